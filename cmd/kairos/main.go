@@ -1,0 +1,164 @@
+// Command kairos reads, checks, converts, generates, simulates and analyses
+// MPI execution traces. Each capability is a sub-command ("verb") defined in
+// its own file; this file holds what they share.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"kairos/format"
+	_ "kairos/format/ktr"
+	_ "kairos/format/ti"
+	"kairos/internal/fileio"
+	"kairos/trace"
+)
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// usageError marks an error in how kairos was called (exit code 2).
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// failure is a finished check that found problems (exit code 1) and has
+// already reported them.
+var errFailed = errors.New("failed")
+
+// verbs are the sub-commands; each verb file appends its constructor in
+// its init.
+var verbs []func() *cobra.Command
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kairos",
+		Short: "Read, check, reduce, analyse and simulate MPI execution traces",
+		Long: `Kairos reads MPI execution traces (SimGrid time-independent text, its own
+compact binary format, and more), generates realistic synthetic ones,
+checks and summarises them, and answers performance questions about them.
+
+Start with "kairos demo".`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	for _, v := range verbs {
+		root.AddCommand(v())
+	}
+	return root
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFailed):
+		return exitFailed
+	}
+	fmt.Fprintln(stderr, "kairos:", err)
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintln(stderr, "Run 'kairos --help' or 'kairos <verb> --help' for usage.")
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// isCobraUsage recognises the errors cobra returns for unknown verbs and
+// wrong argument counts.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+// openTrace opens a trace in any registered format.
+func openTrace(path string) (trace.Source, error) {
+	src, _, err := format.Open(path)
+	return src, err
+}
+
+// writeOutput writes what fn writes to path ("-" or "" for stdout),
+// atomically.
+func writeOutput(cmd *cobra.Command, path string, fn func(w io.Writer) error) error {
+	if path == "" || path == "-" {
+		return fn(cmd.OutOrStdout())
+	}
+	return fileio.WriteFile(path, fn)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// bar is a progress bar on stderr; a nil *bar does nothing, so that quiet
+// runs need no special cases.
+type bar struct{ pb *progressbar.ProgressBar }
+
+// progress returns a progress bar on stderr for long work, or nil when
+// stderr is not a terminal.
+func progress(total int64, what string) *bar {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return nil
+	}
+	return &bar{progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish())}
+}
+
+// Add advances the bar by n.
+func (b *bar) Add(n int) {
+	if b != nil {
+		b.pb.Add(n)
+	}
+}
+
+// Finish completes and clears the bar.
+func (b *bar) Finish() {
+	if b != nil {
+		b.pb.Finish()
+	}
+}

@@ -1,0 +1,145 @@
+// Package format finds the reader for a trace file by its content and name,
+// so that every Kairos command takes every supported format. Each format
+// package (format/ti, format/ktr, ...) registers itself in its init.
+package format
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"kairos/internal/fileio"
+	"kairos/trace"
+)
+
+// Format is one trace format Kairos reads and, if Write is set, writes.
+type Format struct {
+	// Name is the short name used by --from/--to flags ("ti", "ktr").
+	Name string
+	// Description is a one-line description for help texts.
+	Description string
+	// Detect reports whether path holds a trace in this format. head is
+	// the first bytes of the file (decompressed), or nil for a directory.
+	Detect func(path string, head []byte, isDir bool) bool
+	// Open returns the trace at path as a Source.
+	Open func(path string) (trace.Source, error)
+	// Write writes src to path atomically; nil if the format is read-only.
+	Write func(path string, src trace.Source) error
+	// Extensions are file name endings that select this format for
+	// writing (".ktr").
+	Extensions []string
+}
+
+var formats []Format
+
+// Register adds a format. It is called from the format packages' init.
+func Register(f Format) {
+	formats = append(formats, f)
+	sort.SliceStable(formats, func(i, j int) bool { return formats[i].Name < formats[j].Name })
+}
+
+// All returns the registered formats in name order.
+func All() []Format { return append([]Format{}, formats...) }
+
+// ByName returns the format called name.
+func ByName(name string) (Format, bool) {
+	for _, f := range formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// Names returns the registered format names, comma-separated.
+func Names() string {
+	var n []string
+	for _, f := range formats {
+		n = append(n, f.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// ErrUnknownFormat is returned when no format recognises an input.
+var ErrUnknownFormat = errors.New("not a trace in any format Kairos reads")
+
+// Detect returns the format of the trace at path.
+func Detect(path string) (Format, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return Format{}, err
+	}
+	var head []byte
+	if !st.IsDir() {
+		head, err = readHead(path)
+		if err != nil {
+			return Format{}, err
+		}
+	}
+	for _, f := range formats {
+		if f.Detect(path, head, st.IsDir()) {
+			return f, nil
+		}
+	}
+	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, Names())
+}
+
+func readHead(path string) ([]byte, error) {
+	r, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return head[:n], nil
+}
+
+// Open detects the format of path and opens it.
+func Open(path string) (trace.Source, Format, error) {
+	f, err := Detect(path)
+	if err != nil {
+		return nil, Format{}, err
+	}
+	src, err := f.Open(path)
+	return src, f, err
+}
+
+// ForOutput returns the writable format for an output path: the one named
+// by name if it is not empty, else the one whose extension path ends with
+// (compression suffixes aside).
+func ForOutput(path, name string) (Format, error) {
+	if name != "" {
+		f, ok := ByName(name)
+		if !ok || f.Write == nil {
+			return Format{}, fmt.Errorf("cannot write format %q (writable: %s)", name, writable())
+		}
+		return f, nil
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".zst")
+	for _, f := range formats {
+		for _, ext := range f.Extensions {
+			if f.Write != nil && strings.HasSuffix(base, ext) {
+				return f, nil
+			}
+		}
+	}
+	return Format{}, fmt.Errorf("%s: cannot tell the output format from the name; use --to (%s)", path, writable())
+}
+
+func writable() string {
+	var n []string
+	for _, f := range formats {
+		if f.Write != nil {
+			n = append(n, f.Name)
+		}
+	}
+	return strings.Join(n, ", ")
+}

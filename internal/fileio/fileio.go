@@ -1,0 +1,169 @@
+// Package fileio opens inputs and creates outputs the way every Kairos
+// command does: ".gz" and ".zst" inputs are decompressed transparently, and
+// outputs are written to a temporary file in the destination directory and
+// renamed into place only when complete, so that a failed or interrupted
+// run never leaves a half-written file behind.
+package fileio
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Open opens path for reading, decompressing it if its name ends in ".gz"
+// or ".zst". The name "-" is standard input.
+func Open(path string) (io.ReadCloser, error) {
+	var f io.ReadCloser
+	if path == "-" {
+		f = io.NopCloser(os.Stdin)
+	} else {
+		o, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		f = o
+	}
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		z, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: not a gzip stream: %w", path, err)
+		}
+		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
+	case strings.HasSuffix(path, ".zst"):
+		z, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return &stacked{Reader: z, closers: []io.Closer{zstdCloser{z}, f}}, nil
+	}
+	return f, nil
+}
+
+type zstdCloser struct{ d *zstd.Decoder }
+
+func (z zstdCloser) Close() error { z.d.Close(); return nil }
+
+// stacked is a reader over a chain of readers closed innermost first.
+type stacked struct {
+	io.Reader
+	closers []io.Closer
+}
+
+func (s *stacked) Close() error {
+	var err error
+	for _, c := range s.closers {
+		err = errors.Join(err, c.Close())
+	}
+	return err
+}
+
+// File is an output being written. Nothing appears at its path until
+// Commit succeeds; Abort (or a failed Commit) removes the temporary file.
+type File struct {
+	w      io.Writer
+	buf    *bufio.Writer
+	comp   io.WriteCloser
+	tmp    *os.File
+	path   string
+	closed bool
+}
+
+// Create starts writing path, compressing by its extension (".gz",
+// ".zst"). The name "-" writes to standard output, unbuffered by a
+// temporary file.
+func Create(path string) (*File, error) {
+	f := &File{path: path}
+	var out io.Writer
+	if path == "-" {
+		out = os.Stdout
+	} else {
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+		if err != nil {
+			return nil, err
+		}
+		f.tmp = tmp
+		out = tmp
+	}
+	f.buf = bufio.NewWriterSize(out, 1<<16)
+	f.w = f.buf
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		f.comp = gzip.NewWriter(f.buf)
+	case strings.HasSuffix(path, ".zst"):
+		z, err := zstd.NewWriter(f.buf, zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			f.Abort()
+			return nil, err
+		}
+		f.comp = z
+	}
+	if f.comp != nil {
+		f.w = f.comp
+	}
+	return f, nil
+}
+
+// Write writes to the (compressing) output.
+func (f *File) Write(p []byte) (int, error) { return f.w.Write(p) }
+
+// Commit flushes, closes and renames the output into place.
+func (f *File) Commit() error {
+	if f.closed {
+		return errors.New("fileio: commit of a closed file")
+	}
+	f.closed = true
+	var err error
+	if f.comp != nil {
+		err = f.comp.Close()
+	}
+	err = errors.Join(err, f.buf.Flush())
+	if f.tmp == nil {
+		return err
+	}
+	err = errors.Join(err, f.tmp.Sync(), f.tmp.Close())
+	if err == nil {
+		err = os.Rename(f.tmp.Name(), f.path)
+	}
+	if err != nil {
+		os.Remove(f.tmp.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Abort discards the output. It is safe to call after Commit, so that
+// "defer f.Abort()" cleans up on every error path.
+func (f *File) Abort() {
+	if f.closed {
+		return
+	}
+	f.closed = true
+	if f.tmp != nil {
+		f.tmp.Close()
+		os.Remove(f.tmp.Name())
+	}
+}
+
+// WriteFile writes path atomically with the content fn writes.
+func WriteFile(path string, fn func(w io.Writer) error) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := fn(f); err != nil {
+		return err
+	}
+	return f.Commit()
+}

@@ -1,0 +1,349 @@
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// The event codec is the compact encoding of one rank's event stream. It
+// is what a Rank holds in memory and what a ktr chunk holds before
+// compression: a kind byte, a presence mask (uvarint), then only the fields
+// the mask names. Absent fields are zero (Partner and Source: NoRank;
+// datatypes: DefaultType), except CallSite and Region, which
+// repeat the previous event's value, and timestamps, which are deltas from
+// the previous event's exit. A typical untimed event takes 4 to 10 bytes.
+const (
+	fPartner = 1 << iota
+	fTag
+	fComm
+	fSendBytes
+	fRecvBytes
+	fRequest
+	fComputeInt
+	fComputeRaw
+	fTime
+	fCallSite
+	fRegion
+	fTypes
+	fSendCounts
+	fRecvCounts
+	fRequests
+	fSource
+	fNewComm
+	fAll = 1<<iota - 1
+)
+
+// maxCounts bounds the length of a decoded count or request vector so that
+// corrupt input cannot make the decoder allocate without limit.
+const maxCounts = 1 << 24
+
+// CodecState is the state an encoder or decoder carries from one event to
+// the next of a stream: the sticky call-site and region and the time base.
+// The zero value starts a stream.
+type CodecState struct {
+	callSite uint64
+	region   uint32
+	lastExit Time
+	// Buffers a decoder reuses for the vectors of the event it returns.
+	sendCounts, recvCounts []int64
+	requests               []uint64
+}
+
+// AppendEvent appends the encoding of e to dst and returns the extended
+// slice.
+func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
+	mask := eventMask(e, st)
+	dst = append(dst, byte(e.Kind))
+	dst = binary.AppendUvarint(dst, uint64(mask))
+	if mask&fPartner != 0 {
+		dst = binary.AppendVarint(dst, int64(e.Partner))
+	}
+	if mask&fTag != 0 {
+		dst = binary.AppendVarint(dst, int64(e.Tag))
+	}
+	if mask&fComm != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Comm))
+	}
+	if mask&fSendBytes != 0 {
+		dst = binary.AppendVarint(dst, e.SendBytes)
+	}
+	if mask&fRecvBytes != 0 {
+		dst = binary.AppendVarint(dst, e.RecvBytes)
+	}
+	if mask&fRequest != 0 {
+		dst = binary.AppendUvarint(dst, e.Request)
+	}
+	if mask&fComputeInt != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Compute))
+	}
+	if mask&fComputeRaw != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(e.Compute))
+	}
+	if mask&fTime != 0 {
+		dst = binary.AppendVarint(dst, int64(e.Enter-st.lastExit))
+		dst = binary.AppendVarint(dst, int64(e.Exit-e.Enter))
+		st.lastExit = e.Exit
+	}
+	if mask&fCallSite != 0 {
+		dst = binary.LittleEndian.AppendUint64(dst, e.CallSite)
+		st.callSite = e.CallSite
+	}
+	if mask&fRegion != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Region))
+		st.region = e.Region
+	}
+	if mask&fTypes != 0 {
+		dst = append(dst, byte(e.SendType), byte(e.RecvType))
+	}
+	if mask&fSendCounts != 0 {
+		dst = appendInts(dst, e.SendCounts)
+	}
+	if mask&fRecvCounts != 0 {
+		dst = appendInts(dst, e.RecvCounts)
+	}
+	if mask&fRequests != 0 {
+		dst = binary.AppendUvarint(dst, uint64(len(e.Requests)))
+		for _, r := range e.Requests {
+			dst = binary.AppendUvarint(dst, r)
+		}
+	}
+	if mask&fSource != 0 {
+		dst = binary.AppendVarint(dst, int64(e.Source))
+	}
+	if mask&fNewComm != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
+	}
+	return dst
+}
+
+func eventMask(e *Event, st *CodecState) uint32 {
+	var m uint32
+	set := func(cond bool, bit uint32) {
+		if cond {
+			m |= bit
+		}
+	}
+	set(e.Partner != NoRank, fPartner)
+	set(e.Tag != 0, fTag)
+	set(e.Comm != 0, fComm)
+	set(e.SendBytes != 0, fSendBytes)
+	set(e.RecvBytes != 0, fRecvBytes)
+	set(e.Request != 0, fRequest)
+	if e.Compute != 0 {
+		if e.Compute > 0 && e.Compute < 1<<53 && e.Compute == math.Trunc(e.Compute) {
+			m |= fComputeInt
+		} else {
+			m |= fComputeRaw
+		}
+	}
+	set(e.HasTime, fTime)
+	set(e.CallSite != st.callSite, fCallSite)
+	set(e.Region != st.region, fRegion)
+	set(e.SendType != DefaultType || e.RecvType != DefaultType, fTypes)
+	set(e.SendCounts != nil, fSendCounts)
+	set(e.RecvCounts != nil, fRecvCounts)
+	set(e.Requests != nil, fRequests)
+	set(e.Source != NoRank, fSource)
+	set(e.NewComm != 0, fNewComm)
+	return m
+}
+
+func appendInts(dst []byte, v []int64) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(v)))
+	for _, x := range v {
+		dst = binary.AppendVarint(dst, x)
+	}
+	return dst
+}
+
+// ErrCorrupt is returned (wrapped) when an encoded event stream is not
+// well formed.
+var ErrCorrupt = errors.New("corrupt event encoding")
+
+// DecodeEvent decodes one event from src into e and returns the number of
+// bytes it took. e's slices alias buffers in st, valid until the next
+// call with st.
+func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
+	d := decoder{b: src}
+	e.Reset()
+	k := Kind(d.byte())
+	mask := d.uvarint()
+	if d.err != nil {
+		return 0, d.err
+	}
+	if !k.Valid() {
+		return 0, fmt.Errorf("%w: unknown kind %d", ErrCorrupt, k)
+	}
+	if mask&^fAll != 0 {
+		return 0, fmt.Errorf("%w: unknown field mask %#x", ErrCorrupt, mask)
+	}
+	e.Kind = k
+	e.CallSite, e.Region = st.callSite, st.region
+	if mask&fPartner != 0 {
+		e.Partner = d.int32()
+	}
+	if mask&fTag != 0 {
+		e.Tag = d.int32()
+	}
+	if mask&fComm != 0 {
+		e.Comm = d.uint32()
+	}
+	if mask&fSendBytes != 0 {
+		e.SendBytes = d.varint()
+	}
+	if mask&fRecvBytes != 0 {
+		e.RecvBytes = d.varint()
+	}
+	if mask&fRequest != 0 {
+		e.Request = d.uvarint()
+	}
+	if mask&fComputeInt != 0 {
+		e.Compute = float64(d.uvarint())
+	}
+	if mask&fComputeRaw != 0 {
+		e.Compute = math.Float64frombits(d.fixed64())
+	}
+	if mask&fTime != 0 {
+		e.HasTime = true
+		e.Enter = st.lastExit + Time(d.varint())
+		e.Exit = e.Enter + Time(d.varint())
+		st.lastExit = e.Exit
+	}
+	if mask&fCallSite != 0 {
+		e.CallSite = d.fixed64()
+		st.callSite = e.CallSite
+	}
+	if mask&fRegion != 0 {
+		e.Region = d.uint32()
+		st.region = e.Region
+	}
+	if mask&fTypes != 0 {
+		e.SendType, e.RecvType = Datatype(d.byte()), Datatype(d.byte())
+	}
+	if mask&fSendCounts != 0 {
+		st.sendCounts = d.ints(st.sendCounts)
+		e.SendCounts = st.sendCounts
+	}
+	if mask&fRecvCounts != 0 {
+		st.recvCounts = d.ints(st.recvCounts)
+		e.RecvCounts = st.recvCounts
+	}
+	if mask&fRequests != 0 {
+		st.requests = d.uints(st.requests)
+		e.Requests = st.requests
+	}
+	if mask&fSource != 0 {
+		e.Source = d.int32()
+	}
+	if mask&fNewComm != 0 {
+		e.NewComm = d.uint32()
+	}
+	return d.off, d.err
+}
+
+// decoder reads varints from a byte slice, remembering the first error so
+// that field decoding reads straight through.
+type decoder struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s at byte %d", ErrCorrupt, what, d.off)
+	}
+	d.off = len(d.b)
+}
+
+func (d *decoder) byte() byte {
+	if d.off >= len(d.b) {
+		d.fail("truncated event")
+		return 0
+	}
+	c := d.b[d.off]
+	d.off++
+	return c
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) int32() int32 {
+	v := d.varint()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail("32-bit field out of range")
+	}
+	return int32(v)
+}
+
+func (d *decoder) uint32() uint32 {
+	v := d.uvarint()
+	if v > math.MaxUint32 {
+		d.fail("32-bit field out of range")
+	}
+	return uint32(v)
+}
+
+func (d *decoder) fixed64() uint64 {
+	if len(d.b)-d.off < 8 {
+		d.fail("truncated event")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b[d.off:])
+	d.off += 8
+	return v
+}
+
+func (d *decoder) length() int {
+	n := d.uvarint()
+	// Each element takes at least one byte, which bounds n by what is left.
+	if n > maxCounts || n > uint64(len(d.b)-d.off) {
+		d.fail("vector length out of range")
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) ints(buf []int64) []int64 {
+	n := d.length()
+	buf = buf[:0]
+	for i := 0; i < n && d.err == nil; i++ {
+		buf = append(buf, d.varint())
+	}
+	if buf == nil {
+		buf = []int64{}
+	}
+	return buf
+}
+
+func (d *decoder) uints(buf []uint64) []uint64 {
+	n := d.length()
+	buf = buf[:0]
+	for i := 0; i < n && d.err == nil; i++ {
+		buf = append(buf, d.uvarint())
+	}
+	if buf == nil {
+		buf = []uint64{}
+	}
+	return buf
+}

@@ -1,0 +1,153 @@
+package trace
+
+import (
+	"math"
+	"strconv"
+)
+
+// Time is a point or span of time in picoseconds. Integer picoseconds keep
+// timestamps exact through delta encoding and cover 106 days.
+type Time int64
+
+// Seconds returns t in seconds.
+func (t Time) Seconds() float64 { return float64(t) * 1e-12 }
+
+// FromSeconds converts seconds to a Time, rounding to the nearest
+// picosecond.
+func FromSeconds(s float64) Time { return Time(math.Round(s * 1e12)) }
+
+// Rank numbers. Every rank in the model (partners, roots, communicator
+// members) is a rank of MPI_COMM_WORLD.
+const (
+	NoRank    int32 = -1 // no partner or root applies
+	AnySource int32 = -2 // MPI_ANY_SOURCE
+	AnyTag    int32 = -1 // MPI_ANY_TAG
+)
+
+// WorldComm is the id of MPI_COMM_WORLD.
+const WorldComm uint32 = 0
+
+// Event is one MPI call, computation or marker on one rank. A field that
+// does not apply to the event's kind is zero. Sizes are in bytes: a reader
+// of a format that counts elements multiplies by the datatype size and keeps
+// the datatype id so that the count can be recovered.
+//
+// An Event returned by a reader is valid until the reader's next call to
+// Next; its slices are reused.
+type Event struct {
+	Kind     Kind
+	SendType Datatype // datatype of the send side, or DefaultType
+	RecvType Datatype // datatype of the receive side, or DefaultType
+
+	// Partner is the destination of a send, the source of a receive, probe
+	// or wait, the root of a rooted collective, and the destination of a
+	// SendRecv (Source is its source). World rank.
+	Partner int32
+	// Source is the source of a SendRecv. World rank.
+	Source int32
+	Tag    int32
+	// Comm is the communicator the call is made on; NewComm the one a
+	// CommSplit, CommDup or CommCreate creates (an id of Meta.Comms).
+	Comm    uint32
+	NewComm uint32
+
+	// SendBytes and RecvBytes are the bytes sent and received: the message
+	// of a point-to-point call; for collectives the per-member (or, for
+	// alltoallv, whole-buffer) volumes SimGrid's actions carry. A Recv
+	// with RecvBytes < 0 takes the size of the matching message (SimGrid's
+	// probe-first rule).
+	SendBytes int64
+	RecvBytes int64
+	// SendCounts and RecvCounts are the per-member bytes of v-collectives,
+	// indexed by rank in Comm.
+	SendCounts []int64
+	RecvCounts []int64
+
+	// Request identifies the request an Isend or Irecv starts and a Wait
+	// or Test completes. Requests lists those a Waitall completes; nil
+	// means every request the rank still has outstanding.
+	Request  uint64
+	Requests []uint64
+
+	// Compute is the flops of a Compute event and of the local reduction
+	// after a reduction collective, or the seconds of a Sleep.
+	Compute float64
+
+	// Enter and Exit are when the call began and ended, if HasTime.
+	Enter, Exit Time
+	HasTime     bool
+
+	// CallSite is a 64-bit signature of the call stack that issued the
+	// event (0 if unknown); Region is the enclosing user function, an
+	// index of Meta.Regions (0 is the unknown region).
+	CallSite uint64
+	Region   uint32
+}
+
+// Reset makes e an event of no kind with every field zero, both datatypes
+// DefaultType and Partner and Source NoRank.
+func (e *Event) Reset() {
+	*e = Event{SendType: DefaultType, RecvType: DefaultType, Partner: NoRank, Source: NoRank}
+}
+
+// NewEvent returns an event of kind k with every other field as Reset
+// leaves it.
+func NewEvent(k Kind) Event {
+	var e Event
+	e.Reset()
+	e.Kind = k
+	return e
+}
+
+// Clone returns a copy of e that shares no memory with it.
+func (e *Event) Clone() Event {
+	c := *e
+	c.SendCounts = cloneInts(e.SendCounts)
+	c.RecvCounts = cloneInts(e.RecvCounts)
+	if e.Requests != nil {
+		c.Requests = append([]uint64{}, e.Requests...)
+	}
+	return c
+}
+
+func cloneInts(s []int64) []int64 {
+	if s == nil {
+		return nil
+	}
+	return append([]int64{}, s...)
+}
+
+// Duration returns Exit - Enter, or 0 for an untimed event.
+func (e *Event) Duration() Time {
+	if !e.HasTime {
+		return 0
+	}
+	return e.Exit - e.Enter
+}
+
+// String returns a short human-readable form of e, for messages.
+func (e *Event) String() string {
+	s := e.Kind.String()
+	switch {
+	case e.Kind.IsPointToPoint() || e.Kind == Probe || e.Kind == Iprobe:
+		s += " peer=" + strconv.Itoa(int(e.Partner)) + " tag=" + strconv.Itoa(int(e.Tag))
+	case e.Kind.IsRooted():
+		s += " root=" + strconv.Itoa(int(e.Partner))
+	}
+	if e.Comm != WorldComm {
+		s += " comm=" + strconv.FormatUint(uint64(e.Comm), 10)
+	}
+	if e.SendBytes != 0 {
+		s += " send=" + strconv.FormatInt(e.SendBytes, 10)
+	}
+	if e.RecvBytes != 0 {
+		s += " recv=" + strconv.FormatInt(e.RecvBytes, 10)
+	}
+	if e.Kind.IsNonBlocking() || e.Kind == Wait || e.Kind == Test {
+		s += " req=" + strconv.FormatUint(e.Request, 10)
+	}
+	if e.Compute != 0 {
+		s += " compute=" + strconv.FormatFloat(e.Compute, 'g', -1, 64)
+	}
+	return s
+}

@@ -1,0 +1,312 @@
+// Package trace is Kairos' model of an MPI execution trace: a set of ranks,
+// each an ordered stream of events, with the metadata the events refer to
+// (regions, communicators). Time-independent and timed traces are the same
+// model: a timed trace is one whose events carry timestamps.
+//
+// Every reader in Kairos produces a Source, every analysis consumes one.
+// A Source streams one rank at a time, so that a trace need never be held
+// whole; Trace is the in-memory Source, holding each rank in the compact
+// event codec (see AppendEvent).
+package trace
+
+import "fmt"
+
+// Meta is what a trace's events refer to, shared by all ranks.
+type Meta struct {
+	// DefaultType is the datatype of counts where an event names none.
+	// SimGrid's rule: MPI_BYTE, unless "init" has an argument, then
+	// MPI_DOUBLE.
+	DefaultType Datatype
+	// Regions are the nodes of the call-path tree: Regions[0] is the
+	// unknown region, every other region names a function and its caller.
+	Regions []Region
+	// Comms are the communicators other than MPI_COMM_WORLD.
+	Comms []Comm
+	// Attrs records where the trace came from: "format", "generator",
+	// parameters, clock properties. Free form, for humans.
+	Attrs map[string]string
+
+	regionIndex map[regionKey]uint32
+}
+
+// Region is a node of the call-path tree: a function entered from Parent.
+type Region struct {
+	Name   string
+	Parent uint32
+}
+
+type regionKey struct {
+	name   string
+	parent uint32
+}
+
+// Comm is a communicator: its members' world ranks, in communicator rank
+// order.
+type Comm struct {
+	ID      uint32
+	Members []int32
+}
+
+// NewMeta returns metadata with MPI_BYTE as default datatype and only the
+// unknown region.
+func NewMeta() Meta {
+	return Meta{DefaultType: TypeByte, Regions: []Region{{}}, Attrs: map[string]string{}}
+}
+
+// AddRegion returns the id of the region name entered from parent, adding
+// it if it is new.
+func (m *Meta) AddRegion(name string, parent uint32) uint32 {
+	if len(m.Regions) == 0 {
+		m.Regions = []Region{{}}
+	}
+	if m.regionIndex == nil {
+		m.regionIndex = make(map[regionKey]uint32, len(m.Regions))
+		for i, r := range m.Regions {
+			m.regionIndex[regionKey{r.Name, r.Parent}] = uint32(i)
+		}
+	}
+	k := regionKey{name, parent}
+	if id, ok := m.regionIndex[k]; ok {
+		return id
+	}
+	id := uint32(len(m.Regions))
+	m.Regions = append(m.Regions, Region{Name: name, Parent: parent})
+	m.regionIndex[k] = id
+	return id
+}
+
+// RegionName returns the name of region id, or "" if it is unknown.
+func (m *Meta) RegionName(id uint32) string {
+	if int(id) < len(m.Regions) {
+		return m.Regions[id].Name
+	}
+	return ""
+}
+
+// CallPath returns the names of the regions from the outermost to id.
+func (m *Meta) CallPath(id uint32) []string {
+	var path []string
+	for seen := 0; id != 0 && int(id) < len(m.Regions) && seen < len(m.Regions); seen++ {
+		path = append(path, m.Regions[id].Name)
+		id = m.Regions[id].Parent
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// Members returns the world ranks of communicator id, in communicator rank
+// order, for a trace of n ranks; nil if the communicator is not defined.
+func (m *Meta) Members(id uint32, n int) []int32 {
+	if id == WorldComm {
+		w := make([]int32, n)
+		for i := range w {
+			w[i] = int32(i)
+		}
+		return w
+	}
+	for _, c := range m.Comms {
+		if c.ID == id {
+			return c.Members
+		}
+	}
+	return nil
+}
+
+// Reader streams the events of one rank in program order.
+type Reader interface {
+	// Next advances to the next event and reports whether there is one.
+	Next() bool
+	// Event returns the current event; it is valid until Next is called
+	// again.
+	Event() *Event
+	// Err returns the first error met, nil at a clean end.
+	Err() error
+	// Close releases the reader's resources.
+	Close() error
+}
+
+// Positioner is implemented by readers of text formats: Position names the
+// current event's place in its input, as "file:line".
+type Positioner interface {
+	Position() string
+}
+
+// Source is a trace that can be read a rank at a time.
+type Source interface {
+	Meta() *Meta
+	NumRanks() int
+	// OpenRank returns a reader of rank r's events.
+	OpenRank(r int) (Reader, error)
+}
+
+// Trace is a whole trace in memory, in the compact event codec.
+type Trace struct {
+	meta  Meta
+	Ranks []Rank
+}
+
+// New returns an empty trace of n ranks with meta as its metadata.
+func New(n int, meta Meta) *Trace {
+	if len(meta.Regions) == 0 {
+		meta.Regions = []Region{{}}
+	}
+	if meta.Attrs == nil {
+		meta.Attrs = map[string]string{}
+	}
+	return &Trace{meta: meta, Ranks: make([]Rank, n)}
+}
+
+// Meta returns the trace's metadata, which the caller may extend.
+func (t *Trace) Meta() *Meta { return &t.meta }
+
+// NumRanks returns the number of ranks.
+func (t *Trace) NumRanks() int { return len(t.Ranks) }
+
+// OpenRank returns a reader of rank r's events.
+func (t *Trace) OpenRank(r int) (Reader, error) {
+	if r < 0 || r >= len(t.Ranks) {
+		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(t.Ranks))
+	}
+	return t.Ranks[r].Reader(), nil
+}
+
+// NumEvents returns the number of events of all ranks.
+func (t *Trace) NumEvents() int {
+	n := 0
+	for i := range t.Ranks {
+		n += t.Ranks[i].Len()
+	}
+	return n
+}
+
+// EncodedBytes returns the memory the ranks' events take.
+func (t *Trace) EncodedBytes() int {
+	n := 0
+	for i := range t.Ranks {
+		n += len(t.Ranks[i].data)
+	}
+	return n
+}
+
+// Rank is one rank's events held in memory in the compact event codec.
+type Rank struct {
+	data []byte
+	n    int
+	st   CodecState
+}
+
+// Append adds e at the end of the rank.
+func (r *Rank) Append(e *Event) {
+	r.data = AppendEvent(r.data, e, &r.st)
+	r.n++
+}
+
+// Len returns the number of events.
+func (r *Rank) Len() int { return r.n }
+
+// Reader returns a reader of the rank's events from the first.
+func (r *Rank) Reader() *RankReader { return &RankReader{data: r.data} }
+
+// RankReader decodes a Rank's events. It implements Reader.
+type RankReader struct {
+	data []byte
+	off  int
+	st   CodecState
+	ev   Event
+	err  error
+}
+
+// NewRankReader returns a reader of the events encoded in data (a stream
+// written with AppendEvent from a zero CodecState).
+func NewRankReader(data []byte) *RankReader { return &RankReader{data: data} }
+
+// Next decodes the next event.
+func (r *RankReader) Next() bool {
+	if r.err != nil || r.off >= len(r.data) {
+		return false
+	}
+	n, err := DecodeEvent(r.data[r.off:], &r.ev, &r.st)
+	if err != nil {
+		r.err = fmt.Errorf("byte %d: %w", r.off, err)
+		return false
+	}
+	r.off += n
+	return true
+}
+
+// Event returns the current event.
+func (r *RankReader) Event() *Event { return &r.ev }
+
+// Err returns the decoding error, if any.
+func (r *RankReader) Err() error { return r.err }
+
+// Close does nothing; it makes RankReader a Reader.
+func (r *RankReader) Close() error { return nil }
+
+// Load reads every rank of src into memory.
+func Load(src Source) (*Trace, error) {
+	t := New(src.NumRanks(), cloneMeta(src.Meta()))
+	for r := range t.Ranks {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			return nil, err
+		}
+		for rd.Next() {
+			t.Ranks[r].Append(rd.Event())
+		}
+		err = rd.Err()
+		if cerr := rd.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rank %d: %w", r, err)
+		}
+	}
+	return t, nil
+}
+
+func cloneMeta(m *Meta) Meta {
+	c := *m
+	c.regionIndex = nil
+	c.Regions = append([]Region{}, m.Regions...)
+	c.Comms = append([]Comm{}, m.Comms...)
+	c.Attrs = make(map[string]string, len(m.Attrs))
+	for k, v := range m.Attrs {
+		c.Attrs[k] = v
+	}
+	return c
+}
+
+// ForEach calls fn for every event of every rank of src, rank by rank,
+// stopping at the first error.
+func ForEach(src Source, fn func(rank, index int, e *Event) error) error {
+	for r := 0; r < src.NumRanks(); r++ {
+		if err := forRank(src, r, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func forRank(src Source, r int, fn func(rank, index int, e *Event) error) (err error) {
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := rd.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for i := 0; rd.Next(); i++ {
+		if err := fn(r, i, rd.Event()); err != nil {
+			return err
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("rank %d: %w", r, err)
+	}
+	return nil
+}
