@@ -1,0 +1,59 @@
+// Package testenv gives tests access to what lives outside the repository:
+// the shared reference material (traces, SimGrid's tests, the papers) kept
+// beside the checkout in ../shared, and external reference tools such as
+// SimGrid's smpirun. Where either is absent a test skips with a message
+// saying what is missing, unless KAIROS_REQUIRE_EXTERNAL=1 (set by CI),
+// where it fails instead.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Required reports whether external material and tools are mandatory.
+func Required() bool { return os.Getenv("KAIROS_REQUIRE_EXTERNAL") == "1" }
+
+func missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("KAIROS_REQUIRE_EXTERNAL=1 but "+format, args...)
+	}
+	t.Skipf(format+" (skipping)", args...)
+}
+
+// RepoRoot returns the repository's top directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Shared returns the path of rel inside the shared reference folder
+// (../shared from the repository, or $KAIROS_SHARED), skipping the test if
+// it is not there.
+func Shared(t testing.TB, rel string) string {
+	t.Helper()
+	dir := os.Getenv("KAIROS_SHARED")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	p := filepath.Join(dir, rel)
+	if _, err := os.Stat(p); err != nil {
+		missing(t, "reference material %s is not available: %v", p, err)
+	}
+	return p
+}
+
+// Tool returns the path of an external program, skipping the test if it
+// is not installed.
+func Tool(t testing.TB, name, debianPackage string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, "%s is not installed (Debian package %s)", name, debianPackage)
+	}
+	return p
+}
