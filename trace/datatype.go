@@ -15,7 +15,7 @@ const (
 	TypeInt      Datatype = 1
 	TypeChar     Datatype = 2
 	TypeByte     Datatype = 6
-	MaxDatatype  Datatype = 55
+	MaxDatatype  Datatype = 59
 	typeTableLen          = int(MaxDatatype) + 2
 )
 
@@ -74,11 +74,15 @@ var datatypeSizes = [typeTableLen]int8{
 	8,  // 48 INTEGER8
 	16, // 49 INTEGER16
 	32, // 50 LONG_DOUBLE_INT
-	0,  // 51 UB
-	0,  // 52 LB
-	1,  // 53 PACKED
-	8,  // 54 PTR
-	8,  // 55 COUNT
+	1,  // 51 CXX_BOOL
+	8,  // 52 CXX_FLOAT_COMPLEX
+	16, // 53 CXX_DOUBLE_COMPLEX
+	32, // 54 CXX_LONG_DOUBLE_COMPLEX
+	0,  // 55 UB
+	0,  // 56 LB
+	1,  // 57 PACKED
+	8,  // 58 PTR
+	8,  // 59 COUNT
 }
 
 // Known reports whether d is DefaultType or an id SimGrid defines.

@@ -1,0 +1,295 @@
+// Package check validates MPI traces: that every point-to-point message is
+// matched, every request completed exactly once, every collective entered
+// by all members of its communicator in the same order, that volumes are
+// sane, and, optionally, that the trace replays without deadlock under a
+// given send protocol.
+//
+// Check streams the trace: it opens every rank's reader at once and
+// advances the ranks as state machines of a dependency-driven replay (no
+// timing), so that memory grows with the messages and collectives in
+// flight, not with the trace.
+//
+// # Rules
+//
+// Point-to-point messages match per (communicator, source, destination,
+// tag) in the order they are posted, as MPI's non-overtaking rule says. A
+// receive from AnySource or with AnyTag matches the earliest-posted eligible
+// message, and a message matches the earliest-posted eligible receive, in
+// Kairos' replay order: ranks advance in rank order, each until it blocks,
+// and a send never blocks in the static pass (eager semantics). MPI leaves
+// the choice among wildcard matches to timing; a trace whose validity
+// depends on it is judged in that order. A receive of fewer bytes than the
+// message it matches is a truncation error; a Recv with RecvBytes < 0
+// (SimGrid's probe-first form) accepts any size.
+//
+// Requests: an Isend or Irecv starts a request that exactly one Wait or
+// Waitall completes (a Waitall with Requests == nil completes all the
+// rank's outstanding requests). A Test may complete it: a request tested
+// and never waited for is taken as completed by the test, and a Wait after
+// a Test is accepted (SimGrid's rule). Waiting on or testing a request that
+// is not outstanding, and starting a request whose id is still
+// outstanding, are errors. Requests still outstanding when a rank's trace
+// ends are Warnings: MPI calls it a leak, and SimGrid silently waits for
+// them at the end, so the replay is well defined.
+//
+// Collectives: each member of the communicator (trace.Meta.Members) enters
+// the same sequence of collective kinds, with the same root, and for
+// bcast, reduce, allreduce, scan and exscan the same byte counts.
+//
+// Volumes: negative, NaN or infinite byte counts, count vectors, flops and
+// sleep times are errors.
+//
+// Deadlock (Options.Protocol != None): a second replay in which sends block
+// as the protocol says, receives and waits block until matched, and a
+// collective completes once all members have entered it. When no rank can
+// progress, every blocked rank is reported with the event it waits in.
+package check
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"kairos/trace"
+)
+
+// Protocol is the send semantics of the deadlock replay.
+type Protocol int
+
+// Protocols.
+const (
+	// None runs the static checks only.
+	None Protocol = iota
+	// Eager buffers every send: a send completes at once.
+	Eager
+	// Rendezvous makes every blocking send wait until its receive is
+	// posted; an Isend's request completes when it is matched.
+	Rendezvous
+	// SimGrid detaches sends of fewer than Options.EagerLimit bytes and
+	// makes larger ones rendezvous, as SimGrid 3.32's
+	// smpi/send-is-detached-thresh does.
+	SimGrid
+)
+
+var protocolNames = []string{"none", "eager", "rendezvous", "simgrid"}
+
+// String returns the protocol's name as the CLI spells it.
+func (p Protocol) String() string {
+	if p >= 0 && int(p) < len(protocolNames) {
+		return protocolNames[p]
+	}
+	return fmt.Sprintf("protocol(%d)", int(p))
+}
+
+// ParseProtocol returns the protocol called name (none, eager, rendezvous,
+// simgrid).
+func ParseProtocol(name string) (Protocol, error) {
+	for i, n := range protocolNames {
+		if strings.EqualFold(n, name) {
+			return Protocol(i), nil
+		}
+	}
+	return None, fmt.Errorf("unknown protocol %q (want %s)", name, strings.Join(protocolNames, ", "))
+}
+
+// DefaultEagerLimit is SimGrid 3.32's smpi/send-is-detached-thresh, in
+// bytes.
+const DefaultEagerLimit = 65536
+
+// DefaultMaxProblems is the number of problems recorded when
+// Options.MaxProblems is 0.
+const DefaultMaxProblems = 1000
+
+// Options says what Check checks.
+type Options struct {
+	// Protocol selects the deadlock replay; None skips it.
+	Protocol Protocol
+	// EagerLimit is the size in bytes from which a SimGrid send is
+	// rendezvous; 0 means DefaultEagerLimit.
+	EagerLimit int64
+	// MaxProblems bounds the problems recorded (the others are only
+	// counted in Report.Omitted); 0 means DefaultMaxProblems, < 0 no
+	// bound.
+	MaxProblems int
+}
+
+// Severity says whether a problem makes a trace invalid.
+type Severity int
+
+// Severities.
+const (
+	// Error makes the trace invalid.
+	Error Severity = iota
+	// Warning is worth knowing but leaves the trace valid (requests left
+	// outstanding at the end).
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalText makes a Severity a JSON string.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses "error" or "warning".
+func (s *Severity) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "error":
+		*s = Error
+	case "warning":
+		*s = Warning
+	default:
+		return fmt.Errorf("unknown severity %q", b)
+	}
+	return nil
+}
+
+// Problem is one thing wrong with a trace, at one event.
+type Problem struct {
+	// Rank and Index locate the event (Index counts from 0 in the rank's
+	// stream).
+	Rank  int `json:"rank"`
+	Index int `json:"index"`
+	// Pos is "file:line" when the trace's reader knows it.
+	Pos      string   `json:"pos,omitempty"`
+	Severity Severity `json:"severity"`
+	Msg      string   `json:"msg"`
+}
+
+// String formats p as "FILE:LINE: rank R event I: MSG", without the
+// position when it is unknown, with "warning: " before MSG for warnings.
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.Pos != "" {
+		b.WriteString(p.Pos)
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "rank %d event %d: ", p.Rank, p.Index)
+	if p.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Report is what Check found.
+type Report struct {
+	Protocol string `json:"protocol"`
+	Ranks    int    `json:"ranks"`
+	// Events, Messages (matched point-to-point messages), Collectives
+	// (completed collective operations) and Requests (started) count what
+	// the static pass saw.
+	Events      int64 `json:"events"`
+	Messages    int64 `json:"messages"`
+	Collectives int64 `json:"collectives"`
+	Requests    int64 `json:"requests"`
+	Errors      int   `json:"errors"`
+	Warnings    int   `json:"warnings"`
+	// Omitted counts problems found beyond Options.MaxProblems.
+	Omitted int `json:"omitted"`
+	// Deadlock is set when the replay under Protocol got stuck.
+	Deadlock bool      `json:"deadlock"`
+	Problems []Problem `json:"problems"`
+
+	max int
+}
+
+// OK reports whether the trace has no errors (warnings allowed).
+func (r *Report) OK() bool { return r.Errors == 0 }
+
+func (r *Report) add(sev Severity, rank, index int, format string, a ...any) {
+	if sev == Warning {
+		r.Warnings++
+	} else {
+		r.Errors++
+	}
+	if r.max >= 0 && len(r.Problems) >= r.max {
+		r.Omitted++
+		return
+	}
+	r.Problems = append(r.Problems, Problem{Rank: rank, Index: index, Severity: sev, Msg: fmt.Sprintf(format, a...)})
+}
+
+// Check validates src. It returns an error only when the trace cannot be
+// read; problems with its content are in the Report.
+func Check(src trace.Source, opt Options) (*Report, error) {
+	if opt.EagerLimit == 0 {
+		opt.EagerLimit = DefaultEagerLimit
+	}
+	rep := &Report{Protocol: opt.Protocol.String(), Ranks: src.NumRanks(), max: opt.MaxProblems, Problems: []Problem{}}
+	if rep.max == 0 {
+		rep.max = DefaultMaxProblems
+	}
+	static := newEngine(src, rep, Eager, opt.EagerLimit, true)
+	if err := static.run(); err != nil {
+		return nil, err
+	}
+	// Under Eager the static pass is the deadlock replay, except that it
+	// forces its way past stalls; replay again only if it had to.
+	if opt.Protocol != None && (opt.Protocol != Eager || static.forced) {
+		if opt.Protocol < None || opt.Protocol > SimGrid {
+			return nil, fmt.Errorf("check: unknown protocol %d", int(opt.Protocol))
+		}
+		if err := newEngine(src, rep, opt.Protocol, opt.EagerLimit, false).run(); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(rep.Problems, func(i, j int) bool {
+		a, b := &rep.Problems[i], &rep.Problems[j]
+		if a.Rank != b.Rank {
+			return a.Rank < b.Rank
+		}
+		return a.Index < b.Index
+	})
+	if err := locate(src, rep.Problems); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// locate fills the Pos of problems from readers that implement
+// trace.Positioner, reading each rank with problems again up to its last
+// problem. problems must be sorted by rank and index.
+func locate(src trace.Source, problems []Problem) error {
+	for i := 0; i < len(problems); {
+		j := i
+		for j < len(problems) && problems[j].Rank == problems[i].Rank {
+			j++
+		}
+		if err := locateRank(src, problems[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func locateRank(src trace.Source, problems []Problem) error {
+	rank := problems[0].Rank
+	if rank < 0 || rank >= src.NumRanks() {
+		return nil
+	}
+	rd, err := src.OpenRank(rank)
+	if err != nil {
+		return fmt.Errorf("rank %d: %w", rank, err)
+	}
+	defer rd.Close()
+	pos, ok := rd.(trace.Positioner)
+	if !ok {
+		return nil
+	}
+	k := 0
+	for idx := 0; k < len(problems) && rd.Next(); idx++ {
+		for ; k < len(problems) && problems[k].Index <= idx; k++ {
+			if problems[k].Index == idx {
+				problems[k].Pos = pos.Position()
+			}
+		}
+	}
+	return nil
+}

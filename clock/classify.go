@@ -1,0 +1,398 @@
+package clock
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"kairos/trace"
+)
+
+// Interconnect is a network technology characterised by its bandwidth and
+// latency, (BW, L) (Section III-G).
+type Interconnect struct {
+	Name  string `json:"name"`  // short name, as flags spell it: "1gbe"
+	Label string `json:"label"` // column of Table IV: "ENET-1G"
+	Config
+}
+
+// Interconnects are the three interconnects of Table I.
+var Interconnects = []Interconnect{
+	{Name: "1gbe", Label: "ENET-1G", Config: Config{BW: 1, Lat: 50}},
+	{Name: "10gbe", Label: "ENET-10G", Config: Config{BW: 10, Lat: 5}},
+	{Name: "qdr", Label: "QDR", Config: Config{BW: 32, Lat: 1.3}},
+}
+
+// ParseInterconnect parses a named interconnect of Table I ("1gbe",
+// "10gbe", "qdr"), a "BW,L" pair (Gbit/s, microseconds), or "NAME=BW,L".
+func ParseInterconnect(s string) (Interconnect, error) {
+	s = strings.TrimSpace(s)
+	for _, ic := range Interconnects {
+		if strings.EqualFold(s, ic.Name) || strings.EqualFold(s, ic.Label) {
+			return ic, nil
+		}
+	}
+	name, pair, named := strings.Cut(s, "=")
+	if !named {
+		pair = s
+	}
+	c, err := ParseConfig(pair)
+	if err != nil {
+		return Interconnect{}, fmt.Errorf("interconnect %q: want 1gbe, 10gbe, qdr, \"BW,L\" or \"NAME=BW,L\": %w", s, err)
+	}
+	if !named {
+		name = c.String()
+	}
+	return Interconnect{Name: name, Label: name, Config: c}, nil
+}
+
+// ParseConfig parses "BW,L" (also "BW L" or "(BW, L)"): a bandwidth in
+// Gbit/s and a latency in microseconds.
+func ParseConfig(s string) (Config, error) {
+	s = strings.Trim(strings.TrimSpace(s), "()")
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	if len(f) != 2 {
+		return Config{}, fmt.Errorf("want \"BW,L\" (Gbit/s, microseconds), got %q", s)
+	}
+	bw, err1 := strconv.ParseFloat(f[0], 64)
+	lat, err2 := strconv.ParseFloat(f[1], 64)
+	c := Config{BW: bw, Lat: lat}
+	if err1 != nil || err2 != nil || !c.Valid() {
+		return Config{}, fmt.Errorf("want a positive bandwidth in Gbit/s and a non-negative latency in microseconds, got %q", s)
+	}
+	return c, nil
+}
+
+// ParseConfigs reads network configurations, one "BW,L" pair a line
+// (Gbit/s, microseconds; blanks also separate them); blank lines and
+// lines starting with '#' are skipped. name names the input in errors.
+func ParseConfigs(r io.Reader, name string) ([]Config, error) {
+	var cs []Config
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		c, err := ParseConfig(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		cs = append(cs, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("%s: no configuration", name)
+	}
+	return cs, nil
+}
+
+// Sweep is one of the three sets of seven configurations of Table III.
+type Sweep uint8
+
+// The sets, in Table III's order.
+const (
+	LatencySweep   Sweep = iota // (BW, L/8) .. (BW, 8L)
+	BandwidthSweep              // (BW/8, L) .. (8BW, L)
+	JointSweep                  // (BW/8, 8L) .. (8BW, L/8)
+)
+
+// String returns Table III's name of the set: "Latency", "BW", "COMM".
+func (s Sweep) String() string {
+	return [...]string{"Latency", "BW", "COMM"}[s]
+}
+
+// MarshalText writes the set's name, for JSON.
+func (s Sweep) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Point is one configuration of a sweep. Scale is how much faster than
+// (BW, L) the network is, from 1/8 to 8: the x axis of the paper's
+// Figures 4-6 (X/8 .. 8X).
+type Point struct {
+	Sweep Sweep   `json:"sweep"`
+	Scale float64 `json:"scale"`
+	Config
+}
+
+// ScaleLabel returns the scale as the paper's figures write it: "X/8",
+// "X", "4X".
+func (p Point) ScaleLabel() string {
+	switch {
+	case p.Scale == 1:
+		return "X"
+	case p.Scale < 1:
+		return "X/" + strconv.FormatFloat(1/p.Scale, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(p.Scale, 'g', -1, 64) + "X"
+}
+
+// Sweeps returns the 21 configurations of Table III for ic, in the
+// table's order: the latency set from L/8 to 8L, the bandwidth set from
+// BW/8 to 8BW, the joint set from (BW/8, 8L) to (8BW, L/8).
+func (ic Interconnect) Sweeps() []Point {
+	pts := make([]Point, 0, 21)
+	for k := 3; k >= -3; k-- { // latency L/8 .. 8L
+		s := math.Ldexp(1, k)
+		pts = append(pts, Point{LatencySweep, s, Config{BW: ic.BW, Lat: ic.Lat / s}})
+	}
+	for k := -3; k <= 3; k++ {
+		s := math.Ldexp(1, k)
+		pts = append(pts, Point{BandwidthSweep, s, Config{BW: ic.BW * s, Lat: ic.Lat}})
+	}
+	for k := -3; k <= 3; k++ {
+		s := math.Ldexp(1, k)
+		pts = append(pts, Point{JointSweep, s, Config{BW: ic.BW * s, Lat: ic.Lat / s}})
+	}
+	return pts
+}
+
+// Thresholds are the parameters of rules C1-C5 (Section IV-C).
+type Thresholds struct {
+	Comp          float64 // C1: least computation share (0.90)
+	Wait          float64 // C2: least wait share (0.25)
+	Comm          float64 // C3-C5: least communication share (0.25)
+	CommSensitive float64 // least communication (or wait) share of the "-sensitive" classes (0.10)
+	Insensitive   float64 // largest relative change that counts as insensitive (0.05)
+	Factor        float64 // least decrease over the ranges (2)
+}
+
+// DefaultThresholds returns the paper's thresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{Comp: 0.90, Wait: 0.25, Comm: 0.25, CommSensitive: 0.10, Insensitive: 0.05, Factor: 2}
+}
+
+// Prediction is what the replay predicts for one configuration: the
+// execution time and the four counters summed over ranks, in seconds.
+type Prediction struct {
+	Point
+	Time      float64 `json:"time"`
+	Comp      float64 `json:"computation"`
+	Wait      float64 `json:"wait"`
+	Latency   float64 `json:"latency"`
+	Bandwidth float64 `json:"bandwidth"`
+	RankTime  float64 `json:"rank_time"` // sum over ranks of the final clocks
+}
+
+// Comm returns wait + latency + bandwidth time.
+func (p Prediction) Comm() float64 { return p.Wait + p.Latency + p.Bandwidth }
+
+// Evidence are the shares and ratios rules C1-C5 test. Shares are of the
+// ranks' summed time at (BW, L); variations are the largest relative
+// difference from (BW, L) over a set; ratios compare the communication
+// time on either side of (BW, L). Infinite values are written as 1e9.
+type Evidence struct {
+	Time           float64 `json:"time"` // predicted execution time at (BW, L)
+	CompShare      float64 `json:"computation_share"`
+	WaitShare      float64 `json:"wait_share"`
+	LatencyShare   float64 `json:"latency_share"`
+	BandwidthShare float64 `json:"bandwidth_share"`
+	CommShare      float64 `json:"communication_share"`
+	TimeVariation  float64 `json:"time_variation"`               // C1: total time over all 21 configurations
+	WaitVariation  float64 `json:"wait_variation"`               // C2: wait time over all 21 configurations
+	CommVarLatency float64 `json:"comm_variation_latency_sweep"` // C3: communication over the latency set
+	CommVarBW      float64 `json:"comm_variation_bandwidth_sweep"`
+	BWRatio        float64 `json:"bandwidth_ratio"` // C3: comm(BW/2, L) / comm(2BW, L)
+	LatencyRatio   float64 `json:"latency_ratio"`   // C4: comm(BW, 2L) / comm(BW, L/2)
+	JointRatio     float64 `json:"joint_ratio"`     // C5: comm(BW/2, 2L) / comm(2BW, L/2)
+}
+
+// RuleCheck is the outcome of one rule.
+type RuleCheck struct {
+	Rule  string `json:"rule"` // "C1".."C5"
+	Name  string `json:"name"`
+	Holds bool   `json:"holds"`
+	Why   string `json:"why"`
+}
+
+// Verdict is the classification of a trace for one interconnect.
+type Verdict struct {
+	Interconnect Interconnect `json:"interconnect"`
+	// Class is Table IV's short name: "Comp.", "Imb.", "BW", "Latency",
+	// "Comm.", the "-s" (sensitive) variants "Imb.-s", "BW-s",
+	// "Latency-s", "Comm.-s", or "Unclassified" when no rule holds.
+	Class       string       `json:"class"`
+	Description string       `json:"description"`
+	Evidence    Evidence     `json:"evidence"`
+	Rules       []RuleCheck  `json:"rules"`
+	Predictions []Prediction `json:"predictions"` // the 21 configurations of Table III
+}
+
+// Classification is a trace's verdicts on several interconnects.
+type Classification struct {
+	Ranks      int        `json:"ranks"`
+	Events     int64      `json:"events"`
+	Configs    int        `json:"configurations"` // distinct configurations replayed
+	Thresholds Thresholds `json:"thresholds"`
+	Verdicts   []Verdict  `json:"verdicts"`
+}
+
+// Classify replays src once for the 21 configurations of every
+// interconnect and classifies it for each (Section III-G). opt.Configs is
+// ignored.
+func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) (*Classification, error) {
+	if len(ics) == 0 {
+		return nil, fmt.Errorf("clock: no interconnect to classify for")
+	}
+	index := map[Config]int{}
+	opt.Configs = nil
+	for _, ic := range ics {
+		for _, p := range ic.Sweeps() {
+			if _, ok := index[p.Config]; !ok {
+				index[p.Config] = len(opt.Configs)
+				opt.Configs = append(opt.Configs, p.Config)
+			}
+		}
+	}
+	res, err := Replay(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	cl := &Classification{Ranks: res.Ranks, Events: res.Events, Configs: len(opt.Configs), Thresholds: th}
+	for _, ic := range ics {
+		var preds []Prediction
+		for _, p := range ic.Sweeps() {
+			i := index[p.Config]
+			preds = append(preds, Prediction{Point: p, Time: res.Time[i], Comp: res.Comp[i], Wait: res.Wait[i],
+				Latency: res.Lat[i], Bandwidth: res.BW[i], RankTime: res.RankTime[i]})
+		}
+		cl.Verdicts = append(cl.Verdicts, Decide(ic, preds, th))
+	}
+	return cl, nil
+}
+
+// find returns the prediction of sweep s at scale k.
+func find(preds []Prediction, s Sweep, k float64) Prediction {
+	for _, p := range preds {
+		if p.Sweep == s && p.Scale == k {
+			return p
+		}
+	}
+	panic(fmt.Sprintf("clock: no %v point at scale %g", s, k))
+}
+
+// Decide applies rules C1-C5 of Section IV-C to the predictions of ic's
+// 21 configurations.
+func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
+	base := find(preds, BandwidthSweep, 1)
+	ev := evidence(preds, base)
+	v := Verdict{Interconnect: ic, Evidence: ev, Predictions: preds}
+	cmp := func(x, t float64) string {
+		if x >= t {
+			return ">="
+		}
+		return "<"
+	}
+	x := func(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "x" }
+
+	level, share := "", ev.CommShare
+	switch {
+	case share >= th.Comm:
+		level = "bound"
+	case share >= th.CommSensitive:
+		level = "sensitive"
+	}
+	waitMin := th.Wait
+	if level == "sensitive" {
+		waitMin = th.CommSensitive
+	}
+	commMin := th.Comm
+	if level != "bound" {
+		commMin = th.CommSensitive
+	}
+	c1 := ev.CompShare >= th.Comp && ev.TimeVariation < th.Insensitive
+	c2 := ev.WaitShare >= waitMin && ev.WaitVariation < th.Insensitive
+	c3 := share >= commMin && ev.CommVarLatency < th.Insensitive && ev.BWRatio >= th.Factor
+	c4 := share >= commMin && ev.CommVarBW < th.Insensitive && ev.LatencyRatio >= th.Factor
+	c5 := share >= commMin && ev.JointRatio >= th.Factor
+	v.Rules = []RuleCheck{
+		{"C1", "computation-bound", c1, fmt.Sprintf("computation %s %s %s; total time varies %s %s %s over the 21 configurations",
+			pct(ev.CompShare), cmp(ev.CompShare, th.Comp), pct(th.Comp), pct(ev.TimeVariation), cmp(ev.TimeVariation, th.Insensitive), pct(th.Insensitive))},
+		{"C2", "load-imbalance", c2, fmt.Sprintf("wait %s %s %s; wait varies %s %s %s over the 21 configurations",
+			pct(ev.WaitShare), cmp(ev.WaitShare, waitMin), pct(waitMin), pct(ev.WaitVariation), cmp(ev.WaitVariation, th.Insensitive), pct(th.Insensitive))},
+		{"C3", "bandwidth", c3, fmt.Sprintf("communication %s %s %s; varies %s %s %s over the latency set; falls %s %s %s from BW/2 to 2BW",
+			pct(share), cmp(share, commMin), pct(commMin), pct(ev.CommVarLatency), cmp(ev.CommVarLatency, th.Insensitive), pct(th.Insensitive), x(ev.BWRatio), cmp(ev.BWRatio, th.Factor), x(th.Factor))},
+		{"C4", "latency", c4, fmt.Sprintf("communication %s %s %s; varies %s %s %s over the bandwidth set; falls %s %s %s from 2L to L/2",
+			pct(share), cmp(share, commMin), pct(commMin), pct(ev.CommVarBW), cmp(ev.CommVarBW, th.Insensitive), pct(th.Insensitive), x(ev.LatencyRatio), cmp(ev.LatencyRatio, th.Factor), x(th.Factor))},
+		{"C5", "communication", c5, fmt.Sprintf("communication %s %s %s; falls %s %s %s from (BW/2, 2L) to (2BW, L/2)",
+			pct(share), cmp(share, commMin), pct(commMin), x(ev.JointRatio), cmp(ev.JointRatio, th.Factor), x(th.Factor))},
+	}
+	suffix, desc := "", "-bound"
+	if level == "sensitive" {
+		suffix, desc = "-s", "-sensitive"
+	}
+	switch {
+	case c1:
+		v.Class, v.Description = "Comp.", "computation-bound"
+	case level == "":
+		v.Class, v.Description = "Comp.", "computation-bound: communication below "+pct(th.CommSensitive)
+	case c2:
+		v.Class, v.Description = "Imb."+suffix, "load-imbalance"+desc
+	case c3:
+		v.Class, v.Description = "BW"+suffix, "bandwidth"+desc
+	case c4:
+		v.Class, v.Description = "Latency"+suffix, "latency"+desc
+	case c5:
+		v.Class, v.Description = "Comm."+suffix, "communication"+desc
+	default:
+		v.Class, v.Description = "Unclassified", "no rule holds"
+	}
+	return v
+}
+
+// evidence computes the shares, variations and ratios of the rules.
+func evidence(preds []Prediction, base Prediction) Evidence {
+	ev := Evidence{Time: base.Time}
+	if t := base.RankTime; t > 0 {
+		ev.CompShare, ev.WaitShare = base.Comp/t, base.Wait/t
+		ev.LatencyShare, ev.BandwidthShare = base.Latency/t, base.Bandwidth/t
+		ev.CommShare = base.Comm() / t
+	}
+	for _, p := range preds {
+		ev.TimeVariation = math.Max(ev.TimeVariation, variation(p.Time, base.Time))
+		ev.WaitVariation = math.Max(ev.WaitVariation, variation(p.Wait, base.Wait))
+		switch p.Sweep {
+		case LatencySweep:
+			ev.CommVarLatency = math.Max(ev.CommVarLatency, variation(p.Comm(), base.Comm()))
+		case BandwidthSweep:
+			ev.CommVarBW = math.Max(ev.CommVarBW, variation(p.Comm(), base.Comm()))
+		}
+	}
+	comm := func(s Sweep, k float64) float64 { return find(preds, s, k).Comm() }
+	ev.BWRatio = ratio(comm(BandwidthSweep, 0.5), comm(BandwidthSweep, 2))
+	ev.LatencyRatio = ratio(comm(LatencySweep, 0.5), comm(LatencySweep, 2))
+	ev.JointRatio = ratio(comm(JointSweep, 0.5), comm(JointSweep, 2))
+	return ev
+}
+
+// infinite stands for an infinite variation or ratio, so that evidence
+// stays valid JSON.
+const infinite = 1e9
+
+// variation returns |x - base| / base.
+func variation(x, base float64) float64 {
+	d := math.Abs(x - base)
+	switch {
+	case d == 0:
+		return 0
+	case base == 0:
+		return infinite
+	}
+	return math.Min(d/base, infinite)
+}
+
+// ratio returns a / b.
+func ratio(a, b float64) float64 {
+	switch {
+	case a == b:
+		return 1
+	case b == 0:
+		return infinite
+	}
+	return math.Min(a/b, infinite)
+}

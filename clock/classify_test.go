@@ -1,0 +1,99 @@
+package clock
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestTableIII checks that the 21 configurations generated for each
+// interconnect of Table I are those of the paper's Table III, in its
+// order: the latency set, the bandwidth set, the joint set.
+func TestTableIII(t *testing.T) {
+	table := map[string]string{
+		"1gbe": "(1, 6.25) (1, 12.5) (1, 25) (1, 50) (1, 100) (1, 200) (1, 400) " +
+			"(0.125, 50) (0.25, 50) (0.5, 50) (1, 50) (2, 50) (4, 50) (8, 50) " +
+			"(0.125, 400) (0.25, 200) (0.5, 100) (1, 50) (2, 25) (4, 12.5) (8, 6.25)",
+		"10gbe": "(10, 0.625) (10, 1.25) (10, 2.5) (10, 5) (10, 10) (10, 20) (10, 40) " +
+			"(1.25, 5) (2.5, 5) (5, 5) (10, 5) (20, 5) (40, 5) (80, 5) " +
+			"(1.25, 40) (2.5, 20) (5, 10) (10, 5) (20, 2.5) (40, 1.25) (80, 0.625)",
+		"qdr": "(32, 0.1625) (32, 0.325) (32, 0.65) (32, 1.3) (32, 2.6) (32, 5.2) (32, 10.4) " +
+			"(4, 1.3) (8, 1.3) (16, 1.3) (32, 1.3) (64, 1.3) (128, 1.3) (256, 1.3) " +
+			"(4, 10.4) (8, 5.2) (16, 2.6) (32, 1.3) (64, 0.65) (128, 0.325) (256, 0.1625)",
+	}
+	for _, ic := range Interconnects {
+		var got []string
+		sets := map[Sweep]int{}
+		for _, p := range ic.Sweeps() {
+			got = append(got, p.Config.String())
+			sets[p.Sweep]++
+		}
+		if g := strings.Join(got, " "); g != table[ic.Name] {
+			t.Errorf("%s:\n got %s\nwant %s", ic.Name, g, table[ic.Name])
+		}
+		if sets[LatencySweep] != 7 || sets[BandwidthSweep] != 7 || sets[JointSweep] != 7 {
+			t.Errorf("%s: sets of %v configurations, want 7 each", ic.Name, sets)
+		}
+	}
+}
+
+// TestTableI checks the named interconnects of Table I.
+func TestTableI(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		bw, lat float64
+	}{{"1gbe", 1, 50}, {"10gbe", 10, 5}, {"QDR", 32, 1.3}, {"ENET-10G", 10, 5}, {"2.5,3", 2.5, 3}, {"hdr=200,0.6", 200, 0.6}} {
+		ic, err := ParseInterconnect(tc.name)
+		if err != nil || ic.BW != tc.bw || ic.Lat != tc.lat {
+			t.Errorf("ParseInterconnect(%q) = %+v, %v; want (%g, %g)", tc.name, ic, err, tc.bw, tc.lat)
+		}
+	}
+	for _, bad := range []string{"", "ib", "0,5", "1,-1", "1,2,3", "x=1", "NaN,1"} {
+		if _, err := ParseInterconnect(bad); err == nil {
+			t.Errorf("ParseInterconnect(%q) succeeded", bad)
+		}
+	}
+}
+
+// synthetic returns the 21 predictions of ic for a trace whose
+// computation, wait, latency and bandwidth times (at (BW, L)) are given,
+// latency time scaling with L and bandwidth time with 1/BW.
+func synthetic(ic Interconnect, comp, wait, lat, bw float64) []Prediction {
+	var ps []Prediction
+	for _, p := range ic.Sweeps() {
+		l := lat * p.Lat / ic.Lat
+		b := bw * ic.BW / p.BW
+		total := comp + wait + l + b
+		ps = append(ps, Prediction{Point: p, Time: total, Comp: comp, Wait: wait, Latency: l, Bandwidth: b, RankTime: total})
+	}
+	return ps
+}
+
+// TestRules checks each class of Section IV-C on synthetic predictions.
+func TestRules(t *testing.T) {
+	ic := Interconnects[0]
+	for _, tc := range []struct {
+		comp, wait, lat, bw float64
+		want                string
+	}{
+		{95, 2, 2, 1, "Comp."},
+		{50, 50, 0, 0, "Imb."},
+		{85, 15, 0, 0, "Imb.-s"},
+		{50, 0, 0, 50, "BW"},
+		{80, 0, 0, 20, "BW-s"},
+		{50, 0, 50, 0, "Latency"},
+		{80, 0, 20, 0, "Latency-s"},
+		{50, 0, 25, 25, "Comm."},
+		{85, 0, 7, 8, "Comm.-s"},
+		{70, 20, 5, 5, "Unclassified"}, // communication 30%, but mostly wait below 25%
+	} {
+		v := Decide(ic, synthetic(ic, tc.comp, tc.wait, tc.lat, tc.bw), DefaultThresholds())
+		if v.Class != tc.want {
+			var why []string
+			for _, r := range v.Rules {
+				why = append(why, fmt.Sprintf("%s %v: %s", r.Rule, r.Holds, r.Why))
+			}
+			t.Errorf("comp %g wait %g lat %g bw %g: %s, want %s\n%s", tc.comp, tc.wait, tc.lat, tc.bw, v.Class, tc.want, strings.Join(why, "\n"))
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package clock
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+	"kairos/workload"
+)
+
+// TestWaitall: a Waitall exits at the latest of its messages' exits and
+// takes that message's wait, latency and bandwidth (Section III-D), in
+// the units of Figure 2 (α = 2, β = 1, memory copy 0.2/byte).
+func TestWaitall(t *testing.T) {
+	b := newBuilder(3)
+	b.p2p(0, trace.Irecv, 1, 0, 10, 1).p2p(0, trace.Irecv, 2, 0, 5, 2).compute(0, 4).add(0, trace.Waitall, nil)
+	b.compute(1, 1).p2p(1, trace.Send, 0, 0, 10, 0) // starts at 3, arrives 15
+	b.compute(2, 6).p2p(2, trace.Send, 0, 0, 5, 0)  // starts at 7, arrives 14
+	res, err := Replay(b.t, unitOptions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entry 4: the first message decides; it started at 3 < 4, its
+	// latency ended at 5: latency 1, bandwidth 10.
+	checkCounters(t, "waitall", rankCounters(res, 0), counters{exit: 15, lat: 1, bw: 10})
+}
+
+// TestRendezvous: a message at or above the eager limit leaves when both
+// sides are posted and the sender waits for its arrival.
+func TestRendezvous(t *testing.T) {
+	b := newBuilder(2)
+	b.compute(0, 12).p2p(0, trace.Recv, 1, 0, 10, 0)
+	b.compute(1, 4).p2p(1, trace.Send, 0, 0, 10, 0)
+	opt := unitOptions(2)
+	opt.Protocol, opt.EagerLimit = Rendezvous, 10
+	res, err := Replay(b.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sender waits from 4 to 12 for the receive, then latency 2 and
+	// bandwidth 10; both exit at 24.
+	checkCounters(t, "sender", rankCounters(res, 1), counters{exit: 24, wait: 8, lat: 2, bw: 10})
+	checkCounters(t, "receiver", rankCounters(res, 0), counters{exit: 24, lat: 2, bw: 10})
+	// Below the limit the message stays eager.
+	opt.EagerLimit = 11
+	res, err = Replay(b.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCounters(t, "eager sender", rankCounters(res, 1), counters{exit: 6})
+}
+
+// TestTimed: a timed trace gives the same clocks as the equivalent
+// time-independent one: the gap between an exit and the next entry is
+// computation, and so is a local MPI call or a non-blocking call's time.
+func TestTimed(t *testing.T) {
+	ti := newBuilder(2)
+	ti.compute(0, 12).p2p(0, trace.Recv, 1, 0, 10, 0).compute(0, 3)
+	ti.compute(1, 18).p2p(1, trace.Isend, 0, 0, 10, 5).compute(1, 1).p2p(1, trace.Wait, 0, 0, 0, 5)
+	td := newBuilder(2)
+	at := func(enter, exit float64) func(e *trace.Event) {
+		return func(e *trace.Event) {
+			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
+		}
+	}
+	// Rank 0: Init until 100, computes 12, Recv recorded 112..140 (its
+	// duration is replaced by the model), then comm_size for 1 and 2 of
+	// computation before Finalize.
+	td.add(0, trace.Init, at(0, 100)).add(0, trace.Recv, func(e *trace.Event) {
+		at(112, 140)(e)
+		e.Partner, e.RecvBytes = 1, 10
+	}).add(0, trace.CommSize, at(141, 142)).add(0, trace.Finalize, at(143, 150))
+	// Rank 1: Init until 50, computes 18, Isend 0 long, computes 1, Wait.
+	td.add(1, trace.Init, at(0, 50)).add(1, trace.Isend, func(e *trace.Event) {
+		at(68, 68)(e)
+		e.Partner, e.SendBytes, e.Request = 0, 10, 5
+	}).add(1, trace.Wait, func(e *trace.Event) {
+		at(69, 75)(e)
+		e.Request = 5
+	}).add(1, trace.Finalize, at(75, 76))
+	opt := unitOptions(2)
+	want, err := Replay(ti.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Speed = 0 // a timed trace needs no speed
+	got, err := Replay(td.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 2; r++ {
+		checkCounters(t, "timed rank", rankCounters(got, r), rankCounters(want, r))
+	}
+	checkCounters(t, "receiver", rankCounters(got, 0), counters{exit: 35, wait: 8, lat: 2, bw: 10})
+}
+
+// TestIntraNode: with two ranks per node, ranks 0 and 1 talk through the
+// intra-node model, whatever the network configuration.
+func TestIntraNode(t *testing.T) {
+	b := newBuilder(4)
+	b.p2p(0, trace.Recv, 1, 0, 1000, 0)
+	b.p2p(1, trace.Send, 0, 0, 1000, 0).p2p(1, trace.Send, 2, 0, 1000, 0)
+	b.p2p(2, trace.Recv, 1, 0, 1000, 0)
+	opt := DefaultOptions()
+	opt.Configs = []Config{{BW: 1, Lat: 50}, {BW: 10, Lat: 5}}
+	opt.RanksPerNode, opt.PerRank = 2, true
+	res, err := Replay(b.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := 1000 / 32e9
+	intra := mc + 0.5e-6 + 1000*8/256e9
+	for c, cfg := range opt.Configs {
+		if got := res.PerRank[0].Clock[c]; !near(got, intra) {
+			t.Errorf("%v: intra-node receive exits at %g, want %g", cfg, got, intra)
+		}
+		inter := 2*mc + cfg.Alpha() + 1000*cfg.Beta()
+		if got := res.PerRank[2].Clock[c]; !near(got, inter) {
+			t.Errorf("%v: inter-node receive exits at %g, want %g", cfg, got, inter)
+		}
+	}
+}
+
+// TestPingPongTable: a ping-pong table that is exactly Hockney's line
+// predicts what Hockney's model predicts, at every scaled configuration.
+func TestPingPongTable(t *testing.T) {
+	tab, err := ParseTable(strings.NewReader("bytes,usec\n0,50\n1000000,8050\n"), "line.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base := tab.Base(); !near(base.BW, 1) || !near(base.Lat, 50) {
+		t.Fatalf("table base %v, want (1, 50)", base)
+	}
+	src := generated(t, "stencil2d", nil)
+	opt := DefaultOptions()
+	opt.Speed = 1e9
+	for _, p := range Interconnects[0].Sweeps() {
+		opt.Configs = append(opt.Configs, p.Config)
+	}
+	want, err := Replay(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Table = tab
+	got, err := Replay(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameResults(t, got, want, 1e-9)
+}
+
+func sameResults(t *testing.T, got, want *Result, tol float64) {
+	t.Helper()
+	for i, c := range want.Configs {
+		for _, v := range []struct {
+			name string
+			g, w float64
+		}{{"time", got.Time[i], want.Time[i]}, {"wait", got.Wait[i], want.Wait[i]}, {"latency", got.Lat[i], want.Lat[i]},
+			{"bandwidth", got.BW[i], want.BW[i]}, {"computation", got.Comp[i], want.Comp[i]}} {
+			if math.Abs(v.g-v.w) > tol*math.Max(math.Abs(v.w), 1e-300) {
+				t.Errorf("%v %s: got %.17g, want %.17g", c, v.name, v.g, v.w)
+			}
+		}
+	}
+}
+
+// TestSinglePath: for each configuration, the multi-configuration replay
+// predicts the same times and counters as replaying that configuration
+// alone, and splitting the configurations among workers changes nothing.
+func TestSinglePath(t *testing.T) {
+	src := generated(t, "stencil2d", func(p *workload.Params) {
+		p.Ranks, p.Grid, p.Iterations, p.Imbalance, p.Noise = 16, nil, 10, 0.5, 0.2
+	})
+	for _, proto := range []Protocol{Eager, Rendezvous} {
+		opt := DefaultOptions()
+		opt.Speed, opt.Protocol, opt.EagerLimit, opt.RanksPerNode = 1e9, proto, 4096, 4
+		for _, p := range Interconnects[0].Sweeps()[7:] {
+			opt.Configs = append(opt.Configs, p.Config)
+		}
+		all, err := Replay(src, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range opt.Configs {
+			one := opt
+			one.Configs = []Config{c}
+			alone, err := Replay(src, one)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub := &Result{Configs: one.Configs, Time: all.Time[i : i+1], Wait: all.Wait[i : i+1], Lat: all.Lat[i : i+1], BW: all.BW[i : i+1], Comp: all.Comp[i : i+1]}
+			sameResults(t, sub, alone, 1e-9)
+		}
+		opt.Workers = 3
+		split, err := Replay(src, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameResults(t, split, all, 0)
+	}
+}
+
+// TestCountersAddUp: every rank's four counters add up to its final
+// clock.
+func TestCountersAddUp(t *testing.T) {
+	for _, kind := range []string{"stencil2d", "masterworker", "ft", "sweep", "cg"} {
+		src := generated(t, kind, nil)
+		opt := DefaultOptions()
+		opt.Speed, opt.PerRank = 1e9, true
+		opt.Configs = []Config{{BW: 1, Lat: 50}, {BW: 32, Lat: 1.3}}
+		res, err := Replay(src, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		for r, pr := range res.PerRank {
+			for c := range opt.Configs {
+				sum := pr.Comp + pr.Wait[c] + pr.Lat[c] + pr.BW[c]
+				if !near(sum, pr.Clock[c]) || pr.Wait[c] < 0 || pr.Lat[c] < 0 || pr.BW[c] < 0 {
+					t.Errorf("%s rank %d config %d: counters %g+%g+%g+%g = %g, clock %g", kind, r, c, pr.Comp, pr.Wait[c], pr.Lat[c], pr.BW[c], sum, pr.Clock[c])
+				}
+			}
+		}
+	}
+}
+
+// TestBadTraces: a trace that cannot be replayed is reported with the
+// rank, the event and what it waits for, not hung.
+func TestBadTraces(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(b *builder)
+		proto Protocol
+		want  []string
+	}{
+		{"receive never sent", func(b *builder) {
+			b.p2p(0, trace.Recv, 1, 4, 8, 0)
+			b.compute(1, 1)
+		}, Eager, []string{"rank 0 event 0 (recv peer=1 tag=4 recv=8)", "a message from rank 1 with tag 4; rank 1 has finished"}},
+		{"crossed receives", func(b *builder) {
+			b.p2p(0, trace.Recv, 1, 0, 8, 0).p2p(0, trace.Send, 1, 0, 8, 0)
+			b.p2p(1, trace.Recv, 0, 0, 8, 0).p2p(1, trace.Send, 0, 0, 8, 0)
+		}, Eager, []string{"2 rank(s)", "rank 1 is blocked at its event 0"}},
+		{"rendezvous cycle", func(b *builder) {
+			b.p2p(0, trace.Send, 1, 0, 1<<20, 0).p2p(0, trace.Recv, 1, 0, 1<<20, 0)
+			b.p2p(1, trace.Send, 0, 0, 1<<20, 0).p2p(1, trace.Recv, 0, 0, 1<<20, 0)
+		}, Rendezvous, []string{"rank 0 event 0 (send peer=1 tag=0 send=1048576)", "rank 1 to post the receive of its 1048576-byte rendezvous message"}},
+		{"missing collective member", func(b *builder) {
+			b.add(0, trace.Barrier, nil)
+			b.add(1, trace.Barrier, nil).add(1, trace.Barrier, nil)
+		}, Eager, []string{"rank 1 event 1 (barrier)", "collective #1 (barrier) on communicator 0: 1 of 2 members entered; not entered: rank(s) 0"}},
+		{"mismatched collectives", func(b *builder) {
+			b.add(0, trace.Barrier, nil)
+			b.add(1, trace.Allreduce, nil)
+		}, Eager, []string{"collective #0 on communicator 0 is allreduce here but barrier on another member"}},
+		{"unmatched send", func(b *builder) {
+			b.p2p(0, trace.Send, 1, 3, 8, 0)
+		}, Eager, []string{"1 unmatched message(s)", "rank 0 event 0 sends 8 bytes to rank 1 with tag 3, which never receives it"}},
+		{"unmatched irecv", func(b *builder) {
+			b.p2p(1, trace.Irecv, 0, 3, 8, 9)
+		}, Eager, []string{"rank 1 event 0 receives from rank 0 with tag 3, which never sends it"}},
+		{"partner out of range", func(b *builder) {
+			b.p2p(0, trace.Send, 7, 0, 8, 0)
+		}, Eager, []string{"sends to rank 7, which is not in the trace (2 ranks)"}},
+		{"no speed", func(b *builder) {
+			b.compute(0, 5)
+		}, Eager, []string{"has a computation volume of 5 flops: give a compute speed"}},
+	} {
+		b := newBuilder(2)
+		tc.build(b)
+		opt := unitOptions(1)
+		if tc.name == "no speed" {
+			opt.Speed = 0
+		}
+		opt.Protocol, opt.EagerLimit = tc.proto, 1024
+		_, err := Replay(b.t, opt)
+		if err == nil {
+			t.Errorf("%s: replay succeeded", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", tc.name, err, w)
+			}
+		}
+	}
+	var d *DeadlockError
+	b := newBuilder(2)
+	b.p2p(0, trace.Recv, 1, 0, 8, 0)
+	if _, err := Replay(b.t, unitOptions(1)); !errors.As(err, &d) || d.Total != 1 {
+		t.Errorf("deadlock error %v, want a *DeadlockError with 1 rank", err)
+	}
+}

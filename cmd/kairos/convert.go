@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kairos/format"
+	"kairos/format/ti"
+	"kairos/trace"
+)
+
+func init() { verbs = append(verbs, newConvertCmd) }
+
+func newConvertCmd() *cobra.Command {
+	var to, speed string
+	cmd := &cobra.Command{
+		Use:   "convert [flags] IN OUT",
+		Short: "Convert a trace from any readable format to any writable one",
+		Long: `Convert reads IN in any format Kairos reads and writes OUT in the format
+its name ends with (.ktr, .ti, ...; .gz and .zst compress) or that --to
+names. OUT is written atomically.
+
+--speed FLOPS turns a timed trace into a time-independent one on the way:
+the time between MPI calls (and inside local calls such as MPI_Wtime)
+becomes compute events of time x FLOPS flops, and timestamps are dropped.
+FLOPS is a number of flop/s, optionally with a SimGrid-style suffix
+(100Mf, 1.5Gf, 2e9). Converting a timed trace to a time-independent
+format without --speed loses the computation between calls; convert says
+so.`,
+		Example: `  kairos convert run.ti run.ktr
+  kairos convert --to ti run.ktr run-ti/index.txt
+  kairos convert --speed 1Gf timed.ktr replayable.ti`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, out := args[0], args[1]
+			f, err := format.ForOutput(out, to)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			var flops float64
+			if speed != "" {
+				if flops, err = parseSpeed(speed); err != nil {
+					return usagef("--speed: %v", err)
+				}
+			}
+			src, err := openTrace(in)
+			if err != nil {
+				return err
+			}
+			orig := src
+			if flops > 0 {
+				src = trace.Untimed(src, flops)
+			} else if timed, err := firstTimed(src); err != nil {
+				return fmt.Errorf("%s: %w", in, err)
+			} else if timed && f.Name == "ti" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is timed; the time-independent output keeps no computation between calls (use --speed)\n", in)
+			}
+			dropped, err := writeTrace(f, out, src)
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", out, err)
+			}
+			printSourceWarnings(cmd.ErrOrStderr(), orig)
+			if dropped != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", out, dropped)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "output format ("+writableNames()+"); default: from OUT's extension")
+	cmd.Flags().StringVar(&speed, "speed", "", "untime a timed trace at this many flop/s (e.g. 1Gf)")
+	return cmd
+}
+
+// writeTrace writes src to out in format f and says which events the
+// format could not hold ("" if none, or if the format does not tell).
+func writeTrace(f format.Format, out string, src trace.Source) (string, error) {
+	if f.Name == "ti" {
+		st, err := ti.WriteFile(out, src, ti.WriteOptions{Layout: ti.LayoutFor(out)})
+		return st.String(), err
+	}
+	return "", f.Write(out, src)
+}
+
+func writableNames() string {
+	var n []string
+	for _, f := range format.All() {
+		if f.Write != nil {
+			n = append(n, f.Name)
+		}
+	}
+	return strings.Join(n, ", ")
+}
+
+// parseSpeed reads a flop rate: a number with an optional k, M, G, T, P
+// or E multiplier and an optional "f" (SimGrid's "1.5Gf").
+func parseSpeed(s string) (float64, error) {
+	num := strings.TrimSuffix(s, "f")
+	mult := 1.0
+	if n := len(num); n > 0 {
+		if i := strings.IndexByte("kMGTPE", num[n-1]); i >= 0 {
+			mult = math.Pow(1000, float64(i+1))
+			num = num[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v > 0) || math.IsInf(v*mult, 0) {
+		return 0, fmt.Errorf("%q is not a positive flop rate (like 2e9 or 1.5Gf)", s)
+	}
+	return v * mult, nil
+}
+
+// firstTimed reports whether the first event of the first non-empty rank
+// carries timestamps.
+func firstTimed(src trace.Source) (bool, error) {
+	for r := 0; r < src.NumRanks(); r++ {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			return false, err
+		}
+		ok := rd.Next()
+		timed := ok && rd.Event().HasTime
+		err = rd.Err()
+		rd.Close()
+		if err != nil || ok {
+			return timed, err
+		}
+	}
+	return false, nil
+}
+
+// printSourceWarnings prints what a reader or writer noticed but
+// tolerated (such as the TI reader's dropped unterminated last lines), if
+// the source keeps such notes.
+func printSourceWarnings(w io.Writer, src trace.Source) {
+	if ws, ok := src.(interface{ Warnings() []string }); ok {
+		for _, s := range ws.Warnings() {
+			fmt.Fprintln(w, "warning:", s)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+// csEvents reads every event of the trace at path, as strings.
+func csEvents(t *testing.T, path string) []string {
+	t.Helper()
+	src, err := openTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	err = trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		s := e.String()
+		if e.HasTime {
+			s += " timed"
+		}
+		out = append(out, strings.Repeat(" ", r)+s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestConvertCLI(t *testing.T) {
+	in := statsSample(t) // timed
+	dir := t.TempDir()
+
+	out := filepath.Join(dir, "copy.ktr")
+	if code, stdout, errs := csRun("convert", in, out); code != 0 || stdout != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	if got, want := csEvents(t, out), csEvents(t, in); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("copy differs:\n%s\nwant\n%s", got, want)
+	}
+
+	untimed := filepath.Join(dir, "untimed.bin")
+	if code, _, errs := csRun("convert", "--to", "ktr", "--speed", "1Gf", in, untimed); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	got := csEvents(t, untimed)
+	// Rank 1: recv, recv, compute (its own 2 ms becomes 2e6 flops, plus
+	// the gaps around it), allreduce, bcast; a 1 ms gap before each.
+	want := []string{
+		" recv peer=0 tag=0 recv=100",
+		" compute compute=1e+06",
+		" recv peer=0 tag=0 recv=100",
+		" compute compute=4e+06",
+		" allreduce send=8 recv=8 compute=5",
+		" compute compute=1e+06",
+		" bcast root=0 send=64 recv=64",
+	}
+	var rank1 []string
+	for _, s := range got {
+		if strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "  ") {
+			rank1 = append(rank1, s)
+		}
+	}
+	if strings.Join(rank1, "\n") != strings.Join(want, "\n") {
+		t.Errorf("untimed rank 1:\n%s\nwant\n%s", strings.Join(rank1, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestConvertCLIUsage(t *testing.T) {
+	in := statsSample(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"convert", in, filepath.Join(dir, "out.unknown")}, 2, "cannot tell the output format"},
+		{[]string{"convert", "--to", "nope", in, filepath.Join(dir, "x")}, 2, "cannot write format"},
+		{[]string{"convert", "--speed", "-3", in, filepath.Join(dir, "x.ktr")}, 2, "not a positive flop rate"},
+		{[]string{"convert", "--speed", "fast", in, filepath.Join(dir, "x.ktr")}, 2, "not a positive flop rate"},
+		{[]string{"convert", in}, 2, "takes 2 argument"},
+		{[]string{"convert", filepath.Join(dir, "none.ktr"), filepath.Join(dir, "x.ktr")}, 1, "none.ktr"},
+	} {
+		code, _, errs := csRun(c.args...)
+		if code != c.code || !strings.Contains(errs, c.err) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.err)
+		}
+	}
+}
+
+// TestConvertCLIToTI converts a timed trace to TI text, with and without
+// --speed, when the ti format can be written.
+func TestConvertCLIToTI(t *testing.T) {
+	if f, ok := format.ByName("ti"); !ok || f.Write == nil {
+		t.Skip("the ti format cannot be written yet")
+	}
+	in := statsSample(t)
+	out := filepath.Join(t.TempDir(), "out.ti")
+	code, _, errs := csRun("convert", in, out)
+	if code != 0 || !strings.Contains(errs, "is timed") {
+		t.Errorf("without --speed: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = csRun("convert", "--speed", "1e9", in, out)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if code, out, _ := csRun("check", out); code != 0 || out != "" {
+		t.Errorf("converted trace does not pass check: %s", out)
+	}
+	local := csWrite(t, "ktr", "local.ktr", []trace.Event{csEvent(trace.Init, nil), csEvent(trace.Local, nil), csEvent(trace.Local, nil)})
+	code, _, errs = csRun("convert", local, out)
+	if want := "warning: " + out + ": 2 events TI cannot express were left out (local 2)\n"; code != 0 || errs != want {
+		t.Errorf("dropped events: exit %d, stderr %q, want %q", code, errs, want)
+	}
+}
+
+func TestParseSpeed(t *testing.T) {
+	for s, want := range map[string]float64{"2e9": 2e9, "1.5Gf": 1.5e9, "100Mf": 1e8, "7k": 7e3, "3f": 3} {
+		if got, err := parseSpeed(s); err != nil || got != want {
+			t.Errorf("parseSpeed(%q) = %v, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "G", "0", "-1Gf", "NaN", "1e400"} {
+		if _, err := parseSpeed(s); err == nil {
+			t.Errorf("parseSpeed(%q) accepted", s)
+		}
+	}
+}
+
+// TestConvertCLIShared converts SimGrid's own TI trace to ktr and back:
+// every event survives both ways.
+func TestConvertCLIShared(t *testing.T) {
+	in := testenv.Shared(t, "traces/ti/smpi-ring4/ring4.ti")
+	dir := t.TempDir()
+	ktr, ti := filepath.Join(dir, "ring4.ktr"), filepath.Join(dir, "ring4.ti")
+	for _, args := range [][]string{{"convert", in, ktr}, {"convert", ktr, ti}} {
+		if code, _, errs := csRun(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	want := csEvents(t, in)
+	if len(want) != 103 {
+		t.Errorf("%d events, want 103", len(want))
+	}
+	for _, p := range []string{ktr, ti} {
+		if got := csEvents(t, p); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s differs from %s", p, in)
+		}
+	}
+}

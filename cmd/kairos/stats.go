@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"kairos/stats"
+)
+
+func init() { verbs = append(verbs, newStatsCmd) }
+
+func newStatsCmd() *cobra.Command {
+	var (
+		asJSON, asCSV bool
+		matrix, out   string
+		top           int
+	)
+	cmd := &cobra.Command{
+		Use:   "stats [flags] TRACE",
+		Short: "Summarise a trace: events by kind, volumes, per-rank totals, communication matrix",
+		Long: `Stats summarises a trace: ranks, events by kind, point-to-point and
+collective bytes, per-rank totals (events, messages and bytes sent and
+received, collectives, flops, and time in MPI and in all when the trace is
+timed), and the heaviest communicating pairs and partners.
+
+Volumes are counted on the sending side. Collective bytes are the send
+buffer each member passes (alltoall: count per peer times members; bcast
+and scatter: the root's only).
+
+  --matrix bytes|count  prints the point-to-point matrix instead (rows are
+                        sources, columns destinations; as a list of
+                        non-zero pairs above 32 ranks unless --csv)
+  --csv                 the matrix, or else the per-rank table, as CSV
+  --json                everything, with the matrix as a list of pairs`,
+		Example: `  kairos stats run.ti
+  kairos stats --matrix bytes --csv -o matrix.csv run.ktr
+  kairos stats --json --top 3 run.ktr`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if top < 1 {
+				return usagef("--top must be at least 1, got %d", top)
+			}
+			var measure stats.Measure
+			if matrix != "" {
+				m, err := stats.ParseMeasure(matrix)
+				if err != nil {
+					return usagef("--matrix: %v", err)
+				}
+				measure = m
+			}
+			if asJSON && (asCSV || matrix != "") {
+				return usagef("--json cannot be combined with --csv or --matrix")
+			}
+			src, err := openTrace(args[0])
+			if err != nil {
+				return err
+			}
+			s, err := stats.Collect(src, top)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			return writeOutput(cmd, out, func(w io.Writer) error {
+				switch {
+				case asJSON:
+					return writeJSON(w, s)
+				case matrix != "":
+					return s.WriteMatrix(w, measure, asCSV)
+				case asCSV:
+					return s.WriteRanksCSV(w)
+				}
+				return s.WriteText(w)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the statistics as JSON")
+	f.BoolVar(&asCSV, "csv", false, "print the matrix (with --matrix) or the per-rank table as CSV")
+	f.StringVar(&matrix, "matrix", "", "print the point-to-point matrix of bytes or count")
+	f.IntVar(&top, "top", stats.DefaultTop, "number of top pairs and partners per rank")
+	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	return cmd
+}

@@ -1,0 +1,97 @@
+package ktr
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"kairos/trace"
+)
+
+// The benchmarks use a 64-rank (8 x 8) stencil of 2,000 iterations:
+// 1.33 million events.
+const benchPX, benchPY, benchIters = 8, 8, 2000
+
+// benchTrace is built once for all benchmarks.
+var benchTraces = map[bool]*trace.Trace{}
+
+func benchTrace(timed bool) *trace.Trace {
+	if t, ok := benchTraces[timed]; ok {
+		return t
+	}
+	t := stencil(benchPX, benchPY, benchIters, timed)
+	benchTraces[timed] = t
+	return t
+}
+
+// TestMemoryBytesPerEvent checks the target for the in-memory
+// codec (well under 32 bytes per event) on the realistic stencil, timed
+// and untimed.
+func TestMemoryBytesPerEvent(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		tr := stencil(8, 8, 100, timed)
+		per := float64(tr.EncodedBytes()) / float64(tr.NumEvents())
+		t.Logf("stencil timed=%v: %.2f bytes/event in memory (%d events)", timed, per, tr.NumEvents())
+		if per >= 32 {
+			t.Errorf("timed=%v: %.2f bytes/event in memory, want well under 32", timed, per)
+		}
+	}
+}
+
+// BenchmarkMemory reports the in-memory size of trace.Trace per event.
+func BenchmarkMemory(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		b.Run(fmt.Sprintf("timed=%v", timed), func(b *testing.B) {
+			tr := benchTrace(timed)
+			for b.Loop() {
+			}
+			b.ReportMetric(float64(tr.EncodedBytes())/float64(tr.NumEvents()), "bytes/event")
+		})
+	}
+}
+
+// BenchmarkWrite measures writing the stencil as a ktr file.
+func BenchmarkWrite(b *testing.B) {
+	tr := benchTrace(false)
+	path := filepath.Join(b.TempDir(), "w.ktr")
+	for b.Loop() {
+		if err := Write(path, tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkLoad measures loading a ktr file into memory (trace.Load) and
+// streaming it (trace.ForEach).
+func BenchmarkLoad(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		tr := benchTrace(timed)
+		path := writeTemp(b, tr, Options{})
+		n := float64(tr.NumEvents())
+		b.Run(fmt.Sprintf("load/timed=%v", timed), func(b *testing.B) {
+			for b.Loop() {
+				src, err := Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := trace.Load(src); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+		b.Run(fmt.Sprintf("stream/timed=%v", timed), func(b *testing.B) {
+			for b.Loop() {
+				src, err := Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

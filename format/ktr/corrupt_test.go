@@ -1,0 +1,269 @@
+package ktr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+)
+
+// readAll opens path and reads every event of every rank.
+func readAll(path string) error {
+	src, err := Open(path)
+	if err != nil {
+		return err
+	}
+	return trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
+}
+
+// layout returns the offsets of a valid file's parts: the start of the
+// meta block body, of the first chunk, of the index and of the trailer.
+func layout(t *testing.T, data []byte) (meta, chunks, index, trailer int) {
+	t.Helper()
+	trailer = len(data) - trailerSize
+	index = int(binary.LittleEndian.Uint64(data[trailer:]))
+	meta = headerSize + metaHeaderSize
+	chunks = meta + int(binary.LittleEndian.Uint32(data[headerSize:]))
+	return
+}
+
+// corruptFile is a small valid file with several chunks per rank.
+func corruptFile(t *testing.T) []byte {
+	data, err := os.ReadFile(writeTemp(t, allFields(), Options{ChunkSize: 48}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestCorruptRegions flips a byte in each part of a file and checks that
+// the error says it is corrupt, and where.
+func TestCorruptRegions(t *testing.T) {
+	data := corruptFile(t)
+	meta, chunks, index, trailer := layout(t, data)
+	firstPayload := chunks + chunkHeadSize
+	tests := []struct {
+		name string
+		at   int
+		want []string // in the error message
+	}{
+		{"magic", 0, []string{"byte 0:", "not a ktr file"}},
+		{"version", 8, []string{"byte 0:", "header checksum"}},
+		{"header crc", 13, []string{"header checksum"}},
+		{"meta length", headerSize, []string{"byte 16:", "meta block"}},
+		{"meta crc", headerSize + 5, []string{"byte 16:", "meta block checksum"}},
+		{"meta body", meta + 3, []string{"byte 16:", "meta block checksum"}},
+		{"chunk header rank", chunks, []string{fmt.Sprintf("byte %d:", chunks), "rank 0 chunk 0", "chunk checksum"}},
+		{"chunk header crc", chunks + 25, []string{"rank 0 chunk 0", "chunk checksum"}},
+		{"chunk payload", firstPayload + 2, []string{"rank 0 chunk 0", "chunk checksum"}},
+		{"last chunk payload", index - 1, []string{"rank 3 chunk", "chunk checksum"}},
+		{"index", index + 1, []string{fmt.Sprintf("byte %d:", index), "index checksum"}},
+		{"trailer offset", trailer + 2, []string{fmt.Sprintf("byte %d:", trailer), "trailer checksum"}},
+		{"trailer crc", trailer + 21, []string{"trailer checksum"}},
+		{"trailer magic", len(data) - 1, []string{"trailer magic"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := append([]byte{}, data...)
+			bad[tt.at] ^= 0x20
+			path := filepath.Join(t.TempDir(), "bad.ktr")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := readAll(path)
+			checkCorrupt(t, err, path, tt.want...)
+		})
+	}
+}
+
+func checkCorrupt(t *testing.T, err error, path string, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("corruption not detected")
+	}
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("error %q does not match ErrCorrupt", err)
+	}
+	msg := err.Error()
+	for _, w := range append([]string{path + ": byte "}, want...) {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not contain %q", msg, w)
+		}
+	}
+}
+
+// TestCorruptEveryByte flips every byte of a file in turn: every flip must
+// be detected, since every byte is under a checksum.
+func TestCorruptEveryByte(t *testing.T) {
+	data := corruptFile(t)
+	path := filepath.Join(t.TempDir(), "bad.ktr")
+	for i := range data {
+		bad := append([]byte{}, data...)
+		bad[i] ^= 1 << (i % 8)
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := readAll(path); err == nil || !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("flipping bit %d of byte %d: %v, want a corruption error", i%8, i, err)
+		}
+	}
+}
+
+// TestTruncated cuts a file at every 1/20th of its length.
+func TestTruncated(t *testing.T) {
+	data := corruptFile(t)
+	for i := 0; i < 20; i++ {
+		n := len(data) * i / 20
+		path := filepath.Join(t.TempDir(), "cut.ktr")
+		if err := os.WriteFile(path, data[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fmt.Sprintf("%d-of-%d", n, len(data)), func(t *testing.T) {
+			checkCorrupt(t, readAll(path), path)
+		})
+	}
+}
+
+// TestChunkMismatch writes files whose chunks are well formed and
+// checksummed but disagree with the index, as a buggy writer could.
+func TestChunkMismatch(t *testing.T) {
+	data := corruptFile(t)
+	_, chunks, _, _ := layout(t, data)
+	tests := []struct {
+		name  string
+		field int // offset in the chunk header
+		value uint32
+		want  string
+	}{
+		{"rank", 0, 1, "chunk header names rank 1 chunk 0, the index puts rank 0 chunk 0 here"},
+		{"seq", 4, 5, "names rank 0 chunk 5"},
+		{"events", 8, 99, "chunk header says 99 events"},
+		{"raw length", 12, MaxChunkRaw + 1, "raw length"},
+		{"compressed length", 16, 3, "compressed length 3"},
+		{"raw crc", 20, 0, "decompressed payload checksum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad := append([]byte{}, data...)
+			h := bad[chunks : chunks+chunkHeadSize]
+			payload := bad[chunks+chunkHeadSize : chunks+int(chunkSizeAt(t, bad, chunks))]
+			binary.LittleEndian.PutUint32(h[tt.field:], tt.value)
+			binary.LittleEndian.PutUint32(h[24:], chunkCRC(h[:24], payload))
+			path := filepath.Join(t.TempDir(), "bad.ktr")
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", tt.want)
+		})
+	}
+}
+
+// chunkSizeAt returns the size of the chunk at off from its header.
+func chunkSizeAt(t *testing.T, data []byte, off int) int64 {
+	t.Helper()
+	return chunkHeadSize + int64(binary.LittleEndian.Uint32(data[off+16:]))
+}
+
+func TestNotKtr(t *testing.T) {
+	if Detect("x.ktr", []byte("0 init\n0 compute 1\n"), false) {
+		t.Error("Detect accepted TI text")
+	}
+	if !Detect("x", []byte(magic+"\x01\x00"), false) {
+		t.Error("Detect rejected the magic")
+	}
+	path := filepath.Join(t.TempDir(), "ti.ktr")
+	os.WriteFile(path, []byte("0 init\n0 compute 1\n"), 0o644)
+	checkCorrupt(t, readAll(path), path, "not a ktr file")
+}
+
+// craft writes a one-rank file whose chunks have the given raw payloads
+// and event counts, with valid checksums and index: what a buggy writer
+// could produce.
+func craft(t *testing.T, chunks ...rawChunk) string {
+	t.Helper()
+	var buf bytes.Buffer
+	e, err := newEncoder(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.zenc.Close()
+	meta := trace.NewMeta()
+	if err := e.header(&meta); err != nil {
+		t.Fatal(err)
+	}
+	e.index = binary.AppendUvarint(e.index, 1)
+	for _, c := range chunks {
+		if err := e.writeChunk(0, c.raw, c.events); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.endRank()
+	if err := e.trailer(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "crafted.ktr")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type rawChunk struct {
+	raw    []byte
+	events int
+}
+
+// payload builds a raw chunk payload from its columns.
+func payload(structure, compute, times, requests []byte) []byte {
+	p := binary.AppendUvarint(nil, uint64(len(structure)))
+	p = binary.AppendUvarint(p, uint64(len(compute)))
+	p = binary.AppendUvarint(p, uint64(len(times)))
+	p = append(p, structure...)
+	p = appendTransposed(p, compute)
+	p = appendTransposed(p, times)
+	return append(p, requests...)
+}
+
+// TestCorruptPayload checks the errors for chunks that are checksummed
+// but whose payload does not decode as the events it claims.
+func TestCorruptPayload(t *testing.T) {
+	var st trace.CodecState
+	initEv, compute := trace.NewEvent(trace.Init), trace.NewEvent(trace.Compute)
+	compute.Compute = computeInt
+	inits := trace.AppendEvent(trace.AppendEvent(nil, &initEv, &st), &initEv, &st)
+	st = trace.CodecState{}
+	oneCompute := trace.AppendEvent(nil, &compute, &st)
+	bogus := compute
+	bogus.Compute = 3
+	st = trace.CodecState{}
+	bogusCompute := trace.AppendEvent(nil, &bogus, &st)
+	eight := make([]byte, 8)
+	tests := []struct {
+		name  string
+		chunk rawChunk
+		want  string
+	}{
+		{"fewer events", rawChunk{payload(inits, nil, nil, nil), 3}, "chunk holds 2 events, the index says 3"},
+		{"more events", rawChunk{payload(inits, nil, nil, nil), 1}, "more than the 1 events"},
+		{"unknown kind", rawChunk{payload([]byte{200, 0}, nil, nil, nil), 1}, "unknown kind 200"},
+		{"truncated event", rawChunk{payload([]byte{byte(trace.Send), 1}, nil, nil, nil), 1}, "structure byte 0: corrupt event encoding"},
+		{"column lengths", rawChunk{[]byte{50, 0, 0, 1, 2}, 1}, "column lengths 50, 0 and 0"},
+		{"odd compute column", rawChunk{[]byte{2, 3, 0, 1, 0, 1, 2, 3}, 1}, "column lengths"},
+		{"compute missing", rawChunk{payload(oneCompute, nil, nil, nil), 1}, "compute column exhausted"},
+		{"compute placeholder", rawChunk{payload(bogusCompute, eight, nil, nil), 1}, "compute placeholder 3"},
+		{"left over", rawChunk{payload(inits, eight, nil, nil), 2}, "8 compute, 0 time and 0 request bytes left over"},
+		{"raw too short", rawChunk{[]byte{0}, 1}, "raw length 1, expected 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := craft(t, tt.chunk)
+			checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", tt.want)
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package ktr
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"kairos/trace"
+)
+
+// FuzzOpen reads arbitrary bytes as a ktr file. It must never panic,
+// every error must be a located corruption error, and a file that reads
+// must survive a write and read back unchanged.
+func FuzzOpen(f *testing.F) {
+	seeds := []struct {
+		src trace.Source
+		o   Options
+	}{
+		{allFields(), Options{}},
+		{allFields(), Options{ChunkSize: 48}},
+		{stencil(2, 1, 3, true), Options{ChunkSize: 256}},
+		{trace.New(0, trace.NewMeta()), Options{}},
+		{trace.New(2, trace.NewMeta()), Options{}},
+	}
+	for _, s := range seeds {
+		data, err := os.ReadFile(writeTemp(f, s.src, s.o))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.ktr")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(path)
+		var tr *trace.Trace
+		if err == nil {
+			tr, err = trace.Load(src)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %q is not a corruption error", err)
+			}
+			return
+		}
+		again := filepath.Join(dir, "again.ktr")
+		if err := Write(again, tr); err != nil {
+			t.Fatalf("rewriting a file that read: %v", err)
+		}
+		back, err := Open(again)
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		sameTrace(t, back, src)
+	})
+}

@@ -1,0 +1,120 @@
+package ktr
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/trace"
+)
+
+func TestRoundTripAllFields(t *testing.T) {
+	want := allFields()
+	for _, chunk := range []int{0, 1, 7, 64} {
+		path := writeTemp(t, want, Options{ChunkSize: chunk})
+		got, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTrace(t, got, want)
+		if got.NumChunks(1) != 0 || got.NumEvents(1) != 0 {
+			t.Errorf("chunk size %d: empty rank has %d chunks, %d events", chunk, got.NumChunks(1), got.NumEvents(1))
+		}
+		if n := got.NumEvents(0); n != int64(want.Ranks[0].Len()) {
+			t.Errorf("chunk size %d: index counts %d events for rank 0, want %d", chunk, n, want.Ranks[0].Len())
+		}
+	}
+}
+
+func TestMultiChunkRanks(t *testing.T) {
+	want := stencil(4, 2, 300, true)
+	path := writeTemp(t, want, Options{ChunkSize: 1 << 10})
+	got, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < got.NumRanks(); r++ {
+		if got.NumChunks(r) < 10 {
+			t.Errorf("rank %d: %d chunks of 1 KiB, want many", r, got.NumChunks(r))
+		}
+	}
+	sameTrace(t, got, want)
+}
+
+func TestManyRanksAndEmpty(t *testing.T) {
+	meta := trace.NewMeta()
+	for _, n := range []int{0, 1, 3000} {
+		want := trace.New(n, meta)
+		for r := 0; r < n; r += 7 {
+			e := trace.NewEvent(trace.Send)
+			e.Partner, e.SendBytes = int32((r+1)%n), int64(r)
+			want.Ranks[r].Append(&e)
+		}
+		got, err := Open(writeTemp(t, want, Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTrace(t, got, want)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	path := writeTemp(t, allFields(), Options{})
+	src, f, err := format.Open(path)
+	if err != nil || f.Name != "ktr" {
+		t.Fatalf("format.Open: %v, format %q", err, f.Name)
+	}
+	sameTrace(t, src, allFields())
+	out, err := format.ForOutput(filepath.Join(t.TempDir(), "x.ktr"), "")
+	if err != nil || out.Name != "ktr" {
+		t.Fatalf("ForOutput: %v, %q", err, out.Name)
+	}
+}
+
+func TestWriteIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.ktr")
+	src := &failingSource{Trace: allFields()}
+	if err := Write(path, src); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("Write of a failing source: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("failed write left %v behind", ents)
+	}
+}
+
+func TestCompressedNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"t.ktr.gz", "t.ktr.zst"} {
+		if err := Write(filepath.Join(dir, name), allFields()); err == nil {
+			t.Errorf("Write(%s) succeeded, want an error", name)
+		}
+		if _, err := Open(filepath.Join(dir, name)); err == nil || !strings.Contains(err.Error(), "decompress") {
+			t.Errorf("Open(%s): %v, want advice to decompress", name, err)
+		}
+	}
+}
+
+// failingSource is a trace whose rank 2 fails after one event.
+type failingSource struct{ *trace.Trace }
+
+func (s *failingSource) OpenRank(r int) (trace.Reader, error) {
+	rd, err := s.Trace.OpenRank(r)
+	if r == 2 {
+		return &failingReader{Reader: rd}, err
+	}
+	return rd, err
+}
+
+type failingReader struct {
+	trace.Reader
+	n int
+}
+
+func (r *failingReader) Next() bool { r.n++; return r.n == 1 && r.Reader.Next() }
+func (r *failingReader) Err() error { return errBoom }
+
+var errBoom = errors.New("boom")

@@ -1,0 +1,253 @@
+package ktr
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"kairos/trace"
+)
+
+// A chunk's uncompressed payload splits each event in two: a structure
+// part, which repeats from one iteration of a program to the next, and the
+// values that vary (compute amounts, times, request ids), kept in columns
+// of their own so that the structure compresses to almost nothing and the
+// values compress as well as their noise allows. The payload is
+//
+//	uvarint structure length, uvarint compute length, uvarint time length
+//	structure: the events in the trace codec (trace.AppendEvent, from a
+//	           zero CodecState) with Compute 1 where it was a non-zero
+//	           integer of magnitude below 2^53, 2 where it was any other
+//	           non-zero value, Enter and Exit 0, Request 1 where it was not
+//	           0 and every element of Requests 0
+//	compute:   the non-zero Compute values, as 8-byte two's complement
+//	           integers (placeholder 1) or IEEE-754 bits (placeholder 2),
+//	           byte-transposed
+//	time:      for each timed event, Enter minus the previous timed
+//	           event's Exit and Exit minus Enter, 8-byte two's complement,
+//	           byte-transposed
+//	requests:  the rest: for each Request and each element of Requests, in
+//	           event order, its difference from the previous request id
+//	           (wrapping), as a zigzag varint
+//
+// Byte-transposing a column of n 8-byte values writes the n first bytes,
+// then the n second bytes and so on: the high bytes of similar values are
+// alike and compress away.
+
+// The structure's Compute placeholders: which form the compute column
+// holds the value in.
+const (
+	computeInt   = 1 // an integer, as an int64
+	computeFloat = 2 // anything else, as IEEE-754 bits
+)
+
+// payloadWriter accumulates one chunk's payload.
+type payloadWriter struct {
+	structure      []byte
+	compute, times []byte // 8-byte values, not yet transposed
+	requests       []byte
+	st             trace.CodecState
+	lastExit       trace.Time
+	lastReq        uint64
+	ev             trace.Event
+	reqs           []uint64
+}
+
+// add appends e to the chunk.
+func (w *payloadWriter) add(e *trace.Event) {
+	s := &w.ev
+	*s = *e
+	if e.Compute != 0 {
+		v := math.Float64bits(e.Compute)
+		s.Compute = computeFloat
+		if c := e.Compute; c == math.Trunc(c) && math.Abs(c) < 1<<53 {
+			v, s.Compute = uint64(int64(c)), computeInt
+		}
+		w.compute = binary.LittleEndian.AppendUint64(w.compute, v)
+	}
+	if e.HasTime {
+		s.Enter, s.Exit = 0, 0
+		w.times = binary.LittleEndian.AppendUint64(w.times, uint64(e.Enter-w.lastExit))
+		w.times = binary.LittleEndian.AppendUint64(w.times, uint64(e.Exit-e.Enter))
+		w.lastExit = e.Exit
+	}
+	if e.Request != 0 {
+		s.Request = 1
+		w.request(e.Request)
+	}
+	if e.Requests != nil {
+		if cap(w.reqs) < len(e.Requests) || w.reqs == nil {
+			w.reqs = make([]uint64, len(e.Requests))
+		}
+		s.Requests = w.reqs[:len(e.Requests)] // not nil, even when empty
+		clear(s.Requests)
+		for _, q := range e.Requests {
+			w.request(q)
+		}
+	}
+	w.structure = trace.AppendEvent(w.structure, s, &w.st)
+}
+
+func (w *payloadWriter) request(q uint64) {
+	w.requests = binary.AppendVarint(w.requests, int64(q-w.lastReq))
+	w.lastReq = q
+}
+
+// size is the payload's length so far.
+func (w *payloadWriter) size() int {
+	return len(w.structure) + len(w.compute) + len(w.times) + len(w.requests) + 3*binary.MaxVarintLen32
+}
+
+// appendTo appends the payload to dst and resets w for the next chunk.
+func (w *payloadWriter) appendTo(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(w.structure)))
+	dst = binary.AppendUvarint(dst, uint64(len(w.compute)))
+	dst = binary.AppendUvarint(dst, uint64(len(w.times)))
+	dst = append(dst, w.structure...)
+	dst = appendTransposed(dst, w.compute)
+	dst = appendTransposed(dst, w.times)
+	dst = append(dst, w.requests...)
+	*w = payloadWriter{structure: w.structure[:0], compute: w.compute[:0], times: w.times[:0],
+		requests: w.requests[:0], reqs: w.reqs}
+	return dst
+}
+
+// appendTransposed appends the byte-transposition of a column of 8-byte
+// values.
+func appendTransposed(dst, col []byte) []byte {
+	n := len(col) / 8
+	for b := 0; b < 8; b++ {
+		for i := 0; i < n; i++ {
+			dst = append(dst, col[i*8+b])
+		}
+	}
+	return dst
+}
+
+// untranspose writes into dst (len(src) bytes) the 8-byte values whose
+// byte-transposition is src.
+func untranspose(dst, src []byte) {
+	n := len(src) / 8
+	for b := 0; b < 8; b++ {
+		for i := 0; i < n; i++ {
+			dst[i*8+b] = src[b*n+i]
+		}
+	}
+}
+
+// payloadReader decodes the events of one chunk's payload.
+type payloadReader struct {
+	structure, requests []byte
+	compute, times      []byte // untransposed
+	col                 []byte // backing store of compute and times
+	soff, coff, toff    int
+	roff                int
+	st                  trace.CodecState
+	lastExit            trace.Time
+	lastReq             uint64
+}
+
+// reset starts decoding payload p.
+func (r *payloadReader) reset(p []byte) error {
+	d := &reader{b: p}
+	ns, nc, nt := d.uvarint(), d.uvarint(), d.uvarint()
+	if d.err != nil {
+		return d.err
+	}
+	rest := uint64(len(p) - d.off)
+	if ns > rest || nc > rest-ns || nt > rest-ns-nc || nc%8 != 0 || nt%16 != 0 {
+		return fmt.Errorf("column lengths %d, %d and %d do not fit the %d bytes after them", ns, nc, nt, rest)
+	}
+	p = p[d.off:]
+	r.structure, p = p[:ns], p[ns:]
+	if cap(r.col) < int(nc+nt) {
+		r.col = make([]byte, nc+nt)
+	}
+	r.compute, r.times = r.col[:nc], r.col[nc:nc+nt]
+	untranspose(r.compute, p[:nc])
+	untranspose(r.times, p[nc:nc+nt])
+	r.requests = p[nc+nt:]
+	r.soff, r.coff, r.toff, r.roff = 0, 0, 0, 0
+	r.st, r.lastExit, r.lastReq = trace.CodecState{}, 0, 0
+	return nil
+}
+
+// errColumn reports a column that ends before the structure needs it.
+var errColumn = errors.New("column exhausted")
+
+// next decodes the next event into e; it reports false at the end of the
+// structure.
+func (r *payloadReader) next(e *trace.Event) (bool, error) {
+	if r.soff >= len(r.structure) {
+		return false, r.finish()
+	}
+	k, err := trace.DecodeEvent(r.structure[r.soff:], e, &r.st)
+	if err != nil {
+		return false, fmt.Errorf("structure byte %d: %w", r.soff, err)
+	}
+	r.soff += k
+	if e.Compute != 0 {
+		v, ok := r.fixed(r.compute, &r.coff)
+		if !ok {
+			return false, fmt.Errorf("compute %w", errColumn)
+		}
+		switch e.Compute {
+		case computeInt:
+			e.Compute = float64(int64(v))
+		case computeFloat:
+			e.Compute = math.Float64frombits(v)
+		default:
+			return false, fmt.Errorf("compute placeholder %g, expected %d or %d", e.Compute, computeInt, computeFloat)
+		}
+	}
+	if e.HasTime {
+		enter, ok1 := r.fixed(r.times, &r.toff)
+		dur, ok2 := r.fixed(r.times, &r.toff)
+		if !ok1 || !ok2 {
+			return false, fmt.Errorf("time %w", errColumn)
+		}
+		e.Enter = r.lastExit + trace.Time(enter)
+		e.Exit = e.Enter + trace.Time(dur)
+		r.lastExit = e.Exit
+	}
+	if e.Request != 0 {
+		if e.Request, err = r.request(); err != nil {
+			return false, err
+		}
+	}
+	for i := range e.Requests {
+		if e.Requests[i], err = r.request(); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (r *payloadReader) fixed(col []byte, off *int) (uint64, bool) {
+	if len(col)-*off < 8 {
+		return 0, false
+	}
+	v := binary.LittleEndian.Uint64(col[*off:])
+	*off += 8
+	return v, true
+}
+
+func (r *payloadReader) request() (uint64, error) {
+	d, n := binary.Varint(r.requests[r.roff:])
+	if n <= 0 {
+		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.roff)
+	}
+	r.roff += n
+	r.lastReq += uint64(d)
+	return r.lastReq, nil
+}
+
+// finish checks that the structure used every value of the columns.
+func (r *payloadReader) finish() error {
+	if r.coff != len(r.compute) || r.toff != len(r.times) || r.roff != len(r.requests) {
+		return fmt.Errorf("%d compute, %d time and %d request bytes left over after the last event",
+			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests)-r.roff)
+	}
+	return nil
+}

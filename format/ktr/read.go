@@ -1,0 +1,371 @@
+package ktr
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"kairos/trace"
+)
+
+// Source is an open ktr file: its metadata and index are in memory, the
+// events stay on disk until a rank is read. It implements trace.Source.
+// Each rank reader opens the file for itself, so a Source holds no file
+// descriptor and several ranks may be read at once.
+type Source struct {
+	path  string
+	size  int64
+	meta  trace.Meta
+	ranks [][]chunkLoc
+}
+
+// chunkLoc locates one chunk: where it is, how long it is (header and
+// payload) and how many events it holds.
+type chunkLoc struct {
+	off, size int64
+	events    int
+}
+
+// Open reads the header, metadata and index of the ktr file at path and
+// checks their checksums. Events are read, and their chunks checked, as
+// ranks are read.
+func Open(path string) (*Source, error) {
+	if compressedExt(path) {
+		return nil, fmt.Errorf("%s: a ktr file is compressed already and is read as it is; decompress it first", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{path: path, size: st.Size()}
+	dataStart, err := s.readHeader(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readIndex(f, dataStart); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Source) corrupt(off int64, format string, args ...any) error {
+	return &CorruptError{Path: s.path, Offset: off, Rank: -1, Chunk: -1, What: fmt.Sprintf(format, args...)}
+}
+
+// readAt reads len(b) bytes at off, reporting a short file as corruption
+// of what was being read.
+func (s *Source) readAt(f io.ReaderAt, b []byte, off int64, what string) error {
+	if off < 0 || off > s.size || int64(len(b)) > s.size-off {
+		return s.corrupt(off, "truncated file: %s needs %d bytes, the file has %d from here", what, len(b), max(s.size-off, 0))
+	}
+	if _, err := f.ReadAt(b, off); err != nil {
+		return fmt.Errorf("%s: byte %d: reading %s: %w", s.path, off, what, err)
+	}
+	return nil
+}
+
+// readHeader checks the file header, reads the meta block and returns the
+// offset of the first chunk.
+func (s *Source) readHeader(f io.ReaderAt) (int64, error) {
+	var h [headerSize + metaHeaderSize]byte
+	if s.size < int64(len(magic)) {
+		return 0, s.corrupt(0, "file of %d bytes is too short for a ktr header", s.size)
+	}
+	if err := s.readAt(f, h[:len(magic)], 0, "the magic number"); err != nil {
+		return 0, err
+	}
+	if string(h[:len(magic)]) != magic {
+		return 0, s.corrupt(0, "not a ktr file: magic number %q, expected %q", h[:len(magic)], magic)
+	}
+	if err := s.readAt(f, h[:], 0, "the header"); err != nil {
+		return 0, err
+	}
+	if got, want := checksum(h[:12]), binary.LittleEndian.Uint32(h[12:]); got != want {
+		return 0, s.corrupt(0, "header checksum %#08x, expected %#08x", got, want)
+	}
+	if v := binary.LittleEndian.Uint16(h[8:]); v != Version {
+		return 0, s.corrupt(8, "format version %d, this Kairos reads version %d", v, Version)
+	}
+	if fl := binary.LittleEndian.Uint16(h[10:]); fl&^knownFlags != 0 {
+		return 0, s.corrupt(10, "unknown flags %#04x", fl&^knownFlags)
+	}
+	n := int64(binary.LittleEndian.Uint32(h[16:]))
+	bodyOff := int64(headerSize + metaHeaderSize)
+	if n > s.size-bodyOff-trailerSize {
+		return 0, s.corrupt(headerSize, "meta block length %d exceeds the %d bytes the file has for it", n, max(s.size-bodyOff-trailerSize, 0))
+	}
+	body := make([]byte, n)
+	if err := s.readAt(f, body, bodyOff, "the meta block"); err != nil {
+		return 0, err
+	}
+	if got, want := checksum(body), binary.LittleEndian.Uint32(h[20:]); got != want {
+		return 0, s.corrupt(headerSize, "meta block checksum %#08x, expected %#08x", got, want)
+	}
+	m, err := parseMeta(body)
+	if err != nil {
+		return 0, &CorruptError{Path: s.path, Offset: bodyOff, Rank: -1, Chunk: -1, What: "meta block", Err: err}
+	}
+	s.meta = m
+	return bodyOff + n, nil
+}
+
+// readIndex reads the trailer and the index it points at, and checks that
+// the chunks the index lists tile the file from dataStart to the index.
+func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
+	tOff := s.size - trailerSize
+	if tOff < dataStart {
+		return s.corrupt(max(tOff, 0), "truncated file: no room for the %d-byte trailer after the meta block ending at byte %d", trailerSize, dataStart)
+	}
+	var t [trailerSize]byte
+	if err := s.readAt(f, t[:], tOff, "the trailer"); err != nil {
+		return err
+	}
+	if string(t[24:]) != trailerMagic {
+		return s.corrupt(tOff+24, "trailer magic %q, expected %q (truncated or appended-to file?)", t[24:], trailerMagic)
+	}
+	if got, want := checksum(t[:20]), binary.LittleEndian.Uint32(t[20:]); got != want {
+		return s.corrupt(tOff, "trailer checksum %#08x, expected %#08x", got, want)
+	}
+	iOff, iLen := binary.LittleEndian.Uint64(t[0:]), binary.LittleEndian.Uint64(t[8:])
+	if iOff < uint64(dataStart) || iOff > uint64(tOff) || iLen != uint64(tOff)-iOff {
+		return s.corrupt(tOff, "index at byte %d of %d bytes, expected it between byte %d and the trailer at byte %d", iOff, iLen, dataStart, tOff)
+	}
+	idx := make([]byte, iLen)
+	if err := s.readAt(f, idx, int64(iOff), "the index"); err != nil {
+		return err
+	}
+	if got, want := checksum(idx), binary.LittleEndian.Uint32(t[16:]); got != want {
+		return s.corrupt(int64(iOff), "index checksum %#08x, expected %#08x", got, want)
+	}
+	if err := s.parseIndex(idx, dataStart, int64(iOff)); err != nil {
+		return &CorruptError{Path: s.path, Offset: int64(iOff), Rank: -1, Chunk: -1, What: "index", Err: err}
+	}
+	return nil
+}
+
+func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
+	d := &reader{b: b}
+	n := d.count(1)
+	s.ranks = make([][]chunkLoc, n)
+	off := dataStart
+	for r := 0; r < n && d.err == nil; r++ {
+		k := d.count(2)
+		if k == 0 {
+			continue
+		}
+		cs := make([]chunkLoc, k)
+		for i := range cs {
+			size, events := d.uvarint(), d.uvarint()
+			if d.err != nil {
+				break
+			}
+			if size < chunkHeadSize+1 || size > uint64(end-off) {
+				return fmt.Errorf("rank %d chunk %d: size %d, expected %d to %d bytes", r, i, size, chunkHeadSize+1, end-off)
+			}
+			if events == 0 || events > MaxChunkRaw/2 {
+				return fmt.Errorf("rank %d chunk %d: %d events, expected 1 to %d", r, i, events, MaxChunkRaw/2)
+			}
+			cs[i] = chunkLoc{off: off, size: int64(size), events: int(events)}
+			off += int64(size)
+		}
+		s.ranks[r] = cs
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if d.off != len(b) {
+		return fmt.Errorf("%d bytes after the last rank, expected none", len(b)-d.off)
+	}
+	if off != end {
+		return fmt.Errorf("chunks end at byte %d, expected them to end where the index starts, at byte %d", off, end)
+	}
+	return nil
+}
+
+// Meta returns the trace's metadata.
+func (s *Source) Meta() *trace.Meta { return &s.meta }
+
+// NumRanks returns the number of ranks.
+func (s *Source) NumRanks() int { return len(s.ranks) }
+
+// NumEvents returns the number of events of rank r, from the index.
+func (s *Source) NumEvents(r int) int64 {
+	var n int64
+	for _, c := range s.ranks[r] {
+		n += int64(c.events)
+	}
+	return n
+}
+
+// NumChunks returns the number of chunks of rank r.
+func (s *Source) NumChunks(r int) int { return len(s.ranks[r]) }
+
+// OpenRank returns a reader that streams rank r's events, decompressing
+// one chunk at a time.
+func (s *Source) OpenRank(r int) (trace.Reader, error) {
+	if r < 0 || r >= len(s.ranks) {
+		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, len(s.ranks))
+	}
+	rr := &RankReader{src: s, rank: r, chunks: s.ranks[r], chunk: -1}
+	if len(rr.chunks) == 0 {
+		return rr, nil
+	}
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || st.Size() != s.size {
+		f.Close()
+		return nil, fmt.Errorf("%s: the file changed since it was opened", s.path)
+	}
+	rr.f = f
+	return rr, nil
+}
+
+// decoders keeps zstd decoders for reuse across chunks and ranks.
+var decoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return d
+}}
+
+// RankReader streams one rank of a ktr file. It implements trace.Reader.
+type RankReader struct {
+	src    *Source
+	rank   int
+	f      *os.File
+	chunks []chunkLoc
+	chunk  int // the current chunk, -1 before the first
+
+	buf  []byte // the current chunk as read: header and compressed payload
+	raw  []byte // its decompressed payload
+	pr   payloadReader
+	more bool // the current chunk may hold more events
+	n    int  // events decoded from the current chunk
+	ev   trace.Event
+	err  error
+}
+
+// Next decodes the next event, reading the next chunk when the current one
+// is exhausted.
+func (r *RankReader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for {
+		if r.more {
+			ok, err := r.pr.next(&r.ev)
+			if err != nil {
+				r.fail(r.chunks[r.chunk].off, "event %d of the decompressed payload", err, r.n)
+				return false
+			}
+			if ok {
+				break
+			}
+			r.more = false
+			if r.n != r.chunks[r.chunk].events {
+				r.fail(r.chunks[r.chunk].off, "chunk holds %d events, the index says %d", nil, r.n, r.chunks[r.chunk].events)
+				return false
+			}
+		}
+		if r.chunk+1 >= len(r.chunks) {
+			return false
+		}
+		r.chunk++
+		if err := r.load(); err != nil {
+			r.err = err
+			return false
+		}
+	}
+	r.n++
+	if r.n > r.chunks[r.chunk].events {
+		r.fail(r.chunks[r.chunk].off, "chunk holds more than the %d events the index says", nil, r.chunks[r.chunk].events)
+		return false
+	}
+	return true
+}
+
+func (r *RankReader) fail(off int64, format string, err error, args ...any) {
+	r.err = &CorruptError{Path: r.src.path, Offset: off, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...), Err: err}
+}
+
+// load reads, checks and decompresses the current chunk.
+func (r *RankReader) load() error {
+	c := r.chunks[r.chunk]
+	bad := func(at int64, format string, args ...any) error {
+		return &CorruptError{Path: r.src.path, Offset: at, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...)}
+	}
+	if cap(r.buf) < int(c.size) {
+		r.buf = make([]byte, c.size)
+	}
+	r.buf = r.buf[:c.size]
+	if _, err := r.f.ReadAt(r.buf, c.off); err != nil {
+		return bad(c.off, "reading %d bytes: %v", c.size, err)
+	}
+	h := r.buf[:chunkHeadSize]
+	payload := r.buf[chunkHeadSize:]
+	if got, want := chunkCRC(h[:24], payload), binary.LittleEndian.Uint32(h[24:]); got != want {
+		return bad(c.off, "chunk checksum %#08x, expected %#08x", got, want)
+	}
+	rank, seq := binary.LittleEndian.Uint32(h[0:]), binary.LittleEndian.Uint32(h[4:])
+	events, rawLen := binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
+	compLen := binary.LittleEndian.Uint32(h[16:])
+	switch {
+	case int64(rank) != int64(r.rank) || int64(seq) != int64(r.chunk):
+		return bad(c.off, "chunk header names rank %d chunk %d, the index puts rank %d chunk %d here", rank, seq, r.rank, r.chunk)
+	case int64(events) != int64(c.events):
+		return bad(c.off+8, "chunk header says %d events, the index %d", events, c.events)
+	case int64(compLen) != int64(len(payload)):
+		return bad(c.off+16, "compressed length %d, the index leaves %d bytes for it", compLen, len(payload))
+	case rawLen > MaxChunkRaw || uint64(rawLen) < 2*uint64(events):
+		return bad(c.off+12, "raw length %d, expected %d to %d bytes for %d events", rawLen, 2*events, MaxChunkRaw, events)
+	}
+	if cap(r.raw) < int(rawLen) {
+		r.raw = make([]byte, 0, rawLen)
+	}
+	dec := decoders.Get().(*zstd.Decoder)
+	raw, err := dec.DecodeAll(payload, r.raw[:0])
+	decoders.Put(dec)
+	if err != nil {
+		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressing the payload", Err: err}
+	}
+	r.raw = raw
+	if len(raw) != int(rawLen) {
+		return bad(c.off+chunkHeadSize, "payload decompresses to %d bytes, expected %d", len(raw), rawLen)
+	}
+	if got, want := checksum(raw), binary.LittleEndian.Uint32(h[20:]); got != want {
+		return bad(c.off+chunkHeadSize, "decompressed payload checksum %#08x, expected %#08x", got, want)
+	}
+	if err := r.pr.reset(raw); err != nil {
+		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
+	}
+	r.n, r.more = 0, true
+	return nil
+}
+
+// Event returns the current event, valid until the next call to Next.
+func (r *RankReader) Event() *trace.Event { return &r.ev }
+
+// Err returns the first error met, nil at a clean end.
+func (r *RankReader) Err() error { return r.err }
+
+// Close closes the reader's file.
+func (r *RankReader) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}

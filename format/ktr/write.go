@@ -1,0 +1,237 @@
+package ktr
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+
+	"github.com/klauspost/compress/zstd"
+
+	"kairos/internal/fileio"
+	"kairos/trace"
+)
+
+// Options tune the writer. The zero value gives the defaults.
+type Options struct {
+	// ChunkSize is the uncompressed payload size at which a chunk is
+	// closed; DefaultChunkSize if 0. Larger chunks compress a little
+	// better, smaller ones let readers hold less.
+	ChunkSize int
+	// Level is the zstd compression level; zstd.SpeedBetterCompression if
+	// 0. Decompression speed hardly depends on it.
+	Level zstd.EncoderLevel
+}
+
+// Write writes src to path in the ktr format. The file is written to a
+// temporary file in the same directory and renamed into place when
+// complete (internal/fileio), so that a failed write leaves nothing
+// behind. Ranks are streamed one after the other: the writer holds one
+// chunk and the index, never a whole rank.
+func Write(path string, src trace.Source) error {
+	return WriteOptions(path, src, Options{})
+}
+
+// WriteOptions is Write with options.
+func WriteOptions(path string, src trace.Source, o Options) error {
+	if compressedExt(path) {
+		return fmt.Errorf("%s: a ktr file is compressed already; name it .ktr", path)
+	}
+	f, err := fileio.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := Encode(f, src, o); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// Encode writes src in the ktr format to w, which need not seek.
+func Encode(w io.Writer, src trace.Source, o Options) error {
+	e, err := newEncoder(w, o)
+	if err != nil {
+		return err
+	}
+	defer e.zenc.Close()
+	if err := e.header(src.Meta()); err != nil {
+		return err
+	}
+	n := src.NumRanks()
+	if n < 0 || n > math.MaxUint32 {
+		return fmt.Errorf("%d ranks: out of range", n)
+	}
+	e.index = binary.AppendUvarint(e.index, uint64(n))
+	for r := 0; r < n; r++ {
+		if err := e.rank(src, r); err != nil {
+			return fmt.Errorf("rank %d: %w", r, err)
+		}
+	}
+	return e.trailer()
+}
+
+func newEncoder(w io.Writer, o Options) (*encoder, error) {
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	if o.ChunkSize > MaxChunkRaw {
+		return nil, fmt.Errorf("chunk size %d exceeds the format's limit %d", o.ChunkSize, MaxChunkRaw)
+	}
+	if o.Level == 0 {
+		o.Level = zstd.SpeedBetterCompression
+	}
+	zenc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(o.Level),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(true))
+	if err != nil {
+		return nil, err
+	}
+	return &encoder{w: w, zenc: zenc, chunkSize: o.ChunkSize}, nil
+}
+
+// encoder writes one ktr stream, counting the bytes written so that the
+// index can record where things are.
+type encoder struct {
+	w         io.Writer
+	off       int64
+	zenc      *zstd.Encoder
+	chunkSize int
+
+	payload   payloadWriter
+	raw, comp []byte
+	events    int
+	chunks    []chunkRef // the current rank's chunks
+	index     []byte     // the index body so far
+}
+
+// chunkRef is what the index records of a chunk.
+type chunkRef struct {
+	size   int64 // header and payload
+	events int
+}
+
+func (e *encoder) write(b []byte) error {
+	n, err := e.w.Write(b)
+	e.off += int64(n)
+	return err
+}
+
+func (e *encoder) header(m *trace.Meta) error {
+	var h [headerSize]byte
+	copy(h[:], magic)
+	binary.LittleEndian.PutUint16(h[8:], Version)
+	binary.LittleEndian.PutUint16(h[10:], 0)
+	binary.LittleEndian.PutUint32(h[12:], checksum(h[:12]))
+	body := appendMeta(nil, m)
+	if len(body) > math.MaxUint32 {
+		return fmt.Errorf("metadata of %d bytes exceeds the format's 4 GiB limit", len(body))
+	}
+	var mh [metaHeaderSize]byte
+	binary.LittleEndian.PutUint32(mh[0:], uint32(len(body)))
+	binary.LittleEndian.PutUint32(mh[4:], checksum(body))
+	if err := e.write(h[:]); err != nil {
+		return err
+	}
+	if err := e.write(mh[:]); err != nil {
+		return err
+	}
+	return e.write(body)
+}
+
+// rank streams rank r of src into chunks and records them in the index.
+func (e *encoder) rank(src trace.Source, r int) (err error) {
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := rd.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for i := 0; rd.Next(); i++ {
+		ev := rd.Event()
+		if !ev.Kind.Valid() {
+			return fmt.Errorf("event %d: invalid kind %d", i, ev.Kind)
+		}
+		e.payload.add(ev)
+		e.events++
+		if n := e.payload.size(); n > MaxChunkRaw {
+			return fmt.Errorf("event %d: %d bytes encoded exceed the chunk limit of %d", i, n, MaxChunkRaw)
+		} else if n >= e.chunkSize {
+			if err := e.flush(r); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	if e.events > 0 {
+		if err := e.flush(r); err != nil {
+			return err
+		}
+	}
+	e.endRank()
+	return nil
+}
+
+// endRank records the current rank's chunks in the index.
+func (e *encoder) endRank() {
+	e.index = binary.AppendUvarint(e.index, uint64(len(e.chunks)))
+	for _, c := range e.chunks {
+		e.index = binary.AppendUvarint(e.index, uint64(c.size))
+		e.index = binary.AppendUvarint(e.index, uint64(c.events))
+	}
+	e.chunks = e.chunks[:0]
+}
+
+// flush compresses and writes the current chunk of rank r and starts a
+// new one.
+func (e *encoder) flush(r int) error {
+	e.raw = e.payload.appendTo(e.raw[:0])
+	err := e.writeChunk(r, e.raw, e.events)
+	e.events = 0
+	return err
+}
+
+// writeChunk compresses and writes raw as the next chunk of rank r.
+func (e *encoder) writeChunk(r int, raw []byte, events int) error {
+	e.comp = e.zenc.EncodeAll(raw, e.comp[:0])
+	var h [chunkHeadSize]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(r))
+	binary.LittleEndian.PutUint32(h[4:], uint32(len(e.chunks)))
+	binary.LittleEndian.PutUint32(h[8:], uint32(events))
+	binary.LittleEndian.PutUint32(h[12:], uint32(len(raw)))
+	binary.LittleEndian.PutUint32(h[16:], uint32(len(e.comp)))
+	binary.LittleEndian.PutUint32(h[20:], checksum(raw))
+	binary.LittleEndian.PutUint32(h[24:], chunkCRC(h[:24], e.comp))
+	if err := e.write(h[:]); err != nil {
+		return err
+	}
+	if err := e.write(e.comp); err != nil {
+		return err
+	}
+	e.chunks = append(e.chunks, chunkRef{size: int64(chunkHeadSize + len(e.comp)), events: events})
+	return nil
+}
+
+// chunkCRC is the CRC-32C of a chunk header's first 24 bytes followed by
+// its compressed payload.
+func chunkCRC(head, payload []byte) uint32 {
+	return crc32.Update(checksum(head), castagnoli, payload)
+}
+
+func (e *encoder) trailer() error {
+	var t [trailerSize]byte
+	binary.LittleEndian.PutUint64(t[0:], uint64(e.off))
+	binary.LittleEndian.PutUint64(t[8:], uint64(len(e.index)))
+	binary.LittleEndian.PutUint32(t[16:], checksum(e.index))
+	binary.LittleEndian.PutUint32(t[20:], checksum(t[:20]))
+	copy(t[24:], trailerMagic)
+	if err := e.write(e.index); err != nil {
+		return err
+	}
+	return e.write(t[:])
+}

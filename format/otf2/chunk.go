@@ -1,0 +1,107 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// chunkFile reads a chunked OTF2 file (definitions and events) one chunk
+// at a time, so that memory stays at one chunk per open file whatever the
+// file's size.
+type chunkFile struct {
+	f         *os.File
+	path      string
+	size      int64
+	chunkSize int64
+	buf       []byte
+	off       int64 // file offset of the chunk in buf
+	next      int64 // file offset of the next chunk
+}
+
+func openChunkFile(path string, chunkSize uint64) (*chunkFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &chunkFile{f: f, path: path, size: st.Size(), chunkSize: int64(chunkSize)}, nil
+}
+
+func (c *chunkFile) Close() error { return c.f.Close() }
+
+// errAt returns err located at file offset off.
+func (c *chunkFile) errAt(off int64, format string, a ...any) error {
+	return fmt.Errorf("%s: byte %d: %s", c.path, off, fmt.Sprintf(format, a...))
+}
+
+// nextChunk loads the next chunk and returns a decoder positioned after its
+// header. It returns io.EOF when the file has no more chunks.
+func (c *chunkFile) nextChunk() (rbuf, error) {
+	if c.next >= c.size {
+		return rbuf{}, io.EOF
+	}
+	n := min(c.chunkSize, c.size-c.next)
+	if int64(cap(c.buf)) < n {
+		c.buf = make([]byte, n)
+	}
+	c.buf = c.buf[:n]
+	if _, err := c.f.ReadAt(c.buf, c.next); err != nil && !errors.Is(err, io.EOF) {
+		return rbuf{}, fmt.Errorf("%s: %w", c.path, err)
+	}
+	c.off = c.next
+	c.next += n
+	r := rbuf{b: c.buf}
+	if len(c.buf) < chunkHeaderSize || c.buf[0] != chunkHeader {
+		return rbuf{}, c.errAt(c.off, "expected a chunk header (0x03, byte order, 2 × u64)")
+	}
+	switch c.buf[1] {
+	case littleEndian:
+	case bigEndian:
+		r.big = true
+	default:
+		return rbuf{}, c.errAt(c.off+1, "invalid byte order mark 0x%02x (want 0x42 or 0x23)", c.buf[1])
+	}
+	r.pos = chunkHeaderSize
+	return r, nil
+}
+
+// records calls fn with the type and payload of every record of a
+// definition file (every record has a length there), in file order.
+func (c *chunkFile) records(fn func(typ uint8, p *rbuf) error) error {
+	for {
+		r, err := c.nextChunk()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	chunk:
+		for {
+			start := r.pos
+			typ := r.u8()
+			if r.short {
+				return c.errAt(c.off+int64(start), "chunk ends without an end-of-chunk or end-of-file mark")
+			}
+			switch typ {
+			case endOfChunk:
+				break chunk
+			case endOfFile:
+				return nil
+			}
+			p, ok := r.record()
+			if !ok {
+				return c.errAt(c.off+int64(start), "record type %d overruns its chunk", typ)
+			}
+			if err := fn(typ, &p); err != nil {
+				return c.errAt(c.off+int64(start), "record type %d: %v", typ, err)
+			}
+		}
+	}
+}

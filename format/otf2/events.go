@@ -1,0 +1,375 @@
+package otf2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Event record ids (otf2.events, wire ids) that Kairos decodes.
+const (
+	EvBufferFlush                   = 10
+	EvMeasurementOnOff              = 11
+	EvEnter                         = 12
+	EvLeave                         = 13
+	EvMpiSend                       = 14
+	EvMpiIsend                      = 15
+	EvMpiIsendComplete              = 16
+	EvMpiIrecvRequest               = 17
+	EvMpiRecv                       = 18
+	EvMpiIrecv                      = 19
+	EvMpiRequestTest                = 20
+	EvMpiRequestCancelled           = 21
+	EvMpiCollectiveBegin            = 22
+	EvMpiCollectiveEnd              = 23
+	EvOmpFork                       = 24
+	EvOmpTaskCreate                 = 28
+	EvOmpTaskSwitch                 = 29
+	EvOmpTaskComplete               = 30
+	EvMetric                        = 31
+	EvParameterString               = 32
+	EvParameterInt                  = 33
+	EvParameterUnsignedInt          = 34
+	EvProgramBegin                  = 83
+	EvProgramEnd                    = 84
+	EvNonBlockingCollectiveRequest  = 85
+	EvNonBlockingCollectiveComplete = 86
+	EvCommCreate                    = 87
+	EvCommDestroy                   = 88
+)
+
+// singleton reports whether records of type t are written without a
+// length: the records OTF2 1.1 defined with a single compressed field.
+func singleton(t uint8) bool {
+	switch t {
+	case EvEnter, EvLeave, EvMpiIsendComplete, EvMpiIrecvRequest, EvMpiRequestTest,
+		EvMpiRequestCancelled, EvOmpFork, EvOmpTaskCreate, EvOmpTaskSwitch, EvOmpTaskComplete:
+		return true
+	}
+	return false
+}
+
+// AttrValue is one entry of an event's attribute list. Value holds the
+// value's bits (integers zero- or sign-extended, floats as IEEE bits,
+// references mapped to global ids).
+type AttrValue struct {
+	ID    uint32
+	Type  uint8
+	Value uint64
+}
+
+// Event is one raw OTF2 event record of one location, with the fields of
+// the records Kairos interprets decoded and definition references mapped
+// to global ids. Other records keep only their payload.
+type Event struct {
+	Type     uint8  // record id (EvEnter, ...)
+	Location uint64 // location id
+	Time     uint64 // clock-corrected timestamp in ticks
+	RawTime  uint64 // timestamp as written
+
+	Region   uint32 // Enter, Leave
+	Peer     uint32 // receiver or sender (rank in Comm); collective root
+	Comm     uint32 // communicator
+	Tag      uint32
+	Bytes    uint64 // message length; bytes sent by a collective
+	Received uint64 // bytes received by a collective
+	Request  uint64
+	Op       uint8  // collective operation; measurement mode
+	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name
+	Value    uint64 // Parameter* value; ProgramEnd exit status; BufferFlush stop time; OMP singletons
+
+	// Attrs is the record's attribute list, if the archive keeps them.
+	Attrs []AttrValue
+
+	payload rbuf                 // the record's fields (empty for singletons)
+	maps    *[numMapTypes]*idMap // the location's mapping tables
+}
+
+// mapped maps a local id of mapping type mt to its global id.
+func (e *Event) mapped(mt int, v uint32) uint32 {
+	if m := e.maps[mt]; m != nil && v != undefined32 {
+		return uint32(m.global(uint64(v)))
+	}
+	return v
+}
+
+// Name returns the record's name as otf2-print prints it.
+func (e *Event) Name() string { return RecordName(e.Type) }
+
+// LocationReader streams the events of one location in file order. Memory
+// is one chunk of the event file.
+type LocationReader struct {
+	arch    *Archive
+	loc     uint64
+	cf      *chunkFile
+	r       rbuf
+	inChunk bool
+	time    uint64
+	clk     clock
+	maps    *[numMapTypes]*idMap
+	ev      Event
+	err     error
+	done    bool
+	n       uint64
+}
+
+// OpenLocation returns a reader of location loc's events, clock-corrected
+// and with mapping tables applied. A location without an event file has
+// no events.
+func (a *Archive) OpenLocation(loc uint64) (*LocationReader, error) {
+	ld, err := a.local(loc)
+	if err != nil {
+		return nil, err
+	}
+	rd := &LocationReader{arch: a, loc: loc, maps: &ld.maps, clk: clock{iv: ld.intervals}}
+	rd.ev.maps = &ld.maps
+	rd.cf, err = openChunkFile(a.locationFile(loc, ".evt"), a.Anchor.EventChunkSize)
+	if errors.Is(err, os.ErrNotExist) {
+		rd.done = true
+		return rd, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Location returns the id of the location read.
+func (rd *LocationReader) Location() uint64 { return rd.loc }
+
+// Event returns the current event, valid until the next call to Next.
+func (rd *LocationReader) Event() *Event { return &rd.ev }
+
+// Err returns the first error met.
+func (rd *LocationReader) Err() error { return rd.err }
+
+// Count returns the number of events read so far.
+func (rd *LocationReader) Count() uint64 { return rd.n }
+
+// Close closes the event file.
+func (rd *LocationReader) Close() error {
+	if rd.cf == nil {
+		return nil
+	}
+	err := rd.cf.Close()
+	rd.cf = nil
+	rd.done = true
+	return err
+}
+
+func (rd *LocationReader) fail(pos int, format string, a ...any) bool {
+	rd.err = rd.cf.errAt(rd.cf.off+int64(pos), "location %d, event %d: %s", rd.loc, rd.n+1, fmt.Sprintf(format, a...))
+	rd.done = true
+	return false
+}
+
+// Next decodes the next event.
+func (rd *LocationReader) Next() bool {
+	if rd.done {
+		return false
+	}
+	rd.ev.Attrs = rd.ev.Attrs[:0]
+	for {
+		if !rd.inChunk {
+			r, err := rd.cf.nextChunk()
+			if err == io.EOF {
+				return rd.fail(int(rd.cf.size-rd.cf.off), "event file ends without an end-of-file mark")
+			}
+			if err != nil {
+				rd.err, rd.done = err, true
+				return false
+			}
+			rd.r, rd.inChunk = r, true
+		}
+		r := &rd.r
+		start := r.pos
+		t := r.u8()
+		if r.short {
+			return rd.fail(start, "chunk ends without an end-of-chunk or end-of-file mark")
+		}
+		switch t {
+		case endOfChunk:
+			rd.inChunk = false
+			continue
+		case endOfFile:
+			rd.done = true
+			return false
+		case timestampRec:
+			rd.time = r.u64full()
+			if r.short {
+				return rd.fail(start, "timestamp overruns its chunk")
+			}
+			continue
+		case attrListRec:
+			p, ok := r.record()
+			if !ok {
+				return rd.fail(start, "attribute list overruns its chunk")
+			}
+			if rd.arch.KeepAttrs && !rd.readAttrs(&p) {
+				return rd.fail(start, "malformed attribute list")
+			}
+			continue
+		}
+		if !rd.decode(t) {
+			return rd.fail(start, "record %s (type %d) is truncated or malformed", RecordName(t), t)
+		}
+		rd.n++
+		return true
+	}
+}
+
+func (rd *LocationReader) mapID(mt int, v uint64) uint64 {
+	if m := rd.maps[mt]; m != nil {
+		return m.global(v)
+	}
+	return v
+}
+
+func (rd *LocationReader) map32(mt int, v uint32) uint32 {
+	if m := rd.maps[mt]; m != nil && v != undefined32 {
+		return uint32(m.global(uint64(v)))
+	}
+	return v
+}
+
+func u32of(v uint64) uint32 {
+	if v == undefined64 {
+		return undefined32
+	}
+	return uint32(v)
+}
+
+// decode reads the record of type t at the reader's position.
+func (rd *LocationReader) decode(t uint8) bool {
+	e := &rd.ev
+	e.Type, e.Location, e.RawTime = t, rd.loc, rd.time
+	e.Time = rd.clk.correct(rd.time)
+	if singleton(t) {
+		v := rd.r.u64()
+		if rd.r.failed() {
+			return false
+		}
+		e.payload = rbuf{}
+		switch t {
+		case EvEnter, EvLeave:
+			e.Region = rd.map32(MapRegion, u32of(v))
+		case EvOmpFork, EvOmpTaskCreate, EvOmpTaskSwitch, EvOmpTaskComplete:
+			e.Value = v
+		default:
+			e.Request = v
+		}
+		return true
+	}
+	p, ok := rd.r.record()
+	if !ok {
+		return false
+	}
+	e.payload = p
+	switch t {
+	case EvBufferFlush:
+		e.Value = p.u64full()
+	case EvMeasurementOnOff:
+		e.Op = p.u8()
+	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecv:
+		e.Peer = p.u32()
+		e.Comm = rd.map32(MapComm, p.u32())
+		e.Tag = p.u32()
+		e.Bytes = p.u64()
+		if t == EvMpiIsend || t == EvMpiIrecv {
+			e.Request = p.u64()
+		}
+	case EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
+		e.Op = p.u8()
+		e.Comm = rd.map32(MapComm, p.u32())
+		e.Peer = p.u32()
+		e.Bytes = p.u64()
+		e.Received = p.u64()
+		if t == EvNonBlockingCollectiveComplete {
+			e.Request = p.u64()
+		}
+	case EvNonBlockingCollectiveRequest:
+		e.Request = p.u64()
+	case EvCommCreate, EvCommDestroy:
+		e.Comm = rd.map32(MapComm, p.u32())
+	case EvMetric:
+		e.Ref = rd.map32(MapMetric, p.u32())
+	case EvParameterString:
+		e.Ref = rd.map32(MapParameter, p.u32())
+		e.Value = uint64(rd.map32(MapString, p.u32()))
+	case EvParameterInt, EvParameterUnsignedInt:
+		e.Ref = rd.map32(MapParameter, p.u32())
+		e.Value = p.u64()
+	case EvProgramBegin:
+		e.Ref = rd.map32(MapString, p.u32())
+	case EvProgramEnd:
+		e.Value = p.u64()
+	}
+	return !p.failed()
+}
+
+// readAttrs decodes an attribute list: a compressed count, then per entry
+// a compressed attribute id, a type byte and the value.
+func (rd *LocationReader) readAttrs(p *rbuf) bool {
+	n := p.u32()
+	if uint64(n) > uint64(p.left()) {
+		return false
+	}
+	for i := uint32(0); i < n; i++ {
+		a := AttrValue{ID: rd.map32(MapAttribute, p.u32()), Type: p.u8()}
+		a.Value = readValue(p, a.Type)
+		if mt := int(a.Type) - typeString; a.Type >= typeString && mt < numMapTypes {
+			a.Value = rd.mapID(mt, a.Value)
+		}
+		if p.failed() {
+			return false
+		}
+		rd.ev.Attrs = append(rd.ev.Attrs, a)
+	}
+	return true
+}
+
+// OTF2_Type values.
+const (
+	typeUint8    = 1
+	typeUint16   = 2
+	typeUint32   = 3
+	typeUint64   = 4
+	typeInt8     = 5
+	typeInt16    = 6
+	typeInt32    = 7
+	typeInt64    = 8
+	typeFloat    = 9
+	typeDouble   = 10
+	typeString   = 11
+	typeLocation = 13
+)
+
+// readValue reads an attribute value of OTF2 type typ.
+func readValue(p *rbuf, typ uint8) uint64 {
+	switch typ {
+	case typeUint8:
+		return uint64(p.u8())
+	case typeInt8:
+		return uint64(int64(int8(p.u8())))
+	case typeUint16:
+		return uint64(p.u16())
+	case typeInt16:
+		return uint64(int64(int16(p.u16())))
+	case typeUint32:
+		return uint64(p.u32())
+	case typeInt32:
+		return uint64(int64(int32(p.u32())))
+	case typeUint64, typeInt64, typeLocation:
+		return p.u64()
+	case typeFloat:
+		return uint64(p.u32full())
+	case typeDouble:
+		return p.u64full()
+	}
+	if typ > typeString && typ <= typeString+numMapTypes-1 || typ == typeString {
+		return uint64(p.u32())
+	}
+	p.bad = true
+	return 0
+}

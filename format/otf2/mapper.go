@@ -1,0 +1,412 @@
+package otf2
+
+import (
+	"fmt"
+	"strings"
+
+	"kairos/trace"
+)
+
+// maxLookahead bounds the events a rank reader holds back while an Irecv
+// waits for the MpiIrecv record that names its sender: past it the Irecv
+// is released as from any source and counted as a defect.
+const maxLookahead = 1 << 16
+
+// frame is one entered region of a location's call stack.
+type frame struct {
+	region    uint32 // OTF2 region id
+	node      uint32 // model region node of the user call path here
+	startCall bool   // this Enter began an MPI call
+}
+
+// mpiCall is an MPI call being read: its Enter, the model events its MPI
+// records make, and the requests it completes.
+type mpiCall struct {
+	name      string
+	node      uint32 // model region node of the call (user path + MPI name)
+	enter     uint64
+	ops       []trace.Event
+	completed []uint64
+	tested    []uint64
+}
+
+// outQueue is a rank's model events not yet returned; pending marks the
+// Irecvs whose sender is not known yet.
+type outQueue struct {
+	ev      []trace.Event
+	pending []bool
+	head    int
+	base    int // absolute index of ev[0]
+}
+
+func (q *outQueue) push(e trace.Event, pending bool) int {
+	q.ev = append(q.ev, e)
+	q.pending = append(q.pending, pending)
+	return q.base + len(q.ev) - 1
+}
+
+// mapper turns one location's raw records into model events.
+type mapper struct {
+	src      *Source
+	self     uint64
+	rank     int32
+
+	stack []frame
+	user  uint32 // innermost user region node
+	call  *mpiCall
+	out   *outQueue
+
+	pendingCall map[uint64]int // Irecv request -> index in call.ops
+	pendingOut  map[uint64]int // Irecv request -> absolute queue index
+
+	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv int
+}
+
+func (m *mapper) isMPIRegion(id uint32) (string, bool) {
+	d := m.src.arch.Defs
+	r, ok := d.Regions[id]
+	name := d.Strings[r.Name]
+	if !ok {
+		return "region " + fmt.Sprint(id), false
+	}
+	return name, r.Paradigm == ParadigmMPI || (r.Paradigm == 0 && strings.HasPrefix(name, "MPI_"))
+}
+
+func (m *mapper) ps(t uint64) trace.Time { return trace.Time(m.src.arch.Picoseconds(t)) }
+
+// step processes one raw record.
+func (m *mapper) step(e *Event) {
+	switch e.Type {
+	case EvEnter:
+		m.enter(e)
+	case EvLeave:
+		m.leave(e)
+	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecvRequest, EvMpiIrecv, EvMpiIsendComplete,
+		EvMpiRequestTest, EvMpiCollectiveEnd:
+		implicit := m.call == nil
+		if implicit {
+			m.call = &mpiCall{name: RecordName(e.Type), node: m.user, enter: e.Time}
+		}
+		m.record(e)
+		if implicit {
+			m.finish(e.Time)
+		}
+	}
+}
+
+func (m *mapper) enter(e *Event) {
+	if m.call != nil {
+		m.stack = append(m.stack, frame{region: e.Region, node: m.user})
+		return
+	}
+	name, isMPI := m.isMPIRegion(e.Region)
+	if isMPI && m.src.mpi {
+		m.call = &mpiCall{name: name, node: m.src.meta.AddRegion(name, m.user), enter: e.Time}
+		m.stack = append(m.stack, frame{region: e.Region, node: m.user, startCall: true})
+		return
+	}
+	m.user = m.src.meta.AddRegion(name, m.user)
+	m.stack = append(m.stack, frame{region: e.Region, node: m.user})
+}
+
+func (m *mapper) leave(e *Event) {
+	if len(m.stack) == 0 {
+		m.unbalancedLeave++
+		return
+	}
+	top := m.stack[len(m.stack)-1]
+	m.stack = m.stack[:len(m.stack)-1]
+	if top.region != e.Region {
+		m.mismatchedLeave++
+	}
+	if top.startCall && m.call != nil {
+		m.finish(e.Time)
+	}
+	if len(m.stack) > 0 {
+		m.user = m.stack[len(m.stack)-1].node
+	} else {
+		m.user = 0
+	}
+}
+
+// record adds the model event of an MPI record to the current call.
+func (m *mapper) record(e *Event) {
+	c := m.call
+	switch e.Type {
+	case EvMpiSend, EvMpiIsend:
+		k := trace.Send
+		if e.Type == EvMpiIsend {
+			k = trace.Isend
+		}
+		ev := trace.NewEvent(k)
+		ev.Partner = m.peer(e.Comm, e.Peer)
+		ev.Tag, ev.Comm, ev.SendBytes, ev.Request = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes), e.Request
+		if k == trace.Send {
+			ev.Request = 0
+		}
+		c.ops = append(c.ops, ev)
+	case EvMpiRecv:
+		ev := trace.NewEvent(trace.Recv)
+		ev.Partner = m.peer(e.Comm, e.Peer)
+		ev.Tag, ev.Comm, ev.RecvBytes = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes)
+		c.ops = append(c.ops, ev)
+	case EvMpiIrecvRequest:
+		ev := trace.NewEvent(trace.Irecv)
+		ev.Request = e.Request
+		m.pendingCall[e.Request] = len(c.ops)
+		c.ops = append(c.ops, ev)
+	case EvMpiIrecv:
+		m.completeIrecv(e)
+		c.completed = append(c.completed, e.Request)
+	case EvMpiIsendComplete:
+		c.completed = append(c.completed, e.Request)
+	case EvMpiRequestTest:
+		c.tested = append(c.tested, e.Request)
+	case EvMpiCollectiveEnd:
+		c.ops = append(c.ops, m.collective(e))
+	}
+}
+
+// completeIrecv fills the Irecv that MpiIrecvRequest started with the
+// sender, tag and size the completing MpiIrecv names.
+func (m *mapper) completeIrecv(e *Event) {
+	fill := func(ev *trace.Event) {
+		ev.Partner = m.peer(e.Comm, e.Peer)
+		ev.Tag, ev.Comm, ev.RecvBytes = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes)
+	}
+	if i, ok := m.pendingCall[e.Request]; ok {
+		fill(&m.call.ops[i])
+		delete(m.pendingCall, e.Request)
+		return
+	}
+	if i, ok := m.pendingOut[e.Request]; ok {
+		q := m.out
+		fill(&q.ev[i-q.base])
+		q.pending[i-q.base] = false
+		delete(m.pendingOut, e.Request)
+		return
+	}
+	m.orphanIrecv++
+}
+
+func (m *mapper) comm(id uint32) modelComm {
+	if c, ok := m.src.comms[id]; ok {
+		if c.self {
+			return m.src.selfComm(id, m.rank)
+		}
+		return c
+	}
+	m.unresolved++
+	return modelComm{id: trace.WorldComm, size: len(m.src.ranks)}
+}
+
+func (m *mapper) peer(comm, r uint32) int32 {
+	w, ok := m.src.worldOf(comm, r, m.self)
+	if !ok {
+		m.unresolved++
+	}
+	return w
+}
+
+// collectiveKinds maps CollectiveOp values to kinds.
+var collectiveKinds = [...]trace.Kind{trace.Barrier, trace.Bcast, trace.Gather, trace.Gatherv,
+	trace.Scatter, trace.Scatterv, trace.Allgather, trace.Allgatherv, trace.Alltoall, trace.Alltoallv,
+	trace.Alltoallv, trace.Allreduce, trace.Reduce, trace.ReduceScatter, trace.Scan, trace.Exscan,
+	trace.ReduceScatter}
+
+// collective returns the model event of an MpiCollectiveEnd. Score-P
+// counts a rooted collective's bytes at the root for all members; the
+// model keeps per-member volumes, so the root's side is divided by the
+// communicator size.
+func (m *mapper) collective(e *Event) trace.Event {
+	k := trace.Local
+	if int(e.Op) < len(collectiveKinds) {
+		k = collectiveKinds[e.Op]
+	}
+	ev := trace.NewEvent(k)
+	c := m.comm(e.Comm)
+	ev.Comm = c.id
+	sent, recv := int64(e.Bytes), int64(e.Received)
+	if k.IsRooted() && e.Peer < undefined32-2 {
+		ev.Partner = m.peer(e.Comm, e.Peer)
+		root := ev.Partner == m.rank
+		n := int64(max(c.size, 1))
+		switch k {
+		case trace.Bcast, trace.Scatter: // the root sends n shares
+			v := recv
+			if root {
+				v = sent / n
+			}
+			sent, recv = v, v
+		case trace.Gather, trace.Reduce: // the root receives n shares
+			recv = sent
+		}
+	}
+	if k != trace.Barrier {
+		ev.SendBytes, ev.RecvBytes = sent, recv
+	}
+	return ev
+}
+
+// callKinds names the kind of an MPI call that has no MPI record inside.
+var callKinds = map[string]trace.Kind{
+	"MPI_Init": trace.Init, "MPI_Init_thread": trace.Init, "MPI_Finalize": trace.Finalize,
+	"MPI_Barrier": trace.Barrier,
+}
+
+// finish ends the current MPI call at tick t and queues its events.
+func (m *mapper) finish(t uint64) {
+	c := m.call
+	m.call = nil
+	stamp := func(ev *trace.Event, region uint32) {
+		ev.Enter, ev.Exit, ev.HasTime = m.ps(c.enter), m.ps(t), true
+		ev.Region = region
+		ev.CallSite = m.src.callSite(c.node)
+	}
+	for i := range c.ops {
+		ev := &c.ops[i]
+		stamp(ev, m.user)
+		pending := ev.Kind == trace.Irecv && m.isPending(ev.Request, i)
+		idx := m.out.push(*ev, pending)
+		if pending {
+			m.pendingOut[ev.Request] = idx
+		}
+	}
+	clear(m.pendingCall)
+	if len(c.completed) > 0 {
+		ev := trace.NewEvent(trace.Waitall)
+		isTest := strings.HasPrefix(c.name, "MPI_Test")
+		switch {
+		case len(c.completed) == 1 && isTest:
+			ev.Kind, ev.Request = trace.Test, c.completed[0]
+		case len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany"):
+			ev.Kind, ev.Request = trace.Wait, c.completed[0]
+		default:
+			ev.Requests = append([]uint64{}, c.completed...)
+		}
+		stamp(&ev, m.user)
+		m.out.push(ev, false)
+	}
+	for _, r := range c.tested {
+		ev := trace.NewEvent(trace.Test)
+		ev.Request = r
+		stamp(&ev, m.user)
+		m.out.push(ev, false)
+	}
+	if len(c.ops) == 0 && len(c.completed) == 0 && len(c.tested) == 0 {
+		k, ok := callKinds[c.name]
+		if !ok {
+			k = trace.Local
+		}
+		ev := trace.NewEvent(k)
+		region := m.user
+		if k == trace.Local {
+			region = c.node
+		}
+		stamp(&ev, region)
+		m.out.push(ev, false)
+	}
+}
+
+func (m *mapper) isPending(req uint64, i int) bool {
+	j, ok := m.pendingCall[req]
+	return ok && j == i
+}
+
+// flush releases every held-back Irecv at the end of the location.
+func (m *mapper) flush() {
+	for req, i := range m.pendingOut {
+		m.release(i)
+		delete(m.pendingOut, req)
+	}
+}
+
+// release gives up on the sender of the held-back Irecv at absolute
+// queue index i: it receives from any source with any tag.
+func (m *mapper) release(i int) {
+	q := m.out
+	ev := &q.ev[i-q.base]
+	ev.Partner, ev.Tag = trace.AnySource, trace.AnyTag
+	q.pending[i-q.base] = false
+	m.lateIrecv++
+}
+
+// defects describes the rank's defects.
+func (m *mapper) defects(rank int) []string {
+	var d []string
+	add := func(n int, what string) {
+		if n > 0 {
+			d = append(d, fmt.Sprintf("rank %d: %d %s", rank, n, what))
+		}
+	}
+	add(len(m.stack), "Enter without Leave")
+	add(m.unbalancedLeave, "Leave without Enter")
+	add(m.mismatchedLeave, "Leave of another region than the innermost")
+	add(m.unresolved, "communicator ranks not resolved to world ranks")
+	add(m.orphanIrecv, "MpiIrecv without MpiIrecvRequest")
+	add(m.lateIrecv, "Irecv never completed (read as from any source)")
+	return d
+}
+
+// rankReader streams one rank's model events. It implements trace.Reader.
+type rankReader struct {
+	lr  *LocationReader
+	m   mapper
+	q   outQueue
+	cur trace.Event
+	err error
+	eof bool
+}
+
+// Next advances to the next model event.
+func (rd *rankReader) Next() bool {
+	q := &rd.q
+	for q.head >= len(q.ev) || q.pending[q.head] {
+		if q.head < len(q.ev) && len(q.ev)-q.head > maxLookahead {
+			req := q.ev[q.head].Request
+			delete(rd.m.pendingOut, req)
+			rd.m.release(q.base + q.head)
+			break
+		}
+		if rd.eof {
+			if q.head < len(q.ev) {
+				rd.m.flush()
+				continue
+			}
+			return false
+		}
+		if !rd.lr.Next() {
+			if rd.err = rd.lr.Err(); rd.err != nil {
+				return false
+			}
+			rd.eof = true
+			if rd.m.call != nil {
+				rd.m.finish(rd.m.call.enter) // an MPI call cut off by the end
+			}
+			continue
+		}
+		rd.m.step(rd.lr.Event())
+	}
+	if q.head >= len(q.ev) {
+		return false
+	}
+	rd.cur = q.ev[q.head]
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.ev) {
+		n := copy(q.ev, q.ev[q.head:])
+		copy(q.pending, q.pending[q.head:])
+		q.ev, q.pending = q.ev[:n], q.pending[:n]
+		q.base += q.head
+		q.head = 0
+	}
+	return true
+}
+
+// Event returns the current event.
+func (rd *rankReader) Event() *trace.Event { return &rd.cur }
+
+// Err returns the first error.
+func (rd *rankReader) Err() error { return rd.err }
+
+// Close closes the location's event file.
+func (rd *rankReader) Close() error { return rd.lr.Close() }

@@ -1,0 +1,260 @@
+package otf2
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strconv"
+	"strings"
+
+	"kairos/trace"
+)
+
+// Source is an OTF2 archive read as a Kairos trace. Each MPI location is
+// a rank, numbered by its position in the MPI COMM_LOCATIONS group (its
+// rank in MPI_COMM_WORLD); a trace without MPI has one rank per location.
+// Every MPI call (Enter..Leave of an MPI region) becomes one event, its
+// kind taken from the MPI records inside it or from the region name;
+// user regions build the call-path tree (Meta.Regions).
+//
+// Open reads every location once to build the call-path tree and to count
+// the archive's defects (Defects); OpenRank then streams one location.
+type Source struct {
+	arch      *Archive
+	meta      trace.Meta
+	ranks     []uint64         // location of each rank
+	worldRank map[uint64]int32 // location -> rank
+	comms     map[uint32]modelComm
+	mpi       bool
+	callsites map[uint32]uint64
+	selfComms map[[2]uint64]uint32 // (COMM_SELF communicator, rank) -> model id
+	defects   []string
+}
+
+// modelComm is how an OTF2 communicator appears in the model.
+type modelComm struct {
+	id   uint32 // trace.WorldComm or an id of Meta.Comms
+	size int
+	self bool // a COMM_SELF communicator: one model communicator per rank
+}
+
+// Open opens the OTF2 archive at path (anchor file or its directory) as a
+// trace.Source.
+func Open(path string) (*Source, error) {
+	a, err := OpenArchive(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{}}
+	s.buildRanks()
+	s.buildComms()
+	s.describe()
+	if err := s.scan(); err != nil {
+		return nil, err
+	}
+	if len(s.defects) > 0 {
+		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
+	}
+	return s, nil
+}
+
+// OpenTrace is Open returning a trace.Source, for the format registry.
+func OpenTrace(path string) (trace.Source, error) { return Open(path) }
+
+// Archive returns the underlying archive.
+func (s *Source) Archive() *Archive { return s.arch }
+
+// Meta returns the trace's metadata.
+func (s *Source) Meta() *trace.Meta { return &s.meta }
+
+// NumRanks returns the number of ranks.
+func (s *Source) NumRanks() int { return len(s.ranks) }
+
+// RankLocation returns the OTF2 location of rank r.
+func (s *Source) RankLocation(r int) uint64 { return s.ranks[r] }
+
+// HasMPI reports whether the archive defines MPI locations.
+func (s *Source) HasMPI() bool { return s.mpi }
+
+// Defects lists what the archive does that MPI forbids or the mapping
+// cannot express (unbalanced Enter/Leave, unresolved ranks, requests
+// never completed), one entry per rank and kind.
+func (s *Source) Defects() []string { return s.defects }
+
+func (s *Source) buildRanks() {
+	d := s.arch.Defs
+	if g := d.commLocs[ParadigmMPI]; g != nil {
+		s.mpi = true
+		s.ranks = append(s.ranks, g.Members...)
+	} else {
+		for _, l := range d.Locations {
+			s.ranks = append(s.ranks, l.ID)
+		}
+	}
+	for i, loc := range s.ranks {
+		s.worldRank[loc] = int32(i)
+	}
+}
+
+// buildComms maps OTF2 communicators to the model: MPI_COMM_WORLD (the
+// communicator over every rank in rank order) to trace.WorldComm, the
+// others, in id order, to Meta.Comms with their members' world ranks.
+func (s *Source) buildComms() {
+	d := s.arch.Defs
+	ids := make([]uint32, 0, len(d.Comms))
+	for id := range d.Comms {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	world, found := uint32(0), false
+	for _, id := range ids {
+		if m := s.members(id); s.isWorld(m) && (!found || d.Strings[d.Comms[id].Name] == "MPI_COMM_WORLD") {
+			world, found = id, true
+		}
+	}
+	next := uint32(1)
+	for _, id := range ids {
+		m := s.members(id)
+		if found && id == world {
+			s.comms[id] = modelComm{id: trace.WorldComm, size: len(s.ranks)}
+			continue
+		}
+		if g := d.Groups[d.Comms[id].Group]; g != nil && g.Type == GroupCommSelf {
+			s.comms[id] = modelComm{self: true, size: 1}
+			continue
+		}
+		s.comms[id] = modelComm{id: next, size: len(m)}
+		s.meta.Comms = append(s.meta.Comms, trace.Comm{ID: next, Members: m})
+		next++
+	}
+}
+
+func (s *Source) isWorld(m []int32) bool {
+	if len(m) != len(s.ranks) || m == nil {
+		return false
+	}
+	for i, r := range m {
+		if r != int32(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// members returns the world ranks of communicator id in rank order, nil
+// if they cannot be resolved (COMM_SELF, non-MPI groups).
+func (s *Source) members(id uint32) []int32 {
+	d := s.arch.Defs
+	g := d.Groups[d.Comms[id].Group]
+	if g == nil || g.Type != GroupCommGroup {
+		return nil
+	}
+	m := make([]int32, len(g.Members))
+	for i := range g.Members {
+		loc, ok := d.CommRankLocation(id, uint32(i), 0)
+		r, ok2 := s.worldRank[loc]
+		if !ok || !ok2 {
+			return nil
+		}
+		m[i] = r
+	}
+	return m
+}
+
+func (s *Source) describe() {
+	a, at := s.arch, s.meta.Attrs
+	at["format"] = "otf2"
+	at["otf2.version"] = a.Anchor.VersionString()
+	at["generator"] = a.Anchor.Creator
+	c := a.Defs.Clock
+	at["clock.resolution"] = strconv.FormatUint(c.Resolution, 10)
+	at["clock.offset"] = strconv.FormatUint(c.GlobalOffset, 10)
+	if s.mpi {
+		at["otf2.ranks"] = "one rank per MPI location (MPI_COMM_WORLD order)"
+		if n := len(a.Defs.Locations) - len(s.ranks); n > 0 {
+			at["otf2.ignored_locations"] = strconv.Itoa(n) + " non-MPI locations (threads, devices, metrics) are not ranks"
+		}
+	} else {
+		at["otf2.ranks"] = "no MPI in this trace: one rank per location, without MPI events"
+	}
+}
+
+// scan reads every rank once, building the call-path tree and the
+// defect list, so that Meta is complete before any rank is streamed.
+func (s *Source) scan() error {
+	for r := range s.ranks {
+		rd, err := s.openRank(r)
+		if err != nil {
+			return err
+		}
+		for rd.Next() {
+		}
+		err = rd.Err()
+		rd.Close()
+		if err != nil {
+			return err
+		}
+		s.defects = append(s.defects, rd.m.defects(r)...)
+	}
+	return nil
+}
+
+// OpenRank returns a reader of rank r's MPI calls.
+func (s *Source) OpenRank(r int) (trace.Reader, error) {
+	if r < 0 || r >= len(s.ranks) {
+		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(s.ranks))
+	}
+	return s.openRank(r)
+}
+
+func (s *Source) openRank(r int) (*rankReader, error) {
+	lr, err := s.arch.OpenLocation(s.ranks[r])
+	if err != nil {
+		return nil, err
+	}
+	rd := &rankReader{lr: lr}
+	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{}}
+	rd.m.out = &rd.q
+	return rd, nil
+}
+
+// callSite returns the 64-bit FNV-1a hash of a region node's call path.
+func (s *Source) callSite(node uint32) uint64 {
+	if h, ok := s.callsites[node]; ok {
+		return h
+	}
+	f := fnv.New64a()
+	for _, n := range s.meta.CallPath(node) {
+		f.Write([]byte(n))
+		f.Write([]byte{0})
+	}
+	h := f.Sum64()
+	s.callsites[node] = h
+	return h
+}
+
+// selfComm returns the model communicator of rank r's instance of the
+// COMM_SELF communicator id, defining it on first use (while Open scans).
+func (s *Source) selfComm(id uint32, r int32) modelComm {
+	k := [2]uint64{uint64(id), uint64(r)}
+	mid, ok := s.selfComms[k]
+	if !ok {
+		mid = uint32(len(s.meta.Comms) + 1)
+		s.selfComms[k] = mid
+		s.meta.Comms = append(s.meta.Comms, trace.Comm{ID: mid, Members: []int32{r}})
+	}
+	return modelComm{id: mid, size: 1}
+}
+
+// worldOf returns the world rank of rank r of OTF2 communicator comm.
+func (s *Source) worldOf(comm, r uint32, self uint64) (int32, bool) {
+	loc, ok := s.arch.Defs.CommRankLocation(comm, r, self)
+	if !ok {
+		return trace.NoRank, false
+	}
+	w, ok := s.worldRank[loc]
+	if !ok {
+		return trace.NoRank, false
+	}
+	return w, true
+}

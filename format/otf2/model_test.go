@@ -1,0 +1,112 @@
+package otf2
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"kairos/check"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+func openSample(t *testing.T, name string) *Source {
+	t.Helper()
+	s, err := Open(testenv.Shared(t, filepath.Join("traces/otf2", name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestModelTiny maps the tiny_mpi sample and compares the two ranks'
+// events with what its writer recorded.
+func TestModelTiny(t *testing.T) {
+	s := openSample(t, "tiny_mpi")
+	if s.NumRanks() != 2 || !s.HasMPI() {
+		t.Fatalf("%d ranks, MPI %v", s.NumRanks(), s.HasMPI())
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for r := range tr.Ranks {
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			e := rd.Event()
+			got = append(got, fmt.Sprintf("%d %s [%d,%d] %s", r, e.String(), e.Enter, e.Exit, strings.Join(tr.Meta().CallPath(e.Region), "/")))
+		}
+	}
+	want := []string{
+		"0 send peer=1 tag=42 send=1024 [100000,610000] main",
+		"0 irecv peer=1 tag=7 recv=4096 req=1 [660000,685000] main",
+		"0 wait req=1 [985000,1695000] main",
+		"0 allreduce send=8 recv=8 [1795000,2205000] main",
+		"1 recv peer=0 tag=42 recv=1024 [100000,826000] main",
+		"1 isend peer=0 tag=7 send=4096 req=9 [1066000,1108000] main",
+		"1 wait req=9 [1228000,1720000] main",
+		"1 allreduce send=8 recv=8 [2080000,2212000] main",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// knownDefects are the defects of the MPI samples: in the TraceR traces
+// rank 0 leaves two regions out of order and ends with two open (the
+// shared README: "2 unbalanced Enter"). The others have none.
+var knownDefects = map[string][]string{
+	"tracer-stencil4d-32": {"rank 0: 2 Enter without Leave", "rank 0: 2 Leave of another region than the innermost"},
+	"tracer-stencil4d-64": {"rank 0: 2 Enter without Leave", "rank 0: 2 Leave of another region than the innermost"},
+}
+
+// TestModelCheck reads every MPI sample into the model and checks it:
+// every message matched, every request completed.
+func TestModelCheck(t *testing.T) {
+	for _, name := range []string{"tiny_mpi", "pipit-ping-pong-otf2", "pipit-ping-pong-otf2-papi",
+		"sst-macro-mpi-coverage", "tracer-stencil4d-32", "tracer-stencil4d-64"} {
+		t.Run(name, func(t *testing.T) {
+			s := openSample(t, name)
+			rep, err := check.Check(s, check.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var probs []string
+			for _, p := range rep.Problems {
+				probs = append(probs, p.String())
+			}
+			sort.Strings(probs)
+			if !rep.OK() || rep.Warnings > 0 {
+				t.Errorf("%d errors, %d warnings:\n%s", rep.Errors, rep.Warnings, strings.Join(probs, "\n"))
+			}
+			if got, want := strings.Join(s.Defects(), "; "), strings.Join(knownDefects[name], "; "); got != want {
+				t.Errorf("defects %q, want %q", got, want)
+			}
+			if got := s.Meta().Attrs["otf2.defects"]; got != strings.Join(knownDefects[name], "; ") {
+				t.Errorf("Meta.Attrs[otf2.defects] = %q", got)
+			}
+		})
+	}
+}
+
+// TestModelNoMPI reads the fastotf2 sample, which has no MPI at all: one
+// rank per location, no events, and Meta says so.
+func TestModelNoMPI(t *testing.T) {
+	s := openSample(t, "fastotf2-mi300-hip")
+	if s.HasMPI() || s.NumRanks() != 32 {
+		t.Fatalf("MPI %v, %d ranks", s.HasMPI(), s.NumRanks())
+	}
+	if !strings.Contains(s.Meta().Attrs["otf2.ranks"], "no MPI") {
+		t.Errorf("Attrs: %v", s.Meta().Attrs)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.NumEvents(); n != 0 {
+		t.Errorf("%d model events from a trace without MPI", n)
+	}
+}

@@ -1,0 +1,247 @@
+/*
+ * otf2writer writes OTF2 archives with Debian's libotf2 for Kairos' tests
+ * and benchmarks.
+ *
+ *   otf2writer DIR features   a 3-rank MPI archive exercising what a reader
+ *                             must get right: records over 255 bytes,
+ *                             several chunks per location, attribute lists,
+ *                             undefined (0xFF) fields, clock offsets with
+ *                             drift, mapping tables, equal timestamps on
+ *                             different locations, metrics, parameters.
+ *   otf2writer DIR bench N L  L ranks of N events each (Enter/Leave around
+ *                             MPI_Send/MPI_Recv pairs), for benchmarks.
+ *
+ * Build: cc -O2 otf2writer.c -lotf2
+ */
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static OTF2_FlushType pre_flush(void* u, OTF2_FileType ft, OTF2_LocationRef l, void* c, bool final)
+{
+    (void)u; (void)ft; (void)l; (void)c; (void)final;
+    return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp post_flush(void* u, OTF2_FileType ft, OTF2_LocationRef l)
+{
+    (void)u; (void)ft; (void)l;
+    return 0;
+}
+
+static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = post_flush };
+
+static void check(OTF2_ErrorCode s, const char* what)
+{
+    if (s != OTF2_SUCCESS) {
+        fprintf(stderr, "otf2writer: %s: %s\n", what, OTF2_Error_GetName(s));
+        exit(1);
+    }
+}
+
+enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_WORLD,
+       S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_ARG0, NSTR = S_ARG0 + 300 };
+enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, NREG };
+enum { NATTR = 40, NMEMBERS = 40 };
+
+static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
+    "MPI_Allreduce", "MPI_Bcast", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
+    "attribute", "metric member", "bytes", "parameter" };
+
+static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
+{
+    OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(a);
+    check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 1000, length, OTF2_UNDEFINED_TIMESTAMP), "clock");
+    for (int i = 0; i < NSTR; i++) {
+        char buf[64];
+        const char* s = buf;
+        if (i < S_ARG0) s = strs[i];
+        else snprintf(buf, sizeof buf, "argument-%d", i - S_ARG0);
+        check(OTF2_GlobalDefWriter_WriteString(g, i, s), "string");
+    }
+    static const struct { int name; OTF2_RegionRole role; OTF2_Paradigm par; } regs[NREG] = {
+        { S_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER },
+        { S_SEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_ISEND, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_IRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_WAIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
+        { S_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
+    };
+    for (int r = 0; r < NREG; r++)
+        check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
+                                               regs[r].par, OTF2_REGION_FLAG_NONE, S_EMPTY, 0, 0), "region");
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, S_MACHINE, S_MACHINE, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "stn");
+    uint64_t* members = calloc(nranks, sizeof *members);
+    for (int r = 0; r < nranks; r++) {
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                      OTF2_UNDEFINED_LOCATION_GROUP), "group");
+        check(OTF2_GlobalDefWriter_WriteLocation(g, r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r), "loc");
+        members[r] = r;
+    }
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, nranks, members), "comm locations");
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 1, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, nranks, members), "comm group");
+    /* comm 0 is a sub-communicator of ranks 2, 0 (in that order); comm 1 is the world. */
+    uint64_t sub[2] = { nranks > 2 ? 2 : 0, 0 };
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, 2, sub), "sub group");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_EMPTY, 2, 1, OTF2_COMM_FLAG_NONE), "sub comm");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 1, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "world");
+    free(members);
+    for (int i = 0; i < NATTR; i++)
+        check(OTF2_GlobalDefWriter_WriteAttribute(g, i, S_ATTR, S_EMPTY, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64), "attr");
+    OTF2_MetricMemberRef mm[NMEMBERS];
+    for (int i = 0; i < NMEMBERS; i++) {
+        mm[i] = i;
+        check(OTF2_GlobalDefWriter_WriteMetricMember(g, i, S_METRIC, S_EMPTY, OTF2_METRIC_TYPE_OTHER,
+                                                     OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64,
+                                                     OTF2_BASE_DECIMAL, 0, S_UNIT), "member");
+    }
+    check(OTF2_GlobalDefWriter_WriteMetricClass(g, 0, NMEMBERS, mm, OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                OTF2_RECORDER_KIND_CPU), "metric class");
+    check(OTF2_GlobalDefWriter_WriteParameter(g, 0, S_PARAM, OTF2_PARAMETER_TYPE_INT64), "parameter");
+    check(OTF2_Archive_CloseGlobalDefWriter(a, g), "close global defs");
+}
+
+/* features writes rank r's events of the feature archive; returns the count. */
+static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+    OTF2_AttributeList* al = OTF2_AttributeList_New();
+    OTF2_StringRef args[300];
+    for (int i = 0; i < 300; i++) args[i] = S_ARG0 + i;
+    /* a record longer than 255 bytes, and an attribute list longer than 255 bytes */
+    for (int i = 0; i < NATTR; i++) {
+        OTF2_AttributeValue v;
+        if (i % 2) v.int32 = -1000000 * i; else v.uint64 = 0xFFFFFFFFFFFFULL * i;
+        OTF2_AttributeList_AddAttribute(al, i, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64, v);
+    }
+    check(OTF2_EvtWriter_ProgramBegin(w, al, t, S_MAIN, 300, args), "program begin"); n++;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    int peer = (r + 1) % nranks, from = (r + nranks - 1) % nranks;
+    for (int i = 0; i < 12000; i++) {
+        t += 100; /* every rank has the same timestamps: ties go to the lower location */
+        if (i % 7 == 0) {
+            OTF2_AttributeList_AddUint8(al, 0, (uint8_t)i);
+            OTF2_AttributeList_AddInt32(al, 1, -i);
+        }
+        check(OTF2_EvtWriter_Enter(w, al, t, R_ISEND), "enter"); n++;
+        check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, peer, 1, i % 1000, 1000 + i, 2 * i), "isend"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 2, R_ISEND), "leave"); n++;
+        check(OTF2_EvtWriter_Enter(w, NULL, t + 3, R_IRECV), "enter"); n++;
+        check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 4, 2 * i + 1), "irecv request"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, R_IRECV), "leave"); n++;
+        check(OTF2_EvtWriter_Enter(w, NULL, t + 6, R_WAIT), "enter"); n++;
+        check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 7, 2 * i), "isend complete"); n++;
+        check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 8, from, 1, i % 1000, 1000 + i, 2 * i + 1), "irecv"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 9, R_WAIT), "leave"); n++;
+        if (i % 100 == 0) {
+            /* an undefined region (a singleton written as 0xFF), undefined root and sizes */
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 10, R_ALLREDUCE), "enter"); n++;
+            check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 10), "coll begin"); n++;
+            check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 11, OTF2_COLLECTIVE_OP_ALLREDUCE, 1,
+                                                  OTF2_UNDEFINED_UINT32, 8, 8), "coll end"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 12, R_ALLREDUCE), "leave"); n++;
+            if (r == 0 || r == 2) { /* a rooted collective on the sub-communicator {2, 0} */
+                check(OTF2_EvtWriter_Enter(w, NULL, t + 13, R_BCAST), "enter"); n++;
+                check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 13), "coll begin"); n++;
+                check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 14, OTF2_COLLECTIVE_OP_BCAST, 0, 0,
+                                                      r == 2 ? 64 : 0, r == 2 ? 0 : 32), "coll end"); n++;
+                check(OTF2_EvtWriter_Leave(w, NULL, t + 15, R_BCAST), "leave"); n++;
+            }
+            OTF2_Type types[NMEMBERS];
+            OTF2_MetricValue vals[NMEMBERS];
+            for (int k = 0; k < NMEMBERS; k++) {
+                types[k] = OTF2_TYPE_UINT64;
+                vals[k].unsigned_int = k == 0 ? UINT64_MAX : (uint64_t)i << k;
+            }
+            check(OTF2_EvtWriter_Metric(w, NULL, t + 16, 0, NMEMBERS, types, vals), "metric"); n++;
+            check(OTF2_EvtWriter_ParameterInt(w, NULL, t + 17, 0, -(int64_t)i), "parameter"); n++;
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 18, OTF2_UNDEFINED_REGION), "enter undefined"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 19, OTF2_UNDEFINED_REGION), "leave undefined"); n++;
+        }
+        if (i == 5000) {
+            check(OTF2_EvtWriter_MeasurementOnOff(w, NULL, t + 20, OTF2_MEASUREMENT_OFF), "off"); n++;
+            t += 1000;
+            check(OTF2_EvtWriter_MeasurementOnOff(w, NULL, t + 20, OTF2_MEASUREMENT_ON), "on"); n++;
+        }
+        t += 30;
+    }
+    t += 100;
+    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+    check(OTF2_EvtWriter_ProgramEnd(w, NULL, t, r == 1 ? -30 : 0), "program end"); n++;
+    OTF2_AttributeList_Delete(al);
+    if (t > *tmax) *tmax = t;
+    return n;
+}
+
+/* bench writes n events of rank r: Enter, MpiSend or MpiRecv, Leave. */
+static uint64_t bench(OTF2_EvtWriter* w, int r, int nranks, uint64_t n, uint64_t* tmax)
+{
+    uint64_t t = 10000, k = 0;
+    int peer = r ^ 1;
+    if (peer >= nranks) peer = r;
+    for (uint64_t i = 0; k + 3 <= n; i++) {
+        t += 17;
+        int send = (i + r) % 2 == 0;
+        check(OTF2_EvtWriter_Enter(w, NULL, t, send ? R_SEND : R_RECV), "enter");
+        if (send) check(OTF2_EvtWriter_MpiSend(w, NULL, t + 3, peer, 1, (uint32_t)i, 4096), "send");
+        else check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 3, peer, 1, (uint32_t)i, 4096), "recv");
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 9, send ? R_SEND : R_RECV), "leave");
+        k += 3;
+    }
+    if (t + 9 > *tmax) *tmax = t + 9;
+    return k;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: otf2writer DIR features | DIR bench EVENTS RANKS\n");
+        return 2;
+    }
+    int is_bench = strcmp(argv[2], "bench") == 0;
+    int nranks = is_bench ? atoi(argv[4]) : 3;
+    uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
+    OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
+                                        OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (!a) {
+        fprintf(stderr, "otf2writer: cannot create %s\n", argv[1]);
+        return 1;
+    }
+    check(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL), "flush callbacks");
+    check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "serial");
+    check(OTF2_Archive_SetCreator(a, "kairos otf2writer"), "creator");
+    check(OTF2_Archive_OpenEvtFiles(a), "open evt files");
+    uint64_t* events = calloc(nranks, sizeof *events);
+    uint64_t tmax = 0;
+    for (int r = 0; r < nranks; r++) {
+        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, r);
+        events[r] = is_bench ? bench(w, r, nranks, nevents, &tmax) : features(w, r, nranks, &tmax);
+        check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
+    }
+    check(OTF2_Archive_CloseEvtFiles(a), "close evt files");
+    check(OTF2_Archive_OpenDefFiles(a), "open def files");
+    for (int r = 0; r < nranks; r++) {
+        OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(a, r);
+        if (!is_bench && r == 1) {
+            /* rank 1's clock drifts: three offsets, the middle one negative */
+            check(OTF2_DefWriter_WriteClockOffset(d, 5000, 250, 0.5), "offset");
+            check(OTF2_DefWriter_WriteClockOffset(d, 1000000, -731, 0.25), "offset");
+            check(OTF2_DefWriter_WriteClockOffset(d, 2000000, 4099, 0), "offset");
+        }
+        if (!is_bench && r == 2) {
+            check(OTF2_DefWriter_WriteClockOffset(d, 5000, 77, 0), "single offset (ignored)");
+        }
+        check(OTF2_Archive_CloseDefWriter(a, d), "close def writer");
+    }
+    check(OTF2_Archive_CloseDefFiles(a), "close def files");
+    write_defs(a, nranks, events, tmax);
+    check(OTF2_Archive_Close(a), "close archive");
+    free(events);
+    return 0;
+}

@@ -1,0 +1,102 @@
+package ti
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+)
+
+// FuzzReader opens arbitrary text as a shared TI trace. It must never
+// panic; a failure must be a ParseError or name the file; a trace that
+// reads without error must survive write-then-read unchanged.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{
+		allActions,
+		"0 init\n0 compute 1e6\n0 send 1 0 1e6\n1 init\n1 recv 0 0 1e6\n",
+		"0 init\n0 finalize",
+		"# only a comment\n\n",
+		"0 isend 1 0 8\n0 test 0 1 0\n0 wait 0 1 0\n0 wait 0 1 0\n0 waitall\n",
+		"0 irecv -333 -444 5\n0 wait -333 0 -444\n",
+		"0 allgatherv 1 1 1 0\n1 allgatherv 1 1 1 1 1 0 0\n",
+		"0 alltoallv 1 1 1 1 1 1\n1 alltoallv 1 1 1 1 1 1 1 1\n",
+		"0 reducescatter 1 2 3 4 5\n",
+		"0 location a.c 3\n1 location b.c 4\n0 location b.c 5\n",
+		"0 compute 0x1p-3\n0 sleep .5\n0 compute -0\n",
+		"0 send 1 0 1e400\n",
+		"7 init 1\n",
+		"0\tinit \r\n 0  bcast 10 0 6 \r\n",
+		"0 sendRecv 1 1 1 1 0 0\n1 sendRecv 1 0 1 0 0 0\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 || bytes.Contains(data, []byte{0}) {
+			return
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.ti")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Open(path)
+		if err != nil {
+			checkErr(t, err, path)
+			return
+		}
+		if tr.NumRanks() > 64 {
+			return
+		}
+		want, err := loadErr(tr)
+		if err != nil {
+			checkErr(t, err, path)
+			return
+		}
+		out := filepath.Join(dir, "out.ti")
+		if _, err := WriteFile(out, tr, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Open(out)
+		if err != nil {
+			t.Fatalf("written trace does not open: %v", err)
+		}
+		got, err := loadErr(back)
+		if err != nil {
+			t.Fatalf("written trace does not read: %v", err)
+		}
+		if !reflect.DeepEqual(got, want) || back.Meta().DefaultType != tr.Meta().DefaultType ||
+			!reflect.DeepEqual(back.Meta().Regions, tr.Meta().Regions) {
+			text, _ := os.ReadFile(out)
+			t.Fatalf("round trip changed the trace:\n got %v\nwant %v\nwritten:\n%s", got, want, text)
+		}
+	})
+}
+
+// checkErr checks that err says where it happened.
+func checkErr(t *testing.T, err error, path string) {
+	t.Helper()
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		if pe.File != path || pe.Line < 1 || pe.Col < 1 {
+			t.Fatalf("bad position in %v", err)
+		}
+		return
+	}
+	if !strings.Contains(err.Error(), path) {
+		t.Fatalf("error does not name the file: %v", err)
+	}
+}
+
+func loadErr(src trace.Source) ([][]trace.Event, error) {
+	out := make([][]trace.Event, src.NumRanks())
+	err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		out[r] = append(out[r], e.Clone())
+		return nil
+	})
+	return out, err
+}

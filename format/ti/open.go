@@ -1,0 +1,555 @@
+package ti
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"kairos/internal/fileio"
+	"kairos/trace"
+)
+
+// Layout is how a TI trace is stored.
+type Layout uint8
+
+const (
+	// Shared is one file holding the lines of every rank (SimGrid's
+	// "shared trace": a description of one line, or the file itself).
+	Shared Layout = iota
+	// PerRank is a description file whose line i names rank i's file.
+	PerRank
+)
+
+func (l Layout) String() string {
+	if l == PerRank {
+		return "per-rank"
+	}
+	return "shared"
+}
+
+// maxRanks bounds the rank numbers a shared file may use, so that one
+// corrupt line cannot make the reader allocate without limit.
+const maxRanks = 1 << 22
+
+// span is where a rank's lines lie in a shared file: from the line
+// starting at byte off (line number line) to byte end.
+type span struct {
+	off, end int64
+	line     int
+}
+
+// Trace is an opened TI trace. It implements trace.Source: OpenRank
+// streams one rank from its file(s), nothing is held in memory but the
+// index of a shared file.
+type Trace struct {
+	meta   trace.Meta
+	n      int
+	layout Layout
+	desc   string   // the description file, "" if the trace was a data file
+	files  []string // PerRank: one per rank; Shared: the one file
+	spans  []span   // Shared: one per rank
+	opt    ReaderOptions
+
+	regions map[string]uint32
+
+	mu       sync.Mutex
+	warnings []string
+}
+
+// Open opens the TI trace at path (a shared trace file, a single per-rank
+// file, or a description file listing per-rank files), with SimGrid's
+// rules: see the package documentation.
+func Open(path string) (*Trace, error) { return OpenWith(path, ReaderOptions{}) }
+
+// OpenWith is Open with options.
+//
+// A file with no line SimGrid would read (empty, or only comments) is a
+// trace of no ranks.
+//
+// Opening reads the trace once: a shared file to index where each rank's
+// lines are and to find its number of ranks; per-rank files to find
+// location lines (whose file names become regions of the metadata) and
+// unterminated last lines. The scan runs at several hundred MB/s; for a
+// compressed input it costs one decompression.
+func OpenWith(path string, opt ReaderOptions) (*Trace, error) {
+	first, err := firstLine(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &Trace{meta: trace.NewMeta(), opt: opt, regions: map[string]uint32{}}
+	t.meta.Attrs["format"] = "ti"
+	if first == nil || isActionLine(first) && !namesFile(path, first) {
+		t.files = []string{path}
+		err = t.indexShared()
+	} else {
+		err = t.openDescription(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.meta.Attrs["layout"] = t.layout.String()
+	return t, nil
+}
+
+// firstLine returns the first line of path that SimGrid would not skip,
+// trimmed, or nil.
+func firstLine(path string) ([]byte, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	lr := newLineReader(f, 1)
+	lr.buf = make([]byte, 4096)
+	p := parser{}
+	for {
+		line, _, ok := lr.next()
+		if !ok {
+			if lr.err != nil {
+				return nil, fmt.Errorf("%s: %w", path, lr.err)
+			}
+			return nil, nil
+		}
+		if p.split(line) {
+			return bytes.TrimSpace(line), nil
+		}
+	}
+}
+
+// isActionLine reports whether a (trimmed) line looks like a trace line,
+// "<rank> <something>", rather than a file name of a description.
+func isActionLine(line []byte) bool {
+	var p parser
+	if !p.split(line) || len(p.toks) < 2 {
+		return false
+	}
+	_, ok := parseRank(p.toks[0])
+	return ok
+}
+
+// namesFile reports whether line, read as a description line, names an
+// existing file (a data line never does in practice).
+func namesFile(desc string, line []byte) bool {
+	_, err := resolve(desc, string(line))
+	return err == nil
+}
+
+// parseRank parses a rank token as SimGrid matches it against actor
+// names: the canonical decimal spelling ("0", "1", ..., no sign, no
+// leading zero).
+func parseRank(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 7 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, v < maxRanks
+}
+
+// openDescription reads a trace description as smpirun does: every
+// non-empty line, untrimmed, is a path. One line names a shared trace;
+// more name the per-rank files, rank i on line i.
+func (t *Trace) openDescription(path string) error {
+	data, err := readAll(path)
+	if err != nil {
+		return err
+	}
+	var names []string
+	var lines []int
+	for i, l := range strings.Split(string(data), "\n") {
+		if l != "" {
+			names = append(names, l)
+			lines = append(lines, i+1)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("%s: empty trace description (expected trace file names, one per rank)", path)
+	}
+	t.desc = path
+	for i, name := range names {
+		p, err := resolve(path, name)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, lines[i], err)
+		}
+		names[i] = p
+	}
+	if len(names) == 1 {
+		first, err := firstLine(names[0])
+		if err != nil {
+			return err
+		}
+		if !isActionLine(first) {
+			return fmt.Errorf("%s:%d: %s is not a TI trace file (expected lines \"<rank> <action> ...\")", path, lines[0], names[0])
+		}
+		t.files = names
+		return t.indexShared()
+	}
+	t.layout = PerRank
+	t.n = len(names)
+	if n := t.opt.NumRanks; n > 0 {
+		if n > len(names) {
+			return fmt.Errorf("%s: %d ranks requested but the description lists %d files", path, n, len(names))
+		}
+		t.n = n
+	}
+	t.files = names[:t.n]
+	return t.scanPerRank()
+}
+
+func readAll(path string) ([]byte, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<30))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}
+
+// resolve finds the file a description line names. SimGrid resolves it
+// against smpirun's working directory; Kairos first tries the
+// description's own directory, so that a trace can be read from
+// anywhere, then the working directory.
+func resolve(desc, name string) (string, error) {
+	if filepath.IsAbs(name) {
+		if _, err := os.Stat(name); err != nil {
+			return "", fmt.Errorf("trace file %q: %w", name, err)
+		}
+		return name, nil
+	}
+	cand := filepath.Join(filepath.Dir(desc), name)
+	if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+		return cand, nil
+	}
+	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+		return name, nil
+	}
+	return "", fmt.Errorf("cannot find trace file %q (looked in %s and in the working directory)", name, filepath.Dir(desc))
+}
+
+// indexShared scans a shared file: it checks every rank token, records
+// each rank's span, reads init lines for the default datatype and
+// location lines for the regions.
+func (t *Trace) indexShared() error {
+	t.layout = Shared
+	name := t.files[0]
+	f, err := fileio.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f, 1)
+	var p parser
+	p.file = name
+	inits := map[int]int{}
+	locs := map[int][]string{}
+	last := -1
+	for {
+		off := lr.offset()
+		line, term, ok := lr.next()
+		if !ok {
+			break
+		}
+		if !p.split(line) {
+			continue
+		}
+		r, ok := parseRank(p.toks[0])
+		if !ok {
+			return p.errAt(lr.line, 0, "a rank (a non-negative integer such as 0, 1, 2)")
+		}
+		if !term && !t.opt.KeepLastLine {
+			t.warn(fmt.Sprintf("%s:%d: last line has no newline: dropped, as SimGrid 3.32 drops it", name, lr.line))
+			break
+		}
+		for len(t.spans) <= r {
+			t.spans = append(t.spans, span{off: -1})
+		}
+		s := &t.spans[r]
+		if s.off < 0 {
+			s.off, s.line = off, lr.line
+		}
+		s.end = lr.offset()
+		last = max(last, r)
+		t.noteLine(&p, r, inits, locs)
+	}
+	if lr.err != nil {
+		return fmt.Errorf("%s: %w", name, lr.err)
+	}
+	t.n = last + 1
+	if n := t.opt.NumRanks; n > 0 {
+		if n < t.n {
+			t.warn(fmt.Sprintf("%s: lines of ranks %d and above ignored (%d ranks requested), as SimGrid does", name, n, n))
+		}
+		t.n = n
+	}
+	for len(t.spans) < t.n {
+		t.spans = append(t.spans, span{off: -1})
+	}
+	t.spans = t.spans[:t.n]
+	t.setDefaultType(inits)
+	t.addRegions(locs)
+	return nil
+}
+
+// noteLine records what Open needs from a line of rank r: whether its
+// init has an argument, and the file name of a location line.
+func (t *Trace) noteLine(p *parser, r int, inits map[int]int, locs map[int][]string) {
+	if len(p.toks) < 2 {
+		return
+	}
+	switch string(p.toks[1]) {
+	case "init":
+		if _, seen := inits[r]; !seen {
+			inits[r] = min(len(p.toks)-2, 1)
+		}
+	case "location":
+		if len(p.toks) > 2 {
+			locs[r] = append(locs[r], string(p.toks[2]))
+		}
+	}
+}
+
+// addRegions makes the location files regions, in rank order then line
+// order, so that the ids do not depend on how the ranks' lines are
+// interleaved.
+func (t *Trace) addRegions(locs map[int][]string) {
+	for r := 0; r < t.n; r++ {
+		for _, name := range locs[r] {
+			if _, ok := t.regions[name]; !ok {
+				t.regions[name] = t.meta.AddRegion(name, 0)
+			}
+		}
+	}
+}
+
+// setDefaultType applies SimGrid's rule: "init" with an argument makes
+// MPI_DOUBLE the default datatype, else it is MPI_BYTE. SimGrid keeps one
+// process-wide default, set by every rank's init; Kairos takes the
+// lowest rank's and warns if ranks disagree.
+func (t *Trace) setDefaultType(inits map[int]int) {
+	t.meta.DefaultType = trace.TypeByte
+	first, arg := -1, 0
+	for r, a := range inits {
+		if first < 0 || r < first {
+			first, arg = r, a
+		}
+	}
+	if arg > 0 {
+		t.meta.DefaultType = trace.TypeDouble
+	}
+	for r, a := range inits {
+		if a != arg {
+			t.warn(fmt.Sprintf("rank %d's init disagrees with rank %d's on the default datatype; SimGrid uses whichever init runs last", r, first))
+			break
+		}
+	}
+}
+
+// scanPerRank reads every per-rank file once: the first line for init,
+// and, if the file mentions "location" at all, its location lines.
+func (t *Trace) scanPerRank() error {
+	inits := map[int]int{}
+	locs := map[int][]string{}
+	for r, name := range t.files {
+		hasLoc, tail, err := scanBulk(name, []byte("location"))
+		if err != nil {
+			return err
+		}
+		var p parser
+		if p.split(tail) && !t.opt.KeepLastLine {
+			t.warn(fmt.Sprintf("%s: last line has no newline: dropped, as SimGrid 3.32 drops it", name))
+		}
+		if err := t.scanLines(name, r, hasLoc, inits, locs); err != nil {
+			return err
+		}
+	}
+	t.setDefaultType(inits)
+	t.addRegions(locs)
+	return nil
+}
+
+// scanLines reads the first significant line of a per-rank file (for its
+// init) and, if all is set, every line (for location lines).
+func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs map[int][]string) error {
+	f, err := fileio.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f, 1)
+	if !all {
+		lr.buf = make([]byte, 4096)
+	}
+	var p parser
+	for {
+		line, term, ok := lr.next()
+		if !ok || !term && !t.opt.KeepLastLine {
+			break
+		}
+		if !p.split(line) {
+			continue
+		}
+		t.noteLine(&p, r, inits, locs)
+		if !all {
+			break
+		}
+	}
+	if lr.err != nil {
+		return fmt.Errorf("%s: %w", name, lr.err)
+	}
+	return nil
+}
+
+// scanBulk reads name in large blocks and reports whether it contains
+// word, and the bytes after its last newline (its unterminated last
+// line, empty if it ends with a newline).
+func scanBulk(name string, word []byte) (found bool, tail []byte, err error) {
+	f, err := fileio.Open(name)
+	if err != nil {
+		return false, nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	keep := 0 // bytes carried over from the previous block
+	for {
+		n, rerr := io.ReadFull(f, buf[keep:])
+		data := buf[:keep+n]
+		if !found && bytes.Contains(data, word) {
+			found = true
+		}
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			tail = append(tail[:0], data[i+1:]...)
+		} else if len(tail)+len(data) <= maxLine {
+			tail = append(tail, data[keep:]...)
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			return found, tail, nil
+		}
+		if rerr != nil {
+			return false, nil, fmt.Errorf("%s: %w", name, rerr)
+		}
+		keep = copy(buf, data[len(data)-len(word)+1:])
+	}
+}
+
+func (t *Trace) warn(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, w := range t.warnings {
+		if w == s {
+			return
+		}
+	}
+	t.warnings = append(t.warnings, s)
+}
+
+// Warnings returns what the reader noticed that SimGrid would treat
+// silently or fatally but that does not stop Kairos: dropped last lines,
+// ranks disagreeing on the default datatype, waits with no request
+// outstanding. Readers add to it as they go.
+func (t *Trace) Warnings() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string{}, t.warnings...)
+}
+
+// Meta returns the trace's metadata.
+func (t *Trace) Meta() *trace.Meta { return &t.meta }
+
+// NumRanks returns the number of ranks.
+func (t *Trace) NumRanks() int { return t.n }
+
+// Layout returns how the trace is stored.
+func (t *Trace) Layout() Layout { return t.layout }
+
+// Files returns the trace's data files: one per rank, or the shared file.
+func (t *Trace) Files() []string { return append([]string{}, t.files...) }
+
+// OpenRank returns a streaming reader of rank r's events. For a shared
+// file it reads the part of the file from the rank's first line to its
+// last, skipping the other ranks' lines: one pass over the file in all
+// for a file written rank after rank, up to one pass per rank for a file
+// that interleaves the ranks line by line. A compressed shared file is
+// decompressed from its start for each rank.
+func (t *Trace) OpenRank(r int) (trace.Reader, error) {
+	if r < 0 || r >= t.n {
+		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.n)
+	}
+	var (
+		in     io.Reader
+		closer io.Closer
+		first  = 1
+		mode   = rankStrict
+		name   = t.files[0]
+	)
+	if t.layout == PerRank {
+		name = t.files[r]
+		f, err := fileio.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		in, closer = f, f
+	} else {
+		mode = rankFilter
+		s := t.spans[r]
+		if s.off < 0 {
+			in = bytes.NewReader(nil)
+		} else {
+			rd, c, err := openSpan(name, s)
+			if err != nil {
+				return nil, err
+			}
+			in, closer, first = rd, c, s.line
+		}
+	}
+	rd := newRankReader(in, name, r, t.n, t.meta.DefaultType, first, mode, t.opt.KeepLastLine)
+	rd.closer = closer
+	rd.p.regions = t.regions
+	rd.warn = t.warn
+	return rd, nil
+}
+
+// openSpan returns a reader of the bytes of span s of file name.
+func openSpan(name string, s span) (io.Reader, io.Closer, error) {
+	if !isCompressed(name) {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return io.NewSectionReader(f, s.off, s.end-s.off), f, nil
+	}
+	f, err := fileio.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := io.CopyN(io.Discard, f, s.off); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return io.LimitReader(f, s.end-s.off), f, nil
+}
+
+func isCompressed(name string) bool {
+	return strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".zst")
+}
+
+// String describes the trace for messages.
+func (t *Trace) String() string {
+	if t.desc != "" {
+		return t.desc + " (" + t.layout.String() + ", " + strconv.Itoa(t.n) + " ranks)"
+	}
+	return t.files[0] + " (" + t.layout.String() + ", " + strconv.Itoa(t.n) + " ranks)"
+}

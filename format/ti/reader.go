@@ -1,0 +1,221 @@
+package ti
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
+	"kairos/trace"
+)
+
+// maxLine bounds the length of one line, so that a corrupt input cannot
+// make the reader buffer without limit. An alltoallv line of 10^6 ranks
+// is about 14 MB.
+const maxLine = 64 << 20
+
+// lineReader cuts an io.Reader into lines, without copying them more than
+// once and without allocating per line.
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	eof        bool
+	err        error
+	line       int   // number of the line last returned (1-based)
+	base       int64 // input offset of buf[0]
+}
+
+// offset returns the input offset of the next unread byte.
+func (l *lineReader) offset() int64 { return l.base + int64(l.start) }
+
+func newLineReader(r io.Reader, firstLine int) *lineReader {
+	return &lineReader{r: r, buf: make([]byte, 256<<10), line: firstLine - 1}
+}
+
+// next returns the next line without its '\n' and whether it was
+// terminated by one. ok is false at the end of input or on error.
+func (l *lineReader) next() (line []byte, terminated, ok bool) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
+			line = l.buf[l.start : l.start+i : l.start+i]
+			l.start += i + 1
+			l.line++
+			return line, true, true
+		}
+		if l.eof {
+			if l.start < l.end {
+				line = l.buf[l.start:l.end:l.end]
+				l.start = l.end
+				l.line++
+				return line, false, true
+			}
+			return nil, false, false
+		}
+		l.fill()
+	}
+}
+
+// fill reads more input, moving the partial line to the front of the
+// buffer and growing it if the line fills it.
+func (l *lineReader) fill() {
+	if l.start > 0 {
+		l.base += int64(l.start)
+		l.end = copy(l.buf, l.buf[l.start:l.end])
+		l.start = 0
+	}
+	if l.end == len(l.buf) {
+		if len(l.buf) >= maxLine {
+			l.err = fmt.Errorf("line %d is longer than %d bytes", l.line+1, maxLine)
+			l.eof = true
+			return
+		}
+		nb := make([]byte, 2*len(l.buf))
+		copy(nb, l.buf[:l.end])
+		l.buf = nb
+	}
+	n, err := l.r.Read(l.buf[l.end:])
+	l.end += n
+	if err == io.EOF {
+		l.eof = true
+	} else if err != nil {
+		l.err = err
+		l.eof = true
+	}
+}
+
+// rankMode says what a Reader does with a line of another rank.
+type rankMode uint8
+
+const (
+	rankFilter rankMode = iota // shared file: skip it
+	rankStrict                 // private file: it is an error
+)
+
+// Reader streams the events of one rank of a TI trace. It implements
+// trace.Reader and trace.Positioner.
+type Reader struct {
+	lr      *lineReader
+	p       *parser
+	rankTok []byte
+	mode    rankMode
+	keep    bool // keep an unterminated last line
+	closer  io.Closer
+	err     error
+	evLine  int
+	done    bool
+	warn    func(string)
+	dropped bool
+}
+
+// NewReader returns a reader of the events of rank in the TI text read
+// from r, named name in positions and errors. nranks is the size of
+// MPI_COMM_WORLD (it fixes the length of the v-collectives' count
+// vectors) and defType the trace's default datatype (trace.TypeByte, or
+// trace.TypeDouble after "init <x>"). Lines of other ranks are skipped, as
+// in a shared trace file. SimGrid's rule for an unterminated last line
+// applies (it is dropped); see ReaderOptions to keep it.
+func NewReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, opt ReaderOptions) *Reader {
+	rd := newRankReader(r, name, rank, nranks, defType, 1, rankFilter, opt.KeepLastLine)
+	meta := trace.NewMeta()
+	rd.p.addRegion = func(s string) uint32 { return meta.AddRegion(s, 0) }
+	rd.p.meta = &meta
+	return rd
+}
+
+func newRankReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, firstLine int, mode rankMode, keep bool) *Reader {
+	p := newParser(name, int32(rank), nranks, defType)
+	return &Reader{lr: newLineReader(r, firstLine), p: p, rankTok: []byte(strconv.Itoa(rank)), mode: mode, keep: keep}
+}
+
+// ReaderOptions change how SimGrid's rules are applied.
+type ReaderOptions struct {
+	// KeepLastLine keeps a last line that has no terminating newline.
+	// SimGrid 3.32 silently drops it; by default Kairos does the same, so
+	// that event counts and simulations match SimGrid's, and reports a
+	// warning.
+	KeepLastLine bool
+	// NumRanks is the size of MPI_COMM_WORLD (smpirun's -np). 0 means the
+	// number of per-rank files of a description, or the highest rank of a
+	// shared file plus one.
+	NumRanks int
+}
+
+// Next parses the next line of the rank into an event.
+func (r *Reader) Next() bool {
+	if r.done {
+		return false
+	}
+	for {
+		line, term, ok := r.lr.next()
+		if !ok {
+			r.finish()
+			return false
+		}
+		if !r.p.split(line) {
+			continue
+		}
+		mine := bytes.Equal(r.p.toks[0], r.rankTok)
+		if !term && !r.keep {
+			r.dropped = mine || r.mode == rankStrict
+			r.finish()
+			return false
+		}
+		if !mine {
+			if r.mode == rankFilter {
+				continue
+			}
+			r.fail(r.p.errAt(r.lr.line, 0, "rank "+string(r.rankTok)+" (the rank of this file)"))
+			return false
+		}
+		if err := r.p.action(r.lr.line); err != nil {
+			r.fail(err)
+			return false
+		}
+		r.evLine = r.lr.line
+		return true
+	}
+}
+
+func (r *Reader) finish() {
+	r.done = true
+	if r.lr.err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %w", r.p.file, r.lr.err)
+	}
+	if r.p.warnEmpty && r.warn != nil {
+		r.warn(fmt.Sprintf("%s: rank %d waits with no request outstanding: SimGrid 3.32 aborts the replay there", r.p.file, r.p.rank))
+	}
+}
+
+func (r *Reader) fail(err error) {
+	r.err = err
+	r.done = true
+}
+
+// Event returns the current event, valid until the next call to Next.
+func (r *Reader) Event() *trace.Event { return &r.p.ev }
+
+// Err returns the first error met.
+func (r *Reader) Err() error { return r.err }
+
+// Position returns "file:line" of the current event.
+func (r *Reader) Position() string { return r.p.file + ":" + strconv.Itoa(r.evLine) }
+
+// Dropped reports whether an unterminated last line was dropped.
+func (r *Reader) Dropped() bool { return r.dropped }
+
+// Meta returns the metadata a reader made by NewReader builds (the
+// regions of its location lines); nil for a reader of an opened Trace.
+func (r *Reader) Meta() *trace.Meta { return r.p.meta }
+
+// Close releases the reader's input.
+func (r *Reader) Close() error {
+	r.done = true
+	if r.closer == nil {
+		return nil
+	}
+	c := r.closer
+	r.closer = nil
+	return c.Close()
+}
+

@@ -1,0 +1,272 @@
+package ti
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// allActions is a shared trace of 4 ranks using every action SimGrid 3.32
+// replays, each in its general form.
+const allActions = `# every action
+0 init 1
+0 location ring.c 12
+0 compute 1234.5
+0 sleep 0.5
+0 send 1 3 10
+0 isend 1 4 10 1
+0 irecv 3 4 -1
+0 test 3 0 4
+0 wait 3 0 4
+0 wait 2 0 99
+0 irecv -333 -444 2
+0 wait -555 0 -444
+0 waitall 2
+0 sendRecv 1 1 2 3 6 1
+0 barrier
+0 bcast 5 2
+0 bcast 5 0 3
+0 reduce 5 1e9 1 4
+0 allreduce 7 2.5
+0 scan 3 1
+0 exscan 3 1 2
+0 alltoall 8 9 1 2
+0 gather 1 2 3
+0 scatter 1 2 0 6
+0 allgather 1 2
+0 alltoallv 100 1 2 3 4 100 4 3 2 1
+0 alltoallv 100 1 2 3 4 100 4 3 2 1 1 0
+0 gatherv 1 1 2 3 4 0
+0 allgatherv 1 1 2 3 4
+0 allgatherv 1 1 2 3 4 1 5
+0 allgatherv 1 1 2 3 4 0 1 3 6
+0 scatterv 1 2 3 4 5 3 0 0
+0 reducescatter 1 2 3 4 1e6 5
+0 comm_size 4
+0 comm_split
+0 comm_dup
+0 finalize
+1 init 1
+1 recv 0 3 10
+1 finalize
+2 init 1
+3 init 1
+`
+
+func sharedTrace(t *testing.T, text string) *Trace {
+	t.Helper()
+	tr, err := Open(writeTemp(t, "in.ti", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// roundTrip writes src to dir/name, reads it back and checks that the
+// events, the default datatype and the regions are identical.
+func roundTrip(t *testing.T, src trace.Source, dir, name string) *Trace {
+	t.Helper()
+	want := loadAll(t, src)
+	out := filepath.Join(dir, name)
+	st, err := WriteFile(out, src, WriteOptions{Layout: LayoutFor(out)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.DroppedTotal() != 0 {
+		t.Errorf("%s: %s", name, st.String())
+	}
+	back, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A one-rank description has one line, which SimGrid reads as a
+	// shared trace.
+	if want := LayoutFor(out); back.Layout() != want && src.NumRanks() > 1 {
+		t.Errorf("%s: read back as %v", name, back.Layout())
+	}
+	got := loadAll(t, back)
+	if !reflect.DeepEqual(got, want) {
+		for r := range want {
+			for i := range want[r] {
+				if i >= len(got[r]) || !reflect.DeepEqual(got[r][i], want[r][i]) {
+					t.Fatalf("%s: rank %d event %d:\n got %+v\nwant %+v", name, r, i, got[r][min(i, len(got[r])-1)], want[r][i])
+				}
+			}
+		}
+		t.Fatalf("%s: events differ", name)
+	}
+	if a, b := back.Meta().DefaultType, src.Meta().DefaultType; a != b {
+		t.Errorf("%s: default datatype %d, want %d", name, a, b)
+	}
+	if a, b := back.Meta().Regions, src.Meta().Regions; !reflect.DeepEqual(a, b) {
+		t.Errorf("%s: regions %v, want %v", name, a, b)
+	}
+	return back
+}
+
+// TestRoundTrip reads, writes and reads again, in both layouts and
+// compressed.
+func TestRoundTrip(t *testing.T) {
+	src := sharedTrace(t, allActions)
+	dir := t.TempDir()
+	for _, name := range []string{"a.ti", "a.ti.gz", "a.ti.zst", "desc", "desc.txt.gz"} {
+		roundTrip(t, src, dir, name)
+	}
+	// Writing again over a per-rank output replaces it.
+	roundTrip(t, src, dir, "desc")
+}
+
+// TestRoundTripReal round-trips every reference TI trace.
+func TestRoundTripReal(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range realTraces {
+		if c.cwd != "" {
+			continue // needs its working directory; its files are read elsewhere
+		}
+		path := testenv.Shared(t, c.path)
+		src, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, src, dir, filepath.Base(path)+".ti")
+		if i%4 == 0 {
+			roundTrip(t, src, dir, filepath.Base(path)+"-split.zst")
+		}
+	}
+}
+
+// TestGolden checks the writer's exact output for every action.
+func TestGolden(t *testing.T) {
+	src := sharedTrace(t, allActions)
+	var buf bytes.Buffer
+	var st WriteStats
+	if err := WriteShared(&buf, src, &st); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "all-actions.golden.ti")
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("output differs from %s (go test -update to accept):\n%s", golden, buf.String())
+	}
+}
+
+// TestWriteConversions checks what the writer does with events that do
+// not come from TI: kinds TI cannot express, sub-communicators, sizes
+// that are not whole elements, a default datatype init cannot select,
+// waits by request id, partial waitalls.
+func TestWriteConversions(t *testing.T) {
+	meta := trace.NewMeta()
+	meta.DefaultType = trace.TypeInt
+	meta.AddRegion("has space.c", 0)
+	tr := trace.New(2, meta)
+	add := func(r int, k trace.Kind, set func(e *trace.Event)) {
+		e := trace.NewEvent(k)
+		if set != nil {
+			set(&e)
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	add(0, trace.Init, nil)
+	add(0, trace.Isend, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes, e.Request = 1, 7, 12, 10 })
+	add(0, trace.Irecv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes, e.Request = 1, 8, 6, 11 })
+	add(0, trace.Isend, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes, e.Request = 1, 9, 6, 12 })
+	add(0, trace.Waitall, func(e *trace.Event) { e.Requests = []uint64{11, 10} })
+	add(0, trace.Wait, func(e *trace.Event) { e.Request = 12 })
+	add(0, trace.Wait, func(e *trace.Event) { e.Request = 99 })
+	add(0, trace.Probe, func(e *trace.Event) { e.Partner = 1 })
+	add(0, trace.CommCreate, nil)
+	add(0, trace.Barrier, func(e *trace.Event) { e.Comm = 3 })
+	add(0, trace.Location, func(e *trace.Event) { e.Region = 1 })
+	add(0, trace.Gatherv, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
+	add(0, trace.Bcast, func(e *trace.Event) { e.Partner, e.SendBytes, e.SendType = 0, 16, trace.TypeDouble })
+	add(1, trace.Alltoallv, func(e *trace.Event) { e.SendCounts = []int64{1, 2, 3} })
+
+	var buf bytes.Buffer
+	var st WriteStats
+	if err := WriteShared(&buf, tr, &st); err != nil {
+		t.Fatal(err)
+	}
+	want := `0 init
+0 isend 1 7 3 1
+0 irecv 1 8 6 6
+0 isend 1 9 6 6
+0 wait 1 0 8
+0 wait 0 1 7
+0 wait 0 1 9
+0 gatherv 2 0 0 1 1 1
+0 bcast 2 0 0
+`
+	if buf.String() != want {
+		t.Errorf("got\n%swant\n%s", buf.String(), want)
+	}
+	wantDropped := map[trace.Kind]int{trace.Wait: 1, trace.Probe: 1, trace.CommCreate: 1, trace.Barrier: 1,
+		trace.Location: 1, trace.Alltoallv: 1}
+	for k, n := range st.Dropped {
+		if n != wantDropped[trace.Kind(k)] {
+			t.Errorf("dropped %d %v, want %d", n, trace.Kind(k), wantDropped[trace.Kind(k)])
+		}
+	}
+	if st.DroppedTotal() != 6 || !strings.Contains(st.String(), "6 events") {
+		t.Errorf("stats %q", st.String())
+	}
+}
+
+// TestRegistered checks the format registry entry: detection of shared,
+// per-rank and compressed traces, and the layout chosen by output name.
+func TestRegistered(t *testing.T) {
+	f, ok := format.ByName("ti")
+	if !ok || f.Write == nil {
+		t.Fatal("ti is not registered as a writable format")
+	}
+	src := sharedTrace(t, allActions)
+	dir := t.TempDir()
+	for _, name := range []string{"x.ti", "x.ti.gz", "y", "y.zst"} {
+		out := filepath.Join(dir, name)
+		if err := f.Write(out, src); err != nil {
+			t.Fatal(err)
+		}
+		got, ff, err := format.Open(out)
+		if err != nil || ff.Name != "ti" {
+			t.Fatalf("%s: %v, %s", name, err, ff.Name)
+		}
+		if got.NumRanks() != 4 {
+			t.Errorf("%s: %d ranks", name, got.NumRanks())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "y_files", "rank-3.ti")); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		head string
+		want bool
+	}{
+		{"# c\n\n  0 init\n", true},
+		{"12 compute 5\n", true},
+		{"0 frobnicate\n", false},
+		{"1 smpi_replay.txt 32 0\n", false},
+		{"p0 send p1 1e6\n", false},
+		{"", false},
+	} {
+		if got := Detect(filepath.Join(dir, "nothere"), []byte(c.head), false); got != c.want {
+			t.Errorf("Detect(%q) = %v", c.head, got)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package platform
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const hdr = `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+`
+
+// TestParseErrors checks that bad descriptions give an error naming the
+// file, the line, the attribute and what was expected.
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, body string
+		want       string
+	}{
+		{"unknown element", `<zone id="z" routing="Full">
+<hots id="a" speed="1Gf"/></zone>`, `p.xml:5: <hots> unknown element inside <zone>`},
+		{"unknown attribute", `<zone id="z" routing="Full">
+<host id="a" speed="1Gf" cores="4"/></zone>`, `p.xml:5: <host> attribute cores: unknown attribute (expected one of availability_file, coordinates, core,`},
+		{"missing attribute", `<zone id="z" routing="Full"><host id="a"/></zone>`, `p.xml:4: <host> attribute speed: required attribute is missing`},
+		{"bad speed unit", `<zone id="z" routing="Full">
+
+<host id="a" speed="1Gflop"/></zone>`, `p.xml:6: <host> attribute speed: speed "1Gflop": unknown unit "Gflop" (expected f, kf, Mf`},
+		{"bad bandwidth", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<link id="l" bandwidth="fast"/></zone>`, `p.xml:5: <link> attribute bandwidth: cannot parse bandwidth "fast"`},
+		{"bad latency", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<link id="l" bandwidth="1GBps" latency="1sec"/></zone>`, `attribute latency: time "1sec": unknown unit "sec"`},
+		{"bad policy", `<zone id="z" routing="Full"><link id="l" bandwidth="1GBps" sharing_policy="shared"/></zone>`,
+			`<link> attribute sharing_policy: invalid value "shared" (expected SHARED, SPLITDUPLEX, FULLDUPLEX, FATPIPE, WIFI)`},
+		{"unknown link", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<route src="a" dst="b">
+  <link_ctn id="nope"/>
+</route></zone>`, `p.xml:6: <link_ctn> attribute id: no such link "nope"`},
+		{"split duplex without direction", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="s" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="b"><link_ctn id="s"/></route></zone>`, `link "s" is SPLITDUPLEX: say direction="UP" or "DOWN"`},
+		{"direction on plain link", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="s" bandwidth="1GBps"/>
+<route src="a" dst="b"><link_ctn id="s" direction="UP"/></route></zone>`, `no SPLITDUPLEX link "s"`},
+		{"duplicate host", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<host id="a" speed="2Gf"/></zone>`, `p.xml:5: <host> attribute id: refusing to create a second host called "a"`},
+		{"duplicate link", `<zone id="z" routing="Full"><link id="l" bandwidth="1GBps"/>
+<link id="l" bandwidth="1GBps"/></zone>`, `p.xml:5: <link> attribute id: link "l" already exists`},
+		{"duplicate route", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<route src="a" dst="b"><link_ctn id="l"/></route>
+<route src="b" dst="a"><link_ctn id="l"/></route></zone>`, `p.xml:6: <route> the route between b and a already exists`},
+		{"unknown route end", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<route src="a" dst="c"><link_ctn id="l"/></route></zone>`, `p.xml:5: <route> attribute dst: "c" does not name a host, router or zone`},
+		{"empty route", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<route src="a" dst="b"></route></zone>`, `empty route between a and b`},
+		{"bad torus", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,x"/>`,
+			`p.xml:4: <cluster> attribute topo_parameters: torus dimensions "2,x": "x" is not an integer`},
+		{"torus too big", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="3,3"/>`,
+			`has 9 nodes but the radical names only 8 hosts`},
+		{"bad fat tree", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,2;1,2"/>`,
+			`expected "levels;children,..;parents,..;links,.."`},
+		{"fat tree vector", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,2;1;1,2"/>`,
+			`2 levels but the parent count vector has 1 values`},
+		{"bad dragonfly", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="2,1;2,1;1,1;2"/>`,
+			`2 groups but 1 routers per chassis`},
+		{"bad topology", `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="RING"/>`,
+			`attribute topology: invalid value "RING"`},
+		{"bad radical", `<cluster id="c" prefix="n" suffix="" radical="0-3-5" speed="1Gf" bw="1GBps" lat="1us"/>`,
+			`attribute radical: malformed radical "0-3-5"`},
+		{"old version", ``, `version 3 is too old`},
+		{"mixed zone", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<zone id="y" routing="Full"/></zone>`, `p.xml:5: <zone> cannot be mixed with <host/router/route> elements in zone z`},
+		{"unsupported routing", `<zone id="z" routing="Vivaldi"/>`, `routing "Vivaldi" is not supported`},
+		{"unsupported element", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> is not supported`},
+		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" speed_file="s.txt"/></zone>`, `attribute speed_file: availability, speed, bandwidth and latency profiles are not supported`},
+		{"two roots", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+<zone id="y" routing="Full"/>`, `p.xml:5: <zone> attribute id: the platform already has a root zone (z)`},
+		{"no host", `<zone id="z" routing="Full"/>`, `the platform has no host`},
+		{"malformed xml", `<zone id="z" routing="Full"><host id="a" speed="1Gf"></zone>`, `p.xml:4: malformed XML`},
+		{"floyd self route symmetrical", `<zone id="z" routing="Floyd"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<route src="a" dst="a"><link_ctn id="l"/></route></zone>`, `p.xml:5: <route> the route between a and a already exists`},
+		{"zoneRoute gateway outside", `<zone id="r" routing="Full">
+<zone id="x" routing="Full"><host id="a" speed="1Gf"/></zone>
+<zone id="y" routing="Full"><host id="b" speed="1Gf"/></zone>
+<link id="l" bandwidth="1GBps"/>
+<zoneRoute src="x" dst="y" gw_src="b" gw_dst="a"><link_ctn id="l"/></zoneRoute></zone>`, `p.xml:8: <zoneRoute> attribute gw_src: gateway "b" is not inside zone x`},
+		{"text", `<zone id="z" routing="Full">hello</zone>`, `unexpected text "hello"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := hdr + c.body + "\n</platform>\n"
+			if c.name == "old version" {
+				doc = `<platform version="3"><zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone></platform>`
+			}
+			_, err := Parse(strings.NewReader(doc), "p.xml")
+			if err == nil {
+				t.Fatalf("accepted:\n%s", doc)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q\nwant it to contain %q", err, c.want)
+			}
+			var pe *Error
+			if !errors.As(err, &pe) || pe.File != "p.xml" {
+				t.Errorf("error %T does not carry the file name", err)
+			}
+		})
+	}
+}
+
+// TestRouteErrors checks routes SimGrid cannot compute (it aborts).
+func TestRouteErrors(t *testing.T) {
+	doc := hdr + `<zone id="r" routing="Full">
+<zone id="x" routing="Full"><host id="a" speed="1Gf"/></zone>
+<zone id="y" routing="Floyd"><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/></zone>
+</zone></platform>`
+	p, err := Parse(strings.NewReader(doc), "p.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Host("a")
+	b, _ := p.Host("b")
+	c, _ := p.Host("c")
+	if _, _, err := p.RouteErr(a, b); err == nil || !strings.Contains(err.Error(), "missing zoneRoute") {
+		t.Errorf("a->b: %v", err)
+	}
+	if _, _, err := p.RouteErr(b, c); err == nil || !strings.Contains(err.Error(), "no route from b to c") {
+		t.Errorf("b->c: %v", err)
+	}
+	if links, lat := p.Route(b, c); links != nil || lat != 0 {
+		t.Errorf("Route b->c = %v %v", links, lat)
+	}
+	// SimGrid's Full zone gives an empty route when none is declared.
+	doc = hdr + `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone></platform>`
+	if p, err = Parse(strings.NewReader(doc), "p.xml"); err != nil {
+		t.Fatal(err)
+	}
+	links, lat, err := p.RouteErr(p.Hosts[0], p.Hosts[1])
+	if err != nil || len(links) != 0 || lat != 0 {
+		t.Errorf("undeclared Full route = %v %v %v", links, lat, err)
+	}
+}
+
+// FuzzParse feeds arbitrary documents to the parser, which must not panic,
+// and routes every pair of hosts of what it accepts.
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		hdr + `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="2Gf" core="2"><prop id="k" value="v"/></host>
+<link id="l" bandwidth="1GBps" latency="1us"/><link id="s" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<route src="a" dst="b"><link_ctn id="l"/><link_ctn id="s" direction="DOWN"/></route></zone></platform>`,
+		hdr + `<cluster id="c" prefix="n" suffix="" radical="0-3,9" speed="1Gf" bw="1GBps" lat="1us" bb_bw="2GBps" limiter_link="3GBps" loopback_bw="1GBps"/></platform>`,
+		hdr + `<cluster id="c" prefix="n" suffix="" radical="0-11" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="3,2,2" limiter_link="1GBps"/></platform>`,
+		hdr + `<cluster id="c" prefix="n" suffix="" radical="0-15" speed="1Gf" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"/></platform>`,
+		hdr + `<cluster id="c" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;2"/></platform>`,
+		hdr + `<zone id="g" routing="Dijkstra"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><router id="r"/><link id="l" bandwidth="1GBps"/>
+<route src="a" dst="r"><link_ctn id="l"/></route><route src="r" dst="b"><link_ctn id="l"/></route></zone></platform>`,
+		hdr + `<zone id="g" routing="Floyd"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<route src="a" dst="b"><link_ctn id="l"/></route></zone></platform>`,
+		hdr + `<zone id="r" routing="Full"><zone id="x" routing="Full"><host id="a" speed="1Gf"/><router id="gx"/></zone>
+<zone id="y" routing="Full"><host id="b" speed="1Gf"/><router id="gy"/></zone><link id="l" bandwidth="1GBps"/>
+<zoneRoute src="x" dst="y" gw_src="gx" gw_dst="gy"><link_ctn id="l"/></zoneRoute></zone></platform>`,
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		p, err := Parse(strings.NewReader(doc), "fuzz.xml")
+		if err != nil {
+			return
+		}
+		n := len(p.Hosts)
+		if n > 64 {
+			n = 64
+		}
+		for _, s := range p.Hosts[:n] {
+			for _, d := range p.Hosts[:n] {
+				p.RouteErr(s, d)
+			}
+		}
+	})
+}
+
+// FuzzParseCluster checks the one-line form never panics.
+func FuzzParseCluster(f *testing.F) {
+	for _, s := range []string{"4x1Gf,1GBps,1us", "8x1Gf,1GBps,1us,bb=1GBps,1us,limiter=1GBps,loopback=1GBps",
+		"12x1Gf,1GBps,1us,topo=torus:3,2,2", "16x1Gf,1GBps,1us,topo=fat_tree:2;4,4;1,2;1,2",
+		"8x1Gf,1GBps,1us,topo=dragonfly:2,1;1,1;2,1;2,sharing=shared"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		p, err := ParseCluster(spec)
+		if err != nil || len(p.Hosts) > 64 {
+			return
+		}
+		for _, s := range p.Hosts {
+			for _, d := range p.Hosts {
+				p.Route(s, d)
+			}
+		}
+	})
+}
+
+// FuzzHostfile checks the hostfile reader never panics.
+func FuzzHostfile(f *testing.F) {
+	for _, s := range []string{"a\nb\n", "a:4\n\nb:0\n", "x:y\n", ":3\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		parseHostfile(strings.NewReader(s), "hf")
+	})
+}

@@ -1,0 +1,192 @@
+package platform
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Mapping says how ranks are placed on the hostfile's entries.
+type Mapping int
+
+const (
+	// RoundRobin puts rank i on entry i mod n, as smpirun does (the
+	// default). With "host:K" lines this fills each host's K slots in turn.
+	RoundRobin Mapping = iota
+	// Block gives each entry a contiguous block of ceil(np/n) ranks: rank
+	// i goes to entry i / ceil(np/n).
+	Block
+)
+
+// String returns the mapping's command-line name.
+func (m Mapping) String() string {
+	switch m {
+	case RoundRobin:
+		return "roundrobin"
+	case Block:
+		return "block"
+	}
+	return fmt.Sprintf("Mapping(%d)", int(m))
+}
+
+// ParseMapping reads "roundrobin" (or "rr", "cyclic") and "block".
+func ParseMapping(s string) (Mapping, error) {
+	switch strings.ToLower(s) {
+	case "roundrobin", "round-robin", "rr", "cyclic", "":
+		return RoundRobin, nil
+	case "block":
+		return Block, nil
+	}
+	return 0, fmt.Errorf("platform: unknown mapping %q (expected roundrobin or block)", s)
+}
+
+// HostfileError locates a problem in a hostfile.
+type HostfileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *HostfileError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// hostfileLine is one expanded hostfile entry with its origin.
+type hostfileLine struct {
+	name string
+	line int
+}
+
+// ReadHostfile reads an smpirun hostfile: one host name per line, blank
+// lines ignored, "host:K" standing for K lines of "host" (smpirun's
+// unrolling; the count follows the last ':'). Names are trimmed of white
+// space.
+func ReadHostfile(path string) ([]string, error) {
+	lines, err := readHostfile(path)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(lines))
+	for i, l := range lines {
+		names[i] = l.name
+	}
+	return names, nil
+}
+
+// ReadHostfileFor reads a hostfile and checks that every host exists in p,
+// reporting the first unknown one with its file and line.
+func ReadHostfileFor(p *Platform, path string) ([]string, error) {
+	lines, err := readHostfile(path)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(lines))
+	for i, l := range lines {
+		if _, ok := p.Host(l.name); !ok {
+			return nil, &HostfileError{path, l.line, fmt.Sprintf("host %q is not in platform %s%s", l.name, p.Name, suggestHosts(p))}
+		}
+		names[i] = l.name
+	}
+	return names, nil
+}
+
+func readHostfile(path string) ([]hostfileLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("platform: hostfile: %w", err)
+	}
+	defer f.Close()
+	return parseHostfile(f, path)
+}
+
+const maxSlots = 1 << 20
+
+func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
+	var out []hostfileLine
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		name, count := text, 1
+		if i := strings.LastIndexByte(text, ':'); i >= 0 {
+			k, err := strconv.Atoi(strings.TrimSpace(text[i+1:]))
+			if err != nil || k < 0 {
+				return nil, &HostfileError{path, n, fmt.Sprintf("%q: expected host or host:K with K a number of slots", text)}
+			}
+			name, count = strings.TrimSpace(text[:i]), k
+			if name == "" {
+				return nil, &HostfileError{path, n, fmt.Sprintf("%q: missing host name", text)}
+			}
+		}
+		if len(out)+count > maxSlots {
+			return nil, &HostfileError{path, n, fmt.Sprintf("more than %d slots", maxSlots)}
+		}
+		for i := 0; i < count; i++ {
+			out = append(out, hostfileLine{name, n})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("platform: hostfile %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, &HostfileError{path, 0, "the hostfile is empty"}
+	}
+	return out, nil
+}
+
+func suggestHosts(p *Platform) string {
+	if len(p.Hosts) == 0 {
+		return ""
+	}
+	if len(p.Hosts) <= 5 {
+		names := make([]string, len(p.Hosts))
+		for i, h := range p.Hosts {
+			names[i] = h.Name
+		}
+		return " (its hosts: " + strings.Join(names, ", ") + ")"
+	}
+	return fmt.Sprintf(" (its hosts: %s, %s, ... %s)", p.Hosts[0].Name, p.Hosts[1].Name, p.Hosts[len(p.Hosts)-1].Name)
+}
+
+// Deploy places np ranks on hosts and returns the host of each rank.
+// hostnames is the expanded hostfile; when it is empty, all the platform's
+// hosts are used in SimGrid's order, which is by name (smpirun then calls
+// Engine::get_all_hosts, which sorts them), not definition order.
+func Deploy(p *Platform, hostnames []string, np int, m Mapping) ([]*Host, error) {
+	if np <= 0 {
+		return nil, fmt.Errorf("platform: number of ranks must be positive, got %d", np)
+	}
+	hosts := make([]*Host, 0, len(hostnames))
+	for i, name := range hostnames {
+		h, ok := p.Host(name)
+		if !ok {
+			return nil, fmt.Errorf("platform: hostfile entry %d: host %q is not in platform %s%s", i+1, name, p.Name, suggestHosts(p))
+		}
+		hosts = append(hosts, h)
+	}
+	if len(hosts) == 0 {
+		hosts = append(hosts, p.Hosts...)
+		sort.Slice(hosts, func(i, j int) bool { return hosts[i].Name < hosts[j].Name })
+	}
+	n := len(hosts)
+	out := make([]*Host, np)
+	switch m {
+	case RoundRobin:
+		for i := range out {
+			out[i] = hosts[i%n]
+		}
+	case Block:
+		size := (np + n - 1) / n
+		for i := range out {
+			out[i] = hosts[i/size]
+		}
+	default:
+		return nil, fmt.Errorf("platform: unknown mapping %v", m)
+	}
+	return out, nil
+}

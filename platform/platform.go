@@ -1,0 +1,154 @@
+// Package platform describes the machines a trace is simulated on: hosts
+// (speed, cores), network links (bandwidth, latency, sharing) and the route
+// between any two hosts, read from SimGrid platform XML exactly as SimGrid
+// 3.32 reads it, or built from a one-line cluster description (see
+// ParseCluster). It also maps MPI ranks to hosts the way smpirun does
+// (ReadHostfile, Deploy).
+//
+// Routes are what the simulator's network model is built on, so they
+// reproduce SimGrid's own routing algorithms link for link: Full, Floyd and
+// Dijkstra zones over declared routes, flat clusters (SimGrid's StarZone),
+// and the TORUS, FAT_TREE and DRAGONFLY cluster topologies, including the
+// order of links, the implicit loopback, and SimGrid's quirks (see the
+// package README in the report for the list).
+package platform
+
+import (
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Sharing is how concurrent flows share a link's bandwidth.
+type Sharing int
+
+const (
+	// Shared links split their bandwidth among all flows crossing them
+	// (max-min fairness).
+	Shared Sharing = iota
+	// FatPipe links give every flow the full bandwidth.
+	FatPipe
+)
+
+// String returns SimGrid's name of the policy.
+func (s Sharing) String() string {
+	switch s {
+	case Shared:
+		return "SHARED"
+	case FatPipe:
+		return "FATPIPE"
+	}
+	return fmt.Sprintf("Sharing(%d)", int(s))
+}
+
+// Link is one network resource. A SPLITDUPLEX link of the XML is two Links,
+// "<id>_UP" and "<id>_DOWN", each Shared.
+type Link struct {
+	Name      string
+	Index     int     // position in Platform.Links
+	Bandwidth float64 // bytes per second
+	Latency   float64 // seconds
+	Sharing   Sharing
+}
+
+// Host is a machine that runs ranks.
+type Host struct {
+	Name  string
+	Index int     // position in Platform.Hosts (definition order)
+	Speed float64 // flop/s of one core (the current pstate's speed)
+	Cores int
+	// Props holds the <prop> children of the host (or of its cluster).
+	// Hosts of one cluster share the same map: treat it as read-only.
+	Props map[string]string
+
+	np *netpoint
+}
+
+// Platform is a loaded machine description. Its methods are safe for
+// concurrent use.
+type Platform struct {
+	// Name is where the description came from (file name or cluster spec).
+	Name string
+	// Hosts in definition order.
+	Hosts []*Host
+	// Links in creation order, including the implicit loopback
+	// "__loopback__" when a zone uses it.
+	Links []*Link
+	// Config holds the <config><prop id= value=/></config> entries.
+	Config map[string]string
+	// Warnings are what SimGrid would log while loading (deprecated
+	// unit-less values, hosts left out of a topology...).
+	Warnings []string
+
+	root       *zone
+	hostByName map[string]*Host
+
+	mu    sync.RWMutex
+	cache map[uint64]*cachedRoute
+	calc  sync.Mutex // serialises route computation (zones keep scratch state)
+}
+
+type cachedRoute struct {
+	links []*Link
+	lat   float64
+	err   error
+}
+
+// Load reads a SimGrid platform XML file.
+func Load(path string) (*Platform, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("platform: %w", err)
+	}
+	defer f.Close()
+	return Parse(f, path)
+}
+
+// Host returns the host with that name.
+func (p *Platform) Host(name string) (*Host, bool) {
+	h, ok := p.hostByName[name]
+	return h, ok
+}
+
+// Route returns the links a message from src to dst crosses, in order, and
+// the route's latency (the sum of the link latencies, accumulated in
+// SimGrid's order). It returns (nil, 0) when SimGrid would fail to find a
+// route; RouteErr says why. The slice is shared by all callers: do not
+// modify it. Results are cached, so calling it per message is cheap.
+func (p *Platform) Route(src, dst *Host) (links []*Link, latency float64) {
+	links, latency, err := p.RouteErr(src, dst)
+	if err != nil {
+		return nil, 0
+	}
+	return links, latency
+}
+
+// RouteErr is Route with the reason when there is no route (a Floyd or
+// Dijkstra zone without a path, zones without a zoneRoute between them).
+func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
+	if src == nil || dst == nil || src.np == nil || dst.np == nil {
+		return nil, 0, fmt.Errorf("platform: route between unknown hosts")
+	}
+	key := uint64(uint32(src.Index))<<32 | uint64(uint32(dst.Index))
+	p.mu.RLock()
+	c := p.cache[key]
+	p.mu.RUnlock()
+	if c == nil {
+		c = p.computeRoute(src, dst)
+		p.mu.Lock()
+		p.cache[key] = c
+		p.mu.Unlock()
+	}
+	return c.links, c.lat, c.err
+}
+
+func (p *Platform) computeRoute(src, dst *Host) *cachedRoute {
+	p.calc.Lock()
+	defer p.calc.Unlock()
+	var lat float64
+	links, err := p.globalRoute(src.np, dst.np, nil, &lat)
+	if err != nil {
+		return &cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
+	}
+	return &cachedRoute{links: links[:len(links):len(links)], lat: lat}
+}

@@ -1,0 +1,404 @@
+package platform
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/internal/testenv"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+
+type wantRoute struct {
+	src, dst string
+	links    string // space-separated link names
+	lat      float64
+}
+
+func checkRoutes(t *testing.T, p *Platform, routes []wantRoute) {
+	t.Helper()
+	for _, r := range routes {
+		src, ok1 := p.Host(r.src)
+		dst, ok2 := p.Host(r.dst)
+		if !ok1 || !ok2 {
+			t.Errorf("%s: missing host %s or %s", p.Name, r.src, r.dst)
+			continue
+		}
+		links, lat, err := p.RouteErr(src, dst)
+		if err != nil || linkNames(links) != r.links || !near(lat, r.lat) {
+			t.Errorf("%s: route %s -> %s = %q %v (%v), want %q %v", p.Name, r.src, r.dst, linkNames(links), lat, err, r.links, r.lat)
+		}
+	}
+}
+
+// TestLoadSharedPlatforms loads every platform of the shared material and
+// checks host counts and hand-computed routes.
+func TestLoadSharedPlatforms(t *testing.T) {
+	ex := "simgrid-replay-tests/examples/platforms/"
+	cases := []struct {
+		path   string
+		hosts  int
+		routes []wantRoute
+	}{
+		{ex + "small_platform.xml", 7, []wantRoute{
+			{"Tremblay", "Jupiter", "9", 1.461517e-3},
+			{"Jupiter", "Tremblay", "9", 1.461517e-3},
+			{"Tremblay", "Tremblay", "loopback", 15e-6},
+			{"Jacquelin", "Jacquelin", "__loopback__", 0}, // no self route: implicit loopback
+			{"Boivin", "Jacquelin", "47 44 11 10 16 17 54 56 59 145",
+				(6.932556 + 6.932556 + 0.136931 + 0.514433 + 0.514433 + 0.136931 + 35.083019 + 29.5890617 + 0.370788 + 0.410463) * 1e-3},
+		}},
+		{ex + "small_platform_with_routers.xml", 5, []wantRoute{
+			{"Bourassa", "Fafard", "7 6 8", (189.98 + 59.904 + 270.544) * 1e-6},
+			{"Tremblay", "Ginette", "4 3 5", (479.78 + 514.433 + 278.066) * 1e-6},
+		}},
+		{ex + "cluster_backbone.xml", 100, []wantRoute{
+			{"node-0.simgrid.org", "node-2.simgrid.org", "cluster0_link_0_UP cluster0_backbone cluster0_link_2_DOWN", 600e-6},
+			{"node-7.simgrid.org", "node-7.simgrid.org", "cluster0_link_7_UP cluster0_backbone cluster0_link_7_DOWN", 600e-6},
+		}},
+		{ex + "cluster_crossbar.xml", 65536, []wantRoute{
+			{"node-0.simgrid.org", "node-65535.simgrid.org", "cluster-crossbar_link_0_UP cluster-crossbar_link_65535_DOWN", 100e-6},
+		}},
+		{ex + "cluster_torus.xml", 12, []wantRoute{
+			// 3x2x2: node 0 = (0,0,0), node 10 = (1,1,1): x, then y, then z.
+			{"node-0.simgrid.org", "node-10.simgrid.org", "bob_cluster_link_from_0_to_1_UP bob_cluster_link_from_1_to_4_UP bob_cluster_link_from_4_to_10_UP", 150e-6},
+			// x from 0 to 2 is shorter through the wrap-around link 2->0.
+			{"node-0.simgrid.org", "node-2.simgrid.org", "bob_cluster_link_from_2_to_0_DOWN", 50e-6},
+			{"node-3.simgrid.org", "node-3.simgrid.org", "bob_cluster_link_3_loopback", 0},
+		}},
+		{ex + "cluster_fat_tree.xml", 16, []wantRoute{
+			{"node-0.simgrid.org", "node-1.simgrid.org", "link_from_0_31_0_UP link_from_1_31_1_DOWN", 100e-6},
+			{"node-0.simgrid.org", "node-15.simgrid.org", "link_from_0_31_0_UP link_from_31_26_19_UP link_from_28_26_30_DOWN link_from_15_28_15_DOWN", 200e-6},
+		}},
+		{ex + "cluster_dragonfly.xml", 120, []wantRoute{
+			{"node-0.simgrid.org", "node-1.simgrid.org", "bob_cluster_link_0_limiter local_link_from_router_0_to_node_0_0_UP bob_cluster_link_239_limiter local_link_from_router_0_to_node_1_1_DOWN bob_cluster_link_1_limiter", 100e-6},
+		}},
+		{"traces/ti/simgrid-replay-multiple-32/cluster32.xml", 32, []wantRoute{
+			{"node-0", "node-31", "c_link_0_UP c_link_31_DOWN", 100e-6},
+		}},
+		{"traces/ti/smpi-ring4/cluster4.xml", 4, []wantRoute{
+			{"node-3", "node-0", "c_link_3_UP c_link_0_DOWN", 100e-6},
+			{"node-1", "node-1", "c_link_1_UP c_link_1_DOWN", 100e-6},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			p, err := Load(testenv.Shared(t, c.path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Hosts) != c.hosts {
+				t.Errorf("%d hosts, want %d", len(p.Hosts), c.hosts)
+			}
+			for i, h := range p.Hosts {
+				if h.Index != i || p.hostByName[h.Name] != h {
+					t.Fatalf("host %d (%s) badly indexed", i, h.Name)
+				}
+			}
+			for i, l := range p.Links {
+				if l.Index != i {
+					t.Fatalf("link %d (%s) has index %d", i, l.Name, l.Index)
+				}
+			}
+			checkRoutes(t, p, c.routes)
+		})
+	}
+}
+
+func TestSmallPlatformAttributes(t *testing.T) {
+	p, err := Load(testenv.Shared(t, "simgrid-replay-tests/examples/platforms/small_platform.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := p.Host("Jacquelin")
+	if h.Speed != 137.333e6 || h.Cores != 1 || h.Index != 5 {
+		t.Errorf("Jacquelin = %+v", h)
+	}
+	links := map[string]*Link{}
+	for _, l := range p.Links {
+		links[l.Name] = l
+	}
+	if l := links["loopback"]; l == nil || l.Sharing != FatPipe || l.Bandwidth != 498e6 || l.Latency != 1.4999999999999999e-05 {
+		t.Errorf("loopback = %+v", l)
+	}
+	if l := links["__loopback__"]; l == nil || l.Sharing != FatPipe || l.Bandwidth != 10e9 || l.Latency != 0 {
+		t.Errorf("__loopback__ = %+v", l)
+	}
+	if l := links["145"]; l == nil || l.Sharing != Shared || l.Bandwidth != 2.583375e6 {
+		t.Errorf("145 = %+v", l)
+	}
+}
+
+func TestTestdataPlatforms(t *testing.T) {
+	p, err := Load(filepath.Join("testdata", "nested.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Hosts) != 16 || p.Config["network/loopback-bw"] != "5e9" {
+		t.Fatalf("%d hosts, config %v", len(p.Hosts), p.Config)
+	}
+	b0, _ := p.Host("b-0")
+	if b0.Speed != 1e9 || b0.Props["rack"] != "B" {
+		t.Errorf("b-0 = %+v", b0)
+	}
+	d2, _ := p.Host("desk2")
+	if d2.Props["smpi/os"] != "0:1e-6:0" {
+		t.Errorf("desk2 props = %v", d2.Props)
+	}
+	checkRoutes(t, p, []wantRoute{
+		// Limiter, private link and backbone are not repeated on a route to self.
+		{"a-0.lan", "a-0.lan", "cA_link_0_limiter cA_link_0_UP cA_backbone cA_link_0_DOWN", 4e-6},
+		// Between zones: up to the gateway, the zoneRoute, down from the gateway.
+		{"a-0.lan", "b-2", "cA_link_0_limiter cA_link_0_UP cA_backbone wan cB_link_2", 1e-6 + 2e-6 + 1e-3 + 10e-6},
+		{"b-2", "b-2", "cB_link_2_loopback", 0.1e-6},
+		// The reverse of a symmetrical zoneRoute swaps UP and DOWN.
+		{"desk1", "a-3.lan", "d1_UP wan2_DOWN cA_backbone cA_link_3_DOWN cA_link_3_limiter", 100e-6 + 2e-3 + 2e-6 + 1e-6},
+		// Implicit loopback of a Full zone uses network/loopback-bw.
+		{"desk1", "desk1", "__loopback__", 0},
+	})
+	lb := p.Links[len(p.Links)-1]
+	for _, l := range p.Links {
+		if l.Name == "__loopback__" {
+			lb = l
+		}
+	}
+	if lb.Bandwidth != 5e9 {
+		t.Errorf("__loopback__ bandwidth %v, want 5e9 from <config>", lb.Bandwidth)
+	}
+}
+
+func TestRouteIsCachedAndShared(t *testing.T) {
+	p, err := ParseCluster("4x1Gf,1GBps,1us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Hosts[0], p.Hosts[3]
+	l1, lat1 := p.Route(a, b)
+	l2, lat2 := p.Route(a, b)
+	if &l1[0] != &l2[0] || lat1 != lat2 {
+		t.Error("second call did not come from the cache")
+	}
+	back, _ := p.Route(b, a)
+	if linkNames(back) != "cluster_link_3_UP cluster_link_0_DOWN" {
+		t.Errorf("reverse route %s", linkNames(back))
+	}
+	if _, _, err := p.RouteErr(nil, b); err == nil {
+		t.Error("nil host accepted")
+	}
+}
+
+// TestParseClusterMatchesXML checks that the one-line form builds the same
+// platform as the equivalent <cluster> element.
+func TestParseClusterMatchesXML(t *testing.T) {
+	cases := []struct{ spec, xml string }{
+		{"32x1Gf,125MBps,50us,id=c", `<cluster id="c" prefix="node-" suffix="" radical="0-31" speed="1Gf" bw="125MBps" lat="50us"/>`},
+		{"12x1Gf,125MBps,50us,topo=torus:3,2,2,loopback=100MBps,0,id=bob,suffix=.org",
+			`<cluster id="bob" prefix="node-" suffix=".org" radical="0-11" speed="1Gf" bw="125MBps" lat="50us" topology="TORUS" topo_parameters="3,2,2" loopback_bw="100MBps" loopback_lat="0"/>`},
+		{"16x2Gf,1GBps,1us,topo=fat_tree:2;4,4;1,2;1,2,limiter=2GBps,cores=4",
+			`<cluster id="cluster" prefix="node-" suffix="" radical="0-15" speed="2Gf" core="4" bw="1GBps" lat="1us" topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2" limiter_link="2GBps"/>`},
+		{"24x1Gf,1GBps,1us,topo=dragonfly:2,2;2,3;3,2;2,sharing=shared",
+			`<cluster id="cluster" prefix="node-" suffix="" radical="0-23" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="2,2;2,3;3,2;2" sharing_policy="SHARED"/>`},
+		{"8x1Gf,1GBps,1us,bb=10GBps,5us,bb-sharing=fatpipe,sharing=fatpipe,prefix=n",
+			`<cluster id="cluster" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" bb_bw="10GBps" bb_lat="5us" bb_sharing_policy="FATPIPE" sharing_policy="FATPIPE"/>`},
+	}
+	for _, c := range cases {
+		one, err := ParseCluster(c.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.spec, err)
+		}
+		xml, err := Parse(strings.NewReader(`<platform version="4.1">`+c.xml+`</platform>`), "spec.xml")
+		if err != nil {
+			t.Fatalf("%s: %v", c.xml, err)
+		}
+		if len(one.Hosts) != len(xml.Hosts) || len(one.Links) != len(xml.Links) {
+			t.Fatalf("%s: %d hosts %d links, XML %d hosts %d links", c.spec, len(one.Hosts), len(one.Links), len(xml.Hosts), len(xml.Links))
+		}
+		for i, h := range one.Hosts {
+			x := xml.Hosts[i]
+			if h.Name != x.Name || h.Speed != x.Speed || h.Cores != x.Cores {
+				t.Fatalf("%s: host %d %+v vs %+v", c.spec, i, h, x)
+			}
+		}
+		for i, l := range one.Links {
+			if *l != *xml.Links[i] {
+				t.Fatalf("%s: link %d %+v vs %+v", c.spec, i, l, xml.Links[i])
+			}
+		}
+		for _, s := range one.Hosts {
+			for _, d := range one.Hosts {
+				l1, lat1 := one.Route(s, d)
+				xs, _ := xml.Host(s.Name)
+				xd, _ := xml.Host(d.Name)
+				l2, lat2 := xml.Route(xs, xd)
+				if linkNames(l1) != linkNames(l2) || lat1 != lat2 || len(l1) == 0 {
+					t.Fatalf("%s: route %s->%s %s vs %s", c.spec, s.Name, d.Name, linkNames(l1), linkNames(l2))
+				}
+			}
+		}
+	}
+}
+
+func TestParseClusterErrors(t *testing.T) {
+	cases := []struct{ spec, want string }{
+		{"", "expected NxSPEED"},
+		{"64,1GBps,1us", "expected NxSPEED"},
+		{"0x1Gf,1GBps,1us", "not a positive integer"},
+		{"4x1Gz,1GBps,1us", `unknown unit "Gz"`},
+		{"4x1Gf,1GB,1us", `unknown unit "GB"`},
+		{"4x1Gf,1GBps,1parsec", `unknown unit "parsec"`},
+		{"4x1Gf,1GBps,1us,foo=1", "unknown option"},
+		{"4x1Gf,1GBps,1us,topo=torus:2,3", "has 6 nodes, not 4"},
+		{"4x1Gf,1GBps,1us,topo=ring:4", "expected flat, torus"},
+		{"4x1Gf,1GBps,1us,topo=torus:2,x", "not an integer"},
+		{"4x1Gf,1GBps,1us,topo=fat_tree:2;2,2;1,2", "4 parts"},
+		{"4x1Gf,1GBps,1us,cores=0", "positive number of cores"},
+		{"4x1Gf,1GBps,1us,cores=2,cores=3", "given twice"},
+		{"4x1Gf,1GBps,1us,7", "expected option=value"},
+	}
+	for _, c := range cases {
+		_, err := ParseCluster(c.spec)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseCluster(%q) = %v, want error containing %q", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestUnits(t *testing.T) {
+	// Expected values are what SimGrid 3.32 computes (strtod, then a
+	// multiplication by the unit), as printed with %.17g.
+	cases := []struct {
+		q    quantity
+		in   string
+		want float64
+	}{
+		{speedQ, "1Gf", 1e9}, {speedQ, "98.095Mf", 98.095e6}, {speedQ, "1e3kf", 1e6}, {speedQ, "2megaflops", 2e6},
+		{speedQ, "1Yf", 1e24}, {speedQ, "0", 0}, {speedQ, "100", 100},
+		{bandwidthQ, "125MBps", 125e6}, {bandwidthQ, "1Gbps", 125e6}, {bandwidthQ, "1KiBps", 1024},
+		{bandwidthQ, "1Mibps", 1024 * 1024 / 8.0}, {bandwidthQ, "8.158MBps", 8157999.9999999991}, {bandwidthQ, "1TBps", 1e12},
+		{timeQ, "50us", 4.9999999999999996e-05}, {timeQ, "1.5ms", 1.5e-3}, {timeQ, "2m", 120}, {timeQ, "1h", 3600}, {timeQ, "1d", 86400},
+		{timeQ, "1w", 604800}, {timeQ, "3ns", 3.0000000000000004e-09}, {timeQ, "4ps", 4e-12}, {timeQ, " 1e-3s", 1e-3}, {timeQ, "0", 0},
+	}
+	for _, c := range cases {
+		got, _, err := c.q.parse(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("%s %q = %v, %v; want %v", c.q.what, c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []struct {
+		q  quantity
+		in string
+	}{{speedQ, "1Kif"}, {speedQ, "fast"}, {speedQ, ""}, {bandwidthQ, "1GB"}, {timeQ, "1e"}, {timeQ, "1 s"}, {timeQ, "1sec"}} {
+		if v, _, err := bad.q.parse(bad.in); err == nil {
+			t.Errorf("%s %q accepted as %v", bad.q.what, bad.in, v)
+		}
+	}
+	if _, warn, _ := timeQ.parse("0.5"); warn == "" {
+		t.Error("no warning for a unit-less latency")
+	}
+	if v, err := ParseBandwidth("10Gbps"); err != nil || v != 1.25e9 {
+		t.Errorf("ParseBandwidth = %v, %v", v, err)
+	}
+	if v, err := ParseSpeed("1Gf"); err != nil || v != 1e9 {
+		t.Errorf("ParseSpeed = %v, %v", v, err)
+	}
+	if v, err := ParseTime("1ms"); err != nil || v != 1e-3 {
+		t.Errorf("ParseTime = %v, %v", v, err)
+	}
+}
+
+func TestHostfile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hosts")
+	if err := os.WriteFile(path, []byte("node-1\n\n node-0:2 \nnode-3:0\nnode-2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names, err := ReadHostfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(names, ","); got != "node-1,node-0,node-0,node-2" {
+		t.Errorf("expanded hostfile %s", got)
+	}
+	p, err := ParseCluster("4x1Gf,1GBps,1us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadHostfileFor(p, path); err != nil {
+		t.Error(err)
+	}
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("node-0\nnode-9:2\n"), 0o644)
+	if _, err := ReadHostfileFor(p, bad); err == nil || !strings.Contains(err.Error(), "bad:2: host \"node-9\" is not in platform") {
+		t.Errorf("unknown host: %v", err)
+	}
+	os.WriteFile(bad, []byte("node-0\nnode-1:x\n"), 0o644)
+	var he *HostfileError
+	if _, err := ReadHostfile(bad); !errors.As(err, &he) || he.Line != 2 {
+		t.Errorf("bad count: %v", err)
+	}
+	os.WriteFile(bad, []byte("\n\n"), 0o644)
+	if _, err := ReadHostfile(bad); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty hostfile: %v", err)
+	}
+	if _, err := ReadHostfile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("missing hostfile accepted")
+	}
+	if hf := testenv.Shared(t, "simgrid-replay-tests/teshsuite/smpi/hostfile_coll"); hf != "" {
+		names, err := ReadHostfile(hf)
+		if err != nil || len(names) != 20 || names[0] != "Tremblay" || names[4] != "Jupiter" {
+			t.Errorf("hostfile_coll: %v %v", names, err)
+		}
+	}
+}
+
+func TestDeploy(t *testing.T) {
+	p, err := ParseCluster("12x1Gf,1GBps,1us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := func(hs []*Host) string {
+		var s []string
+		for _, h := range hs {
+			s = append(s, strings.TrimPrefix(h.Name, "node-"))
+		}
+		return strings.Join(s, " ")
+	}
+	cases := []struct {
+		names []string
+		np    int
+		m     Mapping
+		want  string
+	}{
+		{[]string{"node-0", "node-1", "node-2"}, 7, RoundRobin, "0 1 2 0 1 2 0"},
+		{[]string{"node-0", "node-1", "node-2"}, 7, Block, "0 0 0 1 1 1 2"},
+		{[]string{"node-0", "node-1", "node-2"}, 2, Block, "0 1"},
+		{[]string{"node-5", "node-5", "node-3"}, 4, RoundRobin, "5 5 3 5"},
+		// Without a hostfile SimGrid takes the hosts sorted by name.
+		{nil, 12, RoundRobin, "0 1 10 11 2 3 4 5 6 7 8 9"},
+		{nil, 3, Block, "0 1 10"},
+	}
+	for _, c := range cases {
+		got, err := Deploy(p, c.names, c.np, c.m)
+		if err != nil || hosts(got) != c.want {
+			t.Errorf("Deploy(%v, %d, %v) = %s, %v; want %s", c.names, c.np, c.m, hosts(got), err, c.want)
+		}
+	}
+	if _, err := Deploy(p, []string{"node-0", "nope"}, 2, RoundRobin); err == nil || !strings.Contains(err.Error(), `entry 2: host "nope"`) {
+		t.Errorf("unknown host: %v", err)
+	}
+	if _, err := Deploy(p, nil, 0, RoundRobin); err == nil {
+		t.Error("np=0 accepted")
+	}
+	for _, s := range []string{"rr", "block", "RoundRobin"} {
+		if _, err := ParseMapping(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := ParseMapping("scatter"); err == nil {
+		t.Error("bad mapping accepted")
+	}
+}

@@ -1,0 +1,228 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+)
+
+type npKind uint8
+
+const (
+	npHost npKind = iota
+	npRouter
+	npZone
+)
+
+// netpoint is a vertex of a zone's routing: a host, a router or a child
+// zone (SimGrid's NetPoint). id is its index in the englobing zone.
+type netpoint struct {
+	name string
+	kind npKind
+	id   int
+	zone *zone // englobing zone (nil for the root zone's own netpoint)
+	sub  *zone // the zone itself when kind == npZone
+}
+
+// zone is a SimGrid NetZone: a routing domain.
+type zone struct {
+	name     string
+	parent   *zone
+	self     *netpoint
+	vertices []*netpoint
+	children []*zone
+	rt       router
+}
+
+// recursive reports SimGrid's RoutingMode::recursive: the zone has child
+// zones, so its routes carry gateways and it gets no implicit loopback.
+func (z *zone) recursive() bool { return len(z.children) > 0 }
+
+func (z *zone) add(np *netpoint) {
+	np.zone = z
+	np.id = len(z.vertices)
+	z.vertices = append(z.vertices, np)
+}
+
+// router computes the routes inside one zone (get_local_route): it appends
+// the links from src to dst (both vertices of the zone) to links, adds their
+// latencies to *lat in SimGrid's order, and returns the gateways of a route
+// between child zones.
+type router interface {
+	local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error)
+}
+
+// sealer is implemented by routers that finish their tables once the whole
+// zone is known (implicit loopback, Floyd's closure).
+type sealer interface {
+	seal(z *zone, b *builder) error
+}
+
+func addLinks(dst []*Link, lat *float64, links ...*Link) []*Link {
+	for _, l := range links {
+		*lat += l.Latency
+	}
+	return append(dst, links...)
+}
+
+// ancestors returns the zones from np's zone up to the root.
+func ancestors(np *netpoint) []*zone {
+	var path []*zone
+	for z := np.zone; z != nil; z = z.parent {
+		path = append(path, z)
+	}
+	return path
+}
+
+// commonAncestors mirrors SimGrid's find_common_ancestors.
+func commonAncestors(src, dst *netpoint) (common, srcAnc, dstAnc *zone) {
+	if src.zone == dst.zone {
+		return src.zone, src.zone, src.zone
+	}
+	ps, pd := ancestors(src), ancestors(dst)
+	var parent *zone
+	for len(ps) > 1 && len(pd) > 1 && ps[len(ps)-1] == pd[len(pd)-1] {
+		parent = ps[len(ps)-1]
+		ps, pd = ps[:len(ps)-1], pd[:len(pd)-1]
+	}
+	srcAnc, dstAnc = ps[len(ps)-1], pd[len(pd)-1]
+	if srcAnc == dstAnc {
+		return srcAnc, srcAnc, dstAnc
+	}
+	return parent, srcAnc, dstAnc
+}
+
+var errNoGateway = errors.New("no route between the zones (missing zoneRoute)")
+
+// globalRoute mirrors NetZoneImpl::get_global_route: the route inside the
+// common ancestor, completed recursively from src to the source gateway and
+// from the destination gateway to dst. Latency is accumulated in the same
+// order as SimGrid (the inter-zone links first).
+func (p *Platform) globalRoute(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, error) {
+	common, srcAnc, dstAnc := commonAncestors(src, dst)
+	if common == nil {
+		return nil, fmt.Errorf("%s and %s have no common zone", src.name, dst.name)
+	}
+	if srcAnc == dstAnc {
+		out, _, _, err := common.rt.local(src, dst, links, lat)
+		return out, err
+	}
+	mid, gwSrc, gwDst, err := common.rt.local(srcAnc.self, dstAnc.self, nil, lat)
+	if err != nil {
+		return nil, err
+	}
+	if gwSrc == nil || gwDst == nil {
+		return nil, fmt.Errorf("from zone %s to zone %s: %w", srcAnc.name, dstAnc.name, errNoGateway)
+	}
+	if src != gwSrc {
+		if links, err = p.globalRoute(src, gwSrc, links, lat); err != nil {
+			return nil, err
+		}
+	}
+	links = append(links, mid...)
+	if gwDst != dst {
+		if links, err = p.globalRoute(gwDst, dst, links, lat); err != nil {
+			return nil, err
+		}
+	}
+	return links, nil
+}
+
+// zroute is a declared route of a Full, Floyd or Dijkstra zone.
+type zroute struct {
+	links        []*Link
+	gwSrc, gwDst *netpoint
+}
+
+// linkRef is one <link_ctn>: a link, or a split-duplex pair used in a
+// direction.
+type linkRef struct {
+	link     *Link   // plain link
+	up, down *Link   // split-duplex halves when dir != dirNone
+	dir      linkDir // direction for split-duplex links
+}
+
+type linkDir uint8
+
+const (
+	dirNone linkDir = iota
+	dirUp
+	dirDown
+)
+
+// resolve mirrors get_link_list_impl: split-duplex references pick their
+// UP or DOWN half, swapped for the reverse (back) route.
+func resolve(refs []linkRef, back bool) []*Link {
+	out := make([]*Link, len(refs))
+	for i, r := range refs {
+		switch {
+		case r.dir == dirNone:
+			out[i] = r.link
+		case (r.dir == dirUp) != back:
+			out[i] = r.up
+		default:
+			out[i] = r.down
+		}
+	}
+	return out
+}
+
+func reversed(ls []*Link) []*Link {
+	out := make([]*Link, len(ls))
+	for i, l := range ls {
+		out[len(ls)-1-i] = l
+	}
+	return out
+}
+
+// newRoutes mirrors new_extended_route for a declared route and, when
+// symmetrical, its reverse: links reversed with UP/DOWN swapped and
+// gateways exchanged. Gateways are kept only in recursive zones.
+func newRoutes(z *zone, refs []linkRef, gwSrc, gwDst *netpoint) (fwd, back *zroute) {
+	if !z.recursive() {
+		gwSrc, gwDst = nil, nil
+	}
+	fwd = &zroute{links: resolve(refs, false), gwSrc: gwSrc, gwDst: gwDst}
+	back = &zroute{links: reversed(resolve(refs, true)), gwSrc: gwDst, gwDst: gwSrc}
+	return fwd, back
+}
+
+// fullZone is SimGrid's FullZone: every route is declared.
+type fullZone struct {
+	z      *zone
+	routes map[[2]int]*zroute
+}
+
+func (f *fullZone) addRoute(src, dst *netpoint, refs []linkRef, gwSrc, gwDst *netpoint, symmetrical bool) error {
+	if _, dup := f.routes[[2]int{src.id, dst.id}]; dup {
+		return fmt.Errorf("the route between %s and %s already exists (routes are symmetrical by default)", src.name, dst.name)
+	}
+	fwd, back := newRoutes(f.z, refs, gwSrc, gwDst)
+	f.routes[[2]int{src.id, dst.id}] = fwd
+	if symmetrical && src != dst {
+		if _, dup := f.routes[[2]int{dst.id, src.id}]; dup {
+			return fmt.Errorf("the route between %s and %s already exists: do not declare the reverse of a symmetrical route", dst.name, src.name)
+		}
+		f.routes[[2]int{dst.id, src.id}] = back
+	}
+	return nil
+}
+
+func (f *fullZone) seal(z *zone, b *builder) error {
+	if z.recursive() {
+		return nil
+	}
+	for _, v := range z.vertices {
+		if _, ok := f.routes[[2]int{v.id, v.id}]; !ok {
+			f.routes[[2]int{v.id, v.id}] = &zroute{links: []*Link{b.loopback()}}
+		}
+	}
+	return nil
+}
+
+func (f *fullZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+	r := f.routes[[2]int{src.id, dst.id}]
+	if r == nil {
+		return links, nil, nil, nil // SimGrid returns an empty route
+	}
+	return addLinks(links, lat, r.links...), r.gwSrc, r.gwDst, nil
+}

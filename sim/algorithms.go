@@ -1,0 +1,528 @@
+package sim
+
+// The collective algorithms, as point-to-point operations in phases. Each
+// follows the SimGrid 3.32 implementation of the same name message for
+// message (order of posting, blocking structure, sizes), so that
+// contention is simulated as SimGrid simulates it.
+
+// one returns ops as the only phase.
+func one(p int, ops []collOp) ([]collOp, bool) { return ops, p == 0 }
+
+// ---- barrier ----
+
+var barrierAlgos = map[string][]algorithm{
+	"ompi_basic_linear":      {barrierBasicLinear},
+	"ompi_recursivedoubling": {barrierRecursiveDoubling},
+	"ompi_bruck":             {barrierDissemination},
+}
+
+// barrierBasicLinear: every rank sends 0 bytes to rank 0 and waits for
+// its answer; rank 0 receives from all, then sends to all.
+func barrierBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.me > 0 {
+		switch p {
+		case 0:
+			return append(ops, collOp{send: true, peer: 0}), true
+		case 1:
+			return append(ops, collOp{peer: 0}), true
+		}
+		return ops, false
+	}
+	if p > 1 {
+		return ops, false
+	}
+	for i := int32(1); i < c.n; i++ {
+		ops = append(ops, collOp{send: p == 1, peer: i})
+	}
+	return ops, true
+}
+
+// barrierRecursiveDoubling is Open MPI's recursive doubling barrier
+// (sendrecv of 0 bytes with rank ^ mask), with the extra ranks of a
+// non-power-of-two size folded onto the lower ones.
+func barrierRecursiveDoubling(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	adj := int32(1)
+	for adj <= n {
+		adj <<= 1
+	}
+	adj >>= 1
+	if p == 0 {
+		c.steps = c.steps[:0]
+		if adj != n {
+			if me >= adj {
+				c.steps = append(c.steps, collOp{send: true, peer: me - adj}, collOp{peer: me - adj})
+				goto built
+			} else if me < n-adj {
+				c.steps = append(c.steps, collOp{peer: me + adj})
+			}
+		}
+		for mask := int32(1); mask < adj; mask <<= 1 {
+			c.steps = append(c.steps, collOp{sr: true, peer: me ^ mask})
+		}
+		if adj != n && me < n-adj {
+			c.steps = append(c.steps, collOp{send: true, peer: me + adj})
+		}
+	}
+built:
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+// barrierDissemination is the Bruck / dissemination barrier: in round k,
+// send to rank + 2^k and receive from rank - 2^k.
+func barrierDissemination(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	d := int32(1) << uint(p)
+	if d >= c.n {
+		return ops, false
+	}
+	return append(ops, collOp{send: true, peer: (c.me + d) % c.n}, collOp{peer: (c.me - d + c.n) % c.n}), true
+}
+
+// ---- bcast ----
+
+var bcastAlgos = map[string][]algorithm{
+	"binomial_tree": {bcastBinomial},
+	"flattree":      {bcastFlat},
+}
+
+// bcastBinomial (SimGrid's bcast__binomial_tree): receive from the parent
+// (blocking), then send to each child in turn with blocking sends,
+// farthest child first.
+func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		n, me := c.n, c.me
+		rel := me - c.root
+		if rel < 0 {
+			rel += n
+		}
+		mask := int32(1)
+		for mask < n {
+			if rel&mask != 0 {
+				src := me - mask
+				if src < 0 {
+					src += n
+				}
+				c.steps = append(c.steps, collOp{peer: src})
+				break
+			}
+			mask <<= 1
+		}
+		for mask >>= 1; mask > 0; mask >>= 1 {
+			if rel+mask < n {
+				dst := me + mask
+				if dst >= n {
+					dst -= n
+				}
+				c.steps = append(c.steps, collOp{send: true, peer: dst, bytes: collBytes(c)})
+			}
+		}
+	}
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+// bcastFlat: the root sends to every other rank (non-blocking), the others
+// receive.
+func bcastFlat(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.me != c.root {
+		return one(p, append(ops, collOp{peer: c.root}))
+	}
+	for i := int32(0); i < c.n; i++ {
+		if i != c.root {
+			ops = append(ops, collOp{send: true, peer: i, bytes: collBytes(c)})
+		}
+	}
+	return one(p, ops)
+}
+
+// collBytes is the size of the message of a single-buffer collective.
+func collBytes(c *collCall) int64 {
+	if c.e.SendBytes != 0 {
+		return c.e.SendBytes
+	}
+	return c.e.RecvBytes
+}
+
+// ---- reduce ----
+
+var reduceAlgos = map[string][]algorithm{
+	"default": {reduceLinear},
+}
+
+// reduceLinear (SimGrid's ireduce, used by reduce__default): every rank
+// sends its buffer to the root, which receives from all in rank order.
+func reduceLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return gatherTo(c, p, ops, collBytes(c))
+}
+
+func gatherTo(c *collCall, p int, ops []collOp, bytes int64) ([]collOp, bool) {
+	if c.me != c.root {
+		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: bytes}))
+	}
+	for i := int32(0); i < c.n; i++ {
+		if i != c.root {
+			ops = append(ops, collOp{peer: i})
+		}
+	}
+	return one(p, ops)
+}
+
+// ---- allreduce ----
+
+var allreduceAlgos = map[string][]algorithm{
+	"default":  {reduceAtZero, bcastAtZero},
+	"redbcast": {reduceAtZero, bcastAtZero},
+	"rdb":      {allreduceRDB},
+	"lr":       {allreduceRing},
+}
+
+func reduceAtZero(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	saved := c.root
+	c.root = 0
+	ops, ok := reduceLinear(c, p, ops)
+	c.root = saved
+	return ops, ok
+}
+
+func bcastAtZero(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	c.root = 0
+	return bcastBinomial(c, p, ops)
+}
+
+// allreduceRDB is recursive doubling: exchange the whole buffer with
+// rank ^ 2^k (non-power-of-two sizes fold the extra ranks first).
+func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me, b := c.n, c.me, collBytes(c)
+	pof2 := int32(1)
+	for pof2*2 <= n {
+		pof2 *= 2
+	}
+	rem := n - pof2
+	if p == 0 {
+		c.steps = c.steps[:0]
+		newrank := int32(-1)
+		switch {
+		case me < 2*rem && me%2 == 0:
+			c.steps = append(c.steps, collOp{send: true, peer: me + 1, bytes: b})
+		case me < 2*rem:
+			c.steps = append(c.steps, collOp{peer: me - 1})
+			newrank = me / 2
+		default:
+			newrank = me - rem
+		}
+		if newrank >= 0 {
+			for mask := int32(1); mask < pof2; mask <<= 1 {
+				nd := newrank ^ mask
+				dst := nd + rem
+				if nd < rem {
+					dst = nd*2 + 1
+				}
+				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: b})
+			}
+		}
+		if me < 2*rem {
+			if me%2 == 1 {
+				c.steps = append(c.steps, collOp{send: true, peer: me - 1, bytes: b})
+			} else {
+				c.steps = append(c.steps, collOp{peer: me + 1})
+			}
+		}
+	}
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+// allreduceRing is the ring (reduce-scatter then allgather in n-1 steps
+// each, blocks of size/n), as MPICH's and SimGrid's allreduce "lr".
+func allreduceRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	if p >= int(2*(n-1)) {
+		return ops, false
+	}
+	blk := collBytes(c) / int64(n)
+	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: blk}, collOp{peer: (me - 1 + n) % n}), true
+}
+
+// ---- alltoall ----
+
+var alltoallAlgos = map[string][]algorithm{
+	"basic_linear": {alltoallLinear},
+	"pair":         {alltoallPair},
+	"bruck":        {alltoallBruck},
+	"ring":         {alltoallRing},
+}
+
+// alltoallLinear (alltoall__basic_linear): receives from rank+1, rank+2...
+// first, then sends in reverse order rank-1, rank-2..., all at once.
+func alltoallLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	for i := (me + 1) % n; i != me; i = (i + 1) % n {
+		ops = append(ops, collOp{peer: i})
+	}
+	for i := (me + n - 1) % n; i != me; i = (i + n - 1) % n {
+		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+	}
+	return one(p, ops)
+}
+
+// alltoallPair (alltoall__pair): n-1 sendrecv steps with rank ^ i.
+func alltoallPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	i := int32(p + 1)
+	if i >= c.n {
+		return ops, false
+	}
+	peer := c.me ^ i
+	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendBytes}, collOp{peer: peer}), true
+}
+
+// alltoallRing: n-1 sendrecv steps, to rank+i and from rank-i.
+func alltoallRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	i := int32(p + 1)
+	if i >= c.n {
+		return ops, false
+	}
+	return append(ops, collOp{send: true, peer: (c.me + i) % c.n, bytes: c.e.SendBytes}, collOp{peer: (c.me - i + c.n) % c.n}), true
+}
+
+// alltoallBruck (alltoall__bruck): for each power of two k < n, a
+// sendrecv to rank+k and from rank-k of the blocks whose index has bit k,
+// packed (count x sendcount elements of the receive type). The local
+// rotations are copies.
+func alltoallBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	pof2 := int32(1) << uint(p)
+	if pof2 >= n {
+		return ops, false
+	}
+	blocks := int64(0)
+	for b := int32(1); b < n; b++ {
+		if b&pof2 != 0 {
+			blocks++
+		}
+	}
+	count := int64(0)
+	if c.ssize > 0 {
+		count = c.e.SendBytes / c.ssize
+	}
+	bytes := blocks * count * c.rsize
+	return append(ops, collOp{send: true, peer: (me + pof2) % n, bytes: bytes}, collOp{peer: (me - pof2 + n) % n}), true
+}
+
+// ---- alltoallv ----
+
+var alltoallvAlgos = map[string][]algorithm{
+	"default": {alltoallvLinear},
+}
+
+// alltoallvLinear (ialltoallv): receives from every other rank in rank
+// order, then sends to every other rank in rank order, zero-byte messages
+// included.
+func alltoallvLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	for i := int32(0); i < c.n; i++ {
+		if i != c.me {
+			ops = append(ops, collOp{peer: i})
+		}
+	}
+	for i := int32(0); i < c.n; i++ {
+		if i != c.me {
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendCounts[i]})
+		}
+	}
+	return one(p, ops)
+}
+
+// ---- gather / scatter ----
+
+var gatherAlgos = map[string][]algorithm{
+	"default": {gatherLinear},
+}
+
+// gatherLinear (igather, igatherv): every rank sends to the root.
+func gatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return gatherTo(c, p, ops, c.e.SendBytes)
+}
+
+var scatterAlgos = map[string][]algorithm{
+	"default": {scatterLinear},
+}
+
+// scatterLinear (iscatter): the root sends a block to every rank.
+func scatterLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.me != c.root {
+		return one(p, append(ops, collOp{peer: c.root}))
+	}
+	for i := int32(0); i < c.n; i++ {
+		if i != c.root {
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+		}
+	}
+	return one(p, ops)
+}
+
+// scattervLinear (iscatterv): the root sends SendCounts[i] to rank i.
+func scattervLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return scatterCounts(c, p, ops, c.e.SendCounts)
+}
+
+func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, bool) {
+	if c.me != c.root {
+		return one(p, append(ops, collOp{peer: c.root}))
+	}
+	for i := int32(0); i < c.n; i++ {
+		if i != c.root {
+			ops = append(ops, collOp{send: true, peer: i, bytes: counts[i]})
+		}
+	}
+	return one(p, ops)
+}
+
+// ---- allgather(v) ----
+
+var allgatherAlgos = map[string][]algorithm{
+	"default": {allgatherLinear},
+	"ring":    {allgatherRing},
+}
+
+// allgatherLinear (iallgather, iallgatherv): for every other rank in
+// order, send it our block and receive its block, all at once.
+func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	for i := int32(0); i < c.n; i++ {
+		if i != c.me {
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes}, collOp{peer: i})
+		}
+	}
+	return one(p, ops)
+}
+
+// allgatherRing: n-1 steps, each sending one block to rank+1 and
+// receiving one from rank-1.
+func allgatherRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if int32(p) >= c.n-1 {
+		return ops, false
+	}
+	return append(ops, collOp{send: true, peer: (c.me + 1) % c.n, bytes: c.e.SendBytes}, collOp{peer: (c.me - 1 + c.n) % c.n}), true
+}
+
+var allgathervAlgos = map[string][]algorithm{
+	"default": {allgatherLinear},
+}
+
+// ---- reduce_scatter ----
+
+var reduceScatterAlgos = map[string][]algorithm{
+	"default":    {reduceScatterDefault, reduceScatterScatter},
+	"mpich_pair": {reduceScatterPair},
+	"mpich_rdb":  {reduceScatterRDB},
+}
+
+// sumCounts returns the total of counts[lo:hi] (clipped to the vector).
+func sumCounts(counts []int64, lo, hi int32) int64 {
+	t := int64(0)
+	for j := lo; j < hi && int(j) < len(counts); j++ {
+		if j >= 0 {
+			t += counts[j]
+		}
+	}
+	return t
+}
+
+// reduceScatterRDB (reduce_scatter__mpich_rdb): recursive doubling; at
+// step i each rank exchanges with rank ^ 2^i everything but the blocks of
+// its own subtree, and for non-power-of-two sizes the results are handed
+// down a recursive-halving tree with blocking sends.
+func reduceScatterRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		n, me, cnt := c.n, c.me, c.e.RecvCounts
+		for mask, i := int32(1), uint(0); mask < n; mask, i = mask<<1, i+1 {
+			dst := me ^ mask
+			dstRoot := dst >> i << i
+			myRoot := me >> i << i
+			send := sumCounts(cnt, 0, myRoot) + sumCounts(cnt, myRoot+mask, n)
+			recvT := sumCounts(cnt, 0, dstRoot) + sumCounts(cnt, dstRoot+mask, n)
+			if dst < n {
+				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: send})
+			}
+			if dstRoot+mask > n {
+				done := n - myRoot - mask
+				k := int32(-1)
+				for j := mask; j != 0; j >>= 1 {
+					k++
+				}
+				for tm := mask >> 1; tm != 0; tm >>= 1 {
+					d := me ^ tm
+					root := me >> uint(k) << uint(k)
+					if d > me && me < root+done && d >= root+done {
+						c.steps = append(c.steps, collOp{send: true, peer: d, bytes: recvT})
+					} else if d < me && d < root+done && me >= root+done {
+						c.steps = append(c.steps, collOp{peer: d})
+					}
+					k--
+				}
+			}
+		}
+	}
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+// regular reports whether all counts are equal.
+func regular(counts []int64) bool {
+	for _, x := range counts {
+		if x != counts[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// reduceScatterPair (reduce_scatter__mpich_pair): n-1 sendrecv steps, to
+// rank+i the block it needs, from rank-i.
+func reduceScatterPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	i := int32(p + 1)
+	if i >= c.n {
+		return ops, false
+	}
+	dst := (c.me + i) % c.n
+	return append(ops, collOp{send: true, peer: dst, bytes: c.e.RecvCounts[dst]}, collOp{peer: (c.me - i + c.n) % c.n}), true
+}
+
+// reduceScatterDefault is the first part of SimGrid's
+// reduce_scatter__default for equal counts: a linear reduce of the whole
+// vector to rank 0 (then reduceScatterScatter scatters it).
+func reduceScatterDefault(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	saved := c.root
+	c.root = 0
+	ops, ok := gatherTo(c, p, ops, c.e.RecvBytes)
+	c.root = saved
+	return ops, ok
+}
+
+func reduceScatterScatter(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	c.root = 0
+	return scatterCounts(c, p, ops, c.e.RecvCounts)
+}
+
+// ---- scan / exscan ----
+
+// scanLinear (SimGrid's scan and exscan): receive from every lower rank,
+// send to every higher rank, then wait for all.
+func scanLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	for i := int32(0); i < c.me; i++ {
+		ops = append(ops, collOp{peer: i})
+	}
+	for i := c.me + 1; i < c.n; i++ {
+		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+	}
+	return one(p, ops)
+}

@@ -1,0 +1,353 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+
+	"kairos/trace"
+)
+
+// collOp is one point-to-point operation of a collective algorithm.
+type collOp struct {
+	send  bool
+	sr    bool  // a sendrecv: send bytes to peer and receive from peer
+	peer  int32 // rank in the communicator
+	bytes int64
+}
+
+// collCall is a collective as one member sees it.
+type collCall struct {
+	n, me, root int32
+	tag         int32
+	e           *trace.Event
+	ssize       int64 // send datatype size
+	rsize       int64
+	steps       []collOp // scratch for tree algorithms
+}
+
+// algorithm returns the operations of phase p of a collective for one
+// member: they are all posted, then all waited for (a detached send
+// completes at once). ok is false when there is no phase p.
+type algorithm func(c *collCall, p int, ops []collOp) (out []collOp, ok bool)
+
+// collState is a member's progress through a collective.
+type collState struct {
+	call  collCall
+	parts []algorithm
+	part  int
+	phase int
+	world []int32 // communicator rank -> world rank; nil for the world
+}
+
+// Collective tags, distinct from user tags (which are >= 0) and from one
+// another, as SMPI's COLL_TAG_* values.
+const (
+	tagBarrier int32 = -(iota + 100)
+	tagBcast
+	tagReduce
+	tagAlltoall
+	tagAlltoallv
+	tagGather
+	tagGatherv
+	tagScatter
+	tagScatterv
+	tagAllgather
+	tagAllgatherv
+	tagScan
+	tagAllreduce
+	tagReduceScatter
+)
+
+// collNames maps each collective kind to its SimGrid configuration name.
+var collNames = map[trace.Kind]string{
+	trace.Barrier: "barrier", trace.Bcast: "bcast", trace.Reduce: "reduce", trace.Allreduce: "allreduce",
+	trace.Alltoall: "alltoall", trace.Alltoallv: "alltoallv", trace.Gather: "gather", trace.Gatherv: "gatherv",
+	trace.Scatter: "scatter", trace.Scatterv: "scatterv", trace.Allgather: "allgather",
+	trace.Allgatherv: "allgatherv", trace.ReduceScatter: "reduce_scatter", trace.Scan: "scan", trace.Exscan: "exscan",
+}
+
+// collective runs a collective action for r.
+func (s *Sim) collective(r *rank, e *trace.Event) bool {
+	st := &r.coll
+	if r.step == 0 {
+		if e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate {
+			return true // SimGrid's replay does not replay communicator creation
+		}
+		if err := s.setupColl(r, e); err != nil {
+			s.fail(r, "%v", err)
+			return false
+		}
+		r.step = 1
+	}
+	for r.step == 1 {
+		if st.part >= len(st.parts) {
+			r.step = 2
+			break
+		}
+		ops, ok := st.parts[st.part](&st.call, st.phase, s.ops[:0])
+		s.ops = ops[:0]
+		if !ok {
+			st.part++
+			st.phase = 0
+			continue
+		}
+		st.phase++
+		n := 0
+		for _, op := range ops {
+			peer := op.peer
+			if st.world != nil {
+				peer = st.world[peer]
+			}
+			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
+			s.post(q)
+			if s.await(r, q) {
+				n++
+			}
+			if op.sr {
+				q := s.newRequest(r, false, peer, st.call.tag, 0)
+				s.post(q)
+				if s.await(r, q) {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			s.block(r, false)
+			return false
+		}
+	}
+	if r.step == 2 {
+		r.step = 3
+		if e.Kind.HasReduction() && e.Compute != 0 {
+			// SimGrid runs the reduction's flops even with
+			// smpi/simulate-computation:no.
+			return s.compute(r, e.Compute)
+		}
+	}
+	return true
+}
+
+func (s *Sim) setupColl(r *rank, e *trace.Event) error {
+	st := &r.coll
+	*st = collState{parts: st.parts[:0]}
+	n := int32(len(s.ranks))
+	me := r.id
+	if e.Comm != trace.WorldComm {
+		members := s.meta.Members(e.Comm, len(s.ranks))
+		if members == nil {
+			return fmt.Errorf("%s on undefined communicator %d", e.Kind, e.Comm)
+		}
+		st.world = members
+		n = int32(len(members))
+		me = -1
+		for i, w := range members {
+			if w == r.id {
+				me = int32(i)
+			}
+		}
+		if me < 0 {
+			return fmt.Errorf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r.id)
+		}
+	}
+	root := int32(0)
+	if e.Kind.IsRooted() && e.Partner != trace.NoRank {
+		root = e.Partner
+	}
+	if root < 0 || root >= n {
+		return fmt.Errorf("%s: root %d out of range [0,%d)", e.Kind, root, n)
+	}
+	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0]}
+	name := collNames[e.Kind]
+	algo := s.cfg.Colls[name]
+	parts, tag, err := selectAlgorithm(e.Kind, algo, &st.call)
+	if err != nil {
+		return err
+	}
+	st.parts = append(st.parts, parts...)
+	st.call.tag = tag
+	return nil
+}
+
+// vecOK checks that a v-collective carries one count per member.
+func vecOK(k trace.Kind, v []int64, n int32) error {
+	if int32(len(v)) != n {
+		return fmt.Errorf("%s: %d counts for %d members", k, len(v), n)
+	}
+	return nil
+}
+
+// selectAlgorithm returns the parts of the algorithm chosen for kind
+// (SimGrid's default selector when algo is "" or "default").
+func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32, error) {
+	e := c.e
+	if algo == "default" {
+		algo = ""
+	}
+	switch k {
+	case trace.Barrier:
+		return pick(barrierAlgos, algo, "ompi_basic_linear", tagBarrier)
+	case trace.Bcast:
+		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
+	case trace.Reduce:
+		return pick(reduceAlgos, algo, "default", tagReduce)
+	case trace.Allreduce:
+		return pick(allreduceAlgos, algo, "default", tagAllreduce)
+	case trace.Alltoall:
+		if algo == "" {
+			algo = ompiAlltoall(c.n, e.SendBytes)
+		}
+		if algo == "pair" && c.n&(c.n-1) != 0 {
+			return nil, 0, fmt.Errorf("alltoall: the pair algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", c.n)
+		}
+		return pick(alltoallAlgos, algo, "", tagAlltoall)
+	case trace.Alltoallv:
+		if err := vecOK(k, e.SendCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		return pick(alltoallvAlgos, algo, "default", tagAlltoallv)
+	case trace.Gather:
+		return pick(gatherAlgos, algo, "default", tagGather)
+	case trace.Gatherv:
+		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		return []algorithm{gatherLinear}, tagGatherv, nil
+	case trace.Scatter:
+		return pick(scatterAlgos, algo, "default", tagScatter)
+	case trace.Scatterv:
+		if err := vecOK(k, e.SendCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		return []algorithm{scattervLinear}, tagScatterv, nil
+	case trace.Allgather:
+		return pick(allgatherAlgos, algo, "default", tagAllgather)
+	case trace.Allgatherv:
+		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		return pick(allgathervAlgos, algo, "default", tagAllgatherv)
+	case trace.ReduceScatter:
+		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		if algo == "" && !regular(e.RecvCounts) {
+			// SimGrid's default falls back to reduce_scatter__mpich,
+			// which picks pair above 524288 elements (MPI_OP_NULL is
+			// commutative) and recursive doubling below.
+			total := int64(0)
+			for _, x := range e.RecvCounts {
+				total += x
+			}
+			if c.rsize > 0 {
+				total /= c.rsize
+			}
+			algo = "mpich_pair"
+			if total <= 524288 {
+				algo = "mpich_rdb"
+			}
+		}
+		return pick(reduceScatterAlgos, algo, "default", tagReduceScatter)
+	case trace.Scan:
+		return []algorithm{scanLinear}, tagScan, nil
+	case trace.Exscan:
+		return []algorithm{scanLinear}, tagScan, nil
+	}
+	return nil, 0, fmt.Errorf("no algorithm for %s", k)
+}
+
+func pick(table map[string][]algorithm, algo, def string, tag int32) ([]algorithm, int32, error) {
+	if algo == "" {
+		algo = def
+	}
+	a, ok := table[algo]
+	if !ok {
+		return nil, 0, fmt.Errorf("unknown algorithm %q", algo)
+	}
+	return a, tag, nil
+}
+
+// algoTables maps each collective's configuration name to its table.
+var algoTables = map[string]map[string][]algorithm{}
+
+func init() {
+	algoTables["barrier"] = barrierAlgos
+	algoTables["bcast"] = bcastAlgos
+	algoTables["reduce"] = reduceAlgos
+	algoTables["allreduce"] = allreduceAlgos
+	algoTables["alltoall"] = alltoallAlgos
+	algoTables["alltoallv"] = alltoallvAlgos
+	algoTables["gather"] = gatherAlgos
+	algoTables["scatter"] = scatterAlgos
+	algoTables["allgather"] = allgatherAlgos
+	algoTables["allgatherv"] = allgathervAlgos
+	algoTables["reduce_scatter"] = reduceScatterAlgos
+}
+
+// IsCollectiveName reports whether name is a collective SimGrid lets one
+// choose the algorithm of (smpi/<name>).
+func IsCollectiveName(name string) bool { _, ok := algoTables[name]; return ok }
+
+// Algorithms lists the algorithms available for a collective.
+func Algorithms(coll string) []string {
+	var names []string
+	for n := range algoTables[coll] {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return append([]string{"default"}, names...)
+}
+
+// HasAlgorithm reports whether algo is available for coll.
+func HasAlgorithm(coll, algo string) bool {
+	if algo == "default" {
+		return IsCollectiveName(coll)
+	}
+	_, ok := algoTables[coll][algo]
+	return ok
+}
+
+// ompiAlltoall is Open MPI's decision (SimGrid's alltoall__ompi) for n
+// ranks and per-peer messages of dsize bytes.
+func ompiAlltoall(n int32, dsize int64) string {
+	const lin, pair, bruck = "basic_linear", "pair", "bruck"
+	type rule struct {
+		below int64
+		algo  string
+	}
+	pickRule := func(rules []rule, last string) string {
+		for _, r := range rules {
+			if dsize < r.below {
+				return r.algo
+			}
+		}
+		return last
+	}
+	switch {
+	case n == 2:
+		return pickRule([]rule{{2, pair}, {4, lin}, {16, pair}, {64, lin}, {256, pair}, {4096, lin}, {32768, pair}, {262144, lin}, {1048576, lin}}, pair)
+	case n < 8:
+		return pickRule([]rule{{8192, lin}, {16384, lin}, {65536, lin}, {524288, lin}, {1048576, pair}}, lin)
+	case n < 16:
+		return lin
+	case n < 32:
+		return pickRule([]rule{{4, lin}, {512, bruck}}, lin)
+	case n < 64:
+		return pickRule([]rule{{512, bruck}}, lin)
+	case n < 128:
+		return pickRule([]rule{{1024, bruck}, {262144, lin}}, pair)
+	case n < 256:
+		return pickRule([]rule{{1024, bruck}, {262144, lin}}, pair)
+	case n < 512:
+		return pickRule([]rule{{1024, bruck}, {32768, lin}}, pair)
+	case n < 1024:
+		return pickRule([]rule{{512, bruck}, {262144, lin}}, pair)
+	case n < 2048:
+		return pickRule([]rule{{512, bruck}}, lin)
+	case n < 4096:
+		return pickRule([]rule{{1024, bruck}}, lin)
+	}
+	return pickRule([]rule{{2048, bruck}}, lin)
+}

@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Model names accepted by network/model.
+const (
+	ModelSMPI = "SMPI" // CM02 fluid model with SMPI's piecewise factors (smpirun's default)
+	ModelLV08 = "LV08" // constant factors 13.01 / 0.97, weight-S 20537
+	ModelCM02 = "CM02" // constant factors 1 / 1, weight-S 0
+)
+
+// Factor is one segment of a piecewise factor table: Value applies to
+// sizes strictly above Threshold (up to the next threshold).
+type Factor struct {
+	Threshold float64
+	Value     float64
+}
+
+// Factors is a piecewise table sorted by threshold.
+type Factors []Factor
+
+// At returns the factor for a message of size bytes (the payload with its
+// envelope). SimGrid 3.32's rule: value k applies to t_k < size <= t_k+1,
+// sizes up to the smallest threshold get 1.
+func (f Factors) At(size float64) float64 {
+	cur := 1.0
+	for _, s := range f {
+		if size <= s.Threshold {
+			return cur
+		}
+		cur = s.Value
+	}
+	return cur
+}
+
+// ParseFactors reads SimGrid's "thresh:value;thresh:value;..." syntax.
+func ParseFactors(s string) (Factors, error) {
+	var f Factors
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		kv := strings.Split(part, ":")
+		if len(kv) < 2 {
+			return nil, fmt.Errorf("factor %q: want threshold:value", part)
+		}
+		t, err := strconv.ParseFloat(kv[0], 64)
+		if err != nil || t < 0 {
+			return nil, fmt.Errorf("factor %q: bad threshold %q", part, kv[0])
+		}
+		v, err := strconv.ParseFloat(kv[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("factor %q: bad value %q", part, kv[1])
+		}
+		f = append(f, Factor{t, v})
+	}
+	sort.SliceStable(f, func(i, j int) bool { return f[i].Threshold < f[j].Threshold })
+	return f, nil
+}
+
+// SimGrid 3.32's default SMPI factor tables (smpi/bw-factor, smpi/lat-factor).
+const (
+	DefaultBwFactors  = "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;1426:0.608902;732:0.341987;257:0.338112;0:0.812084"
+	DefaultLatFactors = "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;732:1.9503;257:1.95341;0:2.01467"
+)
+
+// Config holds every model constant, each with SimGrid 3.32's default
+// under smpirun. Set them with Set using SimGrid's --cfg names.
+type Config struct {
+	// Model is network/model: SMPI, LV08 or CM02.
+	Model string
+	// LatencyFactor, BandwidthFactor and WeightS are network/latency-factor,
+	// network/bandwidth-factor and network/weight-S; negative means the
+	// model's default.
+	LatencyFactor, BandwidthFactor, WeightS float64
+	// BwFactors and LatFactors are smpi/bw-factor and smpi/lat-factor,
+	// used by the SMPI model.
+	BwFactors, LatFactors Factors
+	// TCPGamma is network/TCP-gamma: a flow's rate is bounded by
+	// TCPGamma / (2 x route latency).
+	TCPGamma float64
+	// CrossTraffic is network/crosstraffic: each flow also loads its
+	// reverse route with weight 0.05.
+	CrossTraffic bool
+	// DetachedThreshold is smpi/send-is-detached-thresh: sends of fewer
+	// bytes return at once (eager); larger ones wait for the transfer.
+	DetachedThreshold int64
+	// Envelope is the bytes added to every message on the wire (16).
+	Envelope int64
+	// TestSleep is smpi/test: the sleep before each MPI_Test, multiplied
+	// by the number of failed tests since the last success.
+	TestSleep float64
+	// GrowInjectedTimes is smpi/grow-injected-times.
+	GrowInjectedTimes bool
+	// SimulateComputation is smpi/simulate-computation: when false,
+	// compute actions take no time (reduction flops still do, as in
+	// SimGrid).
+	SimulateComputation bool
+	// MaxminPrecision and SurfPrecision are maxmin/precision and
+	// surf/precision (smpirun sets 1e-9).
+	MaxminPrecision, SurfPrecision float64
+	// Speed, if positive, overrides every host's speed (flop/s).
+	Speed float64
+	// Colls selects the algorithm of each collective ("bcast" ->
+	// "binomial_tree"); smpi/coll-selector and smpi/<coll> set it.
+	Colls map[string]string
+	// Analytic replaces the max-min sharing by a contention-free model:
+	// every message takes latency x lat-factor + size / (bound x
+	// bw-factor) on its own (Hockney alpha + n beta).
+	Analytic bool
+	// Compat keeps SimGrid's quirks that Kairos would otherwise fix (see
+	// QUIRKS in the package documentation). True by default.
+	Compat bool
+}
+
+// DefaultConfig returns SimGrid 3.32's settings under smpirun.
+func DefaultConfig() Config {
+	bw, _ := ParseFactors(DefaultBwFactors)
+	lat, _ := ParseFactors(DefaultLatFactors)
+	return Config{
+		Model:               ModelSMPI,
+		LatencyFactor:       -1,
+		BandwidthFactor:     -1,
+		WeightS:             -1,
+		BwFactors:           bw,
+		LatFactors:          lat,
+		TCPGamma:            4194304,
+		CrossTraffic:        true,
+		DetachedThreshold:   65536,
+		Envelope:            16,
+		TestSleep:           1e-4,
+		GrowInjectedTimes:   true,
+		SimulateComputation: true,
+		MaxminPrecision:     1e-5,
+		SurfPrecision:       1e-9,
+		Colls:               map[string]string{},
+		Compat:              true,
+	}
+}
+
+// CfgNames lists the --cfg keys Set accepts, for help texts.
+var CfgNames = []string{
+	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
+	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
+	"smpi/send-is-detached-thresh", "smpi/test", "smpi/grow-injected-times",
+	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
+	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
+	"smpi/host-speed, smpi/privatization, smpi/os, smpi/or, smpi/ois (accepted; see docs)",
+}
+
+// Set applies one SimGrid --cfg entry ("key:value" split by the caller).
+func (c *Config) Set(key, value string) error {
+	num := func() (float64, error) {
+		v, err := parseSimgridNumber(value)
+		if err != nil {
+			return 0, fmt.Errorf("--cfg %s: %w", key, err)
+		}
+		return v, nil
+	}
+	var err error
+	switch key {
+	case "network/model":
+		switch strings.ToUpper(value) {
+		case ModelSMPI, ModelLV08, ModelCM02:
+			c.Model = strings.ToUpper(value)
+		default:
+			return fmt.Errorf("--cfg network/model: %q is not supported (SMPI, LV08, CM02)", value)
+		}
+	case "network/latency-factor":
+		c.LatencyFactor, err = num()
+	case "network/bandwidth-factor":
+		c.BandwidthFactor, err = num()
+	case "network/weight-S":
+		c.WeightS, err = num()
+	case "network/TCP-gamma", "network/TCP_gamma":
+		c.TCPGamma, err = num()
+	case "network/crosstraffic":
+		c.CrossTraffic, err = parseBool(key, value)
+	case "smpi/bw-factor":
+		c.BwFactors, err = ParseFactors(value)
+	case "smpi/lat-factor":
+		c.LatFactors, err = ParseFactors(value)
+	case "smpi/send-is-detached-thresh":
+		var v float64
+		v, err = num()
+		c.DetachedThreshold = int64(v)
+	case "smpi/test":
+		c.TestSleep, err = num()
+	case "smpi/grow-injected-times":
+		c.GrowInjectedTimes, err = parseBool(key, value)
+	case "smpi/simulate-computation":
+		c.SimulateComputation, err = parseBool(key, value)
+	case "maxmin/precision":
+		c.MaxminPrecision, err = num()
+	case "surf/precision":
+		c.SurfPrecision, err = num()
+	case "smpi/coll-selector":
+		if value != "default" && value != "" {
+			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")
+		}
+	case "smpi/host-speed", "smpi/privatization", "smpi/tmpdir", "smpi/np", "smpi/hostfile", "smpi/replay",
+		"tracing", "tracing/smpi", "tracing/smpi/computing", "tracing/filename", "smpi/display-timing":
+		// Irrelevant to replayed timings (smpi/host-speed only times
+		// real code, which a replay has none of).
+	case "smpi/os", "smpi/or", "smpi/ois":
+		if !zeroOverhead(value) {
+			return fmt.Errorf("--cfg %s: only zero overheads are supported in this version", key)
+		}
+	case "smpi/async-small-thresh":
+		if v, e := num(); e != nil || v != 0 {
+			return fmt.Errorf("--cfg %s: only 0 is supported", key)
+		}
+	default:
+		if coll, ok := strings.CutPrefix(key, "smpi/"); ok && IsCollectiveName(coll) {
+			if !HasAlgorithm(coll, value) {
+				return fmt.Errorf("--cfg %s: unknown algorithm %q (known: %s)", key, value, strings.Join(Algorithms(coll), ", "))
+			}
+			c.Colls[coll] = value
+			return nil
+		}
+		return fmt.Errorf("--cfg %s: unknown setting (supported: %s)", key, strings.Join(CfgNames, ", "))
+	}
+	return err
+}
+
+func zeroOverhead(v string) bool {
+	for _, seg := range strings.Split(v, ";") {
+		for i, f := range strings.Split(seg, ":") {
+			if i == 0 || f == "" {
+				continue
+			}
+			if x, err := strconv.ParseFloat(f, 64); err != nil || x != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func parseBool(key, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "yes", "on", "true", "1":
+		return true, nil
+	case "no", "off", "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("--cfg %s: %q is not a boolean (yes/no)", key, v)
+}
+
+// parseSimgridNumber reads a number with an optional SimGrid unit suffix
+// (f, kf, Mf, Gf, Bps, MBps, ...), as SimGrid's config does.
+func parseSimgridNumber(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	end := len(s)
+	for end > 0 && (s[end-1] < '0' || s[end-1] > '9') && s[end-1] != '.' {
+		end--
+	}
+	v, err := strconv.ParseFloat(s[:end], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	unit := s[end:]
+	mult := 1.0
+	if unit != "" {
+		switch unit[0] {
+		case 'k':
+			mult = 1e3
+		case 'M':
+			mult = 1e6
+		case 'G':
+			mult = 1e9
+		case 'T':
+			mult = 1e12
+		}
+	}
+	return v * mult, nil
+}
+
+// netParams returns the constants the network model uses.
+func (c *Config) netParams() (latF, bwF, weightS float64) {
+	switch c.Model {
+	case ModelLV08:
+		latF, bwF, weightS = 13.01, 0.97, 20537
+	case ModelCM02:
+		latF, bwF, weightS = 1, 1, 0
+	default:
+		latF, bwF, weightS = 1, 1, 8775
+	}
+	if c.LatencyFactor >= 0 {
+		latF = c.LatencyFactor
+	}
+	if c.BandwidthFactor >= 0 {
+		bwF = c.BandwidthFactor
+	}
+	if c.WeightS >= 0 {
+		weightS = c.WeightS
+	}
+	return
+}

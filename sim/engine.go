@@ -1,0 +1,398 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"kairos/sim/maxmin"
+)
+
+// Kinds of resource actions.
+const (
+	actExec  uint8 = iota // computation on a host's CPU
+	actSleep              // a sleep (duration only)
+	actComm               // a network transfer
+)
+
+// Heap entry types, as SimGrid's ActionHeap types.
+const (
+	hNone uint8 = iota
+	hLatency
+	hNormal
+	hMaxDuration
+)
+
+// action is a CPU execution, a sleep or a network transfer in progress.
+type action struct {
+	kind       uint8
+	htype      uint8
+	running    bool
+	v          *maxmin.Variable
+	remains    float64
+	lastUpdate float64
+	lastValue  float64
+	factor     float64 // rate factor (bw-factor for transfers)
+	penalty    float64 // sharing penalty once the latency is paid
+	latency    float64 // latency to pay (factored)
+	fixedRate  float64 // analytic mode: the contention-free rate
+	heapIdx    int
+	date       float64
+	seq        uint64
+	// what completes when the action ends
+	comm *comm
+	rank *rank
+}
+
+func (a *action) rate() float64 {
+	if a.v == nil {
+		return a.fixedRate
+	}
+	return a.v.Value() * a.factor
+}
+
+// actionHeap is a binary min-heap of actions by date (ties by sequence,
+// for determinism).
+type actionHeap []*action
+
+func (h actionHeap) less(i, j int) bool {
+	if h[i].date != h[j].date {
+		return h[i].date < h[j].date
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h actionHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx = i
+	h[j].heapIdx = j
+}
+
+func (h actionHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h actionHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.swap(i, m)
+		i = m
+	}
+}
+
+func (s *Sim) heapSet(a *action, date float64, t uint8) {
+	a.htype = t
+	a.date = date
+	if a.heapIdx >= 0 {
+		i := a.heapIdx
+		s.heap.up(i)
+		s.heap.down(a.heapIdx)
+		return
+	}
+	s.seq++
+	a.seq = s.seq
+	a.heapIdx = len(s.heap)
+	s.heap = append(s.heap, a)
+	s.heap.up(a.heapIdx)
+}
+
+func (s *Sim) heapRemove(a *action) {
+	a.htype = hNone
+	i := a.heapIdx
+	if i < 0 {
+		return
+	}
+	last := len(s.heap) - 1
+	if i != last {
+		s.heap.swap(i, last)
+	}
+	s.heap[last] = nil
+	s.heap = s.heap[:last]
+	a.heapIdx = -1
+	if i != last {
+		s.heap.up(i)
+		s.heap.down(s.heap[i].heapIdx)
+	}
+}
+
+func doubleUpdate(v *float64, d, prec float64) {
+	*v -= d
+	if *v < prec {
+		*v = 0
+	}
+}
+
+func (s *Sim) newAction(kind uint8) *action {
+	var a *action
+	if n := len(s.freeActs); n > 0 {
+		a = s.freeActs[n-1]
+		s.freeActs = s.freeActs[:n-1]
+		v := a.v
+		*a = action{}
+		a.v = v
+	} else {
+		a = &action{}
+	}
+	a.kind = kind
+	a.heapIdx = -1
+	a.running = true
+	a.lastUpdate = s.now
+	return a
+}
+
+func (s *Sim) freeAction(a *action) {
+	a.comm, a.rank = nil, nil
+	s.freeActs = append(s.freeActs, a)
+}
+
+// variable returns a fresh max-min variable for a (reusing a's old one).
+func (s *Sim) variable(a *action, id int32, penalty, bound float64, n int) *maxmin.Variable {
+	if a.v != nil {
+		a.v.Reset(id, penalty, bound)
+		return a.v
+	}
+	return s.cpuSys.NewVariable(id, penalty, bound, n)
+}
+
+// startExec starts flops of computation on host h for rank r.
+func (s *Sim) startExec(r *rank, flops float64) {
+	h := &s.hosts[r.host]
+	a := s.newAction(actExec)
+	a.rank = r
+	a.remains = flops
+	a.factor = 1
+	a.v = s.variable(a, s.actID(a), 1, h.speed, 1)
+	s.cpuSys.Expand(h.cpu, a.v, 1)
+}
+
+// startSleep makes rank r sleep for d seconds.
+func (s *Sim) startSleep(r *rank, d float64) {
+	if d > 0 {
+		d = math.Max(d, s.cfg.SurfPrecision)
+	}
+	a := s.newAction(actSleep)
+	a.rank = r
+	a.remains = 1
+	if a.v != nil {
+		a.v.Reset(0, 0, -1)
+	}
+	s.heapSet(a, s.now+d, hMaxDuration)
+}
+
+// actID registers a in the id table the max-min variables refer to.
+func (s *Sim) actID(a *action) int32 {
+	if n := len(s.freeIDs); n > 0 {
+		id := s.freeIDs[n-1]
+		s.freeIDs = s.freeIDs[:n-1]
+		s.acts[id] = a
+		return id
+	}
+	s.acts = append(s.acts, a)
+	return int32(len(s.acts) - 1)
+}
+
+// route is a cached route between two hosts.
+type route struct {
+	links   []*maxmin.Constraint
+	back    []*maxmin.Constraint
+	latency float64
+	minBw   float64 // -1 if no link
+	wsum    float64 // sum of 1/bw over the route, for weight-S
+}
+
+func (s *Sim) route(src, dst int) *route {
+	key := uint64(src)<<32 | uint64(uint32(dst))
+	if rt, ok := s.routes[key]; ok {
+		return rt
+	}
+	fwd, lat, err := s.m.Route(src, dst)
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("sim: no route from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
+	}
+	rt := &route{latency: lat, minBw: -1}
+	for _, l := range fwd {
+		ln := &s.m.Links[l]
+		rt.links = append(rt.links, s.links[l])
+		if rt.minBw < 0 || ln.Bandwidth < rt.minBw {
+			rt.minBw = ln.Bandwidth
+		}
+		rt.wsum += 1 / ln.Bandwidth
+	}
+	if s.cfg.CrossTraffic {
+		bk, _, _ := s.m.Route(dst, src)
+		for _, l := range bk {
+			rt.back = append(rt.back, s.links[l])
+		}
+	}
+	s.routes[key] = rt
+	return rt
+}
+
+// startComm starts the network transfer of c (both sides are posted).
+func (s *Sim) startComm(c *comm) {
+	src, dst := s.ranks[c.src].host, s.ranks[c.dst].host
+	rt := s.route(src, dst)
+	size := float64(c.bytes + s.cfg.Envelope)
+	a := s.newAction(actComm)
+	a.comm = c
+	c.act = a
+	a.remains = size
+	var latF, bwF float64
+	if s.cfg.Model == ModelSMPI {
+		latF, bwF = s.cfg.LatFactors.At(size), s.cfg.BwFactors.At(size)
+	} else {
+		latF, bwF = s.latF, s.bwF
+	}
+	a.factor = bwF
+	a.penalty = rt.latency
+	if s.weightS > 0 {
+		a.penalty += s.weightS * rt.wsum
+	}
+	a.latency = rt.latency * latF
+	bound := rt.minBw
+	if rt.latency > 0 {
+		g := s.cfg.TCPGamma / (2 * rt.latency)
+		if bound < 0 || g < bound {
+			bound = g
+		}
+	}
+	if s.cfg.Analytic {
+		a.v = nil
+		a.fixedRate = bound * bwF
+		d := a.latency
+		if a.fixedRate > 0 {
+			d += size / a.fixedRate
+		}
+		s.heapSet(a, s.now+d, hNormal)
+		return
+	}
+	pen := 1.0
+	if a.latency > 0 {
+		pen = 0
+		t := hLatency
+		if len(rt.links) == 0 {
+			t = hNormal
+		}
+		s.heapSet(a, s.now+a.latency, t)
+	}
+	v := s.netVar(a, pen, bound, len(rt.links)+len(rt.back))
+	for _, l := range rt.links {
+		s.netSys.Expand(l, v, 1)
+	}
+	for _, l := range rt.back {
+		s.netSys.Expand(l, v, 0.05)
+	}
+}
+
+func (s *Sim) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
+	id := s.actID(a)
+	if a.v != nil {
+		a.v.Reset(id, pen, bound)
+	} else {
+		a.v = s.netSys.NewVariable(id, pen, bound, n)
+	}
+	return a.v
+}
+
+// finishAction ends a: its variable leaves the system and what waits on
+// it completes.
+func (s *Sim) finishAction(a *action) {
+	a.running = false
+	s.heapRemove(a)
+	if a.v != nil && a.kind != actSleep {
+		if a.kind == actComm {
+			s.netSys.Remove(a.v)
+		} else {
+			s.cpuSys.Remove(a.v)
+		}
+		id := a.v.ID
+		s.acts[id] = nil
+		s.freeIDs = append(s.freeIDs, id)
+	}
+	if a.kind == actComm {
+		c := a.comm
+		c.act = nil
+		s.commDone(c)
+	} else {
+		s.execDone(a.rank)
+	}
+	s.freeAction(a)
+}
+
+// updateRemains is SimGrid's lazy update of an action's remaining work.
+func (s *Sim) updateRemains(a *action) {
+	if !a.running {
+		return
+	}
+	delta := s.now - a.lastUpdate
+	if a.remains > 0 {
+		doubleUpdate(&a.remains, a.lastValue*delta, s.cfg.MaxminPrecision*s.cfg.SurfPrecision)
+	}
+	a.lastUpdate = s.now
+	a.lastValue = a.rate()
+}
+
+// reschedule solves the max-min systems and moves the actions whose share
+// changed in the heap (SimGrid's next_occurring_event_lazy).
+func (s *Sim) reschedule(sys *maxmin.System) {
+	for _, v := range sys.Solve() {
+		a := s.acts[v.ID]
+		if a == nil || !a.running || v.Penalty() <= 0 || a.htype == hLatency {
+			continue
+		}
+		s.updateRemains(a)
+		share := a.rate()
+		if share > 0 {
+			t := 0.0
+			if a.remains > 0 {
+				t = a.remains / share
+			}
+			s.heapSet(a, s.now+t, hNormal)
+		} else {
+			s.heapRemove(a)
+		}
+	}
+}
+
+// advance moves the clock to the next event and processes every event
+// within surf/precision of it. It returns false when nothing is pending.
+func (s *Sim) advance() bool {
+	if s.cpuSys.Modified() {
+		s.reschedule(s.cpuSys)
+	}
+	if s.netSys.Modified() {
+		s.reschedule(s.netSys)
+	}
+	if len(s.heap) == 0 {
+		return false
+	}
+	s.now += s.heap[0].date - s.now
+	for len(s.heap) > 0 && math.Abs(s.heap[0].date-s.now) < s.cfg.SurfPrecision {
+		a := s.heap[0]
+		if a.htype == hLatency {
+			s.heapRemove(a)
+			s.netSys.SetPenalty(a.v, a.penalty)
+			a.lastUpdate = s.now
+			continue
+		}
+		s.finishAction(a)
+	}
+	return true
+}

@@ -1,0 +1,33 @@
+package sim
+
+// Machine is the simulated machine as the simulator sees it: hosts, links
+// and the routes between hosts. FromPlatform builds one from a parsed
+// platform; tests build small ones by hand.
+type Machine struct {
+	Hosts []MachineHost
+	Links []MachineLink
+	// Route returns the links (indexes of Links) from host src to host
+	// dst, in order, and the route's latency, or why there is none. It is
+	// called once per ordered host pair and cached.
+	Route func(src, dst int) (links []int, latency float64, err error)
+	// RankHost maps each rank to its host (the deployment).
+	RankHost []int
+}
+
+// MachineHost is a host: its name (for messages), its speed per core in
+// flop/s and its number of cores.
+type MachineHost struct {
+	Name  string
+	Speed float64
+	Cores int
+}
+
+// MachineLink is a link: bandwidth in bytes/s, latency in seconds, and
+// whether it is a fat pipe (each flow gets the whole bandwidth) rather
+// than shared.
+type MachineLink struct {
+	Name      string
+	Bandwidth float64
+	Latency   float64
+	FatPipe   bool
+}

@@ -1,0 +1,428 @@
+// Package maxmin is a weighted max-min fair-sharing solver with selective
+// (incremental) update, the linear system SimGrid's fluid models (CM02,
+// LV08, SMPI, Cas01) solve to share links and CPUs between activities.
+//
+// A Constraint is a resource of some capacity (a link's bandwidth, a host's
+// flop rate). A Variable is an activity's rate; it uses constraints with
+// consumption weights and has a sharing penalty (the inverse of its weight
+// in the sharing) and an optional upper bound. Solve gives every variable of
+// the constraints touched since the last solve the max-min fair share that
+// SimGrid 3.32's lmm::MaxMin computes, with the same precision rules
+// (maxmin/precision), so that simulated times agree with SimGrid's.
+//
+// Only the connected components of the constraint graph that changed are
+// solved again; the variables whose share may have changed are reported so
+// that the caller reschedules only those activities.
+package maxmin
+
+import "math"
+
+// System is a set of constraints and variables.
+type System struct {
+	// Precision is SimGrid's maxmin/precision (default 1e-5): a
+	// constraint whose remaining capacity falls below Precision times its
+	// bound is saturated.
+	Precision float64
+
+	dirty    []*Constraint // seeds of the components to solve again
+	list     []*Constraint // the constraints being solved
+	light    []light
+	satCnst  []int
+	satVars  []*Variable
+	modified []*Variable
+	stamp    uint32
+}
+
+// New returns an empty system with the given precision.
+func New(precision float64) *System { return &System{Precision: precision} }
+
+// Constraint is a shared resource.
+type Constraint struct {
+	// Bound is the capacity.
+	Bound float64
+	// FatPipe makes the constraint bound each variable on its own
+	// (max instead of sum), as SimGrid's FATPIPE links.
+	FatPipe bool
+
+	elems     []*Element // enabled elements
+	remaining float64
+	usage     float64
+	lightIdx  int
+	stamp     uint32 // == System.stamp while in the list being solved
+	dirty     bool
+}
+
+// NewConstraint returns a constraint of capacity bound.
+func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
+	return &Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1}
+}
+
+// Element is a variable's use of a constraint.
+type Element struct {
+	c      *Constraint
+	v      *Variable
+	weight float64
+	idx    int // index in c.elems, -1 when disabled
+	active bool
+}
+
+// Variable is an activity's rate.
+type Variable struct {
+	penalty float64
+	bound   float64
+	value   float64
+	elems   []Element
+	stamp   uint32
+	inSat   bool
+	inMod   bool
+	// ID is the caller's handle on the activity.
+	ID int32
+}
+
+// Value returns the rate Solve gave the variable.
+func (v *Variable) Value() float64 { return v.value }
+
+// Penalty returns the sharing penalty (0 for a disabled variable).
+func (v *Variable) Penalty() float64 { return v.penalty }
+
+// NewVariable returns a variable with the given sharing penalty (0 makes
+// it disabled: it takes no share until its penalty is set) and bound (a
+// negative bound means none), using up to n constraints.
+func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable {
+	return &Variable{ID: id, penalty: penalty, bound: bound, elems: make([]Element, 0, n)}
+}
+
+// Reset reuses v as a fresh variable (to avoid allocations); v must have
+// been removed from the system.
+func (v *Variable) Reset(id int32, penalty, bound float64) {
+	*v = Variable{ID: id, penalty: penalty, bound: bound, elems: v.elems[:0]}
+}
+
+// Expand makes v use c with the given consumption weight. Using the same
+// constraint twice adds the weights (keeps the larger on a fat pipe).
+func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
+	for i := range v.elems {
+		e := &v.elems[i]
+		if e.c == c {
+			if c.FatPipe {
+				e.weight = math.Max(e.weight, weight)
+			} else {
+				e.weight += weight
+			}
+			s.markDirty(c)
+			return
+		}
+	}
+	if len(v.elems) == cap(v.elems) {
+		v.grow()
+	}
+	v.elems = append(v.elems, Element{c: c, v: v, weight: weight, idx: -1})
+	if v.penalty > 0 {
+		e := &v.elems[len(v.elems)-1]
+		e.idx = len(c.elems)
+		c.elems = append(c.elems, e)
+		s.markDirty(c)
+	}
+}
+
+// grow moves v's elements to a larger array, relinking the enabled ones
+// (constraints hold pointers to them).
+func (v *Variable) grow() {
+	n := make([]Element, len(v.elems), 2*cap(v.elems)+2)
+	copy(n, v.elems)
+	v.elems = n
+	for i := range n {
+		if n[i].idx >= 0 {
+			n[i].c.elems[n[i].idx] = &n[i]
+		}
+	}
+}
+
+// SetPenalty changes v's sharing penalty; 0 disables it, a positive value
+// on a disabled variable enables it.
+func (s *System) SetPenalty(v *Variable, p float64) {
+	if p == v.penalty {
+		return
+	}
+	switch {
+	case p > 0 && v.penalty <= 0:
+		v.penalty = p
+		for i := range v.elems {
+			e := &v.elems[i]
+			e.idx = len(e.c.elems)
+			e.c.elems = append(e.c.elems, e)
+		}
+		s.markVar(v)
+	case p <= 0 && v.penalty > 0:
+		s.markVar(v)
+		s.detach(v)
+		v.penalty = 0
+		v.value = 0
+	default:
+		v.penalty = p
+		s.markVar(v)
+	}
+}
+
+// SetBound changes v's upper bound.
+func (s *System) SetBound(v *Variable, b float64) {
+	v.bound = b
+	s.markVar(v)
+}
+
+// Remove takes v out of the system.
+func (s *System) Remove(v *Variable) {
+	if v.penalty > 0 {
+		s.markVar(v)
+		s.detach(v)
+	}
+	v.penalty = 0
+	v.value = 0
+}
+
+func (s *System) detach(v *Variable) {
+	for i := range v.elems {
+		e := &v.elems[i]
+		if e.idx < 0 {
+			continue
+		}
+		c := e.c
+		last := len(c.elems) - 1
+		moved := c.elems[last]
+		c.elems[e.idx] = moved
+		moved.idx = e.idx
+		c.elems[last] = nil
+		c.elems = c.elems[:last]
+		e.idx = -1
+		e.active = false
+	}
+}
+
+func (s *System) markVar(v *Variable) {
+	for i := range v.elems {
+		s.markDirty(v.elems[i].c)
+	}
+}
+
+func (s *System) markDirty(c *Constraint) {
+	if !c.dirty {
+		c.dirty = true
+		s.dirty = append(s.dirty, c)
+	}
+}
+
+// Modified reports whether Solve has work to do.
+func (s *System) Modified() bool { return len(s.dirty) > 0 }
+
+type light struct {
+	c                  *Constraint
+	remainingOverUsage float64
+}
+
+// Solve shares the constraints of every component changed since the last
+// call and returns the variables (with a positive-weight element in a
+// solved constraint) whose rate must be re-read. The slice is reused by
+// the next call.
+func (s *System) Solve() []*Variable {
+	s.modified = s.modified[:0]
+	if len(s.dirty) == 0 {
+		return s.modified
+	}
+	s.collect()
+	s.solve()
+	for _, c := range s.list {
+		for _, e := range c.elems {
+			if e.weight > 0 && !e.v.inMod {
+				e.v.inMod = true
+				s.modified = append(s.modified, e.v)
+			}
+		}
+	}
+	for _, v := range s.modified {
+		v.inMod = false
+	}
+	return s.modified
+}
+
+// collect gathers into s.list the connected components (through enabled
+// variables) of the dirty constraints.
+func (s *System) collect() {
+	s.stamp++
+	if s.stamp == 0 {
+		s.stamp = 1
+	}
+	st := s.stamp
+	s.list = s.list[:0]
+	for _, c := range s.dirty {
+		c.dirty = false
+		if c.stamp != st {
+			c.stamp = st
+			s.list = append(s.list, c)
+		}
+	}
+	s.dirty = s.dirty[:0]
+	for i := 0; i < len(s.list); i++ {
+		for _, e := range s.list[i].elems {
+			v := e.v
+			if v.stamp == st {
+				continue
+			}
+			v.stamp = st
+			for j := range v.elems {
+				c2 := v.elems[j].c
+				if c2.stamp != st {
+					c2.stamp = st
+					s.list = append(s.list, c2)
+				}
+			}
+		}
+	}
+}
+
+func doublePositive(v, prec float64) bool { return v > prec }
+
+func doubleUpdate(v *float64, d, prec float64) {
+	*v -= d
+	if *v < prec {
+		*v = 0
+	}
+}
+
+func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
+	if *minUsage < 0 || *minUsage > usage {
+		*minUsage = usage
+		s.satCnst = append(s.satCnst[:0], idx)
+	} else if *minUsage == usage {
+		s.satCnst = append(s.satCnst, idx)
+	}
+}
+
+func (s *System) satVarsUpdate() {
+	for _, i := range s.satCnst {
+		for _, e := range s.light[i].c.elems {
+			if e.active && e.weight > 0 && !e.v.inSat {
+				e.v.inSat = true
+				s.satVars = append(s.satVars, e.v)
+			}
+		}
+	}
+}
+
+func (s *System) removeLight(c *Constraint) {
+	if c.lightIdx < 0 {
+		return
+	}
+	i, last := c.lightIdx, len(s.light)-1
+	s.light[i] = s.light[last]
+	s.light[i].c.lightIdx = i
+	s.light = s.light[:last]
+	c.lightIdx = -1
+}
+
+// solve is SimGrid's lmm::MaxMin::maxmin_solve over s.list.
+func (s *System) solve() {
+	prec := s.Precision
+	minUsage, minBound := -1.0, -1.0
+	s.light = s.light[:0]
+	s.satCnst = s.satCnst[:0]
+	for _, c := range s.list {
+		c.lightIdx = -1
+		c.remaining = c.Bound
+		if !doublePositive(c.remaining, c.Bound*prec) {
+			continue
+		}
+		c.usage = 0
+		for _, e := range c.elems {
+			e.v.value = 0
+			if e.weight > 0 {
+				u := e.weight / e.v.penalty
+				if !c.FatPipe {
+					c.usage += u
+				} else if c.usage < u {
+					c.usage = u
+				}
+				e.active = true
+			}
+		}
+		if c.usage > 0 {
+			c.lightIdx = len(s.light)
+			s.light = append(s.light, light{c, c.remaining / c.usage})
+			s.satUpdate(c.remaining/c.usage, c.lightIdx, &minUsage)
+		}
+	}
+	s.satVars = s.satVars[:0]
+	s.satVarsUpdate()
+	for {
+		vars := s.satVars
+		if len(vars) == 0 {
+			// Only rounding can leave saturated constraints without an
+			// active variable (SimGrid asserts); stop rather than spin.
+			break
+		}
+		for _, v := range vars {
+			if v.bound > 0 && v.bound*v.penalty < minUsage {
+				if minBound < 0 {
+					minBound = v.bound * v.penalty
+				} else {
+					minBound = math.Min(minBound, v.bound*v.penalty)
+				}
+			}
+		}
+		for _, v := range vars {
+			v.inSat = false
+			if minBound < 0 {
+				v.value = minUsage / v.penalty
+			} else if math.Abs(minBound-v.bound*v.penalty) < prec {
+				v.value = v.bound
+			} else {
+				continue
+			}
+			s.fix(v)
+		}
+		s.satVars = s.satVars[:0]
+		minUsage, minBound = -1, -1
+		s.satCnst = s.satCnst[:0]
+		if len(s.light) == 0 {
+			break
+		}
+		for i := range s.light {
+			s.satUpdate(s.light[i].remainingOverUsage, i, &minUsage)
+		}
+		s.satVarsUpdate()
+	}
+}
+
+// fix updates the constraints of v once its value is set.
+func (s *System) fix(v *Variable) {
+	prec := s.Precision
+	for i := range v.elems {
+		e := &v.elems[i]
+		c := e.c
+		if !c.FatPipe {
+			doubleUpdate(&c.remaining, e.weight*v.value, c.Bound*prec)
+			doubleUpdate(&c.usage, e.weight/v.penalty, prec)
+			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
+				s.removeLight(c)
+			} else if c.lightIdx >= 0 {
+				s.light[c.lightIdx].remainingOverUsage = c.remaining / c.usage
+			}
+			e.active = false
+			continue
+		}
+		c.usage = 0
+		e.active = false
+		for _, e2 := range c.elems {
+			if e2.v.value > 0 {
+				continue
+			}
+			if e2.weight > 0 {
+				c.usage = math.Max(c.usage, e2.weight/e2.v.penalty)
+			}
+		}
+		if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
+			s.removeLight(c)
+		} else if c.lightIdx >= 0 {
+			s.light[c.lightIdx].remainingOverUsage = c.remaining / c.usage
+		}
+	}
+}

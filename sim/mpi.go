@@ -1,0 +1,236 @@
+package sim
+
+import "kairos/trace"
+
+// request is one side of a point-to-point message, as an MPI request.
+type request struct {
+	owner    *rank
+	send     bool
+	peer     int32 // destination of a send, source of a receive (AnySource allowed)
+	tag      int32
+	bytes    int64
+	detached bool
+	done     bool
+	awaited  bool
+	seq      uint64 // posting order, for matching
+	comm     *comm
+	matched  float64 // when both sides were posted; -1 before
+	storeSeq uint64  // position in the rank's request store
+	key      reqKey
+}
+
+// comm is a matched message and its transfer.
+type comm struct {
+	src, dst int32
+	bytes    int64
+	sreq     *request
+	rreq     *request
+	act      *action
+}
+
+// reqKey is SimGrid's replay request key: (sender, receiver, tag).
+type reqKey struct{ src, dst, tag int32 }
+
+// queue is a FIFO of requests.
+type queue struct {
+	items []*request
+	head  int
+}
+
+func (q *queue) push(r *request) { q.items = append(q.items, r) }
+
+func (q *queue) empty() bool { return q.head >= len(q.items) }
+
+func (q *queue) front() *request { return q.items[q.head] }
+
+func (q *queue) pop() *request {
+	r := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return r
+}
+
+// remove takes r out of the queue (wherever it is).
+func (q *queue) remove(r *request) {
+	for i := q.head; i < len(q.items); i++ {
+		if q.items[i] == r {
+			copy(q.items[i:], q.items[i+1:])
+			q.items[len(q.items)-1] = nil
+			q.items = q.items[:len(q.items)-1]
+			return
+		}
+	}
+}
+
+// mailbox holds a receiving rank's unmatched sends and receives.
+type mailbox struct {
+	sends    map[uint64]*queue // by (source, tag)
+	recvs    map[uint64]*queue // exact receives by (source, tag)
+	wildRecv queue             // receives with AnySource or AnyTag
+	nsends   int
+}
+
+func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
+
+func (s *Sim) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
+	q := &request{}
+	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
+	q.matched = -1
+	s.seq++
+	q.seq = s.seq
+	return q
+}
+
+// post starts a request: a send looks for a matching receive posted at
+// its destination, a receive for a matching send; unmatched, it waits in
+// the destination's mailbox. Matching follows MPI (and SMPI) order: the
+// oldest matching request of the other side.
+func (s *Sim) post(q *request) {
+	if q.send {
+		q.detached = q.bytes < s.cfg.DetachedThreshold
+		dst := s.ranks[q.peer]
+		mb := &dst.mbox
+		me := q.owner.id
+		var cand *request
+		var from *queue
+		if rq := mb.recvs[mkey(me, q.tag)]; rq != nil && !rq.empty() {
+			cand, from = rq.front(), rq
+		}
+		if !mb.wildRecv.empty() {
+			for _, w := range mb.wildRecv.items[mb.wildRecv.head:] {
+				if (cand == nil || w.seq < cand.seq) && matches(w, me, q.tag) {
+					cand, from = w, &mb.wildRecv
+					break
+				}
+			}
+		}
+		if q.detached {
+			q.done = true
+		}
+		if cand != nil {
+			if from == &mb.wildRecv {
+				from.remove(cand)
+			} else {
+				from.pop()
+			}
+			s.match(q, cand)
+			return
+		}
+		k := mkey(me, q.tag)
+		sq := mb.sends[k]
+		if sq == nil {
+			sq = &queue{}
+			mb.sends[k] = sq
+		}
+		sq.push(q)
+		mb.nsends++
+		return
+	}
+	me := q.owner
+	mb := &me.mbox
+	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
+		if sq := mb.sends[mkey(q.peer, q.tag)]; sq != nil && !sq.empty() {
+			mb.nsends--
+			s.match(sq.pop(), q)
+			return
+		}
+		k := mkey(q.peer, q.tag)
+		rq := mb.recvs[k]
+		if rq == nil {
+			rq = &queue{}
+			mb.recvs[k] = rq
+		}
+		rq.push(q)
+		return
+	}
+	// Wildcard receive: the oldest matching send of any queue.
+	var best *request
+	var bq *queue
+	for _, sq := range mb.sends {
+		if sq.empty() {
+			continue
+		}
+		for _, c := range sq.items[sq.head:] {
+			if matches(q, c.owner.id, c.tag) {
+				if best == nil || c.seq < best.seq {
+					best, bq = c, sq
+				}
+				break
+			}
+		}
+	}
+	if best != nil {
+		bq.remove(best)
+		mb.nsends--
+		s.match(best, q)
+		return
+	}
+	mb.wildRecv.push(q)
+}
+
+// matches reports whether receive r accepts a message from src with tag.
+func matches(r *request, src, tag int32) bool {
+	return (r.peer == trace.AnySource || r.peer == src) && (r.tag == trace.AnyTag && tag >= 0 || r.tag == tag)
+}
+
+// match pairs a send and a receive and starts the transfer.
+func (s *Sim) match(sq, rq *request) {
+	c := s.newComm()
+	c.src, c.dst, c.bytes = sq.owner.id, rq.owner.id, sq.bytes
+	c.sreq, c.rreq = sq, rq
+	sq.comm, rq.comm = c, c
+	sq.matched, rq.matched = s.now, s.now
+	s.stats.messages++
+	s.stats.bytes += sq.bytes
+	s.startComm(c)
+}
+
+func (s *Sim) newComm() *comm {
+	if n := len(s.freeComms); n > 0 {
+		c := s.freeComms[n-1]
+		s.freeComms = s.freeComms[:n-1]
+		*c = comm{}
+		return c
+	}
+	return &comm{}
+}
+
+// commDone completes both sides of a finished transfer.
+func (s *Sim) commDone(c *comm) {
+	if !c.sreq.done {
+		s.complete(c.sreq)
+	}
+	s.complete(c.rreq)
+	c.sreq.comm, c.rreq.comm = nil, nil
+	s.freeComms = append(s.freeComms, c)
+}
+
+// complete marks q done and wakes its owner if that was the last thing it
+// waited for.
+func (s *Sim) complete(q *request) {
+	q.done = true
+	if q.awaited {
+		q.awaited = false
+		r := q.owner
+		if q.matched > r.matchMax {
+			r.matchMax = q.matched
+		}
+		r.waiting--
+		if r.waiting == 0 {
+			s.wake(r)
+		}
+	}
+}
+
+// await makes r wait for q; it reports whether q is still pending.
+func (s *Sim) await(r *rank, q *request) bool {
+	if q.done {
+		return false
+	}
+	q.awaited = true
+	r.waiting++
+	return true
+}

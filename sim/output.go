@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"kairos/trace"
+)
+
+// Observers lets several observers watch one simulation.
+type Observers []Observer
+
+// Action passes the action to every observer.
+func (o Observers) Action(rank int, e *trace.Event, start, end float64) {
+	for _, x := range o {
+		x.Action(rank, e, start, end)
+	}
+}
+
+// TimedTrace records the simulation as a timed trace: every event of the
+// input with Enter and Exit set to its simulated start and end, so that
+// the pattern analyses and the classifier can read a simulated run as a
+// measured one. Its memory grows with the trace (it is the output).
+type TimedTrace struct {
+	T *trace.Trace
+}
+
+// NewTimedTrace returns a recorder for a trace of n ranks with meta.
+func NewTimedTrace(n int, meta *trace.Meta) *TimedTrace {
+	m := *meta
+	m.Regions = append([]trace.Region{}, meta.Regions...)
+	m.Comms = append([]trace.Comm{}, meta.Comms...)
+	m.Attrs = map[string]string{}
+	for k, v := range meta.Attrs {
+		m.Attrs[k] = v
+	}
+	m.Attrs["simulated"] = "kairos simulate"
+	return &TimedTrace{T: trace.New(n, m)}
+}
+
+// Action records one event with its simulated times.
+func (t *TimedTrace) Action(rank int, e *trace.Event, start, end float64) {
+	ev := *e
+	ev.Enter, ev.Exit, ev.HasTime = trace.FromSeconds(start), trace.FromSeconds(end), true
+	t.T.Ranks[rank].Append(&ev)
+}
+
+// Perfetto streams a Chrome / Perfetto trace-event JSON timeline: one
+// track per rank, one slice per action (computations included). Call
+// Close to finish the JSON.
+type Perfetto struct {
+	w     *bufio.Writer
+	first bool
+	err   error
+	buf   []byte
+}
+
+// NewPerfetto starts a timeline on w; hosts name the ranks' tracks.
+func NewPerfetto(w io.Writer, hosts []string) *Perfetto {
+	p := &Perfetto{w: bufio.NewWriterSize(w, 1<<16), first: true}
+	p.write(`{"displayTimeUnit":"ns","traceEvents":[`)
+	for r, h := range hosts {
+		p.sep()
+		p.write(`{"name":"thread_name","ph":"M","pid":0,"tid":` + strconv.Itoa(r) + `,"args":{"name":` + strconv.Quote("rank "+strconv.Itoa(r)+" @ "+h) + `}}`)
+	}
+	return p
+}
+
+func (p *Perfetto) write(s string) {
+	if p.err == nil {
+		_, p.err = p.w.WriteString(s)
+	}
+}
+
+func (p *Perfetto) sep() {
+	if !p.first {
+		p.write(",\n")
+	}
+	p.first = false
+}
+
+// Action writes one slice (times in microseconds, as the format wants).
+func (p *Perfetto) Action(rank int, e *trace.Event, start, end float64) {
+	if e.Kind == trace.Init || e.Kind == trace.Finalize {
+		return
+	}
+	p.sep()
+	b := p.buf[:0]
+	b = append(b, `{"name":`...)
+	b = strconv.AppendQuote(b, e.Kind.String())
+	b = append(b, `,"cat":`...)
+	cat := "mpi"
+	if e.Kind == trace.Compute || e.Kind == trace.Sleep {
+		cat = "compute"
+	}
+	b = strconv.AppendQuote(b, cat)
+	b = append(b, `,"ph":"X","pid":0,"tid":`...)
+	b = strconv.AppendInt(b, int64(rank), 10)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendFloat(b, start*1e6, 'f', 3, 64)
+	b = append(b, `,"dur":`...)
+	b = strconv.AppendFloat(b, (end-start)*1e6, 'f', 3, 64)
+	b = append(b, `,"args":{"action":`...)
+	b = strconv.AppendQuote(b, e.String())
+	b = append(b, "}}"...)
+	p.buf = b
+	if p.err == nil {
+		_, p.err = p.w.Write(b)
+	}
+}
+
+// Close ends the JSON document and flushes it.
+func (p *Perfetto) Close() error {
+	p.write("\n]}\n")
+	if p.err != nil {
+		return p.err
+	}
+	return p.w.Flush()
+}
+
+// Verbose writes one line per action as SimGrid's verbose replay log does
+// (--log=smpi_replay.thresh:verbose): the date the action ended, the rank
+// and its host, the action and its duration.
+type Verbose struct {
+	W     io.Writer
+	Hosts []string // per rank
+	err   error
+}
+
+// Action writes the line of one action.
+func (v *Verbose) Action(rank int, e *trace.Event, start, end float64) {
+	if v.err != nil || e.Kind == trace.Init {
+		return
+	}
+	h := ""
+	if rank < len(v.Hosts) {
+		h = v.Hosts[rank]
+	}
+	_, v.err = fmt.Fprintf(v.W, "[%.6f] (%d@%s) %d %s %.6f\n", end, rank, h, rank, e.String(), end-start)
+}
+
+// Err returns the first write error.
+func (v *Verbose) Err() error { return v.err }

@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"fmt"
+
+	"kairos/platform"
+)
+
+// FromPlatform builds the Machine of a parsed platform with rank i on
+// hosts[i] (a deployment, see platform.Deploy).
+func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error) {
+	if len(hosts) == 0 {
+		return nil, fmt.Errorf("sim: no host to run on")
+	}
+	m := &Machine{RankHost: make([]int, len(hosts))}
+	for _, h := range p.Hosts {
+		m.Hosts = append(m.Hosts, MachineHost{Name: h.Name, Speed: h.Speed, Cores: h.Cores})
+	}
+	for _, l := range p.Links {
+		m.Links = append(m.Links, MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe})
+	}
+	for i, h := range hosts {
+		if h == nil || h.Index < 0 || h.Index >= len(p.Hosts) || p.Hosts[h.Index] != h {
+			return nil, fmt.Errorf("sim: rank %d: host is not in platform %s", i, p.Name)
+		}
+		m.RankHost[i] = h.Index
+	}
+	m.Route = func(src, dst int) ([]int, float64, error) {
+		links, lat, err := p.RouteErr(p.Hosts[src], p.Hosts[dst])
+		if err != nil {
+			return nil, 0, err
+		}
+		idx := make([]int, len(links))
+		for i, l := range links {
+			idx[i] = l.Index
+		}
+		return idx, lat, nil
+	}
+	return m, nil
+}

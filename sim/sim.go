@@ -1,0 +1,320 @@
+// Package sim replays MPI traces on a simulated machine: a discrete-event
+// simulator that reproduces SimGrid 3.32's SMPI replay (smpirun -replay)
+// to the printed digit, and a contention-free analytic mode for fast
+// what-ifs.
+//
+// The network is SimGrid's fluid model (network/model SMPI, LV08 or CM02):
+// a message of s bytes (plus a 16-byte envelope) first waits the route's
+// latency times lat-factor(s), then flows at its weighted max-min share of
+// the links it crosses (package maxmin) times bw-factor(s), bounded by
+// TCP-gamma / (2 x latency); flows also load their reverse route with
+// weight 0.05 (cross-traffic). CPUs are shared max-min between the ranks of
+// a host (Cas01). MPI semantics are SMPI's: sends under 65,536 bytes are
+// detached (eager), larger ones rendezvous; requests are stored and
+// waited per (source, destination, tag) key; collectives run as the
+// point-to-point algorithms SimGrid's default selector picks.
+//
+// Ranks are state machines driven by one event loop, reading their traces
+// as streams, so memory does not grow with trace length. Runs are
+// deterministic: the same inputs give bit-identical results.
+//
+// SimGrid quirks Kairos copies, for exactness (Config.Compat):
+//   - factor tables apply strictly above their threshold;
+//   - MPI_Test sleeps smpi/test x n first, n being a process-wide counter
+//     of failed tests (reset by a success);
+//   - at the end of a rank's trace only the last stored request of each
+//     (src, dst, tag) key is waited for;
+//   - a flow with no latency gets sharing penalty 1 instead of its
+//     weight-S penalty;
+//   - reduction flops run even with smpi/simulate-computation:no.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"kairos/sim/maxmin"
+	"kairos/trace"
+)
+
+// Observer receives every action as it ends: the rank, the event (valid
+// only during the call), and its start and end in simulated seconds.
+type Observer interface {
+	Action(rank int, e *trace.Event, start, end float64)
+}
+
+// Result is what a simulation computed.
+type Result struct {
+	// Time is SimGrid's "Simulation time": the elapsed time, since its
+	// init, of the rank that finished last.
+	Time float64
+	// Ranks holds per-rank figures.
+	Ranks []RankResult
+	// Actions is the number of trace events replayed.
+	Actions int64
+	// Messages and Bytes count the point-to-point transfers simulated
+	// (collectives included).
+	Messages, Bytes int64
+}
+
+// RankResult is one rank's timing breakdown (seconds): Compute is time in
+// computation and sleeps; Wait is time blocked in MPI before the awaited
+// messages were matched (a late partner); Comm is the rest of the time
+// in MPI (transfers, latencies).
+type RankResult struct {
+	Finish, Compute, Comm, Wait float64
+}
+
+// DeadlockError reports ranks that can never proceed.
+type DeadlockError struct {
+	Time    float64
+	Blocked []Blocked
+}
+
+// Blocked is one rank stuck in an action.
+type Blocked struct {
+	Rank     int
+	Action   string
+	Position string // file:line, if the trace reader knows it
+}
+
+func (e *DeadlockError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "deadlock at simulated time %.9f: %d rank(s) blocked", e.Time, len(e.Blocked))
+	for _, r := range e.Blocked {
+		fmt.Fprintf(&b, "\n  rank %d in %s", r.Rank, r.Action)
+		if r.Position != "" {
+			fmt.Fprintf(&b, " (%s)", r.Position)
+		}
+	}
+	return b.String()
+}
+
+type hostState struct {
+	speed float64
+	cpu   *maxmin.Constraint
+}
+
+// Sim is one simulation in progress.
+type Sim struct {
+	cfg     Config
+	m       *Machine
+	meta    *trace.Meta
+	obs     Observer
+	now     float64
+	seq     uint64
+	heap    actionHeap
+	netSys  *maxmin.System
+	cpuSys  *maxmin.System
+	hosts   []hostState
+	links   []*maxmin.Constraint
+	routes  map[uint64]*route
+	ranks   []*rank
+	runq    []*rank
+	acts    []*action
+	freeIDs []int32
+
+	freeActs  []*action
+	freeComms []*comm
+
+	latF, bwF, weightS float64
+	nsleeps            float64 // SimGrid's process-wide MPI_Test back-off
+	err                error
+	stats              struct{ messages, bytes, actions int64 }
+	ops                []collOp
+}
+
+// Run replays src on m with cfg and returns the simulated times. Rank i
+// runs on host m.RankHost[i]; every rank of src must have a host.
+func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
+	n := src.NumRanks()
+	if n == 0 {
+		return nil, errors.New("sim: the trace has no rank")
+	}
+	if len(m.RankHost) < n {
+		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
+	}
+	s, err := newSim(src, m, cfg, obs)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*Sim, error) {
+	if cfg.Colls == nil {
+		cfg.Colls = map[string]string{}
+	}
+	s := &Sim{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: map[uint64]*route{}, nsleeps: 1}
+	s.latF, s.bwF, s.weightS = cfg.netParams()
+	s.netSys = maxmin.New(cfg.MaxminPrecision)
+	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
+	for _, h := range m.Hosts {
+		sp := h.Speed
+		if cfg.Speed > 0 {
+			sp = cfg.Speed
+		}
+		c := h.Cores
+		if c < 1 {
+			c = 1
+		}
+		if sp <= 0 {
+			return nil, fmt.Errorf("sim: host %s has speed %g", h.Name, sp)
+		}
+		s.hosts = append(s.hosts, hostState{speed: sp, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
+	}
+	for _, l := range m.Links {
+		if l.Bandwidth <= 0 {
+			return nil, fmt.Errorf("sim: link %s has bandwidth %g", l.Name, l.Bandwidth)
+		}
+		s.links = append(s.links, s.netSys.NewConstraint(l.Bandwidth, l.FatPipe))
+	}
+	for i := 0; i < src.NumRanks(); i++ {
+		h := m.RankHost[i]
+		if h < 0 || h >= len(m.Hosts) {
+			return nil, fmt.Errorf("sim: rank %d on unknown host %d", i, h)
+		}
+		rd, err := src.OpenRank(i)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("sim: rank %d: %w", i, err)
+		}
+		r := &rank{id: int32(i), host: h, rd: rd, matchMax: -1}
+		r.pos, _ = rd.(trace.Positioner)
+		r.mbox.sends = map[uint64]*queue{}
+		r.mbox.recvs = map[uint64]*queue{}
+		r.store = map[reqKey]*queue{}
+		s.ranks = append(s.ranks, r)
+		s.runq = append(s.runq, r)
+	}
+	return s, nil
+}
+
+func (s *Sim) close() {
+	for _, r := range s.ranks {
+		if r.rd != nil {
+			r.rd.Close()
+			r.rd = nil
+		}
+	}
+}
+
+// loop is the simulation: run every runnable rank until it blocks, then
+// advance the clock to the next resource event, until nothing is left.
+func (s *Sim) loop() error {
+	for {
+		for len(s.runq) > 0 {
+			// Ranks woken while running others are appended and run in
+			// this same round, at the same date.
+			r := s.runq[0]
+			s.runq = s.runq[1:]
+			r.queued = false
+			s.runRank(r)
+			if s.err != nil {
+				return s.err
+			}
+		}
+		if !s.advance() {
+			break
+		}
+		if s.err != nil {
+			return s.err
+		}
+	}
+	var dl DeadlockError
+	for _, r := range s.ranks {
+		if !r.done {
+			b := Blocked{Rank: int(r.id), Action: "end of trace (waiting for its pending requests)"}
+			if r.busy {
+				b.Action = r.ev.String()
+				b.Position = r.position
+			}
+			dl.Blocked = append(dl.Blocked, b)
+		}
+	}
+	if len(dl.Blocked) > 0 {
+		dl.Time = s.now
+		return &dl
+	}
+	return nil
+}
+
+func (s *Sim) wake(r *rank) {
+	if r.blocked {
+		r.blocked = false
+		d := s.now - r.blockStart
+		w := 0.0
+		if r.matchMax > r.blockStart {
+			w = math.Min(r.matchMax, s.now) - r.blockStart
+		}
+		if r.computing {
+			r.res.Compute += d
+		} else {
+			r.res.Wait += w
+			r.res.Comm += d - w
+		}
+	}
+	if !r.queued {
+		r.queued = true
+		s.runq = append(s.runq, r)
+	}
+}
+
+// block suspends r until what it waits for completes.
+func (s *Sim) block(r *rank, computing bool) {
+	r.blocked = true
+	r.computing = computing
+	r.blockStart = s.now
+	r.matchMax = -1
+}
+
+func (s *Sim) fail(r *rank, format string, a ...any) {
+	if s.err != nil {
+		return
+	}
+	pos := r.position
+	if pos != "" {
+		pos += ": "
+	}
+	s.err = fmt.Errorf("sim: %srank %d: %s", pos, r.id, fmt.Sprintf(format, a...))
+}
+
+func (s *Sim) result() *Result {
+	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes}
+	last := -1.0
+	for _, r := range s.ranks {
+		res.Ranks = append(res.Ranks, r.res)
+		if r.res.Finish >= last {
+			last = r.res.Finish
+			res.Time = r.res.Finish - r.initTime
+		}
+	}
+	return res
+}
+
+// Summary formats per-rank results as a table, for humans.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s\n", "rank", "finish", "compute", "comm", "wait")
+	for i, x := range r.Ranks {
+		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f\n", i, x.Finish, x.Compute, x.Comm, x.Wait)
+	}
+	return b.String()
+}
+
+// Slowest returns the ranks sorted by finish time, latest first.
+func (r *Result) Slowest() []int {
+	idx := make([]int, len(r.Ranks))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return r.Ranks[idx[a]].Finish > r.Ranks[idx[b]].Finish })
+	return idx
+}

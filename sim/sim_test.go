@@ -1,0 +1,286 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"kairos/format/ti"
+	"kairos/sim"
+	"kairos/trace"
+)
+
+// figure1 is the paper's Figure 1 ring (Casanova et al., time-independent
+// trace replay), with the tags SimGrid >= 3.20 requires.
+const figure1 = `0 compute 1e6
+0 send 1 0 1e6
+0 recv 3 0 1e6
+1 recv 0 0 1e6
+1 compute 1e6
+1 send 2 0 1e6
+2 recv 1 0 1e6
+2 compute 1e6
+2 send 3 0 1e6
+3 recv 2 0 1e6
+3 compute 1e6
+3 send 0 0 1e6
+`
+
+func writeTI(t testing.TB, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "trace.ti")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runTI(t testing.TB, text string, m *sim.Machine, cfg sim.Config) (*sim.Result, error) {
+	t.Helper()
+	tr, err := ti.Open(writeTI(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.Run(tr, m, cfg, nil)
+}
+
+// TestFigure1Ring replays the paper's ring on SimGrid's crossbar cluster
+// (1 Gf hosts, 125 MBps and 50 us private links). By hand, with SMPI's
+// model: a 1e6-byte message travels as 1,000,016 bytes (16-byte envelope);
+// it is above the largest threshold (65472), so lat-factor 11.6436 and
+// bw-factor 0.940694 apply. Its route is two links (sender's UP, receiver's
+// DOWN): latency 2 x 50 us x 11.6436 = 1.164360 ms; the flow is alone on
+// its links, so it moves at 125e6 x 0.940694 B/s: 1000016 / 117586750 =
+// 8.504496 ms (the TCP bound 4194304 / (2 x 100 us) is far above). One hop
+// is 9.668856 ms. Rank 0 computes 1e6 flops (1 ms) then sends; each next
+// rank receives, computes 1 ms and sends: 4 x (1 ms + 9.668856 ms) =
+// 0.042675422 s.
+func TestFigure1Ring(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
+	res, err := runTI(t, figure1, m, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%.9f", res.Time); got != "0.042675422" {
+		t.Errorf("simulated time %s, want 0.042675422", got)
+	}
+	hop := 2*50e-6*11.6436 + 1000016/(125e6*0.940694)
+	if want := 4 * (1e-3 + hop); math.Abs(res.Time-want) > 1e-12 {
+		t.Errorf("simulated time %.12f, hand computation %.12f", res.Time, want)
+	}
+}
+
+// TestAnalyticRing: without contention, the analytic mode gives the same
+// ring time (every message is alone on its links).
+func TestAnalyticRing(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
+	cfg := sim.DefaultConfig()
+	cfg.Analytic = true
+	res, err := runTI(t, figure1, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%.9f", res.Time); got != "0.042675422" {
+		t.Errorf("analytic time %s, want 0.042675422", got)
+	}
+}
+
+// TestContention: two large messages into one host share its down link
+// (max-min: half each), so they take about twice as long as one alone;
+// the analytic mode ignores the sharing.
+func TestContention(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 3, ""), 3)
+	one := "0 send 2 0 1e8\n2 recv 0 0 1e8\n1 compute 0\n"
+	two := "0 send 2 0 1e8\n1 send 2 1 1e8\n2 irecv 0 0 1e8\n2 irecv 1 1 1e8\n2 waitall\n"
+	r1, err := runTI(t, one, m, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := runTI(t, two, m, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := 2 * 50e-6 * 11.6436
+	ratio := (r2.Time - lat) / (r1.Time - lat)
+	if ratio < 1.9 || ratio > 2.1 {
+		t.Errorf("two flows into one link take %.3f x one flow, want about 2", ratio)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Analytic = true
+	a2, err := runTI(t, two, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a2.Time-r1.Time) > 1e-9 {
+		t.Errorf("analytic time of two flows %.9f, want that of one, %.9f", a2.Time, r1.Time)
+	}
+}
+
+// TestEagerRendezvous: a send under 65,536 bytes returns at once, a larger
+// one waits for the receiver.
+func TestEagerRendezvous(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	for _, c := range []struct {
+		bytes string
+		eager bool
+	}{{"65535", true}, {"65536", false}} {
+		text := fmt.Sprintf("0 send 1 0 %s\n0 compute 1e6\n1 compute 1e8\n1 recv 0 0 %s\n", c.bytes, c.bytes)
+		tr, err := ti.Open(writeTI(t, text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sendEnd float64
+		obs := observerFunc(func(r int, e *trace.Event, start, end float64) {
+			if r == 0 && e.Kind == trace.Send {
+				sendEnd = end
+			}
+		})
+		if _, err := sim.Run(tr, m, sim.DefaultConfig(), obs); err != nil {
+			t.Fatal(err)
+		}
+		if eager := sendEnd == 0; eager != c.eager {
+			t.Errorf("%s bytes: send ends at %g, eager=%v, want eager=%v", c.bytes, sendEnd, eager, c.eager)
+		}
+	}
+}
+
+type observerFunc func(int, *trace.Event, float64, float64)
+
+func (f observerFunc) Action(r int, e *trace.Event, s, en float64) { f(r, e, s, en) }
+
+// TestDeadlock: a receive nobody sends is reported with the blocked
+// ranks, their actions and trace lines, and never hangs.
+func TestDeadlock(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	cases := []string{
+		"0 recv 1 0 10\n1 recv 0 0 10\n",
+		"0 send 1 0 1e6\n1 send 0 0 1e6\n",
+		"0 barrier\n1 compute 1\n",
+		"0 irecv 1 5 10\n0 waitall\n1 send 0 4 10\n",
+	}
+	for _, text := range cases {
+		done := make(chan error, 1)
+		go func() {
+			_, err := runTI(t, text, m, sim.DefaultConfig())
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var dl *sim.DeadlockError
+			if !errors.As(err, &dl) {
+				t.Fatalf("%q: error %v, want a deadlock", text, err)
+			}
+			if len(dl.Blocked) == 0 || !strings.Contains(err.Error(), "trace.ti:") {
+				t.Errorf("%q: deadlock report %q lacks the blocked ranks' lines", text, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%q: simulation hangs", text)
+		}
+	}
+}
+
+// TestBadTraces: partners out of range, waits without requests and
+// undefined communicators are errors naming the trace line.
+func TestBadTraces(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	for _, c := range []struct{ text, want string }{
+		{"0 wait 0 1 0\n1 compute 1\n", "wait not preceded"},
+	} {
+		_, err := runTI(t, c.text, m, sim.DefaultConfig())
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "trace.ti:1") {
+			t.Errorf("%q: error %v, want %q at trace.ti:1", c.text, err, c.want)
+		}
+	}
+	// Events built by hand can hold what no TI line can.
+	tr := trace.New(2, trace.NewMeta())
+	e := trace.NewEvent(trace.Send)
+	e.Partner, e.SendBytes = 7, 10
+	tr.Ranks[0].Append(&e)
+	if _, err := sim.Run(tr, m, sim.DefaultConfig(), nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("send to rank 7 of 2: error %v", err)
+	}
+	tr = trace.New(2, trace.NewMeta())
+	e = trace.NewEvent(trace.Bcast)
+	e.Comm, e.Partner, e.SendBytes = 9, 0, 10
+	tr.Ranks[0].Append(&e)
+	if _, err := sim.Run(tr, m, sim.DefaultConfig(), nil); err == nil || !strings.Contains(err.Error(), "communicator") {
+		t.Errorf("bcast on an undefined communicator: error %v", err)
+	}
+}
+
+// TestDeterminism: two runs give bit-identical results.
+func TestDeterminism(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 16, ""), 16)
+	src := stencil(t, "4x4", 30)
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("two runs differ:\n%v\n%v", a, b)
+	}
+}
+
+// TestBreakdown: every rank's compute + comm + wait is its finish time.
+func TestBreakdown(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 16, ""), 16)
+	tr, err := trace.Load(stencil(t, "4x4", 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Ranks {
+		if s := r.Compute + r.Comm + r.Wait; math.Abs(s-r.Finish) > 1e-9 || r.Compute <= 0 || r.Comm <= 0 {
+			t.Errorf("rank %d: compute %g + comm %g + wait %g != finish %g", i, r.Compute, r.Comm, r.Wait, r.Finish)
+		}
+	}
+}
+
+// TestTimedTrace: the timed trace has every event, with times that match
+// the simulation, and survives a round trip through the event codec.
+func TestTimedTrace(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
+	tr, err := ti.Open(writeTI(t, figure1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := sim.NewTimedTrace(tr.NumRanks(), tr.Meta())
+	res, err := sim.Run(tr, m, sim.DefaultConfig(), tt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last trace.Time
+	n := 0
+	err = trace.ForEach(tt.T, func(r, i int, e *trace.Event) error {
+		n++
+		if !e.HasTime || e.Exit < e.Enter {
+			return fmt.Errorf("rank %d event %d: times %d..%d", r, i, e.Enter, e.Exit)
+		}
+		if e.Exit > last {
+			last = e.Exit
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 12 || last != trace.FromSeconds(res.Time) {
+		t.Errorf("%d events, last exit %v; want 12 and %v", n, last, trace.FromSeconds(res.Time))
+	}
+}

@@ -1,0 +1,261 @@
+// Package stats summarises a trace: events by kind, point-to-point and
+// collective volumes, per-rank totals, the point-to-point communication
+// matrix and the heaviest communication partners. It streams the trace a
+// rank at a time; memory grows with ranks x partners, not with events.
+//
+// Volumes are counted on the sending side: a rank's received messages and
+// bytes are those the other ranks sent to it, so that SimGrid's
+// probe-first receives (size -1) count the size of the message they get.
+package stats
+
+import (
+	"fmt"
+	"sort"
+
+	"kairos/trace"
+)
+
+// Stats is the summary of one trace. Its JSON form is stable.
+type Stats struct {
+	Ranks  int   `json:"ranks"`
+	Events int64 `json:"events"`
+	// Timed is set when the trace's events carry timestamps.
+	Timed bool `json:"timed"`
+	// EventsByKind counts events by SimGrid action name.
+	EventsByKind map[string]int64 `json:"events_by_kind"`
+	// P2PMessages and P2PBytes are the point-to-point messages sent (send,
+	// isend and the send half of sendRecv) and their bytes.
+	P2PMessages int64 `json:"p2p_messages"`
+	P2PBytes    int64 `json:"p2p_bytes"`
+	// Collectives counts collective calls (one per member); CollectiveBytes
+	// is the bytes their members send (see Collect).
+	Collectives     int64   `json:"collectives"`
+	CollectiveBytes int64   `json:"collective_bytes"`
+	Flops           float64 `json:"flops"`
+	// PerRank holds one entry per rank, in rank order.
+	PerRank []RankStats `json:"per_rank"`
+	// Matrix lists the point-to-point traffic of every (source,
+	// destination) pair that exchanged messages, by source then
+	// destination.
+	Matrix []Pair `json:"matrix"`
+	// TopPairs are the pairs that sent the most bytes, heaviest first.
+	TopPairs []Pair `json:"top_pairs"`
+}
+
+// RankStats are the totals of one rank.
+type RankStats struct {
+	Rank          int     `json:"rank"`
+	Events        int64   `json:"events"`
+	MessagesSent  int64   `json:"messages_sent"`
+	BytesSent     int64   `json:"bytes_sent"`
+	MessagesRecvd int64   `json:"messages_received"`
+	BytesRecvd    int64   `json:"bytes_received"`
+	Collectives   int64   `json:"collectives"`
+	CollBytesSent int64   `json:"collective_bytes_sent"`
+	Flops         float64 `json:"flops"`
+	// MPISeconds is the time spent in MPI calls and TotalSeconds the time
+	// from the first event's entry to the last one's exit; both are zero
+	// for an untimed trace.
+	MPISeconds   float64 `json:"mpi_seconds,omitempty"`
+	TotalSeconds float64 `json:"total_seconds,omitempty"`
+	// TopPartners are the ranks this one exchanged the most bytes with,
+	// both directions counted.
+	TopPartners []Partner `json:"top_partners"`
+}
+
+// Pair is the point-to-point traffic from Src to Dst.
+type Pair struct {
+	Src      int   `json:"src"`
+	Dst      int   `json:"dst"`
+	Messages int64 `json:"messages"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// Partner is the traffic between a rank and one partner, both directions.
+type Partner struct {
+	Rank     int   `json:"rank"`
+	Messages int64 `json:"messages"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// DefaultTop is the number of top partners and pairs kept by default.
+const DefaultTop = 5
+
+// Collect computes the statistics of src, keeping the top partners and
+// pairs (DefaultTop if top <= 0).
+//
+// Collective bytes are the send buffer each member passes: SendBytes, the
+// sum of SendCounts for v-collectives, SendBytes times the communicator
+// size for alltoall (whose count is per peer); for bcast, scatter and
+// scatterv only the root's buffer counts, since the others only receive.
+// Flops include the reduction flops of reduction collectives.
+func Collect(src trace.Source, top int) (*Stats, error) {
+	if top <= 0 {
+		top = DefaultTop
+	}
+	n := src.NumRanks()
+	s := &Stats{Ranks: n, EventsByKind: map[string]int64{}, PerRank: make([]RankStats, n), Matrix: []Pair{}}
+	var kinds [trace.NumKinds]int64
+	meta := src.Meta()
+	for r := 0; r < n; r++ {
+		rs, pairs, err := collectRank(src, meta, r, &kinds, &s.Timed)
+		if err != nil {
+			return nil, err
+		}
+		s.PerRank[r] = rs
+		s.Matrix = append(s.Matrix, pairs...)
+	}
+	for k, c := range kinds {
+		if c > 0 {
+			s.EventsByKind[trace.Kind(k).String()] = c
+		}
+	}
+	s.totals(top)
+	return s, nil
+}
+
+// collectRank streams rank r, returning its totals and its row of the
+// matrix.
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, timed *bool) (RankStats, []Pair, error) {
+	rs := RankStats{Rank: r}
+	row := map[int32]*Pair{}
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		return rs, nil, fmt.Errorf("rank %d: %w", r, err)
+	}
+	defer rd.Close()
+	var first, last trace.Time
+	seen := false
+	for rd.Next() {
+		e := rd.Event()
+		rs.Events++
+		if e.Kind < trace.Kind(trace.NumKinds) {
+			kinds[e.Kind]++
+		}
+		if e.HasTime {
+			if !seen {
+				first, last, seen = e.Enter, e.Exit, true
+			}
+			*timed = true
+			last = max(last, e.Exit)
+			if e.Kind.IsMPI() {
+				rs.MPISeconds += e.Duration().Seconds()
+			}
+			rs.TotalSeconds = (last - first).Seconds()
+		}
+		switch {
+		case e.Kind == trace.Send || e.Kind == trace.Isend || e.Kind == trace.SendRecv:
+			p := row[e.Partner]
+			if p == nil {
+				p = &Pair{Src: r, Dst: int(e.Partner)}
+				row[e.Partner] = p
+			}
+			p.Messages++
+			p.Bytes += e.SendBytes
+			rs.MessagesSent++
+			rs.BytesSent += e.SendBytes
+		case e.Kind.IsCollective():
+			rs.Collectives++
+			rs.CollBytesSent += collectiveBytes(e, r, meta, src.NumRanks())
+		}
+		if e.Kind == trace.Compute || e.Kind.HasReduction() {
+			rs.Flops += e.Compute
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return rs, nil, fmt.Errorf("rank %d: %w", r, err)
+	}
+	pairs := make([]Pair, 0, len(row))
+	for _, p := range row {
+		pairs = append(pairs, *p)
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Dst < pairs[j].Dst })
+	return rs, pairs, nil
+}
+
+// collectiveBytes is the send buffer rank r passes to collective e.
+func collectiveBytes(e *trace.Event, r int, meta *trace.Meta, n int) int64 {
+	switch e.Kind {
+	case trace.Bcast, trace.Scatter, trace.Scatterv:
+		if int(e.Partner) != r {
+			return 0
+		}
+	case trace.Alltoall:
+		size := n
+		if e.Comm != trace.WorldComm {
+			size = len(meta.Members(e.Comm, n))
+		}
+		return e.SendBytes * int64(size)
+	}
+	if e.SendCounts != nil {
+		var sum int64
+		for _, c := range e.SendCounts {
+			sum += c
+		}
+		return sum
+	}
+	return e.SendBytes
+}
+
+// totals derives the whole-trace sums, the received volumes, the top
+// partners and the top pairs from the per-rank data.
+func (s *Stats) totals(top int) {
+	partners := make([]map[int]*Partner, s.Ranks)
+	add := func(r, p int, msgs, bytes int64) {
+		if r < 0 || r >= s.Ranks {
+			return
+		}
+		if partners[r] == nil {
+			partners[r] = map[int]*Partner{}
+		}
+		q := partners[r][p]
+		if q == nil {
+			q = &Partner{Rank: p}
+			partners[r][p] = q
+		}
+		q.Messages += msgs
+		q.Bytes += bytes
+	}
+	for _, p := range s.Matrix {
+		if p.Dst >= 0 && p.Dst < s.Ranks {
+			s.PerRank[p.Dst].MessagesRecvd += p.Messages
+			s.PerRank[p.Dst].BytesRecvd += p.Bytes
+		}
+		add(p.Src, p.Dst, p.Messages, p.Bytes)
+		if p.Src != p.Dst {
+			add(p.Dst, p.Src, p.Messages, p.Bytes)
+		}
+	}
+	for i := range s.PerRank {
+		rs := &s.PerRank[i]
+		s.Events += rs.Events
+		s.P2PMessages += rs.MessagesSent
+		s.P2PBytes += rs.BytesSent
+		s.Collectives += rs.Collectives
+		s.CollectiveBytes += rs.CollBytesSent
+		s.Flops += rs.Flops
+		rs.TopPartners = []Partner{}
+		for _, p := range partners[i] {
+			rs.TopPartners = append(rs.TopPartners, *p)
+		}
+		rs.TopPartners = topN(rs.TopPartners, top, func(p Partner) (int64, int) { return p.Bytes, p.Rank })
+	}
+	s.TopPairs = topN(append([]Pair{}, s.Matrix...), top, func(p Pair) (int64, int) { return p.Bytes, p.Src*s.Ranks + p.Dst })
+}
+
+// topN sorts xs by decreasing weight, ties by increasing key, and keeps
+// the first n.
+func topN[T any](xs []T, n int, by func(T) (weight int64, key int)) []T {
+	sort.Slice(xs, func(i, j int) bool {
+		wi, ki := by(xs[i])
+		wj, kj := by(xs[j])
+		if wi != wj {
+			return wi > wj
+		}
+		return ki < kj
+	})
+	if len(xs) > n {
+		xs = xs[:n]
+	}
+	return xs
+}

@@ -1,0 +1,178 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+)
+
+func event(k trace.Kind, partner int32, send int64, f func(*trace.Event)) trace.Event {
+	e := trace.NewEvent(k)
+	e.Partner, e.SendBytes = partner, send
+	if f != nil {
+		f(&e)
+	}
+	return e
+}
+
+// sample is a 3-rank trace: 0 sends 100 B twice to 1 and 10 B to 2, 1
+// sends 50 B to 0, everyone computes and enters an allreduce of 8 B with
+// 5 flops and a bcast of 64 B from rank 2.
+func sample(timed bool) *trace.Trace {
+	ranks := [][]trace.Event{
+		{event(trace.Send, 1, 100, nil), event(trace.Isend, 1, 100, nil), event(trace.Send, 2, 10, nil), event(trace.Recv, 1, 0, nil)},
+		{event(trace.Recv, 0, 0, nil), event(trace.Recv, 0, 0, nil), event(trace.SendRecv, 0, 50, nil)},
+		{event(trace.Compute, trace.NoRank, 0, func(e *trace.Event) { e.Compute = 1e6 }), event(trace.Recv, 0, 0, nil)},
+	}
+	t := trace.New(3, trace.NewMeta())
+	for r, evs := range ranks {
+		evs = append(evs,
+			event(trace.Allreduce, trace.NoRank, 8, func(e *trace.Event) { e.Compute = 5 }),
+			event(trace.Bcast, 2, 64, nil))
+		at := trace.Time(0)
+		for i := range evs {
+			if timed {
+				evs[i].HasTime = true
+				evs[i].Enter, evs[i].Exit = at+1e9, at+3e9 // 1 ms gap, 2 ms call
+				at = evs[i].Exit
+			}
+			t.Ranks[r].Append(&evs[i])
+		}
+	}
+	return t
+}
+
+func TestCollect(t *testing.T) {
+	s, err := Collect(sample(false), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Ranks != 3 || s.Events != 15 || s.Timed {
+		t.Errorf("ranks %d events %d timed %v", s.Ranks, s.Events, s.Timed)
+	}
+	if s.P2PMessages != 4 || s.P2PBytes != 260 {
+		t.Errorf("p2p %d msgs %d bytes", s.P2PMessages, s.P2PBytes)
+	}
+	// allreduce 3 x 8 B, bcast only the root's 64 B.
+	if s.Collectives != 6 || s.CollectiveBytes != 88 || s.Flops != 1e6+15 {
+		t.Errorf("collectives %d bytes %d flops %v", s.Collectives, s.CollectiveBytes, s.Flops)
+	}
+	wantKinds := map[string]int64{"send": 2, "isend": 1, "recv": 4, "sendRecv": 1, "compute": 1, "allreduce": 3, "bcast": 3}
+	if !reflect.DeepEqual(s.EventsByKind, wantKinds) {
+		t.Errorf("kinds %v", s.EventsByKind)
+	}
+	wantMatrix := []Pair{{0, 1, 2, 200}, {0, 2, 1, 10}, {1, 0, 1, 50}}
+	if !reflect.DeepEqual(s.Matrix, wantMatrix) {
+		t.Errorf("matrix %v", s.Matrix)
+	}
+	if want := []Pair{{0, 1, 2, 200}, {1, 0, 1, 50}}; !reflect.DeepEqual(s.TopPairs, want) {
+		t.Errorf("top pairs %v", s.TopPairs)
+	}
+	r0 := s.PerRank[0]
+	if r0.MessagesSent != 3 || r0.BytesSent != 210 || r0.MessagesRecvd != 1 || r0.BytesRecvd != 50 || r0.Flops != 5 {
+		t.Errorf("rank 0 %+v", r0)
+	}
+	if want := []Partner{{1, 3, 250}, {2, 1, 10}}; !reflect.DeepEqual(r0.TopPartners, want) {
+		t.Errorf("rank 0 partners %v", r0.TopPartners)
+	}
+	if r2 := s.PerRank[2]; r2.CollBytesSent != 72 || r2.BytesRecvd != 10 || r2.Flops != 1e6+5 {
+		t.Errorf("rank 2 %+v", r2)
+	}
+}
+
+func TestCollectTimed(t *testing.T) {
+	s, err := Collect(sample(true), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Timed {
+		t.Fatal("not timed")
+	}
+	// Rank 2: compute, recv, allreduce, bcast, each 2 ms after a 1 ms gap;
+	// 3 MPI calls; from the first entry (1 ms) to the last exit (12 ms).
+	r2 := s.PerRank[2]
+	if !near(r2.MPISeconds, 6e-3) || !near(r2.TotalSeconds, 11e-3) {
+		t.Errorf("rank 2 mpi %v total %v", r2.MPISeconds, r2.TotalSeconds)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+
+func TestWriteMatrix(t *testing.T) {
+	s, err := Collect(sample(false), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := s.WriteMatrix(&b, Count, true); err != nil {
+		t.Fatal(err)
+	}
+	if want := "src\\dst,0,1,2\n0,0,2,1\n1,1,0,0\n2,0,0,0\n"; b.String() != want {
+		t.Errorf("count CSV:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := s.WriteMatrix(&b, Bytes, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  src\\dst   0    1   2\n        0   0  200  10\n        1  50    0   0\n        2   0    0   0\n"; b.String() != want {
+		t.Errorf("bytes table:\n%q\nwant:\n%q", b.String(), want)
+	}
+	b.Reset()
+	if err := s.WriteRanksCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(b.String(), "\n"); len(lines) != 5 || lines[1] != "0,6,3,210,1,50,2,8,5" {
+		t.Errorf("ranks CSV:\n%s", b.String())
+	}
+}
+
+func TestSparseMatrixTable(t *testing.T) {
+	n := DenseLimit + 1
+	tr := trace.New(n, trace.NewMeta())
+	e := event(trace.Send, 0, 7, nil)
+	tr.Ranks[n-1].Append(&e)
+	s, err := Collect(tr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := s.WriteMatrix(&b, Bytes, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  src  dst  bytes\n   32    0      7\n"; b.String() != want {
+		t.Errorf("got %q want %q", b.String(), want)
+	}
+}
+
+func TestJSONStable(t *testing.T) {
+	s, err := Collect(sample(false), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"ranks":3`, `"events_by_kind"`, `"p2p_bytes":260`, `"per_rank"`, `"matrix":[{"src":0,"dst":1,"messages":2,"bytes":200}`, `"top_partners"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("JSON lacks %s: %s", key, b)
+		}
+	}
+	var back Stats
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(&back, s) {
+		t.Errorf("round trip differs: %v", err)
+	}
+}
+
+func TestParseMeasure(t *testing.T) {
+	if m, err := ParseMeasure("count"); err != nil || m != Count {
+		t.Error(m, err)
+	}
+	if _, err := ParseMeasure("flops"); err == nil {
+		t.Error("flops accepted")
+	}
+}

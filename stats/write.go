@@ -1,0 +1,219 @@
+package stats
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Measure selects what a matrix shows.
+type Measure int
+
+// Measures.
+const (
+	Bytes Measure = iota
+	Count
+)
+
+// ParseMeasure returns the measure called name ("bytes" or "count").
+func ParseMeasure(name string) (Measure, error) {
+	switch name {
+	case "bytes":
+		return Bytes, nil
+	case "count":
+		return Count, nil
+	}
+	return Bytes, fmt.Errorf("unknown matrix measure %q (want bytes or count)", name)
+}
+
+func (m Measure) of(p Pair) int64 {
+	if m == Count {
+		return p.Messages
+	}
+	return p.Bytes
+}
+
+// DenseLimit is the largest number of ranks WriteMatrix shows as a dense
+// table; larger traces list their non-zero pairs.
+const DenseLimit = 32
+
+// WriteText writes a human-readable summary: totals, events by kind, the
+// per-rank table, the top pairs and each rank's top partners.
+func (s *Stats) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "ranks\t%d\n", s.Ranks)
+	fmt.Fprintf(tw, "events\t%d\n", s.Events)
+	fmt.Fprintf(tw, "timed\t%s\n", yesNo(s.Timed))
+	fmt.Fprintf(tw, "flops\t%s\n", fmtFloat(s.Flops))
+	fmt.Fprintf(tw, "p2p messages\t%d\n", s.P2PMessages)
+	fmt.Fprintf(tw, "p2p bytes\t%d\n", s.P2PBytes)
+	fmt.Fprintf(tw, "collective calls\t%d\n", s.Collectives)
+	fmt.Fprintf(tw, "collective bytes\t%d\n", s.CollectiveBytes)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nevents by kind")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	kinds := make([]string, 0, len(s.EventsByKind))
+	for k := range s.EventsByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(tw, "%s\t%d\t\n", k, s.EventsByKind[k])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nper rank")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	s.rankTable(tw)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\ntop pairs by bytes")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "src\tdst\tmessages\tbytes\t\n")
+	for _, p := range s.TopPairs {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", p.Src, p.Dst, p.Messages, p.Bytes)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\ntop partners by bytes, both ways")
+	for _, r := range s.PerRank {
+		var parts []string
+		for _, p := range r.TopPartners {
+			parts = append(parts, fmt.Sprintf("%d (%d B, %d msgs)", p.Rank, p.Bytes, p.Messages))
+		}
+		if len(parts) == 0 {
+			parts = []string{"-"}
+		}
+		if _, err := fmt.Fprintf(w, "  rank %d: %s\n", r.Rank, strings.Join(parts, ", ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Stats) rankTable(w io.Writer) {
+	head := "rank\tevents\tmsgs sent\tbytes sent\tmsgs recvd\tbytes recvd\tcollectives\tcoll bytes\tflops\t"
+	if s.Timed {
+		head += "mpi s\ttotal s\t"
+	}
+	fmt.Fprintln(w, head)
+	for _, r := range s.PerRank {
+		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t", r.Rank, r.Events, r.MessagesSent, r.BytesSent,
+			r.MessagesRecvd, r.BytesRecvd, r.Collectives, r.CollBytesSent, fmtFloat(r.Flops))
+		if s.Timed {
+			fmt.Fprintf(w, "%.6f\t%.6f\t", r.MPISeconds, r.TotalSeconds)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// WriteRanksCSV writes the per-rank table as CSV with a header line.
+func (s *Stats) WriteRanksCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"rank", "events", "messages_sent", "bytes_sent", "messages_received", "bytes_received",
+		"collectives", "collective_bytes_sent", "flops"}
+	if s.Timed {
+		head = append(head, "mpi_seconds", "total_seconds")
+	}
+	cw.Write(head)
+	for _, r := range s.PerRank {
+		rec := []string{itoa(int64(r.Rank)), itoa(r.Events), itoa(r.MessagesSent), itoa(r.BytesSent),
+			itoa(r.MessagesRecvd), itoa(r.BytesRecvd), itoa(r.Collectives), itoa(r.CollBytesSent), fmtFloat(r.Flops)}
+		if s.Timed {
+			rec = append(rec, fmtFloat(r.MPISeconds), fmtFloat(r.TotalSeconds))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteMatrix writes the point-to-point matrix of measure m: as CSV, a
+// dense matrix with a header row of destinations and one row per source;
+// as a table, the same for traces of at most DenseLimit ranks, else the
+// list of non-zero pairs.
+func (s *Stats) WriteMatrix(w io.Writer, m Measure, asCSV bool) error {
+	if asCSV {
+		return s.denseMatrix(w, m, ',')
+	}
+	if s.Ranks <= DenseLimit {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		if err := s.denseMatrix(tw, m, '\t'); err != nil {
+			return err
+		}
+		return tw.Flush()
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "src\tdst\t%s\t\n", m.name())
+	for _, p := range s.Matrix {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t\n", p.Src, p.Dst, m.of(p))
+	}
+	return tw.Flush()
+}
+
+func (m Measure) name() string {
+	if m == Count {
+		return "messages"
+	}
+	return "bytes"
+}
+
+// denseMatrix writes rows of sep-separated cells, streaming one source
+// row at a time.
+func (s *Stats) denseMatrix(w io.Writer, m Measure, sep byte) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("src\\dst")
+	for d := 0; d < s.Ranks; d++ {
+		bw.WriteByte(sep)
+		bw.WriteString(strconv.Itoa(d))
+	}
+	end := func() {
+		if sep == '\t' {
+			bw.WriteByte('\t')
+		}
+		bw.WriteByte('\n')
+	}
+	end()
+	row := make([]int64, s.Ranks)
+	i := 0
+	for src := 0; src < s.Ranks; src++ {
+		clear(row)
+		for ; i < len(s.Matrix) && s.Matrix[i].Src == src; i++ {
+			if d := s.Matrix[i].Dst; d >= 0 && d < s.Ranks {
+				row[d] += m.of(s.Matrix[i])
+			}
+		}
+		bw.WriteString(strconv.Itoa(src))
+		for _, v := range row {
+			bw.WriteByte(sep)
+			bw.WriteString(strconv.FormatInt(v, 10))
+		}
+		end()
+	}
+	return bw.Flush()
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,133 @@
+package trace
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Untimed returns src as a time-independent trace, the form SimGrid
+// replays: the time a rank spends outside MPI becomes computation at speed
+// flop/s, and timestamps are dropped.
+//
+//   - The gap between an event's Exit and the next event's Enter becomes
+//     a Compute event of gap x speed flops, placed before the next event.
+//   - Local MPI calls (MPI_Comm_rank, MPI_Wtime...) and timed Compute
+//     events are dropped and their duration is added to that computation,
+//     since a time-independent replay only sees computation between
+//     communications. Consecutive gaps and dropped events make one
+//     Compute event.
+//   - Every other event keeps its fields, timestamps aside; a timed Sleep
+//     without an amount gets its duration in seconds.
+//   - Untimed events pass through unchanged, and no gap is counted across
+//     them.
+//
+// The first event's entry has no previous exit, so the time before it is
+// not counted. speed must be positive and finite; OpenRank fails
+// otherwise.
+func Untimed(src Source, speed float64) Source {
+	m := cloneMeta(src.Meta())
+	m.Attrs["untimed-speed"] = strconv.FormatFloat(speed, 'g', -1, 64)
+	return &untimedSource{src: src, speed: speed, meta: m}
+}
+
+type untimedSource struct {
+	src   Source
+	speed float64
+	meta  Meta
+}
+
+func (s *untimedSource) Meta() *Meta   { return &s.meta }
+func (s *untimedSource) NumRanks() int { return s.src.NumRanks() }
+
+func (s *untimedSource) OpenRank(r int) (Reader, error) {
+	if !(s.speed > 0) || math.IsInf(s.speed, 0) {
+		return nil, fmt.Errorf("untimed: speed %v flop/s is not a positive number", s.speed)
+	}
+	in, err := s.src.OpenRank(r)
+	if err != nil {
+		return nil, err
+	}
+	return &untimedReader{in: in, speed: s.speed}, nil
+}
+
+// untimedReader turns one rank's timed events into untimed ones.
+type untimedReader struct {
+	in       Reader
+	speed    float64
+	ev       Event
+	held     bool    // in.Event() is the next event to return
+	flops    float64 // computation not yet returned
+	lastExit Time
+	hasLast  bool
+}
+
+func (r *untimedReader) Next() bool {
+	if r.held {
+		r.held = false
+		r.emit(r.in.Event())
+		return true
+	}
+	for r.in.Next() {
+		e := r.in.Event()
+		r.account(e)
+		if e.HasTime && (e.Kind == Local || e.Kind == Compute) {
+			r.flops += e.Duration().Seconds() * r.speed
+			continue
+		}
+		if r.flops > 0 && e.Kind != Location {
+			r.compute(e.Region)
+			r.held = true
+			return true
+		}
+		r.emit(e)
+		return true
+	}
+	if r.flops > 0 {
+		r.compute(0)
+		return true
+	}
+	return false
+}
+
+// account adds the gap before e to the computation.
+func (r *untimedReader) account(e *Event) {
+	if !e.HasTime {
+		r.hasLast = false
+		return
+	}
+	if r.hasLast && e.Enter > r.lastExit {
+		r.flops += (e.Enter - r.lastExit).Seconds() * r.speed
+	}
+	r.lastExit, r.hasLast = e.Exit, true
+}
+
+func (r *untimedReader) compute(region uint32) {
+	r.ev.Reset()
+	r.ev.Kind = Compute
+	r.ev.Compute = r.flops
+	r.ev.Region = region
+	r.flops = 0
+}
+
+func (r *untimedReader) emit(e *Event) {
+	r.ev = *e
+	if e.Kind == Sleep && e.HasTime && e.Compute == 0 {
+		r.ev.Compute = e.Duration().Seconds()
+	}
+	r.ev.HasTime, r.ev.Enter, r.ev.Exit = false, 0, 0
+}
+
+func (r *untimedReader) Event() *Event { return &r.ev }
+func (r *untimedReader) Err() error    { return r.in.Err() }
+func (r *untimedReader) Close() error  { return r.in.Close() }
+
+// Position returns the position of the underlying event when the
+// underlying reader knows it, so that problems found in an untimed trace
+// still point into the timed input.
+func (r *untimedReader) Position() string {
+	if p, ok := r.in.(Positioner); ok {
+		return p.Position()
+	}
+	return ""
+}

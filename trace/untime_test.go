@@ -1,0 +1,101 @@
+package trace
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func timedEvent(k Kind, enter, exit float64, f func(*Event)) Event {
+	e := NewEvent(k)
+	e.HasTime, e.Enter, e.Exit = true, FromSeconds(enter), FromSeconds(exit)
+	if f != nil {
+		f(&e)
+	}
+	return e
+}
+
+func TestUntimed(t *testing.T) {
+	send := func(e *Event) { e.Partner, e.Tag, e.SendBytes = 1, 3, 800 }
+	cases := []struct {
+		name string
+		in   []Event
+		want []string
+	}{
+		{"gaps become compute", []Event{
+			timedEvent(Init, 0, 0, nil),
+			timedEvent(Send, 2e-3, 2.5e-3, send),
+			timedEvent(Finalize, 3.5e-3, 3.6e-3, nil),
+		}, []string{"init", "compute compute=2e+06", "send peer=1 tag=3 send=800", "compute compute=1e+06", "finalize"}},
+		{"local calls and timed compute merge into the gap", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			timedEvent(Local, 2e-3, 3e-3, nil),
+			timedEvent(Compute, 3e-3, 5e-3, func(e *Event) { e.Compute = 7 }),
+			timedEvent(Barrier, 6e-3, 7e-3, nil),
+		}, []string{"barrier", "compute compute=5e+06", "barrier"}},
+		{"no gap, no compute", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			timedEvent(Barrier, 1e-3, 2e-3, nil),
+		}, []string{"barrier", "barrier"}},
+		{"trailing local call", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			timedEvent(Local, 1e-3, 3e-3, nil),
+		}, []string{"barrier", "compute compute=2e+06"}},
+		{"overlap counts nothing", []Event{
+			timedEvent(Barrier, 0, 2e-3, nil),
+			timedEvent(Barrier, 1e-3, 3e-3, nil),
+		}, []string{"barrier", "barrier"}},
+		{"location stays before the compute", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			NewEvent(Location),
+			timedEvent(Barrier, 3e-3, 4e-3, nil),
+		}, []string{"barrier", "location", "barrier"}},
+		{"sleep keeps its duration", []Event{
+			timedEvent(Sleep, 0, 0.25, nil),
+		}, []string{"sleep compute=0.25"}},
+		{"untimed events pass", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			NewEvent(Barrier),
+			timedEvent(Barrier, 5e-3, 6e-3, nil),
+		}, []string{"barrier", "barrier", "barrier"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := New(1, NewMeta())
+			for i := range c.in {
+				tr.Ranks[0].Append(&c.in[i])
+			}
+			src := Untimed(tr, 1e9)
+			var got []string
+			err := ForEach(src, func(_, _ int, e *Event) error {
+				if e.HasTime || e.Enter != 0 || e.Exit != 0 {
+					t.Errorf("event %v keeps its time", e)
+				}
+				got = append(got, e.String())
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "; ") != strings.Join(c.want, "; ") {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestUntimedMetaAndSpeed(t *testing.T) {
+	tr := New(2, NewMeta())
+	src := Untimed(tr, 2e9)
+	if src.Meta().Attrs["untimed-speed"] != "2e+09" || tr.Meta().Attrs["untimed-speed"] != "" {
+		t.Errorf("attrs %v / %v", src.Meta().Attrs, tr.Meta().Attrs)
+	}
+	if src.NumRanks() != 2 {
+		t.Error("ranks")
+	}
+	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := Untimed(tr, s).OpenRank(0); err == nil {
+			t.Errorf("speed %v accepted", s)
+		}
+	}
+}
