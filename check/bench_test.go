@@ -66,7 +66,7 @@ func TestStencilValid(t *testing.T) {
 // stencil of about 1.1 million events.
 func BenchmarkCheck(b *testing.B) {
 	tr := stencil(16, 420)
-	for _, p := range []Protocol{None, Rendezvous} {
+	for _, p := range []Protocol{None, SimGrid, Rendezvous} {
 		b.Run(p.String(), func(b *testing.B) {
 			for b.Loop() {
 				rep, err := Check(tr, Options{Protocol: p})

@@ -15,10 +15,12 @@
 // tag) in the order they are posted, as MPI's non-overtaking rule says. A
 // receive from AnySource or with AnyTag matches the earliest-posted eligible
 // message, and a message matches the earliest-posted eligible receive, in
-// Kairos' replay order: ranks advance in rank order, each until it blocks,
-// and a send never blocks in the static pass (eager semantics). MPI leaves
-// the choice among wildcard matches to timing; a trace whose validity
-// depends on it is judged in that order. A receive of fewer bytes than the
+// Kairos' replay order: ranks take turns in rank order, each running until
+// it blocks (or for 4096 events), and a send never blocks in the static
+// pass (eager semantics; where every rank is blocked, the static pass lets
+// the earliest-blocked one go on, so that a stuck trace is still checked to
+// its end). MPI leaves the choice among wildcard matches to timing; a
+// trace whose validity depends on it is judged in that order. A receive of fewer bytes than the
 // message it matches is a truncation error; a Recv with RecvBytes < 0
 // (SimGrid's probe-first form) accepts any size.
 //
@@ -40,9 +42,13 @@
 // sleep times are errors.
 //
 // Deadlock (Options.Protocol != None): a second replay in which sends block
-// as the protocol says, receives and waits block until matched, and a
-// collective completes once all members have entered it. When no rank can
-// progress, every blocked rank is reported with the event it waits in.
+// as the protocol says, receives, probes and waits block until matched, a
+// collective completes once all members have entered it, and under SimGrid
+// a rank's end waits for its leftover requests (all of them, where SimGrid
+// 3.32 waits only the last of each key: Kairos is the stricter). When no rank
+// can progress, every blocked rank is reported, as an Error, with the event
+// it waits in and what it waits for. The replay is skipped when the static
+// pass proves it would end (see needsReplay).
 package check
 
 import (
@@ -218,6 +224,9 @@ func (r *Report) add(sev Severity, rank, index int, format string, a ...any) {
 // Check validates src. It returns an error only when the trace cannot be
 // read; problems with its content are in the Report.
 func Check(src trace.Source, opt Options) (*Report, error) {
+	if opt.Protocol < None || opt.Protocol > SimGrid {
+		return nil, fmt.Errorf("check: unknown protocol %d", int(opt.Protocol))
+	}
 	if opt.EagerLimit == 0 {
 		opt.EagerLimit = DefaultEagerLimit
 	}
@@ -229,12 +238,7 @@ func Check(src trace.Source, opt Options) (*Report, error) {
 	if err := static.run(); err != nil {
 		return nil, err
 	}
-	// Under Eager the static pass is the deadlock replay, except that it
-	// forces its way past stalls; replay again only if it had to.
-	if opt.Protocol != None && (opt.Protocol != Eager || static.forced) {
-		if opt.Protocol < None || opt.Protocol > SimGrid {
-			return nil, fmt.Errorf("check: unknown protocol %d", int(opt.Protocol))
-		}
+	if static.needsReplay(opt.Protocol) {
 		if err := newEngine(src, rep, opt.Protocol, opt.EagerLimit, false).run(); err != nil {
 			return nil, err
 		}

@@ -430,6 +430,9 @@ func TestParseProtocol(t *testing.T) {
 	if _, err := ParseProtocol("fast"); err == nil {
 		t.Error("ParseProtocol(fast) succeeded")
 	}
+	if _, err := Check(build(), Options{Protocol: 9}); err == nil {
+		t.Error("Check accepted protocol 9")
+	}
 }
 
 // textSource is a Source over event slices whose readers implement

@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"kairos/trace"
@@ -207,8 +206,4 @@ func (e *engine) completed(c *commState, in *instance) {
 		c.insts = c.insts[1:]
 		c.base++
 	}
-}
-
-func sortBySeq(ms []*msg) {
-	sort.Slice(ms, func(i, j int) bool { return ms[i].seq < ms[j].seq })
 }

@@ -66,6 +66,10 @@ type engine struct {
 	comms   map[uint32]*commState
 	world   *commState
 	forced  bool
+	largest int64 // the largest message sent
+	lonely  int   // receives left unmatched
+	msgs    slabOf[msg]
+	reqs    slabOf[request]
 	nDone   int
 }
 
@@ -251,6 +255,24 @@ func (e *engine) stalled() int {
 	return -1
 }
 
+// needsReplay reports whether the deadlock pass under p can find anything
+// the static pass did not. The static pass is an eager replay that forces
+// its way past stalls; when it never had to, the trace is deadlock-free
+// under Eager, and also under SimGrid if no message reaches the eager limit
+// (every send is then detached) and no receive is left unmatched (so that
+// SimGrid's final wait for leftover requests ends).
+func (e *engine) needsReplay(p Protocol) bool {
+	switch p {
+	case None:
+		return false
+	case Eager:
+		return e.forced
+	case SimGrid:
+		return e.forced || e.largest >= e.limit || e.lonely > 0
+	}
+	return true
+}
+
 // force lets the earliest-blocked rank go on as if its wait had ended, so
 // that the static pass checks the rest of the trace.
 func (e *engine) force() {
@@ -327,6 +349,7 @@ func tagName(t int32) string {
 func (e *engine) finish() {
 	for _, m := range e.mt.unmatched() {
 		if m.recv {
+			e.lonely++
 			e.problem(int(m.rank), m.index, "receive from %s (tag %s, communicator %d) is never matched by a send",
 				rankName(m.src), tagName(m.tag), m.comm)
 		} else {

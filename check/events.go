@@ -112,7 +112,9 @@ func (e *engine) postSend(r int, ev *trace.Event, dst int32, bytes int64) *msg {
 	if !e.peerOK(r, ev, dst, "destination", false) || !e.tagOK(r, ev, false) {
 		return nil
 	}
-	m := &msg{rank: int32(r), index: e.ranks[r].index, comm: ev.Comm, src: int32(r), dst: dst, tag: ev.Tag, bytes: bytes}
+	m := e.msgs.next()
+	*m = msg{rank: int32(r), index: e.ranks[r].index, comm: ev.Comm, src: int32(r), dst: dst, tag: ev.Tag, bytes: bytes}
+	e.largest = max(e.largest, bytes)
 	e.mt.postSend(m)
 	if e.ranks[dst].pend == pProbe {
 		e.wake(dst)
@@ -126,7 +128,8 @@ func (e *engine) postRecv(r int, ev *trace.Event, src int32, bytes int64) *msg {
 	if !e.peerOK(r, ev, src, "source", true) || !e.tagOK(r, ev, true) {
 		return nil
 	}
-	m := &msg{rank: int32(r), index: e.ranks[r].index, comm: ev.Comm, src: src, dst: int32(r), tag: ev.Tag, bytes: bytes, recv: true}
+	m := e.msgs.next()
+	*m = msg{rank: int32(r), index: e.ranks[r].index, comm: ev.Comm, src: src, dst: int32(r), tag: ev.Tag, bytes: bytes, recv: true}
 	e.mt.postRecv(m)
 	return m
 }
@@ -174,7 +177,9 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 	if old := rs.reqs[ev.Request]; old != nil {
 		e.problem(r, rs.index, "%s starts request %d, which is still outstanding (started at event %d)", ev.Kind, ev.Request, old.index)
 	}
-	rs.reqs[ev.Request] = &request{id: ev.Request, index: rs.index, m: m, eager: eager}
+	q := e.reqs.next()
+	*q = request{id: ev.Request, index: rs.index, m: m, eager: eager}
+	rs.reqs[ev.Request] = q
 	if e.static {
 		e.rep.Requests++
 	}
@@ -224,4 +229,20 @@ func (e *engine) probe(r int, ev *trace.Event) {
 	rs := &e.ranks[r]
 	rs.probe = msg{comm: ev.Comm, src: ev.Partner, dst: int32(r), tag: ev.Tag, recv: true}
 	rs.pend = pProbe
+}
+
+// slab is the number of messages or requests allocated at once.
+const slab = 256
+
+// slabOf hands out zero values of T allocated slab at a time, to spare the
+// garbage collector one object per message or request.
+type slabOf[T any] struct{ free []T }
+
+func (s *slabOf[T]) next() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, slab)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
 }

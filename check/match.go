@@ -1,6 +1,8 @@
 package check
 
 import (
+	"sort"
+
 	"kairos/trace"
 )
 
@@ -190,4 +192,9 @@ func (mt *matcher) unmatched() []*msg {
 	}
 	sortBySeq(out)
 	return out
+}
+
+// sortBySeq sorts messages in posting order.
+func sortBySeq(ms []*msg) {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].seq < ms[j].seq })
 }

@@ -96,16 +96,18 @@ func ParseConfigs(r io.Reader, name string) ([]Config, error) {
 // Sweep is one of the three sets of seven configurations of Table III.
 type Sweep uint8
 
-// The sets, in Table III's order.
+// The sets, in Table III's order; NoSweep marks a configuration outside
+// them.
 const (
-	LatencySweep   Sweep = iota // (BW, L/8) .. (BW, 8L)
-	BandwidthSweep              // (BW/8, L) .. (8BW, L)
-	JointSweep                  // (BW/8, 8L) .. (8BW, L/8)
+	NoSweep        Sweep = iota
+	LatencySweep         // (BW, L/8) .. (BW, 8L)
+	BandwidthSweep       // (BW/8, L) .. (8BW, L)
+	JointSweep           // (BW/8, 8L) .. (8BW, L/8)
 )
 
 // String returns Table III's name of the set: "Latency", "BW", "COMM".
 func (s Sweep) String() string {
-	return [...]string{"Latency", "BW", "COMM"}[s]
+	return [...]string{"", "Latency", "BW", "COMM"}[s]
 }
 
 // MarshalText writes the set's name, for JSON.
@@ -113,10 +115,10 @@ func (s Sweep) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Point is one configuration of a sweep. Scale is how much faster than
 // (BW, L) the network is, from 1/8 to 8: the x axis of the paper's
-// Figures 4-6 (X/8 .. 8X).
+// Figures 4-6 (X/8 .. 8X). Outside of sweeps both are zero.
 type Point struct {
-	Sweep Sweep   `json:"sweep"`
-	Scale float64 `json:"scale"`
+	Sweep Sweep   `json:"sweep,omitempty"`
+	Scale float64 `json:"scale,omitempty"`
 	Config
 }
 
@@ -124,6 +126,8 @@ type Point struct {
 // "X", "4X".
 func (p Point) ScaleLabel() string {
 	switch {
+	case p.Scale == 0:
+		return ""
 	case p.Scale == 1:
 		return "X"
 	case p.Scale < 1:
@@ -154,12 +158,12 @@ func (ic Interconnect) Sweeps() []Point {
 
 // Thresholds are the parameters of rules C1-C5 (Section IV-C).
 type Thresholds struct {
-	Comp          float64 // C1: least computation share (0.90)
-	Wait          float64 // C2: least wait share (0.25)
-	Comm          float64 // C3-C5: least communication share (0.25)
-	CommSensitive float64 // least communication (or wait) share of the "-sensitive" classes (0.10)
-	Insensitive   float64 // largest relative change that counts as insensitive (0.05)
-	Factor        float64 // least decrease over the ranges (2)
+	Comp          float64 `json:"computation_share"`   // C1: least computation share (0.90)
+	Wait          float64 `json:"wait_share"`          // C2: least wait share (0.25)
+	Comm          float64 `json:"communication_share"` // C3-C5: least communication share (0.25)
+	CommSensitive float64 `json:"sensitive_share"`     // least communication (or wait) share of the "-sensitive" classes (0.10)
+	Insensitive   float64 `json:"insensitive"`         // largest relative change that counts as insensitive (0.05)
+	Factor        float64 `json:"factor"`              // least decrease over the ranges (2)
 }
 
 // DefaultThresholds returns the paper's thresholds.
@@ -230,17 +234,28 @@ type Classification struct {
 	Configs    int        `json:"configurations"` // distinct configurations replayed
 	Thresholds Thresholds `json:"thresholds"`
 	Verdicts   []Verdict  `json:"verdicts"`
+	// Extra are the predictions of the configurations asked for besides
+	// the interconnects' sweeps.
+	Extra []Prediction `json:"extra,omitempty"`
 }
 
 // Classify replays src once for the 21 configurations of every
-// interconnect and classifies it for each (Section III-G). opt.Configs is
-// ignored.
+// interconnect and classifies it for each (Section III-G). The
+// configurations of opt.Configs are predicted in the same pass, into
+// Extra.
 func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) (*Classification, error) {
 	if len(ics) == 0 {
 		return nil, fmt.Errorf("clock: no interconnect to classify for")
 	}
 	index := map[Config]int{}
+	extra := opt.Configs
 	opt.Configs = nil
+	for _, c := range extra {
+		if _, ok := index[c]; !ok {
+			index[c] = len(opt.Configs)
+			opt.Configs = append(opt.Configs, c)
+		}
+	}
 	for _, ic := range ics {
 		for _, p := range ic.Sweeps() {
 			if _, ok := index[p.Config]; !ok {
@@ -257,13 +272,20 @@ func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) 
 	for _, ic := range ics {
 		var preds []Prediction
 		for _, p := range ic.Sweeps() {
-			i := index[p.Config]
-			preds = append(preds, Prediction{Point: p, Time: res.Time[i], Comp: res.Comp[i], Wait: res.Wait[i],
-				Latency: res.Lat[i], Bandwidth: res.BW[i], RankTime: res.RankTime[i]})
+			preds = append(preds, res.prediction(p, index[p.Config]))
 		}
 		cl.Verdicts = append(cl.Verdicts, Decide(ic, preds, th))
 	}
+	for _, c := range extra {
+		cl.Extra = append(cl.Extra, res.prediction(Point{Config: c}, index[c]))
+	}
 	return cl, nil
+}
+
+// prediction returns configuration i's prediction, as point p.
+func (r *Result) prediction(p Point, i int) Prediction {
+	return Prediction{Point: p, Time: r.Time[i], Comp: r.Comp[i], Wait: r.Wait[i],
+		Latency: r.Lat[i], Bandwidth: r.BW[i], RankTime: r.RankTime[i]}
 }
 
 // find returns the prediction of sweep s at scale k.
@@ -330,7 +352,10 @@ func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
 	case c1:
 		v.Class, v.Description = "Comp.", "computation-bound"
 	case level == "":
-		v.Class, v.Description = "Comp.", "computation-bound: communication below "+pct(th.CommSensitive)
+		v.Class, v.Description = "Comp.", "computation-bound: communication "+pct(share)+" below "+pct(th.CommSensitive)
+		if !c1 && ev.TimeVariation >= th.Insensitive {
+			v.Description += ", though the total time moves " + pct(ev.TimeVariation) + " over the sets"
+		}
 	case c2:
 		v.Class, v.Description = "Imb."+suffix, "load-imbalance"+desc
 	case c3:

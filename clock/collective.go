@@ -179,6 +179,7 @@ type DeadlockError struct {
 	Total   int           // number of blocked ranks
 }
 
+// Error lists the blocked ranks and what each waits for.
 func (d *DeadlockError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "the replay cannot finish: %d rank(s) wait for what no rank will do", d.Total)
@@ -202,6 +203,7 @@ type UnmatchedError struct {
 	Total    int
 }
 
+// Error lists the unmatched messages.
 func (u *UnmatchedError) Error() string {
 	s := fmt.Sprintf("%d unmatched message(s):\n  %s", u.Total, strings.Join(u.Messages, "\n  "))
 	if u.Total > len(u.Messages) {

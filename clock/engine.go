@@ -48,7 +48,7 @@ type rankState struct {
 	queued bool
 	node   int32
 
-	reqs    map[uint64]*request // outstanding non-blocking requests by id
+	reqs    reqTable // outstanding non-blocking requests by id
 	inbox   map[int32]*pairQueue
 	anyRecv []*request // posted receives from MPI_ANY_SOURCE
 
@@ -84,6 +84,9 @@ type engine struct {
 
 	// scratch vectors of the completion kernels
 	bestA, bestS, bestL []float64
+	// vectors counts the configuration vectors allocated besides the
+	// ranks' counters, for Result.BytesPerRankConfig.
+	vectors int
 
 	err error
 }
@@ -131,7 +134,7 @@ func newEngine(src trace.Source, opt Options) (*engine, error) {
 		*st = rankState{
 			id: int32(r), rd: rd, node: int32(r / rpn), idx: -1, clk: e.newSnapshot(),
 			wait: b[:nc:nc], lat: b[nc : 2*nc : 2*nc], bw: b[2*nc : 3*nc : 3*nc],
-			reqs: map[uint64]*request{}, inbox: map[int32]*pairQueue{},
+			inbox: map[int32]*pairQueue{},
 		}
 	}
 	return e, nil
@@ -160,6 +163,7 @@ func (e *engine) newSnapshot() *snapshot {
 		s.owned = true
 		return s
 	}
+	e.vectors++
 	return &snapshot{v: make([]float64, e.nc), owned: true}
 }
 
@@ -191,6 +195,7 @@ func (e *engine) vector() []float64 {
 		e.pool = e.pool[:n-1]
 		return v
 	}
+	e.vectors++
 	return make([]float64, e.nc)
 }
 
@@ -335,9 +340,10 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 		return e.block(st)
 	case trace.Wait:
 		st.pending = st.pending[:0]
-		if rq, ok := st.reqs[ev.Request]; ok {
-			delete(st.reqs, ev.Request)
+		if rq, ok := st.reqs.take(ev.Request); ok {
 			st.pending = append(st.pending, rq)
+		} else {
+			st.local(duration(ev)) // a wait on no known request is local
 		}
 		return e.block(st)
 	case trace.Waitall:

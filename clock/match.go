@@ -99,7 +99,7 @@ func (e *engine) release(rq *request) {
 // An id reused before its wait replaces the old request, which is then
 // never completed (its message still matches).
 func (e *engine) addRequest(st *rankState, id uint64, rq *request) {
-	st.reqs[id] = rq
+	st.reqs.put(id, rq)
 }
 
 // sendRequest returns the sender's request for m; only a rendezvous send
@@ -272,16 +272,12 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 func (e *engine) collectWaitall(st *rankState, ev *trace.Event) {
 	st.pending = st.pending[:0]
 	if ev.Requests == nil {
-		for id, rq := range st.reqs {
-			st.pending = append(st.pending, rq)
-			delete(st.reqs, id)
-		}
+		st.pending = st.reqs.takeAll(st.pending)
 		return
 	}
 	for _, id := range ev.Requests {
-		if rq, ok := st.reqs[id]; ok {
+		if rq, ok := st.reqs.take(id); ok {
 			st.pending = append(st.pending, rq)
-			delete(st.reqs, id)
 		}
 	}
 }

@@ -246,7 +246,7 @@ func collectiveCost(e *trace.Event, p int) collCost {
 		n := math.Max(total(e.SendCounts, float64(e.SendBytes)), total(e.RecvCounts, float64(e.RecvBytes)))
 		return collCost{fp - 1, 1, n}
 	}
-	return collCost{kL: lg} // communicator creation: a synchronisation
+	return collCost{kL: lg} // any other collective: a synchronisation
 }
 
 // total returns the sum of counts, or def when there are none.

@@ -118,6 +118,12 @@ type Result struct {
 	// PerRank holds each rank's final clock and counters when
 	// Options.PerRank is set.
 	PerRank []RankResult
+	// BytesPerRankConfig is the memory the replay took per rank and
+	// configuration: the counters, plus every clock vector, message start
+	// vector and collective vector it allocated (pooled vectors are
+	// reused, so this is their peak number), divided by ranks x
+	// configurations.
+	BytesPerRankConfig float64
 }
 
 // RankResult is one rank's final logical clock and counters, per
@@ -178,6 +184,9 @@ func firstErr(errs []error) int {
 func merge(parts []*Result) *Result {
 	r := &Result{Ranks: parts[0].Ranks, Events: parts[0].Events}
 	for _, p := range parts {
+		r.BytesPerRankConfig = max(r.BytesPerRankConfig, p.BytesPerRankConfig)
+	}
+	for _, p := range parts {
 		r.Configs = append(r.Configs, p.Configs...)
 		r.Time = append(r.Time, p.Time...)
 		r.Comp = append(r.Comp, p.Comp...)
@@ -222,6 +231,7 @@ func (e *engine) result() *Result {
 		Configs: append([]Config{}, e.opt.Configs...), Ranks: len(e.ranks), Events: e.events,
 		Time: make([]float64, nc), Comp: make([]float64, nc), Wait: make([]float64, nc),
 		Lat: make([]float64, nc), BW: make([]float64, nc), RankTime: make([]float64, nc),
+		BytesPerRankConfig: float64(8*(3*len(e.ranks)+e.vectors+3)) / float64(len(e.ranks)),
 	}
 	for i := range e.ranks {
 		st := &e.ranks[i]
@@ -241,9 +251,11 @@ func (e *engine) result() *Result {
 	return r
 }
 
-// BytesPerRankConfig is the replay's memory per rank and configuration:
-// the logical clock and the wait, latency and bandwidth counters, one
-// float64 each (computation is one scalar per rank, the same for every
-// configuration). Messages in flight add 8 bytes per configuration each,
-// open collectives likewise.
-const BytesPerRankConfig = 4 * 8
+// MinBytesPerRankConfig is the replay's least memory per rank and
+// configuration: the logical clock and the wait, latency and bandwidth
+// counters, one float64 each (computation is one scalar per rank, the
+// same for every configuration). A clock vector still shared with
+// messages in flight, a rendezvous message's start vector and an open
+// collective's vector add 8 bytes per configuration each; Result
+// reports what a replay took.
+const MinBytesPerRankConfig = 4 * 8

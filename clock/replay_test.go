@@ -292,3 +292,61 @@ func TestBadTraces(t *testing.T) {
 		t.Errorf("deadlock error %v, want a *DeadlockError with 1 rank", err)
 	}
 }
+
+// TestSendRecv: a SendRecv copies its message, then waits for the one it
+// receives, in Figure 2's units.
+func TestSendRecv(t *testing.T) {
+	b := newBuilder(2)
+	sr := func(peer int) func(e *trace.Event) {
+		return func(e *trace.Event) {
+			e.Partner, e.Source, e.SendBytes, e.RecvBytes = int32(peer), int32(peer), 10, 10
+		}
+	}
+	b.compute(0, 2).add(0, trace.SendRecv, sr(1))
+	b.compute(1, 6).add(1, trace.SendRecv, sr(0))
+	res, err := Replay(b.t, unitOptions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rank 0 copies until 4 and waits for rank 1's message, which starts
+	// at 8; rank 1 copies until 8, when rank 0's (started at 4) is past
+	// its latency.
+	checkCounters(t, "rank 0", rankCounters(res, 0), counters{exit: 20, wait: 4, lat: 2, bw: 10})
+	checkCounters(t, "rank 1", rankCounters(res, 1), counters{exit: 16, bw: 8})
+}
+
+// TestAnySource: receives from MPI_ANY_SOURCE take the messages in the
+// order they were sent in the replay.
+func TestAnySource(t *testing.T) {
+	b := newBuilder(3)
+	b.p2p(0, trace.Recv, int(trace.AnySource), 0, 10, 0).p2p(0, trace.Recv, int(trace.AnySource), 0, 10, 0)
+	b.compute(1, 1).p2p(1, trace.Send, 0, 0, 10, 0)
+	b.compute(2, 5).p2p(2, trace.Send, 0, 0, 10, 0)
+	res, err := Replay(b.t, unitOptions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// First message: starts 3, arrives 15; second: starts 7, arrives 19,
+	// received from 15 (its latency overlapped by the first receive).
+	checkCounters(t, "receiver", rankCounters(res, 0), counters{exit: 19, wait: 3, lat: 2, bw: 14})
+}
+
+// TestSubCommunicator: a collective on a communicator synchronises its
+// members only (α = 1: a barrier of 2 costs 1, of 3 costs 2).
+func TestSubCommunicator(t *testing.T) {
+	b := newBuilder(3)
+	b.t.Meta().Comms = []trace.Comm{{ID: 5, Members: []int32{2, 0}}}
+	sub := func(e *trace.Event) { e.Comm = 5 }
+	b.compute(0, 3).add(0, trace.Barrier, sub).add(0, trace.Barrier, nil)
+	b.compute(1, 1).add(1, trace.Barrier, nil)
+	b.compute(2, 9).add(2, trace.Barrier, sub).add(2, trace.Barrier, nil)
+	res, err := Replay(b.t, unitOptions(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ranks 0 and 2 meet at 9 and leave at 10; all three leave the world
+	// barrier at 12.
+	checkCounters(t, "rank 0", rankCounters(res, 0), counters{exit: 12, wait: 6, lat: 3})
+	checkCounters(t, "rank 1", rankCounters(res, 1), counters{exit: 12, wait: 9, lat: 2})
+	checkCounters(t, "rank 2", rankCounters(res, 2), counters{exit: 12, lat: 3})
+}

@@ -36,6 +36,13 @@ func (cl *Classification) WriteText(w io.Writer, name string, curves bool) error
 		}
 	}
 	fmt.Fprintln(w)
+	if len(cl.Extra) > 0 {
+		fmt.Fprintln(w, "Other configurations:")
+		if err := writePredictions(w, cl.Extra); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	return WriteTableIV(w, []string{name}, []*Classification{cl})
 }
 
@@ -76,7 +83,8 @@ func WriteTableIV(w io.Writer, names []string, cls []*Classification) error {
 var csvHeader = []string{"interconnect", "set", "scale", "bw_gbps", "latency_us", "time_s", "computation_s", "wait_s", "latency_s", "bandwidth_s", "communication_s"}
 
 // WriteCSV writes the sensitivity curves, one line per configuration of
-// each interconnect's Table III sets: the data of the paper's Figures 4-7.
+// each interconnect's Table III sets: the data of the paper's Figures 4-7;
+// then the other configurations, with interconnect, set and scale empty.
 func (cl *Classification) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(csvHeader)
@@ -84,6 +92,9 @@ func (cl *Classification) WriteCSV(w io.Writer) error {
 		for _, p := range v.Predictions {
 			cw.Write(predictionRecord(v.Interconnect.Name, p.Sweep.String(), p.ScaleLabel(), p))
 		}
+	}
+	for _, p := range cl.Extra {
+		cw.Write(predictionRecord("", "", "", p))
 	}
 	cw.Flush()
 	return cw.Error()
@@ -94,8 +105,7 @@ func (cl *Classification) WriteCSV(w io.Writer) error {
 func (r *Result) Predictions() []Prediction {
 	ps := make([]Prediction, len(r.Configs))
 	for i, c := range r.Configs {
-		ps[i] = Prediction{Point: Point{Scale: 1, Config: c}, Time: r.Time[i], Comp: r.Comp[i], Wait: r.Wait[i],
-			Latency: r.Lat[i], Bandwidth: r.BW[i], RankTime: r.RankTime[i]}
+		ps[i] = r.prediction(Point{Config: c}, i)
 	}
 	return ps
 }
@@ -114,10 +124,15 @@ func (r *Result) WritePredictionsCSV(w io.Writer) error {
 
 // WriteText writes r's predictions as a table.
 func (r *Result) WriteText(w io.Writer, name string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "%s: %d ranks, %d events, %d configurations in one replay\n", name, r.Ranks, r.Events, len(r.Configs))
+	return writePredictions(w, r.Predictions())
+}
+
+// writePredictions writes predictions outside of sweeps as a table.
+func writePredictions(w io.Writer, ps []Prediction) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "BW Gbit/s\tL us\ttime s\tcomputation s\twait s\tlatency s\tbandwidth s\t\n")
-	for _, p := range r.Predictions() {
+	for _, p := range ps {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", num(p.BW), num(p.Lat), seconds(p.Time), seconds(p.Comp),
 			seconds(p.Wait), seconds(p.Latency), seconds(p.Bandwidth))
 	}

@@ -44,7 +44,7 @@ func parseRadical(s string) ([]int, error) {
 				return nil, fmt.Errorf("radical %q: %v", group, err)
 			}
 		}
-		if end-start > 1<<24 || len(out) > 1<<24 {
+		if end-start > 1<<22 || len(out)+end-start > 1<<22 {
 			return nil, fmt.Errorf("radical %q: too many hosts", group)
 		}
 		for i := start; i <= end; i++ {

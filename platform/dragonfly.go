@@ -55,8 +55,10 @@ func parseDragonfly(params string) (v [7]int, err error) {
 	if v[0] > v[4] {
 		return bad("%d groups but %d routers per chassis: SimGrid 3.32 reaches group g through router g of a chassis, so groups must not exceed routers", v[0], v[4])
 	}
-	if v[0]*v[2]*v[4]*v[6] > 1<<24 {
-		return bad("too many nodes")
+	// Nodes, then links (local, green, black, blue), must stay reasonable.
+	routers := v[0] * v[2] * v[4] // each factor is at most 2^16
+	if routers > 1<<22 || routers*v[6] > 1<<22 || routers*(v[6]+v[4]+v[2])+v[0]*v[0] > 1<<23 {
+		return bad("too many nodes or links")
 	}
 	return v, nil
 }

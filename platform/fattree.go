@@ -65,7 +65,14 @@ func parseFatTree(params string) (levels int, down, up, count []int, err error) 
 	if up, err = vec(parts[2], "parent count"); err != nil {
 		return
 	}
-	count, err = vec(parts[3], "link count")
+	if count, err = vec(parts[3], "link count"); err != nil {
+		return
+	}
+	for i := range count {
+		if down[i]*count[i] > 1<<16 || up[i]*count[i] > 1<<16 {
+			return 0, nil, nil, nil, fmt.Errorf("fat tree parameters %q: more than 65536 ports on a node", params)
+		}
+	}
 	return
 }
 
@@ -78,7 +85,7 @@ func (b *builder) fatTreeCluster(a *clusterArgs) error {
 	n, switches := 1, 0
 	for _, d := range down {
 		n *= d
-		if n > 1<<24 {
+		if n > 1<<22 {
 			return fmt.Errorf("fat tree %q: too many nodes", a.topoParams)
 		}
 	}
@@ -89,17 +96,20 @@ func (b *builder) fatTreeCluster(a *clusterArgs) error {
 	ft.nodesByLevel[0] = n
 	for i := 0; i < levels; i++ {
 		c := 1
-		for j := 0; j <= i; j++ {
-			c *= up[j]
-		}
-		for j := i + 1; j < levels; j++ {
-			c *= down[j]
-		}
-		if c > 1<<22 {
-			return fmt.Errorf("fat tree %q: too many switches", a.topoParams)
+		for j := 0; j < levels; j++ {
+			if j <= i {
+				c *= up[j]
+			} else {
+				c *= down[j]
+			}
+			if c > 1<<22 { // factors are at most 2^16: no overflow
+				return fmt.Errorf("fat tree %q: too many switches", a.topoParams)
+			}
 		}
 		ft.nodesByLevel[i+1] = c
-		switches += c
+		if switches += c; switches > 1<<22 {
+			return fmt.Errorf("fat tree %q: too many switches", a.topoParams)
+		}
 	}
 	z, err := b.newZone(a.id)
 	if err != nil {

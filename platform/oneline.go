@@ -58,7 +58,7 @@ func parseClusterSpec(spec string) (*clusterArgs, error) {
 		return nil, fmt.Errorf("first field %q: expected NxSPEED, such as 64x1Gf", fields[0])
 	}
 	n, err := strconv.Atoi(count)
-	if err != nil || n <= 0 || n > 1<<24 {
+	if err != nil || n <= 0 || n > 1<<22 {
 		return nil, fmt.Errorf("first field %q: host count %q is not a positive integer", fields[0], count)
 	}
 	if a.speed, _, err = speedQ.parse(speed); err != nil {

@@ -30,7 +30,7 @@ func parseTorus(params string) ([]int, error) {
 			return nil, fmt.Errorf("torus dimensions %q: each value must be > 0", params)
 		}
 		total *= d
-		if total > 1<<24 {
+		if total > 1<<22 {
 			return nil, fmt.Errorf("torus dimensions %q: too many nodes", params)
 		}
 		dims = append(dims, d)

@@ -100,14 +100,17 @@ func (h actionHeap) down(i int) {
 func (s *Sim) heapSet(a *action, date float64, t uint8) {
 	a.htype = t
 	a.date = date
+	// SimGrid's action heap is stable (FIFO among equal dates) and an
+	// update counts as a new insertion: every set takes a new sequence
+	// number, so that simultaneous events pop in SimGrid's order.
+	s.seq++
+	a.seq = s.seq
 	if a.heapIdx >= 0 {
 		i := a.heapIdx
 		s.heap.up(i)
 		s.heap.down(a.heapIdx)
 		return
 	}
-	s.seq++
-	a.seq = s.seq
 	a.heapIdx = len(s.heap)
 	s.heap = append(s.heap, a)
 	s.heap.up(a.heapIdx)
@@ -315,7 +318,6 @@ func (s *Sim) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
 // it completes.
 func (s *Sim) finishAction(a *action) {
 	a.running = false
-	s.heapRemove(a)
 	if a.v != nil && a.kind != actSleep {
 		if a.kind == actComm {
 			s.netSys.Remove(a.v)
@@ -384,14 +386,30 @@ func (s *Sim) advance() bool {
 		return false
 	}
 	s.now += s.heap[0].date - s.now
+	// As SimGrid: every model pops its events due now (latencies paid
+	// enable their flows at once), then the ended actions are handled,
+	// CPU model first, then the network.
+	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
 	for len(s.heap) > 0 && math.Abs(s.heap[0].date-s.now) < s.cfg.SurfPrecision {
 		a := s.heap[0]
-		if a.htype == hLatency {
-			s.heapRemove(a)
+		t := a.htype
+		s.heapRemove(a)
+		if t == hLatency {
 			s.netSys.SetPenalty(a.v, a.penalty)
 			a.lastUpdate = s.now
 			continue
 		}
+		a.running = false
+		if a.kind == actComm {
+			s.endedNet = append(s.endedNet, a)
+		} else {
+			s.endedCPU = append(s.endedCPU, a)
+		}
+	}
+	for _, a := range s.endedCPU {
+		s.finishAction(a)
+	}
+	for _, a := range s.endedNet {
 		s.finishAction(a)
 	}
 	return true

@@ -131,7 +131,7 @@ type Verbose struct {
 
 // Action writes the line of one action.
 func (v *Verbose) Action(rank int, e *trace.Event, start, end float64) {
-	if v.err != nil || e.Kind == trace.Init {
+	if v.err != nil || e.Kind == trace.Init || e.Kind == trace.Finalize {
 		return
 	}
 	h := ""

@@ -119,6 +119,8 @@ type Sim struct {
 
 	freeActs  []*action
 	freeComms []*comm
+	endedCPU  []*action
+	endedNet  []*action
 
 	latF, bwF, weightS float64
 	nsleeps            float64 // SimGrid's process-wide MPI_Test back-off
@@ -156,6 +158,8 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*Sim, error
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
+	s.netSys.SimGridSelective = cfg.Compat
+	s.cpuSys.SimGridSelective = cfg.Compat
 	for _, h := range m.Hosts {
 		sp := h.Speed
 		if cfg.Speed > 0 {

@@ -176,3 +176,28 @@ func TestParseMeasure(t *testing.T) {
 		t.Error("flops accepted")
 	}
 }
+
+// BenchmarkCollect reports events summarised per second on a 64-rank
+// ring-and-allreduce trace of about a million events.
+func BenchmarkCollect(b *testing.B) {
+	const n, iters = 64, 4000
+	tr := trace.New(n, trace.NewMeta())
+	for r := 0; r < n; r++ {
+		for i := 0; i < iters; i++ {
+			for _, e := range []trace.Event{
+				event(trace.Isend, int32((r+1)%n), 4096, nil),
+				event(trace.Recv, int32((r+n-1)%n), 0, nil),
+				event(trace.Compute, trace.NoRank, 0, func(e *trace.Event) { e.Compute = 1e6 }),
+				event(trace.Allreduce, trace.NoRank, 8, nil),
+			} {
+				tr.Ranks[r].Append(&e)
+			}
+		}
+	}
+	for b.Loop() {
+		if _, err := Collect(tr, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

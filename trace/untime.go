@@ -56,8 +56,8 @@ type untimedReader struct {
 	in       Reader
 	speed    float64
 	ev       Event
-	held     bool    // in.Event() is the next event to return
-	flops    float64 // computation not yet returned
+	held     bool // in.Event() is the next event to return
+	busy     Time // computation time not yet returned
 	lastExit Time
 	hasLast  bool
 }
@@ -72,10 +72,10 @@ func (r *untimedReader) Next() bool {
 		e := r.in.Event()
 		r.account(e)
 		if e.HasTime && (e.Kind == Local || e.Kind == Compute) {
-			r.flops += e.Duration().Seconds() * r.speed
+			r.busy += max(e.Duration(), 0)
 			continue
 		}
-		if r.flops > 0 && e.Kind != Location {
+		if r.busy > 0 && e.Kind != Location {
 			r.compute(e.Region)
 			r.held = true
 			return true
@@ -83,7 +83,7 @@ func (r *untimedReader) Next() bool {
 		r.emit(e)
 		return true
 	}
-	if r.flops > 0 {
+	if r.busy > 0 {
 		r.compute(0)
 		return true
 	}
@@ -97,7 +97,7 @@ func (r *untimedReader) account(e *Event) {
 		return
 	}
 	if r.hasLast && e.Enter > r.lastExit {
-		r.flops += (e.Enter - r.lastExit).Seconds() * r.speed
+		r.busy += e.Enter - r.lastExit
 	}
 	r.lastExit, r.hasLast = e.Exit, true
 }
@@ -105,9 +105,12 @@ func (r *untimedReader) account(e *Event) {
 func (r *untimedReader) compute(region uint32) {
 	r.ev.Reset()
 	r.ev.Kind = Compute
-	r.ev.Compute = r.flops
+	// One multiplication of the exact integer time, then one exact
+	// division, so that round numbers stay round (1.5 us at 1 Gf/s is
+	// 1500 flops, not 1499.9999999999998).
+	r.ev.Compute = float64(r.busy) * r.speed / 1e12
 	r.ev.Region = region
-	r.flops = 0
+	r.busy = 0
 }
 
 func (r *untimedReader) emit(e *Event) {

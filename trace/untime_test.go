@@ -99,3 +99,40 @@ func TestUntimedMetaAndSpeed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUntimed reports timed events untimed per second.
+func BenchmarkUntimed(b *testing.B) {
+	tr := New(1, NewMeta())
+	for i := 0; i < 1<<20; i++ {
+		k := Barrier
+		if i%2 == 1 {
+			k = Local
+		}
+		e := timedEvent(k, float64(i)*1e-6, float64(i)*1e-6+5e-7, nil)
+		tr.Ranks[0].Append(&e)
+	}
+	src := Untimed(tr, 1e9)
+	for b.Loop() {
+		if err := ForEach(src, func(_, _ int, _ *Event) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+func TestUntimedRoundFlops(t *testing.T) {
+	tr := New(1, NewMeta())
+	for _, e := range []Event{timedEvent(Barrier, 0, 1e-6, nil), timedEvent(Barrier, 121.53371e-6, 122e-6, nil)} {
+		tr.Ranks[0].Append(&e)
+	}
+	var got []float64
+	ForEach(Untimed(tr, 1e9), func(_, _ int, e *Event) error {
+		if e.Kind == Compute {
+			got = append(got, e.Compute)
+		}
+		return nil
+	})
+	if len(got) != 1 || got[0] != 120533.71 {
+		t.Errorf("got %v, want [120533.71]", got)
+	}
+}

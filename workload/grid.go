@@ -25,6 +25,14 @@ func ParseGrid(s string) ([]int, error) {
 	return g, nil
 }
 
+// cloneGrid returns a copy of g, nil if g is empty.
+func cloneGrid(g []int) []int {
+	if len(g) == 0 {
+		return nil
+	}
+	return append([]int(nil), g...)
+}
+
 func formatGrid(g []int) string {
 	s := make([]string, len(g))
 	for i, d := range g {

@@ -45,39 +45,54 @@ func buildSweep(p *Params, s sites) (program, error) {
 	// The directions a sweep travels in x and y from each corner.
 	corners := [4][2]int{{+1, +1}, {-1, +1}, {+1, -1}, {-1, -1}}
 	open := func(r int) stepper {
-		type flow struct{ upX, downX, upY, downY, tagX, tagY int }
-		var flows [4]flow
+		var flows [4]wave
 		for i, d := range corners {
-			flows[i] = flow{c.neighbour(r, 0, -d[0]), c.neighbour(r, 0, d[0]),
-				c.neighbour(r, 1, -d[1]), c.neighbour(r, 1, d[1]), travel(0, d[0]), travel(1, d[1])}
+			flows[i] = wave{
+				up:   [2]int{c.neighbour(r, 0, -d[0]), c.neighbour(r, 1, -d[1])},
+				down: [2]int{c.neighbour(r, 0, d[0]), c.neighbour(r, 1, d[1])},
+				tag:  [2]int{travel(0, d[0]), travel(1, d[1])},
+				recv: recv, work: work, send: send,
+			}
 		}
 		// Each iteration: 8 octants x Blocks blocks, then the allreduce.
 		blocks := 8 * p.Blocks
 		return loops2(p.Iterations, blocks+1, func(e *emitter, it, j int) {
-			if j == blocks {
-				if p.every(it) {
-					e.allreduce(reduce, p.AllreduceBytes)
-				}
-				return
-			}
-			// Octants 2c and 2c+1 (towards +z and -z) start from corner c.
-			f := flows[j/p.Blocks/2]
-			if f.upX >= 0 {
-				e.recv(recv, f.upX, f.tagX, p.Bytes)
-			}
-			if f.upY >= 0 {
-				e.recv(recv, f.upY, f.tagY, p.Bytes)
-			}
-			e.compute(work, flops)
-			if f.downX >= 0 {
-				e.send(send, f.downX, f.tagX, p.Bytes)
-			}
-			if f.downY >= 0 {
-				e.send(send, f.downY, f.tagY, p.Bytes)
+			switch {
+			case j < blocks:
+				// Octants 2c and 2c+1 (towards +z and -z) start from
+				// corner c.
+				flows[j/p.Blocks/2].stage(e, flops, p.Bytes)
+			case p.every(it):
+				e.allreduce(reduce, p.AllreduceBytes)
 			}
 		})
 	}
 	return program{ranks: p.Ranks, open: open}, nil
+}
+
+// wave is a rank's place in a pipelined wavefront: its upstream and
+// downstream neighbours along two axes (-1 where there is none), the tags
+// of the messages along each, and the call sites of its calls.
+type wave struct {
+	up, down         [2]int
+	tag              [2]int
+	recv, work, send site
+}
+
+// stage emits one stage of the wavefront: blocking receives from the
+// upstream neighbours, the computation, blocking sends downstream.
+func (w *wave) stage(e *emitter, flops float64, bytes int64) {
+	for i, from := range w.up {
+		if from >= 0 {
+			e.recv(w.recv, from, w.tag[i], bytes)
+		}
+	}
+	e.compute(w.work, flops)
+	for i, to := range w.down {
+		if to >= 0 {
+			e.send(w.send, to, w.tag[i], bytes)
+		}
+	}
 }
 
 // travel returns the direction index (and tag) of a message moving along
@@ -133,7 +148,10 @@ func buildLU(p *Params, s sites) (program, error) {
 		west, east := c.neighbour(r, 0, -1), c.neighbour(r, 0, +1)
 		north, south := c.neighbour(r, 1, -1), c.neighbour(r, 1, +1)
 		// Tags: the direction the message travels in.
-		down, right, up, left := travel(1, +1), travel(0, +1), travel(1, -1), travel(0, -1)
+		lowerWave := wave{up: [2]int{north, west}, down: [2]int{south, east},
+			tag: [2]int{travel(1, +1), travel(0, +1)}, recv: lrecv, work: lower, send: lsend}
+		upperWave := wave{up: [2]int{south, east}, down: [2]int{north, west},
+			tag: [2]int{travel(1, -1), travel(0, -1)}, recv: lrecv, work: upper, send: lsend}
 		exchange3 := func(e *emitter) {
 			// Along y, then along x, each way in turn: receive from one
 			// side what the neighbour on the other side sends.
@@ -168,33 +186,9 @@ func buildLU(p *Params, s sites) (program, error) {
 			loops2(p.Iterations, 2*planes+1, func(e *emitter, it, j int) {
 				switch {
 				case j < planes:
-					if north >= 0 {
-						e.recv(lrecv, north, down, p.Bytes)
-					}
-					if west >= 0 {
-						e.recv(lrecv, west, right, p.Bytes)
-					}
-					e.compute(lower, plane)
-					if south >= 0 {
-						e.send(lsend, south, down, p.Bytes)
-					}
-					if east >= 0 {
-						e.send(lsend, east, right, p.Bytes)
-					}
+					lowerWave.stage(e, plane, p.Bytes)
 				case j < 2*planes:
-					if south >= 0 {
-						e.recv(lrecv, south, up, p.Bytes)
-					}
-					if east >= 0 {
-						e.recv(lrecv, east, left, p.Bytes)
-					}
-					e.compute(upper, plane)
-					if north >= 0 {
-						e.send(lsend, north, up, p.Bytes)
-					}
-					if west >= 0 {
-						e.send(lsend, west, left, p.Bytes)
-					}
+					upperWave.stage(e, plane, p.Bytes)
 				default:
 					e.compute(update, 0.1*p.Flops)
 					rhsAndNorm(e, p.every(it) || it == p.Iterations-1)

@@ -135,10 +135,7 @@ func Defaults(kind string) (Params, error) {
 		return Params{}, err
 	}
 	p := g.defaults
-	p.Grid = append([]int(nil), p.Grid...)
-	if len(p.Grid) == 0 {
-		p.Grid = nil
-	}
+	p.Grid = cloneGrid(p.Grid)
 	return p, nil
 }
 
@@ -179,6 +176,7 @@ func New(kind string, p Params) (trace.Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.Grid = cloneGrid(p.Grid) // the trace keeps its own
 	if err := p.check(g); err != nil {
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}

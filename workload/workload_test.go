@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -15,8 +16,9 @@ import (
 var sizes = []int{2, 4, 9, 16, 64}
 
 // small returns kind's defaults at n ranks with few iterations, so that
-// every kind is fast to check; ok is false if kind rejects n ranks.
-func small(t testing.TB, kind string, n int) (trace.Source, bool) {
+// every kind is fast to check, changed by edits; ok is false if kind
+// rejects n ranks.
+func small(t testing.TB, kind string, n int, edits ...func(*workload.Params)) (trace.Source, bool) {
 	t.Helper()
 	p, err := workload.Defaults(kind)
 	if err != nil {
@@ -28,6 +30,9 @@ func small(t testing.TB, kind string, n int) (trace.Source, bool) {
 	p.Planes = min(p.Planes, 6)
 	p.Inner = min(p.Inner, 4)
 	p.Imbalance, p.Noise = 0.5, 0.2
+	for _, edit := range edits {
+		edit(&p)
+	}
 	src, err := workload.New(kind, p)
 	if err != nil {
 		if strings.Contains(err.Error(), "needs") {
@@ -39,7 +44,8 @@ func small(t testing.TB, kind string, n int) (trace.Source, bool) {
 }
 
 // TestCheckAllKinds: every generator, at several sizes, passes kairos check
-// and replays without deadlock under eager and under rendezvous sends.
+// and replays without deadlock under eager and under rendezvous sends (and
+// under SimGrid's mix of the two).
 func TestCheckAllKinds(t *testing.T) {
 	for _, kind := range workload.Kinds() {
 		tested := 0
@@ -49,7 +55,7 @@ func TestCheckAllKinds(t *testing.T) {
 				continue
 			}
 			tested++
-			for _, proto := range []check.Protocol{check.Eager, check.Rendezvous} {
+			for _, proto := range []check.Protocol{check.Eager, check.Rendezvous, check.SimGrid} {
 				t.Run(fmt.Sprintf("%s/%d/%v", kind, n, proto), func(t *testing.T) {
 					rep, err := check.Check(src, check.Options{Protocol: proto})
 					if err != nil {
@@ -465,6 +471,11 @@ func TestParamErrors(t *testing.T) {
 		{"sweep", func(p *workload.Params) { p.Blocks = 0 }, "blocks must be in [1, "},
 		{"lu", func(p *workload.Params) { p.Planes = 2 }, "planes must be in [3, "},
 		{"cg", func(p *workload.Params) { p.Inner = 0 }, "inner must be in [1, "},
+		{"ring", func(p *workload.Params) { p.Ranks = 1 << 25 }, "ranks must be in [1, 16777216]"},
+		{"stencil3d", func(p *workload.Params) { p.Grid, p.Ranks = []int{1 << 10, 1 << 10, 1 << 5}, 0 }, "more than 16777216 ranks"},
+		{"ft", func(p *workload.Params) { p.Bytes = 1 << 41 }, "bytes must be in [1, 1099511627776]"},
+		{"mg", func(p *workload.Params) { p.Levels = 31 }, "levels must be in [1, 30]"},
+		{"stencil2d", func(p *workload.Params) { p.Flops = math.NaN() }, "flops must be in [0, 1e18]"},
 	}
 	for _, c := range cases {
 		p, _ := workload.Defaults(c.kind)

@@ -55,7 +55,7 @@ never completed are warnings: printed, but the trace stays valid.`,
 			}
 			rep, err := check.Check(src, check.Options{Protocol: p, EagerLimit: eagerLimit, MaxProblems: max})
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return naming(args[0], err)
 			}
 			if asJSON {
 				err = writeJSON(cmd.OutOrStdout(), rep)

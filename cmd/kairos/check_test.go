@@ -65,6 +65,7 @@ func TestCheckCLI(t *testing.T) {
 	}
 	deadlocked := csWrite(t, "ktr", "h2h.ktr", headToHead...)
 	valid := csWrite(t, "ktr", "ok.ktr", []trace.Event{csSend(1, 8)}, []trace.Event{csRecv(0, 8)})
+	leak := csWrite(t, "ktr", "leak.ktr", []trace.Event{csEvent(trace.Isend, func(e *trace.Event) { e.Partner, e.SendBytes, e.Request = 1, 8, 3 })}, []trace.Event{csRecv(0, 8)})
 	truncated := csWrite(t, "ktr", "trunc.ktr", []trace.Event{csSend(1, 80)}, []trace.Event{csRecv(0, 8)})
 	cases := []struct {
 		name     string
@@ -80,6 +81,7 @@ func TestCheckCLI(t *testing.T) {
 		{"simgrid large limit", []string{"check", "--eager-limit", "2000000", deadlocked}, 0, "", ""},
 		{"truncation", []string{"check", "--protocol", "none", truncated}, 1,
 			"rank 1 event 0: receive of 8 bytes truncates the 80-byte message from rank 0 (tag 0, its event 0)\n", ""},
+		{"warnings only", []string{"check", leak}, 0, "rank 0 event 0: warning: request 3 (isend to 1 tag 0) is never completed by a wait\n", ""},
 		{"bad protocol", []string{"check", "--protocol", "fast", valid}, 2, "", "unknown protocol"},
 		{"two traces", []string{"check", valid, valid}, 2, "", "takes 1 argument"},
 		{"missing file", []string{"check", filepath.Join(t.TempDir(), "none.ktr")}, 1, "", "none.ktr"},

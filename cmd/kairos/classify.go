@@ -96,6 +96,7 @@ func replayErr(path string, err error) error {
 func newClassifyCmd() *cobra.Command {
 	var (
 		model          modelFlags
+		extra          configFlags
 		networks       []string
 		custom         []string
 		asJSON, curves bool
@@ -103,7 +104,7 @@ func newClassifyCmd() *cobra.Command {
 		th             = clock.DefaultThresholds()
 	)
 	cmd := &cobra.Command{
-		Use:   "classify [flags] TRACE",
+		Use:   "classify [flags] TRACE...",
 		Short: "Classify a trace as computation-, load-imbalance-, bandwidth-, latency- or communication-bound",
 		Long: `Classify replays a trace once with a logical clock per rank for every network
 configuration (Tong, Pakin, Lang and Yuan, IPDPS 2016), and says what bounds
@@ -145,12 +146,18 @@ timed one keeps its computation gaps.
 Output: per interconnect the class, the shares and ratios that decided it
 and the rules' outcomes, then a Table IV row. --curves adds the 21
 predictions (time and the four counters summed over ranks); --csv writes
-them to a file (the data of the paper's Figures 4-7); --json everything.`,
+them to a file (the data of the paper's Figures 4-7); --json everything.
+--bw/--lat, --config and --configs (as in "kairos predict") add other
+configurations to the same replay, reported after the verdicts. Several
+traces are classified one after the other and summed up in one Table IV
+(--json then prints an array).`,
 		Example: `  kairos classify --speed 1Gf run.ktr
   kairos classify --network 1gbe,qdr --custom hdr=200,0.6 --speed 2Gf run.ti
   kairos classify --table pingpong.csv --ranks-per-node 16 --curves timed.otf2
-  kairos classify --speed 1Gf --csv curves.csv --json -o verdicts.json run.ktr`,
-		Args: exactArgs(1),
+  kairos classify --speed 1Gf --csv curves.csv --json -o verdicts.json run.ktr
+  kairos classify --speed 1Gf --config 200,0.6 --configs machines.txt run.ktr
+  kairos classify --speed 1Gf --network 1gbe,10gbe,qdr amg8.ktr amg27.ktr amg216.ktr`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt, err := model.options()
 			if err != nil {
@@ -159,36 +166,54 @@ them to a file (the data of the paper's Figures 4-7); --json everything.`,
 			if err := checkThresholds(th); err != nil {
 				return err
 			}
+			if csvPath != "" && len(args) > 1 {
+				return usagef("--csv takes the curves of one trace; give one trace or drop --csv")
+			}
 			ics, err := interconnects(cmd.Flags().Changed("network"), networks, custom, opt.Table)
 			if err != nil {
 				return err
 			}
-			src, err := openTrace(args[0])
-			if err != nil {
+			if opt.Configs, err = extra.configs(); err != nil {
 				return err
 			}
-			cl, err := clock.Classify(src, ics, opt, th)
-			if err != nil {
-				return replayErr(args[0], err)
+			cls := make([]*clock.Classification, len(args))
+			for i, path := range args {
+				src, err := openTrace(path)
+				if err != nil {
+					return err
+				}
+				if cls[i], err = clock.Classify(src, ics, opt, th); err != nil {
+					return replayErr(path, err)
+				}
 			}
 			if csvPath != "" {
-				if err := fileio.WriteFile(csvPath, cl.WriteCSV); err != nil {
+				if err := fileio.WriteFile(csvPath, cls[0].WriteCSV); err != nil {
 					return err
 				}
 			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				if asJSON {
-					return writeJSON(w, struct {
-						Trace string `json:"trace"`
-						*clock.Classification
-					}{args[0], cl})
+					return writeClassificationsJSON(w, args, cls)
 				}
-				return cl.WriteText(w, args[0], curves)
+				for i, cl := range cls {
+					if i > 0 {
+						fmt.Fprintln(w)
+					}
+					if err := cl.WriteText(w, args[i], curves); err != nil {
+						return err
+					}
+				}
+				if len(cls) > 1 {
+					fmt.Fprintln(w)
+					return clock.WriteTableIV(w, args, cls)
+				}
+				return nil
 			})
 		},
 	}
 	f := cmd.Flags()
 	model.register(f)
+	extra.register(f)
 	f.StringSliceVar(&networks, "network", []string{"1gbe", "10gbe", "qdr"}, "interconnects of Table I: 1gbe, 10gbe, qdr")
 	f.StringArrayVar(&custom, "custom", nil, "add an interconnect BW,L (Gbit/s, us), or NAME=BW,L; repeatable")
 	f.Float64Var(&th.Comp, "comp-share", th.Comp, "C1: least computation share")
@@ -202,6 +227,23 @@ them to a file (the data of the paper's Figures 4-7); --json everything.`,
 	f.BoolVar(&asJSON, "json", false, "print the verdicts, evidence and predictions as JSON")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
+}
+
+// writeClassificationsJSON writes one trace's classification as an
+// object, several as an array.
+func writeClassificationsJSON(w io.Writer, names []string, cls []*clock.Classification) error {
+	type named struct {
+		Trace string `json:"trace"`
+		*clock.Classification
+	}
+	if len(cls) == 1 {
+		return writeJSON(w, named{names[0], cls[0]})
+	}
+	all := make([]named, len(cls))
+	for i := range cls {
+		all[i] = named{names[i], cls[i]}
+	}
+	return writeJSON(w, all)
 }
 
 // checkThresholds rejects thresholds that make no sense.

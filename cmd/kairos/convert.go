@@ -56,13 +56,13 @@ so.`,
 			if flops > 0 {
 				src = trace.Untimed(src, flops)
 			} else if timed, err := firstTimed(src); err != nil {
-				return fmt.Errorf("%s: %w", in, err)
+				return naming(in, err)
 			} else if timed && f.Name == "ti" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is timed; the time-independent output keeps no computation between calls (use --speed)\n", in)
 			}
 			dropped, err := writeTrace(f, out, src)
 			if err != nil {
-				return fmt.Errorf("writing %s: %w", out, err)
+				return naming("writing "+out, err)
 			}
 			printSourceWarnings(cmd.ErrOrStderr(), orig)
 			if dropped != "" {
@@ -84,6 +84,15 @@ func writeTrace(f format.Format, out string, src trace.Source) (string, error) {
 		return st.String(), err
 	}
 	return "", f.Write(out, src)
+}
+
+// naming prefixes err with what, unless the message already names it (as
+// the readers' and writers' own errors do).
+func naming(what string, err error) error {
+	if strings.Contains(err.Error(), strings.TrimPrefix(what, "writing ")) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 func writableNames() string {

@@ -60,7 +60,7 @@ The output format follows -o's extension (.ti: SimGrid time-independent text,
 trace is written to standard output as TI text.
 
 Kinds:
-` + kindList(),
+` + genKindList(),
 		Example: `  kairos gen --list
   kairos gen stencil2d -o stencil.ktr          # 8x8 periodic, 1000 iterations: 646,528 events
   kairos gen stencil2d --grid 4x4 --iterations 10 --periodic=false -o small.ti
@@ -78,7 +78,7 @@ Kinds:
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.list {
-				return listKinds(cmd.OutOrStdout())
+				return genListKinds(cmd.OutOrStdout())
 			}
 			return runGen(cmd, args[0], f)
 		},
@@ -96,7 +96,7 @@ Kinds:
 	fl.Float64Var(&f.imb, "imbalance", 0, "per-rank compute factor drawn in [1, 1+imbalance]")
 	fl.Float64Var(&f.noise, "noise", 0, "per-computation jitter drawn in [1-noise, 1+noise], noise < 1")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of imbalance, noise and task costs")
-	fl.BoolVar(&f.periodic, "periodic", false, "wrap the process grid around (stencil2d, stencil3d, mg; --periodic=false to turn off)")
+	fl.BoolVar(&f.periodic, "periodic", false, "wrap the process grid around (stencil2d, stencil3d, mg; on by default, --periodic=false turns it off)")
 	fl.IntVar(&f.arEvery, "allreduce-every", 0, "an allreduce after every N-th iteration, 0 never")
 	fl.Var(&f.arBytes, "allreduce-bytes", "bytes of that allreduce")
 	fl.IntVar(&f.tasks, "tasks", 0, "number of tasks (masterworker)")
@@ -107,8 +107,8 @@ Kinds:
 	return cmd
 }
 
-// kindList is the kinds with their descriptions, for the help text.
-func kindList() string {
+// genKindList is the kinds with their descriptions, for the help text.
+func genKindList() string {
 	var b strings.Builder
 	for _, k := range workload.Kinds() {
 		fmt.Fprintf(&b, "  %-13s %s\n", k, workload.Describe(k))
@@ -116,8 +116,8 @@ func kindList() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// listKinds prints each kind, its description and its defaults.
-func listKinds(w io.Writer) error {
+// genListKinds prints each kind, its description and its defaults.
+func genListKinds(w io.Writer) error {
 	for _, k := range workload.Kinds() {
 		p, err := workload.Defaults(k)
 		if err != nil {
@@ -158,9 +158,9 @@ func runGen(cmd *cobra.Command, kind string, f *genFlags) error {
 	}
 	b := progress(int64(src.NumRanks()), "generating "+kind+" ranks")
 	defer b.Finish()
-	src = &rankProgress{Source: src, bar: b}
+	src = &genProgress{Source: src, bar: b}
 	if out == "-" {
-		return writeStdout(cmd.OutOrStdout(), fm, src)
+		return genToStdout(cmd.OutOrStdout(), fm, src)
 	}
 	return fm.Write(out, src)
 }
@@ -251,9 +251,9 @@ func parseSize(s string) (int64, error) {
 	return v * mult, nil
 }
 
-// writeStdout writes src in format fm to w: the format writes a file, so
+// genToStdout writes src in format fm to w: the format writes a file, so
 // it writes a temporary one that is then copied.
-func writeStdout(w io.Writer, fm format.Format, src trace.Source) error {
+func genToStdout(w io.Writer, fm format.Format, src trace.Source) error {
 	dir, err := os.MkdirTemp("", "kairos-gen-")
 	if err != nil {
 		return err
@@ -276,28 +276,28 @@ func writeStdout(w io.Writer, fm format.Format, src trace.Source) error {
 	return err
 }
 
-// rankProgress advances a progress bar by one each time a rank of the
+// genProgress advances a progress bar by one each time a rank of the
 // source has been read to its end.
-type rankProgress struct {
+type genProgress struct {
 	trace.Source
 	bar *bar
 }
 
-func (s *rankProgress) OpenRank(r int) (trace.Reader, error) {
+func (s *genProgress) OpenRank(r int) (trace.Reader, error) {
 	rd, err := s.Source.OpenRank(r)
 	if err != nil || s.bar == nil {
 		return rd, err
 	}
-	return &progressReader{Reader: rd, bar: s.bar}, nil
+	return &genProgressReader{Reader: rd, bar: s.bar}, nil
 }
 
-type progressReader struct {
+type genProgressReader struct {
 	trace.Reader
 	bar  *bar
 	done bool
 }
 
-func (r *progressReader) Next() bool {
+func (r *genProgressReader) Next() bool {
 	ok := r.Reader.Next()
 	if !ok && !r.done {
 		r.done = true

@@ -14,15 +14,15 @@ import (
 	"kairos/workload"
 )
 
-// runKairos runs the CLI and returns its exit code, stdout and stderr.
-func runKairos(args ...string) (int, string, string) {
+// genRun runs the CLI and returns its exit code, stdout and stderr.
+func genRun(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
 func TestGenList(t *testing.T) {
-	code, out, errb := runKairos("gen", "--list")
+	code, out, errb := genRun("gen", "--list")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -37,7 +37,7 @@ func TestGenList(t *testing.T) {
 }
 
 func TestGenHelp(t *testing.T) {
-	code, out, _ := runKairos("gen", "--help")
+	code, out, _ := genRun("gen", "--help")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -50,7 +50,7 @@ func TestGenHelp(t *testing.T) {
 
 // TestGenStdout: with no -o the trace goes to standard output as TI text.
 func TestGenStdout(t *testing.T) {
-	code, out, errb := runKairos("gen", "ring", "-n", "3", "-i", "1", "-b", "1K")
+	code, out, errb := genRun("gen", "ring", "-n", "3", "-i", "1", "-b", "1K")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -75,8 +75,8 @@ func TestGenStdout(t *testing.T) {
 	}
 }
 
-// genArgs are the flags that make a small instance of each kind.
-var genArgs = map[string][]string{
+// genTestArgs are the flags that make a small instance of each kind.
+var genTestArgs = map[string][]string{
 	"bt":           {"-n", "9", "-i", "2"},
 	"cg":           {"-n", "8", "-i", "1", "--inner", "3"},
 	"ft":           {"-n", "8", "-i", "2", "-b", "4K"},
@@ -96,7 +96,7 @@ var genArgs = map[string][]string{
 func TestGenEveryKind(t *testing.T) {
 	dir := t.TempDir()
 	for _, kind := range workload.Kinds() {
-		args, ok := genArgs[kind]
+		args, ok := genTestArgs[kind]
 		if !ok {
 			t.Errorf("no test arguments for %s", kind)
 			continue
@@ -106,7 +106,7 @@ func TestGenEveryKind(t *testing.T) {
 		}
 		for _, ext := range []string{".ktr", ".ti", ".ti.gz"} {
 			path := filepath.Join(dir, kind+ext)
-			code, _, errb := runKairos(append([]string{"gen", kind, "-o", path}, args...)...)
+			code, _, errb := genRun(append([]string{"gen", kind, "-o", path}, args...)...)
 			if code != exitOK {
 				t.Fatalf("%s: exit %d: %s", path, code, errb)
 			}
@@ -114,8 +114,8 @@ func TestGenEveryKind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := generated(t, kind, args)
-			if err := sameEvents(got, want, ext != ".ktr"); err != nil {
+			want := genDirect(t, kind, args)
+			if err := genSameEvents(got, want, ext != ".ktr"); err != nil {
 				t.Errorf("%s: %v", path, err)
 			}
 			rep, err := check.Check(got, check.Options{Protocol: check.Rendezvous})
@@ -126,8 +126,8 @@ func TestGenEveryKind(t *testing.T) {
 	}
 }
 
-// generated returns the source the flags describe, built directly.
-func generated(t *testing.T, kind string, args []string) trace.Source {
+// genDirect returns the source the flags describe, built directly.
+func genDirect(t *testing.T, kind string, args []string) trace.Source {
 	t.Helper()
 	var f genFlags
 	cmd := genCommand(&f)
@@ -145,9 +145,9 @@ func generated(t *testing.T, kind string, args []string) trace.Source {
 	return src
 }
 
-// sameEvents compares two traces event by event; lossy allows the
+// genSameEvents compares two traces event by event; lossy allows the
 // 6-significant-digit compute volumes and the lack of call sites of TI.
-func sameEvents(got, want trace.Source, lossy bool) error {
+func genSameEvents(got, want trace.Source, lossy bool) error {
 	if got.NumRanks() != want.NumRanks() {
 		return fmt.Errorf("%d ranks, want %d", got.NumRanks(), want.NumRanks())
 	}
@@ -190,7 +190,7 @@ func sameEvents(got, want trace.Source, lossy bool) error {
 // 646,528 events of the benchmark.
 func TestGenStencilDefault(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.ktr")
-	if code, _, errb := runKairos("gen", "stencil2d", "-o", path); code != exitOK {
+	if code, _, errb := genRun("gen", "stencil2d", "-o", path); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	src, _, err := format.Open(path)
@@ -230,7 +230,7 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"gen", "ring", "-o", filepath.Join(dir, "missing", "out.ktr")}, exitFailed, "missing"},
 	}
 	for _, c := range cases {
-		code, _, errb := runKairos(c.args...)
+		code, _, errb := genRun(c.args...)
 		if code != c.code || !strings.Contains(errb, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errb, c.code, c.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"kairos/clock"
 	"kairos/internal/fileio"
@@ -11,15 +12,65 @@ import (
 
 func init() { verbs = append(verbs, newPredictCmd) }
 
+// configFlags are the flags that name configurations outside of the
+// interconnects' sweeps, shared by predict and classify.
+type configFlags struct {
+	bws, lats []float64
+	pairs     []string
+	file      string
+}
+
+func (c *configFlags) register(f *pflag.FlagSet) {
+	f.Float64SliceVar(&c.bws, "bw", nil, "bandwidths in Gbit/s (each is combined with every --lat)")
+	f.Float64SliceVar(&c.lats, "lat", nil, "latencies in microseconds")
+	f.StringArrayVar(&c.pairs, "config", nil, "a configuration BW,L (Gbit/s, us); repeatable")
+	f.StringVar(&c.file, "configs", "", "read configurations from this file, one \"BW,L\" a line")
+}
+
+// configs returns the configurations the flags name: every --bw with
+// every --lat, the --config pairs, the lines of --configs.
+func (c *configFlags) configs() ([]clock.Config, error) {
+	if len(c.bws) > 0 != (len(c.lats) > 0) {
+		return nil, usagef("--bw and --lat go together")
+	}
+	var cs []clock.Config
+	for _, bw := range c.bws {
+		for _, lat := range c.lats {
+			cfg := clock.Config{BW: bw, Lat: lat}
+			if !cfg.Valid() {
+				return nil, usagef("configuration %v: bandwidth must be positive, latency not negative", cfg)
+			}
+			cs = append(cs, cfg)
+		}
+	}
+	for _, p := range c.pairs {
+		cfg, err := clock.ParseConfig(p)
+		if err != nil {
+			return nil, usagef("--config: %v", err)
+		}
+		cs = append(cs, cfg)
+	}
+	if c.file != "" {
+		f, err := fileio.Open(c.file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		more, err := clock.ParseConfigs(f, c.file)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, more...)
+	}
+	return cs, nil
+}
+
 func newPredictCmd() *cobra.Command {
 	var (
-		model      modelFlags
-		bws, lats  []float64
-		pairs      []string
-		configFile string
-		asJSON     bool
-		asCSV      bool
-		out        string
+		model         modelFlags
+		configs       configFlags
+		asJSON, asCSV bool
+		out           string
 	)
 	cmd := &cobra.Command{
 		Use:   "predict [flags] TRACE",
@@ -46,36 +97,8 @@ pair, and every line "BW,L" of --configs FILE. The model flags are those of
 			if asJSON && asCSV {
 				return usagef("--json and --csv cannot be combined")
 			}
-			if len(bws) > 0 != (len(lats) > 0) {
-				return usagef("--bw and --lat go together")
-			}
-			for _, bw := range bws {
-				for _, lat := range lats {
-					c := clock.Config{BW: bw, Lat: lat}
-					if !c.Valid() {
-						return usagef("configuration %v: bandwidth must be positive, latency not negative", c)
-					}
-					opt.Configs = append(opt.Configs, c)
-				}
-			}
-			for _, p := range pairs {
-				c, err := clock.ParseConfig(p)
-				if err != nil {
-					return usagef("--config: %v", err)
-				}
-				opt.Configs = append(opt.Configs, c)
-			}
-			if configFile != "" {
-				f, err := fileio.Open(configFile)
-				if err != nil {
-					return err
-				}
-				cs, err := clock.ParseConfigs(f, configFile)
-				f.Close()
-				if err != nil {
-					return err
-				}
-				opt.Configs = append(opt.Configs, cs...)
+			if opt.Configs, err = configs.configs(); err != nil {
+				return err
 			}
 			if len(opt.Configs) == 0 {
 				return usagef("no configuration: give --bw and --lat, --config or --configs")
@@ -106,10 +129,7 @@ pair, and every line "BW,L" of --configs FILE. The model flags are those of
 	}
 	f := cmd.Flags()
 	model.register(f)
-	f.Float64SliceVar(&bws, "bw", nil, "bandwidths in Gbit/s (each is combined with every --lat)")
-	f.Float64SliceVar(&lats, "lat", nil, "latencies in microseconds")
-	f.StringArrayVar(&pairs, "config", nil, "a configuration BW,L (Gbit/s, us); repeatable")
-	f.StringVar(&configFile, "configs", "", "read configurations from this file, one \"BW,L\" a line")
+	configs.register(f)
 	f.BoolVar(&asJSON, "json", false, "print the predictions as JSON")
 	f.BoolVar(&asCSV, "csv", false, "print the predictions as CSV")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")

@@ -35,11 +35,16 @@ with ENTER and EXIT in seconds ("-" for untimed traces) and FIELDS as
 merged by enter time (ties by rank); untimed traces are listed rank by rank.
 
 An OTF2 archive (traces.otf2 or its directory) prints by default its raw
-event records exactly as "otf2-print -A" prints its event lines: record
-name, location, clock-corrected timestamp in ticks and the record's fields
-with definitions resolved to names, followed by the ADDITIONAL ATTRIBUTES
-line of events that carry attributes; only otf2-print's headers are left
-out, so the output compares line by line with otf2-print's events section.
+event records as "otf2-print -A" prints its event lines: record name,
+location, clock-corrected timestamp in ticks and the record's fields with
+definitions resolved to names, then the ADDITIONAL ATTRIBUTES line of
+events that carry attributes. Only otf2-print's headers are left out, so
+the output compares line by line with otf2-print's events section. The
+fields are otf2-print's to the letter for the records Kairos decodes
+(Enter, Leave, the MPI point-to-point and collective records, Metric,
+Parameter*, ProgramBegin/End, MeasurementOnOff, BufferFlush,
+CommCreate/Destroy, NonBlockingCollective*); other records print their
+name, location and timestamp and "..." for their fields.
 
 --json prints one JSON object per event instead.`,
 		Example: `  kairos print experiment/traces.otf2
@@ -60,6 +65,7 @@ out, so the output compares line by line with otf2-print's events section.
 				} else {
 					var src trace.Source
 					if src, err = f.Open(path); err == nil {
+						noteDefects(cmd.ErrOrStderr(), path, src.Meta())
 						err = printModel(bw, src, asJSON)
 					}
 				}
@@ -77,6 +83,18 @@ out, so the output compares line by line with otf2-print's events section.
 	return cmd
 }
 
+// noteDefects tells on stderr what a reader reported about the trace:
+// OTF2 defects (unbalanced regions, unresolved ranks) and OTF2 traces
+// without MPI, whose model has no events.
+func noteDefects(w io.Writer, path string, meta *trace.Meta) {
+	if d := meta.Attrs["otf2.defects"]; d != "" {
+		fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, d)
+	}
+	if r := meta.Attrs["otf2.ranks"]; strings.HasPrefix(r, "no MPI") {
+		fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, r)
+	}
+}
+
 // rawJSON is an OTF2 record in --json form.
 type rawJSON struct {
 	Record   string  `json:"record"`
@@ -86,29 +104,28 @@ type rawJSON struct {
 	Fields   string  `json:"fields,omitempty"`
 }
 
-// printOTF2 prints an archive's raw records in otf2-print's global order.
-func printOTF2(w *bufio.Writer, path string, asJSON bool) error {
+// printOTF2 prints an archive's raw records in otf2-print's global order,
+// as otf2-print's event lines or as JSON lines.
+func printOTF2(w io.Writer, path string, asJSON bool) error {
 	a, err := otf2.OpenArchive(path)
 	if err != nil {
 		return err
 	}
 	a.KeepAttrs = true
+	if !asJSON {
+		return a.WriteText(w)
+	}
 	m, err := a.Merged()
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	var buf []byte
 	for m.Next() {
 		e := m.Event()
 		buf = a.AppendText(buf[:0], e)
-		if !asJSON {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			continue
-		}
 		line, _, _ := strings.Cut(string(buf), "\n")
 		fields := ""
 		if len(line) > 71 {
@@ -149,6 +166,7 @@ func printModel(w *bufio.Writer, src trace.Source, asJSON bool) error {
 	defer mr.close()
 	meta := src.Meta()
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	var buf []byte
 	for mr.next() {
 		r, i, e := mr.cur()

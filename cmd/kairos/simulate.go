@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,35 @@ import (
 	"kairos/sim"
 )
 
-func init() { verbs = append(verbs, newSimulateCmd) }
+func init() {
+	verbs = append(verbs, newSimulateCmd)
+	os.Args = smpirunArgs(os.Args)
+}
+
+// smpirunArgs accepts smpirun's single-dash spellings (-np, -platform,
+// -hostfile) and --cfg=key:value for simulate, which the flag parser would
+// otherwise read as bundles of one-letter flags.
+func smpirunArgs(args []string) []string {
+	isSim := false
+	for _, a := range args {
+		if a == "simulate" {
+			isSim = true
+			break
+		}
+	}
+	if !isSim {
+		return args
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch a {
+		case "-np", "-platform", "-hostfile":
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
+}
 
 type simulateFlags struct {
 	platform, cluster, hostfile, mapping string

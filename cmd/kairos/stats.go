@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -59,7 +58,7 @@ and scatter: the root's only).
 			}
 			s, err := stats.Collect(src, top)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return naming(args[0], err)
 			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {

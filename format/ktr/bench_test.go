@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"kairos/trace"
 )
@@ -54,12 +55,13 @@ func BenchmarkMemory(b *testing.B) {
 func BenchmarkWrite(b *testing.B) {
 	tr := benchTrace(false)
 	path := filepath.Join(b.TempDir(), "w.ktr")
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if err := Write(path, tr); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	reportRate(b, float64(tr.NumEvents()), cpu0)
 }
 
 // BenchmarkLoad measures loading a ktr file into memory (trace.Load) and
@@ -70,6 +72,7 @@ func BenchmarkLoad(b *testing.B) {
 		path := writeTemp(b, tr, Options{})
 		n := float64(tr.NumEvents())
 		b.Run(fmt.Sprintf("load/timed=%v", timed), func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				src, err := Open(path)
 				if err != nil {
@@ -79,9 +82,10 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			reportRate(b, n, cpu0)
 		})
 		b.Run(fmt.Sprintf("stream/timed=%v", timed), func(b *testing.B) {
+			cpu0 := cpuTime()
 			for b.Loop() {
 				src, err := Open(path)
 				if err != nil {
@@ -91,7 +95,16 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			reportRate(b, n, cpu0)
 		})
+	}
+}
+
+// reportRate reports the events per second of wall-clock time and the CPU
+// nanoseconds per event since cpu0, for n events per iteration.
+func reportRate(b *testing.B, n float64, cpu0 time.Duration) {
+	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/(n*float64(b.N)), "cpu-ns/event")
 	}
 }

@@ -104,6 +104,7 @@ func BenchmarkLoadTI(b *testing.B) {
 	path := writeTIGzip(b, tr)
 	n := float64(tr.NumEvents())
 	b.Run("load", func(b *testing.B) {
+		cpu0 := cpuTime()
 		for b.Loop() {
 			src, err := ti.Open(path)
 			if err != nil {
@@ -113,9 +114,10 @@ func BenchmarkLoadTI(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		reportRate(b, n, cpu0)
 	})
 	b.Run("stream", func(b *testing.B) {
+		cpu0 := cpuTime()
 		for b.Loop() {
 			src, err := ti.Open(path)
 			if err != nil {
@@ -125,6 +127,6 @@ func BenchmarkLoadTI(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		reportRate(b, n, cpu0)
 	})
 }

@@ -192,7 +192,7 @@ func craft(t *testing.T, chunks ...rawChunk) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.zenc.Close()
+	defer e.close()
 	meta := trace.NewMeta()
 	if err := e.header(&meta); err != nil {
 		t.Fatal(err)
@@ -224,6 +224,7 @@ func payload(structure, compute, times, requests []byte) []byte {
 	p := binary.AppendUvarint(nil, uint64(len(structure)))
 	p = binary.AppendUvarint(p, uint64(len(compute)))
 	p = binary.AppendUvarint(p, uint64(len(times)))
+	p = binary.AppendUvarint(p, 1) // time unit
 	p = append(p, structure...)
 	p = appendTransposed(p, compute)
 	p = appendTransposed(p, times)
@@ -259,6 +260,7 @@ func TestCorruptPayload(t *testing.T) {
 		{"compute placeholder", rawChunk{payload(bogusCompute, eight, nil, nil), 1}, "compute placeholder 3"},
 		{"left over", rawChunk{payload(inits, eight, nil, nil), 2}, "8 compute, 0 time and 0 request bytes left over"},
 		{"raw too short", rawChunk{[]byte{0}, 1}, "raw length 1, expected 2"},
+		{"time unit 0", rawChunk{[]byte{0, 0, 0, 0}, 1}, "time unit 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,10 +2,12 @@
 //
 // A ktr file carries every field of the trace model (call-sites, regions
 // and timestamps included, which SimGrid's time-independent text cannot)
-// in a fraction of the space of compressed text, and loads several times
-// faster. Each rank's events are cut into chunks of the compact event codec
-// (trace.AppendEvent, restarted in every chunk so that each chunk decodes
-// on its own), compressed with zstd and protected by CRC-32C checksums; a
+// in less space than gzipped text, and loads several times faster. Each
+// rank's events are cut into chunks; a chunk keeps the events' structure in
+// the compact event codec (trace.AppendEvent, restarted in every chunk so
+// that each chunk decodes on its own) and their varying values (compute
+// amounts, times, request ids) in delta-coded, byte-transposed columns,
+// compresses the lot with zstd and protects it with CRC-32C checksums. A
 // footer index lets a reader seek straight to any rank and stream it one
 // chunk at a time. docs/ktr-format.md specifies the layout byte by byte.
 package ktr
@@ -38,6 +40,13 @@ const (
 	// reader never allocates more than this for a chunk whatever the file
 	// claims. A single event larger than this cannot be written.
 	MaxChunkRaw = 64 << 20
+	// maxDict bounds the dictionary: the first bytes of the raw payload
+	// of a file's first chunk, with which every other chunk is compressed,
+	// so that ranks too short to compress well on their own borrow the
+	// redundancy of the first.
+	maxDict = 64 << 10
+	// dictID is the zstd dictionary id of the chunks compressed with it.
+	dictID = 1
 	// DefaultChunkSize is the uncompressed payload size at which the
 	// writer closes a chunk.
 	DefaultChunkSize = 512 << 10

@@ -2,6 +2,7 @@ package ktr
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,3 +119,34 @@ func (r *failingReader) Next() bool { r.n++; return r.n == 1 && r.Reader.Next() 
 func (r *failingReader) Err() error { return errBoom }
 
 var errBoom = errors.New("boom")
+
+// TestConcurrentRanks reads every rank at once, as a parallel analysis
+// would (run with -race).
+func TestConcurrentRanks(t *testing.T) {
+	want := stencil(4, 2, 50, true)
+	got, err := Open(writeTemp(t, want, Options{ChunkSize: 512}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, got.NumRanks())
+	for r := 0; r < got.NumRanks(); r++ {
+		go func() {
+			ev, err := events(got, r)
+			if err == nil && len(ev) != want.Ranks[r].Len() {
+				err = fmt.Errorf("rank %d: %d events, want %d", r, len(ev), want.Ranks[r].Len())
+			}
+			errs <- err
+		}()
+	}
+	for range got.NumRanks() {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestStdin(t *testing.T) {
+	if _, err := Open("-"); err == nil || !strings.Contains(err.Error(), "standard input") {
+		t.Errorf("Open(-): %v", err)
+	}
+}

@@ -143,21 +143,23 @@ func (d *reader) varint() int64 {
 func (d *reader) uint32() uint32 {
 	at := d.off
 	v := d.uvarint()
-	if v > math.MaxUint32 {
-		d.off = at
-		d.fail(fmt.Sprintf("value %d does not fit 32 bits", v))
-	}
+	d.check32(at, v <= math.MaxUint32, v)
 	return uint32(v)
 }
 
 func (d *reader) int32() int32 {
 	at := d.off
 	v := d.varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		d.off = at
-		d.fail(fmt.Sprintf("value %d does not fit 32 bits", v))
-	}
+	d.check32(at, v >= math.MinInt32 && v <= math.MaxInt32, v)
 	return int32(v)
+}
+
+// check32 fails, at offset at, unless ok says that v fits its 32 bits.
+func (d *reader) check32(at int, ok bool, v any) {
+	if !ok && d.err == nil {
+		d.off = at
+		d.fail(fmt.Sprintf("value %v does not fit 32 bits", v))
+	}
 }
 
 // count reads the number of items that follow, each taking at least min

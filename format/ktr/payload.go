@@ -15,7 +15,8 @@ import (
 // of their own so that the structure compresses to almost nothing and the
 // values compress as well as their noise allows. The payload is
 //
-//	uvarint structure length, uvarint compute length, uvarint time length
+//	uvarint structure length, uvarint compute length, uvarint time length,
+//	uvarint time unit (the greatest common divisor of the time values)
 //	structure: the events in the trace codec (trace.AppendEvent, from a
 //	           zero CodecState) with Compute 1 where it was a non-zero
 //	           integer of magnitude below 2^53, 2 where it was any other
@@ -25,8 +26,8 @@ import (
 //	           integers (placeholder 1) or IEEE-754 bits (placeholder 2),
 //	           byte-transposed
 //	time:      for each timed event, Enter minus the previous timed
-//	           event's Exit and Exit minus Enter, 8-byte two's complement,
-//	           byte-transposed
+//	           event's Exit and Exit minus Enter, divided by the time
+//	           unit, 8-byte two's complement, byte-transposed
 //	requests:  the rest: for each Request and each element of Requests, in
 //	           event order, its difference from the previous request id
 //	           (wrapping), as a zigzag varint
@@ -101,9 +102,11 @@ func (w *payloadWriter) size() int {
 
 // appendTo appends the payload to dst and resets w for the next chunk.
 func (w *payloadWriter) appendTo(dst []byte) []byte {
+	unit := scaleDown(w.times)
 	dst = binary.AppendUvarint(dst, uint64(len(w.structure)))
 	dst = binary.AppendUvarint(dst, uint64(len(w.compute)))
 	dst = binary.AppendUvarint(dst, uint64(len(w.times)))
+	dst = binary.AppendUvarint(dst, unit)
 	dst = append(dst, w.structure...)
 	dst = appendTransposed(dst, w.compute)
 	dst = appendTransposed(dst, w.times)
@@ -111,6 +114,40 @@ func (w *payloadWriter) appendTo(dst []byte) []byte {
 	*w = payloadWriter{structure: w.structure[:0], compute: w.compute[:0], times: w.times[:0],
 		requests: w.requests[:0], reqs: w.reqs}
 	return dst
+}
+
+// scaleDown divides the 8-byte signed values of col by their greatest
+// common divisor, the time unit, and returns it (1 if every value is 0).
+// Timestamps taken with a nanosecond or microsecond clock are multiples of
+// 1,000 or 1,000,000 picoseconds: dividing saves 10 to 20 bits a value.
+func scaleDown(col []byte) uint64 {
+	var g uint64
+	for i := 0; i < len(col); i += 8 {
+		g = gcd(g, abs64(int64(binary.LittleEndian.Uint64(col[i:]))))
+	}
+	if g <= 1 {
+		return 1
+	}
+	for i := 0; i < len(col); i += 8 {
+		v := int64(binary.LittleEndian.Uint64(col[i:]))
+		binary.LittleEndian.PutUint64(col[i:], uint64(v/int64(g)))
+	}
+	return g
+}
+
+// abs64 returns |v| as an unsigned value (correct for math.MinInt64 too).
+func abs64(v int64) uint64 {
+	if v < 0 {
+		return -uint64(v)
+	}
+	return uint64(v)
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // appendTransposed appends the byte-transposition of a column of 8-byte
@@ -146,14 +183,18 @@ type payloadReader struct {
 	st                  trace.CodecState
 	lastExit            trace.Time
 	lastReq             uint64
+	unit                trace.Time // what the time column's values count
 }
 
 // reset starts decoding payload p.
 func (r *payloadReader) reset(p []byte) error {
 	d := &reader{b: p}
-	ns, nc, nt := d.uvarint(), d.uvarint(), d.uvarint()
+	ns, nc, nt, unit := d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
 	if d.err != nil {
 		return d.err
+	}
+	if unit == 0 {
+		return errors.New("time unit 0, expected at least 1")
 	}
 	rest := uint64(len(p) - d.off)
 	if ns > rest || nc > rest-ns || nt > rest-ns-nc || nc%8 != 0 || nt%16 != 0 {
@@ -169,7 +210,7 @@ func (r *payloadReader) reset(p []byte) error {
 	untranspose(r.times, p[nc:nc+nt])
 	r.requests = p[nc+nt:]
 	r.soff, r.coff, r.toff, r.roff = 0, 0, 0, 0
-	r.st, r.lastExit, r.lastReq = trace.CodecState{}, 0, 0
+	r.st, r.lastExit, r.lastReq, r.unit = trace.CodecState{}, 0, 0, trace.Time(unit)
 	return nil
 }
 
@@ -207,8 +248,8 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 		if !ok1 || !ok2 {
 			return false, fmt.Errorf("time %w", errColumn)
 		}
-		e.Enter = r.lastExit + trace.Time(enter)
-		e.Exit = e.Enter + trace.Time(dur)
+		e.Enter = r.lastExit + trace.Time(enter)*r.unit
+		e.Exit = e.Enter + trace.Time(dur)*r.unit
 		r.lastExit = e.Exit
 	}
 	if e.Request != 0 {

@@ -2,6 +2,7 @@ package ktr
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,10 @@ type Source struct {
 	size  int64
 	meta  trace.Meta
 	ranks [][]chunkLoc
+
+	dictOnce sync.Once
+	dictErr  error
+	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 }
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
@@ -36,6 +41,9 @@ type chunkLoc struct {
 func Open(path string) (*Source, error) {
 	if compressedExt(path) {
 		return nil, fmt.Errorf("%s: a ktr file is compressed already and is read as it is; decompress it first", path)
+	}
+	if path == "-" {
+		return nil, errors.New("a ktr trace cannot be read from standard input: its index is at its end; give a file")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -227,34 +235,78 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: the file changed since it was opened", s.path)
 	}
-	rr.f = f
+	rr.cr.f = f
 	return rr, nil
 }
 
-// decoders keeps zstd decoders for reuse across chunks and ranks.
-var decoders = sync.Pool{New: func() any {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw))
+// plainDecoders keeps zstd decoders without a dictionary, for the first
+// chunk of every file.
+var plainDecoders = sync.Pool{New: func() any { return newDecoder(nil) }}
+
+// newDecoder returns a zstd decoder that knows dict (if not nil) as the
+// file's dictionary.
+func newDecoder(dict []byte) *zstd.Decoder {
+	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw)}
+	if dict != nil {
+		opts = append(opts, zstd.WithDecoderDictRaw(dictID, dict))
+	}
+	d, err := zstd.NewReader(nil, opts...)
 	if err != nil {
 		panic(err) // only for invalid options
 	}
 	return d
-}}
+}
+
+// decoder returns a decoder for the file's chunks (to put back in
+// s.decoders), reading the dictionary first if need be.
+func (s *Source) decoder() (*zstd.Decoder, error) {
+	s.dictOnce.Do(s.loadDict)
+	if s.dictErr != nil {
+		return nil, s.dictErr
+	}
+	return s.decoders.Get().(*zstd.Decoder), nil
+}
+
+// loadDict reads the file's dictionary, the start of its first chunk's
+// raw payload.
+func (s *Source) loadDict() {
+	var dict []byte
+	for r := range s.ranks {
+		if len(s.ranks[r]) == 0 {
+			continue
+		}
+		f, err := os.Open(s.path)
+		if err != nil {
+			s.dictErr = err
+			return
+		}
+		defer f.Close()
+		cr := chunkReader{f: f}
+		dec := plainDecoders.Get().(*zstd.Decoder)
+		err = cr.read(s, r, 0, dec)
+		plainDecoders.Put(dec)
+		if err != nil {
+			s.dictErr = fmt.Errorf("the first chunk, the dictionary of every other: %w", err)
+			return
+		}
+		dict = cr.raw[:min(len(cr.raw), maxDict)]
+		break
+	}
+	s.decoders.New = func() any { return newDecoder(dict) }
+}
 
 // RankReader streams one rank of a ktr file. It implements trace.Reader.
 type RankReader struct {
 	src    *Source
 	rank   int
-	f      *os.File
 	chunks []chunkLoc
 	chunk  int // the current chunk, -1 before the first
-
-	buf  []byte // the current chunk as read: header and compressed payload
-	raw  []byte // its decompressed payload
-	pr   payloadReader
-	more bool // the current chunk may hold more events
-	n    int  // events decoded from the current chunk
-	ev   trace.Event
-	err  error
+	cr     chunkReader
+	pr     payloadReader
+	more   bool // the current chunk may hold more events
+	n      int  // events decoded from the current chunk
+	ev     trace.Event
+	err    error
 }
 
 // Next decodes the next event, reading the next chunk when the current one
@@ -300,57 +352,79 @@ func (r *RankReader) fail(off int64, format string, err error, args ...any) {
 	r.err = &CorruptError{Path: r.src.path, Offset: off, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...), Err: err}
 }
 
-// load reads, checks and decompresses the current chunk.
+// load reads, checks and decompresses the current chunk and starts
+// decoding it.
 func (r *RankReader) load() error {
-	c := r.chunks[r.chunk]
-	bad := func(at int64, format string, args ...any) error {
-		return &CorruptError{Path: r.src.path, Offset: at, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...)}
+	dec, err := r.src.decoder()
+	if err != nil {
+		return err
 	}
-	if cap(r.buf) < int(c.size) {
-		r.buf = make([]byte, c.size)
+	err = r.cr.read(r.src, r.rank, r.chunk, dec)
+	r.src.decoders.Put(dec)
+	if err != nil {
+		return err
 	}
-	r.buf = r.buf[:c.size]
-	if _, err := r.f.ReadAt(r.buf, c.off); err != nil {
-		return bad(c.off, "reading %d bytes: %v", c.size, err)
+	if err := r.pr.reset(r.cr.raw); err != nil {
+		c := r.chunks[r.chunk]
+		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
-	h := r.buf[:chunkHeadSize]
-	payload := r.buf[chunkHeadSize:]
+	r.n, r.more = 0, true
+	return nil
+}
+
+// chunkReader reads chunks of a file, reusing its buffers.
+type chunkReader struct {
+	f   *os.File
+	buf []byte // the chunk as read: header and compressed payload
+	raw []byte // its decompressed payload
+}
+
+// read reads chunk i of rank r into cr.raw, checking everything but the
+// events: checksums, header against index, lengths.
+func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
+	c := s.ranks[r][i]
+	bad := func(at int64, err error, format string, args ...any) error {
+		return &CorruptError{Path: s.path, Offset: at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
+	}
+	if cap(cr.buf) < int(c.size) {
+		cr.buf = make([]byte, c.size)
+	}
+	cr.buf = cr.buf[:c.size]
+	if _, err := cr.f.ReadAt(cr.buf, c.off); err != nil {
+		return bad(c.off, err, "reading %d bytes", c.size)
+	}
+	h := cr.buf[:chunkHeadSize]
+	payload := cr.buf[chunkHeadSize:]
 	if got, want := chunkCRC(h[:24], payload), binary.LittleEndian.Uint32(h[24:]); got != want {
-		return bad(c.off, "chunk checksum %#08x, expected %#08x", got, want)
+		return bad(c.off, nil, "chunk checksum %#08x, expected %#08x", got, want)
 	}
 	rank, seq := binary.LittleEndian.Uint32(h[0:]), binary.LittleEndian.Uint32(h[4:])
 	events, rawLen := binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
 	compLen := binary.LittleEndian.Uint32(h[16:])
 	switch {
-	case int64(rank) != int64(r.rank) || int64(seq) != int64(r.chunk):
-		return bad(c.off, "chunk header names rank %d chunk %d, the index puts rank %d chunk %d here", rank, seq, r.rank, r.chunk)
+	case int64(rank) != int64(r) || int64(seq) != int64(i):
+		return bad(c.off, nil, "chunk header names rank %d chunk %d, the index puts rank %d chunk %d here", rank, seq, r, i)
 	case int64(events) != int64(c.events):
-		return bad(c.off+8, "chunk header says %d events, the index %d", events, c.events)
+		return bad(c.off+8, nil, "chunk header says %d events, the index %d", events, c.events)
 	case int64(compLen) != int64(len(payload)):
-		return bad(c.off+16, "compressed length %d, the index leaves %d bytes for it", compLen, len(payload))
+		return bad(c.off+16, nil, "compressed length %d, the index leaves %d bytes for it", compLen, len(payload))
 	case rawLen > MaxChunkRaw || uint64(rawLen) < 2*uint64(events):
-		return bad(c.off+12, "raw length %d, expected %d to %d bytes for %d events", rawLen, 2*events, MaxChunkRaw, events)
+		return bad(c.off+12, nil, "raw length %d, expected %d to %d bytes for %d events", rawLen, 2*events, MaxChunkRaw, events)
 	}
-	if cap(r.raw) < int(rawLen) {
-		r.raw = make([]byte, 0, rawLen)
+	if cap(cr.raw) < int(rawLen) {
+		cr.raw = make([]byte, 0, rawLen)
 	}
-	dec := decoders.Get().(*zstd.Decoder)
-	raw, err := dec.DecodeAll(payload, r.raw[:0])
-	decoders.Put(dec)
+	raw, err := dec.DecodeAll(payload, cr.raw[:0])
 	if err != nil {
-		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressing the payload", Err: err}
+		return bad(c.off+chunkHeadSize, err, "decompressing the payload")
 	}
-	r.raw = raw
+	cr.raw = raw
 	if len(raw) != int(rawLen) {
-		return bad(c.off+chunkHeadSize, "payload decompresses to %d bytes, expected %d", len(raw), rawLen)
+		return bad(c.off+chunkHeadSize, nil, "payload decompresses to %d bytes, expected %d", len(raw), rawLen)
 	}
 	if got, want := checksum(raw), binary.LittleEndian.Uint32(h[20:]); got != want {
-		return bad(c.off+chunkHeadSize, "decompressed payload checksum %#08x, expected %#08x", got, want)
+		return bad(c.off+chunkHeadSize, nil, "decompressed payload checksum %#08x, expected %#08x", got, want)
 	}
-	if err := r.pr.reset(raw); err != nil {
-		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
-	}
-	r.n, r.more = 0, true
 	return nil
 }
 
@@ -362,10 +436,10 @@ func (r *RankReader) Err() error { return r.err }
 
 // Close closes the reader's file.
 func (r *RankReader) Close() error {
-	if r.f == nil {
+	if r.cr.f == nil {
 		return nil
 	}
-	err := r.f.Close()
-	r.f = nil
+	err := r.cr.f.Close()
+	r.cr.f = nil
 	return err
 }

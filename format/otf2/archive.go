@@ -65,6 +65,9 @@ func OpenArchive(path string) (*Archive, error) {
 	if err := c.records(a.Defs.add); err != nil {
 		return nil, err
 	}
+	if n, want := a.Defs.NumRecords, a.Anchor.NumGlobalDefs; n != want {
+		return nil, fmt.Errorf("%s: %d global definitions, the anchor file announces %d", defPath, n, want)
+	}
 	a.Defs.finish()
 	return a, nil
 }

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,10 +9,11 @@ import (
 )
 
 // chunkFile reads a chunked OTF2 file (definitions and events) one chunk
-// at a time, so that memory stays at one chunk per open file whatever the
-// file's size.
+// at a time, so that memory stays at one chunk per file whatever the
+// file's size. It opens the file for each chunk it reads, so that merging
+// thousands of locations needs no more file descriptors than one.
 type chunkFile struct {
-	f         *os.File
+	ra        io.ReaderAt // the data, for files held in memory; nil for files on disk
 	path      string
 	size      int64
 	chunkSize int64
@@ -21,19 +23,44 @@ type chunkFile struct {
 }
 
 func openChunkFile(path string, chunkSize uint64) (*chunkFile, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	return &chunkFile{f: f, path: path, size: st.Size(), chunkSize: int64(chunkSize)}, nil
+	return &chunkFile{path: path, size: st.Size(), chunkSize: int64(chunkSize)}, nil
 }
 
-func (c *chunkFile) Close() error { return c.f.Close() }
+// memChunkFile reads a chunked file held in memory (tests, fuzzing).
+func memChunkFile(name string, data []byte, chunkSize uint64) *chunkFile {
+	return &chunkFile{ra: bytes.NewReader(data), path: name, size: int64(len(data)), chunkSize: int64(chunkSize)}
+}
+
+// Close releases the chunk buffer.
+func (c *chunkFile) Close() error {
+	c.buf = nil
+	return nil
+}
+
+// readAt fills p from offset off and returns how many bytes it read.
+func (c *chunkFile) readAt(p []byte, off int64) (int, error) {
+	ra := c.ra
+	if ra == nil {
+		f, err := os.Open(c.path)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		ra = f
+	}
+	n, err := ra.ReadAt(p, off)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
 
 // errAt returns err located at file offset off.
 func (c *chunkFile) errAt(off int64, format string, a ...any) error {
@@ -51,9 +78,11 @@ func (c *chunkFile) nextChunk() (rbuf, error) {
 		c.buf = make([]byte, n)
 	}
 	c.buf = c.buf[:n]
-	if _, err := c.f.ReadAt(c.buf, c.next); err != nil && !errors.Is(err, io.EOF) {
+	got, err := c.readAt(c.buf, c.next)
+	if err != nil {
 		return rbuf{}, fmt.Errorf("%s: %w", c.path, err)
 	}
+	c.buf = c.buf[:got]
 	c.off = c.next
 	c.next += n
 	r := rbuf{b: c.buf}
@@ -77,7 +106,7 @@ func (c *chunkFile) records(fn func(typ uint8, p *rbuf) error) error {
 	for {
 		r, err := c.nextChunk()
 		if err == io.EOF {
-			return nil
+			return c.errAt(c.size, "file ends without an end-of-file mark")
 		}
 		if err != nil {
 			return err

@@ -244,7 +244,10 @@ func u32of(v uint64) uint32 {
 func (rd *LocationReader) decode(t uint8) bool {
 	e := &rd.ev
 	e.Type, e.Location, e.RawTime = t, rd.loc, rd.time
-	e.Time = rd.clk.correct(rd.time)
+	e.Time = rd.time
+	if len(rd.clk.iv) > 0 {
+		e.Time = rd.clk.correct(rd.time)
+	}
 	if singleton(t) {
 		v := rd.r.u64()
 		if rd.r.failed() {

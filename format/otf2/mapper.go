@@ -12,6 +12,10 @@ import (
 // is released as from any source and counted as a defect.
 const maxLookahead = 1 << 16
 
+// maxDepth bounds a location's call stack, so that a trace of Enters
+// without Leaves cannot grow memory with its events.
+const maxDepth = 1 << 16
+
 // frame is one entered region of a location's call stack.
 type frame struct {
 	region    uint32 // OTF2 region id
@@ -47,19 +51,22 @@ func (q *outQueue) push(e trace.Event, pending bool) int {
 
 // mapper turns one location's raw records into model events.
 type mapper struct {
-	src      *Source
-	self     uint64
-	rank     int32
+	src  *Source
+	self uint64
+	rank int32
 
-	stack []frame
-	user  uint32 // innermost user region node
-	call  *mpiCall
-	out   *outQueue
+	stack   []frame
+	user    uint32 // innermost user region node
+	call    *mpiCall
+	callBuf mpiCall // the storage call points to, reused
+	out     *outQueue
+	nodes   map[[2]uint32]uint32 // (OTF2 region, parent node) -> node
 
 	pendingCall map[uint64]int // Irecv request -> index in call.ops
 	pendingOut  map[uint64]int // Irecv request -> absolute queue index
 
 	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv int
+	err                                                                  error
 }
 
 func (m *mapper) isMPIRegion(id uint32) (string, bool) {
@@ -85,7 +92,7 @@ func (m *mapper) step(e *Event) {
 		EvMpiRequestTest, EvMpiCollectiveEnd:
 		implicit := m.call == nil
 		if implicit {
-			m.call = &mpiCall{name: RecordName(e.Type), node: m.user, enter: e.Time}
+			m.begin(RecordName(e.Type), m.user, e.Time)
 		}
 		m.record(e)
 		if implicit {
@@ -94,18 +101,42 @@ func (m *mapper) step(e *Event) {
 	}
 }
 
+// node returns the call-path node of OTF2 region id entered from parent.
+func (m *mapper) node(id, parent uint32, name string) uint32 {
+	k := [2]uint32{id, parent}
+	n, ok := m.nodes[k]
+	if !ok {
+		n = m.src.meta.AddRegion(name, parent)
+		m.nodes[k] = n
+	}
+	return n
+}
+
+// begin starts an MPI call named name at tick t, reusing the call storage.
+func (m *mapper) begin(name string, node uint32, t uint64) {
+	c := &m.callBuf
+	*c = mpiCall{name: name, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0], tested: c.tested[:0]}
+	m.call = c
+}
+
 func (m *mapper) enter(e *Event) {
+	if len(m.stack) >= maxDepth {
+		if m.err == nil {
+			m.err = fmt.Errorf("location %d: more than %d nested regions at tick %d", m.self, maxDepth, e.Time)
+		}
+		return
+	}
 	if m.call != nil {
 		m.stack = append(m.stack, frame{region: e.Region, node: m.user})
 		return
 	}
 	name, isMPI := m.isMPIRegion(e.Region)
 	if isMPI && m.src.mpi {
-		m.call = &mpiCall{name: name, node: m.src.meta.AddRegion(name, m.user), enter: e.Time}
+		m.begin(name, m.node(e.Region, m.user, name), e.Time)
 		m.stack = append(m.stack, frame{region: e.Region, node: m.user, startCall: true})
 		return
 	}
-	m.user = m.src.meta.AddRegion(name, m.user)
+	m.user = m.node(e.Region, m.user, name)
 	m.stack = append(m.stack, frame{region: e.Region, node: m.user})
 }
 
@@ -263,6 +294,9 @@ func (m *mapper) finish(t uint64) {
 		ev.Region = region
 		ev.CallSite = m.src.callSite(c.node)
 	}
+	if len(c.ops) == 2 && c.ops[0].Kind == trace.Send && c.ops[1].Kind == trace.Recv {
+		c.ops = mergeSendRecv(c.ops)
+	}
 	for i := range c.ops {
 		ev := &c.ops[i]
 		stamp(ev, m.user)
@@ -306,6 +340,16 @@ func (m *mapper) finish(t uint64) {
 		stamp(&ev, region)
 		m.out.push(ev, false)
 	}
+}
+
+// mergeSendRecv makes the MpiSend and MpiRecv of one call (MPI_Sendrecv)
+// one SendRecv event: Partner the destination, Source the source, Tag the
+// send's tag.
+func mergeSendRecv(ops []trace.Event) []trace.Event {
+	s, r := ops[0], ops[1]
+	s.Kind, s.Source, s.RecvBytes = trace.SendRecv, r.Partner, r.RecvBytes
+	ops[0] = s
+	return ops[:1]
 }
 
 func (m *mapper) isPending(req uint64, i int) bool {
@@ -386,6 +430,10 @@ func (rd *rankReader) Next() bool {
 			continue
 		}
 		rd.m.step(rd.lr.Event())
+		if rd.m.err != nil {
+			rd.err = rd.m.err
+			return false
+		}
 	}
 	if q.head >= len(q.ev) {
 		return false

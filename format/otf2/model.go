@@ -213,7 +213,8 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 		return nil, err
 	}
 	rd := &rankReader{lr: lr}
-	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{}}
+	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{},
+		nodes: map[[2]uint32]uint32{}}
 	rd.m.out = &rd.q
 	return rd, nil
 }

@@ -63,14 +63,15 @@ var knownDefects = map[string][]string{
 	"tracer-stencil4d-64": {"rank 0: 2 Enter without Leave", "rank 0: 2 Leave of another region than the innermost"},
 }
 
-// TestModelCheck reads every MPI sample into the model and checks it:
-// every message matched, every request completed.
+// TestModelCheck reads every MPI sample into the model and checks it as
+// `kairos check` does: every message matched, every request completed,
+// collectives consistent, and no deadlock in SimGrid's replay.
 func TestModelCheck(t *testing.T) {
 	for _, name := range []string{"tiny_mpi", "pipit-ping-pong-otf2", "pipit-ping-pong-otf2-papi",
 		"sst-macro-mpi-coverage", "tracer-stencil4d-32", "tracer-stencil4d-64"} {
 		t.Run(name, func(t *testing.T) {
 			s := openSample(t, name)
-			rep, err := check.Check(s, check.Options{})
+			rep, err := check.Check(s, check.Options{Protocol: check.SimGrid, EagerLimit: check.DefaultEagerLimit})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,6 @@
 package otf2
 
 import (
-	"bufio"
-	"compress/gzip"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,34 +27,11 @@ var samples = []struct {
 	{"fastotf2-mi300-hip", map[string]int{"METRIC": 72584, "ENTER": 40, "LEAVE": 40, "PARAMETER_UINT64": 4, "PROGRAM_BEGIN": 1, "PROGRAM_END": 1}},
 }
 
-// oracleEvents returns the event lines (with their ADDITIONAL ATTRIBUTES
-// continuation lines) of an otf2-print -A output.
+// oracleEvents returns the event lines of a gzipped otf2-print -A output.
 func oracleEvents(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
+	lines, err := OTF2PrintEventsFile(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 1<<20)
-	var lines []string
-	in := false
-	for sc.Scan() {
-		l := sc.Text()
-		switch {
-		case strings.HasPrefix(l, "=== Events"):
-			in = true
-		case !in, strings.HasPrefix(l, "Event "), strings.HasPrefix(l, "-----"), l == "":
-		default:
-			lines = append(lines, l)
-		}
-	}
-	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return lines

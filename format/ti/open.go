@@ -172,9 +172,6 @@ func (t *Trace) openDescription(path string) error {
 			lines = append(lines, i+1)
 		}
 	}
-	if len(names) == 0 {
-		return fmt.Errorf("%s: empty trace description (expected trace file names, one per rank)", path)
-	}
 	t.desc = path
 	for i, name := range names {
 		p, err := resolve(path, name)

@@ -33,27 +33,6 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: expected %s, got %s", e.File, e.Line, e.Col, e.Expected, got)
 }
 
-// reqKey is SimGrid's request key: (sender, receiver, tag), world ranks
-// as written in the trace.
-type reqKey struct{ src, dst, tag int32 }
-
-// fifo is the queue of request ids stored under one key, oldest first.
-type fifo struct {
-	ids  []uint64
-	head int
-}
-
-func (f *fifo) empty() bool { return f.head == len(f.ids) }
-
-func (f *fifo) pop() uint64 {
-	id := f.ids[f.head]
-	f.head++
-	if f.head == len(f.ids) {
-		f.ids, f.head = f.ids[:0], 0
-	}
-	return id
-}
-
 // parser turns the lines of one rank into events. It holds the state
 // SimGrid's replay keeps per rank: the request store and the request
 // counter.
@@ -65,14 +44,14 @@ type parser struct {
 
 	line []byte   // current line, untrimmed, for column numbers
 	toks [][]byte // its tokens, subslices of line
+	ln   int      // its line number
+	err  error    // the first problem found on it
 	ev   trace.Event
 
 	nextReq   uint64
-	store     map[reqKey]*fifo
-	liveKeys  int // keys with at least one request (SimGrid's store.size())
+	store     requestStore
 	counts    [2][]int64
 	warnEmpty bool // a wait met an empty store (SimGrid aborts there)
-	initArg   int  // -1 no init seen yet, 0 init without argument, 1 with
 
 	// regions maps the file names of location lines to region ids; it is
 	// built when the trace is opened and only read here. addRegion, if
@@ -84,7 +63,7 @@ type parser struct {
 
 func newParser(file string, rank int32, nranks int, deftyp trace.Datatype) *parser {
 	return &parser{file: file, rank: rank, nranks: nranks, deftyp: deftyp,
-		store: make(map[reqKey]*fifo), initArg: -1, toks: make([][]byte, 0, 16)}
+		toks: make([][]byte, 0, 16)}
 }
 
 // errAt returns a ParseError at token i (or just past the last token if i
@@ -103,13 +82,37 @@ func (p *parser) errAt(lineNo, i int, expected string) error {
 // col returns the 1-based column of tok inside p.line.
 func (p *parser) col(tok []byte) int { return cap(p.line) - cap(tok) + 1 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
-
 func trimRight(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
+	for len(b) > 0 && charClass[b[len(b)-1]]&space != 0 {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// charClass tells the bytes apart for split: sep separates tokens
+// (boost::is_any_of(" \t")), space is trimmed (boost::trim, isspace).
+var charClass = [256]uint8{' ': sep | space, '\t': sep | space, '\n': space | newline, '\r': space, '\v': space, '\f': space}
+
+const (
+	sep     = 1
+	space   = 2
+	newline = 4
+)
+
+// tokensOK finishes a line tokenised on spaces and tabs only (by
+// lineReader.nextTokens): it reports whether SimGrid reads the line
+// (not empty, not a comment), and redoes the split if other white space
+// (\r, \v, \f) at either end has to be trimmed.
+func (p *parser) tokensOK(line []byte) bool {
+	p.line = line
+	if len(p.toks) == 0 {
+		return false
+	}
+	first, last := p.toks[0], p.toks[len(p.toks)-1]
+	if charClass[first[0]]&space != 0 || charClass[last[len(last)-1]]&space != 0 {
+		return p.split(line)
+	}
+	return first[0] != '#'
 }
 
 // split trims line as boost::trim does and splits it on runs of spaces
@@ -117,154 +120,189 @@ func trimRight(b []byte) []byte {
 // trimming, or starting with '#'.
 func (p *parser) split(line []byte) bool {
 	p.line = line
-	p.toks = p.toks[:0]
+	toks := p.toks[:0]
 	i, n := 0, len(line)
-	for i < n && isSpace(line[i]) {
+	for i < n && charClass[line[i]]&space != 0 {
 		i++
 	}
-	for n > i && isSpace(line[n-1]) {
+	for n > i && charClass[line[n-1]]&space != 0 {
 		n--
 	}
 	if i == n || line[i] == '#' {
+		p.toks = toks
 		return false
 	}
-	for i < n {
-		j := i
-		for j < n && line[j] != ' ' && line[j] != '\t' {
+	line = line[:n]
+	for i < len(line) {
+		j := i + 1
+		for j < len(line) && charClass[line[j]]&sep == 0 {
 			j++
 		}
-		p.toks = append(p.toks, line[i:j])
-		for j < n && (line[j] == ' ' || line[j] == '\t') {
+		toks = append(toks, line[i:j])
+		for j < len(line) && charClass[line[j]]&sep != 0 {
 			j++
 		}
 		i = j
 	}
+	p.toks = toks
 	return true
+}
+
+// The argument helpers below read token i of the current line. The first
+// problem is kept in p.err and makes every later helper return zero, so
+// that an action's parser reads as a list of fields and checks p.err
+// once.
+
+// fail records that token i is not what was expected.
+func (p *parser) fail(i int, expected string) {
+	if p.err == nil {
+		p.err = p.errAt(p.ln, i, expected)
+	}
 }
 
 // need checks CHECK_ACTION_PARAMS: at least n arguments after the rank
 // and the action name.
-func (p *parser) need(lineNo, n int, what string) error {
+func (p *parser) need(n int, what string) bool {
 	if len(p.toks) < n+2 {
-		return p.errAt(lineNo, len(p.toks), what)
+		p.fail(len(p.toks), what)
+		return false
 	}
-	return nil
+	return true
 }
 
-func (p *parser) stoi(lineNo, i int, what string) (int32, error) {
-	if i >= len(p.toks) {
-		return 0, p.errAt(lineNo, i, what)
+// stoi parses a plain integer (std::stoi).
+func (p *parser) stoi(i int, what string) int32 {
+	if i < len(p.toks) && p.err == nil {
+		if t := p.toks[i]; len(t) == 1 && t[0]-'0' <= 9 { // the common case, inlined
+			return int32(t[0] - '0')
+		}
 	}
-	v, ok := parseStoi(p.toks[i])
-	if !ok {
-		return 0, p.errAt(lineNo, i, what)
+	return p.stoiSlow(i, what)
+}
+
+func (p *parser) stoiSlow(i int, what string) int32 {
+	if p.err != nil {
+		return 0
 	}
-	return v, nil
+	if i < len(p.toks) {
+		if v, ok := parseStoi(p.toks[i]); ok {
+			return v
+		}
+	}
+	p.fail(i, what)
+	return 0
 }
 
 // optStoi is SimGrid's parse_root: token i if present, else def.
-func (p *parser) optStoi(lineNo, i int, def int32, what string) (int32, error) {
+func (p *parser) optStoi(i int, def int32, what string) int32 {
 	if i >= len(p.toks) {
-		return def, nil
+		return def
 	}
-	return p.stoi(lineNo, i, what)
+	return p.stoi(i, what)
 }
 
-func (p *parser) real(lineNo, i int, what string) (float64, error) {
-	if i >= len(p.toks) {
-		return 0, p.errAt(lineNo, i, what)
+// real parses a finite real (strtod).
+func (p *parser) real(i int, what string) float64 {
+	if p.err != nil {
+		return 0
 	}
-	v, ok := parseReal(p.toks[i])
-	if !ok || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, p.errAt(lineNo, i, what)
+	if i < len(p.toks) {
+		if v, ok := parseReal(p.toks[i]); ok && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return v
+		}
 	}
-	return v, nil
+	p.fail(i, what)
+	return 0
 }
 
 // count parses a parse_integer count; negative counts are rejected unless
 // allowNeg (recv and irecv, where a negative count means "probe first").
-func (p *parser) count(lineNo, i int, r countRange, allowNeg bool) (int64, error) {
+func (p *parser) count(i int, r countRange, allowNeg bool) int64 {
+	if p.err != nil {
+		return 0
+	}
 	if i >= len(p.toks) {
-		return 0, p.errAt(lineNo, i, "a count")
+		p.fail(i, "a count")
+		return 0
 	}
 	v, ok := parseCount(p.toks[i], r)
-	if !ok {
-		return 0, p.errAt(lineNo, i, "a count (a number of elements)")
+	switch {
+	case !ok:
+		p.fail(i, "a count (a number of elements)")
+	case v < 0 && !allowNeg:
+		p.fail(i, "a non-negative count")
 	}
-	if v < 0 && !allowNeg {
-		return 0, p.errAt(lineNo, i, "a non-negative count")
-	}
-	return v, nil
+	return v
 }
 
-// vcount parses a per-member count of a v-collective (std::stoi in SimGrid).
-func (p *parser) vcount(lineNo, i int) (int64, error) {
-	if i >= len(p.toks) {
-		return 0, p.errAt(lineNo, i, "a per-rank count")
+// smallUint parses 1 to 9 decimal digits; it is small enough to inline.
+func smallUint(t []byte) (int64, bool) {
+	if len(t) == 0 || len(t) > 9 {
+		return 0, false
 	}
-	v, ok := parseStoi(p.toks[i])
-	if !ok || v < 0 {
-		return 0, p.errAt(lineNo, i, "a non-negative integer per-rank count")
+	var v int64
+	for _, c := range t {
+		if c-'0' > 9 {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
 	}
-	return int64(v), nil
+	return v, true
 }
 
 // dtype is SimGrid's parse_datatype: token i if present, else the
 // default datatype.
-func (p *parser) dtype(lineNo, i int) (trace.Datatype, error) {
+func (p *parser) dtype(i int) trace.Datatype {
 	if i >= len(p.toks) {
-		return trace.DefaultType, nil
+		return trace.DefaultType
 	}
-	d, ok := parseDatatype(p.toks[i])
-	if !ok {
-		return 0, p.errAt(lineNo, i, "a datatype id (-1 to 59)")
+	if d, ok := parseDatatype(p.toks[i]); ok {
+		return trace.Datatype(d)
 	}
-	return trace.Datatype(d), nil
+	p.fail(i, "a datatype id (-1 to 59)")
+	return trace.DefaultType
 }
 
-// bytes converts a count of datatype d into bytes.
-func (p *parser) bytes(lineNo, i int, count int64, d trace.Datatype) (int64, error) {
+// bytes converts count elements of datatype d (token i) into bytes; a
+// negative count stays -1.
+func (p *parser) bytes(i int, count int64, d trace.Datatype) int64 {
 	sz := d.Size(p.deftyp)
 	if count < 0 {
-		return -1, nil
+		return -1
 	}
-	if sz != 0 && count > math.MaxInt64/sz {
-		return 0, p.errAt(lineNo, i, "a count whose size in bytes fits in 63 bits")
+	// Sizes are at most 32 bytes, so only huge counts can overflow.
+	if count >= 1<<58 && sz != 0 && count > math.MaxInt64/sz {
+		p.fail(i, "a count whose size in bytes fits in 63 bits")
+		return 0
 	}
-	return count * sz, nil
+	return count * sz
 }
 
 // countBytes parses token i as a count of datatype d and returns bytes.
-func (p *parser) countBytes(lineNo, i int, r countRange, d trace.Datatype) (int64, error) {
-	c, err := p.count(lineNo, i, r, false)
-	if err != nil {
-		return 0, err
-	}
-	return p.bytes(lineNo, i, c, d)
+func (p *parser) countBytes(i int, r countRange, d trace.Datatype) int64 {
+	return p.bytes(i, p.count(i, r, false), d)
 }
 
-// vector parses n per-member counts from token i of datatype d, in bytes,
-// into buffer k of the parser, and returns them with their total.
-func (p *parser) vector(lineNo, i, n, k int, d trace.Datatype) ([]int64, int64, error) {
+// vector parses n per-member counts (std::stoi) from token i, of datatype
+// d, in bytes, into buffer k of the parser, and returns them with their
+// total.
+func (p *parser) vector(i, n, k int, d trace.Datatype) ([]int64, int64) {
 	v := p.counts[k][:0]
 	var sum int64
-	for j := 0; j < n; j++ {
-		c, err := p.vcount(lineNo, i+j)
-		if err != nil {
-			return nil, 0, err
+	for j := 0; j < n && p.err == nil; j++ {
+		c := p.stoi(i+j, "a non-negative integer per-rank count")
+		if c < 0 {
+			p.fail(i+j, "a non-negative integer per-rank count")
 		}
-		b, err := p.bytes(lineNo, i+j, c, d)
-		if err != nil {
-			return nil, 0, err
-		}
+		b := p.bytes(i+j, int64(c), d)
 		if sum > math.MaxInt64-b {
-			return nil, 0, p.errAt(lineNo, i+j, "counts whose total fits in 63 bits")
+			p.fail(i+j, "counts whose total fits in 63 bits")
 		}
 		sum += b
 		v = append(v, b)
 	}
 	p.counts[k] = v
-	return v, sum, nil
+	return v, sum
 }
 
 // peer maps SimGrid's spellings of MPI_ANY_SOURCE to trace.AnySource.
@@ -273,46 +311,6 @@ func peer(v int32) int32 {
 		return trace.AnySource
 	}
 	return v
-}
-
-// push stores request id under k.
-func (p *parser) push(k reqKey, id uint64) {
-	f := p.store[k]
-	if f == nil {
-		f = &fifo{}
-		p.store[k] = f
-	}
-	if f.empty() {
-		p.liveKeys++
-	}
-	f.ids = append(f.ids, id)
-}
-
-// pop removes and returns the oldest request stored under k, 0 if none.
-func (p *parser) pop(k reqKey) uint64 {
-	f := p.store[k]
-	if f == nil || f.empty() {
-		return 0
-	}
-	id := f.pop()
-	if f.empty() {
-		p.liveKeys--
-	}
-	return id
-}
-
-// clearStore forgets every request (waitall), dropping the keys that
-// stayed unused since the previous clear so that the map does not grow
-// without bound.
-func (p *parser) clearStore() {
-	for k, f := range p.store {
-		if f.empty() {
-			delete(p.store, k)
-			continue
-		}
-		f.ids, f.head = f.ids[:0], 0
-	}
-	p.liveKeys = 0
 }
 
 // region returns the region id of a location line's file name.

@@ -84,6 +84,62 @@ func (l *lineReader) fill() {
 	}
 }
 
+// nextTokens reads the next line and splits it into p's tokens in the
+// same pass, SimGrid's way (see parser.split), skipping the lines SimGrid
+// skips. It reports false at the end of input; term says whether the
+// line ended with a newline.
+func (l *lineReader) nextTokens(p *parser) (term, ok bool) {
+	for {
+		b := l.buf[l.start:l.end]
+		toks := p.toks[:0]
+		i, n := 0, len(b)
+		for i < n && charClass[b[i]]&sep != 0 {
+			i++
+		}
+		start := i
+		for i < n {
+			c := charClass[b[i]]
+			if c&(sep|newline) == 0 {
+				i++
+				continue
+			}
+			if start < i {
+				toks = append(toks, b[start:i])
+			}
+			if c&newline != 0 {
+				break
+			}
+			for i++; i < n && charClass[b[i]]&sep != 0; i++ {
+			}
+			start = i
+		}
+		switch {
+		case i < n: // a whole line, b[:i]
+			l.start += i + 1
+			term = true
+		case l.eof && n > 0: // the unterminated last line
+			if start < n {
+				toks = append(toks, b[start:n])
+			}
+			l.start = l.end
+		case l.eof:
+			p.toks = toks
+			return false, false
+		default:
+			l.fill()
+			continue
+		}
+		l.line++
+		p.toks = toks
+		if p.tokensOK(b[:i]) {
+			return term, true
+		}
+		if !term {
+			return false, false
+		}
+	}
+}
+
 // rankMode says what a Reader does with a line of another rank.
 type rankMode uint8
 
@@ -114,7 +170,8 @@ type Reader struct {
 // vectors) and defType the trace's default datatype (trace.TypeByte, or
 // trace.TypeDouble after "init <x>"). Lines of other ranks are skipped, as
 // in a shared trace file. SimGrid's rule for an unterminated last line
-// applies (it is dropped); see ReaderOptions to keep it.
+// applies (it is dropped) unless opt.KeepLastLine; opt.NumRanks is not
+// used. Location lines add regions to the reader's own Meta.
 func NewReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, opt ReaderOptions) *Reader {
 	rd := newRankReader(r, name, rank, nranks, defType, 1, rankFilter, opt.KeepLastLine)
 	meta := trace.NewMeta()
@@ -147,13 +204,10 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	for {
-		line, term, ok := r.lr.next()
+		term, ok := r.lr.nextTokens(r.p)
 		if !ok {
 			r.finish()
 			return false
-		}
-		if !r.p.split(line) {
-			continue
 		}
 		mine := bytes.Equal(r.p.toks[0], r.rankTok)
 		if !term && !r.keep {
@@ -218,4 +272,3 @@ func (r *Reader) Close() error {
 	r.closer = nil
 	return c.Close()
 }
-

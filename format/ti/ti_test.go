@@ -430,8 +430,8 @@ func TestFileErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "r0")+`:2:1: expected rank 0 (the rank of this file), got "1"`) {
 		t.Errorf("rank mismatch: %v", err)
 	}
-	if _, err := Open(filepath.Join(dir, "empty")); err == nil || !strings.Contains(err.Error(), "empty trace description") {
-		t.Errorf("empty: %v", err)
+	if tr, err := Open(filepath.Join(dir, "empty")); err != nil || tr.NumRanks() != 0 {
+		t.Errorf("empty file: %v, want a trace of no ranks", err)
 	}
 }
 
@@ -443,4 +443,27 @@ func head(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b[:min(len(b), 4096)]
+}
+
+// TestNumRanks checks ReaderOptions.NumRanks, smpirun's -np: lines of
+// higher ranks are ignored, missing ranks are empty.
+func TestNumRanks(t *testing.T) {
+	p := writeTemp(t, "a.ti", "0 init\n1 init\n2 init\n")
+	for _, c := range []struct{ np, ranks, warnings int }{{0, 3, 0}, {2, 2, 1}, {5, 5, 0}} {
+		tr, err := OpenWith(p, ReaderOptions{NumRanks: c.np})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := loadAll(t, tr)
+		if len(evs) != c.ranks || len(tr.Warnings()) != c.warnings {
+			t.Errorf("np %d: %d ranks, warnings %q", c.np, len(evs), tr.Warnings())
+		}
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "r0"), []byte("0 init\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "r1"), []byte("1 init\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "desc"), []byte("r0\nr1\n"), 0o644)
+	if _, err := OpenWith(filepath.Join(dir, "desc"), ReaderOptions{NumRanks: 3}); err == nil {
+		t.Error("3 ranks from a description of 2 files: no error")
+	}
 }

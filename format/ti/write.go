@@ -269,13 +269,13 @@ func (rw *rankWriter) format(e *trace.Event) bool {
 		rw.int(int64(rw.explicit(rdt)))
 	case trace.Bcast:
 		rw.word("bcast")
-		c, dt := rw.count(e.SendBytes, e.SendType)
+		c, dt := rw.count(oneSize(e))
 		rw.int(c)
 		rw.int(int64(e.Partner))
 		rw.types(dt)
 	case trace.Reduce, trace.Allreduce, trace.Scan, trace.Exscan:
 		rw.word(e.Kind.String())
-		c, dt := rw.count(e.SendBytes, e.SendType)
+		c, dt := rw.count(oneSize(e))
 		rw.int(c)
 		rw.real(e.Compute)
 		if e.Kind == trace.Reduce {
@@ -296,6 +296,17 @@ func (rw *rankWriter) format(e *trace.Event) bool {
 		return rw.vcollective(e)
 	}
 	return true
+}
+
+// oneSize returns the size and datatype of a collective TI gives one
+// size to (bcast, reduce, allreduce, scan, exscan): SendBytes, or, for
+// readers that put it on the receive side (a bcast's non-roots),
+// RecvBytes.
+func oneSize(e *trace.Event) (int64, trace.Datatype) {
+	if e.SendBytes == 0 && e.RecvBytes > 0 {
+		return e.RecvBytes, e.RecvType
+	}
+	return e.SendBytes, e.SendType
 }
 
 // location writes "location <file> <line>"; the file is the event's

@@ -197,6 +197,7 @@ func TestWriteConversions(t *testing.T) {
 	add(0, trace.Location, func(e *trace.Event) { e.Region = 1 })
 	add(0, trace.Gatherv, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
 	add(0, trace.Bcast, func(e *trace.Event) { e.Partner, e.SendBytes, e.SendType = 0, 16, trace.TypeDouble })
+	add(1, trace.Bcast, func(e *trace.Event) { e.Partner, e.RecvBytes = 0, 8 }) // a non-root's size
 	add(1, trace.Alltoallv, func(e *trace.Event) { e.SendCounts = []int64{1, 2, 3} })
 
 	var buf bytes.Buffer
@@ -213,6 +214,7 @@ func TestWriteConversions(t *testing.T) {
 0 wait 0 1 9
 0 gatherv 2 0 0 1 1 1
 0 bcast 2 0 0
+1 bcast 2 0 1
 `
 	if buf.String() != want {
 		t.Errorf("got\n%swant\n%s", buf.String(), want)

@@ -131,7 +131,8 @@ func (f *File) Commit() error {
 	if f.tmp == nil {
 		return err
 	}
-	err = errors.Join(err, f.tmp.Sync(), f.tmp.Close())
+	// CreateTemp makes the file 0600; an output is an ordinary file.
+	err = errors.Join(err, f.tmp.Chmod(0o644), f.tmp.Sync(), f.tmp.Close())
 	if err == nil {
 		err = os.Rename(f.tmp.Name(), f.path)
 	}

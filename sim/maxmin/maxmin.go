@@ -23,18 +23,28 @@ type System struct {
 	// constraint whose remaining capacity falls below Precision times its
 	// bound is saturated.
 	Precision float64
+	// SimGridSelective makes the set of constraints solved again exactly
+	// the one SimGrid 3.32's selective update computes, quirks included:
+	// it is built as changes happen, and a variable enabled or removed
+	// while its first constraint is already marked does not pull in its
+	// other constraints, so parts of a component can keep stale shares
+	// (and even exceed a link's capacity) until they change themselves.
+	// Without it, the whole connected component of every change is
+	// solved: the exact max-min share.
+	SimGridSelective bool
 
-	dirty    []*Constraint // seeds of the components to solve again
-	list     []*Constraint // the constraints being solved
+	dirty    []*Constraint // full mode: seeds of the components to solve again
+	list     []*Constraint // the constraints to solve
 	light    []light
 	satCnst  []int
 	satVars  []*Variable
 	modified []*Variable
 	stamp    uint32
+	visit    uint32 // SimGrid mode: the current round's visited mark
 }
 
 // New returns an empty system with the given precision.
-func New(precision float64) *System { return &System{Precision: precision} }
+func New(precision float64) *System { return &System{Precision: precision, visit: 1} }
 
 // Constraint is a shared resource.
 type Constraint struct {
@@ -50,6 +60,7 @@ type Constraint struct {
 	lightIdx  int
 	stamp     uint32 // == System.stamp while in the list being solved
 	dirty     bool
+	inList    bool // SimGrid mode: in the modified constraint set
 }
 
 // NewConstraint returns a constraint of capacity bound.
@@ -73,6 +84,7 @@ type Variable struct {
 	value   float64
 	elems   []Element
 	stamp   uint32
+	visited uint32
 	inSat   bool
 	inMod   bool
 	// ID is the caller's handle on the activity.
@@ -109,7 +121,9 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 			} else {
 				e.weight += weight
 			}
-			s.markDirty(c)
+			if e.weight > 0 || v.penalty > 0 {
+				s.touchCnst(c)
+			}
 			return
 		}
 	}
@@ -121,7 +135,9 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 		e := &v.elems[len(v.elems)-1]
 		e.idx = len(c.elems)
 		c.elems = append(c.elems, e)
-		s.markDirty(c)
+	}
+	if weight > 0 || v.penalty > 0 {
+		s.touchCnst(c)
 	}
 }
 
@@ -152,28 +168,30 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 			e.idx = len(e.c.elems)
 			e.c.elems = append(e.c.elems, e)
 		}
-		s.markVar(v)
+		s.touchVar(v)
 	case p <= 0 && v.penalty > 0:
-		s.markVar(v)
+		s.touchVar(v)
 		s.detach(v)
 		v.penalty = 0
 		v.value = 0
 	default:
 		v.penalty = p
-		s.markVar(v)
+		s.touchVar(v)
 	}
 }
 
 // SetBound changes v's upper bound.
 func (s *System) SetBound(v *Variable, b float64) {
 	v.bound = b
-	s.markVar(v)
+	for i := range v.elems {
+		s.touchCnst(v.elems[i].c)
+	}
 }
 
 // Remove takes v out of the system.
 func (s *System) Remove(v *Variable) {
 	if v.penalty > 0 {
-		s.markVar(v)
+		s.touchVar(v)
 		s.detach(v)
 	}
 	v.penalty = 0
@@ -198,9 +216,51 @@ func (s *System) detach(v *Variable) {
 	}
 }
 
-func (s *System) markVar(v *Variable) {
-	for i := range v.elems {
-		s.markDirty(v.elems[i].c)
+// touchVar records that v changed (SimGrid's
+// update_modified_cnst_set_from_variable).
+func (s *System) touchVar(v *Variable) {
+	if !s.SimGridSelective {
+		for i := range v.elems {
+			s.markDirty(v.elems[i].c)
+		}
+		return
+	}
+	if len(v.elems) == 0 || v.penalty <= 0 {
+		return
+	}
+	s.touchCnst(v.elems[0].c)
+}
+
+// touchCnst records that c changed (SimGrid's update_modified_cnst_set).
+func (s *System) touchCnst(c *Constraint) {
+	if !s.SimGridSelective {
+		s.markDirty(c)
+		return
+	}
+	if !c.inList {
+		c.inList = true
+		s.list = append(s.list, c)
+		s.rec(c)
+	}
+}
+
+// rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
+// the variables of c not visited yet in this round, recursively.
+func (s *System) rec(c *Constraint) {
+	for _, e := range c.elems {
+		v := e.v
+		for j := range v.elems {
+			if v.visited == s.visit {
+				break
+			}
+			c2 := v.elems[j].c
+			if c2 != c && !c2.inList {
+				c2.inList = true
+				s.list = append(s.list, c2)
+				s.rec(c2)
+			}
+		}
+		v.visited = s.visit
 	}
 }
 
@@ -212,7 +272,7 @@ func (s *System) markDirty(c *Constraint) {
 }
 
 // Modified reports whether Solve has work to do.
-func (s *System) Modified() bool { return len(s.dirty) > 0 }
+func (s *System) Modified() bool { return len(s.dirty) > 0 || s.SimGridSelective && len(s.list) > 0 }
 
 type light struct {
 	c                  *Constraint
@@ -225,21 +285,26 @@ type light struct {
 // the next call.
 func (s *System) Solve() []*Variable {
 	s.modified = s.modified[:0]
-	if len(s.dirty) == 0 {
+	if !s.Modified() {
 		return s.modified
 	}
-	s.collect()
-	s.solve()
-	for _, c := range s.list {
-		for _, e := range c.elems {
-			if e.weight > 0 && !e.v.inMod {
-				e.v.inMod = true
-				s.modified = append(s.modified, e.v)
-			}
-		}
+	if !s.SimGridSelective {
+		s.collect()
 	}
+	s.solve()
 	for _, v := range s.modified {
 		v.inMod = false
+	}
+	for _, l := range s.light {
+		l.c.lightIdx = -1
+	}
+	s.light = s.light[:0]
+	if s.SimGridSelective {
+		for _, c := range s.list {
+			c.inList = false
+		}
+		s.list = s.list[:0]
+		s.visit++
 	}
 	return s.modified
 }
@@ -328,6 +393,12 @@ func (s *System) solve() {
 	for _, c := range s.list {
 		c.lightIdx = -1
 		c.remaining = c.Bound
+		for _, e := range c.elems {
+			if e.weight > 0 && !e.v.inMod {
+				e.v.inMod = true
+				s.modified = append(s.modified, e.v)
+			}
+		}
 		if !doublePositive(c.remaining, c.Bound*prec) {
 			continue
 		}

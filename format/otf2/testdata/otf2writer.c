@@ -40,13 +40,13 @@ static void check(OTF2_ErrorCode s, const char* what)
     }
 }
 
-enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_WORLD,
+enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_ARG0, NSTR = S_ARG0 + 300 };
-enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, NREG };
+enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
-    "MPI_Allreduce", "MPI_Bcast", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
+    "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
     "attribute", "metric member", "bytes", "parameter" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
@@ -69,6 +69,7 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_WAIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         { S_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
         { S_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
+        { S_SENDRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -89,8 +90,8 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
     uint64_t sub[2] = { nranks > 2 ? 2 : 0, 0 };
     check(OTF2_GlobalDefWriter_WriteGroup(g, 2, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, 2, sub), "sub group");
-    check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_EMPTY, 2, 1, OTF2_COMM_FLAG_NONE), "sub comm");
     check(OTF2_GlobalDefWriter_WriteComm(g, 1, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "world");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_EMPTY, 2, 1, OTF2_COMM_FLAG_NONE), "sub comm");
     free(members);
     for (int i = 0; i < NATTR; i++)
         check(OTF2_GlobalDefWriter_WriteAttribute(g, i, S_ATTR, S_EMPTY, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64), "attr");
@@ -107,6 +108,12 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
     check(OTF2_Archive_CloseGlobalDefWriter(a, g), "close global defs");
 }
 
+/* Rank 2 writes local region ids, which its dense mapping table maps to
+ * global ones: global = (local + 3) % NREG. Rank 0 has a sparse COMM table
+ * mapping local 5 to the world (1). */
+#define REG(x) (r == 2 ? ((x) + NREG - 3) % NREG : (x))
+#define WORLD (r == 0 ? 5 : 1)
+
 /* features writes rank r's events of the feature archive; returns the count. */
 static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
 {
@@ -121,7 +128,7 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
         OTF2_AttributeList_AddAttribute(al, i, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64, v);
     }
     check(OTF2_EvtWriter_ProgramBegin(w, al, t, S_MAIN, 300, args), "program begin"); n++;
-    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, REG(R_MAIN)), "enter"); n++;
     int peer = (r + 1) % nranks, from = (r + nranks - 1) % nranks;
     for (int i = 0; i < 12000; i++) {
         t += 100; /* every rank has the same timestamps: ties go to the lower location */
@@ -129,29 +136,29 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
             OTF2_AttributeList_AddUint8(al, 0, (uint8_t)i);
             OTF2_AttributeList_AddInt32(al, 1, -i);
         }
-        check(OTF2_EvtWriter_Enter(w, al, t, R_ISEND), "enter"); n++;
-        check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, peer, 1, i % 1000, 1000 + i, 2 * i), "isend"); n++;
-        check(OTF2_EvtWriter_Leave(w, NULL, t + 2, R_ISEND), "leave"); n++;
-        check(OTF2_EvtWriter_Enter(w, NULL, t + 3, R_IRECV), "enter"); n++;
+        check(OTF2_EvtWriter_Enter(w, al, t, REG(R_ISEND)), "enter"); n++;
+        check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, peer, WORLD, i % 1000, 1000 + i, 2 * i), "isend"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 2, REG(R_ISEND)), "leave"); n++;
+        check(OTF2_EvtWriter_Enter(w, NULL, t + 3, REG(R_IRECV)), "enter"); n++;
         check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 4, 2 * i + 1), "irecv request"); n++;
-        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, R_IRECV), "leave"); n++;
-        check(OTF2_EvtWriter_Enter(w, NULL, t + 6, R_WAIT), "enter"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, REG(R_IRECV)), "leave"); n++;
+        check(OTF2_EvtWriter_Enter(w, NULL, t + 6, REG(R_WAIT)), "enter"); n++;
         check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 7, 2 * i), "isend complete"); n++;
-        check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 8, from, 1, i % 1000, 1000 + i, 2 * i + 1), "irecv"); n++;
-        check(OTF2_EvtWriter_Leave(w, NULL, t + 9, R_WAIT), "leave"); n++;
+        check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 8, from, WORLD, i % 1000, 1000 + i, 2 * i + 1), "irecv"); n++;
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 9, REG(R_WAIT)), "leave"); n++;
         if (i % 100 == 0) {
             /* an undefined region (a singleton written as 0xFF), undefined root and sizes */
-            check(OTF2_EvtWriter_Enter(w, NULL, t + 10, R_ALLREDUCE), "enter"); n++;
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 10, REG(R_ALLREDUCE)), "enter"); n++;
             check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 10), "coll begin"); n++;
-            check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 11, OTF2_COLLECTIVE_OP_ALLREDUCE, 1,
+            check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 11, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD,
                                                   OTF2_UNDEFINED_UINT32, 8, 8), "coll end"); n++;
-            check(OTF2_EvtWriter_Leave(w, NULL, t + 12, R_ALLREDUCE), "leave"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 12, REG(R_ALLREDUCE)), "leave"); n++;
             if (r == 0 || r == 2) { /* a rooted collective on the sub-communicator {2, 0} */
-                check(OTF2_EvtWriter_Enter(w, NULL, t + 13, R_BCAST), "enter"); n++;
+                check(OTF2_EvtWriter_Enter(w, NULL, t + 13, REG(R_BCAST)), "enter"); n++;
                 check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 13), "coll begin"); n++;
                 check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 14, OTF2_COLLECTIVE_OP_BCAST, 0, 0,
                                                       r == 2 ? 64 : 0, r == 2 ? 0 : 32), "coll end"); n++;
-                check(OTF2_EvtWriter_Leave(w, NULL, t + 15, R_BCAST), "leave"); n++;
+                check(OTF2_EvtWriter_Leave(w, NULL, t + 15, REG(R_BCAST)), "leave"); n++;
             }
             OTF2_Type types[NMEMBERS];
             OTF2_MetricValue vals[NMEMBERS];
@@ -164,6 +171,12 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
             check(OTF2_EvtWriter_Enter(w, NULL, t + 18, OTF2_UNDEFINED_REGION), "enter undefined"); n++;
             check(OTF2_EvtWriter_Leave(w, NULL, t + 19, OTF2_UNDEFINED_REGION), "leave undefined"); n++;
         }
+        if (i % 1000 == 500) { /* MPI_Sendrecv around the ring */
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 21, REG(R_SENDRECV)), "enter"); n++;
+            check(OTF2_EvtWriter_MpiSend(w, NULL, t + 22, peer, WORLD, 5000 + i, 256), "send"); n++;
+            check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 23, from, WORLD, 5000 + i, 256), "recv"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 24, REG(R_SENDRECV)), "leave"); n++;
+        }
         if (i == 5000) {
             check(OTF2_EvtWriter_MeasurementOnOff(w, NULL, t + 20, OTF2_MEASUREMENT_OFF), "off"); n++;
             t += 1000;
@@ -172,7 +185,7 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
         t += 30;
     }
     t += 100;
-    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+    check(OTF2_EvtWriter_Leave(w, NULL, t, REG(R_MAIN)), "leave"); n++;
     check(OTF2_EvtWriter_ProgramEnd(w, NULL, t, r == 1 ? -30 : 0), "program end"); n++;
     OTF2_AttributeList_Delete(al);
     if (t > *tmax) *tmax = t;
@@ -236,6 +249,17 @@ int main(int argc, char** argv)
         }
         if (!is_bench && r == 2) {
             check(OTF2_DefWriter_WriteClockOffset(d, 5000, 77, 0), "single offset (ignored)");
+            OTF2_IdMap* m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, NREG);
+            for (int i = 0; i < NREG; i++) OTF2_IdMap_AddIdPair(m, i, (i + 3) % NREG);
+            check(OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_REGION, m), "region map");
+            OTF2_IdMap_Free(m);
+        }
+        if (!is_bench && r == 0) {
+            OTF2_IdMap* m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 2);
+            OTF2_IdMap_AddIdPair(m, 5, 1);
+            OTF2_IdMap_AddIdPair(m, 0, 0);
+            check(OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_COMM, m), "comm map");
+            OTF2_IdMap_Free(m);
         }
         check(OTF2_Archive_CloseDefWriter(a, d), "close def writer");
     }

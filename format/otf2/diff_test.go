@@ -1,0 +1,140 @@
+package otf2
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"kairos/check"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+var (
+	writerOnce sync.Once
+	writerPath string
+	writerErr  error
+	writerDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if writerDir != "" {
+		os.RemoveAll(writerDir)
+	}
+	os.Exit(code)
+}
+
+// otf2Writer builds testdata/otf2writer.c against Debian's libotf2 once
+// per test binary and returns the program's path.
+func otf2Writer(t testing.TB) string {
+	t.Helper()
+	cc := testenv.Tool(t, "cc", "gcc")
+	testenv.Tool(t, "otf2-config", "libotf2-trace-dev")
+	writerOnce.Do(func() {
+		if writerDir, writerErr = os.MkdirTemp("", "kairos-otf2"); writerErr != nil {
+			return
+		}
+		writerPath = filepath.Join(writerDir, "otf2writer")
+		out, err := exec.Command(cc, "-O2", "-o", writerPath, "testdata/otf2writer.c", "-lotf2").CombinedOutput()
+		if err != nil {
+			writerErr = err
+			writerPath = string(out)
+		}
+	})
+	if writerErr != nil {
+		t.Fatalf("building testdata/otf2writer.c with libotf2 (Debian libotf2-trace-dev): %v\n%s", writerErr, writerPath)
+	}
+	return writerPath
+}
+
+// writeArchive runs the writer with args into a new directory.
+func writeArchive(t testing.TB, args ...string) string {
+	t.Helper()
+	w := otf2Writer(t)
+	dir := filepath.Join(t.TempDir(), "archive")
+	if out, err := exec.Command(w, append([]string{dir}, args...)...).CombinedOutput(); err != nil {
+		t.Fatalf("otf2writer %v: %v\n%s", args, err, out)
+	}
+	return dir
+}
+
+// otf2PrintEvents runs otf2-print -A and returns its event lines.
+func otf2PrintEvents(t *testing.T, anchor string) []string {
+	t.Helper()
+	p := testenv.Tool(t, "otf2-print", "otf2-tools")
+	out, err := exec.Command(p, "-A", anchor).Output()
+	if err != nil {
+		t.Fatalf("otf2-print -A %s: %v", anchor, err)
+	}
+	lines, err := OTF2PrintEvents(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// TestDifferential writes an archive with libotf2 (records over 255
+// bytes, several chunks per location, attribute lists, undefined fields,
+// drifting clock offsets, dense and sparse mapping tables, equal
+// timestamps on different locations) and compares every event line with
+// otf2-print's; then reads it into the model and checks it.
+func TestDifferential(t *testing.T) {
+	dir := writeArchive(t, "features")
+	want := otf2PrintEvents(t, filepath.Join(dir, "traces.otf2"))
+	got, counts := ourEvents(t, dir)
+	if len(want) < 300000 {
+		t.Fatalf("otf2-print printed only %d event lines", len(want))
+	}
+	for i := 0; i < max(len(got), len(want)); i++ {
+		if i >= len(got) || i >= len(want) || got[i] != want[i] {
+			g, w := "", ""
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(want) {
+				w = want[i]
+			}
+			t.Fatalf("line %d:\n got %q\nwant %q", i, g, w)
+		}
+	}
+	for _, c := range []string{"PROGRAM_BEGIN", "METRIC", "MEASUREMENT_ON_OFF", "PARAMETER_INT64", "MPI_COLLECTIVE_END"} {
+		if counts[c] == 0 {
+			t.Errorf("no %s events", c)
+		}
+	}
+	for loc := uint64(0); loc < 3; loc++ {
+		st, err := os.Stat(filepath.Join(dir, "traces", strconv.FormatUint(loc, 10)+".evt"))
+		if err != nil || st.Size() < 3*256<<10 {
+			t.Errorf("location %d: event file too small to span chunks (%v)", loc, err)
+		}
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[trace.Kind]int{}
+	if err := trace.ForEach(s, func(_, _ int, e *trace.Event) error { kinds[e.Kind]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// Per rank: 12000 Isend, Irecv and Waitall, 120 allreduce, 12 sendrecv;
+	// ranks 0 and 2 also 120 bcast on their sub-communicator.
+	wantKinds := map[trace.Kind]int{trace.Isend: 36000, trace.Irecv: 36000, trace.Waitall: 36000,
+		trace.Allreduce: 360, trace.SendRecv: 36, trace.Bcast: 240}
+	for k, n := range wantKinds {
+		if kinds[k] != n {
+			t.Errorf("%d %s events, want %d (all: %v)", kinds[k], k, n, kinds)
+		}
+	}
+	rep, err := check.Check(s, check.Options{Protocol: check.SimGrid, EagerLimit: check.DefaultEagerLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Warnings > 0 {
+		t.Errorf("check: %d errors, %d warnings: %v", rep.Errors, rep.Warnings, rep.Problems)
+	}
+}

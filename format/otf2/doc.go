@@ -1,0 +1,27 @@
+// Package otf2 reads OTF2 archives, the trace format of Score-P, in pure
+// Go: the anchor file, global and local definitions, and the chunked event
+// files of each location, in either byte order, as written by OTF2 2.0 to
+// 3.1.
+//
+// It has two layers.
+//
+// The low level reads raw event records. Archive.OpenLocation streams one
+// location's records (LocationReader) with clock offsets interpolated and
+// mapping tables applied; Archive.Merged streams all locations in the
+// global order otf2-print uses (clock-corrected timestamp, ties to the
+// lower location id). Records Kairos does not interpret, and fields that
+// newer OTF2 versions append, are skipped by their length; attribute
+// lists are skipped or, with Archive.KeepAttrs, decoded. AppendText
+// formats a record exactly as `otf2-print -A` prints its event line, which
+// is what the tests compare with otf2-print and what `kairos print` shows.
+//
+// The model layer (Open, Source) maps the records to Kairos' trace model:
+// one rank per MPI location, each MPI call (the Enter and Leave of an MPI
+// region with the MPI records inside) one event with its enter and exit
+// time, user regions as the call-path tree. A trace without MPI has one
+// rank per location and no events; Meta.Attrs says so.
+//
+// Memory is one event chunk (OTF2's chunk size, at most the file's size)
+// per open location, plus the definitions; never proportional to events.
+// Every decoding error names the file and the byte offset.
+package otf2

@@ -1,0 +1,107 @@
+package ti
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"kairos/trace"
+)
+
+// benchText is one rank of a 2-D stencil in TI: per iteration a compute,
+// four irecv and four isend to the neighbours, a waitall, and every tenth
+// iteration an allreduce. About 1.1 million lines, 26 MB.
+var benchText = sync.OnceValues(func() ([]byte, int) {
+	var b bytes.Buffer
+	lines := 0
+	peers := []int{1, 3, 12, 60}
+	for it := 0; lines < 1_100_000; it++ {
+		b.WriteString("4 compute " + strconv.Itoa(150000+it%977*13) + "\n")
+		for _, p := range peers {
+			b.WriteString("4 irecv " + strconv.Itoa(p) + " " + strconv.Itoa(it%7) + " 2048 0\n")
+		}
+		for _, p := range peers {
+			b.WriteString("4 isend " + strconv.Itoa(p) + " " + strconv.Itoa(it%7) + " 2048 0\n")
+		}
+		b.WriteString("4 waitall\n")
+		lines += 10
+		if it%10 == 9 {
+			b.WriteString("4 allreduce 1 2.5e3\n")
+			lines++
+		}
+	}
+	return b.Bytes(), lines
+})
+
+func benchParse(b *testing.B, open func(data []byte) io.Reader, data []byte, lines int) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		rd := NewReader(open(data), "bench.ti", 4, 64, trace.TypeByte, ReaderOptions{})
+		n := 0
+		for rd.Next() {
+			n++
+		}
+		if rd.Err() != nil || n != lines {
+			b.Fatalf("%d events, %v", n, rd.Err())
+		}
+	}
+	reportRates(b, lines, cpuTime()-cpu0)
+}
+
+// reportRates reports actions per second of wall time and per second of
+// this process's CPU time (the machine may be shared).
+func reportRates(b *testing.B, lines int, cpu time.Duration) {
+	n := float64(lines) * float64(b.N)
+	b.ReportMetric(n/b.Elapsed().Seconds(), "actions/s")
+	if cpu > 0 {
+		b.ReportMetric(n/cpu.Seconds(), "actions/cpu-s")
+	}
+}
+
+// BenchmarkParse parses a million-line rank from memory.
+func BenchmarkParse(b *testing.B) {
+	data, lines := benchText()
+	benchParse(b, func(d []byte) io.Reader { return bytes.NewReader(d) }, data, lines)
+}
+
+// BenchmarkParseGzip parses the same rank from gzip-compressed memory.
+func BenchmarkParseGzip(b *testing.B) {
+	data, lines := benchText()
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(data)
+	w.Close()
+	benchParse(b, func(d []byte) io.Reader {
+		r, err := gzip.NewReader(bytes.NewReader(d))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}, z.Bytes(), lines)
+}
+
+// BenchmarkWrite writes the same rank back as TI.
+func BenchmarkWrite(b *testing.B) {
+	data, lines := benchText()
+	tr := trace.New(65, trace.NewMeta())
+	rd := NewReader(bytes.NewReader(data), "bench.ti", 4, 65, trace.TypeByte, ReaderOptions{})
+	for rd.Next() {
+		tr.Ranks[4].Append(rd.Event())
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		var st WriteStats
+		if err := WriteShared(io.Discard, tr, &st); err != nil || st.Lines != lines {
+			b.Fatal(err, st.Lines)
+		}
+	}
+	reportRates(b, lines, cpuTime()-cpu0)
+}

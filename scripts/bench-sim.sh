@@ -1,0 +1,64 @@
+#!/bin/bash
+# Benchmarks "kairos simulate" against SimGrid 3.32's smpirun -replay on the
+# periodic 2-D stencil (1000 iterations of compute + 4 irecv + 4 isend +
+# waitall, an allreduce every 10), in the same run: wall time, peak memory,
+# the simulated times (which must be identical) and the speed ratio.
+#
+# Usage: scripts/bench-sim.sh [RANKS...]        (default: 64 256 1024 4096)
+# Environment: KAIROS (binary, default: go build ./cmd/kairos), ITER (1000),
+# SIMGRID_MAX (largest rank count SimGrid is run at, default 256: SimGrid
+# takes minutes beyond), KEEP=1 keeps the work directory.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+ranks=("$@"); [ ${#ranks[@]} -gt 0 ] || ranks=(64 256 1024 4096)
+iter=${ITER:-1000}
+sgmax=${SIMGRID_MAX:-256}
+work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+kairos=${KAIROS:-}
+if [ -z "$kairos" ]; then
+  kairos=$work/kairos
+  (cd "$here" && go build -o "$kairos" ./cmd/kairos)
+fi
+command -v smpirun >/dev/null || { echo "smpirun not found (apt-get install libsimgrid-dev): Kairos figures only" >&2; sgmax=0; }
+
+# measure OUT CMD...: runs CMD, leaves "wall_s peak_MB" in OUT.time and its
+# output in OUT.out.
+measure() {
+  local out=$1; shift
+  /usr/bin/time -f '%e %M' -o "$out.time" "$@" >"$out.out" 2>&1
+  awk '{printf "%.2f %.1f", $1, $2/1024}' "$out.time" >"$out.tm"
+}
+
+printf '%-6s %-10s %-10s | %-22s %9s %9s | %9s %9s | %8s\n' ranks grid actions "simulated time (s)" "Kairos s" "Kairos MB" "SimGrid s" "SimGrid MB" "speed-up"
+for n in "${ranks[@]}"; do
+  side=$(awk -v n="$n" 'BEGIN{s=int(sqrt(n)+0.5); print s}')
+  [ $((side*side)) -eq "$n" ] || { echo "ranks must be a square: $n" >&2; exit 2; }
+  d=$work/$n; mkdir -p "$d"
+  cat >"$d/platform.xml" <<XML
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" radical="0-$((n-1))" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+XML
+  for ((i=0; i<n; i++)); do echo "node-$i"; done >"$d/hostfile"
+  "$kairos" gen stencil2d --grid "${side}x${side}" --iterations "$iter" --allreduce-every 10 --periodic -o "$d/stencil" --to ti >/dev/null
+  actions=$(cat "$d"/stencil_files/*.ti | wc -l)
+  measure "$d/kairos" "$kairos" simulate "$d/stencil" --platform "$d/platform.xml" --hostfile "$d/hostfile"
+  kt=$(sed -n 's/^Simulation time [0-9.]* (\([0-9.]*\) s.*/\1/p' "$d/kairos.out")
+  read -r kw km <"$d/kairos.tm"
+  sw=-; sm=-; st=-; ratio=-
+  if [ "$n" -le "$sgmax" ]; then
+    (cd "$d" && measure "$d/simgrid" smpirun -np "$n" -platform platform.xml -hostfile hostfile -replay stencil \
+      --log=xbt_cfg.thresh:critical --log=smpi_config.thresh:critical '--log=root.fmt:[%.9r]%e%m%n')
+    st=$(sed -n 's/^\[\([0-9.]*\)\] Simulation time.*/\1/p' "$d/simgrid.out" | tail -1)
+    read -r sw sm <"$d/simgrid.tm"
+    ratio=$(awk -v a="$sw" -v b="$kw" 'BEGIN{printf "%.1fx", a/b}')
+  fi
+  printf '%-6s %-10s %-10s | %-10s %-11s %9s %9s | %9s %9s | %8s\n' "$n" "${side}x${side}" "$actions" "$kt" "${st:+sg=$st}" "$kw" "$km" "$sw" "$sm" "$ratio"
+  # The contention-free analytic mode on the same trace.
+  measure "$d/analytic" "$kairos" simulate "$d/stencil" --platform "$d/platform.xml" --hostfile "$d/hostfile" --analytic
+  read -r aw am <"$d/analytic.tm"
+  at=$(sed -n 's/^Simulation time [0-9.]* (\([0-9.]*\) s.*/\1/p' "$d/analytic.out")
+  printf '%-6s %-10s %-10s | %-22s %9s %9s | (analytic mode)\n' "$n" "" "" "$at" "$aw" "$am"
+done

@@ -1,0 +1,228 @@
+package sim_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"kairos/format/ti"
+	"kairos/internal/testenv"
+	"kairos/platform"
+	"kairos/sim"
+	"kairos/workload"
+)
+
+// diffTopologies are the 64-host platforms of the differential test, each
+// a SimGrid <cluster> (1 Gf hosts, 125 MBps and 50 us links).
+var diffTopologies = []struct{ name, attrs string }{
+	{"flat", ``},
+	{"backbone", `bb_bw="2.25GBps" bb_lat="500us"`},
+	{"torus", `topology="TORUS" topo_parameters="4,4,4" loopback_bw="100MBps" loopback_lat="0"`},
+	{"fat-tree", `topology="FAT_TREE" topo_parameters="2;8,8;1,4;1,2" loopback_bw="100MBps" loopback_lat="0"`},
+	{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;4,1;4,1;2" loopback_bw="100MBps" loopback_lat="0"`},
+}
+
+// diffCase is one trace replayed by both simulators.
+type diffCase struct {
+	kind, topo string
+	ranks      int
+	bytes      int64
+}
+
+func (c diffCase) String() string {
+	return fmt.Sprintf("%s/%s/%d/%dB", c.kind, c.topo, c.ranks, c.bytes)
+}
+
+// diffCases returns the full matrix (every generator at 16 and 64 ranks
+// on every topology, eager and rendezvous sizes) or, for quick runs, a
+// subset that still covers every generator and every topology.
+func diffCases(full bool) []diffCase {
+	var cs []diffCase
+	for i, k := range workload.Kinds() {
+		for j, topo := range diffTopologies {
+			for _, n := range []int{16, 64} {
+				for bi, b := range []int64{1024, 200000} {
+					c := diffCase{k, topo.name, n, b}
+					quick := topo.name == "flat" && n == 16 && bi == i%2 ||
+						k == "stencil2d" && n == 64 && j > 0 && bi == j%2
+					if full || quick {
+						cs = append(cs, c)
+					}
+				}
+			}
+		}
+	}
+	return cs
+}
+
+var simgridClock = regexp.MustCompile(`^\[([0-9.]+)\] Simulation time`)
+
+// runSimGrid replays the per-rank TI trace desc with smpirun in dir and
+// returns the simulated time with 12 decimals.
+func runSimGrid(dir, desc, plat, hosts string, n int) (float64, error) {
+	cmd := exec.Command("smpirun", "-np", strconv.Itoa(n), "-platform", plat, "-hostfile", hosts, "-replay", desc,
+		"--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical", "--log=root.fmt:[%.12r]%e%m%n")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var t float64 = -1
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := simgridClock.FindStringSubmatch(line); m != nil {
+			t, _ = strconv.ParseFloat(m[1], 64)
+		}
+	}
+	if t < 0 {
+		return 0, fmt.Errorf("smpirun: %v\n%s", err, out)
+	}
+	return t, nil
+}
+
+// TestSimGridDifferential replays generated traces with Kairos and with the
+// installed SimGrid 3.32 and requires a relative difference of at most
+// 1e-6. The full matrix runs under KAIROS_REQUIRE_EXTERNAL=1 or
+// KAIROS_SIM_FULL=1; otherwise a subset covering every generator and every
+// topology.
+func TestSimGridDifferential(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	full := testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1"
+	dir := t.TempDir()
+	plats := map[string]*platform.Platform{}
+	for _, topo := range diffTopologies {
+		path := filepath.Join(dir, topo.name+".xml")
+		xml := fmt.Sprintf(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" radical="0-63" suffix="" speed="1Gf" bw="125MBps" lat="50us" %s/>
+</platform>
+`, topo.attrs)
+		if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := platform.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plats[topo.name] = p
+	}
+	var hosts []string
+	for i := 0; i < 64; i++ {
+		hosts = append(hosts, fmt.Sprintf("node-%d", i))
+	}
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	type row struct {
+		c          diffCase
+		kairos, sg float64
+		err        error
+	}
+	cases := diffCases(full)
+	if only := os.Getenv("KAIROS_SIM_ONLY"); only != "" {
+		// A comma-separated list of case names (kind/topology/ranks/bytes)
+		// to run alone, for debugging.
+		var sel []diffCase
+		for _, c := range diffCases(true) {
+			for _, o := range strings.Split(only, ",") {
+				if c.String() == o {
+					sel = append(sel, c)
+				}
+			}
+		}
+		cases = sel
+	}
+	rows := make([]row, len(cases))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, c := range cases {
+		rows[i].c = c
+		p, err := workload.Defaults(c.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Bytes = c.ranks, nil, c.bytes
+		p.Iterations = min(p.Iterations, 3)
+		if p.Tasks > 0 {
+			p.Tasks = 3 * c.ranks
+		}
+		if p.Planes > 0 {
+			p.Planes = 4
+		}
+		src, err := workload.New(c.kind, p)
+		if err != nil {
+			rows[i].err = fmt.Errorf("skipped: %v", err)
+			continue
+		}
+		cdir := filepath.Join(dir, strings.ReplaceAll(c.String(), "/", "_"))
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		desc := filepath.Join(cdir, "trace")
+		if _, err := ti.WriteFile(desc, src, ti.WriteOptions{Layout: ti.PerRank}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := plats[c.topo]
+		m, err := sim.FromPlatform(pl, hostsOf(t, pl, hosts[:c.ranks]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+		if err != nil {
+			rows[i].err = err
+			continue
+		}
+		rows[i].kairos = res.Time
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rows[i].sg, rows[i].err = runSimGrid(cdir, "trace", filepath.Join(dir, c.topo+".xml"), hostfile, c.ranks)
+		}(i)
+	}
+	wg.Wait()
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].c.String() < rows[b].c.String() })
+	var tab strings.Builder
+	fmt.Fprintf(&tab, "%-34s %16s %16s %10s\n", "kind/topology/ranks/bytes", "SimGrid 3.32 (s)", "Kairos (s)", "rel. diff")
+	worst, compared := 0.0, 0
+	for _, r := range rows {
+		if r.err != nil {
+			fmt.Fprintf(&tab, "%-34s %v\n", r.c, r.err)
+			if !strings.HasPrefix(r.err.Error(), "skipped") {
+				t.Errorf("%s: %v", r.c, r.err)
+			}
+			continue
+		}
+		rel := math.Abs(r.kairos-r.sg) / r.sg
+		worst = math.Max(worst, rel)
+		compared++
+		fmt.Fprintf(&tab, "%-34s %16.9f %16.9f %10.2e\n", r.c, r.sg, r.kairos, rel)
+		// SimGrid prints its clock with 12 decimals: below 1e-12 s of
+		// difference the comparison is at the printing's resolution.
+		if rel > 1e-6 && math.Abs(r.kairos-r.sg) > 1e-12 {
+			t.Errorf("%s: Kairos %.12f, SimGrid %.12f (relative difference %.2e > 1e-6)", r.c, r.kairos, r.sg, rel)
+		}
+	}
+	fmt.Fprintf(&tab, "%d cases compared, worst relative difference %.2e\n", compared, worst)
+	t.Log("\n" + tab.String())
+}
+
+func hostsOf(t *testing.T, p *platform.Platform, names []string) []*platform.Host {
+	hs, err := platform.Deploy(p, names, len(names), platform.RoundRobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hs
+}
