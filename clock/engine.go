@@ -48,9 +48,9 @@ type rankState struct {
 	queued bool
 	node   int32
 
-	reqs    reqTable // outstanding non-blocking requests by id
-	inbox   map[int32]*pairQueue
-	anyRecv []*request // posted receives from MPI_ANY_SOURCE
+	reqs    smallMap[uint64, *request]  // outstanding non-blocking requests by id
+	inbox   smallMap[int32, *pairQueue] // by source rank
+	anyRecv []*request                  // posted receives from MPI_ANY_SOURCE
 
 	// What a blocked rank waits for: the requests of a Recv, Wait,
 	// Waitall, SendRecv or rendezvous Send, or a collective.
@@ -134,7 +134,6 @@ func newEngine(src trace.Source, opt Options) (*engine, error) {
 		*st = rankState{
 			id: int32(r), rd: rd, node: int32(r / rpn), idx: -1, clk: e.newSnapshot(),
 			wait: b[:nc:nc], lat: b[nc : 2*nc : 2*nc], bw: b[2*nc : 3*nc : 3*nc],
-			inbox: map[int32]*pairQueue{},
 		}
 	}
 	return e, nil

@@ -180,10 +180,10 @@ func (e *engine) deliver(m *message) {
 }
 
 func (st *rankState) queue(src int32) *pairQueue {
-	q := st.inbox[src]
-	if q == nil {
+	q, ok := st.inbox.get(src)
+	if !ok {
 		q = &pairQueue{}
-		st.inbox[src] = q
+		st.inbox.put(src, q)
 	}
 	return q
 }
@@ -236,7 +236,7 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 	if src == trace.AnySource {
 		var best *pairQueue
 		bi := -1
-		for _, q := range st.inbox {
+		st.inbox.each(func(_ int32, q *pairQueue) {
 			for i, m := range q.sends {
 				if accepts(rq, m) {
 					if best == nil || m.seq < best.sends[bi].seq {
@@ -245,7 +245,7 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 					break
 				}
 			}
-		}
+		})
 		if best == nil {
 			st.anyRecv = append(st.anyRecv, rq)
 			return rq
@@ -319,7 +319,8 @@ func (e *engine) completeRequests(st *rankState) {
 
 // foldMessage folds a message into the running latest arrival: per
 // configuration, its start S = ms + off, its arrival A = S + a·l0 + b·b0,
-// and if it is the latest so far, its start and latency.
+// and if it is the latest so far (the latest start among equals), its
+// start and latency.
 func foldMessage(bestA, bestS, bestL, ms []float64, off float64, a, b []float64, l0, b0 float64) {
 	n := len(bestA)
 	bestS, bestL, ms, a, b = bestS[:n], bestL[:n], ms[:n], a[:n], b[:n]
@@ -327,7 +328,9 @@ func foldMessage(bestA, bestS, bestL, ms []float64, off float64, a, b []float64,
 		l := a[c] * l0
 		s := ms[c] + off
 		arr := s + l + b[c]*b0
-		if arr > bestA[c] {
+		// The latest arrival decides; among equal arrivals, the latest
+		// start, so that the split does not depend on request order.
+		if arr > bestA[c] || arr == bestA[c] && s > bestS[c] {
 			bestA[c], bestS[c], bestL[c] = arr, s, l
 		}
 	}

@@ -7,7 +7,10 @@ import (
 )
 
 // Default implicit loopback of SimGrid's CM02/LV08/SMPI network models
-// (network/loopback-bw, network/loopback-lat).
+// (network/loopback-bw, network/loopback-lat): Full, Floyd and Dijkstra
+// zones without child zones route a host to itself through this FATPIPE
+// link, named "__loopback__", when no route to self is declared. A
+// <config> element of the platform can change both values.
 const (
 	DefaultLoopbackBandwidth = 10e9
 	DefaultLoopbackLatency   = 0.0

@@ -51,6 +51,7 @@ type HostfileError struct {
 	Msg  string
 }
 
+// Error formats the problem as "file:line: what".
 func (e *HostfileError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // hostfileLine is one expanded hostfile entry with its origin.

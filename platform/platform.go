@@ -126,8 +126,8 @@ func (p *Platform) Route(src, dst *Host) (links []*Link, latency float64) {
 // RouteErr is Route with the reason when there is no route (a Floyd or
 // Dijkstra zone without a path, zones without a zoneRoute between them).
 func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
-	if src == nil || dst == nil || src.np == nil || dst.np == nil {
-		return nil, 0, fmt.Errorf("platform: route between unknown hosts")
+	if !p.owns(src) || !p.owns(dst) {
+		return nil, 0, fmt.Errorf("platform %s: route between hosts of another platform", p.Name)
 	}
 	key := uint64(uint32(src.Index))<<32 | uint64(uint32(dst.Index))
 	p.mu.RLock()
@@ -142,11 +142,15 @@ func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
 	return c.links, c.lat, c.err
 }
 
+func (p *Platform) owns(h *Host) bool {
+	return h != nil && h.Index >= 0 && h.Index < len(p.Hosts) && p.Hosts[h.Index] == h
+}
+
 func (p *Platform) computeRoute(src, dst *Host) *cachedRoute {
 	p.calc.Lock()
 	defer p.calc.Unlock()
 	var lat float64
-	links, err := p.globalRoute(src.np, dst.np, nil, &lat)
+	links, err := p.globalRoute(src.np, dst.np, make([]*Link, 0, 8), &lat)
 	if err != nil {
 		return &cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
 	}

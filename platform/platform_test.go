@@ -402,3 +402,42 @@ func TestDeploy(t *testing.T) {
 		t.Error("bad mapping accepted")
 	}
 }
+
+// TestConcurrentRoutes exercises the cache from several goroutines (run
+// with -race).
+func TestConcurrentRoutes(t *testing.T) {
+	p, err := Parse(strings.NewReader(hdr+`<zone id="g" routing="Dijkstra">
+<host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><host id="c" speed="1Gf"/><router id="r"/>
+<link id="l1" bandwidth="1GBps"/><link id="l2" bandwidth="1GBps"/><link id="l3" bandwidth="1GBps"/>
+<route src="a" dst="r"><link_ctn id="l1"/></route><route src="b" dst="r"><link_ctn id="l2"/></route>
+<route src="c" dst="r"><link_ctn id="l3"/></route></zone></platform>`), "g.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string)
+	for g := 0; g < 4; g++ {
+		go func() {
+			var s []string
+			for i := 0; i < 50; i++ {
+				for _, x := range p.Hosts {
+					for _, y := range p.Hosts {
+						l, _ := p.Route(x, y)
+						s = append(s, linkNames(l))
+					}
+				}
+			}
+			done <- strings.Join(s, "|")
+		}()
+	}
+	first := <-done
+	for g := 1; g < 4; g++ {
+		if <-done != first {
+			t.Error("goroutines saw different routes")
+		}
+	}
+	a, _ := p.Host("a")
+	c, _ := p.Host("c")
+	if l, _ := p.Route(a, c); linkNames(l) != "l1 l3" {
+		t.Errorf("a -> c = %s", linkNames(l))
+	}
+}

@@ -20,6 +20,7 @@ type Error struct {
 	Err  error
 }
 
+// Error formats the problem as "file:line: <elem> attribute attr: what".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -37,6 +38,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying problem.
 func (e *Error) Unwrap() error { return e.Err }
 
 // req marks a required attribute in an element's attribute table.

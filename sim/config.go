@@ -152,6 +152,7 @@ var CfgNames = []string{
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/host-speed, smpi/privatization, smpi/os, smpi/or, smpi/ois (accepted; see docs)",
+	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
 }
 
 // Set applies one SimGrid --cfg entry ("key:value" split by the caller).
@@ -200,6 +201,8 @@ func (c *Config) Set(key, value string) error {
 		c.MaxminPrecision, err = num()
 	case "surf/precision":
 		c.SurfPrecision, err = num()
+	case "kairos/simgrid-quirks":
+		c.Compat, err = parseBool(key, value)
 	case "smpi/coll-selector":
 		if value != "default" && value != "" {
 			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")

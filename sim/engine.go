@@ -37,7 +37,6 @@ type action struct {
 	fixedRate  float64 // analytic mode: the contention-free rate
 	heapIdx    int
 	date       float64
-	seq        uint64
 	// what completes when the action ends
 	comm *comm
 	rank *rank
@@ -50,9 +49,17 @@ func (a *action) rate() float64 {
 	return a.v.Value() * a.factor
 }
 
+// heapEntry is an action's place in the heap, with its key inline so that
+// comparisons touch no action.
+type heapEntry struct {
+	date float64
+	seq  uint64
+	a    *action
+}
+
 // actionHeap is a binary min-heap of actions by date (ties by sequence,
 // for determinism).
-type actionHeap []*action
+type actionHeap []heapEntry
 
 func (h actionHeap) less(i, j int) bool {
 	if h[i].date != h[j].date {
@@ -61,40 +68,42 @@ func (h actionHeap) less(i, j int) bool {
 	return h[i].seq < h[j].seq
 }
 
-func (h actionHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx = i
-	h[j].heapIdx = j
-}
-
 func (h actionHeap) up(i int) {
+	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if !(x.date < h[p].date || x.date == h[p].date && x.seq < h[p].seq) {
 			break
 		}
-		h.swap(i, p)
+		h[i] = h[p]
+		h[i].a.heapIdx = i
 		i = p
 	}
+	h[i] = x
+	x.a.heapIdx = i
 }
 
 func (h actionHeap) down(i int) {
 	n := len(h)
+	x := h[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return
+			break
 		}
 		m := l
 		if r := l + 1; r < n && h.less(r, l) {
 			m = r
 		}
-		if !h.less(m, i) {
-			return
+		if !(h[m].date < x.date || h[m].date == x.date && h[m].seq < x.seq) {
+			break
 		}
-		h.swap(i, m)
+		h[i] = h[m]
+		h[i].a.heapIdx = i
 		i = m
 	}
+	h[i] = x
+	x.a.heapIdx = i
 }
 
 func (s *Sim) heapSet(a *action, date float64, t uint8) {
@@ -104,15 +113,18 @@ func (s *Sim) heapSet(a *action, date float64, t uint8) {
 	// update counts as a new insertion: every set takes a new sequence
 	// number, so that simultaneous events pop in SimGrid's order.
 	s.seq++
-	a.seq = s.seq
-	if a.heapIdx >= 0 {
-		i := a.heapIdx
-		s.heap.up(i)
-		s.heap.down(a.heapIdx)
+	if i := a.heapIdx; i >= 0 {
+		old := s.heap[i]
+		s.heap[i].date, s.heap[i].seq = date, s.seq
+		if date < old.date {
+			s.heap.up(i)
+		} else {
+			s.heap.down(i)
+		}
 		return
 	}
 	a.heapIdx = len(s.heap)
-	s.heap = append(s.heap, a)
+	s.heap = append(s.heap, heapEntry{date, s.seq, a})
 	s.heap.up(a.heapIdx)
 }
 
@@ -123,15 +135,17 @@ func (s *Sim) heapRemove(a *action) {
 		return
 	}
 	last := len(s.heap) - 1
-	if i != last {
-		s.heap.swap(i, last)
-	}
-	s.heap[last] = nil
-	s.heap = s.heap[:last]
 	a.heapIdx = -1
 	if i != last {
-		s.heap.up(i)
-		s.heap.down(s.heap[i].heapIdx)
+		s.heap[i] = s.heap[last]
+		s.heap[i].a.heapIdx = i
+	}
+	s.heap[last] = heapEntry{}
+	s.heap = s.heap[:last]
+	if i != last {
+		x := s.heap[i].a
+		s.heap.down(i)
+		s.heap.up(x.heapIdx)
 	}
 }
 
@@ -391,7 +405,7 @@ func (s *Sim) advance() bool {
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
 	for len(s.heap) > 0 && math.Abs(s.heap[0].date-s.now) < s.cfg.SurfPrecision {
-		a := s.heap[0]
+		a := s.heap[0].a
 		t := a.htype
 		s.heapRemove(a)
 		if t == hLatency {

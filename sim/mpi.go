@@ -15,8 +15,7 @@ type request struct {
 	seq      uint64 // posting order, for matching
 	comm     *comm
 	matched  float64 // when both sides were posted; -1 before
-	storeSeq uint64  // position in the rank's request store
-	key      reqKey
+	refs     int32   // references: mailbox or transfer, store, waiter
 }
 
 // comm is a matched message and its transfer.
@@ -76,7 +75,14 @@ type mailbox struct {
 func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
 
 func (s *Sim) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
-	q := &request{}
+	var q *request
+	if n := len(s.freeReqs); n > 0 {
+		q = s.freeReqs[n-1]
+		s.freeReqs = s.freeReqs[:n-1]
+		*q = request{}
+	} else {
+		q = &request{}
+	}
 	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
 	q.matched = -1
 	s.seq++
@@ -89,6 +95,7 @@ func (s *Sim) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *requ
 // the destination's mailbox. Matching follows MPI (and SMPI) order: the
 // oldest matching request of the other side.
 func (s *Sim) post(q *request) {
+	q.refs++ // held by the mailbox, then the transfer, until commDone
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := s.ranks[q.peer]
@@ -205,6 +212,8 @@ func (s *Sim) commDone(c *comm) {
 	}
 	s.complete(c.rreq)
 	c.sreq.comm, c.rreq.comm = nil, nil
+	s.unref(c.sreq)
+	s.unref(c.rreq)
 	s.freeComms = append(s.freeComms, c)
 }
 
@@ -222,6 +231,16 @@ func (s *Sim) complete(q *request) {
 		if r.waiting == 0 {
 			s.wake(r)
 		}
+		s.unref(q)
+	}
+}
+
+// unref drops a reference to q and recycles it when none is left.
+func (s *Sim) unref(q *request) {
+	q.refs--
+	if q.refs == 0 {
+		q.owner = nil
+		s.freeReqs = append(s.freeReqs, q)
 	}
 }
 
@@ -231,6 +250,7 @@ func (s *Sim) await(r *rank, q *request) bool {
 		return false
 	}
 	q.awaited = true
+	q.refs++
 	r.waiting++
 	return true
 }

@@ -175,7 +175,9 @@ func (s *Sim) exec(r *rank) bool {
 			if q == nil {
 				return true
 			}
-			return !s.waitFor(r, q)
+			blocked := s.waitFor(r, q)
+			s.unref(q)
+			return !blocked
 		}
 		return true
 	case trace.Waitall:
@@ -264,6 +266,9 @@ func (s *Sim) storeReq(r *rank, k reqKey, q *request) {
 	if sq.empty() {
 		r.nkeys++
 	}
+	if q != nil {
+		q.refs++
+	}
 	sq.push(q)
 }
 
@@ -294,8 +299,11 @@ func (s *Sim) waitAll(r *rank, e *trace.Event) bool {
 	n := 0
 	for k, sq := range r.store {
 		for !sq.empty() {
-			if q := sq.pop(); q != nil && s.await(r, q) {
-				n++
+			if q := sq.pop(); q != nil {
+				if s.await(r, q) {
+					n++
+				}
+				s.unref(q)
 			}
 		}
 		if len(r.store) > 64 {
@@ -344,6 +352,7 @@ func (s *Sim) test(r *rank, e *trace.Event) bool {
 				s.nsleeps++
 			}
 		}
+		s.unref(q)
 		return true
 	}
 	return true

@@ -119,6 +119,7 @@ type Sim struct {
 
 	freeActs  []*action
 	freeComms []*comm
+	freeReqs  []*request
 	endedCPU  []*action
 	endedNet  []*action
 

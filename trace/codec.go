@@ -46,6 +46,11 @@ type CodecState struct {
 	callSite uint64
 	region   uint32
 	lastExit Time
+	lastReq  uint64
+	// sites numbers the call-sites seen so far in the stream, so that a
+	// call-site seen before is written as its small index.
+	sites     []uint64
+	siteIndex map[uint64]uint32
 	// Buffers a decoder reuses for the vectors of the event it returns.
 	sendCounts, recvCounts []int64
 	requests               []uint64
@@ -73,7 +78,8 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 		dst = binary.AppendVarint(dst, e.RecvBytes)
 	}
 	if mask&fRequest != 0 {
-		dst = binary.AppendUvarint(dst, e.Request)
+		dst = binary.AppendVarint(dst, int64(e.Request-st.lastReq))
+		st.lastReq = e.Request
 	}
 	if mask&fComputeInt != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.Compute))
@@ -87,8 +93,7 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		dst = binary.LittleEndian.AppendUint64(dst, e.CallSite)
-		st.callSite = e.CallSite
+		dst = st.appendCallSite(dst, e.CallSite)
 	}
 	if mask&fRegion != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.Region))
@@ -116,6 +121,45 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
 	}
 	return dst
+}
+
+// maxSites bounds the call-site dictionary of one stream; call-sites past
+// it are written in full each time.
+const maxSites = 1 << 16
+
+// appendCallSite writes c as 1 + its dictionary index if it was seen
+// before, else as 0 followed by its 8 bytes (adding it to the dictionary).
+func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
+	st.callSite = c
+	if i, ok := st.siteIndex[c]; ok {
+		return binary.AppendUvarint(dst, uint64(i)+1)
+	}
+	if len(st.sites) < maxSites {
+		if st.siteIndex == nil {
+			st.siteIndex = make(map[uint64]uint32)
+		}
+		st.siteIndex[c] = uint32(len(st.sites))
+		st.sites = append(st.sites, c)
+	}
+	dst = append(dst, 0)
+	return binary.LittleEndian.AppendUint64(dst, c)
+}
+
+func (st *CodecState) decodeCallSite(d *decoder) uint64 {
+	k := d.uvarint()
+	switch {
+	case k == 0:
+		c := d.fixed64()
+		if d.err == nil && len(st.sites) < maxSites {
+			st.sites = append(st.sites, c)
+		}
+		st.callSite = c
+	case k <= uint64(len(st.sites)):
+		st.callSite = st.sites[k-1]
+	default:
+		d.fail("call-site index out of range")
+	}
+	return st.callSite
 }
 
 func eventMask(e *Event, st *CodecState) uint32 {
@@ -197,7 +241,8 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		e.RecvBytes = d.varint()
 	}
 	if mask&fRequest != 0 {
-		e.Request = d.uvarint()
+		e.Request = st.lastReq + uint64(d.varint())
+		st.lastReq = e.Request
 	}
 	if mask&fComputeInt != 0 {
 		e.Compute = float64(d.uvarint())
@@ -212,8 +257,7 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		e.CallSite = d.fixed64()
-		st.callSite = e.CallSite
+		e.CallSite = st.decodeCallSite(&d)
 	}
 	if mask&fRegion != 0 {
 		e.Region = d.uint32()

@@ -100,7 +100,8 @@ func newClassifyCmd() *cobra.Command {
 		networks       []string
 		custom         []string
 		asJSON, curves bool
-		csvPath, out   string
+		asCSV          bool
+		out            string
 		th             = clock.DefaultThresholds()
 	)
 	cmd := &cobra.Command{
@@ -145,8 +146,9 @@ timed one keeps its computation gaps.
 
 Output: per interconnect the class, the shares and ratios that decided it
 and the rules' outcomes, then a Table IV row. --curves adds the 21
-predictions (time and the four counters summed over ranks); --csv writes
-them to a file (the data of the paper's Figures 4-7); --json everything.
+predictions (time and the four counters summed over ranks); --csv prints
+them as CSV instead (the data of the paper's Figures 4-7); --json prints
+everything.
 --bw/--lat, --config and --configs (as in "kairos predict") add other
 configurations to the same replay, reported after the verdicts. Several
 traces are classified one after the other and summed up in one Table IV
@@ -154,7 +156,8 @@ traces are classified one after the other and summed up in one Table IV
 		Example: `  kairos classify --speed 1Gf run.ktr
   kairos classify --network 1gbe,qdr --custom hdr=200,0.6 --speed 2Gf run.ti
   kairos classify --table pingpong.csv --ranks-per-node 16 --curves timed.otf2
-  kairos classify --speed 1Gf --csv curves.csv --json -o verdicts.json run.ktr
+  kairos classify --speed 1Gf --csv -o curves.csv run.ktr
+  kairos classify --speed 1Gf --json -o verdicts.json run.ktr
   kairos classify --speed 1Gf --config 200,0.6 --configs machines.txt run.ktr
   kairos classify --speed 1Gf --network 1gbe,10gbe,qdr amg8.ktr amg27.ktr amg216.ktr`,
 		Args: cobra.MinimumNArgs(1),
@@ -166,8 +169,11 @@ traces are classified one after the other and summed up in one Table IV
 			if err := checkThresholds(th); err != nil {
 				return err
 			}
-			if csvPath != "" && len(args) > 1 {
-				return usagef("--csv takes the curves of one trace; give one trace or drop --csv")
+			if asCSV && len(args) > 1 {
+				return usagef("--csv prints the curves of one trace; give one trace or drop --csv")
+			}
+			if asCSV && asJSON {
+				return usagef("--json and --csv cannot be combined")
 			}
 			ics, err := interconnects(cmd.Flags().Changed("network"), networks, custom, opt.Table)
 			if err != nil {
@@ -186,14 +192,12 @@ traces are classified one after the other and summed up in one Table IV
 					return replayErr(path, err)
 				}
 			}
-			if csvPath != "" {
-				if err := fileio.WriteFile(csvPath, cls[0].WriteCSV); err != nil {
-					return err
-				}
-			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
-				if asJSON {
+				switch {
+				case asJSON:
 					return writeClassificationsJSON(w, args, cls)
+				case asCSV:
+					return cls[0].WriteCSV(w)
 				}
 				for i, cl := range cls {
 					if i > 0 {
@@ -223,7 +227,7 @@ traces are classified one after the other and summed up in one Table IV
 	f.Float64Var(&th.Insensitive, "insensitive", th.Insensitive, "largest relative change that counts as insensitive")
 	f.Float64Var(&th.Factor, "factor", th.Factor, "least decrease of communication time over the ranges")
 	f.BoolVar(&curves, "curves", false, "print the 21 predictions of every interconnect")
-	f.StringVar(&csvPath, "csv", "", "write the sensitivity curves (every configuration) as CSV to this file")
+	f.BoolVar(&asCSV, "csv", false, "print the sensitivity curves (every configuration's time and counters) as CSV")
 	f.BoolVar(&asJSON, "json", false, "print the verdicts, evidence and predictions as JSON")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd

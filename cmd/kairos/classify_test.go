@@ -10,9 +10,9 @@ import (
 	"kairos/trace"
 )
 
-// genTrace writes a generated workload to KIND.ktr in a temporary
+// clGenTrace writes a generated workload to KIND.ktr in a temporary
 // directory it makes the working directory, and returns the file's name.
-func genTrace(t *testing.T, args ...string) string {
+func clGenTrace(t *testing.T, args ...string) string {
 	t.Helper()
 	table, err := filepath.Abs("testdata/classify/pingpong.csv")
 	if err != nil {
@@ -29,27 +29,26 @@ func genTrace(t *testing.T, args ...string) string {
 	return path
 }
 
-// golden compares with testdata from the working directory genTrace set.
-func goldenFrom(t *testing.T, name, got string) {
+// golden compares with testdata from the working directory clGenTrace set.
+func clGolden(t *testing.T, name, got string) {
 	t.Helper()
 	wd, _ := os.Getwd()
-	t.Chdir(origDir)
+	t.Chdir(clOrigDir)
 	golden(t, name, got)
 	t.Chdir(wd)
 }
 
-var origDir, _ = os.Getwd()
+var clOrigDir, _ = os.Getwd()
 
 func TestClassifyCLI(t *testing.T) {
-	path := genTrace(t, "pingpong", "--bytes", "8", "--iterations", "50")
+	path := clGenTrace(t, "pingpong", "--bytes", "8", "--iterations", "50")
 	code, out, errs := csRun("classify", "--speed", "1Gf", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	goldenFrom(t, "classify/pingpong.txt", out)
+	clGolden(t, "classify/pingpong.txt", out)
 
-	csvPath := filepath.Join(t.TempDir(), "curves.csv")
-	code, out, errs = csRun("classify", "--speed", "1Gf", "--json", "--csv", csvPath, "--network", "1gbe", "--custom", "hdr=200,0.6", path)
+	code, out, errs = csRun("classify", "--speed", "1Gf", "--json", "--network", "1gbe", "--custom", "hdr=200,0.6", path)
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, errs)
 	}
@@ -71,7 +70,10 @@ func TestClassifyCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Other configurations:") || !strings.Contains(out, "\n        200   0.6  ") || !strings.Contains(out, "\n          1    50  0.020212") {
 		t.Errorf("--config: exit %d, stderr %s\n%s", code, errs, out)
 	}
-	data, err := os.ReadFile(csvPath)
+	if code, _, errs = csRun("classify", "--speed", "1Gf", "--csv", "-o", "curves.csv", "--network", "1gbe", "--custom", "hdr=200,0.6", path); code != 0 {
+		t.Fatalf("--csv: exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile("curves.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,21 +84,21 @@ func TestClassifyCLI(t *testing.T) {
 }
 
 func TestClassifyTable(t *testing.T) {
-	path := genTrace(t, "ft", "--ranks", "4", "--bytes", "1M", "--flops", "1e7", "--iterations", "2")
+	path := clGenTrace(t, "ft", "--ranks", "4", "--bytes", "1M", "--flops", "1e7", "--iterations", "2")
 	code, out, errs := csRun("classify", "--speed", "1Gf", "--table", "pingpong.csv", "--curves", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	goldenFrom(t, "classify/ft-table.txt", out)
+	clGolden(t, "classify/ft-table.txt", out)
 }
 
 func TestPredictCLI(t *testing.T) {
-	path := genTrace(t, "stencil2d", "--grid", "2x2", "--iterations", "5", "--imbalance", "0.5")
+	path := clGenTrace(t, "stencil2d", "--grid", "2x2", "--iterations", "5", "--imbalance", "0.5")
 	code, out, errs := csRun("predict", "--speed", "1Gf", "--bw", "1,10", "--lat", "50,5", "--config", "32,1.3", "--ranks-per-node", "2", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	goldenFrom(t, "classify/predict.txt", out)
+	clGolden(t, "classify/predict.txt", out)
 
 	cfgs := filepath.Join(t.TempDir(), "machines.txt")
 	if err := os.WriteFile(cfgs, []byte("# machines\n1,50\n(32, 1.3)\n"), 0o644); err != nil {
@@ -112,7 +114,7 @@ func TestPredictCLI(t *testing.T) {
 }
 
 func TestClassifyErrors(t *testing.T) {
-	path := genTrace(t, "ring", "--ranks", "2", "--iterations", "2")
+	path := clGenTrace(t, "ring", "--ranks", "2", "--iterations", "2")
 	deadlock := csWrite(t, "ktr", "deadlock.ktr",
 		[]trace.Event{csRecv(1, 8)},
 		[]trace.Event{csRecv(0, 8)})
@@ -128,6 +130,8 @@ func TestClassifyErrors(t *testing.T) {
 		{[]string{"classify", "--speed", "1Gf", "--wait-share", "25", path}, exitUsage, "fractions between 0 and 1"},
 		{[]string{"classify", "--speed", "1Gf", "--table", "missing.csv", path}, exitFailed, "missing.csv"},
 		{[]string{"classify", "--speed", "1Gf", deadlock}, exitFailed, "rank 0 event 0 (recv peer=1 tag=0 recv=8): waits for a message from rank 1 with tag 0; rank 1 is blocked at its event 0"},
+		{[]string{"classify", "--speed", "1Gf", "--json", "--csv", path}, exitUsage, "--json and --csv cannot be combined"},
+		{[]string{"classify", "--speed", "1Gf"}, exitUsage, "requires at least 1 arg"},
 		{[]string{"predict", "--speed", "1Gf", path}, exitUsage, "no configuration"},
 		{[]string{"predict", "--speed", "1Gf", "--bw", "1", path}, exitUsage, "--bw and --lat go together"},
 		{[]string{"predict", "--speed", "1Gf", "--config", "fast", path}, exitUsage, `want "BW,L"`},
@@ -150,7 +154,7 @@ func TestClassifyHelp(t *testing.T) {
 
 // TestClassifySeveral: several traces make one Table IV.
 func TestClassifySeveral(t *testing.T) {
-	ping := genTrace(t, "pingpong", "--bytes", "8", "--iterations", "20")
+	ping := clGenTrace(t, "pingpong", "--bytes", "8", "--iterations", "20")
 	if code, _, errs := csRun("gen", "stencil2d", "--grid", "2x2", "--iterations", "5", "--flops", "1e8", "-o", "stencil.ktr"); code != 0 {
 		t.Fatal(errs)
 	}
@@ -166,7 +170,7 @@ func TestClassifySeveral(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &all); code != 0 || err != nil || len(all) != 2 || all[1].Trace != "stencil.ktr" {
 		t.Errorf("--json of 2 traces: exit %d, %v, %+v", code, err, all)
 	}
-	if code, _, errs := csRun("classify", "--speed", "1Gf", "--csv", "x.csv", ping, "stencil.ktr"); code != exitUsage || !strings.Contains(errs, "--csv takes the curves of one trace") {
+	if code, _, errs := csRun("classify", "--speed", "1Gf", "--csv", ping, "stencil.ktr"); code != exitUsage || !strings.Contains(errs, "--csv prints the curves of one trace") {
 		t.Errorf("--csv with 2 traces: exit %d, %s", code, errs)
 	}
 }

@@ -42,9 +42,10 @@ events that carry attributes. Only otf2-print's headers are left out, so
 the output compares line by line with otf2-print's events section. The
 fields are otf2-print's to the letter for the records Kairos decodes
 (Enter, Leave, the MPI point-to-point and collective records, Metric,
-Parameter*, ProgramBegin/End, MeasurementOnOff, BufferFlush,
-CommCreate/Destroy, NonBlockingCollective*); other records print their
-name, location and timestamp and "..." for their fields.
+Parameter*, ProgramBegin/End, MeasurementOnOff, BufferFlush, Omp*,
+Thread*, CommCreate/Destroy, NonBlockingCollective*); the others (RMA,
+I/O, calling-context records) print their name, location and timestamp
+and "..." for their fields.
 
 --json prints one JSON object per event instead.`,
 		Example: `  kairos print experiment/traces.otf2

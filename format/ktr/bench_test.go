@@ -70,28 +70,33 @@ func BenchmarkLoad(b *testing.B) {
 	for _, timed := range []bool{false, true} {
 		tr := benchTrace(timed)
 		path := writeTemp(b, tr, Options{})
-		n := float64(tr.NumEvents())
-		b.Run(fmt.Sprintf("load/timed=%v", timed), func(b *testing.B) {
-			cpu0 := cpuTime()
-			for b.Loop() {
-				src, err := Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := trace.Load(src); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportRate(b, n, cpu0)
+		b.Run(fmt.Sprintf("timed=%v", timed), func(b *testing.B) {
+			benchRead(b, float64(tr.NumEvents()), func() (trace.Source, error) { return open(path) })
 		})
-		b.Run(fmt.Sprintf("stream/timed=%v", timed), func(b *testing.B) {
+	}
+}
+
+// benchRead runs "load" (trace.Load) and "stream" (trace.ForEach)
+// sub-benchmarks of the trace of n events that open opens.
+func benchRead(b *testing.B, n float64, open func() (trace.Source, error)) {
+	modes := []struct {
+		name string
+		read func(trace.Source) error
+	}{
+		{"load", func(s trace.Source) error { _, err := trace.Load(s); return err }},
+		{"stream", func(s trace.Source) error {
+			return trace.ForEach(s, func(int, int, *trace.Event) error { return nil })
+		}},
+	}
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
 			cpu0 := cpuTime()
 			for b.Loop() {
-				src, err := Open(path)
-				if err != nil {
-					b.Fatal(err)
+				src, err := open()
+				if err == nil {
+					err = m.read(src)
 				}
-				if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
+				if err != nil {
 					b.Fatal(err)
 				}
 			}

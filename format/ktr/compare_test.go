@@ -102,31 +102,5 @@ func BenchmarkSizeSimGrid(b *testing.B) {
 func BenchmarkLoadTI(b *testing.B) {
 	tr := benchTrace(false)
 	path := writeTIGzip(b, tr)
-	n := float64(tr.NumEvents())
-	b.Run("load", func(b *testing.B) {
-		cpu0 := cpuTime()
-		for b.Loop() {
-			src, err := ti.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := trace.Load(src); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, n, cpu0)
-	})
-	b.Run("stream", func(b *testing.B) {
-		cpu0 := cpuTime()
-		for b.Loop() {
-			src, err := ti.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportRate(b, n, cpu0)
-	})
+	benchRead(b, float64(tr.NumEvents()), func() (trace.Source, error) { return ti.Open(path) })
 }

@@ -286,7 +286,7 @@ func (s *Source) loadDict() {
 		err = cr.read(s, r, 0, dec)
 		plainDecoders.Put(dec)
 		if err != nil {
-			s.dictErr = fmt.Errorf("the first chunk, the dictionary of every other: %w", err)
+			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
 			return
 		}
 		dict = cr.raw[:min(len(cr.raw), maxDict)]

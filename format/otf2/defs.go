@@ -7,6 +7,7 @@ import (
 // Global definition record ids (otf2.defs, wire ids).
 const (
 	defClockProperties = 5
+	defParadigm        = 6
 	defString          = 10
 	defAttribute       = 11
 	defLocationGroup   = 13
@@ -94,6 +95,7 @@ type Defs struct {
 	MetricMembers  map[uint32]uint32   // member id -> name string
 	Metrics        map[uint32][]uint32 // class or instance id -> member ids
 	Parameters     map[uint32]uint32   // parameter id -> name string
+	Paradigms      map[uint8]uint32    // paradigm -> name string
 	NumRecords     uint64
 
 	locIndex map[uint64]int
@@ -111,6 +113,7 @@ func newDefs() *Defs {
 		MetricMembers:  map[uint32]uint32{},
 		Metrics:        map[uint32][]uint32{},
 		Parameters:     map[uint32]uint32{},
+		Paradigms:      map[uint8]uint32{},
 		locIndex:       map[uint64]int{},
 	}
 }
@@ -128,6 +131,9 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 			d.Clock.Realtime = p.u64()
 		}
 		d.HasClock = true
+	case defParadigm:
+		id := p.u8()
+		d.Paradigms[id] = p.u32()
 	case defString:
 		id := p.u32()
 		d.Strings[id] = p.str()

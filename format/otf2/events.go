@@ -24,6 +24,9 @@ const (
 	EvMpiCollectiveBegin            = 22
 	EvMpiCollectiveEnd              = 23
 	EvOmpFork                       = 24
+	EvOmpJoin                       = 25
+	EvOmpAcquireLock                = 26
+	EvOmpReleaseLock                = 27
 	EvOmpTaskCreate                 = 28
 	EvOmpTaskSwitch                 = 29
 	EvOmpTaskComplete               = 30
@@ -31,6 +34,19 @@ const (
 	EvParameterString               = 32
 	EvParameterInt                  = 33
 	EvParameterUnsignedInt          = 34
+	EvThreadFork                    = 53
+	EvThreadJoin                    = 54
+	EvThreadTeamBegin               = 55
+	EvThreadTeamEnd                 = 56
+	EvThreadAcquireLock             = 57
+	EvThreadReleaseLock             = 58
+	EvThreadTaskCreate              = 59
+	EvThreadTaskSwitch              = 60
+	EvThreadTaskComplete            = 61
+	EvThreadCreate                  = 62
+	EvThreadBegin                   = 63
+	EvThreadWait                    = 64
+	EvThreadEnd                     = 65
 	EvProgramBegin                  = 83
 	EvProgramEnd                    = 84
 	EvNonBlockingCollectiveRequest  = 85
@@ -75,9 +91,16 @@ type Event struct {
 	Bytes    uint64 // message length; bytes sent by a collective
 	Received uint64 // bytes received by a collective
 	Request  uint64
-	Op       uint8  // collective operation; measurement mode
+	Op       uint8  // collective operation; measurement mode; Thread* model (paradigm)
 	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name
-	Value    uint64 // Parameter* value; ProgramEnd exit status; BufferFlush stop time; OMP singletons
+	// Value is the value of Parameter*, the exit status of ProgramEnd, the
+	// stop time of BufferFlush, the requested threads of OmpFork and
+	// ThreadFork, the task of OmpTask*, the lock of *AcquireLock and
+	// *ReleaseLock, the sequence count of ThreadCreate/Begin/Wait/End.
+	Value uint64
+	// Value2 is the acquisition order of *AcquireLock and *ReleaseLock,
+	// the generation number of ThreadTask*.
+	Value2 uint32
 
 	// Attrs is the record's attribute list, if the archive keeps them.
 	Attrs []AttrValue
@@ -293,8 +316,23 @@ func (rd *LocationReader) decode(t uint8) bool {
 		}
 	case EvNonBlockingCollectiveRequest:
 		e.Request = p.u64()
-	case EvCommCreate, EvCommDestroy:
+	case EvCommCreate, EvCommDestroy, EvThreadTeamBegin, EvThreadTeamEnd:
 		e.Comm = rd.map32(MapComm, p.u32())
+	case EvOmpAcquireLock, EvOmpReleaseLock:
+		e.Value, e.Value2 = uint64(p.u32()), p.u32()
+	case EvThreadFork:
+		e.Op, e.Value = p.u8(), uint64(p.u32())
+	case EvThreadJoin:
+		e.Op = p.u8()
+	case EvThreadAcquireLock, EvThreadReleaseLock:
+		e.Op, e.Value = p.u8(), uint64(p.u32())
+		e.Value2 = p.u32()
+	case EvThreadTaskCreate, EvThreadTaskSwitch, EvThreadTaskComplete:
+		e.Comm = rd.map32(MapComm, p.u32())
+		e.Peer, e.Value2 = p.u32(), p.u32()
+	case EvThreadCreate, EvThreadBegin, EvThreadWait, EvThreadEnd:
+		e.Comm = rd.map32(MapComm, p.u32())
+		e.Value = p.u64()
 	case EvMetric:
 		e.Ref = rd.map32(MapMetric, p.u32())
 	case EvParameterString:

@@ -89,7 +89,7 @@ func (m *mapper) step(e *Event) {
 	case EvLeave:
 		m.leave(e)
 	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecvRequest, EvMpiIrecv, EvMpiIsendComplete,
-		EvMpiRequestTest, EvMpiCollectiveEnd:
+		EvMpiRequestTest, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
 		implicit := m.call == nil
 		if implicit {
 			m.begin(RecordName(e.Type), m.user, e.Time)
@@ -193,7 +193,9 @@ func (m *mapper) record(e *Event) {
 		c.completed = append(c.completed, e.Request)
 	case EvMpiRequestTest:
 		c.tested = append(c.tested, e.Request)
-	case EvMpiCollectiveEnd:
+	case EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
+		// A non-blocking collective is read as the blocking one, where
+		// it completes: the model has no non-blocking collectives.
 		c.ops = append(c.ops, m.collective(e))
 	}
 }

@@ -17,6 +17,18 @@ import (
 // kind taken from the MPI records inside it or from the region name;
 // user regions build the call-path tree (Meta.Regions).
 //
+// MPI records give the kind: MpiSend/MpiIsend/MpiRecv become Send, Isend
+// and Recv, MpiIrecvRequest an Irecv whose sender, tag and size come from
+// the MpiIrecv that completes it (the rank's later events are held back
+// until then, at most 65536), the completions inside MPI_Wait*/MPI_Test*
+// a Wait, Waitall or Test with their requests, MpiSend+MpiRecv in one
+// call a SendRecv, MpiCollectiveEnd the collective of its operation with
+// the world rank of its root (and a non-blocking collective the blocking
+// one, where it completes). Calls without MPI records are Init, Finalize,
+// Barrier by name, else Local. Communicator ranks resolve to world ranks
+// through Comm -> group -> COMM_LOCATIONS; communicators other than
+// MPI_COMM_WORLD become Meta.Comms (COMM_SELF one per rank).
+//
 // Open reads every location once to build the call-path tree and to count
 // the archive's defects (Defects); OpenRank then streams one location.
 type Source struct {

@@ -120,3 +120,9 @@ func typeName(t uint8) string {
 	}
 	return "INVALID <" + strconv.Itoa(int(t)) + ">"
 }
+
+// paradigmNames are the Paradigm enum names.
+var paradigmNames = [...]string{"UNKNOWN", "USER", "COMPILER", "OPENMP", "MPI", "CUDA",
+	"MEASUREMENT_SYSTEM", "PTHREAD", "HMPP", "OMPSS", "HARDWARE", "GASPI", "UPC", "SHMEM",
+	"WINTHREAD", "QTTHREAD", "ACETHREAD", "TBBTHREAD", "OPENACC", "OPENCL", "MTAPI", "SAMPLING",
+	"NONE", "HIP", "KOKKOS"}

@@ -30,8 +30,10 @@ func pad(dst []byte, s string, w int, left bool) []byte {
 // the record name, location, clock-corrected timestamp and the record's
 // fields with definitions resolved to names, then, if the event has an
 // attribute list (Archive.KeepAttrs), the ADDITIONAL ATTRIBUTES line.
-// Records Kairos does not decode print their name, location and time and
-// "..." for their fields.
+// The fields are otf2-print's for the records Kairos decodes (Enter,
+// Leave, MPI, Metric, Parameter*, Program*, MeasurementOnOff,
+// BufferFlush, Omp*, Thread*, Comm*, NonBlockingCollective*); the others
+// (RMA, I/O, calling contexts) print "..." as their fields.
 func (a *Archive) AppendText(dst []byte, e *Event) []byte {
 	dst = pad(dst, RecordName(e.Type), nameWidth, true)
 	dst = append(dst, ' ')
@@ -250,10 +252,57 @@ func (a *Archive) appendFields(dst []byte, e *Event) []byte {
 		return a.appendProgramBegin(dst, e)
 	case EvMetric:
 		return a.appendMetric(dst, e)
-	case EvMpiCollectiveBegin:
+	case EvMpiCollectiveBegin, EvOmpJoin:
 		return dst
 	}
+	return a.appendThreadFields(dst, e)
+}
+
+// appendThreadFields appends the fields of the OpenMP and thread records.
+func (a *Archive) appendThreadFields(dst []byte, e *Event) []byte {
+	switch e.Type {
+	case EvOmpFork:
+		return appendLabel(dst, "# Requested Threads: ", e.Value)
+	case EvOmpAcquireLock, EvOmpReleaseLock:
+		dst = appendLabel(dst, "Lock: ", e.Value)
+		return appendLabel(dst, ", Acquisition Order: ", uint64(e.Value2))
+	case EvOmpTaskCreate, EvOmpTaskSwitch, EvOmpTaskComplete:
+		return appendLabel(dst, "Task: ", e.Value)
+	case EvThreadFork:
+		dst = a.appendParadigm(append(dst, "Model: "...), e.Op)
+		return appendLabel(dst, ", # Requested Threads: ", e.Value)
+	case EvThreadJoin:
+		return a.appendParadigm(append(dst, "Model: "...), e.Op)
+	case EvThreadTeamBegin, EvThreadTeamEnd:
+		return a.appendRef(append(dst, "Thread Team: "...), typeComm, uint64(e.Comm))
+	case EvThreadAcquireLock, EvThreadReleaseLock:
+		dst = a.appendParadigm(append(dst, "Model: "...), e.Op)
+		dst = appendLabel(dst, ", Lock: ", e.Value)
+		return appendLabel(dst, ", Acquisition Order: ", uint64(e.Value2))
+	case EvThreadTaskCreate, EvThreadTaskSwitch, EvThreadTaskComplete:
+		dst = a.appendRef(append(dst, "Thread Team: "...), typeComm, uint64(e.Comm))
+		dst = a.appendRank(append(dst, ", Creating Thread: "...), e, e.Peer)
+		return appendLabel(dst, ", Generation Number: ", uint64(e.Value2))
+	case EvThreadCreate, EvThreadBegin, EvThreadWait, EvThreadEnd:
+		dst = a.appendRef(append(dst, "Thread Contingent: "...), typeComm, uint64(e.Comm))
+		return appendLabel(dst, ", Sequence Count: ", e.Value)
+	}
 	return append(dst, "..."...)
+}
+
+// appendParadigm appends a paradigm as otf2-print names it: by its
+// Paradigm definition if there is one, else by its enum name.
+func (a *Archive) appendParadigm(dst []byte, p uint8) []byte {
+	if s, ok := a.Defs.Paradigms[p]; ok {
+		if name, ok := a.Defs.Strings[s]; ok {
+			dst = append(append(append(dst, '"'), name...), "\" <"...)
+			return append(strconv.AppendUint(dst, uint64(p), 10), '>')
+		}
+	}
+	if int(p) < len(paradigmNames) {
+		return append(dst, paradigmNames[p]...)
+	}
+	return append(strconv.AppendUint(append(dst, "INVALID <"...), uint64(p), 10), '>')
 }
 
 func plural(dst []byte, n uint64, word string) []byte {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -101,6 +103,25 @@ func BenchmarkWrite(b *testing.B) {
 		var st WriteStats
 		if err := WriteShared(io.Discard, tr, &st); err != nil || st.Lines != lines {
 			b.Fatal(err, st.Lines)
+		}
+	}
+	reportRates(b, lines, cpuTime()-cpu0)
+}
+
+// BenchmarkOpen measures the scan Open makes of a shared file (the
+// million-line rank written to disk): indexing ranks, inits, locations.
+func BenchmarkOpen(b *testing.B) {
+	data, lines := benchText()
+	path := filepath.Join(b.TempDir(), "bench.ti")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	cpu0 := cpuTime()
+	for b.Loop() {
+		tr, err := Open(path)
+		if err != nil || tr.NumRanks() != 5 {
+			b.Fatal(err)
 		}
 	}
 	reportRates(b, lines, cpuTime()-cpu0)

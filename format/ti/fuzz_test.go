@@ -100,3 +100,47 @@ func loadErr(src trace.Source) ([][]trace.Event, error) {
 	})
 	return out, err
 }
+
+// FuzzTokenize checks that the one-pass tokenizer of the readers
+// (lineReader.nextTokens) splits every line as parser.split does.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"0 init\n", " \t0  send\t1 2 3 \r\n#x\n\n\v0 a\f\n0 b", "a\rb c\n", "\r\n\r", "#\n #a\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		type line struct {
+			n    int
+			term bool
+			toks string
+		}
+		var want, got []line
+		ref := newLineReader(bytes.NewReader(data), 1)
+		ref.buf = make([]byte, 16) // small, to exercise refills
+		var p parser
+		for {
+			l, term, ok := ref.next()
+			if !ok {
+				break
+			}
+			if p.split(l) {
+				want = append(want, line{ref.line, term, string(bytes.Join(p.toks, []byte{0}))})
+			}
+		}
+		lr := newLineReader(bytes.NewReader(data), 1)
+		lr.buf = make([]byte, 16)
+		var q parser
+		for {
+			term, ok := lr.nextTokens(&q)
+			if !ok {
+				break
+			}
+			got = append(got, line{lr.line, term, string(bytes.Join(q.toks, []byte{0}))})
+			if !term {
+				break
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("nextTokens %+v\nsplit      %+v", got, want)
+		}
+	})
+}

@@ -90,6 +90,7 @@ func (l *lineReader) fill() {
 // line ended with a newline.
 func (l *lineReader) nextTokens(p *parser) (term, ok bool) {
 	for {
+		term = false
 		b := l.buf[l.start:l.end]
 		toks := p.toks[:0]
 		i, n := 0, len(b)

@@ -277,7 +277,7 @@ func TestRequests(t *testing.T) {
 // TestLastLineDropped reproduces SimGrid's quirk: a last line with no
 // newline is dropped, unless KeepLastLine.
 func TestLastLineDropped(t *testing.T) {
-	p := writeTemp(t, "a.ti", "0 init\n0 compute 5\n0 finalize")
+	p := writeTemp(t, "a.ti", "0 init\n0 compute 5\n\n0 finalize")
 	for _, keep := range []bool{false, true} {
 		tr, err := OpenWith(p, ReaderOptions{KeepLastLine: keep})
 		if err != nil {

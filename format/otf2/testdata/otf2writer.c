@@ -11,7 +11,9 @@
  *   otf2writer DIR bench N L  L ranks of N events each (Enter/Leave around
  *                             MPI_Send/MPI_Recv pairs), for benchmarks.
  *
- * Build: cc -O2 otf2writer.c -lotf2
+ * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
+ *
+ * Build: cc -O2 -Wno-deprecated-declarations otf2writer.c -lotf2
  */
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -40,14 +42,15 @@ static void check(OTF2_ErrorCode s, const char* what)
     }
 }
 
-enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_WORLD,
-       S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_ARG0, NSTR = S_ARG0 + 300 };
-enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, NREG };
+enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
+       S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM,
+       S_ARG0, NSTR = S_ARG0 + 300 };
+enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
-    "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
-    "attribute", "metric member", "bytes", "parameter" };
+    "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
+    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -70,6 +73,7 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_ALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
         { S_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
         { S_SENDRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        { S_IALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -92,6 +96,14 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
                                           OTF2_GROUP_FLAG_NONE, 2, sub), "sub group");
     check(OTF2_GlobalDefWriter_WriteComm(g, 1, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "world");
     check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_EMPTY, 2, 1, OTF2_COMM_FLAG_NONE), "sub comm");
+    /* OpenMP: a paradigm definition, its locations and a thread team of one */
+    check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, S_OPENMP, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN), "paradigm");
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 3, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                          OTF2_GROUP_FLAG_NONE, nranks, members), "omp locations");
+    uint64_t team[1] = { 0 };
+    check(OTF2_GlobalDefWriter_WriteGroup(g, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                          OTF2_GROUP_FLAG_NONE, 1, team), "omp team group");
+    check(OTF2_GlobalDefWriter_WriteComm(g, 2, S_TEAM, 4, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "team");
     free(members);
     for (int i = 0; i < NATTR; i++)
         check(OTF2_GlobalDefWriter_WriteAttribute(g, i, S_ATTR, S_EMPTY, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64), "attr");
@@ -176,6 +188,38 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
             check(OTF2_EvtWriter_MpiSend(w, NULL, t + 22, peer, WORLD, 5000 + i, 256), "send"); n++;
             check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 23, from, WORLD, 5000 + i, 256), "recv"); n++;
             check(OTF2_EvtWriter_Leave(w, NULL, t + 24, REG(R_SENDRECV)), "leave"); n++;
+        }
+        if (i % 1000 == 750) { /* MPI_Iallreduce, completed in MPI_Wait */
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 21, REG(R_IALLREDUCE)), "enter"); n++;
+            check(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t + 22, 1000000 + i), "nbc request"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 23, REG(R_IALLREDUCE)), "leave"); n++;
+            check(OTF2_EvtWriter_Enter(w, NULL, t + 24, REG(R_WAIT)), "enter"); n++;
+            check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t + 25, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD,
+                                                               OTF2_UNDEFINED_UINT32, 16, 16, 1000000 + i), "nbc complete"); n++;
+            check(OTF2_EvtWriter_Leave(w, NULL, t + 26, REG(R_WAIT)), "leave"); n++;
+        }
+        if (i % 1000 == 250) { /* OpenMP and thread records (not MPI: the model skips them) */
+            uint64_t u = t + 25;
+            check(OTF2_EvtWriter_OmpFork(w, NULL, u, 4), "omp fork"); n++;
+            check(OTF2_EvtWriter_OmpAcquireLock(w, NULL, u, 7, 2), "omp lock"); n++;
+            check(OTF2_EvtWriter_OmpReleaseLock(w, NULL, u, 7, 2), "omp unlock"); n++;
+            check(OTF2_EvtWriter_OmpTaskCreate(w, NULL, u, 123456789ULL * i), "omp task"); n++;
+            check(OTF2_EvtWriter_OmpTaskSwitch(w, NULL, u, 123456789ULL * i), "omp task"); n++;
+            check(OTF2_EvtWriter_OmpTaskComplete(w, NULL, u, 123456789ULL * i), "omp task"); n++;
+            check(OTF2_EvtWriter_OmpJoin(w, NULL, u), "omp join"); n++;
+            check(OTF2_EvtWriter_ThreadFork(w, NULL, u, OTF2_PARADIGM_OPENMP, 4), "fork"); n++;
+            check(OTF2_EvtWriter_ThreadTeamBegin(w, NULL, u, 2), "team begin"); n++;
+            check(OTF2_EvtWriter_ThreadAcquireLock(w, NULL, u, OTF2_PARADIGM_PTHREAD, 3, 1), "lock"); n++;
+            check(OTF2_EvtWriter_ThreadReleaseLock(w, NULL, u, OTF2_PARADIGM_PTHREAD, 3, 1), "unlock"); n++;
+            check(OTF2_EvtWriter_ThreadTaskCreate(w, NULL, u, 2, 0, 5), "task create"); n++;
+            check(OTF2_EvtWriter_ThreadTaskSwitch(w, NULL, u, 2, 0, 5), "task switch"); n++;
+            check(OTF2_EvtWriter_ThreadTaskComplete(w, NULL, u, 2, 3, 5), "task complete"); n++;
+            check(OTF2_EvtWriter_ThreadTeamEnd(w, NULL, u, 2), "team end"); n++;
+            check(OTF2_EvtWriter_ThreadJoin(w, NULL, u, OTF2_PARADIGM_OPENMP), "join"); n++;
+            check(OTF2_EvtWriter_ThreadCreate(w, NULL, u, 2, 99), "create"); n++;
+            check(OTF2_EvtWriter_ThreadBegin(w, NULL, u, 2, 99), "begin"); n++;
+            check(OTF2_EvtWriter_ThreadWait(w, NULL, u, 2, 99), "wait"); n++;
+            check(OTF2_EvtWriter_ThreadEnd(w, NULL, u, 2, 99), "end"); n++;
         }
         if (i == 5000) {
             check(OTF2_EvtWriter_MeasurementOnOff(w, NULL, t + 20, OTF2_MEASUREMENT_OFF), "off"); n++;

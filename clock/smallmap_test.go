@@ -2,11 +2,11 @@ package clock
 
 import "testing"
 
-// TestReqTable: the table finds, replaces and removes requests the same
-// way below and above the size where it switches to a map.
-func TestReqTable(t *testing.T) {
-	for _, n := range []int{3, smallTable, 3 * smallTable} {
-		var tab reqTable
+// TestSmallMap: the map finds, replaces and removes entries the same way
+// below and above the size where it switches to a Go map.
+func TestSmallMap(t *testing.T) {
+	for _, n := range []int{3, smallMapMax, 3 * smallMapMax} {
+		var tab smallMap[uint64, *request]
 		rqs := make([]*request, n)
 		for i := range rqs {
 			rqs[i] = &request{idx: int64(i)}
@@ -14,6 +14,9 @@ func TestReqTable(t *testing.T) {
 		}
 		again := &request{idx: -1}
 		tab.put(1, again)
+		if rq, ok := tab.get(1); !ok || rq != again {
+			t.Errorf("n=%d: get(1) = %v, %v; want the replacement", n, rq, ok)
+		}
 		if rq, ok := tab.take(1); !ok || rq != again {
 			t.Errorf("n=%d: take(1) = %v, %v; want the replacement", n, rq, ok)
 		}
@@ -23,11 +26,16 @@ func TestReqTable(t *testing.T) {
 		if rq, ok := tab.take(uint64(n - 1)); !ok || rq != rqs[n-1] {
 			t.Errorf("n=%d: take(%d) = %v, %v", n, n-1, rq, ok)
 		}
+		seen := 0
+		tab.each(func(uint64, *request) { seen++ })
+		if seen != n-2 || tab.len() != n-2 {
+			t.Errorf("n=%d: each saw %d entries, len %d, want %d", n, seen, tab.len(), n-2)
+		}
 		if all := tab.takeAll(nil); len(all) != n-2 {
 			t.Errorf("n=%d: takeAll returned %d requests, want %d", n, len(all), n-2)
 		}
-		if all := tab.takeAll(nil); len(all) != 0 {
-			t.Errorf("n=%d: table not empty after takeAll", n)
+		if tab.len() != 0 {
+			t.Errorf("n=%d: not empty after takeAll", n)
 		}
 	}
 }

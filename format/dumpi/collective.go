@@ -1,0 +1,130 @@
+package dumpi
+
+import "kairos/trace"
+
+// collectiveKinds maps the collective labels to kinds.
+var collectiveKinds = map[int]trace.Kind{
+	lBarrier: trace.Barrier, lBcast: trace.Bcast, lGather: trace.Gather, lGatherv: trace.Gatherv,
+	lScatter: trace.Scatter, lScatterv: trace.Scatterv, lAllgather: trace.Allgather,
+	lAllgatherv: trace.Allgatherv, lAlltoall: trace.Alltoall, lAlltoallv: trace.Alltoallv,
+	lAlltoallw: trace.Alltoallv, lReduce: trace.Reduce, lAllreduce: trace.Allreduce,
+	lReduceScatter: trace.ReduceScatter, lScan: trace.Scan, lExscan: trace.Exscan,
+}
+
+// collective maps a collective call. Sizes are per member, in bytes, as
+// SimGrid's actions carry them: SendBytes what each member sends (to each
+// member for all-to-all), RecvBytes what it receives from each; the
+// v-collectives list per-member bytes in SendCounts/RecvCounts with the
+// totals in SendBytes/RecvBytes. Fields DUMPI writes only at the root
+// (Gather's receive count, Scatter's send count) default, elsewhere, to
+// the other side's size, which MPI requires to match.
+func (r *Reader) collective(c *call, k trace.Kind) error {
+	p := &programs[c.label]
+	get := func(name string) int64 { return c.v[p.fields[name]] }
+	has := func(name string) bool { _, ok := p.fields[name]; return ok }
+	id, self, err := r.comm(c, get("comm"))
+	if err != nil {
+		return err
+	}
+	if self {
+		r.local(c) // a collective of one: no communication
+		return nil
+	}
+	e := &r.ev
+	e.Kind, e.Comm = k, id
+	if has("root") {
+		if e.Partner, err = r.world(c, id, false, get("root")); err != nil {
+			return err
+		}
+	}
+	switch {
+	case has("count"): // Bcast, Reduce, Allreduce, Scan, Exscan
+		e.SendBytes, e.SendType = r.bytes(get("count"), get("datatype"))
+	case c.label == lReduceScatter:
+		e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", get("datatype"), nil)
+		e.RecvType = simgridType(get("datatype"), r.d.info.typeSize(get("datatype")))
+	case c.label == lAlltoallv, c.label == lAlltoallw:
+		r.alltoallv(c)
+	default:
+		r.rootedOrGathered(c)
+	}
+	return nil
+}
+
+// rootedOrGathered sets the sizes of Gather(v), Scatter(v), Allgather(v)
+// and Alltoall.
+func (r *Reader) rootedOrGathered(c *call) {
+	p := &programs[c.label]
+	get := func(name string) int64 { return c.v[p.fields[name]] }
+	e := &r.ev
+	atRoot := p.root >= 0 && c.v[0] == c.v[p.root]
+	switch c.label {
+	case lGather, lAllgather, lAlltoall:
+		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
+		if c.label != lGather || atRoot {
+			e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+		}
+	case lScatter:
+		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+		e.SendBytes, e.SendType = e.RecvBytes, e.RecvType
+		if atRoot {
+			e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+		}
+	case lGatherv, lAllgatherv:
+		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+		e.RecvType = simgridType(get("recvtype"), r.d.info.typeSize(get("recvtype")))
+		if c.label == lAllgatherv || atRoot {
+			e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", get("recvtype"), nil)
+		}
+	case lScatterv:
+		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+		e.SendType = simgridType(get("sendtype"), r.d.info.typeSize(get("sendtype")))
+		if atRoot {
+			e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", get("sendtype"), nil)
+		}
+	}
+}
+
+// alltoallv sets the per-member sizes of Alltoallv and Alltoallw (whose
+// datatypes are per member).
+func (r *Reader) alltoallv(c *call) {
+	p := &programs[c.label]
+	e := &r.ev
+	if c.label == lAlltoallv {
+		st, rt := c.v[p.fields["sendtype"]], c.v[p.fields["recvtype"]]
+		e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", st, nil)
+		e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", rt, nil)
+		e.SendType = simgridType(st, r.d.info.typeSize(st))
+		e.RecvType = simgridType(rt, r.d.info.typeSize(rt))
+		return
+	}
+	e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", 0, c.arr[p.fields["sendtypes"]])
+	e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", 0, c.arr[p.fields["recvtypes"]])
+}
+
+// vector converts the count array name of c to bytes into the reader's
+// buffer slot, with datatype dt for all or types[i] per member; it returns
+// the bytes and their total.
+func (r *Reader) vector(c *call, slot int, name string, dt int64, types []int32) ([]int64, int64) {
+	counts := c.arr[programs[c.label].fields[name]]
+	out := r.counts[slot][:0]
+	var total int64
+	for i, n := range counts {
+		t := dt
+		if types != nil {
+			t = -1
+			if i < len(types) {
+				t = int64(types[i])
+			}
+		}
+		b := int64(n) * r.d.info.typeSize(t)
+		out = append(out, b)
+		total += b
+	}
+	if out == nil {
+		out = []int64{}
+	}
+	r.counts[slot] = out
+	return out, total
+}

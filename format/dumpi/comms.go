@@ -1,0 +1,440 @@
+package dumpi
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// DUMPI's built-in communicator handles (sst-dumpi constants.h).
+const (
+	commNull  = 1
+	commWorld = 2
+	commSelf  = 3
+)
+
+// Labels of the calls that create, free or describe communicators and
+// groups: the calls the communicator pass follows.
+const (
+	lCommGroup      = 72
+	lGroupUnion     = 73
+	lGroupIntersect = 74
+	lGroupDiff      = 75
+	lGroupIncl      = 76
+	lGroupExcl      = 77
+	lGroupRangeIncl = 78
+	lGroupRangeExcl = 79
+	lGroupFree      = 80
+	lCommDup        = 84
+	lCommCreate     = 85
+	lCommSplit      = 86
+	lCommFree       = 87
+	lCartCreate     = 99
+	lGraphCreate    = 101
+)
+
+// creates reports whether label creates a communicator that Kairos
+// tracks. The pass and the readers must agree on this set: a reader takes
+// the n-th result of its rank's list at the n-th such call.
+func creates(label int) bool {
+	switch label {
+	case lCommDup, lCommCreate, lCommSplit, lCartCreate, lGraphCreate:
+		return true
+	}
+	return false
+}
+
+// followed reports whether the communicator pass needs label's records.
+func followed(label int) bool {
+	return creates(label) || label == lCommFree || (label >= lCommGroup && label <= lGroupFree)
+}
+
+// commOp is a communicator or group call of one rank, kept by the pass.
+type commOp struct {
+	label          int
+	off            int64
+	comm, newComm  int // communicator handles (parent, created)
+	group, group2  int
+	newGroup       int
+	color, key     int64
+	size           int64   // Cart/Graph_create: the number of members
+	ranks          []int32 // Group_incl/excl ranks, range triples
+	parentRank     int     // rank in the parent communicator (pass)
+	members        []int32 // Comm_create: the group's world ranks (pass)
+	resolvedParent uint32
+}
+
+// commTable is what the pass learns: the communicators' world members and,
+// for each rank, the global id each of its creating calls produced.
+type commTable struct {
+	members [][]int32  // global id - 1 -> world ranks in comm rank order
+	created [][]uint32 // rank -> id per creating call (0: none)
+}
+
+// collectOps decodes a rank's records and keeps its communicator calls.
+func collectOps(d *decoder) ([]commOp, error) {
+	var ops []commOp
+	for d.next() {
+		c := &d.c
+		if !followed(c.label) {
+			continue
+		}
+		ops = append(ops, commOpOf(c))
+	}
+	return ops, d.err
+}
+
+func commOpOf(c *call) commOp {
+	o := commOp{label: c.label, off: c.off, comm: -1, newComm: -1, group: -1, group2: -1, newGroup: -1}
+	get := func(name string) int64 { return c.v[field(c.label, name)] }
+	switch c.label {
+	case lCommGroup:
+		o.comm, o.newGroup = int(get("comm")), int(get("group"))
+	case lGroupUnion, lGroupIntersect, lGroupDiff:
+		o.group, o.group2, o.newGroup = int(get("group1")), int(get("group2")), int(get("newgroup"))
+	case lGroupIncl, lGroupExcl:
+		o.group, o.newGroup = int(get("group")), int(get("newgroup"))
+		o.ranks = slices.Clone(c.arr[field(c.label, "ranks")])
+	case lGroupRangeIncl, lGroupRangeExcl:
+		o.group, o.newGroup = int(get("group")), int(get("newgroup"))
+		o.ranks = slices.Clone(c.arr[field(c.label, "ranges")])
+	case lGroupFree:
+		o.group = int(get("group"))
+	case lCommFree:
+		o.comm = int(get("comm"))
+	case lCommDup:
+		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+	case lCommCreate:
+		o.comm, o.group, o.newComm = int(get("oldcomm")), int(get("group")), int(get("newcomm"))
+	case lCommSplit:
+		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+		o.color, o.key = get("color"), get("key")
+	case lCartCreate:
+		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+		o.size = 1
+		for _, d := range c.arr[field(c.label, "dims")] {
+			o.size *= int64(d)
+		}
+	case lGraphCreate:
+		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+		o.size = get("nodes")
+	}
+	return o
+}
+
+// passRank is one rank's state in the communicator pass.
+type passRank struct {
+	ops     []commOp
+	next    int
+	waiting bool
+	comms   map[int]uint32  // handle -> global id
+	groups  map[int][]int32 // handle -> world ranks
+	created []uint32
+}
+
+// resolveComms matches the communicator-creating calls of all ranks (ops
+// per rank, in program order) and returns the communicators they create.
+//
+// A creating call is collective over its parent communicator, so the k-th
+// creating call on a parent is the same operation on every member. The
+// pass advances each rank to its next creating call and completes a call
+// once every member of the parent waits in one; a rank whose next call is
+// on a communicator it does not know (created by a call Kairos does not
+// track) gets no communicator from it.
+func resolveComms(ops [][]commOp) (*commTable, error) {
+	n := len(ops)
+	t := &commTable{created: make([][]uint32, n)}
+	ranks := make([]passRank, n)
+	for r := range ranks {
+		ranks[r] = passRank{ops: ops[r], comms: map[int]uint32{}, groups: map[int][]int32{}}
+	}
+	pending := map[uint32][]int{} // parent id -> waiting ranks
+	for {
+		progress := false
+		for r := range ranks {
+			if t.advance(ranks, r, pending) {
+				progress = true
+			}
+		}
+		for parent, waiting := range pending {
+			if done, err := t.complete(ranks, parent, waiting); err != nil {
+				return nil, err
+			} else if done {
+				delete(pending, parent)
+				progress = true
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+	for r := range ranks {
+		if ranks[r].next < len(ranks[r].ops) {
+			o := ranks[r].ops[ranks[r].next]
+			return nil, fmt.Errorf("rank %d: byte %d: %s on communicator %d is not matched by the other members of that communicator (communicator-creating calls differ across ranks)",
+				r, o.off, programs[o.label].name, o.comm)
+		}
+		t.created[r] = ranks[r].created
+	}
+	return t, nil
+}
+
+// advance runs rank r's local calls up to its next creating call, which it
+// then registers as waiting on its parent. It reports progress.
+func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) bool {
+	pr := &ranks[r]
+	progress := false
+	for !pr.waiting && pr.next < len(pr.ops) {
+		o := &pr.ops[pr.next]
+		if !creates(o.label) {
+			t.local(ranks, r, o)
+			pr.next++
+			progress = true
+			continue
+		}
+		parent, ok := t.commID(ranks, r, o.comm)
+		if !ok || parent == selfID {
+			pr.created = append(pr.created, 0)
+			pr.next++
+			progress = true
+			continue
+		}
+		o.resolvedParent = parent
+		members := t.membersOf(parent, len(ranks))
+		o.parentRank = slices.Index(members, int32(r))
+		if o.label == lCommCreate {
+			o.members = pr.groups[o.group]
+		}
+		pr.waiting = true
+		pending[parent] = append(pending[parent], r)
+		progress = true
+	}
+	return progress
+}
+
+// selfID stands for MPI_COMM_SELF in the pass.
+const selfID = ^uint32(0)
+
+// commID returns the global id of rank r's communicator handle h.
+func (t *commTable) commID(ranks []passRank, r, h int) (uint32, bool) {
+	switch h {
+	case commWorld:
+		return 0, true
+	case commSelf:
+		return selfID, true
+	}
+	id, ok := ranks[r].comms[h]
+	return id, ok
+}
+
+// membersOf returns the world ranks of global communicator id.
+func (t *commTable) membersOf(id uint32, n int) []int32 {
+	if id == 0 {
+		w := make([]int32, n)
+		for i := range w {
+			w[i] = int32(i)
+		}
+		return w
+	}
+	return t.members[id-1]
+}
+
+// local applies a group call or Comm_free of rank r.
+func (t *commTable) local(ranks []passRank, r int, o *commOp) {
+	pr := &ranks[r]
+	switch o.label {
+	case lCommFree:
+		delete(pr.comms, o.comm)
+	case lGroupFree:
+		delete(pr.groups, o.group)
+	case lCommGroup:
+		if id, ok := t.commID(ranks, r, o.comm); ok {
+			if id == selfID {
+				pr.groups[o.newGroup] = []int32{int32(r)}
+			} else {
+				pr.groups[o.newGroup] = t.membersOf(id, len(ranks))
+			}
+		}
+	default:
+		g, ok := pr.groups[o.group]
+		if !ok {
+			delete(pr.groups, o.newGroup)
+			return
+		}
+		if ng, ok := groupOp(o, g, pr.groups[o.group2]); ok {
+			pr.groups[o.newGroup] = ng
+		} else {
+			delete(pr.groups, o.newGroup)
+		}
+	}
+}
+
+// groupOp computes the world ranks of the group a group call creates.
+func groupOp(o *commOp, g, g2 []int32) ([]int32, bool) {
+	switch o.label {
+	case lGroupIncl:
+		var ng []int32
+		for _, i := range o.ranks {
+			if i < 0 || int(i) >= len(g) {
+				return nil, false
+			}
+			ng = append(ng, g[i])
+		}
+		return ng, true
+	case lGroupExcl:
+		return exclude(g, o.ranks), true
+	case lGroupRangeIncl, lGroupRangeExcl:
+		idx, ok := expandRanges(o.ranks, len(g))
+		if !ok {
+			return nil, false
+		}
+		if o.label == lGroupRangeExcl {
+			return exclude(g, idx), true
+		}
+		ng := make([]int32, len(idx))
+		for k, i := range idx {
+			ng[k] = g[i]
+		}
+		return ng, true
+	case lGroupUnion:
+		ng := slices.Clone(g)
+		for _, w := range g2 {
+			if !slices.Contains(g, w) {
+				ng = append(ng, w)
+			}
+		}
+		return ng, true
+	case lGroupIntersect, lGroupDiff:
+		var ng []int32
+		for _, w := range g {
+			if slices.Contains(g2, w) == (o.label == lGroupIntersect) {
+				ng = append(ng, w)
+			}
+		}
+		return ng, true
+	}
+	return nil, false
+}
+
+func exclude(g, idx []int32) []int32 {
+	var ng []int32
+	for i, w := range g {
+		if !slices.Contains(idx, int32(i)) {
+			ng = append(ng, w)
+		}
+	}
+	return ng
+}
+
+// expandRanges turns (first, last, stride) triples into group indexes.
+func expandRanges(tr []int32, size int) ([]int32, bool) {
+	if len(tr)%3 != 0 {
+		return nil, false
+	}
+	var idx []int32
+	for k := 0; k < len(tr); k += 3 {
+		first, last, stride := tr[k], tr[k+1], tr[k+2]
+		if stride == 0 {
+			return nil, false
+		}
+		for i := first; (stride > 0 && i <= last) || (stride < 0 && i >= last); i += stride {
+			if i < 0 || int(i) >= size || len(idx) > size {
+				return nil, false
+			}
+			idx = append(idx, i)
+		}
+	}
+	return idx, true
+}
+
+// complete finishes the creating call the ranks waiting on parent are in,
+// once every member of parent waits.
+func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bool, error) {
+	members := t.membersOf(parent, len(ranks))
+	if len(waiting) < len(members) {
+		return false, nil
+	}
+	label := ranks[waiting[0]].ops[ranks[waiting[0]].next].label
+	for _, r := range waiting {
+		if o := ranks[r].ops[ranks[r].next]; o.label != label {
+			return false, fmt.Errorf("rank %d: byte %d: %s on communicator %d while rank %d calls %s on it: communicator-creating calls differ across ranks",
+				r, o.off, programs[o.label].name, parent, waiting[0], programs[label].name)
+		}
+	}
+	// Group the members by the communicator they get: color for
+	// Comm_split, group for Comm_create, first size ranks for Cart and
+	// Graph, everyone for Comm_dup.
+	type member struct {
+		r    int
+		key  int64
+		prnk int
+	}
+	groups := map[string][]member{}
+	var order []string
+	for _, r := range waiting {
+		o := &ranks[r].ops[ranks[r].next]
+		k, ok := t.newCommKey(o, members)
+		if !ok {
+			continue
+		}
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], member{r, o.key, o.parentRank})
+	}
+	got := map[int]uint32{}
+	for _, k := range order {
+		g := groups[k]
+		sort.SliceStable(g, func(i, j int) bool {
+			if g[i].key != g[j].key {
+				return g[i].key < g[j].key
+			}
+			return g[i].prnk < g[j].prnk
+		})
+		w := make([]int32, len(g))
+		for i, m := range g {
+			w[i] = int32(m.r)
+		}
+		if label == lCommCreate {
+			// A group keeps its own order.
+			w = slices.Clone(ranks[g[0].r].ops[ranks[g[0].r].next].members)
+		}
+		t.members = append(t.members, w)
+		id := uint32(len(t.members))
+		for _, m := range g {
+			got[m.r] = id
+		}
+	}
+	for _, r := range waiting {
+		pr := &ranks[r]
+		o := &pr.ops[pr.next]
+		id := got[r]
+		pr.created = append(pr.created, id)
+		if id != 0 {
+			pr.comms[o.newComm] = id
+		}
+		pr.next++
+		pr.waiting = false
+	}
+	return true, nil
+}
+
+// newCommKey says which new communicator rank o's call joins, false for
+// none (MPI_COMM_NULL, MPI_UNDEFINED color, outside the topology).
+func (t *commTable) newCommKey(o *commOp, members []int32) (string, bool) {
+	if o.newComm == commNull || o.newComm < 0 {
+		return "", false
+	}
+	switch o.label {
+	case lCommSplit:
+		return fmt.Sprint(o.color), true
+	case lCommCreate:
+		if o.members == nil {
+			return "", false
+		}
+		return fmt.Sprint(o.members), true
+	case lCartCreate, lGraphCreate:
+		return "", int64(o.parentRank) < o.size
+	}
+	return "", true
+}

@@ -1,0 +1,318 @@
+package dumpi
+
+import (
+	"kairos/trace"
+)
+
+// Labels the mapping treats specially (sst-dumpi funclabels.h).
+const (
+	lSend, lRecv, lBsend, lSsend, lRsend = 0, 1, 3, 4, 5
+	lIsend, lIbsend, lIssend, lIrsend    = 8, 9, 10, 11
+	lIrecv, lWait, lTest                 = 12, 13, 14
+	lWaitany, lTestany, lWaitall         = 16, 17, 18
+	lTestall, lWaitsome, lTestsome       = 19, 20, 21
+	lIprobe, lProbe                      = 22, 23
+	lSendrecv, lSendrecvReplace          = 33, 34
+	lBarrier, lBcast, lGather, lGatherv  = 52, 53, 54, 55
+	lScatter, lScatterv                  = 56, 57
+	lAllgather, lAllgatherv              = 58, 59
+	lAlltoall, lAlltoallv, lReduce       = 60, 61, 62
+	lAllreduce, lReduceScatter, lScan    = 65, 66, 67
+	lInit, lFinalize, lAlltoallw         = 124, 125, 155
+	lExscan, lInitThread                 = 156, 171
+	labelFunctionEnter                   = 291
+	labelFunctionExit                    = 292
+)
+
+// p2pFields locates the fields of a point-to-point call.
+type p2pFields struct {
+	kind                                 trace.Kind
+	count, datatype, peer, tag, comm, rq int
+	status                               int
+}
+
+// p2p lists the point-to-point labels; indexes are resolved at init.
+var p2p [lIrecv + 1]*p2pFields
+
+func init() {
+	for _, l := range []struct {
+		label int
+		kind  trace.Kind
+	}{{lSend, trace.Send}, {lBsend, trace.Send}, {lSsend, trace.Send}, {lRsend, trace.Send},
+		{lIsend, trace.Isend}, {lIbsend, trace.Isend}, {lIssend, trace.Isend}, {lIrsend, trace.Isend},
+		{lRecv, trace.Recv}, {lIrecv, trace.Irecv}} {
+		f := &p2pFields{kind: l.kind, count: field(l.label, "count"), datatype: field(l.label, "datatype"),
+			tag: field(l.label, "tag"), comm: field(l.label, "comm"), rq: -1, status: -1}
+		if l.kind.IsSend() {
+			f.peer = field(l.label, "dest")
+		} else {
+			f.peer = field(l.label, "source")
+		}
+		if l.kind.IsNonBlocking() {
+			f.rq = field(l.label, "request")
+		}
+		if l.label == lRecv {
+			f.status = field(l.label, "status")
+		}
+		p2p[l.label] = f
+	}
+}
+
+// DUMPI's special ranks (constants.h): MPI_ANY_SOURCE is -1; MPI_PROC_NULL
+// is stored as the MPI library's own value (MPICH -1, Open MPI -2).
+const dumpiAnySource = -1
+
+// mapCall turns call c into r.ev (whose time is set).
+func (r *Reader) mapCall(c *call) error {
+	if c.label <= lIrecv && p2p[c.label] != nil {
+		return r.pointToPoint(c, p2p[c.label])
+	}
+	switch c.label {
+	case lWait, lTest, lWaitany, lTestany, lWaitall, lTestall, lWaitsome, lTestsome:
+		r.completion(c)
+		return nil
+	case lIprobe, lProbe:
+		return r.probe(c)
+	case lSendrecv, lSendrecvReplace:
+		return r.sendRecv(c)
+	case lInit, lInitThread:
+		r.ev.Kind = trace.Init
+		return nil
+	case lFinalize:
+		r.ev.Kind = trace.Finalize
+		return nil
+	case lCommFree:
+		return r.commFree(c)
+	}
+	if creates(c.label) {
+		return r.commCreate(c)
+	}
+	if k, ok := collectiveKinds[c.label]; ok {
+		return r.collective(c, k)
+	}
+	r.local(c)
+	return nil
+}
+
+func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
+	id, self, err := r.comm(c, c.v[f.comm])
+	if err != nil {
+		return err
+	}
+	peer, send := c.v[f.peer], f.kind.IsSend()
+	if peer < dumpiAnySource || (send && peer == dumpiAnySource) {
+		// MPI_PROC_NULL: the call completes at once without a message.
+		if f.rq >= 0 {
+			r.nullRequest(c.v[f.rq])
+		}
+		r.local(c)
+		return nil
+	}
+	e := &r.ev
+	e.Kind, e.Comm, e.Tag = f.kind, id, int32(c.v[f.tag])
+	b, dt := r.bytes(c.v[f.count], c.v[f.datatype])
+	if f.rq >= 0 {
+		e.Request = uint64(uint32(c.v[f.rq]))
+	}
+	if send {
+		e.SendBytes, e.SendType = b, dt
+	} else {
+		e.RecvBytes, e.RecvType = b, dt
+	}
+	if peer == dumpiAnySource {
+		e.Partner = trace.AnySource
+		if f.status >= 0 && len(c.statuses) == 1 && c.statuses[0].source >= 0 {
+			peer = int64(c.statuses[0].source) // resolved by the stored status
+		} else {
+			return nil
+		}
+	}
+	e.Partner, err = r.world(c, id, self, peer)
+	return err
+}
+
+// nullRequest remembers a request started on MPI_PROC_NULL, which
+// completions then leave out.
+func (r *Reader) nullRequest(id int64) {
+	if r.nullReq == nil {
+		r.nullReq = map[int64]bool{}
+	}
+	r.nullReq[id] = true
+}
+
+// request returns the id of a DUMPI request handle, false for
+// MPI_REQUEST_NULL and requests of PROC_NULL calls.
+func (r *Reader) request(h int32) (uint64, bool) {
+	if h <= 1 || r.nullReq[int64(h)] {
+		return 0, false
+	}
+	return uint64(uint32(h)), true
+}
+
+// completion maps Wait*, Test*: Wait and Test complete their request;
+// Waitany and Testany (with flag) complete requests[index]; Waitall and
+// Testall (with flag) become a Waitall of their requests; Waitsome and
+// Testsome a Waitall of the requests they completed. A call that
+// completes nothing is Local.
+func (r *Reader) completion(c *call) {
+	p := &programs[c.label]
+	get := func(name string) int64 { return c.v[p.fields[name]] }
+	arr := func(name string) []int32 { return c.arr[p.fields[name]] }
+	flag := int64(1)
+	if i, ok := p.fields["flag"]; ok {
+		flag = c.v[i]
+	}
+	r.reqs = r.reqs[:0]
+	switch c.label {
+	case lWait, lTest:
+		r.addRequest(int32(get("request")))
+	case lWaitany, lTestany:
+		reqs, i := arr("requests"), get("index")
+		if flag != 0 && i >= 0 && i < int64(len(reqs)) {
+			r.addRequest(reqs[i])
+		}
+	case lWaitall, lTestall:
+		if flag != 0 {
+			for _, h := range arr("requests") {
+				r.addRequest(h)
+			}
+		}
+	case lWaitsome, lTestsome:
+		reqs := arr("requests")
+		for _, i := range arr("indices") {
+			if i >= 0 && int(i) < len(reqs) {
+				r.addRequest(reqs[i])
+			}
+		}
+	}
+	e := &r.ev
+	switch {
+	case len(r.reqs) == 0:
+		if c.label == lTest {
+			// An unsuccessful Test of a real request still tests it.
+			if id, ok := r.request(int32(get("request"))); ok {
+				e.Kind, e.Request = trace.Test, id
+				return
+			}
+		}
+		r.local(c)
+	case c.label == lWait || c.label == lWaitany:
+		e.Kind, e.Request = trace.Wait, r.reqs[0]
+	case c.label == lTest || c.label == lTestany:
+		e.Kind, e.Request = trace.Test, r.reqs[0]
+	default:
+		e.Kind, e.Requests = trace.Waitall, r.reqs
+	}
+}
+
+func (r *Reader) addRequest(h int32) {
+	if id, ok := r.request(h); ok {
+		r.reqs = append(r.reqs, id)
+	}
+}
+
+func (r *Reader) probe(c *call) error {
+	p := &programs[c.label]
+	id, self, err := r.comm(c, c.v[p.fields["comm"]])
+	if err != nil {
+		return err
+	}
+	src := c.v[p.fields["source"]]
+	if src < dumpiAnySource {
+		r.local(c)
+		return nil
+	}
+	e := &r.ev
+	e.Kind, e.Comm, e.Tag = trace.Probe, id, int32(c.v[p.fields["tag"]])
+	if c.label == lIprobe {
+		e.Kind = trace.Iprobe
+	}
+	if src == dumpiAnySource {
+		e.Partner = trace.AnySource
+		return nil
+	}
+	e.Partner, err = r.world(c, id, self, src)
+	return err
+}
+
+// sendRecv maps Sendrecv and Sendrecv_replace. The model has one tag: the
+// send tag.
+func (r *Reader) sendRecv(c *call) error {
+	p := &programs[c.label]
+	get := func(name string) int64 { return c.v[p.fields[name]] }
+	id, self, err := r.comm(c, get("comm"))
+	if err != nil {
+		return err
+	}
+	e := &r.ev
+	e.Kind, e.Comm, e.Tag = trace.SendRecv, id, int32(get("sendtag"))
+	if c.label == lSendrecv {
+		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+	} else {
+		e.SendBytes, e.SendType = r.bytes(get("count"), get("datatype"))
+		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
+	}
+	dst, src := get("dest"), get("source")
+	if dst < 0 || src < dumpiAnySource {
+		r.local(c) // one side is MPI_PROC_NULL: not representable as one event
+		return nil
+	}
+	if e.Partner, err = r.world(c, id, self, dst); err != nil {
+		return err
+	}
+	if src == dumpiAnySource {
+		e.Source = trace.AnySource
+		if len(c.statuses) == 1 && c.statuses[0].source >= 0 {
+			e.Source, err = r.world(c, id, self, int64(c.statuses[0].source))
+		}
+		return err
+	}
+	e.Source, err = r.world(c, id, self, src)
+	return err
+}
+
+// commCreate maps the calls that create communicators: the parent in
+// Comm, the new communicator in NewComm (0 when the rank gets none).
+func (r *Reader) commCreate(c *call) error {
+	p := &programs[c.label]
+	var id uint32
+	if r.nextNew < len(r.created) {
+		id = r.created[r.nextNew]
+	}
+	r.nextNew++
+	parent := c.v[p.fields["oldcomm"]]
+	if id != 0 {
+		r.handles[int(c.v[p.fields["newcomm"]])] = id
+	}
+	pid, self, err := r.comm(c, parent)
+	if err != nil || self {
+		// Created from a communicator Kairos does not follow, or from
+		// MPI_COMM_SELF: nothing to match across ranks.
+		r.local(c)
+		return nil
+	}
+	e := &r.ev
+	e.Comm, e.NewComm = pid, id
+	switch c.label {
+	case lCommDup:
+		e.Kind = trace.CommDup
+	case lCommSplit:
+		e.Kind = trace.CommSplit
+	default:
+		e.Kind = trace.CommCreate
+	}
+	return nil
+}
+
+func (r *Reader) commFree(c *call) error {
+	h := int(c.v[field(lCommFree, "comm")])
+	id, ok := r.handles[h]
+	delete(r.handles, h)
+	if !ok {
+		r.local(c)
+		return nil
+	}
+	r.ev.Kind, r.ev.Comm = trace.CommFree, id
+	return nil
+}

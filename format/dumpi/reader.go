@@ -1,0 +1,148 @@
+package dumpi
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"kairos/trace"
+)
+
+// Reader streams one rank's events; it implements trace.Reader and
+// trace.Positioner. Call records map to events as the package
+// documentation says.
+type Reader struct {
+	t       *Trace
+	rank    int
+	f       *os.File
+	d       *decoder
+	ev      trace.Event
+	err     error
+	handles map[int]uint32 // communicator handle -> global id
+	created []uint32       // results of this rank's creating calls
+	nextNew int
+	nullReq map[int64]bool // requests started on MPI_PROC_NULL
+	reqs    []uint64
+	counts  [2][]int64
+}
+
+// Next decodes the next call record into an event.
+func (r *Reader) Next() bool {
+	if r.err != nil {
+		return false
+	}
+	for r.d.next() {
+		c := &r.d.c
+		if c.label == labelFunctionEnter || c.label == labelFunctionExit {
+			continue
+		}
+		r.ev.Reset()
+		if c.hasWall() {
+			r.ev.HasTime = true
+			r.ev.Enter = c.wall[0].since(r.t.t0)
+			r.ev.Exit = c.wall[1].since(r.t.t0)
+		}
+		if err := r.mapCall(c); err != nil {
+			r.err = err
+			return false
+		}
+		return true
+	}
+	if r.d.err != nil {
+		r.err = r.d.err
+	}
+	return false
+}
+
+// Event returns the current event.
+func (r *Reader) Event() *trace.Event { return &r.ev }
+
+// Err returns the first error met.
+func (r *Reader) Err() error { return r.err }
+
+// Close closes the rank's file.
+func (r *Reader) Close() error { return r.f.Close() }
+
+// Position returns "file:offset" of the current record.
+func (r *Reader) Position() string {
+	return r.d.info.path + ":" + strconv.FormatInt(r.d.c.off, 10)
+}
+
+// Label returns the DUMPI function label of the current record.
+func (r *Reader) Label() int { return r.d.c.label }
+
+// fail returns a located error about call c.
+func (r *Reader) fail(c *call, format string, args ...any) error {
+	return formatErr(r.d.info.path, c.off, "%s: %s", layouts[c.label].name, fmt.Sprintf(format, args...))
+}
+
+// local makes the event a call that does not communicate.
+func (r *Reader) local(c *call) {
+	r.ev.Kind = trace.Local
+	r.ev.Region = r.t.regions[c.label]
+}
+
+// comm resolves a communicator handle to its global id; self is true for
+// MPI_COMM_SELF.
+func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
+	switch h {
+	case commWorld:
+		return trace.WorldComm, false, nil
+	case commSelf:
+		return trace.WorldComm, true, nil
+	}
+	id, ok := r.handles[int(h)]
+	if !ok {
+		return 0, false, r.fail(c, "communicator handle %d was not created by any call Kairos follows (Comm_dup, Comm_split, Comm_create, Cart_create, Graph_create)", h)
+	}
+	return id, false, nil
+}
+
+// world translates rank rk of communicator id (or of MPI_COMM_SELF) to a
+// world rank.
+func (r *Reader) world(c *call, id uint32, self bool, rk int64) (int32, error) {
+	if self {
+		if rk != 0 {
+			return 0, r.fail(c, "rank %d of MPI_COMM_SELF", rk)
+		}
+		return int32(r.rank), nil
+	}
+	if id == trace.WorldComm {
+		if rk < 0 || rk >= int64(len(r.t.paths)) {
+			return 0, r.fail(c, "rank %d outside MPI_COMM_WORLD of %d ranks", rk, len(r.t.paths))
+		}
+		return int32(rk), nil
+	}
+	m := r.t.comms.members[id-1]
+	if rk < 0 || rk >= int64(len(m)) {
+		return 0, r.fail(c, "rank %d outside communicator %d of %d ranks", rk, id, len(m))
+	}
+	return m[rk], nil
+}
+
+// bytes returns count elements of DUMPI datatype dt in bytes, and the
+// SimGrid datatype to keep.
+func (r *Reader) bytes(count, dt int64) (int64, trace.Datatype) {
+	size := r.d.info.typeSize(dt)
+	return count * size, simgridType(dt, size)
+}
+
+// dumpiToSimGrid maps DUMPI's built-in datatype ids (constants.h) to
+// SimGrid's; -1 where SimGrid has no such type.
+var dumpiToSimGrid = [...]trace.Datatype{
+	-1, -1, 2, 8, 9, 6, 15, 3, 10, 1, 11, 4, 12, 5, 0, 14, 7, 13, 7, 57, 56, 55, 30, 32, 31, 33, 34, 50,
+}
+
+// simgridType returns the SimGrid id of DUMPI datatype dt if it has one of
+// the same size as the trace says, else DefaultType: a kept datatype must
+// turn the bytes back into the traced count.
+func simgridType(dt, size int64) trace.Datatype {
+	if dt < 0 || dt >= int64(len(dumpiToSimGrid)) || dumpiToSimGrid[dt] < 0 {
+		return trace.DefaultType
+	}
+	s := dumpiToSimGrid[dt]
+	if int64(s.Size(0)) != size || size == 0 {
+		return trace.DefaultType
+	}
+	return s
+}

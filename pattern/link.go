@@ -1,0 +1,186 @@
+package pattern
+
+import (
+	"kairos/trace"
+)
+
+// links are the message and collective matches between the ranks' calls.
+type links struct {
+	// sendOf[r][i] is the index on the sending rank of the message the
+	// receive r:i gets, -1 if unmatched; the sender is the event's
+	// partner (its source for a SendRecv).
+	sendOf [][]int32
+	// coll[r][i] is the ordinal of the collective r:i among r's
+	// collectives on its communicator, -1 for point-to-point calls.
+	coll [][]int32
+	// collSize[{comm, k}] is how many ranks take part in the k-th
+	// collective on comm.
+	collSize  map[collKey]int32
+	unmatched int // receives with no send, sends with no receive
+}
+
+type collKey struct {
+	comm uint32
+	k    int32
+}
+
+type chanKey struct {
+	src, dst int32
+	comm     uint32
+}
+
+// sendQueue holds the sends of one channel in program order.
+type sendQueue struct {
+	idx     []int32
+	tag     []int32
+	matched []bool
+	next    int
+}
+
+// recvSource returns the rank r:e receives from, or NoRank.
+func recvSource(e *event) int32 {
+	switch {
+	case e.kind.IsRecv():
+		return e.partner
+	case e.kind == trace.SendRecv:
+		return e.source
+	}
+	return trace.NoRank
+}
+
+// match pairs every receive with the first unmatched send of its channel
+// with a compatible tag (MPI's non-overtaking order), and numbers the
+// collectives per communicator. A receive from MPI_ANY_SOURCE stays
+// unmatched.
+func match(ranks []rankData) *links {
+	n := len(ranks)
+	l := &links{sendOf: make([][]int32, n), coll: make([][]int32, n), collSize: map[collKey]int32{}}
+	queues := map[chanKey]*sendQueue{}
+	sends := 0
+	for r := range ranks {
+		count := map[uint32]int32{}
+		l.coll[r] = make([]int32, len(ranks[r].ev))
+		for i := range ranks[r].ev {
+			e := &ranks[r].ev[i]
+			l.coll[r][i] = -1
+			if e.kind.IsSend() || e.kind == trace.SendRecv {
+				k := chanKey{int32(r), e.partner, e.comm}
+				q := queues[k]
+				if q == nil {
+					q = &sendQueue{}
+					queues[k] = q
+				}
+				q.idx = append(q.idx, int32(i))
+				q.tag = append(q.tag, e.tag)
+				q.matched = append(q.matched, false)
+				sends++
+			}
+			if !e.kind.IsPointToPoint() {
+				k := count[e.comm]
+				count[e.comm] = k + 1
+				l.coll[r][i] = k
+				l.collSize[collKey{e.comm, k}]++
+			}
+		}
+	}
+	recvs, matched := 0, 0
+	for r := range ranks {
+		l.sendOf[r] = make([]int32, len(ranks[r].ev))
+		for i := range ranks[r].ev {
+			e := &ranks[r].ev[i]
+			l.sendOf[r][i] = -1
+			src := recvSource(e)
+			if src == trace.NoRank {
+				continue
+			}
+			recvs++
+			if q := queues[chanKey{src, int32(r), e.comm}]; q != nil && src >= 0 {
+				if j := q.take(e.tag); j >= 0 {
+					l.sendOf[r][i] = j
+					matched++
+				}
+			}
+		}
+	}
+	l.unmatched = recvs - matched + sends - matched
+	return l
+}
+
+// take returns the first unmatched send whose tag suits tag, or -1.
+func (q *sendQueue) take(tag int32) int32 {
+	for q.next < len(q.idx) && q.matched[q.next] {
+		q.next++
+	}
+	for j := q.next; j < len(q.idx); j++ {
+		if !q.matched[j] && (tag == trace.AnyTag || q.tag[j] == tag) {
+			q.matched[j] = true
+			return q.idx[j]
+		}
+	}
+	return -1
+}
+
+// dsu is a union-find forest over tile numbers.
+type dsu []int32
+
+func newDSU(n int) dsu {
+	d := make(dsu, n)
+	for i := range d {
+		d[i] = int32(i)
+	}
+	return d
+}
+
+func (d dsu) find(x int32) int32 {
+	for d[x] != x {
+		d[x] = d[d[x]]
+		x = d[x]
+	}
+	return x
+}
+
+func (d dsu) union(a, b int32) {
+	a, b = d.find(a), d.find(b)
+	if a < b {
+		d[b] = a
+	} else if b < a {
+		d[a] = b
+	}
+}
+
+// group links every tile to the tiles holding its calls' partners, the
+// bag of repeats of Section 4.1.1 grown until closed; it returns the
+// union-find forest over the global tile numbers base[r]+i.
+func group(ranks []rankData, tiles [][]tile, l *links) (dsu, []int32, [][]int32) {
+	base := make([]int32, len(ranks)+1)
+	tileOf := make([][]int32, len(ranks))
+	for r := range ranks {
+		base[r+1] = base[r] + int32(len(tiles[r]))
+		tileOf[r] = make([]int32, len(ranks[r].ev))
+		for i, t := range tiles[r] {
+			for j := t.start; j < t.end; j++ {
+				tileOf[r][j] = base[r] + int32(i)
+			}
+		}
+	}
+	d := newDSU(int(base[len(ranks)]))
+	firstColl := map[collKey]int32{}
+	for r := range ranks {
+		for i := range ranks[r].ev {
+			e := &ranks[r].ev[i]
+			me := tileOf[r][i]
+			if s := l.sendOf[r][i]; s >= 0 {
+				d.union(me, tileOf[recvSource(e)][s])
+			}
+			if k := l.coll[r][i]; k >= 0 {
+				key := collKey{e.comm, k}
+				if t, ok := firstColl[key]; ok {
+					d.union(me, t)
+				} else {
+					firstColl[key] = me
+				}
+			}
+		}
+	}
+	return d, base, tileOf
+}

@@ -1,0 +1,148 @@
+package pattern
+
+import (
+	"strings"
+
+	"kairos/pattern/suffix"
+)
+
+// ProcessPattern is a repeat of one rank's communication calls: Table 2
+// of the paper. Its instances are the pieces the rank's contexts are cut
+// into.
+type ProcessPattern struct {
+	ID      int      // 1-based: PT1, PT2... rank by rank, in order of first occurrence
+	Rank    int      // the rank it occurs on
+	Symbols []string // the calls: S3 sends to rank 3, R1 receives from rank 1, ALLREDUCE...
+	// Positions are where the instances start, counted in MPI calls of the
+	// rank from 0 (Waitall included; computation and markers not).
+	Positions []int
+	// Maximal is false for a piece of a context that no maximal repeat
+	// starts (a stretch of calls that occurs once).
+	Maximal bool
+}
+
+// Name returns "PT" and the pattern's number.
+func (p *ProcessPattern) Name() string { return "PT" + itoa(p.ID) }
+
+// Word returns the calls joined by a middle dot, as the paper prints them.
+func (p *ProcessPattern) Word() string { return strings.Join(p.Symbols, "·") }
+
+// tile is one instance of a process pattern: events [start, end) of a rank.
+type tile struct {
+	start, end int32
+	pt         int32 // index in Result.Process
+}
+
+// cutRank cuts rank data into process-pattern instances.
+//
+// Each context (the calls between two delimiters) is covered left to right
+// by the longest maximal repeat starting at the current call. Repeats never
+// cross a context, since every context ends with a separator symbol of its
+// own. A repeat that is an exact power u^m (a loop inside one context) is
+// replaced by u, unless it is the whole context. Calls where no maximal
+// repeat starts form one instance of a pattern of their own, up to the next
+// call where one does.
+func cutRank(rd *rankData, nsym int) []tile {
+	n := len(rd.ev)
+	if n == 0 {
+		return nil
+	}
+	seq := make([]int32, 0, n+len(rd.segs))
+	for j, a := range rd.segs {
+		b := segEnd(rd, j)
+		for i := a; i < b; i++ {
+			seq = append(seq, rd.ev[i].sym)
+		}
+		seq = append(seq, int32(nsym+j))
+	}
+	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
+	var tiles []tile
+	for j, a := range rd.segs {
+		b := segEnd(rd, j)
+		off := int32(j) // separators before this context in seq
+		for i := a; i < b; {
+			l, _ := rep.Longest(int(i + off))
+			if l == 0 {
+				k := i + 1
+				for k < b {
+					if l, _ := rep.Longest(int(k + off)); l > 0 {
+						break
+					}
+					k++
+				}
+				tiles = append(tiles, tile{start: i, end: k, pt: -1})
+				i = k
+				continue
+			}
+			if !(i == a && i+int32(l) == b) {
+				l = root(seq[i+off : i+off+int32(l)])
+			}
+			tiles = append(tiles, tile{start: i, end: i + int32(l), pt: -2})
+			i += int32(l)
+		}
+	}
+	return tiles
+}
+
+func segEnd(rd *rankData, j int) int32 {
+	if j+1 < len(rd.segs) {
+		return rd.segs[j+1]
+	}
+	return int32(len(rd.ev))
+}
+
+// root returns the length of the primitive root of w if w is an exact
+// power u^m with m >= 2, else len(w) (prefix function, O(len(w))).
+func root(w []int32) int {
+	n := len(w)
+	pi := make([]int32, n)
+	for i := 1; i < n; i++ {
+		k := pi[i-1]
+		for k > 0 && w[i] != w[k] {
+			k = pi[k-1]
+		}
+		if w[i] == w[k] {
+			k++
+		}
+		pi[i] = k
+	}
+	if p := n - int(pi[n-1]); p < n && n%p == 0 {
+		return p
+	}
+	return n
+}
+
+// processPatterns numbers the tiles' contents as process patterns, rank by
+// rank, and fills each tile's pt.
+func processPatterns(ranks []rankData, tiles [][]tile, syms *symbols) []ProcessPattern {
+	var pts []ProcessPattern
+	for r := range ranks {
+		ids := map[string]int32{}
+		for i := range tiles[r] {
+			t := &tiles[r][i]
+			ev := ranks[r].ev[t.start:t.end]
+			k := wordKey(ev)
+			id, ok := ids[k]
+			if !ok {
+				id = int32(len(pts))
+				ids[k] = id
+				p := ProcessPattern{ID: len(pts) + 1, Rank: r, Maximal: t.pt == -2}
+				for _, e := range ev {
+					p.Symbols = append(p.Symbols, syms.keys[e.sym].name())
+				}
+				pts = append(pts, p)
+			}
+			t.pt = id
+			pts[id].Positions = append(pts[id].Positions, int(ev[0].pos))
+		}
+	}
+	return pts
+}
+
+func wordKey(ev []event) string {
+	b := make([]byte, 0, 4*len(ev))
+	for _, e := range ev {
+		b = append(b, byte(e.sym>>24), byte(e.sym>>16), byte(e.sym>>8), byte(e.sym))
+	}
+	return string(b)
+}
