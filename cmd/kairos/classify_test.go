@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kairos/trace"
+	"kairos/workload"
 )
 
 // clGenTrace writes a generated workload to KIND.ktr in a temporary
@@ -172,5 +173,27 @@ func TestClassifySeveral(t *testing.T) {
 	}
 	if code, _, errs := csRun("classify", "--speed", "1Gf", "--csv", ping, "stencil.ktr"); code != exitUsage || !strings.Contains(errs, "--csv prints the curves of one trace") {
 		t.Errorf("--csv with 2 traces: exit %d, %s", code, errs)
+	}
+}
+
+// TestClassifyDemo: the demo's classification of a generated trace.
+func TestClassifyDemo(t *testing.T) {
+	p, err := workload.Defaults("ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := workload.New("ring", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := classifyDemo(&b, src, "ring", 1e9); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "trace  ENET-1G") || !strings.Contains(out, "C1 computation-bound") {
+		t.Errorf("demo classification:\n%s", out)
+	}
+	if err := classifyDemo(&b, src, "ring", 0); err == nil || !strings.Contains(err.Error(), "use --speed") {
+		t.Errorf("demo without speed: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -156,7 +157,10 @@ func resolveComms(ops [][]commOp) (*commTable, error) {
 				progress = true
 			}
 		}
-		for parent, waiting := range pending {
+		// In id order, so that communicator ids do not depend on map
+		// iteration.
+		for _, parent := range slices.Sorted(maps.Keys(pending)) {
+			waiting := pending[parent]
 			if done, err := t.complete(ranks, parent, waiting); err != nil {
 				return nil, err
 			} else if done {

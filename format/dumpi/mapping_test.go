@@ -1,0 +1,180 @@
+package dumpi
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"kairos/check"
+	"kairos/trace"
+)
+
+// mpiTrace writes a 4-rank trace exercising communicator tracking,
+// wildcard receives, every completion form and the v-collectives, and
+// returns its events and metadata.
+//
+// Comm_split(color = rank%2, key = -rank) makes {2, 0} and {3, 1} (key
+// order); in each, comm rank 0 sends to comm rank 1, which receives from
+// MPI_ANY_SOURCE with a stored status; then a Bcast rooted at comm rank
+// 1. A Comm_create from Group_incl([3, 1, 2, 0]) of the world group and
+// a Comm_dup follow.
+func mpiTrace(t *testing.T) (*Trace, [][]trace.Event) {
+	ws := writers(4)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lCommSplit, commWorld, r%2, -r, 5)
+		crank := map[int]int{2: 0, 0: 1, 3: 0, 1: 1}[r]
+		if crank == 0 {
+			w.call(lSend, 2, 14, 1, 7, 5)
+		} else {
+			w.call(lRecv, 2, 14, -1, 7, 5, []status{{bytes: 16, source: 0, tag: 7}})
+		}
+		w.call(lBcast, 3, 9, 1, 5)
+		w.call(lIsend, 1, 5, (r+1)%4, 3, commWorld, 10)
+		w.call(lIrecv, 1, 5, (r+3)%4, 3, commWorld, 11)
+		w.call(lWaitany, 2, []int32{10, 11}, 1, []status{{bytes: 1, source: int32((r + 3) % 4), tag: 3}})
+		w.call(lWaitsome, 2, []int32{10, 1}, 1, []int32{0}, []status{{}})
+		w.call(lCommGroup, commWorld, 7)
+		w.call(lGroupIncl, 7, 4, []int32{3, 1, 2, 0}, 8)
+		w.call(lCommCreate, commWorld, 8, 9)
+		w.call(lCommDup, 9, 10)
+		w.call(lCommFree, 5)
+		var rc, dsp any
+		if r == 0 {
+			rc, dsp = []int32{1, 2, 3, 4}, []int32{0, 1, 3, 6}
+		}
+		// Gatherv on the dup of {3, 1, 2, 0}, root comm rank 3 = world 0.
+		crank = map[int]int{3: 0, 1: 1, 2: 2, 0: 3}[r]
+		w.call(lGatherv, crank, 4, crank+1, 5, 3, 10, rc, dsp, 5)
+		w.call(lAlltoallv, 4, []int32{1, 1, 1, 1}, []int32{0, 1, 2, 3}, 14, []int32{2, 2, 2, 2}, []int32{0, 2, 4, 6}, 9, commWorld)
+		w.call(lTestall, 1, []int32{1}, 0, nil)
+		w.call(lFinalize)
+	}
+	src, err := Open(writeTrace(t, t.TempDir(), ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := make([][]trace.Event, tr.NumRanks())
+	for r := range evs {
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			evs[r] = append(evs[r], rd.Event().Clone())
+		}
+	}
+	return src, evs
+}
+
+func TestMappingCommunicators(t *testing.T) {
+	src, evs := mpiTrace(t)
+	want := []trace.Comm{{ID: 1, Members: []int32{2, 0}}, {ID: 2, Members: []int32{3, 1}},
+		{ID: 3, Members: []int32{3, 1, 2, 0}}, {ID: 4, Members: []int32{3, 1, 2, 0}}}
+	if got := src.Meta().Comms; !reflect.DeepEqual(got, want) {
+		t.Fatalf("comms %v, want %v", got, want)
+	}
+	// Rank 0 is comm rank 1 of {2, 0}: its wildcard receive resolves to
+	// world rank 2 through the status; its Bcast root is world rank 0.
+	e := evs[0]
+	if e[1].Kind != trace.CommSplit || e[1].Comm != 0 || e[1].NewComm != 1 {
+		t.Errorf("split: %v new=%d", &e[1], e[1].NewComm)
+	}
+	if e[2].Kind != trace.Recv || e[2].Partner != 2 || e[2].Comm != 1 || e[2].RecvBytes != 16 || e[2].RecvType != trace.TypeDouble {
+		t.Errorf("recv: %v", &e[2])
+	}
+	if e[3].Kind != trace.Bcast || e[3].Partner != 0 || e[3].SendBytes != 12 || e[3].SendType != trace.TypeInt {
+		t.Errorf("bcast: %v", &e[3])
+	}
+	if s := evs[3][2]; s.Kind != trace.Send || s.Partner != 1 || s.Comm != 2 {
+		t.Errorf("rank 3 send: %v", &s)
+	}
+	if b := evs[3][3]; b.Partner != 1 {
+		t.Errorf("rank 3 bcast root %d, want world 1", b.Partner)
+	}
+	if c := e[10]; c.Kind != trace.CommCreate || c.NewComm != 3 {
+		t.Errorf("create: %v new=%d", &c, c.NewComm)
+	}
+	if c := e[11]; c.Kind != trace.CommDup || c.Comm != 3 || c.NewComm != 4 {
+		t.Errorf("dup: %v", &c)
+	}
+	if c := e[12]; c.Kind != trace.CommFree || c.Comm != 1 {
+		t.Errorf("free: %v", &c)
+	}
+}
+
+func TestMappingCompletionsAndCollectives(t *testing.T) {
+	_, evs := mpiTrace(t)
+	e := evs[0]
+	if e[6].Kind != trace.Wait || e[6].Request != 11 {
+		t.Errorf("waitany: %v", &e[6])
+	}
+	if e[7].Kind != trace.Waitall || !reflect.DeepEqual(e[7].Requests, []uint64{10}) {
+		t.Errorf("waitsome: %v %v", &e[7], e[7].Requests)
+	}
+	if e[15].Kind != trace.Local {
+		t.Errorf("testall of a null request: %v", &e[15])
+	}
+	g := e[13] // rank 0 is the Gatherv root
+	if g.Kind != trace.Gatherv || g.Partner != 0 || g.Comm != 4 || g.SendBytes != 4 ||
+		!reflect.DeepEqual(g.RecvCounts, []int64{1, 2, 3, 4}) || g.RecvBytes != 10 {
+		t.Errorf("gatherv root: %v %v", &g, g.RecvCounts)
+	}
+	if g := evs[1][13]; g.RecvCounts != nil || g.SendBytes != 2 || g.Partner != 0 {
+		t.Errorf("gatherv non-root: %v %v", &g, g.RecvCounts)
+	}
+	a := e[14]
+	if a.Kind != trace.Alltoallv || !reflect.DeepEqual(a.SendCounts, []int64{8, 8, 8, 8}) ||
+		!reflect.DeepEqual(a.RecvCounts, []int64{8, 8, 8, 8}) || a.SendBytes != 32 || a.RecvBytes != 32 {
+		t.Errorf("alltoallv: %v %v %v", &a, a.SendCounts, a.RecvCounts)
+	}
+	for r := range evs {
+		for i, ev := range evs[r] {
+			if !ev.HasTime || ev.Exit < ev.Enter {
+				t.Errorf("rank %d event %d: time %v..%v", r, i, ev.Enter, ev.Exit)
+			}
+		}
+	}
+}
+
+func TestMappingChecks(t *testing.T) {
+	src, _ := mpiTrace(t)
+	for _, p := range []check.Protocol{check.None, check.Rendezvous} {
+		rep, err := check.Check(src, check.Options{Protocol: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() || rep.Warnings != 0 {
+			t.Errorf("%s: %v", p, rep.Problems)
+		}
+	}
+}
+
+// TestUnknownCommunicator: a call on a communicator no traced call created
+// is a located error, not a guess.
+func TestUnknownCommunicator(t *testing.T) {
+	ws := writers(2)
+	ws[0].call(lSend, 1, 5, 1, 0, 42)
+	ws[1].call(lRecv, 1, 5, 0, 0, 42, nil)
+	src, err := Open(writeTrace(t, t.TempDir(), ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = trace.Load(src)
+	if err == nil || !strings.Contains(err.Error(), "synth-0000.bin: byte 16: MPI_Send: communicator handle 42") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestMismatchedCreation: ranks that disagree on communicator creation
+// fail the pass with a located error.
+func TestMismatchedCreation(t *testing.T) {
+	ws := writers(2)
+	ws[0].call(lCommDup, commWorld, 4)
+	ws[1].call(lCommSplit, commWorld, 0, 0, 4)
+	_, err := Open(writeTrace(t, t.TempDir(), ws))
+	if err == nil || !strings.Contains(err.Error(), "byte 16") || !strings.Contains(err.Error(), "differ across ranks") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,360 @@
+package pattern
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kairos/trace"
+)
+
+// CommPattern is a communication pattern: a set of process patterns whose
+// instances exchange messages or take part in the same collectives
+// (Table 3 of the paper).
+type CommPattern struct {
+	ID        int      // 1-based: CP1, CP2... in order of first appearance in the sequence
+	Process   []int    // IDs of its process patterns, ascending (with repeats)
+	Words     []string // per rank, "P<rank>:" and its calls, in rank order
+	Ranks     int      // processes involved
+	Events    int      // calls per instance
+	Frequency int      // instances in the trace
+}
+
+// Name returns "CP" and the pattern's number.
+func (c *CommPattern) Name() string { return "CP" + itoa(c.ID) }
+
+// EventRef names one call of an instance.
+type EventRef struct {
+	Rank     int32
+	Index    int32      // index in the rank's event stream
+	Kind     trace.Kind `json:"-"`
+	Op       string     `json:"op"`
+	Duration trace.Time // picoseconds
+}
+
+// Instance is one occurrence of a communication pattern: an element of
+// the pattern sequence (Table 4). Times are in picoseconds and are zero
+// in an untimed trace.
+type Instance struct {
+	Pattern  int // CP number
+	Position int // 1-based position in the sequence
+	Ranks    []int32
+	Events   int
+	Bytes    int64 // bytes sent by its calls
+	Start    trace.Time
+	Finish   trace.Time
+	// FirstStart and LastStart are the ranks whose first call in the
+	// instance begins first and last; FirstFinish and LastFinish the
+	// ranks whose last call ends first and last.
+	FirstStart, LastStart, FirstFinish, LastFinish int32
+	// LastStartOp is the first call of the last rank to start: a send
+	// means a late sender, a receive a late receiver, a collective a late
+	// process.
+	LastStartOp string
+	lastKind    trace.Kind
+	Slowest     EventRef
+	Shortest    EventRef
+	Regions     []uint32 // user functions (call-path regions) of its calls
+}
+
+// Duration returns Finish - Start.
+func (in *Instance) Duration() trace.Time { return in.Finish - in.Start }
+
+// Lateness classifies the instance's delay by its last process to start
+// (Section 4.2): "late sender", "late receiver" or "late process".
+func (in *Instance) Lateness() string {
+	switch {
+	case in.lastKind.IsSend():
+		return "late sender"
+	case in.lastKind.IsRecv():
+		return "late receiver"
+	case in.lastKind == trace.SendRecv:
+		return "late sendrecv"
+	case in.lastKind.IsCollective():
+		return "late process"
+	}
+	return ""
+}
+
+// StepTimes are the wall-clock times of the analysis steps.
+type StepTimes struct {
+	Read     time.Duration // reading the trace
+	Process  time.Duration // step 1: process patterns
+	Comm     time.Duration // step 2: communication patterns and sequence
+	Phases   time.Duration // step 3
+	Slow     time.Duration // step 4
+	Classify time.Duration // step 5
+}
+
+// Patterns is what steps 1 and 2 find in a trace.
+type Patterns struct {
+	Ranks     int
+	Timed     bool // every communication call has timestamps
+	Process   []ProcessPattern
+	Comm      []CommPattern
+	Sequence  []Instance
+	Unmatched int // sends and receives left without a partner
+	Times     StepTimes
+	meta      *trace.Meta
+}
+
+// Symbols returns the pattern sequence as CP numbers.
+func (p *Patterns) Symbols() []int32 {
+	s := make([]int32, len(p.Sequence))
+	for i := range p.Sequence {
+		s[i] = int32(p.Sequence[i].Pattern)
+	}
+	return s
+}
+
+// Function returns the name of the user function of region id.
+func (p *Patterns) Function(id uint32) string {
+	if p.meta == nil {
+		return ""
+	}
+	return p.meta.RegionName(id)
+}
+
+// Detect runs steps 1 and 2: it cuts every rank's communication calls
+// into process patterns, links them through matched messages and
+// collectives into communication pattern instances, and orders the
+// instances by happened-before (their first call's Enter in a timed
+// trace, a Lamport clock otherwise; ties go to the lower rank).
+func Detect(src trace.Source) (*Patterns, error) {
+	t0 := time.Now()
+	n := src.NumRanks()
+	syms := &symbols{ids: map[symKey]int32{}}
+	ranks := make([]rankData, n)
+	p := &Patterns{Ranks: n, Timed: true, meta: src.Meta()}
+	for r := range ranks {
+		rd, err := readRank(src, r, syms)
+		if err != nil {
+			return nil, err
+		}
+		ranks[r] = rd
+		p.Timed = p.Timed && rd.timed
+	}
+	t1 := time.Now()
+	tiles := make([][]tile, n)
+	for r := range ranks {
+		tiles[r] = cutRank(&ranks[r], len(syms.keys))
+	}
+	p.Process = processPatterns(ranks, tiles, syms)
+	t2 := time.Now()
+	l := match(ranks)
+	p.Unmatched = l.unmatched
+	if !p.Timed {
+		lamport(ranks, l)
+	}
+	d, base, _ := group(ranks, tiles, l)
+	p.build(ranks, tiles, d, base)
+	p.Times.Read, p.Times.Process, p.Times.Comm = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+	return p, nil
+}
+
+// build makes the instances from the union-find components, orders them
+// and numbers the communication patterns.
+func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) {
+	nt := len(d)
+	tileRank := make([]int32, nt)
+	for r := range ranks {
+		for t := base[r]; t < base[r+1]; t++ {
+			tileRank[t] = int32(r)
+		}
+	}
+	comp := make([]int32, nt) // component number of each root, then of each tile
+	for i := range comp {
+		comp[i] = -1
+	}
+	var members [][]int32
+	for t := int32(0); t < int32(nt); t++ {
+		root := d.find(t)
+		if comp[root] < 0 {
+			comp[root] = int32(len(members))
+			members = append(members, nil)
+		}
+		members[comp[root]] = append(members[comp[root]], t)
+	}
+	keys := make([]instKey, len(members))
+	for c, ts := range members {
+		for i, t := range ts {
+			r := tileRank[t]
+			e := &ranks[r].ev[tiles[r][t-base[r]].start]
+			k := instKey{e.order, r, e.pos}
+			if i == 0 || k.less(keys[c]) {
+				keys[c] = k
+			}
+		}
+	}
+	order := make([]int32, len(members))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		switch {
+		case keys[a].less(keys[b]):
+			return -1
+		case keys[b].less(keys[a]):
+			return 1
+		}
+		return 0
+	})
+	cpOf := map[string]int{}
+	sc := newScratch(len(ranks))
+	p.Sequence = make([]Instance, 0, len(order))
+	for _, c := range order {
+		in := sc.instance(ranks, tiles, base, tileRank, members[c], p.Timed)
+		key := cpKey(ranks, tiles, base, tileRank, members[c])
+		id, ok := cpOf[key]
+		if !ok {
+			id = len(p.Comm) + 1
+			cpOf[key] = id
+			p.Comm = append(p.Comm, p.newComm(id, ranks, tiles, base, tileRank, members[c], in.Events))
+		}
+		p.Comm[id-1].Frequency++
+		in.Pattern, in.Position = id, len(p.Sequence)+1
+		p.Sequence = append(p.Sequence, in)
+	}
+}
+
+// instKey orders instances: by their earliest call's happened-before
+// key, then rank, then position.
+type instKey struct {
+	order int64
+	rank  int32
+	pos   int32
+}
+
+func (a instKey) less(b instKey) bool {
+	if a.order != b.order {
+		return a.order < b.order
+	}
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.pos < b.pos
+}
+
+// cpKey identifies an instance's set of repeats: its process patterns'
+// indices, sorted.
+func cpKey(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32) string {
+	ids := make([]int32, len(ts))
+	for i, t := range ts {
+		r := tileRank[t]
+		ids[i] = tiles[r][t-base[r]].pt
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strconv.Itoa(int(id)))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+func (p *Patterns) newComm(id int, ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32, events int) CommPattern {
+	c := CommPattern{ID: id, Events: events}
+	words := map[int32][]string{}
+	var rs []int32
+	for _, t := range ts {
+		r := tileRank[t]
+		pt := &p.Process[tiles[r][t-base[r]].pt]
+		c.Process = append(c.Process, pt.ID)
+		if _, ok := words[r]; !ok {
+			rs = append(rs, r)
+		}
+		words[r] = append(words[r], pt.Symbols...)
+	}
+	slices.Sort(c.Process)
+	slices.Sort(rs)
+	for _, r := range rs {
+		c.Words = append(c.Words, "P"+itoa(int(r))+":"+strings.Join(words[r], "·"))
+	}
+	c.Ranks = len(rs)
+	return c
+}
+
+// scratch holds per-rank accumulators reused across instances.
+type scratch struct {
+	start, finish []trace.Time
+	kind          []trace.Kind
+	seen          []bool
+	touched       []int32
+}
+
+func newScratch(n int) *scratch {
+	return &scratch{start: make([]trace.Time, n), finish: make([]trace.Time, n), kind: make([]trace.Kind, n), seen: make([]bool, n)}
+}
+
+// instance summarises the calls of the tiles ts.
+func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32, timed bool) Instance {
+	var in Instance
+	sc.touched = sc.touched[:0]
+	firstCall := true
+	for _, t := range ts {
+		r := tileRank[t]
+		tl := tiles[r][t-base[r]]
+		for i := tl.start; i < tl.end; i++ {
+			e := &ranks[r].ev[i]
+			in.Events++
+			in.Bytes += e.bytes
+			if !slices.Contains(in.Regions, e.region) {
+				in.Regions = append(in.Regions, e.region)
+			}
+			if !sc.seen[r] {
+				sc.seen[r] = true
+				sc.touched = append(sc.touched, r)
+				sc.start[r], sc.finish[r], sc.kind[r] = e.enter, e.exit, e.kind
+			} else {
+				if e.enter < sc.start[r] {
+					sc.start[r], sc.kind[r] = e.enter, e.kind
+				}
+				sc.finish[r] = max(sc.finish[r], e.exit)
+			}
+			ref := EventRef{Rank: r, Index: e.index, Kind: e.kind, Op: e.kind.String(), Duration: e.exit - e.enter}
+			if firstCall || ref.Duration > in.Slowest.Duration {
+				in.Slowest = ref
+			}
+			if firstCall || ref.Duration < in.Shortest.Duration {
+				in.Shortest = ref
+			}
+			firstCall = false
+		}
+	}
+	slices.Sort(sc.touched)
+	in.Ranks = slices.Clone(sc.touched)
+	for i, r := range sc.touched {
+		sc.seen[r] = false
+		if !timed {
+			continue
+		}
+		if i == 0 || sc.start[r] < in.Start {
+			in.Start, in.FirstStart = sc.start[r], r
+		}
+		if i == 0 || sc.start[r] > sc.start[in.LastStart] {
+			in.LastStart = r
+		}
+		if i == 0 || sc.finish[r] > in.Finish {
+			in.Finish, in.LastFinish = sc.finish[r], r
+		}
+		if i == 0 || sc.finish[r] < sc.finish[in.FirstFinish] {
+			in.FirstFinish = r
+		}
+	}
+	if timed {
+		in.lastKind = sc.kind[in.LastStart]
+		in.LastStartOp = in.lastKind.String()
+	} else {
+		in.Slowest, in.Shortest = EventRef{}, EventRef{}
+	}
+	return in
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// errUntimed is returned by the steps that need timestamps.
+func errUntimed() error {
+	return fmt.Errorf("the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)")
+}
