@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"kairos/trace"
@@ -61,6 +62,8 @@ type mapper struct {
 	callBuf mpiCall // the storage call points to, reused
 	out     *outQueue
 	nodes   map[[2]uint32]uint32 // (OTF2 region, parent node) -> node
+	regions map[uint32]regionInfo
+	peers   map[uint64]int32 // comm<<32 | rank -> world rank
 
 	pendingCall map[uint64]int // Irecv request -> index in call.ops
 	pendingOut  map[uint64]int // Irecv request -> absolute queue index
@@ -69,14 +72,27 @@ type mapper struct {
 	err                                                                  error
 }
 
+// regionInfo is what the mapper needs of a region definition.
+type regionInfo struct {
+	name string
+	mpi  bool
+}
+
+// isMPIRegion returns region id's name and whether it is an MPI function
+// (paradigm MPI, or an "MPI_" name where the paradigm is unknown).
 func (m *mapper) isMPIRegion(id uint32) (string, bool) {
+	if ri, ok := m.regions[id]; ok {
+		return ri.name, ri.mpi
+	}
 	d := m.src.arch.Defs
 	r, ok := d.Regions[id]
-	name := d.Strings[r.Name]
-	if !ok {
-		return "region " + fmt.Sprint(id), false
+	ri := regionInfo{name: "region " + strconv.FormatUint(uint64(id), 10)}
+	if ok {
+		ri.name = d.Strings[r.Name]
+		ri.mpi = r.Paradigm == ParadigmMPI || (r.Paradigm == 0 && strings.HasPrefix(ri.name, "MPI_"))
 	}
-	return name, r.Paradigm == ParadigmMPI || (r.Paradigm == 0 && strings.HasPrefix(name, "MPI_"))
+	m.regions[id] = ri
+	return ri.name, ri.mpi
 }
 
 func (m *mapper) ps(t uint64) trace.Time { return trace.Time(m.src.arch.Picoseconds(t)) }
@@ -233,11 +249,20 @@ func (m *mapper) comm(id uint32) modelComm {
 	return modelComm{id: trace.WorldComm, size: len(m.src.ranks)}
 }
 
+// peer returns the world rank of rank r of OTF2 communicator comm.
 func (m *mapper) peer(comm, r uint32) int32 {
+	k := uint64(comm)<<32 | uint64(r)
+	if w, ok := m.peers[k]; ok {
+		if w == trace.NoRank {
+			m.unresolved++
+		}
+		return w
+	}
 	w, ok := m.src.worldOf(comm, r, m.self)
 	if !ok {
 		m.unresolved++
 	}
+	m.peers[k] = w
 	return w
 }
 

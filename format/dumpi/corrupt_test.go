@@ -1,0 +1,125 @@
+package dumpi
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+)
+
+// readAll opens path and reads every event, returning the first error.
+func readAll(path string) error {
+	src, err := Open(path)
+	if err != nil {
+		return err
+	}
+	return trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
+}
+
+// smallBin is a one-rank file: Init, Send, Waitall, Finalize. Record
+// offsets: body at 8, Init at 16 (27+4+4+4 bytes), Send at 55, Waitall at
+// 84, Finalize at 111.
+func smallBin() []byte {
+	w := newBinWriter()
+	w.call(lInit, 1, []string{"prog"})
+	w.call(lSend, 1, 5, 0, 0, commWorld)
+	w.call(lWaitall, 2, []int32{1, 1}, nil)
+	w.call(lFinalize)
+	return w.finish()
+}
+
+// TestCorruptInputs damages a file in the ways that matter and expects a
+// located error naming the file and the byte offset of the problem.
+func TestCorruptInputs(t *testing.T) {
+	good := smallBin()
+	bodyEnd := len(good) - 64 // the index
+	be := binary.BigEndian
+	cases := []struct {
+		name string
+		edit func([]byte) []byte
+		want string
+	}{
+		{"empty", func(b []byte) []byte { return nil }, "byte 0: file of 0 bytes is too short"},
+		{"bad magic", func(b []byte) []byte { b[0] = 0; return b }, "byte 0: not a DUMPI file"},
+		{"truncated index", func(b []byte) []byte { return b[:len(b)-10] }, "index has no magic"},
+		{"index offset outside", func(b []byte) []byte { be.PutUint64(b[len(b)-24:], 1<<40); return b }, "footer offset 1099511627776 is outside"},
+		{"bad footer magic", func(b []byte) []byte {
+			f := be.Uint64(b[len(b)-16:])
+			b[f+7] ^= 0xff
+			return b
+		}, "footer magic"},
+		{"unknown label", func(b []byte) []byte { be.PutUint16(b[55:], 500); return b }, "byte 55: unknown DUMPI function label 500"},
+		{"sentinel label", func(b []byte) []byte { be.PutUint16(b[55:], labelAllFunctions); return b }, "byte 55: unknown DUMPI function label 290"},
+		{"huge array count", func(b []byte) []byte { be.PutUint32(b[84+2+1+2+12+4:], 1<<30); return b }, "byte 105: int array count 1073741824 does not fit"},
+		{"negative array count", func(b []byte) []byte { be.PutUint32(b[84+2+1+2+12+4:], 0xffffffff); return b }, "count -1 does not fit"},
+		{"huge argc", func(b []byte) []byte { be.PutUint32(b[16+2+1+2+12:], 1<<29); return b }, "argc 536870912 does not fit"},
+		{"body cut short", func(b []byte) []byte {
+			// Move the footer, sizes and header offsets so that the body
+			// ends inside the Send record.
+			be.PutUint64(b[len(b)-32:], 60)
+			return b
+		}, "truncated call record (started at byte 55)"},
+		{"sizes beyond file", func(b []byte) []byte {
+			s := be.Uint64(b[len(b)-56:])
+			be.PutUint32(b[s:], 1<<28)
+			return b
+		}, "datatype size table count 268435456 does not fit"},
+	}
+	_ = bodyEnd
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x-0000.bin")
+			if err := os.WriteFile(path, c.edit(append([]byte{}, good...)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := readAll(path)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("got %v, want an error naming %s and containing %q", err, path, c.want)
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Errorf("%v is not a *FormatError", err)
+			}
+		})
+	}
+}
+
+// TestTruncatedEverywhere cuts a sample-like file at every length: each
+// either reads or fails with a located error, never panics.
+func TestTruncatedEverywhere(t *testing.T) {
+	good := smallBin()
+	dir := t.TempDir()
+	for n := 0; n < len(good); n++ {
+		path := filepath.Join(dir, "t-0000.bin")
+		if err := os.WriteFile(path, good[:n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := readAll(path)
+		var fe *FormatError
+		if err == nil || !errors.As(err, &fe) {
+			t.Fatalf("cut at %d: %v", n, err)
+		}
+	}
+}
+
+// TestFlippedBytes flips each byte of the file: the reader must not
+// panic, and any error must be located.
+func TestFlippedBytes(t *testing.T) {
+	good := smallBin()
+	dir := t.TempDir()
+	for i := range good {
+		b := append([]byte{}, good...)
+		b[i] ^= 0xa5
+		path := filepath.Join(dir, "f-0000.bin")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := readAll(path); err != nil && !strings.Contains(err.Error(), path) {
+			t.Fatalf("flip at %d: unlocated error %v", i, err)
+		}
+	}
+}

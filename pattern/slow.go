@@ -1,0 +1,142 @@
+package pattern
+
+import (
+	"math"
+	"slices"
+)
+
+// DefaultCutoff is Iglewicz and Hoaglin's outlier cut-off for the
+// modified Z-score.
+const DefaultCutoff = 3.5
+
+// Median returns the lower median of xs: the element at index ⌊(n−1)/2⌋
+// of the sorted sample. Table 7 fixes this convention: pattern B's
+// durations 3, 3, 4, 5, 6, 12 have median 4 (the mean of the middle pair
+// would be 4.5). It returns 0 for an empty sample and does not modify xs.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// Robust is the location and scale of a sample for the modified Z-score.
+type Robust struct {
+	Median float64 // lower median
+	MAD    float64 // lower median of |x − median| (Eq. 19, unscaled)
+	// Scale is what x − median is divided by: MAD/0.6745 (Eq. 21), or,
+	// when MAD is 0, 1.253314 × the mean absolute deviation (Iglewicz and
+	// Hoaglin's fallback); 0 when every value equals the median.
+	Scale    float64
+	Fallback bool // MAD was 0 and Scale comes from the mean deviation
+}
+
+// RobustOf computes the median, MAD and scale of xs.
+func RobustOf(xs []float64) Robust {
+	r := Robust{Median: Median(xs)}
+	dev := make([]float64, len(xs))
+	mean := 0.0
+	for i, x := range xs {
+		dev[i] = math.Abs(x - r.Median)
+		mean += dev[i]
+	}
+	r.MAD = Median(dev)
+	switch {
+	case r.MAD > 0:
+		r.Scale = r.MAD / 0.6745
+	case mean > 0:
+		r.Fallback = true
+		r.Scale = 1.253314 * mean / float64(len(xs))
+	}
+	return r
+}
+
+// Z returns the modified Z-score of x: 0.6745 (x − median)/MAD, or the
+// fallback's (x − median)/(1.253314 · MeanAD); 0 when the scale is 0.
+func (r Robust) Z(x float64) float64 {
+	if r.Scale == 0 {
+		return 0
+	}
+	return (x - r.Median) / r.Scale
+}
+
+// Threshold returns the duration above which an instance is slow at
+// cut-off z (the value where Z reaches z); the median when the scale is 0,
+// so that nothing is slow in a sample of equal values.
+func (r Robust) Threshold(z float64) float64 { return r.Median + z*r.Scale }
+
+// Slow is one abnormally slow pattern instance (Tables 11, 14, 16, 18, 21).
+type Slow struct {
+	Position  int     // 1-based position in the sequence
+	Phase     int     // phase number
+	InPhase   int     // 1-based position in its phase
+	Pattern   int     // CP number
+	Bytes     int64   // total bytes of the instance
+	Duration  float64 // microseconds
+	Median    float64 // microseconds, of its (pattern, bytes) group
+	Threshold float64 // microseconds
+	Z         float64 // modified Z-score
+	Group     int     // instances in its (pattern, bytes) group
+	Fallback  bool    // the group's MAD was 0 (see Robust)
+	Ranks     int     // processes
+	Events    int
+	// LastStart (PLS) and LastFinish (PLF) are ranks; Late is "late
+	// sender", "late receiver" or "late process".
+	LastStart, FirstStart, LastFinish, FirstFinish int32
+	Late                                           string
+	Slowest, Shortest                              EventRef
+	// Severity and Complexity are the AHP weights within the phase;
+	// Angle is atan(severity/complexity) in degrees; Affinity is High,
+	// Medium or Low.
+	Severity, Complexity float64
+	Angle                float64
+	Affinity             Affinity
+}
+
+// FindSlow compares every instance with the others of its communication
+// pattern that move the same number of bytes, over the whole trace, and
+// returns those whose modified Z-score exceeds cutoff, in sequence order.
+// phaseOf gives each position's phase and its 1-based place in it.
+func FindSlow(p *Patterns, cutoff float64, phaseOf func(pos int) (phase, inPhase int)) ([]Slow, error) {
+	if !p.Timed {
+		return nil, errUntimed()
+	}
+	type groupKey struct {
+		pattern int
+		bytes   int64
+	}
+	groups := map[groupKey][]int{}
+	for i := range p.Sequence {
+		in := &p.Sequence[i]
+		k := groupKey{in.Pattern, in.Bytes}
+		groups[k] = append(groups[k], i)
+	}
+	var out []Slow
+	xs := []float64{}
+	for k, idx := range groups {
+		xs = xs[:0]
+		for _, i := range idx {
+			xs = append(xs, micro(p.Sequence[i].Duration()))
+		}
+		rb := RobustOf(xs)
+		for j, i := range idx {
+			z := rb.Z(xs[j])
+			if !(z > cutoff) {
+				continue
+			}
+			in := &p.Sequence[i]
+			ph, at := phaseOf(in.Position)
+			out = append(out, Slow{Position: in.Position, Phase: ph, InPhase: at, Pattern: k.pattern, Bytes: k.bytes,
+				Duration: xs[j], Median: rb.Median, Threshold: rb.Threshold(cutoff), Z: z, Group: len(idx), Fallback: rb.Fallback,
+				Ranks: len(in.Ranks), Events: in.Events, LastStart: in.LastStart, FirstStart: in.FirstStart,
+				LastFinish: in.LastFinish, FirstFinish: in.FirstFinish, Late: in.Lateness(),
+				Slowest: in.Slowest, Shortest: in.Shortest})
+		}
+	}
+	slices.SortFunc(out, func(a, b Slow) int { return a.Position - b.Position })
+	return out, nil
+}
+
+func micro[T ~int64](ps T) float64 { return float64(ps) / 1e6 }
