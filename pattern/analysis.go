@@ -20,11 +20,12 @@ func DefaultOptions() Options {
 
 // Phase is a leaf of the segmentation tree (Tables 10, 13, 15).
 type Phase struct {
-	Number    int
-	Segment   int // segment ID
-	From, To  int // 1-based, inclusive
-	Functions []string
-	Slow      int // slow instances in the phase (0 in an untimed trace)
+	Number    int      `json:"number"`
+	Segment   int      `json:"segment"` // segment ID
+	From      int      `json:"from"`
+	To        int      `json:"to"` // 1-based, inclusive
+	Functions []string `json:"functions"`
+	Slow      int      `json:"slow"` // slow instances in the phase (0 in an untimed trace)
 }
 
 // Analysis is the outcome of the five steps.

@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,12 +15,13 @@ import (
 // instances exchange messages or take part in the same collectives
 // (Table 3 of the paper).
 type CommPattern struct {
-	ID        int      // 1-based: CP1, CP2... in order of first appearance in the sequence
-	Process   []int    // IDs of its process patterns, ascending (with repeats)
-	Words     []string // per rank, "P<rank>:" and its calls, in rank order
-	Ranks     int      // processes involved
-	Events    int      // calls per instance
-	Frequency int      // instances in the trace
+	ID        int      `json:"id"`        // 1-based: CP1, CP2... in order of first appearance in the sequence
+	Process   []int    `json:"process"`   // IDs of its first instance's process patterns, ascending (with repeats)
+	Words     []string `json:"words"`     // per rank, "P<rank>:" and its calls, in rank order
+	Functions []string `json:"functions"` // user functions of its first instance's calls
+	Ranks     int      `json:"ranks"`     // processes involved
+	Events    int      `json:"events"`    // calls per instance
+	Frequency int      `json:"frequency"` // instances in the trace
 }
 
 // Name returns "CP" and the pattern's number.
@@ -27,36 +29,39 @@ func (c *CommPattern) Name() string { return "CP" + itoa(c.ID) }
 
 // EventRef names one call of an instance.
 type EventRef struct {
-	Rank     int32
-	Index    int32      // index in the rank's event stream
+	Rank     int32      `json:"rank"`
+	Index    int32      `json:"index"` // index in the rank's event stream
 	Kind     trace.Kind `json:"-"`
 	Op       string     `json:"op"`
-	Duration trace.Time // picoseconds
+	Duration trace.Time `json:"duration_ps"` // picoseconds
 }
 
 // Instance is one occurrence of a communication pattern: an element of
 // the pattern sequence (Table 4). Times are in picoseconds and are zero
 // in an untimed trace.
 type Instance struct {
-	Pattern  int // CP number
-	Position int // 1-based position in the sequence
-	Ranks    []int32
-	Events   int
-	Bytes    int64 // bytes sent by its calls
-	Start    trace.Time
-	Finish   trace.Time
+	Pattern  int        `json:"pattern"`  // CP number
+	Position int        `json:"position"` // 1-based position in the sequence
+	Ranks    []int32    `json:"ranks"`
+	Events   int        `json:"events"`
+	Bytes    int64      `json:"bytes"` // bytes sent by its calls
+	Start    trace.Time `json:"start_ps"`
+	Finish   trace.Time `json:"finish_ps"`
 	// FirstStart and LastStart are the ranks whose first call in the
 	// instance begins first and last; FirstFinish and LastFinish the
 	// ranks whose last call ends first and last.
-	FirstStart, LastStart, FirstFinish, LastFinish int32
+	FirstStart  int32 `json:"first_start"`
+	LastStart   int32 `json:"last_start"`
+	FirstFinish int32 `json:"first_finish"`
+	LastFinish  int32 `json:"last_finish"`
 	// LastStartOp is the first call of the last rank to start: a send
 	// means a late sender, a receive a late receiver, a collective a late
 	// process.
-	LastStartOp string
+	LastStartOp string `json:"last_start_op"`
 	lastKind    trace.Kind
-	Slowest     EventRef
-	Shortest    EventRef
-	Regions     []uint32 // user functions (call-path regions) of its calls
+	Slowest     EventRef `json:"slowest"`
+	Shortest    EventRef `json:"shortest"`
+	Regions     []uint32 `json:"regions"` // user functions (call-path regions) of its calls
 }
 
 // Duration returns Finish - Start.
@@ -80,12 +85,12 @@ func (in *Instance) Lateness() string {
 
 // StepTimes are the wall-clock times of the analysis steps.
 type StepTimes struct {
-	Read     time.Duration // reading the trace
-	Process  time.Duration // step 1: process patterns
-	Comm     time.Duration // step 2: communication patterns and sequence
-	Phases   time.Duration // step 3
-	Slow     time.Duration // step 4
-	Classify time.Duration // step 5
+	Read     time.Duration `json:"read"`     // reading the trace
+	Process  time.Duration `json:"process"`  // step 1: process patterns
+	Comm     time.Duration `json:"comm"`     // step 2: communication patterns and sequence
+	Phases   time.Duration `json:"phases"`   // step 3
+	Slow     time.Duration `json:"slow"`     // step 4
+	Classify time.Duration `json:"classify"` // step 5
 }
 
 // Patterns is what steps 1 and 2 find in a trace.
@@ -128,26 +133,27 @@ func Detect(src trace.Source) (*Patterns, error) {
 	syms := &symbols{ids: map[symKey]int32{}}
 	ranks := make([]rankData, n)
 	p := &Patterns{Ranks: n, Timed: true, meta: src.Meta()}
+	hint := 0
 	for r := range ranks {
-		rd, err := readRank(src, r, syms)
+		rd, err := readRank(src, r, syms, hint+hint/8)
 		if err != nil {
 			return nil, err
 		}
 		ranks[r] = rd
+		hint = len(rd.ev)
 		p.Timed = p.Timed && rd.timed
 	}
 	t1 := time.Now()
-	tiles := make([][]tile, n)
-	for r := range ranks {
-		tiles[r] = cutRank(&ranks[r], len(syms.keys))
-	}
-	p.Process = processPatterns(ranks, tiles, syms)
+	tiles := cutRanks(ranks, len(syms.keys))
+	p.Process = processPatterns(ranks, tiles, syms, src.Meta())
 	t2 := time.Now()
 	l := match(ranks)
 	p.Unmatched = l.unmatched
 	if !p.Timed {
 		lamport(ranks, l)
 	}
+	// Without timestamps, enter now holds Lamport clocks; the instances'
+	// times stay zero (build reads them only when Timed).
 	d, base, _ := group(ranks, tiles, l)
 	p.build(ranks, tiles, d, base)
 	p.Times.Read, p.Times.Process, p.Times.Comm = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
@@ -164,25 +170,43 @@ func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) 
 			tileRank[t] = int32(r)
 		}
 	}
-	comp := make([]int32, nt) // component number of each root, then of each tile
+	comp := make([]int32, nt) // component number of each root
 	for i := range comp {
 		comp[i] = -1
 	}
-	var members [][]int32
+	nc := int32(0)
+	size := []int32{}
 	for t := int32(0); t < int32(nt); t++ {
 		root := d.find(t)
 		if comp[root] < 0 {
-			comp[root] = int32(len(members))
-			members = append(members, nil)
+			comp[root] = nc
+			nc++
+			size = append(size, 0)
 		}
-		members[comp[root]] = append(members[comp[root]], t)
+		size[comp[root]]++
+	}
+	// members[c] lists component c's tiles in tile order, in one array.
+	flat := make([]int32, nt)
+	off := make([]int32, nc+1)
+	for c := range size {
+		off[c+1] = off[c] + size[c]
+	}
+	fill := append([]int32{}, off[:nc]...)
+	for t := int32(0); t < int32(nt); t++ {
+		c := comp[d.find(t)]
+		flat[fill[c]] = t
+		fill[c]++
+	}
+	members := make([][]int32, nc)
+	for c := range members {
+		members[c] = flat[off[c]:off[c+1]:off[c+1]]
 	}
 	keys := make([]instKey, len(members))
 	for c, ts := range members {
 		for i, t := range ts {
 			r := tileRank[t]
 			e := &ranks[r].ev[tiles[r][t-base[r]].start]
-			k := instKey{e.order, r, e.pos}
+			k := instKey{int64(e.enter), r, e.pos}
 			if i == 0 || k.less(keys[c]) {
 				keys[c] = k
 			}
@@ -206,7 +230,7 @@ func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) 
 	p.Sequence = make([]Instance, 0, len(order))
 	for _, c := range order {
 		in := sc.instance(ranks, tiles, base, tileRank, members[c], p.Timed)
-		key := cpKey(ranks, tiles, base, tileRank, members[c])
+		key := sc.cpKey(ranks, tiles, base, tileRank, members[c])
 		id, ok := cpOf[key]
 		if !ok {
 			id = len(p.Comm) + 1
@@ -237,21 +261,27 @@ func (a instKey) less(b instKey) bool {
 	return a.pos < b.pos
 }
 
-// cpKey identifies an instance's set of repeats: its process patterns'
-// indices, sorted.
-func cpKey(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32) string {
-	ids := make([]int32, len(ts))
-	for i, t := range ts {
+// cpKey identifies an instance's pattern: each rank's calls as a sorted
+// multiset, ranks in order. Two instances whose ranks make the same calls
+// in a different order are the same pattern, as in the authors' tool
+// (this gives the paper's 25 patterns for SMG2000 on 4 processes, where
+// telling orders apart gives 32).
+func (sc *scratch) cpKey(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32) string {
+	calls := sc.calls[:0]
+	for _, t := range ts {
 		r := tileRank[t]
-		ids[i] = tiles[r][t-base[r]].pt
+		tl := tiles[r][t-base[r]]
+		for _, e := range ranks[r].ev[tl.start:tl.end] {
+			calls = append(calls, uint64(r)<<32|uint64(uint32(e.sym)))
+		}
 	}
-	slices.Sort(ids)
-	var b strings.Builder
-	for _, id := range ids {
-		b.WriteString(strconv.Itoa(int(id)))
-		b.WriteByte(',')
+	slices.Sort(calls)
+	b := sc.key[:0]
+	for _, c := range calls {
+		b = binary.LittleEndian.AppendUint64(b, c)
 	}
-	return b.String()
+	sc.calls, sc.key = calls, b
+	return string(b)
 }
 
 func (p *Patterns) newComm(id int, ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32, events int) CommPattern {
@@ -266,6 +296,9 @@ func (p *Patterns) newComm(id int, ranks []rankData, tiles [][]tile, base, tileR
 			rs = append(rs, r)
 		}
 		words[r] = append(words[r], pt.Symbols...)
+		if pt.Function != "" && !slices.Contains(c.Functions, pt.Function) {
+			c.Functions = append(c.Functions, pt.Function)
+		}
 	}
 	slices.Sort(c.Process)
 	slices.Sort(rs)
@@ -282,6 +315,8 @@ type scratch struct {
 	kind          []trace.Kind
 	seen          []bool
 	touched       []int32
+	calls         []uint64
+	key           []byte
 }
 
 func newScratch(n int) *scratch {

@@ -10,8 +10,9 @@ import (
 
 // event is one communication call of a rank, as pattern detection sees it.
 type event struct {
+	// enter is also the happened-before key; an untimed trace's enter is
+	// set to a Lamport clock (see lamport).
 	enter, exit trace.Time
-	order       int64 // happened-before key: Enter, or a Lamport clock
 	bytes       int64 // bytes this call sends
 	index       int32 // index in the rank's event stream
 	pos         int32 // index among the rank's MPI calls (Table 2's positions)
@@ -25,12 +26,15 @@ type event struct {
 }
 
 // symKey is what makes two calls the same symbol: the operation, its
-// peers and its communicator. Tags and sizes are left out, so that the
-// iterations of a loop read as the same word whatever they carry.
+// peers, its communicator and the user function it is called from. Tags
+// and sizes are left out, so that the iterations of a loop read as the
+// same word whatever they carry; the function is kept, so that the same
+// exchange in two functions (setup and solve) makes two patterns.
 type symKey struct {
 	kind          trace.Kind // Send for Send and Isend, Recv for Recv and Irecv
 	partner, peer int32
 	comm          uint32
+	region        uint32
 }
 
 // symbols numbers the distinct symbols of a trace.
@@ -89,7 +93,7 @@ func communicates(k trace.Kind) bool {
 // readRank reads rank r's communication calls. A context ends at every
 // MPI_Waitall and wherever the enclosing user function (the event's
 // call-path region) changes.
-func readRank(src trace.Source, r int, syms *symbols) (rd rankData, err error) {
+func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData, err error) {
 	in, err := src.OpenRank(r)
 	if err != nil {
 		return rd, err
@@ -100,20 +104,29 @@ func readRank(src trace.Source, r int, syms *symbols) (rd rankData, err error) {
 		}
 	}()
 	rd.timed = true
+	rd.ev = make([]event, 0, sizeHint)
 	cut := true
 	var pos int32
+	pending := map[uint64]int32{} // request -> index in rd.ev
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
 		if !e.Kind.IsMPI() {
 			continue
 		}
 		pos++
-		if e.Kind == trace.Waitall {
+		switch e.Kind {
+		case trace.Waitall:
+			complete(&rd, pending, e)
 			cut = true
 			continue
+		case trace.Wait:
+			complete(&rd, pending, e)
 		}
 		if !communicates(e.Kind) {
 			continue
+		}
+		if e.Kind.IsNonBlocking() {
+			pending[e.Request] = int32(len(rd.ev))
 		}
 		if n := len(rd.ev); n > 0 && rd.ev[n-1].region != e.Region {
 			cut = true
@@ -131,9 +144,35 @@ func readRank(src trace.Source, r int, syms *symbols) (rd rankData, err error) {
 	return rd, nil
 }
 
+// complete ends the non-blocking calls a Wait or Waitall completes at the
+// completion's exit, so that a call's span runs to its completion, as the
+// paper's Isend..IsendComplete and IrecvRequest..Irecv spans do.
+func complete(rd *rankData, pending map[uint64]int32, e *trace.Event) {
+	finish := func(req uint64) {
+		if i, ok := pending[req]; ok {
+			if e.HasTime {
+				rd.ev[i].exit = max(rd.ev[i].exit, e.Exit)
+			}
+			delete(pending, req)
+		}
+	}
+	switch {
+	case e.Kind == trace.Wait:
+		finish(e.Request)
+	case e.Requests == nil:
+		for req := range pending {
+			finish(req)
+		}
+	default:
+		for _, req := range e.Requests {
+			finish(req)
+		}
+	}
+}
+
 func makeEvent(e *trace.Event, index, pos int32, syms *symbols) event {
-	k := symKey{kind: e.Kind, partner: e.Partner, peer: trace.NoRank, comm: e.Comm}
-	ev := event{enter: e.Enter, exit: e.Exit, order: int64(e.Enter), index: index, pos: pos,
+	k := symKey{kind: e.Kind, partner: e.Partner, peer: trace.NoRank, comm: e.Comm, region: e.Region}
+	ev := event{enter: e.Enter, exit: e.Exit, index: index, pos: pos,
 		partner: e.Partner, source: e.Source, tag: e.Tag, comm: e.Comm, region: e.Region, kind: e.Kind}
 	switch {
 	case e.Kind.IsSend():

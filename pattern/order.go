@@ -2,7 +2,7 @@ package pattern
 
 import "kairos/trace"
 
-// lamport sets every event's order key to its Lamport clock, for traces
+// lamport sets every event's enter (its order key) to its Lamport clock, for traces
 // without timestamps: one more than the larger of the rank's previous
 // clock and, for a receive, its message's send; a collective takes one
 // more than the largest clock of its members on entry. Ranks advance
@@ -45,7 +45,7 @@ func lamport(ranks []rankData, l *links) {
 					waiting[r].rank, waiting[r].idx = src, s
 					break run
 				}
-				c = max(c, ranks[src].ev[s].order)
+				c = max(c, int64(ranks[src].ev[s].enter))
 			}
 			if k := l.coll[r][i]; k >= 0 {
 				key := collKey{e.comm, k}
@@ -58,7 +58,7 @@ func lamport(ranks []rankData, l *links) {
 					c = max(c, clock[m])
 				}
 				for _, m := range members {
-					ranks[m].ev[cursor[m]].order = c + 1
+					ranks[m].ev[cursor[m]].enter = trace.Time(c + 1)
 					clock[m] = c + 1
 					cursor[m]++
 					if m != r {
@@ -68,7 +68,7 @@ func lamport(ranks []rankData, l *links) {
 				delete(arrived, key)
 				continue
 			}
-			e.order = c + 1
+			e.enter = trace.Time(c + 1)
 			clock[r] = c + 1
 			cursor[r]++
 			if e.kind.IsSend() || e.kind == trace.SendRecv {
@@ -82,7 +82,7 @@ func lamport(ranks []rankData, l *links) {
 	for r := range ranks {
 		for i := cursor[r]; i < len(ranks[r].ev); i++ {
 			clock[r]++
-			ranks[r].ev[i].order = clock[r]
+			ranks[r].ev[i].enter = trace.Time(clock[r])
 		}
 	}
 }

@@ -1,24 +1,31 @@
 package pattern
 
 import (
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"kairos/pattern/suffix"
+	"kairos/trace"
 )
 
 // ProcessPattern is a repeat of one rank's communication calls: Table 2
 // of the paper. Its instances are the pieces the rank's contexts are cut
 // into.
 type ProcessPattern struct {
-	ID      int      // 1-based: PT1, PT2... rank by rank, in order of first occurrence
-	Rank    int      // the rank it occurs on
-	Symbols []string // the calls: S3 sends to rank 3, R1 receives from rank 1, ALLREDUCE...
+	ID      int      `json:"id"`      // 1-based: PT1, PT2... rank by rank, in order of first occurrence
+	Rank    int      `json:"rank"`    // the rank it occurs on
+	Symbols []string `json:"symbols"` // the calls: S3 sends to rank 3, R1 receives from rank 1, ALLREDUCE...
 	// Positions are where the instances start, counted in MPI calls of the
 	// rank from 0 (Waitall included; computation and markers not).
-	Positions []int
+	Positions []int `json:"positions"`
+	// Function is the user function its calls are made from ("" if the
+	// trace does not say).
+	Function string `json:"function"`
 	// Maximal is false for a piece of a context that no maximal repeat
 	// starts (a stretch of calls that occurs once).
-	Maximal bool
+	Maximal bool `json:"maximal"`
 }
 
 // Name returns "PT" and the pattern's number.
@@ -31,6 +38,22 @@ func (p *ProcessPattern) Word() string { return strings.Join(p.Symbols, "·") }
 type tile struct {
 	start, end int32
 	pt         int32 // index in Result.Process
+}
+
+// cutRanks cuts every rank, ranks in parallel.
+func cutRanks(ranks []rankData, nsym int) [][]tile {
+	tiles := make([][]tile, len(ranks))
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range min(runtime.GOMAXPROCS(0), len(ranks)) {
+		wg.Go(func() {
+			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
+				tiles[r] = cutRank(&ranks[r], nsym)
+			}
+		})
+	}
+	wg.Wait()
+	return tiles
 }
 
 // cutRank cuts rank data into process-pattern instances.
@@ -114,7 +137,7 @@ func root(w []int32) int {
 
 // processPatterns numbers the tiles' contents as process patterns, rank by
 // rank, and fills each tile's pt.
-func processPatterns(ranks []rankData, tiles [][]tile, syms *symbols) []ProcessPattern {
+func processPatterns(ranks []rankData, tiles [][]tile, syms *symbols, meta *trace.Meta) []ProcessPattern {
 	var pts []ProcessPattern
 	for r := range ranks {
 		ids := map[string]int32{}
@@ -126,7 +149,7 @@ func processPatterns(ranks []rankData, tiles [][]tile, syms *symbols) []ProcessP
 			if !ok {
 				id = int32(len(pts))
 				ids[k] = id
-				p := ProcessPattern{ID: len(pts) + 1, Rank: r, Maximal: t.pt == -2}
+				p := ProcessPattern{ID: len(pts) + 1, Rank: r, Maximal: t.pt == -2, Function: meta.RegionName(ev[0].region)}
 				for _, e := range ev {
 					p.Symbols = append(p.Symbols, syms.keys[e.sym].name())
 				}

@@ -38,9 +38,9 @@ func ParseCriterion(s string) (Criterion, error) {
 
 // SegmentOptions bound the recursive segmentation.
 type SegmentOptions struct {
-	Criterion Criterion
-	MaxDepth  int // segments at this depth are not split (the root is at depth 0)
-	MinLength int // segments shorter than this are not split
+	Criterion Criterion `json:"criterion"`
+	MaxDepth  int       `json:"max_depth"`  // segments at this depth are not split (the root is at depth 0)
+	MinLength int       `json:"min_length"` // segments shorter than this are not split
 }
 
 // DefaultSegmentOptions are AIC, depth 3 (eight phases at most, as in the
@@ -52,21 +52,21 @@ func DefaultSegmentOptions() SegmentOptions {
 // Segment is a node of the segmentation tree. Positions are 1-based and
 // inclusive, as in the paper's tables. Entropies use natural logarithms.
 type Segment struct {
-	ID     int // S0 is the root; children are numbered breadth first
-	Depth  int
-	From   int
-	To     int
-	Parent int // -1 for the root
-	Left   int // child segments, -1 for a leaf
-	Right  int
+	ID     int `json:"id"` // S0 is the root; children are numbered breadth first
+	Depth  int `json:"depth"`
+	From   int `json:"from"`
+	To     int `json:"to"`
+	Parent int `json:"parent"` // -1 for the root
+	Left   int `json:"left"`   // child segments, -1 for a leaf
+	Right  int `json:"right"`
 	// Split is the position of maximum D_JS: the left part is From..Split
 	// (0 when the segment is shorter than 2).
-	Split int
-	DJS   float64 // the maximum Jensen-Shannon divergence D̂JS
-	K     int     // free parameters kl + kr + 1 − k at Split
-	SAIC  float64 // segmentation strength by AIC (Eq. 18)
-	SBIC  float64 // segmentation strength by BIC (Eq. 15)
-	Phase int     // 1-based phase number of a leaf, 0 for inner segments
+	Split int     `json:"split"`
+	DJS   float64 `json:"djs"`   // the maximum Jensen-Shannon divergence D̂JS
+	K     int     `json:"k"`     // free parameters kl + kr + 1 − k at Split
+	SAIC  float64 `json:"saic"`  // segmentation strength by AIC (Eq. 18)
+	SBIC  float64 `json:"sbic"`  // segmentation strength by BIC (Eq. 15)
+	Phase int     `json:"phase"` // 1-based phase number of a leaf, 0 for inner segments
 }
 
 // Name returns "S" and the segment's number.

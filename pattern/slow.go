@@ -24,13 +24,13 @@ func Median(xs []float64) float64 {
 
 // Robust is the location and scale of a sample for the modified Z-score.
 type Robust struct {
-	Median float64 // lower median
-	MAD    float64 // lower median of |x − median| (Eq. 19, unscaled)
+	Median float64 `json:"median"` // lower median
+	MAD    float64 `json:"mad"`    // lower median of |x − median| (Eq. 19, unscaled)
 	// Scale is what x − median is divided by: MAD/0.6745 (Eq. 21), or,
 	// when MAD is 0, 1.253314 × the mean absolute deviation (Iglewicz and
 	// Hoaglin's fallback); 0 when every value equals the median.
-	Scale    float64
-	Fallback bool // MAD was 0 and Scale comes from the mean deviation
+	Scale    float64 `json:"scale"`
+	Fallback bool    `json:"fallback"` // MAD was 0 and Scale comes from the mean deviation
 }
 
 // RobustOf computes the median, MAD and scale of xs.
@@ -69,30 +69,35 @@ func (r Robust) Threshold(z float64) float64 { return r.Median + z*r.Scale }
 
 // Slow is one abnormally slow pattern instance (Tables 11, 14, 16, 18, 21).
 type Slow struct {
-	Position  int     // 1-based position in the sequence
-	Phase     int     // phase number
-	InPhase   int     // 1-based position in its phase
-	Pattern   int     // CP number
-	Bytes     int64   // total bytes of the instance
-	Duration  float64 // microseconds
-	Median    float64 // microseconds, of its (pattern, bytes) group
-	Threshold float64 // microseconds
-	Z         float64 // modified Z-score
-	Group     int     // instances in its (pattern, bytes) group
-	Fallback  bool    // the group's MAD was 0 (see Robust)
-	Ranks     int     // processes
-	Events    int
+	Position  int     `json:"position"`     // 1-based position in the sequence
+	Phase     int     `json:"phase"`        // phase number
+	InPhase   int     `json:"in_phase"`     // 1-based position in its phase
+	Pattern   int     `json:"pattern"`      // CP number
+	Bytes     int64   `json:"bytes"`        // total bytes of the instance
+	Duration  float64 `json:"duration_us"`  // microseconds
+	Median    float64 `json:"median_us"`    // microseconds, of its (pattern, bytes) group
+	Threshold float64 `json:"threshold_us"` // microseconds
+	Z         float64 `json:"z"`            // modified Z-score
+	Group     int     `json:"group"`        // instances in its (pattern, bytes) group
+	Fallback  bool    `json:"fallback"`     // the group's MAD was 0 (see Robust)
+	Ranks     int     `json:"ranks"`        // processes
+	Events    int     `json:"events"`
 	// LastStart (PLS) and LastFinish (PLF) are ranks; Late is "late
 	// sender", "late receiver" or "late process".
-	LastStart, FirstStart, LastFinish, FirstFinish int32
-	Late                                           string
-	Slowest, Shortest                              EventRef
+	LastStart   int32    `json:"last_start"`
+	FirstStart  int32    `json:"first_start"`
+	LastFinish  int32    `json:"last_finish"`
+	FirstFinish int32    `json:"first_finish"`
+	Late        string   `json:"late"`
+	Slowest     EventRef `json:"slowest"`
+	Shortest    EventRef `json:"shortest"`
 	// Severity and Complexity are the AHP weights within the phase;
 	// Angle is atan(severity/complexity) in degrees; Affinity is High,
 	// Medium or Low.
-	Severity, Complexity float64
-	Angle                float64
-	Affinity             Affinity
+	Severity   float64  `json:"severity"`
+	Complexity float64  `json:"complexity"`
+	Angle      float64  `json:"angle"`
+	Affinity   Affinity `json:"affinity"`
 }
 
 // FindSlow compares every instance with the others of its communication

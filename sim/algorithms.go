@@ -143,6 +143,9 @@ func bcastFlat(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 // collBytes is the size of the message of a single-buffer collective.
 func collBytes(c *collCall) int64 {
+	if c.override > 0 {
+		return c.override
+	}
 	if c.e.SendBytes != 0 {
 		return c.e.SendBytes
 	}
@@ -179,7 +182,7 @@ var allreduceAlgos = map[string][]algorithm{
 	"default":  {reduceAtZero, bcastAtZero},
 	"redbcast": {reduceAtZero, bcastAtZero},
 	"rdb":      {allreduceRDB},
-	"lr":       {allreduceRing},
+	"lr":       {allreduceRing, lrRemainderReduce, lrRemainderBcast},
 }
 
 func reduceAtZero(c *collCall, p int, ops []collOp) ([]collOp, bool) {
@@ -240,15 +243,55 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return append(ops, c.steps[p]), true
 }
 
-// allreduceRing is the ring (reduce-scatter then allgather in n-1 steps
-// each, blocks of size/n), as MPICH's and SimGrid's allreduce "lr".
+// lrSplit returns the elements of an allreduce and SimGrid's allreduce__lr
+// decomposition: count elements per ring block, rem left over.
+func lrSplit(c *collCall) (elems, count, rem int64) {
+	if c.ssize > 0 {
+		elems = c.e.SendBytes / c.ssize
+	}
+	return elems, elems / int64(c.n), elems % int64(c.n)
+}
+
+// allreduceRing is SimGrid's allreduce__lr: a ring reduce-scatter then a
+// ring allgather, n-1 sendrecv steps each of elements/n elements (with
+// fewer elements than ranks, reduce + bcast instead; a remainder is
+// reduced and broadcast after the rings).
 func allreduceRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	n, me := c.n, c.me
+	elems, count, _ := lrSplit(c)
+	if elems < int64(n) {
+		if p == 0 {
+			return reduceAtZero(c, 0, ops)
+		}
+		c.override = c.e.SendBytes
+		ops, ok := bcastAtZero(c, p-1, ops)
+		c.override = 0
+		return ops, ok
+	}
 	if p >= int(2*(n-1)) {
 		return ops, false
 	}
-	blk := collBytes(c) / int64(n)
-	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: blk}, collOp{peer: (me - 1 + n) % n}), true
+	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: count * c.ssize}, collOp{peer: (me - 1 + n) % n}), true
+}
+
+func lrRemainderReduce(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	elems, _, rem := lrSplit(c)
+	if rem == 0 || elems < int64(c.n) {
+		return ops, false
+	}
+	c.root = 0
+	return gatherTo(c, p, ops, rem*c.ssize)
+}
+
+func lrRemainderBcast(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	elems, _, rem := lrSplit(c)
+	if rem == 0 || elems < int64(c.n) {
+		return ops, false
+	}
+	c.override = rem * c.ssize
+	ops, ok := bcastAtZero(c, p, ops)
+	c.override = 0
+	return ops, ok
 }
 
 // ---- alltoall ----
@@ -389,6 +432,39 @@ func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, 
 var allgatherAlgos = map[string][]algorithm{
 	"default": {allgatherLinear},
 	"ring":    {allgatherRing},
+	"pair":    {allgatherPair},
+	"bruck":   {allgatherBruck},
+}
+
+// allgatherPair (allgather__pair, power-of-two sizes): n-1 sendrecv
+// steps with rank ^ i.
+func allgatherPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	i := int32(p + 1)
+	if i >= c.n {
+		return ops, false
+	}
+	return append(ops, collOp{sr: true, peer: c.me ^ i, bytes: c.e.SendBytes}), true
+}
+
+// allgatherBruck (allgather__bruck): in round k, send the 2^k blocks
+// gathered so far to rank - 2^k and receive as many from rank + 2^k; a
+// last round moves the n - 2^k remaining blocks.
+func allgatherBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	pof2, k := int32(1), 0
+	for pof2 <= n/2 && k < p {
+		pof2 *= 2
+		k++
+	}
+	blocks := int64(pof2)
+	if pof2 > n/2 {
+		blocks = int64(n - pof2)
+		if blocks == 0 || k < p {
+			return ops, false
+		}
+	}
+	return append(ops, collOp{send: true, peer: (me - pof2 + n) % n, bytes: blocks * c.e.RecvBytes},
+		collOp{peer: (me + pof2) % n}), true
 }
 
 // allgatherLinear (iallgather, iallgatherv): for every other rank in

@@ -23,6 +23,7 @@ type collCall struct {
 	ssize       int64 // send datatype size
 	rsize       int64
 	steps       []collOp // scratch for tree algorithms
+	override    int64    // if positive, the message size of a sub-collective
 }
 
 // algorithm returns the operations of phase p of a collective for one
@@ -196,8 +197,8 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if algo == "" {
 			algo = ompiAlltoall(c.n, e.SendBytes)
 		}
-		if algo == "pair" && c.n&(c.n-1) != 0 {
-			return nil, 0, fmt.Errorf("alltoall: the pair algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", c.n)
+		if err := pow2(k, algo, c.n); err != nil {
+			return nil, 0, err
 		}
 		return pick(alltoallAlgos, algo, "", tagAlltoall)
 	case trace.Alltoallv:
@@ -223,6 +224,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		}
 		return []algorithm{scattervLinear}, tagScatterv, nil
 	case trace.Allgather:
+		if err := pow2(k, algo, c.n); err != nil {
+			return nil, 0, err
+		}
 		return pick(allgatherAlgos, algo, "default", tagAllgather)
 	case trace.Allgatherv:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
@@ -256,6 +260,15 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		return []algorithm{scanLinear}, tagScan, nil
 	}
 	return nil, 0, fmt.Errorf("no algorithm for %s", k)
+}
+
+// pow2 rejects SimGrid's pair algorithms on a size that is not a power
+// of two (SimGrid aborts).
+func pow2(k trace.Kind, algo string, n int32) error {
+	if algo == "pair" && n&(n-1) != 0 {
+		return fmt.Errorf("%s: the pair algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, n)
+	}
+	return nil
 }
 
 func pick(table map[string][]algorithm, algo, def string, tag int32) ([]algorithm, int32, error) {
@@ -294,7 +307,9 @@ func IsCollectiveName(name string) bool { _, ok := algoTables[name]; return ok }
 func Algorithms(coll string) []string {
 	var names []string
 	for n := range algoTables[coll] {
-		names = append(names, n)
+		if n != "default" {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return append([]string{"default"}, names...)

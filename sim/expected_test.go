@@ -19,7 +19,7 @@ import (
 // simCase is one line of expected_cases.tsv.
 type simCase struct {
 	id, dir, desc, plat, hosts, extra, expected string
-	np                                         int
+	np                                          int
 }
 
 func readCases(t *testing.T) (string, []simCase) {

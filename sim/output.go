@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 
 	"kairos/trace"
@@ -143,3 +144,79 @@ func (v *Verbose) Action(rank int, e *trace.Event, start, end float64) {
 
 // Err returns the first write error.
 func (v *Verbose) Err() error { return v.err }
+
+// WritePaje writes a timed trace (from TimedTrace) as a Paje trace for
+// ViTE or pajeng: one container per rank (named after its host), whose
+// state is the action in progress. Paje wants records in time order, so
+// the actions are sorted first: memory grows with the trace.
+func WritePaje(w io.Writer, t *trace.Trace, hosts []string) error {
+	type rec struct {
+		at   trace.Time
+		rank int
+		kind trace.Kind
+	}
+	var recs []rec
+	var end trace.Time
+	err := trace.ForEach(t, func(r, _ int, e *trace.Event) error {
+		if e.HasTime && e.Kind != trace.Init && e.Kind != trace.Finalize {
+			recs = append(recs, rec{e.Enter, r, e.Kind}, rec{e.Exit, r, trace.KindInvalid})
+			end = max(end, e.Exit)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].at < recs[j].at })
+	bw := bufio.NewWriter(w)
+	bw.WriteString(pajeHeader)
+	bw.WriteString("0 CT_Rank 0 \"Rank\"\n1 ST_Action CT_Rank \"Action\"\n")
+	for r := range t.Ranks {
+		name := "rank " + strconv.Itoa(r)
+		if r < len(hosts) {
+			name += " @ " + hosts[r]
+		}
+		fmt.Fprintf(bw, "2 0.000000000 R%d CT_Rank 0 %s\n", r, strconv.Quote(name))
+	}
+	for _, x := range recs {
+		v := x.kind.String()
+		if x.kind == trace.KindInvalid {
+			v = "idle"
+		}
+		fmt.Fprintf(bw, "3 %.9f ST_Action R%d %s\n", x.at.Seconds(), x.rank, v)
+	}
+	for r := range t.Ranks {
+		fmt.Fprintf(bw, "4 %.9f CT_Rank R%d\n", end.Seconds(), r)
+	}
+	return bw.Flush()
+}
+
+const pajeHeader = `%EventDef PajeDefineContainerType 0
+%       Alias string
+%       Type string
+%       Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+%       Alias string
+%       Type string
+%       Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+%       Time date
+%       Alias string
+%       Type string
+%       Container string
+%       Name string
+%EndEventDef
+%EventDef PajeSetState 3
+%       Time date
+%       Type string
+%       Container string
+%       Value string
+%EndEventDef
+%EventDef PajeDestroyContainer 4
+%       Time date
+%       Type string
+%       Name string
+%EndEventDef
+`

@@ -17,7 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"kairos/format"
+	_ "kairos/format/dumpi"
 	_ "kairos/format/ktr"
+	_ "kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/trace"

@@ -39,13 +39,9 @@ event records as "otf2-print -A" prints its event lines: record name,
 location, clock-corrected timestamp in ticks and the record's fields with
 definitions resolved to names, then the ADDITIONAL ATTRIBUTES line of
 events that carry attributes. Only otf2-print's headers are left out, so
-the output compares line by line with otf2-print's events section. The
-fields are otf2-print's to the letter for the records Kairos decodes
-(Enter, Leave, the MPI point-to-point and collective records, Metric,
-Parameter*, ProgramBegin/End, MeasurementOnOff, BufferFlush, Omp*,
-Thread*, CommCreate/Destroy, NonBlockingCollective*); the others (RMA,
-I/O, calling-context records) print their name, location and timestamp
-and "..." for their fields.
+the output compares line by line with otf2-print's events section, for
+every event record of OTF2 3.0 (records of later versions print as
+UNKNOWN with their location and timestamp, as otf2-print 3.0 does).
 
 --json prints one JSON object per event instead.`,
 		Example: `  kairos print experiment/traces.otf2

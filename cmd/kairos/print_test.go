@@ -16,7 +16,7 @@ import (
 // otf2PrintLines returns the event lines of a gzipped otf2-print -A output.
 func otf2PrintLines(t *testing.T, path string) string {
 	t.Helper()
-	lines, err := otf2.OTF2PrintEventsFile(path)
+	lines, err := otf2.ReadPrintOutputFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,25 +13,12 @@ import (
 	"kairos/sim"
 )
 
-func init() {
-	verbs = append(verbs, newSimulateCmd)
-	os.Args = smpirunArgs(os.Args)
-}
+func init() { verbs = append(verbs, newSimulateCmd) }
 
 // smpirunArgs accepts smpirun's single-dash spellings (-np, -platform,
-// -hostfile) and --cfg=key:value for simulate, which the flag parser would
-// otherwise read as bundles of one-letter flags.
+// -hostfile), which the flag parser would otherwise read as bundles of
+// one-letter flags.
 func smpirunArgs(args []string) []string {
-	isSim := false
-	for _, a := range args {
-		if a == "simulate" {
-			isSim = true
-			break
-		}
-	}
-	if !isSim {
-		return args
-	}
 	out := make([]string, len(args))
 	for i, a := range args {
 		switch a {
@@ -50,7 +36,7 @@ type simulateFlags struct {
 	cfg                                  []string
 	speed                                string
 	analytic, verbose, perRank, json     bool
-	timed, timedFormat, perfetto         string
+	timed, timedFormat, perfetto, paje   string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -78,7 +64,8 @@ much faster, for what-ifs and cross-checks.
 
 Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
-read; --perfetto writes a Chrome / Perfetto JSON timeline; --verbose prints
+read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
+trace for ViTE; --verbose prints
 one line per action like SimGrid's verbose replay log.
 
 A trace that deadlocks is reported with every blocked rank, its pending
@@ -88,8 +75,22 @@ action and trace line, and the command exits with status 1.`,
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
   kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json`,
-		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runSimulate(cmd, args[0], f) },
+		// Flags are parsed here so that smpirun's -np, -platform and
+		// -hostfile work as they do with smpirun.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			if err := fl.Parse(smpirunArgs(args)); err != nil {
+				return usageError{err}
+			}
+			if h, _ := fl.GetBool("help"); h {
+				return cmd.Help()
+			}
+			if err := exactArgs(1)(cmd, fl.Args()); err != nil {
+				return err
+			}
+			return runSimulate(cmd, fl.Arg(0), f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
@@ -104,6 +105,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.timed, "timed-trace", "", "write the simulated run as a timed trace to this file")
 	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.Names()+")")
 	fl.StringVar(&f.perfetto, "perfetto", "", "write a Perfetto / Chrome trace JSON timeline to this file")
+	fl.StringVar(&f.paje, "paje", "", "write a Paje trace (for ViTE) to this file")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every action's end date and duration, as SimGrid's verbose replay")
 	fl.BoolVar(&f.perRank, "ranks", false, "print every rank's finish time and breakdown")
 	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
@@ -175,6 +177,8 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		if outFormat, err = format.ForOutput(f.timed, f.timedFormat); err != nil {
 			return usagef("--timed-trace: %v", err)
 		}
+	}
+	if f.timed != "" || f.paje != "" {
 		timed = sim.NewTimedTrace(np, src.Meta())
 		obs = append(obs, timed)
 	}
@@ -205,8 +209,13 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
-	if timed != nil {
+	if f.timed != "" {
 		if err := outFormat.Write(f.timed, timed.T); err != nil {
+			return err
+		}
+	}
+	if f.paje != "" {
+		if err := fileio.WriteFile(f.paje, func(w io.Writer) error { return sim.WritePaje(w, timed.T, names) }); err != nil {
 			return err
 		}
 	}

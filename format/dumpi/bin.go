@@ -98,7 +98,9 @@ func (s *sectionReader) read(n int, what string) []byte {
 
 func (s *sectionReader) u8(what string) byte    { return s.read(1, what)[0] }
 func (s *sectionReader) u16(what string) uint16 { return binary.BigEndian.Uint16(s.read(2, what)) }
-func (s *sectionReader) i32(what string) int32  { return int32(binary.BigEndian.Uint32(s.read(4, what))) }
+func (s *sectionReader) i32(what string) int32 {
+	return int32(binary.BigEndian.Uint32(s.read(4, what)))
+}
 func (s *sectionReader) u64(what string) uint64 { return binary.BigEndian.Uint64(s.read(8, what)) }
 
 // count reads an i32 element count of elements of size bytes, rejecting

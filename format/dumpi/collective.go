@@ -20,9 +20,9 @@ var collectiveKinds = map[int]trace.Kind{
 // the other side's size, which MPI requires to match.
 func (r *Reader) collective(c *call, k trace.Kind) error {
 	p := &programs[c.label]
-	get := func(name string) int64 { return c.v[p.fields[name]] }
-	has := func(name string) bool { _, ok := p.fields[name]; return ok }
-	id, self, err := r.comm(c, get("comm"))
+	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
+	has := func(n fieldName) bool { return p.idx[n] >= 0 }
+	id, self, err := r.comm(c, get(fComm))
 	if err != nil {
 		return err
 	}
@@ -32,17 +32,17 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 	}
 	e := &r.ev
 	e.Kind, e.Comm = k, id
-	if has("root") {
-		if e.Partner, err = r.world(c, id, false, get("root")); err != nil {
+	if has(fRoot) {
+		if e.Partner, err = r.world(c, id, false, get(fRoot)); err != nil {
 			return err
 		}
 	}
 	switch {
-	case has("count"): // Bcast, Reduce, Allreduce, Scan, Exscan
-		e.SendBytes, e.SendType = r.bytes(get("count"), get("datatype"))
+	case has(fCount): // Bcast, Reduce, Allreduce, Scan, Exscan
+		e.SendBytes, e.SendType = r.bytes(get(fCount), get(fDatatype))
 	case c.label == lReduceScatter:
-		e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", get("datatype"), nil)
-		e.RecvType = simgridType(get("datatype"), r.d.info.typeSize(get("datatype")))
+		e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, get(fDatatype), nil)
+		e.RecvType = simgridType(get(fDatatype), r.d.info.typeSize(get(fDatatype)))
 	case c.label == lAlltoallv, c.label == lAlltoallw:
 		r.alltoallv(c)
 	default:
@@ -55,33 +55,33 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 // and Alltoall.
 func (r *Reader) rootedOrGathered(c *call) {
 	p := &programs[c.label]
-	get := func(name string) int64 { return c.v[p.fields[name]] }
+	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	e := &r.ev
 	atRoot := p.root >= 0 && c.v[0] == c.v[p.root]
 	switch c.label {
 	case lGather, lAllgather, lAlltoall:
-		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+		e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
 		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
 		if c.label != lGather || atRoot {
-			e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+			e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
 		}
 	case lScatter:
-		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
 		e.SendBytes, e.SendType = e.RecvBytes, e.RecvType
 		if atRoot {
-			e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
+			e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
 		}
 	case lGatherv, lAllgatherv:
-		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
-		e.RecvType = simgridType(get("recvtype"), r.d.info.typeSize(get("recvtype")))
+		e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
+		e.RecvType = simgridType(get(fRecvtype), r.d.info.typeSize(get(fRecvtype)))
 		if c.label == lAllgatherv || atRoot {
-			e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", get("recvtype"), nil)
+			e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, get(fRecvtype), nil)
 		}
 	case lScatterv:
-		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
-		e.SendType = simgridType(get("sendtype"), r.d.info.typeSize(get("sendtype")))
+		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
+		e.SendType = simgridType(get(fSendtype), r.d.info.typeSize(get(fSendtype)))
 		if atRoot {
-			e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", get("sendtype"), nil)
+			e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, get(fSendtype), nil)
 		}
 	}
 }
@@ -92,22 +92,22 @@ func (r *Reader) alltoallv(c *call) {
 	p := &programs[c.label]
 	e := &r.ev
 	if c.label == lAlltoallv {
-		st, rt := c.v[p.fields["sendtype"]], c.v[p.fields["recvtype"]]
-		e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", st, nil)
-		e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", rt, nil)
+		st, rt := c.v[p.idx[fSendtype]], c.v[p.idx[fRecvtype]]
+		e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, st, nil)
+		e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, rt, nil)
 		e.SendType = simgridType(st, r.d.info.typeSize(st))
 		e.RecvType = simgridType(rt, r.d.info.typeSize(rt))
 		return
 	}
-	e.SendCounts, e.SendBytes = r.vector(c, 0, "sendcounts", 0, c.arr[p.fields["sendtypes"]])
-	e.RecvCounts, e.RecvBytes = r.vector(c, 1, "recvcounts", 0, c.arr[p.fields["recvtypes"]])
+	e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, 0, c.arr[p.idx[fSendtypes]])
+	e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, 0, c.arr[p.idx[fRecvtypes]])
 }
 
 // vector converts the count array name of c to bytes into the reader's
 // buffer slot, with datatype dt for all or types[i] per member; it returns
 // the bytes and their total.
-func (r *Reader) vector(c *call, slot int, name string, dt int64, types []int32) ([]int64, int64) {
-	counts := c.arr[programs[c.label].fields[name]]
+func (r *Reader) vector(c *call, slot int, name fieldName, dt int64, types []int32) ([]int64, int64) {
+	counts := c.arr[programs[c.label].idx[name]]
 	out := r.counts[slot][:0]
 	var total int64
 	for i, n := range counts {

@@ -72,10 +72,12 @@ const bufSize = 256 << 10
 
 func newDecoder(f io.ReaderAt, info *binInfo) *decoder {
 	start := info.body + 8
-	d := &decoder{info: info, base: start, end: info.bodyEnd, buf: make([]byte, bufSize)}
+	d := &decoder{info: info, base: start, end: info.bodyEnd}
 	if d.end < start {
 		d.end = start
 	}
+	// A small body gets a small buffer; fill grows it if a record needs.
+	d.buf = make([]byte, min(bufSize, d.end-start+16))
 	d.src = io.NewSectionReader(f, start, d.end-start)
 	return d
 }
@@ -269,11 +271,18 @@ func (d *decoder) next() bool {
 	c := &d.c
 	c.off = d.pos()
 	c.label = 0
-	label := int(d.u16("label"))
-	if d.err != nil {
+	if d.end-d.pos() == 2 || !d.fill(3, "label and mask") {
+		// Only END_OF_STREAM fits in 2 bytes.
+		label := d.u16("label")
+		if d.err == nil && label != labelEndOfStream {
+			d.fail(c.off, "truncated call record: label %d without a mask at the end of the call records", label)
+		}
+		d.done = true
 		return false
 	}
+	label := int(binary.BigEndian.Uint16(d.buf[d.r:]))
 	if label == labelEndOfStream {
+		d.r += 2
 		d.done = true
 		return false
 	}
@@ -289,29 +298,43 @@ func (d *decoder) next() bool {
 
 // recordHead reads the mask, thread, times and PAPI counters.
 func (d *decoder) recordHead(c *call) {
-	c.mask = d.u8("mask")
+	c.mask = d.buf[d.r+2]
+	d.r += 3
+	m := c.mask
+	n := 0
+	if m&maskThread != 0 {
+		n += 2
+	}
+	if m&maskCPU != 0 {
+		n += 12
+	}
+	if m&maskWall != 0 {
+		n += 12
+	}
+	if !d.fill(n, "record header") {
+		return
+	}
 	c.thread = 0
-	if c.mask&maskThread != 0 {
-		c.thread = d.u16("thread")
+	if m&maskThread != 0 {
+		c.thread = binary.BigEndian.Uint16(d.buf[d.r:])
+		d.r += 2
 	}
 	c.cpu = [2]stamp{}
-	if c.mask&maskCPU != 0 {
+	if m&maskCPU != 0 {
 		c.cpu = d.times(d.info.cpuOffset)
 	}
 	c.wall = [2]stamp{}
-	if c.mask&maskWall != 0 {
+	if m&maskWall != 0 {
 		c.wall = d.times(d.info.wallOffset)
 	}
-	if c.mask&maskPerf != 0 {
+	if m&maskPerf != 0 {
 		d.u8("perf counter count")
 		d.skip(16*d.info.perfCount, "perf counters")
 	}
 }
 
+// times decodes enter and exit stamps from 12 bytes already buffered.
 func (d *decoder) times(offset int32) [2]stamp {
-	if !d.fill(12, "times") {
-		return [2]stamp{}
-	}
 	b := d.buf[d.r:]
 	d.r += 12
 	return [2]stamp{
@@ -322,7 +345,11 @@ func (d *decoder) times(offset int32) [2]stamp {
 
 // args decodes the fields of program p into c.
 func (d *decoder) args(c *call, p *program) {
-	for i := range p.ops {
+	i := 0
+	if p.fixed > 0 && d.fill(p.fixed, "arguments") {
+		i = d.fixedArgs(c, p)
+	}
+	for ; i < len(p.ops); i++ {
 		o := &p.ops[i]
 		if o.rootOnly && c.v[0] != c.v[p.root] {
 			c.v[i] = 0
@@ -391,4 +418,29 @@ func (d *decoder) args(c *call, p *program) {
 			return
 		}
 	}
+}
+
+// fixedArgs decodes the leading fixed-size fields of p, whose p.fixed
+// bytes are buffered, and returns the index of the next field.
+func (d *decoder) fixedArgs(c *call, p *program) int {
+	b := d.buf[d.r : d.r+p.fixed]
+	k := 0
+	for i := 0; i < p.nfixed; i++ {
+		switch p.ops[i].code {
+		case opI32:
+			c.v[i] = int64(int32(binary.BigEndian.Uint32(b[k:])))
+			k += 4
+		case opU16:
+			c.v[i] = int64(binary.BigEndian.Uint16(b[k:]))
+			k += 2
+		case opU8:
+			c.v[i] = int64(b[k])
+			k++
+		case opI64:
+			c.v[i] = int64(binary.BigEndian.Uint64(b[k:]))
+			k += 8
+		}
+	}
+	d.r += p.fixed
+	return p.nfixed
 }

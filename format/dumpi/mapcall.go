@@ -156,30 +156,30 @@ func (r *Reader) request(h int32) (uint64, bool) {
 // completes nothing is Local.
 func (r *Reader) completion(c *call) {
 	p := &programs[c.label]
-	get := func(name string) int64 { return c.v[p.fields[name]] }
-	arr := func(name string) []int32 { return c.arr[p.fields[name]] }
+	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
+	arr := func(n fieldName) []int32 { return c.arr[p.idx[n]] }
 	flag := int64(1)
-	if i, ok := p.fields["flag"]; ok {
+	if i := p.idx[fFlag]; i >= 0 {
 		flag = c.v[i]
 	}
 	r.reqs = r.reqs[:0]
 	switch c.label {
 	case lWait, lTest:
-		r.addRequest(int32(get("request")))
+		r.addRequest(int32(get(fRequest)))
 	case lWaitany, lTestany:
-		reqs, i := arr("requests"), get("index")
+		reqs, i := arr(fRequests), get(fIndex)
 		if flag != 0 && i >= 0 && i < int64(len(reqs)) {
 			r.addRequest(reqs[i])
 		}
 	case lWaitall, lTestall:
 		if flag != 0 {
-			for _, h := range arr("requests") {
+			for _, h := range arr(fRequests) {
 				r.addRequest(h)
 			}
 		}
 	case lWaitsome, lTestsome:
-		reqs := arr("requests")
-		for _, i := range arr("indices") {
+		reqs := arr(fRequests)
+		for _, i := range arr(fIndices) {
 			if i >= 0 && int(i) < len(reqs) {
 				r.addRequest(reqs[i])
 			}
@@ -190,7 +190,7 @@ func (r *Reader) completion(c *call) {
 	case len(r.reqs) == 0:
 		if c.label == lTest {
 			// An unsuccessful Test of a real request still tests it.
-			if id, ok := r.request(int32(get("request"))); ok {
+			if id, ok := r.request(int32(get(fRequest))); ok {
 				e.Kind, e.Request = trace.Test, id
 				return
 			}
@@ -213,17 +213,17 @@ func (r *Reader) addRequest(h int32) {
 
 func (r *Reader) probe(c *call) error {
 	p := &programs[c.label]
-	id, self, err := r.comm(c, c.v[p.fields["comm"]])
+	id, self, err := r.comm(c, c.v[p.idx[fComm]])
 	if err != nil {
 		return err
 	}
-	src := c.v[p.fields["source"]]
+	src := c.v[p.idx[fSource]]
 	if src < dumpiAnySource {
 		r.local(c)
 		return nil
 	}
 	e := &r.ev
-	e.Kind, e.Comm, e.Tag = trace.Probe, id, int32(c.v[p.fields["tag"]])
+	e.Kind, e.Comm, e.Tag = trace.Probe, id, int32(c.v[p.idx[fTag]])
 	if c.label == lIprobe {
 		e.Kind = trace.Iprobe
 	}
@@ -239,21 +239,21 @@ func (r *Reader) probe(c *call) error {
 // send tag.
 func (r *Reader) sendRecv(c *call) error {
 	p := &programs[c.label]
-	get := func(name string) int64 { return c.v[p.fields[name]] }
-	id, self, err := r.comm(c, get("comm"))
+	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
+	id, self, err := r.comm(c, get(fComm))
 	if err != nil {
 		return err
 	}
 	e := &r.ev
-	e.Kind, e.Comm, e.Tag = trace.SendRecv, id, int32(get("sendtag"))
+	e.Kind, e.Comm, e.Tag = trace.SendRecv, id, int32(get(fSendtag))
 	if c.label == lSendrecv {
-		e.SendBytes, e.SendType = r.bytes(get("sendcount"), get("sendtype"))
-		e.RecvBytes, e.RecvType = r.bytes(get("recvcount"), get("recvtype"))
+		e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
+		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
 	} else {
-		e.SendBytes, e.SendType = r.bytes(get("count"), get("datatype"))
+		e.SendBytes, e.SendType = r.bytes(get(fCount), get(fDatatype))
 		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
 	}
-	dst, src := get("dest"), get("source")
+	dst, src := get(fDest), get(fSource)
 	if dst < 0 || src < dumpiAnySource {
 		r.local(c) // one side is MPI_PROC_NULL: not representable as one event
 		return nil
@@ -281,9 +281,9 @@ func (r *Reader) commCreate(c *call) error {
 		id = r.created[r.nextNew]
 	}
 	r.nextNew++
-	parent := c.v[p.fields["oldcomm"]]
+	parent := c.v[p.idx[fOldcomm]]
 	if id != 0 {
-		r.handles[int(c.v[p.fields["newcomm"]])] = id
+		r.handles[int(c.v[p.idx[fNewcomm]])] = id
 	}
 	pid, self, err := r.comm(c, parent)
 	if err != nil || self {

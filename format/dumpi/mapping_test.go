@@ -178,3 +178,62 @@ func TestMismatchedCreation(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestEveryLabelMaps writes one record of every label (integers 0,
+// handles MPI_COMM_WORLD, one-element arrays, one status) into a one-rank
+// trace: each must decode and map to exactly one event, without error.
+func TestEveryLabelMaps(t *testing.T) {
+	w := newBinWriter()
+	n := 0
+	for label, p := range programs {
+		if !p.known {
+			continue
+		}
+		args := make([]any, len(p.ops))
+		for i, o := range p.ops {
+			switch o.code {
+			case opI32, opU8, opI64, opArgc:
+				args[i] = 0
+			case opU16:
+				args[i] = commWorld
+			case opI32s, opU8s, opI32sOld:
+				args[i] = []int32{0}
+			case opU16s:
+				args[i] = []int32{commWorld}
+			case opI32ss:
+				args[i] = []int32{0, 0, 1}
+			case opStr:
+				args[i] = "x"
+			case opStrs, opArgv:
+				args[i] = []string{}
+			case opStrss:
+				args[i] = [][]string{{"a"}}
+			case opStatus:
+				args[i] = []status{{source: 0}}
+			}
+		}
+		w.call(label, args...)
+		if label != labelFunctionEnter && label != labelFunctionExit {
+			n++
+		}
+	}
+	src, err := Open(writeTrace(t, t.TempDir(), []*binWriter{w}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	got := 0
+	for rd.Next() {
+		got++
+		if !rd.Event().Kind.Valid() {
+			t.Errorf("%s: invalid kind", rd.(*Reader).Position())
+		}
+	}
+	if rd.Err() != nil || got != n {
+		t.Fatalf("%d events of %d records: %v", got, n, rd.Err())
+	}
+}

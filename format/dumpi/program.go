@@ -40,6 +40,9 @@ var opNames = map[string]opCode{
 	"argc": opArgc, "status": opStatus,
 }
 
+// fixedSize is the wire size of the fixed-size field types.
+var fixedSize = map[opCode]int{opI32: 4, opU16: 2, opU8: 1, opI64: 8}
+
 // op is one field of a call layout. Field i's value goes to call.v[i] (or
 // call.arr[i] for integer arrays).
 type op struct {
@@ -48,13 +51,49 @@ type op struct {
 	since    [3]byte // opI32sOld: the version that wrote an array
 }
 
+// Field names the mapping reads, so that it indexes programs[l].idx
+// instead of looking names up per record.
+type fieldName uint8
+
+const (
+	fCount fieldName = iota
+	fDatatype
+	fDest
+	fSource
+	fTag
+	fComm
+	fRequest
+	fRequests
+	fIndex
+	fFlag
+	fIndices
+	fSendtag
+	fSendcount
+	fSendtype
+	fRecvcount
+	fRecvtype
+	fSendcounts
+	fRecvcounts
+	fSendtypes
+	fRecvtypes
+	fOldcomm
+	fNewcomm
+	fRoot
+	numFieldNames
+)
+
+var fieldNames = [numFieldNames]string{"count", "datatype", "dest", "source", "tag", "comm", "request", "requests", "index", "flag", "indices", "sendtag", "sendcount", "sendtype", "recvcount", "recvtype", "sendcounts", "recvcounts", "sendtypes", "recvtypes", "oldcomm", "newcomm", "root"}
+
 // program is the compiled layout of one label.
 type program struct {
 	name   string
 	ops    []op
-	fields map[string]int // field name -> index
-	root   int            // index of the root field, for rootOnly ops
-	known  bool           // false for sentinels that are never written
+	fields map[string]int      // field name -> index
+	idx    [numFieldNames]int8 // fieldName -> index, -1 if absent
+	root   int                 // index of the root field, for rootOnly ops
+	known  bool                // false for sentinels that are never written
+	fixed  int                 // bytes of the leading fixed-size fields
+	nfixed int                 // number of those fields
 }
 
 // maxFields bounds the fields of any layout (Comm_spawn_multiple has 11).
@@ -115,6 +154,20 @@ func compile(name, fields string) (program, error) {
 	}
 	if len(p.ops) > maxFields {
 		return p, fmt.Errorf("%d fields, more than %d", len(p.ops), maxFields)
+	}
+	for n, name := range fieldNames {
+		p.idx[n] = -1
+		if i, ok := p.fields[name]; ok {
+			p.idx[n] = int8(i)
+		}
+	}
+	for _, o := range p.ops {
+		w, ok := fixedSize[o.code]
+		if !ok || o.rootOnly {
+			break
+		}
+		p.fixed += w
+		p.nfixed++
 	}
 	if r, ok := p.fields["root"]; ok {
 		p.root = r

@@ -64,7 +64,6 @@ func scanStart(path string) (*binInfo, *stamp, error) {
 	}
 	defer f.Close()
 	d := newDecoder(f, info)
-	d.buf = make([]byte, 4096)
 	if d.next() && d.c.hasWall() {
 		s := d.c.wall[0]
 		return info, &s, nil

@@ -56,8 +56,10 @@ func (w *binWriter) call(label int, args ...any) {
 	if len(args) != len(p.ops) {
 		panic(fmt.Sprintf("%s: %d args for %d fields", p.name, len(args), len(p.ops)))
 	}
-	w.calls[label]++
-	w.calls[labelAllFunctions]++
+	if label < labelAllFunctions {
+		w.calls[label]++
+		w.calls[labelAllFunctions]++
+	}
 	w.u16(uint16(label))
 	mask := uint8(maskThread)
 	if !w.noWall {
@@ -119,6 +121,15 @@ func (w *binWriter) field(o op, a any, mask uint8) {
 		}
 	case opStr:
 		w.str32(a.(string))
+	case opStrss:
+		v := a.([][]string)
+		w.u32(uint32(len(v)))
+		for _, ss := range v {
+			w.u32(uint32(len(ss)))
+			for _, s := range ss {
+				w.str32(s)
+			}
+		}
 	case opStrs, opArgv:
 		v := a.([]string)
 		if o.code == opStrs {

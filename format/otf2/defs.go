@@ -8,6 +8,7 @@ import (
 const (
 	defClockProperties = 5
 	defParadigm        = 6
+	defIoParadigm      = 8
 	defString          = 10
 	defAttribute       = 11
 	defLocationGroup   = 13
@@ -19,6 +20,13 @@ const (
 	defMetricInstance  = 21
 	defComm            = 22
 	defParameter       = 23
+	defRmaWin          = 24
+	defSourceCodeLoc   = 33
+	defCallingContext  = 34
+	defInterruptGen    = 36
+	defIoRegularFile   = 38
+	defIoDirectory     = 39
+	defIoHandle        = 40
 
 	// Local definition record ids.
 	defMappingTable = 5
@@ -92,10 +100,17 @@ type Defs struct {
 	LocationGroups map[uint32]Location
 	Groups         map[uint32]*Group
 	Comms          map[uint32]Comm
-	MetricMembers  map[uint32]uint32   // member id -> name string
-	Metrics        map[uint32][]uint32 // class or instance id -> member ids
-	Parameters     map[uint32]uint32   // parameter id -> name string
-	Paradigms      map[uint8]uint32    // paradigm -> name string
+	MetricMembers  map[uint32]uint32    // member id -> name string
+	Metrics        map[uint32][]uint32  // class or instance id -> member ids
+	Parameters     map[uint32]uint32    // parameter id -> name string
+	Paradigms      map[uint8]uint32     // paradigm -> name string
+	RmaWins        map[uint32]Comm      // window -> name string and communicator (Group unused)
+	IoParadigms    map[uint8]uint32     // I/O paradigm -> name string
+	IoFiles        map[uint32]string    // regular file or directory -> "file://name" or "directory://name"
+	IoHandles      map[uint32]uint32    // I/O handle -> name string
+	SourceLocs     map[uint32][2]uint32 // source code location -> file string, line
+	CallingCtxs    map[uint32][2]uint32 // calling context -> region, source code location
+	InterruptGens  map[uint32]uint32    // interrupt generator -> name string
 	NumRecords     uint64
 
 	locIndex map[uint64]int
@@ -114,6 +129,13 @@ func newDefs() *Defs {
 		Metrics:        map[uint32][]uint32{},
 		Parameters:     map[uint32]uint32{},
 		Paradigms:      map[uint8]uint32{},
+		RmaWins:        map[uint32]Comm{},
+		IoParadigms:    map[uint8]uint32{},
+		IoFiles:        map[uint32]string{},
+		IoHandles:      map[uint32]uint32{},
+		SourceLocs:     map[uint32][2]uint32{},
+		CallingCtxs:    map[uint32][2]uint32{},
+		InterruptGens:  map[uint32]uint32{},
 		locIndex:       map[uint64]int{},
 	}
 }
@@ -173,6 +195,34 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 	case defParameter:
 		id := p.u32()
 		d.Parameters[id] = p.u32()
+	case defRmaWin:
+		id := p.u32()
+		d.RmaWins[id] = Comm{Name: p.u32(), Parent: p.u32()}
+	case defIoParadigm:
+		id := p.u8()
+		p.u32() // identification
+		d.IoParadigms[id] = p.u32()
+	case defIoRegularFile, defIoDirectory:
+		id, name := p.u32(), p.u32()
+		scheme := "file://"
+		if typ == defIoDirectory {
+			scheme = "directory://"
+		}
+		if s, ok := d.Strings[name]; ok {
+			d.IoFiles[id] = scheme + s
+		}
+	case defIoHandle:
+		id := p.u32()
+		d.IoHandles[id] = p.u32()
+	case defSourceCodeLoc:
+		id := p.u32()
+		d.SourceLocs[id] = [2]uint32{p.u32(), p.u32()}
+	case defCallingContext:
+		id := p.u32()
+		d.CallingCtxs[id] = [2]uint32{p.u32(), p.u32()}
+	case defInterruptGen:
+		id := p.u32()
+		d.InterruptGens[id] = p.u32()
 	}
 	if p.failed() {
 		return errShortDef

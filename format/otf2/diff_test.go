@@ -71,7 +71,7 @@ func otf2PrintEvents(t *testing.T, anchor string) []string {
 	if err != nil {
 		t.Fatalf("otf2-print -A %s: %v", anchor, err)
 	}
-	lines, err := OTF2PrintEvents(bytes.NewReader(out))
+	lines, err := ReadPrintOutput(bytes.NewReader(out))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,11 @@ func TestDifferential(t *testing.T) {
 	for _, c := range []string{"PROGRAM_BEGIN", "METRIC", "MEASUREMENT_ON_OFF", "PARAMETER_INT64", "MPI_COLLECTIVE_END",
 		"OMP_FORK", "OMP_JOIN", "OMP_ACQUIRE_LOCK", "OMP_TASK_SWITCH", "THREAD_FORK", "THREAD_JOIN", "THREAD_TEAM_BEGIN",
 		"THREAD_ACQUIRE_LOCK", "THREAD_TASK_CREATE", "THREAD_TASK_COMPLETE", "THREAD_CREATE", "THREAD_END",
-		"NON_BLOCKING_COLLECTIVE_REQUEST", "NON_BLOCKING_COLLECTIVE_COMPLETE"} {
+		"NON_BLOCKING_COLLECTIVE_REQUEST", "NON_BLOCKING_COLLECTIVE_COMPLETE", "RMA_WIN_CREATE", "RMA_COLLECTIVE_END",
+		"RMA_GROUP_SYNC", "RMA_TRY_LOCK", "RMA_RELEASE_LOCK", "RMA_SYNC", "RMA_PUT", "RMA_ATOMIC", "RMA_OP_COMPLETE_REMOTE",
+		"IO_CREATE_HANDLE", "IO_DUPLICATE_HANDLE", "IO_SEEK", "IO_CHANGE_FLAGS", "IO_DELETE_FILE", "IO_OPERATION_BEGIN",
+		"IO_OPERATION_COMPLETE", "IO_OPERATION_CANCELLED", "IO_TRY_LOCK", "IO_DESTROY_HANDLE",
+		"CALLING_CONTEXT_ENTER", "CALLING_CONTEXT_SAMPLE", "CALLING_CONTEXT_LEAVE"} {
 		if counts[c] == 0 {
 			t.Errorf("no %s events", c)
 		}

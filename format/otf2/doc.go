@@ -12,8 +12,10 @@
 // lower location id). Records Kairos does not interpret, and fields that
 // newer OTF2 versions append, are skipped by their length; attribute
 // lists are skipped or, with Archive.KeepAttrs, decoded. AppendText
-// formats a record exactly as `otf2-print -A` prints its event line, which
-// is what the tests compare with otf2-print and what `kairos print` shows.
+// formats any record exactly as `otf2-print -A` prints its event line
+// (names of definitions resolved, enums and flags spelled as otf2-print
+// spells them), which is what the tests compare with otf2-print and what
+// `kairos print` shows.
 //
 // The model layer (Open, Source) maps the records to Kairos' trace model:
 // one rank per MPI location, each MPI call (the Enter and Leave of an MPI

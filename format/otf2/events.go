@@ -34,6 +34,24 @@ const (
 	EvParameterString               = 32
 	EvParameterInt                  = 33
 	EvParameterUnsignedInt          = 34
+	EvRmaWinCreate                  = 35
+	EvRmaWinDestroy                 = 36
+	EvRmaCollectiveBegin            = 37
+	EvRmaCollectiveEnd              = 38
+	EvRmaGroupSync                  = 39
+	EvRmaRequestLock                = 40
+	EvRmaAcquireLock                = 41
+	EvRmaTryLock                    = 42
+	EvRmaReleaseLock                = 43
+	EvRmaSync                       = 44
+	EvRmaWaitChange                 = 45
+	EvRmaPut                        = 46
+	EvRmaGet                        = 47
+	EvRmaAtomic                     = 48
+	EvRmaOpCompleteBlocking         = 49
+	EvRmaOpCompleteNonBlocking      = 50
+	EvRmaOpTest                     = 51
+	EvRmaOpCompleteRemote           = 52
 	EvThreadFork                    = 53
 	EvThreadJoin                    = 54
 	EvThreadTeamBegin               = 55
@@ -85,21 +103,23 @@ type Event struct {
 	RawTime  uint64 // timestamp as written
 
 	Region   uint32 // Enter, Leave
-	Peer     uint32 // receiver or sender (rank in Comm); collective root
+	Peer     uint32 // receiver or sender (rank in Comm); collective root; RMA remote rank or root
 	Comm     uint32 // communicator
 	Tag      uint32
 	Bytes    uint64 // message length; bytes sent by a collective
 	Received uint64 // bytes received by a collective
 	Request  uint64
-	Op       uint8  // collective operation; measurement mode; Thread* model (paradigm)
-	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name
+	Op       uint8  // collective operation; measurement mode; Thread* model (paradigm); RMA lock, sync or atomic type
+	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name; Rma*: window
 	// Value is the value of Parameter*, the exit status of ProgramEnd, the
 	// stop time of BufferFlush, the requested threads of OmpFork and
 	// ThreadFork, the task of OmpTask*, the lock of *AcquireLock and
-	// *ReleaseLock, the sequence count of ThreadCreate/Begin/Wait/End.
+	// *ReleaseLock, the sequence count of ThreadCreate/Begin/Wait/End, the
+	// lock or matching id of Rma*, the group of RmaGroupSync.
 	Value uint64
 	// Value2 is the acquisition order of *AcquireLock and *ReleaseLock,
-	// the generation number of ThreadTask*.
+	// the generation number of ThreadTask*, the synchronisation level of
+	// RmaCollectiveEnd and RmaGroupSync.
 	Value2 uint32
 
 	// Attrs is the record's attribute list, if the archive keeps them.
@@ -318,6 +338,10 @@ func (rd *LocationReader) decode(t uint8) bool {
 		e.Request = p.u64()
 	case EvCommCreate, EvCommDestroy, EvThreadTeamBegin, EvThreadTeamEnd:
 		e.Comm = rd.map32(MapComm, p.u32())
+	case EvRmaWinCreate, EvRmaWinDestroy, EvRmaCollectiveEnd, EvRmaGroupSync, EvRmaRequestLock,
+		EvRmaAcquireLock, EvRmaTryLock, EvRmaReleaseLock, EvRmaSync, EvRmaWaitChange, EvRmaPut, EvRmaGet,
+		EvRmaAtomic, EvRmaOpCompleteBlocking, EvRmaOpCompleteNonBlocking, EvRmaOpTest, EvRmaOpCompleteRemote:
+		rd.decodeRma(t, &p)
 	case EvOmpAcquireLock, EvOmpReleaseLock:
 		e.Value, e.Value2 = uint64(p.u32()), p.u32()
 	case EvThreadFork:
@@ -347,6 +371,41 @@ func (rd *LocationReader) decode(t uint8) bool {
 		e.Value = p.u64()
 	}
 	return !p.failed()
+}
+
+// decodeRma decodes the fields of the RMA records (but RmaCollectiveBegin,
+// which has none).
+func (rd *LocationReader) decodeRma(t uint8, p *rbuf) {
+	e := &rd.ev
+	switch t {
+	case EvRmaCollectiveEnd:
+		e.Op = p.u8()
+		e.Value2 = p.u32()
+		e.Ref = rd.map32(MapRmaWin, p.u32())
+		e.Peer, e.Bytes, e.Received = p.u32(), p.u64(), p.u64()
+		return
+	case EvRmaGroupSync:
+		e.Value2 = p.u32()
+		e.Ref = rd.map32(MapRmaWin, p.u32())
+		e.Value = uint64(rd.map32(MapGroup, p.u32()))
+		return
+	}
+	e.Ref = rd.map32(MapRmaWin, p.u32())
+	switch t {
+	case EvRmaRequestLock, EvRmaAcquireLock, EvRmaTryLock:
+		e.Peer, e.Value, e.Op = p.u32(), p.u64(), p.u8()
+	case EvRmaReleaseLock:
+		e.Peer, e.Value = p.u32(), p.u64()
+	case EvRmaSync:
+		e.Peer, e.Op = p.u32(), p.u8()
+	case EvRmaPut, EvRmaGet:
+		e.Peer, e.Bytes, e.Value = p.u32(), p.u64(), p.u64()
+	case EvRmaAtomic:
+		e.Peer, e.Op = p.u32(), p.u8()
+		e.Bytes, e.Received, e.Value = p.u64(), p.u64(), p.u64()
+	case EvRmaOpCompleteBlocking, EvRmaOpCompleteNonBlocking, EvRmaOpTest, EvRmaOpCompleteRemote:
+		e.Value = p.u64()
+	}
 }
 
 // readAttrs decodes an attribute list: a compressed count, then per entry

@@ -141,6 +141,8 @@ func seedBuffers() [][]byte {
 		newBuf().ts(2).rec(EvMpiCollectiveEnd, append([]byte{11}, payload(0, undefined64, 8, 8)...)).end(),
 		append(newBuf().ts(3).single(EvEnter, 2).b, endOfChunk, 0, 0),
 		newBuf().ts(1).rec(99, []byte{1, 2, 3}).end(),
+		newBuf().ts(4).rec(EvRmaPut, payload(0, 1, 1024, 77)).rec(evIoSeek, append(payload(0, 5), 2, 1, 9)).
+			rec(evCallingContextSample, payload(1, undefined64, 0)).rec(EvThreadTaskCreate, payload(2, 0, 5)).end(),
 	}
 }
 
@@ -185,7 +187,7 @@ func TestByteOrder(t *testing.T) {
 
 // TestReadBuffers decodes the seed buffers and checks what they hold.
 func TestReadBuffers(t *testing.T) {
-	want := []int{2, 2, 1, 2, 1, -1, 1}
+	want := []int{2, 2, 1, 2, 1, -1, 1, 4}
 	for i, b := range seedBuffers() {
 		n, err := readAll(b, 1<<20)
 		if want[i] < 0 {

@@ -9,17 +9,21 @@ import (
 // Mapping types (the MappingType enum) of the references event records
 // carry.
 const (
-	MapString     = 0
-	MapAttribute  = 1
-	MapLocation   = 2
-	MapRegion     = 3
-	MapGroup      = 4
-	MapMetric     = 5
-	MapComm       = 6
-	MapParameter  = 7
-	numMapTypes   = 15
-	idMapDense    = 0
-	maxDenseLocal = 1 << 24
+	MapString             = 0
+	MapAttribute          = 1
+	MapLocation           = 2
+	MapRegion             = 3
+	MapGroup              = 4
+	MapMetric             = 5
+	MapComm               = 6
+	MapParameter          = 7
+	MapRmaWin             = 8
+	MapCallingContext     = 10
+	MapInterruptGenerator = 11
+	MapIoFile             = 12
+	MapIoHandle           = 13
+	numMapTypes           = 15
+	idMapDense            = 0
 )
 
 // idMap maps the local ids of one location to global ids (OTF2_IdMap).

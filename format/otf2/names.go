@@ -126,3 +126,51 @@ var paradigmNames = [...]string{"UNKNOWN", "USER", "COMPILER", "OPENMP", "MPI", 
 	"MEASUREMENT_SYSTEM", "PTHREAD", "HMPP", "OMPSS", "HARDWARE", "GASPI", "UPC", "SHMEM",
 	"WINTHREAD", "QTTHREAD", "ACETHREAD", "TBBTHREAD", "OPENACC", "OPENCL", "MTAPI", "SAMPLING",
 	"NONE", "HIP", "KOKKOS"}
+
+// Enum names of the RMA records.
+var (
+	lockTypes      = []string{"EXCLUSIVE", "SHARED"}
+	rmaSyncTypes   = []string{"MEMORY", "NOTIFY_IN", "NOTIFY_OUT"}
+	rmaAtomicTypes = []string{"ACCUMULATE", "INCREMENT", "TEST_AND_SET", "COMPARE_AND_SWAP", "SWAP", "FETCH_AND_ADD", "FETCH_AND_INCREMENT", "FETCH_AND_ACCUMULATE"}
+	rmaSyncLevels  = []string{"PROCESS", "MEMORY"} // flags, bit i
+)
+
+// Enum and flag names of the I/O records.
+var (
+	ioAccessModes    = []string{"READ_ONLY", "WRITE_ONLY", "READ_WRITE", "EXECUTE_ONLY", "SEARCH_ONLY"}
+	ioSeekOptions    = []string{"FROM_START", "FROM_CURRENT", "FROM_END", "DATA", "HOLE"}
+	ioOperationModes = []string{"READ", "WRITE", "FLUSH"}
+	ioCreationFlags  = []string{"CREATE", "TRUNCATE", "DIRECTORY", "EXCLUSIVE", "NO_CONTROLLING_TERMINAL",
+		"NO_FOLLOW", "PATH", "TEMPORARY_FILE", "LARGEFILE", "NO_SEEK", "UNIQUE"}
+	ioStatusFlags = []string{"CLOSE_ON_EXEC", "APPEND", "NON_BLOCKING", "ASYNC", "SYNC", "DATA_SYNC",
+		"AVOID_CACHING", "NO_ACCESS_TIME", "DELETE_ON_CLOSE"}
+	ioOperationFlags = []string{"NON_BLOCKING", "COLLECTIVE"}
+)
+
+// enumName returns names[v], or INVALID <v>.
+func enumName(names []string, v uint64) string {
+	if v < uint64(len(names)) {
+		return names[v]
+	}
+	return "INVALID <" + strconv.FormatUint(v, 10) + ">"
+}
+
+// flagsName formats a flag set as otf2-print does: NONE, or {A, B} with
+// unknown bits as INVALID <0x..>.
+func flagsName(names []string, v uint32) string {
+	if v == 0 {
+		return "NONE"
+	}
+	s, sep := "{", ""
+	for i, n := range names {
+		if v&(1<<i) != 0 {
+			s += sep + n
+			sep = ", "
+			v &^= 1 << i
+		}
+	}
+	if v != 0 {
+		s += sep + "INVALID <0x" + strconv.FormatUint(uint64(v), 16) + ">"
+	}
+	return s + "}"
+}

@@ -30,7 +30,7 @@ var samples = []struct {
 // oracleEvents returns the event lines of a gzipped otf2-print -A output.
 func oracleEvents(t *testing.T, path string) []string {
 	t.Helper()
-	lines, err := OTF2PrintEventsFile(path)
+	lines, err := ReadPrintOutputFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,10 +28,10 @@ func (a *Archive) WriteText(w io.Writer) error {
 	return m.Err()
 }
 
-// OTF2PrintEvents returns the event lines of an otf2-print output (the
+// ReadPrintOutput returns the event lines of an otf2-print output (the
 // lines of its events section, without the headers), the form WriteText
 // writes, so that the two compare line by line.
-func OTF2PrintEvents(r io.Reader) ([]string, error) {
+func ReadPrintOutput(r io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<24)
 	var lines []string
@@ -52,15 +52,15 @@ func OTF2PrintEvents(r io.Reader) ([]string, error) {
 	return lines, nil
 }
 
-// OTF2PrintEventsFile is OTF2PrintEvents of a saved otf2-print output
+// ReadPrintOutputFile is ReadPrintOutput of a saved otf2-print output
 // (".gz" and ".zst" files are decompressed).
-func OTF2PrintEventsFile(path string) ([]string, error) {
+func ReadPrintOutputFile(path string) ([]string, error) {
 	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	lines, err := OTF2PrintEvents(f)
+	lines, err := ReadPrintOutput(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

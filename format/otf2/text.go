@@ -3,6 +3,7 @@ package otf2
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Column layout of otf2-print's event lines: "%-32s %15d %20s  fields".
@@ -30,10 +31,8 @@ func pad(dst []byte, s string, w int, left bool) []byte {
 // the record name, location, clock-corrected timestamp and the record's
 // fields with definitions resolved to names, then, if the event has an
 // attribute list (Archive.KeepAttrs), the ADDITIONAL ATTRIBUTES line.
-// The fields are otf2-print's for the records Kairos decodes (Enter,
-// Leave, MPI, Metric, Parameter*, Program*, MeasurementOnOff,
-// BufferFlush, Omp*, Thread*, Comm*, NonBlockingCollective*); the others
-// (RMA, I/O, calling contexts) print "..." as their fields.
+// Every event record of OTF2 3.0 prints as otf2-print 3.0 prints it;
+// newer records print as UNKNOWN with location and time, as there.
 func (a *Archive) AppendText(dst []byte, e *Event) []byte {
 	dst = pad(dst, RecordName(e.Type), nameWidth, true)
 	dst = append(dst, ' ')
@@ -66,12 +65,19 @@ func (a *Archive) AppendText(dst []byte, e *Event) []byte {
 }
 
 const (
-	typeAttribute = 12
-	typeRegion    = 14
-	typeMetric    = 16
-	typeComm      = 17
-	typeParameter = 18
-	typeMember    = 200 // not an OTF2 type: a metric member reference
+	typeAttribute      = 12
+	typeRegion         = 14
+	typeMetric         = 16
+	typeGroup          = 15
+	typeComm           = 17
+	typeParameter      = 18
+	typeRmaWin         = 19
+	typeCallingContext = 21
+	typeInterruptGen   = 22
+	typeIoFile         = 23
+	typeIoHandle       = 24
+	typeIoParadigm     = 201 // not an OTF2 type: an I/O paradigm reference
+	typeMember         = 200 // not an OTF2 type: a metric member reference
 )
 
 // defName returns the name of definition id of the kind an OTF2 type
@@ -102,6 +108,31 @@ func (a *Archive) defName(typ uint8, id uint64) (name string, named, ok bool) {
 	case typeParameter:
 		if p, ok := d.Parameters[uint32(id)]; ok {
 			return str(p)
+		}
+	case typeGroup:
+		if g, ok := d.Groups[uint32(id)]; ok {
+			return str(g.Name)
+		}
+	case typeCallingContext:
+		return a.callingContextName(uint32(id))
+	case typeInterruptGen:
+		if s, ok := d.InterruptGens[uint32(id)]; ok {
+			return str(s)
+		}
+	case typeIoFile:
+		s, ok := d.IoFiles[uint32(id)]
+		return s, true, ok
+	case typeIoHandle:
+		if h, ok := d.IoHandles[uint32(id)]; ok {
+			return str(h)
+		}
+	case typeIoParadigm:
+		if s, ok := d.IoParadigms[uint8(id)]; ok {
+			return str(s)
+		}
+	case typeRmaWin:
+		if w, ok := d.RmaWins[uint32(id)]; ok {
+			return str(w.Name)
 		}
 	case typeMember:
 		if m, ok := d.MetricMembers[uint32(id)]; ok {
@@ -165,14 +196,22 @@ func (a *Archive) appendRank(dst []byte, e *Event, rank uint32) []byte {
 	return append(dst, ')')
 }
 
-func (a *Archive) appendRoot(dst []byte, e *Event) []byte {
-	switch e.Peer {
+// rawRoot names the special collective roots, "" for a rank.
+func rawRoot(r uint32) string {
+	switch r {
 	case undefined32:
-		return append(dst, "NONE"...)
+		return "NONE"
 	case undefined32 - 1:
-		return append(dst, "SELF"...)
+		return "SELF"
 	case undefined32 - 2:
-		return append(dst, "THIS_GROUP"...)
+		return "THIS_GROUP"
+	}
+	return ""
+}
+
+func (a *Archive) appendRoot(dst []byte, e *Event) []byte {
+	if r := rawRoot(e.Peer); r != "" {
+		return append(dst, r...)
 	}
 	return a.appendRank(dst, e, e.Peer)
 }
@@ -255,7 +294,75 @@ func (a *Archive) appendFields(dst []byte, e *Event) []byte {
 	case EvMpiCollectiveBegin, EvOmpJoin:
 		return dst
 	}
+	if e.Type >= EvRmaWinCreate && e.Type <= EvRmaOpCompleteRemote {
+		return a.appendRmaFields(dst, e)
+	}
+	if e.Type >= evIoCreateHandle && e.Type <= evIoTryLock {
+		return a.appendIoFields(dst, e)
+	}
+	if e.Type >= evCallingContextEnter && e.Type <= evCallingContextSample {
+		return a.appendCallingContextFields(dst, e)
+	}
 	return a.appendThreadFields(dst, e)
+}
+
+// appendRmaFields appends the fields of the RMA records.
+func (a *Archive) appendRmaFields(dst []byte, e *Event) []byte {
+	win := func(dst []byte) []byte { return a.appendRef(append(dst, "Window: "...), typeRmaWin, uint64(e.Ref)) }
+	remote := func(dst []byte) []byte { return a.appendWinRank(append(dst, ", Remote: "...), e, e.Peer) }
+	switch e.Type {
+	case EvRmaCollectiveBegin:
+		return dst
+	case EvRmaWinCreate, EvRmaWinDestroy, EvRmaWaitChange:
+		return win(dst)
+	case EvRmaCollectiveEnd:
+		dst = append(append(dst, "Operation: "...), CollectiveOpName(e.Op)...)
+		dst = win(append(dst, ", "...))
+		dst = append(append(dst, ", Level of Synchronicity: "...), flagsName(rmaSyncLevels, e.Value2)...)
+		dst = append(dst, ", Root: "...)
+		if r := rawRoot(e.Peer); r != "" {
+			dst = append(dst, r...)
+		} else {
+			dst = a.appendWinRank(dst, e, e.Peer)
+		}
+		dst = appendLabel(dst, ", Sent: ", e.Bytes)
+		return appendLabel(dst, ", Received: ", e.Received)
+	case EvRmaGroupSync:
+		dst = append(append(dst, "Level of Synchronicity: "...), flagsName(rmaSyncLevels, e.Value2)...)
+		dst = win(append(dst, ", "...))
+		return a.appendRef(append(dst, ", Group: "...), typeGroup, e.Value)
+	case EvRmaRequestLock, EvRmaAcquireLock, EvRmaTryLock, EvRmaReleaseLock:
+		dst = appendLabel(remote(win(dst)), ", Lock: ", e.Value)
+		if e.Type == EvRmaReleaseLock {
+			return dst
+		}
+		return append(append(dst, ", Type: "...), enumName(lockTypes, uint64(e.Op))...)
+	case EvRmaSync:
+		return append(append(remote(win(dst)), ", Sync Type: "...), enumName(rmaSyncTypes, uint64(e.Op))...)
+	case EvRmaPut, EvRmaGet:
+		dst = appendLabel(remote(win(dst)), ", Bytes: ", e.Bytes)
+		return appendLabel(dst, ", Matching: ", e.Value)
+	case EvRmaAtomic:
+		dst = append(append(remote(win(dst)), ", Type: "...), enumName(rmaAtomicTypes, uint64(e.Op))...)
+		dst = appendLabel(dst, ", Sent: ", e.Bytes)
+		dst = appendLabel(dst, ", Received: ", e.Received)
+		return appendLabel(dst, ", Matching: ", e.Value)
+	}
+	return appendLabel(win(dst), ", Matching: ", e.Value)
+}
+
+// appendWinRank appends a rank of an RMA window's communicator.
+func (a *Archive) appendWinRank(dst []byte, e *Event, rank uint32) []byte {
+	w, ok := a.Defs.RmaWins[e.Ref]
+	if !ok || rank == undefined32 {
+		if rank == undefined32 {
+			return append(dst, "UNDEFINED"...)
+		}
+		return append(strconv.AppendUint(dst, uint64(rank), 10), " (INVALID)"...)
+	}
+	c := *e
+	c.Comm = w.Parent
+	return a.appendRank(dst, &c, rank)
 }
 
 // appendThreadFields appends the fields of the OpenMP and thread records.
@@ -366,6 +473,121 @@ func (a *Archive) appendMetric(dst []byte, e *Event) []byte {
 		}
 		dst = append(dst, ')')
 		sep = ", "
+	}
+	return dst
+}
+
+// I/O record ids.
+const (
+	evIoCreateHandle      = 69
+	evIoDestroyHandle     = 70
+	evIoDuplicateHandle   = 71
+	evIoSeek              = 72
+	evIoChangeStatusFlags = 73
+	evIoDeleteFile        = 74
+	evIoOperationBegin    = 75
+	evIoOperationComplete = 78
+	evIoAcquireLock       = 80
+	evIoTryLock           = 82
+)
+
+// appendIoFields appends the fields of the I/O records, decoded from the
+// record's payload.
+func (a *Archive) appendIoFields(dst []byte, e *Event) []byte {
+	p := e.payload
+	handle := func(dst []byte, label string) []byte {
+		return a.appendRef(append(dst, label...), typeIoHandle, uint64(e.mapped(MapIoHandle, p.u32())))
+	}
+	flags := func(dst []byte, label string, names []string) []byte {
+		return append(append(dst, label...), flagsName(names, p.u32())...)
+	}
+	switch e.Type {
+	case evIoCreateHandle:
+		dst = handle(dst, "Handle: ")
+		dst = append(append(dst, ", Access Mode: "...), enumName(ioAccessModes, uint64(p.u8()))...)
+		dst = flags(dst, ", Creation Flags: ", ioCreationFlags)
+		return flags(dst, ", Status Flags: ", ioStatusFlags)
+	case evIoDestroyHandle:
+		return handle(dst, "Handle: ")
+	case evIoDuplicateHandle:
+		dst = handle(handle(dst, "Old Handle: "), ", New Handle: ")
+		return flags(dst, ", Status Flags: ", ioStatusFlags)
+	case evIoSeek:
+		dst = handle(dst, "Handle: ")
+		dst = strconv.AppendInt(append(dst, ", Offset Request: "...), int64(p.u64()), 10)
+		dst = append(append(dst, ", Whence: "...), enumName(ioSeekOptions, uint64(p.u8()))...)
+		return appendLabel(dst, ", Offset Result: ", p.u64())
+	case evIoChangeStatusFlags:
+		return flags(handle(dst, "Handle: "), ", Status Flags: ", ioStatusFlags)
+	case evIoDeleteFile:
+		dst = a.appendRef(append(dst, "I/O Paradigm: "...), typeIoParadigm, uint64(p.u8()))
+		return a.appendRef(append(dst, ", File: "...), typeIoFile, uint64(e.mapped(MapIoFile, p.u32())))
+	case evIoOperationBegin:
+		dst = handle(dst, "Handle: ")
+		dst = append(append(dst, ", Mode: "...), enumName(ioOperationModes, uint64(p.u8()))...)
+		dst = flags(dst, ", Operation Flags: ", ioOperationFlags)
+		dst = appendLabel(dst, ", Bytes Request: ", p.u64())
+		return appendLabel(dst, ", Matching Id: ", p.u64())
+	case evIoOperationComplete:
+		dst = appendLabel(handle(dst, "Handle: "), ", Bytes Result: ", p.u64())
+		return appendLabel(dst, ", Matching Id: ", p.u64())
+	}
+	dst = handle(dst, "Handle: ")
+	if e.Type >= evIoAcquireLock {
+		return append(append(dst, ", Type: "...), enumName(lockTypes, uint64(p.u8()))...)
+	}
+	return appendLabel(dst, ", Matching Id: ", p.u64())
+}
+
+// Calling-context record ids.
+const (
+	evCallingContextEnter  = 66
+	evCallingContextLeave  = 67
+	evCallingContextSample = 68
+)
+
+// callingContextName names a calling context as otf2-print does: its
+// region's name, then "@file:line" (file without its directories) if it
+// has a source code location.
+func (a *Archive) callingContextName(id uint32) (string, bool, bool) {
+	d := a.Defs
+	cc, ok := d.CallingCtxs[id]
+	if !ok {
+		return "", true, false
+	}
+	name := "UNDEFINED"
+	if r, ok := d.Regions[cc[0]]; ok {
+		name = d.Strings[r.Name]
+	}
+	if scl, ok := d.SourceLocs[cc[1]]; ok {
+		if file, ok := d.Strings[scl[0]]; ok {
+			loc := file + ":" + strconv.Itoa(int(int32(scl[1])))
+			if i := strings.LastIndexByte(loc, '/'); i >= 0 {
+				loc = loc[i+1:]
+			}
+			name += "@" + loc
+		}
+	}
+	return name, true, true
+}
+
+// appendCallingContextFields appends the fields of the calling-context
+// records, decoded from the record's payload.
+func (a *Archive) appendCallingContextFields(dst []byte, e *Event) []byte {
+	p := e.payload
+	dst = a.appendRef(append(dst, "Calling Context: "...), typeCallingContext, uint64(e.mapped(MapCallingContext, p.u32())))
+	if e.Type == evCallingContextLeave {
+		return dst
+	}
+	dst = append(dst, ", Unwind Distance: "...)
+	if u := p.u32(); u == undefined32 {
+		dst = append(dst, "UNDEFINED"...)
+	} else {
+		dst = strconv.AppendUint(dst, uint64(u), 10)
+	}
+	if e.Type == evCallingContextSample {
+		dst = append(dst, ", Interrupt Generator: "...)
+		dst = a.appendRef(dst, typeInterruptGen, uint64(e.mapped(MapInterruptGenerator, p.u32())))
 	}
 	return dst
 }

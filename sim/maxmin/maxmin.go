@@ -54,7 +54,7 @@ type Constraint struct {
 	// (max instead of sum), as SimGrid's FATPIPE links.
 	FatPipe bool
 
-	elems     []*Element // enabled elements
+	elems     []cElem // the enabled variables' elements
 	remaining float64
 	usage     float64
 	lightIdx  int
@@ -68,13 +68,20 @@ func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
 	return &Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1}
 }
 
-// Element is a variable's use of a constraint.
-type Element struct {
-	c      *Constraint
+// cElem is an enabled variable's use of a constraint, stored in the
+// constraint (the solver's inner loops read only these).
+type cElem struct {
 	v      *Variable
 	weight float64
-	idx    int // index in c.elems, -1 when disabled
+	vi     int32 // index of the matching vElem in v.elems
 	active bool
+}
+
+// vElem is a variable's use of a constraint, stored in the variable.
+type vElem struct {
+	c      *Constraint
+	weight float64
+	ci     int32 // index of the matching cElem in c.elems, -1 when disabled
 }
 
 // Variable is an activity's rate.
@@ -82,7 +89,7 @@ type Variable struct {
 	penalty float64
 	bound   float64
 	value   float64
-	elems   []Element
+	elems   []vElem
 	stamp   uint32
 	visited uint32
 	inSat   bool
@@ -99,15 +106,22 @@ func (v *Variable) Penalty() float64 { return v.penalty }
 
 // NewVariable returns a variable with the given sharing penalty (0 makes
 // it disabled: it takes no share until its penalty is set) and bound (a
-// negative bound means none), using up to n constraints.
+// negative bound means none), using about n constraints.
 func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable {
-	return &Variable{ID: id, penalty: penalty, bound: bound, elems: make([]Element, 0, n)}
+	return &Variable{ID: id, penalty: penalty, bound: bound, elems: make([]vElem, 0, n)}
 }
 
 // Reset reuses v as a fresh variable (to avoid allocations); v must have
 // been removed from the system.
 func (v *Variable) Reset(id int32, penalty, bound float64) {
 	*v = Variable{ID: id, penalty: penalty, bound: bound, elems: v.elems[:0]}
+}
+
+// attach adds v's element i to its constraint's enabled elements.
+func attach(v *Variable, i int) {
+	e := &v.elems[i]
+	e.ci = int32(len(e.c.elems))
+	e.c.elems = append(e.c.elems, cElem{v: v, weight: e.weight, vi: int32(i)})
 }
 
 // Expand makes v use c with the given consumption weight. Using the same
@@ -121,36 +135,21 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 			} else {
 				e.weight += weight
 			}
+			if e.ci >= 0 {
+				c.elems[e.ci].weight = e.weight
+			}
 			if e.weight > 0 || v.penalty > 0 {
 				s.touchCnst(c)
 			}
 			return
 		}
 	}
-	if len(v.elems) == cap(v.elems) {
-		v.grow()
-	}
-	v.elems = append(v.elems, Element{c: c, v: v, weight: weight, idx: -1})
+	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
 	if v.penalty > 0 {
-		e := &v.elems[len(v.elems)-1]
-		e.idx = len(c.elems)
-		c.elems = append(c.elems, e)
+		attach(v, len(v.elems)-1)
 	}
 	if weight > 0 || v.penalty > 0 {
 		s.touchCnst(c)
-	}
-}
-
-// grow moves v's elements to a larger array, relinking the enabled ones
-// (constraints hold pointers to them).
-func (v *Variable) grow() {
-	n := make([]Element, len(v.elems), 2*cap(v.elems)+2)
-	copy(n, v.elems)
-	v.elems = n
-	for i := range n {
-		if n[i].idx >= 0 {
-			n[i].c.elems[n[i].idx] = &n[i]
-		}
 	}
 }
 
@@ -164,9 +163,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	case p > 0 && v.penalty <= 0:
 		v.penalty = p
 		for i := range v.elems {
-			e := &v.elems[i]
-			e.idx = len(e.c.elems)
-			e.c.elems = append(e.c.elems, e)
+			attach(v, i)
 		}
 		s.touchVar(v)
 	case p <= 0 && v.penalty > 0:
@@ -201,18 +198,19 @@ func (s *System) Remove(v *Variable) {
 func (s *System) detach(v *Variable) {
 	for i := range v.elems {
 		e := &v.elems[i]
-		if e.idx < 0 {
+		if e.ci < 0 {
 			continue
 		}
 		c := e.c
-		last := len(c.elems) - 1
-		moved := c.elems[last]
-		c.elems[e.idx] = moved
-		moved.idx = e.idx
-		c.elems[last] = nil
+		last := int32(len(c.elems) - 1)
+		if e.ci != last {
+			moved := c.elems[last]
+			c.elems[e.ci] = moved
+			moved.v.elems[moved.vi].ci = e.ci
+		}
+		c.elems[last] = cElem{}
 		c.elems = c.elems[:last]
-		e.idx = -1
-		e.active = false
+		e.ci = -1
 	}
 }
 
@@ -247,8 +245,11 @@ func (s *System) touchCnst(c *Constraint) {
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
 func (s *System) rec(c *Constraint) {
-	for _, e := range c.elems {
-		v := e.v
+	for k := 0; k < len(c.elems); k++ {
+		v := c.elems[k].v
+		if v.visited == s.visit {
+			continue
+		}
 		for j := range v.elems {
 			if v.visited == s.visit {
 				break
@@ -327,8 +328,9 @@ func (s *System) collect() {
 	}
 	s.dirty = s.dirty[:0]
 	for i := 0; i < len(s.list); i++ {
-		for _, e := range s.list[i].elems {
-			v := e.v
+		els := s.list[i].elems
+		for k := range els {
+			v := els[k].v
 			if v.stamp == st {
 				continue
 			}
@@ -364,7 +366,9 @@ func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
 
 func (s *System) satVarsUpdate() {
 	for _, i := range s.satCnst {
-		for _, e := range s.light[i].c.elems {
+		els := s.light[i].c.elems
+		for k := range els {
+			e := &els[k]
 			if e.active && e.weight > 0 && !e.v.inSat {
 				e.v.inSat = true
 				s.satVars = append(s.satVars, e.v)
@@ -393,17 +397,19 @@ func (s *System) solve() {
 	for _, c := range s.list {
 		c.lightIdx = -1
 		c.remaining = c.Bound
-		for _, e := range c.elems {
-			if e.weight > 0 && !e.v.inMod {
-				e.v.inMod = true
-				s.modified = append(s.modified, e.v)
+		els := c.elems
+		for k := range els {
+			if v := els[k].v; els[k].weight > 0 && !v.inMod {
+				v.inMod = true
+				s.modified = append(s.modified, v)
 			}
 		}
 		if !doublePositive(c.remaining, c.Bound*prec) {
 			continue
 		}
 		c.usage = 0
-		for _, e := range c.elems {
+		for k := range els {
+			e := &els[k]
 			e.v.value = 0
 			if e.weight > 0 {
 				u := e.weight / e.v.penalty
@@ -467,22 +473,24 @@ func (s *System) solve() {
 func (s *System) fix(v *Variable) {
 	prec := s.Precision
 	for i := range v.elems {
-		e := &v.elems[i]
-		c := e.c
+		ve := &v.elems[i]
+		c := ve.c
+		if ve.ci >= 0 {
+			c.elems[ve.ci].active = false
+		}
 		if !c.FatPipe {
-			doubleUpdate(&c.remaining, e.weight*v.value, c.Bound*prec)
-			doubleUpdate(&c.usage, e.weight/v.penalty, prec)
+			doubleUpdate(&c.remaining, ve.weight*v.value, c.Bound*prec)
+			doubleUpdate(&c.usage, ve.weight/v.penalty, prec)
 			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 				s.removeLight(c)
 			} else if c.lightIdx >= 0 {
 				s.light[c.lightIdx].remainingOverUsage = c.remaining / c.usage
 			}
-			e.active = false
 			continue
 		}
 		c.usage = 0
-		e.active = false
-		for _, e2 := range c.elems {
+		for k := range c.elems {
+			e2 := &c.elems[k]
 			if e2.v.value > 0 {
 				continue
 			}

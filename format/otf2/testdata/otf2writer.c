@@ -43,14 +43,14 @@ static void check(OTF2_ErrorCode s, const char* what)
 }
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
-       S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM,
+       S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
        S_ARG0, NSTR = S_ARG0 + 300 };
 enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
-    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team" };
+    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -104,6 +104,22 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
     check(OTF2_GlobalDefWriter_WriteGroup(g, 4, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
                                           OTF2_GROUP_FLAG_NONE, 1, team), "omp team group");
     check(OTF2_GlobalDefWriter_WriteComm(g, 2, S_TEAM, 4, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "team");
+    check(OTF2_GlobalDefWriter_WriteRmaWin(g, 0, S_WIN, 1, OTF2_RMA_WIN_FLAG_NONE), "window");
+    /* calling contexts: main, main -> MPI_Send at solver.c:42 */
+    check(OTF2_GlobalDefWriter_WriteSourceCodeLocation(g, 0, S_SRC, 42), "scl");
+    check(OTF2_GlobalDefWriter_WriteCallingContext(g, 0, R_MAIN, OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+                                                   OTF2_UNDEFINED_CALLING_CONTEXT), "cc main");
+    check(OTF2_GlobalDefWriter_WriteCallingContext(g, 1, R_SEND, 0, 0), "cc send");
+    check(OTF2_GlobalDefWriter_WriteInterruptGenerator(g, 0, S_TIMER, OTF2_INTERRUPT_GENERATOR_MODE_TIME,
+                                                       OTF2_BASE_DECIMAL, -6, 1000), "interrupt generator");
+    check(OTF2_GlobalDefWriter_WriteIoParadigm(g, 0, S_POSIX, S_POSIX, OTF2_IO_PARADIGM_CLASS_SERIAL,
+                                               OTF2_IO_PARADIGM_FLAG_OS, 0, NULL, NULL, NULL), "io paradigm");
+    check(OTF2_GlobalDefWriter_WriteIoRegularFile(g, 0, S_FILE, 0), "io file");
+    check(OTF2_GlobalDefWriter_WriteIoDirectory(g, 1, S_DIR, 0), "io directory");
+    check(OTF2_GlobalDefWriter_WriteIoHandle(g, 0, S_FD, 0, 0, OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM,
+                                             OTF2_UNDEFINED_IO_HANDLE), "io handle");
+    check(OTF2_GlobalDefWriter_WriteIoHandle(g, 1, S_FD, 1, 0, OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM,
+                                             OTF2_UNDEFINED_IO_HANDLE), "io handle");
     free(members);
     for (int i = 0; i < NATTR; i++)
         check(OTF2_GlobalDefWriter_WriteAttribute(g, i, S_ATTR, S_EMPTY, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64), "attr");
@@ -197,6 +213,59 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
             check(OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t + 25, OTF2_COLLECTIVE_OP_ALLREDUCE, WORLD,
                                                                OTF2_UNDEFINED_UINT32, 16, 16, 1000000 + i), "nbc complete"); n++;
             check(OTF2_EvtWriter_Leave(w, NULL, t + 26, REG(R_WAIT)), "leave"); n++;
+        }
+        if (i % 1000 == 600) { /* MPI one-sided records on window 0 (the world) */
+            uint64_t u = t + 27;
+            check(OTF2_EvtWriter_RmaWinCreate(w, NULL, u, 0), "win create"); n++;
+            check(OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, u), "rma coll begin"); n++;
+            check(OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, u, OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+                                                  OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY | 0x10,
+                                                  0, OTF2_UNDEFINED_UINT32, 0, 0), "rma coll end"); n++;
+            check(OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, u, OTF2_COLLECTIVE_OP_BCAST, OTF2_RMA_SYNC_LEVEL_NONE,
+                                                  0, 1, 64, 64), "rma coll end rooted"); n++;
+            check(OTF2_EvtWriter_RmaGroupSync(w, NULL, u, OTF2_RMA_SYNC_LEVEL_MEMORY, 0, 1), "group sync"); n++;
+            check(OTF2_EvtWriter_RmaRequestLock(w, NULL, u, 0, peer, 5, OTF2_LOCK_EXCLUSIVE), "request lock"); n++;
+            check(OTF2_EvtWriter_RmaAcquireLock(w, NULL, u, 0, peer, 5, OTF2_LOCK_EXCLUSIVE), "acquire lock"); n++;
+            check(OTF2_EvtWriter_RmaTryLock(w, NULL, u, 0, peer, 6, OTF2_LOCK_SHARED), "try lock"); n++;
+            check(OTF2_EvtWriter_RmaReleaseLock(w, NULL, u, 0, peer, 5), "release lock"); n++;
+            check(OTF2_EvtWriter_RmaSync(w, NULL, u, 0, 7, OTF2_RMA_SYNC_TYPE_NOTIFY_IN), "sync, remote out of range"); n++;
+            check(OTF2_EvtWriter_RmaWaitChange(w, NULL, u, 0), "wait change"); n++;
+            check(OTF2_EvtWriter_RmaPut(w, NULL, u, 0, peer, 1024, 77), "put"); n++;
+            check(OTF2_EvtWriter_RmaGet(w, NULL, u, 0, from, 2048, 78), "get"); n++;
+            check(OTF2_EvtWriter_RmaAtomic(w, NULL, u, 0, peer, OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ADD, 8, 8, 79), "atomic"); n++;
+            check(OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, u, 0, 77), "complete"); n++;
+            check(OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, u, 0, 78), "complete nb"); n++;
+            check(OTF2_EvtWriter_RmaOpTest(w, NULL, u, 0, 79), "test"); n++;
+            check(OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, u, 0, 79), "complete remote"); n++;
+            check(OTF2_EvtWriter_RmaWinDestroy(w, NULL, u, 0), "win destroy"); n++;
+        }
+        if (i % 1000 == 950) { /* sampling records */
+            uint64_t u = t + 29;
+            check(OTF2_EvtWriter_CallingContextEnter(w, NULL, u, 0, 1), "cc enter"); n++;
+            check(OTF2_EvtWriter_CallingContextSample(w, NULL, u, 1, 2, 0), "cc sample"); n++;
+            check(OTF2_EvtWriter_CallingContextSample(w, NULL, u, 1, OTF2_UNDEFINED_UINT32, 0), "cc sample"); n++;
+            check(OTF2_EvtWriter_CallingContextLeave(w, NULL, u, 0), "cc leave"); n++;
+        }
+        if (i % 1000 == 900) { /* POSIX I/O records */
+            uint64_t u = t + 28;
+            check(OTF2_EvtWriter_IoCreateHandle(w, NULL, u, 0, OTF2_IO_ACCESS_MODE_READ_WRITE,
+                                                OTF2_IO_CREATION_FLAG_CREATE | OTF2_IO_CREATION_FLAG_TRUNCATE,
+                                                OTF2_IO_STATUS_FLAG_NONE), "create handle"); n++;
+            check(OTF2_EvtWriter_IoDuplicateHandle(w, NULL, u, 0, 1, OTF2_IO_STATUS_FLAG_APPEND | 0x4000), "dup"); n++;
+            check(OTF2_EvtWriter_IoSeek(w, NULL, u, 0, -4096, OTF2_IO_SEEK_FROM_END, 123456), "seek"); n++;
+            check(OTF2_EvtWriter_IoChangeStatusFlags(w, NULL, u, 0, OTF2_IO_STATUS_FLAG_NON_BLOCKING), "flags"); n++;
+            check(OTF2_EvtWriter_IoOperationBegin(w, NULL, u, 0, OTF2_IO_OPERATION_MODE_WRITE,
+                                                  OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 65536, 11), "op begin"); n++;
+            check(OTF2_EvtWriter_IoOperationIssued(w, NULL, u, 0, 11), "op issued"); n++;
+            check(OTF2_EvtWriter_IoOperationTest(w, NULL, u, 0, 11), "op test"); n++;
+            check(OTF2_EvtWriter_IoOperationComplete(w, NULL, u, 0, 65000, 11), "op complete"); n++;
+            check(OTF2_EvtWriter_IoOperationCancelled(w, NULL, u, 0, 12), "op cancelled"); n++;
+            check(OTF2_EvtWriter_IoAcquireLock(w, NULL, u, 0, OTF2_LOCK_SHARED), "io lock"); n++;
+            check(OTF2_EvtWriter_IoTryLock(w, NULL, u, 0, OTF2_LOCK_EXCLUSIVE), "io try lock"); n++;
+            check(OTF2_EvtWriter_IoReleaseLock(w, NULL, u, 0, OTF2_LOCK_SHARED), "io unlock"); n++;
+            check(OTF2_EvtWriter_IoDestroyHandle(w, NULL, u, 1), "destroy"); n++;
+            check(OTF2_EvtWriter_IoDeleteFile(w, NULL, u, 0, 0), "delete file"); n++;
+            check(OTF2_EvtWriter_IoDeleteFile(w, NULL, u, 0, 1), "delete directory"); n++;
         }
         if (i % 1000 == 250) { /* OpenMP and thread records (not MPI: the model skips them) */
             uint64_t u = t + 25;

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"kairos/pattern"
+)
+
+func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
+
+// detectPatterns opens a trace and runs pattern detection on it.
+func detectPatterns(path string) (*pattern.Patterns, error) {
+	src, err := openTrace(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pattern.Detect(src)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	return p, nil
+}
+
+// patternsJSON is the --json form of kairos patterns.
+type patternsJSON struct {
+	Ranks     int                      `json:"ranks"`
+	Timed     bool                     `json:"timed"`
+	Unmatched int                      `json:"unmatched"`
+	Comm      []pattern.CommPattern    `json:"communication_patterns"`
+	Process   []pattern.ProcessPattern `json:"process_patterns"`
+	Sequence  []int32                  `json:"sequence"`
+	Instances []pattern.Instance       `json:"instances,omitempty"`
+}
+
+func newPatternsCmd() *cobra.Command {
+	var (
+		asJSON, process, sequence bool
+		out                       string
+	)
+	cmd := &cobra.Command{
+		Use:   "patterns [flags] TRACE",
+		Short: "Find the communication patterns of a trace and its sequence of pattern instances",
+		Long: `Patterns finds the repeated communication of a trace (Alawneh et al.,
+steps 1 and 2). Each rank's MPI calls are cut into contexts at every
+MPI_Waitall and wherever the enclosing user function changes, and each
+context is covered by maximal repeats (process patterns, found with a
+suffix array). Process-pattern instances that exchange messages or join
+the same collectives are linked into communication-pattern instances;
+each distinct set of process patterns is one pattern, CP1, CP2... in
+order of first appearance. Instances are ordered by happened-before (Enter
+time, or Lamport clocks in an untimed trace).
+
+Calls are written S3 (send to rank 3), R1 (receive from rank 1), SR2/1
+(sendrecv), or the collective's name; ranks are 0-based.
+
+  --process    the process patterns of every rank (the paper's Table 2)
+  --sequence   every instance in order, with its timing (Table 4)
+  --json       everything, instances included`,
+		Example: `  kairos patterns run.ktr
+  kairos patterns --process run.ktr
+  kairos patterns --sequence -o sequence.txt run.ktr
+  kairos patterns --json run.ktr`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON && (process || sequence) {
+				return usagef("--json already holds the process patterns and the sequence")
+			}
+			p, err := detectPatterns(args[0])
+			if err != nil {
+				return err
+			}
+			return writeOutput(cmd, out, func(w io.Writer) error {
+				switch {
+				case asJSON:
+					return writeJSON(w, patternsJSON{Ranks: p.Ranks, Timed: p.Timed, Unmatched: p.Unmatched,
+						Comm: p.Comm, Process: p.Process, Sequence: p.Symbols(), Instances: p.Sequence})
+				case process:
+					return p.WriteProcess(w)
+				case sequence:
+					return p.WriteSequence(w)
+				}
+				fmt.Fprintf(w, "%s: ", args[0])
+				if err := p.WriteSummary(w); err != nil {
+					return err
+				}
+				return p.WriteComm(w)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the patterns, the process patterns and the instances as JSON")
+	f.BoolVar(&process, "process", false, "print the process patterns of every rank")
+	f.BoolVar(&sequence, "sequence", false, "print the sequence of pattern instances")
+	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	return cmd
+}
+
+// segmentFlags are the segmentation options phases and slow share.
+type segmentFlags struct {
+	criterion string
+	depth     int
+	minLength int
+}
+
+func (s *segmentFlags) add(cmd *cobra.Command) {
+	d := pattern.DefaultSegmentOptions()
+	f := cmd.Flags()
+	f.StringVar(&s.criterion, "criterion", d.Criterion.String(), "model selection that decides a split: aic or bic")
+	f.IntVar(&s.depth, "depth", d.MaxDepth, "maximum depth of the segmentation tree (the root is depth 0)")
+	f.IntVar(&s.minLength, "min-length", d.MinLength, "do not split segments shorter than this")
+}
+
+func (s *segmentFlags) options() (pattern.SegmentOptions, error) {
+	c, err := pattern.ParseCriterion(s.criterion)
+	if err != nil {
+		return pattern.SegmentOptions{}, usagef("--criterion: %v", err)
+	}
+	if s.depth < 0 {
+		return pattern.SegmentOptions{}, usagef("--depth must be at least 0, got %d", s.depth)
+	}
+	if s.minLength < 2 {
+		return pattern.SegmentOptions{}, usagef("--min-length must be at least 2, got %d", s.minLength)
+	}
+	return pattern.SegmentOptions{Criterion: c, MaxDepth: s.depth, MinLength: s.minLength}, nil
+}
+
+// analyse detects patterns and runs the remaining steps.
+func analyse(path string, opt pattern.Options) (*pattern.Analysis, error) {
+	p, err := detectPatterns(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := pattern.AnalyzePatterns(p, opt)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	return a, nil
+}
+
+// phasesJSON is the --json form of kairos phases.
+type phasesJSON struct {
+	Criterion string            `json:"criterion"`
+	MaxDepth  int               `json:"max_depth"`
+	MinLength int               `json:"min_length"`
+	Length    int               `json:"length"`
+	Segments  []pattern.Segment `json:"segments"`
+	Phases    []pattern.Phase   `json:"phases"`
+}
+
+func newPhasesCmd() *cobra.Command {
+	var (
+		sf      segmentFlags
+		asJSON  bool
+		out     string
+		curve   string
+		segment int
+	)
+	cmd := &cobra.Command{
+		Use:   "phases [flags] TRACE",
+		Short: "Segment a trace's pattern sequence into execution phases",
+		Long: `Phases splits the sequence of pattern instances (see kairos patterns)
+recursively at the point of maximum Jensen-Shannon divergence, while the
+segmentation strength s of the chosen criterion is positive (AIC:
+s = (N·D − K)/K, the default; BIC: s = (2N·D − K ln N)/(K ln N)), the
+tree is shallower than --depth and the segment at least --min-length
+long. Entropies use natural logarithms. It prints the segmentation tree
+and the phases (its leaves) with the user functions they run in and, in
+a timed trace, their slow instances (see kairos slow).
+
+  --curve FILE   writes the D_JS curve of segment --segment (S0, the whole
+                 sequence, by default) as CSV: position, D_JS`,
+		Example: `  kairos phases run.ktr
+  kairos phases --criterion bic --depth 6 run.ktr
+  kairos phases --curve djs.csv --segment 2 run.ktr`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			so, err := sf.options()
+			if err != nil {
+				return err
+			}
+			if segment < 0 {
+				return usagef("--segment must be at least 0, got %d", segment)
+			}
+			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: pattern.DefaultCutoff})
+			if err != nil {
+				return err
+			}
+			if curve != "" {
+				if segment >= len(a.Segments) {
+					return usagef("--segment %d: the tree has segments S0..S%d", segment, len(a.Segments)-1)
+				}
+				if err := writeOutput(cmd, curve, func(w io.Writer) error { return a.WriteCurve(w, segment) }); err != nil {
+					return err
+				}
+			}
+			return writeOutput(cmd, out, func(w io.Writer) error {
+				if asJSON {
+					return writeJSON(w, phasesJSON{Criterion: so.Criterion.String(), MaxDepth: so.MaxDepth, MinLength: so.MinLength,
+						Length: len(a.Sequence), Segments: a.Segments, Phases: a.Phases})
+				}
+				if err := a.WriteSegments(w); err != nil {
+					return err
+				}
+				fmt.Fprintln(w)
+				return a.WritePhases(w)
+			})
+		},
+	}
+	sf.add(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the segmentation tree and the phases as JSON")
+	f.StringVar(&curve, "curve", "", "write the D_JS curve of a segment to this CSV file (\"-\": standard output)")
+	f.IntVar(&segment, "segment", 0, "the segment whose curve --curve writes")
+	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	return cmd
+}
+
+// slowJSON is the --json form of kairos slow.
+type slowJSON struct {
+	Cutoff float64         `json:"cutoff"`
+	Phases []pattern.Phase `json:"phases"`
+	Slow   []pattern.Slow  `json:"slow"`
+}
+
+func newSlowCmd() *cobra.Command {
+	var (
+		sf     segmentFlags
+		asJSON bool
+		out    string
+		z      float64
+	)
+	cmd := &cobra.Command{
+		Use:   "slow [flags] TRACE",
+		Short: "Find abnormally slow pattern instances, who was late, and which to inspect first",
+		Long: `Slow compares every communication-pattern instance with the other
+instances of its pattern that move the same number of bytes, over the
+whole trace: an instance is slow when its modified Z-score
+M = 0.6745 (x − median)/MAD is above --z (3.5). Medians are lower medians
+(the element ⌊(n−1)/2⌋ of the sorted sample); when MAD is 0, M is
+(x − median)/(1.253314 · mean absolute deviation), and 0 when all
+durations are equal. The duration of an instance runs from its first
+call's entry to its last call's completion (non-blocking calls end at the
+Wait or Waitall that completes them).
+
+For each slow instance: its phase and place in it (i), processes (np),
+events (ne), bytes, duration, the group's median and the duration where M
+reaches --z (threshold), all in µs; the last process to start (PLS) and
+to finish (PLF); whether the last process to start was a late sender, a
+late receiver or a late process in a collective; and its inspection
+affinity (IA): AHP over the phase's slow instances with severity
+(duration ÷ bytes) and complexity (processes × events), High above 60°,
+Low below 30°. The trace must be timed.`,
+		Example: `  kairos slow run.ktr
+  kairos slow --z 5 --depth 6 run.ktr
+  kairos slow --json -o slow.json run.ktr`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			so, err := sf.options()
+			if err != nil {
+				return err
+			}
+			if !(z > 0) {
+				return usagef("--z must be positive, got %g", z)
+			}
+			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: z})
+			if err != nil {
+				return err
+			}
+			if !a.Timed {
+				return fmt.Errorf("%s: the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)", args[0])
+			}
+			return writeOutput(cmd, out, func(w io.Writer) error {
+				if asJSON {
+					return writeJSON(w, slowJSON{Cutoff: z, Phases: a.Phases, Slow: a.Slow})
+				}
+				return a.WriteSlow(w)
+			})
+		},
+	}
+	sf.add(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the phases and the slow instances as JSON")
+	f.Float64Var(&z, "z", pattern.DefaultCutoff, "modified Z-score above which an instance is slow")
+	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	return cmd
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+// simRun runs kairos with args and returns its exit code and outputs.
+func simRun(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const simRing = `0 compute 1e6
+0 send 1 0 1e6
+0 recv 3 0 1e6
+1 recv 0 0 1e6
+1 compute 1e6
+1 send 2 0 1e6
+2 recv 1 0 1e6
+2 compute 1e6
+2 send 3 0 1e6
+3 recv 2 0 1e6
+3 compute 1e6
+3 send 0 0 1e6
+`
+
+func simFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSimulateFigure1 runs the paper's Figure 1 ring from the CLI with
+// every output.
+func TestSimulateFigure1(t *testing.T) {
+	ring := simFile(t, "ring.ti", simRing)
+	dir := t.TempDir()
+	timed, pf := filepath.Join(dir, "ring.ktr"), filepath.Join(dir, "ring.json")
+	paje := filepath.Join(dir, "ring.paje")
+	code, out, errs := simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--timed-trace", timed, "--perfetto", pf, "--paje", paje, "--ranks")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(out, "Simulation time 0.042675 (0.042675422 s") {
+		t.Errorf("output:\n%s", out)
+	}
+	src, _, err := format.Open(timed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := trace.ForEach(src, func(r, i int, e *trace.Event) error {
+		if e.HasTime {
+			n++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 12 {
+		t.Errorf("timed trace has %d timed events, want 12", n)
+	}
+	data, err := os.ReadFile(pf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js struct{ TraceEvents []map[string]any }
+	if err := json.Unmarshal(data, &js); err != nil || len(js.TraceEvents) != 16 {
+		t.Errorf("perfetto JSON: %v, %d events (want 4 track names + 12 slices)", err, len(js.TraceEvents))
+	}
+	pj, err := os.ReadFile(paje)
+	if err != nil || !strings.Contains(string(pj), "%EventDef PajeSetState 3") || strings.Count(string(pj), "\n3 ") != 24 {
+		t.Errorf("paje output (%v):\n%s", err, pj)
+	}
+	code, out, _ = simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--json", "--analytic")
+	var res struct {
+		SimulatedTime float64 `json:"simulated_time"`
+		Ranks         []struct{ Finish float64 }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Ranks) != 4 || res.SimulatedTime < 0.0426 {
+		t.Errorf("--json: exit %d, %s", code, out)
+	}
+}
+
+// TestSimulateSimGridCase runs one of SimGrid's replay tests with
+// smpirun's spelling of the flags.
+func TestSimulateSimGridCase(t *testing.T) {
+	dir := testenv.Shared(t, "simgrid-replay-tests/examples/smpi")
+	code, out, errs := simRun("simulate", filepath.Join(dir, "replay/actions_bcast.txt"),
+		"-platform", filepath.Join(dir, "../platforms/small_platform.xml"),
+		"-hostfile", filepath.Join(dir, "hostfile"), "-np", "3", "-v")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "Simulation time 19.692506 ") || !strings.Contains(out, "[13.139083] (2@Fafard) 2 compute") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestSimulateErrors(t *testing.T) {
+	ring := simFile(t, "ring.ti", simRing)
+	dead := simFile(t, "dead.ti", "0 recv 1 0 10\n1 recv 0 0 10\n")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"simulate", ring}, 2, "--platform FILE.xml or --cluster"},
+		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "nope"}, 2, "key:value"},
+		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "network/model:NS3"}, 2, "not supported"},
+		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "-np", "8"}, 2, "has 4 ranks"},
+		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "deadlock"},
+		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
+	} {
+		code, _, errs := simRun(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}

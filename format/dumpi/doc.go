@@ -1,0 +1,66 @@
+// Package dumpi reads SST DUMPI traces (sst-dumpi's libdumpi, file
+// versions 0.x to 8.1 and later): a <prefix>.meta text file and one binary
+// <prefix>-NNNN.bin file per rank. Import it for its side effect of
+// registering the "dumpi" format, which every Kairos command then accepts
+// as a .meta file, a directory holding one (or holding only the .bin
+// files), or a single .bin file (a one-rank trace).
+//
+// # File layout
+//
+// A .bin file is big-endian: the magic 0xFFAADD44554D5049, the body (CPU
+// and wall time offsets in seconds, then call records, ended by label 293),
+// the header (version, start time, host and user names, mesh), the footer
+// (magic 0xF007FEE7, per-label call and ignored counts), the datatype-size
+// table, optional PAPI and address label tables, and a 64-byte index of
+// section offsets that older versions keep shorter. A call record has no
+// length: a u16 function label, a u8 mask (stored statuses, CPU and wall
+// times, thread id, PAPI counters), those, then the label's arguments.
+// layouts holds every label's argument layout; a label outside it is a
+// located error, never a guess.
+//
+// # Mapping into the model
+//
+// Every record becomes one trace.Event (user-function enter/exit records,
+// which -finstrument-functions builds write, are skipped):
+//
+//   - Send, Bsend, Ssend, Rsend and Isend, Ibsend, Issend, Irsend become
+//     Send and Isend; Recv and Irecv stay; Sendrecv(_replace) becomes
+//     SendRecv with the send tag; Probe and Iprobe stay. Sizes are count x
+//     the rank's datatype-size table, in bytes; the datatype is kept only
+//     where SimGrid has it with the same size. An MPI_ANY_SOURCE Recv takes
+//     its source from the stored status when there is one. A call on
+//     MPI_PROC_NULL is Local, and completions leave its request out.
+//   - Wait and Test complete their request; Waitany and Testany (with a
+//     true flag) become Wait and Test of the completed request; Waitall and
+//     Testall (true flag) a Waitall of their requests; Waitsome and
+//     Testsome a Waitall of the completed ones. MPI_REQUEST_NULL is left
+//     out; a call that completes nothing is Local.
+//   - Collectives carry per-member bytes, the root as a world rank, and the
+//     v-collectives' per-member bytes in SendCounts/RecvCounts (see
+//     Reader.collective). Alltoallw is an Alltoallv with per-member types.
+//   - Comm_dup, Comm_split, Comm_create, Cart_create and Graph_create become
+//     CommDup, CommSplit and CommCreate with the new communicator's id;
+//     Comm_free becomes CommFree. Init, Init_thread and Finalize stay.
+//   - Every other call is Local, its Region naming the MPI function.
+//
+// Ranks are resolved to MPI_COMM_WORLD ranks through the communicators the
+// trace creates. DUMPI numbers communicator handles per rank, so Open
+// first runs a communicator pass when any footer counts a creating call:
+// it decodes each rank once, keeps only its communicator and group calls,
+// and matches the k-th creating call on a parent communicator across the
+// parent's members (Comm_split members ordered by key, then parent rank;
+// Comm_create members in group order; Cart/Graph_create as if reorder were
+// false). Its memory is proportional to those calls; reading then streams
+// each rank's file through a 256 KiB buffer, so memory is proportional to
+// the number of ranks, never to the events.
+//
+// Times: every event has Enter and Exit from the record's wall-clock
+// times, in picoseconds since the earliest wall time of any rank's first
+// record, which Meta.Attrs["time.origin"] keeps (seconds, as dumpi2ascii
+// prints them).
+//
+// Not modelled: persistent requests (Send_init, Start...) and one-sided,
+// I/O and intercommunicator calls are Local; communicators created by
+// Intercomm_create/merge, Cart_sub, Comm_spawn, Comm_accept/connect are
+// unknown, so a point-to-point call or collective on one is an error.
+package dumpi
