@@ -2,7 +2,7 @@ package pattern
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,9 +54,10 @@ type Instance struct {
 	LastStart   int32 `json:"last_start"`
 	FirstFinish int32 `json:"first_finish"`
 	LastFinish  int32 `json:"last_finish"`
-	// LastStartOp is the first call of the last rank to start: a send
-	// means a late sender, a receive a late receiver, a collective a late
-	// process.
+	// LastStartOp is the call of the last rank to start that decides
+	// its lateness: its first collective (a late process), else its first
+	// send (a late sender: the others wait for its messages), else its
+	// first receive (a late receiver).
 	LastStartOp string `json:"last_start_op"`
 	lastKind    trace.Kind
 	Slowest     EventRef `json:"slowest"`
@@ -71,14 +72,12 @@ func (in *Instance) Duration() trace.Time { return in.Finish - in.Start }
 // (Section 4.2): "late sender", "late receiver" or "late process".
 func (in *Instance) Lateness() string {
 	switch {
-	case in.lastKind.IsSend():
+	case in.lastKind.IsCollective():
+		return "late process"
+	case in.lastKind.IsSend() || in.lastKind == trace.SendRecv:
 		return "late sender"
 	case in.lastKind.IsRecv():
 		return "late receiver"
-	case in.lastKind == trace.SendRecv:
-		return "late sendrecv"
-	case in.lastKind.IsCollective():
-		return "late process"
 	}
 	return ""
 }
@@ -312,7 +311,7 @@ func (p *Patterns) newComm(id int, ranks []rankData, tiles [][]tile, base, tileR
 // scratch holds per-rank accumulators reused across instances.
 type scratch struct {
 	start, finish []trace.Time
-	kind          []trace.Kind
+	kind          []trace.Kind // each rank's call that decides lateness (see LastStartOp)
 	seen          []bool
 	touched       []int32
 	calls         []uint64
@@ -343,10 +342,11 @@ func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []i
 				sc.touched = append(sc.touched, r)
 				sc.start[r], sc.finish[r], sc.kind[r] = e.enter, e.exit, e.kind
 			} else {
-				if e.enter < sc.start[r] {
-					sc.start[r], sc.kind[r] = e.enter, e.kind
-				}
+				sc.start[r] = min(sc.start[r], e.enter)
 				sc.finish[r] = max(sc.finish[r], e.exit)
+				if lateRank(e.kind) > lateRank(sc.kind[r]) {
+					sc.kind[r] = e.kind
+				}
 			}
 			ref := EventRef{Rank: r, Index: e.index, Kind: e.kind, Op: e.kind.String(), Duration: e.exit - e.enter}
 			if firstCall || ref.Duration > in.Slowest.Duration {
@@ -387,9 +387,21 @@ func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []i
 	return in
 }
 
+// lateRank orders the kinds that can decide lateness: collective, then
+// send, then receive.
+func lateRank(k trace.Kind) int {
+	switch {
+	case k.IsCollective():
+		return 3
+	case k.IsSend() || k == trace.SendRecv:
+		return 2
+	case k.IsRecv():
+		return 1
+	}
+	return 0
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// errUntimed is returned by the steps that need timestamps.
-func errUntimed() error {
-	return fmt.Errorf("the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)")
-}
+// ErrUntimed is returned by the steps that need timestamps.
+var ErrUntimed = errors.New("the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)")

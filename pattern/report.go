@@ -3,6 +3,7 @@ package pattern
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -117,7 +118,7 @@ func (a *Analysis) WritePhases(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "phase\tfrom\tto\tinstances\t%s\tuser functions\n", slow)
 	for _, ph := range a.Phases {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%s\n", ph.Number, ph.From, ph.To, ph.To-ph.From+1, ph.Slow, list(ph.Functions, ", "))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%s\n", ph.Number, ph.From, ph.To, ph.To-ph.From+1, ph.Slow, orDash(list(ph.Functions, ", ")))
 	}
 	return tw.Flush()
 }
@@ -126,7 +127,7 @@ func (a *Analysis) WritePhases(w io.Writer) error {
 // Tables 11, 14, 16, 18 and 21 (times in microseconds).
 func (a *Analysis) WriteSlow(w io.Writer) error {
 	if !a.Timed {
-		return errUntimed()
+		return ErrUntimed
 	}
 	fmt.Fprintf(w, "%d slow instances of %d (modified Z-score above %g within each pattern and byte count)\n",
 		len(a.Slow), len(a.Sequence), a.Options.Cutoff)
@@ -135,7 +136,7 @@ func (a *Analysis) WriteSlow(w io.Writer) error {
 		if ph.Slow == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\nphase %d (%d-%d, %s): %d slow\n", ph.Number, ph.From, ph.To, list(ph.Functions, ", "), ph.Slow)
+		fmt.Fprintf(w, "\nphase %d (%d-%d, %s): %d slow\n", ph.Number, ph.From, ph.To, orDash(list(ph.Functions, ", ")), ph.Slow)
 		tw := table(w)
 		fmt.Fprintln(tw, "pattern\ti\tposition\tnp\tne\tbytes\tduration\tmedian\tthreshold\tM\tPLS\tPLF\tlate\tIA")
 		for ; i < len(a.Slow) && a.Slow[i].Phase == ph.Number; i++ {
@@ -168,4 +169,83 @@ func (a *Analysis) WriteCurve(w io.Writer, id int) error {
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// WriteStory prints the analysis as a short story, for a first look at a
+// trace: how many patterns and which are the most frequent, the phases,
+// how many instances are slow and who was late most often, and the top
+// slow instances to inspect first (High inspection affinity first, then
+// Medium, then Low; the largest modified Z-score first within each).
+func (a *Analysis) WriteStory(w io.Writer, top int) error {
+	fmt.Fprintf(w, "%d pattern instances of %d communication patterns on %d ranks.\n", len(a.Sequence), len(a.Comm), a.Ranks)
+	byFreq := make([]int, len(a.Comm))
+	for i := range byFreq {
+		byFreq[i] = i
+	}
+	sort.SliceStable(byFreq, func(i, j int) bool { return a.Comm[byFreq[i]].Frequency > a.Comm[byFreq[j]].Frequency })
+	var most []string
+	for _, i := range byFreq[:min(top, len(byFreq))] {
+		c := &a.Comm[i]
+		most = append(most, fmt.Sprintf("%s (%d×, %d ranks, %d calls)", c.Name(), c.Frequency, c.Ranks, c.Events))
+	}
+	fmt.Fprintf(w, "Most frequent: %s.\n", strings.Join(most, ", "))
+	var phases []string
+	for _, ph := range a.Phases {
+		s := fmt.Sprintf("%d-%d", ph.From, ph.To)
+		if len(ph.Functions) > 0 {
+			s += " " + ph.Functions[0]
+		}
+		phases = append(phases, s)
+	}
+	fmt.Fprintf(w, "%d phases (%s, depth %d): %s.\n", len(a.Phases), a.Options.Segment.Criterion, a.Options.Segment.MaxDepth, list(phases, "; "))
+	if !a.Timed {
+		_, err := fmt.Fprintln(w, "The trace has no timestamps: no slow instances.")
+		return err
+	}
+	late := map[string]int{}
+	lateRank := map[int32]int{}
+	for _, s := range a.Slow {
+		late[s.Late]++
+		lateRank[s.LastStart]++
+	}
+	fmt.Fprintf(w, "%d slow instances (modified Z-score above %g): %d late senders, %d late receivers, %d late processes in collectives.\n",
+		len(a.Slow), a.Options.Cutoff, late["late sender"], late["late receiver"], late["late process"])
+	if len(a.Slow) == 0 {
+		return nil
+	}
+	ranks := make([]int32, 0, len(lateRank))
+	for r := range lateRank {
+		ranks = append(ranks, r)
+	}
+	sort.Slice(ranks, func(i, j int) bool {
+		if lateRank[ranks[i]] != lateRank[ranks[j]] {
+			return lateRank[ranks[i]] > lateRank[ranks[j]]
+		}
+		return ranks[i] < ranks[j]
+	})
+	var who []string
+	for _, r := range ranks[:min(top, len(ranks))] {
+		who = append(who, fmt.Sprintf("rank %d (%d)", r, lateRank[r]))
+	}
+	fmt.Fprintf(w, "Last to start most often: %s.\n", strings.Join(who, ", "))
+	order := make([]int, len(a.Slow))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		si, sj := &a.Slow[order[i]], &a.Slow[order[j]]
+		if si.Affinity != sj.Affinity {
+			return si.Affinity > sj.Affinity
+		}
+		return si.Z > sj.Z
+	})
+	fmt.Fprintln(w, "Look at these first:")
+	tw := table(w)
+	fmt.Fprintln(tw, "  IA\tphase\tposition\tpattern\tnp\tne\tbytes\tduration (µs)\tmedian (µs)\tM\tlate")
+	for _, i := range order[:min(top, len(order))] {
+		s := &a.Slow[i]
+		fmt.Fprintf(tw, "  %s\t%d\t%d\tCP%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.2f\trank %d, %s\n", s.Affinity, s.Phase, s.Position, s.Pattern,
+			s.Ranks, s.Events, s.Bytes, s.Duration, s.Median, s.Z, s.LastStart, s.Late)
+	}
+	return tw.Flush()
 }

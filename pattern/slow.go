@@ -106,7 +106,7 @@ type Slow struct {
 // phaseOf gives each position's phase and its 1-based place in it.
 func FindSlow(p *Patterns, cutoff float64, phaseOf func(pos int) (phase, inPhase int)) ([]Slow, error) {
 	if !p.Timed {
-		return nil, errUntimed()
+		return nil, ErrUntimed
 	}
 	type groupKey struct {
 		pattern int

@@ -33,6 +33,43 @@ type builder struct {
 	// SimGrid keeps these in function-level statics, so they run on across
 	// the fat trees and dragonflies of one platform.
 	ftPosition, ftLinkID, dfLinkID int
+
+	// Slabs that objects are carved from, so that clusters of tens of
+	// thousands of hosts load quickly.
+	linkSlab []Link
+	hostSlab []Host
+	npSlab   []netpoint
+}
+
+const slabSize = 256
+
+func carve[T any](slab *[]T) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, slabSize)
+	}
+	x := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return x
+}
+
+// reserve grows the name tables ahead of a cluster of that many hosts and
+// links, which saves rehashing them again and again.
+func (b *builder) reserve(hosts, links int) {
+	if hosts+links < 1024 {
+		return
+	}
+	b.netpoints = grown(b.netpoints, hosts)
+	b.p.hostByName = grown(b.p.hostByName, hosts)
+	b.links = grown(b.links, links)
+	b.duplex = grown(b.duplex, hosts)
+}
+
+func grown[V any](m map[string]V, more int) map[string]V {
+	out := make(map[string]V, len(m)+more)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 func newBuilder(name string) *builder {
@@ -41,7 +78,7 @@ func newBuilder(name string) *builder {
 			Name:       name,
 			Config:     map[string]string{},
 			hostByName: map[string]*Host{},
-			cache:      map[uint64]*cachedRoute{},
+			cache:      map[uint64]cachedRoute{},
 		},
 		netpoints: map[string]*netpoint{},
 		links:     map[string]*Link{},
@@ -55,7 +92,8 @@ func (b *builder) newLink(name string, bw, lat float64, sh Sharing) (*Link, erro
 	if _, dup := b.links[name]; dup {
 		return nil, fmt.Errorf("link %q already exists", name)
 	}
-	l := &Link{Name: name, Index: len(b.p.Links), Bandwidth: bw, Latency: lat, Sharing: sh}
+	l := carve(&b.linkSlab)
+	*l = Link{Name: name, Index: len(b.p.Links), Bandwidth: bw, Latency: lat, Sharing: sh}
 	b.links[name] = l
 	b.p.Links = append(b.p.Links, l)
 	return l, nil
@@ -94,7 +132,8 @@ func (b *builder) newNetpoint(z *zone, name string, kind npKind) (*netpoint, err
 	if old, dup := b.netpoints[name]; dup {
 		return nil, fmt.Errorf("refusing to create a second %s called %q (a %s has that name)", kindName(kind), name, kindName(old.kind))
 	}
-	np := &netpoint{name: name, kind: kind}
+	np := carve(&b.npSlab)
+	*np = netpoint{name: name, kind: kind}
 	b.netpoints[name] = np
 	if z != nil {
 		z.add(np)
@@ -123,7 +162,8 @@ func (b *builder) newHost(z *zone, name string, speed float64, cores int, props 
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, Props: props, np: np}
+	h := carve(&b.hostSlab)
+	*h = Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, Props: props, np: np}
 	b.p.Hosts = append(b.p.Hosts, h)
 	b.p.hostByName[name] = h
 	return h, nil

@@ -128,8 +128,10 @@ func (b *builder) flatCluster(a *clusterArgs) error {
 	if err != nil {
 		return err
 	}
-	star := &starZone{z: z}
+	star := &starZone{z: z, nodes: make([]starNode, 0, len(a.radicals)+1)}
 	z.rt = star
+	b.reserve(len(a.radicals), 2*len(a.radicals))
+	routeBuf := make([]*Link, 0, 6*len(a.radicals)) // every host's up and down lists
 	var backbone *Link
 	if a.bbBW > 0 || a.bbLat > 0 {
 		if backbone, err = b.newLink(a.id+"_backbone", a.bbBW, a.bbLat, a.bbSharing); err != nil {
@@ -161,16 +163,20 @@ func (b *builder) flatCluster(a *clusterArgs) error {
 			return err
 		}
 		// Route up: limiter, link UP, backbone; down is its reverse.
+		start := len(routeBuf)
 		for _, l := range []*Link{limiter, up, backbone} {
 			if l != nil {
-				n.up = append(n.up, l)
+				routeBuf = append(routeBuf, l)
 			}
 		}
+		n.up = routeBuf[start:len(routeBuf):len(routeBuf)]
+		start = len(routeBuf)
 		for _, l := range []*Link{backbone, down, limiter} {
 			if l != nil {
-				n.down = append(n.down, l)
+				routeBuf = append(routeBuf, l)
 			}
 		}
+		n.down = routeBuf[start:len(routeBuf):len(routeBuf)]
 	}
 	router := a.routerID
 	if router == "" {

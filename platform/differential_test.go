@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +27,8 @@ func sgRoutesTool(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "simgrid").Output()
+	pkgConfig := testenv.Tool(t, "pkg-config", "pkg-config")
+	flags, err := exec.Command(pkgConfig, "--cflags", "--libs", "simgrid").Output()
 	if err != nil {
 		t.Fatalf("pkg-config simgrid: %v", err)
 	}
@@ -75,6 +78,8 @@ func TestRoutesMatchSimGrid(t *testing.T) {
 		{filepath.Join("testdata", "nested.xml"), 1},
 		{filepath.Join("testdata", "graphs.xml"), 1},
 		{filepath.Join("testdata", "topologies.xml"), 1},
+		{filepath.Join("testdata", "topologies2.xml"), 1},
+		{filepath.Join("testdata", "recursive.xml"), 1},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
@@ -172,4 +177,72 @@ func linkNames(ls []*Link) string {
 		names[i] = l.Name
 	}
 	return strings.Join(names, " ")
+}
+
+// TestDeployMatchesSmpirun replays a trivial trace with smpirun and checks
+// that Deploy puts every rank on the host SimGrid uses (SimGrid's verbose
+// replay log names each rank's host).
+func TestDeployMatchesSmpirun(t *testing.T) {
+	smpirun := testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir := t.TempDir()
+	const xml = `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-11" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+`
+	var desc strings.Builder
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("c12.xml", xml)
+	for r := 0; r < 16; r++ {
+		write(fmt.Sprintf("t%d.txt", r), fmt.Sprintf("%d init\n%d compute 1000\n%d finalize\n", r, r, r))
+		fmt.Fprintf(&desc, "t%d.txt\n", r)
+	}
+	write("desc.txt", desc.String())
+	write("hostfile", "node-3:2\nnode-10\n")
+	p, err := Load(filepath.Join(dir, "c12.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logLine := regexp.MustCompile(`^\[([^:]+):(\d+):.* compute 1000 `)
+	for _, c := range []struct {
+		np       int
+		hostfile string
+	}{{12, ""}, {14, ""}, {5, "hostfile"}} {
+		args := []string{"-np", strconv.Itoa(c.np), "-platform", "c12.xml", "-replay", "desc.txt",
+			"--log=smpi_replay.thresh:verbose", "--log=xbt_cfg.thresh:warning"}
+		var names []string
+		if c.hostfile != "" {
+			args = append(args, "-hostfile", c.hostfile)
+			if names, err = ReadHostfileFor(p, filepath.Join(dir, c.hostfile)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(smpirun, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("smpirun %v: %v\n%s", args, err, out)
+		}
+		want := make([]string, c.np)
+		for _, line := range strings.Split(string(out), "\n") {
+			if m := logLine.FindStringSubmatch(line); m != nil {
+				r, _ := strconv.Atoi(m[2])
+				want[r] = m[1]
+			}
+		}
+		hosts, err := Deploy(p, names, c.np, RoundRobin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r, h := range hosts {
+			if h.Name != want[r] {
+				t.Errorf("np %d hostfile %q: rank %d on %s, smpirun puts it on %q", c.np, c.hostfile, r, h.Name, want[r])
+			}
+		}
+	}
 }

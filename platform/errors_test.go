@@ -209,3 +209,29 @@ func FuzzHostfile(f *testing.F) {
 		parseHostfile(strings.NewReader(s), "hf")
 	})
 }
+
+// TestWarnings checks that what SimGrid only warns about loads, with the
+// warning recorded.
+func TestWarnings(t *testing.T) {
+	doc := hdr + `<zone id="w" routing="Full">
+<cluster id="t" prefix="n" suffix="" radical="0-9" speed="1e9" bw="1GBps" lat="1us" topology="TORUS" topo_parameters="2,4"/>
+<cluster id="f" prefix="m" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us" sharing_policy="FULLDUPLEX"/>
+</zone></platform>`
+	p, err := Parse(strings.NewReader(doc), "w.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Hosts) != 10 {
+		t.Errorf("%d hosts, want 8 torus nodes and 2 others", len(p.Hosts))
+	}
+	all := strings.Join(p.Warnings, "\n")
+	for _, want := range []string{
+		`w.xml:5: <cluster> attribute speed: deprecated unit-less speed "1e9", read as 1e9f`,
+		`TORUS cluster t: topology "2,4" has 8 nodes; the other 2 hosts of the radical are not created`,
+		`w.xml:6: <cluster> attribute sharing_policy: FULLDUPLEX is deprecated, read as SPLITDUPLEX`,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("warnings lack %q:\n%s", want, all)
+		}
+	}
+}

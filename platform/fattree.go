@@ -153,7 +153,7 @@ func (b *builder) fatTreeSwitches(ft *fatTreeZone, a *clusterArgs) error {
 			k--
 			lim, err := b.limiter(a, k)
 			if err != nil {
-				return err
+				return fmt.Errorf("%v: SimGrid 3.32 names switch limiters by switch number (here %d), which collides with a host's limiter; it aborts too", err, k)
 			}
 			node := &ftNode{id: k, level: i + 1, position: j, limiter: lim, label: make([]int, ft.levels),
 				children: make([]*ftLink, ft.down[i]*ft.count[i])}

@@ -17,8 +17,9 @@ const (
 	// RoundRobin puts rank i on entry i mod n, as smpirun does (the
 	// default). With "host:K" lines this fills each host's K slots in turn.
 	RoundRobin Mapping = iota
-	// Block gives each entry a contiguous block of ceil(np/n) ranks: rank
-	// i goes to entry i / ceil(np/n).
+	// Block gives each entry a contiguous block of ranks, the blocks as
+	// even as possible: with q = np/n and r = np%n, the first r entries
+	// get q+1 ranks and the others q (so 6 ranks on 4 hosts: 0 0 1 1 2 3).
 	Block
 )
 
@@ -182,9 +183,14 @@ func Deploy(p *Platform, hostnames []string, np int, m Mapping) ([]*Host, error)
 			out[i] = hosts[i%n]
 		}
 	case Block:
-		size := (np + n - 1) / n
+		q, r := np/n, np%n
+		boundary := r * (q + 1)
 		for i := range out {
-			out[i] = hosts[i/size]
+			if i < boundary {
+				out[i] = hosts[i/(q+1)]
+			} else {
+				out[i] = hosts[r+(i-boundary)/q]
+			}
 		}
 	default:
 		return nil, fmt.Errorf("platform: unknown mapping %v", m)

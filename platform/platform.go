@@ -6,11 +6,27 @@
 // (ReadHostfile, Deploy).
 //
 // Routes are what the simulator's network model is built on, so they
-// reproduce SimGrid's own routing algorithms link for link: Full, Floyd and
-// Dijkstra zones over declared routes, flat clusters (SimGrid's StarZone),
-// and the TORUS, FAT_TREE and DRAGONFLY cluster topologies, including the
-// order of links, the implicit loopback, and SimGrid's quirks (see the
-// package README in the report for the list).
+// reproduce SimGrid's routing link for link, in order, with the latency
+// summed in SimGrid's order: Full, Floyd and Dijkstra zones over declared
+// routes, nested zones joined by zoneRoutes through gateways, flat
+// clusters (SimGrid's StarZone), and the TORUS, FAT_TREE and DRAGONFLY
+// cluster topologies. SimGrid behaviours kept on purpose:
+//
+//   - a Full, Floyd or Dijkstra zone without child zones routes a host to
+//     itself through the FATPIPE "__loopback__" link (network/loopback-bw
+//     10 GB/s, -lat 0, changeable in <config>) unless a route is declared;
+//     an undeclared route between two hosts of a Full zone is empty;
+//   - a cluster's sharing_policy FATPIPE gives SHARED private links (3.32
+//     ignores it), and its backbone exists when bb_bw or bb_lat is > 0;
+//   - in a flat cluster a route lists limiter, link UP, backbone, link
+//     DOWN, limiter, each link once; a host without loopback reaches itself
+//     up and down its own link;
+//   - limiter links of TORUS, FAT_TREE and DRAGONFLY clusters are named by
+//     position, loopbacks by radical; fat-tree positions and fat-tree and
+//     dragonfly link numbers run on across the clusters of one platform;
+//   - Dijkstra zones give each declared route's links in reverse order, as
+//     SimGrid's insert_link_latency does;
+//   - a platform with no hostfile deploys ranks on the hosts sorted by name.
 package platform
 
 import (
@@ -84,9 +100,14 @@ type Platform struct {
 	hostByName map[string]*Host
 
 	mu    sync.RWMutex
-	cache map[uint64]*cachedRoute
+	cache map[uint64]cachedRoute
 	calc  sync.Mutex // serialises route computation (zones keep scratch state)
 }
+
+// maxCachedRoutes bounds the route cache (about 100 bytes per entry): an
+// all-to-all on thousands of ranks would otherwise keep millions of routes.
+// When full, the cache starts afresh; slices already returned stay valid.
+const maxCachedRoutes = 1 << 20
 
 type cachedRoute struct {
 	links []*Link
@@ -131,11 +152,14 @@ func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
 	}
 	key := uint64(uint32(src.Index))<<32 | uint64(uint32(dst.Index))
 	p.mu.RLock()
-	c := p.cache[key]
+	c, ok := p.cache[key]
 	p.mu.RUnlock()
-	if c == nil {
+	if !ok {
 		c = p.computeRoute(src, dst)
 		p.mu.Lock()
+		if len(p.cache) >= maxCachedRoutes {
+			p.cache = make(map[uint64]cachedRoute)
+		}
 		p.cache[key] = c
 		p.mu.Unlock()
 	}
@@ -146,13 +170,13 @@ func (p *Platform) owns(h *Host) bool {
 	return h != nil && h.Index >= 0 && h.Index < len(p.Hosts) && p.Hosts[h.Index] == h
 }
 
-func (p *Platform) computeRoute(src, dst *Host) *cachedRoute {
+func (p *Platform) computeRoute(src, dst *Host) cachedRoute {
 	p.calc.Lock()
 	defer p.calc.Unlock()
 	var lat float64
 	links, err := p.globalRoute(src.np, dst.np, make([]*Link, 0, 8), &lat)
 	if err != nil {
-		return &cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
+		return cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
 	}
-	return &cachedRoute{links: links[:len(links):len(links)], lat: lat}
+	return cachedRoute{links: links[:len(links):len(links)], lat: lat}
 }

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -374,7 +375,9 @@ func TestDeploy(t *testing.T) {
 		want  string
 	}{
 		{[]string{"node-0", "node-1", "node-2"}, 7, RoundRobin, "0 1 2 0 1 2 0"},
-		{[]string{"node-0", "node-1", "node-2"}, 7, Block, "0 0 0 1 1 1 2"},
+		{[]string{"node-0", "node-1", "node-2"}, 7, Block, "0 0 0 1 1 2 2"},
+		{[]string{"node-0", "node-1", "node-2", "node-3"}, 6, Block, "0 0 1 1 2 3"},
+		{[]string{"node-0", "node-1"}, 6, Block, "0 0 0 1 1 1"},
 		{[]string{"node-0", "node-1", "node-2"}, 2, Block, "0 1"},
 		{[]string{"node-5", "node-5", "node-3"}, 4, RoundRobin, "5 5 3 5"},
 		// Without a hostfile SimGrid takes the hosts sorted by name.
@@ -439,5 +442,40 @@ func TestConcurrentRoutes(t *testing.T) {
 	c, _ := p.Host("c")
 	if l, _ := p.Route(a, c); linkNames(l) != "l1 l3" {
 		t.Errorf("a -> c = %s", linkNames(l))
+	}
+}
+
+// TestFigure7Platform is the platform and deployment of Figure 7 of seed
+// paper 003 (the time-independent replay framework). Its v3 file (power=,
+// unit-less values) is refused as SimGrid 3.32 refuses it; the same
+// cluster in v4.1 loads, and the deployment puts rank i on c-i.me.
+func TestFigure7Platform(t *testing.T) {
+	v3 := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "simgrid.dtd">
+<platform version="3">
+<cluster id="cluster" prefix="c-" suffix=".me" radical="0-3" power="1E9" bw="1.25E8" lat="15E-6" bb_bw="1.25E9" bblat="15e-6"/>
+</platform>`
+	if _, err := Parse(strings.NewReader(v3), "fig7.xml"); err == nil || !strings.Contains(err.Error(), "fig7.xml:3: <platform> attribute version: version 3 is too old") {
+		t.Errorf("v3 platform: %v", err)
+	}
+	v41 := `<platform version="4.1">
+<cluster id="cluster" prefix="c-" suffix=".me" radical="0-3" speed="1E9f" bw="1.25E8Bps" lat="15E-6s" bb_bw="1.25E9Bps" bb_lat="15e-6s"/>
+</platform>`
+	p, err := Parse(strings.NewReader(v41), "fig7.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoutes(t, p, []wantRoute{
+		{"c-0.me", "c-1.me", "cluster_link_0_UP cluster_backbone cluster_link_1_DOWN", 45e-6},
+		{"c-3.me", "c-0.me", "cluster_link_3_UP cluster_backbone cluster_link_0_DOWN", 45e-6},
+	})
+	hosts, err := Deploy(p, []string{"c-0.me", "c-1.me", "c-2.me", "c-3.me"}, 4, RoundRobin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range hosts {
+		if h.Name != fmt.Sprintf("c-%d.me", i) || h.Speed != 1e9 {
+			t.Errorf("rank %d on %+v", i, h)
+		}
 	}
 }

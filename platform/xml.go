@@ -422,9 +422,14 @@ func (ps *parser) quantity(f *frame, attr string, q quantity) (float64, error) {
 		return 0, ps.errAt(f, attr, "%v", err)
 	}
 	if warn != "" {
-		ps.b.p.Warnings = append(ps.b.p.Warnings, fmt.Sprintf("%s:%d: <%s> attribute %s: %s", ps.file, f.line, f.name, attr, warn))
+		ps.warn(f, attr, warn)
 	}
 	return v, nil
+}
+
+// warn records what SimGrid would log as a warning.
+func (ps *parser) warn(f *frame, attr, msg string) {
+	ps.b.p.Warnings = append(ps.b.p.Warnings, fmt.Sprintf("%s:%d: <%s> attribute %s: %s", ps.file, f.line, f.name, attr, msg))
 }
 
 func (ps *parser) noProfiles(f *frame, attrs ...string) error {
@@ -440,16 +445,9 @@ func (ps *parser) host(f *frame) error {
 	if err := ps.noProfiles(f, "speed_file", "availability_file", "state_file"); err != nil {
 		return err
 	}
-	var speeds []float64
-	for _, s := range strings.Split(f.attrs["speed"], ",") {
-		v, warn, err := speedQ.parse(strings.TrimSpace(s))
-		if err != nil {
-			return ps.errAt(f, "speed", "%v", err)
-		}
-		if warn != "" {
-			ps.b.p.Warnings = append(ps.b.p.Warnings, fmt.Sprintf("%s:%d: <host> attribute speed: %s", ps.file, f.line, warn))
-		}
-		speeds = append(speeds, v)
+	speeds, err := ps.speeds(f)
+	if err != nil {
+		return err
 	}
 	cores, err := cInt(f.attrs["core"])
 	if err != nil {
@@ -466,6 +464,22 @@ func (ps *parser) host(f *frame) error {
 		return ps.errAt(f, "id", "%v", err)
 	}
 	return nil
+}
+
+// speeds reads the speed attribute: one speed per pstate, comma-separated.
+func (ps *parser) speeds(f *frame) ([]float64, error) {
+	var speeds []float64
+	for _, s := range strings.Split(f.attrs["speed"], ",") {
+		v, warn, err := speedQ.parse(strings.TrimSpace(s))
+		if err != nil {
+			return nil, ps.errAt(f, "speed", "%v", err)
+		}
+		if warn != "" {
+			ps.warn(f, "speed", warn)
+		}
+		speeds = append(speeds, v)
+	}
+	return speeds, nil
 }
 
 // disk is read for validity only: the simulator does no I/O.
@@ -500,6 +514,9 @@ func (ps *parser) link(f *frame) error {
 	case "FATPIPE":
 		_, err = ps.b.newLink(id, bw, lat, FatPipe)
 	case "SPLITDUPLEX", "FULLDUPLEX":
+		if f.attrs["sharing_policy"] == "FULLDUPLEX" {
+			ps.warn(f, "sharing_policy", "FULLDUPLEX is deprecated, read as SPLITDUPLEX")
+		}
 		_, _, err = ps.b.newDuplex(id, bw, lat)
 	default:
 		return ps.errAt(f, "sharing_policy", "WIFI links are not supported")
@@ -517,6 +534,7 @@ func (ps *parser) cluster(f *frame) error {
 		routerID: f.attrs["router_id"], props: f.props, bbSharing: Shared,
 	}
 	if a.sharing == "FULLDUPLEX" {
+		ps.warn(f, "sharing_policy", "FULLDUPLEX is deprecated, read as SPLITDUPLEX")
 		a.sharing = "SPLITDUPLEX"
 	}
 	if f.attrs["bb_sharing_policy"] == "FATPIPE" {
@@ -526,10 +544,11 @@ func (ps *parser) cluster(f *frame) error {
 	if a.radicals, err = parseRadical(f.attrs["radical"]); err != nil {
 		return ps.errAt(f, "radical", "%v", err)
 	}
-	speed := strings.TrimSpace(strings.Split(f.attrs["speed"], ",")[0])
-	if a.speed, _, err = speedQ.parse(speed); err != nil {
-		return ps.errAt(f, "speed", "%v", err)
+	speeds, err := ps.speeds(f)
+	if err != nil {
+		return err
 	}
+	a.speed = speeds[0] // hosts start in pstate 0
 	if a.cores, err = cInt(f.attrs["core"]); err != nil {
 		return ps.errAt(f, "core", "%v", err)
 	}

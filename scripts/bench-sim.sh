@@ -26,7 +26,7 @@ command -v smpirun >/dev/null || { echo "smpirun not found (apt-get install libs
 measure() {
   local out=$1; shift
   /usr/bin/time -f '%e %M' -o "$out.time" "$@" >"$out.out" 2>&1
-  awk '{printf "%.2f %.1f", $1, $2/1024}' "$out.time" >"$out.tm"
+  awk '{printf "%.2f %.1f\n", $1, $2/1024}' "$out.time" >"$out.tm"
 }
 
 printf '%-6s %-10s %-10s | %-22s %9s %9s | %9s %9s | %8s\n' ranks grid actions "simulated time (s)" "Kairos s" "Kairos MB" "SimGrid s" "SimGrid MB" "speed-up"

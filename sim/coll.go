@@ -68,7 +68,7 @@ var collNames = map[trace.Kind]string{
 }
 
 // collective runs a collective action for r.
-func (s *Sim) collective(r *rank, e *trace.Event) bool {
+func (s *simulation) collective(r *rank, e *trace.Event) bool {
 	st := &r.coll
 	if r.step == 0 {
 		if e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate {
@@ -128,7 +128,7 @@ func (s *Sim) collective(r *rank, e *trace.Event) bool {
 	return true
 }
 
-func (s *Sim) setupColl(r *rank, e *trace.Event) error {
+func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st := &r.coll
 	*st = collState{parts: st.parts[:0]}
 	n := int32(len(s.ranks))

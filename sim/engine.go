@@ -106,16 +106,16 @@ func (h actionHeap) down(i int) {
 	x.a.heapIdx = i
 }
 
-func (s *Sim) heapSet(a *action, date float64, t uint8) {
+func (s *simulation) heapSet(a *action, date float64, t uint8) {
 	a.htype = t
 	a.date = date
-	// SimGrid's action heap is stable (FIFO among equal dates) and an
-	// update counts as a new insertion: every set takes a new sequence
-	// number, so that simultaneous events pop in SimGrid's order.
-	s.seq++
+	// SimGrid's action heap is stable: among equal dates, the action
+	// inserted first pops first, and moving an action keeps its rank
+	// (checked against SimGrid on the differential cases), so that
+	// simultaneous events pop in SimGrid's order.
 	if i := a.heapIdx; i >= 0 {
 		old := s.heap[i]
-		s.heap[i].date, s.heap[i].seq = date, s.seq
+		s.heap[i].date = date
 		if date < old.date {
 			s.heap.up(i)
 		} else {
@@ -123,12 +123,13 @@ func (s *Sim) heapSet(a *action, date float64, t uint8) {
 		}
 		return
 	}
+	s.seq++
 	a.heapIdx = len(s.heap)
 	s.heap = append(s.heap, heapEntry{date, s.seq, a})
 	s.heap.up(a.heapIdx)
 }
 
-func (s *Sim) heapRemove(a *action) {
+func (s *simulation) heapRemove(a *action) {
 	a.htype = hNone
 	i := a.heapIdx
 	if i < 0 {
@@ -156,7 +157,7 @@ func doubleUpdate(v *float64, d, prec float64) {
 	}
 }
 
-func (s *Sim) newAction(kind uint8) *action {
+func (s *simulation) newAction(kind uint8) *action {
 	var a *action
 	if n := len(s.freeActs); n > 0 {
 		a = s.freeActs[n-1]
@@ -174,13 +175,13 @@ func (s *Sim) newAction(kind uint8) *action {
 	return a
 }
 
-func (s *Sim) freeAction(a *action) {
+func (s *simulation) freeAction(a *action) {
 	a.comm, a.rank = nil, nil
 	s.freeActs = append(s.freeActs, a)
 }
 
 // variable returns a fresh max-min variable for a (reusing a's old one).
-func (s *Sim) variable(a *action, id int32, penalty, bound float64, n int) *maxmin.Variable {
+func (s *simulation) variable(a *action, id int32, penalty, bound float64, n int) *maxmin.Variable {
 	if a.v != nil {
 		a.v.Reset(id, penalty, bound)
 		return a.v
@@ -189,7 +190,7 @@ func (s *Sim) variable(a *action, id int32, penalty, bound float64, n int) *maxm
 }
 
 // startExec starts flops of computation on host h for rank r.
-func (s *Sim) startExec(r *rank, flops float64) {
+func (s *simulation) startExec(r *rank, flops float64) {
 	h := &s.hosts[r.host]
 	a := s.newAction(actExec)
 	a.rank = r
@@ -200,7 +201,7 @@ func (s *Sim) startExec(r *rank, flops float64) {
 }
 
 // startSleep makes rank r sleep for d seconds.
-func (s *Sim) startSleep(r *rank, d float64) {
+func (s *simulation) startSleep(r *rank, d float64) {
 	if d > 0 {
 		d = math.Max(d, s.cfg.SurfPrecision)
 	}
@@ -214,7 +215,7 @@ func (s *Sim) startSleep(r *rank, d float64) {
 }
 
 // actID registers a in the id table the max-min variables refer to.
-func (s *Sim) actID(a *action) int32 {
+func (s *simulation) actID(a *action) int32 {
 	if n := len(s.freeIDs); n > 0 {
 		id := s.freeIDs[n-1]
 		s.freeIDs = s.freeIDs[:n-1]
@@ -234,7 +235,7 @@ type route struct {
 	wsum    float64 // sum of 1/bw over the route, for weight-S
 }
 
-func (s *Sim) route(src, dst int) *route {
+func (s *simulation) route(src, dst int) *route {
 	key := uint64(src)<<32 | uint64(uint32(dst))
 	if rt, ok := s.routes[key]; ok {
 		return rt
@@ -263,7 +264,7 @@ func (s *Sim) route(src, dst int) *route {
 }
 
 // startComm starts the network transfer of c (both sides are posted).
-func (s *Sim) startComm(c *comm) {
+func (s *simulation) startComm(c *comm) {
 	src, dst := s.ranks[c.src].host, s.ranks[c.dst].host
 	rt := s.route(src, dst)
 	size := float64(c.bytes + s.cfg.Envelope)
@@ -318,7 +319,7 @@ func (s *Sim) startComm(c *comm) {
 	}
 }
 
-func (s *Sim) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
+func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
 	id := s.actID(a)
 	if a.v != nil {
 		a.v.Reset(id, pen, bound)
@@ -330,7 +331,7 @@ func (s *Sim) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
 
 // finishAction ends a: its variable leaves the system and what waits on
 // it completes.
-func (s *Sim) finishAction(a *action) {
+func (s *simulation) finishAction(a *action) {
 	a.running = false
 	if a.v != nil && a.kind != actSleep {
 		if a.kind == actComm {
@@ -353,7 +354,7 @@ func (s *Sim) finishAction(a *action) {
 }
 
 // updateRemains is SimGrid's lazy update of an action's remaining work.
-func (s *Sim) updateRemains(a *action) {
+func (s *simulation) updateRemains(a *action) {
 	if !a.running {
 		return
 	}
@@ -367,10 +368,15 @@ func (s *Sim) updateRemains(a *action) {
 
 // reschedule solves the max-min systems and moves the actions whose share
 // changed in the heap (SimGrid's next_occurring_event_lazy).
-func (s *Sim) reschedule(sys *maxmin.System) {
+func (s *simulation) reschedule(sys *maxmin.System) {
 	for _, v := range sys.Solve() {
 		a := s.acts[v.ID]
 		if a == nil || !a.running || v.Penalty() <= 0 || a.htype == hLatency {
+			continue
+		}
+		if a.htype == hNormal && a.rate() == a.lastValue {
+			// The share did not change, so neither does the completion
+			// date (SimGrid recomputes it, equal but for rounding).
 			continue
 		}
 		s.updateRemains(a)
@@ -389,7 +395,7 @@ func (s *Sim) reschedule(sys *maxmin.System) {
 
 // advance moves the clock to the next event and processes every event
 // within surf/precision of it. It returns false when nothing is pending.
-func (s *Sim) advance() bool {
+func (s *simulation) advance() bool {
 	if s.cpuSys.Modified() {
 		s.reschedule(s.cpuSys)
 	}

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,33 +43,6 @@ func readCases(t *testing.T) (string, []simCase) {
 	return base, cases
 }
 
-// hostList reads a hostfile as smpirun does ("host:K" is K lines).
-func hostList(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var hosts []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l == "" {
-			continue
-		}
-		name, k := l, 1
-		if i := strings.LastIndexByte(l, ':'); i > 0 {
-			if n, err := strconv.Atoi(l[i+1:]); err == nil {
-				name, k = l[:i], n
-			}
-		}
-		for ; k > 0; k-- {
-			hosts = append(hosts, name)
-		}
-	}
-	return hosts, sc.Err()
-}
-
 // setup opens a case's trace and machine.
 func (c simCase) setup(t *testing.T, base string) (*ti.Trace, *sim.Machine, sim.Config) {
 	t.Helper()
@@ -99,16 +71,12 @@ func (c simCase) setup(t *testing.T, base string) (*ti.Trace, *sim.Machine, sim.
 	var names []string
 	if strings.HasPrefix(c.hosts, "@") {
 		names = strings.Split(c.hosts[1:], ";")
-	} else if names, err = hostList(filepath.Join(dir, c.hosts)); err != nil {
+	} else if names, err = platform.ReadHostfile(filepath.Join(dir, c.hosts)); err != nil {
 		t.Fatal(err)
 	}
-	hosts := make([]*platform.Host, c.np)
-	for i := range hosts {
-		h, ok := p.Host(names[i%len(names)])
-		if !ok {
-			t.Fatalf("%s: no host %s", c.id, names[i%len(names)])
-		}
-		hosts[i] = h
+	hosts, err := platform.Deploy(p, names, c.np, platform.RoundRobin)
+	if err != nil {
+		t.Fatal(err)
 	}
 	m, err := sim.FromPlatform(p, hosts)
 	if err != nil {

@@ -74,7 +74,7 @@ type mailbox struct {
 
 func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
 
-func (s *Sim) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
+func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
 	var q *request
 	if n := len(s.freeReqs); n > 0 {
 		q = s.freeReqs[n-1]
@@ -94,7 +94,7 @@ func (s *Sim) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *requ
 // its destination, a receive for a matching send; unmatched, it waits in
 // the destination's mailbox. Matching follows MPI (and SMPI) order: the
 // oldest matching request of the other side.
-func (s *Sim) post(q *request) {
+func (s *simulation) post(q *request) {
 	q.refs++ // held by the mailbox, then the transfer, until commDone
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
@@ -184,7 +184,7 @@ func matches(r *request, src, tag int32) bool {
 }
 
 // match pairs a send and a receive and starts the transfer.
-func (s *Sim) match(sq, rq *request) {
+func (s *simulation) match(sq, rq *request) {
 	c := s.newComm()
 	c.src, c.dst, c.bytes = sq.owner.id, rq.owner.id, sq.bytes
 	c.sreq, c.rreq = sq, rq
@@ -195,7 +195,7 @@ func (s *Sim) match(sq, rq *request) {
 	s.startComm(c)
 }
 
-func (s *Sim) newComm() *comm {
+func (s *simulation) newComm() *comm {
 	if n := len(s.freeComms); n > 0 {
 		c := s.freeComms[n-1]
 		s.freeComms = s.freeComms[:n-1]
@@ -206,7 +206,7 @@ func (s *Sim) newComm() *comm {
 }
 
 // commDone completes both sides of a finished transfer.
-func (s *Sim) commDone(c *comm) {
+func (s *simulation) commDone(c *comm) {
 	if !c.sreq.done {
 		s.complete(c.sreq)
 	}
@@ -219,7 +219,7 @@ func (s *Sim) commDone(c *comm) {
 
 // complete marks q done and wakes its owner if that was the last thing it
 // waited for.
-func (s *Sim) complete(q *request) {
+func (s *simulation) complete(q *request) {
 	q.done = true
 	if q.awaited {
 		q.awaited = false
@@ -236,7 +236,7 @@ func (s *Sim) complete(q *request) {
 }
 
 // unref drops a reference to q and recycles it when none is left.
-func (s *Sim) unref(q *request) {
+func (s *simulation) unref(q *request) {
 	q.refs--
 	if q.refs == 0 {
 		q.owner = nil
@@ -245,7 +245,7 @@ func (s *Sim) unref(q *request) {
 }
 
 // await makes r wait for q; it reports whether q is still pending.
-func (s *Sim) await(r *rank, q *request) bool {
+func (s *simulation) await(r *rank, q *request) bool {
 	if q.done {
 		return false
 	}

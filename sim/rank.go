@@ -30,7 +30,6 @@ type rank struct {
 	mbox    mailbox
 	store   map[reqKey]*queue // SimGrid's RequestStorage: FIFO per key, nil = null request
 	nkeys   int               // keys with a non-empty queue
-	pending []*request        // requests of the action in progress
 	testReq *request
 	testKey reqKey
 	coll    collState
@@ -38,7 +37,7 @@ type rank struct {
 }
 
 // runRank advances r until it blocks or its trace ends.
-func (s *Sim) runRank(r *rank) {
+func (s *simulation) runRank(r *rank) {
 	for !r.done {
 		if !r.busy {
 			if r.ending {
@@ -73,7 +72,7 @@ func (s *Sim) runRank(r *rank) {
 	}
 }
 
-func (s *Sim) finishRank(r *rank) {
+func (s *simulation) finishRank(r *rank) {
 	r.done = true
 	r.res.Finish = s.now
 	r.rd.Close()
@@ -83,7 +82,7 @@ func (s *Sim) finishRank(r *rank) {
 // endRequests waits for the requests still stored when the trace ends. As
 // SimGrid 3.32 (a FIXME in smpi_replay_main), only the last request of
 // each key is waited for. It reports whether r blocks.
-func (s *Sim) endRequests(r *rank) bool {
+func (s *simulation) endRequests(r *rank) bool {
 	n := 0
 	for _, q := range r.store {
 		if q.empty() {
@@ -109,11 +108,11 @@ func (s *Sim) endRequests(r *rank) bool {
 }
 
 // size returns a datatype's size for this trace.
-func (s *Sim) size(t trace.Datatype) int64 { return t.Size(s.meta.DefaultType) }
+func (s *simulation) size(t trace.Datatype) int64 { return t.Size(s.meta.DefaultType) }
 
 // exec runs r's current action from r.step; it returns true when the
 // action is over, false when r blocked.
-func (s *Sim) exec(r *rank) bool {
+func (s *simulation) exec(r *rank) bool {
 	e := r.ev
 	switch e.Kind {
 	case trace.Init:
@@ -226,21 +225,21 @@ func (s *Sim) exec(r *rank) bool {
 }
 
 // compute starts flops on r's host and blocks r.
-func (s *Sim) compute(r *rank, flops float64) bool {
+func (s *simulation) compute(r *rank, flops float64) bool {
 	s.startExec(r, flops)
 	r.waiting = 1
 	s.block(r, true)
 	return false
 }
 
-func (s *Sim) execDone(r *rank) {
+func (s *simulation) execDone(r *rank) {
 	r.waiting--
 	if r.waiting == 0 {
 		s.wake(r)
 	}
 }
 
-func (s *Sim) checkPeer(r *rank, p int32) bool {
+func (s *simulation) checkPeer(r *rank, p int32) bool {
 	if p < 0 || int(p) >= len(s.ranks) {
 		s.fail(r, "%s: partner rank %d out of range [0,%d)", r.ev.Kind, p, len(s.ranks))
 		return false
@@ -249,7 +248,7 @@ func (s *Sim) checkPeer(r *rank, p int32) bool {
 }
 
 // waitFor blocks r on q; it reports whether r blocked.
-func (s *Sim) waitFor(r *rank, q *request) bool {
+func (s *simulation) waitFor(r *rank, q *request) bool {
 	if s.await(r, q) {
 		s.block(r, false)
 		return true
@@ -257,7 +256,7 @@ func (s *Sim) waitFor(r *rank, q *request) bool {
 	return false
 }
 
-func (s *Sim) storeReq(r *rank, k reqKey, q *request) {
+func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
 	sq := r.store[k]
 	if sq == nil {
 		sq = &queue{}
@@ -275,7 +274,7 @@ func (s *Sim) storeReq(r *rank, k reqKey, q *request) {
 // popReq pops the oldest stored request of the event's key. ok is false
 // when the rank has no stored request at all (SimGrid aborts); q is nil
 // for an unknown key or a null request (a no-op in SimGrid).
-func (s *Sim) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
+func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 	if r.nkeys == 0 {
 		return nil, false
 	}
@@ -292,7 +291,7 @@ func (s *Sim) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 }
 
 // waitAll waits for every stored request and clears the store.
-func (s *Sim) waitAll(r *rank, e *trace.Event) bool {
+func (s *simulation) waitAll(r *rank, e *trace.Event) bool {
 	if r.nkeys == 0 {
 		return false
 	}
@@ -322,7 +321,7 @@ func (s *Sim) waitAll(r *rank, e *trace.Event) bool {
 // each failed test, process-wide), then check the request; a completed
 // one is replaced by a null request, a pending one goes back at the end
 // of its key's queue.
-func (s *Sim) test(r *rank, e *trace.Event) bool {
+func (s *simulation) test(r *rank, e *trace.Event) bool {
 	switch r.step {
 	case 0:
 		r.step = 1

@@ -98,8 +98,8 @@ type hostState struct {
 	cpu   *maxmin.Constraint
 }
 
-// Sim is one simulation in progress.
-type Sim struct {
+// simulation is one simulation in progress.
+type simulation struct {
 	cfg     Config
 	m       *Machine
 	meta    *trace.Meta
@@ -151,11 +151,11 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	return s.result(), nil
 }
 
-func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*Sim, error) {
+func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation, error) {
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
-	s := &Sim{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: map[uint64]*route{}, nsleeps: 1}
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: map[uint64]*route{}, nsleeps: 1}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
@@ -202,7 +202,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*Sim, error
 	return s, nil
 }
 
-func (s *Sim) close() {
+func (s *simulation) close() {
 	for _, r := range s.ranks {
 		if r.rd != nil {
 			r.rd.Close()
@@ -213,19 +213,19 @@ func (s *Sim) close() {
 
 // loop is the simulation: run every runnable rank until it blocks, then
 // advance the clock to the next resource event, until nothing is left.
-func (s *Sim) loop() error {
+func (s *simulation) loop() error {
 	for {
-		for len(s.runq) > 0 {
+		for i := 0; i < len(s.runq); i++ {
 			// Ranks woken while running others are appended and run in
 			// this same round, at the same date.
-			r := s.runq[0]
-			s.runq = s.runq[1:]
+			r := s.runq[i]
 			r.queued = false
 			s.runRank(r)
 			if s.err != nil {
 				return s.err
 			}
 		}
+		s.runq = s.runq[:0]
 		if !s.advance() {
 			break
 		}
@@ -251,7 +251,7 @@ func (s *Sim) loop() error {
 	return nil
 }
 
-func (s *Sim) wake(r *rank) {
+func (s *simulation) wake(r *rank) {
 	if r.blocked {
 		r.blocked = false
 		d := s.now - r.blockStart
@@ -273,14 +273,14 @@ func (s *Sim) wake(r *rank) {
 }
 
 // block suspends r until what it waits for completes.
-func (s *Sim) block(r *rank, computing bool) {
+func (s *simulation) block(r *rank, computing bool) {
 	r.blocked = true
 	r.computing = computing
 	r.blockStart = s.now
 	r.matchMax = -1
 }
 
-func (s *Sim) fail(r *rank, format string, a ...any) {
+func (s *simulation) fail(r *rank, format string, a ...any) {
 	if s.err != nil {
 		return
 	}
@@ -291,7 +291,7 @@ func (s *Sim) fail(r *rank, format string, a ...any) {
 	s.err = fmt.Errorf("sim: %srank %d: %s", pos, r.id, fmt.Sprintf(format, a...))
 }
 
-func (s *Sim) result() *Result {
+func (s *simulation) result() *Result {
 	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes}
 	last := -1.0
 	for _, r := range s.ranks {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
 	"kairos/pattern"
 )
 
@@ -227,10 +228,11 @@ type slowJSON struct {
 
 func newSlowCmd() *cobra.Command {
 	var (
-		sf     segmentFlags
-		asJSON bool
-		out    string
-		z      float64
+		sf              segmentFlags
+		asJSON, summary bool
+		out             string
+		z               float64
+		top             int
 	)
 	cmd := &cobra.Command{
 		Use:   "slow [flags] TRACE",
@@ -248,14 +250,22 @@ Wait or Waitall that completes them).
 For each slow instance: its phase and place in it (i), processes (np),
 events (ne), bytes, duration, the group's median and the duration where M
 reaches --z (threshold), all in µs; the last process to start (PLS) and
-to finish (PLF); whether the last process to start was a late sender, a
-late receiver or a late process in a collective; and its inspection
+to finish (PLF); whether the last process to start was a late process in
+a collective, else a late sender (it sends in the instance), else a late
+receiver; and its inspection
 affinity (IA): AHP over the phase's slow instances with severity
 (duration ÷ bytes) and complexity (processes × events), High above 60°,
-Low below 30°. The trace must be timed.`,
+Low below 30°. The trace must be timed.
+
+  --summary   a short story instead: the most frequent patterns, the
+              phases, the slow instances by kind of lateness, the ranks
+              most often last to start, and the --top slow instances to
+              inspect first (High affinity first, largest M first)`,
 		Example: `  kairos slow run.ktr
   kairos slow --z 5 --depth 6 run.ktr
-  kairos slow --json -o slow.json run.ktr`,
+  kairos slow --json -o slow.json run.ktr
+  kairos slow --summary --top 10 run.ktr
+  kairos slow shared/traces/alawneh/smg2000-4p   # the paper's authors' own trace`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so, err := sf.options()
@@ -265,16 +275,25 @@ Low below 30°. The trace must be timed.`,
 			if !(z > 0) {
 				return usagef("--z must be positive, got %g", z)
 			}
+			if top < 1 {
+				return usagef("--top must be at least 1, got %d", top)
+			}
+			if asJSON && summary {
+				return usagef("--json and --summary cannot be combined")
+			}
 			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: z})
 			if err != nil {
 				return err
 			}
 			if !a.Timed {
-				return fmt.Errorf("%s: the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)", args[0])
+				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
-				if asJSON {
+				switch {
+				case asJSON:
 					return writeJSON(w, slowJSON{Cutoff: z, Phases: a.Phases, Slow: a.Slow})
+				case summary:
+					return a.WriteStory(w, top)
 				}
 				return a.WriteSlow(w)
 			})
@@ -284,6 +303,8 @@ Low below 30°. The trace must be timed.`,
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the phases and the slow instances as JSON")
 	f.Float64Var(&z, "z", pattern.DefaultCutoff, "modified Z-score above which an instance is slow")
+	f.BoolVar(&summary, "summary", false, "print a short story of the trace instead of every slow instance")
+	f.IntVar(&top, "top", 5, "with --summary: how many patterns, ranks and slow instances to name")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
 }

@@ -77,6 +77,7 @@ func TestPatternsVerbs(t *testing.T) {
 		{"phases.txt", []string{"phases", path}},
 		{"phases-bic.txt", []string{"phases", "--criterion", "BIC", "--depth", "1", path}},
 		{"slow.txt", []string{"slow", path}},
+		{"summary.txt", []string{"slow", "--summary", "--top", "3", path}},
 	} {
 		code, out, errb := csRun(c.args...)
 		if code != 0 {
@@ -145,6 +146,8 @@ func TestPatternsErrors(t *testing.T) {
 		{[]string{"phases", "--min-length", "1", timed}, 2, "--min-length"},
 		{[]string{"phases", "--curve", "-", "--segment", "9", timed}, 2, "S0..S2"},
 		{[]string{"slow", "--z", "0", timed}, 2, "--z"},
+		{[]string{"slow", "--summary", "--top", "0", timed}, 2, "--top"},
+		{[]string{"slow", "--summary", "--json", timed}, 2, "--summary"},
 		{[]string{"patterns", "--json", "--process", timed}, 2, "--json"},
 		{[]string{"patterns", filepath.Join(t.TempDir(), "missing.ktr")}, 1, "missing.ktr"},
 		{[]string{"patterns"}, 2, "argument"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Magic numbers of a .bin file (big-endian u64 at its start and in its
@@ -281,11 +282,24 @@ func (b *binInfo) readTimeOffsets(s *sectionReader) error {
 	return s.err
 }
 
-// openBin opens and describes one .bin file.
-func openBin(path string) (*os.File, *binInfo, error) {
+// binFile is an open .bin file: random access, as the index demands.
+type binFile interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// opener opens a .bin file and returns its size. Tests and the fuzz target
+// use one that serves bytes from memory.
+type opener func(path string) (binFile, int64, error)
+
+// openOS opens a regular file.
+func openOS(path string) (binFile, int64, error) {
+	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") {
+		return nil, 0, fmt.Errorf("%s: compressed DUMPI files are not supported: the reader needs random access (decompress it first)", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	st, err := f.Stat()
 	if err == nil && !st.Mode().IsRegular() {
@@ -293,9 +307,18 @@ func openBin(path string) (*os.File, *binInfo, error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	b, err := readBinInfo(f, path, st.Size())
+	return f, st.Size(), nil
+}
+
+// openBin opens and describes one .bin file.
+func openBin(open opener, path string) (binFile, *binInfo, error) {
+	f, size, err := open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := readBinInfo(f, path, size)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -304,10 +327,14 @@ func openBin(path string) (*os.File, *binInfo, error) {
 }
 
 // typeSize returns the size of datatype id from the file's table, 0 if
-// the table does not list it.
+// the table does not list it. Files older than DUMPI 0.6.6 have no table:
+// their built-in types take SimGrid's (x86-64) sizes.
 func (b *binInfo) typeSize(id int64) int64 {
 	if id >= 0 && id < int64(len(b.sizes)) {
 		return int64(b.sizes[id])
+	}
+	if b.sizelbl == 0 && id >= 0 && id < int64(len(dumpiToSimGrid)) && dumpiToSimGrid[id] >= 0 {
+		return dumpiToSimGrid[id].Size(0)
 	}
 	return 0
 }

@@ -68,16 +68,21 @@ type decoder struct {
 	done bool
 }
 
-const bufSize = 256 << 10
+const bufSize = 64 << 10
 
 func newDecoder(f io.ReaderAt, info *binInfo) *decoder {
-	start := info.body + 8
+	return newDecoderAt(f, info, info.body+8, bufSize)
+}
+
+// newDecoderAt returns a decoder of the records from file offset start,
+// with a buffer of at most bufLen bytes.
+func newDecoderAt(f io.ReaderAt, info *binInfo, start int64, bufLen int) *decoder {
 	d := &decoder{info: info, base: start, end: info.bodyEnd}
 	if d.end < start {
 		d.end = start
 	}
 	// A small body gets a small buffer; fill grows it if a record needs.
-	d.buf = make([]byte, min(bufSize, d.end-start+16))
+	d.buf = make([]byte, min(int64(bufLen), d.end-start+16))
 	d.src = io.NewSectionReader(f, start, d.end-start)
 	return d
 }

@@ -28,7 +28,9 @@
 //     SendRecv with the send tag; Probe and Iprobe stay. Sizes are count x
 //     the rank's datatype-size table, in bytes; the datatype is kept only
 //     where SimGrid has it with the same size. An MPI_ANY_SOURCE Recv takes
-//     its source from the stored status when there is one. A call on
+//     its source from its stored status, an Irecv from the status stored
+//     by the call that completes it (found by decoding ahead), when there
+//     is one. A call on
 //     MPI_PROC_NULL is Local, and completions leave its request out.
 //   - Wait and Test complete their request; Waitany and Testany (with a
 //     true flag) become Wait and Test of the completed request; Waitall and
@@ -51,7 +53,7 @@
 // parent's members (Comm_split members ordered by key, then parent rank;
 // Comm_create members in group order; Cart/Graph_create as if reorder were
 // false). Its memory is proportional to those calls; reading then streams
-// each rank's file through a 256 KiB buffer, so memory is proportional to
+// each rank's file through a 64 KiB buffer, so memory is proportional to
 // the number of ranks, never to the events.
 //
 // Times: every event has Enter and Exit from the record's wall-clock

@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -57,13 +58,8 @@ func FuzzBin(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(dir, "fuzz-0000.bin")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		src, err := Open(path)
+		src, err := openFiles([]string{"fuzz-0000.bin"}, memOpener(data))
 		if err == nil {
 			err = trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
 		}
@@ -72,4 +68,16 @@ func FuzzBin(f *testing.F) {
 			t.Fatalf("unlocated error: %v", err)
 		}
 	})
+}
+
+// memFile serves a .bin file from memory.
+type memFile struct{ *bytes.Reader }
+
+func (memFile) Close() error { return nil }
+
+// memOpener opens every path as data.
+func memOpener(data []byte) opener {
+	return func(string) (binFile, int64, error) {
+		return memFile{bytes.NewReader(data)}, int64(len(data)), nil
+	}
 }

@@ -121,9 +121,16 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	}
 	if peer == dumpiAnySource {
 		e.Partner = trace.AnySource
-		if f.status >= 0 && len(c.statuses) == 1 && c.statuses[0].source >= 0 {
+		switch {
+		case f.status >= 0 && len(c.statuses) == 1 && c.statuses[0].source >= 0:
 			peer = int64(c.statuses[0].source) // resolved by the stored status
-		} else {
+		case f.kind == trace.Irecv:
+			src, ok := r.wildcardSource(c.v[f.rq])
+			if !ok {
+				return nil
+			}
+			peer = int64(src) // resolved by the completion's status
+		default:
 			return nil
 		}
 	}

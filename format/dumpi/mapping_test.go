@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kairos/check"
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -217,15 +218,7 @@ func TestEveryLabelMaps(t *testing.T) {
 			n++
 		}
 	}
-	src, err := Open(writeTrace(t, t.TempDir(), []*binWriter{w}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := src.OpenRank(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
+	rd := openRank0(t, []*binWriter{w})
 	got := 0
 	for rd.Next() {
 		got++
@@ -235,5 +228,103 @@ func TestEveryLabelMaps(t *testing.T) {
 	}
 	if rd.Err() != nil || got != n {
 		t.Fatalf("%d events of %d records: %v", got, n, rd.Err())
+	}
+}
+
+// TestOldVersions reads a file as DUMPI 0.6.1 wrote it: a 7-word index
+// without datatype sizes, Init's argc twice, statuses without tags,
+// Type_struct's and Cart_get's single-integer fields. Built-in datatypes
+// then take SimGrid's sizes (3 MPI_INT = 12 bytes).
+func TestOldVersions(t *testing.T) {
+	w := newBinWriter()
+	w.version = [3]byte{0, 6, 1}
+	w.call(lInit, 2, []string{"prog", "-x"})
+	w.call(lTypeStruct, 2, []int32{1, 1}, []int32{0}, []int32{9, 14}, 28)
+	w.call(105, 2, commWorld, 2, []int32{1, 1}, []int32{0, 0}, []int32{0}) // Cart_get
+	w.call(lRecv, 3, 9, -1, 5, commWorld, []status{{bytes: 0, source: 0}})
+	w.call(lFinalize)
+	src, err := Open(writeTrace(t, t.TempDir(), []*binWriter{w}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := src.Meta().Attrs["dumpi.version"]; v != "0.6.1" || len(src.DatatypeSizes(0)) != 0 {
+		t.Fatalf("version %s, %d sizes", v, len(src.DatatypeSizes(0)))
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	rd := tr.Ranks[0].Reader()
+	for rd.Next() {
+		kinds = append(kinds, rd.Event().String())
+	}
+	want := []string{"init", "local", "local", "recv peer=0 tag=5 recv=12", "finalize"}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("events %q, want %q", kinds, want)
+	}
+}
+
+// TestMerged reads the testbgp sample as one stream: every event once,
+// in enter-time order (ties by rank), each rank in program order.
+func TestMerged(t *testing.T) {
+	src, err := Open(testenv.Shared(t, "traces/dumpi/sst-macro-testbgp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := src.Merged()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	next := make([]int, src.NumRanks())
+	readers := make([]*trace.RankReader, src.NumRanks())
+	for r := range readers {
+		readers[r] = tr.Ranks[r].Reader()
+	}
+	n, lastT, lastR := 0, trace.Time(-1), -1
+	for m.Next() {
+		r, e := m.Rank(), m.Event()
+		if e.Enter < lastT || e.Enter == lastT && r < lastR {
+			t.Fatalf("event %d (rank %d at %v) after rank %d at %v", n, r, e.Enter, lastR, lastT)
+		}
+		lastT, lastR = e.Enter, r
+		if !readers[r].Next() || !reflect.DeepEqual(readers[r].Event().Clone(), e.Clone()) {
+			t.Fatalf("rank %d event %d differs from the rank's own stream", r, next[r])
+		}
+		next[r]++
+		n++
+	}
+	if m.Err() != nil || n != tr.NumEvents() {
+		t.Fatalf("%d of %d events: %v", n, tr.NumEvents(), m.Err())
+	}
+}
+
+// TestWildcardIrecv: an MPI_ANY_SOURCE Irecv takes its source from the
+// status its Waitall stores; without a stored status it stays AnySource.
+func TestWildcardIrecv(t *testing.T) {
+	ws := writers(3)
+	ws[1].call(lSend, 1, 9, 0, 4, commWorld)
+	ws[2].call(lSend, 1, 9, 0, 4, commWorld)
+	w := ws[0]
+	w.call(lIrecv, 1, 9, -1, 4, commWorld, 5)
+	w.call(lIrecv, 1, 9, -1, 4, commWorld, 6)
+	w.call(lBarrier, commSelf)
+	w.call(lWaitall, 2, []int32{6, 5}, []status{{bytes: 4, source: 1, tag: 4}, {bytes: 4, source: 2, tag: 4}})
+	w.call(lIrecv, 1, 9, -1, 4, commWorld, 7)
+	w.call(lWait, 7, nil)
+	rd := openRank0(t, ws)
+	var got []int32
+	for rd.Next() {
+		if rd.Event().Kind == trace.Irecv {
+			got = append(got, rd.Event().Partner)
+		}
+	}
+	if want := []int32{2, 1, trace.AnySource}; rd.Err() != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("sources %v, want %v (%v)", got, want, rd.Err())
 	}
 }

@@ -169,7 +169,7 @@ func TestOracleDumpi2ascii(t *testing.T) {
 }
 
 func compareRank(t *testing.T, tr *Trace, r int, o *oracle) {
-	f, info, err := openBin(tr.paths[r])
+	f, info, err := openBin(openOS, tr.paths[r])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package dumpi
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"kairos/trace"
@@ -14,7 +13,7 @@ import (
 type Reader struct {
 	t       *Trace
 	rank    int
-	f       *os.File
+	f       binFile
 	d       *decoder
 	ev      trace.Event
 	err     error
@@ -67,9 +66,6 @@ func (r *Reader) Close() error { return r.f.Close() }
 func (r *Reader) Position() string {
 	return r.d.info.path + ":" + strconv.FormatInt(r.d.c.off, 10)
 }
-
-// Label returns the DUMPI function label of the current record.
-func (r *Reader) Label() int { return r.d.c.label }
 
 // fail returns a located error about call c.
 func (r *Reader) fail(c *call, format string, args ...any) error {

@@ -2,9 +2,7 @@ package dumpi
 
 import (
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
 	"kairos/trace"
 )
@@ -22,18 +20,22 @@ type Trace struct {
 	hasT0   bool
 	comms   *commTable
 	regions [len(layouts)]uint32
+	open    opener
 }
 
 // OpenFiles opens the per-rank .bin files of a trace, rank i from
 // paths[i].
-func OpenFiles(paths []string) (*Trace, error) {
+func OpenFiles(paths []string) (*Trace, error) { return openFiles(paths, openOS) }
+
+// openFiles is OpenFiles with files opened by open.
+func openFiles(paths []string, open opener) (*Trace, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("dumpi: no .bin files")
 	}
-	t := &Trace{paths: paths, infos: make([]*binInfo, len(paths)), meta: trace.NewMeta()}
+	t := &Trace{paths: paths, infos: make([]*binInfo, len(paths)), meta: trace.NewMeta(), open: open}
 	needPass := false
 	for r, p := range paths {
-		info, first, err := scanStart(p)
+		info, first, err := scanStart(open, p)
 		if err != nil {
 			return nil, err
 		}
@@ -57,8 +59,8 @@ func OpenFiles(paths []string) (*Trace, error) {
 
 // scanStart reads a file's description and the wall time its first record
 // starts at (nil if it has none).
-func scanStart(path string) (*binInfo, *stamp, error) {
-	f, info, err := openBin(path)
+func scanStart(open opener, path string) (*binInfo, *stamp, error) {
+	f, info, err := openBin(open, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,7 +79,7 @@ func scanStart(path string) (*binInfo, *stamp, error) {
 func (t *Trace) commPass() error {
 	ops := make([][]commOp, len(t.paths))
 	for r, p := range t.paths {
-		f, err := os.Open(p)
+		f, _, err := t.open(p)
 		if err != nil {
 			return err
 		}
@@ -119,7 +121,7 @@ func (t *Trace) fillMeta() {
 	a["dumpi.hostname"] = h.host
 	a["dumpi.username"] = h.user
 	a["dumpi.starttime"] = strconv.FormatUint(h.startTime, 10)
-	a["dumpi.files"] = strings.Join(t.paths, " ")
+	a["dumpi.rank0"] = t.paths[0]
 	if t.hasT0 {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
 		a["time.unit"] = "wall-clock seconds since time.origin (Unix time or the tracer's clock)"
@@ -148,7 +150,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= len(t.paths) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(t.paths))
 	}
-	f, err := os.Open(t.paths[r])
+	f, _, err := t.open(t.paths[r])
 	if err != nil {
 		return nil, err
 	}

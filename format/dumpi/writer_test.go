@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"kairos/trace"
 )
 
 // binWriter writes a DUMPI .bin file for tests: the layout sst-dumpi's
@@ -89,8 +91,13 @@ func (w *binWriter) field(o op, a any, mask uint8) {
 		return
 	}
 	switch o.code {
-	case opI32, opArgc:
+	case opI32:
 		w.u32(uint32(a.(int)))
+	case opArgc:
+		w.u32(uint32(a.(int)))
+		if !atLeastVersion(w.version, 0, 6, 2) {
+			w.u32(uint32(a.(int))) // the old writers' duplicate
+		}
 	case opU16:
 		w.u16(uint16(a.(int)))
 	case opU8:
@@ -99,6 +106,10 @@ func (w *binWriter) field(o op, a any, mask uint8) {
 		w.u64(uint64(a.(int)))
 	case opI32s, opU16s, opU8s, opI32sOld:
 		v := a.([]int32)
+		if o.code == opI32sOld && !atLeastVersion(w.version, o.since[0], o.since[1], o.since[2]) {
+			w.u32(uint32(v[0]))
+			return
+		}
 		w.u32(uint32(len(v)))
 		for _, x := range v {
 			switch o.code {
@@ -149,7 +160,9 @@ func (w *binWriter) field(o op, a any, mask uint8) {
 			w.u32(uint32(s.source))
 			w.u8(s.cancelled)
 			w.u8(s.err)
-			w.u32(uint32(s.tag))
+			if atLeastVersion(w.version, 0, 6, 3) {
+				w.u32(uint32(s.tag))
+			}
 		}
 	default:
 		panic(fmt.Sprintf("op %d", o.code))
@@ -172,6 +185,13 @@ func (w *binWriter) finish() []byte {
 	}
 	for range w.calls {
 		w.u32(0)
+	}
+	if !atLeastVersion(w.version, 0, 6, 6) {
+		// No datatype sizes before 0.6.6: a 7-word index.
+		for _, v := range []uint64{headMagic, 0, 0, uint64(header), 8, uint64(footer), 0} {
+			w.u64(v)
+		}
+		return w.b
 	}
 	sizes := len(w.b)
 	w.u32(uint32(len(w.sizes)))
@@ -208,4 +228,20 @@ func writers(n int) []*binWriter {
 		ws[i] = newBinWriter()
 	}
 	return ws
+}
+
+// openRank0 writes ranks' files and returns a reader of rank 0, closed
+// when the test ends.
+func openRank0(t *testing.T, ranks []*binWriter) trace.Reader {
+	t.Helper()
+	src, err := Open(writeTrace(t, t.TempDir(), ranks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rd.Close() })
+	return rd
 }

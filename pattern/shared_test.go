@@ -1,9 +1,8 @@
 package pattern
 
 import (
-	"bufio"
 	"fmt"
-	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,117 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/format/alawneh"
+	"kairos/format/otf2"
 	"kairos/internal/testenv"
-	"kairos/trace"
 )
-
-// parseAlawneh reads one Process<r>.txt of the seed paper authors' text
-// format (see /work/shared/traces/README.md) into rank r of tr:
-//
-//	Send|Recv <peer> t1 <start> t2 <end> t <tag> l <bytes> m <match>
-//	<COLLECTIVE> <next> t1 <start> t2 <end> s <sent> r <received> [m <match>]
-//	DEL<n>
-//
-// A call spans t1..t2 (posting to completion). DEL lines delimit calling
-// contexts; they become Waitall events, which delimit the same way.
-func parseAlawneh(name string, in io.Reader, tr *trace.Trace, r int) error {
-	sc := bufio.NewScanner(in)
-	line := 0
-	for sc.Scan() {
-		line++
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 {
-			continue
-		}
-		if strings.HasPrefix(f[0], "DEL") {
-			e := trace.NewEvent(trace.Waitall)
-			tr.Ranks[r].Append(&e)
-			continue
-		}
-		e, err := alawnehCall(f)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		tr.Ranks[r].Append(&e)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %v", name, line, err)
-	}
-	return nil
-}
-
-// alawnehCall converts the fields of one call line.
-func alawnehCall(f []string) (trace.Event, error) {
-	var e trace.Event
-	if len(f) < 6 || len(f)%2 != 0 {
-		return e, fmt.Errorf("expected an operation, a rank and key-value pairs, got %d fields", len(f))
-	}
-	peer, err := strconv.ParseInt(f[1], 10, 32)
-	if err != nil || peer < -1 {
-		return e, fmt.Errorf("rank %q is not a rank number", f[1])
-	}
-	val := map[string]int64{}
-	for i := 2; i < len(f); i += 2 {
-		v, err := strconv.ParseInt(f[i+1], 10, 64)
-		if err != nil || v < 0 {
-			return e, fmt.Errorf("%s %q is not a non-negative integer", f[i], f[i+1])
-		}
-		val[f[i]] = v
-	}
-	switch f[0] {
-	case "Send":
-		e = trace.NewEvent(trace.Send)
-		e.SendBytes = val["l"]
-	case "Recv":
-		e = trace.NewEvent(trace.Recv)
-		e.RecvBytes = val["l"]
-	default:
-		k, ok := trace.KindByName(strings.ToLower(f[0]))
-		if !ok || !k.IsCollective() {
-			return e, fmt.Errorf("unknown operation %q (want Send, Recv, a collective or DEL<n>)", f[0])
-		}
-		e = trace.NewEvent(k)
-		e.SendBytes, e.RecvBytes = val["s"], val["r"]
-	}
-	if e.Kind.IsPointToPoint() {
-		e.Partner, e.Tag = int32(peer), int32(val["t"])
-	}
-	t1, ok1 := val["t1"]
-	t2, ok2 := val["t2"]
-	if !ok1 || !ok2 || t2 < t1 {
-		return e, fmt.Errorf("need t1 <= t2, got t1 %q t2 %q", f[3], f[5])
-	}
-	// Raw OTF2 ticks, kept as they are: only differences matter here.
-	e.Enter, e.Exit, e.HasTime = trace.Time(t1), trace.Time(t2), true
-	return e, nil
-}
-
-// readAlawneh reads a directory of Process<r>.txt files.
-func readAlawneh(dir string) (*trace.Trace, error) {
-	var n int
-	for ; ; n++ {
-		if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("Process%d.txt", n))); err != nil {
-			break
-		}
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("%s: no Process0.txt", dir)
-	}
-	tr := trace.New(n, trace.NewMeta())
-	for r := range n {
-		name := filepath.Join(dir, fmt.Sprintf("Process%d.txt", r))
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		err = parseAlawneh(name, f, tr, r)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return tr, nil
-}
 
 // normalPattern writes a pattern as its ranks' sorted calls, the form
 // both Kairos' words and the authors' "[P0:S1.S2.R1., ...]" reduce to.
@@ -178,11 +70,11 @@ func authorsPatterns(t *testing.T, path string) map[string]int {
 // Section 5.1.1: 25 patterns, 42,222 instances).
 func TestAlawnehSMG2000(t *testing.T) {
 	dir := testenv.Shared(t, "traces/alawneh/smg2000-4p")
-	tr, err := readAlawneh(dir)
+	src, err := alawneh.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Detect(tr)
+	p, err := Detect(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,35 +142,76 @@ func testTable10(t *testing.T, p *Patterns) {
 		late[s.Late]++
 	}
 	// The paper finds 1,995 slow instances: 1,362 late senders, 632 late
-	// receivers, 1 late collective.
+	// receivers, 1 late collective. Kairos finds 2,088: 1,457, 630 and 1.
 	t.Logf("%d slow instances: %v", len(a.Slow), late)
-	if late["late process"] != 1 {
-		t.Errorf("%d slow collective instances, the paper finds 1", late["late process"])
+	if len(a.Slow) != 2088 || late["late sender"] != 1457 || late["late receiver"] != 630 || late["late process"] != 1 {
+		t.Errorf("%d slow instances %v; the paper finds 1,995: 1,362 late senders, 632 late receivers, 1 late collective", len(a.Slow), late)
+	}
+	testTable11(t, a)
+}
+
+// testTable11 checks the slow CP2 instances of phase 1 (Table 11; the
+// paper prints tick counts, nanoseconds here, as µs). Five of its six
+// rows are found with the paper's durations, 48-byte median, last
+// processes to start and to finish, and four of its five affinities.
+// Kairos does not flag position 2: its 41,280-byte group has two
+// instances (327,100 and 159,376 ticks), where the lower median is
+// 159,376, MAD is 0 and the fallback gives M = 1.6; the paper's
+// threshold for it (163,776) is below its median (245,438). Without that
+// alternative the AHP of the phase changes, and position 24 is Medium
+// where the paper has High.
+func testTable11(t *testing.T, a *Analysis) {
+	type row struct {
+		pos      int
+		bytes    int64
+		duration float64
+		pls, plf int32
+		ia       Affinity
+	}
+	want := []row{
+		{22, 48, 165.701, 0, 2, High},
+		{23, 1536, 262.600, 2, 3, Low},
+		{24, 48, 135.000, 3, 3, Medium},
+		{25, 1536, 100.701, 3, 3, Low},
+		{48, 48, 108.501, 2, 3, Medium},
+	}
+	var got []row
+	for _, s := range a.Slow {
+		if s.Phase != 1 {
+			break
+		}
+		got = append(got, row{s.Position, s.Bytes, math.Round(s.Duration*1000) / 1000, s.LastStart, s.LastFinish, s.Affinity})
+		if s.Pattern != 2 || (s.Bytes == 48 && math.Abs(s.Median-58.344) > 1e-9) {
+			t.Errorf("position %d: CP%d, median %.3f µs; the paper: CP2, median 58,344 for 48 bytes", s.Position, s.Pattern, s.Median)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("phase 1 slow instances:\n got %v\nwant %v", got, want)
 	}
 }
 
-func FuzzAlawnehLine(f *testing.F) {
-	for _, s := range []string{
-		"Recv 0 t1 5200672943200 t2 5200673118700 t 0 l 3200 m 7",
-		"Send 2 t1 5 t2 9 t 3 l 640 m 5",
-		"ALLGATHERV 2 t1 5200671774200 t2 5200672051500 s 112 r 112 m 2",
-		"ALLREDUCE -1 t1 1 t2 2 s 32 r 32",
-		"DEL63896",
-		"Send x t1",
-		"Recv 0 t1 9 t2 3 t 0 l 1 m 1",
-	} {
-		f.Add(s)
+// TestOTF2PingPong reads a Score-P trace: the ping-pong's 8 rounds (16
+// MPI_Send and 16 MPI_Recv per otf2-print) are 8 instances of one pattern,
+// rank 0 sending then receiving, in main.
+func TestOTF2PingPong(t *testing.T) {
+	src, err := otf2.Open(testenv.Shared(t, "traces/otf2/pipit-ping-pong-otf2/traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		tr := trace.New(1, trace.NewMeta())
-		if err := parseAlawneh("fuzz.txt", strings.NewReader(s), tr, 0); err != nil {
-			if !strings.HasPrefix(err.Error(), "fuzz.txt:") {
-				t.Fatalf("error without position: %v", err)
-			}
-			return
+	p, err := Detect(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Timed || p.Unmatched != 0 || len(p.Comm) != 1 || len(p.Sequence) != 8 {
+		t.Fatalf("timed %v, %d unmatched, %d patterns, %d instances", p.Timed, p.Unmatched, len(p.Comm), len(p.Sequence))
+	}
+	c := p.Comm[0]
+	if !slices.Equal(c.Words, []string{"P0:S1·R1", "P1:R0·S0"}) || !slices.Equal(c.Functions, []string{"int main(int, char**)"}) {
+		t.Errorf("pattern %+v", c)
+	}
+	for i, in := range p.Sequence {
+		if in.Duration() <= 0 || (i > 0 && in.Start < p.Sequence[i-1].Finish) {
+			t.Errorf("instance %d: %+v", i+1, in)
 		}
-		if _, err := Detect(tr); err != nil {
-			t.Fatal(err)
-		}
-	})
+	}
 }

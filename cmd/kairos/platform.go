@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kairos/platform"
+)
+
+func init() { verbs = append(verbs, newPlatformCmd) }
+
+type platformFlags struct {
+	cluster, hostfile, mapping, out string
+	routes                          []string
+	np                              int
+	hosts, json                     bool
+}
+
+func newPlatformCmd() *cobra.Command {
+	f := &platformFlags{}
+	cmd := &cobra.Command{
+		Use:   "platform (FILE.xml | --cluster SPEC) [flags]",
+		Short: "Check a machine description and show its hosts, routes and rank placement",
+		Long: `Platform loads a SimGrid platform XML file (as SimGrid 3.32 reads it) or a
+one-line cluster, reports what it holds, and answers questions about it:
+
+  --route SRC,DST   the links from host SRC to host DST, in order, with their
+                    bandwidth, latency and sharing, and the route's latency
+                    (repeatable; exactly SimGrid's route)
+  --hosts           every host with its speed and cores
+  --hostfile FILE   where the ranks go (with -np and --map), as smpirun places
+                    them; without a hostfile, on all hosts sorted by name
+
+One-line clusters: "N x SPEED,BW,LAT[,option=value...]", for example
+"64x1Gf,125MBps,50us" or "512x2Gf,10GBps,1us,topo=torus:8,8,8". Options:
+cores=K, bb=BW[,LAT] (backbone), bb-sharing=shared|fatpipe,
+sharing=splitduplex|shared|fatpipe, limiter=BW, loopback=BW[,LAT],
+topo=flat|torus:X,Y,..|fat_tree:L;D..;U..;C..|dragonfly:G,B;C,K;R,L;N,
+prefix=S (default "node-"), suffix=S, id=S (default "cluster").`,
+		Example: `  kairos platform small_platform.xml
+  kairos platform cluster_fat_tree.xml --route node-0.simgrid.org,node-15.simgrid.org
+  kairos platform --cluster 64x1Gf,125MBps,50us,topo=torus:4,4,4 --route node-0,node-63 --json
+  kairos platform cluster32.xml --hostfile hostfile32 --np 64 --map block`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runPlatform(cmd, args, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.cluster, "cluster", "", `one-line cluster "N x SPEED,BW,LAT[,option=value...]" instead of a file`)
+	fl.StringArrayVar(&f.routes, "route", nil, "show the route SRC,DST (repeatable)")
+	fl.BoolVar(&f.hosts, "hosts", false, "list every host")
+	fl.StringVar(&f.hostfile, "hostfile", "", "show the placement of ranks on this hostfile's hosts")
+	fl.IntVar(&f.np, "np", 0, "number of ranks to place (default: one per hostfile line or host)")
+	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement: roundrobin or block")
+	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fl.StringVarP(&f.out, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}
+
+// platformJSON is the stable JSON form of the platform verb's results.
+type platformJSON struct {
+	Platform string          `json:"platform"`
+	Hosts    int             `json:"hosts"`
+	Cores    int             `json:"cores"`
+	Links    int             `json:"links"`
+	Warnings []string        `json:"warnings,omitempty"`
+	HostList []platformHost  `json:"host_list,omitempty"`
+	Routes   []platformRoute `json:"routes,omitempty"`
+	Ranks    []string        `json:"ranks,omitempty"`
+}
+
+type platformHost struct {
+	Name  string  `json:"name"`
+	Speed float64 `json:"speed"`
+	Cores int     `json:"cores"`
+}
+
+type platformRoute struct {
+	Src     string         `json:"src"`
+	Dst     string         `json:"dst"`
+	Latency float64        `json:"latency"`
+	Links   []platformLink `json:"links"`
+}
+
+type platformLink struct {
+	Name      string  `json:"name"`
+	Bandwidth float64 `json:"bandwidth"`
+	Latency   float64 `json:"latency"`
+	Sharing   string  `json:"sharing"`
+}
+
+func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
+	var p *platform.Platform
+	var err error
+	switch {
+	case len(args) == 1 && f.cluster != "":
+		return usagef("give a platform file or --cluster, not both")
+	case len(args) == 1:
+		p, err = platform.Load(args[0])
+	case f.cluster != "":
+		p, err = platform.ParseCluster(f.cluster)
+	default:
+		return usagef("platform needs a platform file or --cluster SPEC")
+	}
+	if err != nil {
+		return err
+	}
+	mapping, err := platform.ParseMapping(f.mapping)
+	if err != nil {
+		return usagef("--map: %v", err)
+	}
+	res := platformJSON{Platform: p.Name, Hosts: len(p.Hosts), Links: len(p.Links), Warnings: p.Warnings}
+	for _, h := range p.Hosts {
+		res.Cores += h.Cores
+		if f.hosts {
+			res.HostList = append(res.HostList, platformHost{h.Name, h.Speed, h.Cores})
+		}
+	}
+	for _, r := range f.routes {
+		pr, err := describeRoute(p, r)
+		if err != nil {
+			return err
+		}
+		res.Routes = append(res.Routes, pr)
+	}
+	if f.hostfile != "" || f.np > 0 {
+		if res.Ranks, err = placeRanks(p, f, mapping); err != nil {
+			return err
+		}
+	}
+	return writeOutput(cmd, f.out, func(w io.Writer) error {
+		if f.json {
+			return writeJSON(w, res)
+		}
+		return writePlatformText(w, &res)
+	})
+}
+
+func describeRoute(p *platform.Platform, spec string) (platformRoute, error) {
+	src, dst, ok := strings.Cut(spec, ",")
+	if !ok {
+		return platformRoute{}, usagef("--route %q: expected SRC,DST", spec)
+	}
+	var ends [2]*platform.Host
+	for i, name := range []string{strings.TrimSpace(src), strings.TrimSpace(dst)} {
+		h, ok := p.Host(name)
+		if !ok {
+			return platformRoute{}, usagef("--route %q: no host %q in %s", spec, name, p.Name)
+		}
+		ends[i] = h
+	}
+	hs, hd := ends[0], ends[1]
+	links, lat, err := p.RouteErr(hs, hd)
+	if err != nil {
+		return platformRoute{}, err
+	}
+	pr := platformRoute{Src: hs.Name, Dst: hd.Name, Latency: lat, Links: []platformLink{}}
+	for _, l := range links {
+		pr.Links = append(pr.Links, platformLink{l.Name, l.Bandwidth, l.Latency, l.Sharing.String()})
+	}
+	return pr, nil
+}
+
+func placeRanks(p *platform.Platform, f *platformFlags, m platform.Mapping) ([]string, error) {
+	var names []string
+	var err error
+	if f.hostfile != "" {
+		if names, err = platform.ReadHostfileFor(p, f.hostfile); err != nil {
+			return nil, err
+		}
+	}
+	np := f.np
+	if np == 0 {
+		np = len(names)
+		if np == 0 {
+			np = len(p.Hosts)
+		}
+	}
+	hosts, err := platform.Deploy(p, names, np, m)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(hosts))
+	for i, h := range hosts {
+		out[i] = h.Name
+	}
+	return out, nil
+}
+
+func writePlatformText(w io.Writer, r *platformJSON) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d hosts (%d cores), %d links\n", r.Platform, r.Hosts, r.Cores, r.Links)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", warn)
+	}
+	for _, h := range r.HostList {
+		fmt.Fprintf(&b, "host %s  %g flop/s  %d cores\n", h.Name, h.Speed, h.Cores)
+	}
+	for _, rt := range r.Routes {
+		fmt.Fprintf(&b, "route %s -> %s: %d links, latency %.9g s\n", rt.Src, rt.Dst, len(rt.Links), rt.Latency)
+		for _, l := range rt.Links {
+			fmt.Fprintf(&b, "  %-40s %12.6g B/s  %10.4g s  %s\n", l.Name, l.Bandwidth, l.Latency, l.Sharing)
+		}
+	}
+	if len(r.Ranks) > 0 {
+		perHost := map[string][]int{}
+		var order []string
+		for rank, h := range r.Ranks {
+			if _, seen := perHost[h]; !seen {
+				order = append(order, h)
+			}
+			perHost[h] = append(perHost[h], rank)
+		}
+		sort.SliceStable(order, func(i, j int) bool { return perHost[order[i]][0] < perHost[order[j]][0] })
+		fmt.Fprintf(&b, "%d ranks on %d hosts:\n", len(r.Ranks), len(order))
+		for _, h := range order {
+			fmt.Fprintf(&b, "  %s: ranks %s\n", h, rankList(perHost[h]))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// rankList prints ranks compactly: "0-3,8,10-11".
+func rankList(ranks []int) string {
+	var parts []string
+	for i := 0; i < len(ranks); {
+		j := i
+		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, fmt.Sprint(ranks[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlatformVerb(t *testing.T) {
+	code, out, errs := csRun("platform", "--cluster", "8x1Gf,125MBps,50us,bb=1GBps,1us,cores=2", "--route", "node-0,node-7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"8 hosts (16 cores), 17 links", "route node-0 -> node-7: 3 links, latency 0.000101 s",
+		"cluster_link_0_UP", "cluster_backbone", "cluster_link_7_DOWN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	dir := t.TempDir()
+	hf := filepath.Join(dir, "hosts")
+	os.WriteFile(hf, []byte("node-1:2\nnode-3\n"), 0o644)
+	code, out, errs = csRun("platform", "--cluster", "4x1Gf,1GBps,1us", "--hostfile", hf, "--np", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res platformJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Ranks, " ") != "node-1 node-1 node-3 node-1 node-1" || res.Hosts != 4 {
+		t.Errorf("placement %v", res)
+	}
+
+	code, out, _ = csRun("platform", "--cluster", "4x1Gf,1GBps,1us", "--np", "6", "--map", "block")
+	if code != 0 || !strings.Contains(out, "node-0: ranks 0-1") || !strings.Contains(out, "node-3: ranks 5") || !strings.Contains(out, "node-2: ranks 4") {
+		t.Errorf("block placement (exit %d):\n%s", code, out)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"platform"}, 2, "needs a platform file"},
+		{[]string{"platform", "--cluster", "4x1Gf,1GBps,1us", "--route", "node-0,node-9"}, 2, `no host "node-9"`},
+		{[]string{"platform", "--cluster", "4xfast,1GBps,1us"}, 1, `cannot parse speed "fast"`},
+		{[]string{"platform", filepath.Join(dir, "missing.xml")}, 1, "no such file"},
+		{[]string{"platform", "--cluster", "4x1Gf,1GBps,1us", "--map", "scatter"}, 2, "unknown mapping"},
+	} {
+		code, _, errs := csRun(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package alawneh
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+// events reads every rank of src as "kind peer enter-exit" strings.
+func events(t *testing.T, src trace.Source) [][]string {
+	t.Helper()
+	out := make([][]string, src.NumRanks())
+	err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		s := e.Kind.String()
+		if e.HasTime {
+			s = e.String() + " " + strconv.FormatInt(int64(e.Enter), 10) + "-" + strconv.FormatInt(int64(e.Exit), 10)
+		}
+		out[r] = append(out[r], strings.Join(strings.Fields(s), " "))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestRead(t *testing.T) {
+	for _, path := range []string{"testdata/ring", "testdata/ring/Process1.txt"} {
+		src, f, err := format.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Name != "alawneh" || src.NumRanks() != 2 {
+			t.Fatalf("%s: format %s, %d ranks", path, f.Name, src.NumRanks())
+		}
+		got := events(t, src)
+		want := [][]string{
+			{"waitall", "send peer=1 tag=0 send=8 100000-100000", "recv peer=1 tag=0 recv=8 150000-400000", "waitall", "allreduce send=32 recv=32 500000-700000"},
+			{"waitall", "recv peer=0 tag=0 recv=8 90000-300000", "send peer=0 tag=0 send=8 310000-320000", "waitall", "allreduce send=32 recv=32 650000-700000"},
+		}
+		for r := range want {
+			if strings.Join(got[r], "|") != strings.Join(want[r], "|") {
+				t.Errorf("%s rank %d:\n got %q\nwant %q", path, r, got[r], want[r])
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct{ line, msg string }{
+		{"Send x t1 1 t2 2 t 0 l 1 m 0", `rank "x"`},
+		{"Send 1 t1 5 t2 2 t 0 l 1 m 0", "t1 <= t2"},
+		{"Recv 1 t1 5 t2 6 t 0 l -3 m 0", `l "-3"`},
+		{"Sendrecv 1 t1 5 t2 6 t 0 l 3 m 0", "unknown operation"},
+		{"Send 1 t1 5", "got 4 fields"},
+		{"Send -1 t1 1 t2 2 t 0 l 1 m 0", "needs a peer"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "Process0.txt"), []byte("DEL1\n"+c.line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "Process0.txt:2: ") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: error %v, want Process0.txt:2 and %q", c.line, err, c.msg)
+		}
+	}
+	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no Process0.txt") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// TestSMG2000 reads the authors' 4-process SMG2000 trace: rank 0 has
+// 64,168 lines (24,262 DEL, 19,941 Recv, 19,950 Send, 13 ALLREDUCE, one
+// ALLGATHER and one ALLGATHERV).
+func TestSMG2000(t *testing.T) {
+	src, err := Open(testenv.Shared(t, "traces/alawneh/smg2000-4p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[trace.Kind]int{}
+	err = trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if r == 0 {
+			count[e.Kind]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.NumRanks() != 4 || count[trace.Waitall] != 24262 || count[trace.Recv] != 19941 || count[trace.Send] != 19950 ||
+		count[trace.Allreduce] != 13 || count[trace.Allgather] != 1 || count[trace.Allgatherv] != 1 {
+		t.Errorf("%d ranks, rank 0: %v", src.NumRanks(), count)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{
+		"DEL1\nRecv 0 t1 5200672943200 t2 5200673118700 t 0 l 3200 m 7\n",
+		"Send 2 t1 5 t2 9 t 3 l 640 m 5\nALLGATHERV 2 t1 5 t2 9 s 112 r 112 m 2\n",
+		"ALLREDUCE -1 t1 1 t2 2 s 32 r 32\n\n\nDEL9",
+		"Send x t1\n",
+		"Recv 0 t1 9 t2 3 t 0 l 1 m 1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "Process0.txt"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = trace.ForEach(src, func(_, _ int, e *trace.Event) error {
+			if e.HasTime && e.Exit < e.Enter {
+				t.Fatalf("event ends before it starts: %v", e)
+			}
+			return nil
+		})
+		if err != nil && !strings.Contains(err.Error(), "Process0.txt:") {
+			t.Fatalf("error without position: %v", err)
+		}
+	})
+}

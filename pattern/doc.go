@@ -1,0 +1,57 @@
+// Package pattern turns a trace into a short story: its communication
+// patterns, its execution phases, the pattern instances that are
+// abnormally slow, who was late in them, and which to look at first. It
+// implements the five steps of Alawneh et al., "Detecting and localising
+// inefficient communication patterns in HPC traces" (seed paper 002);
+// each step is usable on its own.
+//
+//  1. Process patterns (Detect): each rank's communication calls (sends,
+//     receives and collectives; Wait, Test and local calls are not part of
+//     patterns) are cut into contexts at every MPI_Waitall and wherever the
+//     enclosing user function changes, and each context is covered left to
+//     right by the longest maximal repeat starting there, found in linear
+//     time with a suffix array (package suffix). A repeat that is an exact
+//     power u^m inside a longer context (a loop) is reduced to u. Calls
+//     where no maximal repeat starts form a pattern of their own.
+//  2. Communication patterns (Detect): process-pattern instances are
+//     linked through matched messages (MPI's non-overtaking order per
+//     source, destination, communicator and tag) and the k-th collective
+//     of each communicator; each linked set is one instance. Instances
+//     whose ranks make the same calls (a sorted multiset per rank, as the
+//     authors' tool compares them) share a pattern, numbered CP1, CP2...
+//     in order of first appearance. Instances are ordered by their first
+//     call's Enter, or by Lamport clocks in an untimed trace; ties go to
+//     the lower rank.
+//  3. Phases (Split): recursive segmentation of the pattern sequence at
+//     the maximum Jensen-Shannon divergence, while the AIC (default) or
+//     BIC segmentation strength is positive, within a depth and a minimum
+//     length. Entropies use natural logarithms, consistent with the K ln N
+//     of BIC. The search for a split point is linear in the segment's
+//     length: entropy sums are updated one symbol at a time.
+//  4. Slow instances (FindSlow): within each (pattern, total bytes) group
+//     over the whole trace, the modified Z-score M = 0.6745 (x − x̃)/MAD
+//     with cut-off 3.5. Medians are lower medians (element ⌊(n−1)/2⌋ of
+//     the sorted sample), for x̃ and for MAD, as Table 7's patterns A and
+//     B require. When MAD is 0, M = (x − x̃)/(1.253314 · MeanAD), Iglewicz
+//     and Hoaglin's fallback; when every value equals the median, M is 0.
+//     The last process to start (the rank whose first call in the
+//     instance begins last) is the late one: a late process if it calls a
+//     collective in the instance, else a late sender if it sends (the
+//     others wait for its messages), else a late receiver. On the authors'
+//     SMG2000 trace this gives 630 late receivers where the paper reports
+//     632.
+//  5. Inspection affinity (Classify): AHP per phase over the slow
+//     instances, with severity (duration ÷ bytes) and complexity
+//     (processes × events) as criteria, ratio comparison matrices and
+//     principal-eigenvector weights (power method); the angle of
+//     (complexity, severity) above 60° is High, below 30° Low.
+//
+// Times: an instance runs from its first call's entry to its last call's
+// completion; a non-blocking call completes at the exit of the Wait or
+// Waitall that completes its request, as the paper's Isend..IsendComplete
+// and IrecvRequest..Irecv spans do.
+//
+// The trace model records the user function each call is made from, not
+// the function's entries and exits: two back-to-back calls of the same
+// function with no MPI_Waitall between them form one context.
+package pattern
