@@ -146,22 +146,22 @@ func Detect(src trace.Source) (*Patterns, error) {
 	tiles := cutRanks(ranks, len(syms.keys))
 	p.Process = processPatterns(ranks, tiles, syms, src.Meta())
 	t2 := time.Now()
-	l := match(ranks)
+	l := match(ranks, syms.keys)
 	p.Unmatched = l.unmatched
 	if !p.Timed {
-		lamport(ranks, l)
+		lamport(ranks, l, syms.keys)
 	}
 	// Without timestamps, enter now holds Lamport clocks; the instances'
 	// times stay zero (build reads them only when Timed).
-	d, base, _ := group(ranks, tiles, l)
-	p.build(ranks, tiles, d, base)
+	d, base, _ := group(ranks, tiles, l, syms.keys)
+	p.build(ranks, tiles, d, base, syms.keys)
 	p.Times.Read, p.Times.Process, p.Times.Comm = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
 	return p, nil
 }
 
 // build makes the instances from the union-find components, orders them
 // and numbers the communication patterns.
-func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) {
+func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32, keys []symKey) {
 	nt := len(d)
 	tileRank := make([]int32, nt)
 	for r := range ranks {
@@ -200,14 +200,14 @@ func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) 
 	for c := range members {
 		members[c] = flat[off[c]:off[c+1]:off[c+1]]
 	}
-	keys := make([]instKey, len(members))
+	ikeys := make([]instKey, len(members))
 	for c, ts := range members {
 		for i, t := range ts {
 			r := tileRank[t]
 			e := &ranks[r].ev[tiles[r][t-base[r]].start]
 			k := instKey{int64(e.enter), r, e.pos}
-			if i == 0 || k.less(keys[c]) {
-				keys[c] = k
+			if i == 0 || k.less(ikeys[c]) {
+				ikeys[c] = k
 			}
 		}
 	}
@@ -217,9 +217,9 @@ func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) 
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		switch {
-		case keys[a].less(keys[b]):
+		case ikeys[a].less(ikeys[b]):
 			return -1
-		case keys[b].less(keys[a]):
+		case ikeys[b].less(ikeys[a]):
 			return 1
 		}
 		return 0
@@ -228,7 +228,7 @@ func (p *Patterns) build(ranks []rankData, tiles [][]tile, d dsu, base []int32) 
 	sc := newScratch(len(ranks))
 	p.Sequence = make([]Instance, 0, len(order))
 	for _, c := range order {
-		in := sc.instance(ranks, tiles, base, tileRank, members[c], p.Timed)
+		in := sc.instance(ranks, tiles, base, tileRank, members[c], p.Timed, keys)
 		key := sc.cpKey(ranks, tiles, base, tileRank, members[c])
 		id, ok := cpOf[key]
 		if !ok {
@@ -323,7 +323,7 @@ func newScratch(n int) *scratch {
 }
 
 // instance summarises the calls of the tiles ts.
-func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32, timed bool) Instance {
+func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []int32, ts []int32, timed bool, keys []symKey) Instance {
 	var in Instance
 	sc.touched = sc.touched[:0]
 	firstCall := true
@@ -334,8 +334,8 @@ func (sc *scratch) instance(ranks []rankData, tiles [][]tile, base, tileRank []i
 			e := &ranks[r].ev[i]
 			in.Events++
 			in.Bytes += e.bytes
-			if !slices.Contains(in.Regions, e.region) {
-				in.Regions = append(in.Regions, e.region)
+			if reg := keys[e.sym].region; !slices.Contains(in.Regions, reg) {
+				in.Regions = append(in.Regions, reg)
 			}
 			if !sc.seen[r] {
 				sc.seen[r] = true

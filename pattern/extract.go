@@ -16,12 +16,8 @@ type event struct {
 	bytes       int64 // bytes this call sends
 	index       int32 // index in the rank's event stream
 	pos         int32 // index among the rank's MPI calls (Table 2's positions)
-	sym         int32
-	partner     int32
-	source      int32 // SendRecv's source
+	sym         int32 // its symbol, which also holds its peers, communicator and region
 	tag         int32
-	comm        uint32
-	region      uint32
 	kind        trace.Kind
 }
 
@@ -35,6 +31,17 @@ type symKey struct {
 	partner, peer int32
 	comm          uint32
 	region        uint32
+}
+
+// recvSource returns the rank a call of symbol k receives from, or NoRank.
+func (k *symKey) recvSource() int32 {
+	switch k.kind {
+	case trace.Recv:
+		return k.partner
+	case trace.SendRecv:
+		return k.peer
+	}
+	return trace.NoRank
 }
 
 // symbols numbers the distinct symbols of a trace.
@@ -107,6 +114,7 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	rd.ev = make([]event, 0, sizeHint)
 	cut := true
 	var pos int32
+	var region uint32
 	pending := map[uint64]int32{} // request -> index in rd.ev
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
@@ -128,9 +136,10 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 		if e.Kind.IsNonBlocking() {
 			pending[e.Request] = int32(len(rd.ev))
 		}
-		if n := len(rd.ev); n > 0 && rd.ev[n-1].region != e.Region {
+		if len(rd.ev) > 0 && region != e.Region {
 			cut = true
 		}
+		region = e.Region
 		if cut {
 			rd.segs = append(rd.segs, int32(len(rd.ev)))
 			cut = false
@@ -172,8 +181,7 @@ func complete(rd *rankData, pending map[uint64]int32, e *trace.Event) {
 
 func makeEvent(e *trace.Event, index, pos int32, syms *symbols) event {
 	k := symKey{kind: e.Kind, partner: e.Partner, peer: trace.NoRank, comm: e.Comm, region: e.Region}
-	ev := event{enter: e.Enter, exit: e.Exit, index: index, pos: pos,
-		partner: e.Partner, source: e.Source, tag: e.Tag, comm: e.Comm, region: e.Region, kind: e.Kind}
+	ev := event{enter: e.Enter, exit: e.Exit, index: index, pos: pos, tag: e.Tag, kind: e.Kind}
 	switch {
 	case e.Kind.IsSend():
 		k.kind = trace.Send

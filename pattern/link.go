@@ -37,22 +37,11 @@ type sendQueue struct {
 	next    int
 }
 
-// recvSource returns the rank r:e receives from, or NoRank.
-func recvSource(e *event) int32 {
-	switch {
-	case e.kind.IsRecv():
-		return e.partner
-	case e.kind == trace.SendRecv:
-		return e.source
-	}
-	return trace.NoRank
-}
-
 // match pairs every receive with the first unmatched send of its channel
 // with a compatible tag (MPI's non-overtaking order), and numbers the
 // collectives per communicator. A receive from MPI_ANY_SOURCE stays
 // unmatched.
-func match(ranks []rankData) *links {
+func match(ranks []rankData, keys []symKey) *links {
 	n := len(ranks)
 	l := &links{sendOf: make([][]int32, n), coll: make([][]int32, n), collSize: map[collKey]int32{}}
 	queues := map[chanKey]*sendQueue{}
@@ -62,9 +51,10 @@ func match(ranks []rankData) *links {
 		l.coll[r] = make([]int32, len(ranks[r].ev))
 		for i := range ranks[r].ev {
 			e := &ranks[r].ev[i]
+			sk := &keys[e.sym]
 			l.coll[r][i] = -1
 			if e.kind.IsSend() || e.kind == trace.SendRecv {
-				k := chanKey{int32(r), e.partner, e.comm}
+				k := chanKey{int32(r), sk.partner, sk.comm}
 				q := queues[k]
 				if q == nil {
 					q = &sendQueue{}
@@ -76,10 +66,10 @@ func match(ranks []rankData) *links {
 				sends++
 			}
 			if !e.kind.IsPointToPoint() {
-				k := count[e.comm]
-				count[e.comm] = k + 1
+				k := count[sk.comm]
+				count[sk.comm] = k + 1
 				l.coll[r][i] = k
-				l.collSize[collKey{e.comm, k}]++
+				l.collSize[collKey{sk.comm, k}]++
 			}
 		}
 	}
@@ -89,12 +79,13 @@ func match(ranks []rankData) *links {
 		for i := range ranks[r].ev {
 			e := &ranks[r].ev[i]
 			l.sendOf[r][i] = -1
-			src := recvSource(e)
+			sk := &keys[e.sym]
+			src := sk.recvSource()
 			if src == trace.NoRank {
 				continue
 			}
 			recvs++
-			if q := queues[chanKey{src, int32(r), e.comm}]; q != nil && src >= 0 {
+			if q := queues[chanKey{src, int32(r), sk.comm}]; q != nil && src >= 0 {
 				if j := q.take(e.tag); j >= 0 {
 					l.sendOf[r][i] = j
 					matched++
@@ -151,7 +142,7 @@ func (d dsu) union(a, b int32) {
 // group links every tile to the tiles holding its calls' partners, the
 // bag of repeats of Section 4.1.1 grown until closed; it returns the
 // union-find forest over the global tile numbers base[r]+i.
-func group(ranks []rankData, tiles [][]tile, l *links) (dsu, []int32, [][]int32) {
+func group(ranks []rankData, tiles [][]tile, l *links, keys []symKey) (dsu, []int32, [][]int32) {
 	base := make([]int32, len(ranks)+1)
 	tileOf := make([][]int32, len(ranks))
 	for r := range ranks {
@@ -167,13 +158,13 @@ func group(ranks []rankData, tiles [][]tile, l *links) (dsu, []int32, [][]int32)
 	firstColl := map[collKey]int32{}
 	for r := range ranks {
 		for i := range ranks[r].ev {
-			e := &ranks[r].ev[i]
+			sk := &keys[ranks[r].ev[i].sym]
 			me := tileOf[r][i]
 			if s := l.sendOf[r][i]; s >= 0 {
-				d.union(me, tileOf[recvSource(e)][s])
+				d.union(me, tileOf[sk.recvSource()][s])
 			}
 			if k := l.coll[r][i]; k >= 0 {
-				key := collKey{e.comm, k}
+				key := collKey{sk.comm, k}
 				if t, ok := firstColl[key]; ok {
 					d.union(me, t)
 				} else {

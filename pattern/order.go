@@ -9,7 +9,7 @@ import "kairos/trace"
 // until they wait for a send or a collective partner not yet reached.
 // Calls a cycle leaves unreached (an inconsistent trace) continue their
 // rank's clock in program order.
-func lamport(ranks []rankData, l *links) {
+func lamport(ranks []rankData, l *links, keys []symKey) {
 	n := len(ranks)
 	cursor := make([]int, n)
 	clock := make([]int64, n)
@@ -38,9 +38,10 @@ func lamport(ranks []rankData, l *links) {
 		for cursor[r] < len(ev) {
 			i := cursor[r]
 			e := &ev[i]
+			sk := &keys[e.sym]
 			c := clock[r]
 			if s := l.sendOf[r][i]; s >= 0 {
-				src := recvSource(e)
+				src := sk.recvSource()
 				if !done(src, s) {
 					waiting[r].rank, waiting[r].idx = src, s
 					break run
@@ -48,7 +49,7 @@ func lamport(ranks []rankData, l *links) {
 				c = max(c, int64(ranks[src].ev[s].enter))
 			}
 			if k := l.coll[r][i]; k >= 0 {
-				key := collKey{e.comm, k}
+				key := collKey{sk.comm, k}
 				members := append(arrived[key], r)
 				arrived[key] = members
 				if int32(len(members)) < l.collSize[key] {
@@ -72,7 +73,7 @@ func lamport(ranks []rankData, l *links) {
 			clock[r] = c + 1
 			cursor[r]++
 			if e.kind.IsSend() || e.kind == trace.SendRecv {
-				if p := e.partner; p >= 0 && int(p) < n && waiting[p].rank == r && waiting[p].idx == int32(i) {
+				if p := sk.partner; p >= 0 && int(p) < n && waiting[p].rank == r && waiting[p].idx == int32(i) {
 					waiting[p].rank = -1
 					wake(p)
 				}

@@ -149,7 +149,7 @@ func processPatterns(ranks []rankData, tiles [][]tile, syms *symbols, meta *trac
 			if !ok {
 				id = int32(len(pts))
 				ids[k] = id
-				p := ProcessPattern{ID: len(pts) + 1, Rank: r, Maximal: t.pt == -2, Function: meta.RegionName(ev[0].region)}
+				p := ProcessPattern{ID: len(pts) + 1, Rank: r, Maximal: t.pt == -2, Function: meta.RegionName(syms.keys[ev[0].sym].region)}
 				for _, e := range ev {
 					p.Symbols = append(p.Symbols, syms.keys[e.sym].name())
 				}

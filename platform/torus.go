@@ -98,8 +98,12 @@ func (t *torusZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*L
 		return addLinks(links, lat, t.nodes[s].loopback), nil, nil, nil
 	}
 	n := len(t.dims)
-	my := make([]int, n)
-	target := make([]int, n)
+	var myBuf, targetBuf [8]int
+	my, target := myBuf[:0], targetBuf[:0]
+	if n > len(myBuf) {
+		my, target = make([]int, 0, n), make([]int, 0, n)
+	}
+	my, target = my[:n], target[:n]
 	prod := 1
 	for i, dim := range t.dims {
 		my[i] = (s / prod) % dim

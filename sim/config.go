@@ -152,6 +152,7 @@ var CfgNames = []string{
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/host-speed, smpi/privatization, smpi/os, smpi/or, smpi/ois (accepted; see docs)",
+	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
 }
 
@@ -201,6 +202,10 @@ func (c *Config) Set(key, value string) error {
 		c.MaxminPrecision, err = num()
 	case "surf/precision":
 		c.SurfPrecision, err = num()
+	case "kairos/envelope":
+		var v float64
+		v, err = num()
+		c.Envelope = int64(v)
 	case "kairos/simgrid-quirks":
 		c.Compat, err = parseBool(key, value)
 	case "smpi/coll-selector":

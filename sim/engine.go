@@ -35,6 +35,7 @@ type action struct {
 	penalty    float64 // sharing penalty once the latency is paid
 	latency    float64 // latency to pay (factored)
 	fixedRate  float64 // analytic mode: the contention-free rate
+	inSystem   bool    // v is a variable of a max-min system
 	heapIdx    int
 	date       float64
 	// what completes when the action ends
@@ -43,7 +44,7 @@ type action struct {
 }
 
 func (a *action) rate() float64 {
-	if a.v == nil {
+	if !a.inSystem {
 		return a.fixedRate
 	}
 	return a.v.Value() * a.factor
@@ -197,6 +198,7 @@ func (s *simulation) startExec(r *rank, flops float64) {
 	a.remains = flops
 	a.factor = 1
 	a.v = s.variable(a, s.actID(a), 1, h.speed, 1)
+	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)
 }
 
@@ -208,9 +210,6 @@ func (s *simulation) startSleep(r *rank, d float64) {
 	a := s.newAction(actSleep)
 	a.rank = r
 	a.remains = 1
-	if a.v != nil {
-		a.v.Reset(0, 0, -1)
-	}
 	s.heapSet(a, s.now+d, hMaxDuration)
 }
 
@@ -292,7 +291,6 @@ func (s *simulation) startComm(c *comm) {
 		}
 	}
 	if s.cfg.Analytic {
-		a.v = nil
 		a.fixedRate = bound * bwF
 		d := a.latency
 		if a.fixedRate > 0 {
@@ -311,6 +309,7 @@ func (s *simulation) startComm(c *comm) {
 		s.heapSet(a, s.now+a.latency, t)
 	}
 	v := s.netVar(a, pen, bound, len(rt.links)+len(rt.back))
+	a.inSystem = true
 	for _, l := range rt.links {
 		s.netSys.Expand(l, v, 1)
 	}
@@ -333,7 +332,7 @@ func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variab
 // it completes.
 func (s *simulation) finishAction(a *action) {
 	a.running = false
-	if a.v != nil && a.kind != actSleep {
+	if a.inSystem {
 		if a.kind == actComm {
 			s.netSys.Remove(a.v)
 		} else {

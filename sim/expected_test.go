@@ -203,3 +203,28 @@ func TestReplayTeshTimings(t *testing.T) {
 		t.Errorf("only %d tesh runs matched a case", checked)
 	}
 }
+
+// TestSimulateOnPlatform: the platform-level entry point deploys as
+// smpirun does.
+func TestSimulateOnPlatform(t *testing.T) {
+	dir := testenv.Shared(t, "simgrid-replay-tests/examples/smpi")
+	tr, err := ti.OpenWith(filepath.Join(dir, "replay/actions_bcast.txt"), ti.ReaderOptions{NumRanks: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(filepath.Join(dir, "../platforms/small_platform.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := platform.ReadHostfile(filepath.Join(dir, "hostfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(tr, p, names, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%.6f", res.Time); got != "19.692506" {
+		t.Errorf("simulated time %s, want 19.692506", got)
+	}
+}

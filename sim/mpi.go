@@ -15,7 +15,9 @@ type request struct {
 	seq      uint64 // posting order, for matching
 	comm     *comm
 	matched  float64 // when both sides were posted; -1 before
-	refs     int32   // references: mailbox or transfer, store, waiter
+	refs     int32   // references: mailbox or transfer, store, id index, waiter
+	key      reqKey  // its key in the rank's request store
+	id       uint64  // the trace's request id, if indexed
 }
 
 // comm is a matched message and its transfer.
@@ -52,16 +54,18 @@ func (q *queue) pop() *request {
 	return r
 }
 
-// remove takes r out of the queue (wherever it is).
-func (q *queue) remove(r *request) {
+// remove takes r out of the queue (wherever it is) and reports whether it
+// was there.
+func (q *queue) remove(r *request) bool {
 	for i := q.head; i < len(q.items); i++ {
 		if q.items[i] == r {
 			copy(q.items[i:], q.items[i+1:])
 			q.items[len(q.items)-1] = nil
 			q.items = q.items[:len(q.items)-1]
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // mailbox holds a receiving rank's unmatched sends and receives.

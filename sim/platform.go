@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kairos/platform"
+	"kairos/trace"
 )
 
 // FromPlatform builds the Machine of a parsed platform with rank i on
@@ -37,4 +38,19 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		return idx, lat, nil
 	}
 	return m, nil
+}
+
+// Simulate replays src on platform p with smpirun's deployment: rank i on
+// hostnames[i mod len] (all of p's hosts, in SimGrid's order, when
+// hostnames is empty). It is Run for callers that hold a platform.
+func Simulate(src trace.Source, p *platform.Platform, hostnames []string, cfg Config, obs Observer) (*Result, error) {
+	hosts, err := platform.Deploy(p, hostnames, src.NumRanks(), platform.RoundRobin)
+	if err != nil {
+		return nil, err
+	}
+	m, err := FromPlatform(p, hosts)
+	if err != nil {
+		return nil, err
+	}
+	return Run(src, m, cfg, obs)
 }

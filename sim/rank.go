@@ -25,15 +25,17 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	done    bool
-	ending  bool // the trace is over; waiting for leftover requests
-	mbox    mailbox
-	store   map[reqKey]*queue // SimGrid's RequestStorage: FIFO per key, nil = null request
-	nkeys   int               // keys with a non-empty queue
-	testReq *request
-	testKey reqKey
-	coll    collState
-	res     RankResult
+	done     bool
+	ending   bool // the trace is over; waiting for leftover requests
+	mbox     mailbox
+	store    map[reqKey]*queue   // SimGrid's RequestStorage: FIFO per key, nil = null request
+	nkeys    int                 // keys with a non-empty queue
+	byID     map[uint64]*request // the same requests by trace request id (traces whose waits name ids)
+	testReq  *request
+	testKey  reqKey
+	testByID bool
+	coll     collState
+	res      RankResult
 }
 
 // runRank advances r until it blocks or its trace ends.
@@ -142,6 +144,7 @@ func (s *simulation) exec(r *rank) bool {
 			s.post(q)
 			if e.Kind == trace.Isend {
 				s.storeReq(r, reqKey{r.id, e.Partner, e.Tag}, q)
+				s.indexReq(r, q, e.Request)
 				return true
 			}
 			r.step = 1
@@ -157,6 +160,7 @@ func (s *simulation) exec(r *rank) bool {
 			s.post(q)
 			if e.Kind == trace.Irecv {
 				s.storeReq(r, reqKey{e.Partner, r.id, e.Tag}, q)
+				s.indexReq(r, q, e.Request)
 				return true
 			}
 			r.step = 1
@@ -267,14 +271,65 @@ func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
 	}
 	if q != nil {
 		q.refs++
+		q.key = k
 	}
 	sq.push(q)
 }
+
+// indexReq records q under the trace's request id, for traces whose waits
+// name request ids rather than SimGrid's (src, dst, tag) keys.
+func (s *simulation) indexReq(r *rank, q *request, id uint64) {
+	if id == 0 || !s.indexIDs {
+		return
+	}
+	if r.byID == nil {
+		r.byID = map[uint64]*request{}
+	}
+	if old := r.byID[id]; old != nil {
+		s.dropID(r, old)
+	}
+	r.byID[id] = q
+	q.id = id
+	q.refs++
+}
+
+// dropID forgets q's request id. The caller must hold a reference to q.
+func (s *simulation) dropID(r *rank, q *request) {
+	if q.id != 0 {
+		delete(r.byID, q.id)
+		q.id = 0
+		s.unref(q)
+	}
+}
+
+// dropKey takes q out of the key store. The caller must hold a reference.
+func (s *simulation) dropKey(r *rank, q *request) {
+	if sq := r.store[q.key]; sq != nil && sq.remove(q) {
+		if sq.empty() {
+			r.nkeys--
+		}
+		s.unref(q)
+	}
+}
+
+// byKey reports whether a wait or test names SimGrid's (src, dst, tag) key
+// (TI traces), rather than a request id (OTF2, DUMPI, generated traces).
+func byKey(e *trace.Event) bool { return e.Source != trace.NoRank && e.Partner != trace.NoRank }
 
 // popReq pops the oldest stored request of the event's key. ok is false
 // when the rank has no stored request at all (SimGrid aborts); q is nil
 // for an unknown key or a null request (a no-op in SimGrid).
 func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
+	if !byKey(e) {
+		q = r.byID[e.Request]
+		if q == nil {
+			return nil, true
+		}
+		q.refs++ // the caller's
+		s.dropID(r, q)
+		s.dropKey(r, q)
+		return q, true
+	}
 	if r.nkeys == 0 {
 		return nil, false
 	}
@@ -287,18 +342,41 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 	if sq.empty() {
 		r.nkeys--
 	}
+	if q != nil {
+		s.dropID(r, q)
+	}
 	return q, true
 }
 
 // waitAll waits for every stored request and clears the store.
 func (s *simulation) waitAll(r *rank, e *trace.Event) bool {
+	n := 0
+	if e.Requests != nil {
+		// A waitall naming its requests (OTF2, DUMPI).
+		for _, id := range e.Requests {
+			if q := r.byID[id]; q != nil {
+				q.refs++
+				s.dropID(r, q)
+				s.dropKey(r, q)
+				if s.await(r, q) {
+					n++
+				}
+				s.unref(q)
+			}
+		}
+		if n > 0 {
+			s.block(r, false)
+			return true
+		}
+		return false
+	}
 	if r.nkeys == 0 {
 		return false
 	}
-	n := 0
 	for k, sq := range r.store {
 		for !sq.empty() {
 			if q := sq.pop(); q != nil {
+				s.dropID(r, q)
 				if s.await(r, q) {
 					n++
 				}
@@ -325,8 +403,15 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 	switch r.step {
 	case 0:
 		r.step = 1
-		q, _ := s.popReq(r, e)
-		if q == nil {
+		var q *request
+		if !byKey(e) {
+			// By request id: test in place, forget it once complete.
+			if q = r.byID[e.Request]; q == nil {
+				return true
+			}
+			q.refs++
+			r.testByID = true
+		} else if q, _ = s.popReq(r, e); q == nil {
 			return true
 		}
 		r.testReq = q
@@ -342,6 +427,18 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 	case 2:
 		q := r.testReq
 		r.testReq = nil
+		if r.testByID {
+			r.testByID = false
+			if q.done {
+				s.dropID(r, q)
+				s.dropKey(r, q)
+				s.nsleeps = 1
+			} else if s.cfg.GrowInjectedTimes {
+				s.nsleeps++
+			}
+			s.unref(q)
+			return true
+		}
 		if q.done {
 			s.storeReq(r, r.testKey, nil)
 			s.nsleeps = 1

@@ -18,15 +18,28 @@
 // as streams, so memory does not grow with trace length. Runs are
 // deterministic: the same inputs give bit-identical results.
 //
-// SimGrid quirks Kairos copies, for exactness (Config.Compat):
-//   - factor tables apply strictly above their threshold;
-//   - MPI_Test sleeps smpi/test x n first, n being a process-wide counter
-//     of failed tests (reset by a success);
-//   - at the end of a rank's trace only the last stored request of each
-//     (src, dst, tag) key is waited for;
+// SimGrid quirks Kairos copies, for exactness; those marked (*) are fixed
+// when Config.Compat is false (--cfg kairos/simgrid-quirks:no):
+//   - factor tables apply strictly above their threshold, on the size with
+//     the 16-byte envelope; the eager threshold is on the size without it;
 //   - a flow with no latency gets sharing penalty 1 instead of its
 //     weight-S penalty;
-//   - reduction flops run even with smpi/simulate-computation:no.
+//   - MPI_Test sleeps smpi/test x n first, n being a process-wide counter
+//     of failed tests (reset by a success); a failed test puts its request
+//     back at the end of its key's queue;
+//   - (*) at the end of a rank's trace only the last stored request of each
+//     (src, dst, tag) key is waited for (a FIXME in smpi_replay_main);
+//   - (*) the max-min re-solve covers only the constraints SimGrid's
+//     selective update marks, which can leave stale shares (see
+//     maxmin.System.SimGridSelective); fixed, every changed component is
+//     solved whole;
+//   - simultaneous events are handled in SimGrid's order: its action heap
+//     is stable (first in, first out) and CPU actions end before network
+//     ones;
+//   - reduction flops run even with smpi/simulate-computation:no;
+//   - zero-byte messages of v-collectives are still sent (16 bytes on the
+//     wire), and SimGrid's pair algorithms refuse sizes that are not powers
+//     of two.
 package sim
 
 import (
@@ -125,6 +138,7 @@ type simulation struct {
 
 	latF, bwF, weightS float64
 	nsleeps            float64 // SimGrid's process-wide MPI_Test back-off
+	indexIDs           bool    // index requests by id: waits may name ids (not TI)
 	err                error
 	stats              struct{ messages, bytes, actions int64 }
 	ops                []collOp
@@ -157,6 +171,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: map[uint64]*route{}, nsleeps: 1}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
+	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
 	s.netSys.SimGridSelective = cfg.Compat
