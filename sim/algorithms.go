@@ -183,6 +183,110 @@ var allreduceAlgos = map[string][]algorithm{
 	"redbcast": {reduceAtZero, bcastAtZero},
 	"rdb":      {allreduceRDB},
 	"lr":       {allreduceRing, lrRemainderReduce, lrRemainderBcast},
+	"rab_rdb":  {allreduceRabenseifner},
+}
+
+// allreduceRabenseifner is SimGrid's allreduce__rab_rdb: Rabenseifner's
+// reduce-scatter by recursive halving then allgather by recursive
+// doubling, on the largest power of two of ranks (the others first hand
+// their data to a neighbour and get the result back at the end).
+func allreduceRabenseifner(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = rabSteps(c, c.steps[:0])
+	}
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+func rabSteps(c *collCall, steps []collOp) []collOp {
+	n, me, ds := c.n, c.me, c.ssize
+	count := int64(0)
+	if ds > 0 {
+		count = c.e.SendBytes / ds
+	}
+	pof2 := int32(1)
+	for pof2 <= n {
+		pof2 <<= 1
+	}
+	pof2 >>= 1
+	rem := n - pof2
+	newrank := int32(-1)
+	switch {
+	case me < 2*rem && me%2 == 0:
+		steps = append(steps, collOp{send: true, peer: me + 1, bytes: count * ds})
+	case me < 2*rem:
+		steps = append(steps, collOp{peer: me - 1})
+		newrank = me / 2
+	default:
+		newrank = me - rem
+	}
+	if newrank >= 0 {
+		cnts := make([]int64, pof2)
+		for i := range cnts {
+			cnts[i] = count / int64(pof2)
+		}
+		cnts[pof2-1] = count - count/int64(pof2)*int64(pof2-1)
+		sum := func(lo, hi int32) int64 {
+			t := int64(0)
+			for i := lo; i < hi; i++ {
+				t += cnts[i]
+			}
+			return t
+		}
+		peer := func(nd int32) int32 {
+			if nd < rem {
+				return nd*2 + 1
+			}
+			return nd + rem
+		}
+		var sendIdx, recvIdx int32
+		lastIdx := pof2
+		mask := int32(1)
+		for ; mask < pof2; mask <<= 1 {
+			nd := newrank ^ mask
+			var send int64
+			if newrank < nd {
+				sendIdx = recvIdx + pof2/(mask*2)
+				send = sum(sendIdx, lastIdx)
+			} else {
+				recvIdx = sendIdx + pof2/(mask*2)
+				send = sum(sendIdx, recvIdx)
+			}
+			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds})
+			sendIdx = recvIdx
+			if mask*2 < pof2 {
+				lastIdx = recvIdx + pof2/(mask*2)
+			}
+		}
+		for mask >>= 1; mask > 0; mask >>= 1 {
+			nd := newrank ^ mask
+			var send int64
+			if newrank < nd {
+				if mask != pof2/2 {
+					lastIdx += pof2 / (mask * 2)
+				}
+				recvIdx = sendIdx + pof2/(mask*2)
+				send = sum(sendIdx, recvIdx)
+			} else {
+				recvIdx = sendIdx - pof2/(mask*2)
+				send = sum(sendIdx, lastIdx)
+			}
+			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds})
+			if newrank > nd {
+				sendIdx = recvIdx
+			}
+		}
+	}
+	if me < 2*rem {
+		if me%2 == 1 {
+			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * ds})
+		} else {
+			steps = append(steps, collOp{peer: me + 1})
+		}
+	}
+	return steps
 }
 
 func reduceAtZero(c *collCall, p int, ops []collOp) ([]collOp, bool) {

@@ -13,6 +13,7 @@ import (
 	"kairos/format/ti"
 	"kairos/sim"
 	"kairos/trace"
+	"kairos/workload"
 )
 
 // figure1 is the paper's Figure 1 ring (Casanova et al., time-independent
@@ -282,5 +283,46 @@ func TestTimedTrace(t *testing.T) {
 	}
 	if n != 12 || last != trace.FromSeconds(res.Time) {
 		t.Errorf("%d events, last exit %v; want 12 and %v", n, last, trace.FromSeconds(res.Time))
+	}
+}
+
+// TestRequestIDs: a generated trace simulated as generated (its waits
+// name request ids, as OTF2 and DUMPI traces do) and after a round trip
+// through TI text (waits name SimGrid's src/dst/tag keys) gives the same
+// times.
+func TestRequestIDs(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 16, ""), 16)
+	for _, kind := range workload.Kinds() {
+		p, err := workload.Defaults(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Iterations = 16, nil, min(p.Iterations, 2)
+		if p.Tasks > 0 {
+			p.Tasks = 40
+		}
+		src, err := workload.New(kind, p)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		direct, err := sim.Run(src, m, sim.DefaultConfig(), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		path := filepath.Join(t.TempDir(), "w.ti")
+		if _, err := ti.WriteFile(path, src, ti.WriteOptions{Layout: ti.Shared}); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaTI, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+		if err != nil {
+			t.Fatalf("%s via TI: %v", kind, err)
+		}
+		if direct.Time != viaTI.Time {
+			t.Errorf("%s: %.12f as generated, %.12f via TI", kind, direct.Time, viaTI.Time)
+		}
 	}
 }

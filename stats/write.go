@@ -42,9 +42,48 @@ func (m Measure) of(p Pair) int64 {
 // table; larger traces list their non-zero pairs.
 const DenseLimit = 32
 
+// WriteSummary writes the totals, the events by kind and the top pairs:
+// what fits on one screen whatever the number of ranks.
+func (s *Stats) WriteSummary(w io.Writer) error {
+	if err := s.writeTotals(w); err != nil {
+		return err
+	}
+	return s.writeTopPairs(w)
+}
+
 // WriteText writes a human-readable summary: totals, events by kind, the
 // per-rank table, the top pairs and each rank's top partners.
 func (s *Stats) WriteText(w io.Writer) error {
+	if err := s.writeTotals(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nper rank")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	s.rankTable(tw)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if err := s.writeTopPairs(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\ntop partners by bytes, both ways")
+	for _, r := range s.PerRank {
+		var parts []string
+		for _, p := range r.TopPartners {
+			parts = append(parts, fmt.Sprintf("%d (%d B, %d msgs)", p.Rank, p.Bytes, p.Messages))
+		}
+		if len(parts) == 0 {
+			parts = []string{"-"}
+		}
+		if _, err := fmt.Fprintf(w, "  rank %d: %s\n", r.Rank, strings.Join(parts, ", ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Stats) writeTotals(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "ranks\t%d\n", s.Ranks)
 	fmt.Fprintf(tw, "events\t%d\n", s.Events)
@@ -68,41 +107,17 @@ func (s *Stats) WriteText(w io.Writer) error {
 	for _, k := range kinds {
 		fmt.Fprintf(tw, "%s\t%d\t\n", k, s.EventsByKind[k])
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
 
-	fmt.Fprintln(w, "\nper rank")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	s.rankTable(tw)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
+func (s *Stats) writeTopPairs(w io.Writer) error {
 	fmt.Fprintln(w, "\ntop pairs by bytes")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "src\tdst\tmessages\tbytes\t\n")
 	for _, p := range s.TopPairs {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", p.Src, p.Dst, p.Messages, p.Bytes)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-
-	fmt.Fprintln(w, "\ntop partners by bytes, both ways")
-	for _, r := range s.PerRank {
-		var parts []string
-		for _, p := range r.TopPartners {
-			parts = append(parts, fmt.Sprintf("%d (%d B, %d msgs)", p.Rank, p.Bytes, p.Messages))
-		}
-		if len(parts) == 0 {
-			parts = []string{"-"}
-		}
-		if _, err := fmt.Fprintf(w, "  rank %d: %s\n", r.Rank, strings.Join(parts, ", ")); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tw.Flush()
 }
 
 func (s *Stats) rankTable(w io.Writer) {

@@ -100,7 +100,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := st.WriteText(w); err != nil {
+	if err := st.WriteSummary(w); err != nil {
 		return err
 	}
 
