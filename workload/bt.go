@@ -9,7 +9,7 @@ func init() {
 	register(&generator{
 		name:    "bt",
 		summary: "NPB BT-like multi-partition solver (square number of ranks): face exchanges, pipelined x, y, z line solves",
-		extra:   []string{ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 16, Iterations: 20, Bytes: 16384, Flops: 1e9, Seed: 1,
 			AllreduceBytes: 40},
 		build: buildBT,
@@ -82,6 +82,7 @@ func buildBT(p *Params, s sites) (program, error) {
 		// Each iteration: copy_faces and compute_rhs, the three solves,
 		// add and the norm, one step each.
 		return loops2(p.Iterations, 5, func(e *emitter, it, j int) {
+			e.iteration(it)
 			switch j {
 			case 0:
 				if n > 1 {

@@ -8,10 +8,10 @@ import (
 	"kairos/workload"
 )
 
-// FuzzGenerate builds workloads from arbitrary parameters: New either
-// rejects them with an error or returns a trace that passes check and
-// replays without deadlock under rendezvous sends. Sizes are kept small
-// so that each input checks quickly.
+// FuzzGenerate builds workloads from arbitrary parameters (a third of them
+// with a delay): New either rejects them with an error or returns a trace
+// that passes check and replays without deadlock under rendezvous sends.
+// Sizes are kept small so that each input checks quickly.
 func FuzzGenerate(f *testing.F) {
 	f.Add(uint8(0), uint8(4), uint8(0), uint8(0), uint8(0), uint8(2), uint32(100), 1e6, 0.5, 0.1, uint64(1), true, uint8(1), uint8(5), uint8(2))
 	f.Add(uint8(8), uint8(0), uint8(3), uint8(2), uint8(0), uint8(1), uint32(8), 0.0, 0.0, 0.0, uint64(7), false, uint8(0), uint8(1), uint8(3))
@@ -19,6 +19,10 @@ func FuzzGenerate(f *testing.F) {
 	f.Add(uint8(4), uint8(9), uint8(0), uint8(0), uint8(0), uint8(1), uint32(70000), 1e9, 0.0, 0.5, uint64(9), false, uint8(0), uint8(2), uint8(9))
 	f.Add(uint8(10), uint8(0), uint8(5), uint8(1), uint8(0), uint8(2), uint32(0), 1.0, 0.0, 1.0, uint64(0), false, uint8(0), uint8(0), uint8(0))
 	f.Add(uint8(3), uint8(0), uint8(1), uint8(6), uint8(0), uint8(1), uint32(640), 1e8, 0.2, 0.0, uint64(5), false, uint8(3), uint8(3), uint8(2))
+	// Valid delays: stencil2d (rank 6, iteration 0, x2) and ring (rank 3,
+	// iteration 2, x4).
+	f.Add(uint8(8), uint8(9), uint8(0), uint8(0), uint8(0), uint8(3), uint32(100), 1e6, 0.1, 0.1, uint64(2), true, uint8(1), uint8(0), uint8(6))
+	f.Add(uint8(7), uint8(5), uint8(0), uint8(0), uint8(0), uint8(3), uint32(64), 1e5, 0.0, 0.3, uint64(4), false, uint8(2), uint8(6), uint8(3))
 	kinds := workload.Kinds()
 	f.Fuzz(func(t *testing.T, kind, ranks, gx, gy, gz, iters uint8, bytes uint32, flops, imb, noise float64,
 		seed uint64, periodic bool, every, x1, x2 uint8) {
@@ -46,6 +50,9 @@ func FuzzGenerate(f *testing.F) {
 		p.Tasks = int(x1) - 1
 		p.Levels = int(x2 % 6)
 		p.Blocks, p.Planes, p.Inner = int(x1%4), int(x2%8), int(x2%4)
+		if x1%3 == 0 {
+			p.Delay = workload.Delay{Rank: int(x2 % 8), Iterations: []int{int(x1 % 4)}, Factor: 1 + float64(x2%5)}
+		}
 		src, err := workload.New(k, p)
 		if err != nil {
 			if err.Error() == "" {

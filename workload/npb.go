@@ -11,7 +11,7 @@ func init() {
 	register(&generator{
 		name:    "cg",
 		summary: "NPB CG-like conjugate gradient: row-group reduce exchanges, transpose exchange, allreduce of dot products",
-		extra:   []string{ParamInner},
+		extra:   []string{ParamInner, ParamDelay},
 		defaults: Params{Ranks: 16, Iterations: 15, Bytes: 28000, Flops: 5e8, Seed: 1,
 			Inner: 25},
 		build: buildCG,
@@ -19,7 +19,7 @@ func init() {
 	register(&generator{
 		name:    "ft",
 		summary: "NPB FT-like 3-D FFT: local FFTs and alltoall transposes, checksum reduce each iteration",
-		extra:   []string{ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 16, Iterations: 6, Bytes: 65536, Flops: 1e9, Seed: 1,
 			AllreduceBytes: 8},
 		build: buildFT,
@@ -27,7 +27,7 @@ func init() {
 	register(&generator{
 		name:    "mg",
 		summary: "NPB MG-like multigrid V-cycles: halo exchanges on shrinking grids, allreduce of norms",
-		extra:   []string{ParamGrid, ParamPeriodic, ParamLevels, ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamGrid, ParamPeriodic, ParamLevels, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 16, Grid: []int{4, 2, 2}, Iterations: 4, Bytes: 32768, Flops: 1e9, Seed: 1,
 			Periodic: true, Levels: 5, AllreduceEvery: 1, AllreduceBytes: 8},
 		dims:  3,
@@ -102,6 +102,7 @@ func buildCG(p *Params, s sites) (program, error) {
 		// Each outer iteration: the initial dot product, Inner CG
 		// iterations, the residual and norm, one step each.
 		return loops2(p.Iterations, p.Inner+2, func(e *emitter, it, j int) {
+			e.iteration(it)
 			switch j {
 			case 0:
 				e.compute(vecop, vecFlops)
@@ -169,6 +170,7 @@ func buildFT(p *Params, s sites) (program, error) {
 				fft(e)
 				return
 			}
+			e.iteration(it - 1)
 			e.compute(evolve, 0.1*p.Flops)
 			fft(e)
 			e.compute(chkc, 0.1*p.Flops)
@@ -258,6 +260,7 @@ func buildMG(p *Params, s sites) (program, error) {
 				norm(e)
 				return
 			}
+			e.iteration(it - 1)
 			for k := p.Levels; k > 1; k-- {
 				op(e, rprj3, k-1)
 			}

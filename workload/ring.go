@@ -6,7 +6,7 @@ func init() {
 	register(&generator{
 		name:     "ring",
 		summary:  "a token passed around a ring of ranks each iteration (rank 0 sends first), between computations",
-		extra:    []string{ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:    []string{ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 8, Iterations: 100, Bytes: 1024, Flops: 1e6, Seed: 1, AllreduceBytes: 8},
 		build:    buildRing,
 	})
@@ -31,6 +31,7 @@ func buildRing(p *Params, s sites) (program, error) {
 	open := func(r int) stepper {
 		next, prev := (r+1)%n, (r+n-1)%n
 		return steps(p.Iterations, func(e *emitter, it int) {
+			e.iteration(it)
 			e.compute(work, p.Flops)
 			if r == 0 {
 				e.send(send, next, 1, p.Bytes)

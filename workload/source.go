@@ -151,6 +151,12 @@ type emitter struct {
 	scale  float64 // per-rank imbalance factor in [1, 1+imbalance]
 	noise  float64
 	rng    rng
+	// delayed are the sorted iterations in which the rank computes factor
+	// times longer (Params.Delay), slow the factor of the current
+	// iteration.
+	delayed []int
+	factor  float64
+	slow    float64
 }
 
 func (e *emitter) reset(p *Params, rank int) {
@@ -159,6 +165,20 @@ func (e *emitter) reset(p *Params, rank int) {
 	e.scale = rankScale(p, rank)
 	e.noise = p.Noise
 	e.rng = rng(hash3(p.Seed, uint64(rank), saltNoise))
+	e.delayed, e.factor, e.slow = nil, 1, 1
+	if rank == p.Delay.Rank {
+		e.delayed, e.factor = p.Delay.Iterations, p.Delay.Factor
+	}
+}
+
+// iteration tells the emitter that the computations that follow belong to
+// iteration it (0-based), so that a Delay of the rank slows them down.
+// Generators call it at the start of each step of an iteration; before the
+// first call, computations are not delayed.
+func (e *emitter) iteration(it int) {
+	if e.delayed != nil {
+		e.slow = slowdown(e.delayed, e.factor, it)
+	}
 }
 
 // event appends an event of kind k made at s and returns it for the caller
@@ -186,9 +206,15 @@ func (e *emitter) jitter(flops float64) float64 {
 	return math.Round(f)
 }
 
-// compute appends a computation of flops (before imbalance and noise).
+// compute appends a computation of flops (before imbalance, noise and
+// delay). A delayed computation is the undelayed one times the factor,
+// rounded, and draws the same noise, so that a delay changes nothing else.
 func (e *emitter) compute(s site, flops float64) {
-	e.event(trace.Compute, s).Compute = e.jitter(flops)
+	f := e.jitter(flops)
+	if e.slow != 1 {
+		f = math.Round(f * e.slow)
+	}
+	e.event(trace.Compute, s).Compute = f
 }
 
 // computeExact appends a computation of exactly flops, for costs that are

@@ -4,7 +4,7 @@ func init() {
 	register(&generator{
 		name:    "stencil2d",
 		summary: "5-point stencil on a 2-D process grid: compute, 4 irecv, 4 isend, waitall; periodic or not",
-		extra:   []string{ParamGrid, ParamPeriodic, ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamGrid, ParamPeriodic, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 64, Grid: []int{8, 8}, Iterations: 1000, Bytes: 8192, Flops: 1e7,
 			Seed: 1, Periodic: true, AllreduceEvery: 10, AllreduceBytes: 8},
 		dims:  2,
@@ -13,7 +13,7 @@ func init() {
 	register(&generator{
 		name:    "stencil3d",
 		summary: "7-point stencil on a 3-D process grid: compute, 6 irecv, 6 isend, waitall; periodic or not",
-		extra:   []string{ParamGrid, ParamPeriodic, ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamGrid, ParamPeriodic, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 64, Grid: []int{4, 4, 4}, Iterations: 100, Bytes: 32768, Flops: 1e8,
 			Seed: 1, Periodic: true, AllreduceEvery: 10, AllreduceBytes: 8},
 		dims:  3,
@@ -48,6 +48,7 @@ func buildStencil(p *Params, s sites) (program, error) {
 			nb[k] = c.neighbour(r, k/2, 2*(k%2)-1)
 		}
 		return steps(p.Iterations, func(e *emitter, it int) {
+			e.iteration(it)
 			e.compute(work, p.Flops)
 			for k, peer := range nb {
 				if peer >= 0 {

@@ -4,7 +4,7 @@ func init() {
 	register(&generator{
 		name:    "sweep",
 		summary: "Sweep3D-like wavefronts: pipelined blocking recv/compute/send sweeps from the 4 corners of a 2-D grid",
-		extra:   []string{ParamGrid, ParamBlocks, ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamGrid, ParamBlocks, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 16, Grid: []int{4, 4}, Iterations: 10, Bytes: 4096, Flops: 1e8, Seed: 1,
 			Blocks: 10, AllreduceEvery: 1, AllreduceBytes: 8},
 		dims:  2,
@@ -13,7 +13,7 @@ func init() {
 	register(&generator{
 		name:    "lu",
 		summary: "NPB LU-like SSOR: pipelined lower and upper triangular wavefronts per k-plane, halo exchange, allreduce",
-		extra:   []string{ParamGrid, ParamPlanes, ParamAllreduceEvery, ParamAllreduceBytes},
+		extra:   []string{ParamGrid, ParamPlanes, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
 		defaults: Params{Ranks: 16, Grid: []int{4, 4}, Iterations: 50, Bytes: 640, Flops: 1e8, Seed: 1,
 			Planes: 32, AllreduceEvery: 10, AllreduceBytes: 40},
 		dims:  2,
@@ -57,6 +57,7 @@ func buildSweep(p *Params, s sites) (program, error) {
 		// Each iteration: 8 octants x Blocks blocks, then the allreduce.
 		blocks := 8 * p.Blocks
 		return loops2(p.Iterations, blocks+1, func(e *emitter, it, j int) {
+			e.iteration(it)
 			switch {
 			case j < blocks:
 				// Octants 2c and 2c+1 (towards +z and -z) start from
@@ -184,6 +185,7 @@ func buildLU(p *Params, s sites) (program, error) {
 		return seq(
 			steps(1, func(e *emitter, _ int) { rhsAndNorm(e, true) }),
 			loops2(p.Iterations, 2*planes+1, func(e *emitter, it, j int) {
+				e.iteration(it)
 				switch {
 				case j < planes:
 					lowerWave.stage(e, plane, p.Bytes)

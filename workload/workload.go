@@ -1,7 +1,9 @@
 // Package workload generates realistic synthetic MPI traces: the
 // communication skeletons of well-known codes (halo-exchange stencils,
 // Sweep3D's wavefronts, the NAS Parallel Benchmarks LU, CG, FT, MG and BT,
-// master-worker task farms, ping-pong) with seeded load imbalance and noise.
+// master-worker task farms, ping-pong) with seeded load imbalance and noise,
+// and optionally a Delay: one rank slowed down in chosen iterations, the
+// known slow iterations that slow-instance detection is checked against.
 // They are the test inputs of every other Kairos package and the demo's
 // default trace.
 //
@@ -68,6 +70,8 @@ type Params struct {
 	Planes int
 	// Inner is cg's number of CG iterations per outer iteration.
 	Inner int
+	// Delay slows one rank down in a few iterations (zero: no delay).
+	Delay Delay
 }
 
 // Parameter names, as Applies takes them and the CLI spells its flags.
@@ -88,6 +92,7 @@ const (
 	ParamBlocks         = "blocks"
 	ParamPlanes         = "planes"
 	ParamInner          = "inner"
+	ParamDelay          = "delay"
 )
 
 // common are the parameters every kind reads.
@@ -177,6 +182,7 @@ func New(kind string, p Params) (trace.Source, error) {
 		return nil, err
 	}
 	p.Grid = cloneGrid(p.Grid) // the trace keeps its own
+	p.Delay = p.Delay.clone()
 	if err := p.check(g); err != nil {
 		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
@@ -227,6 +233,9 @@ func (p *Params) check(g *generator) error {
 		{ParamBlocks, p.Blocks < 1 || p.Blocks > maxSteps, fmt.Sprintf("blocks must be in [1, %d], not %d", maxSteps, p.Blocks)},
 		{ParamPlanes, p.Planes < 3 || p.Planes > maxSteps, fmt.Sprintf("planes must be in [3, %d], not %d", maxSteps, p.Planes)},
 		{ParamInner, p.Inner < 1 || p.Inner > maxSteps, fmt.Sprintf("inner must be in [1, %d], not %d", maxSteps, p.Inner)},
+	}
+	if err := p.Delay.check(p.Ranks, p.Iterations); err != nil {
+		rules = append(rules, rule{ParamDelay, true, err.Error()})
 	}
 	for _, r := range rules {
 		if r.bad && Applies(g.name, r.param) {
@@ -300,6 +309,9 @@ func (p *Params) describe(kind string) string {
 	add(ParamBlocks, strconv.Itoa(p.Blocks))
 	add(ParamPlanes, strconv.Itoa(p.Planes))
 	add(ParamInner, strconv.Itoa(p.Inner))
+	if !p.Delay.IsZero() {
+		add(ParamDelay, p.Delay.String())
+	}
 	return b.String()
 }
 

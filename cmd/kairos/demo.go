@@ -40,7 +40,8 @@ func newDemoCmd() *cobra.Command {
 		Long: `Demo shows what Kairos does, on nothing but itself: it generates a
 64-rank periodic 2-D stencil (8x8 process grid, halo exchanges with
 isend/irecv/waitall and an allreduce every 10 iterations, with seeded load
-imbalance and noise), checks it (matched messages, completed requests,
+imbalance and noise, and one rank six times slower in three iterations),
+checks it (matched messages, completed requests,
 consistent collectives, no deadlock under SimGrid's send protocol),
 summarises it, simulates it on a 64-node cluster with SimGrid's SMPI network
 model, classifies it on three interconnects (1G Ethernet, 10G Ethernet,
@@ -133,15 +134,40 @@ func demoWorkload(f *demoFlags) (trace.Source, error) {
 	if err != nil {
 		return nil, usagef("--grid: %v", err)
 	}
-	p.Grid, p.Ranks = grid, 0
+	p.Grid, p.Ranks = grid, 1
+	for _, d := range grid {
+		p.Ranks *= d
+	}
 	p.Iterations = f.iterations
 	p.Imbalance, p.Noise, p.Seed = 0.1, 0.02, 1
+	p.Delay = demoDelay(p)
 	src, err := workload.New("stencil2d", p)
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	// The demo reads the trace several times: generate it once.
 	return trace.Load(src)
+}
+
+// demoDelay makes one rank compute six times longer in a few iterations,
+// so that the pattern analysis has slow instances and a late sender to find.
+// The iterations are ones followed by an allreduce, which resynchronises
+// every rank, so that the delay does not spread into later iterations.
+func demoDelay(p workload.Params) workload.Delay {
+	var its []int
+	for it := p.AllreduceEvery - 1; p.AllreduceEvery > 0 && it < p.Iterations; it += p.AllreduceEvery {
+		its = append(its, it)
+	}
+	if len(its) == 0 {
+		return workload.Delay{}
+	}
+	pick := []int{its[0]}
+	for _, i := range []int{len(its)/2 - 1, len(its) - 2} {
+		if i > 0 && its[i] > pick[len(pick)-1] {
+			pick = append(pick, its[i])
+		}
+	}
+	return workload.Delay{Rank: p.Ranks * 27 / 64, Iterations: pick, Factor: 6}
 }
 
 func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, error) {

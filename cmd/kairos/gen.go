@@ -39,6 +39,7 @@ type genFlags struct {
 	blocks   int
 	planes   int
 	inner    int
+	delay    string
 }
 
 func newGenCmd() *cobra.Command { return genCommand(new(genFlags)) }
@@ -59,6 +60,10 @@ The output format follows -o's extension (.ti: SimGrid time-independent text,
 .ktr: Kairos binary; .gz or .zst compress) or --to; with no -o, or -o -, the
 trace is written to standard output as TI text.
 
+--delay makes a trace with known slow iterations, the ground truth of slow
+instance detection: --delay 5:7,23,41:6 multiplies every computation of rank
+5 in iterations 7, 23 and 41 (0-based) by 6, on top of imbalance and noise.
+
 Kinds:
 ` + genKindList(),
 		Example: `  kairos gen --list
@@ -66,7 +71,8 @@ Kinds:
   kairos gen stencil2d --grid 4x4 --iterations 10 --periodic=false -o small.ti
   kairos gen lu --ranks 64 --imbalance 0.2 --noise 0.05 --seed 7 -o lu.ti.zst
   kairos gen masterworker --ranks 16 --tasks 1000 -o farm.ktr
-  kairos gen ring --ranks 4 --iterations 2`,
+  kairos gen ring --ranks 4 --iterations 2
+  kairos gen stencil2d --grid 4x4 -i 60 --delay 5:7,23,41:6 -o slow.ktr   # rank 5 computes 6x longer in iterations 7, 23, 41`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.list {
 				return nil
@@ -104,6 +110,7 @@ Kinds:
 	fl.IntVar(&f.blocks, "blocks", 0, "k-plane blocks per octant, the pipeline depth (sweep)")
 	fl.IntVar(&f.planes, "planes", 0, "k-planes nz (lu)")
 	fl.IntVar(&f.inner, "inner", 0, "CG iterations per outer iteration (cg)")
+	fl.StringVar(&f.delay, "delay", "", "slow one rank down: RANK:IT[,IT...]:FACTOR multiplies rank RANK's computation in the listed iterations (0-based) by FACTOR >= 1, e.g. 5:7,23,41:6 (not masterworker, pingpong)")
 	return cmd
 }
 
@@ -208,6 +215,11 @@ func genParams(fs *pflag.FlagSet, kind string, f *genFlags) (workload.Params, er
 	set(workload.ParamBlocks, func() error { p.Blocks = f.blocks; return nil })
 	set(workload.ParamPlanes, func() error { p.Planes = f.planes; return nil })
 	set(workload.ParamInner, func() error { p.Inner = f.inner; return nil })
+	set(workload.ParamDelay, func() error {
+		d, err := workload.ParseDelay(f.delay)
+		p.Delay = d
+		return err
+	})
 	if len(errs) > 0 {
 		return p, usagef("%s", strings.Join(errs, "; "))
 	}

@@ -41,7 +41,7 @@ func TestGenHelp(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Examples:", "kairos gen stencil2d", "--allreduce-every", "masterworker", "--periodic=false"} {
+	for _, want := range []string{"Examples:", "kairos gen stencil2d", "--allreduce-every", "masterworker", "--periodic=false", "--delay 5:7,23,41:6"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -103,6 +103,9 @@ func TestGenEveryKind(t *testing.T) {
 		}
 		if workload.Applies(kind, workload.ParamNoise) {
 			args = append(args, "--imbalance", "0.3", "--noise", "0.1", "--seed", "42")
+		}
+		if workload.Applies(kind, workload.ParamDelay) {
+			args = append(args, "--delay", "1:0:3")
 		}
 		for _, ext := range []string{".ktr", ".ti", ".ti.gz"} {
 			path := filepath.Join(dir, kind+ext)
@@ -228,12 +231,52 @@ func TestGenErrors(t *testing.T) {
 		{[]string{"gen", "ring", "--to", "nosuch"}, exitUsage, `cannot write format "nosuch"`},
 		{[]string{"gen", "ring", "-o", filepath.Join(dir, "out.xyz")}, exitUsage, "cannot tell the output format"},
 		{[]string{"gen", "ring", "-o", filepath.Join(dir, "missing", "out.ktr")}, exitFailed, "missing"},
+		{[]string{"gen", "ring", "--delay", "5:7"}, exitUsage, `--delay: delay "5:7": want RANK:IT[,IT...]:FACTOR`},
+		{[]string{"gen", "ring", "--delay", "5:7:0.5"}, exitUsage, `factor "0.5" is not a number in [1, 1e+06]`},
+		{[]string{"gen", "ring", "-n", "4", "--delay", "5:7:2"}, exitUsage, "delay 5:7:2: rank 5 is not in [0, 4)"},
+		{[]string{"gen", "ring", "-i", "7", "--delay", "1:7:2"}, exitUsage, "iteration 7 is not in [0, 7) (iterations are 0-based)"},
+		{[]string{"gen", "masterworker", "--delay", "1:0:2"}, exitUsage, "--delay does not apply to masterworker"},
 	}
 	for _, c := range cases {
 		code, _, errb := genRun(c.args...)
 		if code != c.code || !strings.Contains(errb, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errb, c.code, c.want)
 		}
+	}
+}
+
+// TestGenDelay: --delay multiplies exactly the delayed rank's computations
+// of the listed iterations, as the TI text shows, and names the delay in
+// the trace's parameters.
+func TestGenDelay(t *testing.T) {
+	code, out, errb := genRun("gen", "ring", "-n", "3", "-i", "3", "--delay", "2:2,0:4.5")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var got []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "compute") {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		"0 compute 1e+06", "0 compute 1e+06", "0 compute 1e+06",
+		"1 compute 1e+06", "1 compute 1e+06", "1 compute 1e+06",
+		"2 compute 4.5e+06", "2 compute 1e+06", "2 compute 4.5e+06",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("computations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	path := filepath.Join(t.TempDir(), "slow.ktr")
+	if code, _, errb := genRun("gen", "stencil2d", "--grid", "4x4", "-i", "60", "--delay", "5:7,23,41:6", "-o", path); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	src, _, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := src.Meta().Attrs["parameters"]; !strings.Contains(p, "delay=5:7,23,41:6") {
+		t.Errorf("parameters %q do not name the delay", p)
 	}
 }
 

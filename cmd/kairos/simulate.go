@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"kairos/format"
+	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/platform"
 	"kairos/sim"
@@ -50,9 +52,12 @@ MPI semantics and collective algorithms), and per-rank finish times with a
 compute / communication / wait breakdown.
 
 The machine is a SimGrid platform XML file (--platform) or a one-line cluster
-(--cluster "64x1Gf,125MBps,50us"; see "kairos help simulate" below). Ranks
-are placed on the hostfile's hosts round-robin, as smpirun does (or on the
-platform's hosts in order without a hostfile).
+(--cluster "N x SPEED,BW,LAT[,option=value...]", for example
+"64x1Gf,125MBps,50us" or "512x2Gf,10GBps,1us,topo=torus:8,8,8"; options:
+cores, bb, bb-sharing, sharing, limiter, loopback, topo, prefix, suffix, id).
+Ranks are placed on the hostfile's hosts round-robin, as smpirun does
+(without a hostfile, on all the platform's hosts in SimGrid's order, by
+name). smpirun's spellings -np, -platform and -hostfile are accepted.
 
 Model settings take SimGrid's --cfg names and values, for example
 --cfg network/model:LV08 or --cfg=smpi/bcast:flattree. Supported keys:
@@ -65,8 +70,8 @@ much faster, for what-ifs and cross-checks.
 Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
 read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
-trace for ViTE; --verbose prints
-one line per action like SimGrid's verbose replay log.
+trace for ViTE; --verbose prints one line per action like SimGrid's verbose
+replay log.
 
 A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
@@ -136,13 +141,24 @@ type simulateRankJS struct {
 }
 
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
+	// The simulator's heap is mostly long-lived trace-reader buffers and
+	// it allocates little, so a tight GC target keeps the peak memory low
+	// (below SimGrid's) for almost no time.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	cfg, err := simulateConfig(f)
 	if err != nil {
 		return err
 	}
-	src, err := openTrace(path)
+	src, tf, err := format.Open(path)
 	if err != nil {
 		return err
+	}
+	if tf.Name == "ti" && f.np > 0 && f.np != src.NumRanks() {
+		// As smpirun's -np: the size of MPI_COMM_WORLD, whatever the
+		// ranks a shared TI file names.
+		if src, err = ti.OpenWith(path, ti.ReaderOptions{NumRanks: f.np}); err != nil {
+			return err
+		}
 	}
 	p, err := simulatePlatform(f)
 	if err != nil {

@@ -85,6 +85,10 @@ func TestSimulateFigure1(t *testing.T) {
 	if err != nil || !strings.Contains(string(pj), "%EventDef PajeSetState 3") || strings.Count(string(pj), "\n3 ") != 24 {
 		t.Errorf("paje output (%v):\n%s", err, pj)
 	}
+	// smpirun's -np sets the size of MPI_COMM_WORLD: extra ranks idle.
+	if code, out, _ := simRun("simulate", ring, "--cluster", "8x1Gf,125MBps,50us", "-np", "6", "--ranks"); code != 0 || !strings.Contains(out, "\n5 ") {
+		t.Errorf("-np 6: exit %d\n%s", code, out)
+	}
 	code, out, _ = simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--json", "--analytic")
 	var res struct {
 		SimulatedTime float64 `json:"simulated_time"`
@@ -121,7 +125,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", ring}, 2, "--platform FILE.xml or --cluster"},
 		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "nope"}, 2, "key:value"},
 		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "network/model:NS3"}, 2, "not supported"},
-		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "-np", "8"}, 2, "has 4 ranks"},
+		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "-np", "3"}, 1, "out of range"},
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "deadlock"},
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
 	} {
