@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"kairos/platform"
@@ -14,8 +13,8 @@ import (
 )
 
 // clusterXML returns a SimGrid platform file of one flat cluster of n
-// hosts (1 Gf, 125 MBps, 50 us, split-duplex private links), with a
-// backbone when bb is not empty, written in dir.
+// hosts (1 Gf, 125 MBps, 50 us, split-duplex private links), with extra
+// <cluster> attributes (a backbone, a topology...), written in dir.
 func clusterXML(t testing.TB, dir string, n int, extra string) string {
 	t.Helper()
 	p := filepath.Join(dir, fmt.Sprintf("cluster%d.xml", n))
@@ -90,5 +89,3 @@ func BenchmarkStencil64(b *testing.B)          { benchStencil(b, "8x8", 64, fals
 func BenchmarkStencil64Analytic(b *testing.B)  { benchStencil(b, "8x8", 64, true) }
 func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, false) }
 func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, true) }
-
-var _ = strings.TrimSpace

@@ -38,6 +38,11 @@ type collState struct {
 	part  int
 	phase int
 	world []int32 // communicator rank -> world rank; nil for the world
+
+	ops     []collOp // the operations of the phase being posted
+	opIdx   int      // the next one to post
+	srHalf  bool     // the send of ops[opIdx] (a sendrecv) is posted
+	posting bool     // a phase is in progress
 }
 
 // Collective tags, distinct from user tags (which are >= 0) and from one
@@ -81,56 +86,68 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		r.step = 1
 	}
 	for r.step == 1 {
-		if st.part >= len(st.parts) {
-			r.step = 2
-			break
+		if !st.posting {
+			if st.part >= len(st.parts) {
+				r.step = 2
+				break
+			}
+			ops, ok := st.parts[st.part](&st.call, st.phase, st.ops[:0])
+			st.ops = ops
+			if !ok {
+				st.part++
+				st.phase = 0
+				continue
+			}
+			st.phase++
+			st.opIdx, st.srHalf, st.posting = 0, false, true
 		}
-		ops, ok := st.parts[st.part](&st.call, st.phase, s.ops[:0])
-		s.ops = ops[:0]
-		if !ok {
-			st.part++
-			st.phase = 0
-			continue
-		}
-		st.phase++
-		n := 0
-		for _, op := range ops {
+		// Each request is posted by a simcall of its own, then all are
+		// waited for (SMPI's waitall: a waitany per request).
+		for st.opIdx < len(st.ops) {
+			op := st.ops[st.opIdx]
 			peer := op.peer
 			if st.world != nil {
 				peer = st.world[peer]
 			}
-			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
-			s.post(q)
-			if s.await(r, q) {
-				n++
+			if !s.turn(r) {
+				return false
 			}
-			if op.sr {
+			if st.srHalf {
 				q := s.newRequest(r, false, peer, st.call.tag, 0)
 				s.post(q)
-				if s.await(r, q) {
-					n++
-				}
+				s.addWait(r, q)
+				st.srHalf = false
+				st.opIdx++
+				continue
 			}
+			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
+			s.post(q)
+			s.addWait(r, q)
+			if op.sr {
+				st.srHalf = true
+				continue
+			}
+			st.opIdx++
 		}
-		if n > 0 {
-			s.block(r, false)
+		if !s.waitStep(r) {
 			return false
 		}
-	}
-	if r.step == 2 {
-		r.step = 3
-		if e.Kind.HasReduction() && e.Compute != 0 {
-			// SimGrid runs the reduction's flops even with
-			// smpi/simulate-computation:no.
-			return s.compute(r, e.Compute)
+		st.posting = false
+		if cap(st.ops) > 256 {
+			st.ops = nil // do not keep large phases' operations
 		}
+	}
+	if r.step >= 2 && e.Kind.HasReduction() && e.Compute != 0 {
+		// SimGrid runs the reduction's flops even with
+		// smpi/simulate-computation:no.
+		return s.compute(r, e.Compute, 2)
 	}
 	return true
 }
 
 func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st := &r.coll
-	*st = collState{parts: st.parts[:0]}
+	*st = collState{parts: st.parts[:0], ops: st.ops[:0]}
 	n := int32(len(s.ranks))
 	me := r.id
 	if e.Comm != trace.WorldComm {

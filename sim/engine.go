@@ -110,13 +110,14 @@ func (h actionHeap) down(i int) {
 func (s *simulation) heapSet(a *action, date float64, t uint8) {
 	a.htype = t
 	a.date = date
-	// SimGrid's action heap is stable: among equal dates, the action
-	// inserted first pops first, and moving an action keeps its rank
-	// (checked against SimGrid on the differential cases), so that
-	// simultaneous events pop in SimGrid's order.
+	// SimGrid's action heap (boost's stable pairing heap) pops equal
+	// dates in insertion order, and an update counts as a new insertion:
+	// every set takes a new sequence number, so that simultaneous events
+	// pop in SimGrid's order.
+	s.seq++
 	if i := a.heapIdx; i >= 0 {
 		old := s.heap[i]
-		s.heap[i].date = date
+		s.heap[i].date, s.heap[i].seq = date, s.seq
 		if date < old.date {
 			s.heap.up(i)
 		} else {
@@ -124,7 +125,6 @@ func (s *simulation) heapSet(a *action, date float64, t uint8) {
 		}
 		return
 	}
-	s.seq++
 	a.heapIdx = len(s.heap)
 	s.heap = append(s.heap, heapEntry{date, s.seq, a})
 	s.heap.up(a.heapIdx)
@@ -371,11 +371,6 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 	for _, v := range sys.Solve() {
 		a := s.acts[v.ID]
 		if a == nil || !a.running || v.Penalty() <= 0 || a.htype == hLatency {
-			continue
-		}
-		if a.htype == hNormal && a.rate() == a.lastValue {
-			// The share did not change, so neither does the completion
-			// date (SimGrid recomputes it, equal but for rounding).
 			continue
 		}
 		s.updateRemains(a)

@@ -211,10 +211,17 @@ func (s *simulation) newComm() *comm {
 
 // commDone completes both sides of a finished transfer.
 func (s *simulation) commDone(c *comm) {
-	if !c.sreq.done {
+	// SimGrid answers the simcalls blocked on a communication in the order
+	// they started waiting.
+	if r, q := c.rreq.owner, c.sreq.owner; c.rreq.awaited && c.sreq.awaited && r.resume && q.resume && r.regSeq < q.regSeq {
+		s.complete(c.rreq)
 		s.complete(c.sreq)
+	} else {
+		if !c.sreq.done {
+			s.complete(c.sreq)
+		}
+		s.complete(c.rreq)
 	}
-	s.complete(c.rreq)
 	c.sreq.comm, c.rreq.comm = nil, nil
 	s.unref(c.sreq)
 	s.unref(c.rreq)
@@ -231,8 +238,9 @@ func (s *simulation) complete(q *request) {
 		if q.matched > r.matchMax {
 			r.matchMax = q.matched
 		}
-		r.waiting--
-		if r.waiting == 0 {
+		r.wPend--
+		r.wDone++
+		if r.blocked && r.resume && (s.cfg.Subrounds || r.wPend == 0) {
 			s.wake(r)
 		}
 		s.unref(q)
@@ -246,15 +254,4 @@ func (s *simulation) unref(q *request) {
 		q.owner = nil
 		s.freeReqs = append(s.freeReqs, q)
 	}
-}
-
-// await makes r wait for q; it reports whether q is still pending.
-func (s *simulation) await(r *rank, q *request) bool {
-	if q.done {
-		return false
-	}
-	q.awaited = true
-	q.refs++
-	r.waiting++
-	return true
 }

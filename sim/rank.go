@@ -5,6 +5,14 @@ import (
 )
 
 // rank is one MPI process: a state machine over its trace.
+//
+// It runs in turns, as SimGrid's actors do: in each turn a rank issues at
+// most one simcall (posting a request, waiting, starting or waiting for a
+// computation, sleeping, testing). A simcall answered at once lets the rank
+// continue in its next turn, queued after the ranks already runnable; one
+// that blocks lets it continue, answered, in the turn after it is woken.
+// This reproduces the order in which SimGrid matches messages and starts
+// transfers at one simulated date (see Config.Subrounds).
 type rank struct {
 	id       int32
 	host     int
@@ -18,9 +26,17 @@ type rank struct {
 	queued    bool
 	blocked   bool
 	computing bool
-	waiting   int // awaited requests or resource actions still pending
+	turnUsed  bool // the simcall of this turn was issued
+	execBusy  bool // a computation or sleep of this rank is in progress
 	start     float64
 	initTime  float64
+
+	// The requests the rank waits for, as SimGrid's waitany loop sees
+	// them: wPend not complete yet, wDone complete but not consumed;
+	// resume is set while a blocked waitany awaits its answer.
+	wPend, wDone int
+	resume       bool
+	regSeq       uint64 // when the blocked waitany started waiting
 
 	blockStart float64
 	matchMax   float64
@@ -31,15 +47,17 @@ type rank struct {
 	store    map[reqKey]*queue   // SimGrid's RequestStorage: FIFO per key, nil = null request
 	nkeys    int                 // keys with a non-empty queue
 	byID     map[uint64]*request // the same requests by trace request id (traces whose waits name ids)
-	testReq  *request
+	testReq  *request            // a request kept across turns (test, sendRecv)
 	testKey  reqKey
 	testByID bool
 	coll     collState
 	res      RankResult
 }
 
-// runRank advances r until it blocks or its trace ends.
+// runRank gives r a turn: it runs until its next simcall after the one it
+// may issue now, until it blocks, or until its trace ends.
 func (s *simulation) runRank(r *rank) {
+	r.turnUsed = false
 	for !r.done {
 		if !r.busy {
 			if r.ending {
@@ -52,9 +70,9 @@ func (s *simulation) runRank(r *rank) {
 					return
 				}
 				r.ending = true
-				if s.endRequests(r) {
-					return
-				}
+				s.endRequests(r)
+				r.busy, r.step = true, 0
+				r.ev = nil
 				continue
 			}
 			r.ev = r.rd.Event()
@@ -63,6 +81,13 @@ func (s *simulation) runRank(r *rank) {
 			}
 			r.busy, r.step, r.start = true, 0, s.now
 			s.stats.actions++
+		}
+		if r.ev == nil { // the leftover requests at the end
+			if !s.waitStep(r) {
+				return
+			}
+			r.busy = false
+			continue
 		}
 		if !s.exec(r) {
 			return
@@ -74,6 +99,21 @@ func (s *simulation) runRank(r *rank) {
 	}
 }
 
+// turn reports whether r may issue a simcall now; if not, r is queued for
+// its next turn.
+func (s *simulation) turn(r *rank) bool {
+	if !s.cfg.Subrounds {
+		return true
+	}
+	if r.turnUsed {
+		r.queued = true
+		s.runq = append(s.runq, r)
+		return false
+	}
+	r.turnUsed = true
+	return true
+}
+
 func (s *simulation) finishRank(r *rank) {
 	r.done = true
 	r.res.Finish = s.now
@@ -81,39 +121,76 @@ func (s *simulation) finishRank(r *rank) {
 	r.rd = nil
 }
 
-// endRequests waits for the requests still stored when the trace ends. As
-// SimGrid 3.32 (a FIXME in smpi_replay_main), only the last request of
-// each key is waited for. It reports whether r blocks.
-func (s *simulation) endRequests(r *rank) bool {
-	n := 0
+// endRequests makes r wait for the requests still stored when its trace
+// ends. As SimGrid 3.32 (a FIXME in smpi_replay_main), only the last
+// request of each key is waited for.
+func (s *simulation) endRequests(r *rank) {
 	for _, q := range r.store {
 		if q.empty() {
 			continue
 		}
 		if s.cfg.Compat {
-			if last := q.items[len(q.items)-1]; last != nil && s.await(r, last) {
-				n++
+			if last := q.items[len(q.items)-1]; last != nil {
+				s.addWait(r, last)
 			}
 			continue
 		}
 		for _, x := range q.items[q.head:] {
-			if x != nil && s.await(r, x) {
-				n++
+			if x != nil {
+				s.addWait(r, x)
 			}
 		}
 	}
-	if n > 0 {
-		s.block(r, false)
-		return true
+}
+
+// addWait adds q to the requests r waits for. A detached send is skipped:
+// SMPI returns it without a simcall.
+func (s *simulation) addWait(r *rank, q *request) {
+	if q.detached {
+		return
 	}
-	return false
+	if q.done {
+		r.wDone++
+		return
+	}
+	q.awaited = true
+	q.refs++
+	r.wPend++
+}
+
+// waitStep is SimGrid's waitany loop over r's awaited requests: each call
+// (a simcall) consumes one completed request, or blocks until one
+// completes. It reports whether all are consumed.
+func (s *simulation) waitStep(r *rank) bool {
+	if r.resume {
+		// The answer of the waitany that blocked.
+		r.resume = false
+		r.wDone--
+	}
+	for {
+		if r.wDone == 0 && r.wPend == 0 {
+			return true
+		}
+		if !s.turn(r) {
+			return false
+		}
+		if r.wDone > 0 {
+			r.wDone--
+			continue
+		}
+		r.resume = true
+		s.waitSeq++
+		r.regSeq = s.waitSeq
+		s.block(r, false)
+		return false
+	}
 }
 
 // size returns a datatype's size for this trace.
 func (s *simulation) size(t trace.Datatype) int64 { return t.Size(s.meta.DefaultType) }
 
 // exec runs r's current action from r.step; it returns true when the
-// action is over, false when r blocked.
+// action is over, false when r yielded its turn or blocked.
 func (s *simulation) exec(r *rank) bool {
 	e := r.ev
 	switch e.Kind {
@@ -121,52 +198,24 @@ func (s *simulation) exec(r *rank) bool {
 		r.initTime = s.now
 		return true
 	case trace.Compute:
-		if r.step == 0 && s.cfg.SimulateComputation && e.Compute > 0 {
-			r.step = 1
-			return s.compute(r, e.Compute)
+		if !s.cfg.SimulateComputation {
+			return true
 		}
-		return true
+		return s.compute(r, e.Compute, 0)
 	case trace.Sleep:
 		if r.step == 0 {
+			if !s.turn(r) {
+				return false
+			}
 			r.step = 1
 			s.startSleep(r, e.Compute)
-			r.waiting = 1
+			r.execBusy = true
 			s.block(r, true)
 			return false
 		}
 		return true
-	case trace.Send, trace.Isend:
-		if r.step == 0 {
-			q := s.newRequest(r, true, e.Partner, e.Tag, e.SendBytes)
-			if !s.checkPeer(r, e.Partner) {
-				return false
-			}
-			s.post(q)
-			if e.Kind == trace.Isend {
-				s.storeReq(r, reqKey{r.id, e.Partner, e.Tag}, q)
-				s.indexReq(r, q, e.Request)
-				return true
-			}
-			r.step = 1
-			return !s.waitFor(r, q)
-		}
-		return true
-	case trace.Recv, trace.Irecv:
-		if r.step == 0 {
-			if e.Partner != trace.AnySource && !s.checkPeer(r, e.Partner) {
-				return false
-			}
-			q := s.newRequest(r, false, e.Partner, e.Tag, e.RecvBytes)
-			s.post(q)
-			if e.Kind == trace.Irecv {
-				s.storeReq(r, reqKey{e.Partner, r.id, e.Tag}, q)
-				s.indexReq(r, q, e.Request)
-				return true
-			}
-			r.step = 1
-			return !s.waitFor(r, q)
-		}
-		return true
+	case trace.Send, trace.Isend, trace.Recv, trace.Irecv:
+		return s.pointToPoint(r, e)
 	case trace.Wait:
 		if r.step == 0 {
 			r.step = 1
@@ -178,45 +227,45 @@ func (s *simulation) exec(r *rank) bool {
 			if q == nil {
 				return true
 			}
-			blocked := s.waitFor(r, q)
+			s.addWait(r, q)
 			s.unref(q)
-			return !blocked
 		}
-		return true
+		return s.waitStep(r)
 	case trace.Waitall:
 		if r.step == 0 {
 			r.step = 1
-			return !s.waitAll(r, e)
+			s.waitAll(r, e)
 		}
-		return true
+		return s.waitStep(r)
 	case trace.Test:
 		return s.test(r, e)
 	case trace.SendRecv:
 		if r.step == 0 {
-			r.step = 1
 			if e.Partner == r.id && e.Source == r.id {
 				return true
 			}
 			if !s.checkPeer(r, e.Partner) || e.Source != trace.AnySource && !s.checkPeer(r, e.Source) {
 				return false
 			}
-			sq := s.newRequest(r, true, e.Partner, 0, e.SendBytes)
-			rq := s.newRequest(r, false, e.Source, 0, e.RecvBytes)
-			s.post(sq)
-			s.post(rq)
-			n := 0
-			if s.await(r, sq) {
-				n++
-			}
-			if s.await(r, rq) {
-				n++
-			}
-			if n > 0 {
-				s.block(r, false)
+			if !s.turn(r) {
 				return false
 			}
+			r.step = 1
+			r.testReq = s.newRequest(r, true, e.Partner, 0, e.SendBytes)
+			s.post(r.testReq)
 		}
-		return true
+		if r.step == 1 {
+			if !s.turn(r) {
+				return false
+			}
+			r.step = 2
+			q := s.newRequest(r, false, e.Source, 0, e.RecvBytes)
+			s.post(q)
+			s.addWait(r, r.testReq)
+			s.addWait(r, q)
+			r.testReq = nil
+		}
+		return s.waitStep(r)
 	case trace.Probe, trace.Iprobe, trace.Finalize, trace.CommSize, trace.CommSplit, trace.CommDup,
 		trace.CommCreate, trace.CommFree, trace.Location, trace.Local:
 		return true
@@ -228,17 +277,69 @@ func (s *simulation) exec(r *rank) bool {
 	return false
 }
 
-// compute starts flops on r's host and blocks r.
-func (s *simulation) compute(r *rank, flops float64) bool {
-	s.startExec(r, flops)
-	r.waiting = 1
-	s.block(r, true)
-	return false
+// pointToPoint runs send, isend, recv and irecv: post the request (a
+// simcall), then for the blocking ones wait for it (another, except for a
+// detached send, which SMPI does not wait for).
+func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
+	send := e.Kind.IsSend()
+	if r.step == 0 {
+		if (send || e.Partner != trace.AnySource) && !s.checkPeer(r, e.Partner) {
+			return false
+		}
+		if !s.turn(r) {
+			return false
+		}
+		r.step = 1
+		var q *request
+		if send {
+			q = s.newRequest(r, true, e.Partner, e.Tag, e.SendBytes)
+		} else {
+			q = s.newRequest(r, false, e.Partner, e.Tag, e.RecvBytes)
+		}
+		s.post(q)
+		switch e.Kind {
+		case trace.Isend:
+			s.storeReq(r, reqKey{r.id, e.Partner, e.Tag}, q)
+			s.indexReq(r, q, e.Request)
+			return true
+		case trace.Irecv:
+			s.storeReq(r, reqKey{e.Partner, r.id, e.Tag}, q)
+			s.indexReq(r, q, e.Request)
+			return true
+		}
+		s.addWait(r, q)
+	}
+	return s.waitStep(r)
+}
+
+// compute runs flops on r's host as SMPI does: start the execution (a
+// simcall), then wait for it (another), from step base.
+func (s *simulation) compute(r *rank, flops float64, base int) bool {
+	switch r.step - base {
+	case 0:
+		if !s.turn(r) {
+			return false
+		}
+		r.step++
+		r.execBusy = true
+		s.startExec(r, flops)
+		fallthrough
+	case 1:
+		if !s.turn(r) {
+			return false
+		}
+		r.step++
+		if r.execBusy {
+			s.block(r, true)
+			return false
+		}
+	}
+	return true
 }
 
 func (s *simulation) execDone(r *rank) {
-	r.waiting--
-	if r.waiting == 0 {
+	r.execBusy = false
+	if r.blocked {
 		s.wake(r)
 	}
 }
@@ -249,15 +350,6 @@ func (s *simulation) checkPeer(r *rank, p int32) bool {
 		return false
 	}
 	return true
-}
-
-// waitFor blocks r on q; it reports whether r blocked.
-func (s *simulation) waitFor(r *rank, q *request) bool {
-	if s.await(r, q) {
-		s.block(r, false)
-		return true
-	}
-	return false
 }
 
 func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
@@ -348,38 +440,29 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 	return q, true
 }
 
-// waitAll waits for every stored request and clears the store.
-func (s *simulation) waitAll(r *rank, e *trace.Event) bool {
-	n := 0
+// waitAll makes r wait for every stored request (or, for traces that name
+// them, the requests listed) and clears them from the store.
+func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if e.Requests != nil {
-		// A waitall naming its requests (OTF2, DUMPI).
 		for _, id := range e.Requests {
 			if q := r.byID[id]; q != nil {
 				q.refs++
 				s.dropID(r, q)
 				s.dropKey(r, q)
-				if s.await(r, q) {
-					n++
-				}
+				s.addWait(r, q)
 				s.unref(q)
 			}
 		}
-		if n > 0 {
-			s.block(r, false)
-			return true
-		}
-		return false
+		return
 	}
 	if r.nkeys == 0 {
-		return false
+		return
 	}
 	for k, sq := range r.store {
 		for !sq.empty() {
 			if q := sq.pop(); q != nil {
 				s.dropID(r, q)
-				if s.await(r, q) {
-					n++
-				}
+				s.addWait(r, q)
 				s.unref(q)
 			}
 		}
@@ -388,11 +471,6 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) bool {
 		}
 	}
 	r.nkeys = 0
-	if n > 0 {
-		s.block(r, false)
-		return true
-	}
-	return false
 }
 
 // test is MPI_Test as SMPI replays it: sleep smpi/test x n (n grows with
@@ -402,7 +480,6 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) bool {
 func (s *simulation) test(r *rank, e *trace.Event) bool {
 	switch r.step {
 	case 0:
-		r.step = 1
 		var q *request
 		if !byKey(e) {
 			// By request id: test in place, forget it once complete.
@@ -416,17 +493,28 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		}
 		r.testReq = q
 		r.testKey = reqKey{e.Source, e.Partner, e.Tag}
+		r.step = 1
+		fallthrough
+	case 1:
 		if d := s.nsleeps * s.cfg.TestSleep; d > 0 {
+			if !s.turn(r) {
+				return false
+			}
 			r.step = 2
 			s.startSleep(r, d)
-			r.waiting = 1
+			r.execBusy = true
 			s.block(r, true)
 			return false
 		}
 		fallthrough
 	case 2:
 		q := r.testReq
+		if !q.detached && !s.turn(r) { // the test simcall
+			r.step = 2
+			return false
+		}
 		r.testReq = nil
+		r.step = 3
 		if r.testByID {
 			r.testByID = false
 			if q.done {
@@ -449,7 +537,6 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			}
 		}
 		s.unref(q)
-		return true
 	}
 	return true
 }

@@ -33,9 +33,12 @@
 //     selective update marks, which can leave stale shares (see
 //     maxmin.System.SimGridSelective); fixed, every changed component is
 //     solved whole;
-//   - simultaneous events are handled in SimGrid's order: its action heap
-//     is stable (first in, first out) and CPU actions end before network
-//     ones;
+//   - simultaneous events are handled in SimGrid's order: ranks issue one
+//     simcall per turn (Config.Subrounds), its action heap is stable and an
+//     update counts as a new insertion, CPU actions end before network
+//     ones, and the solver visits elements in the order of SimGrid's
+//     intrusive lists, so that even its order-dependent quirks come out
+//     the same;
 //   - reduction flops run even with smpi/simulate-computation:no;
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
@@ -139,9 +142,9 @@ type simulation struct {
 	latF, bwF, weightS float64
 	nsleeps            float64 // SimGrid's process-wide MPI_Test back-off
 	indexIDs           bool    // index requests by id: waits may name ids (not TI)
+	waitSeq            uint64  // order in which ranks started blocking waits
 	err                error
 	stats              struct{ messages, bytes, actions int64 }
-	ops                []collOp
 }
 
 // Run replays src on m with cfg and returns the simulated times. Rank i
@@ -252,7 +255,7 @@ func (s *simulation) loop() error {
 	for _, r := range s.ranks {
 		if !r.done {
 			b := Blocked{Rank: int(r.id), Action: "end of trace (waiting for its pending requests)"}
-			if r.busy {
+			if r.busy && r.ev != nil {
 				b.Action = r.ev.String()
 				b.Position = r.position
 			}

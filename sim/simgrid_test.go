@@ -63,27 +63,6 @@ func diffCases(full bool) []diffCase {
 	return cs
 }
 
-// orderDependent lists the cases of the full matrix where Kairos and
-// SimGrid differ by more than 1e-6, and why. SimGrid 3.32's selective
-// max-min update (which Kairos reproduces, see maxmin.SimGridSelective)
-// re-solves only the constraints reachable when a change is recorded: a
-// flow whose latency ends right after another flow sharing its first link
-// does not pull its other links into the re-solve, so shares there stay
-// stale. Which flows are affected depends on the order of simultaneous
-// events, which in SimGrid follows its actor scheduling (one simcall per
-// actor and sub-round) while Kairos runs each rank until it blocks. With
-// many rendezvous flows starting at the same instant on a multi-hop
-// topology the two orders differ and so do the stale shares. Kairos'
-// order gives the same times in the other 218 cases. Evidence: the gap
-// is not SimGrid's solver precision (maxmin/precision 1e-5, 1e-7 and 1e-9
-// give SimGrid the same 4.648288762 s on ft/torus) but comes with the
-// reverse-route loads: with network/crosstraffic:no the same ft/torus
-// trace agrees to 1e-8 (SimGrid 4.631437599 s, Kairos 4.631437549 s).
-var orderDependent = map[string]string{
-	"ft/torus/64/200000B":     "63 simultaneous rendezvous alltoall flows per rank, order-dependent stale shares",
-	"mg/dragonfly/64/200000B": "simultaneous rendezvous halo flows on a dragonfly, order-dependent stale shares",
-}
-
 var simgridClock = regexp.MustCompile(`^\[([0-9.]+)\] Simulation time`)
 
 // runSimGrid replays the per-rank TI trace desc with smpirun in dir and
@@ -238,13 +217,8 @@ func TestSimGridDifferential(t *testing.T) {
 		fmt.Fprintf(&tab, "%-34s %16.9f %16.9f %10.2e\n", r.c, r.sg, r.kairos, rel)
 		// SimGrid prints its clock with 12 decimals: below 1e-12 s of
 		// difference the comparison is at the printing's resolution.
-		bound := 1e-6
-		if why, ok := orderDependent[r.c.String()]; ok {
-			bound = 2e-4
-			fmt.Fprintf(&tab, "%-34s   known deviation, bound %.0e: %s\n", "", bound, why)
-		}
-		if rel > bound && math.Abs(r.kairos-r.sg) > 1e-12 {
-			t.Errorf("%s: Kairos %.12f, SimGrid %.12f (relative difference %.2e > %.0e)", r.c, r.kairos, r.sg, rel, bound)
+		if rel > 1e-6 && math.Abs(r.kairos-r.sg) > 1e-12 {
+			t.Errorf("%s: Kairos %.12f, SimGrid %.12f (relative difference %.2e > 1e-6)", r.c, r.kairos, r.sg, rel)
 		}
 	}
 	fmt.Fprintf(&tab, "%d cases compared, worst relative difference %.2e\n", compared, worst)

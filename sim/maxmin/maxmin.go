@@ -54,7 +54,11 @@ type Constraint struct {
 	// (max instead of sum), as SimGrid's FATPIPE links.
 	FatPipe bool
 
-	elems     []cElem // the enabled variables' elements
+	// elems are the enabled variables' elements, SimGrid's
+	// enabled_element_set_ from back to front (it pushes at the front;
+	// iterating from the end gives SimGrid's order, which sets the order
+	// of floating-point sums and of the variables reported modified).
+	elems     []cElem
 	remaining float64
 	usage     float64
 	lightIdx  int
@@ -202,14 +206,15 @@ func (s *System) detach(v *Variable) {
 			continue
 		}
 		c := e.c
-		last := int32(len(c.elems) - 1)
-		if e.ci != last {
-			moved := c.elems[last]
-			c.elems[e.ci] = moved
-			moved.v.elems[moved.vi].ci = e.ci
-		}
+		// Keep the order (SimGrid erases from a linked list).
+		copy(c.elems[e.ci:], c.elems[e.ci+1:])
+		last := len(c.elems) - 1
 		c.elems[last] = cElem{}
 		c.elems = c.elems[:last]
+		for k := int(e.ci); k < last; k++ {
+			m := &c.elems[k]
+			m.v.elems[m.vi].ci = int32(k)
+		}
 		e.ci = -1
 	}
 }
@@ -245,7 +250,7 @@ func (s *System) touchCnst(c *Constraint) {
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
 func (s *System) rec(c *Constraint) {
-	for k := 0; k < len(c.elems); k++ {
+	for k := len(c.elems) - 1; k >= 0; k-- {
 		v := c.elems[k].v
 		if v.visited == s.visit {
 			continue
@@ -398,7 +403,7 @@ func (s *System) solve() {
 		c.lightIdx = -1
 		c.remaining = c.Bound
 		els := c.elems
-		for k := range els {
+		for k := len(els) - 1; k >= 0; k-- {
 			if v := els[k].v; els[k].weight > 0 && !v.inMod {
 				v.inMod = true
 				s.modified = append(s.modified, v)
@@ -408,7 +413,7 @@ func (s *System) solve() {
 			continue
 		}
 		c.usage = 0
-		for k := range els {
+		for k := len(els) - 1; k >= 0; k-- {
 			e := &els[k]
 			e.v.value = 0
 			if e.weight > 0 {
