@@ -19,7 +19,6 @@ type rank struct {
 	rd       trace.Reader
 	pos      trace.Positioner
 	ev       *trace.Event
-	position string
 
 	busy      bool // inside an action
 	step      int  // progress within the action
@@ -76,9 +75,6 @@ func (s *simulation) runRank(r *rank) {
 				continue
 			}
 			r.ev = r.rd.Event()
-			if r.pos != nil {
-				r.position = r.pos.Position()
-			}
 			r.busy, r.step, r.start = true, 0, s.now
 			s.stats.actions++
 		}
@@ -97,6 +93,16 @@ func (s *simulation) runRank(r *rank) {
 			s.obs.Action(int(r.id), r.ev, r.start, s.now)
 		}
 	}
+}
+
+// position returns the trace position (file:line) of r's current action,
+// if its reader knows it. It is asked only when reporting a problem:
+// formatting it for every action would cost an allocation each.
+func (r *rank) position() string {
+	if r.pos == nil || r.rd == nil {
+		return ""
+	}
+	return r.pos.Position()
 }
 
 // turn reports whether r may issue a simcall now; if not, r is queued for

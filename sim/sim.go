@@ -257,7 +257,7 @@ func (s *simulation) loop() error {
 			b := Blocked{Rank: int(r.id), Action: "end of trace (waiting for its pending requests)"}
 			if r.busy && r.ev != nil {
 				b.Action = r.ev.String()
-				b.Position = r.position
+				b.Position = r.position()
 			}
 			dl.Blocked = append(dl.Blocked, b)
 		}
@@ -302,7 +302,7 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 	if s.err != nil {
 		return
 	}
-	pos := r.position
+	pos := r.position()
 	if pos != "" {
 		pos += ": "
 	}

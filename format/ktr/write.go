@@ -107,6 +107,7 @@ type encoder struct {
 	zopts     []zstd.EOption
 	zenc      *zstd.Encoder // for the first chunk
 	zdict     *zstd.Encoder // for the others, with the dictionary
+	alt       []byte        // the other compression of the current chunk
 	chunkSize int
 
 	payload   payloadWriter
@@ -209,10 +210,16 @@ func (e *encoder) flush(r int) error {
 
 // writeChunk compresses and writes raw as the next chunk of rank r.
 func (e *encoder) writeChunk(r int, raw []byte, events int) error {
+	e.comp = e.zenc.EncodeAll(raw, e.comp[:0])
 	if e.zdict != nil {
-		e.comp = e.zdict.EncodeAll(raw, e.comp[:0])
-	} else {
-		e.comp = e.zenc.EncodeAll(raw, e.comp[:0])
+		// The dictionary (the file's first chunk) shrinks short ranks
+		// that resemble the first one and can bloat others: keep the
+		// smaller frame. A zstd frame names the dictionary it needs (id 1)
+		// or none (id 0), so the reader needs no flag.
+		e.alt = e.zdict.EncodeAll(raw, e.alt[:0])
+		if len(e.alt) < len(e.comp) {
+			e.comp, e.alt = e.alt, e.comp
+		}
 	}
 	var h [chunkHeadSize]byte
 	binary.LittleEndian.PutUint32(h[0:], uint32(r))
