@@ -119,7 +119,7 @@ func ForOutput(path, name string) (Format, error) {
 	if name != "" {
 		f, ok := ByName(name)
 		if !ok || f.Write == nil {
-			return Format{}, fmt.Errorf("cannot write format %q (writable: %s)", name, writable())
+			return Format{}, fmt.Errorf("cannot write format %q (writable: %s)", name, WritableNames())
 		}
 		return f, nil
 	}
@@ -131,10 +131,12 @@ func ForOutput(path, name string) (Format, error) {
 			}
 		}
 	}
-	return Format{}, fmt.Errorf("%s: cannot tell the output format from the name; use --to (%s)", path, writable())
+	return Format{}, fmt.Errorf("%s: cannot tell the output format from the name; use --to (%s)", path, WritableNames())
 }
 
-func writable() string {
+// WritableNames returns the names of the formats Kairos writes,
+// comma-separated.
+func WritableNames() string {
 	var n []string
 	for _, f := range formats {
 		if f.Write != nil {

@@ -58,22 +58,25 @@ type heapEntry struct {
 	a    *action
 }
 
-// actionHeap is a binary min-heap of actions by date (ties by sequence,
-// for determinism).
+// actionHeap is a 4-ary min-heap of actions by date, ties by sequence
+// number. Keys are unique (every set takes a new sequence number), so the
+// pop order is the total order of (date, seq) whatever the heap's shape:
+// a 4-ary heap, shallower than a binary one, pops exactly what a binary
+// heap or SimGrid's pairing heap pops, with fewer cache misses.
 type actionHeap []heapEntry
 
-func (h actionHeap) less(i, j int) bool {
-	if h[i].date != h[j].date {
-		return h[i].date < h[j].date
-	}
-	return h[i].seq < h[j].seq
+const heapArity = 4
+
+// before reports whether x pops before y.
+func (x *heapEntry) before(y *heapEntry) bool {
+	return x.date < y.date || x.date == y.date && x.seq < y.seq
 }
 
 func (h actionHeap) up(i int) {
 	x := h[i]
 	for i > 0 {
-		p := (i - 1) / 2
-		if !(x.date < h[p].date || x.date == h[p].date && x.seq < h[p].seq) {
+		p := (i - 1) / heapArity
+		if !x.before(&h[p]) {
 			break
 		}
 		h[i] = h[p]
@@ -88,15 +91,18 @@ func (h actionHeap) down(i int) {
 	n := len(h)
 	x := h[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
+		first := heapArity*i + 1
+		if first >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && h.less(r, l) {
-			m = r
+		m := first
+		last := min(first+heapArity, n)
+		for c := first + 1; c < last; c++ {
+			if h[c].before(&h[m]) {
+				m = c
+			}
 		}
-		if !(h[m].date < x.date || h[m].date == x.date && h[m].seq < x.seq) {
+		if !h[m].before(&x) {
 			break
 		}
 		h[i] = h[m]

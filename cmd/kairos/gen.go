@@ -93,7 +93,7 @@ Kinds:
 	fl.SortFlags = false
 	fl.BoolVar(&f.list, "list", false, "list the workload kinds, their descriptions and default parameters")
 	fl.StringVarP(&f.out, "output", "o", "-", "output trace file (\"-\": standard output, TI text)")
-	fl.StringVar(&f.to, "to", "", "output format ("+format.Names()+"); default: from -o's extension")
+	fl.StringVar(&f.to, "to", "", "output format ("+format.WritableNames()+"); default: from -o's extension")
 	fl.IntVarP(&f.ranks, "ranks", "n", 0, "number of ranks (with no --grid, a near-square/cubic grid is derived)")
 	fl.StringVar(&f.grid, "grid", "", "process grid, x first: 8x8, 4x4x4 (stencil2d, stencil3d, sweep, lu, mg)")
 	fl.IntVarP(&f.iters, "iterations", "i", 0, "time steps (outer iterations)")

@@ -108,7 +108,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.speed, "speed", "", "override every host's speed (flop/s, SimGrid units: 1Gf)")
 	fl.BoolVar(&f.analytic, "analytic", false, "contention-free analytic model (fast what-ifs)")
 	fl.StringVar(&f.timed, "timed-trace", "", "write the simulated run as a timed trace to this file")
-	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.Names()+")")
+	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.WritableNames()+")")
 	fl.StringVar(&f.perfetto, "perfetto", "", "write a Perfetto / Chrome trace JSON timeline to this file")
 	fl.StringVar(&f.paje, "paje", "", "write a Paje trace (for ViTE) to this file")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every action's end date and duration, as SimGrid's verbose replay")
