@@ -14,11 +14,11 @@ import (
 // This reproduces the order in which SimGrid matches messages and starts
 // transfers at one simulated date (see Config.Subrounds).
 type rank struct {
-	id       int32
-	host     int
-	rd       trace.Reader
-	pos      trace.Positioner
-	ev       *trace.Event
+	id   int32
+	host int
+	rd   trace.Reader
+	pos  trace.Positioner
+	ev   *trace.Event
 
 	busy      bool // inside an action
 	step      int  // progress within the action

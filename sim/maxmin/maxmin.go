@@ -100,6 +100,10 @@ type Variable struct {
 	inMod   bool
 	// ID is the caller's handle on the activity.
 	ID int32
+	// inline holds the elements of a variable using few constraints (a
+	// transfer's route and its reverse in a cluster), next to the
+	// variable's other fields: the solver's loops touch one cache line.
+	inline [4]vElem
 }
 
 // Value returns the rate Solve gave the variable.
@@ -112,7 +116,13 @@ func (v *Variable) Penalty() float64 { return v.penalty }
 // it disabled: it takes no share until its penalty is set) and bound (a
 // negative bound means none), using about n constraints.
 func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable {
-	return &Variable{ID: id, penalty: penalty, bound: bound, elems: make([]vElem, 0, n)}
+	v := &Variable{ID: id, penalty: penalty, bound: bound}
+	if n <= len(v.inline) {
+		v.elems = v.inline[:0]
+	} else {
+		v.elems = make([]vElem, 0, n)
+	}
+	return v
 }
 
 // Reset reuses v as a fresh variable (to avoid allocations); v must have
@@ -403,29 +413,38 @@ func (s *System) solve() {
 		c.lightIdx = -1
 		c.remaining = c.Bound
 		els := c.elems
-		for k := len(els) - 1; k >= 0; k-- {
-			if v := els[k].v; els[k].weight > 0 && !v.inMod {
-				v.inMod = true
-				s.modified = append(s.modified, v)
-			}
-		}
 		if !doublePositive(c.remaining, c.Bound*prec) {
+			for k := len(els) - 1; k >= 0; k-- {
+				if v := els[k].v; els[k].weight > 0 && !v.inMod {
+					v.inMod = true
+					s.modified = append(s.modified, v)
+				}
+			}
 			continue
 		}
-		c.usage = 0
+		// One pass (SimGrid makes two) with the same effects in the
+		// same order: the modified variables, their values reset, and
+		// the usage summed from back to front.
+		usage := 0.0
 		for k := len(els) - 1; k >= 0; k-- {
 			e := &els[k]
-			e.v.value = 0
+			v := e.v
+			v.value = 0
 			if e.weight > 0 {
-				u := e.weight / e.v.penalty
+				if !v.inMod {
+					v.inMod = true
+					s.modified = append(s.modified, v)
+				}
+				u := e.weight / v.penalty
 				if !c.FatPipe {
-					c.usage += u
-				} else if c.usage < u {
-					c.usage = u
+					usage += u
+				} else if usage < u {
+					usage = u
 				}
 				e.active = true
 			}
 		}
+		c.usage = usage
 		if c.usage > 0 {
 			c.lightIdx = len(s.light)
 			s.light = append(s.light, light{c, c.remaining / c.usage})
