@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"kairos/format"
 	_ "kairos/format/dumpi"
@@ -74,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()
+	finishProgress()
 	switch {
 	case err == nil:
 		return exitOK
@@ -114,7 +113,10 @@ func exactArgs(n int) cobra.PositionalArgs {
 // openTrace opens a trace in any registered format.
 func openTrace(path string) (trace.Source, error) {
 	src, _, err := format.Open(path)
-	return src, err
+	if err != nil {
+		return nil, err
+	}
+	return eventProgress(src, filepath.Base(path)), nil
 }
 
 // writeOutput writes what fn writes to path ("-" or "" for stdout),
@@ -131,36 +133,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// bar is a progress bar on stderr; a nil *bar does nothing, so that quiet
-// runs need no special cases.
-type bar struct{ pb *progressbar.ProgressBar }
-
-// progress returns a progress bar on stderr for long work, or nil when
-// stderr is not a terminal.
-func progress(total int64, what string) *bar {
-	if !term.IsTerminal(int(os.Stderr.Fd())) {
-		return nil
-	}
-	return &bar{progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish())}
-}
-
-// Add advances the bar by n.
-func (b *bar) Add(n int) {
-	if b != nil {
-		b.pb.Add(n)
-	}
-}
-
-// Finish completes and clears the bar.
-func (b *bar) Finish() {
-	if b != nil {
-		b.pb.Finish()
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -160,6 +161,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
+	src = eventProgress(src, filepath.Base(path))
 	p, err := simulatePlatform(f)
 	if err != nil {
 		return err

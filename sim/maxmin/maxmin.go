@@ -41,7 +41,16 @@ type System struct {
 	modified []*Variable
 	stamp    uint32
 	visit    uint32 // SimGrid mode: the current round's visited mark
+
+	// Constraints and variables are carved from slabs: the solver's
+	// loops chase pointers between them, and neighbours in memory share
+	// cache lines and pages.
+	cnstSlab []Constraint
+	varSlab  []Variable
 }
+
+// slabSize is the number of constraints or variables allocated at once.
+const slabSize = 256
 
 // New returns an empty system with the given precision.
 func New(precision float64) *System { return &System{Precision: precision, visit: 1} }
@@ -69,7 +78,13 @@ type Constraint struct {
 
 // NewConstraint returns a constraint of capacity bound.
 func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
-	return &Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1}
+	if len(s.cnstSlab) == 0 {
+		s.cnstSlab = make([]Constraint, slabSize)
+	}
+	c := &s.cnstSlab[0]
+	s.cnstSlab = s.cnstSlab[1:]
+	*c = Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1}
+	return c
 }
 
 // cElem is an enabled variable's use of a constraint, stored in the
@@ -116,7 +131,12 @@ func (v *Variable) Penalty() float64 { return v.penalty }
 // it disabled: it takes no share until its penalty is set) and bound (a
 // negative bound means none), using about n constraints.
 func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable {
-	v := &Variable{ID: id, penalty: penalty, bound: bound}
+	if len(s.varSlab) == 0 {
+		s.varSlab = make([]Variable, slabSize)
+	}
+	v := &s.varSlab[0]
+	s.varSlab = s.varSlab[1:]
+	*v = Variable{ID: id, penalty: penalty, bound: bound}
 	if n <= len(v.inline) {
 		v.elems = v.inline[:0]
 	} else {
