@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkMemory(b *testing.B) {
 func BenchmarkWrite(b *testing.B) {
 	tr := benchTrace(false)
 	path := filepath.Join(b.TempDir(), "w.ktr")
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		if err := Write(path, tr); err != nil {
 			b.Fatal(err)
@@ -90,7 +91,7 @@ func benchRead(b *testing.B, n float64, open func() (trace.Source, error)) {
 	}
 	for _, m := range modes {
 		b.Run(m.name, func(b *testing.B) {
-			cpu0 := cpuTime()
+			cpu0 := testenv.CPUTime()
 			for b.Loop() {
 				src, err := open()
 				if err == nil {
@@ -109,7 +110,7 @@ func benchRead(b *testing.B, n float64, open func() (trace.Source, error)) {
 // nanoseconds per event since cpu0, for n events per iteration.
 func reportRate(b *testing.B, n float64, cpu0 time.Duration) {
 	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu := testenv.CPUTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/(n*float64(b.N)), "cpu-ns/event")
 	}
 }

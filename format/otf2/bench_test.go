@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -73,7 +72,7 @@ func benchMerged(b *testing.B, dir string) {
 	ref := otf2PrintSilent(b, dir)
 	b.SetBytes(eventBytes(b, dir))
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events int
 	for i := 0; i < b.N; i++ {
 		a, err := OpenArchive(dir)
@@ -94,20 +93,11 @@ func benchMerged(b *testing.B, dir string) {
 		m.Close()
 	}
 	per := b.Elapsed() / time.Duration(b.N)
-	cpu := (cpuTime() - cpu0) / time.Duration(b.N)
+	cpu := (testenv.CPUTime() - cpu0) / time.Duration(b.N)
 	b.ReportMetric(float64(events)/per.Seconds(), "events/s")
 	b.ReportMetric(float64(events)/cpu.Seconds(), "cpu-events/s")
 	b.ReportMetric(float64(events)/ref.Seconds(), "otf2print-events/s")
 	b.ReportMetric(ref.Seconds()/per.Seconds(), "x-otf2print")
-}
-
-// cpuTime returns the user and system CPU time the process has used, so
-// that the benchmarks also report a throughput that does not depend on
-// how busy the machine is.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkReadMerged measures the global (merged, clock-corrected)
@@ -124,7 +114,7 @@ func BenchmarkReadMerged(b *testing.B) {
 func BenchmarkReadLocations(b *testing.B) {
 	dir := synthetic(b)
 	b.SetBytes(eventBytes(b, dir))
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events int
 	for i := 0; i < b.N; i++ {
 		a, err := OpenArchive(dir)
@@ -147,7 +137,7 @@ func BenchmarkReadLocations(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(events)/(b.Elapsed()/time.Duration(b.N)).Seconds(), "events/s")
-	b.ReportMetric(float64(events)/((cpuTime()-cpu0)/time.Duration(b.N)).Seconds(), "cpu-events/s")
+	b.ReportMetric(float64(events)/((testenv.CPUTime()-cpu0)/time.Duration(b.N)).Seconds(), "cpu-events/s")
 }
 
 // BenchmarkModel measures reading the synthetic trace into the Kairos
@@ -155,7 +145,7 @@ func BenchmarkReadLocations(b *testing.B) {
 func BenchmarkModel(b *testing.B) {
 	dir := synthetic(b)
 	b.SetBytes(eventBytes(b, dir))
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	var events int
 	for i := 0; i < b.N; i++ {
 		s, err := Open(dir)
@@ -178,5 +168,5 @@ func BenchmarkModel(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(events)/(b.Elapsed()/time.Duration(b.N)).Seconds(), "mpicalls/s")
-	b.ReportMetric(float64(events)/((cpuTime()-cpu0)/time.Duration(b.N)).Seconds(), "cpu-mpicalls/s")
+	b.ReportMetric(float64(events)/((testenv.CPUTime()-cpu0)/time.Duration(b.N)).Seconds(), "cpu-mpicalls/s")
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -42,7 +43,7 @@ var benchText = sync.OnceValues(func() ([]byte, int) {
 func benchParse(b *testing.B, open func(data []byte) io.Reader, data []byte, lines int) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		rd := NewReader(open(data), "bench.ti", 4, 64, trace.TypeByte, ReaderOptions{})
 		n := 0
@@ -53,7 +54,7 @@ func benchParse(b *testing.B, open func(data []byte) io.Reader, data []byte, lin
 			b.Fatalf("%d events, %v", n, rd.Err())
 		}
 	}
-	reportRates(b, lines, cpuTime()-cpu0)
+	reportRates(b, lines, testenv.CPUTime()-cpu0)
 }
 
 // reportRates reports actions per second of wall time and per second of
@@ -98,14 +99,14 @@ func BenchmarkWrite(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		var st WriteStats
 		if err := WriteShared(io.Discard, tr, &st); err != nil || st.Lines != lines {
 			b.Fatal(err, st.Lines)
 		}
 	}
-	reportRates(b, lines, cpuTime()-cpu0)
+	reportRates(b, lines, testenv.CPUTime()-cpu0)
 }
 
 // BenchmarkOpen measures the scan Open makes of a shared file (the
@@ -117,12 +118,12 @@ func BenchmarkOpen(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
-	cpu0 := cpuTime()
+	cpu0 := testenv.CPUTime()
 	for b.Loop() {
 		tr, err := Open(path)
 		if err != nil || tr.NumRanks() != 5 {
 			b.Fatal(err)
 		}
 	}
-	reportRates(b, lines, cpuTime()-cpu0)
+	reportRates(b, lines, testenv.CPUTime()-cpu0)
 }

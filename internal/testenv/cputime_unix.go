@@ -1,16 +1,16 @@
 //go:build unix
 
-package ktr
+package testenv
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user and system) the process has used, so
+// CPUTime returns the CPU time (user and system) the process has used, so
 // that benchmarks can report a cost that the load of a shared machine
 // distorts less than wall-clock time.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
