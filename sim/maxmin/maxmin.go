@@ -342,6 +342,7 @@ func (s *System) Solve() []*Variable {
 		s.list = s.list[:0]
 		s.visit++
 	}
+	Stats.Mod += len(s.modified)
 	return s.modified
 }
 
@@ -424,7 +425,13 @@ func (s *System) removeLight(c *Constraint) {
 }
 
 // solve is SimGrid's lmm::MaxMin::maxmin_solve over s.list.
+var Stats struct{ Solves, List, Elems, Iters, Light, Mod, MaxList int }
+
 func (s *System) solve() {
+	Stats.Solves++
+	Stats.List += len(s.list)
+	Stats.MaxList = max(Stats.MaxList, len(s.list))
+	for _, c := range s.list { Stats.Elems += len(c.elems) }
 	prec := s.Precision
 	minUsage, minBound := -1.0, -1.0
 	s.light = s.light[:0]
@@ -480,6 +487,8 @@ func (s *System) solve() {
 			// active variable (SimGrid asserts); stop rather than spin.
 			break
 		}
+		Stats.Iters++
+		Stats.Light += len(s.light)
 		for _, v := range vars {
 			if v.bound > 0 && v.bound*v.penalty < minUsage {
 				if minBound < 0 {
