@@ -36,7 +36,7 @@ type action struct {
 	latency    float64 // latency to pay (factored)
 	fixedRate  float64 // analytic mode: the contention-free rate
 	inSystem   bool    // v is a variable of a max-min system
-	heapIdx    int
+	slot       int32   // the action's index in actionHeap.pos and .act, for life
 	date       float64
 	// what completes when the action ends
 	comm *comm
@@ -55,15 +55,21 @@ func (a *action) rate() float64 {
 type heapEntry struct {
 	date float64
 	seq  uint64
-	a    *action
+	slot int32
 }
 
 // actionHeap is a 4-ary min-heap of actions by date, ties by sequence
 // number. Keys are unique (every set takes a new sequence number), so the
 // pop order is the total order of (date, seq) whatever the heap's shape:
 // a 4-ary heap, shallower than a binary one, pops exactly what a binary
-// heap or SimGrid's pairing heap pops, with fewer cache misses.
-type actionHeap []heapEntry
+// heap or SimGrid's pairing heap pops. Entries name actions by slot, and
+// positions are kept in a dense array by slot, so that sifting touches no
+// action (each would be a cache miss).
+type actionHeap struct {
+	e   []heapEntry
+	pos []int32   // by slot: index in e, -1 when not in the heap
+	act []*action // by slot
+}
 
 const heapArity = 4
 
@@ -72,24 +78,36 @@ func (x *heapEntry) before(y *heapEntry) bool {
 	return x.date < y.date || x.date == y.date && x.seq < y.seq
 }
 
-func (h actionHeap) up(i int) {
-	x := h[i]
-	for i > 0 {
-		p := (i - 1) / heapArity
-		if !x.before(&h[p]) {
-			break
-		}
-		h[i] = h[p]
-		h[i].a.heapIdx = i
-		i = p
-	}
-	h[i] = x
-	x.a.heapIdx = i
+// register gives a new action its slot.
+func (h *actionHeap) register(a *action) {
+	a.slot = int32(len(h.act))
+	h.act = append(h.act, a)
+	h.pos = append(h.pos, -1)
 }
 
-func (h actionHeap) down(i int) {
-	n := len(h)
-	x := h[i]
+// top returns the action that pops first (the heap must not be empty).
+func (h *actionHeap) top() *action { return h.act[h.e[0].slot] }
+
+func (h *actionHeap) up(i int) {
+	e, pos := h.e, h.pos
+	x := e[i]
+	for i > 0 {
+		p := (i - 1) / heapArity
+		if !x.before(&e[p]) {
+			break
+		}
+		e[i] = e[p]
+		pos[e[i].slot] = int32(i)
+		i = p
+	}
+	e[i] = x
+	pos[x.slot] = int32(i)
+}
+
+func (h *actionHeap) down(i int) {
+	e, pos := h.e, h.pos
+	n := len(e)
+	x := e[i]
 	for {
 		first := heapArity*i + 1
 		if first >= n {
@@ -98,19 +116,19 @@ func (h actionHeap) down(i int) {
 		m := first
 		last := min(first+heapArity, n)
 		for c := first + 1; c < last; c++ {
-			if h[c].before(&h[m]) {
+			if e[c].before(&e[m]) {
 				m = c
 			}
 		}
-		if !h[m].before(&x) {
+		if !e[m].before(&x) {
 			break
 		}
-		h[i] = h[m]
-		h[i].a.heapIdx = i
+		e[i] = e[m]
+		pos[e[i].slot] = int32(i)
 		i = m
 	}
-	h[i] = x
-	x.a.heapIdx = i
+	e[i] = x
+	pos[x.slot] = int32(i)
 }
 
 func (s *simulation) heapSet(a *action, date float64, t uint8) {
@@ -121,39 +139,39 @@ func (s *simulation) heapSet(a *action, date float64, t uint8) {
 	// every set takes a new sequence number, so that simultaneous events
 	// pop in SimGrid's order.
 	s.seq++
-	if i := a.heapIdx; i >= 0 {
-		old := s.heap[i]
-		s.heap[i].date, s.heap[i].seq = date, s.seq
-		if date < old.date {
-			s.heap.up(i)
+	h := &s.heap
+	if i := h.pos[a.slot]; i >= 0 {
+		old := h.e[i].date
+		h.e[i].date, h.e[i].seq = date, s.seq
+		if date < old {
+			h.up(int(i))
 		} else {
-			s.heap.down(i)
+			h.down(int(i))
 		}
 		return
 	}
-	a.heapIdx = len(s.heap)
-	s.heap = append(s.heap, heapEntry{date, s.seq, a})
-	s.heap.up(a.heapIdx)
+	h.e = append(h.e, heapEntry{date, s.seq, a.slot})
+	h.up(len(h.e) - 1)
 }
 
 func (s *simulation) heapRemove(a *action) {
 	a.htype = hNone
-	i := a.heapIdx
+	h := &s.heap
+	i := int(h.pos[a.slot])
 	if i < 0 {
 		return
 	}
-	last := len(s.heap) - 1
-	a.heapIdx = -1
+	h.pos[a.slot] = -1
+	last := len(h.e) - 1
 	if i != last {
-		s.heap[i] = s.heap[last]
-		s.heap[i].a.heapIdx = i
+		h.e[i] = h.e[last]
+		h.pos[h.e[i].slot] = int32(i)
 	}
-	s.heap[last] = heapEntry{}
-	s.heap = s.heap[:last]
+	h.e = h.e[:last]
 	if i != last {
-		x := s.heap[i].a
-		s.heap.down(i)
-		s.heap.up(x.heapIdx)
+		x := h.e[i].slot
+		h.down(i)
+		h.up(int(h.pos[x]))
 	}
 }
 
@@ -169,20 +187,23 @@ func (s *simulation) newAction(kind uint8) *action {
 	if n := len(s.freeActs); n > 0 {
 		a = s.freeActs[n-1]
 		s.freeActs = s.freeActs[:n-1]
-		v := a.v
+		v, slot := a.v, a.slot
 		*a = action{}
-		a.v = v
+		a.v, a.slot = v, slot
 	} else {
 		a = &action{}
+		s.heap.register(a)
 	}
 	a.kind = kind
-	a.heapIdx = -1
 	a.running = true
 	a.lastUpdate = s.now
 	return a
 }
 
 func (s *simulation) freeAction(a *action) {
+	if s.heap.pos[a.slot] >= 0 {
+		s.heapRemove(a) // a reused action must not inherit a heap entry
+	}
 	a.comm, a.rank = nil, nil
 	s.freeActs = append(s.freeActs, a)
 }
@@ -241,8 +262,8 @@ type route struct {
 }
 
 func (s *simulation) route(src, dst int) *route {
-	key := uint64(src)<<32 | uint64(uint32(dst))
-	if rt, ok := s.routes[key]; ok {
+	from := &s.routes[src]
+	if rt := from.get(int32(dst)); rt != nil {
 		return rt
 	}
 	fwd, lat, err := s.m.Route(src, dst)
@@ -264,7 +285,7 @@ func (s *simulation) route(src, dst int) *route {
 			rt.back = append(rt.back, s.links[l])
 		}
 	}
-	s.routes[key] = rt
+	from.put(int32(dst), rt)
 	return rt
 }
 
@@ -402,16 +423,16 @@ func (s *simulation) advance() bool {
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
 	}
-	if len(s.heap) == 0 {
+	if len(s.heap.e) == 0 {
 		return false
 	}
-	s.now += s.heap[0].date - s.now
+	s.now += s.heap.e[0].date - s.now
 	// As SimGrid: every model pops its events due now (latencies paid
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
-	for len(s.heap) > 0 && math.Abs(s.heap[0].date-s.now) < s.cfg.SurfPrecision {
-		a := s.heap[0].a
+	for len(s.heap.e) > 0 && math.Abs(s.heap.e[0].date-s.now) < s.cfg.SurfPrecision {
+		a := s.heap.top()
 		t := a.htype
 		s.heapRemove(a)
 		if t == hLatency {

@@ -70,9 +70,9 @@ func (q *queue) remove(r *request) bool {
 
 // mailbox holds a receiving rank's unmatched sends and receives.
 type mailbox struct {
-	sends    map[uint64]*queue // by (source, tag)
-	recvs    map[uint64]*queue // exact receives by (source, tag)
-	wildRecv queue             // receives with AnySource or AnyTag
+	sends    keyMap[uint64, *queue] // by (source, tag)
+	recvs    keyMap[uint64, *queue] // exact receives by (source, tag)
+	wildRecv queue                  // receives with AnySource or AnyTag
 	nsends   int
 }
 
@@ -107,7 +107,7 @@ func (s *simulation) post(q *request) {
 		me := q.owner.id
 		var cand *request
 		var from *queue
-		if rq := mb.recvs[mkey(me, q.tag)]; rq != nil && !rq.empty() {
+		if rq := mb.recvs.get(mkey(me, q.tag)); rq != nil && !rq.empty() {
 			cand, from = rq.front(), rq
 		}
 		if !mb.wildRecv.empty() {
@@ -131,10 +131,10 @@ func (s *simulation) post(q *request) {
 			return
 		}
 		k := mkey(me, q.tag)
-		sq := mb.sends[k]
+		sq := mb.sends.get(k)
 		if sq == nil {
 			sq = &queue{}
-			mb.sends[k] = sq
+			mb.sends.put(k, sq)
 		}
 		sq.push(q)
 		mb.nsends++
@@ -143,16 +143,16 @@ func (s *simulation) post(q *request) {
 	me := q.owner
 	mb := &me.mbox
 	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
-		if sq := mb.sends[mkey(q.peer, q.tag)]; sq != nil && !sq.empty() {
+		if sq := mb.sends.get(mkey(q.peer, q.tag)); sq != nil && !sq.empty() {
 			mb.nsends--
 			s.match(sq.pop(), q)
 			return
 		}
 		k := mkey(q.peer, q.tag)
-		rq := mb.recvs[k]
+		rq := mb.recvs.get(k)
 		if rq == nil {
 			rq = &queue{}
-			mb.recvs[k] = rq
+			mb.recvs.put(k, rq)
 		}
 		rq.push(q)
 		return
@@ -160,7 +160,7 @@ func (s *simulation) post(q *request) {
 	// Wildcard receive: the oldest matching send of any queue.
 	var best *request
 	var bq *queue
-	for _, sq := range mb.sends {
+	for _, sq := range mb.sends.all() {
 		if sq.empty() {
 			continue
 		}

@@ -43,10 +43,10 @@ type rank struct {
 	done     bool
 	ending   bool // the trace is over; waiting for leftover requests
 	mbox     mailbox
-	store    map[reqKey]*queue   // SimGrid's RequestStorage: FIFO per key, nil = null request
-	nkeys    int                 // keys with a non-empty queue
-	byID     map[uint64]*request // the same requests by trace request id (traces whose waits name ids)
-	testReq  *request            // a request kept across turns (test, sendRecv)
+	store    keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
+	nkeys    int                    // keys with a non-empty queue
+	byID     map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
+	testReq  *request               // a request kept across turns (test, sendRecv)
 	testKey  reqKey
 	testByID bool
 	coll     collState
@@ -131,7 +131,7 @@ func (s *simulation) finishRank(r *rank) {
 // ends. As SimGrid 3.32 (a FIXME in smpi_replay_main), only the last
 // request of each key is waited for.
 func (s *simulation) endRequests(r *rank) {
-	for _, q := range r.store {
+	for _, q := range r.store.all() {
 		if q.empty() {
 			continue
 		}
@@ -359,10 +359,10 @@ func (s *simulation) checkPeer(r *rank, p int32) bool {
 }
 
 func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
-	sq := r.store[k]
+	sq := r.store.get(k)
 	if sq == nil {
 		sq = &queue{}
-		r.store[k] = sq
+		r.store.put(k, sq)
 	}
 	if sq.empty() {
 		r.nkeys++
@@ -402,7 +402,7 @@ func (s *simulation) dropID(r *rank, q *request) {
 
 // dropKey takes q out of the key store. The caller must hold a reference.
 func (s *simulation) dropKey(r *rank, q *request) {
-	if sq := r.store[q.key]; sq != nil && sq.remove(q) {
+	if sq := r.store.get(q.key); sq != nil && sq.remove(q) {
 		if sq.empty() {
 			r.nkeys--
 		}
@@ -432,7 +432,7 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 		return nil, false
 	}
 	k := reqKey{e.Source, e.Partner, e.Tag}
-	sq := r.store[k]
+	sq := r.store.get(k)
 	if sq == nil || sq.empty() {
 		return nil, true
 	}
@@ -464,7 +464,7 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if r.nkeys == 0 {
 		return
 	}
-	for k, sq := range r.store {
+	for k, sq := range r.store.all() {
 		for !sq.empty() {
 			if q := sq.pop(); q != nil {
 				s.dropID(r, q)
@@ -472,8 +472,8 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 				s.unref(q)
 			}
 		}
-		if len(r.store) > 64 {
-			delete(r.store, k)
+		if r.store.len() > 64 {
+			r.store.delete(k)
 		}
 	}
 	r.nkeys = 0

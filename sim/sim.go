@@ -127,7 +127,7 @@ type simulation struct {
 	cpuSys  *maxmin.System
 	hosts   []hostState
 	links   []*maxmin.Constraint
-	routes  map[uint64]*route
+	routes  []keyMap[int32, *route] // cached routes, by source host
 	ranks   []*rank
 	runq    []*rank
 	acts    []*action
@@ -172,7 +172,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
-	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: map[uint64]*route{}, nsleeps: 1}
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
@@ -211,9 +211,6 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		}
 		r := &rank{id: int32(i), host: h, rd: rd, matchMax: -1}
 		r.pos, _ = rd.(trace.Positioner)
-		r.mbox.sends = map[uint64]*queue{}
-		r.mbox.recvs = map[uint64]*queue{}
-		r.store = map[reqKey]*queue{}
 		s.ranks = append(s.ranks, r)
 		s.runq = append(s.runq, r)
 	}

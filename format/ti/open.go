@@ -364,8 +364,9 @@ func (t *Trace) setDefaultType(inits map[int]int) {
 func (t *Trace) scanPerRank() error {
 	inits := map[int]int{}
 	locs := map[int][]string{}
+	buf := make([]byte, 1<<20) // one block buffer for all files: no garbage per rank
 	for r, name := range t.files {
-		hasLoc, tail, err := scanBulk(name, []byte("location"))
+		hasLoc, tail, err := scanBulk(name, []byte("location"), buf)
 		if err != nil {
 			return err
 		}
@@ -416,14 +417,14 @@ func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs 
 
 // scanBulk reads name in large blocks and reports whether it contains
 // word, and the bytes after its last newline (its unterminated last
-// line, empty if it ends with a newline).
-func scanBulk(name string, word []byte) (found bool, tail []byte, err error) {
+// line, empty if it ends with a newline). buf is its block buffer, longer
+// than word.
+func scanBulk(name string, word, buf []byte) (found bool, tail []byte, err error) {
 	f, err := fileio.Open(name)
 	if err != nil {
 		return false, nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
 	keep := 0 // bytes carried over from the previous block
 	for {
 		n, rerr := io.ReadFull(f, buf[keep:])

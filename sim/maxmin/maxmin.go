@@ -92,6 +92,10 @@ func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
 type cElem struct {
 	v      *Variable
 	weight float64
+	// usage is weight / v's penalty, computed (with the same operands, so
+	// the same bits) when the element or the penalty changes rather than
+	// twice per solve.
+	usage  float64
 	vi     int32 // index of the matching vElem in v.elems
 	active bool
 }
@@ -155,7 +159,7 @@ func (v *Variable) Reset(id int32, penalty, bound float64) {
 func attach(v *Variable, i int) {
 	e := &v.elems[i]
 	e.ci = int32(len(e.c.elems))
-	e.c.elems = append(e.c.elems, cElem{v: v, weight: e.weight, vi: int32(i)})
+	e.c.elems = append(e.c.elems, cElem{v: v, weight: e.weight, usage: e.weight / v.penalty, vi: int32(i)})
 }
 
 // Expand makes v use c with the given consumption weight. Using the same
@@ -171,6 +175,7 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 			}
 			if e.ci >= 0 {
 				c.elems[e.ci].weight = e.weight
+				c.elems[e.ci].usage = e.weight / v.penalty
 			}
 			if e.weight > 0 || v.penalty > 0 {
 				s.touchCnst(c)
@@ -207,6 +212,11 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 		v.value = 0
 	default:
 		v.penalty = p
+		for i := range v.elems {
+			if e := &v.elems[i]; e.ci >= 0 {
+				e.c.elems[e.ci].usage = e.weight / p
+			}
+		}
 		s.touchVar(v)
 	}
 }
@@ -313,6 +323,10 @@ func (s *System) Modified() bool { return len(s.dirty) > 0 || s.SimGridSelective
 type light struct {
 	c                  *Constraint
 	remainingOverUsage float64
+	// stale marks a ratio to compute again before the next scan: fix
+	// changes a constraint once per saturated variable, and only the
+	// last ratio, from the final remaining and usage, is ever read.
+	stale bool
 }
 
 // Solve shares the constraints of every component changed since the last
@@ -342,7 +356,6 @@ func (s *System) Solve() []*Variable {
 		s.list = s.list[:0]
 		s.visit++
 	}
-	Stats.Mod += len(s.modified)
 	return s.modified
 }
 
@@ -425,13 +438,7 @@ func (s *System) removeLight(c *Constraint) {
 }
 
 // solve is SimGrid's lmm::MaxMin::maxmin_solve over s.list.
-var Stats struct{ Solves, List, Elems, Iters, Light, Mod, MaxList int }
-
 func (s *System) solve() {
-	Stats.Solves++
-	Stats.List += len(s.list)
-	Stats.MaxList = max(Stats.MaxList, len(s.list))
-	for _, c := range s.list { Stats.Elems += len(c.elems) }
 	prec := s.Precision
 	minUsage, minBound := -1.0, -1.0
 	s.light = s.light[:0]
@@ -462,7 +469,7 @@ func (s *System) solve() {
 					v.inMod = true
 					s.modified = append(s.modified, v)
 				}
-				u := e.weight / v.penalty
+				u := e.usage
 				if !c.FatPipe {
 					usage += u
 				} else if usage < u {
@@ -474,7 +481,7 @@ func (s *System) solve() {
 		c.usage = usage
 		if c.usage > 0 {
 			c.lightIdx = len(s.light)
-			s.light = append(s.light, light{c, c.remaining / c.usage})
+			s.light = append(s.light, light{c: c, remainingOverUsage: c.remaining / c.usage})
 			s.satUpdate(c.remaining/c.usage, c.lightIdx, &minUsage)
 		}
 	}
@@ -487,8 +494,6 @@ func (s *System) solve() {
 			// active variable (SimGrid asserts); stop rather than spin.
 			break
 		}
-		Stats.Iters++
-		Stats.Light += len(s.light)
 		for _, v := range vars {
 			if v.bound > 0 && v.bound*v.penalty < minUsage {
 				if minBound < 0 {
@@ -516,7 +521,12 @@ func (s *System) solve() {
 			break
 		}
 		for i := range s.light {
-			s.satUpdate(s.light[i].remainingOverUsage, i, &minUsage)
+			l := &s.light[i]
+			if l.stale {
+				l.remainingOverUsage = l.c.remaining / l.c.usage
+				l.stale = false
+			}
+			s.satUpdate(l.remainingOverUsage, i, &minUsage)
 		}
 		s.satVarsUpdate()
 	}
@@ -528,16 +538,21 @@ func (s *System) fix(v *Variable) {
 	for i := range v.elems {
 		ve := &v.elems[i]
 		c := ve.c
+		var u float64
 		if ve.ci >= 0 {
-			c.elems[ve.ci].active = false
+			ce := &c.elems[ve.ci]
+			ce.active = false
+			u = ce.usage
+		} else {
+			u = ve.weight / v.penalty
 		}
 		if !c.FatPipe {
 			doubleUpdate(&c.remaining, ve.weight*v.value, c.Bound*prec)
-			doubleUpdate(&c.usage, ve.weight/v.penalty, prec)
+			doubleUpdate(&c.usage, u, prec)
 			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 				s.removeLight(c)
 			} else if c.lightIdx >= 0 {
-				s.light[c.lightIdx].remainingOverUsage = c.remaining / c.usage
+				s.light[c.lightIdx].stale = true
 			}
 			continue
 		}
@@ -548,13 +563,13 @@ func (s *System) fix(v *Variable) {
 				continue
 			}
 			if e2.weight > 0 {
-				c.usage = math.Max(c.usage, e2.weight/e2.v.penalty)
+				c.usage = math.Max(c.usage, e2.usage)
 			}
 		}
 		if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 			s.removeLight(c)
 		} else if c.lightIdx >= 0 {
-			s.light[c.lightIdx].remainingOverUsage = c.remaining / c.usage
+			s.light[c.lightIdx].stale = true
 		}
 	}
 }

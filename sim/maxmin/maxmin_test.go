@@ -128,3 +128,19 @@ func TestManyElements(t *testing.T) {
 	s.Remove(v)
 	s.Solve()
 }
+
+// TestExpandTwice: using a constraint twice adds the weights, also for an
+// enabled variable whose element is already in the constraint.
+func TestExpandTwice(t *testing.T) {
+	s := New(1e-5)
+	l := s.NewConstraint(90, false)
+	a := s.NewVariable(0, 1, -1, 1)
+	b := s.NewVariable(1, 1, -1, 1)
+	s.Expand(l, a, 1)
+	s.Expand(l, b, 1)
+	s.Expand(l, a, 1) // a now consumes 2 per unit of rate: 2x + x = 90
+	s.Solve()
+	if !near(a.Value(), 30) || !near(b.Value(), 30) {
+		t.Errorf("a %g b %g, want 30 30", a.Value(), b.Value())
+	}
+}
