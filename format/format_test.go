@@ -1,0 +1,62 @@
+package format_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	_ "kairos/format/ktr"
+	_ "kairos/format/ti"
+	"kairos/trace"
+)
+
+func TestDetectAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	tr := trace.New(2, trace.NewMeta())
+	for r := range tr.Ranks {
+		for _, k := range []trace.Kind{trace.Init, trace.Barrier, trace.Finalize} {
+			e := trace.NewEvent(k)
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	for _, tc := range []struct{ out, want string }{
+		{"a.ti", "ti"}, {"a.ti.gz", "ti"}, {"a.ti.zst", "ti"}, {"a.ktr", "ktr"},
+	} {
+		path := filepath.Join(dir, tc.out)
+		f, err := format.ForOutput(path, "")
+		if err != nil || f.Name != tc.want {
+			t.Fatalf("ForOutput(%s) = %q, %v; want %s", tc.out, f.Name, err, tc.want)
+		}
+		if err := f.Write(path, tr); err != nil {
+			t.Fatal(err)
+		}
+		src, got, err := format.Open(path)
+		if err != nil || got.Name != tc.want {
+			t.Fatalf("Open(%s) detected %q, %v; want %s", tc.out, got.Name, err, tc.want)
+		}
+		if back, err := trace.Load(src); err != nil || back.NumEvents() != 6 {
+			t.Errorf("%s: read back %v events, %v", tc.out, back, err)
+		}
+	}
+}
+
+func TestUnknownInputs(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "notes.txt")
+	os.WriteFile(junk, []byte("hello\n"), 0o644)
+	if _, _, err := format.Open(junk); !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), junk) {
+		t.Errorf("junk: got %v", err)
+	}
+	if _, err := format.ForOutput(filepath.Join(dir, "x.unknown"), ""); err == nil {
+		t.Error("ForOutput of an unknown extension succeeded")
+	}
+	if _, err := format.ForOutput("x", "nosuch"); err == nil {
+		t.Error("ForOutput of an unknown format name succeeded")
+	}
+	if _, _, err := format.Open(filepath.Join(dir, "missing")); err == nil {
+		t.Error("Open of a missing file succeeded")
+	}
+}

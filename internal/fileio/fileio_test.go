@@ -1,0 +1,112 @@
+package fileio
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRoundTripCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"plain.txt", "t.gz", "t.zst"} {
+		path := filepath.Join(dir, name)
+		want := strings.Repeat("0 compute 1e6\n", 1000)
+		if err := WriteFile(path, func(w io.Writer) error {
+			_, err := io.WriteString(w, want)
+			return err
+		}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := io.ReadAll(r)
+		if cerr := r.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil || string(got) != want {
+			t.Errorf("%s: read back %d bytes, err %v", name, len(got), err)
+		}
+		if name != "plain.txt" {
+			raw, _ := os.ReadFile(path)
+			if len(raw) >= len(want) {
+				t.Errorf("%s: %d bytes on disk, not compressed", name, len(raw))
+			}
+		}
+		st, _ := os.Stat(path)
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", name, st.Mode().Perm())
+		}
+	}
+	assertOnly(t, dir, "plain.txt", "t.gz", "t.zst")
+}
+
+// A failed write leaves neither the output nor a temporary file, and an
+// existing file of that name is kept as it was.
+func TestFailedWriteLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.ti")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteFile(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the writer's error", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("existing output changed to %q", b)
+	}
+	assertOnly(t, dir, "out.ti")
+}
+
+func TestAbortAfterCommit(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "data")
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	f.Abort() // must not remove the committed file
+	if err := f.Commit(); err == nil {
+		t.Error("second Commit succeeded")
+	}
+	assertOnly(t, dir, "x")
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.gz")
+	os.WriteFile(bad, []byte("not gzip"), 0o644)
+	if _, err := Open(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("bad gzip: got %v, want an error naming the file", err)
+	}
+	if _, err := Open(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: got %v", err)
+	}
+	if _, err := Create(filepath.Join(dir, "no", "such", "dir", "x")); err == nil {
+		t.Error("Create in a missing directory succeeded")
+	}
+}
+
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Errorf("directory holds %v, want %v", got, names)
+	}
+}
