@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"kairos/internal/varint"
 )
 
 // The event codec is the compact encoding of one rank's event stream. It
@@ -145,19 +147,19 @@ func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
 	return binary.LittleEndian.AppendUint64(dst, c)
 }
 
-func (st *CodecState) decodeCallSite(d *decoder) uint64 {
-	k := d.uvarint()
+func (st *CodecState) decodeCallSite(d *varint.Reader) uint64 {
+	k := d.Uvarint()
 	switch {
 	case k == 0:
-		c := d.fixed64()
-		if d.err == nil && len(st.sites) < maxSites {
+		c := d.Fixed64()
+		if d.Err == nil && len(st.sites) < maxSites {
 			st.sites = append(st.sites, c)
 		}
 		st.callSite = c
 	case k <= uint64(len(st.sites)):
 		st.callSite = st.sites[k-1]
 	default:
-		d.fail("call-site index out of range")
+		d.Fail("call-site index out of range")
 	}
 	return st.callSite
 }
@@ -210,12 +212,12 @@ var ErrCorrupt = errors.New("corrupt event encoding")
 // bytes it took. e's slices alias buffers in st, valid until the next
 // call with st.
 func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
-	d := decoder{b: src}
+	d := varint.Reader{B: src}
 	e.Reset()
-	k := Kind(d.byte())
-	mask := d.uvarint()
-	if d.err != nil {
-		return 0, d.err
+	k := Kind(d.Byte())
+	mask := d.Uvarint()
+	if d.Err != nil {
+		return 0, corrupt(d.Err)
 	}
 	if !k.Valid() {
 		return 0, fmt.Errorf("%w: unknown kind %d", ErrCorrupt, k)
@@ -226,153 +228,80 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	e.Kind = k
 	e.CallSite, e.Region = st.callSite, st.region
 	if mask&fPartner != 0 {
-		e.Partner = d.int32()
+		e.Partner = d.Int32()
 	}
 	if mask&fTag != 0 {
-		e.Tag = d.int32()
+		e.Tag = d.Int32()
 	}
 	if mask&fComm != 0 {
-		e.Comm = d.uint32()
+		e.Comm = d.Uint32()
 	}
 	if mask&fSendBytes != 0 {
-		e.SendBytes = d.varint()
+		e.SendBytes = d.Varint()
 	}
 	if mask&fRecvBytes != 0 {
-		e.RecvBytes = d.varint()
+		e.RecvBytes = d.Varint()
 	}
 	if mask&fRequest != 0 {
-		e.Request = st.lastReq + uint64(d.varint())
+		e.Request = st.lastReq + uint64(d.Varint())
 		st.lastReq = e.Request
 	}
 	if mask&fComputeInt != 0 {
-		e.Compute = float64(d.uvarint())
+		e.Compute = float64(d.Uvarint())
 	}
 	if mask&fComputeRaw != 0 {
-		e.Compute = math.Float64frombits(d.fixed64())
+		e.Compute = math.Float64frombits(d.Fixed64())
 	}
 	if mask&fTime != 0 {
 		e.HasTime = true
-		e.Enter = st.lastExit + Time(d.varint())
-		e.Exit = e.Enter + Time(d.varint())
+		e.Enter = st.lastExit + Time(d.Varint())
+		e.Exit = e.Enter + Time(d.Varint())
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
 		e.CallSite = st.decodeCallSite(&d)
 	}
 	if mask&fRegion != 0 {
-		e.Region = d.uint32()
+		e.Region = d.Uint32()
 		st.region = e.Region
 	}
 	if mask&fTypes != 0 {
-		e.SendType, e.RecvType = Datatype(d.byte()), Datatype(d.byte())
+		e.SendType, e.RecvType = Datatype(d.Byte()), Datatype(d.Byte())
 	}
 	if mask&fSendCounts != 0 {
-		st.sendCounts = d.ints(st.sendCounts)
+		st.sendCounts = readInts(&d, st.sendCounts)
 		e.SendCounts = st.sendCounts
 	}
 	if mask&fRecvCounts != 0 {
-		st.recvCounts = d.ints(st.recvCounts)
+		st.recvCounts = readInts(&d, st.recvCounts)
 		e.RecvCounts = st.recvCounts
 	}
 	if mask&fRequests != 0 {
-		st.requests = d.uints(st.requests)
+		st.requests = readUints(&d, st.requests)
 		e.Requests = st.requests
 	}
 	if mask&fSource != 0 {
-		e.Source = d.int32()
+		e.Source = d.Int32()
 	}
 	if mask&fNewComm != 0 {
-		e.NewComm = d.uint32()
+		e.NewComm = d.Uint32()
 	}
-	return d.off, d.err
+	return d.Off, corrupt(d.Err)
 }
 
-// decoder reads varints from a byte slice, remembering the first error so
-// that field decoding reads straight through.
-type decoder struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (d *decoder) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", ErrCorrupt, what, d.off)
+// corrupt wraps a varint reader's error as ErrCorrupt.
+func corrupt(err error) error {
+	if err == nil {
+		return nil
 	}
-	d.off = len(d.b)
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
 
-func (d *decoder) byte() byte {
-	if d.off >= len(d.b) {
-		d.fail("truncated event")
-		return 0
-	}
-	c := d.b[d.off]
-	d.off++
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad varint")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("bad varint")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *decoder) int32() int32 {
-	v := d.varint()
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		d.fail("32-bit field out of range")
-	}
-	return int32(v)
-}
-
-func (d *decoder) uint32() uint32 {
-	v := d.uvarint()
-	if v > math.MaxUint32 {
-		d.fail("32-bit field out of range")
-	}
-	return uint32(v)
-}
-
-func (d *decoder) fixed64() uint64 {
-	if len(d.b)-d.off < 8 {
-		d.fail("truncated event")
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.b[d.off:])
-	d.off += 8
-	return v
-}
-
-func (d *decoder) length() int {
-	n := d.uvarint()
-	// Each element takes at least one byte, which bounds n by what is left.
-	if n > maxCounts || n > uint64(len(d.b)-d.off) {
-		d.fail("vector length out of range")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) ints(buf []int64) []int64 {
-	n := d.length()
+func readInts(d *varint.Reader, buf []int64) []int64 {
+	n := d.Count(1, maxCounts)
 	buf = buf[:0]
-	for i := 0; i < n && d.err == nil; i++ {
-		buf = append(buf, d.varint())
+	for i := 0; i < n && d.Err == nil; i++ {
+		buf = append(buf, d.Varint())
 	}
 	if buf == nil {
 		buf = []int64{}
@@ -380,11 +309,11 @@ func (d *decoder) ints(buf []int64) []int64 {
 	return buf
 }
 
-func (d *decoder) uints(buf []uint64) []uint64 {
-	n := d.length()
+func readUints(d *varint.Reader, buf []uint64) []uint64 {
+	n := d.Count(1, maxCounts)
 	buf = buf[:0]
-	for i := 0; i < n && d.err == nil; i++ {
-		buf = append(buf, d.uvarint())
+	for i := 0; i < n && d.Err == nil; i++ {
+		buf = append(buf, d.Uvarint())
 	}
 	if buf == nil {
 		buf = []uint64{}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"kairos/internal/varint"
 	"kairos/trace"
 )
 
@@ -48,41 +49,41 @@ func appendString(dst []byte, s string) []byte {
 // parseMeta decodes a meta block body. Errors give the byte offset within
 // the body.
 func parseMeta(b []byte) (trace.Meta, error) {
-	d := &reader{b: b}
-	m := trace.Meta{DefaultType: trace.Datatype(int8(d.byte())), Attrs: map[string]string{}}
+	d := &varint.Reader{B: b}
+	m := trace.Meta{DefaultType: trace.Datatype(int8(d.Byte())), Attrs: map[string]string{}}
 	if !m.DefaultType.Known() {
 		return m, fmt.Errorf("byte 0: unknown default datatype %d", m.DefaultType)
 	}
-	n := d.count(2) // a region takes at least 2 bytes
+	n := d.Count(2, math.MaxInt) // a region takes at least 2 bytes
 	m.Regions = make([]trace.Region, 0, n)
-	for i := 0; i < n && d.err == nil; i++ {
-		m.Regions = append(m.Regions, trace.Region{Name: d.string(), Parent: d.uint32()})
+	for i := 0; i < n && d.Err == nil; i++ {
+		m.Regions = append(m.Regions, trace.Region{Name: d.String(), Parent: d.Uint32()})
 	}
-	n = d.count(2)
+	n = d.Count(2, math.MaxInt)
 	if n > 0 {
 		m.Comms = make([]trace.Comm, 0, n) // nil when there are none, as in trace.NewMeta
 	}
-	for i := 0; i < n && d.err == nil; i++ {
-		c := trace.Comm{ID: d.uint32()}
-		k := d.count(1)
+	for i := 0; i < n && d.Err == nil; i++ {
+		c := trace.Comm{ID: d.Uint32()}
+		k := d.Count(1, math.MaxInt)
 		if k > 0 {
 			c.Members = make([]int32, 0, k)
 		}
-		for j := 0; j < k && d.err == nil; j++ {
-			c.Members = append(c.Members, d.int32())
+		for j := 0; j < k && d.Err == nil; j++ {
+			c.Members = append(c.Members, d.Int32())
 		}
 		m.Comms = append(m.Comms, c)
 	}
-	n = d.count(2)
-	for i := 0; i < n && d.err == nil; i++ {
-		k, v := d.string(), d.string()
+	n = d.Count(2, math.MaxInt)
+	for i := 0; i < n && d.Err == nil; i++ {
+		k, v := d.String(), d.String()
 		m.Attrs[k] = v
 	}
-	if d.err == nil && d.off != len(b) {
-		d.fail(fmt.Sprintf("%d bytes after the attributes, expected none", len(b)-d.off))
+	if d.Err == nil && d.Off != len(b) {
+		d.Fail(fmt.Sprintf("%d bytes after the attributes, expected none", len(b)-d.Off))
 	}
-	if d.err != nil {
-		return m, d.err
+	if d.Err != nil {
+		return m, d.Err
 	}
 	if len(m.Regions) == 0 {
 		m.Regions = []trace.Region{{}}
@@ -93,95 +94,4 @@ func parseMeta(b []byte) (trace.Meta, error) {
 		}
 	}
 	return m, nil
-}
-
-// reader decodes the varint structures of the meta block and the index,
-// remembering the first error and its offset.
-type reader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (d *reader) fail(what string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("byte %d: %s", d.off, what)
-	}
-	d.off = len(d.b)
-}
-
-func (d *reader) byte() byte {
-	if d.off >= len(d.b) {
-		d.fail("truncated, expected a byte")
-		return 0
-	}
-	c := d.b[d.off]
-	d.off++
-	return c
-}
-
-func (d *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("truncated or overlong unsigned varint")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *reader) varint() int64 {
-	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		d.fail("truncated or overlong signed varint")
-		return 0
-	}
-	d.off += n
-	return v
-}
-
-func (d *reader) uint32() uint32 {
-	at := d.off
-	v := d.uvarint()
-	d.check32(at, v <= math.MaxUint32, v)
-	return uint32(v)
-}
-
-func (d *reader) int32() int32 {
-	at := d.off
-	v := d.varint()
-	d.check32(at, v >= math.MinInt32 && v <= math.MaxInt32, v)
-	return int32(v)
-}
-
-// check32 fails, at offset at, unless ok says that v fits its 32 bits.
-func (d *reader) check32(at int, ok bool, v any) {
-	if !ok && d.err == nil {
-		d.off = at
-		d.fail(fmt.Sprintf("value %v does not fit 32 bits", v))
-	}
-}
-
-// count reads the number of items that follow, each taking at least min
-// bytes, and rejects a count the remaining bytes cannot hold, so that no
-// allocation is driven by an unchecked length.
-func (d *reader) count(min int) int {
-	at := d.off
-	n := d.uvarint()
-	if d.err == nil && n > uint64((len(d.b)-d.off)/min) {
-		d.off = at
-		d.fail(fmt.Sprintf("count %d exceeds what the remaining %d bytes can hold", n, len(d.b)-at))
-		return 0
-	}
-	return int(n)
-}
-
-func (d *reader) string() string {
-	n := d.count(1)
-	if d.err != nil {
-		return ""
-	}
-	s := string(d.b[d.off : d.off+n])
-	d.off += n
-	return s
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"kairos/internal/varint"
 	"kairos/trace"
 )
 
@@ -188,19 +189,19 @@ type payloadReader struct {
 
 // reset starts decoding payload p.
 func (r *payloadReader) reset(p []byte) error {
-	d := &reader{b: p}
-	ns, nc, nt, unit := d.uvarint(), d.uvarint(), d.uvarint(), d.uvarint()
-	if d.err != nil {
-		return d.err
+	d := &varint.Reader{B: p}
+	ns, nc, nt, unit := d.Uvarint(), d.Uvarint(), d.Uvarint(), d.Uvarint()
+	if d.Err != nil {
+		return d.Err
 	}
 	if unit == 0 {
 		return errors.New("time unit 0, expected at least 1")
 	}
-	rest := uint64(len(p) - d.off)
+	rest := uint64(len(p) - d.Off)
 	if ns > rest || nc > rest-ns || nt > rest-ns-nc || nc%8 != 0 || nt%16 != 0 {
 		return fmt.Errorf("column lengths %d, %d and %d do not fit the %d bytes after them", ns, nc, nt, rest)
 	}
-	p = p[d.off:]
+	p = p[d.Off:]
 	r.structure, p = p[:ns], p[ns:]
 	if cap(r.col) < int(nc+nt) {
 		r.col = make([]byte, nc+nt)

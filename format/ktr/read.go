@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
+	"kairos/internal/varint"
 	"kairos/trace"
 )
 
@@ -161,19 +163,19 @@ func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
 }
 
 func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
-	d := &reader{b: b}
-	n := d.count(1)
+	d := &varint.Reader{B: b}
+	n := d.Count(1, math.MaxInt)
 	s.ranks = make([][]chunkLoc, n)
 	off := dataStart
-	for r := 0; r < n && d.err == nil; r++ {
-		k := d.count(2)
+	for r := 0; r < n && d.Err == nil; r++ {
+		k := d.Count(2, math.MaxInt)
 		if k == 0 {
 			continue
 		}
 		cs := make([]chunkLoc, k)
 		for i := range cs {
-			size, events := d.uvarint(), d.uvarint()
-			if d.err != nil {
+			size, events := d.Uvarint(), d.Uvarint()
+			if d.Err != nil {
 				break
 			}
 			if size < chunkHeadSize+1 || size > uint64(end-off) {
@@ -187,11 +189,11 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 		}
 		s.ranks[r] = cs
 	}
-	if d.err != nil {
-		return d.err
+	if d.Err != nil {
+		return d.Err
 	}
-	if d.off != len(b) {
-		return fmt.Errorf("%d bytes after the last rank, expected none", len(b)-d.off)
+	if d.Off != len(b) {
+		return fmt.Errorf("%d bytes after the last rank, expected none", len(b)-d.Off)
 	}
 	if off != end {
 		return fmt.Errorf("chunks end at byte %d, expected them to end where the index starts, at byte %d", off, end)

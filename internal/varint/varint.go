@@ -1,0 +1,130 @@
+// Package varint reads the varint-encoded structures Kairos writes (the
+// event codec, the ktr meta block and index) from a byte slice with bounds
+// checks. The first problem is kept with its offset and every later read
+// returns zero, so that a decoder reads a whole structure straight through
+// and checks for an error once; no length read from the input can make it
+// allocate more than the input could hold.
+package varint
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Error is a malformed input: what was wrong, at which byte offset.
+type Error struct {
+	Offset int
+	What   string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset, e.What) }
+
+// Reader reads from B starting at Off; Err holds the first problem met.
+type Reader struct {
+	B   []byte
+	Off int
+	Err error
+}
+
+// Fail records what went wrong at the current offset (if nothing did
+// before) and ends the input.
+func (d *Reader) Fail(what string) {
+	if d.Err == nil {
+		d.Err = &Error{Offset: d.Off, What: what}
+	}
+	d.Off = len(d.B)
+}
+
+// Byte reads one byte.
+func (d *Reader) Byte() byte {
+	if d.Off >= len(d.B) {
+		d.Fail("truncated, expected a byte")
+		return 0
+	}
+	c := d.B[d.Off]
+	d.Off++
+	return c
+}
+
+// Uvarint reads an unsigned varint.
+func (d *Reader) Uvarint() uint64 {
+	v, n := binary.Uvarint(d.B[d.Off:])
+	if n <= 0 {
+		d.Fail("truncated or overlong unsigned varint")
+		return 0
+	}
+	d.Off += n
+	return v
+}
+
+// Varint reads a zig-zag signed varint.
+func (d *Reader) Varint() int64 {
+	v, n := binary.Varint(d.B[d.Off:])
+	if n <= 0 {
+		d.Fail("truncated or overlong signed varint")
+		return 0
+	}
+	d.Off += n
+	return v
+}
+
+// Uint32 reads an unsigned varint that must fit 32 bits.
+func (d *Reader) Uint32() uint32 {
+	at := d.Off
+	v := d.Uvarint()
+	d.check32(at, v <= math.MaxUint32, v)
+	return uint32(v)
+}
+
+// Int32 reads a signed varint that must fit 32 bits.
+func (d *Reader) Int32() int32 {
+	at := d.Off
+	v := d.Varint()
+	d.check32(at, v >= math.MinInt32 && v <= math.MaxInt32, v)
+	return int32(v)
+}
+
+// check32 fails, at offset at, unless ok says that v fits its 32 bits.
+func (d *Reader) check32(at int, ok bool, v any) {
+	if !ok && d.Err == nil {
+		d.Off = at
+		d.Fail(fmt.Sprintf("value %v does not fit 32 bits", v))
+	}
+}
+
+// Fixed64 reads 8 little-endian bytes.
+func (d *Reader) Fixed64() uint64 {
+	if len(d.B)-d.Off < 8 {
+		d.Fail("truncated, expected 8 bytes")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.B[d.Off:])
+	d.Off += 8
+	return v
+}
+
+// Count reads the number of items that follow, each taking at least min
+// bytes, and rejects a count the remaining bytes cannot hold or that
+// exceeds max, so that no allocation is driven by an unchecked length.
+func (d *Reader) Count(min, max int) int {
+	at := d.Off
+	n := d.Uvarint()
+	if d.Err == nil && (n > uint64((len(d.B)-d.Off)/min) || n > uint64(max)) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("count %d exceeds what the remaining %d bytes can hold", n, len(d.B)-at))
+		return 0
+	}
+	return int(n)
+}
+
+// String reads a length-prefixed string.
+func (d *Reader) String() string {
+	n := d.Count(1, math.MaxInt)
+	if d.Err != nil {
+		return ""
+	}
+	s := string(d.B[d.Off : d.Off+n])
+	d.Off += n
+	return s
+}
