@@ -37,7 +37,6 @@ type action struct {
 	fixedRate  float64 // analytic mode: the contention-free rate
 	inSystem   bool    // v is a variable of a max-min system
 	slot       int32   // the action's index in actionHeap.pos and .act, for life
-	date       float64
 	// what completes when the action ends
 	comm *comm
 	rank *rank
@@ -50,129 +49,16 @@ func (a *action) rate() float64 {
 	return a.v.Value() * a.factor
 }
 
-// heapEntry is an action's place in the heap, with its key inline so that
-// comparisons touch no action.
-type heapEntry struct {
-	date float64
-	seq  uint64
-	slot int32
-}
-
-// actionHeap is a 4-ary min-heap of actions by date, ties by sequence
-// number. Keys are unique (every set takes a new sequence number), so the
-// pop order is the total order of (date, seq) whatever the heap's shape:
-// a 4-ary heap, shallower than a binary one, pops exactly what a binary
-// heap or SimGrid's pairing heap pops. Entries name actions by slot, and
-// positions are kept in a dense array by slot, so that sifting touches no
-// action (each would be a cache miss).
-type actionHeap struct {
-	e   []heapEntry
-	pos []int32   // by slot: index in e, -1 when not in the heap
-	act []*action // by slot
-}
-
-const heapArity = 4
-
-// before reports whether x pops before y.
-func (x *heapEntry) before(y *heapEntry) bool {
-	return x.date < y.date || x.date == y.date && x.seq < y.seq
-}
-
-// register gives a new action its slot.
-func (h *actionHeap) register(a *action) {
-	a.slot = int32(len(h.act))
-	h.act = append(h.act, a)
-	h.pos = append(h.pos, -1)
-}
-
-// top returns the action that pops first (the heap must not be empty).
-func (h *actionHeap) top() *action { return h.act[h.e[0].slot] }
-
-func (h *actionHeap) up(i int) {
-	e, pos := h.e, h.pos
-	x := e[i]
-	for i > 0 {
-		p := (i - 1) / heapArity
-		if !x.before(&e[p]) {
-			break
-		}
-		e[i] = e[p]
-		pos[e[i].slot] = int32(i)
-		i = p
-	}
-	e[i] = x
-	pos[x.slot] = int32(i)
-}
-
-func (h *actionHeap) down(i int) {
-	e, pos := h.e, h.pos
-	n := len(e)
-	x := e[i]
-	for {
-		first := heapArity*i + 1
-		if first >= n {
-			break
-		}
-		m := first
-		last := min(first+heapArity, n)
-		for c := first + 1; c < last; c++ {
-			if e[c].before(&e[m]) {
-				m = c
-			}
-		}
-		if !e[m].before(&x) {
-			break
-		}
-		e[i] = e[m]
-		pos[e[i].slot] = int32(i)
-		i = m
-	}
-	e[i] = x
-	pos[x.slot] = int32(i)
-}
-
+// heapSet schedules a at date with heap entry type t. Equal dates pop in
+// the order of their last set, as in SimGrid (see actionHeap).
 func (s *simulation) heapSet(a *action, date float64, t uint8) {
 	a.htype = t
-	a.date = date
-	// SimGrid's action heap (boost's stable pairing heap) pops equal
-	// dates in insertion order, and an update counts as a new insertion:
-	// every set takes a new sequence number, so that simultaneous events
-	// pop in SimGrid's order.
-	s.seq++
-	h := &s.heap
-	if i := h.pos[a.slot]; i >= 0 {
-		old := h.e[i].date
-		h.e[i].date, h.e[i].seq = date, s.seq
-		if date < old {
-			h.up(int(i))
-		} else {
-			h.down(int(i))
-		}
-		return
-	}
-	h.e = append(h.e, heapEntry{date, s.seq, a.slot})
-	h.up(len(h.e) - 1)
+	s.heap.set(a, date)
 }
 
 func (s *simulation) heapRemove(a *action) {
 	a.htype = hNone
-	h := &s.heap
-	i := int(h.pos[a.slot])
-	if i < 0 {
-		return
-	}
-	h.pos[a.slot] = -1
-	last := len(h.e) - 1
-	if i != last {
-		h.e[i] = h.e[last]
-		h.pos[h.e[i].slot] = int32(i)
-	}
-	h.e = h.e[:last]
-	if i != last {
-		x := h.e[i].slot
-		h.down(i)
-		h.up(int(h.pos[x]))
-	}
+	s.heap.remove(a)
 }
 
 func doubleUpdate(v *float64, d, prec float64) {
@@ -201,7 +87,7 @@ func (s *simulation) newAction(kind uint8) *action {
 }
 
 func (s *simulation) freeAction(a *action) {
-	if s.heap.pos[a.slot] >= 0 {
+	if s.heap.contains(a) {
 		s.heapRemove(a) // a reused action must not inherit a heap entry
 	}
 	a.comm, a.rank = nil, nil
@@ -423,15 +309,15 @@ func (s *simulation) advance() bool {
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
 	}
-	if len(s.heap.e) == 0 {
+	if s.heap.empty() {
 		return false
 	}
-	s.now += s.heap.e[0].date - s.now
+	s.now += s.heap.minDate() - s.now
 	// As SimGrid: every model pops its events due now (latencies paid
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
-	for len(s.heap.e) > 0 && math.Abs(s.heap.e[0].date-s.now) < s.cfg.SurfPrecision {
+	for !s.heap.empty() && math.Abs(s.heap.minDate()-s.now) < s.cfg.SurfPrecision {
 		a := s.heap.top()
 		t := a.htype
 		s.heapRemove(a)

@@ -121,7 +121,7 @@ type simulation struct {
 	meta    *trace.Meta
 	obs     Observer
 	now     float64
-	seq     uint64
+	seq     uint64 // request creation order
 	heap    actionHeap
 	netSys  *maxmin.System
 	cpuSys  *maxmin.System

@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+)
+
+// actionHeap orders the pending actions by date, ties in the order of
+// their last update, as SimGrid's action heap (boost's stable pairing
+// heap, where an update counts as a new insertion) pops them.
+//
+// Simulated actions often share their exact date (symmetric ranks compute
+// and send alike), and a rescheduled action often keeps its date. So the
+// actions are grouped in buckets by exact date, each a FIFO in update
+// order (a doubly linked list through the actions' slots), and only the
+// buckets are kept in a 4-ary min-heap by date. Every update unlinks the
+// action and appends it to the tail of its date's bucket, which keeps each
+// bucket in update order: the pop order is the total order of (date, last
+// update), exactly that of a heap keyed by (date, sequence number), with
+// O(1) work for an action joining an existing date.
+//
+// Actions are named by slot, an index given for life by register; the
+// per-slot arrays are dense so that the links touch no action.
+type actionHeap struct {
+	bh     []bucketRef // 4-ary min-heap of the non-empty buckets by date
+	b      []bucket    // buckets, by index
+	free   []int32     // unused bucket indices
+	byDate dateIndex   // bucket index of each date in bh
+	last   int32       // the bucket used last (a cache), -1 for none
+
+	act        []*action // by slot
+	bkt        []int32   // by slot: the bucket holding it, -1 when not in the heap
+	next, prev []int32   // by slot: neighbours in the bucket's FIFO, -1 at the ends
+}
+
+// bucket is the FIFO of the actions due at one date.
+type bucket struct {
+	date       float64
+	head, tail int32 // slots
+	hi         int32 // index in actionHeap.bh
+}
+
+// bucketRef is a bucket's entry in the heap, with its date inline so that
+// comparisons touch no bucket.
+type bucketRef struct {
+	date float64
+	b    int32
+}
+
+const heapArity = 4
+
+// register gives a new action its slot.
+func (h *actionHeap) register(a *action) {
+	if len(h.act) == 0 {
+		h.last = -1
+	}
+	a.slot = int32(len(h.act))
+	h.act = append(h.act, a)
+	h.bkt = append(h.bkt, -1)
+	h.next = append(h.next, -1)
+	h.prev = append(h.prev, -1)
+}
+
+// empty reports whether no action is pending.
+func (h *actionHeap) empty() bool { return len(h.bh) == 0 }
+
+// minDate returns the earliest date (the heap must not be empty).
+func (h *actionHeap) minDate() float64 { return h.bh[0].date }
+
+// top returns the action that pops first (the heap must not be empty).
+func (h *actionHeap) top() *action { return h.act[h.b[h.bh[0].b].head] }
+
+// contains reports whether a is in the heap.
+func (h *actionHeap) contains(a *action) bool { return h.bkt[a.slot] >= 0 }
+
+// set schedules a at date, after every action already due then.
+func (h *actionHeap) set(a *action, date float64) {
+	slot := a.slot
+	if cur := h.bkt[slot]; cur >= 0 {
+		if b := &h.b[cur]; b.date == date && b.tail == slot {
+			return // already last at that date
+		}
+		h.unlink(slot)
+	}
+	bi := h.bucketAt(date)
+	b := &h.b[bi]
+	h.bkt[slot] = bi
+	h.next[slot] = -1
+	h.prev[slot] = b.tail
+	if b.tail >= 0 {
+		h.next[b.tail] = slot
+	} else {
+		b.head = slot
+	}
+	b.tail = slot
+}
+
+// remove takes a out of the heap, if it is in.
+func (h *actionHeap) remove(a *action) {
+	if h.bkt[a.slot] >= 0 {
+		h.unlink(a.slot)
+	}
+}
+
+// unlink takes the action of slot out of its bucket, and the bucket out of
+// the heap once empty.
+func (h *actionHeap) unlink(slot int32) {
+	bi := h.bkt[slot]
+	b := &h.b[bi]
+	p, n := h.prev[slot], h.next[slot]
+	if p >= 0 {
+		h.next[p] = n
+	} else {
+		b.head = n
+	}
+	if n >= 0 {
+		h.prev[n] = p
+	} else {
+		b.tail = p
+	}
+	h.bkt[slot] = -1
+	if b.head < 0 {
+		h.dropBucket(bi)
+	}
+}
+
+// bucketAt returns the bucket of date, creating it if needed.
+func (h *actionHeap) bucketAt(date float64) int32 {
+	if h.last >= 0 && h.b[h.last].date == date {
+		return h.last
+	}
+	bi := h.byDate.get(date)
+	if bi < 0 {
+		if n := len(h.free); n > 0 {
+			bi = h.free[n-1]
+			h.free = h.free[:n-1]
+		} else {
+			bi = int32(len(h.b))
+			h.b = append(h.b, bucket{})
+		}
+		h.b[bi] = bucket{date: date, head: -1, tail: -1, hi: int32(len(h.bh))}
+		h.byDate.put(date, bi)
+		h.bh = append(h.bh, bucketRef{date, bi})
+		h.up(len(h.bh) - 1)
+	}
+	h.last = bi
+	return bi
+}
+
+// dropBucket takes the empty bucket bi out of the heap.
+func (h *actionHeap) dropBucket(bi int32) {
+	b := &h.b[bi]
+	h.byDate.delete(b.date)
+	if h.last == bi {
+		h.last = -1
+	}
+	i := int(b.hi)
+	last := len(h.bh) - 1
+	if i != last {
+		h.bh[i] = h.bh[last]
+		h.b[h.bh[i].b].hi = int32(i)
+	}
+	h.bh = h.bh[:last]
+	if i != last {
+		x := h.bh[i].b
+		h.down(i)
+		h.up(int(h.b[x].hi))
+	}
+	h.free = append(h.free, bi)
+}
+
+func (h *actionHeap) up(i int) {
+	e := h.bh
+	x := e[i]
+	for i > 0 {
+		p := (i - 1) / heapArity
+		if !(x.date < e[p].date) {
+			break
+		}
+		h.place(i, e[p])
+		i = p
+	}
+	h.place(i, x)
+}
+
+func (h *actionHeap) down(i int) {
+	e := h.bh
+	n := len(e)
+	x := e[i]
+	for {
+		first := heapArity*i + 1
+		if first >= n {
+			break
+		}
+		m := first
+		last := min(first+heapArity, n)
+		for c := first + 1; c < last; c++ {
+			if e[c].date < e[m].date {
+				m = c
+			}
+		}
+		if !(e[m].date < x.date) {
+			break
+		}
+		h.place(i, e[m])
+		i = m
+	}
+	h.place(i, x)
+}
+
+// place puts x at index i of the heap.
+func (h *actionHeap) place(i int, x bucketRef) {
+	h.bh[i] = x
+	h.b[x.b].hi = int32(i)
+}
+
+// dateIndex maps dates to bucket indices: an open-addressing hash table
+// with linear probing, cheaper than a Go map for the insertion, lookup and
+// deletion of every bucket. Dates are keyed by their bits, -0 as +0 (the
+// heap compares them equal). The zero value is empty.
+type dateIndex struct {
+	slots []dateSlot // power-of-two length, at most half full
+	n     int
+	shift uint // 64 - log2(len(slots))
+}
+
+type dateSlot struct {
+	key uint64
+	b   int32 // -1 when empty
+}
+
+func dateKey(d float64) uint64 {
+	if d == 0 {
+		return 0
+	}
+	return math.Float64bits(d)
+}
+
+func (x *dateIndex) home(k uint64) int { return int((k * 0x9e3779b97f4a7c15) >> x.shift) }
+
+// get returns the bucket of date d, -1 if none.
+func (x *dateIndex) get(d float64) int32 {
+	if x.n == 0 {
+		return -1
+	}
+	k, mask := dateKey(d), len(x.slots)-1
+	for i := x.home(k); ; i = (i + 1) & mask {
+		sl := &x.slots[i]
+		if sl.b < 0 || sl.key == k {
+			return sl.b
+		}
+	}
+}
+
+// put maps d, which must be absent, to b.
+func (x *dateIndex) put(d float64, b int32) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow()
+	}
+	k, mask := dateKey(d), len(x.slots)-1
+	i := x.home(k)
+	for x.slots[i].b >= 0 {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = dateSlot{k, b}
+	x.n++
+}
+
+// delete unmaps d, if present, shifting back the entries that
+// probed past it so that no lookup stops early.
+func (x *dateIndex) delete(d float64) {
+	k, mask := dateKey(d), len(x.slots)-1
+	i := x.home(k)
+	for ; x.slots[i].key != k; i = (i + 1) & mask {
+		if x.slots[i].b < 0 {
+			return // absent
+		}
+	}
+	if x.slots[i].b < 0 {
+		return
+	}
+	for j := i; ; {
+		j = (j + 1) & mask
+		if x.slots[j].b < 0 {
+			break
+		}
+		h := x.home(x.slots[j].key)
+		// The entry at j may fill the hole at i unless its home lies
+		// cyclically in (i, j].
+		if i <= j && (i < h && h <= j) || i > j && (i < h || h <= j) {
+			continue
+		}
+		x.slots[i] = x.slots[j]
+		i = j
+	}
+	x.slots[i].b = -1
+	x.n--
+}
+
+func (x *dateIndex) grow() {
+	old := x.slots
+	size := max(2*len(old), 64)
+	x.slots = make([]dateSlot, size)
+	for i := range x.slots {
+		x.slots[i].b = -1
+	}
+	x.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	x.n = 0
+	for _, sl := range old {
+		if sl.b >= 0 {
+			mask := size - 1
+			i := x.home(sl.key)
+			for x.slots[i].b >= 0 {
+				i = (i + 1) & mask
+			}
+			x.slots[i] = sl
+			x.n++
+		}
+	}
+}
