@@ -57,7 +57,7 @@ func parseMeta(b []byte) (trace.Meta, error) {
 	n := d.Count(2, math.MaxInt) // a region takes at least 2 bytes
 	m.Regions = make([]trace.Region, 0, n)
 	for i := 0; i < n && d.Err == nil; i++ {
-		m.Regions = append(m.Regions, trace.Region{Name: d.String(), Parent: d.Uint32()})
+		m.Regions = append(m.Regions, trace.Region{Name: d.PrefixedString(), Parent: d.Uint32()})
 	}
 	n = d.Count(2, math.MaxInt)
 	if n > 0 {
@@ -76,7 +76,7 @@ func parseMeta(b []byte) (trace.Meta, error) {
 	}
 	n = d.Count(2, math.MaxInt)
 	for i := 0; i < n && d.Err == nil; i++ {
-		k, v := d.String(), d.String()
+		k, v := d.PrefixedString(), d.PrefixedString()
 		m.Attrs[k] = v
 	}
 	if d.Err == nil && d.Off != len(b) {

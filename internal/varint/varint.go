@@ -118,8 +118,8 @@ func (d *Reader) Count(min, max int) int {
 	return int(n)
 }
 
-// String reads a length-prefixed string.
-func (d *Reader) String() string {
+// PrefixedString reads a string preceded by its length.
+func (d *Reader) PrefixedString() string {
 	n := d.Count(1, math.MaxInt)
 	if d.Err != nil {
 		return ""

@@ -1,0 +1,72 @@
+package varint
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestReadThrough(t *testing.T) {
+	var b []byte
+	b = append(b, 7)
+	b = binary.AppendUvarint(b, 300)
+	b = binary.AppendVarint(b, -5)
+	b = binary.LittleEndian.AppendUint64(b, 0xdeadbeef)
+	b = binary.AppendUvarint(b, 3)
+	b = append(b, "abc"...)
+	d := Reader{B: b}
+	if got := d.Byte(); got != 7 {
+		t.Errorf("Byte = %d", got)
+	}
+	if got := d.Uint32(); got != 300 {
+		t.Errorf("Uint32 = %d", got)
+	}
+	if got := d.Int32(); got != -5 {
+		t.Errorf("Int32 = %d", got)
+	}
+	if got := d.Fixed64(); got != 0xdeadbeef {
+		t.Errorf("Fixed64 = %#x", got)
+	}
+	if got := d.PrefixedString(); got != "abc" {
+		t.Errorf("String = %q", got)
+	}
+	if d.Err != nil || d.Off != len(b) {
+		t.Errorf("after reading all: off %d of %d, err %v", d.Off, len(b), d.Err)
+	}
+}
+
+// Each malformed input fails at the offset of the bad value, and every
+// read after the first failure returns zero.
+func TestErrors(t *testing.T) {
+	big := binary.AppendUvarint(nil, math.MaxUint32+1)
+	neg := binary.AppendVarint(nil, math.MinInt32-1)
+	tests := []struct {
+		name string
+		in   []byte
+		read func(*Reader)
+		off  int
+	}{
+		{"empty byte", nil, func(d *Reader) { d.Byte() }, 0},
+		{"truncated uvarint", []byte{0x80}, func(d *Reader) { d.Uvarint() }, 0},
+		{"overlong varint", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, func(d *Reader) { d.Varint() }, 0},
+		{"uint32 overflow", append([]byte{1}, big...), func(d *Reader) { d.Byte(); d.Uint32() }, 1},
+		{"int32 overflow", neg, func(d *Reader) { d.Int32() }, 0},
+		{"short fixed64", []byte{1, 2, 3}, func(d *Reader) { d.Fixed64() }, 0},
+		{"count beyond input", []byte{5, 1, 2}, func(d *Reader) { d.Count(1, 100) }, 0},
+		{"count beyond max", []byte{3, 1, 2, 3}, func(d *Reader) { d.Count(1, 2) }, 0},
+		{"string beyond input", []byte{9, 'a'}, func(d *Reader) { d.PrefixedString() }, 0},
+	}
+	for _, tc := range tests {
+		d := Reader{B: tc.in}
+		tc.read(&d)
+		var e *Error
+		if !errors.As(d.Err, &e) || e.Offset != tc.off {
+			t.Errorf("%s: err %v, want an *Error at byte %d", tc.name, d.Err, tc.off)
+			continue
+		}
+		if d.Uvarint() != 0 || d.Byte() != 0 || d.Err != error(e) {
+			t.Errorf("%s: reads after the failure must return 0 and keep the first error", tc.name)
+		}
+	}
+}
