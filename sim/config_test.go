@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kairos/format/ti"
+	"kairos/internal/testenv"
 	"kairos/sim"
 )
 
@@ -69,7 +70,7 @@ func FuzzConfigSet(f *testing.F) {
 // FuzzSimulate runs arbitrary TI text: the simulator must return (a
 // result or an error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
-	f.Add(figure1)
+	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
 	f.Add("0 isend 1 0 1e5\n0 test 0 1 0\n0 wait 0 1 0\n1 irecv 0 0 1e5\n1 test 0 1 0\n1 waitall\n")
 	f.Add("0 barrier\n1 barrier\n0 allreduce 100 1e3\n1 allreduce 100 1e3\n0 alltoall 10 10\n1 alltoall 10 10\n")

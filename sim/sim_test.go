@@ -4,46 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"kairos/format/ti"
+	"kairos/internal/testenv"
 	"kairos/sim"
 	"kairos/trace"
 	"kairos/workload"
 )
 
-// figure1 is the paper's Figure 1 ring (Casanova et al., time-independent
-// trace replay), with the tags SimGrid >= 3.20 requires.
-const figure1 = `0 compute 1e6
-0 send 1 0 1e6
-0 recv 3 0 1e6
-1 recv 0 0 1e6
-1 compute 1e6
-1 send 2 0 1e6
-2 recv 1 0 1e6
-2 compute 1e6
-2 send 3 0 1e6
-3 recv 2 0 1e6
-3 compute 1e6
-3 send 0 0 1e6
-`
-
-func writeTI(t testing.TB, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "trace.ti")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func runTI(t testing.TB, text string, m *sim.Machine, cfg sim.Config) (*sim.Result, error) {
 	t.Helper()
-	tr, err := ti.Open(writeTI(t, text))
+	tr, err := ti.Open(testenv.WriteFile(t, "trace.ti", text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +38,7 @@ func runTI(t testing.TB, text string, m *sim.Machine, cfg sim.Config) (*sim.Resu
 // 0.042675422 s.
 func TestFigure1Ring(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
-	res, err := runTI(t, figure1, m, sim.DefaultConfig())
+	res, err := runTI(t, testenv.Figure1Ring, m, sim.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +57,7 @@ func TestAnalyticRing(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
 	cfg := sim.DefaultConfig()
 	cfg.Analytic = true
-	res, err := runTI(t, figure1, m, cfg)
+	res, err := runTI(t, testenv.Figure1Ring, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +106,7 @@ func TestEagerRendezvous(t *testing.T) {
 		eager bool
 	}{{"65535", true}, {"65536", false}} {
 		text := fmt.Sprintf("0 send 1 0 %s\n0 compute 1e6\n1 compute 1e8\n1 recv 0 0 %s\n", c.bytes, c.bytes)
-		tr, err := ti.Open(writeTI(t, text))
+		tr, err := ti.Open(testenv.WriteFile(t, "trace.ti", text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +232,7 @@ func TestBreakdown(t *testing.T) {
 // the simulation, and survives a round trip through the event codec.
 func TestTimedTrace(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
-	tr, err := ti.Open(writeTI(t, figure1))
+	tr, err := ti.Open(testenv.WriteFile(t, "trace.ti", testenv.Figure1Ring))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,33 +20,10 @@ func simRun(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-const simRing = `0 compute 1e6
-0 send 1 0 1e6
-0 recv 3 0 1e6
-1 recv 0 0 1e6
-1 compute 1e6
-1 send 2 0 1e6
-2 recv 1 0 1e6
-2 compute 1e6
-2 send 3 0 1e6
-3 recv 2 0 1e6
-3 compute 1e6
-3 send 0 0 1e6
-`
-
-func simFile(t *testing.T, name, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestSimulateFigure1 runs the paper's Figure 1 ring from the CLI with
 // every output.
 func TestSimulateFigure1(t *testing.T) {
-	ring := simFile(t, "ring.ti", simRing)
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
 	dir := t.TempDir()
 	timed, pf := filepath.Join(dir, "ring.ktr"), filepath.Join(dir, "ring.json")
 	paje := filepath.Join(dir, "ring.paje")
@@ -115,8 +92,8 @@ func TestSimulateSimGridCase(t *testing.T) {
 }
 
 func TestSimulateErrors(t *testing.T) {
-	ring := simFile(t, "ring.ti", simRing)
-	dead := simFile(t, "dead.ti", "0 recv 1 0 10\n1 recv 0 0 10\n")
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	dead := testenv.WriteFile(t, "dead.ti", "0 recv 1 0 10\n1 recv 0 0 10\n")
 	for _, c := range []struct {
 		args []string
 		code int

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -45,33 +46,11 @@ func loadAll(t *testing.T, src trace.Source) [][]trace.Event {
 	return out
 }
 
-func writeTemp(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestFigure1 reads the ring of seed 003's Figure 1 (four ranks compute
 // 1e6 flops and pass 1e6 bytes around a ring), in SimGrid 3.32's syntax,
 // which adds a tag to send and recv.
 func TestFigure1(t *testing.T) {
-	const fig1 = `0 compute 1e6
-0 send 1 0 1e6
-0 recv 3 0 1e6
-1 recv 0 0 1e6
-1 compute 1e6
-1 send 2 0 1e6
-2 recv 1 0 1e6
-2 compute 1e6
-2 send 3 0 1e6
-3 recv 2 0 1e6
-3 compute 1e6
-3 send 0 0 1e6
-`
-	tr, err := Open(writeTemp(t, "fig1.ti", fig1))
+	tr, err := Open(testenv.WriteFile(t, "fig1.ti", testenv.Figure1Ring))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +256,7 @@ func TestRequests(t *testing.T) {
 // TestLastLineDropped reproduces SimGrid's quirk: a last line with no
 // newline is dropped, unless KeepLastLine.
 func TestLastLineDropped(t *testing.T) {
-	p := writeTemp(t, "a.ti", "0 init\n0 compute 5\n\n0 finalize")
+	p := testenv.WriteFile(t, "a.ti", "0 init\n0 compute 5\n\n0 finalize")
 	for _, keep := range []bool{false, true} {
 		tr, err := OpenWith(p, ReaderOptions{KeepLastLine: keep})
 		if err != nil {
@@ -353,7 +332,7 @@ func TestDescription(t *testing.T) {
 
 // TestLocation checks that location lines become regions.
 func TestLocation(t *testing.T) {
-	p := writeTemp(t, "loc.ti", "0 init\n0 location main.c 42\n1 location util.c 7\n0 location util.c 9\n")
+	p := testenv.WriteFile(t, "loc.ti", "0 init\n0 location main.c 42\n1 location util.c 7\n0 location util.c 9\n")
 	tr, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
@@ -448,7 +427,7 @@ func head(t *testing.T, path string) []byte {
 // TestNumRanks checks ReaderOptions.NumRanks, smpirun's -np: lines of
 // higher ranks are ignored, missing ranks are empty.
 func TestNumRanks(t *testing.T) {
-	p := writeTemp(t, "a.ti", "0 init\n1 init\n2 init\n")
+	p := testenv.WriteFile(t, "a.ti", "0 init\n1 init\n2 init\n")
 	for _, c := range []struct{ np, ranks, warnings int }{{0, 3, 0}, {2, 2, 1}, {5, 5, 0}} {
 		tr, err := OpenWith(p, ReaderOptions{NumRanks: c.np})
 		if err != nil {

@@ -65,7 +65,7 @@ const allActions = `# every action
 
 func sharedTrace(t *testing.T, text string) *Trace {
 	t.Helper()
-	tr, err := Open(writeTemp(t, "in.ti", text))
+	tr, err := Open(testenv.WriteFile(t, "in.ti", text))
 	if err != nil {
 		t.Fatal(err)
 	}

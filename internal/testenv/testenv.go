@@ -57,3 +57,31 @@ func Tool(t testing.TB, name, debianPackage string) string {
 	}
 	return p
 }
+
+// Figure1Ring is seed 003's Figure 1 (Casanova et al.): four ranks compute
+// 1e6 flops and pass 1e6 bytes around a ring, in SimGrid 3.32's TI syntax,
+// which adds a tag (0) to send and recv. Several packages test against it.
+const Figure1Ring = `0 compute 1e6
+0 send 1 0 1e6
+0 recv 3 0 1e6
+1 recv 0 0 1e6
+1 compute 1e6
+1 send 2 0 1e6
+2 recv 1 0 1e6
+2 compute 1e6
+2 send 3 0 1e6
+3 recv 2 0 1e6
+3 compute 1e6
+3 send 0 0 1e6
+`
+
+// WriteFile writes content to a file called name in a fresh temporary
+// directory of the test and returns its path.
+func WriteFile(t testing.TB, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
