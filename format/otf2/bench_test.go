@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kairos/internal/testenv"
+	"kairos/trace"
 )
 
 var (
@@ -153,18 +154,8 @@ func BenchmarkModel(b *testing.B) {
 			b.Fatal(err)
 		}
 		events = 0
-		for r := 0; r < s.NumRanks(); r++ {
-			rd, err := s.OpenRank(r)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for rd.Next() {
-				events++
-			}
-			if err := rd.Err(); err != nil {
-				b.Fatal(err)
-			}
-			rd.Close()
+		if err := trace.ForEach(s, func(int, int, *trace.Event) error { events++; return nil }); err != nil {
+			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(events)/(b.Elapsed()/time.Duration(b.N)).Seconds(), "mpicalls/s")
