@@ -56,6 +56,13 @@ XML
     ratio=$(awk -v a="$sw" -v b="$kw" 'BEGIN{printf "%.1fx", a/b}')
   fi
   printf '%-6s %-10s %-10s | %-10s %-11s %9s %9s | %9s %9s | %8s\n' "$n" "${side}x${side}" "$actions" "$kt" "${st:+sg=$st}" "$kw" "$km" "$sw" "$sm" "$ratio"
+  # The incremental max-min solver (SimGrid's quirks kept) on the same trace.
+  measure "$d/incremental" "$kairos" simulate "$d/stencil" --platform "$d/platform.xml" --hostfile "$d/hostfile" --cfg kairos/incremental:yes
+  read -r iw im <"$d/incremental.tm"
+  it=$(sed -n 's/^Simulation time [0-9.]* (\([0-9.]*\) s.*/\1/p' "$d/incremental.out")
+  iratio=-
+  [ "$sw" = - ] || iratio=$(awk -v a="$sw" -v b="$iw" 'BEGIN{printf "%.1fx", a/b}')
+  printf '%-6s %-10s %-10s | %-22s %9s %9s | %19s | %8s (incremental solver)\n' "$n" "" "" "$it" "$iw" "$im" "" "$iratio"
   # The contention-free analytic mode on the same trace.
   measure "$d/analytic" "$kairos" simulate "$d/stencil" --platform "$d/platform.xml" --hostfile "$d/hostfile" --analytic
   read -r aw am <"$d/analytic.tm"

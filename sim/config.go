@@ -125,6 +125,18 @@ type Config struct {
 	// Compat keeps SimGrid's quirks that Kairos would otherwise fix (see
 	// QUIRKS in the package documentation). True by default.
 	Compat bool
+	// Incremental re-solves the max-min sharing only where a change
+	// reaches (kairos/incremental), instead of every component SimGrid's
+	// selective update marks, reporting only the shares that changed. It
+	// gives a whole re-solve's shares to rounding, and is always used
+	// without Compat. With Compat it reproduces SimGrid's selective-update
+	// quirk by proving, round by round, that the quirk cannot change the
+	// result (and replaying the round SimGrid's way when it cannot prove
+	// it): identical times wherever the quirk is not at play, but where
+	// it is, SimGrid's result depends on the order of simultaneous events,
+	// which the incremental solver does not keep, so it is off by default
+	// there (see BENCHMARKS.md for its speed and the differences).
+	Incremental bool
 }
 
 // DefaultConfig returns SimGrid 3.32's settings under smpirun.
@@ -164,6 +176,7 @@ var CfgNames = []string{
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
+	"kairos/incremental (yes: re-solve the sharing only where a change reaches; always with simgrid-quirks:no)",
 }
 
 // Set applies one SimGrid --cfg entry ("key:value" split by the caller).
@@ -220,6 +233,8 @@ func (c *Config) Set(key, value string) error {
 		c.Envelope = int64(v)
 	case "kairos/simgrid-quirks":
 		c.Compat, err = parseBool(key, value)
+	case "kairos/incremental":
+		c.Incremental, err = parseBool(key, value)
 	case "smpi/coll-selector":
 		if value != "default" && value != "" {
 			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")

@@ -91,7 +91,7 @@ func (s *simulation) freeAction(a *action) {
 		s.heapRemove(a) // a reused action must not inherit a heap entry
 	}
 	a.comm, a.rank = nil, nil
-	s.freeActs = append(s.freeActs, a)
+	s.freed = append(s.freed, a)
 }
 
 // variable returns a fresh max-min variable for a (reusing a's old one).
@@ -309,6 +309,8 @@ func (s *simulation) advance() bool {
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
 	}
+	s.freeActs = append(s.freeActs, s.freed...)
+	s.freed = s.freed[:0]
 	if s.heap.empty() {
 		return false
 	}

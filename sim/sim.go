@@ -31,8 +31,8 @@
 //     (src, dst, tag) key is waited for (a FIXME in smpi_replay_main);
 //   - (*) the max-min re-solve covers only the constraints SimGrid's
 //     selective update marks, which can leave stale shares (see
-//     maxmin.System.SimGridSelective); fixed, every changed component is
-//     solved whole;
+//     maxmin.System.SimGridSelective); fixed, the exact max-min share is
+//     computed incrementally (Config.Incremental);
 //   - simultaneous events are handled in SimGrid's order: ranks issue one
 //     simcall per turn (Config.Subrounds), its action heap is stable and an
 //     update counts as a new insertion, CPU actions end before network
@@ -133,7 +133,11 @@ type simulation struct {
 	acts    []*action
 	freeIDs []int32
 
-	freeActs  []*action
+	freeActs []*action
+	// freed holds the actions ended since the last solve: their
+	// variables are reused only after it (the solver may replay the
+	// round's changes).
+	freed     []*action
 	freeComms []*comm
 	freeReqs  []*request
 	endedCPU  []*action
@@ -177,8 +181,10 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
-	s.netSys.SimGridSelective = cfg.Compat
-	s.cpuSys.SimGridSelective = cfg.Compat
+	for _, sys := range []*maxmin.System{s.netSys, s.cpuSys} {
+		sys.SimGridSelective = cfg.Compat
+		sys.Incremental = cfg.Incremental || !cfg.Compat
+	}
 	for _, h := range m.Hosts {
 		sp := h.Speed
 		if cfg.Speed > 0 {

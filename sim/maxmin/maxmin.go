@@ -11,7 +11,8 @@
 // (maxmin/precision), so that simulated times agree with SimGrid's.
 //
 // Only the connected components of the constraint graph that changed are
-// solved again; the variables whose share may have changed are reported so
+// solved again (SimGrid's way, or only the region a change reaches with
+// Incremental); the variables whose share may have changed are reported so
 // that the caller reschedules only those activities.
 package maxmin
 
@@ -32,6 +33,10 @@ type System struct {
 	// Without it, the whole connected component of every change is
 	// solved: the exact max-min share.
 	SimGridSelective bool
+	// Incremental solves, without SimGridSelective, only the part of a
+	// changed component that the change reaches (see incremental.go),
+	// and Solve reports only the variables whose share changed.
+	Incremental bool
 
 	dirty    []*Constraint // full mode: seeds of the components to solve again
 	list     []*Constraint // the constraints to solve
@@ -41,6 +46,23 @@ type System struct {
 	modified []*Variable
 	stamp    uint32
 	visit    uint32 // SimGrid mode: the current round's visited mark
+	round    uint32 // incremental mode: the current solve
+	region   []*Constraint
+	regVars  []*Variable
+
+	// SimGrid-compatible incremental mode (compat.go).
+	log        []op
+	seeds      []*Constraint // the round's changed constraints
+	marked     []*Constraint // SimGrid's marked set, kept aside
+	undoPos    []int32
+	cands      []*Variable
+	suspects   []*Variable
+	alones     []alone
+	bfs        []*Constraint
+	staleList  []*Constraint
+	staleCount int
+	touched    bool
+	replaying  bool
 
 	// Constraints and variables are carved from slabs: the solver's
 	// loops chase pointers between them, and neighbours in memory share
@@ -72,6 +94,10 @@ type Constraint struct {
 	usage     float64
 	lightIdx  int
 	stamp     uint32 // == System.stamp while in the list being solved
+	known     uint32 // == System.visit when known to be in SimGrid's modified set
+	mark      uint32 // == System.stamp when reached by a certificate search
+	stale     bool   // its component's shares are SimGrid's stale ones
+	region    uint32 // incremental mode: == System.round while in the region
 	dirty     bool
 	inList    bool // SimGrid mode: in the modified constraint set
 }
@@ -115,8 +141,15 @@ type Variable struct {
 	elems   []vElem
 	stamp   uint32
 	visited uint32
+	cand    uint32 // == System.visit when a certificate candidate
 	inSat   bool
 	inMod   bool
+	// Incremental mode: the value before this solve (old, valid when
+	// oldRound is the solve's round), and the constraint that fixed the
+	// variable in the last region solved (nil at its bound).
+	old      float64
+	oldRound uint32
+	at       *Constraint
 	// ID is the caller's handle on the activity.
 	ID int32
 	// inline holds the elements of a variable using few constraints (a
@@ -165,9 +198,12 @@ func attach(v *Variable, i int) {
 // Expand makes v use c with the given consumption weight. Using the same
 // constraint twice adds the weights (keeps the larger on a fat pipe).
 func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
+	o := op{kind: opExpand, v: v, c: c, x: weight, idx: -1}
 	for i := range v.elems {
 		e := &v.elems[i]
 		if e.c == c {
+			o.idx, o.old = int32(i), e.weight
+			s.record(o)
 			if c.FatPipe {
 				e.weight = math.Max(e.weight, weight)
 			} else {
@@ -183,6 +219,7 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 			return
 		}
 	}
+	s.record(o)
 	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
 	if v.penalty > 0 {
 		attach(v, len(v.elems)-1)
@@ -198,6 +235,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	if p == v.penalty {
 		return
 	}
+	s.record(op{kind: opPenalty, v: v, x: p, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
 	switch {
 	case p > 0 && v.penalty <= 0:
 		v.penalty = p
@@ -223,6 +261,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 
 // SetBound changes v's upper bound.
 func (s *System) SetBound(v *Variable, b float64) {
+	s.record(op{kind: opBound, v: v, x: b, old: v.bound})
 	v.bound = b
 	for i := range v.elems {
 		s.touchCnst(v.elems[i].c)
@@ -231,6 +270,7 @@ func (s *System) SetBound(v *Variable, b float64) {
 
 // Remove takes v out of the system.
 func (s *System) Remove(v *Variable) {
+	s.record(op{kind: opRemove, v: v, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
 	if v.penalty > 0 {
 		s.touchVar(v)
 		s.detach(v)
@@ -246,6 +286,9 @@ func (s *System) detach(v *Variable) {
 			continue
 		}
 		c := e.c
+		if s.logging() {
+			s.undoPos = append(s.undoPos, e.ci)
+		}
 		// Keep the order (SimGrid erases from a linked list).
 		copy(c.elems[e.ci:], c.elems[e.ci+1:])
 		last := len(c.elems) - 1
@@ -271,18 +314,25 @@ func (s *System) touchVar(v *Variable) {
 	if len(v.elems) == 0 || v.penalty <= 0 {
 		return
 	}
+	if !s.slow() {
+		s.fastTouchVar(v)
+		return
+	}
+	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
+		s.suspects = append(s.suspects, v)
+	}
 	s.touchCnst(v.elems[0].c)
 }
 
 // touchCnst records that c changed (SimGrid's update_modified_cnst_set).
 func (s *System) touchCnst(c *Constraint) {
-	if !s.SimGridSelective {
+	switch {
+	case !s.SimGridSelective:
 		s.markDirty(c)
-		return
-	}
-	if !c.inList {
-		c.inList = true
-		s.list = append(s.list, c)
+	case !s.slow():
+		s.fastTouchCnst(c)
+	case !c.inList:
+		s.mark(c)
 		s.rec(c)
 	}
 }
@@ -301,13 +351,18 @@ func (s *System) rec(c *Constraint) {
 			}
 			c2 := v.elems[j].c
 			if c2 != c && !c2.inList {
-				c2.inList = true
-				s.list = append(s.list, c2)
+				s.mark(c2)
 				s.rec(c2)
 			}
 		}
 		v.visited = s.visit
 	}
+}
+
+// mark adds c to the modified set.
+func (s *System) mark(c *Constraint) {
+	c.inList = true
+	s.list = append(s.list, c)
 }
 
 func (s *System) markDirty(c *Constraint) {
@@ -318,7 +373,9 @@ func (s *System) markDirty(c *Constraint) {
 }
 
 // Modified reports whether Solve has work to do.
-func (s *System) Modified() bool { return len(s.dirty) > 0 || s.SimGridSelective && len(s.list) > 0 }
+func (s *System) Modified() bool {
+	return len(s.dirty) > 0 || len(s.log) > 0 || len(s.list) > 0 && s.slow()
+}
 
 type light struct {
 	c                  *Constraint
@@ -338,10 +395,20 @@ func (s *System) Solve() []*Variable {
 	if !s.Modified() {
 		return s.modified
 	}
-	if !s.SimGridSelective {
+	switch {
+	case s.SimGridSelective && !s.slow():
+		s.solveCompatible()
+	case s.SimGridSelective:
+		s.solveSimGrid()
+	case s.Incremental:
+		if !s.solveIncremental() {
+			s.collect()
+			s.solve()
+		}
+	default:
 		s.collect()
+		s.solve()
 	}
-	s.solve()
 	for _, v := range s.modified {
 		v.inMod = false
 	}
@@ -355,6 +422,7 @@ func (s *System) Solve() []*Variable {
 		}
 		s.list = s.list[:0]
 		s.visit++
+		s.endRound()
 	}
 	return s.modified
 }
@@ -362,11 +430,7 @@ func (s *System) Solve() []*Variable {
 // collect gathers into s.list the connected components (through enabled
 // variables) of the dirty constraints.
 func (s *System) collect() {
-	s.stamp++
-	if s.stamp == 0 {
-		s.stamp = 1
-	}
-	st := s.stamp
+	st := s.nextStamp()
 	s.list = s.list[:0]
 	for _, c := range s.dirty {
 		c.dirty = false
@@ -420,6 +484,7 @@ func (s *System) satVarsUpdate() {
 			e := &els[k]
 			if e.active && e.weight > 0 && !e.v.inSat {
 				e.v.inSat = true
+				e.v.at = s.light[i].c
 				s.satVars = append(s.satVars, e.v)
 			}
 		}
@@ -440,7 +505,7 @@ func (s *System) removeLight(c *Constraint) {
 // solve is SimGrid's lmm::MaxMin::maxmin_solve over s.list.
 func (s *System) solve() {
 	prec := s.Precision
-	minUsage, minBound := -1.0, -1.0
+	minUsage := -1.0
 	s.light = s.light[:0]
 	s.satCnst = s.satCnst[:0]
 	for _, c := range s.list {
@@ -485,6 +550,15 @@ func (s *System) solve() {
 			s.satUpdate(c.remaining/c.usage, c.lightIdx, &minUsage)
 		}
 	}
+	s.waterfill(minUsage)
+}
+
+// waterfill is the loop of lmm::MaxMin::maxmin_solve once the light
+// constraints and the first minimum usage are known: it fixes the
+// variables of the most loaded constraints, level after level.
+func (s *System) waterfill(minUsage float64) {
+	prec := s.Precision
+	minBound := -1.0
 	s.satVars = s.satVars[:0]
 	s.satVarsUpdate()
 	for {
@@ -509,6 +583,7 @@ func (s *System) solve() {
 				v.value = minUsage / v.penalty
 			} else if math.Abs(minBound-v.bound*v.penalty) < prec {
 				v.value = v.bound
+				v.at = nil
 			} else {
 				continue
 			}

@@ -1,0 +1,148 @@
+package maxmin
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// twin applies the same changes to systems solved differently.
+type twin struct {
+	sys  []*System
+	cs   [][]*Constraint
+	vars [][]*Variable // live variables, same index in every system
+	pens []float64
+}
+
+func newTwin(rng *rand.Rand, modes [][2]bool, nc int) *twin {
+	t := &twin{}
+	bounds := make([]float64, nc)
+	fat := make([]bool, nc)
+	for i := range bounds {
+		bounds[i] = []float64{100, 125, 250, 1000}[rng.IntN(4)]
+		fat[i] = withFat && rng.IntN(8) == 0
+	}
+	for _, m := range modes {
+		s := New(1e-5)
+		s.SimGridSelective, s.Incremental = m[0], m[1]
+		var cs []*Constraint
+		for i := range bounds {
+			cs = append(cs, s.NewConstraint(bounds[i], fat[i]))
+		}
+		t.sys = append(t.sys, s)
+		t.cs = append(t.cs, cs)
+		t.vars = append(t.vars, nil)
+	}
+	return t
+}
+
+// step applies one random change to every system.
+func (t *twin) step(rng *rand.Rand) {
+	n := len(t.vars[0])
+	switch k := rng.IntN(10); {
+	case k < 4 || n == 0: // a new variable, enabled or not
+		pen := 0.0
+		if rng.IntN(3) == 0 {
+			pen = []float64{1, 2, 0.5}[rng.IntN(3)]
+		}
+		bound := -1.0
+		if rng.IntN(6) == 0 {
+			bound = float64(10 + rng.IntN(100))
+		}
+		nc := 1 + rng.IntN(4)
+		idx := make([]int, nc)
+		wts := make([]float64, nc)
+		for j := range idx {
+			idx[j] = rng.IntN(len(t.cs[0]))
+			wts[j] = []float64{1, 1, 0.05, 2}[rng.IntN(4)]
+		}
+		for i, s := range t.sys {
+			v := s.NewVariable(int32(n), pen, bound, nc)
+			for j := range idx {
+				s.Expand(t.cs[i][idx[j]], v, wts[j])
+			}
+			t.vars[i] = append(t.vars[i], v)
+		}
+	case k < 6: // enable a disabled variable
+		j := rng.IntN(n)
+		p := []float64{1, 1.5, 3}[rng.IntN(3)]
+		for i, s := range t.sys {
+			if t.vars[i][j].Penalty() <= 0 {
+				s.SetPenalty(t.vars[i][j], p)
+			}
+		}
+	case k < 8: // remove
+		j := rng.IntN(n)
+		for i, s := range t.sys {
+			s.Remove(t.vars[i][j])
+			t.vars[i] = append(t.vars[i][:j], t.vars[i][j+1:]...)
+		}
+	case k < 9: // change a penalty (or disable)
+		j := rng.IntN(n)
+		p := []float64{0, 2, 0.7}[rng.IntN(3)]
+		for i, s := range t.sys {
+			s.SetPenalty(t.vars[i][j], p)
+		}
+	default:
+		j := rng.IntN(n)
+		b := float64(5 + rng.IntN(200))
+		for i, s := range t.sys {
+			s.SetBound(t.vars[i][j], b)
+		}
+	}
+}
+
+func (t *twin) solve() {
+	for _, s := range t.sys {
+		s.Solve()
+	}
+}
+
+// diff returns the first share on which the systems disagree.
+func (t *twin) diff() error {
+	for j := range t.vars[0] {
+		want := t.vars[0][j].Value()
+		for i := 1; i < len(t.sys); i++ {
+			got := t.vars[i][j].Value()
+			if math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				return fmt.Errorf("variable %d: system %d has %.12g, system 0 %.12g", j, i, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// TestIncrementalMatchesWholeSolve: random rounds of changes, solved by
+// the incremental solver and by whole re-solves, give the same shares,
+// and the SimGrid-compatible incremental mode gives SimGrid's selective
+// update's shares, stale ones included.
+// maxOps and maxCnst bound the changes per round and the constraints of
+// the random systems; withFat adds fat pipes.
+var maxOps, maxCnst, withFat = 20, 60, true
+
+func TestIncrementalMatchesWholeSolve(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		modes [][2]bool
+	}{
+		{"exact", [][2]bool{{false, false}, {false, true}}},
+		{"simgrid", [][2]bool{{true, false}, {true, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(0); seed < 300; seed++ {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				tw := newTwin(rng, tc.modes, 4+rng.IntN(maxCnst))
+				for round := 0; round < 60; round++ {
+					for k := 1 + rng.IntN(maxOps); k > 0; k-- {
+						tw.step(rng)
+					}
+					tw.solve()
+					if err := tw.diff(); err != nil {
+						t.Fatalf("seed %d round %d: %v", seed, round, err)
+					}
+				}
+			}
+		})
+	}
+}
