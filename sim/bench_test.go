@@ -9,7 +9,6 @@ import (
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
-	"kairos/workload"
 )
 
 // clusterXML returns a SimGrid platform file of one flat cluster of n
@@ -50,23 +49,10 @@ func machineOn(t testing.TB, path string, n int) *sim.Machine {
 
 func stencil(t testing.TB, grid string, iters int) trace.Source {
 	t.Helper()
-	p, err := workload.Defaults("stencil2d")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := workload.ParseGrid(grid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Grid, p.Ranks, p.Iterations = g, 0, iters
-	src, err := workload.New("stencil2d", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return stencilBytes(t, grid, iters, 0)
 }
 
-func benchStencil(b *testing.B, grid string, n int, analytic bool) {
+func benchStencil(b *testing.B, grid string, n int, analytic bool, incremental ...bool) {
 	m := machineOn(b, clusterXML(b, b.TempDir(), n, ""), n)
 	src := stencil(b, grid, 1000)
 	tr, err := trace.Load(src)
@@ -75,6 +61,9 @@ func benchStencil(b *testing.B, grid string, n int, analytic bool) {
 	}
 	cfg := sim.DefaultConfig()
 	cfg.Analytic = analytic
+	if len(incremental) > 0 && !incremental[0] {
+		cfg.Solver = sim.SolverSimGrid
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		res, err := sim.Run(tr, m, cfg, nil)
@@ -86,6 +75,9 @@ func benchStencil(b *testing.B, grid string, n int, analytic bool) {
 }
 
 func BenchmarkStencil64(b *testing.B)          { benchStencil(b, "8x8", 64, false) }
+func BenchmarkStencil64SimGrid(b *testing.B)   { benchStencil(b, "8x8", 64, false, false) }
 func BenchmarkStencil64Analytic(b *testing.B)  { benchStencil(b, "8x8", 64, true) }
 func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, false) }
 func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, true) }
+
+func BenchmarkStencil256SimGrid(b *testing.B) { benchStencil(b, "16x16", 256, false, false) }

@@ -125,18 +125,46 @@ type Config struct {
 	// Compat keeps SimGrid's quirks that Kairos would otherwise fix (see
 	// QUIRKS in the package documentation). True by default.
 	Compat bool
-	// Incremental re-solves the max-min sharing only where a change
-	// reaches (kairos/incremental), instead of every component SimGrid's
-	// selective update marks, reporting only the shares that changed. It
-	// gives a whole re-solve's shares to rounding, and is always used
-	// without Compat. With Compat it reproduces SimGrid's selective-update
-	// quirk by proving, round by round, that the quirk cannot change the
-	// result (and replaying the round SimGrid's way when it cannot prove
-	// it): identical times wherever the quirk is not at play, but where
-	// it is, SimGrid's result depends on the order of simultaneous events,
-	// which the incremental solver does not keep, so it is off by default
-	// there (see BENCHMARKS.md for its speed and the differences).
-	Incremental bool
+	// Solver chooses how the max-min sharing is re-solved after changes
+	// (kairos/incremental; see Solver). Without Compat it is always
+	// SolverIncremental.
+	Solver Solver
+}
+
+// Solver is a way of re-solving the max-min sharing.
+type Solver uint8
+
+// Solvers. The incremental solver re-solves only where a change reaches
+// and reports only the shares that changed: the shares of a whole
+// re-solve, to rounding. With Compat it reproduces SimGrid's
+// selective-update quirk by proving, round by round, that the quirk
+// cannot change the result, and replaying the round SimGrid's way when it
+// cannot prove it. But once the quirk has struck, SimGrid's result
+// depends on the order in which simultaneous events are handled, which the
+// incremental solver does not keep (it does not reschedule the flows whose
+// share did not change).
+const (
+	// SolverAuto runs the incremental solver and, if SimGrid's quirk
+	// strikes, replays the whole trace again with SolverSimGrid (at once,
+	// without an observer; with one, it runs SolverSimGrid from the
+	// start). The default.
+	SolverAuto Solver = iota
+	// SolverIncremental always runs the incremental solver.
+	SolverIncremental
+	// SolverSimGrid re-solves what SimGrid's selective update marks, as
+	// SimGrid does.
+	SolverSimGrid
+)
+
+// String returns the solver's kairos/incremental value.
+func (v Solver) String() string {
+	switch v {
+	case SolverAuto:
+		return "auto"
+	case SolverIncremental:
+		return "yes"
+	}
+	return "no"
 }
 
 // DefaultConfig returns SimGrid 3.32's settings under smpirun.
@@ -176,7 +204,7 @@ var CfgNames = []string{
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
-	"kairos/incremental (yes: re-solve the sharing only where a change reaches; always with simgrid-quirks:no)",
+	"kairos/incremental (auto, the default: re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
 }
 
 // Set applies one SimGrid --cfg entry ("key:value" split by the caller).
@@ -234,7 +262,13 @@ func (c *Config) Set(key, value string) error {
 	case "kairos/simgrid-quirks":
 		c.Compat, err = parseBool(key, value)
 	case "kairos/incremental":
-		c.Incremental, err = parseBool(key, value)
+		if value == "auto" {
+			c.Solver = SolverAuto
+			break
+		}
+		var inc bool
+		inc, err = parseBool(key, value)
+		c.Solver = map[bool]Solver{true: SolverIncremental, false: SolverSimGrid}[inc]
 	case "smpi/coll-selector":
 		if value != "default" && value != "" {
 			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")

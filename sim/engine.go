@@ -308,6 +308,10 @@ func (s *simulation) advance() bool {
 	}
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
+		if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.netSys.QuirkStruck() {
+			s.err = errQuirk
+			return false
+		}
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]

@@ -44,9 +44,9 @@ func TestIncrementalSolver(t *testing.T) {
 				}
 				m := machineOn(t, plat, 16)
 				var times [2]float64
-				for i, inc := range []bool{false, true} {
+				for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverIncremental} {
 					cfg := sim.DefaultConfig()
-					cfg.Compat, cfg.Incremental = compat, inc
+					cfg.Compat, cfg.Solver = compat, solver
 					res, err := sim.Run(tr, m, cfg, nil)
 					if err != nil {
 						t.Fatalf("%s/%s: %v", topo.name, kind, err)
@@ -60,4 +60,75 @@ func TestIncrementalSolver(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAutoSolver: the default solver stays incremental where SimGrid's
+// selective-update quirk never strikes (the flat cluster of the speed
+// benchmark) and starts over with SimGrid's solver where it does (a
+// dragonfly), giving SimGrid's solver's time exactly, with a timed trace
+// that holds each action once.
+func TestAutoSolver(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		topo, attrs string
+		want        sim.Solver
+	}{
+		{"flat", ``, sim.SolverIncremental},
+		{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;4,1;4,1;2" loopback_bw="100MBps" loopback_lat="0"`, sim.SolverSimGrid},
+	} {
+		tdir := filepath.Join(dir, tc.topo)
+		if err := os.MkdirAll(tdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		m := machineOn(t, clusterXML(t, tdir, 64, tc.attrs), 16)
+		tr, err := trace.Load(stencilBytes(t, "4x4", 3, 1024))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var times [2]float64
+		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
+			cfg := sim.DefaultConfig()
+			cfg.Solver = solver
+			timed := sim.NewTimedTrace(len(tr.Ranks), tr.Meta())
+			res, err := sim.Run(tr, m, cfg, timed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			times[i] = res.Time
+			if solver == sim.SolverAuto && res.Solver != tc.want {
+				t.Errorf("%s: the automatic solver ended as %v, want %v", tc.topo, res.Solver, tc.want)
+			}
+			for r := range tr.Ranks {
+				if got, want := timed.T.Ranks[r].Len(), tr.Ranks[r].Len(); got != want {
+					t.Errorf("%s: timed trace rank %d has %d events, want %d", tc.topo, r, got, want)
+				}
+			}
+		}
+		if d := math.Abs(times[1]-times[0]) / times[0]; d > 1e-9 {
+			t.Errorf("%s: automatic solver %.9f, SimGrid's %.9f", tc.topo, times[1], times[0])
+		}
+	}
+}
+
+// stencilBytes is the periodic 2-D stencil generator's trace with the
+// given grid, iterations and message size (0: the generator's default).
+func stencilBytes(t testing.TB, grid string, iters int, bytes int64) trace.Source {
+	t.Helper()
+	p, err := workload.Defaults("stencil2d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := workload.ParseGrid(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Grid, p.Ranks, p.Iterations = g, 0, iters
+	if bytes > 0 {
+		p.Bytes = bytes
+	}
+	src, err := workload.New("stencil2d", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

@@ -20,6 +20,36 @@ func (o Observers) Action(rank int, e *trace.Event, start, end float64) {
 	}
 }
 
+// A Restarter is an Observer that can forget what it has seen, so that a
+// simulation may start over (see SolverAuto); others make SolverAuto run
+// SimGrid's solver from the start.
+type Restarter interface {
+	Observer
+	Restart()
+}
+
+// Restart forgets every observer's actions; it panics unless all are
+// Restarters (check with restartable).
+func (o Observers) Restart() {
+	for _, x := range o {
+		x.(Restarter).Restart()
+	}
+}
+
+// restartable reports whether obs can start over.
+func restartable(obs Observer) bool {
+	if list, ok := obs.(Observers); ok {
+		for _, x := range list {
+			if !restartable(x) {
+				return false
+			}
+		}
+		return true
+	}
+	_, ok := obs.(Restarter)
+	return ok
+}
+
 // TimedTrace records the simulation as a timed trace: every event of the
 // input with Enter and Exit set to its simulated start and end, so that
 // the pattern analyses and the classifier can read a simulated run as a
@@ -46,6 +76,11 @@ func (t *TimedTrace) Action(rank int, e *trace.Event, start, end float64) {
 	ev := *e
 	ev.Enter, ev.Exit, ev.HasTime = trace.FromSeconds(start), trace.FromSeconds(end), true
 	t.T.Ranks[rank].Append(&ev)
+}
+
+// Restart forgets the recorded events.
+func (t *TimedTrace) Restart() {
+	t.T = trace.New(len(t.T.Ranks), *t.T.Meta())
 }
 
 // Perfetto streams a Chrome / Perfetto trace-event JSON timeline: one

@@ -32,7 +32,7 @@
 //   - (*) the max-min re-solve covers only the constraints SimGrid's
 //     selective update marks, which can leave stale shares (see
 //     maxmin.System.SimGridSelective); fixed, the exact max-min share is
-//     computed incrementally (Config.Incremental);
+//     computed incrementally (Config.Solver);
 //   - simultaneous events are handled in SimGrid's order: ranks issue one
 //     simcall per turn (Config.Subrounds), its action heap is stable and an
 //     update counts as a new insertion, CPU actions end before network
@@ -74,6 +74,10 @@ type Result struct {
 	// Messages and Bytes count the point-to-point transfers simulated
 	// (collectives included).
 	Messages, Bytes int64
+	// Solver is the max-min solver that gave the result: SolverIncremental
+	// or SolverSimGrid (SolverAuto falls back to it when SimGrid's quirk
+	// strikes).
+	Solver Solver
 }
 
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
@@ -161,6 +165,26 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
 	}
+	if cfg.Compat && cfg.Solver == SolverAuto {
+		if obs != nil && !restartable(obs) {
+			cfg.Solver = SolverSimGrid
+		} else if res, err := run(src, m, cfg, obs); !errors.Is(err, errQuirk) {
+			return res, err
+		} else {
+			cfg.Solver = SolverSimGrid
+			if obs != nil {
+				obs.(Restarter).Restart()
+			}
+		}
+	}
+	return run(src, m, cfg, obs)
+}
+
+// errQuirk stops an automatic-solver run when SimGrid's selective-update
+// quirk strikes (see SolverAuto).
+var errQuirk = errors.New("sim: SimGrid's selective-update quirk struck")
+
+func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
 	s, err := newSim(src, m, cfg, obs)
 	if err != nil {
 		return nil, err
@@ -183,7 +207,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
 	for _, sys := range []*maxmin.System{s.netSys, s.cpuSys} {
 		sys.SimGridSelective = cfg.Compat
-		sys.Incremental = cfg.Incremental || !cfg.Compat
+		sys.Incremental = cfg.Solver != SolverSimGrid || !cfg.Compat
 	}
 	for _, h := range m.Hosts {
 		sp := h.Speed
@@ -247,11 +271,12 @@ func (s *simulation) loop() error {
 			}
 		}
 		s.runq = s.runq[:0]
-		if !s.advance() {
-			break
-		}
+		more := s.advance()
 		if s.err != nil {
 			return s.err
+		}
+		if !more {
+			break
 		}
 	}
 	var dl DeadlockError
@@ -313,7 +338,10 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 }
 
 func (s *simulation) result() *Result {
-	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes}
+	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental}
+	if s.cfg.Compat && s.cfg.Solver == SolverSimGrid {
+		res.Solver = SolverSimGrid
+	}
 	last := -1.0
 	for _, r := range s.ranks {
 		res.Ranks = append(res.Ranks, r.res)

@@ -127,6 +127,7 @@ type simulateJSON struct {
 	Actions        int64            `json:"actions"`
 	Messages       int64            `json:"messages"`
 	Bytes          int64            `json:"bytes"`
+	Solver         string           `json:"solver"`
 	Ranks          []simulateRankJS `json:"ranks"`
 	TimedTrace     string           `json:"timed_trace,omitempty"`
 	PerfettoOutput string           `json:"perfetto,omitempty"`
@@ -247,7 +248,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
 		}
@@ -319,4 +320,15 @@ func simulateDeploy(p *platform.Platform, f *simulateFlags, np int) ([]*platform
 		}
 	}
 	return platform.Deploy(p, names, np, mp)
+}
+
+// solverName says how the max-min sharing was solved, for --json.
+func solverName(res *sim.Result, cfg sim.Config) string {
+	switch {
+	case cfg.Analytic:
+		return "analytic"
+	case res.Solver == sim.SolverSimGrid:
+		return "simgrid"
+	}
+	return "incremental"
 }

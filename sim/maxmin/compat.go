@@ -361,11 +361,16 @@ func (s *System) solveSimGrid() {
 	s.staleCount = len(kept)
 }
 
+// QuirkStruck reports whether, in the SimGrid-compatible incremental
+// mode, SimGrid's selective update has left stale shares since the start.
+func (s *System) QuirkStruck() bool { return s.struck }
+
 // markStale marks the connected component of c as holding stale shares.
 func (s *System) markStale(c *Constraint) {
 	if !s.Incremental || c.stale {
 		return
 	}
+	s.struck = true
 	c.stale = true
 	s.staleList = append(s.staleList, c)
 	for i := len(s.staleList) - 1; i < len(s.staleList); i++ {

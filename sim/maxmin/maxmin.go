@@ -61,6 +61,7 @@ type System struct {
 	bfs        []*Constraint
 	staleList  []*Constraint
 	staleCount int
+	struck     bool
 	touched    bool
 	replaying  bool
 
