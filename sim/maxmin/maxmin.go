@@ -222,10 +222,27 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 	}
 	s.record(o)
 	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
-	if v.penalty > 0 {
+	switch {
+	case v.penalty > 0:
 		attach(v, len(v.elems)-1)
+		s.touchCnst(c)
+	case weight > 0:
+		s.touchDisabled(c)
 	}
-	if weight > 0 || v.penalty > 0 {
+}
+
+// touchDisabled records that a disabled variable now uses c: SimGrid
+// marks c, but no share changes.
+func (s *System) touchDisabled(c *Constraint) {
+	switch {
+	case !s.SimGridSelective:
+		if !s.Incremental {
+			s.markDirty(c)
+		}
+	case !s.slow():
+		c.known = s.visit
+		s.touched = true
+	default:
 		s.touchCnst(c)
 	}
 }
