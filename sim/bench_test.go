@@ -81,3 +81,18 @@ func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, f
 func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, true) }
 
 func BenchmarkStencil256SimGrid(b *testing.B) { benchStencil(b, "16x16", 256, false, false) }
+
+func BenchmarkStencil256Exact(b *testing.B) {
+	m := machineOn(b, clusterXML(b, b.TempDir(), 256, ""), 256)
+	tr, err := trace.Load(stencil(b, "16x16", 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Compat = false
+	for i := 0; i < b.N; i++ {
+		if _, err := sim.Run(tr, m, cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -298,18 +298,21 @@ func (s *System) undo(o *op) {
 	}
 }
 
-// reattach puts back v's elements where detach took them from.
+// reattach puts back v's elements where detach took them from (it moved
+// each constraint's last element into the gap).
 func (s *System) reattach(v *Variable, penalty float64, pos []int32) {
 	for i := len(v.elems) - 1; i >= 0; i-- {
 		e := &v.elems[i]
 		c, p := e.c, pos[i]
-		c.elems = append(c.elems, cElem{})
-		copy(c.elems[p+1:], c.elems[p:])
-		c.elems[p] = cElem{v: v, weight: e.weight, usage: e.weight / penalty, vi: int32(i)}
-		for k := int(p); k < len(c.elems); k++ {
-			m := &c.elems[k]
-			m.v.elems[m.vi].ci = int32(k)
+		if int(p) < len(c.elems) {
+			c.elems = append(c.elems, c.elems[p])
+			m := &c.elems[len(c.elems)-1]
+			m.v.elems[m.vi].ci = int32(len(c.elems) - 1)
+		} else {
+			c.elems = append(c.elems, cElem{})
 		}
+		c.elems[p] = cElem{v: v, weight: e.weight, usage: e.weight / penalty, vi: int32(i)}
+		e.ci = p
 	}
 }
 

@@ -307,15 +307,25 @@ func (s *System) detach(v *Variable) {
 		if s.logging() {
 			s.undoPos = append(s.undoPos, e.ci)
 		}
-		// Keep the order (SimGrid erases from a linked list).
-		copy(c.elems[e.ci:], c.elems[e.ci+1:])
 		last := len(c.elems) - 1
+		if s.Incremental && !s.slow() {
+			// The order only sets rounding here: move the last
+			// element in.
+			if k := int(e.ci); k != last {
+				c.elems[k] = c.elems[last]
+				m := &c.elems[k]
+				m.v.elems[m.vi].ci = int32(k)
+			}
+		} else {
+			// Keep the order (SimGrid erases from a linked list).
+			copy(c.elems[e.ci:], c.elems[e.ci+1:])
+			for k := int(e.ci); k < last; k++ {
+				m := &c.elems[k]
+				m.v.elems[m.vi].ci = int32(k)
+			}
+		}
 		c.elems[last] = cElem{}
 		c.elems = c.elems[:last]
-		for k := int(e.ci); k < last; k++ {
-			m := &c.elems[k]
-			m.v.elems[m.vi].ci = int32(k)
-		}
 		e.ci = -1
 	}
 }
