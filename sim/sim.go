@@ -18,6 +18,12 @@
 // as streams, so memory does not grow with trace length. Runs are
 // deterministic: the same inputs give bit-identical results.
 //
+// The max-min sharing is re-solved incrementally, only where a change
+// reaches (maxmin.System.Incremental); SimGrid's selective-update quirk is
+// reproduced by proof, undo and replay, and where it strikes the run
+// starts over with SimGrid's own re-solves (Solver, SolverAuto), whose
+// results then depend on the order of simultaneous events, as SimGrid's do.
+//
 // SimGrid quirks Kairos copies, for exactness; those marked (*) are fixed
 // when Config.Compat is false (--cfg kairos/simgrid-quirks:no):
 //   - factor tables apply strictly above their threshold, on the size with

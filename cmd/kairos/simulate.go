@@ -72,7 +72,11 @@ Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
 read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
 trace for ViTE; --verbose prints one line per action like SimGrid's verbose
-replay log.
+replay log. The sharing is re-solved incrementally, starting over with
+SimGrid's own re-solves if SimGrid's selective-update quirk strikes
+(kairos/incremental:auto); --perfetto and --verbose stream their output and
+cannot start over, so they use SimGrid's re-solves from the start (slower,
+same times).
 
 A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
