@@ -145,9 +145,11 @@ type Solver uint8
 // share did not change).
 const (
 	// SolverAuto runs the incremental solver and, if SimGrid's quirk
-	// strikes, replays the whole trace again with SolverSimGrid (at once,
-	// without an observer; with one, it runs SolverSimGrid from the
-	// start). The default.
+	// strikes, replays the whole trace again with SolverSimGrid. An
+	// observer that is not a Restarter watches a second run, once the
+	// first (unobserved) has shown which solver to use; with the verbose
+	// log, which lists simultaneous actions in SimGrid's order, it is
+	// SolverSimGrid from the start. The default.
 	SolverAuto Solver = iota
 	// SolverIncremental always runs the incremental solver.
 	SolverIncremental

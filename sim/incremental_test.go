@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"kairos/sim"
@@ -106,6 +108,35 @@ func TestAutoSolver(t *testing.T) {
 		}
 		if d := math.Abs(times[1]-times[0]) / times[0]; d > 1e-9 {
 			t.Errorf("%s: automatic solver %.9f, SimGrid's %.9f", tc.topo, times[1], times[0])
+		}
+		// An observer that cannot start over sees one run only, and the
+		// verbose log keeps SimGrid's order.
+		var logs, timelines [2]string
+		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
+			cfg := sim.DefaultConfig()
+			cfg.Solver = solver
+			var log, timeline strings.Builder
+			hosts := make([]string, 16)
+			for r := range hosts {
+				hosts[r] = fmt.Sprintf("node-%d", r)
+			}
+			pf := sim.NewPerfetto(&timeline, hosts)
+			if _, err := sim.Run(tr, m, cfg, sim.Observers{&sim.Verbose{W: &log, Hosts: hosts}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sim.Run(tr, m, cfg, pf); err != nil {
+				t.Fatal(err)
+			}
+			if err := pf.Close(); err != nil {
+				t.Fatal(err)
+			}
+			logs[i], timelines[i] = log.String(), timeline.String()
+		}
+		if logs[0] != logs[1] {
+			t.Errorf("%s: the verbose log of the automatic solver differs from SimGrid's solver's", tc.topo)
+		}
+		if a, b := strings.Count(timelines[0], `"ph":"X"`), strings.Count(timelines[1], `"ph":"X"`); a != b {
+			t.Errorf("%s: the automatic solver's timeline has %d slices, SimGrid's solver's %d", tc.topo, b, a)
 		}
 	}
 }

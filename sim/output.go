@@ -36,6 +36,26 @@ func (o Observers) Restart() {
 	}
 }
 
+// inSimGridOrder is implemented by observers whose output must list
+// simultaneous actions in SimGrid's order (the verbose log): SolverAuto
+// then uses SimGrid's solver, which keeps it.
+type inSimGridOrder interface{ simgridOrder() }
+
+// needsSimGridOrder reports whether obs, or one of its observers, lists
+// simultaneous actions in SimGrid's order.
+func needsSimGridOrder(obs Observer) bool {
+	if list, ok := obs.(Observers); ok {
+		for _, x := range list {
+			if needsSimGridOrder(x) {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := obs.(inSimGridOrder)
+	return ok
+}
+
 // restartable reports whether obs can start over.
 func restartable(obs Observer) bool {
 	if list, ok := obs.(Observers); ok {
@@ -164,6 +184,8 @@ type Verbose struct {
 	Hosts []string // per rank
 	err   error
 }
+
+func (v *Verbose) simgridOrder() {}
 
 // Action writes the line of one action.
 func (v *Verbose) Action(rank int, e *trace.Event, start, end float64) {

@@ -171,15 +171,26 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
 	}
+	if cfg.Compat && cfg.Solver == SolverAuto && obs != nil && needsSimGridOrder(obs) {
+		cfg.Solver = SolverSimGrid
+	}
 	if cfg.Compat && cfg.Solver == SolverAuto {
+		// An observer that cannot start over watches a second run once
+		// the first has shown which solver gives SimGrid's result.
+		first := obs
 		if obs != nil && !restartable(obs) {
-			cfg.Solver = SolverSimGrid
-		} else if res, err := run(src, m, cfg, obs); !errors.Is(err, errQuirk) {
-			return res, err
+			first = nil
+		}
+		res, err := run(src, m, cfg, first)
+		if !errors.Is(err, errQuirk) {
+			if err != nil || first == obs {
+				return res, err
+			}
+			cfg.Solver = SolverIncremental
 		} else {
 			cfg.Solver = SolverSimGrid
-			if obs != nil {
-				obs.(Restarter).Restart()
+			if first != nil {
+				first.(Restarter).Restart()
 			}
 		}
 	}
@@ -211,10 +222,13 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
-	for _, sys := range []*maxmin.System{s.netSys, s.cpuSys} {
-		sys.SimGridSelective = cfg.Compat
-		sys.Incremental = cfg.Solver != SolverSimGrid || !cfg.Compat
-	}
+	s.netSys.SimGridSelective = cfg.Compat
+	s.netSys.Incremental = cfg.Solver != SolverSimGrid || !cfg.Compat
+	// Executions use one constraint each: SimGrid's selective update
+	// always re-solves them whole, and the incremental solver needs no
+	// proof of it.
+	s.cpuSys.SimGridSelective = cfg.Compat && !s.netSys.Incremental
+	s.cpuSys.Incremental = s.netSys.Incremental
 	for _, h := range m.Hosts {
 		sp := h.Speed
 		if cfg.Speed > 0 {

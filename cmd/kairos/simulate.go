@@ -74,9 +74,10 @@ read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
 trace for ViTE; --verbose prints one line per action like SimGrid's verbose
 replay log. The sharing is re-solved incrementally, starting over with
 SimGrid's own re-solves if SimGrid's selective-update quirk strikes
-(kairos/incremental:auto); --perfetto and --verbose stream their output and
-cannot start over, so they use SimGrid's re-solves from the start (slower,
-same times).
+(kairos/incremental:auto). --perfetto streams its output, so with it the
+replay runs twice: once to choose the solver, once to write. --verbose lists
+simultaneous actions in SimGrid's order, which only SimGrid's re-solves keep:
+with it they are used from the start (slower, same times).
 
 A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
