@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -63,7 +64,32 @@ Start with "kairos demo".`,
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	stop := profile(os.Getenv("KAIROS_CPUPROFILE"))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// profile writes a CPU profile of the run to path (KAIROS_CPUPROFILE),
+// for "go tool pprof"; it returns the function that ends it.
+func profile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kairos: KAIROS_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "kairos: KAIROS_CPUPROFILE: %v\n", err)
+		}
+	}
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
