@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/sim"
 	"kairos/trace"
 	"kairos/workload"
@@ -162,4 +163,73 @@ func stencilBytes(t testing.TB, grid string, iters int, bytes int64) trace.Sourc
 		t.Fatal(err)
 	}
 	return src
+}
+
+// TestAutoSolverSweep (in CI, or with KAIROS_SIM_FULL=1: it takes about
+// a minute) replays every generator at 16 and 64 ranks on every topology
+// of the differential test, eager and rendezvous sizes, with noise drawn
+// from three seeds, with the automatic solver and with SimGrid's solver:
+// the times must be the same.
+func TestAutoSolverSweep(t *testing.T) {
+	if !testenv.Required() && os.Getenv("KAIROS_SIM_FULL") != "1" {
+		t.Skip("a minute long: KAIROS_SIM_FULL=1 (or KAIROS_REQUIRE_EXTERNAL=1) runs it")
+	}
+	dir := t.TempDir()
+	n, worst, restarted := 0, 0.0, 0
+	for _, topo := range diffTopologies {
+		tdir := filepath.Join(dir, topo.name)
+		if err := os.MkdirAll(tdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		plat := clusterXML(t, tdir, 64, topo.attrs)
+		for _, kind := range workload.Kinds() {
+			for _, ranks := range []int{16, 64} {
+				m := machineOn(t, plat, ranks)
+				for _, bytes := range []int64{1024, 200000} {
+					for seed := uint64(1); seed <= 3; seed++ {
+						p, err := workload.Defaults(kind)
+						if err != nil {
+							t.Fatal(err)
+						}
+						p.Ranks, p.Grid, p.Bytes, p.Seed = ranks, nil, bytes, seed
+						p.Iterations = min(p.Iterations, 3)
+						p.Noise = 0.05
+						if p.Tasks > 0 {
+							p.Tasks = 3 * ranks
+						}
+						if p.Planes > 0 {
+							p.Planes = 4
+						}
+						src, err := workload.New(kind, p)
+						if err != nil {
+							continue
+						}
+						tr, err := trace.Load(src)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var res [2]*sim.Result
+						for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
+							cfg := sim.DefaultConfig()
+							cfg.Solver = solver
+							if res[i], err = sim.Run(tr, m, cfg, nil); err != nil {
+								t.Fatalf("%s/%s/%d/%d/%d: %v", kind, topo.name, ranks, bytes, seed, err)
+							}
+						}
+						d := math.Abs(res[1].Time-res[0].Time) / res[0].Time
+						worst = math.Max(worst, d)
+						n++
+						if res[1].Solver == sim.SolverSimGrid {
+							restarted++
+						}
+						if d > 1e-9 {
+							t.Errorf("%s/%s/%d/%dB/seed %d: automatic %.9f, SimGrid's solver %.9f (%.2g)",
+								kind, topo.name, ranks, bytes, seed, res[1].Time, res[0].Time, d)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d replays, worst relative difference %.2g, %d started over with SimGrid's solver", n, worst, restarted)
 }
