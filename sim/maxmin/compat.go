@@ -23,12 +23,16 @@ package maxmin
 //     not bind the candidate's share;
 //   - when that proof fails, the round is undone and replayed with
 //     SimGrid's own marking, and M solved as SimGrid solves it. If M did
-//     miss part of a component, the shares there are stale, and rounds are
-//     solved SimGrid's way until every stale component has been solved
-//     whole again.
+//     miss part of a component, the quirk has struck (QuirkStruck): the
+//     shares there are stale, and rounds are solved SimGrid's way until
+//     every stale component has been solved whole again.
 //
-// The results are SimGrid's, to rounding, at the cost of the incremental
-// solver in the common case.
+// Until the quirk strikes, the results are SimGrid's, to rounding, at the
+// cost of the incremental solver in the common case. After, they are
+// SimGrid's for the same sequence of changes, but SimGrid's own sequence
+// depends on the order of simultaneous events, which the caller keeps only
+// if it reschedules every variable SimGrid reports (package sim starts
+// the run over with SimGrid's solver instead).
 
 // Logged change kinds.
 const (

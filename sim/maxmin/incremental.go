@@ -35,7 +35,7 @@ func differs(a, b float64) bool {
 
 // solveIncremental solves the region around the dirty constraints and
 // reports the variables whose share changed. It reports false, having
-// changed nothing (the dirty constraints are in s.seeds), when the region
+// changed nothing (the dirty constraints are dirty again), when the region
 // meets a fat pipe shared by several variables: SimGrid's fat pipes fix
 // all their unfixed variables at the level of the heaviest, so their
 // shares jump with the order in which near-equal levels are reached, and
