@@ -93,7 +93,7 @@ func TestAutoSolver(t *testing.T) {
 			cfg := sim.DefaultConfig()
 			cfg.Solver = solver
 			timed := sim.NewTimedTrace(len(tr.Ranks), tr.Meta())
-			res, err := sim.Run(tr, m, cfg, timed)
+			res, err := sim.Run(tr, m, cfg, sim.Observers{timed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,11 +122,15 @@ func TestAutoSolver(t *testing.T) {
 				hosts[r] = fmt.Sprintf("node-%d", r)
 			}
 			pf := sim.NewPerfetto(&timeline, hosts)
+			timed := sim.NewTimedTrace(len(tr.Ranks), tr.Meta())
 			if _, err := sim.Run(tr, m, cfg, sim.Observers{&sim.Verbose{W: &log, Hosts: hosts}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := sim.Run(tr, m, cfg, pf); err != nil {
+			if _, err := sim.Run(tr, m, cfg, sim.Observers{timed, pf}); err != nil {
 				t.Fatal(err)
+			}
+			if got, want := timed.T.Ranks[0].Len(), tr.Ranks[0].Len(); got != want {
+				t.Errorf("%s: timed trace rank 0 has %d events, want %d", tc.topo, got, want)
 			}
 			if err := pf.Close(); err != nil {
 				t.Fatal(err)

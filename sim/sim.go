@@ -177,13 +177,14 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if cfg.Compat && cfg.Solver == SolverAuto {
 		// An observer that cannot start over watches a second run once
 		// the first has shown which solver gives SimGrid's result.
-		first := obs
-		if obs != nil && !restartable(obs) {
-			first = nil
+		watched := obs == nil || restartable(obs)
+		var first Observer
+		if watched {
+			first = obs
 		}
 		res, err := run(src, m, cfg, first)
 		if !errors.Is(err, errQuirk) {
-			if err != nil || first == obs {
+			if err != nil || watched {
 				return res, err
 			}
 			cfg.Solver = SolverIncremental
