@@ -52,18 +52,16 @@ func stencil(t testing.TB, grid string, iters int) trace.Source {
 	return stencilBytes(t, grid, iters, 0)
 }
 
-func benchStencil(b *testing.B, grid string, n int, analytic bool, incremental ...bool) {
+// benchStencil replays the periodic stencil on a flat cluster with the
+// default configuration as set changes it.
+func benchStencil(b *testing.B, grid string, n int, set func(*sim.Config)) {
 	m := machineOn(b, clusterXML(b, b.TempDir(), n, ""), n)
-	src := stencil(b, grid, 1000)
-	tr, err := trace.Load(src)
+	tr, err := trace.Load(stencil(b, grid, 1000))
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := sim.DefaultConfig()
-	cfg.Analytic = analytic
-	if len(incremental) > 0 && !incremental[0] {
-		cfg.Solver = sim.SolverSimGrid
-	}
+	set(&cfg)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		res, err := sim.Run(tr, m, cfg, nil)
@@ -74,25 +72,15 @@ func benchStencil(b *testing.B, grid string, n int, analytic bool, incremental .
 	}
 }
 
-func BenchmarkStencil64(b *testing.B)          { benchStencil(b, "8x8", 64, false) }
-func BenchmarkStencil64SimGrid(b *testing.B)   { benchStencil(b, "8x8", 64, false, false) }
-func BenchmarkStencil64Analytic(b *testing.B)  { benchStencil(b, "8x8", 64, true) }
-func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, false) }
-func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, true) }
+func asIs(*sim.Config)            {}
+func analytic(c *sim.Config)      { c.Analytic = true }
+func simgridSolver(c *sim.Config) { c.Solver = sim.SolverSimGrid }
+func withoutQuirks(c *sim.Config) { c.Compat = false }
 
-func BenchmarkStencil256SimGrid(b *testing.B) { benchStencil(b, "16x16", 256, false, false) }
-
-func BenchmarkStencil256Exact(b *testing.B) {
-	m := machineOn(b, clusterXML(b, b.TempDir(), 256, ""), 256)
-	tr, err := trace.Load(stencil(b, "16x16", 1000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := sim.DefaultConfig()
-	cfg.Compat = false
-	for i := 0; i < b.N; i++ {
-		if _, err := sim.Run(tr, m, cfg, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkStencil64(b *testing.B)          { benchStencil(b, "8x8", 64, asIs) }
+func BenchmarkStencil64SimGrid(b *testing.B)   { benchStencil(b, "8x8", 64, simgridSolver) }
+func BenchmarkStencil64Analytic(b *testing.B)  { benchStencil(b, "8x8", 64, analytic) }
+func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, asIs) }
+func BenchmarkStencil256SimGrid(b *testing.B)  { benchStencil(b, "16x16", 256, simgridSolver) }
+func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, analytic) }
+func BenchmarkStencil256Exact(b *testing.B)    { benchStencil(b, "16x16", 256, withoutQuirks) }

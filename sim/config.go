@@ -268,8 +268,10 @@ func (c *Config) Set(key, value string) error {
 			c.Solver = SolverAuto
 			break
 		}
-		var inc bool
-		inc, err = parseBool(key, value)
+		inc, perr := parseBool(key, value)
+		if perr != nil {
+			return fmt.Errorf("--cfg %s: %q is not auto, yes or no", key, value)
+		}
 		c.Solver = map[bool]Solver{true: SolverIncremental, false: SolverSimGrid}[inc]
 	case "smpi/coll-selector":
 		if value != "default" && value != "" {

@@ -37,19 +37,20 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "LV08"}, {"network/TCP-gamma", "1000"}, {"network/crosstraffic", "no"},
 		{"smpi/send-is-detached-thresh", "1e3"}, {"smpi/test", "0"}, {"maxmin/precision", "1e-6"},
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
-		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"},
+		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
 		}
 	}
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
-		c.Colls["bcast"] != "flattree" || c.SimulateComputation {
+		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/os", "0:1e-6:0"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
+		{"kairos/incremental", "maybe"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])
