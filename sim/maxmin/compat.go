@@ -79,13 +79,13 @@ func (s *System) fastTouchCnst(c *Constraint) {
 }
 
 // fastTouchVar records a changed variable. SimGrid marks all the
-// constraints of the round's first; any later one is a candidate for the
-// quirk, its first constraint marked.
-func (s *System) fastTouchVar(v *Variable) {
+// constraints of the round's first, and of any whole one (see touchVar);
+// any other is a candidate for the quirk, its first constraint marked.
+func (s *System) fastTouchVar(v *Variable, whole bool) {
 	for i := range v.elems {
 		s.markDirty(v.elems[i].c)
 	}
-	if !s.touched {
+	if !s.touched || whole {
 		for i := range v.elems {
 			v.elems[i].c.known = s.visit
 		}
@@ -101,6 +101,13 @@ func (s *System) candidate(v *Variable) {
 		v.cand = s.visit
 		s.cands = append(s.cands, v)
 	}
+}
+
+// untouched reports whether SimGrid's marking cannot have reached c in
+// this round: c was not touched, and no enabled variable used it since the
+// round began (marking spreads only through enabled variables).
+func (s *System) untouched(c *Constraint) bool {
+	return len(c.elems) == 0 && c.known != s.visit && c.detached != s.visit
 }
 
 // known reports whether c is known to be in SimGrid's modified set.

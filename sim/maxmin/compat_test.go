@@ -146,3 +146,38 @@ func TestIncrementalMatchesWholeSolve(t *testing.T) {
 		})
 	}
 }
+
+// TestQuirkAfterDetach: a constraint that a variable enabled and removed
+// in the same round left empty may be in SimGrid's modified set; a
+// variable then enabled on it first does not pull in its other
+// constraints, whose shares stay stale (w keeps all of d while v takes
+// all of c), and the compatible mode must see it.
+func TestQuirkAfterDetach(t *testing.T) {
+	var got [2][2]float64
+	for i, incremental := range []bool{false, true} {
+		s := New(1e-5)
+		s.SimGridSelective, s.Incremental = true, incremental
+		a, c, d, e := s.NewConstraint(100, false), s.NewConstraint(100, false), s.NewConstraint(100, false), s.NewConstraint(100, false)
+		vars := func(cs ...*Constraint) *Variable {
+			v := s.NewVariable(0, 0, -1, len(cs))
+			for _, c := range cs {
+				s.Expand(c, v, 1)
+			}
+			return v
+		}
+		x, w := vars(a), vars(d)
+		y, r, v := vars(e), vars(a, c), vars(c, d)
+		s.SetPenalty(x, 1)
+		s.SetPenalty(w, 1)
+		s.Solve()
+		s.SetPenalty(y, 1) // the round's first change
+		s.SetPenalty(r, 1) // marks a, and c through r
+		s.Remove(r)        // leaves c empty
+		s.SetPenalty(v, 1) // c is marked: d is not
+		s.Solve()
+		got[i] = [2]float64{v.Value(), w.Value()}
+	}
+	if want := [2]float64{100, 100}; got[0] != want || got[1] != want {
+		t.Errorf("v and w shares: SimGrid's selective update %v, compatible mode %v, want %v", got[0], got[1], want)
+	}
+}

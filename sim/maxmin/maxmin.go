@@ -97,6 +97,7 @@ type Constraint struct {
 	stamp     uint32 // == System.stamp while in the list being solved
 	known     uint32 // == System.visit when known to be in SimGrid's modified set
 	mark      uint32 // == System.stamp when reached by a certificate search
+	detached  uint32 // == System.visit when an element left it in the round
 	stale     bool   // its component's shares are SimGrid's stale ones
 	region    uint32 // incremental mode: == System.round while in the region
 	dirty     bool
@@ -143,8 +144,10 @@ type Variable struct {
 	stamp   uint32
 	visited uint32
 	cand    uint32 // == System.visit when a certificate candidate
-	inSat   bool
-	inMod   bool
+	// attached is System.visit when the variable was last enabled.
+	attached uint32
+	inSat    bool
+	inMod    bool
 	// Incremental mode: the value before this solve (old, valid when
 	// oldRound is the solve's round), and the constraint that fixed the
 	// variable in the last region solved (nil at its bound).
@@ -256,13 +259,15 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	s.record(op{kind: opPenalty, v: v, x: p, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
 	switch {
 	case p > 0 && v.penalty <= 0:
+		whole := s.logging() && len(v.elems) > 0 && s.untouched(v.elems[0].c)
 		v.penalty = p
 		for i := range v.elems {
 			attach(v, i)
 		}
-		s.touchVar(v)
+		v.attached = s.visit
+		s.touchVar(v, whole)
 	case p <= 0 && v.penalty > 0:
-		s.touchVar(v)
+		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
 		v.penalty = 0
 		v.value = 0
@@ -273,7 +278,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 				e.c.elems[e.ci].usage = e.weight / p
 			}
 		}
-		s.touchVar(v)
+		s.touchVar(v, v.attached != s.visit)
 	}
 }
 
@@ -290,7 +295,7 @@ func (s *System) SetBound(v *Variable, b float64) {
 func (s *System) Remove(v *Variable) {
 	s.record(op{kind: opRemove, v: v, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
 	if v.penalty > 0 {
-		s.touchVar(v)
+		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
 	}
 	v.penalty = 0
@@ -326,13 +331,19 @@ func (s *System) detach(v *Variable) {
 		}
 		c.elems[last] = cElem{}
 		c.elems = c.elems[:last]
+		c.detached = s.visit
 		e.ci = -1
 	}
 }
 
 // touchVar records that v changed (SimGrid's
-// update_modified_cnst_set_from_variable).
-func (s *System) touchVar(v *Variable) {
+// update_modified_cnst_set_from_variable). whole tells that SimGrid's
+// marking reaches all of v's constraints however the round went: v was
+// attached before the round (so whichever marking reached its first
+// constraint went through v), or v is being enabled on a first constraint
+// no marking can have reached yet (so this touch marks it and goes
+// through v).
+func (s *System) touchVar(v *Variable, whole bool) {
 	if !s.SimGridSelective {
 		for i := range v.elems {
 			s.markDirty(v.elems[i].c)
@@ -343,7 +354,7 @@ func (s *System) touchVar(v *Variable) {
 		return
 	}
 	if !s.slow() {
-		s.fastTouchVar(v)
+		s.fastTouchVar(v, whole)
 		return
 	}
 	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
