@@ -21,8 +21,8 @@
 // the earliest-blocked one go on, so that a stuck trace is still checked to
 // its end). MPI leaves the choice among wildcard matches to timing; a
 // trace whose validity depends on it is judged in that order. A receive of fewer bytes than the
-// message it matches is a truncation error; a Recv with RecvBytes < 0
-// (SimGrid's probe-first form) accepts any size.
+// message it matches is a truncation error; a Recv or Irecv with
+// RecvBytes < 0 (SimGrid's probe-first form) accepts any size.
 //
 // Requests: an Isend or Irecv starts a request that exactly one Wait or
 // Waitall completes (a Waitall with Requests == nil completes all the

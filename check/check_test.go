@@ -144,8 +144,8 @@ func TestPointToPoint(t *testing.T) {
 			{recv(0, 0, 100)},
 		}},
 		{name: "probe-first receive takes any size", ranks: [][]trace.Event{
-			{send(1, 0, 1<<20)},
-			{recv(0, 0, -1)},
+			{send(1, 0, 1<<20), send(1, 1, 8)},
+			{recv(0, 0, -1), irecv(0, 1, -1, 1), wait(1)},
 		}},
 		{name: "wildcards match the earliest message", ranks: [][]trace.Event{
 			{send(2, 7, 8)},
@@ -290,10 +290,10 @@ func TestVolumes(t *testing.T) {
 			{send(1, 0, -8)},
 			{recv(0, 0, 8)},
 		}, want: []string{"rank 0 event 0: send has a negative send size (-8 bytes)"}},
-		{name: "negative irecv", ranks: [][]trace.Event{
-			{send(1, 0, 8)},
-			{irecv(0, 0, -1, 1), wait(1)},
-		}, want: []string{"rank 1 event 0: irecv has a negative receive size (-1 bytes)"}},
+		{name: "negative isend", ranks: [][]trace.Event{
+			{isend(1, 0, -1, 1), wait(1)},
+			{recv(0, 0, 8)},
+		}, want: []string{"rank 0 event 0: isend has a negative send size (-1 bytes)"}},
 		{name: "NaN compute", ranks: [][]trace.Event{
 			{compute(math.NaN()), compute(math.Inf(1)), compute(-1)},
 		}, want: []string{

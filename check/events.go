@@ -41,7 +41,7 @@ func (e *engine) volumes(r, i int, ev *trace.Event) {
 	if ev.SendBytes < 0 {
 		e.problem(r, i, "%s has a negative send size (%d bytes)", ev.Kind, ev.SendBytes)
 	}
-	if ev.RecvBytes < 0 && ev.Kind != trace.Recv {
+	if ev.RecvBytes < 0 && ev.Kind != trace.Recv && ev.Kind != trace.Irecv {
 		e.problem(r, i, "%s has a negative receive size (%d bytes)", ev.Kind, ev.RecvBytes)
 	}
 	for _, v := range [2][]int64{ev.SendCounts, ev.RecvCounts} {

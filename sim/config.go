@@ -96,6 +96,12 @@ type Config struct {
 	// TestSleep is smpi/test: the sleep before each MPI_Test, multiplied
 	// by the number of failed tests since the last success.
 	TestSleep float64
+	// IprobeSleep is smpi/iprobe: the computation time of each MPI_Iprobe
+	// (a receive of unknown size probes first), multiplied like TestSleep.
+	IprobeSleep float64
+	// IprobeCPUUsage is smpi/iprobe-cpu-usage: the share of the host's
+	// speed an iprobe's computation may use.
+	IprobeCPUUsage float64
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,
@@ -185,6 +191,8 @@ func DefaultConfig() Config {
 		DetachedThreshold:   65536,
 		Envelope:            16,
 		TestSleep:           1e-4,
+		IprobeSleep:         1e-4,
+		IprobeCPUUsage:      1,
 		GrowInjectedTimes:   true,
 		SimulateComputation: true,
 		MaxminPrecision:     1e-5,
@@ -199,7 +207,7 @@ func DefaultConfig() Config {
 var CfgNames = []string{
 	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
 	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
-	"smpi/send-is-detached-thresh", "smpi/test", "smpi/grow-injected-times",
+	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/host-speed, smpi/privatization, smpi/os, smpi/or, smpi/ois (accepted; see docs)",
@@ -247,6 +255,10 @@ func (c *Config) Set(key, value string) error {
 		c.DetachedThreshold = int64(v)
 	case "smpi/test":
 		c.TestSleep, err = num()
+	case "smpi/iprobe":
+		c.IprobeSleep, err = num()
+	case "smpi/iprobe-cpu-usage":
+		c.IprobeCPUUsage, err = num()
 	case "smpi/grow-injected-times":
 		c.GrowInjectedTimes, err = parseBool(key, value)
 	case "smpi/simulate-computation":

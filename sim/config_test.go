@@ -38,19 +38,21 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/send-is-detached-thresh", "1e3"}, {"smpi/test", "0"}, {"maxmin/precision", "1e-6"},
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
 		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
+		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
 		}
 	}
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
-		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid {
+		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
+		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/os", "0:1e-6:0"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
-		{"kairos/incremental", "maybe"},
+		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])

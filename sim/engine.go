@@ -33,7 +33,7 @@ type action struct {
 	lastValue  float64
 	factor     float64 // rate factor (bw-factor for transfers)
 	penalty    float64 // sharing penalty once the latency is paid
-	latency    float64 // latency to pay (factored)
+	latency    float64 // latency to pay (factored); a sleep's duration
 	fixedRate  float64 // analytic mode: the contention-free rate
 	inSystem   bool    // v is a variable of a max-min system
 	slot       int32   // the action's index in actionHeap.pos and .act, for life
@@ -103,14 +103,20 @@ func (s *simulation) variable(a *action, id int32, penalty, bound float64, n int
 	return s.cpuSys.NewVariable(id, penalty, bound, n)
 }
 
-// startExec starts flops of computation on host h for rank r.
+// startExec starts flops of computation on r's host for rank r.
 func (s *simulation) startExec(r *rank, flops float64) {
+	s.startExecBounded(r, flops, s.hosts[r.host].speed)
+}
+
+// startExecBounded starts flops of computation on r's host for rank r, at
+// most at rate bound.
+func (s *simulation) startExecBounded(r *rank, flops, bound float64) {
 	h := &s.hosts[r.host]
 	a := s.newAction(actExec)
 	a.rank = r
 	a.remains = flops
 	a.factor = 1
-	a.v = s.variable(a, s.actID(a), 1, h.speed, 1)
+	a.v = s.variable(a, s.actID(a), 1, bound, 1)
 	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)
 }
@@ -123,7 +129,20 @@ func (s *simulation) startSleep(r *rank, d float64) {
 	a := s.newAction(actSleep)
 	a.rank = r
 	a.remains = 1
-	s.heapSet(a, s.now+d, hMaxDuration)
+	a.latency = d
+	s.sleeps = append(s.sleeps, a)
+}
+
+// scheduleSleeps puts the sleeps started since the last event in the
+// heap. SimGrid pushes each sleep at the front of the CPU model's modified
+// actions, which it schedules before the actions its solve changed: the
+// last sleep started is scheduled first (and of equal dates, pops first).
+func (s *simulation) scheduleSleeps() {
+	for i := len(s.sleeps) - 1; i >= 0; i-- {
+		a := s.sleeps[i]
+		s.heapSet(a, a.lastUpdate+a.latency, hMaxDuration)
+	}
+	s.sleeps = s.sleeps[:0]
 }
 
 // actID registers a in the id table the max-min variables refer to.
@@ -303,6 +322,7 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 // advance moves the clock to the next event and processes every event
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
+	s.scheduleSleeps()
 	if s.cpuSys.Modified() {
 		s.reschedule(s.cpuSys)
 	}

@@ -157,7 +157,25 @@ func (s *simulation) post(q *request) {
 		rq.push(q)
 		return
 	}
-	// Wildcard receive: the oldest matching send of any queue.
+	if best, bq := s.oldestSend(mb, q.peer, q.tag); best != nil {
+		bq.remove(best)
+		mb.nsends--
+		s.match(best, q)
+		return
+	}
+	mb.wildRecv.push(q)
+}
+
+// oldestSend returns the oldest unmatched send in mb that a receive from
+// src with tag (wildcards allowed) accepts, and its queue; nil if none.
+func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) {
+	if src != trace.AnySource && tag != trace.AnyTag {
+		if sq := mb.sends.get(mkey(src, tag)); sq != nil && !sq.empty() {
+			return sq.front(), sq
+		}
+		return nil, nil
+	}
+	probe := request{peer: src, tag: tag}
 	var best *request
 	var bq *queue
 	for _, sq := range mb.sends.all() {
@@ -165,7 +183,7 @@ func (s *simulation) post(q *request) {
 			continue
 		}
 		for _, c := range sq.items[sq.head:] {
-			if matches(q, c.owner.id, c.tag) {
+			if matches(&probe, c.owner.id, c.tag) {
 				if best == nil || c.seq < best.seq {
 					best, bq = c, sq
 				}
@@ -173,13 +191,7 @@ func (s *simulation) post(q *request) {
 			}
 		}
 	}
-	if best != nil {
-		bq.remove(best)
-		mb.nsends--
-		s.match(best, q)
-		return
-	}
-	mb.wildRecv.push(q)
+	return best, bq
 }
 
 // matches reports whether receive r accepts a message from src with tag.

@@ -40,23 +40,29 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	done     bool
-	ending   bool // the trace is over; waiting for leftover requests
-	mbox     mailbox
-	store    keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
-	nkeys    int                    // keys with a non-empty queue
-	byID     map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
-	testReq  *request               // a request kept across turns (test, sendRecv)
-	testKey  reqKey
-	testByID bool
-	coll     collState
-	res      RankResult
+	done      bool
+	ending    bool // the trace is over; waiting for leftover requests
+	mbox      mailbox
+	store     keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
+	nkeys     int                    // keys with a non-empty queue
+	byID      map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
+	probeStep int8                   // progress of the probe a receive of unknown size makes first
+	probed    int64                  // the size that probe found
+	pending   uint8                  // what it does with its last simcall's answer, at its next turn
+	testReq   *request               // a request kept across turns (test, sendRecv)
+	testKey   reqKey
+	testByID  bool
+	coll      collState
+	res       RankResult
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
 // may issue now, until it blocks, or until its trace ends.
 func (s *simulation) runRank(r *rank) {
 	r.turnUsed = false
+	if r.pending != noPending {
+		s.resume(r)
+	}
 	for !r.done {
 		if !r.busy {
 			if r.ending {
@@ -292,16 +298,21 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		if (send || e.Partner != trace.AnySource) && !s.checkPeer(r, e.Partner) {
 			return false
 		}
+		bytes := e.SendBytes
+		if !send {
+			bytes = e.RecvBytes
+			if bytes < 0 && s.cfg.Compat {
+				if !s.probe(r, e.Partner, e.Tag) {
+					return false
+				}
+				bytes = r.probed
+			}
+		}
 		if !s.turn(r) {
 			return false
 		}
-		r.step = 1
-		var q *request
-		if send {
-			q = s.newRequest(r, true, e.Partner, e.Tag, e.SendBytes)
-		} else {
-			q = s.newRequest(r, false, e.Partner, e.Tag, e.RecvBytes)
-		}
+		r.step, r.probeStep = 1, 0
+		q := s.newRequest(r, send, e.Partner, e.Tag, bytes)
 		s.post(q)
 		switch e.Kind {
 		case trace.Isend:
@@ -316,6 +327,100 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		s.addWait(r, q)
 	}
 	return s.waitStep(r)
+}
+
+// probe is the MPI_Probe SimGrid's replay makes before a receive of
+// unknown size (-1): iprobes until a matching send waits in r's mailbox.
+// Each iprobe computes nsleeps x smpi/iprobe seconds' worth of flops at
+// most smpi/iprobe-cpu-usage of the host's speed (a start and a wait
+// simcall), then looks at the mailbox (a simcall); nsleeps, one counter
+// for all ranks, grows after each failed iprobe and is reset after a
+// successful one. It reports whether the send was found, its size in
+// r.probed; false means r yielded its turn or blocked.
+func (s *simulation) probe(r *rank, src, tag int32) bool {
+	for {
+		switch r.probeStep {
+		case 0:
+			if s.cfg.IprobeSleep <= 0 || s.cfg.IprobeCPUUsage <= 0 {
+				r.probeStep = 2
+				continue
+			}
+			if !s.turn(r) {
+				return false
+			}
+			speed := s.hosts[r.host].speed
+			flops := float64(s.probeSleeps) * s.cfg.IprobeSleep * speed * s.cfg.IprobeCPUUsage
+			r.execBusy = true
+			s.startExecBounded(r, flops, s.cfg.IprobeCPUUsage*speed)
+			r.probeStep = 1
+			fallthrough
+		case 1:
+			if !s.turn(r) {
+				return false
+			}
+			r.probeStep = 2
+			if r.execBusy {
+				s.block(r, false)
+				return false
+			}
+			fallthrough
+		case 2:
+			if !s.turn(r) {
+				return false
+			}
+			if q, _ := s.oldestSend(&r.mbox, src, tag); q != nil {
+				r.probed, r.probeStep = q.bytes, 3
+				s.answered(r, probeFound)
+				return true
+			}
+			if s.cfg.IprobeSleep <= 0 || s.cfg.IprobeCPUUsage <= 0 {
+				s.fail(r, "%s of unknown size: no matching send yet, and iprobes taking no time (smpi/iprobe, smpi/iprobe-cpu-usage) would poll forever at this date", r.ev.Kind)
+				return false
+			}
+			s.answered(r, probeMissed)
+			r.probeStep = 0
+		default:
+			return true
+		}
+	}
+}
+
+// What a rank does with the answer of its last simcall (rank.pending).
+const (
+	noPending   uint8 = iota
+	testPassed        // MPI_Test found its request complete: reset the back-off
+	testFailed        // it did not: grow the back-off
+	probeFound        // MPI_Iprobe found a message: reset the iprobe back-off
+	probeMissed       // it did not: grow it
+)
+
+// answered records what r does with a simcall's answer. SimGrid runs that
+// code when the actor resumes, in the next sub-round (with other ranks'
+// code between), so with Config.Subrounds it waits for r's next turn.
+func (s *simulation) answered(r *rank, what uint8) {
+	r.pending = what
+	if !s.cfg.Subrounds {
+		s.resume(r)
+	}
+}
+
+// resume applies what r does with its last simcall's answer.
+func (s *simulation) resume(r *rank) {
+	switch r.pending {
+	case testPassed:
+		s.nsleeps = 1
+	case testFailed:
+		if s.cfg.GrowInjectedTimes {
+			s.nsleeps++
+		}
+	case probeFound:
+		s.probeSleeps = 1
+	case probeMissed:
+		if s.cfg.GrowInjectedTimes {
+			s.probeSleeps++
+		}
+	}
+	r.pending = noPending
 }
 
 // compute runs flops on r's host as SMPI does: start the execution (a
@@ -502,12 +607,12 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		r.step = 1
 		fallthrough
 	case 1:
-		if d := s.nsleeps * s.cfg.TestSleep; d > 0 {
+		if s.cfg.TestSleep > 0 {
 			if !s.turn(r) {
 				return false
 			}
 			r.step = 2
-			s.startSleep(r, d)
+			s.startSleep(r, s.nsleeps*s.cfg.TestSleep)
 			r.execBusy = true
 			s.block(r, true)
 			return false
@@ -515,32 +620,37 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		fallthrough
 	case 2:
 		q := r.testReq
-		if !q.detached && !s.turn(r) { // the test simcall
+		simcall := !q.detached // SMPI answers a detached send's test itself
+		if simcall && !s.turn(r) {
 			r.step = 2
 			return false
 		}
 		r.testReq = nil
 		r.step = 3
+		what := testFailed
+		if q.done {
+			what = testPassed
+		}
+		if simcall {
+			s.answered(r, what)
+		} else {
+			s.resume(r)
+			r.pending = what
+			s.resume(r)
+		}
 		if r.testByID {
 			r.testByID = false
 			if q.done {
 				s.dropID(r, q)
 				s.dropKey(r, q)
-				s.nsleeps = 1
-			} else if s.cfg.GrowInjectedTimes {
-				s.nsleeps++
 			}
 			s.unref(q)
 			return true
 		}
 		if q.done {
 			s.storeReq(r, r.testKey, nil)
-			s.nsleeps = 1
 		} else {
 			s.storeReq(r, r.testKey, q)
-			if s.cfg.GrowInjectedTimes {
-				s.nsleeps++
-			}
 		}
 		s.unref(q)
 	}

@@ -33,6 +33,14 @@
 //   - MPI_Test sleeps smpi/test x n first, n being a process-wide counter
 //     of failed tests (reset by a success); a failed test puts its request
 //     back at the end of its key's queue;
+//   - (*) a receive of unknown size (-1) first polls with MPI_Iprobe until
+//     the message is there: each iprobe computes smpi/iprobe x n seconds'
+//     worth of flops (at smpi/iprobe-cpu-usage of the host's speed), n
+//     being another process-wide counter of failures; fixed, the receive
+//     is posted at once and takes the size of the message it matches;
+//   - a rank updates those counters when it resumes after the simcall
+//     that failed or succeeded, in the next sub-round, and of sleeps
+//     started at one date, the last one started is scheduled first;
 //   - (*) at the end of a rank's trace only the last stored request of each
 //     (src, dst, tag) key is waited for (a FIXME in smpi_replay_main);
 //   - (*) the max-min re-solve covers only the constraints SimGrid's
@@ -154,9 +162,11 @@ type simulation struct {
 	endedNet  []*action
 
 	latF, bwF, weightS float64
-	nsleeps            float64 // SimGrid's process-wide MPI_Test back-off
-	indexIDs           bool    // index requests by id: waits may name ids (not TI)
-	waitSeq            uint64  // order in which ranks started blocking waits
+	nsleeps            float64   // SimGrid's process-wide MPI_Test back-off
+	probeSleeps        int       // and its MPI_Iprobe back-off
+	sleeps             []*action // started since the last event, not yet in the heap
+	indexIDs           bool      // index requests by id: waits may name ids (not TI)
+	waitSeq            uint64    // order in which ranks started blocking waits
 	err                error
 	stats              struct{ messages, bytes, actions int64 }
 }
@@ -218,7 +228,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
-	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1}
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)

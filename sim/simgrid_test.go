@@ -239,22 +239,29 @@ func hostsOf(t *testing.T, p *platform.Platform, names []string) []*platform.Hos
 	return hs
 }
 
+// smallCluster writes, in a new directory, a flat cluster of n hosts and
+// a hostfile listing them, for runs of Kairos and SimGrid side by side.
+func smallCluster(t *testing.T, n int) (dir, plat, hostfile string) {
+	dir = t.TempDir()
+	plat = clusterXML(t, dir, n, "")
+	var hosts []string
+	for i := 0; i < n; i++ {
+		hosts = append(hosts, fmt.Sprintf("node-%d.simgrid.org", i))
+	}
+	hostfile = filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, plat, hostfile
+}
+
 // TestAlgorithmsMatchSimGrid runs every selectable collective algorithm
 // (--cfg=smpi/<coll>:<algo>) with Kairos and with SimGrid, on 5 and 8
 // ranks (after unequal computations, so that ranks arrive at different
 // times), and requires the same simulated time.
 func TestAlgorithmsMatchSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	dir := t.TempDir()
-	plat := clusterXML(t, dir, 8, "")
-	var hosts []string
-	for i := 0; i < 8; i++ {
-		hosts = append(hosts, fmt.Sprintf("node-%d.simgrid.org", i))
-	}
-	hostfile := filepath.Join(dir, "hostfile")
-	if err := os.WriteFile(hostfile, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, plat, hostfile := smallCluster(t, 8)
 	actions := map[string][]string{
 		"bcast": {"bcast 100000", "bcast 1000 2"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 3 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},
@@ -311,4 +318,99 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs\n%s", n, tab.String())
+}
+
+// backoffTraces are replays whose times depend on SMPI's injected
+// back-off times: receives of unknown size (-1), which SimGrid's replay
+// probes for, polling, and tests, which sleep before looking. Both
+// back-offs are counters shared by all ranks, so the order in which ranks
+// run and update them matters.
+var backoffTraces = []struct {
+	name, text string
+	ranks      int
+	want       float64 // SimGrid 3.32's time with the default settings
+}{
+	{"eager then rendezvous", "0 init\n0 compute 1e6\n0 send 1 0 1000\n0 compute 2e6\n0 send 1 0 100000\n" +
+		"1 init\n1 recv 0 0 -1\n1 compute 5e5\n1 recv 0 0 -1\n", 2, 0.005233729},
+	{"irecv and wait", "0 init\n0 compute 3e6\n0 isend 1 4 70000\n0 wait 0 1 4\n" +
+		"1 init\n1 irecv 0 4 -1\n1 compute 1e5\n1 wait 0 1 4\n", 2, 0.005359801},
+	{"message already there", "0 init\n0 send 1 0 5000\n1 init\n1 compute 2e6\n1 recv 0 0 -1\n", 2, 0.002339884},
+	{"two probing ranks", "0 init\n0 compute 7e5\n0 send 1 0 100\n0 compute 9e5\n0 send 2 0 100000\n" +
+		"1 init\n1 recv 0 0 -1\n1 send 2 1 10\n2 init\n2 recv 1 1 -1\n2 recv 0 0 -1\n", 3, 0.003616655},
+	{"two testing ranks", "0 init\n0 irecv 2 0 100\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 compute 10\n" +
+		"1 init\n1 irecv 2 0 3000\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 compute 10\n" +
+		"2 init\n2 compute 1e5\n2 compute 4e5\n2 send 0 0 100\n2 send 1 0 3000\n", 3, 0.001300010},
+	{"testers woken together", "0 init\n0 irecv 2 0 100\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 compute 10\n" +
+		"1 init\n1 irecv 2 0 100\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 test 2 1 0\n1 compute 10\n" +
+		"2 init\n2 compute 3e5\n2 send 0 0 100\n2 compute 5e5\n2 send 1 0 100\n", 3, 0.001300010},
+	{"testing and probing", "0 init\n0 irecv 2 0 100\n0 test 2 0 0\n0 test 2 0 0\n0 test 2 0 0\n0 compute 10\n" +
+		"1 init\n1 recv 2 0 -1\n1 compute 10\n2 init\n2 compute 6e5\n2 send 1 0 100\n2 send 0 0 100\n", 3, 0.000803762},
+}
+
+// TestBackoffTimes replays the back-off traces, whose times SimGrid 3.32
+// gave, with the default settings.
+func TestBackoffTimes(t *testing.T) {
+	dir := t.TempDir()
+	plat := clusterXML(t, dir, 4, "")
+	for _, tc := range backoffTraces {
+		trace := filepath.Join(dir, "t.ti")
+		if err := os.WriteFile(trace, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(tr, machineOn(t, plat, tc.ranks), sim.DefaultConfig(), nil)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		} else if math.Abs(res.Time-tc.want) > 1e-9 {
+			t.Errorf("%s: %.9f s, SimGrid %.9f s", tc.name, res.Time, tc.want)
+		}
+	}
+}
+
+// TestBackoffMatchesSimGrid replays the back-off traces with Kairos and
+// SimGrid, with the default settings and changed ones, and requires the
+// same simulated time.
+func TestBackoffMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 4)
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range backoffTraces {
+		trace := filepath.Join(dir, "t.ti")
+		if err := os.WriteFile(trace, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, cfgs := range [][]string{nil, {"smpi/iprobe:3e-4"}, {"smpi/test:2e-4"}, {"smpi/grow-injected-times:no"}, {"smpi/iprobe-cpu-usage:0.25"}} {
+			cfg := sim.DefaultConfig()
+			var extra []string
+			for _, kv := range cfgs {
+				k, v, _ := strings.Cut(kv, ":")
+				if err := cfg.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+				extra = append(extra, "--cfg="+kv)
+			}
+			tr, err := ti.Open(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(tr, machineOn(t, plat, tc.ranks), cfg, nil)
+			if err != nil {
+				t.Errorf("%s %v: %v", tc.name, cfgs, err)
+				continue
+			}
+			sg, err := runSimGridCfg(dir, "desc", plat, hostfile, tc.ranks, extra...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%-22s %-30v SimGrid %.9f Kairos %.9f", tc.name, cfgs, sg, res.Time)
+			if math.Abs(res.Time-sg) > 1e-9 {
+				t.Errorf("%s %v: Kairos %.9f, SimGrid %.9f", tc.name, cfgs, res.Time, sg)
+			}
+		}
+	}
 }

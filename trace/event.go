@@ -54,8 +54,8 @@ type Event struct {
 	// SendBytes and RecvBytes are the bytes sent and received: the message
 	// of a point-to-point call; for collectives the per-member (or, for
 	// alltoallv, whole-buffer) volumes SimGrid's actions carry. A Recv
-	// with RecvBytes < 0 takes the size of the matching message (SimGrid's
-	// probe-first rule).
+	// or Irecv with RecvBytes < 0 takes the size of the matching message
+	// (SimGrid's probe-first rule).
 	SendBytes int64
 	RecvBytes int64
 	// SendCounts and RecvCounts are the per-member bytes of v-collectives,
