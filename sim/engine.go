@@ -36,6 +36,7 @@ type action struct {
 	latency    float64 // latency to pay (factored); a sleep's duration
 	fixedRate  float64 // analytic mode: the contention-free rate
 	inSystem   bool    // v is a variable of a max-min system
+	probe      bool    // the computation of an MPI_Iprobe
 	slot       int32   // the action's index in actionHeap.pos and .act, for life
 	// what completes when the action ends
 	comm *comm
@@ -109,8 +110,8 @@ func (s *simulation) startExec(r *rank, flops float64) {
 }
 
 // startExecBounded starts flops of computation on r's host for rank r, at
-// most at rate bound.
-func (s *simulation) startExecBounded(r *rank, flops, bound float64) {
+// most at rate bound, and returns it.
+func (s *simulation) startExecBounded(r *rank, flops, bound float64) *action {
 	h := &s.hosts[r.host]
 	a := s.newAction(actExec)
 	a.rank = r
@@ -119,6 +120,7 @@ func (s *simulation) startExecBounded(r *rank, flops, bound float64) {
 	a.v = s.variable(a, s.actID(a), 1, bound, 1)
 	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)
+	return a
 }
 
 // startSleep makes rank r sleep for d seconds.
@@ -274,6 +276,9 @@ func (s *simulation) finishAction(a *action) {
 		s.acts[id] = nil
 		s.freeIDs = append(s.freeIDs, id)
 	}
+	if a.probe {
+		s.probeExecs--
+	}
 	if a.kind == actComm {
 		c := a.comm
 		c.act = nil
@@ -335,7 +340,9 @@ func (s *simulation) advance() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
-	if s.heap.empty() {
+	if s.heap.empty() || s.heap.n == s.probeExecs && !s.probeCanSucceed() {
+		// Nothing pending, or only the polling of receives whose
+		// messages can never come.
 		return false
 	}
 	s.now += s.heap.minDate() - s.now

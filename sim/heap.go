@@ -27,6 +27,7 @@ type actionHeap struct {
 	free   []int32     // unused bucket indices
 	byDate dateIndex   // bucket index of each date in bh
 	last   int32       // the bucket used last (a cache), -1 for none
+	n      int         // actions in the heap
 
 	act        []*action // by slot
 	bkt        []int32   // by slot: the bucket holding it, -1 when not in the heap
@@ -93,6 +94,7 @@ func (h *actionHeap) set(a *action, date float64) {
 		b.head = slot
 	}
 	b.tail = slot
+	h.n++
 }
 
 // remove takes a out of the heap, if it is in.
@@ -119,6 +121,7 @@ func (h *actionHeap) unlink(slot int32) {
 		b.tail = p
 	}
 	h.bkt[slot] = -1
+	h.n--
 	if b.head < 0 {
 		h.dropBucket(bi)
 	}

@@ -74,6 +74,9 @@ type mailbox struct {
 	recvs    keyMap[uint64, *queue] // exact receives by (source, tag)
 	wildRecv queue                  // receives with AnySource or AnyTag
 	nsends   int
+	// lastPost and lastProbe are when a send was last posted to the
+	// mailbox and when its owner last probed it (-1 for never).
+	lastPost, lastProbe float64
 }
 
 func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
@@ -104,6 +107,10 @@ func (s *simulation) post(q *request) {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := s.ranks[q.peer]
 		mb := &dst.mbox
+		mb.lastPost = s.now
+		if mb.lastProbe == s.now {
+			s.orderMatters() // the probe may have come before or after
+		}
 		me := q.owner.id
 		var cand *request
 		var from *queue
@@ -157,6 +164,9 @@ func (s *simulation) post(q *request) {
 		rq.push(q)
 		return
 	}
+	// Which send a wildcard receive gets can depend on the order of
+	// simultaneous events.
+	s.orderMatters()
 	if best, bq := s.oldestSend(mb, q.peer, q.tag); best != nil {
 		bq.remove(best)
 		mb.nsends--

@@ -40,20 +40,21 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	done      bool
-	ending    bool // the trace is over; waiting for leftover requests
-	mbox      mailbox
-	store     keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
-	nkeys     int                    // keys with a non-empty queue
-	byID      map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
-	probeStep int8                   // progress of the probe a receive of unknown size makes first
-	probed    int64                  // the size that probe found
-	pending   uint8                  // what it does with its last simcall's answer, at its next turn
-	testReq   *request               // a request kept across turns (test, sendRecv)
-	testKey   reqKey
-	testByID  bool
-	coll      collState
-	res       RankResult
+	done       bool
+	ending     bool // the trace is over; waiting for leftover requests
+	mbox       mailbox
+	store      keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
+	nkeys      int                    // keys with a non-empty queue
+	byID       map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
+	probeStep  int8                   // progress of the probe a receive of unknown size makes first
+	probed     int64                  // the size that probe found
+	probeFlops float64                // the computation of its current iprobe
+	pending    uint8                  // what it does with its last simcall's answer, at its next turn
+	testReq    *request               // a request kept across turns (test, sendRecv)
+	testKey    reqKey
+	testByID   bool
+	coll       collState
+	res        RankResult
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
@@ -342,34 +343,50 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 		switch r.probeStep {
 		case 0:
 			if s.cfg.IprobeSleep <= 0 || s.cfg.IprobeCPUUsage <= 0 {
-				r.probeStep = 2
+				r.probeStep = 3
 				continue
 			}
+			// The computation's bound is set by a simcall of its own,
+			// before the two of every computation (start, wait): the
+			// iprobe's computation starts one sub-round after a plain one.
 			if !s.turn(r) {
 				return false
 			}
-			speed := s.hosts[r.host].speed
-			flops := float64(s.probeSleeps) * s.cfg.IprobeSleep * speed * s.cfg.IprobeCPUUsage
-			r.execBusy = true
-			s.startExecBounded(r, flops, s.cfg.IprobeCPUUsage*speed)
+			s.share(&s.probeUse, r)
+			r.probeFlops = float64(s.probeSleeps) * s.cfg.IprobeSleep * s.hosts[r.host].speed * s.cfg.IprobeCPUUsage
 			r.probeStep = 1
 			fallthrough
 		case 1:
 			if !s.turn(r) {
 				return false
 			}
+			r.execBusy = true
+			s.startExecBounded(r, r.probeFlops, s.cfg.IprobeCPUUsage*s.hosts[r.host].speed).probe = true
+			s.probeExecs++
 			r.probeStep = 2
-			if r.execBusy {
-				s.block(r, false)
-				return false
-			}
 			fallthrough
 		case 2:
 			if !s.turn(r) {
 				return false
 			}
+			r.probeStep = 3
+			if r.execBusy {
+				s.block(r, false)
+				return false
+			}
+			fallthrough
+		case 3:
+			if !s.turn(r) {
+				return false
+			}
+			// Whether the look sees a send posted at this date depends
+			// on the order of simultaneous events.
+			r.mbox.lastProbe = s.now
+			if r.mbox.lastPost == s.now {
+				s.orderMatters()
+			}
 			if q, _ := s.oldestSend(&r.mbox, src, tag); q != nil {
-				r.probed, r.probeStep = q.bytes, 3
+				r.probed, r.probeStep = q.bytes, 4
 				s.answered(r, probeFound)
 				return true
 			}
@@ -385,6 +402,19 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 	}
 }
 
+// probeCanSucceed reports whether a rank polling for a message (see
+// probe) will find it at its next look.
+func (s *simulation) probeCanSucceed() bool {
+	for _, r := range s.ranks {
+		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < 4 {
+			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag); q != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // What a rank does with the answer of its last simcall (rank.pending).
 const (
 	noPending   uint8 = iota
@@ -393,6 +423,14 @@ const (
 	probeFound        // MPI_Iprobe found a message: reset the iprobe back-off
 	probeMissed       // it did not: grow it
 )
+
+// shareTest records that r uses the MPI_Test back-off counter, which
+// only matters when tests sleep.
+func (s *simulation) shareTest(r *rank) {
+	if s.cfg.TestSleep > 0 {
+		s.share(&s.testUse, r)
+	}
+}
 
 // answered records what r does with a simcall's answer. SimGrid runs that
 // code when the actor resumes, in the next sub-round (with other ranks'
@@ -409,16 +447,20 @@ func (s *simulation) resume(r *rank) {
 	switch r.pending {
 	case testPassed:
 		s.nsleeps = 1
+		s.shareTest(r)
 	case testFailed:
 		if s.cfg.GrowInjectedTimes {
 			s.nsleeps++
 		}
+		s.shareTest(r)
 	case probeFound:
 		s.probeSleeps = 1
+		s.share(&s.probeUse, r)
 	case probeMissed:
 		if s.cfg.GrowInjectedTimes {
 			s.probeSleeps++
 		}
+		s.share(&s.probeUse, r)
 	}
 	r.pending = noPending
 }
@@ -612,6 +654,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 				return false
 			}
 			r.step = 2
+			s.shareTest(r)
 			s.startSleep(r, s.nsleeps*s.cfg.TestSleep)
 			r.execBusy = true
 			s.block(r, true)

@@ -23,6 +23,10 @@
 // reproduced by proof, undo and replay, and where it strikes the run
 // starts over with SimGrid's own re-solves (Solver, SolverAuto), whose
 // results then depend on the order of simultaneous events, as SimGrid's do.
+// The incremental solver keeps event times but not that order (SimGrid
+// re-inserts every re-solved action in its heap, changed or not), so a run
+// whose times depend on it (ranks sharing SMPI's back-off counters at one
+// date, wildcard receives) starts over the same way.
 //
 // SimGrid quirks Kairos copies, for exactness; those marked (*) are fixed
 // when Config.Compat is false (--cfg kairos/simgrid-quirks:no):
@@ -165,6 +169,8 @@ type simulation struct {
 	nsleeps            float64   // SimGrid's process-wide MPI_Test back-off
 	probeSleeps        int       // and its MPI_Iprobe back-off
 	sleeps             []*action // started since the last event, not yet in the heap
+	testUse, probeUse  sharedUse // of the back-off counters
+	probeExecs         int       // iprobe computations in progress
 	indexIDs           bool      // index requests by id: waits may name ids (not TI)
 	waitSeq            uint64    // order in which ranks started blocking waits
 	err                error
@@ -209,8 +215,37 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 }
 
 // errQuirk stops an automatic-solver run when SimGrid's selective-update
-// quirk strikes (see SolverAuto).
-var errQuirk = errors.New("sim: SimGrid's selective-update quirk struck")
+// quirk strikes, or when the times depend on the order of simultaneous
+// events (see SolverAuto).
+var errQuirk = errors.New("sim: the run needs SimGrid's order of re-solves")
+
+// sharedUse is the last use of state that all ranks share (SMPI's back-off
+// counters): when and by which rank.
+type sharedUse struct {
+	date float64
+	rank int32
+	set  bool
+}
+
+// share records that r uses shared state u now. Two ranks using it at one
+// date make the times depend on the order in which simultaneous events
+// are handled, which only SimGrid's own re-solves keep: the incremental
+// solver reschedules only the actions whose share changed, not every one
+// SimGrid re-inserts in its heap.
+func (s *simulation) share(u *sharedUse, r *rank) {
+	if u.set && u.date == s.now && u.rank != r.id {
+		s.orderMatters()
+	}
+	*u = sharedUse{date: s.now, rank: r.id, set: true}
+}
+
+// orderMatters stops a run of the automatic solver, which then starts
+// over with SimGrid's (see SolverAuto).
+func (s *simulation) orderMatters() {
+	if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.err == nil {
+		s.err = errQuirk
+	}
+}
 
 func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
 	s, err := newSim(src, m, cfg, obs)
@@ -271,6 +306,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 			return nil, fmt.Errorf("sim: rank %d: %w", i, err)
 		}
 		r := &rank{id: int32(i), host: h, rd: rd, matchMax: -1}
+		r.mbox.lastPost, r.mbox.lastProbe = -1, -1
 		r.pos, _ = rd.(trace.Positioner)
 		s.ranks = append(s.ranks, r)
 		s.runq = append(s.runq, r)

@@ -283,6 +283,8 @@ func (s *System) undo(o *op) {
 		e := &v.elems[len(v.elems)-1]
 		if e.ci >= 0 {
 			e.c.elems = e.c.elems[:e.ci]
+		} else {
+			e.c.ndis--
 		}
 		v.elems = v.elems[:len(v.elems)-1]
 	case opBound:
@@ -293,10 +295,20 @@ func (s *System) undo(o *op) {
 			for i := len(v.elems) - 1; i >= 0; i-- {
 				e := &v.elems[i]
 				e.c.elems = e.c.elems[:e.ci]
+				e.c.ndis++
 				e.ci = -1
 			}
 		case v.penalty <= 0 && o.old > 0: // disabled or removed
 			s.reattach(v, o.old, s.undoPos[o.pos:o.pos+int32(len(v.elems))])
+			if o.kind == opPenalty {
+				for i := range v.elems {
+					v.elems[i].c.ndis--
+				}
+			}
+		case o.kind == opRemove: // a disabled variable removed
+			for i := range v.elems {
+				v.elems[i].c.ndis++
+			}
 		default:
 			for i := range v.elems {
 				if e := &v.elems[i]; e.ci >= 0 {

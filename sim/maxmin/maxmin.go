@@ -91,6 +91,7 @@ type Constraint struct {
 	// iterating from the end gives SimGrid's order, which sets the order
 	// of floating-point sums and of the variables reported modified).
 	elems     []cElem
+	ndis      int32 // elements of disabled variables (SimGrid's disabled_element_set_)
 	remaining float64
 	usage     float64
 	lightIdx  int
@@ -225,6 +226,9 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 	}
 	s.record(o)
 	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
+	if v.penalty <= 0 {
+		c.ndis++
+	}
 	switch {
 	case v.penalty > 0:
 		attach(v, len(v.elems)-1)
@@ -263,12 +267,16 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 		v.penalty = p
 		for i := range v.elems {
 			attach(v, i)
+			v.elems[i].c.ndis--
 		}
 		v.attached = s.visit
 		s.touchVar(v, whole)
 	case p <= 0 && v.penalty > 0:
 		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
+		for i := range v.elems {
+			v.elems[i].c.ndis++
+		}
 		v.penalty = 0
 		v.value = 0
 	default:
@@ -297,9 +305,46 @@ func (s *System) Remove(v *Variable) {
 	if v.penalty > 0 {
 		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
+	} else {
+		for i := range v.elems {
+			v.elems[i].c.ndis--
+		}
 	}
 	v.penalty = 0
 	v.value = 0
+	for i := range v.elems {
+		if c := v.elems[i].c; len(c.elems) == 0 && c.ndis == 0 {
+			s.emptied(c)
+		}
+	}
+}
+
+// emptied takes c, which no variable uses any more, out of the
+// constraints to solve, as SimGrid does (make_constraint_inactive): a
+// variable using it later in the round marks it again, at the end of
+// SimGrid's modified set, which sets the order of the re-solved shares.
+func (s *System) emptied(c *Constraint) {
+	if c.dirty {
+		c.dirty = false
+		s.dirty = dropConstraint(s.dirty, c)
+	}
+	if c.inList {
+		c.inList = false
+		s.list = dropConstraint(s.list, c)
+	}
+	c.known = 0
+}
+
+// dropConstraint removes c from list, keeping the order.
+func dropConstraint(list []*Constraint, c *Constraint) []*Constraint {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i] == c {
+			copy(list[i:], list[i+1:])
+			list[len(list)-1] = nil
+			return list[:len(list)-1]
+		}
+	}
+	return list
 }
 
 func (s *System) detach(v *Variable) {

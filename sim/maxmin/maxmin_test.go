@@ -144,3 +144,37 @@ func TestExpandTwice(t *testing.T) {
 		t.Errorf("a %g b %g, want 30 30", a.Value(), b.Value())
 	}
 }
+
+// TestEmptiedConstraintLeavesModifiedSet: a constraint whose last
+// variable is removed leaves the set of constraints to solve, as in
+// SimGrid (make_constraint_inactive), so that a variable using it later
+// in the round comes in the order of its arrival: the order of the
+// shares Solve reports, which sets the order of simultaneous events.
+func TestEmptiedConstraintLeavesModifiedSet(t *testing.T) {
+	for _, mode := range []struct {
+		name                   string
+		selective, incremental bool
+	}{{"simgrid", true, false}, {"incremental", false, true}} {
+		s := New(1e-5)
+		s.SimGridSelective, s.Incremental = mode.selective, mode.incremental
+		a, b := s.NewConstraint(10, false), s.NewConstraint(10, false)
+		newVar := func(id int32, c *Constraint) *Variable {
+			v := s.NewVariable(id, 1, -1, 1)
+			s.Expand(c, v, 1)
+			return v
+		}
+		x, y := newVar(0, a), newVar(1, b)
+		s.Solve()
+		s.Remove(x)
+		s.Remove(y)
+		newVar(2, b)
+		newVar(3, a)
+		var got []int32
+		for _, v := range s.Solve() {
+			got = append(got, v.ID)
+		}
+		if len(got) != 2 || got[0] != 2 || got[1] != 3 {
+			t.Errorf("%s: Solve reports variables %v, want [2 3]", mode.name, got)
+		}
+	}
+}
