@@ -67,6 +67,11 @@ func (s *simulation) runRank(r *rank) {
 	for !r.done {
 		if !r.busy {
 			if r.ending {
+				// The answer of the last simcall is acted on in the
+				// rank's next turn, even at its end.
+				if r.pending != noPending && !s.turn(r) {
+					return
+				}
 				s.finishRank(r)
 				return
 			}

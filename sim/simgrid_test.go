@@ -510,7 +510,7 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	seeds := 12
 	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
-		seeds = 60
+		seeds = 200
 	}
 	dir, plat, hostfile := smallCluster(t, 8)
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
