@@ -696,7 +696,8 @@ func reduceScatterScatter(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // ---- scan / exscan ----
 
 // scanLinear (SimGrid's scan and exscan): receive from every lower rank,
-// send to every higher rank, then wait for all.
+// send to every higher rank, then wait for each in that order (without a
+// reduction operation, SMPI waits in order rather than for any).
 func scanLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.me; i++ {
 		ops = append(ops, collOp{peer: i})

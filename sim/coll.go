@@ -24,6 +24,7 @@ type collCall struct {
 	rsize       int64
 	steps       []collOp // scratch for tree algorithms
 	override    int64    // if positive, the message size of a sub-collective
+	inOrder     bool     // its requests are waited for one by one, in order
 }
 
 // algorithm returns the operations of phase p of a collective for one
@@ -43,6 +44,9 @@ type collState struct {
 	opIdx   int      // the next one to post
 	srHalf  bool     // the send of ops[opIdx] (a sendrecv) is posted
 	posting bool     // a phase is in progress
+
+	reqs    []*request // the phase's requests, to wait for in order (collCall.inOrder)
+	waitIdx int        // the next one
 }
 
 // Collective tags, distinct from user tags (which are >= 0) and from one
@@ -122,14 +126,19 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			}
 			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
 			s.post(q)
-			s.addWait(r, q)
+			if st.call.inOrder {
+				q.refs++ // held until its turn to be waited for
+				st.reqs = append(st.reqs, q)
+			} else {
+				s.addWait(r, q)
+			}
 			if op.sr {
 				st.srHalf = true
 				continue
 			}
 			st.opIdx++
 		}
-		if !s.waitStep(r) {
+		if !s.waitPhase(r, st) {
 			return false
 		}
 		st.posting = false
@@ -145,9 +154,30 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 	return true
 }
 
+// waitPhase waits for the requests of a collective's phase: all at once
+// (SMPI's waitall), or one after the other in the order they were posted
+// (SMPI's scan and exscan without a reduction operation). It reports
+// whether all are complete.
+func (s *simulation) waitPhase(r *rank, st *collState) bool {
+	for {
+		if !s.waitStep(r) {
+			return false
+		}
+		if st.waitIdx == len(st.reqs) {
+			st.reqs, st.waitIdx = st.reqs[:0], 0
+			return true
+		}
+		q := st.reqs[st.waitIdx]
+		st.reqs[st.waitIdx] = nil
+		st.waitIdx++
+		s.addWait(r, q)
+		s.unref(q)
+	}
+}
+
 func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st := &r.coll
-	*st = collState{parts: st.parts[:0], ops: st.ops[:0]}
+	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0]}
 	n := int32(len(s.ranks))
 	me := r.id
 	if e.Comm != trace.WorldComm {
@@ -271,9 +301,8 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 			}
 		}
 		return pick(reduceScatterAlgos, algo, "default", tagReduceScatter)
-	case trace.Scan:
-		return []algorithm{scanLinear}, tagScan, nil
-	case trace.Exscan:
+	case trace.Scan, trace.Exscan:
+		c.inOrder = true
 		return []algorithm{scanLinear}, tagScan, nil
 	}
 	return nil, 0, fmt.Errorf("no algorithm for %s", k)

@@ -61,11 +61,6 @@
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
 //     of two.
-//
-// Known difference: flows that end at the same date under contention are
-// not always handled in SimGrid's order; that changes times only where
-// ranks share a back-off counter, probe or receive from any source at that
-// date (one of 500 random traces with every collective kind).
 package sim
 
 import (

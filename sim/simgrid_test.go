@@ -438,7 +438,8 @@ func randomTrace(rng *rand.Rand, n int) string {
 	for r := range lines {
 		add(r, "init")
 	}
-	colls := []string{"barrier", "bcast 5000", "allreduce 1000 0", "reduce 70000 0", "alltoall 100 100", "allgather 2000 2000", "gather 300 300"}
+	colls := []string{"barrier", "bcast 5000", "allreduce 1000 0", "reduce 70000 0", "alltoall 100 100", "allgather 2000 2000",
+		"gather 300 300", "scan 100 0", "exscan 70000 1e5", "scatter 5000 5000 1"}
 	for step := 5 + rng.IntN(20); step > 0; step-- {
 		switch k := rng.Float64(); {
 		case k < 0.15:
