@@ -23,10 +23,13 @@
 // reproduced by proof, undo and replay, and where it strikes the run
 // starts over with SimGrid's own re-solves (Solver, SolverAuto), whose
 // results then depend on the order of simultaneous events, as SimGrid's do.
-// The incremental solver keeps event times but not that order (SimGrid
-// re-inserts every re-solved action in its heap, changed or not), so a run
-// whose times depend on it (ranks sharing SMPI's back-off counters at one
-// date, wildcard receives) starts over the same way.
+// The incremental solver keeps event times but not always that order
+// (SimGrid re-inserts every re-solved action in its heap, changed or not;
+// the incremental solver reports changed shares newest first, as SimGrid
+// lists them, which keeps the common cases), so a run whose times depend on
+// it (ranks sharing SMPI's back-off counters at one date, probes, wildcard
+// receives) starts over the same way. Elsewhere the order can still decide
+// whether SimGrid's quirk strikes later; no such case is known.
 //
 // SimGrid quirks Kairos copies, for exactness; those marked (*) are fixed
 // when Config.Compat is false (--cfg kairos/simgrid-quirks:no):
@@ -61,12 +64,6 @@
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
 //     of two.
-//
-// Known difference: on rare rounds (one of 400 random traces mixing every
-// collective on a backbone cluster) the default solver proves SimGrid's
-// quirk absent where it struck, and gives the exact max-min share instead
-// of SimGrid's stale one (1.9e-5 relative); kairos/incremental:no gives
-// SimGrid's time.
 package sim
 
 import (

@@ -108,7 +108,10 @@ func (s *System) gather(st uint32) bool {
 		s.list = append(s.list, c)
 	}
 	for _, c := range s.region {
-		for k := range c.elems {
+		// Newest first, as SimGrid lists a constraint's variables: the
+		// order in which changed shares are reported sets the order of
+		// simultaneous completions.
+		for k := len(c.elems) - 1; k >= 0; k-- {
 			v := c.elems[k].v
 			if v.stamp == st {
 				continue
