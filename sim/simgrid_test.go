@@ -251,9 +251,9 @@ func hostsOf(t *testing.T, p *platform.Platform, names []string) []*platform.Hos
 
 // smallCluster writes, in a new directory, a flat cluster of n hosts and
 // a hostfile listing them, for runs of Kairos and SimGrid side by side.
-func smallCluster(t *testing.T, n int) (dir, plat, hostfile string) {
+func smallCluster(t *testing.T, n int, extra string) (dir, plat, hostfile string) {
 	dir = t.TempDir()
-	plat = clusterXML(t, dir, n, "")
+	plat = clusterXML(t, dir, n, extra)
 	var hosts []string
 	for i := 0; i < n; i++ {
 		hosts = append(hosts, fmt.Sprintf("node-%d.simgrid.org", i))
@@ -271,7 +271,7 @@ func smallCluster(t *testing.T, n int) (dir, plat, hostfile string) {
 // times), and requires the same simulated time.
 func TestAlgorithmsMatchSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	dir, plat, hostfile := smallCluster(t, 8)
+	dir, plat, hostfile := smallCluster(t, 8, "")
 	actions := map[string][]string{
 		"bcast": {"bcast 100000", "bcast 1000 2"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 3 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},
@@ -385,7 +385,7 @@ func TestBackoffTimes(t *testing.T) {
 // same simulated time.
 func TestBackoffMatchesSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	dir, plat, hostfile := smallCluster(t, 4)
+	dir, plat, hostfile := smallCluster(t, 4, "")
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,8 @@ func TestBackoffMatchesSimGrid(t *testing.T) {
 // randomTrace writes a random deadlock-free TI trace of n ranks: messages
 // of eager, boundary and rendezvous sizes (some received with unknown
 // size), blocking and non-blocking calls, tests and waits on pending
-// requests, computations, sleeps and collectives.
+// requests, sendRecv exchanges, computations, sleeps and collectives
+// (v-collectives with random counts).
 func randomTrace(rng *rand.Rand, n int) string {
 	lines := make([][]string, n)
 	pend := make([][][3]int, n) // outstanding (src, dst, tag) keys
@@ -439,7 +440,7 @@ func randomTrace(rng *rand.Rand, n int) string {
 		add(r, "init")
 	}
 	colls := []string{"barrier", "bcast 5000", "allreduce 1000 0", "reduce 70000 0", "alltoall 100 100", "allgather 2000 2000",
-		"gather 300 300", "scan 100 0", "exscan 70000 1e5", "scatter 5000 5000 1"}
+		"gather 300 300", "scan 100 0", "exscan 70000 1e5", "scatter 5000 5000 1", "gatherv", "allgatherv", "reducescatter"}
 	for step := 5 + rng.IntN(20); step > 0; step-- {
 		switch k := rng.Float64(); {
 		case k < 0.15:
@@ -448,13 +449,35 @@ func randomTrace(rng *rand.Rand, n int) string {
 			add(rng.IntN(n), "sleep %g", []float64{1e-5, 1e-4, 3e-4, 1e-3}[rng.IntN(4)])
 		case k < 0.3:
 			c := colls[rng.IntN(len(colls))]
+			counts := make([]string, n)
+			for i := range counts {
+				counts[i] = fmt.Sprint([]int{0, 100, 5000, 70000}[rng.IntN(4)])
+			}
+			all := strings.Join(counts, " ")
 			for r := range lines {
 				if len(pend[r]) > 0 {
 					add(r, "waitall")
 					pend[r] = nil
 				}
-				add(r, "%s", c)
+				switch c {
+				case "gatherv":
+					add(r, "gatherv %s %s 1", counts[r], all)
+				case "allgatherv":
+					add(r, "allgatherv %s %s", counts[r], all)
+				case "reducescatter":
+					add(r, "reducescatter %s 0", all)
+				default:
+					add(r, "%s", c)
+				}
 			}
+		case k < 0.36:
+			a, b := rng.IntN(n), rng.IntN(n-1)
+			if b >= a {
+				b++
+			}
+			s1, s2 := []int{0, 100, 70000}[rng.IntN(3)], []int{0, 100, 70000}[rng.IntN(3)]
+			add(a, "sendRecv %d %d %d %d 0 0", s1, b, s2, b)
+			add(b, "sendRecv %d %d %d %d 0 0", s2, a, s1, a)
 		default:
 			// Every rank posts its messages in one global order, so the
 			// trace cannot deadlock.
@@ -513,38 +536,43 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
 		seeds = 200
 	}
-	dir, plat, hostfile := smallCluster(t, 8)
-	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, plat := range []struct{ name, attrs string }{
+		{"flat", ""},
+		{"backbone", `bb_bw="200MBps" bb_lat="20us"`},
+	} {
+		dir, xml, hostfile := smallCluster(t, 8, plat.attrs)
+		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		restarted := 0
+		for seed := 0; seed < seeds; seed++ {
+			rng := rand.New(rand.NewPCG(uint64(seed), 11))
+			n := 2 + rng.IntN(7)
+			text := randomTrace(rng, n)
+			trace := filepath.Join(dir, "t.ti")
+			if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := ti.Open(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(tr, machineOn(t, xml, n), sim.DefaultConfig(), nil)
+			if err != nil {
+				t.Errorf("%s seed %d: %v\n%s", plat.name, seed, err, text)
+				continue
+			}
+			if res.Solver == sim.SolverSimGrid {
+				restarted++
+			}
+			sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(res.Time-sg) > 1e-9 {
+				t.Errorf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", plat.name, seed, n, res.Time, sg, text)
+			}
+		}
+		t.Logf("%s: %d random traces, %d replayed with SimGrid's solver", plat.name, seeds, restarted)
 	}
-	restarted := 0
-	for seed := 0; seed < seeds; seed++ {
-		rng := rand.New(rand.NewPCG(uint64(seed), 11))
-		n := 2 + rng.IntN(7)
-		text := randomTrace(rng, n)
-		trace := filepath.Join(dir, "t.ti")
-		if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := ti.Open(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sim.Run(tr, machineOn(t, plat, n), sim.DefaultConfig(), nil)
-		if err != nil {
-			t.Errorf("seed %d: %v\n%s", seed, err, text)
-			continue
-		}
-		if res.Solver == sim.SolverSimGrid {
-			restarted++
-		}
-		sg, err := runSimGridCfg(dir, "desc", plat, hostfile, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(res.Time-sg) > 1e-9 {
-			t.Errorf("seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", seed, n, res.Time, sg, text)
-		}
-	}
-	t.Logf("%d random traces, %d replayed with SimGrid's solver", seeds, restarted)
 }
