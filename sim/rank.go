@@ -338,8 +338,8 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 // probe is the MPI_Probe SimGrid's replay makes before a receive of
 // unknown size (-1): iprobes until a matching send waits in r's mailbox.
 // Each iprobe computes nsleeps x smpi/iprobe seconds' worth of flops at
-// most smpi/iprobe-cpu-usage of the host's speed (a start and a wait
-// simcall), then looks at the mailbox (a simcall); nsleeps, one counter
+// most smpi/iprobe-cpu-usage of the host's speed (a bound, a start and a
+// wait simcall), then looks at the mailbox (a simcall); nsleeps, one counter
 // for all ranks, grows after each failed iprobe and is reset after a
 // successful one. It reports whether the send was found, its size in
 // r.probed; false means r yielded its turn or blocked.
