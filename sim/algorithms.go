@@ -22,9 +22,9 @@ func barrierBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me > 0 {
 		switch p {
 		case 0:
-			return append(ops, collOp{send: true, peer: 0}), true
+			return append(ops, collOp{send: true, peer: 0, blocking: true}), true
 		case 1:
-			return append(ops, collOp{peer: 0}), true
+			return append(ops, collOp{peer: 0, blocking: true}), true
 		}
 		return ops, false
 	}
@@ -51,17 +51,17 @@ func barrierRecursiveDoubling(c *collCall, p int, ops []collOp) ([]collOp, bool)
 		c.steps = c.steps[:0]
 		if adj != n {
 			if me >= adj {
-				c.steps = append(c.steps, collOp{send: true, peer: me - adj}, collOp{peer: me - adj})
+				c.steps = append(c.steps, collOp{send: true, peer: me - adj, blocking: true}, collOp{peer: me - adj, blocking: true})
 				goto built
 			} else if me < n-adj {
-				c.steps = append(c.steps, collOp{peer: me + adj})
+				c.steps = append(c.steps, collOp{peer: me + adj, blocking: true})
 			}
 		}
 		for mask := int32(1); mask < adj; mask <<= 1 {
 			c.steps = append(c.steps, collOp{sr: true, peer: me ^ mask})
 		}
 		if adj != n && me < n-adj {
-			c.steps = append(c.steps, collOp{send: true, peer: me + adj})
+			c.steps = append(c.steps, collOp{send: true, peer: me + adj, blocking: true})
 		}
 	}
 built:
@@ -106,7 +106,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if src < 0 {
 					src += n
 				}
-				c.steps = append(c.steps, collOp{peer: src})
+				c.steps = append(c.steps, collOp{peer: src, blocking: true})
 				break
 			}
 			mask <<= 1
@@ -117,7 +117,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if dst >= n {
 					dst -= n
 				}
-				c.steps = append(c.steps, collOp{send: true, peer: dst, bytes: collBytes(c)})
+				c.steps = append(c.steps, collOp{send: true, peer: dst, bytes: collBytes(c), blocking: true})
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // receive.
 func bcastFlat(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root}))
+		return one(p, append(ops, collOp{peer: c.root, blocking: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
@@ -215,9 +215,9 @@ func rabSteps(c *collCall, steps []collOp) []collOp {
 	newrank := int32(-1)
 	switch {
 	case me < 2*rem && me%2 == 0:
-		steps = append(steps, collOp{send: true, peer: me + 1, bytes: count * ds})
+		steps = append(steps, collOp{send: true, peer: me + 1, bytes: count * ds, blocking: true})
 	case me < 2*rem:
-		steps = append(steps, collOp{peer: me - 1})
+		steps = append(steps, collOp{peer: me - 1, blocking: true})
 		newrank = me / 2
 	default:
 		newrank = me - rem
@@ -281,9 +281,9 @@ func rabSteps(c *collCall, steps []collOp) []collOp {
 	}
 	if me < 2*rem {
 		if me%2 == 1 {
-			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * ds})
+			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * ds, blocking: true})
 		} else {
-			steps = append(steps, collOp{peer: me + 1})
+			steps = append(steps, collOp{peer: me + 1, blocking: true})
 		}
 	}
 	return steps
@@ -316,9 +316,9 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		newrank := int32(-1)
 		switch {
 		case me < 2*rem && me%2 == 0:
-			c.steps = append(c.steps, collOp{send: true, peer: me + 1, bytes: b})
+			c.steps = append(c.steps, collOp{send: true, peer: me + 1, bytes: b, blocking: true})
 		case me < 2*rem:
-			c.steps = append(c.steps, collOp{peer: me - 1})
+			c.steps = append(c.steps, collOp{peer: me - 1, blocking: true})
 			newrank = me / 2
 		default:
 			newrank = me - rem
@@ -335,9 +335,9 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 		if me < 2*rem {
 			if me%2 == 1 {
-				c.steps = append(c.steps, collOp{send: true, peer: me - 1, bytes: b})
+				c.steps = append(c.steps, collOp{send: true, peer: me - 1, bytes: b, blocking: true})
 			} else {
-				c.steps = append(c.steps, collOp{peer: me + 1})
+				c.steps = append(c.steps, collOp{peer: me + 1, blocking: true})
 			}
 		}
 	}
@@ -641,9 +641,9 @@ func reduceScatterRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 					d := me ^ tm
 					root := me >> uint(k) << uint(k)
 					if d > me && me < root+done && d >= root+done {
-						c.steps = append(c.steps, collOp{send: true, peer: d, bytes: recvT})
+						c.steps = append(c.steps, collOp{send: true, peer: d, bytes: recvT, blocking: true})
 					} else if d < me && d < root+done && me >= root+done {
-						c.steps = append(c.steps, collOp{peer: d})
+						c.steps = append(c.steps, collOp{peer: d, blocking: true})
 					}
 					k--
 				}

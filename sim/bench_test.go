@@ -32,13 +32,20 @@ func clusterXML(t testing.TB, dir string, n int, extra string) string {
 // machineOn loads a platform and deploys n ranks round-robin on its hosts.
 func machineOn(t testing.TB, path string, n int) *sim.Machine {
 	t.Helper()
+	return machinePerHost(t, path, n, 1)
+}
+
+// machinePerHost loads a platform and deploys n ranks on its hosts as
+// sharedHostfile does: perHost consecutive ranks per host.
+func machinePerHost(t testing.TB, path string, n, perHost int) *sim.Machine {
+	t.Helper()
 	p, err := platform.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	hosts := make([]*platform.Host, n)
 	for i := range hosts {
-		hosts[i] = p.Hosts[i%len(p.Hosts)]
+		hosts[i] = p.Hosts[i/perHost%len(p.Hosts)]
 	}
 	m, err := sim.FromPlatform(p, hosts)
 	if err != nil {

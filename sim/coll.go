@@ -13,6 +13,10 @@ type collOp struct {
 	sr    bool  // a sendrecv: send bytes to peer and receive from peer
 	peer  int32 // rank in the communicator
 	bytes int64
+	// blocking: SMPI posts it alone with Request::send or Request::recv
+	// (a wait for that request only, not a waitall), so that the rank
+	// holds its CPU while blocked (see simulation.hold).
+	blocking bool
 }
 
 // collCall is a collective as one member sees it.
@@ -44,6 +48,7 @@ type collState struct {
 	opIdx   int      // the next one to post
 	srHalf  bool     // the send of ops[opIdx] (a sendrecv) is posted
 	posting bool     // a phase is in progress
+	single  bool     // the phase is one blocking operation (collOp.blocking)
 
 	reqs    []*request // the phase's requests, to wait for in order (collCall.inOrder)
 	waitIdx int        // the next one
@@ -104,6 +109,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			}
 			st.phase++
 			st.opIdx, st.srHalf, st.posting = 0, false, true
+			st.single = len(ops) == 1 && ops[0].blocking
 		}
 		// Each request is posted by a simcall of its own, then all are
 		// waited for (SMPI's waitall: a waitany per request).
@@ -156,10 +162,11 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 
 // waitPhase waits for the requests of a collective's phase: all at once
 // (SMPI's waitall), or one after the other in the order they were posted
-// (SMPI's scan and exscan without a reduction operation). It reports
-// whether all are complete.
+// (SMPI's scan and exscan without a reduction operation, with
+// Request::wait). It reports whether all are complete.
 func (s *simulation) waitPhase(r *rank, st *collState) bool {
 	for {
+		r.single = st.single || st.call.inOrder
 		if !s.waitStep(r) {
 			return false
 		}

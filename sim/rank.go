@@ -27,8 +27,13 @@ type rank struct {
 	computing bool
 	turnUsed  bool // the simcall of this turn was issued
 	execBusy  bool // a computation or sleep of this rank is in progress
-	start     float64
-	initTime  float64
+	// single is set while the rank waits for one request with SMPI's
+	// Request::wait (not a waitany): blocked, it then holds its host's CPU
+	// constraint, as SimGrid's wait does with a sleep action (see hold).
+	single   bool
+	holding  bool // it holds its host's CPU constraint (see hold)
+	start    float64
+	initTime float64
 
 	// The requests the rank waits for, as SimGrid's waitany loop sees
 	// them: wPend not complete yet, wDone complete but not consumed;
@@ -187,6 +192,7 @@ func (s *simulation) waitStep(r *rank) bool {
 	}
 	for {
 		if r.wDone == 0 && r.wPend == 0 {
+			r.single = false
 			return true
 		}
 		if !s.turn(r) {
@@ -200,6 +206,9 @@ func (s *simulation) waitStep(r *rank) bool {
 		s.waitSeq++
 		r.regSeq = s.waitSeq
 		s.block(r, false)
+		if r.single {
+			s.hold(r)
+		}
 		return false
 	}
 }
@@ -221,6 +230,9 @@ func (s *simulation) exec(r *rank) bool {
 		}
 		return s.compute(r, e.Compute, 0)
 	case trace.Sleep:
+		if e.Compute <= 0 {
+			return true // s4u's sleep_for: a no-op, not even a simcall
+		}
 		if r.step == 0 {
 			if !s.turn(r) {
 				return false
@@ -229,6 +241,7 @@ func (s *simulation) exec(r *rank) bool {
 			s.startSleep(r, e.Compute)
 			r.execBusy = true
 			s.block(r, true)
+			s.hold(r)
 			return false
 		}
 		return true
@@ -247,6 +260,7 @@ func (s *simulation) exec(r *rank) bool {
 			}
 			s.addWait(r, q)
 			s.unref(q)
+			r.single = true
 		}
 		return s.waitStep(r)
 	case trace.Waitall:
@@ -331,6 +345,7 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 			return true
 		}
 		s.addWait(r, q)
+		r.single = true // Request::send, Request::recv
 	}
 	return s.waitStep(r)
 }
@@ -338,22 +353,23 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 // probe is the MPI_Probe SimGrid's replay makes before a receive of
 // unknown size (-1): iprobes until a matching send waits in r's mailbox.
 // Each iprobe computes nsleeps x smpi/iprobe seconds' worth of flops at
-// most smpi/iprobe-cpu-usage of the host's speed (a bound, a start and a
-// wait simcall), then looks at the mailbox (a simcall); nsleeps, one counter
-// for all ranks, grows after each failed iprobe and is reset after a
-// successful one. It reports whether the send was found, its size in
-// r.probed; false means r yielded its turn or blocked.
+// most smpi/iprobe-cpu-usage of the host's speed, then looks at the
+// mailbox (a simcall); nsleeps, one counter for all ranks, grows after
+// each failed iprobe and is reset after a successful one. It reports
+// whether the send was found, its size in r.probed; false means r yielded
+// its turn or blocked.
+//
+// The computation takes five simcalls: exec_init's set_flops_amount and
+// set_host, set_bound, start and wait; nsleeps is read in the turn of the
+// first.
 func (s *simulation) probe(r *rank, src, tag int32) bool {
 	for {
 		switch r.probeStep {
 		case 0:
 			if s.cfg.IprobeSleep <= 0 || s.cfg.IprobeCPUUsage <= 0 {
-				r.probeStep = 3
+				r.probeStep = probeLook
 				continue
 			}
-			// The computation's bound is set by a simcall of its own,
-			// before the two of every computation (start, wait): the
-			// iprobe's computation starts one sub-round after a plain one.
 			if !s.turn(r) {
 				return false
 			}
@@ -361,26 +377,35 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			r.probeFlops = float64(s.probeSleeps) * s.cfg.IprobeSleep * s.hosts[r.host].speed * s.cfg.IprobeCPUUsage
 			r.probeStep = 1
 			fallthrough
-		case 1:
+		case 1, 2: // set_host, set_bound
+			for r.probeStep < 3 {
+				if !s.turn(r) {
+					return false
+				}
+				r.probeStep++
+			}
+			fallthrough
+		case 3:
 			if !s.turn(r) {
 				return false
 			}
 			r.execBusy = true
 			s.startExecBounded(r, r.probeFlops, s.cfg.IprobeCPUUsage*s.hosts[r.host].speed).probe = true
 			s.probeExecs++
-			r.probeStep = 2
+			r.probeStep = 4
 			fallthrough
-		case 2:
+		case 4:
 			if !s.turn(r) {
 				return false
 			}
-			r.probeStep = 3
+			r.probeStep = probeLook
 			if r.execBusy {
 				s.block(r, false)
+				s.hold(r)
 				return false
 			}
 			fallthrough
-		case 3:
+		case probeLook:
 			if !s.turn(r) {
 				return false
 			}
@@ -391,7 +416,7 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 				s.orderMatters()
 			}
 			if q, _ := s.oldestSend(&r.mbox, src, tag); q != nil {
-				r.probed, r.probeStep = q.bytes, 4
+				r.probed, r.probeStep = q.bytes, probeFoundStep
 				s.answered(r, probeFound)
 				return true
 			}
@@ -407,11 +432,17 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 	}
 }
 
+// The last steps of probe: the look at the mailbox, and the message found.
+const (
+	probeLook      = 5
+	probeFoundStep = 6
+)
+
 // probeCanSucceed reports whether a rank polling for a message (see
 // probe) will find it at its next look.
 func (s *simulation) probeCanSucceed() bool {
 	for _, r := range s.ranks {
-		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < 4 {
+		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < probeFoundStep {
 			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag); q != nil {
 				return true
 			}
@@ -470,25 +501,32 @@ func (s *simulation) resume(r *rank) {
 	r.pending = noPending
 }
 
-// compute runs flops on r's host as SMPI does: start the execution (a
-// simcall), then wait for it (another), from step base.
+// compute runs flops on r's host as SMPI does (private_execute_flops),
+// from step base: exec_init's two simcalls (set_flops_amount, set_host),
+// then start the execution (a simcall) and wait for it (another).
 func (s *simulation) compute(r *rank, flops float64, base int) bool {
-	switch r.step - base {
-	case 0:
+	for r.step-base < 2 {
+		if !s.turn(r) {
+			return false
+		}
+		r.step++
+	}
+	if r.step-base == 2 {
 		if !s.turn(r) {
 			return false
 		}
 		r.step++
 		r.execBusy = true
 		s.startExec(r, flops)
-		fallthrough
-	case 1:
+	}
+	if r.step-base == 3 {
 		if !s.turn(r) {
 			return false
 		}
 		r.step++
 		if r.execBusy {
 			s.block(r, true)
+			s.hold(r)
 			return false
 		}
 	}
@@ -663,6 +701,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			s.startSleep(r, s.nsleeps*s.cfg.TestSleep)
 			r.execBusy = true
 			s.block(r, true)
+			s.hold(r)
 			return false
 		}
 		fallthrough

@@ -55,21 +55,23 @@
 //     maxmin.System.SimGridSelective); fixed, the exact max-min share is
 //     computed incrementally (Config.Solver);
 //   - simultaneous events are handled in SimGrid's order: ranks issue one
-//     simcall per turn (Config.Subrounds), its action heap is stable and an
-//     update counts as a new insertion, CPU actions end before network
-//     ones, and the solver visits elements in the order of SimGrid's
-//     intrusive lists, so that even its order-dependent quirks come out
-//     the same;
+//     simcall per turn (Config.Subrounds; a computation takes four:
+//     exec_init's set_flops_amount and set_host, start, wait, and an
+//     iprobe's one more, set_bound; a sleep of 0 s none), its action heap
+//     is stable and an update counts as a new insertion, CPU actions end
+//     before network ones, and the solver visits elements in the order of
+//     SimGrid's intrusive lists, so that even its order-dependent quirks
+//     come out the same;
+//   - a rank blocked on a computation, a sleep, or a single request
+//     (Request::wait, send, recv; not a waitany or waitall) holds its
+//     host's CPU with a disabled variable, SimGrid's sleep action that
+//     detects host failures: it decides the order in which CPUs are
+//     re-solved, and so which of two computations ending together on
+//     different hosts ends first;
 //   - reduction flops run even with smpi/simulate-computation:no;
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
 //     of two.
-//
-// Known difference: when ranks that share a host poll for messages of
-// unknown size (-1) while another rank computes there, the order in which
-// simultaneous pollers run can differ from SimGrid's, and with it their
-// shared back-off (3 of 300 random traces with two ranks per host, up to
-// 4e-4 s).
 package sim
 
 import (
@@ -374,6 +376,9 @@ func (s *simulation) loop() error {
 }
 
 func (s *simulation) wake(r *rank) {
+	if r.holding {
+		s.release(r)
+	}
 	if r.blocked {
 		r.blocked = false
 		d := s.now - r.blockStart
@@ -392,6 +397,24 @@ func (s *simulation) wake(r *rank) {
 		r.queued = true
 		s.runq = append(s.runq, r)
 	}
+}
+
+// hold puts on r's host the sleep action SimGrid creates for a blocked
+// wait on a computation or on a single communication (to notice host
+// failures), and for a sleep: a disabled variable on the host's CPU
+// constraint, which changes the order in which SimGrid re-solves that
+// CPU (and so the order of simultaneous completions), until the awaited
+// activity ends (release, when r wakes).
+func (s *simulation) hold(r *rank) {
+	r.holding = true
+	s.cpuSys.Hold(s.hosts[r.host].cpu)
+}
+
+// release ends r's hold, after the awaited activity left the system, as
+// SimGrid frees the sleep action after the activity's own action.
+func (s *simulation) release(r *rank) {
+	r.holding = false
+	s.cpuSys.Release(s.hosts[r.host].cpu)
 }
 
 // block suspends r until what it waits for completes.

@@ -251,6 +251,24 @@ func hostsOf(t *testing.T, p *platform.Platform, names []string) []*platform.Hos
 
 // smallCluster writes, in a new directory, a flat cluster of n hosts and
 // a hostfile listing them, for runs of Kairos and SimGrid side by side.
+// sharedHostfile writes in dir a hostfile that puts perHost consecutive
+// ranks on each of the n hosts of smallCluster (SimGrid's smpirun takes
+// one host per line, a host listed k times taking k ranks).
+func sharedHostfile(t *testing.T, dir string, n, perHost int) string {
+	t.Helper()
+	var hosts []string
+	for i := 0; i < n; i++ {
+		for k := 0; k < perHost; k++ {
+			hosts = append(hosts, fmt.Sprintf("node-%d.simgrid.org", i))
+		}
+	}
+	p := filepath.Join(dir, "hostfile-shared")
+	if err := os.WriteFile(p, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func smallCluster(t *testing.T, n int, extra string) (dir, plat, hostfile string) {
 	dir = t.TempDir()
 	plat = clusterXML(t, dir, n, extra)
@@ -536,11 +554,21 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
 		seeds = 200
 	}
-	for _, plat := range []struct{ name, attrs string }{
-		{"flat", ""},
-		{"backbone", `bb_bw="200MBps" bb_lat="20us"`},
+	for _, plat := range []struct {
+		name, attrs string
+		perHost     int // ranks per host
+	}{
+		{"flat", "", 1},
+		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
+		// Ranks sharing a host share its CPU: the order of simultaneous
+		// computations (and of the pollers of receives of unknown size)
+		// then depends on SimGrid's re-solve order of CPUs.
+		{"flat, 2 ranks per host", "", 2},
 	} {
 		dir, xml, hostfile := smallCluster(t, 8, plat.attrs)
+		if plat.perHost > 1 {
+			hostfile = sharedHostfile(t, dir, 8, plat.perHost)
+		}
 		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -557,7 +585,7 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := sim.Run(tr, machineOn(t, xml, n), sim.DefaultConfig(), nil)
+			res, err := sim.Run(tr, machinePerHost(t, xml, n, plat.perHost), sim.DefaultConfig(), nil)
 			if err != nil {
 				t.Errorf("%s seed %d: %v\n%s", plat.name, seed, err, text)
 				continue

@@ -319,6 +319,32 @@ func (s *System) Remove(v *Variable) {
 	}
 }
 
+// Hold adds to c the element of a variable that is enabled and at once
+// disabled: SimGrid's sleep actions, which every sleep and every blocking
+// wait on a computation or a single communication put on the host's CPU
+// constraint. It shares nothing, but it marks c modified (which sets the
+// order in which c's variables are re-solved and reported) and keeps c
+// from being emptied until Release. It is not for the SimGrid-compatible
+// incremental mode (SimGridSelective with Incremental), whose rounds can
+// be undone.
+func (s *System) Hold(c *Constraint) {
+	if s.logging() {
+		panic("maxmin: Hold in a logged round")
+	}
+	c.ndis++
+	s.touchCnst(c)
+}
+
+// Release removes an element Hold added to c. As freeing a disabled
+// variable in SimGrid, it marks nothing, but a constraint left without any
+// element leaves the modified set (see emptied).
+func (s *System) Release(c *Constraint) {
+	c.ndis--
+	if len(c.elems) == 0 && c.ndis == 0 {
+		s.emptied(c)
+	}
+}
+
 // emptied takes c, which no variable uses any more, out of the
 // constraints to solve, as SimGrid does (make_constraint_inactive): a
 // variable using it later in the round marks it again, at the end of

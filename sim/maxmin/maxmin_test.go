@@ -178,3 +178,46 @@ func TestEmptiedConstraintLeavesModifiedSet(t *testing.T) {
 		}
 	}
 }
+
+// A held constraint (a disabled element, as SimGrid's sleep actions put on
+// a CPU) is not emptied when its last variable leaves: it keeps its place
+// in the modified set, so its new variables are re-solved (and reported)
+// first. Released first, it leaves the set as in
+// TestEmptiedConstraintLeavesModifiedSet.
+func TestHoldKeepsConstraintInModifiedSet(t *testing.T) {
+	for _, mode := range []struct {
+		name                   string
+		selective, incremental bool
+	}{{"simgrid", true, false}, {"incremental", false, true}} {
+		for _, held := range []bool{true, false} {
+			s := New(1e-5)
+			s.SimGridSelective, s.Incremental = mode.selective, mode.incremental
+			a, b := s.NewConstraint(10, false), s.NewConstraint(10, false)
+			newVar := func(id int32, c *Constraint) *Variable {
+				v := s.NewVariable(id, 1, -1, 1)
+				s.Expand(c, v, 1)
+				return v
+			}
+			x := newVar(0, a)
+			s.Hold(a)
+			s.Solve()
+			s.Remove(x) // a is modified (first), and held or emptied
+			if !held {
+				s.Release(a)
+			}
+			newVar(1, b)
+			newVar(2, a)
+			var got []int32
+			for _, v := range s.Solve() {
+				got = append(got, v.ID)
+			}
+			want := []int32{1, 2}
+			if held {
+				want = []int32{2, 1}
+			}
+			if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+				t.Errorf("%s, held %v: Solve reports variables %v, want %v", mode.name, held, got, want)
+			}
+		}
+	}
+}
