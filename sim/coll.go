@@ -119,9 +119,13 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			if st.world != nil {
 				peer = st.world[peer]
 			}
+			if !st.srHalf && (op.send || op.sr) && !s.overhead(r, s.sendOverhead(r, !op.blocking, op.bytes)) {
+				return false
+			}
 			if !s.turn(r) {
 				return false
 			}
+			r.slept = false
 			if st.srHalf {
 				q := s.newRequest(r, false, peer, st.call.tag, 0)
 				s.post(q)

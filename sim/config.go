@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,30 +39,97 @@ func (f Factors) At(size float64) float64 {
 	return cur
 }
 
+// Overhead is a CPU overhead in seconds as a piecewise-linear function of
+// a message's size (without the envelope), SimGrid's smpi/os, smpi/ois
+// and smpi/or: piece k costs Base + PerByte x size for sizes in
+// (Threshold_k, Threshold_k+1]; the first piece also covers the sizes up
+// to its threshold.
+type Overhead []OverheadPiece
+
+// OverheadPiece is one piece of an Overhead.
+type OverheadPiece struct{ Threshold, Base, PerByte float64 }
+
+// At returns the overhead of a message of size bytes (SimGrid 3.32's
+// smpi::Host::osend and its siblings).
+func (o Overhead) At(size int64) float64 {
+	if len(o) == 0 {
+		return 0
+	}
+	x := float64(size)
+	cur := o[0].Base + o[0].PerByte*x
+	for _, p := range o {
+		if x <= p.Threshold {
+			return cur
+		}
+		cur = p.Base + p.PerByte*x
+	}
+	return cur
+}
+
+// zero reports whether the overhead is nil for every size.
+func (o Overhead) zero() bool {
+	for _, p := range o {
+		if p.Base != 0 || p.PerByte != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseOverhead reads SimGrid's "threshold:base:per-byte;..." syntax
+// (values after the second are ignored, as SimGrid does: its default is
+// "0:0:0:0:0").
+func ParseOverhead(s string) (Overhead, error) {
+	var o Overhead
+	err := parsePieces(s, 3, "overhead", "threshold:base:per-byte", func(v []float64) bool {
+		if v[1] < 0 || v[2] < 0 || math.IsInf(v[1], 0) || math.IsInf(v[2], 0) {
+			return false
+		}
+		o = append(o, OverheadPiece{v[0], v[1], v[2]})
+		return true
+	})
+	sort.SliceStable(o, func(i, j int) bool { return o[i].Threshold < o[j].Threshold })
+	return o, err
+}
+
 // ParseFactors reads SimGrid's "thresh:value;thresh:value;..." syntax.
 func ParseFactors(s string) (Factors, error) {
 	var f Factors
+	err := parsePieces(s, 2, "factor", "threshold:value", func(v []float64) bool {
+		f = append(f, Factor{v[0], v[1]})
+		return true
+	})
+	sort.SliceStable(f, func(i, j int) bool { return f[i].Threshold < f[j].Threshold })
+	return f, err
+}
+
+// parsePieces reads SimGrid's piecewise syntax, pieces separated by ";"
+// and numbers by ":", the first a size threshold (not negative), and
+// hands the first n numbers of each piece to add, which reports whether
+// it accepts them. what and want name the syntax in errors.
+func parsePieces(s string, n int, what, want string, add func([]float64) bool) error {
+	v := make([]float64, n)
 	for _, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
-		kv := strings.Split(part, ":")
-		if len(kv) < 2 {
-			return nil, fmt.Errorf("factor %q: want threshold:value", part)
+		f := strings.Split(part, ":")
+		if len(f) < n {
+			return fmt.Errorf("%s %q: want %s", what, part, want)
 		}
-		t, err := strconv.ParseFloat(kv[0], 64)
-		if err != nil || t < 0 {
-			return nil, fmt.Errorf("factor %q: bad threshold %q", part, kv[0])
+		for i := range v {
+			x, err := strconv.ParseFloat(f[i], 64)
+			if err != nil || i == 0 && x < 0 {
+				return fmt.Errorf("%s %q: bad number %q", what, part, f[i])
+			}
+			v[i] = x
 		}
-		v, err := strconv.ParseFloat(kv[1], 64)
-		if err != nil {
-			return nil, fmt.Errorf("factor %q: bad value %q", part, kv[1])
+		if !add(v) {
+			return fmt.Errorf("%s %q: want finite, non-negative values", what, part)
 		}
-		f = append(f, Factor{t, v})
 	}
-	sort.SliceStable(f, func(i, j int) bool { return f[i].Threshold < f[j].Threshold })
-	return f, nil
+	return nil
 }
 
 // SimGrid 3.32's default SMPI factor tables (smpi/bw-factor, smpi/lat-factor).
@@ -102,6 +170,13 @@ type Config struct {
 	// IprobeCPUUsage is smpi/iprobe-cpu-usage: the share of the host's
 	// speed an iprobe's computation may use.
 	IprobeCPUUsage float64
+	// SendOverhead, ISendOverhead and RecvOverhead are smpi/os, smpi/ois
+	// and smpi/or: the sender sleeps SendOverhead before posting a
+	// detached (eager) blocking send and ISendOverhead before posting any
+	// non-blocking one (MPI_Isend, and the sends SMPI's collectives and
+	// sendrecv post); the receiver sleeps RecvOverhead when a wait or a
+	// test finishes a receive that matched a detached send.
+	SendOverhead, ISendOverhead, RecvOverhead Overhead
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,
@@ -213,7 +288,8 @@ var CfgNames = []string{
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
-	"smpi/host-speed, smpi/privatization, smpi/os, smpi/or, smpi/ois (accepted; see docs)",
+	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
+	"smpi/host-speed, smpi/privatization (accepted, no effect on a replay)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
@@ -296,9 +372,18 @@ func (c *Config) Set(key, value string) error {
 		"tracing", "tracing/smpi", "tracing/smpi/computing", "tracing/filename", "smpi/display-timing":
 		// Irrelevant to replayed timings (smpi/host-speed only times
 		// real code, which a replay has none of).
-	case "smpi/os", "smpi/or", "smpi/ois":
-		if !zeroOverhead(value) {
-			return fmt.Errorf("--cfg %s: only zero overheads are supported in this version", key)
+	case "smpi/os", "smpi/ois", "smpi/or":
+		o, perr := ParseOverhead(value)
+		if perr != nil {
+			return fmt.Errorf("--cfg %s: %v", key, perr)
+		}
+		switch key {
+		case "smpi/os":
+			c.SendOverhead = o
+		case "smpi/ois":
+			c.ISendOverhead = o
+		default:
+			c.RecvOverhead = o
 		}
 	case "smpi/async-small-thresh":
 		if v, e := num(); e != nil || v != 0 {
@@ -315,20 +400,6 @@ func (c *Config) Set(key, value string) error {
 		return fmt.Errorf("--cfg %s: unknown setting (supported: %s)", key, strings.Join(CfgNames, ", "))
 	}
 	return err
-}
-
-func zeroOverhead(v string) bool {
-	for _, seg := range strings.Split(v, ";") {
-		for i, f := range strings.Split(seg, ":") {
-			if i == 0 || f == "" {
-				continue
-			}
-			if x, err := strconv.ParseFloat(f, 64); err != nil || x != 0 {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func parseBool(key, v string) (bool, error) {

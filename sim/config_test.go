@@ -8,6 +8,7 @@ import (
 
 	"kairos/format/ti"
 	"kairos/internal/testenv"
+	"kairos/platform"
 	"kairos/sim"
 )
 
@@ -31,6 +32,30 @@ func TestFactors(t *testing.T) {
 	}
 }
 
+// TestOverhead checks smpi/os-style piecewise overheads against SimGrid
+// 3.32's rule (smpi::Host::osend): the first piece also covers the sizes
+// up to its threshold, and a size equal to a threshold stays in the piece
+// below.
+func TestOverhead(t *testing.T) {
+	o, err := sim.ParseOverhead("1024:2e-6:1e-9; 0:1e-6:0:0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		size int64
+		want float64
+	}{
+		{0, 1e-6}, {1, 1e-6}, {1024, 1e-6}, {1025, 2e-6 + 1025e-9}, {1 << 20, 2e-6 + float64(1<<20)*1e-9},
+	} {
+		if got := o.At(c.size); got != c.want {
+			t.Errorf("At(%d) = %g, want %g", c.size, got, c.want)
+		}
+	}
+	if got := (sim.Overhead{}).At(100); got != 0 {
+		t.Errorf("empty overhead: At = %g", got)
+	}
+}
+
 func TestConfigSet(t *testing.T) {
 	c := sim.DefaultConfig()
 	for _, kv := range [][2]string{
@@ -38,7 +63,8 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/send-is-detached-thresh", "1e3"}, {"smpi/test", "0"}, {"maxmin/precision", "1e-6"},
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
 		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
-		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"},
+		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
+		{"smpi/or", "0:0:0:0:0"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -46,13 +72,13 @@ func TestConfigSet(t *testing.T) {
 	}
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
 		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
-		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 {
+		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
-		{"no/such", "1"}, {"smpi/os", "0:1e-6:0"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
-		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"},
+		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
+		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])
@@ -94,4 +120,35 @@ func FuzzSimulate(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestPlatformSettingErrors: a bad <config> setting or overhead host
+// property is an error naming the platform (and the host).
+func TestPlatformSettingErrors(t *testing.T) {
+	for _, c := range []struct{ xml, want string }{
+		{`<config><prop id="no/such" value="1"/></config>`, "<config>: --cfg no/such"},
+		{`<config><prop id="smpi/os" value="0:x:0"/></config>`, "<config>: --cfg smpi/os"},
+		{`<zone id="z" routing="Full"><host id="h" speed="1Gf"><prop id="smpi/ois" value="1"/></host></zone>`, "host h: property smpi/ois"},
+	} {
+		path := filepath.Join(t.TempDir(), "p.xml")
+		xml := `<?xml version='1.0'?><platform version="4.1">` + c.xml
+		if !strings.Contains(c.xml, "<zone") {
+			xml += `<zone id="z" routing="Full"><host id="h" speed="1Gf"/></zone>`
+		}
+		if err := os.WriteFile(path, []byte(xml+"</platform>\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := platform.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.DefaultConfig()
+		err = sim.ApplyPlatformConfig(&cfg, p, nil)
+		if err == nil {
+			_, err = sim.FromPlatform(p, p.Hosts)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming %s and %q", c.xml, err, path, c.want)
+		}
+	}
 }

@@ -20,6 +20,10 @@ type MachineHost struct {
 	Name  string
 	Speed float64
 	Cores int
+	// Overheads, if not nil, replace Config's smpi/os, smpi/ois and
+	// smpi/or for the ranks on this host (SimGrid's host properties of
+	// the same names).
+	SendOverhead, ISendOverhead, RecvOverhead Overhead
 }
 
 // MachineLink is a link: bandwidth in bytes/s, latency in seconds, and

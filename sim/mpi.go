@@ -18,6 +18,9 @@ type request struct {
 	refs     int32   // references: mailbox or transfer, store, id index, waiter
 	key      reqKey  // its key in the rank's request store
 	id       uint64  // the trace's request id, if indexed
+	// overhead is smpi/or for a receive that matched a detached send: the
+	// sleep after a wait or test finishes it (SMPI's finish_wait).
+	overhead float64
 }
 
 // comm is a matched message and its transfer.
@@ -216,6 +219,9 @@ func (s *simulation) match(sq, rq *request) {
 	c.sreq, c.rreq = sq, rq
 	sq.comm, rq.comm = c, c
 	sq.matched, rq.matched = s.now, s.now
+	if sq.detached {
+		rq.overhead = s.recvOverheadOf(rq.owner, sq.bytes)
+	}
 	s.stats.messages++
 	s.stats.bytes += sq.bytes
 	s.startComm(c)
@@ -262,6 +268,7 @@ func (s *simulation) complete(q *request) {
 		}
 		r.wPend--
 		r.wDone++
+		s.queueOverhead(r, q)
 		if r.blocked && r.resume && (s.cfg.Subrounds || r.wPend == 0) {
 			s.wake(r)
 		}

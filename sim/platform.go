@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 
 	"kairos/platform"
 	"kairos/trace"
@@ -15,7 +16,23 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 	}
 	m := &Machine{RankHost: make([]int, len(hosts))}
 	for _, h := range p.Hosts {
-		m.Hosts = append(m.Hosts, MachineHost{Name: h.Name, Speed: h.Speed, Cores: h.Cores})
+		mh := MachineHost{Name: h.Name, Speed: h.Speed, Cores: h.Cores}
+		for _, prop := range []struct {
+			key string
+			o   *Overhead
+		}{{"smpi/os", &mh.SendOverhead}, {"smpi/ois", &mh.ISendOverhead}, {"smpi/or", &mh.RecvOverhead}} {
+			key, o := prop.key, prop.o
+			if v, ok := h.Props[key]; ok {
+				var err error
+				if *o, err = ParseOverhead(v); err != nil {
+					return nil, fmt.Errorf("sim: platform %s: host %s: property %s: %v", p.Name, h.Name, key, err)
+				}
+				if *o == nil {
+					*o = Overhead{} // set, and zero
+				}
+			}
+		}
+		m.Hosts = append(m.Hosts, mh)
 	}
 	for _, l := range p.Links {
 		m.Links = append(m.Links, MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe})
@@ -38,6 +55,26 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		return idx, lat, nil
 	}
 	return m, nil
+}
+
+// ApplyPlatformConfig applies the settings of p's <config> element to
+// cfg, as SimGrid does, except those whose keys are in given: settings
+// given on the command line win.
+func ApplyPlatformConfig(cfg *Config, p *platform.Platform, given map[string]bool) error {
+	keys := make([]string, 0, len(p.Config))
+	for k := range p.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if given[k] {
+			continue
+		}
+		if err := cfg.Set(k, p.Config[k]); err != nil {
+			return fmt.Errorf("platform %s: <config>: %w", p.Name, err)
+		}
+	}
+	return nil
 }
 
 // Simulate replays src on platform p with smpirun's deployment: rank i on

@@ -30,8 +30,14 @@ type rank struct {
 	// single is set while the rank waits for one request with SMPI's
 	// Request::wait (not a waitany): blocked, it then holds its host's CPU
 	// constraint, as SimGrid's wait does with a sleep action (see hold).
-	single   bool
-	holding  bool // it holds its host's CPU constraint (see hold)
+	single  bool
+	holding bool // it holds its host's CPU constraint (see hold)
+	slept   bool // the overhead before the send being posted is slept (see overhead)
+	// The receive overheads (smpi/or) of the complete requests waited
+	// for, slept as the waitany loop consumes them (see queueOverhead),
+	// and the one to sleep next.
+	orQueue  []float64
+	orSleep  float64
 	start    float64
 	initTime float64
 
@@ -174,6 +180,7 @@ func (s *simulation) addWait(r *rank, q *request) {
 	}
 	if q.done {
 		r.wDone++
+		s.queueOverhead(r, q)
 		return
 	}
 	q.awaited = true
@@ -189,8 +196,12 @@ func (s *simulation) waitStep(r *rank) bool {
 		// The answer of the waitany that blocked.
 		r.resume = false
 		r.wDone--
+		s.consumeOverhead(r)
 	}
 	for {
+		if !s.recvOverhead(r) {
+			return false
+		}
 		if r.wDone == 0 && r.wPend == 0 {
 			r.single = false
 			return true
@@ -200,6 +211,7 @@ func (s *simulation) waitStep(r *rank) bool {
 		}
 		if r.wDone > 0 {
 			r.wDone--
+			s.consumeOverhead(r)
 			continue
 		}
 		r.resume = true
@@ -279,10 +291,13 @@ func (s *simulation) exec(r *rank) bool {
 			if !s.checkPeer(r, e.Partner) || e.Source != trace.AnySource && !s.checkPeer(r, e.Source) {
 				return false
 			}
+			if !s.overhead(r, s.sendOverhead(r, true, e.SendBytes)) {
+				return false
+			}
 			if !s.turn(r) {
 				return false
 			}
-			r.step = 1
+			r.step, r.slept = 1, false
 			r.testReq = s.newRequest(r, true, e.Partner, 0, e.SendBytes)
 			s.post(r.testReq)
 		}
@@ -328,10 +343,13 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 				bytes = r.probed
 			}
 		}
+		if send && !s.overhead(r, s.sendOverhead(r, e.Kind == trace.Isend, bytes)) {
+			return false
+		}
 		if !s.turn(r) {
 			return false
 		}
-		r.step, r.probeStep = 1, 0
+		r.step, r.probeStep, r.slept = 1, 0, false
 		q := s.newRequest(r, send, e.Partner, e.Tag, bytes)
 		s.post(q)
 		switch e.Kind {
@@ -348,6 +366,90 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		r.single = true // Request::send, Request::recv
 	}
 	return s.waitStep(r)
+}
+
+// sendOverhead returns the sleep SMPI's Request::start injects before it
+// posts a send of bytes: smpi/ois for a non-blocking send (MPI_Isend, and
+// the isend_init of sendrecv and of the collectives), smpi/os for a
+// blocking one that is detached (eager), none for a blocking rendezvous.
+func (s *simulation) sendOverhead(r *rank, nonBlocking bool, bytes int64) float64 {
+	h := &s.m.Hosts[r.host]
+	switch {
+	case nonBlocking && h.ISendOverhead != nil:
+		return h.ISendOverhead.At(bytes)
+	case nonBlocking:
+		return s.cfg.ISendOverhead.At(bytes)
+	case bytes >= s.cfg.DetachedThreshold:
+		return 0
+	case h.SendOverhead != nil:
+		return h.SendOverhead.At(bytes)
+	}
+	return s.cfg.SendOverhead.At(bytes)
+}
+
+// recvOverheadOf returns smpi/or on r's host for a receive of bytes that
+// matched a detached send.
+func (s *simulation) recvOverheadOf(r *rank, bytes int64) float64 {
+	if o := s.m.Hosts[r.host].RecvOverhead; o != nil {
+		return o.At(bytes)
+	}
+	return s.cfg.RecvOverhead.At(bytes)
+}
+
+// overhead makes r sleep d seconds before it posts a send; it reports
+// whether that sleep is over. The caller clears r.slept once the send is
+// posted.
+func (s *simulation) overhead(r *rank, d float64) bool {
+	if d <= 0 || r.slept {
+		return true
+	}
+	r.slept = s.inject(r, d)
+	return false
+}
+
+// queueOverhead records the receive overhead of q, complete and waited for
+// by r, to sleep when r's waitany loop consumes a request.
+func (s *simulation) queueOverhead(r *rank, q *request) {
+	if q.overhead > 0 {
+		r.orQueue = append(r.orQueue, q.overhead)
+	}
+}
+
+// consumeOverhead is finish_wait for a request r's waitany loop consumed:
+// the next receive overhead is to be slept. Which complete request a
+// waitany returns does not change when the loop ends (its sleeps and
+// consumptions follow one another without a gap), so they are slept in
+// the order the receives completed.
+func (s *simulation) consumeOverhead(r *rank) {
+	if len(r.orQueue) > 0 {
+		r.orSleep = r.orQueue[0]
+		r.orQueue = append(r.orQueue[:0], r.orQueue[1:]...)
+	}
+}
+
+// recvOverhead sleeps r.orSleep, if any; it reports whether none is left.
+func (s *simulation) recvOverhead(r *rank) bool {
+	if r.orSleep <= 0 {
+		return true
+	}
+	if s.inject(r, r.orSleep) {
+		r.orSleep = 0
+	}
+	return false
+}
+
+// inject starts a sleep of d seconds that SMPI injects for an overhead (a
+// sleep_for simcall), and reports whether it could (false: r must wait
+// for its next turn).
+func (s *simulation) inject(r *rank, d float64) bool {
+	if !s.turn(r) {
+		return false
+	}
+	s.startSleep(r, d)
+	r.execBusy = true
+	s.block(r, false)
+	s.hold(r)
+	return true
 }
 
 // probe is the MPI_Probe SimGrid's replay makes before a receive of
@@ -717,6 +819,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		what := testFailed
 		if q.done {
 			what = testPassed
+			r.orSleep = q.overhead // finish_wait's, after the answer
 		}
 		if simcall {
 			s.answered(r, what)
@@ -732,7 +835,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 				s.dropKey(r, q)
 			}
 			s.unref(q)
-			return true
+			return s.recvOverhead(r)
 		}
 		if q.done {
 			s.storeReq(r, r.testKey, nil)
@@ -740,6 +843,9 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			s.storeReq(r, r.testKey, q)
 		}
 		s.unref(q)
+		fallthrough
+	case 3:
+		return s.recvOverhead(r)
 	}
 	return true
 }

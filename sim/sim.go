@@ -12,7 +12,12 @@
 // a host (Cas01). MPI semantics are SMPI's: sends under 65,536 bytes are
 // detached (eager), larger ones rendezvous; requests are stored and
 // waited per (source, destination, tag) key; collectives run as the
-// point-to-point algorithms SimGrid's default selector picks.
+// point-to-point algorithms SimGrid's default selector picks. SMPI's
+// calibrated CPU overheads are slept where SMPI injects them: smpi/os
+// before a detached blocking send, smpi/ois before any non-blocking send
+// (those of sendrecv and of the collective algorithms included), smpi/or
+// when a wait or test finishes a receive that matched a detached send
+// (per-host overrides and user cost callbacks are not read).
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are

@@ -549,15 +549,8 @@ func randomTrace(rng *rand.Rand, n int) string {
 // generators' regular workloads do not reach (ties between ranks at one
 // date, shared back-off counters, probes, mixed protocols).
 func TestRandomTracesMatchSimGrid(t *testing.T) {
-	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	seeds := 12
-	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
-		seeds = 200
-	}
-	for _, plat := range []struct {
-		name, attrs string
-		perHost     int // ranks per host
-	}{
+	seeds := randomSeeds(t, 200)
+	for _, plat := range []randomPlatform{
 		{"flat", "", 1},
 		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
 		// Ranks sharing a host share its CPU: the order of simultaneous
@@ -565,42 +558,154 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 		// then depends on SimGrid's re-solve order of CPUs.
 		{"flat, 2 ranks per host", "", 2},
 	} {
-		dir, xml, hostfile := smallCluster(t, 8, plat.attrs)
-		if plat.perHost > 1 {
-			hostfile = sharedHostfile(t, dir, 8, plat.perHost)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		randomDifferential(t, plat, seeds)
+	}
+}
+
+// TestOverheadsMatchSimGrid is TestRandomTracesMatchSimGrid with SMPI's
+// overheads (smpi/os, smpi/ois, smpi/or): sleeps injected before sends
+// and after receives of detached sends, in point-to-point calls and
+// inside every collective algorithm.
+func TestOverheadsMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 100)
+	for _, plat := range []randomPlatform{{"flat", "", 1}, {"flat, 2 ranks per host", "", 2}} {
+		randomDifferential(t, plat, seeds, "smpi/os:0:1e-5:1e-9;65536:3e-5:0", "smpi/ois:0:2e-5:1e-10",
+			"smpi/or:0:7e-6:2e-9;1024:1.5e-5:0")
+	}
+}
+
+// TestPlatformOverheadsMatchSimGrid takes the overheads from a platform
+// file, as SimGrid does: smpi/os and smpi/or from its <config>, smpi/ois
+// from the host properties of one of two clusters (the other keeps the
+// default, none), a --cfg setting overriding the <config> one.
+func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 50)
+	dir := t.TempDir()
+	xml := filepath.Join(dir, "p.xml")
+	if err := os.WriteFile(xml, []byte(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <config>
+    <prop id="smpi/os" value="0:1e-5:1e-9"/>
+    <prop id="smpi/or" value="0:4e-6:0"/>
+    <prop id="network/crosstraffic" value="0"/>
+  </config>
+  <zone id="z" routing="Full">
+    <cluster id="c" prefix="node-" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us">
+      <prop id="smpi/ois" value="0:3e-5:0"/>
+    </cluster>
+    <cluster id="d" prefix="fast-" radical="0-3" suffix="" speed="2Gf" bw="125MBps" lat="50us" router_id="rd"/>
+    <link id="l" bandwidth="100MBps" latency="10us"/>
+    <zoneRoute src="c" dst="d" gw_src="node-c_router" gw_dst="rd"><link_ctn id="l"/></zoneRoute>
+  </zone>
+</platform>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"node-0", "fast-0", "node-1", "fast-1", "node-2", "fast-2", "node-3", "fast-3"}
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	if err := sim.ApplyPlatformConfig(&cfg, p, map[string]bool{"smpi/or": true}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CrossTraffic || len(cfg.RecvOverhead) != 0 || len(cfg.SendOverhead) != 1 {
+		t.Fatalf("<config> not applied as SimGrid does: %+v", cfg)
+	}
+	deploy := func(n int) *sim.Machine {
+		hosts, err := platform.Deploy(p, names, n, platform.RoundRobin)
+		if err != nil {
 			t.Fatal(err)
 		}
-		restarted := 0
-		for seed := 0; seed < seeds; seed++ {
-			rng := rand.New(rand.NewPCG(uint64(seed), 11))
-			n := 2 + rng.IntN(7)
-			text := randomTrace(rng, n)
-			trace := filepath.Join(dir, "t.ti")
-			if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			tr, err := ti.Open(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(tr, machinePerHost(t, xml, n, plat.perHost), sim.DefaultConfig(), nil)
-			if err != nil {
-				t.Errorf("%s seed %d: %v\n%s", plat.name, seed, err, text)
-				continue
-			}
-			if res.Solver == sim.SolverSimGrid {
-				restarted++
-			}
-			sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(res.Time-sg) > 1e-9 {
-				t.Errorf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", plat.name, seed, n, res.Time, sg, text)
-			}
+		m, err := sim.FromPlatform(p, hosts)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("%s: %d random traces, %d replayed with SimGrid's solver", plat.name, seeds, restarted)
+		return m
 	}
+	differential(t, "two clusters", dir, xml, hostfile, deploy, cfg, seeds, "smpi/or:0:1e-5:0")
+}
+
+// randomSeeds returns how many random traces a differential test replays:
+// full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen.
+func randomSeeds(t *testing.T, full int) int {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
+		return full
+	}
+	return 12
+}
+
+// randomPlatform is a small flat cluster of 8 hosts for the random
+// differential tests: extra <cluster> attributes and ranks per host.
+type randomPlatform struct {
+	name, attrs string
+	perHost     int
+}
+
+// randomDifferential replays seeds random traces on plat with Kairos and
+// SimGrid, both with the --cfg settings cfg (key:value), and requires the
+// same simulated time.
+func randomDifferential(t *testing.T, plat randomPlatform, seeds int, cfg ...string) {
+	t.Helper()
+	dir, xml, hostfile := smallCluster(t, 8, plat.attrs)
+	if plat.perHost > 1 {
+		hostfile = sharedHostfile(t, dir, 8, plat.perHost)
+	}
+	deploy := func(n int) *sim.Machine { return machinePerHost(t, xml, n, plat.perHost) }
+	differential(t, plat.name, dir, xml, hostfile, deploy, sim.DefaultConfig(), seeds, cfg...)
+}
+
+// differential replays seeds random traces with Kairos (on the machines
+// deploy returns, with kcfg) and with SimGrid (platform xml, hostfile),
+// both with the --cfg settings cfg, and requires the same simulated time.
+func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n int) *sim.Machine, kcfg sim.Config, seeds int, cfg ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sgArgs []string
+	for _, kv := range cfg {
+		k, v, _ := strings.Cut(kv, ":")
+		if err := kcfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+		sgArgs = append(sgArgs, "--cfg="+kv)
+	}
+	restarted := 0
+	for seed := 0; seed < seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		n := 2 + rng.IntN(7)
+		text := randomTrace(rng, n)
+		trace := filepath.Join(dir, "t.ti")
+		if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(tr, deploy(n), kcfg, nil)
+		if err != nil {
+			t.Errorf("%s seed %d: %v\n%s", name, seed, err, text)
+			continue
+		}
+		if res.Solver == sim.SolverSimGrid {
+			restarted++
+		}
+		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, sgArgs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Time-sg) > 1e-9 {
+			t.Errorf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", name, seed, n, res.Time, sg, text)
+		}
+	}
+	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver", name, cfg, seeds, restarted)
 }

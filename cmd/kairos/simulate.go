@@ -152,7 +152,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	// it allocates little, so a tight GC target keeps the peak memory low
 	// (below SimGrid's) for almost no time.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	cfg, err := simulateConfig(f)
+	cfg, given, err := simulateConfig(f)
 	if err != nil {
 		return err
 	}
@@ -170,6 +170,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	src = eventProgress(src, filepath.Base(path))
 	p, err := simulatePlatform(f)
 	if err != nil {
+		return err
+	}
+	if err := sim.ApplyPlatformConfig(&cfg, p, given); err != nil {
 		return err
 	}
 	np := f.np
@@ -275,26 +278,30 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	return nil
 }
 
-func simulateConfig(f *simulateFlags) (sim.Config, error) {
+// simulateConfig returns the model settings of the flags, and the keys
+// the --cfg flags set (which a platform's <config> does not override).
+func simulateConfig(f *simulateFlags) (sim.Config, map[string]bool, error) {
 	cfg := sim.DefaultConfig()
+	given := map[string]bool{}
 	for _, kv := range f.cfg {
 		k, v, ok := strings.Cut(strings.TrimPrefix(kv, "--cfg="), ":")
 		if !ok {
-			return cfg, usagef("--cfg %q: want key:value", kv)
+			return cfg, nil, usagef("--cfg %q: want key:value", kv)
 		}
 		if err := cfg.Set(k, v); err != nil {
-			return cfg, usageError{err}
+			return cfg, nil, usageError{err}
 		}
+		given[k] = true
 	}
 	if f.speed != "" {
 		s, err := platform.ParseSpeed(f.speed)
 		if err != nil || s <= 0 {
-			return cfg, usagef("--speed %q: want a speed such as 1Gf", f.speed)
+			return cfg, nil, usagef("--speed %q: want a speed such as 1Gf", f.speed)
 		}
 		cfg.Speed = s
 	}
 	cfg.Analytic = f.analytic
-	return cfg, nil
+	return cfg, given, nil
 }
 
 func simulatePlatform(f *simulateFlags) (*platform.Platform, error) {

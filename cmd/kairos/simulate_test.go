@@ -112,3 +112,30 @@ func TestSimulateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulatePlatformConfig: a platform's <config> settings apply, as in
+// SimGrid, unless --cfg sets the same key.
+func TestSimulatePlatformConfig(t *testing.T) {
+	tr := testenv.WriteFile(t, "pair.ti", "0 init\n0 send 1 0 100\n0 finalize\n1 init\n1 recv 0 0 100\n1 finalize\n")
+	plat := testenv.WriteFile(t, "p.xml", `<?xml version='1.0'?>
+<platform version="4.1">
+  <config><prop id="smpi/os" value="0:1e-3:0"/></config>
+  <cluster id="c" prefix="n" radical="0-1" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+`)
+	time := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := simRun(append([]string{"simulate", tr, "--platform", plat, "--json"}, args...)...)
+		var res struct {
+			SimulatedTime float64 `json:"simulated_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+		return res.SimulatedTime
+	}
+	withOS, without := time(), time("--cfg", "smpi/os:0:0:0")
+	if d := withOS - without; d < 0.999e-3 || d > 1.001e-3 {
+		t.Errorf("<config> smpi/os 1 ms: %.9f s against %.9f s without", withOS, without)
+	}
+}
