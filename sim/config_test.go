@@ -90,6 +90,7 @@ func FuzzConfigSet(f *testing.F) {
 	f.Add("smpi/bw-factor", sim.DefaultBwFactors)
 	f.Add("network/weight-S", "8775")
 	f.Add("smpi/alltoall", "bruck")
+	f.Add("smpi/os", "0:1e-6:0;65536:2e-6:1e-9")
 	f.Fuzz(func(t *testing.T, k, v string) {
 		c := sim.DefaultConfig()
 		_ = c.Set(k, v)
