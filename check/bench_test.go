@@ -141,6 +141,10 @@ func TestRandomTraces(t *testing.T) {
 	}
 }
 
+// FuzzCheck checks random traces (see randomSource) both ways (see
+// checkAll). While "go test -fuzz" minimizes a new interesting input (up
+// to -fuzzminimizetime, 60 s by default) its exec counter stands still,
+// which looks like a stall; -fuzzminimizetime 1x keeps it fuzzing.
 func FuzzCheck(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 0, 1, 1, 0, 0, 0, 2, 0, 1, 1, 1, 0, 0, 0})
 	f.Add([]byte{3, 8, 0, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 0, 0, 0, 0, 8, 0, 2, 0, 0, 0, 0, 0})
