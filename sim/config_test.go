@@ -97,8 +97,9 @@ func FuzzConfigSet(f *testing.F) {
 	})
 }
 
-// FuzzSimulate runs arbitrary TI text: the simulator must return (a
-// result or an error), never panic or hang.
+// FuzzSimulate runs arbitrary TI text, with the default settings and with
+// SMPI's overheads set: the simulator must return (a result or an
+// error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
 	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
@@ -106,8 +107,15 @@ func FuzzSimulate(f *testing.F) {
 	f.Add("0 barrier\n1 barrier\n0 allreduce 100 1e3\n1 allreduce 100 1e3\n0 alltoall 10 10\n1 alltoall 10 10\n")
 	f.Add("0 reducescatter 5 7 1e3\n1 reducescatter 5 7 1e3\n0 alltoallv 10 5 5 10 5 5\n1 alltoallv 10 5 5 10 5 5\n")
 	f.Add("0 sendRecv 10 1 10 1 0 0\n1 sendRecv 10 0 10 0 0 0\n0 sleep 0.5\n1 gatherv 5 5 5 0\n")
+	f.Add("0 irecv 1 0 -1\n0 sleep 0\n0 wait 1 0 0\n1 send 0 0 8\n1 bcast 10 0\n0 bcast 10 0\n")
 	dir := f.TempDir()
 	m := machineOn(f, clusterXML(f, dir, 4, ""), 4)
+	over := sim.DefaultConfig()
+	for k, v := range map[string]string{"smpi/os": "0:1e-5:1e-9", "smpi/ois": "0:2e-5:0", "smpi/or": "0:3e-6:0;100:1e-5:0"} {
+		if err := over.Set(k, v); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		p := filepath.Join(t.TempDir(), "f.ti")
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -117,8 +125,10 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		if _, err := sim.Run(tr, m, sim.DefaultConfig(), nil); err != nil && strings.Contains(err.Error(), "panic") {
-			t.Fatal(err)
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over} {
+			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
+				t.Fatal(err)
+			}
 		}
 	})
 }
