@@ -177,6 +177,10 @@ type Config struct {
 	// sendrecv post); the receiver sleeps RecvOverhead when a wait or a
 	// test finishes a receive that matched a detached send.
 	SendOverhead, ISendOverhead, RecvOverhead Overhead
+	// FinalizationBarrier is smpi/finalization-barrier: every rank ends
+	// with a barrier on MPI_COMM_WORLD (the selected algorithm), after
+	// waiting for its leftover requests.
+	FinalizationBarrier bool
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,
@@ -286,6 +290,7 @@ var CfgNames = []string{
 	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
 	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
+	"smpi/finalization-barrier",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
@@ -340,6 +345,8 @@ func (c *Config) Set(key, value string) error {
 		c.IprobeCPUUsage, err = num()
 	case "smpi/grow-injected-times":
 		c.GrowInjectedTimes, err = parseBool(key, value)
+	case "smpi/finalization-barrier":
+		c.FinalizationBarrier, err = parseBool(key, value)
 	case "smpi/simulate-computation":
 		c.SimulateComputation, err = parseBool(key, value)
 	case "maxmin/precision":

@@ -64,7 +64,7 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
 		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
 		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
-		{"smpi/or", "0:0:0:0:0"},
+		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -72,7 +72,8 @@ func TestConfigSet(t *testing.T) {
 	}
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
 		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
-		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 {
+		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 ||
+		!c.FinalizationBarrier {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{

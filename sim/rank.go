@@ -105,6 +105,10 @@ func (s *simulation) runRank(r *rank) {
 			if !s.waitStep(r) {
 				return
 			}
+			if s.cfg.FinalizationBarrier {
+				r.ev, r.step = &finalBarrier, 0
+				continue
+			}
 			r.busy = false
 			continue
 		}
@@ -112,11 +116,15 @@ func (s *simulation) runRank(r *rank) {
 			return
 		}
 		r.busy = false
-		if s.obs != nil {
+		if s.obs != nil && r.ev != &finalBarrier {
 			s.obs.Action(int(r.id), r.ev, r.start, s.now)
 		}
 	}
 }
+
+// finalBarrier is the barrier SMPI's replay ends with under
+// smpi/finalization-barrier (not a trace action: observers do not see it).
+var finalBarrier = trace.Event{Kind: trace.Barrier, Comm: trace.WorldComm}
 
 // position returns the trace position (file:line) of r's current action,
 // if its reader knows it. It is asked only when reporting a problem:

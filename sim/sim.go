@@ -366,7 +366,10 @@ func (s *simulation) loop() error {
 	for _, r := range s.ranks {
 		if !r.done {
 			b := Blocked{Rank: int(r.id), Action: "end of trace (waiting for its pending requests)"}
-			if r.busy && r.ev != nil {
+			switch {
+			case r.ev == &finalBarrier:
+				b.Action = "end of trace (the barrier of smpi/finalization-barrier)"
+			case r.busy && r.ev != nil:
 				b.Action = r.ev.String()
 				b.Position = r.position()
 			}

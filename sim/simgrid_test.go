@@ -574,6 +574,12 @@ func TestOverheadsMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestFinalizationBarrierMatchesSimGrid ends every rank's replay with
+// SMPI's barrier (smpi/finalization-barrier), after its leftover requests.
+func TestFinalizationBarrierMatchesSimGrid(t *testing.T) {
+	randomDifferential(t, randomPlatform{"flat", "", 1}, randomSeeds(t, 50), "smpi/finalization-barrier:yes")
+}
+
 // TestPlatformOverheadsMatchSimGrid takes the overheads from a platform
 // file, as SimGrid does: smpi/os and smpi/or from its <config>, smpi/ois
 // from the host properties of one of two clusters (the other keeps the
