@@ -398,6 +398,12 @@ func (ps *parser) prop(f *frame) error {
 	return nil
 }
 
+// IsPlatformSetting reports whether a <config> setting shapes the
+// platform itself (the loopback link), and is applied when it is read.
+func IsPlatformSetting(key string) bool {
+	return key == "network/loopback-bw" || key == "network/loopback-lat"
+}
+
 func (ps *parser) config(f *frame, key, val string) error {
 	ps.b.p.Config[key] = val
 	switch key {

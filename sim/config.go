@@ -294,7 +294,8 @@ var CfgNames = []string{
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"smpi/host-speed, smpi/privatization (accepted, no effect on a replay)",
+	"smpi/host-speed, smpi/privatization, path, tracing/*, contexts/* (accepted, no effect on a replay)",
+	"host/model (default, compound), cpu/optim and network/optim (Lazy)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
@@ -376,9 +377,19 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")
 		}
 	case "smpi/host-speed", "smpi/privatization", "smpi/tmpdir", "smpi/np", "smpi/hostfile", "smpi/replay",
-		"tracing", "tracing/smpi", "tracing/smpi/computing", "tracing/filename", "smpi/display-timing":
+		"smpi/display-timing", "path":
 		// Irrelevant to replayed timings (smpi/host-speed only times
 		// real code, which a replay has none of).
+	case "host/model":
+		if value != "default" && value != "compound" {
+			return fmt.Errorf("--cfg host/model: only default and compound (CPU and network models apart) are supported")
+		}
+	case "cpu/optim", "network/optim":
+		if value != "Lazy" {
+			return fmt.Errorf("--cfg %s: only Lazy, SimGrid's default, is supported", key)
+		}
+	case "network/loopback-bw", "network/loopback-lat":
+		return fmt.Errorf("--cfg %s: set it in the platform's <config>, where Kairos reads it", key)
 	case "smpi/os", "smpi/ois", "smpi/or":
 		o, perr := ParseOverhead(value)
 		if perr != nil {
@@ -397,6 +408,9 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg %s: only 0 is supported", key)
 		}
 	default:
+		if strings.HasPrefix(key, "tracing") || strings.HasPrefix(key, "contexts/") {
+			return nil // SimGrid's own tracing and execution contexts
+		}
 		if coll, ok := strings.CutPrefix(key, "smpi/"); ok && IsCollectiveName(coll) {
 			if !HasAlgorithm(coll, value) {
 				return fmt.Errorf("--cfg %s: unknown algorithm %q (known: %s)", key, value, strings.Join(Algorithms(coll), ", "))

@@ -64,7 +64,8 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
 		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
 		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
-		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"},
+		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"}, {"path", "~/"}, {"tracing/categorized", "yes"},
+		{"cpu/optim", "Lazy"}, {"host/model", "compound"}, {"contexts/factory", "thread"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -80,6 +81,7 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
+		{"network/loopback-bw", "1e9"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])
@@ -140,6 +142,7 @@ func TestPlatformSettingErrors(t *testing.T) {
 	for _, c := range []struct{ xml, want string }{
 		{`<config><prop id="no/such" value="1"/></config>`, "<config>: --cfg no/such"},
 		{`<config><prop id="smpi/os" value="0:x:0"/></config>`, "<config>: --cfg smpi/os"},
+		{`<config><prop id="cpu/optim" value="TI"/></config>`, "<config>: --cfg cpu/optim"},
 		{`<zone id="z" routing="Full"><host id="h" speed="1Gf"><prop id="smpi/ois" value="1"/></host></zone>`, "host h: property smpi/ois"},
 	} {
 		path := filepath.Join(t.TempDir(), "p.xml")

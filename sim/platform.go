@@ -59,7 +59,8 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 
 // ApplyPlatformConfig applies the settings of p's <config> element to
 // cfg, as SimGrid does, except those whose keys are in given: settings
-// given on the command line win.
+// given on the command line win, and so do those smpirun always gives
+// (network/model, surf/precision).
 func ApplyPlatformConfig(cfg *Config, p *platform.Platform, given map[string]bool) error {
 	keys := make([]string, 0, len(p.Config))
 	for k := range p.Config {
@@ -67,7 +68,7 @@ func ApplyPlatformConfig(cfg *Config, p *platform.Platform, given map[string]boo
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if given[k] {
+		if given[k] || platform.IsPlatformSetting(k) || smpirunSettings[k] {
 			continue
 		}
 		if err := cfg.Set(k, p.Config[k]); err != nil {
@@ -76,6 +77,10 @@ func ApplyPlatformConfig(cfg *Config, p *platform.Platform, given map[string]boo
 	}
 	return nil
 }
+
+// smpirunSettings are the settings smpirun puts on SimGrid's command line
+// (besides smpi/privatization, which a replay ignores).
+var smpirunSettings = map[string]bool{"network/model": true, "surf/precision": true}
 
 // Simulate replays src on platform p with smpirun's deployment: rank i on
 // hostnames[i mod len] (all of p's hosts, in SimGrid's order, when

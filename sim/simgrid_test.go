@@ -583,7 +583,8 @@ func TestFinalizationBarrierMatchesSimGrid(t *testing.T) {
 // TestPlatformOverheadsMatchSimGrid takes the overheads from a platform
 // file, as SimGrid does: smpi/os and smpi/or from its <config>, smpi/ois
 // from the host properties of one of two clusters (the other keeps the
-// default, none), a --cfg setting overriding the <config> one.
+// default, none), a --cfg setting overriding the <config> one, and
+// smpirun's network/model overriding the <config> one too.
 func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 	seeds := randomSeeds(t, 50)
 	dir := t.TempDir()
@@ -595,6 +596,10 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
     <prop id="smpi/os" value="0:1e-5:1e-9"/>
     <prop id="smpi/or" value="0:4e-6:0"/>
     <prop id="network/crosstraffic" value="0"/>
+    <prop id="network/model" value="LV08"/>
+    <prop id="host/model" value="compound"/>
+    <prop id="path" value="~/"/>
+    <prop id="tracing/categorized" value="yes"/>
   </config>
   <zone id="z" routing="Full">
     <cluster id="c" prefix="node-" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us">
@@ -621,7 +626,7 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 	if err := sim.ApplyPlatformConfig(&cfg, p, map[string]bool{"smpi/or": true}); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.CrossTraffic || len(cfg.RecvOverhead) != 0 || len(cfg.SendOverhead) != 1 {
+	if cfg.CrossTraffic || len(cfg.RecvOverhead) != 0 || len(cfg.SendOverhead) != 1 || cfg.Model != sim.ModelSMPI {
 		t.Fatalf("<config> not applied as SimGrid does: %+v", cfg)
 	}
 	deploy := func(n int) *sim.Machine {

@@ -114,12 +114,13 @@ func TestSimulateErrors(t *testing.T) {
 }
 
 // TestSimulatePlatformConfig: a platform's <config> settings apply, as in
-// SimGrid, unless --cfg sets the same key.
+// SimGrid, unless --cfg sets the same key (the platform's own, such as
+// network/loopback-bw, shape the platform).
 func TestSimulatePlatformConfig(t *testing.T) {
 	tr := testenv.WriteFile(t, "pair.ti", "0 init\n0 send 1 0 100\n0 finalize\n1 init\n1 recv 0 0 100\n1 finalize\n")
 	plat := testenv.WriteFile(t, "p.xml", `<?xml version='1.0'?>
 <platform version="4.1">
-  <config><prop id="smpi/os" value="0:1e-3:0"/></config>
+  <config><prop id="smpi/os" value="0:1e-3:0"/><prop id="network/loopback-bw" value="1e9"/></config>
   <cluster id="c" prefix="n" radical="0-1" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
 </platform>
 `)
