@@ -66,16 +66,6 @@ func (o Overhead) At(size int64) float64 {
 	return cur
 }
 
-// zero reports whether the overhead is nil for every size.
-func (o Overhead) zero() bool {
-	for _, p := range o {
-		if p.Base != 0 || p.PerByte != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // ParseOverhead reads SimGrid's "threshold:base:per-byte;..." syntax
 // (values after the second are ignored, as SimGrid does: its default is
 // "0:0:0:0:0").
@@ -408,7 +398,7 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg %s: only 0 is supported", key)
 		}
 	default:
-		if strings.HasPrefix(key, "tracing") || strings.HasPrefix(key, "contexts/") {
+		if key == "tracing" || strings.HasPrefix(key, "tracing/") || strings.HasPrefix(key, "contexts/") {
 			return nil // SimGrid's own tracing and execution contexts
 		}
 		if coll, ok := strings.CutPrefix(key, "smpi/"); ok && IsCollectiveName(coll) {
