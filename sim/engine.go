@@ -123,8 +123,10 @@ func (s *simulation) startExecBounded(r *rank, flops, bound float64) *action {
 	return a
 }
 
-// startSleep makes rank r sleep for d seconds.
-func (s *simulation) startSleep(r *rank, d float64) {
+// sleepFor blocks rank r for d seconds (s4u's sleep_for, at least
+// surf/precision), holding its CPU as SimGrid's sleep action does; the
+// time counts as computation if computing, else as communication.
+func (s *simulation) sleepFor(r *rank, d float64, computing bool) {
 	if d > 0 {
 		d = math.Max(d, s.cfg.SurfPrecision)
 	}
@@ -133,6 +135,9 @@ func (s *simulation) startSleep(r *rank, d float64) {
 	a.remains = 1
 	a.latency = d
 	s.sleeps = append(s.sleeps, a)
+	r.execBusy = true
+	s.block(r, computing)
+	s.hold(r)
 }
 
 // scheduleSleeps puts the sleeps started since the last event in the

@@ -258,10 +258,7 @@ func (s *simulation) exec(r *rank) bool {
 				return false
 			}
 			r.step = 1
-			s.startSleep(r, e.Compute)
-			r.execBusy = true
-			s.block(r, true)
-			s.hold(r)
+			s.sleepFor(r, e.Compute, true)
 			return false
 		}
 		return true
@@ -453,10 +450,7 @@ func (s *simulation) inject(r *rank, d float64) bool {
 	if !s.turn(r) {
 		return false
 	}
-	s.startSleep(r, d)
-	r.execBusy = true
-	s.block(r, false)
-	s.hold(r)
+	s.sleepFor(r, d, false)
 	return true
 }
 
@@ -808,10 +802,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			}
 			r.step = 2
 			s.shareTest(r)
-			s.startSleep(r, s.nsleeps*s.cfg.TestSleep)
-			r.execBusy = true
-			s.block(r, true)
-			s.hold(r)
+			s.sleepFor(r, s.nsleeps*s.cfg.TestSleep, true)
 			return false
 		}
 		fallthrough

@@ -17,7 +17,8 @@
 // before a detached blocking send, smpi/ois before any non-blocking send
 // (those of sendrecv and of the collective algorithms included), smpi/or
 // when a wait or test finishes a receive that matched a detached send
-// (per-host overrides and user cost callbacks are not read).
+// (a host's properties of the same names override the settings for the
+// ranks on it; SimGrid's user cost callbacks, a C API, have no equivalent).
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are

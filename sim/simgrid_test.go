@@ -414,14 +414,7 @@ func TestBackoffMatchesSimGrid(t *testing.T) {
 		}
 		for _, cfgs := range [][]string{nil, {"smpi/iprobe:3e-4"}, {"smpi/test:2e-4"}, {"smpi/grow-injected-times:no"}, {"smpi/iprobe-cpu-usage:0.25"}} {
 			cfg := sim.DefaultConfig()
-			var extra []string
-			for _, kv := range cfgs {
-				k, v, _ := strings.Cut(kv, ":")
-				if err := cfg.Set(k, v); err != nil {
-					t.Fatal(err)
-				}
-				extra = append(extra, "--cfg="+kv)
-			}
+			extra := setBoth(t, &cfg, cfgs)
 			tr, err := ti.Open(trace)
 			if err != nil {
 				t.Fatal(err)
@@ -643,6 +636,21 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 	differential(t, "two clusters", dir, xml, hostfile, deploy, cfg, seeds, "smpi/or:0:1e-5:0")
 }
 
+// setBoth applies the settings kvs (key:value) to cfg and returns them as
+// smpirun arguments, so that Kairos and SimGrid run with the same.
+func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
+	t.Helper()
+	var args []string
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, ":")
+		if err := cfg.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--cfg="+kv)
+	}
+	return args
+}
+
 // randomSeeds returns how many random traces a differential test replays:
 // full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen.
 func randomSeeds(t *testing.T, full int) int {
@@ -681,14 +689,7 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var sgArgs []string
-	for _, kv := range cfg {
-		k, v, _ := strings.Cut(kv, ":")
-		if err := kcfg.Set(k, v); err != nil {
-			t.Fatal(err)
-		}
-		sgArgs = append(sgArgs, "--cfg="+kv)
-	}
+	sgArgs := setBoth(t, &kcfg, cfg)
 	restarted := 0
 	for seed := 0; seed < seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))

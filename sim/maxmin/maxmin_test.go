@@ -151,32 +151,47 @@ func TestExpandTwice(t *testing.T) {
 // in the round comes in the order of its arrival: the order of the
 // shares Solve reports, which sets the order of simultaneous events.
 func TestEmptiedConstraintLeavesModifiedSet(t *testing.T) {
-	for _, mode := range []struct {
-		name                   string
-		selective, incremental bool
-	}{{"simgrid", true, false}, {"incremental", false, true}} {
-		s := New(1e-5)
-		s.SimGridSelective, s.Incremental = mode.selective, mode.incremental
-		a, b := s.NewConstraint(10, false), s.NewConstraint(10, false)
-		newVar := func(id int32, c *Constraint) *Variable {
-			v := s.NewVariable(id, 1, -1, 1)
-			s.Expand(c, v, 1)
-			return v
-		}
+	for _, mode := range orderModes {
+		s, a, b, newVar := orderSystem(mode.selective, mode.incremental)
 		x, y := newVar(0, a), newVar(1, b)
 		s.Solve()
 		s.Remove(x)
 		s.Remove(y)
 		newVar(2, b)
 		newVar(3, a)
-		var got []int32
-		for _, v := range s.Solve() {
-			got = append(got, v.ID)
-		}
-		if len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		if got := solvedIDs(s); len(got) != 2 || got[0] != 2 || got[1] != 3 {
 			t.Errorf("%s: Solve reports variables %v, want [2 3]", mode.name, got)
 		}
 	}
+}
+
+// orderModes are the solver modes whose order of reported variables the
+// order tests check.
+var orderModes = []struct {
+	name                   string
+	selective, incremental bool
+}{{"simgrid", true, false}, {"incremental", false, true}}
+
+// orderSystem returns a system in a mode, two constraints of capacity 10
+// and a function adding a variable of weight 1 on one of them.
+func orderSystem(selective, incremental bool) (*System, *Constraint, *Constraint, func(int32, *Constraint) *Variable) {
+	s := New(1e-5)
+	s.SimGridSelective, s.Incremental = selective, incremental
+	newVar := func(id int32, c *Constraint) *Variable {
+		v := s.NewVariable(id, 1, -1, 1)
+		s.Expand(c, v, 1)
+		return v
+	}
+	return s, s.NewConstraint(10, false), s.NewConstraint(10, false), newVar
+}
+
+// solvedIDs solves s and returns the ids of the variables it reports.
+func solvedIDs(s *System) []int32 {
+	var ids []int32
+	for _, v := range s.Solve() {
+		ids = append(ids, v.ID)
+	}
+	return ids
 }
 
 // A held constraint (a disabled element, as SimGrid's sleep actions put on
@@ -185,19 +200,9 @@ func TestEmptiedConstraintLeavesModifiedSet(t *testing.T) {
 // first. Released first, it leaves the set as in
 // TestEmptiedConstraintLeavesModifiedSet.
 func TestHoldKeepsConstraintInModifiedSet(t *testing.T) {
-	for _, mode := range []struct {
-		name                   string
-		selective, incremental bool
-	}{{"simgrid", true, false}, {"incremental", false, true}} {
+	for _, mode := range orderModes {
 		for _, held := range []bool{true, false} {
-			s := New(1e-5)
-			s.SimGridSelective, s.Incremental = mode.selective, mode.incremental
-			a, b := s.NewConstraint(10, false), s.NewConstraint(10, false)
-			newVar := func(id int32, c *Constraint) *Variable {
-				v := s.NewVariable(id, 1, -1, 1)
-				s.Expand(c, v, 1)
-				return v
-			}
+			s, a, b, newVar := orderSystem(mode.selective, mode.incremental)
 			x := newVar(0, a)
 			s.Hold(a)
 			s.Solve()
@@ -207,10 +212,7 @@ func TestHoldKeepsConstraintInModifiedSet(t *testing.T) {
 			}
 			newVar(1, b)
 			newVar(2, a)
-			var got []int32
-			for _, v := range s.Solve() {
-				got = append(got, v.ID)
-			}
+			got := solvedIDs(s)
 			want := []int32{1, 2}
 			if held {
 				want = []int32{2, 1}
