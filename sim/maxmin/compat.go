@@ -162,6 +162,8 @@ func (s *System) certify() bool {
 			reached, exhausted := s.search(c)
 			switch {
 			case reached:
+			case s.reachedThrough(c):
+				c.known = s.visit
 			case !exhausted:
 				return false
 			case len(c.elems) == 0:
@@ -171,6 +173,51 @@ func (s *System) certify() bool {
 			default:
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// reachedThrough reports whether SimGrid's marking must have reached c
+// through a variable w enabled on it in this round while w's first
+// constraint c0 was neither known to be marked nor left by a variable,
+// with every other variable on c0 using c too. Either c0 was still
+// unmarked, and enabling w marked it and, through w, c; or a recursion
+// had marked c0 through a variable then on it, which, not having left,
+// is on it now and uses c, so that the recursion marked c too.
+func (s *System) reachedThrough(c *Constraint) bool {
+	for _, ce := range c.elems {
+		w := ce.v
+		if w.fresh != s.visit {
+			continue
+		}
+		c0 := w.elems[0].c
+		if c0 == c || c0.detached == s.visit {
+			continue
+		}
+		if allUse(c0, c, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// allUse reports whether every variable on c0 but w also uses c.
+func allUse(c0, c *Constraint, w *Variable) bool {
+	for _, ce := range c0.elems {
+		u := ce.v
+		if u == w {
+			continue
+		}
+		uses := false
+		for j := range u.elems {
+			if u.elems[j].c == c {
+				uses = true
+				break
+			}
+		}
+		if !uses {
+			return false
 		}
 	}
 	return true
@@ -218,10 +265,17 @@ func (s *System) search(c *Constraint) (reached, exhausted bool) {
 // incremental solver can solve it (not simgrid), the incremental share is
 // SimGrid's; otherwise the marked set is solved as SimGrid solves it.
 func (s *System) fallback(simgrid bool) {
+	s.fallbacks++
 	for _, v := range s.regVars {
 		v.value = v.old
 	}
 	s.modified = s.modified[:0]
+	// The replay marks SimGrid's way, which does not keep the dirty
+	// list: a constraint that a variable leaves empty drops out of it,
+	// and enabling a variable on it again touches only the variable's
+	// first constraint.
+	dirty := append(s.saved[:0], s.dirty...)
+	s.saved = dirty
 	for i := len(s.log) - 1; i >= 0; i-- {
 		s.undo(&s.log[i])
 	}
@@ -237,6 +291,9 @@ func (s *System) fallback(simgrid bool) {
 		s.marked = marked
 		s.clearMarks()
 		for _, c := range s.seeds {
+			s.markDirty(c)
+		}
+		for _, c := range dirty {
 			s.markDirty(c)
 		}
 		if s.solveIncremental() {
@@ -321,18 +378,16 @@ func (s *System) undo(o *op) {
 	}
 }
 
-// reattach puts back v's elements where detach took them from (it moved
-// each constraint's last element into the gap).
+// reattach puts back v's elements where detach took them from.
 func (s *System) reattach(v *Variable, penalty float64, pos []int32) {
 	for i := len(v.elems) - 1; i >= 0; i-- {
 		e := &v.elems[i]
 		c, p := e.c, pos[i]
-		if int(p) < len(c.elems) {
-			c.elems = append(c.elems, c.elems[p])
-			m := &c.elems[len(c.elems)-1]
-			m.v.elems[m.vi].ci = int32(len(c.elems) - 1)
-		} else {
-			c.elems = append(c.elems, cElem{})
+		c.elems = append(c.elems, cElem{})
+		copy(c.elems[p+1:], c.elems[p:])
+		for k := int(p) + 1; k < len(c.elems); k++ {
+			m := &c.elems[k]
+			m.v.elems[m.vi].ci = int32(k)
 		}
 		c.elems[p] = cElem{v: v, weight: e.weight, usage: e.weight / penalty, vi: int32(i)}
 		e.ci = p

@@ -53,6 +53,8 @@ type System struct {
 	// SimGrid-compatible incremental mode (compat.go).
 	log        []op
 	seeds      []*Constraint // the round's changed constraints
+	saved      []*Constraint // the dirty list before a fallback
+	fallbacks  int           // rounds undone and replayed (for tests)
 	marked     []*Constraint // SimGrid's marked set, kept aside
 	undoPos    []int32
 	cands      []*Variable
@@ -147,8 +149,12 @@ type Variable struct {
 	cand    uint32 // == System.visit when a certificate candidate
 	// attached is System.visit when the variable was last enabled.
 	attached uint32
-	inSat    bool
-	inMod    bool
+	// fresh is System.visit when the variable was enabled in the round
+	// while its first constraint was neither known to be marked nor
+	// left by a variable (see reachedThrough).
+	fresh uint32
+	inSat bool
+	inMod bool
 	// Incremental mode: the value before this solve (old, valid when
 	// oldRound is the solve's round), and the constraint that fixed the
 	// variable in the last region solved (nil at its bound).
@@ -264,6 +270,11 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	switch {
 	case p > 0 && v.penalty <= 0:
 		whole := s.logging() && len(v.elems) > 0 && s.untouched(v.elems[0].c)
+		if s.logging() && len(v.elems) > 0 {
+			if c0 := v.elems[0].c; !s.known(c0) && c0.detached != s.visit {
+				v.fresh = s.visit
+			}
+		}
 		v.penalty = p
 		for i := range v.elems {
 			attach(v, i)
@@ -383,22 +394,14 @@ func (s *System) detach(v *Variable) {
 		if s.logging() {
 			s.undoPos = append(s.undoPos, e.ci)
 		}
+		// Keep the order (SimGrid erases from a linked list): it sets
+		// the rounding of sums, and with fat pipes, which near-equal
+		// level is reached first.
 		last := len(c.elems) - 1
-		if s.Incremental && !s.slow() {
-			// The order only sets rounding here: move the last
-			// element in.
-			if k := int(e.ci); k != last {
-				c.elems[k] = c.elems[last]
-				m := &c.elems[k]
-				m.v.elems[m.vi].ci = int32(k)
-			}
-		} else {
-			// Keep the order (SimGrid erases from a linked list).
-			copy(c.elems[e.ci:], c.elems[e.ci+1:])
-			for k := int(e.ci); k < last; k++ {
-				m := &c.elems[k]
-				m.v.elems[m.vi].ci = int32(k)
-			}
+		copy(c.elems[e.ci:], c.elems[e.ci+1:])
+		for k := int(e.ci); k < last; k++ {
+			m := &c.elems[k]
+			m.v.elems[m.vi].ci = int32(k)
 		}
 		c.elems[last] = cElem{}
 		c.elems = c.elems[:last]
