@@ -171,6 +171,9 @@ type Config struct {
 	// with a barrier on MPI_COMM_WORLD (the selected algorithm), after
 	// waiting for its leftover requests.
 	FinalizationBarrier bool
+	// InitSleep is smpi/init: every rank sleeps this long (seconds)
+	// before its first action, as SMPI's replay does after it starts.
+	InitSleep float64
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,
@@ -280,7 +283,7 @@ var CfgNames = []string{
 	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
 	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
-	"smpi/finalization-barrier",
+	"smpi/finalization-barrier", "smpi/init",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
@@ -338,6 +341,11 @@ func (c *Config) Set(key, value string) error {
 		c.GrowInjectedTimes, err = parseBool(key, value)
 	case "smpi/finalization-barrier":
 		c.FinalizationBarrier, err = parseBool(key, value)
+	case "smpi/init":
+		c.InitSleep, err = num()
+		if err == nil && c.InitSleep < 0 {
+			err = fmt.Errorf("--cfg %s: negative time %s", key, value)
+		}
 	case "smpi/simulate-computation":
 		c.SimulateComputation, err = parseBool(key, value)
 	case "maxmin/precision":

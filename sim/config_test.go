@@ -65,7 +65,7 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
 		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
 		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"}, {"path", "~/"}, {"tracing/categorized", "yes"},
-		{"cpu/optim", "Lazy"}, {"host/model", "compound"}, {"contexts/factory", "thread"},
+		{"cpu/optim", "Lazy"}, {"host/model", "compound"}, {"contexts/factory", "thread"}, {"smpi/init", "1e-3"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -74,7 +74,7 @@ func TestConfigSet(t *testing.T) {
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
 		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
 		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 ||
-		!c.FinalizationBarrier {
+		!c.FinalizationBarrier || c.InitSleep != 1e-3 {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{
@@ -82,6 +82,7 @@ func TestConfigSet(t *testing.T) {
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
 		{"network/loopback-bw", "1e9"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
+		{"smpi/init", "-1"}, {"smpi/init", "later"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])

@@ -40,6 +40,9 @@ type rank struct {
 	orSleep  float64
 	start    float64
 	initTime float64
+	// started is set at the rank's first turn; initSleep while it
+	// sleeps smpi/init, which counts in none of its times.
+	started, initSleep bool
 
 	// The requests the rank waits for, as SimGrid's waitany loop sees
 	// them: wPend not complete yet, wDone complete but not consumed;
@@ -72,6 +75,15 @@ type rank struct {
 // may issue now, until it blocks, or until its trace ends.
 func (s *simulation) runRank(r *rank) {
 	r.turnUsed = false
+	if !r.started {
+		r.started = true
+		if d := s.cfg.InitSleep; d > 0 {
+			r.turnUsed = true
+			r.initSleep = true
+			s.sleepFor(r, d, false)
+			return
+		}
+	}
 	if r.pending != noPending {
 		s.resume(r)
 	}

@@ -19,6 +19,8 @@
 // when a wait or test finishes a receive that matched a detached send
 // (a host's properties of the same names override the settings for the
 // ranks on it; SimGrid's user cost callbacks, a C API, have no equivalent).
+// Under smpi/init every rank sleeps before its first action; the time
+// printed, as SimGrid's, runs from the last rank's init action.
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are
@@ -387,6 +389,9 @@ func (s *simulation) loop() error {
 func (s *simulation) wake(r *rank) {
 	if r.holding {
 		s.release(r)
+	}
+	if r.initSleep {
+		r.blocked, r.initSleep = false, false
 	}
 	if r.blocked {
 		r.blocked = false
