@@ -18,7 +18,9 @@ package maxmin
 //   - at Solve, every constraint of every candidate must be shown to be in
 //     M: connected in the current graph, through variables that are not
 //     candidates, to a known constraint (a marked constraint's variables
-//     have all their constraints marked, unless they are candidates). A
+//     have all their constraints marked, unless they are candidates), or
+//     reached through a variable enabled in the round on a first
+//     constraint that could not be marked yet (see reachedThrough). A
 //     constraint that only the candidate uses may stay out of M if it does
 //     not bind the candidate's share;
 //   - when that proof fails, the round is undone and replayed with
