@@ -75,10 +75,11 @@ func grown[V any](m map[string]V, more int) map[string]V {
 func newBuilder(name string) *builder {
 	return &builder{
 		p: &Platform{
-			Name:       name,
-			Config:     map[string]string{},
-			hostByName: map[string]*Host{},
-			cache:      map[uint64]cachedRoute{},
+			Name:        name,
+			Config:      map[string]string{},
+			ConfigLines: map[string]int{},
+			hostByName:  map[string]*Host{},
+			cache:       map[uint64]cachedRoute{},
 		},
 		netpoints: map[string]*netpoint{},
 		links:     map[string]*Link{},
@@ -151,7 +152,13 @@ func kindName(k npKind) string {
 	return "zone"
 }
 
-func (b *builder) newHost(z *zone, name string, speed float64, cores int, props map[string]string) (*Host, error) {
+// props are the <prop> children of an element, and their lines.
+type props struct {
+	vals  map[string]string
+	lines map[string]int
+}
+
+func (b *builder) newHost(z *zone, name string, speed float64, cores int, pr props) (*Host, error) {
 	if speed <= 0 {
 		return nil, fmt.Errorf("host %q: speed must be positive, got %g", name, speed)
 	}
@@ -163,7 +170,7 @@ func (b *builder) newHost(z *zone, name string, speed float64, cores int, props 
 		return nil, err
 	}
 	h := carve(&b.hostSlab)
-	*h = Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, Props: props, np: np}
+	*h = Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, Props: pr.vals, PropLines: pr.lines, np: np}
 	b.p.Hosts = append(b.p.Hosts, h)
 	b.p.hostByName[name] = h
 	return h, nil

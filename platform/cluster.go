@@ -23,7 +23,7 @@ type clusterArgs struct {
 	topology           string // FLAT, TORUS, FAT_TREE, DRAGONFLY
 	topoParams         string
 	routerID           string
-	props              map[string]string
+	props              props
 }
 
 // parseRadical expands "0-3,7,9-10" into {0,1,2,3,7,9,10}.

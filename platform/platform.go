@@ -73,9 +73,12 @@ type Host struct {
 	Index int     // position in Platform.Hosts (definition order)
 	Speed float64 // flop/s of one core (the current pstate's speed)
 	Cores int
-	// Props holds the <prop> children of the host (or of its cluster).
-	// Hosts of one cluster share the same map: treat it as read-only.
-	Props map[string]string
+	// Props holds the <prop> children of the host (or of its cluster),
+	// and PropLines the line of each in the platform file, for errors
+	// found in their values. Hosts of one cluster share the same maps:
+	// treat them as read-only.
+	Props     map[string]string
+	PropLines map[string]int
 
 	np *netpoint
 }
@@ -90,8 +93,10 @@ type Platform struct {
 	// Links in creation order, including the implicit loopback
 	// "__loopback__" when a zone uses it.
 	Links []*Link
-	// Config holds the <config><prop id= value=/></config> entries.
-	Config map[string]string
+	// Config holds the <config><prop id= value=/></config> entries,
+	// ConfigLines the line of each, for errors found in their values.
+	Config      map[string]string
+	ConfigLines map[string]int
 	// Warnings are what SimGrid would log while loading (deprecated
 	// unit-less values, hosts left out of a topology...).
 	Warnings []string

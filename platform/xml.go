@@ -114,7 +114,7 @@ type frame struct {
 	name  string
 	line  int
 	attrs map[string]string
-	props map[string]string
+	props props
 	refs  []linkRef
 	zone  *zone
 	mode  string // for zones: "hosts" or "zones" once decided
@@ -279,7 +279,7 @@ func (ps *parser) open(f *frame) error {
 		}
 	}
 	if f.name == "host" || f.name == "link" || f.name == "cluster" {
-		f.props = map[string]string{}
+		f.props = props{vals: map[string]string{}, lines: map[string]int{}}
 	}
 	return nil
 }
@@ -390,9 +390,10 @@ func (ps *parser) prop(f *frame) error {
 	switch {
 	case parent.name == "config":
 		return ps.config(f, key, val)
-	case parent.props != nil:
-		if _, dup := parent.props[key]; !dup { // SimGrid keeps the first one
-			parent.props[key] = val
+	case parent.props.vals != nil:
+		if _, dup := parent.props.vals[key]; !dup { // SimGrid keeps the first one
+			parent.props.vals[key] = val
+			parent.props.lines[key] = f.line
 		}
 	}
 	return nil
@@ -406,6 +407,7 @@ func IsPlatformSetting(key string) bool {
 
 func (ps *parser) config(f *frame, key, val string) error {
 	ps.b.p.Config[key] = val
+	ps.b.p.ConfigLines[key] = f.line
 	switch key {
 	case "network/loopback-bw", "network/loopback-lat":
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)

@@ -138,7 +138,8 @@ func FuzzSimulate(f *testing.F) {
 }
 
 // TestPlatformSettingErrors: a bad <config> setting or overhead host
-// property is an error naming the platform (and the host).
+// property is an error naming the platform file, the line of the <prop>
+// (and the host).
 func TestPlatformSettingErrors(t *testing.T) {
 	for _, c := range []struct{ xml, want string }{
 		{`<config><prop id="no/such" value="1"/></config>`, "<config>: --cfg no/such"},
@@ -147,7 +148,7 @@ func TestPlatformSettingErrors(t *testing.T) {
 		{`<zone id="z" routing="Full"><host id="h" speed="1Gf"><prop id="smpi/ois" value="1"/></host></zone>`, "host h: property smpi/ois"},
 	} {
 		path := filepath.Join(t.TempDir(), "p.xml")
-		xml := `<?xml version='1.0'?><platform version="4.1">` + c.xml
+		xml := "<?xml version='1.0'?>\n<platform version=\"4.1\">\n" + c.xml
 		if !strings.Contains(c.xml, "<zone") {
 			xml += `<zone id="z" routing="Full"><host id="h" speed="1Gf"/></zone>`
 		}
@@ -163,8 +164,8 @@ func TestPlatformSettingErrors(t *testing.T) {
 		if err == nil {
 			_, err = sim.FromPlatform(p, p.Hosts)
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
-			t.Errorf("%s: error %v, want one naming %s and %q", c.xml, err, path, c.want)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path+":3: <prop> attribute value") {
+			t.Errorf("%s: error %v, want one naming %s:3 and %q", c.xml, err, path, c.want)
 		}
 	}
 }

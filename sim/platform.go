@@ -25,7 +25,8 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 			if v, ok := h.Props[key]; ok {
 				var err error
 				if *o, err = ParseOverhead(v); err != nil {
-					return nil, fmt.Errorf("sim: platform %s: host %s: property %s: %v", p.Name, h.Name, key, err)
+					return nil, fmt.Errorf("sim: %w", &platform.Error{File: p.Name, Line: h.PropLines[key], Elem: "prop", Attr: "value",
+						Err: fmt.Errorf("host %s: property %s: %v", h.Name, key, err)})
 				}
 				if *o == nil {
 					*o = Overhead{} // set, and zero
@@ -72,7 +73,7 @@ func ApplyPlatformConfig(cfg *Config, p *platform.Platform, given map[string]boo
 			continue
 		}
 		if err := cfg.Set(k, p.Config[k]); err != nil {
-			return fmt.Errorf("platform %s: <config>: %w", p.Name, err)
+			return &platform.Error{File: p.Name, Line: p.ConfigLines[k], Elem: "prop", Attr: "value", Err: fmt.Errorf("<config>: %w", err)}
 		}
 	}
 	return nil
