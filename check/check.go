@@ -35,8 +35,13 @@
 // them at the end, so the replay is well defined.
 //
 // Collectives: each member of the communicator (trace.Meta.Members) enters
-// the same sequence of collective kinds, with the same root, and for
-// bcast, reduce, allreduce, scan and exscan the same byte counts.
+// the same sequence of collective kinds, with the same root, and the same
+// byte counts where MPI requires every member to give the same and they are
+// significant on every member: send and receive sizes of bcast, reduce,
+// allreduce, scan, exscan, alltoall and allgather, the send size of a
+// gather, the receive size of a scatter, the receive counts of
+// reduce_scatter and allgatherv. (Count vectors that must agree pairwise,
+// as alltoallv's, are only checked for their length.)
 //
 // Volumes: negative, NaN or infinite byte counts, count vectors, flops and
 // sleep times are errors.

@@ -59,6 +59,12 @@ func coll(k trace.Kind, root int32, n int64) trace.Event {
 
 func barrier() trace.Event { return coll(trace.Barrier, 0, 0) }
 
+// sizes sets a collective's receive size.
+func sizes(e trace.Event, recv int64) trace.Event {
+	e.RecvBytes = recv
+	return e
+}
+
 func compute(f float64) trace.Event {
 	return ev(trace.Compute, func(e *trace.Event) { e.Compute = f })
 }
@@ -245,6 +251,29 @@ func TestCollectives(t *testing.T) {
 			{coll(trace.Allreduce, 0, 8)},
 			{coll(trace.Allreduce, 0, 16)},
 		}, want: []string{"rank 1 event 0: allreduce (collective #0 on communicator 0) moves 16/0 bytes (send/recv), but rank 0 moves 8/0 (its event 0)"}},
+		{name: "gather sizes", ranks: [][]trace.Event{
+			// The receive size is the root's alone: only sends must agree.
+			{sizes(coll(trace.Gather, 0, 8), 32)},
+			{sizes(coll(trace.Gather, 0, 8), 0)},
+			{sizes(coll(trace.Gather, 0, 16), 0)},
+		}, want: []string{"rank 2 event 0: gather (collective #0 on communicator 0) moves 16/0 bytes (send/recv), but rank 0 moves 8/32 (its event 0)"}},
+		{name: "scatter sizes", ranks: [][]trace.Event{
+			{sizes(coll(trace.Scatter, 1, 0), 8)},
+			{sizes(coll(trace.Scatter, 1, 16), 8)},
+			{sizes(coll(trace.Scatter, 1, 0), 4)},
+		}, want: []string{"rank 2 event 0: scatter (collective #0 on communicator 0) moves 0/4 bytes (send/recv), but rank 0 moves 0/8 (its event 0)"}},
+		{name: "alltoall sizes", ranks: [][]trace.Event{
+			{sizes(coll(trace.Alltoall, 0, 8), 8)},
+			{sizes(coll(trace.Alltoall, 0, 8), 16)},
+		}, want: []string{"rank 1 event 0: alltoall (collective #0 on communicator 0) moves 8/16 bytes (send/recv), but rank 0 moves 8/8 (its event 0)"}},
+		{name: "reduce_scatter counts", ranks: [][]trace.Event{
+			{ev(trace.ReduceScatter, func(e *trace.Event) { e.RecvCounts = []int64{8, 8} })},
+			{ev(trace.ReduceScatter, func(e *trace.Event) { e.RecvCounts = []int64{8, 16} })},
+		}, want: []string{"rank 1 event 0: reducescatter (collective #0 on communicator 0) has receive counts [8 16], but rank 0 gave [8 8] (its event 0)"}},
+		{name: "allgatherv counts agree", ranks: [][]trace.Event{
+			{ev(trace.Allgatherv, func(e *trace.Event) { e.SendBytes, e.RecvCounts = 8, []int64{8, 16} })},
+			{ev(trace.Allgatherv, func(e *trace.Event) { e.SendBytes, e.RecvCounts = 16, []int64{8, 16} })},
+		}},
 		{name: "root outside", ranks: [][]trace.Event{
 			{coll(trace.Reduce, 4, 8)},
 			{coll(trace.Reduce, 4, 8)},

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"kairos/trace"
@@ -26,7 +27,8 @@ type instance struct {
 	kind        trace.Kind
 	root        int32
 	send, recv  int64
-	rank, index int // the first member to arrive
+	counts      []int64 // the receive counts every member gives alike
+	rank, index int     // the first member to arrive
 	arrived     int
 	size        int
 }
@@ -111,14 +113,25 @@ func (e *engine) comm(id uint32) *commState {
 	return c
 }
 
-// sameBytes are the collectives whose members all give the same sizes.
-func sameBytes(k trace.Kind) bool {
+// sameBytes says which sizes every member of a collective gives alike:
+// those MPI requires to match between members (the same amount of data
+// per member) and that are significant on every member (a gather's
+// receive size is the root's alone, a scatter's send size too).
+func sameBytes(k trace.Kind) (send, recv bool) {
 	switch k {
-	case trace.Bcast, trace.Reduce, trace.Allreduce, trace.Scan, trace.Exscan:
-		return true
+	case trace.Bcast, trace.Reduce, trace.Allreduce, trace.Scan, trace.Exscan, trace.Alltoall, trace.Allgather:
+		return true, true
+	case trace.Gather:
+		return true, false
+	case trace.Scatter:
+		return false, true
 	}
-	return false
+	return false, false
 }
+
+// sameCounts reports whether every member of a collective gives the same
+// receive counts (MPI_Reduce_scatter's recvcounts, MPI_Allgatherv's).
+func sameCounts(k trace.Kind) bool { return k == trace.ReduceScatter || k == trace.Allgatherv }
 
 // collective makes rank r enter a collective and wait for the others.
 func (e *engine) collective(r int, ev *trace.Event) {
@@ -167,8 +180,12 @@ func (e *engine) collectiveArgs(r int, ev *trace.Event, c *commState) {
 // of its first member to arrive.
 func (c *commState) instance(k, r, index int, ev *trace.Event) *instance {
 	for k-c.base >= len(c.insts) {
-		c.insts = append(c.insts, &instance{comm: c, num: k, kind: ev.Kind, root: ev.Partner,
-			send: ev.SendBytes, recv: ev.RecvBytes, rank: r, index: index, size: c.size})
+		in := &instance{comm: c, num: k, kind: ev.Kind, root: ev.Partner,
+			send: ev.SendBytes, recv: ev.RecvBytes, rank: r, index: index, size: c.size}
+		if sameCounts(ev.Kind) {
+			in.counts = append([]int64(nil), ev.RecvCounts...)
+		}
+		c.insts = append(c.insts, in)
 	}
 	return c.insts[k-c.base]
 }
@@ -184,10 +201,20 @@ func (e *engine) compare(r int, ev *trace.Event, in *instance) {
 	case ev.Kind.IsRooted() && ev.Partner != in.root:
 		e.problem(r, i, "%s (collective #%d on communicator %d) has root %d, but rank %d gave root %d (its event %d)",
 			ev.Kind, in.num, in.comm.id, ev.Partner, in.rank, in.root, in.index)
-	case sameBytes(ev.Kind) && (ev.SendBytes != in.send || ev.RecvBytes != in.recv):
+	case differentBytes(ev, in):
 		e.problem(r, i, "%s (collective #%d on communicator %d) moves %d/%d bytes (send/recv), but rank %d moves %d/%d (its event %d)",
 			ev.Kind, in.num, in.comm.id, ev.SendBytes, ev.RecvBytes, in.rank, in.send, in.recv, in.index)
+	case sameCounts(ev.Kind) && !slices.Equal(ev.RecvCounts, in.counts):
+		e.problem(r, i, "%s (collective #%d on communicator %d) has receive counts %v, but rank %d gave %v (its event %d)",
+			ev.Kind, in.num, in.comm.id, ev.RecvCounts, in.rank, in.counts, in.index)
 	}
+}
+
+// differentBytes reports whether ev gives another size than the first
+// member of in where all members must give the same.
+func differentBytes(ev *trace.Event, in *instance) bool {
+	send, recv := sameBytes(ev.Kind)
+	return send && ev.SendBytes != in.send || recv && ev.RecvBytes != in.recv
 }
 
 // completed wakes the members blocked in a collective all have entered.
