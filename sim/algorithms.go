@@ -65,10 +65,7 @@ func barrierRecursiveDoubling(c *collCall, p int, ops []collOp) ([]collOp, bool)
 		}
 	}
 built:
-	if p >= len(c.steps) {
-		return ops, false
-	}
-	return append(ops, c.steps[p]), true
+	return stepAt(c, p, ops)
 }
 
 // barrierDissemination is the Bruck / dissemination barrier: in round k,
@@ -121,10 +118,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			}
 		}
 	}
-	if p >= len(c.steps) {
-		return ops, false
-	}
-	return append(ops, c.steps[p]), true
+	return stepAt(c, p, ops)
 }
 
 // bcastFlat: the root sends to every other rank (non-blocking), the others
@@ -155,7 +149,70 @@ func collBytes(c *collCall) int64 {
 // ---- reduce ----
 
 var reduceAlgos = map[string][]algorithm{
-	"default": {reduceLinear},
+	"default":  {reduceLinear},
+	"binomial": {reduceBinomial},
+}
+
+// reduceBinomial (reduce__binomial; MPI_OP_NULL is commutative, so the
+// tree is rooted at the root): in round k a rank whose relative rank has
+// bit k set sends its partial result to the rank without it and leaves;
+// the others first receive from the rank with it, one blocking operation
+// after the other. Nothing moves for a count of zero.
+func reduceBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		n, bytes := c.n, collBytes(c)
+		rel := (c.me - c.root + n) % n
+		for mask := int32(1); mask < n && bytes != 0; mask <<= 1 {
+			if rel&mask == 0 {
+				if src := rel | mask; src < n {
+					c.steps = append(c.steps, collOp{peer: (src + c.root) % n, blocking: true})
+				}
+				continue
+			}
+			c.steps = append(c.steps, collOp{send: true, peer: (rel&^mask + c.root) % n, bytes: bytes, blocking: true})
+			break
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// stepAt returns c.steps[p], one blocking operation, as phase p.
+func stepAt(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p >= len(c.steps) {
+		return ops, false
+	}
+	return append(ops, c.steps[p]), true
+}
+
+// inOrderBinomial returns c.me's parent (-1 at the root) and children,
+// nearest first, in Open MPI's in-order binomial tree rooted at c.root
+// (SimGrid's ompi_coll_tuned_topo_build_in_order_bmtree).
+func inOrderBinomial(c *collCall) (parent int32, children []int32) {
+	n := c.n
+	vrank := (c.me - c.root + n) % n
+	parent = -1
+	for mask := int32(1); mask < n; mask <<= 1 {
+		remote := vrank ^ mask
+		if remote < vrank {
+			parent = (remote + c.root) % n
+			break
+		}
+		if remote < n {
+			children = append(children, (remote+c.root)%n)
+		}
+	}
+	return parent, children
+}
+
+// subtreeBlocks is how many members' blocks the subtree of child holds in
+// Open MPI's in-order binomial tree of c (as gather and scatter
+// ompi_binomial count them).
+func subtreeBlocks(c *collCall, child int32) int64 {
+	n := c.n
+	vrank := (c.me - c.root + n) % n
+	vkid := (child - c.root + n) % n
+	return int64(min(vkid-vrank, n-vkid))
 }
 
 // reduceLinear (SimGrid's ireduce, used by reduce__default): every rank
@@ -194,10 +251,7 @@ func allreduceRabenseifner(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if p == 0 {
 		c.steps = rabSteps(c, c.steps[:0])
 	}
-	if p >= len(c.steps) {
-		return ops, false
-	}
-	return append(ops, c.steps[p]), true
+	return stepAt(c, p, ops)
 }
 
 func rabSteps(c *collCall, steps []collOp) []collOp {
@@ -341,10 +395,7 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			}
 		}
 	}
-	if p >= len(c.steps) {
-		return ops, false
-	}
-	return append(ops, c.steps[p]), true
+	return stepAt(c, p, ops)
 }
 
 // lrSplit returns the elements of an allreduce and SimGrid's allreduce__lr
@@ -489,7 +540,28 @@ func alltoallvLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // ---- gather / scatter ----
 
 var gatherAlgos = map[string][]algorithm{
-	"default": {gatherLinear},
+	"default":       {gatherLinear},
+	"ompi_binomial": {gatherBinomial},
+}
+
+// gatherBinomial (gather__ompi_binomial): up Open MPI's in-order binomial
+// tree, every inner node receives its children's blocks, nearest child
+// first, then every member but the root sends all it holds to its parent,
+// each a blocking operation.
+func gatherBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		parent, children := inOrderBinomial(c)
+		blocks := int64(1)
+		for _, k := range children {
+			c.steps = append(c.steps, collOp{peer: k, blocking: true})
+			blocks += subtreeBlocks(c, k)
+		}
+		if parent >= 0 {
+			c.steps = append(c.steps, collOp{send: true, peer: parent, bytes: blocks * c.e.SendBytes, blocking: true})
+		}
+	}
+	return stepAt(c, p, ops)
 }
 
 // gatherLinear (igather, igatherv): every rank sends to the root.
@@ -498,7 +570,29 @@ func gatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 }
 
 var scatterAlgos = map[string][]algorithm{
-	"default": {scatterLinear},
+	"default":       {scatterLinear},
+	"ompi_binomial": {scatterBinomial},
+}
+
+// scatterBinomial (scatter__ompi_binomial): down Open MPI's in-order
+// binomial tree, every member but the root receives its subtree's blocks
+// from its parent, then every inner node sends each child its subtree's
+// blocks, nearest child first, each a blocking operation. The root's
+// blocks are its send size, an inner node's its receive size.
+func scatterBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		parent, children := inOrderBinomial(c)
+		block := c.e.SendBytes
+		if parent >= 0 {
+			c.steps = append(c.steps, collOp{peer: parent, blocking: true})
+			block = c.e.RecvBytes
+		}
+		for _, k := range children {
+			c.steps = append(c.steps, collOp{send: true, peer: k, bytes: subtreeBlocks(c, k) * block, blocking: true})
+		}
+	}
+	return stepAt(c, p, ops)
 }
 
 // scatterLinear (iscatter): the root sends a block to every rank.
@@ -650,10 +744,7 @@ func reduceScatterRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			}
 		}
 	}
-	if p >= len(c.steps) {
-		return ops, false
-	}
-	return append(ops, c.steps[p]), true
+	return stepAt(c, p, ops)
 }
 
 // regular reports whether all counts are equal.

@@ -294,10 +294,13 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 		"bcast": {"bcast 100000", "bcast 1000 2"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 3 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},
 		"reduce_scatter": {"reducescatter %v 0"},
+		"reduce":         {"reduce 100000 1000 2", "reduce 1000 0 0", "reduce 0 0 3"},
+		"gather":         {"gather 10000 10000 0", "gather 100000 100000 3"},
+		"scatter":        {"scatter 10000 10000 0", "scatter 100000 100000 3"},
 	}
 	var tab strings.Builder
 	n := 0
-	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "allgather", "reduce_scatter"} {
+	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "allgather", "reduce_scatter", "reduce", "gather", "scatter"} {
 		for _, algo := range sim.Algorithms(coll) {
 			for _, np := range []int{5, 8} {
 				if algo == "pair" && np != 8 {
