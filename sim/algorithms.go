@@ -632,6 +632,90 @@ var allgatherAlgos = map[string][]algorithm{
 	"ring":    {allgatherRing},
 	"pair":    {allgatherPair},
 	"bruck":   {allgatherBruck},
+	"rdb":     {allgatherRDB},
+}
+
+// allgatherRDB (allgather__rdb) is recursive doubling: in step k each
+// member exchanges (sendrecv) all it holds with rank ^ 2^k; on a size that
+// is not a power of two, the members whose partner does not exist get the
+// missing blocks down a binomial tree from those that have them, with
+// blocking sends and receives. A member sends what it holds and its
+// partner's message sets what it holds next, so the schedule is computed
+// for all members at once.
+func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	var count int64
+	if c.rsize > 0 {
+		count = c.e.RecvBytes / c.rsize
+	}
+	key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
+	steps := c.schedule(key, func() [][]collOp { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
+	if p >= len(steps) {
+		return ops, false
+	}
+	return append(ops, steps[p]), true
+}
+
+// allgatherRDBSchedule follows allgather__rdb for all n members, count
+// being the receive count (elements of rsize bytes) per member; curr and
+// last are each member's curr_count and last_recv_count.
+func allgatherRDBSchedule(n int32, count, ssize, rsize int64) [][]collOp {
+	steps := make([][]collOp, n)
+	curr := make([]int64, n)
+	last := make([]int64, n)
+	got := make([]int64, n)
+	for r := range curr {
+		curr[r] = count
+	}
+	received := func(bytes int64) int64 { // Status::get_count in elements of rsize
+		if rsize <= 0 {
+			return 0
+		}
+		return bytes / rsize
+	}
+	for i, mask := 0, int32(1); mask < n; i, mask = i+1, mask<<1 {
+		for r := int32(0); r < n; r++ {
+			got[r] = -1
+			if dst := r ^ mask; dst < n {
+				steps[r] = append(steps[r], collOp{sr: true, peer: dst, bytes: curr[r] * ssize})
+				got[r] = received(curr[dst] * ssize)
+			}
+		}
+		for r := range got {
+			if got[r] >= 0 {
+				last[r] = got[r]
+				curr[r] += got[r]
+			}
+		}
+		// The tree part, level by level (tmp_mask from mask/2 down).
+		k := 0
+		for j := mask; j > 1; j >>= 1 {
+			k++
+		}
+		for tmp, kk := mask>>1, k; tmp > 0; tmp, kk = tmp>>1, kk-1 {
+			for r := int32(0); r < n; r++ {
+				got[r] = -1
+				if (r^mask)>>i<<i+mask <= n {
+					continue
+				}
+				done := n - r>>i<<i - mask // num_procs_completed
+				root := r >> kk << kk
+				switch d := r ^ tmp; {
+				case d > r && r < root+done && d >= root+done:
+					steps[r] = append(steps[r], collOp{send: true, peer: d, bytes: last[r] * rsize, blocking: true})
+				case d < r && d < root+done && r >= root+done:
+					steps[r] = append(steps[r], collOp{peer: d, blocking: true})
+					got[r] = last[d]
+				}
+			}
+			for r := range got {
+				if got[r] >= 0 {
+					last[r] = got[r]
+					curr[r] += got[r]
+				}
+			}
+		}
+	}
+	return steps
 }
 
 // allgatherPair (allgather__pair, power-of-two sizes): n-1 sendrecv

@@ -29,6 +29,37 @@ type collCall struct {
 	steps       []collOp // scratch for tree algorithms
 	override    int64    // if positive, the message size of a sub-collective
 	inOrder     bool     // its requests are waited for one by one, in order
+	schedules   schedules
+}
+
+// schedules holds the operations of collectives whose members' messages
+// depend on one another's (computed for all members at once, shared by
+// them), by algorithm and sizes.
+type schedules map[scheduleKey][][]collOp
+
+type scheduleKey struct {
+	algo         string
+	n            int32
+	count        int64
+	ssize, rsize int64
+}
+
+// maxSchedules bounds the schedules kept: a trace of many different sizes
+// computes them again rather than growing memory.
+const maxSchedules = 64
+
+// schedule returns member c.me's phases (one operation each) of the
+// schedule key, computing every member's with build if needed.
+func (c *collCall) schedule(key scheduleKey, build func() [][]collOp) []collOp {
+	all, ok := c.schedules[key]
+	if !ok {
+		if len(c.schedules) >= maxSchedules {
+			clear(c.schedules)
+		}
+		all = build()
+		c.schedules[key] = all
+	}
+	return all[c.me]
 }
 
 // algorithm returns the operations of phase p of a collective for one
@@ -215,7 +246,8 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	if root < 0 || root >= n {
 		return fmt.Errorf("%s: root %d out of range [0,%d)", e.Kind, root, n)
 	}
-	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0]}
+	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
+		schedules: s.schedules}
 	name := collNames[e.Kind]
 	algo := s.cfg.Colls[name]
 	parts, tag, err := selectAlgorithm(e.Kind, algo, &st.call)

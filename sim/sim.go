@@ -157,22 +157,23 @@ type hostState struct {
 
 // simulation is one simulation in progress.
 type simulation struct {
-	cfg     Config
-	m       *Machine
-	meta    *trace.Meta
-	obs     Observer
-	now     float64
-	seq     uint64 // request creation order
-	heap    actionHeap
-	netSys  *maxmin.System
-	cpuSys  *maxmin.System
-	hosts   []hostState
-	links   []*maxmin.Constraint
-	routes  []keyMap[int32, *route] // cached routes, by source host
-	ranks   []*rank
-	runq    []*rank
-	acts    []*action
-	freeIDs []int32
+	cfg       Config
+	schedules schedules
+	m         *Machine
+	meta      *trace.Meta
+	obs       Observer
+	now       float64
+	seq       uint64 // request creation order
+	heap      actionHeap
+	netSys    *maxmin.System
+	cpuSys    *maxmin.System
+	hosts     []hostState
+	links     []*maxmin.Constraint
+	routes    []keyMap[int32, *route] // cached routes, by source host
+	ranks     []*rank
+	runq      []*rank
+	acts      []*action
+	freeIDs   []int32
 
 	freeActs []*action
 	// freed holds the actions ended since the last solve: their
@@ -282,7 +283,8 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
-	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1}
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
+		schedules: schedules{}}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)

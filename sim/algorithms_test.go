@@ -1,0 +1,68 @@
+package sim
+
+import "testing"
+
+// TestAllgatherRDBSchedule: for every size up to 40 members, the
+// recursive-doubling allgather pairs every blocking send with a blocking
+// receive of the same two members, in order, every sendrecv with its
+// partner's, and leaves every member holding all n blocks.
+func TestAllgatherRDBSchedule(t *testing.T) {
+	const count, size = 3, 4
+	for n := int32(1); n <= 40; n++ {
+		steps := allgatherRDBSchedule(n, count, size, size)
+		// pending[a][b]: the byte counts a sent b that b has not received.
+		pending := map[[2]int32][]int64{}
+		held := make([]int64, n)
+		for r := range held {
+			held[r] = count * size
+		}
+		for r, ops := range steps {
+			for _, op := range ops {
+				if op.peer < 0 || op.peer >= n || op.peer == int32(r) {
+					t.Fatalf("n=%d: rank %d exchanges with %d", n, r, op.peer)
+				}
+				switch {
+				case op.sr:
+					held[r] += peerBytes(steps, op.peer, int32(r))
+				case op.send:
+					k := [2]int32{int32(r), op.peer}
+					pending[k] = append(pending[k], op.bytes)
+				}
+			}
+		}
+		for r, ops := range steps {
+			for _, op := range ops {
+				if op.send || op.sr {
+					continue
+				}
+				k := [2]int32{op.peer, int32(r)}
+				if len(pending[k]) == 0 {
+					t.Fatalf("n=%d: rank %d receives from %d, which sends it nothing more", n, r, op.peer)
+				}
+				held[r] += pending[k][0]
+				pending[k] = pending[k][1:]
+			}
+		}
+		for k, v := range pending {
+			if len(v) > 0 {
+				t.Errorf("n=%d: %d sends from %d to %d never received", n, len(v), k[0], k[1])
+			}
+		}
+		for r, h := range held {
+			if h != int64(n)*count*size {
+				t.Errorf("n=%d: rank %d ends with %d bytes, want %d", n, r, h, int64(n)*count*size)
+			}
+		}
+	}
+}
+
+// peerBytes is what peer sends r in their sendrecv (in recursive
+// doubling, two members exchange at most once).
+func peerBytes(steps [][]collOp, peer, r int32) int64 {
+	for _, op := range steps[peer] {
+		if op.sr && op.peer == r {
+			return op.bytes
+		}
+	}
+	return -1 << 40
+}
