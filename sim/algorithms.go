@@ -81,8 +81,10 @@ func barrierDissemination(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // ---- bcast ----
 
 var bcastAlgos = map[string][]algorithm{
-	"binomial_tree": {bcastBinomial},
-	"flattree":      {bcastFlat},
+	"binomial_tree":         {bcastBinomial},
+	"flattree":              {bcastFlat},
+	"scatter_rdb_allgather": {bcastScatterRDBAllgather},
+	"scatter_LR_allgather":  {bcastScatterLRAllgather},
 }
 
 // bcastBinomial (SimGrid's bcast__binomial_tree): receive from the parent
@@ -648,44 +650,55 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		count = c.e.RecvBytes / c.rsize
 	}
 	key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-	steps := c.schedule(key, func() [][]collOp { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
+	steps := c.scheduleOf(c.me, key, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
 	if p >= len(steps) {
 		return ops, false
 	}
-	return append(ops, steps[p]), true
+	return append(ops, steps[p]...), true
 }
 
 // allgatherRDBSchedule follows allgather__rdb for all n members, count
-// being the receive count (elements of rsize bytes) per member; curr and
-// last are each member's curr_count and last_recv_count.
-func allgatherRDBSchedule(n int32, count, ssize, rsize int64) [][]collOp {
-	steps := make([][]collOp, n)
+// being the receive count (elements of rsize bytes) per member.
+func allgatherRDBSchedule(n int32, count, ssize, rsize int64) schedule {
 	curr := make([]int64, n)
-	last := make([]int64, n)
-	got := make([]int64, n)
 	for r := range curr {
 		curr[r] = count
 	}
+	return recursiveDoubling(make(schedule, n), curr, ssize, rsize)
+}
+
+// recursiveDoubling appends to steps the exchanges of the recursive
+// doubling loop of allgather__rdb (and of bcast__scatter_rdb_allgather)
+// for members holding curr[r] elements each: curr and last are each
+// member's curr_count and last_recv_count, sends are of ssize-byte
+// elements, receives counted in rsize-byte ones.
+func recursiveDoubling(steps schedule, curr []int64, ssize, rsize int64) schedule {
+	n := int32(len(curr))
+	last := make([]int64, n)
+	got := make([]int64, n)
 	received := func(bytes int64) int64 { // Status::get_count in elements of rsize
 		if rsize <= 0 {
 			return 0
 		}
 		return bytes / rsize
 	}
-	for i, mask := 0, int32(1); mask < n; i, mask = i+1, mask<<1 {
-		for r := int32(0); r < n; r++ {
-			got[r] = -1
-			if dst := r ^ mask; dst < n {
-				steps[r] = append(steps[r], collOp{sr: true, peer: dst, bytes: curr[r] * ssize})
-				got[r] = received(curr[dst] * ssize)
-			}
-		}
+	take := func() {
 		for r := range got {
 			if got[r] >= 0 {
 				last[r] = got[r]
 				curr[r] += got[r]
 			}
 		}
+	}
+	for i, mask := 0, int32(1); mask < n; i, mask = i+1, mask<<1 {
+		for r := int32(0); r < n; r++ {
+			got[r] = -1
+			if dst := r ^ mask; dst < n {
+				steps[r] = append(steps[r], []collOp{{sr: true, peer: dst, bytes: curr[r] * ssize}})
+				got[r] = received(curr[dst] * ssize)
+			}
+		}
+		take()
 		// The tree part, level by level (tmp_mask from mask/2 down).
 		k := 0
 		for j := mask; j > 1; j >>= 1 {
@@ -701,18 +714,115 @@ func allgatherRDBSchedule(n int32, count, ssize, rsize int64) [][]collOp {
 				root := r >> kk << kk
 				switch d := r ^ tmp; {
 				case d > r && r < root+done && d >= root+done:
-					steps[r] = append(steps[r], collOp{send: true, peer: d, bytes: last[r] * rsize, blocking: true})
+					steps[r] = append(steps[r], []collOp{{send: true, peer: d, bytes: last[r] * rsize, blocking: true}})
 				case d < r && d < root+done && r >= root+done:
-					steps[r] = append(steps[r], collOp{peer: d, blocking: true})
+					steps[r] = append(steps[r], []collOp{{peer: d, blocking: true}})
 					got[r] = last[d]
 				}
 			}
-			for r := range got {
-				if got[r] >= 0 {
-					last[r] = got[r]
-					curr[r] += got[r]
+			take()
+		}
+	}
+	return steps
+}
+
+// bcastScatterRDBAllgather (bcast__scatter_rdb_allgather, Van de Geijn's
+// long-message broadcast): the root scatters the buffer in n pieces of
+// ceil(bytes/n) down a binomial tree, then the members allgather them by
+// recursive doubling.
+func bcastScatterRDBAllgather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return bcastRelative(c, p, ops, "bcast_scatter_rdb_allgather", scatterRDBAllgatherSchedule)
+}
+
+// bcastScatterLRAllgather (bcast__scatter_LR_allgather): the same scatter,
+// then a ring allgather of the pieces (n-1 steps, each sending a piece to
+// the next member and receiving one from the previous).
+func bcastScatterLRAllgather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return bcastRelative(c, p, ops, "bcast_scatter_LR_allgather", scatterLRAllgatherSchedule)
+}
+
+// bcastRelative runs phase p of a broadcast whose sizes depend on one
+// another's, its schedule, in ranks relative to the root, computed by
+// build for all members at once.
+func bcastRelative(c *collCall, p int, ops []collOp, algo string, build func(n int32, nbytes int64) schedule) ([]collOp, bool) {
+	nbytes := collBytes(c)
+	key := scheduleKey{algo: algo, n: c.n, count: nbytes}
+	rel := (c.me - c.root + c.n) % c.n
+	steps := c.scheduleOf(rel, key, func() schedule { return build(c.n, nbytes) })
+	if p >= len(steps) {
+		return ops, false
+	}
+	for _, op := range steps[p] {
+		op.peer = (op.peer + c.root) % c.n
+		ops = append(ops, op)
+	}
+	return ops, true
+}
+
+// scatterForBcast returns the blocking sends and receives of MPICH's
+// binomial scatter of nbytes from relative rank 0 (scatter_for_bcast), in
+// pieces of piece bytes, per relative rank.
+func scatterForBcast(n int32, nbytes, piece int64) schedule {
+	steps := make(schedule, n)
+	sent := make([]int64, n) // what each member's parent sends it
+	for rel := int32(0); rel < n; rel++ {
+		curr, mask := int64(0), int32(1)
+		if rel == 0 {
+			curr = nbytes
+			for mask < n {
+				mask <<= 1
+			}
+		} else {
+			for ; mask < n && rel&mask == 0; mask <<= 1 {
+			}
+			if nbytes-int64(rel)*piece > 0 {
+				steps[rel] = append(steps[rel], []collOp{{peer: rel - mask, blocking: true}})
+				curr = sent[rel]
+			}
+		}
+		for mask >>= 1; mask > 0; mask >>= 1 {
+			if rel+mask < n {
+				if size := curr - piece*int64(mask); size > 0 {
+					steps[rel] = append(steps[rel], []collOp{{send: true, peer: rel + mask, bytes: size, blocking: true}})
+					sent[rel+mask] = size
+					curr -= size
 				}
 			}
+		}
+	}
+	return steps
+}
+
+// pieceOf is the size of relative rank rel's piece of the scatter.
+func pieceOf(rel int32, nbytes, piece int64) int64 {
+	return max(0, min(piece, nbytes-int64(rel)*piece))
+}
+
+// scatterRDBAllgatherSchedule follows bcast__scatter_rdb_allgather for n
+// members in ranks relative to the root.
+func scatterRDBAllgatherSchedule(n int32, nbytes int64) schedule {
+	if n == 1 || nbytes == 0 {
+		return make(schedule, n)
+	}
+	piece := (nbytes + int64(n) - 1) / int64(n)
+	curr := make([]int64, n)
+	for rel := range curr {
+		curr[rel] = pieceOf(int32(rel), nbytes, piece)
+	}
+	return recursiveDoubling(scatterForBcast(n, nbytes, piece), curr, 1, 1)
+}
+
+// scatterLRAllgatherSchedule follows bcast__scatter_LR_allgather for n
+// members in ranks relative to the root. Each ring step is a sendrecv
+// with two peers: a send and a receive posted together.
+func scatterLRAllgatherSchedule(n int32, nbytes int64) schedule {
+	piece := (nbytes + int64(n) - 1) / int64(n)
+	steps := scatterForBcast(n, nbytes, piece)
+	for rel := int32(0); rel < n; rel++ {
+		src := rel
+		for i := int32(1); i < n; i++ {
+			steps[rel] = append(steps[rel], []collOp{{send: true, peer: (rel + 1) % n, bytes: pieceOf(src, nbytes, piece)}, {peer: (rel - 1 + n) % n}})
+			src = (src - 1 + n) % n
 		}
 	}
 	return steps

@@ -17,7 +17,7 @@ func TestAllgatherRDBSchedule(t *testing.T) {
 			held[r] = count * size
 		}
 		for r, ops := range steps {
-			for _, op := range ops {
+			for _, op := range flat(ops) {
 				if op.peer < 0 || op.peer >= n || op.peer == int32(r) {
 					t.Fatalf("n=%d: rank %d exchanges with %d", n, r, op.peer)
 				}
@@ -31,7 +31,7 @@ func TestAllgatherRDBSchedule(t *testing.T) {
 			}
 		}
 		for r, ops := range steps {
-			for _, op := range ops {
+			for _, op := range flat(ops) {
 				if op.send || op.sr {
 					continue
 				}
@@ -58,11 +58,50 @@ func TestAllgatherRDBSchedule(t *testing.T) {
 
 // peerBytes is what peer sends r in their sendrecv (in recursive
 // doubling, two members exchange at most once).
-func peerBytes(steps [][]collOp, peer, r int32) int64 {
-	for _, op := range steps[peer] {
+func peerBytes(steps schedule, peer, r int32) int64 {
+	for _, op := range flat(steps[peer]) {
 		if op.sr && op.peer == r {
 			return op.bytes
 		}
 	}
 	return -1 << 40
+}
+
+// TestScatterRDBAllgatherSchedule: for every size up to 40 members and
+// buffers that divide unevenly, the broadcast's scatter pairs every
+// blocking send with a receive, and its recursive doubling leaves every
+// member with the whole buffer (SimGrid asserts it).
+func TestScatterRDBAllgatherSchedule(t *testing.T) {
+	for n := int32(1); n <= 40; n++ {
+		for _, nbytes := range []int64{1, 97, 1000, 65536} {
+			steps := scatterRDBAllgatherSchedule(n, nbytes)
+			for rel, ops := range steps {
+				for _, op := range flat(ops) {
+					if op.peer < 0 || op.peer >= n || op.peer == int32(rel) {
+						t.Fatalf("n=%d bytes=%d: member %d exchanges with %d", n, nbytes, rel, op.peer)
+					}
+				}
+			}
+			piece := (nbytes + int64(n) - 1) / int64(n)
+			curr := make([]int64, n)
+			for rel := range curr {
+				curr[rel] = max(0, min(piece, nbytes-int64(rel)*piece))
+			}
+			recursiveDoubling(make(schedule, n), curr, 1, 1)
+			for rel, c := range curr {
+				if n > 1 && c != nbytes {
+					t.Errorf("n=%d bytes=%d: member %d ends with %d bytes", n, nbytes, rel, c)
+				}
+			}
+		}
+	}
+}
+
+// flat lists a member's operations, phase after phase.
+func flat(phases [][]collOp) []collOp {
+	var ops []collOp
+	for _, ph := range phases {
+		ops = append(ops, ph...)
+	}
+	return ops
 }

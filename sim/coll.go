@@ -35,7 +35,10 @@ type collCall struct {
 // schedules holds the operations of collectives whose members' messages
 // depend on one another's (computed for all members at once, shared by
 // them), by algorithm and sizes.
-type schedules map[scheduleKey][][]collOp
+type schedules map[scheduleKey]schedule
+
+// schedule is a collective's operations for every member, phase by phase.
+type schedule [][][]collOp
 
 type scheduleKey struct {
 	algo         string
@@ -48,9 +51,9 @@ type scheduleKey struct {
 // computes them again rather than growing memory.
 const maxSchedules = 64
 
-// schedule returns member c.me's phases (one operation each) of the
+// scheduleOf returns member m's phases (one operation each) of the
 // schedule key, computing every member's with build if needed.
-func (c *collCall) schedule(key scheduleKey, build func() [][]collOp) []collOp {
+func (c *collCall) scheduleOf(m int32, key scheduleKey, build func() schedule) [][]collOp {
 	all, ok := c.schedules[key]
 	if !ok {
 		if len(c.schedules) >= maxSchedules {
@@ -59,7 +62,7 @@ func (c *collCall) schedule(key scheduleKey, build func() [][]collOp) []collOp {
 		all = build()
 		c.schedules[key] = all
 	}
-	return all[c.me]
+	return all[m]
 }
 
 // algorithm returns the operations of phase p of a collective for one
