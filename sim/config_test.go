@@ -101,9 +101,10 @@ func FuzzConfigSet(f *testing.F) {
 	})
 }
 
-// FuzzSimulate runs arbitrary TI text, with the default settings and with
-// SMPI's overheads set: the simulator must return (a result or an
-// error), never panic or hang.
+// FuzzSimulate runs arbitrary TI text, with the default settings, with
+// SMPI's overheads set, and with the collective algorithms whose sizes
+// are computed for all members at once: the simulator must return (a
+// result or an error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
 	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
@@ -112,11 +113,20 @@ func FuzzSimulate(f *testing.F) {
 	f.Add("0 reducescatter 5 7 1e3\n1 reducescatter 5 7 1e3\n0 alltoallv 10 5 5 10 5 5\n1 alltoallv 10 5 5 10 5 5\n")
 	f.Add("0 sendRecv 10 1 10 1 0 0\n1 sendRecv 10 0 10 0 0 0\n0 sleep 0.5\n1 gatherv 5 5 5 0\n")
 	f.Add("0 irecv 1 0 -1\n0 sleep 0\n0 wait 1 0 0\n1 send 0 0 8\n1 bcast 10 0\n0 bcast 10 0\n")
+	f.Add("0 allgather 7 7\n1 allgather 7 7\n2 allgather 7 7\n0 gather 5 5 1\n1 gather 5 5 1\n2 gather 5 5 1\n")
 	dir := f.TempDir()
 	m := machineOn(f, clusterXML(f, dir, 4, ""), 4)
 	over := sim.DefaultConfig()
 	for k, v := range map[string]string{"smpi/os": "0:1e-5:1e-9", "smpi/ois": "0:2e-5:0", "smpi/or": "0:3e-6:0;100:1e-5:0"} {
 		if err := over.Set(k, v); err != nil {
+			f.Fatal(err)
+		}
+	}
+	// The algorithms whose members' sizes depend on one another's.
+	algos := sim.DefaultConfig()
+	for k, v := range map[string]string{"smpi/bcast": "scatter_rdb_allgather", "smpi/allgather": "rdb",
+		"smpi/reduce": "binomial", "smpi/gather": "ompi_binomial", "smpi/scatter": "ompi_binomial"} {
+		if err := algos.Set(k, v); err != nil {
 			f.Fatal(err)
 		}
 	}
@@ -129,7 +139,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
