@@ -483,7 +483,8 @@ func alltoallPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendBytes}, collOp{peer: peer}), true
 }
 
-// alltoallRing: n-1 sendrecv steps, to rank+i and from rank-i.
+// alltoallRing (alltoall__ring, and allgatherv__ring): n-1 sendrecv
+// steps, sending our send size to rank+i and receiving from rank-i.
 func alltoallRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	i := int32(p + 1)
 	if i >= c.n {
@@ -520,6 +521,34 @@ func alltoallBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 var alltoallvAlgos = map[string][]algorithm{
 	"default": {alltoallvLinear},
+	"pair":    {alltoallvPair},
+	"ring":    {alltoallvRing},
+}
+
+// alltoallvPair (alltoallv__pair, power-of-two sizes): n-1 sendrecv
+// steps with rank ^ i (the step with itself is a local copy).
+func alltoallvPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	i := int32(p + 1)
+	if i >= c.n {
+		return ops, false
+	}
+	peer := c.me ^ i
+	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendCounts[peer]}, collOp{peer: peer}), true
+}
+
+// alltoallvRing (alltoallv__ring): as pair on a power-of-two size, else
+// n-1 sendrecv steps to rank+i and from rank-i.
+func alltoallvRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n := c.n
+	if n&(n-1) == 0 {
+		return alltoallvPair(c, p, ops)
+	}
+	i := int32(p + 1)
+	if i >= n {
+		return ops, false
+	}
+	dst := (c.me + i) % n
+	return append(ops, collOp{send: true, peer: dst, bytes: c.e.SendCounts[dst]}, collOp{peer: (c.me - i + n) % n}), true
 }
 
 // alltoallvLinear (ialltoallv): receives from every other rank in rank
@@ -881,6 +910,8 @@ func allgatherRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 var allgathervAlgos = map[string][]algorithm{
 	"default": {allgatherLinear},
+	"pair":    {allgatherPair},
+	"ring":    {alltoallRing}, // allgatherv__ring: the same exchanges
 }
 
 // ---- reduce_scatter ----

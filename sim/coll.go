@@ -301,6 +301,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
 			return nil, 0, err
 		}
+		if err := pow2(k, algo, c.n); err != nil {
+			return nil, 0, err
+		}
 		return pick(alltoallvAlgos, algo, "default", tagAlltoallv)
 	case trace.Gather:
 		return pick(gatherAlgos, algo, "default", tagGather)
@@ -323,6 +326,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		return pick(allgatherAlgos, algo, "default", tagAllgather)
 	case trace.Allgatherv:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+			return nil, 0, err
+		}
+		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
 		return pick(allgathervAlgos, algo, "default", tagAllgatherv)

@@ -297,17 +297,19 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 		"reduce":         {"reduce 100000 1000 2", "reduce 1000 0 0", "reduce 0 0 3"},
 		"gather":         {"gather 10000 10000 0", "gather 100000 100000 3"},
 		"scatter":        {"scatter 10000 10000 0", "scatter 100000 100000 3"},
+		"alltoallv":      {"alltoallv 100000 %[1]v 100000 %[1]v"},
+		"allgatherv":     {"allgatherv 1000 %v"},
 	}
 	var tab strings.Builder
 	n := 0
-	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "allgather", "reduce_scatter", "reduce", "gather", "scatter"} {
+	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter", "reduce", "gather", "scatter"} {
 		for _, algo := range sim.Algorithms(coll) {
 			for _, np := range []int{5, 8} {
 				if algo == "pair" && np != 8 {
 					continue
 				}
 				for _, act := range actions[coll] {
-					if strings.Contains(act, "%v") {
+					if strings.Contains(act, "%") {
 						act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
 					}
 					var b strings.Builder
