@@ -40,6 +40,8 @@ type schedules map[scheduleKey]schedule
 // schedule is a collective's operations for every member, phase by phase.
 type schedule [][][]collOp
 
+// scheduleKey identifies a schedule: the algorithm, the number of members
+// and the sizes it depends on.
 type scheduleKey struct {
 	algo         string
 	n            int32
@@ -51,8 +53,8 @@ type scheduleKey struct {
 // computes them again rather than growing memory.
 const maxSchedules = 64
 
-// scheduleOf returns member m's phases (one operation each) of the
-// schedule key, computing every member's with build if needed.
+// scheduleOf returns member m's phases of the schedule key, computing
+// every member's with build if needed.
 func (c *collCall) scheduleOf(m int32, key scheduleKey, build func() schedule) [][]collOp {
 	all, ok := c.schedules[key]
 	if !ok {

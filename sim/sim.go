@@ -158,7 +158,7 @@ type hostState struct {
 // simulation is one simulation in progress.
 type simulation struct {
 	cfg       Config
-	schedules schedules
+	schedules schedules // collective schedules, shared by their members
 	m         *Machine
 	meta      *trace.Meta
 	obs       Observer
