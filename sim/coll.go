@@ -51,7 +51,7 @@ type scheduleKey struct {
 
 // maxSchedules bounds the schedules kept: a trace of many different sizes
 // computes them again rather than growing memory.
-const maxSchedules = 64
+const maxSchedules = 8
 
 // scheduleOf returns member m's phases of the schedule key, computing
 // every member's with build if needed.
