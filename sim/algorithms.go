@@ -151,8 +151,139 @@ func collBytes(c *collCall) int64 {
 // ---- reduce ----
 
 var reduceAlgos = map[string][]algorithm{
-	"default":  {reduceLinear},
-	"binomial": {reduceBinomial},
+	"default":        {reduceLinear},
+	"binomial":       {reduceBinomial},
+	"scatter_gather": {reduceScatterGather},
+}
+
+// reduceScatterGather (reduce__scatter_gather, Rabenseifner's reduce from
+// MPICH): the ranks beyond the largest power of two pof2 fold onto their
+// even neighbours, a recursive-halving reduce-scatter (sendrecv) leaves
+// each of pof2 members one block of count/pof2 elements (at least one
+// element per rank: a count below the size is padded to it), then a
+// binomial gather (blocking) brings the blocks to the root. Nothing
+// moves for a count of zero. (SimGrid aborts or crashes on counts below
+// the size, which it pads; selectAlgorithm refuses them.)
+func reduceScatterGather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		var count int64
+		if c.ssize > 0 {
+			count = collBytes(c) / c.ssize
+		}
+		if count > 0 {
+			c.steps = rabenseifnerReduce(c.steps, c.n, c.me, c.root, max(count, int64(c.n)), c.ssize)
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// rabenseifnerReduce appends member me's operations of reduce__scatter_gather
+// for count elements of size bytes, following its index arithmetic.
+func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []collOp {
+	pof2 := int32(1)
+	for pof2*2 <= n {
+		pof2 *= 2
+	}
+	rem := n - pof2
+	rankOf := func(newrank int32) int32 {
+		if newrank < rem {
+			return newrank * 2
+		}
+		return newrank + rem
+	}
+	newrank := me - rem
+	if me < 2*rem {
+		if me%2 != 0 {
+			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * size, blocking: true})
+			newrank = -1
+		} else {
+			steps = append(steps, collOp{peer: me + 1, blocking: true})
+			newrank = me / 2
+		}
+	}
+	cnts := make([]int64, pof2)
+	for i := range cnts {
+		cnts[i] = count / int64(pof2)
+	}
+	cnts[pof2-1] = count - count/int64(pof2)*int64(pof2-1)
+	sum := func(from, to int32) int64 {
+		t := int64(0)
+		for i := from; i < to; i++ {
+			t += cnts[i]
+		}
+		return t
+	}
+	sendIdx, recvIdx, lastIdx := int32(0), int32(0), pof2
+	if newrank != -1 {
+		for mask := int32(1); mask < pof2; {
+			newdst := newrank ^ mask
+			var sendCnt int64
+			if newrank < newdst {
+				sendIdx = recvIdx + pof2/(mask*2)
+				sendCnt = sum(sendIdx, lastIdx)
+			} else {
+				recvIdx = sendIdx + pof2/(mask*2)
+				sendCnt = sum(sendIdx, recvIdx)
+			}
+			steps = append(steps, collOp{sr: true, peer: rankOf(newdst), bytes: sendCnt * size})
+			sendIdx = recvIdx
+			mask <<= 1
+			if mask < pof2 {
+				lastIdx = recvIdx + pof2/mask
+			}
+		}
+	}
+	// The gather to the root.
+	newroot := root - rem
+	if root < 2*rem {
+		newroot = root / 2
+		if root%2 != 0 {
+			switch {
+			case me == root:
+				steps = append(steps, collOp{peer: 0, blocking: true})
+				newrank, sendIdx, lastIdx = 0, 0, 2
+			case newrank == 0:
+				steps = append(steps, collOp{send: true, peer: root, bytes: cnts[0] * size, blocking: true})
+				newrank = -1
+			}
+			newroot = 0
+		}
+	}
+	if newrank == -1 {
+		return steps
+	}
+	j := int32(0)
+	for m := int32(1); m < pof2; m <<= 1 {
+		j++
+	}
+	j--
+	for mask := pof2 >> 1; mask > 0; mask, j = mask>>1, j-1 {
+		newdst := newrank ^ mask
+		dst := rankOf(newdst)
+		if newdst == 0 && root < 2*rem && root%2 != 0 {
+			dst = root
+		}
+		var sendCnt int64
+		if newrank < newdst {
+			if mask != pof2/2 {
+				lastIdx += pof2 / (mask * 2)
+			}
+			recvIdx = sendIdx + pof2/(mask*2)
+			sendCnt = sum(sendIdx, recvIdx)
+		} else {
+			recvIdx = sendIdx - pof2/(mask*2)
+			sendCnt = sum(sendIdx, lastIdx)
+		}
+		if newdst>>j<<j == newroot>>j<<j {
+			return append(steps, collOp{send: true, peer: dst, bytes: sendCnt * size, blocking: true})
+		}
+		steps = append(steps, collOp{peer: dst, blocking: true})
+		if newrank > newdst {
+			sendIdx = recvIdx
+		}
+	}
+	return steps
 }
 
 // reduceBinomial (reduce__binomial; MPI_OP_NULL is commutative, so the

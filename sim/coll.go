@@ -285,6 +285,15 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 	case trace.Bcast:
 		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
 	case trace.Reduce:
+		if algo == "scatter_gather" && c.ssize > 0 {
+			// The branch that pads the count to the size sends more
+			// than it receives on a size that is not a power of two
+			// (MPI_ERR_TRUNCATE) and overruns its buffers for some
+			// roots otherwise: SimGrid 3.32 aborts or crashes.
+			if count := collBytes(c) / c.ssize; count > 0 && count < int64(c.n) {
+				return nil, 0, fmt.Errorf("%s: scatter_gather with fewer elements (%d) than ranks (%d) is refused: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE) or crashes on it", k, count, c.n)
+			}
+		}
 		return pick(reduceAlgos, algo, "default", tagReduce)
 	case trace.Allreduce:
 		return pick(allreduceAlgos, algo, "default", tagAllreduce)

@@ -193,6 +193,44 @@ func TestBadTraces(t *testing.T) {
 	}
 }
 
+// TestAlgorithmRefusals: algorithms SimGrid aborts with on some sizes are
+// refused there with an error naming the trace line.
+func TestAlgorithmRefusals(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 6, ""), 6)
+	for _, c := range []struct{ coll, algo, action, want string }{
+		{"reduce", "scatter_gather", "reduce 5 0 0", "fewer elements (5) than ranks (6)"},
+		{"alltoall", "pair", "alltoall 8 8", "power-of-two"},
+		{"alltoallv", "pair", "alltoallv 6 1 1 1 1 1 1 6 1 1 1 1 1 1", "power-of-two"},
+		{"allgatherv", "pair", "allgatherv 1 1 1 1 1 1 1", "power-of-two"},
+	} {
+		cfg := sim.DefaultConfig()
+		if err := cfg.Set("smpi/"+c.coll, c.algo); err != nil {
+			t.Fatal(err)
+		}
+		_, err := runTI(t, everyRank(6, c.action), m, cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "trace.ti:1") {
+			t.Errorf("%s:%s %q: error %v, want %q at trace.ti:1", c.coll, c.algo, c.action, err, c.want)
+		}
+	}
+	// A count of at least the size is fine.
+	cfg := sim.DefaultConfig()
+	if err := cfg.Set("smpi/reduce", "scatter_gather"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runTI(t, everyRank(6, "reduce 6 0 0"), m, cfg); err != nil {
+		t.Errorf("reduce of 6 elements on 6 ranks: %v", err)
+	}
+}
+
+// everyRank returns TI text in which each of n ranks performs action.
+func everyRank(n int, action string) string {
+	var b strings.Builder
+	for r := 0; r < n; r++ {
+		fmt.Fprintf(&b, "%d %s\n", r, action)
+	}
+	return b.String()
+}
+
 // TestDeterminism: two runs give bit-identical results.
 func TestDeterminism(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 16, ""), 16)
