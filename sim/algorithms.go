@@ -159,11 +159,10 @@ var reduceAlgos = map[string][]algorithm{
 // reduceScatterGather (reduce__scatter_gather, Rabenseifner's reduce from
 // MPICH): the ranks beyond the largest power of two pof2 fold onto their
 // even neighbours, a recursive-halving reduce-scatter (sendrecv) leaves
-// each of pof2 members one block of count/pof2 elements (at least one
-// element per rank: a count below the size is padded to it), then a
-// binomial gather (blocking) brings the blocks to the root. Nothing
-// moves for a count of zero. (SimGrid aborts or crashes on counts below
-// the size, which it pads; selectAlgorithm refuses them.)
+// each of pof2 members one block of count/pof2 elements, then a binomial
+// gather (blocking) brings the blocks to the root. Nothing moves for a
+// count of zero. (SimGrid pads a count below the size to it, and aborts
+// or crashes there; selectAlgorithm refuses those counts.)
 func reduceScatterGather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if p == 0 {
 		c.steps = c.steps[:0]
@@ -172,7 +171,7 @@ func reduceScatterGather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			count = collBytes(c) / c.ssize
 		}
 		if count > 0 {
-			c.steps = rabenseifnerReduce(c.steps, c.n, c.me, c.root, max(count, int64(c.n)), c.ssize)
+			c.steps = rabenseifnerReduce(c.steps, c.n, c.me, c.root, count, c.ssize)
 		}
 	}
 	return stepAt(c, p, ops)
