@@ -653,6 +653,31 @@ var alltoallvAlgos = map[string][]algorithm{
 	"default": {alltoallvLinear},
 	"pair":    {alltoallvPair},
 	"ring":    {alltoallvRing},
+	"bruck":   {alltoallvBruck},
+}
+
+// alltoallvBruck (alltoallv__bruck, which despite its name is MPICH's
+// throttled linear exchange): rounds of 4 peers, each posting the
+// receives from rank+i, then the sends to rank-i, and waiting for all.
+func alltoallvBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	const block = 4 // MPIR_PARAM_ALLTOALL_THROTTLE
+	n, me := c.n, c.me
+	ii := int32(p) * block
+	if n == 1 || ii >= n {
+		return ops, false
+	}
+	ss := min(block, n-ii)
+	for i := int32(0); i < ss; i++ {
+		if src := (me + i + ii) % n; src != me {
+			ops = append(ops, collOp{peer: src})
+		}
+	}
+	for i := int32(0); i < ss; i++ {
+		if dst := (me - i - ii + n) % n; dst != me {
+			ops = append(ops, collOp{send: true, peer: dst, bytes: c.e.SendCounts[dst]})
+		}
+	}
+	return ops, true
 }
 
 // alltoallvPair (alltoallv__pair, power-of-two sizes): n-1 sendrecv
