@@ -14,6 +14,65 @@ var barrierAlgos = map[string][]algorithm{
 	"ompi_basic_linear":      {barrierBasicLinear},
 	"ompi_recursivedoubling": {barrierRecursiveDoubling},
 	"ompi_bruck":             {barrierDissemination},
+	"ompi_doublering":        {barrierDoubleRing},
+	"ompi_tree":              {barrierTree},
+	"ompi_two_procs":         {barrierTwoProcs},
+}
+
+// barrierDoubleRing (barrier__ompi_doublering): a token goes twice round
+// the ring from rank 0, each rank receiving from its left and sending to
+// its right with blocking operations.
+func barrierDoubleRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		left, right := (c.me-1+c.n)%c.n, (c.me+1)%c.n
+		for range 2 {
+			if c.me > 0 {
+				c.steps = append(c.steps, collOp{peer: left, blocking: true})
+			}
+			c.steps = append(c.steps, collOp{send: true, peer: right, blocking: true})
+			if c.me == 0 {
+				c.steps = append(c.steps, collOp{peer: left, blocking: true})
+			}
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// barrierTree (barrier__ompi_tree): up a binomial tree over the next
+// power of two (a rank receives from its children, then sends to its
+// parent), then down it, with blocking operations.
+func barrierTree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		n, me := c.n, c.me
+		depth := int32(1)
+		for depth < n {
+			depth <<= 1
+		}
+		// A step up the tree sends to the lower rank; down, to the higher.
+		step := func(jump int32, up bool) {
+			partner := me ^ jump
+			if partner&(jump-1) != 0 || partner >= n || partner == me {
+				return
+			}
+			send := partner < me == up
+			c.steps = append(c.steps, collOp{send: send, peer: partner, blocking: true})
+		}
+		for jump := int32(1); jump < depth; jump <<= 1 {
+			step(jump, true)
+		}
+		for jump := depth >> 1; jump > 0; jump >>= 1 {
+			step(jump, false)
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// barrierTwoProcs (barrier__ompi_two_procs): a sendrecv with rank+1
+// modulo 2 (meant for two ranks).
+func barrierTwoProcs(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return one(p, append(ops, collOp{sr: true, peer: (c.me + 1) & 1}))
 }
 
 // barrierBasicLinear: every rank sends 0 bytes to rank 0 and waits for
@@ -814,11 +873,25 @@ func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, 
 // ---- allgather(v) ----
 
 var allgatherAlgos = map[string][]algorithm{
-	"default": {allgatherLinear},
-	"ring":    {allgatherRing},
-	"pair":    {allgatherPair},
-	"bruck":   {allgatherBruck},
-	"rdb":     {allgatherRDB},
+	"default":          {allgatherLinear},
+	"ring":             {allgatherRing},
+	"pair":             {allgatherPair},
+	"bruck":            {allgatherBruck},
+	"rdb":              {allgatherRDB},
+	"spreading_simple": {allgatherSpreading},
+}
+
+// allgatherSpreading (allgather__spreading_simple): receives from rank+1,
+// rank+2... then sends to them in the same order, all at once.
+func allgatherSpreading(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	for i := int32(1); i < n; i++ {
+		ops = append(ops, collOp{peer: (me + i) % n})
+	}
+	for i := int32(1); i < n; i++ {
+		ops = append(ops, collOp{send: true, peer: (me + i) % n, bytes: c.e.SendBytes})
+	}
+	return one(p, ops)
 }
 
 // allgatherRDB (allgather__rdb) is recursive doubling: in step k each
