@@ -672,8 +672,9 @@ func alltoallPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendBytes}, collOp{peer: peer}), true
 }
 
-// alltoallRing (alltoall__ring, and allgatherv__ring): n-1 sendrecv
-// steps, sending our send size to rank+i and receiving from rank-i.
+// alltoallRing (alltoall__ring, and allgather__ring and allgatherv__ring):
+// n-1 sendrecv steps, sending our send size to rank+i and receiving from
+// rank-i.
 func alltoallRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	i := int32(p + 1)
 	if i >= c.n {
@@ -873,12 +874,36 @@ func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, 
 // ---- allgather(v) ----
 
 var allgatherAlgos = map[string][]algorithm{
-	"default":          {allgatherLinear},
-	"ring":             {allgatherRing},
-	"pair":             {allgatherPair},
-	"bruck":            {allgatherBruck},
-	"rdb":              {allgatherRDB},
-	"spreading_simple": {allgatherSpreading},
+	"default":               {allgatherLinear},
+	"ring":                  {alltoallRing}, // allgather__ring: the same exchanges
+	"pair":                  {allgatherPair},
+	"bruck":                 {allgatherBruck},
+	"rdb":                   {allgatherRDB},
+	"spreading_simple":      {allgatherSpreading},
+	"ompi_neighborexchange": {allgatherNeighborExchange},
+}
+
+// allgatherNeighborExchange (allgather__ompi_neighborexchange): on an
+// even size, even ranks pair with rank+1 then rank-1 alternately: a
+// sendrecv of one block, then n/2-1 sendrecvs of two; on an odd size,
+// the ring.
+func allgatherNeighborExchange(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	if n%2 != 0 {
+		return alltoallRing(c, p, ops)
+	}
+	next, prev := (me+1)%n, (me-1+n)%n
+	nb := [2]int32{next, prev}
+	if me%2 != 0 {
+		nb = [2]int32{prev, next}
+	}
+	switch {
+	case p == 0:
+		return append(ops, collOp{sr: true, peer: nb[0], bytes: c.e.RecvBytes}), true
+	case int32(p) < n/2:
+		return append(ops, collOp{sr: true, peer: nb[p%2], bytes: 2 * c.e.RecvBytes}), true
+	}
+	return ops, false
 }
 
 // allgatherSpreading (allgather__spreading_simple): receives from rank+1,
@@ -1125,15 +1150,6 @@ func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 	}
 	return one(p, ops)
-}
-
-// allgatherRing: n-1 steps, each sending one block to rank+1 and
-// receiving one from rank-1.
-func allgatherRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if int32(p) >= c.n-1 {
-		return ops, false
-	}
-	return append(ops, collOp{send: true, peer: (c.me + 1) % c.n, bytes: c.e.SendBytes}, collOp{peer: (c.me - 1 + c.n) % c.n}), true
 }
 
 var allgathervAlgos = map[string][]algorithm{
