@@ -1153,9 +1153,81 @@ func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 }
 
 var allgathervAlgos = map[string][]algorithm{
-	"default": {allgatherLinear},
-	"pair":    {allgatherPair},
-	"ring":    {alltoallRing}, // allgatherv__ring: the same exchanges
+	"default":    {allgatherLinear},
+	"pair":       {allgatherPair},
+	"ring":       {alltoallRing}, // allgatherv__ring: the same exchanges
+	"mpich_ring": {allgathervMpichRing},
+}
+
+// allgathervMpichRing (allgatherv__mpich_ring): the blocks travel round
+// the ring of neighbours (send to rank+1, receive from rank-1), cut in
+// pieces of at least 256 KiB (or the smallest block), each step a
+// sendrecv, or a blocking send or receive when only one side has data.
+func allgathervMpichRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.phases = mpichRingPhases(c.phases[:0], c.n, c.me, c.e.RecvCounts, c.rsize)
+	}
+	if p >= len(c.phases) {
+		return ops, false
+	}
+	return append(ops, c.phases[p]...), true
+}
+
+// mpichRingPhases follows allgatherv__mpich_ring's loop for member me,
+// counts being the members' blocks in bytes and extent the element size.
+func mpichRingPhases(phases [][]collOp, n, me int32, counts []int64, extent int64) [][]collOp {
+	if extent <= 0 {
+		extent = 1
+	}
+	elems := make([]int64, n)
+	total := int64(0)
+	smallest := int64(-1)
+	for i, b := range counts {
+		elems[i] = b / extent
+		total += elems[i]
+		if smallest < 0 || elems[i] < smallest {
+			smallest = elems[i]
+		}
+	}
+	left, right := (me-1+n)%n, (me+1)%n
+	torecv, tosend := total-elems[me], total-elems[right]
+	piece := smallest
+	if piece*extent < 32768*8 {
+		piece = 32768 * 8 / extent
+	}
+	piece = max(piece, 1)
+	sidx, ridx := me, left
+	var soff, roff int64
+	for tosend > 0 || torecv > 0 {
+		sendnow := min(elems[sidx]-soff, piece)
+		recvnow := min(elems[ridx]-roff, piece)
+		if tosend == 0 {
+			sendnow = 0
+		}
+		if torecv == 0 {
+			recvnow = 0
+		}
+		switch {
+		case sendnow == 0 && recvnow == 0:
+		case sendnow == 0:
+			phases = append(phases, []collOp{{peer: left, blocking: true}})
+		case recvnow == 0:
+			phases = append(phases, []collOp{{send: true, peer: right, bytes: sendnow * extent, blocking: true}})
+		default:
+			phases = append(phases, []collOp{{send: true, peer: right, bytes: sendnow * extent}, {peer: left}})
+		}
+		tosend -= sendnow
+		torecv -= recvnow
+		soff += sendnow
+		roff += recvnow
+		if soff == elems[sidx] {
+			soff, sidx = 0, (sidx+n-1)%n
+		}
+		if roff == elems[ridx] {
+			roff, ridx = 0, (ridx+n-1)%n
+		}
+	}
+	return phases
 }
 
 // ---- reduce_scatter ----

@@ -26,9 +26,10 @@ type collCall struct {
 	e           *trace.Event
 	ssize       int64 // send datatype size
 	rsize       int64
-	steps       []collOp // scratch for tree algorithms
-	override    int64    // if positive, the message size of a sub-collective
-	inOrder     bool     // its requests are waited for one by one, in order
+	steps       []collOp   // scratch for tree algorithms: one operation per phase
+	phases      [][]collOp // scratch for algorithms with several per phase
+	override    int64      // if positive, the message size of a sub-collective
+	inOrder     bool       // its requests are waited for one by one, in order
 	schedules   schedules
 }
 
@@ -252,7 +253,7 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 		return fmt.Errorf("%s: root %d out of range [0,%d)", e.Kind, root, n)
 	}
 	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
-		schedules: s.schedules}
+		phases: st.call.phases[:0], schedules: s.schedules}
 	name := collNames[e.Kind]
 	algo := s.cfg.Colls[name]
 	parts, tag, err := selectAlgorithm(e.Kind, algo, &st.call)
