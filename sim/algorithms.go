@@ -1153,10 +1153,39 @@ func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 }
 
 var allgathervAlgos = map[string][]algorithm{
-	"default":    {allgatherLinear},
-	"pair":       {allgatherPair},
-	"ring":       {alltoallRing}, // allgatherv__ring: the same exchanges
-	"mpich_ring": {allgathervMpichRing},
+	"default":               {allgatherLinear},
+	"pair":                  {allgatherPair},
+	"ring":                  {alltoallRing}, // allgatherv__ring: the same exchanges
+	"mpich_ring":            {allgathervMpichRing},
+	"ompi_neighborexchange": {allgathervNeighborExchange},
+}
+
+// allgathervNeighborExchange (allgatherv__ompi_neighborexchange): as
+// allgather's, each later step exchanging two blocks (an indexed type of
+// both), their receive counts; on an odd size, allgatherv__ring.
+func allgathervNeighborExchange(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me, counts := c.n, c.me, c.e.RecvCounts
+	if n%2 != 0 {
+		return alltoallRing(c, p, ops)
+	}
+	next, prev := (me+1)%n, (me-1+n)%n
+	nb, from, offset := [2]int32{next, prev}, [2]int32{me, me}, [2]int32{2, -2}
+	if me%2 != 0 {
+		nb, from, offset = [2]int32{prev, next}, [2]int32{prev, prev}, [2]int32{-2, 2}
+	}
+	if p == 0 {
+		c.steps = append(c.steps[:0], collOp{sr: true, peer: nb[0], bytes: counts[me]})
+		// Each later step sends the two blocks received at the one
+		// before (our own and our neighbour's at first).
+		send := from[0]
+		for i := int32(1); i < n/2; i++ {
+			par := i % 2
+			from[par] = (from[par] + offset[par] + n) % n
+			c.steps = append(c.steps, collOp{sr: true, peer: nb[par], bytes: counts[send] + counts[send+1]})
+			send = from[par]
+		}
+	}
+	return stepAt(c, p, ops)
 }
 
 // allgathervMpichRing (allgatherv__mpich_ring): the blocks travel round
