@@ -1158,6 +1158,28 @@ var allgathervAlgos = map[string][]algorithm{
 	"ring":                  {alltoallRing}, // allgatherv__ring: the same exchanges
 	"mpich_ring":            {allgathervMpichRing},
 	"ompi_neighborexchange": {allgathervNeighborExchange},
+	"ompi_bruck":            {allgathervBruck},
+}
+
+// allgathervBruck (allgatherv__ompi_bruck): at distances 1, 2, 4... send
+// the blocks of rank..rank+k-1 to rank-distance and receive as many from
+// rank+distance (k the distance, or what remains at the last step), as
+// one indexed type.
+func allgathervBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	n, me := c.n, c.me
+	d := int32(1) << uint(p)
+	if d >= n {
+		return ops, false
+	}
+	blocks := d
+	if d > n/2 {
+		blocks = n - d
+	}
+	bytes := int64(0)
+	for i := int32(0); i < blocks; i++ {
+		bytes += c.e.RecvCounts[(me+i)%n]
+	}
+	return append(ops, collOp{send: true, peer: (me - d + n) % n, bytes: bytes}, collOp{peer: (me + d) % n}), true
 }
 
 // allgathervNeighborExchange (allgatherv__ompi_neighborexchange): as
