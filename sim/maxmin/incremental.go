@@ -191,6 +191,9 @@ func (s *System) fillRegion(st uint32) {
 func (s *System) grow(st uint32) bool {
 	grown := false
 	thr := 1 - 2*s.Precision
+	for _, v := range s.regVars {
+		v.changed = differs(v.value, v.old)
+	}
 	for _, c := range s.list[len(s.region):] {
 		if c.FatPipe {
 			continue // alone on it (gather): nothing held shares it
@@ -204,19 +207,17 @@ func (s *System) grow(st uint32) bool {
 			if v.stamp == st {
 				oldLoad += e.weight * v.old
 				newLoad += e.weight * v.value
-				if differs(v.value, v.old) {
-					changed = true
-				}
-				if v.at == c {
-					minFixed = math.Min(minFixed, v.value*v.penalty)
+				changed = changed || v.changed
+				if level := v.value * v.penalty; v.at == c && level < minFixed {
+					minFixed = level
 				}
 				continue
 			}
 			l := e.weight * v.value
 			oldLoad += l
 			newLoad += l
-			if e.weight > 0 {
-				maxHeld = math.Max(maxHeld, v.value*v.penalty)
+			if level := v.value * v.penalty; e.weight > 0 && level > maxHeld {
+				maxHeld = level
 			}
 		}
 		sat := oldLoad >= c.Bound*thr || newLoad >= c.Bound*thr

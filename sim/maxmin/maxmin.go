@@ -155,6 +155,9 @@ type Variable struct {
 	fresh uint32
 	inSat bool
 	inMod bool
+	// changed is set, in the incremental mode, when its share differs
+	// from old (see grow).
+	changed bool
 	// Incremental mode: the value before this solve (old, valid when
 	// oldRound is the solve's round), and the constraint that fixed the
 	// variable in the last region solved (nil at its bound).
