@@ -932,7 +932,7 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		count = c.e.RecvBytes / c.rsize
 	}
 	key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-	steps := c.scheduleOf(c.me, key, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
+	steps := c.scheduleOf(c.me, key, nil, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
 	if p >= len(steps) {
 		return ops, false
 	}
@@ -1030,7 +1030,7 @@ func bcastRelative(c *collCall, p int, ops []collOp, algo string, build func(n i
 	nbytes := collBytes(c)
 	key := scheduleKey{algo: algo, n: c.n, count: nbytes}
 	rel := (c.me - c.root + c.n) % c.n
-	steps := c.scheduleOf(rel, key, func() schedule { return build(c.n, nbytes) })
+	steps := c.scheduleOf(rel, key, nil, func() schedule { return build(c.n, nbytes) })
 	if p >= len(steps) {
 		return ops, false
 	}
@@ -1159,6 +1159,33 @@ var allgathervAlgos = map[string][]algorithm{
 	"mpich_ring":            {allgathervMpichRing},
 	"ompi_neighborexchange": {allgathervNeighborExchange},
 	"ompi_bruck":            {allgathervBruck},
+	"mpich_rdb":             {allgathervRDB},
+}
+
+// allgathervRDB (allgatherv__mpich_rdb): allgather__rdb's recursive
+// doubling with each member's own block size (in receive-type elements);
+// nothing moves if all blocks are empty.
+func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	counts, rsize := c.e.RecvCounts, c.rsize
+	key := scheduleKey{algo: "allgatherv_mpich_rdb", n: c.n, count: vecHash(counts), rsize: rsize}
+	steps := c.scheduleOf(c.me, key, counts, func() schedule {
+		curr := make([]int64, len(counts))
+		total := int64(0)
+		for r, b := range counts {
+			if rsize > 0 {
+				curr[r] = b / rsize
+			}
+			total += curr[r]
+		}
+		if total == 0 {
+			return make(schedule, len(counts))
+		}
+		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize)
+	})
+	if p >= len(steps) {
+		return ops, false
+	}
+	return append(ops, steps[p]...), true
 }
 
 // allgathervBruck (allgatherv__ompi_bruck): at distances 1, 2, 4... send

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"kairos/trace"
@@ -36,13 +37,20 @@ type collCall struct {
 // schedules holds the operations of collectives whose members' messages
 // depend on one another's (computed for all members at once, shared by
 // them), by algorithm and sizes.
-type schedules map[scheduleKey]schedule
+type schedules map[scheduleKey]scheduled
+
+// scheduled is a schedule and the count vector it was computed for (nil
+// when the key holds all its sizes).
+type scheduled struct {
+	vec []int64
+	all schedule
+}
 
 // schedule is a collective's operations for every member, phase by phase.
 type schedule [][][]collOp
 
 // scheduleKey identifies a schedule: the algorithm, the number of members
-// and the sizes it depends on.
+// and the sizes it depends on (a hash of them for a count vector).
 type scheduleKey struct {
 	algo         string
 	n            int32
@@ -54,18 +62,28 @@ type scheduleKey struct {
 // computes them again rather than growing memory.
 const maxSchedules = 8
 
-// scheduleOf returns member m's phases of the schedule key, computing
-// every member's with build if needed.
-func (c *collCall) scheduleOf(m int32, key scheduleKey, build func() schedule) [][]collOp {
-	all, ok := c.schedules[key]
-	if !ok {
+// scheduleOf returns member m's phases of the schedule key, for the count
+// vector vec if the schedule depends on one, computing every member's with
+// build if needed.
+func (c *collCall) scheduleOf(m int32, key scheduleKey, vec []int64, build func() schedule) [][]collOp {
+	e, ok := c.schedules[key]
+	if !ok || !slices.Equal(e.vec, vec) {
 		if len(c.schedules) >= maxSchedules {
 			clear(c.schedules)
 		}
-		all = build()
-		c.schedules[key] = all
+		e = scheduled{vec: slices.Clone(vec), all: build()}
+		c.schedules[key] = e
 	}
-	return all[m]
+	return e.all[m]
+}
+
+// vecHash is a hash of a count vector, for a schedule key.
+func vecHash(vec []int64) int64 {
+	h := uint64(14695981039346656037)
+	for _, x := range vec {
+		h = (h ^ uint64(x)) * 1099511628211
+	}
+	return int64(h)
 }
 
 // algorithm returns the operations of phase p of a collective for one
