@@ -105,3 +105,18 @@ func flat(phases [][]collOp) []collOp {
 	}
 	return ops
 }
+
+// TestScheduleOfChecksVector: a schedule cached for one count vector is
+// not reused for another under the same key (as a hash collision gives).
+func TestScheduleOfChecksVector(t *testing.T) {
+	c := &collCall{schedules: schedules{}}
+	key := scheduleKey{algo: "test", n: 1}
+	builds := 0
+	build := func() schedule { builds++; return make(schedule, 1) }
+	for _, vec := range [][]int64{{1, 2}, {1, 2}, {2, 1}, nil, nil} {
+		c.scheduleOf(0, key, vec, build)
+	}
+	if builds != 3 {
+		t.Errorf("%d schedules built for 3 distinct vectors", builds)
+	}
+}
