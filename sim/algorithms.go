@@ -260,15 +260,16 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 			newrank = me / 2
 		}
 	}
-	cnts := make([]int64, pof2)
-	for i := range cnts {
-		cnts[i] = count / int64(pof2)
-	}
-	cnts[pof2-1] = count - count/int64(pof2)*int64(pof2-1)
-	sum := func(from, to int32) int64 {
-		t := int64(0)
-		for i := from; i < to; i++ {
-			t += cnts[i]
+	// The pof2 blocks are of count/pof2 elements, the last of the rest.
+	block := count / int64(pof2)
+	lastBlock := count - block*int64(pof2-1)
+	sum := func(from, to int32) int64 { // elements of blocks [from, to)
+		if from >= to {
+			return 0
+		}
+		t := int64(to-from) * block
+		if to == pof2 {
+			t += lastBlock - block
 		}
 		return t
 	}
@@ -302,7 +303,7 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 				steps = append(steps, collOp{peer: 0, blocking: true})
 				newrank, sendIdx, lastIdx = 0, 0, 2
 			case newrank == 0:
-				steps = append(steps, collOp{send: true, peer: root, bytes: cnts[0] * size, blocking: true})
+				steps = append(steps, collOp{send: true, peer: root, bytes: sum(0, 1) * size, blocking: true})
 				newrank = -1
 			}
 			newroot = 0
@@ -1194,19 +1195,26 @@ func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // one indexed type.
 func allgathervBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	n, me := c.n, c.me
-	d := int32(1) << uint(p)
-	if d >= n {
+	if p == 0 {
+		c.phases = c.phases[:0]
+		// prefix[i] is the size of blocks 0..i-1, twice round.
+		prefix := make([]int64, 2*n+1)
+		for i := int32(0); i < 2*n; i++ {
+			prefix[i+1] = prefix[i] + c.e.RecvCounts[i%n]
+		}
+		for d := int32(1); d < n; d <<= 1 {
+			blocks := d
+			if d > n/2 {
+				blocks = n - d
+			}
+			bytes := prefix[me+blocks] - prefix[me]
+			c.phases = append(c.phases, []collOp{{send: true, peer: (me - d + n) % n, bytes: bytes}, {peer: (me + d) % n}})
+		}
+	}
+	if p >= len(c.phases) {
 		return ops, false
 	}
-	blocks := d
-	if d > n/2 {
-		blocks = n - d
-	}
-	bytes := int64(0)
-	for i := int32(0); i < blocks; i++ {
-		bytes += c.e.RecvCounts[(me+i)%n]
-	}
-	return append(ops, collOp{send: true, peer: (me - d + n) % n, bytes: bytes}, collOp{peer: (me + d) % n}), true
+	return append(ops, c.phases[p]...), true
 }
 
 // allgathervNeighborExchange (allgatherv__ompi_neighborexchange): as
