@@ -932,12 +932,11 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.rsize > 0 {
 		count = c.e.RecvBytes / c.rsize
 	}
-	key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-	steps := c.scheduleOf(c.me, key, nil, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
-	if p >= len(steps) {
-		return ops, false
+	if p == 0 {
+		key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
+		c.useSchedule(c.me, key, nil, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
 	}
-	return append(ops, steps[p]...), true
+	return c.sharedPhase(p, ops, 0)
 }
 
 // allgatherRDBSchedule follows allgather__rdb for all n members, count
@@ -1028,18 +1027,13 @@ func bcastScatterLRAllgather(c *collCall, p int, ops []collOp) ([]collOp, bool) 
 // another's, its schedule, in ranks relative to the root, computed by
 // build for all members at once.
 func bcastRelative(c *collCall, p int, ops []collOp, algo string, build func(n int32, nbytes int64) schedule) ([]collOp, bool) {
-	nbytes := collBytes(c)
-	key := scheduleKey{algo: algo, n: c.n, count: nbytes}
-	rel := (c.me - c.root + c.n) % c.n
-	steps := c.scheduleOf(rel, key, nil, func() schedule { return build(c.n, nbytes) })
-	if p >= len(steps) {
-		return ops, false
+	if p == 0 {
+		nbytes := collBytes(c)
+		key := scheduleKey{algo: algo, n: c.n, count: nbytes}
+		rel := (c.me - c.root + c.n) % c.n
+		c.useSchedule(rel, key, nil, func() schedule { return build(c.n, nbytes) })
 	}
-	for _, op := range steps[p] {
-		op.peer = (op.peer + c.root) % c.n
-		ops = append(ops, op)
-	}
-	return ops, true
+	return c.sharedPhase(p, ops, c.root)
 }
 
 // scatterForBcast returns the blocking sends and receives of MPICH's
@@ -1167,9 +1161,12 @@ var allgathervAlgos = map[string][]algorithm{
 // doubling with each member's own block size (in receive-type elements);
 // nothing moves if all blocks are empty.
 func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p > 0 {
+		return c.sharedPhase(p, ops, 0)
+	}
 	counts, rsize := c.e.RecvCounts, c.rsize
 	key := scheduleKey{algo: "allgatherv_mpich_rdb", n: c.n, count: vecHash(counts), rsize: rsize}
-	steps := c.scheduleOf(c.me, key, counts, func() schedule {
+	c.useSchedule(c.me, key, counts, func() schedule {
 		curr := make([]int64, len(counts))
 		total := int64(0)
 		for r, b := range counts {
@@ -1183,10 +1180,7 @@ func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize)
 	})
-	if p >= len(steps) {
-		return ops, false
-	}
-	return append(ops, steps[p]...), true
+	return c.sharedPhase(p, ops, 0)
 }
 
 // allgathervBruck (allgatherv__ompi_bruck): at distances 1, 2, 4... send

@@ -114,7 +114,7 @@ func TestScheduleOfChecksVector(t *testing.T) {
 	builds := 0
 	build := func() schedule { builds++; return make(schedule, 1) }
 	for _, vec := range [][]int64{{1, 2}, {1, 2}, {2, 1}, nil, nil} {
-		c.scheduleOf(0, key, vec, build)
+		c.useSchedule(0, key, vec, build)
 	}
 	if builds != 3 {
 		t.Errorf("%d schedules built for 3 distinct vectors", builds)

@@ -29,6 +29,7 @@ type collCall struct {
 	rsize       int64
 	steps       []collOp   // scratch for tree algorithms: one operation per phase
 	phases      [][]collOp // scratch for algorithms with several per phase
+	shared      [][]collOp // the member's phases of a cached schedule (read-only)
 	override    int64      // if positive, the message size of a sub-collective
 	inOrder     bool       // its requests are waited for one by one, in order
 	schedules   schedules
@@ -62,10 +63,11 @@ type scheduleKey struct {
 // computes them again rather than growing memory.
 const maxSchedules = 8
 
-// scheduleOf returns member m's phases of the schedule key, for the count
-// vector vec if the schedule depends on one, computing every member's with
-// build if needed.
-func (c *collCall) scheduleOf(m int32, key scheduleKey, vec []int64, build func() schedule) [][]collOp {
+// useSchedule sets c.shared to member m's phases of the schedule key, for
+// the count vector vec if the schedule depends on one, computing every
+// member's with build if needed. It is for phase 0: later phases read
+// c.shared (sharedPhase).
+func (c *collCall) useSchedule(m int32, key scheduleKey, vec []int64, build func() schedule) {
 	e, ok := c.schedules[key]
 	if !ok || !slices.Equal(e.vec, vec) {
 		if len(c.schedules) >= maxSchedules {
@@ -74,7 +76,20 @@ func (c *collCall) scheduleOf(m int32, key scheduleKey, vec []int64, build func(
 		e = scheduled{vec: slices.Clone(vec), all: build()}
 		c.schedules[key] = e
 	}
-	return e.all[m]
+	c.shared = e.all[m]
+}
+
+// sharedPhase appends phase p of c.shared, its peers shifted by root (the
+// schedule's ranks are relative to it).
+func (c *collCall) sharedPhase(p int, ops []collOp, root int32) ([]collOp, bool) {
+	if p >= len(c.shared) {
+		return ops, false
+	}
+	for _, op := range c.shared[p] {
+		op.peer = (op.peer + root) % c.n
+		ops = append(ops, op)
+	}
+	return ops, true
 }
 
 // vecHash is a hash of a count vector, for a schedule key.
