@@ -18,7 +18,23 @@ type collOp struct {
 	// (a wait for that request only, not a waitall), so that the rank
 	// holds its CPU while blocked (see simulation.hold).
 	blocking bool
+	// carry: the request outlives its phase (an irecv posted ahead of a
+	// pipeline's wait, a send completed by a later waitall): it is kept
+	// for a wait of a later phase instead of being waited for with this
+	// phase's.
+	carry bool
+	// wait is not an operation but the phase's wait for carried
+	// requests: waitOne for the oldest (Request::wait), waitCarried for
+	// all of them (Request::waitall, with this phase's own).
+	wait uint8
 }
+
+// Waits for carried requests (collOp.wait).
+const (
+	waitNone    uint8 = iota
+	waitOne           // Request::wait on the oldest carried request
+	waitCarried       // Request::waitall on every carried request
+)
 
 // collCall is a collective as one member sees it.
 type collCall struct {
@@ -122,6 +138,7 @@ type collState struct {
 
 	reqs    []*request // the phase's requests, to wait for in order (collCall.inOrder)
 	waitIdx int        // the next one
+	carried []*request // requests posted with collOp.carry, oldest first
 }
 
 // Collective tags, distinct from user tags (which are >= 0) and from one
@@ -185,6 +202,11 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		// waited for (SMPI's waitall: a waitany per request).
 		for st.opIdx < len(st.ops) {
 			op := st.ops[st.opIdx]
+			if op.wait != waitNone {
+				s.waitCarriedReqs(r, st, op.wait)
+				st.opIdx++
+				continue
+			}
 			peer := op.peer
 			if st.world != nil {
 				peer = st.world[peer]
@@ -206,7 +228,10 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			}
 			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
 			s.post(q)
-			if st.call.inOrder {
+			if op.carry {
+				q.refs++ // held until a later phase waits for it
+				st.carried = append(st.carried, q)
+			} else if st.call.inOrder {
 				q.refs++ // held until its turn to be waited for
 				st.reqs = append(st.reqs, q)
 			} else {
@@ -234,6 +259,23 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 	return true
 }
 
+// waitCarriedReqs adds carried requests to the phase's wait: the oldest
+// (w is waitOne: the phase is then a Request::wait on it alone) or all.
+func (s *simulation) waitCarriedReqs(r *rank, st *collState, w uint8) {
+	k := len(st.carried)
+	if w == waitOne {
+		k = min(k, 1)
+		st.single = true
+	}
+	for _, q := range st.carried[:k] {
+		s.addWait(r, q)
+		s.unref(q)
+	}
+	n := copy(st.carried, st.carried[k:])
+	clear(st.carried[n:])
+	st.carried = st.carried[:n]
+}
+
 // waitPhase waits for the requests of a collective's phase: all at once
 // (SMPI's waitall), or one after the other in the order they were posted
 // (SMPI's scan and exscan without a reduction operation, with
@@ -258,7 +300,7 @@ func (s *simulation) waitPhase(r *rank, st *collState) bool {
 
 func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st := &r.coll
-	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0]}
+	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0], carried: st.carried[:0]}
 	n := int32(len(s.ranks))
 	me := r.id
 	if e.Comm != trace.WorldComm {

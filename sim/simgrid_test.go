@@ -306,57 +306,66 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 	n := 0
 	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter", "reduce", "gather", "scatter"} {
 		for _, algo := range sim.Algorithms(coll) {
-			nps := []int{5, 8, 11} // 11 ranks on 8 hosts: some share one
-			if algo == "ompi_two_procs" {
-				nps = []int{2}
-			}
-			for _, np := range nps {
-				if algo == "pair" && np != 8 {
-					continue
-				}
-				for _, act := range actions[coll] {
-					if strings.Contains(act, "%") {
-						act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
-					}
-					var b strings.Builder
-					for r := 0; r < np; r++ {
-						fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*1000000, r, act)
-					}
-					trace := filepath.Join(dir, "t.ti")
-					if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					desc := filepath.Join(dir, "desc")
-					if err := os.WriteFile(desc, []byte("t.ti\n"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					cfg := sim.DefaultConfig()
-					if err := cfg.Set("smpi/"+coll, algo); err != nil {
-						t.Fatal(err)
-					}
-					tr, err := ti.Open(trace)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res, err := sim.Run(tr, machineOn(t, plat, np), cfg, nil)
-					if err != nil {
-						t.Errorf("%s:%s %d ranks %q: %v", coll, algo, np, act, err)
-						continue
-					}
-					sg, err := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo)
-					if err != nil {
-						t.Fatal(err)
-					}
-					n++
-					fmt.Fprintf(&tab, "%-28s %d %-22s %14.9f %14.9f\n", coll+":"+algo, np, act[:min(len(act), 22)], sg, res.Time)
-					if math.Abs(res.Time-sg) > 1e-9 {
-						t.Errorf("%s:%s %d ranks %q: Kairos %.9f, SimGrid %.9f", coll, algo, np, act, res.Time, sg)
-					}
-				}
-			}
+			t.Run(coll+":"+algo, func(t *testing.T) { n += algorithmMatches(t, dir, plat, hostfile, coll, algo, actions[coll], &tab) })
 		}
 	}
 	t.Logf("%d runs\n%s", n, tab.String())
+}
+
+// algorithmMatches runs each of acts with algo for coll, with Kairos and
+// SimGrid, reports any difference, adds a row per run to tab and returns
+// the number of runs.
+func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts []string, tab *strings.Builder) int {
+	n := 0
+	nps := []int{5, 8, 11} // 11 ranks on 8 hosts: some share one
+	if algo == "ompi_two_procs" {
+		nps = []int{2}
+	}
+	for _, np := range nps {
+		if algo == "pair" && np != 8 {
+			continue
+		}
+		for _, act := range acts {
+			if strings.Contains(act, "%") {
+				act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
+			}
+			var b strings.Builder
+			for r := 0; r < np; r++ {
+				fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*1000000, r, act)
+			}
+			trace := filepath.Join(dir, "t.ti")
+			if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			desc := filepath.Join(dir, "desc")
+			if err := os.WriteFile(desc, []byte("t.ti\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := sim.DefaultConfig()
+			if err := cfg.Set("smpi/"+coll, algo); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := ti.Open(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sim.Run(tr, machineOn(t, plat, np), cfg, nil)
+			if err != nil {
+				t.Errorf("%s:%s %d ranks %q: %v", coll, algo, np, act, err)
+				continue
+			}
+			sg, err := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			fmt.Fprintf(tab, "%-28s %d %-22s %14.9f %14.9f\n", coll+":"+algo, np, act[:min(len(act), 22)], sg, res.Time)
+			if math.Abs(res.Time-sg) > 1e-9 {
+				t.Errorf("%s:%s %d ranks %q: Kairos %.9f, SimGrid %.9f", coll, algo, np, act, res.Time, sg)
+			}
+		}
+	}
+	return n
 }
 
 // backoffTraces are replays whose times depend on SMPI's injected
