@@ -331,6 +331,9 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 		phases: st.call.phases[:0], schedules: s.schedules}
 	name := collNames[e.Kind]
 	algo := s.cfg.Colls[name]
+	if algo == "" {
+		algo = s.cfg.Selector
+	}
 	parts, tag, err := selectAlgorithm(e.Kind, algo, &st.call)
 	if err != nil {
 		return err
@@ -352,6 +355,9 @@ func vecOK(k trace.Kind, v []int64, n int32) error {
 // (SimGrid's default selector when algo is "" or "default").
 func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32, error) {
 	e := c.e
+	if algo == "ompi" {
+		algo = ompiAlgorithm(k, c)
+	}
 	if algo == "default" {
 		algo = ""
 	}
@@ -375,7 +381,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		return pick(allreduceAlgos, algo, "default", tagAllreduce)
 	case trace.Alltoall:
 		if algo == "" {
-			algo = ompiAlltoall(c.n, e.SendBytes)
+			algo = ompiAlltoall.pick(c.n, e.SendBytes)
 		}
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
@@ -488,7 +494,8 @@ func init() {
 // choose the algorithm of (smpi/<name>).
 func IsCollectiveName(name string) bool { _, ok := algoTables[name]; return ok }
 
-// Algorithms lists the algorithms available for a collective.
+// Algorithms lists the algorithms available for a collective: "default"
+// and "ompi" (SimGrid's selectors), then the algorithms by name.
 func Algorithms(coll string) []string {
 	var names []string
 	for n := range algoTables[coll] {
@@ -497,57 +504,14 @@ func Algorithms(coll string) []string {
 		}
 	}
 	sort.Strings(names)
-	return append([]string{"default"}, names...)
+	return append([]string{"default", "ompi"}, names...)
 }
 
 // HasAlgorithm reports whether algo is available for coll.
 func HasAlgorithm(coll, algo string) bool {
-	if algo == "default" {
+	if algo == "default" || algo == "ompi" {
 		return IsCollectiveName(coll)
 	}
 	_, ok := algoTables[coll][algo]
 	return ok
-}
-
-// ompiAlltoall is Open MPI's decision (SimGrid's alltoall__ompi) for n
-// ranks and per-peer messages of dsize bytes.
-func ompiAlltoall(n int32, dsize int64) string {
-	const lin, pair, bruck = "basic_linear", "pair", "bruck"
-	type rule struct {
-		below int64
-		algo  string
-	}
-	pickRule := func(rules []rule, last string) string {
-		for _, r := range rules {
-			if dsize < r.below {
-				return r.algo
-			}
-		}
-		return last
-	}
-	switch {
-	case n == 2:
-		return pickRule([]rule{{2, pair}, {4, lin}, {16, pair}, {64, lin}, {256, pair}, {4096, lin}, {32768, pair}, {262144, lin}, {1048576, lin}}, pair)
-	case n < 8:
-		return pickRule([]rule{{8192, lin}, {16384, lin}, {65536, lin}, {524288, lin}, {1048576, pair}}, lin)
-	case n < 16:
-		return lin
-	case n < 32:
-		return pickRule([]rule{{4, lin}, {512, bruck}}, lin)
-	case n < 64:
-		return pickRule([]rule{{512, bruck}}, lin)
-	case n < 128:
-		return pickRule([]rule{{1024, bruck}, {262144, lin}}, pair)
-	case n < 256:
-		return pickRule([]rule{{1024, bruck}, {262144, lin}}, pair)
-	case n < 512:
-		return pickRule([]rule{{1024, bruck}, {32768, lin}}, pair)
-	case n < 1024:
-		return pickRule([]rule{{512, bruck}, {262144, lin}}, pair)
-	case n < 2048:
-		return pickRule([]rule{{512, bruck}}, lin)
-	case n < 4096:
-		return pickRule([]rule{{1024, bruck}}, lin)
-	}
-	return pickRule([]rule{{2048, bruck}}, lin)
 }

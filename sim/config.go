@@ -186,8 +186,12 @@ type Config struct {
 	// Speed, if positive, overrides every host's speed (flop/s).
 	Speed float64
 	// Colls selects the algorithm of each collective ("bcast" ->
-	// "binomial_tree"); smpi/coll-selector and smpi/<coll> set it.
+	// "binomial_tree"), as smpi/<coll> does; "ompi" picks it with Open
+	// MPI's rules.
 	Colls map[string]string
+	// Selector picks the algorithm of the collectives Colls leaves unset,
+	// as smpi/coll-selector does: "" (SimGrid's defaults) or "ompi".
+	Selector string
 	// Analytic replaces the max-min sharing by a contention-free model:
 	// every message takes latency x lat-factor + size / (bound x
 	// bw-factor) on its own (Hockney alpha + n beta).
@@ -371,8 +375,15 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.Solver = map[bool]Solver{true: SolverIncremental, false: SolverSimGrid}[inc]
 	case "smpi/coll-selector":
-		if value != "default" && value != "" {
-			return fmt.Errorf("--cfg smpi/coll-selector: only \"default\" is supported; choose algorithms per collective with smpi/<collective>")
+		switch value {
+		case "", "default":
+			c.Selector = ""
+		case "ompi":
+			c.Selector = value
+		case "mpich":
+			return fmt.Errorf("--cfg smpi/coll-selector: mpich is not supported: SimGrid 3.32's replay aborts with it on allreduce, bcast and reduce; use default or ompi, or choose algorithms per collective with smpi/<collective>")
+		default:
+			return fmt.Errorf("--cfg smpi/coll-selector: %q is not supported (default, ompi); choose algorithms per collective with smpi/<collective>", value)
 		}
 	case "smpi/host-speed", "smpi/privatization", "smpi/tmpdir", "smpi/np", "smpi/hostfile", "smpi/replay",
 		"smpi/display-timing", "path":

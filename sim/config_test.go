@@ -62,7 +62,7 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "LV08"}, {"network/TCP-gamma", "1000"}, {"network/crosstraffic", "no"},
 		{"smpi/send-is-detached-thresh", "1e3"}, {"smpi/test", "0"}, {"maxmin/precision", "1e-6"},
 		{"smpi/bcast", "flattree"}, {"smpi/host-speed", "100f"}, {"smpi/simulate-computation", "false"},
-		{"smpi/coll-selector", "default"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
+		{"smpi/coll-selector", "ompi"}, {"smpi/allreduce", "ompi"}, {"smpi/os", "0:0:0"}, {"kairos/incremental", "no"},
 		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
 		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"}, {"path", "~/"}, {"tracing/categorized", "yes"},
 		{"cpu/optim", "Lazy"}, {"host/model", "compound"}, {"contexts/factory", "thread"}, {"smpi/init", "1e-3"},
@@ -74,7 +74,7 @@ func TestConfigSet(t *testing.T) {
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
 		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
 		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 ||
-		!c.FinalizationBarrier || c.InitSleep != 1e-3 {
+		!c.FinalizationBarrier || c.InitSleep != 1e-3 || c.Selector != "ompi" || c.Colls["allreduce"] != "ompi" {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{

@@ -1,0 +1,115 @@
+package sim_test
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format/ti"
+	"kairos/internal/testenv"
+	"kairos/sim"
+)
+
+// ompiActions writes collective coll's action for n ranks and messages of
+// about size bytes (every rank's line is the same but for the rank).
+var ompiActions = map[string]func(n int, size int64) string{
+	"bcast":     func(_ int, s int64) string { return fmt.Sprintf("bcast %d", s) },
+	"reduce":    func(_ int, s int64) string { return fmt.Sprintf("reduce %d 0 1", s) },
+	"allreduce": func(_ int, s int64) string { return fmt.Sprintf("allreduce %d 0", s) },
+	"alltoall":  func(_ int, s int64) string { return fmt.Sprintf("alltoall %d %d", s, s) },
+	"alltoallv": func(n int, s int64) string {
+		c := strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", s), n))
+		return fmt.Sprintf("alltoallv %d %s %d %s", s*int64(n), c, s*int64(n), c)
+	},
+	"barrier": func(int, int64) string { return "barrier" },
+	"reduce_scatter": func(n int, s int64) string {
+		c := (s + int64(n) - 1) / int64(n)
+		return fmt.Sprintf("reducescatter %s 0", strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", c), n)))
+	},
+	"allgather":  func(_ int, s int64) string { return fmt.Sprintf("allgather %d %d", s, s) },
+	"allgatherv": func(n int, s int64) string { return fmt.Sprintf("allgatherv %d %s", s, strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", s), n))) },
+	"gather":     func(_ int, s int64) string { return fmt.Sprintf("gather %d %d 1", s, s) },
+	"scatter":    func(_ int, s int64) string { return fmt.Sprintf("scatter %d %d 1", s, s) },
+}
+
+// TestOmpiSelectorMatchesSimGrid replays every collective under
+// smpi/coll-selector:ompi with Kairos and with SimGrid 3.32, on 2, 3, 5,
+// 11 and 16 ranks (Open MPI's rules for 2, fewer than 4, 8, 16 and 32
+// members) and at every power of two from 1 byte to 1 MiB and 1.5 MiB:
+// every threshold of those rules is a power of two, so each choice and
+// each boundary between two choices is reached. The times must be equal,
+// or both must fail (SimGrid aborts where Open MPI's rules pick its pair
+// algorithm for a size that is not a power of two; Kairos refuses).
+func TestOmpiSelectorMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	var sizes []int64
+	for s := int64(1); s <= 1<<20; s *= 2 {
+		sizes = append(sizes, s)
+	}
+	sizes = append(sizes, 3<<19)
+	runs := 0
+	for _, coll := range []string{"bcast", "reduce", "allreduce", "alltoall", "alltoallv", "barrier", "reduce_scatter", "allgather", "allgatherv", "gather", "scatter"} {
+		t.Run(coll, func(t *testing.T) {
+			for _, n := range []int{2, 3, 5, 11, 16} {
+				for _, size := range sizes {
+					if (coll == "barrier" || coll == "alltoallv") && size > 1 {
+						break // Open MPI decides on the size of the communicator alone
+					}
+					act := ompiActions[coll](n, size)
+					if ompiSelectorDiffers(t, dir, plat, hostfile, n, act) {
+						return // one failure per collective is enough to read
+					}
+					runs++
+				}
+			}
+		})
+	}
+	t.Logf("%d runs", runs)
+}
+
+// ompiSelectorDiffers replays act on n ranks under the ompi selector with
+// Kairos and SimGrid and reports whether the times differ (or Kairos
+// failed).
+func ompiSelectorDiffers(t *testing.T, dir, plat, hostfile string, n int, act string) bool {
+	t.Helper()
+	var b strings.Builder
+	for r := 0; r < n; r++ {
+		fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*1000000, r, act)
+	}
+	trace := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	if err := cfg.Set("smpi/coll-selector", "ompi"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ti.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, kerr := sim.Run(tr, machineOn(t, plat, n), cfg, nil)
+	sg, err := runSimGridCfg(dir, "desc", plat, hostfile, n, "--cfg=smpi/coll-selector:ompi")
+	switch {
+	case kerr != nil && err != nil:
+		return false // refused by Kairos, SimGrid aborts
+	case kerr != nil:
+		t.Errorf("%d ranks %q: %v (SimGrid: %.9f)", n, act[:min(len(act), 40)], kerr, sg)
+		return true
+	case err != nil:
+		t.Errorf("%d ranks %q: Kairos %.9f, SimGrid fails: %v", n, act[:min(len(act), 40)], res.Time, err)
+		return true
+	}
+	if math.Abs(res.Time-sg) > 1e-9 {
+		t.Errorf("%d ranks %q: Kairos %.9f, SimGrid %.9f", n, act[:min(len(act), 40)], res.Time, sg)
+		return true
+	}
+	return false
+}
