@@ -29,10 +29,12 @@ var ompiActions = map[string]func(n int, size int64) string{
 		c := (s + int64(n) - 1) / int64(n)
 		return fmt.Sprintf("reducescatter %s 0", strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", c), n)))
 	},
-	"allgather":  func(_ int, s int64) string { return fmt.Sprintf("allgather %d %d", s, s) },
-	"allgatherv": func(n int, s int64) string { return fmt.Sprintf("allgatherv %d %s", s, strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", s), n))) },
-	"gather":     func(_ int, s int64) string { return fmt.Sprintf("gather %d %d 1", s, s) },
-	"scatter":    func(_ int, s int64) string { return fmt.Sprintf("scatter %d %d 1", s, s) },
+	"allgather": func(_ int, s int64) string { return fmt.Sprintf("allgather %d %d", s, s) },
+	"allgatherv": func(n int, s int64) string {
+		return fmt.Sprintf("allgatherv %d %s", s, strings.TrimSpace(strings.Repeat(fmt.Sprintf("%d ", s), n)))
+	},
+	"gather":  func(_ int, s int64) string { return fmt.Sprintf("gather %d %d 1", s, s) },
+	"scatter": func(_ int, s int64) string { return fmt.Sprintf("scatter %d %d 1", s, s) },
 }
 
 // TestOmpiSelectorMatchesSimGrid replays every collective under
