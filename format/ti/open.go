@@ -108,8 +108,7 @@ func firstLine(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lr := newLineReader(f, 1)
-	lr.buf = make([]byte, 4096)
+	lr := newLineReaderSize(f, 1, privateBuf)
 	p := parser{}
 	for {
 		line, _, ok := lr.next()
@@ -393,7 +392,7 @@ func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs 
 	defer f.Close()
 	lr := newLineReader(f, 1)
 	if !all {
-		lr.buf = make([]byte, 4096)
+		lr = newLineReaderSize(f, 1, privateBuf)
 	}
 	var p parser
 	for {
