@@ -24,9 +24,13 @@ type collOp struct {
 	// phase's.
 	carry bool
 	// wait is not an operation but the phase's wait for carried
-	// requests: waitOne for the oldest (Request::wait), waitCarried for
-	// all of them (Request::waitall, with this phase's own).
+	// requests: waitOne for the oldest carried with the same ref
+	// (Request::wait), waitCarried for all of them (Request::waitall,
+	// with this phase's own).
 	wait uint8
+	// ref names a carried request (any number the algorithm chooses;
+	// several may share one) for a later waitOne.
+	ref int32
 }
 
 // Waits for carried requests (collOp.wait).
@@ -138,7 +142,13 @@ type collState struct {
 
 	reqs    []*request // the phase's requests, to wait for in order (collCall.inOrder)
 	waitIdx int        // the next one
-	carried []*request // requests posted with collOp.carry, oldest first
+	carried []carried // requests posted with collOp.carry, oldest first
+}
+
+// carried is a request kept for a later phase's wait, and its name.
+type carried struct {
+	q   *request
+	ref int32
 }
 
 // Collective tags, distinct from user tags (which are >= 0) and from one
@@ -203,7 +213,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		for st.opIdx < len(st.ops) {
 			op := st.ops[st.opIdx]
 			if op.wait != waitNone {
-				s.waitCarriedReqs(r, st, op.wait)
+				s.waitCarriedReqs(r, st, op)
 				st.opIdx++
 				continue
 			}
@@ -230,7 +240,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			s.post(q)
 			if op.carry {
 				q.refs++ // held until a later phase waits for it
-				st.carried = append(st.carried, q)
+				st.carried = append(st.carried, carried{q, op.ref})
 			} else if st.call.inOrder {
 				q.refs++ // held until its turn to be waited for
 				st.reqs = append(st.reqs, q)
@@ -260,20 +270,27 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 }
 
 // waitCarriedReqs adds carried requests to the phase's wait: the oldest
-// (w is waitOne: the phase is then a Request::wait on it alone) or all.
-func (s *simulation) waitCarriedReqs(r *rank, st *collState, w uint8) {
-	k := len(st.carried)
-	if w == waitOne {
-		k = min(k, 1)
+// named w.ref (w.wait is waitOne: the phase is then a Request::wait on it
+// alone) or all.
+func (s *simulation) waitCarriedReqs(r *rank, st *collState, w collOp) {
+	if w.wait == waitOne {
 		st.single = true
+		for i, c := range st.carried {
+			if c.ref == w.ref {
+				s.addWait(r, c.q)
+				s.unref(c.q)
+				st.carried = slices.Delete(st.carried, i, i+1)
+				return
+			}
+		}
+		return
 	}
-	for _, q := range st.carried[:k] {
-		s.addWait(r, q)
-		s.unref(q)
+	for _, c := range st.carried {
+		s.addWait(r, c.q)
+		s.unref(c.q)
 	}
-	n := copy(st.carried, st.carried[k:])
-	clear(st.carried[n:])
-	st.carried = st.carried[:n]
+	clear(st.carried)
+	st.carried = st.carried[:0]
 }
 
 // waitPhase waits for the requests of a collective's phase: all at once
