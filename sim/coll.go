@@ -142,7 +142,7 @@ type collState struct {
 
 	reqs    []*request // the phase's requests, to wait for in order (collCall.inOrder)
 	waitIdx int        // the next one
-	carried []carried // requests posted with collOp.carry, oldest first
+	carried []carried  // requests posted with collOp.carry, oldest first
 }
 
 // carried is a request kept for a later phase's wait, and its name.
