@@ -1,5 +1,7 @@
 package sim
 
+import "kairos/trace"
+
 // The collective algorithms, as point-to-point operations in phases. Each
 // follows the SimGrid 3.32 implementation of the same name message for
 // message (order of posting, blocking structure, sizes), so that
@@ -429,9 +431,9 @@ func gatherTo(c *collCall, p int, ops []collOp, bytes int64) ([]collOp, bool) {
 
 var allreduceAlgos = map[string][]algorithm{
 	"default":  {reduceAtZero, bcastAtZero},
-	"redbcast": {reduceAtZero, bcastAtZero},
+	"redbcast": nil, // made of other collectives: see composites
+	"lr":       nil,
 	"rdb":      {allreduceRDB},
-	"lr":       {allreduceRing, lrRemainderReduce, lrRemainderBcast},
 	"rab_rdb":  {allreduceRabenseifner},
 }
 
@@ -594,51 +596,47 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // decomposition: count elements per ring block, rem left over.
 func lrSplit(c *collCall) (elems, count, rem int64) {
 	if c.ssize > 0 {
-		elems = c.e.SendBytes / c.ssize
+		elems = collBytes(c) / c.ssize
 	}
 	return elems, elems / int64(c.n), elems % int64(c.n)
 }
 
-// allreduceRing is SimGrid's allreduce__lr: a ring reduce-scatter then a
-// ring allgather, n-1 sendrecv steps each of elements/n elements (with
-// fewer elements than ranks, reduce + bcast instead; a remainder is
-// reduced and broadcast after the rings).
+func init() {
+	composites["allreduce:redbcast"] = allreduceRedBcast
+	composites["allreduce:lr"] = allreduceLR
+}
+
+// allreduceRedBcast (allreduce__redbcast): a reduce to rank 0, then a
+// bcast from it, each with the algorithm configured for it.
+func allreduceRedBcast(*collCall) []subColl {
+	return []subColl{{kind: trace.Reduce, root: 0}, {kind: trace.Bcast, root: 0}}
+}
+
+// allreduceLR (allreduce__lr): with fewer elements than ranks, redbcast;
+// else a ring of elements/n per rank (allreduceRing), then the remaining
+// elements with the allreduce configured.
+func allreduceLR(c *collCall) []subColl {
+	elems, _, rem := lrSplit(c)
+	if elems < int64(c.n) {
+		return allreduceRedBcast(c)
+	}
+	subs := []subColl{{run: allreduceRing, root: c.root}}
+	if rem > 0 {
+		subs = append(subs, subColl{kind: trace.Allreduce, root: c.root, bytes: rem * c.ssize})
+	}
+	return subs
+}
+
+// allreduceRing is the ring of SimGrid's allreduce__lr: a ring
+// reduce-scatter then a ring allgather, n-1 sendrecv steps each of
+// elements/n elements.
 func allreduceRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	n, me := c.n, c.me
-	elems, count, _ := lrSplit(c)
-	if elems < int64(n) {
-		if p == 0 {
-			return reduceAtZero(c, 0, ops)
-		}
-		c.override = c.e.SendBytes
-		ops, ok := bcastAtZero(c, p-1, ops)
-		c.override = 0
-		return ops, ok
-	}
+	_, count, _ := lrSplit(c)
 	if p >= int(2*(n-1)) {
 		return ops, false
 	}
 	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: count * c.ssize}, collOp{peer: (me - 1 + n) % n}), true
-}
-
-func lrRemainderReduce(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	elems, _, rem := lrSplit(c)
-	if rem == 0 || elems < int64(c.n) {
-		return ops, false
-	}
-	c.root = 0
-	return gatherTo(c, p, ops, rem*c.ssize)
-}
-
-func lrRemainderBcast(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	elems, _, rem := lrSplit(c)
-	if rem == 0 || elems < int64(c.n) {
-		return ops, false
-	}
-	c.override = rem * c.ssize
-	ops, ok := bcastAtZero(c, p, ops)
-	c.override = 0
-	return ops, ok
 }
 
 // ---- alltoall ----

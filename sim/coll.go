@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -129,7 +130,7 @@ type algorithm func(c *collCall, p int, ops []collOp) (out []collOp, ok bool)
 // collState is a member's progress through a collective.
 type collState struct {
 	call  collCall
-	parts []algorithm
+	parts []part
 	part  int
 	phase int
 	world []int32 // communicator rank -> world rank; nil for the world
@@ -197,7 +198,11 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 				r.step = 2
 				break
 			}
-			ops, ok := st.parts[st.part](&st.call, st.phase, st.ops[:0])
+			pt := &st.parts[st.part]
+			if st.phase == 0 {
+				st.call.root, st.call.override = pt.root, pt.override
+			}
+			ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
 			st.ops = ops
 			if !ok {
 				st.part++
@@ -346,18 +351,90 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	}
 	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
 		phases: st.call.phases[:0], schedules: s.schedules}
-	name := collNames[e.Kind]
-	algo := s.cfg.Colls[name]
-	if algo == "" {
-		algo = s.cfg.Selector
-	}
-	parts, tag, err := selectAlgorithm(e.Kind, algo, &st.call)
+	parts, tag, err := s.expand(st.parts, e.Kind, &st.call, 0)
 	if err != nil {
 		return err
 	}
-	st.parts = append(st.parts, parts...)
+	st.parts = parts
 	st.call.tag = tag
+	st.call.root, st.call.override = root, 0
 	return nil
+}
+
+// part is one algorithm of a collective, run with its own root and
+// message size (override, 0 for the collective's own): the collective's
+// algorithm, or one of the collectives it is made of.
+type part struct {
+	run      algorithm
+	root     int32
+	override int64
+}
+
+// subColl is a piece of a composite algorithm: a fixed algorithm, or (run
+// nil) collective kind run with the algorithm configured for it, as
+// SimGrid's algorithms call colls::reduce or colls::bcast; with root
+// and message size bytes (0: the caller's).
+type subColl struct {
+	run   algorithm
+	kind  trace.Kind
+	root  int32
+	bytes int64
+}
+
+// composites are the algorithms made of other collectives, by
+// "collective:algorithm".
+var composites = map[string]func(c *collCall) []subColl{}
+
+// configured returns the algorithm smpi/<coll> or smpi/coll-selector
+// chose for kind ("" for SimGrid's default).
+func (s *simulation) configured(k trace.Kind) string {
+	if a := s.cfg.Colls[collNames[k]]; a != "" {
+		return a
+	}
+	return s.cfg.Selector
+}
+
+// expand appends to parts those of collective k as c describes it (its
+// root and message size), with the algorithm configured for k, composite
+// algorithms replaced by their pieces, and returns them with k's tag.
+func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) ([]part, int32, error) {
+	if depth > 8 {
+		return nil, 0, fmt.Errorf("%s: collective algorithms nested too deep", k)
+	}
+	algo := s.configured(k)
+	if algo == "ompi" {
+		algo = ompiAlgorithm(k, c)
+		if algo != "" && !HasAlgorithm(collNames[k], algo) {
+			return nil, 0, fmt.Errorf("%s of %d bytes on %d ranks: Open MPI's rules (smpi/coll-selector:ompi) pick SimGrid's %s, which Kairos does not implement yet", k, collBytes(c), c.n, algo)
+		}
+	}
+	f, ok := composites[collNames[k]+":"+algo]
+	if !ok {
+		algos, tag, err := selectAlgorithm(k, algo, c)
+		for _, a := range algos {
+			parts = append(parts, part{a, c.root, c.override})
+		}
+		return parts, tag, err
+	}
+	_, tag, err := selectAlgorithm(k, "", c) // k's tag and checks
+	if err != nil {
+		return nil, 0, err
+	}
+	root, override := c.root, c.override
+	for _, sc := range f(c) {
+		bytes := cmp.Or(sc.bytes, override)
+		if sc.run != nil {
+			parts = append(parts, part{sc.run, sc.root, bytes})
+			continue
+		}
+		c.root, c.override = sc.root, bytes
+		parts, _, err = s.expand(parts, sc.kind, c, depth+1)
+		c.root, c.override = root, override
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return parts, tag, nil
 }
 
 // vecOK checks that a v-collective carries one count per member.
@@ -372,9 +449,6 @@ func vecOK(k trace.Kind, v []int64, n int32) error {
 // (SimGrid's default selector when algo is "" or "default").
 func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32, error) {
 	e := c.e
-	if algo == "ompi" {
-		algo = ompiAlgorithm(k, c)
-	}
 	if algo == "default" {
 		algo = ""
 	}
