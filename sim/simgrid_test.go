@@ -306,6 +306,9 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 	n := 0
 	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter", "reduce", "gather", "scatter"} {
 		for _, algo := range sim.Algorithms(coll) {
+			if algo == "ompi" {
+				continue // TestOmpiSelectorMatchesSimGrid
+			}
 			t.Run(coll+":"+algo, func(t *testing.T) { n += algorithmMatches(t, dir, plat, hostfile, coll, algo, actions[coll], &tab) })
 		}
 	}
