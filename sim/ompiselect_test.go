@@ -157,3 +157,21 @@ func TestCompositesUseConfiguredAlgorithms(t *testing.T) {
 		}
 	}
 }
+
+// TestNTSLMatchesSimGrid covers bcast NTSL's cases: one segment or less,
+// whole segments, a remainder (broadcast with the bcast algorithm
+// configured: NTSL again, flattree, or Open MPI's choice), roots other
+// than 0, and 2 ranks (no inner rank).
+func TestNTSLMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	for _, n := range []int{2, 5, 11} {
+		for _, size := range []int{1, 8192, 8193, 16384, 100001} {
+			for _, root := range []int{0, n - 1} {
+				differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("bcast %d %d", size, root), "smpi/bcast:NTSL")
+			}
+		}
+	}
+	differsFromSimGrid(t, dir, plat, hostfile, 5, "bcast 100001 2", "smpi/bcast:NTSL", "smpi/coll-selector:ompi")
+	differsFromSimGrid(t, dir, plat, hostfile, 5, "bcast 20000 2", "smpi/coll-selector:ompi", "smpi/bcast:NTSL")
+}
