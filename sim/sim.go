@@ -12,7 +12,10 @@
 // a host (Cas01). MPI semantics are SMPI's: sends under 65,536 bytes are
 // detached (eager), larger ones rendezvous; requests are stored and
 // waited per (source, destination, tag) key; collectives run as the
-// point-to-point algorithms SimGrid's default selector picks. SMPI's
+// point-to-point algorithms SimGrid's default selector picks, or its ompi
+// selector (Open MPI's rules), or the one configured per collective;
+// algorithms made of other collectives run those with their configured
+// algorithms, as SimGrid's do. SMPI's
 // calibrated CPU overheads are slept where SMPI injects them: smpi/os
 // before a detached blocking send, smpi/ois before any non-blocking send
 // (those of sendrecv and of the collective algorithms included), smpi/or
