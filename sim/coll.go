@@ -25,9 +25,9 @@ type collOp struct {
 	// phase's.
 	carry bool
 	// wait is not an operation but the phase's wait for carried
-	// requests: waitOne for the oldest carried with the same ref
-	// (Request::wait), waitCarried for all of them (Request::waitall,
-	// with this phase's own).
+	// requests: waitOne and waitAllOne for the oldest carried with the
+	// same ref (Request::wait, Request::waitall), waitCarried for all of
+	// them (Request::waitall, with this phase's own).
 	wait uint8
 	// ref names a carried request (any number the algorithm chooses;
 	// several may share one) for a later waitOne.
@@ -38,6 +38,7 @@ type collOp struct {
 const (
 	waitNone    uint8 = iota
 	waitOne           // Request::wait on the oldest carried request
+	waitAllOne        // Request::waitall on it alone (a waitany)
 	waitCarried       // Request::waitall on every carried request
 )
 
@@ -275,11 +276,11 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 }
 
 // waitCarriedReqs adds carried requests to the phase's wait: the oldest
-// named w.ref (w.wait is waitOne: the phase is then a Request::wait on it
-// alone) or all.
+// named w.ref (a Request::wait on it alone for waitOne, a waitall of it
+// alone for waitAllOne) or all.
 func (s *simulation) waitCarriedReqs(r *rank, st *collState, w collOp) {
-	if w.wait == waitOne {
-		st.single = true
+	if w.wait != waitCarried {
+		st.single = w.wait == waitOne
 		for i, c := range st.carried {
 			if c.ref == w.ref {
 				s.addWait(r, c.q)
@@ -466,6 +467,11 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 			if count := collBytes(c) / c.ssize; count > 0 && count < int64(c.n) {
 				return nil, 0, fmt.Errorf("%s: scatter_gather with fewer elements (%d) than ranks (%d) is refused: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE) or crashes on it", k, count, c.n)
 			}
+		}
+		if ompiGenericReduce[algo] && c.ssize > 0 && collBytes(c)/c.ssize == 0 {
+			// Open MPI's generic reduction divides by its segment's
+			// count: SimGrid 3.32 dies of SIGFPE on 0 elements.
+			return nil, 0, fmt.Errorf("%s: %s of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k, algo)
 		}
 		return pick(reduceAlgos, algo, "default", tagReduce)
 	case trace.Allreduce:
