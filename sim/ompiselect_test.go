@@ -175,3 +175,21 @@ func TestNTSLMatchesSimGrid(t *testing.T) {
 	differsFromSimGrid(t, dir, plat, hostfile, 5, "bcast 100001 2", "smpi/bcast:NTSL", "smpi/coll-selector:ompi")
 	differsFromSimGrid(t, dir, plat, hostfile, 5, "bcast 20000 2", "smpi/coll-selector:ompi", "smpi/bcast:NTSL")
 }
+
+// TestSegmentedMatchSimGrid covers the segmented algorithms' segment
+// sizes and counts (several segments, a short last one, one rank or
+// several per host) and roots other than 0.
+func TestSegmentedMatchSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	for _, n := range []int{2, 5, 11} {
+		for _, size := range []int{300001, 1048576, 3000000} {
+			differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("bcast %d %d", size, n/2), "smpi/bcast:ompi_pipeline")
+			for _, algo := range []string{"ompi_chain", "ompi_pipeline", "ompi_binary", "ompi_binomial"} {
+				differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("reduce %d 0 %d", size, n/2), "smpi/reduce:"+algo)
+			}
+		}
+	}
+	// ompi_binomial's 1 KiB segments: many ranks for the message.
+	differsFromSimGrid(t, dir, plat, hostfile, 16, "reduce 8000 0 3", "smpi/reduce:ompi_binomial")
+}
