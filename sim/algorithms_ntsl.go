@@ -4,100 +4,136 @@ import "kairos/trace"
 
 func init() {
 	bcastAlgos["NTSL"] = nil // made of other collectives: see composites
-	composites["bcast:NTSL"] = bcastNTSL
+	bcastAlgos["NTSB"] = nil
+	composites["bcast:NTSL"] = func(c *collCall) []subColl { return bcastNTS(c, ntslChain, ntslSegment) }
+	composites["bcast:NTSB"] = func(c *collCall) []subColl { return bcastNTS(c, ntsbTree, ntsbSegment) }
 }
 
-// ntslSegment is bcast__NTSL's segment size in bytes.
-const ntslSegment = 8192
+// The segment sizes (bytes) of bcast__NTSL and bcast__NTSB.
+const (
+	ntslSegment = 8192
+	ntsbSegment = 8192
+)
 
-// ntslSplit returns NTSL's segment (in bytes), its number of whole
+// ntsSplit returns the segment (in bytes) of a broadcast in segments of
+// segment bytes (whole elements, at least one), its number of whole
 // segments and the bytes left over, for c's message.
-func ntslSplit(c *collCall) (seg, pipes, rest int64) {
+func ntsSplit(c *collCall, segment int64) (seg, pipes, rest int64) {
 	ext := max(c.ssize, 1)
-	segElems := max(ntslSegment/ext, 1)
+	segElems := max(segment/ext, 1)
 	count := collBytes(c) / ext
 	return segElems * ext, count / segElems, count % segElems * ext
 }
 
-// bcastNTSL (bcast__NTSL, a pipelined linear broadcast): the root first
-// hands the message to rank 0, which starts a chain 0 -> 1 -> ... -> n-1
-// of 8 KiB segments; the bytes beyond the last whole segment are then
-// broadcast with the bcast algorithm configured.
-func bcastNTSL(c *collCall) []subColl {
-	seg, _, rest := ntslSplit(c)
-	subs := []subColl{{run: ntslChain, root: c.root}}
+// bcastNTS is SimGrid's non-topology-specific pipelined broadcasts:
+// bcast__NTSL down a chain 0 -> 1 -> ... -> n-1, bcast__NTSB down a
+// binary tree from rank 0 (run), in segments of 8 KiB; the bytes beyond
+// the last whole segment are then broadcast with the bcast algorithm
+// configured.
+func bcastNTS(c *collCall, run algorithm, segment int64) []subColl {
+	seg, _, rest := ntsSplit(c, segment)
+	subs := []subColl{{run: run, root: c.root}}
 	if rest != 0 && collBytes(c) > seg {
 		subs = append(subs, subColl{kind: trace.Bcast, root: c.root, bytes: rest})
 	}
 	return subs
 }
 
-// ntslChain is NTSL's chain. A message of one segment or less goes down
-// it whole, each rank receiving (a wait on its receive) before sending
-// with a blocking send. A longer one is pipelined: rank 0 posts the sends
-// of every segment and waits for them all; the others post every receive,
-// then wait for each segment in turn and post its send onwards; the last
-// rank just waits for its receives.
+// ntslChain is NTSL's chain (see ntsPhases).
 func ntslChain(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	n, me := c.n, c.me
-	to, from := (me+1)%n, (me+n-1)%n
-	seg, pipes, _ := ntslSplit(c)
-	bytes := collBytes(c)
-	if c.root != 0 {
-		// Phase 0: the root hands the message to rank 0.
-		if p == 0 {
-			switch me {
-			case c.root:
-				return append(ops, collOp{send: true, peer: 0, bytes: bytes, blocking: true}), true
-			case 0:
-				return append(ops, collOp{peer: c.root, blocking: true}), true
+	if p == 0 {
+		n, me := c.n, c.me
+		var next []int32
+		if me != n-1 {
+			next = []int32{(me + 1) % n}
+		}
+		c.phases = ntsPhases(c.phases[:0], c, ntslSegment, (me+n-1)%n, next, true)
+	}
+	return phaseAt(c, p, ops)
+}
+
+// ntsbTree is NTSB's binary tree rooted at rank 0, rank r's children
+// being 2r+1 and 2r+2 (see ntsPhases).
+func ntsbTree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		var next []int32
+		for _, k := range []int32{2*c.me + 1, 2*c.me + 2} {
+			if k < c.n {
+				next = append(next, k)
 			}
-			return ops, true
 		}
-		p--
+		c.phases = ntsPhases(c.phases[:0], c, ntsbSegment, (c.me-1)/2, next, false)
 	}
-	last := me == n-1
+	return phaseAt(c, p, ops)
+}
+
+// ntsPhases appends the phases of SimGrid's non-topology-specific
+// pipelined broadcasts (NTSL, NTSB) down a tree rooted at rank 0, in
+// which this rank receives from prev (rank 0 from nobody) and sends to
+// next. A root other than 0 first hands the message to rank 0 (blocking).
+// A message of one segment or less goes down whole: a blocking receive
+// (waitRecv, NTSL's: a receive and a Request::wait), then a blocking send
+// to each child. A longer one is pipelined: rank 0 posts the sends of every whole
+// segment to every child and waits for them all; a leaf posts every
+// receive and waits for them all; an inner rank posts every receive, then
+// for each segment waits for it and posts its sends, and at last waits
+// for all the sends.
+func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next []int32, waitRecv bool) [][]collOp {
+	seg, pipes, _ := ntsSplit(c, segment)
+	bytes := collBytes(c)
+	me := c.me
+	if c.root != 0 {
+		var ph []collOp
+		switch me {
+		case c.root:
+			ph = []collOp{{send: true, peer: 0, bytes: bytes, blocking: true}}
+		case 0:
+			ph = []collOp{{peer: c.root, blocking: true}}
+		}
+		phases = append(phases, ph)
+	}
 	if bytes <= seg {
-		switch {
-		case p == 0 && me == 0:
-			return append(ops, collOp{send: true, peer: to, bytes: bytes, blocking: true}), true
-		case p == 0:
-			return append(ops, collOp{peer: from, carry: true}, collOp{wait: waitOne}), true
-		case p == 1 && me != 0 && !last:
-			return append(ops, collOp{send: true, peer: to, bytes: bytes, blocking: true}), true
+		if me != 0 {
+			recv := []collOp{{peer: prev, blocking: true}}
+			if waitRecv {
+				recv = []collOp{{peer: prev, carry: true}, {wait: waitOne}}
+			}
+			phases = append(phases, recv)
 		}
-		return ops, false
+		for _, k := range next {
+			phases = append(phases, []collOp{{send: true, peer: k, bytes: bytes, blocking: true}})
+		}
+		return phases
 	}
-	if me == 0 || last {
-		if p > 0 {
-			return ops, false
-		}
-		op := collOp{peer: from}
-		if me == 0 {
-			op = collOp{send: true, peer: to, bytes: seg}
-		}
-		for range pipes {
-			ops = append(ops, op)
-		}
-		return ops, true
-	}
-	// An inner rank: all receives, then a wait and a send per segment,
-	// then one wait for all the sends.
-	const sends = -1
 	switch {
-	case p == 0:
-		for i := range pipes {
-			ops = append(ops, collOp{peer: from, carry: true, ref: int32(i)})
+	case me == 0:
+		var ph []collOp
+		for range pipes {
+			for _, k := range next {
+				ph = append(ph, collOp{send: true, peer: k, bytes: seg})
+			}
 		}
-		return ops, true
-	case p <= int(2*pipes):
-		i := int32((p - 1) / 2)
-		if (p-1)%2 == 0 {
-			return append(ops, collOp{wait: waitOne, ref: i}), true
+		return append(phases, ph)
+	case len(next) == 0:
+		ph := make([]collOp, pipes)
+		for i := range ph {
+			ph[i] = collOp{peer: prev}
 		}
-		return append(ops, collOp{send: true, peer: to, bytes: seg, carry: true, ref: sends}), true
-	case p == int(2*pipes)+1:
-		return append(ops, collOp{wait: waitCarried}), true
+		return append(phases, ph)
 	}
-	return ops, false
+	recvs := make([]collOp, pipes)
+	for i := range recvs {
+		recvs[i] = collOp{peer: prev, carry: true, ref: int32(i)}
+	}
+	phases = append(phases, recvs)
+	const sends = -1
+	for i := range pipes {
+		phases = append(phases, []collOp{{wait: waitOne, ref: int32(i)}})
+		var ph []collOp
+		for _, k := range next {
+			ph = append(ph, collOp{send: true, peer: k, bytes: seg, carry: true, ref: sends})
+		}
+		phases = append(phases, ph)
+	}
+	return append(phases, []collOp{{wait: waitCarried}})
 }

@@ -158,7 +158,7 @@ func TestCompositesUseConfiguredAlgorithms(t *testing.T) {
 	}
 }
 
-// TestNTSLMatchesSimGrid covers bcast NTSL's cases: one segment or less,
+// TestNTSLMatchesSimGrid covers bcast NTSL's and NTSB's cases: one segment or less,
 // whole segments, a remainder (broadcast with the bcast algorithm
 // configured: NTSL again, flattree, or Open MPI's choice), roots other
 // than 0, and 2 ranks (no inner rank).
@@ -169,6 +169,7 @@ func TestNTSLMatchesSimGrid(t *testing.T) {
 		for _, size := range []int{1, 8192, 8193, 16384, 100001} {
 			for _, root := range []int{0, n - 1} {
 				differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("bcast %d %d", size, root), "smpi/bcast:NTSL")
+				differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("bcast %d %d", size, root), "smpi/bcast:NTSB")
 			}
 		}
 	}
