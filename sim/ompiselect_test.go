@@ -194,3 +194,17 @@ func TestSegmentedMatchSimGrid(t *testing.T) {
 	// ompi_binomial's 1 KiB segments: many ranks for the message.
 	differsFromSimGrid(t, dir, plat, hostfile, 16, "reduce 8000 0 3", "smpi/reduce:ompi_binomial")
 }
+
+// TestReduceScatterOmpiMatchesSimGrid runs Open MPI's reduce_scatter
+// algorithms on uneven blocks, empty ones included, on sizes that are and
+// are not powers of two.
+func TestReduceScatterOmpiMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	for _, counts := range []string{"0 5000", "100 0 70000", "0 5000 10 0 200000", "1 2 3 4 5 6 7", "0 0 0 9 0 0 0 0"} {
+		n := len(strings.Fields(counts))
+		for _, algo := range []string{"ompi_ring", "ompi_basic_recursivehalving"} {
+			differsFromSimGrid(t, dir, plat, hostfile, n, "reducescatter "+counts+" 0", "smpi/reduce_scatter:"+algo)
+		}
+	}
+}
