@@ -191,6 +191,13 @@ func TestSegmentedMatchSimGrid(t *testing.T) {
 			}
 		}
 	}
+	// ompi_ring_segmented: its ring of 1 MiB segments from n MiB on, lr
+	// below.
+	for _, n := range []int{2, 3, 5} {
+		for _, size := range []int{1000, 300000, 3 << 20, 5<<20 + 12345, 13 << 20} {
+			differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("allreduce %d 0", size), "smpi/allreduce:ompi_ring_segmented")
+		}
+	}
 	// ompi_binomial's 1 KiB segments: many ranks for the message.
 	differsFromSimGrid(t, dir, plat, hostfile, 16, "reduce 8000 0 3", "smpi/reduce:ompi_binomial")
 }
