@@ -208,9 +208,10 @@ func TestSegmentedMatchSimGrid(t *testing.T) {
 func TestReduceScatterOmpiMatchesSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
-	for _, counts := range []string{"0 5000", "100 0 70000", "0 5000 10 0 200000", "1 2 3 4 5 6 7", "0 0 0 9 0 0 0 0"} {
+	for _, counts := range []string{"0 5000", "100 0 70000", "0 5000 10 0 200000", "1 2 3 4 5 6 7", "0 0 0 9 0 0 0 0",
+		"300 0 7 1 1 1", "5 5 5 5 5 5 5 5 90000", "1000 0 1000 0 1000 0 1000 0 1000 0 1000 0", "9 8 7 6 5 4 3 2 1 0 1 2 3"} {
 		n := len(strings.Fields(counts))
-		for _, algo := range []string{"ompi_ring", "ompi_basic_recursivehalving"} {
+		for _, algo := range []string{"ompi_ring", "ompi_basic_recursivehalving", "ompi_butterfly"} {
 			differsFromSimGrid(t, dir, plat, hostfile, n, "reducescatter "+counts+" 0", "smpi/reduce_scatter:"+algo)
 		}
 	}
