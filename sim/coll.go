@@ -386,6 +386,15 @@ type subColl struct {
 // "collective:algorithm".
 var composites = map[string]func(c *collCall) []subColl{}
 
+// refused are the algorithms SimGrid 3.32's replay cannot run, by
+// "collective:algorithm", and why: Kairos names them and refuses them.
+var refused = map[string]string{
+	// Its SMP set-up (Comm::init_smp) under replay ends in "free():
+	// invalid pointer" on every rank count and size tried (2 to 8
+	// ranks, 1 to 100,000 bytes).
+	"bcast:mvapich2_knomial_intra_node": "SimGrid 3.32's replay crashes on it (an invalid free in its SMP set-up)",
+}
+
 // configured returns the algorithm smpi/<coll> or smpi/coll-selector
 // chose for kind ("" for SimGrid's default).
 func (s *simulation) configured(k trace.Kind) string {
@@ -403,11 +412,18 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		return nil, 0, fmt.Errorf("%s: collective algorithms nested too deep", k)
 	}
 	algo := s.configured(k)
-	if algo == "ompi" {
+	picked := algo == "ompi"
+	if picked {
 		algo = ompiAlgorithm(k, c)
 		if algo != "" && !HasAlgorithm(collNames[k], algo) {
 			return nil, 0, fmt.Errorf("%s of %d bytes on %d ranks: Open MPI's rules (smpi/coll-selector:ompi) pick SimGrid's %s, which Kairos does not implement yet", k, collBytes(c), c.n, algo)
 		}
+	}
+	if why, ok := refused[collNames[k]+":"+algo]; ok {
+		if picked {
+			return nil, 0, fmt.Errorf("%s of %d bytes on %d ranks: Open MPI's rules (smpi/coll-selector:ompi) pick %s, which is refused: %s", k, collBytes(c), c.n, algo, why)
+		}
+		return nil, 0, fmt.Errorf("%s: %s is refused: %s", k, algo, why)
 	}
 	f, ok := composites[collNames[k]+":"+algo]
 	if !ok {
@@ -604,10 +620,14 @@ func Algorithms(coll string) []string {
 	return append([]string{"default", "ompi"}, names...)
 }
 
-// HasAlgorithm reports whether algo is available for coll.
+// HasAlgorithm reports whether algo is available for coll (or known and
+// refused: the replay then says why).
 func HasAlgorithm(coll, algo string) bool {
 	if algo == "default" || algo == "ompi" {
 		return IsCollectiveName(coll)
+	}
+	if _, ok := refused[coll+":"+algo]; ok {
+		return true
 	}
 	_, ok := algoTables[coll][algo]
 	return ok
