@@ -79,3 +79,115 @@ func pipelinePhases(phases [][]collOp, c *collCall) [][]collOp {
 	}
 	return phases
 }
+
+func init() {
+	bcastAlgos["ompi_split_bintree"] = []algorithm{bcastSplitBintree}
+}
+
+// splitBintreeFallback reports whether ompi_split_bintree would fall
+// back to SimGrid's SMP_linear (halves smaller than one segment), on
+// which SimGrid 3.32's replay crashes.
+func splitBintreeFallback(c *collCall) bool {
+	_, counts, seg := splitBintreeShape(c)
+	return counts[0] == 0 || counts[1] == 0 || seg > counts[0]*max(c.ssize, 1) || seg > counts[1]*max(c.ssize, 1)
+}
+
+// splitBintreeShape returns ompi_split_bintree's elements per segment,
+// the elements of the two halves, and its segment size in bytes.
+func splitBintreeShape(c *collCall) (segCnt int64, counts [2]int64, seg int64) {
+	ext := max(c.ssize, 1)
+	count := collBytes(c) / ext
+	seg = 1024
+	if count*ext >= 370728 {
+		seg = 8192
+	}
+	seg = max(seg, ext)
+	counts[0] = (count + 1) / 2
+	counts[1] = count - counts[0]
+	return seg / ext, counts, seg
+}
+
+// bcastSplitBintree (bcast__ompi_split_bintree): the root splits the
+// message in two halves and sends them in segments (of 1 KiB, or 8 KiB
+// from 370,728 bytes), one down each subtree of a binary tree; inner
+// ranks keep one receive posted ahead and forward each segment with
+// blocking sends, leaves receive with blocking receives. Then each rank
+// swaps halves with its pair in the other subtree (sendrecv); with an
+// even number of ranks, the root sends the right half to the last one.
+func bcastSplitBintree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.phases = splitBintreePhases(c.phases[:0], c)
+	}
+	return phaseAt(c, p, ops)
+}
+
+func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
+	n, me, root := c.n, c.me, c.root
+	if n == 1 {
+		return phases
+	}
+	ext := max(c.ssize, 1)
+	segCnt, counts, _ := splitBintreeShape(c)
+	var nseg [2]int64
+	for i := range nseg {
+		nseg[i] = (counts[i] + segCnt - 1) / segCnt
+	}
+	t := ompiKaryTree(2, n, me, root)
+	lr := ((me+n-root)%n + 1) % 2
+	blocking := func(send bool, peer int32, elems int64) []collOp {
+		return []collOp{{send: send, peer: peer, bytes: elems * ext, blocking: true}}
+	}
+	last := func(i int64) int64 { return counts[i] - (nseg[i]-1)*segCnt }
+	switch {
+	case me == root:
+		for s := int64(0); s < nseg[0]; s++ {
+			for i, k := range t.next[:min(len(t.next), 2)] {
+				if s >= nseg[i] {
+					continue
+				}
+				elems := segCnt
+				if s == nseg[i]-1 {
+					elems = last(int64(i))
+				}
+				phases = append(phases, blocking(true, k, elems))
+			}
+		}
+	case len(t.next) > 0:
+		recv := collOp{peer: t.prev, carry: true}
+		phases = append(phases, []collOp{recv})
+		for s := int64(1); s < nseg[lr]; s++ {
+			phases = append(phases, []collOp{recv, {wait: waitAllOne}})
+			for _, k := range t.next {
+				phases = append(phases, blocking(true, k, segCnt))
+			}
+		}
+		phases = append(phases, []collOp{{wait: waitAllOne}})
+		elems := segCnt
+		if nseg[lr] > 1 {
+			elems = last(int64(lr))
+		}
+		for _, k := range t.next {
+			phases = append(phases, blocking(true, k, elems))
+		}
+	default:
+		for range nseg[lr] {
+			phases = append(phases, blocking(false, t.prev, 0))
+		}
+	}
+	pair := (me + 1) % n
+	if lr == 1 {
+		pair = (me + n - 1) % n
+	}
+	swap := []collOp{{sr: true, peer: pair, bytes: counts[lr] * ext}}
+	switch lastRank := (root + n - 1) % n; {
+	case n%2 != 0 && me != root:
+		phases = append(phases, swap)
+	case n%2 == 0 && me == root:
+		phases = append(phases, blocking(true, lastRank, counts[1]))
+	case n%2 == 0 && me == lastRank:
+		phases = append(phases, blocking(false, root, 0))
+	case n%2 == 0:
+		phases = append(phases, swap)
+	}
+	return phases
+}

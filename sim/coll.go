@@ -473,6 +473,11 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 	case trace.Barrier:
 		return pick(barrierAlgos, algo, "ompi_basic_linear", tagBarrier)
 	case trace.Bcast:
+		if algo == "ompi_split_bintree" && splitBintreeFallback(c) {
+			// Halves under one segment go to SMP_linear, on which SimGrid
+			// 3.32's replay crashes (an invalid free in its SMP set-up).
+			return nil, 0, fmt.Errorf("%s: ompi_split_bintree of %d bytes is refused: below two segments it falls back to SMP_linear, on which SimGrid 3.32's replay crashes", k, collBytes(c))
+		}
 		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
 	case trace.Reduce:
 		if algo == "scatter_gather" && c.ssize > 0 {

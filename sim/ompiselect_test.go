@@ -71,6 +71,12 @@ func TestOmpiSelectorMatchesSimGrid(t *testing.T) {
 			}
 		})
 	}
+	// On 256 to 1,023 ranks and 16 to 32 KiB, Open MPI's rules pick
+	// bcast ompi_split_bintree.
+	t.Run("bcast on 256 ranks", func(t *testing.T) {
+		differsFromSimGrid(t, dir, plat, hostfile, 256, "bcast 20000 3", "smpi/coll-selector:ompi")
+		runs++
+	})
 	t.Logf("%d runs, %d not compared: Open MPI's rules picked an algorithm Kairos does not implement", runs, missingAlgorithms.Load())
 }
 
@@ -114,7 +120,8 @@ func differsFromSimGrid(t *testing.T, dir, plat, hostfile string, n int, act str
 		missingAlgorithms.Add(1)
 		return false
 	case kerr != nil && err != nil:
-		return false // refused by Kairos, SimGrid aborts
+		t.Logf("%v %d ranks %q: refused (%v), and SimGrid fails", cfgs, n, act[:min(len(act), 40)], kerr)
+		return false
 	case kerr != nil:
 		t.Errorf("%v %d ranks %q: %v (SimGrid: %.9f)", cfgs, n, act[:min(len(act), 40)], kerr, sg)
 		return true
@@ -196,6 +203,14 @@ func TestSegmentedMatchSimGrid(t *testing.T) {
 	for _, n := range []int{2, 3, 5} {
 		for _, size := range []int{1000, 300000, 3 << 20, 5<<20 + 12345, 13 << 20} {
 			differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("allreduce %d 0", size), "smpi/allreduce:ompi_ring_segmented")
+		}
+	}
+	// ompi_split_bintree: 1 KiB and 8 KiB segments, odd and even sizes,
+	// halves of unequal segment counts; below two segments it is refused
+	// and SimGrid crashes.
+	for _, n := range []int{2, 3, 4, 6, 11} {
+		for _, size := range []int{2047, 16385, 370727, 370728, 1000001} {
+			differsFromSimGrid(t, dir, plat, hostfile, n, fmt.Sprintf("bcast %d %d", size, n-1), "smpi/bcast:ompi_split_bintree")
 		}
 	}
 	// ompi_binomial's 1 KiB segments: many ranks for the message.
