@@ -57,14 +57,14 @@ type rank struct {
 	done       bool
 	ending     bool // the trace is over; waiting for leftover requests
 	mbox       mailbox
-	store      keyMap[reqKey, *queue] // SimGrid's RequestStorage: FIFO per key, nil = null request
-	nkeys      int                    // keys with a non-empty queue
-	byID       map[uint64]*request    // the same requests by trace request id (traces whose waits name ids)
-	probeStep  int8                   // progress of the probe a receive of unknown size makes first
-	probed     int64                  // the size that probe found
-	probeFlops float64                // the computation of its current iprobe
-	pending    uint8                  // what it does with its last simcall's answer, at its next turn
-	testReq    *request               // a request kept across turns (test, sendRecv)
+	store      keyMap[reqKey, *queue]   // SimGrid's RequestStorage: FIFO per key, nil = null request
+	nkeys      int                      // keys with a non-empty queue
+	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
+	probeStep  int8                     // progress of the probe a receive of unknown size makes first
+	probed     int64                    // the size that probe found
+	probeFlops float64                  // the computation of its current iprobe
+	pending    uint8                    // what it does with its last simcall's answer, at its next turn
+	testReq    *request                 // a request kept across turns (test, sendRecv)
 	testKey    reqKey
 	testByID   bool
 	coll       collState
@@ -686,13 +686,10 @@ func (s *simulation) indexReq(r *rank, q *request, id uint64) {
 	if id == 0 || !s.indexIDs {
 		return
 	}
-	if r.byID == nil {
-		r.byID = map[uint64]*request{}
-	}
-	if old := r.byID[id]; old != nil {
+	if old := r.byID.get(id); old != nil {
 		s.dropID(r, old)
 	}
-	r.byID[id] = q
+	r.byID.put(id, q)
 	q.id = id
 	q.refs++
 }
@@ -700,7 +697,7 @@ func (s *simulation) indexReq(r *rank, q *request, id uint64) {
 // dropID forgets q's request id. The caller must hold a reference to q.
 func (s *simulation) dropID(r *rank, q *request) {
 	if q.id != 0 {
-		delete(r.byID, q.id)
+		r.byID.delete(q.id)
 		q.id = 0
 		s.unref(q)
 	}
@@ -725,7 +722,7 @@ func byKey(e *trace.Event) bool { return e.Source != trace.NoRank && e.Partner !
 // for an unknown key or a null request (a no-op in SimGrid).
 func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 	if !byKey(e) {
-		q = r.byID[e.Request]
+		q = r.byID.get(e.Request)
 		if q == nil {
 			return nil, true
 		}
@@ -757,7 +754,7 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if e.Requests != nil {
 		for _, id := range e.Requests {
-			if q := r.byID[id]; q != nil {
+			if q := r.byID.get(id); q != nil {
 				q.refs++
 				s.dropID(r, q)
 				s.dropKey(r, q)
@@ -795,7 +792,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		var q *request
 		if !byKey(e) {
 			// By request id: test in place, forget it once complete.
-			if q = r.byID[e.Request]; q == nil {
+			if q = r.byID.get(e.Request); q == nil {
 				return true
 			}
 			q.refs++
