@@ -149,6 +149,9 @@ func ompiReducePhases(phases [][]collOp, c *collCall, t ompiTree, root int32, se
 		return segCnt * ext
 	}
 	if len(t.next) == 0 {
+		if c.me == root {
+			return phases // a root alone
+		}
 		for left := count; left > 0; left -= segCnt {
 			phases = append(phases, []collOp{{send: true, peer: t.prev, bytes: min(segCnt, left) * ext, blocking: true}})
 		}

@@ -102,9 +102,11 @@ func FuzzConfigSet(f *testing.F) {
 }
 
 // FuzzSimulate runs arbitrary TI text, with the default settings, with
-// SMPI's overheads set, and with the collective algorithms whose sizes
-// are computed for all members at once: the simulator must return (a
-// result or an error), never panic or hang.
+// SMPI's overheads set, with the collective algorithms whose sizes are
+// computed for all members at once, with Open MPI's rules and with the
+// algorithms that carry requests across phases or are built from other
+// collectives: the simulator must return (a result or an error), never
+// panic or hang.
 func FuzzSimulate(f *testing.F) {
 	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
@@ -130,6 +132,18 @@ func FuzzSimulate(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// Open MPI's rules, and the algorithms that carry requests across
+	// phases or are built from other collectives.
+	ompi := sim.DefaultConfig()
+	pipes := sim.DefaultConfig()
+	for _, kv := range [][3]string{{"o", "smpi/coll-selector", "ompi"}, {"p", "smpi/bcast", "NTSB"}, {"p", "smpi/reduce", "ompi_chain"},
+		{"p", "smpi/reduce_scatter", "ompi_ring"}, {"p", "smpi/allreduce", "lr"}, {"p", "smpi/gather", "ompi_linear_sync"},
+		{"p", "smpi/allgatherv", "GB"}, {"p", "smpi/alltoallv", "ompi_basic_linear"}} {
+		cfg := map[string]*sim.Config{"o": &ompi, "p": &pipes}[kv[0]]
+		if err := cfg.Set(kv[1], kv[2]); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		p := filepath.Join(t.TempDir(), "f.ti")
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -139,7 +153,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
