@@ -1,7 +1,5 @@
 package sim
 
-import "kairos/trace"
-
 // Open MPI's linear gather, scatter and alltoallv, as SimGrid 3.32 copies
 // them (gather-ompi.cpp, scatter-ompi.cpp, alltoallv-ompi-basic-linear.cpp)
 // for its ompi selector.
@@ -134,21 +132,4 @@ func gatherOmpiLinearSync(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return append(ops, collOp{send: true, peer: peer, blocking: true}), true
 	}
 	return append(ops, collOp{peer: peer, carry: true, ref: restSeg}, collOp{wait: waitOne, ref: firstSeg}), true
-}
-
-func init() {
-	allgathervAlgos["GB"] = nil // made of other collectives: see composites
-	composites["allgatherv:GB"] = allgathervGB
-}
-
-// allgathervGB (allgatherv__GB): a gatherv to rank 0, then a bcast from it
-// (with the bcast algorithm configured) of as many elements as the largest
-// receive count: SimGrid's replay passes no displacements, so its
-// broadcast covers the largest block only.
-func allgathervGB(c *collCall) []subColl {
-	largest := int64(0)
-	for _, x := range c.e.RecvCounts {
-		largest = max(largest, x)
-	}
-	return []subColl{{kind: trace.Gatherv, root: 0}, {kind: trace.Bcast, root: 0, bytes: largest}}
 }

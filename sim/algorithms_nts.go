@@ -2,11 +2,18 @@ package sim
 
 import "kairos/trace"
 
+// SimGrid's own algorithms that call other collectives (colls::bcast,
+// colls::gatherv): its non-topology-specific pipelined broadcasts (NTSL,
+// NTSB), whose remainder is broadcast with the configured algorithm, and
+// its gather-then-broadcast allgatherv (GB).
+
 func init() {
 	bcastAlgos["NTSL"] = nil // made of other collectives: see composites
 	bcastAlgos["NTSB"] = nil
+	allgathervAlgos["GB"] = nil
 	composites["bcast:NTSL"] = func(c *collCall) []subColl { return bcastNTS(c, ntslChain, ntslSegment) }
 	composites["bcast:NTSB"] = func(c *collCall) []subColl { return bcastNTS(c, ntsbTree, ntsbSegment) }
+	composites["allgatherv:GB"] = allgathervGB
 }
 
 // The segment sizes (bytes) of bcast__NTSL and bcast__NTSB.
@@ -136,4 +143,16 @@ func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next [
 		phases = append(phases, ph)
 	}
 	return append(phases, []collOp{{wait: waitCarried}})
+}
+
+// allgathervGB (allgatherv__GB): a gatherv to rank 0, then a bcast from it
+// (with the bcast algorithm configured) of as many elements as the largest
+// receive count: SimGrid's replay passes no displacements, so its
+// broadcast covers the largest block only.
+func allgathervGB(c *collCall) []subColl {
+	largest := int64(0)
+	for _, x := range c.e.RecvCounts {
+		largest = max(largest, x)
+	}
+	return []subColl{{kind: trace.Gatherv, root: 0}, {kind: trace.Bcast, root: 0, bytes: largest}}
 }
