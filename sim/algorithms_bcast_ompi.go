@@ -1,7 +1,7 @@
 package sim
 
-// Open MPI's pipelined broadcast as SimGrid 3.32 copies it
-// (bcast-ompi-pipeline.cpp).
+// Open MPI's segmented broadcasts as SimGrid 3.32 copies them
+// (bcast-ompi-pipeline.cpp, bcast-ompi-split-bintree.cpp).
 
 func init() {
 	bcastAlgos["ompi_pipeline"] = []algorithm{bcastOmpiPipeline}

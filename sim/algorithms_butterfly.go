@@ -2,6 +2,9 @@ package sim
 
 import "math/bits"
 
+// Open MPI's butterfly reduce_scatter as SimGrid 3.32 copies it
+// (reduce_scatter-ompi.cpp).
+
 func init() {
 	reduceScatterAlgos["ompi_butterfly"] = []algorithm{reduceScatterButterfly}
 }
