@@ -534,6 +534,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
+		if err := allgatherTruncates(k, algo, c); err != nil {
+			return nil, 0, err
+		}
 		return pick(allgatherAlgos, algo, "default", tagAllgather)
 	case trace.Allgatherv:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {

@@ -1,0 +1,67 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+
+	"kairos/trace"
+)
+
+// SimGrid's non-blocking logical-ring allgather (allgather-NTSLR-NB.cpp),
+// one of the algorithms Open MPI's rules (smpi/coll-selector:ompi) may
+// name for allgather, and the allgathers SimGrid aborts on with it.
+
+func init() {
+	allgatherAlgos["NTSLR_NB"] = []algorithm{allgatherNTSLRNB}
+}
+
+// Names of the carried requests of allgatherNTSLRNB.
+const (
+	ntslrRecv int32 = iota // the receives posted at the start
+	ntslrSend              // the send of the current step
+)
+
+// allgatherNTSLRNB (allgather__NTSLR_NB) passes the blocks round the ring
+// of neighbours: a member first posts its n-1 receives from its left
+// neighbour, then at each of the n-1 steps posts the send of one block to
+// its right neighbour and waits (Request::wait) for that step's receive,
+// then for the send. Its own block is copied locally, which costs no
+// time. When the send and receive sizes differ (in bytes), SimGrid falls
+// back to allgather__default, which is allgatherLinear.
+func allgatherNTSLRNB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.e.SendBytes != c.e.RecvBytes {
+		return allgatherLinear(c, p, ops)
+	}
+	n, me := c.n, c.me
+	steps := int(n - 1)
+	switch {
+	case steps == 0 || p > 2*steps:
+		return ops, false
+	case p == 0:
+		from := (me + n - 1) % n
+		for range steps {
+			ops = append(ops, collOp{peer: from, carry: true, ref: ntslrRecv})
+		}
+		return ops, true
+	case p%2 == 1:
+		send := collOp{send: true, peer: (me + 1) % n, bytes: c.e.SendBytes, carry: true, ref: ntslrSend}
+		return append(ops, send, collOp{wait: waitOne, ref: ntslrRecv}), true
+	}
+	return append(ops, collOp{wait: waitOne, ref: ntslrSend}), true
+}
+
+// allgatherTruncates refuses an allgather whose blocks are larger (in
+// bytes) to send than to receive on more than one member, with
+// allgather__default (algo "" or "default") or NTSLR_NB, which falls back
+// to it then: every receive of another member's block truncates, and
+// SimGrid 3.32 aborts (MPI_ERR_TRUNCATE).
+func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
+	if algo != "" && algo != "default" && algo != "NTSLR_NB" {
+		return nil
+	}
+	if c.n > 1 && c.e.SendBytes > c.e.RecvBytes {
+		return fmt.Errorf("%s: blocks of %d bytes sent into receives of %d bytes are refused with %s: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
+			k, c.e.SendBytes, c.e.RecvBytes, cmp.Or(algo, "default"))
+	}
+	return nil
+}
