@@ -65,3 +65,34 @@ func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
 	}
 	return nil
 }
+
+// growTmpBuffers follows SimGrid 3.32's replay, whose collective actions
+// take their buffers from one process-wide temporary send buffer and one
+// receive buffer (smpi_get_tmp_sendbuffer, smpi_get_tmp_recvbuffer),
+// grown to the action's sizes and never shrunk: until first grown, such
+// a buffer is a null pointer, on which some algorithms give up at once
+// (reduce_scatter ompi_ring of 0 elements). It records the buffers c's
+// action grows for its member and sets c.tmpNull if either is still null
+// (always false without Config.Compat). Barriers take no buffer; the
+// algorithms' own temporary buffers are not counted.
+func (s *simulation) growTmpBuffers(c *collCall) {
+	e, atRoot := c.e, c.me == c.root
+	var send, recv bool
+	switch e.Kind {
+	case trace.Bcast:
+		send = e.SendBytes > 0
+	case trace.Reduce, trace.Allreduce, trace.Scan, trace.Exscan:
+		send, recv = e.SendBytes > 0, e.SendBytes > 0
+	case trace.Alltoall, trace.Allgather, trace.Allgatherv, trace.Alltoallv:
+		send, recv = e.SendBytes > 0, e.RecvBytes > 0
+	case trace.Gather, trace.Gatherv, trace.Scatter:
+		send, recv = e.SendBytes > 0, atRoot && e.RecvBytes > 0
+	case trace.Scatterv:
+		send, recv = atRoot && e.SendBytes > 0, e.RecvBytes > 0
+	case trace.ReduceScatter:
+		send, recv = e.RecvBytes > 0, e.RecvBytes > 0
+	}
+	s.tmpGrown[0] = s.tmpGrown[0] || send
+	s.tmpGrown[1] = s.tmpGrown[1] || recv
+	c.tmpNull = s.cfg.Compat && !(s.tmpGrown[0] && s.tmpGrown[1])
+}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,61 @@ func TestOmpiLinearMatchesSimGrid(t *testing.T) {
 		runs += 2
 	}
 	t.Logf("%d runs\n%s", runs, tab.String())
+}
+
+// TestReduceScatterRingEmptyMatchesSimGrid replays reduce_scatter
+// ompi_ring of 0 elements, which SimGrid's replay skips while one of its
+// shared temporary buffers is still null: as the first collective, after
+// a broadcast (which grows the send buffer only), after an allreduce
+// (which grows both: the ring then sends its empty blocks), and after a
+// gather whose root grows the receive buffer only once the others have
+// skipped the ring (SimGrid aborts, Kairos reports a deadlock).
+func TestReduceScatterRingEmptyMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	for _, c := range []struct {
+		n      int
+		before string
+	}{{3, ""}, {16, ""}, {4, "bcast 1000"}, {3, "allreduce 1000 0"}, {7, "allreduce 1000 0"}, {3, "gather 10 10 1"}} {
+		var b strings.Builder
+		zeros := strings.TrimSpace(strings.Repeat("0 ", c.n))
+		for r := 0; r < c.n; r++ {
+			fmt.Fprintf(&b, "%d init\n%d compute %d\n", r, r, r*1000000)
+			if c.before != "" {
+				fmt.Fprintf(&b, "%d %s\n", r, c.before)
+			}
+			fmt.Fprintf(&b, "%d reducescatter %s 0\n", r, zeros)
+		}
+		ringMatches(t, dir, plat, hostfile, c.n, b.String())
+	}
+}
+
+// ringMatches replays trace on n ranks with reduce_scatter ompi_ring with
+// Kairos and SimGrid and requires the same time, or both to fail.
+func ringMatches(t *testing.T, dir, plat, hostfile string, n int, trace string) {
+	t.Helper()
+	path := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ti.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	if err := cfg.Set("smpi/reduce_scatter", "ompi_ring"); err != nil {
+		t.Fatal(err)
+	}
+	res, kerr := sim.Run(tr, machineOn(t, plat, n), cfg, nil)
+	sg, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, n, "--cfg=smpi/reduce_scatter:ompi_ring")
+	switch {
+	case kerr != nil && sgErr != nil:
+	case kerr != nil || sgErr != nil:
+		t.Errorf("%d ranks:\n%sKairos: %v\nSimGrid: %v", n, trace, kerr, sgErr)
+	case math.Abs(res.Time-sg) > 1e-9:
+		t.Errorf("%d ranks:\n%sKairos %.9f, SimGrid %.9f", n, trace, res.Time, sg)
+	}
 }

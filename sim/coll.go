@@ -54,6 +54,7 @@ type collCall struct {
 	shared      [][]collOp // the member's phases of a cached schedule (read-only)
 	override    int64      // if positive, the message size of a sub-collective
 	inOrder     bool       // its requests are waited for one by one, in order
+	tmpNull     bool       // a SimGrid replay temporary buffer is still null (growTmpBuffers)
 	schedules   schedules
 }
 
@@ -352,6 +353,7 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	}
 	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
 		phases: st.call.phases[:0], schedules: s.schedules}
+	s.growTmpBuffers(&st.call)
 	parts, tag, err := s.expand(st.parts, e.Kind, &st.call, 0)
 	if err != nil {
 		return err

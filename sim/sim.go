@@ -82,7 +82,11 @@
 //   - reduction flops run even with smpi/simulate-computation:no;
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
-//     of two.
+//     of two;
+//   - (*) the replay's collectives share one temporary send and one
+//     receive buffer, null until an action first needs bytes of them:
+//     reduce_scatter ompi_ring of 0 elements sends nothing while either is
+//     null (see growTmpBuffers).
 package sim
 
 import (
@@ -196,6 +200,7 @@ type simulation struct {
 	probeExecs         int       // iprobe computations in progress
 	indexIDs           bool      // index requests by id: waits may name ids (not TI)
 	waitSeq            uint64    // order in which ranks started blocking waits
+	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
 	err                error
 	stats              struct{ messages, bytes, actions int64 }
 }
