@@ -427,6 +427,11 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		}
 		return nil, 0, fmt.Errorf("%s: %s is refused: %s", k, algo, why)
 	}
+	if algo == "ompi_ring_segmented" && collBytes(c) < max(c.ssize, 1) {
+		// Open MPI divides by its segment's count, 0 here: SimGrid 3.32
+		// dies of SIGFPE.
+		return nil, 0, fmt.Errorf("%s: ompi_ring_segmented of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k)
+	}
 	f, ok := composites[collNames[k]+":"+algo]
 	if !ok {
 		algos, tag, err := selectAlgorithm(k, algo, c)

@@ -137,7 +137,7 @@ func FuzzSimulate(f *testing.F) {
 	ompi := sim.DefaultConfig()
 	pipes := sim.DefaultConfig()
 	for _, kv := range [][3]string{{"o", "smpi/coll-selector", "ompi"}, {"p", "smpi/bcast", "NTSB"}, {"p", "smpi/reduce", "ompi_chain"},
-		{"p", "smpi/reduce_scatter", "ompi_ring"}, {"p", "smpi/allreduce", "lr"}, {"p", "smpi/gather", "ompi_linear_sync"},
+		{"p", "smpi/reduce_scatter", "ompi_ring"}, {"p", "smpi/allreduce", "ompi_ring_segmented"}, {"p", "smpi/gather", "ompi_linear_sync"},
 		{"p", "smpi/allgatherv", "GB"}, {"p", "smpi/alltoallv", "ompi_basic_linear"}} {
 		cfg := map[string]*sim.Config{"o": &ompi, "p": &pipes}[kv[0]]
 		if err := cfg.Set(kv[1], kv[2]); err != nil {

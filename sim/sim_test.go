@@ -203,6 +203,7 @@ func TestAlgorithmRefusals(t *testing.T) {
 		{"alltoallv", "pair", "alltoallv 6 1 1 1 1 1 1 6 1 1 1 1 1 1", "power-of-two"},
 		{"allgatherv", "pair", "allgatherv 1 1 1 1 1 1 1", "power-of-two"},
 		{"reduce", "ompi_binary", "reduce 0 0 0", "0 elements is refused"},
+		{"allreduce", "ompi_ring_segmented", "allreduce 0 0", "0 elements is refused"},
 		{"bcast", "mvapich2_knomial_intra_node", "bcast 10", "SimGrid 3.32's replay crashes on it"},
 	} {
 		cfg := sim.DefaultConfig()
