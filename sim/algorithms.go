@@ -7,6 +7,29 @@ import "kairos/trace"
 // message (order of posting, blocking structure, sizes), so that
 // contention is simulated as SimGrid simulates it.
 
+// phaseBuilder appends to phases all the phases of one member of an
+// algorithm whose member computes them at once.
+type phaseBuilder func(phases [][]collOp, c *collCall) [][]collOp
+
+// phased is the algorithm that runs the phases build computes at phase 0
+// (into c.phases).
+func phased(build phaseBuilder) algorithm {
+	return func(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+		if p == 0 {
+			c.phases = build(c.phases[:0], c)
+		}
+		if p >= len(c.phases) {
+			return ops, false
+		}
+		return append(ops, c.phases[p]...), true
+	}
+}
+
+// blockingPhase is a phase of one blocking send (of bytes) or receive.
+func blockingPhase(send bool, peer int32, bytes int64) []collOp {
+	return []collOp{{send: send, peer: peer, bytes: bytes, blocking: true}}
+}
+
 // one returns ops as the only phase.
 func one(p int, ops []collOp) ([]collOp, bool) { return ops, p == 0 }
 

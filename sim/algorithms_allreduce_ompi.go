@@ -8,6 +8,9 @@ func init() {
 	composites["allreduce:ompi_ring_segmented"] = allreduceRingSegmented
 }
 
+// segmentedRing runs allreduceSegmentedRing's phases.
+var segmentedRing = phased(allreduceSegmentedRing)
+
 // ringSegmentedSize is the segment size of ompi_ring_segmented, in bytes.
 const ringSegmentedSize = 1 << 20
 
@@ -23,7 +26,7 @@ func allreduceRingSegmented(c *collCall) []subColl {
 	if count < int64(c.n)*segCount(ringSegmentedSize, ext, count) {
 		return allreduceLR(c)
 	}
-	return []subColl{{run: allreduceSegmentedRing, root: c.root}}
+	return []subColl{{run: segmentedRing, root: c.root}}
 }
 
 // blockSplit is Open MPI's COLL_TUNED_COMPUTE_BLOCKCOUNT: count elements
@@ -44,14 +47,7 @@ func blockSplit(count, blocks int64) (split, early, late int64) {
 // neighbour posted ahead, waits for the previous one (Request::wait) and
 // sends the piece it reduced onwards with a blocking send. Then an
 // allgather round the ring of whole blocks, n-1 sendrecv steps.
-func allreduceSegmentedRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = segmentedRingPhases(c.phases[:0], c)
-	}
-	return phaseAt(c, p, ops)
-}
-
-func segmentedRingPhases(phases [][]collOp, c *collCall) [][]collOp {
+func allreduceSegmentedRing(phases [][]collOp, c *collCall) [][]collOp {
 	n, me := int64(c.n), int64(c.me)
 	ext := max(c.ssize, 1)
 	count := collBytes(c) / ext
@@ -76,7 +72,7 @@ func segmentedRingPhases(phases [][]collOp, c *collCall) [][]collOp {
 	}
 	to, from := int32((me+1)%n), int32((me+n-1)%n)
 	recv := collOp{peer: from, carry: true}
-	send := func(bytes int64) []collOp { return []collOp{{send: true, peer: to, bytes: bytes, blocking: true}} }
+	send := func(bytes int64) []collOp { return blockingPhase(true, to, bytes) }
 	for ph := int64(0); ph < nph; ph++ {
 		phases = append(phases, []collOp{recv}, send(pieceBytes(me, ph)))
 		for k := int64(2); k < n; k++ {

@@ -4,7 +4,7 @@ package sim
 // (bcast-ompi-pipeline.cpp, bcast-ompi-split-bintree.cpp).
 
 func init() {
-	bcastAlgos["ompi_pipeline"] = []algorithm{bcastOmpiPipeline}
+	bcastAlgos["ompi_pipeline"] = []algorithm{phased(bcastOmpiPipeline)}
 }
 
 // bcastOmpiPipeline (bcast__ompi_pipeline): down a chain from the root in
@@ -13,14 +13,7 @@ func init() {
 // the send; an inner rank keeps one receive posted ahead, waits for the
 // previous segment, forwards it and waits for that send; the last rank
 // keeps one receive ahead and waits for each segment in turn.
-func bcastOmpiPipeline(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = pipelinePhases(c.phases[:0], c)
-	}
-	return phaseAt(c, p, ops)
-}
-
-func pipelinePhases(phases [][]collOp, c *collCall) [][]collOp {
+func bcastOmpiPipeline(phases [][]collOp, c *collCall) [][]collOp {
 	if c.n == 1 {
 		return phases
 	}
@@ -81,7 +74,7 @@ func pipelinePhases(phases [][]collOp, c *collCall) [][]collOp {
 }
 
 func init() {
-	bcastAlgos["ompi_split_bintree"] = []algorithm{bcastSplitBintree}
+	bcastAlgos["ompi_split_bintree"] = []algorithm{phased(bcastSplitBintree)}
 }
 
 // splitBintreeFallback reports whether ompi_split_bintree would fall
@@ -114,14 +107,7 @@ func splitBintreeShape(c *collCall) (segCnt int64, counts [2]int64, seg int64) {
 // blocking sends, leaves receive with blocking receives. Then each rank
 // swaps halves with its pair in the other subtree (sendrecv); with an
 // even number of ranks, the root sends the right half to the last one.
-func bcastSplitBintree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = splitBintreePhases(c.phases[:0], c)
-	}
-	return phaseAt(c, p, ops)
-}
-
-func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
+func bcastSplitBintree(phases [][]collOp, c *collCall) [][]collOp {
 	n, me, root := c.n, c.me, c.root
 	if n == 1 {
 		return phases
@@ -134,9 +120,6 @@ func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
 	}
 	t := ompiKaryTree(2, n, me, root)
 	lr := ((me+n-root)%n + 1) % 2
-	blocking := func(send bool, peer int32, elems int64) []collOp {
-		return []collOp{{send: send, peer: peer, bytes: elems * ext, blocking: true}}
-	}
 	last := func(i int64) int64 { return counts[i] - (nseg[i]-1)*segCnt }
 	switch {
 	case me == root:
@@ -149,7 +132,7 @@ func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
 				if s == nseg[i]-1 {
 					elems = last(int64(i))
 				}
-				phases = append(phases, blocking(true, k, elems))
+				phases = append(phases, blockingPhase(true, k, elems*ext))
 			}
 		}
 	case len(t.next) > 0:
@@ -158,7 +141,7 @@ func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
 		for s := int64(1); s < nseg[lr]; s++ {
 			phases = append(phases, []collOp{recv, {wait: waitAllOne}})
 			for _, k := range t.next {
-				phases = append(phases, blocking(true, k, segCnt))
+				phases = append(phases, blockingPhase(true, k, segCnt*ext))
 			}
 		}
 		phases = append(phases, []collOp{{wait: waitAllOne}})
@@ -167,11 +150,11 @@ func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
 			elems = last(int64(lr))
 		}
 		for _, k := range t.next {
-			phases = append(phases, blocking(true, k, elems))
+			phases = append(phases, blockingPhase(true, k, elems*ext))
 		}
 	default:
 		for range nseg[lr] {
-			phases = append(phases, blocking(false, t.prev, 0))
+			phases = append(phases, blockingPhase(false, t.prev, 0))
 		}
 	}
 	pair := (me + 1) % n
@@ -183,9 +166,9 @@ func splitBintreePhases(phases [][]collOp, c *collCall) [][]collOp {
 	case n%2 != 0 && me != root:
 		phases = append(phases, swap)
 	case n%2 == 0 && me == root:
-		phases = append(phases, blocking(true, lastRank, counts[1]))
+		phases = append(phases, blockingPhase(true, lastRank, counts[1]*ext))
 	case n%2 == 0 && me == lastRank:
-		phases = append(phases, blocking(false, root, 0))
+		phases = append(phases, blockingPhase(false, root, 0))
 	case n%2 == 0:
 		phases = append(phases, swap)
 	}

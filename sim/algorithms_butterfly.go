@@ -6,7 +6,7 @@ import "math/bits"
 // (reduce_scatter-ompi.cpp).
 
 func init() {
-	reduceScatterAlgos["ompi_butterfly"] = []algorithm{reduceScatterButterfly}
+	reduceScatterAlgos["ompi_butterfly"] = []algorithm{phased(reduceScatterButterfly)}
 }
 
 // reduceScatterButterfly (reduce_scatter__ompi_butterfly): the first 2r
@@ -15,14 +15,7 @@ func init() {
 // others exchange halves with rank ^ mask for growing masks (sendrecv),
 // then send their result to their mirror (bit-reversed) rank, which for a
 // pair also serves the even rank that left.
-func reduceScatterButterfly(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = butterflyPhases(c.phases[:0], c)
-	}
-	return phaseAt(c, p, ops)
-}
-
-func butterflyPhases(phases [][]collOp, c *collCall) [][]collOp {
+func reduceScatterButterfly(phases [][]collOp, c *collCall) [][]collOp {
 	n, me := c.n, c.me
 	if n < 2 {
 		return phases
@@ -51,16 +44,13 @@ func butterflyPhases(phases [][]collOp, c *collCall) [][]collOp {
 		return sumCounts(counts, first(lo), last+1)
 	}
 	mirror := func(x int32) int32 { return int32(bits.Reverse32(uint32(x)) >> (32 - log2)) }
-	blocking := func(send bool, peer int32, bytes int64) []collOp {
-		return []collOp{{send: send, peer: peer, bytes: bytes, blocking: true}}
-	}
 	vrank := me - rem
 	if me < 2*rem {
 		if me%2 == 0 {
-			phases = append(phases, blocking(true, me+1, sumCounts(counts, 0, n)))
-			return append(phases, blocking(false, real(mirror((me+1)/2)), 0))
+			phases = append(phases, blockingPhase(true, me+1, sumCounts(counts, 0, n)))
+			return append(phases, blockingPhase(false, real(mirror((me+1)/2)), 0))
 		}
-		phases = append(phases, blocking(false, me-1, 0))
+		phases = append(phases, blockingPhase(false, me-1, 0))
 		vrank = me / 2
 	}
 	nblocks, sendIdx, recvIdx := pof2, int32(0), int32(0)
@@ -79,7 +69,7 @@ func butterflyPhases(phases [][]collOp, c *collCall) [][]collOp {
 	peer := real(vpeer)
 	index := first(sendIdx)
 	if vpeer < rem {
-		phases = append(phases, blocking(true, peer-1, counts[index]))
+		phases = append(phases, blockingPhase(true, peer-1, counts[index]))
 		index++
 	}
 	if vpeer != vrank {

@@ -11,8 +11,9 @@ func init() {
 	bcastAlgos["NTSL"] = nil // made of other collectives: see composites
 	bcastAlgos["NTSB"] = nil
 	allgathervAlgos["GB"] = nil
-	composites["bcast:NTSL"] = func(c *collCall) []subColl { return bcastNTS(c, ntslChain, ntslSegment) }
-	composites["bcast:NTSB"] = func(c *collCall) []subColl { return bcastNTS(c, ntsbTree, ntsbSegment) }
+	ntsl, ntsb := phased(ntslChain), phased(ntsbTree)
+	composites["bcast:NTSL"] = func(c *collCall) []subColl { return bcastNTS(c, ntsl, ntslSegment) }
+	composites["bcast:NTSB"] = func(c *collCall) []subColl { return bcastNTS(c, ntsb, ntsbSegment) }
 	composites["allgatherv:GB"] = allgathervGB
 }
 
@@ -47,31 +48,25 @@ func bcastNTS(c *collCall, run algorithm, segment int64) []subColl {
 }
 
 // ntslChain is NTSL's chain (see ntsPhases).
-func ntslChain(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		n, me := c.n, c.me
-		var next []int32
-		if me != n-1 {
-			next = []int32{(me + 1) % n}
-		}
-		c.phases = ntsPhases(c.phases[:0], c, ntslSegment, (me+n-1)%n, next, true)
+func ntslChain(phases [][]collOp, c *collCall) [][]collOp {
+	n, me := c.n, c.me
+	var next []int32
+	if me != n-1 {
+		next = []int32{(me + 1) % n}
 	}
-	return phaseAt(c, p, ops)
+	return ntsPhases(phases, c, ntslSegment, (me+n-1)%n, next, true)
 }
 
 // ntsbTree is NTSB's binary tree rooted at rank 0, rank r's children
 // being 2r+1 and 2r+2 (see ntsPhases).
-func ntsbTree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		var next []int32
-		for _, k := range []int32{2*c.me + 1, 2*c.me + 2} {
-			if k < c.n {
-				next = append(next, k)
-			}
+func ntsbTree(phases [][]collOp, c *collCall) [][]collOp {
+	var next []int32
+	for _, k := range []int32{2*c.me + 1, 2*c.me + 2} {
+		if k < c.n {
+			next = append(next, k)
 		}
-		c.phases = ntsPhases(c.phases[:0], c, ntsbSegment, (c.me-1)/2, next, false)
 	}
-	return phaseAt(c, p, ops)
+	return ntsPhases(phases, c, ntsbSegment, (c.me-1)/2, next, false)
 }
 
 // ntsPhases appends the phases of SimGrid's non-topology-specific
@@ -93,22 +88,22 @@ func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next [
 		var ph []collOp
 		switch me {
 		case c.root:
-			ph = []collOp{{send: true, peer: 0, bytes: bytes, blocking: true}}
+			ph = blockingPhase(true, 0, bytes)
 		case 0:
-			ph = []collOp{{peer: c.root, blocking: true}}
+			ph = blockingPhase(false, c.root, 0)
 		}
 		phases = append(phases, ph)
 	}
 	if bytes <= seg {
 		if me != 0 {
-			recv := []collOp{{peer: prev, blocking: true}}
+			recv := blockingPhase(false, prev, 0)
 			if waitRecv {
 				recv = []collOp{{peer: prev, carry: true}, {wait: waitOne}}
 			}
 			phases = append(phases, recv)
 		}
 		for _, k := range next {
-			phases = append(phases, []collOp{{send: true, peer: k, bytes: bytes, blocking: true}})
+			phases = append(phases, blockingPhase(true, k, bytes))
 		}
 		return phases
 	}

@@ -7,11 +7,11 @@ package sim
 
 func init() {
 	reduceAlgos["ompi_basic_linear"] = []algorithm{reduceOmpiBasicLinear}
-	reduceAlgos["ompi_chain"] = []algorithm{reduceOmpiChain}
-	reduceAlgos["ompi_pipeline"] = []algorithm{reduceOmpiPipeline}
-	reduceAlgos["ompi_binary"] = []algorithm{reduceOmpiBinary}
-	reduceAlgos["ompi_binomial"] = []algorithm{reduceOmpiBinomial}
-	reduceAlgos["ompi_in_order_binary"] = []algorithm{reduceOmpiInOrderBinary, reduceInOrderToRoot}
+	reduceAlgos["ompi_chain"] = []algorithm{phased(reduceOmpiChain)}
+	reduceAlgos["ompi_pipeline"] = []algorithm{phased(reduceOmpiPipeline)}
+	reduceAlgos["ompi_binary"] = []algorithm{phased(reduceOmpiBinary)}
+	reduceAlgos["ompi_binomial"] = []algorithm{phased(reduceOmpiBinomial)}
+	reduceAlgos["ompi_in_order_binary"] = []algorithm{phased(reduceOmpiInOrderBinary), reduceInOrderToRoot}
 }
 
 // ompiGenericReduce are the reductions through Open MPI's generic one.
@@ -37,65 +37,50 @@ func reduceOmpiBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 }
 
 // reduceOmpiChain (reduce__ompi_chain): n/2 chains, 64 KiB segments.
-func reduceOmpiChain(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = ompiReducePhases(c.phases[:0], c, ompiChain(c.n/2, c.n, c.me, c.root), c.root, 64<<10)
-	}
-	return phaseAt(c, p, ops)
+func reduceOmpiChain(phases [][]collOp, c *collCall) [][]collOp {
+	return ompiReducePhases(phases, c, ompiChain(c.n/2, c.n, c.me, c.root), c.root, 64<<10)
 }
 
 // reduceOmpiPipeline (reduce__ompi_pipeline): one chain, segments of 1,
 // 32 or 64 KiB by Open MPI's fitted rule on the size of the communicator
 // and of the message.
-func reduceOmpiPipeline(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		size := float64(collBytes(c))
-		seg := int64(64 << 10)
-		switch n := float64(c.n); {
-		case n > 0.0410/1024*size+9.7128:
-			seg = 1024
-		case n > 0.0033/1024*size+1.6761:
-			seg = 32 << 10
-		}
-		c.phases = ompiReducePhases(c.phases[:0], c, ompiChain(1, c.n, c.me, c.root), c.root, seg)
+func reduceOmpiPipeline(phases [][]collOp, c *collCall) [][]collOp {
+	size := float64(collBytes(c))
+	seg := int64(64 << 10)
+	switch n := float64(c.n); {
+	case n > 0.0410/1024*size+9.7128:
+		seg = 1024
+	case n > 0.0033/1024*size+1.6761:
+		seg = 32 << 10
 	}
-	return phaseAt(c, p, ops)
+	return ompiReducePhases(phases, c, ompiChain(1, c.n, c.me, c.root), c.root, seg)
 }
 
 // reduceOmpiBinary (reduce__ompi_binary): a binary tree, 32 KiB segments.
-func reduceOmpiBinary(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = ompiReducePhases(c.phases[:0], c, ompiKaryTree(2, c.n, c.me, c.root), c.root, 32<<10)
-	}
-	return phaseAt(c, p, ops)
+func reduceOmpiBinary(phases [][]collOp, c *collCall) [][]collOp {
+	return ompiReducePhases(phases, c, ompiKaryTree(2, c.n, c.me, c.root), c.root, 32<<10)
 }
 
 // reduceOmpiBinomial (reduce__ompi_binomial): Open MPI's in-order
 // binomial tree, unsegmented for small messages, else 1 KiB segments when
 // the communicator is large for the message (Open MPI's fitted rule), else
 // unsegmented too.
-func reduceOmpiBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		size := collBytes(c)
-		count := size / max(c.ssize, 1)
-		seg := int64(0)
-		if !(c.n < 8 && size < 20480 || size < 2048 || count <= 1) && float64(c.n) > 0.6016/1024*float64(size)+1.3496 {
-			seg = 1024
-		}
-		parent, children := inOrderBinomial(c)
-		c.phases = ompiReducePhases(c.phases[:0], c, ompiTree{prev: parent, next: children}, c.root, seg)
+func reduceOmpiBinomial(phases [][]collOp, c *collCall) [][]collOp {
+	size := collBytes(c)
+	count := size / max(c.ssize, 1)
+	seg := int64(0)
+	if !(c.n < 8 && size < 20480 || size < 2048 || count <= 1) && float64(c.n) > 0.6016/1024*float64(size)+1.3496 {
+		seg = 1024
 	}
-	return phaseAt(c, p, ops)
+	parent, children := inOrderBinomial(c)
+	return ompiReducePhases(phases, c, ompiTree{prev: parent, next: children}, c.root, seg)
 }
 
 // reduceOmpiInOrderBinary (reduce__ompi_in_order_binary): unsegmented, up
 // Open MPI's in-order binary tree, which is rooted at the last member; see
 // reduceInOrderToRoot for another root.
-func reduceOmpiInOrderBinary(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = ompiReducePhases(c.phases[:0], c, ompiInOrderBintree(c.n, c.me), c.n-1, 0)
-	}
-	return phaseAt(c, p, ops)
+func reduceOmpiInOrderBinary(phases [][]collOp, c *collCall) [][]collOp {
+	return ompiReducePhases(phases, c, ompiInOrderBintree(c.n, c.me), c.n-1, 0)
 }
 
 // reduceInOrderToRoot is the end of ompi_in_order_binary for a root that
@@ -112,14 +97,6 @@ func reduceInOrderToRoot(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: collBytes(c), blocking: true}))
 	}
 	return ops, false
-}
-
-// phaseAt returns phase p of c.phases.
-func phaseAt(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p >= len(c.phases) {
-		return ops, false
-	}
-	return append(ops, c.phases[p]...), true
 }
 
 // ompiReducePhases appends the phases of one member in Open MPI's generic
@@ -153,7 +130,7 @@ func ompiReducePhases(phases [][]collOp, c *collCall, t ompiTree, root int32, se
 			return phases // a root alone
 		}
 		for left := count; left > 0; left -= segCnt {
-			phases = append(phases, []collOp{{send: true, peer: t.prev, bytes: min(segCnt, left) * ext, blocking: true}})
+			phases = append(phases, blockingPhase(true, t.prev, min(segCnt, left)*ext))
 		}
 		return phases
 	}
@@ -171,7 +148,7 @@ func ompiReducePhases(phases [][]collOp, c *collCall, t ompiTree, root int32, se
 			phases = append(phases, ph)
 			if i == 0 && seg > 0 {
 				if c.me != root {
-					phases = append(phases, []collOp{{send: true, peer: t.prev, bytes: segBytes(seg - 1), blocking: true}})
+					phases = append(phases, blockingPhase(true, t.prev, segBytes(seg-1)))
 				}
 				if seg == nseg {
 					break

@@ -5,7 +5,7 @@ package sim
 
 func init() {
 	reduceScatterAlgos["ompi_ring"] = []algorithm{reduceScatterOmpiRing}
-	reduceScatterAlgos["ompi_basic_recursivehalving"] = []algorithm{reduceScatterOmpiHalving}
+	reduceScatterAlgos["ompi_basic_recursivehalving"] = []algorithm{phased(reduceScatterOmpiHalving)}
 }
 
 // reduceScatterOmpiRing (reduce_scatter__ompi_ring): n-1 steps round the
@@ -51,14 +51,7 @@ func reduceScatterOmpiRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // recursively, each step a receive posted ahead, a blocking send and a
 // wait; the odd ranks of the pairs finally send the even ones their
 // blocks.
-func reduceScatterOmpiHalving(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	if p == 0 {
-		c.phases = halvingPhases(c.phases[:0], c)
-	}
-	return phaseAt(c, p, ops)
-}
-
-func halvingPhases(phases [][]collOp, c *collCall) [][]collOp {
+func reduceScatterOmpiHalving(phases [][]collOp, c *collCall) [][]collOp {
 	n, me := c.n, c.me
 	counts := c.e.RecvCounts
 	total := sumCounts(counts, 0, n)
@@ -71,16 +64,13 @@ func halvingPhases(phases [][]collOp, c *collCall) [][]collOp {
 	}
 	pow >>= 1
 	remain := n - pow
-	blocking := func(send bool, peer int32, bytes int64) []collOp {
-		return []collOp{{send: send, peer: peer, bytes: bytes, blocking: true}}
-	}
 	tmpRank := me - remain
 	if me < 2*remain {
 		if me%2 == 0 {
-			phases = append(phases, blocking(true, me+1, total))
+			phases = append(phases, blockingPhase(true, me+1, total))
 			tmpRank = -1
 		} else {
-			phases = append(phases, blocking(false, me-1, 0))
+			phases = append(phases, blockingPhase(false, me-1, 0))
 			tmpRank = me / 2
 		}
 	}
@@ -112,7 +102,7 @@ func halvingPhases(phases [][]collOp, c *collCall) [][]collOp {
 				phases = append(phases, []collOp{{peer: peer, carry: true}})
 			}
 			if recvCount > 0 && sendCount != 0 {
-				phases = append(phases, blocking(true, peer, sendCount))
+				phases = append(phases, blockingPhase(true, peer, sendCount))
 			}
 			if sendCount > 0 && recvCount != 0 {
 				phases = append(phases, []collOp{{wait: waitOne}})
@@ -124,10 +114,10 @@ func halvingPhases(phases [][]collOp, c *collCall) [][]collOp {
 	if me < 2*remain {
 		if me%2 == 0 {
 			if counts[me] != 0 {
-				phases = append(phases, blocking(false, me+1, 0))
+				phases = append(phases, blockingPhase(false, me+1, 0))
 			}
 		} else if counts[me-1] != 0 {
-			phases = append(phases, blocking(true, me-1, counts[me-1]))
+			phases = append(phases, blockingPhase(true, me-1, counts[me-1]))
 		}
 	}
 	return phases
