@@ -291,7 +291,7 @@ var CfgNames = []string{
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"smpi/host-speed, smpi/privatization, path, tracing/*, contexts/* (accepted, no effect on a replay)",
+	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc and SimGrid's other settings for real code, path, tracing/*, contexts/* (accepted, no effect on a replay)",
 	"host/model (default, compound), cpu/optim and network/optim (Lazy)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
@@ -385,10 +385,14 @@ func (c *Config) Set(key, value string) error {
 		default:
 			return fmt.Errorf("--cfg smpi/coll-selector: %q is not supported (default, ompi); choose algorithms per collective with smpi/<collective>", value)
 		}
-	case "smpi/host-speed", "smpi/privatization", "smpi/tmpdir", "smpi/np", "smpi/hostfile", "smpi/replay",
-		"smpi/display-timing", "path":
-		// Irrelevant to replayed timings (smpi/host-speed only times
-		// real code, which a replay has none of).
+	case "smpi/host-speed", "smpi/cpu-threshold", "smpi/comp-adjustment-file", "smpi/papi-events",
+		"smpi/privatization", "smpi/privatize-libs", "smpi/shared-malloc", "smpi/shared-malloc-blocksize",
+		"smpi/shared-malloc-hugepage", "smpi/auto-shared-malloc-thresh", "smpi/display-allocs", "smpi/list-leaks",
+		"smpi/trace-call-location", "smpi/trace-call-use-absolute-path", "smpi/errors-are-fatal", "smpi/pedantic",
+		"smpi/tmpdir", "smpi/keep-temps", "smpi/np", "smpi/hostfile", "smpi/replay", "smpi/display-timing", "path":
+		// Irrelevant to replayed timings: they time, privatise or
+		// check real code, which a replay has none of, or only change
+		// what SimGrid prints.
 	case "host/model":
 		if value != "default" && value != "compound" {
 			return fmt.Errorf("--cfg host/model: only default and compound (CPU and network models apart) are supported")

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -87,6 +88,26 @@ func TestConfigSet(t *testing.T) {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])
 		}
+	}
+}
+
+// TestConfigIgnoresRealCodeSettings checks that the settings SimGrid has
+// for running real code, which a smpirun command line may carry, are
+// accepted and change nothing.
+func TestConfigIgnoresRealCodeSettings(t *testing.T) {
+	c := sim.DefaultConfig()
+	for _, kv := range [][2]string{
+		{"smpi/host-speed", "1Gf"}, {"smpi/cpu-threshold", "-1"}, {"smpi/shared-malloc", "none"},
+		{"smpi/privatization", "1"}, {"smpi/privatize-libs", "libgfortran.so.5"}, {"smpi/keep-temps", "yes"},
+		{"smpi/display-timing", "yes"}, {"smpi/errors-are-fatal", "no"}, {"smpi/pedantic", "yes"},
+		{"smpi/trace-call-location", "yes"}, {"smpi/list-leaks", "10"}, {"smpi/comp-adjustment-file", "adj.csv"},
+	} {
+		if err := c.Set(kv[0], kv[1]); err != nil {
+			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
+		}
+	}
+	if want := sim.DefaultConfig(); !reflect.DeepEqual(c, want) {
+		t.Errorf("settings for real code changed the configuration:\n got %+v\nwant %+v", c, want)
 	}
 }
 
