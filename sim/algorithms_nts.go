@@ -142,8 +142,10 @@ func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next [
 
 // allgathervGB (allgatherv__GB): a gatherv to rank 0, then a bcast from it
 // (with the bcast algorithm configured) of as many elements as the largest
-// receive count: SimGrid's replay passes no displacements, so its
-// broadcast covers the largest block only.
+// receive count. SimGrid broadcasts up to the largest displacement +
+// count, which is the largest count when the trace gives no displacements
+// (SMPI's tracer writes none); traces do not keep them, and the TI reader
+// warns of non-zero ones.
 func allgathervGB(c *collCall) []subColl {
 	largest := int64(0)
 	for _, x := range c.e.RecvCounts {

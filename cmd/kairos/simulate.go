@@ -167,6 +167,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
+	// What the reader tolerated but SimGrid would not replay the same
+	// way (a dropped last line, a wait SimGrid aborts on...) is said
+	// after the result.
+	defer printSourceWarnings(cmd.ErrOrStderr(), src)
 	src = eventProgress(src, filepath.Base(path))
 	p, err := simulatePlatform(f)
 	if err != nil {

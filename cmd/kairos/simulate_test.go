@@ -113,6 +113,21 @@ func TestSimulateErrors(t *testing.T) {
 	}
 }
 
+// TestSimulateWarnings: what the TI reader tolerates but SimGrid would
+// not replay the same way is said on stderr, after the result.
+func TestSimulateWarnings(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"unterminated.ti", "0 init\n0 compute 100\n0 finalize", "last line has no newline: dropped"},
+		{"displs.ti", "0 allgatherv 10 10 10 0 0 0 10\n1 allgatherv 10 10 10 0 0 0 10\n", "allgatherv displacements are not kept"},
+	} {
+		tr := testenv.WriteFile(t, c.name, c.text)
+		code, out, errs := simRun("simulate", tr, "--cluster", "2x1Gf,125MBps,50us")
+		if code != 0 || !strings.HasPrefix(out, "Simulation time") || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a time and a warning %q", c.name, code, out, errs, c.want)
+		}
+	}
+}
+
 // TestSimulatePlatformConfig: a platform's <config> settings apply, as in
 // SimGrid, unless --cfg sets the same key (the platform's own, such as
 // network/loopback-bw, shape the platform).

@@ -94,6 +94,8 @@
 //   - allgatherv's optional tokens are told apart by counting them (with T
 //     tokens in all: T > 2N+3 means two datatypes then N displacements;
 //     else T > N+5 means N displacements; else up to two datatypes).
+//     Displacements are checked but not kept; a non-zero one is reported
+//     by Trace.Warnings, as the time of allgatherv GB depends on them.
 //   - "init <anything>" makes MPI_DOUBLE the default datatype, "init"
 //     MPI_BYTE. SimGrid keeps one default for the whole process; if ranks
 //     disagree Kairos takes the lowest rank's and warns.

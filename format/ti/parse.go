@@ -52,6 +52,9 @@ type parser struct {
 	store     requestStore
 	counts    [2][]int64
 	warnEmpty bool // a wait met an empty store (SimGrid aborts there)
+	// warnDispls: an allgatherv gave non-zero displacements, which
+	// Events do not keep.
+	warnDispls bool
 
 	// regions maps the file names of location lines to region ids; it is
 	// built when the trace is opened and only read here. addRegion, if

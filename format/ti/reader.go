@@ -254,8 +254,14 @@ func (r *Reader) finish() {
 	if r.lr.err != nil && r.err == nil {
 		r.err = fmt.Errorf("%s: %w", r.p.file, r.lr.err)
 	}
-	if r.p.warnEmpty && r.warn != nil {
+	if r.warn == nil {
+		return
+	}
+	if r.p.warnEmpty {
 		r.warn(fmt.Sprintf("%s: rank %d waits with no request outstanding: SimGrid 3.32 aborts the replay there", r.p.file, r.p.rank))
+	}
+	if r.p.warnDispls {
+		r.warn(fmt.Sprintf("%s: rank %d's allgatherv displacements are not kept: a replay with allgatherv algorithm GB, which broadcasts up to the largest displacement + count, takes the largest count instead", r.p.file, r.p.rank))
 	}
 }
 

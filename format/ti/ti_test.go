@@ -289,6 +289,31 @@ func TestLastLineDropped(t *testing.T) {
 	}
 }
 
+// TestAllgathervDisplacementWarning: displacements are not kept, so a
+// non-zero one (which would change allgatherv GB's time) is warned of,
+// once per rank; zeros are not.
+func TestAllgathervDisplacementWarning(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"0 allgatherv 1 1 2 0 0 0 0\n1 allgatherv 1 1 2 0 0 0 0\n", 0},
+		{"0 allgatherv 1 1 2 0 0 0 1\n0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 0\n", 1},
+		{"0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 1\n", 2},
+	} {
+		p := filepath.Join(t.TempDir(), "t.ti")
+		os.WriteFile(p, []byte(c.text), 0o644)
+		tr, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loadAll(t, tr)
+		if w := tr.Warnings(); len(w) != c.want || c.want > 0 && !strings.Contains(w[0], "displacements are not kept") {
+			t.Errorf("%q: warnings %q, want %d", c.text, w, c.want)
+		}
+	}
+}
+
 // TestDescription checks the per-rank layout: paths relative to the
 // description's directory first, then to the working directory; the
 // default datatype from init's argument; comments and blank lines.
