@@ -104,6 +104,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "network/model:NS3"}, 2, "not supported"},
 		{[]string{"simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "-np", "3"}, 1, "out of range"},
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "deadlock"},
+		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "recv=10 (" + dead + ":2)"}, // read ahead, found again
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
 	} {
 		code, _, errs := simRun(c.args...)
