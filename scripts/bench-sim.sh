@@ -8,6 +8,7 @@
 #
 # Usage: scripts/bench-sim.sh [RANKS...]        (default: 64 256 1024 4096)
 # Environment: KAIROS (binary, default: go build ./cmd/kairos), ITER (1000),
+# RUNS (runs of each command, the median time is shown; default 3),
 # SIMGRID_MAX (largest rank count SimGrid is run at, default 256: SimGrid
 # takes minutes beyond), KEEP=1 keeps the work directory.
 set -euo pipefail
@@ -15,6 +16,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 ranks=("$@"); [ ${#ranks[@]} -gt 0 ] || ranks=(64 256 1024 4096)
 iter=${ITER:-1000}
 sgmax=${SIMGRID_MAX:-256}
+runs=${RUNS:-3}
 work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
@@ -23,12 +25,20 @@ if [ -z "$kairos" ]; then
 fi
 command -v smpirun >/dev/null || { echo "smpirun not found (apt-get install libsimgrid-dev): Kairos figures only" >&2; sgmax=0; }
 
-# measure OUT CMD...: runs CMD, leaves "wall_s peak_MB" in OUT.time and its
-# output in OUT.out.
+# measure OUT CMD...: runs CMD $RUNS times, leaves "wall_s peak_MB" (the
+# median wall time, to the millisecond, and the largest peak resident
+# memory) in OUT.tm and the last run's output in OUT.out.
 measure() {
   local out=$1; shift
-  /usr/bin/time -f '%e %M' -o "$out.time" "$@" >"$out.out" 2>&1
-  awk '{printf "%.2f %.1f\n", $1, $2/1024}' "$out.time" >"$out.tm"
+  rm -f "$out.runs"
+  for ((k=0; k<runs; k++)); do
+    local t0 t1
+    t0=$(date +%s%N)
+    /usr/bin/time -f '%M' -o "$out.time" "$@" >"$out.out" 2>&1
+    t1=$(date +%s%N)
+    echo "$(( (t1-t0)/1000000 )) $(cat "$out.time")" >>"$out.runs"
+  done
+  sort -n "$out.runs" | awk '{w[NR]=$1; if ($2>m) m=$2} END{printf "%.3f %.1f\n", w[int((NR+1)/2)]/1000, m/1024}' >"$out.tm"
 }
 
 printf '%-6s %-10s %-10s | %-22s %9s %9s | %9s %9s | %8s\n' ranks grid actions "simulated time (s)" "Kairos s" "Kairos MB" "SimGrid s" "SimGrid MB" "speed-up"
