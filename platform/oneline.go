@@ -58,8 +58,8 @@ func parseClusterSpec(spec string) (*clusterArgs, error) {
 		return nil, fmt.Errorf("first field %q: expected NxSPEED, such as 64x1Gf", fields[0])
 	}
 	n, err := strconv.Atoi(count)
-	if err != nil || n <= 0 || n > 1<<22 {
-		return nil, fmt.Errorf("first field %q: host count %q is not a positive integer", fields[0], count)
+	if err != nil || n <= 0 || n > maxOneLineHosts {
+		return nil, fmt.Errorf("first field %q: host count %q is not an integer from 1 to %d", fields[0], count, maxOneLineHosts)
 	}
 	if a.speed, _, err = speedQ.parse(speed); err != nil {
 		return nil, err
@@ -185,3 +185,7 @@ func topologySize(topology, params string) (int, error) {
 	}
 	return 0, fmt.Errorf("unknown topology %q", topology)
 }
+
+// maxOneLineHosts bounds the host count of a one-line cluster: 4 Mi hosts,
+// far beyond any machine, so that a typo cannot exhaust memory.
+const maxOneLineHosts = 1 << 22

@@ -247,7 +247,8 @@ func TestParseClusterErrors(t *testing.T) {
 	cases := []struct{ spec, want string }{
 		{"", "expected NxSPEED"},
 		{"64,1GBps,1us", "expected NxSPEED"},
-		{"0x1Gf,1GBps,1us", "not a positive integer"},
+		{"0x1Gf,1GBps,1us", "not an integer from 1 to 4194304"},
+		{"5000000x1Gf,1GBps,1us", "not an integer from 1 to 4194304"},
 		{"4x1Gz,1GBps,1us", `unknown unit "Gz"`},
 		{"4x1Gf,1GB,1us", `unknown unit "GB"`},
 		{"4x1Gf,1GBps,1parsec", `unknown unit "parsec"`},
