@@ -150,7 +150,7 @@ type simulateRankJS struct {
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead of the replay,
 // readAheadChunk bytes of encoded events at a time. Measured on the
-// stencils of BENCHMARKS.md: 5% faster at 64 ranks and 11% at 256 (11%
+// stencils of BENCHMARKS.md: 5% faster at 64 ranks and 11% at 256 (10%
 // and 19% in analytic mode), for 0.5 and 2.3 MB more; at 1,024 ranks
 // no faster (8% in analytic mode) for 9 MB more; at 4,096 ranks no faster
 // for 33 MB more, the goroutines' stacks most of it.
