@@ -20,8 +20,9 @@
 //
 // # Mapping into the model
 //
-// Every record becomes one trace.Event (user-function enter/exit records,
-// which -finstrument-functions builds write, are skipped):
+// Every record becomes one trace.Event but Startall, which becomes one per
+// request it starts (user-function enter/exit records, which
+// -finstrument-functions builds write, are skipped):
 //
 //   - Send, Bsend, Ssend, Rsend and Isend, Ibsend, Issend, Irsend become
 //     Send and Isend; Recv and Irecv stay; Sendrecv(_replace) becomes
@@ -32,6 +33,11 @@
 //     by the call that completes it (found by decoding ahead), when there
 //     is one. A call on
 //     MPI_PROC_NULL is Local, and completions leave its request out.
+//   - Send_init (Bsend_init, Ssend_init, Rsend_init) and Recv_init are
+//     Local and record a persistent request; each Start or Startall of it
+//     becomes an Isend or Irecv (a Startall of n requests, n events at the
+//     call's times); a completion makes it inactive, and completing an
+//     inactive request completes nothing; Request_free forgets it.
 //   - Wait and Test complete their request; Waitany and Testany (with a
 //     true flag) become Wait and Test of the completed request; Waitall and
 //     Testall (true flag) a Waitall of their requests; Waitsome and
@@ -61,8 +67,7 @@
 // record, which Meta.Attrs["time.origin"] keeps (seconds, as dumpi2ascii
 // prints them).
 //
-// Not modelled: persistent requests (Send_init, Start...) and one-sided,
-// I/O and intercommunicator calls are Local; communicators created by
+// Not modelled: one-sided, I/O and intercommunicator calls are Local; communicators created by
 // Intercomm_create/merge, Cart_sub, Comm_spawn, Comm_accept/connect are
 // unknown, so a point-to-point call or collective on one is an error.
 package dumpi

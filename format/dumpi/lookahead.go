@@ -12,7 +12,7 @@ func (r *Reader) wildcardSource(req int64) (int32, bool) {
 	d := newDecoderAt(r.f, r.d.info, r.d.pos(), 16<<10)
 	for d.next() {
 		c := &d.c
-		if f := p2pOf(c.label); f != nil && f.rq >= 0 && c.v[f.rq] == req {
+		if startsAgain(c, req) {
 			return 0, false // the id is started again: never completed
 		}
 		if st, found := completedStatus(c, req); found {

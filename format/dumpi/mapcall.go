@@ -65,9 +65,21 @@ const dumpiAnySource = -1
 // mapCall turns call c into r.ev (whose time is set).
 func (r *Reader) mapCall(c *call) error {
 	if c.label <= lIrecv && p2p[c.label] != nil {
-		return r.pointToPoint(c, p2p[c.label])
+		f := p2p[c.label]
+		if f.rq >= 0 {
+			r.restart(c.v[f.rq])
+		}
+		return r.pointToPoint(c, f)
 	}
 	switch c.label {
+	case lSendInit, lBsendInit, lSsendInit, lRsendInit, lRecvInit:
+		r.initPersistent(c)
+		return nil
+	case lStart, lStartall:
+		return r.start(c)
+	case lRequestFree:
+		r.requestFree(c)
+		return nil
 	case lWait, lTest, lWaitany, lTestany, lWaitall, lTestall, lWaitsome, lTestsome:
 		r.completion(c)
 		return nil
@@ -172,7 +184,9 @@ func (r *Reader) completion(c *call) {
 	r.reqs = r.reqs[:0]
 	switch c.label {
 	case lWait, lTest:
-		r.addRequest(int32(get(fRequest)))
+		if c.label == lWait || flag != 0 {
+			r.addRequest(int32(get(fRequest)))
+		}
 	case lWaitany, lTestany:
 		reqs, i := arr(fRequests), get(fIndex)
 		if flag != 0 && i >= 0 && i < int64(len(reqs)) {
@@ -197,9 +211,11 @@ func (r *Reader) completion(c *call) {
 	case len(r.reqs) == 0:
 		if c.label == lTest {
 			// An unsuccessful Test of a real request still tests it.
-			if id, ok := r.request(int32(get(fRequest))); ok {
-				e.Kind, e.Request = trace.Test, id
-				return
+			if h := int32(get(fRequest)); r.live(h) {
+				if id, ok := r.request(h); ok {
+					e.Kind, e.Request = trace.Test, id
+					return
+				}
 			}
 		}
 		r.local(c)
@@ -213,7 +229,7 @@ func (r *Reader) completion(c *call) {
 }
 
 func (r *Reader) addRequest(h int32) {
-	if id, ok := r.request(h); ok {
+	if id, ok := r.request(h); ok && r.completes(h) {
 		r.reqs = append(r.reqs, id)
 	}
 }

@@ -21,8 +21,13 @@ type Reader struct {
 	created []uint32       // results of this rank's creating calls
 	nextNew int
 	nullReq map[int64]bool // requests started on MPI_PROC_NULL
-	reqs    []uint64
-	counts  [2][]int64
+	// persistent holds the requests of Send_init and Recv_init calls;
+	// pending, the events a Startall makes after the current one.
+	persistent map[int32]*persistent
+	pending    []trace.Event
+	nextEv     int // index of the next pending event
+	reqs       []uint64
+	counts     [2][]int64
 }
 
 // Next decodes the next call record into an event.
@@ -30,6 +35,12 @@ func (r *Reader) Next() bool {
 	if r.err != nil {
 		return false
 	}
+	if r.nextEv < len(r.pending) {
+		r.ev = r.pending[r.nextEv]
+		r.nextEv++
+		return true
+	}
+	r.pending, r.nextEv = r.pending[:0], 0
 	for r.d.next() {
 		c := &r.d.c
 		if c.label == labelFunctionEnter || c.label == labelFunctionExit {
