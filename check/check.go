@@ -40,8 +40,12 @@
 // significant on every member: send and receive sizes of bcast, reduce,
 // allreduce, scan, exscan, alltoall and allgather, the send size of a
 // gather, the receive size of a scatter, the receive counts of
-// reduce_scatter and allgatherv. (Count vectors that must agree pairwise,
-// as alltoallv's, are only checked for their length.)
+// reduce_scatter and allgatherv. Count vectors have one count per member,
+// and the v-collectives agree pairwise: each member's gatherv send is the
+// root's receive count for it, and the same for scatterv, allgatherv, and
+// alltoallv (member i's send count for j is j's receive count for i; on
+// communicators of up to 1,024 members, whose counts are kept until every
+// member has entered).
 //
 // Volumes: negative, NaN or infinite byte counts, count vectors, flops and
 // sleep times are errors.

@@ -59,6 +59,23 @@ func coll(k trace.Kind, root int32, n int64) trace.Event {
 
 func barrier() trace.Event { return coll(trace.Barrier, 0, 0) }
 
+// The v-collectives, sizes in bytes; nil counts for a non-root.
+func gatherv(root int32, send int64, recvCounts []int64) trace.Event {
+	return ev(trace.Gatherv, func(e *trace.Event) { e.Partner, e.SendBytes, e.RecvCounts = root, send, recvCounts })
+}
+
+func scatterv(root int32, recv int64, sendCounts []int64) trace.Event {
+	return ev(trace.Scatterv, func(e *trace.Event) { e.Partner, e.RecvBytes, e.SendCounts = root, recv, sendCounts })
+}
+
+func allgatherv(send int64, recvCounts []int64) trace.Event {
+	return ev(trace.Allgatherv, func(e *trace.Event) { e.SendBytes, e.RecvCounts = send, recvCounts })
+}
+
+func alltoallv(sendCounts, recvCounts []int64) trace.Event {
+	return ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = sendCounts, recvCounts })
+}
+
 // sizes sets a collective's receive size.
 func sizes(e trace.Event, recv int64) trace.Event {
 	e.RecvBytes = recv
@@ -287,9 +304,25 @@ func TestCollectives(t *testing.T) {
 			{compute(1)},
 		}, want: []string{"rank 0 event 0: barrier (collective #0 on communicator 0) is never entered by rank 2"}},
 		{name: "alltoallv counts", ranks: [][]trace.Event{
-			{ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{1, 2}, []int64{1, 2} })},
-			{ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{1}, []int64{1, 2} })},
+			{ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{1, 2}, []int64{1, 3} })},
+			{ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{3}, []int64{2, 4} })},
 		}, want: []string{"rank 1 event 0: alltoallv has 1 counts for a communicator of 2 members"}},
+		// Pairwise: what a member sends another is what that one expects.
+		{name: "v-collectives agree", ranks: [][]trace.Event{
+			{gatherv(0, 1, []int64{1, 2, 3}), scatterv(2, 4, nil), allgatherv(5, []int64{5, 6, 7}), alltoallv([]int64{1, 2, 3}, []int64{1, 4, 7})},
+			{gatherv(0, 2, nil), scatterv(2, 5, nil), allgatherv(6, []int64{5, 6, 7}), alltoallv([]int64{4, 5, 6}, []int64{2, 5, 8})},
+			{gatherv(0, 3, nil), scatterv(2, 6, []int64{4, 5, 6}), allgatherv(7, []int64{5, 6, 7}), alltoallv([]int64{7, 8, 9}, []int64{3, 6, 9})},
+		}},
+		{name: "v-collectives disagree", ranks: [][]trace.Event{
+			{gatherv(0, 1, []int64{1, 2, 3}), scatterv(2, 4, nil), allgatherv(5, []int64{5, 6, 7}), alltoallv([]int64{1, 2, 3}, []int64{1, 4, 7})},
+			{gatherv(0, 9, nil), scatterv(2, 5, nil), allgatherv(6, []int64{5, 6, 7}), alltoallv([]int64{4, 5, 6}, []int64{2, 9, 8})},
+			{gatherv(0, 3, nil), scatterv(2, 9, []int64{4, 5, 6}), allgatherv(9, []int64{5, 6, 7}), alltoallv([]int64{7, 8, 9}, []int64{3, 6, 9})},
+		}, want: []string{
+			"rank 1 event 0: gatherv (collective #0 on communicator 0) sends 9 bytes, but the root, rank 0, expects 2 (its event 0)",
+			"rank 1 event 3: alltoallv (collective #3 on communicator 0) expects 9 bytes from rank 1, which sends it 5",
+			"rank 2 event 1: scatterv (collective #1 on communicator 0) receives 9 bytes, but the root, rank 2, sends it 6",
+			"rank 2 event 2: allgatherv (collective #2 on communicator 0) sends 9 bytes, but the receive counts expect 7 from it",
+		}},
 	})
 }
 

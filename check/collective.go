@@ -31,6 +31,7 @@ type instance struct {
 	rank, index int     // the first member to arrive
 	arrived     int
 	size        int
+	pairs       *pairwise // the v-collectives' sizes, member by member
 }
 
 func newComm(id uint32, members []int32, n int) *commState {
@@ -155,6 +156,12 @@ func (e *engine) collective(r int, ev *trace.Event) {
 	if in.arrived > 0 && e.static {
 		e.compare(r, ev, in)
 	}
+	if e.static && ev.Kind == in.kind && needsPairwise(in.kind, c.size) {
+		if in.pairs == nil {
+			in.pairs = newPairwise(c.size)
+		}
+		in.pairs.note(cr, rs.index, ev)
+	}
 	in.arrived++
 	rs.pend, rs.coll = pColl, in
 	if in.arrived == in.size {
@@ -221,6 +228,10 @@ func differentBytes(ev *trace.Event, in *instance) bool {
 func (e *engine) completed(c *commState, in *instance) {
 	if e.static {
 		e.rep.Collectives++
+	}
+	if in.pairs != nil {
+		e.checkPairwise(in)
+		in.pairs = nil
 	}
 	for i := 0; i < c.size; i++ {
 		w := c.member(i)
