@@ -24,6 +24,9 @@ type prefetchSource struct {
 	chunk int
 }
 
+// Unwrap returns the source read ahead.
+func (s *prefetchSource) Unwrap() Source { return s.Source }
+
 func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 	in, err := s.Source.OpenRank(r)
 	if err != nil {

@@ -133,7 +133,10 @@ type Positioner interface {
 	Position() string
 }
 
-// Source is a trace that can be read a rank at a time.
+// Source is a trace that can be read a rank at a time. A Source that
+// wraps another one (Prefetch) has an Unwrap() Source method, so that
+// callers can reach the wrapped source's own methods (format/ti's
+// Warnings, say).
 type Source interface {
 	Meta() *Meta
 	NumRanks() int

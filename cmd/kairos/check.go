@@ -49,7 +49,7 @@ never completed are warnings: printed, but the trace stays valid.`,
 			if err != nil {
 				return usagef("--protocol: %v", err)
 			}
-			src, err := openTrace(args[0])
+			src, err := openReplay(args[0])
 			if err != nil {
 				return err
 			}

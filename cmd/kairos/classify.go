@@ -184,7 +184,7 @@ traces are classified one after the other and summed up in one Table IV
 			}
 			cls := make([]*clock.Classification, len(args))
 			for i, path := range args {
-				src, err := openTrace(path)
+				src, err := openReplay(path)
 				if err != nil {
 					return err
 				}

@@ -144,11 +144,19 @@ func firstTimed(src trace.Source) (bool, error) {
 
 // printSourceWarnings prints what a reader or writer noticed but
 // tolerated (such as the TI reader's dropped unterminated last lines), if
-// the source keeps such notes.
+// the source, or one it wraps, keeps such notes.
 func printSourceWarnings(w io.Writer, src trace.Source) {
-	if ws, ok := src.(interface{ Warnings() []string }); ok {
-		for _, s := range ws.Warnings() {
-			fmt.Fprintln(w, "warning:", s)
+	for src != nil {
+		if ws, ok := src.(interface{ Warnings() []string }); ok {
+			for _, s := range ws.Warnings() {
+				fmt.Fprintln(w, "warning:", s)
+			}
+			return
 		}
+		u, ok := src.(interface{ Unwrap() trace.Source })
+		if !ok {
+			return
+		}
+		src = u.Unwrap()
 	}
 }

@@ -119,6 +119,17 @@ func TestConvertCLIToTI(t *testing.T) {
 	}
 }
 
+// TestConvertReaderWarnings: what the TI reader tolerated is said, through
+// the read-ahead that wraps the reader.
+func TestConvertReaderWarnings(t *testing.T) {
+	in := testenv.WriteFile(t, "cut.ti", "0 init\n0 compute 10\n0 finalize")
+	out := filepath.Join(t.TempDir(), "out.ktr")
+	code, _, errs := csRun("convert", in, out)
+	if code != 0 || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, "last line has no newline: dropped") {
+		t.Errorf("exit %d, stderr %q; want the dropped line's warning", code, errs)
+	}
+}
+
 func TestParseSpeed(t *testing.T) {
 	for s, want := range map[string]float64{"2e9": 2e9, "1.5Gf": 1.5e9, "100Mf": 1e8, "7k": 7e3, "3f": 3} {
 		if got, err := parseSpeed(s); err != nil || got != want {

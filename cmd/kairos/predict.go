@@ -103,7 +103,7 @@ pair, and every line "BW,L" of --configs FILE. The model flags are those of
 			if len(opt.Configs) == 0 {
 				return usagef("no configuration: give --bw and --lat, --config or --configs")
 			}
-			src, err := openTrace(args[0])
+			src, err := openReplay(args[0])
 			if err != nil {
 				return err
 			}

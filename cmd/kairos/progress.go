@@ -82,6 +82,9 @@ type countingSource struct {
 	bar *bar
 }
 
+// Unwrap returns the source counted.
+func (s *countingSource) Unwrap() trace.Source { return s.Source }
+
 func (s *countingSource) OpenRank(r int) (trace.Reader, error) {
 	rd, err := s.Source.OpenRank(r)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"kairos/internal/fileio"
 	"kairos/platform"
 	"kairos/sim"
-	"kairos/trace"
 )
 
 func init() { verbs = append(verbs, newSimulateCmd) }
@@ -148,17 +147,6 @@ type simulateRankJS struct {
 	Wait    float64 `json:"wait"`
 }
 
-// A TI trace of up to readAheadRanks ranks is parsed ahead of the replay,
-// readAheadChunk bytes of encoded events at a time. Measured on the
-// stencils of BENCHMARKS.md: 5% faster at 64 ranks and 11% at 256 (10%
-// and 19% in analytic mode), for 0.5 and 2.3 MB more; at 1,024 ranks
-// no faster (8% in analytic mode) for 9 MB more; at 4,096 ranks no faster
-// for 33 MB more, the goroutines' stacks most of it.
-const (
-	readAheadRanks = 1024
-	readAheadChunk = 1024
-)
-
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	// The simulator's heap is mostly long-lived trace-reader buffers and
 	// it allocates little, so a tight GC target keeps the peak memory low
@@ -179,16 +167,11 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
+	src = eventProgress(readAhead(src, tf.Name), filepath.Base(path))
 	// What the reader tolerated but SimGrid would not replay the same
 	// way (a dropped last line, a wait SimGrid aborts on...) is said
 	// after the result.
 	defer printSourceWarnings(cmd.ErrOrStderr(), src)
-	if tf.Name == "ti" && src.NumRanks() <= readAheadRanks {
-		// Parsing text is up to a third of a replay: it runs ahead on
-		// the other core (TI readers share nothing they change).
-		src = trace.Prefetch(src, readAheadChunk)
-	}
-	src = eventProgress(src, filepath.Base(path))
 	p, err := simulatePlatform(f)
 	if err != nil {
 		return err
