@@ -84,6 +84,9 @@ type starNode struct {
 	up, down    []*Link
 	loopback    []*Link
 	hasLoopback bool
+	// A vertex given only a loopback route has no way up or down (SimGrid
+	// sets empty ones only for vertices given no route at all).
+	noUp, noDown bool
 }
 
 func (s *starZone) node(id int) *starNode {
@@ -114,6 +117,12 @@ func (s *starZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Li
 	sn, dn := s.node(src.id), s.node(dst.id)
 	if src == dst && sn.hasLoopback {
 		return addUnique(links, start, lat, sn.loopback), nil, nil, nil
+	}
+	if sn.noUp {
+		return nil, nil, nil, fmt.Errorf("zone %s: no link up from %s (it has only a loopback route)", s.z.name, src.name)
+	}
+	if dn.noDown {
+		return nil, nil, nil, fmt.Errorf("zone %s: no link down to %s (it has only a loopback route)", s.z.name, dst.name)
 	}
 	links = addUnique(links, start, lat, sn.up)
 	links = addUnique(links, start, lat, dn.down)

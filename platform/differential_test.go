@@ -80,6 +80,7 @@ func TestRoutesMatchSimGrid(t *testing.T) {
 		{filepath.Join("testdata", "topologies.xml"), 1},
 		{filepath.Join("testdata", "topologies2.xml"), 1},
 		{filepath.Join("testdata", "recursive.xml"), 1},
+		{filepath.Join("testdata", "starzones.xml"), 1},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {

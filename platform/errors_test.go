@@ -87,6 +87,36 @@ func TestParseErrors(t *testing.T) {
 <link id="l" bandwidth="1GBps"/>
 <zoneRoute src="x" dst="y" gw_src="b" gw_dst="a"><link_ctn id="l"/></zoneRoute></zone>`, `p.xml:8: <zoneRoute> attribute gw_src: gateway "b" is not inside zone x`},
 		{"text", `<zone id="z" routing="Full">hello</zone>`, `unexpected text "hello"`},
+		{"backbone outside a Cluster zone", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<backbone id="b" bandwidth="1GBps" latency="1us"/></zone>`, `p.xml:5: <backbone> belongs in a routing="Cluster" zone`},
+		{"cabinet at the top", `<cabinet id="c" prefix="n" suffix="" radical="0-1" speed="1Gf" bw="1GBps" lat="1us"/>`,
+			`p.xml:4: <cabinet> belongs in a routing="Cluster" zone`},
+		{"two backbones", `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/>
+<backbone id="b" bandwidth="1GBps" latency="1us"/>
+<backbone id="c" bandwidth="1GBps" latency="1us"/></zone>`, `p.xml:6: <backbone> zone z already has a backbone (b, line 5)`},
+		{"host_link to no link", `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/>
+<host_link id="a" up="l" down="l"/></zone>`, `p.xml:5: <host_link> attribute up: no such link "l"`},
+		{"host_link to a split-duplex link", `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/>
+<link id="l" bandwidth="1GBps" sharing_policy="SPLITDUPLEX"/>
+<host_link id="a" up="l_UP" down="l"/></zone>`, `p.xml:6: <host_link> attribute down: link "l" is SPLITDUPLEX: name one of its halves, l_UP or l_DOWN`},
+		{"host_link to no host", `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/><router id="r"/>
+<link id="l" bandwidth="1GBps"/>
+<host_link id="r" up="l" down="l"/></zone>`, `p.xml:6: <host_link> attribute id: no host "r"`},
+		{"host_link to another zone's host", `<zone id="top" routing="Full">
+<zone id="x" routing="Full"><host id="a" speed="1Gf"/></zone>
+<zone id="y" routing="Cluster"><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<host_link id="a" up="l" down="l"/></zone></zone>`, `p.xml:7: <host_link> attribute id: host "a" is not in zone y`},
+		{"cabinet name clash", `<zone id="z" routing="Cluster"><host id="n1" speed="1Gf"/>
+<cabinet id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"/></zone>`,
+			`p.xml:5: <cabinet> attribute radical: refusing to create a second host called "n1"`},
+		{"cabinet bad speed", `<zone id="z" routing="Cluster">
+<cabinet id="c" prefix="n" suffix="" radical="0-3" speed="fast" bw="1GBps" lat="1us"/></zone>`,
+			`p.xml:5: <cabinet> attribute speed:`},
+		{"zone in a Cluster zone", `<zone id="z" routing="Cluster"><zone id="y" routing="Full"/></zone>`,
+			`p.xml:4: <zone> not allowed in routing="Cluster" zone z`},
+		{"route in a Cluster zone", `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="l" bandwidth="1GBps"/><route src="a" dst="b"><link_ctn id="l"/></route></zone>`,
+			`p.xml:5: <route> a routing="Cluster" zone takes only loopback routes (src = dst), not a to b`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -131,6 +161,25 @@ func TestRouteErrors(t *testing.T) {
 	if links, lat := p.Route(b, c); links != nil || lat != 0 {
 		t.Errorf("Route b->c = %v %v", links, lat)
 	}
+	// In a Cluster zone, a host given only a loopback route cannot be
+	// reached nor left (SimGrid asserts "no link UP from source node").
+	doc = hdr + `<zone id="z" routing="Cluster"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="l" bandwidth="1GBps"/><host_link id="b" up="l" down="l"/>
+<route src="a" dst="a"><link_ctn id="l"/></route></zone></platform>`
+	if p, err = Parse(strings.NewReader(doc), "p.xml"); err != nil {
+		t.Fatal(err)
+	}
+	a, _ = p.Host("a")
+	b, _ = p.Host("b")
+	if _, _, err := p.RouteErr(a, b); err == nil || !strings.Contains(err.Error(), "no link up from a") {
+		t.Errorf("a->b: %v", err)
+	}
+	if _, _, err := p.RouteErr(b, a); err == nil || !strings.Contains(err.Error(), "no link down to a") {
+		t.Errorf("b->a: %v", err)
+	}
+	if links, _, err := p.RouteErr(a, a); err != nil || len(links) != 1 {
+		t.Errorf("a->a: %v %v, want the loopback route", links, err)
+	}
 	// SimGrid's Full zone gives an empty route when none is declared.
 	doc = hdr + `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone></platform>`
 	if p, err = Parse(strings.NewReader(doc), "p.xml"); err != nil {
@@ -160,6 +209,9 @@ func FuzzParse(f *testing.F) {
 		hdr + `<zone id="r" routing="Full"><zone id="x" routing="Full"><host id="a" speed="1Gf"/><router id="gx"/></zone>
 <zone id="y" routing="Full"><host id="b" speed="1Gf"/><router id="gy"/></zone><link id="l" bandwidth="1GBps"/>
 <zoneRoute src="x" dst="y" gw_src="gx" gw_dst="gy"><link_ctn id="l"/></zoneRoute></zone></platform>`,
+		hdr + `<zone id="s" routing="Cluster"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<cabinet id="c" prefix="n" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="1us"/><host_link id="a" up="l" down="l"/>
+<backbone id="bb" bandwidth="1GBps" latency="1us"/><route src="b" dst="b"><link_ctn id="l"/></route></zone></platform>`,
 	}
 	for _, s := range seeds {
 		f.Add(s)

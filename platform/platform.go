@@ -9,8 +9,9 @@
 // reproduce SimGrid's routing link for link, in order, with the latency
 // summed in SimGrid's order: Full, Floyd and Dijkstra zones over declared
 // routes, nested zones joined by zoneRoutes through gateways, flat
-// clusters (SimGrid's StarZone), and the TORUS, FAT_TREE and DRAGONFLY
-// cluster topologies. SimGrid behaviours kept on purpose:
+// clusters and routing="Cluster" zones (SimGrid's StarZone), and the
+// TORUS, FAT_TREE and DRAGONFLY cluster topologies. SimGrid behaviours
+// kept on purpose:
 //
 //   - a Full, Floyd or Dijkstra zone without child zones routes a host to
 //     itself through the FATPIPE "__loopback__" link (network/loopback-bw
@@ -21,6 +22,11 @@
 //   - in a flat cluster a route lists limiter, link UP, backbone, link
 //     DOWN, limiter, each link once; a host without loopback reaches itself
 //     up and down its own link;
+//   - a routing="Cluster" zone is built when it closes: its <backbone>,
+//     then its <host_link>s, then its <cabinet>s' hosts and links
+//     ("link_<host>_UP"/"_DOWN"); a host given neither a host_link nor a
+//     route has empty ways up and down, one given only a loopback route
+//     has none (routing to or from it fails);
 //   - limiter links of TORUS, FAT_TREE and DRAGONFLY clusters are named by
 //     position, loopbacks by radical; fat-tree positions and fat-tree and
 //     dragonfly link numbers run on across the clusters of one platform;

@@ -87,6 +87,10 @@ var specs = map[string]*elemSpec{
 		enums: map[string][]string{"symmetrical": {"YES", "NO", "yes", "no"}}, children: []string{"link_ctn"}},
 	"link_ctn": {attrs: map[string]string{"id": req, "direction": "NONE"},
 		enums: map[string][]string{"direction": {"UP", "DOWN", "NONE"}}},
+	"backbone":  {attrs: map[string]string{"id": req, "bandwidth": req, "latency": req}},
+	"host_link": {attrs: map[string]string{"id": req, "up": req, "down": req}},
+	"cabinet": {attrs: map[string]string{"id": req, "prefix": req, "suffix": req, "radical": req, "speed": req,
+		"bw": req, "lat": req}},
 }
 
 // unsupported are SimGrid elements kairos recognises but does not model.
@@ -98,9 +102,6 @@ var unsupported = map[string]string{
 	"random":          "is not supported",
 	"trace":           "(availability and speed profiles) is not supported",
 	"trace_connect":   "(availability and speed profiles) is not supported",
-	"cabinet":         "(routing=\"Cluster\" zones) is not supported",
-	"backbone":        "(routing=\"Cluster\" zones) is not supported",
-	"host_link":       "(routing=\"Cluster\" zones) is not supported",
 	"peer":            "(Vivaldi zones) is not supported",
 	"bypassRoute":     "is not supported",
 	"bypassASroute":   "is not supported",
@@ -117,7 +118,8 @@ type frame struct {
 	props props
 	refs  []linkRef
 	zone  *zone
-	mode  string // for zones: "hosts" or "zones" once decided
+	mode  string           // for zones: "hosts" or "zones" once decided
+	star  *clusterZoneArgs // for routing="Cluster" zones: what they declare
 }
 
 // parser turns SAX-like events into builder calls, as surfxml_sax_cb.cpp.
@@ -273,7 +275,7 @@ func (ps *parser) open(f *frame) error {
 		return ps.version(f)
 	case "zone", "AS":
 		return ps.openZone(f)
-	case "host", "router", "cluster", "route", "zoneRoute", "ASroute", "link":
+	case "host", "router", "cluster", "route", "zoneRoute", "ASroute", "link", "cabinet", "host_link":
 		if err := ps.zoneMode(f); err != nil {
 			return err
 		}
@@ -311,12 +313,15 @@ func (ps *parser) zoneMode(f *frame) error {
 	}
 	var mode string
 	switch f.name {
-	case "host", "router", "route":
+	case "host", "router", "route", "cabinet", "host_link":
 		mode = "hosts"
 	case "zone", "AS", "cluster", "zoneRoute", "ASroute":
 		mode = "zones"
 	default:
 		return nil
+	}
+	if parent.star != nil && mode == "zones" {
+		return ps.errAt(f, "", "not allowed in routing=\"Cluster\" zone %s, which holds hosts, cabinets, routers, links, host_links and a backbone", parent.zone.name)
 	}
 	if parent.mode != "" && parent.mode != mode {
 		return ps.errAt(f, "", "cannot be mixed with <%s> elements in zone %s: a zone holds either hosts, routers and routes, or sub-zones, clusters and zoneRoutes",
@@ -342,8 +347,11 @@ func (ps *parser) openZone(f *frame) error {
 		z.rt = &floydZone{p: ps.b.p, z: z, routes: map[[2]int]*zroute{}}
 	case "dijkstra", "dijkstracache":
 		z.rt = &dijkstraZone{z: z, node: map[int]int{}, pred: map[int][]int{}}
-	case "cluster", "none", "vivaldi", "wifi":
-		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra and DijkstraCache zones, and <cluster>)", routing)
+	case "cluster":
+		z.rt = &starZone{z: z}
+		f.star = &clusterZoneArgs{}
+	case "none", "vivaldi", "wifi":
+		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra, DijkstraCache and Cluster zones, and <cluster>)", routing)
 	default:
 		return ps.errAt(f, "routing", "%q is not a valid routing model (expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or Wifi)", routing)
 	}
@@ -359,7 +367,12 @@ func (ps *parser) end() error {
 	var err error
 	switch f.name {
 	case "zone", "AS":
+		if f.star != nil {
+			err = ps.populate(f)
+		}
 		ps.b.cur = f.zone.parent
+	case "backbone", "host_link", "cabinet":
+		err = ps.clusterPart(f)
 	case "prop":
 		err = ps.prop(f)
 	case "host":
@@ -705,4 +718,57 @@ func within(np *netpoint, z *zone) bool {
 		}
 	}
 	return false
+}
+
+// clusterPart reads a <backbone>, <host_link> or <cabinet>, which SimGrid
+// acts on only when their routing="Cluster" zone closes.
+func (ps *parser) clusterPart(f *frame) error {
+	zf := ps.top()
+	if zf.star == nil {
+		return ps.errAt(f, "", "belongs in a routing=\"Cluster\" zone")
+	}
+	a := zf.star
+	switch f.name {
+	case "backbone":
+		if a.backbone != nil {
+			return ps.errAt(f, "", "zone %s already has a backbone (%s, line %d)", zf.zone.name, a.backbone.id, a.backbone.line)
+		}
+		bw, err := ps.quantity(f, "bandwidth", bandwidthQ)
+		if err != nil {
+			return err
+		}
+		lat, err := ps.quantity(f, "latency", timeQ)
+		if err != nil {
+			return err
+		}
+		a.backbone = &backboneArgs{id: f.attrs["id"], bw: bw, lat: lat, line: f.line}
+	case "host_link":
+		a.hostLinks = append(a.hostLinks, hostLinkArgs{host: f.attrs["id"], up: f.attrs["up"], down: f.attrs["down"], line: f.line})
+	case "cabinet":
+		c := cabinetArgs{id: f.attrs["id"], prefix: f.attrs["prefix"], suffix: f.attrs["suffix"], line: f.line}
+		var err error
+		if c.radicals, err = parseRadical(f.attrs["radical"]); err != nil {
+			return ps.errAt(f, "radical", "%v", err)
+		}
+		for _, q := range []struct {
+			attr string
+			q    quantity
+			dst  *float64
+		}{{"speed", speedQ, &c.speed}, {"bw", bandwidthQ, &c.bw}, {"lat", timeQ, &c.lat}} {
+			if *q.dst, err = ps.quantity(f, q.attr, q.q); err != nil {
+				return err
+			}
+		}
+		a.cabinets = append(a.cabinets, c)
+	}
+	return nil
+}
+
+// populate builds a closing Cluster zone from what it declared.
+func (ps *parser) populate(f *frame) error {
+	err := ps.b.populateClusterZone(f.zone, f.zone.rt.(*starZone), f.star)
+	if ze, ok := err.(*zoneError); ok {
+		return &Error{File: ps.file, Line: ze.line, Elem: ze.elem, Attr: ze.attr, Err: ze.err}
+	}
+	return err
 }

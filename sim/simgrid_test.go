@@ -714,6 +714,41 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 	differential(t, "two clusters", dir, xml, hostfile, deploy, cfg, seeds, "smpi/or:0:1e-5:0")
 }
 
+// TestClusterZonesMatchSimGrid replays random traces on two
+// routing="Cluster" zones built by hand (platform/testdata/starzones.xml:
+// host_links, cabinets, a backbone in one zone only, a loopback route, a
+// host with no links), joined through their routers, ranks spread over
+// both zones.
+func TestClusterZonesMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 50)
+	dir := t.TempDir()
+	xml, err := filepath.Abs(filepath.Join("..", "platform", "testdata", "starzones.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"w1", "e1", "w5", "wa-0.west", "e10", "w2", "e-head", "w4", "wa-7.west", "e2", "w3"}
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deploy := func(n int) *sim.Machine {
+		hosts, err := platform.Deploy(p, names, n, platform.RoundRobin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sim.FromPlatform(p, hosts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	differential(t, "Cluster zones", dir, xml, hostfile, deploy, sim.DefaultConfig(), seeds)
+}
+
 // setBoth applies the settings kvs (key:value) to cfg and returns them as
 // smpirun arguments, so that Kairos and SimGrid run with the same.
 func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
