@@ -170,7 +170,7 @@ func (b *builder) newHost(z *zone, name string, speed float64, cores int, pr pro
 		return nil, err
 	}
 	h := carve(&b.hostSlab)
-	*h = Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, Props: pr.vals, PropLines: pr.lines, np: np}
+	*h = Host{Name: name, Index: len(b.p.Hosts), Speed: speed, Cores: cores, PStates: 1, Props: pr.vals, PropLines: pr.lines, np: np}
 	b.p.Hosts = append(b.p.Hosts, h)
 	b.p.hostByName[name] = h
 	return h, nil

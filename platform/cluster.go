@@ -12,6 +12,7 @@ type clusterArgs struct {
 	id, prefix, suffix string
 	radicals           []int
 	speed              float64
+	pstates            int // speeds given (the hosts start in pstate 0)
 	cores              int
 	bw, lat            float64
 	sharing            string // SPLITDUPLEX, SHARED or FATPIPE
@@ -152,6 +153,7 @@ func (b *builder) flatCluster(a *clusterArgs) error {
 		if err != nil {
 			return err
 		}
+		h.PStates = max(a.pstates, 1)
 		n := star.node(h.np.id)
 		linkID := a.id + "_link_" + strconv.Itoa(r)
 		if a.loopbackBW > 0 || a.loopbackLat > 0 {
@@ -227,6 +229,7 @@ func (b *builder) hierarchicalLeaf(z *zone, a *clusterArgs, pos int) (*Host, lea
 	if err != nil {
 		return nil, ll, err
 	}
+	h.PStates = max(a.pstates, 1)
 	if a.loopbackBW > 0 || a.loopbackLat > 0 {
 		name := a.id + "_link_" + strconv.Itoa(a.radicals[pos]) + "_loopback"
 		if ll.loopback, err = b.newLink(name, a.loopbackBW, a.loopbackLat, FatPipe); err != nil {

@@ -79,6 +79,9 @@ type Host struct {
 	Index int     // position in Platform.Hosts (definition order)
 	Speed float64 // flop/s of one core (the current pstate's speed)
 	Cores int
+	// PState is the current pstate, of PStates (the speeds the host was
+	// given): SimGrid's energy plugin wants one power range per pstate.
+	PState, PStates int
 	// Props holds the <prop> children of the host (or of its cluster),
 	// and PropLines the line of each in the platform file, for errors
 	// found in their values. Hosts of one cluster share the same maps:

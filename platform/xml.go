@@ -481,9 +481,11 @@ func (ps *parser) host(f *frame) error {
 	if pstate < 0 || pstate >= len(speeds) {
 		return ps.errAt(f, "pstate", "pstate %d does not exist (the host has %d speeds)", pstate, len(speeds))
 	}
-	if _, err := ps.b.newHost(ps.b.cur, f.attrs["id"], speeds[pstate], cores, f.props); err != nil {
+	h, err := ps.b.newHost(ps.b.cur, f.attrs["id"], speeds[pstate], cores, f.props)
+	if err != nil {
 		return ps.errAt(f, "id", "%v", err)
 	}
+	h.PState, h.PStates = pstate, len(speeds)
 	return nil
 }
 
@@ -521,11 +523,7 @@ func (ps *parser) link(f *frame) error {
 	if strings.ContainsAny(f.attrs["bandwidth"], ",;") {
 		return ps.errAt(f, "bandwidth", "several bandwidths are only for WIFI links, which are not supported")
 	}
-	bw, err := ps.quantity(f, "bandwidth", bandwidthQ)
-	if err != nil {
-		return err
-	}
-	lat, err := ps.quantity(f, "latency", timeQ)
+	bw, lat, err := ps.bandwidthLatency(f)
 	if err != nil {
 		return err
 	}
@@ -546,6 +544,16 @@ func (ps *parser) link(f *frame) error {
 		return ps.errAt(f, "id", "%v", err)
 	}
 	return nil
+}
+
+// bandwidthLatency reads the bandwidth and latency attributes of a link or
+// backbone.
+func (ps *parser) bandwidthLatency(f *frame) (bw, lat float64, err error) {
+	if bw, err = ps.quantity(f, "bandwidth", bandwidthQ); err != nil {
+		return 0, 0, err
+	}
+	lat, err = ps.quantity(f, "latency", timeQ)
+	return bw, lat, err
 }
 
 func (ps *parser) cluster(f *frame) error {
@@ -569,7 +577,7 @@ func (ps *parser) cluster(f *frame) error {
 	if err != nil {
 		return err
 	}
-	a.speed = speeds[0] // hosts start in pstate 0
+	a.speed, a.pstates = speeds[0], len(speeds) // hosts start in pstate 0
 	if a.cores, err = cInt(f.attrs["core"]); err != nil {
 		return ps.errAt(f, "core", "%v", err)
 	}
@@ -733,11 +741,7 @@ func (ps *parser) clusterPart(f *frame) error {
 		if a.backbone != nil {
 			return ps.errAt(f, "", "zone %s already has a backbone (%s, line %d)", zf.zone.name, a.backbone.id, a.backbone.line)
 		}
-		bw, err := ps.quantity(f, "bandwidth", bandwidthQ)
-		if err != nil {
-			return err
-		}
-		lat, err := ps.quantity(f, "latency", timeQ)
+		bw, lat, err := ps.bandwidthLatency(f)
 		if err != nil {
 			return err
 		}

@@ -204,6 +204,10 @@ type Config struct {
 	// through SimGrid's order-dependent selective max-min update (a few
 	// 1e-5..1e-4 relative differences in the differential test).
 	Subrounds bool
+	// Energy turns on SimGrid's host energy model (--cfg
+	// plugin:host_energy): Result.Energy gives each host's joules, from
+	// its wattage_per_state property.
+	Energy bool
 	// Compat keeps SimGrid's quirks that Kairos would otherwise fix (see
 	// QUIRKS in the package documentation). True by default.
 	Compat bool
@@ -289,6 +293,7 @@ var CfgNames = []string{
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/finalization-barrier", "smpi/init",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
+	"plugin (host_energy: each host's energy from its wattage_per_state property)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
 	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc and SimGrid's other settings for real code, path, tracing/*, contexts/* (accepted, no effect on a replay)",
@@ -339,6 +344,14 @@ func (c *Config) Set(key, value string) error {
 		c.TestSleep, err = num()
 	case "smpi/iprobe":
 		c.IprobeSleep, err = num()
+	case "plugin":
+		switch value {
+		case "host_energy":
+			c.Energy = true
+		case "":
+		default:
+			return fmt.Errorf("--cfg plugin: %q is not supported (host_energy)", value)
+		}
 	case "smpi/iprobe-cpu-usage":
 		c.IprobeCPUUsage, err = num()
 	case "smpi/grow-injected-times":

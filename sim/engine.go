@@ -120,6 +120,9 @@ func (s *simulation) startExecBounded(r *rank, flops, bound float64) *action {
 	a.v = s.variable(a, s.actID(a), 1, bound, 1)
 	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)
+	if h.energy != nil {
+		s.execStarted(h, a)
+	}
 	return a
 }
 
@@ -137,7 +140,7 @@ func (s *simulation) sleepFor(r *rank, d float64, computing bool) {
 	s.sleeps = append(s.sleeps, a)
 	r.execBusy = true
 	s.block(r, computing)
-	s.hold(r)
+	s.hold(r, false)
 }
 
 // scheduleSleeps puts the sleeps started since the last event in the
@@ -275,6 +278,9 @@ func (s *simulation) finishAction(a *action) {
 		if a.kind == actComm {
 			s.netSys.Remove(a.v)
 		} else {
+			if h := &s.hosts[a.rank.host]; h.energy != nil && a.kind == actExec {
+				s.execEnded(h, a)
+			}
 			s.cpuSys.Remove(a.v)
 		}
 		id := a.v.ID
@@ -289,6 +295,9 @@ func (s *simulation) finishAction(a *action) {
 		c.act = nil
 		s.commDone(c)
 	} else {
+		if h := &s.hosts[a.rank.host]; h.energy != nil && a.kind == actSleep && a.latency > 0 {
+			s.energyStateChange(h, s.now) // the sleep's CPU action ends
+		}
 		s.execDone(a.rank)
 	}
 	s.freeAction(a)

@@ -24,6 +24,15 @@ type MachineHost struct {
 	// smpi/or for the ranks on this host (SimGrid's host properties of
 	// the same names).
 	SendOverhead, ISendOverhead, RecvOverhead Overhead
+	// PState is the pstate the host runs in (its speed is that pstate's):
+	// SimGrid sets a pstate other than the first once the host exists,
+	// which touches its CPU.
+	PState int
+	// Power is the host's power draw in each pstate (wattage_per_state),
+	// nil if not given; PowerErr says why it could not be read. Only the
+	// energy model (Config.Energy) uses them.
+	Power    []PowerRange
+	PowerErr error
 }
 
 // MachineLink is a link: bandwidth in bytes/s, latency in seconds, and

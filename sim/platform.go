@@ -33,6 +33,15 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 				}
 			}
 		}
+		if v, ok := h.Props["wattage_per_state"]; ok {
+			if ranges, err := ParseWattage(v, h.PStates); err != nil {
+				mh.PowerErr = &platform.Error{File: p.Name, Line: h.PropLines["wattage_per_state"], Elem: "prop", Attr: "value",
+					Err: fmt.Errorf("host %s: property wattage_per_state: %v", h.Name, err)}
+			} else {
+				mh.Power = ranges
+			}
+		}
+		mh.PState = h.PState
 		m.Hosts = append(m.Hosts, mh)
 	}
 	for _, l := range p.Links {

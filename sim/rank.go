@@ -239,7 +239,7 @@ func (s *simulation) waitStep(r *rank) bool {
 		r.regSeq = s.waitSeq
 		s.block(r, false)
 		if r.single {
-			s.hold(r)
+			s.hold(r, true)
 		}
 		return false
 	}
@@ -517,7 +517,7 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			r.probeStep = probeLook
 			if r.execBusy {
 				s.block(r, false)
-				s.hold(r)
+				s.hold(r, true)
 				return false
 			}
 			fallthrough
@@ -642,7 +642,7 @@ func (s *simulation) compute(r *rank, flops float64, base int) bool {
 		r.step++
 		if r.execBusy {
 			s.block(r, true)
-			s.hold(r)
+			s.hold(r, true)
 			return false
 		}
 	}

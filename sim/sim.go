@@ -23,7 +23,10 @@
 // (a host's properties of the same names override the settings for the
 // ranks on it; SimGrid's user cost callbacks, a C API, have no equivalent).
 // Under smpi/init every rank sleeps before its first action; the time
-// printed, as SimGrid's, runs from the last rank's init action.
+// printed, as SimGrid's, runs from the last rank's init action. With
+// --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
+// plugin's (see energy.go): the power of a host's load, from its
+// wattage_per_state property, over the run.
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are
@@ -79,6 +82,12 @@
 //     detects host failures: it decides the order in which CPUs are
 //     re-solved, and so which of two computations ending together on
 //     different hosts ends first;
+//   - a host given a pstate other than the first has its CPU in the first
+//     re-solve (SimGrid sets the pstate once the host exists, which sets
+//     the CPU's bound again), which orders simultaneous events; and the
+//     energy plugin counts pstate 0's power until the host's first update
+//     (its first computation, or, after time 0, a computation or sleep
+//     that ends or a blocking wait that starts);
 //   - reduction flops run even with smpi/simulate-computation:no;
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
@@ -122,6 +131,9 @@ type Result struct {
 	// or SolverSimGrid (SolverAuto falls back to it when SimGrid's quirk
 	// strikes).
 	Solver Solver
+	// Energy is the hosts' energy, with the energy model
+	// (Config.Energy); nil without.
+	Energy *Energy
 }
 
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
@@ -158,8 +170,10 @@ func (e *DeadlockError) Error() string {
 }
 
 type hostState struct {
-	speed float64
-	cpu   *maxmin.Constraint
+	speed  float64
+	cores  int
+	cpu    *maxmin.Constraint
+	energy *hostEnergy // with the energy model only
 }
 
 // simulation is one simulation in progress.
@@ -316,7 +330,19 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		if sp <= 0 {
 			return nil, fmt.Errorf("sim: host %s has speed %g", h.Name, sp)
 		}
-		s.hosts = append(s.hosts, hostState{speed: sp, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
+		s.hosts = append(s.hosts, hostState{speed: sp, cores: c, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
+	}
+	for i, h := range m.Hosts {
+		if h.PState != 0 {
+			// SimGrid's set_pstate on a new host sets its CPU's bound
+			// again: the CPU is in the first solve's modified set.
+			s.cpuSys.Touch(s.hosts[i].cpu)
+		}
+	}
+	if cfg.Energy {
+		if err := s.initEnergy(); err != nil {
+			return nil, err
+		}
 	}
 	for _, l := range m.Links {
 		if l.Bandwidth <= 0 {
@@ -428,10 +454,16 @@ func (s *simulation) wake(r *rank) {
 // failures), and for a sleep: a disabled variable on the host's CPU
 // constraint, which changes the order in which SimGrid re-solves that
 // CPU (and so the order of simultaneous completions), until the awaited
-// activity ends (release, when r wakes).
-func (s *simulation) hold(r *rank) {
+// activity ends (release, when r wakes). The sleep of a wait has no end
+// (wait): SimGrid marks it ignored at once, a change of state of a CPU
+// action that the energy model notices.
+func (s *simulation) hold(r *rank, wait bool) {
 	r.holding = true
-	s.cpuSys.Hold(s.hosts[r.host].cpu)
+	h := &s.hosts[r.host]
+	s.cpuSys.Hold(h.cpu)
+	if wait && h.energy != nil {
+		s.energyStateChange(h, s.now)
+	}
 }
 
 // release ends r's hold, after the awaited activity left the system, as
@@ -472,6 +504,9 @@ func (s *simulation) result() *Result {
 			last = r.res.Finish
 			res.Time = r.res.Finish - r.initTime
 		}
+	}
+	if s.cfg.Energy {
+		res.Energy = s.energy()
 	}
 	return res
 }

@@ -21,6 +21,7 @@ import (
 	"kairos/internal/testenv"
 	"kairos/platform"
 	"kairos/sim"
+	"kairos/trace"
 	"kairos/workload"
 )
 
@@ -77,6 +78,12 @@ func runSimGrid(dir, desc, plat, hosts string, n int) (float64, error) {
 
 // runSimGridCfg is runSimGrid with extra smpirun arguments.
 func runSimGridCfg(dir, desc, plat, hosts string, n int, extra ...string) (float64, error) {
+	t, _, err := runSimGridOut(dir, desc, plat, hosts, n, extra...)
+	return t, err
+}
+
+// runSimGridOut is runSimGridCfg that also returns smpirun's output.
+func runSimGridOut(dir, desc, plat, hosts string, n int, extra ...string) (float64, string, error) {
 	args := append([]string{"-np", strconv.Itoa(n), "-platform", plat, "-hostfile", hosts, "-replay", desc,
 		"--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical", "--log=root.fmt:[%.12r]%e%m%n"}, extra...)
 	// smpirun runs the simulation in a child: on a timeout, kill them
@@ -95,9 +102,9 @@ func runSimGridCfg(dir, desc, plat, hosts string, n int, extra ...string) (float
 		}
 	}
 	if t < 0 {
-		return 0, fmt.Errorf("smpirun: %v\n%s", err, out)
+		return 0, "", fmt.Errorf("smpirun: %v\n%s", err, out)
 	}
-	return t, nil
+	return t, string(out), nil
 }
 
 // TestSimGridDifferential replays generated traces with Kairos and with the
@@ -685,10 +692,7 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"node-0", "fast-0", "node-1", "fast-1", "node-2", "fast-2", "node-3", "fast-3"}
-	hostfile := filepath.Join(dir, "hostfile")
-	if err := os.WriteFile(hostfile, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hostfile := writeHostfile(t, dir, names)
 	p, err := platform.Load(xml)
 	if err != nil {
 		t.Fatal(err)
@@ -700,17 +704,7 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 	if cfg.CrossTraffic || len(cfg.RecvOverhead) != 0 || len(cfg.SendOverhead) != 1 || cfg.Model != sim.ModelSMPI {
 		t.Fatalf("<config> not applied as SimGrid does: %+v", cfg)
 	}
-	deploy := func(n int) *sim.Machine {
-		hosts, err := platform.Deploy(p, names, n, platform.RoundRobin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := sim.FromPlatform(p, hosts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	deploy := deployer(t, p, names)
 	differential(t, "two clusters", dir, xml, hostfile, deploy, cfg, seeds, "smpi/or:0:1e-5:0")
 }
 
@@ -727,15 +721,19 @@ func TestClusterZonesMatchSimGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"w1", "e1", "w5", "wa-0.west", "e10", "w2", "e-head", "w4", "wa-7.west", "e2", "w3"}
-	hostfile := filepath.Join(dir, "hostfile")
-	if err := os.WriteFile(hostfile, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hostfile := writeHostfile(t, dir, names)
 	p, err := platform.Load(xml)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := func(n int) *sim.Machine {
+	deploy := deployer(t, p, names)
+	differential(t, "Cluster zones", dir, xml, hostfile, deploy, sim.DefaultConfig(), seeds)
+}
+
+// deployer returns the machines of p with n ranks on names, round-robin,
+// as smpirun deploys them from a hostfile of those names.
+func deployer(t *testing.T, p *platform.Platform, names []string) func(n int) *sim.Machine {
+	return func(n int) *sim.Machine {
 		hosts, err := platform.Deploy(p, names, n, platform.RoundRobin)
 		if err != nil {
 			t.Fatal(err)
@@ -746,7 +744,32 @@ func TestClusterZonesMatchSimGrid(t *testing.T) {
 		}
 		return m
 	}
-	differential(t, "Cluster zones", dir, xml, hostfile, deploy, sim.DefaultConfig(), seeds)
+}
+
+// writeHostfile writes names, one a line, as dir/hostfile.
+func writeHostfile(t *testing.T, dir string, names []string) string {
+	t.Helper()
+	hostfile := filepath.Join(dir, "hostfile")
+	if err := os.WriteFile(hostfile, []byte(strings.Join(names, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return hostfile
+}
+
+// writeRandomTrace writes a random trace of n ranks as dir/t.ti and
+// returns its text and the opened trace.
+func writeRandomTrace(t *testing.T, dir string, rng *rand.Rand, n int) (string, trace.Source) {
+	t.Helper()
+	text := randomTrace(rng, n)
+	path := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ti.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text, tr
 }
 
 // setBoth applies the settings kvs (key:value) to cfg and returns them as
@@ -807,15 +830,7 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	for seed := 0; seed < seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(7)
-		text := randomTrace(rng, n)
-		trace := filepath.Join(dir, "t.ti")
-		if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := ti.Open(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
+		text, tr := writeRandomTrace(t, dir, rng, n)
 		res, err := sim.Run(tr, deploy(n), kcfg, nil)
 		if err != nil {
 			t.Errorf("%s seed %d: %v\n%s", name, seed, err, text)

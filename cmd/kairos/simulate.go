@@ -134,6 +134,7 @@ type simulateJSON struct {
 	Bytes          int64            `json:"bytes"`
 	Solver         string           `json:"solver"`
 	Ranks          []simulateRankJS `json:"ranks"`
+	Energy         *simulateEnergy  `json:"energy,omitempty"`
 	TimedTrace     string           `json:"timed_trace,omitempty"`
 	PerfettoOutput string           `json:"perfetto,omitempty"`
 }
@@ -145,6 +146,20 @@ type simulateRankJS struct {
 	Compute float64 `json:"compute"`
 	Comm    float64 `json:"comm"`
 	Wait    float64 `json:"wait"`
+}
+
+// simulateEnergy is the energy model's report (--cfg plugin:host_energy).
+type simulateEnergy struct {
+	Total float64          `json:"total_joules"`
+	Used  float64          `json:"used_hosts_joules"`
+	Idle  float64          `json:"unused_hosts_joules"`
+	Hosts []hostEnergyJSON `json:"hosts"`
+}
+
+type hostEnergyJSON struct {
+	Host   string  `json:"host"`
+	Joules float64 `json:"joules"`
+	Used   bool    `json:"used"`
 }
 
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
@@ -264,10 +279,20 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
 		}
+		if e := res.Energy; e != nil {
+			out.Energy = &simulateEnergy{Total: e.Total, Used: e.Used, Idle: e.Total - e.Used}
+			for _, h := range e.Hosts {
+				out.Energy.Hosts = append(out.Energy.Hosts, hostEnergyJSON(h))
+			}
+		}
 		return writeJSON(w, out)
 	}
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
 	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
+	if e := res.Energy; e != nil {
+		// As SimGrid's host_energy plugin says it.
+		fmt.Fprintf(w, "Total energy consumption: %f Joules (used hosts: %f Joules; unused/idle hosts: %f)\n", e.Total, e.Used, e.Total-e.Used)
+	}
 	var comp, comm, wait float64
 	for _, r := range res.Ranks {
 		comp += r.Compute
@@ -278,6 +303,11 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s\n", comp/n, comm/n, wait/n)
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())
+		if res.Energy != nil {
+			for _, h := range res.Energy.Hosts {
+				fmt.Fprintf(w, "Energy consumption of host %s: %f Joules\n", h.Host, h.Joules)
+			}
+		}
 	}
 	return nil
 }

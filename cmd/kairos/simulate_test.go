@@ -156,3 +156,61 @@ func TestSimulatePlatformConfig(t *testing.T) {
 		t.Errorf("<config> smpi/os 1 ms: %.9f s against %.9f s without", withOS, without)
 	}
 }
+
+// TestSimulateEnergy: with SimGrid's host_energy plugin, a host of 2
+// cores whose one rank computes 1 Gflop at 1 Gf/s for 1 s draws
+// Epsilon + load x (AllCores - Epsilon) = 120 + 0.5 x 80 = 160 W, so
+// 160 J; the idle host of the other rank and the host with no rank draw
+// Idle = 100 W, 100 J each: 360 J in all, 160 J by used hosts.
+func TestSimulateEnergy(t *testing.T) {
+	tr := testenv.WriteFile(t, "one.ti", "0 init\n0 compute 1e9\n0 finalize\n1 init\n1 finalize\n")
+	plat := testenv.WriteFile(t, "p.xml", `<?xml version='1.0'?>
+<platform version="4.1">
+  <cluster id="c" prefix="n" radical="0-2" suffix="" speed="1Gf" core="2" bw="125MBps" lat="50us">
+    <prop id="wattage_per_state" value="100:120:200"/>
+  </cluster>
+</platform>
+`)
+	code, out, errs := simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--ranks")
+	want := []string{"Simulation time 1.000000",
+		"Total energy consumption: 360.000000 Joules (used hosts: 160.000000 Joules; unused/idle hosts: 200.000000)",
+		"Energy consumption of host n0: 160.000000 Joules", "Energy consumption of host n1: 100.000000 Joules",
+		"Energy consumption of host n2: 100.000000 Joules"}
+	for _, w := range want {
+		if code != 0 || !strings.Contains(out, w) {
+			t.Errorf("exit %d, output lacks %q:\n%s%s", code, w, out, errs)
+		}
+	}
+	code, out, errs = simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--json")
+	var res struct {
+		Energy struct {
+			Total float64 `json:"total_joules"`
+			Hosts []struct {
+				Host   string  `json:"host"`
+				Joules float64 `json:"joules"`
+				Used   bool    `json:"used"`
+			} `json:"hosts"`
+		} `json:"energy"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Energy.Total != 360 || len(res.Energy.Hosts) != 3 || !res.Energy.Hosts[0].Used || res.Energy.Hosts[1].Used {
+		t.Errorf("exit %d, JSON energy %+v:\n%s%s", code, res.Energy, out, errs)
+	}
+	// Without the plugin, no energy is reported.
+	if _, out, _ := simRun("simulate", tr, "--platform", plat); strings.Contains(out, "energy") {
+		t.Errorf("energy reported without the plugin:\n%s", out)
+	}
+	bad := testenv.WriteFile(t, "bad.xml", `<?xml version='1.0'?>
+<platform version="4.1">
+  <cluster id="c" prefix="n" radical="0-1" suffix="" speed="1Gf,500Mf" bw="125MBps" lat="50us">
+    <prop id="wattage_per_state" value="100:200"/>
+  </cluster>
+</platform>
+`)
+	code, _, errs = simRun("simulate", tr, "--platform", bad, "--cfg", "plugin:host_energy")
+	if code == 0 || !strings.Contains(errs, "bad.xml:4: <prop> attribute value: host n0: property wattage_per_state: 1 power ranges for 2 pstates") {
+		t.Errorf("exit %d, stderr %q; want the bad property located", code, errs)
+	}
+	if code, _, errs = simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:link_energy"); code == 0 || !strings.Contains(errs, `plugin: "link_energy" is not supported`) {
+		t.Errorf("exit %d, stderr %q; want link_energy refused", code, errs)
+	}
+}

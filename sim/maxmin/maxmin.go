@@ -440,6 +440,11 @@ func (s *System) touchVar(v *Variable, whole bool) {
 	s.touchCnst(v.elems[0].c)
 }
 
+// Touch records that c's bound was set again (SimGrid's
+// update_constraint_bound, with the same bound): c joins the constraints
+// the next Solve shares, in SimGrid's order.
+func (s *System) Touch(c *Constraint) { s.touchCnst(c) }
+
 // touchCnst records that c changed (SimGrid's update_modified_cnst_set).
 func (s *System) touchCnst(c *Constraint) {
 	switch {
