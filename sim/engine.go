@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -182,8 +183,12 @@ func (s *simulation) route(src, dst int) *route {
 		return rt
 	}
 	fwd, lat, err := s.m.Route(src, dst)
+	if err == nil && len(fwd) == 0 && lat == 0 {
+		// SimGrid's network model aborts on a route that takes no time.
+		err = errors.New("the route has no link and no latency (an undeclared route of a Full zone, or hosts of a Cluster zone without host_link)")
+	}
 	if err != nil && s.err == nil {
-		s.err = fmt.Errorf("sim: no route from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
+		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
 	}
 	rt := &route{latency: lat, minBw: -1}
 	for _, l := range fwd {

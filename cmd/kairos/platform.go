@@ -200,7 +200,11 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 		fmt.Fprintf(&b, "host %s  %g flop/s  %d cores\n", h.Name, h.Speed, h.Cores)
 	}
 	for _, rt := range r.Routes {
-		fmt.Fprintf(&b, "route %s -> %s: %d links, latency %.9g s\n", rt.Src, rt.Dst, len(rt.Links), rt.Latency)
+		fmt.Fprintf(&b, "route %s -> %s: %d links, latency %.9g s", rt.Src, rt.Dst, len(rt.Links), rt.Latency)
+		if len(rt.Links) == 0 && rt.Latency == 0 {
+			b.WriteString(" (no connecting path: a message over it is an error, as in SimGrid)")
+		}
+		b.WriteString("\n")
 		for _, l := range rt.Links {
 			fmt.Fprintf(&b, "  %-40s %12.6g B/s  %10.4g s  %s\n", l.Name, l.Bandwidth, l.Latency, l.Sharing)
 		}

@@ -35,6 +35,14 @@ func TestPlatformVerb(t *testing.T) {
 		t.Errorf("placement %v", res)
 	}
 
+	noPath := filepath.Join(dir, "nopath.xml")
+	os.WriteFile(noPath, []byte(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone></platform>
+`), 0o644)
+	if code, out, _ = csRun("platform", noPath, "--route", "a,b"); code != 0 || !strings.Contains(out, "route a -> b: 0 links, latency 0 s (no connecting path") {
+		t.Errorf("empty route (exit %d):\n%s", code, out)
+	}
+
 	code, out, _ = csRun("platform", "--cluster", "4x1Gf,1GBps,1us", "--np", "6", "--map", "block")
 	if code != 0 || !strings.Contains(out, "node-0: ranks 0-1") || !strings.Contains(out, "node-3: ranks 5") || !strings.Contains(out, "node-2: ranks 4") {
 		t.Errorf("block placement (exit %d):\n%s", code, out)

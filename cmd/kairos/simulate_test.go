@@ -94,6 +94,12 @@ func TestSimulateSimGridCase(t *testing.T) {
 func TestSimulateErrors(t *testing.T) {
 	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
 	dead := testenv.WriteFile(t, "dead.ti", "0 recv 1 0 10\n1 recv 0 0 10\n")
+	pair := testenv.WriteFile(t, "pair.ti", "0 send 1 0 10\n1 recv 0 0 10\n")
+	// Two hosts of a Full zone with no route between them: SimGrid
+	// aborts on the send ("no connecting path").
+	noPath := testenv.WriteFile(t, "nopath.xml", `<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/></zone></platform>
+`)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -106,6 +112,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "deadlock"},
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "recv=10 (" + dead + ":2)"}, // read ahead, found again
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
+		{[]string{"simulate", pair, "--platform", noPath}, 1, "no connecting path from a to b: the route has no link and no latency"},
 	} {
 		code, _, errs := simRun(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
