@@ -36,7 +36,7 @@ func smpirunArgs(args []string) []string {
 type simulateFlags struct {
 	platform, cluster, hostfile, mapping string
 	np                                   int
-	cfg                                  []string
+	cfg, logs                            []string
 	speed                                string
 	analytic, verbose, perRank, json     bool
 	timed, timedFormat, perfetto, paje   string
@@ -58,7 +58,8 @@ The machine is a SimGrid platform XML file (--platform) or a one-line cluster
 cores, bb, bb-sharing, sharing, limiter, loopback, topo, prefix, suffix, id).
 Ranks are placed on the hostfile's hosts round-robin, as smpirun does
 (without a hostfile, on all the platform's hosts in SimGrid's order, by
-name). smpirun's spellings -np, -platform and -hostfile are accepted.
+name). smpirun's spellings -np, -platform and -hostfile are accepted, and so
+is --log (smpi_replay.thresh:verbose is --verbose; other logs are ignored).
 
 Model settings take SimGrid's --cfg names and values, for example
 --cfg network/model:LV08 or --cfg=smpi/bcast:flattree. Supported keys:
@@ -111,6 +112,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.IntVar(&f.np, "np", 0, "number of ranks (default: the trace's)")
 	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement on the hostfile: roundrobin or block")
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
+	fl.StringArrayVar(&f.logs, "log", nil, "SimGrid logging setting: smpi_replay.thresh:verbose is --verbose, others are ignored")
 	fl.StringVar(&f.speed, "speed", "", "override every host's speed (flop/s, SimGrid units: 1Gf)")
 	fl.BoolVar(&f.analytic, "analytic", false, "contention-free analytic model (fast what-ifs)")
 	fl.StringVar(&f.timed, "timed-trace", "", "write the simulated run as a timed trace to this file")
@@ -171,6 +173,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
+	simulateLogs(cmd.ErrOrStderr(), f)
 	src, tf, err := format.Open(path)
 	if err != nil {
 		return err
@@ -310,6 +313,24 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		}
 	}
 	return nil
+}
+
+// simulateLogs reads smpirun's --log settings: the replay's verbose log is
+// --verbose; SimGrid's other logs have no equivalent and are said to be
+// ignored, so that an smpirun command line runs as it is.
+func simulateLogs(stderr io.Writer, f *simulateFlags) {
+	var ignored []string
+	for _, l := range f.logs {
+		switch l {
+		case "smpi_replay.thresh:verbose", "smpi_replay.thr:verbose", "smpi_replay.thresh:debug":
+			f.verbose = true
+		default:
+			ignored = append(ignored, l)
+		}
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(stderr, "warning: SimGrid's logs are not reproduced: --log %s ignored\n", strings.Join(ignored, ", "))
+	}
 }
 
 // simulateConfig returns the model settings of the flags, and the keys

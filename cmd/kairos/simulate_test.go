@@ -121,6 +121,20 @@ func TestSimulateErrors(t *testing.T) {
 	}
 }
 
+// TestSimulateLog: smpirun's --log settings are accepted; the replay's
+// verbose log is --verbose.
+func TestSimulateLog(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	code, out, errs := simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--log=smpi_replay.thresh:verbose",
+		"--log=xbt_cfg.thresh:critical", "--log", "root.fmt:[%.9r]%e%m%n")
+	if code != 0 || !strings.Contains(out, "(0@node-0) 0 compute") || !strings.Contains(out, "Simulation time 0.042675") {
+		t.Errorf("exit %d, output:\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "--log xbt_cfg.thresh:critical, root.fmt:[%.9r]%e%m%n ignored") {
+		t.Errorf("stderr %q; want the ignored settings named", errs)
+	}
+}
+
 // TestSimulateWarnings: what the TI reader tolerates but SimGrid would
 // not replay the same way is said on stderr, after the result.
 func TestSimulateWarnings(t *testing.T) {
