@@ -13,6 +13,7 @@ const (
 	ModelSMPI = "SMPI" // CM02 fluid model with SMPI's piecewise factors (smpirun's default)
 	ModelLV08 = "LV08" // constant factors 13.01 / 0.97, weight-S 20537
 	ModelCM02 = "CM02" // constant factors 1 / 1, weight-S 0
+	ModelIB   = "IB"   // SMPI with InfiniBand penalties (smpi/IB-penalty-factors)
 )
 
 // Factor is one segment of a piecewise factor table: Value applies to
@@ -204,6 +205,9 @@ type Config struct {
 	// through SimGrid's order-dependent selective max-min update (a few
 	// 1e-5..1e-4 relative differences in the differential test).
 	Subrounds bool
+	// IBFactors are the IB model's penalty factors
+	// (smpi/IB-penalty-factors).
+	IBFactors IBFactors
 	// Energy turns on SimGrid's host energy model (--cfg
 	// plugin:host_energy): Result.Energy gives each host's joules, from
 	// its wattage_per_state property.
@@ -264,6 +268,7 @@ func DefaultConfig() Config {
 	lat, _ := ParseFactors(DefaultLatFactors)
 	return Config{
 		Model:               ModelSMPI,
+		IBFactors:           DefaultIBFactors,
 		LatencyFactor:       -1,
 		BandwidthFactor:     -1,
 		WeightS:             -1,
@@ -293,6 +298,7 @@ var CfgNames = []string{
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/finalization-barrier", "smpi/init",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
+	"smpi/IB-penalty-factors (Be;Bs;ys of network/model:IB, 0.965;0.925;1.35)",
 	"plugin (host_energy: each host's energy from its wattage_per_state property)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
@@ -317,10 +323,10 @@ func (c *Config) Set(key, value string) error {
 	switch key {
 	case "network/model":
 		switch strings.ToUpper(value) {
-		case ModelSMPI, ModelLV08, ModelCM02:
+		case ModelSMPI, ModelLV08, ModelCM02, ModelIB:
 			c.Model = strings.ToUpper(value)
 		default:
-			return fmt.Errorf("--cfg network/model: %q is not supported (SMPI, LV08, CM02)", value)
+			return fmt.Errorf("--cfg network/model: %q is not supported (SMPI, IB, LV08, CM02)", value)
 		}
 	case "network/latency-factor":
 		c.LatencyFactor, err = num()
@@ -344,6 +350,8 @@ func (c *Config) Set(key, value string) error {
 		c.TestSleep, err = num()
 	case "smpi/iprobe":
 		c.IprobeSleep, err = num()
+	case "smpi/IB-penalty-factors":
+		c.IBFactors, err = ParseIBFactors(value)
 	case "plugin":
 		switch value {
 		case "host_energy":

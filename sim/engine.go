@@ -219,7 +219,7 @@ func (s *simulation) startComm(c *comm) {
 	c.act = a
 	a.remains = size
 	var latF, bwF float64
-	if s.cfg.Model == ModelSMPI {
+	if s.cfg.Model == ModelSMPI || s.cfg.Model == ModelIB {
 		latF, bwF = s.cfg.LatFactors.At(size), s.cfg.BwFactors.At(size)
 	} else {
 		latF, bwF = s.latF, s.bwF
@@ -263,6 +263,9 @@ func (s *simulation) startComm(c *comm) {
 	for _, l := range rt.back {
 		s.netSys.Expand(l, v, 0.05)
 	}
+	if s.ib != nil {
+		s.ibStart(a, src, dst)
+	}
 }
 
 func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
@@ -281,6 +284,9 @@ func (s *simulation) finishAction(a *action) {
 	a.running = false
 	if a.inSystem {
 		if a.kind == actComm {
+			if s.ib != nil {
+				s.ibEnd(a, s.ranks[a.comm.src].host)
+			}
 			s.netSys.Remove(a.v)
 		} else {
 			if h := &s.hosts[a.rank.host]; h.energy != nil && a.kind == actExec {

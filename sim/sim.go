@@ -3,7 +3,8 @@
 // to the printed digit, and a contention-free analytic mode for fast
 // what-ifs.
 //
-// The network is SimGrid's fluid model (network/model SMPI, LV08 or CM02):
+// The network is SimGrid's fluid model (network/model SMPI, LV08 or CM02,
+// or IB, SMPI's with InfiniBand penalties: see infiniband.go):
 // a message of s bytes (plus a 16-byte envelope) first waits the route's
 // latency times lat-factor(s), then flows at its weighted max-min share of
 // the links it crosses (package maxmin) times bw-factor(s), bounded by
@@ -187,6 +188,7 @@ type simulation struct {
 	seq       uint64 // request creation order
 	heap      actionHeap
 	netSys    *maxmin.System
+	ib        *ibModel // the IB model's state, with network/model:IB
 	cpuSys    *maxmin.System
 	hosts     []hostState
 	links     []*maxmin.Constraint
@@ -338,6 +340,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 			// again: the CPU is in the first solve's modified set.
 			s.cpuSys.Touch(s.hosts[i].cpu)
 		}
+	}
+	if cfg.Model == ModelIB && !cfg.Analytic {
+		s.ib = newIBModel(cfg.IBFactors, len(s.hosts))
 	}
 	if cfg.Energy {
 		if err := s.initEnergy(); err != nil {

@@ -599,6 +599,38 @@ func TestOverheadsMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestIBMatchesSimGrid replays random traces under SimGrid's InfiniBand
+// model (network/model:IB): transfers sharing a sender or a receiver are
+// penalized, node by node, whenever one starts or ends.
+func TestIBMatchesSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 100)
+	for _, plat := range []randomPlatform{{"flat", "", 1}, {"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1}, {"flat, 2 ranks per host", "", 2}} {
+		randomDifferential(t, plat, seeds, "network/model:IB")
+	}
+	randomDifferential(t, randomPlatform{"flat", "", 1}, seeds/2, "network/model:IB", "smpi/IB-penalty-factors:0.9;0.8;1.5")
+	// Where a fat-pipe backbone is the bottleneck, every transfer would
+	// get its whole bandwidth: the penalties decide the rates.
+	dir := t.TempDir()
+	xml := filepath.Join(dir, "fat.xml")
+	if err := os.WriteFile(xml, []byte(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" radical="0-7" suffix="" speed="1Gf" bw="10GBps" lat="10us" bb_bw="125MBps" bb_lat="40us" bb_sharing_policy="FATPIPE"/>
+</platform>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := 0; i < 8; i++ {
+		names = append(names, fmt.Sprintf("node-%d", i))
+	}
+	p, err := platform.Load(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differential(t, "fat-pipe backbone", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds, "network/model:IB")
+}
+
 // TestFinalizationBarrierMatchesSimGrid ends every rank's replay with
 // SMPI's barrier (smpi/finalization-barrier), after its leftover requests.
 func TestFinalizationBarrierMatchesSimGrid(t *testing.T) {

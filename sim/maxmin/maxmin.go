@@ -175,6 +175,9 @@ type Variable struct {
 // Value returns the rate Solve gave the variable.
 func (v *Variable) Value() float64 { return v.value }
 
+// Bound returns the variable's rate bound (no bound if not positive).
+func (v *Variable) Bound() float64 { return v.bound }
+
 // Penalty returns the sharing penalty (0 for a disabled variable).
 func (v *Variable) Penalty() float64 { return v.penalty }
 
@@ -304,11 +307,16 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	}
 }
 
-// SetBound changes v's upper bound.
+// SetBound changes v's upper bound. SimGrid marks v's first constraint
+// modified (update_variable_bound), and through it, if v is enabled, its
+// others; a disabled variable's bound changes no share.
 func (s *System) SetBound(v *Variable, b float64) {
 	s.record(op{kind: opBound, v: v, x: b, old: v.bound})
 	v.bound = b
 	for i := range v.elems {
+		if i > 0 && v.penalty <= 0 {
+			break
+		}
 		s.touchCnst(v.elems[i].c)
 	}
 }
