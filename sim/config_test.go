@@ -167,6 +167,13 @@ func FuzzSimulate(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// The InfiniBand model, with the energy plugin.
+	ib := sim.DefaultConfig()
+	for k, v := range map[string]string{"network/model": "IB", "plugin": "host_energy"} {
+		if err := ib.Set(k, v); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if hugeNumber(text) {
 			return // legal, but segmented algorithms make millions of messages of it
@@ -179,7 +186,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
