@@ -116,6 +116,20 @@ func (b *builder) newDuplex(name string, bw, lat float64) (up, down *Link, err e
 	return up, down, nil
 }
 
+// setLoopback applies network/loopback-bw or network/loopback-lat.
+func (b *builder) setLoopback(key, val string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", val)
+	}
+	if key == "network/loopback-bw" {
+		b.lbBW = v
+	} else {
+		b.lbLat = v
+	}
+	return nil
+}
+
 // loopback returns the network model's implicit loopback link, created on
 // first use.
 func (b *builder) loopback() *Link {

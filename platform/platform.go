@@ -131,12 +131,17 @@ type cachedRoute struct {
 
 // Load reads a SimGrid platform XML file.
 func Load(path string) (*Platform, error) {
+	return LoadWith(path, nil)
+}
+
+// LoadWith is Load with command-line settings, as ParseWith.
+func LoadWith(path string, settings map[string]string) (*Platform, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("platform: %w", err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return ParseWith(f, path, settings)
 }
 
 // Host returns the host with that name.

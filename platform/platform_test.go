@@ -480,3 +480,27 @@ func TestFigure7Platform(t *testing.T) {
 		}
 	}
 }
+
+// TestParseWithLoopbackSettings: the implicit loopback settings given by
+// the caller win over the platform's <config>, as SimGrid's command line
+// does; a bad one is an error naming it.
+func TestParseWithLoopbackSettings(t *testing.T) {
+	doc := `<?xml version='1.0'?>
+<platform version="4.1">
+  <config><prop id="network/loopback-bw" value="1e7"/><prop id="network/loopback-lat" value="1e-6"/></config>
+  <zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+</platform>`
+	p, err := ParseWith(strings.NewReader(doc), "p.xml", map[string]string{"network/loopback-bw": "2e9", "smpi/os": "0:0:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := p.Host("a")
+	links, lat := p.Route(a, a)
+	if len(links) != 1 || links[0].Name != "__loopback__" || links[0].Bandwidth != 2e9 || lat != 1e-6 {
+		t.Errorf("loopback %+v, latency %g; want 2e9 B/s from the caller, 1e-6 s from <config>", links, lat)
+	}
+	if _, err := ParseWith(strings.NewReader(doc), "p.xml", map[string]string{"network/loopback-lat": "soon"}); err == nil ||
+		!strings.Contains(err.Error(), `--cfg network/loopback-lat: "soon" is not a number`) {
+		t.Errorf("bad setting: %v", err)
+	}
+}

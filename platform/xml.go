@@ -127,12 +127,29 @@ type parser struct {
 	b     *builder
 	file  string
 	stack []*frame
+	given map[string]bool // platform settings set by the caller
 }
 
 // Parse reads a SimGrid platform XML description; name is used in error
 // messages (usually the file name).
 func Parse(r io.Reader, name string) (*Platform, error) {
-	ps := &parser{b: newBuilder(name), file: name}
+	return ParseWith(r, name, nil)
+}
+
+// ParseWith is Parse with settings given on the command line (key to
+// value) that shape the platform (IsPlatformSetting): as in SimGrid, they
+// win over the file's <config>. Other keys are ignored.
+func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform, error) {
+	ps := &parser{b: newBuilder(name), file: name, given: map[string]bool{}}
+	for k, v := range settings {
+		if !IsPlatformSetting(k) {
+			continue
+		}
+		if err := ps.b.setLoopback(k, v); err != nil {
+			return nil, fmt.Errorf("--cfg %s: %w", k, err)
+		}
+		ps.given[k] = true
+	}
 	dec := xml.NewDecoder(r)
 	dec.Strict = true
 	seenRoot := false
@@ -421,16 +438,9 @@ func IsPlatformSetting(key string) bool {
 func (ps *parser) config(f *frame, key, val string) error {
 	ps.b.p.Config[key] = val
 	ps.b.p.ConfigLines[key] = f.line
-	switch key {
-	case "network/loopback-bw", "network/loopback-lat":
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err != nil {
-			return ps.errAt(f, "value", "%s: %q is not a number", key, val)
-		}
-		if key == "network/loopback-bw" {
-			ps.b.lbBW = v
-		} else {
-			ps.b.lbLat = v
+	if IsPlatformSetting(key) && !ps.given[key] {
+		if err := ps.b.setLoopback(key, val); err != nil {
+			return ps.errAt(f, "value", "%s: %v", key, err)
 		}
 	}
 	return nil

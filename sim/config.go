@@ -302,8 +302,9 @@ var CfgNames = []string{
 	"plugin (host_energy: each host's energy from its wattage_per_state property)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc and SimGrid's other settings for real code, path, tracing/*, contexts/* (accepted, no effect on a replay)",
-	"host/model (default, compound), cpu/optim and network/optim (Lazy)",
+	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, tracing/*, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
+	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin), maxmin/concurrency-limit (-1)",
+	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
@@ -410,7 +411,8 @@ func (c *Config) Set(key, value string) error {
 		"smpi/privatization", "smpi/privatize-libs", "smpi/shared-malloc", "smpi/shared-malloc-blocksize",
 		"smpi/shared-malloc-hugepage", "smpi/auto-shared-malloc-thresh", "smpi/display-allocs", "smpi/list-leaks",
 		"smpi/trace-call-location", "smpi/trace-call-use-absolute-path", "smpi/errors-are-fatal", "smpi/pedantic",
-		"smpi/tmpdir", "smpi/keep-temps", "smpi/np", "smpi/hostfile", "smpi/replay", "smpi/display-timing", "path":
+		"smpi/tmpdir", "smpi/keep-temps", "smpi/np", "smpi/hostfile", "smpi/replay", "smpi/display-timing", "path",
+		"smpi/wtime", "smpi/map", "exception/cutpath", "storage/max_file_descriptors":
 		// Irrelevant to replayed timings: they time, privatise or
 		// check real code, which a replay has none of, or only change
 		// what SimGrid prints.
@@ -423,7 +425,28 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg %s: only Lazy, SimGrid's default, is supported", key)
 		}
 	case "network/loopback-bw", "network/loopback-lat":
-		return fmt.Errorf("--cfg %s: set it in the platform's <config>, where Kairos reads it", key)
+		// They shape the platform: platform.LoadWith applies them.
+		_, err = num()
+	case "network/maxmin-selective-update", "cpu/maxmin-selective-update":
+		on, perr := parseBool(key, value)
+		if perr != nil {
+			return perr
+		}
+		if !on {
+			return fmt.Errorf("--cfg %s: the Lazy update (SimGrid's default, and Kairos') needs selective update, as SimGrid says", key)
+		}
+	case "maxmin/concurrency-limit":
+		if v, e := num(); e != nil || v != -1 {
+			return fmt.Errorf("--cfg %s: only -1 (no limit, SimGrid's default) is supported", key)
+		}
+	case "network/solver", "cpu/solver", "host/solver":
+		if value != "maxmin" {
+			return fmt.Errorf("--cfg %s: only maxmin, SimGrid's default, is supported", key)
+		}
+	case "cpu/model":
+		if value != "Cas01" {
+			return fmt.Errorf("--cfg %s: only Cas01, SimGrid's default, is supported", key)
+		}
 	case "smpi/os", "smpi/ois", "smpi/or":
 		o, perr := ParseOverhead(value)
 		if perr != nil {
@@ -442,8 +465,8 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg %s: only 0 is supported", key)
 		}
 	default:
-		if key == "tracing" || strings.HasPrefix(key, "tracing/") || strings.HasPrefix(key, "contexts/") {
-			return nil // SimGrid's own tracing and execution contexts
+		if key == "tracing" || strings.HasPrefix(key, "tracing/") || strings.HasPrefix(key, "contexts/") || strings.HasPrefix(key, "debug/") {
+			return nil // SimGrid's own tracing, execution contexts and debugging
 		}
 		if coll, ok := strings.CutPrefix(key, "smpi/"); ok && IsCollectiveName(coll) {
 			if !HasAlgorithm(coll, value) {

@@ -84,7 +84,7 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
-		{"network/loopback-bw", "1e9"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
+		{"network/loopback-bw", "fast"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
 		{"smpi/init", "-1"}, {"smpi/init", "later"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
@@ -103,6 +103,12 @@ func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 		{"smpi/privatization", "1"}, {"smpi/privatize-libs", "libgfortran.so.5"}, {"smpi/keep-temps", "yes"},
 		{"smpi/display-timing", "yes"}, {"smpi/errors-are-fatal", "no"}, {"smpi/pedantic", "yes"},
 		{"smpi/trace-call-location", "yes"}, {"smpi/list-leaks", "10"}, {"smpi/comp-adjustment-file", "adj.csv"},
+		{"smpi/wtime", "1e-7"}, {"exception/cutpath", "yes"}, {"debug/clean-atexit", "yes"},
+		// SimGrid's defaults, which Kairos' model is.
+		{"network/maxmin-selective-update", "yes"}, {"cpu/maxmin-selective-update", "yes"},
+		{"maxmin/concurrency-limit", "-1"}, {"network/solver", "maxmin"}, {"cpu/model", "Cas01"},
+		// Applied by platform.LoadWith.
+		{"network/loopback-bw", "1e9"}, {"network/loopback-lat", "0"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -110,6 +116,23 @@ func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 	}
 	if want := sim.DefaultConfig(); !reflect.DeepEqual(c, want) {
 		t.Errorf("settings for real code changed the configuration:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+// TestConfigRefusesOtherModels: settings Kairos does not model are
+// refused, saying what is supported.
+func TestConfigRefusesOtherModels(t *testing.T) {
+	for _, c := range [][3]string{
+		{"network/maxmin-selective-update", "no", "needs selective update"},
+		{"maxmin/concurrency-limit", "10", "only -1"},
+		{"cpu/solver", "bmf", "only maxmin"},
+		{"cpu/model", "ptask_L07", "only Cas01"},
+		{"network/loopback-bw", "fast", "not a number"},
+	} {
+		cfg := sim.DefaultConfig()
+		if err := cfg.Set(c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
+			t.Errorf("Set(%s, %s) = %v, want an error saying %q", c[0], c[1], err, c[2])
+		}
 	}
 }
 

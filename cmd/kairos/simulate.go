@@ -364,7 +364,14 @@ func simulatePlatform(f *simulateFlags) (*platform.Platform, error) {
 	case f.platform != "" && f.cluster != "":
 		return nil, usagef("give --platform or --cluster, not both")
 	case f.platform != "":
-		return platform.Load(f.platform)
+		// The settings that shape the platform (the implicit loopback)
+		// win over its <config>, as in SimGrid.
+		settings := map[string]string{}
+		for _, kv := range f.cfg {
+			k, v, _ := strings.Cut(strings.TrimPrefix(kv, "--cfg="), ":")
+			settings[k] = v
+		}
+		return platform.LoadWith(f.platform, settings)
 	case f.cluster != "":
 		p, err := platform.ParseCluster(f.cluster)
 		if err != nil {

@@ -121,6 +121,35 @@ func TestSimulateErrors(t *testing.T) {
 	}
 }
 
+// TestSimulateLoopbackSetting: --cfg network/loopback-bw and -lat shape
+// the implicit loopback of a Full zone, over the platform's <config>, as
+// in SimGrid (whose times these are: 1,000,000 bytes between two ranks of
+// one host through the 10 GB/s loopback, then through 100 MB/s, then with
+// 1 ms more latency).
+func TestSimulateLoopbackSetting(t *testing.T) {
+	tr := testenv.WriteFile(t, "self.ti", "0 init\n0 send 1 0 1000000\n0 finalize\n1 init\n1 recv 0 0 1000000\n1 finalize\n")
+	plat := testenv.WriteFile(t, "full.xml", `<?xml version='1.0'?>
+<platform version="4.1">
+  <config><prop id="network/loopback-bw" value="1e7"/></config>
+  <zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+</platform>
+`)
+	hf := testenv.WriteFile(t, "hf", "a\na\n")
+	for _, c := range []struct {
+		cfg  []string
+		want string
+	}{
+		{[]string{"--cfg", "network/loopback-bw:1e10"}, "Simulation time 0.000106 (0.000106306 s"},
+		{[]string{"--cfg", "network/loopback-bw:1e8"}, "Simulation time 0.010631 (0.010630620 s"},
+		{[]string{"--cfg=network/loopback-bw:1e10", "--cfg=network/loopback-lat:1e-3"}, "Simulation time 0.012151 (0.012150507 s"},
+	} {
+		code, out, errs := simRun(append([]string{"simulate", tr, "--platform", plat, "--hostfile", hf}, c.cfg...)...)
+		if code != 0 || !strings.HasPrefix(out, c.want) {
+			t.Errorf("%v: exit %d, output %q%s; want %q", c.cfg, code, out, errs, c.want)
+		}
+	}
+}
+
 // TestSimulateLog: smpirun's --log settings are accepted; the replay's
 // verbose log is --verbose.
 func TestSimulateLog(t *testing.T) {
