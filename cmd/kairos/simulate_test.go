@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,5 +264,54 @@ func TestSimulateEnergy(t *testing.T) {
 	}
 	if code, _, errs = simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:link_energy"); code == 0 || !strings.Contains(errs, `plugin: "link_energy" is not supported`) {
 		t.Errorf("exit %d, stderr %q; want link_energy refused", code, errs)
+	}
+}
+
+// TestAnalyticCrossChecksPredict: two implementations of the same
+// contention-free model agree. For workloads without collectives (whose
+// models differ: Thakur-Gropp formulas in predict, SimGrid's algorithms in
+// simulate) whose receives are posted before their messages arrive,
+// "kairos predict" (logical clocks, Hockney's model, eager) and "kairos
+// simulate --analytic" on the matching cluster (CM02: no factors; no
+// envelope, cross-traffic or TCP bound; every send detached) give the
+// same time: link latency 50 us twice (up and down) is L = 100 us, and
+// 125 MB/s is BW = 1 Gbit/s; predict's eager memory copies are made free.
+// (Where a receive is posted late they part: SMPI starts an eager
+// transfer only when the receive is posted, the logical clocks when it is
+// sent.)
+func TestAnalyticCrossChecksPredict(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		kind  string
+		ranks int
+		args  []string
+	}{
+		{"stencil2d", 16, []string{"--grid", "4x4", "--iterations", "30", "--allreduce-every", "0"}},
+		{"stencil3d", 27, []string{"--grid", "3x3x3", "--iterations", "10", "--allreduce-every", "0", "--periodic=false"}},
+		{"ring", 8, []string{"--iterations", "20"}},
+	} {
+		tr := filepath.Join(dir, c.kind+".ti")
+		if code, _, errs := simRun(append([]string{"gen", c.kind, "-o", tr}, c.args...)...); code != 0 {
+			t.Fatalf("gen %s: %s", c.kind, errs)
+		}
+		code, out, errs := simRun("predict", "--speed", "1Gf", "--config", "1,100", "--memcpy-bw", "1e30", "--json", tr)
+		var pred struct {
+			Predictions []struct{ Time float64 } `json:"predictions"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
+			t.Fatalf("predict %s: exit %d %s%s", c.kind, code, out, errs)
+		}
+		code, out, errs = simRun("simulate", tr, "--cluster", fmt.Sprintf("%dx1Gf,125MBps,50us", c.ranks), "--analytic", "--json",
+			"--cfg", "network/model:CM02", "--cfg", "kairos/envelope:0", "--cfg", "network/crosstraffic:0",
+			"--cfg", "smpi/send-is-detached-thresh:1e15", "--cfg", "network/TCP-gamma:1e30")
+		var sim struct {
+			SimulatedTime float64 `json:"simulated_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+			t.Fatalf("simulate %s: exit %d %s%s", c.kind, code, out, errs)
+		}
+		if p, s := pred.Predictions[0].Time, sim.SimulatedTime; math.Abs(p-s) > 1e-9*s {
+			t.Errorf("%s: predict %.12f s, simulate --analytic %.12f s", c.kind, p, s)
+		}
 	}
 }
