@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,13 +14,6 @@ import (
 	"kairos/trace"
 )
 
-// simRun runs kairos with args and returns its exit code and outputs.
-func simRun(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 // TestSimulateFigure1 runs the paper's Figure 1 ring from the CLI with
 // every output.
 func TestSimulateFigure1(t *testing.T) {
@@ -29,7 +21,7 @@ func TestSimulateFigure1(t *testing.T) {
 	dir := t.TempDir()
 	timed, pf := filepath.Join(dir, "ring.ktr"), filepath.Join(dir, "ring.json")
 	paje := filepath.Join(dir, "ring.paje")
-	code, out, errs := simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--timed-trace", timed, "--perfetto", pf, "--paje", paje, "--ranks")
+	code, out, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--timed-trace", timed, "--perfetto", pf, "--paje", paje, "--ranks")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -65,10 +57,10 @@ func TestSimulateFigure1(t *testing.T) {
 		t.Errorf("paje output (%v):\n%s", err, pj)
 	}
 	// smpirun's -np sets the size of MPI_COMM_WORLD: extra ranks idle.
-	if code, out, _ := simRun("simulate", ring, "--cluster", "8x1Gf,125MBps,50us", "-np", "6", "--ranks"); code != 0 || !strings.Contains(out, "\n5 ") {
+	if code, out, _ := csRun("simulate", ring, "--cluster", "8x1Gf,125MBps,50us", "-np", "6", "--ranks"); code != 0 || !strings.Contains(out, "\n5 ") {
 		t.Errorf("-np 6: exit %d\n%s", code, out)
 	}
-	code, out, _ = simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--json", "--analytic")
+	code, out, _ = csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--json", "--analytic")
 	var res struct {
 		SimulatedTime float64 `json:"simulated_time"`
 		Ranks         []struct{ Finish float64 }
@@ -82,7 +74,7 @@ func TestSimulateFigure1(t *testing.T) {
 // smpirun's spelling of the flags.
 func TestSimulateSimGridCase(t *testing.T) {
 	dir := testenv.Shared(t, "simgrid-replay-tests/examples/smpi")
-	code, out, errs := simRun("simulate", filepath.Join(dir, "replay/actions_bcast.txt"),
+	code, out, errs := csRun("simulate", filepath.Join(dir, "replay/actions_bcast.txt"),
 		"-platform", filepath.Join(dir, "../platforms/small_platform.xml"),
 		"-hostfile", filepath.Join(dir, "hostfile"), "-np", "3", "-v")
 	if code != 0 {
@@ -116,7 +108,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
 		{[]string{"simulate", pair, "--platform", noPath}, 1, "no connecting path from a to b: the route has no link and no latency"},
 	} {
-		code, _, errs := simRun(c.args...)
+		code, _, errs := csRun(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.want)
 		}
@@ -145,7 +137,7 @@ func TestSimulateLoopbackSetting(t *testing.T) {
 		{[]string{"--cfg", "network/loopback-bw:1e8"}, "Simulation time 0.010631 (0.010630620 s"},
 		{[]string{"--cfg=network/loopback-bw:1e10", "--cfg=network/loopback-lat:1e-3"}, "Simulation time 0.012151 (0.012150507 s"},
 	} {
-		code, out, errs := simRun(append([]string{"simulate", tr, "--platform", plat, "--hostfile", hf}, c.cfg...)...)
+		code, out, errs := csRun(append([]string{"simulate", tr, "--platform", plat, "--hostfile", hf}, c.cfg...)...)
 		if code != 0 || !strings.HasPrefix(out, c.want) {
 			t.Errorf("%v: exit %d, output %q%s; want %q", c.cfg, code, out, errs, c.want)
 		}
@@ -156,7 +148,7 @@ func TestSimulateLoopbackSetting(t *testing.T) {
 // verbose log is --verbose.
 func TestSimulateLog(t *testing.T) {
 	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
-	code, out, errs := simRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--log=smpi_replay.thresh:verbose",
+	code, out, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--log=smpi_replay.thresh:verbose",
 		"--log=xbt_cfg.thresh:critical", "--log", "root.fmt:[%.9r]%e%m%n")
 	if code != 0 || !strings.Contains(out, "(0@node-0) 0 compute") || !strings.Contains(out, "Simulation time 0.042675") {
 		t.Errorf("exit %d, output:\n%s%s", code, out, errs)
@@ -174,7 +166,7 @@ func TestSimulateWarnings(t *testing.T) {
 		{"displs.ti", "0 allgatherv 10 10 10 0 0 0 10\n1 allgatherv 10 10 10 0 0 0 10\n", "allgatherv displacements are not kept"},
 	} {
 		tr := testenv.WriteFile(t, c.name, c.text)
-		code, out, errs := simRun("simulate", tr, "--cluster", "2x1Gf,125MBps,50us")
+		code, out, errs := csRun("simulate", tr, "--cluster", "2x1Gf,125MBps,50us")
 		if code != 0 || !strings.HasPrefix(out, "Simulation time") || !strings.Contains(errs, "warning: ") || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want a time and a warning %q", c.name, code, out, errs, c.want)
 		}
@@ -194,7 +186,7 @@ func TestSimulatePlatformConfig(t *testing.T) {
 `)
 	time := func(args ...string) float64 {
 		t.Helper()
-		code, out, errs := simRun(append([]string{"simulate", tr, "--platform", plat, "--json"}, args...)...)
+		code, out, errs := csRun(append([]string{"simulate", tr, "--platform", plat, "--json"}, args...)...)
 		var res struct {
 			SimulatedTime float64 `json:"simulated_time"`
 		}
@@ -223,7 +215,7 @@ func TestSimulateEnergy(t *testing.T) {
   </cluster>
 </platform>
 `)
-	code, out, errs := simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--ranks")
+	code, out, errs := csRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--ranks")
 	want := []string{"Simulation time 1.000000",
 		"Total energy consumption: 360.000000 Joules (used hosts: 160.000000 Joules; unused/idle hosts: 200.000000)",
 		"Energy consumption of host n0: 160.000000 Joules", "Energy consumption of host n1: 100.000000 Joules",
@@ -233,7 +225,7 @@ func TestSimulateEnergy(t *testing.T) {
 			t.Errorf("exit %d, output lacks %q:\n%s%s", code, w, out, errs)
 		}
 	}
-	code, out, errs = simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--json")
+	code, out, errs = csRun("simulate", tr, "--platform", plat, "--cfg", "plugin:host_energy", "--json")
 	var res struct {
 		Energy struct {
 			Total float64 `json:"total_joules"`
@@ -248,7 +240,7 @@ func TestSimulateEnergy(t *testing.T) {
 		t.Errorf("exit %d, JSON energy %+v:\n%s%s", code, res.Energy, out, errs)
 	}
 	// Without the plugin, no energy is reported.
-	if _, out, _ := simRun("simulate", tr, "--platform", plat); strings.Contains(out, "energy") {
+	if _, out, _ := csRun("simulate", tr, "--platform", plat); strings.Contains(out, "energy") {
 		t.Errorf("energy reported without the plugin:\n%s", out)
 	}
 	bad := testenv.WriteFile(t, "bad.xml", `<?xml version='1.0'?>
@@ -258,11 +250,11 @@ func TestSimulateEnergy(t *testing.T) {
   </cluster>
 </platform>
 `)
-	code, _, errs = simRun("simulate", tr, "--platform", bad, "--cfg", "plugin:host_energy")
+	code, _, errs = csRun("simulate", tr, "--platform", bad, "--cfg", "plugin:host_energy")
 	if code == 0 || !strings.Contains(errs, "bad.xml:4: <prop> attribute value: host n0: property wattage_per_state: 1 power ranges for 2 pstates") {
 		t.Errorf("exit %d, stderr %q; want the bad property located", code, errs)
 	}
-	if code, _, errs = simRun("simulate", tr, "--platform", plat, "--cfg", "plugin:link_energy"); code == 0 || !strings.Contains(errs, `plugin: "link_energy" is not supported`) {
+	if code, _, errs = csRun("simulate", tr, "--platform", plat, "--cfg", "plugin:link_energy"); code == 0 || !strings.Contains(errs, `plugin: "link_energy" is not supported`) {
 		t.Errorf("exit %d, stderr %q; want link_energy refused", code, errs)
 	}
 }
@@ -291,17 +283,17 @@ func TestAnalyticCrossChecksPredict(t *testing.T) {
 		{"ring", 8, []string{"--iterations", "20"}},
 	} {
 		tr := filepath.Join(dir, c.kind+".ti")
-		if code, _, errs := simRun(append([]string{"gen", c.kind, "-o", tr}, c.args...)...); code != 0 {
+		if code, _, errs := csRun(append([]string{"gen", c.kind, "-o", tr}, c.args...)...); code != 0 {
 			t.Fatalf("gen %s: %s", c.kind, errs)
 		}
-		code, out, errs := simRun("predict", "--speed", "1Gf", "--config", "1,100", "--memcpy-bw", "1e30", "--json", tr)
+		code, out, errs := csRun("predict", "--speed", "1Gf", "--config", "1,100", "--memcpy-bw", "1e30", "--json", tr)
 		var pred struct {
 			Predictions []struct{ Time float64 } `json:"predictions"`
 		}
 		if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
 			t.Fatalf("predict %s: exit %d %s%s", c.kind, code, out, errs)
 		}
-		code, out, errs = simRun("simulate", tr, "--cluster", fmt.Sprintf("%dx1Gf,125MBps,50us", c.ranks), "--analytic", "--json",
+		code, out, errs = csRun("simulate", tr, "--cluster", fmt.Sprintf("%dx1Gf,125MBps,50us", c.ranks), "--analytic", "--json",
 			"--cfg", "network/model:CM02", "--cfg", "kairos/envelope:0", "--cfg", "network/crosstraffic:0",
 			"--cfg", "smpi/send-is-detached-thresh:1e15", "--cfg", "network/TCP-gamma:1e30")
 		var sim struct {
