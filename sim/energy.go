@@ -156,6 +156,9 @@ func (s *simulation) initEnergy() error {
 		if mh.PowerErr != nil {
 			return fmt.Errorf("sim: host %s: %w", mh.Name, mh.PowerErr)
 		}
+		if mh.Power != nil && (mh.PState < 0 || mh.PState >= len(mh.Power)) {
+			return fmt.Errorf("sim: host %s: pstate %d has no power range (%d given)", mh.Name, mh.PState, len(mh.Power))
+		}
 		s.hosts[i].energy = &hostEnergy{power: mh.Power, pstate: mh.PState}
 	}
 	return nil
