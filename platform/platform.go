@@ -37,6 +37,7 @@ package platform
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 )
@@ -198,4 +199,29 @@ func (p *Platform) computeRoute(src, dst *Host) cachedRoute {
 		return cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
 	}
 	return cachedRoute{links: links[:len(links):len(links)], lat: lat}
+}
+
+// Scale multiplies every link's bandwidth by bw and latency by lat, and
+// every host's speed by speed, for what-ifs ("twice the bandwidth"): the
+// platform then is the one whose description had those values. Factors
+// must be positive (1 keeps a quantity).
+func (p *Platform) Scale(bw, lat, speed float64) error {
+	for _, f := range []float64{bw, lat, speed} {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("platform %s: scale factors must be positive, got bandwidth %g, latency %g, speed %g", p.Name, bw, lat, speed)
+		}
+	}
+	p.calc.Lock()
+	defer p.calc.Unlock()
+	for _, l := range p.Links {
+		l.Bandwidth *= bw
+		l.Latency *= lat
+	}
+	for _, h := range p.Hosts {
+		h.Speed *= speed
+	}
+	p.mu.Lock()
+	p.cache = map[uint64]cachedRoute{} // latencies are summed when a route is computed
+	p.mu.Unlock()
+	return nil
 }

@@ -504,3 +504,28 @@ func TestParseWithLoopbackSettings(t *testing.T) {
 		t.Errorf("bad setting: %v", err)
 	}
 }
+
+// TestScale: a scaled platform routes as the one written with the scaled
+// values, routes computed before scaling included.
+func TestScale(t *testing.T) {
+	p, err := ParseCluster("4x1Gf,125MBps,50us,bb=1GBps,10us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Hosts[0], p.Hosts[3]
+	if _, lat := p.Route(a, b); math.Abs(lat-110e-6) > 1e-18 {
+		t.Fatalf("latency %g before scaling", lat)
+	}
+	if err := p.Scale(2, 0.5, 3); err != nil {
+		t.Fatal(err)
+	}
+	links, lat := p.Route(a, b)
+	if math.Abs(lat-55e-6) > 1e-18 || links[0].Bandwidth != 250e6 || links[1].Bandwidth != 2e9 || a.Speed != 3e9 {
+		t.Errorf("scaled: latency %g, links %v, speed %g", lat, links, a.Speed)
+	}
+	for _, bad := range [][3]float64{{0, 1, 1}, {1, -1, 1}, {1, 1, math.Inf(1)}, {1, math.NaN(), 1}} {
+		if err := p.Scale(bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("Scale%v accepted", bad)
+		}
+	}
+}

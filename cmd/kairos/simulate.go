@@ -38,6 +38,7 @@ type simulateFlags struct {
 	np                                   int
 	cfg, logs                            []string
 	speed                                string
+	bwScale, latScale, speedScale        float64
 	analytic, verbose, perRank, json     bool
 	timed, timedFormat, perfetto, paje   string
 }
@@ -86,7 +87,8 @@ action and trace line, and the command exits with status 1.`,
   kairos simulate actions.txt --platform small_platform.xml --hostfile hostfile -np 3
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
-  kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json`,
+  kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json
+  kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency`,
 		// Flags are parsed here so that smpirun's -np, -platform and
 		// -hostfile work as they do with smpirun.
 		DisableFlagParsing: true,
@@ -114,6 +116,9 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
 	fl.StringArrayVar(&f.logs, "log", nil, "SimGrid logging setting: smpi_replay.thresh:verbose is --verbose, others are ignored")
 	fl.StringVar(&f.speed, "speed", "", "override every host's speed (flop/s, SimGrid units: 1Gf)")
+	fl.Float64Var(&f.bwScale, "bw-scale", 1, "multiply every link's bandwidth by this (what-if: 2 is twice the bandwidth)")
+	fl.Float64Var(&f.latScale, "lat-scale", 1, "multiply every link's latency by this")
+	fl.Float64Var(&f.speedScale, "speed-scale", 1, "multiply every host's speed by this")
 	fl.BoolVar(&f.analytic, "analytic", false, "contention-free analytic model (fast what-ifs)")
 	fl.StringVar(&f.timed, "timed-trace", "", "write the simulated run as a timed trace to this file")
 	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.WritableNames()+")")
@@ -193,6 +198,11 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	p, err := simulatePlatform(f)
 	if err != nil {
 		return err
+	}
+	if f.bwScale != 1 || f.latScale != 1 || f.speedScale != 1 {
+		if err := p.Scale(f.bwScale, f.latScale, f.speedScale); err != nil {
+			return usageError{err}
+		}
 	}
 	if err := sim.ApplyPlatformConfig(&cfg, p, given); err != nil {
 		return err

@@ -307,3 +307,25 @@ func TestAnalyticCrossChecksPredict(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateScale: --bw-scale, --lat-scale and --speed-scale give the
+// time of the platform written with the scaled values.
+func TestSimulateScale(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	time := func(args ...string) string {
+		t.Helper()
+		code, out, errs := csRun(append([]string{"simulate", ring}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		return strings.SplitN(out, "\n", 2)[0]
+	}
+	scaled := time("--cluster", "4x1Gf,125MBps,50us,bb=1GBps,10us", "--bw-scale", "2", "--lat-scale", "0.5", "--speed-scale", "4")
+	written := time("--cluster", "4x4Gf,250MBps,25us,bb=2GBps,5us")
+	if scaled != written || scaled == time("--cluster", "4x1Gf,125MBps,50us,bb=1GBps,10us") {
+		t.Errorf("scaled %q, written %q", scaled, written)
+	}
+	if code, _, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--bw-scale", "0"); code != 2 || !strings.Contains(errs, "scale factors must be positive") {
+		t.Errorf("--bw-scale 0: exit %d, %s", code, errs)
+	}
+}
