@@ -74,7 +74,25 @@ func TestParseErrors(t *testing.T) {
 		{"unsupported routing", `<zone id="z" routing="Vivaldi"/>`, `routing "Vivaldi" is not supported`},
 		{"unsupported element", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> is not supported`},
-		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" speed_file="s.txt"/></zone>`, `attribute speed_file: availability, speed, bandwidth and latency profiles are not supported`},
+		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" state_file="s.txt"/></zone>`, `attribute state_file: availability, speed, bandwidth and latency profiles are not supported`},
+		{"missing speed file", `<zone id="z" routing="Full"><host id="a" speed="1Gf" speed_file="no-such-speed.txt"/></zone>`, `p.xml:4: <host> attribute speed_file: open no-such-speed.txt`},
+		{"bad trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="-1">
+0 1
+0.5 x
+</trace></zone>`, `p.xml:4: <trace> line 3: "0.5 x": expected "DATE VALUE", two numbers`},
+		{"unsorted trace", `<trace id="t" periodicity="-1">1 1
+0.5 2</trace>`, `line 2: date 0.5 before the previous one (1)`},
+		{"stochastic trace", `<trace id="t" periodicity="-1">STOCHASTIC
+DET 1 UNIF 0 1</trace>`, `stochastic profiles are not supported`},
+		{"bandwidth profile", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
+<trace id="t" periodicity="1">0 1</trace><trace_connect kind="BANDWIDTH" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: BANDWIDTH profiles are not supported`},
+		{"trace of no host", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+<trace id="t" periodicity="1">0 1</trace><trace_connect kind="SPEED" trace="t" element="b"/>`, `p.xml:5: <trace_connect> attribute element: no host "b"`},
+		{"connect of no trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+<trace_connect kind="SPEED" trace="t" element="a"/>`, `p.xml:5: <trace_connect> attribute trace: no trace "t"`},
+		{"profile forever at 0", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
+<trace id="t" periodicity="-1">LOOPAFTER 0
+0 0.5</trace>`, `repeat forever at date 0`},
 		{"two roots", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
 <zone id="y" routing="Full"/>`, `p.xml:5: <zone> attribute id: the platform already has a root zone (z)`},
 		{"no host", `<zone id="z" routing="Full"/>`, `the platform has no host`},

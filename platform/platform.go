@@ -83,6 +83,9 @@ type Host struct {
 	// PState is the current pstate, of PStates (the speeds the host was
 	// given): SimGrid's energy plugin wants one power range per pstate.
 	PState, PStates int
+	// SpeedProfile, if not nil, scales the host's speed over time
+	// (speed_file, or <trace_connect kind="SPEED">).
+	SpeedProfile *Profile
 	// Props holds the <prop> children of the host (or of its cluster),
 	// and PropLines the line of each in the platform file, for errors
 	// found in their values. Hosts of one cluster share the same maps:

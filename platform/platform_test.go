@@ -529,3 +529,49 @@ func TestScale(t *testing.T) {
 		}
 	}
 }
+
+func TestParseProfile(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		period float64
+		want   string
+	}{
+		{"0 1\n0.5 0.5\n", -1, "{[{0 1} {0.5 0.5}] -1}"},
+		{"# comment\n% other\n\n0.1 2\n0.4 1\n", 1, "{[{0.1 2} {0.30000000000000004 1}] 0.6}"},
+		{"0.05 0.5\r\n0.5 1.5\r\nLOOPAFTER 0.2\r\n", -1, "{[{0.05 0.5} {0.45 1.5}] 0.2}"},
+		{"PERIODICITY 2\n0 1\n1 0.5\n", -1, "{[{0 1} {1 0.5}] 1}"},
+		{"", -1, "{[] -1}"},
+	} {
+		p, err := ParseProfile(c.text, c.period)
+		if err != nil || fmt.Sprint(*p) != c.want {
+			t.Errorf("ParseProfile(%q, %g) = %v, %v; want %s", c.text, c.period, p, err, c.want)
+		}
+	}
+	for _, bad := range []string{"1", "a b", "-1 2", "1 1\n0 1", "STOCHASTIC\nDET 1 DET 2", "PERIODICITY x", "PERIODICITY 1\nLOOPAFTER 1\n0 1", "0 1\n2 1\nPERIODICITY 1"} {
+		if _, err := ParseProfile(bad, -1); err == nil {
+			t.Errorf("ParseProfile(%q) accepted", bad)
+		}
+	}
+}
+
+// FuzzParseProfile: any text gives a profile or an error, never a panic,
+// and a repeating profile always moves time forward.
+func FuzzParseProfile(f *testing.F) {
+	for _, s := range []string{"0 1\n0.5 0.5\n", "PERIODICITY 1\n0 1\n", "LOOPAFTER 0\n0 1\n", "# x\n1e9 0\n"} {
+		f.Add(s, -1.0)
+		f.Add(s, 0.5)
+	}
+	f.Fuzz(func(t *testing.T, text string, period float64) {
+		p, err := ParseProfile(text, period)
+		if err != nil || p.Repeat < 0 {
+			return
+		}
+		total := p.Repeat
+		for _, e := range p.Events {
+			total += e.Delay
+		}
+		if !(total > 0) {
+			t.Fatalf("ParseProfile(%q, %g) repeats without time passing: %+v", text, period, p)
+		}
+	})
+}

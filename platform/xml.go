@@ -87,7 +87,10 @@ var specs = map[string]*elemSpec{
 		enums: map[string][]string{"symmetrical": {"YES", "NO", "yes", "no"}}, children: []string{"link_ctn"}},
 	"link_ctn": {attrs: map[string]string{"id": req, "direction": "NONE"},
 		enums: map[string][]string{"direction": {"UP", "DOWN", "NONE"}}},
-	"backbone":  {attrs: map[string]string{"id": req, "bandwidth": req, "latency": req}},
+	"backbone": {attrs: map[string]string{"id": req, "bandwidth": req, "latency": req}},
+	"trace":    {attrs: map[string]string{"id": req, "file": "", "periodicity": req}},
+	"trace_connect": {attrs: map[string]string{"kind": "HOST_AVAIL", "trace": req, "element": req},
+		enums: map[string][]string{"kind": {"HOST_AVAIL", "SPEED", "LINK_AVAIL", "BANDWIDTH", "LATENCY"}}},
 	"host_link": {attrs: map[string]string{"id": req, "up": req, "down": req}},
 	"cabinet": {attrs: map[string]string{"id": req, "prefix": req, "suffix": req, "radical": req, "speed": req,
 		"bw": req, "lat": req}},
@@ -100,8 +103,6 @@ var unsupported = map[string]string{
 	"storage_type":    "was removed in SimGrid 3.27",
 	"mount":           "was removed in SimGrid 3.27",
 	"random":          "is not supported",
-	"trace":           "(availability and speed profiles) is not supported",
-	"trace_connect":   "(availability and speed profiles) is not supported",
 	"peer":            "(Vivaldi zones) is not supported",
 	"bypassRoute":     "is not supported",
 	"bypassASroute":   "is not supported",
@@ -120,6 +121,7 @@ type frame struct {
 	zone  *zone
 	mode  string           // for zones: "hosts" or "zones" once decided
 	star  *clusterZoneArgs // for routing="Cluster" zones: what they declare
+	text  strings.Builder  // for <trace>: its profile
 }
 
 // parser turns SAX-like events into builder calls, as surfxml_sax_cb.cpp.
@@ -128,6 +130,9 @@ type parser struct {
 	file  string
 	stack []*frame
 	given map[string]bool // platform settings set by the caller
+
+	traces   map[string]*Profile // <trace>s by id
+	connects []traceConnect
 }
 
 // Parse reads a SimGrid platform XML description; name is used in error
@@ -140,7 +145,7 @@ func Parse(r io.Reader, name string) (*Platform, error) {
 // value) that shape the platform (IsPlatformSetting): as in SimGrid, they
 // win over the file's <config>. Other keys are ignored.
 func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform, error) {
-	ps := &parser{b: newBuilder(name), file: name, given: map[string]bool{}}
+	ps := &parser{b: newBuilder(name), file: name, given: map[string]bool{}, traces: map[string]*Profile{}}
 	for k, v := range settings {
 		if !IsPlatformSetting(k) {
 			continue
@@ -182,6 +187,10 @@ func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform,
 				return nil, err
 			}
 		case xml.CharData:
+			if len(ps.stack) > 0 && ps.top().name == "trace" {
+				ps.top().text.Write(t)
+				continue
+			}
 			if len(ps.stack) > 0 && strings.TrimSpace(string(t)) != "" {
 				return nil, &Error{File: name, Line: line, Elem: ps.top().name, Err: fmt.Errorf("unexpected text %q", strings.TrimSpace(string(t)))}
 			}
@@ -189,6 +198,9 @@ func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform,
 	}
 	if !seenRoot {
 		return nil, &Error{File: name, Err: errors.New("no <platform> element")}
+	}
+	if err := ps.connectTraces(); err != nil {
+		return nil, err
 	}
 	p, err := ps.b.finish()
 	if err != nil {
@@ -390,6 +402,10 @@ func (ps *parser) end() error {
 		ps.b.cur = f.zone.parent
 	case "backbone", "host_link", "cabinet":
 		err = ps.clusterPart(f)
+	case "trace":
+		err = ps.trace(f)
+	case "trace_connect":
+		err = ps.traceConnect(f)
 	case "prop":
 		err = ps.prop(f)
 	case "host":
@@ -473,7 +489,7 @@ func (ps *parser) noProfiles(f *frame, attrs ...string) error {
 }
 
 func (ps *parser) host(f *frame) error {
-	if err := ps.noProfiles(f, "speed_file", "availability_file", "state_file"); err != nil {
+	if err := ps.noProfiles(f, "availability_file", "state_file"); err != nil {
 		return err
 	}
 	speeds, err := ps.speeds(f)
@@ -496,6 +512,11 @@ func (ps *parser) host(f *frame) error {
 		return ps.errAt(f, "id", "%v", err)
 	}
 	h.PState, h.PStates = pstate, len(speeds)
+	if f.attrs["speed_file"] != "" {
+		if h.SpeedProfile, err = ps.readProfileFile(f, "speed_file"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -85,7 +85,6 @@ type hostEnergy struct {
 	cur         int          // the one counted
 	total, last float64
 	used        bool
-	execs       []*action // the computations on the host
 }
 
 // energyStateChange is the update on a change of state of one of the
@@ -111,7 +110,7 @@ func (s *simulation) energyUpdate(h *hostState, at float64) {
 func (s *simulation) power(h *hostState) float64 {
 	e := h.energy
 	load := 0.0
-	for _, a := range e.execs {
+	for _, a := range h.execs {
 		load += a.v.Value()
 	}
 	load /= h.speed
@@ -133,16 +132,19 @@ func (s *simulation) power(h *hostState) float64 {
 // execStarted and execEnded keep the host's list of computations, updating
 // its energy first.
 func (s *simulation) execStarted(h *hostState, a *action) {
-	s.energyUpdate(h, s.now)
-	h.energy.execs = append(h.energy.execs, a)
+	if h.energy != nil {
+		s.energyUpdate(h, s.now)
+	}
+	h.execs = append(h.execs, a)
 }
 
 func (s *simulation) execEnded(h *hostState, a *action) {
-	s.energyStateChange(h, s.now)
-	ex := h.energy.execs
-	for i, x := range ex {
+	if h.energy != nil {
+		s.energyStateChange(h, s.now)
+	}
+	for i, x := range h.execs {
 		if x == a {
-			h.energy.execs = append(ex[:i], ex[i+1:]...)
+			h.execs = append(h.execs[:i], h.execs[i+1:]...)
 			break
 		}
 	}

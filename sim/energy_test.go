@@ -84,31 +84,45 @@ func TestEnergyMatchesSimGrid(t *testing.T) {
 	}
 	names := []string{"node-0", "node-0", "slow", "node-1", "node-2", "node-2", "meterless", "node-3", "node-3", "node-4"}
 	hostfile := writeHostfile(t, dir, names)
-	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	p, err := platform.Load(xml)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := deployer(t, p, names)
+	energyDifferential(t, dir, xml, hostfile, deployer(t, p, names), len(names), seeds, 17)
+}
+
+// energyDifferential replays seeds random traces of up to maxRanks ranks
+// (random stream) with the energy plugin, with Kairos (on deploy's
+// machines) and SimGrid (platform xml, hostfile), and requires the same
+// time and energies.
+func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int) *sim.Machine, maxRanks, seeds int, stream uint64) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := sim.DefaultConfig()
 	if err := cfg.Set("plugin", "host_energy"); err != nil {
 		t.Fatal(err)
 	}
 	for seed := 0; seed < seeds; seed++ {
-		rng := rand.New(rand.NewPCG(uint64(seed), 17))
-		n := 2 + rng.IntN(len(names)-1)
+		rng := rand.New(rand.NewPCG(uint64(seed), stream))
+		n := 2 + rng.IntN(maxRanks-1)
 		text, tr := writeRandomTrace(t, dir, rng, n)
 		res, err := sim.Run(tr, deploy(n), cfg, nil)
 		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+			t.Errorf("seed %d: %v\n%s", seed, err, text)
+			continue
 		}
-		_, out, err := runSimGridOut(dir, "desc", xml, hostfile, n, "--cfg=plugin:host_energy")
+		sg, out, err := runSimGridOut(dir, "desc", xml, hostfile, n, "--cfg=plugin:host_energy")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !compareEnergy(t, fmt.Sprintf("seed %d (%d ranks)", seed, n), res.Energy, out) {
+		name := fmt.Sprintf("seed %d (%d ranks)", seed, n)
+		timeOK := math.Abs(res.Time-sg) <= 1e-9
+		if !timeOK {
+			t.Errorf("%s: Kairos %.9f s, SimGrid %.9f s", name, res.Time, sg)
+		}
+		if !compareEnergy(t, name, res.Energy, out) || !timeOK {
 			t.Logf("seed %d trace:\n%s", seed, text)
 		}
 	}

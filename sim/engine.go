@@ -36,6 +36,7 @@ type action struct {
 	penalty    float64 // sharing penalty once the latency is paid
 	latency    float64 // latency to pay (factored); a sleep's duration
 	fixedRate  float64 // analytic mode: the contention-free rate
+	userBound  float64 // a computation's own rate bound (an iprobe's), 0 if none
 	inSystem   bool    // v is a variable of a max-min system
 	probe      bool    // the computation of an MPI_Iprobe
 	slot       int32   // the action's index in actionHeap.pos and .act, for life
@@ -107,24 +108,36 @@ func (s *simulation) variable(a *action, id int32, penalty, bound float64, n int
 
 // startExec starts flops of computation on r's host for rank r.
 func (s *simulation) startExec(r *rank, flops float64) {
-	s.startExecBounded(r, flops, s.hosts[r.host].speed)
+	s.startExecBounded(r, flops, 0)
 }
 
 // startExecBounded starts flops of computation on r's host for rank r, at
-// most at rate bound, and returns it.
-func (s *simulation) startExecBounded(r *rank, flops, bound float64) *action {
+// most at the host's current speed and at rate user if positive (SimGrid's
+// user bound), and returns it.
+func (s *simulation) startExecBounded(r *rank, flops, user float64) *action {
 	h := &s.hosts[r.host]
 	a := s.newAction(actExec)
 	a.rank = r
 	a.remains = flops
 	a.factor = 1
-	a.v = s.variable(a, s.actID(a), 1, bound, 1)
+	a.userBound = user
+	a.v = s.variable(a, s.actID(a), 1, h.execBound(user), 1)
 	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)
-	if h.energy != nil {
+	if h.track {
 		s.execStarted(h, a)
 	}
 	return a
+}
+
+// execBound is the rate bound of a computation on h: one core at the
+// current speed, or its user bound if lower.
+func (h *hostState) execBound(user float64) float64 {
+	b := h.scale * h.speed
+	if user > 0 && user < b {
+		b = user
+	}
+	return b
 }
 
 // sleepFor blocks rank r for d seconds (s4u's sleep_for, at least
@@ -289,7 +302,7 @@ func (s *simulation) finishAction(a *action) {
 			}
 			s.netSys.Remove(a.v)
 		} else {
-			if h := &s.hosts[a.rank.host]; h.energy != nil && a.kind == actExec {
+			if h := &s.hosts[a.rank.host]; h.track && a.kind == actExec {
 				s.execEnded(h, a)
 			}
 			s.cpuSys.Remove(a.v)
@@ -370,7 +383,11 @@ func (s *simulation) advance() bool {
 		// messages can never come.
 		return false
 	}
-	s.now += s.heap.minDate() - s.now
+	next := s.heap.minDate()
+	if len(s.profiled) > 0 {
+		next = s.profileEvents(next)
+	}
+	s.now += next - s.now
 	// As SimGrid: every model pops its events due now (latencies paid
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.

@@ -1,5 +1,7 @@
 package sim
 
+import "kairos/platform"
+
 // Machine is the simulated machine as the simulator sees it: hosts, links
 // and the routes between hosts. FromPlatform builds one from a parsed
 // platform; tests build small ones by hand.
@@ -24,6 +26,8 @@ type MachineHost struct {
 	// smpi/or for the ranks on this host (SimGrid's host properties of
 	// the same names).
 	SendOverhead, ISendOverhead, RecvOverhead Overhead
+	// SpeedProfile, if not nil, scales the host's speed over time.
+	SpeedProfile *platform.Profile
 	// PState is the pstate the host runs in (its speed is that pstate's):
 	// SimGrid sets a pstate other than the first once the host exists,
 	// which touches its CPU.

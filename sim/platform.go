@@ -42,6 +42,7 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 			}
 		}
 		mh.PState = h.PState
+		mh.SpeedProfile = h.SpeedProfile
 		m.Hosts = append(m.Hosts, mh)
 	}
 	for _, l := range p.Links {

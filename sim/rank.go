@@ -506,6 +506,8 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 				return false
 			}
 			r.execBusy = true
+			// SMPI bounds it at smpi/iprobe-cpu-usage of the host's
+			// peak speed, whatever its speed profile says.
 			s.startExecBounded(r, r.probeFlops, s.cfg.IprobeCPUUsage*s.hosts[r.host].speed).probe = true
 			s.probeExecs++
 			r.probeStep = 4

@@ -23,6 +23,7 @@
 // when a wait or test finishes a receive that matched a detached send
 // (a host's properties of the same names override the settings for the
 // ranks on it; SimGrid's user cost callbacks, a C API, have no equivalent).
+// Hosts' speed profiles change their speed over time (see profile.go).
 // Under smpi/init every rank sleeps before its first action; the time
 // printed, as SimGrid's, runs from the last rank's init action. With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
@@ -171,10 +172,16 @@ func (e *DeadlockError) Error() string {
 }
 
 type hostState struct {
-	speed  float64
+	speed  float64 // per core, of the pstate (SimGrid's peak)
+	scale  float64 // the speed profile's current value (1 without)
 	cores  int
 	cpu    *maxmin.Constraint
 	energy *hostEnergy // with the energy model only
+	// track keeps the computations on the host in execs, for the energy
+	// model and speed profiles.
+	track bool
+	execs []*action
+	prof  profileState // the speed profile, if any
 }
 
 // simulation is one simulation in progress.
@@ -188,7 +195,8 @@ type simulation struct {
 	seq       uint64 // request creation order
 	heap      actionHeap
 	netSys    *maxmin.System
-	ib        *ibModel // the IB model's state, with network/model:IB
+	ib        *ibModel     // the IB model's state, with network/model:IB
+	profiled  []*hostState // hosts with a speed profile
 	cpuSys    *maxmin.System
 	hosts     []hostState
 	links     []*maxmin.Constraint
@@ -332,8 +340,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		if sp <= 0 {
 			return nil, fmt.Errorf("sim: host %s has speed %g", h.Name, sp)
 		}
-		s.hosts = append(s.hosts, hostState{speed: sp, cores: c, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
+		s.hosts = append(s.hosts, hostState{speed: sp, scale: 1, cores: c, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
 	}
+	s.initProfiles()
 	for i, h := range m.Hosts {
 		if h.PState != 0 {
 			// SimGrid's set_pstate on a new host sets its CPU's bound
@@ -347,6 +356,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Energy {
 		if err := s.initEnergy(); err != nil {
 			return nil, err
+		}
+		for i := range s.hosts {
+			s.hosts[i].track = true
 		}
 	}
 	for _, l := range m.Links {

@@ -329,3 +329,44 @@ func TestSimulateScale(t *testing.T) {
 		t.Errorf("--bw-scale 0: exit %d, %s", code, errs)
 	}
 }
+
+// TestSimulateSpeedProfiles: a host's speed_file (repeating with LOOPAFTER)
+// and a periodic <trace> connected to another host change their speeds
+// while they compute; the times are SimGrid 3.32's on the same files.
+// Host b computes 1 Gflop at 1 Gf/s until 0.05 s (0.05 Gflop), at 0.5
+// Gf/s until 0.5 s (0.225), at 1.5 Gf/s until the pattern starts again
+// 0.2 s after its last event, at 0.75 s (0.375), at 0.5 Gf/s until 1.2 s
+// (0.225), and the last 0.125 Gflop at 1.5 Gf/s: it ends at 1.283333 s.
+// Host a's speed goes 1, 0.25, 2 every 0.3 s.
+func TestSimulateSpeedProfiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "b.prof"), []byte("0.05 0.5\n0.5 1.5\nLOOPAFTER 0.2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := filepath.Join(dir, "p.xml")
+	if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf" speed_file="b.prof"/>
+    <link id="l" bandwidth="125MBps" latency="50us"/>
+    <route src="a" dst="b"><link_ctn id="l"/></route>
+    <trace id="ta" periodicity="0.3">
+0 1
+0.1 0.25
+0.2 2
+</trace>
+    <trace_connect kind="SPEED" trace="ta" element="a"/>
+  </zone>
+</platform>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := testenv.WriteFile(t, "two.ti", "0 init\n1 init\n0 compute 1e9\n1 compute 1e9\n0 send 1 0 1000000\n1 recv 0 0 1000000\n1 compute 3e8\n0 compute 5e7\n0 finalize\n1 finalize\n")
+	code, out, errs := csRun("simulate", tr, "--platform", plat, "-v")
+	for _, want := range []string{"[0.925000] (0@a) 0 compute", "[1.283333] (1@b) 1 compute", "Simulation time 1.578536 (1.578535701 s"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, output lacks %q:\n%s%s", code, want, out, errs)
+		}
+	}
+}

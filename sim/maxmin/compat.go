@@ -42,6 +42,7 @@ const (
 	opPenalty
 	opBound
 	opRemove
+	opCnstBound
 )
 
 // op is a logged change, with what undoing it needs.
@@ -348,6 +349,8 @@ func (s *System) undo(o *op) {
 		v.elems = v.elems[:len(v.elems)-1]
 	case opBound:
 		v.bound = o.old
+	case opCnstBound:
+		o.c.Bound = o.old
 	case opPenalty, opRemove:
 		switch {
 		case v.penalty > 0 && o.old <= 0: // enabled: pop its elements
@@ -404,6 +407,8 @@ func (s *System) redo(o *op) {
 		s.SetPenalty(o.v, o.x)
 	case opBound:
 		s.SetBound(o.v, o.x)
+	case opCnstBound:
+		s.SetConstraintBound(o.c, o.x)
 	case opRemove:
 		s.Remove(o.v)
 	}

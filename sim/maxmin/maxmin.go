@@ -321,6 +321,14 @@ func (s *System) SetBound(v *Variable, b float64) {
 	}
 }
 
+// SetConstraintBound changes c's capacity (SimGrid's
+// update_constraint_bound: a CPU's speed changes).
+func (s *System) SetConstraintBound(c *Constraint, b float64) {
+	s.record(op{kind: opCnstBound, c: c, x: b, old: c.Bound})
+	c.Bound = b
+	s.touchCnst(c)
+}
+
 // Remove takes v out of the system.
 func (s *System) Remove(v *Variable) {
 	s.record(op{kind: opRemove, v: v, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})

@@ -1,0 +1,175 @@
+package platform
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Profile is a resource's values over time, read from SimGrid's
+// deterministic profile syntax: lines "DATE VALUE" with dates in seconds,
+// non-decreasing from 0, comments starting with # or %, and
+// "PERIODICITY P" (the values repeat every P seconds) or "LOOPAFTER D"
+// (they repeat D seconds after the last one). For a host's speed, a value
+// scales the speed of its pstate.
+type Profile struct {
+	// Events holds each value and its delay after the previous one (after
+	// 0 for the first).
+	Events []ProfileEvent
+	// Repeat is the delay from the last event to the first one again, or
+	// -1 if the profile does not repeat.
+	Repeat float64
+}
+
+// ProfileEvent is one value of a profile and its delay after the previous.
+type ProfileEvent struct {
+	Delay, Value float64
+}
+
+// ParseProfile reads a profile as SimGrid's LegacyUpdateCb does;
+// periodicity > 0 (a <trace>'s attribute) repeats it as PERIODICITY does.
+// Errors name the line of the text. Stochastic profiles are refused: their draws are
+// SimGrid's random generator's.
+func ParseProfile(text string, periodicity float64) (*Profile, error) {
+	p := &Profile{Repeat: -1}
+	loop, loopDelay, last := periodicity > 0, 0.0, 0.0
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" || line[0] == '#' || line[0] == '%' {
+			continue
+		}
+		f := strings.Fields(line)
+		if (f[0] == "PERIODICITY" || f[0] == "LOOPAFTER") && len(f) == 2 {
+			v, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %s %q is not a number", i+1, f[0], f[1])
+			}
+			if f[0] == "PERIODICITY" {
+				periodicity = v
+			} else {
+				loopDelay = v
+			}
+			loop = true
+			continue
+		}
+		switch {
+		case strings.HasPrefix(f[0], "STOCHASTIC") || len(f) != 2:
+			return nil, fmt.Errorf("line %d: %q: expected \"DATE VALUE\" (stochastic profiles are not supported)", i+1, line)
+		}
+		date, err1 := strconv.ParseFloat(f[0], 64)
+		value, err2 := strconv.ParseFloat(f[1], 64)
+		switch {
+		case err1 != nil || err2 != nil || math.IsNaN(date) || math.IsInf(date, 0) || math.IsNaN(value):
+			return nil, fmt.Errorf("line %d: %q: expected \"DATE VALUE\", two numbers", i+1, line)
+		case date < 0:
+			return nil, fmt.Errorf("line %d: negative date %g", i+1, date)
+		case date < last:
+			return nil, fmt.Errorf("line %d: date %g before the previous one (%g): events must be sorted", i+1, date, last)
+		}
+		p.Events = append(p.Events, ProfileEvent{Delay: date - last, Value: value})
+		last = date
+	}
+	if periodicity > 0 {
+		if loopDelay != 0 {
+			return nil, fmt.Errorf("give PERIODICITY or LOOPAFTER, not both")
+		}
+		loopDelay = periodicity - last
+	}
+	if loopDelay < 0 {
+		return nil, fmt.Errorf("the profile repeats before its last event (period %g, last event at %g)", periodicity, last)
+	}
+	if loop && len(p.Events) > 0 {
+		if last+loopDelay == 0 {
+			return nil, fmt.Errorf("the profile would repeat forever at date 0 (give it a period)")
+		}
+		p.Repeat = loopDelay
+	}
+	return p, nil
+}
+
+// traceConnect is a <trace_connect kind="SPEED">, applied once every host
+// exists.
+type traceConnect struct {
+	trace, element string
+	line           int
+}
+
+// readProfileFile reads a profile file as SimGrid finds it: as given, or
+// beside the platform file.
+func (ps *parser) readProfileFile(f *frame, attr string) (*Profile, error) {
+	name := f.attrs[attr]
+	data, err := os.ReadFile(name)
+	if err != nil && !filepath.IsAbs(name) {
+		data, err = os.ReadFile(filepath.Join(filepath.Dir(ps.file), name))
+	}
+	if err != nil {
+		return nil, ps.errAt(f, attr, "%v", err)
+	}
+	p, err := ParseProfile(string(data), -1)
+	if err != nil {
+		return nil, ps.errAt(f, attr, "%s: %v", name, err)
+	}
+	return p, nil
+}
+
+// trace reads a <trace>: from its file (whose own PERIODICITY lines count,
+// not the attribute, as in SimGrid) or from its text.
+func (ps *parser) trace(f *frame) error {
+	id := f.attrs["id"]
+	if _, dup := ps.traces[id]; dup {
+		return ps.errAt(f, "id", "refusing to define trace %q twice", id)
+	}
+	var p *Profile
+	var err error
+	if f.attrs["file"] != "" {
+		p, err = ps.readProfileFile(f, "file")
+	} else {
+		period, perr := strconv.ParseFloat(strings.TrimSpace(f.attrs["periodicity"]), 64)
+		if perr != nil {
+			return ps.errAt(f, "periodicity", "%q is not a number", f.attrs["periodicity"])
+		}
+		if p, err = ParseProfile(f.text.String(), period); err != nil {
+			err = ps.errAt(f, "", "%v", err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	ps.traces[id] = p
+	return nil
+}
+
+// traceConnect reads a <trace_connect>; only host speed profiles are
+// modelled.
+func (ps *parser) traceConnect(f *frame) error {
+	if kind := f.attrs["kind"]; kind != "SPEED" {
+		return ps.errAt(f, "kind", "%s profiles are not supported (SPEED only: availability, bandwidth and latency profiles are not modelled)", kind)
+	}
+	for _, c := range ps.connects {
+		if c.trace == f.attrs["trace"] {
+			return nil // SimGrid keeps a trace's first connection
+		}
+	}
+	ps.connects = append(ps.connects, traceConnect{trace: f.attrs["trace"], element: f.attrs["element"], line: f.line})
+	return nil
+}
+
+// connectTraces gives the connected hosts their speed profiles.
+func (ps *parser) connectTraces() error {
+	for _, c := range ps.connects {
+		f := &frame{name: "trace_connect", line: c.line}
+		p, ok := ps.traces[c.trace]
+		if !ok {
+			return ps.errAt(f, "trace", "no trace %q", c.trace)
+		}
+		h, ok := ps.b.p.hostByName[c.element]
+		if !ok {
+			return ps.errAt(f, "element", "no host %q", c.element)
+		}
+		h.SpeedProfile = p
+	}
+	return nil
+}
