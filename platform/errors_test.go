@@ -230,6 +230,9 @@ func FuzzParse(f *testing.F) {
 		hdr + `<zone id="s" routing="Cluster"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
 <cabinet id="c" prefix="n" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="1us"/><host_link id="a" up="l" down="l"/>
 <backbone id="bb" bandwidth="1GBps" latency="1us"/><route src="b" dst="b"><link_ctn id="l"/></route></zone></platform>`,
+		hdr + `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="2">0 1
+0.5 0.25
+PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone></platform>`,
 	}
 	for _, s := range seeds {
 		f.Add(s)
