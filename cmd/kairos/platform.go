@@ -31,7 +31,7 @@ one-line cluster, reports what it holds, and answers questions about it:
   --route SRC,DST   the links from host SRC to host DST, in order, with their
                     bandwidth, latency and sharing, and the route's latency
                     (repeatable; exactly SimGrid's route)
-  --hosts           every host with its speed and cores
+  --hosts           every host with its speed, cores, power and speed profile
   --hostfile FILE   where the ranks go (with -np and --map), as smpirun places
                     them; without a hostfile, on all hosts sorted by name
 
@@ -76,6 +76,12 @@ type platformHost struct {
 	Name  string  `json:"name"`
 	Speed float64 `json:"speed"`
 	Cores int     `json:"cores"`
+	// Power is the wattage_per_state property (the energy model's).
+	Power string `json:"wattage_per_state,omitempty"`
+	// ProfileEvents and ProfileRepeat describe a speed profile: its
+	// number of values, and the delay before they repeat (-1: never).
+	ProfileEvents int      `json:"speed_profile_events,omitempty"`
+	ProfileRepeat *float64 `json:"speed_profile_repeat,omitempty"`
 }
 
 type platformRoute struct {
@@ -116,7 +122,11 @@ func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
 	for _, h := range p.Hosts {
 		res.Cores += h.Cores
 		if f.hosts {
-			res.HostList = append(res.HostList, platformHost{h.Name, h.Speed, h.Cores})
+			ph := platformHost{Name: h.Name, Speed: h.Speed, Cores: h.Cores, Power: h.Props["wattage_per_state"]}
+			if sp := h.SpeedProfile; sp != nil {
+				ph.ProfileEvents, ph.ProfileRepeat = len(sp.Events), &sp.Repeat
+			}
+			res.HostList = append(res.HostList, ph)
 		}
 	}
 	for _, r := range f.routes {
@@ -197,7 +207,17 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 		fmt.Fprintf(&b, "warning: %s\n", warn)
 	}
 	for _, h := range r.HostList {
-		fmt.Fprintf(&b, "host %s  %g flop/s  %d cores\n", h.Name, h.Speed, h.Cores)
+		fmt.Fprintf(&b, "host %s  %g flop/s  %d cores", h.Name, h.Speed, h.Cores)
+		if h.Power != "" {
+			fmt.Fprintf(&b, "  %s W", h.Power)
+		}
+		if h.ProfileRepeat != nil {
+			fmt.Fprintf(&b, "  speed profile of %d values", h.ProfileEvents)
+			if *h.ProfileRepeat >= 0 {
+				fmt.Fprintf(&b, ", repeating %.6g s after the last", *h.ProfileRepeat)
+			}
+		}
+		b.WriteString("\n")
 	}
 	for _, rt := range r.Routes {
 		fmt.Fprintf(&b, "route %s -> %s: %d links, latency %.9g s", rt.Src, rt.Dst, len(rt.Links), rt.Latency)

@@ -43,6 +43,16 @@ func TestPlatformVerb(t *testing.T) {
 		t.Errorf("empty route (exit %d):\n%s", code, out)
 	}
 
+	withProfile := filepath.Join(dir, "profile.xml")
+	os.WriteFile(withProfile, []byte(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"><prop id="wattage_per_state" value="90:200"/></host>
+<trace id="t" periodicity="0.3">0 1
+0.1 0.5</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone></platform>
+`), 0o644)
+	if code, out, _ = csRun("platform", withProfile, "--hosts"); code != 0 || !strings.Contains(out, "host a  1e+09 flop/s  1 cores  90:200 W  speed profile of 2 values, repeating 0.2 s after the last") {
+		t.Errorf("host listing (exit %d):\n%s", code, out)
+	}
+
 	code, out, _ = csRun("platform", "--cluster", "4x1Gf,1GBps,1us", "--np", "6", "--map", "block")
 	if code != 0 || !strings.Contains(out, "node-0: ranks 0-1") || !strings.Contains(out, "node-3: ranks 5") || !strings.Contains(out, "node-2: ranks 4") {
 		t.Errorf("block placement (exit %d):\n%s", code, out)
