@@ -475,7 +475,8 @@ func TestBackoffMatchesSimGrid(t *testing.T) {
 // (v-collectives with random counts).
 func randomTrace(rng *rand.Rand, n int) string {
 	lines := make([][]string, n)
-	pend := make([][][3]int, n) // outstanding (src, dst, tag) keys
+	pend := make([][][3]int, n)          // outstanding (src, dst, tag) keys
+	tested := make([]map[[3]int]bool, n) // keys a test may have completed
 	add := func(r int, format string, a ...any) {
 		lines[r] = append(lines[r], fmt.Sprintf("%d "+format, append([]any{r}, a...)...))
 	}
@@ -549,9 +550,19 @@ func randomTrace(rng *rand.Rand, n int) string {
 				}
 				i := rng.IntN(len(pend[r]))
 				key := pend[r][i]
-				if rng.IntN(2) == 0 {
+				switch {
+				case rng.IntN(2) == 0:
 					add(r, "test %d %d %d", key[0], key[1], key[2])
-				} else {
+					if tested[r] == nil {
+						tested[r] = map[[3]int]bool{}
+					}
+					tested[r][key] = true
+				case tested[r][key]:
+					// The test may have completed (and freed) the
+					// request: a wait on its key could find none.
+					add(r, "waitall")
+					pend[r], tested[r] = nil, nil
+				default:
 					pend[r] = append(pend[r][:i], pend[r][i+1:]...)
 					add(r, "wait %d %d %d", key[0], key[1], key[2])
 				}
