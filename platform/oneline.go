@@ -27,6 +27,8 @@ import (
 //	                     up and down the host's link)
 //	topo=T               flat (default), torus:X,Y,..., fat_tree:L;D,..;U,..;C,..
 //	                     or dragonfly:G,B;C,K;R,L;N (SimGrid's topo_parameters)
+//	watts=I:E:A          the hosts' power (wattage_per_state, for the energy
+//	                     model): idle, epsilon (optional) and all cores busy
 //	prefix=S, suffix=S   host names are prefix+i+suffix, i = 0..N-1
 //	                     (default "node-" and "")
 //	id=S                 cluster id, used in link names (default "cluster")
@@ -155,6 +157,15 @@ func (a *clusterArgs) option(k, v string) error {
 		default:
 			return fmt.Errorf("expected flat, torus:X,Y,..., fat_tree:L;D..;U..;C.. or dragonfly:G,B;C,K;R,L;N")
 		}
+	case "watts":
+		// The hosts' wattage_per_state property, for the energy model.
+		parts := strings.Split(v, ":")
+		for _, w := range parts {
+			if _, perr := strconv.ParseFloat(w, 64); perr != nil || len(parts) < 2 || len(parts) > 3 {
+				return fmt.Errorf("expected IDLE:ALLCORES or IDLE:EPSILON:ALLCORES watts, such as 100:120:200")
+			}
+		}
+		a.props = props{vals: map[string]string{"wattage_per_state": v}, lines: map[string]int{}}
 	case "prefix":
 		a.prefix = v
 	case "suffix":
@@ -165,7 +176,7 @@ func (a *clusterArgs) option(k, v string) error {
 		}
 		a.id = v
 	default:
-		return fmt.Errorf("unknown option (expected cores, bb, bb-sharing, sharing, limiter, loopback, topo, prefix, suffix or id)")
+		return fmt.Errorf("unknown option (expected cores, bb, bb-sharing, sharing, limiter, loopback, topo, watts, prefix, suffix or id)")
 	}
 	return err
 }

@@ -205,6 +205,8 @@ func TestParseClusterMatchesXML(t *testing.T) {
 			`<cluster id="cluster" prefix="node-" suffix="" radical="0-23" speed="1Gf" bw="1GBps" lat="1us" topology="DRAGONFLY" topo_parameters="2,2;2,3;3,2;2" sharing_policy="SHARED"/>`},
 		{"8x1Gf,1GBps,1us,bb=10GBps,5us,bb-sharing=fatpipe,sharing=fatpipe,prefix=n",
 			`<cluster id="cluster" prefix="n" suffix="" radical="0-7" speed="1Gf" bw="1GBps" lat="1us" bb_bw="10GBps" bb_lat="5us" bb_sharing_policy="FATPIPE" sharing_policy="FATPIPE"/>`},
+		{"4x1Gf,1GBps,1us,watts=95:120:200",
+			`<cluster id="cluster" prefix="node-" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"><prop id="wattage_per_state" value="95:120:200"/></cluster>`},
 	}
 	for _, c := range cases {
 		one, err := ParseCluster(c.spec)
@@ -220,7 +222,7 @@ func TestParseClusterMatchesXML(t *testing.T) {
 		}
 		for i, h := range one.Hosts {
 			x := xml.Hosts[i]
-			if h.Name != x.Name || h.Speed != x.Speed || h.Cores != x.Cores {
+			if h.Name != x.Name || h.Speed != x.Speed || h.Cores != x.Cores || h.Props["wattage_per_state"] != x.Props["wattage_per_state"] {
 				t.Fatalf("%s: host %d %+v vs %+v", c.spec, i, h, x)
 			}
 		}
@@ -260,6 +262,8 @@ func TestParseClusterErrors(t *testing.T) {
 		{"4x1Gf,1GBps,1us,cores=0", "positive number of cores"},
 		{"4x1Gf,1GBps,1us,cores=2,cores=3", "given twice"},
 		{"4x1Gf,1GBps,1us,7", "expected option=value"},
+		{"4x1Gf,1GBps,1us,watts=100", "expected IDLE:ALLCORES"},
+		{"4x1Gf,1GBps,1us,watts=1:x:3", "expected IDLE:ALLCORES"},
 	}
 	for _, c := range cases {
 		_, err := ParseCluster(c.spec)

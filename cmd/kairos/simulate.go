@@ -56,7 +56,7 @@ compute / communication / wait breakdown.
 The machine is a SimGrid platform XML file (--platform) or a one-line cluster
 (--cluster "N x SPEED,BW,LAT[,option=value...]", for example
 "64x1Gf,125MBps,50us" or "512x2Gf,10GBps,1us,topo=torus:8,8,8"; options:
-cores, bb, bb-sharing, sharing, limiter, loopback, topo, prefix, suffix, id).
+cores, bb, bb-sharing, sharing, limiter, loopback, topo, watts, prefix, suffix, id).
 Ranks are placed on the hostfile's hosts round-robin, as smpirun does
 (without a hostfile, on all the platform's hosts in SimGrid's order, by
 name). smpirun's spellings -np, -platform and -hostfile are accepted, and so
