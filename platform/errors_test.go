@@ -258,7 +258,7 @@ PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone><
 func FuzzParseCluster(f *testing.F) {
 	for _, s := range []string{"4x1Gf,1GBps,1us", "8x1Gf,1GBps,1us,bb=1GBps,1us,limiter=1GBps,loopback=1GBps",
 		"12x1Gf,1GBps,1us,topo=torus:3,2,2", "16x1Gf,1GBps,1us,topo=fat_tree:2;4,4;1,2;1,2",
-		"8x1Gf,1GBps,1us,topo=dragonfly:2,1;1,1;2,1;2,sharing=shared"} {
+		"8x1Gf,1GBps,1us,topo=dragonfly:2,1;1,1;2,1;2,sharing=shared", "4x1Gf,1GBps,1us,watts=100:120:200"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
