@@ -38,7 +38,7 @@ type simulateFlags struct {
 	np                                   int
 	cfg, logs                            []string
 	speed                                string
-	bwScale, latScale, speedScale        float64
+	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
 	timed, timedFormat, perfetto, paje   string
 }
@@ -88,7 +88,8 @@ action and trace line, and the command exits with status 1.`,
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
   kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json
-  kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency`,
+  kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency
+  kairos simulate app.ti --platform p.xml --bw-scale 0.5,1,2,4            # a sweep: one run and row each`,
 		// Flags are parsed here so that smpirun's -np, -platform and
 		// -hostfile work as they do with smpirun.
 		DisableFlagParsing: true,
@@ -116,9 +117,9 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
 	fl.StringArrayVar(&f.logs, "log", nil, "SimGrid logging setting: smpi_replay.thresh:verbose is --verbose, others are ignored")
 	fl.StringVar(&f.speed, "speed", "", "override every host's speed (flop/s, SimGrid units: 1Gf)")
-	fl.Float64Var(&f.bwScale, "bw-scale", 1, "multiply every link's bandwidth by this (what-if: 2 is twice the bandwidth)")
-	fl.Float64Var(&f.latScale, "lat-scale", 1, "multiply every link's latency by this")
-	fl.Float64Var(&f.speedScale, "speed-scale", 1, "multiply every host's speed by this")
+	fl.Float64SliceVar(&f.bwScale, "bw-scale", []float64{1}, "multiply every link's bandwidth by this (what-if: 2 is twice the bandwidth); several, comma-separated, make a sweep")
+	fl.Float64SliceVar(&f.latScale, "lat-scale", []float64{1}, "multiply every link's latency by this (several: a sweep)")
+	fl.Float64SliceVar(&f.speedScale, "speed-scale", []float64{1}, "multiply every host's speed by this (several: a sweep)")
 	fl.BoolVar(&f.analytic, "analytic", false, "contention-free analytic model (fast what-ifs)")
 	fl.StringVar(&f.timed, "timed-trace", "", "write the simulated run as a timed trace to this file")
 	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.WritableNames()+")")
@@ -195,37 +196,18 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	// way (a dropped last line, a wait SimGrid aborts on...) is said
 	// after the result.
 	defer printSourceWarnings(cmd.ErrOrStderr(), src)
-	p, err := simulatePlatform(f)
-	if err != nil {
-		return err
-	}
-	if f.bwScale != 1 || f.latScale != 1 || f.speedScale != 1 {
-		if err := p.Scale(f.bwScale, f.latScale, f.speedScale); err != nil {
-			return usageError{err}
-		}
-	}
-	if err := sim.ApplyPlatformConfig(&cfg, p, given); err != nil {
-		return err
-	}
-	np := f.np
-	if np == 0 {
-		np = src.NumRanks()
-	}
-	if np != src.NumRanks() {
+	if np := f.np; np != 0 && np != src.NumRanks() {
 		return usagef("-np %d but the trace %s has %d ranks", np, path, src.NumRanks())
 	}
-	hosts, err := simulateDeploy(p, f, np)
+	if len(f.bwScale)*len(f.latScale)*len(f.speedScale) > 1 {
+		return runSweep(cmd, path, src, f, cfg, given)
+	}
+	mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{f.bwScale[0], f.latScale[0], f.speedScale[0]})
 	if err != nil {
 		return err
 	}
-	m, err := sim.FromPlatform(p, hosts)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(hosts))
-	for i, h := range hosts {
-		names[i] = h.Name
-	}
+	p, m, names, cfg := mc.p, mc.m, mc.names, mc.cfg
+	np := src.NumRanks()
 	var obs sim.Observers
 	if f.verbose {
 		obs = append(obs, &sim.Verbose{W: cmd.OutOrStdout(), Hosts: names})
@@ -279,6 +261,47 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		}
 	}
 	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f)
+}
+
+// scales are the what-if factors of one run.
+type scales struct{ bw, lat, speed float64 }
+
+// machineRun is what one run needs from the flags: the platform, the
+// machine with the ranks deployed, their hosts' names and the settings.
+type machineRun struct {
+	p     *platform.Platform
+	m     *sim.Machine
+	names []string
+	cfg   sim.Config
+}
+
+// simulateMachine loads the machine, scaled, and deploys np ranks on it.
+func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np int, sc scales) (*machineRun, error) {
+	p, err := simulatePlatform(f)
+	if err != nil {
+		return nil, err
+	}
+	if sc != (scales{1, 1, 1}) {
+		if err := p.Scale(sc.bw, sc.lat, sc.speed); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	if err := sim.ApplyPlatformConfig(&cfg, p, given); err != nil {
+		return nil, err
+	}
+	hosts, err := simulateDeploy(p, f, np)
+	if err != nil {
+		return nil, err
+	}
+	m, err := sim.FromPlatform(p, hosts)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.Name
+	}
+	return &machineRun{p, m, names, cfg}, nil
 }
 
 func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags) error {

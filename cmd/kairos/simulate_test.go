@@ -370,3 +370,42 @@ func TestSimulateSpeedProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateSweep: several scale values replay the trace once per
+// combination, each run giving the time of the single run with those
+// scales.
+func TestSimulateSweep(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	cluster := "4x1Gf,125MBps,50us,bb=1GBps,10us"
+	single := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := csRun(append([]string{"simulate", ring, "--cluster", cluster, "--json"}, args...)...)
+		var r struct {
+			SimulatedTime float64 `json:"simulated_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+		return r.SimulatedTime
+	}
+	code, out, errs := csRun("simulate", ring, "--cluster", cluster, "--json", "--bw-scale", "1,2", "--lat-scale", "0.5", "--speed-scale", "1,3")
+	var sw sweepJSON
+	if code != 0 || json.Unmarshal([]byte(out), &sw) != nil || len(sw.Runs) != 4 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	for _, r := range sw.Runs {
+		want := single("--bw-scale", fmt.Sprint(r.BwScale), "--lat-scale", fmt.Sprint(r.LatScale), "--speed-scale", fmt.Sprint(r.SpeedScale))
+		if r.SimulatedTime != want || r.Speedup != sw.Runs[0].SimulatedTime/want {
+			t.Errorf("run %+v: want %.9f s", r, want)
+		}
+	}
+	if sw.Runs[3].BwScale != 2 || sw.Runs[3].SpeedScale != 3 || !(sw.Runs[3].Speedup > 1) {
+		t.Errorf("order or speed-up: %+v", sw.Runs)
+	}
+	if code, _, errs := csRun("simulate", ring, "--cluster", cluster, "--bw-scale", "1,2", "-v"); code != 2 || !strings.Contains(errs, "--verbose writes one run") {
+		t.Errorf("sweep with -v: exit %d, %s", code, errs)
+	}
+	if code, out, _ := csRun("simulate", ring, "--cluster", cluster, "--bw-scale", "1,2"); code != 0 || !strings.Contains(out, "2 runs") || !strings.Contains(out, "speed-up") {
+		t.Errorf("sweep text (exit %d):\n%s", code, out)
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"kairos/sim"
+	"kairos/trace"
+)
+
+// sweepRow is one run of a what-if sweep.
+type sweepRow struct {
+	BwScale       float64 `json:"bw_scale"`
+	LatScale      float64 `json:"lat_scale"`
+	SpeedScale    float64 `json:"speed_scale"`
+	SimulatedTime float64 `json:"simulated_time"`
+	// Speedup is the first run's time over this one's.
+	Speedup float64  `json:"speedup"`
+	Energy  *float64 `json:"energy_joules,omitempty"`
+}
+
+// sweepJSON is the stable JSON form of a sweep.
+type sweepJSON struct {
+	Trace    string     `json:"trace"`
+	Platform string     `json:"platform"`
+	Model    string     `json:"model"`
+	Runs     []sweepRow `json:"runs"`
+}
+
+// runSweep replays the trace once for every combination of the scale
+// lists (bandwidth outermost, speed innermost) and prints a row for each:
+// how the time moves with a faster network or faster hosts, with
+// contention.
+func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlags, cfg sim.Config, given map[string]bool) error {
+	for flag, set := range map[string]bool{"--timed-trace": f.timed != "", "--perfetto": f.perfetto != "", "--paje": f.paje != "",
+		"--verbose": f.verbose, "--ranks": f.perRank} {
+		if set {
+			return usagef("%s writes one run: give one value to --bw-scale, --lat-scale and --speed-scale", flag)
+		}
+	}
+	out := sweepJSON{Trace: path, Model: cfg.Model}
+	if cfg.Analytic {
+		out.Model += " (analytic)"
+	}
+	for _, bw := range f.bwScale {
+		for _, lat := range f.latScale {
+			for _, speed := range f.speedScale {
+				mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{bw, lat, speed})
+				if err != nil {
+					return err
+				}
+				res, err := sim.Run(src, mc.m, mc.cfg, nil)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "kairos simulate: bandwidth x%g, latency x%g, speed x%g: %v\n", bw, lat, speed, err)
+					return errFailed
+				}
+				row := sweepRow{BwScale: bw, LatScale: lat, SpeedScale: speed, SimulatedTime: res.Time}
+				if res.Energy != nil {
+					row.Energy = &res.Energy.Total
+				}
+				out.Platform = mc.p.Name
+				out.Runs = append(out.Runs, row)
+			}
+		}
+	}
+	for i := range out.Runs {
+		out.Runs[i].Speedup = out.Runs[0].SimulatedTime / out.Runs[i].SimulatedTime
+	}
+	if f.json {
+		return writeJSON(cmd.OutOrStdout(), out)
+	}
+	return writeSweepText(cmd.OutOrStdout(), &out)
+}
+
+func writeSweepText(w io.Writer, s *sweepJSON) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s, %s model: %d runs\n", s.Trace, s.Platform, s.Model, len(s.Runs))
+	b.WriteString("  bandwidth x  latency x    speed x  simulated time (s)  speed-up")
+	if s.Runs[0].Energy != nil {
+		b.WriteString("  energy (J)")
+	}
+	b.WriteString("\n")
+	for _, r := range s.Runs {
+		fmt.Fprintf(&b, "  %11g  %9g  %9g  %18.9f  %8.3f", r.BwScale, r.LatScale, r.SpeedScale, r.SimulatedTime, r.Speedup)
+		if r.Energy != nil {
+			fmt.Fprintf(&b, "  %10.3f", *r.Energy)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
