@@ -12,7 +12,7 @@ import (
 // computes, and Epsilon + load x (AllCores - Epsilon) while they do, load
 // being the share of the host's flop rate (all cores) that its
 // computations get. Energy is the integral of that power over the run,
-// from 0 to the date of the last event. Communication and waiting draw
+// from 0 until the last rank ends. Communication and waiting draw
 // the idle power: SMPI puts no load on the CPU for them.
 
 // PowerRange is a host's power draw in watts in one pstate: Idle with

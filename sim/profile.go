@@ -1,6 +1,10 @@
 package sim
 
-import "kairos/platform"
+import (
+	"fmt"
+
+	"kairos/platform"
+)
 
 // Speed profiles (a host's speed_file, or <trace_connect kind="SPEED">)
 // scale a host's speed over time, as SimGrid 3.32's future event set
@@ -20,21 +24,32 @@ type profileState struct {
 	date float64 // of the next event; < 0 when none is left
 }
 
-// initProfiles schedules every host's first profile event.
-func (s *simulation) initProfiles() {
+// initProfiles schedules every host's first profile event, or says which
+// profile would repeat without time passing.
+func (s *simulation) initProfiles() error {
 	for i := range s.m.Hosts {
 		p := s.m.Hosts[i].SpeedProfile
 		if p == nil || len(p.Events) == 0 {
 			continue
+		}
+		if p.Repeat >= 0 {
+			period := p.Repeat
+			for _, e := range p.Events {
+				period += e.Delay
+			}
+			if !(period > 0) {
+				return fmt.Errorf("sim: host %s: its speed profile repeats without time passing", s.m.Hosts[i].Name)
+			}
 		}
 		h := &s.hosts[i]
 		h.prof = profileState{p: p, date: p.Events[0].Delay}
 		h.track = true
 		s.profiled = append(s.profiled, h)
 	}
+	return nil
 }
 
-// nextProfileDate returns the host with the earliest pending profile
+// nextProfileHost returns the host with the earliest pending profile
 // event (the first in host order among equal dates), or nil.
 func (s *simulation) nextProfileHost() *hostState {
 	var best *hostState

@@ -342,7 +342,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		}
 		s.hosts = append(s.hosts, hostState{speed: sp, scale: 1, cores: c, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
 	}
-	s.initProfiles()
+	if err := s.initProfiles(); err != nil {
+		return nil, err
+	}
 	for i, h := range m.Hosts {
 		if h.PState != 0 {
 			// SimGrid's set_pstate on a new host sets its CPU's bound

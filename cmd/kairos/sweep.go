@@ -35,10 +35,12 @@ type sweepJSON struct {
 // how the time moves with a faster network or faster hosts, with
 // contention.
 func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlags, cfg sim.Config, given map[string]bool) error {
-	for flag, set := range map[string]bool{"--timed-trace": f.timed != "", "--perfetto": f.perfetto != "", "--paje": f.paje != "",
-		"--verbose": f.verbose, "--ranks": f.perRank} {
-		if set {
-			return usagef("%s writes one run: give one value to --bw-scale, --lat-scale and --speed-scale", flag)
+	for _, o := range []struct {
+		flag string
+		set  bool
+	}{{"--timed-trace", f.timed != ""}, {"--perfetto", f.perfetto != ""}, {"--paje", f.paje != ""}, {"--verbose", f.verbose}, {"--ranks", f.perRank}} {
+		if o.set {
+			return usagef("%s writes one run: give one value to --bw-scale, --lat-scale and --speed-scale", o.flag)
 		}
 	}
 	out := sweepJSON{Trace: path, Model: cfg.Model}
