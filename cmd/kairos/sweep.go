@@ -17,7 +17,8 @@ type sweepRow struct {
 	LatScale      float64 `json:"lat_scale"`
 	SpeedScale    float64 `json:"speed_scale"`
 	SimulatedTime float64 `json:"simulated_time"`
-	// Speedup is the first run's time over this one's.
+	// Speedup is the first run's time over this one's (0 if this one
+	// takes no time).
 	Speedup float64  `json:"speedup"`
 	Energy  *float64 `json:"energy_joules,omitempty"`
 }
@@ -69,7 +70,9 @@ func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlag
 		}
 	}
 	for i := range out.Runs {
-		out.Runs[i].Speedup = out.Runs[0].SimulatedTime / out.Runs[i].SimulatedTime
+		if t := out.Runs[i].SimulatedTime; t > 0 {
+			out.Runs[i].Speedup = out.Runs[0].SimulatedTime / t
+		}
 	}
 	if f.json {
 		return writeJSON(cmd.OutOrStdout(), out)
