@@ -72,6 +72,11 @@ type Link struct {
 	Bandwidth float64 // bytes per second
 	Latency   float64 // seconds
 	Sharing   Sharing
+	// Props holds the <prop> children of a SHARED or FATPIPE <link> (a
+	// SPLITDUPLEX link's halves have none, as in SimGrid), and PropLines
+	// the line of each.
+	Props     map[string]string
+	PropLines map[string]int
 }
 
 // Host is a machine that runs ranks.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -227,7 +228,7 @@ func TestParseClusterMatchesXML(t *testing.T) {
 			}
 		}
 		for i, l := range one.Links {
-			if *l != *xml.Links[i] {
+			if !reflect.DeepEqual(*l, *xml.Links[i]) {
 				t.Fatalf("%s: link %d %+v vs %+v", c.spec, i, l, xml.Links[i])
 			}
 		}

@@ -558,12 +558,14 @@ func (ps *parser) link(f *frame) error {
 	if err != nil {
 		return err
 	}
+	var l *Link
 	switch f.attrs["sharing_policy"] {
 	case "SHARED":
-		_, err = ps.b.newLink(id, bw, lat, Shared)
+		l, err = ps.b.newLink(id, bw, lat, Shared)
 	case "FATPIPE":
-		_, err = ps.b.newLink(id, bw, lat, FatPipe)
+		l, err = ps.b.newLink(id, bw, lat, FatPipe)
 	case "SPLITDUPLEX", "FULLDUPLEX":
+		// SimGrid keeps the properties on the pair, not on its halves.
 		if f.attrs["sharing_policy"] == "FULLDUPLEX" {
 			ps.warn(f, "sharing_policy", "FULLDUPLEX is deprecated, read as SPLITDUPLEX")
 		}
@@ -573,6 +575,9 @@ func (ps *parser) link(f *frame) error {
 	}
 	if err != nil {
 		return ps.errAt(f, "id", "%v", err)
+	}
+	if l != nil && len(f.props.vals) > 0 {
+		l.Props, l.PropLines = f.props.vals, f.props.lines
 	}
 	return nil
 }

@@ -208,6 +208,10 @@ type Config struct {
 	// IBFactors are the IB model's penalty factors
 	// (smpi/IB-penalty-factors).
 	IBFactors IBFactors
+	// LinkEnergy turns on SimGrid's link energy model (--cfg
+	// plugin:link_energy): Result.LinkEnergy gives each link's joules,
+	// from its wattage_range property.
+	LinkEnergy bool
 	// Energy turns on SimGrid's host energy model (--cfg
 	// plugin:host_energy): Result.Energy gives each host's joules, from
 	// its wattage_per_state property.
@@ -299,7 +303,7 @@ var CfgNames = []string{
 	"smpi/finalization-barrier", "smpi/init",
 	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/IB-penalty-factors (Be;Bs;ys of network/model:IB, 0.965;0.925;1.35)",
-	"plugin (host_energy: each host's energy from its wattage_per_state property)",
+	"plugin (host_energy: each host's energy from its wattage_per_state property; link_energy: each link's from its wattage_range)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
 	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, tracing/*, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
@@ -357,9 +361,11 @@ func (c *Config) Set(key, value string) error {
 		switch value {
 		case "host_energy":
 			c.Energy = true
+		case "link_energy":
+			c.LinkEnergy = true
 		case "":
 		default:
-			return fmt.Errorf("--cfg plugin: %q is not supported (host_energy)", value)
+			return fmt.Errorf("--cfg plugin: %q is not supported (host_energy, link_energy)", value)
 		}
 	case "smpi/iprobe-cpu-usage":
 		c.IprobeCPUUsage, err = num()

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"kairos/platform"
 	"kairos/sim"
 )
 
@@ -78,30 +77,34 @@ var energyTotal = regexp.MustCompile(`Total energy consumption: ([0-9.]+) Joules
 func TestEnergyMatchesSimGrid(t *testing.T) {
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()
-	xml := filepath.Join(dir, "p.xml")
-	if err := os.WriteFile(xml, []byte(energyPlatform), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	xml, p := platformFile(t, dir, "p.xml", energyPlatform)
 	names := []string{"node-0", "node-0", "slow", "node-1", "node-2", "node-2", "meterless", "node-3", "node-3", "node-4"}
 	hostfile := writeHostfile(t, dir, names)
-	p, err := platform.Load(xml)
-	if err != nil {
-		t.Fatal(err)
-	}
 	energyDifferential(t, dir, xml, hostfile, deployer(t, p, names), len(names), seeds, 17)
 }
 
 // energyDifferential replays seeds random traces of up to maxRanks ranks
-// (random stream) with the energy plugin, with Kairos (on deploy's
+// (random stream) with the host energy plugin, with Kairos (on deploy's
 // machines) and SimGrid (platform xml, hostfile), and requires the same
 // time and energies.
 func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int) *sim.Machine, maxRanks, seeds int, stream uint64) {
+	t.Helper()
+	pluginDifferential(t, dir, xml, hostfile, deploy, maxRanks, seeds, stream, "host_energy",
+		func(name string, res *sim.Result, out string) bool { return compareEnergy(t, name, res.Energy, out) })
+}
+
+// pluginDifferential replays seeds random traces of up to maxRanks ranks
+// (random stream) with a SimGrid plugin, with Kairos (on deploy's
+// machines) and SimGrid (platform xml, hostfile), and requires the same
+// time and what compare finds in SimGrid's output.
+func pluginDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int) *sim.Machine, maxRanks, seeds int, stream uint64,
+	plugin string, compare func(name string, res *sim.Result, out string) bool) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := sim.DefaultConfig()
-	if err := cfg.Set("plugin", "host_energy"); err != nil {
+	if err := cfg.Set("plugin", plugin); err != nil {
 		t.Fatal(err)
 	}
 	for seed := 0; seed < seeds; seed++ {
@@ -113,7 +116,7 @@ func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int
 			t.Errorf("seed %d: %v\n%s", seed, err, text)
 			continue
 		}
-		sg, out, err := runSimGridOut(dir, "desc", xml, hostfile, n, "--cfg=plugin:host_energy")
+		sg, out, err := runSimGridOut(dir, "desc", xml, hostfile, n, "--cfg=plugin:"+plugin)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,20 +125,24 @@ func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int
 		if !timeOK {
 			t.Errorf("%s: Kairos %.9f s, SimGrid %.9f s", name, res.Time, sg)
 		}
-		if !compareEnergy(t, name, res.Energy, out) || !timeOK {
+		if !compare(name, res, out) || !timeOK {
 			t.Logf("seed %d trace:\n%s", seed, text)
 		}
 	}
+}
+
+// printedClose reports whether Kairos' k is what SimGrid printed as sg with
+// %f (to the printed digit, or a relative 1e-6 for large values).
+func printedClose(k float64, sg string) bool {
+	v, err := strconv.ParseFloat(sg, 64)
+	return err == nil && math.Abs(k-v) <= 1e-6*math.Max(1, math.Abs(v))
 }
 
 // compareEnergy checks Kairos' energy report against SimGrid's lines.
 func compareEnergy(t *testing.T, name string, e *sim.Energy, out string) bool {
 	t.Helper()
 	ok := true
-	close := func(k float64, sg string) bool {
-		v, err := strconv.ParseFloat(sg, 64)
-		return err == nil && math.Abs(k-v) <= 1e-6*math.Max(1, math.Abs(v))
-	}
+	close := printedClose
 	m := energyTotal.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("%s: no energy total in SimGrid's output:\n%s", name, out)

@@ -185,6 +185,7 @@ func (s *simulation) actID(a *action) int32 {
 type route struct {
 	links   []*maxmin.Constraint
 	back    []*maxmin.Constraint
+	idx     []int32 // the indexes of links, then of back
 	latency float64
 	minBw   float64 // -1 if no link
 	wsum    float64 // sum of 1/bw over the route, for weight-S
@@ -207,6 +208,7 @@ func (s *simulation) route(src, dst int) *route {
 	for _, l := range fwd {
 		ln := &s.m.Links[l]
 		rt.links = append(rt.links, s.links[l])
+		rt.idx = append(rt.idx, int32(l))
 		if rt.minBw < 0 || ln.Bandwidth < rt.minBw {
 			rt.minBw = ln.Bandwidth
 		}
@@ -216,6 +218,7 @@ func (s *simulation) route(src, dst int) *route {
 		bk, _, _ := s.m.Route(dst, src)
 		for _, l := range bk {
 			rt.back = append(rt.back, s.links[l])
+			rt.idx = append(rt.idx, int32(l))
 		}
 	}
 	from.put(int32(dst), rt)
@@ -279,6 +282,9 @@ func (s *simulation) startComm(c *comm) {
 	if s.ib != nil {
 		s.ibStart(a, src, dst)
 	}
+	if s.linkEnergy != nil {
+		s.flowLinksUpdate(rt)
+	}
 }
 
 func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {
@@ -297,8 +303,12 @@ func (s *simulation) finishAction(a *action) {
 	a.running = false
 	if a.inSystem {
 		if a.kind == actComm {
+			src := s.ranks[a.comm.src].host
 			if s.ib != nil {
-				s.ibEnd(a, s.ranks[a.comm.src].host)
+				s.ibEnd(a, src)
+			}
+			if s.linkEnergy != nil {
+				s.flowLinksUpdate(s.route(src, s.ranks[a.comm.dst].host))
 			}
 			s.netSys.Remove(a.v)
 		} else {

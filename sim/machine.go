@@ -47,4 +47,9 @@ type MachineLink struct {
 	Bandwidth float64
 	Latency   float64
 	FatPipe   bool
+	// IdleWatts and BusyWatts are the link's power (wattage_range), 0
+	// if not given; PowerErr says why it could not be read. Only the
+	// link energy model (Config.LinkEnergy) uses them.
+	IdleWatts, BusyWatts float64
+	PowerErr             error
 }

@@ -46,7 +46,18 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		m.Hosts = append(m.Hosts, mh)
 	}
 	for _, l := range p.Links {
-		m.Links = append(m.Links, MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe})
+		ml := MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe}
+		for _, key := range []string{"wattage_range", "watt_range"} { // the second, deprecated, only without the first
+			if v, ok := l.Props[key]; ok {
+				var err error
+				if ml.IdleWatts, ml.BusyWatts, err = ParseWattageRange(v); err != nil {
+					ml.PowerErr = &platform.Error{File: p.Name, Line: l.PropLines[key], Elem: "prop", Attr: "value",
+						Err: fmt.Errorf("link %s: property %s: %v", l.Name, key, err)}
+				}
+				break
+			}
+		}
+		m.Links = append(m.Links, ml)
 	}
 	for i, h := range hosts {
 		if h == nil || h.Index < 0 || h.Index >= len(p.Hosts) || p.Hosts[h.Index] != h {

@@ -2,12 +2,10 @@ package sim_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"kairos/platform"
 	"kairos/sim"
 )
 
@@ -15,8 +13,7 @@ import (
 // periodic speed profile whose events fall while random traces run, at
 // dates no two hosts share: SimGrid applies simultaneous events of several
 // hosts in the order of its hash tables, which Kairos does not reproduce.
-func profilePlatform(t *testing.T, dir string) string {
-	t.Helper()
+func profilePlatform() string {
 	var b strings.Builder
 	b.WriteString(`<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -39,11 +36,7 @@ func profilePlatform(t *testing.T, dir string) string {
 		fmt.Fprintf(&b, "    <trace_connect kind=\"SPEED\" trace=\"t%d\" element=\"%s\"/>\n", i, h)
 	}
 	b.WriteString("  </zone>\n</platform>\n")
-	xml := filepath.Join(dir, "profiles.xml")
-	if err := os.WriteFile(xml, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return xml
+	return b.String()
 }
 
 // TestSpeedProfilesMatchSimGrid replays random traces on hosts whose
@@ -53,11 +46,7 @@ func profilePlatform(t *testing.T, dir string) string {
 func TestSpeedProfilesMatchSimGrid(t *testing.T) {
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()
-	xml := profilePlatform(t, dir)
-	p, err := platform.Load(xml)
-	if err != nil {
-		t.Fatal(err)
-	}
+	xml, p := platformFile(t, dir, "profiles.xml", profilePlatform())
 	names := []string{"node-0", "big-0", "node-1", "node-2", "big-0", "node-3", "node-4", "big-1", "node-0"}
 	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds)
 

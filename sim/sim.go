@@ -136,6 +136,9 @@ type Result struct {
 	// Energy is the hosts' energy, with the energy model
 	// (Config.Energy); nil without.
 	Energy *Energy
+	// LinkEnergy is the links' energy, with the link energy model
+	// (Config.LinkEnergy); nil without.
+	LinkEnergy *LinkEnergy
 }
 
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
@@ -186,25 +189,26 @@ type hostState struct {
 
 // simulation is one simulation in progress.
 type simulation struct {
-	cfg       Config
-	schedules schedules // collective schedules, shared by their members
-	m         *Machine
-	meta      *trace.Meta
-	obs       Observer
-	now       float64
-	seq       uint64 // request creation order
-	heap      actionHeap
-	netSys    *maxmin.System
-	ib        *ibModel     // the IB model's state, with network/model:IB
-	profiled  []*hostState // hosts with a speed profile
-	cpuSys    *maxmin.System
-	hosts     []hostState
-	links     []*maxmin.Constraint
-	routes    []keyMap[int32, *route] // cached routes, by source host
-	ranks     []*rank
-	runq      []*rank
-	acts      []*action
-	freeIDs   []int32
+	cfg        Config
+	schedules  schedules // collective schedules, shared by their members
+	m          *Machine
+	meta       *trace.Meta
+	obs        Observer
+	now        float64
+	seq        uint64 // request creation order
+	heap       actionHeap
+	netSys     *maxmin.System
+	ib         *ibModel     // the IB model's state, with network/model:IB
+	profiled   []*hostState // hosts with a speed profile
+	linkEnergy []linkEnergy // with the link energy model only
+	cpuSys     *maxmin.System
+	hosts      []hostState
+	links      []*maxmin.Constraint
+	routes     []keyMap[int32, *route] // cached routes, by source host
+	ranks      []*rank
+	runq       []*rank
+	acts       []*action
+	freeIDs    []int32
 
 	freeActs []*action
 	// freed holds the actions ended since the last solve: their
@@ -354,6 +358,11 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	if cfg.Model == ModelIB && !cfg.Analytic {
 		s.ib = newIBModel(cfg.IBFactors, len(s.hosts))
+	}
+	if cfg.LinkEnergy {
+		if err := s.initLinkEnergy(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Energy {
 		if err := s.initEnergy(); err != nil {
@@ -526,6 +535,9 @@ func (s *simulation) result() *Result {
 	}
 	if s.cfg.Energy {
 		res.Energy = s.energy()
+	}
+	if s.cfg.LinkEnergy {
+		res.LinkEnergy = s.linkEnergyReport()
 	}
 	return res
 }

@@ -789,6 +789,20 @@ func deployer(t *testing.T, p *platform.Platform, names []string) func(n int) *s
 	}
 }
 
+// platformFile writes a platform description as dir/name and loads it.
+func platformFile(t *testing.T, dir, name, text string) (string, *platform.Platform) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, p
+}
+
 // writeHostfile writes names, one a line, as dir/hostfile.
 func writeHostfile(t *testing.T, dir string, names []string) string {
 	t.Helper()

@@ -143,6 +143,7 @@ type simulateJSON struct {
 	Solver         string           `json:"solver"`
 	Ranks          []simulateRankJS `json:"ranks"`
 	Energy         *simulateEnergy  `json:"energy,omitempty"`
+	LinkEnergy     *linkEnergyJSON  `json:"link_energy,omitempty"`
 	TimedTrace     string           `json:"timed_trace,omitempty"`
 	PerfettoOutput string           `json:"perfetto,omitempty"`
 }
@@ -162,6 +163,18 @@ type simulateEnergy struct {
 	Used  float64          `json:"used_hosts_joules"`
 	Idle  float64          `json:"unused_hosts_joules"`
 	Hosts []hostEnergyJSON `json:"hosts"`
+}
+
+// linkEnergyJSON is the link energy model's report (--cfg
+// plugin:link_energy).
+type linkEnergyJSON struct {
+	Total float64          `json:"total_joules"`
+	Links []linkJoulesJSON `json:"links"`
+}
+
+type linkJoulesJSON struct {
+	Link   string  `json:"link"`
+	Joules float64 `json:"joules"`
 }
 
 type hostEnergyJSON struct {
@@ -321,6 +334,12 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 				out.Energy.Hosts = append(out.Energy.Hosts, hostEnergyJSON(h))
 			}
 		}
+		if e := res.LinkEnergy; e != nil {
+			out.LinkEnergy = &linkEnergyJSON{Total: e.Total}
+			for _, l := range e.Links {
+				out.LinkEnergy.Links = append(out.LinkEnergy.Links, linkJoulesJSON(l))
+			}
+		}
 		return writeJSON(w, out)
 	}
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
@@ -328,6 +347,9 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	if e := res.Energy; e != nil {
 		// As SimGrid's host_energy plugin says it.
 		fmt.Fprintf(w, "Total energy consumption: %f Joules (used hosts: %f Joules; unused/idle hosts: %f)\n", e.Total, e.Used, e.Total-e.Used)
+	}
+	if e := res.LinkEnergy; e != nil {
+		fmt.Fprintf(w, "Total energy over all links: %f\n", e.Total) // SimGrid's words
 	}
 	var comp, comm, wait float64
 	for _, r := range res.Ranks {
@@ -342,6 +364,11 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		if res.Energy != nil {
 			for _, h := range res.Energy.Hosts {
 				fmt.Fprintf(w, "Energy consumption of host %s: %f Joules\n", h.Host, h.Joules)
+			}
+		}
+		if res.LinkEnergy != nil {
+			for _, l := range res.LinkEnergy.Links {
+				fmt.Fprintf(w, "Energy consumption of link '%s': %f Joules\n", l.Link, l.Joules)
 			}
 		}
 	}

@@ -321,6 +321,20 @@ func (s *System) SetBound(v *Variable, b float64) {
 	}
 }
 
+// Usage is the rate c carries now (SimGrid's get_usage): the sum over its
+// enabled variables of weight x value, or their maximum for a fat pipe.
+func (c *Constraint) Usage() float64 {
+	u := 0.0
+	for _, e := range c.elems {
+		if c.FatPipe {
+			u = max(u, e.weight*e.v.value)
+		} else {
+			u += e.weight * e.v.value
+		}
+	}
+	return u
+}
+
 // SetConstraintBound changes c's capacity (SimGrid's
 // update_constraint_bound: a CPU's speed changes).
 func (s *System) SetConstraintBound(c *Constraint, b float64) {
