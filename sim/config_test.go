@@ -190,6 +190,16 @@ func FuzzSimulate(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// Speed profiles and the link energy plugin, on the hosts and links of
+	// TestSpeedProfilesMatchSimGrid and TestLinkEnergyMatchesSimGrid.
+	_, pp := platformFile(f, dir, "profiles.xml", profilePlatform())
+	profiled := deployer(f, pp, []string{"node-0", "big-0", "node-2", "node-0"})(4)
+	both := sim.DefaultConfig()
+	for _, v := range []string{"host_energy", "link_energy"} {
+		if err := both.Set("plugin", v); err != nil {
+			f.Fatal(err)
+		}
+	}
 	// The InfiniBand model, with the energy plugin.
 	ib := sim.DefaultConfig()
 	for k, v := range map[string]string{"network/model": "IB", "plugin": "host_energy"} {
@@ -213,6 +223,10 @@ func FuzzSimulate(f *testing.F) {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
+		}
+		// Hosts whose speed changes, and links that count energy.
+		if _, err := sim.Run(tr, profiled, both, nil); err != nil && strings.Contains(err.Error(), "panic") {
+			t.Fatal(err)
 		}
 	})
 }

@@ -775,7 +775,7 @@ func TestClusterZonesMatchSimGrid(t *testing.T) {
 
 // deployer returns the machines of p with n ranks on names, round-robin,
 // as smpirun deploys them from a hostfile of those names.
-func deployer(t *testing.T, p *platform.Platform, names []string) func(n int) *sim.Machine {
+func deployer(t testing.TB, p *platform.Platform, names []string) func(n int) *sim.Machine {
 	return func(n int) *sim.Machine {
 		hosts, err := platform.Deploy(p, names, n, platform.RoundRobin)
 		if err != nil {
@@ -790,7 +790,7 @@ func deployer(t *testing.T, p *platform.Platform, names []string) func(n int) *s
 }
 
 // platformFile writes a platform description as dir/name and loads it.
-func platformFile(t *testing.T, dir, name, text string) (string, *platform.Platform) {
+func platformFile(t testing.TB, dir, name, text string) (string, *platform.Platform) {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
