@@ -32,7 +32,12 @@
 //     dragonfly link numbers run on across the clusters of one platform;
 //   - Dijkstra zones give each declared route's links in reverse order, as
 //     SimGrid's insert_link_latency does;
-//   - a platform with no hostfile deploys ranks on the hosts sorted by name.
+//   - a platform with no hostfile deploys ranks on the hosts sorted by name;
+//   - a host's speed profile (speed_file, or a <trace> given by its first
+//     <trace_connect kind="SPEED">) is read from a file as given or beside
+//     the platform file, a file's own PERIODICITY counting rather than the
+//     <trace>'s attribute; a SPLITDUPLEX link's <prop>s belong to the pair,
+//     not to its halves, so the link energy model sees none.
 package platform
 
 import (
