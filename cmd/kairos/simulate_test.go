@@ -432,6 +432,9 @@ func TestSimulateLinkEnergy(t *testing.T) {
 	hf := testenv.WriteFile(t, "hf", "a\nb\nc\n")
 	tr := testenv.WriteFile(t, "three.ti", "0 init\n1 init\n2 init\n0 send 1 0 1000000\n1 recv 0 0 1000000\n0 send 2 0 500000\n2 recv 0 0 500000\n1 send 2 0 2000000\n2 recv 1 0 2000000\n0 finalize\n1 finalize\n2 finalize\n")
 	code, out, errs := csRun("simulate", tr, "--platform", plat, "--hostfile", hf, "--cfg", "plugin:link_energy", "--ranks")
+	if code, out, _ := csRun("simulate", tr, "--platform", plat, "--hostfile", hf, "--cfg", "plugin:link_energy", "--bw-scale", "1,2"); code != 0 || !strings.Contains(out, "links (J)") || !strings.Contains(out, "0.035116594     1.000      1.598") {
+		t.Errorf("sweep with link energy (exit %d):\n%s", code, out)
+	}
 	for _, want := range []string{"Simulation time 0.035117", "Total energy over all links: 1.598368",
 		"Energy consumption of link 'la_UP': 0.000000 Joules", "Energy consumption of link 'lb': 1.539163 Joules",
 		"Energy consumption of link 'lc': 0.059205 Joules", "Energy consumption of link 'bare': 0.000000 Joules"} {

@@ -19,8 +19,11 @@ type sweepRow struct {
 	SimulatedTime float64 `json:"simulated_time"`
 	// Speedup is the first run's time over this one's (0 if this one
 	// takes no time).
-	Speedup float64  `json:"speedup"`
-	Energy  *float64 `json:"energy_joules,omitempty"`
+	Speedup float64 `json:"speedup"`
+	// Energy and LinkEnergy are the hosts' and the links' joules, with
+	// the energy plugins.
+	Energy     *float64 `json:"energy_joules,omitempty"`
+	LinkEnergy *float64 `json:"link_energy_joules,omitempty"`
 }
 
 // sweepJSON is the stable JSON form of a sweep.
@@ -64,6 +67,9 @@ func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlag
 				if res.Energy != nil {
 					row.Energy = &res.Energy.Total
 				}
+				if res.LinkEnergy != nil {
+					row.LinkEnergy = &res.LinkEnergy.Total
+				}
 				out.Platform = mc.p.Name
 				out.Runs = append(out.Runs, row)
 			}
@@ -87,11 +93,17 @@ func writeSweepText(w io.Writer, s *sweepJSON) error {
 	if s.Runs[0].Energy != nil {
 		b.WriteString("  energy (J)")
 	}
+	if s.Runs[0].LinkEnergy != nil {
+		b.WriteString("  links (J)")
+	}
 	b.WriteString("\n")
 	for _, r := range s.Runs {
 		fmt.Fprintf(&b, "  %11g  %9g  %9g  %18.9f  %8.3f", r.BwScale, r.LatScale, r.SpeedScale, r.SimulatedTime, r.Speedup)
 		if r.Energy != nil {
 			fmt.Fprintf(&b, "  %10.3f", *r.Energy)
+		}
+		if r.LinkEnergy != nil {
+			fmt.Fprintf(&b, "  %9.3f", *r.LinkEnergy)
 		}
 		b.WriteString("\n")
 	}
