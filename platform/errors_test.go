@@ -79,9 +79,9 @@ func TestParseErrors(t *testing.T) {
 		{"bad trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="-1">
 0 1
 0.5 x
-</trace></zone>`, `p.xml:4: <trace> line 3: "0.5 x": expected "DATE VALUE", two numbers`},
+</trace></zone>`, `p.xml:6: <trace> "0.5 x": expected "DATE VALUE", two numbers`},
 		{"unsorted trace", `<trace id="t" periodicity="-1">1 1
-0.5 2</trace>`, `line 2: date 0.5 before the previous one (1)`},
+0.5 2</trace>`, `p.xml:5: <trace> date 0.5 before the previous one (1)`},
 		{"stochastic trace", `<trace id="t" periodicity="-1">STOCHASTIC
 DET 1 UNIF 0 1</trace>`, `stochastic profiles are not supported`},
 		{"bandwidth profile", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>

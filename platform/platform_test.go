@@ -580,3 +580,24 @@ func FuzzParseProfile(f *testing.F) {
 		}
 	})
 }
+
+// TestProfileFileErrors: a bad speed_file is located in its own file, and
+// the platform element naming it is said.
+func TestProfileFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.prof"), []byte("0 1\n# comment\n1 fast\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := filepath.Join(dir, "p.xml")
+	if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full">
+<host id="a" speed="1Gf" speed_file="s.prof"/></zone></platform>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(plat)
+	want := filepath.Join(dir, "s.prof") + `:3: "1 fast": expected "DATE VALUE", two numbers (the speed_file of the <host> at ` + plat + ":3)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}

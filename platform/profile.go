@@ -24,6 +24,20 @@ type Profile struct {
 	Repeat float64
 }
 
+// ProfileError is a problem at a line of a profile's text (1 for its
+// first), or of the whole profile (Line 0).
+type ProfileError struct {
+	Line int
+	Err  error
+}
+
+func (e *ProfileError) Error() string {
+	if e.Line == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
 // ProfileEvent is one value of a profile and its delay after the previous.
 type ProfileEvent struct {
 	Delay, Value float64
@@ -45,7 +59,7 @@ func ParseProfile(text string, periodicity float64) (*Profile, error) {
 		if (f[0] == "PERIODICITY" || f[0] == "LOOPAFTER") && len(f) == 2 {
 			v, err := strconv.ParseFloat(f[1], 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %s %q is not a number", i+1, f[0], f[1])
+				return nil, lineErr(i+1, "%s %q is not a number", f[0], f[1])
 			}
 			if f[0] == "PERIODICITY" {
 				periodicity = v
@@ -57,37 +71,41 @@ func ParseProfile(text string, periodicity float64) (*Profile, error) {
 		}
 		switch {
 		case strings.HasPrefix(f[0], "STOCHASTIC") || len(f) != 2:
-			return nil, fmt.Errorf("line %d: %q: expected \"DATE VALUE\" (stochastic profiles are not supported)", i+1, line)
+			return nil, lineErr(i+1, "%q: expected \"DATE VALUE\" (stochastic profiles are not supported)", line)
 		}
 		date, err1 := strconv.ParseFloat(f[0], 64)
 		value, err2 := strconv.ParseFloat(f[1], 64)
 		switch {
 		case err1 != nil || err2 != nil || math.IsNaN(date) || math.IsInf(date, 0) || math.IsNaN(value):
-			return nil, fmt.Errorf("line %d: %q: expected \"DATE VALUE\", two numbers", i+1, line)
+			return nil, lineErr(i+1, "%q: expected \"DATE VALUE\", two numbers", line)
 		case date < 0:
-			return nil, fmt.Errorf("line %d: negative date %g", i+1, date)
+			return nil, lineErr(i+1, "negative date %g", date)
 		case date < last:
-			return nil, fmt.Errorf("line %d: date %g before the previous one (%g): events must be sorted", i+1, date, last)
+			return nil, lineErr(i+1, "date %g before the previous one (%g): events must be sorted", date, last)
 		}
 		p.Events = append(p.Events, ProfileEvent{Delay: date - last, Value: value})
 		last = date
 	}
 	if periodicity > 0 {
 		if loopDelay != 0 {
-			return nil, fmt.Errorf("give PERIODICITY or LOOPAFTER, not both")
+			return nil, &ProfileError{Err: fmt.Errorf("give PERIODICITY or LOOPAFTER, not both")}
 		}
 		loopDelay = periodicity - last
 	}
 	if loopDelay < 0 {
-		return nil, fmt.Errorf("the profile repeats before its last event (period %g, last event at %g)", periodicity, last)
+		return nil, &ProfileError{Err: fmt.Errorf("the profile repeats before its last event (period %g, last event at %g)", periodicity, last)}
 	}
 	if loop && len(p.Events) > 0 {
 		if last+loopDelay == 0 {
-			return nil, fmt.Errorf("the profile would repeat forever at date 0 (give it a period)")
+			return nil, &ProfileError{Err: fmt.Errorf("the profile would repeat forever at date 0 (give it a period)")}
 		}
 		p.Repeat = loopDelay
 	}
 	return p, nil
+}
+
+func lineErr(line int, format string, a ...any) error {
+	return &ProfileError{Line: line, Err: fmt.Errorf(format, a...)}
 }
 
 // traceConnect is a <trace_connect kind="SPEED">, applied once every host
@@ -103,16 +121,20 @@ func (ps *parser) readProfileFile(f *frame, attr string) (*Profile, error) {
 	name := f.attrs[attr]
 	data, err := os.ReadFile(name)
 	if err != nil && !filepath.IsAbs(name) {
-		data, err = os.ReadFile(filepath.Join(filepath.Dir(ps.file), name))
+		alt := filepath.Join(filepath.Dir(ps.file), name)
+		if data, err = os.ReadFile(alt); err == nil {
+			name = alt
+		}
 	}
 	if err != nil {
 		return nil, ps.errAt(f, attr, "%v", err)
 	}
 	p, err := ParseProfile(string(data), -1)
-	if err != nil {
-		return nil, ps.errAt(f, attr, "%s: %v", name, err)
+	if pe, ok := err.(*ProfileError); ok {
+		// The profile file's line, and where the platform names it.
+		return nil, &Error{File: name, Line: pe.Line, Err: fmt.Errorf("%v (the %s of the <%s> at %s:%d)", pe.Err, attr, f.name, ps.file, f.line)}
 	}
-	return p, nil
+	return p, err
 }
 
 // trace reads a <trace>: from its file (whose own PERIODICITY lines count,
@@ -132,7 +154,13 @@ func (ps *parser) trace(f *frame) error {
 			return ps.errAt(f, "periodicity", "%q is not a number", f.attrs["periodicity"])
 		}
 		if p, err = ParseProfile(f.text.String(), period); err != nil {
-			err = ps.errAt(f, "", "%v", err)
+			// The text starts on the line of the <trace> tag.
+			pe := err.(*ProfileError)
+			line := f.line
+			if pe.Line > 0 {
+				line += pe.Line - 1
+			}
+			err = &Error{File: ps.file, Line: line, Elem: f.name, Err: pe.Err}
 		}
 	}
 	if err != nil {

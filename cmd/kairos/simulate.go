@@ -37,6 +37,7 @@ type simulateFlags struct {
 	platform, cluster, hostfile, mapping string
 	np                                   int
 	cfg, logs                            []string
+	settings                             map[string]string // the --cfg pairs, once read
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
@@ -398,6 +399,7 @@ func simulateLogs(stderr io.Writer, f *simulateFlags) {
 func simulateConfig(f *simulateFlags) (sim.Config, map[string]bool, error) {
 	cfg := sim.DefaultConfig()
 	given := map[string]bool{}
+	f.settings = map[string]string{}
 	for _, kv := range f.cfg {
 		k, v, ok := strings.Cut(strings.TrimPrefix(kv, "--cfg="), ":")
 		if !ok {
@@ -407,6 +409,7 @@ func simulateConfig(f *simulateFlags) (sim.Config, map[string]bool, error) {
 			return cfg, nil, usageError{err}
 		}
 		given[k] = true
+		f.settings[k] = v
 	}
 	if f.speed != "" {
 		s, err := platform.ParseSpeed(f.speed)
@@ -426,12 +429,7 @@ func simulatePlatform(f *simulateFlags) (*platform.Platform, error) {
 	case f.platform != "":
 		// The settings that shape the platform (the implicit loopback)
 		// win over its <config>, as in SimGrid.
-		settings := map[string]string{}
-		for _, kv := range f.cfg {
-			k, v, _ := strings.Cut(strings.TrimPrefix(kv, "--cfg="), ":")
-			settings[k] = v
-		}
-		return platform.LoadWith(f.platform, settings)
+		return platform.LoadWith(f.platform, f.settings)
 	case f.cluster != "":
 		p, err := platform.ParseCluster(f.cluster)
 		if err != nil {
