@@ -225,8 +225,12 @@ func readAll(path string) ([]byte, error) {
 // anywhere, then the working directory.
 func resolve(desc, name string) (string, error) {
 	if filepath.IsAbs(name) {
-		if _, err := os.Stat(name); err != nil {
+		st, err := os.Stat(name)
+		switch {
+		case err != nil:
 			return "", fmt.Errorf("trace file %q: %w", name, err)
+		case st.IsDir():
+			return "", fmt.Errorf("trace file %q is a directory", name)
 		}
 		return name, nil
 	}
