@@ -74,7 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"unsupported routing", `<zone id="z" routing="Vivaldi"/>`, `routing "Vivaldi" is not supported`},
 		{"unsupported element", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> is not supported`},
-		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" state_file="s.txt"/></zone>`, `attribute state_file: availability, speed, bandwidth and latency profiles are not supported`},
+		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" state_file="s.txt"/></zone>`, `attribute state_file: availability profiles are not supported`},
 		{"missing speed file", `<zone id="z" routing="Full"><host id="a" speed="1Gf" speed_file="no-such-speed.txt"/></zone>`, `p.xml:4: <host> attribute speed_file: open no-such-speed.txt`},
 		{"bad trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="-1">
 0 1
@@ -84,8 +84,10 @@ func TestParseErrors(t *testing.T) {
 0.5 2</trace>`, `p.xml:5: <trace> date 0.5 before the previous one (1)`},
 		{"stochastic trace", `<trace id="t" periodicity="-1">STOCHASTIC
 DET 1 UNIF 0 1</trace>`, `stochastic profiles are not supported`},
-		{"bandwidth profile", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
-<trace id="t" periodicity="1">0 1</trace><trace_connect kind="BANDWIDTH" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: BANDWIDTH profiles are not supported`},
+		{"link availability profile", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
+<trace id="t" periodicity="1">0 1</trace><trace_connect kind="LINK_AVAIL" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: LINK_AVAIL profiles are not supported`},
+		{"link bandwidth trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
+<trace id="t" periodicity="1">0 1</trace><trace_connect kind="BANDWIDTH" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: SimGrid 3.32 cannot connect a <trace> to a link (it aborts: "Cannot set a bandwidth profile once the Link is sealed"); give the <link> a bandwidth_file`},
 		{"trace of no host", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
 <trace id="t" periodicity="1">0 1</trace><trace_connect kind="SPEED" trace="t" element="b"/>`, `p.xml:5: <trace_connect> attribute element: no host "b"`},
 		{"connect of no trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>

@@ -36,7 +36,10 @@
 //   - a host's speed profile (speed_file, or a <trace> given by its first
 //     <trace_connect kind="SPEED">) is read from a file as given or beside
 //     the platform file, a file's own PERIODICITY counting rather than the
-//     <trace>'s attribute; a SPLITDUPLEX link's <prop>s belong to the pair,
+//     <trace>'s attribute; so are a link's bandwidth_file and
+//     latency_file, whose values are bytes per second and seconds, not
+//     scales (SimGrid 3.32 aborts on a <trace_connect> to a link); a
+//     SPLITDUPLEX link's <prop>s belong to the pair,
 //     not to its halves, so the link energy model sees none.
 package platform
 
@@ -82,6 +85,11 @@ type Link struct {
 	// the line of each.
 	Props     map[string]string
 	PropLines map[string]int
+	// BandwidthProfile and LatencyProfile, if not nil, give the link's
+	// bandwidth (bytes per second) and latency (seconds) over time (its
+	// bandwidth_file and latency_file); both halves of a SPLITDUPLEX link
+	// have the pair's.
+	BandwidthProfile, LatencyProfile *Profile
 }
 
 // Host is a machine that runs ranks.
@@ -214,8 +222,8 @@ func (p *Platform) computeRoute(src, dst *Host) cachedRoute {
 	return cachedRoute{links: links[:len(links):len(links)], lat: lat}
 }
 
-// Scale multiplies every link's bandwidth by bw and latency by lat, and
-// every host's speed by speed, for what-ifs ("twice the bandwidth"): the
+// Scale multiplies every link's bandwidth by bw and latency by lat (and
+// the values of their profiles), and every host's speed by speed, for what-ifs ("twice the bandwidth"): the
 // platform then is the one whose description had those values. Factors
 // must be positive (1 keeps a quantity).
 func (p *Platform) Scale(bw, lat, speed float64) error {
@@ -226,12 +234,15 @@ func (p *Platform) Scale(bw, lat, speed float64) error {
 	}
 	p.calc.Lock()
 	defer p.calc.Unlock()
+	bwProfiles, latProfiles := map[*Profile]*Profile{}, map[*Profile]*Profile{}
 	for _, l := range p.Links {
 		l.Bandwidth *= bw
 		l.Latency *= lat
+		l.BandwidthProfile = l.BandwidthProfile.scaled(bw, bwProfiles)
+		l.LatencyProfile = l.LatencyProfile.scaled(lat, latProfiles)
 	}
 	for _, h := range p.Hosts {
-		h.Speed *= speed
+		h.Speed *= speed // a speed profile's values are scales of it
 	}
 	p.mu.Lock()
 	p.cache = map[uint64]cachedRoute{} // latencies are summed when a route is computed

@@ -601,3 +601,56 @@ func TestProfileFileErrors(t *testing.T) {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
 }
+
+// TestLinkProfiles: a link's bandwidth_file and latency_file are read
+// beside the platform, both halves of a SPLITDUPLEX link take the pair's,
+// a bad one is located in its own file, and Scale scales their values
+// once for links that share a profile.
+func TestLinkProfiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"bw.txt": "0 1e8\n1 2e8\nPERIODICITY 3\n", "lat.txt": "0.5 1e-4\n", "bad.txt": "0 1e8\n0.5\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(links string) string {
+		plat := filepath.Join(dir, "p.xml")
+		if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+`+links+`</zone></platform>
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return plat
+	}
+	p, err := Load(write(`<link id="s" bandwidth="1GBps" bandwidth_file="bw.txt" latency_file="lat.txt"/>
+<link id="d" bandwidth="1GBps" sharing_policy="SPLITDUPLEX" bandwidth_file="bw.txt"/>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Link{}
+	for _, l := range p.Links {
+		byName[l.Name] = l
+	}
+	s, up, down := byName["s"], byName["d_UP"], byName["d_DOWN"]
+	if s == nil || up == nil || down == nil {
+		t.Fatalf("links %v", byName)
+	}
+	want := &Profile{Events: []ProfileEvent{{0, 1e8}, {1, 2e8}}, Repeat: 2}
+	if !reflect.DeepEqual(s.BandwidthProfile, want) || !reflect.DeepEqual(up.BandwidthProfile, want) || !reflect.DeepEqual(down.BandwidthProfile, want) {
+		t.Errorf("bandwidth profiles %+v %+v %+v, want %+v", s.BandwidthProfile, up.BandwidthProfile, down.BandwidthProfile, want)
+	}
+	if lp := s.LatencyProfile; lp == nil || len(lp.Events) != 1 || lp.Events[0] != (ProfileEvent{0.5, 1e-4}) || up.LatencyProfile != nil {
+		t.Errorf("latency profiles %+v %+v", s.LatencyProfile, up.LatencyProfile)
+	}
+	if err := p.Scale(2, 0.5, 1); err != nil {
+		t.Fatal(err)
+	}
+	if up.BandwidthProfile != down.BandwidthProfile || up.BandwidthProfile.Events[1].Value != 4e8 || s.LatencyProfile.Events[0].Value != 5e-5 {
+		t.Errorf("scaled: %+v %+v %+v", up.BandwidthProfile, down.BandwidthProfile, s.LatencyProfile)
+	}
+	_, err = Load(write(`<link id="s" bandwidth="1GBps" latency_file="bad.txt"/>`))
+	if want := filepath.Join(dir, "bad.txt") + `:2: "0.5": expected "DATE VALUE"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}

@@ -104,6 +104,23 @@ func ParseProfile(text string, periodicity float64) (*Profile, error) {
 	return p, nil
 }
 
+// scaled returns p with its values multiplied by f, the copy made once
+// per profile (done), or p itself if nil or f is 1.
+func (p *Profile) scaled(f float64, done map[*Profile]*Profile) *Profile {
+	if p == nil || f == 1 {
+		return p
+	}
+	if q, ok := done[p]; ok {
+		return q
+	}
+	q := &Profile{Repeat: p.Repeat, Events: make([]ProfileEvent, len(p.Events))}
+	for i, e := range p.Events {
+		q.Events[i] = ProfileEvent{Delay: e.Delay, Value: e.Value * f}
+	}
+	done[p] = q
+	return q
+}
+
 func lineErr(line int, format string, a ...any) error {
 	return &ProfileError{Line: line, Err: fmt.Errorf(format, a...)}
 }
@@ -170,11 +187,18 @@ func (ps *parser) trace(f *frame) error {
 	return nil
 }
 
-// traceConnect reads a <trace_connect>; only host speed profiles are
-// modelled.
+// traceConnect reads a <trace_connect>; only host speed profiles can be
+// connected: SimGrid 3.32 aborts on a link's (the link is sealed by then),
+// whose profiles come from its bandwidth_file and latency_file, and
+// availability profiles are not modelled (a host or link that fails
+// aborts an MPI replay).
 func (ps *parser) traceConnect(f *frame) error {
-	if kind := f.attrs["kind"]; kind != "SPEED" {
-		return ps.errAt(f, "kind", "%s profiles are not supported (SPEED only: availability, bandwidth and latency profiles are not modelled)", kind)
+	switch kind := f.attrs["kind"]; kind {
+	case "SPEED":
+	case "BANDWIDTH", "LATENCY":
+		return ps.errAt(f, "kind", "SimGrid 3.32 cannot connect a <trace> to a link (it aborts: \"Cannot set a %s profile once the Link is sealed\"); give the <link> a %s_file", strings.ToLower(kind), strings.ToLower(kind))
+	default:
+		return ps.errAt(f, "kind", "%s profiles are not supported (a host or link that fails aborts an MPI replay)", kind)
 	}
 	for _, c := range ps.connects {
 		if c.trace == f.attrs["trace"] {

@@ -482,7 +482,7 @@ func (ps *parser) warn(f *frame, attr, msg string) {
 func (ps *parser) noProfiles(f *frame, attrs ...string) error {
 	for _, a := range attrs {
 		if f.attrs[a] != "" {
-			return ps.errAt(f, a, "availability, speed, bandwidth and latency profiles are not supported")
+			return ps.errAt(f, a, "availability profiles are not supported (a host or link that fails aborts an MPI replay)")
 		}
 	}
 	return nil
@@ -547,7 +547,7 @@ func (ps *parser) disk(f *frame) error {
 }
 
 func (ps *parser) link(f *frame) error {
-	if err := ps.noProfiles(f, "bandwidth_file", "latency_file", "state_file"); err != nil {
+	if err := ps.noProfiles(f, "state_file"); err != nil {
 		return err
 	}
 	id := f.attrs["id"]
@@ -558,26 +558,52 @@ func (ps *parser) link(f *frame) error {
 	if err != nil {
 		return err
 	}
-	var l *Link
+	var l, down *Link
 	switch f.attrs["sharing_policy"] {
 	case "SHARED":
 		l, err = ps.b.newLink(id, bw, lat, Shared)
 	case "FATPIPE":
 		l, err = ps.b.newLink(id, bw, lat, FatPipe)
 	case "SPLITDUPLEX", "FULLDUPLEX":
-		// SimGrid keeps the properties on the pair, not on its halves.
 		if f.attrs["sharing_policy"] == "FULLDUPLEX" {
 			ps.warn(f, "sharing_policy", "FULLDUPLEX is deprecated, read as SPLITDUPLEX")
 		}
-		_, _, err = ps.b.newDuplex(id, bw, lat)
+		l, down, err = ps.b.newDuplex(id, bw, lat)
 	default:
 		return ps.errAt(f, "sharing_policy", "WIFI links are not supported")
 	}
 	if err != nil {
 		return ps.errAt(f, "id", "%v", err)
 	}
-	if l != nil && len(f.props.vals) > 0 {
+	if down == nil && len(f.props.vals) > 0 {
+		// SimGrid keeps a SPLITDUPLEX link's properties on the pair, not
+		// on its halves.
 		l.Props, l.PropLines = f.props.vals, f.props.lines
+	}
+	return ps.linkProfiles(f, l, down)
+}
+
+// linkProfiles reads a <link>'s bandwidth_file and latency_file, for both
+// halves of a SPLITDUPLEX link (down not nil).
+func (ps *parser) linkProfiles(f *frame, l, down *Link) error {
+	for _, attr := range []string{"bandwidth_file", "latency_file"} {
+		if f.attrs[attr] == "" {
+			continue
+		}
+		p, err := ps.readProfileFile(f, attr)
+		if err != nil {
+			return err
+		}
+		for _, h := range []*Link{l, down} {
+			if h == nil {
+				continue
+			}
+			if attr == "bandwidth_file" {
+				h.BandwidthProfile = p
+			} else {
+				h.LatencyProfile = p
+			}
+		}
 	}
 	return nil
 }

@@ -207,6 +207,17 @@ func FuzzSimulate(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// Links whose bandwidth and latency change, with SimGrid's quirks and
+	// without.
+	lp, err := platform.Load(linkProfilePlatform(f, dir))
+	if err != nil {
+		f.Fatal(err)
+	}
+	linked := deployer(f, lp, []string{"node-5", "node-1", "node-2", "node-5"})(4)
+	fixed := sim.DefaultConfig()
+	if err := fixed.Set("kairos/simgrid-quirks", "no"); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if hugeNumber(text) {
 			return // legal, but segmented algorithms make millions of messages of it
@@ -227,6 +238,11 @@ func FuzzSimulate(f *testing.F) {
 		// Hosts whose speed changes, and links that count energy.
 		if _, err := sim.Run(tr, profiled, both, nil); err != nil && strings.Contains(err.Error(), "panic") {
 			t.Fatal(err)
+		}
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), fixed} {
+			if _, err := sim.Run(tr, linked, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
+				t.Fatal(err)
+			}
 		}
 	})
 }

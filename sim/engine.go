@@ -43,6 +43,11 @@ type action struct {
 	// what completes when the action ends
 	comm *comm
 	rank *rank
+	// With link profiles only: a transfer's route latency (unfactored),
+	// the smallest bandwidth of its route (-1 if none: SimGrid's user
+	// bound), and its start order.
+	latCurrent, netBound float64
+	seq                  uint64
 }
 
 func (a *action) rate() float64 {
@@ -241,14 +246,20 @@ func (s *simulation) startComm(c *comm) {
 		latF, bwF = s.latF, s.bwF
 	}
 	a.factor = bwF
-	a.penalty = rt.latency
-	if s.weightS > 0 {
-		a.penalty += s.weightS * rt.wsum
+	lat, minBw, wsum := rt.latency, rt.minBw, rt.wsum
+	if s.linkBw != nil {
+		lat, minBw, wsum = s.currentRoute(rt)
+		s.commSeq++
+		a.latCurrent, a.netBound, a.seq = lat, minBw, s.commSeq
 	}
-	a.latency = rt.latency * latF
-	bound := rt.minBw
-	if rt.latency > 0 {
-		g := s.cfg.TCPGamma / (2 * rt.latency)
+	a.penalty = lat
+	if s.weightS > 0 {
+		a.penalty += s.weightS * wsum
+	}
+	a.latency = lat * latF
+	bound := minBw
+	if lat > 0 {
+		g := s.cfg.TCPGamma / (2 * lat)
 		if bound < 0 || g < bound {
 			bound = g
 		}
@@ -388,13 +399,13 @@ func (s *simulation) advance() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
-	if s.heap.empty() || s.heap.n == s.probeExecs && !s.probeCanSucceed() {
+	if s.heap.empty() || s.heap.n == s.probeExecs && !s.probeCanSucceed() && !s.stalledFlowCanResume() {
 		// Nothing pending, or only the polling of receives whose
 		// messages can never come.
 		return false
 	}
 	next := s.heap.minDate()
-	if len(s.profiled) > 0 {
+	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
 		next = s.profileEvents(next)
 	}
 	s.now += next - s.now

@@ -72,7 +72,11 @@ func (s *simulation) initLinkEnergy() error {
 // (LinkEnergy::update).
 func (s *simulation) linkUpdate(i int32, at float64) {
 	e := &s.linkEnergy[i]
-	w := e.idle + (e.busy-e.idle)*(s.links[i].Usage()/s.m.Links[i].Bandwidth)
+	bw := s.m.Links[i].Bandwidth
+	if s.linkBw != nil {
+		bw = s.linkBw[i] // SimGrid's plugin sees a bandwidth change at the next update
+	}
+	w := e.idle + (e.busy-e.idle)*(s.links[i].Usage()/bw)
 	e.total += w * (at - e.last)
 	e.last = at
 }

@@ -52,4 +52,7 @@ type MachineLink struct {
 	// link energy model (Config.LinkEnergy) uses them.
 	IdleWatts, BusyWatts float64
 	PowerErr             error
+	// BandwidthProfile and LatencyProfile, if not nil, give the link's
+	// bandwidth and latency over time.
+	BandwidthProfile, LatencyProfile *platform.Profile
 }

@@ -46,7 +46,8 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		m.Hosts = append(m.Hosts, mh)
 	}
 	for _, l := range p.Links {
-		ml := MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe}
+		ml := MachineLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, FatPipe: l.Sharing == platform.FatPipe,
+			BandwidthProfile: l.BandwidthProfile, LatencyProfile: l.LatencyProfile}
 		for _, key := range []string{"wattage_range", "watt_range"} { // the second, deprecated, only without the first
 			if v, ok := l.Props[key]; ok {
 				var err error

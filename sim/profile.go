@@ -1,23 +1,27 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 
 	"kairos/platform"
 )
 
-// Speed profiles (a host's speed_file, or <trace_connect kind="SPEED">)
-// scale a host's speed over time, as SimGrid 3.32's future event set
+// Profiles change resources over time, as SimGrid 3.32's future event set
 // does: when the next action event is due, the profile events due no
-// later are applied first, each at its own date, and cut the time advance
-// there (SimGrid counts a CPU as always in use). The new speed bounds the
-// host's CPU and each computation on it from the next re-solve on.
-// Simultaneous events on several hosts are applied in host order;
-// SimGrid's order there follows the order in which its hash tables hand
-// out the profiles, which decides, where probes or tests share SMPI's
-// back-off counters, the times.
+// later are applied first, each at its own date. A host's speed profile
+// (speed_file, or <trace_connect kind="SPEED">) scales its speed; the new
+// speed bounds the host's CPU and each computation on it from the next
+// re-solve on; SimGrid counts a CPU as always in use, so each event cuts
+// the time advance there. A link's bandwidth and latency profiles
+// (bandwidth_file, latency_file, kinds BANDWIDTH and LATENCY) set its
+// values (see linkprofile.go); an event on a link no flow uses does not
+// cut the time advance. Simultaneous events are applied hosts first, in
+// host order, then links, in link order; SimGrid's order there follows the
+// addresses of its event records, which decides, where probes or tests
+// share SMPI's back-off counters, the times.
 
-// profileState is a host's position in its speed profile.
+// profileState is a resource's position in its profile.
 type profileState struct {
 	p    *platform.Profile
 	next int     // index of the next event
@@ -32,14 +36,8 @@ func (s *simulation) initProfiles() error {
 		if p == nil || len(p.Events) == 0 {
 			continue
 		}
-		if p.Repeat >= 0 {
-			period := p.Repeat
-			for _, e := range p.Events {
-				period += e.Delay
-			}
-			if !(period > 0) {
-				return fmt.Errorf("sim: host %s: its speed profile repeats without time passing", s.m.Hosts[i].Name)
-			}
+		if err := checkPeriod(p); err != nil {
+			return fmt.Errorf("sim: host %s: its speed profile %w", s.m.Hosts[i].Name, err)
 		}
 		h := &s.hosts[i]
 		h.prof = profileState{p: p, date: p.Events[0].Delay}
@@ -49,16 +47,35 @@ func (s *simulation) initProfiles() error {
 	return nil
 }
 
-// nextProfileHost returns the host with the earliest pending profile
-// event (the first in host order among equal dates), or nil.
-func (s *simulation) nextProfileHost() *hostState {
-	var best *hostState
-	for _, h := range s.profiled {
-		if h.prof.date >= 0 && (best == nil || h.prof.date < best.prof.date) {
-			best = h
+// checkPeriod says if p would repeat without time passing.
+func checkPeriod(p *platform.Profile) error {
+	if p.Repeat < 0 {
+		return nil
+	}
+	period := p.Repeat
+	for _, e := range p.Events {
+		period += e.Delay
+	}
+	if !(period > 0) {
+		return errors.New("repeats without time passing")
+	}
+	return nil
+}
+
+// nextProfile returns the pending profile event with the earliest date,
+// and the host or link it is for (see the order above), or nil.
+func (s *simulation) nextProfile() (ps *profileState, h *hostState, l *linkProfile) {
+	for _, hh := range s.profiled {
+		if hh.prof.date >= 0 && (ps == nil || hh.prof.date < ps.date) {
+			ps, h = &hh.prof, hh
 		}
 	}
-	return best
+	for _, ll := range s.linkProfs {
+		if ll.prof.date >= 0 && (ps == nil || ll.prof.date < ps.date) {
+			ps, h, l = &ll.prof, nil, ll
+		}
+	}
+	return ps, h, l
 }
 
 // pop returns the value of h's due event and schedules its next one
@@ -84,17 +101,23 @@ func (ps *profileState) pop() float64 {
 func (s *simulation) profileEvents(next float64) float64 {
 	delta := next - s.now
 	for {
-		h := s.nextProfileHost()
-		if h == nil || h.prof.date > s.now+delta {
+		ps, h, l := s.nextProfile()
+		if ps == nil || ps.date > s.now+delta {
 			return s.now + delta
 		}
-		at := h.prof.date
-		for h != nil && h.prof.date <= at {
-			if v := h.prof.pop(); v >= 0 {
-				delta = at - s.now // a CPU always counts as used
-				s.setSpeedScale(h, v, at)
+		at := ps.date
+		for ps != nil && ps.date <= at {
+			if v := ps.pop(); v >= 0 {
+				if h != nil || s.links[l.link].Used() {
+					delta = at - s.now // a CPU always counts as used
+				}
+				if h != nil {
+					s.setSpeedScale(h, v, at)
+				} else {
+					s.setLinkValue(l, v, at)
+				}
 			}
-			h = s.nextProfileHost()
+			ps, h, l = s.nextProfile()
 		}
 	}
 }

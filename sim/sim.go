@@ -90,6 +90,13 @@
 //     energy plugin counts pstate 0's power until the host's first update
 //     (its first computation, or, after time 0, a computation or sleep
 //     that ends or a blocking wait that starts);
+//   - (*) a link's bandwidth or latency event moves the sharing penalty of
+//     every flow on the link, those whose cross-traffic crosses it too (a
+//     penalty made negative aborts the run), and enables the flows still
+//     paying their latency, which then share the bandwidth early and are
+//     rescheduled only when a later re-solve reports them (the replay can
+//     stall: a deadlock); fixed, only the flows crossing the link move,
+//     and a flow is enabled once its latency is paid (see linkprofile.go);
 //   - reduction flops run even with smpi/simulate-computation:no;
 //   - zero-byte messages of v-collectives are still sent (16 bytes on the
 //     wire), and SimGrid's pair algorithms refuse sizes that are not powers
@@ -153,6 +160,10 @@ type RankResult struct {
 type DeadlockError struct {
 	Time    float64
 	Blocked []Blocked
+	// Stalled counts the transfers a link profile enabled before their
+	// latency was paid and no re-solve reported since: SimGrid's quirk
+	// (see Config.Compat), not the trace's fault.
+	Stalled int
 }
 
 // Blocked is one rank stuck in an action.
@@ -170,6 +181,10 @@ func (e *DeadlockError) Error() string {
 		if r.Position != "" {
 			fmt.Fprintf(&b, " (%s)", r.Position)
 		}
+	}
+	if e.Stalled > 0 {
+		fmt.Fprintf(&b, "\n%d transfer(s) stalled: a link profile enabled them before their latency was paid, and nothing "+
+			"rescheduled them since (SimGrid 3.32 stalls there too; --cfg kairos/simgrid-quirks:no fixes it)", e.Stalled)
 	}
 	return b.String()
 }
@@ -189,26 +204,31 @@ type hostState struct {
 
 // simulation is one simulation in progress.
 type simulation struct {
-	cfg        Config
-	schedules  schedules // collective schedules, shared by their members
-	m          *Machine
-	meta       *trace.Meta
-	obs        Observer
-	now        float64
-	seq        uint64 // request creation order
-	heap       actionHeap
-	netSys     *maxmin.System
-	ib         *ibModel     // the IB model's state, with network/model:IB
-	profiled   []*hostState // hosts with a speed profile
-	linkEnergy []linkEnergy // with the link energy model only
-	cpuSys     *maxmin.System
-	hosts      []hostState
-	links      []*maxmin.Constraint
-	routes     []keyMap[int32, *route] // cached routes, by source host
-	ranks      []*rank
-	runq       []*rank
-	acts       []*action
-	freeIDs    []int32
+	cfg       Config
+	schedules schedules // collective schedules, shared by their members
+	m         *Machine
+	meta      *trace.Meta
+	obs       Observer
+	now       float64
+	seq       uint64 // request creation order
+	heap      actionHeap
+	netSys    *maxmin.System
+	ib        *ibModel     // the IB model's state, with network/model:IB
+	profiled  []*hostState // hosts with a speed profile
+	linkProfs []*linkProfile
+	// linkBw and linkLat are the links' current bandwidths and latencies,
+	// kept only where a link has a profile (nil otherwise).
+	linkBw, linkLat []float64
+	commSeq         uint64       // transfer start order
+	linkEnergy      []linkEnergy // with the link energy model only
+	cpuSys          *maxmin.System
+	hosts           []hostState
+	links           []*maxmin.Constraint
+	routes          []keyMap[int32, *route] // cached routes, by source host
+	ranks           []*rank
+	runq            []*rank
+	acts            []*action
+	freeIDs         []int32
 
 	freeActs []*action
 	// freed holds the actions ended since the last solve: their
@@ -243,7 +263,10 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
 	}
-	if cfg.Compat && cfg.Solver == SolverAuto && obs != nil && needsSimGridOrder(obs) {
+	if cfg.Compat && cfg.Solver == SolverAuto && (obs != nil && needsSimGridOrder(obs) || m.hasLinkProfiles()) {
+		// A flow a link profile enables before its latency is paid is
+		// rescheduled when a re-solve next reports it, which only
+		// SimGrid's re-solves do (see linkprofile.go).
 		cfg.Solver = SolverSimGrid
 	}
 	if cfg.Compat && cfg.Solver == SolverAuto {
@@ -378,6 +401,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		}
 		s.links = append(s.links, s.netSys.NewConstraint(l.Bandwidth, l.FatPipe))
 	}
+	if err := s.initLinkProfiles(); err != nil {
+		return nil, err
+	}
 	for i := 0; i < src.NumRanks(); i++ {
 		h := m.RankHost[i]
 		if h < 0 || h >= len(m.Hosts) {
@@ -445,6 +471,7 @@ func (s *simulation) loop() error {
 	}
 	if len(dl.Blocked) > 0 {
 		dl.Time = s.now
+		dl.Stalled = s.stalledFlows()
 		return &dl
 	}
 	return nil

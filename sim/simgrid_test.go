@@ -102,7 +102,7 @@ func runSimGridOut(dir, desc, plat, hosts string, n int, extra ...string) (float
 		}
 	}
 	if t < 0 {
-		return 0, "", fmt.Errorf("smpirun: %v\n%s", err, out)
+		return 0, string(out), fmt.Errorf("smpirun: %v\n%s", err, out)
 	}
 	return t, string(out), nil
 }

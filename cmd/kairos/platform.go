@@ -96,6 +96,11 @@ type platformLink struct {
 	Bandwidth float64 `json:"bandwidth"`
 	Latency   float64 `json:"latency"`
 	Sharing   string  `json:"sharing"`
+	// The bandwidth and latency profiles, as a host's speed profile.
+	BandwidthEvents int      `json:"bandwidth_profile_events,omitempty"`
+	BandwidthRepeat *float64 `json:"bandwidth_profile_repeat,omitempty"`
+	LatencyEvents   int      `json:"latency_profile_events,omitempty"`
+	LatencyRepeat   *float64 `json:"latency_profile_repeat,omitempty"`
 }
 
 func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
@@ -169,7 +174,14 @@ func describeRoute(p *platform.Platform, spec string) (platformRoute, error) {
 	}
 	pr := platformRoute{Src: hs.Name, Dst: hd.Name, Latency: lat, Links: []platformLink{}}
 	for _, l := range links {
-		pr.Links = append(pr.Links, platformLink{l.Name, l.Bandwidth, l.Latency, l.Sharing.String()})
+		pl := platformLink{Name: l.Name, Bandwidth: l.Bandwidth, Latency: l.Latency, Sharing: l.Sharing.String()}
+		if bp := l.BandwidthProfile; bp != nil {
+			pl.BandwidthEvents, pl.BandwidthRepeat = len(bp.Events), &bp.Repeat
+		}
+		if lp := l.LatencyProfile; lp != nil {
+			pl.LatencyEvents, pl.LatencyRepeat = len(lp.Events), &lp.Repeat
+		}
+		pr.Links = append(pr.Links, pl)
 	}
 	return pr, nil
 }
@@ -200,6 +212,18 @@ func placeRanks(p *platform.Platform, f *platformFlags, m platform.Mapping) ([]s
 	return out, nil
 }
 
+// writeProfile describes a profile of n values that repeats after
+// *repeat seconds (never if negative), if repeat is not nil.
+func writeProfile(b *strings.Builder, what string, n int, repeat *float64) {
+	if repeat == nil {
+		return
+	}
+	fmt.Fprintf(b, "  %s profile of %d values", what, n)
+	if *repeat >= 0 {
+		fmt.Fprintf(b, ", repeating %.6g s after the last", *repeat)
+	}
+}
+
 func writePlatformText(w io.Writer, r *platformJSON) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d hosts (%d cores), %d links\n", r.Platform, r.Hosts, r.Cores, r.Links)
@@ -211,12 +235,7 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 		if h.Power != "" {
 			fmt.Fprintf(&b, "  %s W", h.Power)
 		}
-		if h.ProfileRepeat != nil {
-			fmt.Fprintf(&b, "  speed profile of %d values", h.ProfileEvents)
-			if *h.ProfileRepeat >= 0 {
-				fmt.Fprintf(&b, ", repeating %.6g s after the last", *h.ProfileRepeat)
-			}
-		}
+		writeProfile(&b, "speed", h.ProfileEvents, h.ProfileRepeat)
 		b.WriteString("\n")
 	}
 	for _, rt := range r.Routes {
@@ -226,7 +245,10 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 		}
 		b.WriteString("\n")
 		for _, l := range rt.Links {
-			fmt.Fprintf(&b, "  %-40s %12.6g B/s  %10.4g s  %s\n", l.Name, l.Bandwidth, l.Latency, l.Sharing)
+			fmt.Fprintf(&b, "  %-40s %12.6g B/s  %10.4g s  %s", l.Name, l.Bandwidth, l.Latency, l.Sharing)
+			writeProfile(&b, "bandwidth", l.BandwidthEvents, l.BandwidthRepeat)
+			writeProfile(&b, "latency", l.LatencyEvents, l.LatencyRepeat)
+			b.WriteString("\n")
 		}
 	}
 	if len(r.Ranks) > 0 {

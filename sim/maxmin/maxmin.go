@@ -307,16 +307,13 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	}
 }
 
-// SetBound changes v's upper bound. SimGrid marks v's first constraint
-// modified (update_variable_bound), and through it, if v is enabled, its
-// others; a disabled variable's bound changes no share.
+// SetBound changes v's upper bound. SimGrid marks every constraint of v
+// modified (update_variable_bound), a disabled variable's too, although
+// its bound changes no share.
 func (s *System) SetBound(v *Variable, b float64) {
 	s.record(op{kind: opBound, v: v, x: b, old: v.bound})
 	v.bound = b
 	for i := range v.elems {
-		if i > 0 && v.penalty <= 0 {
-			break
-		}
 		s.touchCnst(v.elems[i].c)
 	}
 }
@@ -333,6 +330,19 @@ func (c *Constraint) Usage() float64 {
 		}
 	}
 	return u
+}
+
+// Used reports whether c has a variable, enabled or not (SimGrid's
+// constraint_used: a constraint stays active while any element is on it).
+func (c *Constraint) Used() bool { return len(c.elems) > 0 || c.ndis > 0 }
+
+// Enabled appends c's enabled variables to dst, newest first, as SimGrid
+// lists them (its enabled element set), and returns the extended slice.
+func (c *Constraint) Enabled(dst []*Variable) []*Variable {
+	for k := len(c.elems) - 1; k >= 0; k-- {
+		dst = append(dst, c.elems[k].v)
+	}
+	return dst
 }
 
 // SetConstraintBound changes c's capacity (SimGrid's

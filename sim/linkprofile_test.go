@@ -1,0 +1,220 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kairos/platform"
+	"kairos/sim"
+)
+
+// linkProfilePlatform is 6 hosts in a Full zone, each with its own link
+// (node-5's SPLITDUPLEX) to a shared backbone. The backbone and the links
+// of node-1 and node-5 have bandwidth profiles, the links of node-2 and
+// node-5 latency profiles, with events while random traces run, at dates
+// no two profiles share. The links but node-5's draw power
+// (wattage_range).
+func linkProfilePlatform(t testing.TB, dir string) string {
+	t.Helper()
+	files := map[string]string{
+		"bb-bw.txt":  "0.0021 50000000\n0.0057 200000000\nLOOPAFTER 0.004\n",
+		"l1-bw.txt":  "0.00137 30000000\n0.00311 125000000\nPERIODICITY 0.0047\n",
+		"l5-bw.txt":  "0.00089 300000000\n0.00263 60000000\nPERIODICITY 0.0061\n",
+		"l2-lat.txt": "0.00173 0.0002\n0.00391 0.000005\nPERIODICITY 0.0053\n",
+		"l5-lat.txt": "0.00241 0.00012\n0.00457 0.00003\nPERIODICITY 0.0071\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+`)
+	const n = 6
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "    <host id=\"node-%d\" speed=\"1Gf\"/>\n", i)
+	}
+	extra := map[int]string{1: ` bandwidth_file="l1-bw.txt"`, 2: ` latency_file="l2-lat.txt"`,
+		5: ` sharing_policy="SPLITDUPLEX" bandwidth_file="l5-bw.txt" latency_file="l5-lat.txt"`}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "    <link id=\"l%d\" bandwidth=\"125MBps\" latency=\"50us\"%s>", i, extra[i])
+		if i != 5 {
+			fmt.Fprintf(&b, "<prop id=\"wattage_range\" value=\"%d:%d\"/>", 10+i, 30+2*i)
+		}
+		b.WriteString("</link>\n")
+	}
+	b.WriteString("    <link id=\"bb\" bandwidth=\"250MBps\" latency=\"20us\" bandwidth_file=\"bb-bw.txt\"><prop id=\"wattage_range\" value=\"50:200\"/></link>\n")
+	ctn := func(i int, up bool) string {
+		switch {
+		case i != 5:
+			return fmt.Sprintf(`<link_ctn id="l%d"/>`, i)
+		case up:
+			return `<link_ctn id="l5" direction="UP"/>`
+		}
+		return `<link_ctn id="l5" direction="DOWN"/>`
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i != j {
+				fmt.Fprintf(&b, "    <route src=\"node-%d\" dst=\"node-%d\" symmetrical=\"NO\">%s<link_ctn id=\"bb\"/>%s</route>\n", i, j, ctn(i, true), ctn(j, false))
+			}
+		}
+	}
+	b.WriteString("  </zone>\n</platform>\n")
+	path := filepath.Join(dir, "links.xml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// simgridDeadlock is the line SimGrid prints when the replay stalls.
+var simgridDeadlock = regexp.MustCompile(`^\[([0-9.]+)\] Oops! Deadlock detected`)
+
+// TestLinkProfilesMatchSimGrid replays random traces on links whose
+// bandwidth and latency change over time, with one and two ranks per
+// host: the times must be SimGrid's. Where a profile event enables a flow
+// still paying its latency, SimGrid never reschedules it unless a later
+// re-solve reports it, and may stall: Kairos must then report a deadlock
+// at SimGrid's date.
+func TestLinkProfilesMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 80)
+	dir := t.TempDir()
+	xml := linkProfilePlatform(t, dir)
+	p, err := platform.Load(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		names []string
+		cfg   []string
+	}{
+		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, nil},
+		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, nil},
+		// Latencies paid at once: fewer flows an event finds paying theirs.
+		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, []string{"smpi/lat-factor:0:0.1"}},
+		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"smpi/lat-factor:0:0.1", "network/crosstraffic:0"}},
+	} {
+		kcfg := sim.DefaultConfig()
+		sgArgs := setBoth(t, &kcfg, c.cfg)
+		hostfile := writeHostfile(t, dir, c.names)
+		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		deploy := deployer(t, p, c.names)
+		stalled, aborted := 0, 0
+		for seed := 0; seed < seeds; seed++ {
+			rng := rand.New(rand.NewPCG(uint64(seed), 13))
+			n := 2 + rng.IntN(7)
+			text, tr := writeRandomTrace(t, dir, rng, n)
+			res, kerr := sim.Run(tr, deploy(n), kcfg, nil)
+			_, out, _ := runSimGridOut(dir, "desc", xml, hostfile, n, sgArgs...)
+			sg, sgStalled := simgridEnd(out)
+			var dl *sim.DeadlockError
+			switch {
+			case strings.Contains(out, "Variable penalty should not be negative!"):
+				if kerr == nil || !strings.Contains(kerr.Error(), "should not be negative") {
+					t.Errorf("%v seed %d (%d ranks): SimGrid aborts on a negative penalty, Kairos: %v\n%s", c.cfg, seed, n, kerr, text)
+				}
+				aborted++
+			case sg < 0:
+				t.Fatalf("%v seed %d: SimGrid printed no end:\n%s", c.cfg, seed, out)
+			case errors.As(kerr, &dl):
+				if !sgStalled || math.Abs(dl.Time-sg) > 1e-9 {
+					t.Errorf("%v seed %d (%d ranks): Kairos: %v; SimGrid: %s\n%s", c.cfg, seed, n, kerr, out, text)
+				}
+				stalled++
+			case kerr != nil:
+				t.Errorf("%v seed %d: %v\n%s", c.cfg, seed, kerr, text)
+			case sgStalled || math.Abs(res.Time-sg) > 1e-9:
+				t.Errorf("%v seed %d (%d ranks): Kairos %.9f, SimGrid %.9f (stalled: %v)\n%s", c.cfg, seed, n, res.Time, sg, sgStalled, text)
+			}
+		}
+		t.Logf("%d hosts in the hostfile, %v: %d random traces, %d ended, %d stalled and %d aborted in both", len(c.names), c.cfg, seeds, seeds-stalled-aborted, stalled, aborted)
+	}
+}
+
+// TestLinkProfilesEnergyMatchesSimGrid: with the link_energy plugin, whose
+// power takes the bandwidth a link has when it updates, every link's energy
+// is SimGrid's (latencies paid at once, so that few replays stall).
+func TestLinkProfilesEnergyMatchesSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 60)
+	dir := t.TempDir()
+	xml := linkProfilePlatform(t, dir)
+	p, err := platform.Load(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}
+	pluginDifferential(t, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), len(names), seeds, 31, "link_energy",
+		func(name string, res *sim.Result, out string) bool {
+			return compareLinkEnergy(t, name, res.LinkEnergy, out)
+		}, "smpi/lat-factor:0:0.1")
+}
+
+// TestLinkProfilesWithoutQuirks replays the random traces of
+// TestLinkProfilesMatchSimGrid, on which SimGrid's quirks stall or abort
+// most replays, with those quirks fixed: every replay must end, and the
+// analytic mode must end too.
+func TestLinkProfilesWithoutQuirks(t *testing.T) {
+	dir := t.TempDir()
+	p, err := platform.Load(linkProfilePlatform(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}
+	deploy := deployer(t, p, names)
+	fixed := sim.DefaultConfig()
+	if err := fixed.Set("kairos/simgrid-quirks", "no"); err != nil {
+		t.Fatal(err)
+	}
+	analytic := sim.DefaultConfig()
+	analytic.Analytic = true
+	for seed := 0; seed < 80; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 13))
+		n := 2 + rng.IntN(7)
+		text, tr := writeRandomTrace(t, dir, rng, n)
+		for _, cfg := range []sim.Config{fixed, analytic} {
+			res, err := sim.Run(tr, deploy(n), cfg, nil)
+			if err != nil || !(res.Time > 0) {
+				t.Fatalf("seed %d (analytic %v): %v\n%s", seed, cfg.Analytic, err, text)
+			}
+		}
+	}
+}
+
+// linkProfileFailure reports whether err is a replay that link profiles'
+// quirks stalled or aborted.
+func linkProfileFailure(err error) bool {
+	var dl *sim.DeadlockError
+	return errors.As(err, &dl) && dl.Stalled > 0 || strings.Contains(err.Error(), "should not be negative")
+}
+
+// simgridEnd returns the simulated time smpirun's output ends at (its
+// last "Simulation time", or the date the replay stalled at), and whether
+// it stalled, or -1.
+func simgridEnd(out string) (float64, bool) {
+	end := -1.0
+	for _, line := range strings.Split(out, "\n") {
+		if m := simgridDeadlock.FindStringSubmatch(line); m != nil {
+			v, _ := strconv.ParseFloat(m[1], 64)
+			return v, true
+		}
+		if m := simgridClock.FindStringSubmatch(line); m != nil {
+			end, _ = strconv.ParseFloat(m[1], 64)
+		}
+	}
+	return end, false
+}
