@@ -86,6 +86,8 @@ func TestParseErrors(t *testing.T) {
 DET 1 UNIF 0 1</trace>`, `stochastic profiles are not supported`},
 		{"link availability profile", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
 <trace id="t" periodicity="1">0 1</trace><trace_connect kind="LINK_AVAIL" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: LINK_AVAIL profiles are not supported`},
+		{"profile twice", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="s.txt" periodicity="1">0 1</trace>
+<link id="l" bandwidth="1GBps" bandwidth_file="s.txt"/></zone>`, `p.xml:5: <link> attribute bandwidth_file: refusing to define trace "s.txt" twice`},
 		{"link bandwidth trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><link id="l" bandwidth="1GBps"/></zone>
 <trace id="t" periodicity="1">0 1</trace><trace_connect kind="BANDWIDTH" trace="t" element="l"/>`, `p.xml:5: <trace_connect> attribute kind: SimGrid 3.32 cannot connect a <trace> to a link (it aborts: "Cannot set a bandwidth profile once the Link is sealed"); give the <link> a bandwidth_file`},
 		{"trace of no host", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>

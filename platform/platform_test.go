@@ -605,10 +605,10 @@ func TestProfileFileErrors(t *testing.T) {
 // TestLinkProfiles: a link's bandwidth_file and latency_file are read
 // beside the platform, both halves of a SPLITDUPLEX link take the pair's,
 // a bad one is located in its own file, and Scale scales their values
-// once for links that share a profile.
+// once for links that share a profile (a SPLITDUPLEX link's halves).
 func TestLinkProfiles(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range map[string]string{"bw.txt": "0 1e8\n1 2e8\nPERIODICITY 3\n", "lat.txt": "0.5 1e-4\n", "bad.txt": "0 1e8\n0.5\n"} {
+	for name, text := range map[string]string{"bw.txt": "0 1e8\n1 2e8\nPERIODICITY 3\n", "bw2.txt": "0 1e8\n1 2e8\nPERIODICITY 3\n", "lat.txt": "0.5 1e-4\n", "bad.txt": "0 1e8\n0.5\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -624,7 +624,7 @@ func TestLinkProfiles(t *testing.T) {
 		return plat
 	}
 	p, err := Load(write(`<link id="s" bandwidth="1GBps" bandwidth_file="bw.txt" latency_file="lat.txt"/>
-<link id="d" bandwidth="1GBps" sharing_policy="SPLITDUPLEX" bandwidth_file="bw.txt"/>`))
+<link id="d" bandwidth="1GBps" sharing_policy="SPLITDUPLEX" bandwidth_file="bw2.txt"/>`))
 	if err != nil {
 		t.Fatal(err)
 	}

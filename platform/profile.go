@@ -136,6 +136,9 @@ type traceConnect struct {
 // beside the platform file.
 func (ps *parser) readProfileFile(f *frame, attr string) (*Profile, error) {
 	name := f.attrs[attr]
+	if err := ps.defineProfile(f, attr, name); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(name)
 	if err != nil && !filepath.IsAbs(name) {
 		alt := filepath.Join(filepath.Dir(ps.file), name)
@@ -154,6 +157,17 @@ func (ps *parser) readProfileFile(f *frame, attr string) (*Profile, error) {
 	return p, err
 }
 
+// defineProfile records a profile's name, or says it is defined already,
+// as SimGrid 3.32 does (a profile file is read once: two hosts or links
+// cannot name the same one).
+func (ps *parser) defineProfile(f *frame, attr, name string) error {
+	if ps.profileNames[name] {
+		return ps.errAt(f, attr, "refusing to define trace %q twice (SimGrid 3.32 aborts: a profile, file or <trace>, can be given once)", name)
+	}
+	ps.profileNames[name] = true
+	return nil
+}
+
 // trace reads a <trace>: from its file (whose own PERIODICITY lines count,
 // not the attribute, as in SimGrid) or from its text.
 func (ps *parser) trace(f *frame) error {
@@ -165,7 +179,7 @@ func (ps *parser) trace(f *frame) error {
 	var err error
 	if f.attrs["file"] != "" {
 		p, err = ps.readProfileFile(f, "file")
-	} else {
+	} else if err = ps.defineProfile(f, "id", id); err == nil {
 		period, perr := strconv.ParseFloat(strings.TrimSpace(f.attrs["periodicity"]), 64)
 		if perr != nil {
 			return ps.errAt(f, "periodicity", "%q is not a number", f.attrs["periodicity"])

@@ -132,6 +132,10 @@ type parser struct {
 	given map[string]bool // platform settings set by the caller
 
 	traces   map[string]*Profile // <trace>s by id
+	// profileNames holds the names of the profiles defined so far, a
+	// file's by its path as given, a <trace>'s text by its id: SimGrid
+	// refuses to define one twice.
+	profileNames map[string]bool
 	connects []traceConnect
 }
 
@@ -145,7 +149,7 @@ func Parse(r io.Reader, name string) (*Platform, error) {
 // value) that shape the platform (IsPlatformSetting): as in SimGrid, they
 // win over the file's <config>. Other keys are ignored.
 func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform, error) {
-	ps := &parser{b: newBuilder(name), file: name, given: map[string]bool{}, traces: map[string]*Profile{}}
+	ps := &parser{b: newBuilder(name), file: name, given: map[string]bool{}, traces: map[string]*Profile{}, profileNames: map[string]bool{}}
 	for k, v := range settings {
 		if !IsPlatformSetting(k) {
 			continue

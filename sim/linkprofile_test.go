@@ -18,9 +18,10 @@ import (
 
 // linkProfilePlatform is 6 hosts in a Full zone, each with its own link
 // (node-5's SPLITDUPLEX) to a shared backbone. The backbone and the links
-// of node-1 and node-5 have bandwidth profiles, the links of node-2 and
-// node-5 latency profiles, with events while random traces run, at dates
-// no two profiles share. The links but node-5's draw power
+// of node-1, node-3 and node-5 have bandwidth profiles, the links of
+// node-2 and node-5 latency profiles, and node-4 a speed profile, with
+// events while random traces run, at dates no two profiles share but 0
+// (applied before the replay starts, as SimGrid's presolve does). The links but node-5's draw power
 // (wattage_range).
 func linkProfilePlatform(t testing.TB, dir string) string {
 	t.Helper()
@@ -30,6 +31,8 @@ func linkProfilePlatform(t testing.TB, dir string) string {
 		"l5-bw.txt":  "0.00089 300000000\n0.00263 60000000\nPERIODICITY 0.0061\n",
 		"l2-lat.txt": "0.00173 0.0002\n0.00391 0.000005\nPERIODICITY 0.0053\n",
 		"l5-lat.txt": "0.00241 0.00012\n0.00457 0.00003\nPERIODICITY 0.0071\n",
+		"l3-bw.txt":  "0 60000000\n0.00449 125000000\nPERIODICITY 0.0091\n",
+		"h4.txt":     "0 0.7\n0.00373 1.3\nPERIODICITY 0.0083\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -44,9 +47,13 @@ func linkProfilePlatform(t testing.TB, dir string) string {
 `)
 	const n = 6
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "    <host id=\"node-%d\" speed=\"1Gf\"/>\n", i)
+		speed := ""
+		if i == 4 {
+			speed = ` speed_file="h4.txt"`
+		}
+		fmt.Fprintf(&b, "    <host id=\"node-%d\" speed=\"1Gf\"%s/>\n", i, speed)
 	}
-	extra := map[int]string{1: ` bandwidth_file="l1-bw.txt"`, 2: ` latency_file="l2-lat.txt"`,
+	extra := map[int]string{1: ` bandwidth_file="l1-bw.txt"`, 2: ` latency_file="l2-lat.txt"`, 3: ` bandwidth_file="l3-bw.txt"`,
 		5: ` sharing_policy="SPLITDUPLEX" bandwidth_file="l5-bw.txt" latency_file="l5-lat.txt"`}
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "    <link id=\"l%d\" bandwidth=\"125MBps\" latency=\"50us\"%s>", i, extra[i])

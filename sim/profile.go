@@ -96,6 +96,31 @@ func (ps *profileState) pop() float64 {
 	return ev.Value
 }
 
+// presolve applies the profile events of date 0 before any rank starts,
+// as SimGrid's EngineImpl::presolve does.
+func (s *simulation) presolve() {
+	for {
+		ps, h, l := s.nextProfile()
+		if ps == nil || ps.date > s.now {
+			return
+		}
+		at := ps.date
+		if v := ps.pop(); v >= 0 {
+			s.applyProfile(h, l, v, at)
+		}
+	}
+}
+
+// applyProfile applies value v of a profile event of date at to host h,
+// or to link l.
+func (s *simulation) applyProfile(h *hostState, l *linkProfile, v, at float64) {
+	if h != nil {
+		s.setSpeedScale(h, v, at)
+	} else {
+		s.setLinkValue(l, v, at)
+	}
+}
+
 // profileEvents applies the profile events due by the next action event at
 // date next (EngineImpl::solve) and returns the date time advances to.
 func (s *simulation) profileEvents(next float64) float64 {
@@ -111,11 +136,7 @@ func (s *simulation) profileEvents(next float64) float64 {
 				if h != nil || s.links[l.link].Used() {
 					delta = at - s.now // a CPU always counts as used
 				}
-				if h != nil {
-					s.setSpeedScale(h, v, at)
-				} else {
-					s.setLinkValue(l, v, at)
-				}
+				s.applyProfile(h, l, v, at)
 			}
 			ps, h, l = s.nextProfile()
 		}

@@ -435,6 +435,7 @@ func (s *simulation) close() {
 // loop is the simulation: run every runnable rank until it blocks, then
 // advance the clock to the next resource event, until nothing is left.
 func (s *simulation) loop() error {
+	s.presolve()
 	for {
 		for i := 0; i < len(s.runq); i++ {
 			// Ranks woken while running others are appended and run in
