@@ -131,12 +131,12 @@ type parser struct {
 	stack []*frame
 	given map[string]bool // platform settings set by the caller
 
-	traces   map[string]*Profile // <trace>s by id
+	traces map[string]*Profile // <trace>s by id
 	// profileNames holds the names of the profiles defined so far, a
 	// file's by its path as given, a <trace>'s text by its id: SimGrid
 	// refuses to define one twice.
 	profileNames map[string]bool
-	connects []traceConnect
+	connects     []traceConnect
 }
 
 // Parse reads a SimGrid platform XML description; name is used in error
