@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -111,8 +112,10 @@ func (s *simulation) setLinkValue(l *linkProfile, v, at float64) {
 			}
 			s.netSys.SetBound(a.v, b)
 		}
-		if !s.cfg.Compat && a.v.Penalty() <= 0 {
-			continue // enabled with its new penalty once its latency is paid
+		if !s.cfg.Compat && (a.v.Penalty() <= 0 || a.penalty <= 0) {
+			// Enabled with its new penalty once its latency is paid; or
+			// its latency and weight-S terms are gone, to rounding.
+			continue
 		}
 		if a.penalty < 0 && s.err == nil {
 			what := "bandwidth"
@@ -151,7 +154,7 @@ func (s *simulation) flowsOn(i int32) []*action {
 			out = append(out, a)
 		}
 	}
-	slices.SortFunc(out[first:], func(a, b *action) int { return cmpU64(a.seq, b.seq) })
+	slices.SortFunc(out[first:], func(a, b *action) int { return cmp.Compare(a.seq, b.seq) })
 	return out
 }
 
@@ -159,16 +162,6 @@ func (s *simulation) flowsOn(i int32) []*action {
 func (s *simulation) crosses(a *action, i int32) bool {
 	rt := s.route(s.ranks[a.comm.src].host, s.ranks[a.comm.dst].host)
 	return slices.Contains(rt.idx[:len(rt.links)], i)
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // stalled reports whether a is a transfer that a link profile enabled
