@@ -65,27 +65,33 @@ func TestRoutesMatchSimGrid(t *testing.T) {
 	cases := []struct {
 		path   string
 		stride int
+		noself bool
 	}{
-		{filepath.Join(examples, "cluster_backbone.xml"), 3},
-		{filepath.Join(examples, "cluster_crossbar.xml"), 4099},
-		{filepath.Join(examples, "cluster_dragonfly.xml"), 1},
-		{filepath.Join(examples, "cluster_fat_tree.xml"), 1},
-		{filepath.Join(examples, "cluster_torus.xml"), 1},
-		{filepath.Join(examples, "small_platform.xml"), 1},
-		{filepath.Join(examples, "small_platform_with_routers.xml"), 1},
-		{testenv.Shared(t, "traces/ti/simgrid-replay-multiple-32/cluster32.xml"), 1},
-		{testenv.Shared(t, "traces/ti/smpi-ring4/cluster4.xml"), 1},
-		{filepath.Join("testdata", "nested.xml"), 1},
-		{filepath.Join("testdata", "graphs.xml"), 1},
-		{filepath.Join("testdata", "topologies.xml"), 1},
-		{filepath.Join("testdata", "topologies2.xml"), 1},
-		{filepath.Join("testdata", "recursive.xml"), 1},
-		{filepath.Join("testdata", "starzones.xml"), 1},
+		{filepath.Join(examples, "cluster_backbone.xml"), 3, false},
+		{filepath.Join(examples, "cluster_crossbar.xml"), 4099, false},
+		{filepath.Join(examples, "cluster_dragonfly.xml"), 1, false},
+		{filepath.Join(examples, "cluster_fat_tree.xml"), 1, false},
+		{filepath.Join(examples, "cluster_torus.xml"), 1, false},
+		{filepath.Join(examples, "small_platform.xml"), 1, false},
+		{filepath.Join(examples, "small_platform_with_routers.xml"), 1, false},
+		{testenv.Shared(t, "traces/ti/simgrid-replay-multiple-32/cluster32.xml"), 1, false},
+		{testenv.Shared(t, "traces/ti/smpi-ring4/cluster4.xml"), 1, false},
+		{filepath.Join("testdata", "nested.xml"), 1, false},
+		{filepath.Join("testdata", "graphs.xml"), 1, false},
+		{filepath.Join("testdata", "topologies.xml"), 1, false},
+		{filepath.Join("testdata", "topologies2.xml"), 1, false},
+		{filepath.Join("testdata", "recursive.xml"), 1, false},
+		{filepath.Join("testdata", "starzones.xml"), 1, false},
+		{filepath.Join("testdata", "nonezones.xml"), 1, true},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			t.Parallel()
-			out, err := exec.Command(tool, c.path, strconv.Itoa(c.stride)).Output()
+			args := []string{c.path, strconv.Itoa(c.stride)}
+			if c.noself {
+				args = append(args, "noself")
+			}
+			out, err := exec.Command(tool, args...).Output()
 			if err != nil {
 				t.Fatalf("sgroutes %s: %v", c.path, err)
 			}

@@ -9,14 +9,17 @@
 // reproduce SimGrid's routing link for link, in order, with the latency
 // summed in SimGrid's order: Full, Floyd and Dijkstra zones over declared
 // routes, nested zones joined by zoneRoutes through gateways, flat
-// clusters and routing="Cluster" zones (SimGrid's StarZone), and the
-// TORUS, FAT_TREE and DRAGONFLY cluster topologies. SimGrid behaviours
-// kept on purpose:
+// clusters and routing="Cluster" zones (SimGrid's StarZone), routing="None"
+// zones (EmptyZone), and the TORUS, FAT_TREE and DRAGONFLY cluster
+// topologies. SimGrid behaviours kept on purpose:
 //
 //   - a Full, Floyd or Dijkstra zone without child zones routes a host to
 //     itself through the FATPIPE "__loopback__" link (network/loopback-bw
 //     10 GB/s, -lat 0, changeable in <config>) unless a route is declared;
 //     an undeclared route between two hosts of a Full zone is empty;
+//   - a routing="None" zone has no route inside it, not even from a host
+//     to itself (SimGrid aborts: an error here), but its hosts can be the
+//     gateways that end zoneRoutes;
 //   - a cluster's sharing_policy FATPIPE gives SHARED private links (3.32
 //     ignores it), and its backbone exists when bb_bw or bb_lat is > 0;
 //   - in a flat cluster a route lists limiter, link UP, backbone, link

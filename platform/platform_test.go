@@ -654,3 +654,40 @@ func TestLinkProfiles(t *testing.T) {
 		t.Errorf("error %v\nwant %s", err, want)
 	}
 }
+
+// TestNoneZone: a routing="None" zone (SimGrid's EmptyZone) has no route
+// inside it, even from a host to itself, and takes no <route>; its host
+// can end a zoneRoute (see testdata/nonezones.xml, compared with SimGrid).
+func TestNoneZone(t *testing.T) {
+	p, err := Parse(strings.NewReader(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="root" routing="Full">
+<zone id="pair" routing="None"><host id="p0" speed="1Gf"/><host id="p1" speed="1Gf"/></zone>
+<zone id="far" routing="Full"><host id="f" speed="1Gf"/></zone>
+<link id="wan" bandwidth="1MBps" latency="1ms"/>
+<zoneRoute src="pair" dst="far" gw_src="p0" gw_dst="f"><link_ctn id="wan"/></zoneRoute>
+</zone></platform>`), "n.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := func(name string) *Host {
+		h, ok := p.Host(name)
+		if !ok {
+			t.Fatalf("no host %s", name)
+		}
+		return h
+	}
+	if links, lat, err := p.RouteErr(host("p0"), host("f")); err != nil || len(links) != 1 || lat != 1e-3 {
+		t.Errorf("p0 -> f: %v %v %v", links, lat, err)
+	}
+	for _, pair := range [][2]string{{"p0", "p1"}, {"p1", "p1"}, {"p1", "f"}} {
+		if _, _, err := p.RouteErr(host(pair[0]), host(pair[1])); err == nil || !strings.Contains(err.Error(), `zone pair has routing="None"`) {
+			t.Errorf("%s -> %s: error %v", pair[0], pair[1], err)
+		}
+	}
+	_, err = Parse(strings.NewReader(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="None"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="l" bandwidth="1GBps"/><route src="a" dst="b"><link_ctn id="l"/></route></zone></platform>`), "n.xml")
+	if err == nil || !strings.Contains(err.Error(), "n.xml:3: <route>") || !strings.Contains(err.Error(), "accepts no route") {
+		t.Errorf("route in a None zone: %v", err)
+	}
+}

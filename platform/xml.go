@@ -383,8 +383,10 @@ func (ps *parser) openZone(f *frame) error {
 	case "cluster":
 		z.rt = &starZone{z: z}
 		f.star = &clusterZoneArgs{}
-	case "none", "vivaldi", "wifi":
-		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra, DijkstraCache and Cluster zones, and <cluster>)", routing)
+	case "none":
+		z.rt = &noneZone{z: z}
+	case "vivaldi", "wifi":
+		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra, DijkstraCache, Cluster and None zones, and <cluster>)", routing)
 	default:
 		return ps.errAt(f, "routing", "%q is not a valid routing model (expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or Wifi)", routing)
 	}

@@ -226,3 +226,17 @@ func (f *fullZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Li
 	}
 	return addLinks(links, lat, r.links...), r.gwSrc, r.gwDst, nil
 }
+
+// noneZone is SimGrid's EmptyZone (routing="None"): a host in it can be
+// the gateway that ends a <zoneRoute>, but a route inside it, even from a
+// host to itself, is an error (SimGrid aborts on it).
+type noneZone struct{ z *zone }
+
+func (n *noneZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+	return nil, nil, nil, fmt.Errorf("zone %s has routing=\"None\", with no route inside it, here from %s (SimGrid 3.32 aborts: \"There can't be route in an Empty zone\")", n.z.name, src.name)
+}
+
+// addRoute refuses every route, as SimGrid's EmptyZone does.
+func (n *noneZone) addRoute(src, dst *netpoint, _ []linkRef, _, _ *netpoint, _ bool) error {
+	return fmt.Errorf("zone %s has routing=\"None\": it accepts no route (SimGrid 3.32 aborts: \"does not accept new routes\")", n.z.name)
+}
