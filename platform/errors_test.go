@@ -2,6 +2,8 @@ package platform
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,7 +75,12 @@ func TestParseErrors(t *testing.T) {
 <zone id="y" routing="Full"/></zone>`, `p.xml:5: <zone> cannot be mixed with <host/router/route> elements in zone z`},
 		{"unsupported routing", `<zone id="z" routing="Vivaldi"/>`, `routing "Vivaldi" is not supported`},
 		{"unsupported element", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
-<bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> is not supported`},
+<peer id="p" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>`, `p.xml:5: <peer> (Vivaldi zones) is not supported`},
+		{"empty bypass", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
+<bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> bypass route between a and a cannot be empty`},
+		{"bypass twice", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
+<bypassRoute src="a" dst="b"><link_ctn id="l"/></bypassRoute><bypassRoute src="a" dst="b"><link_ctn id="l"/></bypassRoute></zone>`,
+			`p.xml:5: <bypassRoute> the bypass route between a and b already exists`},
 		{"profiles", `<zone id="z" routing="Full"><host id="a" speed="1Gf" state_file="s.txt"/></zone>`, `attribute state_file: availability profiles are not supported`},
 		{"missing speed file", `<zone id="z" routing="Full"><host id="a" speed="1Gf" speed_file="no-such-speed.txt"/></zone>`, `p.xml:4: <host> attribute speed_file: open no-such-speed.txt`},
 		{"bad trace", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="-1">
@@ -237,6 +244,13 @@ func FuzzParse(f *testing.F) {
 		hdr + `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><trace id="t" periodicity="2">0 1
 0.5 0.25
 PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone></platform>`,
+	}
+	for _, name := range []string{"bypass.xml", "nonezones.xml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		seeds = append(seeds, string(b))
 	}
 	for _, s := range seeds {
 		f.Add(s)

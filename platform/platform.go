@@ -10,13 +10,18 @@
 // summed in SimGrid's order: Full, Floyd and Dijkstra zones over declared
 // routes, nested zones joined by zoneRoutes through gateways, flat
 // clusters and routing="Cluster" zones (SimGrid's StarZone), routing="None"
-// zones (EmptyZone), and the TORUS, FAT_TREE and DRAGONFLY cluster
-// topologies. SimGrid behaviours kept on purpose:
+// zones (EmptyZone), bypass routes, and the TORUS, FAT_TREE and DRAGONFLY
+// cluster topologies. SimGrid behaviours kept on purpose:
 //
 //   - a Full, Floyd or Dijkstra zone without child zones routes a host to
 //     itself through the FATPIPE "__loopback__" link (network/loopback-bw
 //     10 GB/s, -lat 0, changeable in <config>) unless a route is declared;
 //     an undeclared route between two hosts of a Full zone is empty;
+//   - a bypass route serves only routes whose common ancestor is the zone
+//     declaring it; between zones, the first of the pairs of zones on the
+//     ways up from the route's ends, in SimGrid's order of pairs (a
+//     <bypassRoute> found that way, without gateways, is an error where
+//     SimGrid crashes);
 //   - a routing="None" zone has no route inside it, not even from a host
 //     to itself (SimGrid aborts: an error here), but its hosts can be the
 //     gateways that end zoneRoutes;
@@ -141,6 +146,7 @@ type Platform struct {
 	mu    sync.RWMutex
 	cache map[uint64]cachedRoute
 	calc  sync.Mutex // serialises route computation (zones keep scratch state)
+	depth int        // of globalRoute's recursion, under calc
 }
 
 // maxCachedRoutes bounds the route cache (about 100 bytes per entry): an

@@ -85,6 +85,9 @@ var specs = map[string]*elemSpec{
 		enums: map[string][]string{"symmetrical": {"YES", "NO", "yes", "no"}}, children: []string{"link_ctn"}},
 	"ASroute": {attrs: map[string]string{"src": req, "dst": req, "gw_src": req, "gw_dst": req, "symmetrical": "YES"},
 		enums: map[string][]string{"symmetrical": {"YES", "NO", "yes", "no"}}, children: []string{"link_ctn"}},
+	"bypassRoute":     {attrs: map[string]string{"src": req, "dst": req}, children: []string{"link_ctn"}},
+	"bypassZoneRoute": {attrs: map[string]string{"src": req, "dst": req, "gw_src": req, "gw_dst": req}, children: []string{"link_ctn"}},
+	"bypassASroute":   {attrs: map[string]string{"src": req, "dst": req, "gw_src": req, "gw_dst": req}, children: []string{"link_ctn"}},
 	"link_ctn": {attrs: map[string]string{"id": req, "direction": "NONE"},
 		enums: map[string][]string{"direction": {"UP", "DOWN", "NONE"}}},
 	"backbone": {attrs: map[string]string{"id": req, "bandwidth": req, "latency": req}},
@@ -98,17 +101,14 @@ var specs = map[string]*elemSpec{
 
 // unsupported are SimGrid elements kairos recognises but does not model.
 var unsupported = map[string]string{
-	"include":         "was removed in SimGrid 3.18",
-	"storage":         "was removed in SimGrid 3.27",
-	"storage_type":    "was removed in SimGrid 3.27",
-	"mount":           "was removed in SimGrid 3.27",
-	"random":          "is not supported",
-	"peer":            "(Vivaldi zones) is not supported",
-	"bypassRoute":     "is not supported",
-	"bypassASroute":   "is not supported",
-	"bypassZoneRoute": "is not supported",
-	"process":         "(deployment) does not belong in a platform for kairos: use a hostfile",
-	"actor":           "(deployment) does not belong in a platform for kairos: use a hostfile",
+	"include":      "was removed in SimGrid 3.18",
+	"storage":      "was removed in SimGrid 3.27",
+	"storage_type": "was removed in SimGrid 3.27",
+	"mount":        "was removed in SimGrid 3.27",
+	"random":       "is not supported",
+	"peer":         "(Vivaldi zones) is not supported",
+	"process":      "(deployment) does not belong in a platform for kairos: use a hostfile",
+	"actor":        "(deployment) does not belong in a platform for kairos: use a hostfile",
 }
 
 // frame is an open element.
@@ -432,8 +432,42 @@ func (ps *parser) end() error {
 		err = ps.route(f)
 	case "zoneRoute", "ASroute":
 		err = ps.zoneRoute(f)
+	case "bypassRoute", "bypassZoneRoute", "bypassASroute":
+		err = ps.bypassRoute(f)
 	}
 	return err
+}
+
+// bypassRoute reads a <bypassRoute> (between hosts or routers) or a
+// <bypassZoneRoute> (between zones, through gateways), which the current
+// zone uses instead of its routes where it is the common ancestor of a
+// route's ends (NetZoneImpl::add_bypass_route).
+func (ps *parser) bypassRoute(f *frame) error {
+	z := ps.b.cur
+	attrs := []string{"src", "dst"}
+	if f.name != "bypassRoute" {
+		attrs = append(attrs, "gw_src", "gw_dst")
+	}
+	var nps [4]*netpoint
+	for i, attr := range attrs {
+		np, err := ps.endpoint(f, attr)
+		if err != nil {
+			return err
+		}
+		nps[i] = np
+	}
+	key := [2]*netpoint{nps[0], nps[1]}
+	if len(f.refs) == 0 {
+		return ps.errAt(f, "", "bypass route between %s and %s cannot be empty", key[0].name, key[1].name)
+	}
+	if z.bypass == nil {
+		z.bypass = map[[2]*netpoint]*zroute{}
+	}
+	if _, dup := z.bypass[key]; dup {
+		return ps.errAt(f, "", "the bypass route between %s and %s already exists", key[0].name, key[1].name)
+	}
+	z.bypass[key] = &zroute{links: resolve(f.refs, false), gwSrc: nps[2], gwDst: nps[3]}
+	return nil
 }
 
 func (ps *parser) prop(f *frame) error {

@@ -31,6 +31,9 @@ type zone struct {
 	vertices []*netpoint
 	children []*zone
 	rt       router
+	// bypass holds the zone's <bypassRoute>s and <bypassZoneRoute>s by
+	// their ends.
+	bypass map[[2]*netpoint]*zroute
 }
 
 // recursive reports SimGrid's RoutingMode::recursive: the zone has child
@@ -93,14 +96,26 @@ func commonAncestors(src, dst *netpoint) (common, srcAnc, dstAnc *zone) {
 
 var errNoGateway = errors.New("no route between the zones (missing zoneRoute)")
 
+// maxRouteDepth bounds the recursion of a route through zones and bypass
+// routes, far above any real nesting.
+const maxRouteDepth = 256
+
 // globalRoute mirrors NetZoneImpl::get_global_route: the route inside the
 // common ancestor, completed recursively from src to the source gateway and
 // from the destination gateway to dst. Latency is accumulated in the same
 // order as SimGrid (the inter-zone links first).
 func (p *Platform) globalRoute(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, error) {
+	if p.depth++; p.depth > maxRouteDepth {
+		p.depth--
+		return nil, fmt.Errorf("%s -> %s: the route does not end (gateways of bypass routes lead back to them; SimGrid 3.32 overflows its stack)", src.name, dst.name)
+	}
+	defer func() { p.depth-- }()
 	common, srcAnc, dstAnc := commonAncestors(src, dst)
 	if common == nil {
 		return nil, fmt.Errorf("%s and %s have no common zone", src.name, dst.name)
+	}
+	if bp, key := common.findBypass(src, dst); bp != nil {
+		return p.bypassRoute(bp, key, src, dst, links, lat)
 	}
 	if srcAnc == dstAnc {
 		out, _, _, err := common.rt.local(src, dst, links, lat)
@@ -239,4 +254,70 @@ func (n *noneZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Li
 // addRoute refuses every route, as SimGrid's EmptyZone does.
 func (n *noneZone) addRoute(src, dst *netpoint, _ []linkRef, _, _ *netpoint, _ bool) error {
 	return fmt.Errorf("zone %s has routing=\"None\": it accepts no route (SimGrid 3.32 aborts: \"does not accept new routes\")", n.z.name)
+}
+
+// findBypass mirrors NetZoneImpl::get_bypass_route's search in zone z, the
+// common ancestor of src and dst: the bypass between src and dst if both
+// are z's own, else the first between the zones on their ways up to z, in
+// SimGrid's order of pairs. It returns the route and its ends, or nil.
+func (z *zone) findBypass(src, dst *netpoint) (*zroute, [2]*netpoint) {
+	if len(z.bypass) == 0 {
+		return nil, [2]*netpoint{}
+	}
+	if src.zone == z && dst.zone == z {
+		key := [2]*netpoint{src, dst}
+		return z.bypass[key], key
+	}
+	ps, pd := ancestors(src), ancestors(dst)
+	for len(ps) > 1 && len(pd) > 1 && ps[len(ps)-1] == pd[len(pd)-1] {
+		ps, pd = ps[:len(ps)-1], pd[:len(pd)-1]
+	}
+	lookup := func(i, j int) (*zroute, [2]*netpoint) {
+		if i < len(ps) && j < len(pd) {
+			key := [2]*netpoint{ps[i].self, pd[j].self}
+			if bp := z.bypass[key]; bp != nil {
+				return bp, key
+			}
+		}
+		return nil, [2]*netpoint{}
+	}
+	for m := 0; m < max(len(ps), len(pd)); m++ {
+		for i := 0; i < m; i++ {
+			if bp, key := lookup(i, m); bp != nil {
+				return bp, key
+			}
+			if bp, key := lookup(m, i); bp != nil {
+				return bp, key
+			}
+		}
+		if bp, key := lookup(m, m); bp != nil {
+			return bp, key
+		}
+	}
+	return nil, [2]*netpoint{}
+}
+
+// bypassRoute completes bypass route bp between key's ends into the route
+// from src to dst, as get_bypass_route does: from src to its source
+// gateway, its links, from its destination gateway to dst.
+func (p *Platform) bypassRoute(bp *zroute, key [2]*netpoint, src, dst *netpoint, links []*Link, lat *float64) ([]*Link, error) {
+	var err error
+	if src != key[0] {
+		if bp.gwSrc == nil {
+			return nil, fmt.Errorf("the <bypassRoute> from %s to %s has no gateway to reach it from %s (SimGrid 3.32 crashes)", key[0].name, key[1].name, src.name)
+		}
+		if links, err = p.globalRoute(src, bp.gwSrc, links, lat); err != nil {
+			return nil, err
+		}
+	}
+	links = addLinks(links, lat, bp.links...)
+	if dst != key[1] {
+		if bp.gwDst == nil {
+			return nil, fmt.Errorf("the <bypassRoute> from %s to %s has no gateway to leave it for %s (SimGrid 3.32 crashes)", key[0].name, key[1].name, dst.name)
+		}
+		if links, err = p.globalRoute(bp.gwDst, dst, links, lat); err != nil {
+			return nil, err
+		}
+	}
+	return links, nil
 }
