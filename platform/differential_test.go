@@ -84,6 +84,7 @@ func TestRoutesMatchSimGrid(t *testing.T) {
 		{filepath.Join("testdata", "starzones.xml"), 1, false},
 		{filepath.Join("testdata", "nonezones.xml"), 1, true},
 		{filepath.Join("testdata", "bypass.xml"), 1, false},
+		{filepath.Join("testdata", "vivaldi.xml"), 1, false},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {

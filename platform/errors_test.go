@@ -73,9 +73,12 @@ func TestParseErrors(t *testing.T) {
 		{"old version", ``, `version 3 is too old`},
 		{"mixed zone", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <zone id="y" routing="Full"/></zone>`, `p.xml:5: <zone> cannot be mixed with <host/router/route> elements in zone z`},
-		{"unsupported routing", `<zone id="z" routing="Vivaldi"/>`, `routing "Vivaldi" is not supported`},
+		{"unsupported routing", `<zone id="z" routing="Wifi"/>`, `routing "Wifi" is not supported`},
 		{"unsupported element", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
-<peer id="p" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>`, `p.xml:5: <peer> (Vivaldi zones) is not supported`},
+<random id="r" min="0" max="1" mean="0.5" std_deviation="0.1"/></zone>`, `p.xml:5: <random> is not supported`},
+		{"peer outside Vivaldi", `<zone id="z" routing="Full"><zone id="y" routing="Full"><host id="a" speed="1Gf"/></zone>
+<peer id="p" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>`, `p.xml:5: <peer> a <peer> belongs in a Vivaldi zone, not in zone z`},
+		{"bad coordinates", `<zone id="z" routing="Vivaldi"><host id="a" speed="1Gf" coordinates="1 2"/></zone>`, `p.xml:4: <host> attribute coordinates: coordinates "1 2" must have 3 dimensions`},
 		{"empty bypass", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> bypass route between a and a cannot be empty`},
 		{"bypass twice", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" bandwidth="1GBps"/>
@@ -245,7 +248,7 @@ func FuzzParse(f *testing.F) {
 0.5 0.25
 PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone></platform>`,
 	}
-	for _, name := range []string{"bypass.xml", "nonezones.xml"} {
+	for _, name := range []string{"bypass.xml", "nonezones.xml", "vivaldi.xml"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

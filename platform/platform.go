@@ -9,9 +9,10 @@
 // reproduce SimGrid's routing link for link, in order, with the latency
 // summed in SimGrid's order: Full, Floyd and Dijkstra zones over declared
 // routes, nested zones joined by zoneRoutes through gateways, flat
-// clusters and routing="Cluster" zones (SimGrid's StarZone), routing="None"
-// zones (EmptyZone), bypass routes, and the TORUS, FAT_TREE and DRAGONFLY
-// cluster topologies. SimGrid behaviours kept on purpose:
+// clusters and routing="Cluster" zones (SimGrid's StarZone), Vivaldi zones
+// with their peers and coordinates, routing="None" zones (EmptyZone),
+// bypass routes, and the TORUS, FAT_TREE and DRAGONFLY cluster topologies.
+// SimGrid behaviours kept on purpose:
 //
 //   - a Full, Floyd or Dijkstra zone without child zones routes a host to
 //     itself through the FATPIPE "__loopback__" link (network/loopback-bw
@@ -22,6 +23,10 @@
 //     ways up from the route's ends, in SimGrid's order of pairs (a
 //     <bypassRoute> found that way, without gateways, is an error where
 //     SimGrid crashes);
+//   - a Vivaldi zone is a StarZone whose routes add the distance of
+//     their ends' coordinates after the links' latency; its routes between
+//     sub-zones fail (zones have no coordinates), and so do those to a
+//     point without coordinates or given only a loopback route;
 //   - a routing="None" zone has no route inside it, not even from a host
 //     to itself (SimGrid aborts: an error here), but its hosts can be the
 //     gateways that end zoneRoutes;

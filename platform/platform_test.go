@@ -691,3 +691,28 @@ func TestNoneZone(t *testing.T) {
 		t.Errorf("route in a None zone: %v", err)
 	}
 }
+
+// TestVivaldiWithoutCoordinates: a route in a Vivaldi zone to a host
+// without coordinates is an error (SimGrid aborts), and so is one between
+// its sub-zones (see testdata/vivaldi.xml for routes compared with
+// SimGrid).
+func TestVivaldiWithoutCoordinates(t *testing.T) {
+	p, err := Parse(strings.NewReader(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Vivaldi">
+<zone id="x" routing="Full"><host id="a" speed="1Gf" coordinates="1 2 3"/></zone>
+<zone id="y" routing="Vivaldi"><peer id="b" speed="1Gf" bw_in="1GBps" bw_out="1GBps" coordinates="0 0 0"/><peer id="c" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>
+</zone></platform>`), "v.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := func(name string) *Host {
+		h, _ := p.Host(name)
+		return h
+	}
+	if _, _, err := p.RouteErr(host("b"), host("c")); err == nil || !strings.Contains(err.Error(), "host c has no Vivaldi coordinates") {
+		t.Errorf("b -> c: %v", err)
+	}
+	if _, _, err := p.RouteErr(host("a"), host("b")); err == nil || !strings.Contains(err.Error(), "zone x has no Vivaldi coordinates") {
+		t.Errorf("a -> b: %v", err)
+	}
+}

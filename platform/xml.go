@@ -69,6 +69,8 @@ var specs = map[string]*elemSpec{
 		"state_file": "", "coordinates": "", "pstate": "0.0"}, children: []string{"prop", "disk", "mount"}},
 	"disk":   {attrs: map[string]string{"id": "/", "read_bw": req, "write_bw": req}, children: []string{"prop"}},
 	"router": {attrs: map[string]string{"id": req, "coordinates": ""}},
+	"peer": {attrs: map[string]string{"id": req, "speed": req, "bw_in": req, "bw_out": req, "lat": "", "coordinates": "",
+		"speed_file": "", "availability_file": "", "state_file": ""}},
 	"link": {attrs: map[string]string{"id": req, "bandwidth": req, "bandwidth_file": "", "latency": "0", "latency_file": "",
 		"state_file": "", "sharing_policy": "SHARED"},
 		enums:    map[string][]string{"sharing_policy": append(sharingEnum[:4:4], "WIFI")},
@@ -106,7 +108,6 @@ var unsupported = map[string]string{
 	"storage_type": "was removed in SimGrid 3.27",
 	"mount":        "was removed in SimGrid 3.27",
 	"random":       "is not supported",
-	"peer":         "(Vivaldi zones) is not supported",
 	"process":      "(deployment) does not belong in a platform for kairos: use a hostfile",
 	"actor":        "(deployment) does not belong in a platform for kairos: use a hostfile",
 }
@@ -308,7 +309,7 @@ func (ps *parser) open(f *frame) error {
 		return ps.version(f)
 	case "zone", "AS":
 		return ps.openZone(f)
-	case "host", "router", "cluster", "route", "zoneRoute", "ASroute", "link", "cabinet", "host_link":
+	case "host", "router", "cluster", "route", "zoneRoute", "ASroute", "link", "cabinet", "host_link", "peer":
 		if err := ps.zoneMode(f); err != nil {
 			return err
 		}
@@ -348,7 +349,7 @@ func (ps *parser) zoneMode(f *frame) error {
 	switch f.name {
 	case "host", "router", "route", "cabinet", "host_link":
 		mode = "hosts"
-	case "zone", "AS", "cluster", "zoneRoute", "ASroute":
+	case "zone", "AS", "cluster", "zoneRoute", "ASroute", "peer":
 		mode = "zones"
 	default:
 		return nil
@@ -357,8 +358,8 @@ func (ps *parser) zoneMode(f *frame) error {
 		return ps.errAt(f, "", "not allowed in routing=\"Cluster\" zone %s, which holds hosts, cabinets, routers, links, host_links and a backbone", parent.zone.name)
 	}
 	if parent.mode != "" && parent.mode != mode {
-		return ps.errAt(f, "", "cannot be mixed with <%s> elements in zone %s: a zone holds either hosts, routers and routes, or sub-zones, clusters and zoneRoutes",
-			map[string]string{"hosts": "host/router/route", "zones": "zone/cluster/zoneRoute"}[parent.mode], parent.zone.name)
+		return ps.errAt(f, "", "cannot be mixed with <%s> elements in zone %s: a zone holds either hosts, routers and routes, or sub-zones, clusters, peers and zoneRoutes",
+			map[string]string{"hosts": "host/router/route", "zones": "zone/cluster/peer/zoneRoute"}[parent.mode], parent.zone.name)
 	}
 	parent.mode = mode
 	return nil
@@ -385,8 +386,10 @@ func (ps *parser) openZone(f *frame) error {
 		f.star = &clusterZoneArgs{}
 	case "none":
 		z.rt = &noneZone{z: z}
-	case "vivaldi", "wifi":
-		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra, DijkstraCache, Cluster and None zones, and <cluster>)", routing)
+	case "vivaldi":
+		z.rt = &vivaldiZone{starZone{z: z}}
+	case "wifi":
+		return ps.errAt(f, "routing", "routing %q is not supported (kairos reads Full, Floyd, Dijkstra, DijkstraCache, Cluster, None and Vivaldi zones, and <cluster>)", routing)
 	default:
 		return ps.errAt(f, "routing", "%q is not a valid routing model (expected Full, Floyd, Dijkstra, DijkstraCache, Cluster, None, Vivaldi or Wifi)", routing)
 	}
@@ -419,9 +422,9 @@ func (ps *parser) end() error {
 	case "disk":
 		err = ps.disk(f)
 	case "router":
-		if _, e := ps.b.newNetpoint(ps.b.cur, f.attrs["id"], npRouter); e != nil {
-			err = ps.errAt(f, "id", "%v", e)
-		}
+		err = ps.router(f)
+	case "peer":
+		err = ps.peer(f)
 	case "link":
 		err = ps.link(f)
 	case "cluster":
@@ -529,7 +532,7 @@ func (ps *parser) noProfiles(f *frame, attrs ...string) error {
 }
 
 func (ps *parser) host(f *frame) error {
-	if err := ps.noProfiles(f, "availability_file", "state_file"); err != nil {
+	if err := ps.noProfiles(f, "state_file"); err != nil {
 		return err
 	}
 	speeds, err := ps.speeds(f)
@@ -552,11 +555,97 @@ func (ps *parser) host(f *frame) error {
 		return ps.errAt(f, "id", "%v", err)
 	}
 	h.PState, h.PStates = pstate, len(speeds)
-	if f.attrs["speed_file"] != "" {
-		if h.SpeedProfile, err = ps.readProfileFile(f, "speed_file"); err != nil {
+	return ps.hostExtras(f, h)
+}
+
+// hostExtras reads a <host>'s or <peer>'s coordinates and speed profile
+// (speed_file, or the deprecated availability_file).
+func (ps *parser) hostExtras(f *frame, h *Host) error {
+	if err := ps.coords(f, h.np); err != nil {
+		return err
+	}
+	for _, attr := range []string{"availability_file", "speed_file"} {
+		if f.attrs[attr] == "" {
+			continue
+		}
+		if attr == "availability_file" {
+			ps.warn(f, attr, "availability_file is deprecated, read as speed_file")
+		}
+		p, err := ps.readProfileFile(f, attr)
+		if err != nil {
+			return err
+		}
+		h.SpeedProfile = p
+	}
+	return nil
+}
+
+// coords reads the coordinates attribute of a host, peer or router.
+func (ps *parser) coords(f *frame, np *netpoint) error {
+	if c := f.attrs["coordinates"]; c != "" {
+		v, err := parseCoords(c)
+		if err != nil {
+			return ps.errAt(f, "coordinates", "%v", err)
+		}
+		np.coords = v
+	}
+	return nil
+}
+
+func (ps *parser) router(f *frame) error {
+	np, err := ps.b.newNetpoint(ps.b.cur, f.attrs["id"], npRouter)
+	if err != nil {
+		return ps.errAt(f, "id", "%v", err)
+	}
+	return ps.coords(f, np)
+}
+
+// peer reads a <peer> of a Vivaldi zone (sg_platf_new_peer): a one-core
+// host, and its links to the center, "link_<id>_UP" (bw_out) and
+// "link_<id>_DOWN" (bw_in), without latency.
+func (ps *parser) peer(f *frame) error {
+	z := ps.b.cur
+	v, ok := z.rt.(*vivaldiZone)
+	if !ok {
+		return ps.errAt(f, "", "a <peer> belongs in a Vivaldi zone, not in zone %s", z.name)
+	}
+	if err := ps.noProfiles(f, "state_file"); err != nil {
+		return err
+	}
+	if f.attrs["lat"] != "" {
+		ps.warn(f, "lat", "the latency of a <peer> is deprecated and ignored: give it as the third coordinate")
+	}
+	speed, warn, err := speedQ.parse(strings.TrimSpace(f.attrs["speed"]))
+	if err != nil {
+		return ps.errAt(f, "speed", "%v", err)
+	}
+	if warn != "" {
+		ps.warn(f, "speed", warn)
+	}
+	var bw [2]float64
+	for i, attr := range []string{"bw_in", "bw_out"} {
+		if bw[i], err = ps.quantity(f, attr, bandwidthQ); err != nil {
 			return err
 		}
 	}
+	id := f.attrs["id"]
+	h, err := ps.b.newHost(z, id, speed, 1, props{})
+	if err != nil {
+		return ps.errAt(f, "id", "%v", err)
+	}
+	if err := ps.hostExtras(f, h); err != nil {
+		return err
+	}
+	up, err := ps.b.newLink("link_"+id+"_UP", bw[1], 0, Shared)
+	if err != nil {
+		return ps.errAt(f, "id", "%v", err)
+	}
+	down, err := ps.b.newLink("link_"+id+"_DOWN", bw[0], 0, Shared)
+	if err != nil {
+		return ps.errAt(f, "id", "%v", err)
+	}
+	n := v.node(h.np.id)
+	n.up, n.down, n.noUp, n.noDown = []*Link{up}, []*Link{down}, false, false
 	return nil
 }
 

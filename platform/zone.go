@@ -3,6 +3,9 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 )
 
 type npKind uint8
@@ -21,6 +24,9 @@ type netpoint struct {
 	id   int
 	zone *zone // englobing zone (nil for the root zone's own netpoint)
 	sub  *zone // the zone itself when kind == npZone
+	// coords are a host's or router's Vivaldi coordinates (x, y, height
+	// in milliseconds), nil if not given.
+	coords []float64
 }
 
 // zone is a SimGrid NetZone: a routing domain.
@@ -320,4 +326,56 @@ func (p *Platform) bypassRoute(bp *zroute, key [2]*netpoint, src, dst *netpoint,
 		}
 	}
 	return links, nil
+}
+
+// vivaldiZone is SimGrid's VivaldiZone, a StarZone whose routes also take,
+// between two points with coordinates (x, y, h), sqrt(dx² + dy²) + |h1| +
+// |h2| milliseconds, after the links' latencies. Its <peer>s reach the
+// center through their own links. SimGrid 3.32 aborts on a route between
+// its sub-zones (a zone has no coordinates), and on a point without them.
+type vivaldiZone struct{ starZone }
+
+func (v *vivaldiZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+	for _, np := range []*netpoint{src, dst} {
+		if np.coords == nil {
+			return nil, nil, nil, fmt.Errorf("%s %s has no Vivaldi coordinates, which routes in zone %s need (SimGrid 3.32 aborts: \"Please specify the Vivaldi coordinates\")", kindName(np.kind), np.name, v.z.name)
+		}
+	}
+	links, _, _, err := v.starZone.local(src, dst, links, lat)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, dc := src.coords, dst.coords
+	dx, dy := sc[0]-dc[0], sc[1]-dc[1]
+	// Explicit conversions keep each product rounded, as in SimGrid.
+	d := math.Sqrt(float64(dx*dx)+float64(dy*dy)) + math.Abs(sc[2]) + math.Abs(dc[2])
+	*lat += d / 1000
+	return links, nil, nil, nil
+}
+
+// addRoute takes the only <route> a Vivaldi zone accepts from XML: a
+// loopback.
+func (v *vivaldiZone) addRoute(src, dst *netpoint, refs []linkRef, gwSrc, gwDst *netpoint, sym bool) error {
+	if src != dst {
+		return fmt.Errorf("a Vivaldi zone takes only loopback routes (src = dst), not %s to %s: its peers reach the others through their own links", src.name, dst.name)
+	}
+	return v.starZone.addRoute(src, dst, refs, gwSrc, gwDst, sym)
+}
+
+// parseCoords reads a coordinates attribute as SimGrid does: three
+// numbers separated by single spaces.
+func parseCoords(s string) ([]float64, error) {
+	parts := strings.Split(s, " ")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("coordinates %q must have 3 dimensions, separated by single spaces", s)
+	}
+	out := make([]float64, 3)
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("coordinates %q: %q is not a number", s, p)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -757,20 +757,39 @@ func TestPlatformOverheadsMatchSimGrid(t *testing.T) {
 // host with no links), joined through their routers, ranks spread over
 // both zones.
 func TestClusterZonesMatchSimGrid(t *testing.T) {
-	seeds := randomSeeds(t, 50)
+	platformDifferential(t, "Cluster zones", "starzones.xml", 50,
+		[]string{"w1", "e1", "w5", "wa-0.west", "e10", "w2", "e-head", "w4", "wa-7.west", "e2", "w3"})
+}
+
+// TestVivaldiMatchesSimGrid replays random traces on Vivaldi zones (hosts
+// and peers placed by coordinates, platform/testdata/vivaldi.xml) and
+// requires SimGrid's times.
+func TestVivaldiMatchesSimGrid(t *testing.T) {
+	platformDifferential(t, "Vivaldi zones", "vivaldi.xml", 50, []string{"paris", "home1", "lyon", "home2", "nice", "paris", "home2", "lyon"})
+}
+
+// TestBypassRoutesMatchSimGrid replays random traces on a platform whose
+// routes use bypass routes (platform/testdata/bypass.xml).
+func TestBypassRoutesMatchSimGrid(t *testing.T) {
+	platformDifferential(t, "bypass routes", "bypass.xml", 50, []string{"a1", "d1", "a2", "c1", "d2", "c2", "a1", "d1"})
+}
+
+// platformDifferential replays random traces (seeds of them where SimGrid
+// is required) on platform/testdata's platform file name, ranks placed on
+// hosts round-robin, with Kairos and SimGrid.
+func platformDifferential(t *testing.T, what, name string, seeds int, hosts []string) {
+	seeds = randomSeeds(t, seeds)
 	dir := t.TempDir()
-	xml, err := filepath.Abs(filepath.Join("..", "platform", "testdata", "starzones.xml"))
+	xml, err := filepath.Abs(filepath.Join("..", "platform", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"w1", "e1", "w5", "wa-0.west", "e10", "w2", "e-head", "w4", "wa-7.west", "e2", "w3"}
-	hostfile := writeHostfile(t, dir, names)
+	hostfile := writeHostfile(t, dir, hosts)
 	p, err := platform.Load(xml)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deploy := deployer(t, p, names)
-	differential(t, "Cluster zones", dir, xml, hostfile, deploy, sim.DefaultConfig(), seeds)
+	differential(t, what, dir, xml, hostfile, deployer(t, p, hosts), sim.DefaultConfig(), seeds)
 }
 
 // deployer returns the machines of p with n ranks on names, round-robin,
