@@ -78,6 +78,7 @@ func TestParseErrors(t *testing.T) {
 <random id="r" min="0" max="1" mean="0.5" std_deviation="0.1"/></zone>`, `p.xml:5: <random> is not supported`},
 		{"peer outside Vivaldi", `<zone id="z" routing="Full"><zone id="y" routing="Full"><host id="a" speed="1Gf"/></zone>
 <peer id="p" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/></zone>`, `p.xml:5: <peer> a <peer> belongs in a Vivaldi zone, not in zone z`},
+		{"peer outside zones", `<peer id="p" speed="1Gf" bw_in="1GBps" bw_out="1GBps"/>`, `p.xml:4: <peer> a <peer> belongs in a Vivaldi zone`},
 		{"bad coordinates", `<zone id="z" routing="Vivaldi"><host id="a" speed="1Gf" coordinates="1 2"/></zone>`, `p.xml:4: <host> attribute coordinates: coordinates "1 2" must have 3 dimensions`},
 		{"empty bypass", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <bypassRoute src="a" dst="a"/></zone>`, `p.xml:5: <bypassRoute> bypass route between a and a cannot be empty`},

@@ -605,6 +605,9 @@ func (ps *parser) router(f *frame) error {
 // "link_<id>_DOWN" (bw_in), without latency.
 func (ps *parser) peer(f *frame) error {
 	z := ps.b.cur
+	if z == nil {
+		return ps.errAt(f, "", "a <peer> belongs in a Vivaldi zone")
+	}
 	v, ok := z.rt.(*vivaldiZone)
 	if !ok {
 		return ps.errAt(f, "", "a <peer> belongs in a Vivaldi zone, not in zone %s", z.name)
