@@ -9,7 +9,8 @@ import (
 
 // Profiles change resources over time, as SimGrid 3.32's future event set
 // does: when the next action event is due, the profile events due no
-// later are applied first, each at its own date. A host's speed profile
+// later are applied first, each at its own date, and those of date 0
+// before any rank starts (presolve). A host's speed profile
 // (speed_file, or <trace_connect kind="SPEED">) scales its speed; the new
 // speed bounds the host's CPU and each computation on it from the next
 // re-solve on; SimGrid counts a CPU as always in use, so each event cuts
