@@ -53,6 +53,22 @@ func TestPlatformVerb(t *testing.T) {
 		t.Errorf("host listing (exit %d):\n%s", code, out)
 	}
 
+	os.WriteFile(filepath.Join(dir, "bw.txt"), []byte("0 1e8\n1 2e8\nLOOPAFTER 2\n"), 0o644)
+	withLinkProfile := filepath.Join(dir, "links.xml")
+	os.WriteFile(withLinkProfile, []byte(`<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+<link id="l" bandwidth="1GBps" latency="1us" bandwidth_file="bw.txt"/><route src="a" dst="b"><link_ctn id="l"/></route></zone></platform>
+`), 0o644)
+	if code, out, _ = csRun("platform", withLinkProfile, "--route", "a,b"); code != 0 || !strings.Contains(out, "SHARED  bandwidth profile of 2 values, repeating 2 s after the last") {
+		t.Errorf("link listing (exit %d):\n%s", code, out)
+	}
+	code, out, _ = csRun("platform", withLinkProfile, "--route", "b,a", "--json")
+	res = platformJSON{}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || len(res.Routes) != 1 || res.Routes[0].Links[0].BandwidthEvents != 2 ||
+		*res.Routes[0].Links[0].BandwidthRepeat != 2 || res.Routes[0].Links[0].LatencyRepeat != nil {
+		t.Errorf("link JSON (exit %d, %v):\n%s", code, err, out)
+	}
+
 	code, out, _ = csRun("platform", "--cluster", "4x1Gf,1GBps,1us", "--np", "6", "--map", "block")
 	if code != 0 || !strings.Contains(out, "node-0: ranks 0-1") || !strings.Contains(out, "node-3: ranks 5") || !strings.Contains(out, "node-2: ranks 4") {
 		t.Errorf("block placement (exit %d):\n%s", code, out)

@@ -371,6 +371,46 @@ func TestSimulateSpeedProfiles(t *testing.T) {
 	}
 }
 
+// TestSimulateLinkProfiles: a bandwidth event on a link while a transfer
+// over it pays its latency stalls the replay, as in SimGrid 3.32, and is
+// explained; without SimGrid's quirks the transfer is enabled once its
+// latency is paid. By hand: 2,000,000 bytes + the 16-byte envelope take
+// the route's 50 us x SMPI's latency factor 11.6436 (above 65,472 bytes) =
+// 0.00058218 s of latency; the event at 0.0003 s (SimGrid enables the flow
+// then, its latency end changes nothing, nothing else reports it: SimGrid
+// stalls at 0.000582180, its deadlock report's date). Fixed, the flow then
+// shares l at 50 MBps with its own cross-traffic (weight 1 + 0.05, the
+// route back being l too), times the bandwidth factor 0.940694:
+// 2000016 / (50e6 / 1.05 x 0.940694) = 0.044648245 s, 0.045230425 s in all.
+func TestSimulateLinkProfiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "l.prof"), []byte("0.0003 50000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plat := filepath.Join(dir, "p.xml")
+	if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <link id="l" bandwidth="125MBps" latency="50us" bandwidth_file="l.prof"/>
+    <route src="a" dst="b"><link_ctn id="l"/></route>
+  </zone>
+</platform>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := testenv.WriteFile(t, "two.ti", "0 init\n1 init\n0 send 1 0 2000000\n1 recv 0 0 2000000\n0 finalize\n1 finalize\n")
+	code, _, errs := csRun("simulate", tr, "--platform", plat)
+	if code != 1 || !strings.Contains(errs, "deadlock at simulated time 0.000582180") || !strings.Contains(errs, "1 transfer(s) stalled: a link profile enabled them") {
+		t.Errorf("exit %d:\n%s", code, errs)
+	}
+	code, out, errs := csRun("simulate", tr, "--platform", plat, "--cfg", "kairos/simgrid-quirks:no")
+	if code != 0 || !strings.Contains(out, "Simulation time 0.045230 (0.045230425 s") {
+		t.Errorf("exit %d:\n%s%s", code, out, errs)
+	}
+}
+
 // TestSimulateSweep: several scale values replay the trace once per
 // combination, each run giving the time of the single run with those
 // scales.
