@@ -146,12 +146,11 @@ func printedClose(k float64, sg string) bool {
 func compareEnergy(t *testing.T, name string, e *sim.Energy, out string) bool {
 	t.Helper()
 	ok := true
-	close := printedClose
 	m := energyTotal.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("%s: no energy total in SimGrid's output:\n%s", name, out)
 	}
-	if !close(e.Total, m[1]) || !close(e.Used, m[2]) {
+	if !printedClose(e.Total, m[1]) || !printedClose(e.Used, m[2]) {
 		ok = false
 		t.Errorf("%s: total %f, used %f; SimGrid: %s, %s", name, e.Total, e.Used, m[1], m[2])
 	}
@@ -159,15 +158,23 @@ func compareEnergy(t *testing.T, name string, e *sim.Energy, out string) bool {
 	for _, h := range e.Hosts {
 		byHost[h.Host] = h.Joules
 	}
-	lines := energyLine.FindAllStringSubmatch(out, -1)
-	if len(lines) != len(e.Hosts) {
+	return compareJoules(t, name, "host", byHost, energyLine.FindAllStringSubmatch(out, -1)) && ok
+}
+
+// compareJoules checks Kairos' energy of each resource of a kind against
+// SimGrid's report lines (name, joules as printed): the same resources,
+// each to the printed digit.
+func compareJoules(t *testing.T, name, kind string, kairos map[string]float64, lines [][]string) bool {
+	t.Helper()
+	ok := true
+	if len(lines) != len(kairos) {
 		ok = false
-		t.Errorf("%s: SimGrid reports %d hosts, Kairos %d", name, len(lines), len(e.Hosts))
+		t.Errorf("%s: SimGrid reports %d %ss, Kairos %d", name, len(lines), kind, len(kairos))
 	}
 	for _, l := range lines {
-		if k, found := byHost[l[1]]; !found || !close(k, l[2]) {
+		if k, found := kairos[l[1]]; !found || !printedClose(k, l[2]) {
 			ok = false
-			t.Errorf("%s: host %s: Kairos %f J, SimGrid %s J", name, l[1], k, l[2])
+			t.Errorf("%s: %s %s: Kairos %f J, SimGrid %s J", name, kind, l[1], k, l[2])
 		}
 	}
 	return ok

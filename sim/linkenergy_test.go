@@ -69,18 +69,7 @@ func compareLinkEnergy(t *testing.T, name string, e *sim.LinkEnergy, out string)
 	for _, l := range e.Links {
 		byLink[l.Link] = l.Joules
 	}
-	lines := linkEnergyLine.FindAllStringSubmatch(out, -1)
-	if len(lines) != len(e.Links) {
-		ok = false
-		t.Errorf("%s: SimGrid reports %d links, Kairos %d", name, len(lines), len(e.Links))
-	}
-	for _, l := range lines {
-		if k, found := byLink[l[1]]; !found || !printedClose(k, l[2]) {
-			ok = false
-			t.Errorf("%s: link %s: Kairos %f J, SimGrid %s J", name, l[1], k, l[2])
-		}
-	}
-	return ok
+	return compareJoules(t, name, "link", byLink, linkEnergyLine.FindAllStringSubmatch(out, -1)) && ok
 }
 
 func TestParseWattageRange(t *testing.T) {

@@ -150,7 +150,7 @@ func (s *simulation) flowsOn(i int32) []*action {
 			continue
 		}
 		rt := s.route(s.ranks[a.comm.src].host, s.ranks[a.comm.dst].host)
-		if s.cfg.Compat && slices.Contains(rt.idx, i) || s.crosses(a, i) {
+		if s.cfg.Compat && slices.Contains(rt.idx, i) || slices.Contains(rt.idx[:len(rt.links)], i) {
 			out = append(out, a)
 		}
 	}

@@ -339,12 +339,7 @@ func TestSimulateScale(t *testing.T) {
 // (0.225), and the last 0.125 Gflop at 1.5 Gf/s: it ends at 1.283333 s.
 // Host a's speed goes 1, 0.25, 2 every 0.3 s.
 func TestSimulateSpeedProfiles(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "b.prof"), []byte("0.05 0.5\n0.5 1.5\nLOOPAFTER 0.2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	plat := filepath.Join(dir, "p.xml")
-	if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+	plat := filepath.Join(testenv.WriteFiles(t, map[string]string{"b.prof": "0.05 0.5\n0.5 1.5\nLOOPAFTER 0.2\n", "p.xml": `<?xml version='1.0'?>
 <platform version="4.1">
   <zone id="z" routing="Full">
     <host id="a" speed="1Gf"/>
@@ -359,9 +354,7 @@ func TestSimulateSpeedProfiles(t *testing.T) {
     <trace_connect kind="SPEED" trace="ta" element="a"/>
   </zone>
 </platform>
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`}), "p.xml")
 	tr := testenv.WriteFile(t, "two.ti", "0 init\n1 init\n0 compute 1e9\n1 compute 1e9\n0 send 1 0 1000000\n1 recv 0 0 1000000\n1 compute 3e8\n0 compute 5e7\n0 finalize\n1 finalize\n")
 	code, out, errs := csRun("simulate", tr, "--platform", plat, "-v")
 	for _, want := range []string{"[0.925000] (0@a) 0 compute", "[1.283333] (1@b) 1 compute", "Simulation time 1.578536 (1.578535701 s"} {
@@ -383,12 +376,7 @@ func TestSimulateSpeedProfiles(t *testing.T) {
 // route back being l too), times the bandwidth factor 0.940694:
 // 2000016 / (50e6 / 1.05 x 0.940694) = 0.044648245 s, 0.045230425 s in all.
 func TestSimulateLinkProfiles(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "l.prof"), []byte("0.0003 50000000\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	plat := filepath.Join(dir, "p.xml")
-	if err := os.WriteFile(plat, []byte(`<?xml version='1.0'?>
+	plat := filepath.Join(testenv.WriteFiles(t, map[string]string{"l.prof": "0.0003 50000000\n", "p.xml": `<?xml version='1.0'?>
 <platform version="4.1">
   <zone id="z" routing="Full">
     <host id="a" speed="1Gf"/>
@@ -397,9 +385,7 @@ func TestSimulateLinkProfiles(t *testing.T) {
     <route src="a" dst="b"><link_ctn id="l"/></route>
   </zone>
 </platform>
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`}), "p.xml")
 	tr := testenv.WriteFile(t, "two.ti", "0 init\n1 init\n0 send 1 0 2000000\n1 recv 0 0 2000000\n0 finalize\n1 finalize\n")
 	code, _, errs := csRun("simulate", tr, "--platform", plat)
 	if code != 1 || !strings.Contains(errs, "deadlock at simulated time 0.000582180") || !strings.Contains(errs, "1 transfer(s) stalled: a link profile enabled them") {

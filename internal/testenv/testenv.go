@@ -85,3 +85,17 @@ func WriteFile(t testing.TB, name, content string) string {
 	}
 	return p
 }
+
+// WriteFiles writes files (name to content) into one new temporary
+// directory, for inputs that name one another (a platform and its
+// profiles), and returns the directory.
+func WriteFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
