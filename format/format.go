@@ -16,7 +16,8 @@ import (
 	"kairos/trace"
 )
 
-// Format is one trace format Kairos reads and, if Write is set, writes.
+// Format is one trace format Kairos reads (if Open is set) and writes (if
+// Write is set).
 type Format struct {
 	// Name is the short name used by --from/--to flags ("ti", "ktr").
 	Name string
@@ -24,6 +25,7 @@ type Format struct {
 	Description string
 	// Detect reports whether path holds a trace in this format. head is
 	// the first bytes of the file (decompressed), or nil for a directory.
+	// Detect and Open are nil for a format Kairos writes only (GOAL).
 	Detect func(path string, head []byte, isDir bool) bool
 	// Open returns the trace at path as a Source.
 	Open func(path string) (trace.Source, error)
@@ -81,7 +83,7 @@ func Detect(path string) (Format, error) {
 		}
 	}
 	for _, f := range formats {
-		if f.Detect(path, head, st.IsDir()) {
+		if f.Detect != nil && f.Detect(path, head, st.IsDir()) {
 			return f, nil
 		}
 	}

@@ -3,11 +3,12 @@
 # periodic 2-D stencil (1000 iterations of compute + 4 irecv + 4 isend +
 # waitall, an allreduce every 10), in the same run: wall time, peak memory,
 # the simulated times (which must be identical) and the speed ratio; then
-# Kairos with SimGrid's own max-min re-solves (kairos/incremental:no) and in
-# its contention-free analytic mode.
+# Kairos with SimGrid's own max-min re-solves (kairos/incremental:no), in
+# its contention-free analytic mode, and LogGOPSim if LOGGOPSIM is set.
 #
 # Usage: scripts/bench-sim.sh [RANKS...]        (default: 64 256 1024 4096)
 # Environment: KAIROS (binary, default: go build ./cmd/kairos), ITER (1000),
+# LOGGOPSIM (see below: also runs LogGOPSim on the trace),
 # RUNS (runs of each command, the median time is shown; default 3),
 # SIMGRID_MAX (largest rank count SimGrid is run at, default 256: SimGrid
 # takes minutes beyond), KEEP=1 keeps the work directory.
@@ -23,6 +24,14 @@ if [ -z "$kairos" ]; then
   kairos=$work/kairos
   (cd "$here" && go build -o "$kairos" ./cmd/kairos)
 fi
+# LOGGOPSIM: a directory holding LogGOPSim's txt2bin and LogGOPSim
+# binaries, to run it too (built from github.com/spcl/LogGOPSim, src/LogGOPSim:
+# apt-get install gengetopt re2c libgraphviz-dev; gengetopt -F
+# loggopsim_cmdline -i loggopsim_cmdline.ggo; gengetopt -F txt2bin_cmdline
+# -i txt2bin_cmdline.ggo; re2c -o txt2bin.cpp txt2bin.re; g++ -O3
+# LogGOPSim.cpp loggopsim_cmdline.c -o LogGOPSim -lcgraph; g++ -O3
+# txt2bin.cpp txt2bin_cmdline.c -o txt2bin).
+lgs=${LOGGOPSIM:-}
 command -v smpirun >/dev/null || { echo "smpirun not found (apt-get install libsimgrid-dev): Kairos figures only" >&2; sgmax=0; }
 
 # measure OUT CMD...: runs CMD $RUNS times, leaves "wall_s peak_MB" (the
@@ -80,4 +89,17 @@ XML
   read -r aw am <"$d/analytic.tm"
   at=$(sed -n 's/^Simulation time [0-9.]* (\([0-9.]*\) s.*/\1/p' "$d/analytic.out")
   printf '%-6s %-10s %-10s | %-22s %9s %9s | (analytic mode)\n' "$n" "" "" "$at" "$aw" "$am"
+  # LogGOPSim on the same trace, converted to a GOAL schedule and then to
+  # its binary form (not timed, as the figures).
+  if [ -n "$lgs" ]; then
+    "$kairos" convert "$d/stencil" "$d/stencil.goal"
+    "$lgs/txt2bin" -i "$d/stencil.goal" -o "$d/stencil.bin" >/dev/null
+    rm -f "$d/stencil.goal"
+    measure "$d/lgs" "$lgs/LogGOPSim" -f "$d/stencil.bin"
+    read -r lw lm <"$d/lgs.tm"
+    lt=$(sed -n 's/^Maximum finishing time at host [0-9]*: [0-9]* (\([0-9.]*\) s)/\1/p' "$d/lgs.out")
+    lratio=$(awk -v a="$lw" -v b="$aw" 'BEGIN{printf "%.2fx", a/b}')
+    printf '%-6s %-10s %-10s | %-22s %9s %9s | %19s | %8s (LogGOPSim; analytic mode %s faster)\n' "$n" "" "" "lgs=$lt" "$lw" "$lm" "" "" "$lratio"
+  fi
+  rm -f "$d/stencil.bin"
 done

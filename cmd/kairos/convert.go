@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kairos/format"
+	"kairos/format/goal"
 	"kairos/format/ti"
 	"kairos/trace"
 )
@@ -31,10 +32,16 @@ becomes compute events of time x FLOPS flops, and timestamps are dropped.
 FLOPS is a number of flop/s, optionally with a SimGrid-style suffix
 (100Mf, 1.5Gf, 2e9). Converting a timed trace to a time-independent
 format without --speed loses the computation between calls; convert says
-so.`,
+so.
+
+A GOAL schedule (.goal, LogGOPSim's input: run its txt2bin on it) has
+times in nanoseconds: computations are timed at --speed (default 1Gf, one
+nanosecond per flop), and collectives become the point-to-point
+algorithms LogGOPSim's Schedgen uses.`,
 		Example: `  kairos convert run.ti run.ktr
   kairos convert --to ti run.ktr run-ti/index.txt
-  kairos convert --speed 1Gf timed.ktr replayable.ti`,
+  kairos convert --speed 1Gf timed.ktr replayable.ti
+  kairos convert --speed 2Gf run.ti run.goal`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, out := args[0], args[1]
@@ -57,10 +64,10 @@ so.`,
 				src = trace.Untimed(src, flops)
 			} else if timed, err := firstTimed(src); err != nil {
 				return naming(in, err)
-			} else if timed && f.Name == "ti" {
+			} else if timed && (f.Name == "ti" || f.Name == "goal") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is timed; the time-independent output keeps no computation between calls (use --speed)\n", in)
 			}
-			dropped, err := writeTrace(f, out, src)
+			dropped, err := writeTrace(f, out, src, flops)
 			if err != nil {
 				return naming("writing "+out, err)
 			}
@@ -78,10 +85,15 @@ so.`,
 
 // writeTrace writes src to out in format f and says which events the
 // format could not hold ("" if none, or if the format does not tell).
-func writeTrace(f format.Format, out string, src trace.Source) (string, error) {
-	if f.Name == "ti" {
+// A GOAL schedule times computations at flops flop/s (goal's default if
+// 0).
+func writeTrace(f format.Format, out string, src trace.Source, flops float64) (string, error) {
+	switch f.Name {
+	case "ti":
 		st, err := ti.WriteFile(out, src, ti.WriteOptions{Layout: ti.LayoutFor(out)})
 		return st.String(), err
+	case "goal":
+		return "", goal.WriteFile(out, src, goal.Options{Speed: flops})
 	}
 	return "", f.Write(out, src)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -162,5 +163,56 @@ func TestConvertCLIShared(t *testing.T) {
 		if got := csEvents(t, p); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s differs from %s", p, in)
 		}
+	}
+}
+
+// TestConvertGOAL: a TI trace becomes a LogGOPSim schedule, its
+// computations timed at --speed.
+func TestConvertGOAL(t *testing.T) {
+	dir := t.TempDir()
+	in := testenv.WriteFile(t, "ring.ti",
+		"0 init\n1 init\n0 compute 3e6\n0 send 1 0 100\n1 recv 0 0 100\n0 allreduce 8 100\n1 allreduce 8 100\n")
+	out := filepath.Join(dir, "ring.goal")
+	if code, stdout, errs := csRun("convert", "--speed", "2Gf", in, out); code != 0 || stdout != "" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rank 0: 3e6 flops at 2 Gf = 1.5 ms; the allreduce's dissemination
+	// (one round), then its 100 flops (50 ns).
+	want := `num_ranks 2
+
+rank 0 {
+l1: calc 1500000
+l2: send 100b to 1 tag 0
+l2 requires l1
+l3: send 8b to 1 tag 2147483648
+l3 requires l2
+l4: recv 8b from 1 tag 2147483648
+l4 requires l2
+l5: calc 0
+l5 requires l3
+l5 requires l4
+l6: calc 50
+l6 requires l5
+}
+
+rank 1 {
+l1: recv 100b from 0 tag 0
+l2: send 8b to 0 tag 2147483648
+l2 requires l1
+l3: recv 8b from 0 tag 2147483648
+l3 requires l1
+l4: calc 0
+l4 requires l2
+l4 requires l3
+l5: calc 50
+l5 requires l4
+}
+`
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
