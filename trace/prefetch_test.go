@@ -158,3 +158,53 @@ func TestPrefetchCloseEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestPack: an event that packs unpacks to itself, and the events a
+// packedEvent cannot hold are not packed.
+func TestPack(t *testing.T) {
+	ev := func(set func(e *Event)) Event {
+		e := NewEvent(Isend)
+		set(&e)
+		return e
+	}
+	cases := []struct {
+		e    Event
+		pack bool
+	}{
+		{ev(func(e *Event) { e.Partner, e.Tag, e.SendBytes, e.Request = 3, 7, 1<<40, 12 }), true},
+		{ev(func(e *Event) { e.Kind, e.Partner, e.Tag, e.RecvBytes = Irecv, AnySource, AnyTag, -1 }), true},
+		{ev(func(e *Event) { e.Kind, e.Compute = Compute, 1.5e9 }), true},
+		{ev(func(e *Event) { e.Kind, e.Compute = Sleep, -0.25 }), true},
+		{ev(func(e *Event) { e.Kind = Waitall }), true},
+		{ev(func(e *Event) { e.Request = 1 << 32 }), false},
+		{ev(func(e *Event) { e.SendBytes, e.RecvBytes = 1, 2 }), false},
+		{ev(func(e *Event) { e.Kind, e.SendBytes, e.Compute = Allreduce, 8, 100 }), false},
+		{ev(func(e *Event) { e.Kind, e.Requests = Waitall, []uint64{} }), false},
+		{ev(func(e *Event) { e.SendType = TypeDouble }), false},
+		{ev(func(e *Event) { e.Source = 2 }), false},
+		{ev(func(e *Event) { e.Comm = 1 }), false},
+		{ev(func(e *Event) { e.Region = 1 }), false},
+		{ev(func(e *Event) { e.HasTime, e.Exit = true, 5 }), false},
+	}
+	for _, e := range sampleEvents() {
+		_, ok := pack(&e)
+		cases = append(cases, struct {
+			e    Event
+			pack bool
+		}{e, ok})
+	}
+	for i, tc := range cases {
+		p, ok := pack(&tc.e)
+		if ok != tc.pack {
+			t.Errorf("case %d (%v): packed %v, want %v", i, &tc.e, ok, tc.pack)
+			continue
+		}
+		if ok {
+			var back Event
+			p.unpack(&back)
+			if !reflect.DeepEqual(back, tc.e) {
+				t.Errorf("case %d: %+v unpacks to %+v", i, tc.e, back)
+			}
+		}
+	}
+}

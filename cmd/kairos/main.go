@@ -161,17 +161,18 @@ func openSource(path string, replay bool) (trace.Source, error) {
 }
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines
-// of its own, readAheadChunk bytes of encoded events at a time. Measured
-// on the simulate stencils of BENCHMARKS.md: 5% faster at 64 ranks and
-// 11% at 256 (10% and 19% in analytic mode), for 0.5 and 2.3 MB more; at
-// 1,024 ranks no faster (8% in analytic mode) for 9 MB more; at 4,096
-// ranks no faster for 33 MB more, the goroutines' stacks most of it.
+// of its own, readAheadChunk bytes of events at a time (trace.Prefetch).
+// Measured on the simulate stencils of BENCHMARKS.md (2026-11-25): 8% and
+// 10% faster at 64 and 256 ranks (17% and 19% in analytic mode, which it
+// makes faster than LogGOPSim by 2x), for 1 and 3 MB more; at 1,024
+// ranks 13% (29% analytic) for 10 MB more; at 4,096 ranks the
+// goroutines' stacks cost more than the parsing they take off.
 // Check, classify and predict gain 10-18% at 64 and 256 ranks; a verb
 // reading one rank after another (stats, patterns, convert) has no
 // parse to overlap and runs twice as slow read ahead, so it is not.
 const (
 	readAheadRanks = 1024
-	readAheadChunk = 1024
+	readAheadChunk = 4096
 )
 
 // readAhead returns src (of format name) read ahead where that pays:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -185,10 +184,6 @@ type hostEnergyJSON struct {
 }
 
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
-	// The simulator's heap is mostly long-lived trace-reader buffers and
-	// it allocates little, so a tight GC target keeps the peak memory low
-	// (below SimGrid's) for almost no time.
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	cfg, given, err := simulateConfig(f)
 	if err != nil {
 		return err

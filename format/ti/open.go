@@ -394,10 +394,11 @@ func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs 
 		return err
 	}
 	defer f.Close()
-	lr := newLineReader(f, 1)
+	size := 32 << 10
 	if !all {
-		lr = newLineReaderSize(f, 1, privateBuf)
+		size = privateBuf
 	}
+	lr := newLineReaderSize(f, 1, size)
 	var p parser
 	for {
 		line, term, ok := lr.next()

@@ -196,11 +196,11 @@ func NewReader(r io.Reader, name string, rank, nranks int, defType trace.Datatyp
 
 func newRankReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, firstLine int, mode rankMode, keep bool) *Reader {
 	p := newParser(name, int32(rank), nranks, defType)
-	lr := newLineReader(r, firstLine)
+	size := 32 << 10
 	if mode == rankStrict {
-		lr = newLineReaderSize(r, firstLine, privateBuf)
+		size = privateBuf
 	}
-	return &Reader{lr: lr, p: p, rankTok: []byte(strconv.Itoa(rank)), mode: mode, keep: keep}
+	return &Reader{lr: newLineReaderSize(r, firstLine, size), p: p, rankTok: []byte(strconv.Itoa(rank)), mode: mode, keep: keep}
 }
 
 // ReaderOptions change how SimGrid's rules are applied.
