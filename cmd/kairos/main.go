@@ -161,28 +161,32 @@ func openSource(path string, replay bool) (trace.Source, error) {
 }
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines
-// of its own, readAheadChunk bytes of events at a time (trace.Prefetch).
-// Measured on the simulate stencils of BENCHMARKS.md (2026-11-25): 8% and
-// 10% faster at 64 and 256 ranks (17% and 19% in analytic mode, which it
-// makes faster than LogGOPSim by 2x), for 1 and 3 MB more; at 1,024
-// ranks 13% (29% analytic) for 10 MB more; at 4,096 ranks the
-// goroutines' stacks cost more than the parsing they take off.
-// Check, classify and predict gain 10-18% at 64 and 256 ranks; a verb
-// reading one rank after another (stats, patterns, convert) has no
+// of its own, readAheadChunk bytes of events at a time (trace.Prefetch),
+// readAheadSmall beyond 1,024 ranks, where the chunks and the goroutines'
+// stacks would cost more memory. Measured on the simulate stencils of
+// BENCHMARKS.md (2026-11-25, the analytic mode): 17% faster at 64 ranks,
+// 19% at 256, 29% at 1,024 and 18% at 4,096 (for 34 MB more, 116 MB in
+// all, against SimGrid's 277 MB). Check, classify and predict gain too; a
+// verb reading one rank after another (stats, patterns, convert) has no
 // parse to overlap and runs twice as slow read ahead, so it is not.
 const (
-	readAheadRanks = 1024
+	readAheadRanks = 4096
 	readAheadChunk = 4096
+	readAheadSmall = 1024
 )
 
 // readAhead returns src (of format name) read ahead where that pays:
 // parsing text is up to a third of a replay's work, and TI readers share
 // nothing they change.
 func readAhead(src trace.Source, name string) trace.Source {
-	if name == "ti" && src.NumRanks() <= readAheadRanks {
-		return trace.Prefetch(src, readAheadChunk)
+	n := src.NumRanks()
+	if name != "ti" || n > readAheadRanks {
+		return src
 	}
-	return src
+	if n > 1024 {
+		return trace.Prefetch(src, readAheadSmall)
+	}
+	return trace.Prefetch(src, readAheadChunk)
 }
 
 // writeOutput writes what fn writes to path ("-" or "" for stdout),
