@@ -57,14 +57,9 @@ func ByName(name string) (Format, bool) {
 	return Format{}, false
 }
 
-// Names returns the registered format names, comma-separated.
-func Names() string {
-	var n []string
-	for _, f := range formats {
-		n = append(n, f.Name)
-	}
-	return strings.Join(n, ", ")
-}
+// ReadableNames returns the names of the formats Kairos reads,
+// comma-separated.
+func ReadableNames() string { return names(func(f Format) bool { return f.Open != nil }) }
 
 // ErrUnknownFormat is returned when no format recognises an input.
 var ErrUnknownFormat = errors.New("not a trace in any format Kairos reads")
@@ -87,7 +82,7 @@ func Detect(path string) (Format, error) {
 			return f, nil
 		}
 	}
-	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, Names())
+	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, ReadableNames())
 }
 
 func readHead(path string) ([]byte, error) {
@@ -138,10 +133,12 @@ func ForOutput(path, name string) (Format, error) {
 
 // WritableNames returns the names of the formats Kairos writes,
 // comma-separated.
-func WritableNames() string {
+func WritableNames() string { return names(func(f Format) bool { return f.Write != nil }) }
+
+func names(keep func(Format) bool) string {
 	var n []string
 	for _, f := range formats {
-		if f.Write != nil {
+		if keep(f) {
 			n = append(n, f.Name)
 		}
 	}

@@ -78,7 +78,7 @@ algorithms LogGOPSim's Schedgen uses.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&to, "to", "", "output format ("+writableNames()+"); default: from OUT's extension")
+	cmd.Flags().StringVar(&to, "to", "", "output format ("+format.WritableNames()+"); default: from OUT's extension")
 	cmd.Flags().StringVar(&speed, "speed", "", "untime a timed trace at this many flop/s (e.g. 1Gf)")
 	return cmd
 }
@@ -105,16 +105,6 @@ func naming(what string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", what, err)
-}
-
-func writableNames() string {
-	var n []string
-	for _, f := range format.All() {
-		if f.Write != nil {
-			n = append(n, f.Name)
-		}
-	}
-	return strings.Join(n, ", ")
 }
 
 // parseSpeed reads a flop rate: a number with an optional k, M, G, T, P

@@ -215,4 +215,9 @@ l5 requires l4
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+	// GOAL is written, not read.
+	code, _, errs := csRun("convert", out, filepath.Join(dir, "back.ti"))
+	if code == 0 || !strings.Contains(errs, "not a trace in any format Kairos reads (known: alawneh, dumpi, ktr, otf2, ti)") {
+		t.Errorf("reading a GOAL schedule: exit %d, %s", code, errs)
+	}
 }
