@@ -13,6 +13,7 @@ import (
 	"kairos/internal/fileio"
 	"kairos/platform"
 	"kairos/sim"
+	"kairos/trace"
 )
 
 func init() { verbs = append(verbs, newSimulateCmd) }
@@ -183,22 +184,36 @@ type hostEnergyJSON struct {
 	Used   bool    `json:"used"`
 }
 
+// openReplayed opens the trace at path for simulate. A TI trace has -np
+// ranks if given (as smpirun's -np: the size of MPI_COMM_WORLD, whatever
+// the ranks a shared TI file names), and is opened without the regions of
+// its location lines unless the timed trace or the Paje trace, which
+// keep them, is written: that spares reading every rank's file at open.
+func openReplayed(path string, f *simulateFlags) (trace.Source, format.Format, error) {
+	tf, err := format.Detect(path)
+	if err != nil {
+		return nil, tf, err
+	}
+	if tf.Name != "ti" {
+		src, err := tf.Open(path)
+		return src, tf, err
+	}
+	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: f.np, NoRegions: f.timed == "" && f.paje == ""})
+	if err != nil {
+		return nil, tf, err
+	}
+	return t, tf, nil
+}
+
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	cfg, given, err := simulateConfig(f)
 	if err != nil {
 		return err
 	}
 	simulateLogs(cmd.ErrOrStderr(), f)
-	src, tf, err := format.Open(path)
+	src, tf, err := openReplayed(path, f)
 	if err != nil {
 		return err
-	}
-	if tf.Name == "ti" && f.np > 0 && f.np != src.NumRanks() {
-		// As smpirun's -np: the size of MPI_COMM_WORLD, whatever the
-		// ranks a shared TI file names.
-		if src, err = ti.OpenWith(path, ti.ReaderOptions{NumRanks: f.np}); err != nil {
-			return err
-		}
 	}
 	src = eventProgress(readAhead(src, tf.Name), filepath.Base(path))
 	// What the reader tolerated but SimGrid would not replay the same

@@ -57,6 +57,14 @@ func FuzzReader(f *testing.F) {
 			checkErr(t, err, path)
 			return
 		}
+		// The same data as the one per-rank file of a description,
+		// opened with and without regions: the same events but for
+		// their regions, the same warnings.
+		desc := filepath.Join(dir, "d.txt")
+		if err := os.WriteFile(desc, []byte("f.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sameWithoutRegions(t, desc)
 		out := filepath.Join(dir, "out.ti")
 		if _, err := WriteFile(out, tr, WriteOptions{}); err != nil {
 			t.Fatal(err)
@@ -75,6 +83,33 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("round trip changed the trace:\n got %v\nwant %v\nwritten:\n%s", got, want, text)
 		}
 	})
+}
+
+// sameWithoutRegions checks that path opened without regions reads as it
+// does with them, every event in region 0.
+func sameWithoutRegions(t *testing.T, path string) {
+	t.Helper()
+	full, err1 := Open(path)
+	bare, err2 := OpenWith(path, ReaderOptions{NoRegions: true})
+	if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+		t.Fatalf("open: %v; without regions: %v", err1, err2)
+	}
+	if err1 != nil || full.NumRanks() > 64 {
+		return
+	}
+	want, err1 := loadErr(full)
+	got, err2 := loadErr(bare)
+	if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+		t.Fatalf("read: %v; without regions: %v", err1, err2)
+	}
+	for r := range want {
+		for i := range want[r] {
+			want[r][i].Region = 0
+		}
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(full.Warnings(), bare.Warnings()) {
+		t.Fatalf("without regions:\n got %v %q\nwant %v %q", got, bare.Warnings(), want, full.Warnings())
+	}
 }
 
 // checkErr checks that err says where it happened.

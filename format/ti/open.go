@@ -330,6 +330,9 @@ func (t *Trace) noteLine(p *parser, r int, inits map[int]int, locs map[int][]str
 // order, so that the ids do not depend on how the ranks' lines are
 // interleaved.
 func (t *Trace) addRegions(locs map[int][]string) {
+	if t.opt.NoRegions {
+		return
+	}
 	for r := 0; r < t.n; r++ {
 		for _, name := range locs[r] {
 			if _, ok := t.regions[name]; !ok {
@@ -363,13 +366,21 @@ func (t *Trace) setDefaultType(inits map[int]int) {
 }
 
 // scanPerRank reads every per-rank file once: the first line for init,
-// and, if the file mentions "location" at all, its location lines.
+// and, if the file mentions "location" at all, its location lines. With
+// NoRegions it reads only the first line and the end of each file.
 func (t *Trace) scanPerRank() error {
 	inits := map[int]int{}
 	locs := map[int][]string{}
 	buf := make([]byte, 1<<20) // one block buffer for all files: no garbage per rank
 	for r, name := range t.files {
-		hasLoc, tail, err := scanBulk(name, []byte("location"), buf)
+		var hasLoc bool
+		var tail []byte
+		var err error
+		if t.opt.NoRegions {
+			tail, err = scanTail(name, buf)
+		} else {
+			hasLoc, tail, err = scanBulk(name, []byte("location"), buf)
+		}
 		if err != nil {
 			return err
 		}
@@ -419,6 +430,38 @@ func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs 
 	return nil
 }
 
+// scanTail returns the bytes after the last newline of name, as scanBulk
+// does, reading only the last block of an uncompressed file. buf is the
+// block buffer.
+func scanTail(name string, buf []byte) ([]byte, error) {
+	if strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".zst") {
+		_, tail, err := scanBulk(name, nil, buf)
+		return tail, err
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(st.Size()-int64(len(buf)), 0)
+	n, err := f.ReadAt(buf[:st.Size()-off], off)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	data := buf[:n]
+	i := bytes.LastIndexByte(data, '\n')
+	if i < 0 && off > 0 {
+		// A last line longer than the block: read it all.
+		_, tail, err := scanBulk(name, nil, buf)
+		return tail, err
+	}
+	return append([]byte(nil), data[i+1:]...), nil
+}
+
 // scanBulk reads name in large blocks and reports whether it contains
 // word, and the bytes after its last newline (its unterminated last
 // line, empty if it ends with a newline). buf is its block buffer, longer
@@ -433,7 +476,7 @@ func scanBulk(name string, word, buf []byte) (found bool, tail []byte, err error
 	for {
 		n, rerr := io.ReadFull(f, buf[keep:])
 		data := buf[:keep+n]
-		if !found && bytes.Contains(data, word) {
+		if !found && len(word) > 0 && bytes.Contains(data, word) {
 			found = true
 		}
 		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
@@ -447,7 +490,10 @@ func scanBulk(name string, word, buf []byte) (found bool, tail []byte, err error
 		if rerr != nil {
 			return false, nil, fmt.Errorf("%s: %w", name, rerr)
 		}
-		keep = copy(buf, data[len(data)-len(word)+1:])
+		keep = 0
+		if len(word) > 1 {
+			keep = copy(buf, data[len(data)-len(word)+1:])
+		}
 	}
 }
 

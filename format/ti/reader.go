@@ -214,6 +214,11 @@ type ReaderOptions struct {
 	// number of per-rank files of a description, or the highest rank of a
 	// shared file plus one.
 	NumRanks int
+	// NoRegions reads location lines as markers of the unknown region
+	// (Region 0) and leaves the metadata without their regions. Open then
+	// reads only the first line and the end of each per-rank file instead
+	// of all of it: for replays, whose results do not depend on regions.
+	NoRegions bool
 }
 
 // Next parses the next line of the rank into an event.

@@ -2,12 +2,14 @@ package ti
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"kairos/internal/fileio"
 	"kairos/internal/testenv"
 	"kairos/trace"
 )
@@ -469,5 +471,73 @@ func TestNumRanks(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "desc"), []byte("r0\nr1\n"), 0o644)
 	if _, err := OpenWith(filepath.Join(dir, "desc"), ReaderOptions{NumRanks: 3}); err == nil {
 		t.Error("3 ranks from a description of 2 files: no error")
+	}
+}
+
+// TestNoRegions: without regions, a description's location lines are
+// markers of region 0, the metadata has no regions, every other field is
+// as a full open reads it, and an unterminated last line is still found
+// (from the end of its file only).
+func TestNoRegions(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{
+		"desc.txt": "r0.ti\nr1.ti\n",
+		"r0.ti":    "0 init\n0 location main.c 42\n0 send 1 3 10\n0 location util.c 9\n",
+		"r1.ti":    "1 init\n1 location util.c 7\n1 recv 0 3 10\n1 compute 5", // no final newline
+	})
+	full, err := Open(filepath.Join(dir, "desc.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := OpenWith(filepath.Join(dir, "desc.txt"), ReaderOptions{NoRegions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(full.Meta().Regions); n != 3 {
+		t.Errorf("full open: %d regions, want 3", n)
+	}
+	if n := len(bare.Meta().Regions); n != 1 {
+		t.Errorf("without regions: %d regions, want only the unknown one", n)
+	}
+	want, got := loadAll(t, full), loadAll(t, bare)
+	for r := range want {
+		if len(got[r]) != len(want[r]) {
+			t.Fatalf("rank %d: %d events, want %d", r, len(got[r]), len(want[r]))
+		}
+		for i := range want[r] {
+			w := want[r][i]
+			w.Region = 0
+			if !reflect.DeepEqual(got[r][i], w) {
+				t.Errorf("rank %d event %d: %+v, want %+v", r, i, got[r][i], w)
+			}
+		}
+	}
+	if w, g := full.Warnings(), bare.Warnings(); len(w) != 1 || !reflect.DeepEqual(g, w) {
+		t.Errorf("warnings %q, want those of a full open, %q (one)", g, w)
+	}
+}
+
+// TestScanTail: the end of a file read from its last block is what a
+// whole read gives, for lines shorter and longer than the block and for
+// compressed files.
+func TestScanTail(t *testing.T) {
+	long := strings.Repeat("x", 40)
+	for _, content := range []string{"", "\n", "0 init\n", "0 init", "0 init\n0 comp", "0 init\n" + long, long, long + "\n", "a\n" + long + "\n" + long} {
+		for _, name := range []string{"t.ti", "t.ti.gz"} {
+			path := filepath.Join(t.TempDir(), name)
+			if err := fileio.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, content); return err }); err != nil {
+				t.Fatal(err)
+			}
+			_, want, err := scanBulk(path, []byte("location"), make([]byte, 64))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := scanTail(path, make([]byte, 16))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%s %q: tail %q, want %q", name, content, got, want)
+			}
+		}
 	}
 }
