@@ -469,3 +469,40 @@ func TestSimulateLinkEnergy(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateRegions: a trace's location lines do not change the
+// simulated time, whether simulate reads their regions (for the timed
+// trace) or not, and the timed trace keeps them.
+func TestSimulateRegions(t *testing.T) {
+	dir := testenv.WriteFiles(t, map[string]string{
+		"desc.txt": "r0.ti\nr1.ti\n",
+		"r0.ti":    "0 init\n0 location main.c 42\n0 compute 1e6\n0 send 1 0 1000\n",
+		"r1.ti":    "1 init\n1 location util.c 7\n1 recv 0 0 1000\n",
+	})
+	desc, timed := filepath.Join(dir, "desc.txt"), filepath.Join(dir, "timed.ktr")
+	code, bare, errs := csRun("simulate", desc, "--cluster", "2x1Gf,125MBps,50us")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, full, errs := csRun("simulate", desc, "--cluster", "2x1Gf,125MBps,50us", "--timed-trace", timed)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if bare != full {
+		t.Errorf("without regions:\n%s\nwith them:\n%s", bare, full)
+	}
+	src, err := openTrace(timed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if e.Kind == trace.Location {
+			names = append(names, src.Meta().RegionName(e.Region))
+		}
+		return nil
+	})
+	if strings.Join(names, ",") != "main.c,util.c" {
+		t.Errorf("timed trace's location regions %q, want main.c and util.c", names)
+	}
+}
