@@ -127,3 +127,36 @@ func BenchmarkOpen(b *testing.B) {
 	}
 	reportRates(b, lines, testenv.CPUTime()-cpu0)
 }
+
+// BenchmarkOpenDescription measures opening a description of 64 per-rank
+// files of 10,000 stencil lines each (12 MB, as the 64-rank stencil of
+// BENCHMARKS.md), with the regions of location lines (every file read in
+// full) and without (first line and end only).
+func BenchmarkOpenDescription(b *testing.B) {
+	data, _ := benchText()
+	dir := b.TempDir()
+	one := data[:bytes.IndexByte(data[190_000:], '\n')+190_001] // about 10,000 lines
+	var desc bytes.Buffer
+	for r := range 64 {
+		name := "r" + strconv.Itoa(r) + ".ti"
+		text := bytes.ReplaceAll(one, []byte("4 "), []byte(strconv.Itoa(r)+" "))
+		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		desc.WriteString(name + "\n")
+	}
+	path := filepath.Join(dir, "desc.txt")
+	if err := os.WriteFile(path, desc.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, noRegions := range []bool{false, true} {
+		b.Run("NoRegions="+strconv.FormatBool(noRegions), func(b *testing.B) {
+			for b.Loop() {
+				tr, err := OpenWith(path, ReaderOptions{NoRegions: noRegions})
+				if err != nil || tr.NumRanks() != 64 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

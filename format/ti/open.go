@@ -373,13 +373,15 @@ func (t *Trace) scanPerRank() error {
 	locs := map[int][]string{}
 	buf := make([]byte, 1<<20) // one block buffer for all files: no garbage per rank
 	for r, name := range t.files {
-		var hasLoc bool
 		var tail []byte
 		var err error
 		if t.opt.NoRegions {
-			tail, err = scanTail(name, buf)
+			tail, err = t.scanLines(name, r, false, inits, locs, buf)
 		} else {
-			hasLoc, tail, err = scanBulk(name, []byte("location"), buf)
+			var hasLoc bool
+			if hasLoc, tail, err = scanBulk(name, []byte("location"), buf); err == nil {
+				_, err = t.scanLines(name, r, hasLoc, inits, locs, nil)
+			}
 		}
 		if err != nil {
 			return err
@@ -388,9 +390,6 @@ func (t *Trace) scanPerRank() error {
 		if p.split(tail) && !t.opt.KeepLastLine {
 			t.warn(fmt.Sprintf("%s: last line has no newline: dropped, as SimGrid 3.32 drops it", name))
 		}
-		if err := t.scanLines(name, r, hasLoc, inits, locs); err != nil {
-			return err
-		}
 	}
 	t.setDefaultType(inits)
 	t.addRegions(locs)
@@ -398,11 +397,13 @@ func (t *Trace) scanPerRank() error {
 }
 
 // scanLines reads the first significant line of a per-rank file (for its
-// init) and, if all is set, every line (for location lines).
-func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs map[int][]string) error {
+// init) and, if all is set, every line (for location lines). If tailBuf
+// is not nil, it returns the bytes after the file's last newline too (see
+// scanTail), from the same open file.
+func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs map[int][]string, tailBuf []byte) ([]byte, error) {
 	f, err := fileio.Open(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	size := 32 << 10
@@ -425,27 +426,26 @@ func (t *Trace) scanLines(name string, r int, all bool, inits map[int]int, locs 
 		}
 	}
 	if lr.err != nil {
-		return fmt.Errorf("%s: %w", name, lr.err)
+		return nil, fmt.Errorf("%s: %w", name, lr.err)
 	}
-	return nil
+	if tailBuf == nil {
+		return nil, nil
+	}
+	osf, _ := f.(*os.File)
+	return scanTail(name, osf, tailBuf)
 }
 
-// scanTail returns the bytes after the last newline of name, as scanBulk
-// does, reading only the last block of an uncompressed file. buf is the
-// block buffer.
-func scanTail(name string, buf []byte) ([]byte, error) {
-	if strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".zst") {
+// scanTail returns the bytes after the last newline of file name, as
+// scanBulk does: from its last block if f is the file opened (and not
+// decompressed), else by reading it all. buf is the block buffer.
+func scanTail(name string, f *os.File, buf []byte) ([]byte, error) {
+	if f == nil {
 		_, tail, err := scanBulk(name, nil, buf)
 		return tail, err
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	off := max(st.Size()-int64(len(buf)), 0)
 	n, err := f.ReadAt(buf[:st.Size()-off], off)
