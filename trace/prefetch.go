@@ -38,8 +38,8 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 	}
 	p := &prefetchReader{
 		src: s.Source, rank: r, in: in, index: -1,
-		full: make(chan *codecChunk, 1),
-		free: make(chan *codecChunk, 1),
+		full: make(chan *eventChunk, 1),
+		free: make(chan *eventChunk, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -48,11 +48,11 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 	return p, nil
 }
 
-// codecChunk is a rank's next events: the common ones as fixed-size
-// records (which the consumer copies out far faster than it decodes the
+// eventChunk is a rank's next events: the common ones as fixed-size
+// records (which the consumer copies out faster than it decodes the
 // codec), the others in the compact codec. The last chunk of a rank has
 // end set.
-type codecChunk struct {
+type eventChunk struct {
 	ev  []packedEvent
 	b   []byte
 	end bool
@@ -60,7 +60,7 @@ type codecChunk struct {
 }
 
 // packedEvent is an event whose fields other than these are at their
-// zero or default values, in 24 bytes (see pack), or, if coded is set, a
+// zero or default values, in 24 bytes (see pack), or, with pkCoded set, a
 // mark that the next event of the chunk's codec bytes comes here. Small,
 // because the consumer's core reads it from the other core's cache.
 type packedEvent struct {
@@ -125,7 +125,7 @@ type prefetchReader struct {
 	src   Source
 	rank  int
 	in    Reader // the filling goroutine's until done is closed
-	cur   *codecChunk
+	cur   *eventChunk
 	i     int // the next event's index in cur.ev
 	off   int // and the next coded event's offset in cur.b
 	ev    Event
@@ -134,13 +134,13 @@ type prefetchReader struct {
 	err   error
 	ended bool
 
-	full, free chan *codecChunk
+	full, free chan *eventChunk
 	stop, done chan struct{}
 	closeOnce  sync.Once
 }
 
-func newChunk(size int) *codecChunk {
-	return &codecChunk{ev: make([]packedEvent, 0, size/packedSize+1), b: make([]byte, 0, size/4)}
+func newChunk(size int) *eventChunk {
+	return &eventChunk{ev: make([]packedEvent, 0, size/packedSize+1), b: make([]byte, 0, size/4)}
 }
 
 // packedSize is the size of a packedEvent, for the chunks' budget.
@@ -148,7 +148,7 @@ const packedSize = int(unsafe.Sizeof(packedEvent{}))
 
 // fill reads the rank into chunks of about size bytes until its end or
 // Close.
-func (p *prefetchReader) fill(c *codecChunk, size int) {
+func (p *prefetchReader) fill(c *eventChunk, size int) {
 	defer close(p.done)
 	var st CodecState
 	for {
