@@ -215,8 +215,19 @@ l5 requires l4
 	if string(got) != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+	// What GOAL cannot address is an error naming the input line, and
+	// leaves no output.
+	bad := testenv.WriteFile(t, "bad.ti", "0 init\n0 send 5 0 10\n1 init\n")
+	badOut := filepath.Join(dir, "bad.goal")
+	code, _, errs := csRun("convert", bad, badOut)
+	if want := "rank 0, event 2 (send at " + bad + ":2): partner 5 out of range [0,2)"; code == 0 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, %q; want %q", code, errs, want)
+	}
+	if _, err := os.Stat(badOut); !os.IsNotExist(err) {
+		t.Errorf("a failed conversion left %s: %v", badOut, err)
+	}
 	// GOAL is written, not read.
-	code, _, errs := csRun("convert", out, filepath.Join(dir, "back.ti"))
+	code, _, errs = csRun("convert", out, filepath.Join(dir, "back.ti"))
 	if code == 0 || !strings.Contains(errs, "not a trace in any format Kairos reads (known: alawneh, dumpi, ktr, otf2, ti)") {
 		t.Errorf("reading a GOAL schedule: exit %d, %s", code, errs)
 	}

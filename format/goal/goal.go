@@ -104,7 +104,11 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, o Options) error {
 	for rd.Next() {
 		i++
 		if err := g.event(rd.Event()); err != nil {
-			return fmt.Errorf("rank %d, event %d (%s): %w", r, i, rd.Event().Kind, err)
+			where := ""
+			if p, ok := rd.(trace.Positioner); ok {
+				where = " at " + p.Position()
+			}
+			return fmt.Errorf("rank %d, event %d (%s%s): %w", r, i, rd.Event().Kind, where, err)
 		}
 	}
 	if err := rd.Err(); err != nil {
