@@ -162,15 +162,17 @@ func openSource(path string, replay bool) (trace.Source, error) {
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines
 // of its own, readAheadChunk bytes of events at a time (trace.Prefetch),
-// readAheadSmall beyond 1,024 ranks, where the chunks and the goroutines'
-// stacks would cost more memory. Measured on the simulate stencils of
-// BENCHMARKS.md (2026-11-25, the analytic mode): 17% faster at 64 ranks,
-// 19% at 256, 29% at 1,024 and 18% at 4,096 (for 34 MB more, 116 MB in
-// all, against SimGrid's 277 MB). Check, classify and predict gain too; a
-// verb reading one rank after another (stats, patterns, convert) has no
-// parse to overlap and runs twice as slow read ahead, so it is not.
+// or readAheadSmall beyond readAheadMany ranks, where the chunks and the
+// goroutines' stacks would cost more memory. With the other changes of
+// 2026-11-25 (BENCHMARKS.md), the analytic replay of the stencils became
+// 17% faster at 64 ranks, 18% at 256, 29% at 1,024 and 16% at 4,096 (read
+// ahead only since then, for 40 MB more: 122 MB in all, against SimGrid's
+// 277 MB). Check, classify and predict gain too; a verb reading one rank
+// after another (stats, patterns, convert) has no parse to overlap and
+// runs twice as slow read ahead, so it is not.
 const (
 	readAheadRanks = 4096
+	readAheadMany  = 1024
 	readAheadChunk = 4096
 	readAheadSmall = 1024
 )
@@ -183,7 +185,7 @@ func readAhead(src trace.Source, name string) trace.Source {
 	if name != "ti" || n > readAheadRanks {
 		return src
 	}
-	if n > 1024 {
+	if n > readAheadMany {
 		return trace.Prefetch(src, readAheadSmall)
 	}
 	return trace.Prefetch(src, readAheadChunk)
