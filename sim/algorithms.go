@@ -815,8 +815,13 @@ var gatherAlgos = map[string][]algorithm{
 // gatherBinomial (gather__ompi_binomial): up Open MPI's in-order binomial
 // tree, every inner node receives its children's blocks, nearest child
 // first, then every member but the root sends all it holds to its parent,
-// each a blocking operation.
+// each a blocking operation. Members that would gather their blocks in a
+// temporary buffer (a root other than 0, even virtual ranks) give up at
+// once when asking it 0 bytes while it is still null (growTmpBuffers).
 func gatherBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if binomialGivesUp(c, c.e.RecvBytes, c.tmpRecvNull, c.e.SendBytes, c.tmpSendNull) {
+		return ops, false
+	}
 	if p == 0 {
 		c.steps = c.steps[:0]
 		parent, children := inOrderBinomial(c)
@@ -830,6 +835,18 @@ func gatherBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 	}
 	return stepAt(c, p, ops)
+}
+
+// binomialGivesUp reports whether c's member of Open MPI's binomial gather
+// or scatter asks SimGrid 3.32's replay for an empty temporary buffer that
+// is still null, and so returns at once (MPI_ERR_OTHER): a root other than
+// 0 asks rootBytes x size of one (rootNull), another member of even
+// virtual rank bytes x size of the other (null).
+func binomialGivesUp(c *collCall, rootBytes int64, rootNull bool, bytes int64, null bool) bool {
+	if c.me == c.root {
+		return c.root != 0 && rootBytes == 0 && rootNull
+	}
+	return (c.me-c.root+c.n)%c.n%2 == 0 && bytes == 0 && null
 }
 
 // gatherLinear (igather, igatherv): every rank sends to the root.
@@ -846,8 +863,13 @@ var scatterAlgos = map[string][]algorithm{
 // binomial tree, every member but the root receives its subtree's blocks
 // from its parent, then every inner node sends each child its subtree's
 // blocks, nearest child first, each a blocking operation. The root's
-// blocks are its send size, an inner node's its receive size.
+// blocks are its send size, an inner node's its receive size. Members
+// that would hold their subtree's blocks in a temporary buffer give up as
+// gatherBinomial's do.
 func scatterBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if binomialGivesUp(c, c.e.SendBytes, c.tmpSendNull, c.e.RecvBytes, c.tmpRecvNull) {
+		return ops, false
+	}
 	if p == 0 {
 		c.steps = c.steps[:0]
 		parent, children := inOrderBinomial(c)

@@ -71,9 +71,11 @@ func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
 // receive buffer (smpi_get_tmp_sendbuffer, smpi_get_tmp_recvbuffer),
 // grown to the action's sizes and never shrunk: until first grown, such
 // a buffer is a null pointer, on which some algorithms give up at once
-// (reduce_scatter ompi_ring of 0 elements). It records the buffers c's
-// action grows for its member and sets c.tmpNull if either is still null
-// (always false without Config.Compat). Barriers take no buffer; the
+// (reduce_scatter ompi_ring of 0 elements; gather and scatter
+// ompi_binomial, whose members asking 0 bytes of one give up). It records
+// the buffers c's action grows for its member and sets c.tmpSendNull and
+// c.tmpRecvNull where each is still null, c.tmpNull if either is (always
+// false without Config.Compat). Barriers take no buffer; the
 // algorithms' own temporary buffers are not counted.
 func (s *simulation) growTmpBuffers(c *collCall) {
 	e, atRoot := c.e, c.me == c.root
@@ -94,5 +96,7 @@ func (s *simulation) growTmpBuffers(c *collCall) {
 	}
 	s.tmpGrown[0] = s.tmpGrown[0] || send
 	s.tmpGrown[1] = s.tmpGrown[1] || recv
-	c.tmpNull = s.cfg.Compat && !(s.tmpGrown[0] && s.tmpGrown[1])
+	c.tmpSendNull = s.cfg.Compat && !s.tmpGrown[0]
+	c.tmpRecvNull = s.cfg.Compat && !s.tmpGrown[1]
+	c.tmpNull = c.tmpSendNull || c.tmpRecvNull
 }

@@ -126,13 +126,46 @@ func TestReduceScatterRingEmptyMatchesSimGrid(t *testing.T) {
 			}
 			fmt.Fprintf(&b, "%d reducescatter %s 0\n", r, zeros)
 		}
-		ringMatches(t, dir, plat, hostfile, c.n, b.String())
+		replayMatches(t, dir, plat, hostfile, c.n, "smpi/reduce_scatter:ompi_ring", b.String())
 	}
 }
 
-// ringMatches replays trace on n ranks with reduce_scatter ompi_ring with
+// TestBinomialEmptyMatchesSimGrid replays gathers and scatters of 0
+// elements with Open MPI's binomial trees, whose roots other than 0 and
+// members of even virtual rank give up while the temporary buffer they
+// ask for is still null: first, after an allgather (which grows both
+// buffers), before a gather of 10 elements (whose parents then take the
+// leaves' stale empty messages, and whose buffers are taken only in each
+// rank's next turn), and rooted at 0 (both deadlock or abort).
+func TestBinomialEmptyMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	for _, c := range []struct {
+		coll    string
+		n       int
+		actions []string
+	}{
+		{"gather", 4, []string{"gather 0 0 3"}}, {"gather", 7, []string{"gather 0 0 2"}},
+		{"gather", 4, []string{"allgather 10 10", "gather 0 0 3"}},
+		{"gather", 4, []string{"gather 0 0 3", "gather 10 10 3"}},
+		{"gather", 4, []string{"gather 0 0 0"}},
+		{"scatter", 4, []string{"allgather 10 10", "scatter 0 0 2"}},
+		{"scatter", 4, []string{"scatter 0 0 0"}}, {"scatter", 6, []string{"scatter 0 0 5"}},
+	} {
+		var b strings.Builder
+		for r := 0; r < c.n; r++ {
+			fmt.Fprintf(&b, "%d init\n", r)
+			for _, a := range c.actions {
+				fmt.Fprintf(&b, "%d %s\n", r, a)
+			}
+		}
+		replayMatches(t, dir, plat, hostfile, c.n, "smpi/"+c.coll+":ompi_binomial", b.String())
+	}
+}
+
+// replayMatches replays trace on n ranks with the --cfg setting kv with
 // Kairos and SimGrid and requires the same time, or both to fail.
-func ringMatches(t *testing.T, dir, plat, hostfile string, n int, trace string) {
+func replayMatches(t *testing.T, dir, plat, hostfile string, n int, kv, trace string) {
 	t.Helper()
 	path := filepath.Join(dir, "t.ti")
 	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
@@ -146,16 +179,14 @@ func ringMatches(t *testing.T, dir, plat, hostfile string, n int, trace string) 
 		t.Fatal(err)
 	}
 	cfg := sim.DefaultConfig()
-	if err := cfg.Set("smpi/reduce_scatter", "ompi_ring"); err != nil {
-		t.Fatal(err)
-	}
+	args := setBoth(t, &cfg, []string{kv})
 	res, kerr := sim.Run(tr, machineOn(t, plat, n), cfg, nil)
-	sg, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, n, "--cfg=smpi/reduce_scatter:ompi_ring")
+	sg, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, n, args...)
 	switch {
 	case kerr != nil && sgErr != nil:
 	case kerr != nil || sgErr != nil:
-		t.Errorf("%d ranks:\n%sKairos: %v\nSimGrid: %v", n, trace, kerr, sgErr)
+		t.Errorf("%s, %d ranks:\n%sKairos: %v\nSimGrid: %v", kv, n, trace, kerr, sgErr)
 	case math.Abs(res.Time-sg) > 1e-9:
-		t.Errorf("%d ranks:\n%sKairos %.9f, SimGrid %.9f", n, trace, res.Time, sg)
+		t.Errorf("%s, %d ranks:\n%sKairos %.9f, SimGrid %.9f", kv, n, trace, res.Time, sg)
 	}
 }

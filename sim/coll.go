@@ -55,6 +55,8 @@ type collCall struct {
 	override    int64      // if positive, the message size of a sub-collective
 	inOrder     bool       // its requests are waited for one by one, in order
 	tmpNull     bool       // a SimGrid replay temporary buffer is still null (growTmpBuffers)
+	tmpSendNull bool       // the temporary send buffer is
+	tmpRecvNull bool       // the temporary receive buffer is
 	schedules   schedules
 }
 
@@ -187,6 +189,9 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 	if r.step == 0 {
 		if e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate {
 			return true // SimGrid's replay does not replay communicator creation
+		}
+		if !s.resumed(r) {
+			return false // its temporary buffers are taken in its next turn
 		}
 		if err := s.setupColl(r, e); err != nil {
 			s.fail(r, "%v", err)
@@ -344,12 +349,9 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 			return fmt.Errorf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r.id)
 		}
 	}
-	root := int32(0)
-	if e.Kind.IsRooted() && e.Partner != trace.NoRank {
-		root = e.Partner
-	}
-	if root < 0 || root >= n {
-		return fmt.Errorf("%s: root %d out of range [0,%d)", e.Kind, root, n)
+	root, err := collRoot(e, st.world, n)
+	if err != nil {
+		return err
 	}
 	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
 		phases: st.call.phases[:0], schedules: s.schedules}
@@ -362,6 +364,27 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st.call.tag = tag
 	st.call.root, st.call.override = root, 0
 	return nil
+}
+
+// collRoot returns the root of e's collective as a rank of its
+// communicator, whose members (world ranks) are world, nil for
+// MPI_COMM_WORLD of n ranks: the model names roots by world rank.
+func collRoot(e *trace.Event, world []int32, n int32) (int32, error) {
+	if !e.Kind.IsRooted() || e.Partner == trace.NoRank {
+		return 0, nil
+	}
+	if world == nil {
+		if e.Partner < 0 || e.Partner >= n {
+			return 0, fmt.Errorf("%s: root %d out of range [0,%d)", e.Kind, e.Partner, n)
+		}
+		return e.Partner, nil
+	}
+	for i, w := range world {
+		if w == e.Partner {
+			return int32(i), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: root (world rank %d) is not a member of communicator %d", e.Kind, e.Partner, e.Comm)
 }
 
 // part is one algorithm of a collective, run with its own root and
@@ -484,6 +507,11 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 			// Halves under one segment go to SMP_linear, on which SimGrid
 			// 3.32's replay crashes (an invalid free in its SMP set-up).
 			return nil, 0, fmt.Errorf("%s: ompi_split_bintree of %d bytes is refused: below two segments it falls back to SMP_linear, on which SimGrid 3.32's replay crashes", k, collBytes(c))
+		}
+		if algo == "ompi_pipeline" && c.ssize > 0 && collBytes(c)/c.ssize == 0 {
+			// Its segment's count is 0, and it divides by it: SimGrid
+			// 3.32 dies of SIGFPE.
+			return nil, 0, fmt.Errorf("%s: ompi_pipeline of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k)
 		}
 		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
 	case trace.Reduce:

@@ -21,6 +21,11 @@ type request struct {
 	// overhead is smpi/or for a receive that matched a detached send: the
 	// sleep after a wait or test finishes it (SMPI's finish_wait).
 	overhead float64
+	// typed marks a request of the trace's point-to-point calls, whose
+	// size and datatype dtype SMPI checks against its match's (see
+	// checkMatch); the collectives' own messages are not checked.
+	typed bool
+	dtype trace.Datatype
 }
 
 // comm is a matched message and its transfer.
@@ -214,6 +219,9 @@ func matches(r *request, src, tag int32) bool {
 
 // match pairs a send and a receive and starts the transfer.
 func (s *simulation) match(sq, rq *request) {
+	if sq.typed && rq.typed {
+		s.checkMatch(sq, rq)
+	}
 	c := s.newComm()
 	c.src, c.dst, c.bytes = sq.owner.id, rq.owner.id, sq.bytes
 	c.sreq, c.rreq = sq, rq
@@ -283,4 +291,32 @@ func (s *simulation) unref(q *request) {
 		q.owner = nil
 		s.freeReqs = append(s.freeReqs, q)
 	}
+}
+
+// checkMatch stops the replay where SMPI's replay aborts on a matched
+// message (Request::match_common, then finish_wait under MPI_COMM_WORLD's
+// MPI_ERRORS_ARE_FATAL): a message larger than its receive
+// (MPI_ERR_TRUNCATE), or, with SimGrid's quirks, non-empty on both sides
+// with datatypes that differ, neither being MPI_BYTE or MPI_PACKED
+// (MPI_ERR_TYPE; MPI implementations do not check it, SMPI does). SMPI
+// aborts when the receive is waited for or tested; Kairos stops at the
+// match, so a receive never waited for is reported too.
+func (s *simulation) checkMatch(sq, rq *request) {
+	poster := sq.owner
+	if rq.seq > sq.seq {
+		poster = rq.owner
+	}
+	switch {
+	case rq.bytes >= 0 && rq.bytes < sq.bytes:
+		s.fail(poster, "a message of %d bytes from rank %d to rank %d (tag %d) is larger than its receive (%d bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
+			sq.bytes, sq.owner.id, rq.owner.id, sq.tag, rq.bytes)
+	case s.cfg.Compat && sq.bytes != 0 && rq.bytes != 0 && !typesMatch(sq.dtype, rq.dtype):
+		s.fail(poster, "a message from rank %d to rank %d (tag %d) is sent as %s and received as %s: SimGrid 3.32 aborts (MPI_ERR_TYPE; --cfg kairos/simgrid-quirks:no replays it)",
+			sq.owner.id, rq.owner.id, sq.tag, sq.dtype.Name(), rq.dtype.Name())
+	}
+}
+
+// typesMatch is SMPI's Request::match_types for the predefined datatypes.
+func typesMatch(a, b trace.Datatype) bool {
+	return a == b || a == trace.TypeByte || b == trace.TypeByte || a == trace.TypePacked || b == trace.TypePacked
 }

@@ -151,15 +151,26 @@ func (r *rank) position() string {
 // turn reports whether r may issue a simcall now; if not, r is queued for
 // its next turn.
 func (s *simulation) turn(r *rank) bool {
-	if !s.cfg.Subrounds {
-		return true
+	if !s.resumed(r) {
+		return false
 	}
-	if r.turnUsed {
+	if s.cfg.Subrounds {
+		r.turnUsed = true
+	}
+	return true
+}
+
+// resumed reports whether r runs in this sub-round, that is, has issued no
+// simcall in it yet; if it has, SimGrid's actor waits for its answer
+// until the next sub-round, and r is queued for its next turn. Actions
+// whose first effects come before their first simcall (a collective's
+// temporary buffers) ask it first.
+func (s *simulation) resumed(r *rank) bool {
+	if s.cfg.Subrounds && r.turnUsed {
 		r.queued = true
 		s.runq = append(s.runq, r)
 		return false
 	}
-	r.turnUsed = true
 	return true
 }
 
@@ -248,6 +259,18 @@ func (s *simulation) waitStep(r *rank) bool {
 // size returns a datatype's size for this trace.
 func (s *simulation) size(t trace.Datatype) int64 { return t.Size(s.meta.DefaultType) }
 
+// sendType and recvType return the datatypes of e's send and receive
+// sides, the trace's default for DefaultType.
+func (s *simulation) sendType(e *trace.Event) trace.Datatype { return s.resolve(e.SendType) }
+func (s *simulation) recvType(e *trace.Event) trace.Datatype { return s.resolve(e.RecvType) }
+
+func (s *simulation) resolve(t trace.Datatype) trace.Datatype {
+	if t == trace.DefaultType {
+		return s.meta.DefaultType
+	}
+	return t
+}
+
 // exec runs r's current action from r.step; it returns true when the
 // action is over, false when r yielded its turn or blocked.
 func (s *simulation) exec(r *rank) bool {
@@ -316,6 +339,7 @@ func (s *simulation) exec(r *rank) bool {
 			}
 			r.step, r.slept = 1, false
 			r.testReq = s.newRequest(r, true, e.Partner, 0, e.SendBytes)
+			r.testReq.typed, r.testReq.dtype = true, s.sendType(e)
 			s.post(r.testReq)
 		}
 		if r.step == 1 {
@@ -324,6 +348,7 @@ func (s *simulation) exec(r *rank) bool {
 			}
 			r.step = 2
 			q := s.newRequest(r, false, e.Source, 0, e.RecvBytes)
+			q.typed, q.dtype = true, s.recvType(e)
 			s.post(q)
 			s.addWait(r, r.testReq)
 			s.addWait(r, q)
@@ -368,6 +393,10 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		}
 		r.step, r.probeStep, r.slept = 1, 0, false
 		q := s.newRequest(r, send, e.Partner, e.Tag, bytes)
+		q.typed, q.dtype = true, s.recvType(e)
+		if send {
+			q.dtype = s.sendType(e)
+		}
 		s.post(q)
 		switch e.Kind {
 		case trace.Isend:

@@ -104,7 +104,13 @@
 //   - (*) the replay's collectives share one temporary send and one
 //     receive buffer, null until an action first needs bytes of them:
 //     reduce_scatter ompi_ring of 0 elements sends nothing while either is
-//     null (see growTmpBuffers).
+//     null (see growTmpBuffers);
+//   - (*) a point-to-point message sent and received as different
+//     datatypes, neither MPI_BYTE nor MPI_PACKED, both sides non-empty,
+//     aborts the replay (MPI_ERR_TYPE: MPI implementations do not check
+//     it); a message larger than its receive aborts it with or without
+//     quirks, as MPI requires (MPI_ERR_TRUNCATE). The collectives' own
+//     messages are not checked.
 package sim
 
 import (

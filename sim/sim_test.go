@@ -204,6 +204,7 @@ func TestAlgorithmRefusals(t *testing.T) {
 		{"allgatherv", "pair", "allgatherv 1 1 1 1 1 1 1", "power-of-two"},
 		{"reduce", "ompi_binary", "reduce 0 0 0", "0 elements is refused"},
 		{"allreduce", "ompi_ring_segmented", "allreduce 0 0", "0 elements is refused"},
+		{"bcast", "ompi_pipeline", "bcast 0 2", "0 elements is refused"},
 		{"bcast", "mvapich2_knomial_intra_node", "bcast 10", "SimGrid 3.32's replay crashes on it"},
 	} {
 		cfg := sim.DefaultConfig()
@@ -222,6 +223,102 @@ func TestAlgorithmRefusals(t *testing.T) {
 	}
 	if _, err := runTI(t, everyRank(6, "reduce 6 0 0"), m, cfg); err != nil {
 		t.Errorf("reduce of 6 elements on 6 ranks: %v", err)
+	}
+}
+
+// TestSubCommunicatorRoot: a collective on a sub-communicator names its
+// root by world rank; it runs from that rank. On the communicator {1, 3},
+// a broadcast from world rank 1 (its rank 0) is one message from 1 to 3,
+// as a send and receive of the same size would be; from world rank 3, the
+// other way round. Rank 3 computes after it (1 ms before, 5 ms after; rank
+// 1 3 ms before): a receiving rank 3 finishes 5 ms after rank 1 sends, a
+// sending one (eager) 5 ms after it sends.
+func TestSubCommunicatorRoot(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
+	meta := trace.NewMeta()
+	meta.Comms = []trace.Comm{{ID: 5, Members: []int32{1, 3}}}
+	compute := func(tr *trace.Trace, r int, flops float64) {
+		c := trace.NewEvent(trace.Compute)
+		c.Compute = flops
+		tr.Ranks[r].Append(&c)
+	}
+	bcast := func(root int32) (float64, error) {
+		tr := trace.New(4, meta)
+		for _, r := range []int{1, 3} {
+			compute(tr, r, []float64{0, 3e6, 0, 1e6}[r])
+			b := trace.NewEvent(trace.Bcast)
+			b.Comm, b.Partner, b.SendBytes, b.RecvBytes = 5, root, 1000, 1000
+			tr.Ranks[r].Append(&b)
+		}
+		compute(tr, 3, 5e6)
+		res, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+		if err != nil {
+			return 0, err
+		}
+		return res.Time, nil
+	}
+	p2p := func(from, to int) float64 {
+		text := fmt.Sprintf("1 compute 3e6\n3 compute 1e6\n%d send %d 0 1000\n%d recv %d 0 1000\n3 compute 5e6\n", from, to, to, from)
+		res, err := runTI(t, text, m, sim.DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Time
+	}
+	for _, c := range []struct{ root, to int }{{1, 3}, {3, 1}} {
+		got, err := bcast(int32(c.root))
+		if want := p2p(c.root, c.to); err != nil || got != want {
+			t.Errorf("bcast from world rank %d: %.9f s (%v), want %.9f s (a message from %d to %d)", c.root, got, err, want, c.root, c.to)
+		}
+	}
+	if p2p(1, 3) == p2p(3, 1) {
+		t.Fatal("the test cannot tell the roots apart")
+	}
+	if _, err := bcast(2); err == nil || !strings.Contains(err.Error(), "not a member") {
+		t.Errorf("bcast from world rank 2, not a member: error %v", err)
+	}
+}
+
+// messageCheck is a two-rank trace whose message SimGrid 3.32 aborts on
+// (want: Kairos' error) or replays (want empty).
+type messageCheck struct{ name, send, recv, want string }
+
+var messageChecks = []messageCheck{
+	{"truncated", "send 1 0 1000", "recv 0 0 100", "larger than its receive (100 bytes)"},
+	{"truncated by its datatype", "isend 1 3 100 0", "irecv 0 3 100 2", "larger than its receive (100 bytes)"},
+	{"truncated sendRecv", "sendRecv 70000 1 0 1 6 6", "sendRecv 0 0 65536 0 6 6", "larger than its receive (65536 bytes)"},
+	{"empty receive", "send 1 0 8", "recv 0 0 0", "larger than its receive (0 bytes)"},
+	{"datatypes", "send 1 0 1000 2", "recv 0 0 250 5", "sent as MPI_CHAR and received as MPI_FLOAT"},
+	{"datatypes of sendRecv", "sendRecv 10 1 0 1 1 1", "sendRecv 0 0 10 0 1 5", "sent as MPI_INT and received as MPI_FLOAT"},
+	{"larger receive", "send 1 0 100", "recv 0 0 1000", ""},
+	{"received as bytes", "send 1 0 10 0", "recv 0 0 80 6", ""},
+	{"sent as bytes", "send 1 0 80 6", "recv 0 0 10 0", ""},
+	{"empty message, two datatypes", "send 1 0 0 2", "recv 0 0 100 5", ""},
+	{"probed size", "send 1 0 1000 2", "recv 0 0 -1 2", ""},
+}
+
+func (c messageCheck) text() string { return "0 init\n0 " + c.send + "\n1 init\n1 " + c.recv + "\n" }
+
+// TestMessageChecks: a message larger than its receive, or sent and
+// received as different datatypes (neither MPI_BYTE), stops the replay
+// with an error naming the receive's line, where SimGrid 3.32 aborts
+// (MPI_ERR_TRUNCATE, MPI_ERR_TYPE); without SimGrid's quirks, only the
+// truncation does.
+func TestMessageChecks(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	noQuirks := sim.DefaultConfig()
+	if err := noQuirks.Set("kairos/simgrid-quirks", "no"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range messageChecks {
+		_, err := runTI(t, c.text(), m, sim.DefaultConfig())
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "trace.ti:4")) {
+			t.Errorf("%s: error %v, want %q at trace.ti:4", c.name, err, c.want)
+		}
+		_, err = runTI(t, c.text(), m, noQuirks)
+		if refused := strings.Contains(c.want, "larger"); refused != (err != nil) {
+			t.Errorf("%s without SimGrid's quirks: error %v, refused %v", c.name, err, refused)
+		}
 	}
 }
 

@@ -84,11 +84,16 @@ func runSimGridCfg(dir, desc, plat, hosts string, n int, extra ...string) (float
 
 // runSimGridOut is runSimGridCfg that also returns smpirun's output.
 func runSimGridOut(dir, desc, plat, hosts string, n int, extra ...string) (float64, string, error) {
+	return runSimGridWithin(5*time.Minute, dir, desc, plat, hosts, n, extra...)
+}
+
+// runSimGridWithin is runSimGridOut that gives up after d.
+func runSimGridWithin(d time.Duration, dir, desc, plat, hosts string, n int, extra ...string) (float64, string, error) {
 	args := append([]string{"-np", strconv.Itoa(n), "-platform", plat, "-hostfile", hosts, "-replay", desc,
 		"--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical", "--log=root.fmt:[%.12r]%e%m%n"}, extra...)
 	// smpirun runs the simulation in a child: on a timeout, kill them
 	// both.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "smpirun", args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -380,6 +385,77 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 	return n
 }
 
+// TestRandomAlgorithmsMatchSimGrid replays random traces with a random
+// algorithm for every selectable collective (--cfg=smpi/<coll>:<algo>),
+// with Kairos and SimGrid: roots other than 0, datatypes, zero and unequal
+// v-counts, ranks arriving at different times and ranks sharing a host,
+// which the regular calls of TestAlgorithmsMatchSimGrid do not reach. A
+// run that Kairos refuses must fail in SimGrid too.
+func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 150)
+	dir, xml, hostfile := smallCluster(t, 8, "")
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	colls := []string{"bcast", "barrier", "allreduce", "alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter", "reduce", "gather", "scatter"}
+	refused := 0
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 12))
+		n := 2 + rng.IntN(10) // up to 11 ranks on 8 hosts
+		var kvs []string
+		for _, c := range colls {
+			algos := sim.Algorithms(c)
+			algo := algos[rng.IntN(len(algos))]
+			if algo == "ompi_two_procs" && n != 2 {
+				// Other ranks wait forever, in both: SimGrid spins
+				// when a rank probes, until the test's timeout.
+				algo = "default"
+			}
+			kvs = append(kvs, "smpi/"+c+":"+algo)
+		}
+		cfg := sim.DefaultConfig()
+		args := setBoth(t, &cfg, kvs)
+		text, tr := writeRandomTrace(t, dir, rng, n)
+		res, err := sim.Run(tr, machineOn(t, xml, n), cfg, nil)
+		within := 5 * time.Minute
+		if err != nil {
+			// SimGrid may spin in a deadlock instead of failing,
+			// while a rank polls for a receive of unknown size.
+			within = 20 * time.Second
+		}
+		sg, _, sgErr := runSimGridWithin(within, dir, "desc", xml, hostfile, n, args...)
+		switch {
+		case err != nil && sgErr != nil:
+			refused++
+		case err != nil:
+			t.Errorf("seed %d (%d ranks) %v: Kairos: %v, SimGrid %.9f\n%s", seed, n, kvs, err, sg, text)
+		case sgErr != nil:
+			t.Errorf("seed %d (%d ranks) %v: Kairos %.9f, SimGrid: %v\n%s", seed, n, kvs, res.Time, sgErr, text)
+		case math.Abs(res.Time-sg) > 1e-9:
+			t.Errorf("seed %d (%d ranks) %v: Kairos %.9f, SimGrid %.9f\n%s", seed, n, kvs, res.Time, sg, text)
+		}
+	}
+	t.Logf("%d random traces and algorithm sets, %d refused by both", seeds, refused)
+}
+
+// TestMessageChecksMatchSimGrid: SimGrid 3.32 fails on exactly the
+// message checks' traces that Kairos refuses.
+func TestMessageChecksMatchSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 2, "")
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range messageChecks {
+		if err := os.WriteFile(filepath.Join(dir, "t.ti"), []byte(c.text()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := runSimGridWithin(time.Minute, dir, "desc", plat, hostfile, 2); (err != nil) != (c.want != "") {
+			t.Errorf("%s: SimGrid error %v, Kairos refuses: %v", c.name, err, c.want != "")
+		}
+	}
+}
+
 // backoffTraces are replays whose times depend on SMPI's injected
 // back-off times: receives of unknown size (-1), which SimGrid's replay
 // probes for, polling, and tests, which sleep before looking. Both
@@ -480,8 +556,9 @@ func randomTrace(rng *rand.Rand, n int) string {
 	add := func(r int, format string, a ...any) {
 		lines[r] = append(lines[r], fmt.Sprintf("%d "+format, append([]any{r}, a...)...))
 	}
+	initArg := []string{"", " 1"}[rng.IntN(5)/4] // MPI_DOUBLE by default
 	for r := range lines {
-		add(r, "init")
+		add(r, "init%s", initArg)
 	}
 	colls := []string{"barrier", "bcast 5000", "allreduce 1000 0", "reduce 70000 0", "alltoall 100 100", "allgather 2000 2000",
 		"gather 300 300", "scan 100 0", "exscan 70000 1e5", "scatter 5000 5000 1", "gatherv", "allgatherv", "reducescatter"}
@@ -515,6 +592,15 @@ func randomTrace(rng *rand.Rand, n int) string {
 				}
 			}
 		case k < 0.36:
+			c := variedCollective(rng, n)
+			for r := range lines {
+				if len(pend[r]) > 0 {
+					add(r, "waitall")
+					pend[r] = nil
+				}
+				add(r, "%s", c(r))
+			}
+		case k < 0.42:
 			a, b := rng.IntN(n), rng.IntN(n-1)
 			if b >= a {
 				b++
@@ -536,11 +622,15 @@ func randomTrace(rng *rand.Rand, n int) string {
 				rsize = -1
 			}
 			sk, rk := []string{"send", "isend"}[rng.IntN(2)], []string{"recv", "irecv"}[rng.IntN(2)]
-			add(a, "%s %d %d %d", sk, b, tag, size)
+			dt := ""
+			if rng.IntN(4) == 0 {
+				dt = fmt.Sprint(" ", randomDatatype(rng))
+			}
+			add(a, "%s %d %d %d%s", sk, b, tag, size, dt)
 			if sk == "isend" {
 				pend[a] = append(pend[a], [3]int{a, b, tag})
 			}
-			add(b, "%s %d %d %d", rk, a, tag, rsize)
+			add(b, "%s %d %d %d%s", rk, a, tag, rsize, dt)
 			if rk == "irecv" {
 				pend[b] = append(pend[b], [3]int{a, b, tag})
 			}
@@ -578,6 +668,73 @@ func randomTrace(rng *rand.Rand, n int) string {
 		b.WriteString(strings.Join(lines[r], "\n") + "\n")
 	}
 	return b.String()
+}
+
+// randomDatatype returns the id of one of SMPI's datatypes of 1, 2, 4 and
+// 8 bytes.
+func randomDatatype(rng *rand.Rand) int {
+	return []int{0, 1, 2, 3, 5, 7, 12}[rng.IntN(7)]
+}
+
+// variedCollective draws a collective with the arguments the generators'
+// workloads leave at their defaults (a root other than 0, datatypes, the
+// v-variants with per-rank counts) and returns each rank's action.
+func variedCollective(rng *rand.Rand, n int) func(r int) string {
+	// SimGrid aborts on a message received with another datatype (but
+	// MPI_BYTE) or into a smaller buffer, as MPI requires: the counts and
+	// datatypes agree between senders and receivers.
+	root, sdt := rng.IntN(n), randomDatatype(rng)
+	rdt := sdt
+	count := func() int { return []int{0, 10, 700, 9000}[rng.IntN(4)] }
+	counts := make([]int, n)
+	for i := range counts {
+		counts[i] = count()
+	}
+	list := func(c []int) string { return strings.Trim(fmt.Sprint(c), "[]") }
+	c1, flops := count(), []int{0, 20000}[rng.IntN(2)]
+	switch rng.IntN(11) {
+	case 0:
+		return func(int) string { return fmt.Sprintf("bcast %d %d %d", c1, root, sdt) }
+	case 1:
+		return func(int) string { return fmt.Sprintf("reduce %d %d %d %d", c1, flops, root, sdt) }
+	case 2:
+		return func(int) string { return fmt.Sprintf("allreduce %d %d %d", c1, flops, sdt) }
+	case 3:
+		return func(int) string { return fmt.Sprintf("gather %d %d %d %d %d", c1, c1, root, sdt, rdt) }
+	case 4:
+		return func(int) string { return fmt.Sprintf("scatter %d %d %d %d %d", c1, c1, root, sdt, rdt) }
+	case 5:
+		return func(r int) string {
+			return fmt.Sprintf("scatterv %s %d %d %d %d", list(counts), counts[r], root, sdt, rdt)
+		}
+	case 6:
+		return func(r int) string {
+			return fmt.Sprintf("gatherv %d %s %d %d %d", counts[r], list(counts), root, sdt, rdt)
+		}
+	case 7:
+		m := make([][]int, n) // m[i][j]: what rank i sends rank j
+		for i := range m {
+			m[i] = make([]int, n)
+			for j := range m[i] {
+				m[i][j] = count()
+			}
+		}
+		return func(r int) string {
+			recv := make([]int, n)
+			for i := range recv {
+				recv[i] = m[i][r]
+			}
+			return fmt.Sprintf("alltoallv 1 %s 1 %s %d %d", list(m[r]), list(recv), sdt, rdt)
+		}
+	case 8:
+		return func(r int) string { return fmt.Sprintf("allgatherv %d %s %d %d", counts[r], list(counts), sdt, rdt) }
+	case 9:
+		return func(int) string {
+			return fmt.Sprintf("%s %d %d %d", []string{"scan", "exscan"}[root%2], c1, flops, sdt)
+		}
+	default:
+		return func(int) string { return fmt.Sprintf("reducescatter %s %d %d", list(counts), flops, sdt) }
+	}
 }
 
 // TestRandomTracesMatchSimGrid replays random small traces with Kairos
@@ -864,13 +1021,24 @@ func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
 }
 
 // randomSeeds returns how many random traces a differential test replays:
-// full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen.
+// full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen;
+// KAIROS_SIM_SEEDS=N sets it, for longer campaigns by hand (from seed
+// KAIROS_SIM_SEED0, see firstSeed).
 func randomSeeds(t *testing.T, full int) int {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	if n, err := strconv.Atoi(os.Getenv("KAIROS_SIM_SEEDS")); err == nil {
+		return n
+	}
 	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
 		return full
 	}
 	return 12
+}
+
+// firstSeed is the first random trace's seed: KAIROS_SIM_SEED0, or 0.
+func firstSeed() int {
+	n, _ := strconv.Atoi(os.Getenv("KAIROS_SIM_SEED0"))
+	return n
 }
 
 // randomPlatform is a small flat cluster of 8 hosts for the random
@@ -903,7 +1071,7 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	}
 	sgArgs := setBoth(t, &kcfg, cfg)
 	restarted := 0
-	for seed := 0; seed < seeds; seed++ {
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(7)
 		text, tr := writeRandomTrace(t, dir, rng, n)

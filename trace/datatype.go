@@ -1,5 +1,7 @@
 package trace
 
+import "fmt"
+
 // Datatype is an MPI datatype by SimGrid 3.32's numeric id (the id a
 // time-independent trace names after a count). Kairos keeps it so that a
 // trace read from TI text is written back with the same counts and ids.
@@ -15,6 +17,7 @@ const (
 	TypeInt      Datatype = 1
 	TypeChar     Datatype = 2
 	TypeByte     Datatype = 6
+	TypePacked   Datatype = 57
 	MaxDatatype  Datatype = 59
 	typeTableLen          = int(MaxDatatype) + 2
 )
@@ -100,4 +103,81 @@ func (d Datatype) Size(def Datatype) int64 {
 		return 0
 	}
 	return int64(datatypeSizes[int(d)+1])
+}
+
+// datatypeNames holds the MPI name of each SimGrid datatype id + 1.
+var datatypeNames = [typeTableLen]string{
+	"MPI_DATATYPE_NULL",
+	"MPI_DOUBLE",
+	"MPI_INT",
+	"MPI_CHAR",
+	"MPI_SHORT",
+	"MPI_LONG",
+	"MPI_FLOAT",
+	"MPI_BYTE",
+	"MPI_LONG_LONG",
+	"MPI_SIGNED_CHAR",
+	"MPI_UNSIGNED_CHAR",
+	"MPI_UNSIGNED_SHORT",
+	"MPI_UNSIGNED",
+	"MPI_UNSIGNED_LONG",
+	"MPI_UNSIGNED_LONG_LONG",
+	"MPI_LONG_DOUBLE",
+	"MPI_WCHAR",
+	"MPI_C_BOOL",
+	"MPI_INT8_T",
+	"MPI_INT16_T",
+	"MPI_INT32_T",
+	"MPI_INT64_T",
+	"MPI_UINT8_T",
+	"MPI_UINT16_T",
+	"MPI_UINT32_T",
+	"MPI_UINT64_T",
+	"MPI_C_FLOAT_COMPLEX",
+	"MPI_C_DOUBLE_COMPLEX",
+	"MPI_C_LONG_DOUBLE_COMPLEX",
+	"MPI_AINT",
+	"MPI_OFFSET",
+	"MPI_FLOAT_INT",
+	"MPI_LONG_INT",
+	"MPI_DOUBLE_INT",
+	"MPI_SHORT_INT",
+	"MPI_2INT",
+	"MPI_2FLOAT",
+	"MPI_2DOUBLE",
+	"MPI_2LONG",
+	"MPI_REAL",
+	"MPI_REAL4",
+	"MPI_REAL8",
+	"MPI_REAL16",
+	"MPI_COMPLEX8",
+	"MPI_COMPLEX16",
+	"MPI_COMPLEX32",
+	"MPI_INTEGER1",
+	"MPI_INTEGER2",
+	"MPI_INTEGER4",
+	"MPI_INTEGER8",
+	"MPI_INTEGER16",
+	"MPI_LONG_DOUBLE_INT",
+	"MPI_CXX_BOOL",
+	"MPI_CXX_FLOAT_COMPLEX",
+	"MPI_CXX_DOUBLE_COMPLEX",
+	"MPI_CXX_LONG_DOUBLE_COMPLEX",
+	"MPI_UB",
+	"MPI_LB",
+	"MPI_PACKED",
+	"MPI_PTR",
+	"MPI_COUNT",
+}
+
+// Name returns d's MPI name ("MPI_DOUBLE"), "the default datatype" for
+// DefaultType, or "datatype N" for an id SimGrid does not define.
+func (d Datatype) Name() string {
+	switch {
+	case d == DefaultType:
+		return "the default datatype"
+	case d < TypeNull || d > MaxDatatype:
+		return fmt.Sprintf("datatype %d", d)
+	}
+	return datatypeNames[int(d)+1]
 }

@@ -2,6 +2,7 @@ package goal
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"kairos/trace"
@@ -12,6 +13,7 @@ type coll struct {
 	g       *rankWriter
 	members []int32 // world ranks, in communicator order
 	me, n   int32
+	root    int32 // the root of a rooted collective, in communicator order
 	tag     string
 	ends    []int // operations the call's completion requires
 }
@@ -36,8 +38,11 @@ func (g *rankWriter) collective(e *trace.Event) error {
 	if c.me < 0 {
 		return fmt.Errorf("rank %d is not a member of communicator %d", g.rank, e.Comm)
 	}
-	if e.Kind.IsRooted() && (e.Partner < 0 || e.Partner >= c.n) {
-		return fmt.Errorf("root %d out of range [0,%d)", e.Partner, c.n)
+	if e.Kind.IsRooted() {
+		// The model names the root by world rank.
+		if c.root = int32(slices.Index(members, e.Partner)); c.root < 0 {
+			return fmt.Errorf("root (world rank %d) is not a member of communicator %d", e.Partner, e.Comm)
+		}
 	}
 	seq := g.collSeq[e.Comm]
 	g.collSeq[e.Comm]++
@@ -65,9 +70,9 @@ func (c *coll) write(e *trace.Event) error {
 	case trace.Allreduce:
 		c.dissemination(size)
 	case trace.Bcast:
-		c.bcast(e.Partner, size)
+		c.bcast(c.root, size)
 	case trace.Reduce:
-		c.reduce(e.Partner, size)
+		c.reduce(c.root, size)
 	case trace.Scan, trace.Exscan:
 		c.chain(size)
 	default:
@@ -205,7 +210,7 @@ func (c *coll) volumes(e *trace.Event) (sends, recvs []int64, err error) {
 	if recvBytes == 0 {
 		recvBytes = e.SendBytes
 	}
-	root := e.Partner
+	root := c.root
 	switch e.Kind {
 	case trace.Alltoall:
 		return each(e.SendBytes), each(recvBytes), nil

@@ -330,7 +330,7 @@ func TestErrors(t *testing.T) {
 		}, "rank 0, event 2 (barrier): communicator 4 is not defined"},
 		{"root", func(add func(int, trace.Kind, func(*trace.Event))) {
 			add(0, trace.Bcast, func(e *trace.Event) { e.Partner = 5 })
-		}, "rank 0, event 1 (bcast): root 5 out of range [0,2)"},
+		}, "rank 0, event 1 (bcast): root (world rank 5) is not a member of communicator 0"},
 		{"counts", func(add func(int, trace.Kind, func(*trace.Event))) {
 			add(0, trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{1}, []int64{1, 2} })
 		}, "rank 0, event 1 (alltoallv): 1 send counts for a communicator of 2"},
@@ -351,12 +351,12 @@ func TestErrors(t *testing.T) {
 }
 
 // TestSubCommunicator: a collective on a communicator of some ranks uses
-// their world ranks.
+// their world ranks, its root named by world rank too.
 func TestSubCommunicator(t *testing.T) {
 	tr, add := build(4)
 	tr.Meta().Comms = []trace.Comm{{ID: 1, Members: []int32{3, 1}}}
 	for _, r := range []int{3, 1} {
-		add(r, trace.Bcast, func(e *trace.Event) { e.Comm, e.Partner, e.SendBytes = 1, 0, 10 })
+		add(r, trace.Bcast, func(e *trace.Event) { e.Comm, e.Partner, e.SendBytes = 1, 3, 10 })
 	}
 	got := write(t, tr, Options{})
 	if !strings.Contains(got, "rank 3 {\nl1: send 10b to 1 tag 2147483648\n") ||
