@@ -348,6 +348,9 @@ func (t *Trace) addRegions(locs map[int][]string) {
 // lowest rank's and warns if ranks disagree.
 func (t *Trace) setDefaultType(inits map[int]int) {
 	t.meta.DefaultType = trace.TypeByte
+	if len(inits) == 0 && t.n > 0 {
+		t.warn("no rank starts with init: SimGrid 3.32 sets the default datatype there and crashes on the first action that needs it (kairos convert adds one)")
+	}
 	first, arg := -1, 0
 	for r, a := range inits {
 		if first < 0 || r < first {

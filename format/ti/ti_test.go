@@ -299,9 +299,9 @@ func TestAllgathervDisplacementWarning(t *testing.T) {
 		text string
 		want int
 	}{
-		{"0 allgatherv 1 1 2 0 0 0 0\n1 allgatherv 1 1 2 0 0 0 0\n", 0},
-		{"0 allgatherv 1 1 2 0 0 0 1\n0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 0\n", 1},
-		{"0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 1\n", 2},
+		{"0 init\n0 allgatherv 1 1 2 0 0 0 0\n1 allgatherv 1 1 2 0 0 0 0\n", 0},
+		{"0 init\n0 allgatherv 1 1 2 0 0 0 1\n0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 0\n", 1},
+		{"0 init\n0 allgatherv 1 1 2 0 0 0 1\n1 allgatherv 1 1 2 0 0 0 1\n", 2},
 	} {
 		p := filepath.Join(t.TempDir(), "t.ti")
 		os.WriteFile(p, []byte(c.text), 0o644)
@@ -312,6 +312,30 @@ func TestAllgathervDisplacementWarning(t *testing.T) {
 		loadAll(t, tr)
 		if w := tr.Warnings(); len(w) != c.want || c.want > 0 && !strings.Contains(w[0], "displacements are not kept") {
 			t.Errorf("%q: warnings %q, want %d", c.text, w, c.want)
+		}
+	}
+}
+
+// TestNoInitWarning: a trace in which no rank starts with init is read
+// (with MPI_BYTE as default datatype) and warned of, as SimGrid 3.32
+// crashes on it; one init anywhere is enough.
+func TestNoInitWarning(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		warn bool
+	}{
+		{"0 send 1 0 10\n1 recv 0 0 10\n", true},
+		{"0 init\n0 send 1 0 10\n1 recv 0 0 10\n", false},
+		{"0 init 1\n1 init 1\n", false},
+	} {
+		tr, err := Open(testenv.WriteFile(t, "t.ti", c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loadAll(t, tr)
+		w := tr.Warnings()
+		if got := len(w) > 0 && strings.Contains(w[0], "no rank starts with init"); got != c.warn || !c.warn && len(w) > 0 {
+			t.Errorf("%q: warnings %q, want the init warning: %v", c.text, w, c.warn)
 		}
 	}
 }

@@ -31,6 +31,11 @@ type WriteStats struct {
 	// not have one entry per rank, waits and tests on a request the rank
 	// never started, and location markers without a file name.
 	Dropped [trace.NumKinds]int
+	// Inits counts the ranks given an init before their first MPI
+	// action, which came before any init: SimGrid's replay sets its
+	// default datatype in init and crashes on an action that needs it
+	// before (computations, sleeps and locations do not).
+	Inits int
 }
 
 // DroppedTotal returns the number of events left out.
@@ -42,7 +47,8 @@ func (s *WriteStats) DroppedTotal() int {
 	return n
 }
 
-// String summarises the dropped events, "" if there were none.
+// String summarises the dropped events and added inits, "" if there were
+// none.
 func (s *WriteStats) String() string {
 	var parts []string
 	for k, d := range s.Dropped {
@@ -50,10 +56,14 @@ func (s *WriteStats) String() string {
 			parts = append(parts, trace.Kind(k).String()+" "+strconv.Itoa(d))
 		}
 	}
-	if len(parts) == 0 {
-		return ""
+	var notes []string
+	if len(parts) > 0 {
+		notes = append(notes, fmt.Sprintf("%d events TI cannot express were left out (%s)", s.DroppedTotal(), strings.Join(parts, ", ")))
 	}
-	return fmt.Sprintf("%d events TI cannot express were left out (%s)", s.DroppedTotal(), strings.Join(parts, ", "))
+	if s.Inits > 0 {
+		notes = append(notes, fmt.Sprintf("%d ranks without init were given one (SimGrid's replay crashes without)", s.Inits))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // LayoutFor returns the layout Kairos writes for an output name: Shared
@@ -176,6 +186,7 @@ type rankWriter struct {
 	// omitDefault is whether DefaultType may be left unwritten: the
 	// trace's default is one "init" can select (BYTE or DOUBLE).
 	omitDefault bool
+	inited      bool // an init was written
 }
 
 func writeRank(w *bufio.Writer, src trace.Source, r int, st *WriteStats) (err error) {
@@ -210,9 +221,36 @@ func (rw *rankWriter) event(e *trace.Event) error {
 		rw.st.Dropped[e.Kind]++
 		return nil
 	}
+	if !rw.inited {
+		switch e.Kind {
+		case trace.Init:
+			rw.inited = true
+		case trace.Compute, trace.Sleep, trace.Location:
+		default:
+			if err := rw.init(); err != nil {
+				return err
+			}
+			rw.inited = true
+		}
+	}
 	rw.buf = append(rw.buf, '\n')
 	rw.st.Lines++
 	_, err := rw.w.Write(rw.buf)
+	return err
+}
+
+// init writes the init line a rank's first MPI action needs, ahead of
+// the action in rw.buf.
+func (rw *rankWriter) init() error {
+	rw.st.Inits++
+	line := strconv.AppendInt(nil, int64(rw.rank), 10)
+	line = append(line, " init"...)
+	if rw.meta.DefaultType == trace.TypeDouble {
+		line = append(line, " 1"...)
+	}
+	line = append(line, '\n')
+	rw.st.Lines++
+	_, err := rw.w.Write(line)
 	return err
 }
 

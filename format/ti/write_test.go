@@ -214,10 +214,11 @@ func TestWriteConversions(t *testing.T) {
 0 wait 0 1 9
 0 gatherv 2 0 0 1 1 1
 0 bcast 2 0 0
+1 init
 1 bcast 2 0 1
 `
-	if buf.String() != want {
-		t.Errorf("got\n%swant\n%s", buf.String(), want)
+	if buf.String() != want || st.Inits != 1 {
+		t.Errorf("got (%d inits added)\n%swant (1)\n%s", st.Inits, buf.String(), want)
 	}
 	wantDropped := map[trace.Kind]int{trace.Wait: 1, trace.Probe: 1, trace.CommCreate: 1, trace.Barrier: 1,
 		trace.Location: 1, trace.Alltoallv: 1}
