@@ -110,7 +110,7 @@ func pluginDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int
 	}
 	failed := 0
 	defer func() { t.Logf("%s: %d random traces, %d stalled or aborted in both", plugin, seeds, failed) }()
-	for seed := 0; seed < seeds; seed++ {
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), stream))
 		n := 2 + rng.IntN(maxRanks-1)
 		text, tr := writeRandomTrace(t, dir, rng, n)

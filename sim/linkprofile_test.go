@@ -122,7 +122,7 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 		}
 		deploy := deployer(t, p, c.names)
 		stalled, aborted := 0, 0
-		for seed := 0; seed < seeds; seed++ {
+		for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 			rng := rand.New(rand.NewPCG(uint64(seed), 13))
 			n := 2 + rng.IntN(7)
 			text, tr := writeRandomTrace(t, dir, rng, n)

@@ -818,7 +818,7 @@ func TestInitSleepMatchesSimGrid(t *testing.T) {
 	dir, xml, hostfile := smallCluster(t, 8, "")
 	kcfg := sim.DefaultConfig()
 	sgArgs := setBoth(t, &kcfg, []string{fmt.Sprintf("smpi/init:%g", init), "smpi/os:0:1e-5:1e-9"})
-	for seed := 0; seed < seeds; seed++ {
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		n := 9 + rng.IntN(4)
 		text := randomTrace(rng, n)
