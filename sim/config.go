@@ -241,8 +241,9 @@ const (
 	// SolverAuto runs the incremental solver and, if SimGrid's quirk
 	// strikes or the times turn out to depend on the order of
 	// simultaneous events (two ranks using SMPI's shared back-off
-	// counters at one date, a wildcard receive), replays the whole trace
-	// again with SolverSimGrid. An
+	// counters at one date, a wildcard receive, two transfers ending at
+	// one date under the IB model), replays the whole trace again with
+	// SolverSimGrid. An
 	// observer that is not a Restarter watches a second run, once the
 	// first (unobserved) has shown which solver to use; with the verbose
 	// log, which lists simultaneous actions in SimGrid's order, it is

@@ -74,6 +74,11 @@ type ibModel struct {
 	comms map[*action]*ibComm
 	stamp uint32
 	stale int // stale nodes
+	// lastEnd is the date of the last transfer end (ended: there was
+	// one): the penalties after two ends at one date depend on their
+	// order, which only SimGrid's re-solves keep (see ibEnd).
+	lastEnd float64
+	ended   bool
 }
 
 func newIBModel(f IBFactors, hosts int) *ibModel {
@@ -139,6 +144,15 @@ func (s *simulation) ibEnd(a *action, src int) {
 		return
 	}
 	delete(m.comms, a)
+	if m.ended && m.lastEnd == s.now {
+		// Transfers ending together end in the order of their last
+		// rescheduling, which SimGrid's re-solves keep and the
+		// incremental solver does not (it reschedules only the
+		// transfers whose share changed), and the penalties the walk
+		// leaves stale depend on that order.
+		s.orderMatters()
+	}
+	m.lastEnd, m.ended = s.now, true
 	from, to := &m.nodes[src], c.dst
 	to.addSender(from, -1)
 	for i, x := range from.up {

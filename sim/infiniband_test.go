@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -58,6 +59,39 @@ func TestIBPenalty(t *testing.T) {
 		if math.Abs(res.Time-want) > 5e-10 {
 			t.Errorf("%s: %.9f s, want %.9f", model, res.Time, want)
 		}
+	}
+}
+
+// TestIBSimultaneousEnds: rank 4 sends two blocks of the allgatherv
+// that end at one date, while rank 0's message to rank 2 crosses the
+// same nodes (two ranks per host). The penalties after the two ends
+// depend on their order, which the incremental solver does not keep (it
+// reschedules only the transfers whose share changed): the replay starts
+// over with SimGrid's re-solves and gives SimGrid 3.32's time.
+func TestIBSimultaneousEnds(t *testing.T) {
+	plat := clusterXML(t, t.TempDir(), 3, "")
+	const allgatherv = "allgatherv %d 700 0 9000 700 9000 5 5\n"
+	var b strings.Builder
+	for r, own := range []int{700, 0, 9000, 700, 9000} {
+		fmt.Fprintf(&b, "%d init\n", r)
+		switch r {
+		case 0:
+			b.WriteString("0 send 2 2 200000 2\n")
+		case 2:
+			b.WriteString("2 irecv 0 2 200000 2\n2 waitall\n")
+		}
+		fmt.Fprintf(&b, "%d "+allgatherv, r, own)
+	}
+	cfg := sim.DefaultConfig()
+	if err := cfg.Set("network/model", "IB"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := runTI(t, b.String(), machinePerHost(t, plat, 5, 2), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0.006493853; math.Abs(res.Time-want) > 5e-10 || res.Solver != sim.SolverSimGrid {
+		t.Errorf("%.9f s with solver %v, want SimGrid 3.32's %.9f s with its re-solves", res.Time, res.Solver, want)
 	}
 }
 
