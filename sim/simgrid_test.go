@@ -755,6 +755,24 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestRandomTopologiesMatchSimGrid replays random traces on the cluster
+// topologies and link options of SimGrid's <cluster> (a torus, a fat-tree
+// and a dragonfly of 8 nodes; a limiter link and a loopback with two ranks
+// per host; split-duplex links under a fat-pipe backbone) with Kairos and
+// SimGrid, and requires the same simulated time.
+func TestRandomTopologiesMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 60)
+	for _, plat := range []randomPlatform{
+		{"torus", `topology="TORUS" topo_parameters="2,2,2"`, 1},
+		{"fat-tree", `topology="FAT_TREE" topo_parameters="2;4,2;1,2;1,1"`, 1},
+		{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;2"`, 1},
+		{"limiter and loopback", `limiter_link="150MBps" loopback_bw="100MBps" loopback_lat="1us"`, 2},
+		{"split-duplex, fat-pipe backbone", `sharing_policy="SPLITDUPLEX" bb_bw="300MBps" bb_lat="10us" bb_sharing_policy="FATPIPE"`, 1},
+	} {
+		randomDifferential(t, plat, seeds)
+	}
+}
+
 // TestOverheadsMatchSimGrid is TestRandomTracesMatchSimGrid with SMPI's
 // overheads (smpi/os, smpi/ois, smpi/or): sleeps injected before sends
 // and after receives of detached sends, in point-to-point calls and
