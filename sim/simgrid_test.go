@@ -773,6 +773,25 @@ func TestRandomTopologiesMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestRandomSettingsMatchSimGrid replays random traces with SimGrid's
+// model settings other than the defaults (the LV08 and CM02 models, no
+// cross-traffic, no weight-S, a low TCP-gamma, another eager threshold,
+// other factor tables, another precision, no computation, other back-off
+// steps), on a cluster with a backbone, with Kairos and SimGrid, and
+// requires the same simulated time.
+func TestRandomSettingsMatchSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 30)
+	plat := randomPlatform{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1}
+	for _, cfg := range [][]string{
+		{"network/model:LV08"}, {"network/model:CM02"}, {"network/crosstraffic:0"}, {"network/weight-S:0"},
+		{"network/TCP-gamma:50000"}, {"smpi/send-is-detached-thresh:1000"},
+		{"smpi/bw-factor:65472:0.9;0:0.5", "smpi/lat-factor:65472:2;0:1.5"}, {"maxmin/precision:1e-9"},
+		{"smpi/simulate-computation:no"}, {"smpi/iprobe:1e-5", "smpi/test:1e-6"},
+	} {
+		randomDifferential(t, plat, seeds, cfg...)
+	}
+}
+
 // TestOverheadsMatchSimGrid is TestRandomTracesMatchSimGrid with SMPI's
 // overheads (smpi/os, smpi/ois, smpi/or): sleeps injected before sends
 // and after receives of detached sends, in point-to-point calls and
