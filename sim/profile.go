@@ -83,17 +83,20 @@ func (s *simulation) nextProfile() (ps *profileState, h *hostState, l *linkProfi
 // (Profile::next).
 func (ps *profileState) pop() float64 {
 	ev := ps.p.Events[ps.next]
-	date := ps.date
 	ps.next++
+	wrap := 0.0
 	if ps.next == len(ps.p.Events) {
 		if ps.p.Repeat < 0 {
 			ps.date = -1
 			return ev.Value
 		}
 		ps.next = 0
-		date += ps.p.Repeat
+		wrap = ps.p.Repeat
 	}
-	ps.date = date + ps.p.Events[ps.next].Delay
+	// SimGrid adds the loop delay to the first event's delay, then that
+	// to the date: rounded so, the dates of repeated events tie (or not)
+	// with other events' as in SimGrid.
+	ps.date += ps.p.Events[ps.next].Delay + wrap
 	return ev.Value
 }
 
