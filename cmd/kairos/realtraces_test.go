@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -52,8 +51,7 @@ func TestRealTracesMatchSimGrid(t *testing.T) {
 		if code, _, errs := csRun("convert", "--speed", "1Gf", in, ti); code != 0 {
 			t.Fatalf("convert %s: exit %d: %s", c.path, code, errs)
 		}
-		plat, hosts := filepath.Join(dir, "p.xml"), filepath.Join(dir, "hostfile")
-		writeCluster(t, plat, hosts, c.ranks)
+		plat, hosts := testenv.Cluster(t, dir, c.ranks)
 		code, out, errs := csRun("simulate", "--json", ti, "--platform", plat, "--hostfile", hosts)
 		var res struct {
 			Time  float64 `json:"simulated_time"`
@@ -80,35 +78,13 @@ func TestRealTracesMatchSimGrid(t *testing.T) {
 	}
 }
 
-// writeCluster writes SimGrid's crossbar cluster of n hosts (1 Gf, 125
-// MBps, 50 us) and a hostfile naming them.
-func writeCluster(t *testing.T, plat, hosts string, n int) {
-	t.Helper()
-	xml := fmt.Sprintf(`<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="node-" radical="0-%d" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
-</platform>
-`, n-1)
-	var names strings.Builder
-	for i := range n {
-		fmt.Fprintf(&names, "node-%d\n", i)
-	}
-	if err := os.WriteFile(plat, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(hosts, []byte(names.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// smpirunTime replays dir/desc on dir/p.xml with smpirun and returns the
+// smpirunTime replays dir/desc on testenv.Cluster's platform with smpirun and returns the
 // clock at its end and the simulated time it prints.
 func smpirunTime(t *testing.T, dir string, n int) (end, simulated string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "smpirun", "-np", fmt.Sprint(n), "-platform", "p.xml", "-hostfile", "hostfile",
+	cmd := exec.CommandContext(ctx, "smpirun", "-np", fmt.Sprint(n), "-platform", "platform.xml", "-hostfile", "hostfile",
 		"-replay", "desc", "--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical", "--log=root.fmt:[%.9r]%e%m%n")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -39,31 +39,6 @@ func smpirun(t *testing.T, dir, desc string, np int, platform, hostfile string, 
 	return m[len(m)-1][1]
 }
 
-// cluster writes a platform of n 1 Gf hosts on a 125 MBps, 50 us
-// crossbar cluster, and its hostfile, into dir.
-func cluster(t *testing.T, dir string, n int) (platform, hostfile string) {
-	t.Helper()
-	platform = filepath.Join(dir, "platform.xml")
-	hostfile = filepath.Join(dir, "hostfile")
-	xml := fmt.Sprintf(`<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="node-" suffix="" radical="0-%d" speed="1Gf" bw="125MBps" lat="50us"/>
-</platform>
-`, n-1)
-	var hosts strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&hosts, "node-%d\n", i)
-	}
-	if err := os.WriteFile(platform, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(hostfile, []byte(hosts.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return platform, hostfile
-}
-
 // builder makes traces event by event.
 type builder struct{ tr *trace.Trace }
 
@@ -224,7 +199,7 @@ func TestSimGridReplaysWritten(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			platform, hosts := cluster(t, dir, c.tr.NumRanks())
+			platform, hosts := testenv.Cluster(t, dir, c.tr.NumRanks())
 			var times []string
 			for _, name := range []string{c.name + ".ti", c.name} {
 				st, err := WriteFile(filepath.Join(dir, name), c.tr, WriteOptions{Layout: LayoutFor(name)})

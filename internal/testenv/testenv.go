@@ -7,10 +7,12 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -98,4 +100,31 @@ func WriteFiles(t testing.TB, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// Cluster writes into dir SimGrid's crossbar cluster of n hosts node-0 to
+// node-(n-1) (1 Gf, private 125 MBps and 50 us links), as platform.xml,
+// and a hostfile naming each once, and returns their paths: the platform
+// of the paper's examples and of differential tests against SimGrid.
+func Cluster(t testing.TB, dir string, n int) (platform, hostfile string) {
+	t.Helper()
+	platform = filepath.Join(dir, "platform.xml")
+	hostfile = filepath.Join(dir, "hostfile")
+	xml := fmt.Sprintf(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-%d" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+`, n-1)
+	var hosts strings.Builder
+	for i := range n {
+		fmt.Fprintf(&hosts, "node-%d\n", i)
+	}
+	if err := os.WriteFile(platform, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hostfile, []byte(hosts.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return platform, hostfile
 }
