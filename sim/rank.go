@@ -393,10 +393,11 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		}
 		r.step, r.probeStep, r.slept = 1, 0, false
 		q := s.newRequest(r, send, e.Partner, e.Tag, bytes)
-		q.typed, q.dtype = true, s.recvType(e)
+		q.typed, q.dtype = true, e.RecvType
 		if send {
-			q.dtype = s.sendType(e)
+			q.dtype = e.SendType
 		}
+		q.dtype = s.resolve(q.dtype)
 		s.post(q)
 		switch e.Kind {
 		case trace.Isend:
