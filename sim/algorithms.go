@@ -42,6 +42,7 @@ var barrierAlgos = map[string][]algorithm{
 	"ompi_doublering":        {barrierDoubleRing},
 	"ompi_tree":              {barrierTree},
 	"ompi_two_procs":         {barrierTwoProcs},
+	"mvapich2_pair":          {barrierMvapich2Pair},
 }
 
 // barrierDoubleRing (barrier__ompi_doublering): a token goes twice round
@@ -169,6 +170,7 @@ var bcastAlgos = map[string][]algorithm{
 	"flattree":              {bcastFlat},
 	"scatter_rdb_allgather": {bcastScatterRDBAllgather},
 	"scatter_LR_allgather":  {bcastScatterLRAllgather},
+	"flattree_pipeline":     {bcastFlattreePipeline},
 }
 
 // bcastBinomial (SimGrid's bcast__binomial_tree): receive from the parent
@@ -238,6 +240,7 @@ var reduceAlgos = map[string][]algorithm{
 	"default":        {reduceLinear},
 	"binomial":       {reduceBinomial},
 	"scatter_gather": {reduceScatterGather},
+	"flat_tree":      {reduceFlatTree},
 }
 
 // reduceScatterGather (reduce__scatter_gather, Rabenseifner's reduce from
@@ -925,6 +928,7 @@ var allgatherAlgos = map[string][]algorithm{
 	"rdb":                   {allgatherRDB},
 	"spreading_simple":      {allgatherSpreading},
 	"ompi_neighborexchange": {allgatherNeighborExchange},
+	"rhv":                   {allgatherRHV},
 }
 
 // allgatherNeighborExchange (allgather__ompi_neighborexchange): on an

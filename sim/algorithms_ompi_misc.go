@@ -52,11 +52,11 @@ func allgatherNTSLRNB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 // allgatherTruncates refuses an allgather whose blocks are larger (in
 // bytes) to send than to receive on more than one member, with
-// allgather__default (algo "" or "default") or NTSLR_NB, which falls back
-// to it then: every receive of another member's block truncates, and
+// allgather__default (algo "" or "default") or NTSLR_NB and rhv, which
+// fall back to it then: every receive of another member's block truncates, and
 // SimGrid 3.32 aborts (MPI_ERR_TRUNCATE).
 func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
-	if algo != "" && algo != "default" && algo != "NTSLR_NB" {
+	if algo != "" && algo != "default" && algo != "NTSLR_NB" && algo != "rhv" {
 		return nil
 	}
 	if c.n > 1 && c.e.SendBytes > c.e.RecvBytes {

@@ -609,11 +609,15 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 	return nil, 0, fmt.Errorf("no algorithm for %s", k)
 }
 
-// pow2 rejects SimGrid's pair algorithms on a size that is not a power
-// of two (SimGrid aborts).
+// pow2Only are the algorithms SimGrid 3.32 rejects on a size that is not
+// a power of two.
+var pow2Only = map[string]bool{"pair": true, "rhv": true}
+
+// pow2 rejects pow2Only algorithms on a size that is not a power of two
+// (SimGrid aborts).
 func pow2(k trace.Kind, algo string, n int32) error {
-	if algo == "pair" && n&(n-1) != 0 {
-		return fmt.Errorf("%s: the pair algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, n)
+	if pow2Only[algo] && n&(n-1) != 0 {
+		return fmt.Errorf("%s: the %s algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, algo, n)
 	}
 	return nil
 }

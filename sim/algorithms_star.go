@@ -1,0 +1,119 @@
+package sim
+
+// Algorithms SimGrid 3.32 took from the STAR-MPI collection and MPICH
+// (src/smpi/colls: flat trees, pipelines, recursive halving, meshes), and
+// MVAPICH2's pairwise barrier.
+
+// flattreeSegment is bcast__flattree_pipeline's segment, in bytes.
+const flattreeSegment = 8192
+
+// bcastFlattreePipeline (bcast__flattree_pipeline): the message cut in
+// segments of 8192 bytes (at least one element); the root sends every
+// segment to each other rank in turn with blocking sends, the others post
+// all their receives and wait for them together. Elements beyond the last
+// whole segment are not sent, as in SimGrid; under one segment it is
+// bcast__flattree.
+func bcastFlattreePipeline(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	segment, pipe := int64(0), int64(0)
+	if c.ssize > 0 {
+		segment = max(flattreeSegment/c.ssize, 1)
+		pipe = collBytes(c) / c.ssize / segment
+	}
+	if pipe == 0 {
+		return bcastFlat(c, p, ops)
+	}
+	if c.me != c.root {
+		for range pipe {
+			ops = append(ops, collOp{peer: c.root})
+		}
+		return one(p, ops)
+	}
+	if p == 0 {
+		c.steps = c.steps[:0]
+		for j := int32(0); j < c.n; j++ {
+			for i := int64(0); i < pipe && j != c.root; i++ {
+				c.steps = append(c.steps, collOp{send: true, peer: j, bytes: segment * c.ssize, blocking: true})
+			}
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// reduceFlatTree (reduce__flat_tree): every other rank sends to the root
+// (blocking); the root receives from rank n-1 down to rank 0, one blocking
+// receive at a time.
+func reduceFlatTree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.me != c.root {
+		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: collBytes(c), blocking: true}))
+	}
+	if p >= int(c.n)-1 {
+		return ops, false
+	}
+	from := c.n - 1 - int32(p)
+	if from <= c.root {
+		from--
+	}
+	return append(ops, collOp{peer: from, blocking: true}), true
+}
+
+// barrierMvapich2Pair (barrier__mvapich2_pair): the ranks beyond the
+// largest power of two pof2 each sendrecv a 0-byte message with rank -
+// pof2; below it, a rank with such a partner first receives from it
+// (blocking), then all exchange with rank ^ d for d = 1, 2, 4... < pof2
+// (sendrecv), and the first ones send their partner its release.
+func barrierMvapich2Pair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		n, me := c.n, c.me
+		c.steps = c.steps[:0]
+		pof2 := int32(1)
+		for pof2*2 <= n {
+			pof2 *= 2
+		}
+		if me >= pof2 {
+			c.steps = append(c.steps, collOp{sr: true, peer: me - pof2})
+			return stepAt(c, p, ops)
+		}
+		if n > 1 && me < n-pof2 {
+			c.steps = append(c.steps, collOp{peer: pof2 + me, blocking: true})
+		}
+		for d := int32(1); d < pof2; d <<= 1 {
+			c.steps = append(c.steps, collOp{sr: true, peer: me ^ d})
+		}
+		if n > 1 && me < n-pof2 {
+			c.steps = append(c.steps, collOp{send: true, peer: pof2 + me, blocking: true})
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// allgatherRHV (allgather__rhv, power-of-two sizes): a first sendrecv of
+// one block with the member whose rank is this one's bits reversed in
+// weight (the base offset of its block; none with itself), then for masks
+// from n/2 down to 1 a sendrecv with rank ^ mask of 1, 2, 4... blocks. A
+// send block of another size than the receive block falls back to
+// allgather__default.
+func allgatherRHV(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if c.e.SendBytes != c.e.RecvBytes {
+		return allgatherLinear(c, p, ops)
+	}
+	if p == 0 {
+		n, me := c.n, c.me
+		c.steps = c.steps[:0]
+		base, size := int32(0), n/2
+		for mask := int32(1); mask < n; mask <<= 1 {
+			if me&mask != 0 {
+				base += size
+			}
+			size /= 2
+		}
+		if base != me {
+			c.steps = append(c.steps, collOp{sr: true, peer: base, bytes: c.e.SendBytes})
+		}
+		bytes := c.e.RecvBytes
+		for mask := n >> 1; mask >= 1; mask >>= 1 {
+			c.steps = append(c.steps, collOp{sr: true, peer: me ^ mask, bytes: bytes})
+			bytes *= 2
+		}
+	}
+	return stepAt(c, p, ops)
+}
