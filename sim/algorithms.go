@@ -929,6 +929,8 @@ var allgatherAlgos = map[string][]algorithm{
 	"spreading_simple":      {allgatherSpreading},
 	"ompi_neighborexchange": {allgatherNeighborExchange},
 	"rhv":                   {allgatherRHV},
+	"2dmesh":                {allgather2DMesh},
+	"3dmesh":                {allgather3DMesh},
 }
 
 // allgatherNeighborExchange (allgather__ompi_neighborexchange): on an

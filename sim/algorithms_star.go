@@ -1,5 +1,12 @@
 package sim
 
+import (
+	"fmt"
+	"math"
+
+	"kairos/trace"
+)
+
 // Algorithms SimGrid 3.32 took from the STAR-MPI collection and MPICH
 // (src/smpi/colls: flat trees, pipelines, recursive halving, meshes), and
 // MVAPICH2's pairwise barrier.
@@ -116,4 +123,115 @@ func allgatherRHV(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 	}
 	return stepAt(c, p, ops)
+}
+
+// mesh2D is is_2dmesh of allgather__2dmesh: the first factor x of n from
+// ⌊√n⌋ up to n/2 (n = x·y, x ≤ y).
+func mesh2D(n int32) (x, y int32, ok bool) {
+	for f := int32(math.Sqrt(float64(n))); f <= n/2; f++ {
+		if f > 0 && n%f == 0 {
+			return min(f, n/f), max(f, n/f), true
+		}
+	}
+	return 0, 0, false
+}
+
+// mesh3D is is_3dmesh of allgather__3dmesh: the first x from ⌊∛n⌋ up to
+// n/3 whose square divides n (n = x·x·z).
+func mesh3D(n int32) (x, z int32, ok bool) {
+	for f := int32(math.Cbrt(float64(n))); f <= n/3; f++ {
+		if f > 0 && n%(f*f) == 0 {
+			return f, n / (f * f), true
+		}
+	}
+	return 0, 0, false
+}
+
+// meshRefused rejects allgather 2dmesh and 3dmesh on sizes that are no
+// such mesh (SimGrid 3.32 throws).
+func meshRefused(k trace.Kind, algo string, n int32) error {
+	ok := true
+	switch algo {
+	case "2dmesh":
+		_, _, ok = mesh2D(n)
+	case "3dmesh":
+		_, _, ok = mesh3D(n)
+	}
+	if !ok {
+		return fmt.Errorf("%s: the %s algorithm cannot lay %d ranks out as its mesh (SimGrid aborts too)", k, algo, n)
+	}
+	return nil
+}
+
+// meshExchange appends the phases of one dimension of the mesh
+// allgathers: receives from every peer posted together, blocking sends of
+// bytes to every peer in turn, then a wait for the receives.
+func meshExchange(phases [][]collOp, peers []int32, bytes int64) [][]collOp {
+	if len(peers) == 0 {
+		return phases
+	}
+	recvs := make([]collOp, len(peers))
+	for i, q := range peers {
+		recvs[i] = collOp{peer: q, carry: true}
+	}
+	phases = append(phases, recvs)
+	for _, q := range peers {
+		phases = append(phases, blockingPhase(true, q, bytes))
+	}
+	return append(phases, []collOp{{wait: waitCarried}})
+}
+
+// allgather2DMesh (allgather__2dmesh): the ranks as an x·y mesh, y per
+// row; a member exchanges its block with its row, then its row's y
+// blocks with its column (meshExchange for each).
+func allgather2DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
+		x, y, _ := mesh2D(c.n)
+		row, col := c.me/y*y, c.me%y
+		var peers []int32
+		for i := range y {
+			if q := row + i; q != c.me {
+				peers = append(peers, q)
+			}
+		}
+		phases = meshExchange(phases, peers, c.e.SendBytes)
+		peers = peers[:0]
+		for i := range x {
+			if q := i*y + col; q != c.me {
+				peers = append(peers, q)
+			}
+		}
+		return meshExchange(phases, peers, int64(y)*c.e.SendBytes)
+	})(c, p, ops)
+}
+
+// allgather3DMesh (allgather__3dmesh): the ranks as x·x planes of z; a
+// member exchanges its block with its row, its row's x blocks with its
+// column, then its plane's x·x blocks with the same place in the other
+// planes (meshExchange for each).
+func allgather3DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
+		x, z, _ := mesh3D(c.n)
+		plane := x * x
+		row, col := c.me/x*x, c.me%x+c.me/plane*plane
+		var peers []int32
+		for i := range x {
+			if q := row + i; q != c.me {
+				peers = append(peers, q)
+			}
+		}
+		phases = meshExchange(phases, peers, c.e.SendBytes)
+		peers = peers[:0]
+		for i := range x {
+			if q := i*x + col; q != c.me {
+				peers = append(peers, q)
+			}
+		}
+		phases = meshExchange(phases, peers, int64(x)*c.e.SendBytes)
+		peers = peers[:0]
+		for i := int32(1); i < z; i++ {
+			peers = append(peers, (c.me+i*plane)%c.n)
+		}
+		return meshExchange(phases, peers, int64(plane)*c.e.SendBytes)
+	})(c, p, ops)
 }

@@ -569,6 +569,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
+		if err := meshRefused(k, algo, c.n); err != nil {
+			return nil, 0, err
+		}
 		if err := allgatherTruncates(k, algo, c); err != nil {
 			return nil, 0, err
 		}
