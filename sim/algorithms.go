@@ -1362,9 +1362,10 @@ func mpichRingPhases(phases [][]collOp, n, me int32, counts []int64, extent int6
 // ---- reduce_scatter ----
 
 var reduceScatterAlgos = map[string][]algorithm{
-	"default":    {reduceScatterDefault, reduceScatterScatter},
-	"mpich_pair": {reduceScatterPair},
-	"mpich_rdb":  {reduceScatterRDB},
+	"default":       {reduceScatterDefault, reduceScatterScatter},
+	"mpich_pair":    {reduceScatterPair},
+	"mpich_rdb":     {reduceScatterRDB},
+	"mpich_noncomm": {reduceScatterNoncomm},
 }
 
 // sumCounts returns the total of counts[lo:hi] (clipped to the vector).

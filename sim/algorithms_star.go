@@ -235,3 +235,14 @@ func allgather3DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return meshExchange(phases, peers, int64(plane)*c.e.SendBytes)
 	})(c, p, ops)
 }
+
+// reduceScatterNoncomm (reduce_scatter__mpich_noncomm, power-of-two sizes
+// and equal counts, which SimGrid asserts): recursive halving, a sendrecv
+// with rank ^ 2^k of half the data left at step k.
+func reduceScatterNoncomm(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if int32(1)<<p >= c.n {
+		return ops, false
+	}
+	total := c.e.RecvCounts[0] * int64(c.n)
+	return append(ops, collOp{sr: true, peer: c.me ^ int32(1)<<p, bytes: total >> (p + 1)}), true
+}

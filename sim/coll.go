@@ -588,6 +588,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
 			return nil, 0, err
 		}
+		if algo == "mpich_noncomm" && (c.n&(c.n-1) != 0 || !regular(e.RecvCounts)) {
+			return nil, 0, fmt.Errorf("%s: mpich_noncomm needs a power-of-two number of ranks and equal counts (SimGrid aborts too)", k)
+		}
 		if algo == "" && !regular(e.RecvCounts) {
 			// SimGrid's default falls back to reduce_scatter__mpich,
 			// which picks pair above 524288 elements (MPI_OP_NULL is
