@@ -237,10 +237,11 @@ func collBytes(c *collCall) int64 {
 // ---- reduce ----
 
 var reduceAlgos = map[string][]algorithm{
-	"default":        {reduceLinear},
-	"binomial":       {reduceBinomial},
-	"scatter_gather": {reduceScatterGather},
-	"flat_tree":      {reduceFlatTree},
+	"default":          {reduceLinear},
+	"binomial":         {reduceBinomial},
+	"scatter_gather":   {reduceScatterGather},
+	"flat_tree":        {reduceFlatTree},
+	"mvapich2_knomial": {reduceMvapich2Knomial},
 }
 
 // reduceScatterGather (reduce__scatter_gather, Rabenseifner's reduce from
@@ -456,11 +457,12 @@ func gatherTo(c *collCall, p int, ops []collOp, bytes int64) ([]collOp, bool) {
 // ---- allreduce ----
 
 var allreduceAlgos = map[string][]algorithm{
-	"default":  {reduceAtZero, bcastAtZero},
-	"redbcast": nil, // made of other collectives: see composites
-	"lr":       nil,
-	"rdb":      {allreduceRDB},
-	"rab_rdb":  {allreduceRabenseifner},
+	"default":     {reduceAtZero, bcastAtZero},
+	"redbcast":    nil, // made of other collectives: see composites
+	"lr":          nil,
+	"rdb":         {allreduceRDB},
+	"rab_rdb":     {allreduceRabenseifner},
+	"mvapich2_rs": {allreduceMvapich2RS},
 }
 
 // allreduceRabenseifner is SimGrid's allreduce__rab_rdb: Rabenseifner's
@@ -469,12 +471,29 @@ var allreduceAlgos = map[string][]algorithm{
 // their data to a neighbour and get the result back at the end).
 func allreduceRabenseifner(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if p == 0 {
-		c.steps = rabSteps(c, c.steps[:0])
+		c.steps = rabSteps(c, c.steps[:0], false)
 	}
 	return stepAt(c, p, ops)
 }
 
-func rabSteps(c *collCall, steps []collOp) []collOp {
+// allreduceMvapich2RS (allreduce__mvapich2_rs): MVAPICH2's copy of the
+// same algorithm, which sends nothing for 0 elements and, below one
+// element per member of the power of two, exchanges the whole vector by
+// recursive doubling instead of halving it.
+func allreduceMvapich2RS(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.steps = c.steps[:0]
+		if c.ssize > 0 && c.e.SendBytes/c.ssize > 0 {
+			c.steps = rabSteps(c, c.steps, true)
+		}
+	}
+	return stepAt(c, p, ops)
+}
+
+// rabSteps appends c.me's steps of allreduce__rab_rdb, or with doubling
+// those of allreduce__mvapich2_rs (recursive doubling below one element
+// per member of the power of two).
+func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 	n, me, ds := c.n, c.me, c.ssize
 	count := int64(0)
 	if ds > 0 {
@@ -496,7 +515,17 @@ func rabSteps(c *collCall, steps []collOp) []collOp {
 	default:
 		newrank = me - rem
 	}
-	if newrank >= 0 {
+	peer := func(nd int32) int32 {
+		if nd < rem {
+			return nd*2 + 1
+		}
+		return nd + rem
+	}
+	if newrank >= 0 && doubling && count < int64(pof2) {
+		for mask := int32(1); mask < pof2; mask <<= 1 {
+			steps = append(steps, collOp{sr: true, peer: peer(newrank ^ mask), bytes: count * ds})
+		}
+	} else if newrank >= 0 {
 		cnts := make([]int64, pof2)
 		for i := range cnts {
 			cnts[i] = count / int64(pof2)
@@ -508,12 +537,6 @@ func rabSteps(c *collCall, steps []collOp) []collOp {
 				t += cnts[i]
 			}
 			return t
-		}
-		peer := func(nd int32) int32 {
-			if nd < rem {
-				return nd*2 + 1
-			}
-			return nd + rem
 		}
 		var sendIdx, recvIdx int32
 		lastIdx := pof2

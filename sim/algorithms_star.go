@@ -246,3 +246,58 @@ func reduceScatterNoncomm(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	total := c.e.RecvCounts[0] * int64(c.n)
 	return append(ops, collOp{sr: true, peer: c.me ^ int32(1)<<p, bytes: total >> (p + 1)}), true
 }
+
+// knomialFactor is MVAPICH2's reduce k-nomial degree (SimGrid's default,
+// without the mvapich2 selector's tables).
+const knomialFactor = 4
+
+// reduceMvapich2Knomial (reduce__mvapich2_knomial): a k-nomial tree of
+// degree 4 rooted at the root; a member posts the receives from its
+// children (farthest last in the tree, first posted), waits for them,
+// then sends to its parent and waits. Nothing moves for 0 elements.
+func reduceMvapich2Knomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+	if p == 0 {
+		c.phases = c.phases[:0]
+		if c.ssize > 0 && collBytes(c)/c.ssize > 0 {
+			c.phases = knomialPhases(c.phases, c.n, c.me, c.root, collBytes(c))
+		}
+	}
+	if p >= len(c.phases) {
+		return ops, false
+	}
+	return append(ops, c.phases[p]...), true
+}
+
+// knomialPhases appends member me's phases of reduce__mvapich2_knomial for
+// a message of bytes.
+func knomialPhases(phases [][]collOp, n, me, root int32, bytes int64) [][]collOp {
+	const f = knomialFactor
+	rel := (me - root + n) % n
+	parent := int32(-1)
+	mask := int32(1)
+	for ; mask < n; mask *= f {
+		if rel%(f*mask) != 0 {
+			parent = (rel/(f*mask)*(f*mask) + root) % n
+			break
+		}
+	}
+	var children []int32
+	for mask /= f; mask > 0; mask /= f {
+		for k := int32(1); k < f; k++ {
+			if rel+mask*k < n {
+				children = append(children, (me+mask*k)%n)
+			}
+		}
+	}
+	if len(children) > 0 {
+		recvs := make([]collOp, len(children))
+		for i, ch := range children {
+			recvs[len(children)-1-i] = collOp{peer: ch}
+		}
+		phases = append(phases, recvs)
+	}
+	if parent >= 0 {
+		phases = append(phases, []collOp{{send: true, peer: parent, bytes: bytes}})
+	}
+	return phases
+}
