@@ -463,6 +463,8 @@ var allreduceAlgos = map[string][]algorithm{
 	"rdb":         {allreduceRDB},
 	"rab_rdb":     {allreduceRabenseifner},
 	"mvapich2_rs": {allreduceMvapich2RS},
+	"rab1":        nil,
+	"rab2":        nil,
 }
 
 // allreduceRabenseifner is SimGrid's allreduce__rab_rdb: Rabenseifner's

@@ -301,3 +301,47 @@ func knomialPhases(phases [][]collOp, n, me, root int32, bytes int64) [][]collOp
 	}
 	return phases
 }
+
+func init() {
+	composites["allreduce:rab1"] = allreduceRab1
+	composites["allreduce:rab2"] = allreduceRab2
+}
+
+// allreduceRab1 (allreduce__rab1, power-of-two sizes): a recursive
+// halving of the vector (padded to a multiple of the size) with rank ^
+// mask for masks from n/2 down to 1, then an allgather of the member's
+// last share with the allgather algorithm configured.
+func allreduceRab1(c *collCall) []subColl {
+	ext, n := max(c.ssize, 1), int64(c.n)
+	base := collBytes(c) / ext
+	if base%n != 0 {
+		base = (base + n) / n * n
+	}
+	halving := func(c *collCall, p int, ops []collOp) ([]collOp, bool) {
+		mask := c.n >> (p + 1)
+		if mask == 0 {
+			return ops, false
+		}
+		return append(ops, collOp{sr: true, peer: c.me ^ mask, bytes: base / (n / int64(mask)) * ext}), true
+	}
+	return []subColl{{run: halving, root: c.root},
+		{kind: trace.Allgather, call: sameTypeCall(c, trace.Allgather, base/n*ext, ext)}}
+}
+
+// allreduceRab2 (allreduce__rab2): an alltoall of count/n elements per
+// member (padded: (count+n)/n when n does not divide count, n below n
+// elements), then an allgather of as many, each with the algorithm
+// configured for it.
+func allreduceRab2(c *collCall) []subColl {
+	ext, n := max(c.ssize, 1), int64(c.n)
+	count := collBytes(c) / ext
+	share := count / n
+	switch {
+	case count%n != 0 && count < n:
+		share = n
+	case count%n != 0:
+		share = (count + n) / n
+	}
+	return []subColl{{kind: trace.Alltoall, call: sameTypeCall(c, trace.Alltoall, share*ext, ext)},
+		{kind: trace.Allgather, call: sameTypeCall(c, trace.Allgather, share*ext, ext)}}
+}

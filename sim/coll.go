@@ -208,6 +208,10 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			pt := &st.parts[st.part]
 			if st.phase == 0 {
 				st.call.root, st.call.override = pt.root, pt.override
+				st.call.e, st.call.ssize, st.call.rsize = e, s.size(e.SendType), s.size(e.RecvType)
+				if pt.call != nil {
+					st.call.e, st.call.ssize, st.call.rsize = &pt.call.e, pt.call.ssize, pt.call.rsize
+				}
 			}
 			ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
 			st.ops = ops
@@ -394,17 +398,34 @@ type part struct {
 	run      algorithm
 	root     int32
 	override int64
+	call     *subCall // nil: the collective's own call
+}
+
+// subCall is the call of a collective another calls with buffers of its
+// own (colls::alltoall, colls::allgather with the caller's counts): the
+// action as the callee sees it and its datatype sizes.
+type subCall struct {
+	e            trace.Event
+	ssize, rsize int64
 }
 
 // subColl is a piece of a composite algorithm: a fixed algorithm, or (run
 // nil) collective kind run with the algorithm configured for it, as
 // SimGrid's algorithms call colls::reduce or colls::bcast; with root
-// and message size bytes (0: the caller's).
+// and message size bytes (0: the caller's), or its own call.
 type subColl struct {
 	run   algorithm
 	kind  trace.Kind
 	root  int32
 	bytes int64
+	call  *subCall
+}
+
+// sameTypeCall is the call of a sub-collective of kind that sends and
+// receives bytes in the caller's send datatype (size ext).
+func sameTypeCall(c *collCall, kind trace.Kind, bytes, ext int64) *subCall {
+	e := trace.Event{Kind: kind, Comm: c.e.Comm, SendBytes: bytes, RecvBytes: bytes, SendType: c.e.SendType, RecvType: c.e.SendType}
+	return &subCall{e: e, ssize: ext, rsize: ext}
 }
 
 // composites are the algorithms made of other collectives, by
@@ -459,11 +480,14 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 	if !ok {
 		algos, tag, err := selectAlgorithm(k, algo, c)
 		for _, a := range algos {
-			parts = append(parts, part{a, c.root, c.override})
+			parts = append(parts, part{a, c.root, c.override, nil})
 		}
 		return parts, tag, err
 	}
 	_, tag, err := selectAlgorithm(k, "", c) // k's tag and checks
+	if err == nil {
+		err = pow2(k, algo, c.n)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -471,17 +495,37 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 	for _, sc := range f(c) {
 		bytes := cmp.Or(sc.bytes, override)
 		if sc.run != nil {
-			parts = append(parts, part{sc.run, sc.root, bytes})
+			parts = append(parts, part{sc.run, sc.root, bytes, nil})
 			continue
 		}
 		c.root, c.override = sc.root, bytes
-		parts, _, err = s.expand(parts, sc.kind, c, depth+1)
+		from := len(parts)
+		if sc.call != nil {
+			parts, err = s.expandCall(parts, sc, c, depth)
+		} else {
+			parts, _, err = s.expand(parts, sc.kind, c, depth+1)
+		}
+		for i := from; i < len(parts) && sc.call != nil; i++ {
+			if parts[i].call == nil {
+				parts[i].call = sc.call
+			}
+		}
 		c.root, c.override = root, override
 		if err != nil {
 			return nil, 0, err
 		}
 	}
 	return parts, tag, nil
+}
+
+// expandCall expands sub-collective sc, which has a call of its own: c
+// is the callee's call while its algorithm is chosen.
+func (s *simulation) expandCall(parts []part, sc subColl, c *collCall, depth int) ([]part, error) {
+	e, ssize, rsize, override := c.e, c.ssize, c.rsize, c.override
+	c.e, c.ssize, c.rsize, c.override = &sc.call.e, sc.call.ssize, sc.call.rsize, 0
+	parts, _, err := s.expand(parts, sc.kind, c, depth+1)
+	c.e, c.ssize, c.rsize, c.override = e, ssize, rsize, override
+	return parts, err
 }
 
 // vecOK checks that a v-collective carries one count per member.
@@ -617,7 +661,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 
 // pow2Only are the algorithms SimGrid 3.32 rejects on a size that is not
 // a power of two.
-var pow2Only = map[string]bool{"pair": true, "rhv": true}
+var pow2Only = map[string]bool{"pair": true, "rhv": true, "rab1": true}
 
 // pow2 rejects pow2Only algorithms on a size that is not a power of two
 // (SimGrid aborts).

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -372,6 +373,10 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 				continue // refused, and SimGrid fails too
 			}
 			sg, err := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo)
+			if err != nil && simgridCorrupts(err, coll+":"+algo) {
+				t.Logf("%s:%s %d ranks %q: SimGrid crashed on its freed buffers, Kairos %.9f", coll, algo, np, act, res.Time)
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -433,6 +438,8 @@ func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
 			refused++
 		case err != nil:
 			t.Errorf("seed %d (%d ranks) %v: Kairos: %v, SimGrid %.9f\n%s", seed, n, kvs, err, sg, text)
+		case sgErr != nil && simgridCorrupts(sgErr, kvs...):
+			t.Logf("seed %d (%d ranks) %v: SimGrid crashed on its freed buffers, Kairos %.9f", seed, n, kvs, res.Time)
 		case sgErr != nil:
 			t.Errorf("seed %d (%d ranks) %v: Kairos %.9f, SimGrid: %v\n%s", seed, n, kvs, res.Time, sgErr, text)
 		case math.Abs(res.Time-sg) > 1e-9:
@@ -440,6 +447,32 @@ func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
 		}
 	}
 	t.Logf("%d random traces and algorithm sets, %d refused by both", seeds, refused)
+}
+
+// corruptingAlgorithms are the algorithms that, under SimGrid 3.32's
+// replay, take buffers of their own from the replay's temporary buffers
+// (smpi_get_tmp_sendbuffer, smpi_get_tmp_recvbuffer: one of each for all
+// ranks) after the replay took its buffers from them: when that grows
+// them, the replay's pointers dangle and the algorithm reads and writes
+// freed memory, on which SimGrid may crash. The times do not depend on
+// the data: Kairos replays them.
+var corruptingAlgorithms = []string{"allreduce:rab1", "allreduce:rab2"}
+
+// simgridCorrupts reports whether err is SimGrid crashing (SIGSEGV, or an
+// abort from the C library's heap checks) on a run with one of
+// corruptingAlgorithms among algos (collective:algorithm, as in --cfg
+// smpi/collective:algorithm).
+func simgridCorrupts(err error, algos ...string) bool {
+	msg := err.Error()
+	if !strings.Contains(msg, "exit status 139") && !strings.Contains(msg, "exit status 134") {
+		return false
+	}
+	for _, a := range algos {
+		if slices.Contains(corruptingAlgorithms, strings.TrimPrefix(a, "smpi/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // algorithmChoices reads KAIROS_SIM_ALGOS, a comma-separated list of
