@@ -411,6 +411,11 @@ func (c *Config) Set(key, value string) error {
 			c.Selector = value
 		case "mpich":
 			return fmt.Errorf("--cfg smpi/coll-selector: mpich is not supported: SimGrid 3.32's replay aborts with it on allreduce, bcast and reduce; use default or ompi, or choose algorithms per collective with smpi/<collective>")
+		case "mvapich2", "impi":
+			// Both pick SMP-aware algorithms, whose set-up fails under
+			// replay (a segmentation fault, an invalid free) even on
+			// one rank per host.
+			return fmt.Errorf("--cfg smpi/coll-selector: %s is not supported: SimGrid 3.32's replay crashes with it; use default or ompi, or choose algorithms per collective with smpi/<collective>", value)
 		default:
 			return fmt.Errorf("--cfg smpi/coll-selector: %q is not supported (default, ompi); choose algorithms per collective with smpi/<collective>", value)
 		}

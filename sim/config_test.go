@@ -82,7 +82,7 @@ func TestConfigSet(t *testing.T) {
 	}
 	for _, kv := range [][2]string{
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
-		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"},
+		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"}, {"smpi/coll-selector", "mvapich2"}, {"smpi/coll-selector", "impi"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
 		{"network/loopback-bw", "fast"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
 		{"smpi/init", "-1"}, {"smpi/init", "later"},
