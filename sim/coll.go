@@ -439,6 +439,49 @@ var refused = map[string]string{
 	// invalid pointer" on every rank count and size tried (2 to 8
 	// ranks, 1 to 100,000 bytes).
 	"bcast:mvapich2_knomial_intra_node": "SimGrid 3.32's replay crashes on it (an invalid free in its SMP set-up)",
+	// The other SMP-aware algorithms end the same way, even with one
+	// rank per host (8 ranks on 8 hosts, TestRefusedAlgorithmsFailInSimGrid).
+	"allgather:loosely_lr":                smpCrash,
+	"allgather:smp_simple":                smpCrash,
+	"allgather:mvapich2_smp":              smpCrash,
+	"allreduce:smp_binomial":              smpCrash,
+	"allreduce:smp_binomial_pipeline":     smpCrash,
+	"allreduce:smp_rdb":                   smpCrash,
+	"allreduce:smp_rsag":                  smpCrash,
+	"allreduce:smp_rsag_lr":               smpCrash,
+	"allreduce:smp_rsag_rab":              smpCrash,
+	"allreduce:mvapich2_two_level":        smpCrash,
+	"barrier:mpich_smp":                   smpCrash,
+	"bcast:mvapich2_inter_node":           smpCrash,
+	"bcast:mvapich2_intra_node":           smpCrash,
+	"gather:mvapich2_two_level":           smpCrash,
+	"reduce:mvapich2_two_level":           smpCrash,
+	"scatter:mvapich2_two_level_binomial": smpCrash,
+	"scatter:mvapich2_two_level_direct":   smpCrash,
+	// Rabenseifner's original code reads out of its buffers under replay.
+	"reduce:rab":    "SimGrid 3.32's replay crashes on it (an access violation)",
+	"allreduce:rab": "SimGrid 3.32's replay crashes on it (an access violation)",
+	// The arrival-pattern algorithms abort under replay.
+	"bcast:arrival_pattern_aware":      "SimGrid 3.32's replay aborts on it",
+	"bcast:arrival_pattern_aware_wait": "SimGrid 3.32's replay aborts on it",
+	"bcast:arrival_scatter":            "SimGrid 3.32's replay aborts on it",
+	"reduce:arrival_pattern_aware":     "SimGrid 3.32's replay aborts on it (an invalid free)",
+	// One-sided communication in a collective.
+	"alltoall:pair_rma": "SimGrid 3.32's replay crashes on it (a segmentation fault)",
+}
+
+// smpCrash is why SMP-aware algorithms are refused.
+const smpCrash = "SimGrid 3.32's replay crashes on it (an invalid free or an abort in its SMP set-up)"
+
+// Refused lists the algorithms Kairos knows and refuses, as
+// "collective:algorithm", sorted.
+func Refused() []string {
+	names := make([]string, 0, len(refused))
+	for k := range refused {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // configured returns the algorithm smpi/<coll> or smpi/coll-selector

@@ -328,6 +328,44 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 	t.Logf("%d runs\n%s", n, tab.String())
 }
 
+// TestRefusedAlgorithmsFailInSimGrid: every algorithm Kairos knows and
+// refuses because SimGrid 3.32's replay crashes or aborts on it does, on 8
+// ranks, one per host; Kairos names the reason.
+func TestRefusedAlgorithmsFailInSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 8, "")
+	acts := map[string]string{"allgather": "allgather 1000 1000", "allreduce": "allreduce 1000 0", "alltoall": "alltoall 100 100",
+		"barrier": "barrier", "bcast": "bcast 10000", "gather": "gather 1000 1000 0", "reduce": "reduce 1000 0 0", "scatter": "scatter 1000 1000 0"}
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ca := range sim.Refused() {
+		coll, algo, _ := strings.Cut(ca, ":")
+		var b strings.Builder
+		for r := range 8 {
+			fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*100000, r, acts[coll])
+		}
+		trace := filepath.Join(dir, "t.ti")
+		if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.DefaultConfig()
+		if err := cfg.Set("smpi/"+coll, algo); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Run(tr, machineOn(t, plat, 8), cfg, nil); err == nil || !strings.Contains(err.Error(), "SimGrid 3.32's replay") {
+			t.Errorf("%s: Kairos error %v, want the reason it is refused", ca, err)
+		}
+		if sg, err := runSimGridCfg(dir, "desc", plat, hostfile, 8, "--cfg=smpi/"+coll+":"+algo); err == nil {
+			t.Errorf("%s: SimGrid replays it (%.9f s): Kairos should too", ca, sg)
+		}
+	}
+}
+
 // algorithmMatches runs each of acts with algo for coll, with Kairos and
 // SimGrid, reports any difference, adds a row per run to tab and returns
 // the number of runs.
