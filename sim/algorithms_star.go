@@ -181,27 +181,25 @@ func meshExchange(phases [][]collOp, peers []int32, bytes int64) [][]collOp {
 	return append(phases, []collOp{{wait: waitCarried}})
 }
 
+// meshPeers returns the count members first, first+stride... but me.
+func meshPeers(me, first, stride, count int32) []int32 {
+	peers := make([]int32, 0, count)
+	for i := range count {
+		if q := first + i*stride; q != me {
+			peers = append(peers, q)
+		}
+	}
+	return peers
+}
+
 // allgather2DMesh (allgather__2dmesh): the ranks as an x·y mesh, y per
 // row; a member exchanges its block with its row, then its row's y
 // blocks with its column (meshExchange for each).
 func allgather2DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
 		x, y, _ := mesh2D(c.n)
-		row, col := c.me/y*y, c.me%y
-		var peers []int32
-		for i := range y {
-			if q := row + i; q != c.me {
-				peers = append(peers, q)
-			}
-		}
-		phases = meshExchange(phases, peers, c.e.SendBytes)
-		peers = peers[:0]
-		for i := range x {
-			if q := i*y + col; q != c.me {
-				peers = append(peers, q)
-			}
-		}
-		return meshExchange(phases, peers, int64(y)*c.e.SendBytes)
+		phases = meshExchange(phases, meshPeers(c.me, c.me/y*y, 1, y), c.e.SendBytes)
+		return meshExchange(phases, meshPeers(c.me, c.me%y, y, x), int64(y)*c.e.SendBytes)
 	})(c, p, ops)
 }
 
@@ -213,22 +211,9 @@ func allgather3DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
 		x, z, _ := mesh3D(c.n)
 		plane := x * x
-		row, col := c.me/x*x, c.me%x+c.me/plane*plane
+		phases = meshExchange(phases, meshPeers(c.me, c.me/x*x, 1, x), c.e.SendBytes)
+		phases = meshExchange(phases, meshPeers(c.me, c.me%x+c.me/plane*plane, x, x), int64(x)*c.e.SendBytes)
 		var peers []int32
-		for i := range x {
-			if q := row + i; q != c.me {
-				peers = append(peers, q)
-			}
-		}
-		phases = meshExchange(phases, peers, c.e.SendBytes)
-		peers = peers[:0]
-		for i := range x {
-			if q := i*x + col; q != c.me {
-				peers = append(peers, q)
-			}
-		}
-		phases = meshExchange(phases, peers, int64(x)*c.e.SendBytes)
-		peers = peers[:0]
 		for i := int32(1); i < z; i++ {
 			peers = append(peers, (c.me+i*plane)%c.n)
 		}

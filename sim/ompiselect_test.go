@@ -3,8 +3,6 @@ package sim_test
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,17 +82,7 @@ func TestOmpiSelectorMatchesSimGrid(t *testing.T) {
 // differ (or only one of them failed).
 func differsFromSimGrid(t *testing.T, dir, plat, hostfile string, n int, act string, cfgs ...string) bool {
 	t.Helper()
-	var b strings.Builder
-	for r := 0; r < n; r++ {
-		fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*1000000, r, act)
-	}
-	trace := filepath.Join(dir, "t.ti")
-	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeStaggered(t, dir, n, 1000000, act)
 	cfg := sim.DefaultConfig()
 	var sgArgs []string
 	for _, kv := range cfgs {

@@ -336,34 +336,50 @@ func TestRefusedAlgorithmsFailInSimGrid(t *testing.T) {
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	acts := map[string]string{"allgather": "allgather 1000 1000", "allreduce": "allreduce 1000 0", "alltoall": "alltoall 100 100",
 		"barrier": "barrier", "bcast": "bcast 10000", "gather": "gather 1000 1000 0", "reduce": "reduce 1000 0 0", "scatter": "scatter 1000 1000 0"}
-	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, ca := range sim.Refused() {
 		coll, algo, _ := strings.Cut(ca, ":")
-		var b strings.Builder
-		for r := range 8 {
-			fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*100000, r, acts[coll])
-		}
-		trace := filepath.Join(dir, "t.ti")
-		if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cfg := sim.DefaultConfig()
-		if err := cfg.Set("smpi/"+coll, algo); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := ti.Open(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := sim.Run(tr, machineOn(t, plat, 8), cfg, nil); err == nil || !strings.Contains(err.Error(), "SimGrid 3.32's replay") {
+		if _, err := replayWithAlgorithm(t, dir, plat, 8, 100000, acts[coll], coll, algo); err == nil || !strings.Contains(err.Error(), "SimGrid 3.32's replay") {
 			t.Errorf("%s: Kairos error %v, want the reason it is refused", ca, err)
 		}
 		if sg, err := runSimGridCfg(dir, "desc", plat, hostfile, 8, "--cfg=smpi/"+coll+":"+algo); err == nil {
 			t.Errorf("%s: SimGrid replays it (%.9f s): Kairos should too", ca, sg)
 		}
 	}
+}
+
+// writeStaggered writes dir/t.ti, np ranks computing rank x flops flops
+// then running act, and dir/desc naming it (for SimGrid), and returns the
+// trace's path.
+func writeStaggered(t *testing.T, dir string, np, flops int, act string) string {
+	t.Helper()
+	var b strings.Builder
+	for r := range np {
+		fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*flops, r, act)
+	}
+	trace := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return trace
+}
+
+// replayWithAlgorithm replays writeStaggered's trace with Kairos with algo
+// for coll.
+func replayWithAlgorithm(t *testing.T, dir, plat string, np, flops int, act, coll, algo string) (*sim.Result, error) {
+	t.Helper()
+	trace := writeStaggered(t, dir, np, flops, act)
+	cfg := sim.DefaultConfig()
+	if err := cfg.Set("smpi/"+coll, algo); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ti.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.Run(tr, machineOn(t, plat, np), cfg, nil)
 }
 
 // algorithmMatches runs each of acts with algo for coll, with Kairos and
@@ -383,27 +399,7 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 			if strings.Contains(act, "%") {
 				act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
 			}
-			var b strings.Builder
-			for r := 0; r < np; r++ {
-				fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n", r, r, r*1000000, r, act)
-			}
-			trace := filepath.Join(dir, "t.ti")
-			if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			desc := filepath.Join(dir, "desc")
-			if err := os.WriteFile(desc, []byte("t.ti\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg := sim.DefaultConfig()
-			if err := cfg.Set("smpi/"+coll, algo); err != nil {
-				t.Fatal(err)
-			}
-			tr, err := ti.Open(trace)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := sim.Run(tr, machineOn(t, plat, np), cfg, nil)
+			res, err := replayWithAlgorithm(t, dir, plat, np, 1000000, act, coll, algo)
 			if err != nil {
 				if _, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo); sgErr == nil {
 					t.Errorf("%s:%s %d ranks %q: %v", coll, algo, np, act, err)
