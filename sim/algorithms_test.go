@@ -87,7 +87,7 @@ func TestScatterRDBAllgatherSchedule(t *testing.T) {
 			for rel := range curr {
 				curr[rel] = max(0, min(piece, nbytes-int64(rel)*piece))
 			}
-			recursiveDoubling(make(schedule, n), curr, 1, 1)
+			recursiveDoubling(make(schedule, n), curr, 1, 1, 1)
 			for rel, c := range curr {
 				if n > 1 && c != nbytes {
 					t.Errorf("n=%d bytes=%d: member %d ends with %d bytes", n, nbytes, rel, c)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"kairos/trace"
 )
@@ -463,7 +464,7 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		}
 		return parts, tag, err
 	}
-	_, tag, err := selectAlgorithm(k, "", c) // k's tag and checks
+	_, tag, err := selectAlgorithm(k, algo, c) // k's tag and algo's checks (its table entry is nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -609,11 +610,12 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 	return nil, 0, fmt.Errorf("no algorithm for %s", k)
 }
 
-// pow2 rejects SimGrid's pair algorithms on a size that is not a power
-// of two (SimGrid aborts).
+// pow2 rejects SimGrid's pair algorithms (and alltoall's and alltoallv's
+// pair_*_barrier variants) on a size that is not a power of two (SimGrid
+// aborts).
 func pow2(k trace.Kind, algo string, n int32) error {
-	if algo == "pair" && n&(n-1) != 0 {
-		return fmt.Errorf("%s: the pair algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, n)
+	if (algo == "pair" || strings.HasPrefix(algo, "pair_")) && n&(n-1) != 0 {
+		return fmt.Errorf("%s: the %s algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, algo, n)
 	}
 	return nil
 }
