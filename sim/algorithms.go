@@ -962,19 +962,20 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	}
 	if p == 0 {
 		key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-		c.useSchedule(c.me, key, nil, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
+		c.useSchedule(c.me, key, nil, func() schedule { return evenRDB(c.n, count, c.ssize, c.rsize, c.rsize) })
 	}
 	return c.sharedPhase(p, ops, 0)
 }
 
-// allgatherRDBSchedule follows allgather__rdb for all n members, count
-// being the receive count (elements of rsize bytes) per member.
-func allgatherRDBSchedule(n int32, count, ssize, rsize int64) schedule {
+// evenRDB is the schedule of recursiveDoubling for n members holding
+// count elements each (allgather__rdb: the receive count; alltoall__rdb:
+// the whole send buffer).
+func evenRDB(n int32, count, ssize, rsize, tsize int64) schedule {
 	curr := make([]int64, n)
 	for r := range curr {
 		curr[r] = count
 	}
-	return recursiveDoubling(make(schedule, n), curr, ssize, rsize, rsize)
+	return recursiveDoubling(make(schedule, n), curr, ssize, rsize, tsize)
 }
 
 // recursiveDoubling appends to steps the exchanges of the recursive

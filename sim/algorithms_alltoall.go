@@ -98,9 +98,12 @@ type barriers struct {
 	light, steps, stepAtRoot algorithm
 }
 
-// The barrier variants of alltoall__pair, alltoall__ring, alltoallv__pair
-// and of the ring exchange (which alltoallv__ring replaces by pair's on
-// a power-of-two size, while its barrier variants do not).
+// The barrier variants: alltoall__pair_light_barrier,
+// alltoall__pair_mpi_barrier and alltoall__pair_one_barrier (pairBarriers),
+// alltoall__ring_*_barrier (ringBarriers), alltoallv__pair_*_barrier
+// (pairvBarriers) and alltoallv__ring_*_barrier (ringvBarriers), whose
+// steps are the ring's on every size (alltoallv__ring's are pair's on a
+// power of two).
 var (
 	pairBarriers  = barriersOf(pairExchanges)
 	ringBarriers  = barriersOf(ringExchanges)
@@ -114,7 +117,7 @@ func barriersOf(x exchanges) barriers {
 
 // register adds the variants of the exchanges called name to coll's table
 // and composites. The pair variants throw on a size that is not a power
-// of two, as pair does (see pow2). A mpi_barrier variant's step runs as a
+// of two, as pair does (see pow2). An mpi_barrier variant's step runs as a
 // part of its own, its index passed as the part's root (alltoall has
 // none).
 func (b barriers) register(table map[string][]algorithm, coll, name string) {
@@ -143,13 +146,7 @@ func alltoallRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			count = c.e.SendBytes / c.ssize * int64(c.n)
 		}
 		key := scheduleKey{algo: "alltoall_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-		c.useSchedule(c.me, key, nil, func() schedule {
-			curr := make([]int64, c.n)
-			for r := range curr {
-				curr[r] = count
-			}
-			return recursiveDoubling(make(schedule, c.n), curr, c.ssize, c.rsize, c.ssize)
-		})
+		c.useSchedule(c.me, key, nil, func() schedule { return evenRDB(c.n, count, c.ssize, c.rsize, c.ssize) })
 	}
 	return c.sharedPhase(p, ops, 0)
 }
