@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"kairos/trace"
@@ -238,4 +239,32 @@ func alltoallScatterDest(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return ops, false
 	}
 	return throttledRound(c, p, ops, true, alltoallSize)
+}
+
+// alltoallTruncates refuses rdb, 2dmesh and 3dmesh with a send datatype
+// larger than the receive one (say MPI_DOUBLE sent, MPI_BYTE received, as
+// many bytes each way), where their receives truncate and SimGrid 3.32
+// aborts (MPI_ERR_TRUNCATE): the meshes receive whole send buffers along
+// their rows into a count of send elements in the receive datatype, and
+// rdb adds the receive elements it gets to a count of send elements,
+// so that from its second step on it sends more than its partner expects.
+func alltoallTruncates(k trace.Kind, algo string, c *collCall) error {
+	if c.ssize <= c.rsize || c.e.SendBytes == 0 {
+		return nil
+	}
+	truncates := false
+	switch algo {
+	case "rdb":
+		truncates = c.n >= 3
+	case "2dmesh":
+		_, _, truncates = meshSides2D(c.n)
+	case "3dmesh":
+		x, _, ok := meshSides3D(c.n)
+		truncates = ok && x > 1 // rows of more than one rank
+	}
+	if truncates {
+		return fmt.Errorf("%s: %s with a send datatype larger than the receive one (%d > %d bytes) on %d ranks is refused: its receives truncate, and SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
+			k, algo, c.ssize, c.rsize, c.n)
+	}
+	return nil
 }

@@ -540,6 +540,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
+		if err := alltoallTruncates(k, algo, c); err != nil {
+			return nil, 0, err
+		}
 		return pick(alltoallAlgos, algo, "", tagAlltoall)
 	case trace.Alltoallv:
 		if err := vecOK(k, e.SendCounts, c.n); err != nil {
