@@ -714,23 +714,14 @@ func alltoallLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 // alltoallPair (alltoall__pair): n-1 sendrecv steps with rank ^ i.
 func alltoallPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	i := int32(p + 1)
-	if i >= c.n {
-		return ops, false
-	}
-	peer := c.me ^ i
-	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendBytes}, collOp{peer: peer}), true
+	return pairExchanges.steps(c, p, ops)
 }
 
 // alltoallRing (alltoall__ring, and allgather__ring and allgatherv__ring):
 // n-1 sendrecv steps, sending our send size to rank+i and receiving from
 // rank-i.
 func alltoallRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	i := int32(p + 1)
-	if i >= c.n {
-		return ops, false
-	}
-	return append(ops, collOp{send: true, peer: (c.me + i) % c.n, bytes: c.e.SendBytes}, collOp{peer: (c.me - i + c.n) % c.n}), true
+	return ringExchanges.steps(c, p, ops)
 }
 
 // alltoallBruck (alltoall__bruck): for each power of two k < n, a
@@ -770,50 +761,44 @@ var alltoallvAlgos = map[string][]algorithm{
 // throttled linear exchange): rounds of 4 peers, each posting the
 // receives from rank+i, then the sends to rank-i, and waiting for all.
 func alltoallvBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	const block = 4 // MPIR_PARAM_ALLTOALL_THROTTLE
+	return throttledRound(c, p, ops, false, alltoallvSize)
+}
+
+// throttledRound appends round p of a linear exchange throttled to 4
+// peers a round (MPICH's, MVAPICH2's): the receives from rank+4p+i, then
+// the sends of size bytes to rank-4p-i, for 0 <= i < 4, those with itself
+// only if self. It reports false past the last round.
+func throttledRound(c *collCall, p int, ops []collOp, self bool, size func(*collCall, int32) int64) ([]collOp, bool) {
+	const block = 4 // MPIR_PARAM_ALLTOALL_THROTTLE, MV2_ALLTOALL_THROTTLE_FACTOR
 	n, me := c.n, c.me
 	ii := int32(p) * block
-	if n == 1 || ii >= n {
-		return ops, false
-	}
-	ss := min(block, n-ii)
-	for i := int32(0); i < ss; i++ {
-		if src := (me + i + ii) % n; src != me {
+	start := len(ops)
+	for i := ii; i < min(ii+block, n); i++ {
+		if src := (me + i) % n; self || src != me {
 			ops = append(ops, collOp{peer: src})
 		}
 	}
-	for i := int32(0); i < ss; i++ {
-		if dst := (me - i - ii + n) % n; dst != me {
-			ops = append(ops, collOp{send: true, peer: dst, bytes: c.e.SendCounts[dst]})
+	for i := ii; i < min(ii+block, n); i++ {
+		if dst := (me - i + n) % n; self || dst != me {
+			ops = append(ops, collOp{send: true, peer: dst, bytes: size(c, dst)})
 		}
 	}
-	return ops, true
+	return ops, len(ops) > start
 }
 
 // alltoallvPair (alltoallv__pair, power-of-two sizes): n-1 sendrecv
 // steps with rank ^ i (the step with itself is a local copy).
 func alltoallvPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	i := int32(p + 1)
-	if i >= c.n {
-		return ops, false
-	}
-	peer := c.me ^ i
-	return append(ops, collOp{send: true, peer: peer, bytes: c.e.SendCounts[peer]}, collOp{peer: peer}), true
+	return pairvExchanges.steps(c, p, ops)
 }
 
 // alltoallvRing (alltoallv__ring): as pair on a power-of-two size, else
 // n-1 sendrecv steps to rank+i and from rank-i.
 func alltoallvRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	n := c.n
-	if n&(n-1) == 0 {
-		return alltoallvPair(c, p, ops)
+	if c.n&(c.n-1) == 0 {
+		return pairvExchanges.steps(c, p, ops)
 	}
-	i := int32(p + 1)
-	if i >= n {
-		return ops, false
-	}
-	dst := (c.me + i) % n
-	return append(ops, collOp{send: true, peer: dst, bytes: c.e.SendCounts[dst]}, collOp{peer: (c.me - i + n) % n}), true
+	return ringvExchanges.steps(c, p, ops)
 }
 
 // alltoallvLinear (ialltoallv): receives from every other rank in rank
@@ -1008,27 +993,29 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	}
 	if p == 0 {
 		key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-		c.useSchedule(c.me, key, nil, func() schedule { return allgatherRDBSchedule(c.n, count, c.ssize, c.rsize) })
+		c.useSchedule(c.me, key, nil, func() schedule { return evenRDB(c.n, count, c.ssize, c.rsize, c.rsize) })
 	}
 	return c.sharedPhase(p, ops, 0)
 }
 
-// allgatherRDBSchedule follows allgather__rdb for all n members, count
-// being the receive count (elements of rsize bytes) per member.
-func allgatherRDBSchedule(n int32, count, ssize, rsize int64) schedule {
+// evenRDB is the schedule of recursiveDoubling for n members holding
+// count elements each (allgather__rdb: the receive count; alltoall__rdb:
+// the whole send buffer).
+func evenRDB(n int32, count, ssize, rsize, tsize int64) schedule {
 	curr := make([]int64, n)
 	for r := range curr {
 		curr[r] = count
 	}
-	return recursiveDoubling(make(schedule, n), curr, ssize, rsize)
+	return recursiveDoubling(make(schedule, n), curr, ssize, rsize, tsize)
 }
 
 // recursiveDoubling appends to steps the exchanges of the recursive
-// doubling loop of allgather__rdb (and of bcast__scatter_rdb_allgather)
-// for members holding curr[r] elements each: curr and last are each
-// member's curr_count and last_recv_count, sends are of ssize-byte
-// elements, receives counted in rsize-byte ones.
-func recursiveDoubling(steps schedule, curr []int64, ssize, rsize int64) schedule {
+// doubling loop of allgather__rdb (and of bcast__scatter_rdb_allgather
+// and alltoall__rdb) for members holding curr[r] elements each: curr and
+// last are each member's curr_count and last_recv_count, the sendrecvs
+// send ssize-byte elements and count those received in rsize-byte ones,
+// the trees' blocking sends and receives both in tsize-byte ones.
+func recursiveDoubling(steps schedule, curr []int64, ssize, rsize, tsize int64) schedule {
 	n := int32(len(curr))
 	last := make([]int64, n)
 	got := make([]int64, n)
@@ -1070,7 +1057,7 @@ func recursiveDoubling(steps schedule, curr []int64, ssize, rsize int64) schedul
 				root := r >> kk << kk
 				switch d := r ^ tmp; {
 				case d > r && r < root+done && d >= root+done:
-					steps[r] = append(steps[r], []collOp{{send: true, peer: d, bytes: last[r] * rsize, blocking: true}})
+					steps[r] = append(steps[r], []collOp{{send: true, peer: d, bytes: last[r] * tsize, blocking: true}})
 				case d < r && d < root+done && r >= root+done:
 					steps[r] = append(steps[r], []collOp{{peer: d, blocking: true}})
 					got[r] = last[d]
@@ -1160,7 +1147,7 @@ func scatterRDBAllgatherSchedule(n int32, nbytes int64) schedule {
 	for rel := range curr {
 		curr[rel] = pieceOf(int32(rel), nbytes, piece)
 	}
-	return recursiveDoubling(scatterForBcast(n, nbytes, piece), curr, 1, 1)
+	return recursiveDoubling(scatterForBcast(n, nbytes, piece), curr, 1, 1, 1)
 }
 
 // scatterLRAllgatherSchedule follows bcast__scatter_LR_allgather for n
@@ -1252,7 +1239,7 @@ func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		if total == 0 {
 			return make(schedule, len(counts))
 		}
-		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize)
+		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize, rsize)
 	})
 	return c.sharedPhase(p, ops, 0)
 }

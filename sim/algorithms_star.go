@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"kairos/trace"
 )
@@ -125,37 +124,15 @@ func allgatherRHV(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return stepAt(c, p, ops)
 }
 
-// mesh2D is is_2dmesh of allgather__2dmesh: the first factor x of n from
-// ⌊√n⌋ up to n/2 (n = x·y, x ≤ y).
-func mesh2D(n int32) (x, y int32, ok bool) {
-	for f := int32(math.Sqrt(float64(n))); f <= n/2; f++ {
-		if f > 0 && n%f == 0 {
-			return min(f, n/f), max(f, n/f), true
-		}
-	}
-	return 0, 0, false
-}
-
-// mesh3D is is_3dmesh of allgather__3dmesh: the first x from ⌊∛n⌋ up to
-// n/3 whose square divides n (n = x·x·z).
-func mesh3D(n int32) (x, z int32, ok bool) {
-	for f := int32(math.Cbrt(float64(n))); f <= n/3; f++ {
-		if f > 0 && n%(f*f) == 0 {
-			return f, n / (f * f), true
-		}
-	}
-	return 0, 0, false
-}
-
 // meshRefused rejects allgather 2dmesh and 3dmesh on sizes that are no
-// such mesh (SimGrid 3.32 throws).
+// such mesh (SimGrid 3.32 throws; its mesh alltoalls send nothing there).
 func meshRefused(k trace.Kind, algo string, n int32) error {
 	ok := true
 	switch algo {
 	case "2dmesh":
-		_, _, ok = mesh2D(n)
+		_, _, ok = meshSides2D(n)
 	case "3dmesh":
-		_, _, ok = mesh3D(n)
+		_, _, ok = meshSides3D(n)
 	}
 	if !ok {
 		return fmt.Errorf("%s: the %s algorithm cannot lay %d ranks out as its mesh (SimGrid aborts too)", k, algo, n)
@@ -163,61 +140,27 @@ func meshRefused(k trace.Kind, algo string, n int32) error {
 	return nil
 }
 
-// meshExchange appends the phases of one dimension of the mesh
-// allgathers: receives from every peer posted together, blocking sends of
-// bytes to every peer in turn, then a wait for the receives.
-func meshExchange(phases [][]collOp, peers []int32, bytes int64) [][]collOp {
-	if len(peers) == 0 {
-		return phases
-	}
-	recvs := make([]collOp, len(peers))
-	for i, q := range peers {
-		recvs[i] = collOp{peer: q, carry: true}
-	}
-	phases = append(phases, recvs)
-	for _, q := range peers {
-		phases = append(phases, blockingPhase(true, q, bytes))
-	}
-	return append(phases, []collOp{{wait: waitCarried}})
-}
-
-// meshPeers returns the count members first, first+stride... but me.
-func meshPeers(me, first, stride, count int32) []int32 {
-	peers := make([]int32, 0, count)
-	for i := range count {
-		if q := first + i*stride; q != me {
-			peers = append(peers, q)
-		}
-	}
-	return peers
-}
-
 // allgather2DMesh (allgather__2dmesh): the ranks as an x·y mesh, y per
-// row; a member exchanges its block with its row, then its row's y
-// blocks with its column (meshExchange for each).
+// row; a member shoots its block along its row, then its row's y blocks
+// along its column.
 func allgather2DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
-		x, y, _ := mesh2D(c.n)
-		phases = meshExchange(phases, meshPeers(c.me, c.me/y*y, 1, y), c.e.SendBytes)
-		return meshExchange(phases, meshPeers(c.me, c.me%y, y, x), int64(y)*c.e.SendBytes)
+		x, y, _ := meshSides2D(c.n)
+		phases = meshLine{c.me / y * y, 1, 0, y}.shoot(phases, c, c.e.SendBytes)
+		return meshLine{c.me % y, y, 0, x}.shoot(phases, c, int64(y)*c.e.SendBytes)
 	})(c, p, ops)
 }
 
 // allgather3DMesh (allgather__3dmesh): the ranks as x·x planes of z; a
-// member exchanges its block with its row, its row's x blocks with its
-// column, then its plane's x·x blocks with the same place in the other
-// planes (meshExchange for each).
+// member shoots its block along its row, its row's x blocks along its
+// column, then its plane's x·x blocks along its z line.
 func allgather3DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
-		x, z, _ := mesh3D(c.n)
+		x, z, _ := meshSides3D(c.n)
 		plane := x * x
-		phases = meshExchange(phases, meshPeers(c.me, c.me/x*x, 1, x), c.e.SendBytes)
-		phases = meshExchange(phases, meshPeers(c.me, c.me%x+c.me/plane*plane, x, x), int64(x)*c.e.SendBytes)
-		var peers []int32
-		for i := int32(1); i < z; i++ {
-			peers = append(peers, (c.me+i*plane)%c.n)
-		}
-		return meshExchange(phases, peers, int64(plane)*c.e.SendBytes)
+		phases = meshLine{c.me / x * x, 1, 0, x}.shoot(phases, c, c.e.SendBytes)
+		phases = meshLine{c.me%x + c.me/plane*plane, x, 0, x}.shoot(phases, c, int64(x)*c.e.SendBytes)
+		return meshLine{c.me, plane, 1, z}.shoot(phases, c, int64(plane)*c.e.SendBytes)
 	})(c, p, ops)
 }
 

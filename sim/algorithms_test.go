@@ -1,59 +1,79 @@
 package sim
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
-// TestAllgatherRDBSchedule: for every size up to 40 members, the
-// recursive-doubling allgather pairs every blocking send with a blocking
-// receive of the same two members, in order, every sendrecv with its
-// partner's, and leaves every member holding all n blocks.
-func TestAllgatherRDBSchedule(t *testing.T) {
+// TestRDBSchedules: for every size up to 40 members, the recursive
+// doubling of allgather__rdb (count elements a member) and of
+// alltoall__rdb (its whole send buffer, n blocks of count) pairs every
+// blocking send with a blocking receive of the same two members, in
+// order, every sendrecv with its partner's, and leaves every member
+// holding n times what it started with.
+func TestRDBSchedules(t *testing.T) {
 	const count, size = 3, 4
-	for n := int32(1); n <= 40; n++ {
-		steps := allgatherRDBSchedule(n, count, size, size)
-		// pending[a][b]: the byte counts a sent b that b has not received.
-		pending := map[[2]int32][]int64{}
-		held := make([]int64, n)
-		for r := range held {
-			held[r] = count * size
-		}
-		for r, ops := range steps {
-			for _, op := range flat(ops) {
-				if op.peer < 0 || op.peer >= n || op.peer == int32(r) {
-					t.Fatalf("n=%d: rank %d exchanges with %d", n, r, op.peer)
-				}
-				switch {
-				case op.sr:
-					held[r] += peerBytes(steps, op.peer, int32(r))
-				case op.send:
-					k := [2]int32{int32(r), op.peer}
-					pending[k] = append(pending[k], op.bytes)
-				}
+	for _, algo := range []string{"allgather", "alltoall"} {
+		for n := int32(1); n <= 40; n++ {
+			start := int64(count)
+			if algo == "alltoall" {
+				start *= int64(n)
 			}
-		}
-		for r, ops := range steps {
-			for _, op := range flat(ops) {
-				if op.send || op.sr {
-					continue
-				}
-				k := [2]int32{op.peer, int32(r)}
-				if len(pending[k]) == 0 {
-					t.Fatalf("n=%d: rank %d receives from %d, which sends it nothing more", n, r, op.peer)
-				}
-				held[r] += pending[k][0]
-				pending[k] = pending[k][1:]
-			}
-		}
-		for k, v := range pending {
-			if len(v) > 0 {
-				t.Errorf("n=%d: %d sends from %d to %d never received", n, len(v), k[0], k[1])
-			}
-		}
-		for r, h := range held {
-			if h != int64(n)*count*size {
-				t.Errorf("n=%d: rank %d ends with %d bytes, want %d", n, r, h, int64(n)*count*size)
+			if err := checkRDB(evenRDB(n, start, size, size, size), start*size); err != nil {
+				t.Fatalf("%s rdb, n=%d: %v", algo, n, err)
 			}
 		}
 	}
+}
+
+// checkRDB checks a recursive doubling schedule whose members start with
+// start bytes each (see TestRDBSchedules).
+func checkRDB(steps schedule, start int64) error {
+	n := int32(len(steps))
+	// pending[a][b]: the byte counts a sent b that b has not received.
+	pending := map[[2]int32][]int64{}
+	held := make([]int64, n)
+	for r := range held {
+		held[r] = start
+	}
+	for r, ops := range steps {
+		for _, op := range flat(ops) {
+			if op.peer < 0 || op.peer >= n || op.peer == int32(r) {
+				return fmt.Errorf("rank %d exchanges with %d", r, op.peer)
+			}
+			switch {
+			case op.sr:
+				held[r] += peerBytes(steps, op.peer, int32(r))
+			case op.send:
+				k := [2]int32{int32(r), op.peer}
+				pending[k] = append(pending[k], op.bytes)
+			}
+		}
+	}
+	for r, ops := range steps {
+		for _, op := range flat(ops) {
+			if op.send || op.sr {
+				continue
+			}
+			k := [2]int32{op.peer, int32(r)}
+			if len(pending[k]) == 0 {
+				return fmt.Errorf("rank %d receives from %d, which sends it nothing more", r, op.peer)
+			}
+			held[r] += pending[k][0]
+			pending[k] = pending[k][1:]
+		}
+	}
+	for k, v := range pending {
+		if len(v) > 0 {
+			return fmt.Errorf("%d sends from %d to %d never received", len(v), k[0], k[1])
+		}
+	}
+	for r, h := range held {
+		if h != int64(n)*start {
+			return fmt.Errorf("rank %d ends with %d bytes, want %d", r, h, int64(n)*start)
+		}
+	}
+	return nil
 }
 
 // peerBytes is what peer sends r in their sendrecv (in recursive
@@ -87,7 +107,7 @@ func TestScatterRDBAllgatherSchedule(t *testing.T) {
 			for rel := range curr {
 				curr[rel] = max(0, min(piece, nbytes-int64(rel)*piece))
 			}
-			recursiveDoubling(make(schedule, n), curr, 1, 1)
+			recursiveDoubling(make(schedule, n), curr, 1, 1, 1)
 			for rel, c := range curr {
 				if n > 1 && c != nbytes {
 					t.Errorf("n=%d bytes=%d: member %d ends with %d bytes", n, nbytes, rel, c)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"kairos/trace"
 )
@@ -527,7 +528,7 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		}
 		return parts, tag, err
 	}
-	_, tag, err := selectAlgorithm(k, "", c) // k's tag and checks
+	_, tag, err := selectAlgorithm(k, algo, c) // k's tag and algo's checks (its table entry is nil)
 	if err == nil {
 		err = pow2(k, algo, c.n)
 	}
@@ -626,6 +627,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
+		if err := alltoallTruncates(k, algo, c); err != nil {
+			return nil, 0, err
+		}
 		return pick(alltoallAlgos, algo, "", tagAlltoall)
 	case trace.Alltoallv:
 		if err := vecOK(k, e.SendCounts, c.n); err != nil {
@@ -703,13 +707,13 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 }
 
 // pow2Only are the algorithms SimGrid 3.32 rejects on a size that is not
-// a power of two.
+// a power of two, with alltoall's and alltoallv's pair_*_barrier variants.
 var pow2Only = map[string]bool{"pair": true, "rhv": true, "rab1": true}
 
 // pow2 rejects pow2Only algorithms on a size that is not a power of two
 // (SimGrid aborts).
 func pow2(k trace.Kind, algo string, n int32) error {
-	if pow2Only[algo] && n&(n-1) != 0 {
+	if (pow2Only[algo] || strings.HasPrefix(algo, "pair_")) && n&(n-1) != 0 {
 		return fmt.Errorf("%s: the %s algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, algo, n)
 	}
 	return nil

@@ -201,6 +201,11 @@ func TestAlgorithmRefusals(t *testing.T) {
 		{"reduce", "scatter_gather", "reduce 5 0 0", "fewer elements (5) than ranks (6)"},
 		{"alltoall", "pair", "alltoall 8 8", "power-of-two"},
 		{"alltoallv", "pair", "alltoallv 6 1 1 1 1 1 1 6 1 1 1 1 1 1", "power-of-two"},
+		{"alltoall", "pair_light_barrier", "alltoall 8 8", "power-of-two"},
+		{"alltoall", "pair_mpi_barrier", "alltoall 8 8", "power-of-two"}, // a composite
+		{"alltoallv", "pair_one_barrier", "alltoallv 6 1 1 1 1 1 1 6 1 1 1 1 1 1", "power-of-two"},
+		{"alltoall", "rdb", "alltoall 100 800 0 6", "MPI_ERR_TRUNCATE"}, // MPI_DOUBLE sent, MPI_BYTE received
+		{"alltoall", "2dmesh", "alltoall 100 800 0 6", "MPI_ERR_TRUNCATE"},
 		{"allgatherv", "pair", "allgatherv 1 1 1 1 1 1 1", "power-of-two"},
 		{"reduce", "ompi_binary", "reduce 0 0 0", "0 elements is refused"},
 		{"allreduce", "ompi_ring_segmented", "allreduce 0 0", "0 elements is refused"},
