@@ -392,7 +392,7 @@ func (s *simulation) advance() bool {
 	}
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
-		if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.netSys.QuirkStruck() {
+		if s.cfg.Compat && s.cfg.Solver == SolverAuto && (s.netSys.QuirkStruck() || s.netSys.OrderDependent()) {
 			s.err = errQuirk
 			return false
 		}
@@ -413,6 +413,7 @@ func (s *simulation) advance() bool {
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
+	s.netSys.Simultaneous = s.simultaneousTransfers()
 	for !s.heap.empty() && math.Abs(s.heap.minDate()-s.now) < s.cfg.SurfPrecision {
 		a := s.heap.top()
 		t := a.htype
@@ -435,5 +436,18 @@ func (s *simulation) advance() bool {
 	for _, a := range s.endedNet {
 		s.finishAction(a)
 	}
+	s.netSys.Simultaneous = false
 	return true
+}
+
+// simultaneousTransfers reports whether several transfers have an event
+// (the end of their latency or of their transfer) due now. Their order is
+// that of their last update, which in SimGrid counts updates the
+// incremental solver does not make (of flows whose share did not change):
+// SimGrid may take them in another order.
+func (s *simulation) simultaneousTransfers() bool {
+	if s.cfg.Solver != SolverAuto || !s.cfg.Compat {
+		return false
+	}
+	return s.heap.dueTransfers(s.now, s.cfg.SurfPrecision) > 1
 }

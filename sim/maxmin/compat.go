@@ -29,6 +29,12 @@ package maxmin
 //     shares there are stale, and rounds are solved SimGrid's way until
 //     every stale component has been solved whole again.
 //
+// SimGrid's marking depends on the order of a round's changes. Changes
+// made under Simultaneous (events the caller's order may not share with
+// SimGrid's) are certified for any order: none counts as the round's
+// first unless no other variable uses its first constraint
+// (certifyOrder), and a round that then fails makes OrderDependent true.
+//
 // Until the quirk strikes, the results are SimGrid's, to rounding, at the
 // cost of the incremental solver in the common case. After, they are
 // SimGrid's for the same sequence of changes, but SimGrid's own sequence
@@ -88,7 +94,15 @@ func (s *System) fastTouchVar(v *Variable, whole bool) {
 	for i := range v.elems {
 		s.markDirty(v.elems[i].c)
 	}
-	if !s.touched || whole {
+	if s.Simultaneous {
+		s.ambiguous = true
+		if !s.touched || whole {
+			s.simFirst = append(s.simFirst, v) // see certifyOrder
+		} else {
+			v.elems[0].c.known = s.visit
+			s.candidate(v)
+		}
+	} else if !s.touched || whole {
 		for i := range v.elems {
 			v.elems[i].c.known = s.visit
 		}
@@ -136,6 +150,9 @@ func (s *System) solveCompatible() {
 	s.regVars = s.regVars[:0]
 	s.seeds = s.seeds[:0]
 	if !s.certify() {
+		// In another order of its simultaneous changes, SimGrid's
+		// marking may miss part of a changed component.
+		s.orderDep = s.orderDep || s.ambiguous
 		s.fallback(false)
 		return
 	}
@@ -155,6 +172,7 @@ func (s *System) solveCompatible() {
 // certify reports whether every constraint of every candidate is in
 // SimGrid's modified set, or only the candidate's and harmless.
 func (s *System) certify() bool {
+	s.certifyOrder()
 	s.alones = s.alones[:0]
 	for _, v := range s.cands {
 		for j := range v.elems {
@@ -179,6 +197,28 @@ func (s *System) certify() bool {
 		}
 	}
 	return true
+}
+
+// certifyOrder decides, for the variables changed under Simultaneous
+// that SimGrid's marking went through whole in the caller's order (the
+// round's first, or one whose first constraint no marking had reached),
+// whether it does in any order: when no other variable uses that first
+// constraint now, none changed in the round can have led a marking there
+// before it, and SimGrid marks all its constraints in any order; otherwise
+// it is a candidate like the others.
+func (s *System) certifyOrder() {
+	for _, v := range s.simFirst {
+		c0 := v.elems[0].c
+		if len(c0.elems) == 1 && c0.detached != s.visit {
+			for i := range v.elems {
+				v.elems[i].c.known = s.visit
+			}
+			continue
+		}
+		c0.known = s.visit
+		s.candidate(v)
+	}
+	s.simFirst = s.simFirst[:0]
 }
 
 // reachedThrough reports whether SimGrid's marking must have reached c
@@ -453,6 +493,12 @@ func (s *System) solveSimGrid() {
 // mode, SimGrid's selective update has left stale shares since the start.
 func (s *System) QuirkStruck() bool { return s.struck }
 
+// OrderDependent reports whether, in the SimGrid-compatible incremental
+// mode, a round of Simultaneous changes could not be certified for every
+// order of them: if SimGrid took them in another order than the caller,
+// its selective update may have left stale shares there.
+func (s *System) OrderDependent() bool { return s.orderDep }
+
 // markStale marks the connected component of c as holding stale shares.
 func (s *System) markStale(c *Constraint) {
 	if !s.Incremental || c.stale {
@@ -482,4 +528,6 @@ func (s *System) endRound() {
 	s.suspects = s.suspects[:0]
 	s.alones = s.alones[:0]
 	s.touched = false
+	s.ambiguous = false
+	s.simFirst = s.simFirst[:0]
 }

@@ -66,6 +66,15 @@ type System struct {
 	struck     bool
 	touched    bool
 	replaying  bool
+	ambiguous  bool        // a change of the round came under Simultaneous
+	simFirst   []*Variable // under Simultaneous, marked whole in the caller's order
+	orderDep   bool
+
+	// Simultaneous is set by the caller while it applies changes of
+	// events due at one date whose order SimGrid may take otherwise:
+	// SimGrid's marking depends on the order of a round's changes, so
+	// such a round is certified for any order (see OrderDependent).
+	Simultaneous bool
 
 	// Constraints and variables are carved from slabs: the solver's
 	// loops chase pointers between them, and neighbours in memory share
