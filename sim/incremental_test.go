@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kairos/internal/testenv"
 	"kairos/format/ti"
+	"kairos/internal/testenv"
 	"kairos/sim"
 	"kairos/trace"
 	"kairos/workload"
