@@ -1441,10 +1441,11 @@ func regular(counts []int64) bool {
 }
 
 // reduceScatterPair (reduce_scatter__mpich_pair): n-1 sendrecv steps, to
-// rank+i the block it needs, from rank-i.
+// rank+i the block it needs, from rank-i; nothing when every count is 0
+// (SimGrid returns MPI_ERR_COUNT at once, which its replay ignores).
 func reduceScatterPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	i := int32(p + 1)
-	if i >= c.n {
+	if i >= c.n || sumCounts(c.e.RecvCounts, 0, c.n) == 0 {
 		return ops, false
 	}
 	dst := (c.me + i) % c.n
