@@ -249,8 +249,9 @@ var reduceAlgos = map[string][]algorithm{
 // even neighbours, a recursive-halving reduce-scatter (sendrecv) leaves
 // each of pof2 members one block of count/pof2 elements, then a binomial
 // gather (blocking) brings the blocks to the root. Nothing moves for a
-// count of zero. (SimGrid pads a count below the size to it, and aborts
-// or crashes there; selectAlgorithm refuses those counts.)
+// count of zero. SimGrid pads a count below the size to it; on a size
+// that is not a power of two it then aborts, and selectAlgorithm refuses
+// those counts.
 func reduceScatterGather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if p == 0 {
 		c.steps = c.steps[:0]
@@ -259,6 +260,10 @@ func reduceScatterGather(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			count = collBytes(c) / c.ssize
 		}
 		if count > 0 {
+			// Below one element per rank, SimGrid pads the vector to
+			// one per rank (on powers of two: selectAlgorithm refuses
+			// the others).
+			count = max(count, int64(c.n))
 			c.steps = rabenseifnerReduce(c.steps, c.n, c.me, c.root, count, c.ssize)
 		}
 	}

@@ -603,13 +603,12 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		}
 		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
 	case trace.Reduce:
-		if algo == "scatter_gather" && c.ssize > 0 {
+		if algo == "scatter_gather" && c.ssize > 0 && c.n&(c.n-1) != 0 {
 			// The branch that pads the count to the size sends more
-			// than it receives on a size that is not a power of two
-			// (MPI_ERR_TRUNCATE) and overruns its buffers for some
-			// roots otherwise: SimGrid 3.32 aborts or crashes.
+			// than it receives on a size that is not a power of two:
+			// SimGrid 3.32 aborts (MPI_ERR_TRUNCATE).
 			if count := collBytes(c) / c.ssize; count > 0 && count < int64(c.n) {
-				return nil, 0, fmt.Errorf("%s: scatter_gather with fewer elements (%d) than ranks (%d) is refused: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE) or crashes on it", k, count, c.n)
+				return nil, 0, fmt.Errorf("%s: scatter_gather with fewer elements (%d) than ranks (%d), not a power of two, is refused: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)", k, count, c.n)
 			}
 		}
 		if ompiGenericReduce[algo] && c.ssize > 0 && collBytes(c)/c.ssize == 0 {

@@ -309,7 +309,7 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 		"bcast": {"bcast 100000", "bcast 1000 2"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 3 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},
 		"reduce_scatter": {"reducescatter %v 0"},
-		"reduce":         {"reduce 100000 1000 2", "reduce 1000 0 0", "reduce 0 0 3"},
+		"reduce":         {"reduce 100000 1000 2", "reduce 1000 0 0", "reduce 0 0 3", "reduce 3 0 1"},
 		"gather":         {"gather 10000 10000 0", "gather 100000 100000 3"},
 		"scatter":        {"scatter 10000 10000 0", "scatter 100000 100000 3"},
 		"alltoallv":      {"alltoallv 100000 %[1]v 100000 %[1]v"},
@@ -490,7 +490,7 @@ func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
 // them, the replay's pointers dangle and the algorithm reads and writes
 // freed memory, on which SimGrid may crash. The times do not depend on
 // the data: Kairos replays them.
-var corruptingAlgorithms = []string{"allreduce:rab1", "allreduce:rab2"}
+var corruptingAlgorithms = []string{"allreduce:rab1", "allreduce:rab2", "reduce:scatter_gather"}
 
 // simgridCorrupts reports whether err is SimGrid crashing (SIGSEGV, or an
 // abort from the C library's heap checks) on a run with one of
