@@ -114,6 +114,11 @@ func (s *simulation) post(q *request) {
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := s.ranks[q.peer]
+		if dst.done {
+			// SimGrid's send finds no process for it ("Actor pid=%ld
+			// is gone??") and aborts.
+			s.fail(q.owner, "sends to rank %d, which has already finished its trace (SimGrid aborts too)", q.peer)
+		}
 		mb := &dst.mbox
 		mb.lastPost = s.now
 		if mb.lastProbe == s.now {

@@ -448,3 +448,27 @@ func TestRequestIDs(t *testing.T) {
 		}
 	}
 }
+
+// finishedRankSends are sends posted after and before their destination
+// finished its trace.
+var finishedRankSends = []struct {
+	name, text string
+	fails      bool
+}{
+	{"after", "0 init\n0 compute 1e6\n0 send 1 0 100\n1 init\n", true},
+	{"before", "0 init\n0 send 1 0 100\n1 init\n1 compute 1e6\n", false},
+}
+
+// TestSendToFinishedRank: a send posted after its destination finished its
+// trace stops the replay with an error naming the send's line, where
+// SimGrid 3.32 aborts ("Actor pid=... is gone??"); one posted before, never
+// received, does not.
+func TestSendToFinishedRank(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	for _, c := range finishedRankSends {
+		_, err := runTI(t, c.text, m, sim.DefaultConfig())
+		if c.fails != (err != nil) || c.fails && (!strings.Contains(err.Error(), "already finished") || !strings.Contains(err.Error(), "trace.ti:3")) {
+			t.Errorf("%s: error %v, want one at trace.ti:3: %v", c.name, err, c.fails)
+		}
+	}
+}

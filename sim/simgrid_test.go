@@ -1217,3 +1217,21 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	}
 	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver", name, cfg, seeds, restarted)
 }
+
+// TestSendToFinishedRankMatchesSimGrid: SimGrid 3.32 fails on the send
+// after, not on the one before.
+func TestSendToFinishedRankMatchesSimGrid(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir, plat, hostfile := smallCluster(t, 2, "")
+	for _, c := range finishedRankSends {
+		if err := os.WriteFile(filepath.Join(dir, "t.ti"), []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := runSimGridWithin(time.Minute, dir, "desc", plat, hostfile, 2); (err != nil) != c.fails {
+			t.Errorf("%s: SimGrid error %v, want one: %v", c.name, err, c.fails)
+		}
+	}
+}
