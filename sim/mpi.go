@@ -114,9 +114,11 @@ func (s *simulation) post(q *request) {
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := s.ranks[q.peer]
-		if dst.done {
+		if dst.done && dst.res.Finish < s.now {
 			// SimGrid's send finds no process for it ("Actor pid=%ld
-			// is gone??") and aborts.
+			// is gone??") and aborts. (At the date the destination
+			// ends, whether it is gone yet depends on the order of
+			// SimGrid's sub-rounds, which is not checked.)
 			s.fail(q.owner, "sends to rank %d, which has already finished its trace (SimGrid aborts too)", q.peer)
 		}
 		mb := &dst.mbox

@@ -460,7 +460,8 @@ var finishedRankSends = []struct {
 }
 
 // TestSendToFinishedRank: a send posted after its destination finished its
-// trace stops the replay with an error naming the send's line, where
+// trace (at an earlier date) stops the replay with an error naming the
+// send's line, where
 // SimGrid 3.32 aborts ("Actor pid=... is gone??"); one posted before, never
 // received, does not.
 func TestSendToFinishedRank(t *testing.T) {
