@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"kairos/trace"
 )
@@ -529,9 +528,6 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		return parts, tag, err
 	}
 	_, tag, err := selectAlgorithm(k, algo, c) // k's tag and algo's checks (its table entry is nil)
-	if err == nil {
-		err = pow2(k, algo, c.n)
-	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -618,6 +614,9 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		}
 		return pick(reduceAlgos, algo, "default", tagReduce)
 	case trace.Allreduce:
+		if err := pow2(k, algo, c.n); err != nil {
+			return nil, 0, err
+		}
 		return pick(allreduceAlgos, algo, "default", tagAllreduce)
 	case trace.Alltoall:
 		if algo == "" {
@@ -706,13 +705,14 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 }
 
 // pow2Only are the algorithms SimGrid 3.32 rejects on a size that is not
-// a power of two, with alltoall's and alltoallv's pair_*_barrier variants.
-var pow2Only = map[string]bool{"pair": true, "rhv": true, "rab1": true}
+// a power of two.
+var pow2Only = map[string]bool{"pair": true, "pair_light_barrier": true, "pair_mpi_barrier": true,
+	"pair_one_barrier": true, "rhv": true, "rab1": true}
 
 // pow2 rejects pow2Only algorithms on a size that is not a power of two
 // (SimGrid aborts).
 func pow2(k trace.Kind, algo string, n int32) error {
-	if (pow2Only[algo] || strings.HasPrefix(algo, "pair_")) && n&(n-1) != 0 {
+	if pow2Only[algo] && n&(n-1) != 0 {
 		return fmt.Errorf("%s: the %s algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, algo, n)
 	}
 	return nil
