@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"kairos/platform"
 )
 
 // Model names accepted by network/model.
@@ -186,6 +188,15 @@ type Config struct {
 	MaxminPrecision, SurfPrecision float64
 	// Speed, if positive, overrides every host's speed (flop/s).
 	Speed float64
+	// HostSpeed and CPUThreshold are smpi/host-speed and
+	// smpi/cpu-threshold, the rules by which SMPI turns the time real
+	// code spends between MPI calls into computation: a gap of at least
+	// CPUThreshold seconds (+Inf: none) becomes gap x HostSpeed flops.
+	// Run replays time-independent traces; its caller untimes a timed
+	// one with them (trace.UntimedAbove). HostSpeed 0, the default,
+	// leaves the speed to the caller, where SimGrid's default is a
+	// placeholder of 20000 flop/s it warns about.
+	HostSpeed, CPUThreshold float64
 	// Colls selects the algorithm of each collective ("bcast" ->
 	// "binomial_tree"), as smpi/<coll> does; "ompi" picks it with Open
 	// MPI's rules.
@@ -288,6 +299,7 @@ func DefaultConfig() Config {
 		IprobeCPUUsage:      1,
 		GrowInjectedTimes:   true,
 		SimulateComputation: true,
+		CPUThreshold:        1e-6,
 		MaxminPrecision:     1e-5,
 		SurfPrecision:       1e-9,
 		Colls:               map[string]string{},
@@ -302,12 +314,14 @@ var CfgNames = []string{
 	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
 	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/finalization-barrier", "smpi/init",
-	"smpi/simulate-computation", "maxmin/precision", "surf/precision", "smpi/coll-selector",
+	"smpi/simulate-computation", "smpi/host-speed (flop/s of the machine a timed trace was recorded on; default: rank 0's host)",
+	"smpi/cpu-threshold (a timed trace's computations shorter than this many seconds are dropped, 1e-6; -1: all)",
+	"maxmin/precision", "surf/precision", "smpi/coll-selector",
 	"smpi/IB-penalty-factors (Be;Bs;ys of network/model:IB, 0.965;0.925;1.35)",
 	"plugin (host_energy: each host's energy from its wattage_per_state property; link_energy: each link's from its wattage_range)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"smpi/host-speed, smpi/cpu-threshold, smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, tracing/*, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
+	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, tracing/*, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
 	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin), maxmin/concurrency-limit (-1)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
@@ -381,6 +395,16 @@ func (c *Config) Set(key, value string) error {
 		}
 	case "smpi/simulate-computation":
 		c.SimulateComputation, err = parseBool(key, value)
+	case "smpi/host-speed":
+		c.HostSpeed, err = platform.ParseSpeed(value)
+		if err == nil && !(c.HostSpeed > 0 && c.HostSpeed < math.Inf(1)) {
+			err = fmt.Errorf("--cfg %s: %s is not a positive speed", key, value)
+		}
+	case "smpi/cpu-threshold":
+		c.CPUThreshold, err = num()
+		if err == nil && c.CPUThreshold < 0 {
+			c.CPUThreshold = math.Inf(1) // "-1 for infinity"
+		}
 	case "maxmin/precision":
 		c.MaxminPrecision, err = num()
 	case "surf/precision":
@@ -419,7 +443,7 @@ func (c *Config) Set(key, value string) error {
 		default:
 			return fmt.Errorf("--cfg smpi/coll-selector: %q is not supported (default, ompi); choose algorithms per collective with smpi/<collective>", value)
 		}
-	case "smpi/host-speed", "smpi/cpu-threshold", "smpi/comp-adjustment-file", "smpi/papi-events",
+	case "smpi/comp-adjustment-file", "smpi/papi-events",
 		"smpi/privatization", "smpi/privatize-libs", "smpi/shared-malloc", "smpi/shared-malloc-blocksize",
 		"smpi/shared-malloc-hugepage", "smpi/auto-shared-malloc-thresh", "smpi/display-allocs", "smpi/list-leaks",
 		"smpi/trace-call-location", "smpi/trace-call-use-absolute-path", "smpi/errors-are-fatal", "smpi/pedantic",

@@ -99,7 +99,7 @@ func TestConfigSet(t *testing.T) {
 func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 	c := sim.DefaultConfig()
 	for _, kv := range [][2]string{
-		{"smpi/host-speed", "1Gf"}, {"smpi/cpu-threshold", "-1"}, {"smpi/shared-malloc", "none"},
+		{"smpi/shared-malloc", "none"},
 		{"smpi/privatization", "1"}, {"smpi/privatize-libs", "libgfortran.so.5"}, {"smpi/keep-temps", "yes"},
 		{"smpi/display-timing", "yes"}, {"smpi/errors-are-fatal", "no"}, {"smpi/pedantic", "yes"},
 		{"smpi/trace-call-location", "yes"}, {"smpi/list-leaks", "10"}, {"smpi/comp-adjustment-file", "adj.csv"},
@@ -116,6 +116,37 @@ func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 	}
 	if want := sim.DefaultConfig(); !reflect.DeepEqual(c, want) {
 		t.Errorf("settings for real code changed the configuration:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+// TestConfigMeasuredComputation: smpi/host-speed and smpi/cpu-threshold,
+// which untime a timed trace, read as SimGrid reads them.
+func TestConfigMeasuredComputation(t *testing.T) {
+	for _, c := range []struct {
+		key, value    string
+		speed, thresh float64
+		err           bool
+	}{
+		{"smpi/host-speed", "1Gf", 1e9, 1e-6, false},
+		{"smpi/host-speed", "20000f", 20000, 1e-6, false},
+		{"smpi/host-speed", "2.5e9", 2.5e9, 1e-6, false},
+		{"smpi/host-speed", "0", 0, 0, true},
+		{"smpi/host-speed", "-1Gf", 0, 0, true},
+		{"smpi/host-speed", "fast", 0, 0, true},
+		{"smpi/cpu-threshold", "0", 0, 0, false},
+		{"smpi/cpu-threshold", "2e-6", 0, 2e-6, false},
+		{"smpi/cpu-threshold", "-1", 0, math.Inf(1), false}, // "-1 for infinity"
+		{"smpi/cpu-threshold", "soon", 0, 0, true},
+	} {
+		cfg := sim.DefaultConfig()
+		err := cfg.Set(c.key, c.value)
+		if (err != nil) != c.err {
+			t.Errorf("%s:%s: error %v, want one: %v", c.key, c.value, err, c.err)
+			continue
+		}
+		if err == nil && (cfg.HostSpeed != c.speed || cfg.CPUThreshold != c.thresh) {
+			t.Errorf("%s:%s: host speed %g, threshold %g; want %g, %g", c.key, c.value, cfg.HostSpeed, cfg.CPUThreshold, c.speed, c.thresh)
+		}
 	}
 }
 

@@ -260,7 +260,9 @@ type simulation struct {
 }
 
 // Run replays src on m with cfg and returns the simulated times. Rank i
-// runs on host m.RankHost[i]; every rank of src must have a host.
+// runs on host m.RankHost[i]; every rank of src must have a host. Events
+// are replayed time-independently, timestamps ignored: untime a timed
+// trace first (trace.UntimedAbove) to keep its computation.
 func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
 	n := src.NumRanks()
 	if n == 0 {

@@ -25,15 +25,23 @@ import (
 // The first event's entry has no previous exit, so the time before it is
 // not counted. speed must be positive and finite; OpenRank fails
 // otherwise.
-func Untimed(src Source, speed float64) Source {
+func Untimed(src Source, speed float64) Source { return UntimedAbove(src, speed, 0) }
+
+// UntimedAbove is Untimed, except that a computation shorter than min is
+// dropped, as SMPI drops the bursts of real code shorter than
+// smpi/cpu-threshold: a replay of the trace then sees the computation
+// SimGrid would have simulated. A min of 0 or less keeps every
+// computation.
+func UntimedAbove(src Source, speed float64, min Time) Source {
 	m := cloneMeta(src.Meta())
 	m.Attrs["untimed-speed"] = strconv.FormatFloat(speed, 'g', -1, 64)
-	return &untimedSource{src: src, speed: speed, meta: m}
+	return &untimedSource{src: src, speed: speed, min: min, meta: m}
 }
 
 type untimedSource struct {
 	src   Source
 	speed float64
+	min   Time
 	meta  Meta
 }
 
@@ -48,13 +56,14 @@ func (s *untimedSource) OpenRank(r int) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &untimedReader{in: in, speed: s.speed}, nil
+	return &untimedReader{in: in, speed: s.speed, min: max(s.min, 1)}, nil
 }
 
 // untimedReader turns one rank's timed events into untimed ones.
 type untimedReader struct {
 	in       Reader
 	speed    float64
+	min      Time // the shortest computation returned (at least 1)
 	ev       Event
 	held     bool // in.Event() is the next event to return
 	busy     Time // computation time not yet returned
@@ -76,14 +85,17 @@ func (r *untimedReader) Next() bool {
 			continue
 		}
 		if r.busy > 0 && e.Kind != Location {
-			r.compute(e.Region)
-			r.held = true
-			return true
+			if r.busy >= r.min {
+				r.compute(e.Region)
+				r.held = true
+				return true
+			}
+			r.busy = 0
 		}
 		r.emit(e)
 		return true
 	}
-	if r.busy > 0 {
+	if r.busy >= r.min {
 		r.compute(0)
 		return true
 	}

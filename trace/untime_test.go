@@ -100,6 +100,43 @@ func TestUntimedMetaAndSpeed(t *testing.T) {
 	}
 }
 
+// TestUntimedAbove checks smpi/cpu-threshold's rule: a computation
+// shorter than the threshold is dropped, one as long is kept.
+func TestUntimedAbove(t *testing.T) {
+	in := []Event{
+		timedEvent(Barrier, 0, 1e-3, nil),
+		timedEvent(Barrier, 1e-3+5e-7, 2e-3, nil), // 0.5 us
+		timedEvent(Local, 2e-3, 2e-3+5e-7, nil),   // 0.5 us, then 0.5 us of gap
+		timedEvent(Barrier, 2e-3+1e-6, 3e-3, nil),
+		timedEvent(Local, 4e-3, 4e-3+2e-6, nil), // trailing: 1 ms + 2 us
+	}
+	cases := []struct {
+		min  Time
+		want string
+	}{
+		{0, "barrier; compute compute=500; barrier; compute compute=1000; barrier; compute compute=1.002e+06"},
+		{FromSeconds(1e-6), "barrier; barrier; compute compute=1000; barrier; compute compute=1.002e+06"},
+		{FromSeconds(2e-6), "barrier; barrier; barrier; compute compute=1.002e+06"},
+		{math.MaxInt64, "barrier; barrier; barrier"},
+	}
+	for _, c := range cases {
+		tr := New(1, NewMeta())
+		for i := range in {
+			tr.Ranks[0].Append(&in[i])
+		}
+		var got []string
+		if err := ForEach(UntimedAbove(tr, 1e9, c.min), func(_, _ int, e *Event) error {
+			got = append(got, e.String())
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if g := strings.Join(got, "; "); g != c.want {
+			t.Errorf("min %v:\ngot  %s\nwant %s", c.min, g, c.want)
+		}
+	}
+}
+
 // BenchmarkUntimed reports timed events untimed per second.
 func BenchmarkUntimed(b *testing.B) {
 	tr := New(1, NewMeta())

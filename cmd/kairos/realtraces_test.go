@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -95,4 +96,44 @@ func smpirunTime(t *testing.T, dir string, n int) (end, simulated string) {
 		t.Fatalf("smpirun: %v\n%s", err, out)
 	}
 	return string(m[1]), string(m[2])
+}
+
+// TestSimulateRealTimedTraces: simulating a real timed trace (OTF2, DUMPI)
+// gives the times of its conversion to TI at the same speed, which
+// TestRealTracesMatchSimGrid compares with SimGrid's, unless the
+// conversion left out events TI cannot express (collectives on other
+// communicators than MPI_COMM_WORLD), which the direct replay keeps.
+func TestSimulateRealTimedTraces(t *testing.T) {
+	type result struct {
+		Time  float64 `json:"simulated_time"`
+		Ranks []struct {
+			Finish float64 `json:"finish"`
+		} `json:"ranks"`
+	}
+	simulate := func(what string, args ...string) result {
+		t.Helper()
+		var res result
+		code, out, errs := csRun(append([]string{"simulate", "--json"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+			t.Fatalf("simulate %s: exit %d (%v): %s%s", what, code, err, out, errs)
+		}
+		return res
+	}
+	for _, c := range realTraces {
+		in := testenv.Shared(t, "traces/"+c.path)
+		dir := t.TempDir()
+		ti := filepath.Join(dir, "t.ti")
+		code, _, errs := csRun("convert", "--speed", "1Gf", in, ti)
+		if code != 0 {
+			t.Fatalf("convert %s: exit %d: %s", c.path, code, errs)
+		}
+		plat, hosts := testenv.Cluster(t, dir, c.ranks)
+		want := simulate(ti, ti, "--platform", plat, "--hostfile", hosts)
+		got := simulate(c.path, in, "--platform", plat, "--hostfile", hosts, "--cfg", "smpi/host-speed:1Gf", "--cfg", "smpi/cpu-threshold:0")
+		if strings.Contains(errs, "were left out") {
+			t.Logf("%s: simulated directly %.9f s, converted %.9f s (%s)", c.path, got.Time, want.Time, strings.TrimSpace(errs))
+		} else if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: simulated directly %v, converted %v", c.path, got, want)
+		}
+	}
 }

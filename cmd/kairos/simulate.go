@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -66,6 +67,12 @@ is --log (smpi_replay.thresh:verbose is --verbose; other logs are ignored).
 Model settings take SimGrid's --cfg names and values, for example
 --cfg network/model:LV08 or --cfg=smpi/bcast:flattree. Supported keys:
   ` + strings.Join(sim.CfgNames, "\n  ") + `
+
+A timed trace (OTF2, DUMPI, a timed .ktr) is replayed as SMPI runs real
+code: the time between MPI calls becomes computation at smpi/host-speed (the
+speed of the machine it was recorded on; default: the speed of rank 0's host
+as the platform describes it, before --speed and --speed-scale), computations
+shorter than smpi/cpu-threshold (1e-6 s) dropped.
 
 --analytic switches to a contention-free model (every message takes
 latency x lat-factor + size / (bandwidth x bw-factor), Hockney-style) that is
@@ -147,6 +154,9 @@ type simulateJSON struct {
 	LinkEnergy     *linkEnergyJSON  `json:"link_energy,omitempty"`
 	TimedTrace     string           `json:"timed_trace,omitempty"`
 	PerfettoOutput string           `json:"perfetto,omitempty"`
+	// UntimedAt is the speed (flop/s) a timed trace's computation was
+	// measured at (smpi/host-speed).
+	UntimedAt float64 `json:"untimed_at,omitempty"`
 }
 
 type simulateRankJS struct {
@@ -224,7 +234,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return usagef("-np %d but the trace %s has %d ranks", np, path, src.NumRanks())
 	}
 	if len(f.bwScale)*len(f.latScale)*len(f.speedScale) > 1 {
-		return runSweep(cmd, path, src, f, cfg, given)
+		return runSweep(cmd, path, tf, src, f, cfg, given)
 	}
 	mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{f.bwScale[0], f.latScale[0], f.speedScale[0]})
 	if err != nil {
@@ -232,6 +242,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	p, m, names, cfg := mc.p, mc.m, mc.names, mc.cfg
 	np := src.NumRanks()
+	src, untimedAt, err := untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc)
+	if err != nil {
+		return err
+	}
 	var obs sim.Observers
 	if f.verbose {
 		obs = append(obs, &sim.Verbose{W: cmd.OutOrStdout(), Hosts: names})
@@ -284,7 +298,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
-	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f)
+	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimedAt)
 }
 
 // scales are the what-if factors of one run.
@@ -297,6 +311,9 @@ type machineRun struct {
 	m     *sim.Machine
 	names []string
 	cfg   sim.Config
+	// rank0Speed is the speed of rank 0's host as the platform describes
+	// it, before --speed and --speed-scale.
+	rank0Speed float64
 }
 
 // simulateMachine loads the machine, scaled, and deploys np ranks on it.
@@ -305,16 +322,20 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 	if err != nil {
 		return nil, err
 	}
+	hosts, err := simulateDeploy(p, f, np)
+	if err != nil {
+		return nil, err
+	}
+	var rank0Speed float64
+	if len(hosts) > 0 {
+		rank0Speed = hosts[0].Speed
+	}
 	if sc != (scales{1, 1, 1}) {
 		if err := p.Scale(sc.bw, sc.lat, sc.speed); err != nil {
 			return nil, usageError{err}
 		}
 	}
 	if err := sim.ApplyPlatformConfig(&cfg, p, given); err != nil {
-		return nil, err
-	}
-	hosts, err := simulateDeploy(p, f, np)
-	if err != nil {
 		return nil, err
 	}
 	m, err := sim.FromPlatform(p, hosts)
@@ -325,17 +346,50 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 	for i, h := range hosts {
 		names[i] = h.Name
 	}
-	return &machineRun{p, m, names, cfg}, nil
+	return &machineRun{p, m, names, cfg, rank0Speed}, nil
 }
 
-func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags) error {
+// untimeForReplay returns src ready for the replay, and the speed it was
+// untimed at (0 if it needed not be). A timed trace (OTF2, DUMPI, a timed
+// .ktr) is made time-independent as SMPI measures real code: the time
+// between MPI calls becomes computation at smpi/host-speed, the speed of
+// the machine it was recorded on, dropping computations shorter than
+// smpi/cpu-threshold. Without smpi/host-speed, that is the speed of rank
+// 0's host as the platform describes it, so that the computation keeps
+// its recorded durations there and --speed and --speed-scale change them;
+// a note says so.
+func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Source, mc *machineRun) (trace.Source, float64, error) {
+	if tf.Name == "ti" {
+		return src, 0, nil // never timed
+	}
+	timed, err := firstTimed(src)
+	if err != nil {
+		return nil, 0, naming(path, err)
+	}
+	if !timed {
+		return src, 0, nil
+	}
+	speed := mc.cfg.HostSpeed
+	if speed == 0 {
+		speed = mc.rank0Speed
+		fmt.Fprintf(w, "note: %s is timed: the time between its MPI calls becomes computation at %g flop/s, the speed of %s where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
+			path, speed, mc.names[0])
+	}
+	min := trace.Time(math.MaxInt64)
+	if th := mc.cfg.CPUThreshold; th < math.MaxInt64/1e12 {
+		min = trace.FromSeconds(th)
+	}
+	return trace.UntimedAbove(src, speed, min), speed, nil
+}
+
+func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags, untimedAt float64) error {
 	model := cfg.Model
 	if cfg.Analytic {
 		model += " (analytic)"
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto, UntimedAt: untimedAt}
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
 		}

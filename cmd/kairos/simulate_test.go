@@ -506,3 +506,77 @@ func TestSimulateRegions(t *testing.T) {
 		t.Errorf("timed trace's location regions %q, want main.c and util.c", names)
 	}
 }
+
+// TestSimulateTimedTrace: a timed trace is replayed with the time between
+// its MPI calls as computation, as SMPI runs real code: at the speed of
+// rank 0's host unless smpi/host-speed says the recording machine's, the
+// scales applied after, and computations under smpi/cpu-threshold (1 us)
+// dropped. Rank 0 computes 2 ms, then 0.5 us, between its calls.
+func TestSimulateTimedTrace(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	add := func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
+		e := trace.NewEvent(k)
+		e.HasTime, e.Enter, e.Exit = true, trace.FromSeconds(enter), trace.FromSeconds(exit)
+		if f != nil {
+			f(&e)
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	add(0, trace.Init, 0, 0, nil)
+	add(0, trace.Send, 2e-3, 2e-3, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
+	add(0, trace.Finalize, 2e-3+5e-7, 2e-3+5e-7, nil)
+	add(1, trace.Init, 0, 0, nil)
+	add(1, trace.Recv, 0, 2.1e-3, func(e *trace.Event) { e.Partner, e.RecvBytes = 0, 8 })
+	add(1, trace.Finalize, 2.1e-3, 2.1e-3, nil)
+	path := filepath.Join(t.TempDir(), "timed.ktr")
+	if ktr, _ := format.ByName("ktr"); ktr.Write(path, tr) != nil {
+		t.Fatal("writing the timed trace")
+	}
+	cases := []struct {
+		name    string
+		args    []string
+		compute float64 // rank 0's, in seconds
+		at      float64
+		note    bool
+	}{
+		{"rank 0's host speed", nil, 2e-3, 1e9, true},
+		{"recording machine twice as fast", []string{"--cfg", "smpi/host-speed:2Gf"}, 4e-3, 2e9, false},
+		{"hosts twice as fast", []string{"--speed-scale", "2"}, 1e-3, 1e9, true},
+		{"no threshold", []string{"--cfg", "smpi/cpu-threshold:0"}, 2.0005e-3, 1e9, true},
+		{"everything under the threshold", []string{"--cfg", "smpi/cpu-threshold:-1"}, 0, 1e9, true},
+	}
+	for _, c := range cases {
+		args := append([]string{"simulate", path, "--cluster", "2x1Gf,125MBps,50us", "--json"}, c.args...)
+		code, out, errs := csRun(args...)
+		var res struct {
+			UntimedAt float64 `json:"untimed_at"`
+			Ranks     []struct{ Compute float64 }
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Ranks) != 2 {
+			t.Fatalf("%s: exit %d: %s%s", c.name, code, out, errs)
+		}
+		if got := res.Ranks[0].Compute; math.Abs(got-c.compute) > 1e-15 || res.UntimedAt != c.at {
+			t.Errorf("%s: rank 0 computes %g s at %g flop/s, want %g s at %g", c.name, got, res.UntimedAt, c.compute, c.at)
+		}
+		if note := strings.Contains(errs, "timed.ktr is timed: the time between its MPI calls becomes computation at 1e+09 flop/s, the speed of node-0"); note != c.note {
+			t.Errorf("%s: note %v, want %v: %q", c.name, note, c.note, errs)
+		}
+	}
+	// A sweep untimes at the speed before the scales too: hosts twice as
+	// fast end rank 0's computation, and the run, 1 ms earlier.
+	code, out, errs := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us", "--json", "--speed-scale", "1,2")
+	var sweep struct {
+		UntimedAt float64 `json:"untimed_at"`
+		Runs      []struct {
+			SimulatedTime float64 `json:"simulated_time"`
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sweep) != nil || len(sweep.Runs) != 2 || sweep.UntimedAt != 1e9 ||
+		math.Abs(sweep.Runs[0].SimulatedTime-sweep.Runs[1].SimulatedTime-1e-3) > 1e-12 {
+		t.Errorf("sweep: exit %d: %s%s", code, out, errs)
+	}
+	// A time-independent trace is replayed as it is, with no note.
+	if code, _, errs := csRun("simulate", testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring), "--cluster", "4x1Gf,125MBps,50us"); code != 0 || strings.Contains(errs, "timed") {
+		t.Errorf("TI trace: exit %d, %q", code, errs)
+	}
+}

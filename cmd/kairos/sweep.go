@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kairos/format"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -32,13 +33,16 @@ type sweepJSON struct {
 	Platform string     `json:"platform"`
 	Model    string     `json:"model"`
 	Runs     []sweepRow `json:"runs"`
+	// UntimedAt is the speed (flop/s) a timed trace's computation was
+	// measured at (smpi/host-speed).
+	UntimedAt float64 `json:"untimed_at,omitempty"`
 }
 
 // runSweep replays the trace once for every combination of the scale
 // lists (bandwidth outermost, speed innermost) and prints a row for each:
 // how the time moves with a faster network or faster hosts, with
 // contention.
-func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlags, cfg sim.Config, given map[string]bool) error {
+func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Source, f *simulateFlags, cfg sim.Config, given map[string]bool) error {
 	for _, o := range []struct {
 		flag string
 		set  bool
@@ -57,6 +61,12 @@ func runSweep(cmd *cobra.Command, path string, src trace.Source, f *simulateFlag
 				mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{bw, lat, speed})
 				if err != nil {
 					return err
+				}
+				if len(out.Runs) == 0 {
+					// The speed a timed trace is untimed at is taken before the scales.
+					if src, out.UntimedAt, err = untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc); err != nil {
+						return err
+					}
 				}
 				res, err := sim.Run(src, mc.m, mc.cfg, nil)
 				if err != nil {
