@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 )
 
 // Untimed returns src as a time-independent trace, the form SimGrid
@@ -32,23 +33,33 @@ func Untimed(src Source, speed float64) Source { return UntimedAbove(src, speed,
 // smpi/cpu-threshold: a replay of the trace then sees the computation
 // SimGrid would have simulated. A min of 0 or less keeps every
 // computation.
-func UntimedAbove(src Source, speed float64, min Time) Source {
+func UntimedAbove(src Source, speed float64, min Time) *UntimedSource {
 	m := cloneMeta(src.Meta())
 	m.Attrs["untimed-speed"] = strconv.FormatFloat(speed, 'g', -1, 64)
-	return &untimedSource{src: src, speed: speed, min: min, meta: m}
+	return &UntimedSource{src: src, speed: speed, min: min, meta: m}
 }
 
-type untimedSource struct {
+// UntimedSource is a timed trace read as a time-independent one. It
+// remembers how long the recorded run lasted, to compare a replay with.
+type UntimedSource struct {
 	src   Source
 	speed float64
 	min   Time
 	meta  Meta
+
+	mu          sync.Mutex
+	first, last Time // the ranks' earliest start and latest end
+	spanned     bool
 }
 
-func (s *untimedSource) Meta() *Meta   { return &s.meta }
-func (s *untimedSource) NumRanks() int { return s.src.NumRanks() }
+// Meta returns the trace's metadata, with the speed it is untimed at.
+func (s *UntimedSource) Meta() *Meta { return &s.meta }
 
-func (s *untimedSource) OpenRank(r int) (Reader, error) {
+// NumRanks returns the number of ranks.
+func (s *UntimedSource) NumRanks() int { return s.src.NumRanks() }
+
+// OpenRank opens rank r's events, untimed.
+func (s *UntimedSource) OpenRank(r int) (Reader, error) {
 	if !(s.speed > 0) || math.IsInf(s.speed, 0) {
 		return nil, fmt.Errorf("untimed: speed %v flop/s is not a positive number", s.speed)
 	}
@@ -56,7 +67,34 @@ func (s *untimedSource) OpenRank(r int) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &untimedReader{in: in, speed: s.speed, min: max(s.min, 1)}, nil
+	return &untimedReader{in: in, speed: s.speed, min: max(s.min, 1), src: s}, nil
+}
+
+// Speed returns the speed (flop/s) the computation is untimed at.
+func (s *UntimedSource) Speed() float64 { return s.speed }
+
+// Recorded returns how long the recorded run lasted, from the earliest
+// start of a rank's first call to the latest end of its last, over the
+// ranks read to their end so far; false if none had a timed event. As a
+// replay times neither, the run starts when MPI_Init returns and ends
+// when MPI_Finalize is entered.
+func (s *UntimedSource) Recorded() (Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last - s.first, s.spanned
+}
+
+// span adds a rank's first entry and last exit to the recorded run.
+func (s *UntimedSource) span(first, last Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.spanned || first < s.first {
+		s.first = first
+	}
+	if !s.spanned || last > s.last {
+		s.last = last
+	}
+	s.spanned = true
 }
 
 // untimedReader turns one rank's timed events into untimed ones.
@@ -69,6 +107,11 @@ type untimedReader struct {
 	busy     Time // computation time not yet returned
 	lastExit Time
 	hasLast  bool
+	// When the rank's first call started and its last ended, for
+	// src.Recorded.
+	src         *UntimedSource
+	first, last Time
+	timed       bool
 }
 
 func (r *untimedReader) Next() bool {
@@ -99,6 +142,10 @@ func (r *untimedReader) Next() bool {
 		r.compute(0)
 		return true
 	}
+	if r.timed && r.in.Err() == nil {
+		r.src.span(r.first, r.last)
+		r.timed = false
+	}
 	return false
 }
 
@@ -112,6 +159,19 @@ func (r *untimedReader) account(e *Event) {
 		r.busy += e.Enter - r.lastExit
 	}
 	r.lastExit, r.hasLast = e.Exit, true
+	// MPI_Init and MPI_Finalize (starting and stopping the processes)
+	// are not timed by a replay.
+	first, last := e.Enter, e.Exit
+	if e.Kind == Init {
+		first = e.Exit
+	} else if e.Kind == Finalize {
+		last = e.Enter
+	}
+	if !r.timed {
+		r.first, r.last = first, last
+	}
+	r.last = max(r.last, last)
+	r.timed = true
 }
 
 func (r *untimedReader) compute(region uint32) {

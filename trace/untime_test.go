@@ -137,6 +137,33 @@ func TestUntimedAbove(t *testing.T) {
 	}
 }
 
+// TestUntimedRecorded: the recorded run spans from the earliest start of
+// a rank's first call to the latest end of its last, MPI_Init ending and
+// MPI_Finalize starting them; untimed events count for nothing.
+func TestUntimedRecorded(t *testing.T) {
+	tr := New(4, NewMeta())
+	for r, ev := range [][]Event{
+		{timedEvent(Init, 1e-3, 1.5e-3, nil), timedEvent(Barrier, 2e-3, 4e-3, nil)},
+		{timedEvent(Init, 0.5e-3, 1e-3, nil), timedEvent(Barrier, 3e-3, 3.5e-3, nil), timedEvent(Finalize, 3.5e-3, 9e-3, nil)},
+		{NewEvent(Barrier)},
+		{timedEvent(Barrier, 2e-3, 3e-3, nil), timedEvent(Finalize, 4.5e-3, 5e-3, nil)},
+	} {
+		for i := range ev {
+			tr.Ranks[r].Append(&ev[i])
+		}
+	}
+	src := UntimedAbove(tr, 1e9, 0)
+	if _, ok := src.Recorded(); ok {
+		t.Error("a span before any rank was read")
+	}
+	if err := ForEach(src, func(_, _ int, _ *Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := src.Recorded(); !ok || d != FromSeconds(3.5e-3) {
+		t.Errorf("recorded %v (%v), want 1 ms to 4.5 ms", d, ok)
+	}
+}
+
 // BenchmarkUntimed reports timed events untimed per second.
 func BenchmarkUntimed(b *testing.B) {
 	tr := New(1, NewMeta())

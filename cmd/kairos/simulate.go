@@ -157,6 +157,9 @@ type simulateJSON struct {
 	// UntimedAt is the speed (flop/s) a timed trace's computation was
 	// measured at (smpi/host-speed).
 	UntimedAt float64 `json:"untimed_at,omitempty"`
+	// Recorded is how long the timed trace's recorded run lasted, from
+	// MPI_Init's return to MPI_Finalize's entry (trace.UntimedSource).
+	Recorded float64 `json:"recorded_time,omitempty"`
 }
 
 type simulateRankJS struct {
@@ -242,9 +245,12 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	p, m, names, cfg := mc.p, mc.m, mc.names, mc.cfg
 	np := src.NumRanks()
-	src, untimedAt, err := untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc)
+	untimed, err := untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc)
 	if err != nil {
 		return err
+	}
+	if untimed != nil {
+		src = untimed
 	}
 	var obs sim.Observers
 	if f.verbose {
@@ -298,7 +304,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
-	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimedAt)
+	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed)
 }
 
 // scales are the what-if factors of one run.
@@ -349,8 +355,8 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 	return &machineRun{p, m, names, cfg, rank0Speed}, nil
 }
 
-// untimeForReplay returns src ready for the replay, and the speed it was
-// untimed at (0 if it needed not be). A timed trace (OTF2, DUMPI, a timed
+// untimeForReplay returns src untimed for the replay if it is timed, nil
+// if it is not. A timed trace (OTF2, DUMPI, a timed
 // .ktr) is made time-independent as SMPI measures real code: the time
 // between MPI calls becomes computation at smpi/host-speed, the speed of
 // the machine it was recorded on, dropping computations shorter than
@@ -358,16 +364,16 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 // 0's host as the platform describes it, so that the computation keeps
 // its recorded durations there and --speed and --speed-scale change them;
 // a note says so.
-func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Source, mc *machineRun) (trace.Source, float64, error) {
+func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Source, mc *machineRun) (*trace.UntimedSource, error) {
 	if tf.Name == "ti" {
-		return src, 0, nil // never timed
+		return nil, nil // never timed
 	}
 	timed, err := firstTimed(src)
 	if err != nil {
-		return nil, 0, naming(path, err)
+		return nil, naming(path, err)
 	}
 	if !timed {
-		return src, 0, nil
+		return nil, nil
 	}
 	speed := mc.cfg.HostSpeed
 	if speed == 0 {
@@ -379,17 +385,40 @@ func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Sourc
 	if th := mc.cfg.CPUThreshold; th < math.MaxInt64/1e12 {
 		min = trace.FromSeconds(th)
 	}
-	return trace.UntimedAbove(src, speed, min), speed, nil
+	return trace.UntimedAbove(src, speed, min), nil
 }
 
-func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags, untimedAt float64) error {
+// untimedJSON returns the speed a timed trace was untimed at and the
+// length of its recorded run, or zeros.
+func untimedJSON(u *trace.UntimedSource) (speed, recorded float64) {
+	if u == nil {
+		return 0, 0
+	}
+	d, _ := u.Recorded()
+	return u.Speed(), d.Seconds()
+}
+
+// printRecorded prints how long a timed trace's recorded run lasted, next
+// to the simulated time: how well the platform and models describe the
+// machine it ran on.
+func printRecorded(w io.Writer, u *trace.UntimedSource, simulated float64) {
+	if u == nil {
+		return
+	}
+	if d, ok := u.Recorded(); ok && d > 0 {
+		fmt.Fprintf(w, "recorded run %.9f s (the trace's, from MPI_Init to MPI_Finalize): simulated / recorded %.3f\n", d.Seconds(), simulated/d.Seconds())
+	}
+}
+
+func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags, untimed *trace.UntimedSource) error {
 	model := cfg.Model
 	if cfg.Analytic {
 		model += " (analytic)"
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto, UntimedAt: untimedAt}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+		out.UntimedAt, out.Recorded = untimedJSON(untimed)
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
 		}
@@ -409,6 +438,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
 	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
+	printRecorded(w, untimed, res.Time)
 	if e := res.Energy; e != nil {
 		// As SimGrid's host_energy plugin says it.
 		fmt.Fprintf(w, "Total energy consumption: %f Joules (used hosts: %f Joules; unused/idle hosts: %f)\n", e.Total, e.Used, e.Total-e.Used)

@@ -550,6 +550,7 @@ func TestSimulateTimedTrace(t *testing.T) {
 		code, out, errs := csRun(args...)
 		var res struct {
 			UntimedAt float64 `json:"untimed_at"`
+			Recorded  float64 `json:"recorded_time"`
 			Ranks     []struct{ Compute float64 }
 		}
 		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Ranks) != 2 {
@@ -557,6 +558,9 @@ func TestSimulateTimedTrace(t *testing.T) {
 		}
 		if got := res.Ranks[0].Compute; math.Abs(got-c.compute) > 1e-15 || res.UntimedAt != c.at {
 			t.Errorf("%s: rank 0 computes %g s at %g flop/s, want %g s at %g", c.name, got, res.UntimedAt, c.compute, c.at)
+		}
+		if math.Abs(res.Recorded-2.1e-3) > 1e-15 {
+			t.Errorf("%s: recorded run %g s, want rank 1's receive's end, 2.1 ms", c.name, res.Recorded)
 		}
 		if note := strings.Contains(errs, "timed.ktr is timed: the time between its MPI calls becomes computation at 1e+09 flop/s, the speed of node-0"); note != c.note {
 			t.Errorf("%s: note %v, want %v: %q", c.name, note, c.note, errs)
@@ -574,6 +578,10 @@ func TestSimulateTimedTrace(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &sweep) != nil || len(sweep.Runs) != 2 || sweep.UntimedAt != 1e9 ||
 		math.Abs(sweep.Runs[0].SimulatedTime-sweep.Runs[1].SimulatedTime-1e-3) > 1e-12 {
 		t.Errorf("sweep: exit %d: %s%s", code, out, errs)
+	}
+	if code, out, _ := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us"); code != 0 ||
+		!strings.Contains(out, "\nrecorded run 0.002100000 s (the trace's, from MPI_Init to MPI_Finalize): simulated / recorded ") {
+		t.Errorf("text output: exit %d\n%s", code, out)
 	}
 	// A time-independent trace is replayed as it is, with no note.
 	if code, _, errs := csRun("simulate", testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring), "--cluster", "4x1Gf,125MBps,50us"); code != 0 || strings.Contains(errs, "timed") {

@@ -36,6 +36,8 @@ type sweepJSON struct {
 	// UntimedAt is the speed (flop/s) a timed trace's computation was
 	// measured at (smpi/host-speed).
 	UntimedAt float64 `json:"untimed_at,omitempty"`
+	// Recorded is how long the timed trace's recorded run lasted.
+	Recorded float64 `json:"recorded_time,omitempty"`
 }
 
 // runSweep replays the trace once for every combination of the scale
@@ -52,6 +54,7 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 		}
 	}
 	out := sweepJSON{Trace: path, Model: cfg.Model}
+	var untimed *trace.UntimedSource
 	if cfg.Analytic {
 		out.Model += " (analytic)"
 	}
@@ -64,8 +67,11 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 				}
 				if len(out.Runs) == 0 {
 					// The speed a timed trace is untimed at is taken before the scales.
-					if src, out.UntimedAt, err = untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc); err != nil {
+					if untimed, err = untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc); err != nil {
 						return err
+					}
+					if untimed != nil {
+						src = untimed
 					}
 				}
 				res, err := sim.Run(src, mc.m, mc.cfg, nil)
@@ -85,6 +91,7 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 			}
 		}
 	}
+	out.UntimedAt, out.Recorded = untimedJSON(untimed)
 	for i := range out.Runs {
 		if t := out.Runs[i].SimulatedTime; t > 0 {
 			out.Runs[i].Speedup = out.Runs[0].SimulatedTime / t
@@ -99,6 +106,9 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 func writeSweepText(w io.Writer, s *sweepJSON) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s, %s model: %d runs\n", s.Trace, s.Platform, s.Model, len(s.Runs))
+	if s.Recorded > 0 {
+		fmt.Fprintf(&b, "  recorded run %.9f s (the trace's, from MPI_Init to MPI_Finalize)\n", s.Recorded)
+	}
 	b.WriteString("  bandwidth x  latency x    speed x  simulated time (s)  speed-up")
 	if s.Runs[0].Energy != nil {
 		b.WriteString("  energy (J)")
