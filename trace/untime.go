@@ -28,24 +28,24 @@ import (
 // otherwise.
 func Untimed(src Source, speed float64) Source { return UntimedAbove(src, speed, 0) }
 
-// UntimedAbove is Untimed, except that a computation shorter than min is
-// dropped, as SMPI drops the bursts of real code shorter than
+// UntimedAbove is Untimed, except that a computation shorter than
+// shortest is dropped, as SMPI drops the bursts of real code shorter than
 // smpi/cpu-threshold: a replay of the trace then sees the computation
-// SimGrid would have simulated. A min of 0 or less keeps every
+// SimGrid would have simulated. A shortest of 0 or less keeps every
 // computation.
-func UntimedAbove(src Source, speed float64, min Time) *UntimedSource {
+func UntimedAbove(src Source, speed float64, shortest Time) *UntimedSource {
 	m := cloneMeta(src.Meta())
 	m.Attrs["untimed-speed"] = strconv.FormatFloat(speed, 'g', -1, 64)
-	return &UntimedSource{src: src, speed: speed, min: min, meta: m}
+	return &UntimedSource{src: src, speed: speed, shortest: shortest, meta: m}
 }
 
 // UntimedSource is a timed trace read as a time-independent one. It
 // remembers how long the recorded run lasted, to compare a replay with.
 type UntimedSource struct {
-	src   Source
-	speed float64
-	min   Time
-	meta  Meta
+	src      Source
+	speed    float64
+	shortest Time
+	meta     Meta
 
 	mu          sync.Mutex
 	first, last Time // the ranks' earliest start and latest end
@@ -67,7 +67,7 @@ func (s *UntimedSource) OpenRank(r int) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &untimedReader{in: in, speed: s.speed, min: max(s.min, 1), src: s}, nil
+	return &untimedReader{in: in, speed: s.speed, shortest: max(s.shortest, 1), src: s}, nil
 }
 
 // Speed returns the speed (flop/s) the computation is untimed at.
@@ -101,7 +101,7 @@ func (s *UntimedSource) span(first, last Time) {
 type untimedReader struct {
 	in       Reader
 	speed    float64
-	min      Time // the shortest computation returned (at least 1)
+	shortest Time // the shortest computation returned (at least 1)
 	ev       Event
 	held     bool // in.Event() is the next event to return
 	busy     Time // computation time not yet returned
@@ -128,7 +128,7 @@ func (r *untimedReader) Next() bool {
 			continue
 		}
 		if r.busy > 0 && e.Kind != Location {
-			if r.busy >= r.min {
+			if r.busy >= r.shortest {
 				r.compute(e.Region)
 				r.held = true
 				return true
@@ -138,7 +138,7 @@ func (r *untimedReader) Next() bool {
 		r.emit(e)
 		return true
 	}
-	if r.busy >= r.min {
+	if r.busy >= r.shortest {
 		r.compute(0)
 		return true
 	}

@@ -356,14 +356,14 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 }
 
 // untimeForReplay returns src untimed for the replay if it is timed, nil
-// if it is not. A timed trace (OTF2, DUMPI, a timed
-// .ktr) is made time-independent as SMPI measures real code: the time
-// between MPI calls becomes computation at smpi/host-speed, the speed of
-// the machine it was recorded on, dropping computations shorter than
-// smpi/cpu-threshold. Without smpi/host-speed, that is the speed of rank
-// 0's host as the platform describes it, so that the computation keeps
-// its recorded durations there and --speed and --speed-scale change them;
-// a note says so.
+// if it is not. A timed trace (OTF2, DUMPI, a timed .ktr) is made
+// time-independent as SMPI measures real code: the time between MPI calls
+// becomes computation at smpi/host-speed, the speed of the machine it was
+// recorded on, dropping computations shorter than smpi/cpu-threshold.
+// Without smpi/host-speed, that is the speed of rank 0's host as the
+// platform describes it, so that the computation keeps its recorded
+// durations there and --speed and --speed-scale change them; a note says
+// so.
 func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Source, mc *machineRun) (*trace.UntimedSource, error) {
 	if tf.Name == "ti" {
 		return nil, nil // never timed
@@ -381,11 +381,11 @@ func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Sourc
 		fmt.Fprintf(w, "note: %s is timed: the time between its MPI calls becomes computation at %g flop/s, the speed of %s where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
 			path, speed, mc.names[0])
 	}
-	min := trace.Time(math.MaxInt64)
+	shortest := trace.Time(math.MaxInt64) // smpi/cpu-threshold:-1 drops all
 	if th := mc.cfg.CPUThreshold; th < math.MaxInt64/1e12 {
-		min = trace.FromSeconds(th)
+		shortest = trace.FromSeconds(th)
 	}
-	return trace.UntimedAbove(src, speed, min), nil
+	return trace.UntimedAbove(src, speed, shortest), nil
 }
 
 // untimedJSON returns the speed a timed trace was untimed at and the
