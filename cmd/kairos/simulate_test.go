@@ -588,3 +588,45 @@ func TestSimulateTimedTrace(t *testing.T) {
 		t.Errorf("TI trace: exit %d, %q", code, errs)
 	}
 }
+
+// TestSimulateTimedRoundTrip: the timed trace of a simulated run,
+// simulated again on the same machine, gives the same time, and its
+// recorded run is that time.
+func TestSimulateTimedRoundTrip(t *testing.T) {
+	app := testenv.WriteFile(t, "app.ti", `0 init
+1 init
+0 compute 2.5e6
+0 isend 1 0 100000
+1 irecv 0 0 100000
+1 compute 1e6
+0 waitall
+1 waitall
+1 send 0 1 10
+0 recv 1 1 10
+0 finalize
+1 finalize
+`)
+	timed := filepath.Join(t.TempDir(), "run.ktr")
+	var times []float64
+	for _, in := range []string{app, timed} {
+		code, out, errs := csRun("simulate", in, "--cluster", "2x1Gf,125MBps,50us", "--json", "--timed-trace", timed+".next", "--to", "ktr")
+		var res struct {
+			Time     float64 `json:"simulated_time"`
+			Recorded float64 `json:"recorded_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("simulate %s: exit %d: %s%s", in, code, out, errs)
+		}
+		if in == timed && math.Abs(res.Recorded-times[0]) > 1e-12 {
+			t.Errorf("recorded run %.12f s, simulated %.12f s", res.Recorded, times[0])
+		}
+		times = append(times, res.Time)
+		if err := os.Rename(timed+".next", timed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("simulated %.12f s, then %.12f s", times[0], times[1])
+	if math.Abs(times[0]-times[1]) > 1e-12 || times[0] < 3.5e-3 {
+		t.Errorf("simulated %.12f s, then %.12f s from its timed trace", times[0], times[1])
+	}
+}
