@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"kairos/check"
+	"kairos/cluster"
 	"kairos/format"
 	"kairos/internal/fileio"
 	"kairos/pattern"
@@ -118,6 +120,11 @@ func runDemo(w io.Writer, f *demoFlags) error {
 
 	step(6, "patterns, phases and slow instances of the simulated run")
 	if err := patternsDemo(w, timed, "simulated stencil2d"); err != nil {
+		return err
+	}
+
+	step(7, "reduce: cluster the ranks by call-path and parameter signatures, one trace per cluster")
+	if err := reduceDemo(w, f, src); err != nil {
 		return err
 	}
 
@@ -253,4 +260,34 @@ func patternsDemo(w io.Writer, src trace.Source, name string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return a.WriteStory(w, 5)
+}
+
+// reduceDemo clusters the demo's ranks with the default method and
+// replays the reduction: how much of the trace a tracer would need and
+// how well it stands for the whole.
+func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
+	sigs, err := cluster.SignAll(src)
+	if err != nil {
+		return err
+	}
+	res, err := cluster.Cluster(sigs, cluster.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	kept, all := 0, 0
+	for _, s := range sigs {
+		all += s.Events
+	}
+	for _, g := range res.Groups {
+		kept += sigs[g.Rep].Events
+	}
+	fmt.Fprintf(w, "%d ranks -> %d representatives in %d main clusters (signatures that differ: %s); %d of %d events kept\n",
+		res.Ranks, len(res.Groups), res.Main, strings.Join(res.Format, ", "), kept, all)
+	acc, err := replayAccuracy(w, "stencil2d", src, cluster.Representatives(src, res), res, f.cluster)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "replayed on %s: %.6f s, every rank replaying its representative %.6f s: ACC = %.4f\n",
+		acc.Machine, acc.Original, acc.Reduced, acc.ACC)
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kairos/cluster"
 	"kairos/format"
 	_ "kairos/format/dumpi"
 	_ "kairos/format/ktr"
@@ -154,10 +155,26 @@ func openSource(path string, replay bool) (trace.Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if src, err = expandReduced(path, src); err != nil {
+		return nil, err
+	}
 	if replay {
 		src = readAhead(src, f.Name)
 	}
 	return eventProgress(src, filepath.Base(path)), nil
+}
+
+// expandReduced returns the whole trace a reduced trace (kairos reduce -o)
+// stands for, and any other trace as it is.
+func expandReduced(path string, src trace.Source) (trace.Source, error) {
+	if !cluster.IsReduced(src) {
+		return src, nil
+	}
+	whole, err := cluster.FromReduced(src)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	return whole, nil
 }
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines

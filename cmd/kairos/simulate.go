@@ -209,6 +209,9 @@ func openReplayed(path string, f *simulateFlags) (trace.Source, format.Format, e
 	}
 	if tf.Name != "ti" {
 		src, err := tf.Open(path)
+		if err == nil {
+			src, err = expandReduced(path, src)
+		}
 		return src, tf, err
 	}
 	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: f.np, NoRegions: f.timed == "" && f.paje == ""})
