@@ -114,6 +114,9 @@ func Cluster(sigs []Signatures, opt Options) (*Result, error) {
 	}
 	switch opt.Method {
 	case CallPathParam:
+		if !(opt.CountTolerance >= 0 && opt.CountTolerance < 1) {
+			return nil, fmt.Errorf("cluster: the count tolerance must be in [0, 1), got %g", opt.CountTolerance)
+		}
 		mains := groupBy(all, func(r int32) uint64 { return sigs[r].CallPath })
 		res.Main = len(mains)
 		for m, main := range mains {

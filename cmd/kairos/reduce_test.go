@@ -87,6 +87,7 @@ func TestReduceErrors(t *testing.T) {
 	}{
 		{[]string{"--method", "kmeans"}, 2, `unknown method "kmeans"`},
 		{[]string{"--method", "acurdion", "--k", "0"}, 2, "K must be at least 1"},
+		{[]string{"--count-tolerance", "-0.1"}, 2, "the count tolerance must be in [0, 1)"},
 		{[]string{"-o", "out.ti"}, 2, "a reduced trace is written as .ktr"},
 	} {
 		code, _, errs := csRun(append(append([]string{"reduce"}, c.args...), cg)...)
