@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Error is a malformed input: what was wrong, at which byte offset.
@@ -73,7 +74,9 @@ func (d *Reader) Varint() int64 {
 func (d *Reader) Uint32() uint32 {
 	at := d.Off
 	v := d.Uvarint()
-	d.check32(at, v <= math.MaxUint32, v)
+	if v > math.MaxUint32 {
+		d.fail32(at, strconv.FormatUint(v, 10))
+	}
 	return uint32(v)
 }
 
@@ -81,15 +84,19 @@ func (d *Reader) Uint32() uint32 {
 func (d *Reader) Int32() int32 {
 	at := d.Off
 	v := d.Varint()
-	d.check32(at, v >= math.MinInt32 && v <= math.MaxInt32, v)
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail32(at, strconv.FormatInt(v, 10))
+	}
 	return int32(v)
 }
 
-// check32 fails, at offset at, unless ok says that v fits its 32 bits.
-func (d *Reader) check32(at int, ok bool, v any) {
-	if !ok && d.Err == nil {
+// fail32 fails at offset at: the value there does not fit its 32 bits.
+// (The value is formatted by the caller, only then: boxing it for every
+// call would allocate on the codec's hottest path.)
+func (d *Reader) fail32(at int, v string) {
+	if d.Err == nil {
 		d.Off = at
-		d.Fail(fmt.Sprintf("value %v does not fit 32 bits", v))
+		d.Fail("value " + v + " does not fit 32 bits")
 	}
 }
 
