@@ -48,15 +48,20 @@ func (d distance) less(e distance) bool {
 	return false
 }
 
-// space holds the ranks' signatures and each averaged signature's range
-// over the ranks, which normalises its differences to [0, 1].
+// space holds the ranks' signatures and their averaged signatures
+// normalised by their range over the ranks, so that differences lie in
+// [0, 1].
 type space struct {
 	sigs  []Signatures
-	scale []float64 // 1/range per numeric signature, 0 where all ranks agree
+	scale []float64       // 1/range per numeric signature, 0 where all ranks agree
+	norm  [][len8]float64 // each rank's numeric signatures times their scale
 }
 
+// len8 is the number of numeric signatures.
+const len8 = 8
+
 func newSpace(sigs []Signatures) *space {
-	sp := &space{sigs: sigs, scale: make([]float64, len(numeric))}
+	sp := &space{sigs: sigs, scale: make([]float64, len(numeric)), norm: make([][len8]float64, len(sigs))}
 	for i, n := range numeric {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for k := range sigs {
@@ -65,6 +70,9 @@ func newSpace(sigs []Signatures) *space {
 		}
 		if hi > lo {
 			sp.scale[i] = 1 / (hi - lo)
+		}
+		for k := range sigs {
+			sp.norm[k][i] = n.value(&sigs[k]) * sp.scale[i]
 		}
 	}
 	return sp
@@ -116,8 +124,9 @@ func (sp *space) paramDistance(a, b int32) distance {
 	if sa.Loop != sb.Loop {
 		d[1] = 1 // loops are in group 2
 	}
-	for i, n := range numeric {
-		d[3-n.group] += math.Abs(n.value(sa)-n.value(sb)) * sp.scale[i]
+	na, nb := &sp.norm[a], &sp.norm[b]
+	for i := range numeric {
+		d[3-numeric[i].group] += math.Abs(na[i] - nb[i])
 	}
 	return d
 }
@@ -183,10 +192,10 @@ func farthest(list []Group, k int, dist func(a, b int32) distance) []Group {
 		if isKept[j] {
 			continue
 		}
-		best := 0
+		best, bestD := 0, dist(list[j].Rep, out[0].Rep)
 		for i := 1; i < len(out); i++ {
-			if dist(list[j].Rep, out[i].Rep).less(dist(list[j].Rep, out[best].Rep)) {
-				best = i
+			if d := dist(list[j].Rep, out[i].Rep); d.less(bestD) {
+				best, bestD = i, d
 			}
 		}
 		out[best].Members = append(out[best].Members, list[j].Members...)

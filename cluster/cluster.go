@@ -212,16 +212,19 @@ func groupBy(ranks []int32, key func(int32) uint64) [][]int32 {
 // but for an average count within tol of its own.
 func subClusters(sigs []Signatures, ranks []int32, tol float64) [][]int32 {
 	var groups [][]int32
+	byRest := map[uint64][]int{} // the sub-clusters by the bits other than the count
 	for _, r := range ranks {
+		rest := sigs[r].Param &^ countMask
 		joined := false
-		for i, g := range groups {
-			if sameParams(sigs[g[0]].Param, sigs[r].Param, tol) {
-				groups[i] = append(g, r)
+		for _, i := range byRest[rest] {
+			if sameParams(sigs[groups[i][0]].Param, sigs[r].Param, tol) {
+				groups[i] = append(groups[i], r)
 				joined = true
 				break
 			}
 		}
 		if !joined {
+			byRest[rest] = append(byRest[rest], len(groups))
 			groups = append(groups, []int32{r})
 		}
 	}
