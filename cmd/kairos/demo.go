@@ -281,8 +281,8 @@ func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
 	for _, g := range res.Groups {
 		kept += sigs[g.Rep].Events
 	}
-	fmt.Fprintf(w, "%d ranks -> %d representatives in %d main clusters (signatures that differ: %s); %d of %d events kept\n",
-		res.Ranks, len(res.Groups), res.Main, strings.Join(res.Format, ", "), kept, all)
+	fmt.Fprintf(w, "%d ranks -> %s in %s (signatures that differ: %s); %d of %d events kept\n",
+		res.Ranks, count(len(res.Groups), "representative"), count(res.Main, "main cluster"), strings.Join(res.Format, ", "), kept, all)
 	acc, err := replayAccuracy(w, "stencil2d", src, cluster.Representatives(src, res), res, f.cluster)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ func TestDemo(t *testing.T) {
 		"== 1. generate", "valid: every message matched",
 		"ranks             16", "Simulation time ", "QDR (32, 1.3): ",
 		"communication patterns on 16 ranks", "rank 6, late sender",
-		"16 ranks -> 9 representatives in 1 main clusters", ": ACC = 0.", "demo done",
+		"16 ranks -> 9 representatives in 1 main cluster ", ": ACC = 0.", "demo done",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())

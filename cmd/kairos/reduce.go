@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -215,9 +216,9 @@ func replayAccuracy(w io.Writer, path string, src, reduced trace.Source, res *cl
 
 func writeReduceText(w io.Writer, r *reduceJSON) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d ranks -> %d representatives (%s", r.Trace, r.Ranks, r.Representatives, r.Method)
+	fmt.Fprintf(&b, "%s: %d ranks -> %s (%s", r.Trace, r.Ranks, count(r.Representatives, "representative"), r.Method)
 	if r.Method == string(cluster.CallPathParam) || r.Method == string(cluster.Acurdion2) {
-		fmt.Fprintf(&b, ": %d main clusters", r.MainClusters)
+		fmt.Fprintf(&b, ": %s", count(r.MainClusters, "main cluster"))
 	}
 	b.WriteString(")\n")
 	if len(r.Format) == 0 {
@@ -240,4 +241,12 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// count says n things, in the singular for one.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
