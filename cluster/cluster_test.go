@@ -289,3 +289,28 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// TestMatch: rank 2 replays rank 1's calls, moved by one: its send goes
+// to 3 as its own does, but its own receive is from 0, not 1, and carries
+// 16 bytes, not 8; it has one call more than rank 1.
+func TestMatch(t *testing.T) {
+	r1 := []trace.Event{call(trace.Send, 1, 2, 8), call(trace.Recv, 2, 0, 8)}
+	r2 := []trace.Event{call(trace.Send, 1, 3, 8), call(trace.Recv, 2, 0, 16), call(trace.Barrier, 3, trace.NoRank, 0)}
+	tr := traceOf(nil, r1, r2, nil)
+	sigs := signAll(t, tr)
+	res := &Result{Ranks: 4, Groups: []Group{{Rep: 0, Members: []int32{0, 3}}, {Rep: 1, Members: []int32{1, 2}}}}
+	x, err := Expand(Representatives(tr, res), 4, res.Groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Match(tr, x, sigs, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Calls: 4 aligned of 5; counts 3 of 4; sources 1 of 2 receives;
+	// destinations 2 of 2 sends; tags 4 of 4; loops: no rank has one.
+	want := Matching{Count: 75, Loop: 100, Events: 80, Src: 50, Dest: 100, Tag: 100}
+	if m != want {
+		t.Errorf("matching %+v, want %+v", m, want)
+	}
+}

@@ -283,9 +283,12 @@ func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
 	}
 	fmt.Fprintf(w, "%d ranks -> %s in %s (signatures that differ: %s); %d of %d events kept\n",
 		res.Ranks, count(len(res.Groups), "representative"), count(res.Main, "main cluster"), strings.Join(res.Format, ", "), kept, all)
-	acc, err := replayAccuracy(w, "stencil2d", src, cluster.Representatives(src, res), res, f.cluster)
+	acc, err := replayAccuracy("stencil2d", src, cluster.Representatives(src, res), sigs, res, f.cluster)
 	if err != nil {
 		return err
+	}
+	if acc.Failure != "" {
+		return fmt.Errorf("the demo's reduction does not replay: %s", acc.Failure)
 	}
 	fmt.Fprintf(w, "replayed on %s: %.6f s, every rank replaying its representative %.6f s: ACC = %.4f\n",
 		acc.Machine, acc.Original, acc.Reduced, acc.ACC)

@@ -1,0 +1,140 @@
+package cluster
+
+import (
+	"fmt"
+
+	"kairos/trace"
+)
+
+// Matching is ACURDION's Table II for a reduction: how much of each rank's
+// own calls the calls it replays from its representative keep. Each rank's
+// MPI calls and its replayed ones are aligned position by position;
+// Count, Src, Dest and Tag are the percentages of aligned calls having
+// that parameter whose value is the rank's own, Events the aligned calls
+// over the longer of the two sequences, and Loop the percentage of ranks
+// whose loop signature is their representative's.
+type Matching struct {
+	Count  float64 `json:"count"`
+	Loop   float64 `json:"loop"`
+	Events float64 `json:"events"`
+	Src    float64 `json:"src"`
+	Dest   float64 `json:"dest"`
+	Tag    float64 `json:"tag"`
+}
+
+// Match compares every rank of src with the same rank of replayed (the
+// expanded reduction), given the ranks' signatures.
+func Match(src, replayed trace.Source, sigs []Signatures, res *Result) (Matching, error) {
+	if src.NumRanks() != replayed.NumRanks() {
+		return Matching{}, fmt.Errorf("cluster: %d ranks replayed for %d", replayed.NumRanks(), src.NumRanks())
+	}
+	var t tally
+	for r := 0; r < src.NumRanks(); r++ {
+		if err := t.rank(src, replayed, r); err != nil {
+			return Matching{}, err
+		}
+	}
+	loops := 0
+	for _, g := range res.Groups {
+		for _, r := range g.Members {
+			if sigs[r].Loop == sigs[g.Rep].Loop {
+				loops++
+			}
+		}
+	}
+	return Matching{
+		Count: pct(t.count), Src: pct(t.src), Dest: pct(t.dest), Tag: pct(t.tag),
+		Events: pct(t.events), Loop: pct([2]int{loops, res.Ranks}),
+	}, nil
+}
+
+// callParams is what Match compares of an MPI call.
+type callParams struct {
+	count                   int64
+	src, dest, tag          int32
+	hasSrc, hasDest, hasTag bool
+}
+
+func paramsOf(e *trace.Event) callParams {
+	c := callParams{count: max(e.SendBytes, 0) + max(e.RecvBytes, 0), tag: e.Tag, hasTag: e.Kind.IsPointToPoint()}
+	switch {
+	case e.Kind.IsSend():
+		c.dest, c.hasDest = e.Partner, true
+	case e.Kind.IsRecv():
+		c.src, c.hasSrc = e.Partner, true
+	case e.Kind == trace.SendRecv:
+		c.dest, c.src, c.hasDest, c.hasSrc = e.Partner, e.Source, true, true
+	}
+	return c
+}
+
+// nextCall advances rd to its next MPI call.
+func nextCall(rd trace.Reader) bool {
+	for rd.Next() {
+		if rd.Event().Kind.IsMPI() {
+			return true
+		}
+	}
+	return false
+}
+
+// tally counts matches and comparisons, [matched, compared].
+type tally struct {
+	count, src, dest, tag, events [2]int
+}
+
+// rank compares rank r's calls in src and replayed, streaming both.
+func (t *tally) rank(src, replayed trace.Source, r int) error {
+	own, err := src.OpenRank(r)
+	if err != nil {
+		return err
+	}
+	defer own.Close()
+	rep, err := replayed.OpenRank(r)
+	if err != nil {
+		return err
+	}
+	defer rep.Close()
+	for {
+		okOwn, okRep := nextCall(own), nextCall(rep)
+		if okOwn != okRep {
+			t.events[1]++ // a call only one side has
+			continue
+		}
+		if !okOwn {
+			break
+		}
+		t.events[0]++
+		t.events[1]++
+		a, b := paramsOf(own.Event()), paramsOf(rep.Event())
+		same(&t.count, true, a.count == b.count)
+		same(&t.src, a.hasSrc || b.hasSrc, a.hasSrc == b.hasSrc && a.src == b.src)
+		same(&t.dest, a.hasDest || b.hasDest, a.hasDest == b.hasDest && a.dest == b.dest)
+		same(&t.tag, a.hasTag || b.hasTag, a.hasTag == b.hasTag && a.tag == b.tag)
+	}
+	if err := own.Err(); err != nil {
+		return fmt.Errorf("rank %d: %w", r, err)
+	}
+	if err := rep.Err(); err != nil {
+		return fmt.Errorf("rank %d replayed: %w", r, err)
+	}
+	return nil
+}
+
+func same(c *[2]int, applies, equal bool) {
+	if !applies {
+		return
+	}
+	c[1]++
+	if equal {
+		c[0]++
+	}
+}
+
+// pct is matched / compared in percent, 100 when nothing was compared.
+func pct(c [2]int) float64 {
+	if c[1] == 0 {
+		return 100
+	}
+	return 100 * float64(c[0]) / float64(c[1])
+}
