@@ -35,7 +35,9 @@ var Methods = []Method{CallPathParam, Reference, Acurdion, Acurdion2}
 // Options choose a method and its parameters.
 type Options struct {
 	Method Method
-	// K is ACURDION's number of clusters (the paper's 9).
+	// K is ACURDION's number of clusters (the paper's 9), raised to the
+	// number of distinct call paths where there are more, as the paper
+	// suggests, so that every call sequence keeps a representative.
 	K int
 	// CountTolerance is the relative difference under which two average
 	// counts are the same in CallPathParam (the paper's 5%).
@@ -79,6 +81,9 @@ type Result struct {
 	// Format lists ACURDION's signatures that differ across ranks
 	// (adaptive signature building), as SignatureNames names them.
 	Format []string
+	// K is the number of clusters ACURDION's methods kept at most:
+	// Options.K, or the number of distinct call paths if larger.
+	K int
 }
 
 // SignAll computes the signatures of every rank of src, one rank at a
@@ -132,11 +137,14 @@ func Cluster(sigs []Signatures, opt Options) (*Result, error) {
 		if opt.K < 1 {
 			return nil, fmt.Errorf("cluster: K must be at least 1, got %d", opt.K)
 		}
+		// "We can change the value of K dynamically should the number of
+		// Call-Path patterns increase": no call sequence is lost.
+		res.K = max(opt.K, len(groupBy(all, func(r int32) uint64 { return sigs[r].CallPath })))
 		if opt.Method == Acurdion {
-			res.Groups = kFarthest(all, opt.K, sp.distance)
+			res.Groups = kFarthest(all, res.K, sp.distance)
 			break
 		}
-		mains := kFarthest(all, opt.K, sp.callPathDistance)
+		mains := kFarthest(all, res.K, sp.callPathDistance)
 		res.Main = len(mains)
 		for m, main := range mains {
 			for _, g := range kFarthest(main.Members, opt.K, sp.paramDistance) {

@@ -314,3 +314,22 @@ func TestMatch(t *testing.T) {
 		t.Errorf("matching %+v, want %+v", m, want)
 	}
 }
+
+// TestAcurdionKeepsEveryCallPath: with more distinct call paths than K,
+// K is raised to their number, as ACURDION suggests.
+func TestAcurdionKeepsEveryCallPath(t *testing.T) {
+	var ranks [][]trace.Event
+	for r := range 12 {
+		ranks = append(ranks, []trace.Event{call(trace.Barrier, uint64(100+r), trace.NoRank, 0)})
+	}
+	sigs := signAll(t, traceOf(ranks...))
+	for _, m := range []Method{Acurdion, Acurdion2} {
+		res, err := Cluster(sigs, Options{Method: m, K: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.K != 12 || len(res.Groups) != 12 || res.Inexact() != 0 {
+			t.Errorf("%s: K %d, %d groups, %d inexact", m, res.K, len(res.Groups), res.Inexact())
+		}
+	}
+}

@@ -46,8 +46,9 @@ Methods (--method):
              counts within --count-tolerance (5%) being the same
   reference  equal event sequences, every parameter kept (the exact,
              costly baseline)
-  acurdion   ACURDION's single-step K-farthest clustering (--k, 9) over its
-             eleven signatures, normalised, in three importance groups
+  acurdion   ACURDION's single-step K-farthest clustering (--k, 9, raised to
+             the number of distinct call paths) over its eleven signatures,
+             normalised, in three importance groups
   acurdion2  ACURDION's double step: K-farthest over call paths, then within
              each over the other signatures
 
@@ -89,6 +90,7 @@ type reduceJSON struct {
 	Method          string        `json:"method"`
 	Ranks           int           `json:"ranks"`
 	MainClusters    int           `json:"main_clusters"`
+	K               int           `json:"k,omitempty"`
 	Representatives int           `json:"representatives"`
 	Format          []string      `json:"differing_signatures"`
 	Inexact         int           `json:"inexact_ranks"`
@@ -141,7 +143,7 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	out := reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main,
+	out := reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, K: res.K,
 		Representatives: len(res.Groups), Format: res.Format, Inexact: res.Inexact()}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
@@ -235,6 +237,9 @@ func replayAccuracy(path string, src, reduced trace.Source, sigs []cluster.Signa
 func writeReduceText(w io.Writer, r *reduceJSON) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d ranks -> %s (%s", r.Trace, r.Ranks, count(r.Representatives, "representative"), r.Method)
+	if r.K > 0 {
+		fmt.Fprintf(&b, ", K = %d", r.K)
+	}
 	if r.Method == string(cluster.CallPathParam) || r.Method == string(cluster.Acurdion2) {
 		fmt.Fprintf(&b, ": %s", count(r.MainClusters, "main cluster"))
 	}
