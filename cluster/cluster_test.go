@@ -333,3 +333,25 @@ func TestAcurdionKeepsEveryCallPath(t *testing.T) {
 		}
 	}
 }
+
+// TestStructure: the paper's example, a loop of 1,000 iterations of a
+// loop of 100 send/receive pairs and a barrier, is written in two levels.
+func TestStructure(t *testing.T) {
+	inner := repeat(100, call(trace.Send, 1, 1, 8), call(trace.Recv, 2, 1, 8))
+	evs := append([]trace.Event{call(trace.Init, 5, trace.NoRank, 0)},
+		repeat(1000, append(inner, call(trace.Barrier, 3, trace.NoRank, 0))...)...)
+	tr := traceOf(evs)
+	for _, c := range []struct {
+		max  int
+		want string
+	}{
+		{0, "init1 1000×(100×(send1 recv1) barrier1)"},
+		{12, "init1 1000×( …"},
+	} {
+		rd, _ := tr.OpenRank(0)
+		got, err := Structure(rd, c.max)
+		if err != nil || got != c.want {
+			t.Errorf("max %d: %q (%v), want %q", c.max, got, err, c.want)
+		}
+	}
+}

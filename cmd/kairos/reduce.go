@@ -24,7 +24,7 @@ type reduceFlags struct {
 	k                    int
 	tolerance            float64
 	accuracy, json       bool
-	exact                bool
+	exact, loops         bool
 }
 
 func newReduceCmd() *cobra.Command {
@@ -52,6 +52,10 @@ Methods (--method):
   acurdion2  ACURDION's double step: K-farthest over call paths, then within
              each over the other signatures
 
+--loops prints each representative's calls folded into loops (ScalaTrace's
+RSDs and power-RSDs, over which the call-path signature is taken), such as
+"init1 1000×(100×(send1 recv1) barrier1) finalize1".
+
 Representatives are the clusters' heads (their lowest rank for callpath and
 reference). Signatures of averages can merge ranks whose calls differ: the
 output counts such inexact members, and --exact splits their clusters until
@@ -77,6 +81,7 @@ prints ACC = 1 - |t - t'| / t, the papers' replay accuracy.`,
 	fl.IntVar(&f.k, "k", def.K, "number of clusters of acurdion and acurdion2")
 	fl.Float64Var(&f.tolerance, "count-tolerance", def.CountTolerance, "relative difference of average counts taken as equal (callpath)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the reduced trace (.ktr) to this file")
+	fl.BoolVar(&f.loops, "loops", false, "print each representative's calls folded into loops")
 	fl.BoolVar(&f.exact, "exact", false, "split the clusters until every member's calls are its representative's")
 	fl.BoolVar(&f.accuracy, "accuracy", false, "replay the trace and its reduction and print the replay accuracy")
 	fl.StringVar(&f.machine, "machine", "", `crossbar cluster of --accuracy (default "N x 1Gf,125MBps,50us")`)
@@ -108,6 +113,7 @@ type groupJSON struct {
 	Ranklist string `json:"ranklist"`
 	CallPath string `json:"callpath_signature"`
 	Param    string `json:"parameter_signature"`
+	Loops    string `json:"loops,omitempty"`
 }
 
 // accuracyJSON is how well a reduction stands for its trace: the
@@ -148,11 +154,16 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Inexact, cluster.NewRanklist(g.Members).String(),
-			fmt.Sprintf("%016x", s.CallPath), fmt.Sprintf("%016x", s.Param)})
+			fmt.Sprintf("%016x", s.CallPath), fmt.Sprintf("%016x", s.Param), ""})
 		out.EventsKept += int64(s.Events)
 	}
 	for _, s := range sigs {
 		out.Events += int64(s.Events)
+	}
+	if f.loops {
+		if err := representativeLoops(src, out.Groups); err != nil {
+			return naming(path, err)
+		}
 	}
 	reduced := cluster.Representatives(src, res)
 	if f.accuracy {
@@ -174,6 +185,27 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 		return errFailed
 	}
 	return err
+}
+
+// loopsWidth is about how much of a representative's folded calls reduce
+// --loops prints.
+const loopsWidth = 240
+
+// representativeLoops sets each group's representative's calls folded
+// into loops.
+func representativeLoops(src trace.Source, groups []groupJSON) error {
+	for i := range groups {
+		rd, err := src.OpenRank(int(groups[i].Rep))
+		if err != nil {
+			return err
+		}
+		groups[i].Loops, err = cluster.Structure(rd, loopsWidth)
+		rd.Close()
+		if err != nil {
+			return fmt.Errorf("rank %d: %w", groups[i].Rep, err)
+		}
+	}
+	return nil
 }
 
 // replayAccuracy compares each rank's calls with those it replays from the
@@ -255,6 +287,11 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		fmt.Fprintf(tw, "  %d\t%d\t%d\t%d\t%s\t%s\t%s\n", g.Rep, g.Main, g.Size, g.Inexact, g.Ranklist, g.CallPath, g.Param)
 	}
 	tw.Flush()
+	for _, g := range r.Groups {
+		if g.Loops != "" {
+			fmt.Fprintf(&b, "  rank %d: %s\n", g.Rep, g.Loops)
+		}
+	}
 	if r.Inexact > 0 {
 		fmt.Fprintf(&b, "%d ranks replay a representative whose calls differ from theirs (--exact splits their clusters)\n", r.Inexact)
 	}

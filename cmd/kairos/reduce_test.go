@@ -28,6 +28,11 @@ func TestReduce(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	golden(t, "reduce/sweep16.txt", strings.ReplaceAll(out, dir, "DIR"))
+	// An interior rank of the wavefront: per time step, 80 blocks of two
+	// receives and two sends, then the allreduce.
+	if code, out, errs := csRun("reduce", "--loops", sweep); code != 0 || !strings.Contains(out, "\n  rank 5: init1 4×(80×(2×(recv1) 2×(send1)) allreduce1) finalize1\n") {
+		t.Errorf("--loops: exit %d: %s%s", code, out, errs)
+	}
 
 	reduced := filepath.Join(dir, "sweep.reduced.ktr")
 	code, out, errs = csRun("reduce", "--accuracy", "--json", "-o", reduced, sweep)
