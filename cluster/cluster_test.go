@@ -171,24 +171,48 @@ func TestTable3ClusterCounts(t *testing.T) {
 		kind      string
 		main, sub int
 	}{{"sweep", 9, 1}, {"lu", 9, 1}, {"ft", 1, 1}} {
-		p, err := workload.Defaults(c.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Ranks, p.Grid, p.Iterations = 16, nil, 3
-		src, err := workload.New(c.kind, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Cluster(signAll(t, src), DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := clusterWorkload(t, c.kind, 16)
 		if res.Main != c.main || len(res.Groups) != c.main*c.sub || res.Inexact() != 0 {
 			t.Errorf("%s: %d main clusters, %d sub-clusters, %d inexact ranks; Table 3: %d and %d per main cluster",
 				c.kind, res.Main, len(res.Groups), res.Inexact(), c.main, c.sub)
 		}
 	}
+}
+
+// TestTable6ClusterCountsUnderScaling: as in Bahmani and Mueller's Table
+// 6, the number of clusters of Sweep3D and LU (9) and FT (1) does not
+// change from 16 to 1,024 processes.
+func TestTable6ClusterCountsUnderScaling(t *testing.T) {
+	for _, c := range []struct {
+		kind     string
+		clusters int
+	}{{"sweep", 9}, {"lu", 9}, {"ft", 1}} {
+		for _, n := range []int{16, 64, 256, 1024} {
+			if res := clusterWorkload(t, c.kind, n); len(res.Groups) != c.clusters || res.Inexact() != 0 {
+				t.Errorf("%s at %d ranks: %d clusters (%d inexact ranks), Table 6: %d", c.kind, n, len(res.Groups), res.Inexact(), c.clusters)
+			}
+		}
+	}
+}
+
+// clusterWorkload clusters a generated trace of kind at n ranks (two
+// time steps) with the default method.
+func clusterWorkload(t *testing.T, kind string, n int) *Result {
+	t.Helper()
+	p, err := workload.Defaults(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Ranks, p.Grid, p.Iterations = n, nil, 2
+	src, err := workload.New(kind, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Cluster(signAll(t, src), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // TestMethods clusters a small trace with every method: ranks 0-3 call
