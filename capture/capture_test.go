@@ -1,0 +1,165 @@
+package capture
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"kairos/check"
+	"kairos/format"
+	_ "kairos/format/ti"
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+// build compiles the tracer and the test program with Open MPI's mpicc.
+func build(t *testing.T, dir string) (lib, app string) {
+	t.Helper()
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	testenv.Tool(t, "mpirun", "openmpi-bin")
+	src := filepath.Join(dir, FileName)
+	if err := os.WriteFile(src, Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, app = filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "app")
+	run(t, dir, nil, mpicc, "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o", lib, src)
+	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
+	return lib, app
+}
+
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// mpirun runs app on 4 processes of Open MPI with the tracer preloaded,
+// writing the trace to dir/trace, and returns mpirun's output.
+func mpirun(t *testing.T, dir, lib, app string, args ...string) string {
+	t.Helper()
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace")}
+	return run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE", app}, args...)...)
+}
+
+// calls returns each rank's MPI calls in a trace, as comparable text:
+// kind, partners, tag and bytes, without computation.
+func calls(t *testing.T, path string) [][]string {
+	t.Helper()
+	src, _, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]string, src.NumRanks())
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if e.Kind.IsMPI() {
+			out[r] = append(out[r], fmt.Sprintf("%s %d %d %d %d %d %v %v", e.Kind, e.Partner, e.Source, e.Tag, e.SendBytes, e.RecvBytes, e.SendCounts, e.RecvCounts))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTracer traces the test program on Open MPI: a trace of 4 ranks that
+// Kairos validates, with computation between the calls, and with the
+// collective on a sub-communicator (which TI cannot express) left out and
+// counted.
+func TestTracer(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	out := mpirun(t, dir, lib, app, "split")
+	if !strings.Contains(out, "kairos_trace: 4 calls, over all ranks, that TI cannot express were not recorded") {
+		t.Errorf("mpirun output:\n%s", out)
+	}
+	index := filepath.Join(dir, "trace", "index.txt")
+	src, _, err := format.Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
+	if err != nil || !rep.OK() {
+		t.Fatalf("check: %v %+v", err, rep)
+	}
+	got := calls(t, index)
+	// Per rank: init, 3 x 12 calls of the time-step loop, 13 collectives,
+	// finalize.
+	if len(got) != 4 || len(got[1]) != 1+3*12+13+1 {
+		t.Fatalf("%d ranks, rank 1 has %d calls:\n%s", len(got), len(got[1]), strings.Join(got[1], "\n"))
+	}
+	// Rank 1's first time step: the ring (receive from 0 first), the
+	// halo exchange, a wait on one request, sendrecv and allreduce.
+	want := []string{
+		"init -1 -1 0 0 0 [] []",
+		"recv 0 -1 1 0 800 [] []",
+		"send 2 -1 1 800 0 [] []",
+		"irecv 0 -1 2 0 8192 [] []",
+		"irecv 2 -1 3 0 8192 [] []",
+		"isend 2 -1 2 8192 0 [] []",
+		"isend 0 -1 3 8192 0 [] []",
+		"waitall -1 -1 0 0 0 [] []",
+		"irecv 0 -1 4 0 40 [] []",
+		"send 2 -1 4 40 0 [] []",
+		"wait 1 0 4 0 0 [] []",
+		"sendRecv 2 0 0 8 8 [] []",
+		"allreduce -1 -1 0 128 0 [] []",
+	}
+	if !slices.Equal(got[1][:len(want)], want) {
+		t.Errorf("rank 1 begins\n%s\nwant\n%s", strings.Join(got[1][:len(want)], "\n"), strings.Join(want, "\n"))
+	}
+	computes := 0
+	if err := trace.ForEach(src, func(_, _ int, e *trace.Event) error {
+		if e.Kind == trace.Compute && e.Compute > 0 {
+			computes++
+		}
+		return nil
+	}); err != nil || computes < 4*3 {
+		t.Errorf("%d computations recorded (%v)", computes, err)
+	}
+}
+
+// TestTracerMatchesSimGrid: the same program traced by Kairos' tracer on
+// Open MPI and by SimGrid 3.32's own (smpirun -trace-ti) makes the same
+// calls with the same partners, tags and bytes on every rank (the
+// computation differs: it is measured).
+func TestTracerMatchesSimGrid(t *testing.T) {
+	smpicc := testenv.Tool(t, "smpicc", "libsimgrid-dev")
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	mpirun(t, dir, lib, app)
+	ours := calls(t, filepath.Join(dir, "trace", "index.txt"))
+
+	run(t, dir, nil, smpicc, "-O1", "-o", "app_sg", filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
+	plat := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><cluster id="c" prefix="node-" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us"/></platform>
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.xml"), []byte(plat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hf"), []byte("node-0\nnode-1\nnode-2\nnode-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, nil, "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-trace-ti",
+		"--cfg=tracing/filename:sgti", "--cfg=smpi/host-speed:1Gf", "--log=root.thresh:warning", "./app_sg")
+	theirs := calls(t, filepath.Join(dir, "sgti"))
+	if len(ours) != len(theirs) {
+		t.Fatalf("%d ranks, SimGrid %d", len(ours), len(theirs))
+	}
+	for r := range ours {
+		if !slices.Equal(ours[r], theirs[r]) {
+			t.Errorf("rank %d:\nKairos' tracer\n%s\nSimGrid's\n%s", r, strings.Join(ours[r], "\n"), strings.Join(theirs[r], "\n"))
+		}
+	}
+}

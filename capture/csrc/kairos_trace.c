@@ -1,0 +1,471 @@
+/*
+ * kairos_trace.c: Kairos' PMPI tracer. It records an MPI program's calls as
+ * a SimGrid 3.32 time-independent trace, the trace `kairos simulate` and
+ * `smpirun -replay` replay, with the computation between calls measured in
+ * time and written in flops.
+ *
+ * Build and use (any MPI; KAIROS_TRACE and the other variables optional):
+ *
+ *   mpicc -O2 -shared -fPIC -o libkairos_trace.so kairos_trace.c
+ *   mpirun -np 4 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
+ *   kairos check kairos-trace/index.txt
+ *
+ * or link it before the MPI library: mpicc app.c -L. -lkairos_trace.
+ *
+ * Environment:
+ *   KAIROS_TRACE        output directory (default kairos-trace): rank r
+ *                       writes DIR/rank-r.ti, rank 0 DIR/index.txt listing
+ *                       them (SimGrid's description file)
+ *   KAIROS_TRACE_SPEED  flop/s the measured computation is converted at
+ *                       (default 1e9): flops = seconds x speed
+ *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
+ *                       1e-6, SimGrid's smpi/cpu-threshold)
+ *
+ * What is recorded: init, finalize, send, ssend, isend, recv, irecv, wait,
+ * waitall, test, sendrecv, barrier, bcast, reduce, allreduce, alltoall(v),
+ * gather(v), scatter(v), allgather(v), reduce_scatter, scan, exscan, and
+ * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
+ * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
+ * knows only MPI_COMM_WORLD's collectives: collectives on other
+ * communicators, and the calls it cannot express (waitany, waitsome,
+ * testall, persistent requests, one-sided, I/O), are not recorded; rank 0
+ * counts them on stderr at MPI_Finalize.
+ */
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
+#define KT_ANY_TAG (-444)
+
+static FILE *kt_out;
+static int kt_rank = -1, kt_size;
+static double kt_speed = 1e9, kt_min = 1e-6, kt_last;
+static long kt_skipped;
+
+/* A pending isend or irecv: its TI key (src, dst, tag). */
+struct kt_req {
+  MPI_Request req;
+  int src, dst, tag;
+};
+static struct kt_req *kt_reqs;
+static int kt_nreq, kt_capreq;
+
+static int kt_on(void) { return kt_out != NULL; }
+
+/* kt_enter writes the computation since the last call returned. */
+static void kt_enter(void) {
+  if (!kt_on()) return;
+  double gap = PMPI_Wtime() - kt_last;
+  if (gap >= kt_min && gap > 0) fprintf(kt_out, "%d compute %.17g\n", kt_rank, gap * kt_speed);
+}
+
+static void kt_leave(void) {
+  if (kt_on()) kt_last = PMPI_Wtime();
+}
+
+static long kt_bytes(int count, MPI_Datatype t) {
+  int size = 0;
+  if (t != MPI_DATATYPE_NULL) PMPI_Type_size(t, &size);
+  return (long)count * size;
+}
+
+/* kt_world returns comm's rank r as a rank of MPI_COMM_WORLD. */
+static int kt_world(MPI_Comm comm, int r) {
+  if (r == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
+  if (r == MPI_PROC_NULL || comm == MPI_COMM_WORLD) return r;
+  MPI_Group g, w;
+  int out = r;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  PMPI_Group_translate_ranks(g, 1, &r, w, &out);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&w);
+  return out;
+}
+
+static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
+
+/* kt_world_coll reports whether a collective on comm can be recorded. */
+static int kt_world_coll(MPI_Comm comm) {
+  int same = MPI_UNEQUAL;
+  if (comm == MPI_COMM_WORLD) return 1;
+  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+  if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
+  kt_skipped++;
+  return 0;
+}
+
+static void kt_push(MPI_Request req, int src, int dst, int tag) {
+  if (kt_nreq == kt_capreq) {
+    kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
+    kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
+    if (!kt_reqs) abort();
+  }
+  kt_reqs[kt_nreq++] = (struct kt_req){req, src, dst, tag};
+}
+
+/* kt_find returns the index of req among the pending requests, or -1. */
+static int kt_find(MPI_Request req) {
+  for (int i = 0; i < kt_nreq; i++)
+    if (kt_reqs[i].req == req) return i;
+  return -1;
+}
+
+static void kt_drop(int i) {
+  memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
+  kt_nreq--;
+}
+
+/* kt_wait writes "wait src dst tag" for a pending request and forgets it. */
+static void kt_wait(MPI_Request req, const char *action, int done) {
+  int i = kt_find(req);
+  if (i < 0) return; /* not an isend or irecv of ours */
+  fprintf(kt_out, "%d %s %d %d %d\n", kt_rank, action, kt_reqs[i].src, kt_reqs[i].dst, kt_reqs[i].tag);
+  if (done) kt_drop(i);
+}
+
+static void kt_open(void) {
+  const char *dir = getenv("KAIROS_TRACE");
+  const char *s;
+  char path[4096];
+  if (!dir || !*dir) dir = "kairos-trace";
+  if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
+  if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
+    return;
+  }
+  snprintf(path, sizeof path, "%s/rank-%d.ti", dir, kt_rank);
+  if (!(kt_out = fopen(path, "w"))) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
+    return;
+  }
+  setvbuf(kt_out, NULL, _IOFBF, 1 << 20);
+  if (kt_rank == 0) {
+    snprintf(path, sizeof path, "%s/index.txt", dir);
+    FILE *idx = fopen(path, "w");
+    if (idx) {
+      for (int r = 0; r < kt_size; r++) fprintf(idx, "rank-%d.ti\n", r);
+      fclose(idx);
+    }
+  }
+  fprintf(kt_out, "%d init\n", kt_rank);
+  kt_last = PMPI_Wtime();
+}
+
+int MPI_Init(int *argc, char ***argv) {
+  int err = PMPI_Init(argc, argv);
+  kt_open();
+  return err;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  int err = PMPI_Init_thread(argc, argv, required, provided);
+  kt_open();
+  return err;
+}
+
+int MPI_Finalize(void) {
+  if (kt_on()) {
+    kt_enter();
+    fprintf(kt_out, "%d finalize\n", kt_rank);
+    long skipped = 0;
+    PMPI_Reduce(&kt_skipped, &skipped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (kt_rank == 0 && skipped > 0)
+      fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", skipped);
+    fclose(kt_out);
+    kt_out = NULL;
+  }
+  return PMPI_Finalize();
+}
+
+static int kt_send(const char *action, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                   int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm)) {
+  kt_enter();
+  int err = send(buf, count, t, dest, tag, comm);
+  if (kt_on() && dest != MPI_PROC_NULL)
+    fprintf(kt_out, "%d %s %d %d %ld\n", kt_rank, action, kt_world(comm, dest), tag, kt_bytes(count, t));
+  kt_leave();
+  return err;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+  return kt_send("send", buf, count, t, dest, tag, comm, PMPI_Send);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+  return kt_send("send", buf, count, t, dest, tag, comm, PMPI_Ssend);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  kt_enter();
+  int err = PMPI_Isend(buf, count, t, dest, tag, comm, req);
+  if (kt_on() && dest != MPI_PROC_NULL) {
+    int d = kt_world(comm, dest);
+    fprintf(kt_out, "%d isend %d %d %ld\n", kt_rank, d, tag, kt_bytes(count, t));
+    kt_push(*req, kt_rank, d, tag);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter();
+  int err = PMPI_Recv(buf, count, t, src, tag, comm, status);
+  if (kt_on() && src != MPI_PROC_NULL) {
+    int n = 0;
+    PMPI_Get_count(status, t, &n);
+    /* The matched source and tag, so that the replay matches the same message. */
+    fprintf(kt_out, "%d recv %d %d %ld\n", kt_rank, kt_world(comm, status->MPI_SOURCE), status->MPI_TAG, kt_bytes(n, t));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
+  kt_enter();
+  int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
+  if (kt_on() && src != MPI_PROC_NULL) {
+    int s = kt_world(comm, src);
+    fprintf(kt_out, "%d irecv %d %d %ld\n", kt_rank, s, kt_tag(tag), kt_bytes(count, t));
+    kt_push(*req, s, kt_rank, kt_tag(tag));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *status) {
+  MPI_Request r = *req;
+  kt_enter();
+  int err = PMPI_Wait(req, status);
+  if (kt_on()) kt_wait(r, "wait", 1);
+  kt_leave();
+  return err;
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  MPI_Request *saved = malloc((count > 0 ? count : 1) * sizeof *saved);
+  if (!saved) abort();
+  memcpy(saved, reqs, count * sizeof *saved);
+  kt_enter();
+  int err = PMPI_Waitall(count, reqs, statuses);
+  if (kt_on()) {
+    int ours = 0;
+    for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
+    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
+      fprintf(kt_out, "%d waitall\n", kt_rank);
+      kt_nreq = 0;
+    } else {
+      for (int i = 0; i < count; i++) kt_wait(saved[i], "wait", 1);
+    }
+  }
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
+  MPI_Request r = *req;
+  kt_enter();
+  int err = PMPI_Test(req, flag, status);
+  if (kt_on()) kt_wait(r, "test", *flag);
+  kt_leave();
+  return err;
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
+  kt_enter();
+  int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
+  if (kt_on()) /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>", MPI_BYTE is 6 */
+    fprintf(kt_out, "%d sendRecv %ld %d %ld %d 6 6\n", kt_rank, kt_bytes(scount, st), kt_world(comm, dest),
+            kt_bytes(rcount, rt), kt_world(comm, src));
+  kt_leave();
+  return err;
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Barrier(comm);
+  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d barrier\n", kt_rank);
+  kt_leave();
+  return err;
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Bcast(buf, count, t, root, comm);
+  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d bcast %ld %d\n", kt_rank, kt_bytes(count, t), root);
+  kt_leave();
+  return err;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
+  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d reduce %ld 0 %d\n", kt_rank, kt_bytes(count, t), root);
+  kt_leave();
+  return err;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
+  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d allreduce %ld 0\n", kt_rank, kt_bytes(count, t));
+  kt_leave();
+  return err;
+}
+
+static int kt_scan(const char *action, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
+                   MPI_Comm comm, int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) {
+  kt_enter();
+  int err = scan(sbuf, rbuf, count, t, op, comm);
+  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d %s %ld 0\n", kt_rank, action, kt_bytes(count, t));
+  kt_leave();
+  return err;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return kt_scan("scan", sbuf, rbuf, count, t, op, comm, PMPI_Scan);
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return kt_scan("exscan", sbuf, rbuf, count, t, op, comm, PMPI_Exscan);
+}
+
+/* The all-to-all shapes: "<action> <sendbytes> <recvbytes> [root]". */
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on() && kt_world_coll(comm))
+    fprintf(kt_out, "%d alltoall %ld %ld\n", kt_rank, kt_bytes(scount, st), kt_bytes(rcount, rt));
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                  MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on() && kt_world_coll(comm))
+    fprintf(kt_out, "%d allgather %ld %ld\n", kt_rank, kt_bytes(scount, st), kt_bytes(rcount, rt));
+  kt_leave();
+  return err;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+               MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on() && kt_world_coll(comm)) /* rcount matters at the root only; SimGrid takes every rank's */
+    fprintf(kt_out, "%d gather %ld %ld %d\n", kt_rank, kt_bytes(scount, st), kt_bytes(scount, st), root);
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on() && kt_world_coll(comm))
+    fprintf(kt_out, "%d scatter %ld %ld %d\n", kt_rank, kt_bytes(rcount, rt), kt_bytes(rcount, rt), root);
+  kt_leave();
+  return err;
+}
+
+/* kt_counts writes n per-rank counts as bytes. */
+static void kt_counts(const int *counts, MPI_Datatype t, int n) {
+  for (int i = 0; i < n; i++) fprintf(kt_out, " %ld", counts ? kt_bytes(counts[i], t) : 0L);
+}
+
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
+                  const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
+  if (kt_on() && kt_world_coll(comm)) {
+    long sb = 0, rb = 0;
+    for (int i = 0; i < kt_size; i++) sb += kt_bytes(scounts[i], st), rb += kt_bytes(rcounts[i], rt);
+    fprintf(kt_out, "%d alltoallv %ld", kt_rank, sb);
+    kt_counts(scounts, st, kt_size);
+    fprintf(kt_out, " %ld", rb);
+    kt_counts(rcounts, rt, kt_size);
+    fputc('\n', kt_out);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                   MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+  if (kt_on() && kt_world_coll(comm)) {
+    fprintf(kt_out, "%d allgatherv %ld", kt_rank, kt_bytes(scount, st));
+    kt_counts(rcounts, rt, kt_size);
+    fputc('\n', kt_out);
+  }
+  kt_leave();
+  return err;
+}
+
+/* Receive counts of gatherv and send counts of scatterv are significant at
+ * the root only: other ranks write zeros, as SimGrid's tracer does. */
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+  if (kt_on() && kt_world_coll(comm)) {
+    fprintf(kt_out, "%d gatherv %ld", kt_rank, kt_bytes(scount, st));
+    kt_counts(kt_rank == root ? rcounts : NULL, rt, kt_size);
+    fprintf(kt_out, " %d\n", root);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype st, void *rbuf, int rcount,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+  if (kt_on() && kt_world_coll(comm)) {
+    fprintf(kt_out, "%d scatterv", kt_rank);
+    kt_counts(kt_rank == root ? scounts : NULL, st, kt_size);
+    fprintf(kt_out, " %ld %d\n", kt_bytes(rcount, rt), root);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter();
+  int err = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
+  if (kt_on() && kt_world_coll(comm)) {
+    fprintf(kt_out, "%d reducescatter", kt_rank);
+    kt_counts(rcounts, t, kt_size);
+    fputs(" 0\n", kt_out);
+  }
+  kt_leave();
+  return err;
+}
+
+/* Calls TI cannot express: counted, not recorded. */
+#define KT_SKIP(call, args)  \
+  {                          \
+    kt_enter();              \
+    int err = call args;     \
+    if (kt_on()) kt_skipped++; \
+    kt_leave();              \
+    return err;              \
+  }
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) KT_SKIP(PMPI_Waitany, (n, reqs, index, status))
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) KT_SKIP(PMPI_Waitsome, (n, reqs, outcount, idx, st))
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) KT_SKIP(PMPI_Testall, (n, reqs, flag, st))

@@ -1,0 +1,69 @@
+/* A small MPI program for the tracer's test: a ring, a halo exchange with
+ * isend/irecv/waitall, a wait on one request, sendrecv, and the collectives
+ * TI records, with computation between them. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile double sink;
+
+static void work(int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += i * 0.5;
+  sink = s;
+}
+
+int main(int argc, char **argv) {
+  int r, n;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  int right = (r + 1) % n, left = (r + n - 1) % n;
+  double buf[1024] = {0}, in[1024], in2[1024];
+  for (int it = 0; it < 3; it++) {
+    work(200000);
+    if (r == 0) {
+      MPI_Send(buf, 100, MPI_DOUBLE, right, 1, MPI_COMM_WORLD);
+      MPI_Recv(in, 100, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(in, 100, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 100, MPI_DOUBLE, right, 1, MPI_COMM_WORLD);
+    }
+    MPI_Request q[4];
+    MPI_Irecv(in, 1024, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &q[0]);
+    MPI_Irecv(in2, 1024, MPI_DOUBLE, right, 3, MPI_COMM_WORLD, &q[1]);
+    MPI_Isend(buf, 1024, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &q[2]);
+    MPI_Isend(buf, 1024, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, &q[3]);
+    MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+    MPI_Irecv(in, 10, MPI_INT, left, 4, MPI_COMM_WORLD, &q[0]);
+    MPI_Send(buf, 10, MPI_INT, right, 4, MPI_COMM_WORLD);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Sendrecv(buf, 8, MPI_CHAR, right, 5, in, 8, MPI_CHAR, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Allreduce(buf, in, 16, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  int counts[64], displs[64];
+  for (int i = 0; i < n; i++) counts[i] = 2, displs[i] = 2 * i;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Bcast(buf, 32, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+  MPI_Reduce(buf, in, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Alltoall(buf, 2, MPI_DOUBLE, in, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Allgather(buf, 3, MPI_INT, in, 3, MPI_INT, MPI_COMM_WORLD);
+  MPI_Gather(buf, 4, MPI_DOUBLE, in, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Scatter(buf, 4, MPI_DOUBLE, in, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Alltoallv(buf, counts, displs, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Allgatherv(buf, 2, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
+  MPI_Gatherv(buf, 2, MPI_DOUBLE, in, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Scatterv(buf, counts, displs, MPI_DOUBLE, in, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Reduce_scatter(buf, in, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Scan(buf, in, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (argc > 1 && strcmp(argv[1], "split") == 0) {
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
+    MPI_Barrier(half); /* not MPI_COMM_WORLD: TI cannot express it */
+    MPI_Comm_free(&half);
+  }
+  work(100000);
+  MPI_Finalize();
+  return 0;
+}

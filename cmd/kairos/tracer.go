@@ -1,0 +1,54 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"kairos/capture"
+)
+
+func init() { verbs = append(verbs, newTracerCmd) }
+
+func newTracerCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "tracer [-o FILE]",
+		Short: "Write the C source of Kairos' PMPI tracer, to record MPI programs",
+		Long: `Tracer writes the C source of Kairos' PMPI tracer (default ` + capture.FileName + `).
+Built with the cluster's own mpicc and preloaded, it records an MPI program's
+calls on any MPI as a SimGrid time-independent trace, which every Kairos verb
+and SimGrid's smpirun -replay read: the calls with their partners, tags and
+sizes (in bytes), and the computation between them measured in time and
+written in flops.
+
+  mpicc -O2 -shared -fPIC -o libkairos_trace.so kairos_trace.c
+  mpirun -np 64 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
+  kairos simulate kairos-trace/index.txt --cluster 64x1Gf,10GBps,1us
+
+Environment of the traced run: KAIROS_TRACE, the output directory
+(kairos-trace: rank r writes rank-r.ti, rank 0 index.txt); KAIROS_TRACE_SPEED,
+the flop/s computation is converted at (1e9); KAIROS_TRACE_MIN, the shortest
+computation recorded in seconds (1e-6, SimGrid's smpi/cpu-threshold).
+
+A time-independent trace knows only MPI_COMM_WORLD's collectives: the
+tracer leaves out collectives on other communicators and the calls TI
+cannot express (waitany, waitsome, testall), and says how many at
+MPI_Finalize. Its output is the same, call for call, as SimGrid 3.32's own
+tracer (smpirun -trace-ti) on the same program (a test).`,
+		Example: `  kairos tracer
+  kairos tracer -o - | less`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				out = capture.FileName
+			}
+			return writeOutput(cmd, out, func(w io.Writer) error {
+				_, err := w.Write(capture.Source)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write the source to (- for stdout; default "+capture.FileName+")")
+	return cmd
+}
