@@ -31,7 +31,7 @@ func build(t *testing.T, dir string) (lib, app string) {
 	return lib, app
 }
 
-func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+func run(t testing.TB, dir string, env []string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -162,4 +162,42 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 			t.Errorf("rank %d:\nKairos' tracer\n%s\nSimGrid's\n%s", r, strings.Join(ours[r], "\n"), strings.Join(theirs[r], "\n"))
 		}
 	}
+}
+
+// BenchmarkTracerOverhead times a ping-pong of 8-byte messages between two
+// Open MPI processes (200,000 round trips) with and without the tracer and
+// reports the time per round trip (a send and a receive on each side).
+func BenchmarkTracerOverhead(b *testing.B) {
+	dir := b.TempDir()
+	mpicc := testenv.Tool(b, "mpicc", "libopenmpi-dev")
+	testenv.Tool(b, "mpirun", "openmpi-bin")
+	src := filepath.Join(dir, FileName)
+	if err := os.WriteFile(src, Source, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	lib, prog := filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "overhead")
+	run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-o", lib, src)
+	run(b, dir, nil, mpicc, "-O2", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "overhead.c"))
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace")}
+	var plain, traced float64
+	for b.Loop() {
+		for _, preload := range []bool{false, true} {
+			args := []string{"--oversubscribe", "-np", "2"}
+			if preload {
+				args = append(args, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE")
+			}
+			out := strings.Fields(run(b, dir, env, "mpirun", append(args, prog, "200000")...))
+			var s float64
+			if _, err := fmt.Sscan(out[len(out)-1], &s); err != nil {
+				b.Fatal(err)
+			}
+			if preload {
+				traced += s
+			} else {
+				plain += s
+			}
+		}
+	}
+	b.ReportMetric(plain/float64(b.N)*1e9, "ns/roundtrip-plain")
+	b.ReportMetric(traced/float64(b.N)*1e9, "ns/roundtrip-traced")
 }

@@ -56,11 +56,80 @@ static int kt_nreq, kt_capreq;
 
 static int kt_on(void) { return kt_out != NULL; }
 
+/* Lines are formatted by hand into a buffer: fprintf would be most of the
+ * tracer's cost per call. kt_line starts "<rank> <action>", kt_num adds
+ * " <n>", kt_eol ends the line. */
+static char kt_buf[1 << 16];
+static size_t kt_len;
+
+static void kt_flush(void) {
+  if (kt_len > 0) fwrite(kt_buf, 1, kt_len, kt_out);
+  kt_len = 0;
+}
+
+static void kt_room(size_t n) {
+  if (kt_len + n > sizeof kt_buf) kt_flush();
+}
+
+/* kt_digits writes v in decimal. */
+static void kt_digits(long v) {
+  char tmp[24];
+  int i = 0;
+  unsigned long u = v < 0 ? -(unsigned long)v : (unsigned long)v;
+  do tmp[i++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  kt_room(i + 1);
+  if (v < 0) kt_buf[kt_len++] = '-';
+  while (i > 0) kt_buf[kt_len++] = tmp[--i];
+}
+
+static void kt_num(long v) {
+  kt_room(1);
+  kt_buf[kt_len++] = ' ';
+  kt_digits(v);
+}
+
+static void kt_line(const char *action) {
+  size_t n = strlen(action);
+  kt_digits(kt_rank);
+  kt_room(n + 1);
+  kt_buf[kt_len++] = ' ';
+  memcpy(kt_buf + kt_len, action, n);
+  kt_len += n;
+}
+
+static void kt_eol(void) {
+  kt_room(1);
+  kt_buf[kt_len++] = '\n';
+}
+
+/* kt_p2p writes "<action> <peer> <tag> <bytes>". */
+static void kt_p2p(const char *action, int peer, int tag, long bytes) {
+  kt_line(action);
+  kt_num(peer);
+  kt_num(tag);
+  kt_num(bytes);
+  kt_eol();
+}
+
+/* kt_coll writes a collective's action and its n arguments. */
+static void kt_coll(const char *action, int n, const long *args) {
+  kt_line(action);
+  for (int i = 0; i < n; i++) kt_num(args[i]);
+  kt_eol();
+}
+
+
 /* kt_enter writes the computation since the last call returned. */
 static void kt_enter(void) {
   if (!kt_on()) return;
   double gap = PMPI_Wtime() - kt_last;
-  if (gap >= kt_min && gap > 0) fprintf(kt_out, "%d compute %.17g\n", kt_rank, gap * kt_speed);
+  if (gap >= kt_min && gap > 0) {
+    kt_line("compute");
+    kt_room(32);
+    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", gap * kt_speed);
+    kt_eol();
+  }
 }
 
 static void kt_leave(void) {
@@ -124,7 +193,11 @@ static void kt_drop(int i) {
 static void kt_wait(MPI_Request req, const char *action, int done) {
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  fprintf(kt_out, "%d %s %d %d %d\n", kt_rank, action, kt_reqs[i].src, kt_reqs[i].dst, kt_reqs[i].tag);
+  kt_line(action);
+  kt_num(kt_reqs[i].src);
+  kt_num(kt_reqs[i].dst);
+  kt_num(kt_reqs[i].tag);
+  kt_eol();
   if (done) kt_drop(i);
 }
 
@@ -146,7 +219,6 @@ static void kt_open(void) {
     fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
     return;
   }
-  setvbuf(kt_out, NULL, _IOFBF, 1 << 20);
   if (kt_rank == 0) {
     snprintf(path, sizeof path, "%s/index.txt", dir);
     FILE *idx = fopen(path, "w");
@@ -155,7 +227,8 @@ static void kt_open(void) {
       fclose(idx);
     }
   }
-  fprintf(kt_out, "%d init\n", kt_rank);
+  kt_line("init");
+  kt_eol();
   kt_last = PMPI_Wtime();
 }
 
@@ -174,11 +247,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter();
-    fprintf(kt_out, "%d finalize\n", kt_rank);
+    kt_line("finalize");
+    kt_eol();
     long skipped = 0;
     PMPI_Reduce(&kt_skipped, &skipped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (kt_rank == 0 && skipped > 0)
       fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", skipped);
+    kt_flush();
     fclose(kt_out);
     kt_out = NULL;
   }
@@ -190,7 +265,7 @@ static int kt_send(const char *action, const void *buf, int count, MPI_Datatype 
   kt_enter();
   int err = send(buf, count, t, dest, tag, comm);
   if (kt_on() && dest != MPI_PROC_NULL)
-    fprintf(kt_out, "%d %s %d %d %ld\n", kt_rank, action, kt_world(comm, dest), tag, kt_bytes(count, t));
+    kt_p2p(action, kt_world(comm, dest), tag, kt_bytes(count, t));
   kt_leave();
   return err;
 }
@@ -208,7 +283,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
   int err = PMPI_Isend(buf, count, t, dest, tag, comm, req);
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
-    fprintf(kt_out, "%d isend %d %d %ld\n", kt_rank, d, tag, kt_bytes(count, t));
+    kt_p2p("isend", d, tag, kt_bytes(count, t));
     kt_push(*req, kt_rank, d, tag);
   }
   kt_leave();
@@ -224,7 +299,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
     int n = 0;
     PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
-    fprintf(kt_out, "%d recv %d %d %ld\n", kt_rank, kt_world(comm, status->MPI_SOURCE), status->MPI_TAG, kt_bytes(n, t));
+    kt_p2p("recv", kt_world(comm, status->MPI_SOURCE), status->MPI_TAG, kt_bytes(n, t));
   }
   kt_leave();
   return err;
@@ -235,7 +310,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
   if (kt_on() && src != MPI_PROC_NULL) {
     int s = kt_world(comm, src);
-    fprintf(kt_out, "%d irecv %d %d %ld\n", kt_rank, s, kt_tag(tag), kt_bytes(count, t));
+    kt_p2p("irecv", s, kt_tag(tag), kt_bytes(count, t));
     kt_push(*req, s, kt_rank, kt_tag(tag));
   }
   kt_leave();
@@ -261,7 +336,8 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     int ours = 0;
     for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
     if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
-      fprintf(kt_out, "%d waitall\n", kt_rank);
+      kt_line("waitall");
+      kt_eol();
       kt_nreq = 0;
     } else {
       for (int i = 0; i < count; i++) kt_wait(saved[i], "wait", 1);
@@ -285,9 +361,16 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
                  MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
   kt_enter();
   int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
-  if (kt_on()) /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>", MPI_BYTE is 6 */
-    fprintf(kt_out, "%d sendRecv %ld %d %ld %d 6 6\n", kt_rank, kt_bytes(scount, st), kt_world(comm, dest),
-            kt_bytes(rcount, rt), kt_world(comm, src));
+  if (kt_on()) { /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>", MPI_BYTE is 6 */
+    kt_line("sendRecv");
+    kt_num(kt_bytes(scount, st));
+    kt_num(kt_world(comm, dest));
+    kt_num(kt_bytes(rcount, rt));
+    kt_num(kt_world(comm, src));
+    kt_num(6);
+    kt_num(6);
+    kt_eol();
+  }
   kt_leave();
   return err;
 }
@@ -295,7 +378,7 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
 int MPI_Barrier(MPI_Comm comm) {
   kt_enter();
   int err = PMPI_Barrier(comm);
-  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d barrier\n", kt_rank);
+  if (kt_on() && kt_world_coll(comm)) kt_coll("barrier", 0, NULL);
   kt_leave();
   return err;
 }
@@ -303,7 +386,7 @@ int MPI_Barrier(MPI_Comm comm) {
 int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
   kt_enter();
   int err = PMPI_Bcast(buf, count, t, root, comm);
-  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d bcast %ld %d\n", kt_rank, kt_bytes(count, t), root);
+  if (kt_on() && kt_world_coll(comm)) kt_coll("bcast", 2, (long[]){kt_bytes(count, t), root});
   kt_leave();
   return err;
 }
@@ -311,7 +394,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
   kt_enter();
   int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
-  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d reduce %ld 0 %d\n", kt_rank, kt_bytes(count, t), root);
+  if (kt_on() && kt_world_coll(comm)) kt_coll("reduce", 3, (long[]){kt_bytes(count, t), 0, root});
   kt_leave();
   return err;
 }
@@ -319,7 +402,7 @@ int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   kt_enter();
   int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
-  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d allreduce %ld 0\n", kt_rank, kt_bytes(count, t));
+  if (kt_on() && kt_world_coll(comm)) kt_coll("allreduce", 2, (long[]){kt_bytes(count, t), 0});
   kt_leave();
   return err;
 }
@@ -328,7 +411,7 @@ static int kt_scan(const char *action, const void *sbuf, void *rbuf, int count, 
                    MPI_Comm comm, int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) {
   kt_enter();
   int err = scan(sbuf, rbuf, count, t, op, comm);
-  if (kt_on() && kt_world_coll(comm)) fprintf(kt_out, "%d %s %ld 0\n", kt_rank, action, kt_bytes(count, t));
+  if (kt_on() && kt_world_coll(comm)) kt_coll(action, 2, (long[]){kt_bytes(count, t), 0});
   kt_leave();
   return err;
 }
@@ -346,7 +429,7 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int 
   kt_enter();
   int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
   if (kt_on() && kt_world_coll(comm))
-    fprintf(kt_out, "%d alltoall %ld %ld\n", kt_rank, kt_bytes(scount, st), kt_bytes(rcount, rt));
+    kt_coll("alltoall", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)});
   kt_leave();
   return err;
 }
@@ -356,7 +439,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int
   kt_enter();
   int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
   if (kt_on() && kt_world_coll(comm))
-    fprintf(kt_out, "%d allgather %ld %ld\n", kt_rank, kt_bytes(scount, st), kt_bytes(rcount, rt));
+    kt_coll("allgather", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)});
   kt_leave();
   return err;
 }
@@ -366,7 +449,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rc
   kt_enter();
   int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
   if (kt_on() && kt_world_coll(comm)) /* rcount matters at the root only; SimGrid takes every rank's */
-    fprintf(kt_out, "%d gather %ld %ld %d\n", kt_rank, kt_bytes(scount, st), kt_bytes(scount, st), root);
+    kt_coll("gather", 3, (long[]){kt_bytes(scount, st), kt_bytes(scount, st), root});
   kt_leave();
   return err;
 }
@@ -376,14 +459,14 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
   kt_enter();
   int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
   if (kt_on() && kt_world_coll(comm))
-    fprintf(kt_out, "%d scatter %ld %ld %d\n", kt_rank, kt_bytes(rcount, rt), kt_bytes(rcount, rt), root);
+    kt_coll("scatter", 3, (long[]){kt_bytes(rcount, rt), kt_bytes(rcount, rt), root});
   kt_leave();
   return err;
 }
 
 /* kt_counts writes n per-rank counts as bytes. */
 static void kt_counts(const int *counts, MPI_Datatype t, int n) {
-  for (int i = 0; i < n; i++) fprintf(kt_out, " %ld", counts ? kt_bytes(counts[i], t) : 0L);
+  for (int i = 0; i < n; i++) kt_num(counts ? kt_bytes(counts[i], t) : 0L);
 }
 
 int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
@@ -393,11 +476,12 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
   if (kt_on() && kt_world_coll(comm)) {
     long sb = 0, rb = 0;
     for (int i = 0; i < kt_size; i++) sb += kt_bytes(scounts[i], st), rb += kt_bytes(rcounts[i], rt);
-    fprintf(kt_out, "%d alltoallv %ld", kt_rank, sb);
+    kt_line("alltoallv");
+    kt_num(sb);
     kt_counts(scounts, st, kt_size);
-    fprintf(kt_out, " %ld", rb);
+    kt_num(rb);
     kt_counts(rcounts, rt, kt_size);
-    fputc('\n', kt_out);
+    kt_eol();
   }
   kt_leave();
   return err;
@@ -408,9 +492,10 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, co
   kt_enter();
   int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
   if (kt_on() && kt_world_coll(comm)) {
-    fprintf(kt_out, "%d allgatherv %ld", kt_rank, kt_bytes(scount, st));
+    kt_line("allgatherv");
+    kt_num(kt_bytes(scount, st));
     kt_counts(rcounts, rt, kt_size);
-    fputc('\n', kt_out);
+    kt_eol();
   }
   kt_leave();
   return err;
@@ -423,9 +508,11 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const
   kt_enter();
   int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
   if (kt_on() && kt_world_coll(comm)) {
-    fprintf(kt_out, "%d gatherv %ld", kt_rank, kt_bytes(scount, st));
+    kt_line("gatherv");
+    kt_num(kt_bytes(scount, st));
     kt_counts(kt_rank == root ? rcounts : NULL, rt, kt_size);
-    fprintf(kt_out, " %d\n", root);
+    kt_num(root);
+    kt_eol();
   }
   kt_leave();
   return err;
@@ -436,9 +523,11 @@ int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Da
   kt_enter();
   int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
   if (kt_on() && kt_world_coll(comm)) {
-    fprintf(kt_out, "%d scatterv", kt_rank);
+    kt_line("scatterv");
     kt_counts(kt_rank == root ? scounts : NULL, st, kt_size);
-    fprintf(kt_out, " %ld %d\n", kt_bytes(rcount, rt), root);
+    kt_num(kt_bytes(rcount, rt));
+    kt_num(root);
+    kt_eol();
   }
   kt_leave();
   return err;
@@ -448,9 +537,10 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Dat
   kt_enter();
   int err = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
   if (kt_on() && kt_world_coll(comm)) {
-    fprintf(kt_out, "%d reducescatter", kt_rank);
+    kt_line("reducescatter");
     kt_counts(rcounts, t, kt_size);
-    fputs(" 0\n", kt_out);
+    kt_num(0);
+    kt_eol();
   }
   kt_leave();
   return err;
