@@ -31,7 +31,8 @@ func ParseMeasure(name string) (Measure, error) {
 	return Bytes, fmt.Errorf("unknown matrix measure %q (want bytes or count)", name)
 }
 
-func (m Measure) of(p Pair) int64 {
+// Of returns pair p's traffic in measure m.
+func (m Measure) Of(p Pair) int64 {
 	if m == Count {
 		return p.Messages
 	}
@@ -173,14 +174,15 @@ func (s *Stats) WriteMatrix(w io.Writer, m Measure, asCSV bool) error {
 		return tw.Flush()
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "src\tdst\t%s\t\n", m.name())
+	fmt.Fprintf(tw, "src\tdst\t%s\t\n", m.Name())
 	for _, p := range s.Matrix {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t\n", p.Src, p.Dst, m.of(p))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t\n", p.Src, p.Dst, m.Of(p))
 	}
 	return tw.Flush()
 }
 
-func (m Measure) name() string {
+// Name is the unit of measure m: "bytes" or "messages".
+func (m Measure) Name() string {
 	if m == Count {
 		return "messages"
 	}
@@ -209,7 +211,7 @@ func (s *Stats) denseMatrix(w io.Writer, m Measure, sep byte) error {
 		clear(row)
 		for ; i < len(s.Matrix) && s.Matrix[i].Src == src; i++ {
 			if d := s.Matrix[i].Dst; d >= 0 && d < s.Ranks {
-				row[d] += m.of(s.Matrix[i])
+				row[d] += m.Of(s.Matrix[i])
 			}
 		}
 		bw.WriteString(strconv.Itoa(src))

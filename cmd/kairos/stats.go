@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"kairos/internal/fileio"
+	"kairos/plot"
 	"kairos/stats"
 )
 
@@ -12,9 +16,9 @@ func init() { verbs = append(verbs, newStatsCmd) }
 
 func newStatsCmd() *cobra.Command {
 	var (
-		asJSON, asCSV bool
-		matrix, out   string
-		top           int
+		asJSON, asCSV    bool
+		matrix, out, svg string
+		top              int
 	)
 	cmd := &cobra.Command{
 		Use:   "stats [flags] TRACE",
@@ -60,6 +64,11 @@ and scatter: the root's only).
 			if err != nil {
 				return naming(args[0], err)
 			}
+			if svg != "" {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return matrixSVG(w, s, measure, args[0]) }); err != nil {
+					return err
+				}
+			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {
 				case asJSON:
@@ -78,6 +87,17 @@ and scatter: the root's only).
 	f.BoolVar(&asCSV, "csv", false, "print the matrix (with --matrix) or the per-rank table as CSV")
 	f.StringVar(&matrix, "matrix", "", "print the point-to-point matrix of bytes or count")
 	f.IntVar(&top, "top", stats.DefaultTop, "number of top pairs and partners per rank")
+	f.StringVar(&svg, "svg", "", "also draw the point-to-point matrix (of --matrix's measure, bytes by default) as an SVG heat map in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
+}
+
+// matrixSVG draws the point-to-point matrix of measure m as a heat map.
+func matrixSVG(w io.Writer, s *stats.Stats, m stats.Measure, name string) error {
+	cells := make([]plot.Cell, 0, len(s.Matrix))
+	for _, p := range s.Matrix {
+		cells = append(cells, plot.Cell{Row: p.Src, Col: p.Dst, Value: float64(m.Of(p))})
+	}
+	title := fmt.Sprintf("%s: point-to-point %s, %d ranks", filepath.Base(name), m.Name(), s.Ranks)
+	return plot.Heatmap(w, s.Ranks, cells, plot.HeatmapOptions{Title: title, RowLabel: "source rank", ColLabel: "destination rank", Unit: m.Name()})
 }

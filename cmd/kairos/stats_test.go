@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,28 @@ func TestStatsCLIUsage(t *testing.T) {
 	}
 	if code, _, errs := csRun("stats", filepath.Join(t.TempDir(), "no.ktr")); code != 1 || !strings.Contains(errs, "no.ktr") {
 		t.Errorf("missing file: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestStatsSVG draws the communication matrix of a generated stencil as a
+// heat map: one cell per communicating pair, well-formed SVG.
+func TestStatsSVG(t *testing.T) {
+	dir := t.TempDir()
+	tr, svg := filepath.Join(dir, "st.ktr"), filepath.Join(dir, "m.svg")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "2", "-o", tr); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	code, _, errs := csRun("stats", "--svg", svg, "--matrix", "count", "--csv", tr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if err := xml.Unmarshal(data, new(struct{})); err != nil || !strings.Contains(s, "st.ktr: point-to-point messages, 16 ranks") ||
+		!strings.Contains(s, "<title>5 → 6: 2 messages</title>") {
+		t.Errorf("SVG (%v):\n%.600s", err, s)
 	}
 }
