@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/platform"
+	"kairos/plot"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -43,6 +45,7 @@ type simulateFlags struct {
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
 	timed, timedFormat, perfetto, paje   string
+	svg                                  string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -133,6 +136,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.WritableNames()+")")
 	fl.StringVar(&f.perfetto, "perfetto", "", "write a Perfetto / Chrome trace JSON timeline to this file")
 	fl.StringVar(&f.paje, "paje", "", "write a Paje trace (for ViTE) to this file")
+	fl.StringVar(&f.svg, "svg", "", "draw the run (each rank's computation, communication and wait) or the sweep (time against the scale) as SVG in this file")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every action's end date and duration, as SimGrid's verbose replay")
 	fl.BoolVar(&f.perRank, "ranks", false, "print every rank's finish time and breakdown")
 	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
@@ -304,6 +308,11 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	if f.paje != "" {
 		if err := fileio.WriteFile(f.paje, func(w io.Writer) error { return sim.WritePaje(w, timed.T, names) }); err != nil {
+			return err
+		}
+	}
+	if f.svg != "" {
+		if err := fileio.WriteFile(f.svg, func(w io.Writer) error { return rankBars(w, res, filepath.Base(path)+" on "+p.Name) }); err != nil {
 			return err
 		}
 	}
@@ -560,4 +569,18 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 		return "simgrid"
 	}
 	return "incremental"
+}
+
+// rankBars draws each rank's computation, communication and wait time.
+func rankBars(w io.Writer, res *sim.Result, title string) error {
+	labels := make([]string, len(res.Ranks))
+	stacks := make([][]float64, 3)
+	for i, r := range res.Ranks {
+		labels[i] = strconv.Itoa(i)
+		stacks[0] = append(stacks[0], r.Compute)
+		stacks[1] = append(stacks[1], r.Comm)
+		stacks[2] = append(stacks[2], r.Wait)
+	}
+	return plot.Bars(w, labels, []string{"computation", "communication", "wait"}, stacks,
+		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})
 }

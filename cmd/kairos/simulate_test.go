@@ -630,3 +630,34 @@ func TestSimulateTimedRoundTrip(t *testing.T) {
 		t.Errorf("simulated %.12f s, then %.12f s from its timed trace", times[0], times[1])
 	}
 }
+
+// TestSimulateSVG draws a run (a bar per rank) and a sweep (a line per
+// latency, the bandwidth scale across) as SVG.
+func TestSimulateSVG(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	dir := t.TempDir()
+	run, sweep := filepath.Join(dir, "run.svg"), filepath.Join(dir, "sweep.svg")
+	if code, _, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--svg", run); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	if code, _, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--bw-scale", "1,2,4", "--lat-scale", "1,0.5", "--svg", sweep); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errs)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{run, []string{"ring.ti on 4x1Gf,125MBps,50us: 0.042675 s simulated", "<title>3 communication: "}},
+		{sweep, []string{"bandwidth scale", "latency x0.5, speed x1", "<title>latency x1, speed x1: 4, "}},
+	} {
+		data, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s lacks %q", filepath.Base(c.path), w)
+			}
+		}
+	}
+}

@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"kairos/format"
+	"kairos/internal/fileio"
+	"kairos/plot"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -97,10 +101,63 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 			out.Runs[i].Speedup = out.Runs[0].SimulatedTime / t
 		}
 	}
+	if f.svg != "" {
+		if err := fileio.WriteFile(f.svg, func(w io.Writer) error { return sweepLines(w, &out, f) }); err != nil {
+			return err
+		}
+	}
 	if f.json {
 		return writeJSON(cmd.OutOrStdout(), out)
 	}
 	return writeSweepText(cmd.OutOrStdout(), &out)
+}
+
+// sweepLines draws the sweep's simulated times against its first varying
+// scale, a line for each setting of the other two.
+func sweepLines(w io.Writer, s *sweepJSON, f *simulateFlags) error {
+	axis, name := func(r sweepRow) float64 { return r.BwScale }, "bandwidth"
+	rest := func(r sweepRow) string { return fmt.Sprintf("latency x%g, speed x%g", r.LatScale, r.SpeedScale) }
+	switch {
+	case len(f.bwScale) > 1:
+	case len(f.latScale) > 1:
+		axis, name = func(r sweepRow) float64 { return r.LatScale }, "latency"
+		rest = func(r sweepRow) string { return fmt.Sprintf("bandwidth x%g, speed x%g", r.BwScale, r.SpeedScale) }
+	default:
+		axis, name = func(r sweepRow) float64 { return r.SpeedScale }, "speed"
+		rest = func(r sweepRow) string { return fmt.Sprintf("bandwidth x%g, latency x%g", r.BwScale, r.LatScale) }
+	}
+	var series []plot.Series
+	index := map[string]int{}
+	for _, r := range s.Runs {
+		k := rest(r)
+		i, ok := index[k]
+		if !ok {
+			i = len(series)
+			index[k] = i
+			series = append(series, plot.Series{Name: k})
+		}
+		series[i].X = append(series[i].X, axis(r))
+		series[i].Y = append(series[i].Y, r.SimulatedTime)
+	}
+	for i := range series {
+		sortSeries(&series[i])
+	}
+	return plot.Lines(w, series, plot.ChartOptions{Title: filepath.Base(s.Trace) + " on " + s.Platform + ", " + s.Model + " model",
+		XLabel: name + " scale", YLabel: "simulated time (s)", LogX: true})
+}
+
+// sortSeries orders a series' points by x.
+func sortSeries(s *plot.Series) {
+	idx := make([]int, len(s.X))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
+	x, y := make([]float64, len(idx)), make([]float64, len(idx))
+	for i, j := range idx {
+		x[i], y[i] = s.X[j], s.Y[j]
+	}
+	s.X, s.Y = x, y
 }
 
 func writeSweepText(w io.Writer, s *sweepJSON) error {

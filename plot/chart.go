@@ -1,0 +1,208 @@
+package plot
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"math"
+)
+
+// Series is one line of a line chart.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// ChartOptions label a chart.
+type ChartOptions struct {
+	Title, XLabel, YLabel string
+	// LogX puts the x axis on a base-2 logarithmic scale (what-if
+	// factors: 0.5, 1, 2, 4).
+	LogX bool
+}
+
+// palette are the series' colours (Okabe and Ito's, readable by most
+// colour-blind readers).
+var palette = []string{"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000"}
+
+// chart is the drawing area of a chart and its data ranges.
+type chart struct {
+	bw              *bufio.Writer
+	x0, x1, y0, y1  float64 // data ranges
+	left, top, w, h float64 // plot area in pixels
+	logX            bool
+}
+
+func newChart(w io.Writer, o ChartOptions, x0, x1, y0, y1 float64) *chart {
+	c := &chart{bw: bufio.NewWriter(w), x0: x0, x1: x1, y0: y0, y1: y1, left: 80, top: 40, w: 560, h: 360, logX: o.LogX}
+	fmt.Fprintf(c.bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", 820, 460, 820, 460)
+	c.bw.WriteString(`<rect width="820" height="460" fill="white"/>` + "\n")
+	fmt.Fprintf(c.bw, `<text x="%s" y="22" font-size="14">%s</text>`+"\n", num(c.left), html.EscapeString(o.Title))
+	fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888"/>`+"\n", num(c.left), num(c.top), num(c.w), num(c.h))
+	fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(c.left+c.w/2), num(c.top+c.h+40), html.EscapeString(o.XLabel))
+	fmt.Fprintf(c.bw, `<text x="18" y="%s" text-anchor="middle" transform="rotate(-90 18 %s)">%s</text>`+"\n", num(c.top+c.h/2), num(c.top+c.h/2), html.EscapeString(o.YLabel))
+	return c
+}
+
+func (c *chart) px(x float64) float64 {
+	if c.logX {
+		x, x0, x1 := math.Log2(x), math.Log2(c.x0), math.Log2(c.x1)
+		if x1 == x0 {
+			return c.left + c.w/2
+		}
+		return c.left + (x-x0)/(x1-x0)*c.w
+	}
+	if c.x1 == c.x0 {
+		return c.left + c.w/2
+	}
+	return c.left + (x-c.x0)/(c.x1-c.x0)*c.w
+}
+
+func (c *chart) py(y float64) float64 {
+	if c.y1 == c.y0 {
+		return c.top + c.h/2
+	}
+	return c.top + c.h - (y-c.y0)/(c.y1-c.y0)*c.h
+}
+
+// yTicks draws the y axis' ticks and grid at nice values.
+func (c *chart) yTicks() {
+	for _, t := range niceTicks(c.y0, c.y1, 5) {
+		y := c.py(t)
+		fmt.Fprintf(c.bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd"/>`+"\n", num(c.left), num(y), num(c.left+c.w), num(y))
+		fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", num(c.left-6), num(y), num(t))
+	}
+}
+
+// xTick draws an x tick labelled with its value.
+func (c *chart) xTick(x float64, label string) {
+	fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(c.px(x)), num(c.top+c.h+18), html.EscapeString(label))
+}
+
+// legend lists names with their colours right of the plot.
+func (c *chart) legend(names []string) {
+	for i, n := range names {
+		y := c.top + 10 + float64(i)*18
+		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", num(c.left+c.w+14), num(y-6), palette[i%len(palette)])
+		fmt.Fprintf(c.bw, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`+"\n", num(c.left+c.w+32), num(y), html.EscapeString(n))
+	}
+}
+
+func (c *chart) end() error {
+	c.bw.WriteString("</svg>\n")
+	return c.bw.Flush()
+}
+
+// niceTicks returns about n round values, evenly spaced, from one at or
+// below lo to one at or above hi.
+func niceTicks(lo, hi float64, n int) []float64 {
+	if hi <= lo {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if step = m * mag; step >= raw {
+			break
+		}
+	}
+	var ticks []float64
+	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+	for k := first; k <= last; k++ {
+		ticks = append(ticks, k*step)
+	}
+	return ticks
+}
+
+// Lines writes a line chart of the series as SVG: y from 0 (or the
+// lowest value, if negative) to the highest, markers at the points, the
+// x values of the first series as ticks.
+func Lines(w io.Writer, series []Series, o ChartOptions) error {
+	x0, x1, y1 := math.Inf(1), math.Inf(-1), 0.0
+	y0 := 0.0
+	for _, s := range series {
+		if len(s.X) != len(s.Y) {
+			return fmt.Errorf("plot: series %q has %d x values and %d y values", s.Name, len(s.X), len(s.Y))
+		}
+		for i := range s.X {
+			if o.LogX && !(s.X[i] > 0) {
+				return fmt.Errorf("plot: series %q: x = %g on a logarithmic axis", s.Name, s.X[i])
+			}
+			x0, x1 = math.Min(x0, s.X[i]), math.Max(x1, s.X[i])
+			y0, y1 = math.Min(y0, s.Y[i]), math.Max(y1, s.Y[i])
+		}
+	}
+	if math.IsInf(x0, 1) {
+		return fmt.Errorf("plot: no point to draw")
+	}
+	ticks := niceTicks(y0, y1, 5)
+	c := newChart(w, o, x0, x1, ticks[0], ticks[len(ticks)-1])
+	c.yTicks()
+	for _, x := range series[0].X {
+		c.xTick(x, num(x))
+	}
+	names := make([]string, len(series))
+	for i, s := range series {
+		names[i] = s.Name
+		colour := palette[i%len(palette)]
+		fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+		for k := range s.X {
+			if k > 0 {
+				c.bw.WriteByte(' ')
+			}
+			fmt.Fprintf(c.bw, "%s,%s", num(c.px(s.X[k])), num(c.py(s.Y[k])))
+		}
+		c.bw.WriteString(`"/>` + "\n")
+		for k := range s.X {
+			fmt.Fprintf(c.bw, `<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s: %s, %s</title></circle>`+"\n",
+				num(c.px(s.X[k])), num(c.py(s.Y[k])), colour, html.EscapeString(s.Name), num(s.X[k]), num(s.Y[k]))
+		}
+	}
+	if len(series) > 1 {
+		c.legend(names)
+	}
+	return c.end()
+}
+
+// Bars writes a stacked bar chart as SVG: one bar per label, its segments
+// the values of each stack (stacks[k][i] is label i's value in stack k,
+// named names[k]).
+func Bars(w io.Writer, labels []string, names []string, stacks [][]float64, o ChartOptions) error {
+	if len(labels) == 0 || len(stacks) != len(names) {
+		return fmt.Errorf("plot: %d bars, %d stacks for %d names", len(labels), len(stacks), len(names))
+	}
+	top := 0.0
+	for i := range labels {
+		sum := 0.0
+		for k := range stacks {
+			if len(stacks[k]) != len(labels) {
+				return fmt.Errorf("plot: stack %q has %d values for %d bars", names[k], len(stacks[k]), len(labels))
+			}
+			sum += math.Max(stacks[k][i], 0)
+		}
+		top = math.Max(top, sum)
+	}
+	ticks := niceTicks(0, top, 5)
+	c := newChart(w, o, 0, float64(len(labels)), 0, ticks[len(ticks)-1])
+	c.yTicks()
+	slot := c.w / float64(len(labels))
+	every := max(1, len(labels)/16) // at most about 16 labels
+	for i, l := range labels {
+		x := c.left + float64(i)*slot
+		if i%every == 0 {
+			fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(x+slot/2), num(c.top+c.h+18), html.EscapeString(l))
+		}
+		base := 0.0
+		for k := range stacks {
+			v := math.Max(stacks[k][i], 0)
+			y0, y1 := c.py(base), c.py(base+v)
+			fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s: %s</title></rect>`+"\n",
+				num(x+slot*0.1), num(y1), num(slot*0.8), num(y0-y1), palette[k%len(palette)], html.EscapeString(l), html.EscapeString(names[k]), num(v))
+			base += v
+		}
+	}
+	c.legend(names)
+	return c.end()
+}
