@@ -47,12 +47,14 @@ checks it (matched messages, completed requests,
 consistent collectives, no deadlock under SimGrid's send protocol),
 summarises it, simulates it on a 64-node cluster with SimGrid's SMPI network
 model, classifies it on three interconnects (1G Ethernet, 10G Ethernet,
-InfiniBand QDR), and finds its communication patterns, phases and slow
-instances in the simulated run.
+InfiniBand QDR), finds its communication patterns, phases and slow
+instances in the simulated run, and reduces it to one trace per cluster of
+ranks (call-path and parameter signatures) with the replay accuracy.
 
 With -o DIR it also writes the generated trace (stencil.ktr), the simulated
-timed trace (simulated.ktr) and a Perfetto timeline (simulated.json, open it
-in ui.perfetto.dev).`,
+timed trace (simulated.ktr), a Perfetto timeline (simulated.json, open it
+in ui.perfetto.dev), the communication matrix (matrix.svg) and each rank's
+simulated computation, communication and wait (ranks.svg).`,
 		Example: `  kairos demo
   kairos demo --iterations 200 -o demo-out`,
 		Args: exactArgs(0),
@@ -104,6 +106,9 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 	if err := st.WriteSummary(w); err != nil {
+		return err
+	}
+	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return matrixSVG(out, st, stats.Bytes, "stencil2d") }); err != nil {
 		return err
 	}
 
@@ -232,7 +237,24 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 	if err := demoSave(w, f, "simulated.ktr", tt.T); err != nil {
 		return nil, err
 	}
+	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return rankBars(out, res, "stencil2d on "+f.cluster) }); err != nil {
+		return nil, err
+	}
 	return tt.T, nil
+}
+
+// demoFigure writes a figure into the demo's output directory, if there is
+// one.
+func demoFigure(w io.Writer, f *demoFlags, name string, draw func(io.Writer) error) error {
+	if f.out == "" {
+		return nil
+	}
+	path := filepath.Join(f.out, name)
+	if err := fileio.WriteFile(path, draw); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "wrote", path)
+	return nil
 }
 
 // demoSave writes src into the demo's output directory, if there is one.
