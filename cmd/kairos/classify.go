@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 
 	"kairos/clock"
 	"kairos/internal/fileio"
+	"kairos/plot"
 	"kairos/trace"
 )
 
@@ -101,7 +103,7 @@ func newClassifyCmd() *cobra.Command {
 		custom         []string
 		asJSON, curves bool
 		asCSV          bool
-		out            string
+		out, svg       string
 		th             = clock.DefaultThresholds()
 	)
 	cmd := &cobra.Command{
@@ -192,6 +194,11 @@ traces are classified one after the other and summed up in one Table IV
 					return replayErr(path, err)
 				}
 			}
+			if svg != "" {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return classBars(w, args, cls) }); err != nil {
+					return err
+				}
+			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {
 				case asJSON:
@@ -230,6 +237,7 @@ traces are classified one after the other and summed up in one Table IV
 	f.BoolVar(&asCSV, "csv", false, "print the sensitivity curves (every configuration's time and counters) as CSV")
 	f.BoolVar(&asJSON, "json", false, "print the verdicts, evidence and predictions as JSON")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	f.StringVar(&svg, "svg", "", "also draw, for each trace and interconnect, the predicted time split into computation, wait, latency and bandwidth, as SVG in this file")
 	return cmd
 }
 
@@ -314,4 +322,30 @@ func classifyDemo(w io.Writer, src trace.Source, name string, speed float64) err
 		return replayErr(name, err)
 	}
 	return cl.WriteText(w, name, false)
+}
+
+// classBars draws each trace's predicted time on each interconnect, split
+// into the four counters of the classification, labelled with the class.
+func classBars(w io.Writer, paths []string, cls []*clock.Classification) error {
+	var labels []string
+	stacks := make([][]float64, 4)
+	for i, cl := range cls {
+		for _, v := range cl.Verdicts {
+			l := v.Interconnect.Label + ": " + v.Class
+			if len(cls) > 1 {
+				l = filepath.Base(paths[i]) + " " + l
+			}
+			labels = append(labels, l)
+			e := v.Evidence
+			for k, share := range []float64{e.CompShare, e.WaitShare, e.LatencyShare, e.BandwidthShare} {
+				stacks[k] = append(stacks[k], share*e.Time)
+			}
+		}
+	}
+	title := filepath.Base(paths[0]) + ": predicted time by interconnect"
+	if len(paths) > 1 {
+		title = fmt.Sprintf("%d traces: predicted time by interconnect", len(paths))
+	}
+	return plot.Bars(w, labels, []string{"computation", "wait", "latency", "bandwidth"}, stacks,
+		plot.ChartOptions{Title: title, XLabel: "interconnect: class", YLabel: "seconds"})
 }

@@ -197,3 +197,26 @@ func TestClassifyDemo(t *testing.T) {
 		t.Errorf("demo without speed: %v", err)
 	}
 }
+
+// TestClassifySVG draws the predicted time of two traces on two
+// interconnects, split into the classification's four counters.
+func TestClassifySVG(t *testing.T) {
+	a, err := filepath.Abs(clGenTrace(t, "pingpong", "--bytes", "8", "--iterations", "50"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := clGenTrace(t, "ft", "--ranks", "4", "--bytes", "1M", "--flops", "1e7", "--iterations", "2")
+	svg := filepath.Join(t.TempDir(), "c.svg")
+	if code, _, errs := csRun("classify", "--speed", "1Gf", "--network", "1gbe,qdr", "--svg", svg, a, b); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if !strings.Contains(s, "2 traces: predicted time by interconnect") || strings.Count(s, "<title>") != 4*4 ||
+		!strings.Contains(s, "pingpong.ktr ENET-1G: ") || !strings.Contains(s, " latency: ") {
+		t.Errorf("SVG:\n%.800s", s)
+	}
+}
