@@ -12,7 +12,15 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Points draws the points alone, with no line between them.
+	Points bool
+	// Color overrides the palette's colour ("#rrggbb").
+	Color string
 }
+
+// maxMarkers is the most points a line is drawn with markers (and their
+// tooltips); longer lines are drawn as lines alone, to keep files small.
+const maxMarkers = 1000
 
 // ChartOptions label a chart.
 type ChartOptions struct {
@@ -81,10 +89,10 @@ func (c *chart) xTick(x float64, label string) {
 }
 
 // legend lists names with their colours right of the plot.
-func (c *chart) legend(names []string) {
+func (c *chart) legend(names, colours []string) {
 	for i, n := range names {
 		y := c.top + 10 + float64(i)*18
-		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", num(c.left+c.w+14), num(y-6), palette[i%len(palette)])
+		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", num(c.left+c.w+14), num(y-6), colours[i])
 		fmt.Fprintf(c.bw, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`+"\n", num(c.left+c.w+32), num(y), html.EscapeString(n))
 	}
 }
@@ -117,8 +125,9 @@ func niceTicks(lo, hi float64, n int) []float64 {
 }
 
 // Lines writes a line chart of the series as SVG: y from 0 (or the
-// lowest value, if negative) to the highest, markers at the points, the
-// x values of the first series as ticks.
+// lowest value, if negative) to the highest, markers at the points (of
+// lines up to maxMarkers points), round x ticks, or on a logarithmic axis
+// the x values of the first series.
 func Lines(w io.Writer, series []Series, o ChartOptions) error {
 	x0, x1, y1 := math.Inf(1), math.Inf(-1), 0.0
 	y0 := 0.0
@@ -140,30 +149,52 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 	ticks := niceTicks(y0, y1, 5)
 	c := newChart(w, o, x0, x1, ticks[0], ticks[len(ticks)-1])
 	c.yTicks()
-	for _, x := range series[0].X {
-		c.xTick(x, num(x))
+	xs := series[0].X // on a logarithmic axis, the what-if factors
+	if !o.LogX {
+		xs = niceTicks(x0, x1, 8)
+	}
+	for _, x := range xs {
+		if x >= x0 && x <= x1 {
+			c.xTick(x, num(x))
+		}
 	}
 	names := make([]string, len(series))
 	for i, s := range series {
 		names[i] = s.Name
-		colour := palette[i%len(palette)]
-		fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
-		for k := range s.X {
-			if k > 0 {
-				c.bw.WriteByte(' ')
+		colour := seriesColor(s, i)
+		if !s.Points {
+			fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+			for k := range s.X {
+				if k > 0 {
+					c.bw.WriteByte(' ')
+				}
+				fmt.Fprintf(c.bw, "%s,%s", num(c.px(s.X[k])), num(c.py(s.Y[k])))
 			}
-			fmt.Fprintf(c.bw, "%s,%s", num(c.px(s.X[k])), num(c.py(s.Y[k])))
+			c.bw.WriteString(`"/>` + "\n")
 		}
-		c.bw.WriteString(`"/>` + "\n")
+		if !s.Points && len(s.X) > maxMarkers {
+			continue
+		}
 		for k := range s.X {
 			fmt.Fprintf(c.bw, `<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s: %s, %s</title></circle>`+"\n",
 				num(c.px(s.X[k])), num(c.py(s.Y[k])), colour, html.EscapeString(s.Name), num(s.X[k]), num(s.Y[k]))
 		}
 	}
 	if len(series) > 1 {
-		c.legend(names)
+		colours := make([]string, len(series))
+		for i, s := range series {
+			colours[i] = seriesColor(s, i)
+		}
+		c.legend(names, colours)
 	}
 	return c.end()
+}
+
+func seriesColor(s Series, i int) string {
+	if s.Color != "" {
+		return s.Color
+	}
+	return palette[i%len(palette)]
 }
 
 // Bars writes a stacked bar chart as SVG: one bar per label, its segments
@@ -203,6 +234,10 @@ func Bars(w io.Writer, labels []string, names []string, stacks [][]float64, o Ch
 			base += v
 		}
 	}
-	c.legend(names)
+	colours := make([]string, len(names))
+	for k := range names {
+		colours[k] = palette[k%len(palette)]
+	}
+	c.legend(names, colours)
 	return c.end()
 }

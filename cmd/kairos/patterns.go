@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"sort"
 
 	"github.com/spf13/cobra"
 
 	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
+	"kairos/internal/fileio"
 	"kairos/pattern"
+	"kairos/plot"
 )
 
 func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
@@ -230,7 +234,7 @@ func newSlowCmd() *cobra.Command {
 	var (
 		sf              segmentFlags
 		asJSON, summary bool
-		out             string
+		out, svg        string
 		z               float64
 		top             int
 	)
@@ -288,6 +292,11 @@ Low below 30°. The trace must be timed.
 			if !a.Timed {
 				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
+			if svg != "" {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return slowLines(w, a, args[0], top) }); err != nil {
+					return err
+				}
+			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {
 				case asJSON:
@@ -304,7 +313,53 @@ Low below 30°. The trace must be timed.
 	f.BoolVar(&asJSON, "json", false, "print the phases and the slow instances as JSON")
 	f.Float64Var(&z, "z", pattern.DefaultCutoff, "modified Z-score above which an instance is slow")
 	f.BoolVar(&summary, "summary", false, "print a short story of the trace instead of every slow instance")
-	f.IntVar(&top, "top", 5, "with --summary: how many patterns, ranks and slow instances to name")
+	f.IntVar(&top, "top", 5, "with --summary: how many patterns, ranks and slow instances to name (with --svg: patterns to draw)")
+	f.StringVar(&svg, "svg", "", "also draw the durations of the --top most frequent patterns' instances along the sequence, the slow ones marked, as SVG in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
+}
+
+// slowLines draws, along the pattern sequence, the durations of the
+// instances of the top most frequent patterns, a line each, and every slow
+// instance as a point.
+func slowLines(w io.Writer, a *pattern.Analysis, path string, top int) error {
+	count := map[int]int{}
+	for _, in := range a.Sequence {
+		count[in.Pattern]++
+	}
+	cps := make([]int, 0, len(count))
+	for cp := range count {
+		cps = append(cps, cp)
+	}
+	sort.Slice(cps, func(i, j int) bool {
+		if count[cps[i]] != count[cps[j]] {
+			return count[cps[i]] > count[cps[j]]
+		}
+		return cps[i] < cps[j]
+	})
+	var series []plot.Series
+	index := map[int]int{}
+	for _, cp := range cps[:min(top, len(cps))] {
+		index[cp] = len(series)
+		series = append(series, plot.Series{Name: fmt.Sprintf("CP%d (%d×)", cp, count[cp])})
+	}
+	for _, in := range a.Sequence {
+		if i, ok := index[in.Pattern]; ok {
+			series[i].X = append(series[i].X, float64(in.Position))
+			series[i].Y = append(series[i].Y, (in.Finish-in.Start).Seconds()*1e6)
+		}
+	}
+	slow := plot.Series{Name: fmt.Sprintf("slow (M > %g)", a.Options.Cutoff), Points: true, Color: "#d00000"}
+	for _, s := range a.Slow {
+		slow.X = append(slow.X, float64(s.Position))
+		slow.Y = append(slow.Y, s.Duration)
+	}
+	if len(slow.X) > 0 {
+		series = append(series, slow)
+	}
+	if len(series) == 0 {
+		return fmt.Errorf("%s: no pattern instance to draw", path)
+	}
+	return plot.Lines(w, series, plot.ChartOptions{Title: filepath.Base(path) + ": pattern instance durations",
+		XLabel: "position in the pattern sequence", YLabel: "duration (µs)"})
 }

@@ -161,3 +161,22 @@ func TestPatternsErrors(t *testing.T) {
 		t.Errorf("phases of an untimed trace: exit %d %s%s", code, out, errb)
 	}
 }
+
+// TestSlowSVG draws the durations of the sample's pattern instances, with
+// its slow instance marked.
+func TestSlowSVG(t *testing.T) {
+	path := patternsSample(t, true)
+	svg := filepath.Join(t.TempDir(), "slow.svg")
+	code, out, errs := csRun("slow", "--svg", svg, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if !strings.Contains(s, ": pattern instance durations") || !strings.Contains(s, `fill="#d00000"><title>slow (M &gt; 3.5): `) {
+		t.Errorf("SVG:\n%s\nslow output:\n%s", s, out)
+	}
+}
