@@ -53,8 +53,9 @@ ranks (call-path and parameter signatures) with the replay accuracy.
 
 With -o DIR it also writes the generated trace (stencil.ktr), the simulated
 timed trace (simulated.ktr), a Perfetto timeline (simulated.json, open it
-in ui.perfetto.dev), the communication matrix (matrix.svg) and each rank's
-simulated computation, communication and wait (ranks.svg).`,
+in ui.perfetto.dev), the communication matrix (matrix.svg), each rank's
+simulated computation, communication and wait (ranks.svg) and the pattern
+instances' durations with the slow ones marked (slow.svg).`,
 		Example: `  kairos demo
   kairos demo --iterations 200 -o demo-out`,
 		Args: exactArgs(0),
@@ -124,7 +125,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	}
 
 	step(6, "patterns, phases and slow instances of the simulated run")
-	if err := patternsDemo(w, timed, "simulated stencil2d"); err != nil {
+	if err := patternsDemo(w, f, timed, "simulated stencil2d"); err != nil {
 		return err
 	}
 
@@ -276,12 +277,15 @@ func demoSave(w io.Writer, f *demoFlags, name string, src trace.Source) error {
 
 // patternsDemo tells the story of a timed trace: its communication
 // patterns, phases and the slow instances to look at first.
-func patternsDemo(w io.Writer, src trace.Source, name string) error {
+func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) error {
 	a, err := pattern.Analyze(src, pattern.DefaultOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	return a.WriteStory(w, 5)
+	if err := a.WriteStory(w, 5); err != nil {
+		return err
+	}
+	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return slowLines(out, a, "simulated.ktr", 5) })
 }
 
 // reduceDemo clusters the demo's ranks with the default method and
