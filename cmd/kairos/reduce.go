@@ -141,15 +141,39 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	if err != nil {
 		return err
 	}
+	out, reduced, err := reduceTrace(path, src, opt, f)
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := outFormat.Write(f.out, reduced); err != nil {
+			return naming("writing "+f.out, err)
+		}
+	}
+	if f.json {
+		err = writeJSON(cmd.OutOrStdout(), out)
+	} else {
+		err = writeReduceText(cmd.OutOrStdout(), out)
+	}
+	if err == nil && out.Accuracy != nil && out.Accuracy.Failure != "" {
+		return errFailed
+	}
+	return err
+}
+
+// reduceTrace clusters src's ranks with opt and returns the reduction's
+// summary (with the representatives' loops and the replay accuracy if f
+// asks for them) and the reduced trace.
+func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFlags) (*reduceJSON, trace.Source, error) {
 	sigs, err := cluster.SignAll(src)
 	if err != nil {
-		return naming(path, err)
+		return nil, nil, naming(path, err)
 	}
 	res, err := cluster.Cluster(sigs, opt)
 	if err != nil {
-		return usageError{err}
+		return nil, nil, usageError{err}
 	}
-	out := reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, K: res.K,
+	out := &reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, K: res.K,
 		Representatives: len(res.Groups), Format: res.Format, Inexact: res.Inexact()}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
@@ -162,29 +186,16 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	}
 	if f.loops {
 		if err := representativeLoops(src, out.Groups); err != nil {
-			return naming(path, err)
+			return nil, nil, naming(path, err)
 		}
 	}
 	reduced := cluster.Representatives(src, res)
 	if f.accuracy {
 		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f.machine); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	if f.out != "" {
-		if err := outFormat.Write(f.out, reduced); err != nil {
-			return naming("writing "+f.out, err)
-		}
-	}
-	if f.json {
-		err = writeJSON(cmd.OutOrStdout(), out)
-	} else {
-		err = writeReduceText(cmd.OutOrStdout(), &out)
-	}
-	if err == nil && out.Accuracy != nil && out.Accuracy.Failure != "" {
-		return errFailed
-	}
-	return err
+	return out, reduced, nil
 }
 
 // loopsWidth is about how much of a representative's folded calls reduce
