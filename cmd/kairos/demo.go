@@ -55,7 +55,8 @@ With -o DIR it also writes the generated trace (stencil.ktr), the simulated
 timed trace (simulated.ktr), a Perfetto timeline (simulated.json, open it
 in ui.perfetto.dev), the communication matrix (matrix.svg), each rank's
 simulated computation, communication and wait (ranks.svg) and the pattern
-instances' durations with the slow ones marked (slow.svg).`,
+instances' durations with the slow ones marked (slow.svg), and all of it on
+one HTML page (report.html, as kairos report writes it).`,
 		Example: `  kairos demo
   kairos demo --iterations 200 -o demo-out`,
 		Args: exactArgs(0),
@@ -131,6 +132,13 @@ func runDemo(w io.Writer, f *demoFlags) error {
 
 	step(7, "reduce: cluster the ranks by call-path and parameter signatures, one trace per cluster")
 	if err := reduceDemo(w, f, src); err != nil {
+		return err
+	}
+	if err := demoFigure(w, f, "report.html", func(out io.Writer) error {
+		t := time.Now()
+		secs := reportSections("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed})
+		return writeReportHTML(out, "stencil2d", secs, time.Since(t))
+	}); err != nil {
 		return err
 	}
 

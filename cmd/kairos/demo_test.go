@@ -27,7 +27,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, out.String())
 		}
 	}
-	for _, name := range []string{"stencil.ktr", "simulated.ktr", "simulated.json", "matrix.svg", "ranks.svg", "slow.svg"} {
+	for _, name := range []string{"stencil.ktr", "simulated.ktr", "simulated.json", "matrix.svg", "ranks.svg", "slow.svg", "report.html"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("demo -o: %v", err)
 		}

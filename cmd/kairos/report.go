@@ -95,6 +95,14 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 		f.machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
 	}
 	start := time.Now()
+	secs := reportSections(path, src, f)
+	return writeOutput(cmd, f.out, func(w io.Writer) error {
+		return writeReportHTML(w, path, secs, time.Since(start))
+	})
+}
+
+// reportSections runs every analysis on src, a section each.
+func reportSections(path string, src trace.Source, f *reportFlags) []*reportSection {
 	var secs []*reportSection
 	section := func(title string, fill func(s *reportSection) error) {
 		s := &reportSection{title: title}
@@ -176,9 +184,7 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 		}
 		return writeReduceText(&s.text, out)
 	})
-	return writeOutput(cmd, f.out, func(w io.Writer) error {
-		return writeReportHTML(w, path, secs, time.Since(start))
-	})
+	return secs
 }
 
 // reportSimulate replays src on machine, untimed if it is timed, and
