@@ -72,13 +72,13 @@ func calls(t *testing.T, path string) [][]string {
 }
 
 // TestTracer traces the test program on Open MPI: a trace of 4 ranks that
-// Kairos validates, with computation between the calls, and with the
-// collective on a sub-communicator (which TI cannot express) left out and
-// counted.
+// Kairos validates, with computation between the calls, sendrecv with
+// MPI_PROC_NULL written as its one half, and the collective on a
+// sub-communicator (which TI cannot express) left out and counted.
 func TestTracer(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := build(t, dir)
-	out := mpirun(t, dir, lib, app, "split")
+	out := mpirun(t, dir, lib, app, "split", "shift")
 	if !strings.Contains(out, "kairos_trace: 4 calls, over all ranks, that TI cannot express were not recorded") {
 		t.Errorf("mpirun output:\n%s", out)
 	}
@@ -92,9 +92,9 @@ func TestTracer(t *testing.T) {
 		t.Fatalf("check: %v %+v", err, rep)
 	}
 	got := calls(t, index)
-	// Per rank: init, 3 x 12 calls of the time-step loop, 13 collectives,
-	// finalize.
-	if len(got) != 4 || len(got[1]) != 1+3*12+13+1 {
+	// Per rank: init, 3 x 12 calls of the time-step loop, the shift, 13
+	// collectives, finalize.
+	if len(got) != 4 || len(got[1]) != 1+3*12+1+13+1 {
 		t.Fatalf("%d ranks, rank 1 has %d calls:\n%s", len(got), len(got[1]), strings.Join(got[1], "\n"))
 	}
 	// Rank 1's first time step: the ring (receive from 0 first), the
@@ -116,6 +116,13 @@ func TestTracer(t *testing.T) {
 	}
 	if !slices.Equal(got[1][:len(want)], want) {
 		t.Errorf("rank 1 begins\n%s\nwant\n%s", strings.Join(got[1][:len(want)], "\n"), strings.Join(want, "\n"))
+	}
+	// The shift: the ends' sendrecv with MPI_PROC_NULL is their one half,
+	// with tag 0 to match the sendRecv of their neighbours.
+	for r, w := range map[int]string{0: "send 1 -1 0 6 0 [] []", 1: "sendRecv 2 0 0 6 6 [] []", 3: "recv 2 -1 0 0 6 [] []"} {
+		if g := got[r][1+3*12]; g != w {
+			t.Errorf("rank %d's shift: %s, want %s", r, g, w)
+		}
 	}
 	computes := 0
 	if err := trace.ForEach(src, func(_, _ int, e *trace.Event) error {

@@ -357,19 +357,35 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
   return err;
 }
 
+/* A sendrecv with MPI_PROC_NULL on one side is the other side alone, with
+ * tag 0: TI's sendRecv has no tags and its replay matches with tag 0, so
+ * that the lone half matches the peer's sendRecv (SimGrid's own tracer
+ * writes nothing there, and its replay then deadlocks). The matched source
+ * is written for MPI_ANY_SOURCE, as for a receive. */
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
                  MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Status stat;
+  if (status == MPI_STATUS_IGNORE) status = &stat;
   kt_enter();
   int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
-  if (kt_on()) { /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>", MPI_BYTE is 6 */
-    kt_line("sendRecv");
-    kt_num(kt_bytes(scount, st));
-    kt_num(kt_world(comm, dest));
-    kt_num(kt_bytes(rcount, rt));
-    kt_num(kt_world(comm, src));
-    kt_num(6);
-    kt_num(6);
-    kt_eol();
+  if (kt_on()) {
+    int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    if (dest == MPI_PROC_NULL && src != MPI_PROC_NULL) {
+      kt_p2p("recv", from, 0, kt_bytes(n, rt));
+    } else if (src == MPI_PROC_NULL && dest != MPI_PROC_NULL) {
+      kt_p2p("send", kt_world(comm, dest), 0, kt_bytes(scount, st));
+    } else if (dest != MPI_PROC_NULL) {
+      /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>"; MPI_BYTE is 6 */
+      kt_line("sendRecv");
+      kt_num(kt_bytes(scount, st));
+      kt_num(kt_world(comm, dest));
+      kt_num(kt_bytes(n, rt));
+      kt_num(from);
+      kt_num(6);
+      kt_num(6);
+      kt_eol();
+    }
   }
   kt_leave();
   return err;

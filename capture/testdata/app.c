@@ -1,12 +1,20 @@
 /* A small MPI program for the tracer's test: a ring, a halo exchange with
  * isend/irecv/waitall, a wait on one request, sendrecv, and the collectives
- * TI records, with computation between them. */
+ * TI records, with computation between them; with "shift", a sendrecv with
+ * MPI_PROC_NULL at the ends; with "split", a barrier on a sub-communicator. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static volatile double sink;
+
+/* has reports whether the command line names option. */
+static int has(int argc, char **argv, const char *option) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], option) == 0) return 1;
+  return 0;
+}
 
 static void work(int n) {
   double s = 0;
@@ -42,6 +50,9 @@ int main(int argc, char **argv) {
     MPI_Sendrecv(buf, 8, MPI_CHAR, right, 5, in, 8, MPI_CHAR, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Allreduce(buf, in, 16, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
+  if (has(argc, argv, "shift")) /* a non-periodic shift: the ends send to or receive from MPI_PROC_NULL */
+    MPI_Sendrecv(buf, 6, MPI_CHAR, r + 1 < n ? r + 1 : MPI_PROC_NULL, 6, in, 6, MPI_CHAR, r > 0 ? r - 1 : MPI_PROC_NULL,
+                 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   int counts[64], displs[64];
   for (int i = 0; i < n; i++) counts[i] = 2, displs[i] = 2 * i;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -57,7 +68,7 @@ int main(int argc, char **argv) {
   MPI_Scatterv(buf, counts, displs, MPI_DOUBLE, in, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce_scatter(buf, in, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Scan(buf, in, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  if (argc > 1 && strcmp(argv[1], "split") == 0) {
+  if (has(argc, argv, "split")) {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
     MPI_Barrier(half); /* not MPI_COMM_WORLD: TI cannot express it */
