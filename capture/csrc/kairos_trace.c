@@ -27,9 +27,11 @@
  * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
  * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
- * communicators, and the calls it cannot express (waitany, waitsome,
- * testall, persistent requests, one-sided, I/O), are not recorded; rank 0
- * counts them on stderr at MPI_Finalize.
+ * communicators and waitany, waitsome and testall are not recorded, and
+ * rank 0 counts them on stderr at MPI_Finalize. Persistent requests,
+ * one-sided and I/O calls are not wrapped: their time counts as
+ * computation. A sendrecv with MPI_PROC_NULL on one side is written as its
+ * other half.
  */
 #include <errno.h>
 #include <mpi.h>
