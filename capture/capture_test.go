@@ -78,7 +78,7 @@ func calls(t *testing.T, path string) [][]string {
 func TestTracer(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := build(t, dir)
-	out := mpirun(t, dir, lib, app, "split", "shift")
+	out := mpirun(t, dir, lib, app, "split", "shift", "more")
 	if !strings.Contains(out, "kairos_trace: 4 calls, over all ranks, that TI cannot express were not recorded") {
 		t.Errorf("mpirun output:\n%s", out)
 	}
@@ -92,9 +92,9 @@ func TestTracer(t *testing.T) {
 		t.Fatalf("check: %v %+v", err, rep)
 	}
 	got := calls(t, index)
-	// Per rank: init, 3 x 12 calls of the time-step loop, the shift, 13
-	// collectives, finalize.
-	if len(got) != 4 || len(got[1]) != 1+3*12+1+13+1 {
+	// Per rank: init, 3 x 12 calls of the time-step loop, the shift, 18
+	// calls of "more", 13 collectives, finalize.
+	if len(got) != 4 || len(got[1]) != 1+3*12+1+18+13+1 {
 		t.Fatalf("%d ranks, rank 1 has %d calls:\n%s", len(got), len(got[1]), strings.Join(got[1], "\n"))
 	}
 	// Rank 1's first time step: the ring (receive from 0 first), the
@@ -116,6 +116,20 @@ func TestTracer(t *testing.T) {
 	}
 	if !slices.Equal(got[1][:len(want)], want) {
 		t.Errorf("rank 1 begins\n%s\nwant\n%s", strings.Join(got[1][:len(want)], "\n"), strings.Join(want, "\n"))
+	}
+	// "more": waitany, waitsome and testall are a wait per completed
+	// request, persistent requests an isend or irecv per start.
+	more := []string{
+		"irecv 0 -1 7 0 32 [] []", "isend 2 -1 7 32 0 [] []", "wait", "wait",
+		"irecv 0 -1 8 0 32 [] []", "isend 2 -1 8 32 0 [] []", "wait", "wait",
+		"irecv 0 -1 9 0 32 [] []", "isend 2 -1 9 32 0 [] []", "wait", "wait",
+		"irecv 0 -1 10 0 32 [] []", "isend 2 -1 10 32 0 [] []", "waitall -1 -1 0 0 0 [] []",
+		"irecv 0 -1 10 0 32 [] []", "isend 2 -1 10 32 0 [] []", "waitall -1 -1 0 0 0 [] []",
+	}
+	for i, w := range more {
+		if g := got[1][2+3*12+i]; !strings.HasPrefix(g, w) {
+			t.Errorf("rank 1's call %d: %s, want %s", 2+3*12+i, g, w)
+		}
 	}
 	// The shift: the ends' sendrecv with MPI_PROC_NULL is their one half,
 	// with tag 0 to match the sendRecv of their neighbours.

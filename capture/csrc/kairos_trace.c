@@ -22,16 +22,18 @@
  *                       1e-6, SimGrid's smpi/cpu-threshold)
  *
  * What is recorded: init, finalize, send, ssend, isend, recv, irecv, wait,
- * waitall, test, sendrecv, barrier, bcast, reduce, allreduce, alltoall(v),
+ * waitall, test (and the other completions, as waits), persistent requests,
+ * sendrecv, barrier, bcast, reduce, allreduce, alltoall(v),
  * gather(v), scatter(v), allgather(v), reduce_scatter, scan, exscan, and
  * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
  * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
- * communicators and waitany, waitsome and testall are not recorded, and
- * rank 0 counts them on stderr at MPI_Finalize. Persistent requests,
- * one-sided and I/O calls are not wrapped: their time counts as
- * computation. A sendrecv with MPI_PROC_NULL on one side is written as its
- * other half.
+ * communicators are not recorded, and rank 0 counts them on stderr at
+ * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
+ * written as a wait on each request they complete; persistent requests as
+ * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
+ * not wrapped: their time counts as computation. A sendrecv with
+ * MPI_PROC_NULL on one side is written as its other half.
  */
 #include <errno.h>
 #include <mpi.h>
@@ -564,16 +566,140 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Dat
   return err;
 }
 
-/* Calls TI cannot express: counted, not recorded. */
-#define KT_SKIP(call, args)  \
-  {                          \
-    kt_enter();              \
-    int err = call args;     \
-    if (kt_on()) kt_skipped++; \
-    kt_leave();              \
-    return err;              \
-  }
+/* kt_saved copies n requests before a call that may free them. */
+static MPI_Request *kt_saved(int n, const MPI_Request reqs[]) {
+  MPI_Request *saved = malloc((n > 0 ? n : 1) * sizeof *saved);
+  if (!saved) abort();
+  if (n > 0) memcpy(saved, reqs, n * sizeof *saved);
+  return saved;
+}
 
-int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) KT_SKIP(PMPI_Waitany, (n, reqs, index, status))
-int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) KT_SKIP(PMPI_Waitsome, (n, reqs, outcount, idx, st))
-int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) KT_SKIP(PMPI_Testall, (n, reqs, flag, st))
+/* The completions TI has no action for are written as a wait on each
+ * request they complete. */
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
+  MPI_Request *saved = kt_saved(n, reqs);
+  kt_enter();
+  int err = PMPI_Waitany(n, reqs, index, status);
+  if (kt_on() && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1);
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) {
+  MPI_Request *saved = kt_saved(n, reqs);
+  kt_enter();
+  int err = PMPI_Waitsome(n, reqs, outcount, idx, st);
+  if (kt_on() && *outcount != MPI_UNDEFINED)
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1);
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
+  MPI_Request *saved = kt_saved(n, reqs);
+  kt_enter();
+  int err = PMPI_Testany(n, reqs, index, flag, status);
+  if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1);
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) {
+  MPI_Request *saved = kt_saved(n, reqs);
+  kt_enter();
+  int err = PMPI_Testsome(n, reqs, outcount, idx, st);
+  if (kt_on() && *outcount != MPI_UNDEFINED)
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1);
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
+  MPI_Request *saved = kt_saved(n, reqs);
+  kt_enter();
+  int err = PMPI_Testall(n, reqs, flag, st);
+  if (kt_on() && *flag)
+    for (int i = 0; i < n; i++) kt_wait(saved[i], "wait", 1);
+  free(saved);
+  kt_leave();
+  return err;
+}
+
+/* Persistent requests: each MPI_Start is the isend or irecv it starts. */
+struct kt_persist {
+  MPI_Request req;
+  int send, peer, tag; /* peer: a world rank (or KT_ANY_SOURCE) */
+  long bytes;
+};
+static struct kt_persist *kt_pers;
+static int kt_npers, kt_cappers;
+
+static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
+  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL) return err;
+  if (kt_npers == kt_cappers) {
+    kt_cappers = kt_cappers ? 2 * kt_cappers : 16;
+    kt_pers = realloc(kt_pers, kt_cappers * sizeof *kt_pers);
+    if (!kt_pers) abort();
+  }
+  kt_pers[kt_npers++] = (struct kt_persist){*req, send, kt_world(comm, peer), send ? tag : kt_tag(tag), kt_bytes(count, t)};
+  return err;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_init(0, count, t, src, tag, comm, req, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
+}
+
+/* kt_start writes the isend or irecv a persistent request starts. */
+static void kt_start(MPI_Request req) {
+  for (int i = 0; i < kt_npers; i++) {
+    struct kt_persist *p = &kt_pers[i];
+    if (p->req != req) continue;
+    if (p->send) {
+      kt_p2p("isend", p->peer, p->tag, p->bytes);
+      kt_push(req, kt_rank, p->peer, p->tag);
+    } else {
+      kt_p2p("irecv", p->peer, p->tag, p->bytes);
+      kt_push(req, p->peer, kt_rank, p->tag);
+    }
+    return;
+  }
+}
+
+int MPI_Start(MPI_Request *req) {
+  kt_enter();
+  int err = PMPI_Start(req);
+  if (kt_on()) kt_start(*req);
+  kt_leave();
+  return err;
+}
+
+int MPI_Startall(int n, MPI_Request reqs[]) {
+  kt_enter();
+  int err = PMPI_Startall(n, reqs);
+  if (kt_on())
+    for (int i = 0; i < n; i++) kt_start(reqs[i]);
+  kt_leave();
+  return err;
+}
+
+/* A freed request is neither started nor waited for again. */
+int MPI_Request_free(MPI_Request *req) {
+  MPI_Request r = *req;
+  int err = PMPI_Request_free(req);
+  for (int i = 0; i < kt_npers; i++)
+    if (kt_pers[i].req == r) {
+      kt_pers[i] = kt_pers[--kt_npers];
+      break;
+    }
+  int i = kt_find(r);
+  if (i >= 0) kt_drop(i);
+  return err;
+}

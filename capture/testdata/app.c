@@ -1,7 +1,8 @@
 /* A small MPI program for the tracer's test: a ring, a halo exchange with
  * isend/irecv/waitall, a wait on one request, sendrecv, and the collectives
  * TI records, with computation between them; with "shift", a sendrecv with
- * MPI_PROC_NULL at the ends; with "split", a barrier on a sub-communicator. */
+ * MPI_PROC_NULL at the ends; with "more", waitany, waitsome, testall and
+ * persistent requests; with "split", a barrier on a sub-communicator. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,30 @@ int main(int argc, char **argv) {
   if (has(argc, argv, "shift")) /* a non-periodic shift: the ends send to or receive from MPI_PROC_NULL */
     MPI_Sendrecv(buf, 6, MPI_CHAR, r + 1 < n ? r + 1 : MPI_PROC_NULL, 6, in, 6, MPI_CHAR, r > 0 ? r - 1 : MPI_PROC_NULL,
                  6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (has(argc, argv, "more")) { /* the completions TI has no action for, persistent requests */
+    MPI_Request q[2], p[2];
+    int idx, outc, idxs[2], flag = 0, done = 0;
+    MPI_Irecv(in, 4, MPI_DOUBLE, left, 7, MPI_COMM_WORLD, &q[0]);
+    MPI_Isend(buf, 4, MPI_DOUBLE, right, 7, MPI_COMM_WORLD, &q[1]);
+    for (int k = 0; k < 2; k++) MPI_Waitany(2, q, &idx, MPI_STATUS_IGNORE);
+    MPI_Irecv(in, 4, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &q[0]);
+    MPI_Isend(buf, 4, MPI_DOUBLE, right, 8, MPI_COMM_WORLD, &q[1]);
+    while (done < 2) {
+      MPI_Waitsome(2, q, &outc, idxs, MPI_STATUSES_IGNORE);
+      done += outc;
+    }
+    MPI_Irecv(in, 4, MPI_DOUBLE, left, 9, MPI_COMM_WORLD, &q[0]);
+    MPI_Isend(buf, 4, MPI_DOUBLE, right, 9, MPI_COMM_WORLD, &q[1]);
+    while (!flag) MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+    MPI_Recv_init(in, 4, MPI_DOUBLE, left, 10, MPI_COMM_WORLD, &p[0]);
+    MPI_Send_init(buf, 4, MPI_DOUBLE, right, 10, MPI_COMM_WORLD, &p[1]);
+    for (int k = 0; k < 2; k++) {
+      MPI_Startall(2, p);
+      MPI_Waitall(2, p, MPI_STATUSES_IGNORE);
+    }
+    MPI_Request_free(&p[0]);
+    MPI_Request_free(&p[1]);
+  }
   int counts[64], displs[64];
   for (int i = 0; i < n; i++) counts[i] = 2, displs[i] = 2 * i;
   MPI_Barrier(MPI_COMM_WORLD);

@@ -31,10 +31,11 @@ Environment of the traced run: KAIROS_TRACE, the output directory
 the flop/s computation is converted at (1e9); KAIROS_TRACE_MIN, the shortest
 computation recorded in seconds (1e-6, SimGrid's smpi/cpu-threshold).
 
-A time-independent trace knows only MPI_COMM_WORLD's collectives: the
-tracer leaves out collectives on other communicators and the calls TI
-cannot express (waitany, waitsome, testall), and says how many at
-MPI_Finalize. Its output is the same, call for call, as SimGrid 3.32's own
+Waitany, waitsome, testany, testsome and testall are written as a wait per
+request they complete, persistent requests as the isend or irecv each
+MPI_Start starts. A time-independent trace knows only MPI_COMM_WORLD's
+collectives: the tracer leaves out collectives on other communicators and
+says how many at MPI_Finalize. Its output is the same, call for call, as SimGrid 3.32's own
 tracer (smpirun -trace-ti) on the same program (a test).`,
 		Example: `  kairos tracer
   kairos tracer -o - | less`,
