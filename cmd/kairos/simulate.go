@@ -301,8 +301,18 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
+	if err := writeRunFiles(f, outFormat, timed, res, names, filepath.Base(path)+" on "+p.Name); err != nil {
+		return err
+	}
+	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed)
+}
+
+// writeRunFiles writes the files a run's flags ask for after it: the
+// timed trace (in format out), the Paje trace and the figure (titled
+// title).
+func writeRunFiles(f *simulateFlags, out format.Format, timed *sim.TimedTrace, res *sim.Result, names []string, title string) error {
 	if f.timed != "" {
-		if err := outFormat.Write(f.timed, timed.T); err != nil {
+		if err := out.Write(f.timed, timed.T); err != nil {
 			return err
 		}
 	}
@@ -312,11 +322,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		}
 	}
 	if f.svg != "" {
-		if err := fileio.WriteFile(f.svg, func(w io.Writer) error { return rankBars(w, res, filepath.Base(path)+" on "+p.Name) }); err != nil {
-			return err
-		}
+		return fileio.WriteFile(f.svg, func(w io.Writer) error { return rankBars(w, res, title) })
 	}
-	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed)
+	return nil
 }
 
 // scales are the what-if factors of one run.
