@@ -24,7 +24,7 @@ const (
 // ranks each stands for, so that Expand (or FromReduced after writing it)
 // gives back a trace of every rank.
 func Representatives(src trace.Source, res *Result) trace.Source {
-	m := cloneMeta(src.Meta())
+	m := src.Meta().Clone()
 	m.Attrs[attrRanks] = strconv.Itoa(res.Ranks)
 	m.Attrs[attrMethod] = string(res.Method)
 	reps := make([]int, len(res.Groups))
@@ -102,7 +102,7 @@ func Expand(reps trace.Source, n int, groups []Group) (trace.Source, error) {
 			return nil, fmt.Errorf("cluster: rank %d is in no group", r)
 		}
 	}
-	m := cloneMeta(reps.Meta())
+	m := reps.Meta().Clone()
 	for k := range m.Attrs {
 		if strings.HasPrefix(k, "reduced.") {
 			delete(m.Attrs, k)
@@ -193,13 +193,3 @@ func (m *memberReader) move(p int32) int32 {
 func (m *memberReader) Event() *trace.Event { return &m.ev }
 func (m *memberReader) Err() error          { return errors.Join(m.err, m.in.Err()) }
 func (m *memberReader) Close() error        { return m.in.Close() }
-
-// cloneMeta copies m with its own attribute map.
-func cloneMeta(m *trace.Meta) trace.Meta {
-	c := *m
-	c.Attrs = make(map[string]string, len(m.Attrs)+2)
-	for k, v := range m.Attrs {
-		c.Attrs[k] = v
-	}
-	return c
-}

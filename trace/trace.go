@@ -270,6 +270,10 @@ func Load(src Source) (*Trace, error) {
 	return t, nil
 }
 
+// Clone returns a copy of m that shares no memory with it, for a Source
+// that wraps another and changes its metadata.
+func (m *Meta) Clone() Meta { return cloneMeta(m) }
+
 func cloneMeta(m *Meta) Meta {
 	c := *m
 	c.regionIndex = nil
