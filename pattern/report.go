@@ -171,6 +171,17 @@ func (a *Analysis) WriteCurve(w io.Writer, id int) error {
 	return err
 }
 
+// MostFrequent returns the n communication patterns with the most
+// instances, the most frequent first (ties in order of first appearance).
+func (p *Patterns) MostFrequent(n int) []*CommPattern {
+	byFreq := make([]*CommPattern, len(p.Comm))
+	for i := range p.Comm {
+		byFreq[i] = &p.Comm[i]
+	}
+	sort.SliceStable(byFreq, func(i, j int) bool { return byFreq[i].Frequency > byFreq[j].Frequency })
+	return byFreq[:min(max(n, 0), len(byFreq))]
+}
+
 // WriteStory prints the analysis as a short story, for a first look at a
 // trace: how many patterns and which are the most frequent, the phases,
 // how many instances are slow and who was late most often, and the top
@@ -178,14 +189,8 @@ func (a *Analysis) WriteCurve(w io.Writer, id int) error {
 // Medium, then Low; the largest modified Z-score first within each).
 func (a *Analysis) WriteStory(w io.Writer, top int) error {
 	fmt.Fprintf(w, "%d pattern instances of %d communication patterns on %d ranks.\n", len(a.Sequence), len(a.Comm), a.Ranks)
-	byFreq := make([]int, len(a.Comm))
-	for i := range byFreq {
-		byFreq[i] = i
-	}
-	sort.SliceStable(byFreq, func(i, j int) bool { return a.Comm[byFreq[i]].Frequency > a.Comm[byFreq[j]].Frequency })
 	var most []string
-	for _, i := range byFreq[:min(top, len(byFreq))] {
-		c := &a.Comm[i]
+	for _, c := range a.MostFrequent(top) {
 		most = append(most, fmt.Sprintf("%s (%d×, %d ranks, %d calls)", c.Name(), c.Frequency, c.Ranks, c.Events))
 	}
 	fmt.Fprintf(w, "Most frequent: %s.\n", strings.Join(most, ", "))

@@ -397,7 +397,9 @@ func (c *Config) Set(key, value string) error {
 		c.SimulateComputation, err = parseBool(key, value)
 	case "smpi/host-speed":
 		c.HostSpeed, err = platform.ParseSpeed(value)
-		if err == nil && !(c.HostSpeed > 0 && c.HostSpeed < math.Inf(1)) {
+		if err != nil {
+			err = fmt.Errorf("--cfg %s: %w", key, err)
+		} else if !(c.HostSpeed > 0 && c.HostSpeed < math.Inf(1)) {
 			err = fmt.Errorf("--cfg %s: %s is not a positive speed", key, value)
 		}
 	case "smpi/cpu-threshold":

@@ -210,11 +210,7 @@ func TestClassifySVG(t *testing.T) {
 	if code, _, errs := csRun("classify", "--speed", "1Gf", "--network", "1gbe,qdr", "--svg", svg, a, b); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	data, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
+	s := readSVG(t, svg)
 	if !strings.Contains(s, "2 traces: predicted time by interconnect") || strings.Count(s, "<title>") != 4*4 ||
 		!strings.Contains(s, "pingpong.ktr ENET-1G: ") || !strings.Contains(s, " latency: ") {
 		t.Errorf("SVG:\n%.800s", s)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -323,25 +322,11 @@ Low below 30°. The trace must be timed.
 // instances of the top most frequent patterns, a line each, and every slow
 // instance as a point.
 func slowLines(w io.Writer, a *pattern.Analysis, path string, top int) error {
-	count := map[int]int{}
-	for _, in := range a.Sequence {
-		count[in.Pattern]++
-	}
-	cps := make([]int, 0, len(count))
-	for cp := range count {
-		cps = append(cps, cp)
-	}
-	sort.Slice(cps, func(i, j int) bool {
-		if count[cps[i]] != count[cps[j]] {
-			return count[cps[i]] > count[cps[j]]
-		}
-		return cps[i] < cps[j]
-	})
 	var series []plot.Series
 	index := map[int]int{}
-	for _, cp := range cps[:min(top, len(cps))] {
-		index[cp] = len(series)
-		series = append(series, plot.Series{Name: fmt.Sprintf("CP%d (%d×)", cp, count[cp])})
+	for _, c := range a.MostFrequent(top) {
+		index[c.ID] = len(series)
+		series = append(series, plot.Series{Name: fmt.Sprintf("%s (%d×)", c.Name(), c.Frequency)})
 	}
 	for _, in := range a.Sequence {
 		if i, ok := index[in.Pattern]; ok {

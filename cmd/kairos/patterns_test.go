@@ -171,11 +171,7 @@ func TestSlowSVG(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	data, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(data)
+	s := readSVG(t, svg)
 	if !strings.Contains(s, ": pattern instance durations") || !strings.Contains(s, `fill="#d00000"><title>slow (M &gt; 3.5): `) {
 		t.Errorf("SVG:\n%s\nslow output:\n%s", s, out)
 	}

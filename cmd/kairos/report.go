@@ -49,7 +49,8 @@ browser or to attach to a ticket:
   6. the reduction to one trace per cluster of ranks, with its replay
      accuracy (kairos reduce --accuracy).
 
-A section that fails says why; the others are written.`,
+A section that fails says why; the others are written, and the exit status
+is then 1.`,
 		Example: `  kairos report run.ktr -o run.html
   kairos report experiment/traces.otf2 --machine 64x2Gf,10GBps,1us -o exp.html`,
 		Args: exactArgs(1),
@@ -96,9 +97,22 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 	}
 	start := time.Now()
 	secs := reportSections(path, src, f)
-	return writeOutput(cmd, f.out, func(w io.Writer) error {
+	if err := writeOutput(cmd, f.out, func(w io.Writer) error {
 		return writeReportHTML(w, path, secs, time.Since(start))
-	})
+	}); err != nil {
+		return err
+	}
+	failed := 0
+	for _, s := range secs {
+		if s.err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kairos report: %d of %d sections failed; the page says why\n", failed, len(secs))
+		return errFailed
+	}
+	return nil
 }
 
 // reportSections runs every analysis on src, a section each.

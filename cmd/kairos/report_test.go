@@ -38,7 +38,7 @@ func TestReport(t *testing.T) {
 	}
 
 	bad := testenv.WriteFile(t, "bad.ti", "0 init\n1 init\n1 recv 0 0 8\n0 finalize\n1 finalize\n")
-	if code, _, errs := csRun("report", bad, "-o", page); code != 0 {
+	if code, _, errs := csRun("report", bad, "-o", page); code != 1 || !strings.Contains(errs, "sections failed; the page says why") {
 		t.Fatalf("bad trace: exit %d: %s", code, errs)
 	}
 	data, _ = os.ReadFile(page)

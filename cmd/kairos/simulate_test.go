@@ -650,12 +650,9 @@ func TestSimulateSVG(t *testing.T) {
 		{run, []string{"ring.ti on 4x1Gf,125MBps,50us: 0.042675 s simulated", "<title>3 communication: "}},
 		{sweep, []string{"bandwidth scale", "latency x0.5, speed x1", "<title>latency x1, speed x1: 4, "}},
 	} {
-		data, err := os.ReadFile(c.path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readSVG(t, c.path)
 		for _, w := range c.want {
-			if !strings.Contains(string(data), w) {
+			if !strings.Contains(data, w) {
 				t.Errorf("%s lacks %q", filepath.Base(c.path), w)
 			}
 		}

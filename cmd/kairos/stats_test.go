@@ -125,13 +125,22 @@ func TestStatsSVG(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	data, err := os.ReadFile(svg)
+	if s := readSVG(t, svg); !strings.Contains(s, "st.ktr: point-to-point messages, 16 ranks") ||
+		!strings.Contains(s, "<title>5 → 6: 2 messages</title>") {
+		t.Errorf("SVG:\n%.600s", s)
+	}
+}
+
+// readSVG returns the figure a verb wrote to path, failing the test if it
+// is missing or not well-formed XML.
+func readSVG(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(data)
-	if err := xml.Unmarshal(data, new(struct{})); err != nil || !strings.Contains(s, "st.ktr: point-to-point messages, 16 ranks") ||
-		!strings.Contains(s, "<title>5 → 6: 2 messages</title>") {
-		t.Errorf("SVG (%v):\n%.600s", err, s)
+	if err := xml.Unmarshal(data, new(struct{})); err != nil {
+		t.Fatalf("%s is not well-formed XML: %v", filepath.Base(path), err)
 	}
+	return string(data)
 }
