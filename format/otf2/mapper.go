@@ -273,9 +273,10 @@ var collectiveKinds = [...]trace.Kind{trace.Barrier, trace.Bcast, trace.Gather, 
 	trace.ReduceScatter}
 
 // collective returns the model event of an MpiCollectiveEnd. Score-P
-// counts a rooted collective's bytes at the root for all members; the
-// model keeps per-member volumes, so the root's side is divided by the
-// communicator size.
+// counts a rooted collective's bytes at the root for all members, and an
+// all-to-all's, allreduce's or allgather's over all members at every rank;
+// the model keeps per-member volumes (the action SimGrid replays), so
+// those are divided by the communicator size.
 func (m *mapper) collective(e *Event) trace.Event {
 	k := trace.Local
 	if int(e.Op) < len(collectiveKinds) {
@@ -300,10 +301,68 @@ func (m *mapper) collective(e *Event) trace.Event {
 			recv = sent
 		}
 	}
+	switch k {
+	case trace.Allreduce, trace.Alltoall, trace.Allgather:
+		sent, recv = perMember(sent, c.size), perMember(recv, c.size)
+	case trace.Allgatherv: // the received bytes stay the whole vector's
+		sent = perMember(sent, c.size)
+	case trace.Scan, trace.Exscan:
+		sent = scanBlock(k, sent, recv, m.rankIn(c), c.size)
+		recv = sent
+	}
 	if k != trace.Barrier {
 		ev.SendBytes, ev.RecvBytes = sent, recv
 	}
 	return ev
+}
+
+// perMember returns the per-member volume of a collective Score-P counts
+// over the n members (scorep_mpi_coll_bytes_alltoall: n blocks, or n-1
+// in place, which the record cannot tell apart; n is taken unless only
+// n-1 divides the total).
+func perMember(total int64, n int) int64 {
+	if n <= 1 {
+		return total
+	}
+	if total%int64(n) != 0 && n > 2 && total%int64(n-1) == 0 {
+		return total / int64(n-1)
+	}
+	return total / int64(n)
+}
+
+// scanBlock returns the block of a scan or exscan from the volumes Score-P
+// records at member me of n: (n-me)*b sent and (me+1)*b received for a
+// scan, (n-me-1)*b and me*b for an exscan.
+func scanBlock(k trace.Kind, sent, recv int64, me, n int) int64 {
+	switch {
+	case me < 0:
+		return sent
+	case k == trace.Scan:
+		return recv / int64(me+1)
+	case me > 0:
+		return recv / int64(me)
+	case n > 1:
+		return sent / int64(n-1)
+	}
+	return 0
+}
+
+// rankIn returns the mapper's rank within communicator c, -1 if it is not
+// a member.
+func (m *mapper) rankIn(c modelComm) int {
+	if c.id == trace.WorldComm {
+		return int(m.rank)
+	}
+	for _, cm := range m.src.meta.Comms {
+		if cm.ID == c.id {
+			for i, r := range cm.Members {
+				if r == m.rank {
+					return i
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // callKinds names the kind of an MPI call that has no MPI record inside.

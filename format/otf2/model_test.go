@@ -22,7 +22,8 @@ func openSample(t *testing.T, name string) *Source {
 }
 
 // TestModelTiny maps the tiny_mpi sample and compares the two ranks'
-// events with what its writer recorded.
+// events with what its writer recorded. Its allreduce records Score-P's
+// volumes over both ranks (8 bytes sent and received), 4 bytes a member.
 func TestModelTiny(t *testing.T) {
 	s := openSample(t, "tiny_mpi")
 	if s.NumRanks() != 2 || !s.HasMPI() {
@@ -44,11 +45,11 @@ func TestModelTiny(t *testing.T) {
 		"0 send peer=1 tag=42 send=1024 [100000,610000] main",
 		"0 irecv peer=1 tag=7 recv=4096 req=1 [660000,685000] main",
 		"0 wait req=1 [985000,1695000] main",
-		"0 allreduce send=8 recv=8 [1795000,2205000] main",
+		"0 allreduce send=4 recv=4 [1795000,2205000] main",
 		"1 recv peer=0 tag=42 recv=1024 [100000,826000] main",
 		"1 isend peer=0 tag=7 send=4096 req=9 [1066000,1108000] main",
 		"1 wait req=9 [1228000,1720000] main",
-		"1 allreduce send=8 recv=8 [2080000,2212000] main",
+		"1 allreduce send=4 recv=4 [2080000,2212000] main",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -109,5 +110,38 @@ func TestModelNoMPI(t *testing.T) {
 	}
 	if n := tr.NumEvents(); n != 0 {
 		t.Errorf("%d model events from a trace without MPI", n)
+	}
+}
+
+// TestScorePVolumes converts the volumes Score-P's byte counting
+// (scorep_mpi_coll_bytes_*) records for non-rooted collectives back to
+// the per-member volumes of the model.
+func TestScorePVolumes(t *testing.T) {
+	const b = 400 // one member's block
+	for _, c := range []struct {
+		name       string
+		k          trace.Kind
+		sent, recv int64
+		me, n      int
+		want       int64
+	}{
+		{"allreduce of 4", trace.Allreduce, 4 * b, 4 * b, 1, 4, b},
+		// In place, n-1 blocks: told apart only where n does not divide them.
+		{"allreduce in place", trace.Allreduce, 3 * 401, 3 * 401, 1, 4, 401},
+		{"alltoall of 1", trace.Alltoall, b, b, 0, 1, b},
+		{"scan, member 2 of 4", trace.Scan, 2 * b, 3 * b, 2, 4, b},
+		{"scan, member 0 of 4", trace.Scan, 4 * b, b, 0, 4, b},
+		{"exscan, member 0 of 4", trace.Exscan, 3 * b, 0, 0, 4, b},
+		{"exscan, member 3 of 4", trace.Exscan, 0, 3 * b, 3, 4, b},
+	} {
+		var got int64
+		if c.k == trace.Scan || c.k == trace.Exscan {
+			got = scanBlock(c.k, c.sent, c.recv, c.me, c.n)
+		} else {
+			got = perMember(c.sent, c.n)
+		}
+		if got != c.want {
+			t.Errorf("%s: %d bytes a member, want %d", c.name, got, c.want)
+		}
 	}
 }
