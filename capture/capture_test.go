@@ -2,6 +2,8 @@ package capture
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,13 +13,17 @@ import (
 
 	"kairos/check"
 	"kairos/format"
+	_ "kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/testenv"
+	"kairos/platform"
+	"kairos/sim"
 	"kairos/trace"
 )
 
-// build compiles the tracer and the test program with Open MPI's mpicc.
-func build(t *testing.T, dir string) (lib, app string) {
+// build compiles the tracer (with OTF2 if flags say so) and the test
+// program with Open MPI's mpicc.
+func build(t *testing.T, dir string, flags ...string) (lib, app string) {
 	t.Helper()
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	testenv.Tool(t, "mpirun", "openmpi-bin")
@@ -26,7 +32,8 @@ func build(t *testing.T, dir string) (lib, app string) {
 		t.Fatal(err)
 	}
 	lib, app = filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "app")
-	run(t, dir, nil, mpicc, "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o", lib, src)
+	args := append([]string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src}, flags...)
+	run(t, dir, nil, mpicc, args...)
 	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
 	return lib, app
 }
@@ -44,11 +51,20 @@ func run(t testing.TB, dir string, env []string, name string, args ...string) st
 }
 
 // mpirun runs app on 4 processes of Open MPI with the tracer preloaded,
-// writing the trace to dir/trace, and returns mpirun's output.
+// writing the trace to dir/trace in the tracer's default formats, and
+// returns mpirun's output.
 func mpirun(t *testing.T, dir, lib, app string, args ...string) string {
 	t.Helper()
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace")}
-	return run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE", app}, args...)...)
+	return mpirunFormat(t, dir, "", lib, app, args...)
+}
+
+// mpirunFormat is mpirun with KAIROS_TRACE_FORMAT set to format.
+func mpirunFormat(t *testing.T, dir, format, lib, app string, args ...string) string {
+	t.Helper()
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace"),
+		"KAIROS_TRACE_FORMAT=" + format}
+	return run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE",
+		"-x", "KAIROS_TRACE_FORMAT", app}, args...)...)
 }
 
 // calls returns each rank's MPI calls in a trace, as comparable text:
@@ -146,6 +162,113 @@ func TestTracer(t *testing.T) {
 		return nil
 	}); err != nil || computes < 4*3 {
 		t.Errorf("%d computations recorded (%v)", computes, err)
+	}
+}
+
+// otf2Tracer builds the tracer with OTF2 (skipping the test where
+// Debian's libotf2-trace-dev is not installed).
+func otf2Tracer(t *testing.T, dir string) (lib, app string) {
+	t.Helper()
+	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
+		if testenv.Required() {
+			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
+		}
+		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
+	}
+	return build(t, dir, "-DKAIROS_OTF2", "-lotf2")
+}
+
+// simulate replays a trace on a 4-node cluster, a timed one with the time
+// between its calls as computation at 1 Gf (the tracer's default
+// KAIROS_TRACE_SPEED) above SimGrid's 1 us threshold.
+func simulate(t *testing.T, path string, timed bool) float64 {
+	t.Helper()
+	src, _, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if timed {
+		src = trace.UntimedAbove(src, 1e9, trace.FromSeconds(1e-6))
+	}
+	p, err := platform.ParseCluster("4x1Gf,125MBps,50us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(src, p, nil, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return res.Time
+}
+
+// TestTracerOTF2 traces the test program with the OTF2 tracer, writing
+// both formats in one run: otf2-print reads the archive; Kairos reads it
+// as 4 ranks that validate, with every call of the TI trace and, which TI
+// cannot express, the barriers of the two sub-communicators; and the OTF2 trace,
+// replayed with its computation at the TI trace's speed, takes the same
+// simulated time as the TI trace.
+func TestTracerOTF2(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := otf2Tracer(t, dir)
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more")
+	archive := filepath.Join(dir, "trace", "traces.otf2")
+	if p, err := exec.LookPath("otf2-print"); err == nil {
+		run(t, dir, nil, p, archive)
+	} else if testenv.Required() {
+		t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but otf2-print is not installed (Debian package otf2-tools)")
+	}
+	src, _, err := format.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.NumRanks() != 4 {
+		t.Fatalf("%d ranks", src.NumRanks())
+	}
+	rep, err := check.Check(src, check.Options{})
+	if err != nil || !rep.OK() {
+		t.Fatalf("check: %v %+v", err, rep)
+	}
+	// The calls of each kind but completions, which the two formats group
+	// differently (a waitsome of one request is a wait in TI, a waitall
+	// in OTF2; a testany that completes nothing is not in TI).
+	kinds := func(path string) []map[string]int {
+		out := make([]map[string]int, 4)
+		for r, calls := range calls(t, path) {
+			out[r] = map[string]int{}
+			for _, c := range calls {
+				switch k := strings.Fields(c)[0]; k {
+				case "wait", "waitall", "test", "local":
+				default:
+					out[r][k]++
+				}
+			}
+		}
+		return out
+	}
+	ti, otf2 := kinds(filepath.Join(dir, "trace", "index.txt")), kinds(archive)
+	for r := range 4 {
+		ti[r]["barrier"]++ // on the sub-communicator
+		if !maps.Equal(ti[r], otf2[r]) {
+			t.Errorf("rank %d: OTF2 calls %v, want %v", r, otf2[r], ti[r])
+		}
+	}
+	comms := map[int]bool{}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if e.Kind == trace.Barrier && e.Comm != trace.WorldComm {
+			comms[int(e.Comm)] = true
+		}
+		return nil
+	}); err != nil || len(comms) != 2 {
+		t.Errorf("barriers on %d sub-communicators (%v), want 2", len(comms), err)
+	}
+
+	// Without the sub-communicators, the two traces replay alike.
+	dir = t.TempDir()
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "more")
+	want, got := simulate(t, filepath.Join(dir, "trace", "index.txt"), false), simulate(t, filepath.Join(dir, "trace", "traces.otf2"), true)
+	t.Logf("simulated: TI trace %.9f s, OTF2 trace %.9f s", want, got)
+	if math.Abs(got-want) > 1e-9*want {
+		t.Errorf("the OTF2 trace replays in %.9f s, the TI trace in %.9f s", got, want)
 	}
 }
 

@@ -338,7 +338,10 @@ func (s *simulation) exec(r *rank) bool {
 				return false
 			}
 			r.step, r.slept = 1, false
-			r.testReq = s.newRequest(r, true, e.Partner, 0, e.SendBytes)
+			// Both halves carry the event's tag: 0 in a TI trace, which has
+			// none (SimGrid's replay), the send tag in a timed trace, so that
+			// a sendrecv meets the plain sends and receives of its peers.
+			r.testReq = s.newRequest(r, true, e.Partner, e.Tag, e.SendBytes)
 			r.testReq.typed, r.testReq.dtype = true, s.sendType(e)
 			s.post(r.testReq)
 		}
@@ -347,7 +350,7 @@ func (s *simulation) exec(r *rank) bool {
 				return false
 			}
 			r.step = 2
-			q := s.newRequest(r, false, e.Source, 0, e.RecvBytes)
+			q := s.newRequest(r, false, e.Source, e.Tag, e.RecvBytes)
 			q.typed, q.dtype = true, s.recvType(e)
 			s.post(q)
 			s.addWait(r, r.testReq)

@@ -473,3 +473,30 @@ func TestSendToFinishedRank(t *testing.T) {
 		}
 	}
 }
+
+// TestSendRecvTags: a sendrecv of a timed trace (OTF2, DUMPI) carries its
+// tag, so that it meets the plain receive and send of a peer with that
+// tag, as in MPI; a TI sendRecv has none and matches with tag 0, as in
+// SimGrid's replay.
+func TestSendRecvTags(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	run := func(tag int32) (*sim.Result, error) {
+		tr := trace.New(2, trace.NewMeta())
+		sr := trace.NewEvent(trace.SendRecv)
+		sr.Partner, sr.Source, sr.Tag, sr.SendBytes, sr.RecvBytes = 1, 1, tag, 100, 100
+		tr.Ranks[0].Append(&sr)
+		recv := trace.NewEvent(trace.Recv)
+		recv.Partner, recv.Tag, recv.RecvBytes = 0, 6, 100
+		tr.Ranks[1].Append(&recv)
+		send := trace.NewEvent(trace.Send)
+		send.Partner, send.Tag, send.SendBytes = 0, 6, 100
+		tr.Ranks[1].Append(&send)
+		return sim.Run(tr, m, sim.DefaultConfig(), nil)
+	}
+	if _, err := run(6); err != nil {
+		t.Errorf("sendrecv with tag 6 against tag 6: %v", err)
+	}
+	if _, err := run(0); err == nil || !strings.Contains(err.Error(), "deadlock") {
+		t.Errorf("sendrecv with tag 0 against tag 6: error %v, want a deadlock", err)
+	}
+}

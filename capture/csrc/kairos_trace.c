@@ -2,7 +2,9 @@
  * kairos_trace.c: Kairos' PMPI tracer. It records an MPI program's calls as
  * a SimGrid 3.32 time-independent trace, the trace `kairos simulate` and
  * `smpirun -replay` replay, with the computation between calls measured in
- * time and written in flops.
+ * time and written in flops; built with OTF2, also (or instead) as an OTF2
+ * archive with every call's start and end, the timed trace Score-P writes,
+ * for the analyses of who waits for whom (`kairos patterns`, `slow`).
  *
  * Build and use (any MPI; KAIROS_TRACE and the other variables optional):
  *
@@ -10,12 +12,19 @@
  *   mpirun -np 4 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
  *   kairos check kairos-trace/index.txt
  *
- * or link it before the MPI library: mpicc app.c -L. -lkairos_trace.
+ * or link it before the MPI library: mpicc app.c -L. -lkairos_trace. With
+ * OTF2 (Debian: libotf2-trace-dev):
+ *
+ *   mpicc -O2 -shared -fPIC -DKAIROS_OTF2 -o libkairos_trace.so kairos_trace.c -lotf2
+ *   kairos slow kairos-trace/traces.otf2
  *
  * Environment:
  *   KAIROS_TRACE        output directory (default kairos-trace): rank r
  *                       writes DIR/rank-r.ti, rank 0 DIR/index.txt listing
- *                       them (SimGrid's description file)
+ *                       them (SimGrid's description file); the OTF2
+ *                       archive is DIR/traces.otf2
+ *   KAIROS_TRACE_FORMAT ti, otf2 or ti,otf2 (default: otf2 when built with
+ *                       OTF2, ti otherwise)
  *   KAIROS_TRACE_SPEED  flop/s the measured computation is converted at
  *                       (default 1e9): flops = seconds x speed
  *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
@@ -34,40 +43,82 @@
  * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
  * not wrapped: their time counts as computation. A sendrecv with
  * MPI_PROC_NULL on one side is written as its other half.
+ *
+ * The OTF2 archive has the records Score-P writes for the same calls
+ * (an Enter and a Leave of the call's region around MpiSend, MpiIsend,
+ * MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv, MpiRequestTest,
+ * MpiCollectiveBegin and MpiCollectiveEnd, with Score-P's byte counts),
+ * partners as MPI_COMM_WORLD ranks, and, unlike TI, the collectives of
+ * every communicator. Timestamps are CLOCK_REALTIME nanoseconds: ranks on
+ * several nodes are as synchronized as the nodes' clocks.
  */
 #include <errno.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
 
-static FILE *kt_out;
+static FILE *kt_out; /* the TI trace, NULL if not written */
+static int kt_active; /* between MPI_Init and MPI_Finalize, with an output */
 static int kt_rank = -1, kt_size;
-static double kt_speed = 1e9, kt_min = 1e-6, kt_last;
+static double kt_speed = 1e9, kt_min = 1e-6;
 static long kt_skipped;
 
-/* A pending isend or irecv: its TI key (src, dst, tag). */
+/* Timestamps: nanoseconds of CLOCK_REALTIME. kt_t0 is the current call's
+ * start, kt_t1 its end (taken at the first record after it returns, 0
+ * before), kt_last the previous call's end. */
+static uint64_t kt_t0, kt_t1, kt_last;
+
+static uint64_t kt_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t kt_end(void) {
+  if (kt_t1 == 0) kt_t1 = kt_now();
+  return kt_t1;
+}
+
+/* The wrapped calls, which are the regions of the OTF2 archive (their
+ * names are ko_region_names). */
+enum {
+  R_INIT, R_INIT_THREAD, R_FINALIZE, R_SEND, R_SSEND, R_ISEND, R_RECV, R_IRECV, R_WAIT, R_WAITALL, R_WAITANY,
+  R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
+  R_SCAN, R_EXSCAN, R_ALLTOALL, R_ALLTOALLV, R_ALLGATHER, R_ALLGATHERV, R_GATHER, R_GATHERV, R_SCATTER,
+  R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_NREGIONS
+};
+static int kt_region;
+
+/* A pending isend or irecv: its TI key (src, dst, tag), the request id of
+ * its OTF2 records, and, for a receive from any source, the communicator
+ * its status's source is a rank of. */
 struct kt_req {
   MPI_Request req;
   int src, dst, tag;
+  uint64_t id;
+  MPI_Comm comm;
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
+static uint64_t kt_nextid;
 
-static int kt_on(void) { return kt_out != NULL; }
+static int kt_on(void) { return kt_active; }
 
 /* Lines are formatted by hand into a buffer: fprintf would be most of the
  * tracer's cost per call. kt_line starts "<rank> <action>", kt_num adds
- * " <n>", kt_eol ends the line. */
+ * " <n>", kt_eol ends the line; they write nothing without a TI trace. */
 static char kt_buf[1 << 16];
 static size_t kt_len;
 
 static void kt_flush(void) {
-  if (kt_len > 0) fwrite(kt_buf, 1, kt_len, kt_out);
+  if (kt_len > 0 && kt_out) fwrite(kt_buf, 1, kt_len, kt_out);
   kt_len = 0;
 }
 
@@ -88,12 +139,14 @@ static void kt_digits(long v) {
 }
 
 static void kt_num(long v) {
+  if (!kt_out) return;
   kt_room(1);
   kt_buf[kt_len++] = ' ';
   kt_digits(v);
 }
 
 static void kt_line(const char *action) {
+  if (!kt_out) return;
   size_t n = strlen(action);
   kt_digits(kt_rank);
   kt_room(n + 1);
@@ -103,6 +156,7 @@ static void kt_line(const char *action) {
 }
 
 static void kt_eol(void) {
+  if (!kt_out) return;
   kt_room(1);
   kt_buf[kt_len++] = '\n';
 }
@@ -123,21 +177,32 @@ static void kt_coll(const char *action, int n, const long *args) {
   kt_eol();
 }
 
+/* The OTF2 records, written by the functions of the OTF2 section below,
+ * which do nothing in a tracer built without OTF2. */
+static void ko_enter(int region, uint64_t t);
+static void ko_leave(int region, uint64_t t);
 
-/* kt_enter writes the computation since the last call returned. */
-static void kt_enter(void) {
+/* kt_enter starts a call of region: it writes the computation since the
+ * last call returned and the OTF2 Enter. */
+static void kt_enter(int region) {
   if (!kt_on()) return;
-  double gap = PMPI_Wtime() - kt_last;
-  if (gap >= kt_min && gap > 0) {
+  kt_t0 = kt_now();
+  kt_t1 = 0;
+  kt_region = region;
+  double gap = (double)(kt_t0 - kt_last) * 1e-9;
+  if (kt_out && gap >= kt_min && gap > 0) {
     kt_line("compute");
     kt_room(32);
     kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", gap * kt_speed);
     kt_eol();
   }
+  ko_enter(region, kt_t0);
 }
 
 static void kt_leave(void) {
-  if (kt_on()) kt_last = PMPI_Wtime();
+  if (!kt_on()) return;
+  kt_last = kt_end();
+  ko_leave(kt_region, kt_last);
 }
 
 static long kt_bytes(int count, MPI_Datatype t) {
@@ -162,23 +227,27 @@ static int kt_world(MPI_Comm comm, int r) {
 
 static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
 
-/* kt_world_coll reports whether a collective on comm can be recorded. */
+/* kt_world_coll reports whether a collective on comm is one of
+ * MPI_COMM_WORLD, the only collectives TI can express (the others are
+ * counted when a TI trace is written). */
 static int kt_world_coll(MPI_Comm comm) {
   int same = MPI_UNEQUAL;
   if (comm == MPI_COMM_WORLD) return 1;
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
-  kt_skipped++;
+  if (kt_out) kt_skipped++;
   return 0;
 }
 
-static void kt_push(MPI_Request req, int src, int dst, int tag) {
+/* kt_push records a started isend or irecv and returns its request id. */
+static uint64_t kt_push(MPI_Request req, int src, int dst, int tag, MPI_Comm comm) {
   if (kt_nreq == kt_capreq) {
     kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
     kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
     if (!kt_reqs) abort();
   }
-  kt_reqs[kt_nreq++] = (struct kt_req){req, src, dst, tag};
+  kt_reqs[kt_nreq++] = (struct kt_req){req, src, dst, tag, ++kt_nextid, comm};
+  return kt_nextid;
 }
 
 /* kt_find returns the index of req among the pending requests, or -1. */
@@ -193,8 +262,13 @@ static void kt_drop(int i) {
   kt_nreq--;
 }
 
-/* kt_wait writes "wait src dst tag" for a pending request and forgets it. */
-static void kt_wait(MPI_Request req, const char *action, int done) {
+static void ko_complete(const struct kt_req *r, const MPI_Status *st);
+static void ko_tested(uint64_t id);
+
+/* kt_wait writes "wait src dst tag" (or action) for a pending request and,
+ * if done, its OTF2 completion with status st and forgets it; a test that
+ * did not complete it is an OTF2 MpiRequestTest. */
+static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
   kt_line(action);
@@ -202,26 +276,48 @@ static void kt_wait(MPI_Request req, const char *action, int done) {
   kt_num(kt_reqs[i].dst);
   kt_num(kt_reqs[i].tag);
   kt_eol();
-  if (done) kt_drop(i);
-}
-
-static void kt_open(void) {
-  const char *dir = getenv("KAIROS_TRACE");
-  const char *s;
-  char path[4096];
-  if (!dir || !*dir) dir = "kairos-trace";
-  if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
-  if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
-  PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
-  PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
+  if (!done) {
+    ko_tested(kt_reqs[i].id);
     return;
   }
+  ko_complete(&kt_reqs[i], st);
+  kt_drop(i);
+}
+
+static int ko_open(const char *dir);
+static void ko_close(void);
+
+/* kt_formats sets which traces are written, from KAIROS_TRACE_FORMAT. */
+static void kt_formats(int *ti, int *otf2) {
+  const char *f = getenv("KAIROS_TRACE_FORMAT");
+#ifdef KAIROS_OTF2
+  if (!f || !*f) f = "otf2";
+#else
+  if (!f || !*f) f = "ti";
+#endif
+  *ti = strstr(f, "ti") != NULL;
+  *otf2 = strstr(f, "otf2") != NULL;
+  if (!*ti && !*otf2) {
+    if (kt_rank == 0) fprintf(stderr, "kairos_trace: KAIROS_TRACE_FORMAT=%s: want ti, otf2 or ti,otf2; writing ti\n", f);
+    *ti = 1;
+  }
+#ifndef KAIROS_OTF2
+  if (*otf2) {
+    if (kt_rank == 0)
+      fprintf(stderr, "kairos_trace: KAIROS_TRACE_FORMAT=%s: this tracer was built without OTF2 (-DKAIROS_OTF2 ... -lotf2)%s\n", f,
+              *ti ? "" : "; writing ti");
+    *otf2 = 0;
+    *ti = 1;
+  }
+#endif
+}
+
+static int kt_open_ti(const char *dir) {
+  char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.ti", dir, kt_rank);
   if (!(kt_out = fopen(path, "w"))) {
     fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
-    return;
+    return 0;
   }
   if (kt_rank == 0) {
     snprintf(path, sizeof path, "%s/index.txt", dir);
@@ -233,62 +329,105 @@ static void kt_open(void) {
   }
   kt_line("init");
   kt_eol();
-  kt_last = PMPI_Wtime();
+  return 1;
+}
+
+/* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
+ * which began at t. */
+static void kt_open(int region, uint64_t t) {
+  const char *dir = getenv("KAIROS_TRACE");
+  const char *s;
+  int ti, otf2;
+  if (!dir || !*dir) dir = "kairos-trace";
+  if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
+  if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
+  kt_formats(&ti, &otf2);
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
+    return;
+  }
+  if (ti && !kt_open_ti(dir)) return;
+  if (otf2 && !ko_open(dir)) {
+    if (kt_out) fclose(kt_out);
+    kt_out = NULL;
+    return;
+  }
+  kt_active = 1;
+  ko_enter(region, t);
+  kt_last = kt_now();
+  ko_leave(region, kt_last);
 }
 
 int MPI_Init(int *argc, char ***argv) {
+  uint64_t t = kt_now();
   int err = PMPI_Init(argc, argv);
-  kt_open();
+  kt_open(R_INIT, t);
   return err;
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  uint64_t t = kt_now();
   int err = PMPI_Init_thread(argc, argv, required, provided);
-  kt_open();
+  kt_open(R_INIT_THREAD, t);
   return err;
 }
 
 int MPI_Finalize(void) {
   if (kt_on()) {
-    kt_enter();
+    kt_enter(R_FINALIZE);
     kt_line("finalize");
     kt_eol();
-    long skipped = 0;
-    PMPI_Reduce(&kt_skipped, &skipped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (kt_rank == 0 && skipped > 0)
-      fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", skipped);
-    kt_flush();
-    fclose(kt_out);
-    kt_out = NULL;
+    kt_leave();
+    kt_active = 0;
+    if (kt_out) {
+      long skipped = 0;
+      PMPI_Reduce(&kt_skipped, &skipped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+      if (kt_rank == 0 && skipped > 0)
+        fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", skipped);
+      kt_flush();
+      fclose(kt_out);
+      kt_out = NULL;
+    }
+    ko_close();
   }
   return PMPI_Finalize();
 }
 
-static int kt_send(const char *action, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+/* The OTF2 records of point-to-point calls and completions. */
+static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id);
+static void ko_irecv_request(uint64_t id);
+static void ko_recv(int peer, int tag, long bytes);
+
+static int kt_send(int region, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
                    int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm)) {
-  kt_enter();
+  kt_enter(region);
   int err = send(buf, count, t, dest, tag, comm);
-  if (kt_on() && dest != MPI_PROC_NULL)
-    kt_p2p(action, kt_world(comm, dest), tag, kt_bytes(count, t));
+  if (kt_on() && dest != MPI_PROC_NULL) {
+    int d = kt_world(comm, dest);
+    kt_p2p("send", d, tag, kt_bytes(count, t));
+    ko_send(0, d, tag, kt_bytes(count, t), 0);
+  }
   kt_leave();
   return err;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
-  return kt_send("send", buf, count, t, dest, tag, comm, PMPI_Send);
+  return kt_send(R_SEND, buf, count, t, dest, tag, comm, PMPI_Send);
 }
 
 int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
-  return kt_send("send", buf, count, t, dest, tag, comm, PMPI_Ssend);
+  return kt_send(R_SSEND, buf, count, t, dest, tag, comm, PMPI_Ssend);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  kt_enter();
+  kt_enter(R_ISEND);
   int err = PMPI_Isend(buf, count, t, dest, tag, comm, req);
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
     kt_p2p("isend", d, tag, kt_bytes(count, t));
-    kt_push(*req, kt_rank, d, tag);
+    ko_send(1, d, tag, kt_bytes(count, t), kt_push(*req, kt_rank, d, tag, comm));
   }
   kt_leave();
   return err;
@@ -297,25 +436,26 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *status) {
   MPI_Status st;
   if (status == MPI_STATUS_IGNORE) status = &st;
-  kt_enter();
+  kt_enter(R_RECV);
   int err = PMPI_Recv(buf, count, t, src, tag, comm, status);
   if (kt_on() && src != MPI_PROC_NULL) {
-    int n = 0;
+    int n = 0, from = kt_world(comm, status->MPI_SOURCE);
     PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
-    kt_p2p("recv", kt_world(comm, status->MPI_SOURCE), status->MPI_TAG, kt_bytes(n, t));
+    kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
+    ko_recv(from, status->MPI_TAG, kt_bytes(n, t));
   }
   kt_leave();
   return err;
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
-  kt_enter();
+  kt_enter(R_IRECV);
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
   if (kt_on() && src != MPI_PROC_NULL) {
     int s = kt_world(comm, src);
     kt_p2p("irecv", s, kt_tag(tag), kt_bytes(count, t));
-    kt_push(*req, s, kt_rank, kt_tag(tag));
+    ko_irecv_request(kt_push(*req, s, kt_rank, kt_tag(tag), comm));
   }
   kt_leave();
   return err;
@@ -323,245 +463,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
 
 int MPI_Wait(MPI_Request *req, MPI_Status *status) {
   MPI_Request r = *req;
-  kt_enter();
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_WAIT);
   int err = PMPI_Wait(req, status);
-  if (kt_on()) kt_wait(r, "wait", 1);
-  kt_leave();
-  return err;
-}
-
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
-  MPI_Request *saved = malloc((count > 0 ? count : 1) * sizeof *saved);
-  if (!saved) abort();
-  memcpy(saved, reqs, count * sizeof *saved);
-  kt_enter();
-  int err = PMPI_Waitall(count, reqs, statuses);
-  if (kt_on()) {
-    int ours = 0;
-    for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
-    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
-      kt_line("waitall");
-      kt_eol();
-      kt_nreq = 0;
-    } else {
-      for (int i = 0; i < count; i++) kt_wait(saved[i], "wait", 1);
-    }
-  }
-  free(saved);
-  kt_leave();
-  return err;
-}
-
-int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
-  MPI_Request r = *req;
-  kt_enter();
-  int err = PMPI_Test(req, flag, status);
-  if (kt_on()) kt_wait(r, "test", *flag);
-  kt_leave();
-  return err;
-}
-
-/* A sendrecv with MPI_PROC_NULL on one side is the other side alone, with
- * tag 0: TI's sendRecv has no tags and its replay matches with tag 0, so
- * that the lone half matches the peer's sendRecv (SimGrid's own tracer
- * writes nothing there, and its replay then deadlocks). The matched source
- * is written for MPI_ANY_SOURCE, as for a receive. */
-int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
-                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
-  MPI_Status stat;
-  if (status == MPI_STATUS_IGNORE) status = &stat;
-  kt_enter();
-  int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
-  if (kt_on()) {
-    int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
-    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
-    if (dest == MPI_PROC_NULL && src != MPI_PROC_NULL) {
-      kt_p2p("recv", from, 0, kt_bytes(n, rt));
-    } else if (src == MPI_PROC_NULL && dest != MPI_PROC_NULL) {
-      kt_p2p("send", kt_world(comm, dest), 0, kt_bytes(scount, st));
-    } else if (dest != MPI_PROC_NULL) {
-      /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>"; MPI_BYTE is 6 */
-      kt_line("sendRecv");
-      kt_num(kt_bytes(scount, st));
-      kt_num(kt_world(comm, dest));
-      kt_num(kt_bytes(n, rt));
-      kt_num(from);
-      kt_num(6);
-      kt_num(6);
-      kt_eol();
-    }
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Barrier(MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Barrier(comm);
-  if (kt_on() && kt_world_coll(comm)) kt_coll("barrier", 0, NULL);
-  kt_leave();
-  return err;
-}
-
-int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Bcast(buf, count, t, root, comm);
-  if (kt_on() && kt_world_coll(comm)) kt_coll("bcast", 2, (long[]){kt_bytes(count, t), root});
-  kt_leave();
-  return err;
-}
-
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
-  if (kt_on() && kt_world_coll(comm)) kt_coll("reduce", 3, (long[]){kt_bytes(count, t), 0, root});
-  kt_leave();
-  return err;
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
-  if (kt_on() && kt_world_coll(comm)) kt_coll("allreduce", 2, (long[]){kt_bytes(count, t), 0});
-  kt_leave();
-  return err;
-}
-
-static int kt_scan(const char *action, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op,
-                   MPI_Comm comm, int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) {
-  kt_enter();
-  int err = scan(sbuf, rbuf, count, t, op, comm);
-  if (kt_on() && kt_world_coll(comm)) kt_coll(action, 2, (long[]){kt_bytes(count, t), 0});
-  kt_leave();
-  return err;
-}
-
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return kt_scan("scan", sbuf, rbuf, count, t, op, comm, PMPI_Scan);
-}
-
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return kt_scan("exscan", sbuf, rbuf, count, t, op, comm, PMPI_Exscan);
-}
-
-/* The all-to-all shapes: "<action> <sendbytes> <recvbytes> [root]". */
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
-  if (kt_on() && kt_world_coll(comm))
-    kt_coll("alltoall", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)});
-  kt_leave();
-  return err;
-}
-
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
-                  MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
-  if (kt_on() && kt_world_coll(comm))
-    kt_coll("allgather", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)});
-  kt_leave();
-  return err;
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
-               MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-  if (kt_on() && kt_world_coll(comm)) /* rcount matters at the root only; SimGrid takes every rank's */
-    kt_coll("gather", 3, (long[]){kt_bytes(scount, st), kt_bytes(scount, st), root});
-  kt_leave();
-  return err;
-}
-
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
-                MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
-  if (kt_on() && kt_world_coll(comm))
-    kt_coll("scatter", 3, (long[]){kt_bytes(rcount, rt), kt_bytes(rcount, rt), root});
-  kt_leave();
-  return err;
-}
-
-/* kt_counts writes n per-rank counts as bytes. */
-static void kt_counts(const int *counts, MPI_Datatype t, int n) {
-  for (int i = 0; i < n; i++) kt_num(counts ? kt_bytes(counts[i], t) : 0L);
-}
-
-int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
-                  const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
-  if (kt_on() && kt_world_coll(comm)) {
-    long sb = 0, rb = 0;
-    for (int i = 0; i < kt_size; i++) sb += kt_bytes(scounts[i], st), rb += kt_bytes(rcounts[i], rt);
-    kt_line("alltoallv");
-    kt_num(sb);
-    kt_counts(scounts, st, kt_size);
-    kt_num(rb);
-    kt_counts(rcounts, rt, kt_size);
-    kt_eol();
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
-                   MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
-  if (kt_on() && kt_world_coll(comm)) {
-    kt_line("allgatherv");
-    kt_num(kt_bytes(scount, st));
-    kt_counts(rcounts, rt, kt_size);
-    kt_eol();
-  }
-  kt_leave();
-  return err;
-}
-
-/* Receive counts of gatherv and send counts of scatterv are significant at
- * the root only: other ranks write zeros, as SimGrid's tracer does. */
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
-                MPI_Datatype rt, int root, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
-  if (kt_on() && kt_world_coll(comm)) {
-    kt_line("gatherv");
-    kt_num(kt_bytes(scount, st));
-    kt_counts(kt_rank == root ? rcounts : NULL, rt, kt_size);
-    kt_num(root);
-    kt_eol();
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype st, void *rbuf, int rcount,
-                 MPI_Datatype rt, int root, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
-  if (kt_on() && kt_world_coll(comm)) {
-    kt_line("scatterv");
-    kt_counts(kt_rank == root ? scounts : NULL, st, kt_size);
-    kt_num(kt_bytes(rcount, rt));
-    kt_num(root);
-    kt_eol();
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  kt_enter();
-  int err = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
-  if (kt_on() && kt_world_coll(comm)) {
-    kt_line("reducescatter");
-    kt_counts(rcounts, t, kt_size);
-    kt_num(0);
-    kt_eol();
-  }
+  if (kt_on()) kt_wait(r, "wait", 1, status);
   kt_leave();
   return err;
 }
@@ -574,13 +480,369 @@ static MPI_Request *kt_saved(int n, const MPI_Request reqs[]) {
   return saved;
 }
 
+/* kt_statuses returns st, or n statuses of the tracer's own where the
+ * program ignores them (the OTF2 completions need their sources); *own
+ * is what to free. */
+static MPI_Status *kt_statuses(int n, MPI_Status *st, MPI_Status **own) {
+  *own = NULL;
+  if (st != MPI_STATUSES_IGNORE) return st;
+  *own = malloc((n > 0 ? n : 1) * sizeof **own);
+  if (!*own) abort();
+  return *own;
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  MPI_Request *saved = kt_saved(count, reqs);
+  MPI_Status *own, *sts = kt_statuses(count, statuses, &own);
+  kt_enter(R_WAITALL);
+  int err = PMPI_Waitall(count, reqs, sts);
+  if (kt_on()) {
+    int ours = 0;
+    for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
+    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
+      kt_line("waitall");
+      kt_eol();
+      for (int i = 0; i < count; i++) {
+        int j = kt_find(saved[i]);
+        if (j < 0) continue;
+        ko_complete(&kt_reqs[j], &sts[i]);
+        kt_drop(j);
+      }
+    } else {
+      for (int i = 0; i < count; i++) kt_wait(saved[i], "wait", 1, &sts[i]);
+    }
+  }
+  free(saved);
+  free(own);
+  kt_leave();
+  return err;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
+  MPI_Request r = *req;
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_TEST);
+  int err = PMPI_Test(req, flag, status);
+  if (kt_on()) kt_wait(r, "test", *flag, status);
+  kt_leave();
+  return err;
+}
+
+/* A sendrecv with MPI_PROC_NULL on one side is the other side alone, with
+ * tag 0: TI's sendRecv has no tags and its replay matches with tag 0, so
+ * that the lone half matches the peer's sendRecv (SimGrid's own tracer
+ * writes nothing there, and its replay then deadlocks). The matched source
+ * is written for MPI_ANY_SOURCE, as for a receive. The OTF2 records are
+ * Score-P's: an MpiSend and an MpiRecv, with their tags. */
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
+                 MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Status stat;
+  if (status == MPI_STATUS_IGNORE) status = &stat;
+  kt_enter(R_SENDRECV);
+  int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
+  if (kt_on()) {
+    int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+    int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
+    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
+      kt_p2p("recv", from, 0, kt_bytes(n, rt));
+    } else if (from == MPI_PROC_NULL && to != MPI_PROC_NULL) {
+      kt_p2p("send", to, 0, kt_bytes(scount, st));
+    } else if (to != MPI_PROC_NULL) {
+      /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>"; MPI_BYTE is 6 */
+      kt_line("sendRecv");
+      kt_num(kt_bytes(scount, st));
+      kt_num(to);
+      kt_num(kt_bytes(n, rt));
+      kt_num(from);
+      kt_num(6);
+      kt_num(6);
+      kt_eol();
+    }
+    if (to != MPI_PROC_NULL) ko_send(0, to, stag, kt_bytes(scount, st), 0);
+    if (from != MPI_PROC_NULL) ko_recv(from, status->MPI_TAG, kt_bytes(n, rt));
+  }
+  kt_leave();
+  return err;
+}
+
+/* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
+enum {
+  OP_BARRIER = 0, OP_BCAST, OP_GATHER, OP_GATHERV, OP_SCATTER, OP_SCATTERV, OP_ALLGATHER, OP_ALLGATHERV,
+  OP_ALLTOALL, OP_ALLTOALLV, OP_ALLREDUCE = 11, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN
+};
+
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv);
+
+static int kt_csize(MPI_Comm comm) {
+  int n = 1;
+  PMPI_Comm_size(comm, &n);
+  return n;
+}
+
+static int kt_crank(MPI_Comm comm) {
+  int r = 0;
+  PMPI_Comm_rank(comm, &r);
+  return r;
+}
+
+/* kt_collective records a collective on comm: TI's action with its n
+ * arguments where comm is MPI_COMM_WORLD's, and the OTF2 records of op
+ * with the bytes Score-P counts (at the root of a rooted collective, the
+ * bytes of every member). */
+static void kt_collective(MPI_Comm comm, const char *action, int n, const long *args, int op, int root,
+                          uint64_t sent, uint64_t recv) {
+  if (kt_world_coll(comm)) kt_coll(action, n, args);
+  ko_coll(comm, op, root, sent, recv);
+}
+
+/* kt_rooted sets what Score-P counts at a member of a rooted collective
+ * that sends a block of b bytes from the root to each member (or, toroot,
+ * from each member to the root): at the root, every member's block. */
+static void kt_rooted(MPI_Comm comm, int root, int toroot, uint64_t b, uint64_t *sent, uint64_t *recv) {
+  uint64_t all = kt_crank(comm) == root ? (uint64_t)kt_csize(comm) * b : 0;
+  *sent = toroot ? b : all;
+  *recv = toroot ? all : b;
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  kt_enter(R_BARRIER);
+  int err = PMPI_Barrier(comm);
+  if (kt_on()) kt_collective(comm, "barrier", 0, NULL, OP_BARRIER, -1, 0, 0);
+  kt_leave();
+  return err;
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  kt_enter(R_BCAST);
+  int err = PMPI_Bcast(buf, count, t, root, comm);
+  if (kt_on()) {
+    uint64_t sent, recv;
+    kt_rooted(comm, root, 0, kt_bytes(count, t), &sent, &recv);
+    kt_collective(comm, "bcast", 2, (long[]){kt_bytes(count, t), root}, OP_BCAST, root, sent, recv);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  kt_enter(R_REDUCE);
+  int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
+  if (kt_on()) {
+    uint64_t sent, recv;
+    kt_rooted(comm, root, 1, kt_bytes(count, t), &sent, &recv);
+    kt_collective(comm, "reduce", 3, (long[]){kt_bytes(count, t), 0, root}, OP_REDUCE, root, sent, recv);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_ALLREDUCE);
+  int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
+  if (kt_on()) {
+    uint64_t all = (uint64_t)kt_csize(comm) * kt_bytes(count, t);
+    kt_collective(comm, "allreduce", 2, (long[]){kt_bytes(count, t), 0}, OP_ALLREDUCE, -1, all, all);
+  }
+  kt_leave();
+  return err;
+}
+
+/* Score-P counts (n-me) blocks sent and me+1 received at member me of a
+ * scan, one fewer of each for an exscan. */
+static int kt_scan(int region, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                   int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) {
+  kt_enter(region);
+  int err = scan(sbuf, rbuf, count, t, op, comm);
+  if (kt_on()) {
+    uint64_t b = kt_bytes(count, t), n = kt_csize(comm), me = kt_crank(comm), ex = region == R_EXSCAN;
+    kt_collective(comm, ex ? "exscan" : "scan", 2, (long[]){b, 0}, ex ? OP_EXSCAN : OP_SCAN, -1, (n - me - ex) * b,
+                  (me + 1 - ex) * b);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return kt_scan(R_SCAN, sbuf, rbuf, count, t, op, comm, PMPI_Scan);
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return kt_scan(R_EXSCAN, sbuf, rbuf, count, t, op, comm, PMPI_Exscan);
+}
+
+/* The all-to-all shapes: "<action> <sendbytes> <recvbytes> [root]". */
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLTOALL);
+  int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on()) {
+    uint64_t n = kt_csize(comm);
+    kt_collective(comm, "alltoall", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLTOALL, -1,
+                  n * kt_bytes(scount, st), n * kt_bytes(rcount, rt));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                  MPI_Comm comm) {
+  kt_enter(R_ALLGATHER);
+  int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on()) {
+    uint64_t n = kt_csize(comm);
+    kt_collective(comm, "allgather", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLGATHER, -1,
+                  n * kt_bytes(scount, st), n * kt_bytes(rcount, rt));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+               MPI_Comm comm) {
+  kt_enter(R_GATHER);
+  int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) { /* rcount matters at the root only; SimGrid takes every rank's */
+    uint64_t sent, recv;
+    kt_rooted(comm, root, 1, kt_bytes(scount, st), &sent, &recv);
+    kt_collective(comm, "gather", 3, (long[]){kt_bytes(scount, st), kt_bytes(scount, st), root}, OP_GATHER, root,
+                  sent, recv);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                MPI_Comm comm) {
+  kt_enter(R_SCATTER);
+  int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) {
+    uint64_t sent, recv;
+    kt_rooted(comm, root, 0, kt_bytes(rcount, rt), &sent, &recv);
+    kt_collective(comm, "scatter", 3, (long[]){kt_bytes(rcount, rt), kt_bytes(rcount, rt), root}, OP_SCATTER, root,
+                  sent, recv);
+  }
+  kt_leave();
+  return err;
+}
+
+/* kt_counts writes n per-rank counts as bytes. */
+static void kt_counts(const int *counts, MPI_Datatype t, int n) {
+  for (int i = 0; i < n; i++) kt_num(counts ? kt_bytes(counts[i], t) : 0L);
+}
+
+/* kt_sum returns the bytes of n counts of t. */
+static uint64_t kt_sum(const int *counts, MPI_Datatype t, int n) {
+  uint64_t s = 0;
+  for (int i = 0; i < n; i++) s += kt_bytes(counts[i], t);
+  return s;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
+                  const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLTOALLV);
+  int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
+  if (kt_on()) {
+    int n = kt_csize(comm);
+    uint64_t sb = kt_sum(scounts, st, n), rb = kt_sum(rcounts, rt, n);
+    if (kt_world_coll(comm)) {
+      kt_line("alltoallv");
+      kt_num(sb);
+      kt_counts(scounts, st, n);
+      kt_num(rb);
+      kt_counts(rcounts, rt, n);
+      kt_eol();
+    }
+    ko_coll(comm, OP_ALLTOALLV, -1, sb, rb);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                   MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLGATHERV);
+  int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+  if (kt_on()) {
+    int n = kt_csize(comm);
+    if (kt_world_coll(comm)) {
+      kt_line("allgatherv");
+      kt_num(kt_bytes(scount, st));
+      kt_counts(rcounts, rt, n);
+      kt_eol();
+    }
+    ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, n));
+  }
+  kt_leave();
+  return err;
+}
+
+/* Receive counts of gatherv and send counts of scatterv are significant at
+ * the root only: other ranks write zeros, as SimGrid's tracer does. */
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter(R_GATHERV);
+  int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+  if (kt_on()) {
+    int n = kt_csize(comm), atroot = kt_crank(comm) == root;
+    if (kt_world_coll(comm)) {
+      kt_line("gatherv");
+      kt_num(kt_bytes(scount, st));
+      kt_counts(atroot ? rcounts : NULL, rt, n);
+      kt_num(root);
+      kt_eol();
+    }
+    ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, n) : 0);
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype st, void *rbuf, int rcount,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter(R_SCATTERV);
+  int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) {
+    int n = kt_csize(comm), atroot = kt_crank(comm) == root;
+    if (kt_world_coll(comm)) {
+      kt_line("scatterv");
+      kt_counts(atroot ? scounts : NULL, st, n);
+      kt_num(kt_bytes(rcount, rt));
+      kt_num(root);
+      kt_eol();
+    }
+    ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, n) : 0, kt_bytes(rcount, rt));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_REDUCE_SCATTER);
+  int err = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
+  if (kt_on()) {
+    int n = kt_csize(comm);
+    if (kt_world_coll(comm)) {
+      kt_line("reducescatter");
+      kt_counts(rcounts, t, n);
+      kt_num(0);
+      kt_eol();
+    }
+    ko_coll(comm, OP_REDUCE_SCATTER, -1, kt_sum(rcounts, t, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+  }
+  kt_leave();
+  return err;
+}
+
 /* The completions TI has no action for are written as a wait on each
  * request they complete. */
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
   MPI_Request *saved = kt_saved(n, reqs);
-  kt_enter();
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_WAITANY);
   int err = PMPI_Waitany(n, reqs, index, status);
-  if (kt_on() && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1);
+  if (kt_on() && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1, status);
   free(saved);
   kt_leave();
   return err;
@@ -588,20 +850,24 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) {
   MPI_Request *saved = kt_saved(n, reqs);
-  kt_enter();
-  int err = PMPI_Waitsome(n, reqs, outcount, idx, st);
+  MPI_Status *own, *sts = kt_statuses(n, st, &own);
+  kt_enter(R_WAITSOME);
+  int err = PMPI_Waitsome(n, reqs, outcount, idx, sts);
   if (kt_on() && *outcount != MPI_UNDEFINED)
-    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1);
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1, &sts[i]);
   free(saved);
+  free(own);
   kt_leave();
   return err;
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status) {
   MPI_Request *saved = kt_saved(n, reqs);
-  kt_enter();
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_TESTANY);
   int err = PMPI_Testany(n, reqs, index, flag, status);
-  if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1);
+  if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1, status);
   free(saved);
   kt_leave();
   return err;
@@ -609,22 +875,26 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status st[]) {
   MPI_Request *saved = kt_saved(n, reqs);
-  kt_enter();
-  int err = PMPI_Testsome(n, reqs, outcount, idx, st);
+  MPI_Status *own, *sts = kt_statuses(n, st, &own);
+  kt_enter(R_TESTSOME);
+  int err = PMPI_Testsome(n, reqs, outcount, idx, sts);
   if (kt_on() && *outcount != MPI_UNDEFINED)
-    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1);
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1, &sts[i]);
   free(saved);
+  free(own);
   kt_leave();
   return err;
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
   MPI_Request *saved = kt_saved(n, reqs);
-  kt_enter();
-  int err = PMPI_Testall(n, reqs, flag, st);
+  MPI_Status *own, *sts = kt_statuses(n, st, &own);
+  kt_enter(R_TESTALL);
+  int err = PMPI_Testall(n, reqs, flag, sts);
   if (kt_on() && *flag)
-    for (int i = 0; i < n; i++) kt_wait(saved[i], "wait", 1);
+    for (int i = 0; i < n; i++) kt_wait(saved[i], "wait", 1, &sts[i]);
   free(saved);
+  free(own);
   kt_leave();
   return err;
 }
@@ -634,6 +904,7 @@ struct kt_persist {
   MPI_Request req;
   int send, peer, tag; /* peer: a world rank (or KT_ANY_SOURCE) */
   long bytes;
+  MPI_Comm comm;
 };
 static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
@@ -645,7 +916,8 @@ static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_C
     kt_pers = realloc(kt_pers, kt_cappers * sizeof *kt_pers);
     if (!kt_pers) abort();
   }
-  kt_pers[kt_npers++] = (struct kt_persist){*req, send, kt_world(comm, peer), send ? tag : kt_tag(tag), kt_bytes(count, t)};
+  kt_pers[kt_npers++] =
+      (struct kt_persist){*req, send, kt_world(comm, peer), send ? tag : kt_tag(tag), kt_bytes(count, t), comm};
   return err;
 }
 
@@ -664,17 +936,17 @@ static void kt_start(MPI_Request req) {
     if (p->req != req) continue;
     if (p->send) {
       kt_p2p("isend", p->peer, p->tag, p->bytes);
-      kt_push(req, kt_rank, p->peer, p->tag);
+      ko_send(1, p->peer, p->tag, p->bytes, kt_push(req, kt_rank, p->peer, p->tag, p->comm));
     } else {
       kt_p2p("irecv", p->peer, p->tag, p->bytes);
-      kt_push(req, p->peer, kt_rank, p->tag);
+      ko_irecv_request(kt_push(req, p->peer, kt_rank, p->tag, p->comm));
     }
     return;
   }
 }
 
 int MPI_Start(MPI_Request *req) {
-  kt_enter();
+  kt_enter(R_START);
   int err = PMPI_Start(req);
   if (kt_on()) kt_start(*req);
   kt_leave();
@@ -682,7 +954,7 @@ int MPI_Start(MPI_Request *req) {
 }
 
 int MPI_Startall(int n, MPI_Request reqs[]) {
-  kt_enter();
+  kt_enter(R_STARTALL);
   int err = PMPI_Startall(n, reqs);
   if (kt_on())
     for (int i = 0; i < n; i++) kt_start(reqs[i]);
@@ -703,3 +975,332 @@ int MPI_Request_free(MPI_Request *req) {
   if (i >= 0) kt_drop(i);
   return err;
 }
+
+#ifdef KAIROS_OTF2
+/* The OTF2 archive: every rank writes its events (location r is rank r);
+ * at MPI_Finalize rank 0 writes the definitions. */
+#define OTF2_MPI_USE_PMPI
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/otf2.h>
+
+static const char *const ko_region_names[R_NREGIONS] = {
+  "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
+  "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
+  "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+  "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
+  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall"};
+
+static OTF2_Archive *ko_archive;
+static OTF2_EvtWriter *ko_evt;
+static uint64_t ko_first; /* the first timestamp, MPI_Init's start */
+
+/* Sub-communicators: each rank numbers the ones its collectives use from
+ * 1 (0 is MPI_COMM_WORLD) and keeps their members as world ranks; rank 0
+ * unifies them at MPI_Finalize into the archive's communicators, and the
+ * ranks' numbers are mapped to them by mapping tables. */
+struct ko_comm {
+  MPI_Comm handle; /* MPI_COMM_NULL once freed */
+  int n;
+  int *members;
+};
+static struct ko_comm *ko_comms;
+static int ko_ncomms;
+
+static OTF2_FlushType ko_pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final) {
+  (void)u, (void)ft, (void)l, (void)c, (void)final;
+  return OTF2_FLUSH;
+}
+
+static OTF2_TimeStamp ko_post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l) {
+  (void)u, (void)ft, (void)l;
+  return kt_now();
+}
+
+static OTF2_FlushCallbacks ko_flush = {ko_pre_flush, ko_post_flush};
+
+static int ko_open(const char *dir) {
+  ko_archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
+                                 OTF2_COMPRESSION_NONE);
+  if (!ko_archive) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot create the OTF2 archive %s/traces.otf2 (does it exist already?)\n",
+            kt_rank, dir);
+    return 0;
+  }
+  OTF2_Archive_SetFlushCallbacks(ko_archive, &ko_flush, NULL);
+  OTF2_MPI_Archive_SetCollectiveCallbacks(ko_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
+  OTF2_Archive_SetCreator(ko_archive, "Kairos tracer");
+  if (OTF2_Archive_OpenEvtFiles(ko_archive) != OTF2_SUCCESS ||
+      !(ko_evt = OTF2_Archive_GetEvtWriter(ko_archive, (OTF2_LocationRef)kt_rank))) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot write the OTF2 events in %s\n", kt_rank, dir);
+    OTF2_Archive_Close(ko_archive);
+    ko_archive = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+static void ko_enter(int region, uint64_t t) {
+  if (!ko_evt) return;
+  if (!ko_first) ko_first = t;
+  OTF2_EvtWriter_Enter(ko_evt, NULL, t, (OTF2_RegionRef)region);
+}
+
+static void ko_leave(int region, uint64_t t) {
+  if (ko_evt) OTF2_EvtWriter_Leave(ko_evt, NULL, t, (OTF2_RegionRef)region);
+}
+
+static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id) {
+  if (!ko_evt) return;
+  if (isend)
+    OTF2_EvtWriter_MpiIsend(ko_evt, NULL, kt_t0, (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes, id);
+  else
+    OTF2_EvtWriter_MpiSend(ko_evt, NULL, kt_t0, (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes);
+}
+
+static void ko_irecv_request(uint64_t id) {
+  if (ko_evt) OTF2_EvtWriter_MpiIrecvRequest(ko_evt, NULL, kt_t0, id);
+}
+
+static void ko_recv(int peer, int tag, long bytes) {
+  if (ko_evt) OTF2_EvtWriter_MpiRecv(ko_evt, NULL, kt_end(), (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes);
+}
+
+/* ko_complete writes the completion of a pending isend or irecv, the
+ * irecv's sender, tag and size taken from its status. */
+static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
+  if (!ko_evt) return;
+  if (r->src == kt_rank && r->dst != kt_rank) {
+    OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
+    return;
+  }
+  int n = 0, from = r->src, tag = r->tag;
+  if (st) {
+    PMPI_Get_count(st, MPI_BYTE, &n);
+    tag = st->MPI_TAG;
+    if (from == KT_ANY_SOURCE) from = kt_world(r->comm, st->MPI_SOURCE);
+  }
+  OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), (uint32_t)from, 0, (uint32_t)tag, (uint64_t)n, r->id);
+}
+
+static void ko_tested(uint64_t id) {
+  if (ko_evt) OTF2_EvtWriter_MpiRequestTest(ko_evt, NULL, kt_end(), id);
+}
+
+/* ko_commref returns the local number of communicator comm. */
+static uint32_t ko_commref(MPI_Comm comm) {
+  int same = MPI_UNEQUAL;
+  if (comm == MPI_COMM_WORLD) return 0;
+  for (int i = 0; i < ko_ncomms; i++)
+    if (ko_comms[i].handle == comm) return (uint32_t)i + 1;
+  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+  if (same == MPI_IDENT || same == MPI_CONGRUENT) return 0;
+  ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
+  if (!ko_comms) abort();
+  struct ko_comm *c = &ko_comms[ko_ncomms++];
+  MPI_Group g, w;
+  PMPI_Comm_size(comm, &c->n);
+  c->handle = comm;
+  c->members = malloc(c->n * sizeof *c->members);
+  int *ranks = malloc(c->n * sizeof *ranks);
+  if (!c->members || !ranks) abort();
+  for (int i = 0; i < c->n; i++) ranks[i] = i;
+  PMPI_Comm_group(comm, &g);
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  PMPI_Group_translate_ranks(g, c->n, ranks, w, c->members);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&w);
+  free(ranks);
+  return (uint32_t)ko_ncomms;
+}
+
+/* A freed communicator's handle may name another one later. */
+int MPI_Comm_free(MPI_Comm *comm) {
+  for (int i = 0; i < ko_ncomms; i++)
+    if (ko_comms[i].handle == *comm) ko_comms[i].handle = MPI_COMM_NULL;
+  return PMPI_Comm_free(comm);
+}
+
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
+  if (!ko_evt) return;
+  OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
+  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)op, ko_commref(comm),
+                                  root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent, recv);
+}
+
+/* ko_unify gathers every rank's sub-communicators at rank 0, which numbers
+ * the distinct member lists from 1 (into *gcomms, *ngcomms: a flat list of
+ * "n, members..." records); it returns this rank's mapping, local number
+ * i+1 to global number map[i]. */
+static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
+  int len = 0, *flat, *lens = NULL, *displs = NULL, *all = NULL, total = 0;
+  for (int i = 0; i < ko_ncomms; i++) len += 1 + ko_comms[i].n;
+  flat = malloc((len > 0 ? len : 1) * sizeof *flat);
+  if (!flat) abort();
+  for (int i = 0, k = 0; i < ko_ncomms; i++) {
+    flat[k++] = ko_comms[i].n;
+    memcpy(flat + k, ko_comms[i].members, ko_comms[i].n * sizeof *flat);
+    k += ko_comms[i].n;
+  }
+  if (kt_rank == 0) {
+    lens = calloc(kt_size, sizeof *lens);
+    displs = calloc(kt_size, sizeof *displs);
+    if (!lens || !displs) abort();
+  }
+  PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (kt_rank == 0) {
+    for (int r = 0; r < kt_size; r++) displs[r] = total, total += lens[r];
+    all = malloc((total > 0 ? total : 1) * sizeof *all);
+    if (!all) abort();
+  }
+  PMPI_Gatherv(flat, len, MPI_INT, all, lens, displs, MPI_INT, 0, MPI_COMM_WORLD);
+  /* Rank 0 replaces each record's length by its global number, in place,
+   * after keeping the distinct records. */
+  int *nums = NULL, nnums = 0;
+  *gcomms = NULL, *ngcomms = 0, *glen = 0;
+  if (kt_rank == 0) {
+    *gcomms = malloc((total > 0 ? total : 1) * sizeof **gcomms);
+    nums = malloc((total > 0 ? total : 1) * sizeof *nums);
+    if (!*gcomms || !nums) abort();
+    for (int k = 0; k < total; k += 1 + all[k]) {
+      int n = all[k], id = 0;
+      for (int g = 0, j = 0; g < *ngcomms; g++, j += 1 + (*gcomms)[j])
+        if ((*gcomms)[j] == n && memcmp(*gcomms + j + 1, all + k + 1, n * sizeof *all) == 0) {
+          id = g + 1;
+          break;
+        }
+      if (id == 0) {
+        memcpy(*gcomms + *glen, all + k, (1 + n) * sizeof *all);
+        *glen += 1 + n;
+        id = ++*ngcomms;
+      }
+      nums[nnums++] = id;
+    }
+    /* Per rank, the numbers of its records, in the order it sent them. */
+    for (int r = 0, k = 0, c = 0; r < kt_size; r++) {
+      int cnt = 0;
+      for (int end = displs[r] + lens[r]; k < end; k += 1 + all[k]) cnt++;
+      displs[r] = c, lens[r] = cnt, c += cnt;
+    }
+  }
+  uint32_t *map = malloc((ko_ncomms > 0 ? ko_ncomms : 1) * sizeof *map);
+  int *mine = malloc((ko_ncomms > 0 ? ko_ncomms : 1) * sizeof *mine);
+  if (!map || !mine) abort();
+  PMPI_Scatterv(nums, lens, displs, MPI_INT, mine, ko_ncomms, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int i = 0; i < ko_ncomms; i++) map[i] = (uint32_t)mine[i];
+  free(mine), free(nums), free(all), free(displs), free(lens), free(flat);
+  return map;
+}
+
+/* ko_role is the OTF2 region role of each wrapped call. */
+static OTF2_RegionRole ko_role(int r) {
+  switch (r) {
+  case R_INIT: case R_INIT_THREAD: case R_FINALIZE: return OTF2_REGION_ROLE_FUNCTION;
+  case R_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+  case R_BCAST: case R_SCATTER: case R_SCATTERV: return OTF2_REGION_ROLE_COLL_ONE2ALL;
+  case R_REDUCE: case R_GATHER: case R_GATHERV: return OTF2_REGION_ROLE_COLL_ALL2ONE;
+  case R_SCAN: case R_EXSCAN: return OTF2_REGION_ROLE_COLL_OTHER;
+  case R_ALLREDUCE: case R_ALLTOALL: case R_ALLTOALLV: case R_ALLGATHER: case R_ALLGATHERV: case R_REDUCE_SCATTER:
+    return OTF2_REGION_ROLE_COLL_ALL2ALL;
+  }
+  return OTF2_REGION_ROLE_POINT2POINT;
+}
+
+/* ko_defs writes the global definitions: strings, the MPI paradigm, one
+ * system tree node, a process and a thread per rank with its event count,
+ * the regions, MPI_COMM_WORLD and the unified sub-communicators. */
+static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const int *gcomms, int ngcomms) {
+  OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ko_archive);
+  char name[64];
+  uint32_t str = 0;
+  OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, first, last - first, OTF2_UNDEFINED_TIMESTAMP);
+  OTF2_GlobalDefWriter_WriteString(g, str++, "");
+  for (int r = 0; r < R_NREGIONS; r++) OTF2_GlobalDefWriter_WriteString(g, str++, ko_region_names[r]);
+  const uint32_t s_mpi = str, s_machine = str + 1, s_thread = str + 2, s_world = str + 3, s_ranks = str + 4;
+  OTF2_GlobalDefWriter_WriteString(g, s_mpi, "MPI");
+  OTF2_GlobalDefWriter_WriteString(g, s_machine, "machine");
+  OTF2_GlobalDefWriter_WriteString(g, s_thread, "Master thread");
+  OTF2_GlobalDefWriter_WriteString(g, s_world, "MPI_COMM_WORLD");
+  for (int r = 0; r < kt_size; r++) {
+    snprintf(name, sizeof name, "MPI Rank %d", r);
+    OTF2_GlobalDefWriter_WriteString(g, s_ranks + r, name);
+  }
+  OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, s_mpi, OTF2_PARADIGM_CLASS_PROCESS);
+  OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+  for (int r = 0; r < kt_size; r++)
+    OTF2_GlobalDefWriter_WriteLocationGroup(g, r, s_ranks + r, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+  for (int r = 0; r < kt_size; r++)
+    OTF2_GlobalDefWriter_WriteLocation(g, r, s_thread, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r);
+  for (int r = 0; r < R_NREGIONS; r++)
+    OTF2_GlobalDefWriter_WriteRegion(g, r, 1 + r, 1 + r, 0, ko_role(r), OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
+                                     s_mpi, 0, 0);
+  /* Group 0: the locations of the ranks; group 1: MPI_COMM_WORLD's ranks in
+   * it; then a group per sub-communicator. */
+  uint64_t *members = malloc(kt_size * sizeof *members);
+  if (!members) abort();
+  for (int r = 0; r < kt_size; r++) members[r] = r;
+  OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  kt_size, members);
+  OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                  kt_size, members);
+  OTF2_GlobalDefWriter_WriteComm(g, 0, s_world, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+  for (int c = 0, k = 0; c < ngcomms; c++, k += 1 + gcomms[k]) {
+    for (int i = 0; i < gcomms[k]; i++) members[i] = (uint64_t)gcomms[k + 1 + i];
+    OTF2_GlobalDefWriter_WriteGroup(g, 2 + c, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                    gcomms[k], members);
+    OTF2_GlobalDefWriter_WriteComm(g, 1 + c, 0, 2 + c, 0, OTF2_COMM_FLAG_NONE);
+  }
+  free(members);
+}
+
+/* ko_close ends the archive: events, each rank's mapping of its
+ * communicator numbers, and rank 0's global definitions. */
+static void ko_close(void) {
+  if (!ko_archive) return;
+  uint64_t n = 0, first = 0, last = 0, *events = NULL;
+  OTF2_EvtWriter_GetNumberOfEvents(ko_evt, &n);
+  OTF2_Archive_CloseEvtWriter(ko_archive, ko_evt);
+  ko_evt = NULL;
+  OTF2_Archive_CloseEvtFiles(ko_archive);
+  int *gcomms, ngcomms, glen;
+  uint32_t *map = ko_unify(&gcomms, &ngcomms, &glen);
+  OTF2_Archive_OpenDefFiles(ko_archive);
+  OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ko_archive, (OTF2_LocationRef)kt_rank);
+  if (ko_ncomms > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, ko_ncomms + 1);
+    OTF2_IdMap_AddIdPair(m, 0, 0);
+    for (int i = 0; i < ko_ncomms; i++) OTF2_IdMap_AddIdPair(m, i + 1, map[i]);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, m);
+    OTF2_IdMap_Free(m);
+  }
+  OTF2_Archive_CloseDefWriter(ko_archive, dw);
+  OTF2_Archive_CloseDefFiles(ko_archive);
+  if (kt_rank == 0) {
+    events = malloc(kt_size * sizeof *events);
+    if (!events) abort();
+  }
+  PMPI_Gather(&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&ko_first, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&kt_last, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms);
+  OTF2_Archive_Close(ko_archive);
+  ko_archive = NULL;
+  free(events), free(map), free(gcomms);
+}
+
+#else /* without OTF2: no records */
+static int ko_open(const char *dir) { return (void)dir, 0; }
+static void ko_close(void) {}
+static void ko_enter(int region, uint64_t t) { (void)region, (void)t; }
+static void ko_leave(int region, uint64_t t) { (void)region, (void)t; }
+static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id) {
+  (void)isend, (void)peer, (void)tag, (void)bytes, (void)id;
+}
+static void ko_irecv_request(uint64_t id) { (void)id; }
+static void ko_recv(int peer, int tag, long bytes) { (void)peer, (void)tag, (void)bytes; }
+static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
+static void ko_tested(uint64_t id) { (void)id; }
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
+  (void)comm, (void)op, (void)root, (void)sent, (void)recv;
+}
+#endif

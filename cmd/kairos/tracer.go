@@ -26,17 +26,31 @@ written in flops.
   mpirun -np 64 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
   kairos simulate kairos-trace/index.txt --cluster 64x1Gf,10GBps,1us
 
+Built with OTF2 (Debian: libotf2-trace-dev), it writes an OTF2 archive
+instead, with the records Score-P writes for the same calls and every call's
+start and end: the timed trace that kairos patterns, slow and classify need
+to tell who waits for whom, which Vampir, Scalasca and Pipit read too, and
+which kairos simulate replays with the measured computation.
+
+  mpicc -O2 -shared -fPIC -DKAIROS_OTF2 -o libkairos_trace.so kairos_trace.c -lotf2
+  mpirun -np 64 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app
+  kairos slow kairos-trace/traces.otf2
+
 Environment of the traced run: KAIROS_TRACE, the output directory
-(kairos-trace: rank r writes rank-r.ti, rank 0 index.txt); KAIROS_TRACE_SPEED,
-the flop/s computation is converted at (1e9); KAIROS_TRACE_MIN, the shortest
-computation recorded in seconds (1e-6, SimGrid's smpi/cpu-threshold).
+(kairos-trace: rank r writes rank-r.ti, rank 0 index.txt; the OTF2 archive is
+traces.otf2 there); KAIROS_TRACE_FORMAT, ti, otf2 or ti,otf2 (otf2 when built
+with OTF2, ti otherwise); KAIROS_TRACE_SPEED, the flop/s computation is
+converted at in TI (1e9); KAIROS_TRACE_MIN, the shortest computation
+recorded in TI, in seconds (1e-6, SimGrid's smpi/cpu-threshold).
 
 Waitany, waitsome, testany, testsome and testall are written as a wait per
 request they complete, persistent requests as the isend or irecv each
 MPI_Start starts. A time-independent trace knows only MPI_COMM_WORLD's
 collectives: the tracer leaves out collectives on other communicators and
-says how many at MPI_Finalize. Its output is the same, call for call, as SimGrid 3.32's own
-tracer (smpirun -trace-ti) on the same program (a test).`,
+says how many at MPI_Finalize; the OTF2 archive has them all. Its TI output
+is the same, call for call, as SimGrid 3.32's own tracer (smpirun -trace-ti)
+on the same program, and the OTF2 archive of a run replays in the same
+simulated time as its TI trace (tests).`,
 		Example: `  kairos tracer
   kairos tracer -o - | less`,
 		Args: exactArgs(0),

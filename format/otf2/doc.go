@@ -21,7 +21,13 @@
 // one rank per MPI location, each MPI call (the Enter and Leave of an MPI
 // region with the MPI records inside) one event with its enter and exit
 // time, user regions as the call-path tree. A trace without MPI has one
-// rank per location and no events; Meta.Attrs says so.
+// rank per location and no events; Meta.Attrs says so. Collective volumes
+// are read as Score-P counts them (scorep_mpi_coll_bytes_*: at a root, the
+// bytes of every member; for an allreduce, all-to-all or allgather, the
+// blocks of all members at every member; for a scan, the blocks sent
+// onward and received) and kept as the model's per-member volumes, the
+// sizes SimGrid's actions carry. OTF2 has the totals of a v-collective
+// only: the model's per-member counts are those totals spread evenly.
 //
 // Memory is one event chunk (OTF2's chunk size, at most the file's size)
 // per open location, plus the definitions; never proportional to events.

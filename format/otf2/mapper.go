@@ -309,11 +309,44 @@ func (m *mapper) collective(e *Event) trace.Event {
 	case trace.Scan, trace.Exscan:
 		sent = scanBlock(k, sent, recv, m.rankIn(c), c.size)
 		recv = sent
+	case trace.ReduceScatter: // the whole vector, as the model keeps it
+		sent, recv = 0, sent
 	}
 	if k != trace.Barrier {
 		ev.SendBytes, ev.RecvBytes = sent, recv
 	}
+	spreadCounts(&ev, c.size)
 	return ev
+}
+
+// spreadCounts gives a v-collective the per-member counts the model needs
+// and OTF2 does not record (only totals): the totals spread evenly over
+// the n members, so that the collective can be replayed (zeros where
+// Score-P counts nothing, as at a gatherv's other members).
+func spreadCounts(ev *trace.Event, n int) {
+	switch ev.Kind {
+	case trace.Alltoallv:
+		ev.SendCounts, ev.RecvCounts = spread(ev.SendBytes, n), spread(ev.RecvBytes, n)
+	case trace.Allgatherv, trace.ReduceScatter, trace.Gatherv:
+		ev.RecvCounts = spread(ev.RecvBytes, n)
+	case trace.Scatterv:
+		ev.SendCounts = spread(ev.SendBytes, n)
+	}
+}
+
+// spread divides total into n counts that differ by at most one byte.
+func spread(total int64, n int) []int64 {
+	if n <= 0 {
+		return nil
+	}
+	c := make([]int64, n)
+	for i := range c {
+		c[i] = total / int64(n)
+		if int64(i) < total%int64(n) {
+			c[i]++
+		}
+	}
+	return c
 }
 
 // perMember returns the per-member volume of a collective Score-P counts

@@ -3,6 +3,7 @@ package otf2
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -143,5 +144,30 @@ func TestScorePVolumes(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: %d bytes a member, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// TestSpreadCounts: a v-collective's totals (all OTF2 records) become
+// per-member counts that differ by at most one byte and add up.
+func TestSpreadCounts(t *testing.T) {
+	for _, c := range []struct {
+		total int64
+		n     int
+		want  []int64
+	}{
+		{12, 4, []int64{3, 3, 3, 3}},
+		{14, 4, []int64{4, 4, 3, 3}},
+		{0, 3, []int64{0, 0, 0}},
+		{5, 0, nil},
+	} {
+		if got := spread(c.total, c.n); !slices.Equal(got, c.want) {
+			t.Errorf("spread(%d, %d) = %v, want %v", c.total, c.n, got, c.want)
+		}
+	}
+	ev := trace.NewEvent(trace.Alltoallv)
+	ev.SendBytes, ev.RecvBytes = 8, 12
+	spreadCounts(&ev, 4)
+	if !slices.Equal(ev.SendCounts, []int64{2, 2, 2, 2}) || !slices.Equal(ev.RecvCounts, []int64{3, 3, 3, 3}) {
+		t.Errorf("alltoallv counts %v %v", ev.SendCounts, ev.RecvCounts)
 	}
 }
