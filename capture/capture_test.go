@@ -309,8 +309,10 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 }
 
 // BenchmarkTracerOverhead times a ping-pong of 8-byte messages between two
-// Open MPI processes (200,000 round trips) with and without the tracer and
-// reports the time per round trip (a send and a receive on each side).
+// Open MPI processes (200,000 round trips) without the tracer, with it
+// writing TI and, where OTF2 is installed, with it built with OTF2 writing
+// the archive, and reports the time per round trip (a send and a receive
+// on each side).
 func BenchmarkTracerOverhead(b *testing.B) {
 	dir := b.TempDir()
 	mpicc := testenv.Tool(b, "mpicc", "libopenmpi-dev")
@@ -319,15 +321,23 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	if err := os.WriteFile(src, Source, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	lib, prog := filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "overhead")
-	run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-o", lib, src)
+	prog := filepath.Join(dir, "overhead")
 	run(b, dir, nil, mpicc, "-O2", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "overhead.c"))
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace")}
-	var plain, traced float64
+	libs := map[string]string{"plain": ""}
+	libs["ti"] = filepath.Join(dir, "libkairos_trace.so")
+	run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-o", libs["ti"], src)
+	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err == nil {
+		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
+		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], src, "-lotf2")
+	}
+	total := map[string]float64{}
 	for b.Loop() {
-		for _, preload := range []bool{false, true} {
+		for name, lib := range libs {
+			trace := filepath.Join(dir, "trace-"+name)
+			os.RemoveAll(trace)
+			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace}
 			args := []string{"--oversubscribe", "-np", "2"}
-			if preload {
+			if lib != "" {
 				args = append(args, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE")
 			}
 			out := strings.Fields(run(b, dir, env, "mpirun", append(args, prog, "200000")...))
@@ -335,13 +345,10 @@ func BenchmarkTracerOverhead(b *testing.B) {
 			if _, err := fmt.Sscan(out[len(out)-1], &s); err != nil {
 				b.Fatal(err)
 			}
-			if preload {
-				traced += s
-			} else {
-				plain += s
-			}
+			total[name] += s
 		}
 	}
-	b.ReportMetric(plain/float64(b.N)*1e9, "ns/roundtrip-plain")
-	b.ReportMetric(traced/float64(b.N)*1e9, "ns/roundtrip-traced")
+	for name, s := range total {
+		b.ReportMetric(s/float64(b.N)*1e9, "ns/roundtrip-"+name)
+	}
 }

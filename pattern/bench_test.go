@@ -143,3 +143,51 @@ func BenchmarkSplit(b *testing.B) {
 		Split(seq, SegmentOptions{Criterion: AIC, MaxDepth: 12, MinLength: 2})
 	}
 }
+
+// pingPong returns a timed two-rank ping-pong of n round trips, one long
+// periodic run: the shape of a traced benchmark loop.
+func pingPong(n int) *trace.Trace {
+	tr := trace.New(2, trace.NewMeta())
+	const us = trace.Time(1e6)
+	at := trace.Time(0)
+	add := func(r int, k trace.Kind, peer int32) {
+		e := trace.NewEvent(k)
+		e.Partner, e.HasTime, e.Enter, e.Exit = peer, true, at, at+us
+		if k == trace.Send {
+			e.SendBytes = 8
+		} else {
+			e.RecvBytes = 8
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	for range n {
+		add(0, trace.Send, 1)
+		add(1, trace.Recv, 0)
+		at += us
+		add(1, trace.Send, 0)
+		add(0, trace.Recv, 1)
+		at += us
+	}
+	return tr
+}
+
+// BenchmarkPeriodic runs the pipeline on ping-pongs of 50,000 and 200,000
+// round trips, where step 1 cuts one long periodic run into instances.
+//
+//	go test -run XXX -bench Periodic -benchtime 1x ./pattern/
+func BenchmarkPeriodic(b *testing.B) {
+	for _, n := range []int{50000, 200000} {
+		tr := pingPong(n)
+		b.Run(fmt.Sprintf("roundtrips=%d", n), func(b *testing.B) {
+			var a *Analysis
+			for b.Loop() {
+				var err error
+				if a, err = Analyze(tr, DefaultOptions()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(a.Sequence)), "instances")
+			b.ReportMetric(a.Times.Process.Seconds()*1e3, "step1-ms")
+		})
+	}
+}
