@@ -13,7 +13,7 @@ import (
 
 	"kairos/check"
 	"kairos/format"
-	_ "kairos/format/otf2"
+	"kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/platform"
@@ -201,16 +201,18 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 	return res.Time
 }
 
-// TestTracerOTF2 traces the test program with the OTF2 tracer, writing
+// TestTracerOTF2 traces the test program (with a message to self and a
+// receive from any source) with the OTF2 tracer, writing
 // both formats in one run: otf2-print reads the archive; Kairos reads it
 // as 4 ranks that validate, with every call of the TI trace and, which TI
-// cannot express, the barriers of the two sub-communicators; and the OTF2 trace,
+// cannot express, the barriers of the two sub-communicators; a second run
+// into the same directory leaves the archive alone; and the OTF2 trace,
 // replayed with its computation at the TI trace's speed, takes the same
 // simulated time as the TI trace.
 func TestTracerOTF2(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := otf2Tracer(t, dir)
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self")
 	archive := filepath.Join(dir, "trace", "traces.otf2")
 	if p, err := exec.LookPath("otf2-print"); err == nil {
 		run(t, dir, nil, p, archive)
@@ -223,6 +225,9 @@ func TestTracerOTF2(t *testing.T) {
 	}
 	if src.NumRanks() != 4 {
 		t.Fatalf("%d ranks", src.NumRanks())
+	}
+	if d := src.(*otf2.Source).Defects(); len(d) > 0 {
+		t.Errorf("the archive's defects: %v", d)
 	}
 	rep, err := check.Check(src, check.Options{})
 	if err != nil || !rep.OK() {
@@ -262,9 +267,19 @@ func TestTracerOTF2(t *testing.T) {
 		t.Errorf("barriers on %d sub-communicators (%v), want 2", len(comms), err)
 	}
 
-	// Without the sub-communicators, the two traces replay alike.
+	// A second run leaves the archive alone and says so.
+	if out := mpirunFormat(t, dir, "otf2", lib, app); !strings.Contains(out, "holds an OTF2 archive already") {
+		t.Errorf("a second run into the archive's directory: %s", out)
+	}
+	if again, _, err := format.Open(archive); err != nil || again.NumRanks() != 4 {
+		t.Errorf("the first run's archive after the second: %v", err)
+	}
+
+	// Without the sub-communicators, nor polling (a testall that completes
+	// nothing is in the archive, as Score-P records it, and not in TI), the
+	// two traces replay alike.
 	dir = t.TempDir()
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "more")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "self")
 	want, got := simulate(t, filepath.Join(dir, "trace", "index.txt"), false), simulate(t, filepath.Join(dir, "trace", "traces.otf2"), true)
 	t.Logf("simulated: TI trace %.9f s, OTF2 trace %.9f s", want, got)
 	if math.Abs(got-want) > 1e-9*want {

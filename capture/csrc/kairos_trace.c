@@ -101,6 +101,7 @@ static int kt_region;
  * its status's source is a rank of. */
 struct kt_req {
   MPI_Request req;
+  int send; /* an isend (else an irecv) */
   int src, dst, tag;
   uint64_t id;
   MPI_Comm comm;
@@ -240,13 +241,13 @@ static int kt_world_coll(MPI_Comm comm) {
 }
 
 /* kt_push records a started isend or irecv and returns its request id. */
-static uint64_t kt_push(MPI_Request req, int src, int dst, int tag, MPI_Comm comm) {
+static uint64_t kt_push(MPI_Request req, int send, int src, int dst, int tag, MPI_Comm comm) {
   if (kt_nreq == kt_capreq) {
     kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
     kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
     if (!kt_reqs) abort();
   }
-  kt_reqs[kt_nreq++] = (struct kt_req){req, src, dst, tag, ++kt_nextid, comm};
+  kt_reqs[kt_nreq++] = (struct kt_req){req, send, src, dst, tag, ++kt_nextid, comm};
   return kt_nextid;
 }
 
@@ -286,6 +287,13 @@ static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Sta
 
 static int ko_open(const char *dir);
 static void ko_close(void);
+
+/* kt_all reports whether ok holds on every rank. */
+static int kt_all(int ok) {
+  int all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
 
 /* kt_formats sets which traces are written, from KAIROS_TRACE_FORMAT. */
 static void kt_formats(int *ti, int *otf2) {
@@ -344,16 +352,16 @@ static void kt_open(int region, uint64_t t) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
   kt_formats(&ti, &otf2);
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
-    return;
-  }
-  if (ti && !kt_open_ti(dir)) return;
-  if (otf2 && !ko_open(dir)) {
+  int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
+  if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
+  if (ok && ti) ok = kt_open_ti(dir);
+  if (!kt_all(ok)) { /* every rank traces, or none */
     if (kt_out) fclose(kt_out);
     kt_out = NULL;
+    if (kt_rank == 0) fprintf(stderr, "kairos_trace: not tracing: a rank cannot write its trace in %s\n", dir);
     return;
   }
+  if (otf2 && !ko_open(dir) && !kt_out) return;
   kt_active = 1;
   ko_enter(region, t);
   kt_last = kt_now();
@@ -427,7 +435,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
     kt_p2p("isend", d, tag, kt_bytes(count, t));
-    ko_send(1, d, tag, kt_bytes(count, t), kt_push(*req, kt_rank, d, tag, comm));
+    ko_send(1, d, tag, kt_bytes(count, t), kt_push(*req, 1, kt_rank, d, tag, comm));
   }
   kt_leave();
   return err;
@@ -455,7 +463,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   if (kt_on() && src != MPI_PROC_NULL) {
     int s = kt_world(comm, src);
     kt_p2p("irecv", s, kt_tag(tag), kt_bytes(count, t));
-    ko_irecv_request(kt_push(*req, s, kt_rank, kt_tag(tag), comm));
+    ko_irecv_request(kt_push(*req, 0, s, kt_rank, kt_tag(tag), comm));
   }
   kt_leave();
   return err;
@@ -834,6 +842,16 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Dat
   return err;
 }
 
+/* kt_tested writes the OTF2 MpiRequestTest of each of the n requests a
+ * testany, testsome or testall completed none of, as Score-P does (TI has
+ * no record of them). */
+static void kt_tested(int n, const MPI_Request reqs[]) {
+  for (int i = 0; i < n; i++) {
+    int j = kt_find(reqs[i]);
+    if (j >= 0) ko_tested(kt_reqs[j].id);
+  }
+}
+
 /* The completions TI has no action for are written as a wait on each
  * request they complete. */
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
@@ -868,6 +886,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   kt_enter(R_TESTANY);
   int err = PMPI_Testany(n, reqs, index, flag, status);
   if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1, status);
+  if (kt_on() && !*flag) kt_tested(n, saved);
   free(saved);
   kt_leave();
   return err;
@@ -880,6 +899,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
   int err = PMPI_Testsome(n, reqs, outcount, idx, sts);
   if (kt_on() && *outcount != MPI_UNDEFINED)
     for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1, &sts[i]);
+  if (kt_on() && *outcount == 0) kt_tested(n, saved);
   free(saved);
   free(own);
   kt_leave();
@@ -893,6 +913,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
   int err = PMPI_Testall(n, reqs, flag, sts);
   if (kt_on() && *flag)
     for (int i = 0; i < n; i++) kt_wait(saved[i], "wait", 1, &sts[i]);
+  if (kt_on() && !*flag) kt_tested(n, saved);
   free(saved);
   free(own);
   kt_leave();
@@ -936,10 +957,10 @@ static void kt_start(MPI_Request req) {
     if (p->req != req) continue;
     if (p->send) {
       kt_p2p("isend", p->peer, p->tag, p->bytes);
-      ko_send(1, p->peer, p->tag, p->bytes, kt_push(req, kt_rank, p->peer, p->tag, p->comm));
+      ko_send(1, p->peer, p->tag, p->bytes, kt_push(req, 1, kt_rank, p->peer, p->tag, p->comm));
     } else {
       kt_p2p("irecv", p->peer, p->tag, p->bytes);
-      ko_irecv_request(kt_push(req, p->peer, kt_rank, p->tag, p->comm));
+      ko_irecv_request(kt_push(req, 0, p->peer, kt_rank, p->tag, p->comm));
     }
     return;
   }
@@ -1018,20 +1039,42 @@ static OTF2_TimeStamp ko_post_flush(void *u, OTF2_FileType ft, OTF2_LocationRef 
 
 static OTF2_FlushCallbacks ko_flush = {ko_pre_flush, ko_post_flush};
 
+/* ko_open starts the archive DIR/traces.otf2 on every rank, or on none:
+ * an archive there already is left alone (rank 0 says so). */
 static int ko_open(const char *dir) {
+  char path[4096];
+  struct stat st;
+  int exists = 0;
+  if (kt_rank == 0) {
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    exists = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%s/traces", dir);
+    exists = exists || stat(path, &st) == 0;
+  }
+  PMPI_Bcast(&exists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (exists) {
+    if (kt_rank == 0)
+      fprintf(stderr,
+              "kairos_trace: %s holds an OTF2 archive already (traces.otf2, traces/): remove it or set KAIROS_TRACE "
+              "to another directory; no OTF2 archive written\n",
+              dir);
+    return 0;
+  }
   ko_archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
                                  OTF2_COMPRESSION_NONE);
-  if (!ko_archive) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot create the OTF2 archive %s/traces.otf2 (does it exist already?)\n",
-            kt_rank, dir);
+  if (!kt_all(ko_archive != NULL)) {
+    if (kt_rank == 0) fprintf(stderr, "kairos_trace: cannot create the OTF2 archive %s/traces.otf2\n", dir);
+    ko_archive = NULL; /* left open where it was: closing is collective */
     return 0;
   }
   OTF2_Archive_SetFlushCallbacks(ko_archive, &ko_flush, NULL);
   OTF2_MPI_Archive_SetCollectiveCallbacks(ko_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
   OTF2_Archive_SetCreator(ko_archive, "Kairos tracer");
-  if (OTF2_Archive_OpenEvtFiles(ko_archive) != OTF2_SUCCESS ||
-      !(ko_evt = OTF2_Archive_GetEvtWriter(ko_archive, (OTF2_LocationRef)kt_rank))) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot write the OTF2 events in %s\n", kt_rank, dir);
+  int ok = OTF2_Archive_OpenEvtFiles(ko_archive) == OTF2_SUCCESS;
+  ok = ok && (ko_evt = OTF2_Archive_GetEvtWriter(ko_archive, (OTF2_LocationRef)kt_rank)) != NULL;
+  if (!kt_all(ok)) {
+    if (kt_rank == 0) fprintf(stderr, "kairos_trace: cannot write the OTF2 events in %s\n", dir);
+    ko_evt = NULL;
     OTF2_Archive_Close(ko_archive);
     ko_archive = NULL;
     return 0;
@@ -1069,7 +1112,7 @@ static void ko_recv(int peer, int tag, long bytes) {
  * irecv's sender, tag and size taken from its status. */
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
   if (!ko_evt) return;
-  if (r->src == kt_rank && r->dst != kt_rank) {
+  if (r->send) {
     OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
     return;
   }

@@ -2,7 +2,8 @@
  * isend/irecv/waitall, a wait on one request, sendrecv, and the collectives
  * TI records, with computation between them; with "shift", a sendrecv with
  * MPI_PROC_NULL at the ends; with "more", waitany, waitsome, testall and
- * persistent requests; with "split", a barrier on a sub-communicator. */
+ * persistent requests; with "split", a barrier on a sub-communicator;
+ * with "self", a message to itself and a receive from any source. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,15 @@ int main(int argc, char **argv) {
     }
     MPI_Request_free(&p[0]);
     MPI_Request_free(&p[1]);
+  }
+  if (has(argc, argv, "self")) {
+    MPI_Request q[2];
+    MPI_Irecv(in, 3, MPI_DOUBLE, r, 11, MPI_COMM_WORLD, &q[0]);
+    MPI_Isend(buf, 3, MPI_DOUBLE, r, 11, MPI_COMM_WORLD, &q[1]);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Irecv(in, 5, MPI_DOUBLE, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &q[0]);
+    MPI_Send(buf, 5, MPI_DOUBLE, right, 12, MPI_COMM_WORLD);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   }
   int counts[64], displs[64];
   for (int i = 0; i < n; i++) counts[i] = 2, displs[i] = 2 * i;
