@@ -22,7 +22,8 @@
  *   KAIROS_TRACE        output directory (default kairos-trace): rank r
  *                       writes DIR/rank-r.ti, rank 0 DIR/index.txt listing
  *                       them (SimGrid's description file); the OTF2
- *                       archive is DIR/traces.otf2
+ *                       archive is DIR/traces.otf2 (an archive there
+ *                       already is left alone)
  *   KAIROS_TRACE_FORMAT ti, otf2 or ti,otf2 (default: otf2 when built with
  *                       OTF2, ti otherwise)
  *   KAIROS_TRACE_SPEED  flop/s the measured computation is converted at
