@@ -140,7 +140,9 @@
 // in the shortest form that reads back to the same float64 (SimGrid's own
 // tracer keeps 6 significant digits, which changes the simulated time);
 // wait and test keys are regenerated from the request ids; sendRecv always
-// carries both datatypes (SimGrid 3.32 requires six arguments);
+// carries both datatypes (SimGrid 3.32 requires six arguments), and a
+// sendrecv with a tag other than 0 (which SimGrid's sendRecv would match
+// with tag 0) becomes the isend, irecv and waits SimGrid's sendRecv does;
 // MPI_ANY_SOURCE is written -555, which SimGrid's replay honours, and
 // MPI_ANY_TAG -444. A waitall on only some of the outstanding requests
 // becomes one wait per request. What TI cannot express is left out and

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"kairos/internal/testenv"
+	"kairos/platform"
+	"kairos/sim"
 	"kairos/trace"
 )
 
@@ -329,4 +331,57 @@ func contains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// taggedSendRecv is the sendrecv of a timed trace, with a tag other than
+// 0, meeting a plain receive and send: twice, once with nothing else
+// outstanding and once beside an isend.
+func taggedSendRecv() *trace.Trace {
+	b := newBuilder(2, trace.TypeByte)
+	b.all(trace.Init, nil)
+	b.add(0, trace.SendRecv, func(e *trace.Event) { e.Partner, e.Source, e.Tag, e.SendBytes, e.RecvBytes = 1, 1, 7, 4000, 8000 })
+	b.add(0, trace.Isend, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes, e.Request = 1, 3, 1e5, 1 })
+	b.add(0, trace.SendRecv, func(e *trace.Event) { e.Partner, e.Source, e.Tag, e.SendBytes, e.RecvBytes = 1, 1, 9, 2e5, 3e5 })
+	b.add(0, trace.Wait, func(e *trace.Event) { e.Request = 1 })
+	b.add(1, trace.Irecv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes, e.Request = 0, 7, 4000, 1 })
+	b.add(1, trace.Send, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes = 0, 7, 8000 })
+	b.add(1, trace.Wait, func(e *trace.Event) { e.Request = 1 })
+	b.add(1, trace.Compute, func(e *trace.Event) { e.Compute = 1e6 })
+	b.add(1, trace.Recv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes = 0, 9, 2e5 })
+	b.add(1, trace.Send, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes = 0, 9, 3e5 })
+	b.add(1, trace.Recv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes = 0, 3, 1e5 })
+	b.all(trace.Finalize, nil)
+	return b.tr
+}
+
+// TestSimGridTaggedSendRecv writes sendrecvs with tags (which TI's
+// sendRecv cannot carry: SimGrid matches it with tag 0 and deadlocks on
+// this trace) and checks that SimGrid replays the result to the time
+// Kairos' simulator gives the original trace.
+func TestSimGridTaggedSendRecv(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir := t.TempDir()
+	tr := taggedSendRecv()
+	platformFile, hosts := testenv.Cluster(t, dir, 2)
+	st, err := WriteFile(filepath.Join(dir, "tagged"), tr, WriteOptions{Layout: PerRank})
+	if err != nil || st.DroppedTotal() != 0 {
+		t.Fatalf("write: %v %s", err, st.String())
+	}
+	got := smpirun(t, dir, "tagged", 2, platformFile, hosts)
+	f, err := os.Open(platformFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := platform.Parse(f, platformFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(tr, p, nil, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%.6f", res.Time); got != want {
+		t.Errorf("SimGrid replays the written trace to %s s, Kairos simulates the original to %s s", got, want)
+	}
 }

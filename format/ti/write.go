@@ -296,15 +296,7 @@ func (rw *rankWriter) format(e *trace.Event) bool {
 	case trace.Waitall:
 		rw.waitall(e)
 	case trace.SendRecv:
-		rw.word("sendRecv")
-		sc, sdt := rw.count(e.SendBytes, e.SendType)
-		rc, rdt := rw.count(e.RecvBytes, e.RecvType)
-		rw.int(sc)
-		rw.int(int64(e.Partner))
-		rw.int(rc)
-		rw.int(int64(e.Source))
-		rw.int(int64(rw.explicit(sdt)))
-		rw.int(int64(rw.explicit(rdt)))
+		rw.sendRecv(e)
 	case trace.Bcast:
 		rw.word("bcast")
 		c, dt := rw.count(oneSize(e))
@@ -403,6 +395,54 @@ func (rw *rankWriter) pointToPoint(e *trace.Event) {
 	}
 }
 
+// sendRecv writes a sendRecv, whose two halves SimGrid 3.32 matches with
+// tag 0. A sendrecv with another tag (from a timed trace) is written as
+// what SimGrid's sendRecv does, with the tag kept: an isend and an irecv,
+// then their completion (a waitall when nothing else is outstanding, one
+// wait each otherwise).
+func (rw *rankWriter) sendRecv(e *trace.Event) {
+	sc, sdt := rw.count(e.SendBytes, e.SendType)
+	rc, rdt := rw.count(e.RecvBytes, e.RecvType)
+	if e.Tag == 0 {
+		rw.word("sendRecv")
+		rw.int(sc)
+		rw.int(int64(e.Partner))
+		rw.int(rc)
+		rw.int(int64(e.Source))
+		rw.int(int64(rw.explicit(sdt)))
+		rw.int(int64(rw.explicit(rdt)))
+		return
+	}
+	me, src := int32(rw.rank), partner(e.Source)
+	rw.word("isend")
+	rw.int(int64(e.Partner))
+	rw.int(int64(e.Tag))
+	rw.int(sc)
+	rw.types(sdt)
+	rw.line()
+	rw.word("irecv")
+	rw.int(int64(src))
+	rw.int(tag(e.Tag))
+	rw.int(rc)
+	rw.types(rdt)
+	rw.line()
+	if len(rw.reqs) == 0 {
+		rw.word("waitall")
+		return
+	}
+	rw.key("wait", reqKey{me, e.Partner, e.Tag})
+	rw.line()
+	rw.key("wait", reqKey{src, me, int32(tag(e.Tag))})
+}
+
+// line ends the line in rw.buf and starts the next one of the rank.
+func (rw *rankWriter) line() {
+	rw.buf = append(rw.buf, '\n')
+	rw.buf = strconv.AppendInt(rw.buf, int64(rw.rank), 10)
+	rw.buf = append(rw.buf, ' ')
+	rw.st.Lines++
+}
+
 func (rw *rankWriter) start(id uint64, k reqKey) {
 	if id == 0 {
 		return
@@ -451,10 +491,7 @@ func (rw *rankWriter) waitall(e *trace.Event) {
 		}
 		delete(rw.reqs, id)
 		if !first {
-			rw.buf = append(rw.buf, '\n')
-			rw.buf = strconv.AppendInt(rw.buf, int64(rw.rank), 10)
-			rw.buf = append(rw.buf, ' ')
-			rw.st.Lines++
+			rw.line()
 		}
 		first = false
 		rw.key("wait", k)
