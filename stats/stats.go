@@ -1,6 +1,7 @@
 // Package stats summarises a trace: events by kind, point-to-point and
 // collective volumes, per-rank totals, the point-to-point communication
-// matrix and the heaviest communication partners. It streams the trace a
+// matrix, the heaviest communication partners and, for a timed trace, the
+// flat profile of its MPI calls. It streams the trace a
 // rank at a time; memory grows with ranks x partners, not with events.
 //
 // Volumes are counted on the sending side: a rank's received messages and
@@ -40,6 +41,9 @@ type Stats struct {
 	Matrix []Pair `json:"matrix"`
 	// TopPairs are the pairs that sent the most bytes, heaviest first.
 	TopPairs []Pair `json:"top_pairs"`
+	// Profile is the time in MPI calls by kind, most first (empty for an
+	// untimed trace).
+	Profile []CallTime `json:"profile"`
 }
 
 // RankStats are the totals of one rank.
@@ -96,15 +100,19 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	n := src.NumRanks()
 	s := &Stats{Ranks: n, EventsByKind: map[string]int64{}, PerRank: make([]RankStats, n), Matrix: []Pair{}}
 	var kinds [trace.NumKinds]int64
+	var prof profile
 	meta := src.Meta()
 	for r := 0; r < n; r++ {
-		rs, pairs, err := collectRank(src, meta, r, &kinds, &s.Timed)
+		var rt rankTimes
+		rs, pairs, err := collectRank(src, meta, r, &kinds, &rt, &s.Timed)
 		if err != nil {
 			return nil, err
 		}
 		s.PerRank[r] = rs
 		s.Matrix = append(s.Matrix, pairs...)
+		prof.fold(r, &rt)
 	}
+	s.Profile = prof.lines()
 	for k, c := range kinds {
 		if c > 0 {
 			s.EventsByKind[trace.Kind(k).String()] = c
@@ -115,8 +123,8 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 }
 
 // collectRank streams rank r, returning its totals and its row of the
-// matrix.
-func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, timed *bool) (RankStats, []Pair, error) {
+// matrix, and adding its time by call to rt.
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, rt *rankTimes, timed *bool) (RankStats, []Pair, error) {
 	rs := RankStats{Rank: r}
 	row := map[int32]*Pair{}
 	rd, err := src.OpenRank(r)
@@ -141,6 +149,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 			if e.Kind.IsMPI() {
 				rs.MPISeconds += e.Duration().Seconds()
 			}
+			rt.add(e)
 			rs.TotalSeconds = (last - first).Seconds()
 		}
 		switch {

@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -200,4 +201,42 @@ func BenchmarkCollect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(tr.NumEvents())*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// TestProfile: the flat profile of the timed sample, every call 2 ms.
+func TestProfile(t *testing.T) {
+	s, err := Collect(sample(true), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ms = 1e-3
+	want := []CallTime{
+		{"recv", 4, 8 * ms, 2 * ms, 8 * ms / 3, 4 * ms, 1},
+		{"allreduce", 3, 6 * ms, 2 * ms, 2 * ms, 2 * ms, 0},
+		{"bcast", 3, 6 * ms, 2 * ms, 2 * ms, 2 * ms, 0},
+		{"send", 2, 4 * ms, 0, 4 * ms / 3, 4 * ms, 0},
+		{"isend", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 0},
+		{"sendRecv", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 1},
+	}
+	if len(s.Profile) != len(want) {
+		t.Fatalf("profile %+v, want %+v", s.Profile, want)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	for i, w := range want {
+		g := s.Profile[i]
+		if g.Call != w.Call || g.Calls != w.Calls || g.MaxRank != w.MaxRank || !near(g.Seconds, w.Seconds) ||
+			!near(g.MinRankSeconds, w.MinRankSeconds) || !near(g.MeanRankSeconds, w.MeanRankSeconds) || !near(g.MaxRankSeconds, w.MaxRankSeconds) {
+			t.Errorf("line %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if u, _ := Collect(sample(false), 2); len(u.Profile) != 0 {
+		t.Errorf("untimed trace has a profile: %+v", u.Profile)
+	}
+	var b bytes.Buffer
+	if err := s.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "time in MPI calls (0.028000 s of 0.042000 s over all ranks, 66.7%)") {
+		t.Errorf("summary:\n%s", b.String())
+	}
 }

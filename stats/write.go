@@ -108,7 +108,40 @@ func (s *Stats) writeTotals(w io.Writer) error {
 	for _, k := range kinds {
 		fmt.Fprintf(tw, "%s\t%d\t\n", k, s.EventsByKind[k])
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return s.writeProfile(w)
+}
+
+// writeProfile writes the time in MPI calls by kind, for a timed trace:
+// the share of all MPI time, the mean time a call, and the spread over
+// ranks.
+func (s *Stats) writeProfile(w io.Writer) error {
+	if len(s.Profile) == 0 {
+		return nil
+	}
+	var mpi, run float64
+	for _, r := range s.PerRank {
+		mpi += r.MPISeconds
+		run += r.TotalSeconds
+	}
+	fmt.Fprintf(w, "\ntime in MPI calls (%.6f s of %.6f s over all ranks, %.1f%%)\n", mpi, run, percent(mpi, run))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "call\tcalls\ttotal s\t%% MPI\tmean us/call\trank min s\trank mean s\trank max s\tmax rank\t\n")
+	for _, c := range s.Profile {
+		fmt.Fprintf(tw, "%s\t%d\t%.6f\t%.1f\t%.3f\t%.6f\t%.6f\t%.6f\t%d\t\n", c.Call, c.Calls, c.Seconds, percent(c.Seconds, mpi),
+			1e6*c.Seconds/float64(c.Calls), c.MinRankSeconds, c.MeanRankSeconds, c.MaxRankSeconds, c.MaxRank)
+	}
 	return tw.Flush()
+}
+
+// percent is 100 part/whole, 0 for an empty whole.
+func percent(part, whole float64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * part / whole
 }
 
 func (s *Stats) writeTopPairs(w io.Writer) error {

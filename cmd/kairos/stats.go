@@ -26,7 +26,10 @@ func newStatsCmd() *cobra.Command {
 		Long: `Stats summarises a trace: ranks, events by kind, point-to-point and
 collective bytes, per-rank totals (events, messages and bytes sent and
 received, collectives, flops, and time in MPI and in all when the trace is
-timed), and the heaviest communicating pairs and partners.
+timed), and the heaviest communicating pairs and partners. A timed trace
+also gets its flat profile: the time in each kind of MPI call over all
+ranks, its share of the MPI time, the mean time a call, and the least, mean
+and most one rank spent in it (with the rank), most time first.
 
 Volumes are counted on the sending side. Collective bytes are the send
 buffer each member passes (alltoall: count per peer times members; bcast

@@ -1,0 +1,87 @@
+package stats
+
+import (
+	"sort"
+
+	"kairos/trace"
+)
+
+// CallTime is the time a timed trace spends in one kind of MPI call: a
+// line of the flat profile mpiP, Cube's call tree at depth one and Pipit's
+// flat_profile give, with the spread over ranks that shows load imbalance
+// (a wait that is long on some ranks and short on others).
+type CallTime struct {
+	Call  string `json:"call"`
+	Calls int64  `json:"calls"`
+	// Seconds is the time in these calls summed over ranks.
+	Seconds float64 `json:"seconds"`
+	// MinRankSeconds, MeanRankSeconds and MaxRankSeconds are the least,
+	// mean and most time one rank spent in them (ranks that never made
+	// the call count as 0); MaxRank is the rank with the most (the lowest
+	// such rank on ties).
+	MinRankSeconds  float64 `json:"min_rank_seconds"`
+	MeanRankSeconds float64 `json:"mean_rank_seconds"`
+	MaxRankSeconds  float64 `json:"max_rank_seconds"`
+	MaxRank         int     `json:"max_rank"`
+}
+
+// profile accumulates the flat profile one rank at a time, so that its
+// memory does not grow with ranks.
+type profile struct {
+	ranks   int
+	calls   [trace.NumKinds]int64
+	sum     [trace.NumKinds]float64
+	min     [trace.NumKinds]float64
+	max     [trace.NumKinds]float64
+	maxRank [trace.NumKinds]int
+}
+
+// rankTimes is one rank's time and calls by kind.
+type rankTimes struct {
+	calls   [trace.NumKinds]int64
+	seconds [trace.NumKinds]float64
+}
+
+func (rt *rankTimes) add(e *trace.Event) {
+	if e.HasTime && e.Kind.IsMPI() {
+		rt.calls[e.Kind]++
+		rt.seconds[e.Kind] += e.Duration().Seconds()
+	}
+}
+
+// fold adds rank r's times.
+func (p *profile) fold(r int, rt *rankTimes) {
+	for k := range rt.seconds {
+		v := rt.seconds[k]
+		p.calls[k] += rt.calls[k]
+		p.sum[k] += v
+		if p.ranks == 0 || v < p.min[k] {
+			p.min[k] = v
+		}
+		if p.ranks == 0 || v > p.max[k] {
+			p.max[k], p.maxRank[k] = v, r
+		}
+	}
+	p.ranks++
+}
+
+// lines returns the kinds that were called, most time first (then by
+// name).
+func (p *profile) lines() []CallTime {
+	out := []CallTime{}
+	for k, c := range p.calls {
+		if c == 0 {
+			continue
+		}
+		out = append(out, CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
+			MinRankSeconds: p.min[k], MeanRankSeconds: p.sum[k] / float64(p.ranks),
+			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Seconds != out[j].Seconds {
+			return out[i].Seconds > out[j].Seconds
+		}
+		return out[i].Call < out[j].Call
+	})
+	return out
+}
