@@ -682,9 +682,14 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
 }
 
 /* The all-to-all shapes: "<action> <sendbytes> <recvbytes> [root]". */
+/* With MPI_IN_PLACE, the send (or, in scatters, receive) arguments are
+ * ignored, and programs pass anything there (0, MPI_DATATYPE_NULL, NULL
+ * counts): the tracer records the block the call really moves instead, as
+ * SimGrid's tracer does. */
 int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
   kt_enter(R_ALLTOALL);
   int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt;
   if (kt_on()) {
     uint64_t n = kt_csize(comm);
     kt_collective(comm, "alltoall", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLTOALL, -1,
@@ -698,6 +703,7 @@ int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int
                   MPI_Comm comm) {
   kt_enter(R_ALLGATHER);
   int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt;
   if (kt_on()) {
     uint64_t n = kt_csize(comm);
     kt_collective(comm, "allgather", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLGATHER, -1,
@@ -711,6 +717,7 @@ int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rc
                MPI_Comm comm) {
   kt_enter(R_GATHER);
   int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt; /* at the root only */
   if (kt_on()) { /* rcount matters at the root only; SimGrid takes every rank's */
     uint64_t sent, recv;
     kt_rooted(comm, root, 1, kt_bytes(scount, st), &sent, &recv);
@@ -725,6 +732,7 @@ int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int r
                 MPI_Comm comm) {
   kt_enter(R_SCATTER);
   int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (rbuf == MPI_IN_PLACE) rcount = scount, rt = st; /* at the root only */
   if (kt_on()) {
     uint64_t sent, recv;
     kt_rooted(comm, root, 0, kt_bytes(rcount, rt), &sent, &recv);
@@ -751,6 +759,7 @@ int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_
                   const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
   kt_enter(R_ALLTOALLV);
   int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
+  if (sbuf == MPI_IN_PLACE) scounts = rcounts, st = rt;
   if (kt_on()) {
     int n = kt_csize(comm);
     uint64_t sb = kt_sum(scounts, st, n), rb = kt_sum(rcounts, rt, n);
@@ -772,6 +781,7 @@ int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, co
                    MPI_Datatype rt, MPI_Comm comm) {
   kt_enter(R_ALLGATHERV);
   int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+  if (sbuf == MPI_IN_PLACE) scount = rcounts[kt_crank(comm)], st = rt;
   if (kt_on()) {
     int n = kt_csize(comm);
     if (kt_world_coll(comm)) {
@@ -792,6 +802,7 @@ int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const
                 MPI_Datatype rt, int root, MPI_Comm comm) {
   kt_enter(R_GATHERV);
   int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+  if (sbuf == MPI_IN_PLACE) scount = rcounts[root], st = rt; /* at the root only */
   if (kt_on()) {
     int n = kt_csize(comm), atroot = kt_crank(comm) == root;
     if (kt_world_coll(comm)) {
@@ -811,6 +822,7 @@ int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Da
                  MPI_Datatype rt, int root, MPI_Comm comm) {
   kt_enter(R_SCATTERV);
   int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+  if (rbuf == MPI_IN_PLACE) rcount = scounts[root], rt = st; /* at the root only */
   if (kt_on()) {
     int n = kt_csize(comm), atroot = kt_crank(comm) == root;
     if (kt_world_coll(comm)) {

@@ -3,7 +3,9 @@
  * TI records, with computation between them; with "shift", a sendrecv with
  * MPI_PROC_NULL at the ends; with "more", waitany, waitsome, testall and
  * persistent requests; with "split", a barrier on a sub-communicator;
- * with "self", a message to itself and a receive from any source. */
+ * with "self", a message to itself and a receive from any source; with
+ * "inplace", the collectives with MPI_IN_PLACE, their ignored arguments
+ * zero or NULL. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,24 @@ int main(int argc, char **argv) {
   MPI_Scatterv(buf, counts, displs, MPI_DOUBLE, in, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   MPI_Reduce_scatter(buf, in, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Scan(buf, in, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (has(argc, argv, "inplace")) {
+    double all[256] = {0};
+    int c3[64], d3[64], root = r == 0;
+    for (int i = 0; i < n; i++) c3[i] = 3, d3[i] = 3 * i;
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, c3, d3, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, 3, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, all, c3, d3, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Gather(root ? MPI_IN_PLACE : all, root ? 0 : 3, root ? MPI_DATATYPE_NULL : MPI_DOUBLE, all, root ? 3 : 0,
+               root ? MPI_DOUBLE : MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(root ? MPI_IN_PLACE : all, root ? 0 : 3, root ? MPI_DATATYPE_NULL : MPI_DOUBLE, all, root ? c3 : NULL,
+                root ? d3 : NULL, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Scatter(all, root ? 3 : 0, root ? MPI_DOUBLE : MPI_DATATYPE_NULL, root ? MPI_IN_PLACE : all, root ? 0 : 3,
+                root ? MPI_DATATYPE_NULL : MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Scatterv(all, root ? c3 : NULL, root ? d3 : NULL, MPI_DOUBLE, root ? MPI_IN_PLACE : all, root ? 0 : 3,
+                 root ? MPI_DATATYPE_NULL : MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
   if (has(argc, argv, "split")) {
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
