@@ -201,9 +201,9 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 	return res.Time
 }
 
-// TestTracerOTF2 traces the test program (with a message to self and a
-// receive from any source) with the OTF2 tracer, writing
-// both formats in one run: otf2-print reads the archive; Kairos reads it
+// TestTracerOTF2 traces the test program (with a message to self, a
+// receive from any source, every send mode and MPI_IN_PLACE) with the
+// OTF2 tracer, writing both formats in one run: otf2-print reads the archive; Kairos reads it
 // as 4 ranks that validate, with every call of the TI trace and, which TI
 // cannot express, the barriers of the two sub-communicators; a second run
 // into the same directory leaves the archive alone; and the OTF2 trace,
@@ -212,7 +212,7 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 func TestTracerOTF2(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := otf2Tracer(t, dir)
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace")
 	archive := filepath.Join(dir, "trace", "traces.otf2")
 	if p, err := exec.LookPath("otf2-print"); err == nil {
 		run(t, dir, nil, p, archive)
@@ -279,7 +279,7 @@ func TestTracerOTF2(t *testing.T) {
 	// nothing is in the archive, as Score-P records it, and not in TI), the
 	// two traces replay alike.
 	dir = t.TempDir()
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "self")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "self", "modes", "inplace")
 	want, got := simulate(t, filepath.Join(dir, "trace", "index.txt"), false), simulate(t, filepath.Join(dir, "trace", "traces.otf2"), true)
 	t.Logf("simulated: TI trace %.9f s, OTF2 trace %.9f s", want, got)
 	if math.Abs(got-want) > 1e-9*want {
@@ -398,6 +398,40 @@ func TestTracerInPlace(t *testing.T) {
 		if tail := got[r][max(0, len(got[r])-len(want)):]; !slices.Equal(tail, want) {
 			t.Errorf("rank %d ends\n%s\nwant\n%s", r, strings.Join(tail, "\n"), strings.Join(want, "\n"))
 		}
+	}
+	src, _, err := format.Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+		t.Fatalf("check: %v %+v", err, rep)
+	}
+	simulate(t, index, false)
+}
+
+// TestTracerSendModes traces the ready, buffered and synchronous sends,
+// blocking, non-blocking and persistent, and sendrecv_replace: each is the
+// send, isend or sendRecv of its mode-less form, so that every receive of
+// the trace has its send and the trace replays.
+func TestTracerSendModes(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	mpirun(t, dir, lib, app, "modes")
+	index := filepath.Join(dir, "trace", "index.txt")
+	got := calls(t, index)
+	want := []string{
+		"irecv 0 -1 13 0 64 [] []", "barrier -1 -1 0 0 0 [] []", "send 2 -1 13 64 0 [] []", "wait 1 0 13 0 0 [] []",
+		"send 2 -1 14 64 0 [] []", "recv 0 -1 14 0 64 [] []",
+		"irecv 0 -1 15 0 64 [] []", "irecv 0 -1 16 0 64 [] []", "irecv 0 -1 17 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
+		"isend 2 -1 15 64 0 [] []", "isend 2 -1 16 64 0 [] []", "isend 2 -1 17 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
+		"sendRecv 2 0 0 64 64 [] []",
+		"irecv 0 -1 19 0 64 [] []", "irecv 0 -1 20 0 64 [] []", "irecv 0 -1 21 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
+		"isend 2 -1 19 64 0 [] []", "isend 2 -1 20 64 0 [] []", "isend 2 -1 21 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
+	}
+	// Rank 1, after init, the time steps and the collectives.
+	first := 1 + 3*12 + 13
+	if len(got[1]) < first+len(want) || !slices.Equal(got[1][first:first+len(want)], want) {
+		t.Errorf("rank 1:\n%s\nwant from call %d\n%s", strings.Join(got[1], "\n"), first, strings.Join(want, "\n"))
 	}
 	src, _, err := format.Open(index)
 	if err != nil {

@@ -31,9 +31,10 @@
  *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
  *                       1e-6, SimGrid's smpi/cpu-threshold)
  *
- * What is recorded: init, finalize, send, ssend, isend, recv, irecv, wait,
+ * What is recorded: init, finalize, send (and bsend, rsend, ssend), isend
+ * (and ibsend, irsend, issend) as send and isend, recv, irecv, wait,
  * waitall, test (and the other completions, as waits), persistent requests,
- * sendrecv, barrier, bcast, reduce, allreduce, alltoall(v),
+ * sendrecv (and sendrecv_replace), barrier, bcast, reduce, allreduce, alltoall(v),
  * gather(v), scatter(v), allgather(v), reduce_scatter, scan, exscan, and
  * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
  * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
@@ -93,7 +94,8 @@ enum {
   R_INIT, R_INIT_THREAD, R_FINALIZE, R_SEND, R_SSEND, R_ISEND, R_RECV, R_IRECV, R_WAIT, R_WAITALL, R_WAITANY,
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
   R_SCAN, R_EXSCAN, R_ALLTOALL, R_ALLTOALLV, R_ALLGATHER, R_ALLGATHERV, R_GATHER, R_GATHERV, R_SCATTER,
-  R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_NREGIONS
+  R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_BSEND, R_RSEND, R_ISSEND, R_IBSEND, R_IRSEND,
+  R_SENDRECV_REPLACE, R_NREGIONS
 };
 static int kt_region;
 
@@ -430,9 +432,20 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
   return kt_send(R_SSEND, buf, count, t, dest, tag, comm, PMPI_Ssend);
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  kt_enter(R_ISEND);
-  int err = PMPI_Isend(buf, count, t, dest, tag, comm, req);
+/* The buffered, ready and synchronous modes are sends like the others:
+ * TI and Score-P's records have no mode. */
+int MPI_Bsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+  return kt_send(R_BSEND, buf, count, t, dest, tag, comm, PMPI_Bsend);
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
+  return kt_send(R_RSEND, buf, count, t, dest, tag, comm, PMPI_Rsend);
+}
+
+static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
+                    MPI_Request *req, int (*isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *)) {
+  kt_enter(region);
+  int err = isend(buf, count, t, dest, tag, comm, req);
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
     kt_p2p("isend", d, tag, kt_bytes(count, t));
@@ -440,6 +453,22 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
   }
   kt_leave();
   return err;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_isend(R_ISEND, buf, count, t, dest, tag, comm, req, PMPI_Isend);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_isend(R_ISSEND, buf, count, t, dest, tag, comm, req, PMPI_Issend);
+}
+
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_isend(R_IBSEND, buf, count, t, dest, tag, comm, req, PMPI_Ibsend);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_isend(R_IRSEND, buf, count, t, dest, tag, comm, req, PMPI_Irsend);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Status *status) {
@@ -544,12 +573,35 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
  * writes nothing there, and its replay then deadlocks). The matched source
  * is written for MPI_ANY_SOURCE, as for a receive. The OTF2 records are
  * Score-P's: an MpiSend and an MpiRecv, with their tags. */
+static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
+                        const MPI_Status *status);
+
 int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int stag, void *rbuf, int rcount,
                  MPI_Datatype rt, int src, int rtag, MPI_Comm comm, MPI_Status *status) {
   MPI_Status stat;
   if (status == MPI_STATUS_IGNORE) status = &stat;
   kt_enter(R_SENDRECV);
   int err = PMPI_Sendrecv(sbuf, scount, st, dest, stag, rbuf, rcount, rt, src, rtag, comm, status);
+  kt_sendrecv(scount, st, dest, stag, rt, src, comm, status);
+  kt_leave();
+  return err;
+}
+
+/* A sendrecv_replace is a sendrecv of count elements of t both ways. */
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                         MPI_Status *status) {
+  MPI_Status stat;
+  if (status == MPI_STATUS_IGNORE) status = &stat;
+  kt_enter(R_SENDRECV_REPLACE);
+  int err = PMPI_Sendrecv_replace(buf, count, t, dest, stag, src, rtag, comm, status);
+  kt_sendrecv(count, t, dest, stag, t, src, comm, status);
+  kt_leave();
+  return err;
+}
+
+/* kt_sendrecv records a sendrecv that has completed with status. */
+static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
+                        const MPI_Status *status) {
   if (kt_on()) {
     int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
     int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
@@ -572,8 +624,6 @@ int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype st, int dest, int st
     if (to != MPI_PROC_NULL) ko_send(0, to, stag, kt_bytes(scount, st), 0);
     if (from != MPI_PROC_NULL) ko_recv(from, status->MPI_TAG, kt_bytes(n, rt));
   }
-  kt_leave();
-  return err;
 }
 
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
@@ -959,6 +1009,18 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype t, int dest, int tag,
   return kt_init(1, count, t, dest, tag, comm, req, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
 }
 
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Ssend_init(buf, count, t, dest, tag, comm, req));
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Bsend_init(buf, count, t, dest, tag, comm, req));
+}
+
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
+  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Rsend_init(buf, count, t, dest, tag, comm, req));
+}
+
 int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
   return kt_init(0, count, t, src, tag, comm, req, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
 }
@@ -1022,7 +1084,8 @@ static const char *const ko_region_names[R_NREGIONS] = {
   "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
   "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
   "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
-  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall"};
+  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
+  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;

@@ -5,7 +5,8 @@
  * persistent requests; with "split", a barrier on a sub-communicator;
  * with "self", a message to itself and a receive from any source; with
  * "inplace", the collectives with MPI_IN_PLACE, their ignored arguments
- * zero or NULL. */
+ * zero or NULL; with "modes", the ready, buffered and synchronous sends,
+ * blocking, non-blocking and persistent, and sendrecv_replace. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,36 @@ int main(int argc, char **argv) {
     MPI_Scatterv(all, root ? c3 : NULL, root ? d3 : NULL, MPI_DOUBLE, root ? MPI_IN_PLACE : all, root ? 0 : 3,
                  root ? MPI_DATATYPE_NULL : MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  if (has(argc, argv, "modes")) { /* ready sends are started after a barrier that follows their receive */
+    static char attached[8192];
+    MPI_Request q[6];
+    int size;
+    void *old;
+    MPI_Buffer_attach(attached, sizeof attached);
+    MPI_Irecv(in, 8, MPI_DOUBLE, left, 13, MPI_COMM_WORLD, &q[0]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Rsend(buf, 8, MPI_DOUBLE, right, 13, MPI_COMM_WORLD);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Bsend(buf, 8, MPI_DOUBLE, right, 14, MPI_COMM_WORLD);
+    MPI_Recv(in, 8, MPI_DOUBLE, left, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 3; k++) MPI_Irecv(in + 8 * k, 8, MPI_DOUBLE, left, 15 + k, MPI_COMM_WORLD, &q[k]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Issend(buf, 8, MPI_DOUBLE, right, 15, MPI_COMM_WORLD, &q[3]);
+    MPI_Ibsend(buf, 8, MPI_DOUBLE, right, 16, MPI_COMM_WORLD, &q[4]);
+    MPI_Irsend(buf, 8, MPI_DOUBLE, right, 17, MPI_COMM_WORLD, &q[5]);
+    MPI_Waitall(6, q, MPI_STATUSES_IGNORE);
+    MPI_Sendrecv_replace(buf, 8, MPI_DOUBLE, right, 18, left, 18, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int k = 0; k < 3; k++) MPI_Recv_init(in + 8 * k, 8, MPI_DOUBLE, left, 19 + k, MPI_COMM_WORLD, &q[k]);
+    MPI_Ssend_init(buf, 8, MPI_DOUBLE, right, 19, MPI_COMM_WORLD, &q[3]);
+    MPI_Bsend_init(buf, 8, MPI_DOUBLE, right, 20, MPI_COMM_WORLD, &q[4]);
+    MPI_Rsend_init(buf, 8, MPI_DOUBLE, right, 21, MPI_COMM_WORLD, &q[5]);
+    MPI_Startall(3, q);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Startall(3, q + 3);
+    MPI_Waitall(6, q, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 6; k++) MPI_Request_free(&q[k]);
+    MPI_Buffer_detach(&old, &size);
   }
   if (has(argc, argv, "split")) {
     MPI_Comm half;
