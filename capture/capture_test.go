@@ -388,6 +388,7 @@ func TestTracerInPlace(t *testing.T) {
 		"gatherv 0 -1 0 24 96 [] " + v, // the root's counts; zeros elsewhere, as SimGrid writes
 		"scatter 0 -1 0 24 24 [] []",
 		"scatterv 0 -1 0 96 24 " + v + " []",
+		"reducescatter -1 -1 0 0 96 [] " + v, // reduce_scatter_block
 		"allreduce -1 -1 0 24 0 [] []",
 		"finalize -1 -1 0 0 0 [] []",
 	}

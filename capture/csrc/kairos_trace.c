@@ -35,7 +35,8 @@
  * (and ibsend, irsend, issend) as send and isend, recv, irecv, wait,
  * waitall, test (and the other completions, as waits), persistent requests,
  * sendrecv (and sendrecv_replace), barrier, bcast, reduce, allreduce, alltoall(v),
- * gather(v), scatter(v), allgather(v), reduce_scatter, scan, exscan, and
+ * gather(v), scatter(v), allgather(v), reduce_scatter (and
+ * reduce_scatter_block), scan, exscan, and
  * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
  * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
@@ -95,7 +96,7 @@ enum {
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
   R_SCAN, R_EXSCAN, R_ALLTOALL, R_ALLTOALLV, R_ALLGATHER, R_ALLGATHERV, R_GATHER, R_GATHERV, R_SCATTER,
   R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_BSEND, R_RSEND, R_ISSEND, R_IBSEND, R_IRSEND,
-  R_SENDRECV_REPLACE, R_NREGIONS
+  R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_NREGIONS
 };
 static int kt_region;
 
@@ -629,7 +630,8 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
 enum {
   OP_BARRIER = 0, OP_BCAST, OP_GATHER, OP_GATHERV, OP_SCATTER, OP_SCATTERV, OP_ALLGATHER, OP_ALLGATHERV,
-  OP_ALLTOALL, OP_ALLTOALLV, OP_ALLREDUCE = 11, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN
+  OP_ALLTOALL, OP_ALLTOALLV, OP_ALLREDUCE = 11, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN,
+  OP_REDUCE_SCATTER_BLOCK
 };
 
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv);
@@ -888,18 +890,39 @@ int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Da
   return err;
 }
 
+/* kt_reduce_scatter records a reduce_scatter (op) of rcounts elements of t
+ * to each member of comm. */
+static void kt_reduce_scatter(MPI_Comm comm, int op, const int *rcounts, MPI_Datatype t) {
+  int n = kt_csize(comm);
+  if (kt_world_coll(comm)) {
+    kt_line("reducescatter");
+    kt_counts(rcounts, t, n);
+    kt_num(0);
+    kt_eol();
+  }
+  ko_coll(comm, op, -1, kt_sum(rcounts, t, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+}
+
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   kt_enter(R_REDUCE_SCATTER);
   int err = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, t, op, comm);
+  if (kt_on()) kt_reduce_scatter(comm, OP_REDUCE_SCATTER, rcounts, t);
+  kt_leave();
+  return err;
+}
+
+/* A reduce_scatter_block is the reduce_scatter of equal counts, which is
+ * how TI writes it. */
+int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_REDUCE_SCATTER_BLOCK);
+  int err = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, t, op, comm);
   if (kt_on()) {
     int n = kt_csize(comm);
-    if (kt_world_coll(comm)) {
-      kt_line("reducescatter");
-      kt_counts(rcounts, t, n);
-      kt_num(0);
-      kt_eol();
-    }
-    ko_coll(comm, OP_REDUCE_SCATTER, -1, kt_sum(rcounts, t, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+    int *counts = malloc(n * sizeof *counts);
+    if (!counts) abort();
+    for (int i = 0; i < n; i++) counts[i] = rcount;
+    kt_reduce_scatter(comm, OP_REDUCE_SCATTER_BLOCK, counts, t);
+    free(counts);
   }
   kt_leave();
   return err;
@@ -1085,7 +1108,7 @@ static const char *const ko_region_names[R_NREGIONS] = {
   "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
   "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
   "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
-  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace"};
+  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
@@ -1319,6 +1342,7 @@ static OTF2_RegionRole ko_role(int r) {
   case R_REDUCE: case R_GATHER: case R_GATHERV: return OTF2_REGION_ROLE_COLL_ALL2ONE;
   case R_SCAN: case R_EXSCAN: return OTF2_REGION_ROLE_COLL_OTHER;
   case R_ALLREDUCE: case R_ALLTOALL: case R_ALLTOALLV: case R_ALLGATHER: case R_ALLGATHERV: case R_REDUCE_SCATTER:
+  case R_REDUCE_SCATTER_BLOCK:
     return OTF2_REGION_ROLE_COLL_ALL2ALL;
   }
   return OTF2_REGION_ROLE_POINT2POINT;

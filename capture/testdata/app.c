@@ -4,8 +4,8 @@
  * MPI_PROC_NULL at the ends; with "more", waitany, waitsome, testall and
  * persistent requests; with "split", a barrier on a sub-communicator;
  * with "self", a message to itself and a receive from any source; with
- * "inplace", the collectives with MPI_IN_PLACE, their ignored arguments
- * zero or NULL; with "modes", the ready, buffered and synchronous sends,
+ * "inplace", the collectives with MPI_IN_PLACE (reduce_scatter_block
+ * among them), their ignored arguments zero or NULL; with "modes", the ready, buffered and synchronous sends,
  * blocking, non-blocking and persistent, and sendrecv_replace. */
 #include <mpi.h>
 #include <stdio.h>
@@ -122,6 +122,7 @@ int main(int argc, char **argv) {
                 root ? MPI_DATATYPE_NULL : MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Scatterv(all, root ? c3 : NULL, root ? d3 : NULL, MPI_DOUBLE, root ? MPI_IN_PLACE : all, root ? 0 : 3,
                  root ? MPI_DATATYPE_NULL : MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(MPI_IN_PLACE, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, all, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
   if (has(argc, argv, "modes")) { /* ready sends are started after a barrier that follows their receive */
