@@ -27,6 +27,10 @@ type Format struct {
 	// the first bytes of the file (decompressed), or nil for a directory.
 	// Detect and Open are nil for a format Kairos writes only (GOAL).
 	Detect func(path string, head []byte, isDir bool) bool
+	// Hint, if not nil, says why a file that no format recognises looks
+	// like a broken trace of this format ("" if it does not), for the
+	// error Detect returns.
+	Hint func(path string, head []byte) string
 	// Open returns the trace at path as a Source.
 	Open func(path string) (trace.Source, error)
 	// Write writes src to path atomically; nil if the format is read-only.
@@ -80,6 +84,14 @@ func Detect(path string) (Format, error) {
 	for _, f := range formats {
 		if f.Detect != nil && f.Detect(path, head, st.IsDir()) {
 			return f, nil
+		}
+	}
+	for _, f := range formats {
+		if f.Hint == nil || st.IsDir() {
+			continue
+		}
+		if h := f.Hint(path, head); h != "" {
+			return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, h)
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, ReadableNames())

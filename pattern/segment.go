@@ -225,6 +225,7 @@ func DJSCurve(seq []int32) []float64 {
 	}
 	w := newWorkspace(len(seq), alpha)
 	out := make([]float64, len(seq)-1)
-	w.curve(seq, func(i int, ndjs float64, _, _ int) { out[i-1] = ndjs / float64(len(seq)) })
+	// D_JS is never negative; rounding can make it -1e-16 where it is 0.
+	w.curve(seq, func(i int, ndjs float64, _, _ int) { out[i-1] = max(ndjs, 0) / float64(len(seq)) })
 	return out
 }

@@ -304,7 +304,7 @@ func (s *simulation) exec(r *rank) bool {
 			r.step = 1
 			q, ok := s.popReq(r, e)
 			if !ok {
-				s.fail(r, "wait not preceded by any isend or irecv")
+				s.fail(r, "wait with no request outstanding (SimGrid 3.32 aborts the replay here)")
 				return false
 			}
 			if q == nil {

@@ -169,7 +169,7 @@ func TestDeadlock(t *testing.T) {
 func TestBadTraces(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
 	for _, c := range []struct{ text, want string }{
-		{"0 wait 0 1 0\n1 compute 1\n", "wait not preceded"},
+		{"0 wait 0 1 0\n1 compute 1\n", "wait with no request outstanding"},
 	} {
 		_, err := runTI(t, c.text, m, sim.DefaultConfig())
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "trace.ti:1") {

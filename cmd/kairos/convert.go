@@ -19,6 +19,7 @@ func init() { verbs = append(verbs, newConvertCmd) }
 
 func newConvertCmd() *cobra.Command {
 	var to, speed string
+	var shortest float64
 	cmd := &cobra.Command{
 		Use:   "convert [flags] IN OUT",
 		Short: "Convert a trace from any readable format to any writable one",
@@ -30,7 +31,12 @@ names. OUT is written atomically.
 the time between MPI calls (and inside local calls such as MPI_Wtime)
 becomes compute events of time x FLOPS flops, and timestamps are dropped.
 FLOPS is a number of flop/s, optionally with a SimGrid-style suffix
-(100Mf, 1.5Gf, 2e9). Converting a timed trace to a time-independent
+(100Mf, 1.5Gf, 2e9). Computations shorter than --min-compute (1e-6 s,
+SimGrid's smpi/cpu-threshold, which its tracer and "kairos simulate" of a
+timed trace apply too) are dropped; 0 keeps them all, so that "kairos
+convert --speed S" then "kairos simulate" gives the time of "kairos simulate
+--cfg smpi/host-speed:S" on the timed trace (with smpi/cpu-threshold set
+alike). Converting a timed trace to a time-independent
 format without --speed loses the computation between calls; convert says
 so.
 
@@ -60,8 +66,11 @@ algorithms LogGOPSim's Schedgen uses.`,
 				return err
 			}
 			orig := src
+			if !(shortest >= 0) || math.IsInf(shortest, 0) {
+				return usagef("--min-compute must be a finite number of seconds, 0 or more, got %g", shortest)
+			}
 			if flops > 0 {
-				src = trace.Untimed(src, flops)
+				src = trace.UntimedAbove(src, flops, trace.FromSeconds(shortest))
 			} else if timed, err := firstTimed(src); err != nil {
 				return naming(in, err)
 			} else if timed && (f.Name == "ti" || f.Name == "goal") {
@@ -80,6 +89,7 @@ algorithms LogGOPSim's Schedgen uses.`,
 	}
 	cmd.Flags().StringVar(&to, "to", "", "output format ("+format.WritableNames()+"); default: from OUT's extension")
 	cmd.Flags().StringVar(&speed, "speed", "", "untime a timed trace at this many flop/s (e.g. 1Gf)")
+	cmd.Flags().Float64Var(&shortest, "min-compute", 1e-6, "with --speed: drop computations shorter than this many seconds (0 keeps all)")
 	return cmd
 }
 
@@ -106,6 +116,19 @@ func naming(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// flopRate is a flag holding a flop rate written as parseSpeed reads it.
+type flopRate float64
+
+func (r *flopRate) String() string { return strconv.FormatFloat(float64(*r), 'g', -1, 64) }
+
+func (r *flopRate) Set(s string) error {
+	v, err := parseSpeed(s)
+	*r = flopRate(v)
+	return err
+}
+
+func (r *flopRate) Type() string { return "speed" }
 
 // parseSpeed reads a flop rate: a number with an optional k, M, G, T, P
 // or E multiplier and an optional "f" (SimGrid's "1.5Gf").

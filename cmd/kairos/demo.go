@@ -30,7 +30,7 @@ type demoFlags struct {
 	grid       string
 	iterations int
 	cluster    string
-	speed      float64
+	speed      flopRate
 	out        string
 }
 
@@ -66,7 +66,8 @@ one HTML page (report.html, as kairos report writes it).`,
 	fl.StringVar(&f.grid, "grid", "8x8", "process grid of the stencil")
 	fl.IntVar(&f.iterations, "iterations", 100, "stencil iterations")
 	fl.StringVar(&f.cluster, "cluster", "64x1Gf,125MBps,50us", "cluster to simulate on (see kairos simulate --help)")
-	fl.Float64Var(&f.speed, "speed", 1e9, "flop/s used to classify")
+	f.speed = 1e9
+	fl.Var(&f.speed, "speed", "flop/s used to classify (e.g. 1Gf, 2.5e9)")
 	fl.StringVarP(&f.out, "output", "o", "", "directory to write the demo's traces and timeline into")
 	return cmd
 }
@@ -121,7 +122,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	}
 
 	step(5, "classify on 1G Ethernet, 10G Ethernet and InfiniBand QDR")
-	if err := classifyDemo(w, src, "stencil2d", f.speed); err != nil {
+	if err := classifyDemo(w, src, "stencil2d", float64(f.speed)); err != nil {
 		return err
 	}
 

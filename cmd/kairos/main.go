@@ -100,8 +100,8 @@ func profile(path string) func() {
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(afterBars{stdout})
+	root.SetErr(afterBars{stderr})
 	err := root.Execute()
 	finishProgress()
 	switch {

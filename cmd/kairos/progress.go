@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -57,6 +58,15 @@ func finishProgress() {
 		b.Finish()
 	}
 	bars = nil
+}
+
+// afterBars is a writer that clears the progress bars before it writes,
+// so that a verb's output never lands on a bar's line.
+type afterBars struct{ w io.Writer }
+
+func (a afterBars) Write(p []byte) (int, error) {
+	finishProgress()
+	return a.w.Write(p)
 }
 
 // progressEvery is how many events a reader reads between two updates of

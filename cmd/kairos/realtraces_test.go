@@ -123,17 +123,20 @@ func TestSimulateRealTimedTraces(t *testing.T) {
 		in := testenv.Shared(t, "traces/"+c.path)
 		dir := t.TempDir()
 		ti := filepath.Join(dir, "t.ti")
-		code, _, errs := csRun("convert", "--speed", "1Gf", in, ti)
-		if code != 0 {
-			t.Fatalf("convert %s: exit %d: %s", c.path, code, errs)
-		}
 		plat, hosts := testenv.Cluster(t, dir, c.ranks)
-		want := simulate(ti, ti, "--platform", plat, "--hostfile", hosts)
-		got := simulate(c.path, in, "--platform", plat, "--hostfile", hosts, "--cfg", "smpi/host-speed:1Gf", "--cfg", "smpi/cpu-threshold:0")
-		if strings.Contains(errs, "were left out") {
-			t.Logf("%s: simulated directly %.9f s, converted %.9f s (%s)", c.path, got.Time, want.Time, strings.TrimSpace(errs))
-		} else if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: simulated directly %v, converted %v", c.path, got, want)
+		// SimGrid's 1 us threshold on both sides (the defaults), and none.
+		for _, min := range []string{"1e-6", "0"} {
+			code, _, errs := csRun("convert", "--speed", "1Gf", "--min-compute", min, in, ti)
+			if code != 0 {
+				t.Fatalf("convert %s: exit %d: %s", c.path, code, errs)
+			}
+			want := simulate(ti, ti, "--platform", plat, "--hostfile", hosts)
+			got := simulate(c.path, in, "--platform", plat, "--hostfile", hosts, "--cfg", "smpi/host-speed:1Gf", "--cfg", "smpi/cpu-threshold:"+min)
+			if strings.Contains(errs, "were left out") {
+				t.Logf("%s: simulated directly %.9f s, converted %.9f s (%s)", c.path, got.Time, want.Time, strings.TrimSpace(errs))
+			} else if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s, threshold %s s: simulated directly %v, converted %v", c.path, min, got, want)
+			}
 		}
 	}
 }

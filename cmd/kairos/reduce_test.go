@@ -73,6 +73,11 @@ func TestReduceInexact(t *testing.T) {
 		!strings.Contains(out, "count 100.00%, loop 100.00%, events 100.00%, src 63.64%, dest 63.64%, tag 100.00%") {
 		t.Errorf("inexact: exit %d: %s%s", code, out, errs)
 	}
+	// kairos report fails the same way, in its reduction section.
+	page := filepath.Join(t.TempDir(), "cg.html")
+	if code, _, errs := csRun("report", cg, "-o", page); code != 1 || !strings.Contains(errs, "1 of 6 sections failed") {
+		t.Errorf("report: exit %d: %s", code, errs)
+	}
 	code, out, errs = csRun("reduce", "--accuracy", "--exact", cg)
 	if code != 0 || !strings.Contains(out, "ACC = 1.0000") || strings.Contains(out, "replay a representative") {
 		t.Errorf("--exact: exit %d: %s%s", code, out, errs)

@@ -26,7 +26,7 @@ func init() { verbs = append(verbs, newReportCmd) }
 // reportFlags are report's flags.
 type reportFlags struct {
 	machine, out string
-	speed        float64
+	speed        flopRate
 }
 
 func newReportCmd() *cobra.Command {
@@ -55,15 +55,13 @@ is then 1.`,
   kairos report experiment/traces.otf2 --machine 64x2Gf,10GBps,1us -o exp.html`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !(f.speed > 0) {
-				return usagef("--speed must be positive, got %g", f.speed)
-			}
 			return runReport(cmd, args[0], f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.machine, "machine", "", `crossbar cluster to simulate on (default "N x 1Gf,125MBps,50us")`)
-	fl.Float64Var(&f.speed, "speed", 1e9, "flop/s of the classification's computation (time-independent traces)")
+	f.speed = 1e9
+	fl.Var(&f.speed, "speed", "flop/s of the classification's computation (time-independent traces; e.g. 1Gf, 2.5e9)")
 	fl.StringVarP(&f.out, "output", "o", "report.html", "HTML file to write (- for standard output)")
 	return cmd
 }
@@ -162,7 +160,7 @@ func reportSections(path string, src trace.Source, f *reportFlags) []*reportSect
 	})
 	section("Classification", func(s *reportSection) error {
 		opt := clock.DefaultOptions()
-		opt.Speed = f.speed
+		opt.Speed = float64(f.speed)
 		cl, err := clock.Classify(src, clock.Interconnects, opt, clock.DefaultThresholds())
 		if err != nil {
 			return err
@@ -195,6 +193,8 @@ func reportSections(path string, src trace.Source, f *reportFlags) []*reportSect
 			if out, _, err = reduceTrace(path, src, cluster.DefaultOptions(), &reduceFlags{}); err != nil {
 				return err
 			}
+		} else if a := out.Accuracy; a != nil && a.Failure != "" {
+			s.err = fmt.Errorf("the reduction does not replay: %s", a.Failure) // as kairos reduce --accuracy fails
 		}
 		return writeReduceText(&s.text, out)
 	})

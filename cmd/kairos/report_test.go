@@ -18,7 +18,7 @@ func TestReport(t *testing.T) {
 	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "20", "--imbalance", "0.2", "-o", tr); code != 0 {
 		t.Fatalf("gen: %s", errs)
 	}
-	if code, _, errs := csRun("report", tr, "-o", page); code != 0 {
+	if code, _, errs := csRun("report", "--speed", "1Gf", tr, "-o", page); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	data, err := os.ReadFile(page)

@@ -2,7 +2,9 @@ package ti
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"strings"
 
 	"kairos/format"
 	"kairos/internal/fileio"
@@ -14,6 +16,7 @@ func init() {
 		Name:        "ti",
 		Description: "SimGrid 3.32 time-independent trace (shared file, or description + per-rank files)",
 		Detect:      Detect,
+		Hint:        hint,
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
 		Write: func(path string, src trace.Source) error {
 			_, err := WriteFile(path, src, WriteOptions{Layout: LayoutFor(path)})
@@ -21,6 +24,21 @@ func init() {
 		},
 		Extensions: []string{".ti"},
 	})
+}
+
+// hint says why path, which Detect rejected, looks like a trace
+// description whose first file is missing: a first line of one token
+// that ends like a trace file's name.
+func hint(path string, head []byte) string {
+	line, _, _ := bytes.Cut(bytes.TrimLeft(head, "\n"), []byte("\n"))
+	name := string(bytes.TrimSpace(line))
+	if name == "" || bytes.ContainsAny(line, " \t\x00") || !strings.HasSuffix(name, ".txt") && !strings.Contains(name, ".ti") {
+		return ""
+	}
+	if _, err := resolve(path, name); err != nil {
+		return fmt.Sprintf("read as a SimGrid trace description (one trace file a line), %v", err)
+	}
+	return ""
 }
 
 // Detect reports whether path is a TI trace: a data file whose first line

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/format"
 	"kairos/internal/fileio"
 	"kairos/internal/testenv"
 	"kairos/trace"
@@ -570,5 +571,23 @@ func TestScanTail(t *testing.T) {
 				t.Errorf("%s %q: tail %q, want %q", name, content, got, want)
 			}
 		}
+	}
+}
+
+// TestHintMissingFiles: a description whose files are missing is not
+// recognised, and the error says which file was looked for where; other
+// text gets the plain error.
+func TestHintMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "desc.txt")
+	os.WriteFile(desc, []byte("traces/rank-0.ti\ntraces/rank-1.ti\n"), 0o644)
+	_, err := format.Detect(desc)
+	if !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), `cannot find trace file "traces/rank-0.ti" (looked in `+dir) {
+		t.Errorf("description with missing files: %v", err)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("hello world\n"), 0o644)
+	if _, err := format.Detect(other); err == nil || strings.Contains(err.Error(), "description") {
+		t.Errorf("plain text: %v", err)
 	}
 }
