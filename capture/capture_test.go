@@ -373,11 +373,7 @@ func BenchmarkTracerOverhead(b *testing.B) {
 // the trace records the blocks the calls move (3 doubles a member), the
 // program runs to its end, and the trace validates.
 func TestTracerInPlace(t *testing.T) {
-	dir := t.TempDir()
-	lib, app := build(t, dir)
-	mpirun(t, dir, lib, app, "inplace")
-	index := filepath.Join(dir, "trace", "index.txt")
-	got := calls(t, index)
+	index, got := traceWith(t, "inplace")
 	v := "[24 24 24 24]"
 	want := []string{
 		"allgather -1 -1 0 24 24 [] []",
@@ -400,14 +396,7 @@ func TestTracerInPlace(t *testing.T) {
 			t.Errorf("rank %d ends\n%s\nwant\n%s", r, strings.Join(tail, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	src, _, err := format.Open(index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
-		t.Fatalf("check: %v %+v", err, rep)
-	}
-	simulate(t, index, false)
+	replays(t, index)
 }
 
 // TestTracerSendModes traces the ready, buffered and synchronous sends,
@@ -415,11 +404,7 @@ func TestTracerInPlace(t *testing.T) {
 // send, isend or sendRecv of its mode-less form, so that every receive of
 // the trace has its send and the trace replays.
 func TestTracerSendModes(t *testing.T) {
-	dir := t.TempDir()
-	lib, app := build(t, dir)
-	mpirun(t, dir, lib, app, "modes")
-	index := filepath.Join(dir, "trace", "index.txt")
-	got := calls(t, index)
+	index, got := traceWith(t, "modes")
 	want := []string{
 		"irecv 0 -1 13 0 64 [] []", "barrier -1 -1 0 0 0 [] []", "send 2 -1 13 64 0 [] []", "wait 1 0 13 0 0 [] []",
 		"send 2 -1 14 64 0 [] []", "recv 0 -1 14 0 64 [] []",
@@ -434,6 +419,13 @@ func TestTracerSendModes(t *testing.T) {
 	if len(got[1]) < first+len(want) || !slices.Equal(got[1][first:first+len(want)], want) {
 		t.Errorf("rank 1:\n%s\nwant from call %d\n%s", strings.Join(got[1], "\n"), first, strings.Join(want, "\n"))
 	}
+	replays(t, index)
+}
+
+// replays checks that the TI trace at index validates under SimGrid's
+// protocol and replays.
+func replays(t *testing.T, index string) {
+	t.Helper()
 	src, _, err := format.Open(index)
 	if err != nil {
 		t.Fatal(err)
@@ -442,4 +434,15 @@ func TestTracerSendModes(t *testing.T) {
 		t.Fatalf("check: %v %+v", err, rep)
 	}
 	simulate(t, index, false)
+}
+
+// traceWith traces the test program run with option and returns the TI
+// trace's index and its calls.
+func traceWith(t *testing.T, option string) (index string, got [][]string) {
+	t.Helper()
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	mpirun(t, dir, lib, app, option)
+	index = filepath.Join(dir, "trace", "index.txt")
+	return index, calls(t, index)
 }
