@@ -61,14 +61,14 @@ algorithms LogGOPSim's Schedgen uses.`,
 					return usagef("--speed: %v", err)
 				}
 			}
+			if !(shortest >= 0) || math.IsInf(shortest, 0) {
+				return usagef("--min-compute must be a finite number of seconds, 0 or more, got %g", shortest)
+			}
 			src, err := openTrace(in)
 			if err != nil {
 				return err
 			}
 			orig := src
-			if !(shortest >= 0) || math.IsInf(shortest, 0) {
-				return usagef("--min-compute must be a finite number of seconds, 0 or more, got %g", shortest)
-			}
 			if flops > 0 {
 				src = trace.UntimedAbove(src, flops, trace.FromSeconds(shortest))
 			} else if timed, err := firstTimed(src); err != nil {
