@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/check"
 	"kairos/format"
@@ -445,4 +446,80 @@ func traceWith(t *testing.T, option string) (index string, got [][]string) {
 	mpirun(t, dir, lib, app, option)
 	index = filepath.Join(dir, "trace", "index.txt")
 	return index, calls(t, index)
+}
+
+// TestTracerClockSync runs the test program with its ranks' clocks off as
+// unsynchronized nodes' are (capture/testdata/skew.c, preloaded before the
+// tracer: rank r's clock is r x 50 ms ahead and runs r x 5% fast): the
+// archive has each rank's two offsets to rank 0's clock, measured at
+// MPI_Init and MPI_Finalize, within a millisecond of the injected ones; and
+// on the clock Kairos corrects with them no rank leaves a barrier (or
+// another collective whose results depend on every rank) before the last
+// rank entered it, which the injected error breaks by 50 ms or more.
+func TestTracerClockSync(t *testing.T) {
+	const skew, drift = 50e6, 0.05 // ns, per rank
+	dir := t.TempDir()
+	lib, app := otf2Tracer(t, dir)
+	shim := filepath.Join(dir, "skew.so")
+	run(t, dir, nil, "mpicc", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o", shim,
+		filepath.Join(testenv.RepoRoot(), "capture", "testdata", "skew.c"), "-ldl")
+	epoch := time.Now().UnixNano()
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace"),
+		"KAIROS_TRACE_FORMAT=otf2", fmt.Sprintf("KAIROS_TEST_SKEW=%g", skew), fmt.Sprintf("KAIROS_TEST_DRIFT=%g", drift),
+		fmt.Sprintf("KAIROS_TEST_EPOCH=%d", epoch)}
+	run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "LD_PRELOAD="+shim+":"+lib, "-x", "KAIROS_TRACE",
+		"-x", "KAIROS_TRACE_FORMAT", "-x", "KAIROS_TEST_SKEW", "-x", "KAIROS_TEST_DRIFT", "-x", "KAIROS_TEST_EPOCH", app, "split", "shift", "more", "modes", "inplace")
+	src, _, err := format.Open(filepath.Join(dir, "trace", "traces.otf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := src.(*otf2.Source)
+	for r := range 4 {
+		offs, err := s.Archive().ClockOffsets(s.RankLocation(r))
+		if err != nil || len(offs) != 2 {
+			t.Fatalf("rank %d: clock offsets %v (%v), want 2", r, offs, err)
+		}
+		for _, o := range offs {
+			// The local reading L is t + r*skew + r*drift*(t - epoch)
+			// at rank 0's (the true) time t; the offset is t - L.
+			rs, rd := float64(r)*skew, float64(r)*drift
+			want := (float64(o.Time)-rs+rd*float64(epoch))/(1+rd) - float64(o.Time)
+			t.Logf("rank %d at %d: offset %d ns, injected %.0f ns, measured within %.0f ns", r, o.Time, o.Offset, want, o.StdDev)
+			if math.Abs(float64(o.Offset)-want) > 1e6 {
+				t.Errorf("rank %d: offset %d ns at %d, injected %.0f ns", r, o.Offset, o.Time, want)
+			}
+		}
+	}
+	// Of each collective on MPI_COMM_WORLD whose every result depends on
+	// every rank's input, the latest entry and the earliest exit.
+	var last, first []trace.Time
+	var seen [4]int
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		switch e.Kind {
+		case trace.Barrier, trace.Allreduce, trace.Alltoall, trace.Alltoallv, trace.Allgather, trace.Allgatherv, trace.ReduceScatter:
+		default:
+			return nil
+		}
+		if e.Comm != trace.WorldComm {
+			return nil
+		}
+		k := seen[r]
+		seen[r]++
+		if k == len(last) {
+			last, first = append(last, e.Enter), append(first, e.Exit)
+		}
+		last[k], first[k] = max(last[k], e.Enter), min(first[k], e.Exit)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(last) < 10 {
+		t.Fatalf("%d all-to-all collectives on MPI_COMM_WORLD", len(last))
+	}
+	for k := range last {
+		t.Logf("collective %d: last entry %.6f s, first exit %.6f s", k, last[k].Seconds(), first[k].Seconds())
+		if last[k] > first[k]+trace.FromSeconds(20e-6) {
+			t.Errorf("collective %d: a rank leaves at %.6f s before the last enters at %.6f s", k, first[k].Seconds(), last[k].Seconds())
+		}
+	}
 }

@@ -52,8 +52,13 @@
  * MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv, MpiRequestTest,
  * MpiCollectiveBegin and MpiCollectiveEnd, with Score-P's byte counts),
  * partners as MPI_COMM_WORLD ranks, and, unlike TI, the collectives of
- * every communicator. Timestamps are CLOCK_REALTIME nanoseconds: ranks on
- * several nodes are as synchronized as the nodes' clocks.
+ * every communicator. Timestamps are each rank's CLOCK_REALTIME
+ * nanoseconds; at MPI_Init and MPI_Finalize every rank measures its clock's
+ * offset to rank 0's by ping-pong (the shortest of 10 round trips, as
+ * Score-P), written as the location's two ClockOffset definitions, from
+ * which readers (Kairos, otf2-print, Scalasca) put its events on rank 0's
+ * clock, correcting a constant offset and a constant drift (a drift within
+ * the measures' error is written as none).
  */
 #include <errno.h>
 #include <mpi.h>
@@ -1126,6 +1131,58 @@ struct ko_comm {
 static struct ko_comm *ko_comms;
 static int ko_ncomms;
 
+/* Clock synchronization, as Score-P's: at MPI_Init and at MPI_Finalize
+ * every rank measures its clock's offset to rank 0's by ping-pong, keeping
+ * the exchange with the shortest round trip (Cristian's method); the two
+ * measures are the location's ClockOffset definitions, from which readers
+ * correct its timestamps by linear interpolation (offset and drift). */
+enum { KO_PINGS = 10, KO_SYNC_TAG = 1 };
+struct ko_offset {
+  uint64_t at;   /* local time of the measure */
+  int64_t off;   /* rank 0's time minus the local time there */
+  double stddev; /* half the shortest round trip */
+};
+static struct ko_offset ko_sync_at[2];
+static int ko_nsync;
+static MPI_Comm ko_sync_comm = MPI_COMM_NULL;
+
+static void ko_sync(void) {
+  struct ko_offset o = {0, 0, 0};
+  if (kt_rank == 0) {
+    for (int r = 1; r < kt_size; r++)
+      for (int k = 0; k < KO_PINGS; k++) {
+        uint64_t t;
+        PMPI_Recv(NULL, 0, MPI_BYTE, r, KO_SYNC_TAG, ko_sync_comm, MPI_STATUS_IGNORE);
+        t = kt_now();
+        PMPI_Send(&t, 1, MPI_UINT64_T, r, KO_SYNC_TAG, ko_sync_comm);
+      }
+    o.at = kt_now();
+  } else {
+    uint64_t best = UINT64_MAX;
+    for (int k = 0; k < KO_PINGS; k++) {
+      uint64_t t0 = kt_now(), tm;
+      PMPI_Send(NULL, 0, MPI_BYTE, 0, KO_SYNC_TAG, ko_sync_comm);
+      PMPI_Recv(&tm, 1, MPI_UINT64_T, 0, KO_SYNC_TAG, ko_sync_comm, MPI_STATUS_IGNORE);
+      uint64_t t1 = kt_now();
+      if (t1 - t0 < best) {
+        best = t1 - t0;
+        o.at = t0 + best / 2;
+        o.off = (int64_t)(tm - o.at);
+        o.stddev = (double)best / 2;
+      }
+    }
+  }
+  /* A change of offset within the two measures' errors (each at most
+   * half its round trip) is no drift: over a short run, correcting it
+   * would stretch every duration by the noise over the run's length. */
+  if (ko_nsync == 1 && llabs(o.off - ko_sync_at[0].off) <= o.stddev + ko_sync_at[0].stddev) o.off = ko_sync_at[0].off;
+  if (ko_nsync < 2) ko_sync_at[ko_nsync++] = o;
+}
+
+/* ko_global is local time t on rank 0's clock, by the first measure's
+ * offset (the ClockProperties' bounds need no more precision). */
+static uint64_t ko_global(uint64_t t, int which) { return t + (uint64_t)ko_sync_at[which].off; }
+
 static OTF2_FlushType ko_pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final) {
   (void)u, (void)ft, (void)l, (void)c, (void)final;
   return OTF2_FLUSH;
@@ -1178,6 +1235,8 @@ static int ko_open(const char *dir) {
     ko_archive = NULL;
     return 0;
   }
+  PMPI_Comm_dup(MPI_COMM_WORLD, &ko_sync_comm);
+  ko_sync();
   return 1;
 }
 
@@ -1405,6 +1464,8 @@ static void ko_close(void) {
   OTF2_Archive_CloseEvtWriter(ko_archive, ko_evt);
   ko_evt = NULL;
   OTF2_Archive_CloseEvtFiles(ko_archive);
+  ko_sync();
+  PMPI_Comm_free(&ko_sync_comm);
   int *gcomms, ngcomms, glen;
   uint32_t *map = ko_unify(&gcomms, &ngcomms, &glen);
   OTF2_Archive_OpenDefFiles(ko_archive);
@@ -1416,6 +1477,8 @@ static void ko_close(void) {
     OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, m);
     OTF2_IdMap_Free(m);
   }
+  for (int i = 0; i < ko_nsync; i++)
+    OTF2_DefWriter_WriteClockOffset(dw, ko_sync_at[i].at, ko_sync_at[i].off, ko_sync_at[i].stddev);
   OTF2_Archive_CloseDefWriter(ko_archive, dw);
   OTF2_Archive_CloseDefFiles(ko_archive);
   if (kt_rank == 0) {
@@ -1423,8 +1486,9 @@ static void ko_close(void) {
     if (!events) abort();
   }
   PMPI_Gather(&n, 1, MPI_UINT64_T, events, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(&ko_first, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(&kt_last, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  uint64_t gfirst = ko_global(ko_first, 0), glast = ko_global(kt_last, ko_nsync - 1);
+  PMPI_Reduce(&gfirst, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&glast, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
   if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms);
   OTF2_Archive_Close(ko_archive);
   ko_archive = NULL;
