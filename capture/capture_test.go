@@ -179,6 +179,28 @@ func otf2Tracer(t *testing.T, dir string) (lib, app string) {
 	return build(t, dir, "-DKAIROS_OTF2", "-lotf2")
 }
 
+// openArchive has otf2-print read the tracer's 4-rank archive and opens
+// it, checking that Kairos finds no defects in it.
+func openArchive(t *testing.T, archive string) trace.Source {
+	t.Helper()
+	if p, err := exec.LookPath("otf2-print"); err == nil {
+		run(t, filepath.Dir(archive), nil, p, archive)
+	} else if testenv.Required() {
+		t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but otf2-print is not installed (Debian package otf2-tools)")
+	}
+	src, _, err := format.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.NumRanks() != 4 {
+		t.Fatalf("%s: %d ranks", archive, src.NumRanks())
+	}
+	if d := src.(*otf2.Source).Defects(); len(d) > 0 {
+		t.Errorf("the archive's defects: %v", d)
+	}
+	return src
+}
+
 // simulate replays a trace on a 4-node cluster, a timed one with the time
 // between its calls as computation at 1 Gf (the tracer's default
 // KAIROS_TRACE_SPEED) above SimGrid's 1 us threshold.
@@ -215,21 +237,7 @@ func TestTracerOTF2(t *testing.T) {
 	lib, app := otf2Tracer(t, dir)
 	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace")
 	archive := filepath.Join(dir, "trace", "traces.otf2")
-	if p, err := exec.LookPath("otf2-print"); err == nil {
-		run(t, dir, nil, p, archive)
-	} else if testenv.Required() {
-		t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but otf2-print is not installed (Debian package otf2-tools)")
-	}
-	src, _, err := format.Open(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.NumRanks() != 4 {
-		t.Fatalf("%d ranks", src.NumRanks())
-	}
-	if d := src.(*otf2.Source).Defects(); len(d) > 0 {
-		t.Errorf("the archive's defects: %v", d)
-	}
+	src := openArchive(t, archive)
 	rep, err := check.Check(src, check.Options{})
 	if err != nil || !rep.OK() {
 		t.Fatalf("check: %v %+v", err, rep)
@@ -469,10 +477,7 @@ func TestTracerClockSync(t *testing.T) {
 		fmt.Sprintf("KAIROS_TEST_EPOCH=%d", epoch)}
 	run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "LD_PRELOAD="+shim+":"+lib, "-x", "KAIROS_TRACE",
 		"-x", "KAIROS_TRACE_FORMAT", "-x", "KAIROS_TEST_SKEW", "-x", "KAIROS_TEST_DRIFT", "-x", "KAIROS_TEST_EPOCH", app, "split", "shift", "more", "modes", "inplace")
-	src, _, err := format.Open(filepath.Join(dir, "trace", "traces.otf2"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := openArchive(t, filepath.Join(dir, "trace", "traces.otf2"))
 	s := src.(*otf2.Source)
 	for r := range 4 {
 		offs, err := s.Archive().ClockOffsets(s.RankLocation(r))
@@ -521,5 +526,45 @@ func TestTracerClockSync(t *testing.T) {
 		if last[k] > first[k]+trace.FromSeconds(20e-6) {
 			t.Errorf("collective %d: a rank leaves at %.6f s before the last enters at %.6f s", k, first[k].Seconds(), last[k].Seconds())
 		}
+	}
+}
+
+// TestTracerUserFunctions traces the test program compiled with
+// -finstrument-functions and -rdynamic and linked with the OTF2 tracer
+// (whose hooks record its functions, as Score-P's compiler
+// instrumentation): otf2-print reads the archive, Kairos reads it without
+// defects, every MPI call has the call path main (entered before MPI_Init,
+// left at MPI_Finalize), and the static function main calls between them
+// is a region under main named by module and offset.
+func TestTracerUserFunctions(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := otf2Tracer(t, dir)
+	app := filepath.Join(dir, "appi")
+	run(t, dir, nil, "mpicc", "-O1", "-finstrument-functions", "-rdynamic", "-o", app,
+		filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"), "-L"+filepath.Dir(lib), "-lkairos_trace",
+		"-Wl,-rpath,"+filepath.Dir(lib))
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace")}
+	run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "KAIROS_TRACE", app, "shift", "more")
+	src := openArchive(t, filepath.Join(dir, "trace", "traces.otf2"))
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Fatalf("check: %v %+v", err, rep)
+	}
+	meta := src.Meta()
+	n := 0
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if p := meta.CallPath(e.Region); !slices.Equal(p, []string{"main"}) || e.CallSite == 0 {
+			t.Errorf("rank %d: %s in %v (call site %x), want in main", r, e.Kind, p, e.CallSite)
+		}
+		n++
+		return nil
+	}); err != nil || n == 0 {
+		t.Fatalf("%d events: %v", n, err)
+	}
+	work := false
+	for _, reg := range meta.Regions {
+		work = work || strings.HasPrefix(reg.Name, "appi+0x") && meta.Regions[reg.Parent].Name == "main"
+	}
+	if !work {
+		t.Errorf("no static function under main among the regions %v", meta.Regions)
 	}
 }

@@ -36,6 +36,18 @@ which kairos simulate replays with the measured computation.
   mpirun -np 64 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app
   kairos slow kairos-trace/traces.otf2
 
+The archive has the call paths of the MPI calls too, as Score-P's compiler
+instrumentation records them, when the program is compiled with
+-finstrument-functions (and -rdynamic, which names its global functions;
+static ones are module+offset, which addr2line -f -e app names) and linked
+with the tracer instead of preloading it; every entry to and exit from an
+instrumented function is a record, so leave small ones out with GCC's
+-finstrument-functions-exclude-function-list:
+
+  mpicc -O2 -finstrument-functions -rdynamic -o app app.c -L. -lkairos_trace -Wl,-rpath,$PWD
+  mpirun -np 64 ./app
+  kairos reduce kairos-trace/traces.otf2 -o reduced.ktr
+
 Environment of the traced run: KAIROS_TRACE, the output directory
 (kairos-trace: rank r writes rank-r.ti, rank 0 index.txt; the OTF2 archive is
 traces.otf2 there); KAIROS_TRACE_FORMAT, ti, otf2 or ti,otf2 (otf2 when built
