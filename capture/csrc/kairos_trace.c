@@ -18,11 +18,11 @@
  *   mpicc -O2 -shared -fPIC -DKAIROS_OTF2 -o libkairos_trace.so kairos_trace.c -lotf2
  *   kairos slow kairos-trace/traces.otf2
  *
- * A program compiled with -finstrument-functions (and -rdynamic, for the
- * names of its functions) and linked with the tracer has its functions in
- * the archive, so that its MPI calls have call paths:
+ * A program compiled with -finstrument-functions and linked with the
+ * tracer has its functions in the archive, so that its MPI calls have call
+ * paths:
  *
- *   mpicc -finstrument-functions -rdynamic -o app app.c -L. -lkairos_trace
+ *   mpicc -finstrument-functions -o app app.c -L. -lkairos_trace
  *
  * Environment:
  *   KAIROS_TRACE        output directory (default kairos-trace): rank r
@@ -1116,6 +1116,7 @@ int MPI_Request_free(MPI_Request *req) {
  * at MPI_Finalize rank 0 writes the definitions. */
 #define OTF2_MPI_USE_PMPI
 #include <dlfcn.h>
+#include <elf.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
@@ -1274,8 +1275,8 @@ static void ko_leave(int region, uint64_t t) {
  * outside MPI calls, they are the Enter and Leave records of the function's
  * region, so that the archive has the call paths of Score-P's compiler
  * instrumentation. Each rank numbers the functions it enters from
- * R_NREGIONS; at MPI_Finalize it names them (dladdr: the symbol, which
- * -rdynamic exports, else module+offset), rank 0 unifies the names into
+ * R_NREGIONS; at MPI_Finalize it names them (dladdr's symbol, else the
+ * module's symbol table's, else module+offset), rank 0 unifies the names into
  * the archive's regions and a mapping table translates each rank's
  * numbers. */
 struct ko_fn {
@@ -1368,6 +1369,75 @@ static void ko_start(void) {
   }
 }
 
+/* ko_syms is the symbol table of the last ELF file ko_elf_name read
+ * (most instrumented functions are in one: the program). */
+static struct {
+  char *path;
+  Elf64_Sym *syms;
+  size_t nsyms, nstr;
+  char *str;
+  int exec; /* symbol values are addresses (else offsets from the base) */
+} ko_syms;
+
+/* ko_load_syms reads the symbol table of the ELF file path into ko_syms,
+ * and reports whether it has one. */
+static int ko_load_syms(const char *path) {
+  if (ko_syms.path && strcmp(ko_syms.path, path) == 0) return ko_syms.syms != NULL;
+  free(ko_syms.path), free(ko_syms.syms), free(ko_syms.str);
+  memset(&ko_syms, 0, sizeof ko_syms);
+  ko_syms.path = strdup(path);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  Elf64_Ehdr eh;
+  Elf64_Shdr *sh = NULL;
+  if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof *sh || eh.e_shnum == 0)
+    goto done;
+  sh = malloc(eh.e_shnum * sizeof *sh);
+  if (!sh || fseek(f, (long)eh.e_shoff, SEEK_SET) != 0 || fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum) goto done;
+  for (int i = 0; i < eh.e_shnum; i++) {
+    if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum || sh[i].sh_entsize != sizeof(Elf64_Sym)) continue;
+    const Elf64_Shdr *st = &sh[sh[i].sh_link];
+    size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+    ko_syms.syms = malloc(n * sizeof *ko_syms.syms + 1);
+    ko_syms.str = malloc(st->sh_size + 1);
+    if (!ko_syms.syms || !ko_syms.str || fseek(f, (long)sh[i].sh_offset, SEEK_SET) != 0 ||
+        fread(ko_syms.syms, sizeof *ko_syms.syms, n, f) != n || fseek(f, (long)st->sh_offset, SEEK_SET) != 0 ||
+        fread(ko_syms.str, 1, st->sh_size, f) != st->sh_size) {
+      free(ko_syms.syms), free(ko_syms.str);
+      ko_syms.syms = NULL, ko_syms.str = NULL;
+      break;
+    }
+    ko_syms.str[st->sh_size] = 0;
+    ko_syms.nsyms = n;
+    ko_syms.nstr = st->sh_size;
+    ko_syms.exec = eh.e_type == ET_EXEC;
+    break;
+  }
+done:
+  free(sh);
+  fclose(f);
+  return ko_syms.syms != NULL;
+}
+
+/* ko_elf_name looks up, in the symbol table of the ELF file path (loaded
+ * at base), the function that holds address addr, for the functions
+ * dladdr cannot name (static ones, or all of a program linked without
+ * -rdynamic); it reports whether it found one, named in name. */
+static int ko_elf_name(const char *path, void *base, void *addr, char *name, size_t size) {
+  if (!ko_load_syms(path)) return 0;
+  uint64_t want = ko_syms.exec ? (uint64_t)(uintptr_t)addr : (uint64_t)((char *)addr - (char *)base);
+  for (size_t k = 0; k < ko_syms.nsyms; k++) {
+    const Elf64_Sym *sym = &ko_syms.syms[k];
+    if (ELF64_ST_TYPE(sym->st_info) == STT_FUNC && want >= sym->st_value && want < sym->st_value + sym->st_size &&
+        sym->st_name < ko_syms.nstr && ko_syms.str[sym->st_name] != 0) {
+      snprintf(name, size, "%s", ko_syms.str + sym->st_name);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* ko_fn_names returns the names of this rank's functions, in order of
  * number, each ended by a NUL, and their length in *len. */
 static char *ko_fn_names(int *len) {
@@ -1380,7 +1450,7 @@ static char *ko_fn_names(int *len) {
       snprintf(name, sizeof name, "%p", ko_fnaddr[i]);
     } else if (info.dli_sname) {
       snprintf(name, sizeof name, "%s", info.dli_sname);
-    } else {
+    } else if (!ko_elf_name(info.dli_fname, info.dli_fbase, ko_fnaddr[i], name, sizeof name)) {
       const char *base = strrchr(info.dli_fname, '/');
       snprintf(name, sizeof name, "%s+0x%lx", base ? base + 1 : info.dli_fname,
                (unsigned long)((char *)ko_fnaddr[i] - (char *)info.dli_fbase));

@@ -38,13 +38,14 @@ which kairos simulate replays with the measured computation.
 
 The archive has the call paths of the MPI calls too, as Score-P's compiler
 instrumentation records them, when the program is compiled with
--finstrument-functions (and -rdynamic, which names its global functions;
-static ones are module+offset, which addr2line -f -e app names) and linked
-with the tracer instead of preloading it; every entry to and exit from an
-instrumented function is a record, so leave small ones out with GCC's
+-finstrument-functions and linked with the tracer instead of preloading it
+(functions are named from the dynamic symbols and the program's symbol
+table, C++ names mangled; a stripped program's are module+offset, which
+addr2line -f -e app names); every entry to and exit from an instrumented
+function is a record, so leave small ones out with GCC's
 -finstrument-functions-exclude-function-list:
 
-  mpicc -O2 -finstrument-functions -rdynamic -o app app.c -L. -lkairos_trace -Wl,-rpath,$PWD
+  mpicc -O2 -finstrument-functions -o app app.c -L. -lkairos_trace -Wl,-rpath,$PWD
   mpirun -np 64 ./app
   kairos reduce kairos-trace/traces.otf2 -o reduced.ktr
 
