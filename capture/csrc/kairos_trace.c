@@ -1194,8 +1194,9 @@ static void ko_sync(void) {
   if (ko_nsync < 2) ko_sync_at[ko_nsync++] = o;
 }
 
-/* ko_global is local time t on rank 0's clock, by the first measure's
- * offset (the ClockProperties' bounds need no more precision). */
+/* ko_global is local time t on rank 0's clock, by the offset of measure
+ * which (0 at MPI_Init, 1 at MPI_Finalize; the ClockProperties' bounds
+ * need no interpolation). */
 static uint64_t ko_global(uint64_t t, int which) { return t + (uint64_t)ko_sync_at[which].off; }
 
 static OTF2_FlushType ko_pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool final) {
