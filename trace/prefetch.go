@@ -3,29 +3,38 @@ package trace
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"unsafe"
 )
 
-// Prefetch returns src with every rank's events read ahead by a goroutine
-// of the rank's own, so that decoding (parsing a text format, say) runs
-// on another core while the consumer works on the events already read.
-// The readers of distinct ranks of src must be safe to use concurrently.
+// Prefetch returns src with every rank's events read ahead, so that
+// decoding (parsing a text format, say) runs on other cores while the
+// consumer works on the events already read. The readers of distinct
+// ranks of src must be safe to use concurrently.
 //
-// Events travel between the goroutines in chunks of about chunk bytes,
-// two a rank: a few kilobytes a rank, which the consumer reads
-// sequentially. The common events (computations, point-to-point calls,
-// waits on the world communicator) are fixed-size 24-byte records that
-// the consumer copies out; the others are in the compact event codec.
-// Position (when src's readers have one) reads the rank again from its
-// start up to the current event: it is meant for error reports.
+// Each rank has two chunks of about chunk bytes of events: the consumer
+// reads one while the other is filled. A few worker goroutines (one fewer
+// than GOMAXPROCS, at least one) fill the chunks in the order the
+// consumer released them, and the consumer fills a chunk itself when no
+// worker has started on it yet. A goroutine a rank would be simpler, but
+// a consumer preempted behind a thousand runnable fillers waits for them
+// all: opening a 1,024-rank trace stalled for 30 to 50 ms that way, and
+// the goroutines' stacks cost 32 MB at 4,096 ranks (BENCHMARKS.md).
+//
+// The common events (computations, point-to-point calls, waits on the
+// world communicator) are fixed-size 24-byte records that the consumer
+// copies out; the others are in the compact event codec. Position (when
+// src's readers have one) reads the rank again from its start up to the
+// current event: it is meant for error reports.
 func Prefetch(src Source, chunk int) Source {
-	return &prefetchSource{Source: src, chunk: max(chunk, 64)}
+	return &prefetchSource{Source: src, chunk: max(chunk, 64), pool: &fillPool{max: max(runtime.GOMAXPROCS(0)-1, 1)}}
 }
 
 type prefetchSource struct {
 	Source
 	chunk int
+	pool  *fillPool
 }
 
 // Unwrap returns the source read ahead.
@@ -37,15 +46,59 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 		return nil, err
 	}
 	p := &prefetchReader{
-		src: s.Source, rank: r, in: in, index: -1,
-		full: make(chan *eventChunk, 1),
-		free: make(chan *eventChunk, 1),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		src: s.Source, rank: r, in: in, index: -1, size: s.chunk, pool: s.pool,
+		spare:  newChunk(s.chunk),
+		filled: make(chan struct{}, 1),
 	}
-	p.free <- newChunk(s.chunk)
-	go p.fill(newChunk(s.chunk), s.chunk)
+	p.request(newChunk(s.chunk))
 	return p, nil
+}
+
+// fillPool is a queue of readers with a chunk to fill and the workers
+// that fill them. Workers start as readers are queued, up to max, and
+// stop when the queue is empty, so that a source never read to its end
+// leaves no goroutine behind.
+type fillPool struct {
+	mu      sync.Mutex
+	queue   []*prefetchReader
+	head    int
+	running int
+	max     int
+}
+
+func (q *fillPool) push(p *prefetchReader) {
+	q.mu.Lock()
+	if q.head > 64 && q.head > len(q.queue)/2 {
+		n := copy(q.queue, q.queue[q.head:])
+		clear(q.queue[n:])
+		q.queue, q.head = q.queue[:n], 0
+	}
+	q.queue = append(q.queue, p)
+	start := q.running < q.max
+	if start {
+		q.running++
+	}
+	q.mu.Unlock()
+	if start {
+		go q.work()
+	}
+}
+
+func (q *fillPool) work() {
+	for {
+		q.mu.Lock()
+		if q.head == len(q.queue) {
+			q.queue, q.head = q.queue[:0], 0
+			q.running--
+			q.mu.Unlock()
+			return
+		}
+		p := q.queue[q.head]
+		q.queue[q.head] = nil
+		q.head++
+		q.mu.Unlock()
+		p.fillPending()
+	}
 }
 
 // eventChunk is a rank's next events: the common ones as fixed-size
@@ -120,23 +173,36 @@ func (p *packedEvent) unpack(e *Event) {
 	}
 }
 
-// prefetchReader copies out or decodes the chunks its goroutine fills.
+// prefetchReader copies out or decodes the chunks the pool fills.
 type prefetchReader struct {
 	src   Source
 	rank  int
-	in    Reader // the filling goroutine's until done is closed
+	pool  *fillPool
+	size  int
 	cur   *eventChunk
-	i     int // the next event's index in cur.ev
-	off   int // and the next coded event's offset in cur.b
+	spare *eventChunk // the second chunk, before the first is read
+	i     int         // the next event's index in cur.ev
+	off   int         // and the next coded event's offset in cur.b
 	ev    Event
 	st    CodecState
 	index int // of the current event in the rank
 	err   error
 	ended bool
 
-	full, free chan *eventChunk
-	stop, done chan struct{}
-	closeOnce  sync.Once
+	// in and fst (the codec state of the chunks' coded events) belong to
+	// whoever fills a chunk: the goroutine that took pending.
+	in  Reader
+	fst CodecState
+
+	// The chunk other than cur is pending (to fill), being filled by a
+	// worker (filling), or ready.
+	mu      sync.Mutex
+	pending *eventChunk
+	ready   *eventChunk
+	filling bool
+	queued  bool // in the pool's queue
+	closed  bool
+	filled  chan struct{} // a worker's fill ended (a token, possibly stale)
 }
 
 func newChunk(size int) *eventChunk {
@@ -146,52 +212,96 @@ func newChunk(size int) *eventChunk {
 // packedSize is the size of a packedEvent, for the chunks' budget.
 const packedSize = int(unsafe.Sizeof(packedEvent{}))
 
-// fill reads the rank into chunks of about size bytes until its end or
-// Close.
-func (p *prefetchReader) fill(c *eventChunk, size int) {
-	defer close(p.done)
-	var st CodecState
+// request makes c the chunk to fill next and queues the reader.
+func (p *prefetchReader) request(c *eventChunk) {
+	p.mu.Lock()
+	p.pending = c
+	queue := !p.queued
+	p.queued = true
+	p.mu.Unlock()
+	if queue {
+		p.pool.push(p)
+	}
+}
+
+// fillPending fills the pending chunk, if the consumer has not taken it.
+// Workers call it.
+func (p *prefetchReader) fillPending() {
+	p.mu.Lock()
+	p.queued = false
+	c := p.pending
+	if c == nil || p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.pending, p.filling = nil, true
+	p.mu.Unlock()
+	p.fill(c)
+	p.mu.Lock()
+	p.ready, p.filling = c, false
+	p.mu.Unlock()
+	select {
+	case p.filled <- struct{}{}:
+	default:
+	}
+}
+
+// fill reads the rank's next events into c, about p.size bytes of them,
+// up to the rank's end.
+func (p *prefetchReader) fill(c *eventChunk) {
+	c.ev, c.b = c.ev[:0], c.b[:0]
+	for len(c.ev)*packedSize+len(c.b) < p.size {
+		if !p.in.Next() {
+			c.end, c.err = true, p.in.Err()
+			return
+		}
+		e := p.in.Event()
+		pe, ok := pack(e)
+		if !ok {
+			pe.flags = pkCoded
+			c.b = AppendEvent(c.b, e, &p.fst)
+		}
+		c.ev = append(c.ev, pe)
+	}
+}
+
+// nextChunk makes the chunk after cur current, filling it here if no
+// worker has started on it, and hands the one read to the pool.
+func (p *prefetchReader) nextChunk() {
+	old := p.cur
+	if old == nil {
+		old, p.spare = p.spare, nil
+	}
 	for {
-		c.ev, c.b = c.ev[:0], c.b[:0]
-		for len(c.ev)*packedSize+len(c.b) < size {
-			if !p.in.Next() {
-				c.end, c.err = true, p.in.Err()
-				break
-			}
-			e := p.in.Event()
-			pe, ok := pack(e)
-			if !ok {
-				pe.flags = pkCoded
-				c.b = AppendEvent(c.b, e, &st)
-			}
-			c.ev = append(c.ev, pe)
+		p.mu.Lock()
+		if c := p.ready; c != nil {
+			p.cur, p.ready = c, nil
+			p.mu.Unlock()
+			break
 		}
-		select {
-		case p.full <- c:
-		case <-p.stop:
-			return
+		if c := p.pending; c != nil {
+			p.pending = nil
+			p.mu.Unlock()
+			p.fill(c)
+			p.cur = c
+			break
 		}
-		if c.end {
-			return
-		}
-		select {
-		case c = <-p.free:
-		case <-p.stop:
-			return
-		}
+		p.mu.Unlock()
+		<-p.filled
+	}
+	p.i, p.off = 0, 0
+	if !p.cur.end {
+		p.request(old)
 	}
 }
 
 func (p *prefetchReader) Next() bool {
 	for !p.ended && (p.cur == nil || p.i >= len(p.cur.ev)) {
-		if p.cur != nil {
-			if p.cur.end {
-				p.ended, p.err = true, p.cur.err
-				break
-			}
-			p.free <- p.cur
+		if p.cur != nil && p.cur.end {
+			p.ended, p.err = true, p.cur.err
+			break
 		}
-		p.cur, p.i, p.off = <-p.full, 0, 0
+		p.nextChunk()
 	}
 	if p.ended {
 		return false
@@ -218,13 +328,19 @@ func (p *prefetchReader) Err() error { return p.err }
 
 // Close stops the reading ahead and closes the rank's reader.
 func (p *prefetchReader) Close() error {
-	var err error
-	p.closeOnce.Do(func() {
-		close(p.stop)
-		<-p.done
-		err = p.in.Close()
-	})
-	return err
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed, p.pending = true, nil
+	for p.filling {
+		p.mu.Unlock()
+		<-p.filled
+		p.mu.Lock()
+	}
+	p.mu.Unlock()
+	return p.in.Close()
 }
 
 // Position returns the position of the current event as the rank's own

@@ -3,8 +3,11 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // listSource is a Source of fixed events per rank whose readers know their
@@ -107,6 +110,54 @@ func TestPrefetchSameEvents(t *testing.T) {
 				t.Fatalf("chunk %d rank %d: Close: %v, closed %v", chunk, r, err, src.closed[r])
 			}
 		}
+	}
+}
+
+// TestPrefetchManyRanks reads far more ranks than there are workers, in
+// runs of random length in a random order of ranks, so that the consumer
+// finds chunks ready, fills others itself and waits for others still
+// being filled; then every worker must have stopped.
+func TestPrefetchManyRanks(t *testing.T) {
+	base := runtime.NumGoroutine()
+	src := newListSource(200)
+	p := Prefetch(src, 100)
+	rds := make([]Reader, p.NumRanks())
+	for r := range rds {
+		rd, err := p.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds[r] = rd
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := make([]int, len(rds))
+	for left := len(rds); left > 0; {
+		r := rng.IntN(len(rds))
+		for k := rng.IntN(12); k >= 0 && n[r] <= len(src.events[r]); k-- {
+			if !rds[r].Next() {
+				if n[r] != len(src.events[r]) || rds[r].Err() != nil {
+					t.Fatalf("rank %d: ended after %d of %d events: %v", r, n[r], len(src.events[r]), rds[r].Err())
+				}
+				n[r]++
+				left--
+				break
+			}
+			if got, want := rds[r].Event(), &src.events[r][n[r]]; !reflect.DeepEqual(got, want) {
+				t.Fatalf("rank %d event %d: got %+v, want %+v", r, n[r], got, want)
+			}
+			n[r]++
+		}
+	}
+	for r, rd := range rds {
+		if err := rd.Close(); err != nil || !src.closed[r] {
+			t.Fatalf("rank %d: Close: %v, closed %v", r, err, src.closed[r])
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after reading every rank, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

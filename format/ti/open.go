@@ -196,6 +196,8 @@ func (t *Trace) openDescription(path string) error {
 	}
 	t.layout = PerRank
 	t.n = len(names)
+	// A replay opens every rank's file at once.
+	fileio.ReserveFiles(len(names))
 	if n := t.opt.NumRanks; n > 0 {
 		if n > len(names) {
 			return fmt.Errorf("%s: %d ranks requested but the description lists %d files", path, n, len(names))
@@ -580,7 +582,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 // openSpan returns a reader of the bytes of span s of file name.
 func openSpan(name string, s span) (io.Reader, io.Closer, error) {
 	if !isCompressed(name) {
-		f, err := os.Open(name)
+		f, err := fileio.OpenFile(name)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -25,7 +25,7 @@ func Open(path string) (io.ReadCloser, error) {
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
 	} else {
-		o, err := os.Open(path)
+		o, err := OpenFile(path)
 		if err != nil {
 			return nil, err
 		}
