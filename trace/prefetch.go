@@ -18,9 +18,11 @@ import (
 // than GOMAXPROCS, at least one) fill the chunks in the order the
 // consumer released them, and the consumer fills a chunk itself when no
 // worker has started on it yet. A goroutine a rank would be simpler, but
-// a consumer preempted behind a thousand runnable fillers waits for them
-// all: opening a 1,024-rank trace stalled for 30 to 50 ms that way, and
-// the goroutines' stacks cost 32 MB at 4,096 ranks (BENCHMARKS.md).
+// thousands of runnable goroutines cost the consumer its turns, and their
+// stacks cost memory: the analytic replay of the 1,024-rank stencil took
+// 0.337 to 0.349 s that way against 0.325 s, and at 4,096 ranks 2.04 to
+// 2.66 s and 117 to 121 MB against 1.76 to 1.86 s and 97 MB
+// (BENCHMARKS.md).
 //
 // The common events (computations, point-to-point calls, waits on the
 // world communicator) are fixed-size 24-byte records that the consumer

@@ -183,8 +183,8 @@ func expandReduced(path string, src trace.Source) (trace.Source, error) {
 
 // A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines
 // of its own, readAheadChunk bytes of events at a time (trace.Prefetch),
-// or readAheadSmall beyond readAheadMany ranks, where the chunks and the
-// goroutines' stacks would cost more memory. With the other changes of
+// or readAheadSmall beyond readAheadMany ranks, where the chunks would
+// cost more memory. With the other changes of
 // 2026-11-25 (BENCHMARKS.md), the analytic replay of the stencils became
 // 17% faster at 64 ranks, 18% at 256, 29% at 1,024 and 16% at 4,096 (read
 // ahead only since then, for 40 MB more: 122 MB in all, against SimGrid's
