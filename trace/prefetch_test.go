@@ -70,46 +70,72 @@ func newListSource(ranks int) *listSource {
 	return s
 }
 
+// prefetched is a listSource read ahead, every rank open, with the
+// number of events read from each (one more once its end was seen).
+type prefetched struct {
+	t     *testing.T
+	chunk int
+	src   *listSource
+	rds   []Reader
+	n     []int
+}
+
+func openPrefetched(t *testing.T, ranks, chunk int) *prefetched {
+	p := &prefetched{t: t, chunk: chunk, src: newListSource(ranks), n: make([]int, ranks)}
+	pre := Prefetch(p.src, chunk)
+	for r := 0; r < ranks; r++ {
+		rd, err := pre.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.rds = append(p.rds, rd)
+	}
+	return p
+}
+
+// step reads rank r's next event and checks it; it reports false once
+// the rank ended (and then checks that it ended cleanly, in its place).
+func (p *prefetched) step(r int) bool {
+	want := p.src.events[r]
+	if p.n[r] > len(want) {
+		return false
+	}
+	rd := p.rds[r]
+	if !rd.Next() {
+		if p.n[r] != len(want) || rd.Err() != nil {
+			p.t.Fatalf("chunk %d rank %d: ended after %d of %d events: %v", p.chunk, r, p.n[r], len(want), rd.Err())
+		}
+		p.n[r]++
+		return false
+	}
+	if got := rd.Event(); !reflect.DeepEqual(got, &want[p.n[r]]) {
+		p.t.Fatalf("chunk %d rank %d event %d: got %+v, want %+v", p.chunk, r, p.n[r], got, &want[p.n[r]])
+	}
+	p.n[r]++
+	return true
+}
+
+// close closes every reader and checks that the source's were closed.
+func (p *prefetched) close() {
+	for r, rd := range p.rds {
+		if err := rd.Close(); err != nil || !p.src.closed[r] {
+			p.t.Fatalf("chunk %d rank %d: Close: %v, closed %v", p.chunk, r, err, p.src.closed[r])
+		}
+	}
+}
+
 // TestPrefetchSameEvents reads ranks in turn, one event of each at a time,
 // through chunks smaller and larger than a rank.
 func TestPrefetchSameEvents(t *testing.T) {
 	for _, chunk := range []int{0, 100, 1000, 1 << 20} {
-		src := newListSource(4)
-		p := Prefetch(src, chunk)
-		rds := make([]Reader, p.NumRanks())
-		for r := range rds {
-			rd, err := p.OpenRank(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rds[r] = rd
-		}
-		n := make([]int, len(rds))
-		for live := len(rds); live > 0; {
-			live = 0
-			for r, rd := range rds {
-				if n[r] > len(src.events[r]) {
-					continue
-				}
-				if !rd.Next() {
-					if n[r] != len(src.events[r]) || rd.Err() != nil {
-						t.Fatalf("chunk %d rank %d: ended after %d of %d events: %v", chunk, r, n[r], len(src.events[r]), rd.Err())
-					}
-					n[r]++
-					continue
-				}
-				live++
-				if got, want := rd.Event(), &src.events[r][n[r]]; !reflect.DeepEqual(got, want) {
-					t.Fatalf("chunk %d rank %d event %d: got %+v, want %+v", chunk, r, n[r], got, want)
-				}
-				n[r]++
+		p := openPrefetched(t, 4, chunk)
+		for live := true; live; {
+			live = false
+			for r := range p.rds {
+				live = p.step(r) || live
 			}
 		}
-		for r, rd := range rds {
-			if err := rd.Close(); err != nil || !src.closed[r] {
-				t.Fatalf("chunk %d rank %d: Close: %v, closed %v", chunk, r, err, src.closed[r])
-			}
-		}
+		p.close()
 	}
 }
 
@@ -119,40 +145,21 @@ func TestPrefetchSameEvents(t *testing.T) {
 // being filled; then every worker must have stopped.
 func TestPrefetchManyRanks(t *testing.T) {
 	base := runtime.NumGoroutine()
-	src := newListSource(200)
-	p := Prefetch(src, 100)
-	rds := make([]Reader, p.NumRanks())
-	for r := range rds {
-		rd, err := p.OpenRank(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds[r] = rd
-	}
+	p := openPrefetched(t, 200, 100)
 	rng := rand.New(rand.NewPCG(1, 2))
-	n := make([]int, len(rds))
-	for left := len(rds); left > 0; {
-		r := rng.IntN(len(rds))
-		for k := rng.IntN(12); k >= 0 && n[r] <= len(src.events[r]); k-- {
-			if !rds[r].Next() {
-				if n[r] != len(src.events[r]) || rds[r].Err() != nil {
-					t.Fatalf("rank %d: ended after %d of %d events: %v", r, n[r], len(src.events[r]), rds[r].Err())
-				}
-				n[r]++
+	for left := len(p.rds); left > 0; {
+		r := rng.IntN(len(p.rds))
+		if p.n[r] > len(p.src.events[r]) {
+			continue // ended
+		}
+		for k := rng.IntN(12); k >= 0; k-- {
+			if !p.step(r) {
 				left--
 				break
 			}
-			if got, want := rds[r].Event(), &src.events[r][n[r]]; !reflect.DeepEqual(got, want) {
-				t.Fatalf("rank %d event %d: got %+v, want %+v", r, n[r], got, want)
-			}
-			n[r]++
 		}
 	}
-	for r, rd := range rds {
-		if err := rd.Close(); err != nil || !src.closed[r] {
-			t.Fatalf("rank %d: Close: %v, closed %v", r, err, src.closed[r])
-		}
-	}
+	p.close()
 	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > base; {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after reading every rank, %d before", runtime.NumGoroutine(), base)
