@@ -2,95 +2,121 @@ package sim
 
 import "iter"
 
-// keyMapLinear is how many keys a keyMap holds in its slices before it
-// moves them to a Go map.
+// keyMapLinear is how many keys a keyMap searches linearly before it
+// indexes them with a Go map.
 const keyMapLinear = 16
 
 // keyMap maps keys to values (request queues, routes). A rank has few
 // live keys (a stencil's neighbours and tags) and a host few partners,
 // and a linear search over a few contiguous keys costs less than hashing
 // them: the map lookups of every posted request were a tenth of the
-// replay's time. Beyond keyMapLinear keys it is a Go map. Its order of
-// iteration is unspecified, as a map's. The zero value is empty.
+// replay's time. Each value sits next to its key, in the map (a queue,
+// not a pointer to one), so that a lookup at thousands of ranks, where
+// little of a rank's state is in cache, misses once rather than three
+// times (the 4,096-rank analytic replay of the stencil took 8% less
+// time). Beyond keyMapLinear keys, a Go map indexes the slice. Values
+// are addressable (ref, slot) until the next insertion or deletion. The
+// zero value is empty.
 type keyMap[K comparable, V any] struct {
-	keys []K
-	vals []V
-	m    map[K]V // nil while the keys fit in the slices
+	kv  []keyVal[K, V]
+	idx map[K]int32 // positions in kv, nil while kv is short
+}
+
+type keyVal[K comparable, V any] struct {
+	k K
+	v V
+}
+
+// find returns k's position in kv, or -1.
+func (km *keyMap[K, V]) find(k K) int {
+	if km.idx != nil {
+		if i, ok := km.idx[k]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	for i := range km.kv {
+		if km.kv[i].k == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // get returns k's value, or the zero value.
 func (km *keyMap[K, V]) get(k K) V {
-	if km.m != nil {
-		return km.m[k]
-	}
-	for i, x := range km.keys {
-		if x == k {
-			return km.vals[i]
-		}
+	if i := km.find(k); i >= 0 {
+		return km.kv[i].v
 	}
 	var zero V
 	return zero
 }
 
+// ref returns k's value, or nil if k is absent.
+func (km *keyMap[K, V]) ref(k K) *V {
+	if i := km.find(k); i >= 0 {
+		return &km.kv[i].v
+	}
+	return nil
+}
+
+// slot returns k's value, added at the zero value if k is absent.
+func (km *keyMap[K, V]) slot(k K) *V {
+	i := km.find(k)
+	if i < 0 {
+		i = km.add(k)
+	}
+	return &km.kv[i].v
+}
+
 // put adds k, which must be absent, with value q.
-func (km *keyMap[K, V]) put(k K, q V) {
-	if km.m == nil && len(km.keys) < keyMapLinear {
-		km.keys = append(km.keys, k)
-		km.vals = append(km.vals, q)
-		return
-	}
-	if km.m == nil {
-		km.m = make(map[K]V, 2*keyMapLinear)
-		for i, x := range km.keys {
-			km.m[x] = km.vals[i]
+func (km *keyMap[K, V]) put(k K, q V) { km.kv[km.add(k)].v = q }
+
+// add appends k with the zero value and returns its position.
+func (km *keyMap[K, V]) add(k K) int {
+	i := len(km.kv)
+	km.kv = append(km.kv, keyVal[K, V]{k: k})
+	switch {
+	case km.idx != nil:
+		km.idx[k] = int32(i)
+	case i+1 > keyMapLinear:
+		km.idx = make(map[K]int32, 2*keyMapLinear)
+		for j := range km.kv {
+			km.idx[km.kv[j].k] = int32(j)
 		}
-		km.keys, km.vals = nil, nil
 	}
-	km.m[k] = q
+	return i
 }
 
 // len returns the number of keys.
-func (km *keyMap[K, V]) len() int {
-	if km.m != nil {
-		return len(km.m)
-	}
-	return len(km.keys)
-}
+func (km *keyMap[K, V]) len() int { return len(km.kv) }
 
 // delete removes k; while iterating with all, only the current key may
 // be deleted.
 func (km *keyMap[K, V]) delete(k K) {
-	if km.m != nil {
-		delete(km.m, k)
+	i := km.find(k)
+	if i < 0 {
 		return
 	}
-	for i, x := range km.keys {
-		if x == k {
-			last := len(km.keys) - 1
-			km.keys[i], km.vals[i] = km.keys[last], km.vals[last]
-			var zero V
-			km.vals[last] = zero
-			km.keys, km.vals = km.keys[:last], km.vals[:last]
-			return
+	last := len(km.kv) - 1
+	if km.idx != nil {
+		delete(km.idx, k)
+		if i != last {
+			km.idx[km.kv[last].k] = int32(i)
 		}
 	}
+	km.kv[i] = km.kv[last]
+	km.kv[last] = keyVal[K, V]{}
+	km.kv = km.kv[:last]
 }
 
-// all iterates over the keys and their values.
-func (km *keyMap[K, V]) all() iter.Seq2[K, V] {
-	return func(yield func(K, V) bool) {
-		if km.m != nil {
-			for k, q := range km.m {
-				if !yield(k, q) {
-					return
-				}
-			}
-			return
-		}
+// all iterates over the keys and their values, which the loop may change.
+func (km *keyMap[K, V]) all() iter.Seq2[K, *V] {
+	return func(yield func(K, *V) bool) {
 		// Backwards, so that deleting the current key (which moves the
 		// last, already visited, into its place) skips nothing.
-		for i := len(km.keys) - 1; i >= 0; i-- {
-			if !yield(km.keys[i], km.vals[i]) {
+		for i := len(km.kv) - 1; i >= 0; i-- {
+			if !yield(km.kv[i].k, &km.kv[i].v) {
 				return
 			}
 		}

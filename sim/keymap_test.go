@@ -1,48 +1,90 @@
 package sim
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestKeyMap checks keyMap against a Go map on both sides of its switch
-// from slices to a map, including deletion while iterating.
+// to an index, including deletion while iterating.
 func TestKeyMap(t *testing.T) {
 	for _, n := range []int{0, 1, keyMapLinear - 1, keyMapLinear, keyMapLinear + 1, 4 * keyMapLinear} {
-		var km keyMap[reqKey, *queue]
-		want := map[reqKey]*queue{}
+		var km keyMap[reqKey, int]
+		want := map[reqKey]int{}
 		for i := 0; i < n; i++ {
 			k := reqKey{int32(i), int32(i % 3), int32(-i)}
-			q := &queue{}
-			km.put(k, q)
-			want[k] = q
+			km.put(k, i+1)
+			want[k] = i + 1
 		}
-		if km.len() != len(want) {
-			t.Fatalf("%d keys: len %d", n, km.len())
-		}
-		for k, q := range want {
-			if km.get(k) != q {
-				t.Fatalf("%d keys: get(%v) is not its queue", n, k)
+		check := func(when string) {
+			t.Helper()
+			if km.len() != len(want) {
+				t.Fatalf("%d keys, %s: len %d, want %d", n, when, km.len(), len(want))
+			}
+			for k, v := range want {
+				if km.get(k) != v || km.ref(k) == nil || *km.ref(k) != v {
+					t.Fatalf("%d keys, %s: get(%v) = %d, want %d", n, when, k, km.get(k), v)
+				}
+			}
+			if km.get(reqKey{-1, -1, -1}) != 0 || km.ref(reqKey{-1, -1, -1}) != nil {
+				t.Fatalf("%d keys, %s: an absent key has a value", n, when)
 			}
 		}
-		if km.get(reqKey{-1, -1, -1}) != nil {
-			t.Fatalf("%d keys: an absent key has a queue", n)
-		}
+		check("filled")
 		// Delete every other key while iterating: every key is still
-		// visited once.
+		// visited once; values changed through the iteration stay.
 		seen, drop := 0, false
-		for k := range km.all() {
+		for k, v := range km.all() {
 			seen++
 			if drop {
 				km.delete(k)
 				delete(want, k)
+			} else {
+				*v *= 10
+				want[k] *= 10
 			}
 			drop = !drop
 		}
-		if seen != n || km.len() != len(want) {
-			t.Fatalf("%d keys: visited %d, %d left, want %d", n, seen, km.len(), len(want))
+		if seen != n {
+			t.Fatalf("%d keys: visited %d", n, seen)
 		}
-		for k, q := range want {
-			if km.get(k) != q {
-				t.Fatalf("%d keys: after deletions, get(%v) is not its queue", n, k)
+		check("after deleting while iterating")
+	}
+}
+
+// TestKeyMapRandom runs random insertions (put, slot), updates and
+// deletions against a Go map, across the switch to an index and back
+// below it.
+func TestKeyMapRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var km keyMap[uint64, int]
+	want := map[uint64]int{}
+	for step := 0; step < 20000; step++ {
+		k := uint64(rng.IntN(3 * keyMapLinear))
+		switch rng.IntN(4) {
+		case 0:
+			if _, ok := want[k]; !ok {
+				km.put(k, step)
+				want[k] = step
 			}
+		case 1:
+			*km.slot(k) += step
+			want[k] += step
+		case 2:
+			km.delete(k)
+			delete(want, k)
+		default:
+			if got, w := km.get(k), want[k]; got != w {
+				t.Fatalf("step %d: get(%d) = %d, want %d", step, k, got, w)
+			}
+		}
+		if km.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, km.len(), len(want))
+		}
+	}
+	for k, v := range want {
+		if km.get(k) != v {
+			t.Fatalf("end: get(%d) = %d, want %d", k, km.get(k), v)
 		}
 	}
 }

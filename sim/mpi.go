@@ -78,9 +78,9 @@ func (q *queue) remove(r *request) bool {
 
 // mailbox holds a receiving rank's unmatched sends and receives.
 type mailbox struct {
-	sends    keyMap[uint64, *queue] // by (source, tag)
-	recvs    keyMap[uint64, *queue] // exact receives by (source, tag)
-	wildRecv queue                  // receives with AnySource or AnyTag
+	sends    keyMap[uint64, queue] // by (source, tag)
+	recvs    keyMap[uint64, queue] // exact receives by (source, tag)
+	wildRecv queue                 // receives with AnySource or AnyTag
 	nsends   int
 	// lastPost and lastProbe are when a send was last posted to the
 	// mailbox and when its owner last probed it (-1 for never).
@@ -129,7 +129,7 @@ func (s *simulation) post(q *request) {
 		me := q.owner.id
 		var cand *request
 		var from *queue
-		if rq := mb.recvs.get(mkey(me, q.tag)); rq != nil && !rq.empty() {
+		if rq := mb.recvs.ref(mkey(me, q.tag)); rq != nil && !rq.empty() {
 			cand, from = rq.front(), rq
 		}
 		if !mb.wildRecv.empty() {
@@ -152,31 +152,19 @@ func (s *simulation) post(q *request) {
 			s.match(q, cand)
 			return
 		}
-		k := mkey(me, q.tag)
-		sq := mb.sends.get(k)
-		if sq == nil {
-			sq = &queue{}
-			mb.sends.put(k, sq)
-		}
-		sq.push(q)
+		mb.sends.slot(mkey(me, q.tag)).push(q)
 		mb.nsends++
 		return
 	}
 	me := q.owner
 	mb := &me.mbox
 	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
-		if sq := mb.sends.get(mkey(q.peer, q.tag)); sq != nil && !sq.empty() {
+		if sq := mb.sends.ref(mkey(q.peer, q.tag)); sq != nil && !sq.empty() {
 			mb.nsends--
 			s.match(sq.pop(), q)
 			return
 		}
-		k := mkey(q.peer, q.tag)
-		rq := mb.recvs.get(k)
-		if rq == nil {
-			rq = &queue{}
-			mb.recvs.put(k, rq)
-		}
-		rq.push(q)
+		mb.recvs.slot(mkey(q.peer, q.tag)).push(q)
 		return
 	}
 	// Which send a wildcard receive gets can depend on the order of
@@ -195,7 +183,7 @@ func (s *simulation) post(q *request) {
 // src with tag (wildcards allowed) accepts, and its queue; nil if none.
 func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) {
 	if src != trace.AnySource && tag != trace.AnyTag {
-		if sq := mb.sends.get(mkey(src, tag)); sq != nil && !sq.empty() {
+		if sq := mb.sends.ref(mkey(src, tag)); sq != nil && !sq.empty() {
 			return sq.front(), sq
 		}
 		return nil, nil

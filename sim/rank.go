@@ -57,7 +57,7 @@ type rank struct {
 	done       bool
 	ending     bool // the trace is over; waiting for leftover requests
 	mbox       mailbox
-	store      keyMap[reqKey, *queue]   // SimGrid's RequestStorage: FIFO per key, nil = null request
+	store      keyMap[reqKey, queue]    // SimGrid's RequestStorage: FIFO per key, nil = null request
 	nkeys      int                      // keys with a non-empty queue
 	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
 	probeStep  int8                     // progress of the probe a receive of unknown size makes first
@@ -700,11 +700,7 @@ func (s *simulation) checkPeer(r *rank, p int32) bool {
 }
 
 func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
-	sq := r.store.get(k)
-	if sq == nil {
-		sq = &queue{}
-		r.store.put(k, sq)
-	}
+	sq := r.store.slot(k)
 	if sq.empty() {
 		r.nkeys++
 	}
@@ -740,7 +736,7 @@ func (s *simulation) dropID(r *rank, q *request) {
 
 // dropKey takes q out of the key store. The caller must hold a reference.
 func (s *simulation) dropKey(r *rank, q *request) {
-	if sq := r.store.get(q.key); sq != nil && sq.remove(q) {
+	if sq := r.store.ref(q.key); sq != nil && sq.remove(q) {
 		if sq.empty() {
 			r.nkeys--
 		}
@@ -770,7 +766,7 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 		return nil, false
 	}
 	k := reqKey{e.Source, e.Partner, e.Tag}
-	sq := r.store.get(k)
+	sq := r.store.ref(k)
 	if sq == nil || sq.empty() {
 		return nil, true
 	}
