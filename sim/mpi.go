@@ -76,15 +76,16 @@ func (q *queue) remove(r *request) bool {
 	return false
 }
 
-// mailbox holds a receiving rank's unmatched sends and receives.
+// mailbox holds a receiving rank's unmatched sends and receives. A send
+// reads the fields up to wildRecv, first.
 type mailbox struct {
-	sends    keyMap[uint64, queue] // by (source, tag)
-	recvs    keyMap[uint64, queue] // exact receives by (source, tag)
-	wildRecv queue                 // receives with AnySource or AnyTag
-	nsends   int
 	// lastPost and lastProbe are when a send was last posted to the
 	// mailbox and when its owner last probed it (-1 for never).
 	lastPost, lastProbe float64
+	recvs               keyMap[uint64, queue] // exact receives by (source, tag)
+	wildRecv            queue                 // receives with AnySource or AnyTag
+	sends               keyMap[uint64, queue] // by (source, tag)
+	nsends              int
 }
 
 func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }

@@ -14,6 +14,11 @@ import (
 // This reproduces the order in which SimGrid matches messages and starts
 // transfers at one simulated date (see Config.Subrounds).
 type rank struct {
+	// What a send reads of its destination, in the first cache lines: at
+	// thousands of ranks, the destination is rarely in cache.
+	done bool
+	mbox mailbox
+
 	id   int32
 	host int
 	rd   trace.Reader
@@ -54,9 +59,7 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	done       bool
-	ending     bool // the trace is over; waiting for leftover requests
-	mbox       mailbox
+	ending     bool                     // the trace is over; waiting for leftover requests
 	store      keyMap[reqKey, queue]    // SimGrid's RequestStorage: FIFO per key, nil = null request
 	nkeys      int                      // keys with a non-empty queue
 	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
