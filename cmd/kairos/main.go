@@ -181,21 +181,24 @@ func expandReduced(path string, src trace.Source) (trace.Source, error) {
 	return whole, nil
 }
 
-// A TI trace of up to readAheadRanks ranks is parsed ahead by goroutines
-// of its own, readAheadChunk bytes of events at a time (trace.Prefetch),
-// or readAheadSmall beyond readAheadMany ranks, where the chunks would
-// cost more memory. With the other changes of
-// 2026-11-25 (BENCHMARKS.md), the analytic replay of the stencils became
-// 17% faster at 64 ranks, 18% at 256, 29% at 1,024 and 16% at 4,096 (read
-// ahead only since then, for 40 MB more: 122 MB in all, against SimGrid's
-// 277 MB). Check, classify and predict gain too; a verb reading one rank
-// after another (stats, patterns, convert) has no parse to overlap and
-// runs twice as slow read ahead, so it is not.
+// A TI trace of up to readAheadRanks ranks is parsed ahead by worker
+// goroutines (trace.Prefetch), in chunks of readAheadBudget bytes shared
+// among the ranks (two chunks a rank), from readAheadMin to readAheadMax
+// bytes each: the replay takes its turns among all the ranks, and chunks
+// that fit in a core's cache together spare it misses (1 KiB chunks rather
+// than 4 KiB at 1,024 ranks made the analytic replay of the stencil 10%
+// faster, 512 bytes rather than 1 KiB 5 to 9% at 4,096; at 64 ranks, 1 KiB
+// chunks were 5% slower than 4 KiB, the chunks changing hands more often;
+// BENCHMARKS.md). With the other changes of 2026-11-25, the analytic
+// replay of the stencils became 17% faster at 64 ranks, 18% at 256, 29% at
+// 1,024 and 16% at 4,096. Check, classify and predict gain too; a verb
+// reading one rank after another (stats, patterns, convert) has no parse
+// to overlap and runs twice as slow read ahead, so it is not.
 const (
-	readAheadRanks = 4096
-	readAheadMany  = 1024
-	readAheadChunk = 4096
-	readAheadSmall = 1024
+	readAheadRanks  = 4096
+	readAheadBudget = 1 << 20
+	readAheadMin    = 512
+	readAheadMax    = 4096
 )
 
 // readAhead returns src (of format name) read ahead where that pays:
@@ -206,10 +209,7 @@ func readAhead(src trace.Source, name string) trace.Source {
 	if name != "ti" || n > readAheadRanks {
 		return src
 	}
-	if n > readAheadMany {
-		return trace.Prefetch(src, readAheadSmall)
-	}
-	return trace.Prefetch(src, readAheadChunk)
+	return trace.Prefetch(src, min(max(readAheadBudget/max(n, 1), readAheadMin), readAheadMax))
 }
 
 // writeOutput writes what fn writes to path ("-" or "" for stdout),
