@@ -122,3 +122,31 @@ func (km *keyMap[K, V]) all() iter.Seq2[K, *V] {
 		}
 	}
 }
+
+// queueMap is a keyMap of request queues that forgets the keys whose
+// queue is empty once the keys are many: a trace whose tags never repeat
+// (a tag an iteration) would otherwise keep a key for every message ever
+// sent, and its replay's memory would grow with the trace.
+type queueMap[K comparable] struct {
+	keyMap[K, queue]
+	limit int // the number of keys above which slot prunes
+}
+
+// slot returns k's queue, adding an empty one if k is absent. Before
+// adding a key beyond the limit, it drops the keys of empty queues and
+// sets the limit to twice the keys left, so that pruning costs a constant
+// time per key added.
+func (m *queueMap[K]) slot(k K) *queue {
+	if q := m.ref(k); q != nil {
+		return q
+	}
+	if m.len() >= max(m.limit, keyMapLinear) {
+		for k, q := range m.all() {
+			if q.empty() {
+				m.delete(k)
+			}
+		}
+		m.limit = 2 * m.len()
+	}
+	return m.keyMap.slot(k)
+}

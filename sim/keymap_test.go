@@ -88,3 +88,30 @@ func TestKeyMapRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueMapPrunes checks that a queueMap forgets the keys of empty
+// queues once they are many, so that a trace with a tag a message keeps
+// few keys, and that it keeps every key whose queue holds a request.
+func TestQueueMapPrunes(t *testing.T) {
+	var m queueMap[uint64]
+	held := &request{}
+	m.slot(1 << 40).push(held)
+	most := 0
+	for i := uint64(0); i < 10000; i++ {
+		q := m.slot(i)
+		q.push(&request{})
+		if i%3 == 0 {
+			q.pop()
+		}
+		if i >= 3 && (i-3)%3 != 0 {
+			m.ref(i - 3).pop() // two of three queues empty, three keys late
+		}
+		most = max(most, m.len())
+	}
+	if most > 4*keyMapLinear {
+		t.Errorf("up to %d keys held for at most 4 non-empty queues", most)
+	}
+	if q := m.ref(1 << 40); q == nil || q.empty() || q.front() != held {
+		t.Error("the key whose queue holds a request was dropped")
+	}
+}

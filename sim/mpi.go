@@ -82,9 +82,9 @@ type mailbox struct {
 	// lastPost and lastProbe are when a send was last posted to the
 	// mailbox and when its owner last probed it (-1 for never).
 	lastPost, lastProbe float64
-	recvs               keyMap[uint64, queue] // exact receives by (source, tag)
-	wildRecv            queue                 // receives with AnySource or AnyTag
-	sends               keyMap[uint64, queue] // by (source, tag)
+	recvs               queueMap[uint64] // exact receives by (source, tag)
+	wildRecv            queue            // receives with AnySource or AnyTag
+	sends               queueMap[uint64] // by (source, tag)
 	nsends              int
 }
 

@@ -60,7 +60,7 @@ type rank struct {
 	matchMax   float64
 
 	ending     bool                     // the trace is over; waiting for leftover requests
-	store      keyMap[reqKey, queue]    // SimGrid's RequestStorage: FIFO per key, nil = null request
+	store      queueMap[reqKey]         // SimGrid's RequestStorage: FIFO per key, nil = null request
 	nkeys      int                      // keys with a non-empty queue
 	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
 	probeStep  int8                     // progress of the probe a receive of unknown size makes first
@@ -801,16 +801,13 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if r.nkeys == 0 {
 		return
 	}
-	for k, sq := range r.store.all() {
+	for _, sq := range r.store.all() {
 		for !sq.empty() {
 			if q := sq.pop(); q != nil {
 				s.dropID(r, q)
 				s.addWait(r, q)
 				s.unref(q)
 			}
-		}
-		if r.store.len() > 64 {
-			r.store.delete(k)
 		}
 	}
 	r.nkeys = 0

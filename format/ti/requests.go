@@ -74,10 +74,26 @@ func (s *requestStore) pop(k reqKey) uint64 {
 		}
 		if s.head == len(s.ents) {
 			s.ents, s.head = s.ents[:0], 0
+		} else if len(s.ents)-s.head > 2*s.live+16 {
+			s.compact()
 		}
 		return id
 	}
 	return 0
+}
+
+// compact drops the removed entries, keeping the others in push order: a
+// request never waited for (SimGrid allows it) would otherwise hold the
+// slice's head, and every pop would scan every request since.
+func (s *requestStore) compact() {
+	n := 0
+	for _, e := range s.ents[s.head:] {
+		if e.id != 0 {
+			s.ents[n] = e
+			n++
+		}
+	}
+	s.ents, s.head = s.ents[:n], 0
 }
 
 func (s *requestStore) popMap(k reqKey) uint64 {
