@@ -181,21 +181,21 @@ func expandReduced(path string, src trace.Source) (trace.Source, error) {
 	return whole, nil
 }
 
-// A TI trace of up to readAheadRanks ranks is parsed ahead by worker
-// goroutines (trace.Prefetch), in chunks of readAheadBudget bytes shared
-// among the ranks (two chunks a rank), from readAheadMin to readAheadMax
-// bytes each: the replay takes its turns among all the ranks, and chunks
-// that fit in a core's cache together spare it misses (1 KiB chunks rather
-// than 4 KiB at 1,024 ranks made the analytic replay of the stencil 10%
-// faster, 512 bytes rather than 1 KiB 5 to 9% at 4,096; at 64 ranks, 1 KiB
-// chunks were 5% slower than 4 KiB, the chunks changing hands more often;
-// BENCHMARKS.md). With the other changes of 2026-11-25, the analytic
+// A TI trace is parsed ahead by worker goroutines (trace.Prefetch), in
+// chunks of readAheadBudget bytes shared among the ranks (two chunks a
+// rank), from readAheadMin to readAheadMax bytes each: the replay takes
+// its turns among all the ranks, and chunks that fit in a core's cache
+// together spare it misses (1 KiB chunks rather than 4 KiB at 1,024 ranks
+// made the analytic replay of the stencil 10% faster, 512 bytes rather
+// than 1 KiB 5 to 9% at 4,096; at 64 ranks, 1 KiB chunks were 5% slower
+// than 4 KiB, the chunks changing hands more often; BENCHMARKS.md). At
+// 16,384 ranks, reading ahead costs 15 to 20% more memory and saves 5 to
+// 15% of the time. With the other changes of 2026-11-25, the analytic
 // replay of the stencils became 17% faster at 64 ranks, 18% at 256, 29% at
 // 1,024 and 16% at 4,096. Check, classify and predict gain too; a verb
 // reading one rank after another (stats, patterns, convert) has no parse
 // to overlap and runs twice as slow read ahead, so it is not.
 const (
-	readAheadRanks  = 4096
 	readAheadBudget = 1 << 20
 	readAheadMin    = 512
 	readAheadMax    = 4096
@@ -205,11 +205,11 @@ const (
 // parsing text is up to a third of a replay's work, and TI readers share
 // nothing they change.
 func readAhead(src trace.Source, name string) trace.Source {
-	n := src.NumRanks()
-	if name != "ti" || n > readAheadRanks {
+	if name != "ti" {
 		return src
 	}
-	return trace.Prefetch(src, min(max(readAheadBudget/max(n, 1), readAheadMin), readAheadMax))
+	n := max(src.NumRanks(), 1)
+	return trace.Prefetch(src, min(max(readAheadBudget/n, readAheadMin), readAheadMax))
 }
 
 // writeOutput writes what fn writes to path ("-" or "" for stdout),
