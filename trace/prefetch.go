@@ -161,10 +161,16 @@ func pack(e *Event) (packedEvent, bool) {
 	return p, true
 }
 
-// unpack sets e to the event p holds.
+// packedBase is the event every packed event starts from.
+var packedBase = Event{SendType: DefaultType, RecvType: DefaultType, Source: NoRank}
+
+// unpack sets e to the event p holds. It copies packedBase, then sets the
+// fields one by one: a composite literal is built on the stack and copied
+// with wide loads that wait on its narrow stores (a store-forwarding
+// stall).
 func (p *packedEvent) unpack(e *Event) {
-	*e = Event{Kind: p.kind, SendType: DefaultType, RecvType: DefaultType, Partner: p.partner, Source: NoRank,
-		Tag: p.tag, Request: uint64(p.request)}
+	*e = packedBase
+	e.Kind, e.Partner, e.Tag, e.Request = p.kind, p.partner, p.tag, uint64(p.request)
 	switch p.flags {
 	case pkCompute:
 		e.Compute = math.Float64frombits(p.val)

@@ -199,7 +199,7 @@ func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable 
 	}
 	v := &s.varSlab[0]
 	s.varSlab = s.varSlab[1:]
-	*v = Variable{ID: id, penalty: penalty, bound: bound}
+	v.ID, v.penalty, v.bound = id, penalty, bound // the slab is zeroed
 	if n <= len(v.inline) {
 		v.elems = v.inline[:0]
 	} else {
@@ -211,25 +211,28 @@ func (s *System) NewVariable(id int32, penalty, bound float64, n int) *Variable 
 // Reset reuses v as a fresh variable (to avoid allocations); v must have
 // been removed from the system.
 func (v *Variable) Reset(id int32, penalty, bound float64) {
-	*v = Variable{ID: id, penalty: penalty, bound: bound, elems: v.elems[:0]}
+	elems := v.elems[:0]
+	*v = Variable{} // then field by field, as System.record's ops
+	v.ID, v.penalty, v.bound, v.elems = id, penalty, bound, elems
 }
 
 // attach adds v's element i to its constraint's enabled elements.
 func attach(v *Variable, i int) {
 	e := &v.elems[i]
 	e.ci = int32(len(e.c.elems))
-	e.c.elems = append(e.c.elems, cElem{v: v, weight: e.weight, usage: e.weight / v.penalty, vi: int32(i)})
+	// Built in place, as System.record's ops.
+	e.c.elems = append(e.c.elems, cElem{})
+	ce := &e.c.elems[e.ci]
+	ce.v, ce.weight, ce.usage, ce.vi = v, e.weight, e.weight/v.penalty, int32(i)
 }
 
 // Expand makes v use c with the given consumption weight. Using the same
 // constraint twice adds the weights (keeps the larger on a fat pipe).
 func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
-	o := op{kind: opExpand, v: v, c: c, x: weight, idx: -1}
 	for i := range v.elems {
 		e := &v.elems[i]
 		if e.c == c {
-			o.idx, o.old = int32(i), e.weight
-			s.record(o)
+			s.record(opExpand, v, c, weight, e.weight, 0, int32(i), 0)
 			if c.FatPipe {
 				e.weight = math.Max(e.weight, weight)
 			} else {
@@ -245,7 +248,7 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 			return
 		}
 	}
-	s.record(o)
+	s.record(opExpand, v, c, weight, 0, 0, -1, 0)
 	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
 	if v.penalty <= 0 {
 		c.ndis++
@@ -281,7 +284,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	if p == v.penalty {
 		return
 	}
-	s.record(op{kind: opPenalty, v: v, x: p, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
+	s.record(opPenalty, v, nil, p, v.penalty, v.value, 0, int32(len(s.undoPos)))
 	switch {
 	case p > 0 && v.penalty <= 0:
 		whole := s.logging() && len(v.elems) > 0 && s.untouched(v.elems[0].c)
@@ -320,7 +323,7 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 // modified (update_variable_bound), a disabled variable's too, although
 // its bound changes no share.
 func (s *System) SetBound(v *Variable, b float64) {
-	s.record(op{kind: opBound, v: v, x: b, old: v.bound})
+	s.record(opBound, v, nil, b, v.bound, 0, 0, 0)
 	v.bound = b
 	for i := range v.elems {
 		s.touchCnst(v.elems[i].c)
@@ -357,14 +360,14 @@ func (c *Constraint) Enabled(dst []*Variable) []*Variable {
 // SetConstraintBound changes c's capacity (SimGrid's
 // update_constraint_bound: a CPU's speed changes).
 func (s *System) SetConstraintBound(c *Constraint, b float64) {
-	s.record(op{kind: opCnstBound, c: c, x: b, old: c.Bound})
+	s.record(opCnstBound, nil, c, b, c.Bound, 0, 0, 0)
 	c.Bound = b
 	s.touchCnst(c)
 }
 
 // Remove takes v out of the system.
 func (s *System) Remove(v *Variable) {
-	s.record(op{kind: opRemove, v: v, old: v.penalty, value: v.value, pos: int32(len(s.undoPos))})
+	s.record(opRemove, v, nil, 0, v.penalty, v.value, 0, int32(len(s.undoPos)))
 	if v.penalty > 0 {
 		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
