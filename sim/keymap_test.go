@@ -87,6 +87,25 @@ func TestKeyMapRandom(t *testing.T) {
 			t.Fatalf("end: get(%d) = %d, want %d", k, km.get(k), v)
 		}
 	}
+	// Emptied, it searches linearly again; refilled, it indexes again.
+	for k := range want {
+		km.delete(k)
+		delete(want, k)
+		for k2, v := range want {
+			if km.get(k2) != v {
+				t.Fatalf("emptying: get(%d) = %d, want %d", k2, km.get(k2), v)
+			}
+		}
+	}
+	if km.len() != 0 || km.idx != nil {
+		t.Fatalf("emptied: %d keys, index %v", km.len(), km.idx != nil)
+	}
+	for k := uint64(0); k <= keyMapLinear; k++ {
+		km.put(k, int(k))
+	}
+	if km.idx == nil || km.get(keyMapLinear) != keyMapLinear || km.get(3) != 3 {
+		t.Fatal("refilled: not indexed, or values lost")
+	}
 }
 
 // TestQueueMapPrunes checks that a queueMap forgets the keys of empty

@@ -429,17 +429,17 @@ type scanned struct {
 	line  []byte
 }
 
-// scanRank scans rank r's file into f and reports whether its last line
+// scanRank scans rank r's file into sc and reports whether its last line
 // lacks a newline. buf is the worker's block buffer.
-func (t *Trace) scanRank(r int, f *scanned, buf []byte) (unterminated bool, err error) {
+func (t *Trace) scanRank(r int, sc *scanned, buf []byte) (unterminated bool, err error) {
 	name := t.files[r]
 	var tail []byte
 	if t.opt.NoRegions {
-		tail, err = t.scanLines(name, r, false, f, buf)
+		tail, err = t.scanLines(name, r, false, sc, buf)
 	} else {
 		var hasLoc bool
 		if hasLoc, tail, err = scanBulk(name, []byte("location"), buf); err == nil {
-			_, err = t.scanLines(name, r, hasLoc, f, nil)
+			_, err = t.scanLines(name, r, hasLoc, sc, nil)
 		}
 	}
 	var p parser

@@ -76,7 +76,8 @@ func (s *System) logging() bool { return s.SimGridSelective && !s.slow() }
 
 // record logs a change. The op is built in place, field by field: built
 // on the stack and copied, its wide loads waited on its narrow stores (a
-// store-forwarding stall), a fifth of Expand's time.
+// store-forwarding stall), which was most of Expand's time (7.5% of a
+// 64-rank replay's samples before, 2.5% after).
 func (s *System) record(kind uint8, v *Variable, c *Constraint, x, old, value float64, idx, pos int32) {
 	if !s.logging() {
 		return
