@@ -452,9 +452,11 @@ func (s *System) detach(v *Variable) {
 		// Keep the order (SimGrid erases from a linked list): it sets
 		// the rounding of sums, and with fat pipes, which near-equal
 		// level is reached first.
+		// One loop shifts and renumbers (copy's call cost more than the
+		// few elements it moves).
 		last := len(c.elems) - 1
-		copy(c.elems[e.ci:], c.elems[e.ci+1:])
 		for k := int(e.ci); k < last; k++ {
+			c.elems[k] = c.elems[k+1]
 			m := &c.elems[k]
 			m.v.elems[m.vi].ci = int32(k)
 		}
