@@ -73,12 +73,15 @@ func (s *System) solveIncremental() bool {
 			l.c.lightIdx = -1
 		}
 		s.light = s.light[:0]
+		for _, v := range s.regVars {
+			v.changed = differs(v.value, v.old)
+		}
 		if growth == maxGrowth || !s.grow(st) {
 			break
 		}
 	}
 	for _, v := range s.regVars {
-		if differs(v.value, v.old) {
+		if v.changed {
 			s.modified = append(s.modified, v)
 		} else {
 			v.value = v.old
@@ -98,8 +101,9 @@ func (s *System) nextStamp() uint32 {
 // gather lists the region's constraints, then the boundary (the other
 // constraints of the region's variables), in s.list, and the region's
 // variables (those with an enabled element in it) in s.regVars, saving
-// their rates before this solve. It reports false if a fat pipe shared
-// by several variables is among the constraints.
+// their rates before this solve, and does the region constraints' part of
+// the fill. It reports false if a fat pipe shared by several variables is
+// among the constraints (the caller then restores the saved rates).
 func (s *System) gather(st uint32) bool {
 	s.list = s.list[:0]
 	s.regVars = s.regVars[:0]
@@ -108,27 +112,27 @@ func (s *System) gather(st uint32) bool {
 		s.list = append(s.list, c)
 	}
 	for _, c := range s.region {
+		// A region constraint's variables are all the region's, so its
+		// part of the fill (fillRegion) is done here, in the same pass:
+		// the variables' shares reset, the usage summed from back to
+		// front, the elements activated; not on a constraint without
+		// capacity, which fillRegion skips.
+		fill := doublePositive(c.Bound, c.Bound*s.Precision)
+		usage := 0.0
 		// Newest first, as SimGrid lists a constraint's variables: the
 		// order in which changed shares are reported sets the order of
 		// simultaneous completions.
 		for k := len(c.elems) - 1; k >= 0; k-- {
-			v := c.elems[k].v
-			if v.stamp == st {
-				continue
+			e := &c.elems[k]
+			v := e.v
+			if v.stamp != st {
+				s.addRegVar(v, st)
 			}
-			v.stamp = st
-			if v.oldRound != s.round {
-				v.oldRound = s.round
-				v.old = v.value
-			}
-			s.regVars = append(s.regVars, v)
-			for j := range v.elems {
-				if e := &v.elems[j]; e.ci >= 0 && e.c.stamp != st {
-					e.c.stamp = st
-					s.list = append(s.list, e.c)
-				}
+			if fill {
+				usage = fillElem(c, e, usage)
 			}
 		}
+		c.usage = usage
 	}
 	for _, c := range s.list {
 		if c.FatPipe && len(c.elems) > 1 {
@@ -136,6 +140,24 @@ func (s *System) gather(st uint32) bool {
 		}
 	}
 	return true
+}
+
+// addRegVar makes v, met on a region constraint, one of the region's
+// variables: it saves v's rate before this solve and lists v's other
+// constraints.
+func (s *System) addRegVar(v *Variable, st uint32) {
+	v.stamp = st
+	if v.oldRound != s.round {
+		v.oldRound = s.round
+		v.old = v.value
+	}
+	s.regVars = append(s.regVars, v)
+	for j := range v.elems {
+		if e := &v.elems[j]; e.ci >= 0 && e.c.stamp != st {
+			e.c.stamp = st
+			s.list = append(s.list, e.c)
+		}
+	}
 }
 
 // fillRegion water-fills the region's variables over s.list, the held
@@ -148,7 +170,11 @@ func (s *System) fillRegion(st uint32) {
 	for i, c := range s.list {
 		c.lightIdx = -1
 		c.remaining = c.Bound
-		if i < nRegion && !doublePositive(c.remaining, c.Bound*prec) {
+		if i < nRegion {
+			// Summed by gather: every variable on it is the region's.
+			if doublePositive(c.remaining, c.Bound*prec) && c.usage > 0 {
+				s.addLight(c, &minUsage)
+			}
 			continue
 		}
 		usage := 0.0
@@ -162,38 +188,51 @@ func (s *System) fillRegion(st uint32) {
 				}
 				continue
 			}
-			v.value = 0
-			if e.weight > 0 {
-				if !c.FatPipe {
-					usage += e.usage
-				} else if usage < e.usage {
-					usage = e.usage
-				}
-				e.active = true
-			}
+			usage = fillElem(c, e, usage)
 		}
 		if c.remaining < 0 {
 			c.remaining = 0
 		}
 		c.usage = usage
 		if usage > 0 {
-			c.lightIdx = len(s.light)
-			s.light = append(s.light, light{c: c, remainingOverUsage: c.remaining / usage})
-			s.satUpdate(c.remaining/usage, c.lightIdx, &minUsage)
+			s.addLight(c, &minUsage)
 		}
 	}
 	s.waterfill(minUsage)
 }
 
+// fillElem starts the fill of a region variable's element e of c: the
+// variable's share reset, e activated and its usage added to usage (the
+// largest kept, on a fat pipe), which it returns.
+func fillElem(c *Constraint, e *cElem, usage float64) float64 {
+	e.v.value = 0
+	if e.weight > 0 {
+		if !c.FatPipe {
+			usage += e.usage
+		} else if usage < e.usage {
+			usage = e.usage
+		}
+		e.active = true
+	}
+	return usage
+}
+
+// addLight lists c, with its remaining capacity and usage set, among the
+// constraints the water-filling may saturate.
+func (s *System) addLight(c *Constraint, minUsage *float64) {
+	c.lightIdx = len(s.light)
+	r := c.remaining / c.usage
+	s.light = append(s.light, light{c: c, remainingOverUsage: r})
+	s.satUpdate(r, c.lightIdx, minUsage)
+}
+
 // grow adds to the region the boundary constraints whose held variables
 // may no longer have their max-min share, and reports whether it added
-// any.
+// any. It reads which of the region's variables changed share (changed,
+// set after each fill).
 func (s *System) grow(st uint32) bool {
 	grown := false
 	thr := 1 - 2*s.Precision
-	for _, v := range s.regVars {
-		v.changed = differs(v.value, v.old)
-	}
 	for _, c := range s.list[len(s.region):] {
 		if c.FatPipe {
 			continue // alone on it (gather): nothing held shares it

@@ -165,7 +165,7 @@ type Variable struct {
 	inSat bool
 	inMod bool
 	// changed is set, in the incremental mode, when its share differs
-	// from old (see grow).
+	// from old (see solveIncremental).
 	changed bool
 	// Incremental mode: the value before this solve (old, valid when
 	// oldRound is the solve's round), and the constraint that fixed the
