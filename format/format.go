@@ -81,9 +81,12 @@ func Detect(path string) (Format, error) {
 			return Format{}, err
 		}
 	}
-	for _, f := range formats {
-		if f.Detect != nil && f.Detect(path, head, st.IsDir()) {
-			return f, nil
+	if f, ok := detect(path, head, st.IsDir()); ok {
+		return f, nil
+	}
+	if st.IsDir() {
+		if found := tracesIn(path); len(found) > 0 {
+			return Format{}, fmt.Errorf("%s: %w: a directory; the traces in it: %s", path, ErrUnknownFormat, strings.Join(found, ", "))
 		}
 	}
 	for _, f := range formats {
@@ -95,6 +98,55 @@ func Detect(path string) (Format, error) {
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, ReadableNames())
+}
+
+// detect returns the format that recognises path, if one does.
+func detect(path string, head []byte, isDir bool) (Format, bool) {
+	for _, f := range formats {
+		if f.Detect != nil && f.Detect(path, head, isDir) {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// maxScan bounds the entries tracesIn looks at, so that pointing a command
+// at a large directory by mistake costs little.
+const maxScan = 256
+
+// tracesIn names the traces directly inside directory dir (at most three,
+// with their format), for the error about a directory that is not itself
+// a trace: a user who gives the folder holding a trace learns which path
+// to give instead.
+func tracesIn(dir string) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(maxScan)
+	d.Close()
+	sort.Strings(names)
+	var found []string
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		var head []byte
+		if !st.IsDir() {
+			if head, err = readHead(p); err != nil {
+				continue
+			}
+		}
+		if f, ok := detect(p, head, st.IsDir()); ok {
+			found = append(found, fmt.Sprintf("%s (%s)", p, f.Name))
+			if len(found) == 3 {
+				break
+			}
+		}
+	}
+	return found
 }
 
 func readHead(path string) ([]byte, error) {

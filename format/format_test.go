@@ -59,4 +59,16 @@ func TestUnknownInputs(t *testing.T) {
 	if _, _, err := format.Open(filepath.Join(dir, "missing")); err == nil {
 		t.Error("Open of a missing file succeeded")
 	}
+	// A directory that holds a trace, without being one, names it.
+	tr := trace.New(1, trace.NewMeta())
+	e := trace.NewEvent(trace.Init)
+	tr.Ranks[0].Append(&e)
+	inside := filepath.Join(dir, "app.ktr")
+	if f, _ := format.ByName("ktr"); f.Write(inside, tr) != nil {
+		t.Fatal("cannot write the trace")
+	}
+	_, _, err := format.Open(dir)
+	if !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), inside+" (ktr)") || strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("directory holding a trace: got %v", err)
+	}
 }
