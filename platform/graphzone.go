@@ -225,7 +225,7 @@ func (d *dijkstraZone) local(src, dst *netpoint, links []*Link, lat *float64) ([
 		}
 		if d.z.recursive() && v != t && e.gwDst != nil && prevGwSrc != nil && e.gwDst.name != prevGwSrc.name {
 			// SimGrid 3.32 dereferences null gateways here and crashes.
-			return nil, nil, nil, fmt.Errorf("Dijkstra zone %s: routes %s -> %s need gateway-to-gateway routing, which SimGrid 3.32 cannot do", d.z.name, src.name, dst.name)
+			return nil, nil, nil, fmt.Errorf("routes %s -> %s of Dijkstra zone %s need gateway-to-gateway routing, which SimGrid 3.32 cannot do", src.name, dst.name, d.z.name)
 		}
 		links = prependReversed(links, lat, e.links)
 	}

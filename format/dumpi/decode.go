@@ -52,8 +52,7 @@ type call struct {
 	statuses  []status
 }
 
-func (c *call) hasWall() bool   { return c.mask&maskWall != 0 }
-func (c *call) hasStatus() bool { return c.mask&maskStatus != 0 }
+func (c *call) hasWall() bool { return c.mask&maskWall != 0 }
 
 // decoder reads the call records of one .bin body through a buffer.
 type decoder struct {

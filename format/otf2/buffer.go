@@ -98,8 +98,6 @@ func (r *rbuf) u64full() uint64 {
 
 func (r *rbuf) f64() float64 { return math.Float64frombits(r.u64full()) }
 
-func (r *rbuf) f32() float32 { return math.Float32frombits(r.u32full()) }
-
 // u64 reads a compressed integer: a byte n, then the n low-order bytes of
 // the value; n = 0xFF is the undefined value (all ones).
 func (r *rbuf) u64() uint64 {

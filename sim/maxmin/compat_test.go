@@ -12,7 +12,6 @@ type twin struct {
 	sys  []*System
 	cs   [][]*Constraint
 	vars [][]*Variable // live variables, same index in every system
-	pens []float64
 }
 
 func newTwin(rng *rand.Rand, modes [][2]bool, nc int) *twin {
