@@ -130,8 +130,8 @@ func tracesIn(dir string) []string {
 	for _, name := range names {
 		p := filepath.Join(dir, name)
 		st, err := os.Stat(p)
-		if err != nil {
-			continue
+		if err != nil || !st.IsDir() && !st.Mode().IsRegular() {
+			continue // a named pipe would block the read
 		}
 		var head []byte
 		if !st.IsDir() {
