@@ -191,7 +191,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if src < 0 {
 					src += n
 				}
-				c.steps = append(c.steps, collOp{peer: src, blocking: true})
+				c.steps = append(c.steps, collOp{peer: src, bytes: collBytes(c), blocking: true})
 				break
 			}
 			mask <<= 1
@@ -213,7 +213,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // receive.
 func bcastFlat(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root, blocking: true}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: collBytes(c), blocking: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
@@ -444,19 +444,31 @@ func subtreeBlocks(c *collCall, child int32) int64 {
 // reduceLinear (SimGrid's ireduce, used by reduce__default): every rank
 // sends its buffer to the root, which receives from all in rank order.
 func reduceLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	return gatherTo(c, p, ops, collBytes(c))
+	b := collBytes(c)
+	return gatherTo(c, p, ops, b, func(int32) int64 { return b })
 }
 
-func gatherTo(c *collCall, p int, ops []collOp, bytes int64) ([]collOp, bool) {
+// gatherTo is every member sending bytes to the root, which receives
+// recvBytes(i) from each member i.
+func gatherTo(c *collCall, p int, ops []collOp, bytes int64, recvBytes func(int32) int64) ([]collOp, bool) {
 	if c.me != c.root {
 		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: bytes}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
-			ops = append(ops, collOp{peer: i})
+			ops = append(ops, collOp{peer: i, bytes: recvBytes(i)})
 		}
 	}
 	return one(p, ops)
+}
+
+// blockFrom returns the size of the block c's member receives from member
+// i: its receive size, or its i-th receive count for a v-collective.
+func blockFrom(c *collCall, i int32) int64 {
+	if c.e.RecvCounts != nil {
+		return c.e.RecvCounts[i]
+	}
+	return c.e.RecvBytes
 }
 
 // ---- allreduce ----
@@ -709,7 +721,7 @@ var alltoallAlgos = map[string][]algorithm{
 func alltoallLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	n, me := c.n, c.me
 	for i := (me + 1) % n; i != me; i = (i + 1) % n {
-		ops = append(ops, collOp{peer: i})
+		ops = append(ops, collOp{peer: i, bytes: c.e.RecvBytes})
 	}
 	for i := (me + n - 1) % n; i != me; i = (i + n - 1) % n {
 		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
@@ -812,7 +824,7 @@ func alltoallvRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 func alltoallvLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.n; i++ {
 		if i != c.me {
-			ops = append(ops, collOp{peer: i})
+			ops = append(ops, collOp{peer: i, bytes: c.e.RecvCounts[i]})
 		}
 	}
 	for i := int32(0); i < c.n; i++ {
@@ -869,7 +881,7 @@ func binomialGivesUp(c *collCall, rootBytes int64, rootNull bool, bytes int64, n
 
 // gatherLinear (igather, igatherv): every rank sends to the root.
 func gatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	return gatherTo(c, p, ops, c.e.SendBytes)
+	return gatherTo(c, p, ops, c.e.SendBytes, func(i int32) int64 { return blockFrom(c, i) })
 }
 
 var scatterAlgos = map[string][]algorithm{
@@ -906,7 +918,7 @@ func scatterBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // scatterLinear (iscatter): the root sends a block to every rank.
 func scatterLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: c.e.RecvBytes}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
@@ -923,7 +935,7 @@ func scattervLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: counts[c.me]}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
@@ -1207,7 +1219,7 @@ func allgatherBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.n; i++ {
 		if i != c.me {
-			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes}, collOp{peer: i})
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes}, collOp{peer: i, bytes: blockFrom(c, i)})
 		}
 	}
 	return one(p, ops)
@@ -1454,7 +1466,7 @@ func reduceScatterPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return ops, false
 	}
 	dst := (c.me + i) % c.n
-	return append(ops, collOp{send: true, peer: dst, bytes: c.e.RecvCounts[dst]}, collOp{peer: (c.me - i + c.n) % c.n}), true
+	return append(ops, collOp{send: true, peer: dst, bytes: c.e.RecvCounts[dst]}, collOp{peer: (c.me - i + c.n) % c.n, bytes: c.e.RecvCounts[c.me]}), true
 }
 
 // reduceScatterDefault is the first part of SimGrid's
@@ -1463,7 +1475,8 @@ func reduceScatterPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 func reduceScatterDefault(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	saved := c.root
 	c.root = 0
-	ops, ok := gatherTo(c, p, ops, c.e.RecvBytes)
+	b := c.e.RecvBytes
+	ops, ok := gatherTo(c, p, ops, b, func(int32) int64 { return b })
 	c.root = saved
 	return ops, ok
 }
@@ -1480,7 +1493,7 @@ func reduceScatterScatter(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // reduction operation, SMPI waits in order rather than for any).
 func scanLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.me; i++ {
-		ops = append(ops, collOp{peer: i})
+		ops = append(ops, collOp{peer: i, bytes: c.e.SendBytes})
 	}
 	for i := c.me + 1; i < c.n; i++ {
 		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})

@@ -127,9 +127,9 @@ func gatherOmpiLinearSync(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	const firstSeg, restSeg = 0, 1 // refs of the carried receives
 	switch step {
 	case 0:
-		return append(ops, collOp{peer: peer, carry: true, ref: firstSeg}), true
+		return append(ops, collOp{peer: peer, bytes: firstBytes, carry: true, ref: firstSeg}), true
 	case 1:
 		return append(ops, collOp{send: true, peer: peer, blocking: true}), true
 	}
-	return append(ops, collOp{peer: peer, carry: true, ref: restSeg}, collOp{wait: waitOne, ref: firstSeg}), true
+	return append(ops, collOp{peer: peer, bytes: block - firstBytes, carry: true, ref: restSeg}, collOp{wait: waitOne, ref: firstSeg}), true
 }

@@ -240,12 +240,16 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			if !st.srHalf && (op.send || op.sr) && !s.overhead(r, s.sendOverhead(r, !op.blocking, op.bytes)) {
 				return false
 			}
-			if !s.turn(r) {
+			// The receive half of a sendrecv is taken to be as large as
+			// its send: only the mailbox SMPI's small-message mode puts
+			// it in depends on it (see post).
+			if !s.startTurn(r, (op.send || op.sr) && !st.srHalf, peer, st.call.tag, op.bytes) {
 				return false
 			}
 			r.slept = false
 			if st.srHalf {
 				q := s.newRequest(r, false, peer, st.call.tag, 0)
+				q.guessed = true
 				s.post(q)
 				s.addWait(r, q)
 				st.srHalf = false
@@ -253,6 +257,9 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 				continue
 			}
 			q := s.newRequest(r, op.send || op.sr, peer, st.call.tag, op.bytes)
+			// An algorithm gives the sizes of its receives where
+			// SMPI's small-message mode needs them (see guessed).
+			q.guessed = !q.send && op.bytes == 0
 			s.post(q)
 			if op.carry {
 				q.refs++ // held until a later phase waits for it

@@ -152,6 +152,13 @@ type Config struct {
 	// DetachedThreshold is smpi/send-is-detached-thresh: sends of fewer
 	// bytes return at once (eager); larger ones wait for the transfer.
 	DetachedThreshold int64
+	// AsyncSmallThreshold is smpi/async-small-thresh: messages of fewer
+	// bytes start their transfer when sent, received or not (SMPI's
+	// permanent receive mailbox), and every send and receive start holds
+	// the receiver's mailbox mutex. 0 (the default) turns it off (a
+	// negative value, as in SimGrid, keeps the mutex and makes no message
+	// small); it may not exceed DetachedThreshold.
+	AsyncSmallThreshold int64
 	// Envelope is the bytes added to every message on the wire (16).
 	Envelope int64
 	// TestSleep is smpi/test: the sleep before each MPI_Test, multiplied
@@ -312,7 +319,7 @@ func DefaultConfig() Config {
 var CfgNames = []string{
 	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
 	"network/TCP-gamma", "network/crosstraffic", "smpi/bw-factor", "smpi/lat-factor",
-	"smpi/send-is-detached-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
+	"smpi/send-is-detached-thresh", "smpi/async-small-thresh", "smpi/test", "smpi/iprobe", "smpi/iprobe-cpu-usage", "smpi/grow-injected-times",
 	"smpi/finalization-barrier", "smpi/init",
 	"smpi/simulate-computation", "smpi/host-speed (flop/s of the machine a timed trace was recorded on; default: rank 0's host)",
 	"smpi/cpu-threshold (a timed trace's computations shorter than this many seconds are dropped, 1e-6; -1: all)",
@@ -499,9 +506,9 @@ func (c *Config) Set(key, value string) error {
 			c.RecvOverhead = o
 		}
 	case "smpi/async-small-thresh":
-		if v, e := num(); e != nil || v != 0 {
-			return fmt.Errorf("--cfg %s: only 0 is supported", key)
-		}
+		var v float64
+		v, err = num()
+		c.AsyncSmallThreshold = int64(v)
 	default:
 		if key == "tracing" || strings.HasPrefix(key, "tracing/") || strings.HasPrefix(key, "contexts/") || strings.HasPrefix(key, "debug/") {
 			return nil // SimGrid's own tracing, execution contexts and debugging

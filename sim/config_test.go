@@ -69,6 +69,7 @@ func TestConfigSet(t *testing.T) {
 		{"smpi/iprobe", "2e-4"}, {"smpi/iprobe-cpu-usage", "0.5"}, {"smpi/ois", "0:1e-6:0;1024:2e-6:1e-9"},
 		{"smpi/or", "0:0:0:0:0"}, {"smpi/finalization-barrier", "yes"}, {"path", "~/"}, {"tracing/categorized", "yes"},
 		{"cpu/optim", "Lazy"}, {"host/model", "compound"}, {"contexts/factory", "thread"}, {"smpi/init", "1e-3"},
+		{"smpi/async-small-thresh", "512"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err != nil {
 			t.Errorf("Set(%s, %s): %v", kv[0], kv[1], err)
@@ -77,7 +78,8 @@ func TestConfigSet(t *testing.T) {
 	if c.Model != sim.ModelLV08 || c.TCPGamma != 1000 || c.CrossTraffic || c.DetachedThreshold != 1000 ||
 		c.Colls["bcast"] != "flattree" || c.SimulateComputation || c.Solver != sim.SolverSimGrid ||
 		c.IprobeSleep != 2e-4 || c.IprobeCPUUsage != 0.5 || len(c.ISendOverhead) != 2 || len(c.SendOverhead) != 1 ||
-		!c.FinalizationBarrier || c.InitSleep != 1e-3 || c.Selector != "ompi" || c.Colls["allreduce"] != "ompi" {
+		!c.FinalizationBarrier || c.InitSleep != 1e-3 || c.Selector != "ompi" || c.Colls["allreduce"] != "ompi" ||
+		c.AsyncSmallThreshold != 512 {
 		t.Errorf("settings not applied: %+v", c)
 	}
 	for _, kv := range [][2]string{
@@ -85,7 +87,7 @@ func TestConfigSet(t *testing.T) {
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"}, {"smpi/coll-selector", "mvapich2"}, {"smpi/coll-selector", "impi"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
 		{"network/loopback-bw", "fast"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
-		{"smpi/init", "-1"}, {"smpi/init", "later"},
+		{"smpi/init", "-1"}, {"smpi/init", "later"}, {"smpi/async-small-thresh", "small"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
 			t.Errorf("Set(%s, %s) accepted", kv[0], kv[1])

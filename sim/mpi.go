@@ -1,31 +1,44 @@
 package sim
 
-import "kairos/trace"
+import (
+	"fmt"
+
+	"kairos/trace"
+)
 
 // request is one side of a point-to-point message, as an MPI request.
 type request struct {
 	owner    *rank
-	send     bool
 	peer     int32 // destination of a send, source of a receive (AnySource allowed)
 	tag      int32
 	bytes    int64
-	detached bool
-	done     bool
-	awaited  bool
 	seq      uint64 // posting order, for matching
 	comm     *comm
 	matched  float64 // when both sides were posted; -1 before
 	refs     int32   // references: mailbox or transfer, store, id index, waiter
-	key      reqKey  // its key in the rank's request store
-	id       uint64  // the trace's request id, if indexed
-	// overhead is smpi/or for a receive that matched a detached send: the
-	// sleep after a wait or test finishes it (SMPI's finish_wait).
-	overhead float64
+	msgID    uint32  // in small-message mode, a send's number among its sender's to its destination with its tag
+	send     bool
+	detached bool
+	done     bool
+	awaited  bool
 	// typed marks a request of the trace's point-to-point calls, whose
 	// size and datatype dtype SMPI checks against its match's (see
 	// checkMatch); the collectives' own messages are not checked.
 	typed bool
 	dtype trace.Datatype
+	// guessed marks a collective's receive whose size is taken to be its
+	// send's (the receive half of a sendrecv): in small-message mode,
+	// where the size chooses the mailbox, a send may find it in either.
+	guessed bool
+	key     reqKey // its key in the rank's request store
+	id      uint64 // the trace's request id, if indexed
+	// overhead is smpi/or for a receive that matched a detached send: the
+	// sleep after a wait or test finishes it (SMPI's finish_wait).
+	overhead float64
+	// flagged is why SMPI flagged this receive when it compared it with a
+	// send its message numbers then refused (small-message mode): SMPI
+	// aborts when it is waited for, whatever it matches.
+	flagged string
 }
 
 // comm is a matched message and its transfer.
@@ -109,9 +122,11 @@ func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64
 // post starts a request: a send looks for a matching receive posted at
 // its destination, a receive for a matching send; unmatched, it waits in
 // the destination's mailbox. Matching follows MPI (and SMPI) order: the
-// oldest matching request of the other side.
+// oldest matching request of the other side. In small-message mode the
+// mailbox is the one its start chose (rank.async.small, see startTurn).
 func (s *simulation) post(q *request) {
 	q.refs++ // held by the mailbox, then the transfer, until commDone
+	small := s.asyncOn() && q.owner.async.small
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := s.ranks[q.peer]
@@ -122,47 +137,71 @@ func (s *simulation) post(q *request) {
 			// SimGrid's sub-rounds, which is not checked.)
 			s.fail(q.owner, "sends to rank %d, which has already finished its trace (SimGrid aborts too)", q.peer)
 		}
-		mb := &dst.mbox
-		mb.lastPost = s.now
-		if mb.lastProbe == s.now {
+		dst.mbox.lastPost = s.now
+		if dst.mbox.lastProbe == s.now {
 			s.orderMatters() // the probe may have come before or after
 		}
-		me := q.owner.id
-		var cand *request
-		var from *queue
-		if rq := mb.recvs.ref(mkey(me, q.tag)); rq != nil && !rq.empty() {
-			cand, from = rq.front(), rq
-		}
-		if !mb.wildRecv.empty() {
-			for _, w := range mb.wildRecv.items[mb.wildRecv.head:] {
-				if (cand == nil || w.seq < cand.seq) && matches(w, me, q.tag) {
-					cand, from = w, &mb.wildRecv
-					break
-				}
-			}
+		mb := &dst.mbox
+		if small {
+			mb = &dst.smbox
 		}
 		if q.detached {
 			q.done = true
 		}
-		if cand != nil {
-			if from == &mb.wildRecv {
-				from.remove(cand)
-			} else {
+		if s.asyncOn() {
+			q.msgID = s.nextMsgID(q.owner, q.peer, q.tag, true)
+			if !s.inOrder(q) {
+				// Every receive it meets refuses it, flagged.
+				if q.bytes < s.cfg.AsyncSmallThreshold {
+					s.compareRecvs(q, &dst.mbox)
+				}
+				s.compareRecvs(q, mb)
+			}
+		}
+		cand, from := findRecv(mb, q.owner.id, q.tag)
+		if cand != nil && !s.inOrder(q) {
+			cand = nil
+		}
+		if cand == nil && !small && s.asyncOn() {
+			// A receive whose size was guessed small may wait in the
+			// small mailbox where SMPI, knowing its size, put it in
+			// this one.
+			if c, f := findRecv(&dst.smbox, q.owner.id, q.tag); c != nil && c.guessed && s.inOrder(q) {
+				cand, from = c, f
+			}
+		}
+		switch {
+		case cand != nil:
+			if cand == from.front() {
 				from.pop()
+			} else {
+				from.remove(cand)
 			}
 			s.match(q, cand)
-			return
+		case small:
+			s.postEager(q, mb)
+		default:
+			mb.sends.slot(mkey(q.owner.id, q.tag)).push(q)
+			mb.nsends++
 		}
-		mb.sends.slot(mkey(me, q.tag)).push(q)
-		mb.nsends++
 		return
 	}
 	me := q.owner
 	mb := &me.mbox
+	if small {
+		mb = &me.smbox
+	}
+	take := s.match
+	if small {
+		take = s.attach
+	}
+	if s.asyncOn() {
+		s.compareRecv(q, mb)
+	}
 	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
-		if sq := mb.sends.ref(mkey(q.peer, q.tag)); sq != nil && !sq.empty() {
+		if sq := mb.sends.ref(mkey(q.peer, q.tag)); sq != nil && !sq.empty() && s.inOrder(sq.front()) {
 			mb.nsends--
-			s.match(sq.pop(), q)
+			take(sq.pop(), q)
 			return
 		}
 		mb.recvs.slot(mkey(q.peer, q.tag)).push(q)
@@ -174,17 +213,36 @@ func (s *simulation) post(q *request) {
 	if best, bq := s.oldestSend(mb, q.peer, q.tag); best != nil {
 		bq.remove(best)
 		mb.nsends--
-		s.match(best, q)
+		take(best, q)
 		return
 	}
 	mb.wildRecv.push(q)
+}
+
+// findRecv returns the oldest receive in mb that accepts a message from
+// src with tag, and its queue; nil if none.
+func findRecv(mb *mailbox, src, tag int32) (*request, *queue) {
+	var cand *request
+	var from *queue
+	if rq := mb.recvs.ref(mkey(src, tag)); rq != nil && !rq.empty() {
+		cand, from = rq.front(), rq
+	}
+	if !mb.wildRecv.empty() {
+		for _, w := range mb.wildRecv.items[mb.wildRecv.head:] {
+			if (cand == nil || w.seq < cand.seq) && matches(w, src, tag) {
+				cand, from = w, &mb.wildRecv
+				break
+			}
+		}
+	}
+	return cand, from
 }
 
 // oldestSend returns the oldest unmatched send in mb that a receive from
 // src with tag (wildcards allowed) accepts, and its queue; nil if none.
 func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) {
 	if src != trace.AnySource && tag != trace.AnyTag {
-		if sq := mb.sends.ref(mkey(src, tag)); sq != nil && !sq.empty() {
+		if sq := mb.sends.ref(mkey(src, tag)); sq != nil && !sq.empty() && s.inOrder(sq.front()) {
 			return sq.front(), sq
 		}
 		return nil, nil
@@ -198,7 +256,7 @@ func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) 
 		}
 		for _, c := range sq.items[sq.head:] {
 			if matches(&probe, c.owner.id, c.tag) {
-				if best == nil || c.seq < best.seq {
+				if (best == nil || c.seq < best.seq) && s.inOrder(c) {
 					best, bq = c, sq
 				}
 				break
@@ -223,6 +281,7 @@ func (s *simulation) match(sq, rq *request) {
 	c.sreq, c.rreq = sq, rq
 	sq.comm, rq.comm = c, c
 	sq.matched, rq.matched = s.now, s.now
+	s.received(sq, rq)
 	if sq.detached {
 		rq.overhead = s.recvOverheadOf(rq.owner, sq.bytes)
 	}
@@ -243,6 +302,11 @@ func (s *simulation) newComm() *comm {
 
 // commDone completes both sides of a finished transfer.
 func (s *simulation) commDone(c *comm) {
+	if c.rreq == nil {
+		// An eager message of small-message mode that no receive has
+		// taken yet: it waits, complete, in the small mailbox.
+		return
+	}
 	// SimGrid answers the simcalls blocked on a communication in the order
 	// they started waiting.
 	if r, q := c.rreq.owner, c.sreq.owner; c.rreq.awaited && c.sreq.awaited && r.resume && q.resume && r.regSeq < q.regSeq {
@@ -302,14 +366,26 @@ func (s *simulation) checkMatch(sq, rq *request) {
 	if rq.seq > sq.seq {
 		poster = rq.owner
 	}
+	if msg := rq.flagged; msg != "" {
+		s.fail(poster, "%s", msg)
+	} else if msg := s.mismatch(sq, rq, false); msg != "" {
+		s.fail(poster, "%s", msg)
+	}
+}
+
+// mismatch describes why SMPI flags receive rq compared with send sq (as
+// truncated, unless it is probing, or of the wrong datatype), or returns
+// "".
+func (s *simulation) mismatch(sq, rq *request, probing bool) string {
 	switch {
-	case rq.bytes >= 0 && rq.bytes < sq.bytes:
-		s.fail(poster, "a message of %d bytes from rank %d to rank %d (tag %d) is larger than its receive (%d bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
+	case !probing && rq.bytes >= 0 && rq.bytes < sq.bytes:
+		return fmt.Sprintf("a message of %d bytes from rank %d to rank %d (tag %d) is larger than its receive (%d bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
 			sq.bytes, sq.owner.id, rq.owner.id, sq.tag, rq.bytes)
 	case s.cfg.Compat && sq.bytes != 0 && rq.bytes != 0 && !typesMatch(sq.dtype, rq.dtype):
-		s.fail(poster, "a message from rank %d to rank %d (tag %d) is sent as %s and received as %s: SimGrid 3.32 aborts (MPI_ERR_TYPE; --cfg kairos/simgrid-quirks:no replays it)",
+		return fmt.Sprintf("a message from rank %d to rank %d (tag %d) is sent as %s and received as %s: SimGrid 3.32 aborts (MPI_ERR_TYPE; --cfg kairos/simgrid-quirks:no replays it)",
 			sq.owner.id, rq.owner.id, sq.tag, sq.dtype.Name(), rq.dtype.Name())
 	}
+	return ""
 }
 
 // typesMatch is SMPI's Request::match_types for the predefined datatypes.

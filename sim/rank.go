@@ -31,6 +31,7 @@ type rank struct {
 	blocked   bool
 	computing bool
 	turnUsed  bool // the simcall of this turn was issued
+	unlockDue bool // its next simcall is the unlock ending its last start (async.go)
 	execBusy  bool // a computation or sleep of this rank is in progress
 	// single is set while the rank waits for one request with SMPI's
 	// Request::wait (not a waitany): blocked, it then holds its host's CPU
@@ -72,12 +73,27 @@ type rank struct {
 	testByID   bool
 	coll       collState
 	res        RankResult
+
+	// smbox is SMPI's small mailbox and mtx the mutex of both, used in
+	// small-message mode only (see async.go).
+	smbox mailbox
+	mtx   mutexState
+	async asyncState
+	// sent and recvd count the messages sent to each (destination, tag)
+	// and received from each (source, tag), in small-message mode.
+	sent, recvd keyMap[uint64, uint32]
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
 // may issue now, until it blocks, or until its trace ends.
 func (s *simulation) runRank(r *rank) {
 	r.turnUsed = false
+	if r.unlockDue {
+		// The unlock ending its last start in small-message mode takes
+		// this turn's simcall.
+		s.unlockMailboxes(r)
+		r.turnUsed = true
+	}
 	if !r.started {
 		r.started = true
 		if d := s.cfg.InitSleep; d > 0 {
@@ -95,7 +111,7 @@ func (s *simulation) runRank(r *rank) {
 			if r.ending {
 				// The answer of the last simcall is acted on in the
 				// rank's next turn, even at its end.
-				if r.pending != noPending && !s.turn(r) {
+				if (r.pending != noPending || r.unlockDue) && !s.turn(r) {
 					return
 				}
 				s.finishRank(r)
@@ -170,11 +186,16 @@ func (s *simulation) turn(r *rank) bool {
 // temporary buffers) ask it first.
 func (s *simulation) resumed(r *rank) bool {
 	if s.cfg.Subrounds && r.turnUsed {
-		r.queued = true
-		s.runq = append(s.runq, r)
+		s.requeue(r)
 		return false
 	}
 	return true
+}
+
+// requeue queues r for its next turn.
+func (s *simulation) requeue(r *rank) {
+	r.queued = true
+	s.runq = append(s.runq, r)
 }
 
 func (s *simulation) finishRank(r *rank) {
@@ -337,7 +358,7 @@ func (s *simulation) exec(r *rank) bool {
 			if !s.overhead(r, s.sendOverhead(r, true, e.SendBytes)) {
 				return false
 			}
-			if !s.turn(r) {
+			if !s.startTurn(r, true, e.Partner, e.Tag, e.SendBytes) {
 				return false
 			}
 			r.step, r.slept = 1, false
@@ -349,7 +370,7 @@ func (s *simulation) exec(r *rank) bool {
 			s.post(r.testReq)
 		}
 		if r.step == 1 {
-			if !s.turn(r) {
+			if !s.startTurn(r, false, e.Source, e.Tag, e.RecvBytes) {
 				return false
 			}
 			r.step = 2
@@ -394,7 +415,7 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		if send && !s.overhead(r, s.sendOverhead(r, e.Kind == trace.Isend, bytes)) {
 			return false
 		}
-		if !s.turn(r) {
+		if !s.startTurn(r, send, e.Partner, e.Tag, bytes) {
 			return false
 		}
 		r.step, r.probeStep, r.slept = 1, 0, false
@@ -569,6 +590,20 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			if r.mbox.lastPost == s.now {
 				s.orderMatters()
 			}
+			if q, _ := s.oldestSend(&r.smbox, src, tag); q != nil && s.asyncOn() {
+				// The small mailbox is looked at first (a simcall of
+				// its own in small-message mode), the ordinary one
+				// only if it holds nothing for the receive.
+				r.probed, r.probeStep = q.bytes, probeFoundStep
+				s.answered(r, probeFound)
+				return true
+			}
+			r.probeStep = probeLookOrdinary
+			fallthrough
+		case probeLookOrdinary:
+			if s.asyncOn() && !s.turn(r) {
+				return false
+			}
 			if q, _ := s.oldestSend(&r.mbox, src, tag); q != nil {
 				r.probed, r.probeStep = q.bytes, probeFoundStep
 				s.answered(r, probeFound)
@@ -588,8 +623,9 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 
 // The last steps of probe: the look at the mailbox, and the message found.
 const (
-	probeLook      = 5
-	probeFoundStep = 6
+	probeLook         = 5
+	probeLookOrdinary = 6 // in small-message mode, after the small mailbox
+	probeFoundStep    = 7
 )
 
 // probeCanSucceed reports whether a rank polling for a message (see
@@ -598,6 +634,9 @@ func (s *simulation) probeCanSucceed() bool {
 	for _, r := range s.ranks {
 		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < probeFoundStep {
 			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag); q != nil {
+				return true
+			}
+			if q, _ := s.oldestSend(&r.smbox, r.ev.Partner, r.ev.Tag); q != nil {
 				return true
 			}
 		}

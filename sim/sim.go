@@ -242,9 +242,12 @@ type simulation struct {
 	// round's changes).
 	freed     []*action
 	freeComms []*comm
-	freeReqs  []*request
-	endedCPU  []*action
-	endedNet  []*action
+	// lateUnrefs are requests whose reference is dropped after the turn
+	// of the rank that posted them (see attach).
+	lateUnrefs []*request
+	freeReqs   []*request
+	endedCPU   []*action
+	endedNet   []*action
 
 	latF, bwF, weightS float64
 	nsleeps            float64   // SimGrid's process-wide MPI_Test back-off
@@ -267,6 +270,9 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	n := src.NumRanks()
 	if n == 0 {
 		return nil, errors.New("sim: the trace has no rank")
+	}
+	if t := cfg.AsyncSmallThreshold; t > cfg.DetachedThreshold {
+		return nil, fmt.Errorf("sim: smpi/async-small-thresh (%d) must be at most smpi/send-is-detached-thresh (%d), as SimGrid requires", t, cfg.DetachedThreshold)
 	}
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
@@ -451,6 +457,9 @@ func (s *simulation) loop() error {
 			r := s.runq[i]
 			r.queued = false
 			s.runRank(r)
+			if len(s.lateUnrefs) > 0 {
+				s.dropLateRefs()
+			}
 			if s.err != nil {
 				return s.err
 			}
@@ -484,6 +493,14 @@ func (s *simulation) loop() error {
 		return &dl
 	}
 	return nil
+}
+
+// dropLateRefs drops the references of lateUnrefs.
+func (s *simulation) dropLateRefs() {
+	for _, q := range s.lateUnrefs {
+		s.unref(q)
+	}
+	s.lateUnrefs = s.lateUnrefs[:0]
 }
 
 func (s *simulation) wake(r *rank) {

@@ -125,6 +125,50 @@ func TestEagerRendezvous(t *testing.T) {
 	}
 }
 
+// TestAsyncSmall: in SMPI's small-message mode a message under
+// smpi/async-small-thresh travels while its receiver computes, so that a
+// receiver late by 0.1 s finds it arrived; in the default mode the
+// detached send waits in the mailbox for the receive and the message then
+// takes its latency and transfer after 0.1 s. Both times are SimGrid
+// 3.32's (smpirun -replay, measured), as is its refusal of a threshold
+// above smpi/send-is-detached-thresh.
+func TestAsyncSmall(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	text := "0 init\n0 send 1 0 1000\n0 finalize\n1 init\n1 compute 1e8\n1 recv 0 0 1000\n1 finalize\n"
+	for _, c := range []struct {
+		cfg  []string
+		want float64
+		err  string
+	}{
+		{nil, 0.100218797, ""},
+		{[]string{"smpi/async-small-thresh:65536"}, 0.1, ""},
+		{[]string{"smpi/async-small-thresh:1001"}, 0.1, ""},
+		{[]string{"smpi/async-small-thresh:1000"}, 0.100218797, ""},
+		{[]string{"smpi/async-small-thresh:65537"}, 0, "must be at most smpi/send-is-detached-thresh (65536)"},
+		// Negative: SimGrid takes every start's mutex, and no message is small.
+		{[]string{"smpi/async-small-thresh:-1"}, 0.100218797, ""},
+	} {
+		cfg := sim.DefaultConfig()
+		for _, kv := range c.cfg {
+			k, v, _ := strings.Cut(kv, ":")
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := runTI(t, text, m, cfg)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: error %v, want %q", c.cfg, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", c.cfg, err)
+		case math.Abs(res.Time-c.want) > 1e-9:
+			t.Errorf("%v: %.9f s, want %.9f", c.cfg, res.Time, c.want)
+		}
+	}
+}
+
 type observerFunc func(int, *trace.Event, float64, float64)
 
 func (f observerFunc) Action(r int, e *trace.Event, s, en float64) { f(r, e, s, en) }

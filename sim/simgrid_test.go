@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -303,6 +304,21 @@ func smallCluster(t *testing.T, n int, extra string) (dir, plat, hostfile string
 // symmetry that can hide a wrong peer), and requires the same simulated
 // time.
 func TestAlgorithmsMatchSimGrid(t *testing.T) {
+	allAlgorithmsMatch(t)
+}
+
+// TestAlgorithmsAsyncMatchSimGrid is TestAlgorithmsMatchSimGrid in SMPI's
+// small-message mode (smpi/async-small-thresh at the eager limit): every
+// request start of the algorithms takes the receiver's mailbox mutex and
+// probes its mailboxes, which needs each receive's size.
+func TestAlgorithmsAsyncMatchSimGrid(t *testing.T) {
+	allAlgorithmsMatch(t, "smpi/async-small-thresh:65536")
+}
+
+// allAlgorithmsMatch runs every selectable collective algorithm with
+// Kairos and SimGrid with the settings extra (key:value), as
+// TestAlgorithmsMatchSimGrid.
+func allAlgorithmsMatch(t *testing.T, extra ...string) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	actions := map[string][]string{
@@ -322,7 +338,9 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 			if algo == "ompi" {
 				continue // TestOmpiSelectorMatchesSimGrid
 			}
-			t.Run(coll+":"+algo, func(t *testing.T) { n += algorithmMatches(t, dir, plat, hostfile, coll, algo, actions[coll], &tab) })
+			t.Run(coll+":"+algo, func(t *testing.T) {
+				n += algorithmMatches(t, dir, plat, hostfile, coll, algo, actions[coll], &tab, extra...)
+			})
 		}
 	}
 	t.Logf("%d runs\n%s", n, tab.String())
@@ -367,14 +385,15 @@ func writeStaggered(t *testing.T, dir string, np, flops int, act string) string 
 }
 
 // replayWithAlgorithm replays writeStaggered's trace with Kairos with algo
-// for coll.
-func replayWithAlgorithm(t *testing.T, dir, plat string, np, flops int, act, coll, algo string) (*sim.Result, error) {
+// for coll and the settings extra (key:value).
+func replayWithAlgorithm(t *testing.T, dir, plat string, np, flops int, act, coll, algo string, extra ...string) (*sim.Result, error) {
 	t.Helper()
 	trace := writeStaggered(t, dir, np, flops, act)
 	cfg := sim.DefaultConfig()
 	if err := cfg.Set("smpi/"+coll, algo); err != nil {
 		t.Fatal(err)
 	}
+	setBoth(t, &cfg, extra)
 	tr, err := ti.Open(trace)
 	if err != nil {
 		t.Fatal(err)
@@ -383,10 +402,14 @@ func replayWithAlgorithm(t *testing.T, dir, plat string, np, flops int, act, col
 }
 
 // algorithmMatches runs each of acts with algo for coll, with Kairos and
-// SimGrid, reports any difference, adds a row per run to tab and returns
-// the number of runs.
-func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts []string, tab *strings.Builder) int {
+// SimGrid (both with the settings extra, key:value), reports any
+// difference, adds a row per run to tab and returns the number of runs.
+func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts []string, tab *strings.Builder, extra ...string) int {
 	n := 0
+	sgArgs := []string{"--cfg=smpi/" + coll + ":" + algo}
+	for _, kv := range extra {
+		sgArgs = append(sgArgs, "--cfg="+kv)
+	}
 	nps := []int{5, 8, 11} // 11 ranks on 8 hosts: some share one
 	if algo == "ompi_two_procs" {
 		nps = []int{2}
@@ -399,14 +422,14 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 			if strings.Contains(act, "%") {
 				act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
 			}
-			res, err := replayWithAlgorithm(t, dir, plat, np, 1000000, act, coll, algo)
+			res, err := replayWithAlgorithm(t, dir, plat, np, 1000000, act, coll, algo, extra...)
 			if err != nil {
-				if _, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo); sgErr == nil {
+				if _, sgErr := runSimGridCfg(dir, "desc", plat, hostfile, np, sgArgs...); sgErr == nil {
 					t.Errorf("%s:%s %d ranks %q: %v", coll, algo, np, act, err)
 				}
 				continue // refused, and SimGrid fails too
 			}
-			sg, err := runSimGridCfg(dir, "desc", plat, hostfile, np, "--cfg=smpi/"+coll+":"+algo)
+			sg, err := runSimGridCfg(dir, "desc", plat, hostfile, np, sgArgs...)
 			if err != nil && simgridCorrupts(err, coll+":"+algo) {
 				t.Logf("%s:%s %d ranks %q: SimGrid crashed on its freed buffers, Kairos %.9f", coll, algo, np, act, res.Time)
 				continue
@@ -431,7 +454,18 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 // which the regular calls of TestAlgorithmsMatchSimGrid do not reach. A
 // run that Kairos refuses must fail in SimGrid too.
 func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
-	seeds := randomSeeds(t, 150)
+	randomAlgorithms(t, randomSeeds(t, 150))
+}
+
+// TestRandomAlgorithmsAsyncMatchSimGrid is TestRandomAlgorithmsMatchSimGrid
+// in SMPI's small-message mode (see TestAsyncSmallMatchesSimGrid).
+func TestRandomAlgorithmsAsyncMatchSimGrid(t *testing.T) {
+	randomAlgorithms(t, randomSeeds(t, 100), "smpi/async-small-thresh:65536")
+}
+
+// randomAlgorithms replays seeds random traces with random algorithms and
+// the settings extra (key:value), as TestRandomAlgorithmsMatchSimGrid.
+func randomAlgorithms(t *testing.T, seeds int, extra ...string) {
 	dir, xml, hostfile := smallCluster(t, 8, "")
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -456,6 +490,7 @@ func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
 			}
 			kvs = append(kvs, "smpi/"+c+":"+algo)
 		}
+		kvs = append(kvs, extra...)
 		cfg := sim.DefaultConfig()
 		args := setBoth(t, &cfg, kvs)
 		text, tr := writeRandomTrace(t, dir, rng, n)
@@ -879,6 +914,24 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestAsyncSmallMatchesSimGrid is TestRandomTracesMatchSimGrid in SMPI's
+// small-message mode (smpi/async-small-thresh): eager messages start when
+// sent, the receiver's mailbox mutex orders the starts, with SMPI's
+// threshold at the eager limit and below it, with overheads, and with two
+// ranks per host. Some random traces, which mix sizes on one (source, tag),
+// fail in this mode: a receive takes a message of another size than in
+// the default mode (an abort on mismatched types), or a message numbered
+// out of order is refused by the receive waiting for it (a deadlock);
+// SimGrid must then fail too, deadlocking at the same date.
+func TestAsyncSmallMatchesSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 60)
+	for _, plat := range []randomPlatform{{"flat", "", 1}, {"flat, 2 ranks per host", "", 2}} {
+		randomDifferential(t, plat, seeds, "smpi/async-small-thresh:65536")
+		randomDifferential(t, plat, seeds, "smpi/async-small-thresh:1000", "smpi/send-is-detached-thresh:4000",
+			"smpi/os:0:1e-5:1e-9", "smpi/or:0:7e-6:2e-9")
+	}
+}
+
 // TestOverheadsMatchSimGrid is TestRandomTracesMatchSimGrid with SMPI's
 // overheads (smpi/os, smpi/ois, smpi/or): sleeps injected before sends
 // and after receives of detached sends, in point-to-point calls and
@@ -1194,13 +1247,20 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 		t.Fatal(err)
 	}
 	sgArgs := setBoth(t, &kcfg, cfg)
-	restarted := 0
+	restarted, failed := 0, 0
+	// With SMPI's small-message mode, random traces may deadlock or
+	// abort in SimGrid too (see TestAsyncSmallMatchesSimGrid).
+	bothFail := kcfg.AsyncSmallThreshold != 0
 	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(7)
 		text, tr := writeRandomTrace(t, dir, rng, n)
 		res, err := sim.Run(tr, deploy(n), kcfg, nil)
 		if err != nil {
+			if bothFail && failsAlike(t, err, dir, xml, hostfile, n, sgArgs) {
+				failed++
+				continue
+			}
 			t.Errorf("%s seed %d: %v\n%s", name, seed, err, text)
 			continue
 		}
@@ -1209,13 +1269,37 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 		}
 		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, sgArgs...)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %v\n%s", name, seed, n, res.Time, err, text)
 		}
 		if math.Abs(res.Time-sg) > 1e-9 {
 			t.Errorf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", name, seed, n, res.Time, sg, text)
 		}
 	}
-	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver", name, cfg, seeds, restarted)
+	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver, %d failing in both", name, cfg, seeds, restarted, failed)
+}
+
+// simgridStall is SimGrid's report of a deadlock, with its date.
+var simgridStall = regexp.MustCompile(`^\[([0-9.]+)\] Stalling SMPI instance`)
+
+// failsAlike reports whether SimGrid also fails on the trace Kairos
+// failed on with err: both deadlock at the same date, or both abort.
+func failsAlike(t *testing.T, err error, dir, xml, hostfile string, n int, sgArgs []string) bool {
+	t.Helper()
+	_, out, sgErr := runSimGridOut(dir, "desc", xml, hostfile, n, sgArgs...)
+	if sgErr == nil {
+		return false
+	}
+	var dl *sim.DeadlockError
+	if !errors.As(err, &dl) {
+		return !strings.Contains(out, "Stalling SMPI instance")
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if m := simgridStall.FindStringSubmatch(line); m != nil {
+			at, _ := strconv.ParseFloat(m[1], 64)
+			return math.Abs(at-dl.Time) <= 1e-9
+		}
+	}
+	return false
 }
 
 // TestSendToFinishedRankMatchesSimGrid: SimGrid 3.32 fails on the send
