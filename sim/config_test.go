@@ -240,6 +240,14 @@ func FuzzSimulate(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// SMPI's small-message mode, with the overheads and with the
+	// algorithms that carry requests across phases.
+	async, asyncPipes := over, pipes
+	for _, cfg := range []*sim.Config{&async, &asyncPipes} {
+		if err := cfg.Set("smpi/async-small-thresh", "1000"); err != nil {
+			f.Fatal(err)
+		}
+	}
 	// Links whose bandwidth and latency change, with SimGrid's quirks and
 	// without.
 	lp, err := platform.Load(linkProfilePlatform(f, dir))
@@ -263,7 +271,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
