@@ -110,7 +110,15 @@
 //     aborts the replay (MPI_ERR_TYPE: MPI implementations do not check
 //     it); a message larger than its receive aborts it with or without
 //     quirks, as MPI requires (MPI_ERR_TRUNCATE). The collectives' own
-//     messages are not checked.
+//     messages are not checked;
+//   - (*) in small-message mode (Config.AsyncSmallThreshold, async.go), a
+//     receive compared with a message that SMPI's message numbers then
+//     refuse is flagged all the same, and the replay aborts (a truncation
+//     or datatype mismatch) whatever it matches; fixed, only the message
+//     it matches is checked. (A receive's declared size, not the
+//     message's, chooses its mailbox, so that a message can miss the
+//     receive meant for it and the replay deadlock, as SimGrid's: that is
+//     the mode, not a quirk.)
 package sim
 
 import (
