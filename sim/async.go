@@ -132,8 +132,7 @@ func (s *simulation) unlockMailboxes(r *rank) {
 	w := m.waiters[0]
 	m.waiters = append(m.waiters[:0], m.waiters[1:]...)
 	m.owner = w
-	w.queued = true
-	s.runq = append(s.runq, w)
+	s.requeue(w)
 }
 
 // postEager starts the transfer of a small send that found no receive:

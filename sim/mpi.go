@@ -26,9 +26,10 @@ type request struct {
 	// checkMatch); the collectives' own messages are not checked.
 	typed bool
 	dtype trace.Datatype
-	// guessed marks a collective's receive whose size is taken to be its
-	// send's (the receive half of a sendrecv): in small-message mode,
-	// where the size chooses the mailbox, a send may find it in either.
+	// guessed marks a collective's receive whose size its algorithm does
+	// not give (or, for the receive half of a sendrecv, takes to be its
+	// send's): in small-message mode, where the size chooses the mailbox,
+	// a send may find it in either.
 	guessed bool
 	key     reqKey // its key in the rank's request store
 	id      uint64 // the trace's request id, if indexed

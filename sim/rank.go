@@ -590,13 +590,15 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			if r.mbox.lastPost == s.now {
 				s.orderMatters()
 			}
-			if q, _ := s.oldestSend(&r.smbox, src, tag); q != nil && s.asyncOn() {
+			if s.asyncOn() {
 				// The small mailbox is looked at first (a simcall of
 				// its own in small-message mode), the ordinary one
 				// only if it holds nothing for the receive.
-				r.probed, r.probeStep = q.bytes, probeFoundStep
-				s.answered(r, probeFound)
-				return true
+				if q, _ := s.oldestSend(&r.smbox, src, tag); q != nil {
+					r.probed, r.probeStep = q.bytes, probeFoundStep
+					s.answered(r, probeFound)
+					return true
+				}
 			}
 			r.probeStep = probeLookOrdinary
 			fallthrough
