@@ -427,6 +427,12 @@ func (s *simulation) advance() bool {
 		}
 		a.running = false
 		if a.kind == actComm {
+			if s.ib != nil && a.inSystem {
+				// SimGrid's IB callback runs as the action finishes,
+				// among the round's latency ends; its variable is
+				// freed later, with the other ended actions'.
+				s.ibEnd(a, s.ranks[a.comm.src].host)
+			}
 			s.endedNet = append(s.endedNet, a)
 		} else {
 			s.endedCPU = append(s.endedCPU, a)

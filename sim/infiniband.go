@@ -136,7 +136,10 @@ func (s *simulation) ibStart(a *action, src, dst int) {
 }
 
 // ibEnd unregisters a finished transfer and updates the penalties
-// (IB_action_state_changed_callback).
+// (IB_action_state_changed_callback). As in SimGrid, it runs as the
+// transfer finishes, among the round's other ends and latency ends, and
+// before any ended transfer's variable leaves the max-min system (see
+// simulation.advance); finishAction's call is then a no-op.
 func (s *simulation) ibEnd(a *action, src int) {
 	m := s.ib
 	c, ok := m.comms[a]

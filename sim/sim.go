@@ -77,7 +77,8 @@
 //     is stable and an update counts as a new insertion, CPU actions end
 //     before network ones, and the solver visits elements in the order of
 //     SimGrid's intrusive lists, so that even its order-dependent quirks
-//     come out the same;
+//     come out the same; the IB model's callback runs as each transfer
+//     finishes, the ended transfers' variables are freed after all;
 //   - a rank blocked on a computation, a sleep, or a single request
 //     (Request::wait, send, recv; not a waitany or waitall) holds its
 //     host's CPU with a disabled variable, SimGrid's sleep action that
