@@ -103,7 +103,7 @@ func (s *simulation) chooseMailbox(dst *rank, send bool, peer, tag int32, bytes 
 		}
 		// Is its receive posted in the ordinary mailbox?
 		cand, _ := findRecv(&dst.mbox, src, tag)
-		inOrder := s.nextMsgID(s.ranks[src], peer, tag, false) == dst.recvd.get(mkey(src, tag))
+		inOrder := s.ranks[src].sent.get(mkey(peer, tag)) == dst.recvd.get(mkey(src, tag))
 		return cand == nil || !inOrder, 1
 	}
 	if _, q := s.oldestSend(&dst.smbox, peer, tag); q != nil {
@@ -177,12 +177,9 @@ func (s *simulation) attach(sq, rq *request) {
 // earlier one. In the single mailbox of the default mode the order of the
 // queue gives it, and no number is kept.
 
-// nextMsgID returns the number of the next message from src to dst with
-// tag, counting it if count is set.
-func (s *simulation) nextMsgID(src *rank, dst, tag int32, count bool) uint32 {
-	if !count {
-		return src.sent.get(mkey(dst, tag))
-	}
+// takeMsgID returns the number of src's next message to dst with tag,
+// and counts it.
+func takeMsgID(src *rank, dst, tag int32) uint32 {
 	n := src.sent.slot(mkey(dst, tag))
 	id := *n
 	*n++

@@ -150,7 +150,7 @@ func (s *simulation) post(q *request) {
 			q.done = true
 		}
 		if s.asyncOn() {
-			q.msgID = s.nextMsgID(q.owner, q.peer, q.tag, true)
+			q.msgID = takeMsgID(q.owner, q.peer, q.tag)
 			if !s.inOrder(q) {
 				// Every receive it meets refuses it, flagged.
 				if q.bytes < s.cfg.AsyncSmallThreshold {
