@@ -460,10 +460,13 @@ func traceWith(t *testing.T, option string) (index string, got [][]string) {
 // unsynchronized nodes' are (capture/testdata/skew.c, preloaded before the
 // tracer: rank r's clock is r x 50 ms ahead and runs r x 5% fast): the
 // archive has each rank's two offsets to rank 0's clock, measured at
-// MPI_Init and MPI_Finalize, within a millisecond of the injected ones; and
-// on the clock Kairos corrects with them no rank leaves a barrier (or
-// another collective whose results depend on every rank) before the last
-// rank entered it, which the injected error breaks by 50 ms or more.
+// MPI_Init and MPI_Finalize, each within its stated error (half the round
+// trip it was measured with) of the injected one; and on the clock Kairos
+// corrects with them no rank leaves a barrier (or another collective whose
+// results depend on every rank) before the last rank entered it, but for
+// the measures' errors (on an idle machine microseconds; on an
+// oversubscribed one, where a rank waits for the core, up to a
+// millisecond or two), which the injected error breaks by 50 ms or more.
 func TestTracerClockSync(t *testing.T) {
 	const skew, drift = 50e6, 0.05 // ns, per rank
 	dir := t.TempDir()
@@ -479,6 +482,10 @@ func TestTracerClockSync(t *testing.T) {
 		"-x", "KAIROS_TRACE_FORMAT", "-x", "KAIROS_TEST_SKEW", "-x", "KAIROS_TEST_DRIFT", "-x", "KAIROS_TEST_EPOCH", app, "split", "shift", "more", "modes", "inplace")
 	src := openArchive(t, filepath.Join(dir, "trace", "traces.otf2"))
 	s := src.(*otf2.Source)
+	// A rank's corrected time is off by at most its first measure's error
+	// plus twice its second's (ko_sync keeps the first offset where the
+	// second is within both errors of it); two ranks' by twice the largest.
+	var worst float64
 	for r := range 4 {
 		offs, err := s.Archive().ClockOffsets(s.RankLocation(r))
 		if err != nil || len(offs) != 2 {
@@ -490,11 +497,13 @@ func TestTracerClockSync(t *testing.T) {
 			rs, rd := float64(r)*skew, float64(r)*drift
 			want := (float64(o.Time)-rs+rd*float64(epoch))/(1+rd) - float64(o.Time)
 			t.Logf("rank %d at %d: offset %d ns, injected %.0f ns, measured within %.0f ns", r, o.Time, o.Offset, want, o.StdDev)
-			if math.Abs(float64(o.Offset)-want) > 1e6 {
-				t.Errorf("rank %d: offset %d ns at %d, injected %.0f ns", r, o.Offset, o.Time, want)
+			if math.Abs(float64(o.Offset)-want) > o.StdDev+1e3 || o.StdDev > 10e6 {
+				t.Errorf("rank %d: offset %d ns at %d (within %.0f ns), injected %.0f ns", r, o.Offset, o.Time, o.StdDev, want)
 			}
 		}
+		worst = max(worst, offs[0].StdDev+2*offs[1].StdDev)
 	}
+	slack := trace.FromSeconds(20e-6 + 2*worst*1e-9)
 	// Of each collective on MPI_COMM_WORLD whose every result depends on
 	// every rank's input, the latest entry and the earliest exit.
 	var last, first []trace.Time
@@ -523,7 +532,7 @@ func TestTracerClockSync(t *testing.T) {
 	}
 	for k := range last {
 		t.Logf("collective %d: last entry %.6f s, first exit %.6f s", k, last[k].Seconds(), first[k].Seconds())
-		if last[k] > first[k]+trace.FromSeconds(20e-6) {
+		if last[k] > first[k]+slack {
 			t.Errorf("collective %d: a rank leaves at %.6f s before the last enters at %.6f s", k, first[k].Seconds(), last[k].Seconds())
 		}
 	}
