@@ -191,7 +191,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if src < 0 {
 					src += n
 				}
-				c.steps = append(c.steps, collOp{peer: src, bytes: collBytes(c), blocking: true})
+				c.steps = append(c.steps, collOp{peer: src, bytes: collBytes(c), blocking: true, typed: true})
 				break
 			}
 			mask <<= 1
@@ -202,7 +202,7 @@ func bcastBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if dst >= n {
 					dst -= n
 				}
-				c.steps = append(c.steps, collOp{send: true, peer: dst, bytes: collBytes(c), blocking: true})
+				c.steps = append(c.steps, collOp{send: true, peer: dst, bytes: collBytes(c), blocking: true, typed: true})
 			}
 		}
 	}
@@ -452,11 +452,11 @@ func reduceLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // recvBytes(i) from each member i.
 func gatherTo(c *collCall, p int, ops []collOp, bytes int64, recvBytes func(int32) int64) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: bytes}))
+		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: bytes, typed: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
-			ops = append(ops, collOp{peer: i, bytes: recvBytes(i)})
+			ops = append(ops, collOp{peer: i, bytes: recvBytes(i), typed: true})
 		}
 	}
 	return one(p, ops)
@@ -824,12 +824,12 @@ func alltoallvRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 func alltoallvLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.n; i++ {
 		if i != c.me {
-			ops = append(ops, collOp{peer: i, bytes: c.e.RecvCounts[i]})
+			ops = append(ops, collOp{peer: i, bytes: c.e.RecvCounts[i], typed: true})
 		}
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.me {
-			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendCounts[i]})
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendCounts[i], typed: true})
 		}
 	}
 	return one(p, ops)
@@ -918,28 +918,31 @@ func scatterBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // scatterLinear (iscatter): the root sends a block to every rank.
 func scatterLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root, bytes: c.e.RecvBytes}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: c.e.RecvBytes, typed: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
-			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes, typed: true})
 		}
 	}
 	return one(p, ops)
 }
 
-// scattervLinear (iscatterv): the root sends SendCounts[i] to rank i.
+// scattervLinear (iscatterv): the root sends SendCounts[i] to rank i,
+// which receives its receive size.
 func scattervLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
-	return scatterCounts(c, p, ops, c.e.SendCounts)
+	return scatterCounts(c, p, ops, c.e.SendCounts, c.e.RecvBytes)
 }
 
-func scatterCounts(c *collCall, p int, ops []collOp, counts []int64) ([]collOp, bool) {
+// scatterCounts is the root sending counts[i] bytes to each member i,
+// which receives recv bytes.
+func scatterCounts(c *collCall, p int, ops []collOp, counts []int64, recv int64) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root, bytes: counts[c.me]}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: recv, typed: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
-			ops = append(ops, collOp{send: true, peer: i, bytes: counts[i]})
+			ops = append(ops, collOp{send: true, peer: i, bytes: counts[i], typed: true})
 		}
 	}
 	return one(p, ops)
@@ -1219,7 +1222,7 @@ func allgatherBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 func allgatherLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.n; i++ {
 		if i != c.me {
-			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes}, collOp{peer: i, bytes: blockFrom(c, i)})
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes, typed: true}, collOp{peer: i, bytes: blockFrom(c, i), typed: true})
 		}
 	}
 	return one(p, ops)
@@ -1483,7 +1486,7 @@ func reduceScatterDefault(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 
 func reduceScatterScatter(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	c.root = 0
-	return scatterCounts(c, p, ops, c.e.RecvCounts)
+	return scatterCounts(c, p, ops, c.e.RecvCounts, c.e.RecvCounts[c.me])
 }
 
 // ---- scan / exscan ----
@@ -1493,10 +1496,10 @@ func reduceScatterScatter(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // reduction operation, SMPI waits in order rather than for any).
 func scanLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	for i := int32(0); i < c.me; i++ {
-		ops = append(ops, collOp{peer: i, bytes: c.e.SendBytes})
+		ops = append(ops, collOp{peer: i, bytes: c.e.SendBytes, typed: true})
 	}
 	for i := c.me + 1; i < c.n; i++ {
-		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+		ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes, typed: true})
 	}
 	return one(p, ops)
 }

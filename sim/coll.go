@@ -32,6 +32,13 @@ type collOp struct {
 	// ref names a carried request (any number the algorithm chooses;
 	// several may share one) for a later waitOne.
 	ref int32
+	// typed: the message is the collective's own buffer as SMPI posts it
+	// (count and datatype of the call's send side for a send, of its
+	// receive side for a receive, sizes exactly SMPI's), so that its
+	// match is checked as a point-to-point one is (truncation, datatypes,
+	// and small-message mode's comparisons; see request.typed). The
+	// algorithms whose messages are packed, forwarded or cut set it not.
+	typed bool
 }
 
 // Waits for carried requests (collOp.wait).
@@ -49,6 +56,8 @@ type collCall struct {
 	e           *trace.Event
 	ssize       int64 // send datatype size
 	rsize       int64
+	stype       trace.Datatype // the datatypes of typed sends and receives (collOp.typed)
+	rtype       trace.Datatype
 	steps       []collOp   // scratch for tree algorithms: one operation per phase
 	phases      [][]collOp // scratch for algorithms with several per phase
 	shared      [][]collOp // the member's phases of a cached schedule (read-only)
@@ -175,6 +184,19 @@ const (
 	tagReduceScatter
 )
 
+// tagText names a message's tag: a user tag, or the collective whose
+// algorithm sent it.
+func tagText(tag int32) string {
+	if k := tagBarrier - tag; k >= 0 && int(k) < len(collTagNames) {
+		return "a message of a " + collTagNames[k]
+	}
+	return fmt.Sprintf("tag %d", tag)
+}
+
+// collTagNames are the collectives of the tags from tagBarrier down.
+var collTagNames = [...]string{"barrier", "bcast", "reduce", "alltoall", "alltoallv", "gather", "gatherv", "scatter",
+	"scatterv", "allgather", "allgatherv", "scan", "allreduce", "reduce_scatter"}
+
 // collNames maps each collective kind to its SimGrid configuration name.
 var collNames = map[trace.Kind]string{
 	trace.Barrier: "barrier", trace.Bcast: "bcast", trace.Reduce: "reduce", trace.Allreduce: "allreduce",
@@ -212,6 +234,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 				if pt.call != nil {
 					st.call.e, st.call.ssize, st.call.rsize = &pt.call.e, pt.call.ssize, pt.call.rsize
 				}
+				st.call.stype, st.call.rtype = s.collTypes(st.call.e)
 			}
 			ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
 			st.ops = ops
@@ -260,6 +283,12 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			// An algorithm gives the sizes of its receives where
 			// SMPI's small-message mode needs them (see guessed).
 			q.guessed = !q.send && op.bytes == 0
+			if op.typed {
+				q.typed, q.dtype = true, st.call.rtype
+				if q.send {
+					q.dtype = st.call.stype
+				}
+			}
 			s.post(q)
 			if op.carry {
 				q.refs++ // held until a later phase waits for it
@@ -290,6 +319,21 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		return s.compute(r, e.Compute, 2)
 	}
 	return true
+}
+
+// collTypes returns the datatypes SMPI's replay gives collective e's send
+// and receive buffers: one for both where the action names one (in
+// SendType, or RecvType for reduce_scatter).
+func (s *simulation) collTypes(e *trace.Event) (send, recv trace.Datatype) {
+	switch e.Kind {
+	case trace.Bcast, trace.Reduce, trace.Allreduce, trace.Scan, trace.Exscan:
+		t := s.sendType(e)
+		return t, t
+	case trace.ReduceScatter:
+		t := s.recvType(e)
+		return t, t
+	}
+	return s.sendType(e), s.recvType(e)
 }
 
 // waitCarriedReqs adds carried requests to the phase's wait: the oldest

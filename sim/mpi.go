@@ -21,9 +21,10 @@ type request struct {
 	detached bool
 	done     bool
 	awaited  bool
-	// typed marks a request of the trace's point-to-point calls, whose
-	// size and datatype dtype SMPI checks against its match's (see
-	// checkMatch); the collectives' own messages are not checked.
+	// typed marks a request whose size and datatype dtype SMPI checks
+	// against its match's (see checkMatch): the trace's point-to-point
+	// calls', and the collective messages of the algorithms that post
+	// their buffers as SMPI does (collOp.typed).
 	typed bool
 	dtype trace.Datatype
 	// guessed marks a collective's receive whose size its algorithm does
@@ -380,11 +381,11 @@ func (s *simulation) checkMatch(sq, rq *request) {
 func (s *simulation) mismatch(sq, rq *request, probing bool) string {
 	switch {
 	case !probing && rq.bytes >= 0 && rq.bytes < sq.bytes:
-		return fmt.Sprintf("a message of %d bytes from rank %d to rank %d (tag %d) is larger than its receive (%d bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
-			sq.bytes, sq.owner.id, rq.owner.id, sq.tag, rq.bytes)
+		return fmt.Sprintf("a message of %d bytes from rank %d to rank %d (%s) is larger than its receive (%d bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)",
+			sq.bytes, sq.owner.id, rq.owner.id, tagText(sq.tag), rq.bytes)
 	case s.cfg.Compat && sq.bytes != 0 && rq.bytes != 0 && !typesMatch(sq.dtype, rq.dtype):
-		return fmt.Sprintf("a message from rank %d to rank %d (tag %d) is sent as %s and received as %s: SimGrid 3.32 aborts (MPI_ERR_TYPE; --cfg kairos/simgrid-quirks:no replays it)",
-			sq.owner.id, rq.owner.id, sq.tag, sq.dtype.Name(), rq.dtype.Name())
+		return fmt.Sprintf("a message from rank %d to rank %d (%s) is sent as %s and received as %s: SimGrid 3.32 aborts (MPI_ERR_TYPE; --cfg kairos/simgrid-quirks:no replays it)",
+			sq.owner.id, rq.owner.id, tagText(sq.tag), sq.dtype.Name(), rq.dtype.Name())
 	}
 	return ""
 }

@@ -110,7 +110,9 @@
 //     datatypes, neither MPI_BYTE nor MPI_PACKED, both sides non-empty,
 //     aborts the replay (MPI_ERR_TYPE: MPI implementations do not check
 //     it); a message larger than its receive aborts it with or without
-//     quirks, as MPI requires (MPI_ERR_TRUNCATE). The collectives' own
+//     quirks, as MPI requires (MPI_ERR_TRUNCATE). So does a collective's
+//     own message where its algorithm posts the call's buffers as SMPI
+//     does (collOp.typed: the default algorithms); the other algorithms'
 //     messages are not checked;
 //   - (*) in small-message mode (Config.AsyncSmallThreshold, async.go), a
 //     receive compared with a message that SMPI's message numbers then
