@@ -188,7 +188,11 @@ const (
 // algorithm sent it.
 func tagText(tag int32) string {
 	if k := tagBarrier - tag; k >= 0 && int(k) < len(collTagNames) {
-		return "a message of a " + collTagNames[k]
+		name := collTagNames[k]
+		if name[0] == 'a' {
+			return "of an " + name
+		}
+		return "of a " + name
 	}
 	return fmt.Sprintf("tag %d", tag)
 }

@@ -212,7 +212,7 @@ func testAsyncRefusedCollectives(t *testing.T) {
 		"1 init\n1 compute 1e8\n1 gather 700 700 1 5 5\n1 gather 10 10 1 3 3\n1 finalize\n"
 	runCases(t, text, []settingsCase{
 		{nil, 0.100399894, ""},
-		{[]string{"smpi/async-small-thresh:1000"}, 0, "which it then refused: a message from rank 0 to rank 1 (a message of a gather) is sent as MPI_SHORT and received as MPI_FLOAT"},
+		{[]string{"smpi/async-small-thresh:1000"}, 0, "which it then refused: a message from rank 0 to rank 1 (of a gather) is sent as MPI_SHORT and received as MPI_FLOAT"},
 		{[]string{"smpi/async-small-thresh:65536"}, 0.1, ""},
 		// SimGrid aborts as this receive completes, at 0.100198072743.
 		{[]string{"smpi/async-small-thresh:1000", "kairos/simgrid-quirks:no"}, 0.100198073, ""},
@@ -396,10 +396,12 @@ var messageChecks = []messageCheck{
 	{"probed size", "send 1 0 1000 2", "recv 0 0 -1 2", ""},
 	// A collective's own messages are checked alike, where its
 	// algorithm posts the call's buffers (the default algorithms).
-	{"gather's datatypes", "gather 10 10 1 3 3", "gather 10 10 1 5 5", "(a message of a gather) is sent as MPI_SHORT and received as MPI_FLOAT"},
+	{"gather's datatypes", "gather 10 10 1 3 3", "gather 10 10 1 5 5", "(of a gather) is sent as MPI_SHORT and received as MPI_FLOAT"},
 	{"reduce's datatypes", "reduce 10 0 1 1", "reduce 10 0 1 5", "sent as MPI_INT and received as MPI_FLOAT"},
-	{"truncated bcast", "bcast 100 0 2", "bcast 50 0 2", "(a message of a bcast) is larger than its receive (50 bytes)"},
+	{"truncated bcast", "bcast 100 0 2", "bcast 50 0 2", "(of a bcast) is larger than its receive (50 bytes)"},
 	{"truncated scatterv", "scatterv 10 30 10 0 2 2", "scatterv 10 30 10 0 2 2", "larger than its receive (10 bytes)"},
+	{"scan's datatypes", "scan 10 0 1", "scan 10 0 5", "sent as MPI_INT and received as MPI_FLOAT"},
+	{"reduce_scatter's datatypes", "reducescatter 10 10 0 1", "reducescatter 10 10 0 5", "sent as MPI_FLOAT and received as MPI_INT"},
 	{"gather received as bytes", "gather 10 10 1 1 1", "gather 40 40 1 6 6", ""},
 	{"alltoallv", "alltoallv 20 10 10 20 10 10 1 1", "alltoallv 20 10 10 20 10 10 1 1", ""},
 }
