@@ -290,7 +290,7 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * size, blocking: true})
 			newrank = -1
 		} else {
-			steps = append(steps, collOp{peer: me + 1, blocking: true})
+			steps = append(steps, collOp{peer: me + 1, bytes: count * size, blocking: true})
 			newrank = me / 2
 		}
 	}
@@ -311,15 +311,15 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 	if newrank != -1 {
 		for mask := int32(1); mask < pof2; {
 			newdst := newrank ^ mask
-			var sendCnt int64
+			var sendCnt, recvCnt int64
 			if newrank < newdst {
 				sendIdx = recvIdx + pof2/(mask*2)
-				sendCnt = sum(sendIdx, lastIdx)
+				sendCnt, recvCnt = sum(sendIdx, lastIdx), sum(recvIdx, sendIdx)
 			} else {
 				recvIdx = sendIdx + pof2/(mask*2)
-				sendCnt = sum(sendIdx, recvIdx)
+				sendCnt, recvCnt = sum(sendIdx, recvIdx), sum(recvIdx, lastIdx)
 			}
-			steps = append(steps, collOp{sr: true, peer: rankOf(newdst), bytes: sendCnt * size})
+			steps = append(steps, collOp{sr: true, peer: rankOf(newdst), bytes: sendCnt * size, rbytes: recvCnt * size})
 			sendIdx = recvIdx
 			mask <<= 1
 			if mask < pof2 {
@@ -334,7 +334,7 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 		if root%2 != 0 {
 			switch {
 			case me == root:
-				steps = append(steps, collOp{peer: 0, blocking: true})
+				steps = append(steps, collOp{peer: 0, bytes: sum(0, 1) * size, blocking: true})
 				newrank, sendIdx, lastIdx = 0, 0, 2
 			case newrank == 0:
 				steps = append(steps, collOp{send: true, peer: root, bytes: sum(0, 1) * size, blocking: true})
@@ -357,21 +357,21 @@ func rabenseifnerReduce(steps []collOp, n, me, root int32, count, size int64) []
 		if newdst == 0 && root < 2*rem && root%2 != 0 {
 			dst = root
 		}
-		var sendCnt int64
+		var sendCnt, recvCnt int64
 		if newrank < newdst {
 			if mask != pof2/2 {
 				lastIdx += pof2 / (mask * 2)
 			}
 			recvIdx = sendIdx + pof2/(mask*2)
-			sendCnt = sum(sendIdx, recvIdx)
+			sendCnt, recvCnt = sum(sendIdx, recvIdx), sum(recvIdx, lastIdx)
 		} else {
 			recvIdx = sendIdx - pof2/(mask*2)
-			sendCnt = sum(sendIdx, lastIdx)
+			sendCnt, recvCnt = sum(sendIdx, lastIdx), sum(recvIdx, sendIdx)
 		}
 		if newdst>>j<<j == newroot>>j<<j {
 			return append(steps, collOp{send: true, peer: dst, bytes: sendCnt * size, blocking: true})
 		}
-		steps = append(steps, collOp{peer: dst, blocking: true})
+		steps = append(steps, collOp{peer: dst, bytes: recvCnt * size, blocking: true})
 		if newrank > newdst {
 			sendIdx = recvIdx
 		}
@@ -392,7 +392,7 @@ func reduceBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		for mask := int32(1); mask < n && bytes != 0; mask <<= 1 {
 			if rel&mask == 0 {
 				if src := rel | mask; src < n {
-					c.steps = append(c.steps, collOp{peer: (src + c.root) % n, blocking: true})
+					c.steps = append(c.steps, collOp{peer: (src + c.root) % n, bytes: bytes, blocking: true})
 				}
 				continue
 			}
@@ -529,7 +529,7 @@ func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 	case me < 2*rem && me%2 == 0:
 		steps = append(steps, collOp{send: true, peer: me + 1, bytes: count * ds, blocking: true})
 	case me < 2*rem:
-		steps = append(steps, collOp{peer: me - 1, blocking: true})
+		steps = append(steps, collOp{peer: me - 1, bytes: count * ds, blocking: true})
 		newrank = me / 2
 	default:
 		newrank = me - rem
@@ -542,7 +542,7 @@ func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 	}
 	if newrank >= 0 && doubling && count < int64(pof2) {
 		for mask := int32(1); mask < pof2; mask <<= 1 {
-			steps = append(steps, collOp{sr: true, peer: peer(newrank ^ mask), bytes: count * ds})
+			steps = append(steps, collOp{sr: true, peer: peer(newrank ^ mask), bytes: count * ds, rbytes: count * ds})
 		}
 	} else if newrank >= 0 {
 		cnts := make([]int64, pof2)
@@ -562,15 +562,15 @@ func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 		mask := int32(1)
 		for ; mask < pof2; mask <<= 1 {
 			nd := newrank ^ mask
-			var send int64
+			var send, recv int64
 			if newrank < nd {
 				sendIdx = recvIdx + pof2/(mask*2)
-				send = sum(sendIdx, lastIdx)
+				send, recv = sum(sendIdx, lastIdx), sum(recvIdx, sendIdx)
 			} else {
 				recvIdx = sendIdx + pof2/(mask*2)
-				send = sum(sendIdx, recvIdx)
+				send, recv = sum(sendIdx, recvIdx), sum(recvIdx, lastIdx)
 			}
-			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds})
+			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds, rbytes: recv * ds})
 			sendIdx = recvIdx
 			if mask*2 < pof2 {
 				lastIdx = recvIdx + pof2/(mask*2)
@@ -578,18 +578,18 @@ func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 		}
 		for mask >>= 1; mask > 0; mask >>= 1 {
 			nd := newrank ^ mask
-			var send int64
+			var send, recv int64
 			if newrank < nd {
 				if mask != pof2/2 {
 					lastIdx += pof2 / (mask * 2)
 				}
 				recvIdx = sendIdx + pof2/(mask*2)
-				send = sum(sendIdx, recvIdx)
+				send, recv = sum(sendIdx, recvIdx), sum(recvIdx, lastIdx)
 			} else {
 				recvIdx = sendIdx - pof2/(mask*2)
-				send = sum(sendIdx, lastIdx)
+				send, recv = sum(sendIdx, lastIdx), sum(recvIdx, sendIdx)
 			}
-			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds})
+			steps = append(steps, collOp{sr: true, peer: peer(nd), bytes: send * ds, rbytes: recv * ds})
 			if newrank > nd {
 				sendIdx = recvIdx
 			}
@@ -599,7 +599,7 @@ func rabSteps(c *collCall, steps []collOp, doubling bool) []collOp {
 		if me%2 == 1 {
 			steps = append(steps, collOp{send: true, peer: me - 1, bytes: count * ds, blocking: true})
 		} else {
-			steps = append(steps, collOp{peer: me + 1, blocking: true})
+			steps = append(steps, collOp{peer: me + 1, bytes: count * ds, blocking: true})
 		}
 	}
 	return steps
@@ -634,7 +634,7 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		case me < 2*rem && me%2 == 0:
 			c.steps = append(c.steps, collOp{send: true, peer: me + 1, bytes: b, blocking: true})
 		case me < 2*rem:
-			c.steps = append(c.steps, collOp{peer: me - 1, blocking: true})
+			c.steps = append(c.steps, collOp{peer: me - 1, bytes: b, blocking: true})
 			newrank = me / 2
 		default:
 			newrank = me - rem
@@ -646,14 +646,14 @@ func allreduceRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 				if nd < rem {
 					dst = nd*2 + 1
 				}
-				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: b})
+				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: b, rbytes: b})
 			}
 		}
 		if me < 2*rem {
 			if me%2 == 1 {
 				c.steps = append(c.steps, collOp{send: true, peer: me - 1, bytes: b, blocking: true})
 			} else {
-				c.steps = append(c.steps, collOp{peer: me + 1, blocking: true})
+				c.steps = append(c.steps, collOp{peer: me + 1, bytes: b, blocking: true})
 			}
 		}
 	}
@@ -782,9 +782,10 @@ func alltoallvBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 }
 
 // throttledRound appends round p of a linear exchange throttled to 4
-// peers a round (MPICH's, MVAPICH2's): the receives from rank+4p+i, then
-// the sends of size bytes to rank-4p-i, for 0 <= i < 4, those with itself
-// only if self. It reports false past the last round.
+// peers a round (MPICH's, MVAPICH2's) of the call's buffers: the receives
+// of the blocks of rank+4p+i, then the sends of size bytes to rank-4p-i,
+// for 0 <= i < 4, those with itself only if self. It reports false past
+// the last round.
 func throttledRound(c *collCall, p int, ops []collOp, self bool, size func(*collCall, int32) int64) ([]collOp, bool) {
 	const block = 4 // MPIR_PARAM_ALLTOALL_THROTTLE, MV2_ALLTOALL_THROTTLE_FACTOR
 	n, me := c.n, c.me
@@ -792,12 +793,12 @@ func throttledRound(c *collCall, p int, ops []collOp, self bool, size func(*coll
 	start := len(ops)
 	for i := ii; i < min(ii+block, n); i++ {
 		if src := (me + i) % n; self || src != me {
-			ops = append(ops, collOp{peer: src})
+			ops = append(ops, collOp{peer: src, bytes: blockFrom(c, src), typed: true})
 		}
 	}
 	for i := ii; i < min(ii+block, n); i++ {
 		if dst := (me - i + n) % n; self || dst != me {
-			ops = append(ops, collOp{send: true, peer: dst, bytes: size(c, dst)})
+			ops = append(ops, collOp{send: true, peer: dst, bytes: size(c, dst), typed: true})
 		}
 	}
 	return ops, len(ops) > start
@@ -856,8 +857,12 @@ func gatherBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		c.steps = c.steps[:0]
 		parent, children := inOrderBinomial(c)
 		blocks := int64(1)
+		block := c.e.SendBytes // Open MPI's receive count and type off the root
+		if parent < 0 {
+			block = c.e.RecvBytes
+		}
 		for _, k := range children {
-			c.steps = append(c.steps, collOp{peer: k, blocking: true})
+			c.steps = append(c.steps, collOp{peer: k, bytes: subtreeBlocks(c, k) * block, blocking: true})
 			blocks += subtreeBlocks(c, k)
 		}
 		if parent >= 0 {
@@ -905,7 +910,13 @@ func scatterBinomial(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		parent, children := inOrderBinomial(c)
 		block := c.e.SendBytes
 		if parent >= 0 {
-			c.steps = append(c.steps, collOp{peer: parent, blocking: true})
+			// Open MPI's even virtual ranks receive into a buffer of n
+			// blocks, asking for all of them; the others their block.
+			recv := c.e.RecvBytes
+			if (c.me-c.root+c.n)%c.n%2 == 0 {
+				recv *= int64(c.n)
+			}
+			c.steps = append(c.steps, collOp{peer: parent, bytes: recv, blocking: true})
 			block = c.e.RecvBytes
 		}
 		for _, k := range children {
@@ -979,9 +990,9 @@ func allgatherNeighborExchange(c *collCall, p int, ops []collOp) ([]collOp, bool
 	}
 	switch {
 	case p == 0:
-		return append(ops, collOp{sr: true, peer: nb[0], bytes: c.e.RecvBytes}), true
+		return append(ops, collOp{sr: true, peer: nb[0], bytes: c.e.RecvBytes, rbytes: c.e.RecvBytes}), true
 	case int32(p) < n/2:
-		return append(ops, collOp{sr: true, peer: nb[p%2], bytes: 2 * c.e.RecvBytes}), true
+		return append(ops, collOp{sr: true, peer: nb[p%2], bytes: 2 * c.e.RecvBytes, rbytes: 2 * c.e.RecvBytes}), true
 	}
 	return ops, false
 }
@@ -991,10 +1002,10 @@ func allgatherNeighborExchange(c *collCall, p int, ops []collOp) ([]collOp, bool
 func allgatherSpreading(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	n, me := c.n, c.me
 	for i := int32(1); i < n; i++ {
-		ops = append(ops, collOp{peer: (me + i) % n})
+		ops = append(ops, collOp{peer: (me + i) % n, bytes: c.e.RecvBytes, typed: true})
 	}
 	for i := int32(1); i < n; i++ {
-		ops = append(ops, collOp{send: true, peer: (me + i) % n, bytes: c.e.SendBytes})
+		ops = append(ops, collOp{send: true, peer: (me + i) % n, bytes: c.e.SendBytes, typed: true})
 	}
 	return one(p, ops)
 }
@@ -1013,7 +1024,15 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	}
 	if p == 0 {
 		key := scheduleKey{algo: "allgather_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-		c.useSchedule(c.me, key, nil, func() schedule { return evenRDB(c.n, count, c.ssize, c.rsize, c.rsize) })
+		n, rsize := c.n, c.rsize
+		c.useSchedule(c.me, key, nil, func() schedule {
+			return evenRDB(n, count, c.ssize, rsize, rsize, func(r, mask int32, i int, tree bool) int64 {
+				if tree {
+					return count * int64(n-treeRoot(r, i)-mask) * rsize // the blocks of the completed members
+				}
+				return int64(mask) * count * rsize
+			})
+		})
 	}
 	return c.sharedPhase(p, ops, 0)
 }
@@ -1021,13 +1040,24 @@ func allgatherRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // evenRDB is the schedule of recursiveDoubling for n members holding
 // count elements each (allgather__rdb: the receive count; alltoall__rdb:
 // the whole send buffer).
-func evenRDB(n int32, count, ssize, rsize, tsize int64) schedule {
+func evenRDB(n int32, count, ssize, rsize, tsize int64, recv rdbRecv) schedule {
 	curr := make([]int64, n)
 	for r := range curr {
 		curr[r] = count
 	}
-	return recursiveDoubling(make(schedule, n), curr, ssize, rsize, tsize)
+	return recursiveDoubling(make(schedule, n), curr, ssize, rsize, tsize, recv)
 }
+
+// rdbRecv is the size (bytes) recursiveDoubling's member r asks for at
+// step i (mask 2^i): in its exchange with r ^ mask, or, with tree, in a
+// receive down that step's tree. The algorithms post receives larger
+// than the messages, each its own way; SMPI's small-message mode chooses
+// their mailbox by that size.
+type rdbRecv func(r, mask int32, i int, tree bool) int64
+
+// treeRoot is the first member of r's subtree at step i of a recursive
+// doubling (r with its i low bits cleared).
+func treeRoot(r int32, i int) int32 { return r >> i << i }
 
 // recursiveDoubling appends to steps the exchanges of the recursive
 // doubling loop of allgather__rdb (and of bcast__scatter_rdb_allgather
@@ -1035,7 +1065,7 @@ func evenRDB(n int32, count, ssize, rsize, tsize int64) schedule {
 // last are each member's curr_count and last_recv_count, the sendrecvs
 // send ssize-byte elements and count those received in rsize-byte ones,
 // the trees' blocking sends and receives both in tsize-byte ones.
-func recursiveDoubling(steps schedule, curr []int64, ssize, rsize, tsize int64) schedule {
+func recursiveDoubling(steps schedule, curr []int64, ssize, rsize, tsize int64, recv rdbRecv) schedule {
 	n := int32(len(curr))
 	last := make([]int64, n)
 	got := make([]int64, n)
@@ -1057,7 +1087,7 @@ func recursiveDoubling(steps schedule, curr []int64, ssize, rsize, tsize int64) 
 		for r := int32(0); r < n; r++ {
 			got[r] = -1
 			if dst := r ^ mask; dst < n {
-				steps[r] = append(steps[r], []collOp{{sr: true, peer: dst, bytes: curr[r] * ssize}})
+				steps[r] = append(steps[r], []collOp{{sr: true, peer: dst, bytes: curr[r] * ssize, rbytes: recv(r, mask, i, false)}})
 				got[r] = received(curr[dst] * ssize)
 			}
 		}
@@ -1079,7 +1109,7 @@ func recursiveDoubling(steps schedule, curr []int64, ssize, rsize, tsize int64) 
 				case d > r && r < root+done && d >= root+done:
 					steps[r] = append(steps[r], []collOp{{send: true, peer: d, bytes: last[r] * tsize, blocking: true}})
 				case d < r && d < root+done && r >= root+done:
-					steps[r] = append(steps[r], []collOp{{peer: d, blocking: true}})
+					steps[r] = append(steps[r], []collOp{{peer: d, bytes: recv(r, mask, i, true), blocking: true}})
 					got[r] = last[d]
 				}
 			}
@@ -1134,7 +1164,7 @@ func scatterForBcast(n int32, nbytes, piece int64) schedule {
 			for ; mask < n && rel&mask == 0; mask <<= 1 {
 			}
 			if nbytes-int64(rel)*piece > 0 {
-				steps[rel] = append(steps[rel], []collOp{{peer: rel - mask, blocking: true}})
+				steps[rel] = append(steps[rel], []collOp{{peer: rel - mask, bytes: nbytes - int64(rel)*piece, blocking: true}})
 				curr = sent[rel]
 			}
 		}
@@ -1167,7 +1197,13 @@ func scatterRDBAllgatherSchedule(n int32, nbytes int64) schedule {
 	for rel := range curr {
 		curr[rel] = pieceOf(int32(rel), nbytes, piece)
 	}
-	return recursiveDoubling(scatterForBcast(n, nbytes, piece), curr, 1, 1, 1)
+	// The receives ask for the rest of the buffer from where they write.
+	return recursiveDoubling(scatterForBcast(n, nbytes, piece), curr, 1, 1, 1, func(r, mask int32, i int, tree bool) int64 {
+		if tree {
+			return max(0, nbytes-piece*int64(treeRoot(r, i)+mask))
+		}
+		return max(0, nbytes-piece*int64(treeRoot(r^mask, i)))
+	})
 }
 
 // scatterLRAllgatherSchedule follows bcast__scatter_LR_allgather for n
@@ -1179,8 +1215,10 @@ func scatterLRAllgatherSchedule(n int32, nbytes int64) schedule {
 	for rel := int32(0); rel < n; rel++ {
 		src := rel
 		for i := int32(1); i < n; i++ {
-			steps[rel] = append(steps[rel], []collOp{{send: true, peer: (rel + 1) % n, bytes: pieceOf(src, nbytes, piece)}, {peer: (rel - 1 + n) % n}})
-			src = (src - 1 + n) % n
+			next := (src - 1 + n) % n
+			steps[rel] = append(steps[rel], []collOp{{send: true, peer: (rel + 1) % n, bytes: pieceOf(src, nbytes, piece)},
+				{peer: (rel - 1 + n) % n, bytes: pieceOf(next, nbytes, piece)}})
+			src = next
 		}
 	}
 	return steps
@@ -1193,7 +1231,7 @@ func allgatherPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if i >= c.n {
 		return ops, false
 	}
-	return append(ops, collOp{sr: true, peer: c.me ^ i, bytes: c.e.SendBytes}), true
+	return append(ops, collOp{sr: true, peer: c.me ^ i, bytes: c.e.SendBytes, rbytes: c.e.RecvBytes}), true
 }
 
 // allgatherBruck (allgather__bruck): in round k, send the 2^k blocks
@@ -1214,7 +1252,7 @@ func allgatherBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		}
 	}
 	return append(ops, collOp{send: true, peer: (me - pof2 + n) % n, bytes: blocks * c.e.RecvBytes},
-		collOp{peer: (me + pof2) % n}), true
+		collOp{peer: (me + pof2) % n, bytes: blocks * c.e.RecvBytes}), true
 }
 
 // allgatherLinear (iallgather, iallgatherv): for every other rank in
@@ -1259,7 +1297,15 @@ func allgathervRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		if total == 0 {
 			return make(schedule, len(counts))
 		}
-		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize, rsize)
+		// The receives ask for the rest of the buffer from where they
+		// write.
+		rest := func(from int32) int64 { return sumCounts(counts, from, int32(len(counts))) }
+		return recursiveDoubling(make(schedule, len(counts)), curr, rsize, rsize, rsize, func(r, mask int32, i int, tree bool) int64 {
+			if tree {
+				return rest(treeRoot(r, i) + mask)
+			}
+			return rest(treeRoot(r^mask, i))
+		})
 	})
 	return c.sharedPhase(p, ops, 0)
 }
@@ -1306,14 +1352,14 @@ func allgathervNeighborExchange(c *collCall, p int, ops []collOp) ([]collOp, boo
 		nb, from, offset = [2]int32{prev, next}, [2]int32{prev, prev}, [2]int32{-2, 2}
 	}
 	if p == 0 {
-		c.steps = append(c.steps[:0], collOp{sr: true, peer: nb[0], bytes: counts[me]})
+		c.steps = append(c.steps[:0], collOp{sr: true, peer: nb[0], bytes: counts[me], rbytes: counts[nb[0]]})
 		// Each later step sends the two blocks received at the one
 		// before (our own and our neighbour's at first).
 		send := from[0]
 		for i := int32(1); i < n/2; i++ {
 			par := i % 2
 			from[par] = (from[par] + offset[par] + n) % n
-			c.steps = append(c.steps, collOp{sr: true, peer: nb[par], bytes: counts[send] + counts[send+1]})
+			c.steps = append(c.steps, collOp{sr: true, peer: nb[par], bytes: counts[send] + counts[send+1], rbytes: counts[from[par]] + counts[from[par]+1]})
 			send = from[par]
 		}
 	}
@@ -1371,11 +1417,11 @@ func mpichRingPhases(phases [][]collOp, n, me int32, counts []int64, extent int6
 		switch {
 		case sendnow == 0 && recvnow == 0:
 		case sendnow == 0:
-			phases = append(phases, []collOp{{peer: left, blocking: true}})
+			phases = append(phases, []collOp{{peer: left, bytes: recvnow * extent, blocking: true}})
 		case recvnow == 0:
 			phases = append(phases, []collOp{{send: true, peer: right, bytes: sendnow * extent, blocking: true}})
 		default:
-			phases = append(phases, []collOp{{send: true, peer: right, bytes: sendnow * extent}, {peer: left}})
+			phases = append(phases, []collOp{{send: true, peer: right, bytes: sendnow * extent}, {peer: left, bytes: recvnow * extent}})
 		}
 		tosend -= sendnow
 		torecv -= recvnow
@@ -1426,7 +1472,7 @@ func reduceScatterRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			send := sumCounts(cnt, 0, myRoot) + sumCounts(cnt, myRoot+mask, n)
 			recvT := sumCounts(cnt, 0, dstRoot) + sumCounts(cnt, dstRoot+mask, n)
 			if dst < n {
-				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: send})
+				c.steps = append(c.steps, collOp{sr: true, peer: dst, bytes: send, rbytes: recvT})
 			}
 			if dstRoot+mask > n {
 				done := n - myRoot - mask
@@ -1440,7 +1486,7 @@ func reduceScatterRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 					if d > me && me < root+done && d >= root+done {
 						c.steps = append(c.steps, collOp{send: true, peer: d, bytes: recvT, blocking: true})
 					} else if d < me && d < root+done && me >= root+done {
-						c.steps = append(c.steps, collOp{peer: d, blocking: true})
+						c.steps = append(c.steps, collOp{peer: d, bytes: recvT, blocking: true})
 					}
 					k--
 				}

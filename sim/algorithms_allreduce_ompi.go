@@ -71,7 +71,10 @@ func allreduceSegmentedRing(phases [][]collOp, c *collCall) [][]collOp {
 		return late * ext
 	}
 	to, from := int32((me+1)%n), int32((me+n-1)%n)
-	recv := collOp{peer: from, carry: true}
+	// Every receive asks for the largest piece; the allgather's for an
+	// early block.
+	_, maxPiece, _ := blockSplit(earlyBlock, nph)
+	recv := collOp{peer: from, bytes: maxPiece * ext, carry: true}
 	send := func(bytes int64) []collOp { return blockingPhase(true, to, bytes) }
 	for ph := int64(0); ph < nph; ph++ {
 		phases = append(phases, []collOp{recv}, send(pieceBytes(me, ph)))
@@ -83,7 +86,7 @@ func allreduceSegmentedRing(phases [][]collOp, c *collCall) [][]collOp {
 	}
 	for k := int64(0); k < n-1; k++ {
 		sendFrom := (me + 1 + n - k) % n
-		phases = append(phases, []collOp{{send: true, peer: to, bytes: blockCount(sendFrom) * ext}, {peer: from}})
+		phases = append(phases, []collOp{{send: true, peer: to, bytes: blockCount(sendFrom) * ext}, {peer: from, bytes: earlyBlock * ext}})
 	}
 	return phases
 }

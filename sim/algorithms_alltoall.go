@@ -24,9 +24,10 @@ func init() {
 }
 
 // exchanges are the steps of SimGrid's pairwise alltoall and alltoallv
-// algorithms: at step i (1 <= i < n; step 0 copies a rank's own block,
-// sending no message), a sendrecv sending size bytes to one rank and
-// receiving from another, peers naming both.
+// algorithms (and of the allgather and allgatherv rings): at step i
+// (1 <= i < n; step 0 copies a rank's own block, sending no message), a
+// sendrecv of the call's buffers, sending size bytes to one rank and
+// receiving the block of another (blockFrom), peers naming both.
 type exchanges struct {
 	peers func(c *collCall, i int32) (to, from int32)
 	size  func(c *collCall, to int32) int64
@@ -58,7 +59,7 @@ func (x exchanges) step(c *collCall, i int32, ops []collOp) ([]collOp, bool) {
 		return ops, false
 	}
 	to, from := x.peers(c, i)
-	return append(ops, collOp{send: true, peer: to, bytes: x.size(c, to)}, collOp{peer: from}), true
+	return append(ops, collOp{send: true, peer: to, bytes: x.size(c, to), typed: true}, collOp{peer: from, bytes: blockFrom(c, from), typed: true}), true
 }
 
 // steps runs the exchanges one phase each.
@@ -87,7 +88,7 @@ func (x exchanges) lightBarrier(c *collCall, p int, ops []collOp) ([]collOp, boo
 		return ops, false
 	}
 	to, from := x.peers(c, i+1)
-	return append(ops, collOp{send: true, peer: from, bytes: 1}, collOp{peer: to}), true
+	return append(ops, collOp{send: true, peer: from, bytes: 1}, collOp{peer: to, bytes: 1}), true
 }
 
 // barriers are SimGrid's <name>_light_barrier, <name>_mpi_barrier and
@@ -146,8 +147,17 @@ func alltoallRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		if c.ssize > 0 {
 			count = c.e.SendBytes / c.ssize * int64(c.n)
 		}
-		key := scheduleKey{algo: "alltoall_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize}
-		c.useSchedule(c.me, key, nil, func() schedule { return evenRDB(c.n, count, c.ssize, c.rsize, c.ssize) })
+		key := scheduleKey{algo: "alltoall_rdb", n: c.n, count: count, ssize: c.ssize, rsize: c.rsize, rbytes: c.e.RecvBytes}
+		n, blocks := c.n, c.e.RecvBytes*int64(c.n) // n receive blocks a member
+		sendBuf := c.e.SendBytes * int64(n)
+		c.useSchedule(c.me, key, nil, func() schedule {
+			return evenRDB(n, count, c.ssize, c.rsize, c.ssize, func(_, mask int32, _ int, tree bool) int64 {
+				if tree {
+					return int64(mask) * sendBuf
+				}
+				return int64(mask) * blocks
+			})
+		})
 	}
 	return c.sharedPhase(p, ops, 0)
 }
@@ -156,15 +166,15 @@ func alltoallRDB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // alltoalls: (base + i*stride) mod n for first <= i < last, but itself.
 type meshLine struct{ base, stride, first, last int32 }
 
-// shoot appends the phases of a mesh alltoall along l: a receive posted
-// from every peer, then a blocking send of bytes to each in turn, then a
-// wait for all the receives.
-func (l meshLine) shoot(phases [][]collOp, c *collCall, bytes int64) [][]collOp {
+// shoot appends the phases of a mesh alltoall along l: a receive of recv
+// bytes posted from every peer, then a blocking send of bytes to each in
+// turn, then a wait for all the receives.
+func (l meshLine) shoot(phases [][]collOp, c *collCall, bytes, recv int64) [][]collOp {
 	posts := len(phases)
 	phases = append(phases, nil)
 	for i := l.first; i < l.last; i++ {
 		if peer := (l.base + i*l.stride) % c.n; peer != c.me {
-			phases[posts] = append(phases[posts], collOp{peer: peer, carry: true})
+			phases[posts] = append(phases[posts], collOp{peer: peer, bytes: recv, carry: true})
 			phases = append(phases, blockingPhase(true, peer, bytes))
 		}
 	}
@@ -185,8 +195,8 @@ func alltoall2DMesh(phases [][]collOp, c *collCall) [][]collOp {
 	if !ok {
 		return phases
 	}
-	phases = meshLine{me / y * y, 1, 0, y}.shoot(phases, c, c.e.SendBytes*int64(n))
-	return meshLine{me % y, y, 0, x}.shoot(phases, c, c.e.SendBytes*int64(y))
+	phases = meshLine{me / y * y, 1, 0, y}.shoot(phases, c, c.e.SendBytes*int64(n), meshRowRecv(c))
+	return meshLine{me % y, y, 0, x}.shoot(phases, c, c.e.SendBytes*int64(y), c.e.RecvBytes*int64(y))
 }
 
 // meshSides2D is SimGrid's alltoall_check_is_2dmesh: the first divisor x
@@ -213,10 +223,16 @@ func alltoall3DMesh(phases [][]collOp, c *collCall) [][]collOp {
 		return phases
 	}
 	plane := x * x
-	b := c.e.SendBytes * int64(n)
-	phases = meshLine{me / x * x, 1, 0, x}.shoot(phases, c, b)
-	phases = meshLine{me%x + me/plane*plane, x, 0, x}.shoot(phases, c, b*int64(x))
-	return meshLine{me, plane, 1, z}.shoot(phases, c, c.e.SendBytes*int64(plane))
+	b, rb := c.e.SendBytes*int64(n), c.e.RecvBytes*int64(n)
+	phases = meshLine{me / x * x, 1, 0, x}.shoot(phases, c, b, meshRowRecv(c))
+	phases = meshLine{me%x + me/plane*plane, x, 0, x}.shoot(phases, c, b*int64(x), rb*int64(x))
+	return meshLine{me, plane, 1, z}.shoot(phases, c, c.e.SendBytes*int64(plane), c.e.RecvBytes*int64(plane))
+}
+
+// meshRowRecv is the size of the mesh alltoalls' first receives: the
+// whole send buffer's count (n send counts) of the receive datatype.
+func meshRowRecv(c *collCall) int64 {
+	return c.e.SendBytes / max(c.ssize, 1) * int64(c.n) * c.rsize
 }
 
 // meshSides3D is SimGrid's alltoall_check_is_3dmesh: the first x from

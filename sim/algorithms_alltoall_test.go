@@ -117,12 +117,14 @@ func pairUp(all [][][]collOp, self bool) error {
 }
 
 // TestAlltoallLightBarrierPhases: rank 0's phases of the light-barrier
-// variants on 4 ranks, each a sendrecv: the exchanges of 8 bytes, and
-// between them one byte with the next exchange's peers (for ring, sent
-// to its source and received from its destination).
+// variants on 4 ranks, each a sendrecv: the exchanges of 8 bytes (the
+// call's buffers, checked as SMPI checks them), and between them one
+// byte with the next exchange's peers (for ring, sent to its source and
+// received from its destination).
 func TestAlltoallLightBarrierPhases(t *testing.T) {
 	sr := func(to, from int32, bytes int64) []collOp {
-		return []collOp{{send: true, peer: to, bytes: bytes}, {peer: from}}
+		typed := bytes == 8
+		return []collOp{{send: true, peer: to, bytes: bytes, typed: typed}, {peer: from, bytes: bytes, typed: typed}}
 	}
 	for _, c := range []struct {
 		name string

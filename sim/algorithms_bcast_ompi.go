@@ -56,8 +56,9 @@ func bcastOmpiPipeline(phases [][]collOp, c *collCall) [][]collOp {
 	default:
 		// The first receive, then per later segment: post its receive
 		// and wait for the previous one (Request::wait), and forward
-		// that one; at last, wait for the last and forward it.
-		recv := collOp{peer: t.prev, carry: true}
+		// that one; at last, wait for the last and forward it. Every
+		// receive asks for a whole segment.
+		recv := collOp{peer: t.prev, bytes: segCnt * ext, carry: true}
 		phases = append(phases, []collOp{recv})
 		for s := int64(1); s < nseg; s++ {
 			phases = append(phases, []collOp{recv, {wait: waitOne}})
@@ -136,9 +137,12 @@ func bcastSplitBintree(phases [][]collOp, c *collCall) [][]collOp {
 			}
 		}
 	case len(t.next) > 0:
-		recv := collOp{peer: t.prev, carry: true}
+		recv := collOp{peer: t.prev, bytes: segCnt * ext, carry: true}
 		phases = append(phases, []collOp{recv})
 		for s := int64(1); s < nseg[lr]; s++ {
+			if s == nseg[lr]-1 {
+				recv.bytes = last(int64(lr)) * ext
+			}
 			phases = append(phases, []collOp{recv, {wait: waitAllOne}})
 			for _, k := range t.next {
 				phases = append(phases, blockingPhase(true, k, segCnt*ext))
@@ -153,22 +157,26 @@ func bcastSplitBintree(phases [][]collOp, c *collCall) [][]collOp {
 			phases = append(phases, blockingPhase(true, k, elems*ext))
 		}
 	default:
-		for range nseg[lr] {
-			phases = append(phases, blockingPhase(false, t.prev, 0))
+		for s := range nseg[lr] {
+			elems := segCnt
+			if s == nseg[lr]-1 {
+				elems = last(int64(lr))
+			}
+			phases = append(phases, blockingPhase(false, t.prev, elems*ext))
 		}
 	}
 	pair := (me + 1) % n
 	if lr == 1 {
 		pair = (me + n - 1) % n
 	}
-	swap := []collOp{{sr: true, peer: pair, bytes: counts[lr] * ext}}
+	swap := []collOp{{sr: true, peer: pair, bytes: counts[lr] * ext, rbytes: counts[(lr+1)%2] * ext}}
 	switch lastRank := (root + n - 1) % n; {
 	case n%2 != 0 && me != root:
 		phases = append(phases, swap)
 	case n%2 == 0 && me == root:
 		phases = append(phases, blockingPhase(true, lastRank, counts[1]*ext))
 	case n%2 == 0 && me == lastRank:
-		phases = append(phases, blockingPhase(false, root, 0))
+		phases = append(phases, blockingPhase(false, root, counts[1]*ext))
 	case n%2 == 0:
 		phases = append(phases, swap)
 	}

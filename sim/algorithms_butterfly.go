@@ -48,9 +48,9 @@ func reduceScatterButterfly(phases [][]collOp, c *collCall) [][]collOp {
 	if me < 2*rem {
 		if me%2 == 0 {
 			phases = append(phases, blockingPhase(true, me+1, sumCounts(counts, 0, n)))
-			return append(phases, blockingPhase(false, real(mirror((me+1)/2)), 0))
+			return append(phases, blockingPhase(false, real(mirror((me+1)/2)), counts[me]))
 		}
-		phases = append(phases, blockingPhase(false, me-1, 0))
+		phases = append(phases, blockingPhase(false, me-1, sumCounts(counts, 0, n)))
 		vrank = me / 2
 	}
 	nblocks, sendIdx, recvIdx := pof2, int32(0), int32(0)
@@ -62,7 +62,7 @@ func reduceScatterButterfly(phases [][]collOp, c *collCall) [][]collOp {
 		} else {
 			recvIdx += nblocks
 		}
-		phases = append(phases, []collOp{{sr: true, peer: peer, bytes: blocks(sendIdx, sendIdx+nblocks-1)}})
+		phases = append(phases, []collOp{{sr: true, peer: peer, bytes: blocks(sendIdx, sendIdx+nblocks-1), rbytes: blocks(recvIdx, recvIdx+nblocks-1)}})
 		sendIdx = recvIdx
 	}
 	vpeer := mirror(vrank)
@@ -73,7 +73,7 @@ func reduceScatterButterfly(phases [][]collOp, c *collCall) [][]collOp {
 		index++
 	}
 	if vpeer != vrank {
-		phases = append(phases, []collOp{{sr: true, peer: peer, bytes: counts[index]}})
+		phases = append(phases, []collOp{{sr: true, peer: peer, bytes: counts[index], rbytes: counts[me]}})
 	}
 	return phases
 }

@@ -90,15 +90,15 @@ func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next [
 		case c.root:
 			ph = blockingPhase(true, 0, bytes)
 		case 0:
-			ph = blockingPhase(false, c.root, 0)
+			ph = blockingPhase(false, c.root, bytes)
 		}
 		phases = append(phases, ph)
 	}
 	if bytes <= seg {
 		if me != 0 {
-			recv := blockingPhase(false, prev, 0)
+			recv := blockingPhase(false, prev, bytes)
 			if waitRecv {
-				recv = []collOp{{peer: prev, carry: true}, {wait: waitOne}}
+				recv = []collOp{{peer: prev, bytes: bytes, carry: true}, {wait: waitOne}}
 			}
 			phases = append(phases, recv)
 		}
@@ -119,13 +119,13 @@ func ntsPhases(phases [][]collOp, c *collCall, segment int64, prev int32, next [
 	case len(next) == 0:
 		ph := make([]collOp, pipes)
 		for i := range ph {
-			ph[i] = collOp{peer: prev}
+			ph[i] = collOp{peer: prev, bytes: seg}
 		}
 		return append(phases, ph)
 	}
 	recvs := make([]collOp, pipes)
 	for i := range recvs {
-		recvs[i] = collOp{peer: prev, carry: true, ref: int32(i)}
+		recvs[i] = collOp{peer: prev, bytes: seg, carry: true, ref: int32(i)}
 	}
 	phases = append(phases, recvs)
 	const sends = -1

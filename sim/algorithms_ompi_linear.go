@@ -20,9 +20,9 @@ func init() {
 // them one after the other in rank order, each a blocking receive.
 func gatherOmpiBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: c.e.SendBytes, blocking: true}))
+		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: c.e.SendBytes, blocking: true, typed: true}))
 	}
-	return rootInTurn(c, p, ops, false, 0)
+	return rootInTurn(c, p, ops, false, c.e.RecvBytes)
 }
 
 // scatterOmpiBasicLinear (scatter__ompi_basic_linear): the root sends each
@@ -30,13 +30,14 @@ func gatherOmpiBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 // with a blocking receive.
 func scatterOmpiBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root, blocking: true}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: c.e.RecvBytes, blocking: true, typed: true}))
 	}
 	return rootInTurn(c, p, ops, true, c.e.SendBytes)
 }
 
-// rootInTurn is phase p of a root exchanging with every other member in
-// rank order, one blocking send (of bytes) or receive per phase.
+// rootInTurn is phase p of a root exchanging the call's buffers with
+// every other member in rank order, one blocking send or receive of bytes
+// per phase.
 func rootInTurn(c *collCall, p int, ops []collOp, send bool, bytes int64) ([]collOp, bool) {
 	peer := int32(p)
 	if peer >= c.root {
@@ -45,7 +46,7 @@ func rootInTurn(c *collCall, p int, ops []collOp, send bool, bytes int64) ([]col
 	if peer >= c.n {
 		return ops, false
 	}
-	return append(ops, collOp{send: send, peer: peer, bytes: bytes, blocking: true}), true
+	return append(ops, collOp{send: send, peer: peer, bytes: bytes, blocking: true, typed: true}), true
 }
 
 // scatterOmpiLinearNB (scatter__ompi_linear_nb): the root posts a send to
@@ -53,11 +54,11 @@ func rootInTurn(c *collCall, p int, ops []collOp, send bool, bytes int64) ([]col
 // with a blocking receive.
 func scatterOmpiLinearNB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if c.me != c.root {
-		return one(p, append(ops, collOp{peer: c.root, blocking: true}))
+		return one(p, append(ops, collOp{peer: c.root, bytes: c.e.RecvBytes, blocking: true, typed: true}))
 	}
 	for i := int32(0); i < c.n; i++ {
 		if i != c.root {
-			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes})
+			ops = append(ops, collOp{send: true, peer: i, bytes: c.e.SendBytes, typed: true})
 		}
 	}
 	return one(p, ops)

@@ -40,7 +40,7 @@ func allgatherNTSLRNB(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	case p == 0:
 		from := (me + n - 1) % n
 		for range steps {
-			ops = append(ops, collOp{peer: from, carry: true, ref: ntslrRecv})
+			ops = append(ops, collOp{peer: from, bytes: c.e.RecvBytes, carry: true, ref: ntslrRecv})
 		}
 		return ops, true
 	case p%2 == 1:

@@ -33,7 +33,7 @@ func reduceOmpiBasicLinear(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if peer < 0 {
 		return ops, false
 	}
-	return append(ops, collOp{peer: peer, blocking: true}), true
+	return append(ops, collOp{peer: peer, bytes: collBytes(c), blocking: true}), true
 }
 
 // reduceOmpiChain (reduce__ompi_chain): n/2 chains, 64 KiB segments.
@@ -92,7 +92,7 @@ func reduceInOrderToRoot(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	case c.root == last:
 		return ops, false
 	case c.me == c.root:
-		return one(p, append(ops, collOp{peer: last, blocking: true}))
+		return one(p, append(ops, collOp{peer: last, bytes: collBytes(c), blocking: true}))
 	case c.me == last:
 		return one(p, append(ops, collOp{send: true, peer: c.root, bytes: collBytes(c), blocking: true}))
 	}
@@ -139,7 +139,7 @@ func ompiReducePhases(phases [][]collOp, c *collCall, t ompiTree, root int32, se
 		for i, child := range t.next {
 			var ph []collOp
 			if seg < nseg {
-				ph = append(ph, collOp{peer: child, carry: true})
+				ph = append(ph, collOp{peer: child, bytes: segBytes(seg), carry: true})
 			}
 			if posted {
 				ph = append(ph, collOp{wait: waitAllOne})

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Open MPI's reduce_scatter algorithms as SimGrid 3.32 copies them
 // (reduce_scatter-ompi.cpp).
 
@@ -21,7 +23,8 @@ func reduceScatterOmpiRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return ops, false
 	}
 	to, from := (me+1)%n, (me+n-1)%n
-	recv := collOp{peer: from, carry: true}
+	// Every receive asks for the largest block.
+	recv := collOp{peer: from, bytes: slices.Max(c.e.RecvCounts[:n]), carry: true}
 	send := func(block int32) collOp {
 		return collOp{send: true, peer: to, bytes: c.e.RecvCounts[block], blocking: true}
 	}
@@ -70,7 +73,7 @@ func reduceScatterOmpiHalving(phases [][]collOp, c *collCall) [][]collOp {
 			phases = append(phases, blockingPhase(true, me+1, total))
 			tmpRank = -1
 		} else {
-			phases = append(phases, blockingPhase(false, me-1, 0))
+			phases = append(phases, blockingPhase(false, me-1, total))
 			tmpRank = me / 2
 		}
 	}
@@ -99,7 +102,7 @@ func reduceScatterOmpiHalving(phases [][]collOp, c *collCall) [][]collOp {
 				sendCount, recvCount = sumCounts(tmpCounts, sendIdx, recvIdx), sumCounts(tmpCounts, recvIdx, lastIdx)
 			}
 			if sendCount > 0 && recvCount != 0 {
-				phases = append(phases, []collOp{{peer: peer, carry: true}})
+				phases = append(phases, []collOp{{peer: peer, bytes: recvCount, carry: true}})
 			}
 			if recvCount > 0 && sendCount != 0 {
 				phases = append(phases, blockingPhase(true, peer, sendCount))
@@ -114,7 +117,7 @@ func reduceScatterOmpiHalving(phases [][]collOp, c *collCall) [][]collOp {
 	if me < 2*remain {
 		if me%2 == 0 {
 			if counts[me] != 0 {
-				phases = append(phases, blockingPhase(false, me+1, 0))
+				phases = append(phases, blockingPhase(false, me+1, counts[me]))
 			}
 		} else if counts[me-1] != 0 {
 			phases = append(phases, blockingPhase(true, me-1, counts[me-1]))

@@ -30,7 +30,7 @@ func bcastFlattreePipeline(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	}
 	if c.me != c.root {
 		for range pipe {
-			ops = append(ops, collOp{peer: c.root})
+			ops = append(ops, collOp{peer: c.root, bytes: segment * c.ssize})
 		}
 		return one(p, ops)
 	}
@@ -59,7 +59,7 @@ func reduceFlatTree(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if from <= c.root {
 		from--
 	}
-	return append(ops, collOp{peer: from, blocking: true}), true
+	return append(ops, collOp{peer: from, bytes: collBytes(c), blocking: true}), true
 }
 
 // barrierMvapich2Pair (barrier__mvapich2_pair): the ranks beyond the
@@ -113,11 +113,11 @@ func allgatherRHV(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			size /= 2
 		}
 		if base != me {
-			c.steps = append(c.steps, collOp{sr: true, peer: base, bytes: c.e.SendBytes})
+			c.steps = append(c.steps, collOp{sr: true, peer: base, bytes: c.e.SendBytes, rbytes: c.e.SendBytes})
 		}
 		bytes := c.e.RecvBytes
 		for mask := n >> 1; mask >= 1; mask >>= 1 {
-			c.steps = append(c.steps, collOp{sr: true, peer: me ^ mask, bytes: bytes})
+			c.steps = append(c.steps, collOp{sr: true, peer: me ^ mask, bytes: bytes, rbytes: bytes})
 			bytes *= 2
 		}
 	}
@@ -146,8 +146,8 @@ func meshRefused(k trace.Kind, algo string, n int32) error {
 func allgather2DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
 		x, y, _ := meshSides2D(c.n)
-		phases = meshLine{c.me / y * y, 1, 0, y}.shoot(phases, c, c.e.SendBytes)
-		return meshLine{c.me % y, y, 0, x}.shoot(phases, c, int64(y)*c.e.SendBytes)
+		phases = meshLine{c.me / y * y, 1, 0, y}.shoot(phases, c, c.e.SendBytes, c.e.RecvBytes)
+		return meshLine{c.me % y, y, 0, x}.shoot(phases, c, int64(y)*c.e.SendBytes, int64(y)*c.e.RecvBytes)
 	})(c, p, ops)
 }
 
@@ -158,9 +158,11 @@ func allgather3DMesh(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	return phased(func(phases [][]collOp, c *collCall) [][]collOp {
 		x, z, _ := meshSides3D(c.n)
 		plane := x * x
-		phases = meshLine{c.me / x * x, 1, 0, x}.shoot(phases, c, c.e.SendBytes)
-		phases = meshLine{c.me%x + c.me/plane*plane, x, 0, x}.shoot(phases, c, int64(x)*c.e.SendBytes)
-		return meshLine{c.me, plane, 1, z}.shoot(phases, c, int64(plane)*c.e.SendBytes)
+		// The row's receives ask for the send count, of the receive type.
+		row := c.e.SendBytes / max(c.ssize, 1) * c.rsize
+		phases = meshLine{c.me / x * x, 1, 0, x}.shoot(phases, c, c.e.SendBytes, row)
+		phases = meshLine{c.me%x + c.me/plane*plane, x, 0, x}.shoot(phases, c, int64(x)*c.e.SendBytes, int64(x)*c.e.RecvBytes)
+		return meshLine{c.me, plane, 1, z}.shoot(phases, c, int64(plane)*c.e.SendBytes, int64(plane)*c.e.RecvBytes)
 	})(c, p, ops)
 }
 
@@ -172,7 +174,7 @@ func reduceScatterNoncomm(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		return ops, false
 	}
 	total := c.e.RecvCounts[0] * int64(c.n)
-	return append(ops, collOp{sr: true, peer: c.me ^ int32(1)<<p, bytes: total >> (p + 1)}), true
+	return append(ops, collOp{sr: true, peer: c.me ^ int32(1)<<p, bytes: total >> (p + 1), rbytes: total >> (p + 1)}), true
 }
 
 // knomialFactor is MVAPICH2's reduce k-nomial degree (SimGrid's default,
@@ -220,7 +222,7 @@ func knomialPhases(phases [][]collOp, n, me, root int32, bytes int64) [][]collOp
 	if len(children) > 0 {
 		recvs := make([]collOp, len(children))
 		for i, ch := range children {
-			recvs[len(children)-1-i] = collOp{peer: ch}
+			recvs[len(children)-1-i] = collOp{peer: ch, bytes: bytes}
 		}
 		phases = append(phases, recvs)
 	}
@@ -250,7 +252,7 @@ func allreduceRab1(c *collCall) []subColl {
 		if mask == 0 {
 			return ops, false
 		}
-		return append(ops, collOp{sr: true, peer: c.me ^ mask, bytes: base / (n / int64(mask)) * ext}), true
+		return append(ops, collOp{sr: true, peer: c.me ^ mask, bytes: base / (n / int64(mask)) * ext, rbytes: base / (n / int64(mask)) * ext}), true
 	}
 	return []subColl{{run: halving, root: c.root},
 		{kind: trace.Allgather, call: sameTypeCall(c, trace.Allgather, base/n*ext, ext)}}

@@ -12,9 +12,14 @@ import (
 // collOp is one point-to-point operation of a collective algorithm.
 type collOp struct {
 	send  bool
-	sr    bool  // a sendrecv: send bytes to peer and receive from peer
+	sr    bool  // a sendrecv: send bytes to peer and receive rbytes from peer
 	peer  int32 // rank in the communicator
 	bytes int64
+	// rbytes is a sendrecv's receive size, as the algorithm posts it: in
+	// SMPI's small-message mode it chooses the mailbox the receive waits
+	// in (0 leaves the receive free to match in either, see
+	// request.guessed).
+	rbytes int64
 	// blocking: SMPI posts it alone with Request::send or Request::recv
 	// (a wait for that request only, not a waitall), so that the rank
 	// holds its CPU while blocked (see simulation.hold).
@@ -91,6 +96,7 @@ type scheduleKey struct {
 	n            int32
 	count        int64
 	ssize, rsize int64
+	rbytes       int64 // a receive size the schedule's receives depend on
 }
 
 // maxSchedules bounds the schedules kept: a trace of many different sizes
@@ -267,16 +273,17 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			if !st.srHalf && (op.send || op.sr) && !s.overhead(r, s.sendOverhead(r, !op.blocking, op.bytes)) {
 				return false
 			}
-			// The receive half of a sendrecv is taken to be as large as
-			// its send: only the mailbox SMPI's small-message mode puts
-			// it in depends on it (see post).
-			if !s.startTurn(r, (op.send || op.sr) && !st.srHalf, peer, st.call.tag, op.bytes) {
+			size := op.bytes
+			if st.srHalf {
+				size = op.rbytes
+			}
+			if !s.startTurn(r, (op.send || op.sr) && !st.srHalf, peer, st.call.tag, size) {
 				return false
 			}
 			r.slept = false
 			if st.srHalf {
-				q := s.newRequest(r, false, peer, st.call.tag, 0)
-				q.guessed = true
+				q := s.newRequest(r, false, peer, st.call.tag, size)
+				q.guessed = size == 0
 				s.post(q)
 				s.addWait(r, q)
 				st.srHalf = false

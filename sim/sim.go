@@ -112,8 +112,9 @@
 //     it); a message larger than its receive aborts it with or without
 //     quirks, as MPI requires (MPI_ERR_TRUNCATE). So does a collective's
 //     own message where its algorithm posts the call's buffers as SMPI
-//     does (collOp.typed: the default algorithms); the other algorithms'
-//     messages are not checked;
+//     does (collOp.typed: the default algorithms, the pairwise and
+//     throttled exchanges, and others); the other algorithms' messages
+//     (packed, forwarded or cut) are not checked;
 //   - (*) in small-message mode (Config.AsyncSmallThreshold, async.go), a
 //     receive compared with a message that SMPI's message numbers then
 //     refuse is flagged all the same, and the replay aborts (a truncation
