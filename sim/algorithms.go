@@ -704,7 +704,7 @@ func allreduceRing(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if p >= int(2*(n-1)) {
 		return ops, false
 	}
-	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: count * c.ssize}, collOp{peer: (me - 1 + n) % n}), true
+	return append(ops, collOp{send: true, peer: (me + 1) % n, bytes: count * c.ssize}, collOp{peer: (me - 1 + n) % n, bytes: count * c.ssize}), true
 }
 
 // ---- alltoall ----
@@ -762,7 +762,7 @@ func alltoallBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 		count = c.e.SendBytes / c.ssize
 	}
 	bytes := blocks * count * c.rsize
-	return append(ops, collOp{send: true, peer: (me + pof2) % n, bytes: bytes}, collOp{peer: (me - pof2 + n) % n}), true
+	return append(ops, collOp{send: true, peer: (me + pof2) % n, bytes: bytes}, collOp{peer: (me - pof2 + n) % n, bytes: bytes}), true
 }
 
 // ---- alltoallv ----
@@ -1231,7 +1231,7 @@ func allgatherPair(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 	if i >= c.n {
 		return ops, false
 	}
-	return append(ops, collOp{sr: true, peer: c.me ^ i, bytes: c.e.SendBytes, rbytes: c.e.RecvBytes}), true
+	return append(ops, collOp{sr: true, peer: c.me ^ i, bytes: c.e.SendBytes, rbytes: blockFrom(c, c.me^i)}), true
 }
 
 // allgatherBruck (allgather__bruck): in round k, send the 2^k blocks
@@ -1328,8 +1328,9 @@ func allgathervBruck(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			if d > n/2 {
 				blocks = n - d
 			}
+			from := (me + d) % n
 			bytes := prefix[me+blocks] - prefix[me]
-			c.phases = append(c.phases, []collOp{{send: true, peer: (me - d + n) % n, bytes: bytes}, {peer: (me + d) % n}})
+			c.phases = append(c.phases, []collOp{{send: true, peer: (me - d + n) % n, bytes: bytes}, {peer: from, bytes: prefix[from+blocks] - prefix[from]}})
 		}
 	}
 	if p >= len(c.phases) {

@@ -113,7 +113,7 @@ func allgatherRHV(c *collCall, p int, ops []collOp) ([]collOp, bool) {
 			size /= 2
 		}
 		if base != me {
-			c.steps = append(c.steps, collOp{sr: true, peer: base, bytes: c.e.SendBytes, rbytes: c.e.SendBytes})
+			c.steps = append(c.steps, collOp{sr: true, peer: base, bytes: c.e.SendBytes, rbytes: c.e.RecvBytes})
 		}
 		bytes := c.e.RecvBytes
 		for mask := n >> 1; mask >= 1; mask >>= 1 {
