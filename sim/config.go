@@ -328,7 +328,8 @@ var CfgNames = []string{
 	"plugin (host_energy: each host's energy from its wattage_per_state property; link_energy: each link's from its wattage_range)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, tracing/*, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
+	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host)",
+	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
 	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin), maxmin/concurrency-limit (-1)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
@@ -364,7 +365,7 @@ func (c *Config) Set(key, value string) error {
 	case "network/TCP-gamma", "network/TCP_gamma":
 		c.TCPGamma, err = num()
 	case "network/crosstraffic":
-		c.CrossTraffic, err = parseBool(key, value)
+		c.CrossTraffic, err = ParseBool(key, value)
 	case "smpi/bw-factor":
 		c.BwFactors, err = ParseFactors(value)
 	case "smpi/lat-factor":
@@ -392,16 +393,16 @@ func (c *Config) Set(key, value string) error {
 	case "smpi/iprobe-cpu-usage":
 		c.IprobeCPUUsage, err = num()
 	case "smpi/grow-injected-times":
-		c.GrowInjectedTimes, err = parseBool(key, value)
+		c.GrowInjectedTimes, err = ParseBool(key, value)
 	case "smpi/finalization-barrier":
-		c.FinalizationBarrier, err = parseBool(key, value)
+		c.FinalizationBarrier, err = ParseBool(key, value)
 	case "smpi/init":
 		c.InitSleep, err = num()
 		if err == nil && c.InitSleep < 0 {
 			err = fmt.Errorf("--cfg %s: negative time %s", key, value)
 		}
 	case "smpi/simulate-computation":
-		c.SimulateComputation, err = parseBool(key, value)
+		c.SimulateComputation, err = ParseBool(key, value)
 	case "smpi/host-speed":
 		c.HostSpeed, err = platform.ParseSpeed(value)
 		if err != nil {
@@ -419,19 +420,19 @@ func (c *Config) Set(key, value string) error {
 	case "surf/precision":
 		c.SurfPrecision, err = num()
 	case "kairos/subrounds":
-		c.Subrounds, err = parseBool(key, value)
+		c.Subrounds, err = ParseBool(key, value)
 	case "kairos/envelope":
 		var v float64
 		v, err = num()
 		c.Envelope = int64(v)
 	case "kairos/simgrid-quirks":
-		c.Compat, err = parseBool(key, value)
+		c.Compat, err = ParseBool(key, value)
 	case "kairos/incremental":
 		if value == "auto" {
 			c.Solver = SolverAuto
 			break
 		}
-		inc, perr := parseBool(key, value)
+		inc, perr := ParseBool(key, value)
 		if perr != nil {
 			return fmt.Errorf("--cfg %s: %q is not auto, yes or no", key, value)
 		}
@@ -473,7 +474,7 @@ func (c *Config) Set(key, value string) error {
 		// They shape the platform: platform.LoadWith applies them.
 		_, err = num()
 	case "network/maxmin-selective-update", "cpu/maxmin-selective-update":
-		on, perr := parseBool(key, value)
+		on, perr := ParseBool(key, value)
 		if perr != nil {
 			return perr
 		}
@@ -525,7 +526,9 @@ func (c *Config) Set(key, value string) error {
 	return err
 }
 
-func parseBool(key, v string) (bool, error) {
+// ParseBool reads v, the value of the boolean setting key, as SimGrid's
+// configuration does (yes, on, true, 1; no, off, false, 0).
+func ParseBool(key, v string) (bool, error) {
 	switch strings.ToLower(v) {
 	case "yes", "on", "true", "1":
 		return true, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -21,19 +22,77 @@ import (
 
 func init() { verbs = append(verbs, newSimulateCmd) }
 
-// smpirunArgs accepts smpirun's single-dash spellings (-np, -platform,
-// -hostfile), which the flag parser would otherwise read as bundles of
-// one-letter flags.
-func smpirunArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		switch a {
-		case "-np", "-platform", "-hostfile":
-			a = "-" + a
+// smpirunArgs accepts smpirun's command line: its single-dash options,
+// which the flag parser would otherwise read as bundles of one-letter
+// flags, become Kairos' flags (-np and -n, -platform, -hostfile and
+// -machinefile; -map prints the placement; -trace writes a Paje trace to
+// smpi_simgrid.trace or -trace-file's name, -trace-ti the run as a TI
+// trace to smpi_simgrid.txt or that name), "-replay FILE" names the trace,
+// and the options that change only how smpirun runs a program (-quiet,
+// -keep-temps...) are dropped. smpirun's debugging wrappers and its
+// generated platform (-bandwidth, -latency without -platform) are refused.
+func smpirunArgs(args []string) ([]string, error) {
+	var out []string
+	trace, traceTI, traceFile, replay := false, false, "", ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", usagef("smpirun's %s needs a value", a)
+			}
+			i++
+			return args[i], nil
 		}
-		out[i] = a
+		switch a {
+		case "-np", "-n", "-platform", "-hostfile", "-machinefile":
+			name := map[string]string{"-n": "np", "-machinefile": "hostfile"}[a]
+			if name == "" {
+				name = a[1:]
+			}
+			out = append(out, "--"+name)
+		case "-replay":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			replay = v
+		case "-map":
+			out = append(out, "--show-map")
+		case "-trace":
+			trace = true
+		case "-trace-ti":
+			trace, traceTI = true, true
+		case "-trace-file":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			traceFile = v
+		case "-trace-comment", "-trace-comment-file", "-tmpdir":
+			if _, err := value(); err != nil {
+				return nil, err
+			}
+		case "-quiet", "-keep-temps", "-no-privatize", "-foreground", "-trace-grouped", "-trace-resource", "-analyze":
+			// How smpirun runs a program or what SimGrid's own tracing
+			// adds: nothing a replay's times depend on.
+		case "-wrapper", "-gdb", "-vgdb", "-lldb":
+			return nil, usagef("smpirun's %s runs a program under a tool: a replay has no program", a)
+		case "-bandwidth", "-latency":
+			return nil, usagef("smpirun's %s shapes the platform it generates without -platform: give the machine with -platform or --cluster", a)
+		default:
+			out = append(out, a)
+		}
 	}
-	return out
+	switch {
+	case traceTI:
+		out = append(out, "--timed-trace", cmp.Or(traceFile, "smpi_simgrid.txt"), "--to", "ti")
+	case trace:
+		out = append(out, "--paje", cmp.Or(traceFile, "smpi_simgrid.trace"))
+	}
+	if replay != "" {
+		out = append(out, "--", replay) // the trace, even if it starts with a dash
+	}
+	return out, nil
 }
 
 type simulateFlags struct {
@@ -44,6 +103,7 @@ type simulateFlags struct {
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
+	showMap                              bool
 	timed, timedFormat, perfetto, paje   string
 	svg                                  string
 }
@@ -64,8 +124,9 @@ The machine is a SimGrid platform XML file (--platform) or a one-line cluster
 cores, bb, bb-sharing, sharing, limiter, loopback, topo, watts, prefix, suffix, id).
 Ranks are placed on the hostfile's hosts round-robin, as smpirun does
 (without a hostfile, on all the platform's hosts in SimGrid's order, by
-name). smpirun's spellings -np, -platform and -hostfile are accepted, and so
-is --log (smpi_replay.thresh:verbose is --verbose; other logs are ignored).
+name). smpirun's command line is accepted as it is (-np, -platform,
+-hostfile, -replay TRACE, -map, -trace, -trace-ti, -trace-file), and so is
+--log (smpi_replay.thresh:verbose is --verbose; other logs are ignored).
 
 Model settings take SimGrid's --cfg names and values, for example
 --cfg network/model:LV08 or --cfg=smpi/bcast:flattree. Supported keys:
@@ -96,17 +157,22 @@ A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
 		Example: `  kairos simulate ring.ti --cluster 4x1Gf,125MBps,50us
   kairos simulate actions.txt --platform small_platform.xml --hostfile hostfile -np 3
+  kairos simulate -np 3 -platform small_platform.xml -hostfile hostfile -map -trace -replay actions.txt   # smpirun's command line
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
   kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json
   kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency
   kairos simulate app.ti --platform p.xml --bw-scale 0.5,1,2,4            # a sweep: one run and row each`,
-		// Flags are parsed here so that smpirun's -np, -platform and
-		// -hostfile work as they do with smpirun.
+		// Flags are parsed here so that smpirun's command line works
+		// as it does with smpirun (smpirunArgs).
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
-			if err := fl.Parse(smpirunArgs(args)); err != nil {
+			args, err := smpirunArgs(args)
+			if err != nil {
+				return err
+			}
+			if err := fl.Parse(args); err != nil {
 				return usageError{err}
 			}
 			if h, _ := fl.GetBool("help"); h {
@@ -125,6 +191,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.hostfile, "hostfile", "", "hosts to run the ranks on, one per line (host:K = K slots)")
 	fl.IntVar(&f.np, "np", 0, "number of ranks (default: the trace's)")
 	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement on the hostfile: roundrobin or block")
+	fl.BoolVar(&f.showMap, "show-map", false, "print each rank's host before the replay, as smpirun -map")
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
 	fl.StringArrayVar(&f.logs, "log", nil, "SimGrid logging setting: smpi_replay.thresh:verbose is --verbose, others are ignored")
 	fl.StringVar(&f.speed, "speed", "", "override every host's speed (flop/s, SimGrid units: 1Gf)")
@@ -230,6 +297,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := tracingSettings(f); err != nil {
+		return err
+	}
 	simulateLogs(cmd.ErrOrStderr(), f)
 	src, tf, err := openReplayed(path, f)
 	if err != nil {
@@ -251,6 +321,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	p, m, names, cfg := mc.p, mc.m, mc.names, mc.cfg
+	printMap(cmd.ErrOrStderr(), f, names)
 	np := src.NumRanks()
 	untimed, err := untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc)
 	if err != nil {
@@ -305,6 +376,61 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed)
+}
+
+// tracingSettings applies the SimGrid settings that smpirun's -map and
+// -trace set: smpi/map prints the placement (--show-map); tracing and
+// tracing/smpi write the replay to tracing/filename (SimGrid's default
+// simgrid.trace), as a Paje trace, or as a TI trace under
+// tracing/smpi/format:TI.
+func tracingSettings(f *simulateFlags) error {
+	on := func(key string) (bool, error) {
+		v, ok := f.settings[key]
+		if !ok {
+			return false, nil
+		}
+		b, err := sim.ParseBool(key, v)
+		if err != nil {
+			return false, usageError{err}
+		}
+		return b, nil
+	}
+	show, err := on("smpi/map")
+	if err != nil {
+		return err
+	}
+	f.showMap = f.showMap || show
+	tracing, err := on("tracing")
+	if err != nil {
+		return err
+	}
+	smpi, err := on("tracing/smpi")
+	if err != nil || !tracing || !smpi {
+		return err
+	}
+	file := cmp.Or(f.settings["tracing/filename"], "simgrid.trace")
+	switch format := f.settings["tracing/smpi/format"]; format {
+	case "", "Paje":
+		f.paje = cmp.Or(f.paje, file)
+	case "TI":
+		if f.timed == "" {
+			f.timed, f.timedFormat = file, "ti"
+		}
+	default:
+		return usagef("--cfg tracing/smpi/format:%s: want Paje or TI", format)
+	}
+	return nil
+}
+
+// printMap prints each rank's host if asked (--show-map), as SimGrid's
+// smpi/map does.
+func printMap(w io.Writer, f *simulateFlags, names []string) {
+	if !f.showMap {
+		return
+	}
+	for i, name := range names {
+		fmt.Fprintf(w, "[rank %d] -> %s\n", i, name)
+	}
 }
 
 // writeRunFiles writes the files a run's flags ask for after it: the

@@ -70,6 +70,7 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 					return err
 				}
 				if len(out.Runs) == 0 {
+					printMap(cmd.ErrOrStderr(), f, mc.names)
 					// The speed a timed trace is untimed at is taken before the scales.
 					if untimed, err = untimeForReplay(cmd.ErrOrStderr(), path, tf, src, mc); err != nil {
 						return err
