@@ -328,7 +328,7 @@ var CfgNames = []string{
 	"plugin (host_energy: each host's energy from its wattage_per_state property; link_energy: each link's from its wattage_range)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host)",
+	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
 	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
 	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin), maxmin/concurrency-limit (-1)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,8 @@ func init() { verbs = append(verbs, newSimulateCmd) }
 // smpirunArgs accepts smpirun's command line: its single-dash options,
 // which the flag parser would otherwise read as bundles of one-letter
 // flags, become Kairos' flags (-np and -n, -platform, -hostfile and
-// -machinefile; -map prints the placement; -trace writes a Paje trace to
+// -machinefile; -map prints the placement; -analyze the replay's wall
+// time (smpi/display-timing); -trace writes a Paje trace to
 // smpi_simgrid.trace or -trace-file's name, -trace-ti the run as a TI
 // trace to smpi_simgrid.txt or that name), "-replay FILE" names the trace,
 // and the options that change only how smpirun runs a program (-quiet,
@@ -72,7 +74,9 @@ func smpirunArgs(args []string) ([]string, error) {
 			if _, err := value(); err != nil {
 				return nil, err
 			}
-		case "-quiet", "-keep-temps", "-no-privatize", "-foreground", "-trace-grouped", "-trace-resource", "-analyze":
+		case "-analyze":
+			out = append(out, "--cfg", "smpi/display-timing:yes")
+		case "-quiet", "-keep-temps", "-no-privatize", "-foreground", "-trace-grouped", "-trace-resource":
 			// How smpirun runs a program or what SimGrid's own tracing
 			// adds: nothing a replay's times depend on.
 		case "-wrapper", "-gdb", "-vgdb", "-lldb":
@@ -103,7 +107,7 @@ type simulateFlags struct {
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
-	showMap                              bool
+	showMap, displayTiming               bool
 	timed, timedFormat, perfetto, paje   string
 	svg                                  string
 }
@@ -359,11 +363,13 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if len(obs) > 0 {
 		o = obs
 	}
+	began := time.Now()
 	res, err := sim.Run(src, m, cfg, o)
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos simulate:", err)
 		return errFailed
 	}
+	took := time.Since(began)
 	if pf != nil {
 		if err := pf.Close(); err != nil {
 			return fmt.Errorf("%s: %w", f.perfetto, err)
@@ -375,11 +381,21 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err := writeRunFiles(f, outFormat, timed, res, names, filepath.Base(path)+" on "+p.Name); err != nil {
 		return err
 	}
-	return printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed)
+	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
+		return err
+	}
+	if f.displayTiming {
+		// SimGrid's smpi/display-timing report, its figures formatted as
+		// C's %g; a replay runs no application code.
+		fmt.Fprintf(cmd.ErrOrStderr(), "Simulated time: %.6g seconds. \n\nThe simulation took %.6g seconds (after parsing and platform setup)\n0 seconds were actual computation of the application\n",
+			res.Time, took.Seconds())
+	}
+	return nil
 }
 
-// tracingSettings applies the SimGrid settings that smpirun's -map and
-// -trace set: smpi/map prints the placement (--show-map); tracing and
+// tracingSettings applies the SimGrid settings that smpirun's -map,
+// -analyze and -trace set: smpi/map prints the placement (--show-map),
+// smpi/display-timing the replay's wall time after a single run; tracing and
 // tracing/smpi write the replay to tracing/filename (SimGrid's default
 // simgrid.trace), as a Paje trace, or as a TI trace under
 // tracing/smpi/format:TI.
@@ -400,6 +416,9 @@ func tracingSettings(f *simulateFlags) error {
 		return err
 	}
 	f.showMap = f.showMap || show
+	if f.displayTiming, err = on("smpi/display-timing"); err != nil {
+		return err
+	}
 	tracing, err := on("tracing")
 	if err != nil {
 		return err

@@ -24,8 +24,8 @@ func TestSmpirunArgs(t *testing.T) {
 	}{
 		{in: []string{"-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-replay", "desc"},
 			want: []string{"--np", "4", "--platform", "p.xml", "--hostfile", "hf", "--", "desc"}},
-		{in: []string{"-n", "2", "-machinefile", "hf", "t.ti", "-map", "-quiet", "-keep-temps"},
-			want: []string{"--np", "2", "--hostfile", "hf", "t.ti", "--show-map"}},
+		{in: []string{"-n", "2", "-machinefile", "hf", "t.ti", "-map", "-quiet", "-keep-temps", "-analyze"},
+			want: []string{"--np", "2", "--hostfile", "hf", "t.ti", "--show-map", "--cfg", "smpi/display-timing:yes"}},
 		{in: []string{"t.ti", "-trace"}, want: []string{"t.ti", "--paje", "smpi_simgrid.trace"}},
 		{in: []string{"-trace-file", "x.paje", "t.ti", "-trace", "-trace-comment", "hello"}, want: []string{"t.ti", "--paje", "x.paje"}},
 		{in: []string{"-trace-ti", "t.ti"}, want: []string{"t.ti", "--timed-trace", "smpi_simgrid.txt", "--to", "ti"}},
@@ -54,8 +54,9 @@ func TestSimulateSmpirunOptions(t *testing.T) {
 	dir := t.TempDir()
 	plat, hf := testenv.Cluster(t, dir, 4)
 	paje := filepath.Join(dir, "run.paje")
-	code, out, errs := csRun("simulate", "-np", "4", "-platform", plat, "-hostfile", hf, "-map", "-trace", "-trace-file", paje, "-quiet", "-replay", ring)
-	if code != 0 || !strings.HasPrefix(out, "Simulation time 0.042675 ") || !strings.HasPrefix(errs, "[rank 0] -> node-0\n[rank 1] -> node-1\n") {
+	code, out, errs := csRun("simulate", "-np", "4", "-platform", plat, "-hostfile", hf, "-map", "-trace", "-trace-file", paje, "-quiet", "-analyze", "-replay", ring)
+	if code != 0 || !strings.HasPrefix(out, "Simulation time 0.042675 ") || !strings.HasPrefix(errs, "[rank 0] -> node-0\n[rank 1] -> node-1\n") ||
+		!strings.Contains(errs, "\nSimulated time: 0.0426754 seconds. \n\nThe simulation took ") {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 	if data, err := os.ReadFile(paje); err != nil || !strings.Contains(string(data), "%EventDef PajeSetState") {
