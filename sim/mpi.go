@@ -15,6 +15,7 @@ type request struct {
 	seq      uint64 // posting order, for matching
 	comm     *comm
 	matched  float64 // when both sides were posted; -1 before
+	begun    float64 // when the action that posted it began
 	refs     int32   // references: mailbox or transfer, store, id index, waiter
 	msgID    uint32  // in small-message mode, a send's number among its sender's to its destination with its tag
 	send     bool
@@ -27,6 +28,9 @@ type request struct {
 	// their buffers as SMPI does (collOp.typed).
 	typed bool
 	dtype trace.Datatype
+	// msg is the message a receive took, for a MessageObserver, until its
+	// rank's wait or test returns with it (see arrive).
+	msg *Message
 	// guessed marks a collective's receive whose size its algorithm does
 	// not give (or, for the receive half of a sendrecv, takes to be its
 	// send's): in small-message mode, where the size chooses the mailbox,
@@ -115,7 +119,7 @@ func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64
 		q = &request{}
 	}
 	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
-	q.matched = -1
+	q.matched, q.begun = -1, r.start
 	s.seq++
 	q.seq = s.seq
 	return q
@@ -309,6 +313,14 @@ func (s *simulation) commDone(c *comm) {
 		// taken yet: it waits, complete, in the small mailbox.
 		return
 	}
+	if s.msgObs != nil && c.sreq.tag >= 0 {
+		// A message of the trace's own (collectives' tags are negative):
+		// it arrives when the receiver's wait or test returns with it.
+		c.rreq.msg = &Message{Src: int(c.src), Dst: int(c.dst), Tag: c.sreq.tag, Bytes: c.bytes, Sent: c.sreq.begun}
+		if c.rreq.awaited {
+			s.arrive(c.rreq)
+		}
+	}
 	// SimGrid answers the simcalls blocked on a communication in the order
 	// they started waiting.
 	if r, q := c.rreq.owner, c.sreq.owner; c.rreq.awaited && c.sreq.awaited && r.resume && q.resume && r.regSeq < q.regSeq {
@@ -324,6 +336,26 @@ func (s *simulation) commDone(c *comm) {
 	s.unref(c.sreq)
 	s.unref(c.rreq)
 	s.freeComms = append(s.freeComms, c)
+}
+
+// arrive hands the message receive q took to its rank, to be reported
+// when the rank's current action (the wait, test or receive returning with
+// it) ends, as SimGrid's tracing ends a message's link.
+func (s *simulation) arrive(q *request) {
+	if q.msg != nil {
+		q.owner.arrived = append(q.owner.arrived, q.msg)
+		q.msg = nil
+	}
+}
+
+// report gives the MessageObserver the messages r's action, ending now,
+// returned with.
+func (s *simulation) report(r *rank) {
+	for _, m := range r.arrived {
+		m.Arrived = s.now
+		s.msgObs.Message(*m)
+	}
+	r.arrived = r.arrived[:0]
 }
 
 // complete marks q done and wakes its owner if that was the last thing it

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -41,33 +42,40 @@ func (o Observers) Restart() {
 // then uses SimGrid's solver, which keeps it.
 type inSimGridOrder interface{ simgridOrder() }
 
+// anyObserver reports whether is holds for obs or, for a list, for one of
+// the observers in it (lists nested at any depth).
+func anyObserver(obs Observer, is func(Observer) bool) bool {
+	if list, ok := obs.(Observers); ok {
+		return slices.ContainsFunc(list, func(x Observer) bool { return anyObserver(x, is) })
+	}
+	return is(obs)
+}
+
 // needsSimGridOrder reports whether obs, or one of its observers, lists
 // simultaneous actions in SimGrid's order.
 func needsSimGridOrder(obs Observer) bool {
-	if list, ok := obs.(Observers); ok {
-		for _, x := range list {
-			if needsSimGridOrder(x) {
-				return true
-			}
-		}
-		return false
-	}
-	_, ok := obs.(inSimGridOrder)
-	return ok
+	return anyObserver(obs, func(x Observer) bool { _, ok := x.(inSimGridOrder); return ok })
 }
 
-// restartable reports whether obs can start over.
+// seesMessages reports whether obs, or one of its observers, is a
+// MessageObserver other than a list.
+func seesMessages(obs Observer) bool {
+	return anyObserver(obs, func(x Observer) bool { _, ok := x.(MessageObserver); return ok })
+}
+
+// restartable reports whether obs, and every observer in it, can start
+// over.
 func restartable(obs Observer) bool {
-	if list, ok := obs.(Observers); ok {
-		for _, x := range list {
-			if !restartable(x) {
-				return false
-			}
+	return !anyObserver(obs, func(x Observer) bool { _, ok := x.(Restarter); return !ok })
+}
+
+// Message passes the message to every observer that sees messages.
+func (o Observers) Message(m Message) {
+	for _, x := range o {
+		if mo, ok := x.(MessageObserver); ok {
+			mo.Message(m)
 		}
-		return true
 	}
-	_, ok := obs.(Restarter)
-	return ok
 }
 
 // TimedTrace records the simulation as a timed trace: every event of the
@@ -76,6 +84,9 @@ func restartable(obs Observer) bool {
 // measured one. Its memory grows with the trace (it is the output).
 type TimedTrace struct {
 	T *trace.Trace
+	// Messages are the trace's point-to-point messages, in the order
+	// their transfers ended.
+	Messages []Message
 }
 
 // NewTimedTrace returns a recorder for a trace of n ranks with meta.
@@ -98,9 +109,13 @@ func (t *TimedTrace) Action(rank int, e *trace.Event, start, end float64) {
 	t.T.Ranks[rank].Append(&ev)
 }
 
-// Restart forgets the recorded events.
+// Message records one point-to-point message.
+func (t *TimedTrace) Message(m Message) { t.Messages = append(t.Messages, m) }
+
+// Restart forgets the recorded events and messages.
 func (t *TimedTrace) Restart() {
 	t.T = trace.New(len(t.T.Ranks), *t.T.Meta())
+	t.Messages = t.Messages[:0]
 }
 
 // Perfetto streams a Chrome / Perfetto trace-event JSON timeline: one
@@ -204,19 +219,25 @@ func (v *Verbose) Err() error { return v.err }
 
 // WritePaje writes a timed trace (from TimedTrace) as a Paje trace for
 // ViTE or pajeng: one container per rank (named after its host), whose
-// state is the action in progress. Paje wants records in time order, so
-// the actions are sorted first: memory grows with the trace.
-func WritePaje(w io.Writer, t *trace.Trace, hosts []string) error {
+// state is the action in progress, and a link (an arrow) for each of
+// msgs (TimedTrace.Messages, nil for none) from its sending action's
+// start to its arrival, as SimGrid's -trace draws point-to-point
+// messages. Paje wants records in time order, so the actions are sorted
+// first: memory grows with the trace.
+func WritePaje(w io.Writer, t *trace.Trace, msgs []Message, hosts []string) error {
+	// A record is a state change (msg < 0) or a link's start or end.
 	type rec struct {
 		at   trace.Time
 		rank int
 		kind trace.Kind
+		msg  int
+		end  bool
 	}
 	var recs []rec
 	var end trace.Time
 	err := trace.ForEach(t, func(r, _ int, e *trace.Event) error {
 		if e.HasTime && e.Kind != trace.Init && e.Kind != trace.Finalize {
-			recs = append(recs, rec{e.Enter, r, e.Kind}, rec{e.Exit, r, trace.KindInvalid})
+			recs = append(recs, rec{e.Enter, r, e.Kind, -1, false}, rec{e.Exit, r, trace.KindInvalid, -1, false})
 			end = max(end, e.Exit)
 		}
 		return nil
@@ -224,10 +245,18 @@ func WritePaje(w io.Writer, t *trace.Trace, hosts []string) error {
 	if err != nil {
 		return err
 	}
+	for i, m := range msgs {
+		if m.Src < 0 || m.Src >= len(t.Ranks) || m.Dst < 0 || m.Dst >= len(t.Ranks) {
+			return fmt.Errorf("sim: message %d from rank %d to rank %d: no such rank", i, m.Src, m.Dst)
+		}
+		arrived := trace.FromSeconds(m.Arrived)
+		recs = append(recs, rec{trace.FromSeconds(m.Sent), m.Src, 0, i, false}, rec{arrived, m.Dst, 0, i, true})
+		end = max(end, arrived)
+	}
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].at < recs[j].at })
 	bw := bufio.NewWriter(w)
 	bw.WriteString(pajeHeader)
-	bw.WriteString("0 CT_Rank 0 \"Rank\"\n1 ST_Action CT_Rank \"Action\"\n")
+	bw.WriteString("0 CT_Rank 0 \"Rank\"\n1 ST_Action CT_Rank \"Action\"\n5 LT_Msg 0 CT_Rank CT_Rank \"Message\"\n")
 	for r := range t.Ranks {
 		name := "rank " + strconv.Itoa(r)
 		if r < len(hosts) {
@@ -236,11 +265,20 @@ func WritePaje(w io.Writer, t *trace.Trace, hosts []string) error {
 		fmt.Fprintf(bw, "2 0.000000000 R%d CT_Rank 0 %s\n", r, strconv.Quote(name))
 	}
 	for _, x := range recs {
-		v := x.kind.String()
-		if x.kind == trace.KindInvalid {
-			v = "idle"
+		switch {
+		case x.msg >= 0:
+			m := &msgs[x.msg]
+			ev := 6
+			if x.end {
+				ev = 7
+			}
+			// Value: the size; key: unique per message.
+			fmt.Fprintf(bw, "%d %.9f LT_Msg 0 \"%d bytes, tag %d\" R%d m%d\n", ev, x.at.Seconds(), m.Bytes, m.Tag, x.rank, x.msg)
+		case x.kind == trace.KindInvalid:
+			fmt.Fprintf(bw, "3 %.9f ST_Action R%d idle\n", x.at.Seconds(), x.rank)
+		default:
+			fmt.Fprintf(bw, "3 %.9f ST_Action R%d %s\n", x.at.Seconds(), x.rank, x.kind)
 		}
-		fmt.Fprintf(bw, "3 %.9f ST_Action R%d %s\n", x.at.Seconds(), x.rank, v)
 	}
 	for r := range t.Ranks {
 		fmt.Fprintf(bw, "4 %.9f CT_Rank R%d\n", end.Seconds(), r)
@@ -275,5 +313,28 @@ const pajeHeader = `%EventDef PajeDefineContainerType 0
 %       Time date
 %       Type string
 %       Name string
+%EndEventDef
+%EventDef PajeDefineLinkType 5
+%       Alias string
+%       Type string
+%       StartContainerType string
+%       EndContainerType string
+%       Name string
+%EndEventDef
+%EventDef PajeStartLink 6
+%       Time date
+%       Type string
+%       Container string
+%       Value string
+%       StartContainer string
+%       Key string
+%EndEventDef
+%EventDef PajeEndLink 7
+%       Time date
+%       Type string
+%       Container string
+%       Value string
+%       EndContainer string
+%       Key string
 %EndEventDef
 `

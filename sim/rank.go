@@ -82,6 +82,9 @@ type rank struct {
 	// sent and recvd count the messages sent to each (destination, tag)
 	// and received from each (source, tag), in small-message mode.
 	sent, recvd keyMap[uint64, uint32]
+	// arrived are the messages its current action has returned with, for
+	// a MessageObserver (see arrive).
+	arrived []*Message
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
@@ -150,6 +153,9 @@ func (s *simulation) runRank(r *rank) {
 		if s.obs != nil && r.ev != &finalBarrier {
 			s.obs.Action(int(r.id), r.ev, r.start, s.now)
 		}
+		if len(r.arrived) > 0 {
+			s.report(r)
+		}
 	}
 }
 
@@ -199,6 +205,9 @@ func (s *simulation) requeue(r *rank) {
 }
 
 func (s *simulation) finishRank(r *rank) {
+	if len(r.arrived) > 0 {
+		s.report(r) // waited for at the end of its trace
+	}
 	r.done = true
 	r.res.Finish = s.now
 	r.rd.Close()
@@ -236,6 +245,7 @@ func (s *simulation) addWait(r *rank, q *request) {
 	if q.done {
 		r.wDone++
 		s.queueOverhead(r, q)
+		s.arrive(q)
 		return
 	}
 	q.awaited = true
@@ -900,6 +910,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		if q.done {
 			what = testPassed
 			r.orSleep = q.overhead // finish_wait's, after the answer
+			s.arrive(q)
 		}
 		if simcall {
 			s.answered(r, what)

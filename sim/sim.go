@@ -142,6 +142,25 @@ type Observer interface {
 	Action(rank int, e *trace.Event, start, end float64)
 }
 
+// A MessageObserver is an Observer that also sees the trace's own
+// point-to-point messages (its sends, isends and sendrecvs; not the
+// messages inside collectives), each as its transfer ends: timelines
+// draw them as arrows from sender to receiver.
+type MessageObserver interface {
+	Observer
+	Message(m Message)
+}
+
+// Message is one point-to-point message of a simulated run.
+type Message struct {
+	Src, Dst int   // world ranks
+	Tag      int32 // the trace's tag
+	Bytes    int64
+	// Sent is when the sending action began (SimGrid's tracing starts
+	// its link there) and Arrived when the transfer ended.
+	Sent, Arrived float64
+}
+
 // Result is what a simulation computed.
 type Result struct {
 	// Time is SimGrid's "Simulation time": the elapsed time, since its
@@ -227,6 +246,7 @@ type simulation struct {
 	m         *Machine
 	meta      *trace.Meta
 	obs       Observer
+	msgObs    MessageObserver // obs, if it sees messages
 	now       float64
 	seq       uint64 // request creation order
 	heap      actionHeap
@@ -370,6 +390,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
 		schedules: schedules{}}
+	if mo, ok := obs.(MessageObserver); ok && seesMessages(obs) {
+		s.msgObs = mo
+	}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
 	s.netSys = maxmin.New(cfg.MaxminPrecision)

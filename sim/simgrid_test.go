@@ -781,12 +781,18 @@ func randomTrace(rng *rand.Rand, n int) string {
 			}
 		}
 	}
+	return closeRandomTrace(lines, func(r int) bool { return len(pend[r]) > 0 })
+}
+
+// closeRandomTrace ends each rank's lines of a random trace with a waitall
+// if it has requests outstanding (open) and a finalize, and joins them.
+func closeRandomTrace(lines [][]string, open func(r int) bool) string {
 	var b strings.Builder
 	for r := range lines {
-		if len(pend[r]) > 0 {
-			add(r, "waitall")
+		if open(r) {
+			lines[r] = append(lines[r], fmt.Sprintf("%d waitall", r))
 		}
-		add(r, "finalize")
+		lines[r] = append(lines[r], fmt.Sprintf("%d finalize", r))
 		b.WriteString(strings.Join(lines[r], "\n") + "\n")
 	}
 	return b.String()
@@ -1171,6 +1177,12 @@ func writeHostfile(t *testing.T, dir string, names []string) string {
 func writeRandomTrace(t *testing.T, dir string, rng *rand.Rand, n int) (string, trace.Source) {
 	t.Helper()
 	text := randomTrace(rng, n)
+	return text, writeTrace(t, dir, text)
+}
+
+// writeTrace writes the TI trace text to dir/t.ti and opens it.
+func writeTrace(t *testing.T, dir, text string) trace.Source {
+	t.Helper()
 	path := filepath.Join(dir, "t.ti")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -1179,7 +1191,7 @@ func writeRandomTrace(t *testing.T, dir string, rng *rand.Rand, n int) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return text, tr
+	return tr
 }
 
 // setBoth applies the settings kvs (key:value) to cfg and returns them as

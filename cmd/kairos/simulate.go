@@ -149,7 +149,8 @@ much faster, for what-ifs and cross-checks.
 Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
 read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
-trace for ViTE; --verbose prints one line per action like SimGrid's verbose
+trace for ViTE (with an arrow per point-to-point message, as SimGrid's
+-trace); --verbose prints one line per action like SimGrid's verbose
 replay log. The sharing is re-solved incrementally, starting over with
 SimGrid's own re-solves if SimGrid's selective-update quirk strikes
 (kairos/incremental:auto). --perfetto streams its output, so with it the
@@ -462,7 +463,7 @@ func writeRunFiles(f *simulateFlags, out format.Format, timed *sim.TimedTrace, r
 		}
 	}
 	if f.paje != "" {
-		if err := fileio.WriteFile(f.paje, func(w io.Writer) error { return sim.WritePaje(w, timed.T, names) }); err != nil {
+		if err := fileio.WriteFile(f.paje, func(w io.Writer) error { return sim.WritePaje(w, timed.T, timed.Messages, names) }); err != nil {
 			return err
 		}
 	}

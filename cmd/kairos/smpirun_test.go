@@ -118,3 +118,36 @@ func TestShowMapMatchesSmpirun(t *testing.T) {
 		t.Errorf("exit %d, kairos:\n%s\nsmpirun:\n%s", code, errs, want.String())
 	}
 }
+
+// TestPajeReadByPajeng: pajeng's pj_dump accepts the Paje trace of the
+// Figure 1 ring, and finds its messages' arrows where SimGrid's -trace
+// puts them (sent after the 1 ms computation, received 9.669 ms later,
+// around the ring).
+func TestPajeReadByPajeng(t *testing.T) {
+	pjDump := testenv.Tool(t, "pj_dump", "pajeng")
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	paje := filepath.Join(t.TempDir(), "ring.paje")
+	if code, out, errs := csRun("simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--paje", paje); code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	out, err := exec.Command(pjDump, paje).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pj_dump %s: %v\n%s", paje, err, out)
+	}
+	var links []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "Link,") {
+			f := strings.Split(line, ", ")
+			links = append(links, strings.Join([]string{f[3], f[4], f[8], f[9]}, " "))
+		}
+	}
+	want := []string{
+		"0.001000 0.010669 rank 0 @ node-0 rank 1 @ node-1",
+		"0.011669 0.021338 rank 1 @ node-1 rank 2 @ node-2",
+		"0.022338 0.032007 rank 2 @ node-2 rank 3 @ node-3",
+		"0.033007 0.042675 rank 3 @ node-3 rank 0 @ node-0",
+	}
+	if !slices.Equal(links, want) {
+		t.Errorf("pj_dump's links:\n%s\nwant:\n%s", strings.Join(links, "\n"), strings.Join(want, "\n"))
+	}
+}

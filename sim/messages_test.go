@@ -1,0 +1,218 @@
+package sim_test
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kairos/sim"
+)
+
+// randomMessages returns a random trace of point-to-point messages between
+// n ranks, blocking and not, eager and rendezvous, sendRecv exchanges,
+// with computations between them, the non-blocking ones waited for by wait or waitall. All
+// carry tag 0: SimGrid's tracing ends a waitall's links with tag 0.
+// Every rank posts its side of the messages in one global order, so the
+// trace cannot deadlock.
+func randomMessages(rng *rand.Rand, n int) string {
+	lines := make([][]string, n)
+	pend := make([][][2]int, n) // outstanding (src, dst)
+	add := func(r int, format string, a ...any) {
+		lines[r] = append(lines[r], fmt.Sprintf("%d "+format, append([]any{r}, a...)...))
+	}
+	for r := range lines {
+		add(r, "init")
+	}
+	for step := 5 + rng.IntN(25); step > 0; step-- {
+		if rng.IntN(5) == 0 {
+			add(rng.IntN(n), "compute %g", []float64{1e4, 1e5, 1e6}[rng.IntN(3)])
+			continue
+		}
+		a, b := rng.IntN(n), rng.IntN(n-1)
+		if b >= a {
+			b++
+		}
+		size := []int{100, 5000, 70000, 300000}[rng.IntN(4)]
+		if rng.IntN(6) == 0 {
+			back := []int{100, 70000}[rng.IntN(2)]
+			add(a, "sendRecv %d %d %d %d 0 0", size, b, back, b)
+			add(b, "sendRecv %d %d %d %d 0 0", back, a, size, a)
+			continue
+		}
+		sk, rk := []string{"send", "isend"}[rng.IntN(2)], []string{"recv", "irecv"}[rng.IntN(2)]
+		add(a, "%s %d 0 %d", sk, b, size)
+		if sk == "isend" {
+			pend[a] = append(pend[a], [2]int{a, b})
+		}
+		add(b, "%s %d 0 %d", rk, a, size)
+		if rk == "irecv" {
+			pend[b] = append(pend[b], [2]int{a, b})
+		}
+		for _, r := range []int{a, b} {
+			switch k := rng.IntN(10); {
+			case len(pend[r]) == 0 || k >= 4:
+			case k < 2:
+				i := rng.IntN(len(pend[r]))
+				add(r, "wait %d %d 0", pend[r][i][0], pend[r][i][1])
+				pend[r] = slices.Delete(pend[r], i, i+1)
+			default:
+				add(r, "waitall")
+				pend[r] = nil
+			}
+		}
+	}
+	return closeRandomTrace(lines, func(r int) bool { return len(pend[r]) > 0 })
+}
+
+// link is a message as a timeline draws it.
+type link struct {
+	src, dst   int
+	start, end float64
+}
+
+// ends lists the starts and, apart, the ends of links, by sender and
+// receiver, in time order: SimGrid's tracing pairs the n-th link start
+// from one rank to another with the n-th end (its keys count per sender,
+// receiver and tag), where Kairos pairs each with its message's own, so
+// the two draw the same arrows' ends but may pair them otherwise when
+// messages between two ranks are received out of order.
+func ends(ls []link) map[[2]int][2][]float64 {
+	out := map[[2]int][2][]float64{}
+	for _, l := range ls {
+		k := [2]int{l.src, l.dst}
+		e := out[k]
+		e[0], e[1] = append(e[0], l.start), append(e[1], l.end)
+		out[k] = e
+	}
+	for k, e := range out {
+		slices.Sort(e[0])
+		slices.Sort(e[1])
+		out[k] = e
+	}
+	return out
+}
+
+// sameEnds reports whether a and b (from ends) hold the same dates, to
+// SimGrid's printed precision.
+func sameEnds(a, b map[[2]int][2][]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok {
+			return false
+		}
+		for i := range 2 {
+			if !slices.EqualFunc(x[i], y[i], func(p, q float64) bool { return math.Abs(p-q) <= 1e-9 }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// simgridLinks reads the point-to-point links of a Paje trace SimGrid's
+// tracing (tracing/smpi) wrote: each PajeStartLink and PajeEndLink pair
+// of one key, between the containers named rank-N.
+func simgridLinks(t *testing.T, path string) []link {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ids := map[string]string{} // event id -> Paje event name
+	rank := map[string]int{}   // container alias -> rank
+	open := map[string]*link{}
+	var links []link
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 3 && fields[0] == "%EventDef" {
+			ids[fields[2]] = fields[1]
+		}
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "%") || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		at := func() float64 {
+			x, err := strconv.ParseFloat(fields[1], 64)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", path, sc.Text(), err)
+			}
+			return x
+		}
+		switch ids[fields[0]] {
+		case "PajeCreateContainer":
+			if name, ok := strings.CutPrefix(strings.Trim(fields[len(fields)-1], `"`), "rank-"); ok {
+				rank[fields[2]], _ = strconv.Atoi(name)
+			}
+		case "PajeStartLink": // time type container value startContainer key
+			open[fields[6]] = &link{src: rank[fields[5]], dst: -1, start: at(), end: -1}
+		case "PajeEndLink":
+			l := open[fields[6]]
+			if l == nil {
+				t.Fatalf("%s: %q ends a link that did not start", path, sc.Text())
+			}
+			l.dst, l.end = rank[fields[5]], at()
+			links = append(links, *l)
+			delete(open, fields[6])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(open) > 0 {
+		t.Fatalf("%s: %d links never end", path, len(open))
+	}
+	return links
+}
+
+// TestMessagesMatchSimGridTracing replays random point-to-point traces with
+// a TimedTrace observer and with SimGrid 3.32's tracing on (smpirun
+// -trace), and requires the messages Kairos reports to be the links
+// SimGrid's Paje trace draws: as many, between the same ranks, starting
+// when the sending actions start and ending when the receives, waits or
+// waitalls return with them (see ends for how they are paired).
+func TestMessagesMatchSimGridTracing(t *testing.T) {
+	seeds := randomSeeds(t, 40)
+	dir, xml, hostfile := smallCluster(t, 8, "")
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sgTrace := filepath.Join(dir, "sg.trace")
+	total := 0
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 17))
+		n := 2 + rng.IntN(7)
+		text := randomMessages(rng, n)
+		tr := writeTrace(t, dir, text)
+		timed := sim.NewTimedTrace(n, tr.Meta())
+		res, err := sim.Run(tr, machinePerHost(t, xml, n, 1), sim.DefaultConfig(), timed)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, "--cfg=tracing:yes", "--cfg=tracing/smpi:yes",
+			"--cfg=tracing/filename:"+sgTrace, "--cfg=tracing/precision:9")
+		if err != nil || math.Abs(sg-res.Time) > 1e-9 {
+			t.Fatalf("seed %d: SimGrid %v (%v), Kairos %.9f\n%s", seed, sg, err, res.Time, text)
+		}
+		want := simgridLinks(t, sgTrace)
+		var got []link
+		for _, m := range timed.Messages {
+			got = append(got, link{m.Src, m.Dst, m.Sent, m.Arrived})
+		}
+		if len(got) != len(want) || !sameEnds(ends(got), ends(want)) {
+			t.Errorf("seed %d: Kairos' messages\n%v\nSimGrid's links\n%v\n%s", seed, got, want, text)
+		}
+		total += len(got)
+	}
+	t.Logf("%d random traces, %d messages", seeds, total)
+}
