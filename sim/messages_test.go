@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -215,4 +216,73 @@ func TestMessagesMatchSimGridTracing(t *testing.T) {
 		total += len(got)
 	}
 	t.Logf("%d random traces, %d messages", seeds, total)
+}
+
+// TestPerfettoFlowsBindToSlices replays random point-to-point traces with
+// the Perfetto writer and checks every message's flow as the viewers bind
+// it (Chrome's by equal category, thread and timestamp, Perfetto's to the
+// slice open at the timestamp): its start on a slice of the sender,
+// written before it, its end on a slice of the receiver, written before
+// it, one of each per message.
+func TestPerfettoFlowsBindToSlices(t *testing.T) {
+	dir := t.TempDir()
+	for seed := range 20 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 23))
+		n := 2 + rng.IntN(7)
+		text := randomMessages(rng, n)
+		tr := writeTrace(t, dir, text)
+		var out strings.Builder
+		hosts := make([]string, n)
+		pf := sim.NewPerfetto(&out, hosts)
+		timed := sim.NewTimedTrace(n, tr.Meta())
+		m := machinePerHost(t, clusterXML(t, dir, 8, ""), n, 1)
+		if _, err := sim.Run(tr, m, sim.DefaultConfig(), sim.Observers{pf, timed}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pf.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []struct {
+				Ph, Cat string
+				ID      int
+				Tid     int
+				Ts      float64
+			}
+		}
+		if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		type at struct {
+			tid int
+			ts  float64
+		}
+		slices := map[at]bool{}
+		starts, ends := map[int]int{}, map[int]int{}
+		for i, e := range doc.TraceEvents {
+			switch e.Ph {
+			case "X":
+				if e.Cat == "mpi" {
+					slices[at{e.Tid, e.Ts}] = true
+				}
+			case "s", "f":
+				if e.Cat != "mpi" || !slices[at{e.Tid, e.Ts}] {
+					t.Errorf("seed %d: flow event %d (%s of %d, rank %d at %.3f us) follows no MPI slice starting there", seed, i, e.Ph, e.ID, e.Tid, e.Ts)
+				}
+				if e.Ph == "s" {
+					starts[e.ID]++
+				} else {
+					ends[e.ID]++
+				}
+			}
+		}
+		if len(starts) != len(timed.Messages) || len(ends) != len(timed.Messages) {
+			t.Errorf("seed %d: %d flow starts and %d ends for %d messages", seed, len(starts), len(ends), len(timed.Messages))
+		}
+		for id, k := range starts {
+			if k != 1 || ends[id] != 1 {
+				t.Errorf("seed %d: flow %d starts %d and ends %d times", seed, id, k, ends[id])
+			}
+		}
+	}
 }

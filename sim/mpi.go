@@ -348,11 +348,11 @@ func (s *simulation) arrive(q *request) {
 	}
 }
 
-// report gives the MessageObserver the messages r's action, ending now,
-// returned with.
-func (s *simulation) report(r *rank) {
+// report gives the MessageObserver the messages r's action, which began
+// at began and ends now, returned with.
+func (s *simulation) report(r *rank, began float64) {
 	for _, m := range r.arrived {
-		m.Arrived = s.now
+		m.Arrived, m.RecvBegan = s.now, began
 		s.msgObs.Message(*m)
 	}
 	r.arrived = r.arrived[:0]

@@ -119,18 +119,36 @@ func (t *TimedTrace) Restart() {
 }
 
 // Perfetto streams a Chrome / Perfetto trace-event JSON timeline: one
-// track per rank, one slice per action (computations included). Call
-// Close to finish the JSON.
+// track per rank, one slice per action (computations included), and a
+// flow (an arrow) per point-to-point message, from the slice of the
+// action that sent it to the slice of the receive, wait or waitall that
+// returned with it. Call Close to finish the JSON.
 type Perfetto struct {
 	w     *bufio.Writer
 	first bool
 	err   error
 	buf   []byte
+	// A flow's start binds to the slice of its timestamp: it is written
+	// after that slice, so it waits in held (by sender) until the
+	// sender's slices written reach its start (lastStart).
+	flows     int
+	lastStart []float64
+	held      [][]heldFlow
+}
+
+// heldFlow is a flow start waiting for its slice to be written.
+type heldFlow struct {
+	id   int
+	sent float64
 }
 
 // NewPerfetto starts a timeline on w; hosts name the ranks' tracks.
 func NewPerfetto(w io.Writer, hosts []string) *Perfetto {
-	p := &Perfetto{w: bufio.NewWriterSize(w, 1<<16), first: true}
+	p := &Perfetto{w: bufio.NewWriterSize(w, 1<<16), first: true,
+		lastStart: make([]float64, len(hosts)), held: make([][]heldFlow, len(hosts))}
+	for r := range p.lastStart {
+		p.lastStart[r] = -1
+	}
 	p.write(`{"displayTimeUnit":"ns","traceEvents":[`)
 	for r, h := range hosts {
 		p.sep()
@@ -176,6 +194,58 @@ func (p *Perfetto) Action(rank int, e *trace.Event, start, end float64) {
 	b = append(b, `,"args":{"action":`...)
 	b = strconv.AppendQuote(b, e.String())
 	b = append(b, "}}"...)
+	p.buf = b
+	if p.err == nil {
+		_, p.err = p.w.Write(b)
+	}
+	if rank < len(p.lastStart) {
+		p.lastStart[rank] = start
+		kept := p.held[rank][:0]
+		for _, f := range p.held[rank] {
+			if f.sent <= start {
+				p.flow("s", f.id, rank, f.sent)
+			} else {
+				kept = append(kept, f)
+			}
+		}
+		p.held[rank] = kept
+	}
+}
+
+// Message writes a message's flow: its start on the sender's track at
+// the start of the sending action's slice, its end on the receiver's at
+// the start of the slice of the action that returned with it, the
+// slices' category, as the trace viewers bind flows to slices.
+func (p *Perfetto) Message(m Message) {
+	if m.RecvBegan < 0 || m.Src >= len(p.lastStart) {
+		return // received by no action of the trace: no slice to bind to
+	}
+	id := p.flows
+	p.flows++
+	if p.lastStart[m.Src] >= m.Sent {
+		p.flow("s", id, m.Src, m.Sent)
+	} else {
+		p.held[m.Src] = append(p.held[m.Src], heldFlow{id, m.Sent})
+	}
+	p.flow("f", id, m.Dst, m.RecvBegan)
+}
+
+// flow writes one flow event of phase ph ("s" or "f").
+func (p *Perfetto) flow(ph string, id, rank int, at float64) {
+	p.sep()
+	b := p.buf[:0]
+	b = append(b, `{"name":"message","cat":"mpi","ph":"`...)
+	b = append(b, ph...)
+	b = append(b, `","id":`...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	if ph == "f" {
+		b = append(b, `,"bp":"e"`...)
+	}
+	b = append(b, `,"pid":0,"tid":`...)
+	b = strconv.AppendInt(b, int64(rank), 10)
+	b = append(b, `,"ts":`...)
+	b = strconv.AppendFloat(b, at*1e6, 'f', 3, 64)
+	b = append(b, '}')
 	p.buf = b
 	if p.err == nil {
 		_, p.err = p.w.Write(b)

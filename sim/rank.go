@@ -139,6 +139,9 @@ func (s *simulation) runRank(r *rank) {
 			if !s.waitStep(r) {
 				return
 			}
+			if len(r.arrived) > 0 {
+				s.report(r, -1) // not an action of the trace
+			}
 			if s.cfg.FinalizationBarrier {
 				r.ev, r.step = &finalBarrier, 0
 				continue
@@ -154,7 +157,7 @@ func (s *simulation) runRank(r *rank) {
 			s.obs.Action(int(r.id), r.ev, r.start, s.now)
 		}
 		if len(r.arrived) > 0 {
-			s.report(r)
+			s.report(r, r.start)
 		}
 	}
 }
@@ -205,9 +208,6 @@ func (s *simulation) requeue(r *rank) {
 }
 
 func (s *simulation) finishRank(r *rank) {
-	if len(r.arrived) > 0 {
-		s.report(r) // waited for at the end of its trace
-	}
 	r.done = true
 	r.res.Finish = s.now
 	r.rd.Close()

@@ -157,8 +157,11 @@ type Message struct {
 	Tag      int32 // the trace's tag
 	Bytes    int64
 	// Sent is when the sending action began (SimGrid's tracing starts
-	// its link there) and Arrived when the transfer ended.
-	Sent, Arrived float64
+	// its link there), Arrived when the receive, wait or waitall that
+	// returned with the message ended (where SimGrid's tracing ends the
+	// link) and RecvBegan when that action began (-1 for the wait for
+	// leftover requests at the end of a rank's trace, not an action).
+	Sent, Arrived, RecvBegan float64
 }
 
 // Result is what a simulation computed.

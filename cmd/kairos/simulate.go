@@ -149,7 +149,7 @@ much faster, for what-ifs and cross-checks.
 Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
 read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
-trace for ViTE (with an arrow per point-to-point message, as SimGrid's
+trace for ViTE (both with an arrow per point-to-point message, as SimGrid's
 -trace); --verbose prints one line per action like SimGrid's verbose
 replay log. The sharing is re-solved incrementally, starting over with
 SimGrid's own re-solves if SimGrid's selective-update quirk strikes

@@ -49,8 +49,13 @@ func TestSimulateFigure1(t *testing.T) {
 		t.Fatal(err)
 	}
 	var js struct{ TraceEvents []map[string]any }
-	if err := json.Unmarshal(data, &js); err != nil || len(js.TraceEvents) != 16 {
-		t.Errorf("perfetto JSON: %v, %d events (want 4 track names + 12 slices)", err, len(js.TraceEvents))
+	phases := map[any]int{}
+	err = json.Unmarshal(data, &js)
+	for _, e := range js.TraceEvents {
+		phases[e["ph"]]++
+	}
+	if err != nil || len(js.TraceEvents) != 24 || phases["M"] != 4 || phases["X"] != 12 || phases["s"] != 4 || phases["f"] != 4 {
+		t.Errorf("perfetto JSON: %v, events %v (want 4 track names, 12 slices, 4 messages' flows)", err, phases)
 	}
 	pj, err := os.ReadFile(paje)
 	if err != nil || !strings.Contains(string(pj), "%EventDef PajeSetState 3") || strings.Count(string(pj), "\n3 ") != 24 {
