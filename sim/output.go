@@ -2,10 +2,10 @@ package sim
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 
 	"kairos/trace"
@@ -295,19 +295,26 @@ func (v *Verbose) Err() error { return v.err }
 // messages. Paje wants records in time order, so the actions are sorted
 // first: memory grows with the trace.
 func WritePaje(w io.Writer, t *trace.Trace, msgs []Message, hosts []string) error {
-	// A record is a state change (msg < 0) or a link's start or end.
+	// A record is a state change (msg < 0) or a link's start or end; seq
+	// keeps records of one date in the order they were listed.
 	type rec struct {
 		at   trace.Time
-		rank int
+		seq  int32
+		rank int32
+		msg  int32
 		kind trace.Kind
-		msg  int
 		end  bool
 	}
-	var recs []rec
+	recs := make([]rec, 0, 2*t.NumEvents()+2*len(msgs))
+	add := func(x rec) {
+		x.seq = int32(len(recs))
+		recs = append(recs, x)
+	}
 	var end trace.Time
 	err := trace.ForEach(t, func(r, _ int, e *trace.Event) error {
 		if e.HasTime && e.Kind != trace.Init && e.Kind != trace.Finalize {
-			recs = append(recs, rec{e.Enter, r, e.Kind, -1, false}, rec{e.Exit, r, trace.KindInvalid, -1, false})
+			add(rec{at: e.Enter, rank: int32(r), msg: -1, kind: e.Kind})
+			add(rec{at: e.Exit, rank: int32(r), msg: -1, kind: trace.KindInvalid})
 			end = max(end, e.Exit)
 		}
 		return nil
@@ -320,10 +327,11 @@ func WritePaje(w io.Writer, t *trace.Trace, msgs []Message, hosts []string) erro
 			return fmt.Errorf("sim: message %d from rank %d to rank %d: no such rank", i, m.Src, m.Dst)
 		}
 		arrived := trace.FromSeconds(m.Arrived)
-		recs = append(recs, rec{trace.FromSeconds(m.Sent), m.Src, 0, i, false}, rec{arrived, m.Dst, 0, i, true})
+		add(rec{at: trace.FromSeconds(m.Sent), rank: int32(m.Src), msg: int32(i)})
+		add(rec{at: arrived, rank: int32(m.Dst), msg: int32(i), end: true})
 		end = max(end, arrived)
 	}
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].at < recs[j].at })
+	slices.SortFunc(recs, func(a, b rec) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
 	bw := bufio.NewWriter(w)
 	bw.WriteString(pajeHeader)
 	bw.WriteString("0 CT_Rank 0 \"Rank\"\n1 ST_Action CT_Rank \"Action\"\n5 LT_Msg 0 CT_Rank CT_Rank \"Message\"\n")
@@ -334,21 +342,40 @@ func WritePaje(w io.Writer, t *trace.Trace, msgs []Message, hosts []string) erro
 		}
 		fmt.Fprintf(bw, "2 0.000000000 R%d CT_Rank 0 %s\n", r, strconv.Quote(name))
 	}
+	var b []byte
 	for _, x := range recs {
+		b = b[:0]
 		switch {
 		case x.msg >= 0:
+			// Value: the size and tag; key: unique per message.
 			m := &msgs[x.msg]
-			ev := 6
+			b = append(b, "6 "...)
 			if x.end {
-				ev = 7
+				b[0] = '7'
 			}
-			// Value: the size; key: unique per message.
-			fmt.Fprintf(bw, "%d %.9f LT_Msg 0 \"%d bytes, tag %d\" R%d m%d\n", ev, x.at.Seconds(), m.Bytes, m.Tag, x.rank, x.msg)
-		case x.kind == trace.KindInvalid:
-			fmt.Fprintf(bw, "3 %.9f ST_Action R%d idle\n", x.at.Seconds(), x.rank)
+			b = strconv.AppendFloat(b, x.at.Seconds(), 'f', 9, 64)
+			b = append(b, ` LT_Msg 0 "`...)
+			b = strconv.AppendInt(b, m.Bytes, 10)
+			b = append(b, " bytes, tag "...)
+			b = strconv.AppendInt(b, int64(m.Tag), 10)
+			b = append(b, `" R`...)
+			b = strconv.AppendInt(b, int64(x.rank), 10)
+			b = append(b, " m"...)
+			b = strconv.AppendInt(b, int64(x.msg), 10)
 		default:
-			fmt.Fprintf(bw, "3 %.9f ST_Action R%d %s\n", x.at.Seconds(), x.rank, x.kind)
+			b = append(b, "3 "...)
+			b = strconv.AppendFloat(b, x.at.Seconds(), 'f', 9, 64)
+			b = append(b, " ST_Action R"...)
+			b = strconv.AppendInt(b, int64(x.rank), 10)
+			b = append(b, ' ')
+			if x.kind == trace.KindInvalid {
+				b = append(b, "idle"...)
+			} else {
+				b = append(b, x.kind.String()...)
+			}
 		}
+		b = append(b, '\n')
+		bw.Write(b)
 	}
 	for r := range t.Ranks {
 		fmt.Fprintf(bw, "4 %.9f CT_Rank R%d\n", end.Seconds(), r)
