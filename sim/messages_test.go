@@ -181,13 +181,35 @@ func simgridLinks(t *testing.T, path string) []link {
 // -trace), and requires the messages Kairos reports to be the links
 // SimGrid's Paje trace draws: as many, between the same ranks, starting
 // when the sending actions start and ending when the receives, waits or
-// waitalls return with them (see ends for how they are paired).
+// waitalls return with them (see ends for how they are paired); on one
+// rank per host, and in small-message mode with two (where a receive
+// takes a message that arrived before it was posted).
 func TestMessagesMatchSimGridTracing(t *testing.T) {
 	seeds := randomSeeds(t, 40)
+	for _, c := range []struct {
+		name    string
+		perHost int
+		cfg     []string
+	}{
+		{"flat", 1, nil},
+		{"small-message-mode-2-per-host", 2, []string{"smpi/async-small-thresh:65536"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { messagesDifferential(t, seeds, c.perHost, c.cfg) })
+	}
+}
+
+// messagesDifferential is TestMessagesMatchSimGridTracing with perHost
+// ranks per host and the settings cfg.
+func messagesDifferential(t *testing.T, seeds, perHost int, cfg []string) {
 	dir, xml, hostfile := smallCluster(t, 8, "")
+	if perHost > 1 {
+		hostfile = sharedHostfile(t, dir, 8, perHost)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	kcfg := sim.DefaultConfig()
+	sgArgs := setBoth(t, &kcfg, cfg)
 	sgTrace := filepath.Join(dir, "sg.trace")
 	total := 0
 	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
@@ -196,12 +218,17 @@ func TestMessagesMatchSimGridTracing(t *testing.T) {
 		text := randomMessages(rng, n)
 		tr := writeTrace(t, dir, text)
 		timed := sim.NewTimedTrace(n, tr.Meta())
-		res, err := sim.Run(tr, machinePerHost(t, xml, n, 1), sim.DefaultConfig(), timed)
+		res, err := sim.Run(tr, machinePerHost(t, xml, n, perHost), kcfg, timed)
 		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+			// Small-message mode can deadlock a trace that mixes sizes
+			// between two ranks (see TestAsyncSmallMatchesSimGrid).
+			if kcfg.AsyncSmallThreshold == 0 || !failsAlike(t, err, dir, xml, hostfile, n, sgArgs) {
+				t.Errorf("seed %d: %v\n%s", seed, err, text)
+			}
+			continue
 		}
-		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, "--cfg=tracing:yes", "--cfg=tracing/smpi:yes",
-			"--cfg=tracing/filename:"+sgTrace, "--cfg=tracing/precision:9")
+		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, append(sgArgs, "--cfg=tracing:yes", "--cfg=tracing/smpi:yes",
+			"--cfg=tracing/filename:"+sgTrace, "--cfg=tracing/precision:9")...)
 		if err != nil || math.Abs(sg-res.Time) > 1e-9 {
 			t.Fatalf("seed %d: SimGrid %v (%v), Kairos %.9f\n%s", seed, sg, err, res.Time, text)
 		}
