@@ -3,8 +3,6 @@ package platform
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,42 +16,10 @@ import (
 )
 
 // sgRoutesTool compiles testdata/sgroutes.cpp against the installed
-// SimGrid, caching the binary by source hash so repeated runs are fast.
+// SimGrid.
 func sgRoutesTool(t *testing.T) string {
 	t.Helper()
-	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	gxx := testenv.Tool(t, "g++", "g++")
-	src, err := os.ReadFile(filepath.Join("testdata", "sgroutes.cpp"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkgConfig := testenv.Tool(t, "pkg-config", "pkg-config")
-	flags, err := exec.Command(pkgConfig, "--cflags", "--libs", "simgrid").Output()
-	if err != nil {
-		t.Fatalf("pkg-config simgrid: %v", err)
-	}
-	sum := sha256.Sum256(append(src, flags...))
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "kairos-test")
-	bin := filepath.Join(dir, "sgroutes-"+hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
-	args := append([]string{"-O1", "-o", tmp, filepath.Join("testdata", "sgroutes.cpp")}, strings.Fields(string(flags))...)
-	if out, err := exec.Command(gxx, args...).CombinedOutput(); err != nil {
-		t.Fatalf("compiling sgroutes: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
+	return testenv.SimGridProgram(t, filepath.Join("testdata", "sgroutes.cpp"))
 }
 
 // TestRoutesMatchSimGrid loads each platform with SimGrid 3.32 and with

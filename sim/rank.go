@@ -42,10 +42,9 @@ type rank struct {
 	// The receive overheads (smpi/or) of the complete requests waited
 	// for, slept as the waitany loop consumes them (see queueOverhead),
 	// and the one to sleep next.
-	orQueue  []float64
-	orSleep  float64
-	start    float64
-	initTime float64
+	orQueue []float64
+	orSleep float64
+	start   float64
 	// started is set at the rank's first turn; initSleep while it
 	// sleeps smpi/init, which counts in none of its times.
 	started, initSleep bool
@@ -311,7 +310,7 @@ func (s *simulation) exec(r *rank) bool {
 	e := r.ev
 	switch e.Kind {
 	case trace.Init:
-		r.initTime = s.now
+		r.res.Init = s.now
 		return true
 	case trace.Compute:
 		if !s.cfg.SimulateComputation {

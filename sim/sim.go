@@ -194,6 +194,9 @@ type Result struct {
 // in MPI (transfers, latencies).
 type RankResult struct {
 	Finish, Compute, Comm, Wait float64
+	// Init is when the rank's init action ran (0 without one): a rank's
+	// simulated time, as SimGrid prints it, is Finish - Init.
+	Init float64
 }
 
 // DeadlockError reports ranks that can never proceed.
@@ -621,7 +624,7 @@ func (s *simulation) result() *Result {
 		res.Ranks = append(res.Ranks, r.res)
 		if r.res.Finish >= last {
 			last = r.res.Finish
-			res.Time = r.res.Finish - r.initTime
+			res.Time = r.res.Finish - r.res.Init
 		}
 	}
 	if s.cfg.Energy {

@@ -79,18 +79,25 @@ func TestRealTracesMatchSimGrid(t *testing.T) {
 	}
 }
 
+// runIn runs a reference tool in dir and returns its combined output; at
+// the timeout it is killed with its children (smpirun runs the simulation
+// in a child).
+func runIn(dir string, timeout time.Duration, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
 // smpirunTime replays dir/desc on testenv.Cluster's platform with smpirun and returns the
 // clock at its end and the simulated time it prints.
 func smpirunTime(t *testing.T, dir string, n int) (end, simulated string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "smpirun", "-np", fmt.Sprint(n), "-platform", "platform.xml", "-hostfile", "hostfile",
+	out, err := runIn(dir, 5*time.Minute, "smpirun", "-np", fmt.Sprint(n), "-platform", "platform.xml", "-hostfile", "hostfile",
 		"-replay", "desc", "--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical", "--log=root.fmt:[%.9r]%e%m%n")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
 	m := simgridTime.FindSubmatch(out)
 	if m == nil {
 		t.Fatalf("smpirun: %v\n%s", err, out)

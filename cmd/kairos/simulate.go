@@ -107,7 +107,7 @@ type simulateFlags struct {
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
-	showMap, displayTiming               bool
+	showMap, displayTiming, instances    bool
 	timed, timedFormat, perfetto, paje   string
 	svg                                  string
 }
@@ -158,6 +158,13 @@ replay runs twice: once to choose the solver, once to write. --verbose lists
 simultaneous actions in SimGrid's order, which only SimGrid's re-solves keep:
 with it they are used from the start (slower, same times).
 
+--instances replays several TI traces side by side on the machine, as
+SimGrid's application instances (its replay_multiple example): TRACE is
+then a description file, one instance a line, "ID TRACE RANKS
+[DELAY_FLOPS]"; each instance has its own MPI_COMM_WORLD, their ranks
+follow one another on the hostfile, and a delayed instance's ranks compute
+the delay first. Each instance's simulated time is printed.
+
 A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
 		Example: `  kairos simulate ring.ti --cluster 4x1Gf,125MBps,50us
@@ -165,6 +172,7 @@ action and trace line, and the command exits with status 1.`,
   kairos simulate -np 3 -platform small_platform.xml -hostfile hostfile -map -trace -replay actions.txt   # smpirun's command line
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
+  kairos simulate --instances jobs.txt --platform p.xml --hostfile hosts  # several applications at once
   kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json
   kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency
   kairos simulate app.ti --platform p.xml --bw-scale 0.5,1,2,4            # a sweep: one run and row each`,
@@ -195,6 +203,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.cluster, "cluster", "", `one-line cluster "N x SPEED,BW,LAT[,option=value...]" instead of --platform`)
 	fl.StringVar(&f.hostfile, "hostfile", "", "hosts to run the ranks on, one per line (host:K = K slots)")
 	fl.IntVar(&f.np, "np", 0, "number of ranks (default: the trace's)")
+	fl.BoolVar(&f.instances, "instances", false, "TRACE is a SimGrid replay_multiple description file: several TI traces replayed side by side, one per line (ID TRACE RANKS [DELAY_FLOPS])")
 	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement on the hostfile: roundrobin or block")
 	fl.BoolVar(&f.showMap, "show-map", false, "print each rank's host before the replay, as smpirun -map")
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
@@ -306,7 +315,15 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	simulateLogs(cmd.ErrOrStderr(), f)
-	src, tf, err := openReplayed(path, f)
+	var ins []instance
+	var src trace.Source
+	var tf format.Format
+	if f.instances {
+		src, ins, err = openInstances(path, f, cfg.Compat)
+		tf, _ = format.ByName("ti")
+	} else {
+		src, tf, err = openReplayed(path, f)
+	}
 	if err != nil {
 		return err
 	}
@@ -384,6 +401,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
 		return err
+	}
+	if !f.json {
+		printInstances(cmd.OutOrStdout(), ins, res)
 	}
 	if f.displayTiming {
 		// SimGrid's smpi/display-timing report, its figures formatted as

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -98,14 +96,8 @@ func TestShowMapMatchesSmpirun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte(desc.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "smpirun", "-np", fmt.Sprint(n), "-platform", plat, "-hostfile", "slots", "-map", "-replay", "desc",
+	out, err := runIn(dir, 2*time.Minute, "smpirun", "-np", fmt.Sprint(n), "-platform", plat, "-hostfile", "slots", "-map", "-replay", "desc",
 		"--log=xbt_cfg.thresh:critical", "--log=smpi_config.thresh:critical")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
 	var want strings.Builder
 	for _, m := range regexp.MustCompile(`\[rank \d+\] -> \S+`).FindAll(out, -1) {
 		fmt.Fprintf(&want, "%s\n", m)

@@ -7,11 +7,14 @@
 package testenv
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -127,4 +130,47 @@ func Cluster(t testing.TB, dir string, n int) (platform, hostfile string) {
 		t.Fatal(err)
 	}
 	return platform, hostfile
+}
+
+// SimGridProgram compiles the C++ program at src against the installed
+// SimGrid (libsimgrid-dev, found with pkg-config) and returns the
+// binary's path, cached by the hash of the source and flags so that
+// repeated runs are fast. The test skips, or fails under
+// KAIROS_REQUIRE_EXTERNAL=1, without SimGrid or g++.
+func SimGridProgram(t testing.TB, src string) string {
+	t.Helper()
+	Tool(t, "smpirun", "libsimgrid-dev")
+	gxx := Tool(t, "g++", "g++")
+	code, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgConfig := Tool(t, "pkg-config", "pkg-config")
+	flags, err := exec.Command(pkgConfig, "--cflags", "--libs", "simgrid").Output()
+	if err != nil {
+		t.Fatalf("pkg-config simgrid: %v", err)
+	}
+	sum := sha256.Sum256(append(code, flags...))
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "kairos-test")
+	name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+	bin := filepath.Join(dir, name+"-"+hex.EncodeToString(sum[:8]))
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := bin + ".tmp" + strconv.Itoa(os.Getpid())
+	args := append([]string{"-O1", "-o", tmp, src}, strings.Fields(string(flags))...)
+	if out, err := exec.Command(gxx, args...).CombinedOutput(); err != nil {
+		t.Fatalf("compiling %s: %v\n%s", src, err, out)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"kairos/format"
+	"kairos/format/ti"
+	"kairos/sim"
+	"kairos/trace"
+)
+
+// instance is one application of a replay of several side by side, as a
+// line of SimGrid's replay_multiple description file names it.
+type instance struct {
+	id     string
+	trace  string  // path, as the line gives it
+	ranks  int     // the instance's MPI_COMM_WORLD size
+	delay  float64 // flops each rank computes before its trace starts
+	offset int     // its first rank among all instances'
+}
+
+// readInstances reads the replay_multiple description file at path.
+func readInstances(path string) ([]instance, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return parseInstances(f, path)
+}
+
+// parseInstances reads a replay_multiple description (named name in
+// errors): one instance a line, "ID TRACE RANKS [DELAY_FLOPS]", blank
+// lines and # comments skipped.
+func parseInstances(r io.Reader, name string) ([]instance, error) {
+	var out []instance
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s (want: ID TRACE RANKS [DELAY_FLOPS])", name, line, fmt.Sprintf(format, a...))
+		}
+		if len(fields) < 3 || len(fields) > 4 {
+			return nil, bad("%d fields", len(fields))
+		}
+		in := instance{id: fields[0], trace: fields[1]}
+		var err error
+		if in.ranks, err = strconv.Atoi(fields[2]); err != nil || in.ranks < 1 || in.ranks > maxInstanceRanks {
+			return nil, bad("ranks %q is not an integer from 1 to %d", fields[2], maxInstanceRanks)
+		}
+		if len(fields) == 4 {
+			if in.delay, err = strconv.ParseFloat(fields[3], 64); err != nil || !(in.delay >= 0 && in.delay <= 1e300) {
+				return nil, bad("start delay %q is not a number of flops", fields[3])
+			}
+		}
+		out = append(out, in)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no instance (want lines ID TRACE RANKS [DELAY_FLOPS])", name)
+	}
+	return out, nil
+}
+
+// maxInstanceRanks bounds an instance's size (the TI reader's own bound
+// on a world).
+const maxInstanceRanks = 1 << 22
+
+// openInstances opens the time-independent traces of a description file
+// (paths relative to its directory), each rank of a delayed instance
+// starting with the computation of its delay, and merges them into one
+// source, the instances' ranks one after the other; with SimGrid's quirks
+// (quirks), waits and tests look their requests up as SimGrid's replay of
+// instances does (trace.MergeOptions.LocalWaitKeys).
+func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []instance, error) {
+	ins, err := readInstances(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var parts []trace.Source
+	for i := range ins {
+		in := &ins[i]
+		p := in.trace
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		tf, err := format.Detect(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("instance %s: %w", in.id, err)
+		}
+		if tf.Name != "ti" {
+			return nil, nil, fmt.Errorf("instance %s: %s is %s, want a time-independent (TI) trace, as SimGrid's replay", in.id, p, tf.Name)
+		}
+		t, err := ti.OpenWith(p, ti.ReaderOptions{NumRanks: in.ranks, NoRegions: f.timed == "" && f.paje == ""})
+		if err != nil {
+			return nil, nil, fmt.Errorf("instance %s: %w", in.id, err)
+		}
+		var src trace.Source = t
+		if in.delay > 0 {
+			// SimGrid's smpi_replay_init computes the delay before the
+			// trace (and its init) starts.
+			lead := trace.NewEvent(trace.Compute)
+			lead.Compute = in.delay
+			src = trace.Prepend(src, lead)
+		}
+		parts = append(parts, src)
+	}
+	m, err := trace.Merge(parts, trace.MergeOptions{LocalWaitKeys: quirks})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, off := range m.Offsets() {
+		ins[i].offset = off
+	}
+	return m, ins, nil
+}
+
+// printInstances prints each instance's simulated time: from its last
+// rank's init to that rank's end, as SimGrid's replay prints it.
+func printInstances(w io.Writer, ins []instance, res *sim.Result) {
+	for _, in := range ins {
+		last := in.offset
+		for r := in.offset; r < in.offset+in.ranks && r < len(res.Ranks); r++ {
+			if res.Ranks[r].Finish >= res.Ranks[last].Finish {
+				last = r
+			}
+		}
+		if last >= len(res.Ranks) {
+			continue
+		}
+		x := res.Ranks[last]
+		fmt.Fprintf(w, "instance %s (%s, ranks %d-%d): simulated time %.9f s, ended at %.9f s\n",
+			in.id, in.trace, in.offset, in.offset+in.ranks-1, x.Finish-x.Init, x.Finish)
+	}
+}
