@@ -209,6 +209,7 @@ func (s *simulation) requeue(r *rank) {
 func (s *simulation) finishRank(r *rank) {
 	r.done = true
 	r.res.Finish = s.now
+	s.lastDone = r
 	r.rd.Close()
 	r.rd = nil
 }

@@ -270,6 +270,7 @@ type simulation struct {
 	links           []*maxmin.Constraint
 	routes          []keyMap[int32, *route] // cached routes, by source host
 	ranks           []*rank
+	lastDone        *rank // the rank that ended its trace last
 	runq            []*rank
 	acts            []*action
 	freeIDs         []int32
@@ -619,13 +620,14 @@ func (s *simulation) result() *Result {
 	if s.cfg.Compat && s.cfg.Solver == SolverSimGrid {
 		res.Solver = SolverSimGrid
 	}
-	last := -1.0
 	for _, r := range s.ranks {
 		res.Ranks = append(res.Ranks, r.res)
-		if r.res.Finish >= last {
-			last = r.res.Finish
-			res.Time = r.res.Finish - r.res.Init
-		}
+	}
+	if r := s.lastDone; r != nil {
+		// SimGrid's replay prints the time of the rank that ends last,
+		// the last of those ending at one date in its order: they differ
+		// where ranks started at different dates (instances).
+		res.Time = r.res.Finish - r.res.Init
 	}
 	if s.cfg.Energy {
 		res.Energy = s.energy()
