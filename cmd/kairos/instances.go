@@ -126,21 +126,40 @@ func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []
 	return m, ins, nil
 }
 
-// printInstances prints each instance's simulated time: from its last
-// rank's init to that rank's end, as SimGrid's replay prints it.
-func printInstances(w io.Writer, ins []instance, res *sim.Result) {
+// instanceJSON is one instance's result: its simulated time, from its
+// last rank's init to that rank's end (SimGrid's replay's), and its end.
+type instanceJSON struct {
+	ID            string  `json:"id"`
+	Trace         string  `json:"trace"`
+	FirstRank     int     `json:"first_rank"`
+	Ranks         int     `json:"ranks"`
+	SimulatedTime float64 `json:"simulated_time"`
+	End           float64 `json:"end"`
+}
+
+// instanceResults returns each instance's result from res.
+func instanceResults(ins []instance, res *sim.Result) []instanceJSON {
+	var out []instanceJSON
 	for _, in := range ins {
+		if in.offset+in.ranks > len(res.Ranks) {
+			continue
+		}
 		last := in.offset
-		for r := in.offset; r < in.offset+in.ranks && r < len(res.Ranks); r++ {
+		for r := in.offset; r < in.offset+in.ranks; r++ {
 			if res.Ranks[r].Finish >= res.Ranks[last].Finish {
 				last = r
 			}
 		}
-		if last >= len(res.Ranks) {
-			continue
-		}
 		x := res.Ranks[last]
+		out = append(out, instanceJSON{in.id, in.trace, in.offset, in.ranks, x.Finish - x.Init, x.Finish})
+	}
+	return out
+}
+
+// printInstances prints the instances' results.
+func printInstances(w io.Writer, ins []instanceJSON) {
+	for _, in := range ins {
 		fmt.Fprintf(w, "instance %s (%s, ranks %d-%d): simulated time %.9f s, ended at %.9f s\n",
-			in.id, in.trace, in.offset, in.offset+in.ranks-1, x.Finish-x.Init, x.Finish)
+			in.ID, in.Trace, in.FirstRank, in.FirstRank+in.Ranks-1, in.SimulatedTime, in.End)
 	}
 }

@@ -104,6 +104,7 @@ type simulateFlags struct {
 	np                                   int
 	cfg, logs                            []string
 	settings                             map[string]string // the --cfg pairs, once read
+	replayed                             []instance        // the --instances, once read
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
@@ -245,6 +246,8 @@ type simulateJSON struct {
 	// Recorded is how long the timed trace's recorded run lasted, from
 	// MPI_Init's return to MPI_Finalize's entry (trace.UntimedSource).
 	Recorded float64 `json:"recorded_time,omitempty"`
+	// Instances are the applications replayed side by side (--instances).
+	Instances []instanceJSON `json:"instances,omitempty"`
 }
 
 type simulateRankJS struct {
@@ -315,11 +318,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	simulateLogs(cmd.ErrOrStderr(), f)
-	var ins []instance
 	var src trace.Source
 	var tf format.Format
 	if f.instances {
-		src, ins, err = openInstances(path, f, cfg.Compat)
+		src, f.replayed, err = openInstances(path, f, cfg.Compat)
 		tf, _ = format.ByName("ti")
 	} else {
 		src, tf, err = openReplayed(path, f)
@@ -401,9 +403,6 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
 		return err
-	}
-	if !f.json {
-		printInstances(cmd.OutOrStdout(), ins, res)
 	}
 	if f.displayTiming {
 		// SimGrid's smpi/display-timing report, its figures formatted as
@@ -620,8 +619,10 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 				out.LinkEnergy.Links = append(out.LinkEnergy.Links, linkJoulesJSON(l))
 			}
 		}
+		out.Instances = instanceResults(f.replayed, res)
 		return writeJSON(w, out)
 	}
+	defer printInstances(w, instanceResults(f.replayed, res))
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
 	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
 	printRecorded(w, untimed, res.Time)
