@@ -96,6 +96,16 @@ func (m *Merged) Meta() *Meta { return &m.meta }
 // NumRanks returns the number of ranks of all parts.
 func (m *Merged) NumRanks() int { return m.n }
 
+// Parts returns the merged sources, so that callers can reach their own
+// methods (a reader's warnings, say), as Unwrap does for one source.
+func (m *Merged) Parts() []Source {
+	out := make([]Source, len(m.parts))
+	for i, p := range m.parts {
+		out[i] = p.src
+	}
+	return out
+}
+
 // Offsets returns the first merged rank of each part.
 func (m *Merged) Offsets() []int {
 	out := make([]int, len(m.parts))

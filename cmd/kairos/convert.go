@@ -169,9 +169,15 @@ func firstTimed(src trace.Source) (bool, error) {
 
 // printSourceWarnings prints what a reader or writer noticed but
 // tolerated (such as the TI reader's dropped unterminated last lines), if
-// the source, or one it wraps, keeps such notes.
+// the source, or one it wraps or merges, keeps such notes.
 func printSourceWarnings(w io.Writer, src trace.Source) {
 	for src != nil {
+		if m, ok := src.(interface{ Parts() []trace.Source }); ok {
+			for _, p := range m.Parts() {
+				printSourceWarnings(w, p)
+			}
+			return
+		}
 		if ws, ok := src.(interface{ Warnings() []string }); ok {
 			for _, s := range ws.Warnings() {
 				fmt.Fprintln(w, "warning:", s)
