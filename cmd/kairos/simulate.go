@@ -398,7 +398,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 			return err
 		}
 	}
-	if err := writeRunFiles(f, outFormat, timed, res, names, filepath.Base(path)+" on "+p.Name); err != nil {
+	if err := writeRunFiles(cmd.ErrOrStderr(), f, outFormat, timed, res, names, filepath.Base(path)+" on "+p.Name); err != nil {
 		return err
 	}
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
@@ -473,12 +473,16 @@ func printMap(w io.Writer, f *simulateFlags, names []string) {
 }
 
 // writeRunFiles writes the files a run's flags ask for after it: the
-// timed trace (in format out), the Paje trace and the figure (titled
-// title).
-func writeRunFiles(f *simulateFlags, out format.Format, timed *sim.TimedTrace, res *sim.Result, names []string, title string) error {
+// timed trace (in format out; what the format cannot hold is said on
+// stderr), the Paje trace and the figure (titled title).
+func writeRunFiles(stderr io.Writer, f *simulateFlags, out format.Format, timed *sim.TimedTrace, res *sim.Result, names []string, title string) error {
 	if f.timed != "" {
-		if err := out.Write(f.timed, timed.T); err != nil {
+		dropped, err := writeTrace(out, f.timed, timed.T, 0)
+		if err != nil {
 			return err
+		}
+		if dropped != "" {
+			fmt.Fprintf(stderr, "warning: %s: %s\n", f.timed, dropped)
 		}
 	}
 	if f.paje != "" {
