@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,16 +89,70 @@ func TestInstancesReplayMultiple(t *testing.T) {
 	}
 }
 
-// TestInstancesMatchSimGrid replays three generated workloads side by
-// side (the second and third starting after computations, all sharing 5
-// hosts of a cluster) with kairos simulate --instances and with SimGrid
-// 3.32's instances (testdata/sginstances.cpp), and requires the same end
-// and the same simulated time of the last rank.
+// job is one instance of the differential tests: a generated workload.
+type job struct {
+	id    string
+	gen   []string // kairos gen's arguments
+	ranks int
+	delay float64 // flops
+}
+
+// TestInstancesMatchSimGrid replays generated workloads side by side with
+// kairos simulate --instances and with SimGrid 3.32's instances
+// (testdata/sginstances.cpp), and requires the same end and the same
+// simulated time of the last rank: three workloads, two delayed, on 5
+// shared hosts, then random sets of two or three (every generator, random
+// delays, 2 to 5 hosts in random order, a random network model;
+// KAIROS_SIM_SEEDS sets how many, 12 by default).
 func TestInstancesMatchSimGrid(t *testing.T) {
 	sg := testenv.SimGridProgram(t, filepath.Join("testdata", "sginstances.cpp"))
+	instancesDifferential(t, sg, []string{"node-3", "node-0", "node-4", "node-1", "node-2"}, "SMPI", []job{
+		{"stencil", []string{"stencil2d", "--grid", "2x2", "--iterations", "6"}, 4, 0},
+		{"cg", []string{"cg", "--ranks", "4", "--iterations", "3"}, 4, 2e6},
+		{"ring", []string{"ring", "--ranks", "3", "--iterations", "5"}, 3, 5e6},
+	})
+	kinds := []job{
+		{gen: []string{"stencil2d", "--grid", "2x2", "--iterations", "4"}, ranks: 4},
+		{gen: []string{"stencil3d", "--grid", "2x2x1", "--iterations", "3"}, ranks: 4},
+		{gen: []string{"cg", "--ranks", "4", "--iterations", "2"}, ranks: 4},
+		{gen: []string{"lu", "--ranks", "4", "--iterations", "2"}, ranks: 4},
+		{gen: []string{"mg", "--ranks", "4", "--iterations", "1"}, ranks: 4},
+		{gen: []string{"ft", "--ranks", "4", "--iterations", "1"}, ranks: 4},
+		{gen: []string{"bt", "--ranks", "4", "--iterations", "1"}, ranks: 4},
+		{gen: []string{"sweep", "--grid", "2x2", "--iterations", "1"}, ranks: 4},
+		{gen: []string{"ring", "--ranks", "3", "--iterations", "4"}, ranks: 3},
+		{gen: []string{"pingpong", "--ranks", "2", "--iterations", "3"}, ranks: 2},
+		{gen: []string{"masterworker", "--ranks", "4"}, ranks: 4},
+	}
+	sets := 12
+	if n, err := strconv.Atoi(os.Getenv("KAIROS_SIM_SEEDS")); err == nil {
+		sets = n
+	}
+	for seed := range sets {
+		rng := rand.New(rand.NewPCG(uint64(seed), 29))
+		hosts := []string{"node-0", "node-1", "node-2", "node-3", "node-4"}
+		rng.Shuffle(len(hosts), func(i, j int) { hosts[i], hosts[j] = hosts[j], hosts[i] })
+		hosts = hosts[:2+rng.IntN(4)]
+		var jobs []job
+		for k := range 2 + rng.IntN(2) {
+			j := kinds[rng.IntN(len(kinds))]
+			j.id = fmt.Sprintf("j%d", k)
+			j.gen = append(append([]string{}, j.gen...), "--seed", strconv.Itoa(rng.IntN(1000)))
+			j.delay = float64(rng.IntN(3)) * 2e6
+			jobs = append(jobs, j)
+		}
+		model := []string{"SMPI", "LV08", "CM02", "IB"}[rng.IntN(4)]
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { instancesDifferential(t, sg, hosts, model, jobs) })
+	}
+}
+
+// instancesDifferential replays jobs side by side on a cluster of 5
+// hosts, placed on hosts (a hostfile), with network model, with kairos
+// and with SimGrid's instances driver sg, and compares them.
+func instancesDifferential(t *testing.T, sg string, hosts []string, model string, jobs []job) {
+	t.Helper()
 	dir := t.TempDir()
 	plat, _ := testenv.Cluster(t, dir, 5)
-	hosts := []string{"node-3", "node-0", "node-4", "node-1", "node-2"}
 	hostfile := filepath.Join(dir, "hosts")
 	write := func(name, text string) {
 		t.Helper()
@@ -106,16 +161,6 @@ func TestInstancesMatchSimGrid(t *testing.T) {
 		}
 	}
 	write("hosts", strings.Join(hosts, "\n")+"\n")
-	jobs := []struct {
-		id    string
-		gen   []string
-		ranks int
-		delay float64
-	}{
-		{"stencil", []string{"stencil2d", "--grid", "2x2", "--iterations", "6"}, 4, 0},
-		{"cg", []string{"cg", "--ranks", "4", "--iterations", "3"}, 4, 2e6},
-		{"ring", []string{"ring", "--ranks", "3", "--iterations", "5"}, 3, 5e6},
-	}
 	var desc, ids, deploy strings.Builder
 	deploy.WriteString("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n")
 	actor := 0
@@ -138,19 +183,19 @@ func TestInstancesMatchSimGrid(t *testing.T) {
 	write("ids", ids.String())
 	write("deploy.xml", deploy.String())
 
-	sgOut, err := runIn(dir, 2*time.Minute, sg, "ids", plat, "deploy.xml", "--cfg=network/model:SMPI", "--log=root.fmt:[%.12r]%e%m%n")
+	sgOut, err := runIn(dir, 2*time.Minute, sg, "ids", plat, "deploy.xml", "--cfg=network/model:"+model, "--log=root.fmt:[%.12r]%e%m%n")
 	m := regexp.MustCompile(`\[([0-9.]+)\] Simulation time ([0-9.]+)`).FindSubmatch(sgOut)
 	if err != nil || m == nil {
 		t.Fatalf("sginstances: %v\n%s", err, sgOut)
 	}
 	sgEnd, _ := strconv.ParseFloat(string(m[1]), 64)
 
-	code, out, errs := csRun("simulate", "--instances", filepath.Join(dir, "desc"), "--platform", plat, "--hostfile", hostfile)
+	code, out, errs := csRun("simulate", "--instances", filepath.Join(dir, "desc"), "--platform", plat, "--hostfile", hostfile, "--cfg", "network/model:"+model)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 	if !strings.Contains(out, "Simulation time "+string(m[2])+" ") {
-		t.Errorf("simulated time: SimGrid %s, kairos:\n%s", m[2], out)
+		t.Errorf("%s, %s: simulated time: SimGrid %s, kairos:\n%s", desc.String(), model, m[2], out)
 	}
 	end := 0.0
 	for _, x := range regexp.MustCompile(`ended at ([0-9.]+) s`).FindAllStringSubmatch(out, -1) {
@@ -158,7 +203,6 @@ func TestInstancesMatchSimGrid(t *testing.T) {
 		end = max(end, v)
 	}
 	if math.Abs(end-sgEnd) > 1e-9*math.Max(1, sgEnd) {
-		t.Errorf("end: SimGrid %.9f, kairos %.9f\n%s", sgEnd, end, out)
+		t.Errorf("%s, %s: end: SimGrid %.9f, kairos %.9f\n%s", desc.String(), model, sgEnd, end, out)
 	}
-	t.Logf("SimGrid: end %.9f s, last rank %s s; kairos:\n%s", sgEnd, m[2], out)
 }
