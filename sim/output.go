@@ -85,7 +85,7 @@ func (o Observers) Message(m Message) {
 type TimedTrace struct {
 	T *trace.Trace
 	// Messages are the trace's point-to-point messages, in the order
-	// their transfers ended.
+	// their receivers' actions returned with them.
 	Messages []Message
 }
 

@@ -144,8 +144,9 @@ type Observer interface {
 
 // A MessageObserver is an Observer that also sees the trace's own
 // point-to-point messages (its sends, isends and sendrecvs; not the
-// messages inside collectives), each as its transfer ends: timelines
-// draw them as arrows from sender to receiver.
+// messages inside collectives), each when the receive, wait, waitall or
+// test that returned with it ends: timelines draw them as arrows from
+// sender to receiver.
 type MessageObserver interface {
 	Observer
 	Message(m Message)

@@ -102,9 +102,13 @@ func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []
 		if tf.Name != "ti" {
 			return nil, nil, fmt.Errorf("instance %s: %s is %s, want a time-independent (TI) trace, as SimGrid's replay", in.id, p, tf.Name)
 		}
-		t, err := ti.OpenWith(p, ti.ReaderOptions{NumRanks: in.ranks, NoRegions: f.timed == "" && f.paje == ""})
+		t, err := ti.OpenWith(p, ti.ReaderOptions{NoRegions: f.timed == "" && f.paje == ""})
 		if err != nil {
 			return nil, nil, fmt.Errorf("instance %s: %w", in.id, err)
+		}
+		if t.NumRanks() != in.ranks {
+			// As SimGrid's generate_multiple_deployment.sh refuses it.
+			return nil, nil, fmt.Errorf("%s: instance %s: %s has %d ranks, the description says %d", path, in.id, p, t.NumRanks(), in.ranks)
 		}
 		var src trace.Source = t
 		if in.delay > 0 {

@@ -62,6 +62,27 @@ func FuzzParseInstances(f *testing.F) {
 	})
 }
 
+// TestInstancesErrors: a description that does not fit its traces is
+// refused, naming the file and the instance.
+func TestInstancesErrors(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	dir := filepath.Dir(ring)
+	for _, c := range []struct{ desc, want string }{
+		{"a ring.ti 3\n", "instance a: " + ring + " has 4 ranks, the description says 3"},
+		{"a missing.ti 2\n", "instance a: "},
+		{"a ring.ti\n", "desc:1: 2 fields"},
+	} {
+		desc := filepath.Join(dir, "desc")
+		if err := os.WriteFile(desc, []byte(c.desc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := csRun("simulate", "--instances", desc, "--cluster", "4x1Gf,125MBps,50us")
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, %s", c.desc, code, errs)
+		}
+	}
+}
+
 // TestInstancesReplayMultiple replays SimGrid's replay_multiple example
 // (two instances of a 32-rank NAS-like trace on 5 hosts, the second
 // starting after 1.25e11 flops) and compares with SimGrid 3.32's
