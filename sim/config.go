@@ -184,6 +184,12 @@ type Config struct {
 	// InitSleep is smpi/init: every rank sleeps this long (seconds)
 	// before its first action, as SMPI's replay does after it starts.
 	InitSleep float64
+	// StartDelays, if not nil, are the flops each rank computes before
+	// its trace, by rank: SimGrid's application instances (its
+	// replay_multiple example), where a rank of a delayed instance
+	// computes its delay in its first turn and the others yield theirs,
+	// all then sleeping smpi/init.
+	StartDelays []float64
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,
@@ -241,6 +247,11 @@ type Config struct {
 	// (kairos/incremental; see Solver). Without Compat it is always
 	// SolverIncremental.
 	Solver Solver
+	// ConcurrencyLimit is the number of activities that may share each
+	// link and CPU at once (maxmin/concurrency-limit; negative: no
+	// limit, SimGrid's default). Activities beyond it wait, taking no
+	// share, until one ends (see maxmin.System.SetConcurrencyLimit).
+	ConcurrencyLimit int
 }
 
 // Solver is a way of re-solving the max-min sharing.
@@ -312,6 +323,7 @@ func DefaultConfig() Config {
 		Colls:               map[string]string{},
 		Compat:              true,
 		Subrounds:           true,
+		ConcurrencyLimit:    -1,
 	}
 }
 
@@ -330,7 +342,8 @@ var CfgNames = []string{
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
 	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
 	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
-	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin), maxmin/concurrency-limit (-1)",
+	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin)",
+	"maxmin/concurrency-limit (activities sharing each link and CPU at once, the others waiting until one ends; -1: no limit, the default)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
@@ -482,9 +495,11 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg %s: the Lazy update (SimGrid's default, and Kairos') needs selective update, as SimGrid says", key)
 		}
 	case "maxmin/concurrency-limit":
-		if v, e := num(); e != nil || v != -1 {
-			return fmt.Errorf("--cfg %s: only -1 (no limit, SimGrid's default) is supported", key)
+		n, e := strconv.Atoi(value)
+		if e != nil {
+			return fmt.Errorf("--cfg %s: %q is not an integer (a number of activities, -1 for no limit)", key, value)
 		}
+		c.ConcurrencyLimit = n
 	case "network/solver", "cpu/solver", "host/solver":
 		if value != "maxmin" {
 			return fmt.Errorf("--cfg %s: only maxmin, SimGrid's default, is supported", key)

@@ -157,7 +157,7 @@ func TestConfigMeasuredComputation(t *testing.T) {
 func TestConfigRefusesOtherModels(t *testing.T) {
 	for _, c := range [][3]string{
 		{"network/maxmin-selective-update", "no", "needs selective update"},
-		{"maxmin/concurrency-limit", "10", "only -1"},
+		{"maxmin/concurrency-limit", "ten", "not an integer"},
 		{"cpu/solver", "bmf", "only maxmin"},
 		{"cpu/model", "ptask_L07", "only Cas01"},
 		{"network/loopback-bw", "fast", "not a number"},
@@ -184,8 +184,8 @@ func FuzzConfigSet(f *testing.F) {
 // SMPI's overheads set, with the collective algorithms whose sizes are
 // computed for all members at once, with Open MPI's rules and with the
 // algorithms that carry requests across phases or are built from other
-// collectives: the simulator must return (a result or an error), never
-// panic or hang.
+// collectives, and with a concurrency limit: the simulator must return
+// (a result or an error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
 	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
@@ -259,6 +259,12 @@ func FuzzSimulate(f *testing.F) {
 	if err := fixed.Set("kairos/simgrid-quirks", "no"); err != nil {
 		f.Fatal(err)
 	}
+	// A concurrency limit that binds (with overheads, whose sleeps hold
+	// CPU slots), also with two ranks on a host.
+	limited := over
+	if err := limited.Set("maxmin/concurrency-limit", "1"); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if hugeNumber(text) {
 			return // legal, but segmented algorithms make millions of messages of it
@@ -271,14 +277,16 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}
 		}
 		// Hosts whose speed changes, and links that count energy.
-		if _, err := sim.Run(tr, profiled, both, nil); err != nil && strings.Contains(err.Error(), "panic") {
-			t.Fatal(err)
+		for _, cfg := range []sim.Config{both, limited} {
+			if _, err := sim.Run(tr, profiled, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
+				t.Fatal(err)
+			}
 		}
 		for _, cfg := range []sim.Config{sim.DefaultConfig(), fixed} {
 			if _, err := sim.Run(tr, linked, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {

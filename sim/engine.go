@@ -48,6 +48,9 @@ type action struct {
 	// bound), and its start order.
 	latCurrent, netBound float64
 	seq                  uint64
+	// Under a concurrency limit, a sleep's CPU share (see sleepShared)
+	// is last counted at shareMark.
+	shareMark float64
 }
 
 func (a *action) rate() float64 {
@@ -156,10 +159,12 @@ func (s *simulation) sleepFor(r *rank, d float64, computing bool) {
 	a.rank = r
 	a.remains = 1
 	a.latency = d
+	a.shareMark = s.now
 	s.sleeps = append(s.sleeps, a)
 	r.execBusy = true
 	s.block(r, computing)
 	s.hold(r, false)
+	r.sleepAct = a
 }
 
 // scheduleSleeps puts the sleeps started since the last event in the
@@ -363,10 +368,54 @@ func (s *simulation) updateRemains(a *action) {
 	a.lastValue = a.rate()
 }
 
+// pollingForever reports whether nothing is pending but the computations
+// of MPI_Iprobe calls polling for messages that can never come.
+func (s *simulation) pollingForever() bool {
+	if s.heap.n > s.probeExecs {
+		return false
+	}
+	if s.cfg.ConcurrencyLimit < 0 {
+		return s.heap.n == s.probeExecs && !s.probeCanSucceed(nil) && !s.stalledFlowCanResume()
+	}
+	// Under a concurrency limit, actions may be staged, out of the heap
+	// (probes too: those in the heap are counted). A probe that ends
+	// frees its CPU's slot for what was staged there first, but nothing
+	// frees a link's, nor a CPU's without a probe, while only probes run:
+	// a rank whose probe is staged there never looks again.
+	n := 0
+	probing := make([]bool, len(s.hosts))
+	for _, a := range s.acts {
+		if a != nil && a.running && a.probe && s.heap.contains(a) {
+			n++
+			probing[a.rank.host] = true
+		}
+	}
+	if n != s.heap.n {
+		return false
+	}
+	frozen := make([]bool, len(s.ranks))
+	for _, a := range s.acts {
+		if a == nil || !a.running || a.kind != actExec || !a.v.Staged() {
+			continue
+		}
+		switch {
+		case probing[a.rank.host] && !a.probe:
+			return false // a computation will start
+		case !probing[a.rank.host] && a.probe:
+			frozen[a.rank.id] = true
+		}
+	}
+	return !s.probeCanSucceed(frozen) && !s.stalledFlowCanResume()
+}
+
 // reschedule solves the max-min systems and moves the actions whose share
 // changed in the heap (SimGrid's next_occurring_event_lazy).
 func (s *simulation) reschedule(sys *maxmin.System) {
 	for _, v := range sys.Solve() {
+		if v.ID < 0 {
+			s.sleepShared(v)
+			continue
+		}
 		a := s.acts[v.ID]
 		if a == nil || !a.running || v.Penalty() <= 0 || a.htype == hLatency {
 			continue
@@ -401,7 +450,7 @@ func (s *simulation) advance() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
-	if s.heap.empty() || s.heap.n == s.probeExecs && !s.probeCanSucceed() && !s.stalledFlowCanResume() {
+	if s.heap.empty() || s.pollingForever() {
 		// Nothing pending, or only the polling of receives whose
 		// messages can never come.
 		return false

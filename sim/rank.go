@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"kairos/sim/maxmin"
 	"kairos/trace"
 )
 
@@ -38,16 +39,23 @@ type rank struct {
 	// constraint, as SimGrid's wait does with a sleep action (see hold).
 	single  bool
 	holding bool // it holds its host's CPU constraint (see hold)
-	slept   bool // the overhead before the send being posted is slept (see overhead)
+	// With a concurrency limit, the hold is SimGrid's sleep variable
+	// itself, and holdWait tells a wait's from a sleep's.
+	sleepVar *maxmin.Variable
+	holdWait bool
+	sleepAct *action // the timed sleep holding (sleepFor)
+	slept    bool    // the overhead before the send being posted is slept (see overhead)
 	// The receive overheads (smpi/or) of the complete requests waited
 	// for, slept as the waitany loop consumes them (see queueOverhead),
 	// and the one to sleep next.
 	orQueue []float64
 	orSleep float64
 	start   float64
-	// started is set at the rank's first turn; initSleep while it
-	// sleeps smpi/init, which counts in none of its times.
-	started, initSleep bool
+	// started is set at the rank's first turn; initDue until it has
+	// slept smpi/init (or found none to sleep); initSleep while it sleeps
+	// it, which counts in none of its times; delaying while it computes
+	// its instance's start delay (Config.StartDelays), not an action.
+	started, initDue, initSleep, delaying bool
 
 	// The requests the rank waits for, as SimGrid's waitany loop sees
 	// them: wPend not complete yet, wDone complete but not consumed;
@@ -97,11 +105,8 @@ func (s *simulation) runRank(r *rank) {
 		r.turnUsed = true
 	}
 	if !r.started {
-		r.started = true
-		if d := s.cfg.InitSleep; d > 0 {
-			r.turnUsed = true
-			r.initSleep = true
-			s.sleepFor(r, d, false)
+		r.started, r.initDue = true, true
+		if s.startInstance(r) {
 			return
 		}
 	}
@@ -109,11 +114,25 @@ func (s *simulation) runRank(r *rank) {
 		s.resume(r)
 	}
 	for !r.done {
+		if r.initDue && !r.busy {
+			if d := s.cfg.InitSleep; d > 0 {
+				if !s.turn(r) {
+					return
+				}
+				r.initDue, r.initSleep = false, true
+				s.sleepFor(r, d, false)
+				return
+			}
+			r.initDue = false
+		}
 		if !r.busy {
 			if r.ending {
 				// The answer of the last simcall is acted on in the
-				// rank's next turn, even at its end.
-				if (r.pending != noPending || r.unlockDue) && !s.turn(r) {
+				// rank's next turn, even at its end; and an actor that
+				// issued a simcall in this turn (a waitany answered at
+				// once, say) ends in the next: which rank ends last
+				// sets the time printed.
+				if (r.pending != noPending || r.unlockDue || r.turnUsed) && !s.turn(r) {
 					return
 				}
 				s.finishRank(r)
@@ -152,6 +171,10 @@ func (s *simulation) runRank(r *rank) {
 			return
 		}
 		r.busy = false
+		if r.delaying {
+			r.delaying = false
+			continue
+		}
 		if s.obs != nil && r.ev != &finalBarrier {
 			s.obs.Action(int(r.id), r.ev, r.start, s.now)
 		}
@@ -159,6 +182,27 @@ func (s *simulation) runRank(r *rank) {
 			s.report(r, r.start)
 		}
 	}
+}
+
+// startInstance starts r as SimGrid's smpi_replay_init does when there
+// are start delays (Config.StartDelays): a rank with a delay computes it
+// (s4u's execute, whatever smpi/simulate-computation says), any other
+// yields its first turn; both then sleep smpi/init. It reports whether
+// r's turn is over.
+func (s *simulation) startInstance(r *rank) bool {
+	if s.cfg.StartDelays == nil {
+		return false
+	}
+	d := s.cfg.StartDelays[r.id]
+	if d <= 0 {
+		r.turnUsed = true
+		s.requeue(r)
+		return true
+	}
+	ev := trace.NewEvent(trace.Compute)
+	ev.Compute = d
+	r.ev, r.busy, r.step, r.start, r.delaying = &ev, true, 0, s.now, true
+	return false
 }
 
 // finalBarrier is the barrier SMPI's replay ends with under
@@ -314,7 +358,7 @@ func (s *simulation) exec(r *rank) bool {
 		r.res.Init = s.now
 		return true
 	case trace.Compute:
-		if !s.cfg.SimulateComputation {
+		if !s.cfg.SimulateComputation && !r.delaying {
 			return true
 		}
 		return s.compute(r, e.Compute, 0)
@@ -641,9 +685,13 @@ const (
 )
 
 // probeCanSucceed reports whether a rank polling for a message (see
-// probe) will find it at its next look.
-func (s *simulation) probeCanSucceed() bool {
+// probe) will find it at its next look; ranks marked frozen never look
+// again.
+func (s *simulation) probeCanSucceed(frozen []bool) bool {
 	for _, r := range s.ranks {
+		if frozen != nil && frozen[r.id] {
+			continue
+		}
 		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < probeFoundStep {
 			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag); q != nil {
 				return true

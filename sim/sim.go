@@ -25,7 +25,11 @@
 // ranks on it; SimGrid's user cost callbacks, a C API, have no equivalent).
 // Hosts' speed profiles change their speed over time (see profile.go).
 // Under smpi/init every rank sleeps before its first action; the time
-// printed, as SimGrid's, runs from the last rank's init action. With
+// printed, as SimGrid's, runs from the last rank's init action. Under
+// maxmin/concurrency-limit at most that many transfers share a link, and
+// computations a CPU, at once (see maxmin.System.SetConcurrencyLimit);
+// SimGrid's own re-solves are then used. Application instances
+// (Config.StartDelays) start as SimGrid's smpi_replay_init starts them. With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
 // plugin's (see energy.go): the power of a host's load, from its
 // wattage_per_state property, over the run.
@@ -123,6 +127,14 @@
 //     message's, chooses its mailbox, so that a message can miss the
 //     receive meant for it and the replay deadlock, as SimGrid's: that is
 //     the mode, not a quirk.)
+//   - under maxmin/concurrency-limit (Config.ConcurrencyLimit), the sleep
+//     action of a blocked rank takes a CPU slot for an instant, and if
+//     there is none it is staged instead and takes the next slot that
+//     frees: it then shares the CPU like a computation until the rank
+//     wakes, and a timed sleep, a one-flop action, ends once it has
+//     computed its flop, before its duration. A slot freed by a variable
+//     disabled rather than removed goes to no staged variable until
+//     another slot frees on that constraint.
 package sim
 
 import (
@@ -276,7 +288,8 @@ type simulation struct {
 	acts            []*action
 	freeIDs         []int32
 
-	freeActs []*action
+	freeActs  []*action
+	sleepVars []*maxmin.Variable // sleep variables to reuse (holdLimited)
 	// freed holds the actions ended since the last solve: their
 	// variables are reused only after it (the solver may replay the
 	// round's changes).
@@ -316,6 +329,14 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	}
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
+	}
+	if cfg.Compat && cfg.ConcurrencyLimit >= 0 {
+		// The incremental solver's rounds can be undone; the staging of
+		// activities at a limit is done as SimGrid does it, once.
+		if cfg.Solver == SolverIncremental {
+			return nil, errors.New("sim: kairos/incremental:yes does not take maxmin/concurrency-limit (SimGrid's re-solves do: kairos/incremental:no or auto)")
+		}
+		cfg.Solver = SolverSimGrid
 	}
 	if cfg.Compat && cfg.Solver == SolverAuto && (obs != nil && needsSimGridOrder(obs) || m.hasLinkProfiles()) {
 		// A flow a link profile enables before its latency is paid is
@@ -412,6 +433,8 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	// proof of it.
 	s.cpuSys.SimGridSelective = cfg.Compat && !s.netSys.Incremental
 	s.cpuSys.Incremental = s.netSys.Incremental
+	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
+	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	for _, h := range m.Hosts {
 		sp := h.Speed
 		if cfg.Speed > 0 {
@@ -584,7 +607,11 @@ func (s *simulation) wake(r *rank) {
 func (s *simulation) hold(r *rank, wait bool) {
 	r.holding = true
 	h := &s.hosts[r.host]
-	s.cpuSys.Hold(h.cpu)
+	if s.cfg.ConcurrencyLimit >= 0 {
+		s.holdLimited(r, h, wait)
+	} else {
+		s.cpuSys.Hold(h.cpu)
+	}
 	if wait && h.energy != nil {
 		s.energyStateChange(h, s.now)
 	}
@@ -594,7 +621,64 @@ func (s *simulation) hold(r *rank, wait bool) {
 // SimGrid frees the sleep action after the activity's own action.
 func (s *simulation) release(r *rank) {
 	r.holding = false
+	r.sleepAct = nil
+	if v := r.sleepVar; v != nil {
+		s.cpuSys.Remove(v)
+		s.sleepVars = append(s.sleepVars, v)
+		r.sleepVar = nil
+		return
+	}
 	s.cpuSys.Release(s.hosts[r.host].cpu)
+}
+
+// holdLimited is hold under a concurrency limit, where the sleep action's
+// variable can matter: SimGrid enables it on the CPU, then disables it,
+// and if the CPU had no slot left it is staged instead, and takes the
+// next slot that frees there, sharing the CPU as a computation would
+// until the rank wakes (a wait's sleep is an ignored action, never
+// scheduled; see sleepShared).
+func (s *simulation) holdLimited(r *rank, h *hostState, wait bool) {
+	id := -2 - r.id
+	var v *maxmin.Variable
+	if n := len(s.sleepVars); n > 0 {
+		v = s.sleepVars[n-1]
+		s.sleepVars = s.sleepVars[:n-1]
+		v.Reset(id, 1, h.execBound(0))
+	} else {
+		v = s.cpuSys.NewVariable(id, 1, h.execBound(0), 1)
+	}
+	s.cpuSys.Expand(h.cpu, v, 1)
+	s.cpuSys.SetPenalty(v, 0)
+	r.sleepVar, r.holdWait = v, wait
+}
+
+// sleepShared handles a sleep variable a re-solve gave a share. SimGrid's
+// sleep action is a CPU action of one flop: a wait's is ignored, never
+// scheduled, but a timed sleep's (sleepFor) ends when it has computed its
+// flop if that comes before its duration.
+func (s *simulation) sleepShared(v *maxmin.Variable) {
+	r := s.ranks[-2-v.ID]
+	a := r.sleepAct
+	if r.holdWait || a == nil || !a.running {
+		return
+	}
+	doubleUpdate(&a.remains, a.lastValue*(s.now-a.shareMark), s.cfg.MaxminPrecision*s.cfg.SurfPrecision)
+	a.shareMark = s.now
+	a.lastValue = v.Value()
+	end := a.lastUpdate + a.latency
+	if a.lastValue <= 0 {
+		s.heapSet(a, end, hMaxDuration)
+		return
+	}
+	t := s.now
+	if a.remains > 0 {
+		t += a.remains / a.lastValue
+	}
+	if end < t {
+		s.heapSet(a, end, hMaxDuration)
+	} else {
+		s.heapSet(a, t, hNormal)
+	}
 }
 
 // block suspends r until what it waits for completes.

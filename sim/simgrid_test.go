@@ -920,6 +920,26 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestConcurrencyLimitMatchesSimGrid replays random traces with SimGrid's
+// maxmin/concurrency-limit, low enough to bind: transfers and
+// computations beyond the limit of a link or a CPU are staged until one
+// ends, and enabled in SimGrid's order; with two ranks per host, the
+// sleep actions of blocked waits take CPU slots too. A limit can make a
+// trace deadlock (a staged computation behind a waiting rank's sleep):
+// SimGrid must then deadlock at the same date.
+func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 60)
+	for _, plat := range []randomPlatform{
+		{"flat", "", 1},
+		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
+		{"flat, 2 ranks per host", "", 2},
+	} {
+		for _, limit := range []string{"1", "2", "3"} {
+			randomDifferential(t, plat, seeds, "maxmin/concurrency-limit:"+limit)
+		}
+	}
+}
+
 // TestAsyncSmallMatchesSimGrid is TestRandomTracesMatchSimGrid in SMPI's
 // small-message mode (smpi/async-small-thresh): eager messages start when
 // sent, the receiver's mailbox mutex orders the starts, with SMPI's
@@ -1262,7 +1282,8 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	restarted, failed := 0, 0
 	// With SMPI's small-message mode, random traces may deadlock or
 	// abort in SimGrid too (see TestAsyncSmallMatchesSimGrid).
-	bothFail := kcfg.AsyncSmallThreshold != 0
+	// So may a concurrency limit (see TestConcurrencyLimitMatchesSimGrid).
+	bothFail := kcfg.AsyncSmallThreshold != 0 || kcfg.ConcurrencyLimit >= 0
 	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(7)

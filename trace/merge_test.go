@@ -105,13 +105,3 @@ func TestMergeUndefinedComm(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
-
-func TestPrepend(t *testing.T) {
-	lead := NewEvent(Compute)
-	lead.Compute = 1e9
-	src := Prepend(mergeInput(2, TypeByte, "x"), lead)
-	got := describe(t, src)
-	if !strings.HasPrefix(got, "0 compute partner=-1") || !strings.Contains(got, "\n1 compute partner=-1 ") || strings.Count(got, "compute") != 2 {
-		t.Errorf("prepended:\n%s", got)
-	}
-}

@@ -73,13 +73,24 @@ func parseInstances(r io.Reader, name string) ([]instance, error) {
 	return out, nil
 }
 
+// startDelays returns the flops each rank computes before its trace
+// (sim.Config.StartDelays), by rank of the merged trace.
+func startDelays(ins []instance) []float64 {
+	var d []float64
+	for _, in := range ins {
+		for range in.ranks {
+			d = append(d, in.delay)
+		}
+	}
+	return d
+}
+
 // maxInstanceRanks bounds an instance's size (the TI reader's own bound
 // on a world).
 const maxInstanceRanks = 1 << 22
 
 // openInstances opens the time-independent traces of a description file
-// (paths relative to its directory), each rank of a delayed instance
-// starting with the computation of its delay, and merges them into one
+// (paths relative to its directory) and merges them into one
 // source, the instances' ranks one after the other; with SimGrid's quirks
 // (quirks), waits and tests look their requests up as SimGrid's replay of
 // instances does (trace.MergeOptions.LocalWaitKeys).
@@ -110,15 +121,7 @@ func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []
 			// As SimGrid's generate_multiple_deployment.sh refuses it.
 			return nil, nil, fmt.Errorf("%s: instance %s: %s has %d ranks, the description says %d", path, in.id, p, t.NumRanks(), in.ranks)
 		}
-		var src trace.Source = t
-		if in.delay > 0 {
-			// SimGrid's smpi_replay_init computes the delay before the
-			// trace (and its init) starts.
-			lead := trace.NewEvent(trace.Compute)
-			lead.Compute = in.delay
-			src = trace.Prepend(src, lead)
-		}
-		parts = append(parts, src)
+		parts = append(parts, t)
 	}
 	m, err := trace.Merge(parts, trace.MergeOptions{LocalWaitKeys: quirks})
 	if err != nil {

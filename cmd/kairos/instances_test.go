@@ -85,27 +85,30 @@ func TestInstancesErrors(t *testing.T) {
 
 // TestInstancesReplayMultiple replays SimGrid's replay_multiple example
 // (two instances of a 32-rank NAS-like trace on 5 hosts, the second
-// starting after 1.25e11 flops) and compares with SimGrid 3.32's
-// replay_multiple, which runs with SimGrid's default network model
-// (LV08; smpirun sets SMPI): the end 37292.121926290 s and the last
-// rank's simulated time 10436.365200 s. (The example's tesh expects
-// 37315.495382 s with maxmin/concurrency-limit:100, a limit that binds
-// here and that Kairos does not model; SimGrid gives the figures above
-// without it.)
+// starting after 1.25e11 flops) as SimGrid 3.32's replay_multiple does,
+// with SimGrid's default network model (LV08; smpirun sets SMPI): with
+// the example tesh's maxmin/concurrency-limit:100, which binds here (64
+// ranks on 5 hosts), the tesh's figures, the end 37315.495382 s and the
+// last rank's simulated time 10459.738655 s; without the limit, the end
+// 37292.121926290 s and 10436.365200 s, as replay_multiple gives them.
 func TestInstancesReplayMultiple(t *testing.T) {
 	dir := testenv.Shared(t, "simgrid-replay-tests/examples/smpi")
-	code, out, errs := csRun("simulate", "--instances", filepath.Join(dir, "replay_multiple/description_file"),
-		"--platform", filepath.Join(dir, "../platforms/small_platform_with_routers.xml"), "--hostfile", filepath.Join(dir, "hostfile"),
-		"--cfg", "network/model:LV08")
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s%s", code, out, errs)
-	}
-	for _, want := range []string{
-		"Simulation time 10436.365200 ",
-		"instance 2 (smpi_replay.txt, ranks 32-63): simulated time 10436.365199820 s, ended at 37292.121926290 s",
+	for _, c := range []struct {
+		limit, time, instance string
+	}{
+		{"100", "Simulation time 10459.738655 ", "simulated time 10459.738655410 s, ended at 37315.495381881 s"},
+		{"-1", "Simulation time 10436.365200 ", "simulated time 10436.365199820 s, ended at 37292.121926290 s"},
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
+		code, out, errs := csRun("simulate", "--instances", filepath.Join(dir, "replay_multiple/description_file"),
+			"--platform", filepath.Join(dir, "../platforms/small_platform_with_routers.xml"), "--hostfile", filepath.Join(dir, "hostfile"),
+			"--cfg", "network/model:LV08", "--cfg", "maxmin/concurrency-limit:"+c.limit)
+		if code != 0 {
+			t.Fatalf("limit %s: exit %d:\n%s%s", c.limit, code, out, errs)
+		}
+		for _, want := range []string{c.time, "instance 2 (smpi_replay.txt, ranks 32-63): " + c.instance} {
+			if !strings.Contains(out, want) {
+				t.Errorf("limit %s: output lacks %q:\n%s", c.limit, want, out)
+			}
 		}
 	}
 }
@@ -123,11 +126,14 @@ type job struct {
 // (testdata/sginstances.cpp), and requires the same end and the same
 // simulated time of the last rank: three workloads, two delayed, on 5
 // shared hosts, then random sets of two or three (every generator, random
-// delays, 2 to 5 hosts in random order, a random network model;
-// KAIROS_SIM_SEEDS sets how many, 12 by default).
+// delays, 2 to 5 hosts in random order, a random network model, a random
+// concurrency limit, an smpi/init sleep in a fourth of them;
+// KAIROS_SIM_SEEDS sets how many, 12 by default). Where SimGrid
+// deadlocks (a concurrency limit can make it), Kairos must deadlock at
+// the same date.
 func TestInstancesMatchSimGrid(t *testing.T) {
 	sg := testenv.SimGridProgram(t, filepath.Join("testdata", "sginstances.cpp"))
-	instancesDifferential(t, sg, []string{"node-3", "node-0", "node-4", "node-1", "node-2"}, "SMPI", []job{
+	instancesDifferential(t, sg, []string{"node-3", "node-0", "node-4", "node-1", "node-2"}, []string{"network/model:SMPI"}, []job{
 		{"stencil", []string{"stencil2d", "--grid", "2x2", "--iterations", "6"}, 4, 0},
 		{"cg", []string{"cg", "--ranks", "4", "--iterations", "3"}, 4, 2e6},
 		{"ring", []string{"ring", "--ranks", "3", "--iterations", "5"}, 3, 5e6},
@@ -162,15 +168,21 @@ func TestInstancesMatchSimGrid(t *testing.T) {
 			j.delay = float64(rng.IntN(3)) * 2e6
 			jobs = append(jobs, j)
 		}
-		model := []string{"SMPI", "LV08", "CM02", "IB"}[rng.IntN(4)]
-		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { instancesDifferential(t, sg, hosts, model, jobs) })
+		cfg := []string{"network/model:" + []string{"SMPI", "LV08", "CM02", "IB"}[rng.IntN(4)]}
+		if limit := []int{-1, 2, 3, 5}[rng.IntN(4)]; limit >= 0 {
+			cfg = append(cfg, fmt.Sprintf("maxmin/concurrency-limit:%d", limit))
+		}
+		if rng.IntN(4) == 0 {
+			cfg = append(cfg, "smpi/init:1e-3") // slept after the start delays
+		}
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { instancesDifferential(t, sg, hosts, cfg, jobs) })
 	}
 }
 
 // instancesDifferential replays jobs side by side on a cluster of 5
-// hosts, placed on hosts (a hostfile), with network model, with kairos
-// and with SimGrid's instances driver sg, and compares them.
-func instancesDifferential(t *testing.T, sg string, hosts []string, model string, jobs []job) {
+// hosts, placed on hosts (a hostfile), with the settings cfg (key:value),
+// with kairos and with SimGrid's instances driver sg, and compares them.
+func instancesDifferential(t *testing.T, sg string, hosts []string, cfg []string, jobs []job) {
 	t.Helper()
 	dir := t.TempDir()
 	plat, _ := testenv.Cluster(t, dir, 5)
@@ -204,19 +216,40 @@ func instancesDifferential(t *testing.T, sg string, hosts []string, model string
 	write("ids", ids.String())
 	write("deploy.xml", deploy.String())
 
-	sgOut, err := runIn(dir, 2*time.Minute, sg, "ids", plat, "deploy.xml", "--cfg=network/model:"+model, "--log=root.fmt:[%.12r]%e%m%n")
+	sgArgs := []string{"ids", plat, "deploy.xml", "--log=root.fmt:[%.12r]%e%m%n"}
+	kArgs := []string{"simulate", "--instances", filepath.Join(dir, "desc"), "--platform", plat, "--hostfile", hostfile}
+	for _, kv := range cfg {
+		sgArgs = append(sgArgs, "--cfg="+kv)
+		kArgs = append(kArgs, "--cfg", kv)
+	}
+	sgOut, err := runIn(dir, 2*time.Minute, sg, sgArgs...)
+	if d := regexp.MustCompile(`\[([0-9.]+)\] Oops! Deadlock detected`).FindSubmatch(sgOut); err == nil && d != nil {
+		// A concurrency limit can make instances deadlock (a staged
+		// computation behind a waiting rank's sleep): Kairos must too,
+		// at the same date.
+		code, out, errs := csRun(kArgs...)
+		at, _ := strconv.ParseFloat(string(d[1]), 64)
+		k := regexp.MustCompile(`deadlock at simulated time ([0-9.]+)`).FindStringSubmatch(errs)
+		if code == 0 || k == nil {
+			t.Fatalf("%s, %v: SimGrid deadlocks at %s, kairos: exit %d\n%s%s", desc.String(), cfg, d[1], code, out, errs)
+		}
+		if kat, _ := strconv.ParseFloat(k[1], 64); math.Abs(kat-at) > 1e-9*math.Max(1, at) {
+			t.Errorf("%s, %v: SimGrid deadlocks at %s, kairos at %s", desc.String(), cfg, d[1], k[1])
+		}
+		return
+	}
 	m := regexp.MustCompile(`\[([0-9.]+)\] Simulation time ([0-9.]+)`).FindSubmatch(sgOut)
 	if err != nil || m == nil {
 		t.Fatalf("sginstances: %v\n%s", err, sgOut)
 	}
 	sgEnd, _ := strconv.ParseFloat(string(m[1]), 64)
 
-	code, out, errs := csRun("simulate", "--instances", filepath.Join(dir, "desc"), "--platform", plat, "--hostfile", hostfile, "--cfg", "network/model:"+model)
+	code, out, errs := csRun(kArgs...)
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s%s", code, out, errs)
 	}
 	if !strings.Contains(out, "Simulation time "+string(m[2])+" ") {
-		t.Errorf("%s, %s: simulated time: SimGrid %s, kairos:\n%s", desc.String(), model, m[2], out)
+		t.Errorf("%s, %v: simulated time: SimGrid %s, kairos:\n%s", desc.String(), cfg, m[2], out)
 	}
 	end := 0.0
 	for _, x := range regexp.MustCompile(`ended at ([0-9.]+) s`).FindAllStringSubmatch(out, -1) {
@@ -224,6 +257,6 @@ func instancesDifferential(t *testing.T, sg string, hosts []string, model string
 		end = max(end, v)
 	}
 	if math.Abs(end-sgEnd) > 1e-9*math.Max(1, sgEnd) {
-		t.Errorf("%s, %s: end: SimGrid %.9f, kairos %.9f\n%s", desc.String(), model, sgEnd, end, out)
+		t.Errorf("%s, %v: end: SimGrid %.9f, kairos %.9f\n%s", desc.String(), cfg, sgEnd, end, out)
 	}
 }

@@ -82,7 +82,7 @@ func smpirunArgs(args []string) ([]string, error) {
 		case "-wrapper", "-gdb", "-vgdb", "-lldb":
 			return nil, usagef("smpirun's %s runs a program under a tool: a replay has no program", a)
 		case "-bandwidth", "-latency":
-			return nil, usagef("smpirun's %s shapes the platform it generates without -platform: give the machine with -platform or --cluster", a)
+			return nil, usagef("smpirun's %s shapes the platform it generates without -platform (which SimGrid 3.32 refuses beyond one rank: its Full zone finds each route declared twice): give the machine with -platform or --cluster", a)
 		default:
 			out = append(out, a)
 		}
@@ -322,6 +322,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	var tf format.Format
 	if f.instances {
 		src, f.replayed, err = openInstances(path, f, cfg.Compat)
+		cfg.StartDelays = startDelays(f.replayed)
 		tf, _ = format.ByName("ti")
 	} else {
 		src, tf, err = openReplayed(path, f)

@@ -81,6 +81,11 @@ type System struct {
 	// cache lines and pages.
 	cnstSlab []Constraint
 	varSlab  []Variable
+
+	// Concurrency limits (concurrency.go).
+	limited bool
+	limit   int32
+	waiting []*Variable
 }
 
 // slabSize is the number of constraints or variables allocated at once.
@@ -114,6 +119,10 @@ type Constraint struct {
 	region    uint32 // incremental mode: == System.round while in the region
 	dirty     bool
 	inList    bool // SimGrid mode: in the modified constraint set
+	// Concurrency limit (-1: none), the slots taken, and the disabled
+	// variables in the order they were disabled, kept only with a limit.
+	limit, conc int32
+	dis         []*Variable
 }
 
 // NewConstraint returns a constraint of capacity bound.
@@ -123,7 +132,10 @@ func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
 	}
 	c := &s.cnstSlab[0]
 	s.cnstSlab = s.cnstSlab[1:]
-	*c = Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1}
+	*c = Constraint{Bound: bound, FatPipe: fatPipe, lightIdx: -1, limit: -1}
+	if s.limited {
+		c.limit = s.limit
+	}
 	return c
 }
 
@@ -173,6 +185,9 @@ type Variable struct {
 	old      float64
 	oldRound uint32
 	at       *Constraint
+	// staged is the penalty of a variable waiting for a slot on a
+	// limited constraint (SimGrid's staged_sharing_penalty_), 0 if none.
+	staged float64
 	// ID is the caller's handle on the activity.
 	ID int32
 	// inline holds the elements of a variable using few constraints (a
@@ -233,6 +248,9 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 		e := &v.elems[i]
 		if e.c == c {
 			s.record(opExpand, v, c, weight, e.weight, 0, int32(i), 0)
+			if s.limited && v.penalty > 0 {
+				c.conc -= elemConcurrency(e.weight)
+			}
 			if c.FatPipe {
 				e.weight = math.Max(e.weight, weight)
 			} else {
@@ -242,6 +260,7 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 				c.elems[e.ci].weight = e.weight
 				c.elems[e.ci].usage = e.weight / v.penalty
 			}
+			s.takeSlot(c, v, e.weight)
 			if e.weight > 0 || v.penalty > 0 {
 				s.touchCnst(c)
 			}
@@ -252,13 +271,30 @@ func (s *System) Expand(c *Constraint, v *Variable, weight float64) {
 	v.elems = append(v.elems, vElem{c: c, weight: weight, ci: -1})
 	if v.penalty <= 0 {
 		c.ndis++
+		if s.limited {
+			c.dis = append(c.dis, v)
+		}
+	} else {
+		attach(v, len(v.elems)-1)
+		s.takeSlot(c, v, weight)
 	}
 	switch {
 	case v.penalty > 0:
-		attach(v, len(v.elems)-1)
 		s.touchCnst(c)
 	case weight > 0:
 		s.touchDisabled(c)
+	}
+}
+
+// takeSlot counts, on a system with limits, the slot an enabled v's
+// element of weight w takes on c, and stages v if c had none left.
+func (s *System) takeSlot(c *Constraint, v *Variable, w float64) {
+	if !s.limited || v.penalty <= 0 {
+		return
+	}
+	c.conc += elemConcurrency(w)
+	if c.slack() < 0 {
+		s.stage(v)
 	}
 }
 
@@ -287,27 +323,11 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 	s.record(opPenalty, v, nil, p, v.penalty, v.value, 0, int32(len(s.undoPos)))
 	switch {
 	case p > 0 && v.penalty <= 0:
-		whole := s.logging() && len(v.elems) > 0 && s.untouched(v.elems[0].c)
-		if s.logging() && len(v.elems) > 0 {
-			if c0 := v.elems[0].c; !s.known(c0) && c0.detached != s.visit {
-				v.fresh = s.visit
-			}
+		if !s.limited || s.unstage(v, p) {
+			s.enable(v, p)
 		}
-		v.penalty = p
-		for i := range v.elems {
-			attach(v, i)
-			v.elems[i].c.ndis--
-		}
-		v.attached = s.visit
-		s.touchVar(v, whole)
 	case p <= 0 && v.penalty > 0:
-		s.touchVar(v, v.attached != s.visit)
-		s.detach(v)
-		for i := range v.elems {
-			v.elems[i].c.ndis++
-		}
-		v.penalty = 0
-		v.value = 0
+		s.disable(v)
 	default:
 		v.penalty = p
 		for i := range v.elems {
@@ -317,6 +337,24 @@ func (s *System) SetPenalty(v *Variable, p float64) {
 		}
 		s.touchVar(v, v.attached != s.visit)
 	}
+}
+
+// enable gives the disabled v penalty p, its elements back on its
+// constraints' enabled ones (SimGrid's enable_var).
+func (s *System) enable(v *Variable, p float64) {
+	whole := s.logging() && len(v.elems) > 0 && s.untouched(v.elems[0].c)
+	if s.logging() && len(v.elems) > 0 {
+		if c0 := v.elems[0].c; !s.known(c0) && c0.detached != s.visit {
+			v.fresh = s.visit
+		}
+	}
+	v.penalty = p
+	for i := range v.elems {
+		attach(v, i)
+		v.elems[i].c.ndis--
+	}
+	v.attached = s.visit
+	s.touchVar(v, whole)
 }
 
 // SetBound changes v's upper bound. SimGrid marks every constraint of v
@@ -368,6 +406,10 @@ func (s *System) SetConstraintBound(c *Constraint, b float64) {
 // Remove takes v out of the system.
 func (s *System) Remove(v *Variable) {
 	s.record(opRemove, v, nil, 0, v.penalty, v.value, 0, int32(len(s.undoPos)))
+	if s.limited {
+		s.removeLimited(v)
+		return
+	}
 	if v.penalty > 0 {
 		s.touchVar(v, v.attached != s.visit)
 		s.detach(v)
@@ -408,6 +450,8 @@ func (s *System) Release(c *Constraint) {
 	c.ndis--
 	if len(c.elems) == 0 && c.ndis == 0 {
 		s.emptied(c)
+	} else {
+		s.onDisabled(c)
 	}
 }
 
@@ -441,30 +485,35 @@ func dropConstraint(list []*Constraint, c *Constraint) []*Constraint {
 
 func (s *System) detach(v *Variable) {
 	for i := range v.elems {
-		e := &v.elems[i]
-		if e.ci < 0 {
-			continue
-		}
-		c := e.c
-		if s.logging() {
-			s.undoPos = append(s.undoPos, e.ci)
-		}
-		// Keep the order (SimGrid erases from a linked list): it sets
-		// the rounding of sums, and with fat pipes, which near-equal
-		// level is reached first.
-		// One loop shifts and renumbers (copy's call cost more than the
-		// few elements it moves).
-		last := len(c.elems) - 1
-		for k := int(e.ci); k < last; k++ {
-			c.elems[k] = c.elems[k+1]
-			m := &c.elems[k]
-			m.v.elems[m.vi].ci = int32(k)
-		}
-		c.elems[last] = cElem{}
-		c.elems = c.elems[:last]
-		c.detached = s.visit
-		e.ci = -1
+		s.detachElem(v, i)
 	}
+}
+
+// detachElem takes v's element i off its constraint's enabled elements.
+func (s *System) detachElem(v *Variable, i int) {
+	e := &v.elems[i]
+	if e.ci < 0 {
+		return
+	}
+	c := e.c
+	if s.logging() {
+		s.undoPos = append(s.undoPos, e.ci)
+	}
+	// Keep the order (SimGrid erases from a linked list): it sets
+	// the rounding of sums, and with fat pipes, which near-equal
+	// level is reached first.
+	// One loop shifts and renumbers (copy's call cost more than the
+	// few elements it moves).
+	last := len(c.elems) - 1
+	for k := int(e.ci); k < last; k++ {
+		c.elems[k] = c.elems[k+1]
+		m := &c.elems[k]
+		m.v.elems[m.vi].ci = int32(k)
+	}
+	c.elems[last] = cElem{}
+	c.elems = c.elems[:last]
+	c.detached = s.visit
+	e.ci = -1
 }
 
 // touchVar records that v changed (SimGrid's
