@@ -56,6 +56,9 @@ type rank struct {
 	// it, which counts in none of its times; delaying while it computes
 	// its instance's start delay (Config.StartDelays), not an action.
 	started, initDue, initSleep, delaying bool
+	// endDue is set while the action that ended in the last turn waits
+	// for this one to be reported (see endAction).
+	endDue bool
 
 	// The requests the rank waits for, as SimGrid's waitany loop sees
 	// them: wPend not complete yet, wDone complete but not consumed;
@@ -112,6 +115,10 @@ func (s *simulation) runRank(r *rank) {
 	}
 	if r.pending != noPending {
 		s.resume(r)
+	}
+	if r.endDue {
+		r.endDue = false
+		s.endAction(r)
 	}
 	for !r.done {
 		if r.initDue && !r.busy {
@@ -175,12 +182,25 @@ func (s *simulation) runRank(r *rank) {
 			r.delaying = false
 			continue
 		}
-		if s.obs != nil && r.ev != &finalBarrier {
-			s.obs.Action(int(r.id), r.ev, r.start, s.now)
+		if r.turnUsed {
+			// The action's last simcall was answered at once: SimGrid's
+			// actor returns from it, and ends the action, in the next
+			// sub-round.
+			r.endDue = true
+			s.requeue(r)
+			return
 		}
-		if len(r.arrived) > 0 {
-			s.report(r, r.start)
-		}
+		s.endAction(r)
+	}
+}
+
+// endAction reports r's action, which has ended, to the observers.
+func (s *simulation) endAction(r *rank) {
+	if s.obs != nil && r.ev != &finalBarrier {
+		s.obs.Action(int(r.id), r.ev, r.start, s.now)
+	}
+	if len(r.arrived) > 0 {
+		s.report(r, r.start)
 	}
 }
 

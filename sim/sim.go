@@ -77,7 +77,10 @@
 //   - simultaneous events are handled in SimGrid's order: ranks issue one
 //     simcall per turn (Config.Subrounds; a computation takes four:
 //     exec_init's set_flops_amount and set_host, start, wait, and an
-//     iprobe's one more, set_bound; a sleep of 0 s none), its action heap
+//     iprobe's one more, set_bound; a sleep of 0 s none; an action, or a
+//     rank's trace, whose last simcall is answered at once ends in the
+//     rank's next turn, which orders the verbose log's lines and decides
+//     which rank ends last), its action heap
 //     is stable and an update counts as a new insertion, CPU actions end
 //     before network ones, and the solver visits elements in the order of
 //     SimGrid's intrusive lists, so that even its order-dependent quirks
