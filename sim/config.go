@@ -247,6 +247,13 @@ type Config struct {
 	// (kairos/incremental; see Solver). Without Compat it is always
 	// SolverIncremental.
 	Solver Solver
+	// TraceInternals is tracing/smpi/internals: a MessageObserver sees
+	// every message, those inside collectives too, from the post of its
+	// send to the return of the wait that gets its receive, as SimGrid's
+	// tracing draws them then (without it, the trace's own point-to-point
+	// messages, from the sending action's start to the end of the
+	// receiving one).
+	TraceInternals bool
 	// ConcurrencyLimit is the number of activities that may share each
 	// link and CPU at once (maxmin/concurrency-limit; negative: no
 	// limit, SimGrid's default). Activities beyond it wait, taking no
@@ -340,7 +347,7 @@ var CfgNames = []string{
 	"plugin (host_energy: each host's energy from its wattage_per_state property; link_energy: each link's from its wattage_range)",
 	"smpi/<collective> (bcast, barrier, reduce, allreduce, alltoall, alltoallv, gather, allgather, allgatherv, scatter, reduce_scatter)",
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
-	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
+	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; tracing/smpi/internals draws the messages inside collectives too; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
 	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
 	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin)",
 	"maxmin/concurrency-limit (activities sharing each link and CPU at once, the others waiting until one ends; -1: no limit, the default)",
@@ -521,6 +528,8 @@ func (c *Config) Set(key, value string) error {
 		default:
 			c.RecvOverhead = o
 		}
+	case "tracing/smpi/internals":
+		c.TraceInternals, err = ParseBool(key, value)
 	case "smpi/async-small-thresh":
 		var v float64
 		v, err = num()

@@ -22,8 +22,9 @@ import (
 // with computations between them, the non-blocking ones waited for by wait or waitall. All
 // carry tag 0: SimGrid's tracing ends a waitall's links with tag 0.
 // Every rank posts its side of the messages in one global order, so the
-// trace cannot deadlock.
-func randomMessages(rng *rand.Rand, n int) string {
+// trace cannot deadlock. With colls, collectives that every rank calls
+// come between the messages.
+func randomMessages(rng *rand.Rand, n int, colls bool) string {
 	lines := make([][]string, n)
 	pend := make([][][2]int, n) // outstanding (src, dst)
 	add := func(r int, format string, a ...any) {
@@ -33,6 +34,14 @@ func randomMessages(rng *rand.Rand, n int) string {
 		add(r, "init")
 	}
 	for step := 5 + rng.IntN(25); step > 0; step-- {
+		if colls && rng.IntN(4) == 0 {
+			c := []string{"barrier", "bcast 5000", "bcast 70000", "reduce 1000 10000", "allreduce 2000 10000",
+				"alltoall 500 500", "allgather 1000 1000", "gather 1000 1000 0"}[rng.IntN(8)]
+			for r := range lines {
+				add(r, "%s", c)
+			}
+			continue
+		}
 		if rng.IntN(5) == 0 {
 			add(rng.IntN(n), "compute %g", []float64{1e4, 1e5, 1e6}[rng.IntN(3)])
 			continue
@@ -177,6 +186,106 @@ func simgridLinks(t *testing.T, path string) []link {
 	return links
 }
 
+// pair is a sender and a receiver.
+type pair [2]int
+
+// simgridLinkEnds reads the link starts and, apart, the link ends of a
+// Paje trace SimGrid's tracing wrote, by sender and receiver (a key,
+// src_dst_tag_n in actor ids, names the other side), for traces where
+// SimGrid ends some links twice (tracing/smpi/internals).
+func simgridLinkEnds(t *testing.T, path string) (starts, ends map[pair][]float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	rank := map[string]int{}
+	starts, ends = map[pair][]float64{}, map[pair][]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "%EventDef" {
+			ids[f[2]] = f[1]
+		}
+		if len(f) < 3 || strings.HasPrefix(f[0], "%") {
+			continue
+		}
+		kind := ids[f[0]]
+		if kind == "PajeCreateContainer" {
+			if name, ok := strings.CutPrefix(strings.Trim(f[len(f)-1], `"`), "rank-"); ok {
+				rank[f[2]], _ = strconv.Atoi(name)
+			}
+			continue
+		}
+		if (kind != "PajeStartLink" && kind != "PajeEndLink") || len(f) < 7 {
+			continue
+		}
+		at, _ := strconv.ParseFloat(f[1], 64)
+		var src, dst int
+		if _, err := fmt.Sscanf(strings.ReplaceAll(f[6], "_", " "), "%d %d", &src, &dst); err != nil {
+			t.Fatalf("%s: %q: key %v", path, line, err)
+		}
+		if kind == "PajeStartLink" {
+			k := pair{rank[f[5]], dst - 1}
+			starts[k] = append(starts[k], at)
+		} else {
+			k := pair{src - 1, rank[f[5]]}
+			ends[k] = append(ends[k], at)
+		}
+	}
+	return starts, ends
+}
+
+// starts and linkEnds list links' starts and ends (with extra) by sender
+// and receiver.
+func starts(ls []link) map[pair][]float64 {
+	out := map[pair][]float64{}
+	for _, l := range ls {
+		out[pair{l.src, l.dst}] = append(out[pair{l.src, l.dst}], l.start)
+	}
+	return out
+}
+
+func linkEnds(ls []link) map[pair][]float64 {
+	out := map[pair][]float64{}
+	for _, l := range ls {
+		out[pair{l.src, l.dst}] = append(out[pair{l.src, l.dst}], l.end)
+	}
+	return out
+}
+
+// explains reports whether sg holds, for each pair, the dates of k and,
+// besides, only dates of plain (each at most as often), to 1e-9 s.
+func explains(k, sg, plain map[pair][]float64) bool {
+	for p := range k {
+		if _, ok := sg[p]; !ok {
+			return false
+		}
+	}
+	for p, xs := range sg {
+		rest := slices.Clone(xs)
+		take := func(d float64) bool {
+			i := slices.IndexFunc(rest, func(x float64) bool { return math.Abs(x-d) <= 1e-9 })
+			if i >= 0 {
+				rest = slices.Delete(rest, i, i+1)
+			}
+			return i >= 0
+		}
+		for _, d := range k[p] {
+			if !take(d) {
+				return false // a message of Kairos' that SimGrid does not draw
+			}
+		}
+		for _, d := range plain[p] {
+			take(d)
+		}
+		if len(rest) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // TestMessagesMatchSimGridTracing replays random point-to-point traces with
 // a TimedTrace observer and with SimGrid 3.32's tracing on (smpirun
 // -trace), and requires the messages Kairos reports to be the links
@@ -184,24 +293,29 @@ func simgridLinks(t *testing.T, path string) []link {
 // when the sending actions start and ending when the receives, waits or
 // waitalls return with them (see ends for how they are paired); on one
 // rank per host, and in small-message mode with two (where a receive
-// takes a message that arrived before it was posted).
+// takes a message that arrived before it was posted). With
+// tracing/smpi/internals, on traces with collectives too, every message
+// is drawn, from its send's post to the return of the wait that gets it.
 func TestMessagesMatchSimGridTracing(t *testing.T) {
 	seeds := randomSeeds(t, 40)
 	for _, c := range []struct {
 		name    string
 		perHost int
 		cfg     []string
+		colls   bool
 	}{
-		{"flat", 1, nil},
-		{"small-message-mode-2-per-host", 2, []string{"smpi/async-small-thresh:65536"}},
+		{"flat", 1, nil, false},
+		{"small-message-mode-2-per-host", 2, []string{"smpi/async-small-thresh:65536"}, false},
+		{"internals", 1, []string{"tracing/smpi/internals:yes"}, true},
+		{"internals-2-per-host-overheads", 2, []string{"tracing/smpi/internals:yes", "smpi/os:0:1e-5:1e-9", "smpi/ois:0:2e-5:0"}, true},
 	} {
-		t.Run(c.name, func(t *testing.T) { messagesDifferential(t, seeds, c.perHost, c.cfg) })
+		t.Run(c.name, func(t *testing.T) { messagesDifferential(t, seeds, c.perHost, c.colls, c.cfg) })
 	}
 }
 
 // messagesDifferential is TestMessagesMatchSimGridTracing with perHost
-// ranks per host and the settings cfg.
-func messagesDifferential(t *testing.T, seeds, perHost int, cfg []string) {
+// ranks per host, collectives if colls, and the settings cfg.
+func messagesDifferential(t *testing.T, seeds, perHost int, colls bool, cfg []string) {
 	dir, xml, hostfile := smallCluster(t, 8, "")
 	if perHost > 1 {
 		hostfile = sharedHostfile(t, dir, 8, perHost)
@@ -216,7 +330,7 @@ func messagesDifferential(t *testing.T, seeds, perHost int, cfg []string) {
 	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 17))
 		n := 2 + rng.IntN(7)
-		text := randomMessages(rng, n)
+		text := randomMessages(rng, n, colls)
 		tr := writeTrace(t, dir, text)
 		timed := sim.NewTimedTrace(n, tr.Meta())
 		res, err := sim.Run(tr, machinePerHost(t, xml, n, perHost), kcfg, timed)
@@ -236,15 +350,38 @@ func messagesDifferential(t *testing.T, seeds, perHost int, cfg []string) {
 		if err != nil || math.Abs(sg-res.Time) > 1e-9 {
 			t.Fatalf("seed %d: SimGrid %v (%v), Kairos %.9f\n%s", seed, sg, err, res.Time, text)
 		}
-		want := simgridLinks(t, sgTrace)
 		var got []link
 		for _, m := range timed.Messages {
 			got = append(got, link{m.Src, m.Dst, m.Sent, m.Arrived})
 		}
+		total += len(got)
+		if kcfg.TraceInternals {
+			// SimGrid's replay also traces, a second time, the start of
+			// a sendRecv's send when the action starts, and the end of
+			// every receive a wait, waitall or sendRecv action returns
+			// with when the action ends (as without internals): the
+			// links it draws are Kairos' messages and, besides, some of
+			// the dates of the messages without internals.
+			plain := kcfg
+			plain.TraceInternals = false
+			pl := sim.NewTimedTrace(n, tr.Meta())
+			if _, err := sim.Run(tr, machinePerHost(t, xml, n, perHost), plain, pl); err != nil {
+				t.Fatal(err)
+			}
+			var was []link
+			for _, m := range pl.Messages {
+				was = append(was, link{m.Src, m.Dst, m.Sent, m.Arrived})
+			}
+			sgStarts, sgEnds := simgridLinkEnds(t, sgTrace)
+			if !explains(starts(got), sgStarts, starts(was)) || !explains(linkEnds(got), sgEnds, linkEnds(was)) {
+				t.Errorf("seed %d: Kairos' messages\n%v\nSimGrid's link starts\n%v\nand ends\n%v\n%s", seed, got, sgStarts, sgEnds, text)
+			}
+			continue
+		}
+		want := simgridLinks(t, sgTrace)
 		if len(got) != len(want) || !sameEnds(ends(got), ends(want)) {
 			t.Errorf("seed %d: Kairos' messages\n%v\nSimGrid's links\n%v\n%s", seed, got, want, text)
 		}
-		total += len(got)
 	}
 	t.Logf("%d random traces, %d messages", seeds, total)
 }
@@ -254,20 +391,28 @@ func messagesDifferential(t *testing.T, seeds, perHost int, cfg []string) {
 // it (Chrome's by equal category, thread and timestamp, Perfetto's to the
 // slice open at the timestamp): its start on a slice of the sender,
 // written before it, its end on a slice of the receiver, written before
-// it, one of each per message.
+// it, one of each per message. With tracing/smpi/internals, on traces
+// with collectives, a flow starts when its send is posted, inside the
+// sending action's slice: it must follow a slice that contains it.
 func TestPerfettoFlowsBindToSlices(t *testing.T) {
 	dir := t.TempDir()
-	for seed := range 20 {
+	internals := sim.DefaultConfig()
+	internals.TraceInternals = true
+	for seed := range 40 {
 		rng := rand.New(rand.NewPCG(uint64(seed), 23))
 		n := 2 + rng.IntN(7)
-		text := randomMessages(rng, n)
+		cfg := sim.DefaultConfig()
+		if seed%2 == 1 {
+			cfg = internals
+		}
+		text := randomMessages(rng, n, cfg.TraceInternals)
 		tr := writeTrace(t, dir, text)
 		var out strings.Builder
 		hosts := make([]string, n)
 		pf := sim.NewPerfetto(&out, hosts)
 		timed := sim.NewTimedTrace(n, tr.Meta())
 		m := machinePerHost(t, clusterXML(t, dir, 8, ""), n, 1)
-		if _, err := sim.Run(tr, m, sim.DefaultConfig(), sim.Observers{pf, timed}); err != nil {
+		if _, err := sim.Run(tr, m, cfg, sim.Observers{pf, timed}); err != nil {
 			t.Fatal(err)
 		}
 		if err := pf.Close(); err != nil {
@@ -278,27 +423,32 @@ func TestPerfettoFlowsBindToSlices(t *testing.T) {
 				Ph, Cat string
 				ID      int
 				Tid     int
-				Ts      float64
+				Ts, Dur float64
 			}
 		}
 		if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		type at struct {
-			tid int
-			ts  float64
-		}
-		slices := map[at]bool{}
+		type slice struct{ ts, end float64 }
+		slices := map[int][]slice{} // MPI slices written so far, by thread
 		starts, ends := map[int]int{}, map[int]int{}
 		for i, e := range doc.TraceEvents {
 			switch e.Ph {
 			case "X":
 				if e.Cat == "mpi" {
-					slices[at{e.Tid, e.Ts}] = true
+					slices[e.Tid] = append(slices[e.Tid], slice{e.Ts, e.Ts + e.Dur})
 				}
 			case "s", "f":
-				if e.Cat != "mpi" || !slices[at{e.Tid, e.Ts}] {
-					t.Errorf("seed %d: flow event %d (%s of %d, rank %d at %.3f us) follows no MPI slice starting there", seed, i, e.Ph, e.ID, e.Tid, e.Ts)
+				bound := false
+				for _, sl := range slices[e.Tid] {
+					// A flow binds at a slice's start, or, a send posted
+					// inside an action (internals), within it.
+					// (Times have 3 decimals of a microsecond: a slice's
+					// end, ts + dur, may round below a flow at it.)
+					bound = bound || sl.ts == e.Ts || cfg.TraceInternals && e.Ph == "s" && sl.ts <= e.Ts && e.Ts <= sl.end+0.002
+				}
+				if e.Cat != "mpi" || !bound {
+					t.Errorf("seed %d: flow event %d (%s of %d, rank %d at %.3f us) follows no MPI slice there", seed, i, e.Ph, e.ID, e.Tid, e.Ts)
 				}
 				if e.Ph == "s" {
 					starts[e.ID]++

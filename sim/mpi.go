@@ -16,6 +16,7 @@ type request struct {
 	comm     *comm
 	matched  float64 // when both sides were posted; -1 before
 	begun    float64 // when the action that posted it began
+	posted   float64 // with TraceInternals, when SimGrid traces its start (see newRequest)
 	refs     int32   // references: mailbox or transfer, store, id index, waiter
 	msgID    uint32  // in small-message mode, a send's number among its sender's to its destination with its tag
 	send     bool
@@ -120,6 +121,13 @@ func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64
 	}
 	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
 	q.matched, q.begun = -1, r.start
+	if s.cfg.TraceInternals {
+		// SimGrid's Request::start traces it, before the send's overhead.
+		q.posted = s.now
+		if send && r.sendFromSet {
+			q.posted, r.sendFromSet = r.sendFrom, false
+		}
+	}
 	s.seq++
 	q.seq = s.seq
 	return q
@@ -313,10 +321,14 @@ func (s *simulation) commDone(c *comm) {
 		// taken yet: it waits, complete, in the small mailbox.
 		return
 	}
-	if s.msgObs != nil && c.sreq.tag >= 0 {
-		// A message of the trace's own (collectives' tags are negative):
-		// it arrives when the receiver's wait or test returns with it.
-		c.rreq.msg = &Message{Src: int(c.src), Dst: int(c.dst), Tag: c.sreq.tag, Bytes: c.bytes, Sent: c.sreq.begun}
+	if s.msgObs != nil && (c.sreq.tag >= 0 || s.cfg.TraceInternals) {
+		// A message of the trace's own (collectives' tags are negative),
+		// or any with TraceInternals: it arrives when the receiver's
+		// wait or test returns with it.
+		c.rreq.msg = &Message{Src: int(c.src), Dst: int(c.dst), Tag: c.sreq.tag, Bytes: c.bytes, Sent: c.sreq.begun, SentBegan: c.sreq.begun}
+		if s.cfg.TraceInternals {
+			c.rreq.msg.Sent = c.sreq.posted
+		}
 		if c.rreq.awaited {
 			s.arrive(c.rreq)
 		}
@@ -342,10 +354,23 @@ func (s *simulation) commDone(c *comm) {
 // when the rank's current action (the wait, test or receive returning with
 // it) ends, as SimGrid's tracing ends a message's link.
 func (s *simulation) arrive(q *request) {
-	if q.msg != nil {
-		q.owner.arrived = append(q.owner.arrived, q.msg)
-		q.msg = nil
+	if q.msg == nil {
+		return
 	}
+	if s.cfg.TraceInternals {
+		// SimGrid's finish_wait ends the link as the wait returns the
+		// request, inside the action.
+		r := q.owner
+		began := r.start
+		if r.ev == nil || r.ev == &finalBarrier {
+			began = -1
+		}
+		q.msg.Arrived, q.msg.RecvBegan = s.now, began
+		s.msgObs.Message(*q.msg)
+	} else {
+		q.owner.arrived = append(q.owner.arrived, q.msg)
+	}
+	q.msg = nil
 }
 
 // report gives the MessageObserver the messages r's action, which began

@@ -120,34 +120,39 @@ func (t *TimedTrace) Restart() {
 
 // Perfetto streams a Chrome / Perfetto trace-event JSON timeline: one
 // track per rank, one slice per action (computations included), and a
-// flow (an arrow) per point-to-point message, from the slice of the
-// action that sent it to the slice of the receive, wait or waitall that
-// returned with it. Call Close to finish the JSON.
+// flow (an arrow) per message a MessageObserver sees, from the slice of
+// the action that sent it to the slice of the receive, wait or waitall
+// that returned with it (with Config.TraceInternals, from the date its
+// send was posted, inside a collective's slice for its messages). Call
+// Close to finish the JSON.
 type Perfetto struct {
 	w     *bufio.Writer
 	first bool
 	err   error
 	buf   []byte
-	// A flow's start binds to the slice of its timestamp: it is written
-	// after that slice, so it waits in held (by sender) until the
-	// sender's slices written reach its start (lastStart).
+	// A flow event binds to the slice of its rank open at its timestamp:
+	// it is written after that slice, so it waits in held (by rank) until
+	// the rank's slices written reach it (lastStart, lastEnd).
 	flows     int
 	lastStart []float64
+	lastEnd   []float64
 	held      [][]heldFlow
 }
 
-// heldFlow is a flow start waiting for its slice to be written.
+// heldFlow is a flow event waiting for its slice, that of the action
+// that began at began, to be written.
 type heldFlow struct {
-	id   int
-	sent float64
+	ph        string
+	id        int
+	at, began float64
 }
 
 // NewPerfetto starts a timeline on w; hosts name the ranks' tracks.
 func NewPerfetto(w io.Writer, hosts []string) *Perfetto {
 	p := &Perfetto{w: bufio.NewWriterSize(w, 1<<16), first: true,
-		lastStart: make([]float64, len(hosts)), held: make([][]heldFlow, len(hosts))}
+		lastStart: make([]float64, len(hosts)), lastEnd: make([]float64, len(hosts)), held: make([][]heldFlow, len(hosts))}
 	for r := range p.lastStart {
-		p.lastStart[r] = -1
+		p.lastStart[r], p.lastEnd[r] = -1, -1
 	}
 	p.write(`{"displayTimeUnit":"ns","traceEvents":[`)
 	for r, h := range hosts {
@@ -199,11 +204,14 @@ func (p *Perfetto) Action(rank int, e *trace.Event, start, end float64) {
 		_, p.err = p.w.Write(b)
 	}
 	if rank < len(p.lastStart) {
-		p.lastStart[rank] = start
+		p.lastStart[rank], p.lastEnd[rank] = start, end
 		kept := p.held[rank][:0]
 		for _, f := range p.held[rank] {
-			if f.sent <= start {
-				p.flow("s", f.id, rank, f.sent)
+			// The action's slice: it began then, and the event, inside
+			// it, is not after its end (a zero-length action of the same
+			// start is not it).
+			if f.began <= start && f.at <= end {
+				p.flow(f.ph, f.id, rank, f.at)
 			} else {
 				kept = append(kept, f)
 			}
@@ -217,17 +225,24 @@ func (p *Perfetto) Action(rank int, e *trace.Event, start, end float64) {
 // the start of the slice of the action that returned with it, the
 // slices' category, as the trace viewers bind flows to slices.
 func (p *Perfetto) Message(m Message) {
-	if m.RecvBegan < 0 || m.Src >= len(p.lastStart) {
+	if m.RecvBegan < 0 || m.Src >= len(p.lastStart) || m.Dst >= len(p.lastStart) {
 		return // received by no action of the trace: no slice to bind to
 	}
 	id := p.flows
 	p.flows++
-	if p.lastStart[m.Src] >= m.Sent {
-		p.flow("s", id, m.Src, m.Sent)
-	} else {
-		p.held[m.Src] = append(p.held[m.Src], heldFlow{id, m.Sent})
+	p.flowOn("s", id, m.Src, m.Sent, m.SentBegan)
+	p.flowOn("f", id, m.Dst, m.RecvBegan, m.RecvBegan)
+}
+
+// flowOn writes a flow event of rank at its date, once the slice of the
+// rank's action that began at began is written: at once if it is, or
+// when Action writes it.
+func (p *Perfetto) flowOn(ph string, id, rank int, at, began float64) {
+	if p.lastStart[rank] >= began && p.lastEnd[rank] >= at {
+		p.flow(ph, id, rank, at)
+		return
 	}
-	p.flow("f", id, m.Dst, m.RecvBegan)
+	p.held[rank] = append(p.held[rank], heldFlow{ph, id, at, began})
 }
 
 // flow writes one flow event of phase ph ("s" or "f").

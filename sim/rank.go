@@ -45,6 +45,10 @@ type rank struct {
 	holdWait bool
 	sleepAct *action // the timed sleep holding (sleepFor)
 	slept    bool    // the overhead before the send being posted is slept (see overhead)
+	// sendFrom is when the send being posted began, before its overhead
+	// (set if sendFromSet).
+	sendFrom    float64
+	sendFromSet bool
 	// The receive overheads (smpi/or) of the complete requests waited
 	// for, slept as the waitany loop consumes them (see queueOverhead),
 	// and the one to sleep next.
@@ -551,6 +555,9 @@ func (s *simulation) overhead(r *rank, d float64) bool {
 	if d <= 0 || r.slept {
 		return true
 	}
+	// SimGrid's Request::start traces the send (tracing/smpi/internals)
+	// before it sleeps.
+	r.sendFrom, r.sendFromSet = s.now, true
 	r.slept = s.inject(r, d)
 	return false
 }

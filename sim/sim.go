@@ -177,7 +177,10 @@ type Message struct {
 	// returned with the message ended (where SimGrid's tracing ends the
 	// link) and RecvBegan when that action began (-1 for the wait for
 	// leftover requests at the end of a rank's trace, not an action).
-	Sent, Arrived, RecvBegan float64
+	// With Config.TraceInternals, Sent is when the send was posted and
+	// Arrived when the wait returned the receive, inside those actions;
+	// SentBegan is when the sending action began (Sent without).
+	Sent, Arrived, RecvBegan, SentBegan float64
 }
 
 // Result is what a simulation computed.
