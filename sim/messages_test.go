@@ -308,6 +308,7 @@ func TestMessagesMatchSimGridTracing(t *testing.T) {
 		{"small-message-mode-2-per-host", 2, []string{"smpi/async-small-thresh:65536"}, false},
 		{"internals", 1, []string{"tracing/smpi/internals:yes"}, true},
 		{"internals-2-per-host-overheads", 2, []string{"tracing/smpi/internals:yes", "smpi/os:0:1e-5:1e-9", "smpi/ois:0:2e-5:0"}, true},
+		{"internals-small-message-mode", 2, []string{"tracing/smpi/internals:yes", "smpi/async-small-thresh:65536"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) { messagesDifferential(t, seeds, c.perHost, c.colls, c.cfg) })
 	}
