@@ -113,6 +113,8 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 		// Latencies paid at once: fewer flows an event finds paying theirs.
 		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, []string{"smpi/lat-factor:0:0.1"}},
 		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"smpi/lat-factor:0:0.1", "network/crosstraffic:0"}},
+		// A concurrency limit: the flows an event enables may be staged.
+		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"smpi/lat-factor:0:0.1", "maxmin/concurrency-limit:2"}},
 	} {
 		kcfg := sim.DefaultConfig()
 		sgArgs := setBoth(t, &kcfg, c.cfg)

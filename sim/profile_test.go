@@ -49,6 +49,9 @@ func TestSpeedProfilesMatchSimGrid(t *testing.T) {
 	xml, p := platformFile(t, dir, "profiles.xml", profilePlatform())
 	names := []string{"node-0", "big-0", "node-1", "node-2", "big-0", "node-3", "node-4", "big-1", "node-0"}
 	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds)
+	// With a concurrency limit, a CPU's changing speed and its staged
+	// computations.
+	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds, "maxmin/concurrency-limit:1")
 
 	energyDifferential(t, dir, xml, filepath.Join(dir, "hostfile"), deployer(t, p, names), len(names), seeds, 23)
 }
