@@ -352,7 +352,8 @@ func (s *simulation) commDone(c *comm) {
 
 // arrive hands the message receive q took to its rank, to be reported
 // when the rank's current action (the wait, test or receive returning with
-// it) ends, as SimGrid's tracing ends a message's link.
+// it) ends, as SimGrid's tracing ends a message's link; with
+// TraceInternals it is reported now, as the wait returns q.
 func (s *simulation) arrive(q *request) {
 	if q.msg == nil {
 		return
