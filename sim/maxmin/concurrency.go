@@ -51,10 +51,6 @@ func (v *Variable) minSlack() int32 {
 // Staged reports whether v waits for a slot on a limited constraint.
 func (v *Variable) Staged() bool { return v.staged > 0 }
 
-// AtLimit reports whether one more enabled variable would exceed c's
-// concurrency limit.
-func (c *Constraint) AtLimit() bool { return c.slack() <= 0 }
-
 // stage disables v, which just exceeded a limit, and keeps its penalty
 // until a slot frees (SimGrid's expand).
 func (s *System) stage(v *Variable) {
