@@ -143,3 +143,42 @@ func TestPajeReadByPajeng(t *testing.T) {
 		t.Errorf("pj_dump's links:\n%s\nwant:\n%s", strings.Join(links, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSimulateTracingInternals: from the command line, --cfg
+// tracing/smpi/internals:yes makes the Paje trace draw every message of
+// the run (the count the result line prints, the collectives' included),
+// where without it only the trace's own point-to-point messages are drawn.
+func TestSimulateTracingInternals(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "cg")
+	if code, out, errs := csRun("gen", "cg", "--ranks", "4", "--iterations", "2", "-o", tr, "--to", "ti"); code != 0 {
+		t.Fatalf("gen: exit %d\n%s%s", code, out, errs)
+	}
+	links := func(extra ...string) (drawn, messages int) {
+		t.Helper()
+		paje := filepath.Join(dir, fmt.Sprintf("run%d.paje", len(extra)))
+		code, out, errs := csRun(append([]string{"simulate", tr, "--cluster", "4x1Gf,125MBps,50us", "--paje", paje}, extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", extra, code, out, errs)
+		}
+		m := regexp.MustCompile(`([0-9]+) messages`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no message count in:\n%s", out)
+		}
+		fmt.Sscan(m[1], &messages)
+		b, err := os.ReadFile(paje)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := regexp.MustCompile(`(?m)^%EventDef PajeStartLink ([0-9]+)$`).FindSubmatch(b)
+		if id == nil {
+			t.Fatalf("%s defines no link start", paje)
+		}
+		return len(regexp.MustCompile(`(?m)^`+string(id[1])+` `).FindAll(b, -1)), messages
+	}
+	own, all := links()
+	drawn, messages := links("--cfg", "tracing/smpi/internals:yes")
+	if drawn != messages || own >= drawn || all != messages {
+		t.Errorf("links drawn: %d without internals, %d with, for %d messages", own, drawn, messages)
+	}
+}
