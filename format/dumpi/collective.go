@@ -19,7 +19,7 @@ var collectiveKinds = map[int]trace.Kind{
 // (Gather's receive count, Scatter's send count) default, elsewhere, to
 // the other side's size, which MPI requires to match.
 func (r *Reader) collective(c *call, k trace.Kind) error {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	has := func(n fieldName) bool { return p.idx[n] >= 0 }
 	id, self, err := r.comm(c, get(fComm))
@@ -54,7 +54,7 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 // rootedOrGathered sets the sizes of Gather(v), Scatter(v), Allgather(v)
 // and Alltoall.
 func (r *Reader) rootedOrGathered(c *call) {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	e := &r.ev
 	atRoot := p.root >= 0 && c.v[0] == c.v[p.root]
@@ -89,7 +89,7 @@ func (r *Reader) rootedOrGathered(c *call) {
 // alltoallv sets the per-member sizes of Alltoallv and Alltoallw (whose
 // datatypes are per member).
 func (r *Reader) alltoallv(c *call) {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	e := &r.ev
 	if c.label == lAlltoallv {
 		st, rt := c.v[p.idx[fSendtype]], c.v[p.idx[fRecvtype]]
@@ -107,7 +107,7 @@ func (r *Reader) alltoallv(c *call) {
 // buffer slot, with datatype dt for all or types[i] per member; it returns
 // the bytes and their total.
 func (r *Reader) vector(c *call, slot int, name fieldName, dt int64, types []int32) ([]int64, int64) {
-	counts := c.arr[programs[c.label].idx[name]]
+	counts := c.arr[programs()[c.label].idx[name]]
 	out := r.counts[slot][:0]
 	var total int64
 	for i, n := range counts {

@@ -176,7 +176,7 @@ func resolveComms(ops [][]commOp) (*commTable, error) {
 		if ranks[r].next < len(ranks[r].ops) {
 			o := ranks[r].ops[ranks[r].next]
 			return nil, fmt.Errorf("rank %d: byte %d: %s on communicator %d is not matched by the other members of that communicator (communicator-creating calls differ across ranks)",
-				r, o.off, programs[o.label].name, o.comm)
+				r, o.off, programs()[o.label].name, o.comm)
 		}
 		t.created[r] = ranks[r].created
 	}
@@ -362,7 +362,7 @@ func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bo
 	for _, r := range waiting {
 		if o := ranks[r].ops[ranks[r].next]; o.label != label {
 			return false, fmt.Errorf("rank %d: byte %d: %s on communicator %d while rank %d calls %s on it: communicator-creating calls differ across ranks",
-				r, o.off, programs[o.label].name, parent, waiting[0], programs[label].name)
+				r, o.off, programs()[o.label].name, parent, waiting[0], programs()[label].name)
 		}
 	}
 	// Group the members by the communicator they get: color for

@@ -290,13 +290,13 @@ func (d *decoder) next() bool {
 		d.done = true
 		return false
 	}
-	if label >= len(programs) || !programs[label].known {
+	if label >= len(layouts) || !programs()[label].known {
 		d.fail(c.off, "unknown DUMPI function label %d (known: 0..289, 291, 292, end of stream 293)", label)
 		return false
 	}
 	c.label = label
 	d.recordHead(c)
-	d.args(c, &programs[label])
+	d.args(c, &programs()[label])
 	return d.err == nil
 }
 

@@ -24,8 +24,8 @@ func (r *Reader) wildcardSource(req int64) (int32, bool) {
 
 // p2pOf returns the point-to-point fields of label, nil if it is not one.
 func p2pOf(label int) *p2pFields {
-	if label < len(p2p) {
-		return p2p[label]
+	if label < lIrecv+1 {
+		return p2p()[label]
 	}
 	return nil
 }
@@ -39,7 +39,7 @@ type foundStatus struct {
 // completedStatus reports whether completion c completes request req,
 // and with which stored status.
 func completedStatus(c *call, req int64) (foundStatus, bool) {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	arr := func(n fieldName) []int32 { return c.arr[p.idx[n]] }
 	status := func(k int) (foundStatus, bool) {

@@ -1,6 +1,8 @@
 package dumpi
 
 import (
+	"sync"
+
 	"kairos/trace"
 )
 
@@ -31,10 +33,10 @@ type p2pFields struct {
 	status                               int
 }
 
-// p2p lists the point-to-point labels; indexes are resolved at init.
-var p2p [lIrecv + 1]*p2pFields
-
-func init() {
+// p2p returns the fields of the point-to-point labels (nil for other
+// labels), resolved on first use as programs.
+var p2p = sync.OnceValue(func() *[lIrecv + 1]*p2pFields {
+	var p2p [lIrecv + 1]*p2pFields
 	for _, l := range []struct {
 		label int
 		kind  trace.Kind
@@ -56,7 +58,8 @@ func init() {
 		}
 		p2p[l.label] = f
 	}
-}
+	return &p2p
+})
 
 // DUMPI's special ranks (constants.h): MPI_ANY_SOURCE is -1; MPI_PROC_NULL
 // is stored as the MPI library's own value (MPICH -1, Open MPI -2).
@@ -64,8 +67,7 @@ const dumpiAnySource = -1
 
 // mapCall turns call c into r.ev (whose time is set).
 func (r *Reader) mapCall(c *call) error {
-	if c.label <= lIrecv && p2p[c.label] != nil {
-		f := p2p[c.label]
+	if f := p2pOf(c.label); f != nil {
 		if f.rq >= 0 {
 			r.restart(c.v[f.rq])
 		}
@@ -174,7 +176,7 @@ func (r *Reader) request(h int32) (uint64, bool) {
 // Testsome a Waitall of the requests they completed. A call that
 // completes nothing is Local.
 func (r *Reader) completion(c *call) {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	arr := func(n fieldName) []int32 { return c.arr[p.idx[n]] }
 	flag := int64(1)
@@ -235,7 +237,7 @@ func (r *Reader) addRequest(h int32) {
 }
 
 func (r *Reader) probe(c *call) error {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	id, self, err := r.comm(c, c.v[p.idx[fComm]])
 	if err != nil {
 		return err
@@ -261,7 +263,7 @@ func (r *Reader) probe(c *call) error {
 // sendRecv maps Sendrecv and Sendrecv_replace. The model has one tag: the
 // send tag.
 func (r *Reader) sendRecv(c *call) error {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	id, self, err := r.comm(c, get(fComm))
 	if err != nil {
@@ -298,7 +300,7 @@ func (r *Reader) sendRecv(c *call) error {
 // commCreate maps the calls that create communicators: the parent in
 // Comm, the new communicator in NewComm (0 when the rank gets none).
 func (r *Reader) commCreate(c *call) error {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	var id uint32
 	if r.nextNew < len(r.created) {
 		id = r.created[r.nextNew]

@@ -186,7 +186,7 @@ func TestMismatchedCreation(t *testing.T) {
 func TestEveryLabelMaps(t *testing.T) {
 	w := newBinWriter()
 	n := 0
-	for label, p := range programs {
+	for label, p := range programs() {
 		if !p.known {
 			continue
 		}

@@ -186,12 +186,12 @@ func compareRank(t *testing.T, tr *Trace, r int, o *oracle) {
 		c := &d.c
 		counts[c.label]++
 		if i >= len(o.calls) {
-			t.Fatalf("rank %d: record %d (%s) beyond dumpi2ascii's %d calls", r, i, programs[c.label].name, len(o.calls))
+			t.Fatalf("rank %d: record %d (%s) beyond dumpi2ascii's %d calls", r, i, programs()[c.label].name, len(o.calls))
 		}
 		oc := o.calls[i]
 		where := fmt.Sprintf("rank %d record %d at byte %d (oracle line %d)", r, i, c.off, oc.line)
-		if programs[c.label].name != oc.name {
-			t.Fatalf("%s: %s, dumpi2ascii says %s", where, programs[c.label].name, oc.name)
+		if programs()[c.label].name != oc.name {
+			t.Fatalf("%s: %s, dumpi2ascii says %s", where, programs()[c.label].name, oc.name)
 		}
 		if printedWall(c.wall[0]) != oc.enter || printedWall(c.wall[1]) != oc.exit {
 			t.Errorf("%s: wall %s..%s, dumpi2ascii %s..%s", where, printedWall(c.wall[0]), printedWall(c.wall[1]), oc.enter, oc.exit)
@@ -229,7 +229,7 @@ func compareRank(t *testing.T, tr *Trace, r int, o *oracle) {
 	var total int64
 	for l := 0; l < labelAllFunctions; l++ {
 		total += counts[l]
-		n := programs[l].name
+		n := programs()[l].name
 		if counts[l] != int64(info.calls[l]) || counts[l] != o.counts[n] {
 			t.Errorf("rank %d: %s: %d records, footer %d, dumpi2ascii %d", r, n, counts[l], info.calls[l], o.counts[n])
 		}
@@ -251,7 +251,7 @@ func compareRank(t *testing.T, tr *Trace, r int, o *oracle) {
 // compareArgs checks every integer argument dumpi2ascii prints under a
 // field name of the layout.
 func compareArgs(t *testing.T, where string, c *call, oc oracleCall) {
-	p := &programs[c.label]
+	p := &programs()[c.label]
 	for name, want := range oc.args {
 		i, ok := p.fields[name]
 		if !ok {
@@ -280,8 +280,8 @@ func compareArgs(t *testing.T, where string, c *call, oc oracleCall) {
 // checkP2PEvent checks that a point-to-point record became its event
 // with the traced peer, tag, request and bytes.
 func checkP2PEvent(t *testing.T, where string, c *call, e *trace.Event) {
-	f := p2p[min(c.label, len(p2p)-1)]
-	if c.label >= len(p2p) || f == nil {
+	f := p2pOf(c.label)
+	if f == nil {
 		return
 	}
 	if e.Kind != f.kind || int64(e.Tag) != c.v[f.tag] {

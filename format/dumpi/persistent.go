@@ -34,13 +34,13 @@ func (r *Reader) initPersistent(c *call) {
 	if r.persistent == nil {
 		r.persistent = map[int32]*persistent{}
 	}
-	r.persistent[int32(p.v[p2p[p.label].rq])] = p
+	r.persistent[int32(p.v[p2p()[p.label].rq])] = p
 	r.local(c)
 }
 
 // requestFree forgets a persistent request.
 func (r *Reader) requestFree(c *call) {
-	delete(r.persistent, int32(c.v[programs[lRequestFree].idx[fRequest]]))
+	delete(r.persistent, int32(c.v[programs()[lRequestFree].idx[fRequest]]))
 	r.local(c)
 }
 
@@ -52,9 +52,9 @@ func (r *Reader) requestFree(c *call) {
 func (r *Reader) start(c *call) error {
 	var handles []int32
 	if c.label == lStart {
-		handles = []int32{int32(c.v[programs[lStart].idx[fRequest]])}
+		handles = []int32{int32(c.v[programs()[lStart].idx[fRequest]])}
 	} else {
-		handles = c.arr[programs[lStartall].idx[fRequests]]
+		handles = c.arr[programs()[lStartall].idx[fRequests]]
 	}
 	base := r.ev // the call's times
 	var first trace.Event
@@ -69,7 +69,7 @@ func (r *Reader) start(c *call) error {
 		sc.label, sc.statuses = p.label, nil
 		copy(sc.v[:], p.v[:])
 		r.ev = base
-		if err := r.pointToPoint(&sc, p2p[p.label]); err != nil {
+		if err := r.pointToPoint(&sc, p2p()[p.label]); err != nil {
 			return err
 		}
 		switch {
@@ -123,9 +123,9 @@ func startsAgain(c *call, req int64) bool {
 	}
 	switch c.label {
 	case lStart:
-		return c.v[programs[lStart].idx[fRequest]] == req
+		return c.v[programs()[lStart].idx[fRequest]] == req
 	case lStartall:
-		for _, h := range c.arr[programs[lStartall].idx[fRequests]] {
+		for _, h := range c.arr[programs()[lStartall].idx[fRequests]] {
 			if int64(h) == req {
 				return true
 			}

@@ -3,6 +3,7 @@ package dumpi
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // Function labels with special meaning in the stream or in the mapping.
@@ -51,7 +52,7 @@ type op struct {
 	since    [3]byte // opI32sOld: the version that wrote an array
 }
 
-// Field names the mapping reads, so that it indexes programs[l].idx
+// Field names the mapping reads, so that it indexes programs()[l].idx
 // instead of looking names up per record.
 type fieldName uint8
 
@@ -99,11 +100,11 @@ type program struct {
 // maxFields bounds the fields of any layout (Comm_spawn_multiple has 11).
 const maxFields = 12
 
-// programs are the compiled layouts, by label. A package-level
-// initializer, so that the init functions that look fields up see them.
-var programs = compileAll()
-
-func compileAll() (ps [len(layouts)]program) {
+// programs returns the compiled layouts, by label. They are compiled on
+// first use, not at init: compiling them took 1.7 ms, which every run of
+// the kairos binary paid, DUMPI traces read or not.
+var programs = sync.OnceValue(func() *[len(layouts)]program {
+	ps := new([len(layouts)]program)
 	for i, l := range layouts {
 		p, err := compile(l.name, l.fields)
 		if err != nil {
@@ -112,7 +113,7 @@ func compileAll() (ps [len(layouts)]program) {
 		ps[i] = p
 	}
 	return ps
-}
+})
 
 // compile parses a layout string (see layouts).
 func compile(name, fields string) (program, error) {
@@ -183,9 +184,9 @@ func compile(name, fields string) (program, error) {
 // field returns the index of field name of label, panicking if the layout
 // has none: the mapping tables are checked at init.
 func field(label int, name string) int {
-	i, ok := programs[label].fields[name]
+	i, ok := programs()[label].fields[name]
 	if !ok {
-		panic(fmt.Sprintf("dumpi: %s has no field %q", programs[label].name, name))
+		panic(fmt.Sprintf("dumpi: %s has no field %q", programs()[label].name, name))
 	}
 	return i
 }

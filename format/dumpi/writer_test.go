@@ -54,7 +54,7 @@ func (w *binWriter) str16(s string) {
 // str[], []status for statuses (which turns on the status mask bits). A
 // root-only field absent at this rank is passed as nil.
 func (w *binWriter) call(label int, args ...any) {
-	p := &programs[label]
+	p := &programs()[label]
 	if len(args) != len(p.ops) {
 		panic(fmt.Sprintf("%s: %d args for %d fields", p.name, len(args), len(p.ops)))
 	}
