@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"kairos/format"
-	"kairos/format/ti"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -89,48 +88,49 @@ func startDelays(ins []instance) []float64 {
 // on a world).
 const maxInstanceRanks = 1 << 22
 
-// openInstances opens the time-independent traces of a description file
-// (paths relative to its directory) and merges them into one
-// source, the instances' ranks one after the other; with SimGrid's quirks
-// (quirks), waits and tests look their requests up as SimGrid's replay of
-// instances does (trace.MergeOptions.LocalWaitKeys).
-func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []instance, error) {
+// openInstances opens the traces of a description file (paths relative
+// to its directory) and merges them into one source, the instances' ranks
+// one after the other; with SimGrid's quirks (quirks), waits and tests
+// look their requests up as SimGrid's replay of instances does
+// (trace.MergeOptions.LocalWaitKeys). SimGrid's instances are TI traces;
+// Kairos takes any trace it replays (OTF2, DUMPI, .ktr, a reduced trace),
+// untimed later as simulate untimes one. The format returned is TI if
+// every instance is, else that of the first which is not (TI parts are
+// the ones read ahead, and never untimed).
+func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []instance, format.Format, error) {
 	ins, err := readInstances(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, format.Format{}, err
 	}
 	var parts []trace.Source
+	var merged format.Format
 	for i := range ins {
 		in := &ins[i]
 		p := in.trace
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(path), p)
 		}
-		tf, err := format.Detect(p)
+		t, tf, err := openReplayed(p, 0, f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("instance %s: %w", in.id, err)
-		}
-		if tf.Name != "ti" {
-			return nil, nil, fmt.Errorf("instance %s: %s is %s, want a time-independent (TI) trace, as SimGrid's replay", in.id, p, tf.Name)
-		}
-		t, err := ti.OpenWith(p, ti.ReaderOptions{NoRegions: f.timed == "" && f.paje == ""})
-		if err != nil {
-			return nil, nil, fmt.Errorf("instance %s: %w", in.id, err)
+			return nil, nil, tf, fmt.Errorf("instance %s: %w", in.id, err)
 		}
 		if t.NumRanks() != in.ranks {
 			// As SimGrid's generate_multiple_deployment.sh refuses it.
-			return nil, nil, fmt.Errorf("%s: instance %s: %s has %d ranks, the description says %d", path, in.id, p, t.NumRanks(), in.ranks)
+			return nil, nil, tf, fmt.Errorf("%s: instance %s: %s has %d ranks, the description says %d", path, in.id, p, t.NumRanks(), in.ranks)
+		}
+		if merged.Name == "" || merged.Name == "ti" {
+			merged = tf
 		}
 		parts = append(parts, t)
 	}
 	m, err := trace.Merge(parts, trace.MergeOptions{LocalWaitKeys: quirks})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, merged, err
 	}
 	for i, off := range m.Offsets() {
 		ins[i].offset = off
 	}
-	return m, ins, nil
+	return m, ins, merged, nil
 }
 
 // instanceJSON is one instance's result: its simulated time, from its

@@ -204,7 +204,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.cluster, "cluster", "", `one-line cluster "N x SPEED,BW,LAT[,option=value...]" instead of --platform`)
 	fl.StringVar(&f.hostfile, "hostfile", "", "hosts to run the ranks on, one per line (host:K = K slots)")
 	fl.IntVar(&f.np, "np", 0, "number of ranks (default: the trace's)")
-	fl.BoolVar(&f.instances, "instances", false, "TRACE is a SimGrid replay_multiple description file: several TI traces replayed side by side, one per line (ID TRACE RANKS [DELAY_FLOPS])")
+	fl.BoolVar(&f.instances, "instances", false, "TRACE is a SimGrid replay_multiple description file: several traces (TI, or any format Kairos replays) replayed side by side, one per line (ID TRACE RANKS [DELAY_FLOPS])")
 	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement on the hostfile: roundrobin or block")
 	fl.BoolVar(&f.showMap, "show-map", false, "print each rank's host before the replay, as smpirun -map")
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
@@ -285,12 +285,12 @@ type hostEnergyJSON struct {
 	Used   bool    `json:"used"`
 }
 
-// openReplayed opens the trace at path for simulate. A TI trace has -np
-// ranks if given (as smpirun's -np: the size of MPI_COMM_WORLD, whatever
-// the ranks a shared TI file names), and is opened without the regions of
+// openReplayed opens the trace at path for simulate. A TI trace has np
+// ranks unless np is 0 (-np, as smpirun's: the size of MPI_COMM_WORLD,
+// whatever the ranks a shared TI file names), and is opened without the regions of
 // its location lines unless the timed trace or the Paje trace, which
 // keep them, is written: that spares reading every rank's file at open.
-func openReplayed(path string, f *simulateFlags) (trace.Source, format.Format, error) {
+func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.Format, error) {
 	tf, err := format.Detect(path)
 	if err != nil {
 		return nil, tf, err
@@ -302,7 +302,7 @@ func openReplayed(path string, f *simulateFlags) (trace.Source, format.Format, e
 		}
 		return src, tf, err
 	}
-	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: f.np, NoRegions: f.timed == "" && f.paje == ""})
+	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: np, NoRegions: f.timed == "" && f.paje == ""})
 	if err != nil {
 		return nil, tf, err
 	}
@@ -321,11 +321,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	var src trace.Source
 	var tf format.Format
 	if f.instances {
-		src, f.replayed, err = openInstances(path, f, cfg.Compat)
+		src, f.replayed, tf, err = openInstances(path, f, cfg.Compat)
 		cfg.StartDelays = startDelays(f.replayed)
-		tf, _ = format.ByName("ti")
 	} else {
-		src, tf, err = openReplayed(path, f)
+		src, tf, err = openReplayed(path, f.np, f)
 	}
 	if err != nil {
 		return err
@@ -558,7 +557,7 @@ func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Sourc
 	if tf.Name == "ti" {
 		return nil, nil // never timed
 	}
-	timed, err := firstTimed(src)
+	timed, err := anyPartTimed(src)
 	if err != nil {
 		return nil, naming(path, err)
 	}
@@ -568,8 +567,12 @@ func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Sourc
 	speed := mc.cfg.HostSpeed
 	if speed == 0 {
 		speed = mc.rank0Speed
-		fmt.Fprintf(w, "note: %s is timed: the time between its MPI calls becomes computation at %g flop/s, the speed of %s where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
-			path, speed, mc.names[0])
+		what := path + " is timed: the time between its MPI calls"
+		if merged(src) != nil {
+			what = "instances of " + path + " are timed: the time between their MPI calls"
+		}
+		fmt.Fprintf(w, "note: %s becomes computation at %g flop/s, the speed of %s where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
+			what, speed, mc.names[0])
 	}
 	shortest := trace.Time(math.MaxInt64) // smpi/cpu-threshold:-1 drops all
 	if th := mc.cfg.CPUThreshold; th < math.MaxInt64/1e12 {
@@ -586,6 +589,36 @@ func untimedJSON(u *trace.UntimedSource) (speed, recorded float64) {
 	}
 	d, _ := u.Recorded()
 	return u.Speed(), d.Seconds()
+}
+
+// anyPartTimed reports whether src is timed (its first event is), or for
+// merged instances, whether one of them is: untiming passes the untimed
+// ones' events unchanged.
+func anyPartTimed(src trace.Source) (bool, error) {
+	m := merged(src)
+	if m == nil {
+		return firstTimed(src)
+	}
+	for _, p := range m.Parts() {
+		if timed, err := anyPartTimed(p); timed || err != nil {
+			return timed, err
+		}
+	}
+	return false, nil
+}
+
+// merged returns the instances src reads (through its wrappers), or nil.
+func merged(src trace.Source) *trace.Merged {
+	for {
+		switch s := src.(type) {
+		case *trace.Merged:
+			return s
+		case interface{ Unwrap() trace.Source }:
+			src = s.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // printRecorded prints how long a timed trace's recorded run lasted, next
@@ -609,6 +642,9 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
 			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
+		if f.replayed != nil {
+			out.Recorded = 0 // instances recorded apart have no run in common
+		}
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
 		}
@@ -630,7 +666,10 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	defer printInstances(w, instanceResults(f.replayed, res))
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
 	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
-	printRecorded(w, untimed, res.Time)
+	if f.replayed == nil {
+		// Instances recorded apart have no run in common.
+		printRecorded(w, untimed, res.Time)
+	}
 	if e := res.Energy; e != nil {
 		// As SimGrid's host_energy plugin says it.
 		fmt.Fprintf(w, "Total energy consumption: %f Joules (used hosts: %f Joules; unused/idle hosts: %f)\n", e.Total, e.Used, e.Total-e.Used)
