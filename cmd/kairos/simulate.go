@@ -404,6 +404,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
 		return err
 	}
+	if res.Actions == 0 {
+		// A trace of a program without MPI (Score-P's of a GPU code, say).
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s holds no MPI call to replay (%d ranks, none with an event)\n", path, np)
+	}
 	if f.displayTiming {
 		// SimGrid's smpi/display-timing report, its figures formatted as
 		// C's %g; a replay runs no application code.

@@ -178,6 +178,17 @@ func TestSimulateWarnings(t *testing.T) {
 	}
 }
 
+// TestSimulateNoMPI: a trace of a program without MPI (Score-P's OTF2 of
+// a HIP code, its locations metrics and GPU streams) replays in no time,
+// and simulate says that it found nothing to replay.
+func TestSimulateNoMPI(t *testing.T) {
+	tr := testenv.Shared(t, "traces/otf2/fastotf2-mi300-hip")
+	code, out, errs := csRun("simulate", tr, "--cluster", "32x1Gf,125MBps,50us")
+	if code != 0 || !strings.HasPrefix(out, "Simulation time 0.000000 ") || !strings.Contains(errs, "holds no MPI call to replay") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want time 0 and a note", code, out, errs)
+	}
+}
+
 // TestSimulatePlatformConfig: a platform's <config> settings apply, as in
 // SimGrid, unless --cfg sets the same key (the platform's own, such as
 // network/loopback-bw, shape the platform).
