@@ -46,3 +46,28 @@ func TestReport(t *testing.T) {
 		t.Errorf("bad trace's report:\n%s", s)
 	}
 }
+
+// TestReportReductionFallsBackToExact: the report of the PMPI tracer's
+// 32-rank 4-D stencil, whose default clusters merge ranks with other
+// neighbours (their replay deadlocks), reduces it with exact clusters
+// instead, says why, and has no failed section.
+func TestReportReductionFallsBackToExact(t *testing.T) {
+	tr := testenv.Shared(t, "traces/otf2/tracer-stencil4d-32")
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := csRun("report", tr, "-o", page); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for _, want := range []string{"With the default clusters, the reduction does not replay: ", "(kairos reduce --exact) replay:", "32 ranks -&gt; 24 representatives", "ACC = 1.0000"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(s, `class="error"`) {
+		t.Errorf("a section failed")
+	}
+}
