@@ -365,11 +365,14 @@ func (t *Trace) setDefaultType(inits map[int]int) {
 	if arg > 0 {
 		t.meta.DefaultType = trace.TypeDouble
 	}
+	other := -1 // the lowest rank that disagrees, so that the warning is the same from run to run
 	for r, a := range inits {
-		if a != arg {
-			t.warn(fmt.Sprintf("rank %d's init disagrees with rank %d's on the default datatype; SimGrid uses whichever init runs last", r, first))
-			break
+		if a != arg && (other < 0 || r < other) {
+			other = r
 		}
+	}
+	if other >= 0 {
+		t.warn(fmt.Sprintf("rank %d's init disagrees with rank %d's on the default datatype; SimGrid uses whichever init runs last", other, first))
 	}
 }
 
