@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -217,6 +218,17 @@ type Config struct {
 	// Selector picks the algorithm of the collectives Colls leaves unset,
 	// as smpi/coll-selector does: "" (SimGrid's defaults) or "ompi".
 	Selector string
+	// NetworkFull is network/optim:Full: SimGrid's network model then
+	// re-solves the whole sharing at every change (no selective update,
+	// none of its quirks) and, at every step of the clock, updates every
+	// transfer's remaining bytes and latency by the step and takes the
+	// next step to the nearest end (the "full" update, where Lazy keeps a
+	// date per transfer). The times differ from Lazy's in rounding, and
+	// where the selective update's quirk strikes.
+	NetworkFull bool
+	// NetworkSelective records network/maxmin-selective-update: 0 if not
+	// given, 1 if yes, -1 if no (which only network/optim:Full takes).
+	NetworkSelective int8
 	// Analytic replaces the max-min sharing by a contention-free model:
 	// every message takes latency x lat-factor + size / (bound x
 	// bw-factor) on its own (Hockney alpha + n beta).
@@ -334,6 +346,20 @@ func DefaultConfig() Config {
 	}
 }
 
+// checkNetworkOptim refuses the settings the network's update mode does
+// not take.
+func (c Config) checkNetworkOptim() error {
+	switch {
+	case !c.NetworkFull && c.NetworkSelective < 0:
+		return errors.New("sim: network/maxmin-selective-update:no needs network/optim:Full (the Lazy update needs selective update, as SimGrid says)")
+	case c.NetworkFull && c.NetworkSelective > 0:
+		return errors.New("sim: network/optim:Full with network/maxmin-selective-update:yes is not supported (Full re-solves everything by default)")
+	case c.NetworkFull && c.ConcurrencyLimit >= 0 && !c.Analytic:
+		return errors.New("sim: network/optim:Full does not take maxmin/concurrency-limit here (Lazy does)")
+	}
+	return nil
+}
+
 // CfgNames lists the --cfg keys Set accepts, for help texts.
 var CfgNames = []string{
 	"network/model", "network/latency-factor", "network/bandwidth-factor", "network/weight-S",
@@ -349,7 +375,7 @@ var CfgNames = []string{
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
 	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; tracing/smpi/internals draws the messages inside collectives too; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
 	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
-	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy), */maxmin-selective-update (yes), */solver (maxmin)",
+	"host/model (default, compound), cpu/model (Cas01), cpu/optim (Lazy), network/optim (Lazy, or Full), */maxmin-selective-update (yes; network's no with network/optim:Full), */solver (maxmin)",
 	"maxmin/concurrency-limit (activities sharing each link and CPU at once, the others waiting until one ends; -1: no limit, the default)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
@@ -486,14 +512,30 @@ func (c *Config) Set(key, value string) error {
 		if value != "default" && value != "compound" {
 			return fmt.Errorf("--cfg host/model: only default and compound (CPU and network models apart) are supported")
 		}
-	case "cpu/optim", "network/optim":
+	case "cpu/optim":
 		if value != "Lazy" {
 			return fmt.Errorf("--cfg %s: only Lazy, SimGrid's default, is supported", key)
+		}
+	case "network/optim":
+		switch value {
+		case "Lazy", "Full":
+			c.NetworkFull = value == "Full"
+		default:
+			return fmt.Errorf("--cfg %s: %q is not supported (Lazy, SimGrid's default, or Full)", key, value)
 		}
 	case "network/loopback-bw", "network/loopback-lat":
 		// They shape the platform: platform.LoadWith applies them.
 		_, err = num()
-	case "network/maxmin-selective-update", "cpu/maxmin-selective-update":
+	case "network/maxmin-selective-update":
+		on, perr := ParseBool(key, value)
+		if perr != nil {
+			return perr
+		}
+		c.NetworkSelective = -1
+		if on {
+			c.NetworkSelective = 1
+		}
+	case "cpu/maxmin-selective-update":
 		on, perr := ParseBool(key, value)
 		if perr != nil {
 			return perr

@@ -86,7 +86,7 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"}, {"smpi/coll-selector", "mvapich2"}, {"smpi/coll-selector", "impi"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
-		{"network/loopback-bw", "fast"}, {"network/optim", "Full"}, {"host/model", "ptask_L07"},
+		{"network/loopback-bw", "fast"}, {"network/optim", "TI"}, {"cpu/optim", "Full"}, {"host/model", "ptask_L07"},
 		{"smpi/init", "-1"}, {"smpi/init", "later"}, {"smpi/async-small-thresh", "small"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
@@ -107,7 +107,7 @@ func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 		{"smpi/trace-call-location", "yes"}, {"smpi/list-leaks", "10"}, {"smpi/comp-adjustment-file", "adj.csv"},
 		{"smpi/wtime", "1e-7"}, {"exception/cutpath", "yes"}, {"debug/clean-atexit", "yes"},
 		// SimGrid's defaults, which Kairos' model is.
-		{"network/maxmin-selective-update", "yes"}, {"cpu/maxmin-selective-update", "yes"},
+		{"cpu/maxmin-selective-update", "yes"}, {"network/optim", "Lazy"},
 		{"maxmin/concurrency-limit", "-1"}, {"network/solver", "maxmin"}, {"cpu/model", "Cas01"},
 		// Applied by platform.LoadWith.
 		{"network/loopback-bw", "1e9"}, {"network/loopback-lat", "0"},
@@ -156,7 +156,7 @@ func TestConfigMeasuredComputation(t *testing.T) {
 // refused, saying what is supported.
 func TestConfigRefusesOtherModels(t *testing.T) {
 	for _, c := range [][3]string{
-		{"network/maxmin-selective-update", "no", "needs selective update"},
+		{"cpu/maxmin-selective-update", "no", "needs selective update"},
 		{"maxmin/concurrency-limit", "ten", "not an integer"},
 		{"cpu/solver", "bmf", "only maxmin"},
 		{"cpu/model", "ptask_L07", "only Cas01"},
@@ -165,6 +165,48 @@ func TestConfigRefusesOtherModels(t *testing.T) {
 		cfg := sim.DefaultConfig()
 		if err := cfg.Set(c[0], c[1]); err == nil || !strings.Contains(err.Error(), c[2]) {
 			t.Errorf("Set(%s, %s) = %v, want an error saying %q", c[0], c[1], err, c[2])
+		}
+	}
+}
+
+// TestConfigNetworkOptim: network/optim:Full replays without selective
+// update (network/maxmin-selective-update:no is its default, yes is
+// refused), Lazy needs it, and what Full does not take here (a
+// concurrency limit, link profiles) is refused when the replay starts.
+func TestConfigNetworkOptim(t *testing.T) {
+	dir := t.TempDir()
+	flat := machineOn(t, clusterXML(t, dir, 4, ""), 4)
+	profiled, err := platform.Load(linkProfilePlatform(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := deployer(t, profiled, []string{"node-5", "node-1", "node-2", "node-5"})(4)
+	for _, c := range []struct {
+		name string
+		cfg  []string
+		m    *sim.Machine
+		err  string
+	}{
+		{"full", []string{"network/optim:Full"}, flat, ""},
+		{"full without selective update", []string{"network/maxmin-selective-update:no", "network/optim:Full"}, flat, ""},
+		{"full with selective update", []string{"network/optim:Full", "network/maxmin-selective-update:yes"}, flat, "maxmin-selective-update:yes is not supported"},
+		{"lazy without selective update", []string{"network/maxmin-selective-update:no"}, flat, "needs network/optim:Full"},
+		{"full with a limit", []string{"network/optim:Full", "maxmin/concurrency-limit:2"}, flat, "does not take maxmin/concurrency-limit"},
+		{"full with link profiles", []string{"network/optim:Full"}, linked, "does not take speed or link profiles"},
+	} {
+		cfg := sim.DefaultConfig()
+		for _, kv := range c.cfg {
+			k, v, _ := strings.Cut(kv, ":")
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatalf("%s: Set(%s): %v", c.name, kv, err)
+			}
+		}
+		res, err := runTI(t, testenv.Figure1Ring, c.m, cfg)
+		switch {
+		case c.err == "" && (err != nil || res.Time <= 0):
+			t.Errorf("%s: %v", c.name, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.err)
 		}
 	}
 }
@@ -259,6 +301,14 @@ func FuzzSimulate(f *testing.F) {
 	if err := fixed.Set("kairos/simgrid-quirks", "no"); err != nil {
 		f.Fatal(err)
 	}
+	// SimGrid's full update of the network, with the overheads and with
+	// the IB model.
+	full, fullIB := over, ib
+	for _, cfg := range []*sim.Config{&full, &fullIB} {
+		if err := cfg.Set("network/optim", "Full"); err != nil {
+			f.Fatal(err)
+		}
+	}
 	// A concurrency limit that binds (with overheads, whose sleeps hold
 	// CPU slots), also with two ranks on a host.
 	limited := over
@@ -277,7 +327,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited, full, fullIB} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}

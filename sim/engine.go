@@ -281,13 +281,19 @@ func (s *simulation) startComm(c *comm) {
 		return
 	}
 	pen := 1.0
-	if a.latency > 0 {
+	switch {
+	case a.latency > 0 && s.cfg.NetworkFull:
+		pen = 0 // updateFull counts the latency down
+	case a.latency > 0:
 		pen = 0
 		t := hLatency
 		if len(rt.links) == 0 {
 			t = hNormal
 		}
 		s.heapSet(a, s.now+a.latency, t)
+	}
+	if s.cfg.NetworkFull {
+		s.netStarted = append(s.netStarted, a)
 	}
 	v := s.netVar(a, pen, bound, len(rt.links)+len(rt.back))
 	a.inSystem = true
@@ -441,6 +447,9 @@ func (s *simulation) advance() bool {
 	if s.cpuSys.Modified() {
 		s.reschedule(s.cpuSys)
 	}
+	if s.cfg.NetworkFull {
+		return s.advanceFull()
+	}
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
 		if s.cfg.Compat && s.cfg.Solver == SolverAuto && (s.netSys.QuirkStruck() || s.netSys.OrderDependent()) {
@@ -465,6 +474,15 @@ func (s *simulation) advance() bool {
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
 	s.netSys.Simultaneous = s.simultaneousTransfers()
+	s.popDue()
+	s.finishEnded()
+	s.netSys.Simultaneous = false
+	return true
+}
+
+// popDue takes the actions due now out of the heap: a latency paid
+// enables its transfer, an ended action is listed in endedCPU or endedNet.
+func (s *simulation) popDue() {
 	for !s.heap.empty() && math.Abs(s.heap.minDate()-s.now) < s.cfg.SurfPrecision {
 		a := s.heap.top()
 		t := a.htype
@@ -487,14 +505,105 @@ func (s *simulation) advance() bool {
 			s.endedCPU = append(s.endedCPU, a)
 		}
 	}
+}
+
+// finishEnded handles the actions that ended now, as SimGrid: the CPU
+// model's first, then the network's.
+func (s *simulation) finishEnded() {
 	for _, a := range s.endedCPU {
 		s.finishAction(a)
 	}
 	for _, a := range s.endedNet {
 		s.finishAction(a)
 	}
-	s.netSys.Simultaneous = false
+}
+
+// advanceFull is advance with network/optim:Full. The CPU model stays
+// lazy (its actions in the heap); the network's transfers are not in the
+// heap: SimGrid's full update re-solves every change, takes the next step
+// to the nearest end of a transfer's bytes at its rate or of its latency
+// (NetworkModel::next_occurring_event_full), and counts every transfer's
+// bytes and latency down by the step (update_actions_state_full).
+func (s *simulation) advanceFull() bool {
+	if s.netSys.Modified() {
+		s.netSys.Solve()
+	}
+	s.freeActs = append(s.freeActs, s.freed...)
+	s.freed = s.freed[:0]
+	delta := -1.0
+	if !s.heap.empty() {
+		delta = s.heap.minDate() - s.now
+	}
+	net := s.nextNetEvent()
+	if net >= 0 && (delta < 0 || net < delta) {
+		delta = net
+	}
+	if delta < 0 || net < 0 && s.pollingForever() {
+		return false
+	}
+	s.now += delta
+	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
+	s.popDue()
+	s.updateFull(delta)
+	s.finishEnded()
 	return true
+}
+
+// nextNetEvent returns the time to the nearest end of a transfer's bytes
+// or latency, -1 if none is to come.
+func (s *simulation) nextNetEvent() float64 {
+	next := -1.0
+	for _, a := range s.netStarted {
+		if r := a.rate(); r > 0 {
+			d := 0.0
+			if a.remains > 0 {
+				d = a.remains / r
+			}
+			if next < 0 || d < next {
+				next = d
+			}
+		}
+	}
+	for _, a := range s.netStarted {
+		if a.latency > 0 && (next < 0 || a.latency < next) {
+			next = a.latency
+		}
+	}
+	return next
+}
+
+// updateFull counts every transfer's latency and bytes down by delta, in
+// the order they started: a latency paid enables the transfer, a transfer
+// of no bytes left (and enabled) ends.
+func (s *simulation) updateFull(delta float64) {
+	kept := s.netStarted[:0]
+	for _, a := range s.netStarted {
+		if a.latency > 0 {
+			if a.latency > delta {
+				doubleUpdate(&a.latency, delta, s.cfg.SurfPrecision)
+			} else {
+				a.latency = 0
+			}
+			if a.latency <= 0 {
+				s.netSys.SetPenalty(a.v, a.penalty)
+			}
+		}
+		if a.v.NumConstraints() == 0 {
+			a.remains = 0 // no link: an infinite bandwidth
+		}
+		doubleUpdate(&a.remains, a.rate()*delta, s.cfg.MaxminPrecision*s.cfg.SurfPrecision)
+		if a.remains > 0 || a.v.Penalty() <= 0 {
+			kept = append(kept, a)
+			continue
+		}
+		a.running = false
+		if s.ib != nil {
+			s.ibEnd(a, s.ranks[a.comm.src].host)
+		}
+		s.endedNet = append(s.endedNet, a)
+	}
+	clear(s.netStarted[len(kept):])
+	s.netStarted = kept
 }
 
 // simultaneousTransfers reports whether several transfers have an event

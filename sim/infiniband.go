@@ -147,12 +147,13 @@ func (s *simulation) ibEnd(a *action, src int) {
 		return
 	}
 	delete(m.comms, a)
-	if m.ended && m.lastEnd == s.now {
+	if m.ended && m.lastEnd == s.now && !s.cfg.NetworkFull {
 		// Transfers ending together end in the order of their last
 		// rescheduling, which SimGrid's re-solves keep and the
 		// incremental solver does not (it reschedules only the
 		// transfers whose share changed), and the penalties the walk
-		// leaves stale depend on that order.
+		// leaves stale depend on that order. The full update (Full)
+		// ends them in the order they started, as SimGrid's.
 		s.orderMatters()
 	}
 	m.lastEnd, m.ended = s.now, true

@@ -307,6 +307,10 @@ type simulation struct {
 	freeReqs   []*request
 	endedCPU   []*action
 	endedNet   []*action
+	// netStarted are the transfers under way with network/optim:Full,
+	// in SimGrid's started-action order (the order they started), which
+	// orders the ends of one step.
+	netStarted []*action
 
 	latF, bwF, weightS float64
 	nsleeps            float64   // SimGrid's process-wide MPI_Test back-off
@@ -423,6 +427,10 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
+	if err := cfg.checkNetworkOptim(); err != nil {
+		return nil, err
+	}
+	cfg.NetworkFull = cfg.NetworkFull && !cfg.Analytic // no sharing to update
 	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
 		schedules: schedules{}}
 	if mo, ok := obs.(MessageObserver); ok && seesMessages(obs) {
@@ -439,6 +447,11 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	// proof of it.
 	s.cpuSys.SimGridSelective = cfg.Compat && !s.netSys.Incremental
 	s.cpuSys.Incremental = s.netSys.Incremental
+	if cfg.NetworkFull {
+		// SimGrid's non-selective re-solve of every active constraint:
+		// whole components, as changed ones are all that can move.
+		s.netSys.SimGridSelective, s.netSys.Incremental = false, false
+	}
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	for _, h := range m.Hosts {
@@ -489,6 +502,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	if err := s.initLinkProfiles(); err != nil {
 		return nil, err
+	}
+	if cfg.NetworkFull && (s.linkBw != nil || len(s.profiled) > 0) {
+		return nil, errors.New("sim: network/optim:Full does not take speed or link profiles here (Lazy does)")
 	}
 	for i := 0; i < src.NumRanks(); i++ {
 		h := m.RankHost[i]

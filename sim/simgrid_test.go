@@ -940,6 +940,27 @@ func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 	}
 }
 
+// TestNetworkOptimFullMatchesSimGrid is TestRandomTracesMatchSimGrid with
+// SimGrid's full update of the network (network/optim:Full): every change
+// re-solved whole, the clock stepped to the nearest end of a transfer's
+// bytes or latency, every transfer counted down by each step; with the
+// SMPI, LV08 and IB models and with overheads.
+func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
+	seeds := randomSeeds(t, 40)
+	for _, plat := range []randomPlatform{
+		{"flat", "", 1},
+		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
+		{"flat, 2 ranks per host", "", 2},
+	} {
+		randomDifferential(t, plat, seeds, "network/optim:Full")
+	}
+	flat := randomPlatform{"flat", "", 1}
+	randomDifferential(t, flat, seeds/2, "network/optim:Full", "network/model:LV08")
+	randomDifferential(t, flat, seeds/2, "network/optim:Full", "network/model:IB")
+	randomDifferential(t, randomPlatform{"flat, 2 ranks per host", "", 2}, seeds/2, "network/optim:Full",
+		"smpi/os:0:1e-5:1e-9", "smpi/or:0:7e-6:2e-9")
+}
+
 // TestAsyncSmallMatchesSimGrid is TestRandomTracesMatchSimGrid in SMPI's
 // small-message mode (smpi/async-small-thresh): eager messages start when
 // sent, the receiver's mailbox mutex orders the starts, with SMPI's

@@ -788,6 +788,8 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 	switch {
 	case cfg.Analytic:
 		return "analytic"
+	case cfg.NetworkFull:
+		return "full" // every change re-solved whole (network/optim:Full)
 	case res.Solver == sim.SolverSimGrid:
 		return "simgrid"
 	}

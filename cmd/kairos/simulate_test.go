@@ -178,6 +178,18 @@ func TestSimulateWarnings(t *testing.T) {
 	}
 }
 
+// TestSimulateNetworkOptimFull: the paper's ring with SimGrid's full
+// update of the network takes the ring's time, and the JSON result names
+// the solver.
+func TestSimulateNetworkOptimFull(t *testing.T) {
+	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
+	var res simulateJSON
+	simulateInto(t, &res, "simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "network/optim:Full", "--json")
+	if math.Abs(res.SimulatedTime-0.042675422) > 1e-9 || res.Solver != "full" {
+		t.Errorf("simulated time %.9f, solver %q; want 0.042675422 and full", res.SimulatedTime, res.Solver)
+	}
+}
+
 // TestSimulateNoMPI: a trace of a program without MPI (Score-P's OTF2 of
 // a HIP code, its locations metrics and GPU streams) replays in no time,
 // and simulate says that it found nothing to replay.

@@ -196,6 +196,9 @@ type Variable struct {
 	inline [4]vElem
 }
 
+// NumConstraints returns the number of constraints v uses.
+func (v *Variable) NumConstraints() int { return len(v.elems) }
+
 // Value returns the rate Solve gave the variable.
 func (v *Variable) Value() float64 { return v.value }
 
