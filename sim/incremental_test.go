@@ -176,6 +176,7 @@ func stencilBytes(t testing.TB, grid string, iters int, bytes int64) trace.Sourc
 // from three seeds, with the automatic solver and with SimGrid's solver:
 // the times must be the same.
 func TestAutoSolverSweep(t *testing.T) {
+	t.Parallel()
 	if !testenv.Required() && os.Getenv("KAIROS_SIM_FULL") != "1" {
 		t.Skip("a minute long: KAIROS_SIM_FULL=1 (or KAIROS_REQUIRE_EXTERNAL=1) runs it")
 	}

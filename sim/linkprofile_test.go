@@ -97,6 +97,7 @@ var simgridDeadlock = regexp.MustCompile(`^\[([0-9.]+)\] Oops! Deadlock detected
 // re-solve reports it, and may stall: Kairos must then report a deadlock
 // at SimGrid's date.
 func TestLinkProfilesMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 80)
 	dir := t.TempDir()
 	xml := linkProfilePlatform(t, dir)

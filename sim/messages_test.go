@@ -297,6 +297,7 @@ func explains(k, sg, plain map[pair][]float64) bool {
 // tracing/smpi/internals, on traces with collectives too, every message
 // is drawn, from its send's post to the return of the wait that gets it.
 func TestMessagesMatchSimGridTracing(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 40)
 	for _, c := range []struct {
 		name    string

@@ -44,6 +44,7 @@ var ompiActions = map[string]func(n int, size int64) string{
 // or both must fail (SimGrid aborts where Open MPI's rules pick its pair
 // algorithm for a size that is not a power of two; Kairos refuses).
 func TestOmpiSelectorMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var sizes []int64
@@ -168,6 +169,7 @@ func TestNTSLMatchesSimGrid(t *testing.T) {
 // sizes and counts (several segments, a short last one, one rank or
 // several per host) and roots other than 0.
 func TestSegmentedMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	for _, n := range []int{2, 5, 11} {

@@ -44,6 +44,7 @@ func profilePlatform() string {
 // energy plugin (which sees the speed changes); the times and energies
 // must be SimGrid's.
 func TestSpeedProfilesMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()
 	xml, p := platformFile(t, dir, "profiles.xml", profilePlatform())

@@ -120,6 +120,7 @@ func runSimGridWithin(d time.Duration, dir, desc, plat, hosts string, n int, ext
 // KAIROS_SIM_FULL=1; otherwise a subset covering every generator and every
 // topology.
 func TestSimGridDifferential(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	full := testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1"
 	dir := t.TempDir()
@@ -304,6 +305,7 @@ func smallCluster(t *testing.T, n int, extra string) (dir, plat, hostfile string
 // symmetry that can hide a wrong peer), and requires the same simulated
 // time.
 func TestAlgorithmsMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	allAlgorithmsMatch(t)
 }
 
@@ -312,6 +314,7 @@ func TestAlgorithmsMatchSimGrid(t *testing.T) {
 // request start of the algorithms takes the receiver's mailbox mutex and
 // probes its mailboxes, which needs each receive's size.
 func TestAlgorithmsAsyncMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	allAlgorithmsMatch(t, "smpi/async-small-thresh:65536")
 }
 
@@ -454,12 +457,14 @@ func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts
 // which the regular calls of TestAlgorithmsMatchSimGrid do not reach. A
 // run that Kairos refuses must fail in SimGrid too.
 func TestRandomAlgorithmsMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	randomAlgorithms(t, randomSeeds(t, 150))
 }
 
 // TestRandomAlgorithmsAsyncMatchSimGrid is TestRandomAlgorithmsMatchSimGrid
 // in SMPI's small-message mode (see TestAsyncSmallMatchesSimGrid).
 func TestRandomAlgorithmsAsyncMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	randomAlgorithms(t, randomSeeds(t, 100), "smpi/async-small-thresh:65536")
 }
 
@@ -870,6 +875,7 @@ func variedCollective(rng *rand.Rand, n int) func(r int) string {
 // generators' regular workloads do not reach (ties between ranks at one
 // date, shared back-off counters, probes, mixed protocols).
 func TestRandomTracesMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 200)
 	for _, plat := range []randomPlatform{
 		{"flat", "", 1},
@@ -889,6 +895,7 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 // per host; split-duplex links under a fat-pipe backbone) with Kairos and
 // SimGrid, and requires the same simulated time.
 func TestRandomTopologiesMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 60)
 	for _, plat := range []randomPlatform{
 		{"torus", `topology="TORUS" topo_parameters="2,2,2"`, 1},
@@ -908,6 +915,7 @@ func TestRandomTopologiesMatchSimGrid(t *testing.T) {
 // steps), on a cluster with a backbone, with Kairos and SimGrid, and
 // requires the same simulated time.
 func TestRandomSettingsMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 30)
 	plat := randomPlatform{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1}
 	for _, cfg := range [][]string{
@@ -928,6 +936,7 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 // trace deadlock (a staged computation behind a waiting rank's sleep):
 // SimGrid must then deadlock at the same date.
 func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 60)
 	for _, plat := range []randomPlatform{
 		{"flat", "", 1},
@@ -946,6 +955,7 @@ func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 // bytes or latency, every transfer counted down by each step; with the
 // SMPI, LV08 and IB models and with overheads.
 func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 40)
 	for _, plat := range []randomPlatform{
 		{"flat", "", 1},
@@ -971,6 +981,7 @@ func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 // out of order is refused by the receive waiting for it (a deadlock);
 // SimGrid must then fail too, deadlocking at the same date.
 func TestAsyncSmallMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 60)
 	for _, plat := range []randomPlatform{{"flat", "", 1}, {"flat, 2 ranks per host", "", 2}} {
 		randomDifferential(t, plat, seeds, "smpi/async-small-thresh:65536")
@@ -984,6 +995,7 @@ func TestAsyncSmallMatchesSimGrid(t *testing.T) {
 // and after receives of detached sends, in point-to-point calls and
 // inside every collective algorithm.
 func TestOverheadsMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 100)
 	for _, plat := range []randomPlatform{{"flat", "", 1}, {"flat, 2 ranks per host", "", 2}} {
 		randomDifferential(t, plat, seeds, "smpi/os:0:1e-5:1e-9;65536:3e-5:0", "smpi/ois:0:2e-5:1e-10",
@@ -995,6 +1007,7 @@ func TestOverheadsMatchSimGrid(t *testing.T) {
 // model (network/model:IB): transfers sharing a sender or a receiver are
 // penalized, node by node, whenever one starts or ends.
 func TestIBMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 100)
 	for _, plat := range []randomPlatform{{"flat", "", 1}, {"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1}, {"flat, 2 ranks per host", "", 2}} {
 		randomDifferential(t, plat, seeds, "network/model:IB")
@@ -1254,6 +1267,11 @@ func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
 // full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen;
 // KAIROS_SIM_SEEDS=N sets it, for longer campaigns by hand (from seed
 // KAIROS_SIM_SEED0, see firstSeed).
+//
+// The long differential tests call t.Parallel: most of their time goes
+// to smpirun, a process of its own, so that on two cores two of them run
+// in about the time of one (the package took 842 s in a row here, more
+// than go test's default timeout of 10 minutes).
 func randomSeeds(t *testing.T, full int) int {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	if n, err := strconv.Atoi(os.Getenv("KAIROS_SIM_SEEDS")); err == nil {
