@@ -75,22 +75,29 @@ var energyTotal = regexp.MustCompile(`Total energy consumption: ([0-9.]+) Joules
 // host on some hosts, computing at once on 2 cores; one host in its second
 // pstate; hosts with no rank; a host without a power profile (0 W).
 func TestEnergyMatchesSimGrid(t *testing.T) {
-	seeds := randomSeeds(t, 60)
+	hostEnergyDifferential(t, randomSeeds(t, 60))
+}
+
+// hostEnergyDifferential replays seeds random traces on energyPlatform's
+// hosts (two ranks on some) with the host energy plugin and settings
+// (key:value), with Kairos and SimGrid, and requires the same time and
+// joules.
+func hostEnergyDifferential(t *testing.T, seeds int, settings ...string) {
+	t.Helper()
 	dir := t.TempDir()
 	xml, p := platformFile(t, dir, "p.xml", energyPlatform)
 	names := []string{"node-0", "node-0", "slow", "node-1", "node-2", "node-2", "meterless", "node-3", "node-3", "node-4"}
-	hostfile := writeHostfile(t, dir, names)
-	energyDifferential(t, dir, xml, hostfile, deployer(t, p, names), len(names), seeds, 17)
+	energyDifferential(t, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), len(names), seeds, 17, settings...)
 }
 
 // energyDifferential replays seeds random traces of up to maxRanks ranks
 // (random stream) with the host energy plugin, with Kairos (on deploy's
 // machines) and SimGrid (platform xml, hostfile), and requires the same
 // time and energies.
-func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int) *sim.Machine, maxRanks, seeds int, stream uint64) {
+func energyDifferential(t *testing.T, dir, xml, hostfile string, deploy func(int) *sim.Machine, maxRanks, seeds int, stream uint64, settings ...string) {
 	t.Helper()
 	pluginDifferential(t, dir, xml, hostfile, deploy, maxRanks, seeds, stream, "host_energy",
-		func(name string, res *sim.Result, out string) bool { return compareEnergy(t, name, res.Energy, out) })
+		func(name string, res *sim.Result, out string) bool { return compareEnergy(t, name, res.Energy, out) }, settings...)
 }
 
 // pluginDifferential replays seeds random traces of up to maxRanks ranks

@@ -46,14 +46,21 @@ func linkPlatform() string {
 // SimGrid prints them: shared and fat-pipe links, cross-traffic, a link
 // without a power range, two ranks on some hosts.
 func TestLinkEnergyMatchesSimGrid(t *testing.T) {
-	seeds := randomSeeds(t, 60)
+	linkEnergyDifferential(t, randomSeeds(t, 60))
+}
+
+// linkEnergyDifferential replays seeds random traces on the links of
+// linkPlatform with the link energy plugin and settings (key:value), with
+// Kairos and SimGrid, and requires the same time and joules.
+func linkEnergyDifferential(t *testing.T, seeds int, settings ...string) {
+	t.Helper()
 	dir := t.TempDir()
 	xml, p := platformFile(t, dir, "links.xml", linkPlatform())
 	names := []string{"h0", "h3", "h1", "h4", "h2", "h5", "h0", "h1"}
 	pluginDifferential(t, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), len(names), seeds, 29, "link_energy",
 		func(name string, res *sim.Result, out string) bool {
 			return compareLinkEnergy(t, name, res.LinkEnergy, out)
-		})
+		}, settings...)
 }
 
 // compareLinkEnergy checks Kairos' link energy report against SimGrid's

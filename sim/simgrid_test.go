@@ -953,7 +953,7 @@ func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 // SimGrid's full update of the network (network/optim:Full): every change
 // re-solved whole, the clock stepped to the nearest end of a transfer's
 // bytes or latency, every transfer counted down by each step; with the
-// SMPI, LV08 and IB models and with overheads.
+// SMPI, LV08 and IB models, with overheads and with the energy plugins.
 func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 40)
@@ -969,6 +969,9 @@ func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 	randomDifferential(t, flat, seeds/2, "network/optim:Full", "network/model:IB")
 	randomDifferential(t, randomPlatform{"flat, 2 ranks per host", "", 2}, seeds/2, "network/optim:Full",
 		"smpi/os:0:1e-5:1e-9", "smpi/or:0:7e-6:2e-9")
+	// The energy plugins, whose accounts follow the shares.
+	hostEnergyDifferential(t, seeds/2, "network/optim:Full")
+	linkEnergyDifferential(t, seeds/2, "network/optim:Full")
 }
 
 // TestAsyncSmallMatchesSimGrid is TestRandomTracesMatchSimGrid in SMPI's
