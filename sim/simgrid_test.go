@@ -877,14 +877,7 @@ func variedCollective(rng *rand.Rand, n int) func(r int) string {
 func TestRandomTracesMatchSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 200)
-	for _, plat := range []randomPlatform{
-		{"flat", "", 1},
-		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
-		// Ranks sharing a host share its CPU: the order of simultaneous
-		// computations (and of the pollers of receives of unknown size)
-		// then depends on SimGrid's re-solve order of CPUs.
-		{"flat, 2 ranks per host", "", 2},
-	} {
+	for _, plat := range threePlatforms {
 		randomDifferential(t, plat, seeds)
 	}
 }
@@ -938,11 +931,7 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 60)
-	for _, plat := range []randomPlatform{
-		{"flat", "", 1},
-		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
-		{"flat, 2 ranks per host", "", 2},
-	} {
+	for _, plat := range threePlatforms {
 		for _, limit := range []string{"1", "2", "3"} {
 			randomDifferential(t, plat, seeds, "maxmin/concurrency-limit:"+limit)
 		}
@@ -957,11 +946,7 @@ func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 40)
-	for _, plat := range []randomPlatform{
-		{"flat", "", 1},
-		{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
-		{"flat, 2 ranks per host", "", 2},
-	} {
+	for _, plat := range threePlatforms {
 		randomDifferential(t, plat, seeds, "network/optim:Full")
 	}
 	flat := randomPlatform{"flat", "", 1}
@@ -1012,7 +997,7 @@ func TestOverheadsMatchSimGrid(t *testing.T) {
 func TestIBMatchesSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 100)
-	for _, plat := range []randomPlatform{{"flat", "", 1}, {"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1}, {"flat, 2 ranks per host", "", 2}} {
+	for _, plat := range threePlatforms {
 		randomDifferential(t, plat, seeds, "network/model:IB")
 	}
 	randomDifferential(t, randomPlatform{"flat", "", 1}, seeds/2, "network/model:IB", "smpi/IB-penalty-factors:0.9;0.8;1.5")
@@ -1290,6 +1275,17 @@ func randomSeeds(t *testing.T, full int) int {
 func firstSeed() int {
 	n, _ := strconv.Atoi(os.Getenv("KAIROS_SIM_SEED0"))
 	return n
+}
+
+// threePlatforms are the random tests' usual platforms: a flat cluster,
+// one with a backbone, and the flat one with two ranks per host, whose
+// ranks share its CPU (the order of simultaneous computations, and of
+// the pollers of receives of unknown size, then depends on SimGrid's
+// re-solve order of CPUs).
+var threePlatforms = []randomPlatform{
+	{"flat", "", 1},
+	{"backbone", `bb_bw="200MBps" bb_lat="20us"`, 1},
+	{"flat, 2 ranks per host", "", 2},
 }
 
 // randomPlatform is a small flat cluster of 8 hosts for the random
