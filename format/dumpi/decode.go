@@ -56,15 +56,16 @@ func (c *call) hasWall() bool { return c.mask&maskWall != 0 }
 
 // decoder reads the call records of one .bin body through a buffer.
 type decoder struct {
-	src  io.Reader
-	info *binInfo
-	buf  []byte
-	r, w int
-	base int64 // file offset of buf[0]
-	end  int64 // file offset where the body ends
-	c    call
-	err  error
-	done bool
+	progs *[len(layouts)]program // programs(), looked up once
+	src   io.Reader
+	info  *binInfo
+	buf   []byte
+	r, w  int
+	base  int64 // file offset of buf[0]
+	end   int64 // file offset where the body ends
+	c     call
+	err   error
+	done  bool
 }
 
 const bufSize = 64 << 10
@@ -76,7 +77,7 @@ func newDecoder(f io.ReaderAt, info *binInfo) *decoder {
 // newDecoderAt returns a decoder of the records from file offset start,
 // with a buffer of at most bufLen bytes.
 func newDecoderAt(f io.ReaderAt, info *binInfo, start int64, bufLen int) *decoder {
-	d := &decoder{info: info, base: start, end: info.bodyEnd}
+	d := &decoder{progs: programs(), info: info, base: start, end: info.bodyEnd}
 	if d.end < start {
 		d.end = start
 	}
@@ -290,13 +291,13 @@ func (d *decoder) next() bool {
 		d.done = true
 		return false
 	}
-	if label >= len(layouts) || !programs()[label].known {
+	if label >= len(layouts) || !d.progs[label].known {
 		d.fail(c.off, "unknown DUMPI function label %d (known: 0..289, 291, 292, end of stream 293)", label)
 		return false
 	}
 	c.label = label
 	d.recordHead(c)
-	d.args(c, &programs()[label])
+	d.args(c, &d.progs[label])
 	return d.err == nil
 }
 

@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"kairos/trace"
 )
@@ -35,7 +36,16 @@ type p2pFields struct {
 
 // p2p returns the fields of the point-to-point labels (nil for other
 // labels), resolved on first use as programs.
-var p2p = sync.OnceValue(func() *[lIrecv + 1]*p2pFields {
+func p2p() *[lIrecv + 1]*p2pFields {
+	if f := resolvedP2P.Load(); f != nil {
+		return f
+	}
+	return resolveP2P()
+}
+
+var resolvedP2P atomic.Pointer[[lIrecv + 1]*p2pFields]
+
+var resolveP2P = sync.OnceValue(func() *[lIrecv + 1]*p2pFields {
 	var p2p [lIrecv + 1]*p2pFields
 	for _, l := range []struct {
 		label int
@@ -58,6 +68,7 @@ var p2p = sync.OnceValue(func() *[lIrecv + 1]*p2pFields {
 		}
 		p2p[l.label] = f
 	}
+	resolvedP2P.Store(&p2p)
 	return &p2p
 })
 
