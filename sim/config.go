@@ -229,6 +229,17 @@ type Config struct {
 	// NetworkSelective records network/maxmin-selective-update: 0 if not
 	// given, 1 if yes, -1 if no (which only network/optim:Full takes).
 	NetworkSelective int8
+	// CPUFull is cpu/optim:Full: at every step of the clock, SimGrid's CPU
+	// model counts every computation's remaining flops and every sleep's
+	// remaining duration down by the step and takes the next step to the
+	// nearest end, where Lazy keeps a date per action; computations and
+	// sleeps ending together end in the order they started (Lazy: in
+	// the order of their dates' last update). The CPUs' shares are the
+	// same: each action uses one CPU.
+	CPUFull bool
+	// CPUSelective records cpu/maxmin-selective-update as
+	// NetworkSelective does (no only with cpu/optim:Full).
+	CPUSelective int8
 	// Analytic replaces the max-min sharing by a contention-free model:
 	// every message takes latency x lat-factor + size / (bound x
 	// bw-factor) on its own (Hockney alpha + n beta).
@@ -346,9 +357,9 @@ func DefaultConfig() Config {
 	}
 }
 
-// checkNetworkOptim refuses the settings the network's update mode does
+// checkOptim refuses the settings the network's and CPU's update modes do
 // not take.
-func (c Config) checkNetworkOptim() error {
+func (c Config) checkOptim() error {
 	switch {
 	case !c.NetworkFull && c.NetworkSelective < 0:
 		return errors.New("sim: network/maxmin-selective-update:no needs network/optim:Full (the Lazy update needs selective update, as SimGrid says)")
@@ -356,6 +367,10 @@ func (c Config) checkNetworkOptim() error {
 		return errors.New("sim: network/optim:Full with network/maxmin-selective-update:yes is not supported (Full re-solves everything by default)")
 	case c.NetworkFull && c.ConcurrencyLimit >= 0 && !c.Analytic:
 		return errors.New("sim: network/optim:Full does not take maxmin/concurrency-limit here (Lazy does)")
+	case !c.CPUFull && c.CPUSelective < 0:
+		return errors.New("sim: cpu/maxmin-selective-update:no needs cpu/optim:Full (the Lazy update needs selective update, as SimGrid says)")
+	case c.CPUFull && c.ConcurrencyLimit >= 0:
+		return errors.New("sim: cpu/optim:Full does not take maxmin/concurrency-limit here (Lazy does)")
 	}
 	return nil
 }
@@ -375,7 +390,7 @@ var CfgNames = []string{
 	"smpi/os, smpi/ois, smpi/or (send and receive overheads, threshold:base:per-byte;...)",
 	"tracing, tracing/smpi, tracing/filename, tracing/smpi/format (with tracing and tracing/smpi on, kairos simulate writes the replay to tracing/filename as a Paje or a TI trace, as smpirun -trace and -trace-ti; tracing/smpi/internals draws the messages inside collectives too; SimGrid's other tracing/* settings are accepted, no effect), smpi/map (kairos simulate prints each rank's host), smpi/display-timing (it prints the replay's wall time)",
 	"smpi/privatization, smpi/shared-malloc, smpi/wtime and SimGrid's other settings for real code, path, contexts/*, debug/*, exception/cutpath (accepted, no effect on a replay)",
-	"host/model (default, compound), cpu/model (Cas01), cpu/optim (Lazy), network/optim (Lazy, or Full), */maxmin-selective-update (yes; network's no with network/optim:Full), */solver (maxmin)",
+	"host/model (default, compound), cpu/model (Cas01), cpu/optim and network/optim (Lazy, or Full), */maxmin-selective-update (yes; no with */optim:Full), */solver (maxmin)",
 	"maxmin/concurrency-limit (activities sharing each link and CPU at once, the others waiting until one ends; -1: no limit, the default)",
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
@@ -513,8 +528,13 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("--cfg host/model: only default and compound (CPU and network models apart) are supported")
 		}
 	case "cpu/optim":
-		if value != "Lazy" {
-			return fmt.Errorf("--cfg %s: only Lazy, SimGrid's default, is supported", key)
+		switch value {
+		case "Lazy", "Full":
+			c.CPUFull = value == "Full"
+		case "TI":
+			return fmt.Errorf("--cfg %s: TI (SimGrid's integration of speed profiles) is not supported (Lazy, SimGrid's default, or Full)", key)
+		default:
+			return fmt.Errorf("--cfg %s: %q is not supported (Lazy, SimGrid's default, or Full)", key, value)
 		}
 	case "network/optim":
 		switch value {
@@ -540,8 +560,9 @@ func (c *Config) Set(key, value string) error {
 		if perr != nil {
 			return perr
 		}
-		if !on {
-			return fmt.Errorf("--cfg %s: the Lazy update (SimGrid's default, and Kairos') needs selective update, as SimGrid says", key)
+		c.CPUSelective = -1
+		if on {
+			c.CPUSelective = 1
 		}
 	case "maxmin/concurrency-limit":
 		n, e := strconv.Atoi(value)

@@ -86,7 +86,7 @@ func TestConfigSet(t *testing.T) {
 		{"network/model", "NS3"}, {"network/crosstraffic", "maybe"}, {"smpi/bcast", "nope"},
 		{"no/such", "1"}, {"smpi/or", "0:1e-6"}, {"network/TCP-gamma", "x"}, {"smpi/coll-selector", "mpich"}, {"smpi/coll-selector", "mvapich2"}, {"smpi/coll-selector", "impi"},
 		{"kairos/incremental", "maybe"}, {"smpi/iprobe", "soon"}, {"smpi/os", "0:1e-6"}, {"smpi/ois", "0:-1:0"},
-		{"network/loopback-bw", "fast"}, {"network/optim", "TI"}, {"cpu/optim", "Full"}, {"host/model", "ptask_L07"},
+		{"network/loopback-bw", "fast"}, {"network/optim", "TI"}, {"cpu/optim", "TI"}, {"cpu/optim", "Eager"}, {"host/model", "ptask_L07"},
 		{"smpi/init", "-1"}, {"smpi/init", "later"}, {"smpi/async-small-thresh", "small"},
 	} {
 		if err := c.Set(kv[0], kv[1]); err == nil {
@@ -107,7 +107,7 @@ func TestConfigIgnoresRealCodeSettings(t *testing.T) {
 		{"smpi/trace-call-location", "yes"}, {"smpi/list-leaks", "10"}, {"smpi/comp-adjustment-file", "adj.csv"},
 		{"smpi/wtime", "1e-7"}, {"exception/cutpath", "yes"}, {"debug/clean-atexit", "yes"},
 		// SimGrid's defaults, which Kairos' model is.
-		{"cpu/maxmin-selective-update", "yes"}, {"network/optim", "Lazy"},
+		{"network/optim", "Lazy"},
 		{"maxmin/concurrency-limit", "-1"}, {"network/solver", "maxmin"}, {"cpu/model", "Cas01"},
 		// Applied by platform.LoadWith.
 		{"network/loopback-bw", "1e9"}, {"network/loopback-lat", "0"},
@@ -156,7 +156,6 @@ func TestConfigMeasuredComputation(t *testing.T) {
 // refused, saying what is supported.
 func TestConfigRefusesOtherModels(t *testing.T) {
 	for _, c := range [][3]string{
-		{"cpu/maxmin-selective-update", "no", "needs selective update"},
 		{"maxmin/concurrency-limit", "ten", "not an integer"},
 		{"cpu/solver", "bmf", "only maxmin"},
 		{"cpu/model", "ptask_L07", "only Cas01"},
@@ -169,11 +168,12 @@ func TestConfigRefusesOtherModels(t *testing.T) {
 	}
 }
 
-// TestConfigNetworkOptim: network/optim:Full replays without selective
-// update (network/maxmin-selective-update:no is its default, yes is
-// refused), Lazy needs it, and what Full does not take here (a
-// concurrency limit, link profiles) is refused when the replay starts.
-func TestConfigNetworkOptim(t *testing.T) {
+// TestConfigOptim: network/optim:Full replays without selective update
+// (network/maxmin-selective-update:no is its default, yes is refused),
+// cpu/optim:Full with or without it (the CPUs' shares are the same),
+// Lazy needs it, and what Full does not take here (a concurrency limit,
+// speed or link profiles) is refused when the replay starts.
+func TestConfigOptim(t *testing.T) {
 	dir := t.TempDir()
 	flat := machineOn(t, clusterXML(t, dir, 4, ""), 4)
 	profiled, err := platform.Load(linkProfilePlatform(t, dir))
@@ -181,6 +181,8 @@ func TestConfigNetworkOptim(t *testing.T) {
 		t.Fatal(err)
 	}
 	linked := deployer(t, profiled, []string{"node-5", "node-1", "node-2", "node-5"})(4)
+	_, speeds := platformFile(t, dir, "speeds.xml", profilePlatform())
+	sped := deployer(t, speeds, []string{"node-0", "node-1", "node-2", "node-3"})(4)
 	for _, c := range []struct {
 		name string
 		cfg  []string
@@ -193,6 +195,13 @@ func TestConfigNetworkOptim(t *testing.T) {
 		{"lazy without selective update", []string{"network/maxmin-selective-update:no"}, flat, "needs network/optim:Full"},
 		{"full with a limit", []string{"network/optim:Full", "maxmin/concurrency-limit:2"}, flat, "does not take maxmin/concurrency-limit"},
 		{"full with link profiles", []string{"network/optim:Full"}, linked, "does not take speed or link profiles"},
+		{"cpu full", []string{"cpu/optim:Full"}, flat, ""},
+		{"cpu and network full", []string{"cpu/optim:Full", "network/optim:Full"}, flat, ""},
+		{"cpu full without selective update", []string{"cpu/maxmin-selective-update:no", "cpu/optim:Full"}, flat, ""},
+		{"cpu full with selective update", []string{"cpu/optim:Full", "cpu/maxmin-selective-update:yes"}, flat, ""},
+		{"cpu lazy without selective update", []string{"cpu/maxmin-selective-update:no"}, flat, "needs cpu/optim:Full"},
+		{"cpu full with a limit", []string{"cpu/optim:Full", "maxmin/concurrency-limit:2"}, flat, "cpu/optim:Full does not take maxmin/concurrency-limit"},
+		{"cpu full with speed profiles", []string{"cpu/optim:Full"}, sped, "cpu/optim:Full does not take speed profiles"},
 	} {
 		cfg := sim.DefaultConfig()
 		for _, kv := range c.cfg {
@@ -226,8 +235,8 @@ func FuzzConfigSet(f *testing.F) {
 // SMPI's overheads set, with the collective algorithms whose sizes are
 // computed for all members at once, with Open MPI's rules and with the
 // algorithms that carry requests across phases or are built from other
-// collectives, and with a concurrency limit: the simulator must return
-// (a result or an error), never panic or hang.
+// collectives, with a concurrency limit and with SimGrid's full updates:
+// the simulator must return (a result or an error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
 	f.Add(testenv.Figure1Ring)
 	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
@@ -301,13 +310,16 @@ func FuzzSimulate(f *testing.F) {
 	if err := fixed.Set("kairos/simgrid-quirks", "no"); err != nil {
 		f.Fatal(err)
 	}
-	// SimGrid's full update of the network, with the overheads and with
-	// the IB model.
+	// SimGrid's full update of the network, with the overheads, and of
+	// the network and the CPUs with the IB model.
 	full, fullIB := over, ib
 	for _, cfg := range []*sim.Config{&full, &fullIB} {
 		if err := cfg.Set("network/optim", "Full"); err != nil {
 			f.Fatal(err)
 		}
+	}
+	if err := fullIB.Set("cpu/optim", "Full"); err != nil {
+		f.Fatal(err)
 	}
 	// A concurrency limit that binds (with overheads, whose sleeps hold
 	// CPU slots), also with two ranks on a host.

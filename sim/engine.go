@@ -51,6 +51,9 @@ type action struct {
 	// Under a concurrency limit, a sleep's CPU share (see sleepShared)
 	// is last counted at shareMark.
 	shareMark float64
+	// With cpu/optim:Full, a sleep's time left (its latency is its
+	// duration).
+	left float64
 }
 
 func (a *action) rate() float64 {
@@ -135,6 +138,9 @@ func (s *simulation) startExecBounded(r *rank, flops, user float64) *action {
 	if h.track {
 		s.execStarted(h, a)
 	}
+	if s.cfg.CPUFull {
+		s.cpuStarted = append(s.cpuStarted, a)
+	}
 	return a
 }
 
@@ -160,7 +166,12 @@ func (s *simulation) sleepFor(r *rank, d float64, computing bool) {
 	a.remains = 1
 	a.latency = d
 	a.shareMark = s.now
-	s.sleeps = append(s.sleeps, a)
+	if s.cfg.CPUFull {
+		a.left = d
+		s.cpuStarted = append(s.cpuStarted, a)
+	} else {
+		s.sleeps = append(s.sleeps, a)
+	}
 	r.execBusy = true
 	s.block(r, computing)
 	s.hold(r, false)
@@ -377,11 +388,12 @@ func (s *simulation) updateRemains(a *action) {
 // pollingForever reports whether nothing is pending but the computations
 // of MPI_Iprobe calls polling for messages that can never come.
 func (s *simulation) pollingForever() bool {
-	if s.heap.n > s.probeExecs {
+	pending := s.heap.n + len(s.cpuStarted) // computations are in one or the other
+	if pending > s.probeExecs {
 		return false
 	}
 	if s.cfg.ConcurrencyLimit < 0 {
-		return s.heap.n == s.probeExecs && !s.probeCanSucceed(nil) && !s.stalledFlowCanResume()
+		return pending == s.probeExecs && !s.probeCanSucceed(nil) && !s.stalledFlowCanResume()
 	}
 	// Under a concurrency limit, actions may be staged, out of the heap
 	// (probes too: those in the heap are counted). A probe that ends
@@ -444,7 +456,10 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
 	s.scheduleSleeps()
-	if s.cpuSys.Modified() {
+	switch {
+	case s.cfg.CPUFull:
+		s.cpuSys.Solve()
+	case s.cpuSys.Modified():
 		s.reschedule(s.cpuSys)
 	}
 	if s.cfg.NetworkFull {
@@ -459,22 +474,30 @@ func (s *simulation) advance() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
-	if s.heap.empty() || s.pollingForever() {
+	cpu := s.nextCPUEvent()
+	if s.heap.empty() && cpu < 0 || s.pollingForever() {
 		// Nothing pending, or only the polling of receives whose
 		// messages can never come.
 		return false
 	}
-	next := s.heap.minDate()
-	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
-		next = s.profileEvents(next)
+	delta := cpu
+	if !s.heap.empty() {
+		next := s.heap.minDate()
+		if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
+			next = s.profileEvents(next)
+		}
+		if d := next - s.now; delta < 0 || d < delta {
+			delta = d
+		}
 	}
-	s.now += next - s.now
+	s.now += delta
 	// As SimGrid: every model pops its events due now (latencies paid
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
 	s.netSys.Simultaneous = s.simultaneousTransfers()
 	s.popDue()
+	s.updateCPUFull(delta)
 	s.finishEnded()
 	s.netSys.Simultaneous = false
 	return true
@@ -530,9 +553,11 @@ func (s *simulation) advanceFull() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
-	delta := -1.0
+	delta := s.nextCPUEvent()
 	if !s.heap.empty() {
-		delta = s.heap.minDate() - s.now
+		if d := s.heap.minDate() - s.now; delta < 0 || d < delta {
+			delta = d
+		}
 	}
 	net := s.nextNetEvent()
 	if net >= 0 && (delta < 0 || net < delta) {
@@ -544,9 +569,70 @@ func (s *simulation) advanceFull() bool {
 	s.now += delta
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
 	s.popDue()
+	s.updateCPUFull(delta)
 	s.updateFull(delta)
 	s.finishEnded()
 	return true
+}
+
+// nextCPUEvent returns, with cpu/optim:Full, the time to the nearest end
+// of a computation's flops at its rate or of a sleep's duration; -1 if
+// none is to come or the CPUs are lazily updated
+// (Model::next_occurring_event_full).
+func (s *simulation) nextCPUEvent() float64 {
+	next := -1.0
+	for _, a := range s.cpuStarted {
+		next = sooner(next, a)
+		if a.kind == actSleep && (next < 0 || a.left < next) {
+			next = a.left
+		}
+	}
+	return next
+}
+
+// sooner returns the sooner of next (-1 for none) and the time to the end
+// of a's work at its rate, if it has one.
+func sooner(next float64, a *action) float64 {
+	r := a.rate()
+	if r <= 0 {
+		return next
+	}
+	d := 0.0
+	if a.remains > 0 {
+		d = a.remains / r
+	}
+	if next < 0 || d < next {
+		return d
+	}
+	return next
+}
+
+// updateCPUFull counts, with cpu/optim:Full, every computation's flops
+// and every sleep's duration down by delta, in the order they started: a
+// computation without flops left, or a sleep without time left, ends
+// (CpuModel::update_actions_state_full).
+func (s *simulation) updateCPUFull(delta float64) {
+	if len(s.cpuStarted) == 0 {
+		return
+	}
+	kept := s.cpuStarted[:0]
+	for _, a := range s.cpuStarted {
+		doubleUpdate(&a.remains, a.rate()*delta, s.cfg.MaxminPrecision*s.cfg.SurfPrecision)
+		a.lastUpdate = s.now
+		ended := a.remains <= 0 && a.inSystem && a.v.Penalty() > 0
+		if a.kind == actSleep {
+			doubleUpdate(&a.left, delta, s.cfg.SurfPrecision)
+			ended = a.left <= 0
+		}
+		if !ended {
+			kept = append(kept, a)
+			continue
+		}
+		a.running = false
+		s.endedCPU = append(s.endedCPU, a)
+	}
+	clear(s.cpuStarted[len(kept):])
+	s.cpuStarted = kept
 }
 
 // nextNetEvent returns the time to the nearest end of a transfer's bytes
@@ -554,15 +640,7 @@ func (s *simulation) advanceFull() bool {
 func (s *simulation) nextNetEvent() float64 {
 	next := -1.0
 	for _, a := range s.netStarted {
-		if r := a.rate(); r > 0 {
-			d := 0.0
-			if a.remains > 0 {
-				d = a.remains / r
-			}
-			if next < 0 || d < next {
-				next = d
-			}
-		}
+		next = sooner(next, a)
 	}
 	for _, a := range s.netStarted {
 		if a.latency > 0 && (next < 0 || a.latency < next) {

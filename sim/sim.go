@@ -311,6 +311,10 @@ type simulation struct {
 	// in SimGrid's started-action order (the order they started), which
 	// orders the ends of one step.
 	netStarted []*action
+	// cpuStarted are the computations and timed sleeps under way with
+	// cpu/optim:Full, in the order they started (SimGrid's started action
+	// set, which its full update goes through).
+	cpuStarted []*action
 
 	latF, bwF, weightS float64
 	nsleeps            float64   // SimGrid's process-wide MPI_Test back-off
@@ -427,7 +431,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
 	}
-	if err := cfg.checkNetworkOptim(); err != nil {
+	if err := cfg.checkOptim(); err != nil {
 		return nil, err
 	}
 	cfg.NetworkFull = cfg.NetworkFull && !cfg.Analytic // no sharing to update
@@ -451,6 +455,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		// SimGrid's non-selective re-solve of every active constraint:
 		// whole components, as changed ones are all that can move.
 		s.netSys.SimGridSelective, s.netSys.Incremental = false, false
+	}
+	if cfg.CPUFull {
+		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = false, false
 	}
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
@@ -505,6 +512,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	if cfg.NetworkFull && (s.linkBw != nil || len(s.profiled) > 0) {
 		return nil, errors.New("sim: network/optim:Full does not take speed or link profiles here (Lazy does)")
+	}
+	if cfg.CPUFull && len(s.profiled) > 0 {
+		return nil, errors.New("sim: cpu/optim:Full does not take speed profiles here (Lazy does)")
 	}
 	for i := 0; i < src.NumRanks(); i++ {
 		h := m.RankHost[i]

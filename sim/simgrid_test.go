@@ -959,6 +959,24 @@ func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 	linkEnergyDifferential(t, seeds/2, "network/optim:Full")
 }
 
+// TestCPUOptimFullMatchesSimGrid is TestRandomTracesMatchSimGrid with
+// SimGrid's full update of the CPUs (cpu/optim:Full): the clock stepped
+// to the nearest end of a computation or a sleep, every one counted down
+// by each step, those ending together ended in the order they started;
+// with the network's full update too, with overheads (sleeps) and with
+// the host energy plugin.
+func TestCPUOptimFullMatchesSimGrid(t *testing.T) {
+	t.Parallel()
+	seeds := randomSeeds(t, 60)
+	for _, plat := range threePlatforms {
+		randomDifferential(t, plat, seeds, "cpu/optim:Full")
+	}
+	two := randomPlatform{"flat, 2 ranks per host", "", 2}
+	randomDifferential(t, two, seeds/2, "cpu/optim:Full", "network/optim:Full")
+	randomDifferential(t, two, seeds/2, "cpu/optim:Full", "smpi/os:0:1e-5:1e-9", "smpi/or:0:7e-6:2e-9")
+	hostEnergyDifferential(t, seeds/2, "cpu/optim:Full")
+}
+
 // TestAsyncSmallMatchesSimGrid is TestRandomTracesMatchSimGrid in SMPI's
 // small-message mode (smpi/async-small-thresh): eager messages start when
 // sent, the receiver's mailbox mutex orders the starts, with SMPI's

@@ -178,15 +178,30 @@ func TestSimulateWarnings(t *testing.T) {
 	}
 }
 
-// TestSimulateNetworkOptimFull: the paper's ring with SimGrid's full
-// update of the network takes the ring's time, and the JSON result names
-// the solver.
-func TestSimulateNetworkOptimFull(t *testing.T) {
+// TestSimulateOptimFull: the paper's ring with SimGrid's full update of
+// the network, and of the CPUs too, takes the ring's time, and the JSON
+// result names the solver; what the CPUs' full update does not take is
+// refused.
+func TestSimulateOptimFull(t *testing.T) {
 	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
 	var res simulateJSON
 	simulateInto(t, &res, "simulate", ring, "--cluster", "4x1Gf,125MBps,50us", "--cfg", "network/optim:Full", "--json")
 	if math.Abs(res.SimulatedTime-0.042675422) > 1e-9 || res.Solver != "full" {
 		t.Errorf("simulated time %.9f, solver %q; want 0.042675422 and full", res.SimulatedTime, res.Solver)
+	}
+	// The CPUs' full update too, from a platform's <config>.
+	plat := testenv.WriteFile(t, "p.xml", `<?xml version='1.0'?>
+<platform version="4.1">
+  <config><prop id="cpu/optim" value="Full"/></config>
+  <cluster id="c" prefix="n" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us"/>
+</platform>
+`)
+	simulateInto(t, &res, "simulate", ring, "--platform", plat, "--cfg", "network/optim:Full", "--json")
+	if math.Abs(res.SimulatedTime-0.042675422) > 1e-9 {
+		t.Errorf("with cpu/optim:Full: simulated time %.9f, want 0.042675422", res.SimulatedTime)
+	}
+	if code, _, errs := csRun("simulate", ring, "--platform", plat, "--cfg", "maxmin/concurrency-limit:2"); code == 0 || !strings.Contains(errs, "cpu/optim:Full does not take maxmin/concurrency-limit") {
+		t.Errorf("cpu/optim:Full with a limit: exit %d, %s", code, errs)
 	}
 }
 
