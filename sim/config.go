@@ -191,6 +191,20 @@ type Config struct {
 	// computes its delay in its first turn and the others yield theirs,
 	// all then sleeping smpi/init.
 	StartDelays []float64
+	// StartDates, if not nil, are the dates (seconds) the ranks start at,
+	// by rank: the jobs of a workload (SimGrid's replay_multiple_manual
+	// example), whose ranks are created when their job starts. A rank
+	// starting later is not there before: it takes no turn and holds no
+	// resource. Jobs are instances: set StartDelays too (zeros).
+	StartDates []float64
+	// ActorKeys, if not nil, are by rank the number SimGrid's replay
+	// stores the rank's requests under, for waits and tests to look them
+	// up: its actor's number minus one. With several applications, the
+	// waits look up their own ranks (trace.MergeOptions.LocalWaitKeys),
+	// and a wait whose key no request has returns at once (SimGrid's
+	// quirk). Without ActorKeys, a rank's is its rank in the merged trace
+	// (the actors of a deployment, one after the other).
+	ActorKeys []int32
 	// GrowInjectedTimes is smpi/grow-injected-times.
 	GrowInjectedTimes bool
 	// SimulateComputation is smpi/simulate-computation: when false,

@@ -13,6 +13,7 @@ const (
 	actExec  uint8 = iota // computation on a host's CPU
 	actSleep              // a sleep (duration only)
 	actComm               // a network transfer
+	actStart              // the start of a rank at its date (Config.StartDates)
 )
 
 // Heap entry types, as SimGrid's ActionHeap types.
@@ -336,6 +337,11 @@ func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variab
 // it completes.
 func (s *simulation) finishAction(a *action) {
 	a.running = false
+	if a.kind == actStart {
+		s.requeue(a.rank)
+		s.freeAction(a)
+		return
+	}
 	if a.inSystem {
 		if a.kind == actComm {
 			src := s.ranks[a.comm.src].host

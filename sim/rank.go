@@ -506,11 +506,11 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		s.post(q)
 		switch e.Kind {
 		case trace.Isend:
-			s.storeReq(r, reqKey{r.id, e.Partner, e.Tag}, q)
+			s.storeReq(r, reqKey{s.actorKey(r.id), s.actorKey(e.Partner), e.Tag}, q)
 			s.indexReq(r, q, e.Request)
 			return true
 		case trace.Irecv:
-			s.storeReq(r, reqKey{e.Partner, r.id, e.Tag}, q)
+			s.storeReq(r, reqKey{s.actorKey(e.Partner), s.actorKey(r.id), e.Tag}, q)
 			s.indexReq(r, q, e.Request)
 			return true
 		}
@@ -826,6 +826,15 @@ func (s *simulation) checkPeer(r *rank, p int32) bool {
 		return false
 	}
 	return true
+}
+
+// actorKey is the number rank g's requests are stored under
+// (Config.ActorKeys); a partner that is not a rank (any source) keeps its.
+func (s *simulation) actorKey(g int32) int32 {
+	if s.cfg.ActorKeys == nil || g < 0 || int(g) >= len(s.cfg.ActorKeys) {
+		return g
+	}
+	return s.cfg.ActorKeys[g]
 }
 
 func (s *simulation) storeReq(r *rank, k reqKey, q *request) {

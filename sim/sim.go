@@ -29,7 +29,8 @@
 // maxmin/concurrency-limit at most that many transfers share a link, and
 // computations a CPU, at once (see maxmin.System.SetConcurrencyLimit);
 // SimGrid's own re-solves are then used. Application instances
-// (Config.StartDelays) start as SimGrid's smpi_replay_init starts them. With
+// (Config.StartDelays) start as SimGrid's smpi_replay_init starts them, and
+// a workload's jobs at their dates (Config.StartDates). With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
 // plugin's (see energy.go): the power of a host's load, from its
 // wattage_per_state property, over the run.
@@ -344,6 +345,9 @@ func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if len(m.RankHost) < n {
 		return nil, fmt.Errorf("sim: %d ranks but only %d deployed", n, len(m.RankHost))
 	}
+	if err := checkStarts(cfg, n); err != nil {
+		return nil, err
+	}
 	if cfg.Compat && cfg.ConcurrencyLimit >= 0 {
 		// The incremental solver's rounds can be undone; the staging of
 		// activities at a limit is done as SimGrid does it, once.
@@ -413,6 +417,25 @@ func (s *simulation) orderMatters() {
 	if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.err == nil {
 		s.err = errQuirk
 	}
+}
+
+// checkStarts refuses start delays or dates that do not give every one of
+// n ranks a finite, non-negative one.
+func checkStarts(cfg Config, n int) error {
+	for _, c := range []struct {
+		what string
+		v    []float64
+	}{{"start delays", cfg.StartDelays}, {"start dates", cfg.StartDates}} {
+		if c.v != nil && len(c.v) < n {
+			return fmt.Errorf("sim: %d %s for %d ranks", len(c.v), c.what, n)
+		}
+		for i, x := range c.v {
+			if !(x >= 0 && x <= math.MaxFloat64) {
+				return fmt.Errorf("sim: rank %d: start %g is not a finite non-negative number", i, x)
+			}
+		}
+	}
+	return nil
 }
 
 func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
@@ -530,7 +553,14 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		r.mbox.lastPost, r.mbox.lastProbe = -1, -1
 		r.pos, _ = rd.(trace.Positioner)
 		s.ranks = append(s.ranks, r)
-		s.runq = append(s.runq, r)
+		if cfg.StartDates == nil || cfg.StartDates[i] == 0 {
+			s.runq = append(s.runq, r)
+			continue
+		}
+		// A timer starts it (in rank order among those of one date).
+		a := s.newAction(actStart)
+		a.rank = r
+		s.heapSet(a, cfg.StartDates[i], hMaxDuration)
 	}
 	return s, nil
 }

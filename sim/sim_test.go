@@ -632,3 +632,44 @@ func TestSendRecvTags(t *testing.T) {
 		t.Errorf("sendrecv with tag 0 against tag 6: error %v, want a deadlock", err)
 	}
 }
+
+// TestStartDates: a rank that starts later (Config.StartDates) takes no
+// turn before its date, so that its partner waits for it; start delays and
+// dates must cover every rank with finite, non-negative values.
+func TestStartDates(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	const pair = "0 init\n0 recv 1 0 100\n0 finalize\n1 init\n1 compute 1e9\n1 send 0 0 100\n1 finalize\n"
+	base, err := runTI(t, pair, m, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sim.DefaultConfig()
+	cfg.StartDelays, cfg.StartDates = []float64{0, 0}, []float64{0, 5}
+	late, err := runTI(t, pair, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 2 {
+		if got, want := late.Ranks[r].Finish, base.Ranks[r].Finish+5; math.Abs(got-want) > 1e-9 {
+			t.Errorf("rank %d ends at %.9f, want %.9f (5 s later)", r, got, want)
+		}
+	}
+	if late.Ranks[1].Init != 5 {
+		t.Errorf("rank 1's init at %g, want 5", late.Ranks[1].Init)
+	}
+	for _, c := range []struct {
+		delays, dates []float64
+		err           string
+	}{
+		{nil, []float64{0}, "1 start dates for 2 ranks"},
+		{[]float64{0, -1}, nil, "rank 1: start -1"},
+		{nil, []float64{math.NaN(), 0}, "rank 0: start NaN"},
+		{nil, []float64{0, math.Inf(1)}, "rank 1: start +Inf"},
+	} {
+		cfg := sim.DefaultConfig()
+		cfg.StartDelays, cfg.StartDates = c.delays, c.dates
+		if _, err := runTI(t, pair, m, cfg); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("delays %v, dates %v: error %v, want %q", c.delays, c.dates, err, c.err)
+		}
+	}
+}

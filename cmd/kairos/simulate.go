@@ -109,6 +109,8 @@ type simulateFlags struct {
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
 	showMap, displayTiming, instances    bool
+	jobs                                 bool
+	noise                                []int // --noise: the example's sleepers, before the run and each job
 	timed, timedFormat, perfetto, paje   string
 	svg                                  string
 }
@@ -166,6 +168,13 @@ then a description file, one instance a line, "ID TRACE RANKS
 follow one another on the hostfile, and a delayed instance's ranks compute
 the delay first. Each instance's simulated time is printed.
 
+--jobs replays a workload as SimGrid's replay_multiple_manual example does:
+TRACE is then a file of jobs, one a line, "NAME TRACE RANKS START HOSTS",
+START in whole seconds and HOSTS the ranks' host indexes (comma-separated)
+into the platform's hosts sorted by name; each job's ranks appear at its
+date on its hosts. --noise sets the example's noise actors, which only
+change which waits SimGrid's instance quirk lets through.
+
 A trace that deadlocks is reported with every blocked rank, its pending
 action and trace line, and the command exits with status 1.`,
 		Example: `  kairos simulate ring.ti --cluster 4x1Gf,125MBps,50us
@@ -174,6 +183,7 @@ action and trace line, and the command exits with status 1.`,
   kairos simulate app.ti --platform p.xml --cfg network/model:LV08 --cfg smpi/bcast:flattree
   kairos simulate app.ti --cluster 64x1Gf,10GBps,1us --analytic --json
   kairos simulate --instances jobs.txt --platform p.xml --hostfile hosts  # several applications at once
+  kairos simulate --jobs workload --platform p.xml                        # jobs at given dates on given hosts
   kairos simulate app.ti --cluster 64x1Gf,125MBps,50us --timed-trace app.timed.ktr --perfetto app.json
   kairos simulate app.ti --platform p.xml --bw-scale 2 --lat-scale 0.5   # twice the bandwidth, half the latency
   kairos simulate app.ti --platform p.xml --bw-scale 0.5,1,2,4            # a sweep: one run and row each`,
@@ -205,6 +215,8 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.hostfile, "hostfile", "", "hosts to run the ranks on, one per line (host:K = K slots)")
 	fl.IntVar(&f.np, "np", 0, "number of ranks (default: the trace's)")
 	fl.BoolVar(&f.instances, "instances", false, "TRACE is a SimGrid replay_multiple description file: several traces (TI, or any format Kairos replays) replayed side by side, one per line (ID TRACE RANKS [DELAY_FLOPS])")
+	fl.BoolVar(&f.jobs, "jobs", false, "TRACE is a workload as SimGrid's replay_multiple_manual example reads it: jobs started at given dates on given hosts, one per line (NAME TRACE RANKS START_SECONDS HOST_INDEX,...)")
+	fl.IntSliceVar(&f.noise, "noise", []int{0, 0}, "with --jobs: the replay_multiple_manual example's INITIAL,BETWEEN_JOBS noise actors, which shift SimGrid's actor numbers (and so which waits its quirk finds)")
 	fl.StringVar(&f.mapping, "map", "roundrobin", "rank placement on the hostfile: roundrobin or block")
 	fl.BoolVar(&f.showMap, "show-map", false, "print each rank's host before the replay, as smpirun -map")
 	fl.StringArrayVar(&f.cfg, "cfg", nil, "SimGrid setting key:value (repeatable)")
@@ -318,11 +330,23 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	simulateLogs(cmd.ErrOrStderr(), f)
+	if f.jobs && (f.instances || f.hostfile != "") {
+		return usagef("--jobs places the ranks on the hosts the jobs name: not with --instances or --hostfile")
+	}
+	if len(f.noise) != 2 || f.noise[0] < 0 || f.noise[1] < 0 || f.noise[0] > 1<<20 || f.noise[1] > 1<<20 {
+		return usagef("--noise takes two counts of actors, INITIAL,BETWEEN_JOBS (from 0 to %d), not %v", 1<<20, f.noise)
+	}
 	var src trace.Source
 	var tf format.Format
-	if f.instances {
+	if f.instances || f.jobs {
 		src, f.replayed, tf, err = openInstances(path, f, cfg.Compat)
 		cfg.StartDelays = startDelays(f.replayed)
+		if f.jobs {
+			cfg.StartDates = startDates(f.replayed)
+			if cfg.Compat {
+				cfg.ActorKeys = jobActorKeys(f.replayed, [2]int{f.noise[0], f.noise[1]})
+			}
+		}
 	} else {
 		src, tf, err = openReplayed(path, f.np, f)
 	}
@@ -667,7 +691,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		out.Instances = instanceResults(f.replayed, res)
 		return writeJSON(w, out)
 	}
-	defer printInstances(w, instanceResults(f.replayed, res))
+	defer printInstances(w, instanceResults(f.replayed, res), f.jobs)
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
 	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
 	if f.replayed == nil {
@@ -775,7 +799,12 @@ func simulateDeploy(p *platform.Platform, f *simulateFlags, np int) ([]*platform
 		return nil, usageError{err}
 	}
 	var names []string
-	if f.hostfile != "" {
+	switch {
+	case f.jobs:
+		if names, err = jobHosts(p, f.replayed); err != nil {
+			return nil, err
+		}
+	case f.hostfile != "":
 		if names, err = platform.ReadHostfileFor(p, f.hostfile); err != nil {
 			return nil, err
 		}
