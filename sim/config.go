@@ -242,6 +242,8 @@ type Config struct {
 	NetworkFull bool
 	// NetworkSelective records network/maxmin-selective-update: 0 if not
 	// given, 1 if yes, -1 if no (which only network/optim:Full takes).
+	// Full re-solves everything by default; with yes, only what SimGrid's
+	// selective update marks, quirk included.
 	NetworkSelective int8
 	// CPUFull is cpu/optim:Full: at every step of the clock, SimGrid's CPU
 	// model counts every computation's remaining flops and every sleep's
@@ -377,14 +379,8 @@ func (c Config) checkOptim() error {
 	switch {
 	case !c.NetworkFull && c.NetworkSelective < 0:
 		return errors.New("sim: network/maxmin-selective-update:no needs network/optim:Full (the Lazy update needs selective update, as SimGrid says)")
-	case c.NetworkFull && c.NetworkSelective > 0:
-		return errors.New("sim: network/optim:Full with network/maxmin-selective-update:yes is not supported (Full re-solves everything by default)")
-	case c.NetworkFull && c.ConcurrencyLimit >= 0 && !c.Analytic:
-		return errors.New("sim: network/optim:Full does not take maxmin/concurrency-limit here (Lazy does)")
 	case !c.CPUFull && c.CPUSelective < 0:
 		return errors.New("sim: cpu/maxmin-selective-update:no needs cpu/optim:Full (the Lazy update needs selective update, as SimGrid says)")
-	case c.CPUFull && c.ConcurrencyLimit >= 0:
-		return errors.New("sim: cpu/optim:Full does not take maxmin/concurrency-limit here (Lazy does)")
 	}
 	return nil
 }

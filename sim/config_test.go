@@ -168,11 +168,11 @@ func TestConfigRefusesOtherModels(t *testing.T) {
 	}
 }
 
-// TestConfigOptim: network/optim:Full replays without selective update
-// (network/maxmin-selective-update:no is its default, yes is refused),
+// TestConfigOptim: network/optim:Full replays with or without selective
+// update (network/maxmin-selective-update:no is its default),
 // cpu/optim:Full with or without it (the CPUs' shares are the same),
-// Lazy needs it, and what Full does not take here (a concurrency limit,
-// speed or link profiles) is refused when the replay starts.
+// Lazy needs it, and what Full does not take here (link profiles) is
+// refused when the replay starts.
 func TestConfigOptim(t *testing.T) {
 	dir := t.TempDir()
 	flat := machineOn(t, clusterXML(t, dir, 4, ""), 4)
@@ -191,17 +191,18 @@ func TestConfigOptim(t *testing.T) {
 	}{
 		{"full", []string{"network/optim:Full"}, flat, ""},
 		{"full without selective update", []string{"network/maxmin-selective-update:no", "network/optim:Full"}, flat, ""},
-		{"full with selective update", []string{"network/optim:Full", "network/maxmin-selective-update:yes"}, flat, "maxmin-selective-update:yes is not supported"},
+		{"full with selective update", []string{"network/optim:Full", "network/maxmin-selective-update:yes"}, flat, ""},
 		{"lazy without selective update", []string{"network/maxmin-selective-update:no"}, flat, "needs network/optim:Full"},
-		{"full with a limit", []string{"network/optim:Full", "maxmin/concurrency-limit:2"}, flat, "does not take maxmin/concurrency-limit"},
-		{"full with link profiles", []string{"network/optim:Full"}, linked, "does not take speed or link profiles"},
+		{"full with a limit", []string{"network/optim:Full", "maxmin/concurrency-limit:2"}, flat, ""},
+		{"full with link profiles", []string{"network/optim:Full"}, linked, "does not take link profiles"},
+		{"full with speed profiles", []string{"network/optim:Full"}, sped, ""},
 		{"cpu full", []string{"cpu/optim:Full"}, flat, ""},
 		{"cpu and network full", []string{"cpu/optim:Full", "network/optim:Full"}, flat, ""},
 		{"cpu full without selective update", []string{"cpu/maxmin-selective-update:no", "cpu/optim:Full"}, flat, ""},
 		{"cpu full with selective update", []string{"cpu/optim:Full", "cpu/maxmin-selective-update:yes"}, flat, ""},
 		{"cpu lazy without selective update", []string{"cpu/maxmin-selective-update:no"}, flat, "needs cpu/optim:Full"},
-		{"cpu full with a limit", []string{"cpu/optim:Full", "maxmin/concurrency-limit:2"}, flat, "cpu/optim:Full does not take maxmin/concurrency-limit"},
-		{"cpu full with speed profiles", []string{"cpu/optim:Full"}, sped, "cpu/optim:Full does not take speed profiles"},
+		{"cpu full with a limit", []string{"cpu/optim:Full", "maxmin/concurrency-limit:2"}, flat, ""},
+		{"cpu full with speed profiles", []string{"cpu/optim:Full"}, sped, ""},
 	} {
 		cfg := sim.DefaultConfig()
 		for _, kv := range c.cfg {
@@ -327,6 +328,12 @@ func FuzzSimulate(f *testing.F) {
 	if err := limited.Set("maxmin/concurrency-limit", "1"); err != nil {
 		f.Fatal(err)
 	}
+	limitedFull := limited
+	for _, k := range []string{"network/optim", "cpu/optim"} {
+		if err := limitedFull.Set(k, "Full"); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if hugeNumber(text) {
 			return // legal, but segmented algorithms make millions of messages of it
@@ -339,7 +346,7 @@ func FuzzSimulate(f *testing.F) {
 		if err != nil || tr.NumRanks() > 4 {
 			return
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited, full, fullIB} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited, full, fullIB, limitedFull} {
 			if _, err := sim.Run(tr, m, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}

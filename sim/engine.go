@@ -473,8 +473,7 @@ func (s *simulation) advance() bool {
 	}
 	if s.netSys.Modified() {
 		s.reschedule(s.netSys)
-		if s.cfg.Compat && s.cfg.Solver == SolverAuto && (s.netSys.QuirkStruck() || s.netSys.OrderDependent()) {
-			s.err = errQuirk
+		if s.quirkStruck() {
 			return false
 		}
 	}
@@ -488,13 +487,12 @@ func (s *simulation) advance() bool {
 	}
 	delta := cpu
 	if !s.heap.empty() {
-		next := s.heap.minDate()
-		if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
-			next = s.profileEvents(next)
-		}
-		if d := next - s.now; delta < 0 || d < delta {
+		if d := s.heap.minDate() - s.now; delta < 0 || d < delta {
 			delta = d
 		}
+	}
+	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
+		delta = s.profileEvents(delta)
 	}
 	s.now += delta
 	// As SimGrid: every model pops its events due now (latencies paid
@@ -507,6 +505,17 @@ func (s *simulation) advance() bool {
 	s.finishEnded()
 	s.netSys.Simultaneous = false
 	return true
+}
+
+// quirkStruck reports whether the automatic solver's run stops (errQuirk)
+// after a re-solve: SimGrid's selective-update quirk struck, or its
+// outcome depends on the order of simultaneous changes.
+func (s *simulation) quirkStruck() bool {
+	if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.netSys.SimGridSelective && (s.netSys.QuirkStruck() || s.netSys.OrderDependent()) {
+		s.err = errQuirk
+		return true
+	}
+	return false
 }
 
 // popDue takes the actions due now out of the heap: a latency paid
@@ -556,6 +565,9 @@ func (s *simulation) finishEnded() {
 func (s *simulation) advanceFull() bool {
 	if s.netSys.Modified() {
 		s.netSys.Solve()
+		if s.quirkStruck() {
+			return false
+		}
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
@@ -571,6 +583,9 @@ func (s *simulation) advanceFull() bool {
 	}
 	if delta < 0 || net < 0 && s.pollingForever() {
 		return false
+	}
+	if len(s.profiled) > 0 {
+		delta = s.profileEvents(delta)
 	}
 	s.now += delta
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]

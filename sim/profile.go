@@ -125,14 +125,14 @@ func (s *simulation) applyProfile(h *hostState, l *linkProfile, v, at float64) {
 	}
 }
 
-// profileEvents applies the profile events due by the next action event at
-// date next (EngineImpl::solve) and returns the date time advances to.
-func (s *simulation) profileEvents(next float64) float64 {
-	delta := next - s.now
+// profileEvents applies the profile events due by the next action event,
+// delta from now (EngineImpl::solve), and returns the step time advances
+// by: to the first of them on a resource in use, if it comes first.
+func (s *simulation) profileEvents(delta float64) float64 {
 	for {
 		ps, h, l := s.nextProfile()
 		if ps == nil || ps.date > s.now+delta {
-			return s.now + delta
+			return delta
 		}
 		at := ps.date
 		for ps != nil && ps.date <= at {

@@ -40,9 +40,10 @@ func profilePlatform() string {
 }
 
 // TestSpeedProfilesMatchSimGrid replays random traces on hosts whose
-// speed changes over time, with one and two ranks per host, and with the
-// energy plugin (which sees the speed changes); the times and energies
-// must be SimGrid's.
+// speed changes over time, with one and two ranks per host, with a
+// concurrency limit, with SimGrid's full updates and with the energy
+// plugin (which sees the speed changes); the times and energies must be
+// SimGrid's.
 func TestSpeedProfilesMatchSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 60)
@@ -53,6 +54,9 @@ func TestSpeedProfilesMatchSimGrid(t *testing.T) {
 	// With a concurrency limit, a CPU's changing speed and its staged
 	// computations.
 	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds, "maxmin/concurrency-limit:1")
+	// SimGrid's full updates, whose steps the profiles' events cut.
+	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds/2, "cpu/optim:Full")
+	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds/2, "network/optim:Full", "cpu/optim:Full")
 
 	energyDifferential(t, dir, xml, filepath.Join(dir, "hostfile"), deployer(t, p, names), len(names), seeds, 23)
 }

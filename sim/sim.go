@@ -474,7 +474,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	// proof of it.
 	s.cpuSys.SimGridSelective = cfg.Compat && !s.netSys.Incremental
 	s.cpuSys.Incremental = s.netSys.Incremental
-	if cfg.NetworkFull {
+	if cfg.NetworkFull && cfg.NetworkSelective <= 0 {
 		// SimGrid's non-selective re-solve of every active constraint:
 		// whole components, as changed ones are all that can move.
 		s.netSys.SimGridSelective, s.netSys.Incremental = false, false
@@ -533,11 +533,8 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if err := s.initLinkProfiles(); err != nil {
 		return nil, err
 	}
-	if cfg.NetworkFull && (s.linkBw != nil || len(s.profiled) > 0) {
-		return nil, errors.New("sim: network/optim:Full does not take speed or link profiles here (Lazy does)")
-	}
-	if cfg.CPUFull && len(s.profiled) > 0 {
-		return nil, errors.New("sim: cpu/optim:Full does not take speed profiles here (Lazy does)")
+	if cfg.NetworkFull && s.linkBw != nil {
+		return nil, errors.New("sim: network/optim:Full does not take link profiles here (Lazy does)")
 	}
 	for i := 0; i < src.NumRanks(); i++ {
 		h := m.RankHost[i]

@@ -936,6 +936,12 @@ func TestConcurrencyLimitMatchesSimGrid(t *testing.T) {
 			randomDifferential(t, plat, seeds, "maxmin/concurrency-limit:"+limit)
 		}
 	}
+	// With SimGrid's full updates.
+	two := threePlatforms[2]
+	for _, limit := range []string{"1", "2"} {
+		randomDifferential(t, two, seeds/3, "maxmin/concurrency-limit:"+limit, "network/optim:Full")
+		randomDifferential(t, two, seeds/3, "maxmin/concurrency-limit:"+limit, "cpu/optim:Full")
+	}
 }
 
 // TestNetworkOptimFullMatchesSimGrid is TestRandomTracesMatchSimGrid with
@@ -954,6 +960,11 @@ func TestNetworkOptimFullMatchesSimGrid(t *testing.T) {
 	randomDifferential(t, flat, seeds/2, "network/optim:Full", "network/model:IB")
 	randomDifferential(t, randomPlatform{"flat, 2 ranks per host", "", 2}, seeds/2, "network/optim:Full",
 		"smpi/os:0:1e-5:1e-9", "smpi/or:0:7e-6:2e-9")
+	// With selective update: only what SimGrid marks is re-solved, its
+	// quirk included.
+	for _, plat := range threePlatforms {
+		randomDifferential(t, plat, seeds/2, "network/optim:Full", "network/maxmin-selective-update:yes")
+	}
 	// The energy plugins, whose accounts follow the shares.
 	hostEnergyDifferential(t, seeds/2, "network/optim:Full")
 	linkEnergyDifferential(t, seeds/2, "network/optim:Full")

@@ -180,8 +180,8 @@ func TestSimulateWarnings(t *testing.T) {
 
 // TestSimulateOptimFull: the paper's ring with SimGrid's full update of
 // the network, and of the CPUs too, takes the ring's time, and the JSON
-// result names the solver; what the CPUs' full update does not take is
-// refused.
+// result names the solver; the network's Lazy update without selective
+// update is refused.
 func TestSimulateOptimFull(t *testing.T) {
 	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
 	var res simulateJSON
@@ -200,8 +200,8 @@ func TestSimulateOptimFull(t *testing.T) {
 	if math.Abs(res.SimulatedTime-0.042675422) > 1e-9 {
 		t.Errorf("with cpu/optim:Full: simulated time %.9f, want 0.042675422", res.SimulatedTime)
 	}
-	if code, _, errs := csRun("simulate", ring, "--platform", plat, "--cfg", "maxmin/concurrency-limit:2"); code == 0 || !strings.Contains(errs, "cpu/optim:Full does not take maxmin/concurrency-limit") {
-		t.Errorf("cpu/optim:Full with a limit: exit %d, %s", code, errs)
+	if code, _, errs := csRun("simulate", ring, "--platform", plat, "--cfg", "network/maxmin-selective-update:no"); code == 0 || !strings.Contains(errs, "needs network/optim:Full") {
+		t.Errorf("network/maxmin-selective-update:no with network/optim:Lazy: exit %d, %s", code, errs)
 	}
 }
 
