@@ -556,12 +556,14 @@ func (s *simulation) finishEnded() {
 	}
 }
 
-// advanceFull is advance with network/optim:Full. The CPU model stays
-// lazy (its actions in the heap); the network's transfers are not in the
-// heap: SimGrid's full update re-solves every change, takes the next step
-// to the nearest end of a transfer's bytes at its rate or of its latency
-// (NetworkModel::next_occurring_event_full), and counts every transfer's
-// bytes and latency down by the step (update_actions_state_full).
+// advanceFull is advance with network/optim:Full. The CPU model keeps its
+// own update (its actions in the heap, or in cpuStarted with
+// cpu/optim:Full); the network's transfers are not in the heap: SimGrid's
+// full update re-solves every change (or what selective update marks),
+// takes the next step to the nearest end of a transfer's bytes at its rate
+// or of its latency (NetworkModel::next_occurring_event_full), and counts
+// every transfer's bytes and latency down by the step
+// (update_actions_state_full).
 func (s *simulation) advanceFull() bool {
 	if s.netSys.Modified() {
 		s.netSys.Solve()
