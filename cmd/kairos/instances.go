@@ -268,7 +268,13 @@ func openInstances(path string, f *simulateFlags, quirks bool) (trace.Source, []
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(path), p)
 		}
-		t, tf, err := openReplayed(p, 0, f)
+		np := 0
+		if in.job {
+			// As the example: a job's first RANKS traces of the
+			// description, which must list that many.
+			np = in.ranks
+		}
+		t, tf, err := openReplayed(p, np, f)
 		if err != nil {
 			return nil, nil, tf, fmt.Errorf("instance %s: %w", in.id, err)
 		}

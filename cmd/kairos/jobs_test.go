@@ -118,7 +118,8 @@ func TestJobsFlags(t *testing.T) {
 	if code, out, errs := csRun("gen", "ring", "--ranks", "2", "--iterations", "1", "-o", filepath.Join(dir, "ring"), "--to", "ti"); code != 0 {
 		t.Fatalf("gen: %d %s%s", code, out, errs)
 	}
-	wl := testenv.WriteFile(t, "wl", "a "+filepath.Join(dir, "ring")+" 2 0 0,5\n")
+	ring := filepath.Join(dir, "ring")
+	wl := testenv.WriteFile(t, "wl", "a "+ring+" 2 0 0,5\n")
 	for _, c := range []struct {
 		args []string
 		err  string
@@ -131,6 +132,16 @@ func TestJobsFlags(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, c.err) {
 			t.Errorf("%v: exit %d, %s; want an error saying %q", c.args, code, errs, c.err)
 		}
+	}
+	// As SimGrid's example, a job takes its description's first RANKS
+	// traces, and a description listing fewer is an error.
+	one := testenv.WriteFile(t, "one", "a "+ring+" 1 0 0\n")
+	if code, _, errs := csRun("simulate", "--jobs", one, "--platform", plat); code == 0 || !strings.Contains(errs, "rank-0.ti:3: rank 0: send: partner rank 1 out of range [0,1)") {
+		t.Errorf("a 2-rank ring as a 1-rank job: exit %d, %s; want rank 0's send to rank 1 refused", code, errs)
+	}
+	three := testenv.WriteFile(t, "three", "a "+ring+" 3 0 0,1,0\n")
+	if code, _, errs := csRun("simulate", "--jobs", three, "--platform", plat); code == 0 || !strings.Contains(errs, "3 ranks requested but the description lists 2 files") {
+		t.Errorf("a 2-rank ring as a 3-rank job: exit %d, %s", code, errs)
 	}
 }
 
