@@ -605,24 +605,37 @@ func (s *simulation) advanceFull() bool {
 func (s *simulation) nextCPUEvent() float64 {
 	next := -1.0
 	for _, a := range s.cpuStarted {
-		next = sooner(next, a)
-		if a.kind == actSleep && (next < 0 || a.left < next) {
+		if a.kind != actSleep {
+			next = sooner(next, a.remains, a.rate())
+			continue
+		}
+		next = sooner(next, a.remains, s.sleepRate(a))
+		if next < 0 || a.left < next {
 			next = a.left
 		}
 	}
 	return next
 }
 
+// sleepRate is the share of a timed sleep's one flop (see sleepShared):
+// under a concurrency limit, a sleep staged at its CPU's limit computes
+// once it takes a slot; otherwise none.
+func (s *simulation) sleepRate(a *action) float64 {
+	if r := a.rank; r.sleepAct == a && r.sleepVar != nil && !r.holdWait && r.sleepVar.Penalty() > 0 {
+		return r.sleepVar.Value()
+	}
+	return 0
+}
+
 // sooner returns the sooner of next (-1 for none) and the time to the end
-// of a's work at its rate, if it has one.
-func sooner(next float64, a *action) float64 {
-	r := a.rate()
+// of remains of work at rate r, if positive.
+func sooner(next, remains, r float64) float64 {
 	if r <= 0 {
 		return next
 	}
 	d := 0.0
-	if a.remains > 0 {
-		d = a.remains / r
+	if remains > 0 {
+		d = remains / r
 	}
 	if next < 0 || d < next {
 		return d
@@ -639,13 +652,18 @@ func (s *simulation) updateCPUFull(delta float64) {
 		return
 	}
 	kept := s.cpuStarted[:0]
+	prec := s.cfg.MaxminPrecision * s.cfg.SurfPrecision
 	for _, a := range s.cpuStarted {
-		doubleUpdate(&a.remains, a.rate()*delta, s.cfg.MaxminPrecision*s.cfg.SurfPrecision)
 		a.lastUpdate = s.now
-		ended := a.remains <= 0 && a.inSystem && a.v.Penalty() > 0
+		var ended bool
 		if a.kind == actSleep {
+			rate := s.sleepRate(a)
+			doubleUpdate(&a.remains, rate*delta, prec)
 			doubleUpdate(&a.left, delta, s.cfg.SurfPrecision)
-			ended = a.left <= 0
+			ended = a.remains <= 0 && rate > 0 || a.left <= 0
+		} else {
+			doubleUpdate(&a.remains, a.rate()*delta, prec)
+			ended = a.remains <= 0 && a.inSystem && a.v.Penalty() > 0
 		}
 		if !ended {
 			kept = append(kept, a)
@@ -663,7 +681,7 @@ func (s *simulation) updateCPUFull(delta float64) {
 func (s *simulation) nextNetEvent() float64 {
 	next := -1.0
 	for _, a := range s.netStarted {
-		next = sooner(next, a)
+		next = sooner(next, a.remains, a.rate())
 	}
 	for _, a := range s.netStarted {
 		if a.latency > 0 && (next < 0 || a.latency < next) {
