@@ -673,3 +673,75 @@ func TestStartDates(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUFullStagedSleep replays a random trace (seed 220002 of the
+// concurrency-limit test) whose timed sleep is staged at its CPU's limit
+// (one slot, two ranks on the host) and later takes the slot: under
+// cpu/optim:Full, SimGrid's full update ends it once it has computed its
+// one flop, as the lazy update does. SimGrid 3.32 gives 0.034430597 s
+// (smpirun -replay, --cfg=maxmin/concurrency-limit:1
+// --cfg=cpu/optim:Full); counting the sleep's duration alone gave
+// 0.034873118 s.
+func TestCPUFullStagedSleep(t *testing.T) {
+	_, xml, _ := smallCluster(t, 8, "")
+	m := machinePerHost(t, xml, 3, 2)
+	for _, full := range []bool{false, true} {
+		cfg := sim.DefaultConfig()
+		cfg.ConcurrencyLimit, cfg.CPUFull = 1, full
+		res, err := runTI(t, stagedSleepTrace, m, cfg)
+		switch {
+		case err != nil:
+			t.Errorf("cpu/optim:Full %v: %v", full, err)
+		case math.Abs(res.Time-0.034430597) > 1e-9:
+			t.Errorf("cpu/optim:Full %v: %.9f s, want 0.034430597 s", full, res.Time)
+		}
+	}
+}
+
+const stagedSleepTrace = `0 init
+0 recv 2 0 200000 5
+0 isend 2 2 65536
+0 send 2 1 70000 5
+0 test 0 2 2
+0 recv 1 0 70000
+0 test 0 2 2
+0 recv 1 0 -1
+0 compute 100000
+0 send 1 0 5000
+0 recv 2 2 70000 7
+0 waitall
+0 sleep 0.001
+0 isend 1 2 200000
+0 waitall
+0 finalize
+1 init
+1 isend 2 1 70000
+1 recv 2 1 -1 5
+1 isend 0 0 70000
+1 sleep 0.0003
+1 isend 0 0 100
+1 wait 1 2 1
+1 recv 2 0 -1
+1 wait 1 0 0
+1 irecv 0 0 -1
+1 recv 2 2 65536
+1 irecv 0 2 200000
+1 waitall
+1 finalize
+2 init
+2 send 0 0 200000 5
+2 recv 0 2 65536
+2 recv 0 1 70000 5
+2 irecv 1 1 70000
+2 isend 1 1 200000 5
+2 send 1 0 5000
+2 test 2 1 1
+2 sleep 0.0001
+2 compute 300000
+2 isend 0 2 70000 7
+2 test 1 2 1
+2 send 1 2 65536
+2 compute 10000
+2 waitall
+2 finalize
+`
