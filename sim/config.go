@@ -373,6 +373,21 @@ func DefaultConfig() Config {
 	}
 }
 
+// setSelective records a */maxmin-selective-update value in dst as
+// Config.NetworkSelective does: 1 for yes, -1 for no.
+func setSelective(dst *int8, key, value string) error {
+	on, err := ParseBool(key, value)
+	switch {
+	case err != nil:
+		return err
+	case on:
+		*dst = 1
+	default:
+		*dst = -1
+	}
+	return nil
+}
+
 // checkOptim refuses the settings the network's and CPU's update modes do
 // not take.
 func (c Config) checkOptim() error {
@@ -557,23 +572,9 @@ func (c *Config) Set(key, value string) error {
 		// They shape the platform: platform.LoadWith applies them.
 		_, err = num()
 	case "network/maxmin-selective-update":
-		on, perr := ParseBool(key, value)
-		if perr != nil {
-			return perr
-		}
-		c.NetworkSelective = -1
-		if on {
-			c.NetworkSelective = 1
-		}
+		err = setSelective(&c.NetworkSelective, key, value)
 	case "cpu/maxmin-selective-update":
-		on, perr := ParseBool(key, value)
-		if perr != nil {
-			return perr
-		}
-		c.CPUSelective = -1
-		if on {
-			c.CPUSelective = 1
-		}
+		err = setSelective(&c.CPUSelective, key, value)
 	case "maxmin/concurrency-limit":
 		n, e := strconv.Atoi(value)
 		if e != nil {
