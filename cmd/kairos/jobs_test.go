@@ -119,6 +119,19 @@ func TestJobsFlags(t *testing.T) {
 		t.Fatalf("gen: %d %s%s", code, out, errs)
 	}
 	ring := filepath.Join(dir, "ring")
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--noise", "1,2", ring + "_files/rank-0.ti"}, "--noise only changes a --jobs replay"},
+		{[]string{"--jobs", "--noise", "1", ring}, "--noise takes two counts of actors"},
+		{[]string{"--jobs", "--noise", "1,-2", ring}, "--noise takes two counts of actors"},
+	} {
+		code, _, errs := csRun(append([]string{"simulate", "--platform", plat}, c.args...)...)
+		if code == 0 || !strings.Contains(errs, c.err) {
+			t.Errorf("%v: exit %d, %s; want an error saying %q", c.args, code, errs, c.err)
+		}
+	}
 	wl := testenv.WriteFile(t, "wl", "a "+ring+" 2 0 0,5\n")
 	for _, c := range []struct {
 		args []string

@@ -336,6 +336,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if len(f.noise) != 2 || f.noise[0] < 0 || f.noise[1] < 0 || f.noise[0] > 1<<20 || f.noise[1] > 1<<20 {
 		return usagef("--noise takes two counts of actors, INITIAL,BETWEEN_JOBS (from 0 to %d), not %v", 1<<20, f.noise)
 	}
+	if !f.jobs && (f.noise[0] != 0 || f.noise[1] != 0) {
+		return usagef("--noise only changes a --jobs replay")
+	}
 	var src trace.Source
 	var tf format.Format
 	if f.instances || f.jobs {
