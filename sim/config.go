@@ -557,7 +557,8 @@ func (c *Config) Set(key, value string) error {
 		case "Lazy", "Full":
 			c.CPUFull = value == "Full"
 		case "TI":
-			return fmt.Errorf("--cfg %s: TI (SimGrid's integration of speed profiles) is not supported (Lazy, SimGrid's default, or Full)", key)
+			return fmt.Errorf("--cfg %s: TI (SimGrid's integration of speed profiles) is refused: SimGrid 3.32's SMPI aborts with it "+
+				"(\"Invalid user bound ... in CPU TI model\": SMPI bounds every computation); use Lazy, SimGrid's default, or Full", key)
 		default:
 			return fmt.Errorf("--cfg %s: %q is not supported (Lazy, SimGrid's default, or Full)", key, value)
 		}

@@ -171,8 +171,8 @@ func TestConfigRefusesOtherModels(t *testing.T) {
 // TestConfigOptim: network/optim:Full replays with or without selective
 // update (network/maxmin-selective-update:no is its default),
 // cpu/optim:Full with or without it (the CPUs' shares are the same),
-// Lazy needs it, and what Full does not take here (link profiles) is
-// refused when the replay starts.
+// Lazy needs it; both Full modes take concurrency limits and speed
+// profiles, the network's link profiles.
 func TestConfigOptim(t *testing.T) {
 	dir := t.TempDir()
 	flat := machineOn(t, clusterXML(t, dir, 4, ""), 4)
@@ -194,7 +194,7 @@ func TestConfigOptim(t *testing.T) {
 		{"full with selective update", []string{"network/optim:Full", "network/maxmin-selective-update:yes"}, flat, ""},
 		{"lazy without selective update", []string{"network/maxmin-selective-update:no"}, flat, "needs network/optim:Full"},
 		{"full with a limit", []string{"network/optim:Full", "maxmin/concurrency-limit:2"}, flat, ""},
-		{"full with link profiles", []string{"network/optim:Full"}, linked, "does not take link profiles"},
+		{"full with link profiles", []string{"network/optim:Full"}, linked, ""},
 		{"full with speed profiles", []string{"network/optim:Full"}, sped, ""},
 		{"cpu full", []string{"cpu/optim:Full"}, flat, ""},
 		{"cpu and network full", []string{"cpu/optim:Full", "network/optim:Full"}, flat, ""},
@@ -301,7 +301,8 @@ func FuzzSimulate(f *testing.F) {
 		}
 	}
 	// Links whose bandwidth and latency change, with SimGrid's quirks and
-	// without.
+	// without, under SimGrid's full update of the network and under a
+	// concurrency limit (full and limited, below).
 	lp, err := platform.Load(linkProfilePlatform(f, dir))
 	if err != nil {
 		f.Fatal(err)
@@ -357,7 +358,7 @@ func FuzzSimulate(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		for _, cfg := range []sim.Config{sim.DefaultConfig(), fixed} {
+		for _, cfg := range []sim.Config{sim.DefaultConfig(), fixed, full, limited} {
 			if _, err := sim.Run(tr, linked, cfg, nil); err != nil && strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)
 			}

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"kairos/sim/maxmin"
 )
@@ -364,6 +367,7 @@ func (s *simulation) finishAction(a *action) {
 	}
 	if a.probe {
 		s.probeExecs--
+		a.rank.probeEnds++
 	}
 	if a.kind == actComm {
 		c := a.comm
@@ -429,7 +433,107 @@ func (s *simulation) pollingForever() bool {
 			frozen[a.rank.id] = true
 		}
 	}
-	return !s.probeCanSucceed(frozen) && !s.stalledFlowCanResume()
+	if s.probeCanSucceed(frozen) || s.stalledFlowCanResume() {
+		return false
+	}
+	return s.pollCycled()
+}
+
+// pollCycle is what pollCycled remembers of the states met while only
+// probes were pending: from the advance after, and per state, the probes
+// each rank had ended.
+type pollCycle struct {
+	next uint64
+	seen map[string][]uint32
+}
+
+// pollCycled reports, under a concurrency limit, whether ranks polling
+// with nothing else pending will poll forever, and records the state for
+// the next call. Until then the probes run: one that ends frees its
+// CPU's slot for what was staged there first, which may be a rank's
+// endless wait (the sleep SimGrid gives each wait), and the rank that
+// probed is then staged for good. So the polling is endless only once
+// the state of every CPU (what holds its slots, what is staged there, in
+// order, and the ranks' steps) has come back, with every probe running
+// in it ended in between: the CPUs are independent while nothing but
+// probes run, and a probe ends after every probe started before it on
+// its CPU (the iprobe back-off only grows), so the same state leads to
+// the same states again.
+func (s *simulation) pollCycled() bool {
+	if s.polls.seen == nil || s.polls.next != s.advances {
+		s.polls.seen = map[string][]uint32{}
+	}
+	s.polls.next = s.advances + 1
+	key := s.pollKey()
+	ends, ok := s.polls.seen[string(key)]
+	if !ok {
+		ends = make([]uint32, len(s.ranks))
+		for i, r := range s.ranks {
+			ends[i] = r.probeEnds
+		}
+		s.polls.seen[string(key)] = ends
+		return false
+	}
+	for _, a := range s.acts {
+		if a != nil && a.running && a.probe && s.heap.contains(a) && a.rank.probeEnds == ends[a.rank.id] {
+			return false
+		}
+	}
+	return true
+}
+
+// pollKey encodes the state pollCycled compares: each CPU's variables
+// holding slots, probes in the order they end, and those disabled there,
+// in order; then each rank's step in its probe.
+func (s *simulation) pollKey() []byte {
+	var key []byte
+	var vars []*maxmin.Variable
+	for i := range s.hosts {
+		c := s.hosts[i].cpu
+		vars = c.Enabled(vars[:0])
+		slices.SortStableFunc(vars, func(v, w *maxmin.Variable) int {
+			return cmp.Compare(s.pollEnd(v), s.pollEnd(w))
+		})
+		for _, v := range vars {
+			key = s.appendPollVar(key, v)
+		}
+		key = append(key, '|')
+		for _, v := range c.Disabled(vars[:0]) {
+			key = s.appendPollVar(key, v)
+		}
+		key = append(key, '/')
+	}
+	for _, r := range s.ranks {
+		key = append(key, byte(r.probeStep))
+	}
+	return key
+}
+
+// pollEnd is when the action of v ends, if it is in the heap (a running
+// probe), and +Inf otherwise (a wait's sleep holds its slot for good).
+func (s *simulation) pollEnd(v *maxmin.Variable) float64 {
+	if v.ID >= 0 {
+		if a := s.acts[v.ID]; a != nil && s.heap.contains(a) {
+			return s.heap.dateOf(a)
+		}
+	}
+	return math.Inf(1)
+}
+
+// appendPollVar appends v to a pollKey: its rank, what it is (a probe, a
+// sleep or another action) and whether it is staged.
+func (s *simulation) appendPollVar(key []byte, v *maxmin.Variable) []byte {
+	kind, rank := byte('s'), -2-v.ID
+	if v.ID >= 0 {
+		kind, rank = 'a', s.acts[v.ID].rank.id
+		if s.acts[v.ID].probe {
+			kind = 'p'
+		}
+	}
+	if v.Staged() {
+		kind -= 'a' - 'A'
+	}
+	return binary.AppendUvarint(append(key, kind), uint64(rank))
 }
 
 // reschedule solves the max-min systems and moves the actions whose share
@@ -461,6 +565,7 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 // advance moves the clock to the next event and processes every event
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
+	s.advances++
 	s.scheduleSleeps()
 	switch {
 	case s.cfg.CPUFull:

@@ -71,6 +71,9 @@ func (h *actionHeap) minDate() float64 { return h.bh[0].date }
 // top returns the action that pops first (the heap must not be empty).
 func (h *actionHeap) top() *action { return h.act[h.b[h.bh[0].b].head] }
 
+// dateOf returns a's date (a must be in the heap).
+func (h *actionHeap) dateOf(a *action) float64 { return h.b[h.bkt[a.slot]].date }
+
 // contains reports whether a is in the heap.
 func (h *actionHeap) contains(a *action) bool { return h.bkt[a.slot] >= 0 }
 

@@ -23,9 +23,11 @@ import (
 // once: it shares the bandwidth before its latency is paid, its latency
 // end changes nothing, and it is rescheduled only when a later re-solve
 // reports it, its transfer counted from then on (if nothing does, the
-// replay stalls: SimGrid reports a deadlock). And SimGrid moves the
-// penalty of the flows whose cross-traffic crosses the link as well, which
-// can make it negative: SimGrid aborts, and so does Kairos.
+// replay stalls: SimGrid reports a deadlock; under network/optim:Full,
+// whose steps count every transfer down, its latency too, it goes on
+// from then). And SimGrid moves the penalty of the flows whose
+// cross-traffic crosses the link as well, which can make it negative:
+// SimGrid aborts, and so does Kairos.
 
 // linkProfile is a link's bandwidth or latency profile in progress.
 type linkProfile struct {

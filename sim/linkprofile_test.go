@@ -116,6 +116,10 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"smpi/lat-factor:0:0.1", "network/crosstraffic:0"}},
 		// A concurrency limit: the flows an event enables may be staged.
 		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"smpi/lat-factor:0:0.1", "maxmin/concurrency-limit:2"}},
+		// SimGrid's full update, which counts a flow enabled early down
+		// from then on, its latency too: nothing stalls.
+		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, []string{"network/optim:Full"}},
+		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"network/optim:Full", "maxmin/concurrency-limit:2"}},
 	} {
 		kcfg := sim.DefaultConfig()
 		sgArgs := setBoth(t, &kcfg, c.cfg)
@@ -158,7 +162,9 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 
 // TestLinkProfilesEnergyMatchesSimGrid: with the link_energy plugin, whose
 // power takes the bandwidth a link has when it updates, every link's energy
-// is SimGrid's (latencies paid at once, so that few replays stall).
+// is SimGrid's (latencies paid at once, so that few replays stall). Not
+// under network/optim:Full, where SimGrid's account differs on a few
+// traces (see the README).
 func TestLinkProfilesEnergyMatchesSimGrid(t *testing.T) {
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()

@@ -79,6 +79,7 @@ type rank struct {
 	nkeys      int                      // keys with a non-empty queue
 	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
 	probeStep  int8                     // progress of the probe a receive of unknown size makes first
+	probeEnds  uint32                   // the iprobe computations it has ended (see pollCycled)
 	probed     int64                    // the size that probe found
 	probeFlops float64                  // the computation of its current iprobe
 	pending    uint8                    // what it does with its last simcall's answer, at its next turn

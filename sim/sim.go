@@ -323,6 +323,8 @@ type simulation struct {
 	sleeps             []*action // started since the last event, not yet in the heap
 	testUse, probeUse  sharedUse // of the back-off counters
 	probeExecs         int       // iprobe computations in progress
+	advances           uint64    // calls of advance
+	polls              pollCycle // the states met while only probes run
 	indexIDs           bool      // index requests by id: waits may name ids (not TI)
 	waitSeq            uint64    // order in which ranks started blocking waits
 	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
@@ -532,9 +534,6 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	if err := s.initLinkProfiles(); err != nil {
 		return nil, err
-	}
-	if cfg.NetworkFull && s.linkBw != nil {
-		return nil, errors.New("sim: network/optim:Full does not take link profiles here (Lazy does)")
 	}
 	for i := 0; i < src.NumRanks(); i++ {
 		h := m.RankHost[i]

@@ -252,9 +252,11 @@ type observerFunc func(int, *trace.Event, float64, float64)
 func (f observerFunc) Action(r int, e *trace.Event, s, en float64) { f(r, e, s, en) }
 
 // TestDeadlock: a receive nobody sends is reported with the blocked
-// ranks, their actions and trace lines, and never hangs.
+// ranks, their actions and trace lines, and never hangs: with the ranks
+// on two hosts or on one, and under concurrency limits, where probes
+// polling forever take turns at a CPU's slots.
 func TestDeadlock(t *testing.T) {
-	m := machineOn(t, clusterXML(t, t.TempDir(), 2, ""), 2)
+	xml := clusterXML(t, t.TempDir(), 2, "")
 	cases := []string{
 		"0 recv 1 0 10\n1 recv 0 0 10\n",
 		"0 send 1 0 1e6\n1 send 0 0 1e6\n",
@@ -264,27 +266,130 @@ func TestDeadlock(t *testing.T) {
 		// comes (SimGrid polls forever).
 		"0 recv 1 0 -1\n1 compute 1e6\n",
 		"0 irecv 1 0 -1\n0 wait 1 0 0\n1 recv 0 0 -1\n",
+		"0 recv 1 0 -1\n1 recv 0 0 -1\n",
+		"0 recv 1 0 -1\n1 compute 1e5\n1 recv 0 0 10\n",
 	}
-	for _, text := range cases {
-		done := make(chan error, 1)
-		go func() {
-			_, err := runTI(t, text, m, sim.DefaultConfig())
-			done <- err
-		}()
-		select {
-		case err := <-done:
-			var dl *sim.DeadlockError
-			if !errors.As(err, &dl) {
-				t.Fatalf("%q: error %v, want a deadlock", text, err)
+	for perHost := 1; perHost <= 2; perHost++ {
+		m := machinePerHost(t, xml, 2, perHost)
+		for _, limit := range []int{-1, 1, 2} {
+			cfg := sim.DefaultConfig()
+			cfg.ConcurrencyLimit = limit
+			for _, text := range cases {
+				name := fmt.Sprintf("%d per host, limit %d: %q", perHost, limit, text)
+				done := make(chan error, 1)
+				go func() {
+					_, err := runTI(t, text, m, cfg)
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					var dl *sim.DeadlockError
+					if !errors.As(err, &dl) {
+						t.Fatalf("%s: error %v, want a deadlock", name, err)
+					}
+					if len(dl.Blocked) == 0 || !strings.Contains(err.Error(), "trace.ti:") {
+						t.Errorf("%s: deadlock report %q lacks the blocked ranks' lines", name, err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s: simulation hangs", name)
+				}
 			}
-			if len(dl.Blocked) == 0 || !strings.Contains(err.Error(), "trace.ti:") {
-				t.Errorf("%q: deadlock report %q lacks the blocked ranks' lines", text, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%q: simulation hangs", text)
 		}
 	}
 }
+
+// TestProbeStagedBehindWait replays a random trace (seed 230058 of the
+// concurrency-limit test: one slot per CPU, two ranks per host) that
+// deadlocks with two ranks polling for messages that never come. Only
+// probes run from 0.0026 s, but the one running on node 1 ends at
+// 0.0031 s and its slot goes to what was staged there first, the endless
+// wait of the rank sharing the host; the poller's next probe is staged
+// behind it for good, and SimGrid 3.32 reports the deadlock then, at
+// 0.0031 s, under each update mode (smpirun -replay,
+// --cfg=maxmin/concurrency-limit:1). Kairos declared it at 0.0026 s,
+// taking the running probe for one polling forever.
+func TestProbeStagedBehindWait(t *testing.T) {
+	_, xml, _ := smallCluster(t, 8, "")
+	m := machinePerHost(t, xml, 4, 2)
+	for _, mode := range []string{"lazy", "cpu/optim:Full", "network/optim:Full"} {
+		cfg := sim.DefaultConfig()
+		cfg.ConcurrencyLimit = 1
+		cfg.CPUFull, cfg.NetworkFull = mode == "cpu/optim:Full", mode == "network/optim:Full"
+		_, err := runTI(t, probeStagedTrace, m, cfg)
+		var dl *sim.DeadlockError
+		switch {
+		case !errors.As(err, &dl):
+			t.Errorf("%s: error %v, want a deadlock", mode, err)
+		case math.Abs(dl.Time-0.0031) > 1e-9 || len(dl.Blocked) != 4:
+			t.Errorf("%s: deadlock at %.9f s with %d ranks blocked, want 0.003100000 s with 4", mode, dl.Time, len(dl.Blocked))
+		}
+	}
+}
+
+const probeStagedTrace = `0 init
+0 recv 2 2 65536
+0 sleep 0.0001
+0 send 2 1 200000
+0 send 2 2 200000
+0 send 3 2 200000
+0 irecv 2 0 70000 1
+0 test 2 0 0
+0 irecv 3 1 100 12
+0 waitall
+0 bcast 5000
+0 isend 1 1 70000
+0 send 2 2 100
+0 waitall
+0 scatterv 0 700 0 700 0 0 7 7
+0 finalize
+1 init
+1 irecv 3 0 -1
+1 send 2 1 5000
+1 test 3 1 0
+1 recv 3 0 65536
+1 sendRecv 0 3 0 3 0 0
+1 irecv 3 0 100
+1 send 3 2 100
+1 waitall
+1 bcast 5000
+1 recv 0 1 70000
+1 scatterv 0 700 0 700 700 0 7 7
+1 recv 2 2 5000
+1 finalize
+2 init
+2 send 0 2 65536
+2 irecv 1 1 -1
+2 send 3 2 5000
+2 recv 0 1 200000
+2 recv 0 2 200000
+2 isend 0 0 70000 1
+2 compute 300000
+2 waitall
+2 bcast 5000
+2 irecv 0 2 -1
+2 waitall
+2 scatterv 0 700 0 700 0 0 7 7
+2 send 1 2 5000
+2 finalize
+3 init
+3 compute 2.5e+06
+3 isend 1 0 200000
+3 test 3 1 0
+3 recv 2 2 5000
+3 irecv 0 2 200000
+3 send 0 1 100 12
+3 compute 10000
+3 isend 1 0 65536
+3 sendRecv 0 1 0 1 0 0
+3 sleep 1e-05
+3 send 1 0 100
+3 irecv 1 2 100
+3 test 1 3 2
+3 waitall
+3 bcast 5000
+3 scatterv 0 700 0 700 700 0 7 7
+3 finalize
+`
 
 // TestBadTraces: partners out of range, waits without requests and
 // undefined communicators are errors naming the trace line.

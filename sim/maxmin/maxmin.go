@@ -398,6 +398,12 @@ func (c *Constraint) Enabled(dst []*Variable) []*Variable {
 	return dst
 }
 
+// Disabled appends to dst the variables disabled on c under a
+// concurrency limit, staged or not, in the order a freed slot goes to
+// them (see onDisabled), and returns the extended slice. Without a limit
+// it appends nothing.
+func (c *Constraint) Disabled(dst []*Variable) []*Variable { return append(dst, c.dis...) }
+
 // SetConstraintBound changes c's capacity (SimGrid's
 // update_constraint_bound: a CPU's speed changes).
 func (s *System) SetConstraintBound(c *Constraint, b float64) {
