@@ -212,7 +212,11 @@ type route struct {
 	// cache line: at 4,096 ranks the routes are rarely in cache.
 	latency float64
 	minBw   float64 // -1 if no link
-	wsum    float64 // sum of 1/bw over the route, for weight-S
+	// penalty is a transfer's sharing penalty: the latency, then
+	// weight-S/bw of each link added in route order, as SimGrid's CM02
+	// folds them (weight-S x the sum of 1/bw rounds otherwise, and so
+	// may A->B's and B->A's penalties differ in their last bit there).
+	penalty float64
 	links   []*maxmin.Constraint
 	back    []*maxmin.Constraint
 	idx     []int32 // the indexes of links, then of back
@@ -239,7 +243,12 @@ func (s *simulation) route(src, dst int) *route {
 		if rt.minBw < 0 || ln.Bandwidth < rt.minBw {
 			rt.minBw = ln.Bandwidth
 		}
-		rt.wsum += 1 / ln.Bandwidth
+	}
+	rt.penalty = lat
+	if s.weightS > 0 {
+		for _, l := range fwd {
+			rt.penalty += s.weightS / s.m.Links[l].Bandwidth
+		}
 	}
 	if s.cfg.CrossTraffic {
 		bk, _, _ := s.m.Route(dst, src)
@@ -268,16 +277,13 @@ func (s *simulation) startComm(c *comm) {
 		latF, bwF = s.latF, s.bwF
 	}
 	a.factor = bwF
-	lat, minBw, wsum := rt.latency, rt.minBw, rt.wsum
+	lat, minBw, penalty := rt.latency, rt.minBw, rt.penalty
 	if s.linkBw != nil {
-		lat, minBw, wsum = s.currentRoute(rt)
+		lat, minBw, penalty = s.currentRoute(rt)
 		s.commSeq++
 		a.latCurrent, a.netBound, a.seq = lat, minBw, s.commSeq
 	}
-	a.penalty = lat
-	if s.weightS > 0 {
-		a.penalty += s.weightS * wsum
-	}
+	a.penalty = penalty
 	a.latency = lat * latF
 	bound := minBw
 	if lat > 0 {

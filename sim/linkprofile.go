@@ -204,17 +204,23 @@ func (s *simulation) stalledFlowCanResume() bool {
 	return false
 }
 
-// currentRoute returns a route's latency, smallest bandwidth and sum of
-// inverse bandwidths with the links' current values.
-func (s *simulation) currentRoute(rt *route) (lat, minBw, wsum float64) {
+// currentRoute returns a route's latency, smallest bandwidth and sharing
+// penalty (see route) with the links' current values.
+func (s *simulation) currentRoute(rt *route) (lat, minBw, penalty float64) {
 	minBw = -1
-	for _, l := range rt.idx[:len(rt.links)] {
+	fwd := rt.idx[:len(rt.links)]
+	for _, l := range fwd {
 		bw := s.linkBw[l]
 		lat += s.linkLat[l]
 		if minBw < 0 || bw < minBw {
 			minBw = bw
 		}
-		wsum += 1 / bw
 	}
-	return lat, minBw, wsum
+	penalty = lat
+	if s.weightS > 0 {
+		for _, l := range fwd {
+			penalty += s.weightS / s.linkBw[l]
+		}
+	}
+	return lat, minBw, penalty
 }

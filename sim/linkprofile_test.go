@@ -162,9 +162,8 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 
 // TestLinkProfilesEnergyMatchesSimGrid: with the link_energy plugin, whose
 // power takes the bandwidth a link has when it updates, every link's energy
-// is SimGrid's (latencies paid at once, so that few replays stall). Not
-// under network/optim:Full, where SimGrid's account differs on a few
-// traces (see the README).
+// is SimGrid's (latencies paid at once, so that few replays stall), with
+// SimGrid's lazy and full updates of the network.
 func TestLinkProfilesEnergyMatchesSimGrid(t *testing.T) {
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()
@@ -174,10 +173,12 @@ func TestLinkProfilesEnergyMatchesSimGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}
-	pluginDifferential(t, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), len(names), seeds, 31, "link_energy",
-		func(name string, res *sim.Result, out string) bool {
-			return compareLinkEnergy(t, name, res.LinkEnergy, out)
-		}, "smpi/lat-factor:0:0.1")
+	for _, cfg := range [][]string{{"smpi/lat-factor:0:0.1"}, {"smpi/lat-factor:0:0.1", "network/optim:Full"}} {
+		pluginDifferential(t, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), len(names), seeds, 31, "link_energy",
+			func(name string, res *sim.Result, out string) bool {
+				return compareLinkEnergy(t, name, res.LinkEnergy, out)
+			}, cfg...)
+	}
 }
 
 // TestLinkProfilesWithoutQuirks replays the random traces of
@@ -233,4 +234,55 @@ func simgridEnd(out string) (float64, bool) {
 		}
 	}
 	return end, false
+}
+
+// TestPenaltyFoldLinkEnergy replays a random trace (seed 240097 of
+// TestLinkProfilesEnergyMatchesSimGrid's stream) in which two transfers,
+// A->B and B->A over links of different bandwidths, are due at the same
+// date. SimGrid adds weight-S/bw to a transfer's latency link after link
+// in route order, so their sharing penalties, and their shares, differ in
+// the last bit: under network/optim:Full one ends a step after the other,
+// after a re-solve that raises the other's share, and the link energy
+// plugin's last update of l1 sees that share. Kairos, which multiplied
+// weight-S by the sum of 1/bw, ended them together: l1's energy was
+// 0.381090 J under Full. The expected lines are SimGrid 3.32's (smpirun
+// -replay with --cfg=smpi/lat-factor:0:0.1 --cfg=plugin:link_energy, the
+// hostfile below).
+func TestPenaltyFoldLinkEnergy(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "penalty-fold.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := platform.Load(linkProfilePlatform(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := deployer(t, p, []string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"})(6)
+	const others = `Energy consumption of link 'bb': 2.648511 Joules
+Energy consumption of link 'l0': 0.379674 Joules
+Energy consumption of link 'l2': 0.464443 Joules
+Energy consumption of link 'l3': 0.263171 Joules
+Energy consumption of link 'l4': 0.283415 Joules
+Energy consumption of link 'l5_DOWN': 0.000000 Joules
+Energy consumption of link 'l5_UP': 0.000000 Joules
+`
+	for _, c := range []struct{ optim, simgrid string }{
+		{"Lazy", "Total energy over all links: 4.420304\nEnergy consumption of link 'l1': 0.381090 Joules\n" + others},
+		{"Full", "Total energy over all links: 4.420315\nEnergy consumption of link 'l1': 0.381101 Joules\n" + others},
+	} {
+		cfg := sim.DefaultConfig()
+		for k, v := range map[string]string{"smpi/lat-factor": "0:0.1", "plugin": "link_energy", "network/optim": c.optim} {
+			if err := cfg.Set(k, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := runTI(t, string(text), m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Time-0.020243941) > 1e-9 {
+			t.Errorf("network/optim:%s: %.9f s, SimGrid 0.020243941 s", c.optim, res.Time)
+		}
+		compareLinkEnergy(t, "network/optim:"+c.optim, res.LinkEnergy, c.simgrid)
+	}
 }
