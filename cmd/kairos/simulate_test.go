@@ -210,7 +210,7 @@ func TestSimulateOptimFull(t *testing.T) {
 // and simulate says that it found nothing to replay.
 func TestSimulateNoMPI(t *testing.T) {
 	tr := testenv.Shared(t, "traces/otf2/fastotf2-mi300-hip")
-	code, out, errs := csRun("simulate", tr, "--cluster", "32x1Gf,125MBps,50us")
+	code, out, errs := csRun("simulate", tr, "--cluster", "2x1Gf,125MBps,50us")
 	if code != 0 || !strings.HasPrefix(out, "Simulation time 0.000000 ") || !strings.Contains(errs, "holds no MPI call to replay") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want time 0 and a note", code, out, errs)
 	}

@@ -12,7 +12,8 @@ import (
 
 // Source is an OTF2 archive read as a Kairos trace. Each MPI location is
 // a rank, numbered by its position in the MPI COMM_LOCATIONS group (its
-// rank in MPI_COMM_WORLD); a trace without MPI has one rank per location.
+// rank in MPI_COMM_WORLD); a trace without MPI has one rank per CPU
+// thread location (every location if none is one).
 // Every MPI call (Enter..Leave of an MPI region) becomes one event, its
 // kind taken from the MPI records inside it or from the region name;
 // user regions build the call-path tree (Meta.Regions).
@@ -93,6 +94,10 @@ func (s *Source) HasMPI() bool { return s.mpi }
 // never completed), one entry per rank and kind.
 func (s *Source) Defects() []string { return s.defects }
 
+// locationCPUThread is OTF2_LOCATION_TYPE_CPU_THREAD: a thread of a
+// process, as opposed to an accelerator stream or a metric location.
+const locationCPUThread = 1
+
 func (s *Source) buildRanks() {
 	d := s.arch.Defs
 	if g := d.commLocs[ParadigmMPI]; g != nil {
@@ -100,7 +105,14 @@ func (s *Source) buildRanks() {
 		s.ranks = append(s.ranks, g.Members...)
 	} else {
 		for _, l := range d.Locations {
-			s.ranks = append(s.ranks, l.ID)
+			if l.Type == locationCPUThread {
+				s.ranks = append(s.ranks, l.ID)
+			}
+		}
+		if len(s.ranks) == 0 { // no thread said so: take every location
+			for _, l := range d.Locations {
+				s.ranks = append(s.ranks, l.ID)
+			}
 		}
 	}
 	for i, loc := range s.ranks {
@@ -187,7 +199,10 @@ func (s *Source) describe() {
 			at["otf2.ignored_locations"] = strconv.Itoa(n) + " non-MPI locations (threads, devices, metrics) are not ranks"
 		}
 	} else {
-		at["otf2.ranks"] = "no MPI in this trace: one rank per location, without MPI events"
+		at["otf2.ranks"] = "no MPI in this trace: one rank per CPU thread location, without MPI events"
+		if n := len(a.Defs.Locations) - len(s.ranks); n > 0 {
+			at["otf2.ignored_locations"] = strconv.Itoa(n) + " locations of devices and metrics are not ranks"
+		}
 	}
 }
 

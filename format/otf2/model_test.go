@@ -96,14 +96,16 @@ func TestModelCheck(t *testing.T) {
 }
 
 // TestModelNoMPI reads the fastotf2 sample, which has no MPI at all: one
-// rank per location, no events, and Meta says so.
+// rank for its one CPU thread (its 29 metric locations and 2 HIP streams
+// are not ranks), no events, and Meta says so.
 func TestModelNoMPI(t *testing.T) {
 	s := openSample(t, "fastotf2-mi300-hip")
-	if s.HasMPI() || s.NumRanks() != 32 {
+	if s.HasMPI() || s.NumRanks() != 1 || s.RankLocation(0) != 0 {
 		t.Fatalf("MPI %v, %d ranks", s.HasMPI(), s.NumRanks())
 	}
-	if !strings.Contains(s.Meta().Attrs["otf2.ranks"], "no MPI") {
-		t.Errorf("Attrs: %v", s.Meta().Attrs)
+	at := s.Meta().Attrs
+	if !strings.Contains(at["otf2.ranks"], "no MPI") || !strings.HasPrefix(at["otf2.ignored_locations"], "31 ") {
+		t.Errorf("Attrs: %v", at)
 	}
 	tr, err := trace.Load(s)
 	if err != nil {
