@@ -99,7 +99,7 @@ func (s *starZone) node(id int) *starNode {
 
 // addUnique appends the links not already added by this local route, as
 // StarZone does.
-func addUnique(links []*Link, start int, lat *float64, add []*Link) []*Link {
+func addUnique(links []*Link, start int, lat *latency, add []*Link) []*Link {
 next:
 	for _, l := range add {
 		for _, old := range links[start:] {
@@ -108,12 +108,12 @@ next:
 			}
 		}
 		links = append(links, l)
-		*lat += l.Latency
+		lat.addLink(l)
 	}
 	return links
 }
 
-func (s *starZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (s *starZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	start := len(links)
 	sn, dn := s.node(src.id), s.node(dst.id)
 	if src == dst && sn.hasLoopback {

@@ -196,7 +196,7 @@ func (df *dragonflyZone) router(group, chassis, blade int) *dfRouter {
 	return &df.routers[group*df.chassis*df.blades+chassis*df.blades+blade]
 }
 
-func (df *dragonflyZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (df *dragonflyZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	if src.kind != npHost || dst.kind != npHost {
 		return links, nil, nil, nil
 	}

@@ -256,7 +256,7 @@ func (ft *fatTreeZone) inSubTree(root, node *ftNode) bool {
 	return true
 }
 
-func (ft *fatTreeZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (ft *fatTreeZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	if src.kind != npHost || dst.kind != npHost {
 		return links, nil, nil, nil
 	}

@@ -82,7 +82,7 @@ func (f *floydZone) seal(z *zone, b *builder) error {
 	return nil
 }
 
-func (f *floydZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (f *floydZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	var stack []*zroute
 	cur := dst.id
 	for steps := 0; ; steps++ {
@@ -186,18 +186,18 @@ func (d *dijkstraZone) seal(z *zone, b *builder) error {
 
 // prependReversed mirrors SimGrid's insert_link_latency: the links go in
 // front of what the route already holds, in reverse order.
-func prependReversed(links []*Link, lat *float64, add []*Link) []*Link {
+func prependReversed(links []*Link, lat *latency, add []*Link) []*Link {
 	out := make([]*Link, 0, len(links)+len(add))
 	for i := len(add) - 1; i >= 0; i-- {
 		out = append(out, add[i])
 	}
 	for _, l := range add {
-		*lat += l.Latency
+		lat.addLink(l)
 	}
 	return append(out, links...)
 }
 
-func (d *dijkstraZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (d *dijkstraZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	s, okS := d.node[src.id]
 	t, okD := d.node[dst.id]
 	if !okS || !okD {

@@ -202,8 +202,32 @@ func (p *Platform) Route(src, dst *Host) (links []*Link, latency float64) {
 // RouteErr is Route with the reason when there is no route (a Floyd or
 // Dijkstra zone without a path, zones without a zoneRoute between them).
 func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
+	c := p.cached(src, dst)
+	return c.links, c.lat, c.err
+}
+
+// RouteLatency returns the addends of the latency Route gives, in the
+// order SimGrid sums them (the inter-zone links first; a Vivaldi zone's
+// distance after its links'), or nil when there is no route. Replays under
+// link latency profiles sum them again with the links' current latencies.
+// They are computed again at each call, not cached.
+func (p *Platform) RouteLatency(src, dst *Host) []LatencyTerm {
 	if !p.owns(src) || !p.owns(dst) {
-		return nil, 0, fmt.Errorf("platform %s: route between hosts of another platform", p.Name)
+		return nil
+	}
+	lat := latency{keep: true}
+	p.calc.Lock()
+	defer p.calc.Unlock()
+	if _, err := p.globalRoute(src.np, dst.np, nil, &lat); err != nil {
+		return nil
+	}
+	return lat.terms
+}
+
+// cached returns the route from src to dst, computed once.
+func (p *Platform) cached(src, dst *Host) cachedRoute {
+	if !p.owns(src) || !p.owns(dst) {
+		return cachedRoute{err: fmt.Errorf("platform %s: route between hosts of another platform", p.Name)}
 	}
 	key := uint64(uint32(src.Index))<<32 | uint64(uint32(dst.Index))
 	p.mu.RLock()
@@ -218,7 +242,7 @@ func (p *Platform) RouteErr(src, dst *Host) ([]*Link, float64, error) {
 		p.cache[key] = c
 		p.mu.Unlock()
 	}
-	return c.links, c.lat, c.err
+	return c
 }
 
 func (p *Platform) owns(h *Host) bool {
@@ -228,12 +252,12 @@ func (p *Platform) owns(h *Host) bool {
 func (p *Platform) computeRoute(src, dst *Host) cachedRoute {
 	p.calc.Lock()
 	defer p.calc.Unlock()
-	var lat float64
+	var lat latency
 	links, err := p.globalRoute(src.np, dst.np, make([]*Link, 0, 8), &lat)
 	if err != nil {
 		return cachedRoute{err: fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)}
 	}
-	return cachedRoute{links: links[:len(links):len(links)], lat: lat}
+	return cachedRoute{links: links[:len(links):len(links)], lat: lat.sum}
 }
 
 // Scale multiplies every link's bandwidth by bw and latency by lat (and

@@ -89,7 +89,7 @@ func (b *builder) torusCluster(a *clusterArgs) error {
 	return nil
 }
 
-func (t *torusZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (t *torusZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	if src.kind != npHost || dst.kind != npHost {
 		return links, nil, nil, nil
 	}

@@ -57,7 +57,7 @@ func (z *zone) add(np *netpoint) {
 // latencies to *lat in SimGrid's order, and returns the gateways of a route
 // between child zones.
 type router interface {
-	local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error)
+	local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error)
 }
 
 // sealer is implemented by routers that finish their tables once the whole
@@ -66,9 +66,40 @@ type sealer interface {
 	seal(z *zone, b *builder) error
 }
 
-func addLinks(dst []*Link, lat *float64, links ...*Link) []*Link {
+// LatencyTerm is an addend of a route's latency: a link's latency, or,
+// with Link nil, a fixed one (a Vivaldi zone's distance).
+type LatencyTerm struct {
+	Link  *Link
+	Fixed float64
+}
+
+// latency accumulates a route's latency as SimGrid sums it, keeping the
+// addends in order: SimGrid computes a route per transfer, so that under
+// link latency profiles a replay sums the links' current latencies again,
+// in the same order (the rounding depends on it).
+type latency struct {
+	sum   float64
+	keep  bool // the addends are kept in terms
+	terms []LatencyTerm
+}
+
+func (t *latency) addLink(l *Link) {
+	t.sum += l.Latency
+	if t.keep {
+		t.terms = append(t.terms, LatencyTerm{Link: l})
+	}
+}
+
+func (t *latency) addFixed(d float64) {
+	t.sum += d
+	if t.keep {
+		t.terms = append(t.terms, LatencyTerm{Fixed: d})
+	}
+}
+
+func addLinks(dst []*Link, lat *latency, links ...*Link) []*Link {
 	for _, l := range links {
-		*lat += l.Latency
+		lat.addLink(l)
 	}
 	return append(dst, links...)
 }
@@ -110,7 +141,7 @@ const maxRouteDepth = 256
 // common ancestor, completed recursively from src to the source gateway and
 // from the destination gateway to dst. Latency is accumulated in the same
 // order as SimGrid (the inter-zone links first).
-func (p *Platform) globalRoute(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, error) {
+func (p *Platform) globalRoute(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, error) {
 	if p.depth++; p.depth > maxRouteDepth {
 		p.depth--
 		return nil, fmt.Errorf("%s -> %s: the route does not end (gateways of bypass routes lead back to them; SimGrid 3.32 overflows its stack)", src.name, dst.name)
@@ -240,7 +271,7 @@ func (f *fullZone) seal(z *zone, b *builder) error {
 	return nil
 }
 
-func (f *fullZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (f *fullZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	r := f.routes[[2]int{src.id, dst.id}]
 	if r == nil {
 		return links, nil, nil, nil // SimGrid returns an empty route
@@ -253,7 +284,7 @@ func (f *fullZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Li
 // host to itself, is an error (SimGrid aborts on it).
 type noneZone struct{ z *zone }
 
-func (n *noneZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (n *noneZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	return nil, nil, nil, fmt.Errorf("zone %s has routing=\"None\", with no route inside it, here from %s (SimGrid 3.32 aborts: \"There can't be route in an Empty zone\")", n.z.name, src.name)
 }
 
@@ -306,7 +337,7 @@ func (z *zone) findBypass(src, dst *netpoint) (*zroute, [2]*netpoint) {
 // bypassRoute completes bypass route bp between key's ends into the route
 // from src to dst, as get_bypass_route does: from src to its source
 // gateway, its links, from its destination gateway to dst.
-func (p *Platform) bypassRoute(bp *zroute, key [2]*netpoint, src, dst *netpoint, links []*Link, lat *float64) ([]*Link, error) {
+func (p *Platform) bypassRoute(bp *zroute, key [2]*netpoint, src, dst *netpoint, links []*Link, lat *latency) ([]*Link, error) {
 	var err error
 	if src != key[0] {
 		if bp.gwSrc == nil {
@@ -335,7 +366,7 @@ func (p *Platform) bypassRoute(bp *zroute, key [2]*netpoint, src, dst *netpoint,
 // its sub-zones (a zone has no coordinates), and on a point without them.
 type vivaldiZone struct{ starZone }
 
-func (v *vivaldiZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]*Link, *netpoint, *netpoint, error) {
+func (v *vivaldiZone) local(src, dst *netpoint, links []*Link, lat *latency) ([]*Link, *netpoint, *netpoint, error) {
 	for _, np := range []*netpoint{src, dst} {
 		if np.coords == nil {
 			return nil, nil, nil, fmt.Errorf("%s %s has no Vivaldi coordinates, which routes in zone %s need (SimGrid 3.32 aborts: \"Please specify the Vivaldi coordinates\")", kindName(np.kind), np.name, v.z.name)
@@ -349,7 +380,7 @@ func (v *vivaldiZone) local(src, dst *netpoint, links []*Link, lat *float64) ([]
 	dx, dy := sc[0]-dc[0], sc[1]-dc[1]
 	// Explicit conversions keep each product rounded, as in SimGrid.
 	d := math.Sqrt(float64(dx*dx)+float64(dy*dy)) + math.Abs(sc[2]) + math.Abs(dc[2])
-	*lat += d / 1000
+	lat.addFixed(d / 1000)
 	return links, nil, nil, nil
 }
 

@@ -220,6 +220,9 @@ type route struct {
 	links   []*maxmin.Constraint
 	back    []*maxmin.Constraint
 	idx     []int32 // the indexes of links, then of back
+	// lat is the latency's addends in SimGrid's order, kept only under
+	// link profiles, which sum them again (see currentRoute).
+	lat []LatencyTerm
 }
 
 func (s *simulation) route(src, dst int) *route {
@@ -249,6 +252,9 @@ func (s *simulation) route(src, dst int) *route {
 		for _, l := range fwd {
 			rt.penalty += s.weightS / s.m.Links[l].Bandwidth
 		}
+	}
+	if s.linkBw != nil {
+		rt.lat = s.latencyTerms(src, dst, fwd)
 	}
 	if s.cfg.CrossTraffic {
 		bk, _, _ := s.m.Route(dst, src)
@@ -697,7 +703,7 @@ func (s *simulation) advanceFull() bool {
 	if delta < 0 || net < 0 && s.pollingForever() {
 		return false
 	}
-	if len(s.profiled) > 0 {
+	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
 		delta = s.profileEvents(delta)
 	}
 	s.now += delta

@@ -204,15 +204,34 @@ func (s *simulation) stalledFlowCanResume() bool {
 	return false
 }
 
+// latencyTerms returns the addends of the latency of the route from host
+// src to host dst through links fwd (the links in order if the machine
+// does not say).
+func (s *simulation) latencyTerms(src, dst int, fwd []int) []LatencyTerm {
+	if s.m.RouteLatency != nil {
+		return s.m.RouteLatency(src, dst)
+	}
+	terms := make([]LatencyTerm, len(fwd))
+	for i, l := range fwd {
+		terms[i] = LatencyTerm{Link: l}
+	}
+	return terms
+}
+
 // currentRoute returns a route's latency, smallest bandwidth and sharing
 // penalty (see route) with the links' current values.
 func (s *simulation) currentRoute(rt *route) (lat, minBw, penalty float64) {
 	minBw = -1
+	for _, t := range rt.lat {
+		if t.Link >= 0 {
+			lat += s.linkLat[t.Link]
+		} else {
+			lat += t.Fixed
+		}
+	}
 	fwd := rt.idx[:len(rt.links)]
 	for _, l := range fwd {
-		bw := s.linkBw[l]
-		lat += s.linkLat[l]
-		if minBw < 0 || bw < minBw {
+		if bw := s.linkBw[l]; minBw < 0 || bw < minBw {
 			minBw = bw
 		}
 	}

@@ -121,43 +121,52 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, []string{"network/optim:Full"}},
 		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"network/optim:Full", "maxmin/concurrency-limit:2"}},
 	} {
-		kcfg := sim.DefaultConfig()
-		sgArgs := setBoth(t, &kcfg, c.cfg)
-		hostfile := writeHostfile(t, dir, c.names)
-		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		deploy := deployer(t, p, c.names)
-		stalled, aborted := 0, 0
-		for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
-			rng := rand.New(rand.NewPCG(uint64(seed), 13))
-			n := 2 + rng.IntN(7)
-			text, tr := writeRandomTrace(t, dir, rng, n)
-			res, kerr := sim.Run(tr, deploy(n), kcfg, nil)
-			_, out, _ := runSimGridOut(dir, "desc", xml, hostfile, n, sgArgs...)
-			sg, sgStalled := simgridEnd(out)
-			var dl *sim.DeadlockError
-			switch {
-			case strings.Contains(out, "Variable penalty should not be negative!"):
-				if kerr == nil || !strings.Contains(kerr.Error(), "should not be negative") {
-					t.Errorf("%v seed %d (%d ranks): SimGrid aborts on a negative penalty, Kairos: %v\n%s", c.cfg, seed, n, kerr, text)
-				}
-				aborted++
-			case sg < 0:
-				t.Fatalf("%v seed %d: SimGrid printed no end:\n%s", c.cfg, seed, out)
-			case errors.As(kerr, &dl):
-				if !sgStalled || math.Abs(dl.Time-sg) > 1e-9 {
-					t.Errorf("%v seed %d (%d ranks): Kairos: %v; SimGrid: %s\n%s", c.cfg, seed, n, kerr, out, text)
-				}
-				stalled++
-			case kerr != nil:
-				t.Errorf("%v seed %d: %v\n%s", c.cfg, seed, kerr, text)
-			case sgStalled || math.Abs(res.Time-sg) > 1e-9:
-				t.Errorf("%v seed %d (%d ranks): Kairos %.9f, SimGrid %.9f (stalled: %v)\n%s", c.cfg, seed, n, res.Time, sg, sgStalled, text)
-			}
-		}
-		t.Logf("%d hosts in the hostfile, %v: %d random traces, %d ended, %d stalled and %d aborted in both", len(c.names), c.cfg, seeds, seeds-stalled-aborted, stalled, aborted)
+		linkProfileDifferential(t, dir, xml, p, c.names, seeds, c.cfg)
 	}
+}
+
+// linkProfileDifferential replays random traces (seeds of them) on
+// platform p (file xml), ranks placed round-robin on names, with settings
+// cfg, in Kairos and SimGrid: both must end at the same time, or stall
+// at the same date, or abort on a negative penalty.
+func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform, names []string, seeds int, cfg []string) {
+	t.Helper()
+	kcfg := sim.DefaultConfig()
+	sgArgs := setBoth(t, &kcfg, cfg)
+	hostfile := writeHostfile(t, dir, names)
+	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deploy := deployer(t, p, names)
+	stalled, aborted := 0, 0
+	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 13))
+		n := 2 + rng.IntN(7)
+		text, tr := writeRandomTrace(t, dir, rng, n)
+		res, kerr := sim.Run(tr, deploy(n), kcfg, nil)
+		_, out, _ := runSimGridOut(dir, "desc", xml, hostfile, n, sgArgs...)
+		sg, sgStalled := simgridEnd(out)
+		var dl *sim.DeadlockError
+		switch {
+		case strings.Contains(out, "Variable penalty should not be negative!"):
+			if kerr == nil || !strings.Contains(kerr.Error(), "should not be negative") {
+				t.Errorf("%v seed %d (%d ranks): SimGrid aborts on a negative penalty, Kairos: %v\n%s", cfg, seed, n, kerr, text)
+			}
+			aborted++
+		case sg < 0:
+			t.Fatalf("%v seed %d: SimGrid printed no end:\n%s", cfg, seed, out)
+		case errors.As(kerr, &dl):
+			if !sgStalled || math.Abs(dl.Time-sg) > 1e-9 {
+				t.Errorf("%v seed %d (%d ranks): Kairos: %v; SimGrid: %s\n%s", cfg, seed, n, kerr, out, text)
+			}
+			stalled++
+		case kerr != nil:
+			t.Errorf("%v seed %d: %v\n%s", cfg, seed, kerr, text)
+		case sgStalled || math.Abs(res.Time-sg) > 1e-9:
+			t.Errorf("%v seed %d (%d ranks): Kairos %.9f, SimGrid %.9f (stalled: %v)\n%s", cfg, seed, n, res.Time, sg, sgStalled, text)
+		}
+	}
+	t.Logf("%s, %d hosts in the hostfile, %v: %d random traces, %d ended, %d stalled and %d aborted in both", filepath.Base(xml), len(names), cfg, seeds, seeds-stalled-aborted, stalled, aborted)
 }
 
 // TestLinkProfilesEnergyMatchesSimGrid: with the link_energy plugin, whose
@@ -284,5 +293,61 @@ Energy consumption of link 'l5_UP': 0.000000 Joules
 			t.Errorf("network/optim:%s: %.9f s, SimGrid 0.020243941 s", c.optim, res.Time)
 		}
 		compareLinkEnergy(t, "network/optim:"+c.optim, res.LinkEnergy, c.simgrid)
+	}
+}
+
+// TestZoneLinkProfilesMatchSimGrid replays random traces on a platform of
+// zones (two Vivaldi zones and a Full one, joined by links) whose links
+// change over time: a transfer's latency is summed again at its start from
+// the links' current latencies, in SimGrid's order (the inter-zone links
+// first) and with the Vivaldi zones' distances, which no link holds.
+func TestZoneLinkProfilesMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	seeds := randomSeeds(t, 40)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"isp-bw.txt": "0.0013 300000000\n0.0041 1000000000\nPERIODICITY 0.0067\n",
+		"wire.txt":   "0.00117 0.00037\n0.00293 0.0000173\nPERIODICITY 0.0051\n",
+		"la.txt":     "0.00071 0.000231\n0.00197 0.0000113\nPERIODICITY 0.0043\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xml, p := platformFile(t, dir, "zones.xml", `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="root" routing="Full">
+    <zone id="wan" routing="Vivaldi">
+      <host id="paris" coordinates="12.5 -3.25 0.75" speed="2Gf"/>
+      <host id="lyon" coordinates="10.1 -9.9 1.2" speed="1Gf"/>
+      <router id="ix" coordinates="0 0 0"/>
+    </zone>
+    <zone id="homes" routing="Vivaldi">
+      <peer id="home1" coordinates="3.3 4.4 10.0" speed="500Mf" bw_in="10MBps" bw_out="1MBps"/>
+      <peer id="home2" coordinates="0.1 0.2 0.3" speed="800Mf" bw_in="100MBps" bw_out="20MBps"/>
+    </zone>
+    <zone id="lab" routing="Full">
+      <host id="a" speed="1Gf"/>
+      <host id="b" speed="1Gf"/>
+      <router id="gw"/>
+      <link id="la" bandwidth="125MBps" latency="13us" latency_file="la.txt"/>
+      <link id="lb" bandwidth="125MBps" latency="7.1us"/>
+      <link id="lg" bandwidth="250MBps" latency="3.3us"/>
+      <route src="a" dst="gw"><link_ctn id="la"/><link_ctn id="lg"/></route>
+      <route src="b" dst="gw"><link_ctn id="lb"/><link_ctn id="lg"/></route>
+      <route src="a" dst="b"><link_ctn id="la"/><link_ctn id="lb"/></route>
+    </zone>
+    <link id="isp" bandwidth="1GBps" latency="2ms" bandwidth_file="isp-bw.txt"/>
+    <link id="wire" bandwidth="500MBps" latency="0.1ms" latency_file="wire.txt"/>
+    <zoneRoute src="wan" dst="homes" gw_src="ix" gw_dst="home2"><link_ctn id="isp"/></zoneRoute>
+    <zoneRoute src="wan" dst="lab" gw_src="ix" gw_dst="gw"><link_ctn id="wire"/></zoneRoute>
+    <zoneRoute src="homes" dst="lab" gw_src="home2" gw_dst="gw"><link_ctn id="isp"/><link_ctn id="wire"/></zoneRoute>
+  </zone>
+</platform>
+`)
+	names := []string{"paris", "home1", "a", "lyon", "home2", "b", "paris", "a"}
+	for _, cfg := range [][]string{nil, {"smpi/lat-factor:0:0.1", "network/weight-S:0"}, {"network/optim:Full"}} {
+		linkProfileDifferential(t, dir, xml, p, names, seeds, cfg)
 	}
 }

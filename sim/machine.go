@@ -12,8 +12,22 @@ type Machine struct {
 	// dst, in order, and the route's latency, or why there is none. It is
 	// called once per ordered host pair and cached.
 	Route func(src, dst int) (links []int, latency float64, err error)
+	// RouteLatency, if not nil, returns the addends of the latency Route
+	// gives, in the order they are summed. Under link latency profiles a
+	// transfer's latency is summed again from the links' current values,
+	// as SimGrid computes a route per transfer; nil means the route's
+	// links in order.
+	RouteLatency func(src, dst int) []LatencyTerm
 	// RankHost maps each rank to its host (the deployment).
 	RankHost []int
+}
+
+// LatencyTerm is an addend of a route's latency: the latency of link Link
+// (an index of Links), or, with Link -1, Fixed seconds (a Vivaldi zone's
+// distance).
+type LatencyTerm struct {
+	Link  int
+	Fixed float64
 }
 
 // MachineHost is a host: its name (for messages), its speed per core in

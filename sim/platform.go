@@ -77,6 +77,17 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		}
 		return idx, lat, nil
 	}
+	m.RouteLatency = func(src, dst int) []LatencyTerm {
+		terms := p.RouteLatency(p.Hosts[src], p.Hosts[dst])
+		out := make([]LatencyTerm, len(terms))
+		for i, t := range terms {
+			out[i] = LatencyTerm{Link: -1, Fixed: t.Fixed}
+			if t.Link != nil {
+				out[i].Link = t.Link.Index
+			}
+		}
+		return out
+	}
 	return m, nil
 }
 
