@@ -347,7 +347,60 @@ func TestZoneLinkProfilesMatchSimGrid(t *testing.T) {
 </platform>
 `)
 	names := []string{"paris", "home1", "a", "lyon", "home2", "b", "paris", "a"}
-	for _, cfg := range [][]string{nil, {"smpi/lat-factor:0:0.1", "network/weight-S:0"}, {"network/optim:Full"}} {
+	for _, cfg := range zoneProfileSettings {
 		linkProfileDifferential(t, dir, xml, p, names, seeds, cfg)
+	}
+}
+
+// zoneProfileSettings are the settings the zone link-profile tests replay
+// under: the default, latencies paid at once without weight-S (so that
+// fewer replays stall: see TestLinkProfilesMatchSimGrid), the full update.
+var zoneProfileSettings = [][]string{nil, {"smpi/lat-factor:0:0.1", "network/weight-S:0"}, {"network/optim:Full"}}
+
+// TestZoneFileLinkProfilesMatchSimGrid replays random traces on platforms
+// of platform/testdata with link profiles added: the hand-built Cluster
+// zones of starzones.xml (on a host link, a split-duplex one, a fat pipe
+// and the link between the zones; a <backbone> takes none) and the
+// Dijkstra zone of graphs.xml (whose routes SimGrid builds backwards).
+func TestZoneFileLinkProfilesMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	seeds := randomSeeds(t, 30)
+	type profile struct{ link, attr, file, values string }
+	for _, c := range []struct {
+		file     string
+		names    []string
+		profiles []profile
+	}{
+		{"starzones.xml", []string{"w1", "e1", "w5", "wa-0.west", "e10", "w2", "e-head", "w4", "wa-7.west", "e2", "w3"}, []profile{
+			{`<link id="w1-out" `, `bandwidth_file="w1.txt" `, "w1.txt", "0.0009 30000000\n0.0027 125000000\nPERIODICITY 0.0049\n"},
+			{`<link id="w2-link" `, `latency_file="w2.txt" `, "w2.txt", "0.00051 0.00021\n0.00173 0.0000031\nPERIODICITY 0.0037\n"},
+			{`<link id="w3-link" `, `bandwidth_file="w3.txt" `, "w3.txt", "0.0011 20000000\n0.0031 80000000\nPERIODICITY 0.0053\n"},
+			{`<link id="wan" `, `latency_file="wan.txt" `, "wan.txt", "0.0017 0.000013\n0.0039 0.001\nPERIODICITY 0.0059\n"},
+		}},
+		{"graphs.xml", []string{"h1", "h2", "h2", "h1"}, []profile{
+			{`<link id="a" `, `latency_file="a.txt" `, "a.txt", "0.007 0.00031\n0.019 0.0000015\nPERIODICITY 0.047\n"},
+			{`<link id="c" `, `latency_file="c.txt" `, "c.txt", "0.013 0.00017\n0.029 0.00000001\nPERIODICITY 0.061\n"},
+			{`<link id="d" `, `bandwidth_file="d.txt" `, "d.txt", "0.005 300000000\n0.021 1000000000\nPERIODICITY 0.043\n"},
+		}},
+	} {
+		dir := t.TempDir()
+		text, err := os.ReadFile(filepath.Join("..", "platform", "testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		xmlText := string(text)
+		for _, pr := range c.profiles {
+			if !strings.Contains(xmlText, pr.link) {
+				t.Fatalf("%s has no %s", c.file, pr.link)
+			}
+			xmlText = strings.Replace(xmlText, pr.link, pr.link+pr.attr, 1)
+			if err := os.WriteFile(filepath.Join(dir, pr.file), []byte(pr.values), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		xml, p := platformFile(t, dir, c.file, xmlText)
+		for _, cfg := range zoneProfileSettings {
+			linkProfileDifferential(t, dir, xml, p, c.names, seeds, cfg)
+		}
 	}
 }
