@@ -890,15 +890,18 @@ func TestRandomTracesMatchSimGrid(t *testing.T) {
 func TestRandomTopologiesMatchSimGrid(t *testing.T) {
 	t.Parallel()
 	seeds := randomSeeds(t, 60)
-	for _, plat := range []randomPlatform{
-		{"torus", `topology="TORUS" topo_parameters="2,2,2"`, 1},
-		{"fat-tree", `topology="FAT_TREE" topo_parameters="2;4,2;1,2;1,1"`, 1},
-		{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;2"`, 1},
-		{"limiter and loopback", `limiter_link="150MBps" loopback_bw="100MBps" loopback_lat="1us"`, 2},
-		{"split-duplex, fat-pipe backbone", `sharing_policy="SPLITDUPLEX" bb_bw="300MBps" bb_lat="10us" bb_sharing_policy="FATPIPE"`, 1},
-	} {
+	for _, plat := range topologyPlatforms {
 		randomDifferential(t, plat, seeds)
 	}
+}
+
+// topologyPlatforms are 8-host clusters of each topology and link option.
+var topologyPlatforms = []randomPlatform{
+	{"torus", `topology="TORUS" topo_parameters="2,2,2"`, 1},
+	{"fat-tree", `topology="FAT_TREE" topo_parameters="2;4,2;1,2;1,1"`, 1},
+	{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;2"`, 1},
+	{"limiter and loopback", `limiter_link="150MBps" loopback_bw="100MBps" loopback_lat="1us"`, 2},
+	{"split-duplex, fat-pipe backbone", `sharing_policy="SPLITDUPLEX" bb_bw="300MBps" bb_lat="10us" bb_sharing_policy="FATPIPE"`, 1},
 }
 
 // TestRandomSettingsMatchSimGrid replays random traces with SimGrid's
@@ -919,6 +922,61 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 	} {
 		randomDifferential(t, plat, seeds, cfg...)
 	}
+}
+
+// TestRandomCombinationsMatchSimGrid replays random traces with random
+// combinations of SimGrid's settings (the update modes, network models,
+// cross-traffic, weight-S, concurrency limits, the small-message mode,
+// eager threshold, overheads, back-off steps) on random 8-host clusters:
+// features tested one at a time may meet in ways no other test sets up.
+// Each combination replays a few traces; KAIROS_SIM_SEED0 moves both the
+// combinations and the traces.
+func TestRandomCombinationsMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	combos := randomSeeds(t, 24)
+	plats := append(threePlatforms[:3:3], topologyPlatforms...)
+	for i := 0; i < combos; i++ {
+		rng := rand.New(rand.NewPCG(uint64(firstSeed()+i), 29))
+		cfg := randomSettings(rng)
+		plat := plats[rng.IntN(len(plats))]
+		dir, xml, hostfile := smallCluster(t, 8, plat.attrs)
+		if plat.perHost > 1 {
+			hostfile = sharedHostfile(t, dir, 8, plat.perHost)
+		}
+		deploy := func(n int) *sim.Machine { return machinePerHost(t, xml, n, plat.perHost) }
+		differentialFrom(t, plat.name, dir, xml, hostfile, deploy, sim.DefaultConfig(), 1000*(firstSeed()+i), 3, cfg...)
+	}
+}
+
+// randomSettings draws a combination of SimGrid settings, each left at
+// its default half the time or so.
+func randomSettings(rng *rand.Rand) []string {
+	var cfg []string
+	pick := func(p float64, choices ...string) {
+		if rng.Float64() < p {
+			cfg = append(cfg, choices[rng.IntN(len(choices))])
+		}
+	}
+	pick(0.4, "network/optim:Full")
+	pick(0.3, "cpu/optim:Full")
+	pick(0.3, "network/model:LV08", "network/model:CM02", "network/model:IB")
+	pick(0.3, "network/crosstraffic:0")
+	pick(0.2, "network/weight-S:0")
+	pick(0.2, "network/TCP-gamma:50000")
+	pick(0.3, "maxmin/concurrency-limit:1", "maxmin/concurrency-limit:2", "maxmin/concurrency-limit:3")
+	small := rng.Float64() < 0.3
+	if small {
+		cfg = append(cfg, "smpi/async-small-thresh:1000")
+	}
+	if !small || rng.Float64() < 0.5 {
+		pick(0.3, "smpi/send-is-detached-thresh:1000", "smpi/send-is-detached-thresh:20000")
+	}
+	pick(0.3, "smpi/os:0:1e-5:1e-9")
+	pick(0.3, "smpi/or:0:7e-6:2e-9")
+	pick(0.2, "smpi/ois:0:3e-6:1e-9")
+	pick(0.2, "smpi/iprobe:1e-5")
+	pick(0.2, "smpi/test:1e-6")
+	return cfg
 }
 
 // TestConcurrencyLimitMatchesSimGrid replays random traces with SimGrid's
@@ -1342,6 +1400,13 @@ func randomDifferential(t *testing.T, plat randomPlatform, seeds int, cfg ...str
 // both with the --cfg settings cfg, and requires the same simulated time.
 func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n int) *sim.Machine, kcfg sim.Config, seeds int, cfg ...string) {
 	t.Helper()
+	differentialFrom(t, name, dir, xml, hostfile, deploy, kcfg, firstSeed(), seeds, cfg...)
+}
+
+// differentialFrom is differential on the random traces of seeds first to
+// first+seeds-1.
+func differentialFrom(t *testing.T, name, dir, xml, hostfile string, deploy func(n int) *sim.Machine, kcfg sim.Config, first, seeds int, cfg ...string) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -1351,7 +1416,7 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 	// abort in SimGrid too (see TestAsyncSmallMatchesSimGrid).
 	// So may a concurrency limit (see TestConcurrencyLimitMatchesSimGrid).
 	bothFail := kcfg.AsyncSmallThreshold != 0 || kcfg.ConcurrencyLimit >= 0
-	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
+	for seed := first; seed < first+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
 		n := 2 + rng.IntN(7)
 		text, tr := writeRandomTrace(t, dir, rng, n)
