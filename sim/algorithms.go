@@ -136,7 +136,7 @@ func barrierRecursiveDoubling(c *collCall, p int, ops []collOp) ([]collOp, bool)
 		c.steps = c.steps[:0]
 		if adj != n {
 			if me >= adj {
-				c.steps = append(c.steps, collOp{send: true, peer: me - adj, blocking: true}, collOp{peer: me - adj, blocking: true})
+				c.steps = append(c.steps, collOp{sr: true, peer: me - adj})
 				goto built
 			} else if me < n-adj {
 				c.steps = append(c.steps, collOp{peer: me + adj, blocking: true})

@@ -321,6 +321,15 @@ func TestAlgorithmsAsyncMatchSimGrid(t *testing.T) {
 // allAlgorithmsMatch runs every selectable collective algorithm with
 // Kairos and SimGrid with the settings extra (key:value), as
 // TestAlgorithmsMatchSimGrid.
+// TestAlgorithmsOverheadsMatchSimGrid is TestAlgorithmsMatchSimGrid with
+// SMPI's overheads: every algorithm's sends pay smpi/os or smpi/ois as
+// SimGrid posts them (a blocking send, or the isend of a sendrecv or of a
+// non-blocking phase), its receives of eager messages smpi/or.
+func TestAlgorithmsOverheadsMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	allAlgorithmsMatch(t, "smpi/os:0:1e-5:1e-9;65536:3e-5:0", "smpi/ois:0:2.3e-6:1e-10", "smpi/or:0:7e-6:2e-9;1024:1.5e-5:0")
+}
+
 func allAlgorithmsMatch(t *testing.T, extra ...string) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
@@ -927,7 +936,8 @@ func TestRandomSettingsMatchSimGrid(t *testing.T) {
 // TestRandomCombinationsMatchSimGrid replays random traces with random
 // combinations of SimGrid's settings (the update modes, network models,
 // cross-traffic, weight-S, concurrency limits, the small-message mode,
-// eager threshold, overheads, back-off steps) on random 8-host clusters:
+// eager threshold, overheads, back-off steps, Open MPI's selector) on
+// random 8-host clusters:
 // features tested one at a time may meet in ways no other test sets up.
 // Each combination replays a few traces; KAIROS_SIM_SEED0 moves both the
 // combinations and the traces.
@@ -976,6 +986,7 @@ func randomSettings(rng *rand.Rand) []string {
 	pick(0.2, "smpi/ois:0:3e-6:1e-9")
 	pick(0.2, "smpi/iprobe:1e-5")
 	pick(0.2, "smpi/test:1e-6")
+	pick(0.25, "smpi/coll-selector:ompi")
 	return cfg
 }
 

@@ -602,7 +602,7 @@ func untimeForReplay(w io.Writer, path string, tf format.Format, src trace.Sourc
 		if merged(src) != nil {
 			what = "instances of " + path + " are timed: the time between their MPI calls"
 		}
-		fmt.Fprintf(w, "note: %s becomes computation at %g flop/s, the speed of %s where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
+		fmt.Fprintf(w, "note: %s becomes computation at %g flop/s, the speed of host %s, where rank 0 runs (--cfg smpi/host-speed sets the speed of the machine it was recorded on)\n",
 			what, speed, mc.names[0])
 	}
 	shortest := trace.Time(math.MaxInt64) // smpi/cpu-threshold:-1 drops all

@@ -605,7 +605,7 @@ func TestSimulateTimedTrace(t *testing.T) {
 		if math.Abs(res.Recorded-2.1e-3) > 1e-15 {
 			t.Errorf("%s: recorded run %g s, want rank 1's receive's end, 2.1 ms", c.name, res.Recorded)
 		}
-		if note := strings.Contains(errs, "timed.ktr is timed: the time between its MPI calls becomes computation at 1e+09 flop/s, the speed of node-0"); note != c.note {
+		if note := strings.Contains(errs, "timed.ktr is timed: the time between its MPI calls becomes computation at 1e+09 flop/s, the speed of host node-0, where rank 0 runs"); note != c.note {
 			t.Errorf("%s: note %v, want %v: %q", c.name, note, c.note, errs)
 		}
 	}
