@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -714,5 +715,68 @@ func TestVivaldiWithoutCoordinates(t *testing.T) {
 	}
 	if _, _, err := p.RouteErr(host("a"), host("b")); err == nil || !strings.Contains(err.Error(), "zone x has no Vivaldi coordinates") {
 		t.Errorf("a -> b: %v", err)
+	}
+}
+
+// TestRouteLatencyTerms: on every platform of testdata, the addends
+// RouteLatency gives for each pair of hosts sum, in their order, to the
+// latency Route gives, bit for bit, and name links of the route (not all:
+// limiters add no latency in SimGrid); a route through zones starts with
+// the links between them, and a Vivaldi zone's distance is a fixed addend.
+func TestRouteLatencyTerms(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.xml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no platforms in testdata: %v", err)
+	}
+	for _, f := range files {
+		p, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range p.Hosts {
+			for _, dst := range p.Hosts {
+				links, lat, err := p.RouteErr(src, dst)
+				terms := p.RouteLatency(src, dst)
+				if err != nil {
+					if terms != nil {
+						t.Errorf("%s: %s -> %s: no route, but latency terms %v", f, src.Name, dst.Name, terms)
+					}
+					continue
+				}
+				sum := 0.0
+				for _, term := range terms {
+					if term.Link == nil {
+						sum += term.Fixed
+						continue
+					}
+					sum += term.Link.Latency
+					if !slices.Contains(links, term.Link) {
+						t.Errorf("%s: %s -> %s: latency of link %s, not on the route", f, src.Name, dst.Name, term.Link.Name)
+					}
+				}
+				if sum != lat {
+					t.Errorf("%s: %s -> %s: terms sum to %v, route latency %v", f, src.Name, dst.Name, sum, lat)
+				}
+			}
+		}
+	}
+	p, err := Load(filepath.Join("testdata", "vivaldi.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paris, _ := p.Host("paris")
+	home1, _ := p.Host("home1")
+	terms := p.RouteLatency(paris, home1)
+	if len(terms) == 0 || terms[0].Link == nil || terms[0].Link.Name != "isp" {
+		t.Fatalf("paris -> home1: terms %v, want the link between the zones first", terms)
+	}
+	fixed := 0
+	for _, term := range terms {
+		if term.Link == nil {
+			fixed++
+		}
+	}
+	if fixed != 2 {
+		t.Errorf("paris -> home1: %d fixed addends, want a distance in each Vivaldi zone", fixed)
 	}
 }
