@@ -3,7 +3,9 @@ package platform
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/internal/testenv"
+	"kairos/platform/platformtest"
 )
 
 // sgRoutesTool compiles testdata/sgroutes.cpp against the installed
@@ -218,6 +222,47 @@ func TestDeployMatchesSmpirun(t *testing.T) {
 			if h.Name != want[r] {
 				t.Errorf("np %d hostfile %q: rank %d on %s, smpirun puts it on %q", c.np, c.hostfile, r, h.Name, want[r])
 			}
+		}
+	}
+}
+
+// TestRandomGraphZonesMatchSimGrid builds random platforms (Floyd,
+// Dijkstra, DijkstraCache or Full zones of hosts and routers joined by
+// routes of one or two links, shared between routes, of every sharing
+// policy, symmetrical or not, with equal latencies and hop counts that
+// make ties; every other platform, such zones inside one, joined by
+// zoneRoutes between gateways) and requires every route between hosts to
+// be SimGrid's: the same links in the same order and the same latency, or
+// an error in both. KAIROS_PLATFORM_SEEDS sets how many (default 40), from
+// KAIROS_PLATFORM_SEED0.
+func TestRandomGraphZonesMatchSimGrid(t *testing.T) {
+	tool := sgRoutesTool(t)
+	seeds, first := 40, 0
+	if n, err := strconv.Atoi(os.Getenv("KAIROS_PLATFORM_SEEDS")); err == nil {
+		seeds = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("KAIROS_PLATFORM_SEED0")); err == nil {
+		first = n
+	}
+	dir := t.TempDir()
+	for seed := first; seed < first+seeds; seed++ {
+		text := platformtest.RandomGraph(rand.New(rand.NewPCG(uint64(seed), 3)))
+		path := filepath.Join(dir, fmt.Sprintf("graph%d.xml", seed))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := exec.CommandContext(ctx, tool, path).Output()
+		cancel()
+		if err != nil {
+			t.Fatalf("seed %d: sgroutes: %v\n%s", seed, err, text)
+		}
+		p, err := Load(path)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		}
+		if !t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { compareWithSimGrid(t, p, out) }) {
+			t.Logf("seed %d:\n%s", seed, text)
 		}
 	}
 }

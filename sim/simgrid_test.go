@@ -22,6 +22,7 @@ import (
 	"kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/platform"
+	"kairos/platform/platformtest"
 	"kairos/sim"
 	"kairos/trace"
 	"kairos/workload"
@@ -911,6 +912,35 @@ var topologyPlatforms = []randomPlatform{
 	{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;1,1;2,1;2"`, 1},
 	{"limiter and loopback", `limiter_link="150MBps" loopback_bw="100MBps" loopback_lat="1us"`, 2},
 	{"split-duplex, fat-pipe backbone", `sharing_policy="SPLITDUPLEX" bb_bw="300MBps" bb_lat="10us" bb_sharing_policy="FATPIPE"`, 1},
+}
+
+// TestRandomGraphPlatformsMatchSimGrid replays random traces on random
+// platforms (platformtest.RandomGraph: graph zones, nested or not, whose
+// routes share links of every sharing policy), ranks on the hosts in
+// SimGrid's order, in Kairos and SimGrid, every other platform with random
+// settings, and requires the same time. Each platform replays a few
+// traces; KAIROS_SIM_SEED0 moves both.
+func TestRandomGraphPlatformsMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	platforms := randomSeeds(t, 30)
+	for i := 0; i < platforms; i++ {
+		seed := firstSeed() + i
+		dir := t.TempDir()
+		text := platformtest.RandomGraph(rand.New(rand.NewPCG(uint64(seed), 3)))
+		xml, p := platformFile(t, dir, "graph.xml", text)
+		var names []string
+		for _, h := range p.Hosts {
+			names = append(names, h.Name)
+		}
+		// Every other platform with random settings, which may make a
+		// trace fail in both (see TestRandomCombinationsMatchSimGrid).
+		var cfg []string
+		if rng := rand.New(rand.NewPCG(uint64(seed), 30)); rng.IntN(2) == 0 {
+			cfg = randomSettings(rng)
+		}
+		name := fmt.Sprintf("platform %d (%d hosts)", seed, len(names))
+		differentialFrom(t, name, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), 1000*seed, 3, cfg != nil, cfg...)
+	}
 }
 
 // TestRandomSettingsMatchSimGrid replays random traces with SimGrid's
