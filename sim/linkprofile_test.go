@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"kairos/platform"
+	"kairos/platform/platformtest"
 	"kairos/sim"
 )
 
@@ -121,15 +122,15 @@ func TestLinkProfilesMatchSimGrid(t *testing.T) {
 		{[]string{"node-0", "node-1", "node-2", "node-3", "node-4", "node-5"}, []string{"network/optim:Full"}},
 		{[]string{"node-5", "node-1", "node-2", "node-5", "node-0", "node-2", "node-3", "node-1"}, []string{"network/optim:Full", "maxmin/concurrency-limit:2"}},
 	} {
-		linkProfileDifferential(t, dir, xml, p, c.names, seeds, c.cfg)
+		linkProfileDifferential(t, dir, xml, p, c.names, firstSeed(), seeds, c.cfg)
 	}
 }
 
-// linkProfileDifferential replays random traces (seeds of them) on
-// platform p (file xml), ranks placed round-robin on names, with settings
-// cfg, in Kairos and SimGrid: both must end at the same time, or stall
-// at the same date, or abort on a negative penalty.
-func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform, names []string, seeds int, cfg []string) {
+// linkProfileDifferential replays random traces (seeds of them, from
+// first) on platform p (file xml), ranks placed round-robin on names, with
+// settings cfg, in Kairos and SimGrid: both must end at the same time, or
+// stall at the same date, or abort on a negative penalty.
+func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform, names []string, first, seeds int, cfg []string) {
 	t.Helper()
 	kcfg := sim.DefaultConfig()
 	sgArgs := setBoth(t, &kcfg, cfg)
@@ -138,8 +139,8 @@ func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform
 		t.Fatal(err)
 	}
 	deploy := deployer(t, p, names)
-	stalled, aborted := 0, 0
-	for seed := firstSeed(); seed < firstSeed()+seeds; seed++ {
+	stalled, aborted, lost := 0, 0, 0
+	for seed := first; seed < first+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 13))
 		n := 2 + rng.IntN(7)
 		text, tr := writeRandomTrace(t, dir, rng, n)
@@ -148,6 +149,11 @@ func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform
 		sg, sgStalled := simgridEnd(out)
 		var dl *sim.DeadlockError
 		switch {
+		case strings.Contains(out, "Cannot saturate more a constraint that has no active element"):
+			// SimGrid's solver lost track of a constraint's flows
+			// (an assertion of lmm::MaxMin::do_solve) where Kairos
+			// goes on: not compared (see TestRandomProfiledGraphsMatchSimGrid).
+			lost++
 		case strings.Contains(out, "Variable penalty should not be negative!"):
 			if kerr == nil || !strings.Contains(kerr.Error(), "should not be negative") {
 				t.Errorf("%v seed %d (%d ranks): SimGrid aborts on a negative penalty, Kairos: %v\n%s", cfg, seed, n, kerr, text)
@@ -166,7 +172,8 @@ func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform
 			t.Errorf("%v seed %d (%d ranks): Kairos %.9f, SimGrid %.9f (stalled: %v)\n%s", cfg, seed, n, res.Time, sg, sgStalled, text)
 		}
 	}
-	t.Logf("%s, %d hosts in the hostfile, %v: %d random traces, %d ended, %d stalled and %d aborted in both", filepath.Base(xml), len(names), cfg, seeds, seeds-stalled-aborted, stalled, aborted)
+	t.Logf("%s, %d hosts in the hostfile, %v: %d random traces, %d ended, %d stalled and %d aborted in both, %d on which SimGrid's solver asserts",
+		filepath.Base(xml), len(names), cfg, seeds, seeds-stalled-aborted-lost, stalled, aborted, lost)
 }
 
 // TestLinkProfilesEnergyMatchesSimGrid: with the link_energy plugin, whose
@@ -348,7 +355,7 @@ func TestZoneLinkProfilesMatchSimGrid(t *testing.T) {
 `)
 	names := []string{"paris", "home1", "a", "lyon", "home2", "b", "paris", "a"}
 	for _, cfg := range zoneProfileSettings {
-		linkProfileDifferential(t, dir, xml, p, names, seeds, cfg)
+		linkProfileDifferential(t, dir, xml, p, names, firstSeed(), seeds, cfg)
 	}
 }
 
@@ -400,7 +407,29 @@ func TestZoneFileLinkProfilesMatchSimGrid(t *testing.T) {
 		}
 		xml, p := platformFile(t, dir, c.file, xmlText)
 		for _, cfg := range zoneProfileSettings {
-			linkProfileDifferential(t, dir, xml, p, c.names, seeds, cfg)
+			linkProfileDifferential(t, dir, xml, p, c.names, firstSeed(), seeds, cfg)
+		}
+	}
+}
+
+// TestRandomProfiledGraphsMatchSimGrid replays random traces on random
+// platforms whose links change over time (platformtest.RandomProfiledGraph:
+// graph zones, nested or not, a third of the links with bandwidth or
+// latency profiles), under each of zoneProfileSettings. SimGrid's solver
+// sometimes asserts there ("Cannot saturate more a constraint that has no
+// active element", lmm::MaxMin::do_solve: a constraint it keeps without a
+// flow it could fix; once in 2,160 replays here) where Kairos' goes on:
+// those replays are counted, not compared.
+func TestRandomProfiledGraphsMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	platforms := randomSeeds(t, 10)
+	for i := 0; i < platforms; i++ {
+		seed := firstSeed() + i
+		dir := t.TempDir()
+		text, files := platformtest.RandomProfiledGraph(rand.New(rand.NewPCG(uint64(seed), 4)))
+		xml, p, names := graphPlatform(t, dir, text, files)
+		for _, cfg := range zoneProfileSettings {
+			linkProfileDifferential(t, dir, xml, p, names, 1000*seed, 3, cfg)
 		}
 	}
 }

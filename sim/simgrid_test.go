@@ -926,12 +926,7 @@ func TestRandomGraphPlatformsMatchSimGrid(t *testing.T) {
 	for i := 0; i < platforms; i++ {
 		seed := firstSeed() + i
 		dir := t.TempDir()
-		text := platformtest.RandomGraph(rand.New(rand.NewPCG(uint64(seed), 3)))
-		xml, p := platformFile(t, dir, "graph.xml", text)
-		var names []string
-		for _, h := range p.Hosts {
-			names = append(names, h.Name)
-		}
+		xml, p, names := graphPlatform(t, dir, platformtest.RandomGraph(rand.New(rand.NewPCG(uint64(seed), 3))), nil)
 		// Every other platform with random settings, which may make a
 		// trace fail in both (see TestRandomCombinationsMatchSimGrid).
 		var cfg []string
@@ -941,6 +936,22 @@ func TestRandomGraphPlatformsMatchSimGrid(t *testing.T) {
 		name := fmt.Sprintf("platform %d (%d hosts)", seed, len(names))
 		differentialFrom(t, name, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), 1000*seed, 3, cfg != nil, cfg...)
 	}
+}
+
+// graphPlatform writes a platform's text and the files it names in dir
+// and loads it; names are its hosts, in SimGrid's order.
+func graphPlatform(t *testing.T, dir, text string, files map[string]string) (xml string, p *platform.Platform, names []string) {
+	t.Helper()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	xml, p = platformFile(t, dir, "graph.xml", text)
+	for _, h := range p.Hosts {
+		names = append(names, h.Name)
+	}
+	return xml, p, names
 }
 
 // TestRandomSettingsMatchSimGrid replays random traces with SimGrid's

@@ -18,7 +18,20 @@ import (
 // reaches every other, and nothing in it makes SimGrid 3.32 crash or
 // loop.
 func RandomGraph(rng *rand.Rand) string {
-	g := &graphGen{rng: rng}
+	return randomGraph(&graphGen{rng: rng})
+}
+
+// RandomProfiledGraph is RandomGraph with bandwidth and latency profiles
+// (SimGrid's DATE VALUE lines, periodic) on about a third of the links. It
+// returns the platform's text and the profile files it names, by name, to
+// write beside it.
+func RandomProfiledGraph(rng *rand.Rand) (string, map[string]string) {
+	g := &graphGen{rng: rng, files: map[string]string{}}
+	return randomGraph(g), g.files
+}
+
+func randomGraph(g *graphGen) string {
+	rng := g.rng
 	g.b.WriteString("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n")
 	if rng.IntN(2) == 0 {
 		g.zone("z", "")
@@ -55,6 +68,7 @@ func RandomGraph(rng *rand.Rand) string {
 // graphGen writes the random platforms of RandomGraph.
 type graphGen struct {
 	rng      *rand.Rand
+	files    map[string]string // profiles, by file name; nil: none
 	b        strings.Builder
 	links    []graphLink
 	routes   []string
@@ -180,10 +194,42 @@ func (g *graphGen) newLink() graphLink {
 	case 1:
 		policy, l.duplex = ` sharing_policy="SPLITDUPLEX"`, true
 	}
-	fmt.Fprintf(&g.b, "    <link id=\"%s\" bandwidth=\"%s\" latency=\"%s\"%s/>\n", l.name,
-		[]string{"125MBps", "1GBps", "10MBps"}[g.rng.IntN(3)], []string{"0", "10us", "50us", "1.5us"}[g.rng.IntN(4)], policy)
+	fmt.Fprintf(&g.b, "    <link id=\"%s\" bandwidth=\"%s\" latency=\"%s\"%s%s/>\n", l.name,
+		[]string{"125MBps", "1GBps", "10MBps"}[g.rng.IntN(3)], []string{"0", "10us", "50us", "1.5us"}[g.rng.IntN(4)], policy, g.profiles(l.name))
 	g.links = append(g.links, l)
 	return l
+}
+
+// profiles returns the profile attributes of link name, about one link
+// in three, and keeps their files.
+func (g *graphGen) profiles(name string) string {
+	if g.files == nil || g.rng.IntN(3) != 0 {
+		return ""
+	}
+	var attrs string
+	kind := g.rng.IntN(3)
+	if kind != 1 {
+		file := name + "-bw.txt"
+		g.files[file] = g.profile([]string{"10000000", "50000000", "125000000", "1000000000"})
+		attrs += ` bandwidth_file="` + file + `"`
+	}
+	if kind != 0 {
+		file := name + "-lat.txt"
+		// No latency of 0: SimGrid 3.32 may crash when a transfer's
+		// latency reaches 0 (its TCP-gamma bound, gamma / 2 latency).
+		g.files[file] = g.profile([]string{"0.0000005", "0.000001", "0.00002", "0.0001"})
+		attrs += ` latency_file="` + file + `"`
+	}
+	return attrs
+}
+
+// profile returns a periodic profile of two events, of values from
+// values, every few milliseconds.
+func (g *graphGen) profile(values []string) string {
+	d1 := 0.0005 + 0.0015*g.rng.Float64()
+	d2 := d1 + 0.001 + 0.002*g.rng.Float64()
+	period := d2 + 0.001 + 0.003*g.rng.Float64()
+	return fmt.Sprintf("%.6f %s\n%.6f %s\nPERIODICITY %.6f\n", d1, values[g.rng.IntN(len(values))], d2, values[g.rng.IntN(len(values))], period)
 }
 
 // flush writes the routes declared since the zone's links.
