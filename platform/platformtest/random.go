@@ -10,13 +10,13 @@ import (
 )
 
 // RandomGraph returns the text of a random SimGrid platform: one graph
-// zone (Floyd, Dijkstra, DijkstraCache or Full) of hosts and routers
-// joined by routes of one or two links, shared between routes, of every
-// sharing policy, symmetrical or not, with few distinct latencies and
-// bandwidths so that routes tie; or, every other time, a graph zone of two
-// to four such zones joined by zoneRoutes between gateways. Every host
-// reaches every other, and nothing in it makes SimGrid 3.32 crash or
-// loop.
+// zone (Floyd, Dijkstra, DijkstraCache or Full) of hosts (of a few speeds
+// and core counts) and routers joined by routes of one or two links,
+// shared between routes, of every sharing policy, symmetrical or not,
+// with few distinct latencies and bandwidths so that routes tie; or, every
+// other time, a graph zone of two to four such zones joined by zoneRoutes
+// between gateways. Every host reaches every other, and nothing in it
+// makes SimGrid 3.32 crash or loop.
 func RandomGraph(rng *rand.Rand) string {
 	return randomGraph(&graphGen{rng: rng})
 }
@@ -99,7 +99,8 @@ func (g *graphGen) zone(id, prefix string) []string {
 	// lone host in a Dijkstra zone (no route names it).
 	for i := range 2 + rng.IntN(4) {
 		hosts = append(hosts, fmt.Sprintf("%sh%d", prefix, i))
-		fmt.Fprintf(&g.b, "    <host id=\"%s\" speed=\"1Gf\"/>\n", hosts[i])
+		fmt.Fprintf(&g.b, "    <host id=\"%s\" speed=\"%s\" core=\"%d\"/>\n", hosts[i],
+			[]string{"1Gf", "2Gf", "500Mf"}[rng.IntN(3)], []int{1, 1, 2, 4}[rng.IntN(4)])
 	}
 	nodes = append(nodes, hosts...)
 	if routing != "Full" {
