@@ -236,6 +236,25 @@ func TestDeployMatchesSmpirun(t *testing.T) {
 // an error in both. KAIROS_PLATFORM_SEEDS sets how many (default 40), from
 // KAIROS_PLATFORM_SEED0.
 func TestRandomGraphZonesMatchSimGrid(t *testing.T) {
+	randomRoutesDifferential(t, "graph", 3, platformtest.RandomGraph)
+}
+
+// TestRandomClustersMatchSimGrid builds random platforms of clusters
+// (platformtest.RandomClusters: flat ones with a backbone or not, tori,
+// fat trees and dragonflies of random parameters, sharing policies,
+// limiters, loopbacks and radicals, alone or joined by zoneRoutes in a
+// Full or Floyd zone) and requires every route between hosts to be
+// SimGrid's, or both to refuse the platform. KAIROS_PLATFORM_SEEDS sets
+// how many (default 40), from KAIROS_PLATFORM_SEED0.
+func TestRandomClustersMatchSimGrid(t *testing.T) {
+	randomRoutesDifferential(t, "clusters", 31, platformtest.RandomClusters)
+}
+
+// randomRoutesDifferential compares with SimGrid's the hosts, links and
+// routes of the platforms gen makes from seeds KAIROS_PLATFORM_SEED0 on
+// (stream tells generators apart). A platform SimGrid refuses (sgroutes
+// fails) must be refused by Load too, and the other way round.
+func randomRoutesDifferential(t *testing.T, name string, stream uint64, gen func(*rand.Rand) string) {
 	tool := sgRoutesTool(t)
 	seeds, first := 40, 0
 	if n, err := strconv.Atoi(os.Getenv("KAIROS_PLATFORM_SEEDS")); err == nil {
@@ -245,24 +264,32 @@ func TestRandomGraphZonesMatchSimGrid(t *testing.T) {
 		first = n
 	}
 	dir := t.TempDir()
+	refused := 0
 	for seed := first; seed < first+seeds; seed++ {
-		text := platformtest.RandomGraph(rand.New(rand.NewPCG(uint64(seed), 3)))
-		path := filepath.Join(dir, fmt.Sprintf("graph%d.xml", seed))
+		text := gen(rand.New(rand.NewPCG(uint64(seed), stream)))
+		path := filepath.Join(dir, fmt.Sprintf("%s%d.xml", name, seed))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		out, err := exec.CommandContext(ctx, tool, path).Output()
+		out, sgErr := exec.CommandContext(ctx, tool, path).Output()
+		timedOut := ctx.Err() != nil
 		cancel()
-		if err != nil {
-			t.Fatalf("seed %d: sgroutes: %v\n%s", seed, err, text)
-		}
 		p, err := Load(path)
-		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, text)
+		switch {
+		case timedOut:
+			t.Fatalf("seed %d: sgroutes did not end within a minute\n%s", seed, text)
+		case sgErr != nil && err != nil:
+			refused++
+			continue
+		case sgErr != nil:
+			t.Fatalf("seed %d: SimGrid refuses the platform (%v), Load takes it\n%s", seed, sgErr, text)
+		case err != nil:
+			t.Fatalf("seed %d: SimGrid takes the platform, Load says %v\n%s", seed, err, text)
 		}
 		if !t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { compareWithSimGrid(t, p, out) }) {
 			t.Logf("seed %d:\n%s", seed, text)
 		}
 	}
+	t.Logf("%d %s platforms, %d refused by both", seeds, name, refused)
 }

@@ -938,6 +938,52 @@ func TestRandomGraphPlatformsMatchSimGrid(t *testing.T) {
 	}
 }
 
+// TestRandomClusterPlatformsMatchSimGrid replays random traces on random
+// platforms of clusters (platformtest.RandomClusters: flat ones, tori, fat
+// trees and dragonflies of random parameters, sharing policies, limiters,
+// loopbacks, alone or joined by zoneRoutes), ranks on a random sequence of
+// their hosts (some twice, sharing a CPU and a loopback), in Kairos and
+// SimGrid, every other platform with random settings, and requires the
+// same time, or the same failure: two ranks of one host of a topology
+// without loopback have no route to each other (SimGrid aborts), and
+// random settings may make a trace fail (see
+// TestRandomCombinationsMatchSimGrid). Platforms SimGrid cannot build are
+// left to package platform's TestRandomClustersMatchSimGrid.
+func TestRandomClusterPlatformsMatchSimGrid(t *testing.T) {
+	t.Parallel()
+	platforms := randomSeeds(t, 30)
+	replayed := 0
+	for i := 0; i < platforms; i++ {
+		seed := firstSeed() + i
+		rng := rand.New(rand.NewPCG(uint64(seed), 32))
+		text := platformtest.RandomClusters(rand.New(rand.NewPCG(uint64(seed), 31)))
+		dir := t.TempDir()
+		xml := filepath.Join(dir, "clusters.xml")
+		if err := os.WriteFile(xml, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := platform.Load(xml)
+		if err != nil {
+			continue
+		}
+		replayed++
+		var names []string
+		for _, k := range rng.Perm(len(p.Hosts)) {
+			names = append(names, p.Hosts[k].Name)
+			if rng.IntN(4) == 0 {
+				names = append(names, p.Hosts[k].Name)
+			}
+		}
+		var cfg []string
+		if rng.IntN(2) == 0 {
+			cfg = randomSettings(rng)
+		}
+		name := fmt.Sprintf("platform %d (%d hosts)", seed, len(names))
+		differentialFrom(t, name, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), 1000*seed, 3, true, cfg...)
+	}
+	t.Logf("%d platforms, %d replayed (the others are refused by both)", platforms, replayed)
+}
+
 // graphPlatform writes a platform's text and the files it names in dir
 // and loads it; names are its hosts, in SimGrid's order.
 func graphPlatform(t *testing.T, dir, text string, files map[string]string) (xml string, p *platform.Platform, names []string) {

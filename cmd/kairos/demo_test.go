@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -46,5 +47,14 @@ func TestDemoBadUsage(t *testing.T) {
 	}
 	if code := run([]string{"demo", "extra"}, &out, &errb); code != exitUsage {
 		t.Errorf("extra argument: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestVersion: "kairos --version" names the build and the Go release, for
+// bug reports.
+func TestVersion(t *testing.T) {
+	code, out, errb := csRun("--version")
+	if code != exitOK || !strings.HasPrefix(out, "kairos ") || !strings.Contains(out, runtime.Version()) {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errb)
 	}
 }

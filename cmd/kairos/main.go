@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -58,14 +60,38 @@ them on many networks, finds their slow communication patterns and late
 ranks, and shows it all as tables, JSON, figures and one HTML report.
 
 Start with "kairos demo".`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("kairos {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	for _, v := range verbs {
 		root.AddCommand(v())
 	}
 	return root
+}
+
+// version tells which build this is, for bug reports: the module's
+// version where "go install" recorded one, else the commit it was built
+// from (with "+dirty" for uncommitted changes), and the Go release.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown build) " + runtime.Version()
+	}
+	v := info.Main.Version
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; (v == "" || v == "(devel)") && rev != "" {
+		v = "commit " + rev[:min(12, len(rev))]
+		if settings["vcs.modified"] == "true" {
+			v += "+dirty"
+		}
+	}
+	return v + " " + runtime.Version()
 }
 
 func main() {
