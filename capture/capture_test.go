@@ -225,7 +225,7 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 }
 
 // TestTracerOTF2 traces the test program (with a message to self, a
-// receive from any source, every send mode and MPI_IN_PLACE) with the
+// receive from any source, every send mode, MPI_IN_PLACE and probes) with the
 // OTF2 tracer, writing both formats in one run: otf2-print reads the archive; Kairos reads it
 // as 4 ranks that validate, with every call of the TI trace and, which TI
 // cannot express, the barriers of the two sub-communicators; a second run
@@ -235,7 +235,7 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 func TestTracerOTF2(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := otf2Tracer(t, dir)
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace", "probe")
 	archive := filepath.Join(dir, "trace", "traces.otf2")
 	src := openArchive(t, archive)
 	rep, err := check.Check(src, check.Options{})
@@ -427,6 +427,47 @@ func TestTracerSendModes(t *testing.T) {
 	first := 1 + 3*12 + 13
 	if len(got[1]) < first+len(want) || !slices.Equal(got[1][first:first+len(want)], want) {
 		t.Errorf("rank 1:\n%s\nwant from call %d\n%s", strings.Join(got[1], "\n"), first, strings.Join(want, "\n"))
+	}
+	replays(t, index)
+}
+
+// TestTracerProbes traces probes before receives: blocking, polling, and
+// matched ones, whose receives (MPI_Mrecv, MPI_Imrecv) are written as the
+// recv and irecv of the probed source and tag; and the time rank 1 spends
+// in MPI_Probe, waiting for rank 0's long computation, is not written as
+// its computation (it was, when the tracer did not wrap probes).
+func TestTracerProbes(t *testing.T) {
+	index, got := traceWith(t, "probe")
+	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "recv 3 -1 32 0 20 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
+	i := slices.Index(got[1], want[0])
+	if i < 0 || !slices.Equal(got[1][i:min(i+len(want), len(got[1]))], want) {
+		t.Fatalf("rank 1:\n%s\nwant, in a row:\n%s", strings.Join(got[1], "\n"), strings.Join(want, "\n"))
+	}
+	src, _, err := format.Open(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The computation each rank wrote just before its call of tag 30.
+	before := map[int]float64{}
+	last := map[int]float64{}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		switch {
+		case e.Kind == trace.Compute:
+			last[r] = e.Compute
+		case e.Kind.IsMPI():
+			if e.Tag == 30 {
+				before[r] = last[r]
+			}
+			last[r] = 0
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Rank 0 computes 50 million iterations first (tens of milliseconds,
+	// written as flops at 1 Gf/s); rank 1 probes at once.
+	if before[0] < 2e7 || before[1] > before[0]/4 {
+		t.Errorf("computation before the message of tag 30: rank 0 %g flops, rank 1 %g (its wait in MPI_Probe?)", before[0], before[1])
 	}
 	replays(t, index)
 }

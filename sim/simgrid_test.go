@@ -941,17 +941,17 @@ func TestRandomGraphPlatformsMatchSimGrid(t *testing.T) {
 // TestRandomClusterPlatformsMatchSimGrid replays random traces on random
 // platforms of clusters (platformtest.RandomClusters: flat ones, tori, fat
 // trees and dragonflies of random parameters, sharing policies, limiters,
-// loopbacks, alone or joined by zoneRoutes), ranks on a random sequence of
-// their hosts (some twice, sharing a CPU and a loopback), in Kairos and
-// SimGrid, every other platform with random settings, and requires the
-// same time, or the same failure: two ranks of one host of a topology
-// without loopback have no route to each other (SimGrid aborts), and
-// random settings may make a trace fail (see
+// loopbacks, alone or joined by zoneRoutes), ranks (up to 24) on a random
+// sequence of their hosts (some twice, sharing a CPU and a loopback), in
+// Kairos and SimGrid, every other platform with random settings, and
+// requires the same time, or the same failure: two ranks of one host of a
+// topology without loopback have no route to each other (SimGrid aborts),
+// and random settings may make a trace fail (see
 // TestRandomCombinationsMatchSimGrid). Platforms SimGrid cannot build are
 // left to package platform's TestRandomClustersMatchSimGrid.
 func TestRandomClusterPlatformsMatchSimGrid(t *testing.T) {
 	t.Parallel()
-	platforms := randomSeeds(t, 30)
+	platforms := randomSeeds(t, 20)
 	replayed := 0
 	for i := 0; i < platforms; i++ {
 		seed := firstSeed() + i
@@ -970,7 +970,7 @@ func TestRandomClusterPlatformsMatchSimGrid(t *testing.T) {
 		var names []string
 		for _, k := range rng.Perm(len(p.Hosts)) {
 			names = append(names, p.Hosts[k].Name)
-			if rng.IntN(4) == 0 {
+			if rng.IntN(8) == 0 {
 				names = append(names, p.Hosts[k].Name)
 			}
 		}
@@ -979,7 +979,9 @@ func TestRandomClusterPlatformsMatchSimGrid(t *testing.T) {
 			cfg = randomSettings(rng)
 		}
 		name := fmt.Sprintf("platform %d (%d hosts)", seed, len(names))
-		differentialFrom(t, name, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), 1000*seed, 3, true, cfg...)
+		// Up to 24 ranks, as many as hosts, to reach across the topology.
+		most := min(24, max(8, len(names)))
+		differentialUpTo(t, name, dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), 1000*seed, 3, most, true, cfg...)
 	}
 	t.Logf("%d platforms, %d replayed (the others are refused by both)", platforms, replayed)
 }
@@ -1512,18 +1514,25 @@ func differential(t *testing.T, name, dir, xml, hostfile string, deploy func(n i
 // alike in SimGrid (see failsAlike).
 func differentialFrom(t *testing.T, name, dir, xml, hostfile string, deploy func(n int) *sim.Machine, kcfg sim.Config, first, seeds int, mayFail bool, cfg ...string) {
 	t.Helper()
+	differentialUpTo(t, name, dir, xml, hostfile, deploy, kcfg, first, seeds, 8, mayFail, cfg...)
+}
+
+// differentialUpTo is differentialFrom on random traces of 2 to maxRanks
+// ranks.
+func differentialUpTo(t *testing.T, name, dir, xml, hostfile string, deploy func(n int) *sim.Machine, kcfg sim.Config, first, seeds, maxRanks int, mayFail bool, cfg ...string) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sgArgs := setBoth(t, &kcfg, cfg)
-	restarted, failed := 0, 0
+	restarted, failed, crashed := 0, 0, 0
 	// With SMPI's small-message mode, random traces may deadlock or
 	// abort in SimGrid too (see TestAsyncSmallMatchesSimGrid).
 	// So may a concurrency limit (see TestConcurrencyLimitMatchesSimGrid).
 	bothFail := mayFail || kcfg.AsyncSmallThreshold != 0 || kcfg.ConcurrencyLimit >= 0
 	for seed := first; seed < first+seeds; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
-		n := 2 + rng.IntN(7)
+		n := 2 + rng.IntN(maxRanks-1)
 		text, tr := writeRandomTrace(t, dir, rng, n)
 		res, err := sim.Run(tr, deploy(n), kcfg, nil)
 		if err != nil {
@@ -1538,6 +1547,16 @@ func differentialFrom(t *testing.T, name, dir, xml, hostfile string, deploy func
 			restarted++
 		}
 		sg, err := runSimGridCfg(dir, "desc", xml, hostfile, n, sgArgs...)
+		if err != nil && strings.Contains(err.Error(), "Execution failed with code 139") {
+			// SimGrid 3.32's replay shares its collectives' temporary
+			// buffers between ranks and resizes them: a rank entering
+			// an allgatherv may free the buffer another's Bruck
+			// alltoall still packs from (valgrind: a read of freed
+			// memory in MPI_Pack), and the run may then crash
+			// (a segmentation fault); no reference to compare with.
+			crashed++
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %v\n%s", name, seed, n, res.Time, err, text)
 		}
@@ -1545,7 +1564,7 @@ func differentialFrom(t *testing.T, name, dir, xml, hostfile string, deploy func
 			t.Errorf("%s seed %d (%d ranks): Kairos %.9f, SimGrid %.9f\n%s", name, seed, n, res.Time, sg, text)
 		}
 	}
-	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver, %d failing in both", name, cfg, seeds, restarted, failed)
+	t.Logf("%s %v: %d random traces, %d replayed with SimGrid's solver, %d failing in both, %d crashing SimGrid", name, cfg, seeds, restarted, failed, crashed)
 }
 
 // simgridStall is SimGrid's report of a deadlock, with its date.

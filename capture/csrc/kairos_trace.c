@@ -42,8 +42,10 @@
  * waitall, test (and the other completions, as waits), persistent requests,
  * sendrecv (and sendrecv_replace), barrier, bcast, reduce, allreduce, alltoall(v),
  * gather(v), scatter(v), allgather(v), reduce_scatter (and
- * reduce_scatter_block), scan, exscan, and
- * the time between them as compute. Counts are bytes (MPI_BYTE, the TI
+ * reduce_scatter_block), scan, exscan, the receives of matched probes
+ * (mrecv and imrecv, as recv and irecv), and the time between them as
+ * compute. Probes (probe, iprobe, mprobe, improbe) have no TI action: they
+ * write nothing, but their time is not counted as computation. Counts are bytes (MPI_BYTE, the TI
  * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
  * communicators are not recorded, and rank 0 counts them on stderr at
@@ -108,7 +110,7 @@ enum {
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
   R_SCAN, R_EXSCAN, R_ALLTOALL, R_ALLTOALLV, R_ALLGATHER, R_ALLGATHERV, R_GATHER, R_GATHERV, R_SCATTER,
   R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_BSEND, R_RSEND, R_ISSEND, R_IBSEND, R_IRSEND,
-  R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_NREGIONS
+  R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV, R_NREGIONS
 };
 static int kt_region;
 
@@ -1111,6 +1113,108 @@ int MPI_Request_free(MPI_Request *req) {
   return err;
 }
 
+/* Probes. TI has no probe action: a probe writes no line, but its time is
+ * not the program's computation (a blocking MPI_Probe may wait long for
+ * its message), so the computation written before the next call counts
+ * from the probe's end. The OTF2 archive has the probe's region, without
+ * MPI records, as Score-P writes it. A matched probe's message is kept
+ * with its source (a world rank) and tag until MPI_Mrecv or MPI_Imrecv
+ * receives it: those are written as the recv and irecv of that source and
+ * tag. */
+struct kt_msg {
+  MPI_Message msg;
+  int src, tag;
+};
+static struct kt_msg *kt_msgs;
+static int kt_nmsg, kt_capmsg;
+
+/* kt_probed keeps message msg, probed on comm with status st. */
+static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
+  if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+  if (kt_nmsg == kt_capmsg) {
+    kt_capmsg = kt_capmsg ? 2 * kt_capmsg : 16;
+    kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
+    if (!kt_msgs) abort();
+  }
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG};
+}
+
+/* kt_take forgets message msg and reports whether it was kept, with its
+ * source and tag. */
+static int kt_take(MPI_Message msg, int *src, int *tag) {
+  for (int i = 0; i < kt_nmsg; i++)
+    if (kt_msgs[i].msg == msg) {
+      *src = kt_msgs[i].src, *tag = kt_msgs[i].tag;
+      kt_msgs[i] = kt_msgs[--kt_nmsg];
+      return 1;
+    }
+  return 0;
+}
+
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) {
+  kt_enter(R_PROBE);
+  int err = PMPI_Probe(src, tag, comm, status);
+  kt_leave();
+  return err;
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+  kt_enter(R_IPROBE);
+  int err = PMPI_Iprobe(src, tag, comm, flag, status);
+  kt_leave();
+  return err;
+}
+
+int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *status) {
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_MPROBE);
+  int err = PMPI_Mprobe(src, tag, comm, msg, status);
+  if (kt_on() && err == MPI_SUCCESS) kt_probed(*msg, comm, status);
+  kt_leave();
+  return err;
+}
+
+int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MPI_Status *status) {
+  MPI_Status st;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_IMPROBE);
+  int err = PMPI_Improbe(src, tag, comm, flag, msg, status);
+  if (kt_on() && err == MPI_SUCCESS && *flag) kt_probed(*msg, comm, status);
+  kt_leave();
+  return err;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status *status) {
+  MPI_Message m = *msg;
+  MPI_Status st;
+  int src, tag;
+  if (status == MPI_STATUS_IGNORE) status = &st;
+  kt_enter(R_MRECV);
+  int err = PMPI_Mrecv(buf, count, t, msg, status);
+  if (kt_on() && kt_take(m, &src, &tag)) {
+    int n = 0;
+    PMPI_Get_count(status, t, &n);
+    kt_p2p("recv", src, tag, kt_bytes(n, t));
+    ko_recv(src, tag, kt_bytes(n, t));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Request *req) {
+  MPI_Message m = *msg;
+  int src, tag;
+  kt_enter(R_IMRECV);
+  int err = PMPI_Imrecv(buf, count, t, msg, req);
+  if (kt_on() && err == MPI_SUCCESS && kt_take(m, &src, &tag)) {
+    kt_p2p("irecv", src, tag, kt_bytes(count, t));
+    ko_irecv_request(kt_push(*req, 0, src, kt_rank, tag, MPI_COMM_WORLD));
+  }
+  kt_leave();
+  return err;
+}
+
 #ifdef KAIROS_OTF2
 /* The OTF2 archive: every rank writes its events (location r is rank r);
  * at MPI_Finalize rank 0 writes the definitions. */
@@ -1127,7 +1231,8 @@ static const char *const ko_region_names[R_NREGIONS] = {
   "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
   "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
   "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
-  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block"};
+  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
+  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;

@@ -4,6 +4,7 @@
  * MPI_PROC_NULL at the ends; with "more", waitany, waitsome, testall and
  * persistent requests; with "split", a barrier on a sub-communicator;
  * with "self", a message to itself and a receive from any source; with
+ * "probe", probes (blocking, not, and matched) before receives; with
  * "inplace", the collectives with MPI_IN_PLACE (reduce_scatter_block
  * among them), their ignored arguments zero or NULL; with "modes", the ready, buffered and synchronous sends,
  * blocking, non-blocking and persistent, and sendrecv_replace. */
@@ -90,6 +91,33 @@ int main(int argc, char **argv) {
     MPI_Irecv(in, 5, MPI_DOUBLE, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &q[0]);
     MPI_Send(buf, 5, MPI_DOUBLE, right, 12, MPI_COMM_WORLD);
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  }
+  if (has(argc, argv, "probe")) { /* rank 1 probes for what the others send, rank 0 after a long computation */
+    MPI_Status st;
+    MPI_Message m;
+    MPI_Request q;
+    int count = 0, flag = 0;
+    if (r == 1) {
+      MPI_Probe(0, 30, MPI_COMM_WORLD, &st);
+      MPI_Get_count(&st, MPI_DOUBLE, &count);
+      MPI_Recv(in, count, MPI_DOUBLE, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, 31, MPI_COMM_WORLD, &flag, &st);
+      MPI_Recv(in, 1024, MPI_DOUBLE, st.MPI_SOURCE, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Mprobe(3, MPI_ANY_TAG, MPI_COMM_WORLD, &m, &st);
+      MPI_Get_count(&st, MPI_INT, &count);
+      MPI_Mrecv(in, count, MPI_INT, &m, MPI_STATUS_IGNORE);
+      for (flag = 0; !flag;) MPI_Improbe(0, 33, MPI_COMM_WORLD, &flag, &m, MPI_STATUS_IGNORE);
+      MPI_Imrecv(in, 9, MPI_DOUBLE, &m, &q);
+      MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else if (r == 0) {
+      work(50000000);
+      MPI_Send(buf, 7, MPI_DOUBLE, 1, 30, MPI_COMM_WORLD);
+      MPI_Send(buf, 9, MPI_DOUBLE, 1, 33, MPI_COMM_WORLD);
+    } else if (r == 2) {
+      MPI_Send(buf, 11, MPI_DOUBLE, 1, 31, MPI_COMM_WORLD);
+    } else if (r == 3) {
+      MPI_Send(buf, 5, MPI_INT, 1, 32, MPI_COMM_WORLD);
+    }
   }
   int counts[64], displs[64];
   for (int i = 0; i < n; i++) counts[i] = 2, displs[i] = 2 * i;
