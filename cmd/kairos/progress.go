@@ -1,47 +1,85 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"kairos/trace"
 )
 
-// bar is a progress bar on stderr; a nil *bar does nothing, so that quiet
-// runs need no special cases.
-type bar struct{ pb *progressbar.ProgressBar }
+// bar is a progress line on stderr: what is being done, how much of it
+// (of how much, where known) and at what rate, redrawn at most every
+// tenth of a second. A nil *bar does nothing, so that quiet runs need no
+// special cases. Its methods may be called from several goroutines.
+type bar struct {
+	mu      sync.Mutex
+	w       io.Writer
+	what    string
+	total   int64 // -1: not known
+	n       int64
+	start   time.Time
+	drawn   time.Time // the last redraw; zero: never drawn
+	spins   int
+	stopped bool
+}
 
-// progress returns a progress bar on stderr for long work, or nil when
-// stderr is not a terminal.
+// barThrottle is the least time between two redraws of a bar.
+const barThrottle = 100 * time.Millisecond
+
+// progress returns a progress bar on stderr for long work (total units,
+// -1 if not known), or nil when stderr is not a terminal.
 func progress(total int64, what string) *bar {
 	if !term.IsTerminal(int(os.Stderr.Fd())) {
 		return nil
 	}
-	return &bar{progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish())}
+	return newBar(os.Stderr, total, what)
+}
+
+func newBar(w io.Writer, total int64, what string) *bar {
+	return &bar{w: w, what: what, total: total, start: time.Now()}
 }
 
 // Add advances the bar by n.
 func (b *bar) Add(n int) {
-	if b != nil {
-		b.pb.Add(n)
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.n += int64(n)
+	if now := time.Now(); !b.stopped && now.Sub(b.start) >= barThrottle && now.Sub(b.drawn) >= barThrottle {
+		b.drawn = now
+		b.draw(now)
 	}
 }
 
-// Finish completes and clears the bar.
-func (b *bar) Finish() {
-	if b != nil {
-		b.pb.Finish()
+// draw writes the bar's line over the previous one.
+func (b *bar) draw(now time.Time) {
+	rate := float64(b.n) / now.Sub(b.start).Seconds()
+	if b.total >= 0 {
+		fmt.Fprintf(b.w, "\r\x1b[K%s: %d/%d (%.0f%%, %.0f/s)", b.what, b.n, b.total, 100*float64(b.n)/float64(max(b.total, 1)), rate)
+		return
 	}
+	b.spins++
+	fmt.Fprintf(b.w, "\r\x1b[K%s: %d (%.0f/s) %c", b.what, b.n, rate, `|/-\`[b.spins%4])
+}
+
+// Finish clears the bar's line, if it was drawn, and stops it.
+func (b *bar) Finish() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.drawn.IsZero() && !b.stopped {
+		fmt.Fprint(b.w, "\r\x1b[K")
+	}
+	b.stopped = true
 }
 
 // bars are the progress bars shown by this run, cleared when it ends.
