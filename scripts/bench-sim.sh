@@ -22,7 +22,7 @@ work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
   kairos=$work/kairos
-  (cd "$here" && go build -o "$kairos" ./cmd/kairos)
+  (cd "$here" && CGO_ENABLED=0 go build -o "$kairos" ./cmd/kairos) # the static binary of the README
 fi
 # LOGGOPSIM: a directory holding LogGOPSim's txt2bin and LogGOPSim
 # binaries, to run it too (built from github.com/spcl/LogGOPSim, src/LogGOPSim:
