@@ -1567,9 +1567,9 @@ func differentialUpTo(t *testing.T, name, dir, xml, hostfile string, deploy func
 // a corrupted heap. SimGrid 3.32's replay shares its collectives'
 // temporary buffers between ranks and grows them: a rank entering a
 // collective of larger messages (an allgatherv, a bcast) may free the
-// buffer another rank's Bruck alltoall still packs from
-// (valgrind: reads of freed memory in MPI_Pack), and the run may then
-// crash, whether it does depending on the ranks' dates. There is no
+// buffer another rank's Bruck alltoall still packs from (valgrind: reads
+// of freed memory in MPI_Pack), and the run may then crash, whether it
+// does depending on the ranks' dates. There is no
 // reference to compare with: the random differential tests count those
 // runs (once in a few hundred random traces of up to 24 ranks).
 func simgridMemoryFault(out string) bool {
