@@ -225,7 +225,8 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 }
 
 // TestTracerOTF2 traces the test program (with a message to self, a
-// receive from any source, every send mode, MPI_IN_PLACE and probes) with the
+// receive from any source, every send mode, MPI_IN_PLACE, probes and
+// non-blocking collectives) with the
 // OTF2 tracer, writing both formats in one run: otf2-print reads the archive; Kairos reads it
 // as 4 ranks that validate, with every call of the TI trace and, which TI
 // cannot express, the barriers of the two sub-communicators; a second run
@@ -235,7 +236,7 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 func TestTracerOTF2(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := otf2Tracer(t, dir)
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace", "probe")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "split", "shift", "more", "self", "modes", "inplace", "probe", "icoll", "ipoll")
 	archive := filepath.Join(dir, "trace", "traces.otf2")
 	src := openArchive(t, archive)
 	rep, err := check.Check(src, check.Options{})
@@ -244,14 +245,16 @@ func TestTracerOTF2(t *testing.T) {
 	}
 	// The calls of each kind but completions, which the two formats group
 	// differently (a waitsome of one request is a wait in TI, a waitall
-	// in OTF2; a testany that completes nothing is not in TI).
+	// in OTF2; a testany that completes nothing is not in TI), and the
+	// calls that TI does not have (probes, the calls of non-blocking
+	// collectives and their completions that complete nothing more).
 	kinds := func(path string) []map[string]int {
 		out := make([]map[string]int, 4)
 		for r, calls := range calls(t, path) {
 			out[r] = map[string]int{}
 			for _, c := range calls {
 				switch k := strings.Fields(c)[0]; k {
-				case "wait", "waitall", "test", "local":
+				case "wait", "waitall", "test", "local", "deferred":
 				default:
 					out[r][k]++
 				}
@@ -286,9 +289,10 @@ func TestTracerOTF2(t *testing.T) {
 
 	// Without the sub-communicators, nor polling (a testall that completes
 	// nothing is in the archive, as Score-P records it, and not in TI), the
-	// two traces replay alike.
+	// two traces replay alike: the reader places the non-blocking
+	// collectives where the tracer writes them in TI.
 	dir = t.TempDir()
-	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "self", "modes", "inplace")
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "shift", "self", "modes", "inplace", "icoll", "probe")
 	want, got := simulate(t, filepath.Join(dir, "trace", "index.txt"), false), simulate(t, filepath.Join(dir, "trace", "traces.otf2"), true)
 	t.Logf("simulated: TI trace %.9f s, OTF2 trace %.9f s", want, got)
 	if math.Abs(got-want) > 1e-9*want {
@@ -309,16 +313,7 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 	ours := calls(t, filepath.Join(dir, "trace", "index.txt"))
 
 	run(t, dir, nil, smpicc, "-O1", "-o", "app_sg", filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
-	plat := `<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1"><cluster id="c" prefix="node-" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us"/></platform>
-`
-	if err := os.WriteFile(filepath.Join(dir, "p.xml"), []byte(plat), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "hf"), []byte("node-0\nnode-1\nnode-2\nnode-3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeCluster(t, dir)
 	run(t, dir, nil, "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-trace-ti",
 		"--cfg=tracing/filename:sgti", "--cfg=smpi/host-speed:1Gf", "--log=root.thresh:warning", "./app_sg")
 	theirs := calls(t, filepath.Join(dir, "sgti"))
@@ -329,6 +324,22 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 		if !slices.Equal(ours[r], theirs[r]) {
 			t.Errorf("rank %d:\nKairos' tracer\n%s\nSimGrid's\n%s", r, strings.Join(ours[r], "\n"), strings.Join(theirs[r], "\n"))
 		}
+	}
+}
+
+// writeCluster writes dir/p.xml, SimGrid's form of the 4-node cluster
+// simulate replays on, and dir/hf, its hostfile.
+func writeCluster(t *testing.T, dir string) {
+	t.Helper()
+	plat := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><cluster id="c" prefix="node-" radical="0-3" suffix="" speed="1Gf" bw="125MBps" lat="50us"/></platform>
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.xml"), []byte(plat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hf"), []byte("node-0\nnode-1\nnode-2\nnode-3\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -617,5 +628,57 @@ func TestTracerUserFunctions(t *testing.T) {
 	}
 	if !work {
 		t.Errorf("no region work under main among the regions %v", meta.Regions)
+	}
+}
+
+// TestTracerNonBlockingCollectives traces the non-blocking collectives
+// (and alltoallw), completed by waits, waitall with point-to-point
+// requests, waitsome, waitany and tests, in orders that differ between
+// ranks: each is written as its blocking collective where it completes,
+// or before a collective called after it, so that every rank has them in
+// the order of their calls; alltoallw is the alltoallv of its bytes
+// (each rank sends 16 bytes a member in its own datatype); the trace
+// validates and replays, in Kairos and in SimGrid 3.32, in the same
+// simulated time.
+func TestTracerNonBlockingCollectives(t *testing.T) {
+	index, got := traceWith(t, "icoll")
+	v := "[16 16 16 16]"
+	want := []string{
+		"allreduce -1 -1 0 128 0 [] []", // completed after the computation it overlapped
+		// Rank 1 waits for the bcast first, then the barrier called
+		// before it; rank 0 for the two and its messages at once.
+		"irecv 0 -1 40 0 32 [] []", "isend 2 -1 40 32 0 [] []", "barrier -1 -1 0 0 0 [] []", "bcast 1 -1 0 256 0 [] []",
+		"waitall -1 -1 0 0 0 [] []",
+		"reduce 0 -1 0 64 0 [] []", "alltoall -1 -1 0 16 16 [] []", "allgather -1 -1 0 12 12 [] []", // waitsome
+		"gather 0 -1 0 32 32 [] []", "scatter 0 -1 0 32 32 [] []", // waitall
+		"alltoallv -1 -1 0 64 64 " + v + " " + v, "allgatherv -1 -1 0 16 64 [] " + v, // waitany
+		"gatherv 0 -1 0 16 0 [] [0 0 0 0]", "scatterv 0 -1 0 0 16 [0 0 0 0] []",
+		// The exscan, called last, waited for first.
+		"reducescatter -1 -1 0 0 64 [] " + v, "reducescatter -1 -1 0 0 64 [] " + v, "scan -1 -1 0 32 0 [] []",
+		"exscan -1 -1 0 32 0 [] []",
+		// Alltoallw, then ialltoallw, whose wait comes after a barrier.
+		"alltoallv -1 -1 0 64 64 " + v + " " + v, "alltoallv -1 -1 0 64 64 " + v + " " + v, "barrier -1 -1 0 0 0 [] []",
+		"finalize -1 -1 0 0 0 [] []",
+	}
+	if tail := got[1][max(0, len(got[1])-len(want)):]; !slices.Equal(tail, want) {
+		t.Errorf("rank 1 ends\n%s\nwant\n%s", strings.Join(tail, "\n"), strings.Join(want, "\n"))
+	}
+	replays(t, index)
+
+	// SimGrid replays it too, in the same simulated time.
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	dir := filepath.Dir(index)
+	writeCluster(t, dir)
+	out := run(t, dir, nil, "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-replay", "index.txt")
+	var theirs float64
+	if i := strings.LastIndex(out, "Simulation time "); i < 0 {
+		t.Fatalf("smpirun -replay printed no simulated time:\n%s", out)
+	} else if _, err := fmt.Sscan(out[i+len("Simulation time "):], &theirs); err != nil {
+		t.Fatal(err)
+	}
+	ours := simulate(t, index, false)
+	t.Logf("simulated: Kairos %.9f s, SimGrid %.6f s", ours, theirs)
+	if math.Abs(ours-theirs) > 5e-7 {
+		t.Errorf("Kairos replays the trace in %.9f s, SimGrid in %.6f s", ours, theirs)
 	}
 }

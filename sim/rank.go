@@ -462,7 +462,7 @@ func (s *simulation) exec(r *rank) bool {
 		}
 		return s.waitStep(r)
 	case trace.Probe, trace.Iprobe, trace.Finalize, trace.CommSize, trace.CommSplit, trace.CommDup,
-		trace.CommCreate, trace.CommFree, trace.Location, trace.Local:
+		trace.CommCreate, trace.CommFree, trace.Location, trace.Local, trace.Deferred:
 		return true
 	}
 	if e.Kind.IsCollective() {

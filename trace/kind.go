@@ -47,6 +47,12 @@ const (
 	Probe    // blocking probe for a message from Partner with Tag
 	Iprobe   // non-blocking probe; local
 	Local    // any other MPI call that does not communicate (MPI_Comm_rank, MPI_Wtime...); Region names it
+	// Deferred is an MPI call whose communication the trace has at another
+	// event (OTF2): a probe, whose message is its receive's; the call of a
+	// non-blocking collective, which is read as the blocking one where it
+	// completes; a wait or test completing one placed earlier. A replay
+	// spends no time in it, and its duration is not computation.
+	Deferred
 
 	numKinds
 )
@@ -89,6 +95,7 @@ var kindNames = [numKinds]string{
 	Probe:         "probe",
 	Iprobe:        "iprobe",
 	Local:         "local",
+	Deferred:      "deferred",
 }
 
 // NumKinds is the number of kinds, KindInvalid included; kinds are dense

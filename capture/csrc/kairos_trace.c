@@ -42,11 +42,14 @@
  * waitall, test (and the other completions, as waits), persistent requests,
  * sendrecv (and sendrecv_replace), barrier, bcast, reduce, allreduce, alltoall(v),
  * gather(v), scatter(v), allgather(v), reduce_scatter (and
- * reduce_scatter_block), scan, exscan, the receives of matched probes
- * (mrecv and imrecv, as recv and irecv), and the time between them as
- * compute. Probes (probe, iprobe, mprobe, improbe) have no TI action: they
- * write nothing, but their time is not counted as computation. Counts are bytes (MPI_BYTE, the TI
- * default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
+ * reduce_scatter_block), scan, exscan, alltoallw (as the alltoallv of its
+ * bytes), their non-blocking forms (ibarrier, ibcast... as the blocking
+ * collective where they complete, or earlier, before a collective called
+ * after them), the receives of matched probes (mrecv and imrecv, as recv
+ * and irecv), and the time between them as compute. Probes (probe,
+ * iprobe, mprobe, improbe) have no TI action: they write nothing, but
+ * their time is not counted as computation. Counts are bytes (MPI_BYTE,
+ * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
  * communicators are not recorded, and rank 0 counts them on stderr at
  * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
@@ -58,7 +61,8 @@
  * The OTF2 archive has the records Score-P writes for the same calls
  * (an Enter and a Leave of the call's region around MpiSend, MpiIsend,
  * MpiIsendComplete, MpiIrecvRequest, MpiIrecv, MpiRecv, MpiRequestTest,
- * MpiCollectiveBegin and MpiCollectiveEnd, with Score-P's byte counts),
+ * MpiCollectiveBegin and MpiCollectiveEnd, NonBlockingCollectiveRequest and
+ * NonBlockingCollectiveComplete, with Score-P's byte counts),
  * partners as MPI_COMM_WORLD ranks, and, unlike TI, the collectives of
  * every communicator. Timestamps are each rank's CLOCK_REALTIME
  * nanoseconds; at MPI_Init and MPI_Finalize every rank measures its clock's
@@ -110,7 +114,10 @@ enum {
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
   R_SCAN, R_EXSCAN, R_ALLTOALL, R_ALLTOALLV, R_ALLGATHER, R_ALLGATHERV, R_GATHER, R_GATHERV, R_SCATTER,
   R_SCATTERV, R_REDUCE_SCATTER, R_START, R_STARTALL, R_BSEND, R_RSEND, R_ISSEND, R_IBSEND, R_IRSEND,
-  R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV, R_NREGIONS
+  R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
+  R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
+  R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
+  R_IREDUCE_SCATTER_BLOCK, R_NREGIONS
 };
 static int kt_region;
 
@@ -133,16 +140,36 @@ static int kt_on(void) { return kt_active; }
 /* Lines are formatted by hand into a buffer: fprintf would be most of the
  * tracer's cost per call. kt_line starts "<rank> <action>", kt_num adds
  * " <n>", kt_eol ends the line; they write nothing without a TI trace. */
-static char kt_buf[1 << 16];
-static size_t kt_len;
+static char kt_file[1 << 16]; /* the TI file's buffer */
+static char *kt_buf = kt_file;  /* where lines go: kt_file, or a non-blocking collective's own (kt_ibegin) */
+static size_t kt_len, kt_cap = sizeof kt_file;
 
 static void kt_flush(void) {
-  if (kt_len > 0 && kt_out) fwrite(kt_buf, 1, kt_len, kt_out);
+  if (kt_len > 0 && kt_out) fwrite(kt_file, 1, kt_len, kt_out);
   kt_len = 0;
 }
 
+/* kt_room makes room for n more bytes: it flushes the file's buffer, or
+ * grows a non-blocking collective's. */
 static void kt_room(size_t n) {
-  if (kt_len + n > sizeof kt_buf) kt_flush();
+  if (kt_len + n <= kt_cap) return;
+  if (kt_buf == kt_file) {
+    kt_flush();
+    return;
+  }
+  kt_cap = 2 * (kt_len + n);
+  if (!(kt_buf = realloc(kt_buf, kt_cap))) abort();
+}
+
+/* kt_put writes n bytes of lines kept aside into the file's buffer. */
+static void kt_put(const char *s, size_t n) {
+  if (kt_len + n > kt_cap) kt_flush();
+  if (n > kt_cap) {
+    if (kt_out) fwrite(s, 1, n, kt_out);
+    return;
+  }
+  memcpy(kt_buf + kt_len, s, n);
+  kt_len += n;
 }
 
 /* kt_digits writes v in decimal. */
@@ -246,11 +273,103 @@ static int kt_world(MPI_Comm comm, int r) {
 
 static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
 
-/* kt_world_coll reports whether a collective on comm is one of
- * MPI_COMM_WORLD, the only collectives TI can express (the others are
- * counted when a TI trace is written). */
+/* Non-blocking collectives (MPI_Ibcast, MPI_Iallreduce...) are recorded as
+ * the blocking ones: TI has no non-blocking collective, nor has SimGrid's
+ * replay. A call's TI line is kept aside and written where the collective
+ * completes (its wait, or the test that finds it done), after the
+ * computation it overlapped; or before, where a collective called after
+ * it completes, so that every rank's trace has the collectives in the
+ * order MPI makes all ranks call them, whatever order each rank completes
+ * them in. The OTF2 archive has Score-P's
+ * records: NonBlockingCollectiveRequest in the call,
+ * NonBlockingCollectiveComplete where it completes. */
+struct kt_icoll {
+  MPI_Request req;
+  uint64_t id;
+  int done;    /* completed (or freed): its request may name another */
+  char *ti;    /* its TI line, until written; NULL if none */
+  size_t len;  /* of ti */
+  int op;      /* the OTF2 completion's operation, root, communicator, bytes */
+  uint32_t root, comm;
+  uint64_t sent, recv;
+};
+static struct kt_icoll *kt_icolls; /* in the order of their calls */
+static int kt_nicoll, kt_capicoll;
+static struct kt_icoll *kt_icur; /* the one whose call is being recorded */
+static size_t kt_filelen;        /* the file buffer's length meanwhile */
+
+/* kt_ibegin starts recording the non-blocking collective of request req,
+ * whose call returned err; it reports whether to record it. Until kt_iend,
+ * its TI line goes to a buffer of its own. */
+static int kt_ibegin(int err, MPI_Request req) {
+  if (!kt_on() || err != MPI_SUCCESS) return 0;
+  if (kt_nicoll == kt_capicoll) {
+    kt_capicoll = kt_capicoll ? 2 * kt_capicoll : 16;
+    kt_icolls = realloc(kt_icolls, kt_capicoll * sizeof *kt_icolls);
+    if (!kt_icolls) abort();
+  }
+  kt_icur = &kt_icolls[kt_nicoll++];
+  *kt_icur = (struct kt_icoll){.req = req, .id = ++kt_nextid};
+  kt_filelen = kt_len;
+  kt_buf = NULL, kt_len = 0, kt_cap = 0;
+  return 1;
+}
+
+/* kt_iend ends the recording kt_ibegin started. */
+static void kt_iend(void) {
+  kt_icur->ti = kt_buf, kt_icur->len = kt_len;
+  if (kt_len == 0) free(kt_buf), kt_icur->ti = NULL; /* not MPI_COMM_WORLD's, or no TI trace */
+  kt_buf = kt_file, kt_len = kt_filelen, kt_cap = sizeof kt_file;
+  kt_icur = NULL;
+}
+
+/* kt_iwrite writes the TI lines of the first n non-blocking collectives
+ * called and forgets those that are done. */
+static void kt_iwrite(int n) {
+  int k = 0;
+  for (int i = 0; i < kt_nicoll; i++) {
+    struct kt_icoll *c = &kt_icolls[i];
+    if (i < n && c->ti) {
+      kt_put(c->ti, c->len);
+      free(c->ti);
+      c->ti = NULL;
+    }
+    if (!c->done || c->ti) kt_icolls[k++] = *c;
+  }
+  kt_nicoll = k;
+}
+
+static void ko_icomplete(const struct kt_icoll *c);
+static void ko_tested(uint64_t id);
+
+/* kt_icomplete records the completion (done) or a test that found it not
+ * done of req if it is a pending non-blocking collective; it reports
+ * whether it was. */
+static int kt_icomplete(MPI_Request req, int done) {
+  for (int i = 0; i < kt_nicoll; i++) {
+    struct kt_icoll *c = &kt_icolls[i];
+    if (c->done || c->req != req) continue;
+    if (!done) {
+      ko_tested(c->id);
+      return 1;
+    }
+    c->done = 1;
+    ko_icomplete(c);
+    kt_iwrite(i + 1);
+    return 1;
+  }
+  return 0;
+}
+
+/* kt_world_coll reports whether a collective on comm, about to be
+ * recorded, is one of MPI_COMM_WORLD, the only collectives TI can express
+ * (the others are counted when a TI trace is written). A blocking one on
+ * any communicator first writes the lines of the non-blocking ones called
+ * before it (Kairos' OTF2 reader places them alike: it cannot know their
+ * communicators before they complete). */
 static int kt_world_coll(MPI_Comm comm) {
   int same = MPI_UNEQUAL;
+  if (!kt_icur) kt_iwrite(kt_nicoll);
   if (comm == MPI_COMM_WORLD) return 1;
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
@@ -282,12 +401,13 @@ static void kt_drop(int i) {
 }
 
 static void ko_complete(const struct kt_req *r, const MPI_Status *st);
-static void ko_tested(uint64_t id);
 
 /* kt_wait writes "wait src dst tag" (or action) for a pending request and,
  * if done, its OTF2 completion with status st and forgets it; a test that
- * did not complete it is an OTF2 MpiRequestTest. */
+ * did not complete it is an OTF2 MpiRequestTest. A non-blocking
+ * collective's completion is kt_icomplete's. */
 static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
+  if (kt_icomplete(req, done)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
   kt_line(action);
@@ -407,6 +527,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
+    kt_iwrite(kt_nicoll); /* those never completed (an erroneous program's) */
     kt_line("finalize");
     kt_eol();
     kt_leave();
@@ -555,6 +676,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   int err = PMPI_Waitall(count, reqs, sts);
   if (kt_on()) {
     int ours = 0;
+    for (int i = 0; i < count; i++) kt_icomplete(saved[i], 1);
     for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
     if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
       kt_line("waitall");
@@ -644,11 +766,10 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
     if (from != MPI_PROC_NULL) ko_recv(from, status->MPI_TAG, kt_bytes(n, rt));
   }
 }
-
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
 enum {
   OP_BARRIER = 0, OP_BCAST, OP_GATHER, OP_GATHERV, OP_SCATTER, OP_SCATTERV, OP_ALLGATHER, OP_ALLGATHERV,
-  OP_ALLTOALL, OP_ALLTOALLV, OP_ALLREDUCE = 11, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN,
+  OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, OP_ALLREDUCE, OP_REDUCE, OP_REDUCE_SCATTER, OP_SCAN, OP_EXSCAN,
   OP_REDUCE_SCATTER_BLOCK
 };
 
@@ -685,70 +806,35 @@ static void kt_rooted(MPI_Comm comm, int root, int toroot, uint64_t b, uint64_t 
   *recv = toroot ? all : b;
 }
 
-int MPI_Barrier(MPI_Comm comm) {
-  kt_enter(R_BARRIER);
-  int err = PMPI_Barrier(comm);
-  if (kt_on()) kt_collective(comm, "barrier", 0, NULL, OP_BARRIER, -1, 0, 0);
-  kt_leave();
-  return err;
+/* The records of each collective, which its blocking call writes on its
+ * return and its non-blocking call (MPI_Ibcast...) keeps for its
+ * completion (kt_ibegin). */
+
+static void kt_r_barrier(MPI_Comm comm) { kt_collective(comm, "barrier", 0, NULL, OP_BARRIER, -1, 0, 0); }
+
+static void kt_r_bcast(int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  uint64_t sent, recv;
+  kt_rooted(comm, root, 0, kt_bytes(count, t), &sent, &recv);
+  kt_collective(comm, "bcast", 2, (long[]){kt_bytes(count, t), root}, OP_BCAST, root, sent, recv);
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-  kt_enter(R_BCAST);
-  int err = PMPI_Bcast(buf, count, t, root, comm);
-  if (kt_on()) {
-    uint64_t sent, recv;
-    kt_rooted(comm, root, 0, kt_bytes(count, t), &sent, &recv);
-    kt_collective(comm, "bcast", 2, (long[]){kt_bytes(count, t), root}, OP_BCAST, root, sent, recv);
-  }
-  kt_leave();
-  return err;
+static void kt_r_reduce(int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  uint64_t sent, recv;
+  kt_rooted(comm, root, 1, kt_bytes(count, t), &sent, &recv);
+  kt_collective(comm, "reduce", 3, (long[]){kt_bytes(count, t), 0, root}, OP_REDUCE, root, sent, recv);
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
-  kt_enter(R_REDUCE);
-  int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
-  if (kt_on()) {
-    uint64_t sent, recv;
-    kt_rooted(comm, root, 1, kt_bytes(count, t), &sent, &recv);
-    kt_collective(comm, "reduce", 3, (long[]){kt_bytes(count, t), 0, root}, OP_REDUCE, root, sent, recv);
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  kt_enter(R_ALLREDUCE);
-  int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
-  if (kt_on()) {
-    uint64_t all = (uint64_t)kt_csize(comm) * kt_bytes(count, t);
-    kt_collective(comm, "allreduce", 2, (long[]){kt_bytes(count, t), 0}, OP_ALLREDUCE, -1, all, all);
-  }
-  kt_leave();
-  return err;
+static void kt_r_allreduce(int count, MPI_Datatype t, MPI_Comm comm) {
+  uint64_t all = (uint64_t)kt_csize(comm) * kt_bytes(count, t);
+  kt_collective(comm, "allreduce", 2, (long[]){kt_bytes(count, t), 0}, OP_ALLREDUCE, -1, all, all);
 }
 
 /* Score-P counts (n-me) blocks sent and me+1 received at member me of a
  * scan, one fewer of each for an exscan. */
-static int kt_scan(int region, const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                   int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) {
-  kt_enter(region);
-  int err = scan(sbuf, rbuf, count, t, op, comm);
-  if (kt_on()) {
-    uint64_t b = kt_bytes(count, t), n = kt_csize(comm), me = kt_crank(comm), ex = region == R_EXSCAN;
-    kt_collective(comm, ex ? "exscan" : "scan", 2, (long[]){b, 0}, ex ? OP_EXSCAN : OP_SCAN, -1, (n - me - ex) * b,
-                  (me + 1 - ex) * b);
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return kt_scan(R_SCAN, sbuf, rbuf, count, t, op, comm, PMPI_Scan);
-}
-
-int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
-  return kt_scan(R_EXSCAN, sbuf, rbuf, count, t, op, comm, PMPI_Exscan);
+static void kt_r_scan(int ex, int count, MPI_Datatype t, MPI_Comm comm) {
+  uint64_t b = kt_bytes(count, t), n = kt_csize(comm), me = kt_crank(comm);
+  kt_collective(comm, ex ? "exscan" : "scan", 2, (long[]){b, 0}, ex ? OP_EXSCAN : OP_SCAN, -1, (n - me - ex) * b,
+                (me + 1 - ex) * b);
 }
 
 /* The all-to-all shapes: "<action> <sendbytes> <recvbytes> [root]". */
@@ -756,156 +842,113 @@ int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op o
  * ignored, and programs pass anything there (0, MPI_DATATYPE_NULL, NULL
  * counts): the tracer records the block the call really moves instead, as
  * SimGrid's tracer does. */
-int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter(R_ALLTOALL);
-  int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+
+/* kt_r_all records an alltoall or an allgather (op). */
+static void kt_r_all(const char *action, int op, const void *sbuf, int scount, MPI_Datatype st, int rcount,
+                     MPI_Datatype rt, MPI_Comm comm) {
   if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt;
-  if (kt_on()) {
-    uint64_t n = kt_csize(comm);
-    kt_collective(comm, "alltoall", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLTOALL, -1,
-                  n * kt_bytes(scount, st), n * kt_bytes(rcount, rt));
-  }
-  kt_leave();
-  return err;
+  uint64_t n = kt_csize(comm);
+  kt_collective(comm, action, 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, op, -1,
+                n * kt_bytes(scount, st), n * kt_bytes(rcount, rt));
 }
 
-int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
-                  MPI_Comm comm) {
-  kt_enter(R_ALLGATHER);
-  int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
-  if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt;
-  if (kt_on()) {
-    uint64_t n = kt_csize(comm);
-    kt_collective(comm, "allgather", 2, (long[]){kt_bytes(scount, st), kt_bytes(rcount, rt)}, OP_ALLGATHER, -1,
-                  n * kt_bytes(scount, st), n * kt_bytes(rcount, rt));
-  }
-  kt_leave();
-  return err;
-}
-
-int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
-               MPI_Comm comm) {
-  kt_enter(R_GATHER);
-  int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+/* rcount matters at the root only; SimGrid takes every rank's. */
+static void kt_r_gather(const void *sbuf, int scount, MPI_Datatype st, int rcount, MPI_Datatype rt, int root,
+                        MPI_Comm comm) {
   if (sbuf == MPI_IN_PLACE) scount = rcount, st = rt; /* at the root only */
-  if (kt_on()) { /* rcount matters at the root only; SimGrid takes every rank's */
-    uint64_t sent, recv;
-    kt_rooted(comm, root, 1, kt_bytes(scount, st), &sent, &recv);
-    kt_collective(comm, "gather", 3, (long[]){kt_bytes(scount, st), kt_bytes(scount, st), root}, OP_GATHER, root,
-                  sent, recv);
-  }
-  kt_leave();
-  return err;
+  uint64_t sent, recv;
+  kt_rooted(comm, root, 1, kt_bytes(scount, st), &sent, &recv);
+  kt_collective(comm, "gather", 3, (long[]){kt_bytes(scount, st), kt_bytes(scount, st), root}, OP_GATHER, root, sent,
+                recv);
 }
 
-int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
-                MPI_Comm comm) {
-  kt_enter(R_SCATTER);
-  int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+static void kt_r_scatter(int scount, MPI_Datatype st, const void *rbuf, int rcount, MPI_Datatype rt, int root,
+                         MPI_Comm comm) {
   if (rbuf == MPI_IN_PLACE) rcount = scount, rt = st; /* at the root only */
-  if (kt_on()) {
-    uint64_t sent, recv;
-    kt_rooted(comm, root, 0, kt_bytes(rcount, rt), &sent, &recv);
-    kt_collective(comm, "scatter", 3, (long[]){kt_bytes(rcount, rt), kt_bytes(rcount, rt), root}, OP_SCATTER, root,
-                  sent, recv);
-  }
-  kt_leave();
-  return err;
+  uint64_t sent, recv;
+  kt_rooted(comm, root, 0, kt_bytes(rcount, rt), &sent, &recv);
+  kt_collective(comm, "scatter", 3, (long[]){kt_bytes(rcount, rt), kt_bytes(rcount, rt), root}, OP_SCATTER, root,
+                sent, recv);
 }
 
-/* kt_counts writes n per-rank counts as bytes. */
-static void kt_counts(const int *counts, MPI_Datatype t, int n) {
-  for (int i = 0; i < n; i++) kt_num(counts ? kt_bytes(counts[i], t) : 0L);
+/* kt_count returns the bytes of counts[i] elements of ts[i] (of t where
+ * ts is NULL: alltoallw has a datatype per member). */
+static long kt_count(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int i) {
+  return kt_bytes(counts[i], ts ? ts[i] : t);
 }
 
-/* kt_sum returns the bytes of n counts of t. */
-static uint64_t kt_sum(const int *counts, MPI_Datatype t, int n) {
+/* kt_counts writes n per-rank counts as bytes (zeros if counts is NULL). */
+static void kt_counts(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
+  for (int i = 0; i < n; i++) kt_num(counts ? kt_count(counts, t, ts, i) : 0L);
+}
+
+/* kt_sum returns the bytes of n counts. */
+static uint64_t kt_sum(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
   uint64_t s = 0;
-  for (int i = 0; i < n; i++) s += kt_bytes(counts[i], t);
+  for (int i = 0; i < n; i++) s += kt_count(counts, t, ts, i);
   return s;
 }
 
-int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
-                  const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter(R_ALLTOALLV);
-  int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
-  if (sbuf == MPI_IN_PLACE) scounts = rcounts, st = rt;
-  if (kt_on()) {
-    int n = kt_csize(comm);
-    uint64_t sb = kt_sum(scounts, st, n), rb = kt_sum(rcounts, rt, n);
-    if (kt_world_coll(comm)) {
-      kt_line("alltoallv");
-      kt_num(sb);
-      kt_counts(scounts, st, n);
-      kt_num(rb);
-      kt_counts(rcounts, rt, n);
-      kt_eol();
-    }
-    ko_coll(comm, OP_ALLTOALLV, -1, sb, rb);
+/* kt_r_alltoallv records an alltoallv, or, with datatypes per member (sts
+ * and rts), an alltoallw, which TI writes as the alltoallv of the same
+ * bytes. */
+static void kt_r_alltoallv(const void *sbuf, const int *scounts, MPI_Datatype st, const MPI_Datatype *sts,
+                           const int *rcounts, MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm) {
+  if (sbuf == MPI_IN_PLACE) scounts = rcounts, st = rt, sts = rts;
+  int n = kt_csize(comm);
+  uint64_t sb = kt_sum(scounts, st, sts, n), rb = kt_sum(rcounts, rt, rts, n);
+  if (kt_world_coll(comm)) {
+    kt_line("alltoallv");
+    kt_num(sb);
+    kt_counts(scounts, st, sts, n);
+    kt_num(rb);
+    kt_counts(rcounts, rt, rts, n);
+    kt_eol();
   }
-  kt_leave();
-  return err;
+  ko_coll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV, -1, sb, rb);
 }
 
-int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
-                   MPI_Datatype rt, MPI_Comm comm) {
-  kt_enter(R_ALLGATHERV);
-  int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
+                            MPI_Comm comm) {
   if (sbuf == MPI_IN_PLACE) scount = rcounts[kt_crank(comm)], st = rt;
-  if (kt_on()) {
-    int n = kt_csize(comm);
-    if (kt_world_coll(comm)) {
-      kt_line("allgatherv");
-      kt_num(kt_bytes(scount, st));
-      kt_counts(rcounts, rt, n);
-      kt_eol();
-    }
-    ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, n));
+  int n = kt_csize(comm);
+  if (kt_world_coll(comm)) {
+    kt_line("allgatherv");
+    kt_num(kt_bytes(scount, st));
+    kt_counts(rcounts, rt, NULL, n);
+    kt_eol();
   }
-  kt_leave();
-  return err;
+  ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, NULL, n));
 }
 
 /* Receive counts of gatherv and send counts of scatterv are significant at
  * the root only: other ranks write zeros, as SimGrid's tracer does. */
-int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
-                MPI_Datatype rt, int root, MPI_Comm comm) {
-  kt_enter(R_GATHERV);
-  int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+static void kt_r_gatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt, int root,
+                         MPI_Comm comm) {
   if (sbuf == MPI_IN_PLACE) scount = rcounts[root], st = rt; /* at the root only */
-  if (kt_on()) {
-    int n = kt_csize(comm), atroot = kt_crank(comm) == root;
-    if (kt_world_coll(comm)) {
-      kt_line("gatherv");
-      kt_num(kt_bytes(scount, st));
-      kt_counts(atroot ? rcounts : NULL, rt, n);
-      kt_num(root);
-      kt_eol();
-    }
-    ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, n) : 0);
+  int n = kt_csize(comm), atroot = kt_crank(comm) == root;
+  if (kt_world_coll(comm)) {
+    kt_line("gatherv");
+    kt_num(kt_bytes(scount, st));
+    kt_counts(atroot ? rcounts : NULL, rt, NULL, n);
+    kt_num(root);
+    kt_eol();
   }
-  kt_leave();
-  return err;
+  ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, NULL, n) : 0);
 }
 
-int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype st, void *rbuf, int rcount,
-                 MPI_Datatype rt, int root, MPI_Comm comm) {
-  kt_enter(R_SCATTERV);
-  int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf, int rcount, MPI_Datatype rt, int root,
+                          MPI_Comm comm) {
   if (rbuf == MPI_IN_PLACE) rcount = scounts[root], rt = st; /* at the root only */
-  if (kt_on()) {
-    int n = kt_csize(comm), atroot = kt_crank(comm) == root;
-    if (kt_world_coll(comm)) {
-      kt_line("scatterv");
-      kt_counts(atroot ? scounts : NULL, st, n);
-      kt_num(kt_bytes(rcount, rt));
-      kt_num(root);
-      kt_eol();
-    }
-    ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, n) : 0, kt_bytes(rcount, rt));
+  int n = kt_csize(comm), atroot = kt_crank(comm) == root;
+  if (kt_world_coll(comm)) {
+    kt_line("scatterv");
+    kt_counts(atroot ? scounts : NULL, st, NULL, n);
+    kt_num(kt_bytes(rcount, rt));
+    kt_num(root);
+    kt_eol();
   }
-  kt_leave();
-  return err;
+  ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, NULL, n) : 0, kt_bytes(rcount, rt));
 }
 
 /* kt_reduce_scatter records a reduce_scatter (op) of rcounts elements of t
@@ -914,11 +957,152 @@ static void kt_reduce_scatter(MPI_Comm comm, int op, const int *rcounts, MPI_Dat
   int n = kt_csize(comm);
   if (kt_world_coll(comm)) {
     kt_line("reducescatter");
-    kt_counts(rcounts, t, n);
+    kt_counts(rcounts, t, NULL, n);
     kt_num(0);
     kt_eol();
   }
-  ko_coll(comm, op, -1, kt_sum(rcounts, t, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+  ko_coll(comm, op, -1, kt_sum(rcounts, t, NULL, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+}
+
+/* A reduce_scatter_block is the reduce_scatter of equal counts, which is
+ * how TI writes it. */
+static void kt_r_reduce_scatter_block(int rcount, MPI_Datatype t, MPI_Comm comm) {
+  int n = kt_csize(comm);
+  int *counts = malloc(n * sizeof *counts);
+  if (!counts) abort();
+  for (int i = 0; i < n; i++) counts[i] = rcount;
+  kt_reduce_scatter(comm, OP_REDUCE_SCATTER_BLOCK, counts, t);
+  free(counts);
+}
+
+/* The blocking collectives: each writes its records on its return. */
+
+int MPI_Barrier(MPI_Comm comm) {
+  kt_enter(R_BARRIER);
+  int err = PMPI_Barrier(comm);
+  if (kt_on()) kt_r_barrier(comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
+  kt_enter(R_BCAST);
+  int err = PMPI_Bcast(buf, count, t, root, comm);
+  if (kt_on()) kt_r_bcast(count, t, root, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  kt_enter(R_REDUCE);
+  int err = PMPI_Reduce(sbuf, rbuf, count, t, op, root, comm);
+  if (kt_on()) kt_r_reduce(count, t, root, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_ALLREDUCE);
+  int err = PMPI_Allreduce(sbuf, rbuf, count, t, op, comm);
+  if (kt_on()) kt_r_allreduce(count, t, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Scan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_SCAN);
+  int err = PMPI_Scan(sbuf, rbuf, count, t, op, comm);
+  if (kt_on()) kt_r_scan(0, count, t, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Exscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  kt_enter(R_EXSCAN);
+  int err = PMPI_Exscan(sbuf, rbuf, count, t, op, comm);
+  if (kt_on()) kt_r_scan(1, count, t, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLTOALL);
+  int err = PMPI_Alltoall(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on()) kt_r_all("alltoall", OP_ALLTOALL, sbuf, scount, st, rcount, rt, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                  MPI_Comm comm) {
+  kt_enter(R_ALLGATHER);
+  int err = PMPI_Allgather(sbuf, scount, st, rbuf, rcount, rt, comm);
+  if (kt_on()) kt_r_all("allgather", OP_ALLGATHER, sbuf, scount, st, rcount, rt, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Gather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+               MPI_Comm comm) {
+  kt_enter(R_GATHER);
+  int err = PMPI_Gather(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) kt_r_gather(sbuf, scount, st, rcount, rt, root, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                MPI_Comm comm) {
+  kt_enter(R_SCATTER);
+  int err = PMPI_Scatter(sbuf, scount, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) kt_r_scatter(scount, st, rbuf, rcount, rt, root, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype st, void *rbuf,
+                  const int *rcounts, const int *rdispls, MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLTOALLV);
+  int err = PMPI_Alltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm);
+  if (kt_on()) kt_r_alltoallv(sbuf, scounts, st, NULL, rcounts, rt, NULL, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Alltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype sts[], void *rbuf,
+                  const int rcounts[], const int rdispls[], const MPI_Datatype rts[], MPI_Comm comm) {
+  kt_enter(R_ALLTOALLW);
+  int err = PMPI_Alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm);
+  if (kt_on()) kt_r_alltoallv(sbuf, scounts, MPI_DATATYPE_NULL, sts, rcounts, MPI_DATATYPE_NULL, rts, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                   MPI_Datatype rt, MPI_Comm comm) {
+  kt_enter(R_ALLGATHERV);
+  int err = PMPI_Allgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm);
+  if (kt_on()) kt_r_allgatherv(sbuf, scount, st, rcounts, rt, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int *rcounts, const int *displs,
+                MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter(R_GATHERV);
+  int err = PMPI_Gatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm);
+  if (kt_on()) kt_r_gatherv(sbuf, scount, st, rcounts, rt, root, comm);
+  kt_leave();
+  return err;
+}
+
+int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype st, void *rbuf, int rcount,
+                 MPI_Datatype rt, int root, MPI_Comm comm) {
+  kt_enter(R_SCATTERV);
+  int err = PMPI_Scatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm);
+  if (kt_on()) kt_r_scatterv(scounts, st, rbuf, rcount, rt, root, comm);
+  kt_leave();
+  return err;
 }
 
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
@@ -929,18 +1113,213 @@ int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Dat
   return err;
 }
 
-/* A reduce_scatter_block is the reduce_scatter of equal counts, which is
- * how TI writes it. */
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   kt_enter(R_REDUCE_SCATTER_BLOCK);
   int err = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, t, op, comm);
-  if (kt_on()) {
-    int n = kt_csize(comm);
-    int *counts = malloc(n * sizeof *counts);
-    if (!counts) abort();
-    for (int i = 0; i < n; i++) counts[i] = rcount;
-    kt_reduce_scatter(comm, OP_REDUCE_SCATTER_BLOCK, counts, t);
-    free(counts);
+  if (kt_on()) kt_r_reduce_scatter_block(rcount, t, comm);
+  kt_leave();
+  return err;
+}
+
+/* The non-blocking collectives: each keeps its records for its completion
+ * (kt_ibegin, kt_iend). */
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IBARRIER);
+  int err = PMPI_Ibarrier(comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_barrier(comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IBCAST);
+  int err = PMPI_Ibcast(buf, count, t, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_bcast(count, t, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                MPI_Request *req) {
+  kt_enter(R_IREDUCE);
+  int err = PMPI_Ireduce(sbuf, rbuf, count, t, op, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_reduce(count, t, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *req) {
+  kt_enter(R_IALLREDUCE);
+  int err = PMPI_Iallreduce(sbuf, rbuf, count, t, op, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_allreduce(count, t, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_ISCAN);
+  int err = PMPI_Iscan(sbuf, rbuf, count, t, op, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_scan(0, count, t, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iexscan(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IEXSCAN);
+  int err = PMPI_Iexscan(sbuf, rbuf, count, t, op, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_scan(1, count, t, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ialltoall(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IALLTOALL);
+  int err = PMPI_Ialltoall(sbuf, scount, st, rbuf, rcount, rt, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_all("alltoall", OP_ALLTOALL, sbuf, scount, st, rcount, rt, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iallgather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IALLGATHER);
+  int err = PMPI_Iallgather(sbuf, scount, st, rbuf, rcount, rt, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_all("allgather", OP_ALLGATHER, sbuf, scount, st, rcount, rt, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Igather(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IGATHER);
+  int err = PMPI_Igather(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_gather(sbuf, scount, st, rcount, rt, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iscatter(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                 MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_ISCATTER);
+  int err = PMPI_Iscatter(sbuf, scount, st, rbuf, rcount, rt, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_scatter(scount, st, rbuf, rcount, rt, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ialltoallv(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype st, void *rbuf,
+                   const int rcounts[], const int rdispls[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IALLTOALLV);
+  int err = PMPI_Ialltoallv(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_alltoallv(sbuf, scounts, st, NULL, rcounts, rt, NULL, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ialltoallw(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype sts[], void *rbuf,
+                   const int rcounts[], const int rdispls[], const MPI_Datatype rts[], MPI_Comm comm,
+                   MPI_Request *req) {
+  kt_enter(R_IALLTOALLW);
+  int err = PMPI_Ialltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_alltoallv(sbuf, scounts, MPI_DATATYPE_NULL, sts, rcounts, MPI_DATATYPE_NULL, rts, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iallgatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[],
+                    const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IALLGATHERV);
+  int err = PMPI_Iallgatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_allgatherv(sbuf, scount, st, rcounts, rt, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Igatherv(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[], const int displs[],
+                 MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_IGATHERV);
+  int err = PMPI_Igatherv(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_gatherv(sbuf, scount, st, rcounts, rt, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Iscatterv(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype st, void *rbuf, int rcount,
+                  MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_ISCATTERV);
+  int err = PMPI_Iscatterv(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_scatterv(scounts, st, rbuf, rcount, rt, root, comm);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ireduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *req) {
+  kt_enter(R_IREDUCE_SCATTER);
+  int err = PMPI_Ireduce_scatter(sbuf, rbuf, rcounts, t, op, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_reduce_scatter(comm, OP_REDUCE_SCATTER, rcounts, t);
+    kt_iend();
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Ireduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *req) {
+  kt_enter(R_IREDUCE_SCATTER_BLOCK);
+  int err = PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, t, op, comm, req);
+  if (kt_ibegin(err, *req)) {
+    kt_r_reduce_scatter_block(rcount, t, comm);
+    kt_iend();
   }
   kt_leave();
   return err;
@@ -953,6 +1332,7 @@ static void kt_tested(int n, const MPI_Request reqs[]) {
   for (int i = 0; i < n; i++) {
     int j = kt_find(reqs[i]);
     if (j >= 0) ko_tested(kt_reqs[j].id);
+    else kt_icomplete(reqs[i], 0);
   }
 }
 
@@ -1110,6 +1490,8 @@ int MPI_Request_free(MPI_Request *req) {
     }
   int i = kt_find(r);
   if (i >= 0) kt_drop(i);
+  for (i = 0; i < kt_nicoll; i++) /* erroneous for a non-blocking collective: its line stays in its place */
+    if (!kt_icolls[i].done && kt_icolls[i].req == r) kt_icolls[i].done = 1;
   return err;
 }
 
@@ -1232,7 +1614,10 @@ static const char *const ko_region_names[R_NREGIONS] = {
   "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
   "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
   "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
-  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv"};
+  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
+  "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
+  "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
@@ -1706,11 +2091,24 @@ int MPI_Comm_free(MPI_Comm *comm) {
   return PMPI_Comm_free(comm);
 }
 
+/* ko_coll writes a blocking collective's records; a non-blocking one's
+ * request, keeping the rest for its completion. */
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
   if (!ko_evt) return;
+  uint32_t c = ko_commref(comm), r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
+  if (kt_icur) {
+    kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
+    OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
+    return;
+  }
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
-  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)op, ko_commref(comm),
-                                  root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent, recv);
+  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
+}
+
+static void ko_icomplete(const struct kt_icoll *c) {
+  if (ko_evt)
+    OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
+                                                 c->sent, c->recv, c->id);
 }
 
 /* ko_unify gathers every rank's sub-communicators at rank 0, which numbers
@@ -1781,12 +2179,15 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 static OTF2_RegionRole ko_role(int r) {
   switch (r) {
   case R_INIT: case R_INIT_THREAD: case R_FINALIZE: return OTF2_REGION_ROLE_FUNCTION;
-  case R_BARRIER: return OTF2_REGION_ROLE_BARRIER;
-  case R_BCAST: case R_SCATTER: case R_SCATTERV: return OTF2_REGION_ROLE_COLL_ONE2ALL;
-  case R_REDUCE: case R_GATHER: case R_GATHERV: return OTF2_REGION_ROLE_COLL_ALL2ONE;
-  case R_SCAN: case R_EXSCAN: return OTF2_REGION_ROLE_COLL_OTHER;
-  case R_ALLREDUCE: case R_ALLTOALL: case R_ALLTOALLV: case R_ALLGATHER: case R_ALLGATHERV: case R_REDUCE_SCATTER:
-  case R_REDUCE_SCATTER_BLOCK:
+  case R_BARRIER: case R_IBARRIER: return OTF2_REGION_ROLE_BARRIER;
+  case R_BCAST: case R_SCATTER: case R_SCATTERV: case R_IBCAST: case R_ISCATTER: case R_ISCATTERV:
+    return OTF2_REGION_ROLE_COLL_ONE2ALL;
+  case R_REDUCE: case R_GATHER: case R_GATHERV: case R_IREDUCE: case R_IGATHER: case R_IGATHERV:
+    return OTF2_REGION_ROLE_COLL_ALL2ONE;
+  case R_SCAN: case R_EXSCAN: case R_ISCAN: case R_IEXSCAN: return OTF2_REGION_ROLE_COLL_OTHER;
+  case R_ALLREDUCE: case R_ALLTOALL: case R_ALLTOALLV: case R_ALLTOALLW: case R_ALLGATHER: case R_ALLGATHERV:
+  case R_REDUCE_SCATTER: case R_REDUCE_SCATTER_BLOCK: case R_IALLREDUCE: case R_IALLTOALL: case R_IALLTOALLV:
+  case R_IALLTOALLW: case R_IALLGATHER: case R_IALLGATHERV: case R_IREDUCE_SCATTER: case R_IREDUCE_SCATTER_BLOCK:
     return OTF2_REGION_ROLE_COLL_ALL2ALL;
   }
   return OTF2_REGION_ROLE_POINT2POINT;
@@ -1918,4 +2319,5 @@ static void ko_tested(uint64_t id) { (void)id; }
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
   (void)comm, (void)op, (void)root, (void)sent, (void)recv;
 }
+static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
 #endif

@@ -7,7 +7,8 @@
  * "probe", probes (blocking, not, and matched) before receives; with
  * "inplace", the collectives with MPI_IN_PLACE (reduce_scatter_block
  * among them), their ignored arguments zero or NULL; with "modes", the ready, buffered and synchronous sends,
- * blocking, non-blocking and persistent, and sendrecv_replace. */
+ * blocking, non-blocking and persistent, and sendrecv_replace; with "icoll", the non-blocking collectives and
+ * alltoallw (with "ipoll" too, some completed by polling tests). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,57 @@ int main(int argc, char **argv) {
     MPI_Waitall(6, q, MPI_STATUSES_IGNORE);
     for (int k = 0; k < 6; k++) MPI_Request_free(&q[k]);
     MPI_Buffer_detach(&old, &size);
+  }
+  if (has(argc, argv, "icoll")) { /* the non-blocking collectives, completed by every kind of call, in orders that differ between ranks */
+    static double rb[4][1024];
+    MPI_Request q[4];
+    MPI_Datatype mine[64], theirs[64]; /* alltoallw: each rank sends its own type, receives the sender's */
+    int idx, outc, idxs[4], flag = 0, done = 0, poll = has(argc, argv, "ipoll");
+    int cw[64], cwin[64], dw[64]; /* alltoallw: 16 bytes a pair, displacements in bytes */
+    for (int i = 0; i < n; i++) {
+      mine[i] = r % 2 ? MPI_INT : MPI_DOUBLE, theirs[i] = i % 2 ? MPI_INT : MPI_DOUBLE;
+      cw[i] = r % 2 ? 4 : 2, cwin[i] = i % 2 ? 4 : 2, dw[i] = 16 * i;
+    }
+    MPI_Iallreduce(buf, in, 16, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+    work(300000); /* overlapped */
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Ibarrier(MPI_COMM_WORLD, &q[0]);
+    MPI_Ibcast(rb[0], 32, MPI_DOUBLE, 1, MPI_COMM_WORLD, &q[1]);
+    MPI_Irecv(in2, 4, MPI_DOUBLE, left, 40, MPI_COMM_WORLD, &q[2]);
+    MPI_Isend(buf, 4, MPI_DOUBLE, right, 40, MPI_COMM_WORLD, &q[3]);
+    if (r % 2) { /* the bcast first: the barrier called before it is written before it */
+      MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+      MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+      MPI_Waitall(2, q + 2, MPI_STATUSES_IGNORE);
+    } else
+      MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+    MPI_Ireduce(buf, rb[0], 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &q[0]);
+    MPI_Ialltoall(buf, 2, MPI_DOUBLE, rb[1], 2, MPI_DOUBLE, MPI_COMM_WORLD, &q[1]);
+    MPI_Iallgather(buf, 3, MPI_INT, rb[2], 3, MPI_INT, MPI_COMM_WORLD, &q[2]);
+    while (done < 3) {
+      MPI_Waitsome(3, q, &outc, idxs, MPI_STATUSES_IGNORE);
+      done += outc;
+    }
+    MPI_Igather(buf, 4, MPI_DOUBLE, rb[0], 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q[0]);
+    MPI_Iscatter(buf, 4, MPI_DOUBLE, rb[1], 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q[1]);
+    while (poll && !flag) MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+    if (!poll) MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Ialltoallv(buf, counts, displs, MPI_DOUBLE, rb[0], counts, displs, MPI_DOUBLE, MPI_COMM_WORLD, &q[0]);
+    MPI_Iallgatherv(buf, 2, MPI_DOUBLE, rb[1], counts, displs, MPI_DOUBLE, MPI_COMM_WORLD, &q[1]);
+    MPI_Igatherv(buf, 2, MPI_DOUBLE, rb[2], counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q[2]);
+    MPI_Iscatterv(buf, counts, displs, MPI_DOUBLE, rb[3], 2, MPI_DOUBLE, 0, MPI_COMM_WORLD, &q[3]);
+    for (int k = 0; k < 4; k++) MPI_Waitany(4, q, &idx, MPI_STATUS_IGNORE);
+    MPI_Ireduce_scatter(buf, rb[0], counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+    MPI_Ireduce_scatter_block(buf, rb[1], 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[1]);
+    MPI_Iscan(buf, rb[2], 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[2]);
+    MPI_Iexscan(buf, rb[3], 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[3]);
+    for (flag = 0; poll && !flag;) MPI_Test(&q[3], &flag, MPI_STATUS_IGNORE); /* the last called first */
+    if (!poll) MPI_Wait(&q[3], MPI_STATUS_IGNORE);
+    MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+    MPI_Alltoallw(buf, cw, dw, mine, rb[0], cwin, dw, theirs, MPI_COMM_WORLD);
+    MPI_Ialltoallw(buf, cw, dw, mine, rb[1], cwin, dw, theirs, MPI_COMM_WORLD, &q[0]);
+    MPI_Barrier(MPI_COMM_WORLD); /* before the ialltoallw's wait: its line comes first */
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   }
   if (has(argc, argv, "split")) {
     MPI_Comm half;

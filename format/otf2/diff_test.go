@@ -129,11 +129,11 @@ func TestDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Per rank: 12000 Isend, Irecv and Waitall, 120 allreduce and 12
-	// iallreduce (an allreduce at its wait, the MPI_Iallreduce call a local
-	// event), 12 sendrecv; ranks 0 and 2 also 120 bcast on their
+	// iallreduce (an allreduce at its wait, the MPI_Iallreduce call a
+	// deferred event), 12 sendrecv; ranks 0 and 2 also 120 bcast on their
 	// sub-communicator.
 	wantKinds := map[trace.Kind]int{trace.Isend: 36000, trace.Irecv: 36000, trace.Waitall: 36000,
-		trace.Allreduce: 396, trace.Local: 36, trace.SendRecv: 36, trace.Bcast: 240}
+		trace.Allreduce: 396, trace.Deferred: 36, trace.SendRecv: 36, trace.Bcast: 240}
 	for k, n := range wantKinds {
 		if kinds[k] != n {
 			t.Errorf("%d %s events, want %d (all: %v)", kinds[k], k, n, kinds)

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,7 @@ type mpiCall struct {
 	ops       []trace.Event
 	completed []uint64
 	tested    []uint64
+	nbc       bool // it calls, tests or completes a non-blocking collective
 }
 
 // outQueue is a rank's model events not yet returned; pending marks the
@@ -65,11 +67,18 @@ type mapper struct {
 	regions map[uint32]regionInfo
 	peers   map[uint64]int32 // comm<<32 | rank -> world rank
 
-	pendingCall map[uint64]int // Irecv request -> index in call.ops
-	pendingOut  map[uint64]int // Irecv request -> absolute queue index
+	// The held-back events: Irecvs whose sender is not known yet and the
+	// places of non-blocking collectives not completed yet, by request.
+	pendingCall map[uint64]int // request -> index in call.ops
+	pendingOut  map[uint64]int // request -> absolute queue index
 
-	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv int
-	err                                                                  error
+	// nbcOpen holds the non-blocking collectives' requests not completed;
+	// nbcUnplaced those not placed yet, in the order of their calls.
+	nbcOpen     map[uint64]bool
+	nbcUnplaced []uint64
+
+	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective int
+	err                                                                                  error
 }
 
 // regionInfo is what the mapper needs of a region definition.
@@ -104,6 +113,12 @@ func (m *mapper) step(e *Event) {
 		m.enter(e)
 	case EvLeave:
 		m.leave(e)
+	case EvNonBlockingCollectiveRequest:
+		m.nbcOpen[e.Request] = true
+		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
+		if m.call != nil {
+			m.call.nbc = true
+		}
 	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecvRequest, EvMpiIrecv, EvMpiIsendComplete,
 		EvMpiRequestTest, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
 		implicit := m.call == nil
@@ -208,34 +223,88 @@ func (m *mapper) record(e *Event) {
 	case EvMpiIsendComplete:
 		c.completed = append(c.completed, e.Request)
 	case EvMpiRequestTest:
-		c.tested = append(c.tested, e.Request)
-	case EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
-		// A non-blocking collective is read as the blocking one, where
-		// it completes: the model has no non-blocking collectives.
+		if m.nbcOpen[e.Request] { // a test of a non-blocking collective is none of the model's
+			c.nbc = true
+		} else {
+			c.tested = append(c.tested, e.Request)
+		}
+	case EvMpiCollectiveEnd:
+		m.placeCollectives(len(m.nbcUnplaced))
 		c.ops = append(c.ops, m.collective(e))
+	case EvNonBlockingCollectiveComplete:
+		m.completeCollective(e)
 	}
+}
+
+// A non-blocking collective is read as the blocking one (the model has
+// none), where it completes, after the computation it overlapped; or
+// before, where a collective called after it completes first: each rank's
+// collectives are then in the order of their calls, which MPI makes the
+// same on every rank, whatever order a rank completes them in (their
+// communicators are not known before they complete). Kairos' tracer
+// writes its TI traces so.
+
+// placeCollectives holds places in the current call for the first n
+// non-blocking collectives called and not placed yet, to be filled when
+// they complete.
+func (m *mapper) placeCollectives(n int) {
+	c := m.call
+	for _, req := range m.nbcUnplaced[:n] {
+		ev := trace.NewEvent(trace.Local)
+		ev.Request = req
+		m.pendingCall[req] = len(c.ops)
+		c.ops = append(c.ops, ev)
+	}
+	m.nbcUnplaced = m.nbcUnplaced[:copy(m.nbcUnplaced, m.nbcUnplaced[n:])]
+}
+
+// completeCollective reads the completion of a non-blocking collective:
+// at its place, if held, else here, after the places of those called
+// before it.
+func (m *mapper) completeCollective(e *Event) {
+	delete(m.nbcOpen, e.Request)
+	m.call.nbc = true
+	coll := m.collective(e)
+	if m.fillHeld(e.Request, func(ev *trace.Event) {
+		coll.Enter, coll.Exit, coll.HasTime, coll.Region, coll.CallSite = ev.Enter, ev.Exit, ev.HasTime, ev.Region, ev.CallSite
+		*ev = coll
+	}) {
+		return
+	}
+	if i := slices.Index(m.nbcUnplaced, e.Request); i >= 0 {
+		m.placeCollectives(i)
+		m.nbcUnplaced = m.nbcUnplaced[1:]
+	}
+	m.call.ops = append(m.call.ops, coll)
+}
+
+// fillHeld fills the held-back event of request req, in the current call
+// or in the queue, and reports whether there was one.
+func (m *mapper) fillHeld(req uint64, fill func(*trace.Event)) bool {
+	if i, ok := m.pendingCall[req]; ok {
+		fill(&m.call.ops[i])
+		delete(m.pendingCall, req)
+		return true
+	}
+	if i, ok := m.pendingOut[req]; ok {
+		q := m.out
+		fill(&q.ev[i-q.base])
+		q.pending[i-q.base] = false
+		delete(m.pendingOut, req)
+		return true
+	}
+	return false
 }
 
 // completeIrecv fills the Irecv that MpiIrecvRequest started with the
 // sender, tag and size the completing MpiIrecv names.
 func (m *mapper) completeIrecv(e *Event) {
-	fill := func(ev *trace.Event) {
+	if !m.fillHeld(e.Request, func(ev *trace.Event) {
 		ev.Partner = m.peer(e.Comm, e.Peer)
 		ev.Tag, ev.Comm, ev.RecvBytes = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes)
+	}) {
+		m.orphanIrecv++
 	}
-	if i, ok := m.pendingCall[e.Request]; ok {
-		fill(&m.call.ops[i])
-		delete(m.pendingCall, e.Request)
-		return
-	}
-	if i, ok := m.pendingOut[e.Request]; ok {
-		q := m.out
-		fill(&q.ev[i-q.base])
-		q.pending[i-q.base] = false
-		delete(m.pendingOut, e.Request)
-		return
-	}
-	m.orphanIrecv++
 }
 
 func (m *mapper) comm(id uint32) modelComm {
@@ -401,7 +470,8 @@ func (m *mapper) rankIn(c modelComm) int {
 // callKinds names the kind of an MPI call that has no MPI record inside.
 var callKinds = map[string]trace.Kind{
 	"MPI_Init": trace.Init, "MPI_Init_thread": trace.Init, "MPI_Finalize": trace.Finalize,
-	"MPI_Barrier": trace.Barrier,
+	"MPI_Barrier": trace.Barrier, "MPI_Probe": trace.Deferred, "MPI_Iprobe": trace.Deferred,
+	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred,
 }
 
 // finish ends the current MPI call at tick t and queues its events.
@@ -419,7 +489,7 @@ func (m *mapper) finish(t uint64) {
 	for i := range c.ops {
 		ev := &c.ops[i]
 		stamp(ev, m.user)
-		pending := ev.Kind == trace.Irecv && m.isPending(ev.Request, i)
+		pending := m.isPending(ev.Request, i)
 		idx := m.out.push(*ev, pending)
 		if pending {
 			m.pendingOut[ev.Request] = idx
@@ -448,12 +518,15 @@ func (m *mapper) finish(t uint64) {
 	}
 	if len(c.ops) == 0 && len(c.completed) == 0 && len(c.tested) == 0 {
 		k, ok := callKinds[c.name]
-		if !ok {
+		switch {
+		case c.nbc:
+			k = trace.Deferred
+		case !ok:
 			k = trace.Local
 		}
 		ev := trace.NewEvent(k)
 		region := m.user
-		if k == trace.Local {
+		if k == trace.Local || k == trace.Deferred {
 			region = c.node
 		}
 		stamp(&ev, region)
@@ -476,7 +549,7 @@ func (m *mapper) isPending(req uint64, i int) bool {
 	return ok && j == i
 }
 
-// flush releases every held-back Irecv at the end of the location.
+// flush releases every held-back event at the end of the location.
 func (m *mapper) flush() {
 	for req, i := range m.pendingOut {
 		m.release(i)
@@ -484,13 +557,18 @@ func (m *mapper) flush() {
 	}
 }
 
-// release gives up on the sender of the held-back Irecv at absolute
-// queue index i: it receives from any source with any tag.
+// release gives up on the held-back event at absolute queue index i: an
+// Irecv receives from any source with any tag; a non-blocking
+// collective's place stays a local event.
 func (m *mapper) release(i int) {
 	q := m.out
 	ev := &q.ev[i-q.base]
-	ev.Partner, ev.Tag = trace.AnySource, trace.AnyTag
 	q.pending[i-q.base] = false
+	if ev.Kind != trace.Irecv {
+		m.lateCollective++
+		return
+	}
+	ev.Partner, ev.Tag = trace.AnySource, trace.AnyTag
 	m.lateIrecv++
 }
 
@@ -508,6 +586,7 @@ func (m *mapper) defects(rank int) []string {
 	add(m.unresolved, "communicator ranks not resolved to world ranks")
 	add(m.orphanIrecv, "MpiIrecv without MpiIrecvRequest")
 	add(m.lateIrecv, "Irecv never completed (read as from any source)")
+	add(m.lateCollective, "non-blocking collective never completed or past the look-ahead (left out)")
 	return d
 }
 

@@ -241,7 +241,7 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 	}
 	rd := &rankReader{lr: lr}
 	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{},
-		nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{}}
+		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{}}
 	rd.m.out = &rd.q
 	return rd, nil
 }

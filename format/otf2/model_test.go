@@ -173,3 +173,50 @@ func TestSpreadCounts(t *testing.T) {
 		t.Errorf("alltoallv counts %v %v", ev.SendCounts, ev.RecvCounts)
 	}
 }
+
+// TestNonBlockingCollectiveOrder reads non-blocking collectives as
+// Score-P records them (testdata/otf2writer.c's "nbc"): each is its
+// blocking collective where it completes, after the places of those
+// called before it, so that both ranks have them in the order of their
+// calls though rank 0 completes the second first; one called before a
+// blocking collective is placed before it and filled in at its
+// completion; a test of it is no test of the model's; the calls left
+// without communication are deferred events, and the trace checks.
+func TestNonBlockingCollectiveOrder(t *testing.T) {
+	s, err := Open(writeArchive(t, "nbc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"deferred", "deferred", // the MPI_Iallreduce calls
+		"allreduce send=8 recv=8", "bcast root=0 send=8 recv=8", // rank 0's first wait, for the second
+		"deferred",                                             // its second wait, for the first
+		"deferred",                                             // the third MPI_Iallreduce
+		"allreduce send=8 recv=8", "allreduce send=16 recv=16", // its place, then the blocking allreduce
+		"deferred", "deferred", // its test and its wait
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range tr.Ranks {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			got = append(got, rd.Event().String())
+		}
+		if r == 1 { // each wait completes one
+			want = slices.Delete(want, 4, 5)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	rep, err := check.Check(s, check.Options{})
+	if err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep)
+	}
+	if d := s.Defects(); len(d) > 0 {
+		t.Errorf("defects: %v", d)
+	}
+}

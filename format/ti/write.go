@@ -215,6 +215,9 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, st *WriteStats) (err er
 
 // event writes one event, or counts it as dropped.
 func (rw *rankWriter) event(e *trace.Event) error {
+	if e.Kind == trace.Deferred {
+		return nil // its communication is written at another event
+	}
 	rw.buf = strconv.AppendInt(rw.buf[:0], int64(rw.rank), 10)
 	rw.buf = append(rw.buf, ' ')
 	if !rw.format(e) {

@@ -324,14 +324,55 @@ static uint64_t bench(OTF2_EvtWriter* w, int r, int nranks, uint64_t n, uint64_t
     return k;
 }
 
+/* nbc writes rank r's non-blocking collectives, as Score-P records them:
+ * two called, completed in an order that differs between the ranks; a
+ * third called before a blocking allreduce, tested, then completed. */
+static uint64_t nbc(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+#define CALL(region, record) do { \
+        check(OTF2_EvtWriter_Enter(w, NULL, t, region), "enter"); \
+        check(record, #record); \
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, region), "leave"); \
+        n += 3, t += 10; \
+    } while (0)
+#define DONE(op, req) OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, t + 4, op, 1, \
+        op == OTF2_COLLECTIVE_OP_BCAST ? 0 : OTF2_UNDEFINED_UINT32, \
+        op == OTF2_COLLECTIVE_OP_BCAST ? (r == 0 ? 16 : 0) : 16, op == OTF2_COLLECTIVE_OP_BCAST ? 8 : 16, req)
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    CALL(R_IALLREDUCE, OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t + 1, 1));
+    CALL(R_IALLREDUCE, OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t + 1, 2));
+    if (r == 0) {
+        CALL(R_WAIT, DONE(OTF2_COLLECTIVE_OP_BCAST, 2));
+        CALL(R_WAIT, DONE(OTF2_COLLECTIVE_OP_ALLREDUCE, 1));
+    } else {
+        CALL(R_WAIT, DONE(OTF2_COLLECTIVE_OP_ALLREDUCE, 1));
+        CALL(R_WAIT, DONE(OTF2_COLLECTIVE_OP_BCAST, 2));
+    }
+    CALL(R_IALLREDUCE, OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t + 1, 3));
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_ALLREDUCE), "enter");
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 4, OTF2_COLLECTIVE_OP_ALLREDUCE, 1, OTF2_UNDEFINED_UINT32, 32, 32), "end");
+    check(OTF2_EvtWriter_Leave(w, NULL, t + 5, R_ALLREDUCE), "leave");
+    n += 4, t += 10;
+    CALL(R_WAIT, OTF2_EvtWriter_MpiRequestTest(w, NULL, t + 1, 3));
+    CALL(R_WAIT, DONE(OTF2_COLLECTIVE_OP_ALLREDUCE, 3));
+    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+#undef CALL
+#undef DONE
+    *tmax = t;
+    return n;
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR bench EVENTS RANKS\n");
         return 2;
     }
-    int is_bench = strcmp(argv[2], "bench") == 0;
-    int nranks = is_bench ? atoi(argv[4]) : 3;
+    int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
+    int is_features = !is_bench && !is_nbc;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc ? 2 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -347,27 +388,27 @@ int main(int argc, char** argv)
     uint64_t tmax = 0;
     for (int r = 0; r < nranks; r++) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, r);
-        events[r] = is_bench ? bench(w, r, nranks, nevents, &tmax) : features(w, r, nranks, &tmax);
+        events[r] = is_bench ? bench(w, r, nranks, nevents, &tmax) : is_nbc ? nbc(w, r, &tmax) : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
     check(OTF2_Archive_CloseEvtFiles(a), "close evt files");
     check(OTF2_Archive_OpenDefFiles(a), "open def files");
     for (int r = 0; r < nranks; r++) {
         OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(a, r);
-        if (!is_bench && r == 1) {
+        if (is_features && r == 1) {
             /* rank 1's clock drifts: three offsets, the middle one negative */
             check(OTF2_DefWriter_WriteClockOffset(d, 5000, 250, 0.5), "offset");
             check(OTF2_DefWriter_WriteClockOffset(d, 1000000, -731, 0.25), "offset");
             check(OTF2_DefWriter_WriteClockOffset(d, 2000000, 4099, 0), "offset");
         }
-        if (!is_bench && r == 2) {
+        if (is_features && r == 2) {
             check(OTF2_DefWriter_WriteClockOffset(d, 5000, 77, 0), "single offset (ignored)");
             OTF2_IdMap* m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, NREG);
             for (int i = 0; i < NREG; i++) OTF2_IdMap_AddIdPair(m, i, (i + 3) % NREG);
             check(OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_REGION, m), "region map");
             OTF2_IdMap_Free(m);
         }
-        if (!is_bench && r == 0) {
+        if (is_features && r == 0) {
             OTF2_IdMap* m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 2);
             OTF2_IdMap_AddIdPair(m, 5, 1);
             OTF2_IdMap_AddIdPair(m, 0, 0);
