@@ -682,3 +682,72 @@ func TestTracerNonBlockingCollectives(t *testing.T) {
 		t.Errorf("Kairos replays the trace in %.9f s, SimGrid in %.6f s", ours, theirs)
 	}
 }
+
+// fortranApp compiles the Fortran test program src (in capture/testdata)
+// with Open MPI's mpif90.
+func fortranApp(t *testing.T, dir, src string) string {
+	t.Helper()
+	mpif90 := testenv.Tool(t, "mpif90", "libopenmpi-dev")
+	app := filepath.Join(dir, strings.TrimSuffix(src, ".f90"))
+	run(t, dir, nil, mpif90, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", src))
+	return app
+}
+
+// TestTracerFortran traces the Fortran test program (the mpi module),
+// which makes app.c's calls in the same order and checks what the
+// tracer's Fortran bindings hand back (statuses, indices from 1, requests
+// completed, in-place results): its trace is the C program's, call for
+// call on every rank (the completions of one waitany or waitsome loop
+// in either order, as the messages arrive), and replays.
+func TestTracerFortran(t *testing.T) {
+	options := []string{"more", "inplace", "icoll"}
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	mpirun(t, dir, lib, app, options...)
+	want := calls(t, filepath.Join(dir, "trace", "index.txt"))
+	fdir := t.TempDir()
+	mpirun(t, fdir, lib, fortranApp(t, fdir, "app.f90"), options...)
+	index := filepath.Join(fdir, "trace", "index.txt")
+	got := calls(t, index)
+	for r := range want {
+		if w, g := sortedWaits(want[r]), sortedWaits(got[r]); !slices.Equal(g, w) {
+			t.Errorf("rank %d: the Fortran program's calls\n%s\nthe C program's\n%s", r, strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+	}
+	replays(t, index)
+}
+
+// sortedWaits returns calls with each run of waits sorted.
+func sortedWaits(calls []string) []string {
+	out := slices.Clone(calls)
+	for i := 0; i < len(out); {
+		j := i
+		for j < len(out) && strings.HasPrefix(out[j], "wait ") {
+			j++
+		}
+		slices.Sort(out[i:j])
+		i = max(j, i+1)
+	}
+	return out
+}
+
+// TestTracerFortran08 traces a program of the mpi_f08 module, which Open
+// MPI's bindings route through its ompi_*_f functions: the tracer wraps
+// those too.
+func TestTracerFortran08(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir)
+	mpirun(t, dir, lib, fortranApp(t, dir, "app08.f90"))
+	index := filepath.Join(dir, "trace", "index.txt")
+	want := []string{
+		"init -1 -1 0 0 0 [] []",
+		"irecv 0 -1 1 0 800 [] []", "isend 2 -1 1 800 0 [] []", "waitall -1 -1 0 0 0 [] []",
+		"sendRecv 2 0 0 40 40 [] []",
+		"allreduce -1 -1 0 80 0 [] []", "allreduce -1 -1 0 24 0 [] []", "allreduce -1 -1 0 32 0 [] []",
+		"finalize -1 -1 0 0 0 [] []",
+	}
+	if got := calls(t, index)[1]; !slices.Equal(got, want) {
+		t.Errorf("rank 1:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	replays(t, index)
+}

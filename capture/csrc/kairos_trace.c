@@ -12,8 +12,10 @@
  *   mpirun -np 4 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
  *   kairos check kairos-trace/index.txt
  *
- * or link it before the MPI library: mpicc app.c -L. -lkairos_trace. With
- * OTF2 (Debian: libotf2-trace-dev):
+ * or link it before the MPI library: mpicc app.c -L. -lkairos_trace. Fortran
+ * programs (mpif.h, the mpi module; with Open MPI also mpi_f08) are traced
+ * alike: mpif90 app.f90 -L. -lkairos_trace. With OTF2 (Debian:
+ * libotf2-trace-dev):
  *
  *   mpicc -O2 -shared -fPIC -DKAIROS_OTF2 -o libkairos_trace.so kairos_trace.c -lotf2
  *   kairos slow kairos-trace/traces.otf2
@@ -479,6 +481,8 @@ static int kt_open_ti(const char *dir) {
   return 1;
 }
 
+static void kf_start(void);
+
 /* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
  * which began at t. */
 static void kt_open(int region, uint64_t t) {
@@ -490,6 +494,7 @@ static void kt_open(int region, uint64_t t) {
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
+  kf_start();
   kt_formats(&ti, &otf2);
   int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
   if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
@@ -1596,6 +1601,450 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   kt_leave();
   return err;
 }
+
+/* Fortran bindings: the wrappers of mpif.h's and the mpi module's
+ * calls (mpi_send_...; with Open MPI, also the mpi_f08 module's, which
+ * call its ompi_send_f...) convert their arguments and call the C
+ * wrappers above, so that a Fortran program's trace is the C program's.
+ * MPI_Fint is the C int (the default Fortran INTEGER). Fortran's
+ * MPI_IN_PLACE and MPI_BOTTOM are addresses the MPI library names (Open
+ * MPI's common blocks, MPICH's MPIR_F_MPI_IN_PLACE), found at MPI_Init;
+ * Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are MPI-3's
+ * MPI_F_STATUS_IGNORE and MPI_F_STATUSES_IGNORE. Logical results are
+ * gfortran's (1 for .true.), indices are from 1. */
+#include <dlfcn.h>
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "the tracer's Fortran bindings need a 4-byte default INTEGER");
+
+typedef MPI_Fint F;
+
+static void *kf_in_place, *kf_bottom; /* Fortran's MPI_IN_PLACE and MPI_BOTTOM */
+static size_t kf_status_size;         /* Fortran's MPI_STATUS_SIZE */
+
+/* kf_start finds the addresses of Fortran's MPI_IN_PLACE and MPI_BOTTOM. */
+static void kf_start(void) {
+  void **p;
+  kf_status_size = sizeof(MPI_Status) / sizeof(F);
+  if ((kf_in_place = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_"))) { /* Open MPI */
+    kf_bottom = dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+    return;
+  }
+  if ((p = dlsym(RTLD_DEFAULT, "MPIR_F_MPI_IN_PLACE"))) kf_in_place = *p; /* MPICH */
+  if ((p = dlsym(RTLD_DEFAULT, "MPIR_F_MPI_BOTTOM"))) kf_bottom = *p;
+}
+
+/* kf_buf returns the C buffer of Fortran buffer b. */
+static void *kf_buf(void *b) {
+  if (b && b == kf_in_place) return MPI_IN_PLACE;
+  if (b && b == kf_bottom) return MPI_BOTTOM;
+  return b;
+}
+
+#define KF_TYPE(t) PMPI_Type_f2c(*(t))
+#define KF_COMM(c) PMPI_Comm_f2c(*(c))
+#define KF_OP(o) PMPI_Op_f2c(*(o))
+
+/* kf_status returns where the C call puts its status: c, or
+ * MPI_STATUS_IGNORE where the Fortran status f is ignored;
+ * kf_status_out copies it to f. */
+static MPI_Status *kf_status(F *f, MPI_Status *c) { return f == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : c; }
+static void kf_status_out(const MPI_Status *c, F *f) {
+  if (f != MPI_F_STATUS_IGNORE) PMPI_Status_c2f(c, f);
+}
+
+/* kf_reqs converts n Fortran requests to C (freed with kf_reqs_out,
+ * which converts them back). */
+static MPI_Request *kf_reqs(int n, const F *f) {
+  MPI_Request *c = malloc((n > 0 ? n : 1) * sizeof *c);
+  if (!c) abort();
+  for (int i = 0; i < n; i++) c[i] = PMPI_Request_f2c(f[i]);
+  return c;
+}
+
+static void kf_reqs_out(int n, MPI_Request *c, F *f) {
+  for (int i = 0; i < n; i++) f[i] = PMPI_Request_c2f(c[i]);
+  free(c);
+}
+
+/* kf_statuses returns where the C call puts n statuses (MPI_STATUSES_IGNORE
+ * where Fortran's are ignored); kf_statuses_out copies the first n to f
+ * and frees them. */
+static MPI_Status *kf_statuses(int n, F *f) {
+  if (f == MPI_F_STATUSES_IGNORE) return MPI_STATUSES_IGNORE;
+  MPI_Status *c = malloc((n > 0 ? n : 1) * sizeof *c);
+  if (!c) abort();
+  return c;
+}
+
+static void kf_statuses_out(int n, MPI_Status *c, F *f) {
+  if (c == MPI_STATUSES_IGNORE) return;
+  for (int i = 0; i < n; i++) PMPI_Status_c2f(&c[i], f + i * kf_status_size);
+  free(c);
+}
+
+/* kf_index returns Fortran's index of C index i. */
+static F kf_index(int i) { return i == MPI_UNDEFINED ? i : i + 1; }
+
+/* kf_types converts n Fortran datatypes to C (NULL for NULL). */
+static MPI_Datatype *kf_types(int n, const F *f) {
+  if (!f) return NULL;
+  MPI_Datatype *c = malloc((n > 0 ? n : 1) * sizeof *c);
+  if (!c) abort();
+  for (int i = 0; i < n; i++) c[i] = PMPI_Type_f2c(f[i]);
+  return c;
+}
+
+/* KF_NAMES gives the wrapper mpi_x_ the other names Fortran compilers and
+ * Open MPI's mpi_f08 call it by. */
+#define KF_ALIAS(f, name) extern __typeof(f) name __attribute__((alias(#f)));
+#define KF_NAMES(x, X)                                                                                                 \
+  KF_ALIAS(mpi_##x##_, mpi_##x) KF_ALIAS(mpi_##x##_, mpi_##x##__) KF_ALIAS(mpi_##x##_, MPI_##X)                       \
+  KF_ALIAS(mpi_##x##_, ompi_##x##_f)
+
+/* kf_init calls the MPI library's own Fortran MPI_Init (or
+ * MPI_Init_thread), which sets its Fortran side up, and starts tracing. */
+static void kf_init(int region, F *required, F *provided, F *ierr) {
+  uint64_t t = kt_now();
+  if (region == R_INIT) {
+    void (*init)(F *) = (void (*)(F *))dlsym(RTLD_NEXT, "pmpi_init_");
+    if (init) init(ierr);
+    else *ierr = PMPI_Init(NULL, NULL);
+  } else {
+    void (*init)(F *, F *, F *) = (void (*)(F *, F *, F *))dlsym(RTLD_NEXT, "pmpi_init_thread_");
+    if (init) init(required, provided, ierr);
+    else *ierr = PMPI_Init_thread(NULL, NULL, *required, provided);
+  }
+  kt_open(region, t);
+  ko_start();
+}
+
+void mpi_init_(F *ierr) { kf_init(R_INIT, NULL, NULL, ierr); }
+KF_NAMES(init, INIT)
+void mpi_init_thread_(F *required, F *provided, F *ierr) { kf_init(R_INIT_THREAD, required, provided, ierr); }
+KF_NAMES(init_thread, INIT_THREAD)
+void mpi_finalize_(F *ierr) { *ierr = MPI_Finalize(); }
+KF_NAMES(finalize, FINALIZE)
+
+/* Point-to-point calls. */
+
+void mpi_send_(void *buf, F *count, F *t, F *dest, F *tag, F *comm, F *ierr) {
+  *ierr = MPI_Send(kf_buf(buf), *count, KF_TYPE(t), *dest, *tag, KF_COMM(comm));
+}
+KF_NAMES(send, SEND)
+void mpi_ssend_(void *buf, F *count, F *t, F *dest, F *tag, F *comm, F *ierr) {
+  *ierr = MPI_Ssend(kf_buf(buf), *count, KF_TYPE(t), *dest, *tag, KF_COMM(comm));
+}
+KF_NAMES(ssend, SSEND)
+void mpi_bsend_(void *buf, F *count, F *t, F *dest, F *tag, F *comm, F *ierr) {
+  *ierr = MPI_Bsend(kf_buf(buf), *count, KF_TYPE(t), *dest, *tag, KF_COMM(comm));
+}
+KF_NAMES(bsend, BSEND)
+void mpi_rsend_(void *buf, F *count, F *t, F *dest, F *tag, F *comm, F *ierr) {
+  *ierr = MPI_Rsend(kf_buf(buf), *count, KF_TYPE(t), *dest, *tag, KF_COMM(comm));
+}
+KF_NAMES(rsend, RSEND)
+
+/* KF_START_P2P defines the wrapper of a call that starts a request (isend,
+ * the persistent inits): the C call c with the converted arguments. */
+#define KF_START_P2P(x, X, c)                                                                                          \
+  void mpi_##x##_(void *buf, F *count, F *t, F *peer, F *tag, F *comm, F *req, F *ierr) {                              \
+    MPI_Request r;                                                                                                     \
+    *ierr = c(kf_buf(buf), *count, KF_TYPE(t), *peer, *tag, KF_COMM(comm), &r);                                        \
+    if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);                                                              \
+  }                                                                                                                    \
+  KF_NAMES(x, X)
+KF_START_P2P(isend, ISEND, MPI_Isend)
+KF_START_P2P(issend, ISSEND, MPI_Issend)
+KF_START_P2P(ibsend, IBSEND, MPI_Ibsend)
+KF_START_P2P(irsend, IRSEND, MPI_Irsend)
+KF_START_P2P(irecv, IRECV, MPI_Irecv)
+KF_START_P2P(send_init, SEND_INIT, MPI_Send_init)
+KF_START_P2P(ssend_init, SSEND_INIT, MPI_Ssend_init)
+KF_START_P2P(bsend_init, BSEND_INIT, MPI_Bsend_init)
+KF_START_P2P(rsend_init, RSEND_INIT, MPI_Rsend_init)
+KF_START_P2P(recv_init, RECV_INIT, MPI_Recv_init)
+
+void mpi_recv_(void *buf, F *count, F *t, F *src, F *tag, F *comm, F *status, F *ierr) {
+  MPI_Status s;
+  *ierr = MPI_Recv(kf_buf(buf), *count, KF_TYPE(t), *src, *tag, KF_COMM(comm), kf_status(status, &s));
+  kf_status_out(&s, status);
+}
+KF_NAMES(recv, RECV)
+
+void mpi_sendrecv_(void *sbuf, F *scount, F *st, F *dest, F *stag, void *rbuf, F *rcount, F *rt, F *src, F *rtag,
+                   F *comm, F *status, F *ierr) {
+  MPI_Status s;
+  *ierr = MPI_Sendrecv(kf_buf(sbuf), *scount, KF_TYPE(st), *dest, *stag, kf_buf(rbuf), *rcount, KF_TYPE(rt), *src,
+                       *rtag, KF_COMM(comm), kf_status(status, &s));
+  kf_status_out(&s, status);
+}
+KF_NAMES(sendrecv, SENDRECV)
+
+void mpi_sendrecv_replace_(void *buf, F *count, F *t, F *dest, F *stag, F *src, F *rtag, F *comm, F *status,
+                           F *ierr) {
+  MPI_Status s;
+  *ierr = MPI_Sendrecv_replace(kf_buf(buf), *count, KF_TYPE(t), *dest, *stag, *src, *rtag, KF_COMM(comm),
+                               kf_status(status, &s));
+  kf_status_out(&s, status);
+}
+KF_NAMES(sendrecv_replace, SENDRECV_REPLACE)
+
+/* Completions. */
+
+void mpi_wait_(F *req, F *status, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  MPI_Status s;
+  *ierr = MPI_Wait(&r, kf_status(status, &s));
+  *req = PMPI_Request_c2f(r);
+  kf_status_out(&s, status);
+}
+KF_NAMES(wait, WAIT)
+
+void mpi_test_(F *req, F *flag, F *status, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  MPI_Status s;
+  int done = 0;
+  *ierr = MPI_Test(&r, &done, kf_status(status, &s));
+  *req = PMPI_Request_c2f(r), *flag = done != 0;
+  if (done) kf_status_out(&s, status);
+}
+KF_NAMES(test, TEST)
+
+void mpi_waitall_(F *n, F *reqs, F *statuses, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  MPI_Status *s = kf_statuses(*n, statuses);
+  *ierr = MPI_Waitall(*n, r, s);
+  kf_reqs_out(*n, r, reqs);
+  kf_statuses_out(*n, s, statuses);
+}
+KF_NAMES(waitall, WAITALL)
+
+void mpi_testall_(F *n, F *reqs, F *flag, F *statuses, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  MPI_Status *s = kf_statuses(*n, statuses);
+  int done = 0;
+  *ierr = MPI_Testall(*n, r, &done, s);
+  *flag = done != 0;
+  kf_reqs_out(*n, r, reqs);
+  kf_statuses_out(done ? *n : 0, s, statuses);
+}
+KF_NAMES(testall, TESTALL)
+
+void mpi_waitany_(F *n, F *reqs, F *index, F *status, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  MPI_Status s;
+  int i = MPI_UNDEFINED;
+  *ierr = MPI_Waitany(*n, r, &i, kf_status(status, &s));
+  kf_reqs_out(*n, r, reqs);
+  *index = kf_index(i);
+  if (i != MPI_UNDEFINED) kf_status_out(&s, status);
+}
+KF_NAMES(waitany, WAITANY)
+
+void mpi_testany_(F *n, F *reqs, F *index, F *flag, F *status, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  MPI_Status s;
+  int i = MPI_UNDEFINED, done = 0;
+  *ierr = MPI_Testany(*n, r, &i, &done, kf_status(status, &s));
+  kf_reqs_out(*n, r, reqs);
+  *index = kf_index(i), *flag = done != 0;
+  if (done && i != MPI_UNDEFINED) kf_status_out(&s, status);
+}
+KF_NAMES(testany, TESTANY)
+
+/* kf_some is waitsome and testsome: some is MPI_Waitsome or MPI_Testsome. */
+static void kf_some(int (*some)(int, MPI_Request[], int *, int[], MPI_Status[]), F *n, F *reqs, F *outcount,
+                    F *indices, F *statuses, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  MPI_Status *s = kf_statuses(*n, statuses);
+  int out = MPI_UNDEFINED;
+  *ierr = some(*n, r, &out, indices, s);
+  kf_reqs_out(*n, r, reqs);
+  *outcount = out;
+  for (int i = 0; i < out && out != MPI_UNDEFINED; i++) indices[i]++;
+  kf_statuses_out(out == MPI_UNDEFINED ? 0 : out, s, statuses);
+}
+
+void mpi_waitsome_(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr) {
+  kf_some(MPI_Waitsome, n, reqs, outcount, indices, statuses, ierr);
+}
+KF_NAMES(waitsome, WAITSOME)
+void mpi_testsome_(F *n, F *reqs, F *outcount, F *indices, F *statuses, F *ierr) {
+  kf_some(MPI_Testsome, n, reqs, outcount, indices, statuses, ierr);
+}
+KF_NAMES(testsome, TESTSOME)
+
+void mpi_start_(F *req, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  *ierr = MPI_Start(&r);
+}
+KF_NAMES(start, START)
+
+void mpi_startall_(F *n, F *reqs, F *ierr) {
+  MPI_Request *r = kf_reqs(*n, reqs);
+  *ierr = MPI_Startall(*n, r);
+  kf_reqs_out(*n, r, reqs);
+}
+KF_NAMES(startall, STARTALL)
+
+void mpi_request_free_(F *req, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  *ierr = MPI_Request_free(&r);
+  *req = PMPI_Request_c2f(r);
+}
+KF_NAMES(request_free, REQUEST_FREE)
+
+/* Probes and matched receives. */
+
+void mpi_probe_(F *src, F *tag, F *comm, F *status, F *ierr) {
+  MPI_Status s;
+  *ierr = MPI_Probe(*src, *tag, KF_COMM(comm), kf_status(status, &s));
+  kf_status_out(&s, status);
+}
+KF_NAMES(probe, PROBE)
+
+void mpi_iprobe_(F *src, F *tag, F *comm, F *flag, F *status, F *ierr) {
+  MPI_Status s;
+  int found = 0;
+  *ierr = MPI_Iprobe(*src, *tag, KF_COMM(comm), &found, kf_status(status, &s));
+  *flag = found != 0;
+  if (found) kf_status_out(&s, status);
+}
+KF_NAMES(iprobe, IPROBE)
+
+void mpi_mprobe_(F *src, F *tag, F *comm, F *msg, F *status, F *ierr) {
+  MPI_Status s;
+  MPI_Message m;
+  *ierr = MPI_Mprobe(*src, *tag, KF_COMM(comm), &m, kf_status(status, &s));
+  *msg = PMPI_Message_c2f(m);
+  kf_status_out(&s, status);
+}
+KF_NAMES(mprobe, MPROBE)
+
+void mpi_improbe_(F *src, F *tag, F *comm, F *flag, F *msg, F *status, F *ierr) {
+  MPI_Status s;
+  MPI_Message m = MPI_MESSAGE_NULL;
+  int found = 0;
+  *ierr = MPI_Improbe(*src, *tag, KF_COMM(comm), &found, &m, kf_status(status, &s));
+  *flag = found != 0;
+  if (found) {
+    *msg = PMPI_Message_c2f(m);
+    kf_status_out(&s, status);
+  }
+}
+KF_NAMES(improbe, IMPROBE)
+
+void mpi_mrecv_(void *buf, F *count, F *t, F *msg, F *status, F *ierr) {
+  MPI_Message m = PMPI_Message_f2c(*msg);
+  MPI_Status s;
+  *ierr = MPI_Mrecv(kf_buf(buf), *count, KF_TYPE(t), &m, kf_status(status, &s));
+  *msg = PMPI_Message_c2f(m);
+  kf_status_out(&s, status);
+}
+KF_NAMES(mrecv, MRECV)
+
+void mpi_imrecv_(void *buf, F *count, F *t, F *msg, F *req, F *ierr) {
+  MPI_Message m = PMPI_Message_f2c(*msg);
+  MPI_Request r;
+  *ierr = MPI_Imrecv(kf_buf(buf), *count, KF_TYPE(t), &m, &r);
+  *msg = PMPI_Message_c2f(m);
+  if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);
+}
+KF_NAMES(imrecv, IMRECV)
+
+/* Collectives: KF_COLL defines the wrappers of C calls c and ic, a
+ * collective and its non-blocking form, with Fortran parameters params
+ * and C arguments args (the non-blocking one also has its request). */
+#define KF_UNPAREN(...) __VA_ARGS__
+#define KF_COLL(x, X, c, ic, params, args)                                                                             \
+  void mpi_##x##_(KF_UNPAREN params, F *ierr) { *ierr = c(KF_UNPAREN args); }                                          \
+  KF_NAMES(x, X)                                                                                                       \
+  void mpi_i##x##_(KF_UNPAREN params, F *req, F *ierr) {                                                               \
+    MPI_Request r;                                                                                                     \
+    *ierr = ic(KF_UNPAREN args, &r);                                                                                   \
+    if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);                                                              \
+  }                                                                                                                    \
+  KF_NAMES(i##x, I##X)
+
+KF_COLL(barrier, BARRIER, MPI_Barrier, MPI_Ibarrier, (F * comm), (KF_COMM(comm)))
+KF_COLL(bcast, BCAST, MPI_Bcast, MPI_Ibcast, (void *buf, F *count, F *t, F *root, F *comm),
+        (kf_buf(buf), *count, KF_TYPE(t), *root, KF_COMM(comm)))
+KF_COLL(reduce, REDUCE, MPI_Reduce, MPI_Ireduce, (void *sbuf, void *rbuf, F *count, F *t, F *op, F *root, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), *count, KF_TYPE(t), KF_OP(op), *root, KF_COMM(comm)))
+KF_COLL(allreduce, ALLREDUCE, MPI_Allreduce, MPI_Iallreduce, (void *sbuf, void *rbuf, F *count, F *t, F *op, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), *count, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+KF_COLL(scan, SCAN, MPI_Scan, MPI_Iscan, (void *sbuf, void *rbuf, F *count, F *t, F *op, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), *count, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+KF_COLL(exscan, EXSCAN, MPI_Exscan, MPI_Iexscan, (void *sbuf, void *rbuf, F *count, F *t, F *op, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), *count, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+KF_COLL(alltoall, ALLTOALL, MPI_Alltoall, MPI_Ialltoall,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(allgather, ALLGATHER, MPI_Allgather, MPI_Iallgather,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(gather, GATHER, MPI_Gather, MPI_Igather,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *root, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), *root, KF_COMM(comm)))
+KF_COLL(scatter, SCATTER, MPI_Scatter, MPI_Iscatter,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *root, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), *root, KF_COMM(comm)))
+KF_COLL(alltoallv, ALLTOALLV, MPI_Alltoallv, MPI_Ialltoallv,
+        (void *sbuf, F *scounts, F *sdispls, F *st, void *rbuf, F *rcounts, F *rdispls, F *rt, F *comm),
+        (kf_buf(sbuf), scounts, sdispls, KF_TYPE(st), kf_buf(rbuf), rcounts, rdispls, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(allgatherv, ALLGATHERV, MPI_Allgatherv, MPI_Iallgatherv,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcounts, F *displs, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), rcounts, displs, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(gatherv, GATHERV, MPI_Gatherv, MPI_Igatherv,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcounts, F *displs, F *rt, F *root, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), rcounts, displs, KF_TYPE(rt), *root, KF_COMM(comm)))
+KF_COLL(scatterv, SCATTERV, MPI_Scatterv, MPI_Iscatterv,
+        (void *sbuf, F *scounts, F *displs, F *st, void *rbuf, F *rcount, F *rt, F *root, F *comm),
+        (kf_buf(sbuf), scounts, displs, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), *root, KF_COMM(comm)))
+KF_COLL(reduce_scatter, REDUCE_SCATTER, MPI_Reduce_scatter, MPI_Ireduce_scatter,
+        (void *sbuf, void *rbuf, F *rcounts, F *t, F *op, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), rcounts, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+KF_COLL(reduce_scatter_block, REDUCE_SCATTER_BLOCK, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block,
+        (void *sbuf, void *rbuf, F *rcount, F *t, F *op, F *comm),
+        (kf_buf(sbuf), kf_buf(rbuf), *rcount, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+
+/* kf_alltoallw is alltoallw (req NULL) and ialltoallw, their datatypes
+ * converted (the send ones only where they are not ignored). */
+static void kf_alltoallw(void *sbuf, F *scounts, F *sdispls, F *sts, void *rbuf, F *rcounts, F *rdispls, F *rts,
+                         F *comm, F *req, F *ierr) {
+  MPI_Comm c = KF_COMM(comm);
+  int n = kt_csize(c);
+  void *sb = kf_buf(sbuf);
+  MPI_Datatype *st = sb == MPI_IN_PLACE ? NULL : kf_types(n, sts), *rt = kf_types(n, rts);
+  MPI_Request r;
+  if (req) {
+    *ierr = MPI_Ialltoallw(sb, scounts, sdispls, st, kf_buf(rbuf), rcounts, rdispls, rt, c, &r);
+    if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);
+  } else
+    *ierr = MPI_Alltoallw(sb, scounts, sdispls, st, kf_buf(rbuf), rcounts, rdispls, rt, c);
+  free(st);
+  free(rt);
+}
+
+void mpi_alltoallw_(void *sbuf, F *scounts, F *sdispls, F *sts, void *rbuf, F *rcounts, F *rdispls, F *rts, F *comm,
+                    F *ierr) {
+  kf_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, NULL, ierr);
+}
+KF_NAMES(alltoallw, ALLTOALLW)
+void mpi_ialltoallw_(void *sbuf, F *scounts, F *sdispls, F *sts, void *rbuf, F *rcounts, F *rdispls, F *rts,
+                     F *comm, F *req, F *ierr) {
+  kf_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, req, ierr);
+}
+KF_NAMES(ialltoallw, IALLTOALLW)
+
+#ifdef KAIROS_OTF2
+void mpi_comm_free_(F *comm, F *ierr) {
+  MPI_Comm c = KF_COMM(comm);
+  *ierr = MPI_Comm_free(&c);
+  *comm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_free, COMM_FREE)
+#endif
 
 #ifdef KAIROS_OTF2
 /* The OTF2 archive: every rank writes its events (location r is rank r);
