@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,11 +342,10 @@ var collectiveKinds = [...]trace.Kind{trace.Barrier, trace.Bcast, trace.Gather, 
 	trace.Alltoallv, trace.Allreduce, trace.Reduce, trace.ReduceScatter, trace.Scan, trace.Exscan,
 	trace.ReduceScatter}
 
-// collective returns the model event of an MpiCollectiveEnd. Score-P
-// counts a rooted collective's bytes at the root for all members, and an
-// all-to-all's, allreduce's or allgather's over all members at every rank;
-// the model keeps per-member volumes (the action SimGrid replays), so
-// those are divided by the communicator size.
+// collective returns the model event of an MpiCollectiveEnd or a
+// NonBlockingCollectiveComplete: its kind, communicator and root, and the
+// per-member volumes the model keeps (the action SimGrid replays) from
+// the bytes Score-P counts (volumes).
 func (m *mapper) collective(e *Event) trace.Event {
 	k := trace.Local
 	if int(e.Op) < len(collectiveKinds) {
@@ -354,38 +354,126 @@ func (m *mapper) collective(e *Event) trace.Event {
 	ev := trace.NewEvent(k)
 	c := m.comm(e.Comm)
 	ev.Comm = c.id
-	sent, recv := int64(e.Bytes), int64(e.Received)
+	root := false
 	if k.IsRooted() && e.Peer < undefined32-2 {
 		ev.Partner = m.peer(e.Comm, e.Peer)
-		root := ev.Partner == m.rank
-		n := int64(max(c.size, 1))
-		switch k {
-		case trace.Bcast, trace.Scatter: // the root sends n shares
-			v := recv
-			if root {
-				v = sent / n
-			}
-			sent, recv = v, v
-		case trace.Gather, trace.Reduce: // the root receives n shares
-			recv = sent
-		}
+		root = ev.Partner == m.rank
 	}
-	switch k {
-	case trace.Allreduce, trace.Alltoall, trace.Allgather:
-		sent, recv = perMember(sent, c.size), perMember(recv, c.size)
-	case trace.Allgatherv: // the received bytes stay the whole vector's
-		sent = perMember(sent, c.size)
-	case trace.Scan, trace.Exscan:
-		sent = scanBlock(k, sent, recv, m.rankIn(c), c.size)
-		recv = sent
-	case trace.ReduceScatter: // the whole vector, as the model keeps it
-		sent, recv = 0, sent
+	me := -1
+	if k == trace.Scan || k == trace.Exscan {
+		me = m.rankIn(c)
 	}
 	if k != trace.Barrier {
-		ev.SendBytes, ev.RecvBytes = sent, recv
+		ev.SendBytes, ev.RecvBytes = volumes(k, counted{sent: int64(e.Bytes), recv: int64(e.Received), root: root,
+			block: e.Op == opReduceScatterBlock, me: me, n: c.size, inPlaceAware: m.src.inPlaceAware})
 	}
 	spreadCounts(&ev, c.size)
 	return ev
+}
+
+// opReduceScatterBlock is OTF2's CollectiveOp of MPI_Reduce_scatter_block.
+const opReduceScatterBlock = 16
+
+// counted is what a collective's record says of its bytes.
+type counted struct {
+	sent, recv int64 // the bytes Score-P counts
+	me, n      int   // the member (-1 if unknown) of n
+	root       bool  // the member is the root
+	block      bool  // a ReduceScatter is a reduce_scatter_block
+	// inPlaceAware: in place, the bytes leave the member's own block out
+	// (Score-P 8 on).
+	inPlaceAware bool
+}
+
+// volumes returns the model's send and receive bytes of a collective of
+// kind k from what its record counted. Score-P counts a rooted
+// collective's bytes at the root for every member, an all-to-all's,
+// allreduce's or allgather's over all members at every member, and, since
+// Score-P 8, leaves out in place the member's own block
+// (scorep_mpi_coll_bytes_*), which the record does not flag: split tells
+// the two apart where the sizes can.
+func volumes(k trace.Kind, c counted) (int64, int64) {
+	sent, recv, n := c.sent, c.recv, c.n
+	blockOf := func(total int64) (int64, bool) { return split(total, n, c.inPlaceAware) }
+	root := c.root
+	switch k {
+	case trace.Bcast, trace.Scatter: // the root sends n blocks (n-1 in place, keeping its own)
+		if root && recv == 0 {
+			b, _ := blockOf(sent)
+			return b, b
+		}
+		return recv, recv
+	case trace.Gather, trace.Reduce: // the root receives n blocks (n-1 in place, sending none)
+		if root && sent == 0 {
+			b, _ := blockOf(recv)
+			return b, b
+		}
+		return sent, sent
+	case trace.Gatherv: // at the root in place, its own block is the others' mean
+		if root && sent == 0 && n > 1 {
+			return recv / int64(n-1), recv + recv/int64(n-1)
+		}
+	case trace.Scatterv:
+		if root && recv == 0 && n > 1 {
+			return sent + sent/int64(n-1), sent / int64(n-1)
+		}
+	case trace.Allreduce, trace.Alltoall, trace.Allgather:
+		b, _ := blockOf(sent)
+		return b, b
+	case trace.Allgatherv: // the received bytes stay the whole vector's
+		own, inPlace := blockOf(sent)
+		if inPlace {
+			recv += own
+		}
+		return own, recv
+	case trace.Scan, trace.Exscan:
+		b := scanBlock(k, sent, recv, c.me, n)
+		return b, b
+	case trace.ReduceScatter: // the whole vector, as the model keeps it
+		if c.block {
+			b, _ := blockOf(sent)
+			return 0, b * int64(n)
+		}
+		if own, inPlace := blockOf(recv); inPlace {
+			sent += own
+		}
+		return 0, sent
+	}
+	return sent, recv
+}
+
+// split divides total, bytes Score-P counts over the n members of a
+// collective, into one member's block: total is n blocks, or n-1 in place
+// (reported as inPlace) where only n-1 divides it (a 2-member total is 2
+// blocks). For an archive whose in-place counts leave the member's own
+// block out (aware), where n and n-1 both divide total, the block of more
+// trailing zero bits, up to 3, wins (data are whole elements of 1 to 8
+// bytes, and the other split is off by the factor n/(n-1)), n blocks on a
+// tie: an in-place allreduce of 1 to 3 doubles over 4 members is read as
+// such, but an allgather of 3 ints is read as an in-place one of 4, and
+// some totals remain both (an in-place allreduce of 8 doubles over 4
+// members is another's of 6), read as n blocks.
+func split(total int64, n int, aware bool) (block int64, inPlace bool) {
+	if n <= 1 {
+		return total, false
+	}
+	byN := total%int64(n) == 0
+	byN1 := n > 2 && total%int64(n-1) == 0
+	switch {
+	case byN1 && !byN:
+		return total / int64(n-1), true
+	case byN1 && aware && roundness(total/int64(n-1)) > roundness(total/int64(n)):
+		return total / int64(n-1), true
+	}
+	return total / int64(n), false
+}
+
+// roundness returns how many of 2, 4 and 8 divide v.
+func roundness(v int64) int {
+	if v == 0 {
+		return 3
+	}
+	return min(bits.TrailingZeros64(uint64(v)), 3)
 }
 
 // spreadCounts gives a v-collective the per-member counts the model needs
@@ -418,28 +506,15 @@ func spread(total int64, n int) []int64 {
 	return c
 }
 
-// perMember returns the per-member volume of a collective Score-P counts
-// over the n members (scorep_mpi_coll_bytes_alltoall: n blocks, or n-1
-// in place, which the record cannot tell apart; n is taken unless only
-// n-1 divides the total).
-func perMember(total int64, n int) int64 {
-	if n <= 1 {
-		return total
-	}
-	if total%int64(n) != 0 && n > 2 && total%int64(n-1) == 0 {
-		return total / int64(n-1)
-	}
-	return total / int64(n)
-}
-
 // scanBlock returns the block of a scan or exscan from the volumes Score-P
 // records at member me of n: (n-me)*b sent and (me+1)*b received for a
-// scan, (n-me-1)*b and me*b for an exscan.
+// scan, (n-me-1)*b and me*b for an exscan and (since Score-P 8) for a
+// scan in place, which the block then divides.
 func scanBlock(k trace.Kind, sent, recv int64, me, n int) int64 {
 	switch {
 	case me < 0:
 		return sent
-	case k == trace.Scan:
+	case k == trace.Scan && recv%int64(me+1) == 0 && sent == int64(n-me)*(recv/int64(me+1)):
 		return recv / int64(me+1)
 	case me > 0:
 		return recv / int64(me)

@@ -42,6 +42,9 @@ type Source struct {
 	callsites map[uint32]uint64
 	selfComms map[[2]uint64]uint32 // (COMM_SELF communicator, rank) -> model id
 	defects   []string
+	// inPlaceAware: the archive's in-place collectives count no block to
+	// or from the member itself (Score-P 8 on).
+	inPlaceAware bool
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -58,7 +61,8 @@ func Open(path string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{}}
+	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{},
+		inPlaceAware: inPlaceAware(a.Anchor.Creator)}
 	s.buildRanks()
 	s.buildComms()
 	s.describe()
@@ -69,6 +73,19 @@ func Open(path string) (*Source, error) {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
 	}
 	return s, nil
+}
+
+// inPlaceAware reports whether an archive's creator counts the bytes of
+// in-place collectives without the member's own block: Score-P from
+// version 8 ("Score-P 8.1"). Kairos' own tracer counts every block.
+func inPlaceAware(creator string) bool {
+	v, ok := strings.CutPrefix(creator, "Score-P ")
+	if !ok {
+		return false
+	}
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n >= 8
 }
 
 // OpenTrace is Open returning a trace.Source, for the format registry.
