@@ -751,3 +751,43 @@ func TestTracerFortran08(t *testing.T) {
 	}
 	replays(t, index)
 }
+
+// TestTracerMPICH builds the tracer with MPICH (mpicc.mpich, warnings as
+// errors) and traces the C and the Fortran test programs on MPICH: both
+// traces are the C program's on Open MPI, call for call on every rank.
+// MPICH's Fortran bindings call its C functions, but reach the tracer's
+// Fortran wrappers first; MPI_IN_PLACE is found by MPICH's name for it.
+func TestTracerMPICH(t *testing.T) {
+	mpicc := testenv.Tool(t, "mpicc.mpich", "libmpich-dev")
+	mpif90 := testenv.Tool(t, "mpif90.mpich", "libmpich-dev")
+	mpiexec := testenv.Tool(t, "mpirun.mpich", "mpich")
+	options := []string{"more", "inplace", "icoll"}
+	dir := t.TempDir()
+	lib, app := build(t, dir)
+	mpirun(t, dir, lib, app, options...)
+	want := calls(t, filepath.Join(dir, "trace", "index.txt"))
+
+	mdir := t.TempDir()
+	src := filepath.Join(mdir, FileName)
+	if err := os.WriteFile(src, Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mlib := filepath.Join(mdir, "libkairos_trace.so")
+	run(t, mdir, nil, mpicc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", mlib, src)
+	testdata := filepath.Join(testenv.RepoRoot(), "capture", "testdata")
+	run(t, mdir, nil, mpicc, "-O1", "-o", "app_c", filepath.Join(testdata, "app.c"))
+	run(t, mdir, nil, mpif90, "-O1", "-o", "app_f", filepath.Join(testdata, "app.f90"))
+	for _, prog := range []string{"app_c", "app_f"} {
+		trace := filepath.Join(mdir, "trace-"+prog)
+		run(t, mdir, []string{"KAIROS_TRACE=" + trace}, mpiexec,
+			append([]string{"-np", "4", "-genv", "LD_PRELOAD", mlib, "./" + prog}, options...)...)
+		index := filepath.Join(trace, "index.txt")
+		got := calls(t, index)
+		for r := range want {
+			if w, g := sortedWaits(want[r]), sortedWaits(got[r]); !slices.Equal(g, w) {
+				t.Errorf("%s on MPICH, rank %d:\n%s\non Open MPI:\n%s", prog, r, strings.Join(g, "\n"), strings.Join(w, "\n"))
+			}
+		}
+		replays(t, index)
+	}
+}

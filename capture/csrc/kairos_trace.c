@@ -484,11 +484,13 @@ static int kt_open_ti(const char *dir) {
 static void kf_start(void);
 
 /* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
- * which began at t. */
+ * which began at t, once: MPICH's Fortran MPI_Init calls the C one. */
 static void kt_open(int region, uint64_t t) {
+  static int opened;
   const char *dir = getenv("KAIROS_TRACE");
   const char *s;
   int ti, otf2;
+  if (opened++) return;
   if (!dir || !*dir) dir = "kairos-trace";
   if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
@@ -1616,6 +1618,13 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "the tracer's Fortran bindings need a 4-byte default INTEGER");
 
+/* MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which GCC takes for an
+ * empty array when it reaches a wrapper's statuses[]. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+
 typedef MPI_Fint F;
 
 static void *kf_in_place, *kf_bottom; /* Fortran's MPI_IN_PLACE and MPI_BOTTOM */
@@ -1701,26 +1710,26 @@ static MPI_Datatype *kf_types(int n, const F *f) {
   KF_ALIAS(mpi_##x##_, mpi_##x) KF_ALIAS(mpi_##x##_, mpi_##x##__) KF_ALIAS(mpi_##x##_, MPI_##X)                       \
   KF_ALIAS(mpi_##x##_, ompi_##x##_f)
 
-/* kf_init calls the MPI library's own Fortran MPI_Init (or
- * MPI_Init_thread), which sets its Fortran side up, and starts tracing. */
-static void kf_init(int region, F *required, F *provided, F *ierr) {
+/* kf_init calls the MPI library's own Fortran MPI_Init (or, with
+ * required set, MPI_Init_thread), name, which sets its Fortran side up,
+ * and starts tracing. */
+static void kf_init(const char *name, F *required, F *provided, F *ierr) {
   uint64_t t = kt_now();
-  if (region == R_INIT) {
-    void (*init)(F *) = (void (*)(F *))dlsym(RTLD_NEXT, "pmpi_init_");
-    if (init) init(ierr);
+  void *f = dlsym(RTLD_NEXT, name);
+  if (!required) {
+    if (f) ((void (*)(F *))f)(ierr);
     else *ierr = PMPI_Init(NULL, NULL);
   } else {
-    void (*init)(F *, F *, F *) = (void (*)(F *, F *, F *))dlsym(RTLD_NEXT, "pmpi_init_thread_");
-    if (init) init(required, provided, ierr);
+    if (f) ((void (*)(F *, F *, F *))f)(required, provided, ierr);
     else *ierr = PMPI_Init_thread(NULL, NULL, *required, provided);
   }
-  kt_open(region, t);
+  kt_open(required ? R_INIT_THREAD : R_INIT, t);
   ko_start();
 }
 
-void mpi_init_(F *ierr) { kf_init(R_INIT, NULL, NULL, ierr); }
+void mpi_init_(F *ierr) { kf_init("pmpi_init_", NULL, NULL, ierr); }
 KF_NAMES(init, INIT)
-void mpi_init_thread_(F *required, F *provided, F *ierr) { kf_init(R_INIT_THREAD, required, provided, ierr); }
+void mpi_init_thread_(F *required, F *provided, F *ierr) { kf_init("pmpi_init_thread_", required, provided, ierr); }
 KF_NAMES(init_thread, INIT_THREAD)
 void mpi_finalize_(F *ierr) { *ierr = MPI_Finalize(); }
 KF_NAMES(finalize, FINALIZE)
@@ -2036,6 +2045,9 @@ void mpi_ialltoallw_(void *sbuf, F *scounts, F *sdispls, F *sts, void *rbuf, F *
   kf_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, req, ierr);
 }
 KF_NAMES(ialltoallw, IALLTOALLW)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #ifdef KAIROS_OTF2
 void mpi_comm_free_(F *comm, F *ierr) {
