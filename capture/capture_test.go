@@ -700,21 +700,41 @@ func fortranApp(t *testing.T, dir, src string) string {
 // call on every rank (the completions of one waitany or waitsome loop
 // in either order, as the messages arrive), and replays.
 func TestTracerFortran(t *testing.T) {
-	options := []string{"more", "inplace", "icoll"}
+	lib, want := twinCalls(t)
+	dir := t.TempDir()
+	mpirun(t, dir, lib, fortranApp(t, dir, "app.f90"), twinOptions...)
+	index := filepath.Join(dir, "trace", "index.txt")
+	sameCalls(t, "the Fortran program", calls(t, index), want)
+	replays(t, index)
+}
+
+// twinOptions are the test program's options that its Fortran twin
+// (app.f90) has too.
+var twinOptions = []string{"more", "inplace", "icoll"}
+
+// twinCalls builds the tracer and traces the C test program on Open MPI
+// with twinOptions; it returns the tracer and the trace's calls.
+func twinCalls(t *testing.T) (lib string, want [][]string) {
+	t.Helper()
 	dir := t.TempDir()
 	lib, app := build(t, dir)
-	mpirun(t, dir, lib, app, options...)
-	want := calls(t, filepath.Join(dir, "trace", "index.txt"))
-	fdir := t.TempDir()
-	mpirun(t, fdir, lib, fortranApp(t, fdir, "app.f90"), options...)
-	index := filepath.Join(fdir, "trace", "index.txt")
-	got := calls(t, index)
+	mpirun(t, dir, lib, app, twinOptions...)
+	return lib, calls(t, filepath.Join(dir, "trace", "index.txt"))
+}
+
+// sameCalls reports every rank whose calls differ from want's, each run of
+// waits in any order (the completions of a waitany or waitsome loop come
+// as the messages arrive).
+func sameCalls(t *testing.T, what string, got, want [][]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d ranks, want %d", what, len(got), len(want))
+	}
 	for r := range want {
 		if w, g := sortedWaits(want[r]), sortedWaits(got[r]); !slices.Equal(g, w) {
-			t.Errorf("rank %d: the Fortran program's calls\n%s\nthe C program's\n%s", r, strings.Join(g, "\n"), strings.Join(w, "\n"))
+			t.Errorf("%s, rank %d:\n%s\nwant (the C program on Open MPI)\n%s", what, r, strings.Join(g, "\n"), strings.Join(w, "\n"))
 		}
 	}
-	replays(t, index)
 }
 
 // sortedWaits returns calls with each run of waits sorted.
@@ -761,12 +781,7 @@ func TestTracerMPICH(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc.mpich", "libmpich-dev")
 	mpif90 := testenv.Tool(t, "mpif90.mpich", "libmpich-dev")
 	mpiexec := testenv.Tool(t, "mpirun.mpich", "mpich")
-	options := []string{"more", "inplace", "icoll"}
-	dir := t.TempDir()
-	lib, app := build(t, dir)
-	mpirun(t, dir, lib, app, options...)
-	want := calls(t, filepath.Join(dir, "trace", "index.txt"))
-
+	_, want := twinCalls(t)
 	mdir := t.TempDir()
 	src := filepath.Join(mdir, FileName)
 	if err := os.WriteFile(src, Source, 0o644); err != nil {
@@ -780,14 +795,9 @@ func TestTracerMPICH(t *testing.T) {
 	for _, prog := range []string{"app_c", "app_f"} {
 		trace := filepath.Join(mdir, "trace-"+prog)
 		run(t, mdir, []string{"KAIROS_TRACE=" + trace}, mpiexec,
-			append([]string{"-np", "4", "-genv", "LD_PRELOAD", mlib, "./" + prog}, options...)...)
+			append([]string{"-np", "4", "-genv", "LD_PRELOAD", mlib, "./" + prog}, twinOptions...)...)
 		index := filepath.Join(trace, "index.txt")
-		got := calls(t, index)
-		for r := range want {
-			if w, g := sortedWaits(want[r]), sortedWaits(got[r]); !slices.Equal(g, w) {
-				t.Errorf("%s on MPICH, rank %d:\n%s\non Open MPI:\n%s", prog, r, strings.Join(g, "\n"), strings.Join(w, "\n"))
-			}
-		}
+		sameCalls(t, prog+" on MPICH", calls(t, index), want)
 		replays(t, index)
 	}
 }
