@@ -109,9 +109,10 @@ func TestTracer(t *testing.T) {
 		t.Fatalf("check: %v %+v", err, rep)
 	}
 	got := calls(t, index)
-	// Per rank: init, 3 x 12 calls of the time-step loop, the shift, 18
-	// calls of "more", 13 collectives, finalize.
-	if len(got) != 4 || len(got[1]) != 1+3*12+1+18+13+1 {
+	// Per rank: init, 3 x 12 calls of the time-step loop, the shift (4
+	// calls in the middle of the line), 18 calls of "more", 13
+	// collectives, finalize.
+	if len(got) != 4 || len(got[1]) != 1+3*12+4+18+13+1 {
 		t.Fatalf("%d ranks, rank 1 has %d calls:\n%s", len(got), len(got[1]), strings.Join(got[1], "\n"))
 	}
 	// Rank 1's first time step: the ring (receive from 0 first), the
@@ -144,15 +145,20 @@ func TestTracer(t *testing.T) {
 		"irecv 0 -1 10 0 32 [] []", "isend 2 -1 10 32 0 [] []", "waitall -1 -1 0 0 0 [] []",
 	}
 	for i, w := range more {
-		if g := got[1][2+3*12+i]; !strings.HasPrefix(g, w) {
-			t.Errorf("rank 1's call %d: %s, want %s", 2+3*12+i, g, w)
+		if g := got[1][5+3*12+i]; !strings.HasPrefix(g, w) {
+			t.Errorf("rank 1's call %d: %s, want %s", 5+3*12+i, g, w)
 		}
 	}
-	// The shift: the ends' sendrecv with MPI_PROC_NULL is their one half,
-	// with tag 0 to match the sendRecv of their neighbours.
-	for r, w := range map[int]string{0: "send 1 -1 0 6 0 [] []", 1: "sendRecv 2 0 0 6 6 [] []", 3: "recv 2 -1 0 0 6 [] []"} {
-		if g := got[r][1+3*12]; g != w {
-			t.Errorf("rank %d's shift: %s, want %s", r, g, w)
+	// The shift, a sendrecv of tag 6: the ends' with MPI_PROC_NULL is
+	// their one half, the others' its isend, irecv and waits (a sendRecv
+	// line has no tags: the replay takes them as 0).
+	for r, w := range map[int][]string{
+		0: {"send 1 -1 6 6 0 [] []"},
+		1: {"isend 2 -1 6 6 0 [] []", "irecv 0 -1 6 0 6 [] []", "wait 2 1 6 0 0 [] []", "wait 1 0 6 0 0 [] []"},
+		3: {"recv 2 -1 6 0 6 [] []"},
+	} {
+		if g := got[r][1+3*12 : 1+3*12+len(w)]; !slices.Equal(g, w) {
+			t.Errorf("rank %d's shift: %v, want %v", r, g, w)
 		}
 	}
 	computes := 0
@@ -247,14 +253,19 @@ func TestTracerOTF2(t *testing.T) {
 	// differently (a waitsome of one request is a wait in TI, a waitall
 	// in OTF2; a testany that completes nothing is not in TI), and the
 	// calls that TI does not have (probes, the calls of non-blocking
-	// collectives and their completions that complete nothing more).
+	// collectives and their completions that complete nothing more); a
+	// sendrecv of tags other than 0 is an isend and an irecv in TI.
 	kinds := func(path string) []map[string]int {
 		out := make([]map[string]int, 4)
 		for r, calls := range calls(t, path) {
 			out[r] = map[string]int{}
 			for _, c := range calls {
-				switch k := strings.Fields(c)[0]; k {
-				case "wait", "waitall", "test", "local", "deferred":
+				f := strings.Fields(c)
+				switch k := f[0]; {
+				case k == "wait" || k == "waitall" || k == "test" || k == "local" || k == "deferred":
+				case k == "sendRecv" && f[3] != "0": // TI's is an isend and an irecv
+					out[r]["isend"]++
+					out[r]["irecv"]++
 				default:
 					out[r][k]++
 				}
@@ -421,8 +432,9 @@ func TestTracerInPlace(t *testing.T) {
 
 // TestTracerSendModes traces the ready, buffered and synchronous sends,
 // blocking, non-blocking and persistent, and sendrecv_replace: each is the
-// send, isend or sendRecv of its mode-less form, so that every receive of
-// the trace has its send and the trace replays.
+// send or isend of its mode-less form (the sendrecv_replace, tagged, an
+// isend and an irecv), so that every receive of the trace has its send
+// and the trace replays.
 func TestTracerSendModes(t *testing.T) {
 	index, got := traceWith(t, "modes")
 	want := []string{
@@ -430,7 +442,8 @@ func TestTracerSendModes(t *testing.T) {
 		"send 2 -1 14 64 0 [] []", "recv 0 -1 14 0 64 [] []",
 		"irecv 0 -1 15 0 64 [] []", "irecv 0 -1 16 0 64 [] []", "irecv 0 -1 17 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
 		"isend 2 -1 15 64 0 [] []", "isend 2 -1 16 64 0 [] []", "isend 2 -1 17 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
-		"sendRecv 2 0 0 64 64 [] []",
+		// sendrecv_replace, of tag 18: its isend, irecv and waits.
+		"isend 2 -1 18 64 0 [] []", "irecv 0 -1 18 0 64 [] []", "wait 2 1 18 0 0 [] []", "wait 1 0 18 0 0 [] []",
 		"irecv 0 -1 19 0 64 [] []", "irecv 0 -1 20 0 64 [] []", "irecv 0 -1 21 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
 		"isend 2 -1 19 64 0 [] []", "isend 2 -1 20 64 0 [] []", "isend 2 -1 21 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
 	}
@@ -664,12 +677,17 @@ func TestTracerNonBlockingCollectives(t *testing.T) {
 		t.Errorf("rank 1 ends\n%s\nwant\n%s", strings.Join(tail, "\n"), strings.Join(want, "\n"))
 	}
 	replays(t, index)
+	replaysInSimGrid(t, index)
+}
 
-	// SimGrid replays it too, in the same simulated time.
+// replaysInSimGrid replays the TI trace at index with SimGrid 3.32 on the
+// cluster simulate uses: the simulated times agree to SimGrid's 6 digits.
+func replaysInSimGrid(t *testing.T, index string) {
+	t.Helper()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir := filepath.Dir(index)
 	writeCluster(t, dir)
-	out := run(t, dir, nil, "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-replay", "index.txt")
+	out := run(t, dir, nil, "smpirun", "-np", "4", "-platform", "p.xml", "-hostfile", "hf", "-replay", filepath.Base(index))
 	var theirs float64
 	if i := strings.LastIndex(out, "Simulation time "); i < 0 {
 		t.Fatalf("smpirun -replay printed no simulated time:\n%s", out)
@@ -681,6 +699,26 @@ func TestTracerNonBlockingCollectives(t *testing.T) {
 	if math.Abs(ours-theirs) > 5e-7 {
 		t.Errorf("Kairos replays the trace in %.9f s, SimGrid in %.6f s", ours, theirs)
 	}
+}
+
+// TestTracerSendrecvTags traces sendrecvs of tag 9 on the even ranks that
+// meet a receive and a send of tag 9 on the odd ones: each sendrecv is
+// its isend, irecv and waits, of tag 9, so that the trace replays, in
+// Kairos and in SimGrid in the same simulated time (a sendRecv line,
+// which the replay sends and receives with tag 0, deadlocked both).
+func TestTracerSendrecvTags(t *testing.T) {
+	index, got := traceWith(t, "mixed")
+	for r, want := range map[int][]string{
+		0: {"isend 1 -1 9 7 0 [] []", "irecv 3 -1 9 0 5 [] []", "wait 1 0 9 0 0 [] []", "wait 0 3 9 0 0 [] []"},
+		1: {"recv 0 -1 9 0 7 [] []", "send 2 -1 9 5 0 [] []"},
+	} {
+		i := slices.Index(got[r], want[0])
+		if i < 0 || !slices.Equal(got[r][i:min(i+len(want), len(got[r]))], want) {
+			t.Errorf("rank %d:\n%s\nwant, in a row:\n%s", r, strings.Join(got[r], "\n"), strings.Join(want, "\n"))
+		}
+	}
+	replays(t, index)
+	replaysInSimGrid(t, index)
 }
 
 // fortranApp compiles the Fortran test program src (in capture/testdata)
@@ -762,7 +800,7 @@ func TestTracerFortran08(t *testing.T) {
 	want := []string{
 		"init -1 -1 0 0 0 [] []",
 		"irecv 0 -1 1 0 800 [] []", "isend 2 -1 1 800 0 [] []", "waitall -1 -1 0 0 0 [] []",
-		"sendRecv 2 0 0 40 40 [] []",
+		"isend 2 -1 3 40 0 [] []", "irecv 0 -1 3 0 40 [] []", "wait 2 1 3 0 0 [] []", "wait 1 0 3 0 0 [] []", // sendrecv, tag 3
 		"allreduce -1 -1 0 80 0 [] []", "allreduce -1 -1 0 24 0 [] []", "allreduce -1 -1 0 32 0 [] []",
 		"finalize -1 -1 0 0 0 [] []",
 	}

@@ -58,7 +58,8 @@
  * written as a wait on each request they complete; persistent requests as
  * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
  * not wrapped: their time counts as computation. A sendrecv with
- * MPI_PROC_NULL on one side is written as its other half.
+ * MPI_PROC_NULL on one side is written as its other half, one of tags
+ * other than 0 as its isend, irecv and waits (TI's sendRecv has no tags).
  *
  * The OTF2 archive has the records Score-P writes for the same calls
  * (an Enter and a Leave of the call's region around MpiSend, MpiIsend,
@@ -215,6 +216,15 @@ static void kt_p2p(const char *action, int peer, int tag, long bytes) {
   kt_num(peer);
   kt_num(tag);
   kt_num(bytes);
+  kt_eol();
+}
+
+/* kt_wait3 writes "wait <src> <dst> <tag>", the wait of a request. */
+static void kt_wait3(int src, int dst, int tag) {
+  kt_line("wait");
+  kt_num(src);
+  kt_num(dst);
+  kt_num(tag);
   kt_eol();
 }
 
@@ -715,12 +725,16 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
   return err;
 }
 
-/* A sendrecv with MPI_PROC_NULL on one side is the other side alone, with
- * tag 0: TI's sendRecv has no tags and its replay matches with tag 0, so
- * that the lone half matches the peer's sendRecv (SimGrid's own tracer
- * writes nothing there, and its replay then deadlocks). The matched source
- * is written for MPI_ANY_SOURCE, as for a receive. The OTF2 records are
- * Score-P's: an MpiSend and an MpiRecv, with their tags. */
+/* TI's sendRecv has no tags: SimGrid's replay sends and receives it with
+ * tag 0. A sendrecv of tags 0 is written so (as SimGrid's own tracer
+ * writes every sendrecv); one of other tags as its isend and irecv and
+ * their waits, with those tags, so that it still matches a send or
+ * receive of its tag (a sendRecv line would deadlock the replay there);
+ * one with MPI_PROC_NULL on one side as its other half alone, send or
+ * recv (SimGrid's own tracer writes nothing there, and its replay then
+ * deadlocks). Receives are written with the matched source and tag, as
+ * MPI_Recv's. The OTF2 records are Score-P's: an MpiSend and an MpiRecv,
+ * with their tags. */
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status);
 
@@ -754,10 +768,16 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
     int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
     int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
     if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    int rtag = from == MPI_PROC_NULL ? 0 : status->MPI_TAG;
     if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
-      kt_p2p("recv", from, 0, kt_bytes(n, rt));
+      kt_p2p("recv", from, rtag, kt_bytes(n, rt));
     } else if (from == MPI_PROC_NULL && to != MPI_PROC_NULL) {
-      kt_p2p("send", to, 0, kt_bytes(scount, st));
+      kt_p2p("send", to, stag, kt_bytes(scount, st));
+    } else if (to != MPI_PROC_NULL && (stag != 0 || rtag != 0)) {
+      kt_p2p("isend", to, stag, kt_bytes(scount, st));
+      kt_p2p("irecv", from, rtag, kt_bytes(n, rt));
+      kt_wait3(kt_rank, to, stag);
+      kt_wait3(from, kt_rank, rtag);
     } else if (to != MPI_PROC_NULL) {
       /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>"; MPI_BYTE is 6 */
       kt_line("sendRecv");
@@ -770,7 +790,7 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
       kt_eol();
     }
     if (to != MPI_PROC_NULL) ko_send(0, to, stag, kt_bytes(scount, st), 0);
-    if (from != MPI_PROC_NULL) ko_recv(from, status->MPI_TAG, kt_bytes(n, rt));
+    if (from != MPI_PROC_NULL) ko_recv(from, rtag, kt_bytes(n, rt));
   }
 }
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */

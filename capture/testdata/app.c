@@ -7,7 +7,8 @@
  * "probe", probes (blocking, not, and matched) before receives; with
  * "inplace", the collectives with MPI_IN_PLACE (reduce_scatter_block
  * among them), their ignored arguments zero or NULL; with "modes", the ready, buffered and synchronous sends,
- * blocking, non-blocking and persistent, and sendrecv_replace; with "icoll", the non-blocking collectives and
+ * blocking, non-blocking and persistent, and sendrecv_replace; with "mixed", tagged sendrecvs meeting sends and
+ * receives; with "icoll", the non-blocking collectives and
  * alltoallw (with "ipoll" too, some completed by polling tests). */
 #include <mpi.h>
 #include <stdio.h>
@@ -54,8 +55,16 @@ int main(int argc, char **argv) {
     MPI_Irecv(in, 10, MPI_INT, left, 4, MPI_COMM_WORLD, &q[0]);
     MPI_Send(buf, 10, MPI_INT, right, 4, MPI_COMM_WORLD);
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
-    MPI_Sendrecv(buf, 8, MPI_CHAR, right, 5, in, 8, MPI_CHAR, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(buf, 8, MPI_CHAR, right, 0, in, 8, MPI_CHAR, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Allreduce(buf, in, 16, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  if (has(argc, argv, "mixed")) { /* tagged sendrecvs on even ranks meet plain receives and sends on odd ones */
+    if (r % 2 == 0)
+      MPI_Sendrecv(buf, 7, MPI_CHAR, right, 9, in, 5, MPI_CHAR, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else {
+      MPI_Recv(in, 7, MPI_CHAR, left, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 5, MPI_CHAR, right, 9, MPI_COMM_WORLD);
+    }
   }
   if (has(argc, argv, "shift")) /* a non-periodic shift: the ends send to or receive from MPI_PROC_NULL */
     MPI_Sendrecv(buf, 6, MPI_CHAR, r + 1 < n ? r + 1 : MPI_PROC_NULL, 6, in, 6, MPI_CHAR, r > 0 ? r - 1 : MPI_PROC_NULL,

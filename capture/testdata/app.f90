@@ -38,7 +38,7 @@ program app
     call MPI_Send(buf, 10, MPI_INTEGER, right, 4, MPI_COMM_WORLD, ierr)
     call MPI_Wait(q(1), st, ierr)
     call expect(st(MPI_SOURCE) == left .and. q(1) == MPI_REQUEST_NULL, "wait's status")
-    call MPI_Sendrecv(buf, 8, MPI_CHARACTER, right, 5, in, 8, MPI_CHARACTER, left, 5, MPI_COMM_WORLD, &
+    call MPI_Sendrecv(buf, 8, MPI_CHARACTER, right, 0, in, 8, MPI_CHARACTER, left, 0, MPI_COMM_WORLD, &
                       MPI_STATUS_IGNORE, ierr)
     call MPI_Allreduce(buf, in, 16, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   end do
