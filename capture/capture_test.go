@@ -839,3 +839,42 @@ func TestTracerMPICH(t *testing.T) {
 		replays(t, index)
 	}
 }
+
+// TestTracerThreads traces a program of MPI_THREAD_MULTIPLE whose second
+// thread on every rank exchanges messages while the first exchanges its
+// own: the trace is the first thread's calls, which validate and replay,
+// and rank 0 counts the others' (4 ranks x 50 sendrecvs). The tracer
+// recorded both threads' calls into one sequence before, racing on its
+// buffers (lines of one rank in another's file, deadlocked replays).
+func TestTracerThreads(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir)
+	prog := filepath.Join(dir, "threads")
+	run(t, dir, nil, "mpicc", "-O1", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "threads.c"))
+	out := mpirun(t, dir, lib, prog)
+	if strings.Contains(out, "no MPI_THREAD_MULTIPLE") {
+		if testenv.Required() {
+			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but this Open MPI does not provide MPI_THREAD_MULTIPLE")
+		}
+		t.Skip("this Open MPI does not provide MPI_THREAD_MULTIPLE (skipping)")
+	}
+	if !strings.Contains(out, "kairos_trace: 200 calls, over all ranks, of threads other than the one that initialized MPI") {
+		t.Errorf("mpirun output:\n%s", out)
+	}
+	index := filepath.Join(dir, "trace", "index.txt")
+	for r, calls := range calls(t, index) {
+		kinds := map[string]int{}
+		for _, c := range calls {
+			f := strings.Fields(c)
+			kinds[f[0]]++
+			if f[3] == "100" {
+				t.Errorf("rank %d: %s, of the second thread", r, c)
+			}
+		}
+		want := map[string]int{"init": 1, "irecv": 50, "isend": 50, "waitall": 50, "allreduce": 1, "finalize": 1}
+		if !maps.Equal(kinds, want) {
+			t.Errorf("rank %d's calls %v, want %v", r, kinds, want)
+		}
+	}
+	replays(t, index)
+}

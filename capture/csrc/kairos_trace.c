@@ -57,7 +57,9 @@
  * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
  * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
- * not wrapped: their time counts as computation. A sendrecv with
+ * not wrapped: their time counts as computation. Under
+ * MPI_THREAD_MULTIPLE, only the calls of the thread that initialized MPI
+ * are recorded; the others are counted at MPI_Finalize. A sendrecv with
  * MPI_PROC_NULL on one side is written as its other half, one of tags
  * other than 0 as its isend, irecv and waits (TI's sendRecv has no tags).
  *
@@ -78,6 +80,7 @@
 #define _GNU_SOURCE /* dladdr */
 #include <errno.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +141,15 @@ static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
 static uint64_t kt_nextid;
 
-static int kt_on(void) { return kt_active; }
+/* Under MPI_THREAD_MULTIPLE, only the calls of the thread that
+ * initialized MPI are recorded (a rank's trace is one sequence of calls,
+ * and the tracer's state is not shared between threads); the others are
+ * counted, and rank 0 says how many at MPI_Finalize. */
+static pthread_t kt_thread; /* the thread that initialized MPI */
+static int kt_multiple;     /* MPI_THREAD_MULTIPLE was provided */
+static long kt_others;      /* calls of other threads, not recorded (atomic) */
+
+static int kt_on(void) { return kt_active && (!kt_multiple || pthread_equal(pthread_self(), kt_thread)); }
 
 /* Lines are formatted by hand into a buffer: fprintf would be most of the
  * tracer's cost per call. kt_line starts "<rank> <action>", kt_num adds
@@ -243,7 +254,10 @@ static void ko_leave(int region, uint64_t t);
 /* kt_enter starts a call of region: it writes the computation since the
  * last call returned and the OTF2 Enter. */
 static void kt_enter(int region) {
-  if (!kt_on()) return;
+  if (!kt_on()) {
+    if (kt_active) __atomic_fetch_add(&kt_others, 1, __ATOMIC_RELAXED);
+    return;
+  }
   kt_t0 = kt_now();
   kt_t1 = 0;
   kt_region = region;
@@ -506,6 +520,9 @@ static void kt_open(int region, uint64_t t) {
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  kt_thread = pthread_self(), kt_multiple = level == MPI_THREAD_MULTIPLE;
   kf_start();
   kt_formats(&ti, &otf2);
   int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
@@ -549,11 +566,16 @@ int MPI_Finalize(void) {
     kt_eol();
     kt_leave();
     kt_active = 0;
+    long mine[2] = {kt_skipped, __atomic_load_n(&kt_others, __ATOMIC_RELAXED)}, all[2] = {0, 0};
+    PMPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (kt_rank == 0 && all[1] > 0)
+      fprintf(stderr,
+              "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
+              "(MPI_THREAD_MULTIPLE) were not recorded\n",
+              all[1]);
     if (kt_out) {
-      long skipped = 0;
-      PMPI_Reduce(&kt_skipped, &skipped, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-      if (kt_rank == 0 && skipped > 0)
-        fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", skipped);
+      if (kt_rank == 0 && all[0] > 0)
+        fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", all[0]);
       kt_flush();
       fclose(kt_out);
       kt_out = NULL;
@@ -1510,6 +1532,7 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 int MPI_Request_free(MPI_Request *req) {
   MPI_Request r = *req;
   int err = PMPI_Request_free(req);
+  if (!kt_on()) return err;
   for (int i = 0; i < kt_npers; i++)
     if (kt_pers[i].req == r) {
       kt_pers[i] = kt_pers[--kt_npers];
@@ -2086,7 +2109,6 @@ KF_NAMES(comm_free, COMM_FREE)
 #include <elf.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
-#include <pthread.h>
 
 static const char *const ko_region_names[R_NREGIONS] = {
   "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
@@ -2567,7 +2589,7 @@ static uint32_t ko_commref(MPI_Comm comm) {
 
 /* A freed communicator's handle may name another one later. */
 int MPI_Comm_free(MPI_Comm *comm) {
-  for (int i = 0; i < ko_ncomms; i++)
+  for (int i = 0; kt_on() && i < ko_ncomms; i++)
     if (ko_comms[i].handle == *comm) ko_comms[i].handle = MPI_COMM_NULL;
   return PMPI_Comm_free(comm);
 }
