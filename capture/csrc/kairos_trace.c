@@ -306,9 +306,9 @@ static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
  * computation it overlapped; or before, where a collective called after
  * it completes, so that every rank's trace has the collectives in the
  * order MPI makes all ranks call them, whatever order each rank completes
- * them in. The OTF2 archive has Score-P's
- * records: NonBlockingCollectiveRequest in the call,
- * NonBlockingCollectiveComplete where it completes. */
+ * them in. The OTF2 archive has Score-P's records: a
+ * NonBlockingCollectiveRequest in the call, a NonBlockingCollectiveComplete
+ * where it completes. */
 struct kt_icoll {
   MPI_Request req;
   uint64_t id;
