@@ -564,7 +564,9 @@ func (m *mapper) finish(t uint64) {
 	for i := range c.ops {
 		ev := &c.ops[i]
 		stamp(ev, m.user)
-		pending := m.isPending(ev.Request, i)
+		// Held back: an Irecv without its sender, a non-blocking
+		// collective's place (a local event) before it completes.
+		pending := (ev.Kind == trace.Irecv || ev.Kind == trace.Local) && m.isPending(ev.Request, i)
 		idx := m.out.push(*ev, pending)
 		if pending {
 			m.pendingOut[ev.Request] = idx
