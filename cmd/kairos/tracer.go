@@ -17,13 +17,14 @@ func newTracerCmd() *cobra.Command {
 		Short: "Write the C source of Kairos' PMPI tracer, to record MPI programs",
 		Long: `Tracer writes the C source of Kairos' PMPI tracer (default ` + capture.FileName + `).
 Built with the cluster's own mpicc and preloaded, it records an MPI program's
-calls on any MPI as a SimGrid time-independent trace, which every Kairos verb
-and SimGrid's smpirun -replay read: the calls with their partners, tags and
-sizes (in bytes), and the computation between them measured in time and
-written in flops.
+calls (C, C++ or Fortran; tested on Open MPI and MPICH) as a SimGrid
+time-independent trace, which every Kairos verb and SimGrid's smpirun -replay
+read: the calls with their partners, tags and sizes (in bytes), and the
+computation between them measured in time and written in flops.
 
   mpicc -O2 -shared -fPIC -o libkairos_trace.so kairos_trace.c
   mpirun -np 64 -x LD_PRELOAD=$PWD/libkairos_trace.so ./app     (Open MPI)
+  mpiexec -np 64 -genv LD_PRELOAD $PWD/libkairos_trace.so ./app (MPICH)
   kairos simulate kairos-trace/index.txt --cluster 64x1Gf,10GBps,1us
 
 Built with OTF2 (Debian: libotf2-trace-dev), it writes an OTF2 archive
