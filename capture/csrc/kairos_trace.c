@@ -230,9 +230,10 @@ static void kt_p2p(const char *action, int peer, int tag, long bytes) {
   kt_eol();
 }
 
-/* kt_wait3 writes "wait <src> <dst> <tag>", the wait of a request. */
-static void kt_wait3(int src, int dst, int tag) {
-  kt_line("wait");
+/* kt_keyed writes "<action> <src> <dst> <tag>", the wait or test of the
+ * request of that key. */
+static void kt_keyed(const char *action, int src, int dst, int tag) {
+  kt_line(action);
   kt_num(src);
   kt_num(dst);
   kt_num(tag);
@@ -436,11 +437,7 @@ static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Sta
   if (kt_icomplete(req, done)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  kt_line(action);
-  kt_num(kt_reqs[i].src);
-  kt_num(kt_reqs[i].dst);
-  kt_num(kt_reqs[i].tag);
-  kt_eol();
+  kt_keyed(action, kt_reqs[i].src, kt_reqs[i].dst, kt_reqs[i].tag);
   if (!done) {
     ko_tested(kt_reqs[i].id);
     return;
@@ -798,8 +795,8 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
     } else if (to != MPI_PROC_NULL && (stag != 0 || rtag != 0)) {
       kt_p2p("isend", to, stag, kt_bytes(scount, st));
       kt_p2p("irecv", from, rtag, kt_bytes(n, rt));
-      kt_wait3(kt_rank, to, stag);
-      kt_wait3(from, kt_rank, rtag);
+      kt_keyed("wait", kt_rank, to, stag);
+      kt_keyed("wait", from, kt_rank, rtag);
     } else if (to != MPI_PROC_NULL) {
       /* TI: "sendRecv <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>"; MPI_BYTE is 6 */
       kt_line("sendRecv");
