@@ -268,6 +268,10 @@ type Config struct {
 	// through SimGrid's order-dependent selective max-min update (a few
 	// 1e-5..1e-4 relative differences in the differential test).
 	Subrounds bool
+	// SkipPeriods skips the periods of a replay that repeat one before
+	// (kairos/skip-periods, default yes; see cycles in cycle.go): the
+	// same times, to rounding, without replaying each iteration.
+	SkipPeriods bool
 	// IBFactors are the IB model's penalty factors
 	// (smpi/IB-penalty-factors).
 	IBFactors IBFactors
@@ -369,6 +373,7 @@ func DefaultConfig() Config {
 		Colls:               map[string]string{},
 		Compat:              true,
 		Subrounds:           true,
+		SkipPeriods:         true,
 		ConcurrencyLimit:    -1,
 	}
 }
@@ -420,6 +425,7 @@ var CfgNames = []string{
 	"network/loopback-bw, network/loopback-lat (the implicit loopback of Full, Floyd and Dijkstra zones)",
 	"kairos/envelope (bytes added to each message, 16)",
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
+	"kairos/skip-periods (yes: a period of the replay that repeats the one before is not replayed again, its time is added, the default; no)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
 	"kairos/incremental (auto, the default: re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
 }
@@ -507,6 +513,8 @@ func (c *Config) Set(key, value string) error {
 		c.SurfPrecision, err = num()
 	case "kairos/subrounds":
 		c.Subrounds, err = ParseBool(key, value)
+	case "kairos/skip-periods":
+		c.SkipPeriods, err = ParseBool(key, value)
 	case "kairos/envelope":
 		var v float64
 		v, err = num()

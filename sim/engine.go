@@ -596,6 +596,9 @@ func (s *simulation) advance() bool {
 	}
 	s.freeActs = append(s.freeActs, s.freed...)
 	s.freed = s.freed[:0]
+	if s.cyc != nil && s.quiescent() {
+		s.cyc.atQuiescent(s)
+	}
 	cpu := s.nextCPUEvent()
 	if s.heap.empty() && cpu < 0 || s.pollingForever() {
 		// Nothing pending, or only the polling of receives whose

@@ -50,6 +50,15 @@ type bucketRef struct {
 
 const heapArity = 4
 
+// each calls f with every action in the heap, in no particular order.
+func (h *actionHeap) each(f func(a *action)) {
+	for _, ref := range h.bh {
+		for i := h.b[ref.b].head; i >= 0; i = h.next[i] {
+			f(h.act[i])
+		}
+	}
+}
+
 // register gives a new action its slot.
 func (h *actionHeap) register(a *action) {
 	if len(h.act) == 0 {

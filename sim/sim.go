@@ -200,6 +200,9 @@ type Result struct {
 	// or SolverSimGrid (SolverAuto falls back to it when SimGrid's quirk
 	// strikes).
 	Solver Solver
+	// Skipped counts the periods not replayed again (Config.SkipPeriods),
+	// and SkippedActions their actions (counted in Actions).
+	Skipped, SkippedActions int64
 	// Energy is the hosts' energy, with the energy model
 	// (Config.Energy); nil without.
 	Energy *Energy
@@ -329,8 +332,12 @@ type simulation struct {
 	waitSeq            uint64    // order in which ranks started blocking waits
 	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
 	err                error
-	stats              struct{ messages, bytes, actions int64 }
+	stats              simStats
+	cyc                *cycles // period skipping, nil when off
 }
+
+// simStats are the counts a Result reports.
+type simStats struct{ messages, bytes, actions int64 }
 
 // Run replays src on m with cfg and returns the simulated times. Rank i
 // runs on host m.RankHost[i]; every rank of src must have a host. Events
@@ -558,6 +565,9 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		a.rank = r
 		s.heapSet(a, cfg.StartDates[i], hMaxDuration)
 	}
+	if s.cyclesOn(obs) {
+		s.wrapCycles(src)
+	}
 	return s, nil
 }
 
@@ -765,6 +775,9 @@ func (s *simulation) result() *Result {
 	}
 	for _, r := range s.ranks {
 		res.Ranks = append(res.Ranks, r.res)
+	}
+	if s.cyc != nil {
+		res.Skipped, res.SkippedActions = s.cyc.periods, s.cyc.actions
 	}
 	if r := s.lastDone; r != nil {
 		// SimGrid's replay prints the time of the rank that ends last,

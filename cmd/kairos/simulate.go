@@ -239,14 +239,17 @@ action and trace line, and the command exits with status 1.`,
 
 // simulateJSON is the stable JSON form of a simulation's results.
 type simulateJSON struct {
-	Trace          string           `json:"trace"`
-	Platform       string           `json:"platform"`
-	Model          string           `json:"model"`
-	SimulatedTime  float64          `json:"simulated_time"`
-	Actions        int64            `json:"actions"`
-	Messages       int64            `json:"messages"`
-	Bytes          int64            `json:"bytes"`
-	Solver         string           `json:"solver"`
+	Trace         string  `json:"trace"`
+	Platform      string  `json:"platform"`
+	Model         string  `json:"model"`
+	SimulatedTime float64 `json:"simulated_time"`
+	Actions       int64   `json:"actions"`
+	Messages      int64   `json:"messages"`
+	Bytes         int64   `json:"bytes"`
+	Solver        string  `json:"solver"`
+	// SkippedPeriods counts the periods of the replay not replayed again
+	// (kairos/skip-periods).
+	SkippedPeriods int64            `json:"skipped_periods"`
 	Ranks          []simulateRankJS `json:"ranks"`
 	Energy         *simulateEnergy  `json:"energy,omitempty"`
 	LinkEnergy     *linkEnergyJSON  `json:"link_energy,omitempty"`
@@ -671,7 +674,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), SkippedPeriods: res.Skipped, TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
 		if f.replayed != nil {
 			out.Recorded = 0 // instances recorded apart have no run in common
@@ -696,7 +699,11 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	defer printInstances(w, instanceResults(f.replayed, res), f.jobs)
 	// SimGrid prints %f (6 decimals); more digits follow for comparisons.
-	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model)\n", res.Time, res.Time, res.Actions, res.Messages, model)
+	skipped := ""
+	if res.Skipped > 0 {
+		skipped = fmt.Sprintf(", %d repeated periods skipped", res.Skipped)
+	}
+	fmt.Fprintf(w, "Simulation time %f (%.9f s; %d actions, %d messages, %s model%s)\n", res.Time, res.Time, res.Actions, res.Messages, model, skipped)
 	if f.replayed == nil {
 		// Instances recorded apart have no run in common.
 		printRecorded(w, untimed, res.Time)

@@ -538,3 +538,10 @@ func (s *System) endRound() {
 	s.ambiguous = false
 	s.simFirst = s.simFirst[:0]
 }
+
+// Settled reports whether the system carries nothing from its past rounds
+// but its variables and constraints: no change waiting for a solve, no
+// stale shares of SimGrid's selective update, no quirk struck.
+func (s *System) Settled() bool {
+	return s.staleCount == 0 && !s.struck && !s.replaying && !s.Modified()
+}
