@@ -106,6 +106,7 @@ type cycleReader struct {
 	evStart         int64 // the log offset of the current event's encoding
 	scratch         []byte
 	index           int64 // of the current event in the rank's trace
+	inCur           bool  // the current event is in's current one
 	src             trace.Source
 	rank            int
 	cyc             *cycles
@@ -115,12 +116,12 @@ func (c *cycleReader) Next() bool {
 	if c.head < len(c.ahead) {
 		c.ev = c.ahead[c.head]
 		c.head++
-		c.cur = &c.ev
+		c.cur, c.inCur = &c.ev, false
 	} else {
 		if !c.in.Next() {
 			return false
 		}
-		c.cur = c.in.Event()
+		c.cur, c.inCur = c.in.Event(), true
 	}
 	c.index++
 	switch {
@@ -145,9 +146,13 @@ func (c *cycleReader) Event() *trace.Event { return c.cur }
 func (c *cycleReader) Err() error          { return c.in.Err() }
 func (c *cycleReader) Close() error        { return c.in.Close() }
 
-// Position reads the rank again up to the current event, for error
-// reports: the reader in front may have read ahead of it.
+// Position returns the current event's position, as the rank's own
+// reader gives it: that reader's, or, if it has read ahead, that of a
+// reader of the rank opened again and read up to the current event.
 func (c *cycleReader) Position() string {
+	if pos, ok := c.in.(trace.Positioner); ok && c.inCur {
+		return pos.Position()
+	}
 	in, err := c.src.OpenRank(c.rank)
 	if err != nil {
 		return ""
@@ -174,6 +179,7 @@ func (c *cycleReader) take() *trace.Event {
 		c.head++
 		return &c.ahead[c.head-1]
 	}
+	c.inCur = false
 	if !c.in.Next() {
 		return nil
 	}
@@ -505,7 +511,9 @@ func (c *cycles) atQuiescent(s *simulation) {
 		if !c.same(old, rec) {
 			continue
 		}
-		attempts++
+		if attempts++; attempts == 1 {
+			c.pin(s)
+		}
 		if m := c.skip(old, rec); m > 0 {
 			c.quiet, c.nap = 0, cycleNap
 			c.push(rec)
@@ -514,6 +522,20 @@ func (c *cycles) atQuiescent(s *simulation) {
 		}
 	}
 	c.push(rec)
+}
+
+// pin copies each rank's current event out of its reader's buffer, which
+// the events a skip reads overwrite. (They are computations or sleeps,
+// whose events hold no slices; see rankFlags.)
+func (c *cycles) pin(s *simulation) {
+	for i, r := range s.ranks {
+		rd := c.rd[i]
+		if rd.cur != &rd.ev {
+			rd.ev = *rd.cur
+			rd.cur = &rd.ev
+		}
+		r.ev = rd.cur
+	}
 }
 
 // capture returns the state of s, or nil if s is not at a quiescent date.
@@ -594,12 +616,15 @@ func relDate(date, now float64) float64 {
 }
 
 // rankFlags sets f to r's discrete state, or returns false if r is not
-// quiescent.
+// quiescent: computing or sleeping in an action of its own (not the
+// reduction of a collective, whose state refers to its event), with no
+// request, message or collective in flight.
 func rankFlags(r *rank, f []uint64) bool {
 	st := &r.coll
 	if r.done || r.ending || !r.busy || r.sleepVar != nil || r.sleepAct != nil || r.slept || r.sendFromSet ||
 		len(r.orQueue) > 0 || r.orSleep != 0 || r.wPend != 0 || r.wDone != 0 || r.resume || r.nkeys != 0 ||
 		r.byID.len() != 0 || r.probeStep != 0 || r.testReq != nil || len(r.arrived) > 0 || r.ev == nil ||
+		r.ev.Kind != trace.Compute && r.ev.Kind != trace.Sleep ||
 		st.posting || len(st.reqs) > 0 || len(st.carried) > 0 || r.mbox.nsends != 0 || !r.mbox.wildRecv.empty() ||
 		!emptyQueues(&r.mbox.recvs) || r.unlockDue || r.async.unlock != nil || r.mtx.owner != nil {
 		return false
