@@ -464,9 +464,28 @@ func toInt64(v []uint64) []int64 {
 // cyclesOn reports whether s may skip periods (see cycles).
 func (s *simulation) cyclesOn(obs Observer) bool {
 	c := s.cfg
-	return c.SkipPeriods && obs == nil && !c.NetworkFull && !c.CPUFull && !s.asyncOn() && s.ib == nil &&
+	// With SimGrid's own re-solves, which the automatic solver turns to
+	// where the order of simultaneous events matters (see SolverAuto), a
+	// skip could not keep that order: its dates are the whole replay's to
+	// rounding, not to the bit.
+	return c.SkipPeriods && obs == nil && c.Solver != SolverSimGrid && !c.NetworkFull && !c.CPUFull && !s.asyncOn() && s.ib == nil &&
 		!c.LinkEnergy && !c.Energy && c.ConcurrencyLimit < 0 && len(s.profiled) == 0 && len(s.linkProfs) == 0
 }
+
+// nearTie notes that s compared the date now with date (a send's post, a
+// probe, a back-off counter's last use): if they came out unequal by less
+// than a skip's rounding could move them, the outcome of the comparison
+// could differ in a skipped period, and the records so far are dropped.
+func (s *simulation) nearTie(date float64) {
+	if s.cyc != nil && date != s.now && math.Abs(date-s.now) <= cycleNear*max(1, math.Abs(s.now)) {
+		s.cyc.dropAll()
+	}
+}
+
+// cycleNear is how close two dates are near-tied, relative to the date:
+// far above a skip's rounding (16 units in the last place), far below
+// any time a model sets.
+const cycleNear = 1e-11
 
 // wrapCycles puts a cycleReader in front of each rank's reader.
 func (s *simulation) wrapCycles(src trace.Source) {
@@ -835,11 +854,16 @@ func (c *cycles) trim() {
 // sleep drops the records and stops the logs for the next nap quiescent
 // dates, and doubles the nap.
 func (c *cycles) sleep() {
+	c.dropAll()
+	c.asleep, c.quiet = c.nap, 0
+	c.nap = min(2*c.nap, 1<<20)
+}
+
+// dropAll drops every record, and stops the logs.
+func (c *cycles) dropAll() {
 	for len(c.recs) > 0 {
 		c.dropOldest()
 	}
-	c.asleep, c.quiet = c.nap, 0
-	c.nap = min(2*c.nap, 1<<20)
 }
 
 // dropOldest drops the oldest record, when a log grew too long: the

@@ -152,6 +152,7 @@ func (s *simulation) post(q *request) {
 			s.fail(q.owner, "sends to rank %d, which has already finished its trace (SimGrid aborts too)", q.peer)
 		}
 		dst.mbox.lastPost = s.now
+		s.nearTie(dst.mbox.lastProbe)
 		if dst.mbox.lastProbe == s.now {
 			s.orderMatters() // the probe may have come before or after
 		}

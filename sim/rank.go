@@ -669,6 +669,7 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			// Whether the look sees a send posted at this date depends
 			// on the order of simultaneous events.
 			r.mbox.lastProbe = s.now
+			s.nearTie(r.mbox.lastPost)
 			if r.mbox.lastPost == s.now {
 				s.orderMatters()
 			}
