@@ -53,7 +53,8 @@ const cycleTol = 16
 // cycles is the state of period skipping.
 type cycles struct {
 	// logging is set while there are records: the readers then log the
-	// events they serve, up to maxLog bytes each.
+	// events they serve, up to maxLog bytes each (32 MiB in all, at
+	// least 4 KiB a rank).
 	logging bool
 	maxLog  int
 	rd      []*cycleReader
@@ -489,7 +490,7 @@ const cycleNear = 1e-11
 
 // wrapCycles puts a cycleReader in front of each rank's reader.
 func (s *simulation) wrapCycles(src trace.Source) {
-	c := &cycles{acts: make([]*action, len(s.ranks)), maxLog: max(64<<10, (64<<20)/len(s.ranks)), nap: cycleNap}
+	c := &cycles{acts: make([]*action, len(s.ranks)), maxLog: max(4<<10, (32<<20)/len(s.ranks)), nap: cycleNap}
 	for _, r := range s.ranks {
 		cr := &cycleReader{in: r.rd, src: src, rank: int(r.id), index: -1, cyc: c}
 		if s.indexIDs {
