@@ -20,10 +20,15 @@ import (
 // them: the period is skipped, its time and counts added, as long as the
 // traces repeat it. The events skipped are still read and compared, so a
 // change of the trace (another message size, a collective every tenth
-// iteration) ends the skipping where it comes. Off with observers (the
-// timed outputs list every action), profiles, the energy models, the IB
-// model, full updates and the small-message mode, whose state holds more
-// than this one (kairos/skip-periods:no turns it off).
+// iteration) ends the skipping where it comes. A skip's dates are the
+// whole replay's to rounding, not to the bit: nothing is skipped with
+// SimGrid's re-solves, which the automatic solver turns to where the
+// order of simultaneous events matters, nor across a period in which a
+// comparison of dates came near a tie (see nearTie). Off with observers
+// (the timed outputs list every action), profiles, the energy models, the
+// IB model, full updates, concurrency limits and the small-message mode,
+// whose state holds more than this one (kairos/skip-periods:no turns it
+// off).
 
 // cycleHistory is how many records are kept: a period can span that many
 // quiescent dates (an allreduce every tenth iteration of a stencil makes
@@ -99,7 +104,7 @@ type cycleReader struct {
 	// events a skip takes, and pids at the start of its current period.
 	ids, vids, pids *reqIDs
 	cur             *trace.Event
-	ev              trace.Event // the current event, when it came from ahead
+	ev              trace.Event // the current event, when it came from ahead or was pinned
 	ahead           []trace.Event
 	head            int
 	log             []byte
@@ -478,15 +483,30 @@ func (s *simulation) cyclesOn(obs Observer) bool {
 // than a skip's rounding could move them, the outcome of the comparison
 // could differ in a skipped period, and the records so far are dropped.
 func (s *simulation) nearTie(date float64) {
-	if s.cyc != nil && date != s.now && math.Abs(date-s.now) <= cycleNear*max(1, math.Abs(s.now)) {
+	if s.cyc != nil && date != s.now && s.near(date, s.now) {
 		s.cyc.dropAll()
 	}
 }
 
-// cycleNear is how close two dates are near-tied, relative to the date:
-// far above a skip's rounding (16 units in the last place), far below
-// any time a model sets.
-const cycleNear = 1e-11
+// nearWindow notes that an event d seconds from now was found due or not
+// by the precision window (surf/precision): if d is near its edge, see
+// nearTie.
+func (s *simulation) nearWindow(d float64) {
+	if s.cyc != nil && s.near(math.Abs(d), s.cfg.SurfPrecision) {
+		s.cyc.dropAll()
+	}
+}
+
+// near reports whether times a and b are within a skip's rounding of each
+// other, with a wide margin (see cycleNear).
+func (s *simulation) near(a, b float64) bool {
+	return math.Abs(a-b) <= cycleNear*max(1, math.Abs(s.now))
+}
+
+// cycleNear is how close, relative to the date, two times a comparison
+// decides on may come before a skip's rounding could change its outcome:
+// 256 units in the last place, sixteen times the states' tolerance.
+const cycleNear = 256 * 0x1p-52
 
 // wrapCycles puts a cycleReader in front of each rank's reader.
 func (s *simulation) wrapCycles(src trace.Source) {

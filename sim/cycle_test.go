@@ -29,12 +29,21 @@ func periodicTrace(t *testing.T, dir, kind string, n, iters int, bytes int64) tr
 // periodicTraces is periodicTrace that also returns the trace as
 // generated, whose waits name request ids.
 func periodicTraces(t *testing.T, dir, kind string, n, iters int, bytes int64) (gen, tr trace.Source) {
+	return periodicTracesFlops(t, dir, kind, n, iters, bytes, 0)
+}
+
+// periodicTracesFlops is periodicTraces with flops of computation a rank
+// and iteration (the kind's default if 0).
+func periodicTracesFlops(t *testing.T, dir, kind string, n, iters int, bytes int64, flops float64) (gen, tr trace.Source) {
 	t.Helper()
 	p, err := workload.Defaults(kind)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Ranks, p.Grid, p.Bytes, p.Iterations, p.Noise = n, nil, bytes, iters, 0
+	if flops > 0 {
+		p.Flops = flops
+	}
 	if p.Tasks > 0 {
 		p.Tasks = 3 * n
 	}
@@ -130,6 +139,14 @@ func TestSkipPeriods(t *testing.T) {
 			}
 		}
 	}
+	// Late dates: 100 s of computation an iteration (the margins of the
+	// near ties are relative to the date).
+	ldir := filepath.Join(dir, "late")
+	if err := os.MkdirAll(ldir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, tr := periodicTracesFlops(t, ldir, "stencil2d", 16, 80, 1000, 1e11)
+	skipMatches(t, &tab, "flat, late", "stencil2d", 1000, machineOn(t, clusterXML(t, ldir, 64, ""), 16), tr)
 	t.Logf("skip-periods against the whole replay:\n%s", tab.String())
 }
 

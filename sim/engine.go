@@ -641,11 +641,8 @@ func (s *simulation) quirkStruck() bool {
 // popDue takes the actions due now out of the heap: a latency paid
 // enables its transfer, an ended action is listed in endedCPU or endedNet.
 func (s *simulation) popDue() {
-	if s.cyc != nil && !s.heap.empty() {
-		// Whether an event a precision away is due now is a near tie.
-		s.nearTie(s.now + math.Copysign(s.cfg.SurfPrecision, s.heap.minDate()-s.now) - (s.heap.minDate() - s.now))
-	}
 	for !s.heap.empty() && math.Abs(s.heap.minDate()-s.now) < s.cfg.SurfPrecision {
+		s.nearWindow(s.heap.minDate() - s.now)
 		a := s.heap.top()
 		t := a.htype
 		s.heapRemove(a)
@@ -666,6 +663,9 @@ func (s *simulation) popDue() {
 		} else {
 			s.endedCPU = append(s.endedCPU, a)
 		}
+	}
+	if !s.heap.empty() {
+		s.nearWindow(s.heap.minDate() - s.now)
 	}
 }
 
