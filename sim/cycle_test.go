@@ -57,15 +57,37 @@ func periodicTracesFlops(t *testing.T, dir, kind string, n, iters int, bytes int
 	if err != nil {
 		t.Fatalf("%s: %v", kind, err)
 	}
-	desc := filepath.Join(dir, kind)
+	return src, writePerRank(t, filepath.Join(dir, kind), src)
+}
+
+// writePerRank writes src as a TI description desc and per-rank files,
+// and opens it.
+func writePerRank(t *testing.T, desc string, src trace.Source) trace.Source {
+	t.Helper()
 	if _, err := ti.WriteFile(desc, src, ti.WriteOptions{Layout: ti.PerRank}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err = ti.Open(desc)
+	tr, err := ti.Open(desc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return src, tr
+	return tr
+}
+
+// replayBoth replays tr on m without and with period skipping.
+func replayBoth(t *testing.T, tr trace.Source, m *sim.Machine, name string) [2]*sim.Result {
+	t.Helper()
+	var res [2]*sim.Result
+	for i, skip := range []bool{false, true} {
+		cfg := sim.DefaultConfig()
+		cfg.SkipPeriods = skip
+		r, err := sim.Run(tr, m, cfg, nil)
+		if err != nil {
+			t.Fatalf("%s (skip-periods %v): %v", name, skip, err)
+		}
+		res[i] = r
+	}
+	return res
 }
 
 // sameResults reports how far b's times are from a's: the largest
@@ -154,16 +176,7 @@ func TestSkipPeriods(t *testing.T) {
 // checks the results are one, and that the stencils skip.
 func skipMatches(t *testing.T, tab *strings.Builder, topo, kind string, bytes int64, m *sim.Machine, tr trace.Source) {
 	t.Helper()
-	var res [2]*sim.Result
-	for i, skip := range []bool{false, true} {
-		cfg := sim.DefaultConfig()
-		cfg.SkipPeriods = skip
-		r, err := sim.Run(tr, m, cfg, nil)
-		if err != nil {
-			t.Fatalf("%s/%s/%d (skip %v): %v", topo, kind, bytes, skip, err)
-		}
-		res[i] = r
-	}
+	res := replayBoth(t, tr, m, fmt.Sprintf("%s/%s/%d", topo, kind, bytes))
 	d, split, err := sameResults(res[0], res[1])
 	if err != nil || d > 1e-9 || split > 1e-5 {
 		t.Errorf("%s/%s/%d: skipping %d periods: %v, difference %.3g of the time (%.3g in the split of MPI time)",
@@ -220,13 +233,7 @@ func TestSkipPeriodsMatchSimGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	desc := filepath.Join(dir, "stencil")
-	if _, err := ti.WriteFile(desc, src, ti.WriteOptions{Layout: ti.PerRank}); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := ti.Open(desc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := writePerRank(t, desc, src)
 	for _, topo := range diffTopologies[:3] {
 		rows = append(rows, row{topo.name, "stencil2d", 64, desc, tr})
 	}
@@ -376,17 +383,7 @@ func TestSkipPeriodsRandom(t *testing.T) {
 		n := 2 + rng.IntN(7)
 		text := periodicRandomTrace(rng, n, 12)
 		tr := writeTrace(t, dir, text)
-		m := machinePerHost(t, xml, n, plat.perHost)
-		var res [2]*sim.Result
-		for i, skip := range []bool{false, true} {
-			cfg := sim.DefaultConfig()
-			cfg.SkipPeriods = skip
-			r, err := sim.Run(tr, m, cfg, nil)
-			if err != nil {
-				t.Fatalf("%s seed %d (skip %v): %v\n%s", plat.name, seed, skip, err, text)
-			}
-			res[i] = r
-		}
+		res := replayBoth(t, tr, machinePerHost(t, xml, n, plat.perHost), fmt.Sprintf("%s seed %d:\n%s\n", plat.name, seed, text))
 		if res[1].Skipped > 0 {
 			skipped++
 		}

@@ -198,14 +198,7 @@ func TestSimGridDifferential(t *testing.T) {
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		desc := filepath.Join(cdir, "trace")
-		if _, err := ti.WriteFile(desc, src, ti.WriteOptions{Layout: ti.PerRank}); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := ti.Open(desc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := writePerRank(t, filepath.Join(cdir, "trace"), src)
 		pl := plats[c.topo]
 		m, err := sim.FromPlatform(pl, hostsOf(t, pl, hosts[:c.ranks]))
 		if err != nil {
