@@ -414,7 +414,9 @@ type sharedUse struct {
 // solver reschedules only the actions whose share changed, not every one
 // SimGrid re-inserts in its heap.
 func (s *simulation) share(u *sharedUse, r *rank) {
-	s.nearTie(u.date)
+	if u.set {
+		s.nearTie(u.date)
+	}
 	if u.set && u.date == s.now && u.rank != r.id {
 		s.orderMatters()
 	}

@@ -239,17 +239,15 @@ action and trace line, and the command exits with status 1.`,
 
 // simulateJSON is the stable JSON form of a simulation's results.
 type simulateJSON struct {
-	Trace         string  `json:"trace"`
-	Platform      string  `json:"platform"`
-	Model         string  `json:"model"`
-	SimulatedTime float64 `json:"simulated_time"`
-	Actions       int64   `json:"actions"`
-	Messages      int64   `json:"messages"`
-	Bytes         int64   `json:"bytes"`
-	Solver        string  `json:"solver"`
-	// SkippedPeriods counts the periods of the replay not replayed again
-	// (kairos/skip-periods).
-	SkippedPeriods int64            `json:"skipped_periods"`
+	Trace          string           `json:"trace"`
+	Platform       string           `json:"platform"`
+	Model          string           `json:"model"`
+	SimulatedTime  float64          `json:"simulated_time"`
+	Actions        int64            `json:"actions"`
+	Messages       int64            `json:"messages"`
+	Bytes          int64            `json:"bytes"`
+	Solver         string           `json:"solver"`
+	SkippedPeriods int64            `json:"skipped_periods"` // periods not replayed again (kairos/skip-periods)
 	Ranks          []simulateRankJS `json:"ranks"`
 	Energy         *simulateEnergy  `json:"energy,omitempty"`
 	LinkEnergy     *linkEnergyJSON  `json:"link_energy,omitempty"`

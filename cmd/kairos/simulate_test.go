@@ -701,3 +701,25 @@ func TestSimulateSVG(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateSkipPeriods: a periodic stencil generated and simulated from
+// the command line skips its repeated periods (said in the text and the
+// JSON) and gives the time of the replay of every action
+// (kairos/skip-periods:no), to rounding.
+func TestSimulateSkipPeriods(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "st")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "60", "--allreduce-every", "10", "--noise", "0", "-o", tr, "--to", "ti"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, errs)
+	}
+	var on, off simulateJSON
+	simulateInto(t, &on, "simulate", tr, "--cluster", "16x1Gf,125MBps,50us", "--json")
+	simulateInto(t, &off, "simulate", tr, "--cluster", "16x1Gf,125MBps,50us", "--json", "--cfg", "kairos/skip-periods:no")
+	if on.SkippedPeriods == 0 || off.SkippedPeriods != 0 || math.Abs(on.SimulatedTime-off.SimulatedTime) > 1e-12*off.SimulatedTime {
+		t.Errorf("skipped %d periods, %.12f s; without skipping %d, %.12f s", on.SkippedPeriods, on.SimulatedTime, off.SkippedPeriods, off.SimulatedTime)
+	}
+	code, out, errs := csRun("simulate", tr, "--cluster", "16x1Gf,125MBps,50us")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf(", %d repeated periods skipped)", on.SkippedPeriods)) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
