@@ -170,15 +170,15 @@ func stencilBytes(t testing.TB, grid string, iters int, bytes int64) trace.Sourc
 	return src
 }
 
-// TestAutoSolverSweep (in CI, or with KAIROS_SIM_FULL=1: it takes about
-// a minute) replays every generator at 16 and 64 ranks on every topology
+// TestAutoSolverSweep (with KAIROS_LONG=1, as in CI: it takes about a
+// minute) replays every generator at 16 and 64 ranks on every topology
 // of the differential test, eager and rendezvous sizes, with noise drawn
 // from three seeds, with the automatic solver and with SimGrid's solver:
 // the times must be the same.
 func TestAutoSolverSweep(t *testing.T) {
 	t.Parallel()
-	if !testenv.Required() && os.Getenv("KAIROS_SIM_FULL") != "1" {
-		t.Skip("a minute long: KAIROS_SIM_FULL=1 (or KAIROS_REQUIRE_EXTERNAL=1) runs it")
+	if !testenv.Long() {
+		t.Skip("a minute long: KAIROS_LONG=1 runs it")
 	}
 	dir := t.TempDir()
 	n, worst, restarted := 0, 0.0, 0

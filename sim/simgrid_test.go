@@ -117,13 +117,12 @@ func runSimGridWithin(d time.Duration, dir, desc, plat, hosts string, n int, ext
 
 // TestSimGridDifferential replays generated traces with Kairos and with the
 // installed SimGrid 3.32 and requires a relative difference of at most
-// 1e-6. The full matrix runs under KAIROS_REQUIRE_EXTERNAL=1 or
-// KAIROS_SIM_FULL=1; otherwise a subset covering every generator and every
-// topology.
+// 1e-6. The full matrix runs under KAIROS_LONG=1 (testenv.Long);
+// otherwise a subset covering every generator and every topology.
 func TestSimGridDifferential(t *testing.T) {
 	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
-	full := testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1"
+	full := testenv.Long()
 	dir := t.TempDir()
 	plats := map[string]*platform.Platform{}
 	for _, topo := range diffTopologies {
@@ -314,7 +313,9 @@ func TestAlgorithmsAsyncMatchSimGrid(t *testing.T) {
 
 // allAlgorithmsMatch runs every selectable collective algorithm with
 // Kairos and SimGrid with the settings extra (key:value), as
-// TestAlgorithmsMatchSimGrid.
+// TestAlgorithmsMatchSimGrid. Without KAIROS_LONG=1 each algorithm runs
+// on one of its rank counts, and with settings every other algorithm
+// (the two sets of settings take alternate halves).
 // TestAlgorithmsOverheadsMatchSimGrid is TestAlgorithmsMatchSimGrid with
 // SMPI's overheads: every algorithm's sends pay smpi/os or smpi/ois as
 // SimGrid posts them (a blocking send, or the isend of a sendrecv or of a
@@ -338,14 +339,25 @@ func allAlgorithmsMatch(t *testing.T, extra ...string) {
 		"allgatherv":     {"allgatherv 1000 %v"},
 	}
 	var tab strings.Builder
-	n := 0
+	n, i := 0, 0
 	for _, coll := range []string{"bcast", "barrier", "allreduce", "alltoall", "alltoallv", "allgather", "allgatherv", "reduce_scatter", "reduce", "gather", "scatter"} {
 		for _, algo := range sim.Algorithms(coll) {
 			if algo == "ompi" {
 				continue // TestOmpiSelectorMatchesSimGrid
 			}
+			nps := algorithmRanks(algo)
+			if !testenv.Long() {
+				// Every algorithm on one of its rank counts, in turn;
+				// with settings, every other algorithm.
+				if half := min(len(extra), 2) - 1; half >= 0 && i%2 == half {
+					i++
+					continue
+				}
+				nps = nps[i%len(nps) : i%len(nps)+1]
+			}
+			i++
 			t.Run(coll+":"+algo, func(t *testing.T) {
-				n += algorithmMatches(t, dir, plat, hostfile, coll, algo, actions[coll], &tab, extra...)
+				n += algorithmMatchesOn(t, dir, plat, hostfile, coll, algo, nps, actions[coll], &tab, extra...)
 			})
 		}
 	}
@@ -411,19 +423,30 @@ func replayWithAlgorithm(t *testing.T, dir, plat string, np, flops int, act, col
 // SimGrid (both with the settings extra, key:value), reports any
 // difference, adds a row per run to tab and returns the number of runs.
 func algorithmMatches(t *testing.T, dir, plat, hostfile, coll, algo string, acts []string, tab *strings.Builder, extra ...string) int {
+	return algorithmMatchesOn(t, dir, plat, hostfile, coll, algo, algorithmRanks(algo), acts, tab, extra...)
+}
+
+// algorithmRanks returns the numbers of ranks algo is tested on: 5, 8 and
+// 11 (11 ranks on 8 hosts: some share one), but for the algorithms made
+// for one number.
+func algorithmRanks(algo string) []int {
+	switch algo {
+	case "ompi_two_procs":
+		return []int{2}
+	case "pair":
+		return []int{8}
+	}
+	return []int{5, 8, 11}
+}
+
+// algorithmMatchesOn is algorithmMatches on nps ranks.
+func algorithmMatchesOn(t *testing.T, dir, plat, hostfile, coll, algo string, nps []int, acts []string, tab *strings.Builder, extra ...string) int {
 	n := 0
 	sgArgs := []string{"--cfg=smpi/" + coll + ":" + algo}
 	for _, kv := range extra {
 		sgArgs = append(sgArgs, "--cfg="+kv)
 	}
-	nps := []int{5, 8, 11} // 11 ranks on 8 hosts: some share one
-	if algo == "ompi_two_procs" {
-		nps = []int{2}
-	}
 	for _, np := range nps {
-		if algo == "pair" && np != 8 {
-			continue
-		}
 		for _, act := range acts {
 			if strings.Contains(act, "%") {
 				act = fmt.Sprintf(act, strings.TrimSpace(strings.Repeat("1000 ", np)))
@@ -1438,7 +1461,7 @@ func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
 }
 
 // randomSeeds returns how many random traces a differential test replays:
-// full (where SimGrid is required, or KAIROS_SIM_FULL=1) or a quick dozen;
+// full (with KAIROS_LONG=1, testenv.Long) or a quick half-dozen;
 // KAIROS_SIM_SEEDS=N sets it, for longer campaigns by hand (from seed
 // KAIROS_SIM_SEED0, see firstSeed).
 //
@@ -1451,10 +1474,10 @@ func randomSeeds(t *testing.T, full int) int {
 	if n, err := strconv.Atoi(os.Getenv("KAIROS_SIM_SEEDS")); err == nil {
 		return n
 	}
-	if testenv.Required() || os.Getenv("KAIROS_SIM_FULL") == "1" {
+	if testenv.Long() {
 		return full
 	}
-	return 12
+	return min(full, 6)
 }
 
 // firstSeed is the first random trace's seed: KAIROS_SIM_SEED0, or 0.

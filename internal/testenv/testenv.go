@@ -22,6 +22,15 @@ import (
 // Required reports whether external material and tools are mandatory.
 func Required() bool { return os.Getenv("KAIROS_REQUIRE_EXTERNAL") == "1" }
 
+// Long reports whether the long differential sweeps run in full:
+// KAIROS_LONG=1 (or its older name KAIROS_SIM_FULL=1), which .ci/run sets
+// for a second pass over the packages that have them. Without it, `go test
+// ./...` runs every test with the same assertions on fewer cases, so that
+// the whole suite takes minutes on two cores.
+func Long() bool {
+	return os.Getenv("KAIROS_LONG") == "1" || os.Getenv("KAIROS_SIM_FULL") == "1"
+}
+
 func missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	if Required() {
