@@ -34,6 +34,7 @@ const (
 	fRequests
 	fSource
 	fNewComm
+	fHandle
 	fAll = 1<<iota - 1
 )
 
@@ -122,6 +123,9 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 	if mask&fNewComm != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
 	}
+	if mask&fHandle != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Handle))
+	}
 	return dst
 }
 
@@ -193,6 +197,7 @@ func eventMask(e *Event, st *CodecState) uint32 {
 	set(e.Requests != nil, fRequests)
 	set(e.Source != NoRank, fSource)
 	set(e.NewComm != 0, fNewComm)
+	set(e.Handle != 0, fHandle)
 	return m
 }
 
@@ -285,6 +290,9 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	}
 	if mask&fNewComm != 0 {
 		e.NewComm = d.Uint32()
+	}
+	if mask&fHandle != 0 {
+		e.Handle = d.Uint32()
 	}
 	return d.Off, corrupt(d.Err)
 }
