@@ -40,11 +40,11 @@ func sampleEvents() []Event {
 		ev(SendRecv, func(e *Event) { e.Partner, e.Source, e.SendBytes, e.RecvBytes = 1, 0, math.MaxInt64, math.MinInt64 }),
 		ev(CommSplit, func(e *Event) { e.NewComm = 9 }),
 		ev(Sleep, func(e *Event) { e.Compute = math.Inf(1) }),
-		ev(WinCreate, func(e *Event) { e.Handle, e.Comm, e.SendBytes = 3, 4, 1 << 20 }),
+		ev(WinCreate, func(e *Event) { e.Handle, e.Comm, e.SendBytes = 3, 4, 1<<20 }),
 		ev(Put, func(e *Event) { e.Handle, e.Partner, e.SendBytes, e.Request = 3, 1, 8192, 5 }),
 		ev(WinLock, func(e *Event) { e.Handle, e.Partner, e.Tag = 3, 1, LockExclusive }),
 		ev(WinPost, func(e *Event) { e.Handle, e.NewComm = 3, 2 }),
-		ev(FileWrite, func(e *Event) { e.Handle, e.SendBytes, e.Tag, e.Compute = 1 << 31, 4096, IOCollective, 0.25 }),
+		ev(FileWrite, func(e *Event) { e.Handle, e.SendBytes, e.Tag, e.Compute = 1<<31, 4096, IOCollective, 0.25 }),
 	}
 }
 

@@ -44,7 +44,7 @@ type Source struct {
 	// groupComms are the model communicators of the groups of one-sided
 	// post and start calls, by OTF2 group.
 	groupComms map[uint32]uint32
-	defects   []string
+	defects    []string
 	// inPlaceAware: the archive's in-place collectives count no block to
 	// or from the member itself (Score-P 8 on).
 	inPlaceAware bool
@@ -65,7 +65,7 @@ func Open(path string) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{},
-		groupComms: map[uint32]uint32{},
+		groupComms:   map[uint32]uint32{},
 		inPlaceAware: inPlaceAware(a.Anchor.Creator)}
 	s.buildRanks()
 	s.buildComms()
