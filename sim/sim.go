@@ -217,6 +217,8 @@ type Result struct {
 // in MPI (transfers, latencies).
 type RankResult struct {
 	Finish, Compute, Comm, Wait float64
+	// IO is time in MPI-IO calls, replayed as recorded.
+	IO float64
 	// Init is when the rank's init action ran (0 without one): a rank's
 	// simulated time, as SimGrid prints it, is Finish - Init.
 	Init float64
@@ -333,7 +335,8 @@ type simulation struct {
 	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
 	err                error
 	stats              simStats
-	cyc                *cycles // period skipping, nil when off
+	cyc                *cycles               // period skipping, nil when off
+	wins               map[uint32]*rmaWindow // one-sided windows, by trace handle
 }
 
 // simStats are the counts a Result reports.
@@ -654,9 +657,13 @@ func (s *simulation) wake(r *rank) {
 		if r.matchMax > r.blockStart {
 			w = math.Min(r.matchMax, s.now) - r.blockStart
 		}
-		if r.computing {
+		switch {
+		case r.io:
+			r.res.IO += d
+			r.io = false
+		case r.computing:
 			r.res.Compute += d
-		} else {
+		default:
 			r.res.Wait += w
 			r.res.Comm += d - w
 		}
