@@ -180,7 +180,8 @@ type Prediction struct {
 	Wait      float64 `json:"wait"`
 	Latency   float64 `json:"latency"`
 	Bandwidth float64 `json:"bandwidth"`
-	RankTime  float64 `json:"rank_time"` // sum over ranks of the final clocks
+	IO        float64 `json:"io,omitempty"` // MPI-IO time, neither computation nor communication
+	RankTime  float64 `json:"rank_time"`    // sum over ranks of the final clocks
 }
 
 // Comm returns wait + latency + bandwidth time.
@@ -285,7 +286,7 @@ func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) 
 // prediction returns configuration i's prediction, as point p.
 func (r *Result) prediction(p Point, i int) Prediction {
 	return Prediction{Point: p, Time: r.Time[i], Comp: r.Comp[i], Wait: r.Wait[i],
-		Latency: r.Lat[i], Bandwidth: r.BW[i], RankTime: r.RankTime[i]}
+		Latency: r.Lat[i], Bandwidth: r.BW[i], IO: r.IO[i], RankTime: r.RankTime[i]}
 }
 
 // find returns the prediction of sweep s at scale k.
