@@ -143,6 +143,21 @@ func (e *Event) String() string {
 	if e.Kind.IsWindow() || e.Kind.IsIO() {
 		s += " handle=" + strconv.FormatUint(uint64(e.Handle), 10)
 	}
+	switch {
+	case e.Kind == WinLock && e.Tag == LockExclusive:
+		s += " exclusive"
+	case e.Kind == WinLock && e.Tag == LockShared:
+		s += " shared"
+	case (e.Kind == WinPost || e.Kind == WinStart) && e.NewComm != 0:
+		s += " group=" + strconv.FormatUint(uint64(e.NewComm), 10)
+	case e.Kind == FileRead || e.Kind == FileWrite:
+		if e.Tag&IOCollective != 0 {
+			s += " collective"
+		}
+		if e.Tag&IONonBlocking != 0 {
+			s += " nonblocking"
+		}
+	}
 	if e.Comm != WorldComm {
 		s += " comm=" + strconv.FormatUint(uint64(e.Comm), 10)
 	}
