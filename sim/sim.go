@@ -807,9 +807,21 @@ func (s *simulation) result() *Result {
 // Summary formats per-rank results as a table, for humans.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s\n", "rank", "finish", "compute", "comm", "wait")
+	io := false
+	for _, x := range r.Ranks {
+		io = io || x.IO > 0
+	}
+	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "wait")
+	if io {
+		fmt.Fprintf(&b, " %14s", "io")
+	}
+	b.WriteByte('\n')
 	for i, x := range r.Ranks {
-		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f\n", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		if io {
+			fmt.Fprintf(&b, " %14.9f", x.IO)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }
