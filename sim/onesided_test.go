@@ -108,10 +108,16 @@ func TestOneSidedReproduction(t *testing.T) {
 func TestOneSidedEpochs(t *testing.T) {
 	create, free := rmaEv(trace.WinCreate, trace.NoRank, nil), rmaEv(trace.WinFree, trace.NoRank, nil)
 	fence := rmaEv(trace.WinFence, trace.NoRank, nil)
-	put := func(tg int32, n int64) trace.Event { return rmaEv(trace.Put, tg, func(e *trace.Event) { e.SendBytes = n }) }
-	get := func(tg int32, n int64) trace.Event { return rmaEv(trace.Get, tg, func(e *trace.Event) { e.RecvBytes = n }) }
+	put := func(tg int32, n int64) trace.Event {
+		return rmaEv(trace.Put, tg, func(e *trace.Event) { e.SendBytes = n })
+	}
+	get := func(tg int32, n int64) trace.Event {
+		return rmaEv(trace.Get, tg, func(e *trace.Event) { e.RecvBytes = n })
+	}
 	sleep := func(d float64) trace.Event { e := trace.NewEvent(trace.Sleep); e.Compute = d; return e }
-	group := func(k trace.Kind, c uint32) trace.Event { return rmaEv(k, trace.NoRank, func(e *trace.Event) { e.NewComm = c }) }
+	group := func(k trace.Kind, c uint32) trace.Event {
+		return rmaEv(k, trace.NoRank, func(e *trace.Event) { e.NewComm = c })
+	}
 	lock := func(tg, typ int32) trace.Event { return rmaEv(trace.WinLock, tg, func(e *trace.Event) { e.Tag = typ }) }
 	cases := []struct {
 		name  string
