@@ -33,7 +33,9 @@
 // a workload's jobs at their dates (Config.StartDates). With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
 // plugin's (see energy.go): the power of a host's load, from its
-// wattage_per_state property, over the run.
+// wattage_per_state property, over the run. One-sided calls run as SMPI
+// runs MPI-3 RMA programs on-line (see onesided.go); MPI-IO calls replay
+// their recorded duration, reported as I/O.
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are
