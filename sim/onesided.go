@@ -87,8 +87,10 @@ type rmaOpKind uint8
 const (
 	opColl      rmaOpKind = iota // a collective (ev)
 	opComplete                   // finish_comms: list of member peer, requests to or from filter (all if NoRank)
-	opTransfer                   // post a transfer of bytes from src to dst (tag)
-	opWaitLast                   // wait for the request the last transfer returned
+	opSend                       // start the send request of a transfer of bytes from src to dst (tag)
+	opRecv                       // start its receive request: the transfer starts
+	opListLast                   // add the last receive request to member peer's list
+	opWaitLast                   // wait for the last receive request
 	opLock                       // take mutex
 	opUnlock                     // give it back
 	opWinLock                    // SMPI's lock of member peer, of type bytes
@@ -104,8 +106,8 @@ type rmaOp struct {
 	src, dst int32
 	bytes    int64
 	tag      int32
-	keep     bool   // a transfer's receive request is kept for opWaitLast
-	req      uint64 // a transfer's trace request id (request-based calls)
+	list     bool   // opRecv: the receive request joins member peer's list
+	req      uint64 // opRecv: the trace request id (request-based calls) of the send (send) or receive request
 	mutex    *simMutex
 	group    []int32
 	send     bool
@@ -117,7 +119,8 @@ type rmaCall struct {
 	active bool
 	ops    []rmaOp
 	i      int
-	last   *request // the request opWaitLast waits for
+	sq, rq *request // the requests of the transfer being posted
+	last   *request // the receive request of the last transfer (opListLast, opWaitLast)
 	sub    int      // progress within an op
 	inLine bool     // waiting for a mutex (lockMutex)
 }
@@ -184,7 +187,7 @@ func (s *simulation) oneSided(r *rank, e *trace.Event) bool {
 			s.cyc.dropAll()
 		}
 		c.ops = s.rmaOps(r, e, w, c.ops[:0])
-		c.i, c.sub, c.last, c.active = 0, 0, nil, true
+		c.i, c.sub, c.sq, c.rq, c.last, c.active = 0, 0, nil, nil, nil, true
 		r.step = 0
 	}
 	for c.i < len(c.ops) {
@@ -225,6 +228,41 @@ func (s *simulation) rmaOps(r *rank, e *trace.Event, w *rmaWindow, ops []rmaOp) 
 	}
 	t := e.Partner
 	self := t == me
+	lock := func(ops []rmaOp, g int32, more ...rmaOp) []rmaOp {
+		m := &w.member(g).mut
+		ops = append(append(append(ops, rmaOp{kind: opLock, mutex: m}), more...), rmaOp{kind: opUnlock, mutex: m})
+		return ops
+	}
+	// SMPI's put (accumulate: tag rmaTagAcc): the send request starts
+	// (own list, unless returned as the request), then, under the
+	// target's list mutex, the receive request joins its list and starts.
+	put := func(ops []rmaOp, bytes int64, tag int32, req uint64) []rmaOp {
+		ops = append(ops, rmaOp{kind: opSend, src: me, dst: t, bytes: bytes, tag: tag})
+		if req == 0 && tag == rmaTagPut {
+			ops = lock(ops, me)
+		}
+		ops = lock(ops, t, rmaOp{kind: opRecv, peer: t, list: true, req: req, send: true})
+		if req == 0 && tag != rmaTagPut {
+			ops = lock(ops, me)
+		}
+		return ops
+	}
+	// SMPI's get: the target's send request starts and joins its list,
+	// then the origin's receive request starts (the transfer with it) and
+	// joins the origin's list, unless returned as the request (or kept,
+	// wait, for a wait that follows).
+	get := func(ops []rmaOp, bytes int64, req uint64, wait bool) []rmaOp {
+		ops = append(ops, rmaOp{kind: opSend, src: t, dst: me, bytes: bytes, tag: rmaTagGet})
+		ops = lock(ops, t)
+		ops = append(ops, rmaOp{kind: opRecv, req: req})
+		switch {
+		case wait:
+			ops = append(ops, rmaOp{kind: opWaitLast})
+		case req == 0:
+			ops = lock(ops, me, rmaOp{kind: opListLast, peer: me})
+		}
+		return ops
+	}
 	switch e.Kind {
 	case trace.WinCreate:
 		ops = append(ops, coll(trace.Allgather, 8))
@@ -232,24 +270,23 @@ func (s *simulation) rmaOps(r *rank, e *trace.Event, w *rmaWindow, ops []rmaOp) 
 		ops = append(ops, coll(trace.Barrier, 0), complete(me, trace.NoRank), coll(trace.Barrier, 0))
 	case trace.Put:
 		if !self {
-			ops = append(ops, rmaOp{kind: opTransfer, src: me, dst: t, bytes: e.SendBytes, tag: rmaTagPut, req: e.Request})
+			ops = put(ops, e.SendBytes, rmaTagPut, e.Request)
 		}
 	case trace.Get:
 		if !self {
-			ops = append(ops, rmaOp{kind: opTransfer, src: t, dst: me, bytes: e.RecvBytes, tag: rmaTagGet, req: e.Request})
+			ops = get(ops, e.RecvBytes, e.Request, false)
 		}
 	case trace.Accumulate:
-		ops = append(ops, rmaOp{kind: opTransfer, src: me, dst: t, bytes: e.SendBytes, tag: rmaTagAcc, req: e.Request, send: true})
+		ops = put(ops, e.SendBytes, rmaTagAcc, e.Request)
 		ops = flush(ops, t)
 	case trace.GetAccumulate, trace.CompareAndSwap:
 		m := &w.member(t).atomic
 		ops = append(ops, rmaOp{kind: opLock, mutex: m})
 		if !self {
-			ops = append(ops, rmaOp{kind: opTransfer, src: t, dst: me, bytes: e.RecvBytes, tag: rmaTagGet, keep: true},
-				rmaOp{kind: opWaitLast})
+			ops = get(ops, e.RecvBytes, 0, true)
 		}
 		if e.Kind == trace.GetAccumulate && e.SendBytes > 0 {
-			ops = append(ops, rmaOp{kind: opTransfer, src: me, dst: t, bytes: e.SendBytes, tag: rmaTagAcc, send: true})
+			ops = put(ops, e.SendBytes, rmaTagAcc, 0)
 			ops = flush(ops, t)
 		}
 		ops = append(ops, rmaOp{kind: opUnlock, mutex: m})
@@ -320,8 +357,16 @@ func (s *simulation) rmaStep(r *rank, op *rmaOp) bool {
 		return s.collective(r, &op.ev)
 	case opComplete:
 		return s.finishComms(r, w.member(op.peer), op.filter)
-	case opTransfer:
-		return s.rmaTransfer(r, w, op)
+	case opSend:
+		return s.rmaSend(r, op)
+	case opRecv:
+		s.rmaRecv(r, w, op)
+		return true
+	case opListLast: // the list takes the kept reference
+		m := w.member(op.peer)
+		m.reqs = append(m.reqs, c.last)
+		c.last = nil
+		return true
 	case opWaitLast:
 		if c.sub == 0 {
 			c.sub = 1
@@ -359,10 +404,12 @@ func (s *simulation) rmaStep(r *rank, op *rmaOp) bool {
 	return true
 }
 
-// rmaTransfer posts a one-sided transfer: SMPI's origin starts the send
-// request (sleeping smpi/ois first), then the receive request, which
-// matches at once; the send is detached.
-func (s *simulation) rmaTransfer(r *rank, w *rmaWindow, op *rmaOp) bool {
+// rmaSend starts the send request of a one-sided transfer, as SMPI's
+// origin does (after smpi/ois). An RMA send is detached and goes to the
+// receiver's small mailbox, whose permanent receiver starts the transfer
+// at once: its receive request, which rmaRecv starts later, only attaches
+// to it.
+func (s *simulation) rmaSend(r *rank, op *rmaOp) bool {
 	if !s.checkPeer(r, op.src) || !s.checkPeer(r, op.dst) {
 		return false
 	}
@@ -379,22 +426,31 @@ func (s *simulation) rmaTransfer(r *rank, w *rmaWindow, op *rmaOp) bool {
 	sq.refs++ // the transfer's
 	rq.refs++
 	s.match(sq, rq)
-	origin := op.src == r.id
+	r.rma.sq, r.rma.rq = sq, rq
+	return true
+}
+
+// rmaRecv starts the receive request of the transfer rmaSend started:
+// it joins member peer's list (list), or becomes the trace's request req
+// (the send request does where send is set), or is kept for opListLast
+// or opWaitLast.
+func (s *simulation) rmaRecv(r *rank, w *rmaWindow, op *rmaOp) {
+	c := &r.rma
+	sq, rq := c.sq, c.rq
+	c.sq, c.rq = nil, nil
 	switch {
-	case op.keep:
-		rq.refs++
-		r.rma.last = rq
-	case op.req != 0 && origin: // MPI_Rput, MPI_Raccumulate: the send request
+	case op.req != 0 && op.send: // MPI_Rput, MPI_Raccumulate: the send request
 		s.indexReq(r, sq, op.req)
-		s.listRequest(w.member(op.dst), rq)
 	case op.req != 0: // MPI_Rget: the receive request
 		s.indexReq(r, rq, op.req)
-	case origin: // the target completes it
-		s.listRequest(w.member(op.dst), rq)
-	default:
-		s.listRequest(w.member(r.id), rq)
+		return
 	}
-	return true
+	if op.list {
+		s.listRequest(w.member(op.peer), rq)
+		return
+	}
+	rq.refs++
+	c.last = rq
 }
 
 // listRequest adds q to m's list of requests to complete.

@@ -3,9 +3,13 @@ package sim_test
 import (
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
@@ -203,5 +207,104 @@ func TestOneSidedUnknownWindow(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "never created") {
 		t.Fatalf("error %v, want one about the window never created", err)
 	}
-	_ = fmt.Sprint
+}
+
+// smpiPrograms are the modes of testdata/onesided.c, as traces of the
+// same calls.
+func smpiPrograms() map[string]*trace.Trace {
+	create, free := rmaEv(trace.WinCreate, trace.NoRank, nil), rmaEv(trace.WinFree, trace.NoRank, nil)
+	fence := rmaEv(trace.WinFence, trace.NoRank, nil)
+	sleep := trace.NewEvent(trace.Sleep)
+	sleep.Compute = 0.1
+	xfer := func(k trace.Kind, tg int32, send, recv int64) trace.Event {
+		return rmaEv(k, tg, func(e *trace.Event) { e.SendBytes, e.RecvBytes = send, recv })
+	}
+	sync := func(k trace.Kind) trace.Event { return rmaEv(k, trace.NoRank, nil) }
+	group := func(k trace.Kind, c uint32) trace.Event {
+		return rmaEv(k, trace.NoRank, func(e *trace.Event) { e.NewComm = c })
+	}
+	// both gives each rank create, the calls f returns (rank 1 sleeping
+	// after the first late of them), free and a barrier.
+	both := func(late int, f func(p int32) []trace.Event) *trace.Trace {
+		var ranks [2][]trace.Event
+		for r := range int32(2) {
+			evs := f(1 - r)
+			if r == 1 {
+				evs = append(evs[:late:late], append([]trace.Event{sleep}, evs[late:]...)...)
+			}
+			ranks[r] = append(append([]trace.Event{create}, evs...), free, trace.NewEvent(trace.Barrier))
+		}
+		return rmaTrace(ranks[0], ranks[1])
+	}
+	lock := rmaEv(trace.WinLock, 1, func(e *trace.Event) { e.Tag = trace.LockExclusive })
+	pscw := rmaTrace(
+		[]trace.Event{create, group(trace.WinStart, 2), xfer(trace.Put, 1, 1e6, 0), sync(trace.WinComplete), free, trace.NewEvent(trace.Barrier)},
+		[]trace.Event{create, sleep, group(trace.WinPost, 1), sync(trace.WinWait), free, trace.NewEvent(trace.Barrier)})
+	return map[string]*trace.Trace{
+		"repro": reproduction(200),
+		"fence": both(1, func(p int32) []trace.Event {
+			return []trace.Event{fence, xfer(trace.Put, p, 1e6, 0), fence, xfer(trace.Get, p, 0, 1e6), xfer(trace.Accumulate, p, 65536, 0), fence}
+		}),
+		"pscw": pscw,
+		"lock": both(1, func(p int32) []trace.Event {
+			return []trace.Event{lock, xfer(trace.Accumulate, 1, 262144, 0), rmaEv(trace.WinUnlock, 1, nil),
+				sync(trace.WinLockAll), xfer(trace.GetAccumulate, p, 8192, 8192), xfer(trace.GetAccumulate, p, 8, 8),
+				sync(trace.WinFlushAll), sync(trace.WinUnlockAll)}
+		}),
+	}
+}
+
+// TestOneSidedMatchesSMPI compiles testdata/onesided.c with SimGrid's
+// smpicc, runs each mode on-line with smpirun (no computation simulated)
+// and replays the same calls with Kairos on the same platform: the
+// simulated times agree to the nanosecond (the last rank's end; the test
+// allows 1e-9 relative).
+func TestOneSidedMatchesSMPI(t *testing.T) {
+	testenv.Tool(t, "smpicc", "libsimgrid-dev")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "onesided")
+	if out, err := exec.Command("smpicc", "-O2", "-o", bin, "testdata/onesided.c").CombinedOutput(); err != nil {
+		t.Fatalf("smpicc: %v\n%s", err, out)
+	}
+	plat := filepath.Join(dir, "p.xml")
+	hf := filepath.Join(dir, "hosts")
+	xml := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" radical="0-1" suffix="" speed="1Gf" bw="10MBps" lat="10us"/>
+</platform>
+`
+	if err := os.WriteFile(plat, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hf, []byte("node-0\nnode-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := machineOn(t, plat, 2)
+	for name, tr := range smpiPrograms() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			out, err := exec.Command("smpirun", "-np", "2", "-platform", plat, "-hostfile", hf,
+				"--cfg=smpi/simulate-computation:no", "--log=root.thresh:critical", bin, name).CombinedOutput()
+			if err != nil {
+				t.Fatalf("smpirun: %v\n%s", err, out)
+			}
+			want := -1.0 // the last rank's end
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				var w float64
+				if _, err := fmt.Sscanf(line, "wtime %g", &w); err != nil {
+					t.Fatalf("smpirun printed %q", out)
+				}
+				want = max(want, w)
+			}
+			res, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(res.Time-want) / want; d > 1e-9 {
+				t.Errorf("Kairos %.9f s, SMPI on-line %.9f s: %.2g relative", res.Time, want, d)
+			}
+			t.Logf("Kairos %.9f s, SMPI on-line %.9f s", res.Time, want)
+		})
+	}
 }
