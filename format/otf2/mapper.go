@@ -608,6 +608,8 @@ func (m *mapper) finish(t uint64) {
 			k = trace.Deferred
 		case !ok && strings.HasPrefix(c.name, "MPI_File_"):
 			k = trace.File
+		case !ok && strings.HasPrefix(c.name, "MPI_Win_"): // MPI_Win_sync, _attach...: MPI time, no replay's
+			k = trace.Deferred
 		case !ok:
 			k = trace.Local
 		}

@@ -378,10 +378,13 @@ func (m *mapper) finishSide(c *mpiCall) {
 			break
 		}
 	}
-	if ev.Handle != 0 {
-		if cm := m.winComm(ev.Handle - 1); cm != undefined32 {
-			ev.Comm = m.comm(cm).id
-		}
+	if ev.Handle == 0 {
+		// No record names the window: a flush with nothing to complete
+		// (Score-P writes only completions), which takes no time in a
+		// replay and is not computation.
+		ev.Kind = trace.Deferred
+	} else if cm := m.winComm(ev.Handle - 1); cm != undefined32 {
+		ev.Comm = m.comm(cm).id
 	}
 	c.ops = append(c.ops, ev)
 }
