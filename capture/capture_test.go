@@ -236,7 +236,7 @@ func simulate(t *testing.T, path string, timed bool) float64 {
 // OTF2 tracer, writing both formats in one run: otf2-print reads the archive; Kairos reads it
 // as 4 ranks that validate, with every call of the TI trace and, which TI
 // cannot express, the barriers of the two sub-communicators; a second run
-// into the same directory leaves the archive alone; and the OTF2 trace,
+// into the same directory leaves the traces alone; and the OTF2 trace,
 // replayed with its computation at the TI trace's speed, takes the same
 // simulated time as the TI trace.
 func TestTracerOTF2(t *testing.T) {
@@ -290,8 +290,9 @@ func TestTracerOTF2(t *testing.T) {
 		t.Errorf("barriers on %d sub-communicators (%v), want 2", len(comms), err)
 	}
 
-	// A second run leaves the archive alone and says so.
-	if out := mpirunFormat(t, dir, "otf2", lib, app); !strings.Contains(out, "holds an OTF2 archive already") {
+	// A second run leaves the first's traces alone and writes to a
+	// fresh directory, and says so.
+	if out := mpirunFormat(t, dir, "otf2", lib, app); !strings.Contains(out, "holds a trace already: this run's is written to") {
 		t.Errorf("a second run into the archive's directory: %s", out)
 	}
 	if again, _, err := format.Open(archive); err != nil || again.NumRanks() != 4 {
