@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -361,21 +362,32 @@ func writeCluster(t *testing.T, dir string) {
 // the archive, and reports the time per round trip (a send and a receive
 // on each side).
 func BenchmarkTracerOverhead(b *testing.B) {
+	for name, s := range tracerOverhead(b, "overhead.c", "200000") {
+		b.ReportMetric(s*1e9, "ns/roundtrip-"+name)
+	}
+}
+
+// tracerOverhead builds the tracer (TI, and OTF2 where libotf2 is
+// installed) and the program src of testdata, runs it with args on 2
+// ranks of Open MPI without and with each tracer, b.N times, and returns
+// the mean seconds the program prints (a line of its own), by tracer
+// ("plain" without).
+func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64 {
 	dir := b.TempDir()
 	mpicc := testenv.Tool(b, "mpicc", "libopenmpi-dev")
 	testenv.Tool(b, "mpirun", "openmpi-bin")
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
+	tracer := filepath.Join(dir, FileName)
+	if err := os.WriteFile(tracer, Source, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	prog := filepath.Join(dir, "overhead")
-	run(b, dir, nil, mpicc, "-O2", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "overhead.c"))
+	prog := filepath.Join(dir, strings.TrimSuffix(src, ".c"))
+	run(b, dir, nil, mpicc, "-O2", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", src))
 	libs := map[string]string{"plain": ""}
 	libs["ti"] = filepath.Join(dir, "libkairos_trace.so")
-	run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-o", libs["ti"], src)
+	run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-o", libs["ti"], tracer)
 	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err == nil {
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
-		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], src, "-lotf2")
+		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], tracer, "-lotf2")
 	}
 	total := map[string]float64{}
 	for b.Loop() {
@@ -383,21 +395,27 @@ func BenchmarkTracerOverhead(b *testing.B) {
 			trace := filepath.Join(dir, "trace-"+name)
 			os.RemoveAll(trace)
 			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace}
-			args := []string{"--oversubscribe", "-np", "2"}
+			full := []string{"--oversubscribe", "-np", "2"}
 			if lib != "" {
-				args = append(args, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE")
+				full = append(full, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE")
 			}
-			out := strings.Fields(run(b, dir, env, "mpirun", append(args, prog, "200000")...))
-			var s float64
-			if _, err := fmt.Sscan(out[len(out)-1], &s); err != nil {
-				b.Fatal(err)
+			out := run(b, dir, env, "mpirun", append(append(full, prog), args...)...)
+			s, ok := -1.0, false
+			for _, line := range strings.Split(out, "\n") { // the program's line, among the tracer's
+				if v, err := strconv.ParseFloat(strings.TrimSpace(line), 64); err == nil {
+					s, ok = v, true
+				}
+			}
+			if !ok {
+				b.Fatalf("no time in the output:\n%s", out)
 			}
 			total[name] += s
 		}
 	}
-	for name, s := range total {
-		b.ReportMetric(s/float64(b.N)*1e9, "ns/roundtrip-"+name)
+	for name := range total {
+		total[name] /= float64(b.N)
 	}
+	return total
 }
 
 // TestTracerInPlace traces the collectives with MPI_IN_PLACE, whose

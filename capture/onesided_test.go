@@ -373,3 +373,12 @@ func TestTracerGlobalArrays(t *testing.T) {
 		t.Error("no one-sided transfer simulated")
 	}
 }
+
+// BenchmarkTracerOverheadOneSided measures the tracer's cost per one-sided
+// call: 2 ranks each put 8 bytes to the other and flush, 100,000 times,
+// without and with the tracer (TI, OTF2).
+func BenchmarkTracerOverheadOneSided(b *testing.B) {
+	for name, s := range tracerOverhead(b, "rmaoverhead.c", "100000") {
+		b.ReportMetric(s*1e9, "ns/put+flush-"+name)
+	}
+}

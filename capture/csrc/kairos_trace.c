@@ -30,8 +30,9 @@
  *   KAIROS_TRACE        output directory (default kairos-trace): rank r
  *                       writes DIR/rank-r.ti, rank 0 DIR/index.txt listing
  *                       them (SimGrid's description file); the OTF2
- *                       archive is DIR/traces.otf2 (an archive there
- *                       already is left alone)
+ *                       archive is DIR/traces.otf2 (a directory holding a
+ *                       trace already is left alone: the run writes to
+ *                       DIR-2, DIR-3...)
  *   KAIROS_TRACE_FORMAT ti, otf2 or ti,otf2 (default: otf2 when built with
  *                       OTF2, ti otherwise)
  *   KAIROS_TRACE_SPEED  flop/s the measured computation is converted at
@@ -56,8 +57,10 @@
  * communicators are not recorded, and rank 0 counts them on stderr at
  * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
- * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
- * not wrapped: their time counts as computation. Under
+ * the isend or irecv each MPI_Start starts. One-sided and MPI-IO calls
+ * write no TI line (it has no action for them), and their time is not
+ * computation; MPI_Finalize counts them by kind (see the section at the
+ * end). Under
  * MPI_THREAD_MULTIPLE, only the calls of the thread that initialized MPI
  * are recorded; the others are counted at MPI_Finalize. A sendrecv with
  * MPI_PROC_NULL on one side is written as its other half, one of tags
