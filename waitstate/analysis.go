@@ -77,6 +77,11 @@ type Analysis struct {
 	// Unmatched counts messages without their other end and collectives
 	// without all their members, which make no wait states.
 	Unmatched int `json:"unmatched"`
+	// ClockViolations counts receives that ended before their send
+	// began and collective calls that ended before their last member
+	// entered: timestamps that break the clock condition (unsynchronized
+	// clocks), whose waits are clipped to the calls.
+	ClockViolations int `json:"clock_violations"`
 	// Waits lists every wait state, with Options.Waits.
 	Waits []Wait `json:"waits,omitempty"`
 }
@@ -193,6 +198,7 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 	a.origin, a.firsts = origins(ranks)
 	res := a.costs(opt)
 	res.Unmatched = unmatched + incomplete
+	res.ClockViolations = d.violations
 	res.CriticalPath = a.criticalPath()
 	return res, nil
 }

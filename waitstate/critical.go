@@ -29,7 +29,11 @@ func (a *analyzer) criticalPath() CriticalPath {
 	}
 	comp := a.acts.comp
 	used := map[[2]int32]bool{}
-	r, hi := start, int32(len(a.ranks[start].spans))
+	// The path runs on rank r up to call hi, and up to time limit: where
+	// a clock-condition violation made a wait end before its causer
+	// arrived, the causer's time past the end is not counted twice.
+	r, hi, limit := start, int32(len(a.ranks[start].spans)), end
+	clip := func(from, to trace.Time) trace.Time { return max(min(to, limit)-from, 0) }
 	for {
 		spans, es := a.ranks[r].spans, a.entries[r]
 		i := sort.Search(len(es), func(i int) bool { return es[i].call >= hi }) - 1
@@ -39,22 +43,27 @@ func (a *analyzer) criticalPath() CriticalPath {
 		from := int32(0)
 		if i >= 0 && !used[[2]int32{r, int32(i)}] {
 			e := &es[i]
-			add(r, spans[e.call].act, spans[e.call].busy()-e.wait)
+			s := &spans[e.call]
+			add(r, s.act, clip(max(s.enter, s.start)+e.wait, s.end()))
 			from = e.call + 1
 		}
 		for k := from; k < hi; k++ {
-			add(r, comp[spans[k].act], spans[k].gap())
-			add(r, spans[k].act, spans[k].busy())
+			s := &spans[k]
+			add(r, comp[s.act], clip(s.start, max(s.enter, s.start)))
+			add(r, s.act, clip(max(s.enter, s.start), s.end()))
 		}
 		if hi < int32(len(spans)) {
-			add(r, comp[spans[hi].act], spans[hi].gap())
+			s := &spans[hi]
+			add(r, comp[s.act], clip(s.start, max(s.enter, s.start)))
 		}
 		if from == 0 {
-			add(r, a.startUp, a.firsts[r]-a.origin)
+			add(r, a.startUp, clip(a.origin, a.firsts[r]))
 			break
 		}
+		e := &es[i]
 		used[[2]int32{r, int32(i)}] = true
-		r, hi = es[i].causer, es[i].causerCall
+		limit = min(limit, a.span(r, e.call).enter+e.wait)
+		r, hi = e.causer, e.causerCall
 	}
 	return a.pathProfile(on)
 }

@@ -132,6 +132,10 @@ func (a *Analysis) WriteReport(w io.Writer, top int) error {
 	if a.Unmatched > 0 {
 		fmt.Fprintf(w, "%d messages or collectives without all their ends make no wait states.\n", a.Unmatched)
 	}
+	if a.ClockViolations > 0 {
+		fmt.Fprintf(w, "%d receives or collective calls ended before their partner entered (clock-condition violations): their waits are clipped to the calls.\n",
+			a.ClockViolations)
+	}
 	return nil
 }
 

@@ -39,6 +39,10 @@ type detector struct {
 	entries [][]entry
 	groups  [][]uint64       // sets of world ranks
 	byComm  map[uint32]int32 // the group of all the members of a communicator
+	// violations counts the receives that ended before their send
+	// began and the collective calls that ended before their latest
+	// member entered: clock-condition violations.
+	violations int
 }
 
 func newDetector(ranks []rankData) *detector {
@@ -93,6 +97,9 @@ func (d *detector) messages(msgs []message) {
 			continue
 		}
 		post, done := d.span(m.src, s.post), d.span(m.dst, v.done)
+		if post.enter > d.ranks[m.dst].exit(v) {
+			d.violations++
+		}
 		if idle := min(post.enter, d.ranks[m.dst].exit(v)) - done.enter; idle > 0 {
 			keep(&late[m.dst], v.done, candidate{idle, i})
 		}
@@ -159,6 +166,14 @@ func (d *detector) collective(c *collective) {
 		return
 	}
 	root := slices.Index(c.members, c.root)
+	if c.kind != trace.Init && c.kind != trace.Finalize {
+		last := slices.Max(enter)
+		for i := range exit {
+			if exit[i] < last {
+				d.violations++
+			}
+		}
+	}
 	switch c.kind {
 	case trace.Init:
 		if slices.Min(exit) > slices.Max(enter) { // no wait state, and a synchronization only if all overlapped
