@@ -174,7 +174,11 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 	ranks := make([]rankData, n)
 	timed := false
 	for r := range ranks {
-		rd, err := readRank(src, r, acts)
+		hint := 0
+		if r > 0 {
+			hint = len(ranks[r-1].spans) + len(ranks[r-1].spans)/8
+		}
+		rd, err := readRank(src, r, acts, hint)
 		if err != nil {
 			return nil, err
 		}

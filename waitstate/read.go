@@ -135,13 +135,14 @@ type reader struct {
 	pending map[uint64]reqRef
 }
 
-// readRank reads rank r of src.
-func readRank(src trace.Source, r int, acts *activities) (rankData, error) {
+// readRank reads rank r of src; hint is the number of events expected.
+func readRank(src trace.Source, r int, acts *activities, hint int) (rankData, error) {
 	in, err := src.OpenRank(r)
 	if err != nil {
 		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
 	}
 	rr := reader{acts: acts, pending: map[uint64]reqRef{}}
+	rr.rd.spans = make([]span, 0, hint)
 	for in.Next() {
 		rr.event(in.Event())
 	}
