@@ -11,28 +11,6 @@ type chanKey struct {
 	comm     uint32
 }
 
-// sendQueue is one channel's sends in posting order.
-type sendQueue struct {
-	idx     []int32 // index in the sender's sends
-	tag     []int32
-	matched []bool
-	next    int // every send before next is matched
-}
-
-// take returns the first unmatched send whose tag suits tag, or -1.
-func (q *sendQueue) take(tag int32) int32 {
-	for q.next < len(q.idx) && q.matched[q.next] {
-		q.next++
-	}
-	for j := q.next; j < len(q.idx); j++ {
-		if !q.matched[j] && (tag == trace.AnyTag || q.tag[j] == tag) {
-			q.matched[j] = true
-			return q.idx[j]
-		}
-	}
-	return -1
-}
-
 // message is a matched send and receive.
 type message struct {
 	src, dst   int32
@@ -43,7 +21,7 @@ type message struct {
 // MPI_ANY_SOURCE (that the trace did not resolve) and sends or receives
 // with no partner are left unmatched and counted.
 func matchMessages(ranks []rankData) (msgs []message, unmatched int) {
-	queues := map[chanKey]*sendQueue{}
+	queues := map[chanKey]*trace.SendQueue{}
 	sends := 0
 	for r := range ranks {
 		for i, s := range ranks[r].sends {
@@ -54,12 +32,10 @@ func matchMessages(ranks []rankData) (msgs []message, unmatched int) {
 			k := chanKey{int32(r), s.peer, s.comm}
 			q := queues[k]
 			if q == nil {
-				q = &sendQueue{}
+				q = &trace.SendQueue{}
 				queues[k] = q
 			}
-			q.idx = append(q.idx, int32(i))
-			q.tag = append(q.tag, s.tag)
-			q.matched = append(q.matched, false)
+			q.Push(int32(i), s.tag)
 			sends++
 		}
 	}
@@ -68,7 +44,7 @@ func matchMessages(ranks []rankData) (msgs []message, unmatched int) {
 			q := queues[chanKey{v.peer, int32(r), v.comm}]
 			j := int32(-1)
 			if q != nil && v.peer >= 0 {
-				j = q.take(v.tag)
+				j = q.Take(v.tag)
 			}
 			if j < 0 {
 				unmatched++

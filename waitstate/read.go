@@ -73,7 +73,7 @@ const (
 	tested                    // an MPI_Test: it completes requests without waiting
 )
 
-// lead is the time before the event that belongs to it: computation
+// gap is the time before the event that belongs to it: computation
 // leading to the call.
 func (s *span) gap() trace.Time { return max(s.enter-s.start, 0) }
 

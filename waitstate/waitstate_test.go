@@ -53,6 +53,18 @@ func build(ranks ...[]trace.Event) *built {
 	return b
 }
 
+// workThen returns ranks that work in "work" until their enter time, then
+// make a call entered then.
+func workThen(b *built, call func(enter float64) trace.Event, enters ...float64) [][]trace.Event {
+	ranks := make([][]trace.Event, len(enters))
+	for r, t := range enters {
+		w := trace.NewEvent(trace.Compute)
+		w.Enter, w.Exit, w.HasTime, w.Region = 0, us(t), true, b.work
+		ranks[r] = []trace.Event{w, call(t)}
+	}
+	return ranks
+}
+
 func analyze(t *testing.T, b *built) *Analysis {
 	t.Helper()
 	a, err := Analyze(b.t, Options{Waits: true})
@@ -173,12 +185,7 @@ func TestWaitStateKinds(t *testing.T) {
 		// Enters at 5, 2 and 9: ranks 0 and 1 wait 4 and 7 for rank 2.
 		name: "wait at N×N",
 		ranks: func(b *built) [][]trace.Event {
-			ar := func(t float64) trace.Event { return call(trace.Allreduce, t, 10, bytes(8)) }
-			return [][]trace.Event{
-				{call(trace.Compute, 0, 5, in(b.work)), ar(5)},
-				{call(trace.Compute, 0, 2, in(b.work)), ar(2)},
-				{call(trace.Compute, 0, 9, in(b.work)), ar(9)},
-			}
+			return workThen(b, func(t float64) trace.Event { return call(trace.Allreduce, t, 10, bytes(8)) }, 5, 2, 9)
 		},
 		waits: []Wait{{Rank: 1, Kind: WaitNxN, Seconds: 7, Causer: 2}, {Rank: 0, Kind: WaitNxN, Seconds: 4, Causer: 2}},
 		costs: []cost{{2, "computation in main/work", 11, 0}},
@@ -199,12 +206,7 @@ func TestWaitStateKinds(t *testing.T) {
 		// does not.
 		name: "late broadcast",
 		ranks: func(b *built) [][]trace.Event {
-			bc := func(t float64) trace.Event { return call(trace.Bcast, t, 12, peer(0), bytes(64)) }
-			return [][]trace.Event{
-				{call(trace.Compute, 0, 8, in(b.work)), bc(8)},
-				{call(trace.Compute, 0, 3, in(b.work)), bc(3)},
-				{call(trace.Compute, 0, 10, in(b.work)), bc(10)},
-			}
+			return workThen(b, func(t float64) trace.Event { return call(trace.Bcast, t, 12, peer(0), bytes(64)) }, 8, 3, 10)
 		},
 		waits: []Wait{{Rank: 1, Kind: LateBroadcast, Seconds: 5, Causer: 0}},
 		costs: []cost{{0, "computation in main/work", 5, 0}},
@@ -213,12 +215,7 @@ func TestWaitStateKinds(t *testing.T) {
 		// at 9.
 		name: "early reduce",
 		ranks: func(b *built) [][]trace.Event {
-			rd := func(t float64) trace.Event { return call(trace.Reduce, t, 12, peer(0), bytes(64)) }
-			return [][]trace.Event{
-				{call(trace.Compute, 0, 2, in(b.work)), rd(2)},
-				{call(trace.Compute, 0, 6, in(b.work)), rd(6)},
-				{call(trace.Compute, 0, 9, in(b.work)), rd(9)},
-			}
+			return workThen(b, func(t float64) trace.Event { return call(trace.Reduce, t, 12, peer(0), bytes(64)) }, 2, 6, 9)
 		},
 		waits: []Wait{{Rank: 0, Kind: EarlyReduce, Seconds: 7, Causer: 2}},
 		costs: []cost{{2, "computation in main/work", 7, 0}},
@@ -226,12 +223,7 @@ func TestWaitStateKinds(t *testing.T) {
 		// Enters at 9, 3 and 5: ranks 1 and 2 wait for rank 0.
 		name: "early scan",
 		ranks: func(b *built) [][]trace.Event {
-			sc := func(t float64) trace.Event { return call(trace.Scan, t, 12, bytes(8)) }
-			return [][]trace.Event{
-				{call(trace.Compute, 0, 9, in(b.work)), sc(9)},
-				{call(trace.Compute, 0, 3, in(b.work)), sc(3)},
-				{call(trace.Compute, 0, 5, in(b.work)), sc(5)},
-			}
+			return workThen(b, func(t float64) trace.Event { return call(trace.Scan, t, 12, bytes(8)) }, 9, 3, 5)
 		},
 		waits: []Wait{{Rank: 1, Kind: EarlyScan, Seconds: 6, Causer: 0}, {Rank: 2, Kind: EarlyScan, Seconds: 4, Causer: 0}},
 		costs: []cost{{0, "computation in main/work", 10, 0}},
