@@ -28,21 +28,25 @@
 //     for the latest member of lower rank.
 //
 // Collectives without payload other than barriers do not synchronize,
-// and are left out.
+// and are left out. A receive that ends before its send begins, or a
+// collective call that ends before its last member enters, breaks the
+// clock condition: it is counted and its wait clipped to the call.
 //
 // Synchronization points are the calls where two ranks synchronized: both
 // ends of a message with a wait state, every member of a barrier, of
-// MPI_Init and MPI_Finalize and of an N×N collective whose members all
-// overlapped (otherwise its waiting members and the latest), the root and
-// the waiting members of a 1×N or N×1 collective. A wait state at
+// MPI_Finalize, and of MPI_Init and of an N×N collective whose members all
+// overlapped (otherwise the N×N's waiting members and the latest), the
+// root and the waiting members of a 1×N or N×1 collective. A wait state at
 // synchronization point s on rank w, caused by rank c (the sender, the
 // receiver, the latest member or the root), is explained by the
 // synchronization interval of the two ranks: from their previous common
-// synchronization point to s. On each rank the interval's time is folded
-// by activity (a computation or an MPI call, in its region of the call
-// tree); the previous synchronization point counts only its completion
-// time (its time after the earliest of the synchronizing ranks left it),
-// and the wait states inside are taken out. The delay is
+// synchronization point (or the trace's first event) to s. On each rank
+// the interval's time is folded by activity (a computation or an MPI call,
+// in its region of the call tree; the time between calls is computation in
+// the region of the call that ends it; before a rank's first event, its
+// late start); the previous synchronization point counts only its
+// completion time (its time after the earliest of the synchronizing ranks
+// left it), and the wait states inside are taken out. The delay is
 //
 //	δ[k] = max(t_c[k] − t_w[k], 0) for every activity k, D = Σ δ[k],
 //
@@ -68,16 +72,21 @@
 // A wait state's direct part is min(ω/(D+W),1)·D, its indirect part
 // min(ω/(D+W),1)·W (Scalasca's direct and indirect wait states).
 //
-// The critical path (Böhme et al. 2012) starts at the rank that entered
-// MPI_Finalize last (or ended last) and runs back through its execution;
-// at each of its wait states it jumps to the rank that caused it, at the
-// moment that rank reached the synchronization point. Its profile is the
-// time by rank and activity on it; an activity's critical-path imbalance
-// is its time on the path less its mean non-waiting time per rank.
+// The critical path (Böhme et al. 2012) starts at the rank that ended last
+// and runs back through its execution; at each of its wait states it jumps
+// to the rank that caused it, at the moment that rank reached the
+// synchronization point. Its profile is the time by rank and activity on
+// it; an activity's critical-path imbalance is its time on the path less
+// its mean non-waiting time per rank.
+//
+// The seed authors' traces write a non-blocking call as one span from its
+// post to its completion: a run of such spans that start inside one
+// another is read as their posts and an implicit MPI_Waitall.
 //
 // The analysis reads each rank once, keeps per event a few words (its
 // times and activity) and per communication call a few more, and works in
-// memory proportional to the trace's events; it is linear in them except
-// for the search of the previous synchronization point of a pair, which
-// scans back the causer's synchronization points since then.
+// memory proportional to the trace's events. Each wait state costs the
+// events of its two intervals and the causer's synchronization points
+// since the pair last synchronized: linear in the events for the usual
+// codes, where a pair that waits synchronizes there.
 package waitstate

@@ -365,7 +365,7 @@ over all ranks: directly, at the next synchronization, or propagated.
 	}
 	sf.add(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print the phases and the slow instances as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the root causes of waiting, the phases and the slow instances as JSON")
 	f.Float64Var(&z, "z", pattern.DefaultCutoff, "modified Z-score above which an instance is slow")
 	f.BoolVar(&summary, "summary", false, "print a short story of the trace, the root causes of waiting first, instead of every slow instance")
 	f.BoolVar(&causes, "causes", false, "print only the root causes of waiting: wait states, delay costs, critical path")
