@@ -68,10 +68,8 @@ type span struct {
 	flags       uint8
 }
 
-const (
-	untimed uint8 = 1 << iota // the event has no times: no wait state involves it
-	tested                    // an MPI_Test: it completes requests without waiting
-)
+// untimed marks an event without times: no wait state involves it.
+const untimed uint8 = 1
 
 // gap is the time before the event that belongs to it: computation
 // leading to the call.
@@ -172,10 +170,9 @@ func (rr *reader) event(e *trace.Event) {
 	case k == trace.SendRecv:
 		rr.message(&rd.sends, idx, false, false, e.Partner, e)
 		rr.message(&rd.recvs, idx, false, true, e.Source, e)
-	case k == trace.Wait || k == trace.Test:
-		if k == trace.Test {
-			rd.spans[idx].flags |= tested
-		}
+	case k == trace.Wait:
+		// A test does not complete its request in the model (it may
+		// have found it incomplete); the wait that follows does.
 		rr.complete(e.Request, idx)
 	case k == trace.Waitall:
 		if e.Requests == nil {

@@ -51,8 +51,8 @@ func newDetector(ranks []rankData) *detector {
 
 func (d *detector) span(r, i int32) *span { return &d.ranks[r].spans[i] }
 
-// timed reports whether span i of rank r has times and may wait.
-func (d *detector) timed(r, i int32) bool { return d.span(r, i).flags&(untimed|tested) == 0 }
+// timed reports whether span i of rank r has times.
+func (d *detector) timed(r, i int32) bool { return d.span(r, i).flags&untimed == 0 }
 
 func (d *detector) add(r int32, e entry) { d.entries[r] = append(d.entries[r], e) }
 

@@ -156,6 +156,20 @@ func TestWaitStateKinds(t *testing.T) {
 		waits: []Wait{{Rank: 1, Kind: LateSender, Seconds: 7, Causer: 0}},
 		costs: []cost{{0, "computation in main/work", 7, 0}},
 	}, {
+		// An MPI_Test that finds the message missing completes nothing:
+		// the wait that follows waits 10 - 3.5. Rank 0's work exceeds
+		// rank 1's by 7, scaled by 6.5/7.
+		name: "late sender, test then wait",
+		ranks: func(b *built) [][]trace.Event {
+			return [][]trace.Event{
+				{call(trace.Compute, 0, 10, in(b.work)), call(trace.Isend, 10, 10.5, peer(1), req(1)), call(trace.Wait, 10.5, 11, req(1))},
+				{call(trace.Irecv, 0, 0, peer(0), req(7)), call(trace.Compute, 0, 3, in(b.work)), call(trace.Test, 3, 3.5, req(7)),
+					call(trace.Wait, 3.5, 12, req(7))},
+			}
+		},
+		waits: []Wait{{Rank: 1, Kind: LateSender, Seconds: 6.5, Causer: 0}},
+		costs: []cost{{0, "computation in main/work", 6.5, 0}},
+	}, {
 		// A waitall counts the message that came last: rank 1's, sent
 		// at 15, 14 µs after rank 2 entered the waitall at 1.
 		name: "late sender, waitall",
