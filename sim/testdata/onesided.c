@@ -4,6 +4,8 @@
  * the same calls to be compared with (sim/onesided_test.go). Each prints
  * rank 0's MPI_Wtime after a final barrier.
  *
+ *   onesided MODE... runs each mode in turn, on a window of its own:
+ *
  *   onesided repro   rank 1 sleeps 0.2 s; both MPI_Win_allocate; each 200
  *                    x (MPI_Put of 8 KiB to the other, MPI_Win_flush) in
  *                    a lock_all epoch; MPI_Win_free; MPI_Barrier
@@ -21,13 +23,23 @@
 #include <string.h>
 #include <unistd.h>
 
+static void run(const char *mode, int rank, int peer, char *buf, char *res);
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, peer;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   peer = 1 - rank;
-  const char *mode = argc > 1 ? argv[1] : "repro";
   static char buf[1 << 20], res[1 << 20];
+  for (int a = 1; a < argc; a++) /* each mode on a window of its own */
+    run(argv[a], rank, peer, buf, res);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("wtime %.9f\n", MPI_Wtime());
+  MPI_Finalize();
+  return 0;
+}
+
+static void run(const char *mode, int rank, int peer, char *buf, char *res) {
   char *base;
   MPI_Win win;
   if (!strcmp(mode, "repro") && rank == 1) usleep(200000);
@@ -75,8 +87,4 @@ int main(int argc, char **argv) {
     MPI_Win_unlock_all(win);
   }
   MPI_Win_free(&win);
-  MPI_Barrier(MPI_COMM_WORLD);
-  printf("wtime %.9f\n", MPI_Wtime());
-  MPI_Finalize();
-  return 0;
 }
