@@ -34,8 +34,9 @@ const (
 	fRequests
 	fSource
 	fNewComm
+	fOp // bit 17: a reduction's operation, Event.Op (not in this version: rejected)
 	fHandle
-	fAll = 1<<iota - 1
+	fAll = (1<<iota - 1) &^ fOp
 )
 
 // maxCounts bounds the length of a decoded count or request vector so that

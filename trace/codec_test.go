@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -65,6 +68,26 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	if rd.Err() != nil || i != len(in) {
 		t.Fatalf("decoded %d of %d events, err %v", i, len(in), rd.Err())
+	}
+}
+
+// TestCodecHandleBit pins the wire position of Event.Handle: mask bit 18,
+// as docs/ktr-format.md says; bit 17 (a reduction's operation) is not
+// part of this version's encoding and is refused.
+func TestCodecHandleBit(t *testing.T) {
+	e := NewEvent(WinFree)
+	e.Handle = 5
+	b := AppendEvent(nil, &e, &CodecState{})
+	want := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<18)...)
+	want = append(want, 5)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("encoded % x, want % x", b, want)
+	}
+	bad := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<17)...)
+	bad = append(bad, 5)
+	var got Event
+	if _, err := DecodeEvent(bad, &got, &CodecState{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("mask bit 17: err %v, want a corruption error", err)
 	}
 }
 
