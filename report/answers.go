@@ -1,0 +1,303 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"kairos/pattern"
+	"kairos/trace"
+)
+
+// Answer is one of the answers at the top of the page: a question a
+// performance engineer asks of a run first, its answer in a few words,
+// and the evidence in a sentence or a short list.
+type Answer struct {
+	Question string
+	Value    string
+	Detail   string
+	Items    []string
+	// Err is why the question has no answer.
+	Err error
+}
+
+// Answers returns the answers at the top of the page: how long the run
+// takes, what bounds it on each network, the worst waits and who caused
+// them, the slowest phase, the most loaded rank, whether the trace is
+// valid.
+func (r *Report) Answers() []Answer {
+	return []Answer{r.runTime(), r.bounds(), r.worstWaits(), r.slowestPhase(), r.mostLoaded(), r.validity()}
+}
+
+func (r *Report) runTime() Answer {
+	a := Answer{Question: "How long does it run?"}
+	simulated := ""
+	if r.Sim != nil {
+		simulated = fmt.Sprintf("%s simulated on %s", seconds(r.Sim.Time), r.Options.Machine)
+	}
+	switch {
+	case r.Recorded && r.Timeline != nil:
+		a.Value = seconds((r.Timeline.End - r.Timeline.Start).Seconds())
+		a.Detail = "recorded, from the first call to the last"
+		if simulated != "" {
+			a.Detail += "; " + simulated
+		}
+	case r.Sim != nil:
+		a.Value = seconds(r.Sim.Time)
+		a.Detail = fmt.Sprintf("simulated on %s (SimGrid's SMPI model); the trace has no timestamps of its own", r.Options.Machine)
+	default:
+		a.Err = firstErr(r.SimErr, r.TimelineErr)
+	}
+	return a
+}
+
+func (r *Report) bounds() Answer {
+	a := Answer{Question: "What bounds it?"}
+	if r.Class == nil {
+		a.Err = r.ClassErr
+		return a
+	}
+	classes := map[string]bool{}
+	for _, v := range r.Class.Verdicts {
+		e := v.Evidence
+		a.Items = append(a.Items, fmt.Sprintf("%s: %s, %s (computation %.0f%%, waiting %.0f%%, latency %.0f%%, bandwidth %.0f%%)",
+			v.Interconnect.Label, v.Class, v.Description, 100*e.CompShare, 100*e.WaitShare, 100*e.LatencyShare, 100*e.BandwidthShare))
+		classes[v.Class] = true
+	}
+	if len(classes) == 1 {
+		a.Value = r.Class.Verdicts[0].Description
+		a.Detail = "on every network: " + networkAdvice(r.Class.Verdicts[0].Class)
+	} else {
+		var cs []string
+		for _, v := range r.Class.Verdicts {
+			cs = append(cs, v.Class)
+		}
+		a.Value = strings.Join(cs, " / ")
+		a.Detail = "it depends on the network (Tong et al.'s classes, slowest network first)"
+	}
+	return a
+}
+
+// networkAdvice says what a class means for buying a faster network.
+func networkAdvice(class string) string {
+	switch strings.TrimSuffix(class, "-s") {
+	case "Comp.":
+		return "a faster network would not help; the computation is the time"
+	case "Imb.":
+		return "ranks wait for the slowest ones; a faster network would not help, balancing the load would"
+	case "BW":
+		return "more bandwidth would help"
+	case "Latency":
+		return "lower latency would help"
+	case "Comm.":
+		return "a faster network, in bandwidth and latency, would help"
+	}
+	return "no rule of the classification holds"
+}
+
+func (r *Report) worstWaits() Answer {
+	a := Answer{Question: "Where does it wait, and who caused it?"}
+	if share, ok := r.waitShare(); ok {
+		a.Value = fmt.Sprintf("%.1f%% of the ranks' time waiting", 100*share)
+	}
+	if r.Patterns == nil {
+		a.Err = r.PatternsErr
+		return a
+	}
+	worst := r.worstSlow(r.Options.Top)
+	if len(worst) == 0 {
+		a.Detail = "no pattern instance is abnormally slow (modified Z-score above " + fmt.Sprint(r.Patterns.Options.Cutoff) + ")"
+		return a
+	}
+	a.Detail = fmt.Sprintf("%d slow instances; the slowest, with the rank last to start (Alawneh et al.):", len(r.Patterns.Slow))
+	for _, s := range worst {
+		in := &r.Patterns.Sequence[s.Position-1]
+		a.Items = append(a.Items, fmt.Sprintf("CP%d at %s: %s instead of %s, rank %d %s", s.Pattern,
+			seconds((in.Start-r.timeZero()).Seconds()), seconds(s.Duration*1e-6), seconds(s.Median*1e-6), s.LastStart, lateVerb(s.Late)))
+	}
+	return a
+}
+
+func lateVerb(late string) string {
+	switch late {
+	case "late sender":
+		return "sent late"
+	case "late receiver":
+		return "received late"
+	case "late process":
+		return "entered the collective late"
+	}
+	return late
+}
+
+// worstSlow returns the n slow instances that lost the most time over
+// their group's median, most first.
+func (r *Report) worstSlow(n int) []pattern.Slow {
+	s := slices.Clone(r.Patterns.Slow)
+	slices.SortStableFunc(s, func(a, b pattern.Slow) int { return cmp.Compare(b.Duration-b.Median, a.Duration-a.Median) })
+	return s[:min(n, len(s))]
+}
+
+// waitShare returns the share of the ranks' time spent waiting: the
+// simulation's, else the timeline's.
+func (r *Report) waitShare() (float64, bool) {
+	var wait, all float64
+	switch {
+	case r.Sim != nil && !r.Recorded:
+		for _, rk := range r.Sim.Ranks {
+			wait += rk.Wait
+			all += rk.Compute + rk.Comm + rk.Wait
+		}
+	case r.Timeline != nil:
+		for _, tot := range r.Timeline.Totals {
+			for s, t := range tot {
+				all += t.Seconds()
+				if State(s) == Waiting {
+					wait += t.Seconds()
+				}
+			}
+		}
+		if wait == 0 {
+			return 0, false // the timeline has no wait states
+		}
+	}
+	if all == 0 {
+		return 0, false
+	}
+	return wait / all, true
+}
+
+// timeZero is the start of the timed run.
+func (r *Report) timeZero() trace.Time {
+	if r.Timeline != nil {
+		return r.Timeline.Start
+	}
+	return 0
+}
+
+// PhaseSpan is a phase of the timed run and when it ran.
+type PhaseSpan struct {
+	pattern.Phase
+	Start, End trace.Time // the earliest start and latest finish of its instances
+}
+
+// PhaseSpans returns the phases with their time spans.
+func (r *Report) PhaseSpans() []PhaseSpan {
+	if r.Patterns == nil {
+		return nil
+	}
+	var out []PhaseSpan
+	for _, ph := range r.Patterns.Phases {
+		sp := PhaseSpan{Phase: ph, Start: trace.Time(1<<63 - 1)}
+		for i := ph.From - 1; i < ph.To && i < len(r.Patterns.Sequence); i++ {
+			in := &r.Patterns.Sequence[i]
+			sp.Start, sp.End = min(sp.Start, in.Start), max(sp.End, in.Finish)
+		}
+		if sp.End < sp.Start {
+			sp.Start = sp.End
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func (r *Report) slowestPhase() Answer {
+	a := Answer{Question: "Which phase is slowest?"}
+	spans := r.PhaseSpans()
+	if len(spans) == 0 {
+		a.Err = firstErr(r.PatternsErr, fmt.Errorf("no phase found"))
+		return a
+	}
+	best := slices.MaxFunc(spans, func(x, y PhaseSpan) int { return cmp.Compare(x.End-x.Start, y.End-y.Start) })
+	run := r.runSpan()
+	a.Value = fmt.Sprintf("phase %d", best.Number)
+	if len(best.Functions) > 0 {
+		a.Value += ", " + best.Functions[0]
+	}
+	a.Detail = fmt.Sprintf("%s from %s (pattern instances %d–%d)", seconds((best.End - best.Start).Seconds()), seconds((best.Start - r.timeZero()).Seconds()), best.From, best.To)
+	if run > 0 {
+		a.Detail += fmt.Sprintf(", %.0f%% of the run", 100*float64(best.End-best.Start)/float64(run))
+	}
+	if r.Patterns.Timed {
+		a.Detail += fmt.Sprintf("; %d slow instances", best.Slow)
+	}
+	if len(spans) > 1 {
+		a.Detail += fmt.Sprintf(" (%d phases in all)", len(spans))
+	}
+	return a
+}
+
+func (r *Report) runSpan() trace.Time {
+	if r.Timeline == nil {
+		return 0
+	}
+	return r.Timeline.End - r.Timeline.Start
+}
+
+// mostLoaded names the rank that computes the most, against the median:
+// load imbalance made visible.
+func (r *Report) mostLoaded() Answer {
+	a := Answer{Question: "Which rank is the most loaded?"}
+	var comp []float64
+	switch {
+	case r.Timeline != nil:
+		for _, tot := range r.Timeline.Totals {
+			comp = append(comp, tot[Computation].Seconds())
+		}
+	case r.Stats != nil:
+		for _, p := range r.Stats.PerRank {
+			comp = append(comp, p.Flops)
+		}
+	default:
+		a.Err = firstErr(r.TimelineErr, r.StatsErr)
+		return a
+	}
+	sp := spreadOf(comp)
+	if sp.Most == 0 {
+		a.Value = "none computes"
+		return a
+	}
+	unit := seconds
+	if r.Timeline == nil {
+		unit = func(f float64) string { return fmt.Sprintf("%.4g flops", f) }
+	}
+	a.Value = fmt.Sprintf("rank %d", sp.MostRank)
+	a.Detail = fmt.Sprintf("computes %s, %+.0f%% against the median rank's %s (least: rank %d, %s)",
+		unit(sp.Most), 100*(sp.Most/sp.Median-1), unit(sp.Median), sp.LeastRank, unit(sp.Least))
+	if len(sp.Outliers) > 0 {
+		a.Detail += "; outliers: " + rankList(sp.Outliers, 8)
+	}
+	return a
+}
+
+func (r *Report) validity() Answer {
+	a := Answer{Question: "Is the trace sound?"}
+	if r.Check == nil {
+		a.Err = r.CheckErr
+		return a
+	}
+	c := r.Check
+	if c.OK() {
+		a.Value = "valid"
+		a.Detail = fmt.Sprintf("every message matched (%d), every request completed, every collective consistent, no deadlock under SimGrid's send protocol", c.Messages)
+		if c.Warnings > 0 {
+			a.Detail += fmt.Sprintf("; %d warnings", c.Warnings)
+		}
+		return a
+	}
+	a.Value = fmt.Sprintf("%d errors", c.Errors)
+	for _, p := range c.Problems[:min(3, len(c.Problems))] {
+		a.Items = append(a.Items, p.String())
+	}
+	return a
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

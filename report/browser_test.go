@@ -1,0 +1,141 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"kairos/internal/testenv"
+	"kairos/platform"
+	"kairos/sim"
+	"kairos/trace"
+	"kairos/workload"
+)
+
+// stencilReport builds the report of a generated 2-D stencil on a grid
+// (imbalanced, noisy, one rank six times slower in two iterations),
+// simulated on a crossbar cluster.
+func stencilReport(t testing.TB, grid []int, iterations int) *Report {
+	t.Helper()
+	p, err := workload.Defaults("stencil2d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Grid, p.Ranks = grid, grid[0]*grid[1]
+	p.Iterations, p.Imbalance, p.Noise, p.Seed = iterations, 0.2, 0.05, 3
+	p.Delay = workload.Delay{Rank: p.Ranks / 3, Iterations: []int{iterations/2 - 1, iterations - 1}, Factor: 6}
+	gen, err := workload.New("stencil2d", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := trace.Load(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	machine := fmt.Sprintf("%dx1Gf,125MBps,50us", p.Ranks)
+	return Build(src, Options{Name: "stencil.ktr", Machine: machine, Speed: 1e9, Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
+		return simulate(src, machine)
+	}})
+}
+
+func simulate(src trace.Source, machine string) (*sim.Result, *trace.Trace, error) {
+	plat, err := platform.ParseCluster(machine)
+	if err != nil {
+		return nil, nil, err
+	}
+	hosts, err := platform.Deploy(plat, nil, src.NumRanks(), platform.RoundRobin)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := sim.FromPlatform(plat, hosts)
+	if err != nil {
+		return nil, nil, err
+	}
+	tt := sim.NewTimedTrace(src.NumRanks(), src.Meta())
+	res, err := sim.Run(src, m, sim.DefaultConfig(), tt)
+	return res, tt.T, err
+}
+
+// chromiumFlags start Debian's Chromium headless as root on a machine
+// with no network: no sandbox (root), no GPU, and none of the background
+// connections a closed network refuses.
+var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync"}
+
+// renderPage loads page in headless Chromium, lets its scripts run, and
+// returns the DOM it ends with and Chromium's log (where the console's
+// messages go).
+func renderPage(t *testing.T, chromium, page string, extra ...string) (dom, log string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
+		"--virtual-time-budget=5000", "--window-size=1400,1000")
+	args = append(append(args, extra...), "file://"+page)
+	cmd := exec.CommandContext(ctx, chromium, args...)
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, errs.String())
+	}
+	return out.String(), errs.String()
+}
+
+var (
+	drawnRanks   = regexp.MustCompile(`data-drawn-ranks="(\d+)"`)
+	scriptErrors = regexp.MustCompile(`data-script-errors="([^"]*)"`)
+	consoleError = regexp.MustCompile(`(?m)^.*CONSOLE.*(Uncaught|Error).*$`)
+)
+
+// TestReportInChromium opens the report of a 64-rank and of a 1,024-rank
+// run in headless Chromium: the page renders, the timeline draws every
+// rank, and no script error is logged.
+func TestReportInChromium(t *testing.T) {
+	chromium := testenv.Tool(t, "chromium", "chromium")
+	for _, c := range []struct {
+		grid       []int
+		iterations int
+	}{{[]int{8, 8}, 40}, {[]int{32, 32}, 6}} {
+		ranks := c.grid[0] * c.grid[1]
+		t.Run(fmt.Sprint(ranks), func(t *testing.T) {
+			r := stencilReport(t, c.grid, c.iterations)
+			if n := r.Failed(); n > 0 {
+				t.Fatalf("%d analyses failed: %v %v", n, r.SimErr, r.TimelineErr)
+			}
+			page := filepath.Join(t.TempDir(), "report.html")
+			var b bytes.Buffer
+			if err := r.WriteHTML(&b); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dom, log := renderPage(t, chromium, page, "--dump-dom")
+			if !strings.Contains(dom, `data-timeline="drawn"`) {
+				t.Fatalf("the timeline was not drawn; log:\n%s", log)
+			}
+			m := drawnRanks.FindStringSubmatch(dom)
+			if m == nil || m[1] != fmt.Sprint(ranks) {
+				t.Errorf("the timeline drew %v ranks, want %d", m, ranks)
+			}
+			if m := scriptErrors.FindStringSubmatch(dom); m != nil {
+				t.Errorf("script errors on the page: %s", m[1])
+			}
+			if m := consoleError.FindAllString(log, -1); m != nil {
+				t.Errorf("errors in the console:\n%s", strings.Join(m, "\n"))
+			}
+			for _, want := range []string{"How long does it run?", "What bounds it?", "Which phase is slowest?", `<canvas id="tl-canvas"`} {
+				if !strings.Contains(dom, want) {
+					t.Errorf("the rendered page lacks %q", want)
+				}
+			}
+		})
+	}
+}
