@@ -38,11 +38,13 @@ func (r *Report) runTime() Answer {
 	}
 	switch {
 	case r.Recorded && r.Timeline != nil:
-		a.Value = seconds((r.Timeline.End - r.Timeline.Start).Seconds())
+		run := (r.Timeline.End - r.Timeline.Start).Seconds()
+		a.Value = seconds(run)
 		a.Detail = "recorded, from the first call to the last"
 		if simulated != "" {
 			a.Detail += "; " + simulated
 		}
+		a.Items = r.setUp(run)
 	case r.Sim != nil:
 		a.Value = seconds(r.Sim.Time)
 		a.Detail = fmt.Sprintf("simulated on %s (SimGrid's SMPI model); the trace has no timestamps of its own", r.Options.Machine)
@@ -50,6 +52,33 @@ func (r *Report) runTime() Answer {
 		a.Err = firstErr(r.SimErr, r.TimelineErr)
 	}
 	return a
+}
+
+// setUp names MPI_Init and MPI_Finalize where they take a tenth of a
+// recorded run or more: time no change to the application's loops gains.
+func (r *Report) setUp(run float64) []string {
+	if r.Stats == nil || run <= 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range r.Stats.Profile {
+		if (c.Call == "init" || c.Call == "finalize") && c.MaxRankSeconds >= run/10 {
+			out = append(out, fmt.Sprintf("MPI_%s%s takes up to %s of it (rank %d), %s", strings.ToUpper(c.Call[:1]), c.Call[1:],
+				seconds(c.MaxRankSeconds), c.MaxRank, share(c.MaxRankSeconds/run)))
+		}
+	}
+	return out
+}
+
+// share writes a fraction as a percentage a reader takes in at a glance.
+func share(f float64) string {
+	switch {
+	case f > 0 && f < 0.01:
+		return "under 1%"
+	case f > 0.99 && f < 1:
+		return "over 99%"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
 func (r *Report) bounds() Answer {
@@ -217,7 +246,7 @@ func (r *Report) slowestPhase() Answer {
 	}
 	a.Detail = fmt.Sprintf("%s from %s (pattern instances %d–%d)", seconds((best.End - best.Start).Seconds()), seconds((best.Start - r.timeZero()).Seconds()), best.From, best.To)
 	if run > 0 {
-		a.Detail += fmt.Sprintf(", %.0f%% of the run", 100*float64(best.End-best.Start)/float64(run))
+		a.Detail += ", " + share(float64(best.End-best.Start)/float64(run)) + " of the run"
 	}
 	if r.Patterns.Timed {
 		a.Detail += fmt.Sprintf("; %d slow instances", best.Slow)

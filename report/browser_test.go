@@ -2,15 +2,12 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"kairos/internal/testenv"
 	"kairos/platform"
@@ -63,42 +60,31 @@ func simulate(src trace.Source, machine string) (*sim.Result, *trace.Trace, erro
 	return res, tt.T, err
 }
 
-// chromiumFlags start Debian's Chromium headless as root on a machine
-// with no network: no sandbox (root), no GPU, and none of the background
-// connections a closed network refuses.
-var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync"}
+var drawnRanks = regexp.MustCompile(`data-drawn-ranks="(\d+)"`)
 
-// renderPage loads page in headless Chromium, lets its scripts run, and
-// returns the DOM it ends with and Chromium's log (where the console's
-// messages go).
-func renderPage(t *testing.T, chromium, page string, extra ...string) (dom, log string) {
+// checkPage loads page in headless Chromium and checks that it renders,
+// that its timeline draws ranks ranks, and that no script error is
+// logged.
+func checkPage(t *testing.T, page string, ranks int) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	args := append(append([]string{}, chromiumFlags...), "--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
-		"--virtual-time-budget=5000", "--window-size=1400,1000")
-	args = append(append(args, extra...), "file://"+page)
-	cmd := exec.CommandContext(ctx, chromium, args...)
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errs.String())
+	dom, log := testenv.Browse(t, page)
+	if !strings.Contains(dom, `data-timeline="drawn"`) {
+		t.Fatalf("the timeline was not drawn; log:\n%s", log)
 	}
-	return out.String(), errs.String()
+	if m := drawnRanks.FindStringSubmatch(dom); m == nil || m[1] != fmt.Sprint(ranks) {
+		t.Errorf("the timeline drew %v ranks, want %d", m, ranks)
+	}
+	if errs := testenv.ScriptErrors(dom, log); errs != nil {
+		t.Errorf("script errors: %s", strings.Join(errs, "\n"))
+	}
+	return dom
 }
-
-var (
-	drawnRanks   = regexp.MustCompile(`data-drawn-ranks="(\d+)"`)
-	scriptErrors = regexp.MustCompile(`data-script-errors="([^"]*)"`)
-	consoleError = regexp.MustCompile(`(?m)^.*CONSOLE.*(Uncaught|Error).*$`)
-)
 
 // TestReportInChromium opens the report of a 64-rank and of a 1,024-rank
 // run in headless Chromium: the page renders, the timeline draws every
 // rank, and no script error is logged.
 func TestReportInChromium(t *testing.T) {
-	chromium := testenv.Tool(t, "chromium", "chromium")
+	testenv.Tool(t, "chromium", "chromium")
 	for _, c := range []struct {
 		grid       []int
 		iterations int
@@ -117,20 +103,7 @@ func TestReportInChromium(t *testing.T) {
 			if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			dom, log := renderPage(t, chromium, page, "--dump-dom")
-			if !strings.Contains(dom, `data-timeline="drawn"`) {
-				t.Fatalf("the timeline was not drawn; log:\n%s", log)
-			}
-			m := drawnRanks.FindStringSubmatch(dom)
-			if m == nil || m[1] != fmt.Sprint(ranks) {
-				t.Errorf("the timeline drew %v ranks, want %d", m, ranks)
-			}
-			if m := scriptErrors.FindStringSubmatch(dom); m != nil {
-				t.Errorf("script errors on the page: %s", m[1])
-			}
-			if m := consoleError.FindAllString(log, -1); m != nil {
-				t.Errorf("errors in the console:\n%s", strings.Join(m, "\n"))
-			}
+			dom := checkPage(t, page, ranks)
 			for _, want := range []string{"How long does it run?", "What bounds it?", "Which phase is slowest?", `<canvas id="tl-canvas"`} {
 				if !strings.Contains(dom, want) {
 					t.Errorf("the rendered page lacks %q", want)

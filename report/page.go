@@ -250,7 +250,7 @@ func (r *Report) timelineJSON() *timelineJSON {
 	tl := r.Timeline
 	rel := func(t trace.Time) float64 { return (t - tl.Start).Seconds() }
 	out := &timelineJSON{Run: r.runName(), Tick: tl.Tick.Seconds(), Resolution: tl.Resolution.Seconds(),
-		Span: int64((tl.End - tl.Start + tl.Tick - 1) / tl.Tick), SlowColor: plot.Slow}
+		Span: int64((tl.End - tl.Start + tl.Tick - 1) / tl.Tick), SlowColor: plot.Slow, Phases: []phaseJSON{}, Slow: []slowJSON{}}
 	for _, l := range tl.Lanes {
 		out.Lanes = append(out.Lanes, base64.StdEncoding.EncodeToString(l.Data))
 		out.Starts = append(out.Starts, l.Start)

@@ -132,21 +132,17 @@ func (r *Report) RankTables() []RankTable {
 				cols[i].Values = append(cols[i].Values, v)
 			}
 		}
-		out = append(out, RankTable{Title: "What each rank does (the trace)", Columns: cols})
+		out = append(out, RankTable{Title: "What each rank does (the trace)", Columns: nonZero(cols)})
 	}
 	if tl := r.Timeline; tl != nil {
-		cols := make([]Column, 0, numStates)
+		cols := make([]Column, numStates)
 		for s := range numStates {
-			c := Column{Name: State(s).String(), Format: seconds}
+			cols[s] = Column{Name: State(s).String(), Format: seconds}
 			for _, tot := range tl.Totals {
-				c.Values = append(c.Values, tot[s].Seconds())
+				cols[s].Values = append(cols[s].Values, tot[s].Seconds())
 			}
-			if slices.Max(c.Values) == 0 {
-				continue // no rank was ever in the state
-			}
-			cols = append(cols, c)
 		}
-		out = append(out, RankTable{Title: "Where each rank's time goes (" + r.runName() + ")", Columns: cols})
+		out = append(out, RankTable{Title: "Where each rank's time goes (" + r.runName() + ")", Columns: nonZero(cols)})
 	}
 	if r.Sim != nil {
 		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
@@ -157,6 +153,18 @@ func (r *Report) RankTables() []RankTable {
 			}
 		}
 		out = append(out, RankTable{Title: "Simulated on " + r.Options.Machine, Columns: cols})
+	}
+	return out
+}
+
+// nonZero returns the columns with a value other than zero: a column of
+// zeros (no flops in an OTF2 trace, no rank ever waiting) says nothing.
+func nonZero(cols []Column) []Column {
+	var out []Column
+	for _, c := range cols {
+		if slices.ContainsFunc(c.Values, func(v float64) bool { return v != 0 }) {
+			out = append(out, c)
+		}
 	}
 	return out
 }

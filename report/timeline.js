@@ -8,6 +8,8 @@
   var dataEl = document.getElementById("tl-data");
   if (!dataEl) return;
   var D = JSON.parse(dataEl.textContent);
+  D.phases = D.phases || [];
+  D.slow = D.slow || [];
   var box = document.getElementById("tl");
   var canvas = document.getElementById("tl-canvas");
   var tip = document.getElementById("tl-tip");

@@ -75,3 +75,26 @@ func TestReportReductionFallsBackToExact(t *testing.T) {
 		t.Errorf("a section failed")
 	}
 }
+
+// TestReportRealTraceInChromium: the report of a real trace (the 64-rank
+// 4-D stencil TraceR recorded with Score-P: a long MPI_Init, no slow
+// instance) renders in headless Chromium, its timeline draws every rank,
+// and no script error is logged.
+func TestReportRealTraceInChromium(t *testing.T) {
+	tr := testenv.Shared(t, "traces/otf2/tracer-stencil4d-64/traces.otf2")
+	testenv.Tool(t, "chromium", "chromium")
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := csRun("report", tr, "-o", page); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dom, log := testenv.Browse(t, page)
+	if !strings.Contains(dom, `data-timeline="drawn"`) || !strings.Contains(dom, `data-drawn-ranks="64"`) {
+		t.Errorf("the timeline did not draw the 64 ranks; log:\n%s", log)
+	}
+	if errs := testenv.ScriptErrors(dom, log); errs != nil {
+		t.Errorf("script errors: %s", strings.Join(errs, "\n"))
+	}
+	if !strings.Contains(dom, "recorded, from the first call to the last") {
+		t.Errorf("the report does not say the run is the recorded one")
+	}
+}
