@@ -39,10 +39,19 @@ type chart struct {
 	logX            bool
 }
 
-func newChart(w io.Writer, o ChartOptions, x0, x1, y0, y1 float64) *chart {
-	c := &chart{bw: bufio.NewWriter(w), x0: x0, x1: x1, y0: y0, y1: y1, left: 80, top: 40, w: 560, h: 360, logX: o.LogX}
-	fmt.Fprintf(c.bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", 820, 460, 820, 460)
-	c.bw.WriteString(`<rect width="820" height="460" fill="white"/>` + "\n")
+// plotWidth is a chart's plot area's width in pixels, unless it has more
+// bars (maxPlotWidth at most).
+const (
+	plotWidth    = 560
+	maxPlotWidth = 1200
+)
+
+// newChart starts a chart whose plot area is width pixels wide.
+func newChart(w io.Writer, o ChartOptions, width, x0, x1, y0, y1 float64) *chart {
+	c := &chart{bw: bufio.NewWriter(w), x0: x0, x1: x1, y0: y0, y1: y1, left: 80, top: 40, w: width, h: 360, logX: o.LogX}
+	total := num(c.w + 260)
+	fmt.Fprintf(c.bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%d" viewBox="0 0 %s %d" font-family="sans-serif" font-size="12">`+"\n", total, 460, total, 460)
+	fmt.Fprintf(c.bw, `<rect width="%s" height="460" fill="white"/>`+"\n", total)
 	fmt.Fprintf(c.bw, `<text x="%s" y="22" font-size="14">%s</text>`+"\n", num(c.left), html.EscapeString(o.Title))
 	fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888"/>`+"\n", num(c.left), num(c.top), num(c.w), num(c.h))
 	fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(c.left+c.w/2), num(c.top+c.h+40), html.EscapeString(o.XLabel))
@@ -183,7 +192,7 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 		return fmt.Errorf("plot: no point to draw")
 	}
 	ticks := niceTicks(y0, y1, 5)
-	c := newChart(w, o, x0, x1, ticks[0], ticks[len(ticks)-1])
+	c := newChart(w, o, plotWidth, x0, x1, ticks[0], ticks[len(ticks)-1])
 	c.yTicks()
 	xs := series[0].X // on a logarithmic axis, the what-if factors
 	if !o.LogX {
@@ -253,7 +262,15 @@ func Bars(w io.Writer, labels []string, parts []Part, stacks [][]float64, o Char
 		top = math.Max(top, sum)
 	}
 	ticks := niceTicks(0, top, 5)
-	c := newChart(w, o, 0, float64(len(labels)), 0, ticks[len(ticks)-1])
+	// Many bars widen the plot to a pixel a bar, as far as maxPlotWidth,
+	// and are drawn with crisp edges: at 1,024 ranks each rank is a
+	// column of pixels in its own colours, not a blur.
+	width, crisp := float64(plotWidth), ""
+	if len(labels) > denseBars {
+		width = min(max(plotWidth, float64(len(labels))), maxPlotWidth)
+		crisp = ` shape-rendering="crispEdges"`
+	}
+	c := newChart(w, o, width, 0, float64(len(labels)), 0, ticks[len(ticks)-1])
 	c.yTicks()
 	slot := c.w / float64(len(labels))
 	fill, every := 0.8, max(1, len(labels)/16) // at most about 16 labels
@@ -261,6 +278,7 @@ func Bars(w io.Writer, labels []string, parts []Part, stacks [][]float64, o Char
 		fill = 1
 		every = int(niceTicks(0, float64(len(labels)), 8)[1])
 	}
+	fmt.Fprintf(c.bw, "<g%s>\n", crisp)
 	for i, l := range labels {
 		x := c.left + float64(i)*slot
 		if i%every == 0 {
@@ -275,6 +293,7 @@ func Bars(w io.Writer, labels []string, parts []Part, stacks [][]float64, o Char
 			base += v
 		}
 	}
+	c.bw.WriteString("</g>\n")
 	c.legend(parts)
 	return c.end()
 }

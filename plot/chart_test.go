@@ -96,9 +96,9 @@ func TestBarsDense(t *testing.T) {
 	if strings.Count(s, "<rect x=") != n+2 { // the background and the legend's swatch
 		t.Errorf("%d rects, want %d", strings.Count(s, "<rect x="), n+2)
 	}
-	// The bars touch: each is as wide as its slot.
-	if !strings.Contains(s, `width="0.5469"`) {
-		t.Errorf("bars narrower than their slot")
+	// The plot widens to a pixel a bar, the bars touch, their edges crisp.
+	if !strings.Contains(s, `<rect x="81" y=`) || !strings.Contains(s, `width="1" height=`) || !strings.Contains(s, `<g shape-rendering="crispEdges">`) {
+		t.Errorf("bars not a pixel wide each, or not crisp")
 	}
 }
 
