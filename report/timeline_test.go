@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -128,6 +130,94 @@ func TestTimelineDownsampled(t *testing.T) {
 	for _, s := range segs {
 		if s.code != byte(trace.Compute)|codeMerged {
 			t.Fatalf("segment %v: want merged computation", s)
+		}
+	}
+}
+
+// recordedStencil builds a timed trace as a tracer records a 2-D halo
+// exchange: every iteration each rank computes (with noise), posts an
+// irecv and an isend to each of four neighbours, calls that take time, and waits in a waitall until its
+// slowest neighbour's messages are in; an allreduce every tenth
+// iteration. Every call has a duration, unlike a simulated run's.
+func recordedStencil(ranks, iterations int) *trace.Trace {
+	tr := trace.New(ranks, trace.NewMeta())
+	now := make([]trace.Time, ranks)
+	seed := uint64(1)
+	noise := func() trace.Time { seed = seed*6364136223846793005 + 1442695040888963407; return trace.Time(seed>>40) % (200 * us) }
+	add := func(r int, k trace.Kind, d trace.Time) {
+		e := trace.NewEvent(k)
+		e.HasTime, e.Enter, e.Exit = true, now[r], now[r]+d
+		tr.Ranks[r].Append(&e)
+		now[r] += d
+	}
+	for it := range iterations {
+		for r := range ranks {
+			add(r, trace.Compute, 1000*us+noise())
+			for range 4 {
+				add(r, trace.Irecv, 2*us)
+				add(r, trace.Isend, 5*us)
+			}
+		}
+		next := slices.Clone(now)
+		for r := range ranks {
+			arrive := max(now[(r+1)%ranks], now[(r+ranks-1)%ranks])
+			next[r] = max(now[r], arrive) + 20*us
+		}
+		for r := range ranks {
+			add(r, trace.Waitall, next[r]-now[r])
+		}
+		if it%10 == 9 {
+			last := slices.Max(now)
+			for r := range ranks {
+				add(r, trace.Allreduce, last-now[r]+30*us)
+			}
+		}
+	}
+	return tr
+}
+
+// TestTimelineSize: a recorded 64-rank stencil whose calls all have
+// durations fits the page's budget, down-sampled where it must be, with
+// every iteration's computation still apart from its waitall. With
+// KAIROS_LONG, the report of 1,000 iterations (646,400 calls) is under 5
+// MB; without, 200 iterations against a budget a third of their full
+// detail.
+func TestTimelineSize(t *testing.T) {
+	if testenv.Long() {
+		tr := recordedStencil(64, 1000)
+		r := Build(tr, Options{Name: "recorded.ktr", Speed: 1e9})
+		if r.TimelineErr != nil || r.PatternsErr != nil {
+			t.Fatal(r.TimelineErr, r.PatternsErr)
+		}
+		var b bytes.Buffer
+		if err := r.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() > 5e6 {
+			t.Errorf("the page of %d calls takes %d bytes", tr.NumEvents(), b.Len())
+		}
+		t.Logf("%d calls: timeline %d bytes (resolution %d ps), page %d bytes", tr.NumEvents(), r.Timeline.Bytes(), r.Timeline.Resolution, b.Len())
+	}
+	const iterations = 200
+	tr := recordedStencil(64, iterations)
+	full, err := BuildTimeline(tr, nil, DefaultTimelineBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := full.Bytes() / 3
+	tl, err := BuildTimeline(tr, nil, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Resolution != 0 || tl.Bytes() > budget || tl.Resolution == 0 {
+		t.Errorf("full detail: resolution %d; %d bytes for a budget of %d, resolution %d ps", full.Resolution, tl.Bytes(), budget, tl.Resolution)
+	}
+	for r, l := range tl.Lanes {
+		if l.Segments < 2*iterations {
+			t.Errorf("rank %d: %d segments for %d iterations", r, l.Segments, iterations)
+		}
+		if tl.Totals[r] != full.Totals[r] {
+			t.Errorf("rank %d: totals %v, at full detail %v", r, tl.Totals[r], full.Totals[r])
 		}
 	}
 }
