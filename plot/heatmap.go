@@ -39,7 +39,7 @@ const (
 	marginTop  = 50
 	legendGap  = 20
 	legendW    = 16
-	width      = marginLeft + plotSize + legendGap + legendW + 90
+	width      = marginLeft + plotSize + legendGap + legendW + 110
 	height     = marginTop + plotSize + 50
 )
 
@@ -168,9 +168,8 @@ func legend(bw *bufio.Writer, lo, hi float64, unit string) {
 	}
 	if hi <= lo {
 		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#888"/>`+"\n", x, marginTop, legendW, legendW, viridis(1))
-		fmt.Fprintf(bw, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", x+legendW+5, marginTop+legendW/2, si(hi))
-		fmt.Fprintf(bw, `<text x="%d" y="%d">every cell</text>`+"\n", x, marginTop+legendW+18)
-		fmt.Fprintf(bw, `<text x="%d" y="%d">%s</text>`+"\n", x, marginTop+legendW+34, html.EscapeString(unit))
+		fmt.Fprintf(bw, `<text x="%d" y="%d" dominant-baseline="middle">%s %s</text>`+"\n", x+legendW+5, marginTop+legendW/2, si(hi), html.EscapeString(unit))
+		fmt.Fprintf(bw, `<text x="%d" y="%d">in every cell</text>`+"\n", x, marginTop+legendW+18)
 		return
 	}
 	bw.WriteString(`<defs><linearGradient id="kairos-viridis" x1="0" y1="1" x2="0" y2="0">`)

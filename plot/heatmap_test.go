@@ -81,7 +81,7 @@ func TestHeatmapLegend(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if !strings.Contains(s, ">819.2k</text>") || strings.Count(s, ">819.2k</text>") != 1 || !strings.Contains(s, ">every cell</text>") || strings.Contains(s, "linearGradient") {
+	if strings.Count(s, ">819.2k bytes</text>") != 1 || !strings.Contains(s, ">in every cell</text>") || strings.Contains(s, "linearGradient") {
 		t.Errorf("one-value legend:\n%s", s)
 	}
 	b.Reset()
