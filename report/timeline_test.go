@@ -143,7 +143,10 @@ func recordedStencil(ranks, iterations int) *trace.Trace {
 	tr := trace.New(ranks, trace.NewMeta())
 	now := make([]trace.Time, ranks)
 	seed := uint64(1)
-	noise := func() trace.Time { seed = seed*6364136223846793005 + 1442695040888963407; return trace.Time(seed>>40) % (200 * us) }
+	noise := func() trace.Time {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return trace.Time(seed>>40) % (200 * us)
+	}
 	add := func(r int, k trace.Kind, d trace.Time) {
 		e := trace.NewEvent(k)
 		e.HasTime, e.Enter, e.Exit = true, now[r], now[r]+d
