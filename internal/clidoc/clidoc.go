@@ -164,6 +164,11 @@ func flags(fs *pflag.FlagSet) []flag {
 	return out
 }
 
+// flagGroups returns a command's own flags and the flags it inherits.
+func flagGroups(c *cobra.Command) [2][]flag {
+	return [2][]flag{flags(c.NonInheritedFlags()), flags(c.InheritedFlags())}
+}
+
 // seeAlso lists the commands a page links to: the parent and the
 // children, or for a verb its siblings on the same topic.
 func seeAlso(c *cobra.Command, opt Options) []*cobra.Command {
@@ -202,15 +207,11 @@ func markdownPage(c *cobra.Command, opt Options) []byte {
 	if c.Example != "" {
 		fmt.Fprintf(&b, "## Examples\n\n```\n%s\n```\n\n", strings.TrimRight(c.Example, "\n"))
 	}
-	for _, fs := range []struct {
-		title string
-		set   *pflag.FlagSet
-	}{{"Flags", c.NonInheritedFlags()}, {"Flags of every command", c.InheritedFlags()}} {
-		fl := flags(fs.set)
+	for i, fl := range flagGroups(c) {
 		if len(fl) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "## %s\n\n| flag | value | |\n|---|---|---|\n", fs.title)
+		fmt.Fprintf(&b, "## %s\n\n| flag | value | |\n|---|---|---|\n", [...]string{"Flags", "Flags of every command"}[i])
 		for _, f := range fl {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.names, mdCell(f.value), mdCell(f.usage))
 		}
@@ -307,15 +308,11 @@ func manPage(c *cobra.Command, opt Options) []byte {
 			}
 		}
 	}
-	for _, fs := range []struct {
-		title string
-		set   *pflag.FlagSet
-	}{{"OPTIONS", c.NonInheritedFlags()}, {"OPTIONS OF EVERY COMMAND", c.InheritedFlags()}} {
-		fl := flags(fs.set)
+	for i, fl := range flagGroups(c) {
 		if len(fl) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, ".SH %s\n", fs.title)
+		fmt.Fprintf(&b, ".SH %s\n", [...]string{"OPTIONS", "OPTIONS OF EVERY COMMAND"}[i])
 		for _, f := range fl {
 			b.WriteString(".TP\n\\fB" + roff(f.names) + "\\fR")
 			if f.value != "" {
