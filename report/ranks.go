@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"kairos/pattern"
+	"kairos/trace"
 )
 
 // Spread summarises one quantity over the ranks, as a per-rank table too
@@ -188,4 +189,78 @@ func bytesText(v float64) string {
 		}
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64) + " B"
+}
+
+// CallRow is one kind of call in the timed run, over all ranks: the
+// function summary of Vampir, with the waiting part apart.
+type CallRow struct {
+	Call                string
+	Total, Share        string
+	Waiting             string
+	Least, Median, Most string
+	LeastRank, MostRank int
+	total               trace.Time
+}
+
+// CallRows returns the time of the timed run by kind of call, the most
+// first: its total over the ranks and share of their time, its waiting
+// part, and its spread over the ranks.
+func (r *Report) CallRows() []CallRow {
+	tl := r.Timeline
+	if tl == nil {
+		return nil
+	}
+	var all trace.Time
+	for _, tot := range tl.Totals {
+		for _, t := range tot {
+			all += t
+		}
+	}
+	var rows []CallRow
+	for k := range trace.NumKinds {
+		busy, waiting := tl.Calls[k], tl.Calls[k|codeWaiting]
+		if busy == nil && waiting == nil {
+			continue
+		}
+		per := make([]float64, len(tl.Lanes))
+		var total, wait trace.Time
+		for rk := range per {
+			var t trace.Time
+			if busy != nil {
+				t += busy[rk]
+			}
+			if waiting != nil {
+				t += waiting[rk]
+				wait += waiting[rk]
+			}
+			per[rk] = t.Seconds()
+			total += t
+		}
+		sp := spreadOf(per)
+		name := mpiName(trace.Kind(k))
+		row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
+			Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
+		if wait > 0 {
+			row.Waiting = fmt.Sprintf("%s (%s)", seconds(wait.Seconds()), share(float64(wait)/float64(total)))
+		}
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, func(a, b CallRow) int { return cmp.Compare(b.total, a.total) })
+	return rows
+}
+
+// mpiName is the MPI function of a kind, "computation" for computation.
+func mpiName(k trace.Kind) string {
+	switch {
+	case stateOf(k) == Computation:
+		return "computation"
+	case k == trace.SendRecv:
+		return "MPI_Sendrecv"
+	case k == trace.ReduceScatter:
+		return "MPI_Reduce_scatter"
+	case k == trace.Local || k == trace.Deferred:
+		return "other MPI calls"
+	}
+	s := k.String()
+	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
 }

@@ -77,6 +77,10 @@ type Timeline struct {
 	Lanes      []Lane
 	// Totals are each rank's time in each state, exact.
 	Totals [][numStates]trace.Time
+	// Calls are, for each code that occurs (a kind, or the waiting part
+	// of a kind's calls), each rank's time in it, exact: the function
+	// summary Vampir users read first.
+	Calls [numCodes][]trace.Time
 }
 
 // Lane is one rank's segments.
@@ -166,7 +170,7 @@ func buildTimeline(src trace.Source, waits Waits, start, end, res trace.Time) (*
 		if err != nil {
 			return nil, err
 		}
-		l := &lane{totals: &tl.Totals[r], enc: encoder{tick: tick, start: start}}
+		l := &lane{tl: tl, rank: r, totals: &tl.Totals[r], enc: encoder{tick: tick, start: start}}
 		if r < len(waits) {
 			l.waits = waits[r]
 		}
@@ -189,6 +193,8 @@ func buildTimeline(src trace.Source, waits Waits, start, end, res trace.Time) (*
 
 // lane turns one rank's events into segments.
 type lane struct {
+	tl      *Timeline
+	rank    int
 	totals  *[numStates]trace.Time
 	waits   []Span // the rank's spans of waiting not yet passed
 	started bool
@@ -238,6 +244,10 @@ func (l *lane) span(a, b trace.Time, code byte) {
 		return
 	}
 	l.totals[codeState(code)] += b - a
+	if l.tl.Calls[code] == nil {
+		l.tl.Calls[code] = make([]trace.Time, len(l.tl.Lanes))
+	}
+	l.tl.Calls[code][l.rank] += b - a
 	l.last = b
 	l.sampler.add(a, b, code, &l.enc)
 }

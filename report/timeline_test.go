@@ -90,6 +90,14 @@ func TestTimelineFullDetail(t *testing.T) {
 	if tl.Totals[0] != wantTotals {
 		t.Errorf("rank 0's totals %v, want %v", tl.Totals[0], wantTotals)
 	}
+	if c := tl.Calls; c[trace.Waitall][0] != 30*us || c[byte(trace.Waitall)|codeWaiting][0] != 60*us || c[trace.Compute][1] != 280*us || c[trace.Isend][1] != 0 {
+		t.Errorf("time by call: waitall %v, waiting in it %v, rank 1's computation %v", c[trace.Waitall], c[byte(trace.Waitall)|codeWaiting], c[trace.Compute])
+	}
+	r := &Report{Timeline: tl}
+	rows := r.CallRows()
+	if len(rows) != 4 || rows[0].Call != "computation" || rows[0].Total != "430.0 µs" || rows[1].Call != "MPI_Waitall" || rows[1].Waiting != "60.0 µs (67%)" {
+		t.Errorf("call rows %+v", rows)
+	}
 }
 
 // TestTimelineDownsampled: with a budget too small for every call, spans
