@@ -104,6 +104,18 @@ func TestReportInChromium(t *testing.T) {
 				t.Fatal(err)
 			}
 			dom := checkPage(t, page, ranks)
+			if ranks == 64 {
+				// A view given in the address: a tenth of the run on ranks
+				// 16 to 31.
+				t1 := 0.1 * (r.Timeline.End - r.Timeline.Start).Seconds()
+				dom, log := testenv.Browse(t, fmt.Sprintf("%s#t=0,%g&r=16,32", page, t1))
+				if !strings.Contains(dom, fmt.Sprintf(`data-view="0.00000,%.6g,16,32"`, t1)) || !strings.Contains(dom, `data-drawn-ranks="16"`) {
+					t.Errorf("the view in the address was not shown: %s", regexp.MustCompile(`data-(view|drawn-ranks)="[^"]*"`).FindAllString(dom, -1))
+				}
+				if errs := testenv.ScriptErrors(dom, log); errs != nil {
+					t.Errorf("script errors: %s", strings.Join(errs, "\n"))
+				}
+			}
 			for _, want := range []string{"How long does it run?", "What bounds it?", "Which phase is slowest?", `<canvas id="tl-canvas"`} {
 				if !strings.Contains(dom, want) {
 					t.Errorf("the rendered page lacks %q", want)

@@ -215,6 +215,15 @@ type timelineJSON struct {
 	Totals     [][]float64 `json:"totals"`
 	Phases     []phaseJSON `json:"phases"`
 	Slow       []slowJSON  `json:"slow"`
+	Causes     []causeJSON `json:"causes"`
+}
+
+// causeJSON is a root cause of waiting, which the timeline marks on its
+// rank.
+type causeJSON struct {
+	Rank  int32   `json:"rank"`
+	Share float64 `json:"share"`
+	Where string  `json:"where"`
 }
 
 type stateJSON struct {
@@ -250,7 +259,7 @@ func (r *Report) timelineJSON() *timelineJSON {
 	tl := r.Timeline
 	rel := func(t trace.Time) float64 { return (t - tl.Start).Seconds() }
 	out := &timelineJSON{Run: r.runName(), Tick: tl.Tick.Seconds(), Resolution: tl.Resolution.Seconds(),
-		Span: int64((tl.End - tl.Start + tl.Tick - 1) / tl.Tick), SlowColor: plot.Slow, Phases: []phaseJSON{}, Slow: []slowJSON{}}
+		Span: int64((tl.End - tl.Start + tl.Tick - 1) / tl.Tick), SlowColor: plot.Slow, Phases: []phaseJSON{}, Slow: []slowJSON{}, Causes: []causeJSON{}}
 	for _, l := range tl.Lanes {
 		out.Lanes = append(out.Lanes, base64.StdEncoding.EncodeToString(l.Data))
 		out.Starts = append(out.Starts, l.Start)

@@ -10,6 +10,10 @@
   var D = JSON.parse(dataEl.textContent);
   D.phases = D.phases || [];
   D.slow = D.slow || [];
+  D.causes = D.causes || [];
+  // The ranks whose delays caused the most waiting, marked on the rank axis.
+  var causeOf = {};
+  D.causes.forEach(function (c, i) { if (!(c.rank in causeOf)) causeOf[c.rank] = i; });
   var box = document.getElementById("tl");
   var canvas = document.getElementById("tl-canvas");
   var tip = document.getElementById("tl-tip");
@@ -17,6 +21,7 @@
   var ctx = canvas.getContext("2d");
   var n = D.lanes.length;
   var WAIT = 64, MERGED = 128, KIND = 63, WAITING = 4, numStates = D.states.length;
+  var waitColor = D.states[WAITING].color;
 
   // The state of each kind, as report.stateOf gives it.
   var kindState = D.kind_states;
@@ -65,8 +70,8 @@
     if (s === 0) return "0 s";
     var a = Math.abs(step || s), u = "s", f = 1;
     if (a < 1e-6) { u = "ns"; f = 1e9; } else if (a < 1e-3) { u = "µs"; f = 1e6; } else if (a < 1) { u = "ms"; f = 1e3; }
-    var digits = step ? Math.max(0, Math.ceil(-Math.log10(step * f) + 1e-9)) : 3;
-    if (!step && s * f >= 100) digits = 1;
+    // With a step, the decimals it needs; without, four significant digits.
+    var digits = step ? Math.max(0, Math.ceil(-Math.log10(step * f) + 1e-9)) : Math.max(0, 3 - Math.floor(Math.log10(Math.abs(s * f))));
     return (s * f).toFixed(Math.min(digits, 6)) + " " + u;
   }
 
@@ -273,9 +278,24 @@
     ctx.fillStyle = "#1d1d1f"; ctx.textAlign = "right";
     var every = Math.max(1, Math.ceil(14 / lh));
     every = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 256, 500, 512, 1000, 1024].find(function (k) { return k >= every; }) || every;
+    // Root causes first: the rank in the waiting colour, with a mark,
+    // whatever the labels' spacing; a costlier cause's mark keeps its
+    // place, one that would overlap it is left to the tooltip, and so are
+    // the plain labels that would.
+    var marks = [];
+    D.causes.forEach(function (c) {
+      if (c.rank < rFirst || c.rank >= rLast) return;
+      var y = yOf(c.rank) + Math.min(Math.max(lh, 1), 14) / 2;
+      if (marks.some(function (m) { return Math.abs(m.y - y) < 12; })) return;
+      marks.push({ y: y, rank: c.rank });
+    });
     for (var r2 = Math.ceil(rFirst / every) * every; r2 < rLast; r2 += every) {
-      ctx.fillText(String(r2), LEFT - 6, yOf(r2) + Math.min(lh, 14) / 2);
+      var ly = yOf(r2) + Math.min(lh, 14) / 2;
+      if (!marks.some(function (m) { return Math.abs(m.y - ly) < 12; })) ctx.fillText(String(r2), LEFT - 6, ly);
     }
+    ctx.fillStyle = waitColor; ctx.font = "bold 12px system-ui, sans-serif";
+    marks.forEach(function (m) { ctx.fillText("▶ " + m.rank, LEFT - 4, m.y); });
+    ctx.font = "12px system-ui, sans-serif";
     ctx.save(); ctx.translate(12, lanesTop + lanesH / 2); ctx.rotate(-Math.PI / 2);
     ctx.textAlign = "center"; ctx.fillStyle = "#5f6368"; ctx.fillText("rank", 0, 0); ctx.restore();
     // Each rank's time by state, right of the lanes.
@@ -306,6 +326,8 @@
       ctx.fillRect(0, Math.min(drag.y0, drag.y), LEFT + pw, Math.abs(drag.y - drag.y0));
     }
     viewText.textContent = fmt(s0) + " – " + fmt(s1) + " (" + fmt(s1 - s0) + ") · ranks " + rFirst + "–" + (rLast - 1);
+    canvas.setAttribute("data-view", s0.toPrecision(6) + "," + s1.toPrecision(6) + "," + rFirst + "," + rLast);
+    saveView();
     canvas.setAttribute("data-drawn-ranks", String(drawn));
     canvas.setAttribute("data-visible-ranks", String(rLast - rFirst));
     canvas.setAttribute("data-painted", String(segs));
@@ -371,7 +393,8 @@
       var c = l.c[i], st = stateOf(c), kind = D.kinds[c & KIND];
       var what = st === 0 ? "computation" : D.states[st].name + " · " + kind;
       if (c & MERGED) what = "mostly " + what + "\n(spans under " + fmt(D.resolution) + " merged)";
-      return "rank " + r + "\n" + what + "\n" + fmt(sec(l.t[i + 1] - l.t[i])) + " from " + fmt(sec(l.t[i]));
+      var cause = r in causeOf ? "\nroot cause of " + (100 * D.causes[causeOf[r]].share).toFixed(0) + "% of the waiting: " + D.causes[causeOf[r]].where : "";
+      return "rank " + r + "\n" + what + "\n" + fmt(sec(l.t[i + 1] - l.t[i])) + " from " + fmt(sec(l.t[i])) + cause;
     }
     if (zone === "phases") {
       var k = hit(D.phases, t, 0);
@@ -409,6 +432,10 @@
   }
 
   canvas.addEventListener("wheel", function (e) {
+    // The wheel scrolls the page until the timeline is clicked (or with
+    // ctrl held), as maps in web pages do: a reader scrolling past it is
+    // not caught by it.
+    if (!e.ctrlKey && document.activeElement !== box) return;
     e.preventDefault();
     var p = pos(e), f = Math.exp(e.deltaY * 0.0015);
     if (e.shiftKey || where(p) === "ranks") zoomRanks(f, p.y); else zoomTime(f, p.x);
@@ -480,6 +507,24 @@
   document.querySelectorAll("a[data-slow]").forEach(function (a) {
     a.addEventListener("click", function () { showSlow(Number(a.getAttribute("data-slow"))); });
   });
+  // The view is kept in the address's fragment (#t=START,END&r=FIRST,LAST,
+  // seconds and ranks), so that a view can be shared as a link and
+  // survives a reload.
+  var saving = false;
+  function saveView() {
+    if (saving || !window.history || !history.replaceState) return;
+    var h = "#t=" + sec(v.t0).toPrecision(9) + "," + sec(v.t1).toPrecision(9) + "&r=" + Math.floor(v.r0) + "," + Math.ceil(v.r1);
+    try { history.replaceState(null, "", h); } catch (e) { /* a file: page may refuse */ }
+  }
+  function loadView() {
+    var m = /[#&]t=([0-9.e+-]+),([0-9.e+-]+)/.exec(location.hash), q = /[#&]r=(\d+),(\d+)/.exec(location.hash);
+    if (m) { v.t0 = Number(m[1]) / D.tick; v.t1 = Number(m[2]) / D.tick; }
+    if (q) { v.r0 = Number(q[1]); v.r1 = Number(q[2]); }
+    if (m || q) clampView();
+  }
   window.addEventListener("resize", resize);
+  saving = true;
+  loadView();
   resize();
+  saving = false;
 })();

@@ -15,8 +15,8 @@ import (
 var chromiumFlags = []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update", "--disable-sync"}
 
-// Browse loads the HTML file page in headless Chromium (Debian's
-// chromium), lets its scripts run for five seconds of virtual time, and
+// Browse loads the HTML file page (a path, with a #fragment or not) in
+// headless Chromium (Debian's chromium), lets its scripts run for five seconds of virtual time, and
 // returns the DOM it ends with and Chromium's log, where the console's
 // messages go. The test skips where Chromium is absent.
 func Browse(t testing.TB, page string) (dom, log string) {
