@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -60,6 +61,31 @@ func TestDocsFresh(t *testing.T) {
 		}
 		if link := "cli/kairos-" + v.Name() + ".md"; !strings.HasSuffix(topic.page, "README.md") && !bytes.Contains(page, []byte(link)) {
 			t.Errorf("docs/%s does not link to %s", topic.page, link)
+		}
+	}
+}
+
+// TestReadme: the README is short (at most 300 lines, the reference being
+// in docs/), gives the two set-up commands, and links to every page of
+// docs/ it names.
+func TestReadme(t *testing.T) {
+	root := testenv.RepoRoot()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if n := strings.Count(readme, "\n"); n > 300 {
+		t.Errorf("README.md has %d lines, more than 300", n)
+	}
+	for _, cmd := range []string{"go run ./cmd/kairos demo", "go test ./..."} {
+		if !strings.Contains(readme, "\n"+cmd) {
+			t.Errorf("README.md does not give the set-up command %q", cmd)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(((?:docs/)[^)#]*)\)`).FindAllStringSubmatch(readme, -1) {
+		if _, err := os.Stat(filepath.Join(root, m[1])); err != nil {
+			t.Errorf("README.md links to %s: %v", m[1], err)
 		}
 	}
 }
