@@ -128,25 +128,51 @@ func networkAdvice(class string) string {
 func (r *Report) worstWaits() Answer {
 	a := Answer{Question: "Where does it wait, and who caused it?"}
 	if share, ok := r.waitShare(); ok {
-		a.Value = fmt.Sprintf("%.1f%% of the ranks' time waiting", 100*share)
+		a.Value = fmt.Sprintf("%s of the ranks' time waiting", share1(share))
+	}
+	if c := r.Causes; c != nil && c.Waiting > 0 && len(c.Causes) > 0 {
+		first := c.Causes[0]
+		a.Detail = fmt.Sprintf("rank %d's %s caused %s of it (Scalasca's root causes: the delays each wait goes back to, directly or through other waits):",
+			first.Rank, first.Where(), share(first.Cost/c.Waiting))
+		for _, k := range c.Causes[:min(3, len(c.Causes))] {
+			a.Items = append(a.Items, fmt.Sprintf("rank %d, %s: %s of all the waiting (%s directly, %s propagated)",
+				k.Rank, k.Where(), share(k.Cost/c.Waiting), share(k.Direct/c.Waiting), share(k.Propagated/c.Waiting)))
+		}
 	}
 	if r.Patterns == nil {
-		a.Err = r.PatternsErr
+		if a.Detail == "" {
+			a.Err = firstErr(r.CausesErr, r.PatternsErr)
+		}
 		return a
 	}
 	worst := r.worstSlow(r.Options.Top)
 	if len(worst) == 0 {
-		a.Detail = "no pattern instance is abnormally slow (modified Z-score above " + fmt.Sprint(r.Patterns.Options.Cutoff) + ")"
+		if a.Detail == "" {
+			a.Detail = "no pattern instance is abnormally slow (modified Z-score above " + fmt.Sprint(r.Patterns.Options.Cutoff) + ")"
+		}
 		return a
 	}
-	a.Detail = fmt.Sprintf("%d slow instances; the slowest, with the rank last to start (Alawneh et al.):", len(r.Patterns.Slow))
-	for _, s := range worst {
-		in := &r.Patterns.Sequence[s.Position-1]
-		a.Items = append(a.Items, fmt.Sprintf("CP%d at %s: %s instead of %s, rank %d %s", s.Pattern,
-			seconds((in.Start-r.timeZero()).Seconds()), seconds(s.Duration*1e-6), seconds(s.Median*1e-6), s.LastStart, lateVerb(s.Late)))
+	if a.Detail == "" {
+		a.Detail = fmt.Sprintf("%d slow instances; the slowest, with the rank last to start (Alawneh et al.):", len(r.Patterns.Slow))
+		for _, s := range worst {
+			a.Items = append(a.Items, r.slowItem(s))
+		}
+		return a
 	}
+	a.Items = append(a.Items, fmt.Sprintf("the slowest of %d slow instances: %s", len(r.Patterns.Slow), r.slowItem(worst[0])))
 	return a
 }
+
+// slowItem tells a slow instance in a line: when, how long against its
+// pattern's median, and the rank last to start it.
+func (r *Report) slowItem(s pattern.Slow) string {
+	in := &r.Patterns.Sequence[s.Position-1]
+	return fmt.Sprintf("CP%d at %s: %s instead of %s, rank %d %s (the rank last to start)", s.Pattern,
+		seconds((in.Start - r.timeZero()).Seconds()), seconds(s.Duration*1e-6), seconds(s.Median*1e-6), s.LastStart, lateVerb(s.Late))
+}
+
+// share1 writes a fraction as a percentage with a decimal.
+func share1(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 func lateVerb(late string) string {
 	switch late {
@@ -168,11 +194,13 @@ func (r *Report) worstSlow(n int) []pattern.Slow {
 	return s[:min(n, len(s))]
 }
 
-// waitShare returns the share of the ranks' time spent waiting: the
-// simulation's, else the timeline's.
+// waitShare returns the share of the ranks' time spent waiting: the wait
+// states', else the simulation's, else the timeline's.
 func (r *Report) waitShare() (float64, bool) {
 	var wait, all float64
 	switch {
+	case r.Causes != nil:
+		wait, all = r.Causes.Waiting, r.Causes.RankTime
 	case r.Sim != nil && !r.Recorded:
 		for _, rk := range r.Sim.Ranks {
 			wait += rk.Wait

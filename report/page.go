@@ -15,6 +15,7 @@ import (
 	"kairos/plot"
 	"kairos/stats"
 	"kairos/trace"
+	"kairos/waitstate"
 )
 
 //go:embed page.html
@@ -296,6 +297,11 @@ func (r *Report) timelineJSON() *timelineJSON {
 				s.Late, s.LastStart, ranks, s.Affinity.String()})
 		}
 	}
+	if c := r.Causes; c != nil && c.Waiting > 0 {
+		for _, k := range c.Causes[:min(5, len(c.Causes))] {
+			out.Causes = append(out.Causes, causeJSON{k.Rank, k.Cost / c.Waiting, k.Where()})
+		}
+	}
 	return out
 }
 
@@ -307,6 +313,26 @@ func (p *page) Rel(t trace.Time) float64 { return (t - p.timeZero()).Seconds() }
 
 // Dur returns the seconds from a to b.
 func (p *page) Dur(a, b trace.Time) float64 { return (b - a).Seconds() }
+
+// Frac returns a / b, 0 if b is 0.
+func (p *page) Frac(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// TopCauses returns the n costliest root causes of waiting.
+func (p *page) TopCauses(n int) []waitstate.Cause {
+	return p.Causes.Causes[:min(n, len(p.Causes.Causes))]
+}
+
+// PathActivities returns the n activities with the most time on the
+// critical path.
+func (p *page) PathActivities(n int) []waitstate.PathActivity {
+	a := p.Causes.CriticalPath.Activities
+	return a[:min(n, len(a))]
+}
 
 // Colours gives the template the colours of meanings, for its legends.
 func (p *page) Colours() map[string]string {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,8 +38,8 @@ func TestPageSelfContained(t *testing.T) {
 
 // TestAnswers: on a stencil with rank 5 six times slower in two
 // iterations, the answers name the simulated time, the class on each
-// network, the slow instances with rank 5 last to start, and rank 5 as
-// the most loaded, an outlier.
+// network, rank 5's computation as the first root cause of the waiting,
+// and rank 5 as the most loaded, an outlier.
 func TestAnswers(t *testing.T) {
 	r := stencilReport(t, []int{4, 4}, 20)
 	got := map[string]Answer{}
@@ -54,7 +55,7 @@ func TestAnswers(t *testing.T) {
 	if a := got["What bounds it?"]; len(a.Items) != 3 || !strings.HasPrefix(a.Items[0], "ENET-1G: ") {
 		t.Errorf("bounds: %+v", a)
 	}
-	if a := got["Where does it wait, and who caused it?"]; len(a.Items) == 0 || !strings.Contains(a.Items[0], "rank 5") {
+	if a := got["Where does it wait, and who caused it?"]; !strings.HasPrefix(a.Detail, "rank 5's computation") || len(a.Items) == 0 || !strings.HasPrefix(a.Items[0], "rank 5, computation") {
 		t.Errorf("waits: %+v", a)
 	}
 	if a := got["Which rank is the most loaded?"]; a.Value != "rank 5" || !strings.Contains(a.Detail, "outliers: 5") {
@@ -78,5 +79,20 @@ func TestSpread(t *testing.T) {
 	}
 	if got := rankList([]int{1, 2, 3, 4}, 2); got != "1, 2 and 2 more" {
 		t.Errorf("rankList: %q", got)
+	}
+}
+
+// TestTimelineWaits: the timeline draws the wait states of the analysis
+// as waiting, in the calls they are in: its time in the waiting state is
+// the analysis' waiting time, rank by rank.
+func TestTimelineWaits(t *testing.T) {
+	r := stencilReport(t, []int{4, 4}, 20)
+	if r.Causes == nil || r.Causes.Waiting == 0 {
+		t.Fatalf("no wait states: %v", r.CausesErr)
+	}
+	for rk, tot := range r.Timeline.Totals {
+		if got, want := tot[Waiting].Seconds(), r.Causes.RankWaiting[rk]; math.Abs(got-want) > 1e-9+1e-6*want {
+			t.Errorf("rank %d: %g s waiting in the timeline, %g s of wait states", rk, got, want)
+		}
 	}
 }

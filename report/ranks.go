@@ -145,6 +145,10 @@ func (r *Report) RankTables() []RankTable {
 		}
 		out = append(out, RankTable{Title: "Where each rank's time goes (" + r.runName() + ")", Columns: nonZero(cols)})
 	}
+	if c := r.Causes; c != nil && c.Waiting > 0 {
+		cols := []Column{{Name: "waiting", Format: seconds, Values: c.RankWaiting}, {Name: "waiting caused (root causes)", Format: seconds, Values: c.RankCost}}
+		out = append(out, RankTable{Title: "Each rank's waiting, and the waiting it caused", Columns: cols})
+	}
 	if r.Sim != nil {
 		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
 			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}}

@@ -1,19 +1,21 @@
 // Package report is what a performance engineer opens first: one
 // self-contained HTML page of a trace that works offline, with the answers
 // at the top (run time, what bounds it on each network, the worst waits and
-// who caused them, the slowest phase), a zoomable timeline of every rank's
+// the rank and call path that caused them, the slowest phase), a zoomable timeline of every rank's
 // states, and the analyses' figures and tables below; and the figures the
 // verbs draw on their own (--svg), so that a figure reads the same
 // everywhere, in one colour per meaning (package plot).
 //
-// It composes the analyses (stats, check, sim, clock, pattern) on a trace
+// It composes the analyses (stats, check, sim, clock, waitstate, pattern) on a trace
 // the caller opened; what needs the command line's machinery (building a
 // machine from a specification, reducing with an accuracy replay) the
 // caller passes as functions.
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"kairos/check"
@@ -22,6 +24,7 @@ import (
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
+	"kairos/waitstate"
 )
 
 // DefaultTimelineBudget is the most bytes the timeline's data takes before
@@ -85,6 +88,11 @@ type Report struct {
 	// run: the trace's if it is timed, else its simulation's.
 	Patterns    *pattern.Analysis
 	PatternsErr error
+	// Causes are the timed run's wait states and their root causes
+	// (Scalasca's delay analysis): the rank and call path each wait goes
+	// back to.
+	Causes    *waitstate.Analysis
+	CausesErr error
 	// Timeline is the timed run's timeline.
 	Timeline    *Timeline
 	TimelineErr error
@@ -118,8 +126,9 @@ func Build(src trace.Source, opt Options) *Report {
 	r.Class, r.ClassErr = clock.Classify(src, clock.Interconnects, copt, clock.DefaultThresholds())
 	run := r.timedRun(src)
 	if run != nil {
+		r.Causes, r.CausesErr = waitstate.Analyze(run, waitstate.Options{Waits: true})
 		r.Patterns, r.PatternsErr = pattern.Analyze(run, pattern.DefaultOptions())
-		r.Timeline, r.TimelineErr = BuildTimeline(run, nil, opt.TimelineBudget)
+		r.Timeline, r.TimelineErr = BuildTimeline(run, waitSpans(r.Causes, run.NumRanks()), opt.TimelineBudget)
 	}
 	if opt.Reduce != nil {
 		r.Reduction, r.ReduceErr = opt.Reduce(src)
@@ -142,14 +151,33 @@ func (r *Report) timedRun(src trace.Source) trace.Source {
 	if r.SimErr != nil {
 		err = fmt.Errorf("the trace is not timed and its simulation failed")
 	}
-	r.PatternsErr, r.TimelineErr = err, err
+	r.PatternsErr, r.TimelineErr, r.CausesErr = err, err, err
 	return nil
+}
+
+// waitSpans returns the wait states of a as each rank's spans of
+// waiting, in order, for the timeline.
+func waitSpans(a *waitstate.Analysis, ranks int) Waits {
+	if a == nil {
+		return nil
+	}
+	out := make(Waits, ranks)
+	for _, w := range a.Waits {
+		if w.Rank >= 0 && int(w.Rank) < ranks && w.Seconds > 0 {
+			start := trace.FromSeconds(w.Start)
+			out[w.Rank] = append(out[w.Rank], Span{start, start + trace.FromSeconds(w.Seconds)})
+		}
+	}
+	for _, spans := range out {
+		slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	}
+	return out
 }
 
 // Failed returns how many analyses failed.
 func (r *Report) Failed() int {
 	n := 0
-	for _, err := range []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.PatternsErr, r.TimelineErr, r.ReduceErr} {
+	for _, err := range []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.ReduceErr} {
 		if err != nil {
 			n++
 		}
