@@ -159,6 +159,9 @@ type SlowRow struct {
 	LateRank    int32
 	Slowest     string
 	SlowestRank int32
+	// LateBecause says what the rank last to start was doing: waiting for
+	// another rank just before (a victim, not the cause), or nothing.
+	LateBecause string
 }
 
 // SlowRows returns the slow instances to look at first: the highest
@@ -186,9 +189,34 @@ func (p *page) SlowRows(n int) []SlowRow {
 		rows = append(rows, SlowRow{Index: i, Affinity: s.Affinity.String(), Phase: s.Phase, Position: s.Position, Pattern: s.Pattern,
 			Ranks: s.Ranks, At: seconds((in.Start - p.timeZero()).Seconds()), Duration: seconds(s.Duration * 1e-6), Median: seconds(s.Median * 1e-6),
 			Lost: seconds((s.Duration - s.Median) * 1e-6), Z: s.Z, Late: s.Late, LateRank: s.LastStart,
-			Slowest: s.Slowest.Op, SlowestRank: s.Slowest.Rank})
+			Slowest: s.Slowest.Op, SlowestRank: s.Slowest.Rank, LateBecause: p.lateBecause(s.LastStart, in.Start, in.Finish, (s.Duration-s.Median)*1e-6)})
 	}
 	return rows
+}
+
+// lateBecause tells whether rank, the last to start an instance that ran
+// from start to finish and lost lost seconds, was itself waiting for
+// another rank in the instance's span or the span of the same length
+// before it, for at least half the time lost: its longest such wait
+// state, or "" if it waited for none that long (the delay is its own).
+// The root causes name where chains of waits end; this names the first
+// link.
+func (p *page) lateBecause(rank int32, start, finish trace.Time, lost float64) string {
+	if p.Causes == nil {
+		return ""
+	}
+	from, to := (start - (finish - start)).Seconds(), finish.Seconds()
+	var best *waitstate.Wait
+	for i := range p.Causes.Waits {
+		w := &p.Causes.Waits[i]
+		if w.Rank == rank && w.Causer != rank && w.Start < to && w.Start+w.Seconds > from && (best == nil || w.Seconds > best.Seconds) {
+			best = w
+		}
+	}
+	if best == nil || best.Seconds < lost/2 {
+		return ""
+	}
+	return fmt.Sprintf("it waited %s for rank %d (%s)", seconds(best.Seconds), best.Causer, best.Kind)
 }
 
 // Problems lists the validation's problems, at most n.

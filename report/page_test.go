@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -94,5 +95,33 @@ func TestTimelineWaits(t *testing.T) {
 		if got, want := tot[Waiting].Seconds(), r.Causes.RankWaiting[rk]; math.Abs(got-want) > 1e-9+1e-6*want {
 			t.Errorf("rank %d: %g s waiting in the timeline, %g s of wait states", rk, got, want)
 		}
+	}
+}
+
+// TestSlowRowsLateBecause: in a delayed 8x8 stencil, the slow instances
+// whose last rank to start is not the delayed rank say that it waited for
+// the delayed rank (a victim), and those of the delayed rank say nothing
+// (its own delay).
+func TestSlowRowsLateBecause(t *testing.T) {
+	r := stencilReport(t, []int{8, 8}, 40)
+	delayed := int32(r.Ranks / 3)
+	rows := (&page{Report: r}).SlowRows(100)
+	if len(rows) == 0 {
+		t.Fatal("no slow instance")
+	}
+	victims := 0
+	for _, row := range rows {
+		if row.LateRank != delayed {
+			victims++
+		}
+		switch {
+		case row.LateRank == delayed && row.LateBecause != "":
+			t.Errorf("instance %d: rank %d, the delayed one, %s", row.Position, delayed, row.LateBecause)
+		case row.LateRank != delayed && !strings.Contains(row.LateBecause, fmt.Sprintf("for rank %d ", delayed)):
+			t.Errorf("instance %d: rank %d last to start, %q", row.Position, row.LateRank, row.LateBecause)
+		}
+	}
+	if victims == 0 {
+		t.Errorf("no slow instance has another rank than %d last to start: the case is not tested", delayed)
 	}
 }
