@@ -143,44 +143,56 @@ func TestTimelineDownsampled(t *testing.T) {
 }
 
 // recordedStencil builds a timed trace as a tracer records a 2-D halo
-// exchange: every iteration each rank computes (with noise), posts an
-// irecv and an isend to each of four neighbours, calls that take time, and waits in a waitall until its
-// slowest neighbour's messages are in; an allreduce every tenth
+// exchange on an 8-wide torus: every iteration each rank computes (with
+// noise), posts an irecv and an isend to each of its four neighbours,
+// calls that take time, and waits in a waitall until its neighbours'
+// messages are in (a late sender makes it wait); an allreduce every tenth
 // iteration. Every call has a duration, unlike a simulated run's.
 func recordedStencil(ranks, iterations int) *trace.Trace {
 	tr := trace.New(ranks, trace.NewMeta())
 	now := make([]trace.Time, ranks)
+	sent := make([][4]trace.Time, ranks) // when rank r posted its isend to each neighbour
 	seed := uint64(1)
 	noise := func() trace.Time {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return trace.Time(seed>>40) % (200 * us)
 	}
-	add := func(r int, k trace.Kind, d trace.Time) {
-		e := trace.NewEvent(k)
+	neighbours := func(r int) [4]int {
+		return [4]int{(r + 1) % ranks, (r + ranks - 1) % ranks, (r + 8) % ranks, (r + ranks - 8) % ranks}
+	}
+	add := func(r int, e trace.Event, d trace.Time) {
 		e.HasTime, e.Enter, e.Exit = true, now[r], now[r]+d
 		tr.Ranks[r].Append(&e)
 		now[r] += d
 	}
 	for it := range iterations {
 		for r := range ranks {
-			add(r, trace.Compute, 1000*us+noise())
-			for range 4 {
-				add(r, trace.Irecv, 2*us)
-				add(r, trace.Isend, 5*us)
+			add(r, trace.NewEvent(trace.Compute), 1000*us+noise())
+			for i, nb := range neighbours(r) {
+				recv := trace.NewEvent(trace.Irecv)
+				recv.Partner, recv.RecvBytes, recv.Request = int32(nb), 8192, uint64(2*i+1)
+				add(r, recv, 2*us)
+				send := trace.NewEvent(trace.Isend)
+				send.Partner, send.SendBytes, send.Request = int32(nb), 8192, uint64(2*i+2)
+				sent[r][i] = now[r]
+				add(r, send, 5*us)
 			}
 		}
-		next := slices.Clone(now)
 		for r := range ranks {
-			arrive := max(now[(r+1)%ranks], now[(r+ranks-1)%ranks])
-			next[r] = max(now[r], arrive) + 20*us
-		}
-		for r := range ranks {
-			add(r, trace.Waitall, next[r]-now[r])
+			arrive := now[r]
+			for i, nb := range neighbours(r) {
+				// nb's message to r is its isend to its neighbour i^1 (the
+				// opposite direction).
+				arrive = max(arrive, sent[nb][i^1]+20*us)
+			}
+			add(r, trace.NewEvent(trace.Waitall), arrive-now[r]+us)
 		}
 		if it%10 == 9 {
 			last := slices.Max(now)
 			for r := range ranks {
-				add(r, trace.Allreduce, last-now[r]+30*us)
+				e := trace.NewEvent(trace.Allreduce)
+				e.SendBytes, e.RecvBytes = 8, 8
+				add(r, e, last-now[r]+30*us)
 			}
 		}
 	}
@@ -197,8 +209,11 @@ func TestTimelineSize(t *testing.T) {
 	if testenv.Long() {
 		tr := recordedStencil(64, 1000)
 		r := Build(tr, Options{Name: "recorded.ktr", Speed: 1e9})
-		if r.TimelineErr != nil || r.PatternsErr != nil {
-			t.Fatal(r.TimelineErr, r.PatternsErr)
+		if r.TimelineErr != nil || r.PatternsErr != nil || r.CausesErr != nil {
+			t.Fatal(r.TimelineErr, r.PatternsErr, r.CausesErr)
+		}
+		if !r.Check.OK() || r.Causes.Waiting == 0 {
+			t.Fatalf("the recorded stencil: %d errors, %g s of waiting", r.Check.Errors, r.Causes.Waiting)
 		}
 		var b bytes.Buffer
 		if err := r.WriteHTML(&b); err != nil {
@@ -207,7 +222,8 @@ func TestTimelineSize(t *testing.T) {
 		if b.Len() > 5e6 {
 			t.Errorf("the page of %d calls takes %d bytes", tr.NumEvents(), b.Len())
 		}
-		t.Logf("%d calls: timeline %d bytes (resolution %d ps), page %d bytes", tr.NumEvents(), r.Timeline.Bytes(), r.Timeline.Resolution, b.Len())
+		t.Logf("%d calls, %.3f s of waiting: timeline %d bytes (resolution %d ps), page %d bytes", tr.NumEvents(), r.Causes.Waiting,
+			r.Timeline.Bytes(), r.Timeline.Resolution, b.Len())
 	}
 	const iterations = 200
 	tr := recordedStencil(64, iterations)
