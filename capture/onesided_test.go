@@ -294,7 +294,8 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 // TestTracerMPIIO traces a collective MPI-IO program on Open MPI: the
 // opens, views, collective, independent, non-blocking and split writes
 // and reads are I/O events with their bytes, the trace checks out, its
-// replay reports their time as I/O, and TI's summary counts them.
+// replay reports their time as I/O, classify counts it (the class is I/O
+// where it outweighs computation), and TI's summary counts them.
 func TestTracerMPIIO(t *testing.T) {
 	dir := t.TempDir()
 	lib := openMPI.tracer(t)
@@ -314,6 +315,13 @@ func TestTracerMPIIO(t *testing.T) {
 		if rr.IO <= 0 {
 			t.Errorf("rank %d: no I/O time simulated (%+v)", r, rr)
 		}
+	}
+	cl, err := clock.Classify(src, clock.Interconnects[:1], clock.DefaultOptions(), clock.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, e := cl.Verdicts[0], cl.Verdicts[0].Evidence; e.IOShare <= 0 || e.IOShare > e.CompShare && e.CommShare < 0.1 && v.Class != "I/O" {
+		t.Errorf("classified %s (%s) with MPI-IO %.1f%% of the time", v.Class, v.Description, 100*v.Evidence.IOShare)
 	}
 }
 

@@ -72,22 +72,31 @@ func StateTimes(w io.Writer, tl *Timeline, title string) error {
 // the time after each bar (kairos classify --svg).
 func Classes(w io.Writer, names []string, cls []*clock.Classification) error {
 	var rows []plot.ShareRow
+	parts := []plot.Part{partComputation, partWait, partLatency, partBandwidth, partIO}
+	hasIO := false
 	for i, cl := range cls {
 		for _, v := range cl.Verdicts {
 			e := v.Evidence
 			row := plot.ShareRow{Label: v.Interconnect.Label, Note: fmt.Sprintf("%s · %s", v.Class, seconds(e.Time)),
-				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time}}
+				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time, e.IOShare * e.Time}}
 			if len(cls) > 1 {
 				row.Group = filepath.Base(names[i])
 			}
 			rows = append(rows, row)
+			hasIO = hasIO || e.IOShare > 0
+		}
+	}
+	if !hasIO { // the figure of a trace without MPI-IO has no I/O part
+		parts = parts[:4]
+		for i := range rows {
+			rows[i].Values = rows[i].Values[:4]
 		}
 	}
 	title := filepath.Base(names[0]) + ": what bounds it on each interconnect"
 	if len(names) > 1 {
 		title = fmt.Sprintf("%d traces: what bounds them on each interconnect", len(names))
 	}
-	return plot.Shares(w, rows, []plot.Part{partComputation, partWait, partLatency, partBandwidth},
+	return plot.Shares(w, rows, parts,
 		plot.ChartOptions{Title: title, XLabel: "share of the predicted time; after each bar, the class and the predicted time"})
 }
 
