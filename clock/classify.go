@@ -198,7 +198,7 @@ type Evidence struct {
 	LatencyShare   float64 `json:"latency_share"`
 	BandwidthShare float64 `json:"bandwidth_share"`
 	CommShare      float64 `json:"communication_share"`
-	IOShare        float64 `json:"io_share,omitempty"` // MPI-IO, as recorded
+	IOShare        float64 `json:"io_share,omitempty"`           // MPI-IO, as recorded
 	TimeVariation  float64 `json:"time_variation"`               // C1: total time over all 21 configurations
 	WaitVariation  float64 `json:"wait_variation"`               // C2: wait time over all 21 configurations
 	CommVarLatency float64 `json:"comm_variation_latency_sweep"` // C3: communication over the latency set
