@@ -291,6 +291,58 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 	}
 }
 
+// TestTracerOneSidedRequests traces, on Open MPI, the calls the epoch
+// programs do not make (testdata/rmarequests.c): MPI_Win_create and a
+// dynamic window, the request-based MPI_Rput, MPI_Rget, MPI_Raccumulate
+// and MPI_Rget_accumulate completed by MPI_Waitall, MPI_Compare_and_swap,
+// MPI_Win_flush_local, MPI_Win_sync, and a post/start/complete epoch ended
+// by MPI_Win_test: each transfer is its event with its request, bytes and
+// target, the polls that fail are MPI time (deferred), the trace checks
+// out and replays, and the TI trace has none of them.
+func TestTracerOneSidedRequests(t *testing.T) {
+	dir := t.TempDir()
+	lib := openMPI.tracer(t)
+	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "rmarequests.c"))
+	out := openMPI.trace(t, dir, lib, prog)
+	for _, want := range []string{"MPI_Rput (one-sided)", "MPI_Compare_and_swap (one-sided)", "MPI_Win_test (one-sided)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
+		}
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	want := map[trace.Kind]int{trace.WinCreate: 2, trace.WinFree: 2, trace.Put: 2, trace.Get: 1, trace.Accumulate: 1,
+		trace.GetAccumulate: 1, trace.CompareAndSwap: 1, trace.Waitall: 1, trace.WinFlushLocal: 1,
+		trace.WinPost: 1, trace.WinStart: 1, trace.WinComplete: 1, trace.WinWait: 1}
+	for r, k := range kinds(t, src) {
+		for kind, n := range want {
+			if k[kind] != n {
+				t.Errorf("rank %d: %d %s, want %d (%v)", r, k[kind], kind, n, k)
+			}
+		}
+	}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		switch {
+		case e.Kind.IsOneSided() && e.Kind != trace.CompareAndSwap && e.Request == 0 && e.SendBytes != 512:
+			t.Errorf("rank %d: %v: the request-based call has no request", r, e)
+		case e.Kind == trace.Get && (e.RecvBytes != 4096 || e.Partner != int32(1-r)):
+			t.Errorf("rank %d: %v, want 4096 bytes from rank %d", r, e, 1-r)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res := simulated(t, src, "100MBps"); res.Bytes < 8192+4096+2048+2*1024+16+512 {
+		t.Errorf("%d bytes simulated", res.Bytes)
+	}
+	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-0.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(ti), "wait") {
+		t.Errorf("rank 0's TI trace waits for a one-sided request:\n%s", ti)
+	}
+}
+
 // TestTracerMPIIO traces a collective MPI-IO program on Open MPI: the
 // opens, views, collective, independent, non-blocking and split writes
 // and reads are I/O events with their bytes, the trace checks out, its
