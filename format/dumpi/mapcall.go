@@ -116,21 +116,18 @@ func (r *Reader) mapCall(c *call) error {
 	if k, ok := collectiveKinds[c.label]; ok {
 		return r.collective(c, k)
 	}
+	if ok, err := r.oneSided(c); ok || err != nil {
+		return err
+	}
 	r.local(c)
 	switch name := layouts[c.label].name; {
 	case strings.HasPrefix(name, "MPI_File_"):
 		r.ev.Kind = trace.File // I/O, replayed as recorded
-	case strings.HasPrefix(name, "MPI_Win_") || oneSidedCalls[name]:
-		r.ev.Kind = trace.Deferred // MPI time, which a replay of DUMPI's windows cannot place
+	case strings.HasPrefix(name, "MPI_Win_"):
+		r.ev.Kind = trace.Deferred // MPI time (Win_set_name...)
 	}
 	return nil
 }
-
-// oneSidedCalls are the one-sided transfers DUMPI records, read as
-// deferred events: their time is the MPI library's, not computation.
-var oneSidedCalls = map[string]bool{"MPI_Put": true, "MPI_Get": true, "MPI_Accumulate": true, "MPI_Get_accumulate": true,
-	"MPI_Fetch_and_op": true, "MPI_Compare_and_swap": true, "MPI_Rput": true, "MPI_Rget": true, "MPI_Raccumulate": true,
-	"MPI_Rget_accumulate": true}
 
 func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	id, self, err := r.comm(c, c.v[f.comm])
