@@ -423,8 +423,10 @@ func (s *simulation) rmaSend(r *rank, op *rmaOp) bool {
 	sq := s.newRequest(s.ranks[op.src], true, op.dst, op.tag, op.bytes)
 	rq := s.newRequest(s.ranks[op.dst], false, op.src, op.tag, op.bytes)
 	sq.detached, sq.done = true, true
-	sq.refs++ // the transfer's
-	rq.refs++
+	// References: the transfer's, and r.rma's until rmaRecv, which a
+	// rank waiting for a list's mutex keeps while the transfer may end.
+	sq.refs += 2
+	rq.refs += 2
 	s.match(sq, rq)
 	r.rma.sq, r.rma.rq = sq, rq
 	return true
@@ -438,19 +440,21 @@ func (s *simulation) rmaRecv(r *rank, w *rmaWindow, op *rmaOp) {
 	c := &r.rma
 	sq, rq := c.sq, c.rq
 	c.sq, c.rq = nil, nil
+	defer s.unref(sq) // r.rma's reference
 	switch {
 	case op.req != 0 && op.send: // MPI_Rput, MPI_Raccumulate: the send request
 		s.indexReq(r, sq, op.req)
 	case op.req != 0: // MPI_Rget: the receive request
 		s.indexReq(r, rq, op.req)
+		s.unref(rq)
 		return
 	}
 	if op.list {
 		s.listRequest(w.member(op.peer), rq)
+		s.unref(rq)
 		return
 	}
-	rq.refs++
-	c.last = rq
+	c.last = rq // r.rma's reference, kept
 }
 
 // listRequest adds q to m's list of requests to complete.

@@ -200,6 +200,37 @@ func TestIOReplay(t *testing.T) {
 	}
 }
 
+// TestOneSidedContendedList is a pattern of NWChem's Global Arrays
+// (ARMCI-MPI) that once crashed the replay: rank 0 accumulates into its
+// own window, a microsecond apart, while rank 1 accumulates into it and
+// flushes, so that rank 0 waits for its list's mutex, which rank 1's
+// flush holds, while its own transfer, posted before, completes: the
+// request it then lists must still be its own, or a later flush reads a
+// recycled one. The replay ends with every byte through the network.
+func TestOneSidedContendedList(t *testing.T) {
+	var ranks [2][]trace.Event
+	for r := range 2 {
+		evs := []trace.Event{rmaEv(trace.WinCreate, trace.NoRank, nil), rmaEv(trace.WinLockAll, trace.NoRank, nil)}
+		for range 10 {
+			evs = append(evs, rmaEv(trace.Accumulate, 0, func(e *trace.Event) { e.SendBytes = []int64{16, 1024}[r] }))
+			c := trace.NewEvent(trace.Compute)
+			c.Compute = []float64{1000, 0}[r] // rank 0: 1 µs at 1 Gf/s
+			evs = append(evs, c)
+			if r == 1 {
+				evs = append(evs, rmaEv(trace.WinFlushLocal, 0, nil))
+			}
+		}
+		ranks[r] = append(evs, rmaEv(trace.WinUnlockAll, trace.NoRank, nil), rmaEv(trace.WinFree, trace.NoRank, nil))
+	}
+	res, err := sim.Run(rmaTrace(ranks[0], ranks[1]), clusterMachine(t, "2x1Gf,10GBps,1us", 2), sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes < 10*(16+1024) {
+		t.Errorf("%d bytes simulated, want the accumulates' %d", res.Bytes, 10*(16+1024))
+	}
+}
+
 // TestOneSidedUnknownWindow: a transfer on a window never created is a
 // clear error, not a hang.
 func TestOneSidedUnknownWindow(t *testing.T) {
