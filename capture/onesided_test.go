@@ -436,6 +436,57 @@ func TestTracerGlobalArrays(t *testing.T) {
 	}
 }
 
+// TestTracerNWChem traces (under testenv.Long) NWChem from Debian, a
+// Global Arrays application whose ARMCI is ARMCI-MPI, computing the SCF
+// energy of a water molecule on 2 ranks: the energy is NWChem's, its
+// windows, accumulates, get_accumulates and flushes are recorded, the
+// trace checks out, replays and is not classified computation-bound.
+func TestTracerNWChem(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("NWChem is traced under KAIROS_LONG=1 (testenv.Long), as .ci/run does")
+	}
+	nwchem := testenv.Tool(t, "nwchem.openmpi", "nwchem-openmpi")
+	dir := t.TempDir()
+	input := filepath.Join(dir, "h2o.nw")
+	text := "start h2o\npermanent_dir " + dir + "\nscratch_dir " + dir + `
+geometry units angstrom
+  O 0 0 0
+  H 0 0.757 0.587
+  H 0 -0.757 0.587
+end
+basis
+  * library 6-31g
+end
+task scf energy
+`
+	if err := os.WriteFile(input, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := openMPI.trace(t, dir, openMPI.tracer(t), nwchem, input)
+	if !strings.Contains(out, "Total SCF energy =    -75.98394") {
+		t.Errorf("NWChem's energy is not in its output:\n%s", out)
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	for r, k := range kinds(t, src) {
+		// (ARMCI-MPI's many flush_all with nothing to complete are deferred.)
+		if k[trace.WinCreate] == 0 || k[trace.Accumulate] == 0 || k[trace.GetAccumulate] == 0 || k[trace.WinFlushLocal]+k[trace.WinFlush] == 0 {
+			t.Errorf("rank %d: %v, want ARMCI-MPI's windows, accumulates, get_accumulates and flushes", r, k)
+		}
+	}
+	if res := simulated(t, src, "1GBps"); res.Messages == 0 {
+		t.Error("no one-sided transfer simulated")
+	}
+	cl, err := clock.Classify(src, clock.Interconnects, clock.DefaultOptions(), clock.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range cl.Verdicts {
+		if v.Class == "Comp." {
+			t.Errorf("%s: classified computation-bound (%s)", v.Interconnect.Name, v.Description)
+		}
+	}
+}
+
 // BenchmarkTracerOverheadOneSided measures the tracer's cost per one-sided
 // call: 2 ranks each put 8 bytes to the other and flush, 100,000 times,
 // without and with the tracer (TI, OTF2).
