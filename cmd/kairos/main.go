@@ -22,6 +22,7 @@ import (
 	_ "kairos/format/dumpi"
 	_ "kairos/format/ktr"
 	_ "kairos/format/otf2"
+	_ "kairos/format/rsd"
 	_ "kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/trace"

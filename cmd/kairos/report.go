@@ -16,6 +16,7 @@ import (
 	"kairos/cluster"
 	"kairos/format"
 	"kairos/pattern"
+	"kairos/prsd"
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
@@ -187,43 +188,14 @@ func reportSections(path string, src trace.Source, f *reportFlags) []*reportSect
 		return a.WriteStory(&s.text, 5)
 	})
 	section("Reduction", func(s *reportSection) error {
-		out, err := reportReduce(path, src, cluster.DefaultOptions(), f.machine)
+		out, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
+			&reduceFlags{accuracy: true, machine: f.machine, timeError: prsd.DefaultOptions().TimeError})
 		if err != nil {
-			// Averaged signatures can merge ranks whose calls differ
-			// (another communicator, another neighbour), which the
-			// replay finds: clusters split until every member's calls
-			// are its representative's replay as the trace does.
-			exact := cluster.DefaultOptions()
-			exact.Exact = true
-			if eout, eerr := reportReduce(path, src, exact, f.machine); eerr == nil {
-				fmt.Fprintf(&s.text, "With the default clusters, %v. Clusters split until each member's calls are its representative's (kairos reduce --exact) replay:\n\n", err)
-				return writeReduceText(&s.text, eout)
-			}
-			s.err = err
-			if out == nil {
-				// The clusters without the accuracy the trace's replay gives.
-				if out, _, err = reduceTrace(path, src, cluster.DefaultOptions(), &reduceFlags{}); err != nil {
-					return err
-				}
-			}
+			return err
 		}
 		return writeReduceText(&s.text, out)
 	})
 	return secs
-}
-
-// reportReduce reduces src with opt and replays the reduction on
-// machine. It returns an error if the reduction or its replay fails, with
-// the reduction if only its replay did.
-func reportReduce(path string, src trace.Source, opt cluster.Options, machine string) (*reduceJSON, error) {
-	out, _, err := reduceTrace(path, src, opt, &reduceFlags{accuracy: true, machine: machine})
-	if err != nil {
-		return nil, err
-	}
-	if a := out.Accuracy; a != nil && a.Failure != "" {
-		return out, fmt.Errorf("the reduction does not replay: %s", a.Failure) // as kairos reduce --accuracy fails
-	}
-	return out, nil
 }
 
 // reportSimulate replays src on machine, untimed if it is timed, and

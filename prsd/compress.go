@@ -1,0 +1,456 @@
+package prsd
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"kairos/trace"
+)
+
+// Intra-rank compression, as ScalaTrace's intra-node compression: each
+// event becomes a call (identified by its kind and call site, its stack
+// signature) appended to the rank's sequence, and the end of the sequence
+// is folded whenever it repeats: a body that repeats the loop just before
+// it adds an iteration (an RSD), a body seen twice in a row becomes a loop
+// of two, loops of loops are power-RSDs. Only calls' identities decide
+// the folding; their parameters (partners, sizes, tags...) go into series
+// over the instances of each call, and loops' iteration counts into series
+// over the loop's instances, so that ranks whose parameters differ fold
+// alike and merge into one structure.
+
+// maxBody is the longest loop body, in items (calls or loops), that the
+// compressor looks for: ScalaTrace's window.
+const maxBody = 64
+
+// rnode is an item of one rank's compressed sequence: a call or a loop.
+type rnode struct {
+	id   int32 // interned identity: (kind, site) for a call, the body's ids for a loop
+	kind trace.Kind
+	site uint64
+	one  *rawCall // a call's one instance, not folded yet
+	acc  *accCall // the instances of a call in a loop body
+	// A loop: its body, the iteration counts of its closed instances,
+	// and the iterations of its one open instance while at the top of
+	// the sequence.
+	body   []*rnode
+	counts seriesBuilder
+	cur    int64
+}
+
+func (n *rnode) isLoop() bool { return n.body != nil }
+
+// rawCall is one instance of a call: the event, its request ids relative
+// to the highest the rank defined before it, and its timing.
+type rawCall struct {
+	e        trace.Event
+	req      int64
+	reqs     []int64
+	gap, dur float64 // picoseconds, if timed
+}
+
+// The timing statistics of a call.
+const (
+	statValue = iota // a computation's flops or a sleep's seconds
+	statGap          // picoseconds since the rank's previous event ended
+	statDur          // picoseconds in the call
+	numStats
+)
+
+// statAcc sums a statistic over instances.
+type statAcc struct {
+	sum      float64
+	n        int64
+	min, max float64
+}
+
+func (s *statAcc) add(v float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.sum += v
+	s.n++
+}
+
+func (s *statAcc) merge(o *statAcc) {
+	if o.n == 0 {
+		return
+	}
+	if s.n == 0 {
+		*s = *o
+		return
+	}
+	s.sum += o.sum
+	s.n += o.n
+	s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
+}
+
+func (s *statAcc) mean() float64 { return s.sum / float64(max(s.n, 1)) }
+
+// accCall accumulates the instances of a call: a series per field and
+// mode, the timing statistics.
+type accCall struct {
+	n      int64
+	fields [NumFields]*fieldAcc
+	stats  [numStats]statAcc
+}
+
+// fieldAcc is one field's series: one per mode for a scalar field
+// (modesOf), lengths and elements for a vector.
+type fieldAcc struct {
+	modes []seriesBuilder
+	lens  seriesBuilder
+	elems []seriesBuilder
+}
+
+// isTiming reports whether kind's Compute is a statistic (a computation
+// or a sleep) rather than an exact parameter.
+func isTiming(k trace.Kind) bool { return k == trace.Compute || k == trace.Sleep }
+
+// scalar returns field f of an instance, and whether it differs from the
+// field's default.
+func (r *rawCall) scalar(f Field) int64 {
+	e := &r.e
+	switch f {
+	case Partner:
+		return int64(e.Partner)
+	case Source:
+		return int64(e.Source)
+	case Tag:
+		return int64(e.Tag)
+	case Comm:
+		return int64(e.Comm)
+	case NewComm:
+		return int64(e.NewComm)
+	case SendBytes:
+		return e.SendBytes
+	case RecvBytes:
+		return e.RecvBytes
+	case SendType:
+		return int64(e.SendType)
+	case RecvType:
+		return int64(e.RecvType)
+	case Request:
+		return r.req
+	case ComputeArg:
+		if isTiming(e.Kind) || e.Compute == 0 {
+			return 0
+		}
+		return int64(math.Float64bits(e.Compute))
+	case Region:
+		return int64(e.Region)
+	case Timed:
+		if e.HasTime {
+			return 1
+		}
+	}
+	return 0
+}
+
+// vector returns vector field f of an instance (nil: absent).
+func (r *rawCall) vector(f Field) []int64 {
+	switch f {
+	case Requests:
+		return r.reqs
+	case SendCounts:
+		return r.e.SendCounts
+	case RecvCounts:
+		return r.e.RecvCounts
+	}
+	return nil
+}
+
+// present reports whether field f of the instance is not its default.
+func (r *rawCall) present(f Field) bool {
+	if f.IsVector() {
+		return r.vector(f) != nil
+	}
+	return r.scalar(f) != defaultValue(f)
+}
+
+func newAcc(one *rawCall, ctx *rankCtx, np int) *accCall {
+	a := &accCall{}
+	a.addRaw(one, ctx, np)
+	return a
+}
+
+// field returns a's series of f, creating them with a.n defaults.
+func (a *accCall) field(f Field, ctx *rankCtx, np int) *fieldAcc {
+	if fa := a.fields[f]; fa != nil {
+		return fa
+	}
+	fa := &fieldAcc{}
+	if f.IsVector() {
+		fa.lens.addN(-1, a.n)
+	} else {
+		for _, m := range modesOf(f, np) {
+			var b seriesBuilder
+			b.addN(ctx.encode(m, defaultValue(f)), a.n)
+			fa.modes = append(fa.modes, b)
+		}
+	}
+	a.fields[f] = fa
+	return fa
+}
+
+// addRaw adds one instance.
+func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
+	for f := range NumFields {
+		if !r.present(f) && a.fields[f] == nil {
+			continue
+		}
+		fa := a.field(f, ctx, np)
+		if f.IsVector() {
+			fa.addVector(r.vector(f))
+			continue
+		}
+		v := r.scalar(f)
+		for i, m := range modesOf(f, np) {
+			fa.modes[i].add(ctx.encode(m, v))
+		}
+	}
+	if isTiming(r.e.Kind) {
+		a.stats[statValue].add(r.e.Compute)
+	}
+	if r.e.HasTime {
+		a.stats[statGap].add(r.gap)
+		a.stats[statDur].add(r.dur)
+	}
+	a.n++
+}
+
+func (fa *fieldAcc) addVector(v []int64) {
+	if v == nil {
+		fa.lens.add(-1)
+		return
+	}
+	fa.lens.add(int64(len(v)))
+	for len(fa.elems) < len(v) {
+		fa.elems = append(fa.elems, seriesBuilder{})
+	}
+	for i, x := range v {
+		fa.elems[i].add(x)
+	}
+}
+
+// appendAcc appends b's instances to a's.
+func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
+	for f := range NumFields {
+		if a.fields[f] == nil && b.fields[f] == nil {
+			continue
+		}
+		fa := a.field(f, ctx, np)
+		fb := b.fields[f]
+		switch {
+		case fb == nil && f.IsVector():
+			fa.lens.addN(-1, b.n)
+		case fb == nil:
+			for i, m := range modesOf(f, np) {
+				fa.modes[i].addN(ctx.encode(m, defaultValue(f)), b.n)
+			}
+		case f.IsVector():
+			s := fb.lens.finish()
+			fa.lens.appendSeries(&s)
+			for i := range fb.elems {
+				if i == len(fa.elems) {
+					fa.elems = append(fa.elems, seriesBuilder{})
+				}
+				s := fb.elems[i].finish()
+				fa.elems[i].appendSeries(&s)
+			}
+		default:
+			for i := range fa.modes {
+				s := fb.modes[i].finish()
+				fa.modes[i].appendSeries(&s)
+			}
+		}
+	}
+	for i := range a.stats {
+		a.stats[i].merge(&b.stats[i])
+	}
+	a.n += b.n
+}
+
+// Interner numbers the identities of calls and loop bodies, so that the
+// compressor compares items by number: a call by its kind and call site,
+// a loop by its body's items. Equal numbers are equal structures, by
+// construction.
+type Interner struct {
+	ids map[string]int32
+	buf []byte
+}
+
+// NewInterner returns an empty interner.
+func NewInterner() *Interner { return &Interner{ids: map[string]int32{}} }
+
+func (in *Interner) intern(key []byte) int32 {
+	if id, ok := in.ids[string(key)]; ok {
+		return id
+	}
+	id := int32(len(in.ids))
+	in.ids[string(key)] = id
+	return id
+}
+
+func (in *Interner) call(k trace.Kind, site uint64) int32 {
+	b := append(in.buf[:0], 0, byte(k))
+	b = binary.LittleEndian.AppendUint64(b, site)
+	in.buf = b
+	return in.intern(b)
+}
+
+func (in *Interner) items(tag byte, items []*rnode) int32 {
+	b := append(in.buf[:0], tag)
+	for _, n := range items {
+		b = binary.AppendUvarint(b, uint64(n.id))
+	}
+	in.buf = b
+	return in.intern(b)
+}
+
+// compressor folds one rank's events into its compressed sequence.
+type compressor struct {
+	in       *Interner
+	ctx      *rankCtx // nil: structure only, no parameter or timing
+	np       int      // plug-ins
+	seq      []*rnode
+	maxReq   uint64
+	lastExit trace.Time
+}
+
+// add appends an event.
+func (c *compressor) add(e *trace.Event) {
+	n := &rnode{id: c.in.call(e.Kind, e.CallSite), kind: e.Kind, site: e.CallSite}
+	if c.ctx != nil {
+		n.one = c.raw(e)
+	}
+	c.seq = append(c.seq, n)
+	for c.fold() {
+	}
+}
+
+// raw copies e, its requests made relative to the highest request id the
+// rank defined before it and its times made a gap and a duration.
+func (c *compressor) raw(e *trace.Event) *rawCall {
+	r := &rawCall{e: e.Clone(), req: requestNone}
+	if e.Request != 0 {
+		r.req = int64(e.Request - c.maxReq)
+	}
+	if e.Requests != nil {
+		r.reqs = make([]int64, len(e.Requests))
+		for i, q := range e.Requests {
+			r.reqs[i] = int64(q - c.maxReq)
+		}
+	}
+	r.e.Requests = nil
+	for _, q := range e.Requests {
+		c.maxReq = max(c.maxReq, q)
+	}
+	c.maxReq = max(c.maxReq, e.Request)
+	if e.HasTime {
+		r.gap, r.dur = float64(e.Enter-c.lastExit), float64(e.Exit-e.Enter)
+		c.lastExit = e.Exit
+	}
+	return r
+}
+
+// fold folds the end of the sequence once and reports whether it did.
+func (c *compressor) fold() bool {
+	s := c.seq
+	for l := 1; l <= maxBody && l < len(s); l++ {
+		tail := s[len(s)-l:]
+		if prev := s[len(s)-l-1]; prev.isLoop() && sameIDs(prev.body, tail) && closable(prev.body[l-1], tail[l-1]) {
+			prev.cur++
+			for i := range tail {
+				c.merge(prev.body[i], tail[i])
+			}
+			c.seq = s[:len(s)-l]
+			return true
+		}
+		if 2*l > len(s) {
+			continue
+		}
+		first := s[len(s)-2*l : len(s)-l]
+		if !sameIDs(first, tail) || !closable(first[l-1], tail[l-1]) {
+			continue
+		}
+		body := slices.Clone(first)
+		for _, n := range body {
+			c.toBody(n)
+		}
+		for i := range tail {
+			c.merge(body[i], tail[i])
+		}
+		loop := &rnode{id: c.in.items(1, body), body: body, cur: 2}
+		c.seq = append(s[:len(s)-2*l], loop)
+		return true
+	}
+	return false
+}
+
+func sameIDs(a, b []*rnode) bool {
+	return slices.EqualFunc(a, b, func(x, y *rnode) bool { return x.id == y.id })
+}
+
+// closable reports whether the last item of a tail, t, may be folded onto
+// b: a loop at the end of the sequence may still gain iterations, so it
+// folds only onto a loop instance of as many.
+func closable(b, t *rnode) bool {
+	if !t.isLoop() || t.cur == 0 {
+		return true
+	}
+	last := b.cur
+	if last == 0 {
+		last = b.counts.last
+	}
+	return last == t.cur
+}
+
+// toBody makes a top-level item a loop body's: a call accumulates its
+// instances, a loop's open instance closes.
+func (c *compressor) toBody(n *rnode) {
+	if n.isLoop() {
+		n.counts.add(n.cur)
+		n.cur = 0
+		return
+	}
+	if n.one != nil {
+		n.acc = newAcc(n.one, c.ctx, c.np)
+		n.one = nil
+	}
+}
+
+// merge appends the instances of src, an item of the same identity, to
+// dst, an item of a loop body.
+func (c *compressor) merge(dst, src *rnode) {
+	if !dst.isLoop() {
+		switch {
+		case src.one != nil:
+			dst.acc.addRaw(src.one, c.ctx, c.np)
+		case src.acc != nil:
+			dst.acc.appendAcc(src.acc, c.ctx, c.np)
+		}
+		return
+	}
+	if src.cur > 0 {
+		dst.counts.add(src.cur)
+	} else {
+		s := src.counts.finish()
+		dst.counts.appendSeries(&s)
+	}
+	for i := range dst.body {
+		c.merge(dst.body[i], src.body[i])
+	}
+}
+
+// finish closes the sequence: every item becomes a body's, as if the
+// whole trace were the body of a loop of one iteration.
+func (c *compressor) finish() []*rnode {
+	for _, n := range c.seq {
+		c.toBody(n)
+	}
+	return c.seq
+}
