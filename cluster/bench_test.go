@@ -25,7 +25,7 @@ func BenchmarkSignAll(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := SignAll(tr); err != nil {
+		if _, err := SignAll(tr, SignOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,10 +38,11 @@ func randomSigs(n int) []Signatures {
 	sigs := make([]Signatures, n)
 	for i := range sigs {
 		kind := rng.IntN(16)
-		sigs[i] = Signatures{Rank: int32(i), CallPath: uint64(kind % 4), Count: float64(kind * 100),
+		sigs[i] = Signatures{Rank: int32(i), Path: int32(kind % 4), CallPath: uint64(kind % 4), Count: float64(kind * 100),
 			Src: float64(rng.IntN(8) - 4), Dest: float64(rng.IntN(8) - 4), Comp: rng.Float64()}
+		sigs[i].Params = ParamKey{CountSum: int64(kind * 100), CountN: 1, DestSum: int64(sigs[i].Dest), DestN: 1, SrcSum: int64(sigs[i].Src), SrcN: 1}
 		sigs[i].Param = ParamSignature(sigs[i].Count, sigs[i].Dest, sigs[i].Src, 0)
-		sigs[i].Reference = sigs[i].Param ^ sigs[i].CallPath
+		sigs[i].Reference = int32(kind)
 	}
 	return sigs
 }

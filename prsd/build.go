@@ -90,7 +90,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	if r < 0 || r >= b.ranks || b.added[r] {
 		return fmt.Errorf("prsd: rank %d added twice or out of range", r)
 	}
-	ctx, err := newRankCtx(int32(r), int32(b.ranks), b.opt.Plugins, b.fam)
+	ctx, err := newRankCtx(int32(r), int32(b.ranks), b.opt.TimeError, b.opt.Plugins, b.fam)
 	if err != nil {
 		return err
 	}

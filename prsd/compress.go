@@ -57,14 +57,16 @@ const (
 	numStats
 )
 
-// statAcc sums a statistic over instances.
+// statAcc sums a statistic over instances, and keeps each instance on a
+// logarithmic scale (Level), for the instances that stray from the mean.
 type statAcc struct {
 	sum      float64
 	n        int64
 	min, max float64
+	levels   seriesBuilder
 }
 
-func (s *statAcc) add(v float64) {
+func (s *statAcc) add(v, eps float64) {
 	if s.n == 0 || v < s.min {
 		s.min = v
 	}
@@ -73,19 +75,56 @@ func (s *statAcc) add(v float64) {
 	}
 	s.sum += v
 	s.n++
+	s.levels.add(Level(v, eps))
 }
 
 func (s *statAcc) merge(o *statAcc) {
 	if o.n == 0 {
 		return
 	}
+	levels := o.levels.finish()
 	if s.n == 0 {
-		*s = *o
-		return
+		s.sum, s.n, s.min, s.max = o.sum, o.n, o.min, o.max
+	} else {
+		s.sum += o.sum
+		s.n += o.n
+		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
 	}
-	s.sum += o.sum
-	s.n += o.n
-	s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
+	s.levels.appendSeries(&levels)
+}
+
+// Level is v on a logarithmic scale of ratio 1+eps: 2L for a positive v
+// of (1+eps)^L nearest, 2L+1 for a negative one, math.MinInt64 for 0.
+// FromLevel(Level(v)) is within eps/2 of v; consecutive values of similar
+// size have small differences, which a series keeps in a byte or two.
+// With eps 0 the level is v's IEEE-754 bits: exact.
+func Level(v, eps float64) int64 {
+	if eps == 0 {
+		return int64(math.Float64bits(v))
+	}
+	if v == 0 || math.IsNaN(v) {
+		return math.MinInt64
+	}
+	l := int64(math.Round(math.Log(math.Abs(v)) / math.Log1p(eps)))
+	if v < 0 {
+		return 2*l + 1
+	}
+	return 2 * l
+}
+
+// FromLevel is the value of level l on the scale of ratio 1+eps.
+func FromLevel(l int64, eps float64) float64 {
+	if eps == 0 {
+		return math.Float64frombits(uint64(l))
+	}
+	if l == math.MinInt64 {
+		return 0
+	}
+	v := math.Exp(float64(l>>1) * math.Log1p(eps))
+	if l&1 != 0 {
+		return -v
+	}
+	return v
 }
 
 func (s *statAcc) mean() float64 { return s.sum / float64(max(s.n, 1)) }
@@ -213,11 +252,11 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		}
 	}
 	if isTiming(r.e.Kind) {
-		a.stats[statValue].add(r.e.Compute)
+		a.stats[statValue].add(r.e.Compute, ctx.eps)
 	}
 	if r.e.HasTime {
-		a.stats[statGap].add(r.gap)
-		a.stats[statDur].add(r.dur)
+		a.stats[statGap].add(r.gap, ctx.eps)
+		a.stats[statDur].add(r.dur, ctx.eps)
 	}
 	a.n++
 }

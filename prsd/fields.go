@@ -108,13 +108,14 @@ func modesOf(f Field, np int) []Mode {
 // families.
 type rankCtx struct {
 	rank, ranks int32
+	eps         float64 // the timing's error bound
 	bases       []int32 // each plug-in's b(rank)
 	fam         *Families
 	member      map[uint32]bool // communicators known to hold the rank (encoding)
 }
 
-func newRankCtx(rank, ranks int32, plugins []string, fam *Families) (*rankCtx, error) {
-	c := &rankCtx{rank: rank, ranks: ranks, fam: fam, member: map[uint32]bool{}}
+func newRankCtx(rank, ranks int32, eps float64, plugins []string, fam *Families) (*rankCtx, error) {
+	c := &rankCtx{rank: rank, ranks: ranks, eps: eps, fam: fam, member: map[uint32]bool{}}
 	for _, name := range plugins {
 		f, ok := pluginFuncs[name]
 		if !ok {

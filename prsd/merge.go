@@ -64,6 +64,7 @@ type mnode struct {
 	vals   [][]Value
 	tuples map[string]*tuple
 	times  []*timeGroup
+	byKey  map[string][]*timeGroup
 	// A loop: its body, the alignment of each body shape to it, and the
 	// ranks of each series of iteration counts.
 	body   []*mnode
@@ -81,13 +82,15 @@ type countGroup struct {
 	ranks []int32
 }
 
-// timeGroup is ranks whose means are all within the error bound of the
-// group's first (its anchor).
+// timeGroup is ranks whose statistics read back alike: per statistic,
+// means all within eps/2 of the group's first (its anchor), or equal
+// series of levels.
 type timeGroup struct {
 	mask     uint8
 	anchor   [numStats]float64
 	sum      [numStats]float64
 	min, max [numStats]float64
+	levels   [numStats]*Series
 	ranks    []int32
 }
 
@@ -277,34 +280,62 @@ func appendValue(b []byte, v *Value) []byte {
 // timeTolerance is the absolute part of the times' error bound: 1 ns.
 const timeTolerance = 1000
 
-// addTiming puts rank r's means of a call's statistics into the first
-// group whose anchor they are all within eps/2 of (so that every member
-// is within eps of the group's mean), or a new one.
+// tolerance is the error within which statistic k's values of about x
+// count as one.
+func (m *merger) tolerance(k int, x float64) float64 {
+	tol := m.eps / 2 * math.Abs(x)
+	if k != statValue && m.eps > 0 {
+		tol += timeTolerance
+	}
+	return tol
+}
+
+// addTiming adds rank r's statistics of a call: per statistic, its mean
+// where every instance is within eps/2 of it, else its levels. The rank
+// joins the first group of the same levels whose means' anchors are all
+// within eps/2 of its own, so that every instance reads back within eps,
+// or starts a group.
 func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	var mask uint8
 	var mean [numStats]float64
+	var levels [numStats]*Series
+	m.buf = m.buf[:0]
 	for k := range a.stats {
-		if a.stats[k].n > 0 {
-			mask |= 1 << k
-			mean[k] = a.stats[k].mean()
+		st := &a.stats[k]
+		if st.n == 0 {
+			continue
 		}
+		mask |= 1 << k
+		mean[k] = st.mean()
+		if st.max-mean[k] <= m.tolerance(k, mean[k]) && mean[k]-st.min <= m.tolerance(k, mean[k]) {
+			m.buf = append(m.buf, byte(k), 0)
+			continue
+		}
+		l := st.levels.finish()
+		levels[k] = &l
+		m.buf = append(m.buf, byte(k), 1)
+		m.buf = l.AppendBinary(m.buf)
 	}
 	if mask == 0 {
 		return
 	}
+	if n.byKey == nil {
+		n.byKey = map[string][]*timeGroup{}
+	}
 	var g *timeGroup
-	for _, h := range n.times {
-		if h.mask == mask && m.near(h, &mean) {
+	for _, h := range n.byKey[string(m.buf)] {
+		if m.near(h, &mean) {
 			g = h
 			break
 		}
 	}
 	if g == nil {
-		g = &timeGroup{mask: mask, anchor: mean}
+		g = &timeGroup{mask: mask, anchor: mean, levels: levels}
 		for k := range a.stats {
 			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
 		}
 		n.times = append(n.times, g)
+		n.byKey[string(m.buf)] = append(n.byKey[string(m.buf)], g)
 	}
 	for k := range a.stats {
 		if mask&(1<<k) != 0 {
@@ -316,24 +347,15 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	g.ranks = append(g.ranks, r)
 }
 
-// near reports whether means are within the error bound of g's anchor.
+// near reports whether the means of the statistics g keeps as means are
+// within eps/2 of g's anchor.
 func (m *merger) near(g *timeGroup, mean *[numStats]float64) bool {
 	for k := range mean {
-		if g.mask&(1<<k) == 0 {
+		if g.mask&(1<<k) == 0 || g.levels[k] != nil {
 			continue
 		}
 		x, a := mean[k], g.anchor[k]
-		if m.eps == 0 {
-			if x != a {
-				return false
-			}
-			continue
-		}
-		tol := m.eps / 2 * math.Max(math.Abs(x), math.Abs(a))
-		if k != statValue {
-			tol += timeTolerance
-		}
-		if math.Abs(x-a) > tol {
+		if math.Abs(x-a) > m.tolerance(k, math.Max(math.Abs(x), math.Abs(a))) {
 			return false
 		}
 	}
@@ -389,7 +411,7 @@ func finishCounts(n *mnode) []Counts {
 func finishTimes(n *mnode) []Timing {
 	out := make([]Timing, 0, len(n.times))
 	for _, g := range n.times {
-		t := Timing{Mask: g.mask}
+		t := Timing{Mask: g.mask, Levels: g.levels}
 		for k := range t.Stats {
 			if g.mask&(1<<k) != 0 {
 				t.Stats[k] = Stat{Mean: g.sum[k] / float64(len(g.ranks)), Min: g.min[k], Max: g.max[k]}

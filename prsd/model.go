@@ -33,9 +33,12 @@ type Trace struct {
 	// Clusters partition the ranks.
 	Clusters []Cluster
 	// TimeError is the relative error bound of the timing statistics:
-	// every rank's mean of a call's computation (and gap and duration in
-	// a timed trace) is within TimeError of the value it reads (plus
-	// 1 ns for times).
+	// every instance of a computation (and of a gap and a duration in a
+	// timed trace) reads back within TimeError of its own (plus 1 ns for
+	// times): as its rank's mean where every instance is within
+	// TimeError/2 of it (ranks sharing means within TimeError/2), else as
+	// its level (Level). 0 keeps every rank's means and every instance's
+	// value where they differ.
 	TimeError float64
 	// Plugins name the plug-ins of the Plugin modes, in order.
 	Plugins []string
@@ -109,6 +112,10 @@ type Timing struct {
 	// since the previous event ended), StatDur (picoseconds in the call).
 	Mask  uint8
 	Stats [numStats]Stat
+	// Levels, where not nil, are a statistic's instances on the
+	// logarithmic scale of Level (some strayed from the mean by more than
+	// TimeError/2); the instances read back from them, not the mean.
+	Levels [numStats]*Series
 }
 
 // The statistics of a Timing.
@@ -197,6 +204,13 @@ func numberSlots(items []*Node, next *int) {
 		for i := range n.Counts {
 			slot(&n.Counts[i].Series)
 		}
+		for i := range n.Times {
+			for _, l := range n.Times[i].Levels {
+				if l != nil {
+					slot(l)
+				}
+			}
+		}
 		for i := range n.Vars {
 			for f := range n.Vars[i].Fields {
 				v := &n.Vars[i].Fields[f]
@@ -228,7 +242,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= t.ranks {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.ranks)
 	}
-	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.Plugins, t.fam)
+	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
 	if err != nil {
 		return nil, err
 	}
@@ -361,17 +375,25 @@ func (rd *reader) event(n *Node) {
 			continue
 		}
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
-			e.Compute = tg.Stats[StatValue].Mean
+			e.Compute = rd.stat(tg, StatValue)
 		}
-		if timed {
-			rd.clock += tg.Stats[StatGap].Mean
+		if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
+			rd.clock += rd.stat(tg, StatGap)
 			e.Enter = trace.Time(math.Round(rd.clock))
-			rd.clock += tg.Stats[StatDur].Mean
+			rd.clock += rd.stat(tg, StatDur)
 			e.Exit = trace.Time(math.Round(rd.clock))
 			e.HasTime = true
 		}
 		break
 	}
+}
+
+// stat returns the rank's next instance of statistic k.
+func (rd *reader) stat(tg *Timing, k int) float64 {
+	if l := tg.Levels[k]; l != nil {
+		return FromLevel(rd.value(l), rd.ctx.eps)
+	}
+	return tg.Stats[k].Mean
 }
 
 // fields sets the event's fields from variant v and reports whether the

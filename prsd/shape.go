@@ -215,7 +215,7 @@ func seriesRange(s *Series) (lo, hi int64) {
 // their rank: Bahmani and Mueller's reference signature, without
 // collisions.
 func RankKey(rd trace.Reader, r, ranks int, fam *Families) (string, error) {
-	ctx, err := newRankCtx(int32(r), int32(ranks), nil, fam)
+	ctx, err := newRankCtx(int32(r), int32(ranks), 0, nil, fam)
 	if err != nil {
 		return "", err
 	}

@@ -47,8 +47,8 @@ func init() {
 //     blocking send and a wait with the partner whose column differs in one
 //     bit;
 //   - exchanges the result with the transpose partner (the rank at the
-//     transposed grid position; a diagonal rank, its own partner, copies
-//     locally), again receive, send, wait;
+//     transposed grid position; a diagonal rank is its own partner and
+//     exchanges with itself, as NPB does), again receive, send, wait;
 //   - computes the dot products, each finished by an 8-byte allreduce (NPB
 //     sums them by the same row exchanges as the product; an allreduce is
 //     what most CG codes call), two per CG iteration and one for the
@@ -93,7 +93,7 @@ func buildCG(p *Params, s sites) (program, error) {
 				e.wait(rwait, rq)
 				e.compute(rsum, float64(p.Bytes/8))
 			}
-			if l2npcols > 0 && exch != me {
+			if l2npcols > 0 {
 				rq := e.irecv(trecv, exch, 100, p.Bytes)
 				e.send(tsend, exch, 100, p.Bytes)
 				e.wait(twait, rq)

@@ -155,6 +155,9 @@ type accuracyJSON struct {
 
 func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	opt := cluster.Options{Method: cluster.Method(f.method), K: f.k, CountTolerance: f.tolerance, Table1: f.table1, NoFilter: f.noFilter}
+	if !(f.timeError >= 0 && f.timeError < 1) {
+		return usagef("--time-error %g: the time error must be in [0, 1)", f.timeError)
+	}
 	for _, p := range f.plugins {
 		if !slices.Contains(cluster.Plugins, p) {
 			return usagef("--plugin %s: unknown plug-in (known: %s)", p, strings.Join(cluster.Plugins, ", "))

@@ -176,6 +176,12 @@ func appendItems(b []byte, items []*prsd.Node) []byte {
 				for _, x := range []float64{s.Mean, s.Min, s.Max} {
 					b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 				}
+				if l := tg.Levels[k]; l != nil {
+					b = append(b, 1)
+					b = l.AppendBinary(b)
+				} else {
+					b = append(b, 0)
+				}
 			}
 		}
 	}
@@ -420,8 +426,18 @@ func (d *decoder) call() *prsd.Node {
 			d.Fail(fmt.Sprintf("timing mask %#x, expected bits 0-%d", tg.Mask, prsd.NumStats-1))
 		}
 		for s := range prsd.NumStats {
-			if tg.Mask&(1<<s) != 0 {
-				tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
+			if tg.Mask&(1<<s) == 0 || d.Err != nil {
+				continue
+			}
+			tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
+			switch mode := d.Byte(); mode {
+			case 0:
+			case 1:
+				l := prsd.ReadSeries(&d.Reader)
+				tg.Levels[s] = &l
+			default:
+				d.Off--
+				d.Fail(fmt.Sprintf("statistic mode %d, expected 0 (the mean) or 1 (levels)", mode))
 			}
 		}
 		n.Times = append(n.Times, tg)
