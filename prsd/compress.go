@@ -41,12 +41,17 @@ type rnode struct {
 func (n *rnode) isLoop() bool { return n.body != nil }
 
 // rawCall is one instance of a call: the event, its request ids relative
-// to the highest the rank defined before it, and its timing.
+// to the highest the rank defined before it, its timing, and the
+// computation before it (the untimed Compute events since the rank's
+// previous call, summed, with the call site and region of the first).
 type rawCall struct {
 	e        trace.Event
 	req      int64
 	reqs     []int64
 	gap, dur float64 // picoseconds, if timed
+	comp     float64
+	compSite uint64
+	compReg  uint32
 }
 
 // The timing statistics of a call.
@@ -54,16 +59,38 @@ const (
 	statValue = iota // a computation's flops or a sleep's seconds
 	statGap          // picoseconds since the rank's previous event ended
 	statDur          // picoseconds in the call
+	statComp         // the flops computed before the call (ScalaTrace's computation between calls)
 	numStats
 )
 
 // statAcc sums a statistic over instances, and keeps each instance on a
-// logarithmic scale (Level), for the instances that stray from the mean.
+// logarithmic scale (Level) and exactly (its IEEE-754 bits), for the
+// instances that stray from the mean.
 type statAcc struct {
 	sum      float64
 	n        int64
 	min, max float64
 	levels   seriesBuilder
+	bits     seriesBuilder
+	distinct []float64 // up to maxDistinct values, nil past them
+	many     bool
+}
+
+// maxDistinct is the number of distinct values up to which a statistic's
+// instances are kept exactly: values that repeat are structure (a
+// computation done every other iteration), not noise.
+const maxDistinct = 8
+
+// note records v among the distinct values.
+func (s *statAcc) note(v float64) {
+	if s.many || slices.Contains(s.distinct, v) {
+		return
+	}
+	if len(s.distinct) == maxDistinct {
+		s.many, s.distinct = true, nil
+		return
+	}
+	s.distinct = append(s.distinct, v)
 }
 
 func (s *statAcc) add(v, eps float64) {
@@ -76,13 +103,15 @@ func (s *statAcc) add(v, eps float64) {
 	s.sum += v
 	s.n++
 	s.levels.add(Level(v, eps))
+	s.bits.add(int64(math.Float64bits(v)))
+	s.note(v)
 }
 
 func (s *statAcc) merge(o *statAcc) {
 	if o.n == 0 {
 		return
 	}
-	levels := o.levels.finish()
+	levels, bits := o.levels.finish(), o.bits.finish()
 	if s.n == 0 {
 		s.sum, s.n, s.min, s.max = o.sum, o.n, o.min, o.max
 	} else {
@@ -91,25 +120,35 @@ func (s *statAcc) merge(o *statAcc) {
 		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
 	}
 	s.levels.appendSeries(&levels)
+	s.bits.appendSeries(&bits)
+	if o.many {
+		s.many, s.distinct = true, nil
+	}
+	for _, v := range o.distinct {
+		s.note(v)
+	}
 }
 
-// Level is v on a logarithmic scale of ratio 1+eps: 2L for a positive v
-// of (1+eps)^L nearest, 2L+1 for a negative one, math.MinInt64 for 0.
-// FromLevel(Level(v)) is within eps/2 of v; consecutive values of similar
-// size have small differences, which a series keeps in a byte or two.
-// With eps 0 the level is v's IEEE-754 bits: exact.
+func (s *statAcc) mean() float64 { return s.sum / float64(max(s.n, 1)) }
+
+// Level is v on a logarithmic scale of ratio 1+eps: 0 for 0, 3L+1 for a
+// positive v of which (1+eps)^L is the nearest power, 3L+2 for a negative
+// one. FromLevel(Level(v)) is within eps/2 of v; consecutive values of
+// similar size have small differences, which a series keeps in a byte or
+// two. With eps 0 the level is v's IEEE-754 bits: exact.
 func Level(v, eps float64) int64 {
 	if eps == 0 {
 		return int64(math.Float64bits(v))
 	}
 	if v == 0 || math.IsNaN(v) {
-		return math.MinInt64
+		return 0
 	}
 	l := int64(math.Round(math.Log(math.Abs(v)) / math.Log1p(eps)))
+	l = min(max(l, -1<<60), 1<<60)
 	if v < 0 {
-		return 2*l + 1
+		return 3*l + 2
 	}
-	return 2 * l
+	return 3*l + 1
 }
 
 // FromLevel is the value of level l on the scale of ratio 1+eps.
@@ -117,17 +156,16 @@ func FromLevel(l int64, eps float64) float64 {
 	if eps == 0 {
 		return math.Float64frombits(uint64(l))
 	}
-	if l == math.MinInt64 {
+	m := (l%3 + 3) % 3
+	if m == 0 {
 		return 0
 	}
-	v := math.Exp(float64(l>>1) * math.Log1p(eps))
-	if l&1 != 0 {
+	v := math.Exp(float64((l-m)/3) * math.Log1p(eps))
+	if m == 2 {
 		return -v
 	}
 	return v
 }
-
-func (s *statAcc) mean() float64 { return s.sum / float64(max(s.n, 1)) }
 
 // accCall accumulates the instances of a call: a series per field and
 // mode, the timing statistics.
@@ -185,6 +223,10 @@ func (r *rawCall) scalar(f Field) int64 {
 		if e.HasTime {
 			return 1
 		}
+	case CompSite:
+		return int64(r.compSite)
+	case CompRegion:
+		return int64(r.compReg)
 	}
 	return 0
 }
@@ -258,6 +300,7 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		a.stats[statGap].add(r.gap, ctx.eps)
 		a.stats[statDur].add(r.dur, ctx.eps)
 	}
+	a.stats[statComp].add(r.comp, ctx.eps)
 	a.n++
 }
 
@@ -358,13 +401,36 @@ type compressor struct {
 	seq      []*rnode
 	maxReq   uint64
 	lastExit trace.Time
+	// The untimed computation since the last call, which goes with the
+	// next: whether any was met and how much, its call site and region.
+	comp     bool
+	flops    float64
+	compSite uint64
+	compReg  uint32
 }
 
-// add appends an event.
+// add appends an event. An untimed computation is not a call: it is
+// kept with the next call (ScalaTrace's statistics of the computation
+// between calls), so that computations a tracer left out where they were
+// short do not break the loops.
 func (c *compressor) add(e *trace.Event) {
+	if e.Kind == trace.Compute && !e.HasTime && c.ctx != nil {
+		if !c.comp {
+			c.comp, c.compSite, c.compReg = true, e.CallSite, e.Region
+		}
+		c.flops += e.Compute
+		return
+	}
+	c.push(e)
+}
+
+// push appends a call, with the computation before it.
+func (c *compressor) push(e *trace.Event) {
 	n := &rnode{id: c.in.call(e.Kind, e.CallSite), kind: e.Kind, site: e.CallSite}
 	if c.ctx != nil {
 		n.one = c.raw(e)
+		n.one.comp, n.one.compSite, n.one.compReg = c.flops, c.compSite, c.compReg
+		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 	}
 	c.seq = append(c.seq, n)
 	for c.fold() {
@@ -485,9 +551,16 @@ func (c *compressor) merge(dst, src *rnode) {
 	}
 }
 
-// finish closes the sequence: every item becomes a body's, as if the
-// whole trace were the body of a loop of one iteration.
+// finish closes the sequence: a computation after the last call becomes
+// a call of its own, and every item a body's, as if the whole trace were
+// the body of a loop of one iteration.
 func (c *compressor) finish() []*rnode {
+	if c.comp {
+		e := trace.NewEvent(trace.Compute)
+		e.Compute, e.CallSite, e.Region = c.flops, c.compSite, c.compReg
+		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
+		c.push(&e)
+	}
 	for _, n := range c.seq {
 		c.toBody(n)
 	}

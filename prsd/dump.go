@@ -55,10 +55,18 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 		}
 		for _, tg := range n.Times {
 			fmt.Fprintf(b, "%s  %s", ind, groupName(tg.Ranks))
-			for k, name := range []string{"value", "gap", "dur"} {
-				if tg.Mask&(1<<k) != 0 {
-					s := tg.Stats[k]
+			for k, name := range []string{"value", "gap", "dur", "comp"} {
+				if tg.Mask&(1<<k) == 0 {
+					continue
+				}
+				s := tg.Stats[k]
+				switch l := tg.Levels[k]; {
+				case l == nil:
 					fmt.Fprintf(b, " %s=%.6g[%.6g,%.6g]", name, s.Mean, s.Min, s.Max)
+				case tg.Exact[k]:
+					fmt.Fprintf(b, " %s=exact%s[%.6g,%.6g]", name, seriesText(l), s.Min, s.Max)
+				default:
+					fmt.Fprintf(b, " %s=levels%s[%.6g,%.6g]", name, seriesText(l), s.Min, s.Max)
 				}
 			}
 			b.WriteByte('\n')

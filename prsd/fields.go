@@ -32,11 +32,14 @@ const (
 	ComputeArg              // an MPI call's reduction flops (IEEE-754 bits)
 	Region                  // the enclosing region
 	Timed                   // 1 if the instance has timestamps
+	CompSite                // the call site of the computation before the call (StatComp)
+	CompRegion              // its region
 	NumFields
 )
 
 var fieldNames = [NumFields]string{"partner", "source", "tag", "comm", "newcomm", "sendbytes", "recvbytes",
-	"sendtype", "recvtype", "request", "requests", "sendcounts", "recvcounts", "compute", "region", "timed"}
+	"sendtype", "recvtype", "request", "requests", "sendcounts", "recvcounts", "compute", "region", "timed",
+	"compsite", "compregion"}
 
 func (f Field) String() string {
 	if f < NumFields {

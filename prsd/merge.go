@@ -91,6 +91,7 @@ type timeGroup struct {
 	sum      [numStats]float64
 	min, max [numStats]float64
 	levels   [numStats]*Series
+	exact    [numStats]bool
 	ranks    []int32
 }
 
@@ -283,26 +284,28 @@ const timeTolerance = 1000
 // tolerance is the error within which statistic k's values of about x
 // count as one.
 func (m *merger) tolerance(k int, x float64) float64 {
-	tol := m.eps / 2 * math.Abs(x)
-	if k != statValue && m.eps > 0 {
+	tol := m.eps / 3 * math.Abs(x)
+	if (k == statGap || k == statDur) && m.eps > 0 {
 		tol += timeTolerance
 	}
 	return tol
 }
 
 // addTiming adds rank r's statistics of a call: per statistic, its mean
-// where every instance is within eps/2 of it, else its levels. The rank
+// where every instance is within eps/3 of it, else its levels. The rank
 // joins the first group of the same levels whose means' anchors are all
-// within eps/2 of its own, so that every instance reads back within eps,
-// or starts a group.
+// within eps/3 of its own (so that the group's mean is within 2eps/3 of
+// the rank's, and every instance reads back within eps), or starts a
+// group.
 func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	var mask uint8
 	var mean [numStats]float64
 	var levels [numStats]*Series
+	var exact [numStats]bool
 	m.buf = m.buf[:0]
 	for k := range a.stats {
 		st := &a.stats[k]
-		if st.n == 0 {
+		if st.n == 0 || k == statComp && st.min == 0 && st.max == 0 {
 			continue
 		}
 		mask |= 1 << k
@@ -311,10 +314,20 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 			m.buf = append(m.buf, byte(k), 0)
 			continue
 		}
-		l := st.levels.finish()
+		// The instances: exactly where they take few values (structure,
+		// not noise) or where their bits take no more bytes than their
+		// levels, else as levels.
+		l, b := st.levels.finish(), st.bits.finish()
+		lb, bb := l.AppendBinary(nil), b.AppendBinary(nil)
 		levels[k] = &l
+		if !st.many || len(bb) <= len(lb) {
+			levels[k], exact[k], lb = &b, true, bb
+		}
 		m.buf = append(m.buf, byte(k), 1)
-		m.buf = l.AppendBinary(m.buf)
+		if exact[k] {
+			m.buf[len(m.buf)-1] = 2
+		}
+		m.buf = append(m.buf, lb...)
 	}
 	if mask == 0 {
 		return
@@ -330,7 +343,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		}
 	}
 	if g == nil {
-		g = &timeGroup{mask: mask, anchor: mean, levels: levels}
+		g = &timeGroup{mask: mask, anchor: mean, levels: levels, exact: exact}
 		for k := range a.stats {
 			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
 		}
@@ -348,7 +361,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 }
 
 // near reports whether the means of the statistics g keeps as means are
-// within eps/2 of g's anchor.
+// within eps/3 of g's anchor.
 func (m *merger) near(g *timeGroup, mean *[numStats]float64) bool {
 	for k := range mean {
 		if g.mask&(1<<k) == 0 || g.levels[k] != nil {
@@ -411,7 +424,7 @@ func finishCounts(n *mnode) []Counts {
 func finishTimes(n *mnode) []Timing {
 	out := make([]Timing, 0, len(n.times))
 	for _, g := range n.times {
-		t := Timing{Mask: g.mask, Levels: g.levels}
+		t := Timing{Mask: g.mask, Levels: g.levels, Exact: g.exact}
 		for k := range t.Stats {
 			if g.mask&(1<<k) != 0 {
 				t.Stats[k] = Stat{Mean: g.sum[k] / float64(len(g.ranks)), Min: g.min[k], Max: g.max[k]}

@@ -36,9 +36,9 @@ type Trace struct {
 	// every instance of a computation (and of a gap and a duration in a
 	// timed trace) reads back within TimeError of its own (plus 1 ns for
 	// times): as its rank's mean where every instance is within
-	// TimeError/2 of it (ranks sharing means within TimeError/2), else as
-	// its level (Level). 0 keeps every rank's means and every instance's
-	// value where they differ.
+	// TimeError/3 of it (ranks sharing means within TimeError/3), else as
+	// its level (Level, within TimeError/2). 0 keeps every instance's
+	// value.
 	TimeError float64
 	// Plugins name the plug-ins of the Plugin modes, in order.
 	Plugins []string
@@ -109,13 +109,18 @@ type Timing struct {
 	Ranks Ranklist // nil: all the node's ranks
 	// Mask has bit i set for each statistic present: StatValue (a
 	// computation's flops or a sleep's seconds), StatGap (picoseconds
-	// since the previous event ended), StatDur (picoseconds in the call).
+	// since the previous event ended), StatDur (picoseconds in the call),
+	// StatComp (the flops computed before the call: a Compute event read
+	// before it where not 0, with the CompSite and CompRegion fields).
 	Mask  uint8
 	Stats [numStats]Stat
 	// Levels, where not nil, are a statistic's instances on the
 	// logarithmic scale of Level (some strayed from the mean by more than
-	// TimeError/2); the instances read back from them, not the mean.
+	// TimeError/3); the instances read back from them, not the mean.
 	Levels [numStats]*Series
+	// Exact marks the Levels that are the instances' IEEE-754 bits
+	// (Level with an error of 0), kept where they fold as well.
+	Exact [numStats]bool
 }
 
 // The statistics of a Timing.
@@ -123,6 +128,7 @@ const (
 	StatValue = statValue
 	StatGap   = statGap
 	StatDur   = statDur
+	StatComp  = statComp
 	NumStats  = numStats
 )
 
@@ -264,7 +270,12 @@ type reader struct {
 	reqs    []uint64
 	maxReq  uint64
 	clock   float64 // picoseconds: the end of the last timed event
-	err     error
+	call    trace.Event
+	pending bool // call is the next event, after the computation just read
+	// The call site and region of the computation before the call.
+	compSite   uint64
+	compRegion uint32
+	err        error
 }
 
 // rframe is a list of items being walked: the next item, the
@@ -279,6 +290,10 @@ type rframe struct {
 }
 
 func (rd *reader) Next() bool {
+	if rd.pending {
+		rd.ev, rd.pending = rd.call, false
+		return true
+	}
 	for rd.err == nil && len(rd.stack) > 0 {
 		f := &rd.stack[len(rd.stack)-1]
 		if f.pos == len(f.items) {
@@ -349,11 +364,13 @@ func (rd *reader) counts(n *Node) int64 {
 	return 0
 }
 
-// event makes the rank's next instance of call n.
+// event makes the rank's next instance of call n, and the computation
+// before it first if there was one.
 func (rd *reader) event(n *Node) {
 	e := &rd.ev
 	e.Reset()
 	e.Kind, e.CallSite = n.Kind, n.Site
+	rd.compSite, rd.compRegion = 0, 0
 	var v *Variant
 	for i := range n.Vars {
 		if w := &n.Vars[i]; w.Ranks == nil || w.Ranks.Contains(rd.r) {
@@ -384,6 +401,13 @@ func (rd *reader) event(n *Node) {
 			e.Exit = trace.Time(math.Round(rd.clock))
 			e.HasTime = true
 		}
+		if tg.Mask&(1<<StatComp) != 0 {
+			if flops := rd.stat(tg, StatComp); flops != 0 {
+				rd.call, rd.pending = *e, true
+				e.Reset()
+				e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, flops, rd.compSite, rd.compRegion
+			}
+		}
 		break
 	}
 }
@@ -391,6 +415,9 @@ func (rd *reader) event(n *Node) {
 // stat returns the rank's next instance of statistic k.
 func (rd *reader) stat(tg *Timing, k int) float64 {
 	if l := tg.Levels[k]; l != nil {
+		if tg.Exact[k] {
+			return FromLevel(rd.value(l), 0)
+		}
 		return FromLevel(rd.value(l), rd.ctx.eps)
 	}
 	return tg.Stats[k].Mean
@@ -452,6 +479,10 @@ func (rd *reader) fields(v *Variant) bool {
 			e.Region = uint32(x)
 		case Timed:
 			timed = x != 0
+		case CompSite:
+			rd.compSite = uint64(x)
+		case CompRegion:
+			rd.compRegion = uint32(x)
 		}
 	}
 	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
@@ -511,7 +542,8 @@ var ErrNotLossless = errors.New("the compressed trace does not give back the cal
 
 // Verify reads every rank of src and of t side by side and returns an
 // error naming the first call that differs in kind, call site or a
-// parameter (times and computations aside): Build is lossless by
+// parameter (times aside), or before which the untimed computations do
+// not sum to the same flops within t's time error: Build is lossless by
 // construction, and Verify is the proof a writer can afford.
 func Verify(src trace.Source, t *Trace) error {
 	if src.NumRanks() != t.NumRanks() {
@@ -533,23 +565,47 @@ func verifyRank(src trace.Source, t *Trace, r int) error {
 	defer a.Close()
 	b, _ := t.OpenRank(r)
 	for i := 0; ; i++ {
-		okA, okB := a.Next(), b.Next()
+		fa, okA := nextCall(a)
+		fb, okB := nextCall(b)
 		if err := a.Err(); err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}
 		if err := b.Err(); err != nil {
 			return fmt.Errorf("rank %d, compressed: %w", r, err)
 		}
+		if !sameFlops(fa, fb, t.TimeError) {
+			return fmt.Errorf("%w: rank %d computes %g flops before its call %d, %g read back", ErrNotLossless, r, fa, i, fb)
+		}
 		if !okA || !okB {
 			if okA != okB {
-				return fmt.Errorf("%w: rank %d has %s events at event %d", ErrNotLossless, r, map[bool]string{true: "fewer", false: "more"}[okA], i)
+				return fmt.Errorf("%w: rank %d has %s calls at call %d", ErrNotLossless, r, map[bool]string{true: "fewer", false: "more"}[okA], i)
 			}
 			return nil
 		}
 		if !sameCall(a.Event(), b.Event()) {
-			return fmt.Errorf("%w: rank %d event %d is %s, read back as %s", ErrNotLossless, r, i, a.Event(), b.Event())
+			return fmt.Errorf("%w: rank %d call %d is %s, read back as %s", ErrNotLossless, r, i, a.Event(), b.Event())
 		}
 	}
+}
+
+// nextCall advances rd past the untimed computations to its next event,
+// and returns their flops.
+func nextCall(rd trace.Reader) (float64, bool) {
+	flops := 0.0
+	for rd.Next() {
+		e := rd.Event()
+		if e.Kind != trace.Compute || e.HasTime {
+			return flops, true
+		}
+		flops += e.Compute
+	}
+	return flops, false
+}
+
+// sameFlops reports whether b is within the time error of a (up to the
+// rounding of their sums).
+func sameFlops(a, b, eps float64) bool {
+	return math.Abs(a-b) <= (eps+1e-12)*math.Max(math.Abs(a), math.Abs(b))
 }
 
 // sameCall compares what a compressed trace keeps exactly.

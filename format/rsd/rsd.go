@@ -176,11 +176,15 @@ func appendItems(b []byte, items []*prsd.Node) []byte {
 				for _, x := range []float64{s.Mean, s.Min, s.Max} {
 					b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 				}
-				if l := tg.Levels[k]; l != nil {
+				switch l := tg.Levels[k]; {
+				case l == nil:
+					b = append(b, 0)
+				case tg.Exact[k]:
+					b = append(b, 2)
+					b = l.AppendBinary(b)
+				default:
 					b = append(b, 1)
 					b = l.AppendBinary(b)
-				} else {
-					b = append(b, 0)
 				}
 			}
 		}
@@ -432,12 +436,12 @@ func (d *decoder) call() *prsd.Node {
 			tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
 			switch mode := d.Byte(); mode {
 			case 0:
-			case 1:
+			case 1, 2:
 				l := prsd.ReadSeries(&d.Reader)
-				tg.Levels[s] = &l
+				tg.Levels[s], tg.Exact[s] = &l, mode == 2
 			default:
 				d.Off--
-				d.Fail(fmt.Sprintf("statistic mode %d, expected 0 (the mean) or 1 (levels)", mode))
+				d.Fail(fmt.Sprintf("statistic mode %d, expected 0 (the mean), 1 (levels) or 2 (exact)", mode))
 			}
 		}
 		n.Times = append(n.Times, tg)
