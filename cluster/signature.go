@@ -100,11 +100,20 @@ const (
 	otherTypes = 6                   // the type bit of the datatypes without one
 )
 
-// typeBit is the bit (above typeBits) of each datatype with its own.
-var typeBit = map[trace.Datatype]uint{
-	trace.TypeChar: 0, trace.TypeInt: 1, trace.TypeDouble: 2, 5: 3, // float
-	trace.TypeByte: 4, 4: 5, // long
-}
+// typeBit is the bit (above typeBits) of each datatype, by its id as a
+// byte: its own for the common ones, otherTypes for the rest.
+var typeBit = func() (b [256]uint8) {
+	for i := range b {
+		b[i] = otherTypes
+	}
+	for t, bit := range map[trace.Datatype]uint8{
+		trace.TypeChar: 0, trace.TypeInt: 1, trace.TypeDouble: 2, 5: 3, // float
+		trace.TypeByte: 4, 4: 5, // long
+	} {
+		b[uint8(t)] = bit
+	}
+	return b
+}()
 
 // ParamSignature packs the components of Table 1 as the paper does: the
 // average count (saturated to 16 bits), the average relative destination
@@ -259,11 +268,7 @@ func typeFlag(t trace.Datatype, meta *trace.Meta) uint64 {
 	if t == trace.DefaultType {
 		t = meta.DefaultType
 	}
-	bit, ok := typeBit[t]
-	if !ok {
-		bit = otherTypes
-	}
-	return 1 << (typeBits + bit)
+	return 1 << (typeBits + uint(typeBit[uint8(t)]))
 }
 
 func indexOf(members []int32, r int32) int {

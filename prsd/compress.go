@@ -361,27 +361,53 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 // a loop by its body's items. Equal numbers are equal structures, by
 // construction.
 type Interner struct {
-	ids map[string]int32
-	buf []byte
+	calls map[callKey]int32
+	ids   map[string]int32
+	next  int32
+	buf   []byte
+	// recent caches calls' numbers by a hash of their identity: a
+	// rank's loop body has few distinct calls, and a map lookup per
+	// event would cost more than the rest of the compression.
+	recent [64]struct {
+		key callKey
+		id  int32
+		ok  bool
+	}
+}
+
+type callKey struct {
+	kind trace.Kind
+	site uint64
 }
 
 // NewInterner returns an empty interner.
-func NewInterner() *Interner { return &Interner{ids: map[string]int32{}} }
+func NewInterner() *Interner {
+	return &Interner{calls: map[callKey]int32{}, ids: map[string]int32{}}
+}
 
 func (in *Interner) intern(key []byte) int32 {
 	if id, ok := in.ids[string(key)]; ok {
 		return id
 	}
-	id := int32(len(in.ids))
-	in.ids[string(key)] = id
-	return id
+	in.ids[string(key)] = in.next
+	in.next++
+	return in.next - 1
 }
 
 func (in *Interner) call(k trace.Kind, site uint64) int32 {
-	b := append(in.buf[:0], 0, byte(k))
-	b = binary.LittleEndian.AppendUint64(b, site)
-	in.buf = b
-	return in.intern(b)
+	key := callKey{k, site}
+	slot := &in.recent[(site^site>>29^uint64(k)*0x9e3779b97f4a7c15)>>58]
+	if slot.ok && slot.key == key {
+		return slot.id
+	}
+	id, ok := in.calls[key]
+	if !ok {
+		id = in.next
+		in.calls[key] = id
+		in.next++
+	}
+	slot.key, slot.id, slot.ok = key, id, true
+	return id
 }
 
 func (in *Interner) items(tag byte, items []*rnode) int32 {
@@ -407,6 +433,29 @@ type compressor struct {
 	flops    float64
 	compSite uint64
 	compReg  uint32
+	// The calls since the sequence's last item, a loop, that repeat the
+	// start of its body (an iteration under way), not folded yet: the
+	// body's calls they repeat, their instances (pend, reused), where the
+	// walk of the body is, and the inner loops' instances it completed.
+	targets []*rnode
+	pend    []rawCall
+	path    []pframe
+	done    []loopDone
+}
+
+// pframe is a loop body being walked by prediction: the next item, and
+// for an inner loop its iterations done and expected (its last
+// instance's count).
+type pframe struct {
+	loop       *rnode
+	pos        int
+	iter, want int64
+}
+
+// loopDone is an instance of an inner loop that prediction completed.
+type loopDone struct {
+	loop  *rnode
+	count int64
 }
 
 // add appends an event. An untimed computation is not a call: it is
@@ -426,21 +475,120 @@ func (c *compressor) add(e *trace.Event) {
 
 // push appends a call, with the computation before it.
 func (c *compressor) push(e *trace.Event) {
-	n := &rnode{id: c.in.call(e.Kind, e.CallSite), kind: e.Kind, site: e.CallSite}
-	if c.ctx != nil {
-		n.one = c.raw(e)
-		n.one.comp, n.one.compSite, n.one.compReg = c.flops, c.compSite, c.compReg
-		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
+	id := c.in.call(e.Kind, e.CallSite)
+	if c.predict(id, e) {
+		return
 	}
+	c.flush()
+	n := &rnode{id: id, kind: e.Kind, site: e.CallSite}
+	if c.ctx != nil {
+		n.one = &rawCall{}
+		c.fill(n.one, e)
+	}
+	c.append(n)
+}
+
+// append appends an item and folds.
+func (c *compressor) append(n *rnode) {
 	c.seq = append(c.seq, n)
 	for c.fold() {
 	}
 }
 
-// raw copies e, its requests made relative to the highest request id the
-// rank defined before it and its times made a gap and a duration.
-func (c *compressor) raw(e *trace.Event) *rawCall {
-	r := &rawCall{e: e.Clone(), req: requestNone}
+// predict takes a call that repeats the next call of the body of the
+// loop that ends the sequence, as ScalaTrace's compression expects the
+// next iteration (walking inner loops, each expected to repeat as often
+// as its last instance did): the calls are kept aside until the iteration
+// is complete, then merged into the body without being nodes. It reports
+// whether it took the call.
+func (c *compressor) predict(id int32, e *trace.Event) bool {
+	if len(c.seq) == 0 || !c.seq[len(c.seq)-1].isLoop() {
+		return false
+	}
+	if len(c.path) == 0 {
+		c.path = append(c.path, pframe{loop: c.seq[len(c.seq)-1]})
+	}
+	var call *rnode
+	for call == nil {
+		f := &c.path[len(c.path)-1]
+		if f.pos == len(f.loop.body) { // an inner loop's next iteration
+			f.iter++
+			f.pos = 0
+		}
+		item := f.loop.body[f.pos]
+		if item.isLoop() {
+			c.path = append(c.path, pframe{loop: item, want: item.counts.last})
+			continue
+		}
+		if item.id != id {
+			return false
+		}
+		call = item
+		f.pos++
+	}
+	if c.ctx != nil {
+		if len(c.targets) == len(c.pend) {
+			c.pend = append(c.pend, rawCall{})
+		}
+		c.fill(&c.pend[len(c.targets)], e)
+	}
+	c.targets = append(c.targets, call)
+	for {
+		f := &c.path[len(c.path)-1]
+		if f.pos < len(f.loop.body) {
+			return true
+		}
+		if len(c.path) == 1 {
+			break
+		}
+		if f.iter+1 < f.want {
+			return true
+		}
+		c.done = append(c.done, loopDone{f.loop, f.iter + 1})
+		c.path = c.path[:len(c.path)-1]
+		c.path[len(c.path)-1].pos++
+	}
+	// The iteration is complete: merge it into the body.
+	l := c.path[0].loop
+	l.cur++
+	if c.ctx != nil {
+		for i, n := range c.targets {
+			n.acc.addRaw(&c.pend[i], c.ctx, c.np)
+		}
+	}
+	for _, d := range c.done {
+		d.loop.counts.add(d.count)
+	}
+	c.targets, c.path, c.done = c.targets[:0], c.path[:0], c.done[:0]
+	for c.fold() {
+	}
+	return true
+}
+
+// flush makes the calls kept aside items of the sequence, as if they had
+// not been predicted.
+func (c *compressor) flush() {
+	if len(c.path) == 0 {
+		return
+	}
+	targets := c.targets
+	c.targets, c.path, c.done = nil, c.path[:0], c.done[:0]
+	for i, b := range targets {
+		item := &rnode{id: b.id, kind: b.kind, site: b.site}
+		if c.ctx != nil {
+			one := c.pend[i]
+			item.one = &one
+		}
+		c.append(item)
+	}
+	c.targets = targets[:0]
+}
+
+// fill sets r to e, its requests made relative to the highest request id
+// the rank defined before it, its times made a gap and a duration, with
+// the computation before it.
+func (c *compressor) fill(r *rawCall, e *trace.Event) {
+	*r = rawCall{e: e.Clone(), req: requestNone}
 	if e.Request != 0 {
 		r.req = int64(e.Request - c.maxReq)
 	}
@@ -459,7 +607,8 @@ func (c *compressor) raw(e *trace.Event) *rawCall {
 		r.gap, r.dur = float64(e.Enter-c.lastExit), float64(e.Exit-e.Enter)
 		c.lastExit = e.Exit
 	}
-	return r
+	r.comp, r.compSite, r.compReg = c.flops, c.compSite, c.compReg
+	c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 }
 
 // fold folds the end of the sequence once and reports whether it did.
@@ -555,11 +704,12 @@ func (c *compressor) merge(dst, src *rnode) {
 // a call of its own, and every item a body's, as if the whole trace were
 // the body of a loop of one iteration.
 func (c *compressor) finish() []*rnode {
+	c.flush()
 	if c.comp {
 		e := trace.NewEvent(trace.Compute)
 		e.Compute, e.CallSite, e.Region = c.flops, c.compSite, c.compReg
-		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 		c.push(&e)
+		c.flush()
 	}
 	for _, n := range c.seq {
 		c.toBody(n)

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"kairos/trace"
@@ -53,6 +54,7 @@ type Cluster struct {
 	Items []*Node
 
 	varying int // series with a cursor slot
+	nodes   int // nodes, numbered for the readers' choices
 }
 
 // Node is a call or a loop of a merged structure.
@@ -73,6 +75,8 @@ type Node struct {
 	Vars []Variant
 	// Times are a call's timing statistics per group of ranks.
 	Times []Timing
+
+	index int32 // the node's number in its cluster
 }
 
 // IsLoop reports whether n is a loop.
@@ -168,8 +172,8 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, timeError float64, plug
 				return nil, err
 			}
 		}
-		cl.varying = 0
-		numberSlots(cl.Items, &cl.varying)
+		cl.varying, cl.nodes = 0, 0
+		numberSlots(cl.Items, &cl.varying, &cl.nodes)
 	}
 	for r, c := range t.of {
 		if c < 0 {
@@ -197,8 +201,9 @@ func (t *Trace) claim(s Section, c int32) error {
 	return nil
 }
 
-// numberSlots gives each series that is not constant a cursor slot.
-func numberSlots(items []*Node, next *int) {
+// numberSlots numbers the nodes and gives each series that is not
+// constant a cursor slot.
+func numberSlots(items []*Node, next, nodes *int) {
 	slot := func(s *Series) {
 		s.slot = -1
 		if !s.IsConst() {
@@ -207,6 +212,8 @@ func numberSlots(items []*Node, next *int) {
 		}
 	}
 	for _, n := range items {
+		n.index = int32(*nodes)
+		*nodes++
 		for i := range n.Counts {
 			slot(&n.Counts[i].Series)
 		}
@@ -226,7 +233,7 @@ func numberSlots(items []*Node, next *int) {
 				}
 			}
 		}
-		numberSlots(n.Body, next)
+		numberSlots(n.Body, next, nodes)
 	}
 }
 
@@ -265,6 +272,7 @@ type reader struct {
 	ctx     *rankCtx
 	stack   []rframe
 	cursors []cursor
+	choices []choice // per node, what the rank does there
 	ev      trace.Event
 	vec     [3][]int64
 	reqs    []uint64
@@ -276,6 +284,46 @@ type reader struct {
 	compSite   uint64
 	compRegion uint32
 	err        error
+}
+
+// choice is what a rank does at a node, found once: whether it executes
+// it, and the index of its group of counts, parameters and timing.
+type choice struct {
+	known         bool
+	runs          bool
+	group, timing int32
+}
+
+// choose returns the rank's choice at node n.
+func (rd *reader) choose(n *Node) *choice {
+	if rd.choices == nil {
+		rd.choices = make([]choice, rd.cl.nodes)
+	}
+	c := &rd.choices[n.index]
+	if c.known {
+		return c
+	}
+	c.known, c.group, c.timing = true, -1, -1
+	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
+	for i := range n.Counts {
+		if g := n.Counts[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.group = int32(i)
+			break
+		}
+	}
+	for i := range n.Vars {
+		if g := n.Vars[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.group = int32(i)
+			break
+		}
+	}
+	for i := range n.Times {
+		if g := n.Times[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.timing = int32(i)
+			break
+		}
+	}
+	return c
 }
 
 // rframe is a list of items being walked: the next item, the
@@ -311,15 +359,16 @@ func (rd *reader) Next() bool {
 		}
 		n := f.items[f.pos]
 		f.pos++
-		if n.Ranks != nil && !n.Ranks.Contains(rd.r) {
+		ch := rd.choose(n)
+		if !ch.runs {
 			continue
 		}
 		f.any = true
 		if !n.IsLoop() {
-			rd.event(n)
+			rd.event(n, ch)
 			return rd.err == nil
 		}
-		c := rd.counts(n)
+		c := rd.counts(n, ch)
 		if c < 0 || c > math.MaxInt32*int64(1<<16) {
 			rd.err = fmt.Errorf("%w: a loop of %d iterations", ErrCorrupt, c)
 			return false
@@ -354,43 +403,31 @@ func (rd *reader) value(s *Series) int64 {
 }
 
 // counts returns the iteration count of loop n's next instance.
-func (rd *reader) counts(n *Node) int64 {
-	for i := range n.Counts {
-		if c := &n.Counts[i]; c.Ranks == nil || c.Ranks.Contains(rd.r) {
-			return rd.value(&c.Series)
-		}
+func (rd *reader) counts(n *Node, ch *choice) int64 {
+	if ch.group < 0 {
+		rd.err = fmt.Errorf("%w: rank %d has no iteration count for a loop it executes", ErrCorrupt, rd.r)
+		return 0
 	}
-	rd.err = fmt.Errorf("%w: rank %d has no iteration count for a loop it executes", ErrCorrupt, rd.r)
-	return 0
+	return rd.value(&n.Counts[ch.group].Series)
 }
 
 // event makes the rank's next instance of call n, and the computation
 // before it first if there was one.
-func (rd *reader) event(n *Node) {
+func (rd *reader) event(n *Node, ch *choice) {
 	e := &rd.ev
 	e.Reset()
 	e.Kind, e.CallSite = n.Kind, n.Site
 	rd.compSite, rd.compRegion = 0, 0
-	var v *Variant
-	for i := range n.Vars {
-		if w := &n.Vars[i]; w.Ranks == nil || w.Ranks.Contains(rd.r) {
-			v = w
-			break
-		}
-	}
-	if v == nil && len(n.Vars) > 0 {
+	if ch.group < 0 && len(n.Vars) > 0 {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
 		return
 	}
 	timed := false
-	if v != nil {
-		timed = rd.fields(v)
+	if ch.group >= 0 {
+		timed = rd.fields(&n.Vars[ch.group])
 	}
-	for i := range n.Times {
-		tg := &n.Times[i]
-		if tg.Ranks != nil && !tg.Ranks.Contains(rd.r) {
-			continue
-		}
+	if ch.timing >= 0 {
+		tg := &n.Times[ch.timing]
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
 			e.Compute = rd.stat(tg, StatValue)
 		}
@@ -408,7 +445,6 @@ func (rd *reader) event(n *Node) {
 				e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, flops, rd.compSite, rd.compRegion
 			}
 		}
-		break
 	}
 }
 
@@ -430,10 +466,8 @@ func (rd *reader) fields(v *Variant) bool {
 	var req int64 = requestNone
 	var reqs []int64
 	timed := false
-	for f := range NumFields {
-		if v.Mask&(1<<f) == 0 {
-			continue
-		}
+	for mask := v.Mask; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
 		val := &v.Fields[f]
 		if f.IsVector() {
 			x := rd.vector(f, val)
