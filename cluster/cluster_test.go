@@ -234,14 +234,15 @@ func TestNonPeriodicStencilNineClusters(t *testing.T) {
 // for the Kairos generators whose communication follows the benchmark
 // (main clusters, sub-clusters in all): Sweep3D and LU have nine main
 // clusters (the corners, edges and interior of their wavefronts' 4x4
-// grid) of one sub-cluster each, FT one of each, CG one main cluster
-// (whose 16 ranks differ in their transpose partner: the filtering
-// function keeps them together).
+// grid) of one sub-cluster each, FT one of each, IS three main clusters
+// (rank 0 receives no key in the verification, the last rank sends none)
+// of one sub-cluster each, CG one main cluster (whose 16 ranks differ in
+// their transpose partner: the filtering function keeps them together).
 func TestTable3ClusterCounts(t *testing.T) {
 	for _, c := range []struct {
 		kind                string
 		main, sub, clusters int
-	}{{"sweep", 9, 9, 9}, {"lu", 9, 9, 9}, {"ft", 1, 1, 1}, {"cg", 1, 13, 1}} {
+	}{{"sweep", 9, 9, 9}, {"lu", 9, 9, 9}, {"ft", 1, 1, 1}, {"is", 3, 3, 3}, {"cg", 1, 13, 1}} {
 		res := clusterOf(t, workloadSource(t, c.kind, 16, nil, 2, false), DefaultOptions(), SignOptions{})
 		if res.Main != c.main || res.Sub != c.sub || len(res.Groups) != c.clusters {
 			t.Errorf("%s: %d main clusters, %d sub-clusters, %d clusters; want %d, %d, %d",

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,4 +174,36 @@ func fixChecksums(b []byte) []byte {
 		off += 8 + n
 	}
 	return b
+}
+
+// TestVersion1File: the version 1 file in testdata, the CG skeleton at 4
+// ranks (one time step, two inner iterations, 5% noise), still reads as
+// that trace, and encodes back to the same bytes.
+func TestVersion1File(t *testing.T) {
+	p, _ := workload.Defaults("cg")
+	p.Ranks, p.Iterations, p.Inner, p.Noise = 4, 1, 2, 0.05
+	src, err := workload.New("cg", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "v1.rsd")
+	if os.Getenv("KAIROS_UPDATE_GOLDEN") == "1" {
+		if err := Write(path, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(src, tr); err != nil {
+		t.Error(err)
+	}
+	if !bytes.Equal(Encode(tr), data) {
+		t.Error("the decoded file encodes to other bytes")
+	}
 }
