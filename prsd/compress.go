@@ -63,16 +63,17 @@ const (
 	numStats
 )
 
-// statAcc sums a statistic over instances, and keeps each instance on a
-// logarithmic scale (Level) and exactly (its IEEE-754 bits), for the
-// instances that stray from the mean.
+// statAcc sums a statistic over instances, and keeps each instance, on a
+// logarithmic scale (Level) and, while they take few distinct values, as
+// the index of its value among them: for the instances that stray from the
+// mean.
 type statAcc struct {
 	sum      float64
 	n        int64
 	min, max float64
 	levels   seriesBuilder
-	bits     seriesBuilder
-	distinct []float64 // up to maxDistinct values, nil past them
+	distinct []float64 // up to maxDistinct values, in the order met; nil past them
+	index    seriesBuilder
 	many     bool
 }
 
@@ -80,18 +81,6 @@ type statAcc struct {
 // instances are kept exactly: values that repeat are structure (a
 // computation done every other iteration), not noise.
 const maxDistinct = 8
-
-// note records v among the distinct values.
-func (s *statAcc) note(v float64) {
-	if s.many || slices.Contains(s.distinct, v) {
-		return
-	}
-	if len(s.distinct) == maxDistinct {
-		s.many, s.distinct = true, nil
-		return
-	}
-	s.distinct = append(s.distinct, v)
-}
 
 func (s *statAcc) add(v, eps float64) {
 	if s.n == 0 || v < s.min {
@@ -103,15 +92,31 @@ func (s *statAcc) add(v, eps float64) {
 	s.sum += v
 	s.n++
 	s.levels.add(Level(v, eps))
-	s.bits.add(int64(math.Float64bits(v)))
-	s.note(v)
+	s.exact(v)
+}
+
+// exact adds v to the instances kept by value index, while they are few.
+func (s *statAcc) exact(v float64) {
+	if s.many {
+		return
+	}
+	i := slices.IndexFunc(s.distinct, func(x float64) bool { return math.Float64bits(x) == math.Float64bits(v) })
+	if i < 0 {
+		if len(s.distinct) == maxDistinct {
+			s.many, s.distinct, s.index = true, nil, seriesBuilder{}
+			return
+		}
+		i = len(s.distinct)
+		s.distinct = append(s.distinct, v)
+	}
+	s.index.add(int64(i))
 }
 
 func (s *statAcc) merge(o *statAcc) {
 	if o.n == 0 {
 		return
 	}
-	levels, bits := o.levels.finish(), o.bits.finish()
+	levels := o.levels.finish()
 	if s.n == 0 {
 		s.sum, s.n, s.min, s.max = o.sum, o.n, o.min, o.max
 	} else {
@@ -120,12 +125,14 @@ func (s *statAcc) merge(o *statAcc) {
 		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
 	}
 	s.levels.appendSeries(&levels)
-	s.bits.appendSeries(&bits)
 	if o.many {
-		s.many, s.distinct = true, nil
+		s.many, s.distinct, s.index = true, nil, seriesBuilder{}
+		return
 	}
-	for _, v := range o.distinct {
-		s.note(v)
+	index := o.index.finish()
+	var c cursor
+	for range index.N {
+		s.exact(o.distinct[c.next(&index)])
 	}
 }
 
@@ -607,7 +614,7 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 		r.gap, r.dur = float64(e.Enter-c.lastExit), float64(e.Exit-e.Enter)
 		c.lastExit = e.Exit
 	}
-	r.comp, r.compSite, r.compReg = c.flops, c.compSite, c.compReg
+	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.siteNumber(c.compSite)), c.compReg
 	c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 }
 

@@ -63,8 +63,8 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 				switch l := tg.Levels[k]; {
 				case l == nil:
 					fmt.Fprintf(b, " %s=%.6g[%.6g,%.6g]", name, s.Mean, s.Min, s.Max)
-				case tg.Exact[k]:
-					fmt.Fprintf(b, " %s=exact%s[%.6g,%.6g]", name, seriesText(l), s.Min, s.Max)
+				case tg.Values[k] != nil:
+					fmt.Fprintf(b, " %s=%v%s", name, tg.Values[k], seriesText(l))
 				default:
 					fmt.Fprintf(b, " %s=levels%s[%.6g,%.6g]", name, seriesText(l), s.Min, s.Max)
 				}

@@ -91,7 +91,7 @@ type timeGroup struct {
 	sum      [numStats]float64
 	min, max [numStats]float64
 	levels   [numStats]*Series
-	exact    [numStats]bool
+	values   [numStats][]float64
 	ranks    []int32
 }
 
@@ -301,7 +301,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	var mask uint8
 	var mean [numStats]float64
 	var levels [numStats]*Series
-	var exact [numStats]bool
+	var values [numStats][]float64
 	m.buf = m.buf[:0]
 	for k := range a.stats {
 		st := &a.stats[k]
@@ -315,19 +315,21 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 			continue
 		}
 		// The instances: exactly where they take few values (structure,
-		// not noise) or where their bits take no more bytes than their
-		// levels, else as levels.
-		l, b := st.levels.finish(), st.bits.finish()
-		lb, bb := l.AppendBinary(nil), b.AppendBinary(nil)
+		// not noise), as the index of their value, else as levels.
+		if !st.many {
+			idx := st.index.finish()
+			levels[k], values[k] = &idx, slices.Clone(st.distinct)
+			m.buf = append(m.buf, byte(k), 2)
+			for _, v := range st.distinct {
+				m.buf = binary.LittleEndian.AppendUint64(m.buf, math.Float64bits(v))
+			}
+			m.buf = idx.AppendBinary(m.buf)
+			continue
+		}
+		l := st.levels.finish()
 		levels[k] = &l
-		if !st.many || len(bb) <= len(lb) {
-			levels[k], exact[k], lb = &b, true, bb
-		}
 		m.buf = append(m.buf, byte(k), 1)
-		if exact[k] {
-			m.buf[len(m.buf)-1] = 2
-		}
-		m.buf = append(m.buf, lb...)
+		m.buf = l.AppendBinary(m.buf)
 	}
 	if mask == 0 {
 		return
@@ -343,7 +345,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		}
 	}
 	if g == nil {
-		g = &timeGroup{mask: mask, anchor: mean, levels: levels, exact: exact}
+		g = &timeGroup{mask: mask, anchor: mean, levels: levels, values: values}
 		for k := range a.stats {
 			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
 		}
@@ -424,7 +426,7 @@ func finishCounts(n *mnode) []Counts {
 func finishTimes(n *mnode) []Timing {
 	out := make([]Timing, 0, len(n.times))
 	for _, g := range n.times {
-		t := Timing{Mask: g.mask, Levels: g.levels, Exact: g.exact}
+		t := Timing{Mask: g.mask, Levels: g.levels, Values: g.values}
 		for k := range t.Stats {
 			if g.mask&(1<<k) != 0 {
 				t.Stats[k] = Stat{Mean: g.sum[k] / float64(len(g.ranks)), Min: g.min[k], Max: g.max[k]}

@@ -33,6 +33,14 @@ type Trace struct {
 	ranks int
 	// Clusters partition the ranks.
 	Clusters []Cluster
+	Header
+
+	fam *Families
+	of  []int32 // cluster of each rank
+}
+
+// Header is what a trace's structures refer to.
+type Header struct {
 	// TimeError is the relative error bound of the timing statistics:
 	// every instance of a computation (and of a gap and a duration in a
 	// timed trace) reads back within TimeError of its own (plus 1 ns for
@@ -43,9 +51,9 @@ type Trace struct {
 	TimeError float64
 	// Plugins name the plug-ins of the Plugin modes, in order.
 	Plugins []string
-
-	fam *Families
-	of  []int32 // cluster of each rank
+	// Sites are the call sites the CompSite field numbers (from 1: value
+	// i is Sites[i-1], 0 no site).
+	Sites []uint64
 }
 
 // Cluster is the merged structure of a set of ranks.
@@ -122,9 +130,10 @@ type Timing struct {
 	// logarithmic scale of Level (some strayed from the mean by more than
 	// TimeError/3); the instances read back from them, not the mean.
 	Levels [numStats]*Series
-	// Exact marks the Levels that are the instances' IEEE-754 bits
-	// (Level with an error of 0), kept where they fold as well.
-	Exact [numStats]bool
+	// Values, where not nil, are the few distinct values a statistic's
+	// instances take, and its Levels the index of each instance's value
+	// among them: exact.
+	Values [numStats][]float64
 }
 
 // The statistics of a Timing.
@@ -145,12 +154,12 @@ type Stat struct {
 
 // New returns a trace of clusters, checking that they partition the
 // ranks, that their plug-ins exist, and numbering their varying series.
-func New(meta trace.Meta, ranks int, clusters []Cluster, timeError float64, plugins []string) (*Trace, error) {
-	t := &Trace{meta: meta, ranks: ranks, Clusters: clusters, TimeError: timeError, Plugins: plugins}
+func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, error) {
+	t := &Trace{meta: meta, ranks: ranks, Clusters: clusters, Header: h}
 	if ranks < 0 {
 		return nil, fmt.Errorf("%w: %d ranks", ErrCorrupt, ranks)
 	}
-	for _, p := range plugins {
+	for _, p := range h.Plugins {
 		if !IsPlugin(p) {
 			return nil, fmt.Errorf("unknown plug-in %q (known: %v)", p, PluginNames())
 		}
@@ -256,6 +265,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.ranks)
 	}
 	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
+	ctx.sites = t.Sites
 	if err != nil {
 		return nil, err
 	}
@@ -451,8 +461,13 @@ func (rd *reader) event(n *Node, ch *choice) {
 // stat returns the rank's next instance of statistic k.
 func (rd *reader) stat(tg *Timing, k int) float64 {
 	if l := tg.Levels[k]; l != nil {
-		if tg.Exact[k] {
-			return FromLevel(rd.value(l), 0)
+		if vs := tg.Values[k]; vs != nil {
+			i := rd.value(l)
+			if i < 0 || i >= int64(len(vs)) {
+				rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
+				return 0
+			}
+			return vs[i]
 		}
 		return FromLevel(rd.value(l), rd.ctx.eps)
 	}
@@ -514,7 +529,7 @@ func (rd *reader) fields(v *Variant) bool {
 		case Timed:
 			timed = x != 0
 		case CompSite:
-			rd.compSite = uint64(x)
+			rd.compSite = rd.ctx.site(x)
 		case CompRegion:
 			rd.compRegion = uint32(x)
 		}

@@ -169,7 +169,8 @@ func equalRuns(a, b []Run) bool {
 // AppendBinary appends the canonical encoding of s (docs/rsd-format.md):
 // equal series have equal encodings.
 //
-//	uvarint N; if N > 0: varint First; if N > 1: the runs
+//	uvarint N; if N > 0: varint First; if N > 1: the runs, or 0 if every
+//	value is First
 //	runs: uvarint item count, then each item:
 //	  uvarint Count > 0, varint Delta   (a run)
 //	  uvarint 0, uvarint Reps, runs     (a repeat)
@@ -178,7 +179,10 @@ func (s *Series) AppendBinary(dst []byte) []byte {
 	if s.N > 0 {
 		dst = binary.AppendVarint(dst, s.First)
 	}
-	if s.N > 1 {
+	switch {
+	case s.N > 1 && s.IsConst():
+		dst = append(dst, 0)
+	case s.N > 1:
 		dst = appendRuns(dst, s.Runs)
 	}
 	return dst
@@ -221,7 +225,10 @@ func ReadSeries(d *varint.Reader) Series {
 	if s.N > 0 {
 		s.First = d.Varint()
 	}
-	if s.N > 1 {
+	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
+		d.Off++
+		s.Runs = []Run{{Count: s.N - 1}}
+	} else if s.N > 1 {
 		at := d.Off
 		var total uint64
 		s.Runs, total = readRuns(d, 0)

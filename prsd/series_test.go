@@ -94,7 +94,7 @@ func TestSeriesDecodeErrors(t *testing.T) {
 		{"empty", nil},
 		{"truncated first", []byte{2}},
 		{"runs too short", []byte{5, 0, 1, 2, 0}},
-		{"no runs", []byte{3, 0, 0}},
+		{"empty repeat", []byte{3, 0, 1, 0, 1, 0}},
 		{"zero repeat", []byte{3, 0, 1, 0, 0}},
 		{"too many runs", []byte{3, 0, 100, 1, 0}},
 		{"deep", append([]byte{3, 0}, slices.Repeat([]byte{1, 0, 2}, 40)...)},

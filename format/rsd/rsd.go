@@ -15,6 +15,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 
 	"kairos/format"
 	"kairos/format/ktr"
@@ -108,15 +109,51 @@ func Encode(t *prsd.Trace) []byte {
 		head = binary.AppendUvarint(head, uint64(len(p)))
 		head = append(head, p...)
 	}
+	sites := siteTable(t)
+	head = binary.AppendUvarint(head, uint64(len(sites.list)))
+	for _, site := range sites.list {
+		head = binary.LittleEndian.AppendUint64(head, site)
+	}
 	head = binary.AppendUvarint(head, uint64(len(t.Clusters)))
 	b = appendBlock(b, head)
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
 		body := appendRanklist(nil, cl.Ranks)
-		body = appendItems(body, cl.Items)
+		body = sites.appendItems(body, cl.Items)
 		b = appendBlock(b, body)
 	}
 	return b
+}
+
+// sites numbers the call sites of a trace: those its CompSite fields
+// number, then those of its calls, in the order they first appear. A call
+// names its site by its number.
+type sites struct {
+	list  []uint64
+	index map[uint64]int
+}
+
+func siteTable(t *prsd.Trace) *sites {
+	s := &sites{list: slices.Clone(t.Sites), index: map[uint64]int{}}
+	for i, site := range s.list {
+		s.index[site] = i
+	}
+	var walk func([]*prsd.Node)
+	walk = func(items []*prsd.Node) {
+		for _, n := range items {
+			if !n.IsLoop() && n.Site != 0 {
+				if _, ok := s.index[n.Site]; !ok {
+					s.index[n.Site] = len(s.list)
+					s.list = append(s.list, n.Site)
+				}
+			}
+			walk(n.Body)
+		}
+	}
+	for i := range t.Clusters {
+		walk(t.Clusters[i].Items)
+	}
+	return s
 }
 
 // appendBlock appends a block: its length, its CRC-32C and its body.
@@ -142,7 +179,7 @@ func appendRanklist(b []byte, l prsd.Ranklist) []byte {
 	return b
 }
 
-func appendItems(b []byte, items []*prsd.Node) []byte {
+func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 	b = binary.AppendUvarint(b, uint64(len(items)))
 	for _, n := range items {
 		if n.IsLoop() {
@@ -153,11 +190,15 @@ func appendItems(b []byte, items []*prsd.Node) []byte {
 				b = appendRanklist(b, n.Counts[i].Ranks)
 				b = n.Counts[i].Series.AppendBinary(b)
 			}
-			b = appendItems(b, n.Body)
+			b = st.appendItems(b, n.Body)
 			continue
 		}
 		b = append(b, 0, byte(n.Kind))
-		b = binary.AppendUvarint(b, n.Site)
+		site := 0
+		if n.Site != 0 {
+			site = st.index[n.Site] + 1
+		}
+		b = binary.AppendUvarint(b, uint64(site))
 		b = appendRanklist(b, n.Ranks)
 		b = binary.AppendUvarint(b, uint64(len(n.Vars)))
 		for i := range n.Vars {
@@ -169,25 +210,37 @@ func appendItems(b []byte, items []*prsd.Node) []byte {
 			b = appendRanklist(b, tg.Ranks)
 			b = append(b, tg.Mask)
 			for k := range prsd.NumStats {
-				if tg.Mask&(1<<k) == 0 {
-					continue
-				}
-				s := tg.Stats[k]
-				for _, x := range []float64{s.Mean, s.Min, s.Max} {
-					b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
-				}
-				switch l := tg.Levels[k]; {
-				case l == nil:
-					b = append(b, 0)
-				case tg.Exact[k]:
-					b = append(b, 2)
-					b = l.AppendBinary(b)
-				default:
-					b = append(b, 1)
-					b = l.AppendBinary(b)
+				if tg.Mask&(1<<k) != 0 {
+					b = appendStat(b, tg, k)
 				}
 			}
 		}
+	}
+	return b
+}
+
+// appendStat writes statistic k of a timing: its mode, then the value
+// every instance has (0), the levels (1), the distinct values and each
+// instance's index among them (2), or the mean, least and greatest
+// instance (3).
+func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
+	st := tg.Stats[k]
+	switch l := tg.Levels[k]; {
+	case l != nil && tg.Values[k] != nil:
+		b = append(b, 2)
+		b = binary.AppendUvarint(b, uint64(len(tg.Values[k])))
+		for _, v := range tg.Values[k] {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return l.AppendBinary(b)
+	case l != nil:
+		return l.AppendBinary(append(b, 1))
+	case st.Min == st.Mean && st.Max == st.Mean:
+		return binary.LittleEndian.AppendUint64(append(b, 0), math.Float64bits(st.Mean))
+	}
+	b = append(b, 3)
+	for _, x := range []float64{st.Mean, st.Min, st.Max} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
 	return b
 }
@@ -251,6 +304,10 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	for i := range plugins {
 		plugins[i] = d.PrefixedString()
 	}
+	siteList := make([]uint64, d.Count(8, math.MaxInt))
+	for i := range siteList {
+		siteList[i] = d.Fixed64()
+	}
 	k := d.Uvarint()
 	if d.Err == nil && d.Off != len(body) {
 		d.Fail("bytes after the cluster count")
@@ -272,7 +329,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		cl, err := decodeCluster(body, int(ranks))
+		cl, err := decodeCluster(body, int(ranks), siteList)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
@@ -281,7 +338,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	if off != len(b) {
 		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
 	}
-	t, err := prsd.New(meta, int(ranks), clusters, timeErr, plugins)
+	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Plugins: plugins, Sites: siteList})
 	if err != nil {
 		return nil, fmt.Errorf("the clusters from byte %d: %w", first, err)
 	}
@@ -308,10 +365,11 @@ func block(b []byte, off int, what string) ([]byte, int, error) {
 type decoder struct {
 	varint.Reader
 	ranks int
+	sites []uint64
 }
 
-func decodeCluster(body []byte, ranks int) (prsd.Cluster, error) {
-	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks}
+func decodeCluster(body []byte, ranks int, sites []uint64) (prsd.Cluster, error) {
+	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites}
 	cl := prsd.Cluster{Ranks: d.ranklist()}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
@@ -417,7 +475,7 @@ func (d *decoder) call() *prsd.Node {
 		d.Off = at
 		d.Fail(fmt.Sprintf("kind %d, not a Kairos event kind", k))
 	}
-	n := &prsd.Node{Kind: k, Site: d.Uvarint(), Ranks: d.ranklist()}
+	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
 	nv := d.Count(2, math.MaxInt)
 	for range nv {
 		n.Vars = append(n.Vars, d.variant())
@@ -430,18 +488,8 @@ func (d *decoder) call() *prsd.Node {
 			d.Fail(fmt.Sprintf("timing mask %#x, expected bits 0-%d", tg.Mask, prsd.NumStats-1))
 		}
 		for s := range prsd.NumStats {
-			if tg.Mask&(1<<s) == 0 || d.Err != nil {
-				continue
-			}
-			tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
-			switch mode := d.Byte(); mode {
-			case 0:
-			case 1, 2:
-				l := prsd.ReadSeries(&d.Reader)
-				tg.Levels[s], tg.Exact[s] = &l, mode == 2
-			default:
-				d.Off--
-				d.Fail(fmt.Sprintf("statistic mode %d, expected 0 (the mean), 1 (levels) or 2 (exact)", mode))
+			if tg.Mask&(1<<s) != 0 && d.Err == nil {
+				d.stat(&tg, s)
 			}
 		}
 		n.Times = append(n.Times, tg)
@@ -450,6 +498,49 @@ func (d *decoder) call() *prsd.Node {
 }
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
+
+// site reads a call's site: 0 for none, else the number of one in the
+// trace header's table, from 1.
+func (d *decoder) site() uint64 {
+	at := d.Off
+	i := d.Uvarint()
+	if i == 0 || d.Err != nil {
+		return 0
+	}
+	if i > uint64(len(d.sites)) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("call site %d, the table has %d", i, len(d.sites)))
+		return 0
+	}
+	return d.sites[i-1]
+}
+
+// stat reads statistic s of a timing (see appendStat).
+func (d *decoder) stat(tg *prsd.Timing, s int) {
+	switch mode := d.Byte(); mode {
+	case 0:
+		v := d.float()
+		tg.Stats[s] = prsd.Stat{Mean: v, Min: v, Max: v}
+	case 1:
+		l := prsd.ReadSeries(&d.Reader)
+		tg.Levels[s] = &l
+	case 2:
+		vs := make([]float64, d.Count(8, 255))
+		for i := range vs {
+			vs[i] = d.float()
+		}
+		if d.Err == nil && len(vs) == 0 {
+			d.Fail("no value for a statistic's instances")
+		}
+		l := prsd.ReadSeries(&d.Reader)
+		tg.Levels[s], tg.Values[s] = &l, vs
+	case 3:
+		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 3", mode))
+	}
+}
 
 func (d *decoder) variant() prsd.Variant {
 	v := prsd.Variant{Ranks: d.ranklist()}
