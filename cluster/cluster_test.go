@@ -128,6 +128,17 @@ func TestParamSignatureTable1(t *testing.T) {
 	if sigs[1].Params != want {
 		t.Errorf("rank 1: exact %+v, want %+v", sigs[1].Params, want)
 	}
+	// The operations: NAS MG's norms, an allreduce sum and one max (bits
+	// 57 and 55); a user-defined one (61).
+	sum, max, user := call(trace.Allreduce, 1, trace.NoRank, 0), call(trace.Allreduce, 2, trace.NoRank, 0), call(trace.Reduce, 3, 0, 0)
+	sum.Op, max.Op, user.Op = trace.OpSum, trace.OpMax, trace.OpUser
+	sigs = signAll(t, traceOf([]trace.Event{sum, max}, []trace.Event{user}), SignOptions{})
+	if got := sigs[0].Param & opMask; got != 1<<57|1<<55 {
+		t.Errorf("sum and max: operation bits %016x", got)
+	}
+	if got := sigs[1].Param & opMask; got != 1<<61 {
+		t.Errorf("user-defined: operation bits %016x", got)
+	}
 }
 
 // TestExactSignatures: what Table 1's 64 bits merge, the exact signatures

@@ -90,7 +90,7 @@ const (
 	destBits   = 16 // average relative destination, 16 bits (two's complement)
 	srcBits    = 32 // average relative source, 16 bits (two's complement)
 	typeBits   = 48 // datatypes used, 7 bits
-	opBits     = 55 // reduction operations used, 7 bits
+	opBits     = 55 // reduction operations used, 7 bits (opFlag)
 	commBits   = 62 // communicators used, 2 bits
 	countMask  = 0xffff
 	typeMask   = 0x7f << typeBits
@@ -251,7 +251,26 @@ func (s *sums) params(e *trace.Event) {
 		} else {
 			k.Types |= commOther
 		}
+		if e.Kind.HasReduction() && e.Op != trace.OpNone {
+			k.Types |= opFlag(e.Op)
+		}
 	}
+}
+
+// opFlag is the bit (55 to 61) of a reduction operation: 55 max, 56 min,
+// 57 sum, 58 prod, 59 the logical and bitwise ones, 60 minloc and maxloc,
+// 61 replace and the user-defined ones.
+func opFlag(o trace.Op) uint64 {
+	b := uint(4)
+	switch o {
+	case trace.OpMax, trace.OpMin, trace.OpSum, trace.OpProd:
+		b = uint(o - trace.OpMax)
+	case trace.OpMinloc, trace.OpMaxloc:
+		b = 5
+	case trace.OpReplace, trace.OpUser:
+		b = 6
+	}
+	return 1 << (opBits + b)
 }
 
 func elements(bytes int64, t trace.Datatype, meta *trace.Meta) int64 {

@@ -234,6 +234,8 @@ func (r *rawCall) scalar(f Field) int64 {
 		return int64(r.compSite)
 	case CompRegion:
 		return int64(r.compReg)
+	case Op:
+		return int64(e.Op)
 	}
 	return 0
 }

@@ -34,12 +34,13 @@ const (
 	Timed                   // 1 if the instance has timestamps
 	CompSite                // the call site of the computation before the call (StatComp)
 	CompRegion              // its region
+	Op                      // a reduction's operation (trace.Op)
 	NumFields
 )
 
 var fieldNames = [NumFields]string{"partner", "source", "tag", "comm", "newcomm", "sendbytes", "recvbytes",
 	"sendtype", "recvtype", "request", "requests", "sendcounts", "recvcounts", "compute", "region", "timed",
-	"compsite", "compregion"}
+	"compsite", "compregion", "op"}
 
 func (f Field) String() string {
 	if f < NumFields {

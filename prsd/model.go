@@ -532,6 +532,11 @@ func (rd *reader) fields(v *Variant) bool {
 			rd.compSite = rd.ctx.site(x)
 		case CompRegion:
 			rd.compRegion = uint32(x)
+		case Op:
+			if e.Op = trace.Op(x); !e.Op.Valid() {
+				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
+				return false
+			}
 		}
 	}
 	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
@@ -669,5 +674,5 @@ func sameCall(x, y *trace.Event) bool {
 		x.Request == y.Request && (x.Requests == nil) == (y.Requests == nil) && slices.Equal(x.Requests, y.Requests) &&
 		(x.SendCounts == nil) == (y.SendCounts == nil) && slices.Equal(x.SendCounts, y.SendCounts) &&
 		(x.RecvCounts == nil) == (y.RecvCounts == nil) && slices.Equal(x.RecvCounts, y.RecvCounts) &&
-		math.Float64bits(cx) == math.Float64bits(cy) && x.Region == y.Region && x.HasTime == y.HasTime
+		math.Float64bits(cx) == math.Float64bits(cy) && x.Region == y.Region && x.HasTime == y.HasTime && x.Op == y.Op
 }

@@ -34,6 +34,7 @@ const (
 	fRequests
 	fSource
 	fNewComm
+	fOp
 	fAll = 1<<iota - 1
 )
 
@@ -122,6 +123,9 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 	if mask&fNewComm != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
 	}
+	if mask&fOp != 0 {
+		dst = append(dst, byte(e.Op))
+	}
 	return dst
 }
 
@@ -193,6 +197,7 @@ func eventMask(e *Event, st *CodecState) uint32 {
 	set(e.Requests != nil, fRequests)
 	set(e.Source != NoRank, fSource)
 	set(e.NewComm != 0, fNewComm)
+	set(e.Op != OpNone, fOp)
 	return m
 }
 
@@ -285,6 +290,12 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	}
 	if mask&fNewComm != 0 {
 		e.NewComm = d.Uint32()
+	}
+	if mask&fOp != 0 {
+		if e.Op = Op(d.Byte()); !e.Op.Valid() && d.Err == nil {
+			d.Off--
+			d.Fail("unknown reduction operation " + e.Op.String())
+		}
 	}
 	return d.Off, corrupt(d.Err)
 }

@@ -337,7 +337,7 @@ func buildMG(p *Params, s sites) (program, error) {
 		}
 		norm := func(e *emitter) {
 			e.allreduce(nsum, p.AllreduceBytes)
-			e.allreduce(nmax, p.AllreduceBytes)
+			e.allreduceMax(nmax, p.AllreduceBytes)
 		}
 		return steps(p.Iterations+1, func(e *emitter, it int) {
 			if it == 0 {
