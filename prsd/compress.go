@@ -717,6 +717,7 @@ func (c *compressor) finish() []*rnode {
 	if c.comp {
 		e := trace.NewEvent(trace.Compute)
 		e.Compute, e.CallSite, e.Region = c.flops, c.compSite, c.compReg
+		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 		c.push(&e)
 		c.flush()
 	}

@@ -50,6 +50,33 @@ func TestLossless(t *testing.T) {
 	}
 }
 
+// TestTrailingComputation: a computation after a rank's last call reads
+// back once, whichever way the rank ends.
+func TestTrailingComputation(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	for r := range 2 {
+		for i := range 3 {
+			c, b := trace.NewEvent(trace.Compute), trace.NewEvent(trace.Barrier)
+			c.Compute = float64(100 * (i + 1))
+			tr.Ranks[r].Append(&c)
+			tr.Ranks[r].Append(&b)
+		}
+		last := trace.NewEvent(trace.Compute)
+		last.Compute = 7e9
+		tr.Ranks[r].Append(&last)
+		if r == 1 {
+			tr.Ranks[r].Append(&last)
+		}
+	}
+	comp, err := Build(tr, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(tr, comp); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestTimingBound: every instance of every computation reads back within
 // the time error of its own, exactly with an error of 0.
 func TestTimingBound(t *testing.T) {
