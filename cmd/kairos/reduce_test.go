@@ -157,6 +157,16 @@ func TestReduceRealTraces(t *testing.T) {
 		testenv.Shared(t, "traces/otf2/tracer-stencil4d-32/traces.otf2"),
 		testenv.Shared(t, "traces/otf2/tracer-stencil4d-64/traces.otf2"),
 	}
+	// Table 1's 16-bit count saturates at 65,535 elements, which every
+	// rank of IS exceeds: its ranks collapse into one cluster even with
+	// no count tolerance; the exact counts tell 7 kinds of ranks apart.
+	is := traces[0]
+	if res := reduceJSONOf(t, "--count-tolerance", "0", is); res.Clusters != 7 {
+		t.Errorf("IS, exact counts: %d clusters, want 7", res.Clusters)
+	}
+	if res := reduceJSONOf(t, "--count-tolerance", "0", "--table1", is); res.Clusters != 1 {
+		t.Errorf("IS, Table 1's signatures: %d clusters, want 1 (saturated counts)", res.Clusters)
+	}
 	for _, path := range traces {
 		for _, m := range []string{"callpath", "acurdion", "acurdion2"} {
 			out := filepath.Join(t.TempDir(), "r.rsd")
