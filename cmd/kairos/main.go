@@ -195,8 +195,10 @@ func openSource(path string, replay bool) (trace.Source, error) {
 	return eventProgress(src, filepath.Base(path)), nil
 }
 
-// expandReduced returns the whole trace a reduced trace (kairos reduce -o)
-// stands for, and any other trace as it is.
+// expandReduced returns the whole trace that a reduced .ktr of earlier
+// versions of kairos reduce (representatives and their ranklists) stands
+// for, and any other trace as it is. (Reductions are .rsd files now, which
+// are read as the whole trace directly.)
 func expandReduced(path string, src trace.Source) (trace.Source, error) {
 	if !cluster.IsReduced(src) {
 		return src, nil

@@ -47,9 +47,8 @@ browser or to attach to a ticket:
      (kairos classify, computation at --speed for a time-independent trace);
   5. communication patterns, phases and slow instances (kairos slow
      --summary), of the trace if it is timed, else of its simulated run;
-  6. the reduction to one trace per cluster of ranks, with its replay
-     accuracy (kairos reduce --accuracy; with --exact if the default
-     clusters' replay fails).
+  6. the reduction to clusters of ranks, each compressed into one
+     structure, with its replay accuracy (kairos reduce --accuracy).
 
 A section that fails says why; the others are written, and the exit status
 is then 1.`,
