@@ -127,6 +127,9 @@ func FuzzDecode(f *testing.F) {
 	}
 	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
 	f.Add(Encode(empty))
+	if v1, err := os.ReadFile(filepath.Join("testdata", "v1.rsd")); err == nil {
+		f.Add(v1)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := Decode(b); err != nil && !strings.Contains(err.Error(), "byte ") {
 			t.Fatalf("error %q names no offset", err)
