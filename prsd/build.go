@@ -23,7 +23,7 @@ func DefaultOptions() Options { return Options{TimeError: 0.01} }
 // Builder compresses the ranks of a trace one at a time into the merged
 // structures of their clusters.
 type Builder struct {
-	sites    *rankCtx // the numbering of call sites, shared by the ranks
+	sites    siteTable // the numbering of call sites, shared by the ranks
 	meta     trace.Meta
 	ranks    int
 	opt      Options
@@ -55,7 +55,7 @@ func NewBuilder(meta *trace.Meta, ranks int, groups [][]int32, opt Options) (*Bu
 	b := &Builder{meta: meta.Clone(), ranks: ranks, opt: opt, in: NewInterner(),
 		of: make([]int32, ranks), added: make([]bool, ranks)}
 	b.fam = NewFamilies(&b.meta, ranks)
-	b.sites = &rankCtx{numbers: map[uint64]int64{}}
+	b.sites.numbers = map[uint64]int64{}
 	b.m = &merger{in: b.in, slots: slotsFor(len(opt.Plugins)), eps: opt.TimeError}
 	if groups == nil {
 		all := make([]int32, ranks)
@@ -96,8 +96,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	if err != nil {
 		return err
 	}
-	ctx.sites, ctx.numbers = b.sites.sites, b.sites.numbers
-	defer func() { b.sites.sites = ctx.sites }()
+	ctx.sites = &b.sites
 	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins)}
 	for rd.Next() {
 		c.add(rd.Event())

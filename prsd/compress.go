@@ -616,7 +616,7 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 		r.gap, r.dur = float64(e.Enter-c.lastExit), float64(e.Exit-e.Enter)
 		c.lastExit = e.Exit
 	}
-	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.siteNumber(c.compSite)), c.compReg
+	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.sites.number(c.compSite)), c.compReg
 	c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 }
 

@@ -116,36 +116,40 @@ type rankCtx struct {
 	bases       []int32 // each plug-in's b(rank)
 	fam         *Families
 	member      map[uint32]bool // communicators known to hold the rank (encoding)
-	// sites number call sites for the CompSite field (a trace's Sites,
-	// or the builder's numbering); nil: sites are their own values.
-	sites   []uint64
-	numbers map[uint64]int64
+	// sites number the call sites of the CompSite field (nil: a site
+	// is its own value).
+	sites *siteTable
 }
 
-// siteNumber returns the number of call site s (0 for none), numbering
-// it if new, or s itself without a numbering.
-func (c *rankCtx) siteNumber(s uint64) int64 {
-	if c.numbers == nil || s == 0 {
+// siteTable numbers call sites from 1 (0: no site).
+type siteTable struct {
+	sites   []uint64
+	numbers map[uint64]int64 // nil: reading only
+}
+
+// number returns the number of call site s, numbering it if new.
+func (t *siteTable) number(s uint64) int64 {
+	if t == nil || s == 0 {
 		return int64(s)
 	}
-	n, ok := c.numbers[s]
+	n, ok := t.numbers[s]
 	if !ok {
-		c.sites = append(c.sites, s)
-		n = int64(len(c.sites))
-		c.numbers[s] = n
+		t.sites = append(t.sites, s)
+		n = int64(len(t.sites))
+		t.numbers[s] = n
 	}
 	return n
 }
 
 // site returns the call site of number n.
-func (c *rankCtx) site(n int64) uint64 {
-	if c.sites == nil {
+func (t *siteTable) site(n int64) uint64 {
+	if t == nil {
 		return uint64(n)
 	}
-	if n <= 0 || n > int64(len(c.sites)) {
+	if n <= 0 || n > int64(len(t.sites)) {
 		return 0
 	}
-	return c.sites[n-1]
+	return t.sites[n-1]
 }
 
 func newRankCtx(rank, ranks int32, eps float64, plugins []string, fam *Families) (*rankCtx, error) {

@@ -265,7 +265,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.ranks)
 	}
 	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
-	ctx.sites = t.Sites
+	ctx.sites = &siteTable{sites: t.Sites}
 	if err != nil {
 		return nil, err
 	}
@@ -529,7 +529,7 @@ func (rd *reader) fields(v *Variant) bool {
 		case Timed:
 			timed = x != 0
 		case CompSite:
-			rd.compSite = rd.ctx.site(x)
+			rd.compSite = rd.ctx.sites.site(x)
 		case CompRegion:
 			rd.compRegion = uint32(x)
 		case Op:
