@@ -2,6 +2,9 @@ package prsd
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"kairos/trace"
@@ -121,4 +124,38 @@ func computations(t *testing.T, src trace.Source, r int) []float64 {
 		t.Fatal(rd.Err())
 	}
 	return out
+}
+
+// TestDumpStencil: a non-periodic 3×3 stencil of 4 iterations merged into
+// one structure (golden): the loop of the time steps, the exchanges'
+// calls with the ranklists of the ranks that make them, their end-points
+// relative, one group per kind of rank.
+func TestDumpStencil(t *testing.T) {
+	p, _ := workload.Defaults("stencil2d")
+	p.Grid, p.Ranks, p.Iterations, p.Periodic = []int{3, 3}, 0, 4, false
+	src, err := workload.New("stencil2d", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Build(src, nil, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tr.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "stencil3x3.txt")
+	if os.Getenv("KAIROS_UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("dump differs from %s:\n%s", path, b.String())
+	}
 }
