@@ -14,7 +14,8 @@
 # from the generator.
 #
 # Usage: scripts/bench-rsd.sh [iterations|ranks|all]   (default all)
-# Environment: KAIROS (binary; default: go build ./cmd/kairos), TI_MAX.
+# Environment: KAIROS (binary; default: go build ./cmd/kairos), TI_MAX,
+# KINDS (the kinds to measure, default "stencil2d lu cg is").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
@@ -30,6 +31,7 @@ fi
 # its row.
 row() {
   local kind=$1 n=$2 it=$3; shift 3
+  case " ${KINDS:-stencil2d lu cg is} " in *" $kind "*) ;; *) return 0 ;; esac
   local base=$work/$kind-$n-$it
   "$kairos" gen "$kind" -n "$n" -i "$it" "$@" -o "$base.ktr"
   local events

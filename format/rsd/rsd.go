@@ -256,11 +256,38 @@ func appendVariant(b []byte, v *prsd.Variant) []byte {
 		b = append(b, byte(val.Mode))
 		b = val.Series.AppendBinary(b)
 		if f.IsVector() {
-			b = binary.AppendUvarint(b, uint64(len(val.Elems)))
-			for i := range val.Elems {
-				b = val.Elems[i].AppendBinary(b)
-			}
+			b = appendElems(b, val.Elems)
 		}
+	}
+	return b
+}
+
+// appendElems writes a vector field's element series: their number E,
+// then byte 1 and each element's value, as a varint difference from the
+// previous element's (from 0), if every element is constant (a vector
+// that does not change from one instance to the next, alltoallv's counts),
+// else byte 0 and the E series.
+func appendElems(b []byte, elems []prsd.Series) []byte {
+	b = binary.AppendUvarint(b, uint64(len(elems)))
+	if len(elems) == 0 {
+		return b
+	}
+	constant := true
+	for i := range elems {
+		constant = constant && elems[i].IsConst()
+	}
+	if !constant {
+		b = append(b, 0)
+		for i := range elems {
+			b = elems[i].AppendBinary(b)
+		}
+		return b
+	}
+	b = append(b, 1)
+	prev := int64(0)
+	for i := range elems {
+		b = binary.AppendVarint(b, elems[i].First-prev)
+		prev = elems[i].First
 	}
 	return b
 }
@@ -499,6 +526,31 @@ func (d *decoder) call() *prsd.Node {
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
 
+// elems reads a vector field's element series (see appendElems).
+func (d *decoder) elems() []prsd.Series {
+	n := d.Count(1, math.MaxInt)
+	if n == 0 || d.Err != nil {
+		return nil
+	}
+	elems := make([]prsd.Series, 0, n)
+	switch form := d.Byte(); form {
+	case 0:
+		for range n {
+			elems = append(elems, prsd.ReadSeries(&d.Reader))
+		}
+	case 1:
+		prev := int64(0)
+		for range n {
+			prev += d.Varint()
+			elems = append(elems, prsd.Const(prev, 1))
+		}
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("element form %d, expected 0 (series) or 1 (constants)", form))
+	}
+	return elems
+}
+
 // site reads a call's site: 0 for none, else the number of one in the
 // trace header's table, from 1.
 func (d *decoder) site() uint64 {
@@ -563,10 +615,7 @@ func (d *decoder) variant() prsd.Variant {
 		}
 		val := prsd.Value{Mode: m, Series: prsd.ReadSeries(&d.Reader)}
 		if f.IsVector() {
-			ne := d.Count(1, math.MaxInt)
-			for range ne {
-				val.Elems = append(val.Elems, prsd.ReadSeries(&d.Reader))
-			}
+			val.Elems = d.elems()
 		}
 		v.Fields[f] = val
 	}
