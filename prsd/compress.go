@@ -3,6 +3,7 @@ package prsd
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"kairos/trace"
@@ -46,6 +47,7 @@ func (n *rnode) isLoop() bool { return n.body != nil }
 // previous call, summed, with the call site and region of the first).
 type rawCall struct {
 	e        trace.Event
+	mask     uint32 // the fields not at their default
 	req      int64
 	reqs     []int64
 	gap, dur float64 // picoseconds, if timed
@@ -178,6 +180,7 @@ func FromLevel(l int64, eps float64) float64 {
 // mode, the timing statistics.
 type accCall struct {
 	n      int64
+	has    uint32 // the fields with series
 	fields [NumFields]*fieldAcc
 	stats  [numStats]statAcc
 }
@@ -276,29 +279,28 @@ func (a *accCall) field(f Field, ctx *rankCtx, np int) *fieldAcc {
 	if f.IsVector() {
 		fa.lens.addN(-1, a.n)
 	} else {
-		for _, m := range modesOf(f, np) {
+		for _, m := range ctx.modes[f] {
 			var b seriesBuilder
 			b.addN(ctx.encode(m, defaultValue(f)), a.n)
 			fa.modes = append(fa.modes, b)
 		}
 	}
 	a.fields[f] = fa
+	a.has |= 1 << f
 	return fa
 }
 
 // addRaw adds one instance.
 func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
-	for f := range NumFields {
-		if !r.present(f) && a.fields[f] == nil {
-			continue
-		}
+	for mask := r.mask | a.has; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
 		fa := a.field(f, ctx, np)
 		if f.IsVector() {
 			fa.addVector(r.vector(f))
 			continue
 		}
 		v := r.scalar(f)
-		for i, m := range modesOf(f, np) {
+		for i, m := range ctx.modes[f] {
 			fa.modes[i].add(ctx.encode(m, v))
 		}
 	}
@@ -339,7 +341,7 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 		case fb == nil && f.IsVector():
 			fa.lens.addN(-1, b.n)
 		case fb == nil:
-			for i, m := range modesOf(f, np) {
+			for i, m := range ctx.modes[f] {
 				fa.modes[i].addN(ctx.encode(m, defaultValue(f)), b.n)
 			}
 		case f.IsVector():
@@ -618,6 +620,11 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 	}
 	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.sites.number(c.compSite)), c.compReg
 	c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
+	for f := range NumFields {
+		if r.present(f) {
+			r.mask |= 1 << f
+		}
+	}
 }
 
 // fold folds the end of the sequence once and reports whether it did.

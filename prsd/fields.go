@@ -112,8 +112,9 @@ func modesOf(f Field, np int) []Mode {
 // families.
 type rankCtx struct {
 	rank, ranks int32
-	eps         float64 // the timing's error bound
-	bases       []int32 // each plug-in's b(rank)
+	modes       [NumFields][]Mode // each field's modes (modesOf)
+	eps         float64           // the timing's error bound
+	bases       []int32           // each plug-in's b(rank)
 	fam         *Families
 	member      map[uint32]bool // communicators known to hold the rank (encoding)
 	// sites number the call sites of the CompSite field (nil: a site
@@ -154,6 +155,9 @@ func (t *siteTable) site(n int64) uint64 {
 
 func newRankCtx(rank, ranks int32, eps float64, plugins []string, fam *Families) (*rankCtx, error) {
 	c := &rankCtx{rank: rank, ranks: ranks, eps: eps, fam: fam, member: map[uint32]bool{}}
+	for f := range NumFields {
+		c.modes[f] = modesOf(f, len(plugins))
+	}
 	for _, name := range plugins {
 		f, ok := pluginFuncs[name]
 		if !ok {

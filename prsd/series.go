@@ -69,6 +69,9 @@ type seriesBuilder struct {
 	s    Series
 	last int64
 	pend Run // the open run of equal differences (Count 0: none)
+	// match is the number of runs after the last one, a repeat, that
+	// repeat the start of its body: the repetition under way.
+	match int
 }
 
 // add appends v.
@@ -104,13 +107,27 @@ func (b *seriesBuilder) delta(d, n int64) {
 	b.pend = Run{Delta: d, Count: n}
 }
 
-// flush closes the open run.
+// flush closes the open run: it continues the repetition under way if it
+// is the next run of the last repeat's body, else it is folded as
+// foldRuns finds.
 func (b *seriesBuilder) flush() {
 	if b.pend.Count == 0 {
 		return
 	}
-	b.s.Runs = append(b.s.Runs, b.pend)
+	r := b.pend
 	b.pend = Run{}
+	runs := b.s.Runs
+	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && equalRuns(runs[n].Body[b.match:b.match+1], []Run{r}) {
+		if b.match++; b.match == len(runs[n].Body) {
+			runs[n].Reps++
+			b.s.Runs, b.match = runs[:n+1], 0
+			return
+		}
+		b.s.Runs = append(runs, r)
+		return
+	}
+	b.match = 0
+	b.s.Runs = append(runs, r)
 	for foldRuns(&b.s.Runs) {
 	}
 }
