@@ -43,8 +43,8 @@ func (n *rnode) isLoop() bool { return n.body != nil }
 
 // rawCall is one instance of a call: the event, its request ids relative
 // to the highest the rank defined before it, its timing, and the
-// computation before it (the untimed Compute events since the rank's
-// previous call, summed, with the call site and region of the first).
+// computation after it (the untimed Compute events up to the rank's next
+// call, summed, with the call site and region of the first).
 type rawCall struct {
 	e        trace.Event
 	mask     uint32 // the fields not at their default
@@ -61,7 +61,7 @@ const (
 	statValue = iota // a computation's flops or a sleep's seconds
 	statGap          // picoseconds since the rank's previous event ended
 	statDur          // picoseconds in the call
-	statComp         // the flops computed before the call (ScalaTrace's computation between calls)
+	statComp         // the flops computed after the call, before the next (ScalaTrace's computation between calls)
 	numStats
 )
 
@@ -438,12 +438,18 @@ type compressor struct {
 	seq      []*rnode
 	maxReq   uint64
 	lastExit trace.Time
-	// The untimed computation since the last call, which goes with the
-	// next: whether any was met and how much, its call site and region.
+	// The last call, held until the next one comes with the untimed
+	// computation after it: whether any was met and how much, its call
+	// site and region. The computation before the first call (lead) is a
+	// call of its own.
+	open     trace.Event
+	hasOpen  bool
 	comp     bool
 	flops    float64
 	compSite uint64
 	compReg  uint32
+	lead     trace.Event
+	hasLead  bool
 	// The calls since the sequence's last item, a loop, that repeat the
 	// start of its body (an iteration under way), not folded yet: the
 	// body's calls they repeat, their instances (pend, reused), where the
@@ -470,21 +476,47 @@ type loopDone struct {
 }
 
 // add appends an event. An untimed computation is not a call: it is
-// kept with the next call (ScalaTrace's statistics of the computation
-// between calls), so that computations a tracer left out where they were
-// short do not break the loops.
+// kept with the call it follows (ScalaTrace's statistics of the
+// computation between calls), so that computations a tracer left out
+// where they were short do not break the loops; a call is therefore held
+// until the next one comes.
 func (c *compressor) add(e *trace.Event) {
-	if e.Kind == trace.Compute && !e.HasTime && c.ctx != nil {
-		if !c.comp {
-			c.comp, c.compSite, c.compReg = true, e.CallSite, e.Region
-		}
-		c.flops += e.Compute
+	if c.ctx == nil {
+		c.push(e)
 		return
 	}
-	c.push(e)
+	if e.Kind == trace.Compute && !e.HasTime {
+		switch {
+		case !c.hasOpen && !c.hasLead:
+			c.lead, c.hasLead = e.Clone(), true
+		case !c.hasOpen:
+			c.lead.Compute += e.Compute
+		case !c.comp:
+			c.comp, c.compSite, c.compReg, c.flops = true, e.CallSite, e.Region, e.Compute
+		default:
+			c.flops += e.Compute
+		}
+		return
+	}
+	c.close()
+	c.open, c.hasOpen = e.Clone(), true
 }
 
-// push appends a call, with the computation before it.
+// close appends the held call with the computation after it, and before
+// it the computation before the first call.
+func (c *compressor) close() {
+	if c.hasLead {
+		c.hasLead = false
+		c.push(&c.lead)
+	}
+	if c.hasOpen {
+		c.hasOpen = false
+		c.push(&c.open)
+		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
+	}
+}
+
+// push appends a call, with the computation after it.
 func (c *compressor) push(e *trace.Event) {
 	id := c.in.call(e.Kind, e.CallSite)
 	if c.predict(id, e) {
@@ -597,7 +629,7 @@ func (c *compressor) flush() {
 
 // fill sets r to e, its requests made relative to the highest request id
 // the rank defined before it, its times made a gap and a duration, with
-// the computation before it.
+// the computation after it (held, for the call being closed).
 func (c *compressor) fill(r *rawCall, e *trace.Event) {
 	*r = rawCall{e: e.Clone(), req: requestNone}
 	if e.Request != 0 {
@@ -619,7 +651,6 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 		c.lastExit = e.Exit
 	}
 	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.sites.number(c.compSite)), c.compReg
-	c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
 	for f := range NumFields {
 		if r.present(f) {
 			r.mask |= 1 << f
@@ -716,18 +747,12 @@ func (c *compressor) merge(dst, src *rnode) {
 	}
 }
 
-// finish closes the sequence: a computation after the last call becomes
-// a call of its own, and every item a body's, as if the whole trace were
-// the body of a loop of one iteration.
+// finish closes the sequence: the held call goes in, and every item
+// becomes a body's, as if the whole trace were the body of a loop of one
+// iteration.
 func (c *compressor) finish() []*rnode {
+	c.close()
 	c.flush()
-	if c.comp {
-		e := trace.NewEvent(trace.Compute)
-		e.Compute, e.CallSite, e.Region = c.flops, c.compSite, c.compReg
-		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
-		c.push(&e)
-		c.flush()
-	}
 	for _, n := range c.seq {
 		c.toBody(n)
 	}

@@ -32,7 +32,7 @@ const (
 	ComputeArg              // an MPI call's reduction flops (IEEE-754 bits)
 	Region                  // the enclosing region
 	Timed                   // 1 if the instance has timestamps
-	CompSite                // the call site of the computation before the call (StatComp)
+	CompSite                // the call site of the computation after the call (StatComp)
 	CompRegion              // its region
 	Op                      // a reduction's operation (trace.Op)
 	NumFields

@@ -122,8 +122,9 @@ type Timing struct {
 	// Mask has bit i set for each statistic present: StatValue (a
 	// computation's flops or a sleep's seconds), StatGap (picoseconds
 	// since the previous event ended), StatDur (picoseconds in the call),
-	// StatComp (the flops computed before the call: a Compute event read
-	// before it where not 0, with the CompSite and CompRegion fields).
+	// StatComp (the flops computed after the call, before the next: a
+	// Compute event read after it where not 0, with the CompSite and
+	// CompRegion fields).
 	Mask  uint8
 	Stats [numStats]Stat
 	// Levels, where not nil, are a statistic's instances on the
@@ -288,9 +289,9 @@ type reader struct {
 	reqs    []uint64
 	maxReq  uint64
 	clock   float64 // picoseconds: the end of the last timed event
-	call    trace.Event
-	pending bool // call is the next event, after the computation just read
-	// The call site and region of the computation before the call.
+	after    trace.Event // the computation after the call just read
+	hasAfter bool        // after is the next event
+	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
 	err        error
@@ -348,8 +349,8 @@ type rframe struct {
 }
 
 func (rd *reader) Next() bool {
-	if rd.pending {
-		rd.ev, rd.pending = rd.call, false
+	if rd.hasAfter {
+		rd.ev, rd.hasAfter = rd.after, false
 		return true
 	}
 	for rd.err == nil && len(rd.stack) > 0 {
@@ -422,7 +423,7 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 }
 
 // event makes the rank's next instance of call n, and the computation
-// before it first if there was one.
+// after it, for the next event, if there was one.
 func (rd *reader) event(n *Node, ch *choice) {
 	e := &rd.ev
 	e.Reset()
@@ -450,9 +451,10 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 		if tg.Mask&(1<<StatComp) != 0 {
 			if flops := rd.stat(tg, StatComp); flops != 0 {
-				rd.call, rd.pending = *e, true
-				e.Reset()
-				e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, flops, rd.compSite, rd.compRegion
+				a := &rd.after
+				a.Reset()
+				a.Kind, a.Compute, a.CallSite, a.Region = trace.Compute, flops, rd.compSite, rd.compRegion
+				rd.hasAfter = true
 			}
 		}
 	}
