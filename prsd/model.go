@@ -704,5 +704,5 @@ func sameCall(x, y *trace.Event) bool {
 		x.Request == y.Request && (x.Requests == nil) == (y.Requests == nil) && slices.Equal(x.Requests, y.Requests) &&
 		(x.SendCounts == nil) == (y.SendCounts == nil) && slices.Equal(x.SendCounts, y.SendCounts) &&
 		(x.RecvCounts == nil) == (y.RecvCounts == nil) && slices.Equal(x.RecvCounts, y.RecvCounts) &&
-		math.Float64bits(cx) == math.Float64bits(cy) && x.Region == y.Region && x.HasTime == y.HasTime && x.Op == y.Op
+		math.Float64bits(cx) == math.Float64bits(cy) && x.Region == y.Region && x.HasTime == y.HasTime && x.Op == y.Op && x.Handle == y.Handle
 }
