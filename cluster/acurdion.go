@@ -52,16 +52,17 @@ func (d distance) less(e distance) bool {
 // normalised by their range over the ranks, so that differences lie in
 // [0, 1].
 type space struct {
-	sigs  []Signatures
-	scale []float64       // 1/range per numeric signature, 0 where all ranks agree
-	norm  [][len8]float64 // each rank's numeric signatures times their scale
+	sigs   []Signatures
+	scale  []float64       // 1/range per numeric signature, 0 where all ranks agree
+	norm   [][len8]float64 // each rank's numeric signatures times their scale
+	table1 bool            // compare the 64-bit call paths
 }
 
 // len8 is the number of numeric signatures.
 const len8 = 8
 
-func newSpace(sigs []Signatures) *space {
-	sp := &space{sigs: sigs, scale: make([]float64, len(numeric)), norm: make([][len8]float64, len(sigs))}
+func newSpace(sigs []Signatures, table1 bool) *space {
+	sp := &space{sigs: sigs, scale: make([]float64, len(numeric)), norm: make([][len8]float64, len(sigs)), table1: table1}
 	for i, n := range numeric {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for k := range sigs {
@@ -85,8 +86,9 @@ func (sp *space) format() []string {
 	for i, n := range numeric {
 		differs[n.index] = sp.scale[i] > 0
 	}
-	for _, s := range sp.sigs[1:] {
-		differs[sigCallPath] = differs[sigCallPath] || s.CallPath != sp.sigs[0].CallPath
+	for i := range sp.sigs[1:] {
+		s := &sp.sigs[i+1]
+		differs[sigCallPath] = differs[sigCallPath] || !sp.samePath(s, &sp.sigs[0])
 		differs[sigLoop] = differs[sigLoop] || s.Loop != sp.sigs[0].Loop
 		differs[sigTypes] = differs[sigTypes] || s.Types != sp.sigs[0].Types
 	}
@@ -108,10 +110,19 @@ func (sp *space) distance(a, b int32) distance {
 
 // callPathDistance compares the call-path signatures only.
 func (sp *space) callPathDistance(a, b int32) distance {
-	if sp.sigs[a].CallPath != sp.sigs[b].CallPath {
+	if !sp.samePath(&sp.sigs[a], &sp.sigs[b]) {
 		return distance{1}
 	}
 	return distance{}
+}
+
+// samePath compares two ranks' call paths, exactly or as the papers'
+// 64-bit signatures.
+func (sp *space) samePath(a, b *Signatures) bool {
+	if sp.table1 {
+		return a.CallPath == b.CallPath
+	}
+	return a.Path == b.Path
 }
 
 // paramDistance compares every signature but the call path.

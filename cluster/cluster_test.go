@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
+	"kairos/prsd"
 	"kairos/trace"
 	"kairos/workload"
 )
@@ -36,9 +38,9 @@ func traceOf(ranks ...[]trace.Event) *trace.Trace {
 	return tr
 }
 
-func signAll(t *testing.T, src trace.Source) []Signatures {
+func signAll(t *testing.T, src trace.Source, opt SignOptions) []Signatures {
 	t.Helper()
-	sigs, err := SignAll(src)
+	sigs, err := SignAll(src, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +56,45 @@ func repeat(n int, body ...trace.Event) []trace.Event {
 	return out
 }
 
+// workloadSource returns a generated trace of kind (ranks and grid as
+// given, zero: the kind's default) of iterations time steps.
+func workloadSource(t *testing.T, kind string, ranks int, grid []int, iterations int, noisy bool) trace.Source {
+	t.Helper()
+	p, err := workload.Defaults(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ranks > 0 || grid != nil {
+		p.Ranks, p.Grid = ranks, grid
+	}
+	p.Iterations = iterations
+	if kind == "cg" {
+		p.Inner = 2
+	}
+	if noisy {
+		p.Imbalance, p.Noise = 0.2, 0.05
+	}
+	src, err := workload.New(kind, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// clusterOf clusters src with opt.
+func clusterOf(t *testing.T, src trace.Source, opt Options, sopt SignOptions) *Result {
+	t.Helper()
+	res, err := Cluster(signAll(t, src, sopt), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestParamSignatureTable1 checks the bit layout of Bahmani and Mueller's
 // Table 1: count in bits 0-15, relative destination 16-31 and source
-// 32-47 (two's complement), datatypes 48-54, operations 55-61 (none in
-// Kairos' model), communicators 62-63.
+// 32-47 (two's complement), datatypes 48-54, operations 55-61,
+// communicators 62-63.
 func TestParamSignatureTable1(t *testing.T) {
 	cases := []struct {
 		name             string
@@ -71,7 +108,7 @@ func TestParamSignatureTable1(t *testing.T) {
 		{"source -1", 0, 0, -1, 0, 0xffff << 32},
 		{"averages truncate", 0, 2.7, -2.7, 0, 2<<16 | 0xfffe<<32},
 		{"types and communicators", 0, 0, 0, 1<<48 | 1<<62 | 1<<63, 1<<48 | 1<<62 | 1<<63},
-		{"operation bits stay zero", 0, 0, 0, 0x7f << 55, 0},
+		{"operations", 0, 0, 0, 1<<55 | 1<<61, 1<<55 | 1<<61},
 	}
 	for _, c := range cases {
 		if got := ParamSignature(c.count, c.dest, c.src, c.types); got != c.want {
@@ -83,14 +120,55 @@ func TestParamSignatureTable1(t *testing.T) {
 	// source -1, the MPI_DOUBLE bit and the MPI_COMM_WORLD bit.
 	send, recv := call(trace.Send, 1, 2, 640), call(trace.Recv, 2, 0, 320)
 	send.SendType, recv.RecvType = trace.TypeDouble, trace.TypeDouble
-	sigs := signAll(t, traceOf(nil, []trace.Event{send, recv}, nil))
+	sigs := signAll(t, traceOf(nil, []trace.Event{send, recv}, nil), SignOptions{})
 	if got, want := sigs[1].Param, uint64(60|1<<16|0xffff<<32|1<<(48+2)|1<<62); got != want {
 		t.Errorf("rank 1: %016x, want %016x", got, want)
 	}
+	want := ParamKey{CountSum: 120, CountN: 2, DestSum: 1, DestN: 1, SrcSum: -1, SrcN: 1, Types: 1<<(48+2) | 1<<62}
+	if sigs[1].Params != want {
+		t.Errorf("rank 1: exact %+v, want %+v", sigs[1].Params, want)
+	}
+	// The operations: NAS MG's norms, an allreduce sum and one max (bits
+	// 57 and 55); a user-defined one (61).
+	sum, max, user := call(trace.Allreduce, 1, trace.NoRank, 0), call(trace.Allreduce, 2, trace.NoRank, 0), call(trace.Reduce, 3, 0, 0)
+	sum.Op, max.Op, user.Op = trace.OpSum, trace.OpMax, trace.OpUser
+	sigs = signAll(t, traceOf([]trace.Event{sum, max}, []trace.Event{user}), SignOptions{})
+	if got := sigs[0].Param & opMask; got != 1<<57|1<<55 {
+		t.Errorf("sum and max: operation bits %016x", got)
+	}
+	if got := sigs[1].Param & opMask; got != 1<<61 {
+		t.Errorf("user-defined: operation bits %016x", got)
+	}
 }
 
-// TestCallPathSignature: the call-path signature tells apart ranks whose
-// calls differ in order (the NAS MG case the sequence factor is for) or in
+// TestExactSignatures: what Table 1's 64 bits merge, the exact signatures
+// keep apart: end-points of +1/3 and -1/3 on average (both truncated to
+// 0), and counts above 65,535 elements (saturated).
+func TestExactSignatures(t *testing.T) {
+	var ranks [][]trace.Event
+	for r := int32(0); r < 8; r++ {
+		var evs []trace.Event
+		switch r {
+		case 2: // +1, -2, +2: +1/3
+			evs = []trace.Event{call(trace.Send, 1, 3, 8), call(trace.Send, 2, 0, 8), call(trace.Send, 3, 4, 8)}
+		case 5: // -1, -2, +2: -1/3
+			evs = []trace.Event{call(trace.Send, 1, 4, 8), call(trace.Send, 2, 3, 8), call(trace.Send, 3, 7, 8)}
+		case 0, 1:
+			evs = []trace.Event{call(trace.Send, 4, r+6, 70000*int64(r+1))}
+		}
+		ranks = append(ranks, evs)
+	}
+	sigs := signAll(t, traceOf(ranks...), SignOptions{})
+	if sigs[2].Param != sigs[5].Param || sigs[0].Param != sigs[1].Param {
+		t.Fatalf("Table 1 told them apart: %x %x, %x %x", sigs[2].Param, sigs[5].Param, sigs[0].Param, sigs[1].Param)
+	}
+	if sigs[2].Params == sigs[5].Params || sigs[0].Params == sigs[1].Params {
+		t.Errorf("exact signatures merged them: %+v %+v, %+v %+v", sigs[2].Params, sigs[5].Params, sigs[0].Params, sigs[1].Params)
+	}
+}
+
+// TestCallPathSignature: the call path tells apart ranks whose calls
+// differ in order (the NAS MG case the sequence factor is for) or in
 // their loops' iteration counts, and folds loops so that a body repeated
 // an even number of times does not cancel out.
 func TestCallPathSignature(t *testing.T) {
@@ -105,76 +183,81 @@ func TestCallPathSignature(t *testing.T) {
 		repeat(4, a, b),            // 6: as 3
 		nil,                        // 7: no call
 	}
-	sigs := signAll(t, traceOf(ranks...))
+	sigs := signAll(t, traceOf(ranks...), SignOptions{})
 	same := [][2]int{{0, 2}, {3, 6}}
-	for _, p := range same {
-		if sigs[p[0]].CallPath != sigs[p[1]].CallPath {
-			t.Errorf("ranks %d and %d call alike but differ", p[0], p[1])
-		}
-	}
 	for i := range sigs {
 		for j := i + 1; j < len(sigs); j++ {
-			if sigs[i].CallPath == sigs[j].CallPath && !slices.Contains(same, [2]int{i, j}) {
-				t.Errorf("ranks %d and %d call differently but have the same call path %x", i, j, sigs[i].CallPath)
+			want := slices.Contains(same, [2]int{i, j})
+			if got := sigs[i].Path == sigs[j].Path; got != want {
+				t.Errorf("ranks %d and %d: same exact path %v, want %v", i, j, got, want)
+			}
+			if got := sigs[i].CallPath == sigs[j].CallPath; got != want {
+				t.Errorf("ranks %d and %d: same 64-bit call path %v, want %v", i, j, got, want)
 			}
 		}
 	}
 	if sigs[3].Folded != 3 || sigs[5].Folded != 4 {
 		t.Errorf("folded lengths %d and %d, want 3 (a loop of a b) and 4", sigs[3].Folded, sigs[5].Folded)
 	}
+	if sigs[3].Loop != 4 {
+		t.Errorf("loop signature %x, want 4", sigs[3].Loop)
+	}
 }
 
-// TestFold checks the loop compressor on nested loops.
-func TestFold(t *testing.T) {
-	var c compressor
-	// (a b b b c) x 3, then d: a loop of 3 of [a, loop of 3 of b, c], d.
-	for range 3 {
-		c.add('a')
-		for range 3 {
-			c.add('b')
+// TestNonPeriodicStencilNineClusters: on a non-periodic 2-D stencil of any
+// grid from 3×3, the default method finds the grid's nine kinds of ranks
+// (corners, edges, interior), each cluster's members alike; Table 1's
+// truncated end-points merge the left and right edges (8 clusters).
+func TestNonPeriodicStencilNineClusters(t *testing.T) {
+	for _, grid := range [][]int{{3, 3}, {4, 4}, {5, 7}, {8, 8}} {
+		p, _ := workload.Defaults("stencil2d")
+		p.Grid, p.Ranks, p.Iterations, p.Periodic = grid, 0, 2, false
+		src, err := workload.New("stencil2d", p)
+		if err != nil {
+			t.Fatal(err)
 		}
-		c.add('c')
-	}
-	c.add('d')
-	got := show(c.seq)
-	if want := "3(a 3(b) c) d"; got != want {
-		t.Errorf("folded %q, want %q", got, want)
-	}
-	// Innermost loops of 3, outer of 3: 3 | 3<<16.
-	if got := loopSignature(c.seq); got != 3|3<<16 {
-		t.Errorf("loop signature %x", got)
-	}
-}
-
-func show(seq []node) string {
-	var parts []string
-	for _, n := range seq {
-		if n.isLoop() {
-			parts = append(parts, fmt.Sprintf("%d(%s)", n.count, show(n.body)))
-		} else {
-			parts = append(parts, string(rune(n.site)))
+		sigs := signAll(t, src, SignOptions{Reference: true})
+		res, err := Cluster(sigs, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Groups) != 9 {
+			t.Errorf("%v: %d clusters, want 9", grid, len(res.Groups))
+		}
+		for _, g := range res.Groups {
+			for _, r := range g.Members {
+				if sigs[r].Reference != sigs[g.Rep].Reference {
+					t.Errorf("%v: rank %d's calls differ from its head %d's", grid, r, g.Rep)
+				}
+			}
+		}
+		if grid[0] == 8 {
+			opt := DefaultOptions()
+			opt.Table1 = true
+			if res, _ := Cluster(sigs, opt); len(res.Groups) != 8 {
+				t.Errorf("%v: Table 1's signatures give %d clusters, the issue's 8", grid, len(res.Groups))
+			}
 		}
 	}
-	return strings.Join(parts, " ")
 }
 
-// TestTable3ClusterCounts: Bahmani and Mueller's Table 3 at 16 processes,
+// TestTable3ClusterCounts: Bahmani and Mueller's Table 3 at 16 processes
 // for the Kairos generators whose communication follows the benchmark
-// (main clusters, sub-clusters per main cluster): Sweep3D and LU have nine
-// main clusters (the corners, edges and interior of their wavefronts' 4x4
-// grid) and one sub-cluster each, FT one of each. Kairos' BT, CG and MG
-// skeletons are simpler than the NAS codes (periodic neighbours rather
-// than BT's multipartition, no CG transpose exchange or MG coarse-grid
-// idling), so their counts are not the table's.
+// (main clusters, sub-clusters in all): Sweep3D and LU have nine main
+// clusters (the corners, edges and interior of their wavefronts' 4x4
+// grid) of one sub-cluster each, FT one of each, IS three main clusters
+// (rank 0 receives no key in the verification, the last rank sends none)
+// of one sub-cluster each, CG one main cluster (whose 16 ranks differ in
+// their transpose partner: the filtering function keeps them together).
 func TestTable3ClusterCounts(t *testing.T) {
 	for _, c := range []struct {
-		kind      string
-		main, sub int
-	}{{"sweep", 9, 1}, {"lu", 9, 1}, {"ft", 1, 1}} {
-		res := clusterWorkload(t, c.kind, 16)
-		if res.Main != c.main || len(res.Groups) != c.main*c.sub || res.Inexact() != 0 {
-			t.Errorf("%s: %d main clusters, %d sub-clusters, %d inexact ranks; Table 3: %d and %d per main cluster",
-				c.kind, res.Main, len(res.Groups), res.Inexact(), c.main, c.sub)
+		kind                string
+		main, sub, clusters int
+	}{{"sweep", 9, 9, 9}, {"lu", 9, 9, 9}, {"ft", 1, 1, 1}, {"is", 3, 3, 3}, {"cg", 1, 13, 1}} {
+		res := clusterOf(t, workloadSource(t, c.kind, 16, nil, 2, false), DefaultOptions(), SignOptions{})
+		if res.Main != c.main || res.Sub != c.sub || len(res.Groups) != c.clusters {
+			t.Errorf("%s: %d main clusters, %d sub-clusters, %d clusters; want %d, %d, %d",
+				c.kind, res.Main, res.Sub, len(res.Groups), c.main, c.sub, c.clusters)
 		}
 	}
 }
@@ -183,36 +266,151 @@ func TestTable3ClusterCounts(t *testing.T) {
 // 6, the number of clusters of Sweep3D and LU (9) and FT (1) does not
 // change from 16 to 1,024 processes.
 func TestTable6ClusterCountsUnderScaling(t *testing.T) {
+	sizes := []int{16, 64, 256}
+	if testenv.Long() {
+		sizes = append(sizes, 1024)
+	}
 	for _, c := range []struct {
 		kind     string
 		clusters int
 	}{{"sweep", 9}, {"lu", 9}, {"ft", 1}} {
-		for _, n := range []int{16, 64, 256, 1024} {
-			if res := clusterWorkload(t, c.kind, n); len(res.Groups) != c.clusters || res.Inexact() != 0 {
-				t.Errorf("%s at %d ranks: %d clusters (%d inexact ranks), Table 6: %d", c.kind, n, len(res.Groups), res.Inexact(), c.clusters)
+		for _, n := range sizes {
+			if res := clusterOf(t, workloadSource(t, c.kind, n, nil, 2, false), DefaultOptions(), SignOptions{}); len(res.Groups) != c.clusters {
+				t.Errorf("%s at %d ranks: %d clusters, Table 6: %d", c.kind, n, len(res.Groups), c.clusters)
 			}
 		}
 	}
 }
 
-// clusterWorkload clusters a generated trace of kind at n ranks (two
-// time steps) with the default method.
-func clusterWorkload(t *testing.T, kind string, n int) *Result {
-	t.Helper()
-	p, err := workload.Defaults(kind)
-	if err != nil {
-		t.Fatal(err)
+// TestTable4CGPlugin: with the CG plug-in, the transpose partners leave
+// the signatures, and CG's sub-clusters grow as Table 4's (4, 8, 16, 64
+// at 16 to 1,024 ranks), one per column of the process grid (4, 8, 16,
+// 32), sub-linearly, in one main cluster. Without it, every rank but the
+// transposition's fixed points is its own sub-cluster, past P/2: the
+// filtering function engages and keeps them in one cluster.
+func TestTable4CGPlugin(t *testing.T) {
+	sizes := map[int]int{16: 4, 64: 8, 256: 16}
+	if testenv.Long() {
+		sizes[1024] = 32
 	}
-	p.Ranks, p.Grid, p.Iterations = n, nil, 2
-	src, err := workload.New(kind, p)
-	if err != nil {
-		t.Fatal(err)
+	for n, want := range sizes {
+		src := workloadSource(t, "cg", n, nil, 1, false)
+		res := clusterOf(t, src, DefaultOptions(), SignOptions{Plugins: []string{"cg"}})
+		if res.Main != 1 || res.Sub != want || len(res.Groups) != want {
+			t.Errorf("cg at %d ranks with the plug-in: %d main clusters, %d sub-clusters, %d clusters; want 1, %d, %d", n, res.Main, res.Sub, len(res.Groups), want, want)
+		}
+		res = clusterOf(t, src, DefaultOptions(), SignOptions{})
+		if 2*res.Sub <= n || len(res.Groups) != 1 || res.Groups[0].Subs != res.Sub {
+			t.Errorf("cg at %d ranks without the plug-in: %d sub-clusters, %d clusters (%d filtered)", n, res.Sub, len(res.Groups), res.Groups[0].Subs)
+		}
+		opt := DefaultOptions()
+		opt.NoFilter = true
+		if res := clusterOf(t, src, opt, SignOptions{}); len(res.Groups) != res.Sub {
+			t.Errorf("cg at %d ranks unfiltered: %d clusters of %d sub-clusters", n, len(res.Groups), res.Sub)
+		}
 	}
-	res, err := Cluster(signAll(t, src), DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestFilteringThreshold: the filtering function engages only past P/2
+// sub-clusters (and past K).
+func TestFilteringThreshold(t *testing.T) {
+	// 24 ranks in one main cluster, sending to rank 0 s bytes: s distinct
+	// counts over the ranks.
+	for _, c := range []struct {
+		distinct int
+		filtered bool
+	}{{12, false}, {13, true}, {5, false}} {
+		var ranks [][]trace.Event
+		for r := range 24 {
+			bytes := int64(1000 * (1 + r%c.distinct) * 3)
+			ranks = append(ranks, []trace.Event{call(trace.Bcast, 1, 0, 0), call(trace.Allreduce, 2, trace.NoRank, 0)})
+			ranks[r][1].SendBytes = bytes
+		}
+		res := clusterOf(t, traceOf(ranks...), DefaultOptions(), SignOptions{})
+		if got := len(res.Groups) == 1 && res.Groups[0].Subs == c.distinct; got != c.filtered || res.Sub != c.distinct {
+			t.Errorf("%d sub-clusters of 24 ranks: %d clusters, filtered %v, want %v", res.Sub, len(res.Groups), got, c.filtered)
+		}
 	}
-	return res
+}
+
+// TestCountRuleAverage: ranks of average counts within 5% of the
+// sub-cluster's average join it, whatever their rank order: counts 100,
+// 104, 108, 112 make one sub-cluster with the first two and one with
+// the last two, however the ranks are numbered.
+func TestCountRuleAverage(t *testing.T) {
+	counts := []int64{100, 104, 108, 112}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 6 {
+		perm := rng.Perm(len(counts))
+		var ranks [][]trace.Event
+		for _, i := range perm {
+			ranks = append(ranks, []trace.Event{call(trace.Allreduce, 1, trace.NoRank, 0)})
+			ranks[len(ranks)-1][0].SendBytes = counts[i]
+		}
+		res := clusterOf(t, traceOf(ranks...), DefaultOptions(), SignOptions{})
+		var got [][]int64
+		for _, g := range res.Groups {
+			var cs []int64
+			for _, r := range g.Members {
+				cs = append(cs, counts[perm[r]])
+			}
+			slices.Sort(cs)
+			got = append(got, cs)
+		}
+		slices.SortFunc(got, func(a, b []int64) int { return int(a[0] - b[0]) })
+		if fmt.Sprint(got) != "[[100 104] [108 112]]" {
+			t.Errorf("ranks %v: sub-clusters %v", perm, got)
+		}
+	}
+}
+
+// TestAcurdionK: ACURDION's single and double step keep at most K
+// clusters in all, on codes whose ranks differ (CG, MG, masterworker,
+// stencils with noise and imbalance), and each cluster's merged
+// structure gives every member its own calls back.
+func TestAcurdionK(t *testing.T) {
+	sizes := []int{64}
+	if testenv.Long() {
+		sizes = append(sizes, 256)
+	}
+	for _, kind := range []string{"cg", "mg", "masterworker", "stencil2d", "stencil3d"} {
+		for _, n := range sizes {
+			src := workloadSource(t, kind, n, nil, 2, true)
+			sigs := signAll(t, src, SignOptions{})
+			for _, m := range []Method{Acurdion, Acurdion2} {
+				res, err := Cluster(sigs, Options{Method: m, K: 9})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Groups) > 9 || members(res) != n {
+					t.Errorf("%s at %d ranks, %s: %d clusters of %d ranks", kind, n, m, len(res.Groups), members(res))
+				}
+				tr, err := prsd.Build(src, groupsOf(res), prsd.DefaultOptions())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := prsd.Verify(src, tr); err != nil {
+					t.Errorf("%s at %d ranks, %s: %v", kind, n, m, err)
+				}
+			}
+		}
+	}
+}
+
+func members(res *Result) int {
+	n := 0
+	for _, g := range res.Groups {
+		n += len(g.Members)
+	}
+	return n
+}
+
+func groupsOf(res *Result) [][]int32 {
+	var gs [][]int32
+	for _, g := range res.Groups {
+		gs = append(gs, g.Members)
+	}
+	return gs
 }
 
 // TestMethods clusters a small trace with every method: ranks 0-3 call
@@ -226,7 +424,7 @@ func TestMethods(t *testing.T) {
 		return repeat(3, call(trace.Send, 1, r^1, bytes), call(trace.Recv, 2, r^1, bytes))
 	}
 	tr := traceOf(ring(0, 800), ring(1, 800), ring(2, 800), ring(3, 800), other(4, 8000), other(5, 8000))
-	sigs := signAll(t, tr)
+	sigs := signAll(t, tr, SignOptions{Reference: true})
 	for _, c := range []struct {
 		opt  Options
 		reps []int32
@@ -247,17 +445,42 @@ func TestMethods(t *testing.T) {
 			t.Fatal(err)
 		}
 		var reps []int32
-		n := 0
 		for _, g := range res.Groups {
 			reps = append(reps, g.Rep)
-			n += len(g.Members)
 		}
-		if !slices.Equal(reps, c.reps) || n != 6 {
-			t.Errorf("%s: representatives %v of %d ranks, want %v", c.opt.Method, reps, n, c.reps)
+		if !slices.Equal(reps, c.reps) || members(res) != 6 {
+			t.Errorf("%s: heads %v of %d ranks, want %v", c.opt.Method, reps, members(res), c.reps)
 		}
 	}
 	if _, err := Cluster(sigs, Options{Method: "kmeans"}); err == nil {
 		t.Error("an unknown method was accepted")
+	}
+	if _, err := Cluster(signAll(t, tr, SignOptions{}), Options{Method: Reference}); err == nil {
+		t.Error("the reference method ran without reference signatures")
+	}
+}
+
+// TestAcurdion2KInTotal: with more call paths than K, the double step
+// keeps K clusters in all (its first step merges call paths, whose calls
+// the merged structures keep), and shares the K among the call-path
+// clusters by their diversity.
+func TestAcurdion2KInTotal(t *testing.T) {
+	var ranks [][]trace.Event
+	for r := range 24 {
+		e := call(trace.Barrier, uint64(100+r%12), trace.NoRank, 0)
+		s := call(trace.Send, 7, int32((r+1)%24), int64(8*(1+r%5)))
+		q := call(trace.Recv, 8, int32((r+23)%24), int64(8*(1+(r+23)%5)))
+		ranks = append(ranks, []trace.Event{e, s, q})
+	}
+	sigs := signAll(t, traceOf(ranks...), SignOptions{})
+	for _, m := range []Method{Acurdion, Acurdion2} {
+		res, err := Cluster(sigs, Options{Method: m, K: 9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Groups) != 9 || members(res) != 24 {
+			t.Errorf("%s: %d clusters of %d ranks, want 9 of 24", m, len(res.Groups), members(res))
+		}
 	}
 }
 
@@ -265,18 +488,59 @@ func TestMethods(t *testing.T) {
 // large K is.
 func TestFarthestKeepsNoDuplicate(t *testing.T) {
 	evs := []trace.Event{call(trace.Barrier, 1, trace.NoRank, 0)}
-	res, err := Cluster(signAll(t, traceOf(evs, evs, evs, evs, evs)), Options{Method: Acurdion, K: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := clusterOf(t, traceOf(evs, evs, evs, evs, evs), Options{Method: Acurdion, K: 9}, SignOptions{})
 	if len(res.Groups) != 1 || len(res.Groups[0].Members) != 5 || len(res.Format) != 0 {
 		t.Errorf("groups %+v, format %v", res.Groups, res.Format)
 	}
 }
 
+// TestFTPlugin: NAS FT's two splits into the rows and columns of a 4×4
+// grid give every rank its own colour and key; the FT plug-in explains
+// them, and the ranks share one cluster.
+func TestFTPlugin(t *testing.T) {
+	const n, np2 = 16, 4
+	meta := trace.NewMeta()
+	for i := range int32(np2) {
+		var row, col []int32
+		for j := range int32(np2) {
+			row, col = append(row, i*np2+j), append(col, j*np2+i)
+		}
+		meta.Comms = append(meta.Comms, trace.Comm{ID: uint32(1 + i), Members: row}, trace.Comm{ID: uint32(10 + i), Members: col})
+	}
+	tr := trace.New(n, meta)
+	for r := range int32(n) {
+		rowSplit, colSplit := call(trace.CommSplit, 1, trace.NoRank, 0), call(trace.CommSplit, 2, trace.NoRank, 0)
+		rowSplit.NewComm, colSplit.NewComm = uint32(1+r/np2), uint32(10+r%np2)
+		a2a := call(trace.Alltoall, 3, trace.NoRank, 0)
+		a2a.Comm, a2a.SendBytes, a2a.RecvBytes = uint32(1+r/np2), 64, 64
+		for _, e := range []trace.Event{rowSplit, colSplit, a2a} {
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	opt := Options{Method: Acurdion, K: 9}
+	if res := clusterOf(t, tr, opt, SignOptions{}); len(res.Groups) < 2 || !slices.Contains(res.Format, "color") {
+		t.Errorf("without the plug-in: %d clusters, differing %v", len(res.Groups), res.Format)
+	}
+	if res := clusterOf(t, tr, opt, SignOptions{Plugins: []string{"ft"}}); len(res.Groups) != 1 {
+		t.Errorf("with the plug-in: %d clusters, differing %v", len(res.Groups), res.Format)
+	}
+	full, err := prsd.Build(tr, nil, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(tr, full); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range full.Clusters[0].Items {
+		if len(n.Vars) != 1 {
+			t.Errorf("%s: %d variants, want 1 (communicators by family)", n.Kind, len(n.Vars))
+		}
+	}
+}
+
 // TestExpand: members replay their representative's events with
 // point-to-point end-points moved by their offset, roots and collectives
-// as they are.
+// as they are (the papers' reduction, for Table II).
 func TestExpand(t *testing.T) {
 	bcast := call(trace.Bcast, 3, 0, 0)
 	rep := []trace.Event{call(trace.Send, 1, 2, 8), call(trace.Recv, 2, 0, 8), bcast}
@@ -296,8 +560,8 @@ func TestExpand(t *testing.T) {
 		"1:send peer=2 tag=0 send=8 1:recv peer=0 tag=0 recv=8 1:bcast root=0 " +
 		"2:send peer=3 tag=0 send=8 2:recv peer=1 tag=0 recv=8 2:bcast root=0 " +
 		"3:send peer=0 tag=0 send=8 3:recv peer=2 tag=0 recv=8 3:bcast root=0"
-	if g := strings.Join(got, " "); g != want {
-		t.Errorf("got  %s\nwant %s", g, want)
+	if g := fmt.Sprint(got); g != "["+want+"]" {
+		t.Errorf("got  %s\nwant [%s]", g, want)
 	}
 	for _, bad := range [][]Group{
 		{{Rep: 1, Members: []int32{0, 1, 2}}},
@@ -321,13 +585,13 @@ func TestMatch(t *testing.T) {
 	r1 := []trace.Event{call(trace.Send, 1, 2, 8), call(trace.Recv, 2, 0, 8)}
 	r2 := []trace.Event{call(trace.Send, 1, 3, 8), call(trace.Recv, 2, 0, 16), call(trace.Barrier, 3, trace.NoRank, 0)}
 	tr := traceOf(nil, r1, r2, nil)
-	sigs := signAll(t, tr)
+	sigs := signAll(t, tr, SignOptions{})
 	res := &Result{Ranks: 4, Groups: []Group{{Rep: 0, Members: []int32{0, 3}}, {Rep: 1, Members: []int32{1, 2}}}}
 	x, err := Expand(Representatives(tr, res), 4, res.Groups)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Match(tr, x, sigs, res)
+	m, err := Match(tr, x, sigs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,25 +600,6 @@ func TestMatch(t *testing.T) {
 	want := Matching{Count: 75, Loop: 100, Events: 80, Src: 50, Dest: 100, Tag: 100}
 	if m != want {
 		t.Errorf("matching %+v, want %+v", m, want)
-	}
-}
-
-// TestAcurdionKeepsEveryCallPath: with more distinct call paths than K,
-// K is raised to their number, as ACURDION suggests.
-func TestAcurdionKeepsEveryCallPath(t *testing.T) {
-	var ranks [][]trace.Event
-	for r := range 12 {
-		ranks = append(ranks, []trace.Event{call(trace.Barrier, uint64(100+r), trace.NoRank, 0)})
-	}
-	sigs := signAll(t, traceOf(ranks...))
-	for _, m := range []Method{Acurdion, Acurdion2} {
-		res, err := Cluster(sigs, Options{Method: m, K: 9})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.K != 12 || len(res.Groups) != 12 || res.Inexact() != 0 {
-			t.Errorf("%s: K %d, %d groups, %d inexact", m, res.K, len(res.Groups), res.Inexact())
-		}
 	}
 }
 

@@ -3,16 +3,17 @@ package cluster
 import (
 	"fmt"
 
+	"kairos/prsd"
 	"kairos/trace"
 )
 
 // Matching is ACURDION's Table II for a reduction: how much of each rank's
-// own calls the calls it replays from its representative keep. Each rank's
-// MPI calls and its replayed ones are aligned position by position;
-// Count, Src, Dest and Tag are the percentages of aligned calls having
-// that parameter whose value is the rank's own, Events the aligned calls
-// over the longer of the two sequences, and Loop the percentage of ranks
-// whose loop signature is their representative's.
+// own calls the calls it replays from the reduction keep. Each rank's MPI
+// calls and its replayed ones are aligned position by position; Count,
+// Src, Dest and Tag are the percentages of aligned calls having that
+// parameter whose value is the rank's own, Events the aligned calls over
+// the longer of the two sequences, and Loop the percentage of ranks whose
+// replayed calls have the loop signature of their own.
 type Matching struct {
 	Count  float64 `json:"count"`
 	Loop   float64 `json:"loop"`
@@ -23,28 +24,20 @@ type Matching struct {
 }
 
 // Match compares every rank of src with the same rank of replayed (the
-// expanded reduction), given the ranks' signatures.
-func Match(src, replayed trace.Source, sigs []Signatures, res *Result) (Matching, error) {
+// reduction read as the whole trace), given the ranks' signatures.
+func Match(src, replayed trace.Source, sigs []Signatures) (Matching, error) {
 	if src.NumRanks() != replayed.NumRanks() {
 		return Matching{}, fmt.Errorf("cluster: %d ranks replayed for %d", replayed.NumRanks(), src.NumRanks())
 	}
 	var t tally
 	for r := 0; r < src.NumRanks(); r++ {
-		if err := t.rank(src, replayed, r); err != nil {
+		if err := t.rank(src, replayed, r, sigs[r].Loop); err != nil {
 			return Matching{}, err
-		}
-	}
-	loops := 0
-	for _, g := range res.Groups {
-		for _, r := range g.Members {
-			if sigs[r].Loop == sigs[g.Rep].Loop {
-				loops++
-			}
 		}
 	}
 	return Matching{
 		Count: pct(t.count), Src: pct(t.src), Dest: pct(t.dest), Tag: pct(t.tag),
-		Events: pct(t.events), Loop: pct([2]int{loops, res.Ranks}),
+		Events: pct(t.events), Loop: pct(t.loops),
 	}, nil
 }
 
@@ -80,11 +73,12 @@ func nextCall(rd trace.Reader) bool {
 
 // tally counts matches and comparisons, [matched, compared].
 type tally struct {
-	count, src, dest, tag, events [2]int
+	count, src, dest, tag, events, loops [2]int
 }
 
-// rank compares rank r's calls in src and replayed, streaming both.
-func (t *tally) rank(src, replayed trace.Source, r int) error {
+// rank compares rank r's calls in src and replayed, streaming both, and
+// the loop signature of the replayed calls with the rank's own, loop.
+func (t *tally) rank(src, replayed trace.Source, r int, loop uint64) error {
 	own, err := src.OpenRank(r)
 	if err != nil {
 		return err
@@ -95,8 +89,12 @@ func (t *tally) rank(src, replayed trace.Source, r int) error {
 		return err
 	}
 	defer rep.Close()
+	shape := prsd.NewShape(nil)
 	for {
 		okOwn, okRep := nextCall(own), nextCall(rep)
+		if okRep {
+			shape.Add(rep.Event())
+		}
 		if okOwn != okRep {
 			t.events[1]++ // a call only one side has
 			continue
@@ -118,6 +116,8 @@ func (t *tally) rank(src, replayed trace.Source, r int) error {
 	if err := rep.Err(); err != nil {
 		return fmt.Errorf("rank %d replayed: %w", r, err)
 	}
+	shape.Finish()
+	same(&t.loops, true, shape.LoopSignature() == loop)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"kairos/prsd"
 	"kairos/trace"
 )
 
@@ -30,7 +31,7 @@ func Representatives(src trace.Source, res *Result) trace.Source {
 	reps := make([]int, len(res.Groups))
 	for i, g := range res.Groups {
 		reps[i] = int(g.Rep)
-		m.Attrs[attrGroup+strconv.Itoa(i)] = strconv.Itoa(int(g.Rep)) + " " + NewRanklist(g.Members).String()
+		m.Attrs[attrGroup+strconv.Itoa(i)] = strconv.Itoa(int(g.Rep)) + " " + prsd.NewRanklist(g.Members).String()
 	}
 	return &selection{src: src, ranks: reps, meta: m}
 }
@@ -54,7 +55,7 @@ func FromReduced(src trace.Source) (trace.Source, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("reduced trace: %s %q: want a representative rank and its ranklist", key, attrs[key])
 		}
-		rl, err := ParseRanklist(list)
+		rl, err := prsd.ParseRanklist(list)
 		if err != nil {
 			return nil, fmt.Errorf("reduced trace: %s: %w", key, err)
 		}
@@ -85,7 +86,7 @@ func Expand(reps trace.Source, n int, groups []Group) (trace.Source, error) {
 	}
 	for i, g := range groups {
 		if !slices.Contains(g.Members, g.Rep) {
-			return nil, fmt.Errorf("cluster: representative %d is not in its group %v", g.Rep, NewRanklist(g.Members))
+			return nil, fmt.Errorf("cluster: representative %d is not in its group %v", g.Rep, prsd.NewRanklist(g.Members))
 		}
 		for _, r := range g.Members {
 			if r < 0 || int(r) >= n {

@@ -1,38 +1,48 @@
 package cluster
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 
+	"kairos/prsd"
 	"kairos/trace"
 )
 
-// Signatures summarise one rank's behaviour in constant space: Bahmani and
-// Mueller's call-path and parameter signatures, ACURDION's averaged
-// parameter signatures, and the reference signature that stands for the
-// whole event sequence.
+// Signatures summarise one rank's behaviour: Bahmani and Mueller's
+// call-path and parameter signatures, ACURDION's averaged signatures, and
+// (on demand) the reference signature of the whole event sequence.
+//
+// The papers pack each into 64 bits, which truncates averages and
+// saturates counts, so that ranks that behave differently can share a
+// signature (a stencil's left and right edges, at average relative
+// destinations of +1/3 and -1/3, both truncated to 0; every count above
+// 65,535 elements). Kairos keeps the papers' 64-bit forms (CallPath,
+// Param) as a method to compare with, and clusters on exact ones (Path,
+// Params, Reference), which do not collide by construction.
 type Signatures struct {
 	Rank int32
-	// CallPath is the XOR, over the rank's MPI calls folded into loops
-	// (see loops.go), of each call's stack signature (and each loop's
-	// iteration count) times its position mod 10, plus 1: the order of
-	// the calls counts, so that two ranks making the same calls in
-	// another order differ (the NAS MG case). A call without a call site
-	// is identified by its MPI function.
+	// Path numbers the rank's exact call path among the ranks SignAll
+	// signed: ranks of equal Path make the same MPI calls (by function
+	// and call site) in the same order, the same number of times.
+	Path int32
+	// CallPath is Bahmani and Mueller's 64-bit call-path signature: the
+	// XOR, over the rank's MPI calls folded into loops (prsd.Shape), of
+	// each call's stack signature (and each loop's iteration counts)
+	// times its position mod 10, plus 1.
 	CallPath uint64
-	// Loop is ACURDION's loop signature (see loopSignature).
+	// Loop is ACURDION's loop signature (prsd.Shape.LoopSignature).
 	Loop uint64
 	// Folded is the length of the rank's calls folded into loops.
 	Folded int
+	// Params are the exact components of Table 1's parameter signature.
+	Params ParamKey
 	// Param is the 64-bit parameter signature of Bahmani and Mueller's
 	// Table 1 (see ParamSignature).
 	Param uint64
-	// Reference is a 64-bit hash of the rank's MPI calls with every
-	// parameter, end-points relative to the rank: ranks with equal
-	// sequences have equal references.
-	Reference uint64
+	// Reference numbers the rank's whole sequence of calls with every
+	// parameter, end-points relative (prsd.RankKey), among the ranks
+	// SignAll signed with Reference set; -1 otherwise.
+	Reference int32
 
 	// Averages over the rank's MPI calls, as ACURDION signs them: the
 	// count of elements sent or received, the relative source and
@@ -44,11 +54,33 @@ type Signatures struct {
 	// trace, flops in a time-independent one. Comm is the seconds spent in
 	// MPI calls (0 in a time-independent trace).
 	Comp, Comm float64
-	// Types has a bit per datatype and per kind of communicator the rank
-	// uses (bits 48-54 and 62-63 of Table 1).
+	// Types has a bit per datatype, reduction operation and kind of
+	// communicator the rank uses (bits 48-63 of Table 1).
 	Types uint64
 	// Calls is the number of MPI calls, Events the number of events.
 	Calls, Events int
+
+	shape string // the exact call path, until SignAll numbers it
+}
+
+// ParamKey is Table 1's parameter signature without truncation: the sums
+// and numbers of counts (in elements) and of relative destinations and
+// sources, and the type bits. Equal keys are equal averages, exactly.
+type ParamKey struct {
+	CountSum, CountN int64
+	DestSum, DestN   int64
+	SrcSum, SrcN     int64
+	Types            uint64
+}
+
+// AvgCount is the average count sent or received, in elements.
+func (k *ParamKey) AvgCount() float64 { return avg(float64(k.CountSum), k.CountN) }
+
+func avg(sum float64, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // Table 1 of Bahmani and Mueller: where each component of the parameter
@@ -58,59 +90,84 @@ const (
 	destBits   = 16 // average relative destination, 16 bits (two's complement)
 	srcBits    = 32 // average relative source, 16 bits (two's complement)
 	typeBits   = 48 // datatypes used, 7 bits
-	opBits     = 55 // reduction operations used, 7 bits (not in Kairos' model: 0)
+	opBits     = 55 // reduction operations used, 7 bits (opFlag)
 	commBits   = 62 // communicators used, 2 bits
 	countMask  = 0xffff
 	typeMask   = 0x7f << typeBits
+	opMask     = 0x7f << opBits
 	commWorld  = 1 << commBits       // MPI_COMM_WORLD
 	commOther  = 1 << (commBits + 1) // any other communicator
 	otherTypes = 6                   // the type bit of the datatypes without one
 )
 
-// typeBit is the bit (above typeBits) of each datatype with its own.
-var typeBit = map[trace.Datatype]uint{
-	trace.TypeChar: 0, trace.TypeInt: 1, trace.TypeDouble: 2, 5: 3, // float
-	trace.TypeByte: 4, 4: 5, // long
-}
+// typeBit is the bit (above typeBits) of each datatype, by its id as a
+// byte: its own for the common ones, otherTypes for the rest.
+var typeBit = func() (b [256]uint8) {
+	for i := range b {
+		b[i] = otherTypes
+	}
+	for t, bit := range map[trace.Datatype]uint8{
+		trace.TypeChar: 0, trace.TypeInt: 1, trace.TypeDouble: 2, 5: 3, // float
+		trace.TypeByte: 4, 4: 5, // long
+	} {
+		b[uint8(t)] = bit
+	}
+	return b
+}()
 
-// ParamSignature packs the components of Table 1: the average count
-// (saturated to 16 bits), the average relative destination and source
-// (rounded toward zero, saturated to int16), and the datatype and
-// communicator bits of types. Bits 55-61, the reduction operations, stay
-// zero: Kairos' trace model, like SimGrid's time-independent traces, does
-// not keep the operation.
+// ParamSignature packs the components of Table 1 as the paper does: the
+// average count (saturated to 16 bits), the average relative destination
+// and source (rounded toward zero, saturated to int16), and the datatype,
+// operation and communicator bits of types.
 func ParamSignature(count, dest, src float64, types uint64) uint64 {
 	sig := uint64(min(max(count, 0), countMask)) << countBits
 	sig |= uint64(uint16(saturate16(dest))) << destBits
 	sig |= uint64(uint16(saturate16(src))) << srcBits
-	return sig | types&(typeMask|commWorld|commOther)
+	return sig | types&(typeMask|opMask|commWorld|commOther)
 }
 
 func saturate16(v float64) int16 {
 	return int16(min(max(math.Trunc(v), math.MinInt16), math.MaxInt16))
 }
 
+// SignOptions choose what SignAll computes beyond the defaults.
+type SignOptions struct {
+	// Plugins name the user plug-ins (Plugins) whose explained
+	// parameters the signatures leave out.
+	Plugins []string
+	// Reference computes each rank's reference signature (a second read
+	// of each rank, with its parameters: the costly baseline).
+	Reference bool
+}
+
 // sums accumulates one rank's signatures.
 type sums struct {
-	sig                       Signatures
-	meta                      *trace.Meta
-	ranks                     int
-	count, src, dest, tag     float64
-	nCount, nSrc, nDest, nTag int
-	color, key                float64
-	nSplit                    int
-	lastExit                  trace.Time
-	timed                     bool
-	ref                       []byte
-	refHash                   hashWriter
-	loops                     compressor
+	sig        Signatures
+	meta       *trace.Meta
+	ranks      int
+	plugins    []plugin
+	tag, color float64
+	key        float64
+	nTag       int64
+	nSplit     int64
+	lastExit   trace.Time
+	timed      bool
+	shape      *prsd.Shape
 }
 
 // Sign computes rank r's signatures from its events; n is the number of
-// ranks and meta the trace's metadata.
-func Sign(rd trace.Reader, r int32, n int, meta *trace.Meta) (Signatures, error) {
-	s := sums{meta: meta, ranks: n, refHash: newHash()}
-	s.sig.Rank = r
+// ranks and meta the trace's metadata. in numbers the call and loop
+// identities of the ranks' shapes (nil: a new one).
+func Sign(rd trace.Reader, r int32, n int, meta *trace.Meta, in *prsd.Interner, opt SignOptions) (Signatures, error) {
+	ps, err := plugins(opt.Plugins)
+	if err != nil {
+		return Signatures{}, err
+	}
+	if in == nil {
+		in = prsd.NewInterner()
+	}
+	s := sums{meta: meta, ranks: n, plugins: ps, shape: prsd.NewShape(in)}
+	s.sig.Rank, s.sig.Reference = r, -1
 	for rd.Next() {
 		s.add(rd.Event())
 	}
@@ -142,33 +199,17 @@ func (s *sums) add(e *trace.Event) {
 	if e.HasTime {
 		s.sig.Comm += e.Duration().Seconds()
 	}
-	site := e.CallSite
-	if site == 0 {
-		site = kindSites[e.Kind]
-	}
-	s.loops.add(site)
+	s.shape.Add(e)
 	s.sig.Calls++
 	s.params(e)
-	s.reference(e)
 }
 
-// kindSites are the stack signatures of calls without a call site: their
-// MPI function's, a fixed odd 64-bit value (FNV-1a of its name).
-var kindSites = func() (s [trace.NumKinds]uint64) {
-	for k := range s {
-		h := fnv.New64a()
-		h.Write([]byte(trace.Kind(k).String()))
-		s[k] = h.Sum64() | 1
-	}
-	return s
-}()
-
-// params adds e's parameters to the averages and type bits.
+// params adds e's parameters to the sums and type bits.
 func (s *sums) params(e *trace.Event) {
-	r := s.sig.Rank
+	r, k := s.sig.Rank, &s.sig.Params
 	if e.SendBytes > 0 || e.RecvBytes > 0 {
-		s.count += float64(elements(e.SendBytes, e.SendType, s.meta) + elements(e.RecvBytes, e.RecvType, s.meta))
-		s.nCount++
+		k.CountSum += elements(e.SendBytes, e.SendType, s.meta) + elements(e.RecvBytes, e.RecvType, s.meta)
+		k.CountN++
 	}
 	dest, src := trace.NoRank, trace.NoRank
 	switch {
@@ -179,36 +220,57 @@ func (s *sums) params(e *trace.Event) {
 	case e.Kind == trace.SendRecv:
 		dest, src = e.Partner, e.Source
 	}
-	if dest >= 0 {
-		s.dest += float64(dest - r)
-		s.nDest++
+	if dest >= 0 && !s.explainsPartner(dest) {
+		k.DestSum += int64(dest - r)
+		k.DestN++
 	}
-	if src >= 0 {
-		s.src += float64(src - r)
-		s.nSrc++
+	if src >= 0 && !s.explainsPartner(src) {
+		k.SrcSum += int64(src - r)
+		k.SrcN++
 	}
 	if e.Kind.IsPointToPoint() && e.Tag >= 0 {
 		s.tag += float64(e.Tag)
 		s.nTag++
 	}
 	if e.Kind == trace.CommSplit || e.Kind == trace.CommCreate || e.Kind == trace.CommDup {
-		s.color += float64(e.NewComm)
-		s.key += float64(indexOf(s.meta.Members(e.NewComm, s.ranks), r))
-		s.nSplit++
+		if !s.explainsSplit(e.NewComm) {
+			s.color += float64(e.NewComm)
+			s.key += float64(indexOf(s.meta.Members(e.NewComm, s.ranks), r))
+			s.nSplit++
+		}
 	}
 	if e.Kind.IsPointToPoint() || e.Kind.IsCollective() {
 		if e.SendBytes > 0 || len(e.SendCounts) > 0 {
-			s.sig.Types |= typeFlag(e.SendType, s.meta)
+			k.Types |= typeFlag(e.SendType, s.meta)
 		}
 		if e.RecvBytes != 0 || len(e.RecvCounts) > 0 {
-			s.sig.Types |= typeFlag(e.RecvType, s.meta)
+			k.Types |= typeFlag(e.RecvType, s.meta)
 		}
 		if e.Comm == trace.WorldComm {
-			s.sig.Types |= commWorld
+			k.Types |= commWorld
 		} else {
-			s.sig.Types |= commOther
+			k.Types |= commOther
+		}
+		if e.Kind.HasReduction() && e.Op != trace.OpNone {
+			k.Types |= opFlag(e.Op)
 		}
 	}
+}
+
+// opFlag is the bit (55 to 61) of a reduction operation: 55 max, 56 min,
+// 57 sum, 58 prod, 59 the logical and bitwise ones, 60 minloc and maxloc,
+// 61 replace and the user-defined ones.
+func opFlag(o trace.Op) uint64 {
+	b := uint(4)
+	switch o {
+	case trace.OpMax, trace.OpMin, trace.OpSum, trace.OpProd:
+		b = uint(o - trace.OpMax)
+	case trace.OpMinloc, trace.OpMaxloc:
+		b = 5
+	case trace.OpReplace, trace.OpUser:
+		b = 6
+	}
+	return 1 << (opBits + b)
 }
 
 func elements(bytes int64, t trace.Datatype, meta *trace.Meta) int64 {
@@ -225,11 +287,7 @@ func typeFlag(t trace.Datatype, meta *trace.Meta) uint64 {
 	if t == trace.DefaultType {
 		t = meta.DefaultType
 	}
-	bit, ok := typeBit[t]
-	if !ok {
-		bit = otherTypes
-	}
-	return 1 << (typeBits + bit)
+	return 1 << (typeBits + uint(typeBit[uint8(t)]))
 }
 
 func indexOf(members []int32, r int32) int {
@@ -241,66 +299,67 @@ func indexOf(members []int32, r int32) int {
 	return -1
 }
 
-// reference adds e, with every parameter and its end-points relative to
-// the rank, to the reference signature.
-func (s *sums) reference(e *trace.Event) {
-	rel := func(p int32) int64 {
-		if p < 0 {
-			return int64(p) - 1<<40 // ANY_SOURCE and no partner stay apart from offsets
-		}
-		return int64(p - s.sig.Rank)
-	}
-	partner := rel(e.Partner)
-	if e.Kind.IsRooted() {
-		partner = int64(e.Partner) // a root is absolute
-	}
-	b := s.ref[:0]
-	b = append(b, byte(e.Kind), byte(e.SendType), byte(e.RecvType))
-	for _, v := range []int64{partner, rel(e.Source), int64(e.Tag), int64(e.Comm), int64(e.NewComm), e.SendBytes, e.RecvBytes, int64(e.CallSite)} {
-		b = binary.AppendVarint(b, v)
-	}
-	for _, c := range [][]int64{e.SendCounts, e.RecvCounts} {
-		b = binary.AppendUvarint(b, uint64(len(c)))
-		for _, v := range c {
-			b = binary.AppendVarint(b, v)
-		}
-	}
-	s.ref = b
-	s.refHash.write(b)
-}
-
 func (s *sums) finish() Signatures {
-	avg := func(sum float64, n int) float64 {
-		if n == 0 {
-			return 0
-		}
-		return sum / float64(n)
-	}
 	g := s.sig
-	g.Count, g.Src, g.Dest = avg(s.count, s.nCount), avg(s.src, s.nSrc), avg(s.dest, s.nDest)
+	k := &g.Params
+	g.Count, g.Dest, g.Src = k.AvgCount(), avg(float64(k.DestSum), k.DestN), avg(float64(k.SrcSum), k.SrcN)
 	g.Tag, g.Color, g.Key = avg(s.tag, s.nTag), avg(s.color, s.nSplit), avg(s.key, s.nSplit)
+	g.Types = k.Types
 	g.Param = ParamSignature(g.Count, g.Dest, g.Src, g.Types)
-	g.Reference = s.refHash.sum()
-	g.CallPath, g.Loop, g.Folded = callPath(s.loops.seq), loopSignature(s.loops.seq), length(s.loops.seq)
+	s.shape.Finish()
+	g.shape, g.CallPath, g.Loop, g.Folded = s.shape.Key(), s.shape.CallPath(), s.shape.LoopSignature(), s.shape.Len()
 	return g
 }
 
-// hashWriter is FNV-1a over the events' encodings, each prefixed by its
-// length so that sequences cannot alias.
-type hashWriter struct{ h uint64 }
-
-func newHash() hashWriter { return hashWriter{h: 14695981039346656037} }
-
-func (w *hashWriter) write(b []byte) {
-	w.byte(byte(len(b)))
-	for _, c := range b {
-		w.byte(c)
+// SignAll computes the signatures of every rank of src, one rank at a
+// time, and numbers their exact call paths (and reference signatures).
+func SignAll(src trace.Source, opt SignOptions) ([]Signatures, error) {
+	n := src.NumRanks()
+	sigs := make([]Signatures, n)
+	in := prsd.NewInterner()
+	paths := map[string]int32{}
+	refs := map[string]int32{}
+	fam := prsd.NewFamilies(src.Meta(), n)
+	for r := range n {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			return nil, err
+		}
+		sigs[r], err = Sign(rd, int32(r), n, src.Meta(), in, opt)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+		sigs[r].Path = number(paths, sigs[r].shape)
+		sigs[r].shape = ""
+		if opt.Reference {
+			if sigs[r].Reference, err = reference(src, r, fam, refs); err != nil {
+				return nil, err
+			}
+		}
 	}
+	return sigs, nil
 }
 
-func (w *hashWriter) byte(c byte) {
-	w.h ^= uint64(c)
-	w.h *= 1099511628211
+// number returns key's number in numbers, adding it if new.
+func number(numbers map[string]int32, key string) int32 {
+	id, ok := numbers[key]
+	if !ok {
+		id = int32(len(numbers))
+		numbers[key] = id
+	}
+	return id
 }
 
-func (w *hashWriter) sum() uint64 { return w.h }
+func reference(src trace.Source, r int, fam *prsd.Families, refs map[string]int32) (int32, error) {
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Close()
+	key, err := prsd.RankKey(rd, r, src.NumRanks(), fam)
+	if err != nil {
+		return 0, fmt.Errorf("rank %d: %w", r, err)
+	}
+	return number(refs, key), nil
+}

@@ -54,17 +54,18 @@ type Options struct {
 	Top int
 }
 
-// Reduction is the trace reduced to one trace per cluster of ranks, as
-// kairos reduce --accuracy tells it.
+// Reduction is the trace reduced to clusters of ranks, each compressed
+// into one structure that keeps every rank's calls, as kairos reduce
+// --accuracy tells it.
 type Reduction struct {
-	Ranks, Representatives int
-	EventsKept, Events     int64
-	// ACC is the replay accuracy of the reduction (1 is exact); 0 when it
-	// could not be replayed.
+	Ranks, Clusters int
+	// Bytes is the compressed size, of Events events; TimeError the
+	// relative error bound of its times.
+	Bytes     int64
+	Events    int64
+	TimeError float64
+	// ACC is the replay accuracy of the reduction (1 is exact).
 	ACC float64
-	// Note says how the clusters were made when the default ones did not
-	// replay.
-	Note string
 	// Text is kairos reduce's text.
 	Text string
 }

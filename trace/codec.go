@@ -34,9 +34,9 @@ const (
 	fRequests
 	fSource
 	fNewComm
-	fOp // bit 17: a reduction's operation, Event.Op (not in this version: rejected)
-	fHandle
-	fAll = (1<<iota - 1) &^ fOp
+	fOp     // bit 17: a reduction's operation, Event.Op
+	fHandle // bit 18: a one-sided window or file handle, Event.Handle
+	fAll    = 1<<iota - 1
 )
 
 // maxCounts bounds the length of a decoded count or request vector so that
@@ -124,6 +124,9 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 	if mask&fNewComm != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
 	}
+	if mask&fOp != 0 {
+		dst = append(dst, byte(e.Op))
+	}
 	if mask&fHandle != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.Handle))
 	}
@@ -198,6 +201,7 @@ func eventMask(e *Event, st *CodecState) uint32 {
 	set(e.Requests != nil, fRequests)
 	set(e.Source != NoRank, fSource)
 	set(e.NewComm != 0, fNewComm)
+	set(e.Op != OpNone, fOp)
 	set(e.Handle != 0, fHandle)
 	return m
 }
@@ -291,6 +295,12 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	}
 	if mask&fNewComm != 0 {
 		e.NewComm = d.Uint32()
+	}
+	if mask&fOp != 0 {
+		if e.Op = Op(d.Byte()); !e.Op.Valid() && d.Err == nil {
+			d.Off--
+			d.Fail("unknown reduction operation " + e.Op.String())
+		}
 	}
 	if mask&fHandle != 0 {
 		e.Handle = d.Uint32()

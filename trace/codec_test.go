@@ -72,8 +72,8 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 // TestCodecHandleBit pins the wire position of Event.Handle: mask bit 18,
-// as docs/ktr-format.md says; bit 17 (a reduction's operation) is not
-// part of this version's encoding and is refused.
+// as docs/ktr-format.md says; bit 17 is a reduction's operation, and an
+// unknown one is refused.
 func TestCodecHandleBit(t *testing.T) {
 	e := NewEvent(WinFree)
 	e.Handle = 5
@@ -83,11 +83,11 @@ func TestCodecHandleBit(t *testing.T) {
 	if !bytes.Equal(b, want) {
 		t.Fatalf("encoded % x, want % x", b, want)
 	}
-	bad := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<17)...)
-	bad = append(bad, 5)
+	bad := append([]byte{byte(Allreduce)}, binary.AppendUvarint(nil, 1<<17)...)
+	bad = append(bad, 99)
 	var got Event
 	if _, err := DecodeEvent(bad, &got, &CodecState{}); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("mask bit 17: err %v, want a corruption error", err)
+		t.Fatalf("mask bit 17, operation 99: err %v, want a corruption error", err)
 	}
 }
 

@@ -76,6 +76,8 @@ type Event struct {
 	// Compute is the flops of a Compute event and of the local reduction
 	// after a reduction collective, or the seconds of a Sleep.
 	Compute float64
+	// Op is a reduction collective's operation (OpNone where unknown).
+	Op Op
 
 	// Enter and Exit are when the call began and ended, if HasTime.
 	Enter, Exit Time

@@ -25,6 +25,13 @@ func init() {
 		build: buildFT,
 	})
 	register(&generator{
+		name:     "is",
+		summary:  "NPB IS-like integer sort: bucket-size allreduce, alltoall of counts, alltoallv of keys, key exchange with the next rank",
+		extra:    []string{ParamDelay},
+		defaults: Params{Ranks: 16, Iterations: 10, Bytes: 1 << 20, Flops: 2e8, Seed: 1},
+		build:    buildIS,
+	})
+	register(&generator{
 		name:    "mg",
 		summary: "NPB MG-like multigrid V-cycles: halo exchanges on shrinking grids, allreduce of norms",
 		extra:   []string{ParamGrid, ParamPeriodic, ParamLevels, ParamAllreduceEvery, ParamAllreduceBytes, ParamDelay},
@@ -47,8 +54,8 @@ func init() {
 //     blocking send and a wait with the partner whose column differs in one
 //     bit;
 //   - exchanges the result with the transpose partner (the rank at the
-//     transposed grid position; a diagonal rank, its own partner, copies
-//     locally), again receive, send, wait;
+//     transposed grid position; a diagonal rank is its own partner and
+//     exchanges with itself, as NPB does), again receive, send, wait;
 //   - computes the dot products, each finished by an 8-byte allreduce (NPB
 //     sums them by the same row exchanges as the product; an allreduce is
 //     what most CG codes call), two per CG iteration and one for the
@@ -93,7 +100,7 @@ func buildCG(p *Params, s sites) (program, error) {
 				e.wait(rwait, rq)
 				e.compute(rsum, float64(p.Bytes/8))
 			}
-			if l2npcols > 0 && exch != me {
+			if l2npcols > 0 {
 				rq := e.irecv(trecv, exch, 100, p.Bytes)
 				e.send(tsend, exch, 100, p.Bytes)
 				e.wait(twait, rq)
@@ -183,6 +190,84 @@ func buildFT(p *Params, s sites) (program, error) {
 	return program{ranks: p.Ranks, open: open}, nil
 }
 
+// buildIS is the communication skeleton of the NAS Parallel Benchmarks'
+// IS (bucket sort of Bytes/4 integer keys per rank). Each of the
+// Iterations rankings: the rank counts its keys per bucket (compute),
+// sums the bucket sizes over all ranks (a 4 KiB allreduce of 1,024
+// buckets), tells every rank how many keys it sends it (an alltoall of 4
+// bytes), sends them (an alltoallv, each pair's count drawn once from the
+// seed around Bytes/4/ranks keys), and ranks its new keys (compute). As in
+// NPB, rank 0 changes two of its keys at every ranking (to the iteration
+// and to the largest key less it): one more key to rank 0 and to the last
+// rank, one fewer to two ranks drawn for the iteration, so that the
+// counts change a little from one iteration to the next. The full
+// verification then sends each rank's largest key to the next rank (rank
+// 0 receives none, the last sends none: IS's three kinds of ranks) and
+// sums the errors (an allreduce of 8 bytes).
+func buildIS(p *Params, s sites) (program, error) {
+	var (
+		count  = s.at("main>rank", "compute", 410)
+		sizes  = s.at("main>rank", "MPI_Allreduce", 430)
+		counts = s.at("main>rank", "MPI_Alltoall", 450)
+		keys   = s.at("main>rank", "MPI_Alltoallv", 470)
+		sort   = s.at("main>rank", "compute", 490)
+		vrecv  = s.at("main>full_verify", "MPI_Irecv", 610)
+		vsend  = s.at("main>full_verify", "MPI_Send", 615)
+		vwait  = s.at("main>full_verify", "MPI_Wait", 618)
+		vsum   = s.at("main>full_verify", "MPI_Reduce", 640)
+	)
+	n := p.Ranks
+	perPair := max(p.Bytes/4/int64(n), 1)
+	// pair is the keys source sends destination at iteration it.
+	pair := func(it, src, dst int) int64 {
+		c := int64(float64(perPair) * (0.95 + 0.1*unit(hash3(p.Seed, uint64(src*n+dst), saltTask))))
+		if src == 0 {
+			a, b := int(hash3(p.Seed, uint64(it), saltNoise)%uint64(n)), int(hash3(p.Seed, uint64(it), saltImbalance)%uint64(n))
+			for _, d := range []int{0, n - 1} {
+				if dst == d {
+					c++
+				}
+			}
+			for _, d := range []int{a, b} {
+				if dst == d {
+					c--
+				}
+			}
+		}
+		return 4 * max(c, 0)
+	}
+	open := func(me int) stepper {
+		return steps(p.Iterations+1, func(e *emitter, it int) {
+			if it == p.Iterations {
+				if me > 0 {
+					rq := e.irecv(vrecv, me-1, 1000, 4)
+					if me < n-1 {
+						e.send(vsend, me+1, 1000, 4)
+					}
+					e.wait(vwait, rq)
+				} else if n > 1 {
+					e.send(vsend, me+1, 1000, 4)
+				}
+				e.collective(trace.Reduce, vsum, 8, 0)
+				return
+			}
+			e.iteration(it)
+			e.compute(count, 0.3*p.Flops)
+			e.allreduce(sizes, 4096)
+			e.collective(trace.Alltoall, counts, 4, 0)
+			ev := e.event(trace.Alltoallv, keys)
+			ev.SendCounts, ev.RecvCounts = make([]int64, n), make([]int64, n)
+			for d := range n {
+				ev.SendCounts[d], ev.RecvCounts[d] = pair(it, me, d), pair(it, d, me)
+				ev.SendBytes += ev.SendCounts[d]
+				ev.RecvBytes += ev.RecvCounts[d]
+			}
+			e.compute(sort, 0.7*p.Flops)
+		})
+	}
+	return program{ranks: n, open: open}, nil
+}
+
 // buildMG is the communication skeleton of the NAS Parallel Benchmarks' MG
 // (V-cycle multigrid on a periodic 3-D grid over a 3-D process grid). Each
 // iteration runs a V-cycle over Levels levels: restriction (rprj3) from
@@ -252,7 +337,7 @@ func buildMG(p *Params, s sites) (program, error) {
 		}
 		norm := func(e *emitter) {
 			e.allreduce(nsum, p.AllreduceBytes)
-			e.allreduce(nmax, p.AllreduceBytes)
+			e.allreduceMax(nmax, p.AllreduceBytes)
 		}
 		return steps(p.Iterations+1, func(e *emitter, it int) {
 			if it == 0 {

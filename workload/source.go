@@ -272,9 +272,12 @@ func (e *emitter) waitall(s site) { e.event(trace.Waitall, s) }
 // collective appends a collective on MPI_COMM_WORLD moving bytes, with
 // root for rooted ones. As in SimGrid's actions, a collective with one
 // count (bcast, reduce, allreduce) has it in SendBytes; alltoall has bytes
-// per peer both ways.
+// per peer both ways. Reductions sum.
 func (e *emitter) collective(k trace.Kind, s site, bytes int64, root int) {
 	ev := e.event(k, s)
+	if k.HasReduction() {
+		ev.Op = trace.OpSum
+	}
 	switch k {
 	case trace.Barrier:
 	case trace.Alltoall:
@@ -288,6 +291,12 @@ func (e *emitter) collective(k trace.Kind, s site, bytes int64, root int) {
 }
 
 func (e *emitter) allreduce(s site, bytes int64) { e.collective(trace.Allreduce, s, bytes, 0) }
+
+// allreduceMax appends an allreduce that takes the maximum.
+func (e *emitter) allreduceMax(s site, bytes int64) {
+	e.allreduce(s, bytes)
+	e.buf[len(e.buf)-1].Op = trace.OpMax
+}
 
 // rng is a splitmix64 stream.
 type rng uint64

@@ -228,7 +228,7 @@ l5 requires l4
 	}
 	// GOAL is written, not read.
 	code, _, errs = csRun("convert", out, filepath.Join(dir, "back.ti"))
-	if code == 0 || !strings.Contains(errs, "not a trace in any format Kairos reads (known: alawneh, dumpi, ktr, otf2, ti)") {
+	if code == 0 || !strings.Contains(errs, "not a trace in any format Kairos reads (known: alawneh, dumpi, ktr, otf2, rsd, ti)") {
 		t.Errorf("reading a GOAL schedule: exit %d, %s", code, errs)
 	}
 }

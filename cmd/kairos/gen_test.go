@@ -80,6 +80,7 @@ var genTestArgs = map[string][]string{
 	"bt":           {"-n", "9", "-i", "2"},
 	"cg":           {"-n", "8", "-i", "1", "--inner", "3"},
 	"ft":           {"-n", "8", "-i", "2", "-b", "4K"},
+	"is":           {"-n", "6", "-i", "2", "-b", "64K"},
 	"lu":           {"--grid", "3x2", "-i", "2", "--planes", "6", "--allreduce-every", "1"},
 	"masterworker": {"-n", "5", "--tasks", "30"},
 	"mg":           {"--grid", "2x2x2", "-i", "1", "--levels", "3"},

@@ -22,6 +22,7 @@ import (
 	_ "kairos/format/dumpi"
 	_ "kairos/format/ktr"
 	_ "kairos/format/otf2"
+	_ "kairos/format/rsd"
 	_ "kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/trace"
@@ -54,7 +55,7 @@ func newRoot() *cobra.Command {
 		Long: `Kairos reads MPI execution traces (Score-P's OTF2, DUMPI, SimGrid
 time-independent text, its own compact binary format), records them (a PMPI
 tracer) and generates realistic synthetic ones; it checks and summarises
-them, reduces them to one trace per cluster of ranks, simulates them on
+them, reduces them to clusters of ranks in a compressed form, simulates them on
 machines that do not exist as SimGrid 3.32 does, classifies what bounds
 them on many networks, finds their slow communication patterns and late
 ranks, and shows it all as tables, JSON, figures and one HTML report.
@@ -194,8 +195,10 @@ func openSource(path string, replay bool) (trace.Source, error) {
 	return eventProgress(src, filepath.Base(path)), nil
 }
 
-// expandReduced returns the whole trace a reduced trace (kairos reduce -o)
-// stands for, and any other trace as it is.
+// expandReduced returns the whole trace that a reduced .ktr of earlier
+// versions of kairos reduce (representatives and their ranklists) stands
+// for, and any other trace as it is. (Reductions are .rsd files now, which
+// are read as the whole trace directly.)
 func expandReduced(path string, src trace.Source) (trace.Source, error) {
 	if !cluster.IsReduced(src) {
 		return src, nil

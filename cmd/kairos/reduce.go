@@ -4,14 +4,18 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"kairos/check"
 	"kairos/cluster"
 	"kairos/format"
+	"kairos/format/rsd"
+	"kairos/prsd"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -20,11 +24,12 @@ func init() { verbs = append(verbs, newReduceCmd) }
 
 // reduceFlags are reduce's flags.
 type reduceFlags struct {
-	method, out, machine string
-	k                    int
-	tolerance            float64
-	accuracy, json       bool
-	exact, loops         bool
+	method, out, machine  string
+	k                     int
+	tolerance, timeError  float64
+	plugins               []string
+	table1, noFilter      bool
+	accuracy, json, loops bool
 }
 
 func newReduceCmd() *cobra.Command {
@@ -32,45 +37,53 @@ func newReduceCmd() *cobra.Command {
 	def := cluster.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "reduce [flags] TRACE",
-		Short: "Cluster the ranks by behaviour and keep one trace per cluster",
-		Long: `Reduce clusters the ranks of a trace by behaviour, from constant-size
-signatures of each rank's events, and keeps one representative trace per
-cluster: the trace tracers would need to collect at scale.
+		Short: "Cluster the ranks by behaviour and compress each cluster into one structure",
+		Long: `Reduce clusters the ranks of a trace by behaviour, from signatures of
+each rank's calls, and compresses each cluster into one structure of loops
+(ScalaTrace's RSDs and power-RSDs) whose calls carry the ranklist of the
+ranks that make them and their parameters per group of ranks: every rank
+replays its own calls, so the reduction replays as the trace does, and K
+bounds the number of structures, not the accuracy. Computations and times
+are kept as statistics: each rank's mean per call, shared by ranks within
+--time-error (1%).
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
-             equal call-path signatures (each call's stack signature, times
-             its sequence number mod 10 plus 1, XORed), split by the 64-bit
-             parameter signature of their Table 1 (average count, relative
-             destination and source, datatypes, communicators), average
-             counts within --count-tolerance (5%) being the same
-  reference  equal event sequences, every parameter kept (the exact,
-             costly baseline)
-  acurdion   ACURDION's single-step K-farthest clustering (--k, 9, raised to
-             the number of distinct call paths) over its eleven signatures,
-             normalised, in three importance groups
-  acurdion2  ACURDION's double step: K-farthest over call paths, then within
-             each over the other signatures
+             equal call paths, split into sub-clusters of equal parameter
+             signatures (Table 1: average count, relative destination and
+             source, datatypes, operations, communicators), average counts
+             within --count-tolerance (5%) of the sub-cluster's average;
+             past half as many sub-clusters as ranks (and more than --k),
+             each main cluster stays whole (the filtering function, unless
+             --no-filter)
+  reference  equal call sequences with every parameter (the exact, costly
+             baseline)
+  acurdion   ACURDION's single-step K-farthest clustering (--k, 9) over its
+             eleven signatures, normalised, in three importance groups
+  acurdion2  ACURDION's double step: K-farthest over call paths, then
+             within each over the other signatures, K clusters in all
 
---loops prints each representative's calls folded into loops (ScalaTrace's
-RSDs and power-RSDs, over which the call-path signature is taken), such as
-"init1 1000×(100×(send1 recv1) barrier1) finalize1".
+Signatures are exact (no truncated average, no saturated count); --table1
+compares the papers' 64-bit signatures instead, to see what they merge.
+--plugin names user plug-ins whose parameters the signatures leave out:
+cg (NAS CG's transpose partner, which the compressed trace also encodes
+end-points relative to) and ft (NAS FT's split colour and key).
 
-Representatives are the clusters' heads (their lowest rank for callpath and
-reference). Signatures of averages can merge ranks whose calls differ: the
-output counts such inexact members, and --exact splits their clusters until
-every member's calls are its representative's. -o writes the reduced trace (.ktr): the representatives' events
-and, for each, the ranklist of the ranks it stands for. Every verb reads it
-as the whole trace, each member replaying its representative's events with
-its point-to-point end-points moved by its offset (ScalaReplay's relative
-end-points): kairos simulate reduced.ktr replays all ranks.
+-o writes the reduction (.rsd), after checking that every rank reads back
+its calls and that it replays without deadlock; a reduction that would not
+is refused with the reason, and no file is written. Every verb reads it as
+the whole trace.
 
---accuracy replays the trace and its reduction on a crossbar cluster
-(--machine, default N x 1Gf,125MBps,50us) with SimGrid's SMPI model and
-prints ACC = 1 - |t - t'| / t, the papers' replay accuracy.`,
+--loops prints each cluster head's calls folded into loops, such as
+"init1 1000×(100×(send1 recv1) barrier1) finalize1". --accuracy compares
+each rank's calls with those it reads back (ACURDION's Table II), for the
+reduction and for the cluster heads alone (the papers' reduction, every
+member replaying its head's calls), then replays the trace and the
+reduction on a crossbar cluster (--machine, default N x 1Gf,125MBps,50us)
+with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t.`,
 		Example: `  kairos reduce app.ti
-  kairos reduce --method acurdion --k 9 -o app.reduced.ktr app.otf2
-  kairos reduce --accuracy --json run.ktr`,
+  kairos reduce --method acurdion --k 9 -o app.rsd app.otf2
+  kairos reduce --plugin cg --accuracy --json cg.ktr`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReduce(cmd, args[0], f)
@@ -80,10 +93,13 @@ prints ACC = 1 - |t - t'| / t, the papers' replay accuracy.`,
 	fl.StringVar(&f.method, "method", string(def.Method), "clustering method: callpath, reference, acurdion or acurdion2")
 	fl.IntVar(&f.k, "k", def.K, "number of clusters of acurdion and acurdion2")
 	fl.Float64Var(&f.tolerance, "count-tolerance", def.CountTolerance, "relative difference of average counts taken as equal (callpath)")
-	fl.StringVarP(&f.out, "output", "o", "", "write the reduced trace (.ktr) to this file")
-	fl.BoolVar(&f.loops, "loops", false, "print each representative's calls folded into loops")
-	fl.BoolVar(&f.exact, "exact", false, "split the clusters until every member's calls are its representative's")
-	fl.BoolVar(&f.accuracy, "accuracy", false, "replay the trace and its reduction and print the replay accuracy")
+	fl.StringSliceVar(&f.plugins, "plugin", nil, "user plug-ins: cg, ft")
+	fl.BoolVar(&f.table1, "table1", false, "compare the papers' 64-bit signatures instead of exact ones")
+	fl.BoolVar(&f.noFilter, "no-filter", false, "keep every sub-cluster (callpath), however many")
+	fl.Float64Var(&f.timeError, "time-error", prsd.DefaultOptions().TimeError, "relative error within which ranks share a timing statistic")
+	fl.StringVarP(&f.out, "output", "o", "", "write the reduction (.rsd) to this file")
+	fl.BoolVar(&f.loops, "loops", false, "print each cluster head's calls folded into loops")
+	fl.BoolVar(&f.accuracy, "accuracy", false, "compare and replay the trace and its reduction and print the replay accuracy")
 	fl.StringVar(&f.machine, "machine", "", `crossbar cluster of --accuracy (default "N x 1Gf,125MBps,50us")`)
 	fl.BoolVar(&f.json, "json", false, "print the clusters as JSON")
 	return cmd
@@ -91,25 +107,32 @@ prints ACC = 1 - |t - t'| / t, the papers' replay accuracy.`,
 
 // reduceJSON is the stable JSON form of a reduction.
 type reduceJSON struct {
-	Trace           string        `json:"trace"`
-	Method          string        `json:"method"`
-	Ranks           int           `json:"ranks"`
-	MainClusters    int           `json:"main_clusters"`
-	K               int           `json:"k,omitempty"`
-	Representatives int           `json:"representatives"`
-	Format          []string      `json:"differing_signatures"`
-	Inexact         int           `json:"inexact_ranks"`
-	Events          int64         `json:"events"`
-	EventsKept      int64         `json:"events_kept"`
-	Groups          []groupJSON   `json:"clusters"`
-	Accuracy        *accuracyJSON `json:"accuracy,omitempty"`
+	Trace        string         `json:"trace"`
+	Method       string         `json:"method"`
+	Ranks        int            `json:"ranks"`
+	MainClusters int            `json:"main_clusters"`
+	SubClusters  int            `json:"sub_clusters,omitempty"`
+	K            int            `json:"k,omitempty"`
+	Clusters     int            `json:"clusters"`
+	Plugins      []string       `json:"plugins,omitempty"`
+	Format       []string       `json:"differing_signatures"`
+	Events       int64          `json:"events"`
+	Compressed   compressedJSON `json:"compressed"`
+	Groups       []groupJSON    `json:"clusters_list"`
+	Accuracy     *accuracyJSON  `json:"accuracy,omitempty"`
+}
+
+// compressedJSON is the size of a reduction.
+type compressedJSON struct {
+	Bytes     int     `json:"bytes"`
+	TimeError float64 `json:"time_error"`
 }
 
 type groupJSON struct {
-	Rep      int32  `json:"representative"`
+	Head     int32  `json:"head"`
 	Main     int    `json:"main_cluster"`
 	Size     int    `json:"ranks"`
-	Inexact  int    `json:"inexact_ranks"`
+	Subs     int    `json:"filtered_subclusters,omitempty"`
 	Ranklist string `json:"ranklist"`
 	CallPath string `json:"callpath_signature"`
 	Param    string `json:"parameter_signature"`
@@ -117,24 +140,32 @@ type groupJSON struct {
 }
 
 // accuracyJSON is how well a reduction stands for its trace: the
-// parameters its ranks replay (ACURDION's Table II) and the replay
-// accuracy ACC = 1 - |t - t'| / t, unless the reduction does not replay.
+// parameters its ranks read back (ACURDION's Table II), those the cluster
+// heads alone would give (the papers' reduction), and the replay accuracy
+// ACC = 1 - |t - t'| / t.
 type accuracyJSON struct {
-	Matching cluster.Matching `json:"matching_percent"`
-	Machine  string           `json:"machine"`
-	Original float64          `json:"original_time"`
-	Reduced  float64          `json:"reduced_time,omitempty"`
-	ACC      float64          `json:"acc,omitempty"`
-	Failure  string           `json:"replay_failure,omitempty"`
+	Matching     cluster.Matching  `json:"matching_percent"`
+	Heads        *cluster.Matching `json:"heads_matching_percent,omitempty"`
+	HeadsFailure string            `json:"heads_failure,omitempty"`
+	Machine      string            `json:"machine"`
+	Original     float64           `json:"original_time"`
+	Reduced      float64           `json:"reduced_time"`
+	ACC          float64           `json:"acc"`
 }
 
 func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
-	opt := cluster.Options{Method: cluster.Method(f.method), K: f.k, CountTolerance: f.tolerance, Exact: f.exact}
-	var outFormat format.Format
+	opt := cluster.Options{Method: cluster.Method(f.method), K: f.k, CountTolerance: f.tolerance, Table1: f.table1, NoFilter: f.noFilter}
+	if !(f.timeError >= 0 && f.timeError < 1) {
+		return usagef("--time-error %g: the time error must be in [0, 1)", f.timeError)
+	}
+	for _, p := range f.plugins {
+		if !slices.Contains(cluster.Plugins, p) {
+			return usagef("--plugin %s: unknown plug-in (known: %s)", p, strings.Join(cluster.Plugins, ", "))
+		}
+	}
 	if f.out != "" {
-		var err error
-		if outFormat, err = format.ForOutput(f.out, ""); err != nil || outFormat.Name != "ktr" {
-			return usagef("-o %s: a reduced trace is written as .ktr, which keeps its clusters' ranklists", f.out)
+		if of, err := format.ForOutput(f.out, ""); err != nil || of.Name != "rsd" {
+			return usagef("-o %s: a reduction is written as .rsd (a compressed trace every verb reads)", f.out)
 		}
 	}
 	src, err := openTrace(path)
@@ -146,26 +177,40 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 		return err
 	}
 	if f.out != "" {
-		if err := outFormat.Write(f.out, reduced); err != nil {
+		if err := checkReduction(src, reduced); err != nil {
+			return fmt.Errorf("%s: not written: %w", f.out, err)
+		}
+		if err := rsd.WriteTrace(f.out, reduced); err != nil {
 			return naming("writing "+f.out, err)
 		}
 	}
 	if f.json {
-		err = writeJSON(cmd.OutOrStdout(), out)
-	} else {
-		err = writeReduceText(cmd.OutOrStdout(), out)
+		return writeJSON(cmd.OutOrStdout(), out)
 	}
-	if err == nil && out.Accuracy != nil && out.Accuracy.Failure != "" {
-		return errFailed
-	}
-	return err
+	return writeReduceText(cmd.OutOrStdout(), out)
 }
 
-// reduceTrace clusters src's ranks with opt and returns the reduction's
-// summary (with the representatives' loops and the replay accuracy if f
-// asks for them) and the reduced trace.
-func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFlags) (*reduceJSON, trace.Source, error) {
-	sigs, err := cluster.SignAll(src)
+// checkReduction proves a reduction before it is written: every rank
+// reads back its own calls, and it passes check (SimGrid's protocol).
+func checkReduction(src trace.Source, reduced *prsd.Trace) error {
+	if err := prsd.Verify(src, reduced); err != nil {
+		return err
+	}
+	rep, err := check.Check(reduced, check.Options{Protocol: check.SimGrid, MaxProblems: 1})
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return fmt.Errorf("the reduction does not pass check: %s", rep.Problems[0])
+	}
+	return nil
+}
+
+// reduceTrace clusters src's ranks with opt and compresses each cluster;
+// it returns the reduction's summary (with the heads' loops and the
+// replay accuracy if f asks for them) and the reduction.
+func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFlags) (*reduceJSON, *prsd.Trace, error) {
+	sigs, err := cluster.SignAll(src, cluster.SignOptions{Plugins: f.plugins, Reference: opt.Method == cluster.Reference})
 	if err != nil {
 		return nil, nil, naming(path, err)
 	}
@@ -173,23 +218,30 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	out := &reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, K: res.K,
-		Representatives: len(res.Groups), Format: res.Format, Inexact: res.Inexact()}
+	groups := make([][]int32, len(res.Groups))
+	for i, g := range res.Groups {
+		groups[i] = g.Members
+	}
+	reduced, err := prsd.Build(src, groups, prsd.Options{TimeError: f.timeError, Plugins: cluster.CompressPlugins(f.plugins)})
+	if err != nil {
+		return nil, nil, naming(path, err)
+	}
+	out := &reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
+		Compressed: compressedJSON{Bytes: len(rsd.Encode(reduced)), TimeError: f.timeError}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
-		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Inexact, cluster.NewRanklist(g.Members).String(),
+		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),
 			fmt.Sprintf("%016x", s.CallPath), fmt.Sprintf("%016x", s.Param), ""})
-		out.EventsKept += int64(s.Events)
 	}
 	for _, s := range sigs {
 		out.Events += int64(s.Events)
 	}
 	if f.loops {
-		if err := representativeLoops(src, out.Groups); err != nil {
+		if err := headLoops(src, out.Groups); err != nil {
 			return nil, nil, naming(path, err)
 		}
 	}
-	reduced := cluster.Representatives(src, res)
 	if f.accuracy {
 		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f.machine); err != nil {
 			return nil, nil, err
@@ -198,77 +250,61 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	return out, reduced, nil
 }
 
-// loopsWidth is about how much of a representative's folded calls reduce
-// --loops prints.
+// loopsWidth is about how much of a head's folded calls reduce --loops
+// prints.
 const loopsWidth = 240
 
-// representativeLoops sets each group's representative's calls folded
-// into loops.
-func representativeLoops(src trace.Source, groups []groupJSON) error {
+// headLoops sets each group's head's calls folded into loops.
+func headLoops(src trace.Source, groups []groupJSON) error {
 	for i := range groups {
-		rd, err := src.OpenRank(int(groups[i].Rep))
+		rd, err := src.OpenRank(int(groups[i].Head))
 		if err != nil {
 			return err
 		}
 		groups[i].Loops, err = cluster.Structure(rd, loopsWidth)
 		rd.Close()
 		if err != nil {
-			return fmt.Errorf("rank %d: %w", groups[i].Rep, err)
+			return fmt.Errorf("rank %d: %w", groups[i].Head, err)
 		}
 	}
 	return nil
 }
 
-// replayAccuracy compares each rank's calls with those it replays from the
-// reduction, then simulates the trace and the reduction, expanded, on a
-// crossbar cluster and compares their times. A reduction that does not
-// replay is said in Failure.
-func replayAccuracy(path string, src, reduced trace.Source, sigs []cluster.Signatures, res *cluster.Result, machine string) (*accuracyJSON, error) {
+// replayAccuracy compares each rank's calls with those it reads back from
+// the reduction and from the cluster heads alone, then simulates the trace
+// and the reduction on a crossbar cluster and compares their times.
+func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []cluster.Signatures, res *cluster.Result, machine string) (*accuracyJSON, error) {
 	if machine == "" {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", res.Ranks)
 	}
-	whole, err := cluster.Expand(reduced, res.Ranks, res.Groups)
-	if err != nil {
-		return nil, err
-	}
 	acc := &accuracyJSON{Machine: machine}
-	if acc.Matching, err = cluster.Match(src, whole, sigs, res); err != nil {
+	var err error
+	if acc.Matching, err = cluster.Match(src, reduced, sigs); err != nil {
 		return nil, naming(path, err)
 	}
-	for i, s := range []trace.Source{src, whole} {
-		sf := &simulateFlags{cluster: machine}
-		cfg, given, err := simulateConfig(sf)
-		if err != nil {
-			return nil, err
+	heads, err := cluster.Expand(cluster.Representatives(src, res), res.Ranks, res.Groups)
+	if err == nil {
+		var m cluster.Matching
+		if m, err = cluster.Match(src, heads, sigs); err == nil {
+			acc.Heads = &m
 		}
-		mc, err := simulateMachine(sf, cfg, given, s.NumRanks(), scales{1, 1, 1})
-		if err != nil {
-			return nil, err
-		}
+	}
+	if err != nil {
+		acc.HeadsFailure = firstLine(err.Error())
+	}
+	for i, s := range []trace.Source{src, reduced} {
 		what := path
 		if i == 1 {
 			what += " reduced"
 		}
-		if u, err := untimeForReplay(io.Discard, what, format.Format{}, s, mc); err != nil {
-			return nil, err
-		} else if u != nil {
-			s = u
-		}
-		r, err := sim.Run(s, mc.m, mc.cfg, nil)
-		if err != nil && i == 1 {
-			acc.Failure = strings.SplitN(err.Error(), "\n", 2)[0]
-			if n := res.Inexact(); n > 0 {
-				acc.Failure = fmt.Sprintf("%d ranks replay calls that are not theirs (--exact keeps every rank's): %s", n, acc.Failure)
-			}
-			return acc, nil
-		}
+		t, err := replayTime(what, s, machine)
 		if err != nil {
-			return nil, fmt.Errorf("replaying %s: %w", what, err)
+			return nil, err
 		}
 		if i == 0 {
-			acc.Original = r.Time
+			acc.Original = t
 		} else {
-			acc.Reduced = r.Time
+			acc.Reduced = t
 		}
 	}
 	if acc.Original > 0 {
@@ -277,14 +313,44 @@ func replayAccuracy(path string, src, reduced trace.Source, sigs []cluster.Signa
 	return acc, nil
 }
 
+// replayTime simulates s (untimed first if it is timed) on machine.
+func replayTime(what string, s trace.Source, machine string) (float64, error) {
+	sf := &simulateFlags{cluster: machine}
+	cfg, given, err := simulateConfig(sf)
+	if err != nil {
+		return 0, err
+	}
+	mc, err := simulateMachine(sf, cfg, given, s.NumRanks(), scales{1, 1, 1})
+	if err != nil {
+		return 0, err
+	}
+	if u, err := untimeForReplay(io.Discard, what, format.Format{}, s, mc); err != nil {
+		return 0, err
+	} else if u != nil {
+		s = u
+	}
+	r, err := sim.Run(s, mc.m, mc.cfg, nil)
+	if err != nil {
+		return 0, fmt.Errorf("replaying %s: %w", what, err)
+	}
+	return r.Time, nil
+}
+
+func firstLine(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+
 func writeReduceText(w io.Writer, r *reduceJSON) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d ranks -> %s (%s", r.Trace, r.Ranks, count(r.Representatives, "representative"), r.Method)
+	fmt.Fprintf(&b, "%s: %d ranks -> %s (%s", r.Trace, r.Ranks, count(r.Clusters, "cluster"), r.Method)
 	if r.K > 0 {
 		fmt.Fprintf(&b, ", K = %d", r.K)
 	}
-	if r.Method == string(cluster.CallPathParam) || r.Method == string(cluster.Acurdion2) {
-		fmt.Fprintf(&b, ": %s", count(r.MainClusters, "main cluster"))
+	if r.Method == string(cluster.CallPathParam) {
+		fmt.Fprintf(&b, ": %s, %s", count(r.MainClusters, "main cluster"), count(r.SubClusters, "sub-cluster"))
+	} else if r.Method == string(cluster.Acurdion2) {
+		fmt.Fprintf(&b, ": %s", count(r.MainClusters, "call-path cluster"))
+	}
+	if len(r.Plugins) > 0 {
+		fmt.Fprintf(&b, ", plug-ins %s", strings.Join(r.Plugins, ", "))
 	}
 	b.WriteString(")\n")
 	if len(r.Format) == 0 {
@@ -293,32 +359,48 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		fmt.Fprintf(&b, "signatures that differ across ranks: %s\n", strings.Join(r.Format, ", "))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  rep\tmain\tranks\tinexact\tranklist\tcall path\tparameters")
+	fmt.Fprintln(tw, "  head\tmain\tranks\tranklist\tcall path\tparameters")
 	for _, g := range r.Groups {
-		fmt.Fprintf(tw, "  %d\t%d\t%d\t%d\t%s\t%s\t%s\n", g.Rep, g.Main, g.Size, g.Inexact, g.Ranklist, g.CallPath, g.Param)
+		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\n", g.Head, g.Main, g.Size, g.Ranklist, g.CallPath, g.Param)
 	}
 	tw.Flush()
 	for _, g := range r.Groups {
+		if g.Subs > 0 {
+			fmt.Fprintf(&b, "filtering: %d sub-clusters in all, more than half the ranks: main cluster %d keeps its %d together\n", r.SubClusters, g.Main, g.Subs)
+		}
+	}
+	for _, g := range r.Groups {
 		if g.Loops != "" {
-			fmt.Fprintf(&b, "  rank %d: %s\n", g.Rep, g.Loops)
+			fmt.Fprintf(&b, "  rank %d: %s\n", g.Head, g.Loops)
 		}
 	}
-	if r.Inexact > 0 {
-		fmt.Fprintf(&b, "%d ranks replay a representative whose calls differ from theirs (--exact splits their clusters)\n", r.Inexact)
-	}
-	fmt.Fprintf(&b, "events kept: %d of %d (%.1f%%)\n", r.EventsKept, r.Events, 100*float64(r.EventsKept)/math.Max(float64(r.Events), 1))
+	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%\n",
+		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError)
 	if a := r.Accuracy; a != nil {
-		m := a.Matching
-		fmt.Fprintf(&b, "parameters replayed as recorded (ACURDION's Table II): count %.2f%%, loop %.2f%%, events %.2f%%, src %.2f%%, dest %.2f%%, tag %.2f%%\n",
-			m.Count, m.Loop, m.Events, m.Src, m.Dest, m.Tag)
-		if a.Failure != "" {
-			fmt.Fprintf(&b, "replay on %s: %.9f s; the reduction does not replay: %s\n", a.Machine, a.Original, a.Failure)
+		fmt.Fprintf(&b, "read back as recorded (ACURDION's Table II): %s\n", matchingText(a.Matching))
+		if a.Heads != nil {
+			fmt.Fprintf(&b, "the heads alone, every member replaying its head's calls: %s\n", matchingText(*a.Heads))
 		} else {
-			fmt.Fprintf(&b, "replay on %s: %.9f s, reduced %.9f s: ACC = %.4f\n", a.Machine, a.Original, a.Reduced, a.ACC)
+			fmt.Fprintf(&b, "the heads alone cannot stand for their members: %s\n", a.HeadsFailure)
 		}
+		fmt.Fprintf(&b, "replay on %s: %.9f s, reduced %.9f s: ACC = %.4f\n", a.Machine, a.Original, a.Reduced, a.ACC)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func matchingText(m cluster.Matching) string {
+	return fmt.Sprintf("count %.2f%%, loop %.2f%%, events %.2f%%, src %.2f%%, dest %.2f%%, tag %.2f%%",
+		m.Count, m.Loop, m.Events, m.Src, m.Dest, m.Tag)
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // count says n things, in the singular for one.

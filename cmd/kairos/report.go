@@ -9,6 +9,7 @@ import (
 
 	"kairos/cluster"
 	"kairos/format"
+	"kairos/prsd"
 	"kairos/report"
 	"kairos/sim"
 	"kairos/trace"
@@ -46,9 +47,9 @@ phase, the most loaded rank, whether the trace is valid. Then:
   - the simulated run on a crossbar cluster (--machine, default
     N x 1Gf,125MBps,50us; kairos simulate);
   - the validation (kairos check);
-  - the reduction to one trace per cluster of ranks, with its replay
-    accuracy (kairos reduce --accuracy; with --exact if the default
-    clusters' replay fails).
+  - the reduction to clusters of ranks, each compressed into one
+    structure that keeps every rank's calls, with its replay accuracy
+    (kairos reduce --accuracy).
 
 The timeline, the patterns and the waits are of the trace if it is timed,
 else of its simulated run. An analysis that fails says why on the page; the
@@ -104,52 +105,25 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 	})
 }
 
-// reportReduction reduces src with the default clusters and replays the
-// reduction on machine; where that replay fails (averaged signatures can
-// merge ranks whose calls differ: another communicator, another
-// neighbour), with clusters split until every member's calls are its
-// representative's (kairos reduce --exact).
+// reportReduction reduces src with the default clusters, each compressed
+// into one structure, and replays the reduction on machine (kairos reduce
+// --accuracy).
 func reportReduction(path string, src trace.Source, machine string) (*report.Reduction, error) {
-	out, err := reportReduce(path, src, cluster.DefaultOptions(), machine)
-	note := ""
-	if err != nil {
-		exact := cluster.DefaultOptions()
-		exact.Exact = true
-		eout, eerr := reportReduce(path, src, exact, machine)
-		if eerr != nil {
-			if out == nil {
-				return nil, err
-			}
-			return reductionOf(out, ""), err
-		}
-		out, note = eout, fmt.Sprintf("With the default clusters, %v. The clusters were split until each member's calls are its representative's (kairos reduce --exact).", err)
-	}
-	return reductionOf(out, note), nil
-}
-
-func reductionOf(out *reduceJSON, note string) *report.Reduction {
-	var text strings.Builder
-	writeReduceText(&text, out)
-	r := &report.Reduction{Ranks: out.Ranks, Representatives: out.Representatives, EventsKept: out.EventsKept, Events: out.Events,
-		Note: note, Text: text.String()}
-	if a := out.Accuracy; a != nil && a.Failure == "" {
-		r.ACC = a.ACC
-	}
-	return r
-}
-
-// reportReduce reduces src with opt and replays the reduction on
-// machine. It returns an error if the reduction or its replay fails, with
-// the reduction if only its replay did.
-func reportReduce(path string, src trace.Source, opt cluster.Options, machine string) (*reduceJSON, error) {
-	out, _, err := reduceTrace(path, src, opt, &reduceFlags{accuracy: true, machine: machine})
+	out, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
+		&reduceFlags{accuracy: true, machine: machine, timeError: prsd.DefaultOptions().TimeError})
 	if err != nil {
 		return nil, err
 	}
-	if a := out.Accuracy; a != nil && a.Failure != "" {
-		return out, fmt.Errorf("the reduction does not replay: %s", a.Failure) // as kairos reduce --accuracy fails
+	var text strings.Builder
+	if err := writeReduceText(&text, out); err != nil {
+		return nil, err
 	}
-	return out, nil
+	r := &report.Reduction{Ranks: out.Ranks, Clusters: out.Clusters, Bytes: int64(out.Compressed.Bytes), Events: out.Events,
+		TimeError: out.Compressed.TimeError, Text: text.String()}
+	if out.Accuracy != nil {
+		r.ACC = out.Accuracy.ACC
+	}
+	return r, nil
 }
 
 // reportSimulate replays src on machine, untimed if it is timed, and

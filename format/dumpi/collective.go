@@ -32,6 +32,9 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 	}
 	e := &r.ev
 	e.Kind, e.Comm = k, id
+	if has(fOp) {
+		e.Op = dumpiOp(get(fOp))
+	}
 	if has(fRoot) {
 		if e.Partner, err = r.world(c, id, false, get(fRoot)); err != nil {
 			return err
@@ -49,6 +52,18 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 		r.rootedOrGathered(c)
 	}
 	return nil
+}
+
+// dumpiOp maps DUMPI's operation numbers (dumpi_native_ops: 1 max to 13
+// replace, 14 MPI_OP_NULL, from 15 user-defined) to Kairos'.
+func dumpiOp(v int64) trace.Op {
+	switch {
+	case v >= int64(trace.OpMax) && v <= int64(trace.OpReplace):
+		return trace.Op(v)
+	case v > int64(trace.OpReplace)+1:
+		return trace.OpUser
+	}
+	return trace.OpNone
 }
 
 // rootedOrGathered sets the sizes of Gather(v), Scatter(v), Allgather(v)

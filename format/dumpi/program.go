@@ -81,10 +81,11 @@ const (
 	fOldcomm
 	fNewcomm
 	fRoot
+	fOp
 	numFieldNames
 )
 
-var fieldNames = [numFieldNames]string{"count", "datatype", "dest", "source", "tag", "comm", "request", "requests", "index", "flag", "indices", "sendtag", "sendcount", "sendtype", "recvcount", "recvtype", "sendcounts", "recvcounts", "sendtypes", "recvtypes", "oldcomm", "newcomm", "root"}
+var fieldNames = [numFieldNames]string{"count", "datatype", "dest", "source", "tag", "comm", "request", "requests", "index", "flag", "indices", "sendtag", "sendcount", "sendtype", "recvcount", "recvtype", "sendcounts", "recvcounts", "sendtypes", "recvtypes", "oldcomm", "newcomm", "root", "op"}
 
 // program is the compiled layout of one label.
 type program struct {

@@ -2,7 +2,7 @@
 // Bahmani & Mueller's signature clustering, ACURDION) and keeps one
 // representative trace per group. A group's members are written as a
 // Ranklist, ScalaTrace's compact encoding of a set of MPI ranks.
-package cluster
+package prsd
 
 import (
 	"cmp"
@@ -46,14 +46,15 @@ type Ranklist []Section
 // expected to be non-negative, as MPI ranks are, since ParseRanklist refuses
 // negative ones.
 //
-// The algorithm is simple rather than optimal: after sorting and removing
-// duplicates it tries, in order, one 1-D section (an arithmetic progression),
-// one 2-D section (a regular grid whose first dimension has the larger
-// stride, as in the papers' examples: {5,6,9,10} is ⟨2 5 2 4 2 1⟩), and
-// otherwise splits the set greedily, from the smallest rank up, into maximal
-// arithmetic runs (a run of one rank is ⟨1 r 1 0⟩, a run of two uses their
-// difference as stride). Sets that would need more dimensions or an
-// interleaved grid therefore get more sections than necessary.
+// After sorting and removing duplicates it tries one section of as many
+// dimensions as the set needs (a regular grid of any dimension, first
+// dimension outermost: {5,6,9,10} is ⟨2 5 2 4 2 1⟩, a 2×2×2 block of an
+// 8×8×8 grid ⟨3 0 2 64 2 8 2 1⟩). Otherwise it splits the set greedily,
+// from the smallest rank up, into maximal arithmetic runs (a run of one
+// rank is ⟨1 r 1 0⟩, a run of two uses their difference as stride), and
+// merges consecutive sections of equal shape whose starts progress
+// regularly into sections of one more dimension, as long as any do: the
+// edges and corners of a grid of ranks take one section each.
 func NewRanklist(ranks []int32) Ranklist {
 	set := slices.Clone(ranks)
 	slices.Sort(set)
@@ -65,7 +66,7 @@ func NewRanklist(ranks []int32) Ranklist {
 	if s, ok := rlGrid(set); ok {
 		return Ranklist{s}
 	}
-	return runs
+	return rlMerge(runs)
 }
 
 // rlStep returns b-a as a stride when it fits in an int32.
@@ -92,41 +93,106 @@ func rlRun(set []int32) (int, int32) {
 }
 
 // rlRuns splits the sorted set greedily into maximal arithmetic runs, one
-// 1-D section each.
+// 1-D section each; a rank that would pair with the first of a longer run
+// stays alone.
 func rlRuns(set []int32) Ranklist {
 	var l Ranklist
 	for len(set) > 0 {
 		n, d := rlRun(set)
+		if n == 2 && len(set) > 2 {
+			if m, _ := rlRun(set[1:]); m > 2 {
+				n, d = 1, 0
+			}
+		}
 		l = append(l, Section{Start: set[0], Dims: []Dim{{Len: int32(n), Stride: d}}})
 		set = set[n:]
 	}
 	return l
 }
 
-// rlGrid reports whether the sorted set is exactly a 2-D grid
-// {s + i·d1 + j·d2} with d1 > d2, and returns it as one section. The inner
-// run is the leading arithmetic run; the outer stride is the gap from the
-// first rank to the first rank after that run.
+// rlGrid reports whether the sorted set of two or more ranks is exactly a
+// regular grid {s + Σ i_k·d_k}, and returns it as one section. The
+// innermost dimension is the leading arithmetic run; the set must then be
+// consecutive blocks of that run, shifted, whose first ranks form a grid
+// themselves.
 func rlGrid(set []int32) (Section, bool) {
-	inner, d2 := rlRun(set)
-	if inner < 2 || inner == len(set) || len(set)%inner != 0 {
+	n, d := rlRun(set)
+	if n == len(set) {
+		return Section{Start: set[0], Dims: []Dim{{Len: int32(n), Stride: d}}}, true
+	}
+	if n < 2 || len(set)%n != 0 {
 		return Section{}, false
 	}
-	d1, ok := rlStep(set[0], set[inner])
-	if !ok {
-		return Section{}, false
-	}
-	outer := len(set) / inner
-	for i := range outer {
-		for j := range inner {
-			want := int64(set[0]) + int64(i)*int64(d1) + int64(j)*int64(d2)
-			if int64(set[i*inner+j]) != want {
+	starts := make([]int32, 0, len(set)/n)
+	for b := 0; b < len(set); b += n {
+		for j := 1; j < n; j++ {
+			if set[b+j]-set[b] != set[j]-set[0] {
 				return Section{}, false
 			}
 		}
+		starts = append(starts, set[b])
 	}
-	dims := []Dim{{Len: int32(outer), Stride: d1}, {Len: int32(inner), Stride: d2}}
-	return Section{Start: set[0], Dims: dims}, true
+	outer, ok := rlGrid(starts)
+	if !ok {
+		return Section{}, false
+	}
+	return Section{Start: set[0], Dims: append(outer.Dims, Dim{Len: int32(n), Stride: d})}, true
+}
+
+// rlMerge merges runs of consecutive sections that have the same
+// dimensions and starts a constant stride apart, larger than their span
+// (so that the result nests), into sections of one more dimension, until
+// no more merge.
+func rlMerge(l Ranklist) Ranklist {
+	for {
+		var out Ranklist
+		merged := false
+		for i := 0; i < len(l); {
+			j, stride := rlChain(l, i)
+			if j-i < 2 {
+				out = append(out, l[i])
+				i++
+				continue
+			}
+			dims := append([]Dim{{Len: int32(j - i), Stride: stride}}, rlShape(l[i].Dims)...)
+			out = append(out, Section{Start: l[i].Start, Dims: dims})
+			merged = true
+			i = j
+		}
+		l = out
+		if !merged {
+			return l
+		}
+	}
+}
+
+// rlChain returns the end (exclusive) of the longest chain of sections
+// from l[i] with l[i]'s shape and starts stride apart.
+func rlChain(l Ranklist, i int) (int, int32) {
+	if i+1 >= len(l) || !slices.Equal(rlShape(l[i].Dims), rlShape(l[i+1].Dims)) {
+		return i + 1, 0
+	}
+	stride, ok := rlStep(l[i].Start, l[i+1].Start)
+	if !ok || int64(stride) <= rlSpan(l[i].Dims) {
+		return i + 1, 0
+	}
+	j := i + 2
+	for j < len(l) && slices.Equal(rlShape(l[j].Dims), rlShape(l[i].Dims)) && int64(l[j].Start)-int64(l[j-1].Start) == int64(stride) {
+		j++
+	}
+	return j, stride
+}
+
+// rlShape drops the dimensions of length 1 (a lone rank's ⟨1 r 1 0⟩ has
+// no extent), so that a chain of lone ranks becomes a 1-D section.
+func rlShape(dims []Dim) []Dim {
+	var out []Dim
+	for _, d := range dims {
+		if d.Len > 1 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Ranks returns the ranks of l, sorted ascending without duplicates, so that
@@ -485,4 +551,27 @@ func (p *rlParser) found() string {
 		return fmt.Sprintf("byte 0x%02x", p.s[p.pos])
 	}
 	return strconv.QuoteRune(r)
+}
+
+// Check reports whether s is a valid section of a trace of ranks ranks:
+// one to 32 dimensions, lengths of at least 1, a zero stride only for a
+// length of 1, every rank below ranks, and dimensions that nest (each
+// stride beyond the span of the smaller ones), so that its ranks are
+// distinct and Contains is quick.
+func (s Section) Check(ranks int) error {
+	if len(s.Dims) == 0 || len(s.Dims) > rlMaxDims {
+		return fmt.Errorf("a section of %d dimensions, expected 1 to %d", len(s.Dims), rlMaxDims)
+	}
+	for _, d := range s.Dims {
+		if d.Len < 1 || d.Stride < 0 || d.Stride == 0 && d.Len > 1 {
+			return fmt.Errorf("a dimension of length %d and stride %d", d.Len, d.Stride)
+		}
+	}
+	if s.Start < 0 || int64(s.Start)+rlSpan(s.Dims) >= int64(ranks) {
+		return fmt.Errorf("section ⟨%s⟩ reaches past rank %d", strings.Trim(Ranklist{s}.String(), "<>"), ranks-1)
+	}
+	if !rlNests(s.Dims) {
+		return fmt.Errorf("section %s has dimensions that interleave", Ranklist{s})
+	}
+	return nil
 }

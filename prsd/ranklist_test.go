@@ -1,4 +1,4 @@
-package cluster
+package prsd
 
 import (
 	"math"
@@ -93,7 +93,8 @@ func TestRanklistSection33(t *testing.T) {
 }
 
 // TestNewRanklist checks the encoding choices documented on NewRanklist:
-// 1-D before 2-D, larger stride first, and greedy runs otherwise.
+// one section of as many dimensions as needed, larger stride first, and
+// greedy runs merged into sections otherwise.
 func TestNewRanklist(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -107,8 +108,12 @@ func TestNewRanklist(t *testing.T) {
 		{"progression", []int32{2, 5, 8, 11}, "<1 2 4 3>"},
 		{"wide grid", []int32{0, 3, 6, 100, 103, 106}, "<2 0 2 100 3 3>"},
 		{"runs", []int32{0, 1, 2, 7}, "<1 0 3 1> <1 7 1 0>"},
-		{"ragged grid", []int32{0, 1, 4, 5, 8}, "<1 0 2 1> <1 4 2 1> <1 8 1 0>"},
-		{"interleaved grid", []int32{0, 2, 4, 3, 5, 7}, "<1 0 2 2> <1 3 3 1> <1 7 1 0>"},
+		{"ragged grid", []int32{0, 1, 4, 5, 8}, "<2 0 2 4 2 1> <1 8 1 0>"},
+		{"3-D block", []int32{0, 1, 8, 9, 64, 65, 72, 73}, "<3 0 2 64 2 8 2 1>"},
+		{"3-D block inside", []int32{73, 74, 81, 82, 137, 138, 145, 146}, "<3 73 2 64 2 8 2 1>"},
+		{"two rows of a grid", []int32{1, 2, 3, 4, 5, 6, 57, 58, 59, 60, 61, 62}, "<2 1 2 56 6 1>"},
+		{"grid with a corner", []int32{0, 9, 10, 11, 17, 18, 19}, "<1 0 1 0> <2 9 2 8 3 1>"},
+		{"interleaved grid", []int32{0, 2, 4, 3, 5, 7}, "<1 0 1 0> <1 2 4 1> <1 7 1 0>"},
 		{"extremes", []int32{math.MaxInt32, 0}, "<1 0 2 2147483647>"},
 	}
 	for _, tt := range tests {

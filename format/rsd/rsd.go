@@ -1,0 +1,623 @@
+// Package rsd reads and writes Kairos' compressed trace format, ".rsd":
+// a trace in ScalaTrace's compressed form (package prsd), each cluster of
+// ranks one structure of loops (RSDs, power-RSDs) whose calls carry
+// ranklists and their parameters per group of ranks. The file is read
+// whole (it is small: kilobytes for millions of events) and every rank is
+// read from it without expanding it. docs/rsd-format.md is the
+// specification, byte by byte; it is meant to be written as easily from C
+// (the PMPI tracer, after clustering its ranks) as from Go.
+package rsd
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+
+	"kairos/format"
+	"kairos/format/ktr"
+	"kairos/internal/fileio"
+	"kairos/internal/varint"
+	"kairos/prsd"
+	"kairos/trace"
+)
+
+func init() {
+	format.Register(format.Format{
+		Name:        "rsd",
+		Description: "Kairos' compressed trace: ScalaTrace's loops (RSDs) and ranklists, lossless for the calls",
+		Detect:      Detect,
+		Open:        func(path string) (trace.Source, error) { return Open(path) },
+		Write:       Write,
+		Extensions:  []string{".rsd"},
+	})
+}
+
+// Magic is the first 8 bytes of a file: "\x89KRS\r\n\x1a\n", a high byte
+// and line endings that catch 7-bit and text-mode damage.
+var Magic = []byte("\x89KRS\r\n\x1a\n")
+
+// Version is the format version this package reads and writes.
+const Version = 1
+
+// Limits a reader enforces, so that a short file cannot claim what would
+// take unbounded memory.
+const (
+	maxBlock = 1 << 30
+	maxRanks = 1 << 26
+	maxDims  = 32
+	maxDepth = 64
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Detect reports whether head starts with the magic.
+func Detect(_ string, head []byte, isDir bool) bool {
+	return !isDir && bytes.HasPrefix(head, Magic)
+}
+
+// Open reads the compressed trace at path (".gz" and ".zst" decompressed).
+func Open(path string) (*prsd.Trace, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// Write compresses src into one cluster of every rank (prsd.Build, with
+// the default options) and writes it to path atomically.
+func Write(path string, src trace.Source) error {
+	t, err := prsd.Build(src, nil, prsd.DefaultOptions())
+	if err != nil {
+		return err
+	}
+	return WriteTrace(path, t)
+}
+
+// WriteTrace writes t to path atomically.
+func WriteTrace(path string, t *prsd.Trace) error {
+	return fileio.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(Encode(t))
+		return err
+	})
+}
+
+// Encode returns the bytes of t's file.
+func Encode(t *prsd.Trace) []byte {
+	b := append([]byte(nil), Magic...)
+	b = binary.LittleEndian.AppendUint16(b, Version)
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	b = appendBlock(b, ktr.AppendMeta(nil, t.Meta()))
+	head := binary.AppendUvarint(nil, uint64(t.NumRanks()))
+	head = binary.LittleEndian.AppendUint64(head, math.Float64bits(t.TimeError))
+	head = binary.AppendUvarint(head, uint64(len(t.Plugins)))
+	for _, p := range t.Plugins {
+		head = binary.AppendUvarint(head, uint64(len(p)))
+		head = append(head, p...)
+	}
+	sites := siteTable(t)
+	head = binary.AppendUvarint(head, uint64(len(sites.list)))
+	for _, site := range sites.list {
+		head = binary.LittleEndian.AppendUint64(head, site)
+	}
+	head = binary.AppendUvarint(head, uint64(len(t.Clusters)))
+	b = appendBlock(b, head)
+	for i := range t.Clusters {
+		cl := &t.Clusters[i]
+		body := appendRanklist(nil, cl.Ranks)
+		body = sites.appendItems(body, cl.Items)
+		b = appendBlock(b, body)
+	}
+	return b
+}
+
+// sites numbers the call sites of a trace: those its CompSite fields
+// number, then those of its calls, in the order they first appear. A call
+// names its site by its number.
+type sites struct {
+	list  []uint64
+	index map[uint64]int
+}
+
+func siteTable(t *prsd.Trace) *sites {
+	s := &sites{list: slices.Clone(t.Sites), index: map[uint64]int{}}
+	for i, site := range s.list {
+		s.index[site] = i
+	}
+	var walk func([]*prsd.Node)
+	walk = func(items []*prsd.Node) {
+		for _, n := range items {
+			if !n.IsLoop() && n.Site != 0 {
+				if _, ok := s.index[n.Site]; !ok {
+					s.index[n.Site] = len(s.list)
+					s.list = append(s.list, n.Site)
+				}
+			}
+			walk(n.Body)
+		}
+	}
+	for i := range t.Clusters {
+		walk(t.Clusters[i].Items)
+	}
+	return s
+}
+
+// appendBlock appends a block: its length, its CRC-32C and its body.
+func appendBlock(b, body []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(body)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(body, castagnoli))
+	return append(b, body...)
+}
+
+// appendRanklist writes a ranklist: its section count (0: none, which a
+// node's ranklist means "the enclosing one"), then each section's
+// dimension count, start and (length, stride) pairs.
+func appendRanklist(b []byte, l prsd.Ranklist) []byte {
+	b = binary.AppendUvarint(b, uint64(len(l)))
+	for _, s := range l {
+		b = binary.AppendUvarint(b, uint64(len(s.Dims)))
+		b = binary.AppendUvarint(b, uint64(s.Start))
+		for _, d := range s.Dims {
+			b = binary.AppendUvarint(b, uint64(d.Len))
+			b = binary.AppendUvarint(b, uint64(d.Stride))
+		}
+	}
+	return b
+}
+
+func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
+	b = binary.AppendUvarint(b, uint64(len(items)))
+	for _, n := range items {
+		if n.IsLoop() {
+			b = append(b, 1)
+			b = appendRanklist(b, n.Ranks)
+			b = binary.AppendUvarint(b, uint64(len(n.Counts)))
+			for i := range n.Counts {
+				b = appendRanklist(b, n.Counts[i].Ranks)
+				b = n.Counts[i].Series.AppendBinary(b)
+			}
+			b = st.appendItems(b, n.Body)
+			continue
+		}
+		b = append(b, 0, byte(n.Kind))
+		site := 0
+		if n.Site != 0 {
+			site = st.index[n.Site] + 1
+		}
+		b = binary.AppendUvarint(b, uint64(site))
+		b = appendRanklist(b, n.Ranks)
+		b = binary.AppendUvarint(b, uint64(len(n.Vars)))
+		for i := range n.Vars {
+			b = appendVariant(b, &n.Vars[i])
+		}
+		b = binary.AppendUvarint(b, uint64(len(n.Times)))
+		for i := range n.Times {
+			tg := &n.Times[i]
+			b = appendRanklist(b, tg.Ranks)
+			b = append(b, tg.Mask)
+			for k := range prsd.NumStats {
+				if tg.Mask&(1<<k) != 0 {
+					b = appendStat(b, tg, k)
+				}
+			}
+		}
+	}
+	return b
+}
+
+// appendStat writes statistic k of a timing: its mode, then the value
+// every instance has (0), the levels (1), the distinct values and each
+// instance's index among them (2), or the mean, least and greatest
+// instance (3).
+func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
+	st := tg.Stats[k]
+	switch l := tg.Levels[k]; {
+	case l != nil && tg.Values[k] != nil:
+		b = append(b, 2)
+		b = binary.AppendUvarint(b, uint64(len(tg.Values[k])))
+		for _, v := range tg.Values[k] {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		return l.AppendBinary(b)
+	case l != nil:
+		return l.AppendBinary(append(b, 1))
+	case st.Min == st.Mean && st.Max == st.Mean:
+		return binary.LittleEndian.AppendUint64(append(b, 0), math.Float64bits(st.Mean))
+	}
+	b = append(b, 3)
+	for _, x := range []float64{st.Mean, st.Min, st.Max} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return b
+}
+
+func appendVariant(b []byte, v *prsd.Variant) []byte {
+	b = appendRanklist(b, v.Ranks)
+	b = binary.AppendUvarint(b, uint64(v.Mask))
+	for f := range prsd.NumFields {
+		if v.Mask&(1<<f) == 0 {
+			continue
+		}
+		val := &v.Fields[f]
+		b = append(b, byte(val.Mode))
+		b = val.Series.AppendBinary(b)
+		if f.IsVector() {
+			b = appendElems(b, val.Elems)
+		}
+	}
+	return b
+}
+
+// appendElems writes a vector field's element series: their number E,
+// then byte 1 and each element's value, as a varint difference from the
+// previous element's (from 0), if every element is constant (a vector
+// that does not change from one instance to the next, alltoallv's counts),
+// else byte 0 and the E series.
+func appendElems(b []byte, elems []prsd.Series) []byte {
+	b = binary.AppendUvarint(b, uint64(len(elems)))
+	if len(elems) == 0 {
+		return b
+	}
+	constant := true
+	for i := range elems {
+		constant = constant && elems[i].IsConst()
+	}
+	if !constant {
+		b = append(b, 0)
+		for i := range elems {
+			b = elems[i].AppendBinary(b)
+		}
+		return b
+	}
+	b = append(b, 1)
+	prev := int64(0)
+	for i := range elems {
+		b = binary.AppendVarint(b, elems[i].First-prev)
+		prev = elems[i].First
+	}
+	return b
+}
+
+// Decode reads a file's bytes. Errors name the byte offset in the file
+// and what was expected.
+func Decode(b []byte) (*prsd.Trace, error) {
+	if len(b) < 16 || !bytes.Equal(b[:8], Magic) {
+		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %q)", Magic)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != Version {
+		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads %d", v, Version)
+	}
+	if fl := binary.LittleEndian.Uint16(b[10:]); fl != 0 {
+		return nil, fmt.Errorf("byte 10: flags %#x, none is defined", fl)
+	}
+	if crc32.Checksum(b[:12], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
+		return nil, fmt.Errorf("byte 12: the header's checksum does not match")
+	}
+	off := 16
+	body, off, err := block(b, off, "the metadata")
+	if err != nil {
+		return nil, err
+	}
+	meta, err := ktr.ParseMeta(body)
+	if err != nil {
+		return nil, fmt.Errorf("metadata at byte %d: %w", off-len(body), err)
+	}
+	at := off
+	body, off, err = block(b, off, "the trace header")
+	if err != nil {
+		return nil, err
+	}
+	d := &varint.Reader{B: body}
+	ranks := d.Uvarint()
+	if d.Err == nil && ranks > maxRanks {
+		return nil, fmt.Errorf("byte %d: %d ranks, more than the %d a compressed trace may hold", at+8, ranks, maxRanks)
+	}
+	timeErr := math.Float64frombits(d.Fixed64())
+	plugins := make([]string, d.Count(1, 64))
+	for i := range plugins {
+		plugins[i] = d.PrefixedString()
+	}
+	siteList := make([]uint64, d.Count(8, math.MaxInt))
+	for i := range siteList {
+		siteList[i] = d.Fixed64()
+	}
+	k := d.Uvarint()
+	if d.Err == nil && d.Off != len(body) {
+		d.Fail("bytes after the cluster count")
+	}
+	if d.Err != nil {
+		return nil, fmt.Errorf("trace header at byte %d: %w", at+8, d.Err)
+	}
+	if !(timeErr >= 0 && timeErr < 1) {
+		return nil, fmt.Errorf("byte %d: a time error of %g, expected one in [0, 1)", at+8, timeErr)
+	}
+	if k > uint64(len(b)-off)/8 {
+		return nil, fmt.Errorf("byte %d: %d clusters, more than the file could hold", at+8, k)
+	}
+	first := off
+	clusters := make([]prsd.Cluster, 0, k)
+	for i := range int(k) {
+		at = off
+		body, off, err = block(b, off, fmt.Sprintf("cluster %d", i))
+		if err != nil {
+			return nil, err
+		}
+		cl, err := decodeCluster(body, int(ranks), siteList)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
+		}
+		clusters = append(clusters, cl)
+	}
+	if off != len(b) {
+		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
+	}
+	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Plugins: plugins, Sites: siteList})
+	if err != nil {
+		return nil, fmt.Errorf("the clusters from byte %d: %w", first, err)
+	}
+	return t, nil
+}
+
+// block returns the body of the block at off and the offset after it.
+func block(b []byte, off int, what string) ([]byte, int, error) {
+	if len(b)-off < 8 {
+		return nil, 0, fmt.Errorf("byte %d: truncated: expected %s's block", off, what)
+	}
+	n := binary.LittleEndian.Uint32(b[off:])
+	if n > maxBlock || int(n) > len(b)-off-8 {
+		return nil, 0, fmt.Errorf("byte %d: %s's block of %d bytes overruns the file (%d bytes left)", off, what, n, len(b)-off-8)
+	}
+	body := b[off+8 : off+8+int(n)]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[off+4:]) {
+		return nil, 0, fmt.Errorf("byte %d: %s's checksum does not match", off, what)
+	}
+	return body, off + 8 + int(n), nil
+}
+
+// decoder reads a cluster block.
+type decoder struct {
+	varint.Reader
+	ranks int
+	sites []uint64
+}
+
+func decodeCluster(body []byte, ranks int, sites []uint64) (prsd.Cluster, error) {
+	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites}
+	cl := prsd.Cluster{Ranks: d.ranklist()}
+	if d.Err == nil && cl.Ranks == nil {
+		d.Fail("a cluster of no rank")
+	}
+	cl.Items = d.items(0)
+	if d.Err == nil && len(cl.Items) == 0 {
+		d.Fail("a cluster of no item")
+	}
+	if d.Err == nil && d.Off != len(body) {
+		d.Fail("bytes after the cluster's items")
+	}
+	return cl, d.Err
+}
+
+// ranklist reads a ranklist whose sections nest (each dimension's stride
+// beyond the span of the smaller ones) and hold ranks of the trace.
+func (d *decoder) ranklist() prsd.Ranklist {
+	n := d.Count(3, math.MaxInt)
+	if n == 0 || d.Err != nil {
+		return nil
+	}
+	l := make(prsd.Ranklist, 0, n)
+	for range n {
+		at := d.Off
+		dims := d.Count(2, maxDims)
+		if d.Err == nil && dims == 0 {
+			d.Fail("a section of no dimension")
+		}
+		s := prsd.Section{Start: int32(d.bounded(int64(d.ranks) - 1)), Dims: make([]prsd.Dim, 0, dims)}
+		for range dims {
+			s.Dims = append(s.Dims, prsd.Dim{Len: int32(d.bounded(int64(d.ranks))), Stride: int32(d.bounded(int64(d.ranks)))})
+		}
+		if d.Err != nil {
+			return nil
+		}
+		if err := s.Check(d.ranks); err != nil {
+			d.Off = at
+			d.Fail(err.Error())
+			return nil
+		}
+		l = append(l, s)
+	}
+	return l
+}
+
+// bounded reads a uvarint in [0, hi].
+func (d *decoder) bounded(hi int64) int64 {
+	at := d.Off
+	v := d.Uvarint()
+	if d.Err == nil && v > uint64(max(hi, 0)) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("%d, expected at most %d", v, hi))
+	}
+	return int64(v)
+}
+
+func (d *decoder) items(depth int) []*prsd.Node {
+	if depth > maxDepth {
+		d.Fail(fmt.Sprintf("loops nested more than %d deep", maxDepth))
+		return nil
+	}
+	n := d.Count(3, math.MaxInt)
+	items := make([]*prsd.Node, 0, n)
+	for range n {
+		if d.Err != nil {
+			return nil
+		}
+		switch tag := d.Byte(); tag {
+		case 1:
+			items = append(items, d.loop(depth))
+		case 0:
+			items = append(items, d.call())
+		default:
+			d.Off--
+			d.Fail(fmt.Sprintf("item tag %d, expected 0 (a call) or 1 (a loop)", tag))
+		}
+	}
+	return items
+}
+
+func (d *decoder) loop(depth int) *prsd.Node {
+	n := &prsd.Node{Ranks: d.ranklist()}
+	k := d.Count(2, math.MaxInt)
+	if d.Err == nil && k == 0 {
+		d.Fail("a loop without iteration counts")
+	}
+	for range k {
+		n.Counts = append(n.Counts, prsd.Counts{Ranks: d.ranklist(), Series: prsd.ReadSeries(&d.Reader)})
+	}
+	at := d.Off
+	n.Body = d.items(depth + 1)
+	if d.Err == nil && len(n.Body) == 0 {
+		d.Off = at
+		d.Fail("a loop of an empty body")
+	}
+	return n
+}
+
+func (d *decoder) call() *prsd.Node {
+	at := d.Off
+	k := trace.Kind(d.Byte())
+	if d.Err == nil && !k.Valid() {
+		d.Off = at
+		d.Fail(fmt.Sprintf("kind %d, not a Kairos event kind", k))
+	}
+	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
+	nv := d.Count(2, math.MaxInt)
+	for range nv {
+		n.Vars = append(n.Vars, d.variant())
+	}
+	nt := d.Count(2, math.MaxInt)
+	for range nt {
+		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
+		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
+			d.Off--
+			d.Fail(fmt.Sprintf("timing mask %#x, expected bits 0-%d", tg.Mask, prsd.NumStats-1))
+		}
+		for s := range prsd.NumStats {
+			if tg.Mask&(1<<s) != 0 && d.Err == nil {
+				d.stat(&tg, s)
+			}
+		}
+		n.Times = append(n.Times, tg)
+	}
+	return n
+}
+
+func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
+
+// elems reads a vector field's element series (see appendElems).
+func (d *decoder) elems() []prsd.Series {
+	n := d.Count(1, math.MaxInt)
+	if n == 0 || d.Err != nil {
+		return nil
+	}
+	elems := make([]prsd.Series, 0, n)
+	switch form := d.Byte(); form {
+	case 0:
+		for range n {
+			elems = append(elems, prsd.ReadSeries(&d.Reader))
+		}
+	case 1:
+		prev := int64(0)
+		for range n {
+			prev += d.Varint()
+			elems = append(elems, prsd.Const(prev, 1))
+		}
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("element form %d, expected 0 (series) or 1 (constants)", form))
+	}
+	return elems
+}
+
+// site reads a call's site: 0 for none, else the number of one in the
+// trace header's table, from 1.
+func (d *decoder) site() uint64 {
+	at := d.Off
+	i := d.Uvarint()
+	if i == 0 || d.Err != nil {
+		return 0
+	}
+	if i > uint64(len(d.sites)) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("call site %d, the table has %d", i, len(d.sites)))
+		return 0
+	}
+	return d.sites[i-1]
+}
+
+// stat reads statistic s of a timing (see appendStat).
+func (d *decoder) stat(tg *prsd.Timing, s int) {
+	switch mode := d.Byte(); mode {
+	case 0:
+		v := d.float()
+		tg.Stats[s] = prsd.Stat{Mean: v, Min: v, Max: v}
+	case 1:
+		l := prsd.ReadSeries(&d.Reader)
+		tg.Levels[s] = &l
+	case 2:
+		vs := make([]float64, d.Count(8, 255))
+		for i := range vs {
+			vs[i] = d.float()
+		}
+		if d.Err == nil && len(vs) == 0 {
+			d.Fail("no value for a statistic's instances")
+		}
+		l := prsd.ReadSeries(&d.Reader)
+		tg.Levels[s], tg.Values[s] = &l, vs
+	case 3:
+		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 3", mode))
+	}
+}
+
+func (d *decoder) variant() prsd.Variant {
+	v := prsd.Variant{Ranks: d.ranklist()}
+	at := d.Off
+	mask := d.Uvarint()
+	if d.Err == nil && mask >= 1<<prsd.NumFields {
+		d.Off = at
+		d.Fail(fmt.Sprintf("field mask %#x, expected bits 0-%d", mask, prsd.NumFields-1))
+	}
+	v.Mask = uint32(mask)
+	for f := range prsd.NumFields {
+		if v.Mask&(1<<f) == 0 || d.Err != nil {
+			continue
+		}
+		at := d.Off
+		m := prsd.Mode(d.Byte())
+		if d.Err == nil && !prsd.ValidMode(f, m) {
+			d.Off = at
+			d.Fail(fmt.Sprintf("mode %d for field %s", m, f))
+		}
+		val := prsd.Value{Mode: m, Series: prsd.ReadSeries(&d.Reader)}
+		if f.IsVector() {
+			val.Elems = d.elems()
+		}
+		v.Fields[f] = val
+	}
+	return v
+}

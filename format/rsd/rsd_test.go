@@ -1,0 +1,221 @@
+package rsd
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/format"
+	"kairos/prsd"
+	"kairos/trace"
+	"kairos/workload"
+)
+
+func gen(t testing.TB, kind string, ranks, iterations int) trace.Source {
+	t.Helper()
+	p, err := workload.Defaults(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Ranks, p.Grid, p.Iterations = ranks, nil, iterations
+	p.Imbalance, p.Noise = 0.1, 0.02
+	src, err := workload.New(kind, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestRoundTrip: every generator's trace written and read back gives
+// every rank's calls back, and the file is read as this format.
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range workload.Kinds() {
+		src := gen(t, kind, 16, 3)
+		path := filepath.Join(dir, kind+".rsd")
+		if err := Write(path, src); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		back, f, err := format.Open(path)
+		if err != nil || f.Name != "rsd" {
+			t.Fatalf("%s: opened as %q: %v", kind, f.Name, err)
+		}
+		if err := prsd.Verify(src, back.(*prsd.Trace)); err != nil {
+			t.Errorf("%s: %v", kind, err)
+		}
+		tr, _ := prsd.Build(src, nil, prsd.DefaultOptions())
+		if !bytes.Equal(Encode(tr), Encode(back.(*prsd.Trace))) {
+			t.Errorf("%s: encoding the decoded trace gives other bytes", kind)
+		}
+	}
+}
+
+// TestSizeFlat: a stencil's and LU's compressed files do not grow with
+// their iterations nor, past the grid's kinds of ranks, with their ranks.
+func TestSizeFlat(t *testing.T) {
+	size := func(kind string, ranks, iterations int) int {
+		p, _ := workload.Defaults(kind)
+		p.Ranks, p.Grid, p.Iterations, p.Periodic = ranks, nil, iterations, false
+		src, err := workload.New(kind, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := prsd.Build(src, nil, prsd.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(Encode(tr))
+	}
+	// Only the varints of the series' lengths grow.
+	for _, c := range []struct {
+		kind               string
+		ranks, few, many   int
+		moreRanks, rankIts int
+	}{
+		{"stencil2d", 64, 20, 400, 1024, 10},
+		{"lu", 16, 20, 200, 256, 5}, // its computation sites: repeats of repeats
+	} {
+		a, b := size(c.kind, c.ranks, c.few), size(c.kind, c.ranks, c.many)
+		if b > a+a/6 {
+			t.Errorf("%s: %d bytes at %d iterations, %d at %d", c.kind, a, c.few, b, c.many)
+		}
+		x, y := size(c.kind, c.ranks, c.rankIts), size(c.kind, c.moreRanks, c.rankIts)
+		if y > x+x/4 {
+			t.Errorf("%s: %d bytes at %d ranks, %d at %d", c.kind, x, c.ranks, y, c.moreRanks)
+		}
+	}
+}
+
+// TestDecodeErrors: damaged files are refused with the byte offset.
+func TestDecodeErrors(t *testing.T) {
+	src := gen(t, "ring", 4, 2)
+	tr, err := prsd.Build(src, nil, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Encode(tr)
+	flip := func(i int) []byte {
+		b := bytes.Clone(good)
+		b[i] ^= 0x40
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "byte 0: not a compressed trace"},
+		{"version", flip(8), "byte 8: format version"},
+		{"header crc", flip(13), "byte 12: the header's checksum"},
+		{"meta crc", flip(30), "checksum does not match"},
+		{"truncated", good[:len(good)-3], "overruns the file"},
+		{"trailing", append(bytes.Clone(good), 0), "bytes after the last cluster"},
+	} {
+		_, err := Decode(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// FuzzDecode reads arbitrary bytes as a compressed trace: an error, or a
+// trace whose ranks read (a bounded number of events each) without panic
+// and that encodes back to bytes that decode.
+func FuzzDecode(f *testing.F) {
+	for _, kind := range []string{"ring", "stencil2d", "cg", "masterworker", "mg"} {
+		tr, err := prsd.Build(gen(f, kind, 4, 2), nil, prsd.DefaultOptions())
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(Encode(tr))
+	}
+	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
+	f.Add(Encode(empty))
+	if v1, err := os.ReadFile(filepath.Join("testdata", "v1.rsd")); err == nil {
+		f.Add(v1)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, err := Decode(b); err != nil && !strings.Contains(err.Error(), "byte ") {
+			t.Fatalf("error %q names no offset", err)
+		}
+		// The same bytes with their checksums right, so that the fuzzer
+		// reaches the parsing of the blocks' content.
+		tr, err := Decode(fixChecksums(b))
+		if err != nil {
+			if !strings.Contains(err.Error(), "byte ") {
+				t.Fatalf("error %q names no offset", err)
+			}
+			return
+		}
+		for r := range min(tr.NumRanks(), 64) {
+			rd, err := tr.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 10000 && rd.Next(); i++ {
+			}
+			if err := rd.Err(); err != nil && !errors.Is(err, prsd.ErrCorrupt) {
+				t.Fatalf("rank %d: %v", r, err)
+			}
+		}
+		if _, err := Decode(Encode(tr)); err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+	})
+}
+
+// fixChecksums returns b with the header's and every block's checksum
+// set to match, as far as its block lengths go.
+func fixChecksums(b []byte) []byte {
+	b = bytes.Clone(b)
+	if len(b) < 16 {
+		return b
+	}
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[:12], castagnoli))
+	for off := 16; len(b)-off >= 8; {
+		n := int(binary.LittleEndian.Uint32(b[off:]))
+		if n > len(b)-off-8 {
+			break
+		}
+		binary.LittleEndian.PutUint32(b[off+4:], crc32.Checksum(b[off+8:off+8+n], castagnoli))
+		off += 8 + n
+	}
+	return b
+}
+
+// TestVersion1File: the version 1 file in testdata, the CG skeleton at 4
+// ranks (one time step, two inner iterations, 5% noise), still reads as
+// that trace, and encodes back to the same bytes.
+func TestVersion1File(t *testing.T) {
+	p, _ := workload.Defaults("cg")
+	p.Ranks, p.Iterations, p.Inner, p.Noise = 4, 1, 2, 0.05
+	src, err := workload.New("cg", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "v1.rsd")
+	if os.Getenv("KAIROS_UPDATE_GOLDEN") == "1" {
+		if err := Write(path, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(src, tr); err != nil {
+		t.Error(err)
+	}
+	if !bytes.Equal(Encode(tr), data) {
+		t.Error("the decoded file encodes to other bytes")
+	}
+}

@@ -1,0 +1,151 @@
+package prsd
+
+import (
+	"fmt"
+	"slices"
+
+	"kairos/trace"
+)
+
+// Options set how a trace is compressed.
+type Options struct {
+	// TimeError is the relative error within which ranks share a timing
+	// statistic (see Trace.TimeError): 0 keeps every rank's own means.
+	TimeError float64
+	// Plugins name plug-ins (PluginNames) that end-points may be encoded
+	// relative to.
+	Plugins []string
+}
+
+// DefaultOptions share timing statistics within 1%.
+func DefaultOptions() Options { return Options{TimeError: 0.01} }
+
+// Builder compresses the ranks of a trace one at a time into the merged
+// structures of their clusters.
+type Builder struct {
+	sites    siteTable // the numbering of call sites, shared by the ranks
+	meta     trace.Meta
+	ranks    int
+	opt      Options
+	in       *Interner
+	fam      *Families
+	m        *merger
+	clusters []*mcluster
+	of       []int32
+	added    []bool
+}
+
+type mcluster struct {
+	ranks []int32
+	items []*mnode
+	cache map[int32][]*mnode
+}
+
+// NewBuilder returns a builder of a trace of ranks ranks with metadata
+// meta, whose clusters are groups (nil: one cluster of every rank).
+func NewBuilder(meta *trace.Meta, ranks int, groups [][]int32, opt Options) (*Builder, error) {
+	if !(opt.TimeError >= 0 && opt.TimeError < 1) {
+		return nil, fmt.Errorf("prsd: the time error must be in [0, 1), got %g", opt.TimeError)
+	}
+	for _, p := range opt.Plugins {
+		if !IsPlugin(p) {
+			return nil, fmt.Errorf("prsd: unknown plug-in %q (known: %v)", p, PluginNames())
+		}
+	}
+	b := &Builder{meta: meta.Clone(), ranks: ranks, opt: opt, in: NewInterner(),
+		of: make([]int32, ranks), added: make([]bool, ranks)}
+	b.fam = NewFamilies(&b.meta, ranks)
+	b.sites.numbers = map[uint64]int64{}
+	b.m = &merger{in: b.in, slots: slotsFor(len(opt.Plugins)), eps: opt.TimeError}
+	if groups == nil {
+		all := make([]int32, ranks)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		groups = [][]int32{all}
+	}
+	for i := range b.of {
+		b.of[i] = -1
+	}
+	for c, g := range groups {
+		for _, r := range g {
+			if r < 0 || int(r) >= ranks {
+				return nil, fmt.Errorf("prsd: group %d has rank %d, outside 0-%d", c, r, ranks-1)
+			}
+			if b.of[r] >= 0 {
+				return nil, fmt.Errorf("prsd: rank %d is in groups %d and %d", r, b.of[r], c)
+			}
+			b.of[r] = int32(c)
+		}
+		b.clusters = append(b.clusters, &mcluster{cache: map[int32][]*mnode{}})
+	}
+	for r, c := range b.of {
+		if c < 0 {
+			return nil, fmt.Errorf("prsd: rank %d is in no group", r)
+		}
+	}
+	return b, nil
+}
+
+// Add compresses rank r's events and merges them into its cluster.
+func (b *Builder) Add(r int, rd trace.Reader) error {
+	if r < 0 || r >= b.ranks || b.added[r] {
+		return fmt.Errorf("prsd: rank %d added twice or out of range", r)
+	}
+	ctx, err := newRankCtx(int32(r), int32(b.ranks), b.opt.TimeError, b.opt.Plugins, b.fam)
+	if err != nil {
+		return err
+	}
+	ctx.sites = &b.sites
+	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins)}
+	for rd.Next() {
+		c.add(rd.Event())
+	}
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("rank %d: %w", r, err)
+	}
+	cl := b.clusters[b.of[r]]
+	cl.ranks = append(cl.ranks, int32(r))
+	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
+	b.added[r] = true
+	return nil
+}
+
+// Trace returns the compressed trace, once every rank has been added.
+func (b *Builder) Trace() (*Trace, error) {
+	for r, ok := range b.added {
+		if !ok {
+			return nil, fmt.Errorf("prsd: rank %d was not added", r)
+		}
+	}
+	var clusters []Cluster
+	for _, cl := range b.clusters {
+		if len(cl.ranks) == 0 {
+			continue
+		}
+		slices.Sort(cl.ranks)
+		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: b.m.finish(cl.items, cl.ranks)})
+	}
+	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
+}
+
+// Build compresses every rank of src into clusters groups (nil: one of
+// every rank).
+func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
+	b, err := NewBuilder(src.Meta(), src.NumRanks(), groups, opt)
+	if err != nil {
+		return nil, err
+	}
+	for r := range src.NumRanks() {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			return nil, err
+		}
+		err = b.Add(r, rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b.Trace()
+}

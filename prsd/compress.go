@@ -1,0 +1,767 @@
+package prsd
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+
+	"kairos/trace"
+)
+
+// Intra-rank compression, as ScalaTrace's intra-node compression: each
+// event becomes a call (identified by its kind and call site, its stack
+// signature) appended to the rank's sequence, and the end of the sequence
+// is folded whenever it repeats: a body that repeats the loop just before
+// it adds an iteration (an RSD), a body seen twice in a row becomes a loop
+// of two, loops of loops are power-RSDs. Only calls' identities decide
+// the folding; their parameters (partners, sizes, tags...) go into series
+// over the instances of each call, and loops' iteration counts into series
+// over the loop's instances, so that ranks whose parameters differ fold
+// alike and merge into one structure.
+
+// maxBody is the longest loop body, in items (calls or loops), that the
+// compressor looks for: ScalaTrace's window.
+const maxBody = 64
+
+// rnode is an item of one rank's compressed sequence: a call or a loop.
+type rnode struct {
+	id   int32 // interned identity: (kind, site) for a call, the body's ids for a loop
+	kind trace.Kind
+	site uint64
+	one  *rawCall // a call's one instance, not folded yet
+	acc  *accCall // the instances of a call in a loop body
+	// A loop: its body, the iteration counts of its closed instances,
+	// and the iterations of its one open instance while at the top of
+	// the sequence.
+	body   []*rnode
+	counts seriesBuilder
+	cur    int64
+}
+
+func (n *rnode) isLoop() bool { return n.body != nil }
+
+// rawCall is one instance of a call: the event, its request ids relative
+// to the highest the rank defined before it, its timing, and the
+// computation after it (the untimed Compute events up to the rank's next
+// call, summed, with the call site and region of the first).
+type rawCall struct {
+	e        trace.Event
+	mask     uint32 // the fields not at their default
+	req      int64
+	reqs     []int64
+	gap, dur float64 // picoseconds, if timed
+	comp     float64
+	compSite uint64
+	compReg  uint32
+}
+
+// The timing statistics of a call.
+const (
+	statValue = iota // a computation's flops or a sleep's seconds
+	statGap          // picoseconds since the rank's previous event ended
+	statDur          // picoseconds in the call
+	statComp         // the flops computed after the call, before the next (ScalaTrace's computation between calls)
+	numStats
+)
+
+// statAcc sums a statistic over instances, and keeps each instance, on a
+// logarithmic scale (Level) and, while they take few distinct values, as
+// the index of its value among them: for the instances that stray from the
+// mean.
+type statAcc struct {
+	sum      float64
+	n        int64
+	min, max float64
+	levels   seriesBuilder
+	distinct []float64 // up to maxDistinct values, in the order met; nil past them
+	index    seriesBuilder
+	many     bool
+}
+
+// maxDistinct is the number of distinct values up to which a statistic's
+// instances are kept exactly: values that repeat are structure (a
+// computation done every other iteration), not noise.
+const maxDistinct = 8
+
+func (s *statAcc) add(v, eps float64) {
+	if s.n == 0 || v < s.min {
+		s.min = v
+	}
+	if s.n == 0 || v > s.max {
+		s.max = v
+	}
+	s.sum += v
+	s.n++
+	s.levels.add(Level(v, eps))
+	s.exact(v)
+}
+
+// exact adds v to the instances kept by value index, while they are few.
+func (s *statAcc) exact(v float64) {
+	if s.many {
+		return
+	}
+	i := slices.IndexFunc(s.distinct, func(x float64) bool { return math.Float64bits(x) == math.Float64bits(v) })
+	if i < 0 {
+		if len(s.distinct) == maxDistinct {
+			s.many, s.distinct, s.index = true, nil, seriesBuilder{}
+			return
+		}
+		i = len(s.distinct)
+		s.distinct = append(s.distinct, v)
+	}
+	s.index.add(int64(i))
+}
+
+func (s *statAcc) merge(o *statAcc) {
+	if o.n == 0 {
+		return
+	}
+	levels := o.levels.finish()
+	if s.n == 0 {
+		s.sum, s.n, s.min, s.max = o.sum, o.n, o.min, o.max
+	} else {
+		s.sum += o.sum
+		s.n += o.n
+		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
+	}
+	s.levels.appendSeries(&levels)
+	if o.many {
+		s.many, s.distinct, s.index = true, nil, seriesBuilder{}
+		return
+	}
+	index := o.index.finish()
+	var c cursor
+	for range index.N {
+		s.exact(o.distinct[c.next(&index)])
+	}
+}
+
+// mean is the instances' mean: their value, exactly, where they are all
+// equal (a sum's rounding would move it).
+func (s *statAcc) mean() float64 {
+	if s.n > 0 && s.min == s.max {
+		return s.min
+	}
+	return s.sum / float64(max(s.n, 1))
+}
+
+// Level is v on a logarithmic scale of ratio 1+eps: 0 for 0, 3L+1 for a
+// positive v of which (1+eps)^L is the nearest power, 3L+2 for a negative
+// one. FromLevel(Level(v)) is within eps/2 of v; consecutive values of
+// similar size have small differences, which a series keeps in a byte or
+// two. With eps 0 the level is v's IEEE-754 bits: exact.
+func Level(v, eps float64) int64 {
+	if eps == 0 {
+		return int64(math.Float64bits(v))
+	}
+	if v == 0 || math.IsNaN(v) {
+		return 0
+	}
+	l := int64(math.Round(math.Log(math.Abs(v)) / math.Log1p(eps)))
+	l = min(max(l, -1<<60), 1<<60)
+	if v < 0 {
+		return 3*l + 2
+	}
+	return 3*l + 1
+}
+
+// FromLevel is the value of level l on the scale of ratio 1+eps.
+func FromLevel(l int64, eps float64) float64 {
+	if eps == 0 {
+		return math.Float64frombits(uint64(l))
+	}
+	m := (l%3 + 3) % 3
+	if m == 0 {
+		return 0
+	}
+	v := math.Exp(float64((l-m)/3) * math.Log1p(eps))
+	if m == 2 {
+		return -v
+	}
+	return v
+}
+
+// accCall accumulates the instances of a call: a series per field and
+// mode, the timing statistics.
+type accCall struct {
+	n      int64
+	has    uint32 // the fields with series
+	fields [NumFields]*fieldAcc
+	stats  [numStats]statAcc
+}
+
+// fieldAcc is one field's series: one per mode for a scalar field
+// (modesOf), lengths and elements for a vector.
+type fieldAcc struct {
+	modes []seriesBuilder
+	lens  seriesBuilder
+	elems []seriesBuilder
+}
+
+// isTiming reports whether kind's Compute is a statistic (a computation
+// or a sleep) rather than an exact parameter.
+func isTiming(k trace.Kind) bool { return k == trace.Compute || k == trace.Sleep }
+
+// scalar returns field f of an instance, and whether it differs from the
+// field's default.
+func (r *rawCall) scalar(f Field) int64 {
+	e := &r.e
+	switch f {
+	case Partner:
+		return int64(e.Partner)
+	case Source:
+		return int64(e.Source)
+	case Tag:
+		return int64(e.Tag)
+	case Comm:
+		return int64(e.Comm)
+	case NewComm:
+		return int64(e.NewComm)
+	case SendBytes:
+		return e.SendBytes
+	case RecvBytes:
+		return e.RecvBytes
+	case SendType:
+		return int64(e.SendType)
+	case RecvType:
+		return int64(e.RecvType)
+	case Request:
+		return r.req
+	case ComputeArg:
+		if isTiming(e.Kind) || e.Compute == 0 {
+			return 0
+		}
+		return int64(math.Float64bits(e.Compute))
+	case Region:
+		return int64(e.Region)
+	case Timed:
+		if e.HasTime {
+			return 1
+		}
+	case CompSite:
+		return int64(r.compSite)
+	case CompRegion:
+		return int64(r.compReg)
+	case Op:
+		return int64(e.Op)
+	}
+	return 0
+}
+
+// vector returns vector field f of an instance (nil: absent).
+func (r *rawCall) vector(f Field) []int64 {
+	switch f {
+	case Requests:
+		return r.reqs
+	case SendCounts:
+		return r.e.SendCounts
+	case RecvCounts:
+		return r.e.RecvCounts
+	}
+	return nil
+}
+
+// present reports whether field f of the instance is not its default.
+func (r *rawCall) present(f Field) bool {
+	if f.IsVector() {
+		return r.vector(f) != nil
+	}
+	return r.scalar(f) != defaultValue(f)
+}
+
+func newAcc(one *rawCall, ctx *rankCtx, np int) *accCall {
+	a := &accCall{}
+	a.addRaw(one, ctx, np)
+	return a
+}
+
+// field returns a's series of f, creating them with a.n defaults.
+func (a *accCall) field(f Field, ctx *rankCtx, np int) *fieldAcc {
+	if fa := a.fields[f]; fa != nil {
+		return fa
+	}
+	fa := &fieldAcc{}
+	if f.IsVector() {
+		fa.lens.addN(-1, a.n)
+	} else {
+		for _, m := range ctx.modes[f] {
+			var b seriesBuilder
+			b.addN(ctx.encode(m, defaultValue(f)), a.n)
+			fa.modes = append(fa.modes, b)
+		}
+	}
+	a.fields[f] = fa
+	a.has |= 1 << f
+	return fa
+}
+
+// addRaw adds one instance.
+func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
+	for mask := r.mask | a.has; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
+		fa := a.field(f, ctx, np)
+		if f.IsVector() {
+			fa.addVector(r.vector(f))
+			continue
+		}
+		v := r.scalar(f)
+		for i, m := range ctx.modes[f] {
+			fa.modes[i].add(ctx.encode(m, v))
+		}
+	}
+	if isTiming(r.e.Kind) {
+		a.stats[statValue].add(r.e.Compute, ctx.eps)
+	}
+	if r.e.HasTime {
+		a.stats[statGap].add(r.gap, ctx.eps)
+		a.stats[statDur].add(r.dur, ctx.eps)
+	}
+	a.stats[statComp].add(r.comp, ctx.eps)
+	a.n++
+}
+
+func (fa *fieldAcc) addVector(v []int64) {
+	if v == nil {
+		fa.lens.add(-1)
+		return
+	}
+	fa.lens.add(int64(len(v)))
+	for len(fa.elems) < len(v) {
+		fa.elems = append(fa.elems, seriesBuilder{})
+	}
+	for i, x := range v {
+		fa.elems[i].add(x)
+	}
+}
+
+// appendAcc appends b's instances to a's.
+func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
+	for f := range NumFields {
+		if a.fields[f] == nil && b.fields[f] == nil {
+			continue
+		}
+		fa := a.field(f, ctx, np)
+		fb := b.fields[f]
+		switch {
+		case fb == nil && f.IsVector():
+			fa.lens.addN(-1, b.n)
+		case fb == nil:
+			for i, m := range ctx.modes[f] {
+				fa.modes[i].addN(ctx.encode(m, defaultValue(f)), b.n)
+			}
+		case f.IsVector():
+			s := fb.lens.finish()
+			fa.lens.appendSeries(&s)
+			for i := range fb.elems {
+				if i == len(fa.elems) {
+					fa.elems = append(fa.elems, seriesBuilder{})
+				}
+				s := fb.elems[i].finish()
+				fa.elems[i].appendSeries(&s)
+			}
+		default:
+			for i := range fa.modes {
+				s := fb.modes[i].finish()
+				fa.modes[i].appendSeries(&s)
+			}
+		}
+	}
+	for i := range a.stats {
+		a.stats[i].merge(&b.stats[i])
+	}
+	a.n += b.n
+}
+
+// Interner numbers the identities of calls and loop bodies, so that the
+// compressor compares items by number: a call by its kind and call site,
+// a loop by its body's items. Equal numbers are equal structures, by
+// construction.
+type Interner struct {
+	calls map[callKey]int32
+	ids   map[string]int32
+	next  int32
+	buf   []byte
+	// recent caches calls' numbers by a hash of their identity: a
+	// rank's loop body has few distinct calls, and a map lookup per
+	// event would cost more than the rest of the compression.
+	recent [64]struct {
+		key callKey
+		id  int32
+		ok  bool
+	}
+}
+
+type callKey struct {
+	kind trace.Kind
+	site uint64
+}
+
+// NewInterner returns an empty interner.
+func NewInterner() *Interner {
+	return &Interner{calls: map[callKey]int32{}, ids: map[string]int32{}}
+}
+
+func (in *Interner) intern(key []byte) int32 {
+	if id, ok := in.ids[string(key)]; ok {
+		return id
+	}
+	in.ids[string(key)] = in.next
+	in.next++
+	return in.next - 1
+}
+
+func (in *Interner) call(k trace.Kind, site uint64) int32 {
+	key := callKey{k, site}
+	slot := &in.recent[(site^site>>29^uint64(k)*0x9e3779b97f4a7c15)>>58]
+	if slot.ok && slot.key == key {
+		return slot.id
+	}
+	id, ok := in.calls[key]
+	if !ok {
+		id = in.next
+		in.calls[key] = id
+		in.next++
+	}
+	slot.key, slot.id, slot.ok = key, id, true
+	return id
+}
+
+func (in *Interner) items(tag byte, items []*rnode) int32 {
+	b := append(in.buf[:0], tag)
+	for _, n := range items {
+		b = binary.AppendUvarint(b, uint64(n.id))
+	}
+	in.buf = b
+	return in.intern(b)
+}
+
+// compressor folds one rank's events into its compressed sequence.
+type compressor struct {
+	in       *Interner
+	ctx      *rankCtx // nil: structure only, no parameter or timing
+	np       int      // plug-ins
+	seq      []*rnode
+	maxReq   uint64
+	lastExit trace.Time
+	// The last call, held until the next one comes with the untimed
+	// computation after it: whether any was met and how much, its call
+	// site and region. The computation before the first call (lead) is a
+	// call of its own.
+	open     trace.Event
+	hasOpen  bool
+	comp     bool
+	flops    float64
+	compSite uint64
+	compReg  uint32
+	lead     trace.Event
+	hasLead  bool
+	// The calls since the sequence's last item, a loop, that repeat the
+	// start of its body (an iteration under way), not folded yet: the
+	// body's calls they repeat, their instances (pend, reused), where the
+	// walk of the body is, and the inner loops' instances it completed.
+	targets []*rnode
+	pend    []rawCall
+	path    []pframe
+	done    []loopDone
+}
+
+// pframe is a loop body being walked by prediction: the next item, and
+// for an inner loop its iterations done and expected (its last
+// instance's count).
+type pframe struct {
+	loop       *rnode
+	pos        int
+	iter, want int64
+}
+
+// loopDone is an instance of an inner loop that prediction completed.
+type loopDone struct {
+	loop  *rnode
+	count int64
+}
+
+// add appends an event. An untimed computation is not a call: it is
+// kept with the call it follows (ScalaTrace's statistics of the
+// computation between calls), so that computations a tracer left out
+// where they were short do not break the loops; a call is therefore held
+// until the next one comes.
+func (c *compressor) add(e *trace.Event) {
+	if c.ctx == nil {
+		c.push(e)
+		return
+	}
+	if e.Kind == trace.Compute && !e.HasTime {
+		switch {
+		case !c.hasOpen && !c.hasLead:
+			c.lead, c.hasLead = e.Clone(), true
+		case !c.hasOpen:
+			c.lead.Compute += e.Compute
+		case !c.comp:
+			c.comp, c.compSite, c.compReg, c.flops = true, e.CallSite, e.Region, e.Compute
+		default:
+			c.flops += e.Compute
+		}
+		return
+	}
+	c.close()
+	c.open, c.hasOpen = e.Clone(), true
+}
+
+// close appends the held call with the computation after it, and before
+// it the computation before the first call.
+func (c *compressor) close() {
+	if c.hasLead {
+		c.hasLead = false
+		c.push(&c.lead)
+	}
+	if c.hasOpen {
+		c.hasOpen = false
+		c.push(&c.open)
+		c.comp, c.flops, c.compSite, c.compReg = false, 0, 0, 0
+	}
+}
+
+// push appends a call, with the computation after it.
+func (c *compressor) push(e *trace.Event) {
+	id := c.in.call(e.Kind, e.CallSite)
+	if c.predict(id, e) {
+		return
+	}
+	c.flush()
+	n := &rnode{id: id, kind: e.Kind, site: e.CallSite}
+	if c.ctx != nil {
+		n.one = &rawCall{}
+		c.fill(n.one, e)
+	}
+	c.append(n)
+}
+
+// append appends an item and folds.
+func (c *compressor) append(n *rnode) {
+	c.seq = append(c.seq, n)
+	for c.fold() {
+	}
+}
+
+// predict takes a call that repeats the next call of the body of the
+// loop that ends the sequence, as ScalaTrace's compression expects the
+// next iteration (walking inner loops, each expected to repeat as often
+// as its last instance did): the calls are kept aside until the iteration
+// is complete, then merged into the body without being nodes. It reports
+// whether it took the call.
+func (c *compressor) predict(id int32, e *trace.Event) bool {
+	if len(c.seq) == 0 || !c.seq[len(c.seq)-1].isLoop() {
+		return false
+	}
+	if len(c.path) == 0 {
+		c.path = append(c.path, pframe{loop: c.seq[len(c.seq)-1]})
+	}
+	var call *rnode
+	for call == nil {
+		f := &c.path[len(c.path)-1]
+		if f.pos == len(f.loop.body) { // an inner loop's next iteration
+			f.iter++
+			f.pos = 0
+		}
+		item := f.loop.body[f.pos]
+		if item.isLoop() {
+			c.path = append(c.path, pframe{loop: item, want: item.counts.last})
+			continue
+		}
+		if item.id != id {
+			return false
+		}
+		call = item
+		f.pos++
+	}
+	if c.ctx != nil {
+		if len(c.targets) == len(c.pend) {
+			c.pend = append(c.pend, rawCall{})
+		}
+		c.fill(&c.pend[len(c.targets)], e)
+	}
+	c.targets = append(c.targets, call)
+	for {
+		f := &c.path[len(c.path)-1]
+		if f.pos < len(f.loop.body) {
+			return true
+		}
+		if len(c.path) == 1 {
+			break
+		}
+		if f.iter+1 < f.want {
+			return true
+		}
+		c.done = append(c.done, loopDone{f.loop, f.iter + 1})
+		c.path = c.path[:len(c.path)-1]
+		c.path[len(c.path)-1].pos++
+	}
+	// The iteration is complete: merge it into the body.
+	l := c.path[0].loop
+	l.cur++
+	if c.ctx != nil {
+		for i, n := range c.targets {
+			n.acc.addRaw(&c.pend[i], c.ctx, c.np)
+		}
+	}
+	for _, d := range c.done {
+		d.loop.counts.add(d.count)
+	}
+	c.targets, c.path, c.done = c.targets[:0], c.path[:0], c.done[:0]
+	for c.fold() {
+	}
+	return true
+}
+
+// flush makes the calls kept aside items of the sequence, as if they had
+// not been predicted.
+func (c *compressor) flush() {
+	if len(c.path) == 0 {
+		return
+	}
+	targets := c.targets
+	c.targets, c.path, c.done = nil, c.path[:0], c.done[:0]
+	for i, b := range targets {
+		item := &rnode{id: b.id, kind: b.kind, site: b.site}
+		if c.ctx != nil {
+			one := c.pend[i]
+			item.one = &one
+		}
+		c.append(item)
+	}
+	c.targets = targets[:0]
+}
+
+// fill sets r to e, its requests made relative to the highest request id
+// the rank defined before it, its times made a gap and a duration, with
+// the computation after it (held, for the call being closed).
+func (c *compressor) fill(r *rawCall, e *trace.Event) {
+	*r = rawCall{e: e.Clone(), req: requestNone}
+	if e.Request != 0 {
+		r.req = int64(e.Request - c.maxReq)
+	}
+	if e.Requests != nil {
+		r.reqs = make([]int64, len(e.Requests))
+		for i, q := range e.Requests {
+			r.reqs[i] = int64(q - c.maxReq)
+		}
+	}
+	r.e.Requests = nil
+	for _, q := range e.Requests {
+		c.maxReq = max(c.maxReq, q)
+	}
+	c.maxReq = max(c.maxReq, e.Request)
+	if e.HasTime {
+		r.gap, r.dur = float64(e.Enter-c.lastExit), float64(e.Exit-e.Enter)
+		c.lastExit = e.Exit
+	}
+	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.sites.number(c.compSite)), c.compReg
+	for f := range NumFields {
+		if r.present(f) {
+			r.mask |= 1 << f
+		}
+	}
+}
+
+// fold folds the end of the sequence once and reports whether it did.
+func (c *compressor) fold() bool {
+	s := c.seq
+	for l := 1; l <= maxBody && l < len(s); l++ {
+		tail := s[len(s)-l:]
+		if prev := s[len(s)-l-1]; prev.isLoop() && sameIDs(prev.body, tail) && closable(prev.body[l-1], tail[l-1]) {
+			prev.cur++
+			for i := range tail {
+				c.merge(prev.body[i], tail[i])
+			}
+			c.seq = s[:len(s)-l]
+			return true
+		}
+		if 2*l > len(s) {
+			continue
+		}
+		first := s[len(s)-2*l : len(s)-l]
+		if !sameIDs(first, tail) || !closable(first[l-1], tail[l-1]) {
+			continue
+		}
+		body := slices.Clone(first)
+		for _, n := range body {
+			c.toBody(n)
+		}
+		for i := range tail {
+			c.merge(body[i], tail[i])
+		}
+		loop := &rnode{id: c.in.items(1, body), body: body, cur: 2}
+		c.seq = append(s[:len(s)-2*l], loop)
+		return true
+	}
+	return false
+}
+
+func sameIDs(a, b []*rnode) bool {
+	return slices.EqualFunc(a, b, func(x, y *rnode) bool { return x.id == y.id })
+}
+
+// closable reports whether the last item of a tail, t, may be folded onto
+// b: a loop at the end of the sequence may still gain iterations, so it
+// folds only onto a loop instance of as many.
+func closable(b, t *rnode) bool {
+	if !t.isLoop() || t.cur == 0 {
+		return true
+	}
+	last := b.cur
+	if last == 0 {
+		last = b.counts.last
+	}
+	return last == t.cur
+}
+
+// toBody makes a top-level item a loop body's: a call accumulates its
+// instances, a loop's open instance closes.
+func (c *compressor) toBody(n *rnode) {
+	if n.isLoop() {
+		n.counts.add(n.cur)
+		n.cur = 0
+		return
+	}
+	if n.one != nil {
+		n.acc = newAcc(n.one, c.ctx, c.np)
+		n.one = nil
+	}
+}
+
+// merge appends the instances of src, an item of the same identity, to
+// dst, an item of a loop body.
+func (c *compressor) merge(dst, src *rnode) {
+	if !dst.isLoop() {
+		switch {
+		case src.one != nil:
+			dst.acc.addRaw(src.one, c.ctx, c.np)
+		case src.acc != nil:
+			dst.acc.appendAcc(src.acc, c.ctx, c.np)
+		}
+		return
+	}
+	if src.cur > 0 {
+		dst.counts.add(src.cur)
+	} else {
+		s := src.counts.finish()
+		dst.counts.appendSeries(&s)
+	}
+	for i := range dst.body {
+		c.merge(dst.body[i], src.body[i])
+	}
+}
+
+// finish closes the sequence: the held call goes in, and every item
+// becomes a body's, as if the whole trace were the body of a loop of one
+// iteration.
+func (c *compressor) finish() []*rnode {
+	c.close()
+	c.flush()
+	for _, n := range c.seq {
+		c.toBody(n)
+	}
+	return c.seq
+}

@@ -1,0 +1,114 @@
+package prsd
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Dump writes t's structure as text, ScalaTrace's trace files' content
+// one item a line: each cluster with its ranklist, each loop with its
+// iteration counts, each call with its ranks, its parameters per group
+// of ranks (a series in a mode other than Abs is prefixed by it: rel+1
+// is "the next rank") and its timing. Series print their first values.
+func (t *Trace) Dump(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ranks, %d clusters, time error %g", t.ranks, len(t.Clusters), t.TimeError)
+	if len(t.Plugins) > 0 {
+		fmt.Fprintf(&b, ", plug-ins %s", strings.Join(t.Plugins, " "))
+	}
+	b.WriteByte('\n')
+	for i := range t.Clusters {
+		cl := &t.Clusters[i]
+		fmt.Fprintf(&b, "cluster %d %s\n", i, cl.Ranks)
+		t.dumpItems(&b, cl.Items, 1)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
+	ind := strings.Repeat("  ", depth)
+	for _, n := range items {
+		b.WriteString(ind)
+		if n.IsLoop() {
+			b.WriteString("loop")
+		} else {
+			fmt.Fprintf(b, "%s %x", n.Kind, n.Site)
+		}
+		if n.Ranks != nil {
+			fmt.Fprintf(b, " %s", n.Ranks)
+		}
+		for _, c := range n.Counts {
+			fmt.Fprintf(b, " [%s×%s]", groupName(c.Ranks), seriesText(&c.Series))
+		}
+		b.WriteByte('\n')
+		for _, v := range n.Vars {
+			fmt.Fprintf(b, "%s  %s", ind, groupName(v.Ranks))
+			for f := range NumFields {
+				if v.Mask&(1<<f) != 0 {
+					fmt.Fprintf(b, " %s=%s", f, t.valueText(&v.Fields[f]))
+				}
+			}
+			b.WriteByte('\n')
+		}
+		for _, tg := range n.Times {
+			fmt.Fprintf(b, "%s  %s", ind, groupName(tg.Ranks))
+			for k, name := range []string{"value", "gap", "dur", "comp"} {
+				if tg.Mask&(1<<k) == 0 {
+					continue
+				}
+				s := tg.Stats[k]
+				switch l := tg.Levels[k]; {
+				case l == nil:
+					fmt.Fprintf(b, " %s=%.6g[%.6g,%.6g]", name, s.Mean, s.Min, s.Max)
+				case tg.Values[k] != nil:
+					fmt.Fprintf(b, " %s=%v%s", name, tg.Values[k], seriesText(l))
+				default:
+					fmt.Fprintf(b, " %s=levels%s[%.6g,%.6g]", name, seriesText(l), s.Min, s.Max)
+				}
+			}
+			b.WriteByte('\n')
+		}
+		t.dumpItems(b, n.Body, depth+1)
+	}
+}
+
+func groupName(r Ranklist) string {
+	if r == nil {
+		return "all"
+	}
+	return r.String()
+}
+
+func (t *Trace) valueText(v *Value) string {
+	s := seriesText(&v.Series)
+	switch {
+	case v.Mode == Rel:
+		s = "rel+" + s
+	case v.Mode == Family:
+		s = "family:" + s
+	case v.Mode >= Plugin && int(v.Mode-Plugin) < len(t.Plugins):
+		s = t.Plugins[v.Mode-Plugin] + "+" + s
+	}
+	if v.Elems != nil {
+		s += "{" + strconv.Itoa(len(v.Elems)) + " elements}"
+	}
+	return s
+}
+
+// seriesText writes a series: its value if constant, else its first
+// values and its length.
+func seriesText(s *Series) string {
+	if s.IsConst() {
+		return strconv.FormatInt(s.First, 10)
+	}
+	var c cursor
+	var parts []string
+	for i := range min(s.N, 4) {
+		_ = i
+		parts = append(parts, strconv.FormatInt(c.next(s), 10))
+	}
+	return "(" + strings.Join(parts, ",") + "… of " + strconv.FormatInt(s.N, 10) + ")"
+}

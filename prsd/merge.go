@@ -1,0 +1,507 @@
+package prsd
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"kairos/trace"
+)
+
+// Inter-rank merging, as ScalaTrace's inter-node compression: the ranks
+// of a cluster are merged one after the other into one structure. A
+// rank's sequence is aligned with the cluster's (a longest common
+// subsequence of items: calls of the same kind and call site, loops
+// starting with the same call), the loops matched recursively; what the
+// rank has alone is inserted with the rank's ranklist. Every item keeps
+// the ranks that execute it, and a call its parameters per rank: the
+// ranks whose series are equal share them. Any alignment is correct (each
+// rank executes its own items in its own order); a good one only makes
+// the structure smaller. Ranks of the same shape reuse the alignment
+// found for the first, so that merging a cluster of SPMD ranks is linear.
+
+// maxAlign bounds the cells of an alignment's table; longer sequences
+// are aligned by their common beginning and end only.
+const maxAlign = 1 << 22
+
+// slot is one field in one mode: a column of a call's tuples.
+type slot struct {
+	f  Field
+	m  Mode
+	mi int // index of m in modesOf(f)
+}
+
+func slotsFor(np int) []slot {
+	var s []slot
+	for f := range NumFields {
+		for i, m := range modesOf(f, np) {
+			s = append(s, slot{f, m, i})
+		}
+	}
+	return s
+}
+
+// merger merges ranks' sequences into clusters' structures.
+type merger struct {
+	in    *Interner
+	slots []slot
+	eps   float64
+	buf   []byte
+	ids   []int32
+}
+
+// mnode is a call or loop of a cluster's structure being merged.
+type mnode struct {
+	kind  trace.Kind
+	site  uint64
+	head  int32 // the identity of the call it is or starts with
+	loop  bool
+	ranks []int32
+	// A call: per slot, the distinct series (by encoding) and their
+	// values; the ranks of each tuple of series; the timing groups.
+	dict   []map[string]int32
+	vals   [][]Value
+	tuples map[string]*tuple
+	times  []*timeGroup
+	byKey  map[string][]*timeGroup
+	// A loop: its body, the alignment of each body shape to it, and the
+	// ranks of each series of iteration counts.
+	body   []*mnode
+	cache  map[int32][]*mnode
+	counts map[string]*countGroup
+}
+
+type tuple struct {
+	ids   []int32 // per slot, -1: absent
+	ranks []int32
+}
+
+type countGroup struct {
+	s     Series
+	ranks []int32
+}
+
+// timeGroup is ranks whose statistics read back alike: per statistic,
+// means all within eps/2 of the group's first (its anchor), or equal
+// series of levels.
+type timeGroup struct {
+	mask     uint8
+	anchor   [numStats]float64
+	sum      [numStats]float64
+	min, max [numStats]float64
+	levels   [numStats]*Series
+	values   [numStats][]float64
+	ranks    []int32
+}
+
+func headOf(n *rnode) int32 {
+	for n.isLoop() {
+		n = n.body[0]
+	}
+	return n.id
+}
+
+func (m *merger) newNode(s *rnode) *mnode {
+	n := &mnode{kind: s.kind, site: s.site, head: headOf(s), loop: s.isLoop()}
+	if n.loop {
+		n.cache, n.counts = map[int32][]*mnode{}, map[string]*countGroup{}
+		return n
+	}
+	n.dict = make([]map[string]int32, len(m.slots))
+	n.vals = make([][]Value, len(m.slots))
+	for i := range n.dict {
+		n.dict[i] = map[string]int32{}
+	}
+	n.tuples = map[string]*tuple{}
+	return n
+}
+
+// mergeSeq merges rank r's sequence src into items.
+func (m *merger) mergeSeq(items *[]*mnode, cache map[int32][]*mnode, src []*rnode, r int32) {
+	key := m.in.items(2, src)
+	matched, ok := cache[key]
+	if !ok {
+		matched = m.align(items, src)
+		cache[key] = matched
+	}
+	for i, s := range src {
+		m.mergeNode(matched[i], s, r)
+	}
+}
+
+func (m *merger) mergeNode(n *mnode, s *rnode, r int32) {
+	n.ranks = append(n.ranks, r)
+	if !n.loop {
+		m.addCall(n, s.acc, r)
+		return
+	}
+	counts := s.counts.finish()
+	m.buf = counts.AppendBinary(m.buf[:0])
+	g, ok := n.counts[string(m.buf)]
+	if !ok {
+		g = &countGroup{s: counts}
+		n.counts[string(m.buf)] = g
+	}
+	g.ranks = append(g.ranks, r)
+	m.mergeSeq(&n.body, n.cache, s.body, r)
+}
+
+// align matches src's items with items (see the package comment), inserts
+// the new ones, and returns the item of items each of src's is merged into.
+func (m *merger) align(items *[]*mnode, src []*rnode) []*mnode {
+	dst := *items
+	match := func(i, j int) bool {
+		return dst[i].loop == src[j].isLoop() && dst[i].head == headOf(src[j])
+	}
+	pairs := lcs(len(dst), len(src), match)
+	out := make([]*mnode, 0, len(dst)+len(src)-len(pairs))
+	matched := make([]*mnode, len(src))
+	i, j := 0, 0
+	for _, p := range append(pairs, [2]int{len(dst), len(src)}) {
+		for ; i < p[0]; i++ {
+			out = append(out, dst[i])
+		}
+		for ; j < p[1]; j++ {
+			matched[j] = m.newNode(src[j])
+			out = append(out, matched[j])
+		}
+		if i < len(dst) {
+			out = append(out, dst[i])
+			matched[j] = dst[i]
+			i++
+			j++
+		}
+	}
+	*items = out
+	return matched
+}
+
+// lcs returns the index pairs of a longest common subsequence of two
+// sequences of lengths n and k, ascending; past maxAlign cells, only their
+// common beginning and end.
+func lcs(n, k int, match func(i, j int) bool) [][2]int {
+	if n == 0 || k == 0 {
+		return nil
+	}
+	if n*k > maxAlign {
+		var head, tail [][2]int
+		for len(head) < min(n, k) && match(len(head), len(head)) {
+			head = append(head, [2]int{len(head), len(head)})
+		}
+		for t := 1; len(head)+t <= min(n, k) && match(n-t, k-t); t++ {
+			tail = append(tail, [2]int{n - t, k - t})
+		}
+		slices.Reverse(tail)
+		return append(head, tail...)
+	}
+	w := k + 1
+	c := make([]uint32, (n+1)*w)
+	for i := n - 1; i >= 0; i-- {
+		for j := k - 1; j >= 0; j-- {
+			switch {
+			case match(i, j):
+				c[i*w+j] = c[(i+1)*w+j+1] + 1
+			default:
+				c[i*w+j] = max(c[(i+1)*w+j], c[i*w+j+1])
+			}
+		}
+	}
+	var pairs [][2]int
+	for i, j := 0, 0; i < n && j < k; {
+		switch {
+		case match(i, j) && c[i*w+j] == c[(i+1)*w+j+1]+1:
+			pairs = append(pairs, [2]int{i, j})
+			i++
+			j++
+		case c[(i+1)*w+j] >= c[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return pairs
+}
+
+// addCall adds rank r's instances of a call: its series, by slot, and its
+// timing.
+func (m *merger) addCall(n *mnode, a *accCall, r int32) {
+	m.ids = m.ids[:0]
+	for i, sl := range m.slots {
+		fa := a.fields[sl.f]
+		if fa == nil {
+			m.ids = append(m.ids, -1)
+			continue
+		}
+		v := fieldValue(fa, sl)
+		m.buf = appendValue(m.buf[:0], &v)
+		id, ok := n.dict[i][string(m.buf)]
+		if !ok {
+			id = int32(len(n.vals[i]))
+			n.dict[i][string(m.buf)] = id
+			n.vals[i] = append(n.vals[i], v)
+		}
+		m.ids = append(m.ids, id)
+	}
+	m.buf = m.buf[:0]
+	for _, id := range m.ids {
+		m.buf = binary.AppendVarint(m.buf, int64(id))
+	}
+	t, ok := n.tuples[string(m.buf)]
+	if !ok {
+		t = &tuple{ids: slices.Clone(m.ids)}
+		n.tuples[string(m.buf)] = t
+	}
+	t.ranks = append(t.ranks, r)
+	m.addTiming(n, a, r)
+}
+
+// fieldValue returns a field's series in slot sl's mode.
+func fieldValue(fa *fieldAcc, sl slot) Value {
+	if !sl.f.IsVector() {
+		return Value{Mode: sl.m, Series: fa.modes[sl.mi].finish()}
+	}
+	v := Value{Mode: Abs, Series: fa.lens.finish()}
+	for i := range fa.elems {
+		v.Elems = append(v.Elems, fa.elems[i].finish())
+	}
+	return v
+}
+
+// appendValue appends the encoding of a value's series.
+func appendValue(b []byte, v *Value) []byte {
+	b = v.Series.AppendBinary(b)
+	b = binary.AppendUvarint(b, uint64(len(v.Elems)))
+	for i := range v.Elems {
+		b = v.Elems[i].AppendBinary(b)
+	}
+	return b
+}
+
+// timeTolerance is the absolute part of the times' error bound: 1 ns.
+const timeTolerance = 1000
+
+// tolerance is the error within which statistic k's values of about x
+// count as one.
+func (m *merger) tolerance(k int, x float64) float64 {
+	tol := m.eps / 3 * math.Abs(x)
+	if (k == statGap || k == statDur) && m.eps > 0 {
+		tol += timeTolerance
+	}
+	return tol
+}
+
+// addTiming adds rank r's statistics of a call: per statistic, its mean
+// where every instance is within eps/3 of it, else its levels. The rank
+// joins the first group of the same levels whose means' anchors are all
+// within eps/3 of its own (so that the group's mean is within 2eps/3 of
+// the rank's, and every instance reads back within eps), or starts a
+// group.
+func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
+	var mask uint8
+	var mean [numStats]float64
+	var levels [numStats]*Series
+	var values [numStats][]float64
+	m.buf = m.buf[:0]
+	for k := range a.stats {
+		st := &a.stats[k]
+		if st.n == 0 || k == statComp && st.min == 0 && st.max == 0 {
+			continue
+		}
+		mask |= 1 << k
+		mean[k] = st.mean()
+		if st.max-mean[k] <= m.tolerance(k, mean[k]) && mean[k]-st.min <= m.tolerance(k, mean[k]) {
+			m.buf = append(m.buf, byte(k), 0)
+			continue
+		}
+		// The instances: exactly where they take few values (structure,
+		// not noise), as the index of their value, else as levels.
+		if !st.many {
+			idx := st.index.finish()
+			levels[k], values[k] = &idx, slices.Clone(st.distinct)
+			m.buf = append(m.buf, byte(k), 2)
+			for _, v := range st.distinct {
+				m.buf = binary.LittleEndian.AppendUint64(m.buf, math.Float64bits(v))
+			}
+			m.buf = idx.AppendBinary(m.buf)
+			continue
+		}
+		l := st.levels.finish()
+		levels[k] = &l
+		m.buf = append(m.buf, byte(k), 1)
+		m.buf = l.AppendBinary(m.buf)
+	}
+	if mask == 0 {
+		return
+	}
+	if n.byKey == nil {
+		n.byKey = map[string][]*timeGroup{}
+	}
+	var g *timeGroup
+	for _, h := range n.byKey[string(m.buf)] {
+		if m.near(h, &mean) {
+			g = h
+			break
+		}
+	}
+	if g == nil {
+		g = &timeGroup{mask: mask, anchor: mean, levels: levels, values: values}
+		for k := range a.stats {
+			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
+		}
+		n.times = append(n.times, g)
+		n.byKey[string(m.buf)] = append(n.byKey[string(m.buf)], g)
+	}
+	for k := range a.stats {
+		if mask&(1<<k) != 0 {
+			g.sum[k] += mean[k]
+			g.min[k] = math.Min(g.min[k], a.stats[k].min)
+			g.max[k] = math.Max(g.max[k], a.stats[k].max)
+		}
+	}
+	g.ranks = append(g.ranks, r)
+}
+
+// near reports whether the means of the statistics g keeps as means are
+// within eps/3 of g's anchor.
+func (m *merger) near(g *timeGroup, mean *[numStats]float64) bool {
+	for k := range mean {
+		if g.mask&(1<<k) == 0 || g.levels[k] != nil {
+			continue
+		}
+		x, a := mean[k], g.anchor[k]
+		if math.Abs(x-a) > m.tolerance(k, math.Max(math.Abs(x), math.Abs(a))) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish turns merged items into the model's nodes; parent are the
+// ranks of the enclosing loop or cluster, sorted.
+func (m *merger) finish(items []*mnode, parent []int32) []*Node {
+	out := make([]*Node, 0, len(items))
+	for _, n := range items {
+		slices.Sort(n.ranks)
+		node := &Node{Kind: n.kind, Site: n.site}
+		if !slices.Equal(n.ranks, parent) {
+			node.Ranks = NewRanklist(n.ranks)
+		}
+		if n.loop {
+			node.Body = m.finish(n.body, n.ranks)
+			node.Counts = finishCounts(n)
+		} else {
+			node.Vars = m.variants(n)
+			node.Times = finishTimes(n)
+		}
+		out = append(out, node)
+	}
+	return out
+}
+
+// groupRanks returns the ranklist of a group of a node's ranks: nil if
+// the group is the whole node.
+func groupRanks(ranks []int32, node []int32) Ranklist {
+	slices.Sort(ranks)
+	if len(ranks) == len(node) {
+		return nil
+	}
+	return NewRanklist(ranks)
+}
+
+func finishCounts(n *mnode) []Counts {
+	groups := make([]*countGroup, 0, len(n.counts))
+	for _, g := range n.counts {
+		slices.Sort(g.ranks)
+		groups = append(groups, g)
+	}
+	slices.SortFunc(groups, func(a, b *countGroup) int { return cmp.Compare(a.ranks[0], b.ranks[0]) })
+	out := make([]Counts, len(groups))
+	for i, g := range groups {
+		out[i] = Counts{Ranks: groupRanks(g.ranks, n.ranks), Series: g.s}
+	}
+	return out
+}
+
+func finishTimes(n *mnode) []Timing {
+	out := make([]Timing, 0, len(n.times))
+	for _, g := range n.times {
+		t := Timing{Mask: g.mask, Levels: g.levels, Values: g.values}
+		for k := range t.Stats {
+			if g.mask&(1<<k) != 0 {
+				mean := g.sum[k] / float64(len(g.ranks))
+				if g.min[k] == g.max[k] {
+					mean = g.min[k] // exactly, where every instance is equal
+				}
+				t.Stats[k] = Stat{Mean: mean, Min: g.min[k], Max: g.max[k]}
+			}
+		}
+		t.Ranks = groupRanks(g.ranks, n.ranks)
+		out = append(out, t)
+	}
+	slices.SortStableFunc(out, func(a, b Timing) int { return cmp.Compare(len(b.Ranks), len(a.Ranks)) })
+	return out
+}
+
+// variants chooses, for each field with several modes, the mode in which
+// the ranks' series take the fewest distinct values, and groups the ranks
+// whose series are then all equal.
+func (m *merger) variants(n *mnode) []Variant {
+	tuples := make([]*tuple, 0, len(n.tuples))
+	for _, t := range n.tuples {
+		tuples = append(tuples, t)
+	}
+	chosen := make([]bool, len(m.slots))
+	for i := 0; i < len(m.slots); {
+		j := i
+		best, bestN := i, math.MaxInt
+		for ; j < len(m.slots) && m.slots[j].f == m.slots[i].f; j++ {
+			distinct := map[int32]bool{}
+			for _, t := range tuples {
+				distinct[t.ids[j]] = true
+			}
+			if len(distinct) < bestN {
+				best, bestN = j, len(distinct)
+			}
+		}
+		chosen[best] = true
+		i = j
+	}
+	type group struct {
+		ids   []int32
+		ranks []int32
+	}
+	byKey := map[string]*group{}
+	var groups []*group
+	for _, t := range tuples {
+		m.buf = m.buf[:0]
+		for i, id := range t.ids {
+			if chosen[i] {
+				m.buf = binary.AppendVarint(m.buf, int64(id))
+			}
+		}
+		g, ok := byKey[string(m.buf)]
+		if !ok {
+			g = &group{ids: t.ids}
+			byKey[string(m.buf)] = g
+			groups = append(groups, g)
+		}
+		g.ranks = append(g.ranks, t.ranks...)
+	}
+	for _, g := range groups {
+		slices.Sort(g.ranks)
+	}
+	slices.SortFunc(groups, func(a, b *group) int { return cmp.Compare(a.ranks[0], b.ranks[0]) })
+	out := make([]Variant, len(groups))
+	for k, g := range groups {
+		v := Variant{Ranks: groupRanks(g.ranks, n.ranks)}
+		for i, sl := range m.slots {
+			if chosen[i] && g.ids[i] >= 0 {
+				v.Mask |= 1 << sl.f
+				v.Fields[sl.f] = n.vals[i][g.ids[i]]
+			}
+		}
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,708 @@
+// Package prsd is ScalaTrace's compressed trace: each rank's events
+// folded into loops (regular section descriptors, RSDs, and loops of
+// loops, power-RSDs), and the ranks of a cluster merged into one such
+// structure, every call and loop carrying the ranklist of the ranks that
+// execute it and its parameters per group of ranks. It is lossless for the
+// calls and their parameters: every rank reads back its own calls, in
+// order, with its own partners, sizes, tags, communicators and requests.
+// Computations and times are statistics: each rank reads, for each call,
+// the mean of its instances, within a stated relative error of its own
+// (Trace.TimeError) where ranks share a value.
+//
+// A Trace is a trace.Source: each rank is read by walking its cluster's
+// structure, never by expanding it, so that the compressed form of a
+// trace of a million events per rank takes kilobytes and reads at the
+// speed of a decoder. Build makes one from any Source; format/rsd stores
+// it in a file.
+package prsd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"kairos/trace"
+)
+
+// Trace is a compressed trace: clusters of ranks, each one merged
+// structure.
+type Trace struct {
+	meta  trace.Meta
+	ranks int
+	// Clusters partition the ranks.
+	Clusters []Cluster
+	Header
+
+	fam *Families
+	of  []int32 // cluster of each rank
+}
+
+// Header is what a trace's structures refer to.
+type Header struct {
+	// TimeError is the relative error bound of the timing statistics:
+	// every instance of a computation (and of a gap and a duration in a
+	// timed trace) reads back within TimeError of its own (plus 1 ns for
+	// times): as its rank's mean where every instance is within
+	// TimeError/3 of it (ranks sharing means within TimeError/3), else as
+	// its level (Level, within TimeError/2). 0 keeps every instance's
+	// value.
+	TimeError float64
+	// Plugins name the plug-ins of the Plugin modes, in order.
+	Plugins []string
+	// Sites are the call sites the CompSite field numbers (from 1: value
+	// i is Sites[i-1], 0 no site).
+	Sites []uint64
+}
+
+// Cluster is the merged structure of a set of ranks.
+type Cluster struct {
+	Ranks Ranklist
+	Items []*Node
+
+	nodes int // nodes, numbered for the readers' choices
+}
+
+// Node is a call or a loop of a merged structure.
+type Node struct {
+	// Kind and Site identify a call (ScalaTrace's MPI operation and
+	// stack signature); a loop has neither.
+	Kind trace.Kind
+	Site uint64
+	// Ranks are the ranks that execute the node; nil: all those of the
+	// enclosing loop (or cluster).
+	Ranks Ranklist
+	// Body is a loop's body (nil for a call).
+	Body []*Node
+	// Counts are a loop's iteration counts per group of ranks: the
+	// series of each instance's count.
+	Counts []Counts
+	// Vars are a call's parameters per group of ranks.
+	Vars []Variant
+	// Times are a call's timing statistics per group of ranks.
+	Times []Timing
+
+	index int32 // the node's number in its cluster
+}
+
+// IsLoop reports whether n is a loop.
+func (n *Node) IsLoop() bool { return n.Body != nil }
+
+// Counts are the iteration counts of a loop's instances for a group of
+// ranks.
+type Counts struct {
+	Ranks  Ranklist // nil: all the node's ranks
+	Series Series
+}
+
+// Variant is the parameters of a call's instances for a group of ranks.
+type Variant struct {
+	Ranks Ranklist // nil: all the node's ranks
+	// Mask has bit f set for each Field present; the others have their
+	// default value (trace.Event.Reset's).
+	Mask   uint32
+	Fields [NumFields]Value
+
+	slots int32 // series with a cursor slot
+}
+
+// Value is a field's values over a call's instances: one series, in a
+// mode, for a scalar; the lengths (-1: nil) and one series per element
+// for a vector.
+type Value struct {
+	Mode   Mode
+	Series Series
+	Elems  []Series
+}
+
+// Timing is the statistics of a call's computation and times for a group
+// of ranks.
+type Timing struct {
+	Ranks Ranklist // nil: all the node's ranks
+	// Mask has bit i set for each statistic present: StatValue (a
+	// computation's flops or a sleep's seconds), StatGap (picoseconds
+	// since the previous event ended), StatDur (picoseconds in the call),
+	// StatComp (the flops computed after the call, before the next: a
+	// Compute event read after it where not 0, with the CompSite and
+	// CompRegion fields).
+	Mask  uint8
+	Stats [numStats]Stat
+	// Levels, where not nil, are a statistic's instances on the
+	// logarithmic scale of Level (some strayed from the mean by more than
+	// TimeError/3); the instances read back from them, not the mean.
+	Levels [numStats]*Series
+	// Values, where not nil, are the few distinct values a statistic's
+	// instances take, and its Levels the index of each instance's value
+	// among them: exact.
+	Values [numStats][]float64
+
+	slots int32 // series with a cursor slot
+}
+
+// The statistics of a Timing.
+const (
+	StatValue = statValue
+	StatGap   = statGap
+	StatDur   = statDur
+	StatComp  = statComp
+	NumStats  = numStats
+)
+
+// Stat is a statistic over the instances of a call: the value every rank
+// of the group reads (the mean of the ranks' means), and the least and
+// greatest instance.
+type Stat struct {
+	Mean, Min, Max float64
+}
+
+// New returns a trace of clusters, checking that they partition the
+// ranks, that their plug-ins exist, and numbering their varying series.
+func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, error) {
+	t := &Trace{meta: meta, ranks: ranks, Clusters: clusters, Header: h}
+	if ranks < 0 {
+		return nil, fmt.Errorf("%w: %d ranks", ErrCorrupt, ranks)
+	}
+	for _, p := range h.Plugins {
+		if !IsPlugin(p) {
+			return nil, fmt.Errorf("unknown plug-in %q (known: %v)", p, PluginNames())
+		}
+	}
+	if t.meta.Attrs == nil {
+		t.meta.Attrs = map[string]string{}
+	}
+	if len(t.meta.Regions) == 0 {
+		t.meta.Regions = []trace.Region{{}}
+	}
+	t.of = make([]int32, ranks)
+	for i := range t.of {
+		t.of[i] = -1
+	}
+	for c := range t.Clusters {
+		cl := &t.Clusters[c]
+		for _, s := range cl.Ranks {
+			if err := t.claim(s, int32(c)); err != nil {
+				return nil, err
+			}
+		}
+		cl.nodes = 0
+		numberSlots(cl.Items, &cl.nodes)
+	}
+	for r, c := range t.of {
+		if c < 0 {
+			return nil, fmt.Errorf("%w: rank %d is in no cluster", ErrCorrupt, r)
+		}
+	}
+	t.fam = NewFamilies(&t.meta, ranks)
+	return t, nil
+}
+
+// claim assigns the ranks of section s to cluster c.
+func (t *Trace) claim(s Section, c int32) error {
+	if s.count() > int64(t.ranks) {
+		return fmt.Errorf("%w: a cluster's ranklist has more ranks than the trace's %d", ErrCorrupt, t.ranks)
+	}
+	for _, r := range rlAppend(nil, int64(s.Start), s.Dims) {
+		if r < 0 || int(r) >= t.ranks {
+			return fmt.Errorf("%w: cluster %d has rank %d, outside 0-%d", ErrCorrupt, c, r, t.ranks-1)
+		}
+		if t.of[r] >= 0 {
+			return fmt.Errorf("%w: rank %d is in clusters %d and %d", ErrCorrupt, r, t.of[r], c)
+		}
+		t.of[r] = c
+	}
+	return nil
+}
+
+// numberSlots numbers the nodes and gives each series that is not
+// constant a cursor slot within its group of ranks' counts and
+// parameters, or timing: a rank's reader keeps cursors for the groups it
+// is in only.
+func numberSlots(items []*Node, nodes *int) {
+	var next int32
+	slot := func(s *Series) {
+		s.slot = -1
+		if !s.IsConst() {
+			s.slot = next
+			next++
+		}
+	}
+	for _, n := range items {
+		n.index = int32(*nodes)
+		*nodes++
+		for i := range n.Counts {
+			next = 0
+			slot(&n.Counts[i].Series)
+		}
+		for i := range n.Times {
+			next = 0
+			for _, l := range n.Times[i].Levels {
+				if l != nil {
+					slot(l)
+				}
+			}
+			n.Times[i].slots = next
+		}
+		for i := range n.Vars {
+			next = 0
+			for f := range n.Vars[i].Fields {
+				v := &n.Vars[i].Fields[f]
+				slot(&v.Series)
+				for j := range v.Elems {
+					slot(&v.Elems[j])
+				}
+			}
+			n.Vars[i].slots = next
+		}
+		numberSlots(n.Body, nodes)
+	}
+}
+
+// Meta returns the trace's metadata.
+func (t *Trace) Meta() *trace.Meta { return &t.meta }
+
+// NumRanks returns the number of ranks.
+func (t *Trace) NumRanks() int { return t.ranks }
+
+// ClusterOf returns the index of the cluster that holds rank r.
+func (t *Trace) ClusterOf(r int) int { return int(t.of[r]) }
+
+// Families returns the communicator families of the Family mode.
+func (t *Trace) Families() *Families { return t.fam }
+
+// OpenRank returns a reader of rank r's events, walking its cluster's
+// structure.
+func (t *Trace) OpenRank(r int) (trace.Reader, error) {
+	if r < 0 || r >= t.ranks {
+		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.ranks)
+	}
+	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
+	ctx.sites = &siteTable{sites: t.Sites}
+	if err != nil {
+		return nil, err
+	}
+	cl := &t.Clusters[t.of[r]]
+	rd := &reader{cl: cl, r: int32(r), ctx: ctx}
+	rd.stack = append(rd.stack, rframe{items: cl.Items})
+	return rd, nil
+}
+
+// reader walks a cluster's structure for one rank.
+type reader struct {
+	cl       *Cluster
+	r        int32
+	ctx      *rankCtx
+	stack    []rframe
+	cursors  []cursor
+	choices  []choice // per node, what the rank does there
+	ev       trace.Event
+	vec      [3][]int64
+	reqs     []uint64
+	maxReq   uint64
+	clock    float64     // picoseconds: the end of the last timed event
+	after    trace.Event // the computation after the call just read
+	hasAfter bool        // after is the next event
+	// The call site and region of the computation after the call.
+	compSite   uint64
+	compRegion uint32
+	err        error
+}
+
+// choice is what a rank does at a node, found once: whether it executes
+// it, and the index of its group of counts, parameters and timing.
+type choice struct {
+	known         bool
+	runs          bool
+	group, timing int32
+	// The first of the rank's cursors of the group's series, and of its
+	// timing's.
+	cur, timeCur int32
+}
+
+// choose returns the rank's choice at node n.
+func (rd *reader) choose(n *Node) *choice {
+	if rd.choices == nil {
+		rd.choices = make([]choice, rd.cl.nodes)
+	}
+	c := &rd.choices[n.index]
+	if c.known {
+		return c
+	}
+	c.known, c.group, c.timing = true, -1, -1
+	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
+	for i := range n.Counts {
+		if g := n.Counts[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.group = int32(i)
+			break
+		}
+	}
+	for i := range n.Vars {
+		if g := n.Vars[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.group = int32(i)
+			break
+		}
+	}
+	for i := range n.Times {
+		if g := n.Times[i].Ranks; g == nil || g.Contains(rd.r) {
+			c.timing = int32(i)
+			break
+		}
+	}
+	switch {
+	case c.group >= 0 && len(n.Counts) > 0:
+		c.cur = rd.newCursors(1)
+	case c.group >= 0 && len(n.Vars) > 0:
+		c.cur = rd.newCursors(n.Vars[c.group].slots)
+	}
+	if c.timing >= 0 {
+		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
+	}
+	return c
+}
+
+// newCursors returns the index of n new cursors.
+func (rd *reader) newCursors(n int32) int32 {
+	i := int32(len(rd.cursors))
+	rd.cursors = append(rd.cursors, make([]cursor, n)...)
+	return i
+}
+
+// rframe is a list of items being walked: the next item, the
+// iterations of the list left after this one, and whether the rank has
+// executed any of the items (a loop of which it executes none is corrupt:
+// it would spin).
+type rframe struct {
+	items []*Node
+	pos   int
+	left  int64
+	any   bool
+}
+
+func (rd *reader) Next() bool {
+	if rd.hasAfter {
+		rd.ev, rd.hasAfter = rd.after, false
+		return true
+	}
+	for rd.err == nil && len(rd.stack) > 0 {
+		f := &rd.stack[len(rd.stack)-1]
+		if f.pos == len(f.items) {
+			if f.left > 0 && !f.any {
+				rd.err = fmt.Errorf("%w: rank %d executes a loop of whose body it calls nothing", ErrCorrupt, rd.r)
+				return false
+			}
+			if f.left > 0 {
+				f.left--
+				f.pos = 0
+			} else {
+				rd.stack = rd.stack[:len(rd.stack)-1]
+			}
+			continue
+		}
+		n := f.items[f.pos]
+		f.pos++
+		ch := rd.choose(n)
+		if !ch.runs {
+			continue
+		}
+		f.any = true
+		if !n.IsLoop() {
+			rd.event(n, ch)
+			return rd.err == nil
+		}
+		c := rd.counts(n, ch)
+		if c < 0 || c > math.MaxInt32*int64(1<<16) {
+			rd.err = fmt.Errorf("%w: a loop of %d iterations", ErrCorrupt, c)
+			return false
+		}
+		if c > 0 {
+			if len(rd.stack) >= maxNesting {
+				rd.err = fmt.Errorf("%w: loops nested more than %d deep", ErrCorrupt, maxNesting)
+				return false
+			}
+			rd.stack = append(rd.stack, rframe{items: n.Body, left: c - 1})
+		}
+	}
+	return false
+}
+
+// maxNesting bounds the depth of loops a reader walks.
+const maxNesting = 256
+
+func (rd *reader) Event() *trace.Event { return &rd.ev }
+func (rd *reader) Err() error          { return rd.err }
+func (rd *reader) Close() error        { return nil }
+
+// value returns the next value of s for the rank, whose group's cursors
+// start at cur.
+func (rd *reader) value(s *Series, cur int32) int64 {
+	if s.slot < 0 {
+		return s.First
+	}
+	return rd.cursors[cur+s.slot].next(s)
+}
+
+// counts returns the iteration count of loop n's next instance.
+func (rd *reader) counts(n *Node, ch *choice) int64 {
+	if ch.group < 0 {
+		rd.err = fmt.Errorf("%w: rank %d has no iteration count for a loop it executes", ErrCorrupt, rd.r)
+		return 0
+	}
+	return rd.value(&n.Counts[ch.group].Series, ch.cur)
+}
+
+// event makes the rank's next instance of call n, and the computation
+// after it, for the next event, if there was one.
+func (rd *reader) event(n *Node, ch *choice) {
+	e := &rd.ev
+	e.Reset()
+	e.Kind, e.CallSite = n.Kind, n.Site
+	rd.compSite, rd.compRegion = 0, 0
+	if ch.group < 0 && len(n.Vars) > 0 {
+		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
+		return
+	}
+	timed := false
+	if ch.group >= 0 {
+		timed = rd.fields(&n.Vars[ch.group], ch.cur)
+	}
+	if ch.timing >= 0 {
+		tg := &n.Times[ch.timing]
+		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
+			e.Compute = rd.stat(tg, ch.timeCur, StatValue)
+		}
+		if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
+			rd.clock += rd.stat(tg, ch.timeCur, StatGap)
+			e.Enter = trace.Time(math.Round(rd.clock))
+			rd.clock += rd.stat(tg, ch.timeCur, StatDur)
+			e.Exit = trace.Time(math.Round(rd.clock))
+			e.HasTime = true
+		}
+		if tg.Mask&(1<<StatComp) != 0 {
+			if flops := rd.stat(tg, ch.timeCur, StatComp); flops != 0 {
+				a := &rd.after
+				a.Reset()
+				a.Kind, a.Compute, a.CallSite, a.Region = trace.Compute, flops, rd.compSite, rd.compRegion
+				rd.hasAfter = true
+			}
+		}
+	}
+}
+
+// stat returns the rank's next instance of statistic k.
+func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
+	if l := tg.Levels[k]; l != nil {
+		if vs := tg.Values[k]; vs != nil {
+			i := rd.value(l, cur)
+			if i < 0 || i >= int64(len(vs)) {
+				rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
+				return 0
+			}
+			return vs[i]
+		}
+		return FromLevel(rd.value(l, cur), rd.ctx.eps)
+	}
+	return tg.Stats[k].Mean
+}
+
+// fields sets the event's fields from variant v and reports whether the
+// instance is timed.
+func (rd *reader) fields(v *Variant, cur int32) bool {
+	e := &rd.ev
+	var req int64 = requestNone
+	var reqs []int64
+	timed := false
+	for mask := v.Mask; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
+		val := &v.Fields[f]
+		if f.IsVector() {
+			x := rd.vector(f, val, cur)
+			switch f {
+			case Requests:
+				reqs = x
+			case SendCounts:
+				e.SendCounts = x
+			case RecvCounts:
+				e.RecvCounts = x
+			}
+			continue
+		}
+		x, err := rd.ctx.decode(val.Mode, rd.value(&val.Series, cur))
+		if err != nil {
+			rd.err = err
+			return false
+		}
+		switch f {
+		case Partner:
+			e.Partner = int32(x)
+		case Source:
+			e.Source = int32(x)
+		case Tag:
+			e.Tag = int32(x)
+		case Comm:
+			e.Comm = uint32(x)
+		case NewComm:
+			e.NewComm = uint32(x)
+		case SendBytes:
+			e.SendBytes = x
+		case RecvBytes:
+			e.RecvBytes = x
+		case SendType:
+			e.SendType = trace.Datatype(x)
+		case RecvType:
+			e.RecvType = trace.Datatype(x)
+		case Request:
+			req = x
+		case ComputeArg:
+			e.Compute = math.Float64frombits(uint64(x))
+		case Region:
+			e.Region = uint32(x)
+		case Timed:
+			timed = x != 0
+		case CompSite:
+			rd.compSite = rd.ctx.sites.site(x)
+		case CompRegion:
+			rd.compRegion = uint32(x)
+		case Op:
+			if e.Op = trace.Op(x); !e.Op.Valid() {
+				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
+				return false
+			}
+		}
+	}
+	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
+	return timed
+}
+
+// vector reads the next instance of a vector field (nil for a length of
+// -1), into a buffer reused from one event to the next.
+func (rd *reader) vector(f Field, val *Value, cur int32) []int64 {
+	n := rd.value(&val.Series, cur)
+	if n < 0 {
+		return nil
+	}
+	if n > int64(len(val.Elems)) {
+		rd.err = fmt.Errorf("%w: a %s of %d elements, %d series", ErrCorrupt, f, n, len(val.Elems))
+		return nil
+	}
+	i := int(f - Requests)
+	buf := rd.vec[i][:0]
+	if buf == nil {
+		buf = make([]int64, 0, n)
+	}
+	for j := range n {
+		buf = append(buf, rd.value(&val.Elems[j], cur))
+	}
+	rd.vec[i] = buf
+	return buf
+}
+
+// requests sets the event's request ids from their values relative to
+// the highest the rank defined before the event.
+func (rd *reader) requests(req int64, reqs []int64, hasReqs bool) {
+	e := &rd.ev
+	base := rd.maxReq
+	if req != requestNone {
+		e.Request = base + uint64(req)
+		rd.maxReq = max(rd.maxReq, e.Request)
+	}
+	if !hasReqs || reqs == nil {
+		return
+	}
+	rd.reqs = rd.reqs[:0]
+	if rd.reqs == nil {
+		rd.reqs = make([]uint64, 0, len(reqs))
+	}
+	for _, q := range reqs {
+		id := base + uint64(q)
+		rd.reqs = append(rd.reqs, id)
+		rd.maxReq = max(rd.maxReq, id)
+	}
+	e.Requests = rd.reqs
+}
+
+// ErrNotLossless is returned by Verify when a rank's calls differ from
+// those its compressed form gives back.
+var ErrNotLossless = errors.New("the compressed trace does not give back the calls")
+
+// Verify reads every rank of src and of t side by side and returns an
+// error naming the first call that differs in kind, call site or a
+// parameter (times aside), or before which the untimed computations do
+// not sum to the same flops within t's time error: Build is lossless by
+// construction, and Verify is the proof a writer can afford.
+func Verify(src trace.Source, t *Trace) error {
+	if src.NumRanks() != t.NumRanks() {
+		return fmt.Errorf("%w: %d ranks, not %d", ErrNotLossless, t.NumRanks(), src.NumRanks())
+	}
+	for r := range src.NumRanks() {
+		if err := verifyRank(src, t, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func verifyRank(src trace.Source, t *Trace, r int) error {
+	a, err := src.OpenRank(r)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	b, _ := t.OpenRank(r)
+	for i := 0; ; i++ {
+		fa, okA := nextCall(a)
+		fb, okB := nextCall(b)
+		if err := a.Err(); err != nil {
+			return fmt.Errorf("rank %d: %w", r, err)
+		}
+		if err := b.Err(); err != nil {
+			return fmt.Errorf("rank %d, compressed: %w", r, err)
+		}
+		if !sameFlops(fa, fb, t.TimeError) {
+			return fmt.Errorf("%w: rank %d computes %g flops before its call %d, %g read back", ErrNotLossless, r, fa, i, fb)
+		}
+		if !okA || !okB {
+			if okA != okB {
+				return fmt.Errorf("%w: rank %d has %s calls at call %d", ErrNotLossless, r, map[bool]string{true: "fewer", false: "more"}[okA], i)
+			}
+			return nil
+		}
+		if !sameCall(a.Event(), b.Event()) {
+			return fmt.Errorf("%w: rank %d call %d is %s, read back as %s", ErrNotLossless, r, i, a.Event(), b.Event())
+		}
+	}
+}
+
+// nextCall advances rd past the untimed computations to its next event,
+// and returns their flops.
+func nextCall(rd trace.Reader) (float64, bool) {
+	flops := 0.0
+	for rd.Next() {
+		e := rd.Event()
+		if e.Kind != trace.Compute || e.HasTime {
+			return flops, true
+		}
+		flops += e.Compute
+	}
+	return flops, false
+}
+
+// sameFlops reports whether b is within the time error of a (up to the
+// rounding of their sums).
+func sameFlops(a, b, eps float64) bool {
+	return math.Abs(a-b) <= (eps+1e-12)*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// sameCall compares what a compressed trace keeps exactly.
+func sameCall(x, y *trace.Event) bool {
+	cx, cy := x.Compute, y.Compute
+	if isTiming(x.Kind) {
+		cx, cy = 0, 0
+	}
+	return x.Kind == y.Kind && x.CallSite == y.CallSite && x.Partner == y.Partner && x.Source == y.Source &&
+		x.Tag == y.Tag && x.Comm == y.Comm && x.NewComm == y.NewComm && x.SendBytes == y.SendBytes &&
+		x.RecvBytes == y.RecvBytes && x.SendType == y.SendType && x.RecvType == y.RecvType &&
+		x.Request == y.Request && (x.Requests == nil) == (y.Requests == nil) && slices.Equal(x.Requests, y.Requests) &&
+		(x.SendCounts == nil) == (y.SendCounts == nil) && slices.Equal(x.SendCounts, y.SendCounts) &&
+		(x.RecvCounts == nil) == (y.RecvCounts == nil) && slices.Equal(x.RecvCounts, y.RecvCounts) &&
+		math.Float64bits(cx) == math.Float64bits(cy) && x.Region == y.Region && x.HasTime == y.HasTime && x.Op == y.Op && x.Handle == y.Handle
+}

@@ -1,0 +1,161 @@
+package prsd
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+	"kairos/workload"
+)
+
+// gen returns a generated trace of kind with ranks ranks and iterations
+// time steps, noisy and imbalanced.
+func gen(t testing.TB, kind string, ranks, iterations int, noisy bool) trace.Source {
+	t.Helper()
+	p, err := workload.Defaults(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ranks > 0 {
+		p.Ranks, p.Grid = ranks, nil
+	}
+	if iterations > 0 {
+		p.Iterations = iterations
+	}
+	if noisy {
+		p.Imbalance, p.Noise = 0.2, 0.05
+	}
+	src, err := workload.New(kind, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// TestLossless: every generator's trace, noisy and imbalanced, compresses
+// into one cluster and reads back call for call, parameter for
+// parameter.
+func TestLossless(t *testing.T) {
+	for _, kind := range workload.Kinds() {
+		for _, noisy := range []bool{false, true} {
+			src := gen(t, kind, 0, 3, noisy)
+			tr, err := Build(src, nil, DefaultOptions())
+			if err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+			if err := Verify(src, tr); err != nil {
+				t.Errorf("%s (noisy %v): %v", kind, noisy, err)
+			}
+		}
+	}
+}
+
+// TestTrailingComputation: a computation after a rank's last call reads
+// back once, whichever way the rank ends.
+func TestTrailingComputation(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	for r := range 2 {
+		for i := range 3 {
+			c, b := trace.NewEvent(trace.Compute), trace.NewEvent(trace.Barrier)
+			c.Compute = float64(100 * (i + 1))
+			tr.Ranks[r].Append(&c)
+			tr.Ranks[r].Append(&b)
+		}
+		last := trace.NewEvent(trace.Compute)
+		last.Compute = 7e9
+		tr.Ranks[r].Append(&last)
+		if r == 1 {
+			tr.Ranks[r].Append(&last)
+		}
+	}
+	comp, err := Build(tr, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(tr, comp); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestTimingBound: every instance of every computation reads back within
+// the time error of its own, exactly with an error of 0.
+func TestTimingBound(t *testing.T) {
+	for _, kind := range []string{"stencil2d", "masterworker"} {
+		src := gen(t, kind, 16, 20, true)
+		for _, eps := range []float64{0, 0.01, 0.1} {
+			tr, err := Build(src, nil, Options{TimeError: eps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for r := range src.NumRanks() {
+				own, back := computations(t, src, r), computations(t, tr, r)
+				if len(own) != len(back) {
+					t.Fatalf("%s, eps %g: rank %d has %d computations, %d read back", kind, eps, r, len(own), len(back))
+				}
+				for i, v := range own {
+					worst = math.Max(worst, math.Abs(back[i]-v)/v)
+				}
+			}
+			if worst > eps*(1+1e-9) {
+				t.Errorf("%s, eps %g: a computation read back %.3g%% off", kind, eps, 100*worst)
+			}
+		}
+	}
+}
+
+func computations(t *testing.T, src trace.Source, r int) []float64 {
+	t.Helper()
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var out []float64
+	for rd.Next() {
+		if e := rd.Event(); e.Kind == trace.Compute {
+			out = append(out, e.Compute)
+		}
+	}
+	if rd.Err() != nil {
+		t.Fatal(rd.Err())
+	}
+	return out
+}
+
+// TestDumpStencil: a non-periodic 3×3 stencil of 4 iterations merged into
+// one structure (golden): the loop of the time steps, the exchanges'
+// calls with the ranklists of the ranks that make them, their end-points
+// relative, one group per kind of rank.
+func TestDumpStencil(t *testing.T) {
+	p, _ := workload.Defaults("stencil2d")
+	p.Grid, p.Ranks, p.Iterations, p.Periodic = []int{3, 3}, 0, 4, false
+	src, err := workload.New("stencil2d", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Build(src, nil, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tr.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "stencil3x3.txt")
+	if os.Getenv("KAIROS_UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("dump differs from %s:\n%s", path, b.String())
+	}
+}

@@ -1,0 +1,377 @@
+package prsd
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"kairos/internal/varint"
+)
+
+// Series is a lossless, compressed sequence of int64 values: an event
+// parameter over the instances of one call of a rank's compressed trace
+// (a partner, a byte count, a loop's iteration count...). It is the first
+// value, then the differences between consecutive values as runs (a
+// difference repeated Count times), the runs themselves folded into
+// repeats as calls are folded into loops: a constant takes one run, an
+// arithmetic progression one run, a periodic pattern (1 2 3 5 1 2 3 5 ...)
+// one repeat, whatever the number of values.
+type Series struct {
+	// N is the number of values.
+	N int64
+	// First is the first value (if N > 0).
+	First int64
+	// Runs are the N-1 differences, in order.
+	Runs []Run
+	// slot numbers the series among its group of ranks' varying series, for the
+	// readers' cursors; -1 for a constant series.
+	slot int32
+}
+
+// Run is an item of a series' differences: Count times Delta (Body nil),
+// or Reps times the items of Body.
+type Run struct {
+	Delta, Count int64
+	Reps         int64
+	Body         []Run
+}
+
+// Const returns the series of n values v.
+func Const(v int64, n int64) Series {
+	var b seriesBuilder
+	b.addN(v, n)
+	return b.finish()
+}
+
+// IsConst reports whether every value of s is s.First.
+func (s *Series) IsConst() bool {
+	return s.N <= 1 || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
+}
+
+// Values returns the values of s, for tests and small series.
+func (s *Series) Values() []int64 {
+	var c cursor
+	out := make([]int64, 0, min(s.N, 1<<20))
+	for range s.N {
+		out = append(out, c.next(s))
+	}
+	return out
+}
+
+// runWindow is the longest body, in runs, that the series' folding looks
+// for: periods of up to 16 distinct differences.
+const runWindow = 16
+
+// seriesBuilder appends values to a series, folding as it goes.
+type seriesBuilder struct {
+	s    Series
+	last int64
+	pend Run // the open run of equal differences (Count 0: none)
+	// match is the number of runs after the last one, a repeat, that
+	// repeat the start of its body: the repetition under way.
+	match int
+}
+
+// add appends v.
+func (b *seriesBuilder) add(v int64) {
+	if b.s.N == 0 {
+		b.s.N, b.s.First, b.last = 1, v, v
+		return
+	}
+	b.delta(v-b.last, 1)
+	b.last = v
+}
+
+// addN appends n copies of v.
+func (b *seriesBuilder) addN(v int64, n int64) {
+	if n <= 0 {
+		return
+	}
+	b.add(v)
+	b.delta(0, n-1)
+}
+
+// delta appends n differences d.
+func (b *seriesBuilder) delta(d, n int64) {
+	if n <= 0 {
+		return
+	}
+	b.s.N += n
+	if b.pend.Count > 0 && b.pend.Delta == d {
+		b.pend.Count += n
+		return
+	}
+	b.flush()
+	b.pend = Run{Delta: d, Count: n}
+}
+
+// flush closes the open run: it continues the repetition under way if it
+// is the next run of the last repeat's body, else it is folded as
+// foldRuns finds.
+func (b *seriesBuilder) flush() {
+	if b.pend.Count == 0 {
+		return
+	}
+	r := b.pend
+	b.pend = Run{}
+	runs := b.s.Runs
+	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && equalRuns(runs[n].Body[b.match:b.match+1], []Run{r}) {
+		if b.match++; b.match == len(runs[n].Body) {
+			runs[n].Reps++
+			b.s.Runs, b.match = runs[:n+1], 0
+			return
+		}
+		b.s.Runs = append(runs, r)
+		return
+	}
+	// The repetition under way has ended: it may repeat what precedes
+	// it (6×(+2 -2) 6×(+3 -3) 6×(+2 -2) 6×(+3 -3) is twice a body of two
+	// repeats), which only its last repetition shows.
+	b.match = 0
+	for foldRuns(&b.s.Runs) {
+	}
+	b.s.Runs = append(b.s.Runs, r)
+	for foldRuns(&b.s.Runs) {
+	}
+}
+
+// appendSeries appends the values of s.
+func (b *seriesBuilder) appendSeries(s *Series) {
+	if s.N == 0 {
+		return
+	}
+	if s.IsConst() {
+		b.addN(s.First, s.N)
+		return
+	}
+	var c cursor
+	for range s.N {
+		b.add(c.next(s))
+	}
+}
+
+// finish returns the series built so far; the builder may go on.
+func (b *seriesBuilder) finish() Series {
+	b.flush()
+	for foldRuns(&b.s.Runs) {
+		b.match = 0
+	}
+	s := b.s
+	s.Runs = slices.Clone(s.Runs)
+	s.slot = -1
+	return s
+}
+
+// foldRuns folds the end of runs once, as the call compressor folds calls:
+// a body that repeats the repeat just before it adds a repetition, a body
+// of up to runWindow items seen twice in a row becomes a repeat of two.
+func foldRuns(p *[]Run) bool {
+	s := *p
+	for l := 1; l <= runWindow && l < len(s); l++ {
+		tail := s[len(s)-l:]
+		if prev := &s[len(s)-l-1]; prev.Body != nil && equalRuns(prev.Body, tail) {
+			prev.Reps++
+			*p = s[:len(s)-l]
+			return true
+		}
+		if 2*l <= len(s) && equalRuns(s[len(s)-2*l:len(s)-l], tail) {
+			body := slices.Clone(tail)
+			*p = append(s[:len(s)-2*l], Run{Reps: 2, Body: body})
+			return true
+		}
+	}
+	return false
+}
+
+func equalRuns(a, b []Run) bool {
+	return slices.EqualFunc(a, b, func(x, y Run) bool {
+		return x.Delta == y.Delta && x.Count == y.Count && x.Reps == y.Reps && equalRuns(x.Body, y.Body)
+	})
+}
+
+// AppendBinary appends the canonical encoding of s (docs/rsd-format.md):
+// equal series have equal encodings.
+//
+//	uvarint N; if N > 0: varint First; if N > 1: the runs, or 0 if every
+//	value is First
+//	runs: uvarint item count, then each item:
+//	  uvarint Count > 0, varint Delta   (a run)
+//	  uvarint 0, uvarint Reps, runs     (a repeat)
+func (s *Series) AppendBinary(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(s.N))
+	if s.N > 0 {
+		dst = binary.AppendVarint(dst, s.First)
+	}
+	switch {
+	case s.N > 1 && s.IsConst():
+		dst = append(dst, 0)
+	case s.N > 1:
+		dst = appendRuns(dst, s.Runs)
+	}
+	return dst
+}
+
+func appendRuns(dst []byte, runs []Run) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(runs)))
+	for _, r := range runs {
+		if r.Body == nil {
+			dst = binary.AppendUvarint(dst, uint64(r.Count))
+			dst = binary.AppendVarint(dst, r.Delta)
+			continue
+		}
+		dst = binary.AppendUvarint(dst, 0)
+		dst = binary.AppendUvarint(dst, uint64(r.Reps))
+		dst = appendRuns(dst, r.Body)
+	}
+	return dst
+}
+
+// Bounds of a decoded series, so that corrupt input cannot make a reader
+// recurse or loop without limit.
+const (
+	maxRunDepth = 16
+	maxValues   = 1 << 62
+)
+
+// ErrCorrupt is wrapped by the errors about a malformed compressed trace.
+var ErrCorrupt = errors.New("corrupt compressed trace")
+
+// ReadSeries reads a series written by AppendBinary; d keeps the first
+// error.
+func ReadSeries(d *varint.Reader) Series {
+	s := Series{slot: -1}
+	n := d.Uvarint()
+	if n > maxValues {
+		d.Fail(fmt.Sprintf("a series of %d values", n))
+	}
+	s.N = int64(n)
+	if s.N > 0 {
+		s.First = d.Varint()
+	}
+	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
+		d.Off++
+		s.Runs = []Run{{Count: s.N - 1}}
+	} else if s.N > 1 {
+		at := d.Off
+		var total uint64
+		s.Runs, total = readRuns(d, 0)
+		if d.Err == nil && total != uint64(s.N-1) {
+			d.Off = at
+			d.Fail(fmt.Sprintf("the runs hold %d differences, the series %d", total, s.N-1))
+		}
+	}
+	if d.Err != nil {
+		return Series{slot: -1}
+	}
+	return s
+}
+
+// readRuns reads a list of runs and returns it with the number of
+// differences it holds (saturated at maxValues).
+func readRuns(d *varint.Reader, depth int) ([]Run, uint64) {
+	if depth >= maxRunDepth {
+		d.Fail(fmt.Sprintf("repeats nested more than %d deep", maxRunDepth))
+		return nil, 0
+	}
+	n := d.Count(2, math.MaxInt)
+	if d.Err == nil && n == 0 {
+		d.Fail("an empty list of runs")
+	}
+	runs := make([]Run, 0, n)
+	var total uint64
+	for range n {
+		c := d.Uvarint()
+		if c > maxValues {
+			d.Fail(fmt.Sprintf("a run of %d", c))
+		}
+		var r Run
+		var k uint64
+		if c > 0 {
+			r = Run{Count: int64(c), Delta: d.Varint()}
+			k = c
+		} else {
+			reps := d.Uvarint()
+			if d.Err == nil && (reps == 0 || reps > maxValues) {
+				d.Fail(fmt.Sprintf("a repeat of %d", reps))
+			}
+			var body uint64
+			r.Reps = int64(reps)
+			r.Body, body = readRuns(d, depth+1)
+			k = satMul(body, reps)
+		}
+		if d.Err != nil {
+			return nil, 0
+		}
+		runs = append(runs, r)
+		total = min(total+k, maxValues)
+	}
+	return runs, total
+}
+
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > maxValues/a {
+		return maxValues
+	}
+	return a * b
+}
+
+// cursor reads a series' values one after the other.
+type cursor struct {
+	v     int64
+	n     int64 // values read
+	stack []cframe
+}
+
+// cframe is a list of runs being read: the next item to start, the
+// repetitions of the list left after this one, and what is left of the
+// current run.
+type cframe struct {
+	runs  []Run
+	pos   int
+	reps  int64
+	delta int64
+	left  int64
+}
+
+// next returns the next value of s (the first value again past the end,
+// which a well-formed reader never asks for).
+func (c *cursor) next(s *Series) int64 {
+	if c.n == 0 || c.n >= s.N {
+		c.n, c.v = 1, s.First
+		c.stack = append(c.stack[:0], cframe{runs: s.Runs})
+		return c.v
+	}
+	c.n++
+	c.v += c.step()
+	return c.v
+}
+
+// step returns the next difference.
+func (c *cursor) step() int64 {
+	for len(c.stack) > 0 {
+		f := &c.stack[len(c.stack)-1]
+		if f.left > 0 {
+			f.left--
+			return f.delta
+		}
+		if f.pos < len(f.runs) {
+			r := &f.runs[f.pos]
+			f.pos++
+			if r.Body == nil {
+				f.delta, f.left = r.Delta, r.Count
+			} else {
+				c.stack = append(c.stack, cframe{runs: r.Body, reps: r.Reps - 1})
+			}
+			continue
+		}
+		if f.reps > 0 {
+			f.reps--
+			f.pos = 0
+			continue
+		}
+		c.stack = c.stack[:len(c.stack)-1]
+	}
+	return 0
+}

@@ -1,0 +1,111 @@
+package prsd
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"kairos/internal/varint"
+)
+
+func buildSeries(vals []int64) Series {
+	var b seriesBuilder
+	for _, v := range vals {
+		b.add(v)
+	}
+	return b.finish()
+}
+
+// TestSeriesShapes: constants, progressions and periodic patterns take a
+// constant number of bytes whatever their length; every series gives its
+// values back, from its encoding too.
+func TestSeriesShapes(t *testing.T) {
+	gen := map[string]func(i int) int64{
+		"constant":    func(int) int64 { return 7 },
+		"progression": func(i int) int64 { return 3 + 5*int64(i) },
+		"period 4":    func(i int) int64 { return []int64{1, 2, 3, 5}[i%4] },
+		"alternating": func(i int) int64 { return int64(i % 2) },
+		"ramp period": func(i int) int64 { return int64(i % 10) },
+		"nested":      func(i int) int64 { return int64(i%3) + 10*int64(i/30%2) },
+		"extremes":    func(i int) int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[i%3] },
+		// LU's computation sites after a receive: 6×(0 2) 6×(0 3), over
+		// and over (a body of two repeats).
+		"repeats": func(i int) int64 { return int64(i%2) * (2 + int64(i/12%2)) },
+	}
+	for name, f := range gen {
+		var sizes []int
+		for _, n := range []int{60, 600, 6000} {
+			vals := make([]int64, n)
+			for i := range vals {
+				vals[i] = f(i)
+			}
+			s := buildSeries(vals)
+			if got := s.Values(); !slices.Equal(got, vals) {
+				t.Fatalf("%s, %d values: got %v", name, n, got[:min(len(got), 20)])
+			}
+			enc := s.AppendBinary(nil)
+			d := varint.Reader{B: enc}
+			back := ReadSeries(&d)
+			if d.Err != nil || d.Off != len(enc) || !slices.Equal(back.Values(), vals) {
+				t.Fatalf("%s, %d values: decoding %v at %d of %d", name, n, d.Err, d.Off, len(enc))
+			}
+			sizes = append(sizes, len(enc))
+		}
+		if sizes[2] > sizes[1]+4 {
+			t.Errorf("%s: %v bytes for 60, 600 and 6000 values: not constant", name, sizes)
+		}
+	}
+}
+
+// TestSeriesRandom: random sequences of few distinct values survive the
+// builder, the cursor, appendSeries and the encoding.
+func TestSeriesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 500 {
+		n := rng.IntN(300)
+		k := 1 + rng.IntN(5)
+		vals := make([]int64, n)
+		for i := range vals {
+			vals[i] = int64(rng.IntN(k)) - 2
+			if rng.IntN(4) == 0 && i > 0 {
+				vals[i] = vals[i-1] + 3
+			}
+		}
+		s := buildSeries(vals)
+		if got := s.Values(); !slices.Equal(got, vals) {
+			t.Fatalf("values %v, got %v", vals, got)
+		}
+		var b seriesBuilder
+		half := buildSeries(vals[:n/2])
+		b.appendSeries(&half)
+		for _, v := range vals[n/2:] {
+			b.add(v)
+		}
+		if s2 := b.finish(); !slices.Equal(s2.Values(), vals) || !slices.Equal(s2.AppendBinary(nil), s.AppendBinary(nil)) {
+			t.Fatalf("appendSeries of %v differs", vals)
+		}
+	}
+}
+
+// TestSeriesDecodeErrors: malformed series are refused with their offset.
+func TestSeriesDecodeErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		buf  []byte
+	}{
+		{"empty", nil},
+		{"truncated first", []byte{2}},
+		{"runs too short", []byte{5, 0, 1, 2, 0}},
+		{"empty repeat", []byte{3, 0, 1, 0, 1, 0}},
+		{"zero repeat", []byte{3, 0, 1, 0, 0}},
+		{"too many runs", []byte{3, 0, 100, 1, 0}},
+		{"deep", append([]byte{3, 0}, slices.Repeat([]byte{1, 0, 2}, 40)...)},
+	} {
+		d := varint.Reader{B: c.buf}
+		ReadSeries(&d)
+		if d.Err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+}

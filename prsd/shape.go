@@ -1,0 +1,261 @@
+package prsd
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	"kairos/trace"
+)
+
+// Shape folds a rank's calls into loops without their parameters: the
+// structure over which Bahmani and Mueller's call-path signature is
+// taken, where the iterations of a time-step loop count once (over the raw
+// calls, the XOR of a body repeated an even number of times would cancel).
+type Shape struct {
+	c   compressor
+	seq []*rnode
+}
+
+// NewShape returns an empty shape whose calls and loops in numbers (nil: a
+// new interner; sharing one among a trace's ranks saves memory).
+func NewShape(in *Interner) *Shape {
+	if in == nil {
+		in = NewInterner()
+	}
+	return &Shape{c: compressor{in: in}}
+}
+
+// Add appends a call: only its kind and call site count.
+func (s *Shape) Add(e *trace.Event) { s.c.add(e) }
+
+// Finish closes the shape; Add must not be called afterwards.
+func (s *Shape) Finish() { s.seq = s.c.finish() }
+
+// Key is the exact shape: the calls by kind and call site, and the loops
+// with their iteration counts. Ranks of equal keys make the same calls in
+// the same order, the same number of times; unlike a hash, keys do not
+// collide.
+func (s *Shape) Key() string { return string(appendKey(nil, s.seq)) }
+
+func appendKey(b []byte, items []*rnode) []byte {
+	for _, n := range items {
+		if !n.isLoop() {
+			b = append(b, 'c', byte(n.kind))
+			b = binary.AppendUvarint(b, n.site)
+			continue
+		}
+		b = append(b, 'l')
+		counts := n.counts.finish()
+		b = counts.AppendBinary(b)
+		b = appendKey(b, n.body)
+		b = append(b, 'e')
+	}
+	return b
+}
+
+// StackSignature is a call's 64-bit stack signature: its call site, or
+// for a call without one a fixed odd value of its MPI function (FNV-1a of
+// its name).
+func StackSignature(k trace.Kind, site uint64) uint64 {
+	if site != 0 {
+		return site
+	}
+	return kindSites[k]
+}
+
+var kindSites = func() (s [trace.NumKinds]uint64) {
+	for k := range s {
+		h := fnv.New64a()
+		h.Write([]byte(trace.Kind(k).String()))
+		s[k] = h.Sum64() | 1
+	}
+	return s
+}()
+
+func mix(h, v uint64) uint64 {
+	h ^= v
+	h *= 0x100000001b3
+	return h ^ h>>29
+}
+
+// CallPath is Bahmani and Mueller's 64-bit call-path signature of the
+// shape: the XOR of each item's signature (a call's stack signature, a
+// loop's marker with its iteration counts, then its body's) times its
+// position mod 10, plus 1. Unlike Key it can collide.
+func (s *Shape) CallPath() uint64 {
+	var sig uint64
+	pos := 0
+	var walk func([]*rnode)
+	walk = func(items []*rnode) {
+		for _, n := range items {
+			v := StackSignature(n.kind, n.site)
+			if n.isLoop() {
+				counts := n.counts.finish()
+				h := fnv.New64a()
+				h.Write(counts.AppendBinary(nil))
+				v = mix(0x9e3779b97f4a7c15, h.Sum64()) | 1
+			}
+			sig ^= v * uint64(pos%10+1)
+			pos++
+			if n.isLoop() {
+				walk(n.body)
+			}
+		}
+	}
+	walk(s.seq)
+	return sig
+}
+
+// LoopSignature is ACURDION's loop signature: the average iteration count
+// of the loops of each height (1: the innermost, holding no loop), 16 bits
+// each from the least significant, heights above 3 in the last 16 bits.
+func (s *Shape) LoopSignature() uint64 {
+	var sum, num [4]float64
+	var height func([]*rnode) int
+	height = func(items []*rnode) int {
+		h := 0
+		for _, n := range items {
+			if !n.isLoop() {
+				continue
+			}
+			lh := height(n.body) + 1
+			k := min(lh, 4) - 1
+			counts := n.counts.finish()
+			total := 0.0
+			var c cursor
+			for range counts.N {
+				total += float64(c.next(&counts))
+			}
+			sum[k] += total / float64(max(counts.N, 1))
+			num[k]++
+			h = max(h, lh)
+		}
+		return h
+	}
+	height(s.seq)
+	var sig uint64
+	for k := range sum {
+		if num[k] > 0 {
+			sig |= uint64(min(sum[k]/num[k], 0xffff)) << (16 * k)
+		}
+	}
+	return sig
+}
+
+// Len is the number of items of the shape, loops' bodies counted once.
+func (s *Shape) Len() int { return length(s.seq) }
+
+func length(items []*rnode) int {
+	n := 0
+	for _, it := range items {
+		n += 1 + length(it.body)
+	}
+	return n
+}
+
+// Format writes the shape as "3×(recv1 2×(send1) barrier1) finalize1",
+// each call named by label, a loop by its iteration count (the least and
+// the most where its instances differ) times its body. The text stops
+// after about max bytes, with "…", if max is positive.
+func (s *Shape) Format(label func(k trace.Kind, site uint64) string, max int) string {
+	var b strings.Builder
+	writeShape(&b, s.seq, label, max)
+	return b.String()
+}
+
+func writeShape(b *strings.Builder, items []*rnode, label func(trace.Kind, uint64) string, max int) bool {
+	for i, n := range items {
+		if max > 0 && b.Len() >= max {
+			b.WriteString(" …")
+			return false
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if !n.isLoop() {
+			b.WriteString(label(n.kind, n.site))
+			continue
+		}
+		counts := n.counts.finish()
+		lo, hi := seriesRange(&counts)
+		if lo == hi {
+			fmt.Fprintf(b, "%d×(", lo)
+		} else {
+			fmt.Fprintf(b, "%d–%d×(", lo, hi)
+		}
+		if !writeShape(b, n.body, label, max) {
+			return false
+		}
+		b.WriteByte(')')
+	}
+	return true
+}
+
+// seriesRange returns the least and the greatest value of s.
+func seriesRange(s *Series) (lo, hi int64) {
+	var c cursor
+	for i := range s.N {
+		v := c.next(s)
+		if i == 0 || v < lo {
+			lo = v
+		}
+		if i == 0 || v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
+
+// RankKey returns the exact key of rank r's calls with every parameter:
+// its compressed sequence, end-points relative to the rank (Rel),
+// communicators by family, computations and times left out. Ranks of equal
+// keys make the same calls with the same parameters, end-points moved by
+// their rank: Bahmani and Mueller's reference signature, without
+// collisions.
+func RankKey(rd trace.Reader, r, ranks int, fam *Families) (string, error) {
+	ctx, err := newRankCtx(int32(r), int32(ranks), 0, nil, fam)
+	if err != nil {
+		return "", err
+	}
+	c := compressor{in: NewInterner(), ctx: ctx}
+	for rd.Next() {
+		c.add(rd.Event())
+	}
+	if err := rd.Err(); err != nil {
+		return "", err
+	}
+	return string(appendRankKey(nil, c.finish())), nil
+}
+
+func appendRankKey(b []byte, items []*rnode) []byte {
+	for _, n := range items {
+		if n.isLoop() {
+			b = append(b, 'l')
+			counts := n.counts.finish()
+			b = counts.AppendBinary(b)
+			b = appendRankKey(b, n.body)
+			b = append(b, 'e')
+			continue
+		}
+		b = append(b, 'c', byte(n.kind))
+		b = binary.AppendUvarint(b, n.site)
+		for f := range NumFields {
+			fa := n.acc.fields[f]
+			if fa == nil {
+				b = append(b, 0)
+				continue
+			}
+			b = append(b, 1)
+			mi := 0
+			switch f {
+			case Partner, Source, Comm, NewComm:
+				mi = 1 // Rel, Family
+			}
+			v := fieldValue(fa, slot{f: f, mi: mi})
+			b = appendValue(b, &v)
+		}
+	}
+	return b
+}
