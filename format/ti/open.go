@@ -2,8 +2,10 @@ package ti
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -179,6 +181,9 @@ func (t *Trace) openDescription(path string) error {
 		}
 	}
 	t.desc = path
+	if err := t.readReduced(filepath.Join(filepath.Dir(path), ReducedFile)); err != nil {
+		return err
+	}
 	for i, name := range names {
 		p, err := resolve(path, name)
 		if err != nil {
@@ -209,6 +214,37 @@ func (t *Trace) openDescription(path string) error {
 	}
 	t.files = names[:t.n]
 	return t.scanPerRank()
+}
+
+// ReducedFile, next to a description, says that its files are the
+// representatives of a reduced trace (kairos_trace's in-situ reduction):
+// lines "<key> <value>" of the metadata attributes "reduced.*" that
+// cluster.FromReduced reads, which the verbs expand into the whole run;
+// lines starting with # are comments.
+const ReducedFile = "reduced.txt"
+
+// readReduced puts the attributes of a ReducedFile, if there is one, in
+// the metadata.
+func (t *Trace) readReduced(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		key, value, ok := strings.Cut(l, " ")
+		if !ok || !strings.HasPrefix(key, "reduced.") {
+			return fmt.Errorf("%s:%d: want \"reduced.<key> <value>\", got %.40q", path, i+1, l)
+		}
+		t.meta.Attrs[key] = strings.TrimSpace(value)
+	}
+	return nil
 }
 
 func readAll(path string) ([]byte, error) {
