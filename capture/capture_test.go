@@ -8,16 +8,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"kairos/check"
+	"kairos/cluster"
 	"kairos/format"
 	"kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/platform"
+	"kairos/prsd"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -877,4 +880,108 @@ func TestTracerThreads(t *testing.T) {
 		}
 	}
 	replays(t, index)
+}
+
+// TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
+// (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) twice, in full
+// and with KAIROS_TRACE_REDUCE=callpath: the reduced run writes 9 traces
+// (corners, edges, interior) and its reduced.txt; its clusters are those
+// `kairos reduce --method callpath` finds on the full trace (cluster
+// package, Go); expanded, it passes the check, and its replay is within 5%
+// of the full trace's.
+func TestTracerReduceInSitu(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	app := filepath.Join(dir, "halo")
+	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
+	trace := func(name string, env ...string) string {
+		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE="+filepath.Join(dir, name))
+		run(t, dir, env, "mpirun", "--oversubscribe", "-np", "16", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
+			"-x", "KAIROS_TRACE_REDUCE", app, "40", "64")
+		return filepath.Join(dir, name, "index.txt")
+	}
+	full := trace("full", "KAIROS_TRACE_REDUCE=")
+	reduced := trace("reduced", "KAIROS_TRACE_REDUCE=callpath")
+	if _, err := os.Stat(filepath.Join(dir, "reduced.partial")); err == nil {
+		t.Errorf("the temporary directory reduced.partial is left")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "reduced", "*.ti"))
+	if len(files) != 9 {
+		t.Errorf("%d traces written, want 9 (corners, edges, interior): %v", len(files), files)
+	}
+
+	src, _, err := format.Open(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigs, err := cluster.SignAll(src, cluster.SignOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cluster.Cluster(sigs, cluster.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, g := range res.Groups {
+		want = append(want, fmt.Sprint(g.Members))
+	}
+	red, _, err := format.Open(reduced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := insituClusters(t, red.Meta().Attrs)
+	if !slices.Equal(got, want) {
+		t.Errorf("clusters in situ %v, kairos reduce %v", got, want)
+	}
+
+	whole, err := cluster.FromReduced(red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.NumRanks() != 16 {
+		t.Fatalf("the reduced trace stands for %d ranks, want 16", whole.NumRanks())
+	}
+	if rep, err := check.Check(whole, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+		t.Fatalf("check of the reduced trace: %v %+v", err, rep)
+	}
+	tf, tr := simulateSource(t, src, 16), simulateSource(t, whole, 16)
+	if math.Abs(tr-tf) > 0.05*tf {
+		t.Errorf("replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", tr, tf)
+	}
+	t.Logf("replay: full %.6f s, reduced %.6f s (%+.2f%%)", tf, tr, 100*(tr-tf)/tf)
+}
+
+// insituClusters returns the clusters of a reduced trace's attributes
+// (reduced.cluster.i: head and ranklist), each as its members, by head.
+func insituClusters(t *testing.T, attrs map[string]string) []string {
+	t.Helper()
+	var out []string
+	for i := 0; ; i++ {
+		v, ok := attrs["reduced.cluster."+strconv.Itoa(i)]
+		if !ok {
+			return out
+		}
+		_, list, _ := strings.Cut(v, " ")
+		rl, err := prsd.ParseRanklist(list)
+		if err != nil {
+			t.Fatalf("reduced.cluster.%d: %v", i, err)
+		}
+		out = append(out, fmt.Sprint(rl.Ranks()))
+	}
+}
+
+// simulateSource replays src on a crossbar of n hosts.
+func simulateSource(t *testing.T, src trace.Source, n int) float64 {
+	t.Helper()
+	p, err := platform.ParseCluster(strconv.Itoa(n) + "x1Gf,125MBps,50us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(src, p, nil, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Time
 }
