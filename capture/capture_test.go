@@ -985,3 +985,30 @@ func simulateSource(t *testing.T, src trace.Source, n int) float64 {
 	}
 	return res.Time
 }
+
+// TestTracerReduceWriteFails runs the halo exchange reduced in situ with
+// one rank's file size limited to a few KiB (capture/testdata/fsize.sh: its
+// writes past that fail with EFBIG): no directory is left, neither the
+// trace's nor the temporary one, and rank 0 says why.
+func TestTracerReduceWriteFails(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("a second MPI run of the tracer: KAIROS_LONG=1")
+	}
+	dir := t.TempDir()
+	lib, _ := build(t, dir)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	app := filepath.Join(dir, "halo")
+	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "t"),
+		"KAIROS_TRACE_REDUCE=callpath"}
+	out := run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
+		"-x", "KAIROS_TRACE_REDUCE", filepath.Join(testenv.RepoRoot(), "capture", "testdata", "fsize.sh"), app, "40", "64")
+	if !strings.Contains(out, "could not write its trace") {
+		t.Errorf("no message of the failed write:\n%s", out)
+	}
+	for _, d := range []string{"t", "t.partial"} {
+		if _, err := os.Stat(filepath.Join(dir, d)); err == nil {
+			t.Errorf("%s is left after a failed write", d)
+		}
+	}
+}

@@ -502,7 +502,9 @@ static void kt_formats(int *ti, int *otf2) {
  * DIR.partial during the run; the directory is renamed into place only
  * once complete. */
 
-static int kr_method;                         /* 1: callpath; 0: off */
+enum { KR_OFF, KR_CALLPATH, KR_REFERENCE };
+static int kr_method; /* KAIROS_TRACE_REDUCE's */
+static const char *const kr_names[] = {"off", "callpath", "reference"};
 static char kr_dir[4096], kr_tmp[4096 + 16]; /* the trace's directory and the one written during the run */
 static int kr_werr;                           /* a write of this rank's trace failed */
 
@@ -824,12 +826,30 @@ static int kr_same_rest(const struct kr_sig *a, const struct kr_sig *b) {
          a->types == b->types;
 }
 
+/* kr_reference labels each rank with its class of equal reference
+ * signatures (`kairos reduce --method reference`), numbered by first rank,
+ * and returns their number, or -1 without memory. */
+static int kr_reference(const struct kr_set *s, int P, int *group) {
+  int *of = malloc(s->n * sizeof *of), n = 0;
+  if (!of) return -1;
+  for (int e = 0; e < s->n; e++) of[e] = -1;
+  for (int r = 0; r < P; r++) {
+    int e = kr_of[r];
+    for (int f = 0; f < s->n && of[e] < 0; f++)
+      if (of[f] >= 0 && memcmp(s->e[f].sig.ref, s->e[e].sig.ref, sizeof s->e[e].sig.ref) == 0) of[e] = of[f];
+    if (of[e] < 0) of[e] = n++;
+    group[r] = of[e];
+  }
+  free(of);
+  return n;
+}
+
 /* kr_cluster labels each rank with its cluster (group[r]), clusters
  * numbered by their head (their least rank), and returns their number, or
  * -1 without memory. */
 static int kr_cluster(const struct kr_set *s, int P, int *group) {
   int *main = malloc(s->n * sizeof *main), *rest = malloc(s->n * sizeof *rest), *order = malloc(P * sizeof *order);
-  int *sub = malloc(P * sizeof *sub), *subs = calloc(s->n, sizeof *subs), *head = malloc((P + s->n) * sizeof *head);
+  int *sub = malloc(P * sizeof *sub), *subs = calloc(s->n, sizeof *subs), *head = malloc((P + s->n + 1) * sizeof *head);
   int nmain = 0, nclass = 0, nsub = 0, n = 0;
   if (!main || !rest || !order || !sub || !subs || !head) {
     n = -1;
@@ -852,11 +872,15 @@ static int kr_cluster(const struct kr_set *s, int P, int *group) {
   }
   /* each class's ranks by increasing count (then rank), cut where a count
    * is beyond the tolerance of the running sub-cluster's average */
+  int *at = head; /* reused: where each class's ranks start in order */
+  for (int c = 0; c <= nclass; c++) at[c] = 0;
+  for (int r = 0; r < P; r++) at[rest[kr_of[r]] + 1]++;
+  for (int c = 0; c < nclass; c++) at[c + 1] += at[c];
+  for (int r = 0; r < P; r++) order[at[rest[kr_of[r]]]++] = r;
   for (int c = 0, k = 0; c < nclass; c++) {
     int start = k, len = 0;
     double sum = 0;
-    for (int r = 0; r < P; r++)
-      if (rest[kr_of[r]] == c) order[k++] = r;
+    k = at[c];
     qsort(order + start, k - start, sizeof *order, kr_bycount);
     for (int i = start; i < k; i++) {
       double x = kr_count(order[i]);
@@ -996,16 +1020,17 @@ static int kr_files(const struct kr_set *s, int P, int *file, int *writer) {
  * the ranks write into during the run, DIR.partial: the trace's directory
  * is only renamed into place complete. */
 static const char *kr_start(const char *method, const char *dir, int *ti, int *otf2) {
-  if (strcmp(method, "callpath") != 0) {
+  for (int m = KR_CALLPATH; m <= KR_REFERENCE; m++)
+    if (strcmp(method, kr_names[m]) == 0) kr_method = m;
+  if (!kr_method) {
     if (kt_rank == 0)
-      fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE=%s: in situ, only callpath is implemented; writing every rank's trace"
-              " (reduce it with kairos reduce --method %s)\n", method, method);
+      fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE=%s: in situ, callpath and reference are implemented; writing every"
+              " rank's trace (reduce it with kairos reduce --method %s)\n", method, method);
     return dir;
   }
   if (*otf2 && kt_rank == 0)
     fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE: the reduction writes TI; no OTF2 archive\n");
   *ti = 1, *otf2 = 0;
-  kr_method = 1;
   snprintf(kr_dir, sizeof kr_dir, "%s", dir);
   snprintf(kr_tmp, sizeof kr_tmp, "%s.partial", dir);
   if (kt_rank == 0) kr_clear(kr_tmp); /* a killed run's */
@@ -1051,7 +1076,8 @@ static void kr_finalize(void) {
     for (int e = 0; ok && e < set.n; e++)
       for (int j = 0; j < set.e[e].niv; j++)
         for (int64_t r = set.e[e].iv[2 * j]; r < set.e[e].iv[2 * j] + set.e[e].iv[2 * j + 1]; r++) kr_of[r] = e;
-    ok = ok && (nclusters = kr_cluster(&set, P, group)) > 0 && (nfiles = kr_files(&set, P, file, writer)) > 0;
+    if (ok) nclusters = kr_method == KR_REFERENCE ? kr_reference(&set, P, group) : kr_cluster(&set, P, group);
+    ok = ok && nclusters > 0 && (nfiles = kr_files(&set, P, file, writer)) > 0;
   }
   int all = 0;
   if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = 0;
@@ -1092,10 +1118,10 @@ static void kr_finalize(void) {
     if (idx && red) {
       for (int i = 0; i < nfiles; i++) fprintf(idx, "cluster-%d.ti\n", i);
       fprintf(red,
-              "# kairos_trace's in-situ reduction: %d ranks in %d clusters (callpath), %d traces (one per behaviour\n"
+              "# kairos_trace's in-situ reduction: %d ranks in %d clusters (%s), %d traces (one per behaviour\n"
               "# of a cluster: each member replays its representative's trace, end-points moved by its offset)\n",
-              P, nclusters, nfiles);
-      fprintf(red, "reduced.ranks %d\nreduced.method callpath\n", P);
+              P, nclusters, kr_names[kr_method], nfiles);
+      fprintf(red, "reduced.ranks %d\nreduced.method %s\n", P, kr_names[kr_method]);
       kr_lines(red, "reduced.group.", file, nfiles, P);
       kr_lines(red, "reduced.cluster.", group, nclusters, P);
       int depth = 0;
