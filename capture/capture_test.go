@@ -379,17 +379,27 @@ func BenchmarkTracerOverhead(b *testing.B) {
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
 		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], src, "-lotf2")
 	}
+	libs["ti+reduce"] = libs["ti"] // signing every call, reducing at MPI_Finalize
 	total := map[string]float64{}
 	for b.Loop() {
 		for name, lib := range libs {
 			trace := filepath.Join(dir, "trace-"+name)
 			os.RemoveAll(trace)
-			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace}
+			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace, "KAIROS_TRACE_REDUCE="}
+			if name == "ti+reduce" {
+				env[len(env)-1] += "callpath"
+			}
 			args := []string{"--oversubscribe", "-np", "2"}
 			if lib != "" {
-				args = append(args, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE")
+				args = append(args, "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE")
 			}
-			out := strings.Fields(run(b, dir, env, "mpirun", append(args, prog, "200000")...))
+			var lines []string
+			for _, l := range strings.Split(run(b, dir, env, "mpirun", append(args, prog, "200000")...), "\n") {
+				if !strings.HasPrefix(l, "kairos_trace:") {
+					lines = append(lines, l)
+				}
+			}
+			out := strings.Fields(strings.Join(lines, "\n"))
 			var s float64
 			if _, err := fmt.Sscan(out[len(out)-1], &s); err != nil {
 				b.Fatal(err)
@@ -883,74 +893,93 @@ func TestTracerThreads(t *testing.T) {
 }
 
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
-// (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) twice, in full
-// and with KAIROS_TRACE_REDUCE=callpath: the reduced run writes 9 traces
-// (corners, edges, interior) and its reduced.txt; its clusters are those
-// `kairos reduce --method callpath` finds on the full trace (cluster
-// package, Go); expanded, it passes the check, and its replay is within 5%
-// of the full trace's.
+// (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) in full, then
+// with KAIROS_TRACE_REDUCE=callpath and =reference: each reduced run
+// writes 9 traces (corners, edges, interior) and its reduced.txt; its
+// clusters are those `kairos reduce --method M` finds on the full trace
+// (the Go cluster package); expanded, it passes the check, and its replay
+// is within 5% of the full trace's. With KAIROS_LONG=1, the test program's
+// variants on 4 ranks too (callpath: their clusters differ from the
+// halo's).
 func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, testApp := build(t, dir)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	app := filepath.Join(dir, "halo")
-	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
-	trace := func(name string, env ...string) string {
-		env = append(env, "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE="+filepath.Join(dir, name))
-		run(t, dir, env, "mpirun", "--oversubscribe", "-np", "16", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
-			"-x", "KAIROS_TRACE_REDUCE", app, "40", "64")
-		return filepath.Join(dir, name, "index.txt")
+	halo := filepath.Join(dir, "halo")
+	run(t, dir, nil, mpicc, "-O1", "-o", halo, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
+	type program struct {
+		name     string
+		np, want int // ranks; traces written by a reduction (0: not checked)
+		methods  []cluster.Method
+		args     []string
 	}
-	full := trace("full", "KAIROS_TRACE_REDUCE=")
-	reduced := trace("reduced", "KAIROS_TRACE_REDUCE=callpath")
-	if _, err := os.Stat(filepath.Join(dir, "reduced.partial")); err == nil {
-		t.Errorf("the temporary directory reduced.partial is left")
+	programs := []program{{"halo", 16, 9, []cluster.Method{cluster.CallPathParam, cluster.Reference}, []string{halo, "40", "64"}}}
+	if testenv.Long() {
+		for _, opt := range []string{"more", "self", "mixed", "icoll"} {
+			programs = append(programs, program{"app-" + opt, 4, 0, []cluster.Method{cluster.CallPathParam}, []string{testApp, opt}})
+		}
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "reduced", "*.ti"))
-	if len(files) != 9 {
-		t.Errorf("%d traces written, want 9 (corners, edges, interior): %v", len(files), files)
+	for _, p := range programs {
+		trace := func(name, method string) string {
+			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+				"KAIROS_TRACE_REDUCE=" + method}
+			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
+				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE"}, p.args...)...)
+			return filepath.Join(dir, name, "index.txt")
+		}
+		src, _, err := format.Open(trace(p.name+"-full", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs, err := cluster.SignAll(src, cluster.SignOptions{Reference: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tf := simulateSource(t, src, p.np)
+		for _, m := range p.methods {
+			name := p.name + "-" + string(m)
+			reduced := trace(name, string(m))
+			if _, err := os.Stat(filepath.Join(dir, name+".partial")); err == nil {
+				t.Errorf("%s: the temporary directory is left", name)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, name, "*.ti"))
+			if p.want > 0 && len(files) != p.want {
+				t.Errorf("%s: %d traces written, want %d: %v", name, len(files), p.want, files)
+			}
+			opt := cluster.DefaultOptions()
+			opt.Method = m
+			res, err := cluster.Cluster(sigs, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, g := range res.Groups {
+				want = append(want, fmt.Sprint(g.Members))
+			}
+			red, _, err := format.Open(reduced)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := insituClusters(t, red.Meta().Attrs); !slices.Equal(got, want) {
+				t.Errorf("%s: clusters in situ %v, kairos reduce %v", name, got, want)
+			}
+			whole, err := cluster.FromReduced(red)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if whole.NumRanks() != p.np {
+				t.Fatalf("%s: the reduced trace stands for %d ranks, want %d", name, whole.NumRanks(), p.np)
+			}
+			if rep, err := check.Check(whole, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+				t.Fatalf("%s: check of the reduced trace: %v %+v", name, err, rep)
+			}
+			tr := simulateSource(t, whole, p.np)
+			if math.Abs(tr-tf) > 0.05*tf {
+				t.Errorf("%s: replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", name, tr, tf)
+			}
+			t.Logf("%s: %d traces; replay: full %.6f s, reduced %.6f s (%+.2f%%)", name, len(files), tf, tr, 100*(tr-tf)/tf)
+		}
 	}
-
-	src, _, err := format.Open(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sigs, err := cluster.SignAll(src, cluster.SignOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cluster.Cluster(sigs, cluster.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for _, g := range res.Groups {
-		want = append(want, fmt.Sprint(g.Members))
-	}
-	red, _, err := format.Open(reduced)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := insituClusters(t, red.Meta().Attrs)
-	if !slices.Equal(got, want) {
-		t.Errorf("clusters in situ %v, kairos reduce %v", got, want)
-	}
-
-	whole, err := cluster.FromReduced(red)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if whole.NumRanks() != 16 {
-		t.Fatalf("the reduced trace stands for %d ranks, want 16", whole.NumRanks())
-	}
-	if rep, err := check.Check(whole, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
-		t.Fatalf("check of the reduced trace: %v %+v", err, rep)
-	}
-	tf, tr := simulateSource(t, src, 16), simulateSource(t, whole, 16)
-	if math.Abs(tr-tf) > 0.05*tf {
-		t.Errorf("replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", tr, tf)
-	}
-	t.Logf("replay: full %.6f s, reduced %.6f s (%+.2f%%)", tf, tr, 100*(tr-tf)/tf)
 }
 
 // insituClusters returns the clusters of a reduced trace's attributes
