@@ -138,7 +138,14 @@ func (s *statAcc) merge(o *statAcc) {
 	}
 }
 
-func (s *statAcc) mean() float64 { return s.sum / float64(max(s.n, 1)) }
+// mean is the instances' mean: their value, exactly, where they are all
+// equal (a sum's rounding would move it).
+func (s *statAcc) mean() float64 {
+	if s.n > 0 && s.min == s.max {
+		return s.min
+	}
+	return s.sum / float64(max(s.n, 1))
+}
 
 // Level is v on a logarithmic scale of ratio 1+eps: 0 for 0, 3L+1 for a
 // positive v of which (1+eps)^L is the nearest power, 3L+2 for a negative

@@ -429,7 +429,11 @@ func finishTimes(n *mnode) []Timing {
 		t := Timing{Mask: g.mask, Levels: g.levels, Values: g.values}
 		for k := range t.Stats {
 			if g.mask&(1<<k) != 0 {
-				t.Stats[k] = Stat{Mean: g.sum[k] / float64(len(g.ranks)), Min: g.min[k], Max: g.max[k]}
+				mean := g.sum[k] / float64(len(g.ranks))
+				if g.min[k] == g.max[k] {
+					mean = g.min[k] // exactly, where every instance is equal
+				}
+				t.Stats[k] = Stat{Mean: mean, Min: g.min[k], Max: g.max[k]}
 			}
 		}
 		t.Ranks = groupRanks(g.ranks, n.ranks)

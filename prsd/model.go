@@ -278,17 +278,17 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 
 // reader walks a cluster's structure for one rank.
 type reader struct {
-	cl      *Cluster
-	r       int32
-	ctx     *rankCtx
-	stack   []rframe
-	cursors []cursor
-	choices []choice // per node, what the rank does there
-	ev      trace.Event
-	vec     [3][]int64
-	reqs    []uint64
-	maxReq  uint64
-	clock   float64 // picoseconds: the end of the last timed event
+	cl       *Cluster
+	r        int32
+	ctx      *rankCtx
+	stack    []rframe
+	cursors  []cursor
+	choices  []choice // per node, what the rank does there
+	ev       trace.Event
+	vec      [3][]int64
+	reqs     []uint64
+	maxReq   uint64
+	clock    float64     // picoseconds: the end of the last timed event
 	after    trace.Event // the computation after the call just read
 	hasAfter bool        // after is the next event
 	// The call site and region of the computation after the call.

@@ -126,8 +126,13 @@ func (b *seriesBuilder) flush() {
 		b.s.Runs = append(runs, r)
 		return
 	}
+	// The repetition under way has ended: it may repeat what precedes
+	// it (6×(+2 -2) 6×(+3 -3) 6×(+2 -2) 6×(+3 -3) is twice a body of two
+	// repeats), which only its last repetition shows.
 	b.match = 0
-	b.s.Runs = append(runs, r)
+	for foldRuns(&b.s.Runs) {
+	}
+	b.s.Runs = append(b.s.Runs, r)
 	for foldRuns(&b.s.Runs) {
 	}
 }
@@ -150,6 +155,9 @@ func (b *seriesBuilder) appendSeries(s *Series) {
 // finish returns the series built so far; the builder may go on.
 func (b *seriesBuilder) finish() Series {
 	b.flush()
+	for foldRuns(&b.s.Runs) {
+		b.match = 0
+	}
 	s := b.s
 	s.Runs = slices.Clone(s.Runs)
 	s.slot = -1

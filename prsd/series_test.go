@@ -29,6 +29,9 @@ func TestSeriesShapes(t *testing.T) {
 		"ramp period": func(i int) int64 { return int64(i % 10) },
 		"nested":      func(i int) int64 { return int64(i%3) + 10*int64(i/30%2) },
 		"extremes":    func(i int) int64 { return []int64{math.MinInt64, math.MaxInt64, 0}[i%3] },
+		// LU's computation sites after a receive: 6×(0 2) 6×(0 3), over
+		// and over (a body of two repeats).
+		"repeats": func(i int) int64 { return int64(i%2) * (2 + int64(i/12%2)) },
 	}
 	for name, f := range gen {
 		var sizes []int

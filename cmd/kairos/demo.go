@@ -18,6 +18,7 @@ import (
 	"kairos/pattern"
 	"kairos/platform"
 	"kairos/prsd"
+	"kairos/report"
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
@@ -51,8 +52,9 @@ consistent collectives, no deadlock under SimGrid's send protocol),
 summarises it, simulates it on a 64-node cluster with SimGrid's SMPI network
 model, classifies it on three interconnects (1G Ethernet, 10G Ethernet,
 InfiniBand QDR), finds its communication patterns, phases and slow
-instances in the simulated run, and reduces it to one trace per cluster of
-ranks (call-path and parameter signatures) with the replay accuracy.
+instances in the simulated run, and reduces it to clusters of ranks
+(call-path and parameter signatures), each compressed into one structure,
+with the replay accuracy.
 
 With -o DIR it also writes the generated trace (stencil.ktr), the simulated
 timed trace (simulated.ktr), a Perfetto timeline (simulated.json, open it
@@ -114,7 +116,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	if err := st.WriteSummary(w); err != nil {
 		return err
 	}
-	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return matrixSVG(out, st, stats.Bytes, "stencil2d") }); err != nil {
+	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return report.Matrix(out, st, stats.Bytes, "stencil2d") }); err != nil {
 		return err
 	}
 
@@ -134,14 +136,12 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 
-	step(7, "reduce: cluster the ranks by call-path and parameter signatures, one trace per cluster")
+	step(7, "reduce: cluster the ranks by call-path and parameter signatures, each cluster compressed into one structure")
 	if err := reduceDemo(w, f, src); err != nil {
 		return err
 	}
 	if err := demoFigure(w, f, "report.html", func(out io.Writer) error {
-		t := time.Now()
-		secs := reportSections("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed})
-		return writeReportHTML(out, "stencil2d", secs, time.Since(t))
+		return buildReport("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed}).WriteHTML(out)
 	}); err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 	if err := demoSave(w, f, "simulated.ktr", tt.T); err != nil {
 		return nil, err
 	}
-	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return rankBars(out, res, "stencil2d on "+f.cluster) }); err != nil {
+	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return report.RankTimes(out, res, "stencil2d on "+f.cluster) }); err != nil {
 		return nil, err
 	}
 	return tt.T, nil
@@ -306,7 +306,7 @@ func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) erro
 	if err := a.WriteStory(w, 5); err != nil {
 		return err
 	}
-	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return slowLines(out, a, "simulated.ktr", 5) })
+	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return report.SlowInstances(out, a, "simulated.ktr", 5) })
 }
 
 // reduceDemo clusters the demo's ranks with the default method,

@@ -55,7 +55,7 @@ func newRoot() *cobra.Command {
 		Long: `Kairos reads MPI execution traces (Score-P's OTF2, DUMPI, SimGrid
 time-independent text, its own compact binary format), records them (a PMPI
 tracer) and generates realistic synthetic ones; it checks and summarises
-them, reduces them to one trace per cluster of ranks, simulates them on
+them, reduces them to clusters of ranks in a compressed form, simulates them on
 machines that do not exist as SimGrid 3.32 does, classifies what bounds
 them on many networks, finds their slow communication patterns and late
 ranks, and shows it all as tables, JSON, figures and one HTML report.

@@ -68,7 +68,7 @@ func TestReduce(t *testing.T) {
 	}
 	reduced := filepath.Join(dir, "sweep.rsd")
 	res := reduceJSONOf(t, "--accuracy", "-o", reduced, sweep)
-	if res.Clusters != 9 || res.Accuracy.ACC != 1 || res.Accuracy.Original <= 0 || res.Accuracy.Matching != perfect {
+	if res.Clusters != 9 || !exactACC(res.Accuracy.ACC) || res.Accuracy.Original <= 0 || res.Accuracy.Matching != perfect {
 		t.Fatalf("--accuracy: %+v", res)
 	}
 	if st, err := os.Stat(reduced); err != nil || st.Size() != int64(res.Compressed.Bytes) {
@@ -82,7 +82,8 @@ func TestReduce(t *testing.T) {
 		}
 		times[in] = strings.SplitN(out, "\n", 2)[0]
 	}
-	if times[sweep] != times[reduced] || !strings.Contains(times[reduced], "20576 actions") {
+	// The same time; two computations in a row are one in the reduction.
+	if a, b := strings.SplitN(times[sweep], ";", 2)[0], strings.SplitN(times[reduced], ";", 2)[0]; a != b || !strings.Contains(times[reduced], "7800 messages") {
 		t.Errorf("simulated %q, reduced %q", times[sweep], times[reduced])
 	}
 	if code, out, _ := csRun("stats", reduced); code != 0 || !strings.Contains(out, "ranks             16") {
@@ -92,6 +93,11 @@ func TestReduce(t *testing.T) {
 		t.Errorf("check of the reduced trace: exit %d: %s%s", code, out, errs)
 	}
 }
+
+// exactACC reports whether acc is 1 but for floating-point rounding: the
+// computations between two calls are summed in the reduction, which can
+// move the simulated time by an ulp.
+func exactACC(acc float64) bool { return acc > 1-1e-12 && acc <= 1 }
 
 var perfect = cluster.Matching{Count: 100, Loop: 100, Events: 100, Src: 100, Dest: 100, Tag: 100}
 
@@ -106,7 +112,7 @@ func TestReduceNonPeriodicStencil(t *testing.T) {
 			t.Fatal(errs)
 		}
 		res := reduceJSONOf(t, "--accuracy", "-o", filepath.Join(dir, "st"+grid+".rsd"), st)
-		if res.Clusters != 9 || res.Accuracy.ACC != 1 {
+		if res.Clusters != 9 || !exactACC(res.Accuracy.ACC) {
 			t.Errorf("%s: %d clusters, ACC %g", grid, res.Clusters, res.Accuracy.ACC)
 		}
 	}
