@@ -507,6 +507,7 @@ static int kr_method; /* KAIROS_TRACE_REDUCE's */
 static const char *const kr_names[] = {"off", "callpath", "reference"};
 static char kr_dir[4096], kr_tmp[4096 + 16]; /* the trace's directory and the one written during the run */
 static int kr_werr;                           /* a write of this rank's trace failed */
+static double kr_comp;                        /* the rank's computation, in flops */
 
 /* kr_sig is one rank's signatures; its fields are 8 bytes each, so that
  * two signatures compare with memcmp. */
@@ -532,9 +533,9 @@ static void kr_hash(uint64_t h[2], const char *s, size_t n) {
 }
 
 static void kr_hash_num(uint64_t h[2], long v) {
-  char tmp[24];
-  int n = snprintf(tmp, sizeof tmp, "%ld", v);
-  kr_hash(h, tmp, (size_t)n);
+  char tmp[sizeof v];
+  memcpy(tmp, &v, sizeof v);
+  kr_hash(h, tmp, sizeof v);
 }
 
 /* The tokens of the line being signed. */
@@ -574,6 +575,7 @@ static void kr_sign(char *s, size_t n) {
     if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') s[i] = 0;
   if (kr_ntok < 2) return;
   const char *a = kr_tok[1];
+  if (kr_is(a, "compute") && kr_ntok > 2) kr_comp += strtod(kr_tok[2], NULL);
   if (kr_is(a, "compute") || kr_is(a, "sleep") || kr_is(a, "location")) return;
   struct kr_sig *g = &kr_me;
   kr_hash(g->path, a, kr_toklen[1]);
@@ -661,6 +663,7 @@ static void kr_write(const char *s, size_t n) {
  * ranks that have it, as intervals [first, first+len). */
 struct kr_ent {
   struct kr_sig sig;
+  double comp; /* the ranks' computation, in flops */
   int64_t *iv; /* pairs: first, len */
   int niv, cap;
 };
@@ -669,7 +672,7 @@ struct kr_set {
   int n, cap;
 };
 
-static int kr_add(struct kr_set *s, const struct kr_sig *sig, const int64_t *iv, int niv) {
+static int kr_add(struct kr_set *s, const struct kr_sig *sig, double comp, const int64_t *iv, int niv) {
   int i = 0;
   while (i < s->n && memcmp(&s->e[i].sig, sig, sizeof *sig) != 0) i++;
   if (i == s->n) {
@@ -679,9 +682,10 @@ static int kr_add(struct kr_set *s, const struct kr_sig *sig, const int64_t *iv,
       if (!e) return 0;
       s->e = e;
     }
-    s->e[s->n++] = (struct kr_ent){*sig, NULL, 0, 0};
+    s->e[s->n++] = (struct kr_ent){*sig, 0, NULL, 0, 0};
   }
   struct kr_ent *e = &s->e[i];
+  e->comp += comp;
   for (int j = 0; j < niv; j++) {
     int64_t first = iv[2 * j], len = iv[2 * j + 1];
     if (e->niv > 0 && e->iv[2 * e->niv - 2] + e->iv[2 * e->niv - 1] == first) {
@@ -727,7 +731,7 @@ static void kr_sort(struct kr_set *s) {
  * each entry's signature, its number of intervals and the intervals. */
 static int64_t *kr_pack(const struct kr_set *s, size_t *words) {
   size_t n = 1;
-  for (int i = 0; i < s->n; i++) n += KR_WORDS + 1 + 2 * (size_t)s->e[i].niv;
+  for (int i = 0; i < s->n; i++) n += KR_WORDS + 2 + 2 * (size_t)s->e[i].niv;
   int64_t *w = malloc(n * sizeof *w);
   if (!w) return NULL;
   size_t k = 0;
@@ -735,6 +739,7 @@ static int64_t *kr_pack(const struct kr_set *s, size_t *words) {
   for (int i = 0; i < s->n; i++) {
     memcpy(w + k, &s->e[i].sig, sizeof(struct kr_sig));
     k += KR_WORDS;
+    memcpy(w + k++, &s->e[i].comp, sizeof(double));
     w[k++] = s->e[i].niv;
     memcpy(w + k, s->e[i].iv, 2 * s->e[i].niv * sizeof *w);
     k += 2 * (size_t)s->e[i].niv;
@@ -748,12 +753,14 @@ static int kr_unpack(struct kr_set *s, const int64_t *w, size_t n) {
   size_t k = 1;
   if (n < 1 || w[0] < 0) return 0;
   for (int64_t i = 0; i < w[0]; i++) {
-    if (k + KR_WORDS + 1 > n) return 0;
+    if (k + KR_WORDS + 2 > n) return 0;
     struct kr_sig sig;
+    double comp;
     memcpy(&sig, w + k, sizeof sig);
     k += KR_WORDS;
+    memcpy(&comp, w + k++, sizeof comp);
     int64_t niv = w[k++];
-    if (niv < 0 || k + 2 * (size_t)niv > n || !kr_add(s, &sig, w + k, (int)niv)) return 0;
+    if (niv < 0 || k + 2 * (size_t)niv > n || !kr_add(s, &sig, comp, w + k, (int)niv)) return 0;
     k += 2 * (size_t)niv;
   }
   return k == n;
@@ -771,7 +778,7 @@ struct kr_stat {
  * whole run's. 0 on a failure (of MPI or memory). */
 static int kr_gather(MPI_Comm comm, struct kr_set *s, struct kr_stat *st, double t0) {
   int64_t me[2] = {kt_rank, 1};
-  if (!kr_add(s, &kr_me, me, 1)) return 0;
+  if (!kr_add(s, &kr_me, kr_comp, me, 1)) return 0;
   for (int c = 2 * kt_rank + 1; c <= 2 * kt_rank + 2 && c < kt_size; c++) {
     MPI_Status status;
     int bytes = 0;
@@ -937,37 +944,34 @@ static void kr_lines(FILE *f, const char *key, const int *label, int n, int P) {
   free(start), free(ranks), free(at);
 }
 
-/* kr_rewrite copies the rank's TI file as the trace of representative
- * file, its lines' rank token replaced by file (the reduced trace's ranks
- * are its representatives). */
-static int kr_rewrite(int file) {
-  char in[4200], out[4200];
+/* kr_scale rewrites the rank's TI file with its computations times f, in
+ * place, or, keeping every rank's trace, as rep-R.ti. It returns 0 where
+ * it cannot (the file then stays as it is). */
+static int kr_scale(double f, int keep) {
+  char in[4200], out[4300];
   snprintf(in, sizeof in, "%s/rank-%d.ti", kr_tmp, kt_rank);
-  snprintf(out, sizeof out, "%s/cluster-%d.ti", kr_tmp, file);
-  FILE *f = fopen(in, "r"), *o = f ? fopen(out, "w") : NULL;
-  if (!o) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, f ? out : in, strerror(errno));
-    if (f) fclose(f);
-    return 0;
-  }
-  char *line = NULL;
+  if (keep)
+    snprintf(out, sizeof out, "%s/rep-%d.ti", kr_tmp, kt_rank);
+  else
+    snprintf(out, sizeof out, "%s.scaled", in);
+  FILE *r = fopen(in, "r"), *w = r ? fopen(out, "w") : NULL;
+  char *line = NULL, *tok;
   size_t cap = 0;
   ssize_t n;
-  while ((n = getline(&line, &cap, f)) > 0) {
-    char *rest = memchr(line, ' ', (size_t)n);
-    if (!rest) continue;
-    fprintf(o, "%d", file);
-    fwrite(rest, 1, (size_t)(line + n - rest), o);
+  while (w && (n = getline(&line, &cap, r)) > 0) {
+    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' '))
+      fprintf(w, "%.*s compute %.17g\n", (int)(tok - line), line, strtod(tok + 9, NULL) * f);
+    else
+      fwrite(line, 1, (size_t)n, w);
   }
   free(line);
-  int ok = !ferror(f) & !ferror(o);
-  fclose(f);
-  if (fclose(o) != 0) ok = 0;
-  if (!ok) {
-    fprintf(stderr, "kairos_trace: rank %d: cannot write %s\n", kt_rank, out);
-    unlink(out);
-  }
-  return ok;
+  int ok = w && !ferror(r) && !ferror(w);
+  if (r) fclose(r);
+  if (w && fclose(w) != 0) ok = 0;
+  if (ok && (keep || rename(out, in) == 0)) return 1;
+  unlink(out);
+  fprintf(stderr, "kairos_trace: rank %d: cannot rewrite %s with its cluster's mean computation: kept as it is\n", kt_rank, in);
+  return 0;
 }
 
 /* kr_clear removes a trace's files from dir (a trace written before), and
@@ -981,12 +985,16 @@ static void kr_clear(const char *dir) {
     const char *n = e->d_name;
     size_t len = strlen(n);
     if (strcmp(n, "index.txt") == 0 || strcmp(n, "reduced.txt") == 0 ||
-        ((strncmp(n, "rank-", 5) == 0 || strncmp(n, "cluster-", 8) == 0) && len > 3 && strcmp(n + len - 3, ".ti") == 0)) {
+        ((strncmp(n, "rank-", 5) == 0 || strncmp(n, "rep-", 4) == 0) && len > 3 && strcmp(n + len - 3, ".ti") == 0)) {
       snprintf(path, sizeof path, "%s/%s", dir, n);
       unlink(path);
     }
   }
   closedir(d);
+  snprintf(path, sizeof path, "%s/full/index.txt", dir); /* KAIROS_TRACE_REDUCE_KEEP's */
+  unlink(path);
+  snprintf(path, sizeof path, "%s/full", dir);
+  rmdir(path);
   rmdir(dir);
 }
 
@@ -1084,30 +1092,41 @@ static void kr_finalize(void) {
   if (all && PMPI_Bcast(&nfiles, 1, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
   if (all && kt_rank != 0 && !(writer = malloc(nfiles * sizeof *writer))) all = 0;
   if (all && PMPI_Bcast(writer, nfiles, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
+  /* each trace's members' mean computation, which its representative's
+   * computations are scaled to (ScalaTrace keeps the cluster's timing
+   * statistics; a representative's own times would stand for its members'
+   * noise) */
+  double *mean = all ? calloc(nfiles, sizeof *mean) : NULL;
+  if (all && !mean) all = 0;
+  if (all && kt_rank == 0)
+    for (int e = 0; e < set.n; e++) {
+      int64_t members = 0;
+      for (int j = 0; j < set.e[e].niv; j++) members += set.e[e].iv[2 * j + 1];
+      mean[file[set.e[e].iv[0]]] = set.e[e].comp / (double)members;
+    }
+  if (all && PMPI_Bcast(mean, nfiles, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) all = 0;
   double treduce = PMPI_Wtime() - t0;
   if (kt_rank == 0) st.seconds = treduce;
-  /* the representatives write their traces */
-  int mine = -1;
-  for (int i = 0; all && i < nfiles; i++)
-    if (writer[i] == kt_rank) mine = i;
-  ok = mine < 0 || kr_rewrite(mine);
-  if (all && !kt_all(ok)) {
-    if (mine >= 0 && ok) {
-      snprintf(own, sizeof own, "%s/cluster-%d.ti", kr_tmp, mine);
-      unlink(own);
-    }
-    PMPI_Barrier(MPI_COMM_WORLD);
-    if (kt_rank == 0) kr_fallback("a representative could not write its trace");
-    goto out;
-  }
   if (!all) {
     PMPI_Barrier(MPI_COMM_WORLD);
     if (kt_rank == 0) kr_fallback("the merge of the signatures over the ranks");
     goto out;
   }
+  /* the representatives keep their traces, the others remove theirs */
+  const char *keep = getenv("KAIROS_TRACE_REDUCE_KEEP"); /* every rank's trace too, in DIR/full */
+  int mine = keep && *keep, scaled = 1;
+  for (int i = 0; i < nfiles; i++)
+    if (writer[i] == kt_rank) {
+      mine = 1;
+      if (keep && *keep)
+        scaled = kr_scale(kr_comp > 0 ? mean[i] / kr_comp : 1, 1);
+      else if (kr_comp > 0 && mean[i] != kr_comp)
+        scaled = kr_scale(mean[i] / kr_comp, 0);
+    }
+  scaled = kt_all(scaled); /* with KAIROS_TRACE_REDUCE_KEEP, whether every rep-R.ti is there */
   struct kr_stat *stats = kt_rank == 0 ? malloc(P * sizeof *stats) : NULL;
   PMPI_Gather(&st, 4, MPI_DOUBLE, stats, 4, MPI_DOUBLE, 0, comm);
-  unlink(own);
+  if (!mine) unlink(own);
   PMPI_Barrier(comm);
   if (kt_rank == 0) {
     char path[4200];
@@ -1115,8 +1134,19 @@ static void kr_finalize(void) {
     FILE *idx = fopen(path, "w");
     snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
     FILE *red = fopen(path, "w");
+    if (keep && *keep) {
+      snprintf(path, sizeof path, "%s/full", kr_tmp);
+      mkdir(path, 0777);
+      snprintf(path, sizeof path, "%s/full/index.txt", kr_tmp);
+      FILE *all = fopen(path, "w");
+      if (all) {
+        for (int r = 0; r < P; r++) fprintf(all, "../rank-%d.ti\n", r);
+        fclose(all);
+      }
+    }
+    snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
     if (idx && red) {
-      for (int i = 0; i < nfiles; i++) fprintf(idx, "cluster-%d.ti\n", i);
+      for (int i = 0; i < nfiles; i++) fprintf(idx, "%s-%d.ti\n", keep && *keep && scaled ? "rep" : "rank", writer[i]);
       fprintf(red,
               "# kairos_trace's in-situ reduction: %d ranks in %d clusters (%s), %d traces (one per behaviour\n"
               "# of a cluster: each member replays its representative's trace, end-points moved by its offset)\n",
@@ -1156,7 +1186,7 @@ static void kr_finalize(void) {
   free(stats);
 out:
   for (int e = 0; e < set.n; e++) free(set.e[e].iv);
-  free(set.e), free(group), free(file), free(writer), free(kr_of);
+  free(set.e), free(group), free(file), free(writer), free(kr_of), free(mean);
   kr_of = NULL;
   PMPI_Comm_free(&comm);
 }
