@@ -52,12 +52,12 @@ type span struct {
 // streams one rank from its file(s), nothing is held in memory but the
 // index of a shared file.
 type Trace struct {
-	meta   trace.Meta
-	n      int
-	world  int // the size of MPI_COMM_WORLD, whose ranks v-collectives list: n, or a reduced trace's reduced.ranks
+	meta  trace.Meta
+	n     int
+	world int // the size of MPI_COMM_WORLD, whose ranks v-collectives list: n, or a reduced trace's reduced.ranks
 	// reps are a reduced trace's ranks in the world (reduced.group.i's
 	// representatives), whose lines each file holds; nil otherwise.
-	reps []int
+	reps   []int
 	layout Layout
 	desc   string   // the description file, "" if the trace was a data file
 	files  []string // PerRank: one per rank; Shared: the one file
