@@ -61,8 +61,7 @@ type Cluster struct {
 	Ranks Ranklist
 	Items []*Node
 
-	varying int // series with a cursor slot
-	nodes   int // nodes, numbered for the readers' choices
+	nodes int // nodes, numbered for the readers' choices
 }
 
 // Node is a call or a loop of a merged structure.
@@ -104,6 +103,8 @@ type Variant struct {
 	// default value (trace.Event.Reset's).
 	Mask   uint32
 	Fields [NumFields]Value
+
+	slots int32 // series with a cursor slot
 }
 
 // Value is a field's values over a call's instances: one series, in a
@@ -135,6 +136,8 @@ type Timing struct {
 	// instances take, and its Levels the index of each instance's value
 	// among them: exact.
 	Values [numStats][]float64
+
+	slots int32 // series with a cursor slot
 }
 
 // The statistics of a Timing.
@@ -182,8 +185,8 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 				return nil, err
 			}
 		}
-		cl.varying, cl.nodes = 0, 0
-		numberSlots(cl.Items, &cl.varying, &cl.nodes)
+		cl.nodes = 0
+		numberSlots(cl.Items, &cl.nodes)
 	}
 	for r, c := range t.of {
 		if c < 0 {
@@ -212,29 +215,36 @@ func (t *Trace) claim(s Section, c int32) error {
 }
 
 // numberSlots numbers the nodes and gives each series that is not
-// constant a cursor slot.
-func numberSlots(items []*Node, next, nodes *int) {
+// constant a cursor slot within its group of ranks' counts and
+// parameters, or timing: a rank's reader keeps cursors for the groups it
+// is in only.
+func numberSlots(items []*Node, nodes *int) {
+	var next int32
 	slot := func(s *Series) {
 		s.slot = -1
 		if !s.IsConst() {
-			s.slot = int32(*next)
-			*next++
+			s.slot = next
+			next++
 		}
 	}
 	for _, n := range items {
 		n.index = int32(*nodes)
 		*nodes++
 		for i := range n.Counts {
+			next = 0
 			slot(&n.Counts[i].Series)
 		}
 		for i := range n.Times {
+			next = 0
 			for _, l := range n.Times[i].Levels {
 				if l != nil {
 					slot(l)
 				}
 			}
+			n.Times[i].slots = next
 		}
 		for i := range n.Vars {
+			next = 0
 			for f := range n.Vars[i].Fields {
 				v := &n.Vars[i].Fields[f]
 				slot(&v.Series)
@@ -242,8 +252,9 @@ func numberSlots(items []*Node, next, nodes *int) {
 					slot(&v.Elems[j])
 				}
 			}
+			n.Vars[i].slots = next
 		}
-		numberSlots(n.Body, next, nodes)
+		numberSlots(n.Body, nodes)
 	}
 }
 
@@ -303,6 +314,9 @@ type choice struct {
 	known         bool
 	runs          bool
 	group, timing int32
+	// The first of the rank's cursors of the group's series, and of its
+	// timing's.
+	cur, timeCur int32
 }
 
 // choose returns the rank's choice at node n.
@@ -334,7 +348,23 @@ func (rd *reader) choose(n *Node) *choice {
 			break
 		}
 	}
+	switch {
+	case c.group >= 0 && len(n.Counts) > 0:
+		c.cur = rd.newCursors(1)
+	case c.group >= 0 && len(n.Vars) > 0:
+		c.cur = rd.newCursors(n.Vars[c.group].slots)
+	}
+	if c.timing >= 0 {
+		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
+	}
 	return c
+}
+
+// newCursors returns the index of n new cursors.
+func (rd *reader) newCursors(n int32) int32 {
+	i := int32(len(rd.cursors))
+	rd.cursors = append(rd.cursors, make([]cursor, n)...)
+	return i
 }
 
 // rframe is a list of items being walked: the next item, the
@@ -402,15 +432,13 @@ func (rd *reader) Event() *trace.Event { return &rd.ev }
 func (rd *reader) Err() error          { return rd.err }
 func (rd *reader) Close() error        { return nil }
 
-// value returns the next value of s for the rank.
-func (rd *reader) value(s *Series) int64 {
+// value returns the next value of s for the rank, whose group's cursors
+// start at cur.
+func (rd *reader) value(s *Series, cur int32) int64 {
 	if s.slot < 0 {
 		return s.First
 	}
-	if rd.cursors == nil {
-		rd.cursors = make([]cursor, rd.cl.varying)
-	}
-	return rd.cursors[s.slot].next(s)
+	return rd.cursors[cur+s.slot].next(s)
 }
 
 // counts returns the iteration count of loop n's next instance.
@@ -419,7 +447,7 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 		rd.err = fmt.Errorf("%w: rank %d has no iteration count for a loop it executes", ErrCorrupt, rd.r)
 		return 0
 	}
-	return rd.value(&n.Counts[ch.group].Series)
+	return rd.value(&n.Counts[ch.group].Series, ch.cur)
 }
 
 // event makes the rank's next instance of call n, and the computation
@@ -435,22 +463,22 @@ func (rd *reader) event(n *Node, ch *choice) {
 	}
 	timed := false
 	if ch.group >= 0 {
-		timed = rd.fields(&n.Vars[ch.group])
+		timed = rd.fields(&n.Vars[ch.group], ch.cur)
 	}
 	if ch.timing >= 0 {
 		tg := &n.Times[ch.timing]
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
-			e.Compute = rd.stat(tg, StatValue)
+			e.Compute = rd.stat(tg, ch.timeCur, StatValue)
 		}
 		if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
-			rd.clock += rd.stat(tg, StatGap)
+			rd.clock += rd.stat(tg, ch.timeCur, StatGap)
 			e.Enter = trace.Time(math.Round(rd.clock))
-			rd.clock += rd.stat(tg, StatDur)
+			rd.clock += rd.stat(tg, ch.timeCur, StatDur)
 			e.Exit = trace.Time(math.Round(rd.clock))
 			e.HasTime = true
 		}
 		if tg.Mask&(1<<StatComp) != 0 {
-			if flops := rd.stat(tg, StatComp); flops != 0 {
+			if flops := rd.stat(tg, ch.timeCur, StatComp); flops != 0 {
 				a := &rd.after
 				a.Reset()
 				a.Kind, a.Compute, a.CallSite, a.Region = trace.Compute, flops, rd.compSite, rd.compRegion
@@ -461,24 +489,24 @@ func (rd *reader) event(n *Node, ch *choice) {
 }
 
 // stat returns the rank's next instance of statistic k.
-func (rd *reader) stat(tg *Timing, k int) float64 {
+func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
 	if l := tg.Levels[k]; l != nil {
 		if vs := tg.Values[k]; vs != nil {
-			i := rd.value(l)
+			i := rd.value(l, cur)
 			if i < 0 || i >= int64(len(vs)) {
 				rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
 				return 0
 			}
 			return vs[i]
 		}
-		return FromLevel(rd.value(l), rd.ctx.eps)
+		return FromLevel(rd.value(l, cur), rd.ctx.eps)
 	}
 	return tg.Stats[k].Mean
 }
 
 // fields sets the event's fields from variant v and reports whether the
 // instance is timed.
-func (rd *reader) fields(v *Variant) bool {
+func (rd *reader) fields(v *Variant, cur int32) bool {
 	e := &rd.ev
 	var req int64 = requestNone
 	var reqs []int64
@@ -487,7 +515,7 @@ func (rd *reader) fields(v *Variant) bool {
 		f := Field(bits.TrailingZeros32(mask))
 		val := &v.Fields[f]
 		if f.IsVector() {
-			x := rd.vector(f, val)
+			x := rd.vector(f, val, cur)
 			switch f {
 			case Requests:
 				reqs = x
@@ -498,7 +526,7 @@ func (rd *reader) fields(v *Variant) bool {
 			}
 			continue
 		}
-		x, err := rd.ctx.decode(val.Mode, rd.value(&val.Series))
+		x, err := rd.ctx.decode(val.Mode, rd.value(&val.Series, cur))
 		if err != nil {
 			rd.err = err
 			return false
@@ -547,8 +575,8 @@ func (rd *reader) fields(v *Variant) bool {
 
 // vector reads the next instance of a vector field (nil for a length of
 // -1), into a buffer reused from one event to the next.
-func (rd *reader) vector(f Field, val *Value) []int64 {
-	n := rd.value(&val.Series)
+func (rd *reader) vector(f Field, val *Value, cur int32) []int64 {
+	n := rd.value(&val.Series, cur)
 	if n < 0 {
 		return nil
 	}
@@ -562,7 +590,7 @@ func (rd *reader) vector(f Field, val *Value) []int64 {
 		buf = make([]int64, 0, n)
 	}
 	for j := range n {
-		buf = append(buf, rd.value(&val.Elems[j]))
+		buf = append(buf, rd.value(&val.Elems[j], cur))
 	}
 	rd.vec[i] = buf
 	return buf

@@ -25,7 +25,7 @@ type Series struct {
 	First int64
 	// Runs are the N-1 differences, in order.
 	Runs []Run
-	// slot numbers the series among its cluster's varying series, for the
+	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
 	slot int32
 }

@@ -55,13 +55,13 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-// TestSizeFlat: a stencil's compressed file does not grow with its
-// iterations nor, past the grid's nine kinds of ranks, with its ranks.
+// TestSizeFlat: a stencil's and LU's compressed files do not grow with
+// their iterations nor, past the grid's kinds of ranks, with their ranks.
 func TestSizeFlat(t *testing.T) {
-	size := func(ranks, iterations int) int {
-		p, _ := workload.Defaults("stencil2d")
+	size := func(kind string, ranks, iterations int) int {
+		p, _ := workload.Defaults(kind)
 		p.Ranks, p.Grid, p.Iterations, p.Periodic = ranks, nil, iterations, false
-		src, err := workload.New("stencil2d", p)
+		src, err := workload.New(kind, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,13 +72,22 @@ func TestSizeFlat(t *testing.T) {
 		return len(Encode(tr))
 	}
 	// Only the varints of the series' lengths grow.
-	a, b := size(64, 20), size(64, 400)
-	if b > a+a/6 {
-		t.Errorf("%d bytes at 20 iterations, %d at 400", a, b)
-	}
-	c, d := size(64, 10), size(1024, 10)
-	if d > c+c/4 {
-		t.Errorf("%d bytes at 64 ranks, %d at 1,024", c, d)
+	for _, c := range []struct {
+		kind               string
+		ranks, few, many   int
+		moreRanks, rankIts int
+	}{
+		{"stencil2d", 64, 20, 400, 1024, 10},
+		{"lu", 16, 20, 200, 256, 5}, // its computation sites: repeats of repeats
+	} {
+		a, b := size(c.kind, c.ranks, c.few), size(c.kind, c.ranks, c.many)
+		if b > a+a/6 {
+			t.Errorf("%s: %d bytes at %d iterations, %d at %d", c.kind, a, c.few, b, c.many)
+		}
+		x, y := size(c.kind, c.ranks, c.rankIts), size(c.kind, c.moreRanks, c.rankIts)
+		if y > x+x/4 {
+			t.Errorf("%s: %d bytes at %d ranks, %d at %d", c.kind, x, c.ranks, y, c.moreRanks)
+		}
 	}
 }
 
