@@ -894,15 +894,15 @@ func TestTracerThreads(t *testing.T) {
 
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
 // (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) with
-// KAIROS_TRACE_REDUCE=callpath and =reference, every rank's trace kept
-// too (KAIROS_TRACE_REDUCE_KEEP: the full trace of the same run, so that
-// the comparison is of the reduction, not of two runs' noise on this
-// oversubscribed machine): each reduction keeps 9 traces (corners, edges,
-// interior); its clusters are those `kairos reduce --method M` finds on
-// the full trace (the Go cluster package); expanded, it passes the check,
-// and (callpath) its replay is within 5% of the full trace's. With KAIROS_LONG=1, the test program's
-// variants on 4 ranks too (callpath: their clusters differ from the
-// halo's).
+// KAIROS_TRACE_REDUCE=callpath (and =reference with KAIROS_LONG=1),
+// every rank's trace kept too (KAIROS_TRACE_REDUCE_KEEP: the full trace
+// of the same run, so that the comparison is of the reduction, not of two
+// runs' noise on this oversubscribed machine): each reduction keeps 9
+// traces (corners, edges, interior); its clusters are those `kairos reduce
+// --method M` finds on the full trace (the Go cluster package); expanded,
+// it passes the check, and (callpath) its replay is within 5% of the full
+// trace's. With KAIROS_LONG=1, the test program's variants on 4 ranks too
+// (callpath: their clusters differ from the halo's).
 func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
 	lib, testApp := build(t, dir)
@@ -915,7 +915,11 @@ func TestTracerReduceInSitu(t *testing.T) {
 		methods  []cluster.Method
 		args     []string
 	}
-	programs := []program{{"halo", 16, 9, []cluster.Method{cluster.CallPathParam, cluster.Reference}, []string{halo, "40", "64"}}}
+	methods := []cluster.Method{cluster.CallPathParam}
+	if testenv.Long() {
+		methods = append(methods, cluster.Reference)
+	}
+	programs := []program{{"halo", 16, 9, methods, []string{halo, "40", "64"}}}
 	if testenv.Long() {
 		for _, opt := range []string{"more", "self", "mixed", "icoll"} {
 			programs = append(programs, program{"app-" + opt, 4, 0, []cluster.Method{cluster.CallPathParam}, []string{testApp, opt}})
