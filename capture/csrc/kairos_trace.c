@@ -38,6 +38,11 @@
  *                       (default 1e9): flops = seconds x speed
  *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
  *                       1e-6, SimGrid's smpi/cpu-threshold)
+ *   KAIROS_TRACE_REDUCE callpath or reference: cluster the ranks at
+ *                       MPI_Finalize and keep one TI trace per cluster
+ *                       behaviour, with DIR/reduced.txt (docs/tracer.md);
+ *                       KAIROS_TRACE_REDUCE_KEEP=1 keeps every rank's too,
+ *                       in DIR/full/index.txt
  *
  * What is recorded: init, finalize, send (and bsend, rsend, ssend), isend
  * (and ibsend, irsend, issend) as send and isend, recv, irecv, wait,
