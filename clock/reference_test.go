@@ -30,7 +30,8 @@ type refRank struct {
 	evs                  []trace.Event
 	pc                   int
 	t, comp, w, lat, bwt float64
-	reqs                 map[uint64]int // request id -> message index
+	reqs                 map[uint64]int  // request id -> message index
+	recvReq              map[uint64]bool // the request is a receive's
 	reqOrder             []uint64
 	collSeq              map[uint32]int
 	entered              bool // the current event's entry actions are done
@@ -62,7 +63,7 @@ func refRun(t *testing.T, src trace.Source, o Options, c Config) []RankResult {
 	sends, recvs := map[key][][2]int{}, map[key][][2]int{}
 	var msgs []*refMsg
 	for rk := range tr.Ranks {
-		rr := &refRank{reqs: map[uint64]int{}, collSeq: map[uint32]int{}}
+		rr := &refRank{reqs: map[uint64]int{}, recvReq: map[uint64]bool{}, collSeq: map[uint32]int{}}
 		rd := tr.Ranks[rk].Reader()
 		for i := 0; rd.Next(); i++ {
 			e := rd.Event().Clone()
@@ -169,6 +170,7 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 	first := !rr.entered
 	rr.entered = true
 	var blockOn []*refMsg
+	var recv []bool // per message of blockOn, whether the rank receives it
 	switch e.Kind {
 	case trace.Compute:
 		rr.local(e.Compute / r.o.Speed)
@@ -182,7 +184,7 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 				rr.local(mc(m.n))
 			}
 		}
-		blockOn = []*refMsg{m}
+		blockOn, recv = []*refMsg{m}, []bool{false}
 	case trace.Isend:
 		post(msg(i))
 		rr.reqs[e.Request] = r.msgOf[[2]int{rk, i}]
@@ -190,12 +192,13 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 	case trace.Irecv:
 		postRecv(msg(i))
 		rr.reqs[e.Request] = r.msgOf[[2]int{rk, i}]
+		rr.recvReq[e.Request] = true
 		rr.reqOrder = append(rr.reqOrder, e.Request)
 	case trace.Recv:
 		if first {
 			postRecv(msg(i))
 		}
-		blockOn = []*refMsg{msg(i)}
+		blockOn, recv = []*refMsg{msg(i)}, []bool{true}
 	case trace.SendRecv:
 		s, rv := msg(i), msg(-1-i)
 		if first {
@@ -205,7 +208,7 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 			}
 			postRecv(rv)
 		}
-		blockOn = []*refMsg{s, rv}
+		blockOn, recv = []*refMsg{s, rv}, []bool{false, true}
 	case trace.Wait, trace.Waitall:
 		ids := e.Requests
 		if e.Kind == trace.Wait {
@@ -215,14 +218,15 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 		}
 		for _, id := range ids {
 			if p, ok := rr.reqs[id]; ok {
-				blockOn = append(blockOn, msgs[p])
+				blockOn, recv = append(blockOn, msgs[p]), append(recv, rr.recvReq[id])
 			}
 		}
-		if !r.complete(rk, blockOn) {
+		if !r.complete(rk, blockOn, recv) {
 			return false
 		}
 		for _, id := range ids {
 			delete(rr.reqs, id)
+			delete(rr.recvReq, id)
 		}
 		if e.Kind == trace.Waitall && e.Requests == nil {
 			rr.reqOrder = nil
@@ -235,7 +239,7 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 			}
 		}
 	}
-	if blockOn != nil && !r.complete(rk, blockOn) {
+	if blockOn != nil && !r.complete(rk, blockOn, recv) {
 		return false
 	}
 	rr.pc++
@@ -243,14 +247,15 @@ func (r *refReplay) step(rk int, msgs []*refMsg) bool {
 	return true
 }
 
-// complete finishes rank rk's blocking call on messages ms at the latest
+// complete finishes rank rk's blocking call on messages ms (those it
+// receives where recv says so: a message to itself is both) at the latest
 // arrival (the latest start among equals), or reports that it must wait.
-func (r *refReplay) complete(rk int, ms []*refMsg) bool {
+func (r *refReplay) complete(rk int, ms []*refMsg, recv []bool) bool {
 	rr := r.ranks[rk]
 	bestA, bestS, bestL, bestB := rr.t, rr.t, 0.0, 0.0
-	for _, m := range ms {
+	for i, m := range ms {
 		rdv := r.rdv(m.n)
-		if m.sendRank == rk && !rdv {
+		if !recv[i] && !rdv {
 			continue // an eager send completes locally
 		}
 		if !m.posted || rdv && !m.recvPosted {
