@@ -34,8 +34,9 @@ const (
 	fRequests
 	fSource
 	fNewComm
-	fOp
-	fAll = 1<<iota - 1
+	fOp     // bit 17: a reduction's operation, Event.Op
+	fHandle // bit 18
+	fAll    = 1<<iota - 1
 )
 
 // maxCounts bounds the length of a decoded count or request vector so that
@@ -126,6 +127,9 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 	if mask&fOp != 0 {
 		dst = append(dst, byte(e.Op))
 	}
+	if mask&fHandle != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Handle))
+	}
 	return dst
 }
 
@@ -198,6 +202,7 @@ func eventMask(e *Event, st *CodecState) uint32 {
 	set(e.Source != NoRank, fSource)
 	set(e.NewComm != 0, fNewComm)
 	set(e.Op != OpNone, fOp)
+	set(e.Handle != 0, fHandle)
 	return m
 }
 
@@ -296,6 +301,9 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 			d.Off--
 			d.Fail("unknown reduction operation " + e.Op.String())
 		}
+	}
+	if mask&fHandle != 0 {
+		e.Handle = d.Uint32()
 	}
 	return d.Off, corrupt(d.Err)
 }
