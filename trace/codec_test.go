@@ -72,8 +72,8 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 // TestCodecHandleBit pins the wire position of Event.Handle: mask bit 18,
-// as docs/ktr-format.md says; bit 17 (a reduction's operation) is not
-// part of this version's encoding and is refused.
+// as docs/ktr-format.md says, after bit 17 (a reduction's operation, one
+// byte: an unknown operation is refused).
 func TestCodecHandleBit(t *testing.T) {
 	e := NewEvent(WinFree)
 	e.Handle = 5
@@ -84,10 +84,10 @@ func TestCodecHandleBit(t *testing.T) {
 		t.Fatalf("encoded % x, want % x", b, want)
 	}
 	bad := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<17)...)
-	bad = append(bad, 5)
+	bad = append(bad, 99)
 	var got Event
 	if _, err := DecodeEvent(bad, &got, &CodecState{}); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("mask bit 17: err %v, want a corruption error", err)
+		t.Fatalf("mask bit 17, operation 99: err %v, want a corruption error", err)
 	}
 }
 
