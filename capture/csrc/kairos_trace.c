@@ -39,6 +39,11 @@
  *                       (default 1e9): flops = seconds x speed
  *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
  *                       1e-6, SimGrid's smpi/cpu-threshold)
+ *   KAIROS_TRACE_REDUCE callpath or reference: cluster the ranks at
+ *                       MPI_Finalize and keep one TI trace per cluster
+ *                       behaviour, with DIR/reduced.txt (docs/tracer.md);
+ *                       KAIROS_TRACE_REDUCE_KEEP=1 keeps every rank's too,
+ *                       in DIR/full/index.txt
  *
  * What is recorded: init, finalize, send (and bsend, rsend, ssend), isend
  * (and ibsend, irsend, issend) as send and isend, recv, irecv, wait,
@@ -81,7 +86,9 @@
  * the measures' error is written as none).
  */
 #define _GNU_SOURCE /* dladdr */
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -90,6 +97,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
@@ -214,8 +222,10 @@ static char kt_file[1 << 16]; /* the TI file's buffer */
 static char *kt_buf = kt_file;  /* where lines go: kt_file, or a non-blocking collective's own (kt_ibegin) */
 static size_t kt_len, kt_cap = sizeof kt_file;
 
+static void kr_write(const char *s, size_t n);
+
 static void kt_flush(void) {
-  if (kt_len > 0 && kt_out) fwrite(kt_file, 1, kt_len, kt_out);
+  if (kt_len > 0 && kt_out) kr_write(kt_file, kt_len);
   kt_len = 0;
 }
 
@@ -235,7 +245,7 @@ static void kt_room(size_t n) {
 static void kt_put(const char *s, size_t n) {
   if (kt_len + n > kt_cap) kt_flush();
   if (n > kt_cap) {
-    if (kt_out) fwrite(s, 1, n, kt_out);
+    if (kt_out) kr_write(s, n);
     return;
   }
   memcpy(kt_buf + kt_len, s, n);
@@ -562,6 +572,713 @@ static void kt_formats(int *ti, int *otf2) {
 #endif
 }
 
+/* In-situ reduction (KAIROS_TRACE_REDUCE=callpath): ScalaTrace's and seed
+ * 001's order. Every rank signs its calls while it records them (from the
+ * TI lines it writes, which are what `kairos reduce` reads back, so that
+ * the signatures are those of the Go cluster package: the exact call path
+ * as a 128-bit hash of the sequence of MPI actions, Table 1's parameter
+ * components as exact sums, and a reference hash of every parameter with
+ * end-points relative); at MPI_Finalize the ranks merge their
+ * (signature, ranklist) sets up a binary radix tree (rank r's children
+ * 2r+1 and 2r+2) on a duplicate of MPI_COMM_WORLD, rank 0 clusters them as
+ * `kairos reduce --method callpath` does and broadcasts the writers, and
+ * only one trace per cluster (per distinct reference signature within it,
+ * so that every member replays its own calls) is kept. Ranks write into
+ * DIR.partial during the run; the directory is renamed into place only
+ * once complete. */
+
+enum { KR_OFF, KR_CALLPATH, KR_REFERENCE };
+static int kr_method; /* KAIROS_TRACE_REDUCE's */
+static const char *const kr_names[] = {"off", "callpath", "reference"};
+static char kr_dir[4096], kr_tmp[4096 + 16]; /* the trace's directory and the one written during the run */
+static int kr_werr;                           /* a write of this rank's trace failed */
+static double kr_comp;                        /* the rank's computation, in flops */
+
+/* kr_sig is one rank's signatures; its fields are 8 bytes each, so that
+ * two signatures compare with memcmp. */
+struct kr_sig {
+  uint64_t path[2]; /* the exact call path: a hash of the sequence of MPI actions */
+  uint64_t ref[2];  /* the reference signature: every parameter, end-points relative */
+  int64_t count_sum, count_n, dest_sum, dest_n, src_sum, src_n;
+  uint64_t types; /* Table 1's type and communicator bits */
+};
+#define KR_WORDS (sizeof(struct kr_sig) / 8)
+static struct kr_sig kr_me = {.path = {0xcbf29ce484222325u, 0x84222325cbf29ce4u},
+                             .ref = {0xcbf29ce484222325u, 0x9e3779b97f4a7c15u}};
+
+static void kr_hash(uint64_t h[2], const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    h[0] = (h[0] ^ (unsigned char)s[i]) * 0x100000001b3u;
+    h[1] = (h[1] + (unsigned char)s[i] + 1) * 0x9e3779b97f4a7c15u;
+    h[1] ^= h[1] >> 29;
+  }
+  h[0] = (h[0] ^ 0xff) * 0x100000001b3u; /* the end of a token */
+  h[1] = (h[1] + 0x100) * 0x9e3779b97f4a7c15u;
+  h[1] ^= h[1] >> 29;
+}
+
+static void kr_hash_num(uint64_t h[2], long v) {
+  char tmp[sizeof v];
+  memcpy(tmp, &v, sizeof v);
+  kr_hash(h, tmp, sizeof v);
+}
+
+/* The tokens of the line being signed. */
+static const char **kr_tok;
+static size_t *kr_toklen;
+static int kr_ntok, kr_captok;
+
+static long kr_num(int i) { return i < kr_ntok ? strtol(kr_tok[i], NULL, 10) : 0; }
+
+static long kr_sum(int from, int n) {
+  long s = 0;
+  for (int i = from; i < from + n && i < kr_ntok; i++) s += kr_num(i);
+  return s;
+}
+
+static int kr_is(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* kr_sign adds one TI line (without its newline) to the rank's
+ * signatures, as cluster.Sign adds the event format/ti reads from it. */
+static void kr_sign(char *s, size_t n) {
+  kr_ntok = 0;
+  for (size_t i = 0; i < n;) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) s[i++] = 0;
+    if (i >= n) break;
+    if (kr_ntok == kr_captok) {
+      kr_captok = 2 * kr_captok + 16;
+      kr_tok = realloc(kr_tok, kr_captok * sizeof *kr_tok);
+      kr_toklen = realloc(kr_toklen, kr_captok * sizeof *kr_toklen);
+      if (!kr_tok || !kr_toklen) abort();
+    }
+    kr_tok[kr_ntok] = s + i;
+    while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') i++;
+    kr_toklen[kr_ntok] = (size_t)(s + i - kr_tok[kr_ntok]);
+    kr_ntok++;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') s[i] = 0;
+  if (kr_ntok < 2) return;
+  const char *a = kr_tok[1];
+  if (kr_is(a, "compute") && kr_ntok > 2) kr_comp += strtod(kr_tok[2], NULL);
+  if (kr_is(a, "compute") || kr_is(a, "sleep") || kr_is(a, "location")) return;
+  struct kr_sig *g = &kr_me;
+  kr_hash(g->path, a, kr_toklen[1]);
+  long sb = 0, rb = 0, dest = -1, src = -1;
+  int p2p = 0, coll = 0, svec = 0, rvec = 0, rel1 = 0, rel2 = 0, P = kt_size;
+  if (kr_is(a, "send") || kr_is(a, "isend")) {
+    p2p = 1, dest = kr_num(2), sb = kr_num(4), rel1 = 2;
+  } else if (kr_is(a, "recv") || kr_is(a, "irecv")) {
+    p2p = 1, src = kr_num(2), rb = kr_num(4), rel1 = 2;
+  } else if (kr_is(a, "wait") || kr_is(a, "test")) {
+    rel1 = 2, rel2 = 3;
+  } else if (kr_is(a, "sendRecv")) {
+    p2p = 1, sb = kr_num(2), dest = kr_num(3), rb = kr_num(4), src = kr_num(5), rel1 = 3, rel2 = 5;
+  } else if (kr_is(a, "bcast") || kr_is(a, "reduce") || kr_is(a, "allreduce") || kr_is(a, "scan") ||
+             kr_is(a, "exscan")) {
+    coll = 1, sb = kr_num(2);
+  } else if (kr_is(a, "alltoall") || kr_is(a, "allgather") || kr_is(a, "gather") || kr_is(a, "scatter")) {
+    coll = 1, sb = kr_num(2), rb = kr_num(3);
+  } else if (kr_is(a, "alltoallv")) {
+    coll = 1, sb = kr_num(2), rb = kr_num(3 + P), svec = rvec = 1;
+  } else if (kr_is(a, "gatherv") || kr_is(a, "allgatherv")) {
+    coll = 1, sb = kr_num(2), rb = kr_sum(3, P), rvec = 1;
+  } else if (kr_is(a, "scatterv")) {
+    coll = 1, sb = kr_sum(2, P), rb = kr_num(2 + P), svec = 1;
+  } else if (kr_is(a, "reducescatter")) {
+    coll = 1, rb = kr_sum(2, P), rvec = 1;
+  } else if (kr_is(a, "barrier") || kr_is(a, "comm_split") || kr_is(a, "comm_dup")) {
+    coll = 1;
+  }
+  if (src == KT_ANY_SOURCE || src == -333) src = -1;
+  /* the reference: the action and its arguments, end-points relative
+   * (modulo the ranks, as a member replays its representative's) */
+  kr_hash(g->ref, a, kr_toklen[1]);
+  for (int i = 2; i < kr_ntok; i++) {
+    long v = kr_num(i);
+    if ((i == rel1 || i == rel2) && v >= 0)
+      kr_hash_num(g->ref, ((v - kt_rank) % P + P) % P);
+    else
+      kr_hash(g->ref, kr_tok[i], kr_toklen[i]);
+  }
+  /* Table 1's components, exact (counts are bytes: MPI_BYTE, TI's default) */
+  if (sb > 0 || rb > 0) {
+    g->count_sum += (sb > 0 ? sb : 0) + (rb > 0 ? rb : 0);
+    g->count_n++;
+  }
+  if (dest >= 0) g->dest_sum += dest - kt_rank, g->dest_n++;
+  if (src >= 0) g->src_sum += src - kt_rank, g->src_n++;
+  if (p2p || coll) {
+    if (sb > 0 || svec || rb != 0 || rvec) g->types |= (uint64_t)1 << 52; /* MPI_BYTE */
+    g->types |= (uint64_t)1 << 62;                                       /* MPI_COMM_WORLD */
+  }
+}
+
+/* kr_feed signs the bytes written to the TI file, line by line (a line
+ * may span two writes). */
+static char *kr_carry;
+static size_t kr_clen, kr_ccap;
+
+static void kr_feed(const char *s, size_t n) {
+  if (!kr_method) return;
+  while (n > 0) {
+    const char *nl = memchr(s, '\n', n);
+    size_t k = nl ? (size_t)(nl - s) : n;
+    if (kr_clen + k + 1 > kr_ccap) {
+      kr_ccap = 2 * (kr_clen + k + 1);
+      if (!(kr_carry = realloc(kr_carry, kr_ccap))) abort();
+    }
+    memcpy(kr_carry + kr_clen, s, k);
+    kr_clen += k;
+    if (!nl) return;
+    kr_carry[kr_clen] = 0;
+    kr_sign(kr_carry, kr_clen);
+    kr_clen = 0;
+    s += k + 1, n -= k + 1;
+  }
+}
+
+/* kr_write writes n bytes to the rank's TI file, signing them. */
+static void kr_write(const char *s, size_t n) {
+  kr_feed(s, n);
+  if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+}
+
+/* A set of (signature, ranklist) pairs: each distinct signature with the
+ * ranks that have it, as intervals [first, first+len). */
+struct kr_ent {
+  struct kr_sig sig;
+  double comp; /* the ranks' computation, in flops */
+  int64_t *iv; /* pairs: first, len */
+  int niv, cap;
+};
+struct kr_set {
+  struct kr_ent *e;
+  int n, cap;
+};
+
+static int kr_add(struct kr_set *s, const struct kr_sig *sig, double comp, const int64_t *iv, int niv) {
+  int i = 0;
+  while (i < s->n && memcmp(&s->e[i].sig, sig, sizeof *sig) != 0) i++;
+  if (i == s->n) {
+    if (s->n == s->cap) {
+      s->cap = 2 * s->cap + 4;
+      struct kr_ent *e = realloc(s->e, s->cap * sizeof *e);
+      if (!e) return 0;
+      s->e = e;
+    }
+    s->e[s->n++] = (struct kr_ent){*sig, 0, NULL, 0, 0};
+  }
+  struct kr_ent *e = &s->e[i];
+  e->comp += comp;
+  for (int j = 0; j < niv; j++) {
+    int64_t first = iv[2 * j], len = iv[2 * j + 1];
+    if (e->niv > 0 && e->iv[2 * e->niv - 2] + e->iv[2 * e->niv - 1] == first) {
+      e->iv[2 * e->niv - 1] += len; /* ranks arrive in ascending runs: join them */
+      continue;
+    }
+    if (e->niv == e->cap) {
+      e->cap = 2 * e->cap + 4;
+      int64_t *p = realloc(e->iv, 2 * e->cap * sizeof *p);
+      if (!p) return 0;
+      e->iv = p;
+    }
+    e->iv[2 * e->niv] = first, e->iv[2 * e->niv + 1] = len;
+    e->niv++;
+  }
+  return 1;
+}
+
+static int kr_cmp64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* kr_sort puts each entry's intervals in order and joins adjacent ones. */
+static void kr_sort(struct kr_set *s) {
+  for (int i = 0; i < s->n; i++) {
+    struct kr_ent *e = &s->e[i];
+    qsort(e->iv, e->niv, 2 * sizeof(int64_t), kr_cmp64);
+    int k = 0;
+    for (int j = 0; j < e->niv; j++) {
+      if (k > 0 && e->iv[2 * k - 2] + e->iv[2 * k - 1] == e->iv[2 * j]) {
+        e->iv[2 * k - 1] += e->iv[2 * j + 1];
+        continue;
+      }
+      e->iv[2 * k] = e->iv[2 * j], e->iv[2 * k + 1] = e->iv[2 * j + 1];
+      k++;
+    }
+    e->niv = k;
+  }
+}
+
+/* kr_pack serializes a set as 64-bit words: the number of entries, then
+ * each entry's signature, its number of intervals and the intervals. */
+static int64_t *kr_pack(const struct kr_set *s, size_t *words) {
+  size_t n = 1;
+  for (int i = 0; i < s->n; i++) n += KR_WORDS + 2 + 2 * (size_t)s->e[i].niv;
+  int64_t *w = malloc(n * sizeof *w);
+  if (!w) return NULL;
+  size_t k = 0;
+  w[k++] = s->n;
+  for (int i = 0; i < s->n; i++) {
+    memcpy(w + k, &s->e[i].sig, sizeof(struct kr_sig));
+    k += KR_WORDS;
+    memcpy(w + k++, &s->e[i].comp, sizeof(double));
+    w[k++] = s->e[i].niv;
+    memcpy(w + k, s->e[i].iv, 2 * s->e[i].niv * sizeof *w);
+    k += 2 * (size_t)s->e[i].niv;
+  }
+  *words = n;
+  return w;
+}
+
+/* kr_unpack adds a serialized set to s; 0 if the words are not one. */
+static int kr_unpack(struct kr_set *s, const int64_t *w, size_t n) {
+  size_t k = 1;
+  if (n < 1 || w[0] < 0) return 0;
+  for (int64_t i = 0; i < w[0]; i++) {
+    if (k + KR_WORDS + 2 > n) return 0;
+    struct kr_sig sig;
+    double comp;
+    memcpy(&sig, w + k, sizeof sig);
+    k += KR_WORDS;
+    memcpy(&comp, w + k++, sizeof comp);
+    int64_t niv = w[k++];
+    if (niv < 0 || k + 2 * (size_t)niv > n || !kr_add(s, &sig, comp, w + k, (int)niv)) return 0;
+    k += 2 * (size_t)niv;
+  }
+  return k == n;
+}
+
+/* Measures of the finalize reduction, for BENCHMARKS.md: this rank's
+ * depth in the tree, the seconds from the start of the reduction to its
+ * send to its parent (rank 0: to the end of the clustering), and the
+ * bytes it sent. */
+struct kr_stat {
+  double depth, seconds, bytes, entries;
+};
+
+/* kr_gather merges the ranks' sets up the radix tree; rank 0 returns the
+ * whole run's. 0 on a failure (of MPI or memory). */
+static int kr_gather(MPI_Comm comm, struct kr_set *s, struct kr_stat *st, double t0) {
+  int64_t me[2] = {kt_rank, 1};
+  if (!kr_add(s, &kr_me, kr_comp, me, 1)) return 0;
+  for (int c = 2 * kt_rank + 1; c <= 2 * kt_rank + 2 && c < kt_size; c++) {
+    MPI_Status status;
+    int bytes = 0;
+    if (PMPI_Probe(c, 0, comm, &status) != MPI_SUCCESS || PMPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS)
+      return 0;
+    int64_t *w = malloc(bytes > 0 ? (size_t)bytes : 1);
+    if (!w) return 0;
+    int ok = PMPI_Recv(w, bytes, MPI_BYTE, c, 0, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+             bytes % 8 == 0 && kr_unpack(s, w, (size_t)bytes / 8);
+    free(w);
+    if (!ok) return 0;
+  }
+  kr_sort(s);
+  st->entries = s->n;
+  if (kt_rank == 0) return 1;
+  size_t words;
+  int64_t *w = kr_pack(s, &words);
+  if (!w) return 0;
+  st->seconds = PMPI_Wtime() - t0;
+  st->bytes = (double)words * 8;
+  int ok = PMPI_Send(w, (int)(words * 8), MPI_BYTE, (kt_rank - 1) / 2, 0, comm) == MPI_SUCCESS;
+  free(w);
+  return ok;
+}
+
+/* The clustering, at rank 0, of `kairos reduce --method callpath` with
+ * its defaults (cluster.Cluster: main clusters of equal call paths in the
+ * order of their first rank; sub-clusters of equal Table 1 components but
+ * the count, counts within 5% of the sub-cluster's running average, taken
+ * by increasing count; past P/2 and 9 sub-clusters, the main clusters kept
+ * whole). */
+#define KR_TOLERANCE 0.05
+#define KR_K 9
+
+static const struct kr_set *kr_all;
+static int *kr_of; /* the entry of each rank */
+
+static double kr_count(int r) {
+  const struct kr_sig *g = &kr_all->e[kr_of[r]].sig;
+  return g->count_n == 0 ? 0 : (double)g->count_sum / (double)g->count_n;
+}
+
+static int kr_bycount(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  double cx = kr_count(x), cy = kr_count(y);
+  if (cx != cy) return cx < cy ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+static int kr_same_rest(const struct kr_sig *a, const struct kr_sig *b) {
+  return a->dest_sum == b->dest_sum && a->dest_n == b->dest_n && a->src_sum == b->src_sum && a->src_n == b->src_n &&
+         a->types == b->types;
+}
+
+/* kr_reference labels each rank with its class of equal reference
+ * signatures (`kairos reduce --method reference`), numbered by first rank,
+ * and returns their number, or -1 without memory. */
+static int kr_reference(const struct kr_set *s, int P, int *group) {
+  int *of = malloc(s->n * sizeof *of), n = 0;
+  if (!of) return -1;
+  for (int e = 0; e < s->n; e++) of[e] = -1;
+  for (int r = 0; r < P; r++) {
+    int e = kr_of[r];
+    for (int f = 0; f < s->n && of[e] < 0; f++)
+      if (of[f] >= 0 && memcmp(s->e[f].sig.ref, s->e[e].sig.ref, sizeof s->e[e].sig.ref) == 0) of[e] = of[f];
+    if (of[e] < 0) of[e] = n++;
+    group[r] = of[e];
+  }
+  free(of);
+  return n;
+}
+
+/* kr_cluster labels each rank with its cluster (group[r]), clusters
+ * numbered by their head (their least rank), and returns their number, or
+ * -1 without memory. */
+static int kr_cluster(const struct kr_set *s, int P, int *group) {
+  int *main = malloc(s->n * sizeof *main), *rest = malloc(s->n * sizeof *rest), *order = malloc(P * sizeof *order);
+  int *sub = malloc(P * sizeof *sub), *subs = calloc(s->n, sizeof *subs), *head = malloc((P + s->n + 1) * sizeof *head);
+  int nmain = 0, nclass = 0, nsub = 0, n = 0;
+  if (!main || !rest || !order || !sub || !subs || !head) {
+    n = -1;
+    goto out;
+  }
+  kr_all = s;
+  /* main[e]: the main cluster of entry e; rest[e]: its class of equal
+   * components but the count (within its main cluster); both numbered in
+   * the order of their first rank */
+  for (int e = 0; e < s->n; e++) main[e] = rest[e] = -1;
+  for (int r = 0; r < P; r++) {
+    int e = kr_of[r];
+    if (main[e] >= 0) continue;
+    for (int f = 0; f < s->n && main[e] < 0; f++)
+      if (main[f] >= 0 && memcmp(s->e[f].sig.path, s->e[e].sig.path, sizeof s->e[e].sig.path) == 0) main[e] = main[f];
+    if (main[e] < 0) main[e] = nmain++;
+    for (int f = 0; f < s->n && rest[e] < 0; f++)
+      if (rest[f] >= 0 && main[f] == main[e] && kr_same_rest(&s->e[f].sig, &s->e[e].sig)) rest[e] = rest[f];
+    if (rest[e] < 0) rest[e] = nclass++;
+  }
+  /* each class's ranks by increasing count (then rank), cut where a count
+   * is beyond the tolerance of the running sub-cluster's average */
+  int *at = head; /* reused: where each class's ranks start in order */
+  for (int c = 0; c <= nclass; c++) at[c] = 0;
+  for (int r = 0; r < P; r++) at[rest[kr_of[r]] + 1]++;
+  for (int c = 0; c < nclass; c++) at[c + 1] += at[c];
+  for (int r = 0; r < P; r++) order[at[rest[kr_of[r]]]++] = r;
+  for (int c = 0, k = 0; c < nclass; c++) {
+    int start = k, len = 0;
+    double sum = 0;
+    k = at[c];
+    qsort(order + start, k - start, sizeof *order, kr_bycount);
+    for (int i = start; i < k; i++) {
+      double x = kr_count(order[i]);
+      if (len > 0) {
+        double mean = sum / len;
+        if (fabs(x - mean) > KR_TOLERANCE * (x > mean ? x : mean)) sum = 0, len = 0;
+      }
+      if (len == 0) nsub++, subs[main[kr_of[order[i]]]]++;
+      sub[order[i]] = nsub - 1;
+      sum += x, len++;
+    }
+  }
+  /* the filtering function: past P/2 and K sub-clusters, every main
+   * cluster of several is kept whole */
+  int filter = 2 * nsub > P && nsub > KR_K;
+  for (int i = 0; i < nsub + nmain; i++) head[i] = -1;
+  for (int r = 0; r < P; r++) {
+    int m = main[kr_of[r]], key = filter && subs[m] > 1 ? nsub + m : sub[r];
+    if (head[key] < 0) head[key] = n++;
+    group[r] = head[key];
+  }
+out:
+  free(main), free(rest), free(order), free(sub), free(subs), free(head);
+  return n;
+}
+
+/* kr_ranklist writes ranks (ascending) as ScalaTrace ranklist sections of
+ * one dimension, <1 first length 1>, one per run of consecutive ranks. */
+static void kr_ranklist(FILE *f, const int *ranks, int n) {
+  for (int i = 0; i < n;) {
+    int j = i + 1;
+    while (j < n && ranks[j] == ranks[j - 1] + 1) j++;
+    fprintf(f, " <1 %d %d 1>", ranks[i], j - i);
+    i = j;
+  }
+}
+
+/* kr_lines writes one attribute line per class of label (0 to n-1): its
+ * head (least rank) and ranklist. */
+static void kr_lines(FILE *f, const char *key, const int *label, int n, int P) {
+  int *start = calloc(n + 1, sizeof *start), *ranks = malloc(P * sizeof *ranks);
+  if (!start || !ranks) abort();
+  for (int r = 0; r < P; r++) start[label[r] + 1]++;
+  for (int i = 0; i < n; i++) start[i + 1] += start[i];
+  int *at = malloc(n * sizeof *at);
+  if (!at) abort();
+  memcpy(at, start, n * sizeof *at);
+  for (int r = 0; r < P; r++) ranks[at[label[r]]++] = r;
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "%s%d %d", key, i, ranks[start[i]]);
+    kr_ranklist(f, ranks + start[i], start[i + 1] - start[i]);
+    fputc('\n', f);
+  }
+  free(start), free(ranks), free(at);
+}
+
+/* kr_scale rewrites the rank's TI file with its computations times f, in
+ * place, or, keeping every rank's trace, as rep-R.ti. It returns 0 where
+ * it cannot (the file then stays as it is). */
+static int kr_scale(double f, int keep) {
+  char in[4200], out[4300];
+  snprintf(in, sizeof in, "%s/rank-%d.ti", kr_tmp, kt_rank);
+  if (keep)
+    snprintf(out, sizeof out, "%s/rep-%d.ti", kr_tmp, kt_rank);
+  else
+    snprintf(out, sizeof out, "%s.scaled", in);
+  FILE *r = fopen(in, "r"), *w = r ? fopen(out, "w") : NULL;
+  char *line = NULL, *tok;
+  size_t cap = 0;
+  ssize_t n;
+  while (w && (n = getline(&line, &cap, r)) > 0) {
+    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' '))
+      fprintf(w, "%.*s compute %.17g\n", (int)(tok - line), line, strtod(tok + 9, NULL) * f);
+    else
+      fwrite(line, 1, (size_t)n, w);
+  }
+  free(line);
+  int ok = w && !ferror(r) && !ferror(w);
+  if (r) fclose(r);
+  if (w && fclose(w) != 0) ok = 0;
+  if (ok && (keep || rename(out, in) == 0)) return 1;
+  unlink(out);
+  fprintf(stderr, "kairos_trace: rank %d: cannot rewrite %s with its cluster's mean computation: kept as it is\n", kt_rank, in);
+  return 0;
+}
+
+/* kr_clear removes a trace's files from dir (a trace written before), and
+ * dir itself if nothing else is left. */
+static void kr_clear(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char path[8400];
+  while ((e = readdir(d))) {
+    const char *n = e->d_name;
+    size_t len = strlen(n);
+    if (strcmp(n, "index.txt") == 0 || strcmp(n, "reduced.txt") == 0 ||
+        ((strncmp(n, "rank-", 5) == 0 || strncmp(n, "rep-", 4) == 0) && len > 3 && strcmp(n + len - 3, ".ti") == 0)) {
+      snprintf(path, sizeof path, "%s/%s", dir, n);
+      unlink(path);
+    }
+  }
+  closedir(d);
+  snprintf(path, sizeof path, "%s/full/index.txt", dir); /* KAIROS_TRACE_REDUCE_KEEP's */
+  unlink(path);
+  snprintf(path, sizeof path, "%s/full", dir);
+  rmdir(path);
+  rmdir(dir);
+}
+
+/* kr_publish renames the complete trace into place (rank 0). */
+static void kr_publish(void) {
+  if (rename(kr_tmp, kr_dir) == 0) return;
+  kr_clear(kr_dir);
+  if (rename(kr_tmp, kr_dir) != 0)
+    fprintf(stderr, "kairos_trace: cannot rename %s to %s (%s): the trace is in %s\n", kr_tmp, kr_dir, strerror(errno),
+            kr_tmp);
+}
+
+/* kr_files labels each rank with the trace it replays, numbered by first
+ * rank; writer[i] is trace i's representative. A trace is one per distinct
+ * signature (entry), which lies in one cluster: equal signatures have equal
+ * counts, which no cut separates. Returns the number of traces. */
+static int kr_files(const struct kr_set *s, int P, int *file, int *writer) {
+  int n = 0, *of = malloc(s->n * sizeof *of);
+  if (!of) return -1;
+  for (int e = 0; e < s->n; e++) of[e] = -1;
+  for (int r = 0; r < P; r++) {
+    int e = kr_of[r];
+    if (of[e] < 0) writer[of[e] = n++] = r;
+    file[r] = of[e];
+  }
+  free(of);
+  return n;
+}
+
+/* kr_start reads KAIROS_TRACE_REDUCE (method) and returns the directory
+ * the ranks write into during the run, DIR.partial: the trace's directory
+ * is only renamed into place complete. */
+static const char *kr_start(const char *method, const char *dir, int *ti, int *otf2) {
+  for (int m = KR_CALLPATH; m <= KR_REFERENCE; m++)
+    if (strcmp(method, kr_names[m]) == 0) kr_method = m;
+  if (!kr_method) {
+    if (kt_rank == 0)
+      fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE=%s: in situ, callpath and reference are implemented; writing every"
+              " rank's trace (reduce it with kairos reduce --method %s)\n", method, method);
+    return dir;
+  }
+  if (*otf2 && kt_rank == 0)
+    fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE: the reduction writes TI; no OTF2 archive\n");
+  *ti = 1, *otf2 = 0;
+  snprintf(kr_dir, sizeof kr_dir, "%s", dir);
+  snprintf(kr_tmp, sizeof kr_tmp, "%s.partial", dir);
+  if (kt_rank == 0) kr_clear(kr_tmp); /* a killed run's */
+  PMPI_Barrier(MPI_COMM_WORLD);
+  return kr_tmp;
+}
+
+/* kr_fallback keeps every rank's trace, as written (rank 0). */
+static void kr_fallback(const char *why) {
+  fprintf(stderr, "kairos_trace: the in-situ reduction failed (%s): every rank's trace is written\n", why);
+  kr_publish();
+}
+
+/* kr_finalize reduces the trace at MPI_Finalize, after every rank has
+ * closed its TI file. */
+static void kr_finalize(void) {
+  char own[4200];
+  snprintf(own, sizeof own, "%s/rank-%d.ti", kr_tmp, kt_rank);
+  if (!kt_all(!kr_werr)) { /* a trace is incomplete: none is published */
+    unlink(own);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (kt_rank == 0) {
+      kr_clear(kr_tmp);
+      fprintf(stderr, "kairos_trace: a rank could not write its trace in %s: no trace written\n", kr_tmp);
+    }
+    return;
+  }
+  MPI_Comm comm;
+  PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int P = kt_size, ok, nfiles = 0, nclusters = 0;
+  int *group = NULL, *file = NULL, *writer = NULL;
+  struct kr_set set = {0};
+  struct kr_stat st = {0, 0, 0, 0};
+  for (int r = kt_rank + 1; r > 1; r /= 2) st.depth++;
+  PMPI_Barrier(comm);
+  double t0 = PMPI_Wtime();
+  ok = kr_gather(comm, &set, &st, t0);
+  if (kt_rank == 0 && ok) {
+    group = malloc(P * sizeof *group), file = malloc(P * sizeof *file), writer = malloc(P * sizeof *writer);
+    kr_of = malloc(P * sizeof *kr_of);
+    ok = group && file && writer && kr_of;
+    for (int e = 0; ok && e < set.n; e++)
+      for (int j = 0; j < set.e[e].niv; j++)
+        for (int64_t r = set.e[e].iv[2 * j]; r < set.e[e].iv[2 * j] + set.e[e].iv[2 * j + 1]; r++) kr_of[r] = e;
+    if (ok) nclusters = kr_method == KR_REFERENCE ? kr_reference(&set, P, group) : kr_cluster(&set, P, group);
+    ok = ok && nclusters > 0 && (nfiles = kr_files(&set, P, file, writer)) > 0;
+  }
+  int all = 0;
+  if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = 0;
+  if (all && PMPI_Bcast(&nfiles, 1, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
+  if (all && kt_rank != 0 && !(writer = malloc(nfiles * sizeof *writer))) all = 0;
+  if (all && PMPI_Bcast(writer, nfiles, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
+  /* each trace's members' mean computation, which its representative's
+   * computations are scaled to (ScalaTrace keeps the cluster's timing
+   * statistics; a representative's own times would stand for its members'
+   * noise) */
+  double *mean = all ? calloc(nfiles, sizeof *mean) : NULL;
+  if (all && !mean) all = 0;
+  if (all && kt_rank == 0)
+    for (int e = 0; e < set.n; e++) {
+      int64_t members = 0;
+      for (int j = 0; j < set.e[e].niv; j++) members += set.e[e].iv[2 * j + 1];
+      mean[file[set.e[e].iv[0]]] = set.e[e].comp / (double)members;
+    }
+  if (all && PMPI_Bcast(mean, nfiles, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) all = 0;
+  double treduce = PMPI_Wtime() - t0;
+  if (kt_rank == 0) st.seconds = treduce;
+  if (!all) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (kt_rank == 0) kr_fallback("the merge of the signatures over the ranks");
+    goto out;
+  }
+  /* the representatives keep their traces, the others remove theirs */
+  const char *keep = getenv("KAIROS_TRACE_REDUCE_KEEP"); /* every rank's trace too, in DIR/full */
+  int mine = keep && *keep, scaled = 1;
+  for (int i = 0; i < nfiles; i++)
+    if (writer[i] == kt_rank) {
+      mine = 1;
+      /* The representative's own computations stand for its members' (the
+       * papers' reduction): scaled to the members' mean (mean[i] /
+       * kr_comp), the replays of the halo exchange on this oversubscribed
+       * machine came out 1 to 19% short of the full trace's (a mean
+       * smooths the members' longest computations, which the critical
+       * path follows). */
+      if (keep && *keep) scaled = kr_scale(1, 1);
+    }
+  scaled = kt_all(scaled); /* with KAIROS_TRACE_REDUCE_KEEP, whether every rep-R.ti is there */
+  struct kr_stat *stats = kt_rank == 0 ? malloc(P * sizeof *stats) : NULL;
+  PMPI_Gather(&st, 4, MPI_DOUBLE, stats, 4, MPI_DOUBLE, 0, comm);
+  if (!mine) unlink(own);
+  PMPI_Barrier(comm);
+  if (kt_rank == 0) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/index.txt", kr_tmp);
+    FILE *idx = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
+    FILE *red = fopen(path, "w");
+    if (keep && *keep) {
+      snprintf(path, sizeof path, "%s/full", kr_tmp);
+      mkdir(path, 0777);
+      snprintf(path, sizeof path, "%s/full/index.txt", kr_tmp);
+      FILE *all = fopen(path, "w");
+      if (all) {
+        for (int r = 0; r < P; r++) fprintf(all, "../rank-%d.ti\n", r);
+        fclose(all);
+      }
+    }
+    snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
+    if (idx && red) {
+      for (int i = 0; i < nfiles; i++) fprintf(idx, "%s-%d.ti\n", keep && *keep && scaled ? "rep" : "rank", writer[i]);
+      fprintf(red,
+              "# kairos_trace's in-situ reduction: %d ranks in %d clusters (%s), %d traces (one per behaviour\n"
+              "# of a cluster: each member replays its representative's trace, end-points moved by its offset)\n",
+              P, nclusters, kr_names[kr_method], nfiles);
+      fprintf(red, "reduced.ranks %d\nreduced.method %s\n", P, kr_names[kr_method]);
+      kr_lines(red, "reduced.group.", file, nfiles, P);
+      kr_lines(red, "reduced.cluster.", group, nclusters, P);
+      int depth = 0;
+      for (int r = 0; r < P; r++)
+        if ((int)stats[r].depth > depth) depth = (int)stats[r].depth;
+      fprintf(red, "# the reduction: %.6f s at rank 0 (merge up the tree, clustering, broadcast)\n", treduce);
+      for (int d = depth; d >= 0; d--) {
+        double tmax = 0, bytes = 0, most = 0;
+        int n = 0;
+        for (int r = 0; r < P; r++)
+          if ((int)stats[r].depth == d) {
+            n++, bytes += stats[r].bytes;
+            if (stats[r].seconds > tmax) tmax = stats[r].seconds;
+            if (stats[r].entries > most) most = stats[r].entries;
+          }
+        fprintf(red, "# level %d: %d ranks, done at %.6f s, %.0f bytes sent up, at most %.0f signatures\n", d, n, tmax,
+                bytes, most);
+      }
+    }
+    int wrote = idx && red;
+    if (idx && fclose(idx) != 0) wrote = 0;
+    if (red && fclose(red) != 0) wrote = 0;
+    if (!wrote) {
+      fprintf(stderr, "kairos_trace: cannot write %s: no trace written\n", path);
+      kr_clear(kr_tmp);
+    } else {
+      kr_publish();
+      fprintf(stderr, "kairos_trace: %d ranks reduced in situ to %d clusters, %d traces in %s (%.3f ms)\n", P,
+              nclusters, nfiles, kr_dir, 1e3 * treduce);
+    }
+  }
+  free(stats);
+out:
+  for (int e = 0; e < set.n; e++) free(set.e[e].iv);
+  free(set.e), free(group), free(file), free(writer), free(kr_of), free(mean);
+  kr_of = NULL;
+  PMPI_Comm_free(&comm);
+}
+
 static int kt_open_ti(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.ti", dir, kt_rank);
@@ -635,6 +1352,7 @@ static void kt_open(int region, uint64_t t) {
   kt_formats(&ti, &otf2);
   kt_fresh(dir);
   dir = kt_dir;
+  if ((s = getenv("KAIROS_TRACE_REDUCE")) && *s) dir = kr_start(s, dir, &ti, &otf2);
   int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
   if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
   if (ok && ti) ok = kt_open_ti(dir);
@@ -739,8 +1457,9 @@ int MPI_Finalize(void) {
     kt_summary();
     if (kt_out) {
       kt_flush();
-      fclose(kt_out);
+      if (fclose(kt_out) != 0) kr_werr = 1;
       kt_out = NULL;
+      if (kr_method) kr_finalize();
     }
     ko_close();
   }

@@ -319,7 +319,8 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if err != nil {
 		return nil, tf, err
 	}
-	return t, tf, nil
+	src, err := expandReduced(path, t)
+	return src, tf, err
 }
 
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {

@@ -2,8 +2,10 @@ package ti
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -50,8 +52,12 @@ type span struct {
 // streams one rank from its file(s), nothing is held in memory but the
 // index of a shared file.
 type Trace struct {
-	meta   trace.Meta
-	n      int
+	meta  trace.Meta
+	n     int
+	world int // the size of MPI_COMM_WORLD, whose ranks v-collectives list: n, or a reduced trace's reduced.ranks
+	// reps are a reduced trace's ranks in the world (reduced.group.i's
+	// representatives), whose lines each file holds; nil otherwise.
+	reps   []int
 	layout Layout
 	desc   string   // the description file, "" if the trace was a data file
 	files  []string // PerRank: one per rank; Shared: the one file
@@ -179,6 +185,9 @@ func (t *Trace) openDescription(path string) error {
 		}
 	}
 	t.desc = path
+	if err := t.readReduced(filepath.Join(filepath.Dir(path), ReducedFile)); err != nil {
+		return err
+	}
 	for i, name := range names {
 		p, err := resolve(path, name)
 		if err != nil {
@@ -209,6 +218,59 @@ func (t *Trace) openDescription(path string) error {
 	}
 	t.files = names[:t.n]
 	return t.scanPerRank()
+}
+
+// ReducedFile, next to a description, says that its files are the
+// representatives of a reduced trace (kairos_trace's in-situ reduction):
+// lines "<key> <value>" of the metadata attributes "reduced.*" that
+// cluster.FromReduced reads, which the verbs expand into the whole run;
+// lines starting with # are comments. File i holds the lines of
+// representative reduced.group.i, a rank of reduced.ranks: they are read
+// as that rank's (its rank tokens, its requests' keys, v-collectives' counts
+// for every rank).
+const ReducedFile = "reduced.txt"
+
+// readReduced puts the attributes of a ReducedFile, if there is one, in
+// the metadata.
+func (t *Trace) readReduced(path string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		key, value, ok := strings.Cut(l, " ")
+		if !ok || !strings.HasPrefix(key, "reduced.") {
+			return fmt.Errorf("%s:%d: want \"reduced.<key> <value>\", got %.40q", path, i+1, l)
+		}
+		t.meta.Attrs[key] = strings.TrimSpace(value)
+	}
+	if v, ok := t.meta.Attrs["reduced.ranks"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1<<26 {
+			return fmt.Errorf("%s: reduced.ranks %q is not a number of ranks", path, v)
+		}
+		t.world = n // the representatives' v-collectives list every rank's counts
+	}
+	for i := 0; ; i++ {
+		v, ok := t.meta.Attrs["reduced.group."+strconv.Itoa(i)]
+		if !ok {
+			break
+		}
+		head, _, _ := strings.Cut(v, " ")
+		r, err := strconv.Atoi(head)
+		if err != nil || r < 0 || r >= t.world {
+			return fmt.Errorf("%s: reduced.group.%d: %q is not a rank below %d", path, i, head, t.world)
+		}
+		t.reps = append(t.reps, r) // its file's lines are the representative's
+	}
+	return nil
 }
 
 func readAll(path string) ([]byte, error) {
@@ -623,7 +685,15 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			in, closer, first = rd, c, s.line
 		}
 	}
-	rd := newRankReader(in, name, r, t.n, t.meta.DefaultType, first, mode, t.opt.KeepLastLine)
+	world := t.n
+	if t.world > 0 {
+		world = t.world
+	}
+	self := r
+	if r < len(t.reps) {
+		self = t.reps[r]
+	}
+	rd := newRankReader(in, name, self, world, t.meta.DefaultType, first, mode, t.opt.KeepLastLine)
 	rd.closer = closer
 	rd.p.regions = t.regions
 	rd.warn = t.warn

@@ -1,0 +1,35 @@
+/* The in-situ reduction's cost per traced call: the tracer's source
+ * included, its signing (kr_feed) timed over a TI file's bytes, fed in
+ * 64 KiB writes as the tracer's buffer flushes them.
+ *
+ *   mpicc -O2 -I capture/csrc -o signrate capture/testdata/signrate.c
+ *   ./signrate TRACE-RANK-FILE.ti RANKS [REPEATS]
+ */
+#include "kairos_trace.c"
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: signrate FILE.ti RANKS [REPEATS]\n");
+    return 2;
+  }
+  FILE *f = fopen(argv[1], "r");
+  if (!f) {
+    perror(argv[1]);
+    return 1;
+  }
+  static char data[1 << 26];
+  size_t n = fread(data, 1, sizeof data, f), lines = 0;
+  fclose(f);
+  for (size_t i = 0; i < n; i++) lines += data[i] == '\n';
+  kt_rank = 0, kt_size = atoi(argv[2]), kr_method = KR_CALLPATH;
+  int repeats = argc > 3 ? atoi(argv[3]) : 100;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  for (int k = 0; k < repeats; k++)
+    for (size_t i = 0; i < n; i += sizeof kt_file) kr_feed(data + i, n - i < sizeof kt_file ? n - i : sizeof kt_file);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("%zu lines x %d: %.1f ns a line (CPU), signature %016llx\n", lines, repeats, 1e9 * s / ((double)lines * repeats),
+         (unsigned long long)kr_me.path[0]);
+  return 0;
+}
