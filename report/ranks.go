@@ -261,13 +261,8 @@ func mpiName(k trace.Kind) string {
 	switch {
 	case stateOf(k) == Computation:
 		return "computation"
-	case k == trace.SendRecv:
-		return "MPI_Sendrecv"
-	case k == trace.ReduceScatter:
-		return "MPI_Reduce_scatter"
 	case k == trace.Local || k == trace.Deferred:
 		return "other MPI calls"
 	}
-	s := k.String()
-	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+	return k.MPIName()
 }

@@ -1,6 +1,9 @@
 package trace
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is what an event does. The names are SimGrid 3.32's time-independent
 // action names where SimGrid has the action, so that a kind prints as the
@@ -258,3 +261,20 @@ func (k Kind) IsIO() bool { return k >= FileOpen && k <= File }
 // IsMPI reports whether k is an MPI call (as opposed to computation, sleep
 // or a location marker).
 func (k Kind) IsMPI() bool { return k.Valid() && k != Compute && k != Sleep && k != Location }
+
+// MPIName is the MPI function a kind stands for ("MPI_Allreduce",
+// "MPI_Win_fence"), or "" for a kind that is not one MPI function:
+// computation, sleeps, locations, and the local and deferred calls whose
+// function a trace does not keep.
+func (k Kind) MPIName() string {
+	switch {
+	case !k.IsMPI() || k == Local || k == Deferred:
+		return ""
+	case k == SendRecv:
+		return "MPI_Sendrecv"
+	case k == ReduceScatter:
+		return "MPI_Reduce_scatter"
+	}
+	s := k.String()
+	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+}
