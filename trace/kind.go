@@ -264,11 +264,11 @@ func (k Kind) IsMPI() bool { return k.Valid() && k != Compute && k != Sleep && k
 
 // MPIName is the MPI function a kind stands for ("MPI_Allreduce",
 // "MPI_Win_fence"), or "" for a kind that is not one MPI function:
-// computation, sleeps, locations, and the local and deferred calls whose
-// function a trace does not keep.
+// computation, sleeps, locations, and the local, deferred, I/O completion
+// and other I/O calls whose function a trace does not keep.
 func (k Kind) MPIName() string {
 	switch {
-	case !k.IsMPI() || k == Local || k == Deferred:
+	case !k.IsMPI() || k == Local || k == Deferred || k == FileWait || k == File:
 		return ""
 	case k == SendRecv:
 		return "MPI_Sendrecv"

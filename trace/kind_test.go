@@ -16,6 +16,8 @@ func TestMPIName(t *testing.T) {
 		{Compute, ""},
 		{Location, ""},
 		{Deferred, ""},
+		{FileWait, ""},
+		{File, ""},
 		{KindInvalid, ""},
 	} {
 		if got := c.k.MPIName(); got != c.want {
