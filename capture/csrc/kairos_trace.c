@@ -87,6 +87,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h> /* pwrite */
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
@@ -95,7 +96,6 @@ static FILE *kt_out; /* the TI trace, NULL if not written */
 static int kt_active; /* between MPI_Init and MPI_Finalize, with an output */
 static int kt_rank = -1, kt_size;
 static double kt_speed = 1e9, kt_min = 1e-6;
-static long kt_skipped;
 
 /* Timestamps: nanoseconds of CLOCK_REALTIME. kt_t0 is the current call's
  * start, kt_t1 its end (taken at the first record after it returns, 0
@@ -113,8 +113,7 @@ static uint64_t kt_end(void) {
   return kt_t1;
 }
 
-/* The wrapped calls, which are the regions of the OTF2 archive (their
- * names are ko_region_names). */
+/* The wrapped calls, which are the regions of the OTF2 archive. */
 enum {
   R_INIT, R_INIT_THREAD, R_FINALIZE, R_SEND, R_SSEND, R_ISEND, R_RECV, R_IRECV, R_WAIT, R_WAITALL, R_WAITANY,
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
@@ -123,19 +122,44 @@ enum {
   R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
   R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
-  R_IREDUCE_SCATTER_BLOCK, R_NREGIONS
+  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NREGIONS
 };
 static int kt_region;
 
+/* The wrapped calls' names. */
+static const char *const kt_names[R_NREGIONS] = {
+  "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
+  "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
+  "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+  "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
+  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
+  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
+  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
+  "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
+  "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel"};
+
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
- * its status's source is a rank of. */
+ * its status's source is a rank of. Its TI lines (the isend or irecv, the
+ * tests that did not complete it) are where kt_patch can rewrite them:
+ * the lines of a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG get the
+ * source and tag it matched, those of a cancelled request are blanked. */
+struct kt_tline {
+  uint64_t off; /* in the rank's TI file */
+  uint32_t len; /* with its newline */
+};
 struct kt_req {
   MPI_Request req;
   int send; /* an isend (else an irecv) */
   int src, dst, tag;
   uint64_t id;
   MPI_Comm comm;
+  long bytes;
+  int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
+  int cancel;        /* MPI_Cancel was called on it */
+  struct kt_tline *lines; /* its TI lines */
+  int nlines, caplines;
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -158,8 +182,11 @@ static char kt_file[1 << 16]; /* the TI file's buffer */
 static char *kt_buf = kt_file;  /* where lines go: kt_file, or a non-blocking collective's own (kt_ibegin) */
 static size_t kt_len, kt_cap = sizeof kt_file;
 
+static uint64_t kt_written; /* bytes of the TI file written from kt_file */
+
 static void kt_flush(void) {
   if (kt_len > 0 && kt_out) fwrite(kt_file, 1, kt_len, kt_out);
+  kt_written += kt_len;
   kt_len = 0;
 }
 
@@ -180,6 +207,7 @@ static void kt_put(const char *s, size_t n) {
   if (kt_len + n > kt_cap) kt_flush();
   if (n > kt_cap) {
     if (kt_out) fwrite(s, 1, n, kt_out);
+    kt_written += n;
     return;
   }
   memcpy(kt_buf + kt_len, s, n);
@@ -247,6 +275,32 @@ static void kt_coll(const char *action, int n, const long *args) {
   kt_eol();
 }
 
+/* kt_pos returns the offset in the rank's TI file of the next byte of the
+ * file's buffer. */
+static uint64_t kt_pos(void) { return kt_written + kt_len; }
+
+/* kt_pad writes n spaces, room for a line to be rewritten longer. */
+static void kt_pad(int n) {
+  if (!kt_out) return;
+  kt_room(n);
+  memset(kt_buf + kt_len, ' ', n);
+  kt_len += n;
+}
+
+static long kt_unpatched; /* lines that could not be rewritten */
+
+/* kt_patch overwrites n bytes at offset off of the TI file: in the file's
+ * buffer or, where they were written already, in the file (unbuffered). */
+static void kt_patch(uint64_t off, const char *s, size_t n) {
+  if (!kt_out) return;
+  if (off < kt_written) {
+    size_t m = off + n <= kt_written ? n : (size_t)(kt_written - off);
+    if (pwrite(fileno(kt_out), s, m, (off_t)off) != (ssize_t)m) kt_unpatched++;
+    off += m, s += m, n -= m;
+  }
+  if (n > 0) memcpy(kt_file + (off - kt_written), s, n);
+}
+
 /* The OTF2 records, written by the functions of the OTF2 section below,
  * which do nothing in a tracer built without OTF2. */
 static void ko_enter(int region, uint64_t t);
@@ -272,10 +326,28 @@ static void kt_enter(int region) {
   ko_enter(region, kt_t0);
 }
 
+/* What the TI trace cannot express is counted by call (kt_lose), with the
+ * time inside those calls, which its replay has as neither communication
+ * nor computation; MPI_Finalize's summary (kt_summary) adds them up over
+ * the ranks, by kind (kt_lost_kind). */
+static long kt_lost_n[R_NREGIONS];
+static double kt_lost_s[R_NREGIONS];
+static int kt_losing;     /* the current call is one of them */
+static uint64_t kt_began; /* the end of MPI_Init */
+
+/* kt_lose counts the current call as one the TI trace leaves out. */
+static void kt_lose(void) {
+  if (!kt_out || kt_losing) return;
+  kt_lost_n[kt_region]++;
+  kt_losing = 1;
+}
+
 static void kt_leave(void) {
   if (!kt_on()) return;
   kt_last = kt_end();
   ko_leave(kt_region, kt_last);
+  if (kt_losing) kt_lost_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
+  kt_losing = 0;
 }
 
 static long kt_bytes(int count, MPI_Datatype t) {
@@ -400,19 +472,76 @@ static int kt_world_coll(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return 1;
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
-  if (kt_out) kt_skipped++;
+  kt_lose();
   return 0;
 }
 
-/* kt_push records a started isend or irecv and returns its request id. */
-static uint64_t kt_push(MPI_Request req, int send, int src, int dst, int tag, MPI_Comm comm) {
+/* KT_ROOM is the room a line of a receive from MPI_ANY_SOURCE or with
+ * MPI_ANY_TAG is written with: that of the matched source and tag in
+ * place of -555 and -444. SimGrid's replay and Kairos' reader ignore
+ * spaces at the end of a line. */
+enum { KT_ROOM = 14 };
+
+/* kt_line_of records that the line written from offset at to here is one
+ * of request r's. */
+static void kt_line_of(struct kt_req *r, uint64_t at) {
+  if (!kt_out) return;
+  if (r->nlines == r->caplines) {
+    r->caplines = r->caplines ? 2 * r->caplines : 2;
+    r->lines = realloc(r->lines, r->caplines * sizeof *r->lines);
+    if (!r->lines) abort();
+  }
+  r->lines[r->nlines++] = (struct kt_tline){at, (uint32_t)(kt_pos() - at)};
+}
+
+/* kt_post writes the isend or irecv line of a request just started (to or
+ * from world rank peer) and records the request; it returns the request
+ * id of its OTF2 records. */
+static uint64_t kt_post(MPI_Request req, int send, int peer, int tag, long bytes, MPI_Comm comm) {
   if (kt_nreq == kt_capreq) {
     kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
     kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
     if (!kt_reqs) abort();
   }
-  kt_reqs[kt_nreq++] = (struct kt_req){req, send, src, dst, tag, ++kt_nextid, comm};
-  return kt_nextid;
+  struct kt_req *r = &kt_reqs[kt_nreq++];
+  *r = (struct kt_req){.req = req, .send = send, .src = send ? kt_rank : peer, .dst = send ? peer : kt_rank,
+                       .tag = tag, .id = ++kt_nextid, .comm = comm, .bytes = bytes,
+                       .wild = !send && (peer == KT_ANY_SOURCE || tag == KT_ANY_TAG)};
+  uint64_t at = kt_pos();
+  kt_line(send ? "isend" : "irecv");
+  kt_num(peer);
+  kt_num(tag);
+  kt_num(bytes);
+  if (r->wild) kt_pad(KT_ROOM);
+  kt_eol();
+  kt_line_of(r, at);
+  return r->id;
+}
+
+/* kt_relines rewrites request r's lines in place: with its key (the
+ * source and tag a wildcard receive matched), or, if blank, as blank
+ * lines (a cancelled request is no TI action). Each line keeps its
+ * length, so that the lines written since stay where they are. */
+static void kt_relines(const struct kt_req *r, int blank) {
+  char text[160];
+  for (int i = 0; i < r->nlines; i++) {
+    size_t len = r->lines[i].len;
+    int n = 0;
+    if (blank)
+      n = 0;
+    else if (i == 0)
+      n = snprintf(text, sizeof text, "%d %s %d %d %ld", kt_rank, r->send ? "isend" : "irecv", r->send ? r->dst : r->src,
+                   r->tag, r->bytes);
+    else
+      n = snprintf(text, sizeof text, "%d test %d %d %d", kt_rank, r->src, r->dst, r->tag);
+    if (n < 0 || (size_t)n >= len || len > sizeof text) {
+      kt_unpatched++;
+      continue;
+    }
+    memset(text + n, ' ', len - 1 - n);
+    text[len - 1] = '\n';
+    kt_patch(r->lines[i].off, text, len);
+  }
 }
 
 /* kt_find returns the index of req among the pending requests, or -1. */
@@ -423,26 +552,71 @@ static int kt_find(MPI_Request req) {
 }
 
 static void kt_drop(int i) {
+  free(kt_reqs[i].lines);
   memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
   kt_nreq--;
 }
 
 static void ko_complete(const struct kt_req *r, const MPI_Status *st);
+static void ko_cancelled(uint64_t id);
+
+/* Calls that change what is recorded, counted for the summary at
+ * MPI_Finalize: requests cancelled (left out of both traces, as if never
+ * started) and active requests freed (their completions are not seen). */
+static long kt_ncancelled, kt_nfreed;
+
+/* kt_settle settles pending request i, completed with status st. A
+ * cancelled one (MPI_Test_cancelled, where MPI_Cancel was called) is
+ * forgotten, its lines blanked and its OTF2 MpiRequestCancelled written,
+ * as Score-P does: kt_settle reports it. Otherwise a receive from
+ * MPI_ANY_SOURCE or with MPI_ANY_TAG takes the source and tag it
+ * matched, in its lines too, so that the replay receives the message the
+ * program did and its wait finds it (SimGrid's replay keys requests by
+ * source and tag). */
+static int kt_settle(int i, const MPI_Status *st) {
+  struct kt_req *r = &kt_reqs[i];
+  int cancelled = 0;
+  if (r->cancel && st) PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled) {
+    kt_relines(r, 1);
+    ko_cancelled(r->id);
+    kt_ncancelled++;
+    kt_drop(i);
+    return 1;
+  }
+  if (r->wild && st) {
+    if (r->src == KT_ANY_SOURCE) r->src = kt_world(r->comm, st->MPI_SOURCE);
+    if (r->tag == KT_ANY_TAG) r->tag = st->MPI_TAG;
+    r->wild = 0;
+    kt_relines(r, 0);
+  }
+  return 0;
+}
 
 /* kt_wait writes "wait src dst tag" (or action) for a pending request and,
  * if done, its OTF2 completion with status st and forgets it; a test that
- * did not complete it is an OTF2 MpiRequestTest. A non-blocking
- * collective's completion is kt_icomplete's. */
+ * did not complete it is an OTF2 MpiRequestTest, and one of its lines. A
+ * non-blocking collective's completion is kt_icomplete's. */
 static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
   if (kt_icomplete(req, done)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  kt_keyed(action, kt_reqs[i].src, kt_reqs[i].dst, kt_reqs[i].tag);
+  struct kt_req *r = &kt_reqs[i];
   if (!done) {
-    ko_tested(kt_reqs[i].id);
+    uint64_t at = kt_pos();
+    kt_line(action);
+    kt_num(r->src);
+    kt_num(r->dst);
+    kt_num(r->tag);
+    if (r->wild) kt_pad(KT_ROOM);
+    kt_eol();
+    kt_line_of(r, at);
+    ko_tested(r->id);
     return;
   }
-  ko_complete(&kt_reqs[i], st);
+  if (kt_settle(i, st)) return;
+  kt_keyed(action, r->src, r->dst, r->tag);
+  ko_complete(r, st);
   kt_drop(i);
 }
 
@@ -489,6 +663,7 @@ static int kt_open_ti(const char *dir) {
     fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
     return 0;
   }
+  setvbuf(kt_out, NULL, _IONBF, 0); /* kt_file is the buffer; kt_patch writes at offsets */
   if (kt_rank == 0) {
     snprintf(path, sizeof path, "%s/index.txt", dir);
     FILE *idx = fopen(path, "w");
@@ -504,6 +679,8 @@ static int kt_open_ti(const char *dir) {
 
 static void kf_start(void);
 
+static char kt_dir[4096]; /* the traces' directory */
+
 /* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
  * which began at t, once: MPICH's Fortran MPI_Init calls the C one. */
 static void kt_open(int region, uint64_t t) {
@@ -513,6 +690,7 @@ static void kt_open(int region, uint64_t t) {
   int ti, otf2;
   if (opened++) return;
   if (!dir || !*dir) dir = "kairos-trace";
+  snprintf(kt_dir, sizeof kt_dir, "%s", dir);
   if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
@@ -535,7 +713,7 @@ static void kt_open(int region, uint64_t t) {
   ko_start();
   kt_active = 1;
   ko_enter(region, t);
-  kt_last = kt_now();
+  kt_last = kt_began = kt_now();
   ko_leave(region, kt_last);
 }
 
@@ -555,6 +733,87 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return err;
 }
 
+/* kt_lost_kind says why the TI trace leaves out calls of region r. */
+static const char *kt_lost_kind(int r) {
+  (void)r; /* so far only collectives: TI has MPI_COMM_WORLD's alone */
+  return "on sub-communicators";
+}
+
+static int ko_writing(void);
+
+/* kt_summary tells, at rank 0, what the traces leave out or changed,
+ * summed over the ranks: the calls the TI trace cannot express, by kind,
+ * with their time and its share of the ranks' time, and where the complete
+ * trace is; requests cancelled or freed while active; the calls of other
+ * threads. dir is the traces' directory. */
+static void kt_summary(const char *dir) {
+  enum { NL = R_NREGIONS + 4 };
+  long n[NL] = {0}, alln[NL] = {0};
+  double sec[R_NREGIONS + 1] = {0}, allsec[R_NREGIONS + 1] = {0};
+  memcpy(n, kt_lost_n, sizeof kt_lost_n);
+  memcpy(sec, kt_lost_s, sizeof kt_lost_s);
+  n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
+  n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
+  sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
+  PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (kt_rank != 0) return;
+  long lost = 0;
+  double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
+  for (int r = 0; r < R_NREGIONS; r++) lost += alln[r], lost_s += allsec[r];
+  if (lost > 0) {
+    fprintf(stderr,
+            "kairos_trace: the TI trace leaves out %ld calls (all ranks) that SimGrid's time-independent format cannot "
+            "express: %.3f s, %.1f%% of the ranks' time, which its replay has as neither communication nor "
+            "computation:\n",
+            lost, lost_s, 100 * lost_s / total);
+    fprintf(stderr, "kairos_trace: %12s %12s %7s  call\n", "calls", "seconds", "share");
+    int done[R_NREGIONS] = {0};
+    for (;;) { /* by time, longest first */
+      int best = -1;
+      for (int r = 0; r < R_NREGIONS; r++)
+        if (alln[r] > 0 && !done[r] && (best < 0 || allsec[r] > allsec[best])) best = r;
+      if (best < 0) break;
+      done[best] = 1;
+      fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", alln[best], allsec[best],
+              100 * allsec[best] / total, kt_names[best], kt_lost_kind(best));
+    }
+    char speed[64];
+    snprintf(speed, sizeof speed, "%g", kt_speed);
+    if (ko_writing())
+      fprintf(stderr,
+              "kairos_trace: the OTF2 archive %s/traces.otf2 has every call; a time-independent trace of them all "
+              "(for kairos simulate): kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
+              dir, speed, dir, dir);
+    else
+      fprintf(stderr,
+              "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, run with "
+              "KAIROS_TRACE_FORMAT=ti,otf2); a time-independent trace of them all from it: kairos convert --speed %s "
+              "%s/traces.otf2 %s/trace.ktr\n",
+              speed, dir, dir);
+  }
+  if (alln[R_NREGIONS] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
+            "(MPI_THREAD_MULTIPLE) were not recorded\n",
+            alln[R_NREGIONS]);
+  if (alln[R_NREGIONS + 1] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld requests (all ranks) were cancelled (MPI_Cancel): they are in neither trace, as if never "
+            "started (the OTF2 archive marks each with an MpiRequestCancelled record)\n",
+            alln[R_NREGIONS + 1]);
+  if (alln[R_NREGIONS + 2] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld active requests (all ranks) were freed (MPI_Request_free) before they completed: their "
+            "completions are in neither trace (the TI replay waits for them at the rank's end)\n",
+            alln[R_NREGIONS + 2]);
+  if (alln[R_NREGIONS + 3] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld lines of the TI trace could not be rewritten (the matched source and tag of a wildcard "
+            "receive, or the blanking of a cancelled request): the TI trace may not replay as the program ran\n",
+            alln[R_NREGIONS + 3]);
+}
+
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
@@ -563,16 +822,8 @@ int MPI_Finalize(void) {
     kt_eol();
     kt_leave();
     kt_active = 0;
-    long mine[2] = {kt_skipped, __atomic_load_n(&kt_others, __ATOMIC_RELAXED)}, all[2] = {0, 0};
-    PMPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (kt_rank == 0 && all[1] > 0)
-      fprintf(stderr,
-              "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
-              "(MPI_THREAD_MULTIPLE) were not recorded\n",
-              all[1]);
+    kt_summary(kt_dir);
     if (kt_out) {
-      if (kt_rank == 0 && all[0] > 0)
-        fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", all[0]);
       kt_flush();
       fclose(kt_out);
       kt_out = NULL;
@@ -624,8 +875,7 @@ static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int 
   int err = isend(buf, count, t, dest, tag, comm, req);
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
-    kt_p2p("isend", d, tag, kt_bytes(count, t));
-    ko_send(1, d, tag, kt_bytes(count, t), kt_push(*req, 1, kt_rank, d, tag, comm));
+    ko_send(1, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, tag, kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -667,9 +917,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   kt_enter(R_IRECV);
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
   if (kt_on() && src != MPI_PROC_NULL) {
-    int s = kt_world(comm, src);
-    kt_p2p("irecv", s, kt_tag(tag), kt_bytes(count, t));
-    ko_irecv_request(kt_push(*req, 0, s, kt_rank, kt_tag(tag), comm));
+    ko_irecv_request(kt_post(*req, 0, kt_world(comm, src), kt_tag(tag), kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -714,9 +962,15 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     int ours = 0;
     for (int i = 0; i < count; i++) kt_icomplete(saved[i], 1);
     for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
-    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
-      kt_line("waitall");
-      kt_eol();
+    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request (but those cancelled) */
+      for (int i = 0; i < count; i++) {
+        int j = kt_find(saved[i]);
+        if (j >= 0) kt_settle(j, &sts[i]);
+      }
+      if (kt_nreq > 0) {
+        kt_line("waitall");
+        kt_eol();
+      }
       for (int i = 0; i < count; i++) {
         int j = kt_find(saved[i]);
         if (j < 0) continue;
@@ -1497,13 +1751,11 @@ static void kt_start(MPI_Request req) {
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
-    if (p->send) {
-      kt_p2p("isend", p->peer, p->tag, p->bytes);
-      ko_send(1, p->peer, p->tag, p->bytes, kt_push(req, 1, kt_rank, p->peer, p->tag, p->comm));
-    } else {
-      kt_p2p("irecv", p->peer, p->tag, p->bytes);
-      ko_irecv_request(kt_push(req, 0, p->peer, kt_rank, p->tag, p->comm));
-    }
+    uint64_t id = kt_post(req, p->send, p->peer, p->tag, p->bytes, p->comm);
+    if (p->send)
+      ko_send(1, p->peer, p->tag, p->bytes, id);
+    else
+      ko_irecv_request(id);
     return;
   }
 }
@@ -1536,9 +1788,28 @@ int MPI_Request_free(MPI_Request *req) {
       break;
     }
   int i = kt_find(r);
-  if (i >= 0) kt_drop(i);
+  if (i >= 0) {
+    kt_nfreed++;
+    kt_drop(i);
+  }
   for (i = 0; i < kt_nicoll; i++) /* erroneous for a non-blocking collective: its line stays in its place */
     if (!kt_icolls[i].done && kt_icolls[i].req == r) kt_icolls[i].done = 1;
+  return err;
+}
+
+/* MPI_Cancel marks a pending request: its completion says whether it was
+ * cancelled (kt_settle). TI has no cancel: a cancelled request's lines
+ * are blanked; the OTF2 archive has the call's region and, where it
+ * completes, Score-P's MpiRequestCancelled. */
+int MPI_Cancel(MPI_Request *req) {
+  MPI_Request r = *req;
+  kt_enter(R_CANCEL);
+  int err = PMPI_Cancel(req);
+  if (kt_on() && err == MPI_SUCCESS) {
+    int i = kt_find(r);
+    if (i >= 0) kt_reqs[i].cancel = 1;
+  }
+  kt_leave();
   return err;
 }
 
@@ -1637,8 +1908,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
   if (kt_on() && err == MPI_SUCCESS && kt_take(m, &src, &tag)) {
-    kt_p2p("irecv", src, tag, kt_bytes(count, t));
-    ko_irecv_request(kt_push(*req, 0, src, kt_rank, tag, MPI_COMM_WORLD));
+    ko_irecv_request(kt_post(*req, 0, src, tag, kt_bytes(count, t), MPI_COMM_WORLD));
   }
   kt_leave();
   return err;
@@ -1936,6 +2206,12 @@ void mpi_startall_(F *n, F *reqs, F *ierr) {
 }
 KF_NAMES(startall, STARTALL)
 
+void mpi_cancel_(F *req, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  *ierr = MPI_Cancel(&r);
+}
+KF_NAMES(cancel, CANCEL)
+
 void mpi_request_free_(F *req, F *ierr) {
   MPI_Request r = PMPI_Request_f2c(*req);
   *ierr = MPI_Request_free(&r);
@@ -2107,17 +2383,6 @@ KF_NAMES(comm_free, COMM_FREE)
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
 
-static const char *const ko_region_names[R_NREGIONS] = {
-  "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
-  "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
-  "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
-  "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
-  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
-  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
-  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
-  "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
-  "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
-  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
@@ -2557,6 +2822,13 @@ static void ko_tested(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiRequestTest(ko_evt, NULL, kt_end(), id);
 }
 
+static void ko_cancelled(uint64_t id) {
+  if (ko_evt) OTF2_EvtWriter_MpiRequestCancelled(ko_evt, NULL, kt_end(), id);
+}
+
+/* ko_writing reports whether the OTF2 archive is being written. */
+static int ko_writing(void) { return ko_archive != NULL; }
+
 /* ko_commref returns the local number of communicator comm. */
 static uint32_t ko_commref(MPI_Comm comm) {
   int same = MPI_UNEQUAL;
@@ -2703,7 +2975,7 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
   uint32_t str = 0;
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, first, last - first, OTF2_UNDEFINED_TIMESTAMP);
   OTF2_GlobalDefWriter_WriteString(g, str++, "");
-  for (int r = 0; r < R_NREGIONS; r++) OTF2_GlobalDefWriter_WriteString(g, str++, ko_region_names[r]);
+  for (int r = 0; r < R_NREGIONS; r++) OTF2_GlobalDefWriter_WriteString(g, str++, kt_names[r]);
   const uint32_t s_mpi = str, s_machine = str + 1, s_thread = str + 2, s_world = str + 3, s_ranks = str + 4;
   OTF2_GlobalDefWriter_WriteString(g, s_mpi, "MPI");
   OTF2_GlobalDefWriter_WriteString(g, s_machine, "machine");
@@ -2816,6 +3088,8 @@ static void ko_irecv_request(uint64_t id) { (void)id; }
 static void ko_recv(int peer, int tag, long bytes) { (void)peer, (void)tag, (void)bytes; }
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
 static void ko_tested(uint64_t id) { (void)id; }
+static void ko_cancelled(uint64_t id) { (void)id; }
+static int ko_writing(void) { return 0; }
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
   (void)comm, (void)op, (void)root, (void)sent, (void)recv;
 }
