@@ -388,8 +388,8 @@ struct kt_icoll {
   int done;    /* completed (or freed): its request may name another */
   char *ti;    /* its TI line, until written; NULL if none */
   size_t len;  /* of ti */
-  int op;      /* the OTF2 completion's operation, root, communicator, bytes */
-  uint32_t root, comm;
+  int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
+  uint32_t root, comm, sv, rv;
   uint64_t sent, recv;
 };
 static struct kt_icoll *kt_icolls; /* in the order of their calls */
@@ -1073,7 +1073,15 @@ enum {
   OP_REDUCE_SCATTER_BLOCK
 };
 
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv);
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv);
+
+/* KO_NOV: no count vector. ko_vec returns the OTF2 string of n counts
+ * (elements of t, or of ts[i]) as bytes: OTF2 has only a v-collective's
+ * totals, and the archive carries its vectors as attributes other
+ * readers ignore (kairos:sendcounts, kairos:recvcounts), which Kairos
+ * reads. */
+enum { KO_NOV = 0xffffffffu };
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n);
 
 static int kt_csize(MPI_Comm comm) {
   int n = 1;
@@ -1094,7 +1102,7 @@ static int kt_crank(MPI_Comm comm) {
 static void kt_collective(MPI_Comm comm, const char *action, int n, const long *args, int op, int root,
                           uint64_t sent, uint64_t recv) {
   if (kt_world_coll(comm)) kt_coll(action, n, args);
-  ko_coll(comm, op, root, sent, recv);
+  ko_coll(comm, op, root, sent, recv, KO_NOV, KO_NOV);
 }
 
 /* kt_rooted sets what Score-P counts at a member of a rooted collective
@@ -1205,7 +1213,7 @@ static void kt_r_alltoallv(const void *sbuf, const int *scounts, MPI_Datatype st
     kt_counts(rcounts, rt, rts, n);
     kt_eol();
   }
-  ko_coll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV, -1, sb, rb);
+  ko_coll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV, -1, sb, rb, ko_vec(scounts, st, sts, n), ko_vec(rcounts, rt, rts, n));
 }
 
 static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
@@ -1218,7 +1226,8 @@ static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const
     kt_counts(rcounts, rt, NULL, n);
     kt_eol();
   }
-  ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, NULL, n));
+  ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, NULL, n), KO_NOV,
+          ko_vec(rcounts, rt, NULL, n));
 }
 
 /* Receive counts of gatherv and send counts of scatterv are significant at
@@ -1234,7 +1243,8 @@ static void kt_r_gatherv(const void *sbuf, int scount, MPI_Datatype st, const in
     kt_num(root);
     kt_eol();
   }
-  ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, NULL, n) : 0);
+  ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, NULL, n) : 0, KO_NOV,
+          atroot ? ko_vec(rcounts, rt, NULL, n) : KO_NOV);
 }
 
 static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf, int rcount, MPI_Datatype rt, int root,
@@ -1248,7 +1258,8 @@ static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf,
     kt_num(root);
     kt_eol();
   }
-  ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, NULL, n) : 0, kt_bytes(rcount, rt));
+  ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, NULL, n) : 0, kt_bytes(rcount, rt),
+          atroot ? ko_vec(scounts, st, NULL, n) : KO_NOV, KO_NOV);
 }
 
 /* kt_reduce_scatter records a reduce_scatter (op) of rcounts elements of t
@@ -1261,7 +1272,8 @@ static void kt_reduce_scatter(MPI_Comm comm, int op, const int *rcounts, MPI_Dat
     kt_num(0);
     kt_eol();
   }
-  ko_coll(comm, op, -1, kt_sum(rcounts, t, NULL, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+  ko_coll(comm, op, -1, kt_sum(rcounts, t, NULL, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t), KO_NOV,
+          op == OP_REDUCE_SCATTER ? ko_vec(rcounts, t, NULL, n) : KO_NOV);
 }
 
 /* A reduce_scatter_block is the reduce_scatter of equal counts, which is
@@ -2386,6 +2398,8 @@ KF_NAMES(comm_free, COMM_FREE)
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
+static OTF2_AttributeList *ko_attrs; /* of the next record */
+enum { KO_ATTR_SEND, KO_ATTR_RECV }; /* the attributes kairos:sendcounts, kairos:recvcounts */
 static uint64_t ko_first; /* the first timestamp, MPI_Init's start */
 
 /* Sub-communicators: each rank numbers the ones its collectives use from
@@ -2497,6 +2511,7 @@ static int ko_open(const char *dir) {
   OTF2_Archive_SetFlushCallbacks(ko_archive, &ko_flush, NULL);
   OTF2_MPI_Archive_SetCollectiveCallbacks(ko_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
   OTF2_Archive_SetCreator(ko_archive, "Kairos tracer");
+  if (!(ko_attrs = OTF2_AttributeList_New())) abort();
   int ok = OTF2_Archive_OpenEvtFiles(ko_archive) == OTF2_SUCCESS;
   ok = ok && (ko_evt = OTF2_Archive_GetEvtWriter(ko_archive, (OTF2_LocationRef)kt_rank)) != NULL;
   if (!kt_all(ok)) {
@@ -2724,14 +2739,16 @@ static char *ko_fn_names(int *len) {
   return buf;
 }
 
-/* ko_unify_fns gathers every rank's function names at rank 0, which keeps
- * the distinct ones in *names (NUL-ended, *nnames of them, *nameslen
- * bytes), numbered from R_NREGIONS; it returns this rank's mapping, local
- * number R_NREGIONS+i to global number map[i]. */
-static uint32_t *ko_unify_fns(char **names, int *nnames, int *nameslen) {
-  int len, *lens = NULL, *displs = NULL, *counts = NULL, *cdispls = NULL, total = 0, ntotal = 0;
-  int mine = (int)ko_nfn;
-  char *flat = ko_fn_names(&len), *all = NULL;
+/* ko_unify_names gathers every rank's names (flat: mine of them, each
+ * ended by a NUL, len bytes; freed here) at rank 0, which keeps the
+ * distinct ones in *names (NUL-ended, *nnames of them, *nameslen bytes),
+ * numbered from first; it returns this rank's mapping, local number i to
+ * global number map[i]. The function names and the count vectors are
+ * unified so. */
+static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, char **names, int *nnames,
+                                int *nameslen) {
+  int *lens = NULL, *displs = NULL, *counts = NULL, *cdispls = NULL, total = 0, ntotal = 0;
+  char *all = NULL;
   int *nums = NULL;
   *names = NULL, *nnames = 0, *nameslen = 0;
   if (kt_rank == 0) {
@@ -2767,7 +2784,7 @@ static uint32_t *ko_unify_fns(char **names, int *nnames, int *nameslen) {
       }
       if (table[h] < 0) {
         table[h] = *nameslen;
-        ids[h] = R_NREGIONS + (*nnames)++;
+        ids[h] = (int)first + (*nnames)++;
         memcpy(*names + *nameslen, nm, l);
         *nameslen += (int)l;
       }
@@ -2863,24 +2880,89 @@ int MPI_Comm_free(MPI_Comm *comm) {
   return PMPI_Comm_free(comm);
 }
 
+/* ko_vattrs puts the count vectors sv and rv (KO_NOV: none) in the
+ * attribute list of the next record. */
+static void ko_vattrs(uint32_t sv, uint32_t rv) {
+  if (sv != KO_NOV) OTF2_AttributeList_AddStringRef(ko_attrs, KO_ATTR_SEND, sv);
+  if (rv != KO_NOV) OTF2_AttributeList_AddStringRef(ko_attrs, KO_ATTR_RECV, rv);
+}
+
 /* ko_coll writes a blocking collective's records; a non-blocking one's
  * request, keeping the rest for its completion. */
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
   if (!ko_evt) return;
   uint32_t c = ko_commref(comm), r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
+    kt_icur->sv = sv, kt_icur->rv = rv;
     OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
     return;
   }
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
-  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
+  ko_vattrs(sv, rv);
+  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
 }
 
 static void ko_icomplete(const struct kt_icoll *c) {
-  if (ko_evt)
-    OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
-                                                 c->sent, c->recv, c->id);
+  if (!ko_evt) return;
+  ko_vattrs(c->sv, c->rv);
+  OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
+                                               c->sent, c->recv, c->id);
+}
+
+/* The count vectors: each rank numbers its distinct strings (local string
+ * ids, with a mapping table to the global ones rank 0 defines at
+ * MPI_Finalize, as the function names). */
+static char *ko_vflat;            /* the strings, each ended by a NUL */
+static size_t ko_vlen, ko_vcap;   /* of ko_vflat */
+static uint32_t *ko_vtab;         /* hash table: offset+1 in ko_vflat, 0 empty */
+static uint32_t *ko_vids;         /* the string id of each slot */
+static size_t ko_vtabcap;
+static uint32_t ko_nv;            /* strings */
+static char *ko_vbuf;             /* the vector being formatted */
+static size_t ko_vbufcap;
+
+static size_t ko_vslot(const char *v, size_t cap) {
+  size_t h = 1469598103934665603u;
+  for (const char *p = v; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211u;
+  for (h &= cap - 1; ko_vtab[h] != 0 && strcmp(ko_vflat + ko_vtab[h] - 1, v) != 0; h = (h + 1) & (cap - 1)) {
+  }
+  return h;
+}
+
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
+  if (!ko_evt || !counts) return KO_NOV;
+  size_t need = (size_t)n * 21 + 1, len = 0;
+  if (need > ko_vbufcap) {
+    ko_vbufcap = 2 * need;
+    if (!(ko_vbuf = realloc(ko_vbuf, ko_vbufcap))) abort();
+  }
+  for (int i = 0; i < n; i++) len += (size_t)sprintf(ko_vbuf + len, i ? " %ld" : "%ld", kt_count(counts, t, ts, i));
+  ko_vbuf[len] = 0;
+  if (2 * (ko_nv + 1) > ko_vtabcap) { /* grow the table */
+    uint32_t *old = ko_vtab, *oldids = ko_vids;
+    size_t oldcap = ko_vtabcap;
+    ko_vtabcap = oldcap ? 2 * oldcap : 64;
+    ko_vtab = calloc(ko_vtabcap, sizeof *ko_vtab), ko_vids = calloc(ko_vtabcap, sizeof *ko_vids);
+    if (!ko_vtab || !ko_vids) abort();
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i] != 0) {
+        size_t h = ko_vslot(ko_vflat + old[i] - 1, ko_vtabcap);
+        ko_vtab[h] = old[i], ko_vids[h] = oldids[i];
+      }
+    free(old), free(oldids);
+  }
+  size_t h = ko_vslot(ko_vbuf, ko_vtabcap);
+  if (ko_vtab[h] == 0) {
+    if (ko_vlen + len + 1 > ko_vcap) {
+      ko_vcap = 2 * (ko_vlen + len + 1);
+      if (!(ko_vflat = realloc(ko_vflat, ko_vcap))) abort();
+    }
+    memcpy(ko_vflat + ko_vlen, ko_vbuf, len + 1);
+    ko_vtab[h] = (uint32_t)ko_vlen + 1, ko_vids[h] = ko_nv++;
+    ko_vlen += len + 1;
+  }
+  return ko_vids[h];
 }
 
 /* ko_unify gathers every rank's sub-communicators at rank 0, which numbers
@@ -2965,11 +3047,18 @@ static OTF2_RegionRole ko_role(int r) {
   return OTF2_REGION_ROLE_POINT2POINT;
 }
 
+/* ko_s_vecs is the global string id of the first count vector: after
+ * "", the regions' names, 4 strings, the ranks' names and the count
+ * attributes' names and descriptions (ko_defs). */
+static uint32_t ko_s_vecs(void) { return 1 + R_NREGIONS + 4 + (uint32_t)kt_size + 4; }
+
 /* ko_defs writes the global definitions: strings, the MPI paradigm, one
  * system tree node, a process and a thread per rank with its event count,
- * the regions, MPI_COMM_WORLD and the unified sub-communicators. */
+ * the regions, the count vectors' attributes, MPI_COMM_WORLD and the
+ * unified sub-communicators; vnames are the count vectors' strings, fnames
+ * the user functions' names. */
 static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const int *gcomms, int ngcomms,
-                    const char *fnames, int nfnames) {
+                    const char *vnames, int nvnames, const char *fnames, int nfnames) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ko_archive);
   char name[64];
   uint32_t str = 0;
@@ -2995,9 +3084,20 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
   for (int r = 0; r < R_NREGIONS; r++)
     OTF2_GlobalDefWriter_WriteRegion(g, r, 1 + r, 1 + r, 0, ko_role(r), OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
                                      s_mpi, 0, 0);
-  /* The user functions, named by strings after the ranks'. */
+  const uint32_t s_attrs = s_ranks + kt_size;
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs, "kairos:sendcounts");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 1, "kairos:recvcounts");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 2,
+                                   "bytes a v-collective sends to each member of its communicator, in rank order");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 3,
+                                   "bytes a v-collective receives from each member of its communicator, in rank order");
+  OTF2_GlobalDefWriter_WriteAttribute(g, KO_ATTR_SEND, s_attrs, s_attrs + 2, OTF2_TYPE_STRING);
+  OTF2_GlobalDefWriter_WriteAttribute(g, KO_ATTR_RECV, s_attrs + 1, s_attrs + 3, OTF2_TYPE_STRING);
+  for (int v = 0; v < nvnames; v++, vnames += strlen(vnames) + 1)
+    OTF2_GlobalDefWriter_WriteString(g, ko_s_vecs() + v, vnames);
+  /* The user functions, named by strings after the count vectors. */
   for (int f = 0; f < nfnames; f++, fnames += strlen(fnames) + 1) {
-    uint32_t sf = s_ranks + kt_size + f;
+    uint32_t sf = ko_s_vecs() + nvnames + f;
     OTF2_GlobalDefWriter_WriteString(g, sf, fnames);
     OTF2_GlobalDefWriter_WriteRegion(g, R_NREGIONS + f, sf, sf, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
                                      OTF2_REGION_FLAG_NONE, 0, 0, 0);
@@ -3036,9 +3136,12 @@ static void ko_close(void) {
   PMPI_Comm_free(&ko_sync_comm);
   int *gcomms, ngcomms, glen;
   uint32_t *map = ko_unify(&gcomms, &ngcomms, &glen);
-  char *fnames;
-  int nfnames, fnameslen;
-  uint32_t *fnmap = ko_unify_fns(&fnames, &nfnames, &fnameslen);
+  char *fnames, *vnames;
+  int nfnames, fnameslen, nvnames, vnameslen, fnlen;
+  char *flat = ko_fn_names(&fnlen);
+  uint32_t *fnmap = ko_unify_names(flat, fnlen, (int)ko_nfn, R_NREGIONS, &fnames, &nfnames, &fnameslen);
+  uint32_t *vmap = ko_unify_names(ko_vflat, (int)ko_vlen, (int)ko_nv, ko_s_vecs(), &vnames, &nvnames, &vnameslen);
+  ko_vflat = NULL;
   OTF2_Archive_OpenDefFiles(ko_archive);
   OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ko_archive, (OTF2_LocationRef)kt_rank);
   if (ko_ncomms > 0) {
@@ -3054,6 +3157,12 @@ static void ko_close(void) {
     OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, m);
     OTF2_IdMap_Free(m);
   }
+  if (ko_nv > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, ko_nv);
+    for (uint32_t i = 0; i < ko_nv; i++) OTF2_IdMap_AddIdPair(m, i, vmap[i]);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_STRING, m);
+    OTF2_IdMap_Free(m);
+  }
   for (int i = 0; i < ko_nsync; i++)
     OTF2_DefWriter_WriteClockOffset(dw, ko_sync_at[i].at, ko_sync_at[i].off, ko_sync_at[i].stddev);
   OTF2_Archive_CloseDefWriter(ko_archive, dw);
@@ -3066,10 +3175,10 @@ static void ko_close(void) {
   uint64_t gfirst = ko_global(ko_first, 0), glast = ko_global(kt_last, ko_nsync - 1);
   PMPI_Reduce(&gfirst, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&glast, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms, fnames, nfnames);
+  if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms, vnames, nvnames, fnames, nfnames);
   OTF2_Archive_Close(ko_archive);
   ko_archive = NULL;
-  free(events), free(map), free(gcomms), free(fnmap), free(fnames);
+  free(events), free(map), free(gcomms), free(fnmap), free(fnames), free(vmap), free(vnames);
 }
 
 #else /* without OTF2: no records */
@@ -3090,8 +3199,12 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r,
 static void ko_tested(uint64_t id) { (void)id; }
 static void ko_cancelled(uint64_t id) { (void)id; }
 static int ko_writing(void) { return 0; }
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
-  (void)comm, (void)op, (void)root, (void)sent, (void)recv;
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
+  (void)comm, (void)op, (void)root, (void)sent, (void)recv, (void)sv, (void)rv;
+}
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
+  (void)counts, (void)t, (void)ts, (void)n;
+  return KO_NOV;
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
 #endif
