@@ -1,4 +1,4 @@
-package capture
+package capture_test
 
 import (
 	"fmt"
@@ -12,44 +12,27 @@ import (
 	"testing"
 	"time"
 
+	"kairos/capture"
 	"kairos/check"
 	"kairos/format"
 	"kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/testenv"
+	"kairos/internal/tracertest"
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
 )
 
-// build compiles the tracer (with OTF2 if flags say so) and the test
+// build builds the tracer (with OTF2 if otf2 is set) and the test
 // program with Open MPI's mpicc.
-func build(t *testing.T, dir string, flags ...string) (lib, app string) {
+func build(t *testing.T, dir string, otf2 bool) (lib, app string) {
 	t.Helper()
-	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	testenv.Tool(t, "mpirun", "openmpi-bin")
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib, app = filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "app")
-	args := append([]string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src}, flags...)
-	run(t, dir, nil, mpicc, args...)
-	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
-	return lib, app
+	lib = tracertest.OpenMPI.Tracer(t, dir, otf2)
+	return lib, tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("app.c"))
 }
 
-func run(t testing.TB, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
+var run = tracertest.Command
 
 // mpirun runs app on 4 processes of Open MPI with the tracer preloaded,
 // writing the trace to dir/trace in the tracer's default formats, and
@@ -62,10 +45,8 @@ func mpirun(t *testing.T, dir, lib, app string, args ...string) string {
 // mpirunFormat is mpirun with KAIROS_TRACE_FORMAT set to format.
 func mpirunFormat(t *testing.T, dir, format, lib, app string, args ...string) string {
 	t.Helper()
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace"),
-		"KAIROS_TRACE_FORMAT=" + format}
-	return run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE",
-		"-x", "KAIROS_TRACE_FORMAT", app}, args...)...)
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: format, NP: 4, Dir: dir}
+	return tracertest.OpenMPI.Launch(t, r, app, args...)
 }
 
 // calls returns each rank's MPI calls in a trace, as comparable text:
@@ -94,10 +75,14 @@ func calls(t *testing.T, path string) [][]string {
 // sub-communicator (which TI cannot express) left out and counted.
 func TestTracer(t *testing.T) {
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	out := mpirun(t, dir, lib, app, "split", "shift", "more")
-	if !strings.Contains(out, "kairos_trace: 4 calls, over all ranks, that TI cannot express were not recorded") {
-		t.Errorf("mpirun output:\n%s", out)
+	// The summary: what TI leaves out, by kind, and where every call is.
+	for _, want := range []string{"kairos_trace: the TI trace leaves out 4 calls (all ranks)",
+		"MPI_Barrier on sub-communicators", "kairos convert --speed 1e+09 " + filepath.Join(dir, "trace", "traces.otf2")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mpirun output lacks %q:\n%s", want, out)
+		}
 	}
 	index := filepath.Join(dir, "trace", "index.txt")
 	src, _, err := format.Open(index)
@@ -176,13 +161,7 @@ func TestTracer(t *testing.T) {
 // Debian's libotf2-trace-dev is not installed).
 func otf2Tracer(t *testing.T, dir string) (lib, app string) {
 	t.Helper()
-	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
-		if testenv.Required() {
-			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
-		}
-		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
-	}
-	return build(t, dir, "-DKAIROS_OTF2", "-lotf2")
+	return build(t, dir, true)
 }
 
 // openArchive has otf2-print read the tracer's 4-rank archive and opens
@@ -319,7 +298,7 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 	smpicc := testenv.Tool(t, "smpicc", "libsimgrid-dev")
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app)
 	ours := calls(t, filepath.Join(dir, "trace", "index.txt"))
 
@@ -363,8 +342,8 @@ func BenchmarkTracerOverhead(b *testing.B) {
 	dir := b.TempDir()
 	mpicc := testenv.Tool(b, "mpicc", "libopenmpi-dev")
 	testenv.Tool(b, "mpirun", "openmpi-bin")
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
+	src := filepath.Join(dir, capture.FileName)
+	if err := os.WriteFile(src, capture.Source, 0o644); err != nil {
 		b.Fatal(err)
 	}
 	prog := filepath.Join(dir, "overhead")
@@ -515,7 +494,7 @@ func replays(t *testing.T, index string) {
 func traceWith(t *testing.T, option string) (index string, got [][]string) {
 	t.Helper()
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app, option)
 	index = filepath.Join(dir, "trace", "index.txt")
 	return index, calls(t, index)
@@ -755,7 +734,7 @@ var twinOptions = []string{"more", "inplace", "icoll"}
 func twinCalls(t *testing.T) (lib string, want [][]string) {
 	t.Helper()
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app, twinOptions...)
 	return lib, calls(t, filepath.Join(dir, "trace", "index.txt"))
 }
@@ -794,7 +773,7 @@ func sortedWaits(calls []string) []string {
 // those too.
 func TestTracerFortran08(t *testing.T) {
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, _ := build(t, dir, false)
 	mpirun(t, dir, lib, fortranApp(t, dir, "app08.f90"))
 	index := filepath.Join(dir, "trace", "index.txt")
 	want := []string{
@@ -816,24 +795,18 @@ func TestTracerFortran08(t *testing.T) {
 // MPICH's Fortran bindings call its C functions, but reach the tracer's
 // Fortran wrappers first; MPI_IN_PLACE is found by MPICH's name for it.
 func TestTracerMPICH(t *testing.T) {
-	mpicc := testenv.Tool(t, "mpicc.mpich", "libmpich-dev")
-	mpif90 := testenv.Tool(t, "mpif90.mpich", "libmpich-dev")
-	mpiexec := testenv.Tool(t, "mpirun.mpich", "mpich")
+	m := tracertest.MPICH
+	m.Need(t)
+	mpif90 := testenv.Tool(t, m.FC, m.Package)
 	_, want := twinCalls(t)
 	mdir := t.TempDir()
-	src := filepath.Join(mdir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mlib := filepath.Join(mdir, "libkairos_trace.so")
-	run(t, mdir, nil, mpicc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", mlib, src)
+	mlib := m.Tracer(t, mdir, false)
 	testdata := filepath.Join(testenv.RepoRoot(), "capture", "testdata")
-	run(t, mdir, nil, mpicc, "-O1", "-o", "app_c", filepath.Join(testdata, "app.c"))
+	run(t, mdir, nil, m.CC, "-O1", "-o", "app_c", filepath.Join(testdata, "app.c"))
 	run(t, mdir, nil, mpif90, "-O1", "-o", "app_f", filepath.Join(testdata, "app.f90"))
 	for _, prog := range []string{"app_c", "app_f"} {
 		trace := filepath.Join(mdir, "trace-"+prog)
-		run(t, mdir, []string{"KAIROS_TRACE=" + trace}, mpiexec,
-			append([]string{"-np", "4", "-genv", "LD_PRELOAD", mlib, "./" + prog}, twinOptions...)...)
+		m.Launch(t, tracertest.Recording{Lib: mlib, Trace: trace, NP: 4, Dir: mdir}, "./"+prog, twinOptions...)
 		index := filepath.Join(trace, "index.txt")
 		sameCalls(t, prog+" on MPICH", calls(t, index), want)
 		replays(t, index)
@@ -848,7 +821,7 @@ func TestTracerMPICH(t *testing.T) {
 // buffers (lines of one rank in another's file, deadlocked replays).
 func TestTracerThreads(t *testing.T) {
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, _ := build(t, dir, false)
 	prog := filepath.Join(dir, "threads")
 	run(t, dir, nil, "mpicc", "-O1", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "threads.c"))
 	out := mpirun(t, dir, lib, prog)

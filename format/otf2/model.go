@@ -45,6 +45,15 @@ type Source struct {
 	// inPlaceAware: the archive's in-place collectives count no block to
 	// or from the member itself (Score-P 8 on).
 	inPlaceAware bool
+
+	// What Open's scan learns for the later reads: each rank's index of
+	// late completions and cancellations, the v-collectives' instances,
+	// the kairos count attributes' ids.
+	scanned            bool
+	idx                []*rankIndex
+	vt                 vtable
+	attrSend, attrRecv uint32
+	cancelled          int
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -66,13 +75,40 @@ func Open(path string) (*Source, error) {
 	s.buildRanks()
 	s.buildComms()
 	s.describe()
+	s.countAttrs()
 	if err := s.scan(); err != nil {
 		return nil, err
+	}
+	s.defects = append(s.defects, s.vt.build(s.members)...)
+	if s.vt.n > 0 {
+		s.meta.Attrs[AttrDerivedCounts] = fmt.Sprintf("the count vectors of %d v-collectives (alltoallv, gatherv...) are derived from "+
+			"their members' totals, which is all OTF2 records: every member sends and receives its totals, and checks compare totals only", s.vt.n)
+	}
+	if s.cancelled > 0 {
+		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel): read as never started", s.cancelled)
 	}
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
 	}
 	return s, nil
+}
+
+// countAttrs finds the attributes by which Kairos' tracer carries the
+// count vectors of v-collectives, and keeps attribute lists if there are.
+func (s *Source) countAttrs() {
+	s.attrSend, s.attrRecv = undefined32, undefined32
+	d := s.arch.Defs
+	for id, a := range d.Attributes {
+		switch d.Strings[a.Name] {
+		case "kairos:sendcounts":
+			s.attrSend = id
+		case "kairos:recvcounts":
+			s.attrRecv = id
+		}
+	}
+	if s.attrSend != undefined32 || s.attrRecv != undefined32 {
+		s.arch.KeepAttrs = true
+	}
 }
 
 // inPlaceAware reports whether an archive's creator counts the bytes of
@@ -226,7 +262,10 @@ func (s *Source) describe() {
 // scan reads every rank once, building the call-path tree and the
 // defect list, so that Meta is complete before any rank is streamed.
 func (s *Source) scan() error {
+	s.idx = make([]*rankIndex, len(s.ranks))
+	s.vt.notes = make([][]vnote, len(s.ranks))
 	for r := range s.ranks {
+		s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
 		rd, err := s.openRank(r)
 		if err != nil {
 			return err
@@ -239,7 +278,9 @@ func (s *Source) scan() error {
 			return err
 		}
 		s.defects = append(s.defects, rd.m.defects(r)...)
+		s.cancelled += rd.m.cancelled
 	}
+	s.scanned = true
 	return nil
 }
 
@@ -258,7 +299,9 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 	}
 	rd := &rankReader{lr: lr}
 	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{},
-		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{}}
+		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{},
+		reqOrd: map[uint64]uint64{}, released: map[uint64]held{}, gone: map[uint64]bool{}, nbcSeq: map[uint64]uint64{}, vcache: map[uint64][]int64{},
+		idx: s.idx[r], scanning: !s.scanned}
 	rd.m.out = &rd.q
 	return rd, nil
 }
