@@ -17,11 +17,6 @@ import (
 // any distance costs a bounded look-ahead and an entry of the index.
 const maxLookahead = 1 << 12
 
-// kindGone marks a queued event that is not returned: a request that was
-// cancelled. It stays in the queue so that the look-ahead, and so the
-// releases, are the same in Open's scan and in every later read.
-const kindGone = trace.Kind(255)
-
 // maxDepth bounds a location's call stack, so that a trace of Enters
 // without Leaves cannot grow memory with its events.
 const maxDepth = 1 << 16
@@ -269,7 +264,7 @@ func (m *mapper) record(e *Event) {
 		} else {
 			m.reqOrd[e.Request] = m.ord
 			if !m.scanning && m.idx.cancelled[m.ord] {
-				ev.Kind = kindGone
+				voided(&ev)
 			}
 		}
 		c.ops = append(c.ops, ev)
@@ -415,7 +410,7 @@ func (m *mapper) cancel(req uint64) {
 	m.cancelled++
 	o, started := m.reqOrd[req]
 	delete(m.reqOrd, req)
-	if m.fillHeld(req, func(ev *trace.Event) { ev.Kind = kindGone }) {
+	if m.fillHeld(req, voided) {
 		m.drop(req)
 		return
 	}
@@ -670,7 +665,7 @@ func (m *mapper) rankIn(c modelComm) int {
 var callKinds = map[string]trace.Kind{
 	"MPI_Init": trace.Init, "MPI_Init_thread": trace.Init, "MPI_Finalize": trace.Finalize,
 	"MPI_Barrier": trace.Barrier, "MPI_Probe": trace.Deferred, "MPI_Iprobe": trace.Deferred,
-	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred,
+	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred, "MPI_Cancel": trace.Deferred,
 }
 
 // finish ends the current MPI call at tick t and queues its events.
@@ -789,8 +784,8 @@ func (m *mapper) release(i int) {
 	if f, ok := m.idx.late[o]; ok && !m.scanning {
 		switch {
 		case f.cancelled:
-			ev.Kind = kindGone
 			m.drop(ev.Request)
+			voided(ev)
 		case f.coll != nil:
 			placeColl(ev, *f.coll)
 		default:
@@ -802,6 +797,15 @@ func (m *mapper) release(i int) {
 		return
 	}
 	m.giveUp(ev)
+}
+
+// voided makes the Isend or Irecv ev of a cancelled request what its call
+// was: an MPI call that communicates nothing (a deferred call: its time
+// is the call's, not computation, as in the TI trace).
+func voided(ev *trace.Event) {
+	v := trace.NewEvent(trace.Deferred)
+	v.Enter, v.Exit, v.HasTime, v.Region, v.CallSite = ev.Enter, ev.Exit, ev.HasTime, ev.Region, ev.CallSite
+	*ev = v
 }
 
 // drop makes the tests of cancelled request req deferred calls, with no
@@ -860,11 +864,7 @@ type rankReader struct {
 // Next advances to the next model event.
 func (rd *rankReader) Next() bool {
 	q := &rd.q
-	for q.head >= len(q.ev) || q.pending[q.head] || q.ev[q.head].Kind == kindGone {
-		if q.head < len(q.ev) && !q.pending[q.head] { // gone
-			q.head++
-			continue
-		}
+	for q.head >= len(q.ev) || q.pending[q.head] {
 		if q.head < len(q.ev) && len(q.ev)-q.head > maxLookahead {
 			req := q.ev[q.head].Request
 			delete(rd.m.pendingOut, req)

@@ -144,7 +144,18 @@ func (m *mapper) attrCounts(ev *trace.Event, e *Event, n int) bool {
 		}
 	}
 	if send == nil && recv == nil {
-		return false
+		// Kairos' tracer writes no vector where MPI ignores it: a
+		// gatherv's or scatterv's members but the root.
+		if s.attrSend == undefined32 && s.attrRecv == undefined32 || !(ev.Kind == trace.Gatherv || ev.Kind == trace.Scatterv) ||
+			ev.Partner == m.rank {
+			return false
+		}
+		if ev.Kind == trace.Gatherv {
+			ev.RecvCounts = make([]int64, n)
+		} else {
+			ev.SendCounts = make([]int64, n)
+		}
+		return true
 	}
 	sum := func(v []int64) (t int64) {
 		for _, x := range v {
