@@ -65,7 +65,12 @@ type modelComm struct {
 
 // Open opens the OTF2 archive at path (anchor file or its directory) as a
 // trace.Source.
-func Open(path string) (*Source, error) {
+func Open(path string) (*Source, error) { return open(path, true) }
+
+// open is Open, reading the count vectors Kairos' tracer writes as
+// attributes if counts is set (else deriving them, as for another
+// writer's archive).
+func open(path string, counts bool) (*Source, error) {
 	a, err := OpenArchive(path)
 	if err != nil {
 		return nil, err
@@ -75,7 +80,10 @@ func Open(path string) (*Source, error) {
 	s.buildRanks()
 	s.buildComms()
 	s.describe()
-	s.countAttrs()
+	s.attrSend, s.attrRecv = undefined32, undefined32
+	if counts {
+		s.countAttrs()
+	}
 	if err := s.scan(); err != nil {
 		return nil, err
 	}
@@ -96,7 +104,6 @@ func Open(path string) (*Source, error) {
 // countAttrs finds the attributes by which Kairos' tracer carries the
 // count vectors of v-collectives, and keeps attribute lists if there are.
 func (s *Source) countAttrs() {
-	s.attrSend, s.attrRecv = undefined32, undefined32
 	d := s.arch.Defs
 	for id, a := range d.Attributes {
 		switch d.Strings[a.Name] {
