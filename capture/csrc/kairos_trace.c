@@ -53,8 +53,11 @@
  * their time is not counted as computation. Counts are bytes (MPI_BYTE,
  * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
- * communicators are not recorded, and rank 0 counts them on stderr at
- * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
+ * communicators are not recorded, and rank 0 sums them on stderr at
+ * MPI_Finalize, by call, with their time and its share of the run, and
+ * says where every call is (the OTF2 archive, for kairos convert). A
+ * receive from any source or with any tag is written with the source and
+ * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
  * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
  * not wrapped: their time counts as computation. Under

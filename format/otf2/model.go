@@ -21,7 +21,9 @@ import (
 // MPI records give the kind: MpiSend/MpiIsend/MpiRecv become Send, Isend
 // and Recv, MpiIrecvRequest an Irecv whose sender, tag and size come from
 // the MpiIrecv that completes it (the rank's later events are held back
-// until then, at most 65536), the completions inside MPI_Wait*/MPI_Test*
+// until then, at most maxLookahead, then filled from Open's index of late
+// completions), an MpiRequestCancelled the request's events made deferred
+// calls, the completions inside MPI_Wait*/MPI_Test*
 // a Wait, Waitall or Test with their requests, MpiSend+MpiRecv in one
 // call a SendRecv, MpiCollectiveEnd the collective of its operation with
 // the world rank of its root (and a non-blocking collective the blocking
