@@ -353,30 +353,24 @@ func (in *vinst) cell(i, j int) int64 {
 // receivers'), each side spreads its own total in proportion to the
 // other side's, and check reports the mismatch.
 func (in *vinst) row(i int) []int64 {
-	in.matrix()
-	v := make([]int64, len(in.a))
-	switch {
-	case !in.consistent:
-		return proportional(in.a[i], in.b)
-	case in.total == 0:
-	default:
-		for j := range v {
-			v[j] = in.cell(i, j)
-		}
-	}
-	return v
+	return in.line(in.a[i], in.b, func(j int) int64 { return in.cell(i, j) })
 }
 
 func (in *vinst) col(i int) []int64 {
+	return in.line(in.b[i], in.a, func(j int) int64 { return in.cell(j, i) })
+}
+
+// line returns a row or column of the matrix: cell(j) for each member j,
+// or total spread in proportion to the other side's totals, weights.
+func (in *vinst) line(total int64, weights []int64, cell func(j int) int64) []int64 {
 	in.matrix()
-	v := make([]int64, len(in.a))
-	switch {
-	case !in.consistent:
-		return proportional(in.b[i], in.a)
-	case in.total == 0:
-	default:
+	if !in.consistent {
+		return proportional(total, weights)
+	}
+	v := make([]int64, len(weights))
+	if in.total > 0 {
 		for j := range v {
-			v[j] = in.cell(j, i)
+			v[j] = cell(j)
 		}
 	}
 	return v
