@@ -21,12 +21,12 @@ import (
 // ranks, the tracer's summary, and the platform and hostfile of a crossbar
 // cluster of as many hosts (testenv.Cluster) to replay it on.
 type recorded struct {
-	dir, out        string
-	np              int
-	plat, hosts     string
-	ti, otf2        string
-	what            string
-	polls, subcomms bool // the run polls (MPI_Test*), has collectives on sub-communicators
+	dir, out    string
+	np          int
+	plat, hosts string
+	ti, otf2    string
+	what        string
+	subcomms    bool // the run has collectives on sub-communicators
 }
 
 // record runs prog with args on np ranks of m under the OTF2 tracer lib,
