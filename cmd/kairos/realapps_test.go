@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/format"
 	"kairos/internal/testenv"
@@ -469,6 +470,39 @@ func subcommCase(t *testing.T, r *recorded) {
 		"MPI_Bcast on sub-communicators", "MPI_Alltoall on sub-communicators", "of the ranks' time"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, r.out)
+		}
+	}
+}
+
+// TestTruncatedReceiveNeverWaited: a receive from any source that takes a
+// larger message (as HPCC's cancelled receive did in the traces of a
+// tracer that did not know MPI_Cancel) stops SimGrid's replay only where
+// it is waited for: before that, the message it took is missing for its
+// own receive, and SimGrid deadlocks there. Kairos says the same, where
+// it said "SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)" at the match; waited
+// for, the truncation stops both.
+func TestTruncatedReceiveNeverWaited(t *testing.T) {
+	testenv.Tool(t, "smpirun", "libsimgrid-dev")
+	for _, c := range []struct{ name, wait, want, simgrid string }{
+		{"never waited for", "", "deadlock at simulated time 0.010000000", "Deadlock detected"},
+		{"waited for", "0 wait -555 0 -444\n", "larger than its receive (4 bytes): SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)", "MPI_ERR_TRUNCATE"},
+	} {
+		trace := "0 init\n1 init\n0 irecv -555 -444 4\n" + c.wait + "0 compute 1e7\n0 recv 1 7 100\n1 send 0 7 100\n0 finalize\n1 finalize\n"
+		if c.wait != "" { // SimGrid's wait keys a request from any source otherwise; the waitall finds it
+			trace = strings.Replace(trace, c.wait, "0 waitall\n", 1)
+		}
+		p := testenv.WriteFile(t, "t.ti", trace)
+		plat, hosts := testenv.Cluster(t, filepath.Dir(p), 2)
+		code, _, errs := csRun("simulate", p, "--platform", plat, "--hostfile", hosts)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: simulate exits %d: %s\nwant %q", c.name, code, errs, c.want)
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(p), "desc"), []byte("t.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := runIn(filepath.Dir(p), 2*time.Minute, "smpirun", "-np", "2", "-platform", "platform.xml", "-hostfile", "hostfile", "-replay", "desc")
+		if !strings.Contains(string(out), c.simgrid) {
+			t.Errorf("%s: SimGrid's replay does not say %q:\n%s", c.name, c.simgrid, out)
 		}
 	}
 }
