@@ -428,8 +428,12 @@ func (s *simulation) checkMatch(sq, rq *request) {
 	if rq.flagged == "" {
 		rq.flagged = s.mismatch(sq, rq, false)
 	}
-	if rq.flagged != "" && rq.awaited {
-		s.fail(rq.owner, "%s", rq.flagged)
+	if rq.flagged != "" && rq.awaited { // named at the later of the two calls, as the trace reads
+		poster := sq.owner
+		if rq.seq > sq.seq {
+			poster = rq.owner
+		}
+		s.fail(poster, "%s", rq.flagged)
 	}
 }
 
