@@ -327,6 +327,22 @@ func TestRealCases(t *testing.T) {
 					cases[name](t, r)
 				})
 			}
+			t.Run("fortran-cancel", func(t *testing.T) { // the Fortran binding of MPI_Cancel
+				fc := testenv.Tool(t, m.FC, m.Package)
+				d := t.TempDir()
+				bin := filepath.Join(d, "cancel")
+				tracertest.Command(t, d, nil, fc, "-O1", "-o", bin, tracertest.Testdata("cancel.f90"))
+				r := record(t, m, lib, d, "cancel.f90", 4, bin)
+				if !strings.Contains(r.out, "kairos_trace: 4 requests (all ranks) were cancelled (MPI_Cancel)") {
+					t.Errorf("the tracer's summary does not count the cancelled requests:\n%s", r.out)
+				}
+				for rank, lines := range tiLines(t, r) {
+					if !slices.Equal(lines, []string{"init", "barrier", "finalize"}) {
+						t.Errorf("rank %d's TI trace: %v, want init, barrier, finalize", rank, lines)
+					}
+				}
+				kairosOK(t, r.what, "check", r.otf2)
+			})
 		})
 	}
 }
