@@ -189,16 +189,22 @@ var notesTo io.Writer = io.Discard
 // derived from totals, requests cancelled.
 var traceNotes = []string{"derived-counts", "otf2.cancelled"}
 
-func openSource(path string, replay bool) (trace.Source, error) {
-	src, f, err := format.Open(path)
-	if err != nil {
-		return nil, err
-	}
+// sayNotes writes the reader's notes on how it read the trace at path
+// (traceNotes) to notesTo.
+func sayNotes(path string, src trace.Source) {
 	for _, k := range traceNotes {
 		if v := src.Meta().Attrs[k]; v != "" {
 			fmt.Fprintf(notesTo, "note: %s: %s\n", path, v)
 		}
 	}
+}
+
+func openSource(path string, replay bool) (trace.Source, error) {
+	src, f, err := format.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sayNotes(path, src)
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
 	}

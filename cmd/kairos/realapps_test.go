@@ -400,8 +400,10 @@ func cancelCase(t *testing.T, r *recorded) {
 			t.Errorf("rank %d's TI trace:\n%s\nwant it to begin\n%s", rank, strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if _, errs := kairosOK(t, r.what, "stats", r.otf2); !strings.Contains(errs, "4 requests were cancelled (MPI_Cancel)") {
-		t.Errorf("kairos stats on the archive does not say that requests were cancelled: %q", errs)
+	for _, verb := range [][]string{{"stats"}, {"simulate", "--platform", r.plat, "--hostfile", r.hosts}} {
+		if _, errs := kairosOK(t, r.what, append(verb, r.otf2)...); !strings.Contains(errs, "4 requests were cancelled (MPI_Cancel)") {
+			t.Errorf("kairos %s on the archive does not say that requests were cancelled: %q", verb[0], errs)
+		}
 	}
 	out := tracertest.Command(t, r.dir, nil, testenv.Tool(t, "otf2-print", "otf2-tools"), r.otf2)
 	if n := strings.Count(out, "MPI_REQUEST_CANCELLED"); n != 4 {
