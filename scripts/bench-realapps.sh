@@ -35,27 +35,7 @@ setup() {
     cp "$ex/peptide/in.peptide" "$ex/peptide/data.peptide" "$2/"
     echo "4 lmp -in in.peptide -log none -screen none" ;;
   qe4)
-    cat >"$2/si.scf.in" <<'EOF'
- &control
-    calculation = 'scf', prefix = 'si', outdir = './tmp'
-    pseudo_dir = '/usr/share/espresso/pseudo'
- /
- &system
-    ibrav = 2, celldm(1) = 10.2, nat = 2, ntyp = 1, ecutwfc = 18.0
- /
- &electrons
-    conv_thr = 1.0d-8
- /
-ATOMIC_SPECIES
- Si 28.086 Si.pz-vbc.UPF
-ATOMIC_POSITIONS alat
- Si 0.00 0.00 0.00
- Si 0.25 0.25 0.25
-K_POINTS
-  2
-   0.25 0.25 0.25 1.0
-   0.25 0.25 0.75 3.0
-EOF
+    cp "$here/capture/testdata/si.scf.in" "$2/"
     echo "4 pw.x -nk 2 -in si.scf.in" ;;
   hpcc4)
     cp /usr/share/doc/hpcc/examples/_hpccinf.txt "$2/hpccinf.txt"

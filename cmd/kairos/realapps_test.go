@@ -158,7 +158,15 @@ func (r *recorded) analyses(t *testing.T, path string) {
 	kairosOK(t, what, "patterns", path)
 	kairosOK(t, what, "phases", path)
 	kairosOK(t, what, "slow", timed)
-	kairosOK(t, what, "reduce", "--accuracy", path)
+	if code, out, errs := csRun("reduce", "--accuracy", path); code != 0 {
+		// A default reduction of LAMMPS' melt deadlocks: representatives
+		// replay other ranks' calls (issue 40); --exact must replay.
+		if !strings.Contains(out+errs, "the reduction does not replay") {
+			t.Errorf("%s: kairos reduce --accuracy: exit %d\n%s%s", what, code, clip(out), clip(errs))
+		}
+		t.Logf("%s: the default reduction does not replay (issue 40); reduce --exact:", what)
+		kairosOK(t, what, "reduce", "--accuracy", "--exact", path)
+	}
 	kairosOK(t, what, "report", path, "-o", filepath.Join(r.dir, filepath.Base(path)+".html"))
 }
 
@@ -205,36 +213,15 @@ func copyInput(t *testing.T, src, dir string, edit ...string) {
 	}
 }
 
-// siInput is bulk silicon for pw.x: Quantum ESPRESSO's example01 (two
-// atoms, 18 Ry) with two k-points, so that -nk 2 has a pool each, and the
-// pseudopotential Debian ships.
-const siInput = ` &control
-    calculation = 'scf', prefix = 'si', outdir = './tmp'
-    pseudo_dir = '/usr/share/espresso/pseudo'
- /
- &system
-    ibrav = 2, celldm(1) = 10.2, nat = 2, ntyp = 1, ecutwfc = 18.0
- /
- &electrons
-    conv_thr = 1.0d-8
- /
-ATOMIC_SPECIES
- Si 28.086 Si.pz-vbc.UPF
-ATOMIC_POSITIONS alat
- Si 0.00 0.00 0.00
- Si 0.25 0.25 0.25
-K_POINTS
-  2
-   0.25 0.25 0.25 1.0
-   0.25 0.25 0.75 3.0
-`
-
 var lammps = "/usr/share/lammps/examples/"
 
 // realApps is the corpus: HPCC with its shipped example input (HPL on a
 // 2x2 grid of N=1000, then PTRANS, RandomAccess, FFT, b_eff, DGEMM and
 // STREAM), LAMMPS's Lennard-Jones melt at 4 and 8 ranks and its peptide
-// (PPPM, SHAKE), and pw.x on bulk silicon with two pools.
+// (PPPM, SHAKE), and pw.x on bulk silicon with two pools
+// (capture/testdata/si.scf.in: Quantum ESPRESSO's example01, two atoms at
+// 18 Ry, with two k-points, so that -nk 2 has a pool each, and the
+// pseudopotential Debian ships).
 var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 4, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
@@ -251,9 +238,7 @@ var realApps = []realApp{
 		}},
 	{name: "Quantum ESPRESSO pw.x", prog: "pw.x", pkg: "quantum-espresso", np: 4, long: true, args: []string{"-nk", "2", "-in", "si.scf.in"},
 		setup: func(t *testing.T, dir string) {
-			if err := os.WriteFile(filepath.Join(dir, "si.scf.in"), []byte(siInput), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			copyInput(t, tracertest.Testdata("si.scf.in"), dir)
 			if _, err := os.Stat("/usr/share/espresso/pseudo/Si.pz-vbc.UPF"); err != nil {
 				t.Fatalf("the pseudopotential of quantum-espresso-data: %v", err)
 			}
