@@ -43,7 +43,10 @@ type Source struct {
 	mpi       bool
 	callsites map[uint32]uint64
 	selfComms map[[2]uint64]uint32 // (COMM_SELF communicator, rank) -> model id
-	defects   []string
+	// groupComms are the model communicators of the groups of one-sided
+	// post and start calls, by OTF2 group.
+	groupComms map[uint32]uint32
+	defects    []string
 	// inPlaceAware: the archive's in-place collectives count no block to
 	// or from the member itself (Score-P 8 on).
 	inPlaceAware bool
@@ -78,6 +81,7 @@ func open(path string, counts bool) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{},
+		groupComms:   map[uint32]uint32{},
 		inPlaceAware: inPlaceAware(a.Anchor.Creator)}
 	s.buildRanks()
 	s.buildComms()
@@ -312,6 +316,7 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 		reqOrd: map[uint64]uint64{}, released: map[uint64]held{}, gone: map[uint64]bool{}, nbcSeq: map[uint64]uint64{}, vcache: map[uint64][]int64{},
 		idx: s.idx[r], scanning: !s.scanned}
 	rd.m.out = &rd.q
+	rd.m.side = newSideState()
 	return rd, nil
 }
 
