@@ -1,4 +1,4 @@
-package capture
+package capture_test
 
 import (
 	"fmt"
@@ -13,46 +13,29 @@ import (
 	"testing"
 	"time"
 
+	"kairos/capture"
 	"kairos/check"
 	"kairos/cluster"
 	"kairos/format"
 	"kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/internal/testenv"
+	"kairos/internal/tracertest"
 	"kairos/platform"
 	"kairos/prsd"
 	"kairos/sim"
 	"kairos/trace"
 )
 
-// build compiles the tracer (with OTF2 if flags say so) and the test
+// build builds the tracer (with OTF2 if otf2 is set) and the test
 // program with Open MPI's mpicc.
-func build(t *testing.T, dir string, flags ...string) (lib, app string) {
+func build(t *testing.T, dir string, otf2 bool) (lib, app string) {
 	t.Helper()
-	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	testenv.Tool(t, "mpirun", "openmpi-bin")
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib, app = filepath.Join(dir, "libkairos_trace.so"), filepath.Join(dir, "app")
-	args := append([]string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src}, flags...)
-	run(t, dir, nil, mpicc, args...)
-	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "app.c"))
-	return lib, app
+	lib = tracertest.OpenMPI.Tracer(t, dir, otf2)
+	return lib, tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("app.c"))
 }
 
-func run(t testing.TB, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
+var run = tracertest.Command
 
 // mpirun runs app on 4 processes of Open MPI with the tracer preloaded,
 // writing the trace to dir/trace in the tracer's default formats, and
@@ -65,10 +48,8 @@ func mpirun(t *testing.T, dir, lib, app string, args ...string) string {
 // mpirunFormat is mpirun with KAIROS_TRACE_FORMAT set to format.
 func mpirunFormat(t *testing.T, dir, format, lib, app string, args ...string) string {
 	t.Helper()
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace"),
-		"KAIROS_TRACE_FORMAT=" + format}
-	return run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE",
-		"-x", "KAIROS_TRACE_FORMAT", app}, args...)...)
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: format, NP: 4, Dir: dir}
+	return tracertest.OpenMPI.Launch(t, r, app, args...)
 }
 
 // calls returns each rank's MPI calls in a trace, as comparable text:
@@ -97,9 +78,11 @@ func calls(t *testing.T, path string) [][]string {
 // sub-communicator (which TI cannot express) left out and counted.
 func TestTracer(t *testing.T) {
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	out := mpirun(t, dir, lib, app, "split", "shift", "more")
-	for _, want := range []string{"the TI trace leaves out 4 calls (all ranks)", "MPI_Barrier on sub-communicators"} {
+	// The summary: what TI leaves out, by kind, and where every call is.
+	for _, want := range []string{"kairos_trace: the TI trace leaves out 4 calls (all ranks)",
+		"MPI_Barrier on sub-communicators", "kairos convert --speed 1e+09 " + filepath.Join(dir, "trace", "traces.otf2")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mpirun output lacks %q:\n%s", want, out)
 		}
@@ -181,13 +164,7 @@ func TestTracer(t *testing.T) {
 // Debian's libotf2-trace-dev is not installed).
 func otf2Tracer(t *testing.T, dir string) (lib, app string) {
 	t.Helper()
-	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
-		if testenv.Required() {
-			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
-		}
-		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
-	}
-	return build(t, dir, "-DKAIROS_OTF2", "-lotf2")
+	return build(t, dir, true)
 }
 
 // openArchive has otf2-print read the tracer's 4-rank archive and opens
@@ -325,7 +302,7 @@ func TestTracerMatchesSimGrid(t *testing.T) {
 	smpicc := testenv.Tool(t, "smpicc", "libsimgrid-dev")
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app)
 	ours := calls(t, filepath.Join(dir, "trace", "index.txt"))
 
@@ -380,8 +357,8 @@ func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64
 	dir := b.TempDir()
 	mpicc := testenv.Tool(b, "mpicc", "libopenmpi-dev")
 	testenv.Tool(b, "mpirun", "openmpi-bin")
-	tracer := filepath.Join(dir, FileName)
-	if err := os.WriteFile(tracer, Source, 0o644); err != nil {
+	tracer := filepath.Join(dir, capture.FileName)
+	if err := os.WriteFile(tracer, capture.Source, 0o644); err != nil {
 		b.Fatal(err)
 	}
 	prog := filepath.Join(dir, strings.TrimSuffix(src, ".c"))
@@ -542,7 +519,7 @@ func replays(t *testing.T, index string) {
 func traceWith(t *testing.T, option string) (index string, got [][]string) {
 	t.Helper()
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app, option)
 	index = filepath.Join(dir, "trace", "index.txt")
 	return index, calls(t, index)
@@ -782,7 +759,7 @@ var twinOptions = []string{"more", "inplace", "icoll"}
 func twinCalls(t *testing.T) (lib string, want [][]string) {
 	t.Helper()
 	dir := t.TempDir()
-	lib, app := build(t, dir)
+	lib, app := build(t, dir, false)
 	mpirun(t, dir, lib, app, twinOptions...)
 	return lib, calls(t, filepath.Join(dir, "trace", "index.txt"))
 }
@@ -821,7 +798,7 @@ func sortedWaits(calls []string) []string {
 // those too.
 func TestTracerFortran08(t *testing.T) {
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, _ := build(t, dir, false)
 	mpirun(t, dir, lib, fortranApp(t, dir, "app08.f90"))
 	index := filepath.Join(dir, "trace", "index.txt")
 	want := []string{
@@ -843,24 +820,18 @@ func TestTracerFortran08(t *testing.T) {
 // MPICH's Fortran bindings call its C functions, but reach the tracer's
 // Fortran wrappers first; MPI_IN_PLACE is found by MPICH's name for it.
 func TestTracerMPICH(t *testing.T) {
-	mpicc := testenv.Tool(t, "mpicc.mpich", "libmpich-dev")
-	mpif90 := testenv.Tool(t, "mpif90.mpich", "libmpich-dev")
-	mpiexec := testenv.Tool(t, "mpirun.mpich", "mpich")
+	m := tracertest.MPICH
+	m.Need(t)
+	mpif90 := testenv.Tool(t, m.FC, m.Package)
 	_, want := twinCalls(t)
 	mdir := t.TempDir()
-	src := filepath.Join(mdir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mlib := filepath.Join(mdir, "libkairos_trace.so")
-	run(t, mdir, nil, mpicc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", mlib, src)
+	mlib := m.Tracer(t, mdir, false)
 	testdata := filepath.Join(testenv.RepoRoot(), "capture", "testdata")
-	run(t, mdir, nil, mpicc, "-O1", "-o", "app_c", filepath.Join(testdata, "app.c"))
+	run(t, mdir, nil, m.CC, "-O1", "-o", "app_c", filepath.Join(testdata, "app.c"))
 	run(t, mdir, nil, mpif90, "-O1", "-o", "app_f", filepath.Join(testdata, "app.f90"))
 	for _, prog := range []string{"app_c", "app_f"} {
 		trace := filepath.Join(mdir, "trace-"+prog)
-		run(t, mdir, []string{"KAIROS_TRACE=" + trace}, mpiexec,
-			append([]string{"-np", "4", "-genv", "LD_PRELOAD", mlib, "./" + prog}, twinOptions...)...)
+		m.Launch(t, tracertest.Recording{Lib: mlib, Trace: trace, NP: 4, Dir: mdir}, "./"+prog, twinOptions...)
 		index := filepath.Join(trace, "index.txt")
 		sameCalls(t, prog+" on MPICH", calls(t, index), want)
 		replays(t, index)
@@ -875,7 +846,7 @@ func TestTracerMPICH(t *testing.T) {
 // buffers (lines of one rank in another's file, deadlocked replays).
 func TestTracerThreads(t *testing.T) {
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, _ := build(t, dir, false)
 	prog := filepath.Join(dir, "threads")
 	run(t, dir, nil, "mpicc", "-O1", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "threads.c"))
 	out := mpirun(t, dir, lib, prog)
@@ -911,7 +882,8 @@ func TestTracerThreads(t *testing.T) {
 // KAIROS_TRACE_REDUCE=callpath (and =reference with KAIROS_LONG=1),
 // every rank's trace kept too (KAIROS_TRACE_REDUCE_KEEP: the full trace
 // of the same run, so that the comparison is of the reduction, not of two
-// runs' noise on this oversubscribed machine): each reduction keeps 9
+// runs' noise on this oversubscribed machine; computations as CPU time,
+// KAIROS_TRACE_CLOCK=cpu, not the waits for a core): each reduction keeps 9
 // traces (corners, edges, interior); its clusters are those `kairos reduce
 // --method M` finds on the full trace (the Go cluster package); expanded,
 // it passes the check, and (callpath, KAIROS_LONG=1) its replay is within
@@ -919,7 +891,7 @@ func TestTracerThreads(t *testing.T) {
 // (callpath: their clusters differ from the halo's).
 func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
-	lib, testApp := build(t, dir)
+	lib, testApp := build(t, dir, false)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	halo := filepath.Join(dir, "halo")
 	run(t, dir, nil, mpicc, "-O1", "-o", halo, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
@@ -933,7 +905,7 @@ func TestTracerReduceInSitu(t *testing.T) {
 	if testenv.Long() {
 		methods = append(methods, cluster.Reference)
 	}
-	programs := []program{{"halo", 16, 9, methods, []string{halo, "40", "64"}}}
+	programs := []program{{"halo", 16, 9, methods, []string{halo, "40", "256"}}}
 	if testenv.Long() {
 		for _, opt := range []string{"more", "self", "mixed", "icoll"} {
 			programs = append(programs, program{"app-" + opt, 4, 0, []cluster.Method{cluster.CallPathParam}, []string{testApp, opt}})
@@ -942,9 +914,9 @@ func TestTracerReduceInSitu(t *testing.T) {
 	for _, p := range programs {
 		trace := func(name, method string) string {
 			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-				"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1"}
+				"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_CLOCK=cpu"}
 			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
-				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP"}, p.args...)...)
+				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_CLOCK"}, p.args...)...)
 			return filepath.Join(dir, name, "index.txt")
 		}
 		for _, m := range p.methods {
@@ -1030,19 +1002,13 @@ func TestTracerReduceMPICH(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("MPICH runs of the in-situ reduction: KAIROS_LONG=1")
 	}
-	mpicc := testenv.Tool(t, "mpicc.mpich", "libmpich-dev")
-	mpif90 := testenv.Tool(t, "mpif90.mpich", "libmpich-dev")
-	mpiexec := testenv.Tool(t, "mpirun.mpich", "mpich")
+	m := tracertest.MPICH
+	mpif90 := testenv.Tool(t, m.FC, m.Package)
+	mpiexec := testenv.Tool(t, m.Run, m.RunPkg)
 	dir := t.TempDir()
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, "libkairos_trace.so")
-	run(t, dir, nil, mpicc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src)
-	testdata := filepath.Join(testenv.RepoRoot(), "capture", "testdata")
-	run(t, dir, nil, mpif90, "-O1", "-o", "app_f", filepath.Join(testdata, "app.f90"))
-	run(t, dir, nil, mpicc, "-O1", "-o", "halo", filepath.Join(testdata, "halo.c"))
+	lib := m.Tracer(t, dir, false)
+	run(t, dir, nil, mpif90, "-O1", "-o", "app_f", tracertest.Testdata("app.f90"))
+	m.Compile(t, dir, tracertest.Testdata("halo.c"))
 	for _, p := range []struct {
 		prog     string
 		np, want int
@@ -1051,7 +1017,7 @@ func TestTracerReduceMPICH(t *testing.T) {
 		trace := func(name, method string) string {
 			run(t, dir, nil, mpiexec, append([]string{"-np", strconv.Itoa(p.np), "-genv", "LD_PRELOAD", lib,
 				"-genv", "KAIROS_TRACE", filepath.Join(dir, name), "-genv", "KAIROS_TRACE_REDUCE", method,
-				"-genv", "KAIROS_TRACE_REDUCE_KEEP", "1", "./" + p.prog}, p.args...)...)
+				"-genv", "KAIROS_TRACE_REDUCE_KEEP", "1", "-genv", "KAIROS_TRACE_CLOCK", "cpu", "./" + p.prog}, p.args...)...)
 			return filepath.Join(dir, name, "index.txt")
 		}
 		reduced := trace(p.prog+"-callpath", "callpath")
@@ -1101,7 +1067,7 @@ func TestTracerReduceWriteFails(t *testing.T) {
 		t.Skip("a second MPI run of the tracer: KAIROS_LONG=1")
 	}
 	dir := t.TempDir()
-	lib, _ := build(t, dir)
+	lib, _ := build(t, dir, false)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	app := filepath.Join(dir, "halo")
 	run(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
@@ -1116,5 +1082,14 @@ func TestTracerReduceWriteFails(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, d)); err == nil {
 			t.Errorf("%s is left after a failed write", d)
 		}
+	}
+}
+
+// BenchmarkTracerOverheadOneSided measures the tracer's cost per one-sided
+// call: 2 ranks each put 8 bytes to the other and flush, 100,000 times,
+// without and with the tracer (TI, OTF2).
+func BenchmarkTracerOverheadOneSided(b *testing.B) {
+	for name, s := range tracerOverhead(b, "rmaoverhead.c", "100000") {
+		b.ReportMetric(s*1e9, "ns/put+flush-"+name)
 	}
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -487,11 +488,17 @@ task scf energy
 	}
 }
 
-// BenchmarkTracerOverheadOneSided measures the tracer's cost per one-sided
-// call: 2 ranks each put 8 bytes to the other and flush, 100,000 times,
-// without and with the tracer (TI, OTF2).
-func BenchmarkTracerOverheadOneSided(b *testing.B) {
-	for name, s := range tracerOverhead(b, "rmaoverhead.c", "100000") {
-		b.ReportMetric(s*1e9, "ns/put+flush-"+name)
+// run runs a command in dir with env added, failing the test on error,
+// and returns its combined output (tracertest.Command, which this
+// package's internal tests cannot import: tracertest imports capture).
+func run(t testing.TB, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+	return string(out)
 }

@@ -414,24 +414,37 @@ func (s *simulation) unref(q *request) {
 	}
 }
 
-// checkMatch stops the replay where SMPI's replay aborts on a matched
-// message (Request::match_common, then finish_wait under MPI_COMM_WORLD's
-// MPI_ERRORS_ARE_FATAL): a message larger than its receive
-// (MPI_ERR_TRUNCATE), or, with SimGrid's quirks, non-empty on both sides
-// with datatypes that differ, neither being MPI_BYTE or MPI_PACKED
-// (MPI_ERR_TYPE; MPI implementations do not check it, SMPI does). SMPI
-// aborts when the receive is waited for or tested; Kairos stops at the
-// match, so a receive never waited for is reported too.
+// checkMatch flags a receive that SMPI's replay aborts on
+// (Request::match_common flags it, then finish_wait aborts under
+// MPI_COMM_WORLD's MPI_ERRORS_ARE_FATAL): a message larger than its
+// receive (MPI_ERR_TRUNCATE), or, with SimGrid's quirks, non-empty on both
+// sides with datatypes that differ, neither being MPI_BYTE or MPI_PACKED
+// (MPI_ERR_TYPE; MPI implementations do not check it, SMPI does). As
+// SMPI, the replay stops where the receive is waited for, or tested once
+// done (flaggedWait): a receive its rank is waiting for stops it at
+// once; one never waited for does not, and the replay goes on (to a
+// deadlock, where the receive took another's message, as SimGrid's).
 func (s *simulation) checkMatch(sq, rq *request) {
-	poster := sq.owner
-	if rq.seq > sq.seq {
-		poster = rq.owner
+	if rq.flagged == "" {
+		rq.flagged = s.mismatch(sq, rq, false)
 	}
-	if msg := rq.flagged; msg != "" {
-		s.fail(poster, "%s", msg)
-	} else if msg := s.mismatch(sq, rq, false); msg != "" {
-		s.fail(poster, "%s", msg)
+	if rq.flagged != "" && rq.awaited { // named at the later of the two calls, as the trace reads
+		poster := sq.owner
+		if rq.seq > sq.seq {
+			poster = rq.owner
+		}
+		s.fail(poster, "%s", rq.flagged)
 	}
+}
+
+// flaggedWait stops the replay where rank r waits for, or finds done, a
+// receive SMPI flagged (checkMatch), and reports whether it did.
+func (s *simulation) flaggedWait(r *rank, q *request) bool {
+	if q.flagged == "" {
+		return false
+	}
+	s.fail(r, "%s", q.flagged)
+	return true
 }
 
 // mismatch describes why SMPI flags receive rq compared with send sq (as

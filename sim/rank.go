@@ -312,7 +312,7 @@ func (s *simulation) endRequests(r *rank) {
 // addWait adds q to the requests r waits for. A detached send is skipped:
 // SMPI returns it without a simcall.
 func (s *simulation) addWait(r *rank, q *request) {
-	if q.detached {
+	if q.detached || s.flaggedWait(r, q) {
 		return
 	}
 	if q.done {
@@ -1004,6 +1004,9 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		r.step = 3
 		what := testFailed
 		if q.done {
+			if s.flaggedWait(r, q) {
+				return false
+			}
 			what = testPassed
 			r.orSleep = q.overhead // finish_wait's, after the answer
 			s.arrive(q)

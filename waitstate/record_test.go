@@ -2,49 +2,22 @@ package waitstate
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"kairos/capture"
 	"kairos/format"
 	"kairos/internal/testenv"
+	"kairos/internal/tracertest"
 )
 
 // record builds Kairos' tracer with OTF2 and runs app (with args) on 4
 // ranks of Open MPI with it preloaded, in dir; it returns the archive.
 func record(t *testing.T, dir string, app ...string) string {
 	t.Helper()
-	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	testenv.Tool(t, "mpirun", "openmpi-bin")
-	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
-		if testenv.Required() {
-			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
-		}
-		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
-	}
-	src := filepath.Join(dir, capture.FileName)
-	if err := os.WriteFile(src, capture.Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, "libkairos_trace.so")
-	command(t, dir, nil, mpicc, "-O0", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", lib, src, "-lotf2")
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, "trace"),
-		"KAIROS_TRACE_FORMAT=otf2"}
-	command(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", "4", "-x", "LD_PRELOAD=" + lib, "-x", "KAIROS_TRACE",
-		"-x", "KAIROS_TRACE_FORMAT"}, app...)...)
+	m := tracertest.OpenMPI
+	lib := m.Tracer(t, dir, true)
+	m.Launch(t, tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "otf2", NP: 4, Dir: dir}, app[0], app[1:]...)
 	return filepath.Join(dir, "trace", "traces.otf2")
-}
-
-func command(t *testing.T, dir string, env []string, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
 }
 
 func analyzeFile(t *testing.T, path string) *Analysis {
@@ -67,9 +40,8 @@ func analyzeFile(t *testing.T, path string) *Analysis {
 // others by propagation around the ring and at the allreduces.
 func TestRecordedDelay(t *testing.T) {
 	dir := t.TempDir()
-	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	app := filepath.Join(dir, "delayed")
-	command(t, dir, nil, mpicc, "-O1", "-o", app, filepath.Join(testenv.RepoRoot(), "waitstate", "testdata", "delayed.c"))
+	tracertest.OpenMPI.Need(t)
+	app := tracertest.OpenMPI.Compile(t, dir, filepath.Join(testenv.RepoRoot(), "waitstate", "testdata", "delayed.c"))
 	a := analyzeFile(t, record(t, dir, app))
 	c := a.Causes[0]
 	if c.Rank != 2 || c.Activity != "computation" || c.Share < 0.5 || c.Direct <= 0 || c.Propagated <= 0 {

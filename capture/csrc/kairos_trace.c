@@ -39,6 +39,9 @@
  *                       (default 1e9): flops = seconds x speed
  *   KAIROS_TRACE_MIN    shortest computation recorded, in seconds (default
  *                       1e-6, SimGrid's smpi/cpu-threshold)
+ *   KAIROS_TRACE_CLOCK  wall (default) or cpu: the TI trace's computations
+ *                       are the calling thread's CPU time between calls,
+ *                       for runs with more ranks than cores
  *   KAIROS_TRACE_REDUCE callpath or reference: cluster the ranks at
  *                       MPI_Finalize and keep one TI trace per cluster
  *                       behaviour, with DIR/reduced.txt (docs/tracer.md);
@@ -59,8 +62,11 @@
  * their time is not counted as computation. Counts are bytes (MPI_BYTE,
  * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
- * communicators are not recorded, and rank 0 counts them on stderr at
- * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
+ * communicators are not recorded, and rank 0 sums them on stderr at
+ * MPI_Finalize, by call, with their time and its share of the run, and
+ * says where every call is (the OTF2 archive, for kairos convert). A
+ * receive from any source or with any tag is written with the source and
+ * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
  * the isend or irecv each MPI_Start starts. One-sided and MPI-IO calls
  * write no TI line (it has no action for them), and their time is not
@@ -97,7 +103,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
+#include <unistd.h> /* pwrite */
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
@@ -115,6 +121,19 @@ static uint64_t kt_t0, kt_t1, kt_last;
 static uint64_t kt_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* With KAIROS_TRACE_CLOCK=cpu, a computation is the calling thread's CPU
+ * time since the previous call's end (kt_cpu_last), not the time on the
+ * wall: on a machine with more ranks than cores, the wall counts the
+ * waits for a core as computation. */
+static int kt_cpuclock;
+static uint64_t kt_cpu_last;
+
+static uint64_t kt_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -174,7 +193,7 @@ enum {
   R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
   R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
-  R_IREDUCE_SCATTER_BLOCK, KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -189,17 +208,29 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
   "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
   "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
-  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", KS_REGIONS(KS_NAME)};
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
- * its status's source is a rank of. */
+ * its status's source is a rank of. Its TI lines (the isend or irecv, the
+ * tests that did not complete it) are where kt_patch can rewrite them:
+ * the lines of a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG get the
+ * source and tag it matched, those of a cancelled request are blanked. */
+struct kt_tline {
+  uint64_t off; /* in the rank's TI file */
+  uint32_t len; /* with its newline */
+};
 struct kt_req {
   MPI_Request req;
   int send; /* an isend (else an irecv) */
   int src, dst, tag;
   uint64_t id;
   MPI_Comm comm;
+  long bytes;
+  int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
+  int cancel;        /* MPI_Cancel was called on it */
+  struct kt_tline *lines; /* its TI lines */
+  int nlines, caplines;
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -223,9 +254,11 @@ static char *kt_buf = kt_file;  /* where lines go: kt_file, or a non-blocking co
 static size_t kt_len, kt_cap = sizeof kt_file;
 
 static void kr_write(const char *s, size_t n);
+static uint64_t kt_written; /* bytes of the TI file written from kt_file */
 
 static void kt_flush(void) {
   if (kt_len > 0 && kt_out) kr_write(kt_file, kt_len);
+  kt_written += kt_len;
   kt_len = 0;
 }
 
@@ -246,6 +279,7 @@ static void kt_put(const char *s, size_t n) {
   if (kt_len + n > kt_cap) kt_flush();
   if (n > kt_cap) {
     if (kt_out) kr_write(s, n);
+    kt_written += n;
     return;
   }
   memcpy(kt_buf + kt_len, s, n);
@@ -313,6 +347,38 @@ static void kt_coll(const char *action, int n, const long *args) {
   kt_eol();
 }
 
+/* kt_pos returns the offset in the rank's TI file of the next byte of the
+ * file's buffer. */
+static uint64_t kt_pos(void) { return kt_written + kt_len; }
+
+/* kt_pad writes n spaces, room for a line to be rewritten longer. */
+static void kt_pad(int n) {
+  if (!kt_out) return;
+  kt_room(n);
+  memset(kt_buf + kt_len, ' ', n);
+  kt_len += n;
+}
+
+static long kt_unpatched; /* lines that could not be rewritten */
+
+/* kr_resign is set when a line already written (and signed) is
+ * rewritten: the in-situ reduction then signs the rank's file again,
+ * as written, at MPI_Finalize (kr_resign_file). */
+static int kr_resign;
+
+/* kt_patch overwrites n bytes at offset off of the TI file: in the file's
+ * buffer or, where they were written already, in the file (unbuffered). */
+static void kt_patch(uint64_t off, const char *s, size_t n) {
+  if (!kt_out) return;
+  if (off < kt_written) {
+    size_t m = off + n <= kt_written ? n : (size_t)(kt_written - off);
+    kr_resign = 1;
+    if (pwrite(fileno(kt_out), s, m, (off_t)off) != (ssize_t)m) kt_unpatched++;
+    off += m, s += m, n -= m;
+  }
+  if (n > 0) memcpy(kt_file + (off - kt_written), s, n);
+}
+
 /* The OTF2 records, written by the functions of the OTF2 section below,
  * which do nothing in a tracer built without OTF2. */
 static void ko_enter(int region, uint64_t t);
@@ -328,14 +394,15 @@ static void kt_enter(int region) {
   kt_t0 = kt_now();
   kt_t1 = 0;
   kt_region = region;
-  double gap = (double)(kt_t0 - kt_last) * 1e-9;
+  uint64_t ns = kt_cpuclock ? kt_cpu() - kt_cpu_last : kt_t0 - kt_last;
+  double gap = (double)ns * 1e-9;
   if (kt_out && gap >= kt_min && gap > 0) {
     /* One multiplication of the exact nanoseconds, then one exact
      * division: at a round speed the flops are exact (1 Gf/s: the
      * nanoseconds), where seconds x speed would read 3235.0000000000005. */
     kt_line("compute");
     kt_room(32);
-    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", (double)(kt_t0 - kt_last) * kt_speed / 1e9);
+    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", (double)ns * kt_speed / 1e9);
     kt_eol();
   }
   ko_enter(region, kt_t0);
@@ -360,6 +427,7 @@ static void kt_lose(void) {
 static void kt_leave(void) {
   if (!kt_on()) return;
   kt_last = kt_end();
+  if (kt_cpuclock) kt_cpu_last = kt_cpu();
   ko_leave(kt_region, kt_last);
   if (kt_losing) kt_lost_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
   kt_losing = 0;
@@ -403,8 +471,8 @@ struct kt_icoll {
   int done;    /* completed (or freed): its request may name another */
   char *ti;    /* its TI line, until written; NULL if none */
   size_t len;  /* of ti */
-  int op;      /* the OTF2 completion's operation, root, communicator, bytes */
-  uint32_t root, comm;
+  int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
+  uint32_t root, comm, sv, rv;
   uint64_t sent, recv;
 };
 static struct kt_icoll *kt_icolls; /* in the order of their calls */
@@ -494,15 +562,72 @@ static int kt_world_coll(MPI_Comm comm) {
   return 0;
 }
 
-/* kt_push records a started isend or irecv and returns its request id. */
-static uint64_t kt_push(MPI_Request req, int send, int src, int dst, int tag, MPI_Comm comm) {
+/* KT_ROOM is the room a line of a receive from MPI_ANY_SOURCE or with
+ * MPI_ANY_TAG is written with: that of the matched source and tag in
+ * place of -555 and -444. SimGrid's replay and Kairos' reader ignore
+ * spaces at the end of a line. */
+enum { KT_ROOM = 14 };
+
+/* kt_line_of records that the line written from offset at to here is one
+ * of request r's. */
+static void kt_line_of(struct kt_req *r, uint64_t at) {
+  if (!kt_out) return;
+  if (r->nlines == r->caplines) {
+    r->caplines = r->caplines ? 2 * r->caplines : 2;
+    r->lines = realloc(r->lines, r->caplines * sizeof *r->lines);
+    if (!r->lines) abort();
+  }
+  r->lines[r->nlines++] = (struct kt_tline){at, (uint32_t)(kt_pos() - at)};
+}
+
+/* kt_post writes the isend or irecv line of a request just started (to or
+ * from world rank peer) and records the request; it returns the request
+ * id of its OTF2 records. */
+static uint64_t kt_post(MPI_Request req, int send, int peer, int tag, long bytes, MPI_Comm comm) {
   if (kt_nreq == kt_capreq) {
     kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
     kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
     if (!kt_reqs) abort();
   }
-  kt_reqs[kt_nreq++] = (struct kt_req){req, send, src, dst, tag, ++kt_nextid, comm};
-  return kt_nextid;
+  struct kt_req *r = &kt_reqs[kt_nreq++];
+  *r = (struct kt_req){.req = req, .send = send, .src = send ? kt_rank : peer, .dst = send ? peer : kt_rank,
+                       .tag = tag, .id = ++kt_nextid, .comm = comm, .bytes = bytes,
+                       .wild = !send && (peer == KT_ANY_SOURCE || tag == KT_ANY_TAG)};
+  uint64_t at = kt_pos();
+  kt_line(send ? "isend" : "irecv");
+  kt_num(peer);
+  kt_num(tag);
+  kt_num(bytes);
+  if (r->wild) kt_pad(KT_ROOM);
+  kt_eol();
+  kt_line_of(r, at);
+  return r->id;
+}
+
+/* kt_relines rewrites request r's lines in place: with its key (the
+ * source and tag a wildcard receive matched), or, if blank, as blank
+ * lines (a cancelled request is no TI action). Each line keeps its
+ * length, so that the lines written since stay where they are. */
+static void kt_relines(const struct kt_req *r, int blank) {
+  char text[160];
+  for (int i = 0; i < r->nlines; i++) {
+    size_t len = r->lines[i].len;
+    int n = 0;
+    if (blank)
+      n = 0;
+    else if (i == 0)
+      n = snprintf(text, sizeof text, "%d %s %d %d %ld", kt_rank, r->send ? "isend" : "irecv", r->send ? r->dst : r->src,
+                   r->tag, r->bytes);
+    else
+      n = snprintf(text, sizeof text, "%d test %d %d %d", kt_rank, r->src, r->dst, r->tag);
+    if (n < 0 || (size_t)n >= len || len > sizeof text) {
+      kt_unpatched++;
+      continue;
+    }
+    memset(text + n, ' ', len - 1 - n);
+    text[len - 1] = '\n';
+    kt_patch(r->lines[i].off, text, len);
+  }
 }
 
 /* kt_find returns the index of req among the pending requests, or -1. */
@@ -513,26 +638,71 @@ static int kt_find(MPI_Request req) {
 }
 
 static void kt_drop(int i) {
+  free(kt_reqs[i].lines);
   memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
   kt_nreq--;
 }
 
 static void ko_complete(const struct kt_req *r, const MPI_Status *st);
+static void ko_cancelled(uint64_t id);
+
+/* Calls that change what is recorded, counted for the summary at
+ * MPI_Finalize: requests cancelled (left out of both traces, as if never
+ * started) and active requests freed (their completions are not seen). */
+static long kt_ncancelled, kt_nfreed;
+
+/* kt_settle settles pending request i, completed with status st. A
+ * cancelled one (MPI_Test_cancelled, where MPI_Cancel was called) is
+ * forgotten, its lines blanked and its OTF2 MpiRequestCancelled written,
+ * as Score-P does: kt_settle reports it. Otherwise a receive from
+ * MPI_ANY_SOURCE or with MPI_ANY_TAG takes the source and tag it
+ * matched, in its lines too, so that the replay receives the message the
+ * program did and its wait finds it (SimGrid's replay keys requests by
+ * source and tag). */
+static int kt_settle(int i, const MPI_Status *st) {
+  struct kt_req *r = &kt_reqs[i];
+  int cancelled = 0;
+  if (r->cancel && st) PMPI_Test_cancelled(st, &cancelled);
+  if (cancelled) {
+    kt_relines(r, 1);
+    ko_cancelled(r->id);
+    kt_ncancelled++;
+    kt_drop(i);
+    return 1;
+  }
+  if (r->wild && st) {
+    if (r->src == KT_ANY_SOURCE) r->src = kt_world(r->comm, st->MPI_SOURCE);
+    if (r->tag == KT_ANY_TAG) r->tag = st->MPI_TAG;
+    r->wild = 0;
+    kt_relines(r, 0);
+  }
+  return 0;
+}
 
 /* kt_wait writes "wait src dst tag" (or action) for a pending request and,
  * if done, its OTF2 completion with status st and forgets it; a test that
- * did not complete it is an OTF2 MpiRequestTest. A non-blocking
- * collective's completion is kt_icomplete's. */
+ * did not complete it is an OTF2 MpiRequestTest, and one of its lines. A
+ * non-blocking collective's completion is kt_icomplete's. */
 static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
   if (kt_icomplete(req, done)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  kt_keyed(action, kt_reqs[i].src, kt_reqs[i].dst, kt_reqs[i].tag);
+  struct kt_req *r = &kt_reqs[i];
   if (!done) {
-    ko_tested(kt_reqs[i].id);
+    uint64_t at = kt_pos();
+    kt_line(action);
+    kt_num(r->src);
+    kt_num(r->dst);
+    kt_num(r->tag);
+    if (r->wild) kt_pad(KT_ROOM);
+    kt_eol();
+    kt_line_of(r, at);
+    ko_tested(r->id);
     return;
   }
-  ko_complete(&kt_reqs[i], st);
+  if (kt_settle(i, st)) return;
+  kt_keyed(action, r->src, r->dst, r->tag);
+  ko_complete(r, st);
   kt_drop(i);
 }
 
@@ -742,6 +912,29 @@ static void kr_feed(const char *s, size_t n) {
 static void kr_write(const char *s, size_t n) {
   kr_feed(s, n);
   if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+}
+
+/* kr_resign_file signs the rank's TI file again from its first byte, as
+ * written: lines rewritten after they were signed (the source and tag a
+ * wildcard receive matched, a cancelled request blanked) are signed as
+ * kairos reduce will read them. A file that cannot be read is a write
+ * failure: no reduction rests on a signature of other lines. */
+static void kr_resign_file(void) {
+  char path[4200], buf[1 << 16];
+  snprintf(path, sizeof path, "%s/rank-%d.ti", kr_tmp, kt_rank);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    kr_werr = 1;
+    return;
+  }
+  kr_me = (struct kr_sig){.path = {0xcbf29ce484222325u, 0x84222325cbf29ce4u},
+                          .ref = {0xcbf29ce484222325u, 0x9e3779b97f4a7c15u}};
+  kr_comp = 0;
+  kr_clen = 0;
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) kr_feed(buf, n);
+  if (ferror(f)) kr_werr = 1;
+  fclose(f);
 }
 
 /* A set of (signature, ranklist) pairs: each distinct signature with the
@@ -1286,6 +1479,7 @@ static int kt_open_ti(const char *dir) {
     fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
     return 0;
   }
+  setvbuf(kt_out, NULL, _IONBF, 0); /* kt_file is the buffer; kt_patch writes at offsets */
   if (kt_rank == 0) {
     snprintf(path, sizeof path, "%s/index.txt", dir);
     FILE *idx = fopen(path, "w");
@@ -1341,8 +1535,10 @@ static void kt_open(int region, uint64_t t) {
   int ti, otf2;
   if (opened++) return;
   if (!dir || !*dir) dir = "kairos-trace";
+  snprintf(kt_dir, sizeof kt_dir, "%s", dir);
   if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
+  if ((s = getenv("KAIROS_TRACE_CLOCK")) && strcmp(s, "cpu") == 0) kt_cpuclock = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
   int level = MPI_THREAD_SINGLE;
@@ -1367,6 +1563,7 @@ static void kt_open(int region, uint64_t t) {
   kt_active = 1;
   ko_enter(region, t);
   kt_last = kt_began = kt_now();
+  kt_cpu_last = kt_cpu();
   ko_leave(region, kt_last);
 }
 
@@ -1396,20 +1593,22 @@ static const char *kt_lost_kind(int r) {
 
 static int ko_writing(void);
 
-/* kt_summary tells, at rank 0, what the TI trace leaves out, summed over
- * the ranks: the calls it cannot express, by kind, with their time and
- * its share of the ranks' time (from MPI_Init's end), and where the
- * complete trace is; and the calls of other threads. */
-static void kt_summary(void) {
-  enum { NL = R_NREGIONS + 1 };
+/* kt_summary tells, at rank 0, what the traces leave out or changed,
+ * summed over the ranks: the calls the TI trace cannot express, by kind,
+ * with their time and its share of the ranks' time, and where the complete
+ * trace is; requests cancelled or freed while active; the calls of other
+ * threads. dir is the traces' directory. */
+static void kt_summary(const char *dir) {
+  enum { NL = R_NREGIONS + 4 };
   long n[NL] = {0}, alln[NL] = {0};
-  double sec[NL] = {0}, allsec[NL] = {0};
+  double sec[R_NREGIONS + 1] = {0}, allsec[R_NREGIONS + 1] = {0};
   memcpy(n, kt_lost_n, sizeof kt_lost_n);
   memcpy(sec, kt_lost_s, sizeof kt_lost_s);
   n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
+  n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
   sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(sec, allsec, NL, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
   long lost = 0;
   double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
@@ -1431,19 +1630,40 @@ static void kt_summary(void) {
       fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", alln[best], allsec[best],
               100 * allsec[best] / total, kt_names[best], kt_lost_kind(best));
     }
-    fprintf(stderr,
-            ko_writing() ? "kairos_trace: the OTF2 archive %s/traces.otf2 has every call, the complete trace: kairos "
-                           "convert --speed %g %s/traces.otf2 %s/trace.ktr makes it a time-independent one of them all\n"
-                         : "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, "
-                           "run with KAIROS_TRACE_FORMAT=ti,otf2, in %s/traces.otf2); kairos convert --speed %g "
-                           "%s/traces.otf2 %s/trace.ktr makes it a time-independent trace of them all\n",
-            kt_dir, kt_speed, kt_dir, kt_dir);
+    char speed[64];
+    snprintf(speed, sizeof speed, "%g", kt_speed);
+    if (ko_writing())
+      fprintf(stderr,
+              "kairos_trace: the OTF2 archive %s/traces.otf2 has every call; a time-independent trace of them all "
+              "(for kairos simulate): kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
+              dir, speed, dir, dir);
+    else
+      fprintf(stderr,
+              "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, run with "
+              "KAIROS_TRACE_FORMAT=ti,otf2); a time-independent trace of them all from it: kairos convert --speed %s "
+              "%s/traces.otf2 %s/trace.ktr\n",
+              speed, dir, dir);
   }
   if (alln[R_NREGIONS] > 0)
     fprintf(stderr,
             "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
             "(MPI_THREAD_MULTIPLE) were not recorded\n",
             alln[R_NREGIONS]);
+  if (alln[R_NREGIONS + 1] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld requests (all ranks) were cancelled (MPI_Cancel): they are in neither trace, as if never "
+            "started (the OTF2 archive marks each with an MpiRequestCancelled record)\n",
+            alln[R_NREGIONS + 1]);
+  if (alln[R_NREGIONS + 2] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld active requests (all ranks) were freed (MPI_Request_free) before they completed: their "
+            "completions are in neither trace (the TI replay waits for them at the rank's end)\n",
+            alln[R_NREGIONS + 2]);
+  if (alln[R_NREGIONS + 3] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld lines of the TI trace could not be rewritten (the matched source and tag of a wildcard "
+            "receive, or the blanking of a cancelled request): the TI trace may not replay as the program ran\n",
+            alln[R_NREGIONS + 3]);
 }
 
 int MPI_Finalize(void) {
@@ -1454,11 +1674,12 @@ int MPI_Finalize(void) {
     kt_eol();
     kt_leave();
     kt_active = 0;
-    kt_summary();
+    kt_summary(kt_dir);
     if (kt_out) {
       kt_flush();
       if (fclose(kt_out) != 0) kr_werr = 1;
       kt_out = NULL;
+      if (kr_method && kr_resign) kr_resign_file();
       if (kr_method) kr_finalize();
     }
     ko_close();
@@ -1508,8 +1729,7 @@ static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int 
   int err = isend(buf, count, t, dest, tag, comm, req);
   if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
-    kt_p2p("isend", d, tag, kt_bytes(count, t));
-    ko_send(1, d, tag, kt_bytes(count, t), kt_push(*req, 1, kt_rank, d, tag, comm));
+    ko_send(1, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, tag, kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -1551,9 +1771,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   kt_enter(R_IRECV);
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
   if (kt_on() && src != MPI_PROC_NULL) {
-    int s = kt_world(comm, src);
-    kt_p2p("irecv", s, kt_tag(tag), kt_bytes(count, t));
-    ko_irecv_request(kt_push(*req, 0, s, kt_rank, kt_tag(tag), comm));
+    ko_irecv_request(kt_post(*req, 0, kt_world(comm, src), kt_tag(tag), kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -1598,9 +1816,15 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     int ours = 0;
     for (int i = 0; i < count; i++) kt_icomplete(saved[i], 1);
     for (int i = 0; i < count; i++) ours += kt_find(saved[i]) >= 0;
-    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request */
-      kt_line("waitall");
-      kt_eol();
+    if (ours > 0 && ours == kt_nreq) { /* TI's waitall: every outstanding request (but those cancelled) */
+      for (int i = 0; i < count; i++) {
+        int j = kt_find(saved[i]);
+        if (j >= 0) kt_settle(j, &sts[i]);
+      }
+      if (kt_nreq > 0) {
+        kt_line("waitall");
+        kt_eol();
+      }
       for (int i = 0; i < count; i++) {
         int j = kt_find(saved[i]);
         if (j < 0) continue;
@@ -1703,7 +1927,15 @@ enum {
   OP_REDUCE_SCATTER_BLOCK
 };
 
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv);
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv);
+
+/* KO_NOV: no count vector. ko_vec returns the OTF2 string of n counts
+ * (elements of t, or of ts[i]) as bytes: OTF2 has only a v-collective's
+ * totals, and the archive carries its vectors as attributes other
+ * readers ignore (kairos:sendcounts, kairos:recvcounts), which Kairos
+ * reads. */
+enum { KO_NOV = 0xffffffffu };
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n);
 
 static int kt_csize(MPI_Comm comm) {
   int n = 1;
@@ -1724,7 +1956,7 @@ static int kt_crank(MPI_Comm comm) {
 static void kt_collective(MPI_Comm comm, const char *action, int n, const long *args, int op, int root,
                           uint64_t sent, uint64_t recv) {
   if (kt_world_coll(comm)) kt_coll(action, n, args);
-  ko_coll(comm, op, root, sent, recv);
+  ko_coll(comm, op, root, sent, recv, KO_NOV, KO_NOV);
 }
 
 /* kt_rooted sets what Score-P counts at a member of a rooted collective
@@ -1835,7 +2067,7 @@ static void kt_r_alltoallv(const void *sbuf, const int *scounts, MPI_Datatype st
     kt_counts(rcounts, rt, rts, n);
     kt_eol();
   }
-  ko_coll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV, -1, sb, rb);
+  ko_coll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV, -1, sb, rb, ko_vec(scounts, st, sts, n), ko_vec(rcounts, rt, rts, n));
 }
 
 static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
@@ -1848,7 +2080,8 @@ static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const
     kt_counts(rcounts, rt, NULL, n);
     kt_eol();
   }
-  ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, NULL, n));
+  ko_coll(comm, OP_ALLGATHERV, -1, (uint64_t)n * kt_bytes(scount, st), kt_sum(rcounts, rt, NULL, n), KO_NOV,
+          ko_vec(rcounts, rt, NULL, n));
 }
 
 /* Receive counts of gatherv and send counts of scatterv are significant at
@@ -1864,7 +2097,8 @@ static void kt_r_gatherv(const void *sbuf, int scount, MPI_Datatype st, const in
     kt_num(root);
     kt_eol();
   }
-  ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, NULL, n) : 0);
+  ko_coll(comm, OP_GATHERV, root, kt_bytes(scount, st), atroot ? kt_sum(rcounts, rt, NULL, n) : 0, KO_NOV,
+          atroot ? ko_vec(rcounts, rt, NULL, n) : KO_NOV);
 }
 
 static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf, int rcount, MPI_Datatype rt, int root,
@@ -1878,7 +2112,8 @@ static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf,
     kt_num(root);
     kt_eol();
   }
-  ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, NULL, n) : 0, kt_bytes(rcount, rt));
+  ko_coll(comm, OP_SCATTERV, root, atroot ? kt_sum(scounts, st, NULL, n) : 0, kt_bytes(rcount, rt),
+          atroot ? ko_vec(scounts, st, NULL, n) : KO_NOV, KO_NOV);
 }
 
 /* kt_reduce_scatter records a reduce_scatter (op) of rcounts elements of t
@@ -1891,7 +2126,8 @@ static void kt_reduce_scatter(MPI_Comm comm, int op, const int *rcounts, MPI_Dat
     kt_num(0);
     kt_eol();
   }
-  ko_coll(comm, op, -1, kt_sum(rcounts, t, NULL, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t));
+  ko_coll(comm, op, -1, kt_sum(rcounts, t, NULL, n), (uint64_t)n * kt_bytes(rcounts[kt_crank(comm)], t), KO_NOV,
+          op == OP_REDUCE_SCATTER ? ko_vec(rcounts, t, NULL, n) : KO_NOV);
 }
 
 /* A reduce_scatter_block is the reduce_scatter of equal counts, which is
@@ -2381,13 +2617,11 @@ static void kt_start(MPI_Request req) {
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
-    if (p->send) {
-      kt_p2p("isend", p->peer, p->tag, p->bytes);
-      ko_send(1, p->peer, p->tag, p->bytes, kt_push(req, 1, kt_rank, p->peer, p->tag, p->comm));
-    } else {
-      kt_p2p("irecv", p->peer, p->tag, p->bytes);
-      ko_irecv_request(kt_push(req, 0, p->peer, kt_rank, p->tag, p->comm));
-    }
+    uint64_t id = kt_post(req, p->send, p->peer, p->tag, p->bytes, p->comm);
+    if (p->send)
+      ko_send(1, p->peer, p->tag, p->bytes, id);
+    else
+      ko_irecv_request(id);
     return;
   }
 }
@@ -2420,9 +2654,28 @@ int MPI_Request_free(MPI_Request *req) {
       break;
     }
   int i = kt_find(r);
-  if (i >= 0) kt_drop(i);
+  if (i >= 0) {
+    kt_nfreed++;
+    kt_drop(i);
+  }
   for (i = 0; i < kt_nicoll; i++) /* erroneous for a non-blocking collective: its line stays in its place */
     if (!kt_icolls[i].done && kt_icolls[i].req == r) kt_icolls[i].done = 1;
+  return err;
+}
+
+/* MPI_Cancel marks a pending request: its completion says whether it was
+ * cancelled (kt_settle). TI has no cancel: a cancelled request's lines
+ * are blanked; the OTF2 archive has the call's region and, where it
+ * completes, Score-P's MpiRequestCancelled. */
+int MPI_Cancel(MPI_Request *req) {
+  MPI_Request r = *req;
+  kt_enter(R_CANCEL);
+  int err = PMPI_Cancel(req);
+  if (kt_on() && err == MPI_SUCCESS) {
+    int i = kt_find(r);
+    if (i >= 0) kt_reqs[i].cancel = 1;
+  }
+  kt_leave();
   return err;
 }
 
@@ -2521,8 +2774,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
   if (kt_on() && err == MPI_SUCCESS && kt_take(m, &src, &tag)) {
-    kt_p2p("irecv", src, tag, kt_bytes(count, t));
-    ko_irecv_request(kt_push(*req, 0, src, kt_rank, tag, MPI_COMM_WORLD));
+    ko_irecv_request(kt_post(*req, 0, src, tag, kt_bytes(count, t), MPI_COMM_WORLD));
   }
   kt_leave();
   return err;
@@ -2820,6 +3072,12 @@ void mpi_startall_(F *n, F *reqs, F *ierr) {
 }
 KF_NAMES(startall, STARTALL)
 
+void mpi_cancel_(F *req, F *ierr) {
+  MPI_Request r = PMPI_Request_f2c(*req);
+  *ierr = MPI_Cancel(&r);
+}
+KF_NAMES(cancel, CANCEL)
+
 void mpi_request_free_(F *req, F *ierr) {
   MPI_Request r = PMPI_Request_f2c(*req);
   *ierr = MPI_Request_free(&r);
@@ -2994,6 +3252,8 @@ KF_NAMES(comm_free, COMM_FREE)
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
+static OTF2_AttributeList *ko_attrs; /* of the next record */
+enum { KO_ATTR_SEND, KO_ATTR_RECV }; /* the attributes kairos:sendcounts, kairos:recvcounts */
 static uint64_t ko_first; /* the first timestamp, MPI_Init's start */
 
 /* Sub-communicators: each rank numbers the ones its collectives use from
@@ -3105,6 +3365,7 @@ static int ko_open(const char *dir) {
   OTF2_Archive_SetFlushCallbacks(ko_archive, &ko_flush, NULL);
   OTF2_MPI_Archive_SetCollectiveCallbacks(ko_archive, MPI_COMM_WORLD, MPI_COMM_NULL);
   OTF2_Archive_SetCreator(ko_archive, "Kairos tracer");
+  if (!(ko_attrs = OTF2_AttributeList_New())) abort();
   int ok = OTF2_Archive_OpenEvtFiles(ko_archive) == OTF2_SUCCESS;
   ok = ok && (ko_evt = OTF2_Archive_GetEvtWriter(ko_archive, (OTF2_LocationRef)kt_rank)) != NULL;
   if (!kt_all(ok)) {
@@ -3339,7 +3600,7 @@ static char *ko_fn_names(int *len) {
  * ended by a NUL, len bytes; freed here) at rank 0, which keeps the
  * distinct ones in *names (NUL-ended, *nnames of them, *nameslen bytes),
  * numbered from first; it returns this rank's mapping, local number i to
- * global number map[i]. The function names, windows and files are
+ * global number map[i]. The function names, the count vectors, windows and files are
  * unified so. */
 static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, char **names, int *nnames,
                                 int *nameslen) {
@@ -3380,7 +3641,7 @@ static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, c
       }
       if (table[h] < 0) {
         table[h] = *nameslen;
-        ids[h] = first + (*nnames)++;
+        ids[h] = (int)first + (*nnames)++;
         memcpy(*names + *nameslen, nm, l);
         *nameslen += (int)l;
       }
@@ -3435,6 +3696,10 @@ static void ko_tested(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiRequestTest(ko_evt, NULL, kt_end(), id);
 }
 
+static void ko_cancelled(uint64_t id) {
+  if (ko_evt) OTF2_EvtWriter_MpiRequestCancelled(ko_evt, NULL, kt_end(), id);
+}
+
 /* ko_commref returns the local number of communicator comm. */
 static uint32_t ko_commref(MPI_Comm comm) {
   int same = MPI_UNEQUAL;
@@ -3469,24 +3734,89 @@ int MPI_Comm_free(MPI_Comm *comm) {
   return PMPI_Comm_free(comm);
 }
 
+/* ko_vattrs puts the count vectors sv and rv (KO_NOV: none) in the
+ * attribute list of the next record. */
+static void ko_vattrs(uint32_t sv, uint32_t rv) {
+  if (sv != KO_NOV) OTF2_AttributeList_AddStringRef(ko_attrs, KO_ATTR_SEND, sv);
+  if (rv != KO_NOV) OTF2_AttributeList_AddStringRef(ko_attrs, KO_ATTR_RECV, rv);
+}
+
 /* ko_coll writes a blocking collective's records; a non-blocking one's
  * request, keeping the rest for its completion. */
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
   if (!ko_evt) return;
   uint32_t c = ko_commref(comm), r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
+    kt_icur->sv = sv, kt_icur->rv = rv;
     OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
     return;
   }
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
-  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
+  ko_vattrs(sv, rv);
+  OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
 }
 
 static void ko_icomplete(const struct kt_icoll *c) {
-  if (ko_evt)
-    OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, NULL, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
-                                                 c->sent, c->recv, c->id);
+  if (!ko_evt) return;
+  ko_vattrs(c->sv, c->rv);
+  OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
+                                               c->sent, c->recv, c->id);
+}
+
+/* The count vectors: each rank numbers its distinct strings (local string
+ * ids, with a mapping table to the global ones rank 0 defines at
+ * MPI_Finalize, as the function names). */
+static char *ko_vflat;            /* the strings, each ended by a NUL */
+static size_t ko_vlen, ko_vcap;   /* of ko_vflat */
+static uint32_t *ko_vtab;         /* hash table: offset+1 in ko_vflat, 0 empty */
+static uint32_t *ko_vids;         /* the string id of each slot */
+static size_t ko_vtabcap;
+static uint32_t ko_nv;            /* strings */
+static char *ko_vbuf;             /* the vector being formatted */
+static size_t ko_vbufcap;
+
+static size_t ko_vslot(const char *v, size_t cap) {
+  size_t h = 1469598103934665603u;
+  for (const char *p = v; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211u;
+  for (h &= cap - 1; ko_vtab[h] != 0 && strcmp(ko_vflat + ko_vtab[h] - 1, v) != 0; h = (h + 1) & (cap - 1)) {
+  }
+  return h;
+}
+
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
+  if (!ko_evt || !counts) return KO_NOV;
+  size_t need = (size_t)n * 21 + 1, len = 0;
+  if (need > ko_vbufcap) {
+    ko_vbufcap = 2 * need;
+    if (!(ko_vbuf = realloc(ko_vbuf, ko_vbufcap))) abort();
+  }
+  for (int i = 0; i < n; i++) len += (size_t)sprintf(ko_vbuf + len, i ? " %ld" : "%ld", kt_count(counts, t, ts, i));
+  ko_vbuf[len] = 0;
+  if (2 * (ko_nv + 1) > ko_vtabcap) { /* grow the table */
+    uint32_t *old = ko_vtab, *oldids = ko_vids;
+    size_t oldcap = ko_vtabcap;
+    ko_vtabcap = oldcap ? 2 * oldcap : 64;
+    ko_vtab = calloc(ko_vtabcap, sizeof *ko_vtab), ko_vids = calloc(ko_vtabcap, sizeof *ko_vids);
+    if (!ko_vtab || !ko_vids) abort();
+    for (size_t i = 0; i < oldcap; i++)
+      if (old[i] != 0) {
+        size_t h = ko_vslot(ko_vflat + old[i] - 1, ko_vtabcap);
+        ko_vtab[h] = old[i], ko_vids[h] = oldids[i];
+      }
+    free(old), free(oldids);
+  }
+  size_t h = ko_vslot(ko_vbuf, ko_vtabcap);
+  if (ko_vtab[h] == 0) {
+    if (ko_vlen + len + 1 > ko_vcap) {
+      ko_vcap = 2 * (ko_vlen + len + 1);
+      if (!(ko_vflat = realloc(ko_vflat, ko_vcap))) abort();
+    }
+    memcpy(ko_vflat + ko_vlen, ko_vbuf, len + 1);
+    ko_vtab[h] = (uint32_t)ko_vlen + 1, ko_vids[h] = ko_nv++;
+    ko_vlen += len + 1;
+  }
+  return ko_vids[h];
 }
 
 /* ko_unify gathers every rank's sub-communicators at rank 0, which numbers
@@ -3574,15 +3904,22 @@ static OTF2_RegionRole ko_role(int r) {
   return OTF2_REGION_ROLE_POINT2POINT;
 }
 
+/* ko_s_vecs is the global string id of the first count vector: after
+ * "", the regions' names, 4 strings, the ranks' names and the count
+ * attributes' names and descriptions (ko_defs). */
+static uint32_t ko_s_vecs(void) { return 1 + R_NREGIONS + 4 + (uint32_t)kt_size + 4; }
+
 /* ko_defs writes the global definitions: strings, the MPI paradigm, one
  * system tree node, a process and a thread per rank with its event count,
- * the regions, MPI_COMM_WORLD and the unified sub-communicators. */
+ * the regions, the count vectors' attributes, MPI_COMM_WORLD and the
+ * unified sub-communicators; vnames are the count vectors' strings, fnames
+ * the user functions' names. */
 static void ks_unify(const uint32_t *map);
 static void ks_maps(OTF2_DefWriter *dw, const uint32_t *map);
 static void ks_defs(OTF2_GlobalDefWriter *g, uint32_t s);
 
 static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const int *gcomms, int ngcomms,
-                    const char *fnames, int nfnames) {
+                    const char *vnames, int nvnames, const char *fnames, int nfnames) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ko_archive);
   char name[64];
   uint32_t str = 0;
@@ -3608,9 +3945,20 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
   for (int r = 0; r < R_NREGIONS; r++)
     OTF2_GlobalDefWriter_WriteRegion(g, r, 1 + r, 1 + r, 0, ko_role(r), OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE,
                                      s_mpi, 0, 0);
-  /* The user functions, named by strings after the ranks'. */
+  const uint32_t s_attrs = s_ranks + kt_size;
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs, "kairos:sendcounts");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 1, "kairos:recvcounts");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 2,
+                                   "bytes a v-collective sends to each member of its communicator, in rank order");
+  OTF2_GlobalDefWriter_WriteString(g, s_attrs + 3,
+                                   "bytes a v-collective receives from each member of its communicator, in rank order");
+  OTF2_GlobalDefWriter_WriteAttribute(g, KO_ATTR_SEND, s_attrs, s_attrs + 2, OTF2_TYPE_STRING);
+  OTF2_GlobalDefWriter_WriteAttribute(g, KO_ATTR_RECV, s_attrs + 1, s_attrs + 3, OTF2_TYPE_STRING);
+  for (int v = 0; v < nvnames; v++, vnames += strlen(vnames) + 1)
+    OTF2_GlobalDefWriter_WriteString(g, ko_s_vecs() + v, vnames);
+  /* The user functions, named by strings after the count vectors. */
   for (int f = 0; f < nfnames; f++, fnames += strlen(fnames) + 1) {
-    uint32_t sf = s_ranks + kt_size + f;
+    uint32_t sf = ko_s_vecs() + nvnames + f;
     OTF2_GlobalDefWriter_WriteString(g, sf, fnames);
     OTF2_GlobalDefWriter_WriteRegion(g, R_NREGIONS + f, sf, sf, 0, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
                                      OTF2_REGION_FLAG_NONE, 0, 0, 0);
@@ -3632,7 +3980,7 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
     OTF2_GlobalDefWriter_WriteComm(g, 1 + c, 0, 2 + c, 0, OTF2_COMM_FLAG_NONE);
   }
   free(members);
-  ks_defs(g, s_ranks + (uint32_t)kt_size + (uint32_t)nfnames);
+  ks_defs(g, ko_s_vecs() + (uint32_t)nvnames + (uint32_t)nfnames);
 }
 
 /* ko_close ends the archive: events, each rank's mapping of its
@@ -3650,11 +3998,12 @@ static void ko_close(void) {
   PMPI_Comm_free(&ko_sync_comm);
   int *gcomms, ngcomms, glen;
   uint32_t *map = ko_unify(&gcomms, &ngcomms, &glen);
-  char *fnames;
-  int nfnames, fnameslen;
-  int fnlen;
-  char *fnflat = ko_fn_names(&fnlen);
-  uint32_t *fnmap = ko_unify_names(fnflat, fnlen, (int)ko_nfn, R_NREGIONS, &fnames, &nfnames, &fnameslen);
+  char *fnames, *vnames;
+  int nfnames, fnameslen, nvnames, vnameslen, fnlen;
+  char *flat = ko_fn_names(&fnlen);
+  uint32_t *fnmap = ko_unify_names(flat, fnlen, (int)ko_nfn, R_NREGIONS, &fnames, &nfnames, &fnameslen);
+  uint32_t *vmap = ko_unify_names(ko_vflat, (int)ko_vlen, (int)ko_nv, ko_s_vecs(), &vnames, &nvnames, &vnameslen);
+  ko_vflat = NULL;
   ks_unify(map);
   OTF2_Archive_OpenDefFiles(ko_archive);
   OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ko_archive, (OTF2_LocationRef)kt_rank);
@@ -3671,6 +4020,12 @@ static void ko_close(void) {
     OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, m);
     OTF2_IdMap_Free(m);
   }
+  if (ko_nv > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, ko_nv);
+    for (uint32_t i = 0; i < ko_nv; i++) OTF2_IdMap_AddIdPair(m, i, vmap[i]);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_STRING, m);
+    OTF2_IdMap_Free(m);
+  }
   ks_maps(dw, map);
   for (int i = 0; i < ko_nsync; i++)
     OTF2_DefWriter_WriteClockOffset(dw, ko_sync_at[i].at, ko_sync_at[i].off, ko_sync_at[i].stddev);
@@ -3684,10 +4039,10 @@ static void ko_close(void) {
   uint64_t gfirst = ko_global(ko_first, 0), glast = ko_global(kt_last, ko_nsync - 1);
   PMPI_Reduce(&gfirst, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&glast, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms, fnames, nfnames);
+  if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms, vnames, nvnames, fnames, nfnames);
   OTF2_Archive_Close(ko_archive);
   ko_archive = NULL;
-  free(events), free(map), free(gcomms), free(fnmap), free(fnames);
+  free(events), free(map), free(gcomms), free(fnmap), free(fnames), free(vmap), free(vnames);
 }
 
 #else /* without OTF2: no records */
@@ -3707,8 +4062,13 @@ static void ko_irecv_request(uint64_t id) { (void)id; }
 static void ko_recv(int peer, int tag, long bytes) { (void)peer, (void)tag, (void)bytes; }
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
 static void ko_tested(uint64_t id) { (void)id; }
-static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv) {
-  (void)comm, (void)op, (void)root, (void)sent, (void)recv;
+static void ko_cancelled(uint64_t id) { (void)id; }
+static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
+  (void)comm, (void)op, (void)root, (void)sent, (void)recv, (void)sv, (void)rv;
+}
+static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int n) {
+  (void)counts, (void)t, (void)ts, (void)n;
+  return KO_NOV;
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
 #endif

@@ -129,6 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(afterBars{stdout})
 	root.SetErr(afterBars{stderr})
+	notesTo = afterBars{stderr}
 	err := root.Execute()
 	finishProgress()
 	switch {
@@ -181,11 +182,30 @@ func openReplay(path string) (trace.Source, error) {
 	return openSource(path, true)
 }
 
+// notesTo is where openSource says how a trace is read otherwise than it
+// was recorded (run makes it the verb's standard error).
+var notesTo io.Writer = io.Discard
+
+// traceNotes are the Meta.Attrs by which readers say so: count vectors
+// derived from totals, requests cancelled.
+var traceNotes = []string{"derived-counts", "otf2.cancelled"}
+
+// sayNotes writes the reader's notes on how it read the trace at path
+// (traceNotes) to notesTo.
+func sayNotes(path string, src trace.Source) {
+	for _, k := range traceNotes {
+		if v := src.Meta().Attrs[k]; v != "" {
+			fmt.Fprintf(notesTo, "note: %s: %s\n", path, v)
+		}
+	}
+}
+
 func openSource(path string, replay bool) (trace.Source, error) {
 	src, f, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	sayNotes(path, src)
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
 	}

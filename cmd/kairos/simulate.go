@@ -311,6 +311,7 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if tf.Name != "ti" {
 		src, err := tf.Open(path)
 		if err == nil {
+			sayNotes(path, src)
 			src, err = expandReduced(path, src)
 		}
 		return src, tf, err

@@ -55,7 +55,13 @@ Environment of the traced run: KAIROS_TRACE, the output directory
 traces.otf2 there); KAIROS_TRACE_FORMAT, ti, otf2 or ti,otf2 (otf2 when built
 with OTF2, ti otherwise); KAIROS_TRACE_SPEED, the flop/s computation is
 converted at in TI (1e9); KAIROS_TRACE_MIN, the shortest computation
-recorded in TI, in seconds (1e-6, SimGrid's smpi/cpu-threshold).
+recorded in TI, in seconds (1e-6, SimGrid's smpi/cpu-threshold);
+KAIROS_TRACE_CLOCK=cpu, computation in TI as the thread's CPU time between
+calls (for runs with more ranks than cores; wall by default);
+KAIROS_TRACE_REDUCE=callpath or reference, the ranks clustered at MPI_Finalize
+over a radix tree and one TI trace kept per cluster behaviour, with
+reduced.txt, read by every verb as the whole run (KAIROS_TRACE_REDUCE_KEEP=1
+keeps every rank's trace too, in DIR/full; docs/tracer.md).
 
 Waitany, waitsome, testany, testsome and testall are written as a wait per
 request they complete, persistent requests as the isend or irecv each

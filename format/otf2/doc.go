@@ -27,9 +27,14 @@
 // blocks of all members at every member; for a scan, the blocks sent
 // onward and received) and kept as the model's per-member volumes, the
 // sizes SimGrid's actions carry. OTF2 has the totals of a v-collective
-// only: the model's per-member counts are those totals spread evenly.
+// only: the count vectors are read from Kairos' tracer's attributes, or
+// derived from every member's totals (vcounts.go). Receives are completed
+// at any distance and cancelled requests dropped, by an index Open builds
+// (mapper.go).
 //
 // Memory is one event chunk (OTF2's chunk size, at most the file's size)
-// per open location, plus the definitions; never proportional to events.
+// per open location, a bounded look-ahead of events, plus the definitions
+// and Open's index (late completions, cancellations, the v-collectives'
+// totals); never proportional to the other events.
 // Every decoding error names the file and the byte offset.
 package otf2

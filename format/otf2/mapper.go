@@ -11,9 +11,11 @@ import (
 )
 
 // maxLookahead bounds the events a rank reader holds back while an Irecv
-// waits for the MpiIrecv record that names its sender: past it the Irecv
-// is released as from any source and counted as a defect.
-const maxLookahead = 1 << 16
+// waits for the MpiIrecv record that names its sender (or a non-blocking
+// collective for its completion): past it the event is released, filled
+// from the completion Open's scan found further on (lateFill), so that
+// any distance costs a bounded look-ahead and an entry of the index.
+const maxLookahead = 1 << 12
 
 // maxDepth bounds a location's call stack, so that a trace of Enters
 // without Leaves cannot grow memory with its events.
@@ -47,6 +49,37 @@ type outQueue struct {
 	base    int // absolute index of ev[0]
 }
 
+// held is a request whose held-back event was released before it
+// completed: the ordinal of the record that started it, and whether it is
+// a non-blocking collective's (else an Irecv's).
+type held struct {
+	ord  uint64
+	coll bool
+}
+
+// lateFill is what Open's scan found of a request whose held-back event
+// was released before its completion: the Irecv's sender, tag,
+// communicator and size, or the non-blocking collective, or that it was
+// cancelled.
+type lateFill struct {
+	coll      *trace.Event
+	partner   int32
+	tag       int32
+	comm      uint32
+	bytes     int64
+	cancelled bool
+}
+
+// rankIndex is what Open's scan learns of a rank that its events need
+// before their records come, by the ordinal of the record that started
+// each request: the completions of events released from the look-ahead,
+// and the isends cancelled. Its size is that of those requests, not of
+// the trace.
+type rankIndex struct {
+	late      map[uint64]lateFill
+	cancelled map[uint64]bool
+}
+
 func (q *outQueue) push(e trace.Event, pending bool) int {
 	q.ev = append(q.ev, e)
 	q.pending = append(q.pending, pending)
@@ -78,10 +111,29 @@ type mapper struct {
 	nbcOpen     map[uint64]bool
 	nbcUnplaced []uint64
 
+	// ord is the ordinal of the record being read (1 for the first).
+	// reqOrd maps each pending request to the ordinal of the record that
+	// started it, released those whose held-back events were released
+	// before they completed. idx is the rank's index: built while
+	// scanning (Open's first read), read afterwards.
+	ord      uint64
+	reqOrd   map[uint64]uint64
+	released map[uint64]held
+	idx      *rankIndex
+	scanning bool
+	gone     map[uint64]bool // requests cancelled, whose tests are dropped
+
+	// seq numbers the collectives in the order of their calls (a
+	// non-blocking one's call, nbcSeq, not its completion), which MPI
+	// makes every member's order on a communicator.
+	seq    uint64
+	nbcSeq map[uint64]uint64
+	vcache map[uint64][]int64 // count vectors of the kairos attributes, by string
+
 	side *sideState // one-sided and I/O calls (onesided.go)
 
-	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective int
-	err                                                                                  error
+	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective, cancelled, badCounts int
+	err                                                                                                        error
 }
 
 // regionInfo is what the mapper needs of a region definition.
@@ -119,11 +171,14 @@ func (m *mapper) step(e *Event) {
 	case EvNonBlockingCollectiveRequest:
 		m.nbcOpen[e.Request] = true
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
+		m.reqOrd[e.Request] = m.ord
+		m.seq++
+		m.nbcSeq[e.Request] = m.seq
 		if m.call != nil {
 			m.call.nbc = true
 		}
 	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecvRequest, EvMpiIrecv, EvMpiIsendComplete,
-		EvMpiRequestTest, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
+		EvMpiRequestTest, EvMpiRequestCancelled, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
 		implicit := m.call == nil
 		if implicit {
 			m.begin(RecordName(e.Type), m.user, e.Time)
@@ -213,6 +268,11 @@ func (m *mapper) record(e *Event) {
 		ev.Tag, ev.Comm, ev.SendBytes, ev.Request = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes), e.Request
 		if k == trace.Send {
 			ev.Request = 0
+		} else {
+			m.reqOrd[e.Request] = m.ord
+			if !m.scanning && m.idx.cancelled[m.ord] {
+				voided(&ev)
+			}
 		}
 		c.ops = append(c.ops, ev)
 	case EvMpiRecv:
@@ -224,12 +284,17 @@ func (m *mapper) record(e *Event) {
 		ev := trace.NewEvent(trace.Irecv)
 		ev.Request = e.Request
 		m.pendingCall[e.Request] = len(c.ops)
+		m.reqOrd[e.Request] = m.ord
 		c.ops = append(c.ops, ev)
 	case EvMpiIrecv:
 		m.completeIrecv(e)
 		c.completed = append(c.completed, e.Request)
 	case EvMpiIsendComplete:
+		delete(m.reqOrd, e.Request)
 		c.completed = append(c.completed, e.Request)
+	case EvMpiRequestCancelled:
+		m.cancel(e.Request)
+		c.nbc = true // a completion of nothing: a deferred call
 	case EvMpiRequestTest:
 		if m.nbcOpen[e.Request] { // a test of a non-blocking collective is none of the model's
 			c.nbc = true
@@ -238,7 +303,8 @@ func (m *mapper) record(e *Event) {
 		}
 	case EvMpiCollectiveEnd:
 		m.placeCollectives(len(m.nbcUnplaced))
-		c.ops = append(c.ops, m.collective(e))
+		m.seq++
+		c.ops = append(c.ops, m.collective(e, m.seq))
 	case EvNonBlockingCollectiveComplete:
 		m.completeCollective(e)
 	}
@@ -272,11 +338,18 @@ func (m *mapper) placeCollectives(n int) {
 func (m *mapper) completeCollective(e *Event) {
 	delete(m.nbcOpen, e.Request)
 	m.call.nbc = true
-	coll := m.collective(e)
-	if m.fillHeld(e.Request, func(ev *trace.Event) {
-		coll.Enter, coll.Exit, coll.HasTime, coll.Region, coll.CallSite = ev.Enter, ev.Exit, ev.HasTime, ev.Region, ev.CallSite
-		*ev = coll
-	}) {
+	seq := m.nbcSeq[e.Request]
+	delete(m.nbcSeq, e.Request)
+	delete(m.reqOrd, e.Request)
+	coll := m.collective(e, seq)
+	if m.fillHeld(e.Request, func(ev *trace.Event) { placeColl(ev, coll) }) {
+		return
+	}
+	if h, ok := m.released[e.Request]; ok { // its place went out before it completed
+		delete(m.released, e.Request)
+		if m.scanning {
+			m.idx.late[h.ord] = lateFill{coll: &coll}
+		}
 		return
 	}
 	if i := slices.Index(m.nbcUnplaced, e.Request); i >= 0 {
@@ -304,14 +377,59 @@ func (m *mapper) fillHeld(req uint64, fill func(*trace.Event)) bool {
 	return false
 }
 
+// placeColl puts collective coll in the place ev held for it, keeping
+// the place's times and call path.
+func placeColl(ev *trace.Event, coll trace.Event) {
+	coll.Enter, coll.Exit, coll.HasTime, coll.Region, coll.CallSite = ev.Enter, ev.Exit, ev.HasTime, ev.Region, ev.CallSite
+	*ev = coll
+}
+
 // completeIrecv fills the Irecv that MpiIrecvRequest started with the
-// sender, tag and size the completing MpiIrecv names.
+// sender, tag and size the completing MpiIrecv names (or, if it was
+// released before, records them in the index while scanning).
 func (m *mapper) completeIrecv(e *Event) {
-	if !m.fillHeld(e.Request, func(ev *trace.Event) {
-		ev.Partner = m.peer(e.Comm, e.Peer)
-		ev.Tag, ev.Comm, ev.RecvBytes = int32(e.Tag), m.comm(e.Comm).id, int64(e.Bytes)
-	}) {
-		m.orphanIrecv++
+	delete(m.reqOrd, e.Request)
+	f := lateFill{partner: m.peer(e.Comm, e.Peer), tag: int32(e.Tag), comm: m.comm(e.Comm).id, bytes: int64(e.Bytes)}
+	if m.fillHeld(e.Request, f.fillIrecv) {
+		return
+	}
+	if h, ok := m.released[e.Request]; ok {
+		delete(m.released, e.Request)
+		if m.scanning {
+			m.idx.late[h.ord] = f
+		}
+		return
+	}
+	m.orphanIrecv++
+}
+
+// fillIrecv gives an Irecv the sender, tag, communicator and size of its
+// completion.
+func (f lateFill) fillIrecv(ev *trace.Event) {
+	ev.Partner, ev.Tag, ev.Comm, ev.RecvBytes = f.partner, f.tag, f.comm, f.bytes
+}
+
+// cancel reads an MpiRequestCancelled: the request was never a message
+// (MPI_Cancel, then a completion that MPI_Test_cancelled says is the
+// cancellation). Its held-back Irecv is dropped; an Irecv released
+// earlier, or an Isend, is dropped by the index in later reads.
+func (m *mapper) cancel(req uint64) {
+	m.cancelled++
+	o, started := m.reqOrd[req]
+	delete(m.reqOrd, req)
+	if m.fillHeld(req, voided) {
+		m.drop(req)
+		return
+	}
+	if h, ok := m.released[req]; ok {
+		delete(m.released, req)
+		if m.scanning {
+			m.idx.late[h.ord] = lateFill{cancelled: true}
+		}
+		return
+	}
+	if started && m.scanning {
+		m.idx.cancelled[o] = true
 	}
 }
 
@@ -350,10 +468,11 @@ var collectiveKinds = [...]trace.Kind{trace.Barrier, trace.Bcast, trace.Gather, 
 	trace.ReduceScatter}
 
 // collective returns the model event of an MpiCollectiveEnd or a
-// NonBlockingCollectiveComplete: its kind, communicator and root, and the
-// per-member volumes the model keeps (the action SimGrid replays) from
-// the bytes Score-P counts (volumes).
-func (m *mapper) collective(e *Event) trace.Event {
+// NonBlockingCollectiveComplete, the seq'th collective the rank called:
+// its kind, communicator and root, the per-member volumes the model keeps
+// (the action SimGrid replays) from the bytes Score-P counts (volumes),
+// and a v-collective's count vectors (vcounts).
+func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 	k := trace.Local
 	if int(e.Op) < len(collectiveKinds) {
 		k = collectiveKinds[e.Op]
@@ -374,7 +493,7 @@ func (m *mapper) collective(e *Event) trace.Event {
 		ev.SendBytes, ev.RecvBytes = volumes(k, counted{sent: int64(e.Bytes), recv: int64(e.Received), root: root,
 			block: e.Op == opReduceScatterBlock, me: me, n: c.size, inPlaceAware: m.src.inPlaceAware})
 	}
-	spreadCounts(&ev, c.size)
+	m.vcounts(&ev, e, c, seq)
 	return ev
 }
 
@@ -553,7 +672,7 @@ func (m *mapper) rankIn(c modelComm) int {
 var callKinds = map[string]trace.Kind{
 	"MPI_Init": trace.Init, "MPI_Init_thread": trace.Init, "MPI_Finalize": trace.Finalize,
 	"MPI_Barrier": trace.Barrier, "MPI_Probe": trace.Deferred, "MPI_Iprobe": trace.Deferred,
-	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred,
+	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred, "MPI_Cancel": trace.Deferred,
 }
 
 // finish ends the current MPI call at tick t and queues its events.
@@ -598,6 +717,9 @@ func (m *mapper) finish(t uint64) {
 	for _, r := range c.tested {
 		ev := trace.NewEvent(trace.Test)
 		ev.Request = r
+		if m.gone[r] {
+			ev.Kind, ev.Request = trace.Deferred, 0
+		}
 		stamp(&ev, m.user)
 		m.out.push(ev, false)
 	}
@@ -638,26 +760,87 @@ func (m *mapper) isPending(req uint64, i int) bool {
 	return ok && j == i
 }
 
-// flush releases every held-back event at the end of the location.
+// flush releases every held-back event at the end of the location: none
+// was completed. While scanning, those released earlier and never
+// completed are counted too.
 func (m *mapper) flush() {
 	for req, i := range m.pendingOut {
-		m.release(i)
+		q := m.out
+		q.pending[i-q.base] = false
+		m.giveUp(&q.ev[i-q.base])
 		delete(m.pendingOut, req)
+	}
+	if m.scanning {
+		for _, h := range m.released { // released and never completed
+			if h.coll {
+				m.lateCollective++
+			} else {
+				m.lateIrecv++
+			}
+		}
+		clear(m.released)
 	}
 }
 
-// release gives up on the held-back event at absolute queue index i: an
-// Irecv receives from any source with any tag; a non-blocking
-// collective's place stays a local event.
+// release lets the held-back event at absolute queue index i go before
+// its completion: filled from the index Open's scan built, or, where the
+// scan found no completion (the request was never completed), an Irecv
+// from any source with any tag and of any size, and a non-blocking
+// collective's place a local event, both counted as defects.
 func (m *mapper) release(i int) {
 	q := m.out
 	ev := &q.ev[i-q.base]
 	q.pending[i-q.base] = false
+	o := m.reqOrd[ev.Request]
+	m.released[ev.Request] = held{ord: o, coll: ev.Kind != trace.Irecv}
+	if f, ok := m.idx.late[o]; ok && !m.scanning {
+		switch {
+		case f.cancelled:
+			m.drop(ev.Request)
+			voided(ev)
+		case f.coll != nil:
+			placeColl(ev, *f.coll)
+		default:
+			f.fillIrecv(ev)
+		}
+		return
+	}
+	if m.scanning { // the scan counts what is never completed: at the end, its completion is not found
+		return
+	}
+	m.giveUp(ev)
+}
+
+// voided makes the Isend or Irecv ev of a cancelled request what its call
+// was: an MPI call that communicates nothing (a deferred call: its time
+// is the call's, not computation, as in the TI trace).
+func voided(ev *trace.Event) {
+	v := trace.NewEvent(trace.Deferred)
+	v.Enter, v.Exit, v.HasTime, v.Region, v.CallSite = ev.Enter, ev.Exit, ev.HasTime, ev.Region, ev.CallSite
+	*ev = v
+}
+
+// drop makes the tests of cancelled request req deferred calls, with no
+// request (their time stays a call's, not computation, as in the TI
+// trace): those queued and those to come.
+func (m *mapper) drop(req uint64) {
+	m.gone[req] = true
+	q := m.out
+	for i := q.head; i < len(q.ev); i++ {
+		if q.ev[i].Kind == trace.Test && q.ev[i].Request == req {
+			q.ev[i].Kind, q.ev[i].Request = trace.Deferred, 0
+		}
+	}
+}
+
+// giveUp makes an event held back for a completion that never comes what
+// it can be without it, and counts it as a defect.
+func (m *mapper) giveUp(ev *trace.Event) {
 	if ev.Kind != trace.Irecv {
 		m.lateCollective++
 		return
 	}
-	ev.Partner, ev.Tag = trace.AnySource, trace.AnyTag
+	ev.Partner, ev.Tag, ev.RecvBytes = trace.AnySource, trace.AnyTag, -1
 	m.lateIrecv++
 }
 
@@ -674,8 +857,9 @@ func (m *mapper) defects(rank int) []string {
 	add(m.mismatchedLeave, "Leave of another region than the innermost")
 	add(m.unresolved, "communicator ranks not resolved to world ranks")
 	add(m.orphanIrecv, "MpiIrecv without MpiIrecvRequest")
-	add(m.lateIrecv, "Irecv never completed (read as from any source)")
-	add(m.lateCollective, "non-blocking collective never completed or past the look-ahead (left out)")
+	add(m.lateIrecv, "Irecv never completed (read as from any source, of any size)")
+	add(m.lateCollective, "non-blocking collective never completed (left out)")
+	add(m.badCounts, "v-collective count attributes that disagree with the record's totals (ignored)")
 	return d
 }
 
@@ -697,7 +881,7 @@ func (rd *rankReader) Next() bool {
 			req := q.ev[q.head].Request
 			delete(rd.m.pendingOut, req)
 			rd.m.release(q.base + q.head)
-			break
+			continue
 		}
 		if rd.eof {
 			if q.head < len(q.ev) {
@@ -716,6 +900,7 @@ func (rd *rankReader) Next() bool {
 			}
 			continue
 		}
+		rd.m.ord = rd.lr.Count()
 		rd.m.step(rd.lr.Event())
 		if rd.m.err != nil {
 			rd.err = rd.m.err

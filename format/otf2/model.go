@@ -21,7 +21,9 @@ import (
 // MPI records give the kind: MpiSend/MpiIsend/MpiRecv become Send, Isend
 // and Recv, MpiIrecvRequest an Irecv whose sender, tag and size come from
 // the MpiIrecv that completes it (the rank's later events are held back
-// until then, at most 65536), the completions inside MPI_Wait*/MPI_Test*
+// until then, at most maxLookahead, then filled from Open's index of late
+// completions), an MpiRequestCancelled the request's events made deferred
+// calls, the completions inside MPI_Wait*/MPI_Test*
 // a Wait, Waitall or Test with their requests, MpiSend+MpiRecv in one
 // call a SendRecv, MpiCollectiveEnd the collective of its operation with
 // the world rank of its root (and a non-blocking collective the blocking
@@ -48,6 +50,15 @@ type Source struct {
 	// inPlaceAware: the archive's in-place collectives count no block to
 	// or from the member itself (Score-P 8 on).
 	inPlaceAware bool
+
+	// What Open's scan learns for the later reads: each rank's index of
+	// late completions and cancellations, the v-collectives' instances,
+	// the kairos count attributes' ids.
+	scanned            bool
+	idx                []*rankIndex
+	vt                 vtable
+	attrSend, attrRecv uint32
+	cancelled          int
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -59,7 +70,12 @@ type modelComm struct {
 
 // Open opens the OTF2 archive at path (anchor file or its directory) as a
 // trace.Source.
-func Open(path string) (*Source, error) {
+func Open(path string) (*Source, error) { return open(path, true) }
+
+// open is Open, reading the count vectors Kairos' tracer writes as
+// attributes if counts is set (else deriving them, as for another
+// writer's archive).
+func open(path string, counts bool) (*Source, error) {
 	a, err := OpenArchive(path)
 	if err != nil {
 		return nil, err
@@ -70,13 +86,42 @@ func Open(path string) (*Source, error) {
 	s.buildRanks()
 	s.buildComms()
 	s.describe()
+	s.attrSend, s.attrRecv = undefined32, undefined32
+	if counts {
+		s.countAttrs()
+	}
 	if err := s.scan(); err != nil {
 		return nil, err
+	}
+	s.defects = append(s.defects, s.vt.build(s.members)...)
+	if s.vt.n > 0 {
+		s.meta.Attrs[AttrDerivedCounts] = fmt.Sprintf("the count vectors of %d v-collectives (alltoallv, gatherv...) are derived from "+
+			"their members' totals, which is all OTF2 records: every member sends and receives its totals, and checks compare totals only", s.vt.n)
+	}
+	if s.cancelled > 0 {
+		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel): read as never started", s.cancelled)
 	}
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
 	}
 	return s, nil
+}
+
+// countAttrs finds the attributes by which Kairos' tracer carries the
+// count vectors of v-collectives, and keeps attribute lists if there are.
+func (s *Source) countAttrs() {
+	d := s.arch.Defs
+	for id, a := range d.Attributes {
+		switch d.Strings[a.Name] {
+		case "kairos:sendcounts":
+			s.attrSend = id
+		case "kairos:recvcounts":
+			s.attrRecv = id
+		}
+	}
+	if s.attrSend != undefined32 || s.attrRecv != undefined32 {
+		s.arch.KeepAttrs = true
+	}
 }
 
 // inPlaceAware reports whether an archive's creator counts the bytes of
@@ -230,7 +275,10 @@ func (s *Source) describe() {
 // scan reads every rank once, building the call-path tree and the
 // defect list, so that Meta is complete before any rank is streamed.
 func (s *Source) scan() error {
+	s.idx = make([]*rankIndex, len(s.ranks))
+	s.vt.notes = make([][]vnote, len(s.ranks))
 	for r := range s.ranks {
+		s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
 		rd, err := s.openRank(r)
 		if err != nil {
 			return err
@@ -243,7 +291,9 @@ func (s *Source) scan() error {
 			return err
 		}
 		s.defects = append(s.defects, rd.m.defects(r)...)
+		s.cancelled += rd.m.cancelled
 	}
+	s.scanned = true
 	return nil
 }
 
@@ -262,7 +312,9 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 	}
 	rd := &rankReader{lr: lr}
 	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{},
-		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{}}
+		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{},
+		reqOrd: map[uint64]uint64{}, released: map[uint64]held{}, gone: map[uint64]bool{}, nbcSeq: map[uint64]uint64{}, vcache: map[uint64][]int64{},
+		idx: s.idx[r], scanning: !s.scanned}
 	rd.m.out = &rd.q
 	rd.m.side = newSideState()
 	return rd, nil

@@ -1,0 +1,156 @@
+// Package tracertest builds Kairos' PMPI tracer and runs MPI programs
+// under it, for the tests of the packages that record real programs (the
+// tracer's own, the OTF2 reader's, the CLI's corpus of real
+// applications). A test skips with a message where an MPI, OTF2 or the
+// program is not installed, and fails instead under
+// KAIROS_REQUIRE_EXTERNAL=1 (testenv).
+package tracertest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kairos/capture"
+	"kairos/internal/testenv"
+)
+
+// MPI is an MPI implementation: its compiler wrappers, its launcher and
+// how the launcher passes environment variables to the ranks.
+type MPI struct {
+	Name      string // "Open MPI", "MPICH"
+	CC, FC    string // mpicc, mpif90
+	Run       string // mpirun
+	Package   string // the Debian package of the compilers
+	RunPkg    string // the Debian package of the launcher
+	oversub   []string
+	envFlag   func(name, value string) []string
+	extraEnvs []string
+}
+
+// OpenMPI is Open MPI (Debian's default MPI), run as root with more ranks
+// than cores.
+var OpenMPI = MPI{Name: "Open MPI", CC: "mpicc", FC: "mpif90", Run: "mpirun", Package: "libopenmpi-dev", RunPkg: "openmpi-bin",
+	oversub: []string{"--oversubscribe"},
+	envFlag: func(name, value string) []string { return []string{"-x", name + "=" + value} },
+	extraEnvs: []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_rmaps_base_oversubscribe=1"}}
+
+// MPICH is MPICH, installed beside Open MPI under its own names.
+var MPICH = MPI{Name: "MPICH", CC: "mpicc.mpich", FC: "mpif90.mpich", Run: "mpirun.mpich", Package: "libmpich-dev", RunPkg: "mpich",
+	envFlag: func(name, value string) []string { return []string{"-genv", name, value} }}
+
+// Both are the MPIs the tracer is tested on.
+var Both = []MPI{OpenMPI, MPICH}
+
+// Need skips the test (or fails it under KAIROS_REQUIRE_EXTERNAL=1) if the
+// MPI's compiler or launcher is not installed.
+func (m MPI) Need(t testing.TB) {
+	t.Helper()
+	testenv.Tool(t, m.CC, m.Package)
+	testenv.Tool(t, m.Run, m.RunPkg)
+}
+
+// NeedOTF2 skips the test (or fails it) without OTF2's headers.
+func NeedOTF2(t testing.TB) {
+	t.Helper()
+	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
+		if testenv.Required() {
+			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
+		}
+		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
+	}
+}
+
+// Tracer writes the tracer's source into dir and builds it with the MPI's
+// mpicc, warnings as errors, with OTF2 if otf2 is set (which needs
+// libotf2-trace-dev); it returns the library's path.
+func (m MPI) Tracer(t testing.TB, dir string, otf2 bool) string {
+	t.Helper()
+	m.Need(t)
+	src := filepath.Join(dir, capture.FileName)
+	if err := os.WriteFile(src, capture.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libkairos_trace.so")
+	args := []string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src}
+	if otf2 {
+		NeedOTF2(t)
+		args = append(args, "-DKAIROS_OTF2", "-lotf2")
+	}
+	Command(t, dir, nil, m.CC, args...)
+	return lib
+}
+
+// Compile compiles the C program src (a path) into dir with the MPI's
+// mpicc and returns the binary.
+func (m MPI) Compile(t testing.TB, dir, src string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
+	Command(t, dir, nil, m.CC, append([]string{"-O1", "-o", bin, src}, flags...)...)
+	return bin
+}
+
+// Testdata returns the path of a file of capture/testdata.
+func Testdata(name string) string {
+	return filepath.Join(testenv.RepoRoot(), "capture", "testdata", name)
+}
+
+// Recording is how to run a program under the tracer.
+type Recording struct {
+	Lib    string   // the tracer; "" runs the program untraced
+	Trace  string   // KAIROS_TRACE, the traces' directory
+	Format string   // KAIROS_TRACE_FORMAT ("" for the tracer's default)
+	NP     int      // ranks
+	Env    []string // more NAME=VALUE variables for the ranks
+	Dir    string   // the working directory
+}
+
+// Launch runs prog with args on r.NP ranks of the MPI and returns its
+// output (standard output and error), failing the test if it fails.
+func (m MPI) Launch(t testing.TB, r Recording, prog string, args ...string) string {
+	t.Helper()
+	out, err := m.Try(r, prog, args...)
+	if err != nil {
+		t.Fatalf("%s %s on %s: %v\n%s", prog, strings.Join(args, " "), m.Name, err, out)
+	}
+	return out
+}
+
+// Try is Launch returning the error.
+func (m MPI) Try(r Recording, prog string, args ...string) (string, error) {
+	full := append([]string{}, m.oversub...)
+	full = append(full, "-np", strconv.Itoa(r.NP))
+	vars := append([]string{"OMP_NUM_THREADS=1"}, r.Env...)
+	if r.Lib != "" {
+		vars = append(vars, "LD_PRELOAD="+r.Lib, "KAIROS_TRACE="+r.Trace, "KAIROS_TRACE_FORMAT="+r.Format)
+	}
+	for _, v := range vars {
+		name, value, _ := strings.Cut(v, "=")
+		full = append(full, m.envFlag(name, value)...)
+	}
+	full = append(full, prog)
+	full = append(full, args...)
+	cmd := exec.Command(m.Run, full...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(), m.extraEnvs...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Command runs name with args in dir (with env added to the environment)
+// and returns its output, failing the test if it fails.
+func Command(t testing.TB, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
