@@ -11,6 +11,8 @@ type Repeats struct {
 	leaf     []int32 // deepest node above each suffix-array slot
 	order    []int32 // nodes children first (the order the traversal closes them)
 	best     []int32 // deepest maximal node at or above each node, -1 if none
+	lcp      []int32
+	lce      *rangeMin // over lcp, built by the first call of Runs
 }
 
 type node struct {
@@ -34,6 +36,7 @@ func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
 		return r
 	}
 	lcp := LCP(s, r.sa)
+	r.lcp = lcp
 	r.rank = make([]int32, n)
 	for i, p := range r.sa {
 		r.rank[p] = int32(i)
