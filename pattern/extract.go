@@ -124,7 +124,7 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	var pos int32
 	var region uint32
 	pending := map[uint64]int32{} // request -> index in rd.ev
-	var work float64 // computation since the last MPI call (untimed)
+	var work float64              // computation since the last MPI call (untimed)
 	var lastExit trace.Time
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
