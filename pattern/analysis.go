@@ -155,30 +155,27 @@ func (a *Analysis) PhaseOf(pos int) (phase, inPhase int) {
 }
 
 // TimeShares partitions the run's time, from the first instance's start
-// to the last one's finish, among the instances in sequence order: an
-// instance gets the time from where the timeline stood when it started
-// (the latest finish or next start before it) to where it stands after
-// it (the latest finish so far, or the next instance's start if later),
-// so that computation between instances goes to the instance before it
-// and an instance inside a longer one gets nothing. The shares are in
-// seconds and sum to the run's span; nil in an untimed trace.
+// to the last finish, among the instances: each gets the time it brings
+// the timeline forward (from the latest finish before it, or its start
+// if later, to its finish), and the computation between the latest
+// finish and the next instance's start goes to the instance that
+// finished there. An instance inside a longer one gets nothing. Shares
+// are in seconds; nil in an untimed trace.
 func (p *Patterns) TimeShares() []float64 {
 	if !p.Timed || len(p.Sequence) == 0 {
 		return nil
 	}
 	share := make([]float64, len(p.Sequence))
-	reach := p.Sequence[0].Start // the timeline covered so far
-	finish := reach
+	reach, owner := p.Sequence[0].Start, 0 // the timeline covered so far, and who last moved it
 	for i := range p.Sequence {
 		in := &p.Sequence[i]
-		finish = max(finish, in.Finish)
-		next := finish
-		if i+1 < len(p.Sequence) {
-			next = max(finish, p.Sequence[i+1].Start)
+		if in.Start > reach {
+			share[owner] += (in.Start - reach).Seconds()
+			reach = in.Start
 		}
-		if next > reach {
-			share[i] = (next - reach).Seconds()
-			reach = next
+		if in.Finish > reach {
+			share[i] += (in.Finish - reach).Seconds()
+			reach, owner = in.Finish, i
 		}
 	}
 	return share
