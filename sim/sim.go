@@ -214,9 +214,14 @@ type Result struct {
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
 // computation and sleeps; Wait is time blocked in MPI before the awaited
 // messages were matched (a late partner); Comm is the rest of the time
-// in MPI (transfers, latencies).
+// in MPI (transfers, latencies); Backoff is SMPI's sleep before each
+// MPI_Test (smpi/test times the failed tests since the last success),
+// the cost of a polling loop in the replay.
 type RankResult struct {
-	Finish, Compute, Comm, Wait float64
+	Finish, Compute, Comm, Wait, Backoff float64
+	// Tests counts the rank's MPI_Test actions, FailedTests those that
+	// found their request incomplete.
+	Tests, FailedTests int64
 	// Init is when the rank's init action ran (0 without one): a rank's
 	// simulated time, as SimGrid prints it, is Finish - Init.
 	Init float64
@@ -654,12 +659,16 @@ func (s *simulation) wake(r *rank) {
 		if r.matchMax > r.blockStart {
 			w = math.Min(r.matchMax, s.now) - r.blockStart
 		}
-		if r.computing {
+		switch {
+		case r.backoff:
+			r.res.Backoff += d
+		case r.computing:
 			r.res.Compute += d
-		} else {
+		default:
 			r.res.Wait += w
 			r.res.Comm += d - w
 		}
+		r.backoff = false
 	}
 	if !r.queued {
 		r.queued = true
@@ -798,13 +807,33 @@ func (s *simulation) result() *Result {
 }
 
 // Summary formats per-rank results as a table, for humans.
+// A column of SMPI's test back-off (and the tests) is added when a rank
+// slept in it.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s\n", "rank", "finish", "compute", "comm", "wait")
+	backoff := r.Backoff() > 0
+	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "wait")
+	if backoff {
+		fmt.Fprintf(&b, " %14s %10s %10s", "test backoff", "tests", "failed")
+	}
+	b.WriteByte('\n')
 	for i, x := range r.Ranks {
-		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f\n", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		if backoff {
+			fmt.Fprintf(&b, " %14.9f %10d %10d", x.Backoff, x.Tests, x.FailedTests)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// Backoff returns the time all ranks slept in SMPI's test back-off.
+func (r *Result) Backoff() float64 {
+	var t float64
+	for _, x := range r.Ranks {
+		t += x.Backoff
+	}
+	return t
 }
 
 // Slowest returns the ranks sorted by finish time, latest first.

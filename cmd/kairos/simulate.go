@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -261,6 +262,8 @@ type simulateJSON struct {
 	Recorded float64 `json:"recorded_time,omitempty"`
 	// Instances are the applications replayed side by side (--instances).
 	Instances []instanceJSON `json:"instances,omitempty"`
+	// Polling says where SMPI's test back-off took time, if it did.
+	Polling *pollingJSON `json:"polling,omitempty"`
 }
 
 type simulateRankJS struct {
@@ -270,6 +273,11 @@ type simulateRankJS struct {
 	Compute float64 `json:"compute"`
 	Comm    float64 `json:"comm"`
 	Wait    float64 `json:"wait"`
+	// Backoff is SMPI's sleep before the rank's MPI_Test actions
+	// (sim.RankResult.Backoff); Tests and FailedTests count them.
+	Backoff     float64 `json:"test_backoff"`
+	Tests       int64   `json:"tests,omitempty"`
+	FailedTests int64   `json:"failed_tests,omitempty"`
 }
 
 // simulateEnergy is the energy model's report (--cfg plugin:host_energy).
@@ -678,7 +686,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			out.Recorded = 0 // instances recorded apart have no run in common
 		}
 		for i, r := range res.Ranks {
-			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
+			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.Backoff, r.Tests, r.FailedTests})
 		}
 		if e := res.Energy; e != nil {
 			out.Energy = &simulateEnergy{Total: e.Total, Used: e.Used, Idle: e.Total - e.Used}
@@ -693,6 +701,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			}
 		}
 		out.Instances = instanceResults(f.replayed, res)
+		out.Polling = polling(res, cfg)
 		return writeJSON(w, out)
 	}
 	defer printInstances(w, instanceResults(f.replayed, res), f.jobs)
@@ -720,7 +729,12 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		wait += r.Wait
 	}
 	n := float64(len(res.Ranks))
-	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s\n", comp/n, comm/n, wait/n)
+	backoff := ""
+	if b := res.Backoff(); b > 0 {
+		backoff = fmt.Sprintf(", test back-off %.6f s", b/n)
+	}
+	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, backoff)
+	printPolling(w, polling(res, cfg))
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())
 		if res.Energy != nil {
@@ -833,16 +847,88 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 	return "incremental"
 }
 
-// rankBars draws each rank's computation, communication and wait time.
+// rankBars draws each rank's computation, communication and wait time,
+// and its test back-off if a rank slept in it.
 func rankBars(w io.Writer, res *sim.Result, title string) error {
 	labels := make([]string, len(res.Ranks))
-	stacks := make([][]float64, 3)
+	stacks := make([][]float64, 3, 4)
+	names := []string{"computation", "communication", "wait"}
+	backoff := res.Backoff() > 0
+	if backoff {
+		stacks = append(stacks, nil)
+		names = append(names, "test back-off")
+	}
 	for i, r := range res.Ranks {
 		labels[i] = strconv.Itoa(i)
 		stacks[0] = append(stacks[0], r.Compute)
 		stacks[1] = append(stacks[1], r.Comm)
 		stacks[2] = append(stacks[2], r.Wait)
+		if backoff {
+			stacks[3] = append(stacks[3], r.Backoff)
+		}
 	}
-	return plot.Bars(w, labels, []string{"computation", "communication", "wait"}, stacks,
+	return plot.Bars(w, labels, names, stacks,
 		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})
+}
+
+// pollingJSON says where SMPI's test back-off took time in a replay: a
+// program that polls with MPI_Test (or Testany, Testsome) sleeps
+// smpi/test times the failed tests since the last success before each
+// test, a sleep that grows with the polling, as SimGrid's does.
+type pollingJSON struct {
+	TestSleep   float64           `json:"smpi_test"`       // the setting, seconds
+	Backoff     float64           `json:"backoff_seconds"` // over all ranks
+	Share       float64           `json:"share"`           // of the ranks' summed time
+	Tests       int64             `json:"tests"`
+	FailedTests int64             `json:"failed_tests"`
+	Ranks       []pollingRankJSON `json:"ranks"` // those that slept, the most first
+	ranks       int               // in the replay
+}
+
+type pollingRankJSON struct {
+	Rank        int     `json:"rank"`
+	Backoff     float64 `json:"backoff_seconds"`
+	Share       float64 `json:"share"` // of the rank's time
+	Tests       int64   `json:"tests"`
+	FailedTests int64   `json:"failed_tests"`
+}
+
+// polling returns where the test back-off took time, nil if nowhere.
+func polling(res *sim.Result, cfg sim.Config) *pollingJSON {
+	if res.Backoff() <= 0 {
+		return nil
+	}
+	p := &pollingJSON{TestSleep: cfg.TestSleep, ranks: len(res.Ranks)}
+	var total float64
+	for i, r := range res.Ranks {
+		t := r.Finish - r.Init
+		total += t
+		p.Backoff += r.Backoff
+		p.Tests += r.Tests
+		p.FailedTests += r.FailedTests
+		if r.Backoff > 0 {
+			p.Ranks = append(p.Ranks, pollingRankJSON{Rank: i, Backoff: r.Backoff, Share: r.Backoff / max(t, r.Backoff), Tests: r.Tests, FailedTests: r.FailedTests})
+		}
+	}
+	p.Share = p.Backoff / max(total, p.Backoff)
+	sort.SliceStable(p.Ranks, func(i, j int) bool { return p.Ranks[i].Backoff > p.Ranks[j].Backoff })
+	return p
+}
+
+// printPolling says where the test back-off took time and how to replay
+// without it.
+func printPolling(w io.Writer, p *pollingJSON) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "test back-off: SMPI slept %.6f s on %d of %d ranks (%.1f%% of all ranks' time) before MPI_Test, smpi/test (%g s) times the failed tests since the last success; %d tests, %d failed\n",
+		p.Backoff, len(p.Ranks), p.ranks, 100*p.Share, p.TestSleep, p.Tests, p.FailedTests)
+	const shown = 5
+	for _, r := range p.Ranks[:min(shown, len(p.Ranks))] {
+		fmt.Fprintf(w, "  rank %d: %.6f s, %.1f%% of its time, %d tests, %d failed\n", r.Rank, r.Backoff, 100*r.Share, r.Tests, r.FailedTests)
+	}
+	if len(p.Ranks) > shown {
+		fmt.Fprintf(w, "  and %d more ranks\n", len(p.Ranks)-shown)
+	}
+	fmt.Fprintln(w, "  SimGrid 3.32 replays the polling alike; --cfg smpi/test:0 replays the tests without the back-off (a trace that records only the tests that complete, as TI from kairos tracer, has none)")
 }
