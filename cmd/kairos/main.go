@@ -128,6 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(afterBars{stdout})
 	root.SetErr(afterBars{stderr})
+	notesTo = afterBars{stderr}
 	err := root.Execute()
 	finishProgress()
 	switch {
@@ -180,10 +181,28 @@ func openReplay(path string) (trace.Source, error) {
 	return openSource(path, true)
 }
 
+// notesTo is where openSource says how a trace is read otherwise than it
+// was recorded (run makes it the verb's standard error).
+var notesTo io.Writer = io.Discard
+
+// traceNotes are the Meta.Attrs by which readers say so: ranks without
+// a file, calls on communicators the trace does not create.
+var traceNotes = []string{"partial", "unknown-comms"}
+
 func openSource(path string, replay bool) (trace.Source, error) {
 	src, f, err := format.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	for _, k := range traceNotes {
+		if v := src.Meta().Attrs[k]; v != "" {
+			fmt.Fprintf(notesTo, "note: %s: %s\n", path, v)
+		}
+	}
+	if replay {
+		if err := replayable(path, src); err != nil {
+			return nil, err
+		}
 	}
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
@@ -192,6 +211,15 @@ func openSource(path string, replay bool) (trace.Source, error) {
 		src = readAhead(src, f.Name)
 	}
 	return eventProgress(src, filepath.Base(path)), nil
+}
+
+// replayable refuses a trace that holds only some ranks' events (a
+// rank's DUMPI file alone): a replay needs every rank's.
+func replayable(path string, src trace.Source) error {
+	if p := src.Meta().Attrs["partial"]; p != "" {
+		return fmt.Errorf("%s: %s; a replay needs every rank's (stats, print and patterns read it)", path, p)
+	}
+	return nil
 }
 
 // expandReduced returns the whole trace a reduced trace (kairos reduce -o)

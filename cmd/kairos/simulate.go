@@ -319,6 +319,9 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if tf.Name != "ti" {
 		src, err := tf.Open(path)
 		if err == nil {
+			err = replayable(path, src)
+		}
+		if err == nil {
 			src, err = expandReduced(path, src)
 		}
 		return src, tf, err
