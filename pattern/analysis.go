@@ -182,23 +182,36 @@ func (p *Patterns) TimeShares() []float64 {
 }
 
 // timeWeights returns the segmentation weights of instances of the given
-// TimeShares: half a count each, and half the instances' total count
-// shared in proportion to time, so that a benchmark of one instance of
-// seconds is a phase beside one of thousands of microseconds, and
-// thousands of short instances still count as the paper counts them. The
-// weights sum to the number of instances; nil if no time passes.
+// TimeShares: half a count for each instance that moves the run's
+// timeline forward (by a ten-thousandth of the mean move at least), and
+// half the instances' number shared in proportion to time, so that a
+// benchmark of one instance of seconds is a phase beside one of
+// thousands of microseconds, thousands of short instances still count as
+// the paper counts them, and the instances that happen inside a longer
+// one (a receive completed out of its kernel's order) weigh nothing of
+// their own. The weights sum to the number of instances; nil if no time
+// passes.
 func timeWeights(share []float64) []float64 {
-	var total float64
+	var total, moved float64
 	for _, x := range share {
 		total += x
 	}
 	if !(total > 0) {
 		return nil
 	}
-	w := make([]float64, len(share))
 	n := float64(len(share))
+	least := 1e-4 * total / n
+	for _, x := range share {
+		if x >= least {
+			moved++
+		}
+	}
+	w := make([]float64, len(share))
 	for i, x := range share {
-		w[i] = 0.5 + 0.5*n*x/total
+		if x >= least {
+			w[i] = 0.5 * n / moved
+		}
+		w[i] += 0.5 * n * x / total
 	}
 	return w
 }

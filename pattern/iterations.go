@@ -86,7 +86,7 @@ func iterationCuts(rd *rankData, nsym int) []int32 {
 		return rd.segs
 	}
 	lf := &loopFinder{rd: rd, rep: rep, seq: seq, at: at, taken: make([]int32, len(seq)+1), guard: make([]int32, len(seq)),
-		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}}
+		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}, runs: runs}
 	for _, r := range runs {
 		if l, ok := lf.candidate(r.Start, r.Period); ok {
 			lf.loops = append(lf.loops, l)
@@ -116,6 +116,18 @@ func iterationCuts(rd *rankData, nsym int) []int32 {
 		}
 		var starts []int32
 		lf.iterations(best, &starts)
+		for {
+			in := lf.innerLoop(best, starts[0])
+			if in == nil {
+				break
+			}
+			if in.count = lf.iterations(in, nil); in.count < minIterations {
+				break
+			}
+			best.count = -1
+			best, starts = in, starts[:0]
+			lf.iterations(best, &starts)
+		}
 		best.count = -1
 		if r := lf.rotate(best, starts); r != nil {
 			budget -= len(r.pos)
@@ -148,6 +160,33 @@ type loopFinder struct {
 	chosen []*loop
 	seen   map[[2]int32]*loop // candidates by (first occurrence, period)
 	inner  map[[2]*loop]bool  // whether a loop's body occurs in another's
+	runs   []suffix.Run       // by period, then start
+}
+
+// innerLoop returns the loop of a run of shorter period that covers
+// three quarters or more of loop l's iteration at s, the one that covers
+// the most, or nil: l then iterates over few variants of a step (nine
+// steps and a rebuild step, every ten), and the steps are the program's
+// iterations.
+func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
+	var best *suffix.Run
+	for i := range lf.runs {
+		r := &lf.runs[i]
+		if r.Period >= l.period {
+			break
+		}
+		if overlap(r, s, l.period) < 3*l.period/4 {
+			continue
+		}
+		if best == nil || overlap(r, s, l.period) > overlap(best, s, l.period) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	in, _ := lf.candidate(best.Start, best.Period)
+	return in
 }
 
 // take records loop l's iterations, which start at starts.
@@ -294,6 +333,11 @@ func (lf *loopFinder) rotate(l *loop, starts []int32) *loop {
 		return nil
 	}
 	return r
+}
+
+// overlap returns how many of the period positions from s run r covers.
+func overlap(r *suffix.Run, s, period int32) int32 {
+	return max(0, min(r.End, s+period)-max(r.Start, s))
 }
 
 // openAt returns the requests pending before call i (after the last call

@@ -56,10 +56,10 @@ func DefaultSegmentOptions() SegmentOptions {
 }
 
 // DefaultMaxPhases is the most phases the Iterations method finds by
-// default: enough for a benchmark suite's kernels (HPCC's seven and the
-// stretches between them) where the paper's depth 3 allows eight in a
-// balanced tree only.
-const DefaultMaxPhases = 12
+// default: enough for a benchmark suite's kernels (HPCC's seven, the
+// stretches between them and its start) where the paper's depth 3 allows
+// eight in a balanced tree only.
+const DefaultMaxPhases = 16
 
 // SegmentOptions returns method m's default segmentation: the paper's
 // for Paper; for Iterations, BIC, best first up to DefaultMaxPhases
