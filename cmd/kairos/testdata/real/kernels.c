@@ -29,7 +29,7 @@ static void random_kernel(int rank, int size, int msgs, int tag, unsigned seed) 
   for (int i = 0; i < msgs; i++) {
     MPI_Request rq;
     MPI_Isend(&v, 1, MPI_INT, dest[i], tag, MPI_COMM_WORLD, &rq);
-    work(2000000);
+    work(500000);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
   }
   for (int i = 0; i < incoming; i++) MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

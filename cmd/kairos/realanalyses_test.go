@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kairos/internal/testenv"
+)
+
+// The programs of testdata/real isolate what the analyses met in real
+// codes: a receive polled with MPI_Test (HPCC's RandomAccess), a time-step
+// loop without user functions (LAMMPS traced without
+// -finstrument-functions), a suite of kernels of very different lengths
+// (HPCC's benchmarks). Each is recorded with Kairos' tracer (OTF2) under
+// Open MPI; the tests skip where mpicc, mpirun or OTF2's headers are
+// absent (and fail under KAIROS_REQUIRE_EXTERNAL=1).
+
+// realTracer builds the tracer with OTF2 into dir and returns the
+// library, skipping the test where mpicc, mpirun or OTF2's headers are
+// absent.
+func realTracer(t *testing.T, dir string) string {
+	t.Helper()
+	testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	testenv.Tool(t, "mpirun", "openmpi-bin")
+	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
+		msg := "OTF2's headers (/usr/include/otf2/otf2.h) are not installed (Debian: libotf2-trace-dev)"
+		if testenv.Required() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	src := filepath.Join(dir, "kairos_trace.c")
+	if code, _, errb := csRun("tracer", "-o", src); code != 0 {
+		t.Fatalf("tracer: %s", errb)
+	}
+	lib := filepath.Join(dir, "libkairos_trace.so")
+	realCmd(t, dir, nil, "mpicc", "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", lib, src, "-lotf2")
+	return lib
+}
+
+// recordReal runs program name of testdata/real on np ranks with the
+// tracer lib and returns its archive.
+func recordReal(t *testing.T, lib, name string, np int) string {
+	t.Helper()
+	dir := t.TempDir()
+	prog := filepath.Join(dir, name)
+	testdata, _ := filepath.Abs(filepath.Join("testdata", "real", name+".c"))
+	realCmd(t, dir, nil, "mpicc", "-O2", "-o", prog, testdata)
+	realCmd(t, dir, []string{"KAIROS_TRACE=" + filepath.Join(dir, "trace"), "KAIROS_TRACE_FORMAT=otf2"},
+		"mpirun", "--allow-run-as-root", "--oversubscribe", "-np", strconv.Itoa(np), "-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_FORMAT",
+		"-x", "LD_PRELOAD="+lib, prog)
+	return filepath.Join(dir, "trace", "traces.otf2")
+}
+
+// TestRealCases records each program once with one build of the tracer.
+func TestRealCases(t *testing.T) {
+	lib := realTracer(t, t.TempDir())
+	t.Run("polling", func(t *testing.T) { testRealPolling(t, recordReal(t, lib, "poll", 2)) })
+	t.Run("steps", func(t *testing.T) { testRealSteps(t, recordReal(t, lib, "steps", 4)) })
+	t.Run("kernels", func(t *testing.T) { testRealKernels(t, recordReal(t, lib, "kernels", 4)) })
+}
+
+func realCmd(t *testing.T, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+// testRealPolling: a rank that polls a receive with MPI_Test replays with
+// SMPI's test back-off as its own category, simulate says where and how
+// to replay without it, and the logical-clock replay counts the tests as
+// waiting.
+func testRealPolling(t *testing.T, archive string) {
+	var sim struct {
+		Ranks []struct {
+			Backoff float64 `json:"test_backoff"`
+			Tests   int64   `json:"tests"`
+		} `json:"ranks"`
+		Polling *struct {
+			FailedTests int64 `json:"failed_tests"`
+		} `json:"polling"`
+	}
+	code, out, errb := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+		t.Fatalf("simulate: exit %d: %s%s", code, errb, out)
+	}
+	if sim.Polling == nil || sim.Polling.FailedTests < 100 || sim.Ranks[0].Backoff <= 0 || sim.Ranks[0].Tests < 100 {
+		t.Errorf("simulate --json: %s", out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", archive); code != 0 || !strings.Contains(out, "test back-off: SMPI slept") ||
+		!strings.Contains(out, "--cfg smpi/test:0") {
+		t.Errorf("simulate: exit %d:\n%s", code, out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--cfg", "smpi/test:0", archive); code != 0 || strings.Contains(out, "test back-off") {
+		t.Errorf("simulate --cfg smpi/test:0: exit %d:\n%s", code, out)
+	}
+	var pred struct {
+		Predictions []struct {
+			Computation float64 `json:"computation"`
+			Wait        float64 `json:"wait"`
+		} `json:"predictions"`
+	}
+	code, out, errb = csRun("predict", "--config", "10,5", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
+		t.Fatalf("predict: exit %d: %s%s", code, errb, out)
+	}
+	if p := pred.Predictions[0]; p.Wait < 0.25*(p.Wait+p.Computation) {
+		t.Errorf("predict: computation %g s, wait %g s: rank 0's polling is waiting", p.Computation, p.Wait)
+	}
+}
+
+// testRealSteps: without user functions, each of the loop's 100 steps is
+// a pattern instance (but the rebuild steps, a variant of their own);
+// the paper's contexts make the run a few instances.
+func testRealSteps(t *testing.T, archive string) {
+	counts := func(args ...string) []int {
+		var p struct {
+			Comm []struct {
+				Frequency int `json:"frequency"`
+			} `json:"communication_patterns"`
+		}
+		code, out, errb := csRun(append([]string{"patterns", "--json"}, append(args, archive)...)...)
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("patterns %v: exit %d: %s", args, code, errb)
+		}
+		var f []int
+		for _, c := range p.Comm {
+			f = append(f, c.Frequency)
+		}
+		slices.Sort(f)
+		return f
+	}
+	if f := counts(); f[len(f)-1] < 80 {
+		t.Errorf("instances per pattern %v: want the steps' pattern 80 times or more", f)
+	}
+	if f := counts("--paper"); f[len(f)-1] > 10 {
+		t.Errorf("--paper: instances per pattern %v: want the steps lumped together", f)
+	}
+}
+
+// testRealKernels: the two long random-exchange kernels, one pattern
+// instance each, are phases of their own, apart from the loops of short
+// instances between and after them.
+func testRealKernels(t *testing.T, archive string) {
+	var ph struct {
+		Phases []struct {
+			From   int     `json:"from"`
+			To     int     `json:"to"`
+			Share  float64 `json:"share"`
+			Number int     `json:"number"`
+		} `json:"phases"`
+	}
+	code, out, errb := csRun("phases", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &ph) != nil {
+		t.Fatalf("phases: exit %d: %s%s", code, errb, out)
+	}
+	long := 0
+	for _, p := range ph.Phases {
+		if p.Share > 0.2 {
+			long++
+			if p.To-p.From+1 > 50 {
+				t.Errorf("phase %d (%d-%d) holds a kernel's %.0f%% of the time and %d instances: a loop's with it", p.Number, p.From, p.To, 100*p.Share, p.To-p.From+1)
+			}
+		}
+	}
+	if long != 2 {
+		t.Errorf("%d phases hold a fifth of the time or more, want the 2 kernels': %s", long, out)
+	}
+}
