@@ -120,6 +120,8 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	}()
 	rd.timed = true
 	rd.ev = make([]event, 0, sizeHint)
+	rd.open = make([]int32, 0, sizeHint)
+	rd.gap = make([]float64, 0, sizeHint)
 	cut := true
 	var pos int32
 	var region uint32

@@ -64,7 +64,10 @@ func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
 // enclosing interval.
 func (r *Repeats) build(lcp []int32) {
 	n := len(lcp)
-	r.nodes = append(r.nodes[:0], node{lcp: 0, lb: 0, parent: -1, left: leftNone})
+	// A tree of n leaves has fewer than n internal nodes; periodic
+	// sequences come close.
+	r.nodes = append(make([]node, 0, n), node{lcp: 0, lb: 0, parent: -1, left: leftNone})
+	r.order = make([]int32, 0, n)
 	stack := []int32{0}
 	after := make([]int32, n+1) // top of stack after boundary k
 	after[0] = 0

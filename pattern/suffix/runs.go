@@ -35,12 +35,12 @@ func (r *Repeats) Runs(s []int32, minReps int, budget int) []Run {
 	work := 0
 	for p := 1; p*minReps <= n; p++ {
 		for q := 0; q+p < n; {
-			l := r.extension(q, q+p)
 			work++
-			if l == 0 {
+			if s[q] != s[q+p] {
 				q += p
 				continue
 			}
+			l := r.extension(q, q+p)
 			b := 0
 			for q-b-1 >= 0 && s[q-b-1] == s[q+p-b-1] {
 				b++
@@ -91,7 +91,7 @@ func (r *Repeats) Occurrences(i, l int) []int32 {
 	return r.sa[r.nodes[v].lb : r.nodes[v].rb+1]
 }
 
-// rangeMin answers minimum queries over an array in blocks of 64: a
+// rangeMin answers minimum queries over an array in blocks of 16: a
 // sparse table over the blocks' minima and a scan of the partial blocks
 // at both ends, in O(n) space.
 type rangeMin struct {
@@ -99,7 +99,7 @@ type rangeMin struct {
 	sparse [][]int32 // sparse[k][b]: minimum of blocks b..b+2^k-1
 }
 
-const rmqBlock = 64
+const rmqBlock = 16
 
 func newRangeMin(a []int32) *rangeMin {
 	nb := (len(a) + rmqBlock - 1) / rmqBlock
