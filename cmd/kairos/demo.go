@@ -19,6 +19,7 @@ import (
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
+	"kairos/waitstate"
 	"kairos/workload"
 )
 
@@ -126,7 +127,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 
-	step(6, "patterns, phases and slow instances of the simulated run")
+	step(6, "root causes of waiting, patterns, phases and slow instances of the simulated run")
 	if err := patternsDemo(w, f, timed, "simulated stencil2d"); err != nil {
 		return err
 	}
@@ -284,9 +285,18 @@ func demoSave(w io.Writer, f *demoFlags, name string, src trace.Source) error {
 	return nil
 }
 
-// patternsDemo tells the story of a timed trace: its communication
-// patterns, phases and the slow instances to look at first.
+// patternsDemo tells the story of a timed trace: the root causes of its
+// waiting, its communication patterns, phases and the slow instances to
+// look at first.
 func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) error {
+	rc, err := waitstate.Analyze(src, waitstate.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := rc.WriteSummary(w, 3); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	a, err := pattern.Analyze(src, pattern.DefaultOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
