@@ -94,7 +94,7 @@ func testRealPolling(t *testing.T, archive string) {
 	if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
 		t.Fatalf("simulate: exit %d: %s%s", code, errb, out)
 	}
-	if sim.Polling == nil || sim.Polling.FailedTests < 100 || sim.Ranks[0].Backoff <= 0 || sim.Ranks[0].Tests < 100 {
+	if sim.Polling == nil || sim.Polling.FailedTests < 5000 || sim.Ranks[0].Backoff <= 0 || sim.Ranks[0].Tests < 5000 {
 		t.Errorf("simulate --json: %s", out)
 	}
 	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", archive); code != 0 || !strings.Contains(out, "test back-off: SMPI slept") ||
@@ -104,18 +104,34 @@ func testRealPolling(t *testing.T, archive string) {
 	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--cfg", "smpi/test:0", archive); code != 0 || strings.Contains(out, "test back-off") {
 		t.Errorf("simulate --cfg smpi/test:0: exit %d:\n%s", code, out)
 	}
+	var st struct {
+		Profile []struct {
+			Call    string  `json:"call"`
+			Seconds float64 `json:"seconds"`
+		} `json:"profile"`
+	}
+	code, out, errb = csRun("stats", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d: %s%s", code, errb, out)
+	}
+	tested := 0.0
+	for _, c := range st.Profile {
+		if c.Call == "test" {
+			tested = c.Seconds
+		}
+	}
 	var pred struct {
 		Predictions []struct {
-			Computation float64 `json:"computation"`
-			Wait        float64 `json:"wait"`
+			Wait float64 `json:"wait"`
 		} `json:"predictions"`
 	}
 	code, out, errb = csRun("predict", "--config", "10,5", "--json", archive)
 	if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
 		t.Fatalf("predict: exit %d: %s%s", code, errb, out)
 	}
-	if p := pred.Predictions[0]; p.Wait < 0.25*(p.Wait+p.Computation) {
-		t.Errorf("predict: computation %g s, wait %g s: rank 0's polling is waiting", p.Computation, p.Wait)
+	// Rank 0 waits in every test, besides rank 1's wait for the go.
+	if w := pred.Predictions[0].Wait; tested <= 0 || w < tested {
+		t.Errorf("predict: wait %g s, less than the %g s in MPI_Test", w, tested)
 	}
 }
 
