@@ -16,6 +16,7 @@ import (
 	"kairos/internal/fileio"
 	"kairos/pattern"
 	"kairos/platform"
+	"kairos/report"
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
@@ -112,7 +113,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	if err := st.WriteSummary(w); err != nil {
 		return err
 	}
-	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return matrixSVG(out, st, stats.Bytes, "stencil2d") }); err != nil {
+	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return report.Matrix(out, st, stats.Bytes, "stencil2d") }); err != nil {
 		return err
 	}
 
@@ -137,9 +138,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 	if err := demoFigure(w, f, "report.html", func(out io.Writer) error {
-		t := time.Now()
-		secs := reportSections("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed})
-		return writeReportHTML(out, "stencil2d", secs, time.Since(t))
+		return buildReport("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed}).WriteHTML(out)
 	}); err != nil {
 		return err
 	}
@@ -248,7 +247,7 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 	if err := demoSave(w, f, "simulated.ktr", tt.T); err != nil {
 		return nil, err
 	}
-	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return rankBars(out, res, "stencil2d on "+f.cluster) }); err != nil {
+	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return report.RankTimes(out, res, "stencil2d on "+f.cluster) }); err != nil {
 		return nil, err
 	}
 	return tt.T, nil
@@ -304,7 +303,7 @@ func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) erro
 	if err := a.WriteStory(w, 5); err != nil {
 		return err
 	}
-	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return slowLines(out, a, "simulated.ktr", 5) })
+	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return report.SlowInstances(out, a, "simulated.ktr", 5) })
 }
 
 // reduceDemo clusters the demo's ranks with the default method and

@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
 	"kairos/internal/fileio"
 	"kairos/pattern"
-	"kairos/plot"
+	"kairos/report"
 	"kairos/waitstate"
 )
 
@@ -382,7 +381,7 @@ over all ranks: directly, at the next synchronization, or propagated.
 				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			if svg != "" {
-				if err := fileio.WriteFile(svg, func(w io.Writer) error { return slowLines(w, a, args[0], top) }); err != nil {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.SlowInstances(w, a, args[0], top) }); err != nil {
 					return err
 				}
 			}
@@ -417,35 +416,4 @@ over all ranks: directly, at the next synchronization, or propagated.
 	f.StringVar(&svg, "svg", "", "also draw the durations of the --top most frequent patterns' instances along the sequence, the slow ones marked, as SVG in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
-}
-
-// slowLines draws, along the pattern sequence, the durations of the
-// instances of the top most frequent patterns, a line each, and every slow
-// instance as a point.
-func slowLines(w io.Writer, a *pattern.Analysis, path string, top int) error {
-	var series []plot.Series
-	index := map[int]int{}
-	for _, c := range a.MostFrequent(top) {
-		index[c.ID] = len(series)
-		series = append(series, plot.Series{Name: fmt.Sprintf("%s (%d×)", c.Name(), c.Frequency)})
-	}
-	for _, in := range a.Sequence {
-		if i, ok := index[in.Pattern]; ok {
-			series[i].X = append(series[i].X, float64(in.Position))
-			series[i].Y = append(series[i].Y, (in.Finish-in.Start).Seconds()*1e6)
-		}
-	}
-	slow := plot.Series{Name: fmt.Sprintf("slow (M > %g)", a.Options.Cutoff), Points: true, Color: "#d00000"}
-	for _, s := range a.Slow {
-		slow.X = append(slow.X, float64(s.Position))
-		slow.Y = append(slow.Y, s.Duration)
-	}
-	if len(slow.X) > 0 {
-		series = append(series, slow)
-	}
-	if len(series) == 0 {
-		return fmt.Errorf("%s: no pattern instance to draw", path)
-	}
-	return plot.Lines(w, series, plot.ChartOptions{Title: filepath.Base(path) + ": pattern instance durations",
-		XLabel: "position in the pattern sequence", YLabel: "duration (µs)"})
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/platform"
-	"kairos/plot"
+	"kairos/report"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -534,7 +533,7 @@ func writeRunFiles(stderr io.Writer, f *simulateFlags, out format.Format, timed 
 		}
 	}
 	if f.svg != "" {
-		return fileio.WriteFile(f.svg, func(w io.Writer) error { return rankBars(w, res, title) })
+		return fileio.WriteFile(f.svg, func(w io.Writer) error { return report.RankTimes(w, res, title) })
 	}
 	return nil
 }
@@ -848,30 +847,6 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 		return "simgrid"
 	}
 	return "incremental"
-}
-
-// rankBars draws each rank's computation, communication and wait time,
-// and its test back-off if a rank slept in it.
-func rankBars(w io.Writer, res *sim.Result, title string) error {
-	labels := make([]string, len(res.Ranks))
-	stacks := make([][]float64, 3, 4)
-	names := []string{"computation", "communication", "wait"}
-	backoff := res.Backoff() > 0
-	if backoff {
-		stacks = append(stacks, nil)
-		names = append(names, "test back-off")
-	}
-	for i, r := range res.Ranks {
-		labels[i] = strconv.Itoa(i)
-		stacks[0] = append(stacks[0], r.Compute)
-		stacks[1] = append(stacks[1], r.Comm)
-		stacks[2] = append(stacks[2], r.Wait)
-		if backoff {
-			stacks[3] = append(stacks[3], r.Backoff)
-		}
-	}
-	return plot.Bars(w, labels, names, stacks,
-		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})
 }
 
 // pollingJSON says where SMPI's test back-off took time in a replay: a
