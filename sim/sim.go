@@ -215,7 +215,8 @@ type Result struct {
 // computation and sleeps; Wait is time blocked in MPI before the awaited
 // messages were matched (a late partner); Comm is the rest of the time
 // in MPI (transfers, latencies); Backoff is SMPI's sleep before each
-// MPI_Test (smpi/test times the failed tests since the last success),
+// MPI_Test (smpi/test times one more than the failed tests since the
+// last success, of any rank),
 // the cost of a polling loop in the replay.
 type RankResult struct {
 	Finish, Compute, Comm, Wait, Backoff float64

@@ -851,8 +851,9 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 
 // pollingJSON says where SMPI's test back-off took time in a replay: a
 // program that polls with MPI_Test (or Testany, Testsome) sleeps
-// smpi/test times the failed tests since the last success before each
-// test, a sleep that grows with the polling, as SimGrid's does.
+// smpi/test times one more than the failed tests since the last success
+// before each test, a sleep that grows with the polling, as SimGrid's
+// does.
 type pollingJSON struct {
 	TestSleep   float64           `json:"smpi_test"`       // the setting, seconds
 	Backoff     float64           `json:"backoff_seconds"` // over all ranks
@@ -899,7 +900,7 @@ func printPolling(w io.Writer, p *pollingJSON) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "test back-off: SMPI slept %.6f s on %d of %d ranks (%.1f%% of all ranks' time) before MPI_Test, smpi/test (%g s) times the failed tests since the last success; %d tests, %d failed\n",
+	fmt.Fprintf(w, "test back-off: SMPI slept %.6f s on %d of %d ranks (%.1f%% of all ranks' time) before MPI_Test, smpi/test (%g s) times one more than the failed tests since the last success; %d tests, %d failed\n",
 		p.Backoff, len(p.Ranks), p.ranks, 100*p.Share, p.TestSleep, p.Tests, p.FailedTests)
 	const shown = 5
 	for _, r := range p.Ranks[:min(shown, len(p.Ranks))] {
