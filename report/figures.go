@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"kairos/clock"
@@ -18,6 +19,7 @@ var (
 	partComputation   = plot.Part{Name: "computation", Color: plot.Computation}
 	partCommunication = plot.Part{Name: "communication", Color: plot.Communication}
 	partWait          = plot.Part{Name: "waiting", Color: plot.Waiting}
+	partIO            = plot.Part{Name: "I/O", Color: plot.IO}
 	partLatency       = plot.Part{Name: "latency", Color: plot.Latency}
 	partBandwidth     = plot.Part{Name: "bandwidth", Color: plot.Communication}
 )
@@ -32,24 +34,23 @@ var stateParts = [numStates]plot.Part{
 }
 
 // RankTimes draws each rank's simulated computation, communication and
-// wait (kairos simulate --svg), and its test back-off if a rank slept in
-// SMPI's MPI_Test back-off.
+// wait, its I/O where the trace has any, and its test back-off where a
+// rank slept in SMPI's MPI_Test back-off (kairos simulate --svg).
 func RankTimes(w io.Writer, res *sim.Result, title string) error {
 	labels := make([]string, len(res.Ranks))
-	parts := []plot.Part{partComputation, partCommunication, partWait}
-	stacks := make([][]float64, 3, 4)
-	backoff := res.Backoff() > 0
-	if backoff {
-		parts = append(parts, plot.Part{Name: "test back-off", Color: plot.OtherMPI})
-		stacks = append(stacks, nil)
-	}
+	stacks := make([][]float64, 5)
+	parts := []plot.Part{partComputation, partCommunication, partWait, partIO, {Name: "test back-off", Color: plot.OtherMPI}}
 	for i, r := range res.Ranks {
 		labels[i] = strconv.Itoa(i)
 		stacks[0] = append(stacks[0], r.Compute)
 		stacks[1] = append(stacks[1], r.Comm)
 		stacks[2] = append(stacks[2], r.Wait)
-		if backoff {
-			stacks[3] = append(stacks[3], r.Backoff)
+		stacks[3] = append(stacks[3], r.IO)
+		stacks[4] = append(stacks[4], r.Backoff)
+	}
+	for k := len(parts) - 1; k >= 3; k-- { // I/O and back-off only where a rank has some
+		if !slices.ContainsFunc(stacks[k], func(v float64) bool { return v > 0 }) {
+			parts, stacks = slices.Delete(parts, k, k+1), slices.Delete(stacks, k, k+1)
 		}
 	}
 	return plot.Bars(w, labels, parts, stacks,
@@ -74,22 +75,31 @@ func StateTimes(w io.Writer, tl *Timeline, title string) error {
 // the time after each bar (kairos classify --svg).
 func Classes(w io.Writer, names []string, cls []*clock.Classification) error {
 	var rows []plot.ShareRow
+	parts := []plot.Part{partComputation, partWait, partLatency, partBandwidth, partIO}
+	hasIO := false
 	for i, cl := range cls {
 		for _, v := range cl.Verdicts {
 			e := v.Evidence
 			row := plot.ShareRow{Label: v.Interconnect.Label, Note: fmt.Sprintf("%s · %s", v.Class, seconds(e.Time)),
-				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time}}
+				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time, e.IOShare * e.Time}}
 			if len(cls) > 1 {
 				row.Group = filepath.Base(names[i])
 			}
 			rows = append(rows, row)
+			hasIO = hasIO || e.IOShare > 0
+		}
+	}
+	if !hasIO { // the figure of a trace without MPI-IO has no I/O part
+		parts = parts[:4]
+		for i := range rows {
+			rows[i].Values = rows[i].Values[:4]
 		}
 	}
 	title := filepath.Base(names[0]) + ": what bounds it on each interconnect"
 	if len(names) > 1 {
 		title = fmt.Sprintf("%d traces: what bounds them on each interconnect", len(names))
 	}
-	return plot.Shares(w, rows, []plot.Part{partComputation, partWait, partLatency, partBandwidth},
+	return plot.Shares(w, rows, parts,
 		plot.ChartOptions{Title: title, XLabel: "share of the predicted time; after each bar, the class and the predicted time"})
 }
 

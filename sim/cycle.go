@@ -580,6 +580,10 @@ func (c *cycles) pin(s *simulation) {
 
 // capture returns the state of s, or nil if s is not at a quiescent date.
 func (c *cycles) capture(s *simulation) *cycleRec {
+	if len(s.wins) > 0 {
+		// Windows hold state (lists, locks, epochs) no record keeps.
+		return nil
+	}
 	if s.testUse.set && s.testUse.date == s.now || s.probeUse.set && s.probeUse.date == s.now {
 		// A back-off counter used now: whether a second use now comes
 		// from another rank is state too.
@@ -804,6 +808,7 @@ func (c *cycles) jump(s *simulation, old, rec *cycleRec, m int64) {
 		r.res.Backoff += k * (b.Backoff - a.Backoff)
 		r.res.Tests += m * (b.Tests - a.Tests)
 		r.res.FailedTests += m * (b.FailedTests - a.FailedTests)
+		r.res.IO += k * (b.IO - a.IO)
 		c.rd[i].index += m * (rec.idx[i] - old.idx[i])
 	}
 	c.relog(old, rec, m)

@@ -33,7 +33,9 @@
 // a workload's jobs at their dates (Config.StartDates). With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
 // plugin's (see energy.go): the power of a host's load, from its
-// wattage_per_state property, over the run.
+// wattage_per_state property, over the run. One-sided calls run as SMPI
+// runs MPI-3 RMA programs on-line (see onesided.go); MPI-IO calls replay
+// their recorded duration, reported as I/O.
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are
@@ -223,6 +225,8 @@ type RankResult struct {
 	// Tests counts the rank's MPI_Test actions, FailedTests those that
 	// found their request incomplete.
 	Tests, FailedTests int64
+	// IO is time in MPI-IO calls, replayed as recorded.
+	IO float64
 	// Init is when the rank's init action ran (0 without one): a rank's
 	// simulated time, as SimGrid prints it, is Finish - Init.
 	Init float64
@@ -339,7 +343,8 @@ type simulation struct {
 	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
 	err                error
 	stats              simStats
-	cyc                *cycles // period skipping, nil when off
+	cyc                *cycles               // period skipping, nil when off
+	wins               map[uint32]*rmaWindow // one-sided windows, by trace handle
 }
 
 // simStats are the counts a Result reports.
@@ -663,6 +668,9 @@ func (s *simulation) wake(r *rank) {
 		switch {
 		case r.backoff:
 			r.res.Backoff += d
+		case r.io:
+			r.res.IO += d
+			r.io = false
 		case r.computing:
 			r.res.Compute += d
 		default:
@@ -812,14 +820,23 @@ func (s *simulation) result() *Result {
 // slept in it.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	backoff := r.Backoff() > 0
+	backoff, io := r.Backoff() > 0, false
+	for _, x := range r.Ranks {
+		io = io || x.IO > 0
+	}
 	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "wait")
+	if io {
+		fmt.Fprintf(&b, " %14s", "io")
+	}
 	if backoff {
 		fmt.Fprintf(&b, " %14s %10s %10s", "test backoff", "tests", "failed")
 	}
 	b.WriteByte('\n')
 	for i, x := range r.Ranks {
 		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		if io {
+			fmt.Fprintf(&b, " %14.9f", x.IO)
+		}
 		if backoff {
 			fmt.Fprintf(&b, " %14.9f %10d %10d", x.Backoff, x.Tests, x.FailedTests)
 		}

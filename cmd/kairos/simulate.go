@@ -277,6 +277,7 @@ type simulateRankJS struct {
 	Backoff     float64 `json:"test_backoff"`
 	Tests       int64   `json:"tests,omitempty"`
 	FailedTests int64   `json:"failed_tests,omitempty"`
+	IO          float64 `json:"io,omitempty"`
 }
 
 // simulateEnergy is the energy model's report (--cfg plugin:host_energy).
@@ -688,7 +689,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			out.Recorded = 0 // instances recorded apart have no run in common
 		}
 		for i, r := range res.Ranks {
-			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.Backoff, r.Tests, r.FailedTests})
+			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.Backoff, r.Tests, r.FailedTests, r.IO})
 		}
 		if e := res.Energy; e != nil {
 			out.Energy = &simulateEnergy{Total: e.Total, Used: e.Used, Idle: e.Total - e.Used}
@@ -724,18 +725,22 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	if e := res.LinkEnergy; e != nil {
 		fmt.Fprintf(w, "Total energy over all links: %f\n", e.Total) // SimGrid's words
 	}
-	var comp, comm, wait float64
+	var comp, comm, wait, io float64
 	for _, r := range res.Ranks {
 		comp += r.Compute
 		comm += r.Comm
 		wait += r.Wait
+		io += r.IO
 	}
 	n := float64(len(res.Ranks))
-	backoff := ""
-	if b := res.Backoff(); b > 0 {
-		backoff = fmt.Sprintf(", test back-off %.6f s", b/n)
+	extra := ""
+	if io > 0 {
+		extra = fmt.Sprintf(", I/O %.6f s (as recorded)", io/n)
 	}
-	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, backoff)
+	if b := res.Backoff(); b > 0 {
+		extra += fmt.Sprintf(", test back-off %.6f s", b/n)
+	}
+	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, extra)
 	printPolling(w, polling(res, cfg))
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())

@@ -261,7 +261,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, t.infos[r]), handles: map[int]uint32{},
-		reqs: make([]uint64, 0, 16), created: t.comms.created[r]}, nil
+		reqs: make([]uint64, 0, 16), created: t.comms.created[r], epochs: t.comms.epochs[r]}, nil
 }
 
 // absentRank is the reader of a rank without a file: it has no events.
