@@ -351,6 +351,8 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 	case trace.Waitall:
 		e.collectWaitall(st, ev)
 		return e.block(st)
+	case trace.Test:
+		e.poll(st, duration(ev))
 	default:
 		if ev.Kind.IsWindow() {
 			if !e.oneSided(st, ev) {
@@ -365,12 +367,29 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 		if ev.Kind.IsCollective() && ev.Kind != trace.CommSplit && ev.Kind != trace.CommDup && ev.Kind != trace.CommCreate {
 			return e.enterCollective(st, ev)
 		}
-		// Local calls (comm_size, test, iprobe, probe, communicator
+		// Local calls (comm_size, iprobe, probe, communicator
 		// management...) count as computation (Section III-A, 1).
 		st.local(duration(ev))
 	}
 	st.exited(ev)
 	return true
+}
+
+// poll charges an MPI_Test of d seconds to every configuration's wait
+// counter. A program that polls with MPI_Test (or Testany, Testsome)
+// waits for its partners' messages test after test: counted as
+// computation, a polling loop would make a code that waits look bound by
+// computation. The computation between the tests stays computation.
+func (e *engine) poll(st *rankState, d float64) {
+	if d <= 0 {
+		return
+	}
+	dst, src := e.writeClock(st)
+	for c, v := range src {
+		dst[c] = v + st.lag + d
+		st.wait[c] += d
+	}
+	st.lag = 0
 }
 
 // compute charges a compute or sleep event: its recorded duration in a

@@ -96,6 +96,55 @@ func TestTimed(t *testing.T) {
 	checkCounters(t, "receiver", rankCounters(got, 0), counters{exit: 35, wait: 8, lat: 2, bw: 10})
 }
 
+// TestPolling: the time of a rank's MPI_Test calls is waiting, not
+// computation; the computation between them stays computation. Rank 0
+// posts a receive, tests it for 5 s in 50 tests 0.02 s apart (0.08 s
+// each), then waits for it; rank 1 computes 4 s and sends. Without the
+// tests (5 s of computation instead) the clocks are the same, with 4 s
+// less waiting and 4 s more computation.
+func TestPolling(t *testing.T) {
+	at := func(enter, exit float64) func(e *trace.Event) {
+		return func(e *trace.Event) {
+			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
+		}
+	}
+	run := func(tests bool) RankResult {
+		b := newBuilder(2)
+		b.add(0, trace.Init, at(0, 100)).add(0, trace.Irecv, func(e *trace.Event) {
+			at(100, 100)(e)
+			e.Partner, e.RecvBytes, e.Request = 1, 10, 7
+		})
+		for i := range 50 {
+			if tests {
+				b.add(0, trace.Test, func(e *trace.Event) {
+					at(100.1*1+0.1*float64(i)-0.08, 100+0.1*float64(i+1))(e)
+					e.Request = 7
+				})
+			}
+		}
+		b.add(0, trace.Wait, func(e *trace.Event) {
+			at(105, 106)(e)
+			e.Request = 7
+		}).add(0, trace.Finalize, at(106, 106))
+		b.add(1, trace.Init, at(0, 100)).add(1, trace.Send, func(e *trace.Event) {
+			at(104, 104)(e)
+			e.Partner, e.SendBytes = 0, 10
+		}).add(1, trace.Finalize, at(104, 104))
+		opt := unitOptions(2)
+		opt.Speed = 0
+		got, err := Replay(b.t, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.PerRank[0]
+	}
+	polled, computed := run(true), run(false)
+	if math.Abs(polled.Comp-1) > 1e-9 || math.Abs(computed.Comp-5) > 1e-9 || math.Abs(polled.Wait[0]-computed.Wait[0]-4) > 1e-9 ||
+		math.Abs(polled.Clock[0]-computed.Clock[0]) > 1e-9 {
+		t.Errorf("polling %+v, computing %+v: want 1 s of computation and 4 s more waiting, the same clock", polled, computed)
+	}
+}
+
 // TestIntraNode: with two ranks per node, ranks 0 and 1 talk through the
 // intra-node model, whatever the network configuration.
 func TestIntraNode(t *testing.T) {

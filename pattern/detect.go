@@ -94,6 +94,7 @@ type StepTimes struct {
 
 // Patterns is what steps 1 and 2 find in a trace.
 type Patterns struct {
+	Method    Method // how the calls were cut into contexts
 	Ranks     int
 	Timed     bool // every communication call has timestamps
 	Process   []ProcessPattern
@@ -121,17 +122,20 @@ func (p *Patterns) Function(id uint32) string {
 	return p.meta.RegionName(id)
 }
 
-// Detect runs steps 1 and 2: it cuts every rank's communication calls
-// into process patterns, links them through matched messages and
-// collectives into communication pattern instances, and orders the
-// instances by happened-before (their first call's Enter in a timed
-// trace, a Lamport clock otherwise; ties go to the lower rank).
-func Detect(src trace.Source) (*Patterns, error) {
+// Detect runs steps 1 and 2 with the default method, Iterations.
+func Detect(src trace.Source) (*Patterns, error) { return DetectMethod(src, Iterations) }
+
+// DetectMethod runs steps 1 and 2: it cuts every rank's communication
+// calls into process patterns (with method m), links them through matched
+// messages and collectives into communication pattern instances, and
+// orders the instances by happened-before (their first call's Enter in a
+// timed trace, a Lamport clock otherwise; ties go to the lower rank).
+func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	t0 := time.Now()
 	n := src.NumRanks()
 	syms := &symbols{ids: map[symKey]int32{}}
 	ranks := make([]rankData, n)
-	p := &Patterns{Ranks: n, Timed: true, meta: src.Meta()}
+	p := &Patterns{Method: m, Ranks: n, Timed: true, meta: src.Meta()}
 	hint := 0
 	for r := range ranks {
 		rd, err := readRank(src, r, syms, hint+hint/8)
@@ -143,7 +147,7 @@ func Detect(src trace.Source) (*Patterns, error) {
 		p.Timed = p.Timed && rd.timed
 	}
 	t1 := time.Now()
-	tiles := cutRanks(ranks, len(syms.keys))
+	tiles := cutRanks(ranks, len(syms.keys), m)
 	p.Process = processPatterns(ranks, tiles, syms, src.Meta())
 	t2 := time.Now()
 	l := match(ranks, syms.keys)

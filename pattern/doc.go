@@ -8,11 +8,13 @@
 //  1. Process patterns (Detect): each rank's communication calls (sends,
 //     receives and collectives; Wait, Test and local calls are not part of
 //     patterns) are cut into contexts at every MPI_Waitall and wherever the
-//     enclosing user function changes, and each context is covered left to
-//     right by the longest maximal repeat starting there, found in linear
-//     time with a suffix array (package suffix). A repeat that is an exact
-//     power u^m inside a longer context (a loop) is reduced to u. Calls
-//     where no maximal repeat starts form a pattern of their own.
+//     enclosing user function changes, then (method Iterations, the
+//     default) at the iterations of their loops (iterationCuts), and each
+//     context is covered left to right by the longest maximal repeat
+//     starting there, found in linear time with a suffix array (package
+//     suffix). A repeat that is an exact power u^m inside a longer context
+//     (a loop) is reduced to u. Calls where no maximal repeat starts form a
+//     pattern of their own.
 //  2. Communication patterns (Detect): process-pattern instances are
 //     linked through matched messages (MPI's non-overtaking order per
 //     source, destination, communicator and tag) and the k-th collective
@@ -23,11 +25,15 @@
 //     call's Enter, or by Lamport clocks in an untimed trace; ties go to
 //     the lower rank.
 //  3. Phases (Split): recursive segmentation of the pattern sequence at
-//     the maximum Jensen-Shannon divergence, while the AIC (default) or
-//     BIC segmentation strength is positive, within a depth and a minimum
+//     the maximum Jensen-Shannon divergence, while the AIC or BIC
+//     segmentation strength is positive, within a depth and a minimum
 //     length. Entropies use natural logarithms, consistent with the K ln N
 //     of BIC. The search for a split point is linear in the segment's
-//     length: entropy sums are updated one symbol at a time.
+//     length: entropy sums are updated one symbol at a time. With
+//     Iterations, instances weigh half by count and half by time
+//     (SplitWeighted, timeWeights) and the tree grows best first up to a
+//     number of phases (SegmentOptions.MaxPhases); Paper is the paper's
+//     AIC, counts and depth 3.
 //  4. Slow instances (FindSlow): within each (pattern, total bytes) group
 //     over the whole trace, the modified Z-score M = 0.6745 (x − x̃)/MAD
 //     with cut-off 3.5. Medians are lower medians (element ⌊(n−1)/2⌋ of

@@ -90,6 +90,14 @@ type rankData struct {
 	ev    []event
 	segs  []int32 // index in ev where each context starts
 	timed bool    // every communication call has timestamps
+	// open[i] is the number of the rank's requests pending when it makes
+	// call ev[i], openEnd after its last call.
+	open    []int32
+	openEnd int32
+	// gap[i] is the computation before call ev[i] since the rank's
+	// previous MPI call: seconds in a timed trace, else flops (and
+	// sleeps' seconds as nanoflops).
+	gap []float64
 }
 
 // communicates reports whether a call of kind k takes part in patterns.
@@ -112,15 +120,34 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	}()
 	rd.timed = true
 	rd.ev = make([]event, 0, sizeHint)
+	rd.open = make([]int32, 0, sizeHint)
+	rd.gap = make([]float64, 0, sizeHint)
 	cut := true
 	var pos int32
 	var region uint32
 	pending := map[uint64]int32{} // request -> index in rd.ev
+	var work float64              // computation since the last MPI call (untimed)
+	var lastExit trace.Time
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
 		if !e.Kind.IsMPI() {
+			switch e.Kind {
+			case trace.Compute:
+				work += e.Compute
+			case trace.Sleep:
+				work += e.Compute * 1e9
+			}
 			continue
 		}
+		gap := work
+		if e.HasTime {
+			gap = 0
+			if pos > 0 && e.Enter > lastExit {
+				gap = (e.Enter - lastExit).Seconds()
+			}
+			lastExit = e.Exit
+		}
+		work = 0
 		pos++
 		switch e.Kind {
 		case trace.Waitall:
@@ -133,6 +160,8 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 		if !communicates(e.Kind) {
 			continue
 		}
+		rd.open = append(rd.open, int32(len(pending)))
+		rd.gap = append(rd.gap, gap)
 		if e.Kind.IsNonBlocking() {
 			pending[e.Request] = int32(len(rd.ev))
 		}
@@ -147,6 +176,7 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 		rd.ev = append(rd.ev, makeEvent(e, i, pos-1, syms))
 		rd.timed = rd.timed && e.HasTime
 	}
+	rd.openEnd = int32(len(pending))
 	if err := in.Err(); err != nil {
 		return rd, fmt.Errorf("rank %d: %w", r, err)
 	}

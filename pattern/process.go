@@ -40,14 +40,18 @@ type tile struct {
 	pt         int32 // index in Result.Process
 }
 
-// cutRanks cuts every rank, ranks in parallel.
-func cutRanks(ranks []rankData, nsym int) [][]tile {
+// cutRanks cuts every rank, ranks in parallel; with Iterations, the
+// contexts are first cut at the iterations of their loops.
+func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
 	tiles := make([][]tile, len(ranks))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
 	for range min(runtime.GOMAXPROCS(0), len(ranks)) {
 		wg.Go(func() {
 			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
+				if m == Iterations {
+					ranks[r].segs = iterationCuts(&ranks[r], nsym)
+				}
 				tiles[r] = cutRank(&ranks[r], nsym)
 			}
 		})
@@ -70,14 +74,7 @@ func cutRank(rd *rankData, nsym int) []tile {
 	if n == 0 {
 		return nil
 	}
-	seq := make([]int32, 0, n+len(rd.segs))
-	for j, a := range rd.segs {
-		b := segEnd(rd, j)
-		for i := a; i < b; i++ {
-			seq = append(seq, rd.ev[i].sym)
-		}
-		seq = append(seq, int32(nsym+j))
-	}
+	seq, _ := contextSeq(rd, nsym)
 	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
 	var tiles []tile
 	var pw periodicWindow

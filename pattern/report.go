@@ -91,8 +91,18 @@ func (p *Patterns) WriteSequence(w io.Writer) error {
 // WriteSegments prints the segmentation tree (Table 12).
 func (a *Analysis) WriteSegments(w io.Writer) error {
 	o := a.Options.Segment
-	fmt.Fprintf(w, "segmentation of %d instances (%s, depth %d, minimum length %d; natural logarithms)\n",
-		len(a.Sequence), o.Criterion, o.MaxDepth, o.MinLength)
+	how := fmt.Sprintf("depth %d", o.MaxDepth)
+	if o.MaxDepth < 0 {
+		how = "any depth"
+	}
+	if o.MaxPhases > 0 {
+		how = fmt.Sprintf("best first, at most %d phases, %s", o.MaxPhases, how)
+	}
+	how += fmt.Sprintf(", minimum length %d", o.MinLength)
+	if a.Weights != nil {
+		how += "; instances weigh half by count, half by time"
+	}
+	fmt.Fprintf(w, "segmentation of %d instances (%s, %s; natural logarithms)\n", len(a.Sequence), o.Criterion, how)
 	tw := table(w)
 	fmt.Fprintln(tw, "segment\tdepth\tfrom\tto\tD_JS\tsplit\tK\ts_AIC\ts_BIC\tparent")
 	for _, s := range a.Segments {
@@ -116,9 +126,17 @@ func (a *Analysis) WritePhases(w io.Writer) error {
 	if !a.Timed {
 		slow = "slow (untimed)"
 	}
-	fmt.Fprintf(tw, "phase\tfrom\tto\tinstances\t%s\tuser functions\n", slow)
+	if !a.Timed {
+		fmt.Fprintf(tw, "phase\tfrom\tto\tinstances\t%s\tuser functions\n", slow)
+		for _, ph := range a.Phases {
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%s\n", ph.Number, ph.From, ph.To, ph.To-ph.From+1, ph.Slow, orDash(list(ph.Functions, ", ")))
+		}
+		return tw.Flush()
+	}
+	fmt.Fprintf(tw, "phase\tfrom\tto\tinstances\ttime (s)\ttime %%\t%s\tuser functions\n", slow)
 	for _, ph := range a.Phases {
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%s\n", ph.Number, ph.From, ph.To, ph.To-ph.From+1, ph.Slow, orDash(list(ph.Functions, ", ")))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.6f\t%.1f\t%d\t%s\n", ph.Number, ph.From, ph.To, ph.To-ph.From+1, ph.Seconds, 100*ph.Share, ph.Slow,
+			orDash(list(ph.Functions, ", ")))
 	}
 	return tw.Flush()
 }
@@ -159,7 +177,11 @@ func (a *Analysis) WriteCurve(w io.Writer, id int) error {
 		return fmt.Errorf("no segment S%d (the tree has S0..S%d)", id, len(a.Segments)-1)
 	}
 	s := a.Segments[id]
-	curve := DJSCurve(a.Symbols()[s.From-1 : s.To])
+	var weight []float64
+	if a.Weights != nil {
+		weight = a.Weights[s.From-1 : s.To]
+	}
+	curve := DJSCurveWeighted(a.Symbols()[s.From-1:s.To], weight)
 	b := []byte("position,djs\n")
 	for i, v := range curve {
 		b = strconv.AppendInt(b, int64(s.From+i), 10)
@@ -202,7 +224,7 @@ func (a *Analysis) WriteStory(w io.Writer, top int) error {
 		}
 		phases = append(phases, s)
 	}
-	fmt.Fprintf(w, "%d phases (%s, depth %d): %s.\n", len(a.Phases), a.Options.Segment.Criterion, a.Options.Segment.MaxDepth, list(phases, "; "))
+	fmt.Fprintf(w, "%d phases (%s): %s.\n", len(a.Phases), a.Options.Segment.Criterion, list(phases, "; "))
 	if !a.Timed {
 		_, err := fmt.Fprintln(w, "The trace has no timestamps: no slow instances.")
 		return err

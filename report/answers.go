@@ -206,7 +206,7 @@ func (r *Report) waitShare() (float64, bool) {
 	case r.Sim != nil && !r.Recorded:
 		for _, rk := range r.Sim.Ranks {
 			wait += rk.Wait
-			all += rk.Compute + rk.Comm + rk.Wait
+			all += rk.Compute + rk.Comm + rk.Wait + rk.Backoff
 		}
 	case r.Timeline != nil:
 		for _, tot := range r.Timeline.Totals {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"kairos/clock"
@@ -33,22 +34,24 @@ var stateParts = [numStates]plot.Part{
 }
 
 // RankTimes draws each rank's simulated computation, communication and
-// wait, and its I/O where the trace has any (kairos simulate --svg).
+// wait, its I/O where the trace has any, and its test back-off where a
+// rank slept in SMPI's MPI_Test back-off (kairos simulate --svg).
 func RankTimes(w io.Writer, res *sim.Result, title string) error {
 	labels := make([]string, len(res.Ranks))
-	stacks := make([][]float64, 4)
-	parts := []plot.Part{partComputation, partCommunication, partWait, partIO}
-	hasIO := false
+	stacks := make([][]float64, 5)
+	parts := []plot.Part{partComputation, partCommunication, partWait, partIO, {Name: "test back-off", Color: plot.OtherMPI}}
 	for i, r := range res.Ranks {
 		labels[i] = strconv.Itoa(i)
 		stacks[0] = append(stacks[0], r.Compute)
 		stacks[1] = append(stacks[1], r.Comm)
 		stacks[2] = append(stacks[2], r.Wait)
 		stacks[3] = append(stacks[3], r.IO)
-		hasIO = hasIO || r.IO > 0
+		stacks[4] = append(stacks[4], r.Backoff)
 	}
-	if !hasIO {
-		parts, stacks = parts[:3], stacks[:3]
+	for k := len(parts) - 1; k >= 3; k-- { // I/O and back-off only where a rank has some
+		if !slices.ContainsFunc(stacks[k], func(v float64) bool { return v > 0 }) {
+			parts, stacks = slices.Delete(parts, k, k+1), slices.Delete(stacks, k, k+1)
+		}
 	}
 	return plot.Bars(w, labels, parts, stacks,
 		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})

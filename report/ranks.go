@@ -151,15 +151,14 @@ func (r *Report) RankTables() []RankTable {
 	}
 	if r.Sim != nil {
 		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
-			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}, {Name: "I/O", Format: seconds}}
+			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}, {Name: "I/O", Format: seconds},
+			{Name: "test back-off", Format: seconds}} // SMPI's sleeps before the tests of a polling rank
 		for _, rk := range r.Sim.Ranks {
-			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait, rk.IO} {
+			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait, rk.IO, rk.Backoff} {
 				cols[i].Values = append(cols[i].Values, v)
 			}
 		}
-		if !slices.ContainsFunc(cols[4].Values, func(v float64) bool { return v != 0 }) {
-			cols = cols[:4] // no I/O: no column
-		}
+		cols = append(cols[:4], nonZero(cols[4:])...) // no I/O, no back-off: no column
 		out = append(out, RankTable{Title: "Simulated on " + r.Options.Machine, Columns: cols})
 	}
 	return out

@@ -163,7 +163,8 @@ type Config struct {
 	// Envelope is the bytes added to every message on the wire (16).
 	Envelope int64
 	// TestSleep is smpi/test: the sleep before each MPI_Test, multiplied
-	// by the number of failed tests since the last success.
+	// by one more than the number of failed tests since the last success
+	// (of any rank: SimGrid keeps one count for the process).
 	TestSleep float64
 	// IprobeSleep is smpi/iprobe: the computation time of each MPI_Iprobe
 	// (a receive of unknown size probes first), multiplied like TestSleep.

@@ -805,6 +805,9 @@ func (c *cycles) jump(s *simulation, old, rec *cycleRec, m int64) {
 		r.res.Compute += k * (b.Compute - a.Compute)
 		r.res.Comm += k * (b.Comm - a.Comm)
 		r.res.Wait += k * (b.Wait - a.Wait)
+		r.res.Backoff += k * (b.Backoff - a.Backoff)
+		r.res.Tests += m * (b.Tests - a.Tests)
+		r.res.FailedTests += m * (b.FailedTests - a.FailedTests)
 		r.res.IO += k * (b.IO - a.IO)
 		c.rd[i].index += m * (rec.idx[i] - old.idx[i])
 	}

@@ -31,6 +31,7 @@ type rank struct {
 	queued    bool
 	blocked   bool
 	computing bool
+	backoff   bool // blocked in the sleep before an MPI_Test (RankResult.Backoff)
 	turnUsed  bool // the simcall of this turn was issued
 	unlockDue bool // its next simcall is the unlock ending its last start (async.go)
 	execBusy  bool // a computation or sleep of this rank is in progress
@@ -990,6 +991,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			r.step = 2
 			s.shareTest(r)
 			s.sleepFor(r, s.nsleeps*s.cfg.TestSleep, true)
+			r.backoff = true
 			return false
 		}
 		fallthrough
@@ -1003,6 +1005,10 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		r.testReq = nil
 		r.step = 3
 		what := testFailed
+		r.res.Tests++
+		if !q.done {
+			r.res.FailedTests++
+		}
 		if q.done {
 			if s.flaggedWait(r, q) {
 				return false

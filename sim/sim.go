@@ -216,9 +216,15 @@ type Result struct {
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
 // computation and sleeps; Wait is time blocked in MPI before the awaited
 // messages were matched (a late partner); Comm is the rest of the time
-// in MPI (transfers, latencies).
+// in MPI (transfers, latencies); Backoff is SMPI's sleep before each
+// MPI_Test (smpi/test times one more than the failed tests since the
+// last success, of any rank),
+// the cost of a polling loop in the replay.
 type RankResult struct {
-	Finish, Compute, Comm, Wait float64
+	Finish, Compute, Comm, Wait, Backoff float64
+	// Tests counts the rank's MPI_Test actions, FailedTests those that
+	// found their request incomplete.
+	Tests, FailedTests int64
 	// IO is time in MPI-IO calls, replayed as recorded.
 	IO float64
 	// Init is when the rank's init action ran (0 without one): a rank's
@@ -660,6 +666,8 @@ func (s *simulation) wake(r *rank) {
 			w = math.Min(r.matchMax, s.now) - r.blockStart
 		}
 		switch {
+		case r.backoff:
+			r.res.Backoff += d
 		case r.io:
 			r.res.IO += d
 			r.io = false
@@ -669,6 +677,7 @@ func (s *simulation) wake(r *rank) {
 			r.res.Wait += w
 			r.res.Comm += d - w
 		}
+		r.backoff = false
 	}
 	if !r.queued {
 		r.queued = true
@@ -807,9 +816,11 @@ func (s *simulation) result() *Result {
 }
 
 // Summary formats per-rank results as a table, for humans.
+// A column of SMPI's test back-off (and the tests) is added when a rank
+// slept in it.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	io := false
+	backoff, io := r.Backoff() > 0, false
 	for _, x := range r.Ranks {
 		io = io || x.IO > 0
 	}
@@ -817,15 +828,30 @@ func (r *Result) Summary() string {
 	if io {
 		fmt.Fprintf(&b, " %14s", "io")
 	}
+	if backoff {
+		fmt.Fprintf(&b, " %14s %10s %10s", "test backoff", "tests", "failed")
+	}
 	b.WriteByte('\n')
 	for i, x := range r.Ranks {
 		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f", i, x.Finish, x.Compute, x.Comm, x.Wait)
 		if io {
 			fmt.Fprintf(&b, " %14.9f", x.IO)
 		}
+		if backoff {
+			fmt.Fprintf(&b, " %14.9f %10d %10d", x.Backoff, x.Tests, x.FailedTests)
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// Backoff returns the time all ranks slept in SMPI's test back-off.
+func (r *Result) Backoff() float64 {
+	var t float64
+	for _, x := range r.Ranks {
+		t += x.Backoff
+	}
+	return t
 }
 
 // Slowest returns the ranks sorted by finish time, latest first.

@@ -659,6 +659,44 @@ func TestBackoffTimes(t *testing.T) {
 	}
 }
 
+// TestBackoffBreakdown: a rank that polls a receive with MPI_Test sleeps
+// in SMPI's test back-off until the message arrives (1 s of its sender's
+// computation): the sleep is its own category, not computation, and the
+// tests are counted; with smpi/test:0 the 300 tests fail at once and the
+// rank waits for the message at its end.
+func TestBackoffBreakdown(t *testing.T) {
+	dir := t.TempDir()
+	plat := clusterXML(t, dir, 2, "")
+	text := "0 init\n0 irecv 1 0 1000\n" + strings.Repeat("0 test 1 0 0\n", 300) + "1 init\n1 compute 1e9\n1 send 0 0 1000\n"
+	path := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sleep := range []float64{1e-4, 0} {
+		tr, err := ti.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.DefaultConfig()
+		cfg.TestSleep = sleep
+		res, err := sim.Run(tr, machineOn(t, plat, 2), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := res.Ranks[0]
+		failed := r.Tests - 1
+		if sleep == 0 {
+			failed = 300
+		}
+		if r.Compute != 0 || r.Tests == 0 || r.FailedTests != failed || (sleep > 0) != (r.Backoff > 0.99) || math.Abs(r.Backoff-res.Backoff()) > 0 {
+			t.Errorf("smpi/test %g: rank 0 %+v", sleep, r)
+		}
+		if sleep > 0 && math.Abs(r.Finish-(r.Backoff+r.Comm+r.Wait)) > 1e-9 {
+			t.Errorf("smpi/test %g: rank 0's time %.9f is not its back-off, communication and wait: %+v", sleep, r.Finish, r)
+		}
+	}
+}
+
 // TestBackoffMatchesSimGrid replays the back-off traces with Kairos and
 // SimGrid, with the default settings and changed ones, and requires the
 // same simulated time.

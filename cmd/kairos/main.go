@@ -187,8 +187,9 @@ func openReplay(path string) (trace.Source, error) {
 var notesTo io.Writer = io.Discard
 
 // traceNotes are the Meta.Attrs by which readers say so: count vectors
-// derived from totals, requests cancelled.
-var traceNotes = []string{"derived-counts", "otf2.cancelled"}
+// derived from totals, requests cancelled, ranks without a file, calls on
+// communicators the trace does not create.
+var traceNotes = []string{"derived-counts", "otf2.cancelled", "partial", "unknown-comms"}
 
 // sayNotes writes the reader's notes on how it read the trace at path
 // (traceNotes) to notesTo.
@@ -206,6 +207,11 @@ func openSource(path string, replay bool) (trace.Source, error) {
 		return nil, err
 	}
 	sayNotes(path, src)
+	if replay {
+		if err := replayable(path, src); err != nil {
+			return nil, err
+		}
+	}
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
 	}
@@ -213,6 +219,15 @@ func openSource(path string, replay bool) (trace.Source, error) {
 		src = readAhead(src, f.Name)
 	}
 	return eventProgress(src, filepath.Base(path)), nil
+}
+
+// replayable refuses a trace that holds only some ranks' events (a
+// rank's DUMPI file alone): a replay needs every rank's.
+func replayable(path string, src trace.Source) error {
+	if p := src.Meta().Attrs["partial"]; p != "" {
+		return fmt.Errorf("%s: %s; a replay needs every rank's (stats, print and patterns read it)", path, p)
+	}
+	return nil
 }
 
 // expandReduced returns the whole trace that a reduced .ktr of earlier

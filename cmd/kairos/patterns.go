@@ -16,12 +16,12 @@ import (
 func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
 
 // detectPatterns opens a trace and runs pattern detection on it.
-func detectPatterns(path string) (*pattern.Patterns, error) {
+func detectPatterns(path string, m pattern.Method) (*pattern.Patterns, error) {
 	src, err := openTrace(path)
 	if err != nil {
 		return nil, err
 	}
-	p, err := pattern.Detect(src)
+	p, err := pattern.DetectMethod(src, m)
 	if err != nil {
 		return nil, naming(path, err)
 	}
@@ -39,19 +39,32 @@ type patternsJSON struct {
 	Instances []pattern.Instance       `json:"instances,omitempty"`
 }
 
+// paperUsage is the help of --paper.
+const paperUsage = "Alawneh et al.'s method as published: contexts end only at user functions and MPI_Waitall, phases count instances"
+
+// method returns the detection method --paper chooses.
+func method(paper bool) pattern.Method {
+	if paper {
+		return pattern.Paper
+	}
+	return pattern.Iterations
+}
+
 func newPatternsCmd() *cobra.Command {
 	var (
-		asJSON, process, sequence bool
-		out                       string
+		asJSON, process, sequence, paper bool
+		out                              string
 	)
 	cmd := &cobra.Command{
 		Use:   "patterns [flags] TRACE",
 		Short: "Find the communication patterns of a trace and its sequence of pattern instances",
 		Long: `Patterns finds the repeated communication of a trace (Alawneh et al.,
 steps 1 and 2). Each rank's MPI calls are cut into contexts at every
-MPI_Waitall and wherever the enclosing user function changes, and each
-context is covered by maximal repeats (process patterns, found with a
-suffix array). Process-pattern instances that exchange messages or join
+MPI_Waitall and wherever the enclosing user function changes, then at
+the iterations of its loops (a body of calls repeated at least three
+times in a row, which a time step is even without user functions), and
+each context is covered by maximal repeats (process patterns, found with
+a suffix array); --paper keeps the paper's contexts as published. Process-pattern instances that exchange messages or join
 the same collectives are linked into communication-pattern instances;
 each distinct set of process patterns is one pattern, CP1, CP2... in
 order of first appearance. Instances are ordered by happened-before (Enter
@@ -72,7 +85,7 @@ Calls are written S3 (send to rank 3), R1 (receive from rank 1), SR2/1
 			if asJSON && (process || sequence) {
 				return usagef("--json already holds the process patterns and the sequence")
 			}
-			p, err := detectPatterns(args[0])
+			p, err := detectPatterns(args[0], method(paper))
 			if err != nil {
 				return err
 			}
@@ -98,42 +111,64 @@ Calls are written S3 (send to rank 3), R1 (receive from rank 1), SR2/1
 	f.BoolVar(&asJSON, "json", false, "print the patterns, the process patterns and the instances as JSON")
 	f.BoolVar(&process, "process", false, "print the process patterns of every rank")
 	f.BoolVar(&sequence, "sequence", false, "print the sequence of pattern instances")
+	f.BoolVar(&paper, "paper", false, paperUsage)
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
 }
 
-// segmentFlags are the segmentation options phases and slow share.
+// segmentFlags are the pattern and segmentation options phases and slow
+// share.
 type segmentFlags struct {
 	criterion string
 	depth     int
 	minLength int
+	phases    int
+	paper     bool
+	cmd       *cobra.Command
 }
 
 func (s *segmentFlags) add(cmd *cobra.Command) {
 	d := pattern.DefaultSegmentOptions()
+	s.cmd = cmd
 	f := cmd.Flags()
-	f.StringVar(&s.criterion, "criterion", d.Criterion.String(), "model selection that decides a split: aic or bic")
-	f.IntVar(&s.depth, "depth", d.MaxDepth, "maximum depth of the segmentation tree (the root is depth 0)")
+	f.StringVar(&s.criterion, "criterion", "", "model selection that decides a split: aic or bic (default: bic; aic with --paper)")
+	f.IntVar(&s.depth, "depth", -1, "maximum depth of the segmentation tree, the root at 0 (-1: 3 with --paper, no limit otherwise)")
 	f.IntVar(&s.minLength, "min-length", d.MinLength, "do not split segments shorter than this")
+	f.IntVar(&s.phases, "phases", pattern.DefaultMaxPhases, "at most this many phases, splitting the segment that removes the most entropy first (0: every split the criterion allows, breadth first, as --paper does)")
+	f.BoolVar(&s.paper, "paper", false, paperUsage)
 }
 
 func (s *segmentFlags) options() (pattern.SegmentOptions, error) {
-	c, err := pattern.ParseCriterion(s.criterion)
-	if err != nil {
-		return pattern.SegmentOptions{}, usagef("--criterion: %v", err)
+	o := method(s.paper).SegmentOptions()
+	if s.criterion != "" {
+		c, err := pattern.ParseCriterion(s.criterion)
+		if err != nil {
+			return o, usagef("--criterion: %v", err)
+		}
+		o.Criterion = c
 	}
-	if s.depth < 0 {
-		return pattern.SegmentOptions{}, usagef("--depth must be at least 0, got %d", s.depth)
+	if s.depth < -1 {
+		return o, usagef("--depth must be at least 0 (or -1), got %d", s.depth)
+	}
+	if s.depth >= 0 {
+		o.MaxDepth = s.depth
 	}
 	if s.minLength < 2 {
-		return pattern.SegmentOptions{}, usagef("--min-length must be at least 2, got %d", s.minLength)
+		return o, usagef("--min-length must be at least 2, got %d", s.minLength)
 	}
-	return pattern.SegmentOptions{Criterion: c, MaxDepth: s.depth, MinLength: s.minLength}, nil
+	o.MinLength = s.minLength
+	if s.phases < 0 {
+		return o, usagef("--phases must be at least 0, got %d", s.phases)
+	}
+	if !s.paper || s.cmd.Flags().Changed("phases") {
+		o.MaxPhases = s.phases
+	}
+	return o, nil
 }
 
 // analyse detects patterns and runs the remaining steps.
 func analyse(path string, opt pattern.Options) (*pattern.Analysis, error) {
-	p, err := detectPatterns(path)
+	p, err := detectPatterns(path, opt.Method)
 	if err != nil {
 		return nil, err
 	}
@@ -146,10 +181,13 @@ func analyse(path string, opt pattern.Options) (*pattern.Analysis, error) {
 
 // phasesJSON is the --json form of kairos phases.
 type phasesJSON struct {
+	Method    string            `json:"method"`
 	Criterion string            `json:"criterion"`
 	MaxDepth  int               `json:"max_depth"`
 	MinLength int               `json:"min_length"`
+	MaxPhases int               `json:"max_phases"`
 	Length    int               `json:"length"`
+	Weighted  bool              `json:"weighted"` // instances weigh by time (pattern.Analysis.Weights)
 	Segments  []pattern.Segment `json:"segments"`
 	Phases    []pattern.Phase   `json:"phases"`
 }
@@ -170,15 +208,21 @@ recursively at the point of maximum Jensen-Shannon divergence, while the
 segmentation strength s of the chosen criterion is positive (AIC:
 s = (N·D − K)/K, the default; BIC: s = (2N·D − K ln N)/(K ln N)), the
 tree is shallower than --depth and the segment at least --min-length
-long. Entropies use natural logarithms. It prints the segmentation tree
-and the phases (its leaves) with the user functions they run in and, in
-a timed trace, their slow instances (see kairos slow).
+long. Entropies use natural logarithms. In a timed trace each instance
+weighs its share of the run's time (the time from its start to the next
+instance's, or to its own finish if later), so that a benchmark of one
+long instance is a phase beside one of thousands of short ones; N stays
+the number of instances (--paper counts instances, as published). It
+prints the segmentation tree and the phases (its leaves) with the time
+they cover, the user functions they run in and, in a timed trace, their
+slow instances (see kairos slow).
 
   --curve FILE   writes the D_JS curve of segment --segment (S0, the whole
                  sequence, by default) as CSV: position, D_JS`,
 		Example: `  kairos phases run.ktr
   kairos phases --criterion bic --depth 6 run.ktr
-  kairos phases --curve djs.csv --segment 2 run.ktr`,
+  kairos phases --curve djs.csv --segment 2 run.ktr
+  kairos phases --paper shared/traces/alawneh/smg2000-4p   # the paper's method, its Table 10`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			so, err := sf.options()
@@ -188,7 +232,7 @@ a timed trace, their slow instances (see kairos slow).
 			if segment < 0 {
 				return usagef("--segment must be at least 0, got %d", segment)
 			}
-			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: pattern.DefaultCutoff})
+			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: pattern.DefaultCutoff})
 			if err != nil {
 				return err
 			}
@@ -202,8 +246,8 @@ a timed trace, their slow instances (see kairos slow).
 			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				if asJSON {
-					return writeJSON(w, phasesJSON{Criterion: so.Criterion.String(), MaxDepth: so.MaxDepth, MinLength: so.MinLength,
-						Length: len(a.Sequence), Segments: a.Segments, Phases: a.Phases})
+					return writeJSON(w, phasesJSON{Method: a.Method.String(), Criterion: so.Criterion.String(), MaxDepth: so.MaxDepth, MinLength: so.MinLength,
+						MaxPhases: so.MaxPhases, Length: len(a.Sequence), Weighted: a.Weights != nil, Segments: a.Segments, Phases: a.Phases})
 				}
 				if err := a.WriteSegments(w); err != nil {
 					return err
@@ -329,7 +373,7 @@ over all ranks: directly, at the next synchronization, or propagated.
 				}
 				return writeOutput(cmd, out, func(w io.Writer) error { return rc.WriteReport(w, top) })
 			}
-			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: z})
+			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: z})
 			if err != nil {
 				return err
 			}

@@ -77,6 +77,7 @@ func TestPatternsVerbs(t *testing.T) {
 		{"process.txt", []string{"patterns", "--process", path}},
 		{"phases.txt", []string{"phases", path}},
 		{"phases-bic.txt", []string{"phases", "--criterion", "BIC", "--depth", "1", path}},
+		{"phases-paper.txt", []string{"phases", "--paper", path}},
 		{"slow.txt", []string{"slow", path}},
 		{"summary.txt", []string{"slow", "--summary", "--top", "3", path}},
 	} {
@@ -119,19 +120,30 @@ func TestPatternsJSON(t *testing.T) {
 	}
 }
 
+// TestPhasesCurve: the curve peaks where the user function changes, at
+// ln 2 by instance counts (--paper: two halves that share no pattern) and
+// at the binary entropy of the halves' time shares with Iterations.
 func TestPhasesCurve(t *testing.T) {
 	path := patternsSample(t, true)
-	csv := filepath.Join(t.TempDir(), "djs.csv")
-	if code, _, errb := csRun("phases", "--curve", csv, path); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
-	data, err := os.ReadFile(csv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if lines[0] != "position,djs" || len(lines) != 24 || !strings.HasPrefix(lines[12], "12,0.69314718") {
-		t.Errorf("curve:\n%s", data)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--paper"}, "12,0.69314718"},
+		{nil, "12,0.69291333"},
+	} {
+		csv := filepath.Join(t.TempDir(), "djs.csv")
+		if code, _, errb := csRun(append(append([]string{"phases", "--curve", csv}, c.args...), path)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		data, err := os.ReadFile(csv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if lines[0] != "position,djs" || len(lines) != 24 || !strings.HasPrefix(lines[12], c.want) {
+			t.Errorf("%v curve:\n%s", c.args, data)
+		}
 	}
 }
 

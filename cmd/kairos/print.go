@@ -90,6 +90,11 @@ func noteDefects(w io.Writer, path string, meta *trace.Meta) {
 	if r := meta.Attrs["otf2.ranks"]; strings.HasPrefix(r, "no MPI") {
 		fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, r)
 	}
+	for _, k := range traceNotes {
+		if v := meta.Attrs[k]; v != "" {
+			fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, v)
+		}
+	}
 }
 
 // rawJSON is an OTF2 record in --json form.

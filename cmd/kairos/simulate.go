@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -260,6 +261,8 @@ type simulateJSON struct {
 	Recorded float64 `json:"recorded_time,omitempty"`
 	// Instances are the applications replayed side by side (--instances).
 	Instances []instanceJSON `json:"instances,omitempty"`
+	// Polling says where SMPI's test back-off took time, if it did.
+	Polling *pollingJSON `json:"polling,omitempty"`
 }
 
 type simulateRankJS struct {
@@ -269,7 +272,12 @@ type simulateRankJS struct {
 	Compute float64 `json:"compute"`
 	Comm    float64 `json:"comm"`
 	Wait    float64 `json:"wait"`
-	IO      float64 `json:"io,omitempty"`
+	// Backoff is SMPI's sleep before the rank's MPI_Test actions
+	// (sim.RankResult.Backoff); Tests and FailedTests count them.
+	Backoff     float64 `json:"test_backoff"`
+	Tests       int64   `json:"tests,omitempty"`
+	FailedTests int64   `json:"failed_tests,omitempty"`
+	IO          float64 `json:"io,omitempty"`
 }
 
 // simulateEnergy is the energy model's report (--cfg plugin:host_energy).
@@ -312,6 +320,9 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		src, err := tf.Open(path)
 		if err == nil {
 			sayNotes(path, src)
+			err = replayable(path, src)
+		}
+		if err == nil {
 			src, err = expandReduced(path, src)
 		}
 		return src, tf, err
@@ -680,7 +691,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			out.Recorded = 0 // instances recorded apart have no run in common
 		}
 		for i, r := range res.Ranks {
-			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.IO})
+			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.Backoff, r.Tests, r.FailedTests, r.IO})
 		}
 		if e := res.Energy; e != nil {
 			out.Energy = &simulateEnergy{Total: e.Total, Used: e.Used, Idle: e.Total - e.Used}
@@ -695,6 +706,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			}
 		}
 		out.Instances = instanceResults(f.replayed, res)
+		out.Polling = polling(res, cfg)
 		return writeJSON(w, out)
 	}
 	defer printInstances(w, instanceResults(f.replayed, res), f.jobs)
@@ -723,11 +735,15 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		io += r.IO
 	}
 	n := float64(len(res.Ranks))
-	ioText := ""
+	extra := ""
 	if io > 0 {
-		ioText = fmt.Sprintf(", I/O %.6f s (as recorded)", io/n)
+		extra = fmt.Sprintf(", I/O %.6f s (as recorded)", io/n)
 	}
-	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, ioText)
+	if b := res.Backoff(); b > 0 {
+		extra += fmt.Sprintf(", test back-off %.6f s", b/n)
+	}
+	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, extra)
+	printPolling(w, polling(res, cfg))
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())
 		if res.Energy != nil {
@@ -838,4 +854,67 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 		return "simgrid"
 	}
 	return "incremental"
+}
+
+// pollingJSON says where SMPI's test back-off took time in a replay: a
+// program that polls with MPI_Test (or Testany, Testsome) sleeps
+// smpi/test times one more than the failed tests since the last success
+// before each test, a sleep that grows with the polling, as SimGrid's
+// does.
+type pollingJSON struct {
+	TestSleep   float64           `json:"smpi_test"`       // the setting, seconds
+	Backoff     float64           `json:"backoff_seconds"` // over all ranks
+	Share       float64           `json:"share"`           // of the ranks' summed time
+	Tests       int64             `json:"tests"`
+	FailedTests int64             `json:"failed_tests"`
+	Ranks       []pollingRankJSON `json:"ranks"` // those that slept, the most first
+	ranks       int               // in the replay
+}
+
+type pollingRankJSON struct {
+	Rank        int     `json:"rank"`
+	Backoff     float64 `json:"backoff_seconds"`
+	Share       float64 `json:"share"` // of the rank's time
+	Tests       int64   `json:"tests"`
+	FailedTests int64   `json:"failed_tests"`
+}
+
+// polling returns where the test back-off took time, nil if nowhere.
+func polling(res *sim.Result, cfg sim.Config) *pollingJSON {
+	if res.Backoff() <= 0 {
+		return nil
+	}
+	p := &pollingJSON{TestSleep: cfg.TestSleep, ranks: len(res.Ranks)}
+	var total float64
+	for i, r := range res.Ranks {
+		t := r.Finish - r.Init
+		total += t
+		p.Backoff += r.Backoff
+		p.Tests += r.Tests
+		p.FailedTests += r.FailedTests
+		if r.Backoff > 0 {
+			p.Ranks = append(p.Ranks, pollingRankJSON{Rank: i, Backoff: r.Backoff, Share: r.Backoff / max(t, r.Backoff), Tests: r.Tests, FailedTests: r.FailedTests})
+		}
+	}
+	p.Share = p.Backoff / max(total, p.Backoff)
+	sort.SliceStable(p.Ranks, func(i, j int) bool { return p.Ranks[i].Backoff > p.Ranks[j].Backoff })
+	return p
+}
+
+// printPolling says where the test back-off took time and how to replay
+// without it.
+func printPolling(w io.Writer, p *pollingJSON) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "test back-off: SMPI slept %.6f s on %d of %d ranks (%.1f%% of all ranks' time) before MPI_Test, smpi/test (%g s) times one more than the failed tests since the last success; %d tests, %d failed\n",
+		p.Backoff, len(p.Ranks), p.ranks, 100*p.Share, p.TestSleep, p.Tests, p.FailedTests)
+	const shown = 5
+	for _, r := range p.Ranks[:min(shown, len(p.Ranks))] {
+		fmt.Fprintf(w, "  rank %d: %.6f s, %.1f%% of its time, %d tests, %d failed\n", r.Rank, r.Backoff, 100*r.Share, r.Tests, r.FailedTests)
+	}
+	if len(p.Ranks) > shown {
+		fmt.Fprintf(w, "  and %d more ranks\n", len(p.Ranks)-shown)
+	}
+	fmt.Fprintln(w, "  SimGrid 3.32 replays the polling alike; --cfg smpi/test:0 replays the tests without the back-off (a trace that records only the tests that complete, as TI from kairos tracer, has none)")
 }

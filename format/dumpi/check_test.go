@@ -1,10 +1,13 @@
 package dumpi
 
 import (
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"kairos/check"
 	"kairos/internal/testenv"
+	"kairos/trace"
 )
 
 // TestSamplesCheck reads every DUMPI sample and checks it: every message
@@ -46,5 +49,44 @@ func TestSamplesCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSamplesRankAlone opens each multi-rank sample's files one at a
+// time, as a rank's file sent alone: the trace has the sample's ranks
+// (its MPI_COMM_WORLD, from the file's calls), the file's rank holds all
+// its events (testbgp's Comm_create'd communicator known without the
+// others' files), the other ranks none, and the trace says which ranks
+// have no file.
+func TestSamplesRankAlone(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		ranks, events int
+	}{
+		{"sst-macro-testbgp", 7, 227},
+		{"sst-macro-testtrace", 4, 9},
+		{"tauferlab-naive-alltoall-4", 4, 41},
+	} {
+		files, _ := filepath.Glob(filepath.Join(testenv.Shared(t, "traces/dumpi/"+c.name), "*.bin"))
+		for _, f := range files {
+			src, err := Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, _ := strconv.Atoi(binName.FindStringSubmatch(f)[2])
+			tr, err := trace.Load(src)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if tr.NumRanks() != c.ranks || tr.Ranks[r].Len() != c.events || tr.Meta().Attrs["partial"] == "" {
+				t.Errorf("%s: %d ranks, rank %d has %d events (partial %q); want %d ranks, %d events", f, tr.NumRanks(), r, tr.Ranks[r].Len(),
+					tr.Meta().Attrs["partial"], c.ranks, c.events)
+			}
+			for q := range tr.Ranks {
+				if q != r && tr.Ranks[q].Len() != 0 {
+					t.Errorf("%s: rank %d without a file has %d events", f, q, tr.Ranks[q].Len())
+				}
+			}
+		}
 	}
 }

@@ -24,7 +24,7 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 	has := func(n fieldName) bool { return p.idx[n] >= 0 }
 	id, self, err := r.comm(c, get(fComm))
 	if err != nil {
-		return err
+		return known(err)
 	}
 	if self {
 		r.local(c) // a collective of one: no communication

@@ -26,6 +26,7 @@ const (
 	lGroupRangeIncl = 78
 	lGroupRangeExcl = 79
 	lGroupFree      = 80
+	lCommSize       = 81
 	lCommDup        = 84
 	lCommCreate     = 85
 	lCommSplit      = 86
@@ -51,9 +52,15 @@ func followed(label int) bool {
 		label == lWinPost || label == lWinStart
 }
 
-// commOp is a communicator or group call of one rank, kept by the pass.
+// lUse is the pseudo-label of the calls on a communicator handle between
+// two changes of what it names (see collectOps): count calls.
+const lUse = -1
+
+// commOp is a communicator or group call of one rank, kept by the pass,
+// or the use of a communicator handle (lUse).
 type commOp struct {
 	label          int
+	count          int // lUse: calls
 	off            int64
 	comm, newComm  int // communicator handles (parent, created)
 	group, group2  int
@@ -67,10 +74,14 @@ type commOp struct {
 }
 
 // commTable is what the pass learns: the communicators' world members and,
-// for each rank, the global id each of its creating calls produced.
+// for each rank, the global id each of its creating calls produced and
+// the calls it makes on communicators whose members it does not know.
 type commTable struct {
 	members [][]int32  // global id - 1 -> world ranks in comm rank order
 	created [][]uint32 // rank -> id per creating call (0: none)
+	// unknown counts, per rank, the calls on each communicator handle
+	// the trace does not create.
+	unknown []map[int]int
 	// epochs are, per rank, the groups of its MPI_Win_post and
 	// MPI_Win_start calls as ids of members (0: a group the pass does not
 	// know); groups indexes the ids of those groups.
@@ -81,14 +92,40 @@ type commTable struct {
 // collectOps decodes a rank's records and keeps its communicator calls.
 func collectOps(d *decoder) ([]commOp, error) {
 	var ops []commOp
+	use := map[int]int{} // handle -> index in ops of its use since it last changed
 	for d.next() {
 		c := &d.c
 		if !followed(c.label) {
+			if h, ok := commArg(c); ok {
+				if i, seen := use[h]; seen {
+					ops[i].count++
+				} else {
+					use[h] = len(ops)
+					ops = append(ops, commOp{label: lUse, comm: h, count: 1})
+				}
+			}
 			continue
 		}
-		ops = append(ops, commOpOf(c))
+		o := commOpOf(c)
+		delete(use, o.newComm)
+		if o.label == lCommFree {
+			delete(use, o.comm)
+		}
+		ops = append(ops, o)
 	}
 	return ops, d.err
+}
+
+// commArg returns the communicator handle a call other than the
+// communicator calls names, if it names one other than MPI_COMM_WORLD,
+// MPI_COMM_SELF and MPI_COMM_NULL.
+func commArg(c *call) (int, bool) {
+	i, ok := programs()[c.label].fields["comm"]
+	if !ok {
+		return 0, false
+	}
+	h := int(c.v[i])
+	return h, h != commWorld && h != commSelf && h != commNull
 }
 
 func commOpOf(c *call) commOp {
@@ -148,10 +185,17 @@ type passRank struct {
 // pass advances each rank to its next creating call and completes a call
 // once every member of the parent waits in one; a rank whose next call is
 // on a communicator it does not know (created by a call Kairos does not
-// track) gets no communicator from it.
-func resolveComms(ops [][]commOp) (*commTable, error) {
+// track, or before tracing began) gets no communicator from it.
+//
+// In a partial trace (ranks without ops: no file) a call whose parent has
+// such members never completes that way. Once nothing else progresses,
+// the calls that say their members without the others' (Comm_dup,
+// Comm_create, Cart_create, Graph_create) complete with the members
+// present; a Comm_split, whose members depend on the others' colors,
+// gives no communicator.
+func resolveComms(ops [][]commOp, partial bool) (*commTable, error) {
 	n := len(ops)
-	t := &commTable{created: make([][]uint32, n), epochs: make([][]uint32, n)}
+	t := &commTable{created: make([][]uint32, n), unknown: make([]map[int]int, n), epochs: make([][]uint32, n)}
 	ranks := make([]passRank, n)
 	for r := range ranks {
 		ranks[r] = passRank{ops: ops[r], comms: map[int]uint32{}, groups: map[int][]int32{}}
@@ -174,6 +218,9 @@ func resolveComms(ops [][]commOp) (*commTable, error) {
 				delete(pending, parent)
 				progress = true
 			}
+		}
+		if !progress && partial {
+			progress = t.completeStuck(ranks, pending)
 		}
 		if !progress {
 			break
@@ -218,6 +265,17 @@ func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) b
 	progress := false
 	for !pr.waiting && pr.next < len(pr.ops) {
 		o := &pr.ops[pr.next]
+		if o.label == lUse {
+			if _, ok := t.commID(ranks, r, o.comm); !ok {
+				if t.unknown[r] == nil {
+					t.unknown[r] = map[int]int{}
+				}
+				t.unknown[r][o.comm] += o.count
+			}
+			pr.next++
+			progress = true
+			continue
+		}
 		if !creates(o.label) {
 			t.local(ranks, r, o)
 			pr.next++
@@ -451,6 +509,49 @@ func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bo
 		pr.waiting = false
 	}
 	return true, nil
+}
+
+// completeStuck completes, in a partial trace, the creating calls that
+// wait for members without a file (see resolveComms). It reports
+// progress.
+func (t *commTable) completeStuck(ranks []passRank, pending map[uint32][]int) bool {
+	if len(pending) == 0 {
+		return false
+	}
+	for _, parent := range slices.Sorted(maps.Keys(pending)) {
+		members := t.membersOf(parent, len(ranks))
+		ids := map[string]uint32{} // label and members -> id
+		for _, r := range pending[parent] {
+			pr := &ranks[r]
+			o := &pr.ops[pr.next]
+			var w []int32
+			switch o.label {
+			case lCommDup:
+				w = members
+			case lCommCreate:
+				w = o.members
+			case lCartCreate, lGraphCreate:
+				if o.size >= 0 && int(o.size) <= len(members) {
+					w = members[:o.size]
+				}
+			}
+			created := uint32(0)
+			if slices.Contains(w, int32(r)) && o.newComm != commNull && o.newComm >= 0 {
+				k := fmt.Sprint(o.label, w)
+				if ids[k] == 0 {
+					t.members = append(t.members, slices.Clone(w))
+					ids[k] = uint32(len(t.members))
+				}
+				created = ids[k]
+				pr.comms[o.newComm] = created
+			}
+			pr.created = append(pr.created, created)
+			pr.next++
+			pr.waiting = false
+		}
+		delete(pending, parent)
+	}
+	return true
 }
 
 // newCommKey says which new communicator rank o's call joins, false for

@@ -53,14 +53,24 @@
 //
 // Ranks are resolved to MPI_COMM_WORLD ranks through the communicators the
 // trace creates. DUMPI numbers communicator handles per rank, so Open
-// first runs a communicator pass when any footer counts a creating call:
-// it decodes each rank once, keeps only its communicator and group calls,
-// and matches the k-th creating call on a parent communicator across the
-// parent's members (Comm_split members ordered by key, then parent rank;
-// Comm_create members in group order; Cart/Graph_create as if reorder were
-// false). Its memory is proportional to those calls; reading then streams
-// each rank's file through a 64 KiB buffer, so memory is proportional to
-// the number of ranks, never to the events.
+// first runs a communicator pass: it decodes each rank once, keeps only
+// its communicator and group calls (and counts the calls on other
+// handles), and matches the k-th creating call on a parent communicator
+// across the parent's members (Comm_split members ordered by key, then
+// parent rank; Comm_create members in group order; Cart/Graph_create as
+// if reorder were false). Its memory is proportional to those calls;
+// reading then streams each rank's file through a 64 KiB buffer, so
+// memory is proportional to the number of ranks, never to the events.
+//
+// A call on a communicator no followed call created on its rank (made
+// before tracing began, by a call Kairos does not follow, or by a
+// Comm_split whose other members have no file) is a Local event whose
+// region is "<function> (unknown communicator)": its partners' world
+// ranks are unknown. Meta.Attrs["unknown-comms"] counts them.
+//
+// Files may be missing: a rank's .bin alone, or an archive without some
+// (see Open). The trace's ranks are then MPI_COMM_WORLD's, those without
+// a file have no events, and Meta.Attrs["partial"] names them.
 //
 // Times: every event has Enter and Exit from the record's wall-clock
 // times, in picoseconds since the earliest wall time of any rank's first
@@ -69,5 +79,5 @@
 //
 // Not modelled: one-sided, I/O and intercommunicator calls are Local; communicators created by
 // Intercomm_create/merge, Cart_sub, Comm_spawn, Comm_accept/connect are
-// unknown, so a point-to-point call or collective on one is an error.
+// unknown communicators.
 package dumpi

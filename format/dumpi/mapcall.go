@@ -132,6 +132,12 @@ func (r *Reader) mapCall(c *call) error {
 func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	id, self, err := r.comm(c, c.v[f.comm])
 	if err != nil {
+		if err == errUnknownComm {
+			if f.rq >= 0 {
+				r.nullRequest(c.v[f.rq]) // its completion completes nothing
+			}
+			return nil
+		}
 		return err
 	}
 	peer, send := c.v[f.peer], f.kind.IsSend()
@@ -261,7 +267,7 @@ func (r *Reader) probe(c *call) error {
 	p := &programs()[c.label]
 	id, self, err := r.comm(c, c.v[p.idx[fComm]])
 	if err != nil {
-		return err
+		return known(err)
 	}
 	src := c.v[p.idx[fSource]]
 	if src < dumpiAnySource {
@@ -288,7 +294,7 @@ func (r *Reader) sendRecv(c *call) error {
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	id, self, err := r.comm(c, get(fComm))
 	if err != nil {
-		return err
+		return known(err)
 	}
 	e := &r.ev
 	e.Kind, e.Comm, e.Tag = trace.SendRecv, id, int32(get(fSendtag))
@@ -332,6 +338,9 @@ func (r *Reader) commCreate(c *call) error {
 		r.handles[int(c.v[p.idx[fNewcomm]])] = id
 	}
 	pid, self, err := r.comm(c, parent)
+	if err == errUnknownComm {
+		return nil
+	}
 	if err != nil || self {
 		// Created from a communicator Kairos does not follow, or from
 		// MPI_COMM_SELF: nothing to match across ranks.
@@ -361,4 +370,13 @@ func (r *Reader) commFree(c *call) error {
 	}
 	r.ev.Kind, r.ev.Comm = trace.CommFree, id
 	return nil
+}
+
+// known returns err, nil for errUnknownComm: a call on an unknown
+// communicator is a local event, not an error.
+func known(err error) error {
+	if err == errUnknownComm {
+		return nil
+	}
+	return err
 }

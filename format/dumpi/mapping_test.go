@@ -1,6 +1,9 @@
 package dumpi
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -152,19 +155,99 @@ func TestMappingChecks(t *testing.T) {
 	}
 }
 
-// TestUnknownCommunicator: a call on a communicator no traced call created
-// is a located error, not a guess.
+// TestUnknownCommunicator: calls on a communicator no traced call created
+// (created before tracing began, or by a call Kairos does not follow)
+// are kept as local calls named after their function, whose messages
+// are not replayed; the trace still checks and replays.
 func TestUnknownCommunicator(t *testing.T) {
 	ws := writers(2)
 	ws[0].call(lSend, 1, 5, 1, 0, 42)
+	ws[0].call(lSend, 1, 5, 1, 0, commWorld)
 	ws[1].call(lRecv, 1, 5, 0, 0, 42, nil)
+	ws[1].call(lRecv, 1, 5, 0, 0, commWorld, nil)
 	src, err := Open(writeTrace(t, t.TempDir(), ws))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = trace.Load(src)
-	if err == nil || !strings.Contains(err.Error(), "synth-0000.bin: byte 16: MPI_Send: communicator handle 42") {
-		t.Fatalf("got %v", err)
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, name := range []string{"MPI_Send", "MPI_Recv"} {
+		evs := rankEvents(tr, r)
+		if len(evs) != 2 || evs[0].Kind != trace.Local || tr.Meta().RegionName(evs[0].Region) != name+" (unknown communicator)" || !evs[1].Kind.IsPointToPoint() {
+			t.Errorf("rank %d: %v (%s)", r, evs, tr.Meta().RegionName(evs[0].Region))
+		}
+	}
+	if rep, err := check.Check(tr, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep)
+	}
+}
+
+// TestRankFileAlone: a rank's file of a 4-rank run, alone (no .meta, no
+// other file), is that rank of a 4-rank MPI_COMM_WORLD (its size from the
+// file's MPI_Comm_size): its partners keep their ranks, the other ranks
+// have no events, and the trace says which ranks have no file. A
+// Comm_dup of MPI_COMM_WORLD is known without the other ranks, the
+// communicator of a Comm_split is not: the calls on it are local calls
+// on an unknown communicator.
+func TestRankFileAlone(t *testing.T) {
+	ws := writers(4)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lCommSize, commWorld, 4)
+		w.call(lCommDup, commWorld, 4)
+		w.call(lCommSplit, commWorld, r%2, r, 5)
+		w.call(lSend, 1, 5, (r+1)%4, 0, commWorld)
+		w.call(lRecv, 1, 5, (r+3)%4, 0, commWorld, nil)
+		w.call(lAllreduce, 1, 5, 5, 4)
+		w.call(lBarrier, 5)
+		w.call(lFinalize)
+	}
+	dir := t.TempDir()
+	writeTrace(t, dir, ws)
+	alone := filepath.Join(t.TempDir(), "synth-0002.bin")
+	data, err := os.ReadFile(filepath.Join(dir, "synth-0002.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{alone, filepath.Dir(alone)} {
+		src, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.NumRanks() != 4 || len(rankEvents(tr, 0)) != 0 || !strings.Contains(tr.Meta().Attrs["partial"], "ranks 0-1, 3 of MPI_COMM_WORLD's 4") {
+			t.Fatalf("%s: %d ranks, partial %q", path, tr.NumRanks(), tr.Meta().Attrs["partial"])
+		}
+		var got []string
+		for _, e := range rankEvents(tr, 2) {
+			got = append(got, e.String()+" "+tr.Meta().RegionName(e.Region))
+		}
+		want := []string{"init ", "local MPI_Comm_size", "comm_dup ", "comm_split ", "send peer=3 tag=0 send=1 ",
+			"recv peer=1 tag=0 recv=1 ", "allreduce comm=1 send=1 ", "local MPI_Barrier (unknown communicator)", "finalize "}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: rank 2:\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if m := tr.Meta().Members(1, 4); len(m) != 4 {
+			t.Errorf("%s: the dup's members %v", path, m)
+		}
+	}
+	// With its .meta and the other files missing, the same.
+	for r := range 4 {
+		if r != 2 {
+			os.Remove(filepath.Join(dir, fmt.Sprintf("synth-%04d.bin", r)))
+		}
+	}
+	src, err := Open(filepath.Join(dir, "synth.meta"))
+	if err != nil || src.NumRanks() != 4 || src.Meta().Attrs["partial"] == "" {
+		t.Fatalf("with the .meta: %v", err)
 	}
 }
 
@@ -327,4 +410,14 @@ func TestWildcardIrecv(t *testing.T) {
 	if want := []int32{2, 1, trace.AnySource}; rd.Err() != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("sources %v, want %v (%v)", got, want, rd.Err())
 	}
+}
+
+// rankEvents returns rank r's events of a loaded trace.
+func rankEvents(tr *trace.Trace, r int) []trace.Event {
+	var evs []trace.Event
+	rd := tr.Ranks[r].Reader()
+	for rd.Next() {
+		evs = append(evs, rd.Event().Clone())
+	}
+	return evs
 }

@@ -31,7 +31,11 @@ func (t *Trace) Merged() (*Merged, error) {
 			m.Close()
 			return nil, err
 		}
-		x := rd.(*Reader)
+		x, ok := rd.(*Reader)
+		if !ok { // a rank without a file
+			m.rs = append(m.rs, nil)
+			continue
+		}
 		x.d.buf = make([]byte, min(len(x.d.buf), mergedBuf))
 		m.rs = append(m.rs, x)
 		if x.Next() {
@@ -108,7 +112,9 @@ func (m *Merged) Err() error { return m.err }
 func (m *Merged) Close() error {
 	var errs []error
 	for _, r := range m.rs {
-		errs = append(errs, r.Close())
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
 	}
 	m.rs, m.h = nil, rankHeap{}
 	return errors.Join(errs...)

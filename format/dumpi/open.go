@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +30,7 @@ func init() {
 // with the DUMPI magic number.
 func Detect(path string, head []byte, isDir bool) bool {
 	if isDir {
-		_, err := dirFiles(path)
+		_, _, err := dirFiles(path)
 		return err == nil
 	}
 	if len(head) >= 8 && binary.BigEndian.Uint64(head) == headMagic {
@@ -41,23 +41,39 @@ func Detect(path string, head []byte, isDir bool) bool {
 
 // Open opens a DUMPI trace: a .meta file (its ranks are
 // <prefix>-NNNN.bin beside it), a directory holding one .meta or one set
-// of <prefix>-NNNN.bin files, or a single .bin file (a one-rank trace).
+// of <prefix>-NNNN.bin files, or a single .bin file. Rank files may be
+// missing (see Trace): the ranks are then numbered by their files'
+// NNNN, and without a .meta MPI_COMM_WORLD's size is the largest the
+// files show (a rank number, an MPI_Comm_size of MPI_COMM_WORLD, a
+// partner in it). A single .bin file of a one-rank run is a one-rank
+// trace.
 func Open(path string) (*Trace, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
+	meta := false
 	switch {
 	case st.IsDir():
-		paths, err = dirFiles(path)
+		paths, meta, err = dirFiles(path)
 	case strings.HasSuffix(path, ".meta"):
 		paths, err = metaFiles(path)
+		meta = true
 	default:
 		paths = []string{path}
+		if m := binName.FindStringSubmatch(path); m != nil {
+			r, _ := strconv.Atoi(m[2])
+			paths = append(make([]string, r), path)
+		}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !meta {
+		if paths, err = worldFiles(paths); err != nil {
+			return nil, err
+		}
 	}
 	return OpenFiles(paths)
 }
@@ -66,15 +82,16 @@ func Open(path string) (*Trace, error) {
 var binName = regexp.MustCompile(`^(.*)-(\d{4,})\.bin$`)
 
 // dirFiles finds the trace in a directory: its one .meta file, or else
-// its one family of <prefix>-NNNN.bin files.
-func dirFiles(dir string) ([]string, error) {
+// its one family of <prefix>-NNNN.bin files; meta reports a .meta.
+func dirFiles(dir string) (paths []string, meta bool, err error) {
 	metas, _ := filepath.Glob(filepath.Join(dir, "*.meta"))
 	switch len(metas) {
 	case 1:
-		return metaFiles(metas[0])
+		paths, err = metaFiles(metas[0])
+		return paths, true, err
 	case 0:
 	default:
-		return nil, fmt.Errorf("%s: %d DUMPI .meta files; name one", dir, len(metas))
+		return nil, false, fmt.Errorf("%s: %d DUMPI .meta files; name one", dir, len(metas))
 	}
 	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	prefixes := map[string]bool{}
@@ -84,12 +101,12 @@ func dirFiles(dir string) ([]string, error) {
 		}
 	}
 	if len(prefixes) != 1 {
-		return nil, fmt.Errorf("%s: no DUMPI trace (want one .meta file or one family of <prefix>-NNNN.bin files, found %d)", dir, len(prefixes))
+		return nil, false, fmt.Errorf("%s: no DUMPI trace (want one .meta file or one family of <prefix>-NNNN.bin files, found %d)", dir, len(prefixes))
 	}
 	for p := range prefixes {
-		return rankFiles(p, -1)
+		paths, err = rankFiles(p, -1)
 	}
-	return nil, nil
+	return paths, false, err
 }
 
 // metaFiles reads a .meta file's numprocs and returns the rank files
@@ -119,32 +136,86 @@ func metaFiles(meta string) ([]string, error) {
 	return rankFiles(strings.TrimSuffix(meta, ".meta"), n)
 }
 
-// rankFiles returns prefix-0000.bin ... for n ranks (n < 0: as many as
-// exist), checking that each exists.
+// rankFiles returns prefix-0000.bin ... for n ranks (n < 0: up to the
+// highest that exists), "" for those that do not exist; at least one must.
 func rankFiles(prefix string, n int) ([]string, error) {
 	if n < 0 {
 		all, _ := filepath.Glob(prefix + "-*.bin")
-		var ranks []int
 		for _, b := range all {
 			if m := binName.FindStringSubmatch(b); m != nil && m[1] == prefix {
 				r, _ := strconv.Atoi(m[2])
-				ranks = append(ranks, r)
+				n = max(n, r+1)
 			}
 		}
-		sort.Ints(ranks)
-		for i, r := range ranks {
-			if r != i {
-				return nil, fmt.Errorf("%s-%04d.bin is missing (found rank %d)", prefix, i, r)
-			}
-		}
-		n = len(ranks)
 	}
-	paths := make([]string, n)
+	paths := make([]string, max(n, 0))
+	found := false
 	for r := range paths {
-		paths[r] = fmt.Sprintf("%s-%04d.bin", prefix, r)
-		if _, err := os.Stat(paths[r]); err != nil {
-			return nil, fmt.Errorf("rank %d of %d: %w", r, n, err)
+		p := fmt.Sprintf("%s-%04d.bin", prefix, r)
+		if _, err := os.Stat(p); err == nil {
+			paths[r], found = p, true
 		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s-NNNN.bin: none of the %d rank files exists", prefix, len(paths))
 	}
 	return paths, nil
+}
+
+// worldFiles extends the rank files of a trace without a .meta to
+// MPI_COMM_WORLD's size, if some are missing: the largest an
+// MPI_Comm_size of MPI_COMM_WORLD returned or a rank of MPI_COMM_WORLD
+// the files name. A complete family of files is the whole world.
+func worldFiles(paths []string) ([]string, error) {
+	if !slices.Contains(paths, "") && len(paths) > 1 {
+		return paths, nil
+	}
+	n := len(paths)
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		w, err := worldSize(openOS, p)
+		if err != nil {
+			return nil, err
+		}
+		n = max(n, w)
+	}
+	return append(paths, make([]string, n-len(paths))...), nil
+}
+
+// maxWorld bounds the MPI_COMM_WORLD a rank's file alone may claim.
+const maxWorld = 1 << 20
+
+// worldSize reads a rank file and returns the size of MPI_COMM_WORLD it
+// shows: what MPI_Comm_size of MPI_COMM_WORLD returned, else one more
+// than the largest rank of MPI_COMM_WORLD a point-to-point call names.
+func worldSize(open opener, path string) (int, error) {
+	f, info, err := openBin(open, path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	d := newDecoder(f, info)
+	size, peers := 0, 0
+	for d.next() {
+		c := &d.c
+		switch {
+		case c.label == lCommSize:
+			if c.v[field(lCommSize, "comm")] == commWorld {
+				size = max(size, int(c.v[field(lCommSize, "size")]))
+			}
+		case p2pOf(c.label) != nil:
+			if f := p2pOf(c.label); c.v[f.comm] == commWorld && c.v[f.peer] >= 0 {
+				peers = max(peers, int(min(c.v[f.peer], maxWorld))+1)
+			}
+		}
+	}
+	if size == 0 {
+		size = peers
+	}
+	if size > maxWorld {
+		return 0, fmt.Errorf("%s: MPI_COMM_WORLD of %d ranks, more than the %d a rank's file alone may claim", path, size, maxWorld)
+	}
+	return size, d.err
 }

@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -97,8 +98,17 @@ func (r *Reader) local(c *call) {
 	r.ev.Region = r.t.regions[c.label]
 }
 
+// errUnknownComm is comm's answer for a communicator whose members the
+// trace does not say; the call is then a local event (see unknown).
+var errUnknownComm = errors.New("unknown communicator")
+
 // comm resolves a communicator handle to its global id; self is true for
-// MPI_COMM_SELF.
+// MPI_COMM_SELF. A handle no followed call created on this rank (the
+// communicator was created before tracing began, by a call Kairos does
+// not follow, or by a Comm_split of a partial trace) makes the call a
+// local one, named "<function> (unknown communicator)", and returns
+// errUnknownComm: its partners' world ranks are unknown, and its message
+// is not replayed.
 func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
 	switch h {
 	case commWorld:
@@ -108,7 +118,9 @@ func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
 	}
 	id, ok := r.handles[int(h)]
 	if !ok {
-		return 0, false, r.fail(c, "communicator handle %d was not created by any call Kairos follows (Comm_dup, Comm_split, Comm_create, Cart_create, Graph_create)", h)
+		r.ev.Kind = trace.Local
+		r.ev.Region = r.t.unknown[c.label]
+		return 0, false, errUnknownComm
 	}
 	return id, false, nil
 }

@@ -2,7 +2,10 @@ package dumpi
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"kairos/trace"
 )
@@ -12,19 +15,27 @@ import (
 // (a few kilobytes per rank) and, if any rank creates communicators, runs
 // the communicator pass (see resolveComms); events are then decoded a
 // record at a time by OpenRank.
+//
+// A trace may hold only some ranks' files (a rank's file alone, or an
+// archive some files of which are missing): its ranks are then those of
+// the run's MPI_COMM_WORLD, the ranks without a file have no events, and
+// Meta.Attrs["partial"] says which they are.
 type Trace struct {
-	paths   []string
+	paths   []string // by world rank; "" for a rank without a file
 	infos   []*binInfo
 	meta    trace.Meta
 	t0      stamp // earliest wall time of any record
 	hasT0   bool
 	comms   *commTable
 	regions [len(layouts)]uint32
+	// unknown are the regions of calls on communicators the trace does
+	// not say the members of (see Reader.comm).
+	unknown [len(layouts)]uint32
 	open    opener
 }
 
 // OpenFiles opens the per-rank .bin files of a trace, rank i from
-// paths[i].
+// paths[i]; a rank whose path is "" has no file (see Trace).
 func OpenFiles(paths []string) (*Trace, error) { return openFiles(paths, openOS) }
 
 // openFiles is OpenFiles with files opened by open.
@@ -33,8 +44,10 @@ func openFiles(paths []string, open opener) (*Trace, error) {
 		return nil, fmt.Errorf("dumpi: no .bin files")
 	}
 	t := &Trace{paths: paths, infos: make([]*binInfo, len(paths)), meta: trace.NewMeta(), open: open}
-	needPass := false
 	for r, p := range paths {
+		if p == "" {
+			continue
+		}
 		info, first, err := scanStart(open, p)
 		if err != nil {
 			return nil, err
@@ -43,18 +56,79 @@ func openFiles(paths []string, open opener) (*Trace, error) {
 		if first != nil && (!t.hasT0 || first.before(t.t0)) {
 			t.t0, t.hasT0 = *first, true
 		}
-		needPass = needPass || !info.hasFooter || info.calls[lCommDup]+info.calls[lCommCreate]+
-			info.calls[lCommSplit]+info.calls[lCartCreate]+info.calls[lGraphCreate]+info.calls[lWinPost]+info.calls[lWinStart] > 0
 	}
-	if needPass {
-		if err := t.commPass(); err != nil {
-			return nil, err
-		}
-	} else {
-		t.comms = &commTable{created: make([][]uint32, len(paths)), epochs: make([][]uint32, len(paths))}
+	if t.first() < 0 {
+		return nil, fmt.Errorf("dumpi: no .bin files")
+	}
+	if err := t.commPass(); err != nil {
+		return nil, err
 	}
 	t.fillMeta()
 	return t, nil
+}
+
+// unknownComms says which ranks call communicators whose members the
+// trace does not say (see Reader.comm), "" if none do.
+func (t *Trace) unknownComms() string {
+	var parts []string
+	calls, ranks := 0, 0
+	for r, u := range t.comms.unknown {
+		if len(u) == 0 {
+			continue
+		}
+		ranks++
+		n := 0
+		for _, c := range u {
+			n += c
+		}
+		calls += n
+		if len(parts) < 4 {
+			hs := slices.Sorted(maps.Keys(u))
+			parts = append(parts, fmt.Sprintf("rank %d: handles %s (%d calls)", r, strings.Trim(fmt.Sprint(hs), "[]"), n))
+		}
+	}
+	if calls == 0 {
+		return ""
+	}
+	more := ""
+	if ranks > len(parts) {
+		more = fmt.Sprintf("; and %d more ranks", ranks-len(parts))
+	}
+	return fmt.Sprintf("%d calls on %d ranks are on communicators the trace does not create (created before tracing began, or by calls Kairos does not follow: MPI_Cart_sub, MPI_Comm_create_group, intercommunicators...): %s%s; they are read as local calls named \"<function> (unknown communicator)\", their messages are not replayed",
+		calls, ranks, strings.Join(parts, "; "), more)
+}
+
+// first returns the lowest rank that has a file, -1 if none does.
+func (t *Trace) first() int {
+	for r, p := range t.paths {
+		if p != "" {
+			return r
+		}
+	}
+	return -1
+}
+
+// absent lists the ranks without a file as ranges ("0-4, 6").
+func (t *Trace) absent() string {
+	var b strings.Builder
+	for r := 0; r < len(t.paths); r++ {
+		if t.paths[r] != "" {
+			continue
+		}
+		end := r
+		for end+1 < len(t.paths) && t.paths[end+1] == "" {
+			end++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r))
+		if end > r {
+			b.WriteString("-" + strconv.Itoa(end))
+		}
+		r = end
+	}
+	return b.String()
 }
 
 // scanStart reads a file's description and the wall time its first record
@@ -75,10 +149,17 @@ func scanStart(open opener, path string) (*binInfo, *stamp, error) {
 
 // commPass collects every rank's communicator calls and resolves them.
 // It decodes every record once; what it keeps is proportional to the
-// number of communicator and group calls, not to the events.
+// number of communicator and group calls, not to the events: the calls
+// on other communicators are counted, per handle, between two changes of
+// what the handle names.
 func (t *Trace) commPass() error {
 	ops := make([][]commOp, len(t.paths))
+	partial := false
 	for r, p := range t.paths {
+		if p == "" {
+			partial = true
+			continue
+		}
 		f, _, err := t.open(p)
 		if err != nil {
 			return err
@@ -89,7 +170,7 @@ func (t *Trace) commPass() error {
 			return err
 		}
 	}
-	c, err := resolveComms(ops)
+	c, err := resolveComms(ops, partial)
 	if err != nil {
 		return fmt.Errorf("dumpi: %w", err)
 	}
@@ -105,23 +186,36 @@ func (t *Trace) fillMeta() {
 	}
 	var total [numCounted]int64
 	for _, info := range t.infos {
+		if info == nil {
+			continue
+		}
 		for l, n := range info.calls {
 			total[l] += int64(n)
 		}
 	}
+	first := t.first()
 	for l := 0; l < labelAllFunctions; l++ {
-		if total[l] > 0 || !t.infos[0].hasFooter {
+		if total[l] > 0 || !t.infos[first].hasFooter {
 			t.regions[l] = t.meta.AddRegion(layouts[l].name, 0)
+			if _, ok := programs()[l].fields["comm"]; ok {
+				t.unknown[l] = t.meta.AddRegion(layouts[l].name+" (unknown communicator)", 0)
+			}
 		}
 	}
 	a := t.meta.Attrs
-	h := t.infos[0]
+	h := t.infos[first]
 	a["format"] = "dumpi"
 	a["dumpi.version"] = fmt.Sprintf("%d.%d.%d", h.version[0], h.version[1], h.version[2])
 	a["dumpi.hostname"] = h.host
 	a["dumpi.username"] = h.user
 	a["dumpi.starttime"] = strconv.FormatUint(h.startTime, 10)
-	a["dumpi.rank0"] = t.paths[0]
+	a["dumpi.rank0"] = t.paths[first]
+	if u := t.unknownComms(); u != "" {
+		a["unknown-comms"] = u
+	}
+	if absent := t.absent(); absent != "" {
+		a["partial"] = fmt.Sprintf("ranks %s of MPI_COMM_WORLD's %d have no .bin file: they have no events, and the messages and collectives they take part in have no partner in the trace", absent, len(t.paths))
+	}
 	if t.hasT0 {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
 		a["time.unit"] = "wall-clock seconds since time.origin (Unix time or the tracer's clock)"
@@ -131,24 +225,36 @@ func (t *Trace) fillMeta() {
 // Meta returns the trace's metadata.
 func (t *Trace) Meta() *trace.Meta { return &t.meta }
 
-// NumRanks returns the number of ranks (.bin files).
+// NumRanks returns the number of ranks: MPI_COMM_WORLD's size, files or
+// not (see Trace).
 func (t *Trace) NumRanks() int { return len(t.paths) }
 
 // FooterCounts returns rank r's footer: the number of calls of each label
 // the tracer recorded, and false if the file has no footer.
 func (t *Trace) FooterCounts(r int) ([]int32, bool) {
+	if t.infos[r] == nil {
+		return nil, false
+	}
 	return t.infos[r].calls[:labelAllFunctions], t.infos[r].hasFooter
 }
 
 // DatatypeSizes returns rank r's datatype-size table (DUMPI datatype id
 // -> bytes).
-func (t *Trace) DatatypeSizes(r int) []int32 { return t.infos[r].sizes }
+func (t *Trace) DatatypeSizes(r int) []int32 {
+	if t.infos[r] == nil {
+		return nil
+	}
+	return t.infos[r].sizes
+}
 
 // OpenRank returns a reader of rank r's events. It reads only rank r's
 // file.
 func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= len(t.paths) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(t.paths))
+	}
+	if t.paths[r] == "" {
+		return absentRank{}, nil
 	}
 	f, _, err := t.open(t.paths[r])
 	if err != nil {
@@ -157,3 +263,11 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, t.infos[r]), handles: map[int]uint32{},
 		reqs: make([]uint64, 0, 16), created: t.comms.created[r], epochs: t.comms.epochs[r]}, nil
 }
+
+// absentRank is the reader of a rank without a file: it has no events.
+type absentRank struct{}
+
+func (absentRank) Next() bool          { return false }
+func (absentRank) Event() *trace.Event { return nil }
+func (absentRank) Err() error          { return nil }
+func (absentRank) Close() error        { return nil }

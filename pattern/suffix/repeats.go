@@ -11,6 +11,8 @@ type Repeats struct {
 	leaf     []int32 // deepest node above each suffix-array slot
 	order    []int32 // nodes children first (the order the traversal closes them)
 	best     []int32 // deepest maximal node at or above each node, -1 if none
+	lcp      []int32
+	lce      *rangeMin // over lcp, built by the first call of Runs
 }
 
 type node struct {
@@ -34,6 +36,7 @@ func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
 		return r
 	}
 	lcp := LCP(s, r.sa)
+	r.lcp = lcp
 	r.rank = make([]int32, n)
 	for i, p := range r.sa {
 		r.rank[p] = int32(i)
@@ -61,7 +64,10 @@ func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
 // enclosing interval.
 func (r *Repeats) build(lcp []int32) {
 	n := len(lcp)
-	r.nodes = append(r.nodes[:0], node{lcp: 0, lb: 0, parent: -1, left: leftNone})
+	// A tree of n leaves has fewer than n internal nodes; periodic
+	// sequences come close.
+	r.nodes = append(make([]node, 0, n), node{lcp: 0, lb: 0, parent: -1, left: leftNone})
+	r.order = make([]int32, 0, n)
 	stack := []int32{0}
 	after := make([]int32, n+1) // top of stack after boundary k
 	after[0] = 0

@@ -161,6 +161,7 @@ func FuzzRepeats(f *testing.F) {
 			return
 		}
 		checkAll(t, s, 6)
+		checkRuns(t, s, 6, 2+len(b)%3)
 	})
 }
 

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"kairos/internal/tracertest"
+)
+
+// The programs of testdata/real isolate what the analyses met in real
+// codes: a receive polled with MPI_Test (HPCC's RandomAccess), a time-step
+// loop without user functions (LAMMPS traced without
+// -finstrument-functions), a suite of kernels of very different lengths
+// (HPCC's benchmarks). Each is recorded with Kairos' tracer (OTF2) under
+// Open MPI; the tests skip where mpicc, mpirun or OTF2's headers are
+// absent (and fail under KAIROS_REQUIRE_EXTERNAL=1).
+
+// recordReal runs program name of testdata/real on np ranks of Open MPI
+// with the tracer lib (OTF2) and returns its archive.
+func recordReal(t *testing.T, lib, name string, np int) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, _ := filepath.Abs(filepath.Join("testdata", "real", name+".c"))
+	prog := tracertest.OpenMPI.Compile(t, dir, src, "-O2")
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "otf2", NP: np, Dir: dir}
+	tracertest.OpenMPI.Launch(t, r, prog)
+	return filepath.Join(dir, "trace", "traces.otf2")
+}
+
+// TestRealAnalysesCases records each program once with one build of the
+// tracer.
+func TestRealAnalysesCases(t *testing.T) {
+	lib := tracertest.OpenMPI.Tracer(t, t.TempDir(), true)
+	t.Run("polling", func(t *testing.T) { testRealPolling(t, recordReal(t, lib, "poll", 2)) })
+	t.Run("steps", func(t *testing.T) { testRealSteps(t, recordReal(t, lib, "steps", 4)) })
+	t.Run("kernels", func(t *testing.T) { testRealKernels(t, recordReal(t, lib, "kernels", 4)) })
+}
+
+// testRealPolling: a rank that polls a receive with MPI_Test replays with
+// SMPI's test back-off as its own category, simulate says where and how
+// to replay without it, and the logical-clock replay counts the tests as
+// waiting.
+func testRealPolling(t *testing.T, archive string) {
+	var sim struct {
+		Ranks []struct {
+			Backoff float64 `json:"test_backoff"`
+			Tests   int64   `json:"tests"`
+		} `json:"ranks"`
+		Polling *struct {
+			FailedTests int64 `json:"failed_tests"`
+		} `json:"polling"`
+	}
+	code, out, errb := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+		t.Fatalf("simulate: exit %d: %s%s", code, errb, out)
+	}
+	if sim.Polling == nil || sim.Polling.FailedTests < 5000 || sim.Ranks[0].Backoff <= 0 || sim.Ranks[0].Tests < 5000 {
+		t.Errorf("simulate --json: %s", out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", archive); code != 0 || !strings.Contains(out, "test back-off: SMPI slept") ||
+		!strings.Contains(out, "--cfg smpi/test:0") {
+		t.Errorf("simulate: exit %d:\n%s", code, out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--cfg", "smpi/test:0", archive); code != 0 || strings.Contains(out, "test back-off") {
+		t.Errorf("simulate --cfg smpi/test:0: exit %d:\n%s", code, out)
+	}
+	var st struct {
+		Profile []struct {
+			Call    string  `json:"call"`
+			Seconds float64 `json:"seconds"`
+		} `json:"profile"`
+	}
+	code, out, errb = csRun("stats", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d: %s%s", code, errb, out)
+	}
+	tested := 0.0
+	for _, c := range st.Profile {
+		if c.Call == "test" {
+			tested = c.Seconds
+		}
+	}
+	var pred struct {
+		Predictions []struct {
+			Wait float64 `json:"wait"`
+		} `json:"predictions"`
+	}
+	code, out, errb = csRun("predict", "--config", "10,5", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
+		t.Fatalf("predict: exit %d: %s%s", code, errb, out)
+	}
+	// Rank 0 waits in every test, besides rank 1's wait for the go.
+	if w := pred.Predictions[0].Wait; tested <= 0 || w < tested {
+		t.Errorf("predict: wait %g s, less than the %g s in MPI_Test", w, tested)
+	}
+}
+
+// testRealSteps: without user functions, each of the loop's 100 steps is
+// a pattern instance (but the rebuild steps, a variant of their own);
+// the paper's contexts make the run a few instances.
+func testRealSteps(t *testing.T, archive string) {
+	counts := func(args ...string) []int {
+		var p struct {
+			Comm []struct {
+				Frequency int `json:"frequency"`
+			} `json:"communication_patterns"`
+		}
+		code, out, errb := csRun(append([]string{"patterns", "--json"}, append(args, archive)...)...)
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("patterns %v: exit %d: %s", args, code, errb)
+		}
+		var f []int
+		for _, c := range p.Comm {
+			f = append(f, c.Frequency)
+		}
+		slices.Sort(f)
+		return f
+	}
+	if f := counts(); f[len(f)-1] < 80 {
+		t.Errorf("instances per pattern %v: want the steps' pattern 80 times or more", f)
+	}
+	if f := counts("--paper"); f[len(f)-1] > 10 {
+		t.Errorf("--paper: instances per pattern %v: want the steps lumped together", f)
+	}
+}
+
+// testRealKernels: the two long random-exchange kernels (the instances
+// of a hundred events or more) are in phases of their own, apart from the
+// loops (the patterns of a hundred instances or more) between and after
+// them. How long the loops take depends on the machine's load; where
+// the kernels' phases end does not.
+func testRealKernels(t *testing.T, archive string) {
+	var pat struct {
+		Instances []struct {
+			Pattern  int `json:"pattern"`
+			Position int `json:"position"`
+			Events   int `json:"events"`
+		} `json:"instances"`
+	}
+	code, out, errb := csRun("patterns", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &pat) != nil {
+		t.Fatalf("patterns: exit %d: %s", code, errb)
+	}
+	var ph struct {
+		Phases []struct {
+			From   int `json:"from"`
+			To     int `json:"to"`
+			Number int `json:"number"`
+		} `json:"phases"`
+	}
+	code, out, errb = csRun("phases", "--json", archive)
+	if code != 0 || json.Unmarshal([]byte(out), &ph) != nil {
+		t.Fatalf("phases: exit %d: %s%s", code, errb, out)
+	}
+	phaseOf := func(pos int) int {
+		for _, p := range ph.Phases {
+			if p.From <= pos && pos <= p.To {
+				return p.Number
+			}
+		}
+		return 0
+	}
+	count := map[int]int{}
+	for _, in := range pat.Instances {
+		count[in.Pattern]++
+	}
+	kernels := map[int]bool{} // their phases
+	for _, in := range pat.Instances {
+		if in.Events >= 100 {
+			kernels[phaseOf(in.Position)] = true
+		}
+	}
+	if len(kernels) != 2 {
+		t.Fatalf("the kernels are in phases %v, want two: %s", kernels, out)
+	}
+	loops := map[int]int{} // loop instances per kernel phase
+	for _, in := range pat.Instances {
+		if count[in.Pattern] >= 100 && kernels[phaseOf(in.Position)] {
+			loops[phaseOf(in.Position)]++
+		}
+	}
+	for p, n := range loops {
+		if n > 10 {
+			t.Errorf("phase %d holds a kernel and %d instances of a loop: %s", p, n, out)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package pattern
+
+import (
+	"testing"
+
+	"kairos/trace"
+)
+
+// mdTrace is a molecular-dynamics-like run on 4 ranks in a 2x2 grid, with
+// no user functions and no MPI_Waitall (the paper's contexts are then
+// the whole run): set-up broadcasts, then steps steps of a forward
+// exchange (an Irecv, a Send and a Wait with each partner, both ways),
+// a force computation and the reverse exchange. Every rebuild-th step
+// exchanges atoms with sendrecvs instead of its forward exchange, every
+// output-th step ends with three allreduces, and the force computation of
+// every fourth step runs an inner exchange loop once more. Times: 1 µs a
+// call, 300 µs of force computation, 20 µs between steps.
+func mdTrace(steps, rebuild, output int) *trace.Trace {
+	const us = trace.Time(1e6)
+	tr := trace.New(4, trace.NewMeta())
+	for r := range 4 {
+		x, y := r^1, r^2 // partners in the two dimensions
+		at := trace.Time(0)
+		req := uint64(0)
+		call := func(e trace.Event, gap trace.Time) {
+			at += gap
+			e.HasTime, e.Enter, e.Exit = true, at, at+us
+			at += us
+			tr.Ranks[r].Append(&e)
+		}
+		pair := func(p int) {
+			req++
+			e := trace.NewEvent(trace.Irecv)
+			e.Partner, e.Request, e.RecvBytes = int32(p), req, 4096
+			call(e, 0)
+			e = trace.NewEvent(trace.Send)
+			e.Partner, e.SendBytes = int32(p), 4096
+			call(e, 0)
+			e = trace.NewEvent(trace.Wait)
+			e.Request = req
+			call(e, 0)
+		}
+		for range 5 {
+			e := trace.NewEvent(trace.Bcast)
+			e.SendBytes = 64
+			call(e, 10*us)
+		}
+		for s := range steps {
+			if s%rebuild == rebuild-1 {
+				for _, p := range []int{x, y} {
+					e := trace.NewEvent(trace.SendRecv)
+					e.Partner, e.Source, e.SendBytes, e.RecvBytes = int32(p), int32(p), 8, 8
+					call(e, 0)
+					pair(p)
+				}
+			} else {
+				pair(x)
+				pair(x)
+				pair(y)
+				pair(y)
+			}
+			at += 300 * us
+			inner := 2
+			if s%4 == 3 {
+				inner = 3
+			}
+			for range inner {
+				pair(y)
+				pair(x)
+			}
+			pair(y)
+			pair(y)
+			pair(x)
+			pair(x)
+			if s%output == output-1 {
+				for range 3 {
+					e := trace.NewEvent(trace.Allreduce)
+					e.SendBytes = 8
+					call(e, 0)
+				}
+			}
+			at += 20 * us
+		}
+	}
+	return tr
+}
+
+// TestIterationsFollowSteps: without user functions or MPI_Waitall, the
+// paper's method makes the steps a few instances of hundreds of calls,
+// while Iterations makes an instance of nearly every step (those the
+// rebuilds, outputs and inner-loop variants interrupt stay whole or in
+// few pieces).
+func TestIterationsFollowSteps(t *testing.T) {
+	tr := mdTrace(120, 10, 25)
+	paper, err := DetectMethod(tr, Paper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Detect(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0
+	for _, c := range paper.Comm {
+		longest = max(longest, c.Events)
+	}
+	if longest < 4*24*20 {
+		t.Errorf("paper: the longest pattern has %d calls, want steps lumped together", longest)
+	}
+	steps, pairs := 0, 0
+	for _, c := range p.Comm {
+		if c.Events >= 4*24 && c.Events < 4*24*2 {
+			steps += c.Frequency
+		}
+		if c.Ranks < 4 {
+			pairs += c.Frequency
+		}
+	}
+	if steps < 80 || steps > 120 || 100*pairs > 15*len(p.Sequence) || p.Unmatched != 0 {
+		t.Errorf("%d step instances of 120 steps, %d instances of fewer ranks among %d, %d unmatched; patterns %+v",
+			steps, pairs, len(p.Sequence), p.Unmatched, p.Comm)
+	}
+}
+
+// TestIterationsBalanced: a body repeated in a row is a loop of
+// iterations only if each iteration leaves as many requests pending as
+// it found: receives posted in a loop and completed after it are not
+// iterations, sends and receives completed in each iteration are.
+func TestIterationsBalanced(t *testing.T) {
+	for _, c := range []struct {
+		waitEach bool
+		cuts     int
+	}{{false, 1}, {true, 5}} {
+		tr := trace.New(4, trace.NewMeta())
+		var reqs []uint64
+		for i := range 15 {
+			e := trace.NewEvent(trace.Irecv)
+			e.Partner, e.Request, e.RecvBytes = int32(1+i%3), uint64(i+1), 8
+			tr.Ranks[0].Append(&e)
+			reqs = append(reqs, e.Request)
+			if c.waitEach && i%3 == 2 {
+				for _, q := range reqs {
+					e := trace.NewEvent(trace.Wait)
+					e.Request = q
+					tr.Ranks[0].Append(&e)
+				}
+				reqs = nil
+			}
+		}
+		for _, q := range reqs {
+			e := trace.NewEvent(trace.Wait)
+			e.Request = q
+			tr.Ranks[0].Append(&e)
+		}
+		syms := &symbols{ids: map[symKey]int32{}}
+		rd, err := readRank(tr, 0, syms, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := iterationCuts(&rd, len(syms.keys)); len(got) != c.cuts {
+			t.Errorf("waits in each iteration %v: contexts start at %v, want %d contexts", c.waitEach, got, c.cuts)
+		}
+	}
+}
+
+// TestTimeShares partitions the run among instances: computation after an
+// instance is its, and an instance inside a longer one gets nothing.
+func TestTimeShares(t *testing.T) {
+	p := &Patterns{Timed: true, Sequence: []Instance{
+		{Start: 0, Finish: 10e12},   // 10 s, then 5 s of computation
+		{Start: 1e12, Finish: 2e12}, // inside the first
+		{Start: 15e12, Finish: 16e12},
+		{Start: 15.5e12, Finish: 17e12}, // overlaps the third
+	}}
+	got := p.TimeShares()
+	want := []float64{15, 0, 1, 1}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("shares %v, want %v", got, want)
+		}
+	}
+}
