@@ -101,12 +101,19 @@ func (e *engine) run() (err error) {
 			}
 		}
 	}()
+	empty, _ := trace.EmptyRanks(e.src)
 	for r := range e.ranks {
+		if empty != nil && empty[r] {
+			// Known to have no events: never opened.
+			e.ranks[r] = rankState{index: -1, eof: true, done: true}
+			e.nDone++
+			continue
+		}
 		rd, err := e.src.OpenRank(r)
 		if err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}
-		e.ranks[r] = rankState{rd: rd, index: -1, reqs: map[uint64]*request{}}
+		e.ranks[r] = rankState{rd: rd, index: -1}
 		e.push(r)
 	}
 	for {
@@ -137,6 +144,7 @@ func (e *engine) run() (err error) {
 	}
 	if e.static {
 		e.finish()
+		e.rep.countEmpty(e.ranks)
 	}
 	return nil
 }

@@ -179,6 +179,9 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 	}
 	q := e.reqs.next()
 	*q = request{id: ev.Request, index: rs.index, m: m, eager: eager}
+	if rs.reqs == nil {
+		rs.reqs = map[uint64]*request{}
+	}
 	rs.reqs[ev.Request] = q
 	if e.static {
 		e.rep.Requests++

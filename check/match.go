@@ -63,23 +63,23 @@ type matcher struct {
 }
 
 func newMatcher(n int, onMatch func(send, recv *msg)) *matcher {
-	m := &matcher{boxes: make([]mailbox, n), onMatch: onMatch}
-	for i := range m.boxes {
-		m.boxes[i].sends = map[chanKey]*fifo{}
-		m.boxes[i].recvs = map[chanKey]*fifo{}
-	}
-	return m
+	return &matcher{boxes: make([]mailbox, n), onMatch: onMatch}
 }
 
-func (mt *matcher) enqueue(qs map[chanKey]*fifo, k chanKey, m *msg) {
-	q := qs[k]
+// enqueue adds m to the queue k of *qs, making the map at its first use
+// (most of a million ranks' mailboxes never hold a message).
+func (mt *matcher) enqueue(qs *map[chanKey]*fifo, k chanKey, m *msg) {
+	if *qs == nil {
+		*qs = map[chanKey]*fifo{}
+	}
+	q := (*qs)[k]
 	if q == nil {
 		if n := len(mt.free); n > 0 {
 			q, mt.free = mt.free[n-1], mt.free[:n-1]
 		} else {
 			q = &fifo{}
 		}
-		qs[k] = q
+		(*qs)[k] = q
 	}
 	q.push(m)
 }
@@ -122,7 +122,7 @@ func (mt *matcher) postSend(s *msg) {
 	}
 	switch {
 	case best == nil:
-		mt.enqueue(box.sends, k, s)
+		mt.enqueue(&box.sends, k, s)
 		return
 	case wi >= 0:
 		box.wild = append(box.wild[:wi], box.wild[wi+1:]...)
@@ -144,7 +144,7 @@ func (mt *matcher) postRecv(r *msg) {
 			mt.onMatch(mt.dequeue(box.sends, k), r)
 			return
 		}
-		mt.enqueue(box.recvs, k, r)
+		mt.enqueue(&box.recvs, k, r)
 		return
 	}
 	if k, ok := mt.earliestSend(box, r); ok {

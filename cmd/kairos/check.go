@@ -86,7 +86,16 @@ func printProblems(w io.Writer, rep *check.Report) error {
 		}
 	}
 	if rep.Omitted > 0 {
-		_, err := fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted)
+		if _, err := fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted); err != nil {
+			return err
+		}
+	}
+	if rep.EmptyRanks > 0 {
+		verb := "have"
+		if rep.EmptyRanks == 1 {
+			verb = "has"
+		}
+		_, err := fmt.Fprintf(w, "warning: %d of the %d ranks %s no events (%s)\n", rep.EmptyRanks, rep.Ranks, verb, rep.EmptyList)
 		return err
 	}
 	return nil

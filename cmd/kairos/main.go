@@ -220,18 +220,22 @@ func expandReduced(path string, src trace.Source) (trace.Source, error) {
 // replay of the stencils became 17% faster at 64 ranks, 18% at 256, 29% at
 // 1,024 and 16% at 4,096. Check, classify and predict gain too; a verb
 // reading one rank after another (stats, patterns, convert) has no parse
-// to overlap and runs twice as slow read ahead, so it is not.
+// to overlap and runs twice as slow read ahead, so it is not. Beyond
+// readAheadRanks, the chunks' 2 KiB a rank (2 GB at a million ranks)
+// would outweigh the rest of a replay's memory, so neither is a trace of
+// more ranks.
 const (
 	readAheadBudget = 1 << 20
 	readAheadMin    = 512
 	readAheadMax    = 4096
+	readAheadRanks  = 1 << 16
 )
 
 // readAhead returns src (of format name) read ahead where that pays:
 // parsing text is up to a third of a replay's work, and TI readers share
 // nothing they change.
 func readAhead(src trace.Source, name string) trace.Source {
-	if name != "ti" {
+	if name != "ti" || src.NumRanks() > readAheadRanks {
 		return src
 	}
 	n := max(src.NumRanks(), 1)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kairos/platform"
+	"kairos/trace"
 )
 
 func init() { verbs = append(verbs, newPlatformCmd) }
@@ -104,6 +105,9 @@ type platformLink struct {
 }
 
 func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
+	if f.np < 0 || f.np > trace.MaxRanks {
+		return usagef("--np %d: expected 1 to %d ranks", f.np, trace.MaxRanks)
+	}
 	var p *platform.Platform
 	var err error
 	switch {

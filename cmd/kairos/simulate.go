@@ -102,6 +102,7 @@ func smpirunArgs(args []string) ([]string, error) {
 type simulateFlags struct {
 	platform, cluster, hostfile, mapping string
 	np                                   int
+	traceRanks                           int // the ranks the trace names, whatever -np
 	cfg, logs                            []string
 	settings                             map[string]string // the --cfg pairs, once read
 	replayed                             []instance        // the --instances, once read
@@ -308,10 +309,16 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if err != nil {
 		return nil, tf, err
 	}
+	if np < 0 || np > trace.MaxRanks {
+		return nil, tf, usagef("-np %d: expected 1 to %d ranks", np, trace.MaxRanks)
+	}
 	if tf.Name != "ti" {
 		src, err := tf.Open(path)
 		if err == nil {
 			src, err = expandReduced(path, src)
+		}
+		if err == nil {
+			f.traceRanks = src.NumRanks()
 		}
 		return src, tf, err
 	}
@@ -319,6 +326,7 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if err != nil {
 		return nil, tf, err
 	}
+	f.traceRanks = t.NamedRanks()
 	return t, tf, nil
 }
 
@@ -365,6 +373,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if np := f.np; np != 0 && np != src.NumRanks() {
 		return usagef("-np %d but the trace %s has %d ranks", np, path, src.NumRanks())
 	}
+
 	if len(f.bwScale)*len(f.latScale)*len(f.speedScale) > 1 {
 		return runSweep(cmd, path, tf, src, f, cfg, given)
 	}
@@ -816,6 +825,16 @@ func simulateDeploy(p *platform.Platform, f *simulateFlags, np int) ([]*platform
 		if names, err = platform.ReadHostfileFor(p, f.hostfile); err != nil {
 			return nil, err
 		}
+	}
+	// Ranks beyond the trace's idle, as smpirun runs them; each must have
+	// a slot of its own, so that a slip of -np does not make a replay
+	// allocate for ranks that neither the trace nor the machine has.
+	slots := len(names)
+	if slots == 0 {
+		slots = len(p.Hosts)
+	}
+	if np > f.traceRanks && np > slots {
+		return nil, usagef("-np %d: the trace has %d ranks and the machine %d host slots; ranks beyond the trace's (idle) are allowed up to the slots", np, f.traceRanks, slots)
 	}
 	return platform.Deploy(p, names, np, mp)
 }

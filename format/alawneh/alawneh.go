@@ -118,8 +118,12 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	size := 64 << 10 // grown to 1 MiB for longer lines; no more than the file needs
+	if h, ok := f.(*fileio.Handle); ok {
+		size = int(min(int64(size), h.Size()+1))
+	}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, size), 1<<20)
 	return &Reader{name: name, f: f, sc: sc}, nil
 }
 

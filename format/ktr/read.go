@@ -6,24 +6,28 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
+	"kairos/internal/fileio"
 	"kairos/internal/varint"
 	"kairos/trace"
 )
 
 // Source is an open ktr file: its metadata and index are in memory, the
 // events stay on disk until a rank is read. It implements trace.Source.
-// Each rank reader opens the file for itself, so a Source holds no file
-// descriptor and several ranks may be read at once.
+// Its rank readers read the file at offsets through one pooled handle
+// (fileio.Handle), so that any number of ranks may be read at once, from
+// several goroutines, with at most one file descriptor; the handle is
+// released when the Source is garbage.
 type Source struct {
 	path  string
 	size  int64
 	meta  trace.Meta
 	ranks [][]chunkLoc
+	file  *fileio.Handle
 
 	dictOnce sync.Once
 	dictErr  error
@@ -47,23 +51,20 @@ func Open(path string) (*Source, error) {
 	if path == "-" {
 		return nil, errors.New("a ktr trace cannot be read from standard input: its index is at its end; give a file")
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenHandle(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	s := &Source{path: path, size: st.Size()}
+	s := &Source{path: path, size: f.Size(), file: f}
 	dataStart, err := s.readHeader(f)
+	if err == nil {
+		err = s.readIndex(f, dataStart)
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if err := s.readIndex(f, dataStart); err != nil {
-		return nil, err
-	}
+	runtime.AddCleanup(s, func(f *fileio.Handle) { f.Close() }, f)
 	return s, nil
 }
 
@@ -216,6 +217,10 @@ func (s *Source) NumEvents(r int) int64 {
 	return n
 }
 
+// RankEvents returns the number of events of rank r, from the index: it
+// makes the Source a trace.Counter.
+func (s *Source) RankEvents(r int) int64 { return s.NumEvents(r) }
+
 // NumChunks returns the number of chunks of rank r.
 func (s *Source) NumChunks(r int) int { return len(s.ranks[r]) }
 
@@ -225,20 +230,7 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= len(s.ranks) {
 		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, len(s.ranks))
 	}
-	rr := &RankReader{src: s, rank: r, chunks: s.ranks[r], chunk: -1}
-	if len(rr.chunks) == 0 {
-		return rr, nil
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || st.Size() != s.size {
-		f.Close()
-		return nil, fmt.Errorf("%s: the file changed since it was opened", s.path)
-	}
-	rr.cr.f = f
-	return rr, nil
+	return &RankReader{src: s, rank: r, chunks: s.ranks[r], chunk: -1}, nil
 }
 
 // plainDecoders keeps zstd decoders without a dictionary, for the first
@@ -277,15 +269,9 @@ func (s *Source) loadDict() {
 		if len(s.ranks[r]) == 0 {
 			continue
 		}
-		f, err := os.Open(s.path)
-		if err != nil {
-			s.dictErr = err
-			return
-		}
-		defer f.Close()
-		cr := chunkReader{f: f}
+		var cr chunkReader
 		dec := plainDecoders.Get().(*zstd.Decoder)
-		err = cr.read(s, r, 0, dec)
+		err := cr.read(s, r, 0, dec)
 		plainDecoders.Put(dec)
 		if err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
@@ -303,8 +289,7 @@ type RankReader struct {
 	rank   int
 	chunks []chunkLoc
 	chunk  int // the current chunk, -1 before the first
-	cr     chunkReader
-	pr     payloadReader
+	dec    *chunkDecoder
 	more   bool // the current chunk may hold more events
 	n      int  // events decoded from the current chunk
 	ev     trace.Event
@@ -319,7 +304,7 @@ func (r *RankReader) Next() bool {
 	}
 	for {
 		if r.more {
-			ok, err := r.pr.next(&r.ev)
+			ok, err := r.dec.pr.next(&r.ev)
 			if err != nil {
 				r.fail(r.chunks[r.chunk].off, "event %d of the decompressed payload", err, r.n)
 				return false
@@ -334,6 +319,7 @@ func (r *RankReader) Next() bool {
 			}
 		}
 		if r.chunk+1 >= len(r.chunks) {
+			r.Close() // the buffers are not needed any more
 			return false
 		}
 		r.chunk++
@@ -361,12 +347,15 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
-	err = r.cr.read(r.src, r.rank, r.chunk, dec)
+	if r.dec == nil {
+		r.dec = new(chunkDecoder)
+	}
+	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
 	r.src.decoders.Put(dec)
 	if err != nil {
 		return err
 	}
-	if err := r.pr.reset(r.cr.raw); err != nil {
+	if err := r.dec.pr.reset(r.dec.cr.raw); err != nil {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
@@ -374,9 +363,16 @@ func (r *RankReader) load() error {
 	return nil
 }
 
+// chunkDecoder is what a RankReader needs while it reads: made at its
+// first chunk and dropped at its end, so that a rank not yet read, or
+// read to its end, costs a replay of a million ranks little.
+type chunkDecoder struct {
+	cr chunkReader
+	pr payloadReader
+}
+
 // chunkReader reads chunks of a file, reusing its buffers.
 type chunkReader struct {
-	f   *os.File
 	buf []byte // the chunk as read: header and compressed payload
 	raw []byte // its decompressed payload
 }
@@ -392,7 +388,7 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 		cr.buf = make([]byte, c.size)
 	}
 	cr.buf = cr.buf[:c.size]
-	if _, err := cr.f.ReadAt(cr.buf, c.off); err != nil {
+	if _, err := s.file.ReadAt(cr.buf, c.off); err != nil {
 		return bad(c.off, err, "reading %d bytes", c.size)
 	}
 	h := cr.buf[:chunkHeadSize]
@@ -436,12 +432,9 @@ func (r *RankReader) Event() *trace.Event { return &r.ev }
 // Err returns the first error met, nil at a clean end.
 func (r *RankReader) Err() error { return r.err }
 
-// Close closes the reader's file.
+// Close releases the reader's buffers.
 func (r *RankReader) Close() error {
-	if r.cr.f == nil {
-		return nil
-	}
-	err := r.cr.f.Close()
-	r.cr.f = nil
-	return err
+	r.dec = nil
+	r.more = false
+	return nil
 }

@@ -19,9 +19,12 @@ import (
 )
 
 // Open opens path for reading, decompressing it if its name ends in ".gz"
-// or ".zst". The name "-" is standard input.
+// or ".zst". The name "-" is standard input. A regular file is read
+// through the pool of open files (see Handle), so that a reader left
+// waiting holds no descriptor.
 func Open(path string) (io.ReadCloser, error) {
 	var f io.ReadCloser
+	bufSize := 1 << 16
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
 	} else {
@@ -30,10 +33,18 @@ func Open(path string) (io.ReadCloser, error) {
 			return nil, err
 		}
 		f = o
+		if st, err := o.Stat(); err == nil && st.Mode().IsRegular() {
+			h, err := handleOf(o)
+			if err != nil {
+				return nil, err
+			}
+			f = h
+			bufSize = int(min(int64(bufSize), max(st.Size(), 16)))
+		}
 	}
 	switch {
 	case strings.HasSuffix(path, ".gz"):
-		z, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		z, err := gzip.NewReader(bufio.NewReaderSize(f, bufSize))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: not a gzip stream: %w", path, err)
