@@ -234,8 +234,6 @@ func (r *Report) countEmpty(ranks []rankState) {
 	}
 }
 
-
-
 // OK reports whether the trace has no errors (warnings allowed).
 func (r *Report) OK() bool { return r.Errors == 0 }
 

@@ -35,7 +35,6 @@ func (l Layout) String() string {
 	return "shared"
 }
 
-
 // span is where a rank's lines lie in a shared file: from the line
 // starting at byte off (line number line) to byte end.
 type span struct {
