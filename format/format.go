@@ -84,6 +84,13 @@ func Detect(path string) (Format, error) {
 	if f, ok := detect(path, head, st.IsDir()); ok {
 		return f, nil
 	}
+	if !st.IsDir() && len(head) == 0 {
+		what := "the file is empty"
+		if st.Size() > 0 {
+			what = "the file decompresses to nothing"
+		}
+		return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, what)
+	}
 	if st.IsDir() {
 		if found := tracesIn(path); len(found) > 0 {
 			return Format{}, fmt.Errorf("%s: %w: a directory; the traces in it: %s", path, ErrUnknownFormat, strings.Join(found, ", "))

@@ -430,6 +430,49 @@ var CfgNames = []string{
 	"kairos/incremental (auto, the default: re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
 }
 
+// closestSetting returns ", did you mean K?" for the supported keys K
+// nearest to key (at most two edits away), "" if none is.
+func closestSetting(key string) string {
+	var best []string
+	bestD := 3
+	for _, entry := range CfgNames {
+		for _, k := range strings.Split(strings.SplitN(entry, " (", 2)[0], ", ") {
+			switch d := editDistance(key, k); {
+			case d > 2:
+			case d < bestD:
+				best, bestD = []string{k}, d
+			case d == bestD:
+				best = append(best, k)
+			}
+		}
+	}
+	if len(best) == 0 || len(best) > 3 {
+		return ""
+	}
+	return ", did you mean " + strings.Join(best, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // Set applies one SimGrid --cfg entry ("key:value" split by the caller).
 func (c *Config) Set(key, value string) error {
 	num := func() (float64, error) {
@@ -628,7 +671,7 @@ func (c *Config) Set(key, value string) error {
 			c.Colls[coll] = value
 			return nil
 		}
-		return fmt.Errorf("--cfg %s: unknown setting (supported: %s)", key, strings.Join(CfgNames, ", "))
+		return fmt.Errorf("--cfg %s: unknown setting%s (kairos simulate --help lists the supported ones)", key, closestSetting(key))
 	}
 	return err
 }

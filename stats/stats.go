@@ -12,6 +12,7 @@ package stats
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"kairos/trace"
 )
@@ -107,6 +108,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	n := src.NumRanks()
 	s := &Stats{Ranks: n, EventsByKind: map[string]int64{}, PerRank: []RankStats{}, Matrix: []Pair{}}
 	var kinds [trace.NumKinds]int64
+	calls := map[string]int64{}
 	var prof profile
 	meta := src.Meta()
 	empty, _ := trace.EmptyRanks(src)
@@ -116,7 +118,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 			continue
 		}
 		var rt rankTimes
-		rs, pairs, err := collectRank(src, meta, r, &kinds, &rt, &s.Timed)
+		rs, pairs, err := collectRank(src, meta, r, &kinds, calls, &rt, &s.Timed)
 		if err != nil {
 			return nil, err
 		}
@@ -132,13 +134,16 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 			s.EventsByKind[trace.Kind(k).String()] = c
 		}
 	}
+	for name, c := range calls {
+		s.EventsByKind[name] += c
+	}
 	s.totals(top)
 	return s, nil
 }
 
 // collectRank streams rank r, returning its totals and its row of the
 // matrix, and adding its time by call to rt.
-func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, rt *rankTimes, timed *bool) (RankStats, []Pair, error) {
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, timed *bool) (RankStats, []Pair, error) {
 	rs := RankStats{Rank: r}
 	row := map[int32]*Pair{}
 	rd, err := src.OpenRank(r)
@@ -151,7 +156,9 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	for rd.Next() {
 		e := rd.Event()
 		rs.Events++
-		if e.Kind < trace.Kind(trace.NumKinds) {
+		if name := mpiName(meta, e); name != "" {
+			calls[name]++
+		} else if e.Kind < trace.Kind(trace.NumKinds) {
 			kinds[e.Kind]++
 		}
 		if e.HasTime {
@@ -194,6 +201,21 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Dst < pairs[j].Dst })
 	return rs, pairs, nil
+}
+
+// mpiName returns the MPI function of a local or deferred event (a call
+// that communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose
+// message another call receives, an MPI_Waitall of no request), which
+// the user knows by that name rather than by the model's kind; "" for
+// other events, or where the reader kept no name.
+func mpiName(meta *trace.Meta, e *trace.Event) string {
+	if e.Kind != trace.Local && e.Kind != trace.Deferred {
+		return ""
+	}
+	if name := meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
+		return name
+	}
+	return ""
 }
 
 // collectiveBytes is the send buffer rank r passes to collective e.

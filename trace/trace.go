@@ -32,11 +32,17 @@ type Meta struct {
 	// Comms are the communicators other than MPI_COMM_WORLD.
 	Comms []Comm
 	// Attrs records where the trace came from: "format", "generator",
-	// parameters, clock properties. Free form, for humans.
+	// parameters, clock properties. Free form, for humans, but for
+	// AttrNoReplay.
 	Attrs map[string]string
 
 	regionIndex map[regionKey]uint32
 }
+
+// AttrNoReplay is the attribute a reader sets to why its format cannot be
+// replayed (a simulation, a deadlock check, a classification), so that
+// every verb that replays says so, the same way, before it starts.
+const AttrNoReplay = "no-replay"
 
 // Region is a node of the call-path tree: a function entered from Parent.
 type Region struct {

@@ -49,7 +49,12 @@ never completed are warnings: printed, but the trace stays valid.`,
 			if err != nil {
 				return usagef("--protocol: %v", err)
 			}
-			src, err := openReplay(args[0])
+			src, err := openSource(args[0], true)
+			if err == nil && p != check.None {
+				if err = replayable(args[0], src); err != nil {
+					err = fmt.Errorf("%w; --protocol none checks it without replaying", err)
+				}
+			}
 			if err != nil {
 				return err
 			}

@@ -43,6 +43,13 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 // already reported them.
 var errFailed = errors.New("failed")
 
+// reported is an error a verb has already printed (exit code 1); with
+// --json it is given on standard output too.
+type reported struct{ err error }
+
+func (r reported) Error() string        { return r.err.Error() }
+func (r reported) Is(target error) bool { return target == errFailed }
+
 // verbs are the sub-commands; each verb file appends its constructor in
 // its init.
 var verbs []func() *cobra.Command
@@ -128,8 +135,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(afterBars{stdout})
 	root.SetErr(afterBars{stderr})
-	err := root.Execute()
+	opened = nil
+	cmd, err := root.ExecuteC()
 	finishProgress()
+	for _, src := range opened {
+		printSourceWarnings(afterBars{stderr}, src)
+	}
+	if f := cmd.Flags().Lookup("json"); err != nil && err != errFailed && f != nil && f.Value.String() == "true" {
+		// A program reading --json's output gets the error there too,
+		// rather than nothing.
+		writeJSON(stdout, struct {
+			Error string `json:"error"`
+		}{err.Error()})
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -177,14 +195,24 @@ func openTrace(path string) (trace.Source, error) {
 // replays it, all ranks' readers open at once and read in turns: there
 // a TI trace is read ahead.
 func openReplay(path string) (trace.Source, error) {
-	return openSource(path, true)
+	src, err := openSource(path, true)
+	if err == nil {
+		err = replayable(path, src)
+	}
+	return src, err
 }
+
+// opened are the sources the verb opened with openSource, whose readers'
+// warnings (a dropped unterminated last line...) run prints at the end,
+// whatever the verb.
+var opened []trace.Source
 
 func openSource(path string, replay bool) (trace.Source, error) {
 	src, f, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	opened = append(opened, src)
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
 	}
@@ -192,6 +220,15 @@ func openSource(path string, replay bool) (trace.Source, error) {
 		src = readAhead(src, f.Name)
 	}
 	return eventProgress(src, filepath.Base(path)), nil
+}
+
+// replayable returns an error if src's format cannot be replayed
+// (trace.AttrNoReplay), for every verb that replays it.
+func replayable(path string, src trace.Source) error {
+	if why := src.Meta().Attrs[trace.AttrNoReplay]; why != "" {
+		return fmt.Errorf("%s: this %s trace cannot be replayed: %s", path, src.Meta().Attrs["format"], why)
+	}
+	return nil
 }
 
 // expandReduced returns the whole trace a reduced trace (kairos reduce -o)

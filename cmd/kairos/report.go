@@ -51,7 +51,7 @@ browser or to attach to a ticket:
      clusters' replay fails).
 
 A section that fails says why; the others are written, and the exit status
-is then 1.`,
+is then 1. If every section fails, nothing is written.`,
 		Example: `  kairos report run.ktr -o run.html
   kairos report experiment/traces.otf2 --machine 64x2Gf,10GBps,1us -o exp.html`,
 		Args: exactArgs(1),
@@ -96,16 +96,21 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 	}
 	start := time.Now()
 	secs := reportSections(path, src, f)
-	if err := writeOutput(cmd, f.out, func(w io.Writer) error {
-		return writeReportHTML(w, path, secs, time.Since(start))
-	}); err != nil {
-		return err
-	}
 	failed := 0
 	for _, s := range secs {
 		if s.err != nil {
 			failed++
 		}
+	}
+	if failed == len(secs) {
+		// A page of errors only: like every other -o, an output that
+		// failed does not replace what the file held.
+		return fmt.Errorf("every section of the report failed, %s not written; the first: %s: %w", f.out, secs[0].title, secs[0].err)
+	}
+	if err := writeOutput(cmd, f.out, func(w io.Writer) error {
+		return writeReportHTML(w, path, secs, time.Since(start))
+	}); err != nil {
+		return err
 	}
 	if failed > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kairos report: %d of %d sections failed; the page says why\n", failed, len(secs))
@@ -133,7 +138,12 @@ func reportSections(path string, src trace.Source, f *reportFlags) []*reportSect
 		return st.WriteText(&s.text)
 	})
 	section("Validation", func(s *reportSection) error {
-		rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
+		proto := check.SimGrid
+		if replayable(path, src) != nil {
+			proto = check.None
+			fmt.Fprintf(&s.text, "(static checks only: %v)\n", replayable(path, src))
+		}
+		rep, err := check.Check(src, check.Options{Protocol: proto})
 		if err != nil {
 			return err
 		}
@@ -160,6 +170,9 @@ func reportSections(path string, src trace.Source, f *reportFlags) []*reportSect
 		return printSimulation(&s.text, path, f.machine, sim.DefaultConfig(), res, nil, &simulateFlags{}, nil)
 	})
 	section("Classification", func(s *reportSection) error {
+		if err := replayable(path, src); err != nil {
+			return err
+		}
 		opt := clock.DefaultOptions()
 		opt.Speed = float64(f.speed)
 		cl, err := clock.Classify(src, clock.Interconnects, opt, clock.DefaultThresholds())
@@ -229,6 +242,9 @@ func reportReduce(path string, src trace.Source, opt cluster.Options, machine st
 // reportSimulate replays src on machine, untimed if it is timed, and
 // returns the result and the simulated timed trace.
 func reportSimulate(path string, src trace.Source, machine string) (*sim.Result, *trace.Trace, error) {
+	if err := replayable(path, src); err != nil {
+		return nil, nil, err
+	}
 	sf := &simulateFlags{cluster: machine}
 	cfg, given, err := simulateConfig(sf)
 	if err != nil {

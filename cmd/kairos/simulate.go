@@ -319,6 +319,7 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		}
 		if err == nil {
 			f.traceRanks = src.NumRanks()
+			err = replayable(path, src)
 		}
 		return src, tf, err
 	}
@@ -352,6 +353,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	var tf format.Format
 	if f.instances || f.jobs {
 		src, f.replayed, tf, err = openInstances(path, f, cfg.Compat)
+		if err == nil {
+			f.traceRanks = src.NumRanks()
+		}
 		cfg.StartDelays = startDelays(f.replayed)
 		if f.jobs {
 			cfg.StartDates = startDates(f.replayed)
@@ -424,7 +428,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	res, err := sim.Run(src, m, cfg, o)
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos simulate:", err)
-		return errFailed
+		return reported{err}
 	}
 	took := time.Since(began)
 	if pf != nil {

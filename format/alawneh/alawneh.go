@@ -97,6 +97,8 @@ func Open(path string) (*Source, error) {
 	}
 	s.meta.Attrs["format"] = "alawneh"
 	s.meta.Attrs["time-unit"] = "1 tick = 1 ns"
+	s.meta.Attrs[trace.AttrNoReplay] = "the format does not say which sends and receives were non-blocking, nor the counts of a collective's members, " +
+		"so no replay can follow the run (kairos stats, patterns, phases and slow read it)"
 	return s, nil
 }
 

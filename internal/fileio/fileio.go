@@ -47,19 +47,48 @@ func Open(path string) (io.ReadCloser, error) {
 		z, err := gzip.NewReader(bufio.NewReaderSize(f, bufSize))
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: not a gzip stream: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, (&decompressor{kind: "gzip"}).explain(err))
 		}
-		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
+		return &stacked{Reader: &decompressor{r: z, kind: "gzip"}, closers: []io.Closer{z, f}}, nil
 	case strings.HasSuffix(path, ".zst"):
 		z, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &stacked{Reader: z, closers: []io.Closer{zstdCloser{z}, f}}, nil
+		return &stacked{Reader: &decompressor{r: z, kind: "zstd"}, closers: []io.Closer{zstdCloser{z}, f}}, nil
 	}
 	return f, nil
 }
+
+// decompressor reads a decompressing reader, saying the same of every
+// format where its data ends early or is damaged, with how far it got: a
+// truncated .gz and a truncated .zst are the same problem to the user.
+type decompressor struct {
+	r    io.Reader
+	kind string // "gzip", "zstd"
+	n    int64  // bytes decompressed
+}
+
+func (d *decompressor) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if err != nil && err != io.EOF {
+		err = d.explain(err)
+	}
+	return n, err
+}
+
+// explain describes a decompression error.
+func (d *decompressor) explain(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w %s file: its data ends after %d decompressed bytes, before the end mark", ErrTruncated, d.kind, d.n)
+	}
+	return fmt.Errorf("corrupt %s data after %d decompressed bytes: %w", d.kind, d.n, err)
+}
+
+// ErrTruncated is the error of a compressed input cut short.
+var ErrTruncated = errors.New("truncated")
 
 type zstdCloser struct{ d *zstd.Decoder }
 
