@@ -567,7 +567,8 @@ func TestParseProfile(t *testing.T) {
 // FuzzParseProfile: any text gives a profile or an error, never a panic,
 // and a repeating profile always moves time forward.
 func FuzzParseProfile(f *testing.F) {
-	for _, s := range []string{"0 1\n0.5 0.5\n", "PERIODICITY 1\n0 1\n", "LOOPAFTER 0\n0 1\n", "# x\n1e9 0\n"} {
+	for _, s := range []string{"0 1\n0.5 0.5\n", "PERIODICITY 1\n0 1\n", "LOOPAFTER 0\n0 1\n", "# x\n1e9 0\n",
+		"-1 1\n", "0 nan\n", "1e308 1\n0 -1e6\n", "0 1e400\n"} {
 		f.Add(s, -1.0)
 		f.Add(s, 0.5)
 	}
