@@ -70,6 +70,9 @@ var ErrUnknownFormat = errors.New("not a trace in any format Kairos reads")
 
 // Detect returns the format of the trace at path.
 func Detect(path string) (Format, error) {
+	if path == "-" {
+		return Format{}, errors.New("a trace cannot be read from standard input (its ranks are read at offsets, or more than once): save it to a file")
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return Format{}, err

@@ -91,7 +91,7 @@ func ParseFactors(s string) (Factors, error) {
 	var f Factors
 	err := parsePieces(s, 2, "factor", "threshold:value", func(v []float64) bool {
 		f = append(f, Factor{v[0], v[1]})
-		return true
+		return v[1] >= 0 && !math.IsInf(v[1], 0) && !math.IsInf(v[0], 0)
 	})
 	sort.SliceStable(f, func(i, j int) bool { return f[i].Threshold < f[j].Threshold })
 	return f, err
@@ -673,7 +673,71 @@ func (c *Config) Set(key, value string) error {
 		}
 		return fmt.Errorf("--cfg %s: unknown setting%s (kairos simulate --help lists the supported ones)", key, closestSetting(key))
 	}
+	if err == nil {
+		err = c.checkRange(key, value)
+	}
+	if err != nil && !strings.HasPrefix(err.Error(), "--cfg ") {
+		err = fmt.Errorf("--cfg %s: %w", key, err)
+	}
 	return err
+}
+
+// checkRange refuses a value that parses but means nothing (issue 43): a
+// negative latency factor, a bandwidth factor of 0 (every message would
+// take forever: SimGrid reports a false deadlock), negative sizes and
+// times, a precision of 0.
+func (c *Config) checkRange(key, value string) error {
+	var v float64
+	positive := false
+	switch key {
+	case "network/latency-factor":
+		v = c.LatencyFactor
+	case "network/bandwidth-factor":
+		v, positive = c.BandwidthFactor, true
+	case "network/weight-S":
+		v = c.WeightS
+	case "network/TCP-gamma", "network/TCP_gamma":
+		v = c.TCPGamma
+	case "smpi/send-is-detached-thresh":
+		v = float64(c.DetachedThreshold)
+	case "smpi/async-small-thresh":
+		v = float64(c.AsyncSmallThreshold)
+	case "smpi/test":
+		v = c.TestSleep
+	case "smpi/iprobe":
+		v = c.IprobeSleep
+	case "smpi/iprobe-cpu-usage":
+		v = c.IprobeCPUUsage
+	case "maxmin/precision":
+		v, positive = c.MaxminPrecision, true
+	case "surf/precision":
+		v, positive = c.SurfPrecision, true
+	case "kairos/envelope":
+		v = float64(c.Envelope)
+	case "maxmin/concurrency-limit":
+		if c.ConcurrencyLimit < -1 {
+			return fmt.Errorf("--cfg %s: %q: expected a number of activities, or -1 for no limit", key, value)
+		}
+		return nil
+	case "smpi/bw-factor":
+		for _, f := range c.BwFactors {
+			if !(f.Value > 0) {
+				return fmt.Errorf("--cfg %s: factor %g from %g bytes: expected a positive factor (0 would make every message endless)", key, f.Value, f.Threshold)
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("--cfg %s: %q: expected a finite number", key, value)
+	case positive && v <= 0:
+		return fmt.Errorf("--cfg %s: %q: expected a positive value", key, value)
+	case v < 0:
+		return fmt.Errorf("--cfg %s: %q: expected 0 or more", key, value)
+	}
+	return nil
 }
 
 // ParseBool reads v, the value of the boolean setting key, as SimGrid's

@@ -49,6 +49,9 @@ never completed are warnings: printed, but the trace stays valid.`,
 			if err != nil {
 				return usagef("--protocol: %v", err)
 			}
+			if eagerLimit < 0 {
+				return usagef("--eager-limit %d: expected a size in bytes, 0 or more", eagerLimit)
+			}
 			src, err := openSource(args[0], true)
 			if err == nil && p != check.None {
 				if err = replayable(args[0], src); err != nil {

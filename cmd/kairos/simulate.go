@@ -299,6 +299,10 @@ type hostEnergyJSON struct {
 	Used   bool    `json:"used"`
 }
 
+// maxSweep bounds the runs of a sweep: a slip of the shell (a range of a
+// thousand values twice) would run for days.
+const maxSweep = 10_000
+
 // openReplayed opens the trace at path for simulate. A TI trace has np
 // ranks unless np is 0 (-np, as smpirun's: the size of MPI_COMM_WORLD,
 // whatever the ranks a shared TI file names), and is opened without the regions of
@@ -378,7 +382,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return usagef("-np %d but the trace %s has %d ranks", np, path, src.NumRanks())
 	}
 
-	if len(f.bwScale)*len(f.latScale)*len(f.speedScale) > 1 {
+	if runs := len(f.bwScale) * len(f.latScale) * len(f.speedScale); runs > maxSweep {
+		return usagef("a sweep of %d runs (--bw-scale x --lat-scale x --speed-scale): at most %d", runs, maxSweep)
+	} else if runs > 1 {
 		return runSweep(cmd, path, tf, src, f, cfg, given)
 	}
 	mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{f.bwScale[0], f.latScale[0], f.speedScale[0]})

@@ -115,22 +115,39 @@ type File struct {
 	buf    *bufio.Writer
 	comp   io.WriteCloser
 	tmp    *os.File
+	dev    *os.File // a device or pipe written in place
 	path   string
 	closed bool
 }
 
 // Create starts writing path, compressing by its extension (".gz",
 // ".zst"). The name "-" writes to standard output, unbuffered by a
-// temporary file.
+// temporary file, and so does a path that exists and is not a regular
+// file (/dev/null, /dev/stdout, a named pipe): renaming a file over it
+// would replace the device for every program of the machine.
 func Create(path string) (*File, error) {
 	f := &File{path: path}
 	var out io.Writer
-	if path == "-" {
+	st, err := os.Stat(path)
+	switch {
+	case path == "-":
 		out = os.Stdout
-	} else {
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	case err == nil && st.IsDir():
+		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		dev, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
+		}
+		f.dev = dev
+		out = dev
+	default:
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+		if err != nil {
+			if _, derr := os.Stat(filepath.Dir(path)); derr != nil {
+				return nil, fmt.Errorf("cannot write %s: %w", path, derr)
+			}
+			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 		f.tmp = tmp
 		out = tmp
@@ -168,6 +185,13 @@ func (f *File) Commit() error {
 		err = f.comp.Close()
 	}
 	err = errors.Join(err, f.buf.Flush())
+	if f.dev != nil {
+		err = errors.Join(err, f.dev.Close())
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		return nil
+	}
 	if f.tmp == nil {
 		return err
 	}
@@ -190,6 +214,9 @@ func (f *File) Abort() {
 		return
 	}
 	f.closed = true
+	if f.dev != nil {
+		f.dev.Close()
+	}
 	if f.tmp != nil {
 		f.tmp.Close()
 		os.Remove(f.tmp.Name())
