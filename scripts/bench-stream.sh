@@ -33,7 +33,7 @@ for n in "${sizes[@]}"; do
   "$kairos" gen stencil2d --grid 8x8 --iterations "$iters" --noise 0.05 --imbalance 0.1 -o "$trace" >/dev/null
   mb=$(du -m "$trace" | cut -f1)
   st=$(measure "stats-$n" "$kairos" stats "$trace")
-  events=$(awk '$1=="events"{print $2}' "$work/stats-$n.out")
+  events=$(awk '$1=="events" && NF==2 {print $2}' "$work/stats-$n.out")
   sm=$(measure "sim-$n" "$kairos" simulate --analytic "$trace" --cluster 64x1Gf,1GBps,1us)
   printf '%-6s %12s %9s | %s | %s\n' "$n" "$events" "$mb" "$st" "$sm"
   rm -f "$trace"

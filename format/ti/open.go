@@ -36,10 +36,11 @@ func (l Layout) String() string {
 }
 
 // span is where a rank's lines lie in a shared file: from the line
-// starting at byte off (line number line) to byte end.
+// starting at byte off (line number line) to byte end; size is the bytes
+// of the rank's own lines.
 type span struct {
-	off, end int64
-	line     int
+	off, end, size int64
+	line           int
 }
 
 // Trace is an opened TI trace. It implements trace.Source: OpenRank
@@ -55,6 +56,14 @@ type Trace struct {
 	spans  []span      // Shared: one per rank that has lines
 	slot   []int32     // Shared: the index in spans of each rank's, -1 (or beyond its end) for a rank without lines
 	data   io.ReaderAt // Shared: the file's bytes (see indexShared); nil to decompress it for each rank
+	// Shared, interleaved: the original bytes, data holding each rank's
+	// lines together (see regroup), and the line numbers of the rank
+	// last asked for (see lineOf).
+	orig      io.ReaderAt
+	lineCache struct {
+		rank  int
+		lines []int
+	}
 	opt    ReaderOptions
 
 	regions map[string]uint32
@@ -283,7 +292,8 @@ func (t *Trace) indexShared() error {
 	p.file = name
 	inits := map[int]int{}
 	locs := map[int][]string{}
-	last := -1
+	last, prev := -1, -1
+	interleaved := false
 	for {
 		off := lr.offset()
 		line, term, ok := lr.next()
@@ -307,9 +317,13 @@ func (t *Trace) indexShared() error {
 		if t.slot[r] < 0 {
 			t.slot[r] = int32(len(t.spans))
 			t.spans = append(t.spans, span{off: off, line: lr.line})
+		} else if r != prev {
+			interleaved = true
 		}
-		t.spans[t.slot[r]].end = lr.offset()
-		last = max(last, r)
+		s := &t.spans[t.slot[r]]
+		s.end = lr.offset()
+		s.size += int64(len(line)) + 1
+		last, prev = max(last, r), r
 		t.noteLine(&p, r, inits, locs)
 	}
 	if lr.err != nil {
@@ -330,6 +344,9 @@ func (t *Trace) indexShared() error {
 	t.slot = t.slot[:min(len(t.slot), t.n)]
 	t.setDefaultType(inits)
 	t.addRegions(locs)
+	if interleaved && len(t.spans) > regroupMin && t.data != nil {
+		return t.regroup()
+	}
 	return nil
 }
 

@@ -319,6 +319,9 @@ func (r *Reader) finish() {
 }
 
 func (r *Reader) fail(err error) {
+	if pe, ok := err.(*ParseError); ok && r.trace != nil && r.trace.orig != nil {
+		pe.Line = r.trace.lineOf(int(r.rank), pe.Line) // a regrouped file's line
+	}
 	r.err = err
 	r.done = true
 	r.release()
@@ -346,7 +349,13 @@ func (r *Reader) Event() *trace.Event { return &r.p.ev }
 func (r *Reader) Err() error { return r.err }
 
 // Position returns "file:line" of the current event.
-func (r *Reader) Position() string { return r.name + ":" + strconv.Itoa(r.evLine) }
+func (r *Reader) Position() string {
+	line := r.evLine
+	if r.trace != nil {
+		line = r.trace.lineOf(int(r.rank), line)
+	}
+	return r.name + ":" + strconv.Itoa(line)
+}
 
 // Dropped reports whether an unterminated last line was dropped.
 func (r *Reader) Dropped() bool { return r.dropped }

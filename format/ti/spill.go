@@ -14,9 +14,18 @@ type spill struct {
 	err error
 }
 
-// newSpill creates the file and unlinks it at once, so that it never
-// outlives the process; nil if it cannot be made.
+// newSpill creates the file; nil if it cannot be made.
 func newSpill() *spill {
+	f := tempFile()
+	if f == nil {
+		return nil
+	}
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16)}
+}
+
+// tempFile creates a temporary file and unlinks it at once, so that it
+// never outlives the process; nil if it cannot be made.
+func tempFile() *os.File {
 	f, err := os.CreateTemp("", "kairos-ti-*")
 	if err != nil {
 		return nil
@@ -25,7 +34,7 @@ func newSpill() *spill {
 		f.Close()
 		return nil
 	}
-	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16)}
+	return f
 }
 
 // Write copies p; it never fails, so that the tee it serves goes on.
