@@ -64,7 +64,7 @@ type Trace struct {
 		rank  int
 		lines []int
 	}
-	opt    ReaderOptions
+	opt ReaderOptions
 
 	regions map[string]uint32
 
