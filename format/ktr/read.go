@@ -25,9 +25,10 @@ import (
 type Source struct {
 	path  string
 	size  int64
-	meta  trace.Meta
-	ranks [][]chunkLoc
-	file  *fileio.Handle
+	meta   trace.Meta
+	chunks []chunkLoc // every rank's, in rank order
+	first  []int64    // rank r's are chunks[first[r]:first[r+1]]
+	file   *fileio.Handle
 
 	dictOnce sync.Once
 	dictErr  error
@@ -166,15 +167,15 @@ func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
 func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 	d := &varint.Reader{B: b}
 	n := d.Count(1, math.MaxInt)
-	s.ranks = make([][]chunkLoc, n)
+	if n > trace.MaxRanks {
+		return fmt.Errorf("%d ranks, expected at most %d", n, trace.MaxRanks)
+	}
+	s.first = make([]int64, n+1) // 8 bytes a rank, however many are empty
 	off := dataStart
 	for r := 0; r < n && d.Err == nil; r++ {
+		s.first[r] = int64(len(s.chunks))
 		k := d.Count(2, math.MaxInt)
-		if k == 0 {
-			continue
-		}
-		cs := make([]chunkLoc, k)
-		for i := range cs {
+		for i := 0; i < k; i++ {
 			size, events := d.Uvarint(), d.Uvarint()
 			if d.Err != nil {
 				break
@@ -185,11 +186,11 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 			if events == 0 || events > MaxChunkRaw/2 {
 				return fmt.Errorf("rank %d chunk %d: %d events, expected 1 to %d", r, i, events, MaxChunkRaw/2)
 			}
-			cs[i] = chunkLoc{off: off, size: int64(size), events: int(events)}
+			s.chunks = append(s.chunks, chunkLoc{off: off, size: int64(size), events: int(events)})
 			off += int64(size)
 		}
-		s.ranks[r] = cs
 	}
+	s.first[n] = int64(len(s.chunks))
 	if d.Err != nil {
 		return d.Err
 	}
@@ -206,12 +207,15 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 func (s *Source) Meta() *trace.Meta { return &s.meta }
 
 // NumRanks returns the number of ranks.
-func (s *Source) NumRanks() int { return len(s.ranks) }
+func (s *Source) NumRanks() int { return len(s.first) - 1 }
+
+// rankChunks returns the chunks of rank r.
+func (s *Source) rankChunks(r int) []chunkLoc { return s.chunks[s.first[r]:s.first[r+1]] }
 
 // NumEvents returns the number of events of rank r, from the index.
 func (s *Source) NumEvents(r int) int64 {
 	var n int64
-	for _, c := range s.ranks[r] {
+	for _, c := range s.rankChunks(r) {
 		n += int64(c.events)
 	}
 	return n
@@ -222,15 +226,15 @@ func (s *Source) NumEvents(r int) int64 {
 func (s *Source) RankEvents(r int) int64 { return s.NumEvents(r) }
 
 // NumChunks returns the number of chunks of rank r.
-func (s *Source) NumChunks(r int) int { return len(s.ranks[r]) }
+func (s *Source) NumChunks(r int) int { return len(s.rankChunks(r)) }
 
 // OpenRank returns a reader that streams rank r's events, decompressing
 // one chunk at a time.
 func (s *Source) OpenRank(r int) (trace.Reader, error) {
-	if r < 0 || r >= len(s.ranks) {
-		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, len(s.ranks))
+	if r < 0 || r >= s.NumRanks() {
+		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, s.NumRanks())
 	}
-	return &RankReader{src: s, rank: r, chunks: s.ranks[r], chunk: -1}, nil
+	return &RankReader{src: s, rank: r, chunks: s.rankChunks(r), chunk: -1}, nil
 }
 
 // plainDecoders keeps zstd decoders without a dictionary, for the first
@@ -265,8 +269,8 @@ func (s *Source) decoder() (*zstd.Decoder, error) {
 // raw payload.
 func (s *Source) loadDict() {
 	var dict []byte
-	for r := range s.ranks {
-		if len(s.ranks[r]) == 0 {
+	for r := range s.NumRanks() {
+		if s.NumChunks(r) == 0 {
 			continue
 		}
 		var cr chunkReader
@@ -384,7 +388,7 @@ type chunkReader struct {
 // read reads chunk i of rank r into cr.raw, checking everything but the
 // events: checksums, header against index, lengths.
 func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
-	c := s.ranks[r][i]
+	c := s.rankChunks(r)[i]
 	bad := func(at int64, err error, format string, args ...any) error {
 		return &CorruptError{Path: s.path, Offset: at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
 	}
