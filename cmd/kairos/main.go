@@ -213,6 +213,11 @@ func openSource(path string, replay bool) (trace.Source, error) {
 		return nil, err
 	}
 	opened = append(opened, src)
+	if src.NumRanks() == 0 {
+		// Nothing to check, replay or count: a file cut before its first
+		// line ended (its warning says so) or of comments only.
+		return nil, fmt.Errorf("%s: not a trace: no rank has any event", path)
+	}
 	if src, err = expandReduced(path, src); err != nil {
 		return nil, err
 	}

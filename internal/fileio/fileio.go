@@ -45,6 +45,11 @@ func Open(path string) (io.ReadCloser, error) {
 	switch {
 	case strings.HasSuffix(path, ".gz"):
 		z, err := gzip.NewReader(bufio.NewReaderSize(f, bufSize))
+		if err == io.EOF {
+			// A file of no bytes at all holds no stream: it reads as
+			// empty, as an empty .zst file does.
+			return f, nil
+		}
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, (&decompressor{kind: "gzip"}).explain(err))
