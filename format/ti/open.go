@@ -245,14 +245,18 @@ func resolve(desc, name string) (string, error) {
 			return "", fmt.Errorf("trace file %q: %w", name, err)
 		case st.IsDir():
 			return "", fmt.Errorf("trace file %q is a directory", name)
+		case !st.Mode().IsRegular():
+			// A device or a pipe (/dev/zero, /dev/stdin) would be read
+			// without end, or wait.
+			return "", fmt.Errorf("trace file %q is not a regular file", name)
 		}
 		return name, nil
 	}
 	cand := filepath.Join(filepath.Dir(desc), name)
-	if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+	if st, err := os.Stat(cand); err == nil && st.Mode().IsRegular() {
 		return cand, nil
 	}
-	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+	if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
 		return name, nil
 	}
 	return "", fmt.Errorf("cannot find trace file %q (looked in %s and in the working directory)", name, filepath.Dir(desc))
