@@ -23,8 +23,8 @@ import (
 // several goroutines, with at most one file descriptor; the handle is
 // released when the Source is garbage.
 type Source struct {
-	path  string
-	size  int64
+	path   string
+	size   int64
 	meta   trace.Meta
 	chunks []chunkLoc // every rank's, in rank order
 	first  []int64    // rank r's are chunks[first[r]:first[r+1]]
