@@ -32,17 +32,24 @@ func (q *request) complete() bool { return q.m == nil || q.eager || q.m.matched 
 
 // rankState is one rank of the replay.
 type rankState struct {
-	rd       trace.Reader
-	ev       *trace.Event // the current event, valid while the rank is blocked in it
-	index    int          // index of ev
-	eof      bool
-	done     bool
-	listed   bool // in engine.blocked
-	pend     pendKind
+	rd     trace.Reader
+	ev     *trace.Event // the current event, valid while the rank is blocked in it
+	index  int          // index of ev
+	eof    bool
+	done   bool
+	listed bool // in engine.blocked
+	pend   pendKind
+	*waits // nil for a rank known to have no events
+}
+
+// waits is what an opened rank waits for and has outstanding: apart from
+// rankState, so that a trace claiming a million ranks and holding a few
+// costs a few dozen bytes a rank.
+type waits struct {
 	waitMsgs [2]*msg
 	waitReqs []*request
 	coll     *instance
-	probe    msg
+	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
 }
 
@@ -113,7 +120,7 @@ func (e *engine) run() (err error) {
 		if err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}
-		e.ranks[r] = rankState{rd: rd, index: -1}
+		e.ranks[r] = rankState{rd: rd, index: -1, waits: &waits{}}
 		e.push(r)
 	}
 	for {
@@ -224,7 +231,7 @@ func (e *engine) satisfied(rs *rankState) bool {
 	case pColl:
 		return rs.coll.arrived == rs.coll.size
 	case pProbe:
-		return e.mt.probe(&rs.probe)
+		return e.mt.probe(rs.probe)
 	}
 	return true
 }

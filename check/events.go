@@ -230,7 +230,10 @@ func (e *engine) probe(r int, ev *trace.Event) {
 		return
 	}
 	rs := &e.ranks[r]
-	rs.probe = msg{comm: ev.Comm, src: ev.Partner, dst: int32(r), tag: ev.Tag, recv: true}
+	if rs.probe == nil {
+		rs.probe = new(msg)
+	}
+	*rs.probe = msg{comm: ev.Comm, src: ev.Partner, dst: int32(r), tag: ev.Tag, recv: true}
 	rs.pend = pProbe
 }
 
