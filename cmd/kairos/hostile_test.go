@@ -112,6 +112,7 @@ func TestHostileInputs(t *testing.T) {
 		// 3. -np bounded before anything is sized by it.
 		{"np huge", []string{"simulate", p["ok.ti"], "--platform", p["cluster4.xml"], "-np", "100000000"}, exitUsage, "-np 100000000", "", ""},
 		{"platform np huge", []string{"platform", p["cluster4.xml"], "--np", "100000000"}, exitUsage, "--np 100000000", "", ""},
+		{"platform np listed", []string{"platform", p["cluster4.xml"], "--np", "100000"}, exitOK, "", "node-3: ranks 3,7,11,15,19,23,27,31,35,39,43,47,51,55,59,63,... (25000 ranks in all)\n", ""},
 		// 4. Numbers that parse but mean nothing, with file and line.
 		{"speed NaN", []string{"platform", p["nan.xml"]}, exitFailed, `nan.xml:4: <cluster> attribute speed: speed "NaNf": expected a finite number`, "", ""},
 		{"speed inf", []string{"simulate", p["ok.ti"], "--platform", p["inf.xml"]}, exitFailed, `inf.xml:4: <cluster> attribute speed: speed "1e308Gf": expected a finite number`, "", ""},

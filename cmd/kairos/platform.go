@@ -274,10 +274,19 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 	return err
 }
 
-// rankList prints ranks compactly: "0-3,8,10-11".
+// maxRankParts bounds the ranges rankList prints: a host of a million
+// ranks placed round-robin is one line, not a megabyte.
+const maxRankParts = 16
+
+// rankList prints ranks compactly: "0-3,8,10-11", at most maxRankParts
+// ranges, then how many ranks it left out.
 func rankList(ranks []int) string {
 	var parts []string
 	for i := 0; i < len(ranks); {
+		if len(parts) == maxRankParts {
+			parts = append(parts, fmt.Sprintf("... (%d ranks in all)", len(ranks)))
+			break
+		}
 		j := i
 		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
 			j++
