@@ -709,10 +709,6 @@ func decompressSpan(name string, s span) (io.Reader, io.Closer, error) {
 	return io.LimitReader(f, s.end-s.off), f, nil
 }
 
-func isCompressed(name string) bool {
-	return strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".zst")
-}
-
 // String describes the trace for messages.
 func (t *Trace) String() string {
 	if t.desc != "" {
