@@ -189,7 +189,7 @@ func TestByteOrder(t *testing.T) {
 
 // TestReadBuffers decodes the seed buffers and checks what they hold.
 func TestReadBuffers(t *testing.T) {
-	want := []int{2, 2, 1, 2, 1, -1, 1, 4}
+	want := []int{2, 2, 1, 2, 1, -1, 1, 4, 2}
 	for i, b := range seedBuffers() {
 		n, err := readAll(b, 1<<20)
 		if want[i] < 0 {
