@@ -47,6 +47,15 @@
 // communicators of up to 1,024 members, whose counts are kept until every
 // member has entered).
 //
+// One-sided communication and MPI-IO: window creation, release and
+// fences, and file open and close, are collectives of their communicator;
+// each rank's epochs on each window are followed, so that every transfer
+// is in an access epoch covering its target and is completed by the
+// synchronisation that closes it, locks are taken and released in pairs,
+// and starts pair with posts (onesided.go has the rules). I/O calls name
+// an open file; non-blocking ones start requests that a file_wait
+// completes.
+//
 // Volumes: negative, NaN or infinite byte counts, count vectors, flops and
 // sleep times are errors.
 //

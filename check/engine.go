@@ -17,11 +17,13 @@ const (
 	pColl           // every member to enter a collective
 	pProbe          // a message to arrive
 	pEnd            // SimGrid's final wait for leftover requests
+	pSync           // a one-sided synchronisation (rankState.sync)
 )
 
 // request is an outstanding non-blocking operation.
 type request struct {
 	id     uint64
+	kind   trace.Kind // the call that started it
 	index  int
 	m      *msg // nil when the operation was invalid and not posted
 	eager  bool // a send that completes at once
@@ -51,6 +53,10 @@ type waits struct {
 	coll     *instance
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
+	// sync reports whether a one-sided synchronisation may end (pSync),
+	// syncWhat what it waits for.
+	sync     func() bool
+	syncWhat string
 }
 
 // engine is one replay of a trace: the static pass (eager sends, stalls
@@ -73,8 +79,9 @@ type engine struct {
 	comms   map[uint32]*commState
 	world   *commState
 	forced  bool
-	largest int64 // the largest message sent
-	lonely  int   // receives left unmatched
+	side    *oneSidedState // windows and files (onesided.go), nil until one is used
+	largest int64          // the largest message sent
+	lonely  int            // receives left unmatched
 	msgs    slabOf[msg]
 	reqs    slabOf[request]
 	nDone   int
@@ -232,6 +239,8 @@ func (e *engine) satisfied(rs *rankState) bool {
 		return rs.coll.arrived == rs.coll.size
 	case pProbe:
 		return e.mt.probe(rs.probe)
+	case pSync:
+		return rs.sync()
 	}
 	return true
 }
@@ -249,6 +258,7 @@ func (e *engine) release(rs *rankState) {
 	rs.waitMsgs = [2]*msg{}
 	rs.waitReqs = rs.waitReqs[:0]
 	rs.coll = nil
+	rs.sync = nil
 }
 
 // stalled returns a blocked rank whose condition holds after all, or -1;
@@ -275,8 +285,12 @@ func (e *engine) stalled() int {
 // its way past stalls; when it never had to, the trace is deadlock-free
 // under Eager, and also under SimGrid if no message reaches the eager limit
 // (every send is then detached) and no receive is left unmatched (so that
-// SimGrid's final wait for leftover requests ends).
+// SimGrid's final wait for leftover requests ends). One-sided starts and
+// waits, which only the replay blocks, always need it.
 func (e *engine) needsReplay(p Protocol) bool {
+	if p != None && e.side != nil && e.side.blocking {
+		return true
+	}
 	switch p {
 	case None:
 		return false
@@ -337,6 +351,8 @@ func (e *engine) leftovers(r int) {
 
 func describeReq(q *request) string {
 	switch {
+	case q.m == nil && !q.kind.IsPointToPoint():
+		return q.kind.String()
 	case q.m == nil:
 		return "invalid"
 	case q.m.recv:
@@ -362,6 +378,7 @@ func tagName(t int32) string {
 
 // finish reports what the static pass left unmatched.
 func (e *engine) finish() {
+	e.finishOneSided()
 	for _, m := range e.mt.unmatched() {
 		if m.recv {
 			e.lonely++
@@ -443,6 +460,8 @@ func (e *engine) waitsFor(rs *rankState) string {
 		return fmt.Sprintf("%s (collective #%d) waits for %s", what, rs.coll.num, rs.coll.comm.missing(rs.coll.num))
 	case pProbe:
 		return fmt.Sprintf("probe waits for a message from %s (tag %s)", rankName(rs.probe.src), tagName(rs.probe.tag))
+	case pSync:
+		return what + " " + rs.syncWhat
 	}
 	return what
 }

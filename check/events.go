@@ -26,6 +26,10 @@ func (e *engine) event(r int, ev *trace.Event) {
 	case trace.Probe:
 		e.probe(r, ev)
 	default:
+		if ev.Kind.IsWindow() || ev.Kind.IsIO() {
+			e.oneSided(r, ev)
+			return
+		}
 		if ev.Kind.IsCollective() {
 			e.collective(r, ev)
 		}
@@ -54,7 +58,7 @@ func (e *engine) volumes(r, i int, ev *trace.Event) {
 	}
 	if c := ev.Compute; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
 		unit := "flops"
-		if ev.Kind == trace.Sleep {
+		if ev.Kind == trace.Sleep || ev.Kind.IsIO() {
 			unit = "seconds"
 		}
 		e.problem(r, i, "%s has an invalid amount (%v %s)", ev.Kind, c, unit)
@@ -178,7 +182,7 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 		e.problem(r, rs.index, "%s starts request %d, which is still outstanding (started at event %d)", ev.Kind, ev.Request, old.index)
 	}
 	q := e.reqs.next()
-	*q = request{id: ev.Request, index: rs.index, m: m, eager: eager}
+	*q = request{id: ev.Request, kind: ev.Kind, index: rs.index, m: m, eager: eager}
 	if rs.reqs == nil {
 		rs.reqs = map[uint64]*request{}
 	}

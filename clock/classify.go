@@ -180,7 +180,8 @@ type Prediction struct {
 	Wait      float64 `json:"wait"`
 	Latency   float64 `json:"latency"`
 	Bandwidth float64 `json:"bandwidth"`
-	RankTime  float64 `json:"rank_time"` // sum over ranks of the final clocks
+	IO        float64 `json:"io,omitempty"` // MPI-IO time, neither computation nor communication
+	RankTime  float64 `json:"rank_time"`    // sum over ranks of the final clocks
 }
 
 // Comm returns wait + latency + bandwidth time.
@@ -197,6 +198,7 @@ type Evidence struct {
 	LatencyShare   float64 `json:"latency_share"`
 	BandwidthShare float64 `json:"bandwidth_share"`
 	CommShare      float64 `json:"communication_share"`
+	IOShare        float64 `json:"io_share,omitempty"`           // MPI-IO, as recorded
 	TimeVariation  float64 `json:"time_variation"`               // C1: total time over all 21 configurations
 	WaitVariation  float64 `json:"wait_variation"`               // C2: wait time over all 21 configurations
 	CommVarLatency float64 `json:"comm_variation_latency_sweep"` // C3: communication over the latency set
@@ -219,7 +221,10 @@ type Verdict struct {
 	Interconnect Interconnect `json:"interconnect"`
 	// Class is Table IV's short name: "Comp.", "Imb.", "BW", "Latency",
 	// "Comm.", the "-s" (sensitive) variants "Imb.-s", "BW-s",
-	// "Latency-s", "Comm.-s", or "Unclassified" when no rule holds.
+	// "Latency-s", "Comm.-s", or "Unclassified" when no rule holds; and
+	// "I/O" where communication is below the sensitivity threshold and
+	// MPI-IO takes more of the time than computation (Table IV has no
+	// I/O, which C1's "computation-bound" would otherwise name).
 	Class       string       `json:"class"`
 	Description string       `json:"description"`
 	Evidence    Evidence     `json:"evidence"`
@@ -285,7 +290,7 @@ func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) 
 // prediction returns configuration i's prediction, as point p.
 func (r *Result) prediction(p Point, i int) Prediction {
 	return Prediction{Point: p, Time: r.Time[i], Comp: r.Comp[i], Wait: r.Wait[i],
-		Latency: r.Lat[i], Bandwidth: r.BW[i], RankTime: r.RankTime[i]}
+		Latency: r.Lat[i], Bandwidth: r.BW[i], IO: r.IO[i], RankTime: r.RankTime[i]}
 }
 
 // find returns the prediction of sweep s at scale k.
@@ -351,6 +356,9 @@ func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
 	switch {
 	case c1:
 		v.Class, v.Description = "Comp.", "computation-bound"
+	case level == "" && ev.IOShare > ev.CompShare:
+		v.Class, v.Description = "I/O", "I/O-bound: MPI-IO "+pct(ev.IOShare)+" of the time, computation "+pct(ev.CompShare)+
+			", communication "+pct(share)+" below "+pct(th.CommSensitive)
 	case level == "":
 		v.Class, v.Description = "Comp.", "computation-bound: communication "+pct(share)+" below "+pct(th.CommSensitive)
 		if !c1 && ev.TimeVariation >= th.Insensitive {
@@ -377,6 +385,7 @@ func evidence(preds []Prediction, base Prediction) Evidence {
 		ev.CompShare, ev.WaitShare = base.Comp/t, base.Wait/t
 		ev.LatencyShare, ev.BandwidthShare = base.Latency/t, base.Bandwidth/t
 		ev.CommShare = base.Comm() / t
+		ev.IOShare = base.IO / t
 	}
 	for _, p := range preds {
 		ev.TimeVariation = math.Max(ev.TimeVariation, variation(p.Time, base.Time))

@@ -69,25 +69,35 @@ func synthetic(ic Interconnect, comp, wait, lat, bw float64) []Prediction {
 	return ps
 }
 
-// TestRules checks each class of Section IV-C on synthetic predictions.
+// TestRules checks each class of Section IV-C on synthetic predictions,
+// and the I/O class where MPI-IO outweighs computation.
 func TestRules(t *testing.T) {
 	ic := Interconnects[0]
 	for _, tc := range []struct {
-		comp, wait, lat, bw float64
-		want                string
+		comp, wait, lat, bw, io float64
+		want                    string
 	}{
-		{95, 2, 2, 1, "Comp."},
-		{50, 50, 0, 0, "Imb."},
-		{85, 15, 0, 0, "Imb.-s"},
-		{50, 0, 0, 50, "BW"},
-		{80, 0, 0, 20, "BW-s"},
-		{50, 0, 50, 0, "Latency"},
-		{80, 0, 20, 0, "Latency-s"},
-		{50, 0, 25, 25, "Comm."},
-		{85, 0, 7, 8, "Comm.-s"},
-		{70, 20, 5, 5, "Unclassified"}, // communication 30%, but mostly wait below 25%
+		{95, 2, 2, 1, 0, "Comp."},
+		{50, 50, 0, 0, 0, "Imb."},
+		{85, 15, 0, 0, 0, "Imb.-s"},
+		{50, 0, 0, 50, 0, "BW"},
+		{80, 0, 0, 20, 0, "BW-s"},
+		{50, 0, 50, 0, 0, "Latency"},
+		{80, 0, 20, 0, 0, "Latency-s"},
+		{50, 0, 25, 25, 0, "Comm."},
+		{85, 0, 7, 8, 0, "Comm.-s"},
+		{70, 20, 5, 5, 0, "Unclassified"}, // communication 30%, but mostly wait below 25%
+		{10, 3, 1, 1, 85, "I/O"},
+		{50, 3, 1, 1, 45, "Comp."}, // I/O, but less than computation
+		{10, 40, 1, 1, 48, "Imb."}, // waiting is the bound, whatever the I/O
 	} {
-		v := Decide(ic, synthetic(ic, tc.comp, tc.wait, tc.lat, tc.bw), DefaultThresholds())
+		ps := synthetic(ic, tc.comp, tc.wait, tc.lat, tc.bw)
+		for i := range ps {
+			ps[i].IO = tc.io
+			ps[i].Time += tc.io
+			ps[i].RankTime += tc.io
+		}
+		v := Decide(ic, ps, DefaultThresholds())
 		if v.Class != tc.want {
 			var why []string
 			for _, r := range v.Rules {

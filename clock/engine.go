@@ -57,6 +57,9 @@ type rankState struct {
 	pending []*request
 	coll    *collective
 	cs      *commState
+
+	rma *rmaState // one-sided transfers not completed (onesided.go)
+	io  float64   // time in MPI-IO calls, the same for all configurations
 }
 
 // engine is one replay.
@@ -349,6 +352,16 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 		e.collectWaitall(st, ev)
 		return e.block(st)
 	default:
+		if ev.Kind.IsWindow() {
+			if !e.oneSided(st, ev) {
+				return false
+			}
+			break
+		}
+		if ev.Kind.IsIO() {
+			st.ioTime(ioDuration(ev))
+			break
+		}
 		if ev.Kind.IsCollective() && ev.Kind != trace.CommSplit && ev.Kind != trace.CommDup && ev.Kind != trace.CommCreate {
 			return e.enterCollective(st, ev)
 		}

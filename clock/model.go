@@ -216,6 +216,10 @@ func collectiveCost(e *trace.Event, p int) collCost {
 	switch e.Kind {
 	case trace.Barrier:
 		return collCost{kL: lg}
+	case trace.WinFence, trace.WinFree: // SMPI's two barriers
+		return collCost{kL: 2 * lg}
+	case trace.WinCreate: // SMPI's allgather of the members' 8-byte handles
+		return collCost{lg, frac, 8 * fp}
 	case trace.Bcast, trace.Reduce, trace.Scan, trace.Exscan:
 		return collCost{lg, lg, one}
 	case trace.Allreduce:

@@ -12,6 +12,9 @@
 // so each message costs one short loop over the configurations, and 256
 // configurations cost little more than 16 (the paper's Figure 10).
 //
+// One-sided transfers are messages waited for where the epoch completes
+// them, and so communication; MPI-IO time is counted apart (onesided.go).
+//
 // Classify builds the 21 configurations of Table III around each
 // interconnect of Table I (or any (BW, L) pair), replays them all in the
 // same pass and applies rules C1-C5 of Section IV-C.
@@ -110,9 +113,11 @@ type Result struct {
 	Time []float64
 	// Comp, Wait, Lat and BW are the four counters of Section III-A in
 	// seconds, summed over ranks. Comp is the same for every
-	// configuration. For each rank the counters add up to its final
-	// clock, so that their sum over ranks is RankTime.
-	Comp, Wait, Lat, BW []float64
+	// configuration. IO is the time in MPI-IO calls (as recorded, the
+	// same for every configuration), which is neither computation nor
+	// communication. For each rank the counters and IO add up to its
+	// final clock, so that their sum over ranks is RankTime.
+	Comp, Wait, Lat, BW, IO []float64
 	// RankTime is the sum over ranks of the final clocks.
 	RankTime []float64
 	// PerRank holds each rank's final clock and counters when
@@ -129,7 +134,7 @@ type Result struct {
 // RankResult is one rank's final logical clock and counters, per
 // configuration (Comp is the same for all).
 type RankResult struct {
-	Comp                 float64
+	Comp, IO             float64
 	Clock, Wait, Lat, BW []float64
 }
 
@@ -190,6 +195,7 @@ func merge(parts []*Result) *Result {
 		r.Configs = append(r.Configs, p.Configs...)
 		r.Time = append(r.Time, p.Time...)
 		r.Comp = append(r.Comp, p.Comp...)
+		r.IO = append(r.IO, p.IO...)
 		r.Wait = append(r.Wait, p.Wait...)
 		r.Lat = append(r.Lat, p.Lat...)
 		r.BW = append(r.BW, p.BW...)
@@ -199,7 +205,7 @@ func merge(parts []*Result) *Result {
 		r.PerRank = make([]RankResult, r.Ranks)
 		for i := range r.PerRank {
 			pr := &r.PerRank[i]
-			pr.Comp = parts[0].PerRank[i].Comp
+			pr.Comp, pr.IO = parts[0].PerRank[i].Comp, parts[0].PerRank[i].IO
 			for _, p := range parts {
 				q := &p.PerRank[i]
 				pr.Clock = append(pr.Clock, q.Clock...)
@@ -229,7 +235,7 @@ func (e *engine) result() *Result {
 	nc := e.nc
 	r := &Result{
 		Configs: append([]Config{}, e.opt.Configs...), Ranks: len(e.ranks), Events: e.events,
-		Time: make([]float64, nc), Comp: make([]float64, nc), Wait: make([]float64, nc),
+		Time: make([]float64, nc), Comp: make([]float64, nc), IO: make([]float64, nc), Wait: make([]float64, nc),
 		Lat: make([]float64, nc), BW: make([]float64, nc), RankTime: make([]float64, nc),
 		BytesPerRankConfig: float64(8*(3*len(e.ranks)+e.vectors+3)) / float64(len(e.ranks)),
 	}
@@ -239,13 +245,14 @@ func (e *engine) result() *Result {
 			r.Time[c] = math.Max(r.Time[c], st.clk.v[c])
 			r.RankTime[c] += st.clk.v[c]
 			r.Comp[c] += st.comp
+			r.IO[c] += st.io
 			r.Wait[c] += st.wait[c]
 			r.Lat[c] += st.lat[c]
 			r.BW[c] += st.bw[c]
 		}
 		if e.opt.PerRank {
 			cp := func(v []float64) []float64 { return append([]float64{}, v...) }
-			r.PerRank = append(r.PerRank, RankResult{Comp: st.comp, Clock: cp(st.clk.v), Wait: cp(st.wait), Lat: cp(st.lat), BW: cp(st.bw)})
+			r.PerRank = append(r.PerRank, RankResult{Comp: st.comp, IO: st.io, Clock: cp(st.clk.v), Wait: cp(st.wait), Lat: cp(st.lat), BW: cp(st.bw)})
 		}
 	}
 	return r

@@ -17,8 +17,12 @@ func (cl *Classification) WriteText(w io.Writer, name string, curves bool) error
 	for _, v := range cl.Verdicts {
 		ic, ev := v.Interconnect, v.Evidence
 		fmt.Fprintf(tw, "\n%s %v: %s (%s)\n", ic.Label, ic.Config, v.Class, v.Description)
-		fmt.Fprintf(tw, "  predicted time %s s; computation %s, wait %s, latency %s, bandwidth %s; communication %s\n",
-			seconds(ev.Time), pct(ev.CompShare), pct(ev.WaitShare), pct(ev.LatencyShare), pct(ev.BandwidthShare), pct(ev.CommShare))
+		ioShare := ""
+		if ev.IOShare > 0 {
+			ioShare = "; MPI-IO " + pct(ev.IOShare)
+		}
+		fmt.Fprintf(tw, "  predicted time %s s; computation %s, wait %s, latency %s, bandwidth %s; communication %s%s\n",
+			seconds(ev.Time), pct(ev.CompShare), pct(ev.WaitShare), pct(ev.LatencyShare), pct(ev.BandwidthShare), pct(ev.CommShare), ioShare)
 		for _, r := range v.Rules {
 			yes := "no"
 			if r.Holds {

@@ -20,6 +20,8 @@ const (
 	// OtherMPI is time in the other MPI calls: initialisation,
 	// communicators, probes.
 	OtherMPI = "#999999"
+	// IO is time reading and writing files (MPI-IO).
+	IO = "#f0e442"
 	// Slow marks abnormally slow instances.
 	Slow = "#cc79a7"
 )

@@ -122,6 +122,8 @@ func networkAdvice(class string) string {
 		return "lower latency would help"
 	case "Comm.":
 		return "a faster network, in bandwidth and latency, would help"
+	case "I/O":
+		return "the file system is the time (MPI-IO); a faster network would not help"
 	}
 	return "no rule of the classification holds"
 }

@@ -18,6 +18,7 @@ var (
 	partComputation   = plot.Part{Name: "computation", Color: plot.Computation}
 	partCommunication = plot.Part{Name: "communication", Color: plot.Communication}
 	partWait          = plot.Part{Name: "waiting", Color: plot.Waiting}
+	partIO            = plot.Part{Name: "I/O", Color: plot.IO}
 	partLatency       = plot.Part{Name: "latency", Color: plot.Latency}
 	partBandwidth     = plot.Part{Name: "bandwidth", Color: plot.Communication}
 )
@@ -32,17 +33,24 @@ var stateParts = [numStates]plot.Part{
 }
 
 // RankTimes draws each rank's simulated computation, communication and
-// wait (kairos simulate --svg).
+// wait, and its I/O where the trace has any (kairos simulate --svg).
 func RankTimes(w io.Writer, res *sim.Result, title string) error {
 	labels := make([]string, len(res.Ranks))
-	stacks := make([][]float64, 3)
+	stacks := make([][]float64, 4)
+	parts := []plot.Part{partComputation, partCommunication, partWait, partIO}
+	hasIO := false
 	for i, r := range res.Ranks {
 		labels[i] = strconv.Itoa(i)
 		stacks[0] = append(stacks[0], r.Compute)
 		stacks[1] = append(stacks[1], r.Comm)
 		stacks[2] = append(stacks[2], r.Wait)
+		stacks[3] = append(stacks[3], r.IO)
+		hasIO = hasIO || r.IO > 0
 	}
-	return plot.Bars(w, labels, []plot.Part{partComputation, partCommunication, partWait}, stacks,
+	if !hasIO {
+		parts, stacks = parts[:3], stacks[:3]
+	}
+	return plot.Bars(w, labels, parts, stacks,
 		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})
 }
 
@@ -64,22 +72,31 @@ func StateTimes(w io.Writer, tl *Timeline, title string) error {
 // the time after each bar (kairos classify --svg).
 func Classes(w io.Writer, names []string, cls []*clock.Classification) error {
 	var rows []plot.ShareRow
+	parts := []plot.Part{partComputation, partWait, partLatency, partBandwidth, partIO}
+	hasIO := false
 	for i, cl := range cls {
 		for _, v := range cl.Verdicts {
 			e := v.Evidence
 			row := plot.ShareRow{Label: v.Interconnect.Label, Note: fmt.Sprintf("%s · %s", v.Class, seconds(e.Time)),
-				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time}}
+				Values: []float64{e.CompShare * e.Time, e.WaitShare * e.Time, e.LatencyShare * e.Time, e.BandwidthShare * e.Time, e.IOShare * e.Time}}
 			if len(cls) > 1 {
 				row.Group = filepath.Base(names[i])
 			}
 			rows = append(rows, row)
+			hasIO = hasIO || e.IOShare > 0
+		}
+	}
+	if !hasIO { // the figure of a trace without MPI-IO has no I/O part
+		parts = parts[:4]
+		for i := range rows {
+			rows[i].Values = rows[i].Values[:4]
 		}
 	}
 	title := filepath.Base(names[0]) + ": what bounds it on each interconnect"
 	if len(names) > 1 {
 		title = fmt.Sprintf("%d traces: what bounds them on each interconnect", len(names))
 	}
-	return plot.Shares(w, rows, []plot.Part{partComputation, partWait, partLatency, partBandwidth},
+	return plot.Shares(w, rows, parts,
 		plot.ChartOptions{Title: title, XLabel: "share of the predicted time; after each bar, the class and the predicted time"})
 }
 

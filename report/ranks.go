@@ -151,11 +151,14 @@ func (r *Report) RankTables() []RankTable {
 	}
 	if r.Sim != nil {
 		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
-			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}}
+			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}, {Name: "I/O", Format: seconds}}
 		for _, rk := range r.Sim.Ranks {
-			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait} {
+			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait, rk.IO} {
 				cols[i].Values = append(cols[i].Values, v)
 			}
+		}
+		if !slices.ContainsFunc(cols[4].Values, func(v float64) bool { return v != 0 }) {
+			cols = cols[:4] // no I/O: no column
 		}
 		out = append(out, RankTable{Title: "Simulated on " + r.Options.Machine, Columns: cols})
 	}
@@ -258,13 +261,8 @@ func mpiName(k trace.Kind) string {
 	switch {
 	case stateOf(k) == Computation:
 		return "computation"
-	case k == trace.SendRecv:
-		return "MPI_Sendrecv"
-	case k == trace.ReduceScatter:
-		return "MPI_Reduce_scatter"
 	case k == trace.Local || k == trace.Deferred:
 		return "other MPI calls"
 	}
-	s := k.String()
-	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+	return k.MPIName()
 }

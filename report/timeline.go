@@ -14,7 +14,7 @@ type State uint8
 // The states of the timeline, each drawn in its colour of meaning.
 const (
 	Computation  State = iota // application code, and the time between MPI calls
-	PointToPoint              // sends, receives, probes and their completions
+	PointToPoint              // sends, receives, probes and their completions; one-sided transfers and their epochs
 	Collective                // collective operations
 	OtherMPI                  // initialisation, communicators, local calls
 	Waiting                   // blocked in MPI for a late partner
@@ -30,7 +30,9 @@ func stateOf(k trace.Kind) State {
 	switch {
 	case k == trace.Compute || k == trace.Sleep:
 		return Computation
-	case k >= trace.Send && k <= trace.SendRecv || k == trace.Probe || k == trace.Iprobe:
+	case k == trace.WinCreate || k == trace.WinFree || k == trace.WinFence:
+		return Collective
+	case k >= trace.Send && k <= trace.SendRecv || k == trace.Probe || k == trace.Iprobe || k.IsWindow():
 		return PointToPoint
 	case k >= trace.Barrier && k <= trace.Exscan:
 		return Collective
@@ -48,6 +50,9 @@ const (
 	kindMask    = 63
 	numCodes    = 128
 )
+
+// Every kind fits a code's kind bits (a compile-time check).
+var _ [kindMask + 1 - trace.NumKinds]struct{}
 
 func codeState(c byte) State {
 	if c&codeWaiting != 0 {

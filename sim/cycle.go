@@ -580,6 +580,10 @@ func (c *cycles) pin(s *simulation) {
 
 // capture returns the state of s, or nil if s is not at a quiescent date.
 func (c *cycles) capture(s *simulation) *cycleRec {
+	if len(s.wins) > 0 {
+		// Windows hold state (lists, locks, epochs) no record keeps.
+		return nil
+	}
 	if s.testUse.set && s.testUse.date == s.now || s.probeUse.set && s.probeUse.date == s.now {
 		// A back-off counter used now: whether a second use now comes
 		// from another rank is state too.
@@ -801,6 +805,7 @@ func (c *cycles) jump(s *simulation, old, rec *cycleRec, m int64) {
 		r.res.Compute += k * (b.Compute - a.Compute)
 		r.res.Comm += k * (b.Comm - a.Comm)
 		r.res.Wait += k * (b.Wait - a.Wait)
+		r.res.IO += k * (b.IO - a.IO)
 		c.rd[i].index += m * (rec.idx[i] - old.idx[i])
 	}
 	c.relog(old, rec, m)

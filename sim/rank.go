@@ -100,6 +100,10 @@ type rank struct {
 	// arrived are the messages its current action has returned with, for
 	// a MessageObserver (see arrive).
 	arrived []*Message
+	// rma is its progress through a one-sided call (onesided.go); io is
+	// set while it replays the duration of an I/O call.
+	rma rmaCall
+	io  bool
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
@@ -464,6 +468,12 @@ func (s *simulation) exec(r *rank) bool {
 	case trace.Probe, trace.Iprobe, trace.Finalize, trace.CommSize, trace.CommSplit, trace.CommDup,
 		trace.CommCreate, trace.CommFree, trace.Location, trace.Local, trace.Deferred:
 		return true
+	}
+	switch {
+	case e.Kind.IsWindow():
+		return s.oneSided(r, e)
+	case e.Kind.IsIO():
+		return s.io(r, e)
 	}
 	if e.Kind.IsCollective() {
 		return s.collective(r, e)

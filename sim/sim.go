@@ -33,7 +33,9 @@
 // a workload's jobs at their dates (Config.StartDates). With
 // --cfg plugin:host_energy the hosts' energy is SimGrid's host_energy
 // plugin's (see energy.go): the power of a host's load, from its
-// wattage_per_state property, over the run.
+// wattage_per_state property, over the run. One-sided calls run as SMPI
+// runs MPI-3 RMA programs on-line (see onesided.go); MPI-IO calls replay
+// their recorded duration, reported as I/O.
 //
 // Ranks are state machines driven by one event loop, reading their traces
 // as streams, so memory does not grow with trace length. Runs are
@@ -217,6 +219,8 @@ type Result struct {
 // in MPI (transfers, latencies).
 type RankResult struct {
 	Finish, Compute, Comm, Wait float64
+	// IO is time in MPI-IO calls, replayed as recorded.
+	IO float64
 	// Init is when the rank's init action ran (0 without one): a rank's
 	// simulated time, as SimGrid prints it, is Finish - Init.
 	Init float64
@@ -333,7 +337,8 @@ type simulation struct {
 	tmpGrown           [2]bool   // SimGrid's replay temporary send and receive buffers were grown
 	err                error
 	stats              simStats
-	cyc                *cycles // period skipping, nil when off
+	cyc                *cycles               // period skipping, nil when off
+	wins               map[uint32]*rmaWindow // one-sided windows, by trace handle
 }
 
 // simStats are the counts a Result reports.
@@ -654,9 +659,13 @@ func (s *simulation) wake(r *rank) {
 		if r.matchMax > r.blockStart {
 			w = math.Min(r.matchMax, s.now) - r.blockStart
 		}
-		if r.computing {
+		switch {
+		case r.io:
+			r.res.IO += d
+			r.io = false
+		case r.computing:
 			r.res.Compute += d
-		} else {
+		default:
 			r.res.Wait += w
 			r.res.Comm += d - w
 		}
@@ -800,9 +809,21 @@ func (s *simulation) result() *Result {
 // Summary formats per-rank results as a table, for humans.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s\n", "rank", "finish", "compute", "comm", "wait")
+	io := false
+	for _, x := range r.Ranks {
+		io = io || x.IO > 0
+	}
+	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "wait")
+	if io {
+		fmt.Fprintf(&b, " %14s", "io")
+	}
+	b.WriteByte('\n')
 	for i, x := range r.Ranks {
-		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f\n", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		fmt.Fprintf(&b, "%-6d %14.9f %14.9f %14.9f %14.9f", i, x.Finish, x.Compute, x.Comm, x.Wait)
+		if io {
+			fmt.Fprintf(&b, " %14.9f", x.IO)
+		}
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -40,8 +40,21 @@ type Stats struct {
 	// million ranks and holds events for a few costs a few bytes a rank.
 	EmptyRanks int    `json:"empty_ranks"`
 	EmptyList  string `json:"empty_list,omitempty"`
-	// PerRank holds one entry per rank that has events or was sent
-	// messages, in rank order.
+	// OneSidedOps and OneSidedBytes are the one-sided transfers (put, get,
+	// accumulate, atomics) and the bytes they move between ranks (sent
+	// and fetched); IOOps, IOBytesRead and IOBytesWritten the MPI-IO
+	// reads and writes and their bytes.
+	OneSidedOps    int64 `json:"one_sided_ops,omitempty"`
+	OneSidedBytes  int64 `json:"one_sided_bytes,omitempty"`
+	IOOps          int64 `json:"io_ops,omitempty"`
+	IOBytesRead    int64 `json:"io_bytes_read,omitempty"`
+	IOBytesWritten int64 `json:"io_bytes_written,omitempty"`
+	// OneSidedMatrix is the one-sided traffic of every pair, from the
+	// rank whose data moves to the one that gets it (origin to target
+	// for a put or accumulate, target to origin for a get), by source
+	// then destination.
+	OneSidedMatrix []Pair `json:"one_sided_matrix,omitempty"`
+	// PerRank holds one entry per rank that has events, in rank order.
 	PerRank []RankStats `json:"per_rank"`
 	// Matrix lists the point-to-point traffic of every (source,
 	// destination) pair that exchanged messages, by source then
@@ -65,6 +78,11 @@ type RankStats struct {
 	Collectives   int64   `json:"collectives"`
 	CollBytesSent int64   `json:"collective_bytes_sent"`
 	Flops         float64 `json:"flops"`
+	// OneSidedOps and OneSidedBytes are the rank's one-sided transfers as
+	// origin and their bytes; IOBytes the bytes it read and wrote.
+	OneSidedOps   int64 `json:"one_sided_ops,omitempty"`
+	OneSidedBytes int64 `json:"one_sided_bytes,omitempty"`
+	IOBytes       int64 `json:"io_bytes,omitempty"`
 	// MPISeconds is the time spent in MPI calls and TotalSeconds the time
 	// from the first event's entry to the last one's exit; both are zero
 	// for an untimed trace.
@@ -125,10 +143,14 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 		if rs.Events > 0 {
 			s.PerRank = append(s.PerRank, rs)
 		}
-		s.Matrix = append(s.Matrix, pairs...)
+		s.Matrix = append(s.Matrix, pairs.p2p...)
+		s.OneSidedMatrix = append(s.OneSidedMatrix, pairs.rma...)
+		s.IOBytesRead += pairs.read
+		s.IOBytesWritten += pairs.written
 		prof.fold(r, &rt)
 	}
 	s.Profile = prof.lines()
+	s.IOOps = kinds[trace.FileRead] + kinds[trace.FileWrite]
 	for k, c := range kinds {
 		if c > 0 {
 			s.EventsByKind[trace.Kind(k).String()] = c
@@ -141,14 +163,22 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	return s, nil
 }
 
-// collectRank streams rank r, returning its totals and its row of the
-// matrix, and adding its time by call to rt.
-func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, timed *bool) (RankStats, []Pair, error) {
+// rankRows are a rank's rows of the matrices and its I/O volumes.
+type rankRows struct {
+	p2p, rma      []Pair
+	read, written int64
+}
+
+// collectRank streams rank r, returning its totals and its rows of the
+// matrices, and adding its time by call to rt.
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, timed *bool) (RankStats, rankRows, error) {
 	rs := RankStats{Rank: r}
+	var rows rankRows
 	row := map[int32]*Pair{}
+	rma := map[[2]int32]*Pair{}
 	rd, err := src.OpenRank(r)
 	if err != nil {
-		return rs, nil, fmt.Errorf("rank %d: %w", r, err)
+		return rs, rows, fmt.Errorf("rank %d: %w", r, err)
 	}
 	defer rd.Close()
 	var first, last trace.Time
@@ -187,20 +217,61 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 		case e.Kind.IsCollective():
 			rs.Collectives++
 			rs.CollBytesSent += collectiveBytes(e, r, meta, src.NumRanks())
+		case e.Kind.IsOneSided():
+			rs.OneSidedOps++
+			for _, t := range oneSidedTraffic(e, int32(r)) {
+				p := rma[[2]int32{t.src, t.dst}]
+				if p == nil {
+					p = &Pair{Src: int(t.src), Dst: int(t.dst)}
+					rma[[2]int32{t.src, t.dst}] = p
+				}
+				p.Messages++
+				p.Bytes += t.bytes
+				rs.OneSidedBytes += t.bytes
+			}
+		case e.Kind == trace.FileRead:
+			rs.IOBytes += e.RecvBytes
+			rows.read += e.RecvBytes
+		case e.Kind == trace.FileWrite:
+			rs.IOBytes += e.SendBytes
+			rows.written += e.SendBytes
 		}
 		if e.Kind == trace.Compute || e.Kind.HasReduction() {
 			rs.Flops += e.Compute
 		}
 	}
 	if err := rd.Err(); err != nil {
-		return rs, nil, fmt.Errorf("rank %d: %w", r, err)
+		return rs, rows, fmt.Errorf("rank %d: %w", r, err)
 	}
-	pairs := make([]Pair, 0, len(row))
+	rows.p2p = make([]Pair, 0, len(row))
 	for _, p := range row {
-		pairs = append(pairs, *p)
+		rows.p2p = append(rows.p2p, *p)
 	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].Dst < pairs[j].Dst })
-	return rs, pairs, nil
+	sort.Slice(rows.p2p, func(i, j int) bool { return rows.p2p[i].Dst < rows.p2p[j].Dst })
+	for _, p := range rma {
+		rows.rma = append(rows.rma, *p)
+	}
+	return rs, rows, nil
+}
+
+// traffic is data a one-sided call moves from src to dst.
+type traffic struct {
+	src, dst int32
+	bytes    int64
+}
+
+// oneSidedTraffic returns the data one-sided transfer e of origin r moves:
+// a put's or accumulate's to the target, a get's from it, both for the
+// atomics that fetch and write.
+func oneSidedTraffic(e *trace.Event, r int32) []traffic {
+	var t []traffic
+	if e.SendBytes > 0 && e.Kind != trace.Get {
+		t = append(t, traffic{r, e.Partner, e.SendBytes})
+	}
+	if e.RecvBytes > 0 && e.Kind != trace.Put && e.Kind != trace.Accumulate {
+		t = append(t, traffic{e.Partner, r, e.RecvBytes})
+	}
+	return t
 }
 
 // mpiName returns the MPI function of a local or deferred event (a call
@@ -295,6 +366,8 @@ func (s *Stats) totals(top int) {
 		s.Collectives += rs.Collectives
 		s.CollectiveBytes += rs.CollBytesSent
 		s.Flops += rs.Flops
+		s.OneSidedOps += rs.OneSidedOps
+		s.OneSidedBytes += rs.OneSidedBytes
 		rs.TopPartners = []Partner{}
 		for _, p := range partners[rs.Rank] {
 			rs.TopPartners = append(rs.TopPartners, *p)
@@ -312,6 +385,24 @@ func (s *Stats) totals(top int) {
 			return k == len(s.PerRank) || s.PerRank[k].Rank != r
 		})
 	}
+	s.OneSidedMatrix = mergePairs(s.OneSidedMatrix)
+}
+
+// mergePairs sorts pairs by source then destination and adds up those of
+// one pair (each rank counts the one-sided traffic it originates, in
+// both directions).
+func mergePairs(ps []Pair) []Pair {
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Src < ps[j].Src || ps[i].Src == ps[j].Src && ps[i].Dst < ps[j].Dst })
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].Src == p.Src && out[n-1].Dst == p.Dst {
+			out[n-1].Messages += p.Messages
+			out[n-1].Bytes += p.Bytes
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // topN sorts xs by decreasing weight, ties by increasing key, and keeps

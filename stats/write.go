@@ -97,6 +97,15 @@ func (s *Stats) writeTotals(w io.Writer) error {
 	if s.EmptyRanks > 0 {
 		fmt.Fprintf(tw, "ranks without events\t%d (%s: left out below)\n", s.EmptyRanks, s.EmptyList)
 	}
+	if s.OneSidedOps > 0 {
+		fmt.Fprintf(tw, "one-sided transfers\t%d\n", s.OneSidedOps)
+		fmt.Fprintf(tw, "one-sided bytes\t%d\n", s.OneSidedBytes)
+	}
+	if s.IOOps > 0 || s.IOBytesRead > 0 || s.IOBytesWritten > 0 {
+		fmt.Fprintf(tw, "MPI-IO reads and writes\t%d\n", s.IOOps)
+		fmt.Fprintf(tw, "MPI-IO bytes read\t%d\n", s.IOBytesRead)
+		fmt.Fprintf(tw, "MPI-IO bytes written\t%d\n", s.IOBytesWritten)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -152,6 +161,16 @@ func (s *Stats) writeTopPairs(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "src\tdst\tmessages\tbytes\t\n")
 	for _, p := range s.TopPairs {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", p.Src, p.Dst, p.Messages, p.Bytes)
+	}
+	if err := tw.Flush(); err != nil || len(s.OneSidedMatrix) == 0 {
+		return err
+	}
+	fmt.Fprintln(w, "\ntop one-sided pairs by bytes (data from src to dst)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "src\tdst\ttransfers\tbytes\t\n")
+	top := topN(append([]Pair{}, s.OneSidedMatrix...), max(len(s.TopPairs), DefaultTop), func(p Pair) (int64, int) { return p.Bytes, p.Src*s.Ranks + p.Dst })
+	for _, p := range top {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", p.Src, p.Dst, p.Messages, p.Bytes)
 	}
 	return tw.Flush()

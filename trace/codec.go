@@ -34,7 +34,9 @@ const (
 	fRequests
 	fSource
 	fNewComm
-	fAll = 1<<iota - 1
+	fOp // bit 17: a reduction's operation, Event.Op (not in this version: rejected)
+	fHandle
+	fAll = (1<<iota - 1) &^ fOp
 )
 
 // maxCounts bounds the length of a decoded count or request vector so that
@@ -122,6 +124,9 @@ func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {
 	if mask&fNewComm != 0 {
 		dst = binary.AppendUvarint(dst, uint64(e.NewComm))
 	}
+	if mask&fHandle != 0 {
+		dst = binary.AppendUvarint(dst, uint64(e.Handle))
+	}
 	return dst
 }
 
@@ -193,6 +198,7 @@ func eventMask(e *Event, st *CodecState) uint32 {
 	set(e.Requests != nil, fRequests)
 	set(e.Source != NoRank, fSource)
 	set(e.NewComm != 0, fNewComm)
+	set(e.Handle != 0, fHandle)
 	return m
 }
 
@@ -285,6 +291,9 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	}
 	if mask&fNewComm != 0 {
 		e.NewComm = d.Uint32()
+	}
+	if mask&fHandle != 0 {
+		e.Handle = d.Uint32()
 	}
 	return d.Off, corrupt(d.Err)
 }

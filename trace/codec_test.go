@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"math"
 	"reflect"
 	"testing"
@@ -40,6 +43,11 @@ func sampleEvents() []Event {
 		ev(SendRecv, func(e *Event) { e.Partner, e.Source, e.SendBytes, e.RecvBytes = 1, 0, math.MaxInt64, math.MinInt64 }),
 		ev(CommSplit, func(e *Event) { e.NewComm = 9 }),
 		ev(Sleep, func(e *Event) { e.Compute = math.Inf(1) }),
+		ev(WinCreate, func(e *Event) { e.Handle, e.Comm, e.SendBytes = 3, 4, 1<<20 }),
+		ev(Put, func(e *Event) { e.Handle, e.Partner, e.SendBytes, e.Request = 3, 1, 8192, 5 }),
+		ev(WinLock, func(e *Event) { e.Handle, e.Partner, e.Tag = 3, 1, LockExclusive }),
+		ev(WinPost, func(e *Event) { e.Handle, e.NewComm = 3, 2 }),
+		ev(FileWrite, func(e *Event) { e.Handle, e.SendBytes, e.Tag, e.Compute = 1<<31, 4096, IOCollective, 0.25 }),
 	}
 }
 
@@ -60,6 +68,26 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	if rd.Err() != nil || i != len(in) {
 		t.Fatalf("decoded %d of %d events, err %v", i, len(in), rd.Err())
+	}
+}
+
+// TestCodecHandleBit pins the wire position of Event.Handle: mask bit 18,
+// as docs/ktr-format.md says; bit 17 (a reduction's operation) is not
+// part of this version's encoding and is refused.
+func TestCodecHandleBit(t *testing.T) {
+	e := NewEvent(WinFree)
+	e.Handle = 5
+	b := AppendEvent(nil, &e, &CodecState{})
+	want := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<18)...)
+	want = append(want, 5)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("encoded % x, want % x", b, want)
+	}
+	bad := append([]byte{byte(WinFree)}, binary.AppendUvarint(nil, 1<<17)...)
+	bad = append(bad, 5)
+	var got Event
+	if _, err := DecodeEvent(bad, &got, &CodecState{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("mask bit 17: err %v, want a corruption error", err)
 	}
 }
 

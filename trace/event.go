@@ -50,6 +50,10 @@ type Event struct {
 	// CommSplit, CommDup or CommCreate creates (an id of Meta.Comms).
 	Comm    uint32
 	NewComm uint32
+	// Handle is the window of a one-sided event or the file of an I/O
+	// event: the trace's number for it, the same on every member, unique
+	// among the windows (files) alive at once.
+	Handle uint32
 
 	// SendBytes and RecvBytes are the bytes sent and received: the message
 	// of a point-to-point call; for collectives the per-member (or, for
@@ -180,6 +184,26 @@ func (e *Event) String() string {
 		s += " peer=" + strconv.Itoa(int(e.Partner)) + " tag=" + strconv.Itoa(int(e.Tag))
 	case e.Kind.IsRooted():
 		s += " root=" + strconv.Itoa(int(e.Partner))
+	case e.Kind.IsWindow() && e.Partner != NoRank:
+		s += " target=" + strconv.Itoa(int(e.Partner))
+	}
+	if e.Kind.IsWindow() || e.Kind.IsIO() {
+		s += " handle=" + strconv.FormatUint(uint64(e.Handle), 10)
+	}
+	switch {
+	case e.Kind == WinLock && e.Tag == LockExclusive:
+		s += " exclusive"
+	case e.Kind == WinLock && e.Tag == LockShared:
+		s += " shared"
+	case (e.Kind == WinPost || e.Kind == WinStart) && e.NewComm != 0:
+		s += " group=" + strconv.FormatUint(uint64(e.NewComm), 10)
+	case e.Kind == FileRead || e.Kind == FileWrite:
+		if e.Tag&IOCollective != 0 {
+			s += " collective"
+		}
+		if e.Tag&IONonBlocking != 0 {
+			s += " nonblocking"
+		}
 	}
 	if e.Comm != WorldComm {
 		s += " comm=" + strconv.FormatUint(uint64(e.Comm), 10)
@@ -190,7 +214,7 @@ func (e *Event) String() string {
 	if e.RecvBytes != 0 {
 		s += " recv=" + strconv.FormatInt(e.RecvBytes, 10)
 	}
-	if e.Kind.IsNonBlocking() || e.Kind == Wait || e.Kind == Test {
+	if e.Kind.IsNonBlocking() || e.Kind == Wait || e.Kind == Test || e.Request != 0 && (e.Kind.IsWindow() || e.Kind.IsIO()) {
 		s += " req=" + strconv.FormatUint(e.Request, 10)
 	}
 	if e.Compute != 0 {

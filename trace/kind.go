@@ -1,6 +1,9 @@
 package trace
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Kind is what an event does. The names are SimGrid 3.32's time-independent
 // action names where SimGrid has the action, so that a kind prints as the
@@ -54,7 +57,52 @@ const (
 	// spends no time in it, and its duration is not computation.
 	Deferred
 
+	// One-sided communication (MPI-3 RMA). Handle is the window, Comm the
+	// window's communicator, Partner the target (world rank).
+	WinCreate        // collective creation of a window (any flavour); SendBytes: the local window's size, if known
+	WinFree          // collective release of a window
+	Put              // SendBytes from origin to Partner; Request != 0 for MPI_Rput
+	Get              // RecvBytes from Partner to origin; Request for MPI_Rget
+	Accumulate       // SendBytes combined into Partner's window; Request for MPI_Raccumulate
+	GetAccumulate    // MPI_Get_accumulate, MPI_Fetch_and_op: SendBytes combined, RecvBytes fetched
+	CompareAndSwap   // MPI_Compare_and_swap: RecvBytes fetched, SendBytes written if equal
+	WinFence         // collective synchronisation closing and opening fence epochs
+	WinLock          // passive-target access epoch to Partner; Tag: LockShared or LockExclusive
+	WinUnlock        // ends the epoch to Partner, completing its operations
+	WinLockAll       // shared access epoch to every member
+	WinUnlockAll     // ends it, completing every operation
+	WinFlush         // completes the operations to Partner, at origin and target
+	WinFlushAll      // completes every operation, at origin and targets
+	WinFlushLocal    // completes the operations to Partner at the origin
+	WinFlushLocalAll // completes every operation at the origin
+	WinPost          // starts an exposure epoch to the group NewComm (a Meta.Comms id)
+	WinStart         // starts an access epoch to the group NewComm
+	WinComplete      // ends the access epoch, completing its operations
+	WinWait          // ends the exposure epoch, once every origin completed
+
+	// MPI-IO. Handle is the file, Comm the communicator it was opened on;
+	// Compute holds the call's duration in seconds once a timed trace is
+	// untimed (I/O is replayed as it was measured).
+	FileOpen  // collective open of the file
+	FileClose // collective close
+	FileRead  // RecvBytes read; Tag: IO flags (IOCollective, IONonBlocking); Request of a non-blocking read
+	FileWrite // SendBytes written; Tag and Request as FileRead
+	FileWait  // completion of non-blocking I/O (MPI_Wait on an I/O request, a split collective's end)
+	File      // any other MPI-IO call: set_view, seek, sync, set_size, preallocate, delete...
+
 	numKinds
+)
+
+// Lock types of a WinLock (Event.Tag).
+const (
+	LockShared    int32 = 1
+	LockExclusive int32 = 2
+)
+
+// Flags of a FileRead or FileWrite (Event.Tag).
+const (
+	IOCollective  int32 = 1 // a collective call (MPI_File_read_all, _at_all, _ordered, split collectives)
+	IONonBlocking int32 = 2 // the call starts the transfer; a FileWait completes it
 )
 
 var kindNames = [numKinds]string{
@@ -96,6 +144,34 @@ var kindNames = [numKinds]string{
 	Iprobe:        "iprobe",
 	Local:         "local",
 	Deferred:      "deferred",
+
+	WinCreate:        "win_create",
+	WinFree:          "win_free",
+	Put:              "put",
+	Get:              "get",
+	Accumulate:       "accumulate",
+	GetAccumulate:    "get_accumulate",
+	CompareAndSwap:   "compare_and_swap",
+	WinFence:         "win_fence",
+	WinLock:          "win_lock",
+	WinUnlock:        "win_unlock",
+	WinLockAll:       "win_lock_all",
+	WinUnlockAll:     "win_unlock_all",
+	WinFlush:         "win_flush",
+	WinFlushAll:      "win_flush_all",
+	WinFlushLocal:    "win_flush_local",
+	WinFlushLocalAll: "win_flush_local_all",
+	WinPost:          "win_post",
+	WinStart:         "win_start",
+	WinComplete:      "win_complete",
+	WinWait:          "win_wait",
+
+	FileOpen:  "file_open",
+	FileClose: "file_close",
+	FileRead:  "file_read",
+	FileWrite: "file_write",
+	FileWait:  "file_wait",
+	File:      "file",
 }
 
 // NumKinds is the number of kinds, KindInvalid included; kinds are dense
@@ -171,6 +247,34 @@ func (k Kind) HasReduction() bool {
 	return false
 }
 
+// IsOneSided reports whether k moves data between windows: a put, get,
+// accumulate or atomic operation.
+func (k Kind) IsOneSided() bool { return k >= Put && k <= CompareAndSwap }
+
+// IsWindow reports whether k is a one-sided call of any sort: window
+// management, transfers and synchronisation.
+func (k Kind) IsWindow() bool { return k >= WinCreate && k <= WinWait }
+
+// IsIO reports whether k is an MPI-IO call.
+func (k Kind) IsIO() bool { return k >= FileOpen && k <= File }
+
 // IsMPI reports whether k is an MPI call (as opposed to computation, sleep
 // or a location marker).
 func (k Kind) IsMPI() bool { return k.Valid() && k != Compute && k != Sleep && k != Location }
+
+// MPIName is the MPI function a kind stands for ("MPI_Allreduce",
+// "MPI_Win_fence"), or "" for a kind that is not one MPI function:
+// computation, sleeps, locations, and the local and deferred calls whose
+// function a trace does not keep.
+func (k Kind) MPIName() string {
+	switch {
+	case !k.IsMPI() || k == Local || k == Deferred:
+		return ""
+	case k == SendRecv:
+		return "MPI_Sendrecv"
+	case k == ReduceScatter:
+		return "MPI_Reduce_scatter"
+	}
+	s := k.String()
+	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+}

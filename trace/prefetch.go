@@ -138,7 +138,7 @@ const (
 // event does not hold.
 func pack(e *Event) (packedEvent, bool) {
 	if e.SendType != DefaultType || e.RecvType != DefaultType || e.Source != NoRank ||
-		e.Comm != WorldComm || e.NewComm != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
+		e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
 		e.Requests != nil || e.HasTime || e.Enter != 0 || e.Exit != 0 || e.CallSite != 0 || e.Region != 0 ||
 		e.Request > math.MaxUint32 {
 		return packedEvent{}, false

@@ -19,7 +19,8 @@ import (
 //     communications. Consecutive gaps and dropped events make one
 //     Compute event.
 //   - Every other event keeps its fields, timestamps aside; a timed Sleep
-//     without an amount gets its duration in seconds.
+//     or I/O call without an amount gets its duration in seconds (I/O is
+//     replayed as it was measured).
 //   - Untimed events pass through unchanged, and no gap is counted across
 //     them.
 //
@@ -187,7 +188,7 @@ func (r *untimedReader) compute(region uint32) {
 
 func (r *untimedReader) emit(e *Event) {
 	r.ev = *e
-	if e.Kind == Sleep && e.HasTime && e.Compute == 0 {
+	if (e.Kind == Sleep || e.Kind.IsIO()) && e.HasTime && e.Compute == 0 {
 		r.ev.Compute = e.Duration().Seconds()
 	}
 	r.ev.HasTime, r.ev.Enter, r.ev.Exit = false, 0, 0

@@ -53,6 +53,13 @@ func TestUntimed(t *testing.T) {
 		{"sleep keeps its duration", []Event{
 			timedEvent(Sleep, 0, 0.25, nil),
 		}, []string{"sleep compute=0.25"}},
+		{"I/O keeps its duration, one-sided calls are not computation", []Event{
+			timedEvent(Init, 0, 0, nil),
+			timedEvent(WinCreate, 1e-3, 201e-3, func(e *Event) { e.Handle = 1 }),
+			timedEvent(Put, 201e-3, 202e-3, func(e *Event) { e.Handle, e.Partner, e.SendBytes = 1, 1, 8192 }),
+			timedEvent(FileWrite, 202e-3, 452e-3, func(e *Event) { e.Handle, e.SendBytes, e.Tag = 2, 4096, IOCollective }),
+		}, []string{"init", "compute compute=1e+06", "win_create handle=1", "put target=1 handle=1 send=8192",
+			"file_write handle=2 collective send=4096 compute=0.25"}},
 		{"untimed events pass", []Event{
 			timedEvent(Barrier, 0, 1e-3, nil),
 			NewEvent(Barrier),

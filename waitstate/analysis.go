@@ -249,16 +249,10 @@ func (a *analyzer) name(id uint32) (activity, path string) {
 
 // mpiName is the MPI function of a kind.
 func mpiName(k trace.Kind) string {
-	switch k {
-	case trace.SendRecv:
-		return "MPI_Sendrecv"
-	case trace.ReduceScatter:
-		return "MPI_Reduce_scatter"
-	case trace.Local, trace.Deferred:
-		return "other MPI call"
+	if n := k.MPIName(); n != "" {
+		return n
 	}
-	s := k.String()
-	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+	return "other MPI call"
 }
 
 // sortCauses orders causes by cost, then rank and place.

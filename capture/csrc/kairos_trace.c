@@ -30,8 +30,9 @@
  *   KAIROS_TRACE        output directory (default kairos-trace): rank r
  *                       writes DIR/rank-r.ti, rank 0 DIR/index.txt listing
  *                       them (SimGrid's description file); the OTF2
- *                       archive is DIR/traces.otf2 (an archive there
- *                       already is left alone)
+ *                       archive is DIR/traces.otf2 (a directory holding a
+ *                       trace already is left alone: the run writes to
+ *                       DIR-2, DIR-3...)
  *   KAIROS_TRACE_FORMAT ti, otf2 or ti,otf2 (default: otf2 when built with
  *                       OTF2, ti otherwise)
  *   KAIROS_TRACE_SPEED  flop/s the measured computation is converted at
@@ -56,8 +57,10 @@
  * communicators are not recorded, and rank 0 counts them on stderr at
  * MPI_Finalize. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
- * the isend or irecv each MPI_Start starts. One-sided and I/O calls are
- * not wrapped: their time counts as computation. Under
+ * the isend or irecv each MPI_Start starts. One-sided and MPI-IO calls
+ * write no TI line (it has no action for them), and their time is not
+ * computation; MPI_Finalize counts them by kind (see the section at the
+ * end). Under
  * MPI_THREAD_MULTIPLE, only the calls of the thread that initialized MPI
  * are recorded; the others are counted at MPI_Finalize. A sendrecv with
  * MPI_PROC_NULL on one side is written as its other half, one of tags
@@ -95,7 +98,6 @@ static FILE *kt_out; /* the TI trace, NULL if not written */
 static int kt_active; /* between MPI_Init and MPI_Finalize, with an output */
 static int kt_rank = -1, kt_size;
 static double kt_speed = 1e9, kt_min = 1e-6;
-static long kt_skipped;
 
 /* Timestamps: nanoseconds of CLOCK_REALTIME. kt_t0 is the current call's
  * start, kt_t1 its end (taken at the first record after it returns, 0
@@ -113,8 +115,49 @@ static uint64_t kt_end(void) {
   return kt_t1;
 }
 
-/* The wrapped calls, which are the regions of the OTF2 archive (their
- * names are ko_region_names). */
+/* The one-sided and MPI-IO calls (see the section at the end), as
+ * X(REGION, name, kind): kind 1 one-sided, 2 MPI-IO. */
+#define KS_REGIONS(X)                                                                                                  \
+  X(WIN_CREATE, "MPI_Win_create", 1) X(WIN_ALLOCATE, "MPI_Win_allocate", 1)                                            \
+  X(WIN_ALLOCATE_SHARED, "MPI_Win_allocate_shared", 1) X(WIN_CREATE_DYNAMIC, "MPI_Win_create_dynamic", 1)              \
+  X(WIN_FREE, "MPI_Win_free", 1) X(WIN_FENCE, "MPI_Win_fence", 1) X(WIN_LOCK, "MPI_Win_lock", 1)                       \
+  X(WIN_UNLOCK, "MPI_Win_unlock", 1) X(WIN_LOCK_ALL, "MPI_Win_lock_all", 1) X(WIN_UNLOCK_ALL, "MPI_Win_unlock_all", 1)  \
+  X(WIN_FLUSH, "MPI_Win_flush", 1) X(WIN_FLUSH_ALL, "MPI_Win_flush_all", 1)                                            \
+  X(WIN_FLUSH_LOCAL, "MPI_Win_flush_local", 1) X(WIN_FLUSH_LOCAL_ALL, "MPI_Win_flush_local_all", 1)                    \
+  X(WIN_SYNC, "MPI_Win_sync", 1) X(WIN_POST, "MPI_Win_post", 1) X(WIN_START, "MPI_Win_start", 1)                       \
+  X(WIN_COMPLETE, "MPI_Win_complete", 1) X(WIN_WAIT, "MPI_Win_wait", 1) X(WIN_TEST, "MPI_Win_test", 1)                 \
+  X(WIN_ATTACH, "MPI_Win_attach", 1) X(WIN_DETACH, "MPI_Win_detach", 1) X(PUT, "MPI_Put", 1) X(GET, "MPI_Get", 1)     \
+  X(ACCUMULATE, "MPI_Accumulate", 1) X(GET_ACCUMULATE, "MPI_Get_accumulate", 1)                                        \
+  X(FETCH_AND_OP, "MPI_Fetch_and_op", 1) X(COMPARE_AND_SWAP, "MPI_Compare_and_swap", 1) X(RPUT, "MPI_Rput", 1)        \
+  X(RGET, "MPI_Rget", 1) X(RACCUMULATE, "MPI_Raccumulate", 1) X(RGET_ACCUMULATE, "MPI_Rget_accumulate", 1)            \
+  X(FILE_OPEN, "MPI_File_open", 2) X(FILE_CLOSE, "MPI_File_close", 2) X(FILE_DELETE, "MPI_File_delete", 2)             \
+  X(FILE_SET_VIEW, "MPI_File_set_view", 2) X(FILE_SEEK, "MPI_File_seek", 2)                                            \
+  X(FILE_SEEK_SHARED, "MPI_File_seek_shared", 2) X(FILE_SYNC, "MPI_File_sync", 2)                                      \
+  X(FILE_SET_SIZE, "MPI_File_set_size", 2) X(FILE_PREALLOCATE, "MPI_File_preallocate", 2)                              \
+  X(FILE_READ, "MPI_File_read", 2) X(FILE_READ_AT, "MPI_File_read_at", 2) X(FILE_READ_ALL, "MPI_File_read_all", 2)     \
+  X(FILE_READ_AT_ALL, "MPI_File_read_at_all", 2) X(FILE_READ_SHARED, "MPI_File_read_shared", 2)                        \
+  X(FILE_READ_ORDERED, "MPI_File_read_ordered", 2) X(FILE_WRITE, "MPI_File_write", 2)                                  \
+  X(FILE_WRITE_AT, "MPI_File_write_at", 2) X(FILE_WRITE_ALL, "MPI_File_write_all", 2)                                  \
+  X(FILE_WRITE_AT_ALL, "MPI_File_write_at_all", 2) X(FILE_WRITE_SHARED, "MPI_File_write_shared", 2)                    \
+  X(FILE_WRITE_ORDERED, "MPI_File_write_ordered", 2) X(FILE_IREAD, "MPI_File_iread", 2)                                \
+  X(FILE_IREAD_AT, "MPI_File_iread_at", 2) X(FILE_IREAD_ALL, "MPI_File_iread_all", 2)                                  \
+  X(FILE_IREAD_AT_ALL, "MPI_File_iread_at_all", 2) X(FILE_IREAD_SHARED, "MPI_File_iread_shared", 2)                    \
+  X(FILE_IWRITE, "MPI_File_iwrite", 2) X(FILE_IWRITE_AT, "MPI_File_iwrite_at", 2)                                      \
+  X(FILE_IWRITE_ALL, "MPI_File_iwrite_all", 2) X(FILE_IWRITE_AT_ALL, "MPI_File_iwrite_at_all", 2)                      \
+  X(FILE_IWRITE_SHARED, "MPI_File_iwrite_shared", 2) X(FILE_READ_ALL_BEGIN, "MPI_File_read_all_begin", 2)              \
+  X(FILE_READ_ALL_END, "MPI_File_read_all_end", 2) X(FILE_READ_AT_ALL_BEGIN, "MPI_File_read_at_all_begin", 2)          \
+  X(FILE_READ_AT_ALL_END, "MPI_File_read_at_all_end", 2)                                                               \
+  X(FILE_READ_ORDERED_BEGIN, "MPI_File_read_ordered_begin", 2)                                                         \
+  X(FILE_READ_ORDERED_END, "MPI_File_read_ordered_end", 2) X(FILE_WRITE_ALL_BEGIN, "MPI_File_write_all_begin", 2)      \
+  X(FILE_WRITE_ALL_END, "MPI_File_write_all_end", 2) X(FILE_WRITE_AT_ALL_BEGIN, "MPI_File_write_at_all_begin", 2)      \
+  X(FILE_WRITE_AT_ALL_END, "MPI_File_write_at_all_end", 2)                                                             \
+  X(FILE_WRITE_ORDERED_BEGIN, "MPI_File_write_ordered_begin", 2)                                                       \
+  X(FILE_WRITE_ORDERED_END, "MPI_File_write_ordered_end", 2)
+#define KS_ENUM(r, name, kind) R_##r,
+#define KS_NAME(r, name, kind) name,
+#define KS_KIND(r, name, kind) kind,
+
+/* The wrapped calls, which are the regions of the OTF2 archive. */
 enum {
   R_INIT, R_INIT_THREAD, R_FINALIZE, R_SEND, R_SSEND, R_ISEND, R_RECV, R_IRECV, R_WAIT, R_WAITALL, R_WAITANY,
   R_WAITSOME, R_TEST, R_TESTANY, R_TESTSOME, R_TESTALL, R_SENDRECV, R_BARRIER, R_BCAST, R_REDUCE, R_ALLREDUCE,
@@ -123,9 +166,22 @@ enum {
   R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
   R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
-  R_IREDUCE_SCATTER_BLOCK, R_NREGIONS
+  R_IREDUCE_SCATTER_BLOCK, KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
+
+/* The wrapped calls' names. */
+static const char *const kt_names[R_NREGIONS] = {
+  "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
+  "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
+  "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
+  "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
+  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
+  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
+  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
+  "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
+  "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -264,18 +320,39 @@ static void kt_enter(int region) {
   kt_region = region;
   double gap = (double)(kt_t0 - kt_last) * 1e-9;
   if (kt_out && gap >= kt_min && gap > 0) {
+    /* One multiplication of the exact nanoseconds, then one exact
+     * division: at a round speed the flops are exact (1 Gf/s: the
+     * nanoseconds), where seconds x speed would read 3235.0000000000005. */
     kt_line("compute");
     kt_room(32);
-    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", gap * kt_speed);
+    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", (double)(kt_t0 - kt_last) * kt_speed / 1e9);
     kt_eol();
   }
   ko_enter(region, kt_t0);
+}
+
+/* What the TI trace cannot express is counted by call (kt_lose), with the
+ * time inside those calls, which its replay has as neither communication
+ * nor computation; MPI_Finalize's summary (kt_summary) adds them up over
+ * the ranks, by kind (kt_lost_kind). */
+static long kt_lost_n[R_NREGIONS];
+static double kt_lost_s[R_NREGIONS];
+static int kt_losing;     /* the current call is one of them */
+static uint64_t kt_began; /* the end of MPI_Init */
+
+/* kt_lose counts the current call as one the TI trace leaves out. */
+static void kt_lose(void) {
+  if (!kt_out || kt_losing) return;
+  kt_lost_n[kt_region]++;
+  kt_losing = 1;
 }
 
 static void kt_leave(void) {
   if (!kt_on()) return;
   kt_last = kt_end();
   ko_leave(kt_region, kt_last);
+  if (kt_losing) kt_lost_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
+  kt_losing = 0;
 }
 
 static long kt_bytes(int count, MPI_Datatype t) {
@@ -372,7 +449,10 @@ static void ko_tested(uint64_t id);
 /* kt_icomplete records the completion (done) or a test that found it not
  * done of req if it is a pending non-blocking collective; it reports
  * whether it was. */
+static int ks_complete(MPI_Request req, int done);
+
 static int kt_icomplete(MPI_Request req, int done) {
+  if (ks_complete(req, done)) return 1; /* a request-based one-sided call's, or non-blocking I/O's */
   for (int i = 0; i < kt_nicoll; i++) {
     struct kt_icoll *c = &kt_icolls[i];
     if (c->done || c->req != req) continue;
@@ -400,7 +480,7 @@ static int kt_world_coll(MPI_Comm comm) {
   if (comm == MPI_COMM_WORLD) return 1;
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
-  if (kt_out) kt_skipped++;
+  kt_lose();
   return 0;
 }
 
@@ -504,6 +584,37 @@ static int kt_open_ti(const char *dir) {
 
 static void kf_start(void);
 
+static char kt_dir[3968]; /* the traces' directory (room left for the files' names) */
+
+/* kt_used reports whether directory dir holds a trace already: a TI
+ * trace's index or files, or an OTF2 archive. */
+static int kt_used(const char *dir) {
+  static const char *const names[] = {"index.txt", "rank-0.ti", "traces.otf2", "traces"};
+  char path[4200];
+  struct stat st;
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (stat(path, &st) == 0) return 1;
+  }
+  return 0;
+}
+
+/* kt_fresh sets kt_dir to dir or, where dir holds a trace already, to
+ * the first of dir-2, dir-3... that holds none, so that two runs never
+ * mix their traces (the TI files of one beside the archive of another):
+ * rank 0 chooses and tells. */
+static void kt_fresh(const char *dir) {
+  snprintf(kt_dir, sizeof kt_dir, "%s", dir);
+  if (kt_rank == 0 && kt_used(dir)) {
+    for (int k = 2; k < 100000; k++) {
+      snprintf(kt_dir, sizeof kt_dir, "%s-%d", dir, k);
+      if (!kt_used(kt_dir)) break;
+    }
+    fprintf(stderr, "kairos_trace: %s holds a trace already: this run's is written to %s\n", dir, kt_dir);
+  }
+  PMPI_Bcast(kt_dir, sizeof kt_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
 /* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
  * which began at t, once: MPICH's Fortran MPI_Init calls the C one. */
 static void kt_open(int region, uint64_t t) {
@@ -522,6 +633,8 @@ static void kt_open(int region, uint64_t t) {
   kt_thread = pthread_self(), kt_multiple = level == MPI_THREAD_MULTIPLE;
   kf_start();
   kt_formats(&ti, &otf2);
+  kt_fresh(dir);
+  dir = kt_dir;
   int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
   if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
   if (ok && ti) ok = kt_open_ti(dir);
@@ -535,7 +648,7 @@ static void kt_open(int region, uint64_t t) {
   ko_start();
   kt_active = 1;
   ko_enter(region, t);
-  kt_last = kt_now();
+  kt_last = kt_began = kt_now();
   ko_leave(region, kt_last);
 }
 
@@ -555,6 +668,66 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return err;
 }
 
+/* kt_lost_kind says why the TI trace leaves out calls of region r. */
+static const char *kt_lost_kind(int r) {
+  static const int kinds[] = {KS_REGIONS(KS_KIND)};
+  if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
+    return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
+  return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
+}
+
+static int ko_writing(void);
+
+/* kt_summary tells, at rank 0, what the TI trace leaves out, summed over
+ * the ranks: the calls it cannot express, by kind, with their time and
+ * its share of the ranks' time (from MPI_Init's end), and where the
+ * complete trace is; and the calls of other threads. */
+static void kt_summary(void) {
+  enum { NL = R_NREGIONS + 1 };
+  long n[NL] = {0}, alln[NL] = {0};
+  double sec[NL] = {0}, allsec[NL] = {0};
+  memcpy(n, kt_lost_n, sizeof kt_lost_n);
+  memcpy(sec, kt_lost_s, sizeof kt_lost_s);
+  n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
+  sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
+  PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(sec, allsec, NL, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (kt_rank != 0) return;
+  long lost = 0;
+  double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
+  for (int r = 0; r < R_NREGIONS; r++) lost += alln[r], lost_s += allsec[r];
+  if (lost > 0) {
+    fprintf(stderr,
+            "kairos_trace: the TI trace leaves out %ld calls (all ranks) that SimGrid's time-independent format cannot "
+            "express: %.3f s, %.1f%% of the ranks' time, which its replay has as neither communication nor "
+            "computation:\n",
+            lost, lost_s, 100 * lost_s / total);
+    fprintf(stderr, "kairos_trace: %12s %12s %7s  call\n", "calls", "seconds", "share");
+    int done[R_NREGIONS] = {0};
+    for (;;) { /* by time, longest first */
+      int best = -1;
+      for (int r = 0; r < R_NREGIONS; r++)
+        if (alln[r] > 0 && !done[r] && (best < 0 || allsec[r] > allsec[best])) best = r;
+      if (best < 0) break;
+      done[best] = 1;
+      fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", alln[best], allsec[best],
+              100 * allsec[best] / total, kt_names[best], kt_lost_kind(best));
+    }
+    fprintf(stderr,
+            ko_writing() ? "kairos_trace: the OTF2 archive %s/traces.otf2 has every call, the complete trace: kairos "
+                           "convert --speed %g %s/traces.otf2 %s/trace.ktr makes it a time-independent one of them all\n"
+                         : "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, "
+                           "run with KAIROS_TRACE_FORMAT=ti,otf2, in %s/traces.otf2); kairos convert --speed %g "
+                           "%s/traces.otf2 %s/trace.ktr makes it a time-independent trace of them all\n",
+            kt_dir, kt_speed, kt_dir, kt_dir);
+  }
+  if (alln[R_NREGIONS] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
+            "(MPI_THREAD_MULTIPLE) were not recorded\n",
+            alln[R_NREGIONS]);
+}
+
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
@@ -563,16 +736,8 @@ int MPI_Finalize(void) {
     kt_eol();
     kt_leave();
     kt_active = 0;
-    long mine[2] = {kt_skipped, __atomic_load_n(&kt_others, __ATOMIC_RELAXED)}, all[2] = {0, 0};
-    PMPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (kt_rank == 0 && all[1] > 0)
-      fprintf(stderr,
-              "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
-              "(MPI_THREAD_MULTIPLE) were not recorded\n",
-              all[1]);
+    kt_summary();
     if (kt_out) {
-      if (kt_rank == 0 && all[0] > 0)
-        fprintf(stderr, "kairos_trace: %ld calls, over all ranks, that TI cannot express were not recorded\n", all[0]);
       kt_flush();
       fclose(kt_out);
       kt_out = NULL;
@@ -2107,17 +2272,6 @@ KF_NAMES(comm_free, COMM_FREE)
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
 
-static const char *const ko_region_names[R_NREGIONS] = {
-  "MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Send", "MPI_Ssend", "MPI_Isend", "MPI_Recv", "MPI_Irecv",
-  "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testany", "MPI_Testsome",
-  "MPI_Testall", "MPI_Sendrecv", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
-  "MPI_Exscan", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv",
-  "MPI_Scatter", "MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Start", "MPI_Startall", "MPI_Bsend", "MPI_Rsend",
-  "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Sendrecv_replace", "MPI_Reduce_scatter_block", "MPI_Probe",
-  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
-  "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
-  "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
-  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block"};
 
 static OTF2_Archive *ko_archive;
 static OTF2_EvtWriter *ko_evt;
@@ -2245,6 +2399,9 @@ static int ko_open(const char *dir) {
   ko_sync();
   return 1;
 }
+
+/* ko_writing reports whether this run writes an OTF2 archive. */
+static int ko_writing(void) { return ko_evt != NULL; }
 
 static int ko_in_call; /* between an MPI call's Enter and Leave */
 
@@ -2459,14 +2616,16 @@ static char *ko_fn_names(int *len) {
   return buf;
 }
 
-/* ko_unify_fns gathers every rank's function names at rank 0, which keeps
- * the distinct ones in *names (NUL-ended, *nnames of them, *nameslen
- * bytes), numbered from R_NREGIONS; it returns this rank's mapping, local
- * number R_NREGIONS+i to global number map[i]. */
-static uint32_t *ko_unify_fns(char **names, int *nnames, int *nameslen) {
-  int len, *lens = NULL, *displs = NULL, *counts = NULL, *cdispls = NULL, total = 0, ntotal = 0;
-  int mine = (int)ko_nfn;
-  char *flat = ko_fn_names(&len), *all = NULL;
+/* ko_unify_names gathers every rank's names (flat: mine of them, each
+ * ended by a NUL, len bytes; freed here) at rank 0, which keeps the
+ * distinct ones in *names (NUL-ended, *nnames of them, *nameslen bytes),
+ * numbered from first; it returns this rank's mapping, local number i to
+ * global number map[i]. The function names, windows and files are
+ * unified so. */
+static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, char **names, int *nnames,
+                                int *nameslen) {
+  int *lens = NULL, *displs = NULL, *counts = NULL, *cdispls = NULL, total = 0, ntotal = 0;
+  char *all = NULL;
   int *nums = NULL;
   *names = NULL, *nnames = 0, *nameslen = 0;
   if (kt_rank == 0) {
@@ -2502,7 +2661,7 @@ static uint32_t *ko_unify_fns(char **names, int *nnames, int *nameslen) {
       }
       if (table[h] < 0) {
         table[h] = *nameslen;
-        ids[h] = R_NREGIONS + (*nnames)++;
+        ids[h] = first + (*nnames)++;
         memcpy(*names + *nameslen, nm, l);
         *nameslen += (int)l;
       }
@@ -2677,6 +2836,9 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 
 /* ko_role is the OTF2 region role of each wrapped call. */
 static OTF2_RegionRole ko_role(int r) {
+  if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
+  if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
+  if (r > R_FILE_PREALLOCATE && r < R_NREGIONS) return OTF2_REGION_ROLE_FILE_IO;
   switch (r) {
   case R_INIT: case R_INIT_THREAD: case R_FINALIZE: return OTF2_REGION_ROLE_FUNCTION;
   case R_BARRIER: case R_IBARRIER: return OTF2_REGION_ROLE_BARRIER;
@@ -2696,6 +2858,10 @@ static OTF2_RegionRole ko_role(int r) {
 /* ko_defs writes the global definitions: strings, the MPI paradigm, one
  * system tree node, a process and a thread per rank with its event count,
  * the regions, MPI_COMM_WORLD and the unified sub-communicators. */
+static void ks_unify(const uint32_t *map);
+static void ks_maps(OTF2_DefWriter *dw, const uint32_t *map);
+static void ks_defs(OTF2_GlobalDefWriter *g, uint32_t s);
+
 static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const int *gcomms, int ngcomms,
                     const char *fnames, int nfnames) {
   OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ko_archive);
@@ -2703,7 +2869,7 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
   uint32_t str = 0;
   OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, first, last - first, OTF2_UNDEFINED_TIMESTAMP);
   OTF2_GlobalDefWriter_WriteString(g, str++, "");
-  for (int r = 0; r < R_NREGIONS; r++) OTF2_GlobalDefWriter_WriteString(g, str++, ko_region_names[r]);
+  for (int r = 0; r < R_NREGIONS; r++) OTF2_GlobalDefWriter_WriteString(g, str++, kt_names[r]);
   const uint32_t s_mpi = str, s_machine = str + 1, s_thread = str + 2, s_world = str + 3, s_ranks = str + 4;
   OTF2_GlobalDefWriter_WriteString(g, s_mpi, "MPI");
   OTF2_GlobalDefWriter_WriteString(g, s_machine, "machine");
@@ -2747,6 +2913,7 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
     OTF2_GlobalDefWriter_WriteComm(g, 1 + c, 0, 2 + c, 0, OTF2_COMM_FLAG_NONE);
   }
   free(members);
+  ks_defs(g, s_ranks + (uint32_t)kt_size + (uint32_t)nfnames);
 }
 
 /* ko_close ends the archive: events, each rank's mapping of its
@@ -2766,7 +2933,10 @@ static void ko_close(void) {
   uint32_t *map = ko_unify(&gcomms, &ngcomms, &glen);
   char *fnames;
   int nfnames, fnameslen;
-  uint32_t *fnmap = ko_unify_fns(&fnames, &nfnames, &fnameslen);
+  int fnlen;
+  char *fnflat = ko_fn_names(&fnlen);
+  uint32_t *fnmap = ko_unify_names(fnflat, fnlen, (int)ko_nfn, R_NREGIONS, &fnames, &nfnames, &fnameslen);
+  ks_unify(map);
   OTF2_Archive_OpenDefFiles(ko_archive);
   OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ko_archive, (OTF2_LocationRef)kt_rank);
   if (ko_ncomms > 0) {
@@ -2782,6 +2952,7 @@ static void ko_close(void) {
     OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, m);
     OTF2_IdMap_Free(m);
   }
+  ks_maps(dw, map);
   for (int i = 0; i < ko_nsync; i++)
     OTF2_DefWriter_WriteClockOffset(dw, ko_sync_at[i].at, ko_sync_at[i].off, ko_sync_at[i].stddev);
   OTF2_Archive_CloseDefWriter(ko_archive, dw);
@@ -2802,6 +2973,7 @@ static void ko_close(void) {
 
 #else /* without OTF2: no records */
 static int ko_open(const char *dir) { return (void)dir, 0; }
+static int ko_writing(void) { return 0; }
 static void ko_start(void) {}
 /* A program compiled with -finstrument-functions links with either build. */
 __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site) { (void)fn, (void)site; }
@@ -2821,3 +2993,1059 @@ static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t rec
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
 #endif
+
+/* One-sided communication and MPI-IO. SimGrid's time-independent format
+ * has no action for them: the TI trace writes none of their lines, and
+ * the summary at MPI_Finalize counts them with their time (kt_lose), which
+ * is neither communication nor computation there. The OTF2 archive has
+ * the records Score-P writes for them (its SCOREP_Mpi_Rma.c and
+ * SCOREP_Mpi_Io.c): RmaWinCreate and RmaWinDestroy between
+ * RmaCollectiveBegin and RmaCollectiveEnd for the window's creation and
+ * release; RmaPut, RmaGet and RmaAtomic with the target's rank in the
+ * window's communicator and a matching id per (window, target) until the
+ * synchronisation that completes them writes RmaOpCompleteNonBlocking
+ * (and RmaOpCompleteRemote for flushes and unlocks; a request-based
+ * call's own id is completed where its MPI_Wait or MPI_Test finds it
+ * done); RmaRequestLock and RmaReleaseLock (remote all ones for lock_all
+ * and unlock_all); RmaGroupSync for post, start, complete, wait and
+ * test; RmaCollectiveBegin and RmaCollectiveEnd around a fence. Files:
+ * IoCreateHandle in MPI_File_open and IoDestroyHandle in MPI_File_close,
+ * IoOperationBegin (read, write or flush; collective, non-blocking) and
+ * IoOperationComplete (in the call; in the MPI_Wait of a non-blocking
+ * one, the end of a split collective), IoSeek. Windows and files are
+ * numbered by each rank and unified at MPI_Finalize by their
+ * communicator and their order of creation on it, as the communicators
+ * are; the groups of post and start are unified as communicators'
+ * members. */
+
+/* OTF2's values of the enumerations the records take (OTF2 3.0). */
+enum {
+  KS_ACC = 0, KS_CAS = 3, KS_FETCH_ACC = 7,               /* OTF2_RmaAtomicType */
+  KS_SYNC_NONE = 0, KS_SYNC_PROCESS = 1, KS_SYNC_MEMORY = 2, /* OTF2_RmaSyncLevel */
+  KS_READ = 0, KS_WRITE = 1, KS_FLUSH = 2,                 /* OTF2_IoOperationMode */
+  KS_BLOCKING = 0, KS_NB = 1, KS_COLL = 2,                 /* OTF2_IoOperationFlag */
+};
+
+#ifdef KAIROS_OTF2
+#define KS_O(...)                                                                                                      \
+  do {                                                                                                                 \
+    if (ko_evt) {                                                                                                      \
+      __VA_ARGS__;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
+static uint32_t ko_commref(MPI_Comm comm);
+static uint32_t ks_groupref(MPI_Group group);
+#else
+#define KS_O(...)                                                                                                      \
+  do {                                                                                                                 \
+  } while (0)
+#define ks_groupref(g) 0u
+#endif
+
+/* A window: its handle (MPI_WIN_NULL once freed), its local number, the
+ * open matching id of the operations to each target (0: none), the groups
+ * of its open start and post epochs; its communicator's local number and
+ * its order among that communicator's windows, to unify it. */
+struct ks_win {
+  MPI_Win win;
+  uint32_t id, comm, nth, access, exposure;
+  int n, alloc;
+  uint64_t *open;
+};
+static struct ks_win *ks_wins;
+static uint32_t ks_nwin, ks_capwin;
+
+/* A file: its handle (MPI_FILE_NULL once closed), its name, its
+ * communicator and order among its opens; the matching id and bytes of
+ * its split collective begun and not ended. */
+struct ks_file {
+  MPI_File fh;
+  uint32_t comm, nth;
+  char *name;
+  uint64_t split;
+  int64_t splitbytes;
+};
+static struct ks_file *ks_files;
+static uint32_t ks_nfile, ks_capfile;
+
+/* A pending request-based one-sided operation or non-blocking I/O: its
+ * request, matching id, window or file, and the bytes it moves. */
+struct ks_req {
+  MPI_Request req;
+  uint64_t id;
+  uint32_t obj;
+  int io;
+  int64_t bytes;
+};
+static struct ks_req *ks_reqs;
+static int ks_nreq, ks_capreq;
+
+#define KS_GROW(p, n, cap)                                                                                             \
+  do {                                                                                                                 \
+    if ((n) == (cap)) {                                                                                                \
+      (cap) = (cap) ? 2 * (cap) : 16;                                                                                  \
+      if (!((p) = realloc((p), (cap) * sizeof *(p)))) abort();                                                         \
+    }                                                                                                                  \
+  } while (0)
+
+/* ks_enter starts a one-sided or I/O call of region: a call the TI trace
+ * leaves out, and an OTF2 RmaCollectiveBegin for the collective ones. */
+static void ks_enter(int region, int coll) {
+  kt_enter(region);
+  if (!kt_on()) return;
+  kt_lose();
+  if (coll) KS_O(OTF2_EvtWriter_RmaCollectiveBegin(ko_evt, NULL, kt_t0));
+}
+
+static struct ks_win *ks_win(MPI_Win win) {
+  for (uint32_t i = ks_nwin; i-- > 0;)
+    if (ks_wins[i].win == win) return &ks_wins[i];
+  return NULL;
+}
+
+static struct ks_file *ks_file(MPI_File fh) {
+  for (uint32_t i = ks_nfile; i-- > 0;)
+    if (ks_files[i].fh == fh) return &ks_files[i];
+  return NULL;
+}
+
+/* ks_count returns how many of the windows (else files) recorded are on
+ * communicator comm (its local number). */
+static uint32_t ks_count(uint32_t comm, int windows) {
+  uint32_t k = 0;
+  if (windows)
+    for (uint32_t i = 0; i < ks_nwin; i++) k += ks_wins[i].comm == comm;
+  else
+    for (uint32_t i = 0; i < ks_nfile; i++) k += ks_files[i].comm == comm;
+  return k;
+}
+
+/* ks_created records window win, just created on comm (allocated memory
+ * with it: alloc), and writes its creation's records. */
+static void ks_created(MPI_Win win, MPI_Comm comm, int alloc) {
+  KS_GROW(ks_wins, ks_nwin, ks_capwin);
+  struct ks_win *w = &ks_wins[ks_nwin];
+  *w = (struct ks_win){.win = win, .id = ks_nwin, .alloc = alloc};
+#ifdef KAIROS_OTF2
+  if (ko_evt) w->comm = ko_commref(comm);
+#endif
+  w->nth = ks_count(w->comm, 1);
+  PMPI_Comm_size(comm, &w->n);
+  if (!(w->open = calloc(w->n > 0 ? w->n : 1, sizeof *w->open))) abort();
+  ks_nwin++;
+  KS_O(OTF2_EvtWriter_RmaWinCreate(ko_evt, NULL, kt_end(), w->id);
+       OTF2_EvtWriter_RmaCollectiveEnd(ko_evt, NULL, kt_end(),
+                                       alloc ? OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE : OTF2_COLLECTIVE_OP_CREATE_HANDLE,
+                                       OTF2_RMA_SYNC_LEVEL_PROCESS, w->id, OTF2_UNDEFINED_UINT32, 0, 0));
+}
+
+/* ks_done writes the completion of the operations to target t of window
+ * w (every target if t < 0): remote too (flushes, unlocks) or only at
+ * the origin. */
+static void ks_done(struct ks_win *w, int t, int remote) {
+  (void)remote;
+  for (int i = t < 0 ? 0 : t; w && i < (t < 0 ? w->n : t + 1) && i < w->n; i++) {
+    uint64_t id = w->open[i];
+    if (!id) continue;
+    w->open[i] = 0;
+    KS_O(OTF2_EvtWriter_RmaOpCompleteNonBlocking(ko_evt, NULL, kt_end(), w->id, id);
+         if (remote) OTF2_EvtWriter_RmaOpCompleteRemote(ko_evt, NULL, kt_end(), w->id, id));
+  }
+}
+
+/* ks_op writes a transfer to target t of window win: a put (kind 0), a get
+ * (1) or an atomic of OTF2 type atype (2), moving sent and received
+ * bytes; with req, a request-based call's. */
+static void ks_op(int kind, MPI_Win win, int t, uint64_t sent, uint64_t recv, int atype, MPI_Request *req) {
+  struct ks_win *w = ks_win(win);
+  if (!kt_on() || !w || t == MPI_PROC_NULL || t < 0 || t >= w->n) return;
+  uint64_t id;
+  if (req) {
+    id = ++kt_nextid;
+    KS_GROW(ks_reqs, ks_nreq, ks_capreq);
+    ks_reqs[ks_nreq++] = (struct ks_req){*req, id, w->id, 0, 0};
+  } else if (!(id = w->open[t]))
+    id = w->open[t] = ++kt_nextid;
+  (void)atype, (void)sent, (void)recv, (void)kind;
+  KS_O(if (kind == 0) OTF2_EvtWriter_RmaPut(ko_evt, NULL, kt_t0, w->id, (uint32_t)t, sent, id);
+       else if (kind == 1) OTF2_EvtWriter_RmaGet(ko_evt, NULL, kt_t0, w->id, (uint32_t)t, recv, id);
+       else OTF2_EvtWriter_RmaAtomic(ko_evt, NULL, kt_t0, w->id, (uint32_t)t, (OTF2_RmaAtomicType)atype, sent, recv, id));
+}
+
+/* ks_complete writes the completion of req (or a test that found it not
+ * done) if it is a request-based one-sided operation or non-blocking I/O
+ * of ours; it reports whether it was. */
+static int ks_complete(MPI_Request req, int done) {
+  for (int i = 0; i < ks_nreq; i++) {
+    struct ks_req *q = &ks_reqs[i];
+    if (q->req != req) continue;
+    if (!done) {
+      KS_O(if (q->io) OTF2_EvtWriter_IoOperationTest(ko_evt, NULL, kt_end(), q->obj, q->id);
+           else OTF2_EvtWriter_RmaOpTest(ko_evt, NULL, kt_end(), q->obj, q->id));
+      return 1;
+    }
+    KS_O(if (q->io) OTF2_EvtWriter_IoOperationComplete(ko_evt, NULL, kt_end(), q->obj, (uint64_t)q->bytes, q->id);
+         else {
+           OTF2_EvtWriter_RmaOpCompleteNonBlocking(ko_evt, NULL, kt_end(), q->obj, q->id);
+           OTF2_EvtWriter_RmaOpCompleteRemote(ko_evt, NULL, kt_end(), q->obj, q->id);
+         });
+    ks_reqs[i] = ks_reqs[--ks_nreq];
+    return 1;
+  }
+  return 0;
+}
+
+static uint64_t ks_bytes(int count, MPI_Datatype t) { return count > 0 ? (uint64_t)kt_bytes(count, t) : 0; }
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  ks_enter(R_WIN_CREATE, 1);
+  int err = PMPI_Win_create(base, size, disp, info, comm, win);
+  if (kt_on() && err == MPI_SUCCESS) ks_created(*win, comm, 0);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_allocate(MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  ks_enter(R_WIN_ALLOCATE, 1);
+  int err = PMPI_Win_allocate(size, disp, info, comm, base, win);
+  if (kt_on() && err == MPI_SUCCESS) ks_created(*win, comm, 1);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int disp, MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win) {
+  ks_enter(R_WIN_ALLOCATE_SHARED, 1);
+  int err = PMPI_Win_allocate_shared(size, disp, info, comm, base, win);
+  if (kt_on() && err == MPI_SUCCESS) ks_created(*win, comm, 1);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  ks_enter(R_WIN_CREATE_DYNAMIC, 1);
+  int err = PMPI_Win_create_dynamic(info, comm, win);
+  if (kt_on() && err == MPI_SUCCESS) ks_created(*win, comm, 0);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_free(MPI_Win *win) {
+  struct ks_win *w = kt_on() ? ks_win(*win) : NULL;
+  ks_enter(R_WIN_FREE, 1);
+  int err = PMPI_Win_free(win);
+  if (kt_on() && w) {
+    KS_O(OTF2_EvtWriter_RmaWinDestroy(ko_evt, NULL, kt_end(), w->id);
+         OTF2_EvtWriter_RmaCollectiveEnd(ko_evt, NULL, kt_end(),
+                                         w->alloc ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE : OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
+                                         OTF2_RMA_SYNC_LEVEL_PROCESS, w->id, OTF2_UNDEFINED_UINT32, 0, 0));
+    w->win = MPI_WIN_NULL;
+    free(w->open);
+    w->open = NULL, w->n = 0;
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_fence(int assert, MPI_Win win) {
+  ks_enter(R_WIN_FENCE, 1);
+  int err = PMPI_Win_fence(assert, win);
+  struct ks_win *w;
+  if (kt_on() && (w = ks_win(win))) {
+    ks_done(w, -1, 0);
+    KS_O(OTF2_EvtWriter_RmaCollectiveEnd(ko_evt, NULL, kt_end(), OTF2_COLLECTIVE_OP_BARRIER,
+                                         OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, w->id,
+                                         OTF2_UNDEFINED_UINT32, 0, 0));
+  }
+  kt_leave();
+  return err;
+}
+
+/* ks_lock writes a lock of target t of win (t < 0: lock_all), or, with
+ * release, its release, after completing the operations to it. */
+static void ks_lock(MPI_Win win, int t, int type, int release) {
+  struct ks_win *w = kt_on() ? ks_win(win) : NULL;
+  if (!w) return;
+  uint32_t remote = t < 0 ? UINT32_MAX : (uint32_t)t; /* OTF2_UNDEFINED_UINT32: every target */
+  (void)type, (void)remote;
+  if (release) {
+    ks_done(w, t, 1);
+    KS_O(OTF2_EvtWriter_RmaReleaseLock(ko_evt, NULL, kt_end(), w->id, remote, 0));
+    return;
+  }
+  KS_O(OTF2_EvtWriter_RmaRequestLock(ko_evt, NULL, kt_t0, w->id, remote, 0,
+                                     type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED));
+}
+
+int MPI_Win_lock(int type, int rank, int assert, MPI_Win win) {
+  ks_enter(R_WIN_LOCK, 0);
+  int err = PMPI_Win_lock(type, rank, assert, win);
+  ks_lock(win, rank, type, 0);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_unlock(int rank, MPI_Win win) {
+  ks_enter(R_WIN_UNLOCK, 0);
+  int err = PMPI_Win_unlock(rank, win);
+  ks_lock(win, rank, 0, 1);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_lock_all(int assert, MPI_Win win) {
+  ks_enter(R_WIN_LOCK_ALL, 0);
+  int err = PMPI_Win_lock_all(assert, win);
+  ks_lock(win, -1, MPI_LOCK_SHARED, 0);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_unlock_all(MPI_Win win) {
+  ks_enter(R_WIN_UNLOCK_ALL, 0);
+  int err = PMPI_Win_unlock_all(win);
+  ks_lock(win, -1, 0, 1);
+  kt_leave();
+  return err;
+}
+
+/* ks_flush is a flush of region: of target t (all if t < 0), remote or
+ * local. */
+static int ks_flush(int region, int (*flush)(int, MPI_Win), int (*all)(MPI_Win), int t, MPI_Win win, int remote) {
+  ks_enter(region, 0);
+  int err = all ? all(win) : flush(t, win);
+  if (kt_on()) ks_done(ks_win(win), all ? -1 : t, remote);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_flush(int rank, MPI_Win win) { return ks_flush(R_WIN_FLUSH, PMPI_Win_flush, NULL, rank, win, 1); }
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+  return ks_flush(R_WIN_FLUSH_LOCAL, PMPI_Win_flush_local, NULL, rank, win, 0);
+}
+int MPI_Win_flush_all(MPI_Win win) { return ks_flush(R_WIN_FLUSH_ALL, NULL, PMPI_Win_flush_all, -1, win, 1); }
+int MPI_Win_flush_local_all(MPI_Win win) {
+  return ks_flush(R_WIN_FLUSH_LOCAL_ALL, NULL, PMPI_Win_flush_local_all, -1, win, 0);
+}
+
+int MPI_Win_sync(MPI_Win win) {
+  ks_enter(R_WIN_SYNC, 0);
+  int err = PMPI_Win_sync(win);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  ks_enter(R_WIN_ATTACH, 0);
+  int err = PMPI_Win_attach(win, base, size);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_detach(MPI_Win win, const void *base) {
+  ks_enter(R_WIN_DETACH, 0);
+  int err = PMPI_Win_detach(win, base);
+  kt_leave();
+  return err;
+}
+
+/* ks_epoch writes the RmaGroupSync of a post or start (open, group the
+ * epoch's) or of the complete, wait or successful test ending one
+ * (exposure: a post's), after completing the operations. */
+static void ks_epoch(MPI_Win win, MPI_Group group, int open, int exposure, int level) {
+  struct ks_win *w = kt_on() ? ks_win(win) : NULL;
+  if (!w) return;
+  uint32_t *g = exposure ? &w->exposure : &w->access;
+  (void)group;
+  if (open) *g = ks_groupref(group);
+  else if (level != KS_SYNC_NONE)
+    ks_done(w, -1, 0);
+  KS_O(OTF2_EvtWriter_RmaGroupSync(ko_evt, NULL, kt_end(), (OTF2_RmaSyncLevel)level, w->id, *g));
+}
+
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+  ks_enter(R_WIN_POST, 0);
+  int err = PMPI_Win_post(group, assert, win);
+  ks_epoch(win, group, 1, 1, KS_SYNC_PROCESS);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+  ks_enter(R_WIN_START, 0);
+  int err = PMPI_Win_start(group, assert, win);
+  ks_epoch(win, group, 1, 0, KS_SYNC_PROCESS);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_complete(MPI_Win win) {
+  ks_enter(R_WIN_COMPLETE, 0);
+  int err = PMPI_Win_complete(win);
+  ks_epoch(win, MPI_GROUP_NULL, 0, 0, KS_SYNC_PROCESS | KS_SYNC_MEMORY);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_wait(MPI_Win win) {
+  ks_enter(R_WIN_WAIT, 0);
+  int err = PMPI_Win_wait(win);
+  ks_epoch(win, MPI_GROUP_NULL, 0, 1, KS_SYNC_PROCESS | KS_SYNC_MEMORY);
+  kt_leave();
+  return err;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+  ks_enter(R_WIN_TEST, 0);
+  int err = PMPI_Win_test(win, flag);
+  ks_epoch(win, MPI_GROUP_NULL, 0, 1,
+           *flag ? KS_SYNC_PROCESS | KS_SYNC_MEMORY : KS_SYNC_NONE);
+  kt_leave();
+  return err;
+}
+
+int MPI_Put(const void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  ks_enter(R_PUT, 0);
+  int err = PMPI_Put(obuf, ocount, ot, t, disp, tcount, tt, win);
+  ks_op(0, win, t, ks_bytes(ocount, ot), 0, 0, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Get(void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount, MPI_Datatype tt,
+            MPI_Win win) {
+  ks_enter(R_GET, 0);
+  int err = PMPI_Get(obuf, ocount, ot, t, disp, tcount, tt, win);
+  ks_op(1, win, t, 0, ks_bytes(ocount, ot), 0, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Accumulate(const void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount,
+                   MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  ks_enter(R_ACCUMULATE, 0);
+  int err = PMPI_Accumulate(obuf, ocount, ot, t, disp, tcount, tt, op, win);
+  ks_op(2, win, t, ks_bytes(ocount, ot), 0, KS_ACC, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Get_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
+                       int t, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win) {
+  ks_enter(R_GET_ACCUMULATE, 0);
+  int err = PMPI_Get_accumulate(obuf, ocount, ot, rbuf, rcount, rt, t, disp, tcount, tt, op, win);
+  ks_op(2, win, t, ks_bytes(ocount, ot), ks_bytes(rcount, rt), KS_FETCH_ACC, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Fetch_and_op(const void *obuf, void *rbuf, MPI_Datatype t, int target, MPI_Aint disp, MPI_Op op,
+                     MPI_Win win) {
+  ks_enter(R_FETCH_AND_OP, 0);
+  int err = PMPI_Fetch_and_op(obuf, rbuf, t, target, disp, op, win);
+  ks_op(2, win, target, ks_bytes(1, t), ks_bytes(1, t), KS_FETCH_ACC, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Compare_and_swap(const void *obuf, const void *cbuf, void *rbuf, MPI_Datatype t, int target,
+                         MPI_Aint disp, MPI_Win win) {
+  ks_enter(R_COMPARE_AND_SWAP, 0);
+  int err = PMPI_Compare_and_swap(obuf, cbuf, rbuf, t, target, disp, win);
+  ks_op(2, win, target, ks_bytes(1, t), ks_bytes(1, t), KS_CAS, NULL);
+  kt_leave();
+  return err;
+}
+
+int MPI_Rput(const void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount, MPI_Datatype tt,
+             MPI_Win win, MPI_Request *req) {
+  ks_enter(R_RPUT, 0);
+  int err = PMPI_Rput(obuf, ocount, ot, t, disp, tcount, tt, win, req);
+  if (err == MPI_SUCCESS) ks_op(0, win, t, ks_bytes(ocount, ot), 0, 0, req);
+  kt_leave();
+  return err;
+}
+
+int MPI_Rget(void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount, MPI_Datatype tt,
+             MPI_Win win, MPI_Request *req) {
+  ks_enter(R_RGET, 0);
+  int err = PMPI_Rget(obuf, ocount, ot, t, disp, tcount, tt, win, req);
+  if (err == MPI_SUCCESS) ks_op(1, win, t, 0, ks_bytes(ocount, ot), 0, req);
+  kt_leave();
+  return err;
+}
+
+int MPI_Raccumulate(const void *obuf, int ocount, MPI_Datatype ot, int t, MPI_Aint disp, int tcount,
+                    MPI_Datatype tt, MPI_Op op, MPI_Win win, MPI_Request *req) {
+  ks_enter(R_RACCUMULATE, 0);
+  int err = PMPI_Raccumulate(obuf, ocount, ot, t, disp, tcount, tt, op, win, req);
+  if (err == MPI_SUCCESS) ks_op(2, win, t, ks_bytes(ocount, ot), 0, KS_ACC, req);
+  kt_leave();
+  return err;
+}
+
+int MPI_Rget_accumulate(const void *obuf, int ocount, MPI_Datatype ot, void *rbuf, int rcount, MPI_Datatype rt,
+                        int t, MPI_Aint disp, int tcount, MPI_Datatype tt, MPI_Op op, MPI_Win win,
+                        MPI_Request *req) {
+  ks_enter(R_RGET_ACCUMULATE, 0);
+  int err = PMPI_Rget_accumulate(obuf, ocount, ot, rbuf, rcount, rt, t, disp, tcount, tt, op, win, req);
+  if (err == MPI_SUCCESS)
+    ks_op(2, win, t, ks_bytes(ocount, ot), ks_bytes(rcount, rt), KS_FETCH_ACC, req);
+  kt_leave();
+  return err;
+}
+
+/* MPI-IO. */
+
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info, MPI_File *fh) {
+  ks_enter(R_FILE_OPEN, 0);
+  int err = PMPI_File_open(comm, name, amode, info, fh);
+  if (kt_on() && err == MPI_SUCCESS) {
+    KS_GROW(ks_files, ks_nfile, ks_capfile);
+    struct ks_file *f = &ks_files[ks_nfile];
+    *f = (struct ks_file){.fh = *fh, .name = strdup(name ? name : "")};
+#ifdef KAIROS_OTF2
+    if (ko_evt) f->comm = ko_commref(comm);
+#endif
+    f->nth = ks_count(f->comm, 0);
+    uint32_t id = ks_nfile++;
+    (void)id;
+    KS_O(OTF2_IoAccessMode mode = amode & MPI_MODE_RDONLY   ? OTF2_IO_ACCESS_MODE_READ_ONLY
+                                  : amode & MPI_MODE_WRONLY ? OTF2_IO_ACCESS_MODE_WRITE_ONLY
+                                                            : OTF2_IO_ACCESS_MODE_READ_WRITE;
+         OTF2_IoCreationFlag cf = (amode & MPI_MODE_CREATE ? OTF2_IO_CREATION_FLAG_CREATE : 0) |
+                                  (amode & MPI_MODE_EXCL ? OTF2_IO_CREATION_FLAG_EXCLUSIVE : 0);
+         OTF2_IoStatusFlag sf = (amode & MPI_MODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND : 0) |
+                                (amode & MPI_MODE_DELETE_ON_CLOSE ? OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0);
+         OTF2_EvtWriter_IoCreateHandle(ko_evt, NULL, kt_end(), id, mode, cf, sf));
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_File_close(MPI_File *fh) {
+  struct ks_file *f = kt_on() ? ks_file(*fh) : NULL;
+  ks_enter(R_FILE_CLOSE, 0);
+  int err = PMPI_File_close(fh);
+  if (kt_on() && f) {
+    KS_O(OTF2_EvtWriter_IoDestroyHandle(ko_evt, NULL, kt_end(), (uint32_t)(f - ks_files)));
+    f->fh = MPI_FILE_NULL;
+  }
+  kt_leave();
+  return err;
+}
+
+int MPI_File_delete(const char *name, MPI_Info info) {
+  ks_enter(R_FILE_DELETE, 0);
+  int err = PMPI_File_delete(name, info);
+  kt_leave();
+  return err;
+}
+
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep,
+                      MPI_Info info) {
+  ks_enter(R_FILE_SET_VIEW, 0);
+  int err = PMPI_File_set_view(fh, disp, et, ft, rep, info);
+  kt_leave();
+  return err;
+}
+
+int MPI_File_set_size(MPI_File fh, MPI_Offset size) {
+  ks_enter(R_FILE_SET_SIZE, 0);
+  int err = PMPI_File_set_size(fh, size);
+  kt_leave();
+  return err;
+}
+
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size) {
+  ks_enter(R_FILE_PREALLOCATE, 0);
+  int err = PMPI_File_preallocate(fh, size);
+  kt_leave();
+  return err;
+}
+
+/* ks_seek writes an IoSeek of fh. */
+static void ks_seek(MPI_File fh, MPI_Offset off, int whence) {
+  struct ks_file *f = kt_on() ? ks_file(fh) : NULL;
+  (void)off, (void)whence;
+  if (f)
+    KS_O(OTF2_EvtWriter_IoSeek(ko_evt, NULL, kt_end(), (uint32_t)(f - ks_files), (int64_t)off,
+                               whence == MPI_SEEK_SET   ? OTF2_IO_SEEK_FROM_START
+                               : whence == MPI_SEEK_CUR ? OTF2_IO_SEEK_FROM_CURRENT
+                                                        : OTF2_IO_SEEK_FROM_END,
+                               (uint64_t)off));
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset off, int whence) {
+  ks_enter(R_FILE_SEEK, 0);
+  int err = PMPI_File_seek(fh, off, whence);
+  ks_seek(fh, off, whence);
+  kt_leave();
+  return err;
+}
+
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset off, int whence) {
+  ks_enter(R_FILE_SEEK_SHARED, 0);
+  int err = PMPI_File_seek_shared(fh, off, whence);
+  ks_seek(fh, off, whence);
+  kt_leave();
+  return err;
+}
+
+/* ks_io writes an I/O operation on fh of mode (OTF2's), flags and bytes:
+ * IoOperationBegin, and, for a blocking one, IoOperationComplete with the
+ * bytes st counts (of type t); a non-blocking one's req completes it, a
+ * split collective's end (split). */
+static void ks_io(MPI_File fh, int mode, int flags, int64_t bytes, const MPI_Status *st, MPI_Datatype t,
+                  MPI_Request *req, int split) {
+  (void)flags;
+  struct ks_file *f = kt_on() ? ks_file(fh) : NULL;
+  if (!f) return;
+  uint32_t h = (uint32_t)(f - ks_files);
+  uint64_t id = ++kt_nextid;
+  (void)mode, (void)h, (void)st, (void)t;
+  KS_O(OTF2_EvtWriter_IoOperationBegin(ko_evt, NULL, kt_t0, h, (OTF2_IoOperationMode)mode,
+                                       (OTF2_IoOperationFlag)flags, (uint64_t)bytes, id));
+  if (req || split) {
+    KS_O(OTF2_EvtWriter_IoOperationIssued(ko_evt, NULL, kt_end(), h, id));
+    if (split) {
+      f->split = id;
+      f->splitbytes = bytes;
+    } else {
+      KS_GROW(ks_reqs, ks_nreq, ks_capreq);
+      ks_reqs[ks_nreq++] = (struct ks_req){*req, id, h, 1, bytes};
+    }
+    return;
+  }
+  int n = 0;
+  if (st && st != MPI_STATUS_IGNORE && t != MPI_DATATYPE_NULL && PMPI_Get_count(st, t, &n) == MPI_SUCCESS &&
+      n != MPI_UNDEFINED)
+    bytes = kt_bytes(n, t);
+  KS_O(OTF2_EvtWriter_IoOperationComplete(ko_evt, NULL, kt_end(), h, (uint64_t)bytes, id));
+}
+
+/* ks_split_end writes the end of fh's split collective. */
+static void ks_split_end(MPI_File fh) {
+  struct ks_file *f = kt_on() ? ks_file(fh) : NULL;
+  if (!f || !f->split) return;
+  KS_O(OTF2_EvtWriter_IoOperationComplete(ko_evt, NULL, kt_end(), (uint32_t)(f - ks_files), (uint64_t)f->splitbytes,
+                                          f->split));
+  f->split = 0;
+}
+
+int MPI_File_sync(MPI_File fh) {
+  ks_enter(R_FILE_SYNC, 0);
+  int err = PMPI_File_sync(fh);
+  ks_io(fh, KS_FLUSH, KS_BLOCKING, 0, NULL, MPI_DATATYPE_NULL, NULL, 0);
+  kt_leave();
+  return err;
+}
+
+#define KS_UNPAREN(...) __VA_ARGS__
+
+/* The blocking reads and writes: KS_RW(x, X, buffer type, mode, flags,
+ * (offset parameter), (offset argument)). */
+#define KS_RW(x, X, B, mode, flags, op, oa)                                                                            \
+  int MPI_File_##x(MPI_File fh, KS_UNPAREN op B buf, int count, MPI_Datatype t, MPI_Status *st) {                     \
+    MPI_Status own;                                                                                                    \
+    if (st == MPI_STATUS_IGNORE) st = &own;                                                                            \
+    ks_enter(R_FILE_##X, 0);                                                                                           \
+    int err = PMPI_File_##x(fh, KS_UNPAREN oa buf, count, t, st);                                                     \
+    ks_io(fh, mode, flags, (int64_t)ks_bytes(count, t), st, t, NULL, 0);                                             \
+    kt_leave();                                                                                                        \
+    return err;                                                                                                        \
+  }
+#define KS_RW_ALL(x, X, B, mode, flags)                                                                                \
+  KS_RW(x, X, B, mode, flags, (), ()) KS_RW(x##_at, X##_AT, B, mode, flags, (MPI_Offset off, ), (off, ))
+KS_RW_ALL(read, READ, void *, KS_READ, KS_BLOCKING)
+KS_RW(read_all, READ_ALL, void *, KS_READ, KS_COLL, (), ())
+KS_RW(read_at_all, READ_AT_ALL, void *, KS_READ, KS_COLL, (MPI_Offset off, ), (off, ))
+KS_RW(read_shared, READ_SHARED, void *, KS_READ, KS_BLOCKING, (), ())
+KS_RW(read_ordered, READ_ORDERED, void *, KS_READ, KS_COLL, (), ())
+KS_RW_ALL(write, WRITE, const void *, KS_WRITE, KS_BLOCKING)
+KS_RW(write_all, WRITE_ALL, const void *, KS_WRITE, KS_COLL, (), ())
+KS_RW(write_at_all, WRITE_AT_ALL, const void *, KS_WRITE, KS_COLL, (MPI_Offset off, ), (off, ))
+KS_RW(write_shared, WRITE_SHARED, const void *, KS_WRITE, KS_BLOCKING, (), ())
+KS_RW(write_ordered, WRITE_ORDERED, const void *, KS_WRITE, KS_COLL, (), ())
+
+/* The non-blocking reads and writes. */
+#define KS_IRW(x, X, B, mode, flags, op, oa)                                                                           \
+  int MPI_File_##x(MPI_File fh, KS_UNPAREN op B buf, int count, MPI_Datatype t, MPI_Request *req) {                   \
+    ks_enter(R_FILE_##X, 0);                                                                                           \
+    int err = PMPI_File_##x(fh, KS_UNPAREN oa buf, count, t, req);                                                    \
+    if (err == MPI_SUCCESS) ks_io(fh, mode, (flags) | KS_NB, (int64_t)ks_bytes(count, t), NULL, t, req, 0);          \
+    kt_leave();                                                                                                        \
+    return err;                                                                                                        \
+  }
+KS_IRW(iread, IREAD, void *, KS_READ, 0, (), ())
+KS_IRW(iread_at, IREAD_AT, void *, KS_READ, 0, (MPI_Offset off, ), (off, ))
+KS_IRW(iread_all, IREAD_ALL, void *, KS_READ, KS_COLL, (), ())
+KS_IRW(iread_at_all, IREAD_AT_ALL, void *, KS_READ, KS_COLL, (MPI_Offset off, ), (off, ))
+KS_IRW(iread_shared, IREAD_SHARED, void *, KS_READ, 0, (), ())
+KS_IRW(iwrite, IWRITE, const void *, KS_WRITE, 0, (), ())
+KS_IRW(iwrite_at, IWRITE_AT, const void *, KS_WRITE, 0, (MPI_Offset off, ), (off, ))
+KS_IRW(iwrite_all, IWRITE_ALL, const void *, KS_WRITE, KS_COLL, (), ())
+KS_IRW(iwrite_at_all, IWRITE_AT_ALL, const void *, KS_WRITE, KS_COLL, (MPI_Offset off, ), (off, ))
+KS_IRW(iwrite_shared, IWRITE_SHARED, const void *, KS_WRITE, 0, (), ())
+
+/* The split collectives. */
+#define KS_SPLIT(x, X, B, mode, op, oa)                                                                                \
+  int MPI_File_##x##_begin(MPI_File fh, KS_UNPAREN op B buf, int count, MPI_Datatype t) {                             \
+    ks_enter(R_FILE_##X##_BEGIN, 0);                                                                                   \
+    int err = PMPI_File_##x##_begin(fh, KS_UNPAREN oa buf, count, t);                                                 \
+    if (err == MPI_SUCCESS) ks_io(fh, mode, KS_COLL | KS_NB, (int64_t)ks_bytes(count, t), NULL, t, NULL, 1);         \
+    kt_leave();                                                                                                        \
+    return err;                                                                                                        \
+  }                                                                                                                    \
+  int MPI_File_##x##_end(MPI_File fh, B buf, MPI_Status *st) {                                                         \
+    ks_enter(R_FILE_##X##_END, 0);                                                                                     \
+    int err = PMPI_File_##x##_end(fh, buf, st);                                                                        \
+    ks_split_end(fh);                                                                                                  \
+    kt_leave();                                                                                                        \
+    return err;                                                                                                        \
+  }
+KS_SPLIT(read_all, READ_ALL, void *, KS_READ, (), ())
+KS_SPLIT(read_at_all, READ_AT_ALL, void *, KS_READ, (MPI_Offset off, ), (off, ))
+KS_SPLIT(read_ordered, READ_ORDERED, void *, KS_READ, (), ())
+KS_SPLIT(write_all, WRITE_ALL, const void *, KS_WRITE, (), ())
+KS_SPLIT(write_at_all, WRITE_AT_ALL, const void *, KS_WRITE, (MPI_Offset off, ), (off, ))
+KS_SPLIT(write_ordered, WRITE_ORDERED, const void *, KS_WRITE, (), ())
+
+#ifdef KAIROS_OTF2
+/* ks_groupref returns the local OTF2 group of group's members (world
+ * ranks): the group of a communicator record of those members, one more
+ * than its local number (ko_defs writes communicator c's group as c + 1). */
+static uint32_t ks_groupref(MPI_Group group) {
+  int n = 0;
+  if (group == MPI_GROUP_NULL || group == MPI_GROUP_EMPTY) return 1 + 0;
+  PMPI_Group_size(group, &n);
+  int *ranks = malloc((n > 0 ? n : 1) * sizeof *ranks), *world = malloc((n > 0 ? n : 1) * sizeof *world);
+  if (!ranks || !world) abort();
+  MPI_Group w;
+  for (int i = 0; i < n; i++) ranks[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  PMPI_Group_translate_ranks(group, n, ranks, w, world);
+  PMPI_Group_free(&w);
+  free(ranks);
+  for (int i = 0; i < ko_ncomms; i++)
+    if (ko_comms[i].n == n && memcmp(ko_comms[i].members, world, n * sizeof *world) == 0) {
+      free(world);
+      return (uint32_t)i + 2;
+    }
+  ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
+  if (!ko_comms) abort();
+  ko_comms[ko_ncomms++] = (struct ko_comm){.handle = MPI_COMM_NULL, .n = n, .members = world};
+  return (uint32_t)ko_ncomms + 1;
+}
+
+/* The windows and files unified at MPI_Finalize: each rank's mapping of
+ * its numbers, and rank 0's keys "COMM NTH" (windows) and "COMM NTH NAME"
+ * (files), in the order of their global numbers. */
+static uint32_t *ks_wmap, *ks_fmap;
+static char *ks_wkeys, *ks_fkeys;
+static int ks_nwkeys, ks_nfkeys;
+
+/* ks_keys returns the flat keys of this rank's windows (else files),
+ * their communicators' local numbers mapped by map, in *len bytes. */
+static char *ks_keys(int windows, const uint32_t *map, int *len) {
+  size_t n = 0, cap = 64;
+  char *buf = malloc(cap);
+  if (!buf) abort();
+  for (uint32_t i = 0; i < (windows ? ks_nwin : ks_nfile); i++) {
+    uint32_t c = windows ? ks_wins[i].comm : ks_files[i].comm, k = windows ? ks_wins[i].nth : ks_files[i].nth;
+    const char *name = windows ? "" : ks_files[i].name;
+    size_t need = strlen(name) + 32;
+    while (n + need > cap) {
+      cap *= 2;
+      if (!(buf = realloc(buf, cap))) abort();
+    }
+    n += (size_t)snprintf(buf + n, need, windows ? "%u %u" : "%u %u %s", c ? map[c - 1] : 0, k, name) + 1;
+  }
+  *len = (int)n;
+  return buf;
+}
+
+/* ks_unify unifies the windows and files over the ranks (collective),
+ * with map the communicators' mapping. */
+static void ks_unify(const uint32_t *map) {
+  int len, l;
+  char *flat = ks_keys(1, map, &len);
+  ks_wmap = ko_unify_names(flat, len, (int)ks_nwin, 0, &ks_wkeys, &ks_nwkeys, &l);
+  flat = ks_keys(0, map, &len);
+  ks_fmap = ko_unify_names(flat, len, (int)ks_nfile, 0, &ks_fkeys, &ks_nfkeys, &l);
+}
+
+/* ks_table writes a mapping table of type mt: local number i to map[i]
+ * for n numbers, and, for groups, the world's 0 and 1 and the
+ * communicators' groups. */
+static void ks_maps(OTF2_DefWriter *dw, const uint32_t *map) {
+  if (ks_nwin > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, ks_nwin);
+    for (uint32_t i = 0; i < ks_nwin; i++) OTF2_IdMap_AddIdPair(m, i, ks_wmap[i]);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, m);
+    OTF2_IdMap_Free(m);
+  }
+  if (ks_nfile > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_DENSE, ks_nfile);
+    for (uint32_t i = 0; i < ks_nfile; i++) OTF2_IdMap_AddIdPair(m, i, ks_fmap[i]);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, m);
+    OTF2_IdMap_Free(m);
+  }
+  if (ko_ncomms > 0) {
+    OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, ko_ncomms + 2);
+    OTF2_IdMap_AddIdPair(m, 0, 0);
+    OTF2_IdMap_AddIdPair(m, 1, 1);
+    for (int i = 0; i < ko_ncomms; i++) OTF2_IdMap_AddIdPair(m, i + 2, map[i] + 1);
+    OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, m);
+    OTF2_IdMap_Free(m);
+  }
+  free(ks_wmap), free(ks_fmap);
+  ks_wmap = ks_fmap = NULL;
+}
+
+/* ks_defs writes, at rank 0, the windows, the MPI-IO paradigm, the files
+ * and the I/O handles, their strings numbered from s. */
+static void ks_defs(OTF2_GlobalDefWriter *g, uint32_t s) {
+  const uint32_t s_win = s, s_io = s + 1, s_ioname = s + 2;
+  OTF2_GlobalDefWriter_WriteString(g, s_win, "MPI window");
+  OTF2_GlobalDefWriter_WriteString(g, s_io, "MPI-IO");
+  OTF2_GlobalDefWriter_WriteString(g, s_ioname, "MPI I/O");
+  const char *k = ks_wkeys;
+  for (int i = 0; i < ks_nwkeys; i++, k += strlen(k) + 1)
+    OTF2_GlobalDefWriter_WriteRmaWin(g, (uint32_t)i, s_win, (uint32_t)strtoul(k, NULL, 10), OTF2_RMA_WIN_FLAG_NONE);
+  if (ks_nfkeys > 0)
+    OTF2_GlobalDefWriter_WriteIoParadigm(g, 0, s_io, s_ioname, OTF2_IO_PARADIGM_CLASS_PARALLEL,
+                                         OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL, NULL);
+  /* Files by name, in the order the handles name them: a file's string and
+   * id follow the previous ones. */
+  const char **names = malloc((ks_nfkeys > 0 ? ks_nfkeys : 1) * sizeof *names);
+  int nnames = 0;
+  if (!names) abort();
+  k = ks_fkeys;
+  for (int i = 0; i < ks_nfkeys; i++, k += strlen(k) + 1) {
+    char *end;
+    uint32_t comm = (uint32_t)strtoul(k, &end, 10);
+    strtoul(end, &end, 10);
+    const char *name = *end ? end + 1 : end;
+    int f = 0;
+    while (f < nnames && strcmp(names[f], name) != 0) f++;
+    if (f == nnames) {
+      names[nnames++] = name;
+      OTF2_GlobalDefWriter_WriteString(g, s + 3 + (uint32_t)f, name);
+      OTF2_GlobalDefWriter_WriteIoRegularFile(g, (uint32_t)f, s + 3 + (uint32_t)f, 0);
+    }
+    OTF2_GlobalDefWriter_WriteIoHandle(g, (uint32_t)i, s + 3 + (uint32_t)f, (uint32_t)f, 0, OTF2_IO_HANDLE_FLAG_NONE, comm,
+                                       OTF2_UNDEFINED_IO_HANDLE);
+  }
+  free(names), free(ks_wkeys), free(ks_fkeys);
+  ks_wkeys = ks_fkeys = NULL;
+}
+#endif
+
+/* The Fortran bindings of the one-sided and MPI-IO calls, as those of the
+ * others: they convert their arguments and call the C wrappers. Windows,
+ * groups, files and infos are converted with their f2c functions,
+ * addresses and offsets are INTEGER(KIND=MPI_ADDRESS_KIND) and
+ * INTEGER(KIND=MPI_OFFSET_KIND), a window's base pointer is where the C
+ * call stores it, a file name a blank-padded Fortran string (its length
+ * passed after the other arguments). */
+#define KF_WIN(w) PMPI_Win_f2c(*(w))
+#define KF_FILE(f) PMPI_File_f2c(*(f))
+#define KF_INFO(i) PMPI_Info_f2c(*(i))
+#define KF_GROUP(g) PMPI_Group_f2c(*(g))
+
+/* kf_string returns Fortran string s of n characters as a C string (to
+ * free), trailing blanks removed. */
+static char *kf_string(const char *s, size_t n) {
+  while (n > 0 && s[n - 1] == ' ') n--;
+  char *c = malloc(n + 1);
+  if (!c) abort();
+  memcpy(c, s, n);
+  c[n] = 0;
+  return c;
+}
+
+#define KF_WIN_NEW(x, X, params, call)                                                                                  \
+  void mpi_##x##_(KF_UNPAREN params, F *win, F *ierr) {                                                                \
+    MPI_Win w;                                                                                                         \
+    *ierr = KF_UNPAREN call;                                                                                           \
+    if (*ierr == MPI_SUCCESS) *win = PMPI_Win_c2f(w);                                                                  \
+  }                                                                                                                    \
+  KF_NAMES(x, X)
+KF_WIN_NEW(win_create, WIN_CREATE, (void *base, MPI_Aint *size, F *disp, F *info, F *comm),
+           (MPI_Win_create(base, *size, *disp, KF_INFO(info), KF_COMM(comm), &w)))
+KF_WIN_NEW(win_allocate, WIN_ALLOCATE, (MPI_Aint * size, F *disp, F *info, F *comm, void *baseptr),
+           (MPI_Win_allocate(*size, *disp, KF_INFO(info), KF_COMM(comm), baseptr, &w)))
+KF_WIN_NEW(win_allocate_shared, WIN_ALLOCATE_SHARED, (MPI_Aint * size, F *disp, F *info, F *comm, void *baseptr),
+           (MPI_Win_allocate_shared(*size, *disp, KF_INFO(info), KF_COMM(comm), baseptr, &w)))
+KF_WIN_NEW(win_create_dynamic, WIN_CREATE_DYNAMIC, (F * info, F *comm),
+           (MPI_Win_create_dynamic(KF_INFO(info), KF_COMM(comm), &w)))
+
+void mpi_win_free_(F *win, F *ierr) {
+  MPI_Win w = KF_WIN(win);
+  *ierr = MPI_Win_free(&w);
+  if (*ierr == MPI_SUCCESS) *win = PMPI_Win_c2f(w);
+}
+KF_NAMES(win_free, WIN_FREE)
+
+/* KF_WIN_CALL defines the wrapper of a call that takes Fortran arguments
+ * params and calls the C wrapper c with args. */
+#define KF_CALL(x, X, params, c, args)                                                                                 \
+  void mpi_##x##_(KF_UNPAREN params, F *ierr) { *ierr = c(KF_UNPAREN args); }                                          \
+  KF_NAMES(x, X)
+KF_CALL(win_fence, WIN_FENCE, (F * assert, F *win), MPI_Win_fence, (*assert, KF_WIN(win)))
+KF_CALL(win_lock, WIN_LOCK, (F * type, F *rank, F *assert, F *win), MPI_Win_lock, (*type, *rank, *assert, KF_WIN(win)))
+KF_CALL(win_unlock, WIN_UNLOCK, (F * rank, F *win), MPI_Win_unlock, (*rank, KF_WIN(win)))
+KF_CALL(win_lock_all, WIN_LOCK_ALL, (F * assert, F *win), MPI_Win_lock_all, (*assert, KF_WIN(win)))
+KF_CALL(win_unlock_all, WIN_UNLOCK_ALL, (F * win), MPI_Win_unlock_all, (KF_WIN(win)))
+KF_CALL(win_flush, WIN_FLUSH, (F * rank, F *win), MPI_Win_flush, (*rank, KF_WIN(win)))
+KF_CALL(win_flush_local, WIN_FLUSH_LOCAL, (F * rank, F *win), MPI_Win_flush_local, (*rank, KF_WIN(win)))
+KF_CALL(win_flush_all, WIN_FLUSH_ALL, (F * win), MPI_Win_flush_all, (KF_WIN(win)))
+KF_CALL(win_flush_local_all, WIN_FLUSH_LOCAL_ALL, (F * win), MPI_Win_flush_local_all, (KF_WIN(win)))
+KF_CALL(win_sync, WIN_SYNC, (F * win), MPI_Win_sync, (KF_WIN(win)))
+KF_CALL(win_attach, WIN_ATTACH, (F * win, void *base, MPI_Aint *size), MPI_Win_attach, (KF_WIN(win), base, *size))
+KF_CALL(win_detach, WIN_DETACH, (F * win, void *base), MPI_Win_detach, (KF_WIN(win), base))
+KF_CALL(win_post, WIN_POST, (F * group, F *assert, F *win), MPI_Win_post, (KF_GROUP(group), *assert, KF_WIN(win)))
+KF_CALL(win_start, WIN_START, (F * group, F *assert, F *win), MPI_Win_start, (KF_GROUP(group), *assert, KF_WIN(win)))
+KF_CALL(win_complete, WIN_COMPLETE, (F * win), MPI_Win_complete, (KF_WIN(win)))
+KF_CALL(win_wait, WIN_WAIT, (F * win), MPI_Win_wait, (KF_WIN(win)))
+
+void mpi_win_test_(F *win, F *flag, F *ierr) {
+  int f = 0;
+  *ierr = MPI_Win_test(KF_WIN(win), &f);
+  *flag = f != 0;
+}
+KF_NAMES(win_test, WIN_TEST)
+
+#define KF_RMA(x, X, c) /* MPI_Put, MPI_Get: origin, target, window */                                                \
+  KF_CALL(x, X, (void *obuf, F *ocount, F *ot, F *t, MPI_Aint *disp, F *tcount, F *tt, F *win), c,                     \
+          (kf_buf(obuf), *ocount, KF_TYPE(ot), *t, *disp, *tcount, KF_TYPE(tt), KF_WIN(win)))
+KF_RMA(put, PUT, MPI_Put)
+KF_RMA(get, GET, MPI_Get)
+KF_CALL(accumulate, ACCUMULATE, (void *obuf, F *ocount, F *ot, F *t, MPI_Aint *disp, F *tcount, F *tt, F *op, F *win),
+        MPI_Accumulate, (kf_buf(obuf), *ocount, KF_TYPE(ot), *t, *disp, *tcount, KF_TYPE(tt), KF_OP(op), KF_WIN(win)))
+KF_CALL(get_accumulate, GET_ACCUMULATE,
+        (void *obuf, F *ocount, F *ot, void *rbuf, F *rcount, F *rt, F *t, MPI_Aint *disp, F *tcount, F *tt, F *op,
+         F *win),
+        MPI_Get_accumulate,
+        (kf_buf(obuf), *ocount, KF_TYPE(ot), kf_buf(rbuf), *rcount, KF_TYPE(rt), *t, *disp, *tcount, KF_TYPE(tt),
+         KF_OP(op), KF_WIN(win)))
+KF_CALL(fetch_and_op, FETCH_AND_OP, (void *obuf, void *rbuf, F *t, F *target, MPI_Aint *disp, F *op, F *win),
+        MPI_Fetch_and_op, (kf_buf(obuf), rbuf, KF_TYPE(t), *target, *disp, KF_OP(op), KF_WIN(win)))
+KF_CALL(compare_and_swap, COMPARE_AND_SWAP,
+        (void *obuf, void *cbuf, void *rbuf, F *t, F *target, MPI_Aint *disp, F *win), MPI_Compare_and_swap,
+        (obuf, cbuf, rbuf, KF_TYPE(t), *target, *disp, KF_WIN(win)))
+
+/* KF_REQ defines the wrapper of a call that starts a request. */
+#define KF_REQ(x, X, params, c, args)                                                                                  \
+  void mpi_##x##_(KF_UNPAREN params, F *req, F *ierr) {                                                                \
+    MPI_Request r;                                                                                                     \
+    *ierr = c(KF_UNPAREN args, &r);                                                                                    \
+    if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);                                                              \
+  }                                                                                                                    \
+  KF_NAMES(x, X)
+KF_REQ(rput, RPUT, (void *obuf, F *ocount, F *ot, F *t, MPI_Aint *disp, F *tcount, F *tt, F *win), MPI_Rput,
+       (kf_buf(obuf), *ocount, KF_TYPE(ot), *t, *disp, *tcount, KF_TYPE(tt), KF_WIN(win)))
+KF_REQ(rget, RGET, (void *obuf, F *ocount, F *ot, F *t, MPI_Aint *disp, F *tcount, F *tt, F *win), MPI_Rget,
+       (kf_buf(obuf), *ocount, KF_TYPE(ot), *t, *disp, *tcount, KF_TYPE(tt), KF_WIN(win)))
+KF_REQ(raccumulate, RACCUMULATE,
+       (void *obuf, F *ocount, F *ot, F *t, MPI_Aint *disp, F *tcount, F *tt, F *op, F *win), MPI_Raccumulate,
+       (kf_buf(obuf), *ocount, KF_TYPE(ot), *t, *disp, *tcount, KF_TYPE(tt), KF_OP(op), KF_WIN(win)))
+KF_REQ(rget_accumulate, RGET_ACCUMULATE,
+       (void *obuf, F *ocount, F *ot, void *rbuf, F *rcount, F *rt, F *t, MPI_Aint *disp, F *tcount, F *tt, F *op,
+        F *win),
+       MPI_Rget_accumulate,
+       (kf_buf(obuf), *ocount, KF_TYPE(ot), kf_buf(rbuf), *rcount, KF_TYPE(rt), *t, *disp, *tcount, KF_TYPE(tt),
+        KF_OP(op), KF_WIN(win)))
+
+/* MPI-IO. */
+void mpi_file_open_(F *comm, const char *name, F *amode, F *info, F *fh, F *ierr, size_t len) {
+  char *c = kf_string(name, len);
+  MPI_File f;
+  *ierr = MPI_File_open(KF_COMM(comm), c, *amode, KF_INFO(info), &f);
+  if (*ierr == MPI_SUCCESS) *fh = PMPI_File_c2f(f);
+  free(c);
+}
+KF_NAMES(file_open, FILE_OPEN)
+
+void mpi_file_close_(F *fh, F *ierr) {
+  MPI_File f = KF_FILE(fh);
+  *ierr = MPI_File_close(&f);
+  if (*ierr == MPI_SUCCESS) *fh = PMPI_File_c2f(f);
+}
+KF_NAMES(file_close, FILE_CLOSE)
+
+void mpi_file_delete_(const char *name, F *info, F *ierr, size_t len) {
+  char *c = kf_string(name, len);
+  *ierr = MPI_File_delete(c, KF_INFO(info));
+  free(c);
+}
+KF_NAMES(file_delete, FILE_DELETE)
+
+void mpi_file_set_view_(F *fh, MPI_Offset *disp, F *et, F *ft, const char *rep, F *info, F *ierr, size_t len) {
+  char *c = kf_string(rep, len);
+  *ierr = MPI_File_set_view(KF_FILE(fh), *disp, KF_TYPE(et), KF_TYPE(ft), c, KF_INFO(info));
+  free(c);
+}
+KF_NAMES(file_set_view, FILE_SET_VIEW)
+
+KF_CALL(file_seek, FILE_SEEK, (F * fh, MPI_Offset *off, F *whence), MPI_File_seek, (KF_FILE(fh), *off, *whence))
+KF_CALL(file_seek_shared, FILE_SEEK_SHARED, (F * fh, MPI_Offset *off, F *whence), MPI_File_seek_shared,
+        (KF_FILE(fh), *off, *whence))
+KF_CALL(file_sync, FILE_SYNC, (F * fh), MPI_File_sync, (KF_FILE(fh)))
+KF_CALL(file_set_size, FILE_SET_SIZE, (F * fh, MPI_Offset *size), MPI_File_set_size, (KF_FILE(fh), *size))
+KF_CALL(file_preallocate, FILE_PREALLOCATE, (F * fh, MPI_Offset *size), MPI_File_preallocate, (KF_FILE(fh), *size))
+
+/* Reads and writes: KF_RW (blocking, with a status), KF_IRW
+ * (non-blocking), KF_SPLIT (a split collective's begin and end), with
+ * (offset parameter) and (offset argument). */
+#define KF_RW(x, X, op, oa)                                                                                            \
+  void mpi_file_##x##_(F *fh, KF_UNPAREN op void *buf, F *count, F *t, F *status, F *ierr) {                           \
+    MPI_Status s;                                                                                                      \
+    *ierr = MPI_File_##x(KF_FILE(fh), KF_UNPAREN oa kf_buf(buf), *count, KF_TYPE(t), kf_status(status, &s));          \
+    kf_status_out(&s, status);                                                                                         \
+  }                                                                                                                    \
+  KF_NAMES(file_##x, FILE_##X)
+#define KF_IRW(x, X, op, oa)                                                                                           \
+  KF_REQ(file_##x, FILE_##X, (F * fh, KF_UNPAREN op void *buf, F *count, F *t), MPI_File_##x,                          \
+         (KF_FILE(fh), KF_UNPAREN oa kf_buf(buf), *count, KF_TYPE(t)))
+#define KF_SPLIT(x, X, op, oa)                                                                                         \
+  KF_CALL(file_##x##_begin, FILE_##X##_BEGIN, (F * fh, KF_UNPAREN op void *buf, F *count, F *t),                       \
+          MPI_File_##x##_begin, (KF_FILE(fh), KF_UNPAREN oa kf_buf(buf), *count, KF_TYPE(t)))                          \
+  void mpi_file_##x##_end_(F *fh, void *buf, F *status, F *ierr) {                                                     \
+    MPI_Status s;                                                                                                      \
+    *ierr = MPI_File_##x##_end(KF_FILE(fh), kf_buf(buf), kf_status(status, &s));                                     \
+    kf_status_out(&s, status);                                                                                         \
+  }                                                                                                                    \
+  KF_NAMES(file_##x##_end, FILE_##X##_END)
+#define KF_AT (MPI_Offset * off, ), (*off, )
+#define KF_NOAT (), ()
+#define KF_APPLY(m, ...) m(__VA_ARGS__)
+KF_APPLY(KF_RW, read, READ, KF_NOAT)
+KF_APPLY(KF_RW, read_at, READ_AT, KF_AT)
+KF_APPLY(KF_RW, read_all, READ_ALL, KF_NOAT)
+KF_APPLY(KF_RW, read_at_all, READ_AT_ALL, KF_AT)
+KF_APPLY(KF_RW, read_shared, READ_SHARED, KF_NOAT)
+KF_APPLY(KF_RW, read_ordered, READ_ORDERED, KF_NOAT)
+KF_APPLY(KF_RW, write, WRITE, KF_NOAT)
+KF_APPLY(KF_RW, write_at, WRITE_AT, KF_AT)
+KF_APPLY(KF_RW, write_all, WRITE_ALL, KF_NOAT)
+KF_APPLY(KF_RW, write_at_all, WRITE_AT_ALL, KF_AT)
+KF_APPLY(KF_RW, write_shared, WRITE_SHARED, KF_NOAT)
+KF_APPLY(KF_RW, write_ordered, WRITE_ORDERED, KF_NOAT)
+KF_APPLY(KF_IRW, iread, IREAD, KF_NOAT)
+KF_APPLY(KF_IRW, iread_at, IREAD_AT, KF_AT)
+KF_APPLY(KF_IRW, iread_all, IREAD_ALL, KF_NOAT)
+KF_APPLY(KF_IRW, iread_at_all, IREAD_AT_ALL, KF_AT)
+KF_APPLY(KF_IRW, iread_shared, IREAD_SHARED, KF_NOAT)
+KF_APPLY(KF_IRW, iwrite, IWRITE, KF_NOAT)
+KF_APPLY(KF_IRW, iwrite_at, IWRITE_AT, KF_AT)
+KF_APPLY(KF_IRW, iwrite_all, IWRITE_ALL, KF_NOAT)
+KF_APPLY(KF_IRW, iwrite_at_all, IWRITE_AT_ALL, KF_AT)
+KF_APPLY(KF_IRW, iwrite_shared, IWRITE_SHARED, KF_NOAT)
+KF_APPLY(KF_SPLIT, read_all, READ_ALL, KF_NOAT)
+KF_APPLY(KF_SPLIT, read_at_all, READ_AT_ALL, KF_AT)
+KF_APPLY(KF_SPLIT, read_ordered, READ_ORDERED, KF_NOAT)
+KF_APPLY(KF_SPLIT, write_all, WRITE_ALL, KF_NOAT)
+KF_APPLY(KF_SPLIT, write_at_all, WRITE_AT_ALL, KF_AT)
+KF_APPLY(KF_SPLIT, write_ordered, WRITE_ORDERED, KF_NOAT)

@@ -146,6 +146,8 @@ type modelJSON struct {
 	Source    *int32   `json:"source,omitempty"`
 	Tag       int32    `json:"tag,omitempty"`
 	Comm      uint32   `json:"comm,omitempty"`
+	NewComm   uint32   `json:"new_comm,omitempty"`
+	Handle    uint32   `json:"handle,omitempty"`
 	SendBytes int64    `json:"send_bytes,omitempty"`
 	RecvBytes int64    `json:"recv_bytes,omitempty"`
 	Request   uint64   `json:"request,omitempty"`
@@ -183,7 +185,7 @@ func printModel(w *bufio.Writer, src trace.Source, asJSON bool) error {
 }
 
 func toJSON(r, i int, e *trace.Event, path string) modelJSON {
-	j := modelJSON{Rank: r, Index: i, Kind: e.Kind.String(), Tag: e.Tag, Comm: e.Comm, SendBytes: e.SendBytes,
+	j := modelJSON{Rank: r, Index: i, Kind: e.Kind.String(), Tag: e.Tag, Comm: e.Comm, NewComm: e.NewComm, Handle: e.Handle, SendBytes: e.SendBytes,
 		RecvBytes: e.RecvBytes, Request: e.Request, Requests: e.Requests, Compute: e.Compute, Region: path}
 	if e.HasTime {
 		en, ex := e.Enter.Seconds(), e.Exit.Seconds()

@@ -270,6 +270,7 @@ type simulateRankJS struct {
 	Compute float64 `json:"compute"`
 	Comm    float64 `json:"comm"`
 	Wait    float64 `json:"wait"`
+	IO      float64 `json:"io,omitempty"`
 }
 
 // simulateEnergy is the energy model's report (--cfg plugin:host_energy).
@@ -696,7 +697,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 			out.Recorded = 0 // instances recorded apart have no run in common
 		}
 		for i, r := range res.Ranks {
-			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait})
+			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.IO})
 		}
 		if e := res.Energy; e != nil {
 			out.Energy = &simulateEnergy{Total: e.Total, Used: e.Used, Idle: e.Total - e.Used}
@@ -731,14 +732,19 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	if e := res.LinkEnergy; e != nil {
 		fmt.Fprintf(w, "Total energy over all links: %f\n", e.Total) // SimGrid's words
 	}
-	var comp, comm, wait float64
+	var comp, comm, wait, io float64
 	for _, r := range res.Ranks {
 		comp += r.Compute
 		comm += r.Comm
 		wait += r.Wait
+		io += r.IO
 	}
 	n := float64(len(res.Ranks))
-	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s\n", comp/n, comm/n, wait/n)
+	ioText := ""
+	if io > 0 {
+		ioText = fmt.Sprintf(", I/O %.6f s (as recorded)", io/n)
+	}
+	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, ioText)
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())
 		if res.Energy != nil {

@@ -60,8 +60,12 @@ recorded in TI, in seconds (1e-6, SimGrid's smpi/cpu-threshold).
 Waitany, waitsome, testany, testsome and testall are written as a wait per
 request they complete, persistent requests as the isend or irecv each
 MPI_Start starts. A time-independent trace knows only MPI_COMM_WORLD's
-collectives: the tracer leaves out collectives on other communicators and
-says how many at MPI_Finalize; the OTF2 archive has them all. Its TI output
+collectives and has no one-sided or MPI-IO action: the tracer leaves out
+collectives on other communicators, one-sided calls (windows, epochs, puts,
+gets, accumulates, atomics) and MPI-IO calls, and says at MPI_Finalize how
+many of each kind and how much time, which is not computation; the OTF2
+archive has them all (Score-P's RMA and I/O records). A directory holding a
+trace already is not written into: the run goes to DIR-2, DIR-3... Its TI output
 is the same, call for call, as SimGrid 3.32's own tracer (smpirun -trace-ti)
 on the same program, and the OTF2 archive of a run replays in the same
 simulated time as its TI trace (tests).`,

@@ -47,7 +47,8 @@ func creates(label int) bool {
 
 // followed reports whether the communicator pass needs label's records.
 func followed(label int) bool {
-	return creates(label) || label == lCommFree || (label >= lCommGroup && label <= lGroupFree)
+	return creates(label) || label == lCommFree || (label >= lCommGroup && label <= lGroupFree) ||
+		label == lWinPost || label == lWinStart
 }
 
 // commOp is a communicator or group call of one rank, kept by the pass.
@@ -70,6 +71,11 @@ type commOp struct {
 type commTable struct {
 	members [][]int32  // global id - 1 -> world ranks in comm rank order
 	created [][]uint32 // rank -> id per creating call (0: none)
+	// epochs are, per rank, the groups of its MPI_Win_post and
+	// MPI_Win_start calls as ids of members (0: a group the pass does not
+	// know); groups indexes the ids of those groups.
+	epochs [][]uint32
+	groups map[string]uint32
 }
 
 // collectOps decodes a rank's records and keeps its communicator calls.
@@ -99,7 +105,7 @@ func commOpOf(c *call) commOp {
 	case lGroupRangeIncl, lGroupRangeExcl:
 		o.group, o.newGroup = int(get("group")), int(get("newgroup"))
 		o.ranks = slices.Clone(c.arr[field(c.label, "ranges")])
-	case lGroupFree:
+	case lGroupFree, lWinPost, lWinStart:
 		o.group = int(get("group"))
 	case lCommFree:
 		o.comm = int(get("comm"))
@@ -131,6 +137,7 @@ type passRank struct {
 	comms   map[int]uint32  // handle -> global id
 	groups  map[int][]int32 // handle -> world ranks
 	created []uint32
+	epochs  []uint32
 }
 
 // resolveComms matches the communicator-creating calls of all ranks (ops
@@ -144,7 +151,7 @@ type passRank struct {
 // track) gets no communicator from it.
 func resolveComms(ops [][]commOp) (*commTable, error) {
 	n := len(ops)
-	t := &commTable{created: make([][]uint32, n)}
+	t := &commTable{created: make([][]uint32, n), epochs: make([][]uint32, n)}
 	ranks := make([]passRank, n)
 	for r := range ranks {
 		ranks[r] = passRank{ops: ops[r], comms: map[int]uint32{}, groups: map[int][]int32{}}
@@ -179,8 +186,29 @@ func resolveComms(ops [][]commOp) (*commTable, error) {
 				r, o.off, programs()[o.label].name, o.comm)
 		}
 		t.created[r] = ranks[r].created
+		t.epochs[r] = ranks[r].epochs
 	}
 	return t, nil
+}
+
+// groupID returns the id of the members of a post or start call's group
+// (0 for none), a new one the first time those members are seen: the
+// trace's Meta.Comms holds groups as communicators.
+func (t *commTable) groupID(g []int32) uint32 {
+	if g == nil {
+		return 0
+	}
+	k := fmt.Sprint(g)
+	if id, ok := t.groups[k]; ok {
+		return id
+	}
+	t.members = append(t.members, g)
+	id := uint32(len(t.members))
+	if t.groups == nil {
+		t.groups = map[string]uint32{}
+	}
+	t.groups[k] = id
+	return id
 }
 
 // advance runs rank r's local calls up to its next creating call, which it
@@ -251,6 +279,8 @@ func (t *commTable) local(ranks []passRank, r int, o *commOp) {
 		delete(pr.comms, o.comm)
 	case lGroupFree:
 		delete(pr.groups, o.group)
+	case lWinPost, lWinStart:
+		pr.epochs = append(pr.epochs, t.groupID(pr.groups[o.group]))
 	case lCommGroup:
 		if id, ok := t.commID(ranks, r, o.comm); ok {
 			if id == selfID {

@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -115,7 +116,16 @@ func (r *Reader) mapCall(c *call) error {
 	if k, ok := collectiveKinds[c.label]; ok {
 		return r.collective(c, k)
 	}
+	if ok, err := r.oneSided(c); ok || err != nil {
+		return err
+	}
 	r.local(c)
+	switch name := layouts[c.label].name; {
+	case strings.HasPrefix(name, "MPI_File_"):
+		r.ev.Kind = trace.File // I/O, replayed as recorded
+	case strings.HasPrefix(name, "MPI_Win_"):
+		r.ev.Kind = trace.Deferred // MPI time (Win_set_name...)
+	}
 	return nil
 }
 

@@ -28,6 +28,14 @@ type Reader struct {
 	nextEv     int // index of the next pending event
 	reqs       []uint64
 	counts     [2][]int64
+	// wins are the windows the rank created, by DUMPI handle; winSeq
+	// counts the windows created on each communicator; epochs are the
+	// groups (Meta.Comms ids, 0: unknown) of the rank's post and start
+	// calls, from the communicator pass.
+	wins      map[int64]window
+	winSeq    map[uint32]uint32
+	epochs    []uint32
+	nextEpoch int
 }
 
 // Next decodes the next call record into an event.

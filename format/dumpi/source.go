@@ -44,14 +44,14 @@ func openFiles(paths []string, open opener) (*Trace, error) {
 			t.t0, t.hasT0 = *first, true
 		}
 		needPass = needPass || !info.hasFooter || info.calls[lCommDup]+info.calls[lCommCreate]+
-			info.calls[lCommSplit]+info.calls[lCartCreate]+info.calls[lGraphCreate] > 0
+			info.calls[lCommSplit]+info.calls[lCartCreate]+info.calls[lGraphCreate]+info.calls[lWinPost]+info.calls[lWinStart] > 0
 	}
 	if needPass {
 		if err := t.commPass(); err != nil {
 			return nil, err
 		}
 	} else {
-		t.comms = &commTable{created: make([][]uint32, len(paths))}
+		t.comms = &commTable{created: make([][]uint32, len(paths)), epochs: make([][]uint32, len(paths))}
 	}
 	t.fillMeta()
 	return t, nil
@@ -155,5 +155,5 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, t.infos[r]), handles: map[int]uint32{},
-		reqs: make([]uint64, 0, 16), created: t.comms.created[r]}, nil
+		reqs: make([]uint64, 0, 16), created: t.comms.created[r], epochs: t.comms.epochs[r]}, nil
 }

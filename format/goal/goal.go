@@ -16,7 +16,9 @@
 // reduce, and linear exchanges for the others.
 //
 // GOAL cannot express some calls, which are left out: tests (polling),
-// probes, and communicator management. Times are in nanoseconds, the unit
+// probes, communicator management, and one-sided calls (a GOAL message
+// needs a receive its target does not make); an MPI-IO call is a "calc"
+// of its recorded time. Times are in nanoseconds, the unit
 // of LogGOPSim's L, o, g and G parameters: a computation of F flops is a
 // "calc" of F/speed seconds.
 package goal
@@ -220,7 +222,7 @@ func (g *rankWriter) event(e *trace.Event) error {
 	switch k := e.Kind; {
 	case k == trace.Compute:
 		g.calc(e.Compute / g.speed)
-	case k == trace.Sleep:
+	case k == trace.Sleep || k.IsIO():
 		g.calc(e.Compute)
 	case k == trace.Send || k == trace.Isend:
 		p, err := g.peer(e.Partner)

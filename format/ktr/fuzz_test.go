@@ -34,6 +34,7 @@ func FuzzOpen(f *testing.F) {
 		{allFields(), Options{}},
 		{allFields(), Options{ChunkSize: 48}},
 		{stencil(2, 1, 3, true), Options{ChunkSize: 256}},
+		{oneSided(), Options{ChunkSize: 32}},
 		{trace.New(0, trace.NewMeta()), Options{}},
 		{trace.New(2, trace.NewMeta()), Options{}},
 		// Issue 43: many ranks claimed and empty, amounts that mean

@@ -108,6 +108,7 @@ type Defs struct {
 	IoParadigms    map[uint8]uint32     // I/O paradigm -> name string
 	IoFiles        map[uint32]string    // regular file or directory -> "file://name" or "directory://name"
 	IoHandles      map[uint32]uint32    // I/O handle -> name string
+	IoHandleComms  map[uint32]uint32    // I/O handle -> communicator (undefined32 if none)
 	SourceLocs     map[uint32][2]uint32 // source code location -> file string, line
 	CallingCtxs    map[uint32][2]uint32 // calling context -> region, source code location
 	InterruptGens  map[uint32]uint32    // interrupt generator -> name string
@@ -133,6 +134,7 @@ func newDefs() *Defs {
 		IoParadigms:    map[uint8]uint32{},
 		IoFiles:        map[uint32]string{},
 		IoHandles:      map[uint32]uint32{},
+		IoHandleComms:  map[uint32]uint32{},
 		SourceLocs:     map[uint32][2]uint32{},
 		CallingCtxs:    map[uint32][2]uint32{},
 		InterruptGens:  map[uint32]uint32{},
@@ -214,6 +216,10 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 	case defIoHandle:
 		id := p.u32()
 		d.IoHandles[id] = p.u32()
+		p.u32() // file
+		p.u8()  // I/O paradigm
+		p.u32() // flags
+		d.IoHandleComms[id] = p.u32()
 	case defSourceCodeLoc:
 		id := p.u32()
 		d.SourceLocs[id] = [2]uint32{p.u32(), p.u32()}

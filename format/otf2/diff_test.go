@@ -2,10 +2,12 @@ package otf2
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -14,12 +16,18 @@ import (
 	"kairos/trace"
 )
 
+// programs are the test programs built with libotf2, by source file: their
+// path, or the error building them.
 var (
-	writerOnce sync.Once
-	writerPath string
-	writerErr  error
+	programsMu sync.Mutex
+	programs   = map[string]*cProgram{}
 	writerDir  string
 )
+
+type cProgram struct {
+	path string
+	err  error
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -31,25 +39,35 @@ func TestMain(m *testing.M) {
 
 // otf2Writer builds testdata/otf2writer.c against Debian's libotf2 once
 // per test binary and returns the program's path.
-func otf2Writer(t testing.TB) string {
+func otf2Writer(t testing.TB) string { return buildWithOTF2(t, "otf2writer.c") }
+
+// buildWithOTF2 builds testdata/src against Debian's libotf2 once per
+// test binary and returns the program's path.
+func buildWithOTF2(t testing.TB, src string) string {
 	t.Helper()
 	cc := testenv.Tool(t, "cc", "gcc")
 	testenv.Tool(t, "otf2-config", "libotf2-trace-dev")
-	writerOnce.Do(func() {
-		if writerDir, writerErr = os.MkdirTemp("", "kairos-otf2"); writerErr != nil {
-			return
+	programsMu.Lock()
+	defer programsMu.Unlock()
+	p := programs[src]
+	if p == nil {
+		p = &cProgram{}
+		programs[src] = p
+		if writerDir == "" {
+			writerDir, p.err = os.MkdirTemp("", "kairos-otf2")
 		}
-		writerPath = filepath.Join(writerDir, "otf2writer")
-		out, err := exec.Command(cc, "-O2", "-Wno-deprecated-declarations", "-o", writerPath, "testdata/otf2writer.c", "-lotf2").CombinedOutput()
-		if err != nil {
-			writerErr = err
-			writerPath = string(out)
+		if p.err == nil {
+			p.path = filepath.Join(writerDir, strings.TrimSuffix(src, ".c"))
+			out, err := exec.Command(cc, "-O2", "-Wno-deprecated-declarations", "-o", p.path, filepath.Join("testdata", src), "-lotf2").CombinedOutput()
+			if err != nil {
+				p.err = fmt.Errorf("%v\n%s", err, out)
+			}
 		}
-	})
-	if writerErr != nil {
-		t.Fatalf("building testdata/otf2writer.c with libotf2 (Debian libotf2-trace-dev): %v\n%s", writerErr, writerPath)
 	}
-	return writerPath
+	if p.err != nil {
+		t.Fatalf("building testdata/%s with libotf2 (Debian libotf2-trace-dev): %v", src, p.err)
+	}
+	return p.path
 }
 
 // writeArchive runs the writer with args into a new directory.

@@ -78,6 +78,8 @@ type mapper struct {
 	nbcOpen     map[uint64]bool
 	nbcUnplaced []uint64
 
+	side *sideState // one-sided and I/O calls (onesided.go)
+
 	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective int
 	err                                                                                  error
 }
@@ -130,6 +132,10 @@ func (m *mapper) step(e *Event) {
 		if implicit {
 			m.finish(e.Time)
 		}
+	default:
+		if isSideRecord(e.Type) {
+			m.sideEvent(e)
+		}
 	}
 }
 
@@ -149,6 +155,7 @@ func (m *mapper) begin(name string, node uint32, t uint64) {
 	c := &m.callBuf
 	*c = mpiCall{name: name, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0], tested: c.tested[:0]}
 	m.call = c
+	m.side.reset()
 }
 
 func (m *mapper) enter(e *Event) {
@@ -552,6 +559,7 @@ var callKinds = map[string]trace.Kind{
 // finish ends the current MPI call at tick t and queues its events.
 func (m *mapper) finish(t uint64) {
 	c := m.call
+	m.finishSide(c)
 	m.call = nil
 	stamp := func(ev *trace.Event, region uint32) {
 		ev.Enter, ev.Exit, ev.HasTime = m.ps(c.enter), m.ps(t), true
@@ -597,6 +605,10 @@ func (m *mapper) finish(t uint64) {
 		k, ok := callKinds[c.name]
 		switch {
 		case c.nbc:
+			k = trace.Deferred
+		case !ok && strings.HasPrefix(c.name, "MPI_File_"):
+			k = trace.File
+		case !ok && strings.HasPrefix(c.name, "MPI_Win_"): // MPI_Win_sync, _attach...: MPI time, no replay's
 			k = trace.Deferred
 		case !ok:
 			k = trace.Local

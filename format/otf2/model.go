@@ -41,7 +41,10 @@ type Source struct {
 	mpi       bool
 	callsites map[uint32]uint64
 	selfComms map[[2]uint64]uint32 // (COMM_SELF communicator, rank) -> model id
-	defects   []string
+	// groupComms are the model communicators of the groups of one-sided
+	// post and start calls, by OTF2 group.
+	groupComms map[uint32]uint32
+	defects    []string
 	// inPlaceAware: the archive's in-place collectives count no block to
 	// or from the member itself (Score-P 8 on).
 	inPlaceAware bool
@@ -62,6 +65,7 @@ func Open(path string) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{arch: a, meta: trace.NewMeta(), worldRank: map[uint64]int32{}, comms: map[uint32]modelComm{}, callsites: map[uint32]uint64{0: 0}, selfComms: map[[2]uint64]uint32{},
+		groupComms:   map[uint32]uint32{},
 		inPlaceAware: inPlaceAware(a.Anchor.Creator)}
 	s.buildRanks()
 	s.buildComms()
@@ -260,6 +264,7 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]int{},
 		nbcOpen: map[uint64]bool{}, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{}}
 	rd.m.out = &rd.q
+	rd.m.side = newSideState()
 	return rd, nil
 }
 

@@ -147,7 +147,8 @@
 // MPI_ANY_TAG -444. A waitall on only some of the outstanding requests
 // becomes one wait per request. What TI cannot express is left out and
 // counted in WriteStats: CommCreate, CommFree, Probe, Iprobe and Local
-// events, collectives on communicators other than MPI_COMM_WORLD, rooted
+// events, one-sided and MPI-IO calls (SimGrid's replay has no action for
+// them), collectives on communicators other than MPI_COMM_WORLD, rooted
 // collectives without a root, v-collectives whose count vectors do not
 // have one entry per rank, waits on unknown requests, location markers
 // without a one-token file name. One limit remains: SimGrid 3.32 files a

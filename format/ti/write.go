@@ -25,7 +25,8 @@ type WriteOptions struct {
 type WriteStats struct {
 	Lines int // action lines written
 	// Dropped counts, by kind, the events TI cannot express: CommCreate,
-	// CommFree, Probe, Iprobe and Local calls, collectives on a
+	// CommFree, Probe, Iprobe and Local calls, one-sided and MPI-IO calls,
+	// collectives on a
 	// communicator other than MPI_COMM_WORLD (SimGrid replays every
 	// collective on MPI_COMM_WORLD), v-collectives whose count vectors do
 	// not have one entry per rank, waits and tests on a request the rank
@@ -581,7 +582,7 @@ func (rw *rankWriter) vcollective(e *trace.Event) bool {
 		rw.counts(recvCounts, dt)
 		rw.real(e.Compute)
 		rw.types(dt)
-	default: // CommCreate, CommFree, Probe, Iprobe, Local, invalid kinds
+	default: // CommCreate, CommFree, Probe, Iprobe, Local, one-sided and I/O calls, invalid kinds
 		return false
 	}
 	return true

@@ -1,0 +1,497 @@
+package capture
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"kairos/check"
+	"kairos/clock"
+	"kairos/format"
+	"kairos/internal/testenv"
+	"kairos/platform"
+	"kairos/sim"
+	"kairos/trace"
+)
+
+// mpi is an MPI to trace programs with: its C and Fortran compilers, its
+// launcher and how the launcher passes a variable to the ranks.
+type mpi struct {
+	name, cc, fc, run string
+	pkg, runPkg       string
+	env               func(name, value string) []string
+	extra             []string
+}
+
+var (
+	openMPI = mpi{"Open MPI", "mpicc", "mpif90", "mpirun", "libopenmpi-dev", "openmpi-bin",
+		func(n, v string) []string { return []string{"-x", n + "=" + v} },
+		[]string{"--oversubscribe"}}
+	mpich = mpi{"MPICH", "mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "libmpich-dev", "mpich",
+		func(n, v string) []string { return []string{"-genv", n, v} }, nil}
+)
+
+// builds holds the tracers built with OTF2, by MPI, for the tests of this
+// file: a build takes seconds of a loaded machine.
+var builds struct {
+	sync.Mutex
+	dir  string
+	libs map[string]string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	os.Exit(code)
+}
+
+// tracer returns the tracer built with OTF2 with m's mpicc (once).
+func (m mpi) tracer(t *testing.T) string {
+	t.Helper()
+	testenv.Tool(t, m.cc, m.pkg)
+	testenv.Tool(t, m.run, m.runPkg)
+	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
+		if testenv.Required() {
+			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
+		}
+		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
+	}
+	builds.Lock()
+	defer builds.Unlock()
+	if lib, ok := builds.libs[m.name]; ok {
+		return lib
+	}
+	if builds.dir == "" {
+		d, err := os.MkdirTemp("", "kairos-tracer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		builds.dir, builds.libs = d, map[string]string{}
+	}
+	dir := filepath.Join(builds.dir, strings.ReplaceAll(m.name, " ", ""))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, FileName)
+	if err := os.WriteFile(src, Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libkairos_trace.so")
+	run(t, dir, nil, m.cc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src, "-DKAIROS_OTF2", "-lotf2")
+	builds.libs[m.name] = lib
+	return lib
+}
+
+// mpis returns Open MPI, and MPICH too under testenv.Long.
+func mpis() []mpi {
+	if testenv.Long() {
+		return []mpi{openMPI, mpich}
+	}
+	return []mpi{openMPI}
+}
+
+// compile compiles a test program (a path; Fortran if it ends in .f90)
+// into dir.
+func (m mpi) compile(t *testing.T, dir, src string, flags ...string) string {
+	t.Helper()
+	cc := m.cc
+	if strings.HasSuffix(src, ".f90") {
+		cc = testenv.Tool(t, m.fc, m.pkg)
+	}
+	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+"-"+strings.ReplaceAll(m.name, " ", ""))
+	run(t, dir, nil, cc, append([]string{"-O1", "-o", bin, src}, flags...)...)
+	return bin
+}
+
+// trace runs prog on 2 ranks under lib, writing both formats into
+// dir/trace (or the directory the tracer chooses), and returns the
+// launcher's output.
+func (m mpi) trace(t *testing.T, dir, lib, prog string, args ...string) string {
+	t.Helper()
+	full := append([]string{}, m.extra...)
+	full = append(full, "-np", "2")
+	for _, v := range [][2]string{{"LD_PRELOAD", lib}, {"KAIROS_TRACE", filepath.Join(dir, "trace")}, {"KAIROS_TRACE_FORMAT", "ti,otf2"}} {
+		full = append(full, m.env(v[0], v[1])...)
+	}
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
+	return run(t, dir, env, m.run, append(append(full, prog), args...)...)
+}
+
+// kinds counts each rank's events by kind.
+func kinds(t *testing.T, src trace.Source) []map[trace.Kind]int {
+	t.Helper()
+	out := make([]map[trace.Kind]int, src.NumRanks())
+	for r := range out {
+		out[r] = map[trace.Kind]int{}
+	}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error { out[r][e.Kind]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// openChecked opens a trace and requires that it checks out.
+func openChecked(t *testing.T, path string) trace.Source {
+	t.Helper()
+	src, _, err := format.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
+	if err != nil || !rep.OK() {
+		t.Fatalf("check %s: %v %v", path, err, rep.Problems)
+	}
+	return src
+}
+
+// simulated replays a timed trace (its computation at 1 Gf/s) on two
+// nodes of a cluster of bandwidth bw.
+func simulated(t *testing.T, src trace.Source, bw string) *sim.Result {
+	t.Helper()
+	p, err := platform.ParseCluster("2x1Gf," + bw + ",1us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Simulate(trace.UntimedAbove(src, 1e9, trace.FromSeconds(1e-6)), p, nil, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// onesidedProgram is the C program of the one-sided tests (its modes:
+// repro, fence, pscw, lock; sim/testdata/onesided.c).
+func onesidedProgram() string {
+	return filepath.Join(testenv.RepoRoot(), "sim", "testdata", "onesided.c")
+}
+
+// TestTracerOneSided traces issue 45's program on Open MPI: rank 1
+// sleeps 0.2 s, both allocate a window (rank 0 waits for rank 1 there),
+// then each puts 8 KiB to the other and flushes, 200 times. Both ranks'
+// 200 puts are in the archive, with their window, target and bytes, and
+// the trace checks out; rank 0's wait in MPI_Win_allocate is in the call,
+// not computation, in both traces; TI's summary counts the 400 puts and
+// names the archive; the computation amounts are whole; simulating the
+// archive takes the 3.2 MB of puts through the network (each rank's 200
+// one after the other, the two directions at once: about 1.6 s more at
+// 1 MB/s than at 1 GB/s); the classification is not computation-bound;
+// and a second run into the directory writes to a fresh one.
+func TestTracerOneSided(t *testing.T) {
+	dir := t.TempDir()
+	lib := openMPI.tracer(t)
+	prog := openMPI.compile(t, dir, onesidedProgram())
+	out := openMPI.trace(t, dir, lib, prog, "repro")
+	for _, want := range []string{"400        0.", "MPI_Put (one-sided)", "MPI_Win_allocate (one-sided)",
+		"the OTF2 archive " + filepath.Join(dir, "trace") + "/traces.otf2 has every call"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
+		}
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	for r, k := range kinds(t, src) {
+		if k[trace.Put] != 200 || k[trace.WinFlush] != 200 || k[trace.WinCreate] != 1 || k[trace.WinFree] != 1 {
+			t.Errorf("rank %d: %v, want 200 puts and flushes, a window created and freed", r, k)
+		}
+	}
+	// Rank 0's 0.2 s wait for rank 1 is in MPI_Win_allocate, in both traces.
+	var created trace.Time
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if r == 0 && e.Kind == trace.WinCreate {
+			created = e.Duration()
+		}
+		return nil
+	}); err != nil || created < trace.FromSeconds(0.15) {
+		t.Errorf("rank 0's window creation takes %v s (%v), want rank 1's 0.2 s sleep", created.Seconds(), err)
+	}
+	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-0.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flops float64
+	for _, line := range strings.Split(string(ti), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "compute" {
+			if strings.ContainsAny(f[2], ".e") {
+				t.Errorf("rank 0: %q is not a whole number of flops", line)
+			}
+			v, _ := strconv.ParseFloat(f[2], 64)
+			flops += v
+		}
+	}
+	if flops >= 1e8 {
+		t.Errorf("rank 0 computes %g flops (%g s at 1 Gf/s) in its TI trace: its wait in MPI_Win_allocate is counted", flops, flops/1e9)
+	}
+	fast, slow := simulated(t, src, "1GBps"), simulated(t, src, "1MBps")
+	if slow.Bytes < 400*8192 {
+		t.Errorf("%d bytes simulated, want the puts' %d", slow.Bytes, 400*8192)
+	}
+	if d := slow.Time - fast.Time; d < 1.4 || d > 1.8 {
+		t.Errorf("at 1 MB/s the simulated time grows by %.3f s, want about 1.6 s", d)
+	}
+	opt := clock.DefaultOptions()
+	cl, err := clock.Classify(src, clock.Interconnects, opt, clock.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range cl.Verdicts {
+		if v.Class == "Comp." {
+			t.Errorf("%s: classified computation-bound", v.Interconnect.Name)
+		}
+	}
+	if out := openMPI.trace(t, dir, lib, prog, "repro"); !strings.Contains(out, "holds a trace already: this run's is written to "+filepath.Join(dir, "trace-2")) {
+		t.Errorf("a second run into the directory: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "trace-2", "traces.otf2")); err != nil {
+		t.Errorf("the second run's archive: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "trace", "rank-0.ti")); err != nil {
+		t.Errorf("the first run's TI trace: %v", err)
+	}
+}
+
+// TestTracerOneSidedEpochs traces the fence, post/start/complete/wait and
+// lock (exclusive locks, get_accumulate, fetch_and_op) programs, one after
+// the other in one run, on Open MPI (and MPICH under testenv.Long): every
+// call is its event and the trace checks out and replays.
+func TestTracerOneSidedEpochs(t *testing.T) {
+	want := map[string][]trace.Kind{
+		"fence": {trace.WinFence, trace.Put, trace.Get, trace.Accumulate},
+		"pscw":  {trace.WinPost, trace.WinStart, trace.WinComplete, trace.WinWait, trace.Put},
+		"lock":  {trace.WinLock, trace.WinUnlock, trace.Accumulate, trace.WinLockAll, trace.GetAccumulate, trace.WinFlushAll},
+	}
+	for _, m := range mpis() {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			lib := m.tracer(t)
+			prog := m.compile(t, dir, onesidedProgram())
+			m.trace(t, dir, lib, prog, "fence", "pscw", "lock")
+			src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+			all := map[trace.Kind]int{}
+			for _, k := range kinds(t, src) {
+				for kind, n := range k {
+					all[kind] += n
+				}
+			}
+			for mode, ks := range want {
+				for _, k := range ks {
+					if all[k] == 0 {
+						t.Errorf("%s: no %s (%v)", mode, k, all)
+					}
+				}
+			}
+			if all[trace.WinCreate] != 6 || all[trace.WinFree] != 6 {
+				t.Errorf("%d windows created, %d freed, want 3 a rank", all[trace.WinCreate], all[trace.WinFree])
+			}
+			simulated(t, src, "100MBps")
+		})
+	}
+}
+
+// TestTracerOneSidedRequests traces, on Open MPI, the calls the epoch
+// programs do not make (testdata/rmarequests.c): MPI_Win_create and a
+// dynamic window, the request-based MPI_Rput, MPI_Rget, MPI_Raccumulate
+// and MPI_Rget_accumulate completed by MPI_Waitall, MPI_Compare_and_swap,
+// MPI_Win_flush_local, MPI_Win_sync, and a post/start/complete epoch ended
+// by MPI_Win_test: each transfer is its event with its request, bytes and
+// target, the polls that fail are MPI time (deferred), the trace checks
+// out and replays, and the TI trace has none of them.
+func TestTracerOneSidedRequests(t *testing.T) {
+	dir := t.TempDir()
+	lib := openMPI.tracer(t)
+	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "rmarequests.c"))
+	out := openMPI.trace(t, dir, lib, prog)
+	for _, want := range []string{"MPI_Rput (one-sided)", "MPI_Compare_and_swap (one-sided)", "MPI_Win_test (one-sided)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
+		}
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	want := map[trace.Kind]int{trace.WinCreate: 2, trace.WinFree: 2, trace.Put: 2, trace.Get: 1, trace.Accumulate: 1,
+		trace.GetAccumulate: 1, trace.CompareAndSwap: 1, trace.Waitall: 1, trace.WinFlushLocal: 1,
+		trace.WinPost: 1, trace.WinStart: 1, trace.WinComplete: 1, trace.WinWait: 1}
+	for r, k := range kinds(t, src) {
+		for kind, n := range want {
+			if k[kind] != n {
+				t.Errorf("rank %d: %d %s, want %d (%v)", r, k[kind], kind, n, k)
+			}
+		}
+	}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		switch {
+		case e.Kind.IsOneSided() && e.Kind != trace.CompareAndSwap && e.Request == 0 && e.SendBytes != 512:
+			t.Errorf("rank %d: %v: the request-based call has no request", r, e)
+		case e.Kind == trace.Get && (e.RecvBytes != 4096 || e.Partner != int32(1-r)):
+			t.Errorf("rank %d: %v, want 4096 bytes from rank %d", r, e, 1-r)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if res := simulated(t, src, "100MBps"); res.Bytes < 8192+4096+2048+2*1024+16+512 {
+		t.Errorf("%d bytes simulated", res.Bytes)
+	}
+	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-0.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(ti), "wait") {
+		t.Errorf("rank 0's TI trace waits for a one-sided request:\n%s", ti)
+	}
+}
+
+// TestTracerMPIIO traces a collective MPI-IO program on Open MPI: the
+// opens, views, collective, independent, non-blocking and split writes
+// and reads are I/O events with their bytes, the trace checks out, its
+// replay reports their time as I/O, classify counts it (the class is I/O
+// where it outweighs computation), and TI's summary counts them.
+func TestTracerMPIIO(t *testing.T) {
+	dir := t.TempDir()
+	lib := openMPI.tracer(t)
+	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "mpiio.c"))
+	out := openMPI.trace(t, dir, lib, prog, filepath.Join(dir, "out.dat"))
+	if !strings.Contains(out, "MPI_File_write_all (MPI-IO)") {
+		t.Errorf("the tracer's summary lacks the MPI-IO calls:\n%s", out)
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	for r, k := range kinds(t, src) {
+		if k[trace.FileOpen] != 1 || k[trace.FileClose] != 1 || k[trace.FileWrite] != 4 || k[trace.FileRead] != 1 || k[trace.FileWait] != 2 {
+			t.Errorf("rank %d: %v", r, k)
+		}
+	}
+	res := simulated(t, src, "1GBps")
+	for r, rr := range res.Ranks {
+		if rr.IO <= 0 {
+			t.Errorf("rank %d: no I/O time simulated (%+v)", r, rr)
+		}
+	}
+	cl, err := clock.Classify(src, clock.Interconnects[:1], clock.DefaultOptions(), clock.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, e := cl.Verdicts[0], cl.Verdicts[0].Evidence; e.IOShare <= 0 || e.IOShare > e.CompShare && e.CommShare < 0.1 && v.Class != "I/O" {
+		t.Errorf("classified %s (%s) with MPI-IO %.1f%% of the time", v.Class, v.Description, 100*v.Evidence.IOShare)
+	}
+}
+
+// TestTracerOneSidedFortran traces the Fortran twin of the repro (with a
+// collective write) on MPICH (and Open MPI under testenv.Long): the puts,
+// flushes and file calls of the mpi module are recorded as the C
+// program's.
+func TestTracerOneSidedFortran(t *testing.T) {
+	ms := []mpi{mpich}
+	if testenv.Long() {
+		ms = append(ms, openMPI)
+	}
+	for _, m := range ms {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			lib := m.tracer(t)
+			prog := m.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "onesided.f90"))
+			m.trace(t, dir, lib, prog)
+			src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+			for r, k := range kinds(t, src) {
+				if k[trace.Put] != 200 || k[trace.WinFlush] != 200 || k[trace.FileOpen] != 1 || k[trace.FileWrite] != 1 {
+					t.Errorf("rank %d: %v", r, k)
+				}
+			}
+		})
+	}
+}
+
+// TestTracerGlobalArrays traces (under testenv.Long) a Global Arrays
+// program built with Debian's libglobalarrays-dev, whose ARMCI is ARMCI-MPI (MPI-3 windows:
+// allocate, lock_all, accumulate and get_accumulate for puts and gets,
+// fetch_and_op, flushes): its one-sided calls are recorded, the trace
+// checks out and replays.
+func TestTracerGlobalArrays(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("a Global Arrays program is traced under KAIROS_LONG=1 (testenv.Long), as .ci/run does")
+	}
+	if _, err := os.Stat("/usr/include/ga.h"); err != nil {
+		if testenv.Required() {
+			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but Global Arrays is not installed (Debian packages libglobalarrays-dev, libscalapack-openmpi-dev)")
+		}
+		t.Skip("Global Arrays is not installed (Debian packages libglobalarrays-dev, libscalapack-openmpi-dev; skipping)")
+	}
+	dir := t.TempDir()
+	lib := openMPI.tracer(t)
+	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "ga.c"),
+		"-lga-openmpi", "-larmci-openmpi", "-lscalapack-openmpi", "-llapack", "-lblas", "-lgfortran", "-lm")
+	out := openMPI.trace(t, dir, lib, prog, "10")
+	if !strings.Contains(out, "MPI_Accumulate (one-sided)") {
+		t.Errorf("the tracer's summary lacks ARMCI-MPI's accumulates:\n%s", out)
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	for r, k := range kinds(t, src) {
+		if k[trace.Accumulate] == 0 || k[trace.GetAccumulate] == 0 || k[trace.WinCreate] == 0 || k[trace.WinLockAll] == 0 {
+			t.Errorf("rank %d: %v, want ARMCI-MPI's windows, accumulates and get_accumulates", r, k)
+		}
+	}
+	if res := simulated(t, src, "1GBps"); res.Messages == 0 {
+		t.Error("no one-sided transfer simulated")
+	}
+}
+
+// TestTracerNWChem traces (under testenv.Long) NWChem from Debian, a
+// Global Arrays application whose ARMCI is ARMCI-MPI, computing the SCF
+// energy of a water molecule on 2 ranks: the energy is NWChem's, its
+// windows, accumulates, get_accumulates and flushes are recorded, the
+// trace checks out, replays and is not classified computation-bound.
+func TestTracerNWChem(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("NWChem is traced under KAIROS_LONG=1 (testenv.Long), as .ci/run does")
+	}
+	nwchem := testenv.Tool(t, "nwchem.openmpi", "nwchem-openmpi")
+	dir := t.TempDir()
+	input := filepath.Join(dir, "h2o.nw")
+	text := "start h2o\npermanent_dir " + dir + "\nscratch_dir " + dir + `
+geometry units angstrom
+  O 0 0 0
+  H 0 0.757 0.587
+  H 0 -0.757 0.587
+end
+basis
+  * library 6-31g
+end
+task scf energy
+`
+	if err := os.WriteFile(input, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := openMPI.trace(t, dir, openMPI.tracer(t), nwchem, input)
+	if !strings.Contains(out, "Total SCF energy =    -75.98394") {
+		t.Errorf("NWChem's energy is not in its output:\n%s", out)
+	}
+	src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
+	for r, k := range kinds(t, src) {
+		// (ARMCI-MPI's many flush_all with nothing to complete are deferred.)
+		if k[trace.WinCreate] == 0 || k[trace.Accumulate] == 0 || k[trace.GetAccumulate] == 0 || k[trace.WinFlushLocal]+k[trace.WinFlush] == 0 {
+			t.Errorf("rank %d: %v, want ARMCI-MPI's windows, accumulates, get_accumulates and flushes", r, k)
+		}
+	}
+	if res := simulated(t, src, "1GBps"); res.Messages == 0 {
+		t.Error("no one-sided transfer simulated")
+	}
+	cl, err := clock.Classify(src, clock.Interconnects, clock.DefaultOptions(), clock.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range cl.Verdicts {
+		if v.Class == "Comp." {
+			t.Errorf("%s: classified computation-bound (%s)", v.Interconnect.Name, v.Description)
+		}
+	}
+}
+
+// BenchmarkTracerOverheadOneSided measures the tracer's cost per one-sided
+// call: 2 ranks each put 8 bytes to the other and flush, 100,000 times,
+// without and with the tracer (TI, OTF2).
+func BenchmarkTracerOverheadOneSided(b *testing.B) {
+	for name, s := range tracerOverhead(b, "rmaoverhead.c", "100000") {
+		b.ReportMetric(s*1e9, "ns/put+flush-"+name)
+	}
+}
