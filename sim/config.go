@@ -701,7 +701,8 @@ func (c *Config) checkRange(key, value string) error {
 	case "smpi/send-is-detached-thresh":
 		v = float64(c.DetachedThreshold)
 	case "smpi/async-small-thresh":
-		v = float64(c.AsyncSmallThreshold)
+		// Negative is SimGrid's "no message is small": taken as it is.
+		v = max(float64(c.AsyncSmallThreshold), 0)
 	case "smpi/test":
 		v = c.TestSleep
 	case "smpi/iprobe":
