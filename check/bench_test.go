@@ -149,6 +149,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 0, 1, 1, 0, 0, 0, 2, 0, 1, 1, 1, 0, 0, 0})
 	f.Add([]byte{3, 8, 0, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 0, 0, 0, 0, 8, 0, 2, 0, 0, 0, 0, 0})
 	f.Add([]byte{2, 1, 3, 0, 1, 5, 1, 0, 0, 5, 0, 0, 1, 5, 1, 0, 0})
+	f.Add([]byte{3, 12, 0, 2, 0, 0, 0, 0, 2, 12, 0, 2, 0, 0, 0, 0, 0}) // issue 43: computes of -10 flops, ranks without events
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 8*200 {
 			return

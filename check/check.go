@@ -219,8 +219,28 @@ type Report struct {
 	// Deadlock is set when the replay under Protocol got stuck.
 	Deadlock bool      `json:"deadlock"`
 	Problems []Problem `json:"problems"`
+	// EmptyRanks counts the ranks that have no events, and EmptyList
+	// names them as ranges ("0-999998"), at most 10 of them. A rank of a
+	// real run has at least its init: a trace that claims ranks it has no
+	// events for (a shared TI file whose one line names rank 999999, a
+	// file cut short) is valid, but the CLI says so.
+	EmptyRanks int    `json:"empty_ranks"`
+	EmptyList  string `json:"empty_list,omitempty"`
 
 	max int
+}
+
+// countEmpty counts the ranks of the static pass that had no event.
+func (r *Report) countEmpty(ranks []rankState) {
+	isEmpty := func(i int) bool { return ranks[i].index < 0 }
+	for i := range ranks {
+		if isEmpty(i) {
+			r.EmptyRanks++
+		}
+	}
+	if r.EmptyRanks > 0 {
+		r.EmptyList = trace.RankRanges(len(ranks), 10, isEmpty)
+	}
 }
 
 // OK reports whether the trace has no errors (warnings allowed).

@@ -34,17 +34,24 @@ func (q *request) complete() bool { return q.m == nil || q.eager || q.m.matched 
 
 // rankState is one rank of the replay.
 type rankState struct {
-	rd       trace.Reader
-	ev       *trace.Event // the current event, valid while the rank is blocked in it
-	index    int          // index of ev
-	eof      bool
-	done     bool
-	listed   bool // in engine.blocked
-	pend     pendKind
+	rd     trace.Reader
+	ev     *trace.Event // the current event, valid while the rank is blocked in it
+	index  int          // index of ev
+	eof    bool
+	done   bool
+	listed bool // in engine.blocked
+	pend   pendKind
+	*waits // nil for a rank known to have no events
+}
+
+// waits is what an opened rank waits for and has outstanding: apart from
+// rankState, so that a trace claiming a million ranks and holding a few
+// costs a few dozen bytes a rank.
+type waits struct {
 	waitMsgs [2]*msg
 	waitReqs []*request
 	coll     *instance
-	probe    msg
+	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
@@ -108,12 +115,19 @@ func (e *engine) run() (err error) {
 			}
 		}
 	}()
+	empty, _ := trace.EmptyRanks(e.src)
 	for r := range e.ranks {
+		if empty != nil && empty[r] {
+			// Known to have no events: never opened.
+			e.ranks[r] = rankState{index: -1, eof: true, done: true}
+			e.nDone++
+			continue
+		}
 		rd, err := e.src.OpenRank(r)
 		if err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}
-		e.ranks[r] = rankState{rd: rd, index: -1, reqs: map[uint64]*request{}}
+		e.ranks[r] = rankState{rd: rd, index: -1, waits: &waits{}}
 		e.push(r)
 	}
 	for {
@@ -144,6 +158,7 @@ func (e *engine) run() (err error) {
 	}
 	if e.static {
 		e.finish()
+		e.rep.countEmpty(e.ranks)
 	}
 	return nil
 }
@@ -223,7 +238,7 @@ func (e *engine) satisfied(rs *rankState) bool {
 	case pColl:
 		return rs.coll.arrived == rs.coll.size
 	case pProbe:
-		return e.mt.probe(&rs.probe)
+		return e.mt.probe(rs.probe)
 	case pSync:
 		return rs.sync()
 	}

@@ -183,6 +183,9 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 	}
 	q := e.reqs.next()
 	*q = request{id: ev.Request, kind: ev.Kind, index: rs.index, m: m, eager: eager}
+	if rs.reqs == nil {
+		rs.reqs = map[uint64]*request{}
+	}
 	rs.reqs[ev.Request] = q
 	if e.static {
 		e.rep.Requests++
@@ -231,7 +234,10 @@ func (e *engine) probe(r int, ev *trace.Event) {
 		return
 	}
 	rs := &e.ranks[r]
-	rs.probe = msg{comm: ev.Comm, src: ev.Partner, dst: int32(r), tag: ev.Tag, recv: true}
+	if rs.probe == nil {
+		rs.probe = new(msg)
+	}
+	*rs.probe = msg{comm: ev.Comm, src: ev.Partner, dst: int32(r), tag: ev.Tag, recv: true}
 	rs.pend = pProbe
 }
 

@@ -55,7 +55,7 @@ type mailbox struct {
 
 // matcher pairs sends with receives.
 type matcher struct {
-	boxes []mailbox
+	boxes []*mailbox // by destination rank, nil until its first message
 	free  []*fifo
 	seq   uint64
 	// onMatch is called for every pair matched.
@@ -63,23 +63,35 @@ type matcher struct {
 }
 
 func newMatcher(n int, onMatch func(send, recv *msg)) *matcher {
-	m := &matcher{boxes: make([]mailbox, n), onMatch: onMatch}
-	for i := range m.boxes {
-		m.boxes[i].sends = map[chanKey]*fifo{}
-		m.boxes[i].recvs = map[chanKey]*fifo{}
-	}
-	return m
+	return &matcher{boxes: make([]*mailbox, n), onMatch: onMatch}
 }
 
-func (mt *matcher) enqueue(qs map[chanKey]*fifo, k chanKey, m *msg) {
-	q := qs[k]
+// box returns rank dst's mailbox, made at its first message: a rank that
+// never receives (most of a trace that claims a million ranks and holds
+// a few) costs a pointer.
+func (mt *matcher) box(dst int32) *mailbox {
+	b := mt.boxes[dst]
+	if b == nil {
+		b = &mailbox{}
+		mt.boxes[dst] = b
+	}
+	return b
+}
+
+// enqueue adds m to the queue k of *qs, making the map at its first use
+// (most of a million ranks' mailboxes never hold a message).
+func (mt *matcher) enqueue(qs *map[chanKey]*fifo, k chanKey, m *msg) {
+	if *qs == nil {
+		*qs = map[chanKey]*fifo{}
+	}
+	q := (*qs)[k]
 	if q == nil {
 		if n := len(mt.free); n > 0 {
 			q, mt.free = mt.free[n-1], mt.free[:n-1]
 		} else {
 			q = &fifo{}
 		}
-		qs[k] = q
+		(*qs)[k] = q
 	}
 	q.push(m)
 }
@@ -105,7 +117,7 @@ func accepts(r *msg, s *msg) bool {
 func (mt *matcher) postSend(s *msg) {
 	mt.seq++
 	s.seq = mt.seq
-	box := &mt.boxes[s.dst]
+	box := mt.box(s.dst)
 	k := chanKey{s.comm, s.src, s.tag}
 	var best *msg
 	if q := box.recvs[k]; q != nil {
@@ -122,7 +134,7 @@ func (mt *matcher) postSend(s *msg) {
 	}
 	switch {
 	case best == nil:
-		mt.enqueue(box.sends, k, s)
+		mt.enqueue(&box.sends, k, s)
 		return
 	case wi >= 0:
 		box.wild = append(box.wild[:wi], box.wild[wi+1:]...)
@@ -137,14 +149,14 @@ func (mt *matcher) postSend(s *msg) {
 func (mt *matcher) postRecv(r *msg) {
 	mt.seq++
 	r.seq = mt.seq
-	box := &mt.boxes[r.dst]
+	box := mt.box(r.dst)
 	if r.src != trace.AnySource && r.tag != trace.AnyTag {
 		k := chanKey{r.comm, r.src, r.tag}
 		if _, ok := box.sends[k]; ok {
 			mt.onMatch(mt.dequeue(box.sends, k), r)
 			return
 		}
-		mt.enqueue(box.recvs, k, r)
+		mt.enqueue(&box.recvs, k, r)
 		return
 	}
 	if k, ok := mt.earliestSend(box, r); ok {
@@ -169,7 +181,10 @@ func (mt *matcher) earliestSend(box *mailbox, r *msg) (chanKey, bool) {
 
 // probe reports whether a message r would accept waits unmatched.
 func (mt *matcher) probe(r *msg) bool {
-	box := &mt.boxes[r.dst]
+	box := mt.boxes[r.dst]
+	if box == nil {
+		return false
+	}
 	if r.src != trace.AnySource && r.tag != trace.AnyTag {
 		_, ok := box.sends[chanKey{r.comm, r.src, r.tag}]
 		return ok
@@ -181,8 +196,10 @@ func (mt *matcher) probe(r *msg) bool {
 // unmatched returns every message still waiting, in posting order.
 func (mt *matcher) unmatched() []*msg {
 	var out []*msg
-	for i := range mt.boxes {
-		b := &mt.boxes[i]
+	for _, b := range mt.boxes {
+		if b == nil {
+			continue
+		}
 		for _, qs := range []map[chanKey]*fifo{b.sends, b.recvs} {
 			for _, q := range qs {
 				out = append(out, q.items[q.head:]...)

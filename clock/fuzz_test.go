@@ -45,7 +45,8 @@ func FuzzParseTable(f *testing.F) {
 // FuzzParseConfigs: any input gives valid configurations or an error
 // naming the line.
 func FuzzParseConfigs(f *testing.F) {
-	for _, s := range []string{"1,50\n10 5\n(32, 1.3)\n", "# x\n\n1,1\n", "1,-1\n", "a,b\n", "1,2,3\n", "0,1\n", "Inf,1\n"} {
+	for _, s := range []string{"1,50\n10 5\n(32, 1.3)\n", "# x\n\n1,1\n", "1,-1\n", "a,b\n", "1,2,3\n", "0,1\n", "Inf,1\n",
+		"NaN,1\n", "1,NaN\n", "1e308,1e308\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -76,6 +77,7 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte{0, 13, 0, 0, 1, 13, 0, 0, 2, 16, 0, 0})            // barrier, barrier, allreduce
 	f.Add([]byte{0, 8, 1, 2, 1, 6, 0, 2, 0, 10, 0, 2, 1, 11, 0, 0}) // irecv, isend, wait, waitall
 	f.Add([]byte{0, 12, 1, 3, 1, 12, 0, 3, 2, 3, 9, 9})             // sendrecv pair, compute
+	f.Add([]byte{2, 0, 0, 255, 2, 0, 0, 255, 2, 0, 0, 255})         // issue 43: one rank of three with events
 	kinds := []trace.Kind{trace.Compute, trace.Send, trace.Isend, trace.Recv, trace.Irecv, trace.Wait, trace.Waitall,
 		trace.SendRecv, trace.Barrier, trace.Bcast, trace.Allreduce, trace.Alltoall, trace.Test, trace.Init}
 	f.Fuzz(func(t *testing.T, data []byte) {

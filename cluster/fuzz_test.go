@@ -18,6 +18,7 @@ func FuzzFromReduced(f *testing.F) {
 	f.Add("2", "0 <1 0 3 1>", "1 <1 1 1 0>")
 	f.Add("2", "0 <1 0 1 0>", "1 <1 0 1 0>")
 	f.Add("2000000000", "0 <1 0 1 0>", "1 <1 1 1 0>")
+	f.Add("1000000", "0 <1 0 1 0>", "1 <1 999999 1 0>") // issue 43: ranks claimed, not held
 	f.Fuzz(func(t *testing.T, ranks, g0, g1 string) {
 		send := call(trace.Send, 1, 1, 8)
 		tr := traceOf([]trace.Event{send}, []trace.Event{call(trace.Recv, 2, 0, 8)})

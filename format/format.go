@@ -70,6 +70,9 @@ var ErrUnknownFormat = errors.New("not a trace in any format Kairos reads")
 
 // Detect returns the format of the trace at path.
 func Detect(path string) (Format, error) {
+	if path == "-" {
+		return Format{}, errors.New("a trace cannot be read from standard input (its ranks are read at offsets, or more than once): save it to a file")
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return Format{}, err
@@ -83,6 +86,13 @@ func Detect(path string) (Format, error) {
 	}
 	if f, ok := detect(path, head, st.IsDir()); ok {
 		return f, nil
+	}
+	if !st.IsDir() && len(head) == 0 {
+		what := "the file is empty"
+		if st.Size() > 0 {
+			what = "the file decompresses to nothing"
+		}
+		return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, what)
 	}
 	if st.IsDir() {
 		if found := tracesIn(path); len(found) > 0 {

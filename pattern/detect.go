@@ -17,12 +17,15 @@ import (
 type CommPattern struct {
 	ID        int      `json:"id"`        // 1-based: CP1, CP2... in order of first appearance in the sequence
 	Process   []int    `json:"process"`   // IDs of its first instance's process patterns, ascending (with repeats)
-	Words     []string `json:"words"`     // per rank, "P<rank>:" and its calls, in rank order
+	Words     []string `json:"words"`     // per rank, "P<rank>:" and its first maxWord calls, in rank order
 	Functions []string `json:"functions"` // user functions of its first instance's calls
 	Ranks     int      `json:"ranks"`     // processes involved
 	Events    int      `json:"events"`    // calls per instance
 	Frequency int      `json:"frequency"` // instances in the trace
 }
+
+// maxWord bounds the calls of a rank a CommPattern's word lists.
+const maxWord = 16
 
 // Name returns "CP" and the pattern's number.
 func (c *CommPattern) Name() string { return "CP" + itoa(c.ID) }
@@ -306,7 +309,14 @@ func (p *Patterns) newComm(id int, ranks []rankData, tiles [][]tile, base, tileR
 	slices.Sort(c.Process)
 	slices.Sort(rs)
 	for _, r := range rs {
-		c.Words = append(c.Words, "P"+itoa(int(r))+":"+strings.Join(words[r], "·"))
+		w := words[r]
+		more := ""
+		if len(w) > maxWord {
+			// A real code's pattern can hold thousands of calls a rank:
+			// its word is a summary, not a listing.
+			w, more = w[:maxWord], "·… (+"+itoa(len(w)-maxWord)+" calls)"
+		}
+		c.Words = append(c.Words, "P"+itoa(int(r))+":"+strings.Join(w, "·")+more)
 	}
 	c.Ranks = len(rs)
 	return c

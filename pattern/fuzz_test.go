@@ -47,6 +47,12 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 0, 1, 3, 0, 0, 0, 4, 0, 0, 1, 4, 0, 0}, true)
 	f.Add([]byte{0, 7, 0, 1, 1, 7, 0, 1, 2, 7, 0, 1, 0, 2, 3, 2, 3, 0, 2, 2}, false)
 	f.Add([]byte{0, 6, 11, 0, 1, 6, 10, 0, 0, 8, 0, 5, 1, 8, 1, 5, 1, 11, 0, 9}, true)
+	// Issue 43: a pattern of many calls, whose word is summarised.
+	long := make([]byte, 0, 400)
+	for len(long) < 400 {
+		long = append(long, 0, 1, 1, 0, 1, 3, 0, 0)
+	}
+	f.Add(long, false)
 	f.Fuzz(func(t *testing.T, b []byte, timed bool) {
 		if len(b) > 400 {
 			b = b[:400]

@@ -61,6 +61,9 @@ func (p *Patterns) WriteProcess(w io.Writer) error {
 			pos[i] = strconv.Itoa(v)
 		}
 		word := pt.Word()
+		if n := len(pt.Symbols); n > maxWord {
+			word = strings.Join(pt.Symbols[:maxWord], "·") + "·… (+" + strconv.Itoa(n-maxWord) + " calls)"
+		}
 		if !pt.Maximal {
 			word += " (once)"
 		}

@@ -249,6 +249,15 @@ func FuzzParse(f *testing.F) {
 0.5 0.25
 PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone></platform>`,
 	}
+	// Issue 43: numbers that parse but mean nothing.
+	for _, v := range []string{`speed="NaNf"`, `speed="1e308Gf"`, `speed="-1Gf"`, `speed="0f"`, `speed="inff"`} {
+		seeds = append(seeds, hdr+`<zone id="z" routing="Full"><host id="a" `+v+`/></zone></platform>`)
+	}
+	for _, v := range []string{`bandwidth="0Bps" latency="1us"`, `bandwidth="-1GBps"`, `bandwidth="1GBps" latency="-1us"`,
+		`bandwidth="infGBps"`, `bandwidth="1GBps" latency="nans"`, `bandwidth="1e400Bps"`} {
+		seeds = append(seeds, hdr+`<zone id="z" routing="Full"><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/><link id="l" `+v+`/>
+<route src="a" dst="b"><link_ctn id="l"/></route></zone></platform>`)
+	}
 	for _, name := range []string{"bypass.xml", "nonezones.xml", "vivaldi.xml"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
@@ -280,7 +289,8 @@ PERIODICITY 3</trace><trace_connect kind="SPEED" trace="t" element="a"/></zone><
 func FuzzParseCluster(f *testing.F) {
 	for _, s := range []string{"4x1Gf,1GBps,1us", "8x1Gf,1GBps,1us,bb=1GBps,1us,limiter=1GBps,loopback=1GBps",
 		"12x1Gf,1GBps,1us,topo=torus:3,2,2", "16x1Gf,1GBps,1us,topo=fat_tree:2;4,4;1,2;1,2",
-		"8x1Gf,1GBps,1us,topo=dragonfly:2,1;1,1;2,1;2,sharing=shared", "4x1Gf,1GBps,1us,watts=100:120:200"} {
+		"8x1Gf,1GBps,1us,topo=dragonfly:2,1;1,1;2,1;2,sharing=shared", "4x1Gf,1GBps,1us,watts=100:120:200",
+		"4x1Gf,0Bps,1us", "4xnanf,1Bps,1us", "4x1f,1Bps,-1us", "4x1e308Gf,1GBps,1us", "100000000x1Gf,1GBps,1us"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
@@ -303,7 +313,7 @@ func FuzzParseCluster(f *testing.F) {
 
 // FuzzHostfile checks the hostfile reader never panics.
 func FuzzHostfile(f *testing.F) {
-	for _, s := range []string{"a\nb\n", "a:4\n\nb:0\n", "x:y\n", ":3\n"} {
+	for _, s := range []string{"a\nb\n", "a:4\n\nb:0\n", "x:y\n", ":3\n", "node-0:0\n", "node-0:-1\n", "node-0:99999999999\n", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -53,7 +53,12 @@ type HostfileError struct {
 }
 
 // Error formats the problem as "file:line: what".
-func (e *HostfileError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *HostfileError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
 
 // hostfileLine is one expanded hostfile entry with its origin.
 type hostfileLine struct {
@@ -107,6 +112,7 @@ const maxSlots = 1 << 20
 
 func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
 	var out []hostfileLine
+	zero := 0 // the first line giving a host 0 slots
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -125,6 +131,9 @@ func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
 				return nil, &HostfileError{path, n, fmt.Sprintf("%q: missing host name", text)}
 			}
 		}
+		if count == 0 && zero == 0 {
+			zero = n
+		}
 		if len(out)+count > maxSlots {
 			return nil, &HostfileError{path, n, fmt.Sprintf("more than %d slots", maxSlots)}
 		}
@@ -135,7 +144,10 @@ func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("platform: hostfile %s: %w", path, err)
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && zero > 0:
+		return nil, &HostfileError{path, zero, "the hostfile gives no slot to any host (host:0 places no rank there)"}
+	case len(out) == 0:
 		return nil, &HostfileError{path, 0, "the hostfile is empty"}
 	}
 	return out, nil

@@ -284,7 +284,7 @@ func TestUnits(t *testing.T) {
 		want float64
 	}{
 		{speedQ, "1Gf", 1e9}, {speedQ, "98.095Mf", 98.095e6}, {speedQ, "1e3kf", 1e6}, {speedQ, "2megaflops", 2e6},
-		{speedQ, "1Yf", 1e24}, {speedQ, "0", 0}, {speedQ, "100", 100},
+		{speedQ, "1Yf", 1e24}, {speedQ, "100", 100},
 		{bandwidthQ, "125MBps", 125e6}, {bandwidthQ, "1Gbps", 125e6}, {bandwidthQ, "1KiBps", 1024},
 		{bandwidthQ, "1Mibps", 1024 * 1024 / 8.0}, {bandwidthQ, "8.158MBps", 8157999.9999999991}, {bandwidthQ, "1TBps", 1e12},
 		{timeQ, "50us", 4.9999999999999996e-05}, {timeQ, "1.5ms", 1.5e-3}, {timeQ, "2m", 120}, {timeQ, "1h", 3600}, {timeQ, "1d", 86400},
@@ -299,7 +299,11 @@ func TestUnits(t *testing.T) {
 	for _, bad := range []struct {
 		q  quantity
 		in string
-	}{{speedQ, "1Kif"}, {speedQ, "fast"}, {speedQ, ""}, {bandwidthQ, "1GB"}, {timeQ, "1e"}, {timeQ, "1 s"}, {timeQ, "1sec"}} {
+	}{{speedQ, "1Kif"}, {speedQ, "fast"}, {speedQ, ""}, {bandwidthQ, "1GB"}, {timeQ, "1e"}, {timeQ, "1 s"}, {timeQ, "1sec"},
+		// Numbers that parse but mean nothing (issue 43): SimGrid
+		// aborts or deadlocks on them, or warns and goes on.
+		{speedQ, "0"}, {speedQ, "NaNf"}, {speedQ, "1e308Gf"}, {speedQ, "-1Gf"}, {speedQ, "inff"}, {bandwidthQ, "0Bps"},
+		{bandwidthQ, "-1GBps"}, {bandwidthQ, "1e400Bps"}, {timeQ, "-1us"}, {timeQ, "nans"}, {timeQ, "infs"}} {
 		if v, _, err := bad.q.parse(bad.in); err == nil {
 			t.Errorf("%s %q accepted as %v", bad.q.what, bad.in, v)
 		}
@@ -563,7 +567,8 @@ func TestParseProfile(t *testing.T) {
 // FuzzParseProfile: any text gives a profile or an error, never a panic,
 // and a repeating profile always moves time forward.
 func FuzzParseProfile(f *testing.F) {
-	for _, s := range []string{"0 1\n0.5 0.5\n", "PERIODICITY 1\n0 1\n", "LOOPAFTER 0\n0 1\n", "# x\n1e9 0\n"} {
+	for _, s := range []string{"0 1\n0.5 0.5\n", "PERIODICITY 1\n0 1\n", "LOOPAFTER 0\n0 1\n", "# x\n1e9 0\n",
+		"-1 1\n", "0 nan\n", "1e308 1\n0 -1e6\n", "0 1e400\n"} {
 		f.Add(s, -1.0)
 		f.Add(s, 0.5)
 	}

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -73,7 +74,7 @@ func (q quantity) parse(s string) (v float64, warn string, err error) {
 	}
 	v, perr := strconv.ParseFloat(num, 64)
 	if perr != nil {
-		return 0, "", fmt.Errorf("%s %q: value out of range", q.what, s)
+		return 0, "", fmt.Errorf("%s %q: expected a finite number, this one is out of range", q.what, s)
 	}
 	unit := rest
 	if rest == "" {
@@ -86,7 +87,16 @@ func (q quantity) parse(s string) (v float64, warn string, err error) {
 	if !ok {
 		return 0, "", fmt.Errorf("%s %q: unknown unit %q (expected %s)", q.what, s, unit, q.hint)
 	}
-	return v * m, warn, nil
+	v *= m
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, "", fmt.Errorf("%s %q: expected a finite number", q.what, s)
+	case v < 0 && q.what == "time":
+		return 0, "", fmt.Errorf("%s %q: expected 0 or more, not a negative time", q.what, s)
+	case v <= 0 && q.what != "time":
+		return 0, "", fmt.Errorf("%s %q: expected a positive %s, not %g", q.what, s, q.what, v)
+	}
+	return v, warn, nil
 }
 
 // splitNumber splits s into the prefix C's strtod would consume (decimal

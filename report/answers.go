@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"kairos/check"
 	"kairos/pattern"
 	"kairos/trace"
 )
@@ -339,7 +340,7 @@ func (r *Report) validity() Answer {
 	c := r.Check
 	if c.OK() {
 		a.Value = "valid"
-		a.Detail = fmt.Sprintf("every message matched (%d), every request completed, every collective consistent, no deadlock under SimGrid's send protocol", c.Messages)
+		a.Detail = fmt.Sprintf("every message matched (%d), every request completed, every collective consistent, %s", c.Messages, deadlockNote(c))
 		if c.Warnings > 0 {
 			a.Detail += fmt.Sprintf("; %d warnings", c.Warnings)
 		}
@@ -359,4 +360,12 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// deadlockNote says what the check's replay found, or that there was none.
+func deadlockNote(c *check.Report) string {
+	if c.Protocol == check.None.String() {
+		return "no replay (static checks only)"
+	}
+	return "no deadlock under SimGrid's send protocol"
 }

@@ -52,6 +52,10 @@ type Options struct {
 	// Top is how many slow instances, pairs and outliers the page names
 	// (5 if 0).
 	Top int
+	// NoReplay, if set, says why no replay can follow the trace (a
+	// format that does not tell blocking from non-blocking calls): the
+	// check is then static only, and the classification is not made.
+	NoReplay error
 }
 
 // Reduction is the trace reduced to clusters of ranks, each compressed
@@ -118,13 +122,19 @@ func Build(src trace.Source, opt Options) *Report {
 	start := time.Now()
 	r := &Report{Options: opt, Ranks: src.NumRanks()}
 	r.Stats, r.StatsErr = stats.Collect(src, opt.Top)
-	r.Check, r.CheckErr = check.Check(src, check.Options{Protocol: check.SimGrid})
+	proto := check.SimGrid
+	if opt.NoReplay != nil {
+		proto = check.None
+	}
+	r.Check, r.CheckErr = check.Check(src, check.Options{Protocol: proto})
 	if opt.Simulate != nil {
 		r.Sim, r.simulated, r.SimErr = opt.Simulate(src)
 	}
 	copt := clock.DefaultOptions()
 	copt.Speed = opt.Speed
-	r.Class, r.ClassErr = clock.Classify(src, clock.Interconnects, copt, clock.DefaultThresholds())
+	if r.ClassErr = opt.NoReplay; r.ClassErr == nil {
+		r.Class, r.ClassErr = clock.Classify(src, clock.Interconnects, copt, clock.DefaultThresholds())
+	}
 	run := r.timedRun(src)
 	if run != nil {
 		r.Causes, r.CausesErr = waitstate.Analyze(run, waitstate.Options{Waits: true})
@@ -175,13 +185,28 @@ func waitSpans(a *waitstate.Analysis, ranks int) Waits {
 	return out
 }
 
+// errs returns the analyses' errors.
+func (r *Report) errs() []error {
+	return []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.ReduceErr}
+}
+
 // Failed returns how many analyses failed.
 func (r *Report) Failed() int {
 	n := 0
-	for _, err := range []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.ReduceErr} {
+	for _, err := range r.errs() {
 		if err != nil {
 			n++
 		}
 	}
 	return n
+}
+
+// AllFailed returns the first analysis' error if every analysis failed (a
+// page of errors only, not worth writing), else nil.
+func (r *Report) AllFailed() error {
+	errs := r.errs()
+	if r.Failed() < len(errs) {
+		return nil
+	}
+	return errs[0]
 }

@@ -91,7 +91,7 @@ func ParseFactors(s string) (Factors, error) {
 	var f Factors
 	err := parsePieces(s, 2, "factor", "threshold:value", func(v []float64) bool {
 		f = append(f, Factor{v[0], v[1]})
-		return true
+		return v[1] >= 0 && !math.IsInf(v[1], 0) && !math.IsInf(v[0], 0)
 	})
 	sort.SliceStable(f, func(i, j int) bool { return f[i].Threshold < f[j].Threshold })
 	return f, err
@@ -431,6 +431,49 @@ var CfgNames = []string{
 	"kairos/incremental (auto, the default: re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
 }
 
+// closestSetting returns ", did you mean K?" for the supported keys K
+// nearest to key (at most two edits away), "" if none is.
+func closestSetting(key string) string {
+	var best []string
+	bestD := 3
+	for _, entry := range CfgNames {
+		for _, k := range strings.Split(strings.SplitN(entry, " (", 2)[0], ", ") {
+			switch d := editDistance(key, k); {
+			case d > 2:
+			case d < bestD:
+				best, bestD = []string{k}, d
+			case d == bestD:
+				best = append(best, k)
+			}
+		}
+	}
+	if len(best) == 0 || len(best) > 3 {
+		return ""
+	}
+	return ", did you mean " + strings.Join(best, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // Set applies one SimGrid --cfg entry ("key:value" split by the caller).
 func (c *Config) Set(key, value string) error {
 	num := func() (float64, error) {
@@ -629,9 +672,74 @@ func (c *Config) Set(key, value string) error {
 			c.Colls[coll] = value
 			return nil
 		}
-		return fmt.Errorf("--cfg %s: unknown setting (supported: %s)", key, strings.Join(CfgNames, ", "))
+		return fmt.Errorf("--cfg %s: unknown setting%s (kairos simulate --help lists the supported ones)", key, closestSetting(key))
+	}
+	if err == nil {
+		err = c.checkRange(key, value)
+	}
+	if err != nil && !strings.HasPrefix(err.Error(), "--cfg ") {
+		err = fmt.Errorf("--cfg %s: %w", key, err)
 	}
 	return err
+}
+
+// checkRange refuses a value that parses but means nothing (issue 43): a
+// negative latency factor, a bandwidth factor of 0 (every message would
+// take forever: SimGrid reports a false deadlock), negative sizes and
+// times, a precision of 0.
+func (c *Config) checkRange(key, value string) error {
+	var v float64
+	positive := false
+	switch key {
+	case "network/latency-factor":
+		v = c.LatencyFactor
+	case "network/bandwidth-factor":
+		v, positive = c.BandwidthFactor, true
+	case "network/weight-S":
+		v = c.WeightS
+	case "network/TCP-gamma", "network/TCP_gamma":
+		v = c.TCPGamma
+	case "smpi/send-is-detached-thresh":
+		v = float64(c.DetachedThreshold)
+	case "smpi/async-small-thresh":
+		// Negative is SimGrid's "no message is small": taken as it is.
+		v = max(float64(c.AsyncSmallThreshold), 0)
+	case "smpi/test":
+		v = c.TestSleep
+	case "smpi/iprobe":
+		v = c.IprobeSleep
+	case "smpi/iprobe-cpu-usage":
+		v = c.IprobeCPUUsage
+	case "maxmin/precision":
+		v, positive = c.MaxminPrecision, true
+	case "surf/precision":
+		v, positive = c.SurfPrecision, true
+	case "kairos/envelope":
+		v = float64(c.Envelope)
+	case "maxmin/concurrency-limit":
+		if c.ConcurrencyLimit < -1 {
+			return fmt.Errorf("--cfg %s: %q: expected a number of activities, or -1 for no limit", key, value)
+		}
+		return nil
+	case "smpi/bw-factor":
+		for _, f := range c.BwFactors {
+			if !(f.Value > 0) {
+				return fmt.Errorf("--cfg %s: factor %g from %g bytes: expected a positive factor (0 would make every message endless)", key, f.Value, f.Threshold)
+			}
+		}
+		return nil
+	default:
+		return nil
+	}
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("--cfg %s: %q: expected a finite number", key, value)
+	case positive && v <= 0:
+		return fmt.Errorf("--cfg %s: %q: expected a positive value", key, value)
+	case v < 0:
+		return fmt.Errorf("--cfg %s: %q: expected 0 or more", key, value)
+	}
+	return nil
 }
 
 // ParseBool reads v, the value of the boolean setting key, as SimGrid's

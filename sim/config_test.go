@@ -226,6 +226,11 @@ func FuzzConfigSet(f *testing.F) {
 	f.Add("network/weight-S", "8775")
 	f.Add("smpi/alltoall", "bruck")
 	f.Add("smpi/os", "0:1e-6:0;65536:2e-6:1e-9")
+	// Issue 43: unknown keys and values that parse but mean nothing.
+	f.Add("smpi/bogus", "1")
+	f.Add("smpi/host-speed", "NaNf")
+	f.Add("smpi/host-speed", "1e308Gf")
+	f.Add("smpi/host-speed", "-1Gf")
 	f.Fuzz(func(t *testing.T, k, v string) {
 		c := sim.DefaultConfig()
 		_ = c.Set(k, v)
@@ -247,6 +252,10 @@ func FuzzSimulate(f *testing.F) {
 	f.Add("0 sendRecv 10 1 10 1 0 0\n1 sendRecv 10 0 10 0 0 0\n0 sleep 0.5\n1 gatherv 5 5 5 0\n")
 	f.Add("0 irecv 1 0 -1\n0 sleep 0\n0 wait 1 0 0\n1 send 0 0 8\n1 bcast 10 0\n0 bcast 10 0\n")
 	f.Add("0 allgather 7 7\n1 allgather 7 7\n2 allgather 7 7\n0 gather 5 5 1\n1 gather 5 5 1\n2 gather 5 5 1\n")
+	// Issue 43: amounts SimGrid aborts on or that mean nothing.
+	f.Add("0 compute -1e6\n0 sleep -1\n")
+	f.Add("0 compute 1e300\n1 sleep 1e300\n")
+	f.Add("3 init\n")
 	dir := f.TempDir()
 	m := machineOn(f, clusterXML(f, dir, 4, ""), 4)
 	over := sim.DefaultConfig()

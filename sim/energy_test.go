@@ -190,7 +190,7 @@ func compareJoules(t *testing.T, name, kind string, kairos map[string]float64, l
 // FuzzParseWattage: any property value gives ranges or an error, never a
 // panic, and the ranges given are one per pstate.
 func FuzzParseWattage(f *testing.F) {
-	for _, s := range []string{"100:200", "95.0:120.0:200.0, 93.0:115.0:170.0", "1:2:3:4", ",", "::", "1e400:2"} {
+	for _, s := range []string{"100:200", "95.0:120.0:200.0, 93.0:115.0:170.0", "1:2:3:4", ",", "::", "1e400:2", "-1:nan", "inf:1"} {
 		f.Add(s, 1)
 		f.Add(s, 2)
 	}

@@ -147,7 +147,7 @@ func TestParseIBFactors(t *testing.T) {
 
 // FuzzParseIBFactors: any setting gives factors or an error, never a panic.
 func FuzzParseIBFactors(f *testing.F) {
-	for _, s := range []string{"0.965;0.925;1.35", "1;2", ";;", "1e400;-0;nan"} {
+	for _, s := range []string{"0.965;0.925;1.35", "1;2", ";;", "1e400;-0;nan", "nan;1;1", "-1;-1;-1", "1e308;1e308;1e308"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

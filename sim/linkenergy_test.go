@@ -95,7 +95,7 @@ func TestParseWattageRange(t *testing.T) {
 
 // FuzzParseWattageRange: any property value gives watts or an error.
 func FuzzParseWattageRange(f *testing.F) {
-	for _, s := range []string{"100:200", "1:2,3:4", ":", "1e400:-0"} {
+	for _, s := range []string{"100:200", "1:2,3:4", ":", "1e400:-0", "nan:1", "-1:-2"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

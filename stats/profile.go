@@ -29,6 +29,8 @@ type CallTime struct {
 // memory does not grow with ranks.
 type profile struct {
 	ranks   int
+	empty   int // of the ranks, those without events (see skip)
+	first   int // the lowest of them
 	calls   [trace.NumKinds]int64
 	sum     [trace.NumKinds]float64
 	min     [trace.NumKinds]float64
@@ -65,6 +67,15 @@ func (p *profile) fold(r int, rt *rankTimes) {
 	p.ranks++
 }
 
+// skip adds rank r, which has no events, as fold would, in constant time.
+func (p *profile) skip(r int) {
+	if p.empty == 0 {
+		p.first = r
+	}
+	p.empty++
+	p.ranks++
+}
+
 // lines returns the kinds that were called, most time first (then by
 // name).
 func (p *profile) lines() []CallTime {
@@ -73,9 +84,16 @@ func (p *profile) lines() []CallTime {
 		if c == 0 {
 			continue
 		}
-		out = append(out, CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
+		ct := CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
 			MinRankSeconds: p.min[k], MeanRankSeconds: p.sum[k] / float64(p.ranks),
-			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]})
+			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]}
+		if p.empty > 0 {
+			ct.MinRankSeconds = 0
+			if ct.MaxRankSeconds == 0 {
+				ct.MaxRank = min(ct.MaxRank, p.first)
+			}
+		}
+		out = append(out, ct)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Seconds != out[j].Seconds {

@@ -12,6 +12,7 @@ package stats
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"kairos/trace"
 )
@@ -33,6 +34,12 @@ type Stats struct {
 	Collectives     int64   `json:"collectives"`
 	CollectiveBytes int64   `json:"collective_bytes"`
 	Flops           float64 `json:"flops"`
+	// EmptyRanks counts the ranks that have no events and were sent
+	// nothing, which PerRank leaves out, and EmptyList names them as
+	// ranges ("0-999998"), at most 10 of them: a file that claims a
+	// million ranks and holds events for a few costs a few bytes a rank.
+	EmptyRanks int    `json:"empty_ranks"`
+	EmptyList  string `json:"empty_list,omitempty"`
 	// OneSidedOps and OneSidedBytes are the one-sided transfers (put, get,
 	// accumulate, atomics) and the bytes they move between ranks (sent
 	// and fetched); IOOps, IOBytesRead and IOBytesWritten the MPI-IO
@@ -47,7 +54,7 @@ type Stats struct {
 	// for a put or accumulate, target to origin for a get), by source
 	// then destination.
 	OneSidedMatrix []Pair `json:"one_sided_matrix,omitempty"`
-	// PerRank holds one entry per rank, in rank order.
+	// PerRank holds one entry per rank that has events, in rank order.
 	PerRank []RankStats `json:"per_rank"`
 	// Matrix lists the point-to-point traffic of every (source,
 	// destination) pair that exchanged messages, by source then
@@ -117,17 +124,25 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 		top = DefaultTop
 	}
 	n := src.NumRanks()
-	s := &Stats{Ranks: n, EventsByKind: map[string]int64{}, PerRank: make([]RankStats, n), Matrix: []Pair{}}
+	s := &Stats{Ranks: n, EventsByKind: map[string]int64{}, PerRank: []RankStats{}, Matrix: []Pair{}}
 	var kinds [trace.NumKinds]int64
+	calls := map[string]int64{}
 	var prof profile
 	meta := src.Meta()
+	empty, _ := trace.EmptyRanks(src)
 	for r := 0; r < n; r++ {
+		if empty != nil && empty[r] {
+			prof.skip(r)
+			continue
+		}
 		var rt rankTimes
-		rs, pairs, err := collectRank(src, meta, r, &kinds, &rt, &s.Timed)
+		rs, pairs, err := collectRank(src, meta, r, &kinds, calls, &rt, &s.Timed)
 		if err != nil {
 			return nil, err
 		}
-		s.PerRank[r] = rs
+		if rs.Events > 0 {
+			s.PerRank = append(s.PerRank, rs)
+		}
 		s.Matrix = append(s.Matrix, pairs.p2p...)
 		s.OneSidedMatrix = append(s.OneSidedMatrix, pairs.rma...)
 		s.IOBytesRead += pairs.read
@@ -141,6 +156,9 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 			s.EventsByKind[trace.Kind(k).String()] = c
 		}
 	}
+	for name, c := range calls {
+		s.EventsByKind[name] += c
+	}
 	s.totals(top)
 	return s, nil
 }
@@ -153,7 +171,7 @@ type rankRows struct {
 
 // collectRank streams rank r, returning its totals and its rows of the
 // matrices, and adding its time by call to rt.
-func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, rt *rankTimes, timed *bool) (RankStats, rankRows, error) {
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, timed *bool) (RankStats, rankRows, error) {
 	rs := RankStats{Rank: r}
 	var rows rankRows
 	row := map[int32]*Pair{}
@@ -168,7 +186,9 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	for rd.Next() {
 		e := rd.Event()
 		rs.Events++
-		if e.Kind < trace.Kind(trace.NumKinds) {
+		if name := mpiName(meta, e); name != "" {
+			calls[name]++
+		} else if e.Kind < trace.Kind(trace.NumKinds) {
 			kinds[e.Kind]++
 		}
 		if e.HasTime {
@@ -254,6 +274,21 @@ func oneSidedTraffic(e *trace.Event, r int32) []traffic {
 	return t
 }
 
+// mpiName returns the MPI function of a local or deferred event (a call
+// that communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose
+// message another call receives, an MPI_Waitall of no request), which
+// the user knows by that name rather than by the model's kind; "" for
+// other events, or where the reader kept no name.
+func mpiName(meta *trace.Meta, e *trace.Event) string {
+	if e.Kind != trace.Local && e.Kind != trace.Deferred {
+		return ""
+	}
+	if name := meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
+		return name
+	}
+	return ""
+}
+
 // collectiveBytes is the send buffer rank r passes to collective e.
 func collectiveBytes(e *trace.Event, r int, meta *trace.Meta, n int) int64 {
 	switch e.Kind {
@@ -279,9 +314,23 @@ func collectiveBytes(e *trace.Event, r int, meta *trace.Meta, n int) int64 {
 }
 
 // totals derives the whole-trace sums, the received volumes, the top
-// partners and the top pairs from the per-rank data.
+// partners and the top pairs from the per-rank data. A rank with no
+// events that was sent messages gets its entry of PerRank here.
 func (s *Stats) totals(top int) {
-	partners := make([]map[int]*Partner, s.Ranks)
+	at := map[int]int{} // rank -> index in PerRank
+	for i, rs := range s.PerRank {
+		at[rs.Rank] = i
+	}
+	entry := func(r int) *RankStats {
+		i, ok := at[r]
+		if !ok {
+			i = len(s.PerRank)
+			at[r] = i
+			s.PerRank = append(s.PerRank, RankStats{Rank: r})
+		}
+		return &s.PerRank[i]
+	}
+	partners := map[int]map[int]*Partner{}
 	add := func(r, p int, msgs, bytes int64) {
 		if r < 0 || r >= s.Ranks {
 			return
@@ -299,14 +348,16 @@ func (s *Stats) totals(top int) {
 	}
 	for _, p := range s.Matrix {
 		if p.Dst >= 0 && p.Dst < s.Ranks {
-			s.PerRank[p.Dst].MessagesRecvd += p.Messages
-			s.PerRank[p.Dst].BytesRecvd += p.Bytes
+			rs := entry(p.Dst)
+			rs.MessagesRecvd += p.Messages
+			rs.BytesRecvd += p.Bytes
 		}
 		add(p.Src, p.Dst, p.Messages, p.Bytes)
 		if p.Src != p.Dst {
 			add(p.Dst, p.Src, p.Messages, p.Bytes)
 		}
 	}
+	sort.Slice(s.PerRank, func(i, j int) bool { return s.PerRank[i].Rank < s.PerRank[j].Rank })
 	for i := range s.PerRank {
 		rs := &s.PerRank[i]
 		s.Events += rs.Events
@@ -318,12 +369,22 @@ func (s *Stats) totals(top int) {
 		s.OneSidedOps += rs.OneSidedOps
 		s.OneSidedBytes += rs.OneSidedBytes
 		rs.TopPartners = []Partner{}
-		for _, p := range partners[i] {
+		for _, p := range partners[rs.Rank] {
 			rs.TopPartners = append(rs.TopPartners, *p)
 		}
 		rs.TopPartners = topN(rs.TopPartners, top, func(p Partner) (int64, int) { return p.Bytes, p.Rank })
 	}
 	s.TopPairs = topN(append([]Pair{}, s.Matrix...), top, func(p Pair) (int64, int) { return p.Bytes, p.Src*s.Ranks + p.Dst })
+	s.EmptyRanks = s.Ranks - len(s.PerRank)
+	if s.EmptyRanks > 0 {
+		k := 0 // PerRank's next entry, the ranks in order
+		s.EmptyList = trace.RankRanges(s.Ranks, 10, func(r int) bool {
+			for k < len(s.PerRank) && s.PerRank[k].Rank < r {
+				k++
+			}
+			return k == len(s.PerRank) || s.PerRank[k].Rank != r
+		})
+	}
 	s.OneSidedMatrix = mergePairs(s.OneSidedMatrix)
 }
 

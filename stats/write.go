@@ -94,6 +94,9 @@ func (s *Stats) writeTotals(w io.Writer) error {
 	fmt.Fprintf(tw, "p2p bytes\t%d\n", s.P2PBytes)
 	fmt.Fprintf(tw, "collective calls\t%d\n", s.Collectives)
 	fmt.Fprintf(tw, "collective bytes\t%d\n", s.CollectiveBytes)
+	if s.EmptyRanks > 0 {
+		fmt.Fprintf(tw, "ranks without events\t%d (%s: left out below)\n", s.EmptyRanks, s.EmptyList)
+	}
 	if s.OneSidedOps > 0 {
 		fmt.Fprintf(tw, "one-sided transfers\t%d\n", s.OneSidedOps)
 		fmt.Fprintf(tw, "one-sided bytes\t%d\n", s.OneSidedBytes)

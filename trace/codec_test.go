@@ -115,6 +115,17 @@ func FuzzDecodeEvent(f *testing.F) {
 	}
 	f.Add(r.data)
 	f.Add([]byte{byte(Waitall), 0x80, 0x80, 0x01, 0xff})
+	// Issue 43: amounts the readers refuse (the codec carries them).
+	var bad Rank
+	for _, e := range []Event{
+		{Kind: Compute, Compute: -1e6, Partner: NoRank, Source: NoRank},
+		{Kind: Sleep, Compute: math.Inf(1), Partner: NoRank, Source: NoRank},
+		{Kind: Recv, RecvBytes: -1020, Partner: 0, Source: NoRank},
+		{Kind: Send, SendBytes: -1, Partner: 0, Source: NoRank},
+	} {
+		bad.Append(&e)
+	}
+	f.Add(bad.data)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd := NewRankReader(data)
 		var re Rank

@@ -90,6 +90,53 @@ type Event struct {
 	Region   uint32
 }
 
+// The largest amounts an event read from a file may carry: beyond them,
+// or negative, infinite or not a number, an amount means nothing (a
+// corrupt count, a unit slip) and the readers refuse it where they read
+// it, as SimGrid aborts on a negative computation. MaxFlops is a million
+// seconds of a whole exaflop machine; MaxSleep the longest Time, 106 days.
+const (
+	MaxFlops = 1e24
+	MaxSleep = float64(math.MaxInt64) * 1e-12
+)
+
+// Absurd returns what makes e's amounts mean nothing, "" if none does:
+// flops or seconds negative, not finite or beyond MaxFlops or MaxSleep,
+// negative byte counts (but a Recv's or Irecv's, SimGrid's probe-first
+// form). It costs a few comparisons for the common events, so that
+// binary readers can check every event.
+func (e *Event) Absurd() string {
+	if e.Compute == 0 && e.SendBytes >= 0 && e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil {
+		return ""
+	}
+	return e.absurd()
+}
+
+func (e *Event) absurd() string {
+	what, limit := "flops", MaxFlops
+	if e.Kind == Sleep {
+		what, limit = "seconds", MaxSleep
+	}
+	switch c := e.Compute; {
+	case c < 0 || math.IsNaN(c):
+		return e.Kind.String() + " of " + strconv.FormatFloat(c, 'g', -1, 64) + " " + what + ": expected 0 or more"
+	case c > limit:
+		return e.Kind.String() + " of " + strconv.FormatFloat(c, 'g', -1, 64) + " " + what + ": expected at most " + strconv.FormatFloat(limit, 'g', 3, 64)
+	case e.SendBytes < 0:
+		return e.Kind.String() + " sending " + strconv.FormatInt(e.SendBytes, 10) + " bytes: expected 0 or more"
+	case e.RecvBytes < 0 && e.Kind != Recv && e.Kind != Irecv:
+		return e.Kind.String() + " receiving " + strconv.FormatInt(e.RecvBytes, 10) + " bytes: expected 0 or more"
+	}
+	for _, v := range [2][]int64{e.SendCounts, e.RecvCounts} {
+		for i, c := range v {
+			if c < 0 {
+				return e.Kind.String() + " with " + strconv.FormatInt(c, 10) + " bytes for member " + strconv.Itoa(i) + ": expected 0 or more"
+			}
+		}
+	}
+	return ""
+}
+
 // Reset makes e an event of no kind with every field zero, both datatypes
 // DefaultType and Partner and Source NoRank.
 func (e *Event) Reset() {

@@ -9,7 +9,16 @@
 // event codec (see AppendEvent).
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
+
+// MaxRanks bounds the ranks of a trace Kairos reads or simulates (16.8
+// million, twice the cores of the largest machines of 2025), so that one
+// corrupt number, a rank of a text line or -np, cannot make it allocate
+// without limit.
+const MaxRanks = 1 << 24
 
 // Meta is what a trace's events refer to, shared by all ranks.
 type Meta struct {
@@ -23,11 +32,17 @@ type Meta struct {
 	// Comms are the communicators other than MPI_COMM_WORLD.
 	Comms []Comm
 	// Attrs records where the trace came from: "format", "generator",
-	// parameters, clock properties. Free form, for humans.
+	// parameters, clock properties. Free form, for humans, but for
+	// AttrNoReplay.
 	Attrs map[string]string
 
 	regionIndex map[regionKey]uint32
 }
+
+// AttrNoReplay is the attribute a reader sets to why its format cannot be
+// replayed (a simulation, a deadlock check, a classification), so that
+// every verb that replays says so, the same way, before it starts.
+const AttrNoReplay = "no-replay"
 
 // Region is a node of the call-path tree: a function entered from Parent.
 type Region struct {
@@ -144,6 +159,73 @@ type Source interface {
 	OpenRank(r int) (Reader, error)
 }
 
+// Counter is implemented by sources that know how many events a rank has
+// without reading it, from an index: RankEvents returns the number, or -1
+// where the source does not know.
+type Counter interface {
+	RankEvents(r int) int64
+}
+
+// EmptyRanks returns which ranks of src are known to have no events (nil
+// if none is known) and how many, from src's Counter or that of the
+// source it wraps (Unwrap), so that an analysis of a trace whose file
+// claims a million ranks, and holds events for a few, neither opens nor
+// keeps the others.
+func EmptyRanks(src Source) (empty []bool, n int) {
+	for {
+		if c, ok := src.(Counter); ok {
+			for r := range src.NumRanks() {
+				if c.RankEvents(r) == 0 {
+					if empty == nil {
+						empty = make([]bool, src.NumRanks())
+					}
+					empty[r] = true
+					n++
+				}
+			}
+			return empty, n
+		}
+		u, ok := src.(interface{ Unwrap() Source })
+		if !ok {
+			return nil, 0
+		}
+		src = u.Unwrap()
+	}
+}
+
+// RankRanges names the ranks r < n for which in(r) holds as ranges,
+// "0-3, 7, 9-12", at most max of them (then "... (N ranges)"), for
+// messages about many ranks.
+func RankRanges(n, max int, in func(r int) bool) string {
+	var b []byte
+	ranges := 0
+	for r := 0; r < n; r++ {
+		if !in(r) {
+			continue
+		}
+		first := r
+		for r+1 < n && in(r+1) {
+			r++
+		}
+		ranges++
+		if ranges > max {
+			continue
+		}
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(first), 10)
+		if r > first {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(r), 10)
+		}
+	}
+	if ranges > max {
+		b = fmt.Appendf(b, ", ... (%d ranges)", ranges)
+	}
+	return string(b)
+}
+
 // Trace is a whole trace in memory, in the compact event codec.
 type Trace struct {
 	meta  Meta
@@ -174,6 +256,9 @@ func (t *Trace) OpenRank(r int) (Reader, error) {
 	}
 	return t.Ranks[r].Reader(), nil
 }
+
+// RankEvents returns the number of events of rank r.
+func (t *Trace) RankEvents(r int) int64 { return int64(t.Ranks[r].Len()) }
 
 // NumEvents returns the number of events of all ranks.
 func (t *Trace) NumEvents() int {

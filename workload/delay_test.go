@@ -254,7 +254,8 @@ func TestDelayDeterminism(t *testing.T) {
 // FuzzParseDelay: ParseDelay never panics, and what it accepts prints back
 // as it parses.
 func FuzzParseDelay(f *testing.F) {
-	for _, s := range []string{"5:7,23,41:6", "0:0:1", "1:2:1e6", ":::", "5:7", "x:1:2", "1:2,2:3", "1:9999999999999999999:2", "3:1:NaN", " 2 : 4 : 1.5 "} {
+	for _, s := range []string{"5:7,23,41:6", "0:0:1", "1:2:1e6", ":::", "5:7", "x:1:2", "1:2,2:3", "1:9999999999999999999:2", "3:1:NaN", " 2 : 4 : 1.5 ",
+		"1:2:-1", "1:2:inf", "1:2:1e300"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

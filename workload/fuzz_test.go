@@ -73,7 +73,7 @@ func FuzzGenerate(f *testing.F) {
 // FuzzParseGrid: ParseGrid never panics, and what it accepts prints back
 // as it parses.
 func FuzzParseGrid(f *testing.F) {
-	for _, s := range []string{"8x8", "4x4x4", "1", "0x3", "x", "9999999999999999999x2", "3x-1", " 2x2 "} {
+	for _, s := range []string{"8x8", "4x4x4", "1", "0x3", "x", "9999999999999999999x2", "3x-1", " 2x2 ", "1000000x1000000", "4097x4096"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

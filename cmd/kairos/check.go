@@ -49,7 +49,15 @@ never completed are warnings: printed, but the trace stays valid.`,
 			if err != nil {
 				return usagef("--protocol: %v", err)
 			}
-			src, err := openReplay(args[0])
+			if eagerLimit < 0 {
+				return usagef("--eager-limit %d: expected a size in bytes, 0 or more", eagerLimit)
+			}
+			src, err := openSource(args[0], true)
+			if err == nil && p != check.None {
+				if err = replayable(args[0], src); err != nil {
+					err = fmt.Errorf("%w; --protocol none checks it without replaying", err)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -86,7 +94,16 @@ func printProblems(w io.Writer, rep *check.Report) error {
 		}
 	}
 	if rep.Omitted > 0 {
-		_, err := fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted)
+		if _, err := fmt.Fprintf(w, "... and %d more problems\n", rep.Omitted); err != nil {
+			return err
+		}
+	}
+	if rep.EmptyRanks > 0 {
+		verb := "have"
+		if rep.EmptyRanks == 1 {
+			verb = "has"
+		}
+		_, err := fmt.Fprintf(w, "warning: %d of the %d ranks %s no events (%s)\n", rep.EmptyRanks, rep.Ranks, verb, rep.EmptyList)
 		return err
 	}
 	return nil

@@ -89,7 +89,8 @@ func readTable(path string) (*clock.Table, error) {
 // replayErr adds the flag to use to a missing-speed error.
 func replayErr(path string, err error) error {
 	if errors.Is(err, clock.ErrNoSpeed) {
-		return fmt.Errorf("%s: %w (the trace is time-independent: use --speed)", path, err)
+		// A flag is missing: bad usage (exit status 2), found in the trace.
+		return usagef("%s: %w (the trace is time-independent: use --speed)", path, err)
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

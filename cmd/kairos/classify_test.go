@@ -124,7 +124,7 @@ func TestClassifyErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"classify", path}, exitFailed, "use --speed"},
+		{[]string{"classify", path}, exitUsage, "use --speed"},
 		{[]string{"classify", "--speed", "1Gf", "--protocol", "fast", path}, exitUsage, "--protocol must be eager or rendezvous"},
 		{[]string{"classify", "--speed", "1Gf", "--network", "ib", path}, exitUsage, `"ib" is not one of 1gbe, 10gbe, qdr`},
 		{[]string{"classify", "--speed", "1Gf", "--custom", "1,-5", path}, exitUsage, "--custom"},

@@ -68,7 +68,6 @@ algorithms LogGOPSim's Schedgen uses.`,
 			if err != nil {
 				return err
 			}
-			orig := src
 			if flops > 0 {
 				src = trace.UntimedAbove(src, flops, trace.FromSeconds(shortest))
 			} else if timed, err := firstTimed(src); err != nil {
@@ -76,11 +75,13 @@ algorithms LogGOPSim's Schedgen uses.`,
 			} else if timed && (f.Name == "ti" || f.Name == "goal") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is timed; the time-independent output keeps no computation between calls (use --speed)\n", in)
 			}
+			if why := src.Meta().Attrs[trace.AttrNoReplay]; why != "" && (f.Name == "ti" || f.Name == "goal") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: a replay of %s will not follow the run: %s\n", in, out, why)
+			}
 			dropped, err := writeTrace(f, out, src, flops)
 			if err != nil {
 				return naming("writing "+out, err)
 			}
-			printSourceWarnings(cmd.ErrOrStderr(), orig)
 			if dropped != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", out, dropped)
 			}

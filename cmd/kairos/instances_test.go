@@ -47,7 +47,8 @@ func TestParseInstances(t *testing.T) {
 // FuzzParseInstances: any description is read or refused with an error,
 // without a panic, and what is read is within bounds.
 func FuzzParseInstances(f *testing.F) {
-	for _, s := range []string{"1 a.ti 32 0\n2 b.ti 4 125e9\n", "# c\nx a.ti 2\n", "1 a.ti 2 1e400\n", "1 a 99999999999\n"} {
+	for _, s := range []string{"1 a.ti 32 0\n2 b.ti 4 125e9\n", "# c\nx a.ti 2\n", "1 a.ti 2 1e400\n", "1 a 99999999999\n",
+		"1 big.ti 100000000\n", "1 a.ti 4 -1e6\n", "1 a.ti 4 NaN\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

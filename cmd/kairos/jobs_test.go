@@ -51,7 +51,8 @@ func TestParseJobs(t *testing.T) {
 // panic; what is read is within bounds, sorted, with a host a rank, and
 // its actor numbers are distinct.
 func FuzzParseJobs(f *testing.F) {
-	for _, s := range []string{"b x.txt 2 0 0,1\na y.txt 1 0 3\nc x.txt 2 1000 2,3\n", "text\na x 1 0 0\n", "a x 2 0 0,,1\n", "a x 1 99999999999999999999 0\n"} {
+	for _, s := range []string{"b x.txt 2 0 0,1\na y.txt 1 0 3\nc x.txt 2 1000 2,3\n", "text\na x 1 0 0\n", "a x 2 0 0,,1\n", "a x 1 99999999999999999999 0\n",
+		"a x 100000000 0 0\n", "a x 1 -1 0\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -44,6 +44,13 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 // already reported them.
 var errFailed = errors.New("failed")
 
+// reported is an error a verb has already printed (exit code 1); with
+// --json it is given on standard output too.
+type reported struct{ err error }
+
+func (r reported) Error() string        { return r.err.Error() }
+func (r reported) Is(target error) bool { return target == errFailed }
+
 // verbs are the sub-commands; each verb file appends its constructor in
 // its init.
 var verbs []func() *cobra.Command
@@ -130,8 +137,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(afterBars{stdout})
 	root.SetErr(afterBars{stderr})
 	notesTo = afterBars{stderr}
-	err := root.Execute()
+	opened = nil
+	cmd, err := root.ExecuteC()
 	finishProgress()
+	for _, src := range opened {
+		printSourceWarnings(afterBars{stderr}, src)
+	}
+	if f := cmd.Flags().Lookup("json"); err != nil && err != errFailed && f != nil && f.Value.String() == "true" {
+		// A program reading --json's output gets the error there too,
+		// rather than nothing.
+		writeJSON(stdout, struct {
+			Error string `json:"error"`
+		}{err.Error()})
+	}
 	switch {
 	case err == nil:
 		return exitOK
@@ -201,12 +219,23 @@ func sayNotes(path string, src trace.Source) {
 	}
 }
 
+// opened are the sources the verb opened with openSource, whose readers'
+// warnings (a dropped unterminated last line...) run prints at the end,
+// whatever the verb.
+var opened []trace.Source
+
 func openSource(path string, replay bool) (trace.Source, error) {
 	src, f, err := format.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	sayNotes(path, src)
+	opened = append(opened, src)
+	if src.NumRanks() == 0 {
+		// Nothing to check, replay or count: a file cut before its first
+		// line ended (its warning says so) or of comments only.
+		return nil, fmt.Errorf("%s: not a trace: no rank has any event", path)
+	}
 	if replay {
 		if err := replayable(path, src); err != nil {
 			return nil, err
@@ -221,9 +250,13 @@ func openSource(path string, replay bool) (trace.Source, error) {
 	return eventProgress(src, filepath.Base(path)), nil
 }
 
-// replayable refuses a trace that holds only some ranks' events (a
-// rank's DUMPI file alone): a replay needs every rank's.
+// replayable refuses a trace no replay can follow: its format's
+// (trace.AttrNoReplay), or one that holds only some ranks' events (a
+// rank's DUMPI file alone), a replay needing every rank's.
 func replayable(path string, src trace.Source) error {
+	if why := src.Meta().Attrs[trace.AttrNoReplay]; why != "" {
+		return fmt.Errorf("%s: this %s trace cannot be replayed: %s", path, src.Meta().Attrs["format"], why)
+	}
 	if p := src.Meta().Attrs["partial"]; p != "" {
 		return fmt.Errorf("%s: %s; a replay needs every rank's (stats, print and patterns read it)", path, p)
 	}
@@ -258,18 +291,22 @@ func expandReduced(path string, src trace.Source) (trace.Source, error) {
 // replay of the stencils became 17% faster at 64 ranks, 18% at 256, 29% at
 // 1,024 and 16% at 4,096. Check, classify and predict gain too; a verb
 // reading one rank after another (stats, patterns, convert) has no parse
-// to overlap and runs twice as slow read ahead, so it is not.
+// to overlap and runs twice as slow read ahead, so it is not. Beyond
+// readAheadRanks, the chunks' 2 KiB a rank (2 GB at a million ranks)
+// would outweigh the rest of a replay's memory, so neither is a trace of
+// more ranks.
 const (
 	readAheadBudget = 1 << 20
 	readAheadMin    = 512
 	readAheadMax    = 4096
+	readAheadRanks  = 1 << 16
 )
 
 // readAhead returns src (of format name) read ahead where that pays:
 // parsing text is up to a third of a replay's work, and TI readers share
 // nothing they change.
 func readAhead(src trace.Source, name string) trace.Source {
-	if name != "ti" {
+	if name != "ti" || src.NumRanks() > readAheadRanks {
 		return src
 	}
 	n := max(src.NumRanks(), 1)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kairos/platform"
+	"kairos/trace"
 )
 
 func init() { verbs = append(verbs, newPlatformCmd) }
@@ -104,6 +105,9 @@ type platformLink struct {
 }
 
 func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
+	if f.np < 0 || f.np > trace.MaxRanks {
+		return usagef("--np %d: expected 1 to %d ranks", f.np, trace.MaxRanks)
+	}
 	var p *platform.Platform
 	var err error
 	switch {
@@ -270,10 +274,19 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 	return err
 }
 
-// rankList prints ranks compactly: "0-3,8,10-11".
+// maxRankParts bounds the ranges rankList prints: a host of a million
+// ranks placed round-robin is one line, not a megabyte.
+const maxRankParts = 16
+
+// rankList prints ranks compactly: "0-3,8,10-11", at most maxRankParts
+// ranges, then how many ranks it left out.
 func rankList(ranks []int) string {
 	var parts []string
 	for i := 0; i < len(ranks); {
+		if len(parts) == maxRankParts {
+			parts = append(parts, fmt.Sprintf("... (%d ranks in all)", len(ranks)))
+			break
+		}
 		j := i
 		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
 			j++

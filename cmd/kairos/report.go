@@ -53,7 +53,8 @@ phase, the most loaded rank, whether the trace is valid. Then:
 
 The timeline, the patterns and the waits are of the trace if it is timed,
 else of its simulated run. An analysis that fails says why on the page; the
-others are written, and the exit status is then 1.`,
+others are written, and the exit status is then 1. If every analysis
+fails, nothing is written.`,
 		Example: `  kairos report run.ktr -o run.html
   kairos report experiment/traces.otf2 --machine 64x2Gf,10GBps,1us -o exp.html`,
 		Args: exactArgs(1),
@@ -75,6 +76,11 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 		return err
 	}
 	rep := buildReport(path, src, f)
+	if first := rep.AllFailed(); first != nil {
+		// A page of errors only: like every other -o, an output that
+		// failed does not replace what the file held.
+		return fmt.Errorf("every analysis of the report failed, %s not written; the first: %w", f.out, first)
+	}
 	if err := writeOutput(cmd, f.out, rep.WriteHTML); err != nil {
 		return err
 	}
@@ -93,9 +99,10 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
 	}
 	return report.Build(src, report.Options{
-		Name:    path,
-		Machine: machine,
-		Speed:   float64(f.speed),
+		Name:     path,
+		Machine:  machine,
+		Speed:    float64(f.speed),
+		NoReplay: replayable(path, src),
 		Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
 			return reportSimulate(path, src, machine)
 		},
@@ -129,6 +136,9 @@ func reportReduction(path string, src trace.Source, machine string) (*report.Red
 // reportSimulate replays src on machine, untimed if it is timed, and
 // returns the result and the simulated timed trace.
 func reportSimulate(path string, src trace.Source, machine string) (*sim.Result, *trace.Trace, error) {
+	if err := replayable(path, src); err != nil {
+		return nil, nil, err
+	}
 	sf := &simulateFlags{cluster: machine}
 	cfg, given, err := simulateConfig(sf)
 	if err != nil {

@@ -102,6 +102,7 @@ func smpirunArgs(args []string) ([]string, error) {
 type simulateFlags struct {
 	platform, cluster, hostfile, mapping string
 	np                                   int
+	traceRanks                           int // the ranks the trace names, whatever -np
 	cfg, logs                            []string
 	settings                             map[string]string // the --cfg pairs, once read
 	replayed                             []instance        // the --instances, once read
@@ -306,6 +307,10 @@ type hostEnergyJSON struct {
 	Used   bool    `json:"used"`
 }
 
+// maxSweep bounds the runs of a sweep: a slip of the shell (a range of a
+// thousand values twice) would run for days.
+const maxSweep = 10_000
+
 // openReplayed opens the trace at path for simulate. A TI trace has np
 // ranks unless np is 0 (-np, as smpirun's: the size of MPI_COMM_WORLD,
 // whatever the ranks a shared TI file names), and is opened without the regions of
@@ -316,6 +321,9 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 	if err != nil {
 		return nil, tf, err
 	}
+	if np < 0 || np > trace.MaxRanks {
+		return nil, tf, usagef("-np %d: expected 1 to %d ranks", np, trace.MaxRanks)
+	}
 	if tf.Name != "ti" {
 		src, err := tf.Open(path)
 		if err == nil {
@@ -325,12 +333,17 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		if err == nil {
 			src, err = expandReduced(path, src)
 		}
+		if err == nil {
+			f.traceRanks = src.NumRanks()
+			err = replayable(path, src)
+		}
 		return src, tf, err
 	}
 	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: np, NoRegions: f.timed == "" && f.paje == ""})
 	if err != nil {
 		return nil, tf, err
 	}
+	f.traceRanks = t.NamedRanks()
 	src, err := expandReduced(path, t)
 	return src, tf, err
 }
@@ -357,6 +370,9 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	var tf format.Format
 	if f.instances || f.jobs {
 		src, f.replayed, tf, err = openInstances(path, f, cfg.Compat)
+		if err == nil {
+			f.traceRanks = src.NumRanks()
+		}
 		cfg.StartDelays = startDelays(f.replayed)
 		if f.jobs {
 			cfg.StartDates = startDates(f.replayed)
@@ -378,7 +394,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if np := f.np; np != 0 && np != src.NumRanks() {
 		return usagef("-np %d but the trace %s has %d ranks", np, path, src.NumRanks())
 	}
-	if len(f.bwScale)*len(f.latScale)*len(f.speedScale) > 1 {
+
+	if runs := len(f.bwScale) * len(f.latScale) * len(f.speedScale); runs > maxSweep {
+		return usagef("a sweep of %d runs (--bw-scale x --lat-scale x --speed-scale): at most %d", runs, maxSweep)
+	} else if runs > 1 {
 		return runSweep(cmd, path, tf, src, f, cfg, given)
 	}
 	mc, err := simulateMachine(f, cfg, given, src.NumRanks(), scales{f.bwScale[0], f.latScale[0], f.speedScale[0]})
@@ -428,7 +447,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	res, err := sim.Run(src, m, cfg, o)
 	if err != nil {
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos simulate:", err)
-		return errFailed
+		return reported{err}
 	}
 	took := time.Since(began)
 	if pf != nil {
@@ -839,6 +858,16 @@ func simulateDeploy(p *platform.Platform, f *simulateFlags, np int) ([]*platform
 		if names, err = platform.ReadHostfileFor(p, f.hostfile); err != nil {
 			return nil, err
 		}
+	}
+	// Ranks beyond the trace's idle, as smpirun runs them; each must have
+	// a slot of its own, so that a slip of -np does not make a replay
+	// allocate for ranks that neither the trace nor the machine has.
+	slots := len(names)
+	if slots == 0 {
+		slots = len(p.Hosts)
+	}
+	if np > f.traceRanks && np > slots {
+		return nil, usagef("-np %d: the trace has %d ranks and the machine %d host slots; ranks beyond the trace's (idle) are allowed up to the slots", np, f.traceRanks, slots)
 	}
 	return platform.Deploy(p, names, np, mp)
 }

@@ -81,8 +81,9 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 				}
 				res, err := sim.Run(src, mc.m, mc.cfg, nil)
 				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "kairos simulate: bandwidth x%g, latency x%g, speed x%g: %v\n", bw, lat, speed, err)
-					return errFailed
+					err = fmt.Errorf("bandwidth x%g, latency x%g, speed x%g: %w", bw, lat, speed, err)
+					fmt.Fprintln(cmd.ErrOrStderr(), "kairos simulate:", err)
+					return reported{err}
 				}
 				row := sweepRow{BwScale: bw, LatScale: lat, SpeedScale: speed, SimulatedTime: res.Time}
 				if res.Energy != nil {

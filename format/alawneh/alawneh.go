@@ -97,6 +97,8 @@ func Open(path string) (*Source, error) {
 	}
 	s.meta.Attrs["format"] = "alawneh"
 	s.meta.Attrs["time-unit"] = "1 tick = 1 ns"
+	s.meta.Attrs[trace.AttrNoReplay] = "the format does not say which sends and receives were non-blocking, nor the counts of a collective's members, " +
+		"so no replay can follow the run (kairos stats, patterns, phases and slow read it)"
 	return s, nil
 }
 
@@ -118,8 +120,12 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	size := 64 << 10 // grown to 1 MiB for longer lines; no more than the file needs
+	if h, ok := f.(*fileio.Handle); ok {
+		size = int(min(int64(size), h.Size()+1))
+	}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, size), 1<<20)
 	return &Reader{name: name, f: f, sc: sc}, nil
 }
 

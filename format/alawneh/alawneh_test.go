@@ -110,6 +110,10 @@ func FuzzRead(f *testing.F) {
 		"ALLREDUCE -1 t1 1 t2 2 s 32 r 32\n\n\nDEL9",
 		"Send x t1\n",
 		"Recv 0 t1 9 t2 3 t 0 l 1 m 1\n",
+		// Issue 43: a size or a time that means nothing.
+		"Send 0 t1 1 t2 2 t 0 l -1020 m 0\n",
+		"Recv 0 t1 1 t2 99999999999999999999 t 0 l 8 m 0\n",
+		"Send 1000000 t1 1 t2 2 t 0 l 8 m 0\n",
 	} {
 		f.Add(s)
 	}

@@ -2,11 +2,11 @@ package dumpi
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"kairos/internal/fileio"
 )
 
 // Magic numbers of a .bin file (big-endian u64 at its start and in its
@@ -297,19 +297,11 @@ func openOS(path string) (binFile, int64, error) {
 	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst") {
 		return nil, 0, fmt.Errorf("%s: compressed DUMPI files are not supported: the reader needs random access (decompress it first)", path)
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenHandle(path)
 	if err != nil {
 		return nil, 0, err
 	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = errors.New("not a regular file")
-	}
-	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, st.Size(), nil
+	return f, f.Size(), nil
 }
 
 // openBin opens and describes one .bin file.

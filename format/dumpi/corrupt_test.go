@@ -56,6 +56,9 @@ func TestCorruptInputs(t *testing.T) {
 		{"sentinel label", func(b []byte) []byte { be.PutUint16(b[45:], labelAllFunctions); return b }, "byte 45: unknown DUMPI function label 290"},
 		{"huge array count", func(b []byte) []byte { be.PutUint32(b[78+17+4:], 1<<30); return b }, "byte 99: int array count 1073741824 does not fit"},
 		{"negative array count", func(b []byte) []byte { be.PutUint32(b[78+17+4:], 0xffffffff); return b }, "count -1 does not fit"},
+		// A count that decodes but means nothing (issue 43): -255
+		// elements of one byte.
+		{"negative count", func(b []byte) []byte { be.PutUint32(b[45+17:], 0xffffff01); return b }, "byte 45: MPI_Send: send sending -255 bytes: expected 0 or more"},
 		{"huge argc", func(b []byte) []byte { be.PutUint32(b[16+17:], 1<<29); return b }, "argc 536870912 does not fit"},
 		{"body cut short", func(b []byte) []byte {
 			// Move the header so that the body ends inside the Send
@@ -132,5 +135,23 @@ func TestFlippedBytes(t *testing.T) {
 		if err := readAll(path); err != nil && !strings.Contains(err.Error(), path) {
 			t.Fatalf("flip at %d: unlocated error %v", i, err)
 		}
+	}
+}
+
+// TestNegativeRecvCount: a corrupt receive count is refused with its
+// place, not read as SimGrid's probe-first receive of -1020 bytes (issue
+// 43).
+func TestNegativeRecvCount(t *testing.T) {
+	w := newBinWriter()
+	w.call(lInit, 1, []string{"prog"})
+	w.call(lRecv, -255, 6, 0, 0, commWorld, []status{{bytes: 8}})
+	w.call(lFinalize)
+	path := filepath.Join(t.TempDir(), "x-0000.bin")
+	if err := os.WriteFile(path, w.finish(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := readAll(path)
+	if err == nil || !strings.Contains(err.Error(), path+": byte 45: MPI_Recv: recv receiving -1020 bytes") {
+		t.Errorf("got %v, want the receive of -1020 bytes refused at byte 45", err)
 	}
 }

@@ -25,6 +25,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	w.call(lTypeStruct, 1, []int32{2}, []int32{0}, []int32{9}, 28)
 	w.call(labelFunctionEnter, 0x400000)
 	seeds = append(seeds, w.finish())
+	// Issue 43: a corrupt count, -255 elements of 4 bytes.
+	w = newBinWriter()
+	w.call(lRecv, -255, 6, 0, 0, commWorld, []status{{bytes: 8}})
+	w.call(lSend, -1, 5, 0, 0, commWorld)
+	seeds = append(seeds, w.finish())
 	shared := os.Getenv("KAIROS_SHARED")
 	if shared == "" {
 		shared = filepath.Join(testenv.RepoRoot(), "..", "shared")

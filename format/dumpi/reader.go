@@ -47,7 +47,7 @@ func (r *Reader) Next() bool {
 	if r.nextEv < len(r.pending) {
 		r.ev = r.pending[r.nextEv]
 		r.nextEv++
-		return true
+		return r.sane(&r.d.c)
 	}
 	r.pending, r.nextEv = r.pending[:0], 0
 	for r.d.next() {
@@ -65,12 +65,27 @@ func (r *Reader) Next() bool {
 			r.err = err
 			return false
 		}
-		return true
+		return r.sane(c)
 	}
 	if r.d.err != nil {
 		r.err = r.d.err
 	}
 	return false
+}
+
+// sane reports whether the event of call c has amounts that mean
+// something, setting the error if not: a corrupt count (DUMPI's are
+// signed) must not become a receive of -1020 bytes.
+func (r *Reader) sane(c *call) bool {
+	msg := r.ev.Absurd()
+	if msg == "" && r.ev.RecvBytes < 0 {
+		msg = fmt.Sprintf("%s receiving %d bytes: expected a count of 0 or more", r.ev.Kind, r.ev.RecvBytes)
+	}
+	if msg != "" {
+		r.err = r.fail(c, "%s", msg)
+		return false
+	}
+	return true
 }
 
 // Event returns the current event.

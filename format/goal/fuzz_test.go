@@ -31,6 +31,10 @@ func FuzzWrite(f *testing.F) {
 	seed(ev(trace.Alltoallv, func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{1, 2, 3}, []int64{3, 2, 1} }),
 		ev(trace.Bcast, func(e *trace.Event) { e.Partner, e.SendBytes = 2, 5 }),
 		ev(trace.Recv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes = trace.AnySource, trace.AnyTag, -1 }))
+	// Issue 43: amounts the readers refuse, met by a writer anyway.
+	seed(ev(trace.Compute, func(e *trace.Event) { e.Compute = -1e6 }),
+		ev(trace.Sleep, func(e *trace.Event) { e.Compute = 1e300 }),
+		ev(trace.Send, func(e *trace.Event) { e.Partner, e.SendBytes = 1, -1020 }))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr := trace.New(3, trace.NewMeta())
 		var st trace.CodecState

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,34 @@ func TestCorruptPayload(t *testing.T) {
 			path := craft(t, tt.chunk)
 			checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", tt.want)
 		})
+	}
+}
+
+// TestAbsurdAmounts: a file whose checksums hold but whose amounts mean
+// nothing (a negative or infinite computation, a negative size: issue 43)
+// is refused where the event is, as SimGrid aborts on it.
+func TestAbsurdAmounts(t *testing.T) {
+	for _, c := range []struct {
+		set  func(*trace.Event)
+		want string
+	}{
+		{func(e *trace.Event) { e.Kind, e.Compute = trace.Compute, -1e6 }, "compute of -1e+06 flops: expected 0 or more"},
+		{func(e *trace.Event) { e.Kind, e.Compute = trace.Compute, math.NaN() }, "compute of NaN flops"},
+		{func(e *trace.Event) { e.Kind, e.Compute = trace.Compute, 1e300 }, "compute of 1e+300 flops: expected at most 1e+24"},
+		{func(e *trace.Event) { e.Kind, e.Compute = trace.Sleep, math.Inf(1) }, "sleep of +Inf seconds"},
+		{func(e *trace.Event) { e.Kind, e.Partner, e.SendBytes = trace.Send, 0, -1020 }, "send sending -1020 bytes"},
+		{func(e *trace.Event) { e.Kind, e.RecvBytes = trace.Allreduce, -8 }, "allreduce receiving -8 bytes"},
+		{func(e *trace.Event) { e.Kind, e.SendCounts = trace.Alltoallv, []int64{8, -8} }, "-8 bytes for member 1"},
+	} {
+		tr := trace.New(1, trace.NewMeta())
+		init := trace.NewEvent(trace.Init)
+		e := trace.NewEvent(trace.Compute)
+		c.set(&e)
+		tr.Ranks[0].Append(&init)
+		tr.Ranks[0].Append(&e)
+		err := readAll(writeTemp(t, tr, Options{}))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "event 1 of the chunk") || !strings.Contains(err.Error(), "byte ") {
+			t.Errorf("%s: %v", c.want, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package ktr
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,19 @@ import (
 // FuzzOpen reads arbitrary bytes as a ktr file. It must never panic,
 // every error must be a located corruption error, and a file that reads
 // must survive a write and read back unchanged.
+// absurdTrace holds events whose amounts the reader refuses.
+func absurdTrace() *trace.Trace {
+	t := trace.New(1, trace.NewMeta())
+	for _, e := range []trace.Event{
+		{Kind: trace.Compute, Compute: -1e6, Partner: trace.NoRank, Source: trace.NoRank},
+		{Kind: trace.Sleep, Compute: math.Inf(1), Partner: trace.NoRank, Source: trace.NoRank},
+		{Kind: trace.Send, SendBytes: -1020, Partner: 0, Source: trace.NoRank},
+	} {
+		t.Ranks[0].Append(&e)
+	}
+	return t
+}
+
 func FuzzOpen(f *testing.F) {
 	seeds := []struct {
 		src trace.Source
@@ -23,6 +37,10 @@ func FuzzOpen(f *testing.F) {
 		{oneSided(), Options{ChunkSize: 32}},
 		{trace.New(0, trace.NewMeta()), Options{}},
 		{trace.New(2, trace.NewMeta()), Options{}},
+		// Issue 43: many ranks claimed and empty, amounts that mean
+		// nothing under valid checksums.
+		{trace.New(20_000, trace.NewMeta()), Options{}},
+		{absurdTrace(), Options{}},
 	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(writeTemp(f, s.src, s.o))

@@ -116,8 +116,9 @@ func (g *stencilRank) run(iters int) {
 
 // allFields returns a trace exercising every field of trace.Event and of
 // trace.Meta: call-sites, regions, timestamps (negative deltas too),
-// vectors (empty and not), requests, communicators, datatypes, NaN and
-// infinite computes, and an empty rank between non-empty ones.
+// vectors (empty and not), requests, communicators, datatypes, computes
+// at the limits a reader accepts, and an empty rank between non-empty
+// ones.
 func allFields() *trace.Trace {
 	meta := trace.NewMeta()
 	meta.DefaultType = trace.TypeDouble
@@ -137,9 +138,9 @@ func allFields() *trace.Trace {
 	events := []trace.Event{
 		ev(trace.Init, func(e *trace.Event) {}),
 		ev(trace.Compute, func(e *trace.Event) { e.Compute = 1e9; e.CallSite = 1 << 63; e.Region = b }),
-		ev(trace.Compute, func(e *trace.Event) { e.Compute = math.NaN() }),
-		ev(trace.Compute, func(e *trace.Event) { e.Compute = math.Inf(-1); e.Region = 0 }),
-		ev(trace.Sleep, func(e *trace.Event) { e.Compute = math.Inf(1); e.CallSite = 0 }),
+		ev(trace.Compute, func(e *trace.Event) { e.Compute = math.SmallestNonzeroFloat64 }),
+		ev(trace.Compute, func(e *trace.Event) { e.Compute = trace.MaxFlops; e.Region = 0 }),
+		ev(trace.Sleep, func(e *trace.Event) { e.Compute = trace.MaxSleep; e.CallSite = 0 }),
 		ev(trace.Compute, func(e *trace.Event) { e.Compute = 0.25 }),
 		ev(trace.Isend, func(e *trace.Event) {
 			e.Partner, e.Tag, e.SendBytes, e.Request, e.Comm = 2, 7, 1<<40, 1, 3
@@ -154,7 +155,7 @@ func allFields() *trace.Trace {
 		ev(trace.Waitall, func(e *trace.Event) { e.Requests = []uint64{1, math.MaxUint64, 0} }),
 		ev(trace.Alltoallv, func(e *trace.Event) {
 			e.SendBytes, e.RecvBytes = 48, 40
-			e.SendCounts, e.RecvCounts = []int64{0, 8, -16, 24}, []int64{}
+			e.SendCounts, e.RecvCounts = []int64{0, 8, 16, 24}, []int64{}
 			e.SendType, e.RecvType = trace.TypeInt, trace.TypeNull
 		}),
 		ev(trace.Bcast, func(e *trace.Event) {
@@ -162,7 +163,7 @@ func allFields() *trace.Trace {
 			e.HasTime, e.Enter, e.Exit = true, math.MaxInt64/4, math.MaxInt64/2
 		}),
 		ev(trace.SendRecv, func(e *trace.Event) {
-			e.Partner, e.Source, e.SendBytes, e.RecvBytes = 1, 0, math.MaxInt64, math.MinInt64
+			e.Partner, e.Source, e.SendBytes, e.RecvBytes = 1, 0, math.MaxInt64, 0
 			e.Tag = math.MinInt32
 		}),
 		ev(trace.CommSplit, func(e *trace.Event) { e.NewComm, e.Comm = 9, 3; e.SendType = trace.MaxDatatype }),

@@ -6,24 +6,29 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
+	"kairos/internal/fileio"
 	"kairos/internal/varint"
 	"kairos/trace"
 )
 
 // Source is an open ktr file: its metadata and index are in memory, the
 // events stay on disk until a rank is read. It implements trace.Source.
-// Each rank reader opens the file for itself, so a Source holds no file
-// descriptor and several ranks may be read at once.
+// Its rank readers read the file at offsets through one pooled handle
+// (fileio.Handle), so that any number of ranks may be read at once, from
+// several goroutines, with at most one file descriptor; the handle is
+// released when the Source is garbage.
 type Source struct {
-	path  string
-	size  int64
-	meta  trace.Meta
-	ranks [][]chunkLoc
+	path   string
+	size   int64
+	meta   trace.Meta
+	chunks []chunkLoc // every rank's, in rank order
+	first  []int64    // rank r's are chunks[first[r]:first[r+1]]
+	file   *fileio.Handle
 
 	dictOnce sync.Once
 	dictErr  error
@@ -47,23 +52,20 @@ func Open(path string) (*Source, error) {
 	if path == "-" {
 		return nil, errors.New("a ktr trace cannot be read from standard input: its index is at its end; give a file")
 	}
-	f, err := os.Open(path)
+	f, err := fileio.OpenHandle(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	s := &Source{path: path, size: st.Size()}
+	s := &Source{path: path, size: f.Size(), file: f}
 	dataStart, err := s.readHeader(f)
+	if err == nil {
+		err = s.readIndex(f, dataStart)
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if err := s.readIndex(f, dataStart); err != nil {
-		return nil, err
-	}
+	runtime.AddCleanup(s, func(f *fileio.Handle) { f.Close() }, f)
 	return s, nil
 }
 
@@ -165,15 +167,15 @@ func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
 func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 	d := &varint.Reader{B: b}
 	n := d.Count(1, math.MaxInt)
-	s.ranks = make([][]chunkLoc, n)
+	if n > trace.MaxRanks {
+		return fmt.Errorf("%d ranks, expected at most %d", n, trace.MaxRanks)
+	}
+	s.first = make([]int64, n+1) // 8 bytes a rank, however many are empty
 	off := dataStart
 	for r := 0; r < n && d.Err == nil; r++ {
+		s.first[r] = int64(len(s.chunks))
 		k := d.Count(2, math.MaxInt)
-		if k == 0 {
-			continue
-		}
-		cs := make([]chunkLoc, k)
-		for i := range cs {
+		for i := 0; i < k; i++ {
 			size, events := d.Uvarint(), d.Uvarint()
 			if d.Err != nil {
 				break
@@ -184,11 +186,11 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 			if events == 0 || events > MaxChunkRaw/2 {
 				return fmt.Errorf("rank %d chunk %d: %d events, expected 1 to %d", r, i, events, MaxChunkRaw/2)
 			}
-			cs[i] = chunkLoc{off: off, size: int64(size), events: int(events)}
+			s.chunks = append(s.chunks, chunkLoc{off: off, size: int64(size), events: int(events)})
 			off += int64(size)
 		}
-		s.ranks[r] = cs
 	}
+	s.first[n] = int64(len(s.chunks))
 	if d.Err != nil {
 		return d.Err
 	}
@@ -205,40 +207,34 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 func (s *Source) Meta() *trace.Meta { return &s.meta }
 
 // NumRanks returns the number of ranks.
-func (s *Source) NumRanks() int { return len(s.ranks) }
+func (s *Source) NumRanks() int { return len(s.first) - 1 }
+
+// rankChunks returns the chunks of rank r.
+func (s *Source) rankChunks(r int) []chunkLoc { return s.chunks[s.first[r]:s.first[r+1]] }
 
 // NumEvents returns the number of events of rank r, from the index.
 func (s *Source) NumEvents(r int) int64 {
 	var n int64
-	for _, c := range s.ranks[r] {
+	for _, c := range s.rankChunks(r) {
 		n += int64(c.events)
 	}
 	return n
 }
 
+// RankEvents returns the number of events of rank r, from the index: it
+// makes the Source a trace.Counter.
+func (s *Source) RankEvents(r int) int64 { return s.NumEvents(r) }
+
 // NumChunks returns the number of chunks of rank r.
-func (s *Source) NumChunks(r int) int { return len(s.ranks[r]) }
+func (s *Source) NumChunks(r int) int { return len(s.rankChunks(r)) }
 
 // OpenRank returns a reader that streams rank r's events, decompressing
 // one chunk at a time.
 func (s *Source) OpenRank(r int) (trace.Reader, error) {
-	if r < 0 || r >= len(s.ranks) {
-		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, len(s.ranks))
+	if r < 0 || r >= s.NumRanks() {
+		return nil, fmt.Errorf("%s: rank %d out of range [0,%d)", s.path, r, s.NumRanks())
 	}
-	rr := &RankReader{src: s, rank: r, chunks: s.ranks[r], chunk: -1}
-	if len(rr.chunks) == 0 {
-		return rr, nil
-	}
-	f, err := os.Open(s.path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err := f.Stat(); err != nil || st.Size() != s.size {
-		f.Close()
-		return nil, fmt.Errorf("%s: the file changed since it was opened", s.path)
-	}
-	rr.cr.f = f
-	return rr, nil
+	return &RankReader{src: s, rank: r, chunks: s.rankChunks(r), chunk: -1}, nil
 }
 
 // plainDecoders keeps zstd decoders without a dictionary, for the first
@@ -273,19 +269,13 @@ func (s *Source) decoder() (*zstd.Decoder, error) {
 // raw payload.
 func (s *Source) loadDict() {
 	var dict []byte
-	for r := range s.ranks {
-		if len(s.ranks[r]) == 0 {
+	for r := range s.NumRanks() {
+		if s.NumChunks(r) == 0 {
 			continue
 		}
-		f, err := os.Open(s.path)
-		if err != nil {
-			s.dictErr = err
-			return
-		}
-		defer f.Close()
-		cr := chunkReader{f: f}
+		var cr chunkReader
 		dec := plainDecoders.Get().(*zstd.Decoder)
-		err = cr.read(s, r, 0, dec)
+		err := cr.read(s, r, 0, dec)
 		plainDecoders.Put(dec)
 		if err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
@@ -303,8 +293,7 @@ type RankReader struct {
 	rank   int
 	chunks []chunkLoc
 	chunk  int // the current chunk, -1 before the first
-	cr     chunkReader
-	pr     payloadReader
+	dec    *chunkDecoder
 	more   bool // the current chunk may hold more events
 	n      int  // events decoded from the current chunk
 	ev     trace.Event
@@ -319,7 +308,7 @@ func (r *RankReader) Next() bool {
 	}
 	for {
 		if r.more {
-			ok, err := r.pr.next(&r.ev)
+			ok, err := r.dec.pr.next(&r.ev)
 			if err != nil {
 				r.fail(r.chunks[r.chunk].off, "event %d of the decompressed payload", err, r.n)
 				return false
@@ -334,6 +323,7 @@ func (r *RankReader) Next() bool {
 			}
 		}
 		if r.chunk+1 >= len(r.chunks) {
+			r.Close() // the buffers are not needed any more
 			return false
 		}
 		r.chunk++
@@ -345,6 +335,10 @@ func (r *RankReader) Next() bool {
 	r.n++
 	if r.n > r.chunks[r.chunk].events {
 		r.fail(r.chunks[r.chunk].off, "chunk holds more than the %d events the index says", nil, r.chunks[r.chunk].events)
+		return false
+	}
+	if msg := r.ev.Absurd(); msg != "" {
+		r.fail(r.chunks[r.chunk].off, "event %d of the chunk: %s", nil, r.n-1, msg)
 		return false
 	}
 	return true
@@ -361,12 +355,15 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
-	err = r.cr.read(r.src, r.rank, r.chunk, dec)
+	if r.dec == nil {
+		r.dec = new(chunkDecoder)
+	}
+	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
 	r.src.decoders.Put(dec)
 	if err != nil {
 		return err
 	}
-	if err := r.pr.reset(r.cr.raw); err != nil {
+	if err := r.dec.pr.reset(r.dec.cr.raw); err != nil {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
@@ -374,9 +371,16 @@ func (r *RankReader) load() error {
 	return nil
 }
 
+// chunkDecoder is what a RankReader needs while it reads: made at its
+// first chunk and dropped at its end, so that a rank not yet read, or
+// read to its end, costs a replay of a million ranks little.
+type chunkDecoder struct {
+	cr chunkReader
+	pr payloadReader
+}
+
 // chunkReader reads chunks of a file, reusing its buffers.
 type chunkReader struct {
-	f   *os.File
 	buf []byte // the chunk as read: header and compressed payload
 	raw []byte // its decompressed payload
 }
@@ -384,7 +388,7 @@ type chunkReader struct {
 // read reads chunk i of rank r into cr.raw, checking everything but the
 // events: checksums, header against index, lengths.
 func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
-	c := s.ranks[r][i]
+	c := s.rankChunks(r)[i]
 	bad := func(at int64, err error, format string, args ...any) error {
 		return &CorruptError{Path: s.path, Offset: at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
 	}
@@ -392,7 +396,7 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 		cr.buf = make([]byte, c.size)
 	}
 	cr.buf = cr.buf[:c.size]
-	if _, err := cr.f.ReadAt(cr.buf, c.off); err != nil {
+	if _, err := s.file.ReadAt(cr.buf, c.off); err != nil {
 		return bad(c.off, err, "reading %d bytes", c.size)
 	}
 	h := cr.buf[:chunkHeadSize]
@@ -436,12 +440,9 @@ func (r *RankReader) Event() *trace.Event { return &r.ev }
 // Err returns the first error met, nil at a clean end.
 func (r *RankReader) Err() error { return r.err }
 
-// Close closes the reader's file.
+// Close releases the reader's buffers.
 func (r *RankReader) Close() error {
-	if r.cr.f == nil {
-		return nil
-	}
-	err := r.cr.f.Close()
-	r.cr.f = nil
-	return err
+	r.dec = nil
+	r.more = false
+	return nil
 }

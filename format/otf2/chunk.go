@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"kairos/internal/fileio"
 )
 
 // chunkFile reads a chunked OTF2 file (definitions and events) one chunk
 // at a time, so that memory stays at one chunk per file whatever the
-// file's size. It opens the file for each chunk it reads, so that merging
-// thousands of locations needs no more file descriptors than one.
+// file's size. It reads the file through the pool of open files
+// (fileio.Handle), so that merging thousands of locations needs no more
+// file descriptors than the pool allows.
 type chunkFile struct {
-	ra        io.ReaderAt // the data, for files held in memory; nil for files on disk
+	ra        io.ReaderAt // the data: a fileio.Handle, opened at the first read, or bytes in memory
 	path      string
 	size      int64
 	chunkSize int64
@@ -38,24 +41,26 @@ func memChunkFile(name string, data []byte, chunkSize uint64) *chunkFile {
 	return &chunkFile{ra: bytes.NewReader(data), path: name, size: int64(len(data)), chunkSize: int64(chunkSize)}
 }
 
-// Close releases the chunk buffer.
+// Close releases the chunk buffer and the file.
 func (c *chunkFile) Close() error {
 	c.buf = nil
+	if h, ok := c.ra.(*fileio.Handle); ok {
+		c.ra = nil
+		return h.Close()
+	}
 	return nil
 }
 
 // readAt fills p from offset off and returns how many bytes it read.
 func (c *chunkFile) readAt(p []byte, off int64) (int, error) {
-	ra := c.ra
-	if ra == nil {
-		f, err := os.Open(c.path)
+	if c.ra == nil {
+		h, err := fileio.OpenHandle(c.path)
 		if err != nil {
 			return 0, err
 		}
-		defer f.Close()
-		ra = f
+		c.ra = h
 	}
-	n, err := ra.ReadAt(p, off)
+	n, err := c.ra.ReadAt(p, off)
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

@@ -143,6 +143,8 @@ func seedBuffers() [][]byte {
 		newBuf().ts(1).rec(99, []byte{1, 2, 3}).end(),
 		newBuf().ts(4).rec(EvRmaPut, payload(0, 1, 1024, 77)).rec(evIoSeek, append(payload(0, 5), 2, 1, 9)).
 			rec(evCallingContextSample, payload(1, undefined64, 0)).rec(EvThreadTaskCreate, payload(2, 0, 5)).end(),
+		// Issue 43: a message of more than 2^63 bytes.
+		newBuf().ts(5).single(EvEnter, undefined64).rec(EvMpiIsend, payload(1, 0, 7, 1<<63+5, 9)).end(),
 	}
 }
 
@@ -187,7 +189,7 @@ func TestByteOrder(t *testing.T) {
 
 // TestReadBuffers decodes the seed buffers and checks what they hold.
 func TestReadBuffers(t *testing.T) {
-	want := []int{2, 2, 1, 2, 1, -1, 1, 4}
+	want := []int{2, 2, 1, 2, 1, -1, 1, 4, 2}
 	for i, b := range seedBuffers() {
 		n, err := readAll(b, 1<<20)
 		if want[i] < 0 {

@@ -869,6 +869,7 @@ type rankReader struct {
 	m   mapper
 	q   outQueue
 	cur trace.Event
+	n   int // events returned
 	err error
 	eof bool
 }
@@ -912,6 +913,15 @@ func (rd *rankReader) Next() bool {
 	}
 	rd.cur = q.ev[q.head]
 	q.head++
+	rd.n++
+	if msg := rd.cur.Absurd(); msg != "" || rd.cur.RecvBytes < 0 {
+		if msg == "" {
+			msg = fmt.Sprintf("%s receiving %d bytes: expected 0 or more", rd.cur.Kind, rd.cur.RecvBytes)
+		}
+		// OTF2's sizes are unsigned: one beyond 2^63 bytes is corrupt.
+		rd.err = fmt.Errorf("%s: location %d, event %d of the rank: %s", rd.lr.cf.path, rd.lr.loc, rd.n, msg)
+		return false
+	}
 	if q.head > 1024 && q.head*2 > len(q.ev) {
 		n := copy(q.ev, q.ev[q.head:])
 		copy(q.pending, q.pending[q.head:])

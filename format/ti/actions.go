@@ -26,7 +26,7 @@ func (p *parser) action(ln int) error {
 		p.flops(2)
 	case "sleep":
 		ev.Kind = trace.Sleep
-		ev.Compute = p.real(2, "a duration in seconds")
+		ev.Compute = p.amount(2, "a duration in seconds", trace.MaxSleep)
 	case "location":
 		p.location()
 	case "send":
@@ -100,8 +100,19 @@ func knownAction(name []byte) bool {
 	return false
 }
 
+// flops reads the flops of a computation or reduction at token i: SimGrid
+// aborts on a negative one, and one beyond trace.MaxFlops means nothing.
 func (p *parser) flops(i int) {
-	p.ev.Compute = p.real(i, "a number of flops")
+	p.ev.Compute = p.amount(i, "a number of flops", trace.MaxFlops)
+}
+
+// amount reads a real from 0 to limit at token i.
+func (p *parser) amount(i int, what string, limit float64) float64 {
+	v := p.real(i, what)
+	if p.err == nil && !(v >= 0 && v <= limit) {
+		p.fail(i, what+" from 0 to "+strconv.FormatFloat(limit, 'g', 3, 64))
+	}
+	return v
 }
 
 // location: "location <file> <line>". The file becomes a region of the

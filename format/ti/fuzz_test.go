@@ -33,6 +33,12 @@ func FuzzReader(f *testing.F) {
 		"7 init 1\n",
 		"0\tinit \r\n 0  bcast 10 0 6 \r\n",
 		"0 sendRecv 1 1 1 1 0 0\n1 sendRecv 1 0 1 0 0 0\n",
+		// Issue 43: ranks claimed and not held, absurd amounts, a cut-off
+		// last line, an empty file.
+		"1000000 init\n", "0 init\n1999999 init\n", "16777216 init\n", "99999999 init\n",
+		"0 init\n0 compute -1e6\n", "0 init\n0 sleep -1\n", "0 compute 1e300\n", "0 sleep 1e300\n",
+		"0 compute NaN\n", "0 compute inf\n", "0 allreduce 8 8 -1e6\n", "0 recv 1 0 -1020\n",
+		"0 init\n0 send 1 0 8\n1 init\n1 recv 0 0 8", "",
 	} {
 		f.Add([]byte(s))
 	}
@@ -160,7 +166,8 @@ func loadErr(src trace.Source) ([][]trace.Event, error) {
 // FuzzTokenize checks that the one-pass tokenizer of the readers
 // (lineReader.nextTokens) splits every line as parser.split does.
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"0 init\n", " \t0  send\t1 2 3 \r\n#x\n\n\v0 a\f\n0 b", "a\rb c\n", "\r\n\r", "#\n #a\n"} {
+	for _, s := range []string{"0 init\n", " \t0  send\t1 2 3 \r\n#x\n\n\v0 a\f\n0 b", "a\rb c\n", "\r\n\r", "#\n #a\n",
+		"1000000 init", "0 init\n1999999 init\n", ""} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

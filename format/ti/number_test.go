@@ -62,7 +62,8 @@ func TestNumbers(t *testing.T) {
 
 // FuzzReal checks that the fast decimal path agrees with strconv.
 func FuzzReal(f *testing.F) {
-	for _, s := range []string{"1e6", "0.1", "123.456e-7", "9007199254740993", "1e22", "1e23", "-0"} {
+	for _, s := range []string{"1e6", "0.1", "123.456e-7", "9007199254740993", "1e22", "1e23", "-0",
+		"-1e6", "1e300", "1e308", "1e400", "NaN", "inf", "-1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

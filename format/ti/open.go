@@ -37,15 +37,12 @@ func (l Layout) String() string {
 	return "shared"
 }
 
-// maxRanks bounds the rank numbers a shared file may use, so that one
-// corrupt line cannot make the reader allocate without limit.
-const maxRanks = 1 << 22
-
 // span is where a rank's lines lie in a shared file: from the line
-// starting at byte off (line number line) to byte end.
+// starting at byte off (line number line) to byte end; size is the bytes
+// of the rank's own lines.
 type span struct {
-	off, end int64
-	line     int
+	off, end, size int64
+	line           int
 }
 
 // Trace is an opened TI trace. It implements trace.Source: OpenRank
@@ -54,15 +51,26 @@ type span struct {
 type Trace struct {
 	meta  trace.Meta
 	n     int
+	named int // the ranks the trace's lines or files name, whatever NumRanks
 	world int // the size of MPI_COMM_WORLD, whose ranks v-collectives list: n, or a reduced trace's reduced.ranks
 	// reps are a reduced trace's ranks in the world (reduced.group.i's
 	// representatives), whose lines each file holds; nil otherwise.
 	reps   []int
 	layout Layout
-	desc   string   // the description file, "" if the trace was a data file
-	files  []string // PerRank: one per rank; Shared: the one file
-	spans  []span   // Shared: one per rank
-	opt    ReaderOptions
+	desc   string      // the description file, "" if the trace was a data file
+	files  []string    // PerRank: one per rank; Shared: the one file
+	spans  []span      // Shared: one per rank that has lines
+	slot   []int32     // Shared: the index in spans of each rank's, -1 (or beyond its end) for a rank without lines
+	data   io.ReaderAt // Shared: the file's bytes (see indexShared); nil to decompress it for each rank
+	// Shared, interleaved: the original bytes, data holding each rank's
+	// lines together (see regroup), and the line numbers of the rank
+	// last asked for (see lineOf).
+	orig      io.ReaderAt
+	lineCache struct {
+		rank  int
+		lines []int
+	}
+	opt ReaderOptions
 
 	regions map[string]uint32
 
@@ -155,7 +163,7 @@ func namesFile(desc string, line []byte) bool {
 // names: the canonical decimal spelling ("0", "1", ..., no sign, no
 // leading zero).
 func parseRank(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 7 || (b[0] == '0' && len(b) > 1) {
+	if len(b) == 0 || len(b) > 8 || (b[0] == '0' && len(b) > 1) {
 		return 0, false
 	}
 	v := 0
@@ -165,7 +173,7 @@ func parseRank(b []byte) (int, bool) {
 		}
 		v = v*10 + int(c-'0')
 	}
-	return v, v < maxRanks
+	return v, v < trace.MaxRanks
 }
 
 // openDescription reads a trace description as smpirun does: every
@@ -208,6 +216,7 @@ func (t *Trace) openDescription(path string) error {
 	}
 	t.layout = PerRank
 	t.n = len(names)
+	t.named = t.n
 	// A replay opens every rank's file at once.
 	fileio.ReserveFiles(len(names))
 	if n := t.opt.NumRanks; n > 0 {
@@ -298,14 +307,18 @@ func resolve(desc, name string) (string, error) {
 			return "", fmt.Errorf("trace file %q: %w", name, err)
 		case st.IsDir():
 			return "", fmt.Errorf("trace file %q is a directory", name)
+		case !st.Mode().IsRegular():
+			// A device or a pipe (/dev/zero, /dev/stdin) would be read
+			// without end, or wait.
+			return "", fmt.Errorf("trace file %q is not a regular file", name)
 		}
 		return name, nil
 	}
 	cand := filepath.Join(filepath.Dir(desc), name)
-	if st, err := os.Stat(cand); err == nil && !st.IsDir() {
+	if st, err := os.Stat(cand); err == nil && st.Mode().IsRegular() {
 		return cand, nil
 	}
-	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+	if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
 		return name, nil
 	}
 	return "", fmt.Errorf("cannot find trace file %q (looked in %s and in the working directory)", name, filepath.Dir(desc))
@@ -314,6 +327,13 @@ func resolve(desc, name string) (string, error) {
 // indexShared scans a shared file: it checks every rank token, records
 // each rank's span, reads init lines for the default datatype and
 // location lines for the regions.
+//
+// The ranks' readers then read their spans at offsets, from any number of
+// ranks at once with one file descriptor. A compressed file is copied
+// decompressed, as the scan reads it, to an unnamed temporary file, so
+// that a rank's span is not decompressed from the file's start again for
+// each rank (a million times at a million ranks); where no temporary file
+// can be made, it is.
 func (t *Trace) indexShared() error {
 	t.layout = Shared
 	name := t.files[0]
@@ -321,13 +341,25 @@ func (t *Trace) indexShared() error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	lr := newLineReader(f, 1)
+	var in io.Reader = f
+	var tee *spill
+	if h, ok := f.(*fileio.Handle); ok {
+		t.data = h // kept: closed when the trace is garbage
+		runtime.AddCleanup(t, func(h *fileio.Handle) { h.Close() }, h)
+	} else {
+		defer f.Close()
+		if tee = newSpill(); tee != nil {
+			in = io.TeeReader(f, tee)
+			defer tee.discard() // unless finish took it
+		}
+	}
+	lr := newLineReader(in, 1)
 	var p parser
 	p.file = name
 	inits := map[int]int{}
 	locs := map[int][]string{}
-	last := -1
+	last, prev := -1, -1
+	interleaved := false
 	for {
 		off := lr.offset()
 		line, term, ok := lr.next()
@@ -345,33 +377,42 @@ func (t *Trace) indexShared() error {
 			t.warn(fmt.Sprintf("%s:%d: last line has no newline: dropped, as SimGrid 3.32 drops it", name, lr.line))
 			break
 		}
-		for len(t.spans) <= r {
-			t.spans = append(t.spans, span{off: -1})
+		for len(t.slot) <= r {
+			t.slot = append(t.slot, -1)
 		}
-		s := &t.spans[r]
-		if s.off < 0 {
-			s.off, s.line = off, lr.line
+		if t.slot[r] < 0 {
+			t.slot[r] = int32(len(t.spans))
+			t.spans = append(t.spans, span{off: off, line: lr.line})
+		} else if r != prev {
+			interleaved = true
 		}
+		s := &t.spans[t.slot[r]]
 		s.end = lr.offset()
-		last = max(last, r)
+		s.size += int64(len(line)) + 1
+		last, prev = max(last, r), r
 		t.noteLine(&p, r, inits, locs)
 	}
 	if lr.err != nil {
 		return fmt.Errorf("%s: %w", name, lr.err)
 	}
+	if data := tee.finish(); data != nil {
+		t.data = data
+		runtime.AddCleanup(t, func(f *os.File) { f.Close() }, data)
+	}
 	t.n = last + 1
+	t.named = t.n
 	if n := t.opt.NumRanks; n > 0 {
 		if n < t.n {
 			t.warn(fmt.Sprintf("%s: lines of ranks %d and above ignored (%d ranks requested), as SimGrid does", name, n, n))
 		}
 		t.n = n
 	}
-	for len(t.spans) < t.n {
-		t.spans = append(t.spans, span{off: -1})
-	}
-	t.spans = t.spans[:t.n]
+	t.slot = t.slot[:min(len(t.slot), t.n)]
 	t.setDefaultType(inits)
 	t.addRegions(locs)
+	if interleaved && len(t.spans) > regroupMin && t.data != nil {
+		return t.regroup()
+	}
 	return nil
 }
 
@@ -546,27 +587,24 @@ func (t *Trace) scanLines(name string, r int, all bool, sc *scanned, tailBuf []b
 	if tailBuf == nil {
 		return nil, nil
 	}
-	osf, _ := f.(*os.File)
-	return scanTail(name, osf, tailBuf)
+	h, _ := f.(*fileio.Handle)
+	return scanTail(name, h, tailBuf)
 }
 
 // scanTail returns the bytes after the last newline of file name, as
 // scanBulk does: from its last block if f is the file opened (and not
 // decompressed), else by reading it all. buf is the block buffer.
-func scanTail(name string, f *os.File, buf []byte) ([]byte, error) {
+func scanTail(name string, f *fileio.Handle, buf []byte) ([]byte, error) {
 	const tailBlock = 4 << 10
 	if f == nil {
 		_, tail, err := scanBulk(name, nil, buf)
 		return tail, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	// The last page holds the last line but in rare traces (a long
 	// alltoallv line, say), which are read whole below.
-	off := max(st.Size()-int64(min(tailBlock, len(buf))), 0)
-	n, err := f.ReadAt(buf[:st.Size()-off], off)
+	size := f.Size()
+	off := max(size-int64(min(tailBlock, len(buf))), 0)
+	n, err := f.ReadAt(buf[:size-off], off)
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -642,6 +680,28 @@ func (t *Trace) Meta() *trace.Meta { return &t.meta }
 // NumRanks returns the number of ranks.
 func (t *Trace) NumRanks() int { return t.n }
 
+// RankEvents returns 0 for a rank of a shared file that has no line, -1
+// (unknown) for the others: it makes the Trace a trace.Counter.
+func (t *Trace) RankEvents(r int) int64 {
+	if t.layout == Shared && t.span(r) == nil {
+		return 0
+	}
+	return -1
+}
+
+// span returns the span of rank r of a shared file, nil if it has no
+// line.
+func (t *Trace) span(r int) *span {
+	if r >= len(t.slot) || t.slot[r] < 0 {
+		return nil
+	}
+	return &t.spans[t.slot[r]]
+}
+
+// NamedRanks returns the number of ranks the trace's lines or files name,
+// which ReaderOptions.NumRanks may raise or lower.
+func (t *Trace) NamedRanks() int { return t.named }
+
 // Layout returns how the trace is stored.
 func (t *Trace) Layout() Layout { return t.layout }
 
@@ -652,8 +712,7 @@ func (t *Trace) Files() []string { return append([]string{}, t.files...) }
 // file it reads the part of the file from the rank's first line to its
 // last, skipping the other ranks' lines: one pass over the file in all
 // for a file written rank after rank, up to one pass per rank for a file
-// that interleaves the ranks line by line. A compressed shared file is
-// decompressed from its start for each rank.
+// that interleaves the ranks line by line.
 func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= t.n {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.n)
@@ -664,6 +723,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		first  = 1
 		mode   = rankStrict
 		name   = t.files[0]
+		size   = int64(privateBuf)
 	)
 	if t.layout == PerRank {
 		name = t.files[r]
@@ -672,43 +732,38 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			return nil, err
 		}
 		in, closer = f, f
+		if h, ok := f.(*fileio.Handle); ok {
+			size = h.Size()
+		}
 	} else {
 		mode = rankFilter
-		s := t.spans[r]
-		if s.off < 0 {
-			in = bytes.NewReader(nil)
-		} else {
-			rd, c, err := openSpan(name, s)
+		s := t.span(r)
+		if s == nil {
+			return emptyReader{}, nil
+		}
+		in, first, size = io.NewSectionReader(t.data, s.off, s.end-s.off), s.line, s.end-s.off
+		if t.data == nil {
+			rd, c, err := decompressSpan(name, *s)
 			if err != nil {
 				return nil, err
 			}
-			in, closer, first = rd, c, s.line
+			in, closer = rd, c
 		}
-	}
-	world := t.n
-	if t.world > 0 {
-		world = t.world
 	}
 	self := r
 	if r < len(t.reps) {
 		self = t.reps[r]
 	}
-	rd := newRankReader(in, name, self, world, t.meta.DefaultType, first, mode, t.opt.KeepLastLine)
+	rd := newRankReader(in, name, self, first, mode, t.opt.KeepLastLine, bufSize(mode, size))
 	rd.closer = closer
-	rd.p.regions = t.regions
+	rd.trace = t
 	rd.warn = t.warn
 	return rd, nil
 }
 
-// openSpan returns a reader of the bytes of span s of file name.
-func openSpan(name string, s span) (io.Reader, io.Closer, error) {
-	if !isCompressed(name) {
-		f, err := fileio.OpenFile(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		return io.NewSectionReader(f, s.off, s.end-s.off), f, nil
-	}
+// decompressSpan returns a reader of the bytes of span s of compressed
+// file name, decompressing it from its start.
+func decompressSpan(name string, s span) (io.Reader, io.Closer, error) {
 	f, err := fileio.Open(name)
 	if err != nil {
 		return nil, nil, err
@@ -718,10 +773,6 @@ func openSpan(name string, s span) (io.Reader, io.Closer, error) {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return io.LimitReader(f, s.end-s.off), f, nil
-}
-
-func isCompressed(name string) bool {
-	return strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".zst")
 }
 
 // String describes the trace for messages.

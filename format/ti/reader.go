@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"kairos/trace"
@@ -24,6 +25,7 @@ type lineReader struct {
 	err        error
 	line       int   // number of the line last returned (1-based)
 	base       int64 // input offset of buf[0]
+	size       int   // of buf, when it is made
 }
 
 // offset returns the input offset of the next unread byte.
@@ -42,8 +44,15 @@ func newLineReader(r io.Reader, firstLine int) *lineReader {
 // scans in full, keeps the larger buffer and its fewer reads.
 const privateBuf = 4 << 10
 
+// newLineReaderSize returns a line reader whose buffer, of size bytes, is
+// made at its first read: a replay opens every rank's reader at once.
 func newLineReaderSize(r io.Reader, firstLine, size int) *lineReader {
-	return &lineReader{r: r, buf: make([]byte, size), line: firstLine - 1}
+	return &lineReader{r: r, size: size, line: firstLine - 1}
+}
+
+// release frees the buffer, at the end of the input.
+func (l *lineReader) release() {
+	l.buf, l.start, l.end = nil, 0, 0
 }
 
 // next returns the next line without its '\n' and whether it was
@@ -72,6 +81,9 @@ func (l *lineReader) next() (line []byte, terminated, ok bool) {
 // fill reads more input, moving the partial line to the front of the
 // buffer and growing it if the line fills it.
 func (l *lineReader) fill() {
+	if l.buf == nil {
+		l.buf = make([]byte, l.size)
+	}
 	if l.start > 0 {
 		l.base += int64(l.start)
 		l.end = copy(l.buf, l.buf[l.start:l.end])
@@ -166,8 +178,12 @@ const (
 // trace.Reader and trace.Positioner.
 type Reader struct {
 	lr      *lineReader
-	p       *parser
+	p       *parser // nil until the first Next of a trace's reader, and after its end
+	trace   *Trace  // the trace whose rank this is, to make p from; nil for NewReader's
+	name    string
+	rank    int32
 	rankTok []byte
+	meta    *trace.Meta // NewReader's
 	mode    rankMode
 	keep    bool // keep an unterminated last line
 	closer  io.Closer
@@ -187,21 +203,56 @@ type Reader struct {
 // applies (it is dropped) unless opt.KeepLastLine; opt.NumRanks is not
 // used. Location lines add regions to the reader's own Meta.
 func NewReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, opt ReaderOptions) *Reader {
-	rd := newRankReader(r, name, rank, nranks, defType, 1, rankFilter, opt.KeepLastLine)
+	rd := newRankReader(r, name, rank, 1, rankFilter, opt.KeepLastLine, bufSize(rankFilter, math.MaxInt64))
 	meta := trace.NewMeta()
+	rd.p = newParser(name, int32(rank), nranks, defType)
 	rd.p.addRegion = func(s string) uint32 { return meta.AddRegion(s, 0) }
 	rd.p.meta = &meta
+	rd.meta = &meta
+	rd.rankTok = strconv.AppendInt(nil, int64(rank), 10)
 	return rd
 }
 
-func newRankReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, firstLine int, mode rankMode, keep bool) *Reader {
-	p := newParser(name, int32(rank), nranks, defType)
+// newRankReader returns a reader of rank's lines read from r with a
+// buffer of size bytes (see bufSize). The caller sets its parser, or its
+// trace for Next to make one from.
+func newRankReader(r io.Reader, name string, rank, firstLine int, mode rankMode, keep bool, size int) *Reader {
+	return &Reader{lr: newLineReaderSize(r, firstLine, size), name: name, rank: int32(rank), mode: mode, keep: keep}
+}
+
+// start makes the parser of a trace's reader, at its first Next: a
+// replay opens a million ranks' readers at once, and a reader takes
+// memory only from then until its end.
+func (r *Reader) start() {
+	t := r.trace
+	world := t.n
+	if t.world > 0 {
+		world = t.world
+	}
+	r.p = newParser(r.name, r.rank, world, t.meta.DefaultType)
+	r.p.regions = t.regions
+	r.rankTok = strconv.AppendInt(nil, int64(r.rank), 10)
+}
+
+// bufSize returns the buffer size of a reader of input bytes in mode:
+// 32 KiB for a shared file, privateBuf for a rank's own file, but no more
+// than the input and its end need, so that a million ranks of a few lines
+// each take a few hundred bytes each rather than gigabytes.
+func bufSize(mode rankMode, input int64) int {
 	size := 32 << 10
 	if mode == rankStrict {
 		size = privateBuf
 	}
-	return &Reader{lr: newLineReaderSize(r, firstLine, size), p: p, rankTok: []byte(strconv.Itoa(rank)), mode: mode, keep: keep}
+	return int(min(int64(size), max(input+1, 16)))
 }
+
+// emptyReader reads a rank that has no line.
+type emptyReader struct{}
+
+func (emptyReader) Next() bool          { return false }
+func (emptyReader) Event() *trace.Event { return nil }
+func (emptyReader) Err() error          { return nil }
+func (emptyReader) Close() error        { return nil }
 
 // ReaderOptions change how SimGrid's rules are applied.
 type ReaderOptions struct {
@@ -225,6 +276,9 @@ type ReaderOptions struct {
 func (r *Reader) Next() bool {
 	if r.done {
 		return false
+	}
+	if r.p == nil {
+		r.start()
 	}
 	for {
 		term, ok := r.lr.nextTokens(r.p)
@@ -257,22 +311,39 @@ func (r *Reader) Next() bool {
 func (r *Reader) finish() {
 	r.done = true
 	if r.lr.err != nil && r.err == nil {
-		r.err = fmt.Errorf("%s: %w", r.p.file, r.lr.err)
+		r.err = fmt.Errorf("%s: %w", r.name, r.lr.err)
 	}
-	if r.warn == nil {
-		return
+	if r.warn != nil && r.p.warnEmpty {
+		r.warn(fmt.Sprintf("%s: rank %d waits with no request outstanding: SimGrid 3.32 aborts the replay there", r.name, r.rank))
 	}
-	if r.p.warnEmpty {
-		r.warn(fmt.Sprintf("%s: rank %d waits with no request outstanding: SimGrid 3.32 aborts the replay there", r.p.file, r.p.rank))
+	if r.warn != nil && r.p.warnDispls {
+		r.warn(fmt.Sprintf("%s: rank %d's allgatherv displacements are not kept: a replay with allgatherv algorithm GB, which broadcasts up to the largest displacement + count, takes the largest count instead", r.name, r.rank))
 	}
-	if r.p.warnDispls {
-		r.warn(fmt.Sprintf("%s: rank %d's allgatherv displacements are not kept: a replay with allgatherv algorithm GB, which broadcasts up to the largest displacement + count, takes the largest count instead", r.p.file, r.p.rank))
-	}
+	r.release()
 }
 
 func (r *Reader) fail(err error) {
+	if pe, ok := err.(*ParseError); ok && r.trace != nil && r.trace.orig != nil {
+		pe.Line = r.trace.lineOf(int(r.rank), pe.Line) // a regrouped file's line
+	}
 	r.err = err
 	r.done = true
+	r.release()
+}
+
+// release frees the reader's buffers, parser and input once it has
+// ended, so that the ranks that have ended cost a replay little memory
+// and no file. A trace's reader keeps no parser (its event stays valid:
+// the caller may still hold it).
+func (r *Reader) release() {
+	r.lr.release()
+	if r.trace != nil {
+		r.p = nil
+	}
+	if r.closer != nil {
+		r.closer.Close()
+		r.closer = nil
+	}
 }
 
 // Event returns the current event, valid until the next call to Next.
@@ -282,14 +353,20 @@ func (r *Reader) Event() *trace.Event { return &r.p.ev }
 func (r *Reader) Err() error { return r.err }
 
 // Position returns "file:line" of the current event.
-func (r *Reader) Position() string { return r.p.file + ":" + strconv.Itoa(r.evLine) }
+func (r *Reader) Position() string {
+	line := r.evLine
+	if r.trace != nil {
+		line = r.trace.lineOf(int(r.rank), line)
+	}
+	return r.name + ":" + strconv.Itoa(line)
+}
 
 // Dropped reports whether an unterminated last line was dropped.
 func (r *Reader) Dropped() bool { return r.dropped }
 
 // Meta returns the metadata a reader made by NewReader builds (the
 // regions of its location lines); nil for a reader of an opened Trace.
-func (r *Reader) Meta() *trace.Meta { return r.p.meta }
+func (r *Reader) Meta() *trace.Meta { return r.meta }
 
 // Close releases the reader's input.
 func (r *Reader) Close() error {

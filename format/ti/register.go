@@ -30,6 +30,12 @@ func init() {
 // description whose first file is missing: a first line of one token
 // that ends like a trace file's name.
 func hint(path string, head []byte) string {
+	if bytes.HasPrefix(head, []byte("\xef\xbb\xbf")) && headIsTI(head[3:]) {
+		return "a TI trace that starts with a UTF-8 byte-order mark, which SimGrid reads as part of the first rank: remove it"
+	}
+	if h := rankHint(head); h != "" {
+		return h
+	}
 	line, _, _ := bytes.Cut(bytes.TrimLeft(head, "\n"), []byte("\n"))
 	name := string(bytes.TrimSpace(line))
 	if name == "" || bytes.ContainsAny(line, " \t\x00") || !strings.HasSuffix(name, ".txt") && !strings.Contains(name, ".ti") {
@@ -78,6 +84,31 @@ func Detect(path string, head []byte, isDir bool) bool {
 	h := make([]byte, 4096)
 	n, _ := io.ReadFull(f, h)
 	return headIsTI(h[:n])
+}
+
+// rankHint says what is wrong with the rank of a first line that is
+// otherwise a TI action line ("-1 init", "01 send ..."), "" if nothing.
+func rankHint(head []byte) string {
+	var p parser
+	for n := 1; len(head) > 0; n++ {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		if !p.split(line) {
+			continue
+		}
+		if len(p.toks) < 2 || !knownAction(p.toks[1]) {
+			return ""
+		}
+		if _, ok := parseRank(p.toks[0]); ok {
+			return ""
+		}
+		return fmt.Sprintf("line %d reads as a TI action, but for its rank %q: expected 0 to %d, written as SimGrid matches actor names (no sign, no leading zero)", n, p.toks[0], trace.MaxRanks-1)
+	}
+	return ""
 }
 
 // headIsTI reports whether the first significant line of head is a TI

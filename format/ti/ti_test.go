@@ -556,9 +556,9 @@ func TestScanTail(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var f *os.File // nil for the compressed file: read it all
+			var f *fileio.Handle // nil for the compressed file: read it all
 			if !strings.HasSuffix(name, ".gz") {
-				if f, err = os.Open(path); err != nil {
+				if f, err = fileio.OpenHandle(path); err != nil {
 					t.Fatal(err)
 				}
 				defer f.Close()

@@ -102,7 +102,7 @@ func WriteFile(path string, src trace.Source, opt WriteOptions) (WriteStats, err
 func WriteShared(w io.Writer, src trace.Source, st *WriteStats) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	for r := 0; r < src.NumRanks(); r++ {
-		if err := writeRank(bw, src, r, st); err != nil {
+		if err := writeRank(bw, src, r, r == src.NumRanks()-1, st); err != nil {
 			return err
 		}
 	}
@@ -126,7 +126,7 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 		name := "rank-" + strconv.Itoa(r) + ".ti" + ext
 		err := fileio.WriteFile(filepath.Join(tmp, name), func(w io.Writer) error {
 			bw := bufio.NewWriterSize(w, 1<<16)
-			if err := writeRank(bw, src, r, st); err != nil {
+			if err := writeRank(bw, src, r, false, st); err != nil {
 				return err
 			}
 			return bw.Flush()
@@ -190,7 +190,9 @@ type rankWriter struct {
 	inited      bool // an init was written
 }
 
-func writeRank(w *bufio.Writer, src trace.Source, r int, st *WriteStats) (err error) {
+// writeRank writes rank r's lines; last says that it is the last rank of
+// a shared file.
+func writeRank(w *bufio.Writer, src trace.Source, r int, last bool, st *WriteStats) (err error) {
 	rd, err := src.OpenRank(r)
 	if err != nil {
 		return err
@@ -203,6 +205,7 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, st *WriteStats) (err er
 	meta := src.Meta()
 	rw := &rankWriter{w: w, meta: meta, n: src.NumRanks(), rank: r, st: st, reqs: map[uint64]reqKey{},
 		omitDefault: meta.DefaultType == trace.TypeByte || meta.DefaultType == trace.TypeDouble}
+	lines := st.Lines
 	for rd.Next() {
 		if err := rw.event(rd.Event()); err != nil {
 			return err
@@ -210,6 +213,13 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, st *WriteStats) (err er
 	}
 	if err := rd.Err(); err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
+	}
+	if last && st.Lines == lines {
+		// The last rank of a shared file has nothing TI expresses: an
+		// init keeps it, as SimGrid's tracer writes one for every rank;
+		// without, the file would have fewer ranks (or no line, which is
+		// no trace).
+		return rw.init()
 	}
 	return nil
 }

@@ -19,9 +19,12 @@ import (
 )
 
 // Open opens path for reading, decompressing it if its name ends in ".gz"
-// or ".zst". The name "-" is standard input.
+// or ".zst". The name "-" is standard input. A regular file is read
+// through the pool of open files (see Handle), so that a reader left
+// waiting holds no descriptor.
 func Open(path string) (io.ReadCloser, error) {
 	var f io.ReadCloser
+	bufSize := 1 << 16
 	if path == "-" {
 		f = io.NopCloser(os.Stdin)
 	} else {
@@ -30,25 +33,67 @@ func Open(path string) (io.ReadCloser, error) {
 			return nil, err
 		}
 		f = o
+		if st, err := o.Stat(); err == nil && st.Mode().IsRegular() {
+			h, err := handleOf(o)
+			if err != nil {
+				return nil, err
+			}
+			f = h
+			bufSize = int(min(int64(bufSize), max(st.Size(), 16)))
+		}
 	}
 	switch {
 	case strings.HasSuffix(path, ".gz"):
-		z, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		z, err := gzip.NewReader(bufio.NewReaderSize(f, bufSize))
+		if err == io.EOF {
+			// A file of no bytes at all holds no stream: it reads as
+			// empty, as an empty .zst file does.
+			return f, nil
+		}
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("%s: not a gzip stream: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, (&decompressor{kind: "gzip"}).explain(err))
 		}
-		return &stacked{Reader: z, closers: []io.Closer{z, f}}, nil
+		return &stacked{Reader: &decompressor{r: z, kind: "gzip"}, closers: []io.Closer{z, f}}, nil
 	case strings.HasSuffix(path, ".zst"):
 		z, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return &stacked{Reader: z, closers: []io.Closer{zstdCloser{z}, f}}, nil
+		return &stacked{Reader: &decompressor{r: z, kind: "zstd"}, closers: []io.Closer{zstdCloser{z}, f}}, nil
 	}
 	return f, nil
 }
+
+// decompressor reads a decompressing reader, saying the same of every
+// format where its data ends early or is damaged, with how far it got: a
+// truncated .gz and a truncated .zst are the same problem to the user.
+type decompressor struct {
+	r    io.Reader
+	kind string // "gzip", "zstd"
+	n    int64  // bytes decompressed
+}
+
+func (d *decompressor) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	d.n += int64(n)
+	if err != nil && err != io.EOF {
+		err = d.explain(err)
+	}
+	return n, err
+}
+
+// explain describes a decompression error.
+func (d *decompressor) explain(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w %s file: its data ends after %d decompressed bytes, before the end mark", ErrTruncated, d.kind, d.n)
+	}
+	return fmt.Errorf("corrupt %s data after %d decompressed bytes: %w", d.kind, d.n, err)
+}
+
+// ErrTruncated is the error of a compressed input cut short.
+var ErrTruncated = errors.New("truncated")
 
 type zstdCloser struct{ d *zstd.Decoder }
 
@@ -75,22 +120,39 @@ type File struct {
 	buf    *bufio.Writer
 	comp   io.WriteCloser
 	tmp    *os.File
+	dev    *os.File // a device or pipe written in place
 	path   string
 	closed bool
 }
 
 // Create starts writing path, compressing by its extension (".gz",
 // ".zst"). The name "-" writes to standard output, unbuffered by a
-// temporary file.
+// temporary file, and so does a path that exists and is not a regular
+// file (/dev/null, /dev/stdout, a named pipe): renaming a file over it
+// would replace the device for every program of the machine.
 func Create(path string) (*File, error) {
 	f := &File{path: path}
 	var out io.Writer
-	if path == "-" {
+	st, err := os.Stat(path)
+	switch {
+	case path == "-":
 		out = os.Stdout
-	} else {
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	case err == nil && st.IsDir():
+		return nil, fmt.Errorf("cannot write %s: it is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		dev, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, err
+		}
+		f.dev = dev
+		out = dev
+	default:
+		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+		if err != nil {
+			if _, derr := os.Stat(filepath.Dir(path)); derr != nil {
+				return nil, fmt.Errorf("cannot write %s: %w", path, derr)
+			}
+			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 		f.tmp = tmp
 		out = tmp
@@ -128,6 +190,13 @@ func (f *File) Commit() error {
 		err = f.comp.Close()
 	}
 	err = errors.Join(err, f.buf.Flush())
+	if f.dev != nil {
+		err = errors.Join(err, f.dev.Close())
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		return nil
+	}
 	if f.tmp == nil {
 		return err
 	}
@@ -150,6 +219,9 @@ func (f *File) Abort() {
 		return
 	}
 	f.closed = true
+	if f.dev != nil {
+		f.dev.Close()
+	}
 	if f.tmp != nil {
 		f.tmp.Close()
 		os.Remove(f.tmp.Name())

@@ -25,3 +25,12 @@ func OpenFile(path string) (*os.File, error) {
 		return os.NewFile(uintptr(fd), path), nil
 	}
 }
+
+// fileLimit returns how many files the process may have open.
+func fileLimit() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > 1<<30 {
+		return 1 << 30
+	}
+	return int(lim.Cur)
+}

@@ -146,6 +146,7 @@ func FuzzRepeats(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 0, 1, 2, 3, 0, 1})
 	f.Add([]byte{5, 5, 5, 5})
 	f.Add([]byte{})
+	f.Add(make([]byte, 64)) // issue 43: one call repeated, the longest word
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > 64 {
 			b = b[:64]
