@@ -333,28 +333,3 @@ func (x *dateIndex) grow() {
 		}
 	}
 }
-
-// dueTransfers counts, up to 2, the transfers (latency or transfer ends)
-// due within prec of now: those of the buckets dated then, which are the
-// top of the heap and, below it, the children of such buckets.
-func (h *actionHeap) dueTransfers(now, prec float64) int {
-	n := 0
-	var stack [64]int
-	todo := append(stack[:0], 0)
-	for len(todo) > 0 && n < 2 {
-		i := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if i >= len(h.bh) || math.Abs(h.bh[i].date-now) >= prec {
-			continue
-		}
-		for slot := h.b[h.bh[i].b].head; slot >= 0 && n < 2; slot = h.next[slot] {
-			if h.act[slot].kind == actComm {
-				n++
-			}
-		}
-		for c := heapArity*i + 1; c <= heapArity*i+heapArity; c++ {
-			todo = append(todo, c)
-		}
-	}
-	return n
-}

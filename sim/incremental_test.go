@@ -278,3 +278,58 @@ func TestSimultaneousOrderRestarts(t *testing.T) {
 		t.Errorf("the incremental solver alone gives SimGrid's time: the trace no longer tests the order of simultaneous events")
 	}
 }
+
+// TestAutoSolverKeepsIncremental replays noisy, imbalanced generated
+// traces on which the automatic solver used to start over with SimGrid's
+// re-solves: in cg and mg, transfers end together (their removals are
+// marked whole in any order, and the ranks they wake start nothing whose
+// order matters later); in lu, SimGrid's selective-update quirk strikes
+// (its stale shares are then re-solved SimGrid's way until solved whole
+// again). The automatic solver must end with the incremental solver and
+// give the time of SimGrid's re-solves to the bit (as smpirun prints it:
+// lu 1.606359348 s, cg 13.104402079 s, mg 21.130941828 s).
+func TestAutoSolverKeepsIncremental(t *testing.T) {
+	plat := clusterXML(t, t.TempDir(), 16, "")
+	for _, c := range []struct {
+		kind  string
+		iters int
+		want  float64
+	}{
+		{"lu", 10, 1.606359348},
+		{"cg", 20, 13.104402079},
+		{"mg", 20, 21.130941828},
+	} {
+		p, err := workload.Defaults(c.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Iterations, p.Seed = 16, nil, c.iters, 1
+		p.Noise, p.Imbalance = 0.05, 0.1
+		src, err := workload.New(c.kind, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := machineOn(t, plat, 16)
+		var res [2]*sim.Result
+		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
+			cfg := sim.DefaultConfig()
+			cfg.Solver = solver
+			if res[i], err = sim.Run(tr, m, cfg, nil); err != nil {
+				t.Fatalf("%s: %v", c.kind, err)
+			}
+		}
+		if res[1].Solver != sim.SolverIncremental {
+			t.Errorf("%s: the automatic solver ended as %v, want the incremental one", c.kind, res[1].Solver)
+		}
+		if res[1].Time != res[0].Time {
+			t.Errorf("%s: automatic solver %.12f s, SimGrid's re-solves %.12f s", c.kind, res[1].Time, res[0].Time)
+		}
+		if math.Abs(res[0].Time-c.want) > 5e-10 {
+			t.Errorf("%s: SimGrid's re-solves %.12f s, want SimGrid's %.9f", c.kind, res[0].Time, c.want)
+		}
+	}
+}

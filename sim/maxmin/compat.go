@@ -29,18 +29,25 @@ package maxmin
 //     shares there are stale, and rounds are solved SimGrid's way until
 //     every stale component has been solved whole again.
 //
-// SimGrid's marking depends on the order of a round's changes. Changes
-// made under Simultaneous (events the caller's order may not share with
+// SimGrid's marking depends on the order of a round's changes, but not
+// everywhere. A variable enabled before the round and removed or
+// re-weighted in it is marked whole in any order: every marking of a
+// constraint goes through the constraint's enabled variables, so the first
+// marking that reached one of its constraints, whenever it came, went
+// through it. Enabling a variable is another matter: a variable enabled
+// on a constraint marked before, without it, is a candidate. So changes
+// made under Simultaneous (enables the caller's order may not share with
 // SimGrid's) are certified for any order: none counts as the round's
 // first unless no other variable uses its first constraint
-// (certifyOrder), and a round that then fails makes OrderDependent true.
+// (certifyOrder), and a round that then fails makes OrderDependent true;
+// removals and re-weightings are not concerned.
 //
 // Until the quirk strikes, the results are SimGrid's, to rounding, at the
 // cost of the incremental solver in the common case. After, they are
-// SimGrid's for the same sequence of changes, but SimGrid's own sequence
-// depends on the order of simultaneous events, which the caller keeps only
-// if it reschedules every variable SimGrid reports (package sim starts
-// the run over with SimGrid's solver instead).
+// SimGrid's for the same sequence of changes: the stale components are
+// solved SimGrid's way, by SimGrid's marking, until solved whole again;
+// a Simultaneous change meanwhile makes OrderDependent true, since
+// SimGrid's marking, made as the changes come, could then be another.
 
 // Logged change kinds.
 const (
@@ -101,7 +108,7 @@ func (s *System) fastTouchVar(v *Variable, whole bool) {
 	for i := range v.elems {
 		s.markDirty(v.elems[i].c)
 	}
-	if s.Simultaneous {
+	if s.Simultaneous && v.attached == s.visit {
 		s.ambiguous = true
 		if !s.touched || whole {
 			s.simFirst = append(s.simFirst, v) // see certifyOrder

@@ -70,9 +70,9 @@ type System struct {
 	simFirst   []*Variable // under Simultaneous, marked whole in the caller's order
 	orderDep   bool
 
-	// Simultaneous is set by the caller while it applies changes of
+	// Simultaneous is set by the caller while it enables variables of
 	// events due at one date whose order SimGrid may take otherwise:
-	// SimGrid's marking depends on the order of a round's changes, so
+	// SimGrid's marking depends on the order of a round's enables, so
 	// such a round is certified for any order (see OrderDependent).
 	Simultaneous bool
 
@@ -545,6 +545,11 @@ func (s *System) touchVar(v *Variable, whole bool) {
 	if !s.slow() {
 		s.fastTouchVar(v, whole)
 		return
+	}
+	if s.Simultaneous {
+		// SimGrid's marking, made as the changes come, is that of
+		// another order if SimGrid's differs.
+		s.orderDep = true
 	}
 	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
 		s.suspects = append(s.suspects, v)
