@@ -16,19 +16,24 @@ import "math"
 // together are paid later).
 //
 // The incremental solver reschedules only the flows whose share changed,
-// where SimGrid re-inserts every flow it re-solves, and its dates are
-// SimGrid's to rounding, not to the bit. So transfers ending at one date
-// (or a few units in the last place apart) may pop in another order than
-// SimGrid's: such a group of ends is a block, and the ranks it wakes may
-// run in another order among themselves (not with the others: a block's
-// ranks keep their place in the round's queue, and of those that go on
-// in later sub-rounds, so does each). Everything a block's rank starts,
-// or a rank it wakes, carries the block's number (action.grp) and the
-// rank that started it (action.starter). Elsewhere the order is
-// SimGrid's: latencies and computations are dated once, when they start,
-// with SimGrid's arithmetic, so that of two due at one date, the one
-// started first pops first in both, unless a block's two ranks started
-// them (in the order of the ranks' turns, which may be the other).
+// where SimGrid re-inserts every flow it re-solves. So the solver follows
+// SimGrid's marking and numbers the flows in SimGrid's report order
+// (maxmin.System.Stamps): transfers due at one date pop in the order of
+// their stamps, as in SimGrid's heap. But the incremental solver's dates
+// are SimGrid's to rounding, not to the bit: transfers ending a few units
+// in the last place apart may be equal in SimGrid, or in the other order,
+// and the stamps are unknown after a round whose marking grew too large
+// to follow (a stencil whose ranks all communicate at once). Such a group
+// of ends is a block, and the ranks it wakes may run in another order
+// among themselves (not with the others: a block's ranks keep their place
+// in the round's queue, and of those that go on in later sub-rounds, so
+// does each). Everything a block's rank starts, or a rank it wakes,
+// carries the block's number (action.grp) and the rank that started it
+// (action.starter). Elsewhere the order is SimGrid's: latencies and
+// computations are dated once, when they start, with SimGrid's
+// arithmetic, so that of two due at one date, the one started first pops
+// first in both, unless a block's two ranks started them (in the order of
+// the ranks' turns, which may be the other).
 //
 // Only the enables whose order may differ are certified for every order
 // (dueAction.unsure); the removals of ended flows need not be: whatever
@@ -41,8 +46,9 @@ type dueAction struct {
 	date float64
 	t    uint8 // its heap entry type
 	// unsure marks a latency end whose order among the round's others
-	// may not be SimGrid's.
-	unsure bool
+	// may not be SimGrid's; stamped a transfer end put in SimGrid's
+	// order among those at its date (see orderTies).
+	unsure, stamped bool
 }
 
 // orderNear is how close, relative to the date, two events' dates may be
@@ -115,15 +121,19 @@ func (s *simulation) markUnsure(due []dueAction) {
 	}
 }
 
-// markBlocks numbers the blocks among the actions of due that end (see
-// the top of this file): consecutive transfer ends at close dates; and
-// consecutive computations or sleeps (handled before the transfers,
-// among themselves in pop order) at one date started by two ranks of one
-// block, or at close unequal dates. An action outside any block gets 0.
+// markBlocks puts the transfers of due that end at one date in SimGrid's
+// order, where their stamps tell it (see orderTies), and numbers the
+// blocks among the actions of due that end (see the top of this file):
+// consecutive transfer ends at close dates, or at one date in an unknown
+// order; and consecutive computations or sleeps (handled before the
+// transfers, among themselves in pop order) at one date started by two
+// ranks of one block, or at close unequal dates. An action outside any
+// block gets 0.
 func (s *simulation) markBlocks(due []dueAction) {
 	if !s.orderWatched() {
 		return
 	}
+	s.orderTies(due)
 	prev := [2]int{-1, -1} // the last computation's and transfer's
 	for i := range due {
 		d := &due[i]
@@ -139,7 +149,7 @@ func (s *simulation) markBlocks(due []dueAction) {
 			p := &due[j]
 			var tied bool
 			if k == 1 {
-				tied = s.orderClose(p.date, d.date)
+				tied = p.date == d.date && !(d.stamped && p.stamped) || p.date != d.date && s.orderClose(p.date, d.date)
 			} else {
 				tied = p.date == d.date && tiedStarts(p.a, d.a) || p.date != d.date && s.orderClose(p.date, d.date)
 			}
@@ -152,5 +162,40 @@ func (s *simulation) markBlocks(due []dueAction) {
 			}
 		}
 		prev[k] = i
+	}
+}
+
+// orderTies sorts each run of transfer ends of due at one date by their
+// variables' stamps, SimGrid's order of their last re-insertion in its
+// heap (maxmin.System.Stamps), where every stamp of the run is known, and
+// marks them stamped: transfers whose dates are equal in Kairos are
+// SimGrid's symmetric ones, equal there too, which its heap pops in that
+// order.
+func (s *simulation) orderTies(due []dueAction) {
+	idx := s.latIdx[:0]
+	for i := range due {
+		if d := &due[i]; d.t != hLatency && d.a.kind == actComm && d.a.inSystem {
+			idx = append(idx, int32(i))
+		}
+	}
+	s.latIdx = idx
+	for i := 0; i < len(idx); {
+		j, known := i+1, s.netSys.StampKnown(due[idx[i]].a.v)
+		for ; j < len(idx) && due[idx[j]].date == due[idx[i]].date; j++ {
+			known = known && s.netSys.StampKnown(due[idx[j]].a.v)
+		}
+		if j-i > 1 && known {
+			run := idx[i:j]
+			// Insertion sort on the run's slots of due: runs are short.
+			for p := 1; p < len(run); p++ {
+				for q := p; q > 0 && due[run[q]].a.v.Stamp() < due[run[q-1]].a.v.Stamp(); q-- {
+					due[run[q]], due[run[q-1]] = due[run[q-1]], due[run[q]]
+				}
+			}
+			for _, k := range run {
+				due[k].stamped = true
+			}
+		}
+		i = j
 	}
 }

@@ -504,6 +504,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.CPUFull {
 		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = false, false
 	}
+	s.netSys.Stamps = s.orderWatched() && s.netSys.SimGridSelective && s.netSys.Incremental
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	for _, h := range m.Hosts {

@@ -99,12 +99,14 @@ func (s *System) fastTouchCnst(c *Constraint) {
 	s.markDirty(c)
 	c.known = s.visit
 	s.touched = true
+	s.shadowTouchCnst(c)
 }
 
 // fastTouchVar records a changed variable. SimGrid marks all the
 // constraints of the round's first, and of any whole one (see touchVar);
 // any other is a candidate for the quirk, its first constraint marked.
 func (s *System) fastTouchVar(v *Variable, whole bool) {
+	s.shadowTouchVar(v)
 	for i := range v.elems {
 		s.markDirty(v.elems[i].c)
 	}
@@ -181,6 +183,7 @@ func (s *System) solveCompatible() {
 			return
 		}
 	}
+	s.morder, s.mFollowed = s.shadow, !s.shadowLost
 }
 
 // certify reports whether every constraint of every candidate is in
@@ -354,6 +357,7 @@ func (s *System) fallback(simgrid bool) {
 			s.markDirty(c)
 		}
 		if s.solveIncremental() {
+			s.morder, s.mFollowed = s.marked, true
 			return
 		}
 		s.clearMarks() // the region
@@ -471,6 +475,7 @@ func (s *System) redo(o *op) {
 // solveSimGrid solves SimGrid's modified set, then keeps track of the
 // components it left stale.
 func (s *System) solveSimGrid() {
+	s.morder, s.mFollowed = s.list, true
 	s.solve()
 	closed := true
 	for _, v := range s.suspects {
@@ -544,6 +549,8 @@ func (s *System) endRound() {
 	s.touched = false
 	s.ambiguous = false
 	s.simFirst = s.simFirst[:0]
+	s.shadow, s.shadowLost, s.shadowWork = s.shadow[:0], false, 0
+	s.morder, s.mFollowed = nil, false
 }
 
 // Settled reports whether the system carries nothing from its past rounds

@@ -70,6 +70,19 @@ type System struct {
 	simFirst   []*Variable // under Simultaneous, marked whole in the caller's order
 	orderDep   bool
 
+	// Stamps makes the SimGrid-compatible incremental mode number the
+	// variables in SimGrid's report order (see stamps.go).
+	Stamps     bool
+	shadow     []*Constraint // SimGrid's marked set this round, in order
+	shadowLost bool          // the round's marking was not followed
+	shadowWork int
+	morder     []*Constraint // the round's marked set, once solved
+	mFollowed  bool
+	// mFollowedLast tells whether the last solve's stamps were given.
+	mFollowedLast bool
+	stampNext     uint64
+	lostMark      uint64
+
 	// Simultaneous is set by the caller while it enables variables of
 	// events due at one date whose order SimGrid may take otherwise:
 	// SimGrid's marking depends on the order of a round's enables, so
@@ -92,7 +105,9 @@ type System struct {
 const slabSize = 256
 
 // New returns an empty system with the given precision.
-func New(precision float64) *System { return &System{Precision: precision, visit: 1} }
+func New(precision float64) *System {
+	return &System{Precision: precision, visit: 1, stampNext: 1, lostMark: 1}
+}
 
 // Constraint is a shared resource.
 type Constraint struct {
@@ -117,6 +132,7 @@ type Constraint struct {
 	detached  uint32 // == System.visit when an element left it in the round
 	stale     bool   // its component's shares are SimGrid's stale ones
 	region    uint32 // incremental mode: == System.round while in the region
+	sMark     uint32 // == System.visit while in the shadow marked set (stamps.go)
 	dirty     bool
 	inList    bool // SimGrid mode: in the modified constraint set
 	// Concurrency limit (-1: none), the slots taken, and the disabled
@@ -167,7 +183,10 @@ type Variable struct {
 	elems   []vElem
 	stamp   uint32
 	visited uint32
-	cand    uint32 // == System.visit when a certificate candidate
+	// sVisited is System.visit when the shadow marking went through it
+	// this round (stamps.go), next to the fields its loop reads.
+	sVisited uint32
+	cand     uint32 // == System.visit when a certificate candidate
 	// attached is System.visit when the variable was last enabled.
 	attached uint32
 	// fresh is System.visit when the variable was enabled in the round
@@ -185,6 +204,8 @@ type Variable struct {
 	old      float64
 	oldRound uint32
 	at       *Constraint
+	// With Stamps: the number of its last report in SimGrid's order.
+	report uint64
 	// staged is the penalty of a variable waiting for a slot on a
 	// limited constraint (SimGrid's staged_sharing_penalty_), 0 if none.
 	staged float64
@@ -312,6 +333,7 @@ func (s *System) touchDisabled(c *Constraint) {
 	case !s.slow():
 		c.known = s.visit
 		s.touched = true
+		s.shadowTouchCnst(c)
 	default:
 		s.touchCnst(c)
 	}
@@ -477,6 +499,7 @@ func (s *System) emptied(c *Constraint) {
 		c.inList = false
 		s.list = dropConstraint(s.list, c)
 	}
+	s.shadowEmptied(c)
 	c.known = 0
 }
 
@@ -655,6 +678,9 @@ func (s *System) Solve() []*Variable {
 	}
 	s.light = s.light[:0]
 	if s.SimGridSelective {
+		if s.Stamps {
+			s.stampRound(s.morder, s.mFollowed)
+		}
 		for _, c := range s.list {
 			c.inList = false
 		}
