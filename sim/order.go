@@ -64,9 +64,9 @@ func (s *simulation) orderClose(a, b float64) bool {
 
 // orderWatched reports whether the order of simultaneous events is
 // watched: only the automatic solver, which certifies the rounds of the
-// incremental solver, needs it.
+// incremental solver, needs it (the analytic mode shares nothing).
 func (s *simulation) orderWatched() bool {
-	return s.cfg.Solver == SolverAuto && s.cfg.Compat
+	return s.cfg.Solver == SolverAuto && s.cfg.Compat && !s.cfg.Analytic
 }
 
 // tiedStarts reports whether a and b, due at one date, started in an

@@ -122,7 +122,8 @@ type Constraint struct {
 	// iterating from the end gives SimGrid's order, which sets the order
 	// of floating-point sums and of the variables reported modified).
 	elems     []cElem
-	ndis      int32 // elements of disabled variables (SimGrid's disabled_element_set_)
+	ndis      int32  // elements of disabled variables (SimGrid's disabled_element_set_)
+	sMark     uint32 // == System.visit while in the shadow marked set (stamps.go)
 	remaining float64
 	usage     float64
 	lightIdx  int
@@ -132,7 +133,6 @@ type Constraint struct {
 	detached  uint32 // == System.visit when an element left it in the round
 	stale     bool   // its component's shares are SimGrid's stale ones
 	region    uint32 // incremental mode: == System.round while in the region
-	sMark     uint32 // == System.visit while in the shadow marked set (stamps.go)
 	dirty     bool
 	inList    bool // SimGrid mode: in the modified constraint set
 	// Concurrency limit (-1: none), the slots taken, and the disabled
