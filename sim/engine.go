@@ -574,7 +574,11 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 			if a.remains > 0 {
 				t = a.remains / share
 			}
-			s.heapSet(a, s.now+t, hNormal)
+			if d := s.now + t; a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d || !sys.Stamps {
+				s.heapSet(a, d, hNormal)
+			}
+			// Otherwise SimGrid re-inserts it at the date it had: its
+			// stamp keeps its order among those due then (order.go).
 		} else {
 			s.heapRemove(a)
 		}
@@ -661,7 +665,9 @@ func (s *simulation) popDue() {
 		s.nearWindow(s.heap.minDate() - s.now)
 	}
 	s.due = due
-	s.markUnsure(due)
+	if s.markUnsure(due) {
+		s.netSys.Certify()
+	}
 	s.markBlocks(due)
 	for i := range due {
 		a, t := due[i].a, due[i].t

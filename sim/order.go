@@ -69,6 +69,16 @@ func (s *simulation) orderWatched() bool {
 	return s.cfg.Solver == SolverAuto && s.cfg.Compat && !s.cfg.Analytic
 }
 
+// exactDates reports whether the dates in the heap are SimGrid's to the
+// bit: the solves so far have all been SimGrid's own (maxmin's
+// solveExact) and reported what SimGrid reports (maxmin.System.Inexact),
+// nothing was skipped (a skip's dates are the replay's to rounding), and
+// neither speed profiles nor the IB model touched the shares. Dates
+// close but unequal are then unequal in SimGrid too, in the same order.
+func (s *simulation) exactDates() bool {
+	return s.netSys.Stamps && !s.netSys.Inexact && !s.cpuSys.Inexact && !s.skipped && len(s.profiled) == 0 && s.ib == nil
+}
+
 // tiedStarts reports whether a and b, due at one date, started in an
 // order that may not be SimGrid's: started by two ranks of one block.
 func tiedStarts(a, b *action) bool {
@@ -77,10 +87,11 @@ func tiedStarts(a, b *action) bool {
 
 // markUnsure marks the latency ends of due whose relative order may not
 // be SimGrid's: of those due at one date, all those of a block started
-// by two ranks or more; and all those at dates close but not equal.
-func (s *simulation) markUnsure(due []dueAction) {
+// by two ranks or more; and all those at dates close but not equal. It
+// reports whether it marked one.
+func (s *simulation) markUnsure(due []dueAction) bool {
 	if !s.orderWatched() {
-		return
+		return false
 	}
 	lat := s.latIdx[:0]
 	for i := range due {
@@ -108,7 +119,7 @@ func (s *simulation) markUnsure(due []dueAction) {
 		i = j
 	}
 	// Close unequal dates: every latency end at either.
-	for i := 1; i < len(lat); i++ {
+	for i := 1; i < len(lat) && !s.exactDates(); i++ {
 		p, q := &due[lat[i-1]], &due[lat[i]]
 		if p.date == q.date || !s.orderClose(p.date, q.date) {
 			continue
@@ -119,6 +130,12 @@ func (s *simulation) markUnsure(due []dueAction) {
 			}
 		}
 	}
+	for _, k := range lat {
+		if due[k].unsure {
+			return true
+		}
+	}
+	return false
 }
 
 // markBlocks puts the transfers of due that end at one date in SimGrid's
@@ -134,6 +151,7 @@ func (s *simulation) markBlocks(due []dueAction) {
 		return
 	}
 	s.orderTies(due)
+	exact := s.exactDates()
 	prev := [2]int{-1, -1} // the last computation's and transfer's
 	for i := range due {
 		d := &due[i]
@@ -148,10 +166,11 @@ func (s *simulation) markBlocks(due []dueAction) {
 		if j := prev[k]; j >= 0 {
 			p := &due[j]
 			var tied bool
+			close := p.date != d.date && !exact && s.orderClose(p.date, d.date)
 			if k == 1 {
-				tied = p.date == d.date && !(d.stamped && p.stamped) || p.date != d.date && s.orderClose(p.date, d.date)
+				tied = p.date == d.date && !(d.stamped && p.stamped) || close
 			} else {
-				tied = p.date == d.date && tiedStarts(p.a, d.a) || p.date != d.date && s.orderClose(p.date, d.date)
+				tied = p.date == d.date && tiedStarts(p.a, d.a) || close
 			}
 			if tied {
 				if p.a.blk == 0 {

@@ -344,6 +344,7 @@ type simulation struct {
 	// action.grp), blocks the blocks numbered so far.
 	grp, blocks uint64
 	starter     int32
+	skipped     bool // a period was skipped (see exactDates)
 }
 
 // simStats are the counts a Result reports.
@@ -505,6 +506,11 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = false, false
 	}
 	s.netSys.Stamps = s.orderWatched() && s.netSys.SimGridSelective && s.netSys.Incremental
+	if s.netSys.Stamps && !cfg.CPUFull {
+		// The CPUs re-solved SimGrid's way, each whole, reporting what
+		// SimGrid reports: their dates SimGrid's to the bit (exactDates).
+		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = true, false
+	}
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	for _, h := range m.Hosts {

@@ -76,7 +76,7 @@ const searchBudget = 64
 // slow reports whether changes are marked SimGrid's way (rather than
 // logged and certified).
 func (s *System) slow() bool {
-	return s.SimGridSelective && (!s.Incremental || s.staleCount > 0 || s.replaying)
+	return s.SimGridSelective && (!s.Incremental || s.staleCount > 0 || s.replaying || s.exactMode)
 }
 
 func (s *System) logging() bool { return s.SimGridSelective && !s.slow() }
@@ -165,6 +165,10 @@ type alone struct {
 func (s *System) solveCompatible() {
 	s.regVars = s.regVars[:0]
 	s.seeds = s.seeds[:0]
+	if s.exactRound() {
+		s.solveExact()
+		return
+	}
 	if !s.certify() {
 		// In another order of its simultaneous changes, SimGrid's
 		// marking may miss part of a changed component.
@@ -550,12 +554,14 @@ func (s *System) endRound() {
 	s.ambiguous = false
 	s.simFirst = s.simFirst[:0]
 	s.shadow, s.shadowLost, s.shadowWork = s.shadow[:0], false, 0
+	s.sSuspects = s.sSuspects[:0]
 	s.morder, s.mFollowed = nil, false
 }
 
 // Settled reports whether the system carries nothing from its past rounds
 // but its variables and constraints: no change waiting for a solve, no
-// stale shares of SimGrid's selective update, no quirk struck.
+// stale shares of SimGrid's selective update (once they are solved whole
+// again, a quirk that struck before leaves nothing behind).
 func (s *System) Settled() bool {
-	return s.staleCount == 0 && !s.struck && !s.replaying && !s.Modified()
+	return s.staleCount == 0 && !s.replaying && !s.Modified()
 }

@@ -70,12 +70,22 @@ type System struct {
 	simFirst   []*Variable // under Simultaneous, marked whole in the caller's order
 	orderDep   bool
 
+	// Inexact is set once an incremental solve has left a share or a
+	// report not SimGrid's to the bit: a region solved for a selective
+	// system (SimGrid's sums over its whole marked set round otherwise),
+	// or a variable re-solved and not reported (SimGrid reports it, and
+	// its caller re-dates it with its own rounding).
+	Inexact bool
+
 	// Stamps makes the SimGrid-compatible incremental mode number the
 	// variables in SimGrid's report order (see stamps.go).
 	Stamps     bool
 	shadow     []*Constraint // SimGrid's marked set this round, in order
 	shadowLost bool          // the round's marking was not followed
 	shadowWork int
+	recWork    int           // the elements SimGrid's marking went through this round
+	exactMode  bool          // this round is marked and solved SimGrid's way (stamps.go)
+	sSuspects  []*Variable   // the shadow marking's suspects (see shadowTouchVar)
 	morder     []*Constraint // the round's marked set, once solved
 	mFollowed  bool
 	// mFollowedLast tells whether the last solve's stamps were given.
@@ -601,6 +611,7 @@ func (s *System) touchCnst(c *Constraint) {
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
 func (s *System) rec(c *Constraint) {
+	s.recWork += len(c.elems)
 	for k := len(c.elems) - 1; k >= 0; k-- {
 		v := c.elems[k].v
 		if v.visited == s.visit {
@@ -680,6 +691,7 @@ func (s *System) Solve() []*Variable {
 	if s.SimGridSelective {
 		if s.Stamps {
 			s.stampRound(s.morder, s.mFollowed)
+			s.chooseMode()
 		}
 		for _, c := range s.list {
 			c.inList = false

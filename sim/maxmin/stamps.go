@@ -33,11 +33,17 @@ func (s *System) shadowTouchCnst(c *Constraint) {
 }
 
 // shadowTouchVar marks v's first constraint, if v is enabled (SimGrid's
-// update_modified_cnst_set_from_variable).
+// update_modified_cnst_set_from_variable). A variable whose first
+// constraint was marked without it may keep constraints out of the set
+// (SimGrid's quirk): it is a suspect (see solveSimGrid).
 func (s *System) shadowTouchVar(v *Variable) {
-	if len(v.elems) > 0 && v.penalty > 0 {
-		s.shadowTouchCnst(v.elems[0].c)
+	if !s.Stamps || s.shadowLost || len(v.elems) == 0 || v.penalty <= 0 {
+		return
 	}
+	if c0 := v.elems[0].c; c0.sMark == s.visit && v.sVisited != s.visit {
+		s.sSuspects = append(s.sSuspects, v)
+	}
+	s.shadowTouchCnst(v.elems[0].c)
 }
 
 func (s *System) shadowMark(c *Constraint) {
@@ -77,6 +83,67 @@ func (s *System) shadowEmptied(c *Constraint) {
 	if c.sMark == s.visit {
 		c.sMark = 0
 		s.shadow = dropConstraint(s.shadow, c)
+	}
+}
+
+// Exact rounds. Where SimGrid's marked sets are small, as in a replay
+// whose ranks do not all communicate at once, marking and solving them
+// whole as SimGrid does costs about what the incremental solver's
+// bookkeeping, certificates and regions do, and gives SimGrid's shares
+// and reports to the bit (its quirk included): the caller, re-dating
+// every reported action as SimGrid does, keeps SimGrid's dates to the bit
+// (see Inexact), and no order of simultaneous events is unsure. So a
+// round follows the size of the last one's marked set: after a small
+// one, it is marked and solved SimGrid's way (exactMode: slow's path,
+// which logs nothing); after a large one, incrementally, with the shadow
+// marking, and solved whole all the same if its set turned out small
+// (exactRound). A round with changes whose order SimGrid may take
+// otherwise is incremental, to be certified (Certify).
+
+// exactBudget bounds the elements of a marked set solved whole.
+const exactBudget = 1024
+
+// exactRound reports whether an incremental round is solved as SimGrid
+// solves it (solveExact): its marked set followed and small, and no
+// change whose order SimGrid may take otherwise.
+func (s *System) exactRound() bool {
+	return s.Stamps && !s.shadowLost && !s.ambiguous && s.shadowWork <= exactBudget
+}
+
+// solveExact solves the round's marked set as SimGrid does, and reports
+// every one of its variables, in SimGrid's order.
+func (s *System) solveExact() {
+	for _, c := range s.dirty {
+		c.dirty = false
+	}
+	s.dirty = s.dirty[:0]
+	s.list = append(s.list[:0], s.shadow...)
+	for _, c := range s.list {
+		c.inList = true
+	}
+	s.suspects = append(s.suspects[:0], s.sSuspects...)
+	s.solveSimGrid()
+}
+
+// chooseMode sets, at the end of a round, how the next one is marked and
+// solved.
+func (s *System) chooseMode() {
+	work := s.recWork
+	if !s.exactMode {
+		work = s.shadowWork
+		if s.shadowLost {
+			work = exactBudget + 1
+		}
+	}
+	s.exactMode, s.recWork = work <= exactBudget, 0
+}
+
+// Certify makes the round, whose changes have not begun, incremental: the
+// caller is about to make changes whose order SimGrid may take otherwise,
+// which the incremental mode certifies for every order (Simultaneous).
+func (s *System) Certify() {
+	if len(s.list) == 0 && len(s.dirty) == 0 && len(s.log) == 0 {
+		s.exactMode = false
 	}
 }
 
