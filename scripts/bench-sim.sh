@@ -19,8 +19,10 @@
 # Usage: scripts/bench-sim.sh [noisy] [NAME...]     (default: every name)
 #        scripts/bench-sim.sh periodic [RANKS...]    (default: 64 256)
 # Names: st64 lu64 cg64 ft64 mg64 sweep64 mw64 bt64 st3d64 st256 st1024
-# st4096, and real:DIR for a TI trace already written (DIR/desc, one rank
-# file per line, and its platform DIR/platform.xml and DIR/hostfile).
+# st4096, and real:PATH for a trace of a real program in any format Kairos
+# reads (e.g. real:/work/shared/traces/otf2/tracer-stencil4d-64), which
+# the script converts to TI (kairos convert --to ti; a timed trace's
+# computations at 1 Gf) and replays on the flat cluster of its ranks.
 # Environment: KAIROS (binary, default: go build ./cmd/kairos), RUNS
 # (runs of each command, default 3), SIMGRID_MAX (largest rank count
 # SimGrid runs at, default 1024: it takes many minutes beyond), ITER
@@ -117,8 +119,10 @@ for name in "${names[@]}"; do
     desc=$d/trace plat=$d/platform.xml hf=$d/hostfile label="stencil ${side}x${side}, $iter it"
   elif [[ $name == real:* ]]; then
     src=${name#real:}
-    desc=$src/desc plat=$src/platform.xml hf=$src/hostfile label=$(basename "$src")
-    n=$(wc -l <"$desc")
+    "$kairos" convert --speed 1Gf "$src" "$d/trace" --to ti >/dev/null 2>"$d/convert.err" || { cat "$d/convert.err" >&2; exit 1; }
+    n=$(wc -l <"$d/trace")
+    platform "$d" "$n"
+    desc=$d/trace plat=$d/platform.xml hf=$d/hostfile label=$(basename "$src")
   else
     read -r n gen <<<"$(noisy "$name")" || { echo "unknown trace $name" >&2; exit 2; }
     platform "$d" "$n"

@@ -33,19 +33,9 @@ func TestIncrementalSolver(t *testing.T) {
 				if compat && topo.name != "flat" {
 					continue
 				}
-				p, err := workload.Defaults(kind)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.Ranks, p.Grid, p.Bytes, p.Iterations = 16, nil, 200000, min(p.Iterations, 3)
-				src, err := workload.New(kind, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr, err := trace.Load(src)
-				if err != nil {
-					t.Fatal(err)
-				}
+				tr := loadKind(t, kind, func(p *workload.Params) {
+					p.Ranks, p.Grid, p.Bytes, p.Iterations = 16, nil, 200000, min(p.Iterations, 3)
+				})
 				m := machineOn(t, plat, 16)
 				var times [2]float64
 				for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverIncremental} {
@@ -305,22 +295,13 @@ func TestAutoSolverKeepsIncremental(t *testing.T) {
 		{"cg", 20, 13.104402079},
 		{"mg", 20, 21.130941828},
 	} {
-		p, err := workload.Defaults(c.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Ranks, p.Grid, p.Iterations, p.Seed = 16, nil, c.iters, 1
-		p.Noise, p.Imbalance = 0.05, 0.1
-		src, err := workload.New(c.kind, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Load(src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := loadKind(t, c.kind, func(p *workload.Params) {
+			p.Ranks, p.Grid, p.Iterations, p.Seed = 16, nil, c.iters, 1
+			p.Noise, p.Imbalance = 0.05, 0.1
+		})
 		m := machineOn(t, plat, 16)
 		var res [2]*sim.Result
+		var err error
 		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
 			cfg := sim.DefaultConfig()
 			cfg.Solver = solver
