@@ -29,14 +29,6 @@ type chanKey struct {
 	comm     uint32
 }
 
-// sendQueue holds the sends of one channel in program order.
-type sendQueue struct {
-	idx     []int32
-	tag     []int32
-	matched []bool
-	next    int
-}
-
 // match pairs every receive with the first unmatched send of its channel
 // with a compatible tag (MPI's non-overtaking order), and numbers the
 // collectives per communicator. A receive from MPI_ANY_SOURCE stays
@@ -44,7 +36,7 @@ type sendQueue struct {
 func match(ranks []rankData, keys []symKey) *links {
 	n := len(ranks)
 	l := &links{sendOf: make([][]int32, n), coll: make([][]int32, n), collSize: map[collKey]int32{}}
-	queues := map[chanKey]*sendQueue{}
+	queues := map[chanKey]*trace.SendQueue{}
 	sends := 0
 	for r := range ranks {
 		count := map[uint32]int32{}
@@ -57,12 +49,10 @@ func match(ranks []rankData, keys []symKey) *links {
 				k := chanKey{int32(r), sk.partner, sk.comm}
 				q := queues[k]
 				if q == nil {
-					q = &sendQueue{}
+					q = &trace.SendQueue{}
 					queues[k] = q
 				}
-				q.idx = append(q.idx, int32(i))
-				q.tag = append(q.tag, e.tag)
-				q.matched = append(q.matched, false)
+				q.Push(int32(i), e.tag)
 				sends++
 			}
 			if !e.kind.IsPointToPoint() {
@@ -86,7 +76,7 @@ func match(ranks []rankData, keys []symKey) *links {
 			}
 			recvs++
 			if q := queues[chanKey{src, int32(r), sk.comm}]; q != nil && src >= 0 {
-				if j := q.take(e.tag); j >= 0 {
+				if j := q.Take(e.tag); j >= 0 {
 					l.sendOf[r][i] = j
 					matched++
 				}
@@ -95,20 +85,6 @@ func match(ranks []rankData, keys []symKey) *links {
 	}
 	l.unmatched = recvs - matched + sends - matched
 	return l
-}
-
-// take returns the first unmatched send whose tag suits tag, or -1.
-func (q *sendQueue) take(tag int32) int32 {
-	for q.next < len(q.idx) && q.matched[q.next] {
-		q.next++
-	}
-	for j := q.next; j < len(q.idx); j++ {
-		if !q.matched[j] && (tag == trace.AnyTag || q.tag[j] == tag) {
-			q.matched[j] = true
-			return q.idx[j]
-		}
-	}
-	return -1
 }
 
 // dsu is a union-find forest over tile numbers.

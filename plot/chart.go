@@ -14,7 +14,8 @@ type Series struct {
 	X, Y []float64
 	// Points draws the points alone, with no line between them.
 	Points bool
-	// Color overrides the palette's colour ("#rrggbb").
+	// Color draws the series in a colour of meaning (Slow for the slow
+	// instances) instead of its grey line style.
 	Color string
 }
 
@@ -30,10 +31,6 @@ type ChartOptions struct {
 	LogX bool
 }
 
-// palette are the series' colours (Okabe and Ito's, readable by most
-// colour-blind readers).
-var palette = []string{"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000"}
-
 // chart is the drawing area of a chart and its data ranges.
 type chart struct {
 	bw              *bufio.Writer
@@ -42,10 +39,19 @@ type chart struct {
 	logX            bool
 }
 
-func newChart(w io.Writer, o ChartOptions, x0, x1, y0, y1 float64) *chart {
-	c := &chart{bw: bufio.NewWriter(w), x0: x0, x1: x1, y0: y0, y1: y1, left: 80, top: 40, w: 560, h: 360, logX: o.LogX}
-	fmt.Fprintf(c.bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", 820, 460, 820, 460)
-	c.bw.WriteString(`<rect width="820" height="460" fill="white"/>` + "\n")
+// plotWidth is a chart's plot area's width in pixels, unless it has more
+// bars (maxPlotWidth at most).
+const (
+	plotWidth    = 560
+	maxPlotWidth = 1200
+)
+
+// newChart starts a chart whose plot area is width pixels wide.
+func newChart(w io.Writer, o ChartOptions, width, x0, x1, y0, y1 float64) *chart {
+	c := &chart{bw: bufio.NewWriter(w), x0: x0, x1: x1, y0: y0, y1: y1, left: 80, top: 40, w: width, h: 360, logX: o.LogX}
+	total := num(c.w + 260)
+	fmt.Fprintf(c.bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%d" viewBox="0 0 %s %d" font-family="sans-serif" font-size="12">`+"\n", total, 460, total, 460)
+	fmt.Fprintf(c.bw, `<rect width="%s" height="460" fill="white"/>`+"\n", total)
 	fmt.Fprintf(c.bw, `<text x="%s" y="22" font-size="14">%s</text>`+"\n", num(c.left), html.EscapeString(o.Title))
 	fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#888"/>`+"\n", num(c.left), num(c.top), num(c.w), num(c.h))
 	fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(c.left+c.w/2), num(c.top+c.h+40), html.EscapeString(o.XLabel))
@@ -88,13 +94,52 @@ func (c *chart) xTick(x float64, label string) {
 	fmt.Fprintf(c.bw, `<text x="%s" y="%s" text-anchor="middle">%s</text>`+"\n", num(c.px(x)), num(c.top+c.h+18), html.EscapeString(label))
 }
 
-// legend lists names with their colours right of the plot.
-func (c *chart) legend(names, colours []string) {
-	for i, n := range names {
+// legend lists the parts with their colours right of the plot.
+func (c *chart) legend(parts []Part) {
+	for i, p := range parts {
 		y := c.top + 10 + float64(i)*18
-		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", num(c.left+c.w+14), num(y-6), colours[i])
-		fmt.Fprintf(c.bw, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`+"\n", num(c.left+c.w+32), num(y), html.EscapeString(n))
+		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="12" height="12" fill="%s"/>`+"\n", num(c.left+c.w+14), num(y-6), p.Color)
+		fmt.Fprintf(c.bw, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`+"\n", num(c.left+c.w+32), num(y), html.EscapeString(p.Name))
 	}
+}
+
+// lineLegend lists the series with their line styles right of the plot.
+func (c *chart) lineLegend(series []Series) {
+	for i, s := range series {
+		y := c.top + 10 + float64(i)*18
+		x := c.left + c.w + 14
+		colour, dash, marker := seriesStyle(s, i)
+		if !s.Points {
+			fmt.Fprintf(c.bw, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"%s/>`+"\n", num(x), num(y), num(x+24), num(y), colour, dashAttr(dash))
+		}
+		c.marker(x+12, y, marker, colour, "")
+		fmt.Fprintf(c.bw, `<text x="%s" y="%s" dominant-baseline="middle">%s</text>`+"\n", num(x+30), num(y), html.EscapeString(s.Name))
+	}
+}
+
+// marker draws a point's marker, with a tooltip if title is not empty.
+func (c *chart) marker(x, y float64, shape, colour, title string) {
+	tip := ""
+	if title != "" {
+		tip = "<title>" + html.EscapeString(title) + "</title>"
+	}
+	switch shape {
+	case "square":
+		fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="7" height="7" fill="%s">%s</rect>`+"\n", num(x-3.5), num(y-3.5), colour, tip)
+	case "triangle":
+		fmt.Fprintf(c.bw, `<path d="M%s %sl4 7h-8z" fill="%s">%s</path>`+"\n", num(x), num(y-4), colour, tip)
+	case "diamond":
+		fmt.Fprintf(c.bw, `<path d="M%s %sl4 4.5-4 4.5-4-4.5z" fill="%s">%s</path>`+"\n", num(x), num(y-4.5), colour, tip)
+	default:
+		fmt.Fprintf(c.bw, `<circle cx="%s" cy="%s" r="3.5" fill="%s">%s</circle>`+"\n", num(x), num(y), colour, tip)
+	}
+}
+
+func dashAttr(dash string) string {
+	if dash == "" {
+		return ""
+	}
+	return ` stroke-dasharray="` + dash + `"`
 }
 
 func (c *chart) end() error {
@@ -147,7 +192,7 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 		return fmt.Errorf("plot: no point to draw")
 	}
 	ticks := niceTicks(y0, y1, 5)
-	c := newChart(w, o, x0, x1, ticks[0], ticks[len(ticks)-1])
+	c := newChart(w, o, plotWidth, x0, x1, ticks[0], ticks[len(ticks)-1])
 	c.yTicks()
 	xs := series[0].X // on a logarithmic axis, the what-if factors
 	if !o.LogX {
@@ -158,12 +203,10 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 			c.xTick(x, num(x))
 		}
 	}
-	names := make([]string, len(series))
 	for i, s := range series {
-		names[i] = s.Name
-		colour := seriesColor(s, i)
+		colour, dash, marker := seriesStyle(s, i)
 		if !s.Points {
-			fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+			fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="`, colour, dashAttr(dash))
 			for k := range s.X {
 				if k > 0 {
 					c.bw.WriteByte(' ')
@@ -176,50 +219,66 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 			continue
 		}
 		for k := range s.X {
-			fmt.Fprintf(c.bw, `<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s: %s, %s</title></circle>`+"\n",
-				num(c.px(s.X[k])), num(c.py(s.Y[k])), colour, html.EscapeString(s.Name), num(s.X[k]), num(s.Y[k]))
+			c.marker(c.px(s.X[k]), c.py(s.Y[k]), marker, colour, s.Name+": "+num(s.X[k])+", "+num(s.Y[k]))
 		}
 	}
 	if len(series) > 1 {
-		colours := make([]string, len(series))
-		for i, s := range series {
-			colours[i] = seriesColor(s, i)
-		}
-		c.legend(names, colours)
+		c.lineLegend(series)
 	}
 	return c.end()
 }
 
-func seriesColor(s Series, i int) string {
+// seriesStyle returns series i's colour, dashes and marker: its colour of
+// meaning if it has one, else the i-th grey line style.
+func seriesStyle(s Series, i int) (colour, dash, marker string) {
+	st := lineStyles[i%len(lineStyles)]
 	if s.Color != "" {
-		return s.Color
+		return s.Color, "", "circle"
 	}
-	return palette[i%len(palette)]
+	return st.color, st.dash, st.marker
 }
 
+// denseBars is the number of bars beyond which bars touch and only round
+// labels are written: one bar per rank stays readable at 1,024 ranks.
+const denseBars = 64
+
 // Bars writes a stacked bar chart as SVG: one bar per label, its segments
-// the values of each stack (stacks[k][i] is label i's value in stack k,
-// named names[k]).
-func Bars(w io.Writer, labels []string, names []string, stacks [][]float64, o ChartOptions) error {
-	if len(labels) == 0 || len(stacks) != len(names) {
-		return fmt.Errorf("plot: %d bars, %d stacks for %d names", len(labels), len(stacks), len(names))
+// the values of each part (stacks[k][i] is label i's value of part k).
+// Beyond denseBars bars, the bars touch and the labels are written at
+// round intervals.
+func Bars(w io.Writer, labels []string, parts []Part, stacks [][]float64, o ChartOptions) error {
+	if len(labels) == 0 || len(stacks) != len(parts) {
+		return fmt.Errorf("plot: %d bars, %d stacks for %d parts", len(labels), len(stacks), len(parts))
 	}
 	top := 0.0
 	for i := range labels {
 		sum := 0.0
 		for k := range stacks {
 			if len(stacks[k]) != len(labels) {
-				return fmt.Errorf("plot: stack %q has %d values for %d bars", names[k], len(stacks[k]), len(labels))
+				return fmt.Errorf("plot: stack %q has %d values for %d bars", parts[k].Name, len(stacks[k]), len(labels))
 			}
 			sum += math.Max(stacks[k][i], 0)
 		}
 		top = math.Max(top, sum)
 	}
 	ticks := niceTicks(0, top, 5)
-	c := newChart(w, o, 0, float64(len(labels)), 0, ticks[len(ticks)-1])
+	// Many bars widen the plot to a pixel a bar, as far as maxPlotWidth,
+	// and are drawn with crisp edges: at 1,024 ranks each rank is a
+	// column of pixels in its own colours, not a blur.
+	width, crisp := float64(plotWidth), ""
+	if len(labels) > denseBars {
+		width = min(max(plotWidth, float64(len(labels))), maxPlotWidth)
+		crisp = ` shape-rendering="crispEdges"`
+	}
+	c := newChart(w, o, width, 0, float64(len(labels)), 0, ticks[len(ticks)-1])
 	c.yTicks()
 	slot := c.w / float64(len(labels))
-	every := max(1, len(labels)/16) // at most about 16 labels
+	fill, every := 0.8, max(1, len(labels)/16) // at most about 16 labels
+	if len(labels) > denseBars {
+		fill = 1
+		every = int(niceTicks(0, float64(len(labels)), 8)[1])
+	}
+	fmt.Fprintf(c.bw, "<g%s>\n", crisp)
 	for i, l := range labels {
 		x := c.left + float64(i)*slot
 		if i%every == 0 {
@@ -230,14 +289,11 @@ func Bars(w io.Writer, labels []string, names []string, stacks [][]float64, o Ch
 			v := math.Max(stacks[k][i], 0)
 			y0, y1 := c.py(base), c.py(base+v)
 			fmt.Fprintf(c.bw, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s %s: %s</title></rect>`+"\n",
-				num(x+slot*0.1), num(y1), num(slot*0.8), num(y0-y1), palette[k%len(palette)], html.EscapeString(l), html.EscapeString(names[k]), num(v))
+				num(x+slot*(1-fill)/2), num(y1), num(slot*fill), num(y0-y1), parts[k].Color, html.EscapeString(l), html.EscapeString(parts[k].Name), num(v))
 			base += v
 		}
 	}
-	colours := make([]string, len(names))
-	for k := range names {
-		colours[k] = palette[k%len(palette)]
-	}
-	c.legend(names, colours)
+	c.bw.WriteString("</g>\n")
+	c.legend(parts)
 	return c.end()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestLines(t *testing.T) {
 // TestBars draws three ranks' stacked times (golden SVG).
 func TestBars(t *testing.T) {
 	var b bytes.Buffer
-	err := Bars(&b, []string{"0", "1", "2"}, []string{"computation", "communication", "wait"},
+	err := Bars(&b, []string{"0", "1", "2"}, []Part{{"computation", Computation}, {"communication", Communication}, {"wait", Waiting}},
 		[][]float64{{1, 1, 2}, {0.5, 0.25, 0.5}, {0.5, 0.75, 0}}, ChartOptions{Title: "ranks", XLabel: "rank", YLabel: "seconds"})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,100 @@ func TestBars(t *testing.T) {
 	if strings.Count(b.String(), "<title>") != 9 || !strings.Contains(b.String(), "<title>2 computation: 2</title>") {
 		t.Errorf("bars:\n%s", b.String())
 	}
-	if err := Bars(&b, []string{"0"}, []string{"a"}, [][]float64{{1, 2}}, ChartOptions{}); err == nil {
+	if err := Bars(&b, []string{"0"}, []Part{{"a", Computation}}, [][]float64{{1, 2}}, ChartOptions{}); err == nil {
 		t.Error("a stack of the wrong length was drawn")
+	}
+}
+
+// TestBarsDense: at 1,024 ranks the bars touch and only round ranks are
+// labelled, about eight of them, so that no two labels overlap.
+func TestBarsDense(t *testing.T) {
+	n := 1024
+	labels := make([]string, n)
+	vals := make([]float64, n)
+	for i := range labels {
+		labels[i] = strconv.Itoa(i)
+		vals[i] = float64(i % 7)
+	}
+	var b bytes.Buffer
+	if err := Bars(&b, labels, []Part{{"computation", Computation}}, [][]float64{vals}, ChartOptions{Title: "ranks"}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	var written []string
+	for _, l := range labels {
+		if strings.Contains(s, `text-anchor="middle">`+l+`</text>`) {
+			written = append(written, l)
+		}
+	}
+	if want := []string{"0", "200", "400", "600", "800", "1000"}; !slices.Equal(written, want) {
+		t.Errorf("labels %v, want %v", written, want)
+	}
+	if strings.Count(s, "<rect x=") != n+2 { // the background and the legend's swatch
+		t.Errorf("%d rects, want %d", strings.Count(s, "<rect x="), n+2)
+	}
+	// The plot widens to a pixel a bar, the bars touch, their edges crisp.
+	if !strings.Contains(s, `<rect x="81" y=`) || !strings.Contains(s, `width="1" height=`) || !strings.Contains(s, `<g shape-rendering="crispEdges">`) {
+		t.Errorf("bars not a pixel wide each, or not crisp")
+	}
+}
+
+// TestLinesStyles: series with no meaning are drawn in greys with their
+// own dashes and markers; a series with a colour of meaning keeps it.
+func TestLinesStyles(t *testing.T) {
+	series := []Series{
+		{Name: "CP1", X: []float64{1, 2}, Y: []float64{1, 2}},
+		{Name: "CP2", X: []float64{1, 2}, Y: []float64{2, 1}},
+		{Name: "slow", X: []float64{2}, Y: []float64{3}, Points: true, Color: Slow},
+	}
+	var b bytes.Buffer
+	if err := Lines(&b, series, ChartOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{`stroke="#000000" stroke-width="2" points=`, `stroke="#555555" stroke-width="2" stroke-dasharray="8 4" points=`,
+		`fill="` + Slow + `"><title>slow: 2, 3</title>`, `<rect x="` /* CP2's square markers */} {
+		if !strings.Contains(s, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	for _, meaning := range []string{Computation, Communication, Collective, Latency, Waiting} {
+		if strings.Contains(s, meaning) {
+			t.Errorf("a series with no meaning is drawn in %s", meaning)
+		}
+	}
+	if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestShares draws Table IV's four traces on three interconnects as
+// shares (golden SVG): every label on its own row, the traces' names as
+// group headings, the class and time after each bar.
+func TestShares(t *testing.T) {
+	parts := []Part{{"computation", Computation}, {"wait", Waiting}, {"latency", Latency}, {"bandwidth", Communication}}
+	var rows []ShareRow
+	for _, tr := range []string{"st.ktr", "pp.ktr"} {
+		for _, ic := range []string{"ENET-1G", "QDR"} {
+			rows = append(rows, ShareRow{Group: tr, Label: ic, Note: "Comp. · 1 s", Values: []float64{0.9, 0.05, 0.05, 0}})
+		}
+	}
+	var b bytes.Buffer
+	if err := Shares(&b, rows, parts, ChartOptions{Title: "what bounds each trace"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "shares.svg", b.Bytes())
+	s := b.String()
+	if strings.Count(s, `font-weight="bold">`) != 2 || strings.Count(s, ">ENET-1G</text>") != 2 {
+		t.Errorf("groups or labels:\n%s", s)
+	}
+	if !strings.Contains(s, "<title>QDR computation: 0.9 (90.0%)</title>") {
+		t.Errorf("shares:\n%s", s)
+	}
+	if err := xml.Unmarshal(b.Bytes(), new(struct{})); err != nil {
+		t.Error(err)
+	}
+	if err := Shares(&b, []ShareRow{{Values: []float64{1}}}, parts, ChartOptions{}); err == nil {
+		t.Error("a row of the wrong length was drawn")
 	}
 }

@@ -39,7 +39,7 @@ const (
 	marginTop  = 50
 	legendGap  = 20
 	legendW    = 16
-	width      = marginLeft + plotSize + legendGap + legendW + 90
+	width      = marginLeft + plotSize + legendGap + legendW + 110
 	height     = marginTop + plotSize + 50
 )
 
@@ -156,19 +156,53 @@ func axes(bw *bufio.Writer, n int, o HeatmapOptions) {
 	fmt.Fprintf(bw, `<text x="20" y="%d" text-anchor="middle" transform="rotate(-90 20 %d)">%s</text>`+"\n", marginTop+plotSize/2, marginTop+plotSize/2, html.EscapeString(o.RowLabel))
 }
 
-// legend writes the colour bar from lo (bottom) to hi (top).
+// legend writes the colour bar from lo (bottom) to hi (top), labelled at
+// both ends and at the powers of ten between; where every cell has the
+// same value, one swatch of the cells' colour says so instead of a scale
+// whose two ends would read the same.
 func legend(bw *bufio.Writer, lo, hi float64, unit string) {
 	x := marginLeft + plotSize + legendGap
-	bw.WriteString(`<defs><linearGradient id="scale" x1="0" y1="1" x2="0" y2="0">`)
+	label := func(y float64, v float64) {
+		fmt.Fprintf(bw, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`+"\n", x+legendW, num(y), x+legendW+3, num(y))
+		fmt.Fprintf(bw, `<text x="%d" y="%s" dominant-baseline="middle">%s</text>`+"\n", x+legendW+5, num(y), si(v))
+	}
+	if hi <= lo {
+		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#888"/>`+"\n", x, marginTop, legendW, legendW, viridis(1))
+		fmt.Fprintf(bw, `<text x="%d" y="%d" dominant-baseline="middle">%s %s</text>`+"\n", x+legendW+5, marginTop+legendW/2, si(hi), html.EscapeString(unit))
+		fmt.Fprintf(bw, `<text x="%d" y="%d">in every cell</text>`+"\n", x, marginTop+legendW+18)
+		return
+	}
+	bw.WriteString(`<defs><linearGradient id="kairos-viridis" x1="0" y1="1" x2="0" y2="0">`)
 	for i := range viridisStops {
 		t := float64(i) / float64(len(viridisStops)-1)
 		fmt.Fprintf(bw, `<stop offset="%s" stop-color="%s"/>`, num(t), viridis(t))
 	}
 	bw.WriteString("</linearGradient></defs>\n")
-	fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="url(#scale)" stroke="#888"/>`+"\n", x, marginTop, legendW, plotSize)
-	fmt.Fprintf(bw, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", x+legendW+4, marginTop+6, num(hi))
-	fmt.Fprintf(bw, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", x+legendW+4, marginTop+plotSize-6, num(lo))
+	fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="url(#kairos-viridis)" stroke="#888"/>`+"\n", x, marginTop, legendW, plotSize)
+	y := func(v float64) float64 { return float64(marginTop+plotSize) - scale(v, lo, hi)*plotSize }
+	label(y(hi), hi)
+	label(y(lo), lo)
+	for p := math.Pow(10, math.Ceil(math.Log10(lo))); p < hi; p *= 10 {
+		// Powers of ten too near an end would overwrite its label.
+		if y(lo)-y(p) > 16 && y(p)-y(hi) > 16 {
+			label(y(p), p)
+		}
+	}
 	fmt.Fprintf(bw, `<text x="%d" y="%d">%s (log)</text>`+"\n", x, marginTop+plotSize+30, html.EscapeString(unit))
+}
+
+// si writes v with an SI prefix (k, M, G, T) and up to 4 significant
+// digits: 819200 is 819.2k.
+func si(v float64) string {
+	for _, p := range []struct {
+		f float64
+		s string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if math.Abs(v) >= p.f {
+			return fmt.Sprintf("%.4g%s", v/p.f, p.s)
+		}
+	}
+	return num(v)
 }
 
 // num writes v with up to 4 significant decimals, no trailing zeros.

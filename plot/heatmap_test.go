@@ -71,6 +71,31 @@ func TestHeatmapBins(t *testing.T) {
 	}
 }
 
+// TestHeatmapLegend: a colour bar from the smallest to the largest value,
+// labelled at the powers of ten between; where every cell has one value
+// (a periodic stencil), one swatch says so, not a bar with the same value
+// at both ends.
+func TestHeatmapLegend(t *testing.T) {
+	var b bytes.Buffer
+	if err := Heatmap(&b, 3, []Cell{{0, 1, 819200}, {1, 2, 819200}}, HeatmapOptions{Unit: "bytes"}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if strings.Count(s, ">819.2k bytes</text>") != 1 || !strings.Contains(s, ">in every cell</text>") || strings.Contains(s, "linearGradient") {
+		t.Errorf("one-value legend:\n%s", s)
+	}
+	b.Reset()
+	if err := Heatmap(&b, 3, []Cell{{0, 1, 5}, {1, 2, 2e6}}, HeatmapOptions{Unit: "bytes"}); err != nil {
+		t.Fatal(err)
+	}
+	s = b.String()
+	for _, want := range []string{">5</text>", ">2M</text>", ">100</text>", ">1k</text>", ">10k</text>", ">100k</text>", "linearGradient"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("legend lacks %q", want)
+		}
+	}
+}
+
 func TestViridis(t *testing.T) {
 	for _, c := range []struct {
 		t    float64

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,7 @@ import (
 
 	"kairos/clock"
 	"kairos/internal/fileio"
-	"kairos/plot"
+	"kairos/report"
 	"kairos/trace"
 )
 
@@ -195,7 +194,7 @@ traces are classified one after the other and summed up in one Table IV
 				}
 			}
 			if svg != "" {
-				if err := fileio.WriteFile(svg, func(w io.Writer) error { return classBars(w, args, cls) }); err != nil {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.Classes(w, args, cls) }); err != nil {
 					return err
 				}
 			}
@@ -322,30 +321,4 @@ func classifyDemo(w io.Writer, src trace.Source, name string, speed float64) err
 		return replayErr(name, err)
 	}
 	return cl.WriteText(w, name, false)
-}
-
-// classBars draws each trace's predicted time on each interconnect, split
-// into the four counters of the classification, labelled with the class.
-func classBars(w io.Writer, paths []string, cls []*clock.Classification) error {
-	var labels []string
-	stacks := make([][]float64, 4)
-	for i, cl := range cls {
-		for _, v := range cl.Verdicts {
-			l := v.Interconnect.Label + ": " + v.Class
-			if len(cls) > 1 {
-				l = filepath.Base(paths[i]) + " " + l
-			}
-			labels = append(labels, l)
-			e := v.Evidence
-			for k, share := range []float64{e.CompShare, e.WaitShare, e.LatencyShare, e.BandwidthShare} {
-				stacks[k] = append(stacks[k], share*e.Time)
-			}
-		}
-	}
-	title := filepath.Base(paths[0]) + ": predicted time by interconnect"
-	if len(paths) > 1 {
-		title = fmt.Sprintf("%d traces: predicted time by interconnect", len(paths))
-	}
-	return plot.Bars(w, labels, []string{"computation", "wait", "latency", "bandwidth"}, stacks,
-		plot.ChartOptions{Title: title, XLabel: "interconnect: class", YLabel: "seconds"})
 }

@@ -16,9 +16,11 @@ import (
 	"kairos/internal/fileio"
 	"kairos/pattern"
 	"kairos/platform"
+	"kairos/report"
 	"kairos/sim"
 	"kairos/stats"
 	"kairos/trace"
+	"kairos/waitstate"
 	"kairos/workload"
 )
 
@@ -111,7 +113,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 	if err := st.WriteSummary(w); err != nil {
 		return err
 	}
-	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return matrixSVG(out, st, stats.Bytes, "stencil2d") }); err != nil {
+	if err := demoFigure(w, f, "matrix.svg", func(out io.Writer) error { return report.Matrix(out, st, stats.Bytes, "stencil2d") }); err != nil {
 		return err
 	}
 
@@ -126,7 +128,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 
-	step(6, "patterns, phases and slow instances of the simulated run")
+	step(6, "root causes of waiting, patterns, phases and slow instances of the simulated run")
 	if err := patternsDemo(w, f, timed, "simulated stencil2d"); err != nil {
 		return err
 	}
@@ -136,9 +138,7 @@ func runDemo(w io.Writer, f *demoFlags) error {
 		return err
 	}
 	if err := demoFigure(w, f, "report.html", func(out io.Writer) error {
-		t := time.Now()
-		secs := reportSections("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed})
-		return writeReportHTML(out, "stencil2d", secs, time.Since(t))
+		return buildReport("stencil2d", src, &reportFlags{machine: f.cluster, speed: f.speed}).WriteHTML(out)
 	}); err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 	if err := demoSave(w, f, "simulated.ktr", tt.T); err != nil {
 		return nil, err
 	}
-	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return rankBars(out, res, "stencil2d on "+f.cluster) }); err != nil {
+	if err := demoFigure(w, f, "ranks.svg", func(out io.Writer) error { return report.RankTimes(out, res, "stencil2d on "+f.cluster) }); err != nil {
 		return nil, err
 	}
 	return tt.T, nil
@@ -284,9 +284,18 @@ func demoSave(w io.Writer, f *demoFlags, name string, src trace.Source) error {
 	return nil
 }
 
-// patternsDemo tells the story of a timed trace: its communication
-// patterns, phases and the slow instances to look at first.
+// patternsDemo tells the story of a timed trace: the root causes of its
+// waiting, its communication patterns, phases and the slow instances to
+// look at first.
 func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) error {
+	rc, err := waitstate.Analyze(src, waitstate.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := rc.WriteSummary(w, 3); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	a, err := pattern.Analyze(src, pattern.DefaultOptions())
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -294,7 +303,7 @@ func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) erro
 	if err := a.WriteStory(w, 5); err != nil {
 		return err
 	}
-	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return slowLines(out, a, "simulated.ktr", 5) })
+	return demoFigure(w, f, "slow.svg", func(out io.Writer) error { return report.SlowInstances(out, a, "simulated.ktr", 5) })
 }
 
 // reduceDemo clusters the demo's ranks with the default method and

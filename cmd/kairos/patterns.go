@@ -3,14 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
 	"kairos/internal/fileio"
 	"kairos/pattern"
-	"kairos/plot"
+	"kairos/report"
+	"kairos/waitstate"
 )
 
 func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
@@ -222,20 +222,36 @@ a timed trace, their slow instances (see kairos slow).
 	return cmd
 }
 
-// slowJSON is the --json form of kairos slow.
+// slowJSON is the --json form of kairos slow: the root causes of
+// waiting first, then the paper's slow instances.
 type slowJSON struct {
-	Cutoff float64         `json:"cutoff"`
-	Phases []pattern.Phase `json:"phases"`
-	Slow   []pattern.Slow  `json:"slow"`
+	RootCauses *waitstate.Analysis `json:"root_causes"`
+	Cutoff     float64             `json:"cutoff"`
+	Phases     []pattern.Phase     `json:"phases"`
+	Slow       []pattern.Slow      `json:"slow"`
+}
+
+// rootCauses finds the wait states of a timed trace and their root
+// causes.
+func rootCauses(path string) (*waitstate.Analysis, error) {
+	src, err := openTrace(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := waitstate.Analyze(src, waitstate.Options{})
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	return a, nil
 }
 
 func newSlowCmd() *cobra.Command {
 	var (
-		sf              segmentFlags
-		asJSON, summary bool
-		out, svg        string
-		z               float64
-		top             int
+		sf                      segmentFlags
+		asJSON, summary, causes bool
+		out, svg                string
+		z                       float64
+		top                     int
 	)
 	cmd := &cobra.Command{
 		Use:   "slow [flags] TRACE",
@@ -260,14 +276,33 @@ affinity (IA): AHP over the phase's slow instances with severity
 (duration ÷ bytes) and complexity (processes × events), High above 60°,
 Low below 30°. The trace must be timed.
 
-  --summary   a short story instead: the most frequent patterns, the
-              phases, the slow instances by kind of lateness, the ranks
-              most often last to start, and the --top slow instances to
-              inspect first (High affinity first, largest M first)`,
+The last process to start is often a victim, late because it waited for
+another. The root causes of waiting follow every wait state back to the
+delay that caused it, as Scalasca's root-cause analysis does (Böhme et
+al.): wait states (late sender, late receiver, wait at N×N, barrier and
+finalize, late broadcast, early reduce, early scan) are charged to the
+excess time of the rank they waited for since the two last synchronized
+(its delay), by activity (computation or MPI call, in its region), and
+waiting that a wait state caused in turn is passed back along the chain
+to the delay at its start. Causes are ranked by the waiting they cost
+over all ranks: directly, at the next synchronization, or propagated.
+
+  --summary   a short story instead: the root causes of waiting first,
+              then the most frequent patterns, the phases, the slow
+              instances by kind of lateness, the ranks most often last to
+              start, and the --top slow instances to inspect first (High
+              affinity first, largest M first)
+  --causes    only the root causes of waiting: the wait states by kind,
+              the --top causes with their direct and propagated costs,
+              the ranks that waited and caused most, and the critical
+              path with each activity's critical-path imbalance
+  --json      the root causes of waiting, the phases and the slow
+              instances`,
 		Example: `  kairos slow run.ktr
   kairos slow --z 5 --depth 6 run.ktr
   kairos slow --json -o slow.json run.ktr
   kairos slow --summary --top 10 run.ktr
+  kairos slow --causes run.ktr
   kairos slow shared/traces/alawneh/smg2000-4p   # the paper's authors' own trace`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -284,6 +319,16 @@ Low below 30°. The trace must be timed.
 			if asJSON && summary {
 				return usagef("--json and --summary cannot be combined")
 			}
+			if causes && (asJSON || summary || svg != "") {
+				return usagef("--causes cannot be combined with --json, --summary or --svg")
+			}
+			if causes {
+				rc, err := rootCauses(args[0])
+				if err != nil {
+					return err
+				}
+				return writeOutput(cmd, out, func(w io.Writer) error { return rc.WriteReport(w, top) })
+			}
 			a, err := analyse(args[0], pattern.Options{Segment: so, Cutoff: z})
 			if err != nil {
 				return err
@@ -292,15 +337,25 @@ Low below 30°. The trace must be timed.
 				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			if svg != "" {
-				if err := fileio.WriteFile(svg, func(w io.Writer) error { return slowLines(w, a, args[0], top) }); err != nil {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.SlowInstances(w, a, args[0], top) }); err != nil {
+					return err
+				}
+			}
+			var rc *waitstate.Analysis
+			if asJSON || summary {
+				if rc, err = rootCauses(args[0]); err != nil {
 					return err
 				}
 			}
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {
 				case asJSON:
-					return writeJSON(w, slowJSON{Cutoff: z, Phases: a.Phases, Slow: a.Slow})
+					return writeJSON(w, slowJSON{RootCauses: rc, Cutoff: z, Phases: a.Phases, Slow: a.Slow})
 				case summary:
+					if err := rc.WriteSummary(w, top); err != nil {
+						return err
+					}
+					fmt.Fprintln(w)
 					return a.WriteStory(w, top)
 				}
 				return a.WriteSlow(w)
@@ -309,42 +364,12 @@ Low below 30°. The trace must be timed.
 	}
 	sf.add(cmd)
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print the phases and the slow instances as JSON")
+	f.BoolVar(&asJSON, "json", false, "print the root causes of waiting, the phases and the slow instances as JSON")
 	f.Float64Var(&z, "z", pattern.DefaultCutoff, "modified Z-score above which an instance is slow")
-	f.BoolVar(&summary, "summary", false, "print a short story of the trace instead of every slow instance")
-	f.IntVar(&top, "top", 5, "with --summary: how many patterns, ranks and slow instances to name (with --svg: patterns to draw)")
+	f.BoolVar(&summary, "summary", false, "print a short story of the trace, the root causes of waiting first, instead of every slow instance")
+	f.BoolVar(&causes, "causes", false, "print only the root causes of waiting: wait states, delay costs, critical path")
+	f.IntVar(&top, "top", 5, "with --summary and --causes: how many causes, patterns, ranks and slow instances to name (with --svg: patterns to draw)")
 	f.StringVar(&svg, "svg", "", "also draw the durations of the --top most frequent patterns' instances along the sequence, the slow ones marked, as SVG in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
-}
-
-// slowLines draws, along the pattern sequence, the durations of the
-// instances of the top most frequent patterns, a line each, and every slow
-// instance as a point.
-func slowLines(w io.Writer, a *pattern.Analysis, path string, top int) error {
-	var series []plot.Series
-	index := map[int]int{}
-	for _, c := range a.MostFrequent(top) {
-		index[c.ID] = len(series)
-		series = append(series, plot.Series{Name: fmt.Sprintf("%s (%d×)", c.Name(), c.Frequency)})
-	}
-	for _, in := range a.Sequence {
-		if i, ok := index[in.Pattern]; ok {
-			series[i].X = append(series[i].X, float64(in.Position))
-			series[i].Y = append(series[i].Y, (in.Finish-in.Start).Seconds()*1e6)
-		}
-	}
-	slow := plot.Series{Name: fmt.Sprintf("slow (M > %g)", a.Options.Cutoff), Points: true, Color: "#d00000"}
-	for _, s := range a.Slow {
-		slow.X = append(slow.X, float64(s.Position))
-		slow.Y = append(slow.Y, s.Duration)
-	}
-	if len(slow.X) > 0 {
-		series = append(series, slow)
-	}
-	if len(series) == 0 {
-		return fmt.Errorf("%s: no pattern instance to draw", path)
-	}
-	return plot.Lines(w, series, plot.ChartOptions{Title: filepath.Base(path) + ": pattern instance durations",
-		XLabel: "position in the pattern sequence", YLabel: "duration (µs)"})
 }

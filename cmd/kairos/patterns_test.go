@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kairos/format"
+	"kairos/plot"
 	"kairos/trace"
 )
 
@@ -172,7 +173,7 @@ func TestSlowSVG(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	s := readSVG(t, svg)
-	if !strings.Contains(s, ": pattern instance durations") || !strings.Contains(s, `fill="#d00000"><title>slow (M &gt; 3.5): `) {
+	if !strings.Contains(s, ": pattern instance durations") || !strings.Contains(s, `fill="`+plot.Slow+`"><title>slow (M &gt; 3.5): `) {
 		t.Errorf("SVG:\n%s\nslow output:\n%s", s, out)
 	}
 }

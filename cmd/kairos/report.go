@@ -1,23 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"html"
 	"io"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"kairos/check"
-	"kairos/clock"
 	"kairos/cluster"
 	"kairos/format"
-	"kairos/pattern"
+	"kairos/report"
 	"kairos/sim"
-	"kairos/stats"
 	"kairos/trace"
 )
 
@@ -34,24 +27,32 @@ func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report [flags] TRACE",
 		Short: "Write one HTML page of everything Kairos says about a trace",
-		Long: `Report runs every analysis on a trace and writes the results as one
-self-contained HTML page (text and SVG figures, no script), to read in any
-browser or to attach to a ticket:
+		Long: `Report runs every analysis on a trace and writes one self-contained HTML
+page, to open in any browser (it loads nothing from anywhere) or to attach
+to a ticket. At the top, the answers: how long the run takes, what bounds
+it on each network, where it waits and which rank was late, the slowest
+phase, the most loaded rank, whether the trace is valid. Then:
 
-  1. summary (kairos stats) and the communication matrix;
-  2. validation (kairos check);
-  3. the simulated run on a crossbar cluster (--machine, default
-     N x 1Gf,125MBps,50us; kairos simulate), with each rank's time;
-  4. the classification on 1G Ethernet, 10G Ethernet and InfiniBand QDR
-     (kairos classify, computation at --speed for a time-independent trace);
-  5. communication patterns, phases and slow instances (kairos slow
-     --summary), of the trace if it is timed, else of its simulated run;
-  6. the reduction to one trace per cluster of ranks, with its replay
-     accuracy (kairos reduce --accuracy; with --exact if the default
-     clusters' replay fails).
+  - a timeline of every rank's states (computation, point-to-point,
+    collective and other MPI calls, waiting), zoomable and pannable, with
+    the phases and the slow instances marked;
+  - the slow pattern instances to look at first (kairos slow --summary);
+  - the phases and communication patterns (kairos phases, patterns);
+  - per-rank tables summarised (least, median, most, outliers), each
+    rank's row folded away;
+  - the communication matrix and the time in MPI by call (kairos stats);
+  - what bounds it on 1G Ethernet, 10G Ethernet and InfiniBand QDR
+    (kairos classify; computation at --speed for a time-independent trace);
+  - the simulated run on a crossbar cluster (--machine, default
+    N x 1Gf,125MBps,50us; kairos simulate);
+  - the validation (kairos check);
+  - the reduction to one trace per cluster of ranks, with its replay
+    accuracy (kairos reduce --accuracy; with --exact if the default
+    clusters' replay fails).
 
-A section that fails says why; the others are written, and the exit status
-is then 1.`,
+The timeline, the patterns and the waits are of the trace if it is timed,
+else of its simulated run. An analysis that fails says why on the page; the
+others are written, and the exit status is then 1.`,
 		Example: `  kairos report run.ktr -o run.html
   kairos report experiment/traces.otf2 --machine 64x2Gf,10GBps,1us -o exp.html`,
 		Args: exactArgs(1),
@@ -67,149 +68,74 @@ is then 1.`,
 	return cmd
 }
 
-// reportSection is one section of the page: text, figures, or why it
-// could not be made.
-type reportSection struct {
-	title   string
-	text    bytes.Buffer
-	figures [][]byte
-	err     error
-}
-
-// figure draws into a new figure of the section.
-func (s *reportSection) figure(draw func(io.Writer) error) {
-	var b bytes.Buffer
-	if err := draw(&b); err != nil {
-		s.err = err
-		return
-	}
-	s.figures = append(s.figures, b.Bytes())
-}
-
 func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 	src, err := openTrace(path)
 	if err != nil {
 		return err
 	}
-	if f.machine == "" {
-		f.machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
-	}
-	start := time.Now()
-	secs := reportSections(path, src, f)
-	if err := writeOutput(cmd, f.out, func(w io.Writer) error {
-		return writeReportHTML(w, path, secs, time.Since(start))
-	}); err != nil {
+	rep := buildReport(path, src, f)
+	if err := writeOutput(cmd, f.out, rep.WriteHTML); err != nil {
 		return err
 	}
-	failed := 0
-	for _, s := range secs {
-		if s.err != nil {
-			failed++
-		}
-	}
-	if failed > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "kairos report: %d of %d sections failed; the page says why\n", failed, len(secs))
+	if n := rep.Failed(); n > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "kairos report: %d analyses failed; the page says why\n", n)
 		return errFailed
 	}
 	return nil
 }
 
-// reportSections runs every analysis on src, a section each.
-func reportSections(path string, src trace.Source, f *reportFlags) []*reportSection {
-	var secs []*reportSection
-	section := func(title string, fill func(s *reportSection) error) {
-		s := &reportSection{title: title}
-		if err := fill(s); err != nil {
-			s.err = err
-		}
-		secs = append(secs, s)
+// buildReport runs the report's analyses on src, simulating and reducing
+// as kairos simulate and kairos reduce --accuracy do.
+func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
+	machine := f.machine
+	if machine == "" {
+		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
 	}
-	section("Summary", func(s *reportSection) error {
-		st, err := stats.Collect(src, 5)
-		if err != nil {
-			return err
-		}
-		s.figure(func(w io.Writer) error { return matrixSVG(w, st, stats.Bytes, path) })
-		return st.WriteText(&s.text)
+	return report.Build(src, report.Options{
+		Name:    path,
+		Machine: machine,
+		Speed:   float64(f.speed),
+		Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
+			return reportSimulate(path, src, machine)
+		},
+		Reduce: func(src trace.Source) (*report.Reduction, error) {
+			return reportReduction(path, src, machine)
+		},
 	})
-	section("Validation", func(s *reportSection) error {
-		rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
-		if err != nil {
-			return err
-		}
-		if rep.OK() {
-			s.text.WriteString("valid: every message matched, every request completed, every collective consistent, no deadlock under SimGrid's send protocol\n")
-		}
-		for i, p := range rep.Problems {
-			if i == 20 {
-				fmt.Fprintf(&s.text, "... and %d more\n", len(rep.Problems)-i)
-				break
-			}
-			fmt.Fprintf(&s.text, "rank %d event %d: %s\n", p.Rank, p.Index, p.Msg)
-		}
-		return nil
-	})
-	var simulated *trace.Trace
-	section("Simulation on "+f.machine, func(s *reportSection) error {
-		res, tt, err := reportSimulate(path, src, f.machine)
-		if err != nil {
-			return err
-		}
-		simulated = tt
-		s.figure(func(w io.Writer) error { return rankBars(w, res, filepath.Base(path)+" on "+f.machine) })
-		return printSimulation(&s.text, path, f.machine, sim.DefaultConfig(), res, nil, &simulateFlags{}, nil)
-	})
-	section("Classification", func(s *reportSection) error {
-		opt := clock.DefaultOptions()
-		opt.Speed = float64(f.speed)
-		cl, err := clock.Classify(src, clock.Interconnects, opt, clock.DefaultThresholds())
-		if err != nil {
-			return err
-		}
-		s.figure(func(w io.Writer) error { return classBars(w, []string{path}, []*clock.Classification{cl}) })
-		return cl.WriteText(&s.text, path, false)
-	})
-	section("Patterns, phases and slow instances", func(s *reportSection) error {
-		what := "the trace"
-		a, err := pattern.Analyze(src, pattern.DefaultOptions())
-		if err == nil && !a.Timed {
-			if simulated == nil {
-				return fmt.Errorf("the trace is not timed and its simulation failed")
-			}
-			what = "the simulated run"
-			a, err = pattern.Analyze(simulated, pattern.DefaultOptions())
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&s.text, "(of %s)\n", what)
-		s.figure(func(w io.Writer) error { return slowLines(w, a, path, 5) })
-		return a.WriteStory(&s.text, 5)
-	})
-	section("Reduction", func(s *reportSection) error {
-		out, err := reportReduce(path, src, cluster.DefaultOptions(), f.machine)
-		if err != nil {
-			// Averaged signatures can merge ranks whose calls differ
-			// (another communicator, another neighbour), which the
-			// replay finds: clusters split until every member's calls
-			// are its representative's replay as the trace does.
-			exact := cluster.DefaultOptions()
-			exact.Exact = true
-			if eout, eerr := reportReduce(path, src, exact, f.machine); eerr == nil {
-				fmt.Fprintf(&s.text, "With the default clusters, %v. Clusters split until each member's calls are its representative's (kairos reduce --exact) replay:\n\n", err)
-				return writeReduceText(&s.text, eout)
-			}
-			s.err = err
+}
+
+// reportReduction reduces src with the default clusters and replays the
+// reduction on machine; where that replay fails (averaged signatures can
+// merge ranks whose calls differ: another communicator, another
+// neighbour), with clusters split until every member's calls are its
+// representative's (kairos reduce --exact).
+func reportReduction(path string, src trace.Source, machine string) (*report.Reduction, error) {
+	out, err := reportReduce(path, src, cluster.DefaultOptions(), machine)
+	note := ""
+	if err != nil {
+		exact := cluster.DefaultOptions()
+		exact.Exact = true
+		eout, eerr := reportReduce(path, src, exact, machine)
+		if eerr != nil {
 			if out == nil {
-				// The clusters without the accuracy the trace's replay gives.
-				if out, _, err = reduceTrace(path, src, cluster.DefaultOptions(), &reduceFlags{}); err != nil {
-					return err
-				}
+				return nil, err
 			}
+			return reductionOf(out, ""), err
 		}
-		return writeReduceText(&s.text, out)
-	})
-	return secs
+		out, note = eout, fmt.Sprintf("With the default clusters, %v. The clusters were split until each member's calls are its representative's (kairos reduce --exact).", err)
+	}
+	return reductionOf(out, note), nil
+}
+
+func reductionOf(out *reduceJSON, note string) *report.Reduction {
+	var text strings.Builder
+	writeReduceText(&text, out)
+	r := &report.Reduction{Ranks: out.Ranks, Representatives: out.Representatives, EventsKept: out.EventsKept, Events: out.Events,
+		Note: note, Text: text.String()}
+	if a := out.Accuracy; a != nil && a.Failure == "" {
+		r.ACC = a.ACC
+	}
+	return r
 }
 
 // reportReduce reduces src with opt and replays the reduction on
@@ -249,37 +175,4 @@ func reportSimulate(path string, src trace.Source, machine string) (*sim.Result,
 		return nil, nil, err
 	}
 	return res, tt.T, nil
-}
-
-// writeReportHTML writes the page.
-func writeReportHTML(w io.Writer, path string, secs []*reportSection, took time.Duration) error {
-	var b strings.Builder
-	name := html.EscapeString(filepath.Base(path))
-	fmt.Fprintf(&b, `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Kairos report: %s</title>
-<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}h2{border-bottom:1px solid #ccc;margin-top:2em}
-.error{color:#b00020}svg{max-width:100%%;height:auto}</style></head><body>
-<h1>Kairos report: %s</h1>
-<p>%s, analysed in %.2f s. Sections:</p><ol>
-`, name, name, html.EscapeString(path), took.Seconds())
-	for i, s := range secs {
-		fmt.Fprintf(&b, "<li><a href=\"#s%d\">%s</a></li>\n", i+1, html.EscapeString(s.title))
-	}
-	b.WriteString("</ol>\n")
-	for i, s := range secs {
-		fmt.Fprintf(&b, "<h2 id=\"s%d\">%d. %s</h2>\n", i+1, i+1, html.EscapeString(s.title))
-		if s.err != nil {
-			fmt.Fprintf(&b, "<p class=\"error\">%s</p>\n", html.EscapeString(s.err.Error()))
-		}
-		for _, fig := range s.figures {
-			b.Write(fig)
-		}
-		if s.text.Len() > 0 {
-			fmt.Fprintf(&b, "<pre>%s</pre>\n", html.EscapeString(s.text.String()))
-		}
-	}
-	b.WriteString("</body></html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }

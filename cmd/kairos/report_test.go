@@ -9,13 +9,14 @@ import (
 	"kairos/internal/testenv"
 )
 
-// TestReport writes the report of a generated stencil: every section, its
-// four figures, no error; and the report of a trace SimGrid's model cannot
-// replay (a receive with no send) says so in the sections that replay it.
+// TestReport writes the report of a generated stencil: the answers first,
+// the timeline's data, every analysis, its figures, no error; and the
+// report of a trace SimGrid's model cannot replay (a receive with no send)
+// says so in the analyses that replay it.
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
 	tr, page := filepath.Join(dir, "st.ktr"), filepath.Join(dir, "r.html")
-	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "20", "--imbalance", "0.2", "-o", tr); code != 0 {
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "20", "--imbalance", "0.2", "--allreduce-every", "5", "--delay", "5:9:6", "-o", tr); code != 0 {
 		t.Fatalf("gen: %s", errs)
 	}
 	if code, _, errs := csRun("report", "--speed", "1Gf", tr, "-o", page); code != 0 {
@@ -26,19 +27,22 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(data)
-	for _, want := range []string{"<h2 id=\"s1\">1. Summary</h2>", "2. Validation", "valid: every message matched",
-		"3. Simulation on 16x1Gf,125MBps,50us", "Simulation time ", "4. Classification", "ENET-1G (1, 50): ",
-		"5. Patterns, phases and slow instances", "(of the simulated run)", "6. Reduction", "16 ranks -&gt; ", "ACC = "} {
+	for _, want := range []string{"How long does it run?", "simulated on 16x1Gf,125MBps,50us", "What bounds it?", "ENET-1G: ",
+		"Which phase is slowest?", `<script type="application/json" id="tl-data">{"run":"the run simulated on 16x1Gf,125MBps,50us"`,
+		"Simulation on 16x1Gf,125MBps,50us", "Valid: every message matched", "16 ranks -&gt; ", "ACC"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q", want)
 		}
+	}
+	if i, j := strings.Index(s, `id="answers"`), strings.Index(s, `id="timeline"`); i < 0 || j < i {
+		t.Errorf("the answers are not first")
 	}
 	if n := strings.Count(s, "<svg "); n != 4 || strings.Contains(s, `class="error"`) {
 		t.Errorf("%d figures, error: %v", n, strings.Contains(s, `class="error"`))
 	}
 
 	bad := testenv.WriteFile(t, "bad.ti", "0 init\n1 init\n1 recv 0 0 8\n0 finalize\n1 finalize\n")
-	if code, _, errs := csRun("report", bad, "-o", page); code != 1 || !strings.Contains(errs, "sections failed; the page says why") {
+	if code, _, errs := csRun("report", bad, "-o", page); code != 1 || !strings.Contains(errs, "analyses failed; the page says why") {
 		t.Fatalf("bad trace: exit %d: %s", code, errs)
 	}
 	data, _ = os.ReadFile(page)
@@ -62,12 +66,35 @@ func TestReportReductionFallsBackToExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(data)
-	for _, want := range []string{"With the default clusters, the reduction does not replay: ", "(kairos reduce --exact) replay:", "32 ranks -&gt; 24 representatives", "ACC = 1.0000"} {
+	for _, want := range []string{"With the default clusters, the reduction does not replay: ", "(kairos reduce --exact).", "32 ranks -&gt; 24 representatives", "ACC = 1.0000"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	if strings.Contains(s, `class="error"`) {
 		t.Errorf("a section failed")
+	}
+}
+
+// TestReportRealTraceInChromium: the report of a real trace (the 64-rank
+// 4-D stencil TraceR recorded with Score-P: a long MPI_Init, no slow
+// instance) renders in headless Chromium, its timeline draws every rank,
+// and no script error is logged.
+func TestReportRealTraceInChromium(t *testing.T) {
+	tr := testenv.Shared(t, "traces/otf2/tracer-stencil4d-64/traces.otf2")
+	testenv.Tool(t, "chromium", "chromium")
+	page := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errs := csRun("report", tr, "-o", page); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dom, log := testenv.Browse(t, page)
+	if !strings.Contains(dom, `data-timeline="drawn"`) || !strings.Contains(dom, `data-drawn-ranks="64"`) {
+		t.Errorf("the timeline did not draw the 64 ranks; log:\n%s", log)
+	}
+	if errs := testenv.ScriptErrors(dom, log); errs != nil {
+		t.Errorf("script errors: %s", strings.Join(errs, "\n"))
+	}
+	if !strings.Contains(dom, "recorded, from the first call to the last") {
+		t.Errorf("the report does not say the run is the recorded one")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/platform"
-	"kairos/plot"
+	"kairos/report"
 	"kairos/sim"
 	"kairos/trace"
 )
@@ -523,7 +522,7 @@ func writeRunFiles(stderr io.Writer, f *simulateFlags, out format.Format, timed 
 		}
 	}
 	if f.svg != "" {
-		return fileio.WriteFile(f.svg, func(w io.Writer) error { return rankBars(w, res, title) })
+		return fileio.WriteFile(f.svg, func(w io.Writer) error { return report.RankTimes(w, res, title) })
 	}
 	return nil
 }
@@ -831,18 +830,4 @@ func solverName(res *sim.Result, cfg sim.Config) string {
 		return "simgrid"
 	}
 	return "incremental"
-}
-
-// rankBars draws each rank's computation, communication and wait time.
-func rankBars(w io.Writer, res *sim.Result, title string) error {
-	labels := make([]string, len(res.Ranks))
-	stacks := make([][]float64, 3)
-	for i, r := range res.Ranks {
-		labels[i] = strconv.Itoa(i)
-		stacks[0] = append(stacks[0], r.Compute)
-		stacks[1] = append(stacks[1], r.Comm)
-		stacks[2] = append(stacks[2], r.Wait)
-	}
-	return plot.Bars(w, labels, []string{"computation", "communication", "wait"}, stacks,
-		plot.ChartOptions{Title: fmt.Sprintf("%s: %.6f s simulated", title, res.Time), XLabel: "rank", YLabel: "seconds"})
 }

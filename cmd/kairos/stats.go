@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"kairos/internal/fileio"
-	"kairos/plot"
+	"kairos/report"
 	"kairos/stats"
 )
 
@@ -68,7 +66,7 @@ and scatter: the root's only).
 				return naming(args[0], err)
 			}
 			if svg != "" {
-				if err := fileio.WriteFile(svg, func(w io.Writer) error { return matrixSVG(w, s, measure, args[0]) }); err != nil {
+				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.Matrix(w, s, measure, args[0]) }); err != nil {
 					return err
 				}
 			}
@@ -93,14 +91,4 @@ and scatter: the root's only).
 	f.StringVar(&svg, "svg", "", "also draw the point-to-point matrix (of --matrix's measure, bytes by default) as an SVG heat map in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
 	return cmd
-}
-
-// matrixSVG draws the point-to-point matrix of measure m as a heat map.
-func matrixSVG(w io.Writer, s *stats.Stats, m stats.Measure, name string) error {
-	cells := make([]plot.Cell, 0, len(s.Matrix))
-	for _, p := range s.Matrix {
-		cells = append(cells, plot.Cell{Row: p.Src, Col: p.Dst, Value: float64(m.Of(p))})
-	}
-	title := fmt.Sprintf("%s: point-to-point %s, %d ranks", filepath.Base(name), m.Name(), s.Ranks)
-	return plot.Heatmap(w, s.Ranks, cells, plot.HeatmapOptions{Title: title, RowLabel: "source rank", ColLabel: "destination rank", Unit: m.Name()})
 }

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"kairos/plot"
+)
+
+// TestPageSelfContained: the page loads nothing from anywhere (no
+// external script, style, image or font), opens with the answers, and
+// draws its timeline from data in the page.
+func TestPageSelfContained(t *testing.T) {
+	r := stencilReport(t, []int{4, 4}, 20)
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:|//)|url\(\s*["']?(https?:|//)|@import|<link`)
+	if m := external.FindString(page); m != "" {
+		t.Errorf("the page loads a resource: %q", m)
+	}
+	answers, timeline, waits := strings.Index(page, `id="answers"`), strings.Index(page, `id="timeline"`), strings.Index(page, `id="waits"`)
+	if answers < 0 || !(answers < timeline && timeline < waits) {
+		t.Errorf("sections out of order: answers %d, timeline %d, waits %d", answers, timeline, waits)
+	}
+	for _, want := range []string{`<script type="application/json" id="tl-data">{"run":`, `"kind_states":[`, `"slow_color":"` + plot.Slow + `"`,
+		"How long does it run?", "Which rank is the most loaded?", "rank 5"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+// TestAnswers: on a stencil with rank 5 six times slower in two
+// iterations, the answers name the simulated time, the class on each
+// network, rank 5's computation as the first root cause of the waiting,
+// and rank 5 as the most loaded, an outlier.
+func TestAnswers(t *testing.T) {
+	r := stencilReport(t, []int{4, 4}, 20)
+	got := map[string]Answer{}
+	for _, a := range r.Answers() {
+		if a.Err != nil {
+			t.Errorf("%s: %v", a.Question, a.Err)
+		}
+		got[a.Question] = a
+	}
+	if a := got["How long does it run?"]; !strings.Contains(a.Detail, "simulated on 16x1Gf,125MBps,50us") || a.Value == "" {
+		t.Errorf("run time: %+v", a)
+	}
+	if a := got["What bounds it?"]; len(a.Items) != 3 || !strings.HasPrefix(a.Items[0], "ENET-1G: ") {
+		t.Errorf("bounds: %+v", a)
+	}
+	if a := got["Where does it wait, and who caused it?"]; !strings.HasPrefix(a.Detail, "rank 5's computation") || len(a.Items) == 0 || !strings.HasPrefix(a.Items[0], "rank 5, computation") {
+		t.Errorf("waits: %+v", a)
+	}
+	if a := got["Which rank is the most loaded?"]; a.Value != "rank 5" || !strings.Contains(a.Detail, "outliers: 5") {
+		t.Errorf("most loaded: %+v", a)
+	}
+	if a := got["Is the trace sound?"]; a.Value != "valid" {
+		t.Errorf("validity: %+v", a)
+	}
+}
+
+// TestSpread: the least, median and most of a per-rank quantity with
+// their ranks, and its outliers, the most extreme first.
+func TestSpread(t *testing.T) {
+	xs := []float64{10, 11, 10, 30, 9, 10, 11, 10, 2}
+	s := spreadOf(xs)
+	if s.Least != 2 || s.LeastRank != 8 || s.Most != 30 || s.MostRank != 3 || s.Median != 10 {
+		t.Errorf("spread %+v", s)
+	}
+	if len(s.Outliers) != 2 || s.Outliers[0] != 3 || s.Outliers[1] != 8 {
+		t.Errorf("outliers %v, want [3 8]", s.Outliers)
+	}
+	if got := rankList([]int{1, 2, 3, 4}, 2); got != "1, 2 and 2 more" {
+		t.Errorf("rankList: %q", got)
+	}
+}
+
+// TestTimelineWaits: the timeline draws the wait states of the analysis
+// as waiting, in the calls they are in: its time in the waiting state is
+// the analysis' waiting time, rank by rank.
+func TestTimelineWaits(t *testing.T) {
+	r := stencilReport(t, []int{4, 4}, 20)
+	if r.Causes == nil || r.Causes.Waiting == 0 {
+		t.Fatalf("no wait states: %v", r.CausesErr)
+	}
+	for rk, tot := range r.Timeline.Totals {
+		if got, want := tot[Waiting].Seconds(), r.Causes.RankWaiting[rk]; math.Abs(got-want) > 1e-9+1e-6*want {
+			t.Errorf("rank %d: %g s waiting in the timeline, %g s of wait states", rk, got, want)
+		}
+	}
+}
+
+// TestSlowRowsLateBecause: in a delayed 8x8 stencil, the slow instances
+// whose last rank to start is not the delayed rank say that it waited for
+// the delayed rank (a victim), and those of the delayed rank say nothing
+// (its own delay).
+func TestSlowRowsLateBecause(t *testing.T) {
+	r := stencilReport(t, []int{8, 8}, 40)
+	delayed := int32(r.Ranks / 3)
+	rows := (&page{Report: r}).SlowRows(100)
+	if len(rows) == 0 {
+		t.Fatal("no slow instance")
+	}
+	victims := 0
+	for _, row := range rows {
+		if row.LateRank != delayed {
+			victims++
+		}
+		switch {
+		case row.LateRank == delayed && row.LateBecause != "":
+			t.Errorf("instance %d: rank %d, the delayed one, %s", row.Position, delayed, row.LateBecause)
+		case row.LateRank != delayed && !strings.Contains(row.LateBecause, fmt.Sprintf("for rank %d ", delayed)):
+			t.Errorf("instance %d: rank %d last to start, %q", row.Position, row.LateRank, row.LateBecause)
+		}
+	}
+	if victims == 0 {
+		t.Errorf("no slow instance has another rank than %d last to start: the case is not tested", delayed)
+	}
+}

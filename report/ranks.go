@@ -1,0 +1,270 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kairos/pattern"
+	"kairos/trace"
+)
+
+// Spread summarises one quantity over the ranks, as a per-rank table too
+// long to read is summarised: the least, the median and the most, with
+// their ranks, and the outliers (modified Z-score above pattern's cut-off,
+// the most extreme first).
+type Spread struct {
+	Least, Median, Most float64
+	LeastRank, MostRank int
+	Outliers            []int
+}
+
+func spreadOf(xs []float64) Spread {
+	if len(xs) == 0 {
+		return Spread{}
+	}
+	s := Spread{Least: xs[0], Most: xs[0], Median: pattern.Median(xs)}
+	for r, x := range xs {
+		if x < s.Least {
+			s.Least, s.LeastRank = x, r
+		}
+		if x > s.Most {
+			s.Most, s.MostRank = x, r
+		}
+	}
+	rb := pattern.RobustOf(xs)
+	z := make([]float64, len(xs))
+	for r, x := range xs {
+		if z[r] = math.Abs(rb.Z(x)); z[r] > pattern.DefaultCutoff {
+			s.Outliers = append(s.Outliers, r)
+		}
+	}
+	slices.SortStableFunc(s.Outliers, func(a, b int) int { return cmp.Compare(z[b], z[a]) })
+	return s
+}
+
+// rankList writes ranks, at most n of them, and how many more.
+func rankList(ranks []int, n int) string {
+	var b strings.Builder
+	for i, r := range ranks[:min(n, len(ranks))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(r))
+	}
+	if len(ranks) > n {
+		fmt.Fprintf(&b, " and %d more", len(ranks)-n)
+	}
+	return b.String()
+}
+
+// Column is one per-rank quantity of a table: its name, its values by
+// rank and how to write them.
+type Column struct {
+	Name   string
+	Values []float64
+	Format func(float64) string
+}
+
+// RankTable is a per-rank table: columns of values by rank.
+type RankTable struct {
+	Title   string
+	Columns []Column
+}
+
+// SpreadRow is a column of a RankTable summarised: Same is set when every
+// rank has the same value.
+type SpreadRow struct {
+	Name                string
+	Least, Median, Most string
+	LeastRank, MostRank int
+	Same                bool
+	Outliers            string
+}
+
+// Summary returns the table's columns summarised, one row each.
+func (t *RankTable) Summary() []SpreadRow {
+	var rows []SpreadRow
+	for _, c := range t.Columns {
+		s := spreadOf(c.Values)
+		row := SpreadRow{Name: c.Name, Least: c.Format(s.Least), Median: c.Format(s.Median), Most: c.Format(s.Most),
+			LeastRank: s.LeastRank, MostRank: s.MostRank, Same: s.Least == s.Most, Outliers: "none"}
+		switch len(s.Outliers) {
+		case 0:
+		case 1:
+			row.Outliers = fmt.Sprintf("rank %d", s.Outliers[0])
+		default:
+			row.Outliers = fmt.Sprintf("%d ranks: %s", len(s.Outliers), rankList(s.Outliers, 8))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Rows returns the table's cells as text, a row per rank.
+func (t *RankTable) Rows() [][]string {
+	if len(t.Columns) == 0 {
+		return nil
+	}
+	rows := make([][]string, len(t.Columns[0].Values))
+	for r := range rows {
+		for _, c := range t.Columns {
+			rows[r] = append(rows[r], c.Format(c.Values[r]))
+		}
+	}
+	return rows
+}
+
+// RankTables returns the page's per-rank tables: the trace's volumes,
+// the timed run's time in each state, the simulation's breakdown.
+func (r *Report) RankTables() []RankTable {
+	var out []RankTable
+	count := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	if s := r.Stats; s != nil {
+		cols := []Column{{Name: "events", Format: count}, {Name: "messages sent", Format: count}, {Name: "bytes sent", Format: bytesText},
+			{Name: "messages received", Format: count}, {Name: "bytes received", Format: bytesText}, {Name: "collectives", Format: count},
+			{Name: "flops", Format: func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }}}
+		for _, p := range s.PerRank {
+			for i, v := range []float64{float64(p.Events), float64(p.MessagesSent), float64(p.BytesSent), float64(p.MessagesRecvd),
+				float64(p.BytesRecvd), float64(p.Collectives), p.Flops} {
+				cols[i].Values = append(cols[i].Values, v)
+			}
+		}
+		out = append(out, RankTable{Title: "What each rank does (the trace)", Columns: nonZero(cols)})
+	}
+	if tl := r.Timeline; tl != nil {
+		cols := make([]Column, numStates)
+		for s := range numStates {
+			cols[s] = Column{Name: State(s).String(), Format: seconds}
+			for _, tot := range tl.Totals {
+				cols[s].Values = append(cols[s].Values, tot[s].Seconds())
+			}
+		}
+		out = append(out, RankTable{Title: "Where each rank's time goes (" + r.runName() + ")", Columns: nonZero(cols)})
+	}
+	if c := r.Causes; c != nil && c.Waiting > 0 {
+		cols := []Column{{Name: "waiting", Format: seconds, Values: c.RankWaiting}, {Name: "waiting caused (root causes)", Format: seconds, Values: c.RankCost}}
+		out = append(out, RankTable{Title: "Each rank's waiting, and the waiting it caused", Columns: cols})
+	}
+	if r.Sim != nil {
+		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
+			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}}
+		for _, rk := range r.Sim.Ranks {
+			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait} {
+				cols[i].Values = append(cols[i].Values, v)
+			}
+		}
+		out = append(out, RankTable{Title: "Simulated on " + r.Options.Machine, Columns: cols})
+	}
+	return out
+}
+
+// nonZero returns the columns with a value other than zero: a column of
+// zeros (no flops in an OTF2 trace, no rank ever waiting) says nothing.
+func nonZero(cols []Column) []Column {
+	var out []Column
+	for _, c := range cols {
+		if slices.ContainsFunc(c.Values, func(v float64) bool { return v != 0 }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runName says which run the timeline and patterns are of.
+func (r *Report) runName() string {
+	if r.Recorded {
+		return "the recorded run"
+	}
+	return "the run simulated on " + r.Options.Machine
+}
+
+// bytesText writes a byte count with a binary prefix.
+func bytesText(v float64) string {
+	for _, p := range []struct {
+		f float64
+		s string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if v >= p.f {
+			return strconv.FormatFloat(v/p.f, 'f', 1, 64) + " " + p.s
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " B"
+}
+
+// CallRow is one kind of call in the timed run, over all ranks: the
+// function summary of Vampir, with the waiting part apart.
+type CallRow struct {
+	Call                string
+	Total, Share        string
+	Waiting             string
+	Least, Median, Most string
+	LeastRank, MostRank int
+	total               trace.Time
+}
+
+// CallRows returns the time of the timed run by kind of call, the most
+// first: its total over the ranks and share of their time, its waiting
+// part, and its spread over the ranks.
+func (r *Report) CallRows() []CallRow {
+	tl := r.Timeline
+	if tl == nil {
+		return nil
+	}
+	var all trace.Time
+	for _, tot := range tl.Totals {
+		for _, t := range tot {
+			all += t
+		}
+	}
+	var rows []CallRow
+	for k := range trace.NumKinds {
+		busy, waiting := tl.Calls[k], tl.Calls[k|codeWaiting]
+		if busy == nil && waiting == nil {
+			continue
+		}
+		per := make([]float64, len(tl.Lanes))
+		var total, wait trace.Time
+		for rk := range per {
+			var t trace.Time
+			if busy != nil {
+				t += busy[rk]
+			}
+			if waiting != nil {
+				t += waiting[rk]
+				wait += waiting[rk]
+			}
+			per[rk] = t.Seconds()
+			total += t
+		}
+		sp := spreadOf(per)
+		name := mpiName(trace.Kind(k))
+		row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
+			Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
+		if wait > 0 {
+			row.Waiting = fmt.Sprintf("%s (%s)", seconds(wait.Seconds()), share(float64(wait)/float64(total)))
+		}
+		rows = append(rows, row)
+	}
+	slices.SortStableFunc(rows, func(a, b CallRow) int { return cmp.Compare(b.total, a.total) })
+	return rows
+}
+
+// mpiName is the MPI function of a kind, "computation" for computation.
+func mpiName(k trace.Kind) string {
+	switch {
+	case stateOf(k) == Computation:
+		return "computation"
+	case k == trace.SendRecv:
+		return "MPI_Sendrecv"
+	case k == trace.ReduceScatter:
+		return "MPI_Reduce_scatter"
+	case k == trace.Local || k == trace.Deferred:
+		return "other MPI calls"
+	}
+	s := k.String()
+	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+}

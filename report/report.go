@@ -1,0 +1,186 @@
+// Package report is what a performance engineer opens first: one
+// self-contained HTML page of a trace that works offline, with the answers
+// at the top (run time, what bounds it on each network, the worst waits and
+// the rank and call path that caused them, the slowest phase), a zoomable timeline of every rank's
+// states, and the analyses' figures and tables below; and the figures the
+// verbs draw on their own (--svg), so that a figure reads the same
+// everywhere, in one colour per meaning (package plot).
+//
+// It composes the analyses (stats, check, sim, clock, waitstate, pattern) on a trace
+// the caller opened; what needs the command line's machinery (building a
+// machine from a specification, reducing with an accuracy replay) the
+// caller passes as functions.
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"kairos/check"
+	"kairos/clock"
+	"kairos/pattern"
+	"kairos/sim"
+	"kairos/stats"
+	"kairos/trace"
+	"kairos/waitstate"
+)
+
+// DefaultTimelineBudget is the most bytes the timeline's data takes before
+// base64 (a third more in the page): a 64-rank stencil of 1,000
+// iterations fits at full detail.
+const DefaultTimelineBudget = 3 << 20
+
+// Options say how to analyse the trace.
+type Options struct {
+	// Name is the trace as the page names it (its path).
+	Name string
+	// Machine names the machine Simulate replays on, Speed the flop/s
+	// of the classification's computation (for time-independent traces).
+	Machine string
+	Speed   float64
+	// Simulate replays the trace on Machine and returns the result and
+	// the simulated run's timed trace; nil leaves the simulation out.
+	Simulate func(trace.Source) (*sim.Result, *trace.Trace, error)
+	// Reduce reduces the trace to one trace per cluster of ranks and
+	// replays the reduction; nil leaves the reduction out.
+	Reduce func(trace.Source) (*Reduction, error)
+	// TimelineBudget bounds the timeline's data (DefaultTimelineBudget if
+	// 0).
+	TimelineBudget int
+	// Top is how many slow instances, pairs and outliers the page names
+	// (5 if 0).
+	Top int
+}
+
+// Reduction is the trace reduced to one trace per cluster of ranks, as
+// kairos reduce --accuracy tells it.
+type Reduction struct {
+	Ranks, Representatives int
+	EventsKept, Events     int64
+	// ACC is the replay accuracy of the reduction (1 is exact); 0 when it
+	// could not be replayed.
+	ACC float64
+	// Note says how the clusters were made when the default ones did not
+	// replay.
+	Note string
+	// Text is kairos reduce's text.
+	Text string
+}
+
+// Report is everything the page shows: each analysis' result, or the
+// error that kept it from being made.
+type Report struct {
+	Options Options
+	Ranks   int
+	Took    time.Duration
+
+	Stats    *stats.Stats
+	StatsErr error
+	Check    *check.Report
+	CheckErr error
+	Sim      *sim.Result
+	SimErr   error
+	Class    *clock.Classification
+	ClassErr error
+	// Patterns are the patterns, phases and slow instances of the timed
+	// run: the trace's if it is timed, else its simulation's.
+	Patterns    *pattern.Analysis
+	PatternsErr error
+	// Causes are the timed run's wait states and their root causes
+	// (Scalasca's delay analysis): the rank and call path each wait goes
+	// back to.
+	Causes    *waitstate.Analysis
+	CausesErr error
+	// Timeline is the timed run's timeline.
+	Timeline    *Timeline
+	TimelineErr error
+	// Recorded is set when the timed run is the trace's own, not a
+	// simulation.
+	Recorded  bool
+	Reduction *Reduction
+	ReduceErr error
+
+	simulated *trace.Trace
+}
+
+// Build runs every analysis on src. An analysis that fails leaves its
+// error in the report; the others are made.
+func Build(src trace.Source, opt Options) *Report {
+	if opt.Top <= 0 {
+		opt.Top = 5
+	}
+	if opt.TimelineBudget <= 0 {
+		opt.TimelineBudget = DefaultTimelineBudget
+	}
+	start := time.Now()
+	r := &Report{Options: opt, Ranks: src.NumRanks()}
+	r.Stats, r.StatsErr = stats.Collect(src, opt.Top)
+	r.Check, r.CheckErr = check.Check(src, check.Options{Protocol: check.SimGrid})
+	if opt.Simulate != nil {
+		r.Sim, r.simulated, r.SimErr = opt.Simulate(src)
+	}
+	copt := clock.DefaultOptions()
+	copt.Speed = opt.Speed
+	r.Class, r.ClassErr = clock.Classify(src, clock.Interconnects, copt, clock.DefaultThresholds())
+	run := r.timedRun(src)
+	if run != nil {
+		r.Causes, r.CausesErr = waitstate.Analyze(run, waitstate.Options{Waits: true})
+		r.Patterns, r.PatternsErr = pattern.Analyze(run, pattern.DefaultOptions())
+		r.Timeline, r.TimelineErr = BuildTimeline(run, waitSpans(r.Causes, run.NumRanks()), opt.TimelineBudget)
+	}
+	if opt.Reduce != nil {
+		r.Reduction, r.ReduceErr = opt.Reduce(src)
+	}
+	r.Took = time.Since(start)
+	return r
+}
+
+// timedRun returns the trace if it is timed, else its simulated run; nil,
+// with the errors set, if there is none.
+func (r *Report) timedRun(src trace.Source) trace.Source {
+	if r.Stats != nil && r.Stats.Timed {
+		r.Recorded = true
+		return src
+	}
+	if r.simulated != nil {
+		return r.simulated
+	}
+	err := fmt.Errorf("the trace is not timed and was not simulated")
+	if r.SimErr != nil {
+		err = fmt.Errorf("the trace is not timed and its simulation failed")
+	}
+	r.PatternsErr, r.TimelineErr, r.CausesErr = err, err, err
+	return nil
+}
+
+// waitSpans returns the wait states of a as each rank's spans of
+// waiting, in order, for the timeline.
+func waitSpans(a *waitstate.Analysis, ranks int) Waits {
+	if a == nil {
+		return nil
+	}
+	out := make(Waits, ranks)
+	for _, w := range a.Waits {
+		if w.Rank >= 0 && int(w.Rank) < ranks && w.Seconds > 0 {
+			start := trace.FromSeconds(w.Start)
+			out[w.Rank] = append(out[w.Rank], Span{start, start + trace.FromSeconds(w.Seconds)})
+		}
+	}
+	for _, spans := range out {
+		slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+	}
+	return out
+}
+
+// Failed returns how many analyses failed.
+func (r *Report) Failed() int {
+	n := 0
+	for _, err := range []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.ReduceErr} {
+		if err != nil {
+			n++
+		}
+	}
+	return n
+}

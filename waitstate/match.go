@@ -1,0 +1,146 @@
+package waitstate
+
+import (
+	"kairos/trace"
+)
+
+// chanKey is a point-to-point channel: MPI matches a receive with the
+// first send on its channel with a suitable tag (non-overtaking order).
+type chanKey struct {
+	src, dst int32
+	comm     uint32
+}
+
+// message is a matched send and receive.
+type message struct {
+	src, dst   int32
+	send, recv int32 // indexes in the sender's sends and the receiver's recvs
+}
+
+// matchMessages pairs every receive with its send. Receives from
+// MPI_ANY_SOURCE (that the trace did not resolve) and sends or receives
+// with no partner are left unmatched and counted.
+func matchMessages(ranks []rankData) (msgs []message, unmatched int) {
+	queues := map[chanKey]*trace.SendQueue{}
+	sends := 0
+	for r := range ranks {
+		for i, s := range ranks[r].sends {
+			if s.peer < 0 || int(s.peer) >= len(ranks) {
+				unmatched++
+				continue
+			}
+			k := chanKey{int32(r), s.peer, s.comm}
+			q := queues[k]
+			if q == nil {
+				q = &trace.SendQueue{}
+				queues[k] = q
+			}
+			q.Push(int32(i), s.tag)
+			sends++
+		}
+	}
+	for r := range ranks {
+		for i, v := range ranks[r].recvs {
+			q := queues[chanKey{v.peer, int32(r), v.comm}]
+			j := int32(-1)
+			if q != nil && v.peer >= 0 {
+				j = q.Take(v.tag)
+			}
+			if j < 0 {
+				unmatched++
+				continue
+			}
+			msgs = append(msgs, message{src: v.peer, dst: int32(r), send: j, recv: int32(i)})
+		}
+	}
+	return msgs, unmatched + sends - len(msgs)
+}
+
+// collective is one instance of a collective: the k-th call on its
+// communicator of every member.
+type collective struct {
+	kind    trace.Kind
+	members []int32 // world ranks, in communicator order
+	calls   []int32 // each member's call (span index), -1 if it has none
+	comm    uint32
+	root    int32
+	sent    []int64
+	recv    []int64
+}
+
+// matchCollectives groups the collective calls into instances. Instances
+// that miss a member, or whose members disagree on the kind, are left out
+// and counted.
+func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, incomplete int) {
+	type instKey struct {
+		comm uint32
+		k    int
+	}
+	index := map[instKey]int{}
+	members := map[uint32]map[int32]int{} // comm -> world rank -> position
+	for r := range ranks {
+		count := map[uint32]int{}
+		for _, c := range ranks[r].colls {
+			comm := c.comm
+			if c.kind == trace.Init || c.kind == trace.Finalize {
+				comm = initComm(c.kind)
+			}
+			k := count[comm]
+			count[comm] = k + 1
+			pos, ok := members[comm]
+			if !ok {
+				ms := meta.Members(c.comm, len(ranks))
+				pos = make(map[int32]int, len(ms))
+				for i, m := range ms {
+					pos[m] = i
+				}
+				members[comm] = pos
+			}
+			p, ok := pos[int32(r)]
+			if !ok {
+				incomplete++
+				continue
+			}
+			key := instKey{comm, k}
+			i, ok := index[key]
+			if !ok {
+				i = len(out)
+				index[key] = i
+				ms := meta.Members(c.comm, len(ranks))
+				inst := collective{kind: c.kind, members: ms, comm: c.comm, root: c.root,
+					calls: make([]int32, len(ms)), sent: make([]int64, len(ms)), recv: make([]int64, len(ms))}
+				for j := range inst.calls {
+					inst.calls[j] = -1
+				}
+				out = append(out, inst)
+			}
+			inst := &out[i]
+			if inst.kind != c.kind {
+				inst.kind = trace.KindInvalid
+			}
+			inst.calls[p], inst.sent[p], inst.recv[p] = c.call, c.sent, c.recv
+		}
+	}
+	kept := out[:0]
+	for _, c := range out {
+		ok := c.kind != trace.KindInvalid
+		for _, call := range c.calls {
+			ok = ok && call >= 0
+		}
+		if ok {
+			kept = append(kept, c)
+		} else {
+			incomplete++
+		}
+	}
+	return kept, incomplete
+}
+
+// initComm gives MPI_Init and MPI_Finalize sequences of their own, apart
+// from the world's collectives.
+func initComm(k trace.Kind) uint32 {
+	if k == trace.Init {
+		return 1<<32 - 1
+	}
+	return 1<<32 - 2
+}

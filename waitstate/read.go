@@ -1,0 +1,358 @@
+package waitstate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"kairos/trace"
+)
+
+// activity is what a rank spends time on: a computation (kind Compute,
+// the time between calls included) or an MPI call of a kind, in a region
+// of the call tree. Delays are compared activity by activity.
+type activity struct {
+	region uint32
+	kind   trace.Kind
+}
+
+// startUp is the activity of a rank before its first event: its late
+// start, from the first event of the trace on.
+var startUp = activity{kind: trace.KindInvalid}
+
+// activities numbers the activities of a trace.
+type activities struct {
+	meta *trace.Meta
+	ids  map[activity]uint32
+	list []activity
+	comp []uint32 // the computation activity of each activity's region
+}
+
+func newActivities(meta *trace.Meta) *activities {
+	return &activities{meta: meta, ids: map[activity]uint32{}}
+}
+
+func (a *activities) id(k activity) uint32 {
+	if id, ok := a.ids[k]; ok {
+		return id
+	}
+	id := uint32(len(a.list))
+	a.ids[k] = id
+	a.list = append(a.list, k)
+	a.comp = append(a.comp, id)
+	if k.kind != trace.Compute {
+		a.comp[id] = a.id(activity{a.caller(k), trace.Compute})
+	}
+	return id
+}
+
+// caller returns the region a call of activity k is made from: its
+// region, or, for a call the trace knows by its MPI function's region
+// (OTF2's and DUMPI's other MPI calls), that region's parent.
+func (a *activities) caller(k activity) uint32 {
+	if (k.kind == trace.Local || k.kind == trace.Deferred) && int(k.region) < len(a.meta.Regions) &&
+		strings.HasPrefix(a.meta.Regions[k.region].Name, "MPI_") {
+		return a.meta.Regions[k.region].Parent
+	}
+	return k.region
+}
+
+// span is one event of a rank on the rank's clock. The time between the
+// previous event's end and this one's enter is computation (gap); events
+// that overlap earlier ones count only their part after the earlier ones
+// end (busy), so that a rank's time is counted once.
+type span struct {
+	enter, exit trace.Time // as recorded
+	start       trace.Time // the rank's clock before the event: the end of the events before
+	act         uint32
+	flags       uint8
+}
+
+// untimed marks an event without times: no wait state involves it.
+const untimed uint8 = 1
+
+// gap is the time before the event that belongs to it: computation
+// leading to the call.
+func (s *span) gap() trace.Time { return max(s.enter-s.start, 0) }
+
+// busy is the time of the event itself past the rank's clock.
+func (s *span) busy() trace.Time { return max(s.exit-max(s.enter, s.start), 0) }
+
+// end is the rank's clock after the event.
+func (s *span) end() trace.Time { return max(s.exit, s.enter, s.start) }
+
+// p2p is one message end: a send or a receive, posted by one call and
+// completed by the same call (blocking) or a later wait.
+type p2p struct {
+	post, done int32 // span indexes; done is -1 until a wait completes it
+	peer       int32 // destination of a send, source of a receive
+	tag        int32
+	comm       uint32
+}
+
+// coll is one collective call (MPI_Init and MPI_Finalize included).
+type coll struct {
+	call       int32
+	kind       trace.Kind
+	comm       uint32
+	root       int32
+	sent, recv int64
+}
+
+// rankData is one rank's timeline and communication.
+type rankData struct {
+	spans []span
+	sends []p2p
+	recvs []p2p
+	colls []coll
+	// exits are the completion times of the messages posted at a span
+	// whose completion is an implicit waitall (see splitOpen).
+	exits map[int32]trace.Time
+}
+
+// exit returns when message m completed.
+func (rd *rankData) exit(m *p2p) trace.Time {
+	if t, ok := rd.exits[m.post]; ok {
+		return t
+	}
+	return rd.spans[m.done].exit
+}
+
+// reqRef is a pending request: the index of its send or receive.
+type reqRef struct {
+	recv bool
+	i    int32
+}
+
+// reader builds a rankData from a rank's events.
+type reader struct {
+	rd      rankData
+	acts    *activities
+	clock   trace.Time
+	started bool
+	pending map[uint64]reqRef
+}
+
+// readRank reads rank r of src; hint is the number of events expected.
+func readRank(src trace.Source, r int, acts *activities, hint int) (rankData, error) {
+	in, err := src.OpenRank(r)
+	if err != nil {
+		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
+	}
+	rr := reader{acts: acts, pending: map[uint64]reqRef{}}
+	rr.rd.spans = make([]span, 0, hint)
+	for in.Next() {
+		rr.event(in.Event())
+	}
+	err = in.Err()
+	if cerr := in.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
+	}
+	rr.rd.splitOpen(acts)
+	return rr.rd, nil
+}
+
+// event adds one event.
+func (rr *reader) event(e *trace.Event) {
+	if e.Kind == trace.Location || !e.Kind.Valid() {
+		return
+	}
+	idx := rr.push(e)
+	rd := &rr.rd
+	switch k := e.Kind; {
+	case k == trace.Send || k == trace.Isend:
+		rr.message(&rd.sends, idx, k == trace.Isend, false, e.Partner, e)
+	case k == trace.Recv || k == trace.Irecv:
+		rr.message(&rd.recvs, idx, k == trace.Irecv, true, e.Partner, e)
+	case k == trace.SendRecv:
+		rr.message(&rd.sends, idx, false, false, e.Partner, e)
+		rr.message(&rd.recvs, idx, false, true, e.Source, e)
+	case k == trace.Wait:
+		// A test does not complete its request in the model (it may
+		// have found it incomplete); the wait that follows does.
+		rr.complete(e.Request, idx)
+	case k == trace.Waitall:
+		if e.Requests == nil {
+			for req := range rr.pending {
+				rr.complete(req, idx)
+			}
+		}
+		for _, req := range e.Requests {
+			rr.complete(req, idx)
+		}
+	case k == trace.Init || k == trace.Finalize || synchronizes(k):
+		c := coll{call: idx, kind: k, comm: e.Comm, root: e.Partner, sent: e.SendBytes, recv: e.RecvBytes}
+		if k == trace.Init || k == trace.Finalize {
+			c.comm, c.root = trace.WorldComm, trace.NoRank
+		}
+		c.sent, c.recv = max(c.sent, sum(e.SendCounts)), max(c.recv, sum(e.RecvCounts))
+		rd.colls = append(rd.colls, c)
+	}
+}
+
+// synchronizes reports whether collective k can make its members wait
+// for each other (communicator management and alltoallv are left out, as
+// Scalasca leaves them).
+func synchronizes(k trace.Kind) bool {
+	return k.IsCollective() && k != trace.CommSplit && k != trace.CommDup && k != trace.CommCreate && k != trace.Alltoallv
+}
+
+func sum(xs []int64) int64 {
+	var s int64
+	for _, x := range xs {
+		s += max(x, 0)
+	}
+	return s
+}
+
+// push appends e's span and returns its index.
+func (rr *reader) push(e *trace.Event) int32 {
+	region, kind := e.Region, e.Kind
+	if kind == trace.Sleep {
+		kind = trace.Compute
+	}
+	s := span{act: rr.acts.id(activity{region, kind})}
+	switch {
+	case !e.HasTime:
+		s.enter, s.exit, s.flags = rr.clock, rr.clock, untimed
+	case !rr.started:
+		rr.started = true
+		rr.clock = e.Enter
+		fallthrough
+	default:
+		s.enter, s.exit = e.Enter, max(e.Exit, e.Enter)
+	}
+	s.start = rr.clock
+	idx := int32(len(rr.rd.spans))
+	rr.rd.spans = append(rr.rd.spans, s)
+	rr.clock = s.end()
+	return idx
+}
+
+// message adds a send or receive posted at span idx.
+func (rr *reader) message(list *[]p2p, idx int32, nonBlocking, recv bool, peer int32, e *trace.Event) {
+	m := p2p{post: idx, done: idx, peer: peer, tag: e.Tag, comm: e.Comm}
+	if nonBlocking {
+		m.done = -1
+		rr.pending[e.Request] = reqRef{recv: recv, i: int32(len(*list))}
+	}
+	*list = append(*list, m)
+}
+
+// complete marks the request req completed by span idx.
+func (rr *reader) complete(req uint64, idx int32) {
+	ref, ok := rr.pending[req]
+	if !ok {
+		return
+	}
+	delete(rr.pending, req)
+	list := rr.rd.sends
+	if ref.recv {
+		list = rr.rd.recvs
+	}
+	list[ref.i].done = idx
+}
+
+// splitOpen reads the point-to-point events written as spans from their
+// post to their completion (the seed authors' traces write
+// Isend..IsendComplete and IrecvRequest..Irecv so) as the non-blocking
+// calls they are: a run of such events that start inside one another is a
+// group of posts completed by an implicit MPI_Waitall, from the last post
+// to the last completion. Each becomes a post at its enter; the waitall
+// follows the group.
+func (rd *rankData) splitOpen(acts *activities) {
+	spans := rd.spans
+	type group struct {
+		first, last int32
+		post        trace.Time // the last post
+	}
+	var groups []group
+	for i := 0; i < len(spans); {
+		j, end, last := i+1, spans[i].exit, spans[i].enter
+		for j < len(spans) && spans[j].flags&untimed == 0 && spans[j].enter < end {
+			end, last = max(end, spans[j].exit), max(last, spans[j].enter)
+			j++
+		}
+		if spans[i].flags&untimed == 0 && last > spans[i].enter {
+			groups = append(groups, group{int32(i), int32(j - 1), last})
+		}
+		i = j
+	}
+	if len(groups) == 0 {
+		return
+	}
+	out := make([]span, 0, len(spans)+len(groups))
+	moved := make([]int32, len(spans)) // old index -> new index
+	doneAt := map[int32]int32{}        // open span -> its waitall's new index
+	g := 0
+	for i := range spans {
+		moved[i] = int32(len(out))
+		out = append(out, spans[i])
+		if g == len(groups) || groups[g].last != int32(i) {
+			continue
+		}
+		w := span{enter: groups[g].post, exit: groups[g].post, act: acts.id(activity{acts.list[spans[i].act].region, trace.Waitall})}
+		var open []int32
+		for k := groups[g].first; k <= groups[g].last; k++ {
+			if s := &out[moved[k]]; s.exit > s.enter && rd.isMessage(k) {
+				open = append(open, k)
+				w.exit = max(w.exit, s.exit)
+			}
+		}
+		if w.exit > w.enter {
+			if rd.exits == nil {
+				rd.exits = map[int32]trace.Time{}
+			}
+			for _, k := range open {
+				doneAt[k] = int32(len(out))
+				rd.exits[moved[k]] = out[moved[k]].exit
+				out[moved[k]].exit = out[moved[k]].enter
+			}
+			out = append(out, w)
+		}
+		g++
+	}
+	clock := out[0].start
+	for i := range out {
+		if out[i].flags&untimed == 0 {
+			clock = out[i].start
+			break
+		}
+	}
+	for i := range out {
+		if out[i].flags&untimed != 0 {
+			out[i].enter, out[i].exit = clock, clock
+		}
+		out[i].start = clock
+		clock = out[i].end()
+	}
+	rd.spans = out
+	for _, list := range [2][]p2p{rd.sends, rd.recvs} {
+		for i := range list {
+			m := &list[i]
+			if at, ok := doneAt[m.post]; ok && m.done == m.post {
+				m.done = at
+			} else if m.done >= 0 {
+				m.done = moved[m.done]
+			}
+			m.post = moved[m.post]
+		}
+	}
+	for i := range rd.colls {
+		rd.colls[i].call = moved[rd.colls[i].call]
+	}
+}
+
+// isMessage reports whether span i posts a send or a receive.
+func (rd *rankData) isMessage(i int32) bool {
+	for _, list := range [2][]p2p{rd.sends, rd.recvs} {
+		j := sort.Search(len(list), func(j int) bool { return list[j].post >= i })
+		if j < len(list) && list[j].post == i {
+			return true
+		}
+	}
+	return false
+}
