@@ -9,6 +9,7 @@ import (
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
+	"kairos/workload"
 )
 
 // clusterXML returns a SimGrid platform file of one flat cluster of n
@@ -67,6 +68,12 @@ func benchStencil(b *testing.B, grid string, n int, set func(*sim.Config)) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchRun(b, tr, m, set)
+}
+
+// benchRun replays tr on m b.N times with the default configuration as
+// set changes it, and reports the actions replayed a second.
+func benchRun(b *testing.B, tr trace.Source, m *sim.Machine, set func(*sim.Config)) {
 	cfg := sim.DefaultConfig()
 	set(&cfg)
 	b.ResetTimer()
@@ -77,6 +84,26 @@ func benchStencil(b *testing.B, grid string, n int, set func(*sim.Config)) {
 		}
 		b.ReportMetric(float64(res.Actions)/b.Elapsed().Seconds()*float64(i+1)/1e6, "Mactions/s")
 	}
+}
+
+// loadKind generates kind's trace with its default parameters as set
+// changes them, and loads it.
+func loadKind(tb testing.TB, kind string, set func(*workload.Params)) *trace.Trace {
+	tb.Helper()
+	p, err := workload.Defaults(kind)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	set(&p)
+	src, err := workload.New(kind, p)
+	if err != nil {
+		tb.Fatalf("%s: %v", kind, err)
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr
 }
 
 func asIs(*sim.Config)            {}
@@ -91,3 +118,21 @@ func BenchmarkStencil256(b *testing.B)         { benchStencil(b, "16x16", 256, a
 func BenchmarkStencil256SimGrid(b *testing.B)  { benchStencil(b, "16x16", 256, simgridSolver) }
 func BenchmarkStencil256Analytic(b *testing.B) { benchStencil(b, "16x16", 256, analytic) }
 func BenchmarkStencil256Exact(b *testing.B)    { benchStencil(b, "16x16", 256, withoutQuirks) }
+
+// benchNoisy replays a generated workload of n ranks with 5% noise and
+// 10% imbalance (nothing repeats: every period is replayed) on a flat
+// cluster, with the default configuration as set changes it.
+func benchNoisy(b *testing.B, kind string, n, iters int, set func(*sim.Config)) {
+	m := machineOn(b, clusterXML(b, b.TempDir(), n, ""), n)
+	tr := loadKind(b, kind, func(p *workload.Params) {
+		p.Ranks, p.Grid, p.Iterations, p.Noise, p.Imbalance = n, nil, iters, 0.05, 0.1
+	})
+	benchRun(b, tr, m, set)
+}
+
+func BenchmarkNoisyStencil64(b *testing.B)         { benchNoisy(b, "stencil2d", 64, 200, asIs) }
+func BenchmarkNoisyStencil64SimGrid(b *testing.B)  { benchNoisy(b, "stencil2d", 64, 200, simgridSolver) }
+func BenchmarkNoisyStencil64Analytic(b *testing.B) { benchNoisy(b, "stencil2d", 64, 200, analytic) }
+func BenchmarkNoisyLU64(b *testing.B)              { benchNoisy(b, "lu", 64, 10, asIs) }
+func BenchmarkNoisyLU64SimGrid(b *testing.B)       { benchNoisy(b, "lu", 64, 10, simgridSolver) }
+func BenchmarkNoisyStencil1024(b *testing.B)       { benchNoisy(b, "stencil2d", 1024, 10, asIs) }

@@ -313,17 +313,19 @@ type Solver uint8
 // re-solve, to rounding. With Compat it reproduces SimGrid's
 // selective-update quirk by proving, round by round, that the quirk
 // cannot change the result, and replaying the round SimGrid's way when it
-// cannot prove it. But once the quirk has struck, SimGrid's result
-// depends on the order in which simultaneous events are handled, which the
-// incremental solver does not keep (it does not reschedule the flows whose
-// share did not change).
+// cannot prove it (the stale shares SimGrid leaves are then re-solved
+// SimGrid's way until solved whole again). SimGrid's result also depends
+// on the order in which simultaneous events are handled, which the
+// incremental solver keeps only where its dates show it (it does not
+// reschedule the flows whose share did not change, and its dates are
+// SimGrid's to rounding): see order.go.
 const (
-	// SolverAuto runs the incremental solver and, if SimGrid's quirk
-	// strikes or the times turn out to depend on the order of
-	// simultaneous events (two ranks using SMPI's shared back-off
-	// counters at one date, a wildcard receive, two transfers ending at
-	// one date under the IB model), replays the whole trace again with
-	// SolverSimGrid. An
+	// SolverAuto runs the incremental solver and, if the times turn out
+	// to depend on an order of simultaneous events that may not be
+	// SimGrid's (SimGrid's marking of enables due at one date, two ranks
+	// using SMPI's shared back-off counters at one date, a wildcard
+	// receive, two transfers ending at one date under the IB model),
+	// replays the whole trace again with SolverSimGrid. An
 	// observer that is not a Restarter watches a second run, once the
 	// first (unobserved) has shown which solver to use; with the verbose
 	// log, which lists simultaneous actions in SimGrid's order, it is

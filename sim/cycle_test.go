@@ -94,9 +94,15 @@ func replayBoth(t *testing.T, tr trace.Source, m *sim.Machine, name string) [2]*
 // difference of the simulated time or of a rank's finish, computation or
 // time in MPI, relative to the simulated time, and the largest of the
 // split of a rank's time in MPI between communication and wait; or an
-// error if their counts or solvers differ.
+// error if their counts or solvers differ. b, the replay that skips, may
+// end with SimGrid's re-solves where a kept the incremental solver: the
+// dates after a skip are a's to rounding, not to the bit, so the
+// automatic solver watches near ties there that a's dates, SimGrid's to
+// the bit, show unequal in SimGrid's order; where one is unsure, it
+// starts over with SimGrid's re-solves (whose times a's equal).
 func sameResults(a, b *sim.Result) (times, split float64, err error) {
-	if a.Actions != b.Actions || a.Messages != b.Messages || a.Bytes != b.Bytes || len(a.Ranks) != len(b.Ranks) || a.Solver != b.Solver {
+	solvers := a.Solver == b.Solver || a.Solver == sim.SolverIncremental && b.Solver == sim.SolverSimGrid
+	if a.Actions != b.Actions || a.Messages != b.Messages || a.Bytes != b.Bytes || len(a.Ranks) != len(b.Ranks) || !solvers {
 		return 0, 0, fmt.Errorf("counts %d actions %d messages %d bytes, solver %v, against %d %d %d, %v",
 			b.Actions, b.Messages, b.Bytes, b.Solver, a.Actions, a.Messages, a.Bytes, a.Solver)
 	}

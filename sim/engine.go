@@ -58,6 +58,12 @@ type action struct {
 	// With cpu/optim:Full, a sleep's time left (its latency is its
 	// duration).
 	left float64
+	// grp is the block whose ranks' order may differ from SimGrid's
+	// that started the action, 0 if none, and starter the rank (or
+	// ended action) whose turn started it (see order.go); blk is the
+	// block the action is in when it ends.
+	grp, blk uint64
+	starter  int32
 }
 
 func (a *action) rate() float64 {
@@ -101,6 +107,7 @@ func (s *simulation) newAction(kind uint8) *action {
 	a.kind = kind
 	a.running = true
 	a.lastUpdate = s.now
+	a.grp, a.starter = s.grp, s.starter
 	return a
 }
 
@@ -567,7 +574,11 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 			if a.remains > 0 {
 				t = a.remains / share
 			}
-			s.heapSet(a, s.now+t, hNormal)
+			if d := s.now + t; a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d || !sys.Stamps {
+				s.heapSet(a, d, hNormal)
+			}
+			// Otherwise SimGrid re-inserts it at the date it had: its
+			// stamp keeps its order among those due then (order.go).
 		} else {
 			s.heapRemove(a)
 		}
@@ -619,11 +630,9 @@ func (s *simulation) advance() bool {
 	// enable their flows at once), then the ended actions are handled,
 	// CPU model first, then the network.
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]
-	s.netSys.Simultaneous = s.simultaneousTransfers()
 	s.popDue()
 	s.updateCPUFull(delta)
 	s.finishEnded()
-	s.netSys.Simultaneous = false
 	return true
 }
 
@@ -631,7 +640,7 @@ func (s *simulation) advance() bool {
 // after a re-solve: SimGrid's selective-update quirk struck, or its
 // outcome depends on the order of simultaneous changes.
 func (s *simulation) quirkStruck() bool {
-	if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.netSys.SimGridSelective && (s.netSys.QuirkStruck() || s.netSys.OrderDependent()) {
+	if s.cfg.Compat && s.cfg.Solver == SolverAuto && s.netSys.SimGridSelective && s.netSys.OrderDependent() {
 		s.err = errQuirk
 		return true
 	}
@@ -640,14 +649,32 @@ func (s *simulation) quirkStruck() bool {
 
 // popDue takes the actions due now out of the heap: a latency paid
 // enables its transfer, an ended action is listed in endedCPU or endedNet.
+// It first marks what of the date's order may not be SimGrid's (see
+// order.go).
 func (s *simulation) popDue() {
+	due := s.due[:0]
 	for !s.heap.empty() && math.Abs(s.heap.minDate()-s.now) < s.cfg.SurfPrecision {
-		s.nearWindow(s.heap.minDate() - s.now)
+		date := s.heap.minDate()
+		s.nearWindow(date - s.now)
 		a := s.heap.top()
 		t := a.htype
 		s.heapRemove(a)
+		due = append(due, dueAction{a: a, date: date, t: t})
+	}
+	if !s.heap.empty() {
+		s.nearWindow(s.heap.minDate() - s.now)
+	}
+	s.due = due
+	if s.markUnsure(due) {
+		s.netSys.Certify()
+	}
+	s.markBlocks(due)
+	for i := range due {
+		a, t := due[i].a, due[i].t
 		if t == hLatency {
+			s.netSys.Simultaneous = due[i].unsure
 			s.netSys.SetPenalty(a.v, a.penalty)
+			s.netSys.Simultaneous = false
 			a.lastUpdate = s.now
 			continue
 		}
@@ -664,20 +691,20 @@ func (s *simulation) popDue() {
 			s.endedCPU = append(s.endedCPU, a)
 		}
 	}
-	if !s.heap.empty() {
-		s.nearWindow(s.heap.minDate() - s.now)
-	}
 }
 
 // finishEnded handles the actions that ended now, as SimGrid: the CPU
 // model's first, then the network's.
 func (s *simulation) finishEnded() {
 	for _, a := range s.endedCPU {
+		s.inBlock(a)
 		s.finishAction(a)
 	}
 	for _, a := range s.endedNet {
+		s.inBlock(a)
 		s.finishAction(a)
 	}
+	s.grp, s.starter = 0, -1
 }
 
 // advanceFull is advance with network/optim:Full. The CPU model keeps its
@@ -849,14 +876,8 @@ func (s *simulation) updateFull(delta float64) {
 	s.netStarted = kept
 }
 
-// simultaneousTransfers reports whether several transfers have an event
-// (the end of their latency or of their transfer) due now. Their order is
-// that of their last update, which in SimGrid counts updates the
-// incremental solver does not make (of flows whose share did not change):
-// SimGrid may take them in another order.
-func (s *simulation) simultaneousTransfers() bool {
-	if s.cfg.Solver != SolverAuto || !s.cfg.Compat {
-		return false
-	}
-	return s.heap.dueTransfers(s.now, s.cfg.SurfPrecision) > 1
+// inBlock sets what the actions started while a ends carry: its block, if
+// any (see order.go), and a starter of its own.
+func (s *simulation) inBlock(a *action) {
+	s.grp, s.starter = a.blk, -2-a.slot
 }

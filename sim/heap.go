@@ -90,8 +90,16 @@ func (h *actionHeap) contains(a *action) bool { return h.bkt[a.slot] >= 0 }
 func (h *actionHeap) set(a *action, date float64) {
 	slot := a.slot
 	if cur := h.bkt[slot]; cur >= 0 {
-		if b := &h.b[cur]; b.date == date && b.tail == slot {
+		b := &h.b[cur]
+		if b.date == date && b.tail == slot {
 			return // already last at that date
+		}
+		if b.head == slot && b.tail == slot && h.byDate.get(date) < 0 {
+			// Alone at its date and alone at the new one (a date
+			// moved by a rounding, most often): the bucket takes the
+			// new date in place.
+			h.redate(cur, date)
+			return
 		}
 		h.unlink(slot)
 	}
@@ -107,6 +115,22 @@ func (h *actionHeap) set(a *action, date float64) {
 	}
 	b.tail = slot
 	h.n++
+}
+
+// redate moves bucket bi, whose date no other bucket has, to date.
+func (h *actionHeap) redate(bi int32, date float64) {
+	b := &h.b[bi]
+	h.byDate.delete(b.date)
+	h.byDate.put(date, bi)
+	later := date > b.date
+	b.date = date
+	i := int(b.hi)
+	h.bh[i].date = date
+	if later {
+		h.down(i)
+	} else {
+		h.up(i)
+	}
 }
 
 // remove takes a out of the heap, if it is in.
@@ -332,29 +356,4 @@ func (x *dateIndex) grow() {
 			x.n++
 		}
 	}
-}
-
-// dueTransfers counts, up to 2, the transfers (latency or transfer ends)
-// due within prec of now: those of the buckets dated then, which are the
-// top of the heap and, below it, the children of such buckets.
-func (h *actionHeap) dueTransfers(now, prec float64) int {
-	n := 0
-	var stack [64]int
-	todo := append(stack[:0], 0)
-	for len(todo) > 0 && n < 2 {
-		i := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if i >= len(h.bh) || math.Abs(h.bh[i].date-now) >= prec {
-			continue
-		}
-		for slot := h.b[h.bh[i].b].head; slot >= 0 && n < 2; slot = h.next[slot] {
-			if h.act[slot].kind == actComm {
-				n++
-			}
-		}
-		for c := heapArity*i + 1; c <= heapArity*i+heapArity; c++ {
-			todo = append(todo, c)
-		}
-	}
-	return n
 }

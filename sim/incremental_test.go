@@ -33,19 +33,9 @@ func TestIncrementalSolver(t *testing.T) {
 				if compat && topo.name != "flat" {
 					continue
 				}
-				p, err := workload.Defaults(kind)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.Ranks, p.Grid, p.Bytes, p.Iterations = 16, nil, 200000, min(p.Iterations, 3)
-				src, err := workload.New(kind, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr, err := trace.Load(src)
-				if err != nil {
-					t.Fatal(err)
-				}
+				tr := loadKind(t, kind, func(p *workload.Params) {
+					p.Ranks, p.Grid, p.Bytes, p.Iterations = 16, nil, 200000, min(p.Iterations, 3)
+				})
 				m := machineOn(t, plat, 16)
 				var times [2]float64
 				for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverIncremental} {
@@ -68,17 +58,21 @@ func TestIncrementalSolver(t *testing.T) {
 
 // TestAutoSolver: the default solver stays incremental where SimGrid's
 // selective-update quirk never strikes (the flat cluster of the speed
-// benchmark) and starts over with SimGrid's solver where it does (a
-// dragonfly), giving SimGrid's solver's time exactly, with a timed trace
-// that holds each action once.
+// benchmark) and where it strikes in an order it knows (a dragonfly, whose
+// transfers end together), and starts over with SimGrid's solver where
+// the order of simultaneous events decides and it cannot know it (the IB
+// model's transfers ending together), giving SimGrid's solver's time
+// exactly, with a timed trace that holds each action once.
 func TestAutoSolver(t *testing.T) {
 	dir := t.TempDir()
+	const dragonfly = `topology="DRAGONFLY" topo_parameters="2,1;4,1;4,1;2" loopback_bw="100MBps" loopback_lat="0"`
 	for _, tc := range []struct {
-		topo, attrs string
-		want        sim.Solver
+		topo, attrs, model string
+		want               sim.Solver
 	}{
-		{"flat", ``, sim.SolverIncremental},
-		{"dragonfly", `topology="DRAGONFLY" topo_parameters="2,1;4,1;4,1;2" loopback_bw="100MBps" loopback_lat="0"`, sim.SolverSimGrid},
+		{"flat", ``, sim.ModelSMPI, sim.SolverIncremental},
+		{"dragonfly", dragonfly, sim.ModelSMPI, sim.SolverIncremental},
+		{"flat-IB", ``, sim.ModelIB, sim.SolverSimGrid},
 	} {
 		tdir := filepath.Join(dir, tc.topo)
 		if err := os.MkdirAll(tdir, 0o755); err != nil {
@@ -92,7 +86,7 @@ func TestAutoSolver(t *testing.T) {
 		var times [2]float64
 		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
 			cfg := sim.DefaultConfig()
-			cfg.Solver = solver
+			cfg.Solver, cfg.Model = solver, tc.model
 			timed := sim.NewTimedTrace(len(tr.Ranks), tr.Meta())
 			res, err := sim.Run(tr, m, cfg, sim.Observers{timed})
 			if err != nil {
@@ -116,7 +110,7 @@ func TestAutoSolver(t *testing.T) {
 		var logs, timelines [2]string
 		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
 			cfg := sim.DefaultConfig()
-			cfg.Solver = solver
+			cfg.Solver, cfg.Model = solver, tc.model
 			var log, timeline strings.Builder
 			hosts := make([]string, 16)
 			for r := range hosts {
@@ -240,16 +234,18 @@ func TestAutoSolverSweep(t *testing.T) {
 	t.Logf("%d replays, worst relative difference %.2g, %d started over with SimGrid's solver", n, worst, restarted)
 }
 
-// TestSimultaneousOrderRestarts: in this trace (found by the random
-// differential test, alltoallv ring_light_barrier as point-to-point
-// calls), two transfers' latencies end at one date, and SimGrid enables
-// them in the other order than the incremental solver, which does not
-// make SimGrid's heap updates of flows whose share is unchanged: in
-// SimGrid's order, its selective update misses a flow whose share
-// changes. The round cannot be certified for every order, so the
-// automatic solver starts over with SimGrid's re-solves and gives
-// SimGrid's time (0.011200389563 s, as SimGrid 3.32 prints it).
-func TestSimultaneousOrderRestarts(t *testing.T) {
+// TestSimultaneousOrder: in this trace (found by the random differential
+// test, alltoallv ring_light_barrier as point-to-point calls), two
+// transfers' latencies end at one date, and SimGrid enables them in the
+// other order than the incremental solver alone, which does not make
+// SimGrid's heap updates of flows whose share is unchanged: in SimGrid's
+// order, its selective update misses a flow whose share changes. The
+// automatic solver follows SimGrid's report order (the stamps of
+// maxmin.System.Stamps), so knows SimGrid's order of the transfers ending
+// together earlier, whose ranks started those two, and gives SimGrid's
+// time (0.011200389563 s, as SimGrid 3.32 prints it) without starting
+// over.
+func TestSimultaneousOrder(t *testing.T) {
 	m := machineOn(t, clusterXML(t, t.TempDir(), 8, ""), 7)
 	times := map[sim.Solver]float64{}
 	for _, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverIncremental, sim.SolverAuto} {
@@ -264,8 +260,8 @@ func TestSimultaneousOrderRestarts(t *testing.T) {
 			t.Fatal(err)
 		}
 		times[solver] = res.Time
-		if solver == sim.SolverAuto && res.Solver != sim.SolverSimGrid {
-			t.Errorf("the automatic solver ended as %v, want SimGrid's", res.Solver)
+		if solver == sim.SolverAuto && res.Solver != sim.SolverIncremental {
+			t.Errorf("the automatic solver ended as %v, want the incremental one", res.Solver)
 		}
 	}
 	if math.Abs(times[sim.SolverSimGrid]-0.011200389563) > 1e-12 {
@@ -276,5 +272,51 @@ func TestSimultaneousOrderRestarts(t *testing.T) {
 	}
 	if times[sim.SolverIncremental] == times[sim.SolverSimGrid] {
 		t.Errorf("the incremental solver alone gives SimGrid's time: the trace no longer tests the order of simultaneous events")
+	}
+}
+
+// TestAutoSolverKeepsIncremental replays noisy, imbalanced generated
+// traces on which the automatic solver used to start over with SimGrid's
+// re-solves: in cg and mg, transfers end together (their removals are
+// marked whole in any order, and the ranks they wake start nothing whose
+// order matters later); in lu, SimGrid's selective-update quirk strikes
+// (its stale shares are then re-solved SimGrid's way until solved whole
+// again). The automatic solver must end with the incremental solver and
+// give the time of SimGrid's re-solves to the bit (as smpirun prints it:
+// lu 1.606359348 s, cg 13.104402079 s, mg 21.130941828 s).
+func TestAutoSolverKeepsIncremental(t *testing.T) {
+	plat := clusterXML(t, t.TempDir(), 16, "")
+	for _, c := range []struct {
+		kind  string
+		iters int
+		want  float64
+	}{
+		{"lu", 10, 1.606359348},
+		{"cg", 20, 13.104402079},
+		{"mg", 20, 21.130941828},
+	} {
+		tr := loadKind(t, c.kind, func(p *workload.Params) {
+			p.Ranks, p.Grid, p.Iterations, p.Seed = 16, nil, c.iters, 1
+			p.Noise, p.Imbalance = 0.05, 0.1
+		})
+		m := machineOn(t, plat, 16)
+		var res [2]*sim.Result
+		var err error
+		for i, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverAuto} {
+			cfg := sim.DefaultConfig()
+			cfg.Solver = solver
+			if res[i], err = sim.Run(tr, m, cfg, nil); err != nil {
+				t.Fatalf("%s: %v", c.kind, err)
+			}
+		}
+		if res[1].Solver != sim.SolverIncremental {
+			t.Errorf("%s: the automatic solver ended as %v, want the incremental one", c.kind, res[1].Solver)
+		}
+		if res[1].Time != res[0].Time {
+			t.Errorf("%s: automatic solver %.12f s, SimGrid's re-solves %.12f s", c.kind, res[1].Time, res[0].Time)
+		}
+		if math.Abs(res[0].Time-c.want) > 5e-10 {
+			t.Errorf("%s: SimGrid's re-solves %.12f s, want SimGrid's %.9f", c.kind, res[0].Time, c.want)
+		}
 	}
 }

@@ -26,6 +26,10 @@ type rank struct {
 	pos  trace.Positioner
 	ev   *trace.Event
 
+	// grp is the block (see order.go) of the round of advance grpAdv
+	// that woke the rank, 0 if none.
+	grp, grpAdv uint64
+
 	busy      bool // inside an action
 	step      int  // progress within the action
 	queued    bool
@@ -277,6 +281,7 @@ func (s *simulation) resumed(r *rank) bool {
 // requeue queues r for its next turn.
 func (s *simulation) requeue(r *rank) {
 	r.queued = true
+	r.grp, r.grpAdv = s.grp, s.advances
 	s.runq = append(s.runq, r)
 }
 

@@ -43,16 +43,17 @@
 //
 // The max-min sharing is re-solved incrementally, only where a change
 // reaches (maxmin.System.Incremental); SimGrid's selective-update quirk is
-// reproduced by proof, undo and replay, and where it strikes the run
-// starts over with SimGrid's own re-solves (Solver, SolverAuto), whose
-// results then depend on the order of simultaneous events, as SimGrid's do.
-// The incremental solver keeps event times but not always that order
-// (SimGrid re-inserts every re-solved action in its heap, changed or not;
-// the incremental solver reports changed shares newest first, as SimGrid
-// lists them, which keeps the common cases), so a run whose times depend on
-// it (ranks sharing SMPI's back-off counters at one date, probes, wildcard
-// receives) starts over the same way. Elsewhere the order can still decide
-// whether SimGrid's quirk strikes later; no such case is known.
+// reproduced by proof, undo and replay, and where it strikes, the stale
+// shares it leaves are re-solved SimGrid's way until solved whole again.
+// The incremental solver keeps event times but not always the order of
+// simultaneous events (SimGrid re-inserts every re-solved action in its
+// heap, changed or not, and its dates are SimGrid's to rounding): the
+// engine knows where its order may not be SimGrid's (order.go) and has
+// the solver certify those rounds for every order. A run whose times
+// depend on an order it cannot know (those rounds, when the certificate
+// fails; ranks sharing SMPI's back-off counters at one date, probes,
+// wildcard receives) starts over with SimGrid's own re-solves (Solver,
+// SolverAuto), whose results depend on that order as SimGrid's do.
 //
 // SimGrid quirks Kairos copies, for exactness; those marked (*) are fixed
 // when Config.Compat is false (--cfg kairos/simgrid-quirks:no):
@@ -345,6 +346,16 @@ type simulation struct {
 	stats              simStats
 	cyc                *cycles               // period skipping, nil when off
 	wins               map[uint32]*rmaWindow // one-sided windows, by trace handle
+	// due holds the actions popDue took, grp the number of the current
+	// round if its ranks may run in another order than SimGrid's (see
+	// order.go).
+	due    []dueAction
+	latIdx []int32
+	// grp and starter are what the actions started now carry (see
+	// action.grp), blocks the blocks numbered so far.
+	grp, blocks uint64
+	starter     int32
+	skipped     bool // a period was skipped (see exactDates)
 }
 
 // simStats are the counts a Result reports.
@@ -505,6 +516,12 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.CPUFull {
 		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = false, false
 	}
+	s.netSys.Stamps = s.orderWatched() && s.netSys.SimGridSelective && s.netSys.Incremental
+	if s.netSys.Stamps && !cfg.CPUFull {
+		// The CPUs re-solved SimGrid's way, each whole, reporting what
+		// SimGrid reports: their dates SimGrid's to the bit (exactDates).
+		s.cpuSys.SimGridSelective, s.cpuSys.Incremental = true, false
+	}
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	for _, h := range m.Hosts {
@@ -604,7 +621,12 @@ func (s *simulation) loop() error {
 			// this same round, at the same date.
 			r := s.runq[i]
 			r.queued = false
+			s.grp, s.starter = 0, r.id
+			if r.grpAdv == s.advances {
+				s.grp = r.grp
+			}
 			s.runRank(r)
+			s.grp, s.starter = 0, -1
 			if len(s.lateUnrefs) > 0 {
 				s.dropLateRefs()
 			}
@@ -680,8 +702,7 @@ func (s *simulation) wake(r *rank) {
 		r.backoff = false
 	}
 	if !r.queued {
-		r.queued = true
-		s.runq = append(s.runq, r)
+		s.requeue(r)
 	}
 }
 

@@ -198,7 +198,12 @@ func resolveComms(ops [][]commOp, partial bool) (*commTable, error) {
 	t := &commTable{created: make([][]uint32, n), unknown: make([]map[int]int, n), epochs: make([][]uint32, n)}
 	ranks := make([]passRank, n)
 	for r := range ranks {
-		ranks[r] = passRank{ops: ops[r], comms: map[int]uint32{}, groups: map[int][]int32{}}
+		// Only a rank with calls of its own writes its maps: a million
+		// ranks without a file cost no map each.
+		ranks[r] = passRank{ops: ops[r]}
+		if len(ops[r]) > 0 {
+			ranks[r].comms, ranks[r].groups = map[int]uint32{}, map[int][]int32{}
+		}
 	}
 	pending := map[uint32][]int{} // parent id -> waiting ranks
 	for {

@@ -138,21 +138,28 @@ func metaFiles(meta string) ([]string, error) {
 
 // rankFiles returns prefix-0000.bin ... for n ranks (n < 0: up to the
 // highest that exists), "" for those that do not exist; at least one must.
+// The directory is listed once: a .meta claiming millions of ranks costs
+// the files that exist, not a look-up a rank.
 func rankFiles(prefix string, n int) ([]string, error) {
-	if n < 0 {
-		all, _ := filepath.Glob(prefix + "-*.bin")
-		for _, b := range all {
-			if m := binName.FindStringSubmatch(b); m != nil && m[1] == prefix {
-				r, _ := strconv.Atoi(m[2])
-				n = max(n, r+1)
+	all, _ := filepath.Glob(prefix + "-*.bin")
+	have := map[int]string{}
+	for _, b := range all {
+		if m := binName.FindStringSubmatch(b); m != nil && m[1] == prefix {
+			r, err := strconv.Atoi(m[2])
+			if err == nil && b == fmt.Sprintf("%s-%04d.bin", prefix, r) {
+				have[r] = b
 			}
+		}
+	}
+	if n < 0 {
+		for r := range have {
+			n = max(n, r+1)
 		}
 	}
 	paths := make([]string, max(n, 0))
 	found := false
-	for r := range paths {
-		p := fmt.Sprintf("%s-%04d.bin", prefix, r)
-		if _, err := os.Stat(p); err == nil {
+	for r, p := range have {
+		if r < len(paths) {
 			paths[r], found = p, true
 		}
 	}

@@ -29,18 +29,25 @@ package maxmin
 //     shares there are stale, and rounds are solved SimGrid's way until
 //     every stale component has been solved whole again.
 //
-// SimGrid's marking depends on the order of a round's changes. Changes
-// made under Simultaneous (events the caller's order may not share with
+// SimGrid's marking depends on the order of a round's changes, but not
+// everywhere. A variable enabled before the round and removed or
+// re-weighted in it is marked whole in any order: every marking of a
+// constraint goes through the constraint's enabled variables, so the first
+// marking that reached one of its constraints, whenever it came, went
+// through it. Enabling a variable is another matter: a variable enabled
+// on a constraint marked before, without it, is a candidate. So changes
+// made under Simultaneous (enables the caller's order may not share with
 // SimGrid's) are certified for any order: none counts as the round's
 // first unless no other variable uses its first constraint
-// (certifyOrder), and a round that then fails makes OrderDependent true.
+// (certifyOrder), and a round that then fails makes OrderDependent true;
+// removals and re-weightings are not concerned.
 //
 // Until the quirk strikes, the results are SimGrid's, to rounding, at the
 // cost of the incremental solver in the common case. After, they are
-// SimGrid's for the same sequence of changes, but SimGrid's own sequence
-// depends on the order of simultaneous events, which the caller keeps only
-// if it reschedules every variable SimGrid reports (package sim starts
-// the run over with SimGrid's solver instead).
+// SimGrid's for the same sequence of changes: the stale components are
+// solved SimGrid's way, by SimGrid's marking, until solved whole again;
+// a Simultaneous change meanwhile makes OrderDependent true, since
+// SimGrid's marking, made as the changes come, could then be another.
 
 // Logged change kinds.
 const (
@@ -69,7 +76,7 @@ const searchBudget = 64
 // slow reports whether changes are marked SimGrid's way (rather than
 // logged and certified).
 func (s *System) slow() bool {
-	return s.SimGridSelective && (!s.Incremental || s.staleCount > 0 || s.replaying)
+	return s.SimGridSelective && (!s.Incremental || s.staleCount > 0 || s.replaying || s.exactMode)
 }
 
 func (s *System) logging() bool { return s.SimGridSelective && !s.slow() }
@@ -92,16 +99,18 @@ func (s *System) fastTouchCnst(c *Constraint) {
 	s.markDirty(c)
 	c.known = s.visit
 	s.touched = true
+	s.shadowTouchCnst(c)
 }
 
 // fastTouchVar records a changed variable. SimGrid marks all the
 // constraints of the round's first, and of any whole one (see touchVar);
 // any other is a candidate for the quirk, its first constraint marked.
 func (s *System) fastTouchVar(v *Variable, whole bool) {
+	s.shadowTouchVar(v)
 	for i := range v.elems {
 		s.markDirty(v.elems[i].c)
 	}
-	if s.Simultaneous {
+	if s.Simultaneous && v.attached == s.visit {
 		s.ambiguous = true
 		if !s.touched || whole {
 			s.simFirst = append(s.simFirst, v) // see certifyOrder
@@ -156,6 +165,10 @@ type alone struct {
 func (s *System) solveCompatible() {
 	s.regVars = s.regVars[:0]
 	s.seeds = s.seeds[:0]
+	if s.exactRound() {
+		s.solveExact()
+		return
+	}
 	if !s.certify() {
 		// In another order of its simultaneous changes, SimGrid's
 		// marking may miss part of a changed component.
@@ -174,6 +187,7 @@ func (s *System) solveCompatible() {
 			return
 		}
 	}
+	s.morder, s.mFollowed = s.shadow, !s.shadowLost
 }
 
 // certify reports whether every constraint of every candidate is in
@@ -347,6 +361,7 @@ func (s *System) fallback(simgrid bool) {
 			s.markDirty(c)
 		}
 		if s.solveIncremental() {
+			s.morder, s.mFollowed = s.marked, true
 			return
 		}
 		s.clearMarks() // the region
@@ -464,6 +479,7 @@ func (s *System) redo(o *op) {
 // solveSimGrid solves SimGrid's modified set, then keeps track of the
 // components it left stale.
 func (s *System) solveSimGrid() {
+	s.morder, s.mFollowed = s.list, true
 	s.solve()
 	closed := true
 	for _, v := range s.suspects {
@@ -537,11 +553,15 @@ func (s *System) endRound() {
 	s.touched = false
 	s.ambiguous = false
 	s.simFirst = s.simFirst[:0]
+	s.shadow, s.shadowLost, s.shadowWork = s.shadow[:0], false, 0
+	s.sSuspects = s.sSuspects[:0]
+	s.morder, s.mFollowed = nil, false
 }
 
 // Settled reports whether the system carries nothing from its past rounds
 // but its variables and constraints: no change waiting for a solve, no
-// stale shares of SimGrid's selective update, no quirk struck.
+// stale shares of SimGrid's selective update (once they are solved whole
+// again, a quirk that struck before leaves nothing behind).
 func (s *System) Settled() bool {
-	return s.staleCount == 0 && !s.struck && !s.replaying && !s.Modified()
+	return s.staleCount == 0 && !s.replaying && !s.Modified()
 }

@@ -236,3 +236,53 @@ func TestCertificateThroughFreshVariable(t *testing.T) {
 		t.Errorf("compatible mode undid %d rounds, want 0", fallbacks)
 	}
 }
+
+// TestStampsFollowSimGridReports: random rounds of changes, in SimGrid's
+// selective update and in the SimGrid-compatible incremental mode with
+// Stamps: the variables stamped in a round are those SimGrid reports,
+// in its order.
+func TestStampsFollowSimGridReports(t *testing.T) {
+	for _, seed := range testSeeds() {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		tw := newTwin(rng, [][2]bool{{true, false}, {true, true}}, 4+rng.IntN(maxCnst))
+		tw.sys[1].Stamps = true
+		last := uint64(0) // the largest stamp given so far
+		for round := 0; round < 60; round++ {
+			for k := 1 + rng.IntN(maxOps); k > 0; k-- {
+				tw.step(rng)
+			}
+			index := map[*Variable]int{}
+			for j, v := range tw.vars[0] {
+				index[v] = j
+			}
+			reported := tw.sys[0].Solve()
+			tw.sys[1].Solve()
+			if !tw.sys[1].mFollowedLast {
+				continue
+			}
+			prev, n := last, 0
+			for _, v := range reported {
+				j, ok := index[v]
+				if !ok {
+					t.Fatalf("seed %d round %d: SimGrid reports a removed variable", seed, round)
+				}
+				w := tw.vars[1][j]
+				if !tw.sys[1].StampKnown(w) || w.Stamp() <= prev {
+					t.Fatalf("seed %d round %d: variable %d, SimGrid's report %d of %d, has stamp %d after %d",
+						seed, round, j, n, len(reported), w.Stamp(), prev)
+				}
+				prev = w.Stamp()
+				n++
+			}
+			for _, w := range tw.vars[1] {
+				if w.Stamp() > last {
+					n--
+				}
+			}
+			if n != 0 {
+				t.Fatalf("seed %d round %d: %d variables stamped beyond SimGrid's reports", seed, round, -n)
+			}
+			last = max(last, prev)
+		}
+	}
+}

@@ -85,7 +85,11 @@ func (s *System) solveIncremental() bool {
 			s.modified = append(s.modified, v)
 		} else {
 			v.value = v.old
+			s.Inexact = true // SimGrid re-dates it (see Inexact)
 		}
+	}
+	if s.SimGridSelective {
+		s.Inexact = true
 	}
 	return true
 }

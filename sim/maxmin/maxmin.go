@@ -70,9 +70,32 @@ type System struct {
 	simFirst   []*Variable // under Simultaneous, marked whole in the caller's order
 	orderDep   bool
 
-	// Simultaneous is set by the caller while it applies changes of
+	// Inexact is set once an incremental solve has left a share or a
+	// report not SimGrid's to the bit: a region solved for a selective
+	// system (SimGrid's sums over its whole marked set round otherwise),
+	// or a variable re-solved and not reported (SimGrid reports it, and
+	// its caller re-dates it with its own rounding).
+	Inexact bool
+
+	// Stamps makes the SimGrid-compatible incremental mode number the
+	// variables in SimGrid's report order (see stamps.go).
+	Stamps     bool
+	shadow     []*Constraint // SimGrid's marked set this round, in order
+	shadowLost bool          // the round's marking was not followed
+	shadowWork int
+	recWork    int           // the elements SimGrid's marking went through this round
+	exactMode  bool          // this round is marked and solved SimGrid's way (stamps.go)
+	sSuspects  []*Variable   // the shadow marking's suspects (see shadowTouchVar)
+	morder     []*Constraint // the round's marked set, once solved
+	mFollowed  bool
+	// mFollowedLast tells whether the last solve's stamps were given.
+	mFollowedLast bool
+	stampNext     uint64
+	lostMark      uint64
+
+	// Simultaneous is set by the caller while it enables variables of
 	// events due at one date whose order SimGrid may take otherwise:
-	// SimGrid's marking depends on the order of a round's changes, so
+	// SimGrid's marking depends on the order of a round's enables, so
 	// such a round is certified for any order (see OrderDependent).
 	Simultaneous bool
 
@@ -92,7 +115,9 @@ type System struct {
 const slabSize = 256
 
 // New returns an empty system with the given precision.
-func New(precision float64) *System { return &System{Precision: precision, visit: 1} }
+func New(precision float64) *System {
+	return &System{Precision: precision, visit: 1, stampNext: 1, lostMark: 1}
+}
 
 // Constraint is a shared resource.
 type Constraint struct {
@@ -107,7 +132,8 @@ type Constraint struct {
 	// iterating from the end gives SimGrid's order, which sets the order
 	// of floating-point sums and of the variables reported modified).
 	elems     []cElem
-	ndis      int32 // elements of disabled variables (SimGrid's disabled_element_set_)
+	ndis      int32  // elements of disabled variables (SimGrid's disabled_element_set_)
+	sMark     uint32 // == System.visit while in the shadow marked set (stamps.go)
 	remaining float64
 	usage     float64
 	lightIdx  int
@@ -167,7 +193,10 @@ type Variable struct {
 	elems   []vElem
 	stamp   uint32
 	visited uint32
-	cand    uint32 // == System.visit when a certificate candidate
+	// sVisited is System.visit when the shadow marking went through it
+	// this round (stamps.go), next to the fields its loop reads.
+	sVisited uint32
+	cand     uint32 // == System.visit when a certificate candidate
 	// attached is System.visit when the variable was last enabled.
 	attached uint32
 	// fresh is System.visit when the variable was enabled in the round
@@ -185,6 +214,8 @@ type Variable struct {
 	old      float64
 	oldRound uint32
 	at       *Constraint
+	// With Stamps: the number of its last report in SimGrid's order.
+	report uint64
 	// staged is the penalty of a variable waiting for a slot on a
 	// limited constraint (SimGrid's staged_sharing_penalty_), 0 if none.
 	staged float64
@@ -312,6 +343,7 @@ func (s *System) touchDisabled(c *Constraint) {
 	case !s.slow():
 		c.known = s.visit
 		s.touched = true
+		s.shadowTouchCnst(c)
 	default:
 		s.touchCnst(c)
 	}
@@ -477,6 +509,7 @@ func (s *System) emptied(c *Constraint) {
 		c.inList = false
 		s.list = dropConstraint(s.list, c)
 	}
+	s.shadowEmptied(c)
 	c.known = 0
 }
 
@@ -546,6 +579,11 @@ func (s *System) touchVar(v *Variable, whole bool) {
 		s.fastTouchVar(v, whole)
 		return
 	}
+	if s.Simultaneous {
+		// SimGrid's marking, made as the changes come, is that of
+		// another order if SimGrid's differs.
+		s.orderDep = true
+	}
 	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
 		s.suspects = append(s.suspects, v)
 	}
@@ -573,6 +611,7 @@ func (s *System) touchCnst(c *Constraint) {
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
 func (s *System) rec(c *Constraint) {
+	s.recWork += len(c.elems)
 	for k := len(c.elems) - 1; k >= 0; k-- {
 		v := c.elems[k].v
 		if v.visited == s.visit {
@@ -650,6 +689,10 @@ func (s *System) Solve() []*Variable {
 	}
 	s.light = s.light[:0]
 	if s.SimGridSelective {
+		if s.Stamps {
+			s.stampRound(s.morder, s.mFollowed)
+			s.chooseMode()
+		}
 		for _, c := range s.list {
 			c.inList = false
 		}
