@@ -158,15 +158,7 @@ func (r *recorded) analyses(t *testing.T, path string) {
 	kairosOK(t, what, "patterns", path)
 	kairosOK(t, what, "phases", path)
 	kairosOK(t, what, "slow", timed)
-	if code, out, errs := csRun("reduce", "--accuracy", path); code != 0 {
-		// A default reduction of LAMMPS' melt deadlocks: representatives
-		// replay other ranks' calls (issue 40); --exact must replay.
-		if !strings.Contains(out+errs, "the reduction does not replay") {
-			t.Errorf("%s: kairos reduce --accuracy: exit %d\n%s%s", what, code, clip(out), clip(errs))
-		}
-		t.Logf("%s: the default reduction does not replay (issue 40); reduce --exact:", what)
-		kairosOK(t, what, "reduce", "--accuracy", "--exact", path)
-	}
+	kairosOK(t, what, "reduce", "--accuracy", path)
 	kairosOK(t, what, "report", path, "-o", filepath.Join(r.dir, filepath.Base(path)+".html"))
 }
 
