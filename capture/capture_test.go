@@ -797,6 +797,9 @@ func sortedWaits(calls []string) []string {
 // MPI's bindings route through its ompi_*_f functions: the tracer wraps
 // those too.
 func TestTracerFortran08(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("the mpi_f08 binding: KAIROS_LONG=1 (the default pass runs mpif.h's in TestTracerFortran)")
+	}
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
 	mpirun(t, dir, lib, fortranApp(t, dir, "app08.f90"))
@@ -820,6 +823,9 @@ func TestTracerFortran08(t *testing.T) {
 // MPICH's Fortran bindings call its C functions, but reach the tracer's
 // Fortran wrappers first; MPI_IN_PLACE is found by MPICH's name for it.
 func TestTracerMPICH(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("the test program on MPICH: KAIROS_LONG=1 (the default pass runs MPICH in TestTracerOneSidedFortran)")
+	}
 	m := tracertest.MPICH
 	m.Need(t)
 	mpif90 := testenv.Tool(t, m.FC, m.Package)
