@@ -1538,9 +1538,13 @@ static void kt_open(int region, uint64_t t) {
   snprintf(kt_dir, sizeof kt_dir, "%s", dir);
   if ((s = getenv("KAIROS_TRACE_SPEED")) && atof(s) > 0) kt_speed = atof(s);
   if ((s = getenv("KAIROS_TRACE_MIN"))) kt_min = atof(s);
-  if ((s = getenv("KAIROS_TRACE_CLOCK")) && strcmp(s, "cpu") == 0) kt_cpuclock = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &kt_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &kt_size);
+  if ((s = getenv("KAIROS_TRACE_CLOCK")) && *s) {
+    kt_cpuclock = strcmp(s, "cpu") == 0;
+    if (!kt_cpuclock && strcmp(s, "wall") != 0 && kt_rank == 0)
+      fprintf(stderr, "kairos_trace: KAIROS_TRACE_CLOCK=%s: expected wall or cpu; measuring the wall\n", s);
+  }
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
   kt_thread = pthread_self(), kt_multiple = level == MPI_THREAD_MULTIPLE;
