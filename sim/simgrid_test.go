@@ -215,6 +215,9 @@ func TestSimGridDifferential(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			rows[i].sg, rows[i].err = runSimGrid(cdir, "trace", filepath.Join(dir, c.topo+".xml"), hostfile, c.ranks)
+			if rows[i].err != nil && simgridCorrupted(rows[i].err.Error()) {
+				rows[i].err = fmt.Errorf("skipped: SimGrid 3.32 corrupted its own memory (%v)", firstLine(rows[i].err.Error()))
+			}
 		}(i)
 	}
 	wg.Wait()
@@ -247,6 +250,30 @@ func TestSimGridDifferential(t *testing.T) {
 	}
 	fmt.Fprintf(&tab, "%d cases compared, worst relative difference %.2e; %d replayed SimGrid's way after its selective-update quirk struck\n", compared, worst, replayed)
 	t.Log("\n" + tab.String())
+}
+
+// simgridCorrupted reports whether smpirun's output shows SimGrid's own
+// heap corruption rather than a verdict on the trace. SimGrid 3.32's
+// replay keeps one temporary buffer that every rank's collectives share
+// and enlarges it when a collective needs more; a rank still inside an
+// earlier alltoall then writes to the freed block (valgrind:
+// AllToAllVAction frees what alltoall__bruck's MPI_Pack writes). Whether
+// it aborts, deadlocks or passes depends on the heap's layout, that is on
+// the lengths of the paths it was given: IS's alltoallv of growing
+// counts at rendezvous sizes triggers it on 4 of its 20 cases.
+func simgridCorrupted(out string) bool {
+	for _, sign := range []string{"Whoops, wrong refcount", "free(): ", "double free", "corrupted", "Segmentation fault"} {
+		if strings.Contains(out, sign) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine returns s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 func hostsOf(t *testing.T, p *platform.Platform, names []string) []*platform.Host {
