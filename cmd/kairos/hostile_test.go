@@ -46,6 +46,7 @@ func hostileFiles(t *testing.T, dir string) map[string]string {
 		"unknown.ti":   "0 init\n0 send 1 0 8\n0 finalize\n",
 		"hosts0":       "node-0:0\n",
 		"old.html":     "old report\n",
+		"rootout.ti":   "0 init\n0 gatherv 8 8 8 5\n0 finalize\n1 init\n1 gatherv 8 8 8 5\n1 finalize\n",
 	}
 	var gz, zs bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -122,6 +123,7 @@ func TestHostileInputs(t *testing.T) {
 		{"latency negative", []string{"platform", p["latneg.xml"]}, exitFailed, `latneg.xml:4: <cluster> attribute lat: time "-50us": expected 0 or more`, "", ""},
 		{"compute negative", []string{"simulate", p["compute.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `compute.ti:2:11: expected a number of flops from 0 to 1e+24, got "-1e6"`, "", ""},
 		{"sleep negative", []string{"simulate", p["sleep.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `sleep.ti:2:9: expected a duration in seconds`, "", ""},
+		{"v-collective root outside", []string{"check", p["rootout.ti"]}, exitFailed, "", "rootout.ti:2: rank 0 event 1: gatherv: root 5 is not a member of communicator 0", ""},
 		{"compute huge", []string{"check", p["huge.ti"]}, exitFailed, `huge.ti:2:11: expected a number of flops`, "", ""},
 		// 5. Outputs and cut-off traces.
 		{"report failed keeps old", []string{"report", p["huge.ti"], "-o", p["old.html"]}, exitFailed, "not written", "", ""},
