@@ -124,6 +124,8 @@ func TestHostileInputs(t *testing.T) {
 		{"compute negative", []string{"simulate", p["compute.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `compute.ti:2:11: expected a number of flops from 0 to 1e+24, got "-1e6"`, "", ""},
 		{"sleep negative", []string{"simulate", p["sleep.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `sleep.ti:2:9: expected a duration in seconds`, "", ""},
 		{"v-collective root outside", []string{"check", p["rootout.ti"]}, exitFailed, "", "rootout.ti:2: rank 0 event 1: gatherv: root 5 is not a member of communicator 0", ""},
+		{"v-collective root outside, classify", []string{"classify", "--speed", "1Gf", p["rootout.ti"]}, exitFailed, "rootout.ti:2: gatherv: root 5 is not a member of communicator 0", "", ""},
+		{"v-collective root outside, simulate", []string{"simulate", p["rootout.ti"], "--cluster", "2x1Gf,1GBps,1us"}, exitFailed, "rootout.ti:2: rank 0: gatherv: root 5 out of range [0,2)", "", ""},
 		{"compute huge", []string{"check", p["huge.ti"]}, exitFailed, `huge.ti:2:11: expected a number of flops`, "", ""},
 		// 5. Outputs and cut-off traces.
 		{"report failed keeps old", []string{"report", p["huge.ti"], "-o", p["old.html"]}, exitFailed, "not written", "", ""},
