@@ -932,12 +932,61 @@ func TestTracerReduceInSitu(t *testing.T) {
 	}
 }
 
+// TestTracerReduceAcurdion reduces two programs in situ with ACURDION's
+// single- and double-step clusterings (KAIROS_TRACE_REDUCE=acurdion,
+// acurdion2), the 4×4 halo exchange and a program whose ranks differ in
+// computation, message counts, sizes, tags, partners and loops (more
+// kinds of ranks than K, so that the K-farthest lists merge clusters
+// that differ): the clusters must be those of `kairos reduce --method M`
+// on the full trace of the same run, the format (Algorithm 1) the
+// signatures on which the off-line ranks differ; the reduced trace is
+// checked and replayed. With KAIROS_LONG=1, K=4 and a longer run too.
+func TestTracerReduceAcurdion(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	bin := map[string]string{}
+	for _, p := range []string{"halo", "uneven"} {
+		bin[p] = filepath.Join(dir, p)
+		run(t, dir, nil, mpicc, "-O1", "-o", bin[p], filepath.Join(testenv.RepoRoot(), "capture", "testdata", p+".c"))
+	}
+	type program struct {
+		name string
+		np   int
+		k    int
+		args []string
+	}
+	programs := []program{{"halo", 16, 9, []string{bin["halo"], "20", "64"}}, {"uneven", 12, 9, []string{bin["uneven"], "6"}}}
+	if testenv.Long() {
+		programs = append(programs, program{"uneven-k4", 16, 4, []string{bin["uneven"], "20"}},
+			program{"halo-k4", 16, 4, []string{bin["halo"], "60", "64"}})
+	}
+	for _, p := range programs {
+		for _, m := range []cluster.Method{cluster.Acurdion, cluster.Acurdion2} {
+			name := p.name + "-" + string(m)
+			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+				"KAIROS_TRACE_REDUCE=" + string(m), "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(p.k)}
+			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
+				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K"}, p.args...)...)
+			reduced := filepath.Join(dir, name, "index.txt")
+			sameAsOfflineK(t, filepath.Join(dir, name, "full", "index.txt"), reduced, m, p.np, 0, p.k)
+		}
+	}
+}
+
 // sameAsOffline checks a trace reduced in situ with method m against the
 // full trace of the same run: no temporary directory left, want
 // traces written (0: not checked), the clusters of `kairos reduce`, a
 // trace of np ranks that passes the check and replays within 5% of the
 // full trace.
 func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, want int) {
+	t.Helper()
+	sameAsOfflineK(t, full, reduced, m, np, want, cluster.DefaultOptions().K)
+}
+
+// sameAsOfflineK is sameAsOffline with ACURDION's K, and for its methods
+// the format (reduced.format) of the off-line clustering too.
+func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, want, k int) {
 	t.Helper()
 	dir := filepath.Dir(reduced)
 	name := filepath.Base(dir)
@@ -961,7 +1010,7 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 		t.Fatal(err)
 	}
 	opt := cluster.DefaultOptions()
-	opt.Method = m
+	opt.Method, opt.K = m, k
 	res, err := cluster.Cluster(sigs, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -976,6 +1025,12 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 	}
 	if got := insituClusters(t, red.Meta().Attrs); !slices.Equal(got, offline) {
 		t.Errorf("%s: clusters in situ %v, kairos reduce %v", name, got, offline)
+	}
+	if m == cluster.Acurdion || m == cluster.Acurdion2 {
+		if got, want := red.Meta().Attrs["reduced.format"], strings.Join(res.Format, " "); got != want {
+			t.Errorf("%s: format in situ %q, kairos reduce %q", name, got, want)
+		}
+		t.Logf("%s: %d clusters, format %v", name, len(res.Groups), res.Format)
 	}
 	whole, err := cluster.FromReduced(red)
 	if err != nil {
