@@ -940,7 +940,9 @@ func TestTracerReduceInSitu(t *testing.T) {
 // that differ): the clusters must be those of `kairos reduce --method M`
 // on the full trace of the same run, the format (Algorithm 1) the
 // signatures on which the off-line ranks differ; the reduced trace is
-// checked and replayed. With KAIROS_LONG=1, K=4 and a longer run too.
+// checked and replayed. The default pass runs acurdion on the halo and
+// acurdion2 on the uneven program (8 ranks, K=4); KAIROS_LONG=1 runs
+// both methods on both, on 16 ranks, with K 9 and 4.
 func TestTracerReduceAcurdion(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
@@ -951,18 +953,22 @@ func TestTracerReduceAcurdion(t *testing.T) {
 		run(t, dir, nil, mpicc, "-O1", "-o", bin[p], filepath.Join(testenv.RepoRoot(), "capture", "testdata", p+".c"))
 	}
 	type program struct {
-		name string
-		np   int
-		k    int
-		args []string
+		name    string
+		np, k   int
+		methods []cluster.Method
+		args    []string
 	}
-	programs := []program{{"halo", 16, 9, []string{bin["halo"], "20", "64"}}, {"uneven", 12, 9, []string{bin["uneven"], "6"}}}
+	both := []cluster.Method{cluster.Acurdion, cluster.Acurdion2}
+	programs := []program{{"halo", 16, 9, both[:1], []string{bin["halo"], "20", "64"}},
+		{"uneven", 8, 4, both[1:], []string{bin["uneven"], "6"}}}
 	if testenv.Long() {
-		programs = append(programs, program{"uneven-k4", 16, 4, []string{bin["uneven"], "20"}},
-			program{"halo-k4", 16, 4, []string{bin["halo"], "60", "64"}})
+		programs = []program{{"halo", 16, 9, both, []string{bin["halo"], "20", "64"}},
+			{"halo-k4", 16, 4, both, []string{bin["halo"], "60", "64"}},
+			{"uneven", 16, 9, both, []string{bin["uneven"], "10"}},
+			{"uneven-k4", 16, 4, both, []string{bin["uneven"], "20"}}}
 	}
 	for _, p := range programs {
-		for _, m := range []cluster.Method{cluster.Acurdion, cluster.Acurdion2} {
+		for _, m := range p.methods {
 			name := p.name + "-" + string(m)
 			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
 				"KAIROS_TRACE_REDUCE=" + string(m), "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(p.k)}
