@@ -980,6 +980,39 @@ func TestTracerReduceAcurdion(t *testing.T) {
 	}
 }
 
+// TestTracerReduceResign reduces in situ (callpath) a program whose
+// wildcard receives are matched after their ranks' traces outgrew the
+// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, in the
+// files by then, are rewritten with the source, and the ranks are signed
+// again from their files (kr_resign_file). Signed as first written, the
+// three receivers would be one cluster (no source); as rewritten, each
+// has its own relative source, as `kairos reduce` finds.
+func TestTracerReduceResign(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	bin := filepath.Join(dir, "latewild")
+	run(t, dir, nil, mpicc, "-O1", "-o", bin, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "latewild.c"))
+	out := filepath.Join(dir, "latewild-trace")
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + out,
+		"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_KEEP=1"}
+	run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
+		"-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", bin)
+	for r := 1; r < 4; r++ {
+		data, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("rank-%d.ti", r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) <= 1<<16 {
+			t.Fatalf("rank %d: %d bytes of trace, want more than the tracer's 64 KiB buffer", r, len(data))
+		}
+		if want := fmt.Sprintf("\n%d irecv 0 5 4 ", r); !strings.Contains(string(data), want) {
+			t.Errorf("rank %d: no line %q: the wildcard receive's line is not rewritten", r, strings.TrimSpace(want))
+		}
+	}
+	sameAsOffline(t, filepath.Join(out, "full", "index.txt"), filepath.Join(out, "index.txt"), cluster.CallPathParam, 4, 4)
+}
+
 // sameAsOffline checks a trace reduced in situ with method m against the
 // full trace of the same run: no temporary directory left, want
 // traces written (0: not checked), the clusters of `kairos reduce`, a
