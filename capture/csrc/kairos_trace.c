@@ -876,7 +876,7 @@ struct kc_done {
 };
 static struct kc_done *kc_dones;
 static int kc_ndone, kc_cdone;
-static size_t kc_nodes; /* nodes alive, for the memory figure */
+static size_t kc_bytes, kc_peak; /* the bytes of the nodes alive and their most, for the memory figure */
 
 #define KC_GROW(p, n, cap)                                  \
   do {                                                      \
@@ -890,14 +890,14 @@ static struct kc_node *kc_new(int32_t id) {
   struct kc_node *n = calloc(1, sizeof *n);
   if (!n) abort();
   n->id = id;
-  kc_nodes++;
+  if ((kc_bytes += sizeof *n) > kc_peak) kc_peak = kc_bytes;
   return n;
 }
 
 static void kc_free(struct kc_node *n) {
   for (int i = 0; i < n->nbody; i++) kc_free(n->body[i]);
+  kc_bytes -= sizeof *n + (size_t)n->nbody * sizeof *n->body;
   free(n->body), free(n);
-  kc_nodes--;
 }
 
 static void kc_count(struct kc_node *n, int64_t v) { n->n++, n->sum += v, n->last = v; }
@@ -948,6 +948,7 @@ static int kc_fold(void) {
     if (!kc_same(first, tail, l) || !kc_closable(first[l - 1], tail[l - 1])) continue;
     struct kc_node *loop = kc_new(0);
     if (!(loop->body = malloc(l * sizeof *loop->body))) abort();
+    if ((kc_bytes += l * sizeof *loop->body) > kc_peak) kc_peak = kc_bytes;
     char *key = malloc(1 + 4 * (size_t)l);
     if (!key) abort();
     key[0] = 1;
@@ -1357,6 +1358,7 @@ static int kr_unpack(struct kr_set *s, const int64_t *w, size_t n) {
  * bytes it sent. */
 struct kr_stat {
   double depth, seconds, bytes, entries;
+  double memory; /* the most bytes of the rank's loop structure and identities (constant in iterations) */
 };
 
 /* kr_gather merges the ranks' sets up the radix tree; rank 0 returns the
@@ -2041,7 +2043,7 @@ static void kr_finalize(void) {
   int P = kt_size, ok, nfiles = 0, nclusters = 0;
   int *group = NULL, *file = NULL, *writer = NULL, *head = NULL;
   struct kr_set set = {0};
-  struct kr_stat st = {0, 0, 0, 0};
+  struct kr_stat st = {0, 0, 0, 0, 0};
   for (int r = kt_rank + 1; r > 1; r /= 2) st.depth++;
   PMPI_Barrier(comm);
   double t0 = PMPI_Wtime();
@@ -2108,7 +2110,10 @@ static void kr_finalize(void) {
     }
   scaled = kt_all(scaled); /* with KAIROS_TRACE_REDUCE_KEEP, whether every rep-R.ti is there */
   struct kr_stat *stats = kt_rank == 0 ? malloc(P * sizeof *stats) : NULL;
-  PMPI_Gather(&st, 4, MPI_DOUBLE, stats, 4, MPI_DOUBLE, 0, comm);
+  st.memory = (double)(kc_peak + kc_cap * sizeof *kc_seq + kc_tcap * sizeof *kc_tab);
+  for (size_t i = 0; i < kc_tcap; i++)
+    if (kc_tab[i].key) st.memory += (double)kc_tab[i].len;
+  PMPI_Gather(&st, 5, MPI_DOUBLE, stats, 5, MPI_DOUBLE, 0, comm);
   if (!mine) unlink(own);
   PMPI_Barrier(comm);
   if (kt_rank == 0) {
@@ -2145,6 +2150,10 @@ static void kr_finalize(void) {
       for (int r = 0; r < P; r++)
         if ((int)stats[r].depth > depth) depth = (int)stats[r].depth;
       fprintf(red, "# the reduction: %.6f s at rank 0 (merge up the tree, clustering, broadcast)\n", treduce);
+      double most = 0;
+      for (int r = 0; r < P; r++)
+        if (stats[r].memory > most) most = stats[r].memory;
+      fprintf(red, "# the ranks' loop structures (the calls folded online): at most %.0f bytes\n", most);
       for (int d = depth; d >= 0; d--) {
         double tmax = 0, bytes = 0, most = 0;
         int n = 0;
