@@ -42,9 +42,10 @@
  *   KAIROS_TRACE_CLOCK  wall (default) or cpu: the TI trace's computations
  *                       are the calling thread's CPU time between calls,
  *                       for runs with more ranks than cores
- *   KAIROS_TRACE_REDUCE callpath or reference: cluster the ranks at
- *                       MPI_Finalize and keep one TI trace per cluster
- *                       behaviour, with DIR/reduced.txt (docs/tracer.md);
+ *   KAIROS_TRACE_REDUCE callpath, reference, acurdion or acurdion2: cluster
+ *                       the ranks at MPI_Finalize and keep one TI trace per
+ *                       cluster behaviour, with DIR/reduced.txt
+ *                       (docs/tracer.md); KAIROS_TRACE_K, ACURDION's K (9);
  *                       KAIROS_TRACE_REDUCE_KEEP=1 keeps every rank's too,
  *                       in DIR/full/index.txt
  *
