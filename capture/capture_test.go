@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -977,6 +978,40 @@ func TestTracerReduceAcurdion(t *testing.T) {
 			reduced := filepath.Join(dir, name, "index.txt")
 			sameAsOfflineK(t, filepath.Join(dir, name, "full", "index.txt"), reduced, m, p.np, 0, p.k)
 		}
+	}
+}
+
+// TestTracerReduceLAMMPS reduces a real application in situ
+// (KAIROS_LONG=1): LAMMPS' melt example (50 steps) on 8 ranks, with
+// callpath, and acurdion and acurdion2 at K=4 (its 8 ranks differ: a
+// periodic 2×2×2 grid): the clusters of `kairos reduce` on the full trace
+// of the same run, the reduced trace checked and replayed beside it.
+func TestTracerReduceLAMMPS(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("LAMMPS reduced in situ: KAIROS_LONG=1")
+	}
+	lmp := testenv.Tool(t, "lmp", "lammps")
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
+	if err != nil {
+		t.Fatalf("LAMMPS' melt example: %v", err)
+	}
+	steps := regexp.MustCompile(`(?m)^run\s+\d+`)
+	if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m cluster.Method
+		k int
+	}{{cluster.CallPathParam, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
+		name := "melt-" + string(c.m)
+		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+			"KAIROS_TRACE_REDUCE=" + string(c.m), "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(c.k), "KAIROS_TRACE_CLOCK=cpu"}
+		run(t, dir, env, "mpirun", "--oversubscribe", "-np", "8", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
+			"-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K", "-x", "KAIROS_TRACE_CLOCK",
+			lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
+		sameAsOfflineK(t, filepath.Join(dir, name, "full", "index.txt"), filepath.Join(dir, name, "index.txt"), c.m, 8, 0, c.k)
 	}
 }
 
