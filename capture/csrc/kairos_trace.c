@@ -1127,7 +1127,7 @@ static void kr_sign(char *s, size_t n) {
   const char *a = kr_tok[1];
   if (kr_is(a, "compute") && kr_ntok > 2) kr_comp += strtod(kr_tok[2], NULL);
   if (kr_is(a, "compute") || kr_is(a, "sleep") || kr_is(a, "location")) return;
-  kc_push(a, kr_toklen[1]);
+  if (kr_method >= KR_ACURDION) kc_push(a, kr_toklen[1]); /* the loop signature's structure */
   struct kr_sig *g = &kr_me;
   kr_hash(g->path, a, kr_toklen[1]);
   long sb = 0, rb = 0, dest = -1, src = -1;
@@ -2154,7 +2154,8 @@ static void kr_finalize(void) {
       double most = 0;
       for (int r = 0; r < P; r++)
         if (stats[r].memory > most) most = stats[r].memory;
-      fprintf(red, "# the ranks' loop structures (the calls folded online): at most %.0f bytes\n", most);
+      if (kr_method >= KR_ACURDION)
+        fprintf(red, "# the ranks' loop structures (the calls folded online): at most %.0f bytes\n", most);
       for (int d = depth; d >= 0; d--) {
         double tmax = 0, bytes = 0, most = 0;
         int n = 0;
