@@ -18,6 +18,8 @@ for it in 100 10000; do
     rss=$(mpirun --oversubscribe -np 16 $pre -x KAIROS_TRACE=t -x KAIROS_TRACE_REDUCE=$mode \
       /usr/bin/time -f "RSS %M" $HALO $it 16 2>&1 | awk '/^RSS/ {print $2}' | sort -n | tail -1)
     loops=$(grep -o 'at most [0-9]* bytes' t/reduced.txt 2>/dev/null || echo -)
-    echo "iterations=$it $mode: max RSS ${rss} KiB, loop structure $loops, trace $(du -sb t 2>/dev/null | cut -f1 || echo 0) bytes"
+    bytes=0
+    [ ! -d t ] || bytes=$(du -sb t | cut -f1)
+    echo "iterations=$it $mode: max RSS ${rss} KiB, loop structure $loops, trace $bytes bytes"
   done
 done

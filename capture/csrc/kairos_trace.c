@@ -1628,18 +1628,44 @@ static int ka_farthest(struct ka_cluster *list, int n, int k) {
   return nk;
 }
 
-/* ka_pack serializes clusters as 64-bit words. */
-static int64_t *ka_pack(const struct ka_cluster *c, int n, size_t *words) {
+static int ka_bymem(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* ka_runs sorts a cluster's members and returns the number of runs of
+ * consecutive ranks they make. */
+static size_t ka_runs(struct ka_cluster *c) {
+  size_t runs = 0;
+  qsort(c->mem, c->nmem, sizeof *c->mem, ka_bymem);
+  for (int j = 0; j < c->nmem; j++) runs += j == 0 || c->mem[j] != c->mem[j - 1] + 1;
+  return runs;
+}
+
+/* ka_pack serializes clusters as 64-bit words: their number, then each
+ * cluster's representative, signatures, members as runs of consecutive
+ * ranks (their number, then first and length each: ScalaTrace's
+ * ranklists, so that a grid's classes cost a few runs a row, not a word a
+ * rank) and parameter signatures. Members are sorted. */
+static int64_t *ka_pack(struct ka_cluster *c, int n, size_t *words) {
   size_t w = 1;
-  for (int i = 0; i < n; i++) w += 3 + KA_WORDS + (size_t)c[i].nmem + KA_KEY * (size_t)c[i].nkeys;
+  for (int i = 0; i < n; i++) w += 3 + KA_WORDS + 2 * ka_runs(&c[i]) + KA_KEY * (size_t)c[i].nkeys;
   int64_t *p = malloc(w * 8), *q = p;
   if (!p) abort();
   *q++ = n;
   for (int i = 0; i < n; i++) {
     *q++ = c[i].rep;
     memcpy(q, &c[i].sig, sizeof c[i].sig), q += KA_WORDS;
-    *q++ = c[i].nmem;
-    memcpy(q, c[i].mem, c[i].nmem * 8), q += c[i].nmem;
+    int64_t *runs = q++;
+    *runs = 0;
+    for (int j = 0; j < c[i].nmem; j++) {
+      if (j > 0 && c[i].mem[j] == c[i].mem[j - 1] + 1) {
+        q[-1]++;
+        continue;
+      }
+      *q++ = c[i].mem[j], *q++ = 1;
+      ++*runs;
+    }
     *q++ = c[i].nkeys;
     memcpy(q, c[i].keys, (size_t)c[i].nkeys * KA_KEY * 8), q += (size_t)c[i].nkeys * KA_KEY;
   }
@@ -1647,9 +1673,9 @@ static int64_t *ka_pack(const struct ka_cluster *c, int n, size_t *words) {
   return p;
 }
 
-/* ka_unpack appends the clusters of w (n words) to *list; 0 if the words
- * are not clusters. */
-static int ka_unpack(struct ka_cluster **list, int *n, const int64_t *w, size_t nw) {
+/* ka_unpack appends the clusters of w (nw words) to *list, of P ranks;
+ * 0 if the words are not clusters. */
+static int ka_unpack(struct ka_cluster **list, int *n, const int64_t *w, size_t nw, int P) {
   size_t k = 1;
   if (nw < 1 || w[0] < 0) return 0;
   for (int64_t i = 0; i < w[0]; i++) {
@@ -1657,11 +1683,19 @@ static int ka_unpack(struct ka_cluster **list, int *n, const int64_t *w, size_t 
     struct ka_cluster c = {.rep = w[k]};
     memcpy(&c.sig, w + k + 1, sizeof c.sig);
     k += 1 + KA_WORDS;
-    int64_t nm = w[k++];
-    if (nm < 1 || k + (size_t)nm + 1 > nw) return 0;
+    int64_t runs = w[k++], nm = 0;
+    if (runs < 1 || k + 2 * (size_t)runs + 1 > nw) return 0;
+    for (int64_t j = 0; j < runs; j++) {
+      int64_t first = w[k + 2 * j], len = w[k + 2 * j + 1];
+      if (first < 0 || len < 1 || first + len > P) return 0;
+      nm += len;
+    }
+    if (nm > P) return 0;
     c.nmem = c.cmem = (int)nm;
     if (!(c.mem = malloc(nm * 8))) abort();
-    memcpy(c.mem, w + k, nm * 8), k += nm;
+    for (int64_t j = 0, at = 0; j < runs; j++)
+      for (int64_t r = 0; r < w[k + 2 * j + 1]; r++) c.mem[at++] = w[k + 2 * j] + r;
+    k += 2 * (size_t)runs;
     int64_t nkeys = w[k++];
     if (nkeys < 0 || k + (size_t)nkeys * KA_KEY > nw) return free(c.mem), 0;
     ka_addkeys(&c, w + k, (int)nkeys), k += (size_t)nkeys * KA_KEY;
@@ -1694,7 +1728,7 @@ static int ka_tree(MPI_Comm comm, const struct ka_cluster *me, int k, struct ka_
          bytes > 0 && bytes % 8 == 0;
     int64_t *w = ok ? malloc(bytes) : NULL;
     ok = ok && w && PMPI_Recv(w, bytes, MPI_BYTE, c, 2, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-         ka_unpack(&list, &cnt, w, (size_t)bytes / 8);
+         ka_unpack(&list, &cnt, w, (size_t)bytes / 8, kt_size);
     free(w);
   }
   cnt = ka_farthest(list, cnt, k);
@@ -1729,11 +1763,6 @@ static void ka_share(const struct ka_cluster *mains, int nm, int k, int *shares)
     if (best < 0) break;
     shares[best]++;
   }
-}
-
-static int ka_bymem(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
 }
 
 static int ka_byrep(const void *a, const void *b) {
@@ -1847,7 +1876,7 @@ static int ka_run(MPI_Comm comm, int P, int *group, int *head, struct kr_stat *s
                   PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes > 0 && bytes % 8 == 0;
         int64_t *w = got ? malloc(bytes) : NULL;
         got = got && w && PMPI_Recv(w, bytes, MPI_BYTE, low, 3, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-              ka_unpack(&all, &nall, w, (size_t)bytes / 8);
+              ka_unpack(&all, &nall, w, (size_t)bytes / 8, P);
         free(w);
         ok = ok && got;
       }
