@@ -1131,8 +1131,9 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 }
 
 // TestTracerReduceMPICH reduces the Fortran twin of the test program and
-// the halo exchange in situ on MPICH (KAIROS_LONG=1): the clusters of
-// `kairos reduce` on their full traces, checked and replayed.
+// the halo exchange in situ on MPICH (KAIROS_LONG=1), with callpath and
+// with acurdion2 and acurdion (K = 2): the clusters of `kairos reduce` on
+// their full traces, checked and replayed.
 func TestTracerReduceMPICH(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("MPICH runs of the in-situ reduction: KAIROS_LONG=1")
@@ -1149,14 +1150,23 @@ func TestTracerReduceMPICH(t *testing.T) {
 		np, want int
 		args     []string
 	}{{"app_f", 4, 3, nil}, {"halo", 9, 9, []string{"20", "32"}}} {
-		trace := func(name, method string) string {
+		trace := func(name, method string, k int) string {
 			run(t, dir, nil, mpiexec, append([]string{"-np", strconv.Itoa(p.np), "-genv", "LD_PRELOAD", lib,
 				"-genv", "KAIROS_TRACE", filepath.Join(dir, name), "-genv", "KAIROS_TRACE_REDUCE", method,
-				"-genv", "KAIROS_TRACE_REDUCE_KEEP", "1", "-genv", "KAIROS_TRACE_CLOCK", "cpu", "./" + p.prog}, p.args...)...)
+				"-genv", "KAIROS_TRACE_K", strconv.Itoa(k), "-genv", "KAIROS_TRACE_REDUCE_KEEP", "1",
+				"-genv", "KAIROS_TRACE_CLOCK", "cpu", "./" + p.prog}, p.args...)...)
 			return filepath.Join(dir, name, "index.txt")
 		}
-		reduced := trace(p.prog+"-callpath", "callpath")
+		reduced := trace(p.prog+"-callpath", "callpath", 9)
 		sameAsOffline(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, cluster.CallPathParam, p.np, p.want)
+		// ACURDION's methods too, K = 2 (the Fortran program's 4 ranks,
+		// the halo's 9 kinds of ranks: clusters merged)
+		m := cluster.Acurdion
+		if p.prog == "app_f" {
+			m = cluster.Acurdion2
+		}
+		reduced = trace(p.prog+"-"+string(m), string(m), 2)
+		sameAsOfflineK(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, m, p.np, 0, 2)
 	}
 }
 
