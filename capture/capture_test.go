@@ -900,8 +900,7 @@ func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
 	lib, testApp := build(t, dir, false)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	halo := filepath.Join(dir, "halo")
-	run(t, dir, nil, mpicc, "-O1", "-o", halo, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
+	halo := testProgram(t, dir, mpicc, "halo")
 	type program struct {
 		name     string
 		np, want int // ranks; traces written by a reduction (0: not checked)
@@ -919,18 +918,33 @@ func TestTracerReduceInSitu(t *testing.T) {
 		}
 	}
 	for _, p := range programs {
-		trace := func(name, method string) string {
-			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-				"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_CLOCK=cpu"}
-			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
-				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_CLOCK"}, p.args...)...)
-			return filepath.Join(dir, name, "index.txt")
-		}
 		for _, m := range p.methods {
-			reduced := trace(p.name+"-"+string(m), string(m))
-			sameAsOffline(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, m, p.np, p.want)
+			reduced, full := traceReduced(t, dir, lib, p.name+"-"+string(m), string(m), 9, p.np, p.args...)
+			sameAsOffline(t, full, reduced, m, p.np, p.want)
 		}
 	}
+}
+
+// traceReduced runs args on np ranks of Open MPI with the tracer lib,
+// reduced in situ into dir/name with method and K = k, every rank's trace
+// kept too, computations as CPU time: it returns the reduced trace's
+// index and the full trace's.
+func traceReduced(t *testing.T, dir, lib, name, method string, k, np int, args ...string) (reduced, full string) {
+	t.Helper()
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+		"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(k), "KAIROS_TRACE_CLOCK=cpu"}
+	run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(np), "-x", "LD_PRELOAD=" + lib,
+		"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K",
+		"-x", "KAIROS_TRACE_CLOCK"}, args...)...)
+	return filepath.Join(dir, name, "index.txt"), filepath.Join(dir, name, "full", "index.txt")
+}
+
+// testProgram compiles capture/testdata/name.c with mpicc into dir.
+func testProgram(t *testing.T, dir, mpicc, name string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	run(t, dir, nil, mpicc, "-O1", "-o", bin, filepath.Join(testenv.RepoRoot(), "capture", "testdata", name+".c"))
+	return bin
 }
 
 // TestTracerReduceAcurdion reduces two programs in situ with ACURDION's
@@ -950,8 +964,7 @@ func TestTracerReduceAcurdion(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	bin := map[string]string{}
 	for _, p := range []string{"halo", "uneven"} {
-		bin[p] = filepath.Join(dir, p)
-		run(t, dir, nil, mpicc, "-O1", "-o", bin[p], filepath.Join(testenv.RepoRoot(), "capture", "testdata", p+".c"))
+		bin[p] = testProgram(t, dir, mpicc, p)
 	}
 	type program struct {
 		name    string
@@ -970,13 +983,8 @@ func TestTracerReduceAcurdion(t *testing.T) {
 	}
 	for _, p := range programs {
 		for _, m := range p.methods {
-			name := p.name + "-" + string(m)
-			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-				"KAIROS_TRACE_REDUCE=" + string(m), "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(p.k)}
-			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
-				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K"}, p.args...)...)
-			reduced := filepath.Join(dir, name, "index.txt")
-			sameAsOfflineK(t, filepath.Join(dir, name, "full", "index.txt"), reduced, m, p.np, 0, p.k)
+			reduced, full := traceReduced(t, dir, lib, p.name+"-"+string(m), string(m), p.k, p.np, p.args...)
+			sameAsOfflineK(t, full, reduced, m, p.np, 0, p.k)
 		}
 	}
 }
@@ -1005,13 +1013,8 @@ func TestTracerReduceLAMMPS(t *testing.T) {
 		m cluster.Method
 		k int
 	}{{cluster.CallPathParam, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
-		name := "melt-" + string(c.m)
-		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-			"KAIROS_TRACE_REDUCE=" + string(c.m), "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(c.k), "KAIROS_TRACE_CLOCK=cpu"}
-		run(t, dir, env, "mpirun", "--oversubscribe", "-np", "8", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
-			"-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K", "-x", "KAIROS_TRACE_CLOCK",
-			lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
-		sameAsOfflineK(t, filepath.Join(dir, name, "full", "index.txt"), filepath.Join(dir, name, "index.txt"), c.m, 8, 0, c.k)
+		reduced, full := traceReduced(t, dir, lib, "melt-"+string(c.m), string(c.m), c.k, 8, lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
+		sameAsOfflineK(t, full, reduced, c.m, 8, 0, c.k)
 	}
 }
 
@@ -1026,15 +1029,9 @@ func TestTracerReduceResign(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	bin := filepath.Join(dir, "latewild")
-	run(t, dir, nil, mpicc, "-O1", "-o", bin, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "latewild.c"))
-	out := filepath.Join(dir, "latewild-trace")
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + out,
-		"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_KEEP=1"}
-	run(t, dir, env, "mpirun", "--oversubscribe", "-np", "4", "-x", "LD_PRELOAD="+lib, "-x", "KAIROS_TRACE",
-		"-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", bin)
+	reduced, full := traceReduced(t, dir, lib, "latewild-trace", "callpath", 9, 4, testProgram(t, dir, mpicc, "latewild"))
 	for r := 1; r < 4; r++ {
-		data, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("rank-%d.ti", r)))
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(reduced), fmt.Sprintf("rank-%d.ti", r)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1045,7 +1042,7 @@ func TestTracerReduceResign(t *testing.T) {
 			t.Errorf("rank %d: no line %q: the wildcard receive's line is not rewritten", r, strings.TrimSpace(want))
 		}
 	}
-	sameAsOffline(t, filepath.Join(out, "full", "index.txt"), filepath.Join(out, "index.txt"), cluster.CallPathParam, 4, 4)
+	sameAsOffline(t, full, reduced, cluster.CallPathParam, 4, 4)
 }
 
 // sameAsOffline checks a trace reduced in situ with method m against the
