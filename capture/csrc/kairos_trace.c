@@ -1019,12 +1019,22 @@ static int kc_predict(int32_t id) {
   return 1;
 }
 
-/* kc_flush makes the calls held by prediction items of the sequence. */
+/* kc_flush makes the calls held by prediction items of the sequence.
+ * Their identities are read first: appending may fold the loop whose
+ * body they repeat into another, and free it. */
+static int32_t *kc_ids;
+static int kc_cids;
+
 static void kc_flush(void) {
   if (kc_npath == 0) return;
   int n = kc_ntargets;
   kc_ntargets = kc_npath = kc_ndone = 0;
-  for (int i = 0; i < n; i++) kc_append(kc_new(kc_targets[i]->id));
+  if (n > kc_cids) {
+    kc_cids = n;
+    if (!(kc_ids = realloc(kc_ids, n * sizeof *kc_ids))) abort();
+  }
+  for (int i = 0; i < n; i++) kc_ids[i] = kc_targets[i]->id;
+  for (int i = 0; i < n; i++) kc_append(kc_new(kc_ids[i]));
 }
 
 /* kc_push appends a call, by its TI action. */
@@ -1780,6 +1790,21 @@ static void ka_format(FILE *f, int differs) {
   fputc('\n', f);
 }
 
+/* ka_averages sets v to the rank's averaged signatures, in cluster's
+ * numeric order (a comm time of 0: TI has none). */
+static void ka_averages(double v[8]) {
+  const struct kr_sig *g = &kr_me;
+  double ns = kr_more.nsplit;
+  v[0] = g->count_n ? (double)g->count_sum / (double)g->count_n : 0;
+  v[1] = g->src_n ? (double)g->src_sum / (double)g->src_n : 0;
+  v[2] = g->dest_n ? (double)g->dest_sum / (double)g->dest_n : 0;
+  v[3] = ns ? kr_more.key / ns : 0;
+  v[4] = ns ? kr_more.color / ns : 0;
+  v[5] = kr_more.ntag ? kr_more.tag / kr_more.ntag : 0;
+  v[6] = kr_comp;
+  v[7] = 0;
+}
+
 static int kr_k = 9;    /* KAIROS_TRACE_K */
 static int ka_differs; /* the format, at every rank */
 
@@ -1791,15 +1816,12 @@ static int ka_run(MPI_Comm comm, int P, int *group, int *head, struct kr_stat *s
   struct ka_cluster me = {.rep = kt_rank};
   struct kr_sig *g = &kr_me;
   kc_finish();
-  double ns = kr_more.nsplit;
-  me.sig = (struct ka_sig){{g->count_n ? (double)g->count_sum / (double)g->count_n : 0,
-                            g->src_n ? (double)g->src_sum / (double)g->src_n : 0,
-                            g->dest_n ? (double)g->dest_sum / (double)g->dest_n : 0, ns ? kr_more.key / ns : 0,
-                            ns ? kr_more.color / ns : 0, kr_more.ntag ? kr_more.tag / kr_more.ntag : 0, kr_comp, 0},
+  me.sig = (struct ka_sig){{0},
                            {g->path[0], g->path[1]},
                            kc_loop(),
                            g->types,
                            {g->count_sum, g->count_n, g->dest_sum, g->dest_n, g->src_sum, g->src_n, (int64_t)g->types}};
+  ka_averages(me.sig.v);
   /* Algorithm 1 */
   double lo[8], hi[8];
   uint64_t zero[4];
