@@ -2,9 +2,11 @@ package capture_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,4 +172,109 @@ func (g *tiGen) call() {
 	case 13:
 		g.line("comm_dup")
 	}
+}
+
+// TestTracerClusteringMatchesGo holds the tracer's in-situ ACURDION
+// clustering (Algorithm 1's reductions, Algorithm 2's tree of K-farthest
+// lists, acurdion2's shares and split, over MPI) to cluster.Cluster on
+// random signatures of 13 ranks (one mpirun, testdata/clusteracurdion.c):
+// few distinct values per signature, so that distances tie and vanish,
+// K from 1 to 9, both methods; the clusters and the format must be equal.
+// KAIROS_LONG=1 runs 200 cases, and on 32 ranks too.
+func TestTracerClusteringMatchesGo(t *testing.T) {
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	testenv.Tool(t, "mpirun", "openmpi-bin")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, capture.FileName), capture.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "clusteracurdion")
+	run(t, dir, nil, mpicc, "-O2", "-I", dir, "-o", bin, tracertest.Testdata("clusteracurdion.c"), "-lm")
+	cases, sizes := 30, []int{13}
+	if testenv.Long() {
+		cases, sizes = 200, []int{13, 32}
+	}
+	for _, np := range sizes {
+		rng := rand.New(rand.NewPCG(uint64(np), 41))
+		var in strings.Builder
+		var want []string
+		for c := range cases {
+			m, k := cluster.Acurdion, 1+rng.IntN(9)
+			if c%2 == 1 {
+				m = cluster.Acurdion2
+			}
+			sigs := randomSignatures(rng, np)
+			fmt.Fprintf(&in, "case %s %d\n", m, k)
+			for _, s := range sigs {
+				p := s.Params
+				fmt.Fprintf(&in, "%d %d %d %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %d %d %d %d %d %d %d\n",
+					s.Path, s.Loop, s.Types, s.Count, s.Src, s.Dest, s.Key, s.Color, s.Tag, s.Comp, s.Comm,
+					p.CountSum, p.CountN, p.DestSum, p.DestN, p.SrcSum, p.SrcN, p.Types)
+			}
+			opt := cluster.DefaultOptions()
+			opt.Method, opt.K = m, k
+			res, err := cluster.Cluster(sigs, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := fmt.Sprintf("case %d:", c)
+			for _, g := range res.Groups {
+				line += fmt.Sprintf(" %d %v", g.Rep, g.Members)
+			}
+			bits := 0
+			for _, f := range res.Format {
+				bits |= 1 << slices.Index(cluster.SignatureNames, f)
+			}
+			want = append(want, fmt.Sprintf("%s format %d", line, bits))
+		}
+		file := filepath.Join(dir, fmt.Sprintf("cases-%d.txt", np))
+		if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
+		out := run(t, dir, env, "mpirun", "--oversubscribe", "-np", strconv.Itoa(np), bin, file)
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "case ") {
+				got = append(got, strings.TrimSpace(l))
+			}
+		}
+		for c := range want {
+			if c >= len(got) || got[c] != want[c] {
+				g := "nothing"
+				if c < len(got) {
+					g = got[c]
+				}
+				t.Fatalf("%d ranks, case %d (%s):\nin situ:        %s\ncluster.Cluster: %s", np, c, file, g, want[c])
+			}
+		}
+	}
+}
+
+// randomSignatures draws n ranks' signatures from a few values each.
+func randomSignatures(rng *rand.Rand, n int) []cluster.Signatures {
+	pick := func(k int) int { return rng.IntN(1 + rng.IntN(k)) }
+	vals := func() []float64 {
+		v := make([]float64, 1+rng.IntN(4))
+		for i := range v {
+			v[i] = math.Round(rng.Float64()*1e4) / 8
+		}
+		return v
+	}
+	palette := make([][]float64, 8)
+	for i := range palette {
+		palette[i] = vals()
+	}
+	sigs := make([]cluster.Signatures, n)
+	for r := range sigs {
+		s := &sigs[r]
+		s.Rank, s.Reference = int32(r), -1
+		s.Path, s.Loop, s.Types = int32(pick(4)), uint64(pick(3)), uint64(1)<<(48+pick(3))
+		f := []*float64{&s.Count, &s.Src, &s.Dest, &s.Key, &s.Color, &s.Tag, &s.Comp, &s.Comm}
+		for i, p := range f {
+			*p = palette[i][rng.IntN(len(palette[i]))]
+		}
+		s.Params = cluster.ParamKey{CountSum: int64(pick(3)), CountN: 1, DestSum: int64(pick(2)), DestN: 1, Types: s.Types}
+	}
+	return sigs
 }

@@ -1808,20 +1808,25 @@ static void ka_averages(double v[8]) {
 static int kr_k = 9;    /* KAIROS_TRACE_K */
 static int ka_differs; /* the format, at every rank */
 
-/* ka_run clusters the ranks (collective over comm); rank 0 gets each
- * rank's cluster in group (clusters numbered by representative) and their
- * representatives in head, and returns their number (others: 0); -1 on a
- * failure. */
-static int ka_run(MPI_Comm comm, int P, int *group, int *head, struct kr_stat *st, double t0) {
-  struct ka_cluster me = {.rep = kt_rank};
-  struct kr_sig *g = &kr_me;
+/* ka_mine returns the rank's signatures, its calls' folding closed. */
+static struct ka_sig ka_mine(void) {
+  const struct kr_sig *g = &kr_me;
   kc_finish();
-  me.sig = (struct ka_sig){{0},
-                           {g->path[0], g->path[1]},
-                           kc_loop(),
-                           g->types,
-                           {g->count_sum, g->count_n, g->dest_sum, g->dest_n, g->src_sum, g->src_n, (int64_t)g->types}};
-  ka_averages(me.sig.v);
+  struct ka_sig sig = {{0},
+                       {g->path[0], g->path[1]},
+                       kc_loop(),
+                       g->types,
+                       {g->count_sum, g->count_n, g->dest_sum, g->dest_n, g->src_sum, g->src_n, (int64_t)g->types}};
+  ka_averages(sig.v);
+  return sig;
+}
+
+/* ka_run clusters the ranks of signatures sig (collective over comm);
+ * rank 0 gets each rank's cluster in group (clusters numbered by
+ * representative) and their representatives in head, and returns their
+ * number (others: 0); -1 on a failure. */
+static int ka_run(MPI_Comm comm, int P, const struct ka_sig *sig, int *group, int *head, struct kr_stat *st, double t0) {
+  struct ka_cluster me = {.rep = kt_rank, .sig = *sig};
   /* Algorithm 1 */
   double lo[8], hi[8];
   uint64_t zero[4];
@@ -2107,7 +2112,8 @@ static void kr_finalize(void) {
   if (kr_method >= KR_ACURDION) { /* ACURDION's clusters, over the tree too */
     int all0 = 0;
     if (PMPI_Allreduce(&ok, &all0, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all0 = 0;
-    ok = all0 && (nclusters = ka_run(comm, P, group, head, &st, t0)) >= 0;
+    struct ka_sig mine = ka_mine();
+    ok = all0 && (nclusters = ka_run(comm, P, &mine, group, head, &st, t0)) >= 0;
   }
   if (kt_rank == 0 && ok) {
     file = malloc(P * sizeof *file), writer = malloc(P * sizeof *writer);
