@@ -957,7 +957,9 @@ func testProgram(t *testing.T, dir, mpicc, name string) string {
 // signatures on which the off-line ranks differ; the reduced trace is
 // checked and replayed. The default pass runs acurdion on the halo and
 // acurdion2 on the uneven program (8 ranks, K=4); KAIROS_LONG=1 runs
-// both methods on both, on 16 ranks, with K 9 and 4.
+// both methods on both, on 16 ranks, with K 9 and 4, and callpath with
+// K = 4 (KAIROS_TRACE_K is `kairos reduce --k` for callpath too: its
+// filtering function keeps main clusters whole past K sub-clusters).
 func TestTracerReduceAcurdion(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
@@ -979,7 +981,7 @@ func TestTracerReduceAcurdion(t *testing.T) {
 		programs = []program{{"halo", 16, 9, both, []string{bin["halo"], "20", "64"}},
 			{"halo-k4", 16, 4, both, []string{bin["halo"], "60", "64"}},
 			{"uneven", 16, 9, both, []string{bin["uneven"], "10"}},
-			{"uneven-k4", 16, 4, both, []string{bin["uneven"], "20"}}}
+			{"uneven-k4", 16, 4, append(both, cluster.CallPathParam), []string{bin["uneven"], "20"}}}
 	}
 	for _, p := range programs {
 		for _, m := range p.methods {

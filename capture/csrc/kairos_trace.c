@@ -760,6 +760,7 @@ static void kt_formats(int *ti, int *otf2) {
 
 enum { KR_OFF, KR_CALLPATH, KR_REFERENCE, KR_ACURDION, KR_ACURDION2 };
 static int kr_method; /* KAIROS_TRACE_REDUCE's */
+static int kr_k = 9;   /* KAIROS_TRACE_K: ACURDION's K, and callpath's K (no filtering at or under K sub-clusters) */
 static const char *const kr_names[] = {"off", "callpath", "reference", "acurdion", "acurdion2"};
 static char kr_dir[4096], kr_tmp[4096 + 16]; /* the trace's directory and the one written during the run */
 static int kr_werr;                           /* a write of this rank's trace failed */
@@ -1406,10 +1407,9 @@ static int kr_gather(MPI_Comm comm, struct kr_set *s, struct kr_stat *st, double
  * its defaults (cluster.Cluster: main clusters of equal call paths in the
  * order of their first rank; sub-clusters of equal Table 1 components but
  * the count, counts within 5% of the sub-cluster's running average, taken
- * by increasing count; past P/2 and 9 sub-clusters, the main clusters kept
- * whole). */
+ * by increasing count; past P/2 and K sub-clusters, KAIROS_TRACE_K or 9 as
+ * `--k`, the main clusters kept whole). */
 #define KR_TOLERANCE 0.05
-#define KR_K 9
 
 static const struct kr_set *kr_all;
 static int *kr_of; /* the entry of each rank */
@@ -1500,7 +1500,7 @@ static int kr_cluster(const struct kr_set *s, int P, int *group) {
   }
   /* the filtering function: past P/2 and K sub-clusters, every main
    * cluster of several is kept whole */
-  int filter = 2 * nsub > P && nsub > KR_K;
+  int filter = 2 * nsub > P && nsub > kr_k;
   for (int i = 0; i < nsub + nmain; i++) head[i] = -1;
   for (int r = 0; r < P; r++) {
     int m = main[kr_of[r]], key = filter && subs[m] > 1 ? nsub + m : sub[r];
@@ -1805,7 +1805,6 @@ static void ka_averages(double v[8]) {
   v[7] = 0;
 }
 
-static int kr_k = 9;    /* KAIROS_TRACE_K */
 static int ka_differs; /* the format, at every rank */
 
 /* ka_mine returns the rank's signatures, its calls' folding closed. */
