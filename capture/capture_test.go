@@ -955,9 +955,9 @@ func testProgram(t *testing.T, dir, mpicc, name string) string {
 // that differ): the clusters must be those of `kairos reduce --method M`
 // on the full trace of the same run, the format (Algorithm 1) the
 // signatures on which the off-line ranks differ; the reduced trace is
-// checked and replayed. The default pass runs acurdion on the halo and
-// acurdion2 on the uneven program (8 ranks, K=4); KAIROS_LONG=1 runs
-// both methods on both, on 16 ranks, with K 9 and 4, and callpath with
+// checked and replayed. The default pass runs acurdion on the halo (3×3,
+// K=4) and acurdion2 on the uneven program (6 ranks, K=3); KAIROS_LONG=1
+// runs both methods on both, on 16 ranks, with K 9 and 4, and callpath with
 // K = 4 (KAIROS_TRACE_K is `kairos reduce --k` for callpath too: its
 // filtering function keeps main clusters whole past K sub-clusters).
 func TestTracerReduceAcurdion(t *testing.T) {
@@ -975,8 +975,8 @@ func TestTracerReduceAcurdion(t *testing.T) {
 		args    []string
 	}
 	both := []cluster.Method{cluster.Acurdion, cluster.Acurdion2}
-	programs := []program{{"halo", 16, 9, both[:1], []string{bin["halo"], "20", "64"}},
-		{"uneven", 8, 4, both[1:], []string{bin["uneven"], "6"}}}
+	programs := []program{{"halo", 9, 4, both[:1], []string{bin["halo"], "20", "64"}},
+		{"uneven", 6, 3, both[1:], []string{bin["uneven"], "6"}}}
 	if testenv.Long() {
 		programs = []program{{"halo", 16, 9, both, []string{bin["halo"], "20", "64"}},
 			{"halo-k4", 16, 4, both, []string{bin["halo"], "60", "64"}},

@@ -25,8 +25,8 @@ import (
 // break the tracer's prediction half-way. The tracer's source signs each
 // rank's file as it signs the lines it writes (testdata/signacurdion.c);
 // its loop signature (its C port of prsd's folding), averaged signatures
-// and type bits must equal cluster.SignAll's exactly. KAIROS_LONG=1 runs
-// ten times as many traces.
+// and type bits must equal cluster.SignAll's exactly: 20 traces, 400
+// under KAIROS_LONG=1.
 func TestTracerSignaturesMatchGo(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	dir := t.TempDir()
@@ -37,9 +37,9 @@ func TestTracerSignaturesMatchGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "signacurdion")
-	run(t, dir, nil, mpicc, "-O2", "-I", dir, "-o", bin, tracertest.Testdata("signacurdion.c"), "-lm")
+	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("signacurdion.c"), "-lm") // -O0: compiled in a second
 	const ranks = 4
-	traces := 40
+	traces := 20
 	if testenv.Long() {
 		traces = 400
 	}
@@ -177,10 +177,10 @@ func (g *tiGen) call() {
 // TestTracerClusteringMatchesGo holds the tracer's in-situ ACURDION
 // clustering (Algorithm 1's reductions, Algorithm 2's tree of K-farthest
 // lists, acurdion2's shares and split, over MPI) to cluster.Cluster on
-// random signatures of 13 ranks (one mpirun, testdata/clusteracurdion.c):
+// random signatures of 7 ranks (one mpirun, testdata/clusteracurdion.c):
 // few distinct values per signature, so that distances tie and vanish,
 // K from 1 to 9, both methods; the clusters and the format must be equal.
-// KAIROS_LONG=1 runs 200 cases, and on 32 ranks too.
+// KAIROS_LONG=1 runs 200 cases on 7, 13 and 32 ranks.
 func TestTracerClusteringMatchesGo(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	testenv.Tool(t, "mpirun", "openmpi-bin")
@@ -189,10 +189,10 @@ func TestTracerClusteringMatchesGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "clusteracurdion")
-	run(t, dir, nil, mpicc, "-O2", "-I", dir, "-o", bin, tracertest.Testdata("clusteracurdion.c"), "-lm")
-	cases, sizes := 30, []int{13}
+	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("clusteracurdion.c"), "-lm")
+	cases, sizes := 30, []int{7}
 	if testenv.Long() {
-		cases, sizes = 200, []int{13, 32}
+		cases, sizes = 200, []int{7, 13, 32}
 	}
 	for _, np := range sizes {
 		rng := rand.New(rand.NewPCG(uint64(np), 41))
