@@ -371,15 +371,19 @@ func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
 		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], tracer, "-lotf2")
 	}
-	libs["ti+reduce"] = libs["ti"] // signing every call, reducing at MPI_Finalize
+	libs["ti+reduce"] = libs["ti"]   // signing every call, reducing at MPI_Finalize (callpath)
+	libs["ti+acurdion"] = libs["ti"] // the same, the calls folded into loops too
 	total := map[string]float64{}
 	for b.Loop() {
 		for name, lib := range libs {
 			trace := filepath.Join(dir, "trace-"+name)
 			os.RemoveAll(trace)
 			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace, "KAIROS_TRACE_REDUCE="}
-			if name == "ti+reduce" {
+			switch name {
+			case "ti+reduce":
 				env[len(env)-1] += "callpath"
+			case "ti+acurdion":
+				env[len(env)-1] += "acurdion"
 			}
 			full := []string{"--oversubscribe", "-np", "2"}
 			if lib != "" {
