@@ -29,24 +29,28 @@ const (
 
 // action is a CPU execution, a sleep or a network transfer in progress.
 type action struct {
+	// The fields the heap, the re-dating of a solve and the end of the
+	// action read, in its first cache line: at thousands of ranks an
+	// action is rarely in cache when its date comes.
 	kind       uint8
 	htype      uint8
 	running    bool
+	inSystem   bool  // v is a variable of a max-min system
+	slot       int32 // the action's index in actionHeap.pos and .act, for life
 	v          *maxmin.Variable
 	remains    float64
 	lastUpdate float64
 	lastValue  float64
 	factor     float64 // rate factor (bw-factor for transfers)
-	penalty    float64 // sharing penalty once the latency is paid
-	latency    float64 // latency to pay (factored); a sleep's duration
-	fixedRate  float64 // analytic mode: the contention-free rate
-	userBound  float64 // a computation's own rate bound (an iprobe's), 0 if none
-	inSystem   bool    // v is a variable of a max-min system
-	probe      bool    // the computation of an MPI_Iprobe
-	slot       int32   // the action's index in actionHeap.pos and .act, for life
 	// what completes when the action ends
 	comm *comm
 	rank *rank
+
+	penalty   float64 // sharing penalty once the latency is paid
+	latency   float64 // latency to pay (factored); a sleep's duration
+	fixedRate float64 // analytic mode: the contention-free rate
+	userBound float64 // a computation's own rate bound (an iprobe's), 0 if none
+	probe     bool    // the computation of an MPI_Iprobe
 	// With link profiles only: a transfer's route latency (unfactored),
 	// the smallest bandwidth of its route (-1 if none: SimGrid's user
 	// bound), and its start order.
@@ -64,7 +68,13 @@ type action struct {
 	// block the action is in when it ends.
 	grp, blk uint64
 	starter  int32
+
+	_ [actionPad]byte
 }
+
+// actionPad pads an action to 192 bytes, a size class whose objects
+// start on cache lines.
+const actionPad = 192 - 168
 
 func (a *action) rate() float64 {
 	if !a.inSystem {

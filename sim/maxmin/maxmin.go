@@ -119,37 +119,45 @@ func New(precision float64) *System {
 	return &System{Precision: precision, visit: 1, stampNext: 1, lostMark: 1}
 }
 
-// Constraint is a shared resource.
+// Constraint is a shared resource. Its first cache line holds what the
+// marking of a component and the solve read (see Variable).
 type Constraint struct {
 	// Bound is the capacity.
 	Bound float64
 	// FatPipe makes the constraint bound each variable on its own
 	// (max instead of sum), as SimGrid's FATPIPE links.
 	FatPipe bool
+	inList  bool // SimGrid mode: in the modified constraint set
+	dirty   bool
+	stale   bool  // its component's shares are SimGrid's stale ones
+	ndis    int32 // elements of disabled variables (SimGrid's disabled_element_set_)
 
 	// elems are the enabled variables' elements, SimGrid's
 	// enabled_element_set_ from back to front (it pushes at the front;
 	// iterating from the end gives SimGrid's order, which sets the order
 	// of floating-point sums and of the variables reported modified).
 	elems     []cElem
-	ndis      int32  // elements of disabled variables (SimGrid's disabled_element_set_)
 	sMark     uint32 // == System.visit while in the shadow marked set (stamps.go)
+	stamp     uint32 // == System.stamp while in the list being solved
 	remaining float64
 	usage     float64
-	lightIdx  int
-	stamp     uint32 // == System.stamp while in the list being solved
-	known     uint32 // == System.visit when known to be in SimGrid's modified set
-	mark      uint32 // == System.stamp when reached by a certificate search
-	detached  uint32 // == System.visit when an element left it in the round
-	stale     bool   // its component's shares are SimGrid's stale ones
-	region    uint32 // incremental mode: == System.round while in the region
-	dirty     bool
-	inList    bool // SimGrid mode: in the modified constraint set
+
+	lightIdx int
+	known    uint32 // == System.visit when known to be in SimGrid's modified set
+	mark     uint32 // == System.stamp when reached by a certificate search
+	detached uint32 // == System.visit when an element left it in the round
+	region   uint32 // incremental mode: == System.round while in the region
 	// Concurrency limit (-1: none), the slots taken, and the disabled
 	// variables in the order they were disabled, kept only with a limit.
 	limit, conc int32
 	dis         []*Variable
+
+	_ [cnstPad]byte
 }
+
+// cnstPad pads a Constraint to 128 bytes, so that the constraints of a
+// slab (32 KiB, aligned to its size class) start on cache lines.
+const cnstPad = 128 - 120
 
 // NewConstraint returns a constraint of capacity bound.
 func (s *System) NewConstraint(bound float64, fatPipe bool) *Constraint {
@@ -186,17 +194,31 @@ type vElem struct {
 }
 
 // Variable is an activity's rate.
+//
+// Its fields are laid out by the loops that read them, each group within
+// a cache line of a slab-aligned variable (see varPad): the marking of a
+// component (rec, shadowRec) reads the elements and the visit marks, the
+// solve and the caller's re-dating the rates and the handle. At thousands
+// of ranks few variables are in cache when a round reaches them, and each
+// line a loop touches is a miss.
 type Variable struct {
-	penalty float64
-	bound   float64
-	value   float64
 	elems   []vElem
-	stamp   uint32
 	visited uint32
 	// sVisited is System.visit when the shadow marking went through it
 	// this round (stamps.go), next to the fields its loop reads.
 	sVisited uint32
-	cand     uint32 // == System.visit when a certificate candidate
+	// inline holds the elements of a variable using few constraints (a
+	// transfer's route and its reverse in a cluster), next to elems and
+	// the visit marks.
+	inline [4]vElem
+
+	penalty float64
+	bound   float64
+	value   float64
+	// ID is the caller's handle on the activity.
+	ID    int32
+	stamp uint32
+	cand  uint32 // == System.visit when a certificate candidate
 	// attached is System.visit when the variable was last enabled.
 	attached uint32
 	// fresh is System.visit when the variable was enabled in the round
@@ -219,13 +241,13 @@ type Variable struct {
 	// staged is the penalty of a variable waiting for a slot on a
 	// limited constraint (SimGrid's staged_sharing_penalty_), 0 if none.
 	staged float64
-	// ID is the caller's handle on the activity.
-	ID int32
-	// inline holds the elements of a variable using few constraints (a
-	// transfer's route and its reverse in a cluster), next to the
-	// variable's other fields: the solver's loops touch one cache line.
-	inline [4]vElem
+
+	_ [varPad]byte
 }
+
+// varPad pads a Variable to 256 bytes, so that the variables of a slab
+// (a 64 KiB allocation, page-aligned) start on cache lines.
+const varPad = 256 - 216
 
 // NumConstraints returns the number of constraints v uses.
 func (v *Variable) NumConstraints() int { return len(v.elems) }
