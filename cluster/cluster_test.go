@@ -624,3 +624,47 @@ func TestStructure(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsFoldOnce: SignAll, which folds a call path into loops only the
+// first time it meets it (and, past maxBuffered calls, as they come),
+// gives every rank the call path, 64-bit call-path and loop signatures and
+// folded length of folding its own calls, on noisy traces whose ranks
+// differ.
+func TestPathsFoldOnce(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		ranks  int
+		buffer int
+	}{{"stencil2d", 16, 1 << 20}, {"masterworker", 16, 1 << 20}, {"cg", 16, 1 << 20}, {"stencil2d", 16, 7}, {"mg", 8, 5}} {
+		maxBuffered = c.buffer
+		src := workloadSource(t, c.kind, c.ranks, nil, 3, true)
+		sigs := signAll(t, src, SignOptions{})
+		keys := make([]string, len(sigs))
+		for r := range sigs {
+			rd, err := src.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := prsd.NewShape(nil)
+			for rd.Next() {
+				if e := rd.Event(); e.Kind.IsMPI() {
+					shape.Add(e)
+				}
+			}
+			rd.Close()
+			shape.Finish()
+			keys[r] = shape.Key()
+			if got, want := [3]uint64{sigs[r].CallPath, sigs[r].Loop, uint64(sigs[r].Folded)}, [3]uint64{shape.CallPath(), shape.LoopSignature(), uint64(shape.Len())}; got != want {
+				t.Errorf("%s buffer %d rank %d: call path, loop signature, folded length %x, want %x", c.kind, c.buffer, r, got, want)
+			}
+		}
+		for i := range sigs {
+			for j := range i {
+				if got, want := sigs[i].Path == sigs[j].Path, keys[i] == keys[j]; got != want {
+					t.Errorf("%s buffer %d ranks %d and %d: same path %v, want %v", c.kind, c.buffer, j, i, got, want)
+				}
+			}
+		}
+	}
+	maxBuffered = 1 << 20
+}

@@ -49,7 +49,7 @@ type shapeSigs struct {
 
 // maxBuffered is the number of a rank's calls kept before they are folded
 // as they come: a bound on the memory of a long rank.
-const maxBuffered = 1 << 20
+var maxBuffered = 1 << 20
 
 func newPaths(in *prsd.Interner) *paths {
 	if in == nil {
