@@ -159,3 +159,55 @@ func TestDumpStencil(t *testing.T) {
 		t.Errorf("dump differs from %s:\n%s", path, b.String())
 	}
 }
+
+// TestAggregateCounts: an alltoallv instance whose counts all lie within
+// the tolerance of their mean reads back with every count that mean (a
+// multiple of the counts' greatest common divisor), within the tolerance
+// of its own, the same for sender and receiver; within a tolerance
+// smaller than the counts' spread nothing is aggregated.
+func TestAggregateCounts(t *testing.T) {
+	p, _ := workload.Defaults("is")
+	p.Ranks, p.Iterations, p.Bytes = 16, 3, 64<<10
+	src, err := workload.New("is", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tol  float64
+		want int
+	}{{0.1, 3}, {0.01, 0}} {
+		a, err := AggregateCounts(src, c.tol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Instances != 3 || a.Aggregated != c.want || a.MaxError > c.tol {
+			t.Errorf("tolerance %g: %d of %d instances aggregated (max error %g), want %d of 3", c.tol, a.Aggregated, a.Instances, a.MaxError, c.want)
+		}
+		agg := a.Source(src)
+		for r := range src.NumRanks() {
+			orig, _ := src.OpenRank(r)
+			back, _ := agg.OpenRank(r)
+			for orig.Next() && back.Next() {
+				e, f := orig.Event(), back.Event()
+				if e.Kind != trace.Alltoallv {
+					continue
+				}
+				for i := range e.SendCounts {
+					for _, pair := range [][2]int64{{e.SendCounts[i], f.SendCounts[i]}, {e.RecvCounts[i], f.RecvCounts[i]}} {
+						if d := math.Abs(float64(pair[1]-pair[0])) / float64(pair[1]); d > c.tol || c.want == 0 && d != 0 || pair[1]%4 != 0 {
+							t.Fatalf("tolerance %g rank %d: count %d read back as %d", c.tol, r, pair[0], pair[1])
+						}
+					}
+				}
+				if c.want > 0 && (f.SendCounts[0] != f.RecvCounts[len(f.RecvCounts)-1] || f.SendBytes != f.SendCounts[0]*int64(len(f.SendCounts))) {
+					t.Fatalf("tolerance %g rank %d: counts %v and %v, %d bytes sent", c.tol, r, f.SendCounts, f.RecvCounts, f.SendBytes)
+				}
+			}
+			orig.Close()
+			back.Close()
+		}
+	}
+	if _, err := AggregateCounts(src, 0); err == nil {
+		t.Error("a tolerance of 0 accepted")
+	}
+}

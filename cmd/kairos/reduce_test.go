@@ -240,7 +240,7 @@ func TestReduceMethods(t *testing.T) {
 	}
 	for _, m := range cluster.Methods {
 		for _, plugins := range [][]string{nil, {"cg"}} {
-			out, reduced, err := reduceTrace(cg, src, cluster.Options{Method: m, K: 9, CountTolerance: 0.05},
+			out, reduced, _, err := reduceTrace(cg, src, cluster.Options{Method: m, K: 9, CountTolerance: 0.05},
 				&reduceFlags{plugins: plugins, timeError: prsd.DefaultOptions().TimeError})
 			if err != nil {
 				t.Fatalf("%s %v: %v", m, plugins, err)
