@@ -575,6 +575,12 @@ func (rd *reader) fields(v *Variant, cur int32) bool {
 				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
 				return false
 			}
+		case Handle:
+			if x < 0 || x > math.MaxUint32 {
+				rd.err = fmt.Errorf("%w: handle %d", ErrCorrupt, x)
+				return false
+			}
+			e.Handle = uint32(x)
 		}
 	}
 	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)

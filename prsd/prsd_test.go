@@ -211,3 +211,41 @@ func TestAggregateCounts(t *testing.T) {
 		t.Error("a tolerance of 0 accepted")
 	}
 }
+
+// TestOneSidedHandles: one-sided calls keep their window (Event.Handle)
+// through compression and merging, each rank reading back its own: two
+// windows, each rank putting to the next through both, in fences.
+func TestOneSidedHandles(t *testing.T) {
+	const ranks = 4
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range int32(ranks) {
+		add := func(k trace.Kind, win uint32, target int32, bytes int64) {
+			e := trace.NewEvent(k)
+			e.Handle, e.Partner, e.SendBytes = win, target, bytes
+			tr.Ranks[r].Append(&e)
+		}
+		init := trace.NewEvent(trace.Init)
+		tr.Ranks[r].Append(&init)
+		add(trace.WinCreate, 7, trace.NoRank, 0)
+		add(trace.WinCreate, 9+uint32(r%2), trace.NoRank, 0)
+		for it := range 5 {
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.Put, 7, (r+1)%ranks, 1024*int64(it+1))
+			add(trace.Get, 9+uint32(r%2), (r+ranks-1)%ranks, 64)
+			add(trace.WinFence, 7, trace.NoRank, 0)
+		}
+		add(trace.WinFree, 9+uint32(r%2), trace.NoRank, 0)
+		add(trace.WinFree, 7, trace.NoRank, 0)
+		fin := trace.NewEvent(trace.Finalize)
+		tr.Ranks[r].Append(&fin)
+	}
+	for _, groups := range [][][]int32{nil, {{0, 2}, {1, 3}}} {
+		c, err := Build(tr, groups, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(tr, c); err != nil {
+			t.Errorf("groups %v: %v", groups, err)
+		}
+	}
+}

@@ -254,3 +254,54 @@ func TestReduceMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceOneSided: a one-sided trace (two windows; each rank puts to
+// the next and gets from the previous, in fences) reduces: its windows
+// (Event.Handle) are kept, every rank reads back its own calls, the
+// reduction passes check and is written, and replays as the trace does.
+func TestReduceOneSided(t *testing.T) {
+	const ranks = 4
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range int32(ranks) {
+		add := func(k trace.Kind, win uint32, target int32, bytes int64) {
+			e := trace.NewEvent(k)
+			e.Handle, e.Partner = win, target
+			if k == trace.Put {
+				e.SendBytes = bytes
+			} else if k == trace.Get {
+				e.RecvBytes = bytes
+			}
+			tr.Ranks[r].Append(&e)
+		}
+		add(trace.Init, 0, trace.NoRank, 0)
+		add(trace.WinCreate, 7, trace.NoRank, 0)
+		add(trace.WinCreate, 9, trace.NoRank, 0)
+		for it := range 5 {
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.WinFence, 9, trace.NoRank, 0)
+			add(trace.Put, 7, (r+1)%ranks, 1024*int64(it+1))
+			add(trace.Get, 9, (r+ranks-1)%ranks, 64)
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.WinFence, 9, trace.NoRank, 0)
+		}
+		add(trace.WinFree, 9, trace.NoRank, 0)
+		add(trace.WinFree, 7, trace.NoRank, 0)
+		add(trace.Finalize, 0, trace.NoRank, 0)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "rma.ktr"), filepath.Join(dir, "rma.rsd")
+	if err := ktr.Write(in, tr); err != nil {
+		t.Fatal(err)
+	}
+	res := reduceJSONOf(t, "--accuracy", "-o", out, in)
+	if res.Accuracy.ACC < 0.999 {
+		t.Errorf("ACC %g", res.Accuracy.ACC)
+	}
+	back, err := openTrace(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(tr, back.(*prsd.Trace)); err != nil {
+		t.Error(err)
+	}
+}
