@@ -22,7 +22,10 @@ import (
 // instance stays consistent for a replay), each rank's total within the
 // tolerance of its own, the trace's total as recorded but for rounding.
 // The counts of an instance become equal, which the format keeps in one
-// series whatever the ranks.
+// series whatever the ranks. The instances of one call (its call site on
+// its communicator) are aggregated all or none: a call whose counts are
+// kept at some instances and equal at others would fold worse than
+// either.
 
 // CountAggregates are the alltoallv instances of a trace whose counts are
 // recorded as their mean.
@@ -30,8 +33,8 @@ type CountAggregates struct {
 	tol    float64
 	values map[aggKey]int64 // the value of every count of the instance
 	// Instances and Aggregated count the alltoallv instances and those
-	// aggregated; MaxError is the largest relative difference of a count
-	// aggregated from its value.
+	// aggregated; MaxError is the largest relative difference of a value
+	// read back from the count it stands for.
 	Instances, Aggregated int
 	MaxError              float64
 }
@@ -50,7 +53,14 @@ type aggStats struct {
 	min, max int64
 	gcd      int64
 	ranks    int
-	bad      bool // a member's vectors do not have a count per member
+	site     uint64 // the call site of its first member's call
+	bad      bool   // a member's vectors do not have a count per member, or its call site differs
+}
+
+// aggCall is an alltoallv call: its communicator and its call site.
+type aggCall struct {
+	comm uint32
+	site uint64
 }
 
 // AggregateCounts reads every rank of src and returns the alltoallv
@@ -68,22 +78,39 @@ func AggregateCounts(src trace.Source, tol float64) (*CountAggregates, error) {
 		}
 	}
 	a := &CountAggregates{tol: tol, values: map[aggKey]int64{}, Instances: len(stats)}
+	kept := map[aggCall]bool{}
+	errs := map[aggKey]float64{}
 	for key, s := range stats {
-		members := len(src.Meta().Members(key.comm, n))
-		if s.bad || s.ranks != members || s.n == 0 || s.gcd == 0 {
+		v, e, ok := s.value(len(src.Meta().Members(key.comm, n)), tol)
+		if !ok {
+			kept[aggCall{key.comm, s.site}] = true
 			continue
 		}
-		mean := s.sum / s.n
-		v := int64(math.Round(mean/float64(s.gcd))) * s.gcd
-		lo, hi := math.Abs(float64(s.min-v))/float64(v), math.Abs(float64(s.max-v))/float64(v)
-		if v <= 0 || lo > tol || hi > tol {
+		a.values[key], errs[key] = v, e
+	}
+	for key := range a.values {
+		if kept[aggCall{key.comm, stats[key].site}] {
+			delete(a.values, key)
 			continue
 		}
-		a.values[key] = v
 		a.Aggregated++
-		a.MaxError = max(a.MaxError, lo, hi)
+		a.MaxError = max(a.MaxError, errs[key])
 	}
 	return a, nil
+}
+
+// value returns the value every count of the instance takes, the largest
+// relative difference of a count from it, and whether every count lies
+// within tol of it; members is the size of the instance's communicator.
+func (s *aggStats) value(members int, tol float64) (int64, float64, bool) {
+	if s.bad || s.ranks != members || s.n == 0 || s.gcd == 0 || s.min <= 0 {
+		return 0, 0, false
+	}
+	// The mean to the nearest multiple of the counts' divisor: between
+	// the least and the greatest count, which are multiples of it.
+	v := int64(math.Round(s.sum/s.n/float64(s.gcd))) * s.gcd
+	e := max(float64(v-s.min)/float64(s.min), float64(s.max-v)/float64(s.max))
+	return v, e, e <= tol
 }
 
 func aggregateRank(src trace.Source, r int, stats map[aggKey]*aggStats) error {
@@ -102,9 +129,10 @@ func aggregateRank(src trace.Source, r int, stats map[aggKey]*aggStats) error {
 		next[e.Comm]++
 		s := stats[key]
 		if s == nil {
-			s = &aggStats{min: math.MaxInt64, max: math.MinInt64}
+			s = &aggStats{min: math.MaxInt64, max: math.MinInt64, site: e.CallSite}
 			stats[key] = s
 		}
+		s.bad = s.bad || e.CallSite != s.site
 		s.add(e, len(src.Meta().Members(e.Comm, src.NumRanks())))
 	}
 	if err := rd.Err(); err != nil {
