@@ -415,6 +415,10 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	}
 	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%\n",
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError)
+	if g := r.Aggregated; g != nil {
+		fmt.Fprintf(&b, "aggregated counts: %d of %d alltoallv instances recorded as their mean, every count within %g%% of its own (at most %.3g%%)\n",
+			g.Aggregated, g.Instances, 100*g.Tolerance, 100*g.MaxError)
+	}
 	if a := r.Accuracy; a != nil {
 		fmt.Fprintf(&b, "read back as recorded (ACURDION's Table II): %s\n", matchingText(a.Matching))
 		if a.Heads != nil {

@@ -305,3 +305,42 @@ func TestReduceOneSided(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestReduceAggregateCounts: with --aggregate-counts, IS's alltoallv
+// counts are recorded as their instances' means; the reduction is written
+// (it passes check), is smaller than the one that keeps every count, and
+// replays close to the trace; a tolerance outside [0, 1) is refused.
+func TestReduceAggregateCounts(t *testing.T) {
+	dir := t.TempDir()
+	is := filepath.Join(dir, "is.ktr")
+	if code, _, errs := csRun("gen", "is", "-n", "32", "-i", "3", "-b", "64K", "-o", is); code != 0 {
+		t.Fatal(errs)
+	}
+	kept := reduceJSONOf(t, "-o", filepath.Join(dir, "kept.rsd"), is)
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "--aggregate-counts", "0.1", "-o", filepath.Join(dir, "agg.rsd"), is)
+	var res struct {
+		reduceResult
+		Aggregated struct {
+			Instances, Aggregated int
+			MaxError              float64 `json:"max_error"`
+		} `json:"aggregated_counts"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if res.Aggregated.Aggregated != 3 || res.Aggregated.Instances != 3 || res.Aggregated.MaxError > 0.1 {
+		t.Errorf("aggregated %+v, want 3 of 3 within 10%%", res.Aggregated)
+	}
+	if 2*res.Compressed.Bytes > kept.Compressed.Bytes {
+		t.Errorf("%d bytes aggregated, %d kept", res.Compressed.Bytes, kept.Compressed.Bytes)
+	}
+	if res.Accuracy.ACC < 0.99 || res.Accuracy.Matching.Count == 100 {
+		t.Errorf("ACC %g, counts read back as recorded %g%%", res.Accuracy.ACC, res.Accuracy.Matching.Count)
+	}
+	if code, _, _ := csRun("check", filepath.Join(dir, "agg.rsd")); code != 0 {
+		t.Errorf("check of the aggregated reduction: exit %d", code)
+	}
+	if code, _, errs := csRun("reduce", "--aggregate-counts", "1", is); code != 2 || !strings.Contains(errs, "--aggregate-counts") {
+		t.Errorf("--aggregate-counts 1: exit %d: %s", code, errs)
+	}
+}
