@@ -1,8 +1,7 @@
-package capture
+package capture_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,26 +12,10 @@ import (
 	"kairos/clock"
 	"kairos/format"
 	"kairos/internal/testenv"
+	"kairos/internal/tracertest"
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
-)
-
-// mpi is an MPI to trace programs with: its C and Fortran compilers, its
-// launcher and how the launcher passes a variable to the ranks.
-type mpi struct {
-	name, cc, fc, run string
-	pkg, runPkg       string
-	env               func(name, value string) []string
-	extra             []string
-}
-
-var (
-	openMPI = mpi{"Open MPI", "mpicc", "mpif90", "mpirun", "libopenmpi-dev", "openmpi-bin",
-		func(n, v string) []string { return []string{"-x", n + "=" + v} },
-		[]string{"--oversubscribe"}}
-	mpich = mpi{"MPICH", "mpicc.mpich", "mpif90.mpich", "mpirun.mpich", "libmpich-dev", "mpich",
-		func(n, v string) []string { return []string{"-genv", n, v} }, nil}
 )
 
 // builds holds the tracers built with OTF2, by MPI, for the tests of this
@@ -51,20 +34,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// tracer returns the tracer built with OTF2 with m's mpicc (once).
-func (m mpi) tracer(t *testing.T) string {
+// tracerFor returns the tracer built with OTF2 with m's mpicc (once).
+func tracerFor(t *testing.T, m tracertest.MPI) string {
 	t.Helper()
-	testenv.Tool(t, m.cc, m.pkg)
-	testenv.Tool(t, m.run, m.runPkg)
-	if _, err := os.Stat("/usr/include/otf2/otf2.h"); err != nil {
-		if testenv.Required() {
-			t.Fatal("KAIROS_REQUIRE_EXTERNAL=1 but OTF2's headers are not installed (Debian package libotf2-trace-dev)")
-		}
-		t.Skip("OTF2's headers are not installed (Debian package libotf2-trace-dev; skipping)")
-	}
+	m.Need(t)
+	tracertest.NeedOTF2(t)
 	builds.Lock()
 	defer builds.Unlock()
-	if lib, ok := builds.libs[m.name]; ok {
+	if lib, ok := builds.libs[m.Name]; ok {
 		return lib
 	}
 	if builds.dir == "" {
@@ -74,53 +51,29 @@ func (m mpi) tracer(t *testing.T) string {
 		}
 		builds.dir, builds.libs = d, map[string]string{}
 	}
-	dir := filepath.Join(builds.dir, strings.ReplaceAll(m.name, " ", ""))
+	dir := filepath.Join(builds.dir, strings.ReplaceAll(m.Name, " ", ""))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(dir, FileName)
-	if err := os.WriteFile(src, Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lib := filepath.Join(dir, "libkairos_trace.so")
-	run(t, dir, nil, m.cc, "-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src, "-DKAIROS_OTF2", "-lotf2")
-	builds.libs[m.name] = lib
-	return lib
+	builds.libs[m.Name] = m.Tracer(t, dir, true)
+	return builds.libs[m.Name]
 }
 
 // mpis returns Open MPI, and MPICH too under testenv.Long.
-func mpis() []mpi {
+func mpis() []tracertest.MPI {
 	if testenv.Long() {
-		return []mpi{openMPI, mpich}
+		return tracertest.Both
 	}
-	return []mpi{openMPI}
+	return []tracertest.MPI{tracertest.OpenMPI}
 }
 
-// compile compiles a test program (a path; Fortran if it ends in .f90)
-// into dir.
-func (m mpi) compile(t *testing.T, dir, src string, flags ...string) string {
-	t.Helper()
-	cc := m.cc
-	if strings.HasSuffix(src, ".f90") {
-		cc = testenv.Tool(t, m.fc, m.pkg)
-	}
-	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))+"-"+strings.ReplaceAll(m.name, " ", ""))
-	run(t, dir, nil, cc, append([]string{"-O1", "-o", bin, src}, flags...)...)
-	return bin
-}
-
-// trace runs prog on 2 ranks under lib, writing both formats into
+// record runs prog on 2 ranks of m under lib, writing both formats into
 // dir/trace (or the directory the tracer chooses), and returns the
 // launcher's output.
-func (m mpi) trace(t *testing.T, dir, lib, prog string, args ...string) string {
+func record(t *testing.T, m tracertest.MPI, dir, lib, prog string, args ...string) string {
 	t.Helper()
-	full := append([]string{}, m.extra...)
-	full = append(full, "-np", "2")
-	for _, v := range [][2]string{{"LD_PRELOAD", lib}, {"KAIROS_TRACE", filepath.Join(dir, "trace")}, {"KAIROS_TRACE_FORMAT", "ti,otf2"}} {
-		full = append(full, m.env(v[0], v[1])...)
-	}
-	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"}
-	return run(t, dir, env, m.run, append(append(full, prog), args...)...)
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "ti,otf2", NP: 2, Dir: dir}
+	return m.Launch(t, r, prog, args...)
 }
 
 // kinds counts each rank's events by kind.
@@ -184,9 +137,9 @@ func onesidedProgram() string {
 // and a second run into the directory writes to a fresh one.
 func TestTracerOneSided(t *testing.T) {
 	dir := t.TempDir()
-	lib := openMPI.tracer(t)
-	prog := openMPI.compile(t, dir, onesidedProgram())
-	out := openMPI.trace(t, dir, lib, prog, "repro")
+	lib := tracerFor(t, tracertest.OpenMPI)
+	prog := tracertest.OpenMPI.Compile(t, dir, onesidedProgram())
+	out := record(t, tracertest.OpenMPI, dir, lib, prog, "repro")
 	for _, want := range []string{"400        0.", "MPI_Put (one-sided)", "MPI_Win_allocate (one-sided)",
 		"the OTF2 archive " + filepath.Join(dir, "trace") + "/traces.otf2 has every call"} {
 		if !strings.Contains(out, want) {
@@ -243,7 +196,7 @@ func TestTracerOneSided(t *testing.T) {
 			t.Errorf("%s: classified computation-bound", v.Interconnect.Name)
 		}
 	}
-	if out := openMPI.trace(t, dir, lib, prog, "repro"); !strings.Contains(out, "holds a trace already: this run's is written to "+filepath.Join(dir, "trace-2")) {
+	if out := record(t, tracertest.OpenMPI, dir, lib, prog, "repro"); !strings.Contains(out, "holds a trace already: this run's is written to "+filepath.Join(dir, "trace-2")) {
 		t.Errorf("a second run into the directory: %s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "trace-2", "traces.otf2")); err != nil {
@@ -265,11 +218,11 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 		"lock":  {trace.WinLock, trace.WinUnlock, trace.Accumulate, trace.WinLockAll, trace.GetAccumulate, trace.WinFlushAll},
 	}
 	for _, m := range mpis() {
-		t.Run(m.name, func(t *testing.T) {
+		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			lib := m.tracer(t)
-			prog := m.compile(t, dir, onesidedProgram())
-			m.trace(t, dir, lib, prog, "fence", "pscw", "lock")
+			lib := tracerFor(t, m)
+			prog := m.Compile(t, dir, onesidedProgram())
+			record(t, m, dir, lib, prog, "fence", "pscw", "lock")
 			src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
 			all := map[trace.Kind]int{}
 			for _, k := range kinds(t, src) {
@@ -302,9 +255,9 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 // out and replays, and the TI trace has none of them.
 func TestTracerOneSidedRequests(t *testing.T) {
 	dir := t.TempDir()
-	lib := openMPI.tracer(t)
-	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "rmarequests.c"))
-	out := openMPI.trace(t, dir, lib, prog)
+	lib := tracerFor(t, tracertest.OpenMPI)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("rmarequests.c"))
+	out := record(t, tracertest.OpenMPI, dir, lib, prog)
 	for _, want := range []string{"MPI_Rput (one-sided)", "MPI_Compare_and_swap (one-sided)", "MPI_Win_test (one-sided)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
@@ -351,9 +304,9 @@ func TestTracerOneSidedRequests(t *testing.T) {
 // where it outweighs computation), and TI's summary counts them.
 func TestTracerMPIIO(t *testing.T) {
 	dir := t.TempDir()
-	lib := openMPI.tracer(t)
-	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "mpiio.c"))
-	out := openMPI.trace(t, dir, lib, prog, filepath.Join(dir, "out.dat"))
+	lib := tracerFor(t, tracertest.OpenMPI)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("mpiio.c"))
+	out := record(t, tracertest.OpenMPI, dir, lib, prog, filepath.Join(dir, "out.dat"))
 	if !strings.Contains(out, "MPI_File_write_all (MPI-IO)") {
 		t.Errorf("the tracer's summary lacks the MPI-IO calls:\n%s", out)
 	}
@@ -383,16 +336,16 @@ func TestTracerMPIIO(t *testing.T) {
 // flushes and file calls of the mpi module are recorded as the C
 // program's.
 func TestTracerOneSidedFortran(t *testing.T) {
-	ms := []mpi{mpich}
+	ms := []tracertest.MPI{tracertest.MPICH}
 	if testenv.Long() {
-		ms = append(ms, openMPI)
+		ms = append(ms, tracertest.OpenMPI)
 	}
 	for _, m := range ms {
-		t.Run(m.name, func(t *testing.T) {
+		t.Run(m.Name, func(t *testing.T) {
 			dir := t.TempDir()
-			lib := m.tracer(t)
-			prog := m.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "onesided.f90"))
-			m.trace(t, dir, lib, prog)
+			lib := tracerFor(t, m)
+			prog := m.Compile(t, dir, tracertest.Testdata("onesided.f90"))
+			record(t, m, dir, lib, prog)
 			src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
 			for r, k := range kinds(t, src) {
 				if k[trace.Put] != 200 || k[trace.WinFlush] != 200 || k[trace.FileOpen] != 1 || k[trace.FileWrite] != 1 {
@@ -419,10 +372,10 @@ func TestTracerGlobalArrays(t *testing.T) {
 		t.Skip("Global Arrays is not installed (Debian packages libglobalarrays-dev, libscalapack-openmpi-dev; skipping)")
 	}
 	dir := t.TempDir()
-	lib := openMPI.tracer(t)
-	prog := openMPI.compile(t, dir, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "ga.c"),
+	lib := tracerFor(t, tracertest.OpenMPI)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("ga.c"),
 		"-lga-openmpi", "-larmci-openmpi", "-lscalapack-openmpi", "-llapack", "-lblas", "-lgfortran", "-lm")
-	out := openMPI.trace(t, dir, lib, prog, "10")
+	out := record(t, tracertest.OpenMPI, dir, lib, prog, "10")
 	if !strings.Contains(out, "MPI_Accumulate (one-sided)") {
 		t.Errorf("the tracer's summary lacks ARMCI-MPI's accumulates:\n%s", out)
 	}
@@ -463,7 +416,7 @@ task scf energy
 	if err := os.WriteFile(input, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := openMPI.trace(t, dir, openMPI.tracer(t), nwchem, input)
+	out := record(t, tracertest.OpenMPI, dir, tracerFor(t, tracertest.OpenMPI), nwchem, input)
 	if !strings.Contains(out, "Total SCF energy =    -75.98394") {
 		t.Errorf("NWChem's energy is not in its output:\n%s", out)
 	}
@@ -486,19 +439,4 @@ task scf energy
 			t.Errorf("%s: classified computation-bound (%s)", v.Interconnect.Name, v.Description)
 		}
 	}
-}
-
-// run runs a command in dir with env added, failing the test on error,
-// and returns its combined output (tracertest.Command, which this
-// package's internal tests cannot import: tracertest imports capture).
-func run(t testing.TB, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }

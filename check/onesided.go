@@ -189,12 +189,7 @@ func (e *engine) epoch(r int, ev *trace.Event, w *winState) {
 			e.problem(r, i, "win_start on window %d inside a start epoch (no win_complete since the last)", ev.Handle)
 		}
 		w.started, w.access = true, e.groupOf(r, ev)
-		e.pscw(r, w.access, func(p *pscwPair) {
-			if p.starts == 0 {
-				p.startIndex = i
-			}
-			p.starts++
-		}, false)
+		e.pscw(r, w.access, func(p *pscwPair) { opened(&p.starts, &p.startIndex, i) }, false)
 	case trace.WinComplete:
 		if !w.started {
 			e.problem(r, i, "win_complete on window %d without win_start", ev.Handle)
@@ -206,12 +201,7 @@ func (e *engine) epoch(r int, ev *trace.Event, w *winState) {
 			e.problem(r, i, "win_post on window %d inside a post epoch (no win_wait since the last)", ev.Handle)
 		}
 		w.posted, w.exposure = true, e.groupOf(r, ev)
-		e.pscw(r, w.exposure, func(p *pscwPair) {
-			if p.posts == 0 {
-				p.postIndex = i
-			}
-			p.posts++
-		}, true)
+		e.pscw(r, w.exposure, func(p *pscwPair) { opened(&p.posts, &p.postIndex, i) }, true)
 	case trace.WinWait:
 		e.side.blocking = true
 		if !w.posted {
@@ -232,6 +222,15 @@ func (e *engine) groupOf(r int, ev *trace.Event) []int32 {
 		e.problem(r, e.ranks[r].index, "%s names group %d, which the trace does not define", ev.Kind, ev.NewComm)
 	}
 	return m
+}
+
+// opened counts an epoch opened at event i (an origin's start, a target's
+// post) and keeps the index of the first.
+func opened(count, first *int, i int) {
+	if *count == 0 {
+		*first = i
+	}
+	*count++
 }
 
 // pscw counts rank r's start or post (target side) with each member of

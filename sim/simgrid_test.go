@@ -1526,7 +1526,7 @@ func setBoth(t *testing.T, cfg *sim.Config, kvs []string) []string {
 }
 
 // randomSeeds returns how many random traces a differential test replays:
-// full (with KAIROS_LONG=1, testenv.Long) or a quick half-dozen;
+// full (with KAIROS_LONG=1, testenv.Long) or a quick four;
 // KAIROS_SIM_SEEDS=N sets it, for longer campaigns by hand (from seed
 // KAIROS_SIM_SEED0, see firstSeed).
 //
@@ -1542,7 +1542,7 @@ func randomSeeds(t *testing.T, full int) int {
 	if testenv.Long() {
 		return full
 	}
-	return min(full, 6)
+	return min(full, 4)
 }
 
 // firstSeed is the first random trace's seed: KAIROS_SIM_SEED0, or 0.

@@ -1,19 +1,34 @@
 // Package alawneh reads the text traces of Alawneh et al.'s reproduction
 // package (lalawneh/HPC-MPI-Traces, the seed paper 002's authors), so that
 // Kairos' pattern analysis can be compared with their results on their own
-// data. A trace is a directory of Process<r>.txt files, one per rank, one
-// call per line:
+// data, and the run checked, replayed and classified. A trace is a
+// directory of Process<r>.txt files, one per rank, one call per line:
 //
 //	Send|Recv <peer> t1 <start> t2 <end> t <tag> l <bytes> m <match>
 //	<COLLECTIVE> <next rank> t1 <start> t2 <end> s <sent> r <received> [m <match>]
 //	DEL<n>
 //
-// A point-to-point call spans t1..t2: Isend to IsendComplete, IrecvRequest
-// to Irecv completion, or a blocking call (t1 = t2 when the authors' tool
-// did not record its duration). DEL lines delimit calling contexts; they
-// become Waitall events, which delimit patterns the same way. m (the
-// index of the matching call) and the next rank of a collective are not
-// kept: Kairos matches messages itself.
+// A point-to-point call with t1 < t2 is non-blocking: an Isend from t1 to
+// its completion at t2 (IsendComplete), an Irecv posted at t1
+// (IrecvRequest) and completed at t2; it is read as the Isend or Irecv at
+// t1, completed by the next Waitall. With t1 = t2 it is a blocking call
+// whose duration the authors' tool did not record. DEL lines delimit
+// calling contexts (the program's MPI_Waitall ends each); each becomes a
+// Waitall of the requests still pending, from the first of their
+// completions (or the last call's end) to the last, so that the contexts
+// delimit patterns as in the authors' analysis and the requests complete
+// when the run completed them. m (the index of the matching call) and the
+// next rank of a collective are not kept: Kairos matches messages itself.
+//
+// The traces were written from Score-P's OTF2 archives, so a collective's
+// s and r are the bytes Score-P counts (format/scorep), read back as the
+// per-member volumes. Every collective is MPI_COMM_WORLD's (the format
+// names no communicator): Open scans the collective lines of every rank,
+// so that the k-th collective of every rank is one instance, whose root
+// (not in the format) is the member Score-P counts every member's bytes
+// at, and whose v-collective count vectors derive from the members'
+// totals. A trace whose ranks' collectives disagree is read, but not
+// replayed (trace.AttrNoReplay says why).
 //
 // Times are raw OTF2 ticks. The 4-process SMG2000 trace spans 2.57e9
 // ticks, which fits nanoseconds, so a tick is read as one nanosecond (the
@@ -26,10 +41,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"kairos/format"
+	"kairos/format/scorep"
 	"kairos/internal/fileio"
 	"kairos/trace"
 )
@@ -69,14 +86,24 @@ func Detect(path string, head []byte, isDir bool) bool {
 
 // Source is an authors' trace directory.
 type Source struct {
-	dir  string
-	n    int
-	meta trace.Meta
+	dir   string
+	n     int
+	meta  trace.Meta
+	colls []collective // every rank's k-th collective is colls[k]
+	first []trace.Time // each rank's first call's start
+}
+
+// collective is an instance of a collective, as Open's scan finds it.
+type collective struct {
+	kind trace.Kind
+	root int32            // the root of a rooted collective, trace.NoRank if none
+	v    *scorep.Instance // a v-collective's members' totals
 }
 
 // Open opens the trace in directory path (or the directory of the
 // Process<r>.txt file path); ranks are Process0.txt, Process1.txt... up
-// to the first missing number.
+// to the first missing number. It reads every rank's collective lines
+// (see the package comment).
 func Open(path string) (*Source, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -87,7 +114,7 @@ func Open(path string) (*Source, error) {
 		dir = filepath.Dir(path)
 	}
 	s := &Source{dir: dir, meta: trace.NewMeta()}
-	for ; ; s.n++ {
+	for ; s.n < trace.MaxRanks; s.n++ {
 		if _, err := os.Stat(s.file(s.n)); err != nil {
 			break
 		}
@@ -97,9 +124,113 @@ func Open(path string) (*Source, error) {
 	}
 	s.meta.Attrs["format"] = "alawneh"
 	s.meta.Attrs["time-unit"] = "1 tick = 1 ns"
-	s.meta.Attrs[trace.AttrNoReplay] = "the format does not say which sends and receives were non-blocking, nor the counts of a collective's members, " +
-		"so no replay can follow the run (kairos stats, patterns, phases and slow read it)"
+	if why := s.scan(); why != "" {
+		s.meta.Attrs[trace.AttrNoReplay] = why + " (kairos stats, patterns, phases and slow read it)"
+	}
 	return s, nil
+}
+
+// scan reads the collective lines of every rank and makes the instances;
+// it returns why the collectives cannot be replayed, "" if they can.
+func (s *Source) scan() string {
+	var sent, recv [][]int64 // per instance, per member: what Score-P counted
+	s.first = make([]trace.Time, s.n)
+	for r := range s.n {
+		rd, err := s.open(r)
+		if err != nil {
+			return err.Error()
+		}
+		k := 0
+		for seen := false; rd.Next(); {
+			ev := rd.Event()
+			if ev.HasTime && !seen {
+				s.first[r], seen = ev.Enter, true
+			}
+			if !ev.Kind.IsCollective() {
+				continue
+			}
+			if k == len(s.colls) {
+				s.colls = append(s.colls, collective{kind: ev.Kind, root: trace.NoRank})
+				sent, recv = append(sent, make([]int64, s.n)), append(recv, make([]int64, s.n))
+			}
+			if c := s.colls[k]; c.kind != ev.Kind {
+				rd.Close()
+				return fmt.Sprintf("%s: collective #%d is %s, rank 0's %s: the ranks' collectives do not match", rd.Position(), k+1, ev.Kind, c.kind)
+			}
+			sent[k][r], recv[k][r] = ev.SendBytes, ev.RecvBytes
+			k++
+		}
+		rd.Close()
+		if err := rd.Err(); err != nil {
+			return err.Error()
+		}
+		if k != len(s.colls) && r > 0 {
+			return fmt.Sprintf("%s has %d collectives, %s %d: the ranks' collectives do not match", s.file(r), k, s.file(0), len(s.colls))
+		}
+	}
+	for k := range s.colls {
+		if why := s.colls[k].make(k, sent[k], recv[k]); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// make finds the root of instance k (the one member Score-P counts every
+// member's bytes at: a broadcast's or scatter's largest sender, a gather's
+// or reduce's largest receiver) and a v-collective's members' totals.
+func (c *collective) make(k int, sent, recv []int64) string {
+	n := len(sent)
+	switch c.kind {
+	case trace.Bcast, trace.Scatter, trace.Scatterv:
+		c.root = largest(sent)
+	case trace.Gather, trace.Gatherv, trace.Reduce:
+		c.root = largest(recv)
+	}
+	if c.kind.IsRooted() && c.root == trace.NoRank {
+		return fmt.Sprintf("collective #%d (%s): no member's bytes tell the root", k+1, c.kind)
+	}
+	if !scorep.IsV(c.kind) {
+		return ""
+	}
+	c.v = scorep.NewInstance(c.kind, n)
+	c.v.Root = int(c.root)
+	for m := range n {
+		ev := c.volumes(int32(m), n, sent[m], recv[m])
+		c.v.A[m], c.v.B[m] = scorep.Totals(&ev, recv[m], n, false)
+	}
+	return ""
+}
+
+// largest returns the index of the one largest of v, trace.NoRank if
+// several are.
+func largest(v []int64) int32 {
+	best, tie := 0, false
+	for i := 1; i < len(v); i++ {
+		switch {
+		case v[i] > v[best]:
+			best, tie = i, false
+		case v[i] == v[best]:
+			tie = true
+		}
+	}
+	if tie && len(v) > 1 || len(v) == 0 {
+		return trace.NoRank
+	}
+	return int32(best)
+}
+
+// volumes returns member me's event of the collective (of n members)
+// from the bytes its line counts: its root and the model's volumes.
+func (c *collective) volumes(me int32, n int, sent, recv int64) trace.Event {
+	ev := trace.NewEvent(c.kind)
+	if c.kind.IsRooted() {
+		ev.Partner = c.root
+	}
+	if c.kind != trace.Barrier {
+		ev.SendBytes, ev.RecvBytes = scorep.Volumes(c.kind, scorep.Counted{Sent: sent, Recv: recv, Root: me == c.root, Me: int(me), N: n})
+	}
+	return ev
 }
 
 func (s *Source) file(r int) string { return filepath.Join(s.dir, fmt.Sprintf("Process%d.txt", r)) }
@@ -112,6 +243,19 @@ func (s *Source) NumRanks() int { return s.n }
 
 // OpenRank returns a streaming reader of rank r's file.
 func (s *Source) OpenRank(r int) (trace.Reader, error) {
+	rd, err := s.open(r)
+	if err != nil {
+		return nil, err
+	}
+	rd.src, rd.rank = s, int32(r)
+	if r < len(s.first) {
+		rd.last = s.first[r] // the contexts before the first call
+	}
+	return rd, nil
+}
+
+// open returns a reader of rank r's lines as they are written, for scan.
+func (s *Source) open(r int) (*Reader, error) {
 	if r < 0 || r >= s.n {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, s.n)
 	}
@@ -138,18 +282,29 @@ type Reader struct {
 	line int
 	ev   trace.Event
 	err  error
+
+	// src is the trace whose collectives the reader completes (nil: the
+	// lines as written, for Source.scan).
+	src     *Source
+	rank    int32
+	colls   int          // collectives read
+	pending []trace.Time // completions of the requests not waited for
+	nextReq uint64
+	last    trace.Time // the end of the last event
+	done    bool
 }
 
-// Next reads the next call or DEL line, skipping blank lines.
+// Next reads the next call or DEL line, skipping blank lines; at the end
+// of the file, requests still pending are waited for.
 func (r *Reader) Next() bool {
-	for r.err == nil && r.sc.Scan() {
+	for r.err == nil && !r.done && r.sc.Scan() {
 		r.line++
 		f := strings.Fields(r.sc.Text())
 		switch {
 		case len(f) == 0:
 			continue
 		case len(f) == 1 && strings.HasPrefix(f[0], "DEL"):
-			r.ev = trace.NewEvent(trace.Waitall)
+			r.waitall()
 			return true
 		}
 		ev, err := parseCall(f)
@@ -158,12 +313,64 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		r.ev = ev
+		if r.src != nil {
+			r.complete()
+		}
 		return true
 	}
 	if r.err == nil && r.sc.Err() != nil {
 		r.err = fmt.Errorf("%s: %w", r.Position(), r.sc.Err())
 	}
-	return false
+	if r.err != nil || r.done || len(r.pending) == 0 {
+		return false
+	}
+	r.done = true
+	r.waitall()
+	return true
+}
+
+// waitall makes the current event a Waitall of the pending requests.
+func (r *Reader) waitall() {
+	r.ev = trace.NewEvent(trace.Waitall)
+	if r.src == nil {
+		return
+	}
+	enter, exit := r.last, r.last
+	if len(r.pending) > 0 {
+		enter = max(r.last, slices.Min(r.pending))
+		exit = max(r.last, slices.Max(r.pending))
+	}
+	r.ev.Enter, r.ev.Exit, r.ev.HasTime = enter, exit, true
+	r.pending, r.last = r.pending[:0], exit
+}
+
+// complete gives the current call what the line leaves implicit: a
+// non-blocking call's request, a collective's root, volumes and counts.
+func (r *Reader) complete() {
+	e := &r.ev
+	switch {
+	case e.Kind.IsPointToPoint() && e.Exit > e.Enter:
+		r.nextReq++
+		r.pending = append(r.pending, e.Exit)
+		e.Request, e.Exit = r.nextReq, e.Enter
+		if e.Kind == trace.Send {
+			e.Kind = trace.Isend
+		} else {
+			e.Kind = trace.Irecv
+		}
+	case e.Kind.IsCollective() && r.colls < len(r.src.colls):
+		c := &r.src.colls[r.colls]
+		ev := c.volumes(r.rank, r.src.n, e.SendBytes, e.RecvBytes)
+		if c.v != nil {
+			c.v.Derive(&ev, int(r.rank))
+		}
+		ev.Enter, ev.Exit, ev.HasTime = e.Enter, e.Exit, true
+		r.ev = ev
+	}
+	if e.Kind.IsCollective() {
+		r.colls++
+	}
+	r.last = max(r.last, r.ev.Exit)
 }
 
 // Event returns the current event.

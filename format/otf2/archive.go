@@ -1,7 +1,9 @@
 package otf2
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -58,6 +60,9 @@ func OpenArchive(path string) (*Archive, error) {
 	a.Defs = newDefs()
 	defPath := filepath.Join(a.Dir, a.Name+".def")
 	c, err := openChunkFile(defPath, a.Anchor.DefChunkSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: the archive has no global definitions file (%s): its events cannot be read without them", ap, filepath.Base(defPath))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("global definitions: %w", err)
 	}

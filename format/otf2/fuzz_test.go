@@ -324,4 +324,12 @@ func TestTruncated(t *testing.T) {
 		c[i] ^= 0xA5
 		openAll(writeFiles(t, a, d, c)) // must not panic
 	}
+	// No definitions file at all (otf2-buffer-test-endianness's archives).
+	dir := writeFiles(t, a, d, e)
+	if err := os.Remove(filepath.Join(dir, "traces.def")); err != nil {
+		t.Fatal(err)
+	}
+	if err := openAll(dir); err == nil || !strings.Contains(err.Error(), "traces.otf2: the archive has no global definitions file (traces.def)") {
+		t.Errorf("without traces.def: %v", err)
+	}
 }

@@ -2,11 +2,11 @@ package otf2
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
 
+	"kairos/format/scorep"
 	"kairos/trace"
 )
 
@@ -490,8 +490,8 @@ func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 		me = m.rankIn(c)
 	}
 	if k != trace.Barrier {
-		ev.SendBytes, ev.RecvBytes = volumes(k, counted{sent: int64(e.Bytes), recv: int64(e.Received), root: root,
-			block: e.Op == opReduceScatterBlock, me: me, n: c.size, inPlaceAware: m.src.inPlaceAware})
+		ev.SendBytes, ev.RecvBytes = scorep.Volumes(k, scorep.Counted{Sent: int64(e.Bytes), Recv: int64(e.Received), Root: root,
+			Block: e.Op == opReduceScatterBlock, Me: me, N: c.size, InPlaceAware: m.src.inPlaceAware})
 	}
 	m.vcounts(&ev, e, c, seq)
 	return ev
@@ -499,156 +499,6 @@ func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 
 // opReduceScatterBlock is OTF2's CollectiveOp of MPI_Reduce_scatter_block.
 const opReduceScatterBlock = 16
-
-// counted is what a collective's record says of its bytes.
-type counted struct {
-	sent, recv int64 // the bytes Score-P counts
-	me, n      int   // the member (-1 if unknown) of n
-	root       bool  // the member is the root
-	block      bool  // a ReduceScatter is a reduce_scatter_block
-	// inPlaceAware: in place, the bytes leave the member's own block out
-	// (Score-P 8 on).
-	inPlaceAware bool
-}
-
-// volumes returns the model's send and receive bytes of a collective of
-// kind k from what its record counted. Score-P counts a rooted
-// collective's bytes at the root for every member, an all-to-all's,
-// allreduce's or allgather's over all members at every member, and, since
-// Score-P 8, leaves out in place the member's own block
-// (scorep_mpi_coll_bytes_*), which the record does not flag: split tells
-// the two apart where the sizes can.
-func volumes(k trace.Kind, c counted) (int64, int64) {
-	sent, recv, n := c.sent, c.recv, c.n
-	blockOf := func(total int64) (int64, bool) { return split(total, n, c.inPlaceAware) }
-	root := c.root
-	switch k {
-	case trace.Bcast, trace.Scatter: // the root sends n blocks (n-1 in place, keeping its own)
-		if root && recv == 0 {
-			b, _ := blockOf(sent)
-			return b, b
-		}
-		return recv, recv
-	case trace.Gather, trace.Reduce: // the root receives n blocks (n-1 in place, sending none)
-		if root && sent == 0 {
-			b, _ := blockOf(recv)
-			return b, b
-		}
-		return sent, sent
-	case trace.Gatherv: // at the root in place, its own block is the others' mean
-		if root && sent == 0 && n > 1 {
-			return recv / int64(n-1), recv + recv/int64(n-1)
-		}
-	case trace.Scatterv:
-		if root && recv == 0 && n > 1 {
-			return sent + sent/int64(n-1), sent / int64(n-1)
-		}
-	case trace.Allreduce, trace.Alltoall, trace.Allgather:
-		b, _ := blockOf(sent)
-		return b, b
-	case trace.Allgatherv: // the received bytes stay the whole vector's
-		own, inPlace := blockOf(sent)
-		if inPlace {
-			recv += own
-		}
-		return own, recv
-	case trace.Scan, trace.Exscan:
-		b := scanBlock(k, sent, recv, c.me, n)
-		return b, b
-	case trace.ReduceScatter: // the whole vector, as the model keeps it
-		if c.block {
-			b, _ := blockOf(sent)
-			return 0, b * int64(n)
-		}
-		if own, inPlace := blockOf(recv); inPlace {
-			sent += own
-		}
-		return 0, sent
-	}
-	return sent, recv
-}
-
-// split divides total, bytes Score-P counts over the n members of a
-// collective, into one member's block: total is n blocks, or n-1 in place
-// (reported as inPlace) where only n-1 divides it (a 2-member total is 2
-// blocks). For an archive whose in-place counts leave the member's own
-// block out (aware), where n and n-1 both divide total, the block of more
-// trailing zero bits, up to 3, wins (data are whole elements of 1 to 8
-// bytes, and the other split is off by the factor n/(n-1)), n blocks on a
-// tie: an in-place allreduce of 1 to 3 doubles over 4 members is read as
-// such, but an allgather of 3 ints is read as an in-place one of 4, and
-// some totals remain both (an in-place allreduce of 8 doubles over 4
-// members is another's of 6), read as n blocks.
-func split(total int64, n int, aware bool) (block int64, inPlace bool) {
-	if n <= 1 {
-		return total, false
-	}
-	byN := total%int64(n) == 0
-	byN1 := n > 2 && total%int64(n-1) == 0
-	switch {
-	case byN1 && !byN:
-		return total / int64(n-1), true
-	case byN1 && aware && roundness(total/int64(n-1)) > roundness(total/int64(n)):
-		return total / int64(n-1), true
-	}
-	return total / int64(n), false
-}
-
-// roundness returns how many of 2, 4 and 8 divide v.
-func roundness(v int64) int {
-	if v == 0 {
-		return 3
-	}
-	return min(bits.TrailingZeros64(uint64(v)), 3)
-}
-
-// spreadCounts gives a v-collective the per-member counts the model needs
-// and OTF2 does not record (only totals): the totals spread evenly over
-// the n members, so that the collective can be replayed (zeros where
-// Score-P counts nothing, as at a gatherv's other members).
-func spreadCounts(ev *trace.Event, n int) {
-	switch ev.Kind {
-	case trace.Alltoallv:
-		ev.SendCounts, ev.RecvCounts = spread(ev.SendBytes, n), spread(ev.RecvBytes, n)
-	case trace.Allgatherv, trace.ReduceScatter, trace.Gatherv:
-		ev.RecvCounts = spread(ev.RecvBytes, n)
-	case trace.Scatterv:
-		ev.SendCounts = spread(ev.SendBytes, n)
-	}
-}
-
-// spread divides total into n counts that differ by at most one byte.
-func spread(total int64, n int) []int64 {
-	if n <= 0 {
-		return nil
-	}
-	c := make([]int64, n)
-	for i := range c {
-		c[i] = total / int64(n)
-		if int64(i) < total%int64(n) {
-			c[i]++
-		}
-	}
-	return c
-}
-
-// scanBlock returns the block of a scan or exscan from the volumes Score-P
-// records at member me of n: (n-me)*b sent and (me+1)*b received for a
-// scan, (n-me-1)*b and me*b for an exscan and (since Score-P 8) for a
-// scan in place, which the block then divides.
-func scanBlock(k trace.Kind, sent, recv int64, me, n int) int64 {
-	switch {
-	case me < 0:
-		return sent
-	case k == trace.Scan && recv%int64(me+1) == 0 && sent == int64(n-me)*(recv/int64(me+1)):
-		return recv / int64(me+1)
-	case me > 0:
-		return recv / int64(me)
-	case n > 1:
-		return sent / int64(n-1)
-	}
-	return 0
-}
 
 // rankIn returns the mapper's rank within communicator c, -1 if it is not
 // a member.

@@ -2,13 +2,12 @@ package otf2
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
+	"kairos/format/scorep"
 	"kairos/trace"
 )
 
@@ -53,20 +52,12 @@ type vkey struct {
 	num  int
 }
 
-// vinst is an instance of a v-collective: each member's a and b, and,
-// for an alltoallv, the derived matrix's leftovers (computed once).
+// vinst is an instance of a v-collective: each member's totals, which
+// members reported theirs, and why the instance cannot derive counts.
 type vinst struct {
-	kind     trace.Kind
-	a, b     []int64
+	*scorep.Instance
 	have     []bool
-	root     int // member index of the root, -1 if none or unknown
 	conflict string
-
-	once       sync.Once
-	total      int64   // of the rows, and of the columns where they agree
-	rowPre     []int64 // prefix sums of the rows' leftovers
-	colPre     []int64
-	consistent bool
 }
 
 // vtable is the v-collectives of an archive, built by Open's scan.
@@ -87,7 +78,7 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 	case trace.Alltoallv, trace.Allgatherv, trace.Gatherv, trace.Scatterv:
 	case trace.ReduceScatter:
 		if e.Op == opReduceScatterBlock {
-			spreadCounts(ev, c.size)
+			scorep.SpreadCounts(ev, c.size)
 			return
 		}
 	default:
@@ -97,29 +88,18 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 		return
 	}
 	if c.self || c.size <= 1 {
-		spreadCounts(ev, c.size)
+		scorep.SpreadCounts(ev, c.size)
 		return
 	}
 	if m.scanning {
-		a, b := ev.SendBytes, ev.RecvBytes
-		switch ev.Kind {
-		case trace.Allgatherv:
-			b = 0
-		case trace.ReduceScatter:
-			a, _ = split(int64(e.Received), c.size, m.src.inPlaceAware)
-			b = 0
-		case trace.Gatherv:
-			b = 0
-		case trace.Scatterv:
-			a = 0
-		}
+		a, b := scorep.Totals(ev, int64(e.Received), c.size, m.src.inPlaceAware)
 		m.src.vt.notes[m.rank] = append(m.src.vt.notes[m.rank], vnote{seq: seq, comm: e.Comm, kind: ev.Kind, a: a, b: b,
 			root: ev.Kind.IsRooted() && ev.Partner == m.rank})
-		spreadCounts(ev, c.size)
+		scorep.SpreadCounts(ev, c.size)
 		return
 	}
 	if !m.src.vt.derive(ev, m.rank, seq, m.rankIn(c)) {
-		spreadCounts(ev, c.size)
+		scorep.SpreadCounts(ev, c.size)
 	}
 }
 
@@ -157,13 +137,7 @@ func (m *mapper) attrCounts(ev *trace.Event, e *Event, n int) bool {
 		}
 		return true
 	}
-	sum := func(v []int64) (t int64) {
-		for _, x := range v {
-			t += x
-		}
-		return t
-	}
-	if send != nil && sum(send) != ev.SendBytes || recv != nil && sum(recv) != ev.RecvBytes {
+	if send != nil && scorep.Sum(send) != ev.SendBytes || recv != nil && scorep.Sum(recv) != ev.RecvBytes {
 		m.badCounts++
 		return false
 	}
@@ -232,15 +206,15 @@ func (t *vtable) build(members func(uint32) []int32) (defects []string) {
 			}
 			in := t.insts[k]
 			if in == nil {
-				in = &vinst{kind: nt.kind, a: make([]int64, len(mem)), b: make([]int64, len(mem)), have: make([]bool, len(mem)), root: -1}
+				in = &vinst{Instance: scorep.NewInstance(nt.kind, len(mem)), have: make([]bool, len(mem))}
 				t.insts[k] = in
 			}
-			if nt.kind != in.kind && in.conflict == "" {
-				in.conflict = fmt.Sprintf("%s and %s", in.kind, nt.kind)
+			if nt.kind != in.Kind && in.conflict == "" {
+				in.conflict = fmt.Sprintf("%s and %s", in.Kind, nt.kind)
 			}
-			in.a[i], in.b[i], in.have[i] = nt.a, nt.b, true
+			in.A[i], in.B[i], in.have[i] = nt.a, nt.b, true
 			if nt.root {
-				in.root = i
+				in.Root = i
 			}
 		}
 	}
@@ -274,125 +248,5 @@ func (t *vtable) derive(ev *trace.Event, rank int32, seq uint64, me int) bool {
 		return false
 	}
 	in := t.insts[t.seqs[rank][seq]]
-	if in == nil || in.conflict != "" || in.kind != ev.Kind || me >= len(in.a) {
-		return false
-	}
-	n := len(in.a)
-	switch ev.Kind {
-	case trace.Alltoallv:
-		ev.SendCounts, ev.RecvCounts = in.row(me), in.col(me)
-	case trace.Allgatherv, trace.ReduceScatter:
-		ev.RecvCounts = slices.Clone(in.a)
-	case trace.Gatherv:
-		ev.RecvCounts = make([]int64, n)
-		if me == in.root {
-			copy(ev.RecvCounts, in.a)
-			ev.RecvBytes = sum(ev.RecvCounts)
-		}
-	case trace.Scatterv:
-		ev.SendCounts = make([]int64, n)
-		if me == in.root {
-			copy(ev.SendCounts, in.b)
-			ev.SendBytes = sum(ev.SendCounts)
-		}
-	}
-	return true
-}
-
-func sum(v []int64) (t int64) {
-	for _, x := range v {
-		t += x
-	}
-	return t
-}
-
-// share returns s·r/t rounded down (s, r ≤ t < 2^63).
-func share(s, r, t int64) int64 {
-	hi, lo := bits.Mul64(uint64(s), uint64(r))
-	q, _ := bits.Div64(hi, lo, uint64(t))
-	return int64(q)
-}
-
-// matrix computes, once, the leftovers of the alltoallv's proportional
-// matrix: row i's S_i − Σ_j ⌊S_i·R_j/T⌋ and column j's likewise, as prefix
-// sums; cell (i, j) gets the overlap of row i's and column j's spans of
-// leftovers, so that every row and column adds up to its total.
-func (in *vinst) matrix() {
-	in.once.Do(func() {
-		n := len(in.a)
-		st, rt := sum(in.a), sum(in.b)
-		in.consistent, in.total = st == rt, st
-		if !in.consistent || st == 0 {
-			return
-		}
-		rows, cols := make([]int64, n), make([]int64, n)
-		for i := range n {
-			for j := range n {
-				f := share(in.a[i], in.b[j], st)
-				rows[i] += f
-				cols[j] += f
-			}
-		}
-		in.rowPre, in.colPre = make([]int64, n+1), make([]int64, n+1)
-		for i := range n {
-			in.rowPre[i+1] = in.rowPre[i] + in.a[i] - rows[i]
-			in.colPre[i+1] = in.colPre[i] + in.b[i] - cols[i]
-		}
-	})
-}
-
-// cell returns the derived bytes member i sends member j.
-func (in *vinst) cell(i, j int) int64 {
-	f := share(in.a[i], in.b[j], in.total)
-	lo, hi := max(in.rowPre[i], in.colPre[j]), min(in.rowPre[i+1], in.colPre[j+1])
-	return f + max(0, hi-lo)
-}
-
-// row returns what member i sends each member; col what it receives from
-// each. Where the totals disagree (the senders' sum is not the
-// receivers'), each side spreads its own total in proportion to the
-// other side's, and check reports the mismatch.
-func (in *vinst) row(i int) []int64 {
-	return in.line(in.a[i], in.b, func(j int) int64 { return in.cell(i, j) })
-}
-
-func (in *vinst) col(i int) []int64 {
-	return in.line(in.b[i], in.a, func(j int) int64 { return in.cell(j, i) })
-}
-
-// line returns a row or column of the matrix: cell(j) for each member j,
-// or total spread in proportion to the other side's totals, weights.
-func (in *vinst) line(total int64, weights []int64, cell func(j int) int64) []int64 {
-	in.matrix()
-	if !in.consistent {
-		return proportional(total, weights)
-	}
-	v := make([]int64, len(weights))
-	if in.total > 0 {
-		for j := range v {
-			v[j] = cell(j)
-		}
-	}
-	return v
-}
-
-// proportional spreads total over the members in proportion to weights
-// (evenly if they are all zero), the bytes left over one each to the
-// first members.
-func proportional(total int64, weights []int64) []int64 {
-	w := sum(weights)
-	if w == 0 {
-		return spread(total, len(weights))
-	}
-	v := make([]int64, len(weights))
-	left := total
-	for j, x := range weights {
-		v[j] = share(total, x, w)
-		left -= v[j]
-	}
-	for j := 0; left > 0; j = (j + 1) % len(v) {
-		v[j]++
-		left--
-	}
-	return v
+	return in != nil && in.conflict == "" && in.Derive(ev, me)
 }

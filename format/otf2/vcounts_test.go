@@ -2,7 +2,6 @@ package otf2
 
 import (
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,58 +9,13 @@ import (
 	"testing"
 
 	"kairos/check"
+	"kairos/format/scorep"
 	"kairos/internal/testenv"
 	"kairos/internal/tracertest"
 	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
 )
-
-// TestDerivedAlltoallv: the matrix derived from random totals (rows the
-// senders', columns the receivers', of equal sums) has every row and
-// column adding up to its total, whatever the sizes (up to 2^40 bytes),
-// and every cell within one byte a member of the proportional share
-// S_i·R_j/T but for the leftovers, fewer than n per row.
-func TestDerivedAlltoallv(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 300 {
-		n := 1 + rng.IntN(12)
-		in := &vinst{kind: trace.Alltoallv, a: make([]int64, n), b: make([]int64, n)}
-		scale := int64(1) << rng.IntN(41)
-		var total int64
-		for i := range n {
-			if rng.IntN(4) > 0 {
-				in.a[i] = rng.Int64N(scale + 1)
-			}
-			total += in.a[i]
-		}
-		// The columns: the same total, split at random.
-		left := total
-		for j := range n - 1 {
-			in.b[j] = rng.Int64N(left + 1)
-			left -= in.b[j]
-		}
-		in.b[n-1] = left
-		rows := make([][]int64, n)
-		for i := range n {
-			rows[i] = in.row(i)
-			if sum(rows[i]) != in.a[i] {
-				t.Fatalf("trial %d: row %d sums to %d, want %d (%v / %v)", trial, i, sum(rows[i]), in.a[i], in.a, in.b)
-			}
-		}
-		for j := range n {
-			col := in.col(j)
-			for i := range n {
-				if col[i] != rows[i][j] {
-					t.Fatalf("trial %d: cell %d,%d is %d in the row, %d in the column", trial, i, j, rows[i][j], col[i])
-				}
-			}
-			if sum(col) != in.b[j] {
-				t.Fatalf("trial %d: column %d sums to %d, want %d", trial, j, sum(col), in.b[j])
-			}
-		}
-	}
-}
 
 // TestDerivedCountsOfRealRun records the irregular v-collectives of
 // capture/testdata/cases.c with Kairos' tracer and reads the archive as
@@ -113,8 +67,8 @@ func TestDerivedCountsOfRealRun(t *testing.T) {
 		for i, w := range want[r] {
 			g := got[r][i]
 			if w.Kind == trace.Alltoallv {
-				if sum(g.SendCounts) != sum(w.SendCounts) || sum(g.RecvCounts) != sum(w.RecvCounts) {
-					t.Errorf("rank %d's alltoallv #%d: derived %v %v, totals %d %d", r, i, g.SendCounts, g.RecvCounts, sum(w.SendCounts), sum(w.RecvCounts))
+				if scorep.Sum(g.SendCounts) != scorep.Sum(w.SendCounts) || scorep.Sum(g.RecvCounts) != scorep.Sum(w.RecvCounts) {
+					t.Errorf("rank %d's alltoallv #%d: derived %v %v, totals %d %d", r, i, g.SendCounts, g.RecvCounts, scorep.Sum(w.SendCounts), scorep.Sum(w.RecvCounts))
 				}
 				continue
 			}

@@ -85,12 +85,16 @@ func (m MPI) Tracer(t testing.TB, dir string, otf2 bool) string {
 	return lib
 }
 
-// Compile compiles the C program src (a path) into dir with the MPI's
-// mpicc and returns the binary.
+// Compile compiles the program src (a path; Fortran if it ends in .f90)
+// into dir with the MPI's mpicc or mpif90 and returns the binary.
 func (m MPI) Compile(t testing.TB, dir, src string, flags ...string) string {
 	t.Helper()
+	cc := m.CC
+	if strings.HasSuffix(src, ".f90") {
+		cc = testenv.Tool(t, m.FC, m.Package)
+	}
 	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), filepath.Ext(src)))
-	Command(t, dir, nil, m.CC, append([]string{"-O1", "-o", bin, src}, flags...)...)
+	Command(t, dir, nil, cc, append([]string{"-O1", "-o", bin, src}, flags...)...)
 	return bin
 }
 
