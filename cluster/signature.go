@@ -323,20 +323,22 @@ func (s *sums) params(e *trace.Event, class uint8) {
 	if class&classTyped == 0 {
 		return
 	}
+	// The bits are gathered in a register and stored once: or-ing them
+	// into memory one by one costs more than the rest of the event.
+	types := uint64(commOther)
+	if e.Comm == trace.WorldComm {
+		types = commWorld
+	}
 	if e.SendBytes > 0 || len(e.SendCounts) > 0 {
-		k.Types |= s.types.flag[uint8(e.SendType)]
+		types |= s.types.flag[uint8(e.SendType)]
 	}
 	if e.RecvBytes != 0 || len(e.RecvCounts) > 0 {
-		k.Types |= s.types.flag[uint8(e.RecvType)]
-	}
-	if e.Comm == trace.WorldComm {
-		k.Types |= commWorld
-	} else {
-		k.Types |= commOther
+		types |= s.types.flag[uint8(e.RecvType)]
 	}
 	if class&classReduction != 0 && e.Op != trace.OpNone {
-		k.Types |= opFlag(e.Op)
+		types |= opFlag(e.Op)
 	}
+	k.Types |= types
 }
 
 // opFlag is the bit (55 to 61) of a reduction operation: 55 max, 56 min,
