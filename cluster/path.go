@@ -13,10 +13,12 @@ import (
 //
 // Folding every rank's calls as they are read would cost more than reading
 // them; a rank's calls (a call is its kind and call site) are rather kept
-// and hashed as they come, and folded only if no rank before had them. Ranks whose sequences of calls hash alike (two 64-bit
-// hashes and the length) share a path: the folding is a function of the
-// sequence, so equal sequences have equal shapes, and two different
-// sequences of n calls collide with a probability near n·2⁻¹²⁸.
+// and hashed as they come, and folded only if no rank before had them.
+// Ranks whose sequences of calls hash alike (two 64-bit hashes and the
+// length) share a path: the folding is a function of the sequence, so
+// equal sequences have equal shapes, and two different sequences collide
+// only as two random 128-bit values do (the hashes are not cryptographic:
+// sequences crafted to collide could).
 type paths struct {
 	in     *prsd.Interner
 	known  map[pathKey]int32
