@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -370,15 +371,19 @@ func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
 		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], tracer, "-lotf2")
 	}
-	libs["ti+reduce"] = libs["ti"] // signing every call, reducing at MPI_Finalize
+	libs["ti+reduce"] = libs["ti"]   // signing every call, reducing at MPI_Finalize (callpath)
+	libs["ti+acurdion"] = libs["ti"] // the same, the calls folded into loops too
 	total := map[string]float64{}
 	for b.Loop() {
 		for name, lib := range libs {
 			trace := filepath.Join(dir, "trace-"+name)
 			os.RemoveAll(trace)
 			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + trace, "KAIROS_TRACE_REDUCE="}
-			if name == "ti+reduce" {
+			switch name {
+			case "ti+reduce":
 				env[len(env)-1] += "callpath"
+			case "ti+acurdion":
+				env[len(env)-1] += "acurdion"
 			}
 			full := []string{"--oversubscribe", "-np", "2"}
 			if lib != "" {
@@ -899,8 +904,7 @@ func TestTracerReduceInSitu(t *testing.T) {
 	dir := t.TempDir()
 	lib, testApp := build(t, dir, false)
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
-	halo := filepath.Join(dir, "halo")
-	run(t, dir, nil, mpicc, "-O1", "-o", halo, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "halo.c"))
+	halo := testProgram(t, dir, mpicc, "halo")
 	type program struct {
 		name     string
 		np, want int // ranks; traces written by a reduction (0: not checked)
@@ -918,18 +922,133 @@ func TestTracerReduceInSitu(t *testing.T) {
 		}
 	}
 	for _, p := range programs {
-		trace := func(name, method string) string {
-			env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-				"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_CLOCK=cpu"}
-			run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(p.np), "-x", "LD_PRELOAD=" + lib,
-				"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_CLOCK"}, p.args...)...)
-			return filepath.Join(dir, name, "index.txt")
-		}
 		for _, m := range p.methods {
-			reduced := trace(p.name+"-"+string(m), string(m))
-			sameAsOffline(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, m, p.np, p.want)
+			reduced, full := traceReduced(t, dir, lib, p.name+"-"+string(m), string(m), 9, p.np, p.args...)
+			sameAsOffline(t, full, reduced, m, p.np, p.want)
 		}
 	}
+}
+
+// traceReduced runs args on np ranks of Open MPI with the tracer lib,
+// reduced in situ into dir/name with method and K = k, every rank's trace
+// kept too, computations as CPU time: it returns the reduced trace's
+// index and the full trace's.
+func traceReduced(t *testing.T, dir, lib, name, method string, k, np int, args ...string) (reduced, full string) {
+	t.Helper()
+	env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+		"KAIROS_TRACE_REDUCE=" + method, "KAIROS_TRACE_REDUCE_KEEP=1", "KAIROS_TRACE_K=" + strconv.Itoa(k), "KAIROS_TRACE_CLOCK=cpu"}
+	run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(np), "-x", "LD_PRELOAD=" + lib,
+		"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_KEEP", "-x", "KAIROS_TRACE_K",
+		"-x", "KAIROS_TRACE_CLOCK"}, args...)...)
+	return filepath.Join(dir, name, "index.txt"), filepath.Join(dir, name, "full", "index.txt")
+}
+
+// testProgram compiles capture/testdata/name.c with mpicc into dir.
+func testProgram(t *testing.T, dir, mpicc, name string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	run(t, dir, nil, mpicc, "-O1", "-o", bin, filepath.Join(testenv.RepoRoot(), "capture", "testdata", name+".c"))
+	return bin
+}
+
+// TestTracerReduceAcurdion reduces two programs in situ with ACURDION's
+// single- and double-step clusterings (KAIROS_TRACE_REDUCE=acurdion,
+// acurdion2), the 4×4 halo exchange and a program whose ranks differ in
+// computation, message counts, sizes, tags, partners and loops (more
+// kinds of ranks than K, so that the K-farthest lists merge clusters
+// that differ): the clusters must be those of `kairos reduce --method M`
+// on the full trace of the same run, the format (Algorithm 1) the
+// signatures on which the off-line ranks differ; the reduced trace is
+// checked and replayed. The default pass runs acurdion on the halo (3×3,
+// K=4) and acurdion2 on the uneven program (6 ranks, K=3); KAIROS_LONG=1
+// runs both methods on both, on 16 ranks, with K 9 and 4, and callpath with
+// K = 4 (KAIROS_TRACE_K is `kairos reduce --k` for callpath too: its
+// filtering function keeps main clusters whole past K sub-clusters).
+func TestTracerReduceAcurdion(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	bin := map[string]string{}
+	for _, p := range []string{"halo", "uneven"} {
+		bin[p] = testProgram(t, dir, mpicc, p)
+	}
+	type program struct {
+		name    string
+		np, k   int
+		methods []cluster.Method
+		args    []string
+	}
+	both := []cluster.Method{cluster.Acurdion, cluster.Acurdion2}
+	programs := []program{{"halo", 9, 4, both[:1], []string{bin["halo"], "20", "64"}},
+		{"uneven", 6, 3, both[1:], []string{bin["uneven"], "6"}}}
+	if testenv.Long() {
+		programs = []program{{"halo", 16, 9, both, []string{bin["halo"], "20", "64"}},
+			{"halo-k4", 16, 4, both, []string{bin["halo"], "60", "64"}},
+			{"uneven", 16, 9, both, []string{bin["uneven"], "10"}},
+			{"uneven-k4", 16, 4, append(both, cluster.CallPathParam), []string{bin["uneven"], "20"}}}
+	}
+	for _, p := range programs {
+		for _, m := range p.methods {
+			reduced, full := traceReduced(t, dir, lib, p.name+"-"+string(m), string(m), p.k, p.np, p.args...)
+			sameAsOfflineK(t, full, reduced, m, p.np, 0, p.k)
+		}
+	}
+}
+
+// TestTracerReduceLAMMPS reduces a real application in situ
+// (KAIROS_LONG=1): LAMMPS' melt example (50 steps) on 8 ranks, with
+// callpath, and acurdion and acurdion2 at K=4 (its 8 ranks differ: a
+// periodic 2×2×2 grid): the clusters of `kairos reduce` on the full trace
+// of the same run, the reduced trace checked and replayed beside it.
+func TestTracerReduceLAMMPS(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("LAMMPS reduced in situ: KAIROS_LONG=1")
+	}
+	lmp := testenv.Tool(t, "lmp", "lammps")
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
+	if err != nil {
+		t.Fatalf("LAMMPS' melt example: %v", err)
+	}
+	steps := regexp.MustCompile(`(?m)^run\s+\d+`)
+	if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m cluster.Method
+		k int
+	}{{cluster.CallPathParam, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
+		reduced, full := traceReduced(t, dir, lib, "melt-"+string(c.m), string(c.m), c.k, 8, lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
+		sameAsOfflineK(t, full, reduced, c.m, 8, 0, c.k)
+	}
+}
+
+// TestTracerReduceResign reduces in situ (callpath) a program whose
+// wildcard receives are matched after their ranks' traces outgrew the
+// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, in the
+// files by then, are rewritten with the source, and the ranks are signed
+// again from their files (kr_resign_file). Signed as first written, the
+// three receivers would be one cluster (no source); as rewritten, each
+// has its own relative source, as `kairos reduce` finds.
+func TestTracerReduceResign(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	reduced, full := traceReduced(t, dir, lib, "latewild-trace", "callpath", 9, 4, testProgram(t, dir, mpicc, "latewild"))
+	for r := 1; r < 4; r++ {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(reduced), fmt.Sprintf("rank-%d.ti", r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) <= 1<<16 {
+			t.Fatalf("rank %d: %d bytes of trace, want more than the tracer's 64 KiB buffer", r, len(data))
+		}
+		if want := fmt.Sprintf("\n%d irecv 0 5 4 ", r); !strings.Contains(string(data), want) {
+			t.Errorf("rank %d: no line %q: the wildcard receive's line is not rewritten", r, strings.TrimSpace(want))
+		}
+	}
+	sameAsOffline(t, full, reduced, cluster.CallPathParam, 4, 4)
 }
 
 // sameAsOffline checks a trace reduced in situ with method m against the
@@ -938,6 +1057,13 @@ func TestTracerReduceInSitu(t *testing.T) {
 // trace of np ranks that passes the check and replays within 5% of the
 // full trace.
 func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, want int) {
+	t.Helper()
+	sameAsOfflineK(t, full, reduced, m, np, want, cluster.DefaultOptions().K)
+}
+
+// sameAsOfflineK is sameAsOffline with ACURDION's K, and for its methods
+// the format (reduced.format) of the off-line clustering too.
+func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, want, k int) {
 	t.Helper()
 	dir := filepath.Dir(reduced)
 	name := filepath.Base(dir)
@@ -961,7 +1087,7 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 		t.Fatal(err)
 	}
 	opt := cluster.DefaultOptions()
-	opt.Method = m
+	opt.Method, opt.K = m, k
 	res, err := cluster.Cluster(sigs, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -976,6 +1102,12 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 	}
 	if got := insituClusters(t, red.Meta().Attrs); !slices.Equal(got, offline) {
 		t.Errorf("%s: clusters in situ %v, kairos reduce %v", name, got, offline)
+	}
+	if m == cluster.Acurdion || m == cluster.Acurdion2 {
+		if got, want := red.Meta().Attrs["reduced.format"], strings.Join(res.Format, " "); got != want {
+			t.Errorf("%s: format in situ %q, kairos reduce %q", name, got, want)
+		}
+		t.Logf("%s: %d clusters, format %v", name, len(res.Groups), res.Format)
 	}
 	whole, err := cluster.FromReduced(red)
 	if err != nil {
@@ -1002,8 +1134,9 @@ func sameAsOffline(t *testing.T, full, reduced string, m cluster.Method, np, wan
 }
 
 // TestTracerReduceMPICH reduces the Fortran twin of the test program and
-// the halo exchange in situ on MPICH (KAIROS_LONG=1): the clusters of
-// `kairos reduce` on their full traces, checked and replayed.
+// the halo exchange in situ on MPICH (KAIROS_LONG=1), with callpath and
+// with acurdion2 and acurdion (K = 2): the clusters of `kairos reduce` on
+// their full traces, checked and replayed.
 func TestTracerReduceMPICH(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("MPICH runs of the in-situ reduction: KAIROS_LONG=1")
@@ -1020,14 +1153,23 @@ func TestTracerReduceMPICH(t *testing.T) {
 		np, want int
 		args     []string
 	}{{"app_f", 4, 3, nil}, {"halo", 9, 9, []string{"20", "32"}}} {
-		trace := func(name, method string) string {
+		trace := func(name, method string, k int) string {
 			run(t, dir, nil, mpiexec, append([]string{"-np", strconv.Itoa(p.np), "-genv", "LD_PRELOAD", lib,
 				"-genv", "KAIROS_TRACE", filepath.Join(dir, name), "-genv", "KAIROS_TRACE_REDUCE", method,
-				"-genv", "KAIROS_TRACE_REDUCE_KEEP", "1", "-genv", "KAIROS_TRACE_CLOCK", "cpu", "./" + p.prog}, p.args...)...)
+				"-genv", "KAIROS_TRACE_K", strconv.Itoa(k), "-genv", "KAIROS_TRACE_REDUCE_KEEP", "1",
+				"-genv", "KAIROS_TRACE_CLOCK", "cpu", "./" + p.prog}, p.args...)...)
 			return filepath.Join(dir, name, "index.txt")
 		}
-		reduced := trace(p.prog+"-callpath", "callpath")
+		reduced := trace(p.prog+"-callpath", "callpath", 9)
 		sameAsOffline(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, cluster.CallPathParam, p.np, p.want)
+		// ACURDION's methods too, K = 2 (the Fortran program's 4 ranks,
+		// the halo's 9 kinds of ranks: clusters merged)
+		m := cluster.Acurdion
+		if p.prog == "app_f" {
+			m = cluster.Acurdion2
+		}
+		reduced = trace(p.prog+"-"+string(m), string(m), 2)
+		sameAsOfflineK(t, filepath.Join(filepath.Dir(reduced), "full", "index.txt"), reduced, m, p.np, 0, 2)
 	}
 }
 

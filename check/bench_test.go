@@ -84,7 +84,7 @@ func BenchmarkCheck(b *testing.B) {
 func randomSource(data []byte) *textSource {
 	kinds := []trace.Kind{trace.Send, trace.Isend, trace.Recv, trace.Irecv, trace.Wait, trace.Waitall,
 		trace.Test, trace.SendRecv, trace.Barrier, trace.Bcast, trace.Allreduce, trace.Probe, trace.Compute,
-		trace.Alltoallv, trace.CommSplit, trace.Iprobe}
+		trace.Alltoallv, trace.CommSplit, trace.Iprobe, trace.Gatherv, trace.Scatterv, trace.Allgatherv}
 	n := 1
 	if len(data) > 0 {
 		n = 1 + int(data[0]%4)
@@ -150,6 +150,10 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte{3, 8, 0, 0, 0, 0, 0, 0, 0, 8, 0, 1, 0, 0, 0, 0, 0, 8, 0, 2, 0, 0, 0, 0, 0})
 	f.Add([]byte{2, 1, 3, 0, 1, 5, 1, 0, 0, 5, 0, 0, 1, 5, 1, 0, 0})
 	f.Add([]byte{3, 12, 0, 2, 0, 0, 0, 0, 2, 12, 0, 2, 0, 0, 0, 0, 0}) // issue 43: computes of -10 flops, ranks without events
+	// A gatherv and a scatterv on two ranks whose root, rank 2, is not
+	// one (the pairwise check indexed its counts at -1).
+	f.Add([]byte{1, 16, 4, 0, 0, 5, 0, 0, 1, 16, 4, 1, 0, 5, 0, 0, 1})
+	f.Add([]byte{1, 17, 4, 0, 0, 5, 0, 0, 1, 17, 4, 1, 0, 5, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 8*200 {
 			return

@@ -84,6 +84,10 @@ func (e *engine) enterCollective(st *rankState, ev *trace.Event) bool {
 		e.fail(st, "rank %d is not a member of communicator %d", st.id, ev.Comm)
 		return true
 	}
+	if _, ok := cs.member(ev.Partner); ev.Kind.IsRooted() && ev.Partner != trace.NoRank && (ev.Partner < 0 || !ok) {
+		e.fail(st, "%s: root %d is not a member of communicator %d", ev.Kind, ev.Partner, ev.Comm)
+		return true
+	}
 	k := cs.seq[mi]
 	cs.seq[mi]++
 	col := cs.insts[k]

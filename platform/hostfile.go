@@ -167,19 +167,45 @@ func suggestHosts(p *Platform) string {
 	return fmt.Sprintf(" (its hosts: %s, %s, ... %s)", p.Hosts[0].Name, p.Hosts[1].Name, p.Hosts[len(p.Hosts)-1].Name)
 }
 
-// Deploy places np ranks on hosts and returns the host of each rank.
-// hostnames is the expanded hostfile; when it is empty, all the platform's
-// hosts are used in SimGrid's order, which is by name (smpirun then calls
-// Engine::get_all_hosts, which sorts them), not definition order.
+// Deploy places np ranks on hosts and returns the host of each rank (see
+// Place).
 func Deploy(p *Platform, hostnames []string, np int, m Mapping) ([]*Host, error) {
+	pl, err := Place(p, hostnames, np, m)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Host, np)
+	for i := range out {
+		out[i] = pl.Host(i)
+	}
+	return out, nil
+}
+
+// A Placement says which host each of its ranks runs on. It is computed
+// rank by rank from the slots, so that describing a placement of many
+// ranks on few hosts costs what the hosts cost, not the ranks.
+type Placement struct {
+	slots []*Host
+	np    int
+	m     Mapping
+}
+
+// Place places np ranks on hosts. hostnames is the expanded hostfile;
+// when it is empty, all the platform's hosts are used in SimGrid's order,
+// which is by name (smpirun then calls Engine::get_all_hosts, which sorts
+// them), not definition order.
+func Place(p *Platform, hostnames []string, np int, m Mapping) (Placement, error) {
 	if np <= 0 {
-		return nil, fmt.Errorf("platform: number of ranks must be positive, got %d", np)
+		return Placement{}, fmt.Errorf("platform: number of ranks must be positive, got %d", np)
+	}
+	if m != RoundRobin && m != Block {
+		return Placement{}, fmt.Errorf("platform: unknown mapping %v", m)
 	}
 	hosts := make([]*Host, 0, len(hostnames))
 	for i, name := range hostnames {
 		h, ok := p.Host(name)
 		if !ok {
-			return nil, fmt.Errorf("platform: hostfile entry %d: host %q is not in platform %s%s", i+1, name, p.Name, suggestHosts(p))
+			return Placement{}, fmt.Errorf("platform: hostfile entry %d: host %q is not in platform %s%s", i+1, name, p.Name, suggestHosts(p))
 		}
 		hosts = append(hosts, h)
 	}
@@ -187,25 +213,27 @@ func Deploy(p *Platform, hostnames []string, np int, m Mapping) ([]*Host, error)
 		hosts = append(hosts, p.Hosts...)
 		sort.Slice(hosts, func(i, j int) bool { return hosts[i].Name < hosts[j].Name })
 	}
-	n := len(hosts)
-	out := make([]*Host, np)
-	switch m {
-	case RoundRobin:
-		for i := range out {
-			out[i] = hosts[i%n]
-		}
-	case Block:
-		q, r := np/n, np%n
-		boundary := r * (q + 1)
-		for i := range out {
-			if i < boundary {
-				out[i] = hosts[i/(q+1)]
-			} else {
-				out[i] = hosts[r+(i-boundary)/q]
-			}
-		}
-	default:
-		return nil, fmt.Errorf("platform: unknown mapping %v", m)
+	if len(hosts) == 0 {
+		return Placement{}, fmt.Errorf("platform %s has no host to place ranks on", p.Name)
 	}
-	return out, nil
+	return Placement{slots: hosts, np: np, m: m}, nil
+}
+
+// NumRanks returns the number of ranks placed.
+func (pl Placement) NumRanks() int { return pl.np }
+
+// Host returns the host of rank, from 0 to NumRanks()-1: round-robin
+// over the slots, or in blocks of consecutive ranks, the first np mod
+// slots blocks one rank longer.
+func (pl Placement) Host(rank int) *Host {
+	n := len(pl.slots)
+	if pl.m == RoundRobin {
+		return pl.slots[rank%n]
+	}
+	q, r := pl.np/n, pl.np%n
+	boundary := r * (q + 1)
+	if rank < boundary {
+		return pl.slots[rank/(q+1)]
+	}
+	return pl.slots[r+(rank-boundary)/q]
 }

@@ -42,9 +42,10 @@
  *   KAIROS_TRACE_CLOCK  wall (default) or cpu: the TI trace's computations
  *                       are the calling thread's CPU time between calls,
  *                       for runs with more ranks than cores
- *   KAIROS_TRACE_REDUCE callpath or reference: cluster the ranks at
- *                       MPI_Finalize and keep one TI trace per cluster
- *                       behaviour, with DIR/reduced.txt (docs/tracer.md);
+ *   KAIROS_TRACE_REDUCE callpath, reference, acurdion or acurdion2: cluster
+ *                       the ranks at MPI_Finalize and keep one TI trace per
+ *                       cluster behaviour, with DIR/reduced.txt
+ *                       (docs/tracer.md); KAIROS_TRACE_K, ACURDION's K (9);
  *                       KAIROS_TRACE_REDUCE_KEEP=1 keeps every rank's too,
  *                       in DIR/full/index.txt
  *
@@ -757,9 +758,10 @@ static void kt_formats(int *ti, int *otf2) {
  * DIR.partial during the run; the directory is renamed into place only
  * once complete. */
 
-enum { KR_OFF, KR_CALLPATH, KR_REFERENCE };
+enum { KR_OFF, KR_CALLPATH, KR_REFERENCE, KR_ACURDION, KR_ACURDION2 };
 static int kr_method; /* KAIROS_TRACE_REDUCE's */
-static const char *const kr_names[] = {"off", "callpath", "reference"};
+static int kr_k = 9;   /* KAIROS_TRACE_K: ACURDION's K, and callpath's K (no filtering at or under K sub-clusters) */
+static const char *const kr_names[] = {"off", "callpath", "reference", "acurdion", "acurdion2"};
 static char kr_dir[4096], kr_tmp[4096 + 16]; /* the trace's directory and the one written during the run */
 static int kr_werr;                           /* a write of this rank's trace failed */
 static double kr_comp;                        /* the rank's computation, in flops */
@@ -792,6 +794,310 @@ static void kr_hash_num(uint64_t h[2], long v) {
   memcpy(tmp, &v, sizeof v);
   kr_hash(h, tmp, sizeof v);
 }
+
+/* The rank's calls folded into loops, as prsd.Shape folds them for
+ * cluster.Sign (ScalaTrace's intra-node compression without parameters):
+ * each call (its TI action) is appended to the sequence, and the end of
+ * the sequence is folded whenever it repeats, within a window of
+ * KC_WINDOW items: a body that repeats the loop just before it adds an
+ * iteration (an RSD), a body seen twice in a row becomes a loop of two,
+ * loops of loops are power-RSDs; a call that repeats the next one of the
+ * last loop's body is held until its iteration is complete. A loop keeps
+ * its closed instances' iteration counts as their number, sum and last
+ * (what ACURDION's loop signature and the folding read), so that the
+ * state is constant in the number of iterations. This is the same
+ * algorithm as prsd's compressor, step for step, so that the loop
+ * signature matches (the differential test holds them to it). */
+#define KC_WINDOW 64
+
+struct kc_node {
+  int32_t id;             /* the call's action, or the loop's body's ids (interned) */
+  int nbody;              /* a loop: its body's length (0: a call) */
+  struct kc_node **body;  /* a loop's body */
+  int64_t cur;            /* the iterations of a top-level loop's open instance */
+  int64_t n, sum, last;   /* the closed instances' iteration counts */
+};
+
+/* The identities of calls and loops: byte strings numbered as met. */
+struct kc_ient {
+  char *key;
+  size_t len;
+  int32_t id;
+};
+static struct kc_ient *kc_tab;
+static size_t kc_tcap, kc_tused;
+static int32_t kc_next;
+
+static size_t kc_hashkey(const char *k, size_t n) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x100000001b3u;
+  return (size_t)(h ^ h >> 29);
+}
+
+static int32_t kc_intern(const char *key, size_t len) {
+  if (2 * (kc_tused + 1) > kc_tcap) {
+    size_t cap = kc_tcap ? 2 * kc_tcap : 256;
+    struct kc_ient *t = calloc(cap, sizeof *t);
+    if (!t) abort();
+    for (size_t i = 0; i < kc_tcap; i++)
+      if (kc_tab[i].key) {
+        size_t j = kc_hashkey(kc_tab[i].key, kc_tab[i].len) & (cap - 1);
+        while (t[j].key) j = (j + 1) & (cap - 1);
+        t[j] = kc_tab[i];
+      }
+    free(kc_tab);
+    kc_tab = t, kc_tcap = cap;
+  }
+  size_t j = kc_hashkey(key, len) & (kc_tcap - 1);
+  for (; kc_tab[j].key; j = (j + 1) & (kc_tcap - 1))
+    if (kc_tab[j].len == len && memcmp(kc_tab[j].key, key, len) == 0) return kc_tab[j].id;
+  if (!(kc_tab[j].key = malloc(len ? len : 1))) abort();
+  memcpy(kc_tab[j].key, key, len);
+  kc_tab[j].len = len, kc_tab[j].id = kc_next++;
+  kc_tused++;
+  return kc_tab[j].id;
+}
+
+/* The compressor's state: the sequence, and the calls held by prediction
+ * (the body's calls they repeat, the walk of the body, the inner loops'
+ * instances it completed). */
+static struct kc_node **kc_seq;
+static int kc_n, kc_cap;
+struct kc_frame {
+  struct kc_node *loop;
+  int pos;
+  int64_t iter, want;
+};
+static struct kc_frame *kc_path;
+static int kc_npath, kc_cpath;
+static struct kc_node **kc_targets;
+static int kc_ntargets, kc_ctargets;
+struct kc_done {
+  struct kc_node *loop;
+  int64_t count;
+};
+static struct kc_done *kc_dones;
+static int kc_ndone, kc_cdone;
+static size_t kc_bytes, kc_peak; /* the bytes of the nodes alive and their most, for the memory figure */
+
+#define KC_GROW(p, n, cap)                                  \
+  do {                                                      \
+    if ((n) == (cap)) {                                     \
+      (cap) = 2 * (cap) + 16;                               \
+      if (!((p) = realloc((p), (cap) * sizeof *(p)))) abort(); \
+    }                                                       \
+  } while (0)
+
+static struct kc_node *kc_new(int32_t id) {
+  struct kc_node *n = calloc(1, sizeof *n);
+  if (!n) abort();
+  n->id = id;
+  if ((kc_bytes += sizeof *n) > kc_peak) kc_peak = kc_bytes;
+  return n;
+}
+
+static void kc_free(struct kc_node *n) {
+  for (int i = 0; i < n->nbody; i++) kc_free(n->body[i]);
+  kc_bytes -= sizeof *n + (size_t)n->nbody * sizeof *n->body;
+  free(n->body), free(n);
+}
+
+static void kc_count(struct kc_node *n, int64_t v) { n->n++, n->sum += v, n->last = v; }
+
+static int kc_same(struct kc_node **a, struct kc_node **b, int l) {
+  for (int i = 0; i < l; i++)
+    if (a[i]->id != b[i]->id) return 0;
+  return 1;
+}
+
+/* kc_closable: a loop at the end of the sequence may still gain
+ * iterations, so it folds only onto a loop instance of as many. */
+static int kc_closable(const struct kc_node *b, const struct kc_node *t) {
+  if (!t->nbody || t->cur == 0) return 1;
+  return (b->cur ? b->cur : b->last) == t->cur;
+}
+
+/* kc_tobody makes a top-level item a loop body's: a loop's open instance
+ * closes. */
+static void kc_tobody(struct kc_node *n) {
+  if (n->nbody) kc_count(n, n->cur), n->cur = 0;
+}
+
+/* kc_merge adds the instances of src, an item of the same identity, to
+ * dst, an item of a loop body. */
+static void kc_merge(struct kc_node *dst, const struct kc_node *src) {
+  if (!dst->nbody) return;
+  if (src->cur > 0)
+    kc_count(dst, src->cur);
+  else if (src->n > 0)
+    dst->n += src->n, dst->sum += src->sum, dst->last = src->last;
+  for (int i = 0; i < dst->nbody; i++) kc_merge(dst->body[i], src->body[i]);
+}
+
+/* kc_fold folds the end of the sequence once and reports whether it did. */
+static int kc_fold(void) {
+  struct kc_node **s = kc_seq;
+  for (int l = 1; l <= KC_WINDOW && l < kc_n; l++) {
+    struct kc_node **tail = s + kc_n - l, *prev = s[kc_n - l - 1];
+    if (prev->nbody == l && kc_same(prev->body, tail, l) && kc_closable(prev->body[l - 1], tail[l - 1])) {
+      prev->cur++;
+      for (int i = 0; i < l; i++) kc_merge(prev->body[i], tail[i]), kc_free(tail[i]);
+      kc_n -= l;
+      return 1;
+    }
+    if (2 * l > kc_n) continue;
+    struct kc_node **first = s + kc_n - 2 * l;
+    if (!kc_same(first, tail, l) || !kc_closable(first[l - 1], tail[l - 1])) continue;
+    struct kc_node *loop = kc_new(0);
+    if (!(loop->body = malloc(l * sizeof *loop->body))) abort();
+    if ((kc_bytes += l * sizeof *loop->body) > kc_peak) kc_peak = kc_bytes;
+    char *key = malloc(1 + 4 * (size_t)l);
+    if (!key) abort();
+    key[0] = 1;
+    for (int i = 0; i < l; i++) {
+      loop->body[i] = first[i];
+      kc_tobody(first[i]);
+      memcpy(key + 1 + 4 * i, &first[i]->id, 4);
+    }
+    for (int i = 0; i < l; i++) kc_merge(loop->body[i], tail[i]), kc_free(tail[i]);
+    loop->id = kc_intern(key, 1 + 4 * (size_t)l);
+    free(key);
+    loop->nbody = l, loop->cur = 2;
+    kc_n -= 2 * l;
+    kc_seq[kc_n++] = loop;
+    return 1;
+  }
+  return 0;
+}
+
+static void kc_append(struct kc_node *n) {
+  KC_GROW(kc_seq, kc_n, kc_cap);
+  kc_seq[kc_n++] = n;
+  while (kc_fold()) {
+  }
+}
+
+/* kc_predict takes a call that repeats the next call of the body of the
+ * loop ending the sequence (walking inner loops, each expected to repeat
+ * as often as its last instance did); it reports whether it took it. */
+static int kc_predict(int32_t id) {
+  if (kc_n == 0 || !kc_seq[kc_n - 1]->nbody) return 0;
+  if (kc_npath == 0) {
+    KC_GROW(kc_path, kc_npath, kc_cpath);
+    kc_path[kc_npath++] = (struct kc_frame){kc_seq[kc_n - 1], 0, 0, 0};
+  }
+  struct kc_node *call = NULL;
+  while (!call) {
+    struct kc_frame *f = &kc_path[kc_npath - 1];
+    if (f->pos == f->loop->nbody) f->iter++, f->pos = 0; /* an inner loop's next iteration */
+    struct kc_node *item = f->loop->body[f->pos];
+    if (item->nbody) {
+      KC_GROW(kc_path, kc_npath, kc_cpath);
+      kc_path[kc_npath++] = (struct kc_frame){item, 0, 0, item->last};
+      continue;
+    }
+    if (item->id != id) return 0;
+    call = item;
+    f->pos++;
+  }
+  KC_GROW(kc_targets, kc_ntargets, kc_ctargets);
+  kc_targets[kc_ntargets++] = call;
+  for (;;) {
+    struct kc_frame *f = &kc_path[kc_npath - 1];
+    if (f->pos < f->loop->nbody) return 1;
+    if (kc_npath == 1) break;
+    if (f->iter + 1 < f->want) return 1;
+    KC_GROW(kc_dones, kc_ndone, kc_cdone);
+    kc_dones[kc_ndone++] = (struct kc_done){f->loop, f->iter + 1};
+    kc_npath--;
+    kc_path[kc_npath - 1].pos++;
+  }
+  kc_path[0].loop->cur++; /* the iteration is complete */
+  for (int i = 0; i < kc_ndone; i++) kc_count(kc_dones[i].loop, kc_dones[i].count);
+  kc_ntargets = kc_npath = kc_ndone = 0;
+  while (kc_fold()) {
+  }
+  return 1;
+}
+
+/* kc_flush makes the calls held by prediction items of the sequence.
+ * Their identities are read first: appending may fold the loop whose
+ * body they repeat into another, and free it. */
+static int32_t *kc_ids;
+static int kc_cids;
+
+static void kc_flush(void) {
+  if (kc_npath == 0) return;
+  int n = kc_ntargets;
+  kc_ntargets = kc_npath = kc_ndone = 0;
+  if (n > kc_cids) {
+    kc_cids = n;
+    if (!(kc_ids = realloc(kc_ids, n * sizeof *kc_ids))) abort();
+  }
+  for (int i = 0; i < n; i++) kc_ids[i] = kc_targets[i]->id;
+  for (int i = 0; i < n; i++) kc_append(kc_new(kc_ids[i]));
+}
+
+/* kc_push appends a call, by its TI action. */
+static void kc_push(const char *action, size_t len) {
+  char key[64];
+  if (len > sizeof key - 1) len = sizeof key - 1;
+  key[0] = 'c';
+  memcpy(key + 1, action, len);
+  int32_t id = kc_intern(key, len + 1);
+  if (kc_predict(id)) return;
+  kc_flush();
+  kc_append(kc_new(id));
+}
+
+/* kc_finish closes the sequence, as if it were the body of a loop of one
+ * iteration. */
+static void kc_finish(void) {
+  kc_flush();
+  for (int i = 0; i < kc_n; i++) kc_tobody(kc_seq[i]);
+}
+
+/* kc_height adds the loops of items to ACURDION's loop signature's sums
+ * (prsd.Shape.LoopSignature) and returns their greatest height. */
+static int kc_height(struct kc_node **items, int n, double sum[4], double num[4]) {
+  int h = 0;
+  for (int i = 0; i < n; i++) {
+    struct kc_node *it = items[i];
+    if (!it->nbody) continue;
+    int lh = kc_height(it->body, it->nbody, sum, num) + 1, k = (lh < 4 ? lh : 4) - 1;
+    sum[k] += (double)it->sum / (double)(it->n > 1 ? it->n : 1);
+    num[k]++;
+    if (lh > h) h = lh;
+  }
+  return h;
+}
+
+/* kc_loop is ACURDION's loop signature of the finished sequence: the
+ * average iteration count of the loops of each height, 16 bits each. */
+static uint64_t kc_loop(void) {
+  double sum[4] = {0}, num[4] = {0};
+  uint64_t sig = 0;
+  kc_height(kc_seq, kc_n, sum, num);
+  for (int k = 0; k < 4; k++)
+    if (num[k] > 0) {
+      double v = sum[k] / num[k];
+      sig |= (uint64_t)(v < 65535 ? v : 65535) << (16 * k);
+    }
+  return sig;
+}
+
+/* kc_reset empties the sequence (the rank's file is signed again). */
+static void kc_reset(void) {
+  for (int i = 0; i < kc_n; i++) kc_free(kc_seq[i]);
+  kc_n = kc_ntargets = kc_npath = kc_ndone = 0;
+}
+
+/* ACURDION's averaged signatures that the clustering of equal
+ * signatures leaves out (sums, in the order of the calls, as
+ * cluster.Sign adds them). */
+static struct {
+  double tag, ntag, color, key, nsplit;
+} kr_more;
 
 /* The tokens of the line being signed. */
 static const char **kr_tok;
@@ -832,6 +1138,7 @@ static void kr_sign(char *s, size_t n) {
   const char *a = kr_tok[1];
   if (kr_is(a, "compute") && kr_ntok > 2) kr_comp += strtod(kr_tok[2], NULL);
   if (kr_is(a, "compute") || kr_is(a, "sleep") || kr_is(a, "location")) return;
+  if (kr_method >= KR_ACURDION) kc_push(a, kr_toklen[1]); /* the loop signature's structure */
   struct kr_sig *g = &kr_me;
   kr_hash(g->path, a, kr_toklen[1]);
   long sb = 0, rb = 0, dest = -1, src = -1;
@@ -861,6 +1168,17 @@ static void kr_sign(char *s, size_t n) {
     coll = 1;
   }
   if (src == KT_ANY_SOURCE || src == -333) src = -1;
+  /* ACURDION's averaged tag (a wildcard's is none) and communicator
+   * splits (TI's comm_split and comm_dup make no communicator: the
+   * rank's key is its place in MPI_COMM_WORLD, the colour 0) */
+  if (kr_is(a, "send") || kr_is(a, "isend") || kr_is(a, "recv") || kr_is(a, "irecv")) {
+    long tag = kr_num(3);
+    if (tag >= 0) kr_more.tag += (double)tag, kr_more.ntag++;
+  } else if (kr_is(a, "sendRecv")) {
+    kr_more.ntag++; /* TI's sendRecv has no tag: 0 */
+  } else if (kr_is(a, "comm_split") || kr_is(a, "comm_dup")) {
+    kr_more.key += (double)kt_rank, kr_more.nsplit++;
+  }
   /* the reference: the action and its arguments, end-points relative
    * (modulo the ranks, as a member replays its representative's) */
   kr_hash(g->ref, a, kr_toklen[1]);
@@ -931,6 +1249,8 @@ static void kr_resign_file(void) {
                           .ref = {0xcbf29ce484222325u, 0x9e3779b97f4a7c15u}};
   kr_comp = 0;
   kr_clen = 0;
+  memset(&kr_more, 0, sizeof kr_more);
+  kc_reset();
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0) kr_feed(buf, n);
   if (ferror(f)) kr_werr = 1;
@@ -1050,6 +1370,7 @@ static int kr_unpack(struct kr_set *s, const int64_t *w, size_t n) {
  * bytes it sent. */
 struct kr_stat {
   double depth, seconds, bytes, entries;
+  double memory; /* the most bytes of the rank's loop structure and identities (constant in iterations) */
 };
 
 /* kr_gather merges the ranks' sets up the radix tree; rank 0 returns the
@@ -1086,10 +1407,9 @@ static int kr_gather(MPI_Comm comm, struct kr_set *s, struct kr_stat *st, double
  * its defaults (cluster.Cluster: main clusters of equal call paths in the
  * order of their first rank; sub-clusters of equal Table 1 components but
  * the count, counts within 5% of the sub-cluster's running average, taken
- * by increasing count; past P/2 and 9 sub-clusters, the main clusters kept
- * whole). */
+ * by increasing count; past P/2 and K sub-clusters, KAIROS_TRACE_K or 9 as
+ * `--k`, the main clusters kept whole). */
 #define KR_TOLERANCE 0.05
-#define KR_K 9
 
 static const struct kr_set *kr_all;
 static int *kr_of; /* the entry of each rank */
@@ -1180,7 +1500,7 @@ static int kr_cluster(const struct kr_set *s, int P, int *group) {
   }
   /* the filtering function: past P/2 and K sub-clusters, every main
    * cluster of several is kept whole */
-  int filter = 2 * nsub > P && nsub > KR_K;
+  int filter = 2 * nsub > P && nsub > kr_k;
   for (int i = 0; i < nsub + nmain; i++) head[i] = -1;
   for (int r = 0; r < P; r++) {
     int m = main[kr_of[r]], key = filter && subs[m] > 1 ? nsub + m : sub[r];
@@ -1190,6 +1510,422 @@ static int kr_cluster(const struct kr_set *s, int P, int *group) {
 out:
   free(main), free(rest), free(order), free(sub), free(subs), free(head);
   return n;
+}
+
+/* ACURDION in situ (KAIROS_TRACE_REDUCE=acurdion or acurdion2): the
+ * clustering of `kairos reduce --method acurdion[2]` (cluster.Cluster),
+ * step for step, over the ranks themselves. Algorithm 1 (adaptive
+ * signature building): the ranks' averaged signatures' least and greatest
+ * values are reduced to every rank (the normalisation of the distance),
+ * and rank 0's call path, loop and types signatures broadcast, so that
+ * the signatures on which some ranks differ (the format) are OR-reduced.
+ * Algorithm 2: each node of the binary radix tree (rank i's children
+ * 2i+1 and 2i+2) merges its own cluster with its children's K-farthest
+ * lists, keeps the K farthest apart and gives every other cluster to the
+ * nearest kept one, and sends its list to its parent. acurdion2 runs it
+ * over the call paths, shares the K clusters among the call-path
+ * clusters by their number of distinct parameter signatures (carried up
+ * the tree with each cluster), then again within each call-path cluster,
+ * over a communicator split from the duplicate, on the other signatures. */
+
+/* ka_sig is a rank's signatures as the distance reads them, all 8-byte
+ * fields: the averaged ones (count, src, dest, key, color, tag, comp,
+ * comm: cluster's numeric order), the exact call path, the loop and the
+ * types, and Table 1's exact components (cluster.ParamKey). */
+struct ka_sig {
+  double v[8];
+  uint64_t path[2], loop, types;
+  int64_t key[7];
+};
+#define KA_WORDS (sizeof(struct ka_sig) / 8)
+#define KA_KEY 7
+static const int ka_group[8] = {2, 1, 1, 1, 1, 1, 2, 2}; /* the distance's sum of each: 3 minus ACURDION's group */
+static const char *const ka_names[11] = {"callpath", "count", "src", "dest", "key", "color",
+                                         "tag", "comp", "comm", "loop", "types"};
+static double ka_scale[8]; /* 1/range of each averaged signature over the ranks, 0 where equal */
+static int ka_part;        /* the signatures compared: 0 all, 1 the call path, 2 all but the call path */
+
+/* ka_cluster is a cluster of the tree's lists: its representative and
+ * its signatures, its members, and (acurdion2's first step) the distinct
+ * parameter signatures of its members. */
+struct ka_cluster {
+  int64_t rep;
+  struct ka_sig sig;
+  int64_t *mem;
+  int nmem, cmem;
+  int64_t *keys; /* KA_KEY words each */
+  int nkeys, ckeys;
+};
+
+static void ka_dist(const struct ka_sig *a, const struct ka_sig *b, double d[3]) {
+  d[0] = d[1] = d[2] = 0;
+  if (ka_part != 1) {
+    if (a->types != b->types) d[0] = 1;
+    if (a->loop != b->loop) d[1] = 1; /* loops are in group 2 */
+    for (int i = 0; i < 8; i++) d[ka_group[i]] += fabs(a->v[i] * ka_scale[i] - b->v[i] * ka_scale[i]);
+  }
+  if (ka_part != 2) d[0] += memcmp(a->path, b->path, sizeof a->path) != 0;
+}
+
+static int ka_less(const double d[3], const double e[3]) {
+  for (int i = 0; i < 3; i++)
+    if (d[i] != e[i]) return d[i] < e[i];
+  return 0;
+}
+
+static void ka_addkeys(struct ka_cluster *c, const int64_t *keys, int n) {
+  for (int j = 0; j < n; j++) {
+    int i = 0;
+    while (i < c->nkeys && memcmp(c->keys + KA_KEY * i, keys + KA_KEY * j, KA_KEY * 8) != 0) i++;
+    if (i < c->nkeys) continue;
+    if (c->nkeys == c->ckeys) {
+      c->ckeys = 2 * c->ckeys + 4;
+      if (!(c->keys = realloc(c->keys, (size_t)c->ckeys * KA_KEY * 8))) abort();
+    }
+    memcpy(c->keys + KA_KEY * c->nkeys++, keys + KA_KEY * j, KA_KEY * 8);
+  }
+}
+
+static void ka_join(struct ka_cluster *dst, struct ka_cluster *src) {
+  if (dst->nmem + src->nmem > dst->cmem) {
+    dst->cmem = 2 * (dst->nmem + src->nmem);
+    if (!(dst->mem = realloc(dst->mem, dst->cmem * sizeof *dst->mem))) abort();
+  }
+  memcpy(dst->mem + dst->nmem, src->mem, src->nmem * sizeof *src->mem);
+  dst->nmem += src->nmem;
+  ka_addkeys(dst, src->keys, src->nkeys);
+  free(src->mem), free(src->keys);
+}
+
+/* ka_farthest keeps at most k clusters of list (in place, returning how
+ * many): the first, then repeatedly the one farthest from those kept
+ * (ties to the earlier) while any is at a positive distance; every other
+ * cluster joins the nearest kept one (cluster's farthest). */
+static int ka_farthest(struct ka_cluster *list, int n, int k) {
+  double (*near)[3] = malloc((size_t)n * sizeof *near), d[3];
+  int *kept = malloc((size_t)n * sizeof *kept), *is = calloc((size_t)n, sizeof *is), nk = 1;
+  if (!near || !kept || !is) abort();
+  kept[0] = 0, is[0] = 1;
+  for (int j = 0; j < n; j++) ka_dist(&list[j].sig, &list[0].sig, near[j]);
+  while (nk < k) {
+    int far = -1;
+    for (int j = 0; j < n; j++)
+      if (!is[j] && (near[j][0] != 0 || near[j][1] != 0 || near[j][2] != 0) && (far < 0 || ka_less(near[far], near[j])))
+        far = j;
+    if (far < 0) break;
+    kept[nk++] = far, is[far] = 1;
+    for (int j = 0; j < n; j++) {
+      ka_dist(&list[j].sig, &list[far].sig, d);
+      if (ka_less(d, near[j])) memcpy(near[j], d, sizeof d);
+    }
+  }
+  struct ka_cluster *out = malloc((size_t)nk * sizeof *out);
+  if (!out) abort();
+  for (int i = 0; i < nk; i++) out[i] = list[kept[i]];
+  for (int j = 0; j < n; j++) {
+    if (is[j]) continue;
+    int best = 0;
+    double bd[3];
+    ka_dist(&list[j].sig, &out[0].sig, bd);
+    for (int i = 1; i < nk; i++) {
+      ka_dist(&list[j].sig, &out[i].sig, d);
+      if (ka_less(d, bd)) best = i, memcpy(bd, d, sizeof d);
+    }
+    ka_join(&out[best], &list[j]);
+  }
+  memcpy(list, out, (size_t)nk * sizeof *out);
+  free(out), free(near), free(kept), free(is);
+  return nk;
+}
+
+static int ka_bymem(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* ka_runs sorts a cluster's members and returns the number of runs of
+ * consecutive ranks they make. */
+static size_t ka_runs(struct ka_cluster *c) {
+  size_t runs = 0;
+  qsort(c->mem, c->nmem, sizeof *c->mem, ka_bymem);
+  for (int j = 0; j < c->nmem; j++) runs += j == 0 || c->mem[j] != c->mem[j - 1] + 1;
+  return runs;
+}
+
+/* ka_pack serializes clusters as 64-bit words: their number, then each
+ * cluster's representative, signatures, members as runs of consecutive
+ * ranks (their number, then first and length each: ScalaTrace's
+ * ranklists, so that a grid's classes cost a few runs a row, not a word a
+ * rank) and parameter signatures. Members are sorted. */
+static int64_t *ka_pack(struct ka_cluster *c, int n, size_t *words) {
+  size_t w = 1;
+  for (int i = 0; i < n; i++) w += 3 + KA_WORDS + 2 * ka_runs(&c[i]) + KA_KEY * (size_t)c[i].nkeys;
+  int64_t *p = malloc(w * 8), *q = p;
+  if (!p) abort();
+  *q++ = n;
+  for (int i = 0; i < n; i++) {
+    *q++ = c[i].rep;
+    memcpy(q, &c[i].sig, sizeof c[i].sig), q += KA_WORDS;
+    int64_t *runs = q++;
+    *runs = 0;
+    for (int j = 0; j < c[i].nmem; j++) {
+      if (j > 0 && c[i].mem[j] == c[i].mem[j - 1] + 1) {
+        q[-1]++;
+        continue;
+      }
+      *q++ = c[i].mem[j], *q++ = 1;
+      ++*runs;
+    }
+    *q++ = c[i].nkeys;
+    memcpy(q, c[i].keys, (size_t)c[i].nkeys * KA_KEY * 8), q += (size_t)c[i].nkeys * KA_KEY;
+  }
+  *words = w;
+  return p;
+}
+
+/* ka_unpack appends the clusters of w (nw words) to *list, of P ranks;
+ * 0 if the words are not clusters. */
+static int ka_unpack(struct ka_cluster **list, int *n, const int64_t *w, size_t nw, int P) {
+  size_t k = 1;
+  if (nw < 1 || w[0] < 0) return 0;
+  for (int64_t i = 0; i < w[0]; i++) {
+    if (k + 2 + KA_WORDS > nw) return 0;
+    struct ka_cluster c = {.rep = w[k]};
+    memcpy(&c.sig, w + k + 1, sizeof c.sig);
+    k += 1 + KA_WORDS;
+    int64_t runs = w[k++], nm = 0;
+    if (runs < 1 || k + 2 * (size_t)runs + 1 > nw) return 0;
+    for (int64_t j = 0; j < runs; j++) {
+      int64_t first = w[k + 2 * j], len = w[k + 2 * j + 1];
+      if (first < 0 || len < 1 || first + len > P) return 0;
+      nm += len;
+    }
+    if (nm > P) return 0;
+    c.nmem = c.cmem = (int)nm;
+    if (!(c.mem = malloc(nm * 8))) abort();
+    for (int64_t j = 0, at = 0; j < runs; j++)
+      for (int64_t r = 0; r < w[k + 2 * j + 1]; r++) c.mem[at++] = w[k + 2 * j] + r;
+    k += 2 * (size_t)runs;
+    int64_t nkeys = w[k++];
+    if (nkeys < 0 || k + (size_t)nkeys * KA_KEY > nw) return free(c.mem), 0;
+    ka_addkeys(&c, w + k, (int)nkeys), k += (size_t)nkeys * KA_KEY;
+    if (!(*list = realloc(*list, (*n + 1) * sizeof **list))) abort();
+    (*list)[(*n)++] = c;
+  }
+  return k == nw;
+}
+
+/* ka_tree runs Algorithm 2 over comm's radix tree with the rank's own
+ * cluster me: the tree's root returns the clusters in *out (others: 0
+ * clusters); -1 on a failure. st gets this rank's depth, time and bytes. */
+static int ka_tree(MPI_Comm comm, const struct ka_cluster *me, int k, struct ka_cluster **out, struct kr_stat *st,
+                   double t0) {
+  int i, n, cnt = 1;
+  PMPI_Comm_rank(comm, &i);
+  PMPI_Comm_size(comm, &n);
+  struct ka_cluster *list = malloc(sizeof *list);
+  if (!list) abort();
+  list[0] = *me;
+  if (!(list[0].mem = malloc(8))) abort();
+  list[0].mem[0] = me->rep, list[0].nmem = list[0].cmem = 1;
+  list[0].keys = NULL, list[0].nkeys = list[0].ckeys = 0;
+  ka_addkeys(&list[0], me->keys, me->nkeys);
+  int ok = 1;
+  for (int c = 2 * i + 1; ok && c <= 2 * i + 2 && c < n; c++) {
+    MPI_Status status;
+    int bytes = 0;
+    ok = PMPI_Probe(c, 2, comm, &status) == MPI_SUCCESS && PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS &&
+         bytes > 0 && bytes % 8 == 0;
+    int64_t *w = ok ? malloc(bytes) : NULL;
+    ok = ok && w && PMPI_Recv(w, bytes, MPI_BYTE, c, 2, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+         ka_unpack(&list, &cnt, w, (size_t)bytes / 8, kt_size);
+    free(w);
+  }
+  cnt = ka_farthest(list, cnt, k);
+  if (st && st->entries < cnt) st->entries = cnt;
+  if (i > 0) {
+    size_t words;
+    int64_t *w = ka_pack(list, cnt, &words);
+    if (st) st->seconds = PMPI_Wtime() - t0, st->bytes += (double)words * 8;
+    ok = PMPI_Send(w, (int)(words * 8), MPI_BYTE, (i - 1) / 2, 2, comm) == MPI_SUCCESS && ok;
+    free(w);
+    for (int j = 0; j < cnt; j++) free(list[j].mem), free(list[j].keys);
+    cnt = 0;
+  }
+  *out = list;
+  return ok ? cnt : -1;
+}
+
+/* ka_share gives each call-path cluster one of the k clusters, then the
+ * rest one at a time to the cluster with the most distinct parameter
+ * signatures beyond its share (the larger on a tie), while any has
+ * (cluster's shareK). */
+static void ka_share(const struct ka_cluster *mains, int nm, int k, int *shares) {
+  for (int m = 0; m < nm; m++) shares[m] = 1;
+  for (int left = k - nm; left > 0; left--) {
+    int best = -1;
+    for (int m = 0; m < nm; m++) {
+      int more = mains[m].nkeys - shares[m];
+      if (more > 0 && (best < 0 || more > mains[best].nkeys - shares[best] ||
+                       (more == mains[best].nkeys - shares[best] && mains[m].nmem > mains[best].nmem)))
+        best = m;
+    }
+    if (best < 0) break;
+    shares[best]++;
+  }
+}
+
+static int ka_byrep(const void *a, const void *b) {
+  const struct ka_cluster *x = a, *y = b;
+  return (x->rep > y->rep) - (x->rep < y->rep);
+}
+
+/* ka_format writes the signatures on which some ranks differ (no line
+ * where they are all alike). */
+static void ka_format(FILE *f, int differs) {
+  if (!differs) return;
+  fprintf(f, "reduced.format");
+  for (int i = 0; i < 11; i++)
+    if (differs & 1 << i) fprintf(f, " %s", ka_names[i]);
+  fputc('\n', f);
+}
+
+/* ka_averages sets v to the rank's averaged signatures, in cluster's
+ * numeric order (a comm time of 0: TI has none). */
+static void ka_averages(double v[8]) {
+  const struct kr_sig *g = &kr_me;
+  double ns = kr_more.nsplit;
+  v[0] = g->count_n ? (double)g->count_sum / (double)g->count_n : 0;
+  v[1] = g->src_n ? (double)g->src_sum / (double)g->src_n : 0;
+  v[2] = g->dest_n ? (double)g->dest_sum / (double)g->dest_n : 0;
+  v[3] = ns ? kr_more.key / ns : 0;
+  v[4] = ns ? kr_more.color / ns : 0;
+  v[5] = kr_more.ntag ? kr_more.tag / kr_more.ntag : 0;
+  v[6] = kr_comp;
+  v[7] = 0;
+}
+
+static int ka_differs; /* the format, at every rank */
+
+/* ka_mine returns the rank's signatures, its calls' folding closed. */
+static struct ka_sig ka_mine(void) {
+  const struct kr_sig *g = &kr_me;
+  kc_finish();
+  struct ka_sig sig = {{0},
+                       {g->path[0], g->path[1]},
+                       kc_loop(),
+                       g->types,
+                       {g->count_sum, g->count_n, g->dest_sum, g->dest_n, g->src_sum, g->src_n, (int64_t)g->types}};
+  ka_averages(sig.v);
+  return sig;
+}
+
+/* ka_run clusters the ranks of signatures sig (collective over comm);
+ * rank 0 gets each rank's cluster in group (clusters numbered by
+ * representative) and their representatives in head, and returns their
+ * number (others: 0); -1 on a failure. */
+static int ka_run(MPI_Comm comm, int P, const struct ka_sig *sig, int *group, int *head, struct kr_stat *st, double t0) {
+  struct ka_cluster me = {.rep = kt_rank, .sig = *sig};
+  /* Algorithm 1 */
+  double lo[8], hi[8];
+  uint64_t zero[4];
+  if (PMPI_Allreduce(me.sig.v, lo, 8, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS ||
+      PMPI_Allreduce(me.sig.v, hi, 8, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+    return -1;
+  memcpy(zero, me.sig.path, 4 * 8); /* path, loop, types */
+  if (PMPI_Bcast(zero, 4, MPI_UINT64_T, 0, comm) != MPI_SUCCESS) return -1;
+  int differs = 0;
+  for (int i = 0; i < 8; i++) {
+    ka_scale[i] = hi[i] > lo[i] ? 1 / (hi[i] - lo[i]) : 0;
+    if (ka_scale[i] > 0) differs |= 1 << (i + 1);
+  }
+  if (memcmp(zero, me.sig.path, 16) != 0) differs |= 1;
+  if (zero[2] != me.sig.loop) differs |= 1 << 9;
+  if (zero[3] != me.sig.types) differs |= 1 << 10;
+  if (PMPI_Allreduce(&differs, &ka_differs, 1, MPI_INT, MPI_BOR, comm) != MPI_SUCCESS) return -1;
+  /* Algorithm 2 */
+  struct ka_cluster *all = NULL;
+  int n, nall = 0;
+  if (kr_method == KR_ACURDION) {
+    ka_part = 0;
+    n = ka_tree(comm, &me, kr_k, &all, st, t0);
+    if (n < 0) return -1;
+    nall = n;
+  } else {
+    ka_part = 1; /* the first step: the call paths, with the parameter signatures' keys */
+    me.keys = me.sig.key, me.nkeys = 1;
+    struct ka_cluster *mains = NULL;
+    int nm = ka_tree(comm, &me, kr_k, &mains, st, t0), ok = nm >= 0, m = 0;
+    me.keys = NULL, me.nkeys = 0;
+    int *of = kt_rank == 0 ? malloc(P * sizeof *of) : NULL;
+    int *share = malloc((kr_k + 1) * sizeof *share);
+    if (!share || (kt_rank == 0 && !of)) abort();
+    if (kt_rank == 0 && ok) {
+      ka_share(mains, nm, kr_k, share);
+      for (int j = 0; j < nm; j++)
+        for (int x = 0; x < mains[j].nmem; x++) of[mains[j].mem[x]] = j;
+    }
+    int lows[2] = {ok, nm};
+    if (PMPI_Bcast(lows, 2, MPI_INT, 0, comm) != MPI_SUCCESS || !lows[0]) return -1;
+    nm = lows[1];
+    if (PMPI_Bcast(share, nm, MPI_INT, 0, comm) != MPI_SUCCESS ||
+        PMPI_Scatter(of, 1, MPI_INT, &m, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+      return -1;
+    /* the second step, within each call-path cluster: its members ascending */
+    MPI_Comm sub;
+    if (PMPI_Comm_split(comm, m, kt_rank, &sub) != MPI_SUCCESS) return -1;
+    ka_part = 2;
+    struct ka_cluster *mine = NULL;
+    n = ka_tree(sub, &me, share[m], &mine, NULL, t0);
+    int subrank;
+    PMPI_Comm_rank(sub, &subrank);
+    PMPI_Comm_free(&sub);
+    ok = n >= 0;
+    if (subrank == 0 && kt_rank != 0) { /* to rank 0 */
+      size_t words;
+      int64_t *w = ka_pack(mine, n, &words);
+      ok = PMPI_Send(w, (int)(words * 8), MPI_BYTE, 0, 3, comm) == MPI_SUCCESS && ok;
+      free(w);
+      for (int j = 0; j < n; j++) free(mine[j].mem), free(mine[j].keys);
+      n = 0;
+    }
+    if (kt_rank == 0) {
+      all = mine, nall = n;
+      for (int j = 0; j < nm; j++) {
+        int low = P;
+        for (int x = 0; x < mains[j].nmem; x++)
+          if (mains[j].mem[x] < low) low = (int)mains[j].mem[x];
+        if (low == 0) continue;
+        MPI_Status status;
+        int bytes = 0;
+        int got = PMPI_Probe(low, 3, comm, &status) == MPI_SUCCESS &&
+                  PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes > 0 && bytes % 8 == 0;
+        int64_t *w = got ? malloc(bytes) : NULL;
+        got = got && w && PMPI_Recv(w, bytes, MPI_BYTE, low, 3, comm, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+              ka_unpack(&all, &nall, w, (size_t)bytes / 8, P);
+        free(w);
+        ok = ok && got;
+      }
+    } else {
+      free(mine);
+    }
+    for (int j = 0; j < (kt_rank == 0 ? nm : 0); j++) free(mains[j].mem), free(mains[j].keys);
+    free(mains), free(of), free(share);
+    if (!ok) return -1;
+  }
+  if (kt_rank != 0) {
+    free(all);
+    return 0;
+  }
+  qsort(all, nall, sizeof *all, ka_byrep);
+  for (int j = 0; j < nall; j++) {
+    qsort(all[j].mem, all[j].nmem, 8, ka_bymem);
+    head[j] = (int)all[j].rep;
+    for (int x = 0; x < all[j].nmem; x++) group[all[j].mem[x]] = j;
+    free(all[j].mem), free(all[j].keys);
+  }
+  free(all);
+  return nall;
 }
 
 /* kr_ranklist writes ranks (ascending) as ScalaTrace ranklist sections of
@@ -1204,8 +1940,8 @@ static void kr_ranklist(FILE *f, const int *ranks, int n) {
 }
 
 /* kr_lines writes one attribute line per class of label (0 to n-1): its
- * head (least rank) and ranklist. */
-static void kr_lines(FILE *f, const char *key, const int *label, int n, int P) {
+ * head (head[i], or its least rank where head is NULL) and ranklist. */
+static void kr_lines(FILE *f, const char *key, const int *label, int n, int P, const int *head) {
   int *start = calloc(n + 1, sizeof *start), *ranks = malloc(P * sizeof *ranks);
   if (!start || !ranks) abort();
   for (int r = 0; r < P; r++) start[label[r] + 1]++;
@@ -1215,7 +1951,7 @@ static void kr_lines(FILE *f, const char *key, const int *label, int n, int P) {
   memcpy(at, start, n * sizeof *at);
   for (int r = 0; r < P; r++) ranks[at[label[r]]++] = r;
   for (int i = 0; i < n; i++) {
-    fprintf(f, "%s%d %d", key, i, ranks[start[i]]);
+    fprintf(f, "%s%d %d", key, i, head ? head[i] : ranks[start[i]]);
     kr_ranklist(f, ranks + start[i], start[i + 1] - start[i]);
     fputc('\n', f);
   }
@@ -1288,13 +2024,16 @@ static void kr_publish(void) {
 /* kr_files labels each rank with the trace it replays, numbered by first
  * rank; writer[i] is trace i's representative. A trace is one per distinct
  * signature (entry), which lies in one cluster: equal signatures have equal
- * counts, which no cut separates. Returns the number of traces. */
-static int kr_files(const struct kr_set *s, int P, int *file, int *writer) {
-  int n = 0, *of = malloc(s->n * sizeof *of);
+ * counts, which no cut separates. ACURDION's clusters may split equal
+ * signatures (their computations differ): with group, a trace is one per
+ * distinct signature within each of the ngroups clusters. Returns the
+ * number of traces. */
+static int kr_files(const struct kr_set *s, int P, const int *group, int ngroups, int *file, int *writer) {
+  int m = group ? ngroups : 1, n = 0, *of = malloc((size_t)s->n * m * sizeof *of);
   if (!of) return -1;
-  for (int e = 0; e < s->n; e++) of[e] = -1;
+  for (int e = 0; e < s->n * m; e++) of[e] = -1;
   for (int r = 0; r < P; r++) {
-    int e = kr_of[r];
+    int e = kr_of[r] * m + (group ? group[r] : 0);
     if (of[e] < 0) writer[of[e] = n++] = r;
     file[r] = of[e];
   }
@@ -1306,13 +2045,23 @@ static int kr_files(const struct kr_set *s, int P, int *file, int *writer) {
  * the ranks write into during the run, DIR.partial: the trace's directory
  * is only renamed into place complete. */
 static const char *kr_start(const char *method, const char *dir, int *ti, int *otf2) {
-  for (int m = KR_CALLPATH; m <= KR_REFERENCE; m++)
+  for (int m = KR_CALLPATH; m <= KR_ACURDION2; m++)
     if (strcmp(method, kr_names[m]) == 0) kr_method = m;
   if (!kr_method) {
     if (kt_rank == 0)
-      fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE=%s: in situ, callpath and reference are implemented; writing every"
-              " rank's trace (reduce it with kairos reduce --method %s)\n", method, method);
+      fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE=%s: expected callpath, reference, acurdion or acurdion2; writing"
+              " every rank's trace\n", method);
     return dir;
+  }
+  const char *k = getenv("KAIROS_TRACE_K");
+  if (k && *k) {
+    char *end;
+    long v = strtol(k, &end, 10);
+    if (*end || v < 1 || v > 1 << 20) {
+      if (kt_rank == 0) fprintf(stderr, "kairos_trace: KAIROS_TRACE_K=%s: expected a number of clusters from 1; K is 9\n", k);
+    } else {
+      kr_k = (int)v;
+    }
   }
   if (*otf2 && kt_rank == 0)
     fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE: the reduction writes TI; no OTF2 archive\n");
@@ -1348,22 +2097,34 @@ static void kr_finalize(void) {
   PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
   PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   int P = kt_size, ok, nfiles = 0, nclusters = 0;
-  int *group = NULL, *file = NULL, *writer = NULL;
+  int *group = NULL, *file = NULL, *writer = NULL, *head = NULL;
   struct kr_set set = {0};
-  struct kr_stat st = {0, 0, 0, 0};
+  struct kr_stat st = {0, 0, 0, 0, 0};
   for (int r = kt_rank + 1; r > 1; r /= 2) st.depth++;
   PMPI_Barrier(comm);
   double t0 = PMPI_Wtime();
   ok = kr_gather(comm, &set, &st, t0);
+  if (kt_rank == 0) {
+    group = malloc(P * sizeof *group), head = malloc(P * sizeof *head);
+    if (!group || !head) ok = 0;
+  }
+  if (kr_method >= KR_ACURDION) { /* ACURDION's clusters, over the tree too */
+    int all0 = 0;
+    if (PMPI_Allreduce(&ok, &all0, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all0 = 0;
+    struct ka_sig mine = ka_mine();
+    ok = all0 && (nclusters = ka_run(comm, P, &mine, group, head, &st, t0)) >= 0;
+  }
   if (kt_rank == 0 && ok) {
-    group = malloc(P * sizeof *group), file = malloc(P * sizeof *file), writer = malloc(P * sizeof *writer);
+    file = malloc(P * sizeof *file), writer = malloc(P * sizeof *writer);
     kr_of = malloc(P * sizeof *kr_of);
     ok = group && file && writer && kr_of;
     for (int e = 0; ok && e < set.n; e++)
       for (int j = 0; j < set.e[e].niv; j++)
         for (int64_t r = set.e[e].iv[2 * j]; r < set.e[e].iv[2 * j] + set.e[e].iv[2 * j + 1]; r++) kr_of[r] = e;
-    if (ok) nclusters = kr_method == KR_REFERENCE ? kr_reference(&set, P, group) : kr_cluster(&set, P, group);
-    ok = ok && nclusters > 0 && (nfiles = kr_files(&set, P, file, writer)) > 0;
+    if (ok && kr_method < KR_ACURDION)
+      nclusters = kr_method == KR_REFERENCE ? kr_reference(&set, P, group) : kr_cluster(&set, P, group);
+    ok = ok && nclusters > 0 &&
+         (nfiles = kr_files(&set, P, kr_method >= KR_ACURDION ? group : NULL, nclusters, file, writer)) > 0;
   }
   int all = 0;
   if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = 0;
@@ -1406,7 +2167,10 @@ static void kr_finalize(void) {
     }
   scaled = kt_all(scaled); /* with KAIROS_TRACE_REDUCE_KEEP, whether every rep-R.ti is there */
   struct kr_stat *stats = kt_rank == 0 ? malloc(P * sizeof *stats) : NULL;
-  PMPI_Gather(&st, 4, MPI_DOUBLE, stats, 4, MPI_DOUBLE, 0, comm);
+  st.memory = (double)(kc_peak + kc_cap * sizeof *kc_seq + kc_tcap * sizeof *kc_tab);
+  for (size_t i = 0; i < kc_tcap; i++)
+    if (kc_tab[i].key) st.memory += (double)kc_tab[i].len;
+  PMPI_Gather(&st, 5, MPI_DOUBLE, stats, 5, MPI_DOUBLE, 0, comm);
   if (!mine) unlink(own);
   PMPI_Barrier(comm);
   if (kt_rank == 0) {
@@ -1433,12 +2197,21 @@ static void kr_finalize(void) {
               "# of a cluster: each member replays its representative's trace, end-points moved by its offset)\n",
               P, nclusters, kr_names[kr_method], nfiles);
       fprintf(red, "reduced.ranks %d\nreduced.method %s\n", P, kr_names[kr_method]);
-      kr_lines(red, "reduced.group.", file, nfiles, P);
-      kr_lines(red, "reduced.cluster.", group, nclusters, P);
+      kr_lines(red, "reduced.group.", file, nfiles, P, NULL);
+      kr_lines(red, "reduced.cluster.", group, nclusters, P, kr_method >= KR_ACURDION ? head : NULL);
+      if (kr_method >= KR_ACURDION) {
+        fprintf(red, "reduced.k %d\n", kr_k);
+        ka_format(red, ka_differs);
+      }
       int depth = 0;
       for (int r = 0; r < P; r++)
         if ((int)stats[r].depth > depth) depth = (int)stats[r].depth;
       fprintf(red, "# the reduction: %.6f s at rank 0 (merge up the tree, clustering, broadcast)\n", treduce);
+      double most = 0;
+      for (int r = 0; r < P; r++)
+        if (stats[r].memory > most) most = stats[r].memory;
+      if (kr_method >= KR_ACURDION)
+        fprintf(red, "# the ranks' loop structures (the calls folded online): at most %.0f bytes\n", most);
       for (int d = depth; d >= 0; d--) {
         double tmax = 0, bytes = 0, most = 0;
         int n = 0;
@@ -1467,7 +2240,7 @@ static void kr_finalize(void) {
   free(stats);
 out:
   for (int e = 0; e < set.n; e++) free(set.e[e].iv);
-  free(set.e), free(group), free(file), free(writer), free(kr_of), free(mean);
+  free(set.e), free(group), free(file), free(writer), free(kr_of), free(mean), free(head);
   kr_of = NULL;
   PMPI_Comm_free(&comm);
 }

@@ -1,15 +1,17 @@
 /* The in-situ reduction's cost per traced call: the tracer's source
  * included, its signing (kr_feed) timed over a TI file's bytes, fed in
- * 64 KiB writes as the tracer's buffer flushes them.
+ * 64 KiB writes as the tracer's buffer flushes them, as callpath signs
+ * or, with a fourth argument acurdion, with the folding of the calls into
+ * loops too.
  *
  *   mpicc -O2 -I capture/csrc -o signrate capture/testdata/signrate.c
- *   ./signrate TRACE-RANK-FILE.ti RANKS [REPEATS]
+ *   ./signrate TRACE-RANK-FILE.ti RANKS [REPEATS [acurdion]]
  */
 #include "kairos_trace.c"
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: signrate FILE.ti RANKS [REPEATS]\n");
+    fprintf(stderr, "usage: signrate FILE.ti RANKS [REPEATS [acurdion]]\n");
     return 2;
   }
   FILE *f = fopen(argv[1], "r");
@@ -21,7 +23,7 @@ int main(int argc, char **argv) {
   size_t n = fread(data, 1, sizeof data, f), lines = 0;
   fclose(f);
   for (size_t i = 0; i < n; i++) lines += data[i] == '\n';
-  kt_rank = 0, kt_size = atoi(argv[2]), kr_method = KR_CALLPATH;
+  kt_rank = 0, kt_size = atoi(argv[2]), kr_method = argc > 4 && strcmp(argv[4], "acurdion") == 0 ? KR_ACURDION : KR_CALLPATH;
   int repeats = argc > 3 ? atoi(argv[3]) : 100;
   struct timespec t0, t1;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);

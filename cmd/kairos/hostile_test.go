@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,6 +47,7 @@ func hostileFiles(t *testing.T, dir string) map[string]string {
 		"unknown.ti":   "0 init\n0 send 1 0 8\n0 finalize\n",
 		"hosts0":       "node-0:0\n",
 		"old.html":     "old report\n",
+		"rootout.ti":   "0 init\n0 gatherv 8 8 8 5\n0 finalize\n1 init\n1 gatherv 8 8 8 5\n1 finalize\n",
 	}
 	var gz, zs bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -122,6 +124,9 @@ func TestHostileInputs(t *testing.T) {
 		{"latency negative", []string{"platform", p["latneg.xml"]}, exitFailed, `latneg.xml:4: <cluster> attribute lat: time "-50us": expected 0 or more`, "", ""},
 		{"compute negative", []string{"simulate", p["compute.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `compute.ti:2:11: expected a number of flops from 0 to 1e+24, got "-1e6"`, "", ""},
 		{"sleep negative", []string{"simulate", p["sleep.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, `sleep.ti:2:9: expected a duration in seconds`, "", ""},
+		{"v-collective root outside", []string{"check", p["rootout.ti"]}, exitFailed, "", "rootout.ti:2: rank 0 event 1: gatherv: root 5 is not a member of communicator 0", ""},
+		{"v-collective root outside, classify", []string{"classify", "--speed", "1Gf", p["rootout.ti"]}, exitFailed, "rootout.ti:2: gatherv: root 5 is not a member of communicator 0", "", ""},
+		{"v-collective root outside, simulate", []string{"simulate", p["rootout.ti"], "--cluster", "2x1Gf,1GBps,1us"}, exitFailed, "rootout.ti:2: rank 0: gatherv: root 5 out of range [0,2)", "", ""},
 		{"compute huge", []string{"check", p["huge.ti"]}, exitFailed, `huge.ti:2:11: expected a number of flops`, "", ""},
 		// 5. Outputs and cut-off traces.
 		{"report failed keeps old", []string{"report", p["huge.ti"], "-o", p["old.html"]}, exitFailed, "not written", "", ""},
@@ -188,5 +193,43 @@ func TestNoReplayDiagnosis(t *testing.T) {
 		} else if msg != first {
 			t.Errorf("kairos %s: %q, want the same as simulate's %q", strings.Join(args, " "), msg, first)
 		}
+	}
+}
+
+// TestNpSizedByWhatExists: a -np far above the trace's ranks and the
+// machine's hosts, yet under trace.MaxRanks, is refused (simulate) or
+// described (platform) with allocations sized by the hosts and the trace,
+// not by -np (issue 43: 14 GB, and 767 MB for platform --np 16000000).
+func TestNpSizedByWhatExists(t *testing.T) {
+	p := hostileFiles(t, t.TempDir())
+	const np = "16000000"
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		output string // a substring of standard output or error
+	}{
+		{"simulate ti", []string{"simulate", p["ok.ti"], "--platform", p["cluster4.xml"], "-np", np}, exitUsage, "-np 16000000: the trace has 2 ranks and the machine 4 host slots"},
+		{"simulate smpirun", []string{"simulate", "-np", np, "-platform", p["cluster4.xml"], "-replay", p["ok.ti"]}, exitUsage, "the trace has 2 ranks"},
+		{"simulate ktr", []string{"simulate", p["quiet.ktr"], "--cluster", "4x1Gf,1GBps,1us", "-np", np}, exitUsage, "-np 16000000 but the trace"},
+		{"platform", []string{"platform", p["cluster4.xml"], "--np", np, "--map", "block"}, exitOK, "node-3: ranks 12000000-15999999\n"},
+		{"platform json", []string{"platform", p["cluster4.xml"], "--np", "1000000", "--json"}, exitOK, "\"node-3\"\n  ]\n}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			code, stdout, stderr := csRun(c.args...)
+			runtime.ReadMemStats(&after)
+			if code != c.code || !strings.Contains(stdout+stderr, c.output) {
+				t.Errorf("kairos %s: exit %d, want %d and %q\nstdout: %.300s\nstderr: %s", strings.Join(c.args, " "), code, c.code, c.output, stdout, stderr)
+			}
+			// The output itself (14 MB of JSON) is in the test's
+			// buffer, which grows by doubling.
+			alloc := after.TotalAlloc - before.TotalAlloc - 3*uint64(len(stdout))
+			if alloc > 64<<20 {
+				t.Errorf("kairos %s: %d MB allocated beyond the output, for 2 ranks and 4 hosts", strings.Join(c.args, " "), alloc>>20)
+			}
+		})
 	}
 }

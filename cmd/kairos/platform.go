@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -145,16 +147,17 @@ func runPlatform(cmd *cobra.Command, args []string, f *platformFlags) error {
 		}
 		res.Routes = append(res.Routes, pr)
 	}
+	var pl *platform.Placement
 	if f.hostfile != "" || f.np > 0 {
-		if res.Ranks, err = placeRanks(p, f, mapping); err != nil {
+		if pl, err = placeRanks(p, f, mapping); err != nil {
 			return err
 		}
 	}
 	return writeOutput(cmd, f.out, func(w io.Writer) error {
 		if f.json {
-			return writeJSON(w, res)
+			return writePlatformJSON(w, res, pl)
 		}
-		return writePlatformText(w, &res)
+		return writePlatformText(w, &res, pl)
 	})
 }
 
@@ -190,7 +193,7 @@ func describeRoute(p *platform.Platform, spec string) (platformRoute, error) {
 	return pr, nil
 }
 
-func placeRanks(p *platform.Platform, f *platformFlags, m platform.Mapping) ([]string, error) {
+func placeRanks(p *platform.Platform, f *platformFlags, m platform.Mapping) (*platform.Placement, error) {
 	var names []string
 	var err error
 	if f.hostfile != "" {
@@ -205,15 +208,11 @@ func placeRanks(p *platform.Platform, f *platformFlags, m platform.Mapping) ([]s
 			np = len(p.Hosts)
 		}
 	}
-	hosts, err := platform.Deploy(p, names, np, m)
+	pl, err := platform.Place(p, names, np, m)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(hosts))
-	for i, h := range hosts {
-		out[i] = h.Name
-	}
-	return out, nil
+	return &pl, nil
 }
 
 // writeProfile describes a profile of n values that repeats after
@@ -228,7 +227,7 @@ func writeProfile(b *strings.Builder, what string, n int, repeat *float64) {
 	}
 }
 
-func writePlatformText(w io.Writer, r *platformJSON) error {
+func writePlatformText(w io.Writer, r *platformJSON, pl *platform.Placement) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d hosts (%d cores), %d links\n", r.Platform, r.Hosts, r.Cores, r.Links)
 	for _, warn := range r.Warnings {
@@ -255,48 +254,105 @@ func writePlatformText(w io.Writer, r *platformJSON) error {
 			b.WriteString("\n")
 		}
 	}
-	if len(r.Ranks) > 0 {
-		perHost := map[string][]int{}
-		var order []string
-		for rank, h := range r.Ranks {
-			if _, seen := perHost[h]; !seen {
-				order = append(order, h)
-			}
-			perHost[h] = append(perHost[h], rank)
-		}
-		sort.SliceStable(order, func(i, j int) bool { return perHost[order[i]][0] < perHost[order[j]][0] })
-		fmt.Fprintf(&b, "%d ranks on %d hosts:\n", len(r.Ranks), len(order))
-		for _, h := range order {
-			fmt.Fprintf(&b, "  %s: ranks %s\n", h, rankList(perHost[h]))
-		}
+	if pl != nil {
+		writePlacement(&b, pl)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// maxRankParts bounds the ranges rankList prints: a host of a million
+// maxRankParts bounds the ranges a host's line lists: a host of a million
 // ranks placed round-robin is one line, not a megabyte.
 const maxRankParts = 16
 
-// rankList prints ranks compactly: "0-3,8,10-11", at most maxRankParts
-// ranges, then how many ranks it left out.
-func rankList(ranks []int) string {
-	var parts []string
-	for i := 0; i < len(ranks); {
-		if len(parts) == maxRankParts {
-			parts = append(parts, fmt.Sprintf("... (%d ranks in all)", len(ranks)))
-			break
+// writePlacement lists the ranks of each host, hosts in the order of
+// their first rank, rank by rank from the placement: its memory is that
+// of the hosts, whatever the number of ranks.
+func writePlacement(b *strings.Builder, pl *platform.Placement) {
+	perHost := map[*platform.Host]*rankRuns{}
+	var order []*platform.Host
+	for rank := range pl.NumRanks() {
+		h := pl.Host(rank)
+		rr := perHost[h]
+		if rr == nil {
+			rr = &rankRuns{}
+			perHost[h] = rr
+			order = append(order, h)
 		}
-		j := i
-		for j+1 < len(ranks) && ranks[j+1] == ranks[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, fmt.Sprint(ranks[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", ranks[i], ranks[j]))
-		}
-		i = j + 1
+		rr.add(rank)
+	}
+	fmt.Fprintf(b, "%d ranks on %d hosts:\n", pl.NumRanks(), len(order))
+	for _, h := range order {
+		fmt.Fprintf(b, "  %s: ranks %s\n", h.Name, perHost[h])
+	}
+}
+
+// rankRuns gathers increasing ranks as ranges, "0-3,8,10-11": at most
+// maxRankParts of them, then how many ranks there are in all.
+type rankRuns struct {
+	parts      []string
+	first, end int // the open range, first to end-1
+	n          int
+}
+
+func (rr *rankRuns) add(rank int) {
+	rr.n++
+	if rr.n > 1 && rank == rr.end {
+		rr.end++
+		return
+	}
+	rr.close()
+	rr.first, rr.end = rank, rank+1
+}
+
+// close adds the open range to the parts, while there is room.
+func (rr *rankRuns) close() {
+	switch {
+	case rr.end == rr.first || len(rr.parts) > maxRankParts:
+	case rr.end == rr.first+1:
+		rr.parts = append(rr.parts, fmt.Sprint(rr.first))
+	default:
+		rr.parts = append(rr.parts, fmt.Sprintf("%d-%d", rr.first, rr.end-1))
+	}
+}
+
+func (rr *rankRuns) String() string {
+	rr.close()
+	rr.first = rr.end
+	parts := rr.parts
+	if len(parts) > maxRankParts {
+		parts = append(parts[:maxRankParts:maxRankParts], fmt.Sprintf("... (%d ranks in all)", rr.n))
 	}
 	return strings.Join(parts, ",")
+}
+
+// writePlatformJSON writes res as writeJSON does, with the host of each
+// rank of pl as its "ranks", written name by name rather than gathered.
+func writePlatformJSON(w io.Writer, res platformJSON, pl *platform.Placement) error {
+	if pl == nil {
+		return writeJSON(w, res)
+	}
+	var head bytes.Buffer
+	if err := writeJSON(&head, res); err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(bytes.TrimSuffix(head.Bytes(), []byte("\n}\n")))
+	bw.WriteString(",\n  \"ranks\": [")
+	quoted := map[*platform.Host][]byte{}
+	for rank := range pl.NumRanks() {
+		h := pl.Host(rank)
+		q, ok := quoted[h]
+		if !ok {
+			q, _ = json.Marshal(h.Name)
+			quoted[h] = q
+		}
+		if rank > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(q)
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
 }

@@ -186,3 +186,44 @@ func TestClaimedRanks(t *testing.T) {
 		t.Logf("stats %s: %.0f MB, %.1f s, %.1f s CPU", c.path, r.peakMB, r.wall.Seconds(), r.cpu.Seconds())
 	}
 }
+
+// TestStreamMemory: stats and simulate --analytic stream a trace, so
+// their memory does not follow its length: ten times the events (a noisy,
+// imbalanced 8x8 stencil, 640 events an iteration) may cost the same
+// buffers, not more (issue 43; BENCHMARKS.md has 10^7 to 10^9 events,
+// KAIROS_LONG=1 runs 10^7 against 10^8 here).
+func TestStreamMemory(t *testing.T) {
+	iters := []int{160, 1600}
+	if testenv.Long() {
+		iters = []int{15_625, 156_250}
+	}
+	dir := t.TempDir()
+	peaks := map[string][]float64{}
+	for _, n := range iters {
+		path := filepath.Join(dir, fmt.Sprintf("st%d.ktr", n))
+		if code, _, errs := csRun("gen", "stencil2d", "--grid", "8x8", "--iterations", strconv.Itoa(n), "--noise", "0.05", "--imbalance", "0.1", "-o", path); code != 0 {
+			t.Fatalf("gen: %s", errs)
+		}
+		events := 0
+		for _, args := range [][]string{
+			{"stats", path},
+			{"simulate", "--analytic", path, "--cluster", "64x1Gf,1GBps,1us"},
+		} {
+			r := runLimited(t, 1024, args...)
+			if args[0] == "stats" {
+				fmt.Sscanf(r.stdout, "ranks %d\nevents %d", new(int), &events)
+			}
+			want := fmt.Sprintf("; %d actions,", events)
+			if r.code != 0 || events < 640*n || args[0] == "simulate" && !strings.Contains(r.stdout, want) {
+				t.Fatalf("kairos %s: exit %d, %d events, want at least %d (and %q)\n%s%s", strings.Join(args, " "), r.code, events, 640*n, want, r.stdout, r.stderr)
+			}
+			peaks[args[0]] = append(peaks[args[0]], r.peakMB)
+			t.Logf("%s, %d iterations: %.0f MB, %.1f s, %.1f s CPU", args[0], n, r.peakMB, r.wall.Seconds(), r.cpu.Seconds())
+		}
+	}
+	for verb, p := range peaks {
+		if p[1] > p[0]+48 {
+			t.Errorf("%s: %.0f MB for ten times the events, %.0f MB for the trace a tenth as long", verb, p[1], p[0])
+		}
+	}
+}

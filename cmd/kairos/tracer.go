@@ -58,8 +58,9 @@ converted at in TI (1e9); KAIROS_TRACE_MIN, the shortest computation
 recorded in TI, in seconds (1e-6, SimGrid's smpi/cpu-threshold);
 KAIROS_TRACE_CLOCK=cpu, computation in TI as the thread's CPU time between
 calls (for runs with more ranks than cores; wall by default);
-KAIROS_TRACE_REDUCE=callpath or reference, the ranks clustered at MPI_Finalize
-over a radix tree and one TI trace kept per cluster behaviour, with
+KAIROS_TRACE_REDUCE=callpath, reference, acurdion or acurdion2 (KAIROS_TRACE_K
+clusters, 9), the ranks clustered at MPI_Finalize over a radix tree and one
+TI trace kept per cluster behaviour, with
 reduced.txt, read by every verb as the whole run (KAIROS_TRACE_REDUCE_KEEP=1
 keeps every rank's trace too, in DIR/full; docs/tracer.md).
 

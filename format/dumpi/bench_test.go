@@ -19,8 +19,8 @@ func benchRead(b *testing.B, path string) {
 		b.Fatal(err)
 	}
 	var size int64
-	for _, p := range src.paths {
-		st, err := os.Stat(p)
+	for _, f := range src.files {
+		st, err := os.Stat(f.path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -77,8 +77,10 @@ type commOp struct {
 // for each rank, the global id each of its creating calls produced and
 // the calls it makes on communicators whose members it does not know.
 type commTable struct {
+	n       int        // MPI_COMM_WORLD's size
+	world   []int32    // its members, made when first needed
 	members [][]int32  // global id - 1 -> world ranks in comm rank order
-	created [][]uint32 // rank -> id per creating call (0: none)
+	created [][]uint32 // rank's file (see Trace.files) -> id per creating call (0: none)
 	// unknown counts, per rank, the calls on each communicator handle
 	// the trace does not create.
 	unknown []map[int]int
@@ -168,6 +170,7 @@ func commOpOf(c *call) commOp {
 
 // passRank is one rank's state in the communicator pass.
 type passRank struct {
+	world   int // its rank in MPI_COMM_WORLD
 	ops     []commOp
 	next    int
 	waiting bool
@@ -187,20 +190,21 @@ type passRank struct {
 // on a communicator it does not know (created by a call Kairos does not
 // track, or before tracing began) gets no communicator from it.
 //
-// In a partial trace (ranks without ops: no file) a call whose parent has
+// ops are those of the ranks that have a file, world ranks ranks[i] of
+// n: the ranks without a file cost nothing. In a partial trace (fewer
+// files than n) a call whose parent has
 // such members never completes that way. Once nothing else progresses,
 // the calls that say their members without the others' (Comm_dup,
 // Comm_create, Cart_create, Graph_create) complete with the members
 // present; a Comm_split, whose members depend on the others' colors,
 // gives no communicator.
-func resolveComms(ops [][]commOp, partial bool) (*commTable, error) {
-	n := len(ops)
-	t := &commTable{created: make([][]uint32, n), unknown: make([]map[int]int, n), epochs: make([][]uint32, n)}
-	ranks := make([]passRank, n)
+func resolveComms(ops [][]commOp, world []int, n int) (*commTable, error) {
+	partial := len(ops) < n
+	t := &commTable{n: n, created: make([][]uint32, len(ops)), unknown: make([]map[int]int, len(ops)), epochs: make([][]uint32, len(ops))}
+	ranks := make([]passRank, len(ops))
 	for r := range ranks {
-		// Only a rank with calls of its own writes its maps: a million
-		// ranks without a file cost no map each.
-		ranks[r] = passRank{ops: ops[r]}
+		// Only a rank with calls of its own writes its maps.
+		ranks[r] = passRank{world: world[r], ops: ops[r]}
 		if len(ops[r]) > 0 {
 			ranks[r].comms, ranks[r].groups = map[int]uint32{}, map[int][]int32{}
 		}
@@ -235,7 +239,7 @@ func resolveComms(ops [][]commOp, partial bool) (*commTable, error) {
 		if ranks[r].next < len(ranks[r].ops) {
 			o := ranks[r].ops[ranks[r].next]
 			return nil, fmt.Errorf("rank %d: byte %d: %s on communicator %d is not matched by the other members of that communicator (communicator-creating calls differ across ranks)",
-				r, o.off, programs()[o.label].name, o.comm)
+				ranks[r].world, o.off, programs()[o.label].name, o.comm)
 		}
 		t.created[r] = ranks[r].created
 		t.epochs[r] = ranks[r].epochs
@@ -295,8 +299,8 @@ func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) b
 			continue
 		}
 		o.resolvedParent = parent
-		members := t.membersOf(parent, len(ranks))
-		o.parentRank = slices.Index(members, int32(r))
+		members := t.membersOf(parent)
+		o.parentRank = slices.Index(members, int32(pr.world))
 		if o.label == lCommCreate {
 			o.members = pr.groups[o.group]
 		}
@@ -322,16 +326,19 @@ func (t *commTable) commID(ranks []passRank, r, h int) (uint32, bool) {
 	return id, ok
 }
 
-// membersOf returns the world ranks of global communicator id.
-func (t *commTable) membersOf(id uint32, n int) []int32 {
-	if id == 0 {
-		w := make([]int32, n)
-		for i := range w {
-			w[i] = int32(i)
-		}
-		return w
+// membersOf returns the world ranks of global communicator id, not to
+// be modified.
+func (t *commTable) membersOf(id uint32) []int32 {
+	if id != 0 {
+		return t.members[id-1]
 	}
-	return t.members[id-1]
+	if t.world == nil {
+		t.world = make([]int32, t.n)
+		for i := range t.world {
+			t.world[i] = int32(i)
+		}
+	}
+	return t.world
 }
 
 // local applies a group call or Comm_free of rank r.
@@ -347,9 +354,9 @@ func (t *commTable) local(ranks []passRank, r int, o *commOp) {
 	case lCommGroup:
 		if id, ok := t.commID(ranks, r, o.comm); ok {
 			if id == selfID {
-				pr.groups[o.newGroup] = []int32{int32(r)}
+				pr.groups[o.newGroup] = []int32{int32(pr.world)}
 			} else {
-				pr.groups[o.newGroup] = t.membersOf(id, len(ranks))
+				pr.groups[o.newGroup] = t.membersOf(id)
 			}
 		}
 	default:
@@ -447,7 +454,7 @@ func expandRanges(tr []int32, size int) ([]int32, bool) {
 // complete finishes the creating call the ranks waiting on parent are in,
 // once every member of parent waits.
 func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bool, error) {
-	members := t.membersOf(parent, len(ranks))
+	members := t.membersOf(parent)
 	if len(waiting) < len(members) {
 		return false, nil
 	}
@@ -455,7 +462,7 @@ func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bo
 	for _, r := range waiting {
 		if o := ranks[r].ops[ranks[r].next]; o.label != label {
 			return false, fmt.Errorf("rank %d: byte %d: %s on communicator %d while rank %d calls %s on it: communicator-creating calls differ across ranks",
-				r, o.off, programs()[o.label].name, parent, waiting[0], programs()[label].name)
+				ranks[r].world, o.off, programs()[o.label].name, parent, ranks[waiting[0]].world, programs()[label].name)
 		}
 	}
 	// Group the members by the communicator they get: color for
@@ -490,7 +497,7 @@ func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bo
 		})
 		w := make([]int32, len(g))
 		for i, m := range g {
-			w[i] = int32(m.r)
+			w[i] = int32(ranks[m.r].world)
 		}
 		if label == lCommCreate {
 			// A group keeps its own order.
@@ -524,7 +531,7 @@ func (t *commTable) completeStuck(ranks []passRank, pending map[uint32][]int) bo
 		return false
 	}
 	for _, parent := range slices.Sorted(maps.Keys(pending)) {
-		members := t.membersOf(parent, len(ranks))
+		members := t.membersOf(parent)
 		ids := map[string]uint32{} // label and members -> id
 		for _, r := range pending[parent] {
 			pr := &ranks[r]
@@ -541,7 +548,7 @@ func (t *commTable) completeStuck(ranks []passRank, pending map[uint32][]int) bo
 				}
 			}
 			created := uint32(0)
-			if slices.Contains(w, int32(r)) && o.newComm != commNull && o.newComm >= 0 {
+			if slices.Contains(w, int32(pr.world)) && o.newComm != commNull && o.newComm >= 0 {
 				k := fmt.Sprint(o.label, w)
 				if ids[k] == 0 {
 					t.members = append(t.members, slices.Clone(w))

@@ -64,7 +64,7 @@ func FuzzBin(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src, err := openFiles([]string{"fuzz-0000.bin"}, memOpener(data))
+		src, err := openFiles(1, []rankFile{{path: "fuzz-0000.bin"}}, memOpener(data))
 		if err == nil {
 			err = trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
 		}

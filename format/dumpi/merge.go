@@ -15,8 +15,8 @@ const mergedBuf = 32 << 10
 // enter time, ties broken by the lower rank, each rank's events in program
 // order. It holds one reader (and one event) per rank.
 type Merged struct {
-	rs      []*Reader
-	h       rankHeap // ranks with a pending event, by (Enter, rank)
+	rs      []*Reader // by file (ranks without a file have no reader)
+	h       rankHeap  // files with a pending event, by (Enter, rank)
 	cur     int
 	started bool
 	err     error
@@ -25,21 +25,17 @@ type Merged struct {
 // Merged opens every rank and returns their merged stream.
 func (t *Trace) Merged() (*Merged, error) {
 	m := &Merged{cur: -1}
-	for r := range t.paths {
-		rd, err := t.OpenRank(r)
+	for i, f := range t.files {
+		rd, err := t.OpenRank(f.rank)
 		if err != nil {
 			m.Close()
 			return nil, err
 		}
-		x, ok := rd.(*Reader)
-		if !ok { // a rank without a file
-			m.rs = append(m.rs, nil)
-			continue
-		}
+		x := rd.(*Reader)
 		x.d.buf = make([]byte, min(len(x.d.buf), mergedBuf))
 		m.rs = append(m.rs, x)
 		if x.Next() {
-			m.h.ranks = append(m.h.ranks, r)
+			m.h.ranks = append(m.h.ranks, i)
 		} else if err := x.Err(); err != nil {
 			m.Close()
 			return nil, err
@@ -50,10 +46,11 @@ func (t *Trace) Merged() (*Merged, error) {
 	return m, nil
 }
 
-// rankHeap orders ranks by their pending event (container/heap).
+// rankHeap orders files by their pending event (container/heap); files
+// are in rank order.
 type rankHeap struct {
 	rs    []*Reader
-	ranks []int
+	ranks []int // indexes in rs
 }
 
 func (h *rankHeap) Len() int { return len(h.ranks) }
@@ -97,7 +94,12 @@ func (m *Merged) Next() bool {
 }
 
 // Rank returns the rank of the current event.
-func (m *Merged) Rank() int { return m.cur }
+func (m *Merged) Rank() int {
+	if m.cur < 0 {
+		return -1
+	}
+	return m.rs[m.cur].rank
+}
 
 // Event returns the current event, valid until Next.
 func (m *Merged) Event() *trace.Event { return &m.rs[m.cur].ev }

@@ -3,6 +3,7 @@ package dumpi
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,7 @@ func FuzzMeta(f *testing.F) {
 		"hostname=n0\nnumprocs=2\nusername=u\nstart=1\nfileprefix=f\nversion=1\n",
 		"numprocs=1\n", "numprocs=3\n", "numprocs=0\n", "numprocs=-1\n", "numprocs=99999999999999999999\n",
 		"numprocs= 2 \n", "numprocs=2\nnumprocs=1\n", "", "numprocs\n", "numprocs=16777216\n",
+		"numprocs=16777217\n", "numprocs=1000000\nfileprefix=f\n", "numprocs=16777216\nnumprocs=2\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -57,4 +59,55 @@ func FuzzMeta(f *testing.F) {
 			rd.Close()
 		}
 	})
+}
+
+// TestMetaClaimCostsFiles: a .meta claiming 16,777,216 ranks beside two
+// rank files opens, reads its last rank and merges its events for what
+// the two files hold, not an entry per claimed rank (issue 43: 13 s and a
+// 16M-entry table of paths, then of readers).
+func TestMetaClaimCostsFiles(t *testing.T) {
+	dir := t.TempDir()
+	bin := smallBin()
+	for _, name := range []string{"f-0000.bin", "f-0001.bin"} {
+		if err := os.WriteFile(filepath.Join(dir, name), bin, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta := filepath.Join(dir, "f.meta")
+	if err := os.WriteFile(meta, []byte("numprocs=16777216\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr, err := Open(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.NumRanks(); n != 1<<24 {
+		t.Errorf("%d ranks, want the claimed 16777216", n)
+	}
+	if p := tr.Meta().Attrs["partial"]; !strings.HasPrefix(p, "ranks 2-16777215 of MPI_COMM_WORLD's 16777216 have no .bin file") {
+		t.Errorf("partial: %q", p)
+	}
+	rd, err := tr.OpenRank(1<<24 - 1)
+	if err != nil || rd.Next() {
+		t.Errorf("the last claimed rank: %v, or it has events", err)
+	}
+	m, err := tr.Merged()
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, ranks := 0, map[int]bool{}
+	for m.Next() {
+		events++
+		ranks[m.Rank()] = true
+	}
+	if err := m.Err(); err != nil || events == 0 || len(ranks) != 2 || !ranks[0] || !ranks[1] {
+		t.Errorf("merged: %d events of ranks %v, %v", events, ranks, err)
+	}
+	m.Close()
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("%d MB allocated for two rank files of a few hundred bytes", alloc>>20)
+	}
 }

@@ -3,6 +3,7 @@ package dumpi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -30,7 +31,7 @@ func init() {
 // with the DUMPI magic number.
 func Detect(path string, head []byte, isDir bool) bool {
 	if isDir {
-		_, _, err := dirFiles(path)
+		_, _, _, err := dirFiles(path)
 		return err == nil
 	}
 	if len(head) >= 8 && binary.BigEndian.Uint64(head) == headMagic {
@@ -52,30 +53,34 @@ func Open(path string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
+	var n int
+	var files []rankFile
 	meta := false
 	switch {
 	case st.IsDir():
-		paths, meta, err = dirFiles(path)
+		n, files, meta, err = dirFiles(path)
 	case strings.HasSuffix(path, ".meta"):
-		paths, err = metaFiles(path)
+		n, files, err = metaFiles(path)
 		meta = true
 	default:
-		paths = []string{path}
+		n, files = 1, []rankFile{{path: path}}
 		if m := binName.FindStringSubmatch(path); m != nil {
-			r, _ := strconv.Atoi(m[2])
-			paths = append(make([]string, r), path)
+			r, err := strconv.Atoi(m[2])
+			if err != nil || r >= trace.MaxRanks {
+				return nil, fmt.Errorf("%s: rank %s in the file name: expected 0 to %d", path, m[2], trace.MaxRanks-1)
+			}
+			n, files[0].rank = r+1, r
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !meta {
-		if paths, err = worldFiles(paths); err != nil {
+		if n, err = worldFiles(n, files); err != nil {
 			return nil, err
 		}
 	}
-	return OpenFiles(paths)
+	return openFiles(n, files, openOS)
 }
 
 // binName matches a rank file name: <prefix>-NNNN.bin.
@@ -83,15 +88,15 @@ var binName = regexp.MustCompile(`^(.*)-(\d{4,})\.bin$`)
 
 // dirFiles finds the trace in a directory: its one .meta file, or else
 // its one family of <prefix>-NNNN.bin files; meta reports a .meta.
-func dirFiles(dir string) (paths []string, meta bool, err error) {
+func dirFiles(dir string) (n int, files []rankFile, meta bool, err error) {
 	metas, _ := filepath.Glob(filepath.Join(dir, "*.meta"))
 	switch len(metas) {
 	case 1:
-		paths, err = metaFiles(metas[0])
-		return paths, true, err
+		n, files, err = metaFiles(metas[0])
+		return n, files, true, err
 	case 0:
 	default:
-		return nil, false, fmt.Errorf("%s: %d DUMPI .meta files; name one", dir, len(metas))
+		return 0, nil, false, fmt.Errorf("%s: %d DUMPI .meta files; name one", dir, len(metas))
 	}
 	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	prefixes := map[string]bool{}
@@ -101,20 +106,20 @@ func dirFiles(dir string) (paths []string, meta bool, err error) {
 		}
 	}
 	if len(prefixes) != 1 {
-		return nil, false, fmt.Errorf("%s: no DUMPI trace (want one .meta file or one family of <prefix>-NNNN.bin files, found %d)", dir, len(prefixes))
+		return 0, nil, false, fmt.Errorf("%s: no DUMPI trace (want one .meta file or one family of <prefix>-NNNN.bin files, found %d)", dir, len(prefixes))
 	}
 	for p := range prefixes {
-		paths, err = rankFiles(p, -1)
+		n, files, err = rankFiles(p, -1)
 	}
-	return paths, false, err
+	return n, files, false, err
 }
 
 // metaFiles reads a .meta file's numprocs and returns the rank files
 // <meta without .meta>-NNNN.bin.
-func metaFiles(meta string) ([]string, error) {
+func metaFiles(meta string) (int, []rankFile, error) {
 	f, err := os.Open(meta)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	defer f.Close()
 	n := -1
@@ -123,72 +128,65 @@ func metaFiles(meta string) ([]string, error) {
 		k, v, ok := strings.Cut(sc.Text(), "=")
 		if ok && k == "numprocs" {
 			if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || n <= 0 || n > 1<<24 {
-				return nil, fmt.Errorf("%s:%d: numprocs %q is not a positive rank count", meta, line, v)
+				return 0, nil, fmt.Errorf("%s:%d: numprocs %q is not a positive rank count", meta, line, v)
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", meta, err)
+		return 0, nil, fmt.Errorf("%s: %w", meta, err)
 	}
 	if n < 0 {
-		return nil, fmt.Errorf("%s: no numprocs= line: not a DUMPI .meta file", meta)
+		return 0, nil, fmt.Errorf("%s: no numprocs= line: not a DUMPI .meta file", meta)
 	}
 	return rankFiles(strings.TrimSuffix(meta, ".meta"), n)
 }
 
-// rankFiles returns prefix-0000.bin ... for n ranks (n < 0: up to the
-// highest that exists), "" for those that do not exist; at least one must.
-// The directory is listed once: a .meta claiming millions of ranks costs
-// the files that exist, not a look-up a rank.
-func rankFiles(prefix string, n int) ([]string, error) {
+// rankFiles returns the ranks below n (n < 0: up to the highest that
+// exists) that have a file prefix-NNNN.bin, in rank order, and n; at
+// least one must. The directory is listed once: a .meta claiming millions
+// of ranks costs the files that exist, not a look-up or an entry a rank.
+func rankFiles(prefix string, n int) (int, []rankFile, error) {
 	all, _ := filepath.Glob(prefix + "-*.bin")
-	have := map[int]string{}
+	var files []rankFile
 	for _, b := range all {
 		if m := binName.FindStringSubmatch(b); m != nil && m[1] == prefix {
 			r, err := strconv.Atoi(m[2])
-			if err == nil && b == fmt.Sprintf("%s-%04d.bin", prefix, r) {
-				have[r] = b
+			if err != nil || b != fmt.Sprintf("%s-%04d.bin", prefix, r) || n >= 0 && r >= n {
+				continue
 			}
+			if r >= trace.MaxRanks {
+				return 0, nil, fmt.Errorf("%s: rank %d in the file name: expected 0 to %d", b, r, trace.MaxRanks-1)
+			}
+			files = append(files, rankFile{rank: r, path: b})
 		}
 	}
-	if n < 0 {
-		for r := range have {
-			n = max(n, r+1)
-		}
+	slices.SortFunc(files, func(a, b rankFile) int { return cmp.Compare(a.rank, b.rank) })
+	if n < 0 && len(files) > 0 {
+		n = files[len(files)-1].rank + 1
 	}
-	paths := make([]string, max(n, 0))
-	found := false
-	for r, p := range have {
-		if r < len(paths) {
-			paths[r], found = p, true
-		}
+	if len(files) == 0 {
+		return 0, nil, fmt.Errorf("%s-NNNN.bin: none of the %d rank files exists", prefix, max(n, 0))
 	}
-	if !found {
-		return nil, fmt.Errorf("%s-NNNN.bin: none of the %d rank files exists", prefix, len(paths))
-	}
-	return paths, nil
+	return n, files, nil
 }
 
-// worldFiles extends the rank files of a trace without a .meta to
-// MPI_COMM_WORLD's size, if some are missing: the largest an
-// MPI_Comm_size of MPI_COMM_WORLD returned or a rank of MPI_COMM_WORLD
-// the files name. A complete family of files is the whole world.
-func worldFiles(paths []string) ([]string, error) {
-	if !slices.Contains(paths, "") && len(paths) > 1 {
-		return paths, nil
+// worldFiles returns the size of MPI_COMM_WORLD of a trace without a
+// .meta whose files are those of n ranks, if some are missing: the
+// largest an MPI_Comm_size of MPI_COMM_WORLD returned or a rank of
+// MPI_COMM_WORLD the files name. A complete family of files is the whole
+// world.
+func worldFiles(n int, files []rankFile) (int, error) {
+	if len(files) == n && n > 1 {
+		return n, nil
 	}
-	n := len(paths)
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		w, err := worldSize(openOS, p)
+	for _, f := range files {
+		w, err := worldSize(openOS, f.path)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		n = max(n, w)
 	}
-	return append(paths, make([]string, n-len(paths))...), nil
+	return n, nil
 }
 
 // maxWorld bounds the MPI_COMM_WORLD a rank's file alone may claim.

@@ -159,7 +159,8 @@ func TestOracleDumpi2ascii(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for r, p := range tr.paths {
+			for _, f := range tr.files {
+				r, p := f.rank, f.path
 				base := strings.TrimSuffix(filepath.Base(p), ".bin")
 				o := readOracle(t, filepath.Join(odir, base+".dumpi2ascii-a.txt.gz"))
 				compareRank(t, tr, r, o)
@@ -169,7 +170,8 @@ func TestOracleDumpi2ascii(t *testing.T) {
 }
 
 func compareRank(t *testing.T, tr *Trace, r int, o *oracle) {
-	f, info, err := openBin(openOS, tr.paths[r])
+	i, _ := tr.file(r)
+	f, info, err := openBin(openOS, tr.files[i].path)
 	if err != nil {
 		t.Fatal(err)
 	}

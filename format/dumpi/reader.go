@@ -150,8 +150,8 @@ func (r *Reader) world(c *call, id uint32, self bool, rk int64) (int32, error) {
 		return int32(r.rank), nil
 	}
 	if id == trace.WorldComm {
-		if rk < 0 || rk >= int64(len(r.t.paths)) {
-			return 0, r.fail(c, "rank %d outside MPI_COMM_WORLD of %d ranks", rk, len(r.t.paths))
+		if rk < 0 || rk >= int64(r.t.n) {
+			return 0, r.fail(c, "rank %d outside MPI_COMM_WORLD of %d ranks", rk, r.t.n)
 		}
 		return int32(rk), nil
 	}

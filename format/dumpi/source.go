@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,8 +22,8 @@ import (
 // the run's MPI_COMM_WORLD, the ranks without a file have no events, and
 // Meta.Attrs["partial"] says which they are.
 type Trace struct {
-	paths   []string // by world rank; "" for a rank without a file
-	infos   []*binInfo
+	n       int        // MPI_COMM_WORLD's size
+	files   []rankFile // the ranks that have a file, in rank order
 	meta    trace.Meta
 	t0      stamp // earliest wall time of any record
 	hasT0   bool
@@ -34,31 +35,43 @@ type Trace struct {
 	open    opener
 }
 
+// rankFile is a rank that has a file: what the trace keeps of a rank, so
+// that a run of millions of ranks of which few have a file costs the
+// files.
+type rankFile struct {
+	rank int
+	path string
+	info *binInfo
+}
+
 // OpenFiles opens the per-rank .bin files of a trace, rank i from
 // paths[i]; a rank whose path is "" has no file (see Trace).
-func OpenFiles(paths []string) (*Trace, error) { return openFiles(paths, openOS) }
+func OpenFiles(paths []string) (*Trace, error) {
+	var files []rankFile
+	for r, p := range paths {
+		if p != "" {
+			files = append(files, rankFile{rank: r, path: p})
+		}
+	}
+	return openFiles(len(paths), files, openOS)
+}
 
-// openFiles is OpenFiles with files opened by open.
-func openFiles(paths []string, open opener) (*Trace, error) {
-	if len(paths) == 0 {
+// openFiles opens a trace of n ranks, those of files (in rank order)
+// with a file, opened by open.
+func openFiles(n int, files []rankFile, open opener) (*Trace, error) {
+	if len(files) == 0 {
 		return nil, fmt.Errorf("dumpi: no .bin files")
 	}
-	t := &Trace{paths: paths, infos: make([]*binInfo, len(paths)), meta: trace.NewMeta(), open: open}
-	for r, p := range paths {
-		if p == "" {
-			continue
-		}
-		info, first, err := scanStart(open, p)
+	t := &Trace{n: n, files: files, meta: trace.NewMeta(), open: open}
+	for i := range files {
+		info, first, err := scanStart(open, files[i].path)
 		if err != nil {
 			return nil, err
 		}
-		t.infos[r] = info
+		files[i].info = info
 		if first != nil && (!t.hasT0 || first.before(t.t0)) {
 			t.t0, t.hasT0 = *first, true
 		}
-	}
-	if t.first() < 0 {
-		return nil, fmt.Errorf("dumpi: no .bin files")
 	}
 	if err := t.commPass(); err != nil {
 		return nil, err
@@ -72,10 +85,11 @@ func openFiles(paths []string, open opener) (*Trace, error) {
 func (t *Trace) unknownComms() string {
 	var parts []string
 	calls, ranks := 0, 0
-	for r, u := range t.comms.unknown {
+	for i, u := range t.comms.unknown {
 		if len(u) == 0 {
 			continue
 		}
+		r := t.files[i].rank
 		ranks++
 		n := 0
 		for _, c := range u {
@@ -98,36 +112,34 @@ func (t *Trace) unknownComms() string {
 		calls, ranks, strings.Join(parts, "; "), more)
 }
 
-// first returns the lowest rank that has a file, -1 if none does.
-func (t *Trace) first() int {
-	for r, p := range t.paths {
-		if p != "" {
-			return r
-		}
-	}
-	return -1
+// file returns the index in t.files of rank r's file, false if r has
+// none.
+func (t *Trace) file(r int) (int, bool) {
+	return slices.BinarySearchFunc(t.files, r, func(f rankFile, r int) int { return cmp.Compare(f.rank, r) })
 }
 
-// absent lists the ranks without a file as ranges ("0-4, 6").
+// absent lists the ranks without a file as ranges ("0-4, 6"): the gaps
+// between the files.
 func (t *Trace) absent() string {
 	var b strings.Builder
-	for r := 0; r < len(t.paths); r++ {
-		if t.paths[r] != "" {
-			continue
-		}
-		end := r
-		for end+1 < len(t.paths) && t.paths[end+1] == "" {
-			end++
+	gap := func(from, to int) { // ranks from to to-1
+		if from >= to {
+			return
 		}
 		if b.Len() > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Itoa(r))
-		if end > r {
-			b.WriteString("-" + strconv.Itoa(end))
+		b.WriteString(strconv.Itoa(from))
+		if to-1 > from {
+			b.WriteString("-" + strconv.Itoa(to-1))
 		}
-		r = end
 	}
+	next := 0
+	for _, f := range t.files {
+		gap(next, f.rank)
+		next = f.rank + 1
+	}
+	gap(next, t.n)
 	return b.String()
 }
 
@@ -153,24 +165,21 @@ func scanStart(open opener, path string) (*binInfo, *stamp, error) {
 // on other communicators are counted, per handle, between two changes of
 // what the handle names.
 func (t *Trace) commPass() error {
-	ops := make([][]commOp, len(t.paths))
-	partial := false
-	for r, p := range t.paths {
-		if p == "" {
-			partial = true
-			continue
-		}
-		f, _, err := t.open(p)
+	ops := make([][]commOp, len(t.files))
+	ranks := make([]int, len(t.files))
+	for i, rf := range t.files {
+		f, _, err := t.open(rf.path)
 		if err != nil {
 			return err
 		}
-		ops[r], err = collectOps(newDecoder(f, t.infos[r]))
+		ranks[i] = rf.rank
+		ops[i], err = collectOps(newDecoder(f, rf.info))
 		f.Close()
 		if err != nil {
 			return err
 		}
 	}
-	c, err := resolveComms(ops, partial)
+	c, err := resolveComms(ops, ranks, t.n)
 	if err != nil {
 		return fmt.Errorf("dumpi: %w", err)
 	}
@@ -185,17 +194,13 @@ func (t *Trace) fillMeta() {
 		t.meta.Comms = append(t.meta.Comms, trace.Comm{ID: uint32(i + 1), Members: m})
 	}
 	var total [numCounted]int64
-	for _, info := range t.infos {
-		if info == nil {
-			continue
-		}
-		for l, n := range info.calls {
+	for _, f := range t.files {
+		for l, n := range f.info.calls {
 			total[l] += int64(n)
 		}
 	}
-	first := t.first()
 	for l := 0; l < labelAllFunctions; l++ {
-		if total[l] > 0 || !t.infos[first].hasFooter {
+		if total[l] > 0 || !t.files[0].info.hasFooter {
 			t.regions[l] = t.meta.AddRegion(layouts[l].name, 0)
 			if _, ok := programs()[l].fields["comm"]; ok {
 				t.unknown[l] = t.meta.AddRegion(layouts[l].name+" (unknown communicator)", 0)
@@ -203,18 +208,18 @@ func (t *Trace) fillMeta() {
 		}
 	}
 	a := t.meta.Attrs
-	h := t.infos[first]
+	h := t.files[0].info
 	a["format"] = "dumpi"
 	a["dumpi.version"] = fmt.Sprintf("%d.%d.%d", h.version[0], h.version[1], h.version[2])
 	a["dumpi.hostname"] = h.host
 	a["dumpi.username"] = h.user
 	a["dumpi.starttime"] = strconv.FormatUint(h.startTime, 10)
-	a["dumpi.rank0"] = t.paths[first]
+	a["dumpi.rank0"] = t.files[0].path
 	if u := t.unknownComms(); u != "" {
 		a["unknown-comms"] = u
 	}
 	if absent := t.absent(); absent != "" {
-		a["partial"] = fmt.Sprintf("ranks %s of MPI_COMM_WORLD's %d have no .bin file: they have no events, and the messages and collectives they take part in have no partner in the trace", absent, len(t.paths))
+		a["partial"] = fmt.Sprintf("ranks %s of MPI_COMM_WORLD's %d have no .bin file: they have no events, and the messages and collectives they take part in have no partner in the trace", absent, t.n)
 	}
 	if t.hasT0 {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
@@ -227,41 +232,46 @@ func (t *Trace) Meta() *trace.Meta { return &t.meta }
 
 // NumRanks returns the number of ranks: MPI_COMM_WORLD's size, files or
 // not (see Trace).
-func (t *Trace) NumRanks() int { return len(t.paths) }
+func (t *Trace) NumRanks() int { return t.n }
 
 // FooterCounts returns rank r's footer: the number of calls of each label
 // the tracer recorded, and false if the file has no footer.
 func (t *Trace) FooterCounts(r int) ([]int32, bool) {
-	if t.infos[r] == nil {
+	i, ok := t.file(r)
+	if !ok {
 		return nil, false
 	}
-	return t.infos[r].calls[:labelAllFunctions], t.infos[r].hasFooter
+	info := t.files[i].info
+	return info.calls[:labelAllFunctions], info.hasFooter
 }
 
 // DatatypeSizes returns rank r's datatype-size table (DUMPI datatype id
 // -> bytes).
 func (t *Trace) DatatypeSizes(r int) []int32 {
-	if t.infos[r] == nil {
+	i, ok := t.file(r)
+	if !ok {
 		return nil
 	}
-	return t.infos[r].sizes
+	return t.files[i].info.sizes
 }
 
 // OpenRank returns a reader of rank r's events. It reads only rank r's
 // file.
 func (t *Trace) OpenRank(r int) (trace.Reader, error) {
-	if r < 0 || r >= len(t.paths) {
-		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(t.paths))
+	if r < 0 || r >= t.n {
+		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.n)
 	}
-	if t.paths[r] == "" {
+	i, ok := t.file(r)
+	if !ok {
 		return absentRank{}, nil
 	}
-	f, _, err := t.open(t.paths[r])
+	rf := t.files[i]
+	f, _, err := t.open(rf.path)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, t.infos[r]), handles: map[int]uint32{},
-		reqs: make([]uint64, 0, 16), created: t.comms.created[r], epochs: t.comms.epochs[r]}, nil
+	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, rf.info), handles: map[int]uint32{},
+		reqs: make([]uint64, 0, 16), created: t.comms.created[i], epochs: t.comms.epochs[i]}, nil
 }
 
 // absentRank is the reader of a rank without a file: it has no events.

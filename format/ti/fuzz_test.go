@@ -39,6 +39,9 @@ func FuzzReader(f *testing.F) {
 		"0 init\n0 compute -1e6\n", "0 init\n0 sleep -1\n", "0 compute 1e300\n", "0 sleep 1e300\n",
 		"0 compute NaN\n", "0 compute inf\n", "0 allreduce 8 8 -1e6\n", "0 recv 1 0 -1020\n",
 		"0 init\n0 send 1 0 8\n1 init\n1 recv 0 0 8", "",
+		// A v-collective's root outside the ranks the trace has.
+		"0 init\n0 gatherv 8 8 8 5\n0 finalize\n1 init\n1 gatherv 8 8 8 5\n1 finalize\n",
+		"0 scatterv 8 8 8 8 5\n1 scatterv 8 8 8 8 5\n",
 	} {
 		f.Add([]byte(s))
 	}
