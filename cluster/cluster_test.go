@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -284,20 +285,26 @@ func TestTable6ClusterCountsUnderScaling(t *testing.T) {
 
 // TestTable4CGPlugin: with the CG plug-in, the transpose partners leave
 // the signatures, and CG's sub-clusters grow as Table 4's (4, 8, 16, 64
-// at 16 to 1,024 ranks), one per column of the process grid (4, 8, 16,
-// 32), sub-linearly, in one main cluster. Without it, every rank but the
-// transposition's fixed points is its own sub-cluster, past P/2: the
-// filtering function engages and keeps them in one cluster.
+// at 16 to 1,024 ranks), one per column of the process grid, sub-linearly,
+// in one main cluster: npcols = 2^⌈log₂P/2⌉ (4, 8, 16, 32 at 16 to 1,024
+// ranks; 8, 16, 32, 64 on the non-square grids of 32 to 2,048). Table 4's
+// 64 at 1,024 is the columns of 2,048 ranks (docs/reduce.md). Without the
+// plug-in, every rank but the transposition's fixed points is its own
+// sub-cluster, past P/2: the filtering function engages and keeps them in
+// one cluster.
 func TestTable4CGPlugin(t *testing.T) {
-	sizes := map[int]int{16: 4, 64: 8, 256: 16}
+	sizes := map[int]int{16: 4, 32: 8, 64: 8, 128: 16, 256: 16}
 	if testenv.Long() {
-		sizes[1024] = 32
+		sizes[512], sizes[1024], sizes[2048] = 32, 32, 64
 	}
 	for n, want := range sizes {
 		src := workloadSource(t, "cg", n, nil, 1, false)
 		res := clusterOf(t, src, DefaultOptions(), SignOptions{Plugins: []string{"cg"}})
 		if res.Main != 1 || res.Sub != want || len(res.Groups) != want {
 			t.Errorf("cg at %d ranks with the plug-in: %d main clusters, %d sub-clusters, %d clusters; want 1, %d, %d", n, res.Main, res.Sub, len(res.Groups), want, want)
+		}
+		if bits.TrailingZeros(uint(n))%2 != 0 {
+			continue // a non-square grid: fewer than P/2 sub-clusters without the plug-in (14 at 32 ranks)
 		}
 		res = clusterOf(t, src, DefaultOptions(), SignOptions{})
 		if 2*res.Sub <= n || len(res.Groups) != 1 || res.Groups[0].Subs != res.Sub {
@@ -623,4 +630,48 @@ func TestStructure(t *testing.T) {
 			t.Errorf("max %d: %q (%v), want %q", c.max, got, err, c.want)
 		}
 	}
+}
+
+// TestPathsFoldOnce: SignAll, which folds a call path into loops only the
+// first time it meets it (and, past maxBuffered calls, as they come),
+// gives every rank the call path, 64-bit call-path and loop signatures and
+// folded length of folding its own calls, on noisy traces whose ranks
+// differ.
+func TestPathsFoldOnce(t *testing.T) {
+	for _, c := range []struct {
+		kind   string
+		ranks  int
+		buffer int
+	}{{"stencil2d", 16, 1 << 20}, {"masterworker", 16, 1 << 20}, {"cg", 16, 1 << 20}, {"stencil2d", 16, 7}, {"mg", 8, 5}} {
+		maxBuffered = c.buffer
+		src := workloadSource(t, c.kind, c.ranks, nil, 3, true)
+		sigs := signAll(t, src, SignOptions{})
+		keys := make([]string, len(sigs))
+		for r := range sigs {
+			rd, err := src.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := prsd.NewShape(nil)
+			for rd.Next() {
+				if e := rd.Event(); e.Kind.IsMPI() {
+					shape.Add(e)
+				}
+			}
+			rd.Close()
+			shape.Finish()
+			keys[r] = shape.Key()
+			if got, want := [3]uint64{sigs[r].CallPath, sigs[r].Loop, uint64(sigs[r].Folded)}, [3]uint64{shape.CallPath(), shape.LoopSignature(), uint64(shape.Len())}; got != want {
+				t.Errorf("%s buffer %d rank %d: call path, loop signature, folded length %x, want %x", c.kind, c.buffer, r, got, want)
+			}
+		}
+		for i := range sigs {
+			for j := range i {
+				if got, want := sigs[i].Path == sigs[j].Path, keys[i] == keys[j]; got != want {
+					t.Errorf("%s buffer %d ranks %d and %d: same path %v, want %v", c.kind, c.buffer, j, i, got, want)
+				}
+			}
+		}
+	}
+	maxBuffered = 1 << 20
 }

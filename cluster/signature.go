@@ -17,13 +17,15 @@ import (
 // signature (a stencil's left and right edges, at average relative
 // destinations of +1/3 and -1/3, both truncated to 0; every count above
 // 65,535 elements). Kairos keeps the papers' 64-bit forms (CallPath,
-// Param) as a method to compare with, and clusters on exact ones (Path,
-// Params, Reference), which do not collide by construction.
+// Param) as a method to compare with, and clusters on exact ones (Params,
+// Reference), which do not collide by construction, and on Path, the
+// whole sequence of calls under two 64-bit hashes and its length.
 type Signatures struct {
 	Rank int32
 	// Path numbers the rank's exact call path among the ranks SignAll
 	// signed: ranks of equal Path make the same MPI calls (by function
-	// and call site) in the same order, the same number of times.
+	// and call site) in the same order, the same number of times (but
+	// for a collision of 128-bit hashes: see paths).
 	Path int32
 	// CallPath is Bahmani and Mueller's 64-bit call-path signature: the
 	// XOR, over the rank's MPI calls folded into loops (prsd.Shape), of
@@ -59,8 +61,6 @@ type Signatures struct {
 	Types uint64
 	// Calls is the number of MPI calls, Events the number of events.
 	Calls, Events int
-
-	shape string // the exact call path, until SignAll numbers it
 }
 
 // ParamKey is Table 1's parameter signature without truncation: the sums
@@ -144,6 +144,7 @@ type SignOptions struct {
 type sums struct {
 	sig        Signatures
 	meta       *trace.Meta
+	types      *typeTable
 	ranks      int
 	plugins    []plugin
 	tag, color float64
@@ -152,8 +153,82 @@ type sums struct {
 	nSplit     int64
 	lastExit   trace.Time
 	timed      bool
-	shape      *prsd.Shape
+	paths      *paths
 }
+
+// typeTable holds, by datatype id as a byte, what signing needs of each
+// datatype of a trace (its default type resolved): its size in bytes (0:
+// unknown, counted in bytes) and its bit of Table 1. Looking them up once
+// a trace, not once an event, keeps signing at the trace-reading rate.
+type typeTable struct {
+	size [256]int64
+	flag [256]uint64
+}
+
+func newTypeTable(meta *trace.Meta) *typeTable {
+	t := &typeTable{}
+	for i := range 256 {
+		d := trace.Datatype(int8(uint8(i)))
+		t.size[i] = d.Size(meta.DefaultType)
+		t.flag[i] = typeFlag(d, meta)
+	}
+	return t
+}
+
+// elements is the number of elements of bytes bytes of datatype d.
+func (t *typeTable) elements(bytes int64, d trace.Datatype) int64 {
+	if bytes <= 0 {
+		return 0
+	}
+	if size := t.size[uint8(d)]; size > 1 {
+		return bytes / size
+	}
+	return bytes
+}
+
+// What signing does with each kind of event, looked up once an event.
+const (
+	classMPI       = 1 << iota // an MPI call
+	classDest                  // Partner is a destination
+	classSrc                   // Partner is a source
+	classSendRecv              // Partner a destination, Source a source
+	classP2P                   // a point-to-point call (its tag counts)
+	classTyped                 // point-to-point or collective: types, communicator, operation
+	classReduction             // a collective with a reduction operation
+	classSplit                 // makes a communicator (colour and key)
+)
+
+var kindClass = func() (c [trace.NumKinds]uint8) {
+	for i := range c {
+		k := trace.Kind(i)
+		var b uint8
+		if k.IsMPI() {
+			b |= classMPI
+		}
+		switch {
+		case k.IsSend():
+			b |= classDest
+		case k.IsRecv() || k == trace.Probe || k == trace.Iprobe:
+			b |= classSrc
+		case k == trace.SendRecv:
+			b |= classSendRecv
+		}
+		if k.IsPointToPoint() {
+			b |= classP2P
+		}
+		if k.IsPointToPoint() || k.IsCollective() {
+			b |= classTyped
+		}
+		if k.HasReduction() {
+			b |= classReduction
+		}
+		if k == trace.CommSplit || k == trace.CommCreate || k == trace.CommDup {
+			b |= classSplit
+		}
+		c[i] = b
+	}
+	return c
+}()
 
 // Sign computes rank r's signatures from its events; n is the number of
 // ranks and meta the trace's metadata. in numbers the call and loop
@@ -163,11 +238,14 @@ func Sign(rd trace.Reader, r int32, n int, meta *trace.Meta, in *prsd.Interner, 
 	if err != nil {
 		return Signatures{}, err
 	}
-	if in == nil {
-		in = prsd.NewInterner()
-	}
-	s := sums{meta: meta, ranks: n, plugins: ps, shape: prsd.NewShape(in)}
+	return sign(rd, r, n, meta, newTypeTable(meta), newPaths(in), ps)
+}
+
+// sign signs one rank, numbering its path in paths.
+func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, paths *paths, ps []plugin) (Signatures, error) {
+	s := sums{meta: meta, types: types, ranks: n, plugins: ps, paths: paths}
 	s.sig.Rank, s.sig.Reference = r, -1
+	paths.start()
 	for rd.Next() {
 		s.add(rd.Event())
 	}
@@ -185,6 +263,10 @@ func (s *sums) add(e *trace.Event) {
 		}
 		s.lastExit, s.timed = e.Exit, true
 	}
+	var class uint8
+	if e.Kind.Valid() {
+		class = kindClass[e.Kind]
+	}
 	switch {
 	case e.Kind == trace.Compute:
 		if e.HasTime {
@@ -193,31 +275,32 @@ func (s *sums) add(e *trace.Event) {
 			s.sig.Comp += e.Compute
 		}
 		return
-	case !e.Kind.IsMPI():
+	case class&classMPI == 0:
 		return
 	}
 	if e.HasTime {
 		s.sig.Comm += e.Duration().Seconds()
 	}
-	s.shape.Add(e)
+	s.paths.add(e.Kind, e.CallSite)
 	s.sig.Calls++
-	s.params(e)
+	s.params(e, class)
 }
 
-// params adds e's parameters to the sums and type bits.
-func (s *sums) params(e *trace.Event) {
+// params adds e's parameters to the sums and type bits; class is its
+// kind's.
+func (s *sums) params(e *trace.Event, class uint8) {
 	r, k := s.sig.Rank, &s.sig.Params
 	if e.SendBytes > 0 || e.RecvBytes > 0 {
-		k.CountSum += elements(e.SendBytes, e.SendType, s.meta) + elements(e.RecvBytes, e.RecvType, s.meta)
+		k.CountSum += s.types.elements(e.SendBytes, e.SendType) + s.types.elements(e.RecvBytes, e.RecvType)
 		k.CountN++
 	}
 	dest, src := trace.NoRank, trace.NoRank
 	switch {
-	case e.Kind.IsSend():
+	case class&classDest != 0:
 		dest = e.Partner
-	case e.Kind.IsRecv() || e.Kind == trace.Probe || e.Kind == trace.Iprobe:
+	case class&classSrc != 0:
 		src = e.Partner
-	case e.Kind == trace.SendRecv:
+	case class&classSendRecv != 0:
 		dest, src = e.Partner, e.Source
 	}
 	if dest >= 0 && !s.explainsPartner(dest) {
@@ -228,33 +311,34 @@ func (s *sums) params(e *trace.Event) {
 		k.SrcSum += int64(src - r)
 		k.SrcN++
 	}
-	if e.Kind.IsPointToPoint() && e.Tag >= 0 {
+	if class&classP2P != 0 && e.Tag >= 0 {
 		s.tag += float64(e.Tag)
 		s.nTag++
 	}
-	if e.Kind == trace.CommSplit || e.Kind == trace.CommCreate || e.Kind == trace.CommDup {
-		if !s.explainsSplit(e.NewComm) {
-			s.color += float64(e.NewComm)
-			s.key += float64(indexOf(s.meta.Members(e.NewComm, s.ranks), r))
-			s.nSplit++
-		}
+	if class&classSplit != 0 && !s.explainsSplit(e.NewComm) {
+		s.color += float64(e.NewComm)
+		s.key += float64(indexOf(s.meta.Members(e.NewComm, s.ranks), r))
+		s.nSplit++
 	}
-	if e.Kind.IsPointToPoint() || e.Kind.IsCollective() {
-		if e.SendBytes > 0 || len(e.SendCounts) > 0 {
-			k.Types |= typeFlag(e.SendType, s.meta)
-		}
-		if e.RecvBytes != 0 || len(e.RecvCounts) > 0 {
-			k.Types |= typeFlag(e.RecvType, s.meta)
-		}
-		if e.Comm == trace.WorldComm {
-			k.Types |= commWorld
-		} else {
-			k.Types |= commOther
-		}
-		if e.Kind.HasReduction() && e.Op != trace.OpNone {
-			k.Types |= opFlag(e.Op)
-		}
+	if class&classTyped == 0 {
+		return
 	}
+	// The bits are gathered in a register and stored once: or-ing them
+	// into memory one by one costs more than the rest of the event.
+	types := uint64(commOther)
+	if e.Comm == trace.WorldComm {
+		types = commWorld
+	}
+	if e.SendBytes > 0 || len(e.SendCounts) > 0 {
+		types |= s.types.flag[uint8(e.SendType)]
+	}
+	if e.RecvBytes != 0 || len(e.RecvCounts) > 0 {
+		types |= s.types.flag[uint8(e.RecvType)]
+	}
+	if class&classReduction != 0 && e.Op != trace.OpNone {
+		types |= opFlag(e.Op)
+	}
+	k.Types |= types
 }
 
 // opFlag is the bit (55 to 61) of a reduction operation: 55 max, 56 min,
@@ -271,16 +355,6 @@ func opFlag(o trace.Op) uint64 {
 		b = 6
 	}
 	return 1 << (opBits + b)
-}
-
-func elements(bytes int64, t trace.Datatype, meta *trace.Meta) int64 {
-	if bytes <= 0 {
-		return 0
-	}
-	if size := t.Size(meta.DefaultType); size > 0 {
-		return bytes / size
-	}
-	return bytes
 }
 
 func typeFlag(t trace.Datatype, meta *trace.Meta) uint64 {
@@ -306,8 +380,9 @@ func (s *sums) finish() Signatures {
 	g.Tag, g.Color, g.Key = avg(s.tag, s.nTag), avg(s.color, s.nSplit), avg(s.key, s.nSplit)
 	g.Types = k.Types
 	g.Param = ParamSignature(g.Count, g.Dest, g.Src, g.Types)
-	s.shape.Finish()
-	g.shape, g.CallPath, g.Loop, g.Folded = s.shape.Key(), s.shape.CallPath(), s.shape.LoopSignature(), s.shape.Len()
+	var shape shapeSigs
+	g.Path, shape = s.paths.finish()
+	g.CallPath, g.Loop, g.Folded = shape.callPath, shape.loop, shape.folded
 	return g
 }
 
@@ -316,22 +391,24 @@ func (s *sums) finish() Signatures {
 func SignAll(src trace.Source, opt SignOptions) ([]Signatures, error) {
 	n := src.NumRanks()
 	sigs := make([]Signatures, n)
-	in := prsd.NewInterner()
-	paths := map[string]int32{}
+	paths := newPaths(nil)
 	refs := map[string]int32{}
 	fam := prsd.NewFamilies(src.Meta(), n)
+	ps, err := plugins(opt.Plugins)
+	if err != nil {
+		return nil, err
+	}
+	types := newTypeTable(src.Meta())
 	for r := range n {
 		rd, err := src.OpenRank(r)
 		if err != nil {
 			return nil, err
 		}
-		sigs[r], err = Sign(rd, int32(r), n, src.Meta(), in, opt)
+		sigs[r], err = sign(rd, int32(r), n, src.Meta(), types, paths, ps)
 		rd.Close()
 		if err != nil {
 			return nil, err
 		}
-		sigs[r].Path = number(paths, sigs[r].shape)
-		sigs[r].shape = ""
 		if opt.Reference {
 			if sigs[r].Reference, err = reference(src, r, fam, refs); err != nil {
 				return nil, err

@@ -246,6 +246,8 @@ func (r *rawCall) scalar(f Field) int64 {
 		return int64(r.compReg)
 	case Op:
 		return int64(e.Op)
+	case Handle:
+		return int64(e.Handle)
 	}
 	return 0
 }

@@ -92,7 +92,10 @@ func (t *Trace) valueText(v *Value) string {
 	case v.Mode >= Plugin && int(v.Mode-Plugin) < len(t.Plugins):
 		s = t.Plugins[v.Mode-Plugin] + "+" + s
 	}
-	if v.Elems != nil {
+	switch {
+	case v.Alike > 0:
+		s += "{" + strconv.FormatInt(v.Alike, 10) + " elements alike}"
+	case v.Elems != nil:
 		s += "{" + strconv.Itoa(len(v.Elems)) + " elements}"
 	}
 	return s

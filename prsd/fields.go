@@ -35,12 +35,13 @@ const (
 	CompSite                // the call site of the computation after the call (StatComp)
 	CompRegion              // its region
 	Op                      // a reduction's operation (trace.Op)
+	Handle                  // a one-sided call's window, an I/O call's file (trace.Event.Handle)
 	NumFields
 )
 
 var fieldNames = [NumFields]string{"partner", "source", "tag", "comm", "newcomm", "sendbytes", "recvbytes",
 	"sendtype", "recvtype", "request", "requests", "sendcounts", "recvcounts", "compute", "region", "timed",
-	"compsite", "compregion", "op"}
+	"compsite", "compregion", "op", "handle"}
 
 func (f Field) String() string {
 	if f < NumFields {

@@ -1,6 +1,7 @@
 package prsd
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"math"
@@ -265,12 +266,19 @@ func fieldValue(fa *fieldAcc, sl slot) Value {
 	for i := range fa.elems {
 		v.Elems = append(v.Elems, fa.elems[i].finish())
 	}
+	if len(v.Elems) > 1 {
+		first := v.Elems[0].AppendBinary(nil)
+		if !slices.ContainsFunc(v.Elems[1:], func(s Series) bool { return !bytes.Equal(s.AppendBinary(nil), first) }) {
+			v.Elems, v.Alike = v.Elems[:1], int64(len(v.Elems))
+		}
+	}
 	return v
 }
 
 // appendValue appends the encoding of a value's series.
 func appendValue(b []byte, v *Value) []byte {
 	b = v.Series.AppendBinary(b)
+	b = binary.AppendUvarint(b, uint64(v.Alike))
 	b = binary.AppendUvarint(b, uint64(len(v.Elems)))
 	for i := range v.Elems {
 		b = v.Elems[i].AppendBinary(b)

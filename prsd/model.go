@@ -109,12 +109,20 @@ type Variant struct {
 
 // Value is a field's values over a call's instances: one series, in a
 // mode, for a scalar; the lengths (-1: nil) and one series per element
-// for a vector.
+// for a vector, or, where Alike is not 0, one series that every element
+// of an instance takes (the elements of each instance all equal, as
+// aggregated counts are: CountAggregates), the instances at most Alike
+// long.
 type Value struct {
 	Mode   Mode
 	Series Series
 	Elems  []Series
+	Alike  int64
 }
+
+// MaxAlike bounds Value.Alike: the longest vector (trace's bound on a
+// decoded count vector).
+const MaxAlike = 1 << 24
 
 // Timing is the statistics of a call's computation and times for a group
 // of ranks.
@@ -567,6 +575,12 @@ func (rd *reader) fields(v *Variant, cur int32) bool {
 				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
 				return false
 			}
+		case Handle:
+			if x < 0 || x > math.MaxUint32 {
+				rd.err = fmt.Errorf("%w: handle %d", ErrCorrupt, x)
+				return false
+			}
+			e.Handle = uint32(x)
 		}
 	}
 	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
@@ -580,8 +594,8 @@ func (rd *reader) vector(f Field, val *Value, cur int32) []int64 {
 	if n < 0 {
 		return nil
 	}
-	if n > int64(len(val.Elems)) {
-		rd.err = fmt.Errorf("%w: a %s of %d elements, %d series", ErrCorrupt, f, n, len(val.Elems))
+	if elems := int64(len(val.Elems)); n > elems && val.Alike == 0 || val.Alike > 0 && (n > val.Alike || elems != 1) {
+		rd.err = fmt.Errorf("%w: a %s of %d elements, %d series (alike up to %d)", ErrCorrupt, f, n, elems, val.Alike)
 		return nil
 	}
 	i := int(f - Requests)
@@ -589,8 +603,16 @@ func (rd *reader) vector(f Field, val *Value, cur int32) []int64 {
 	if buf == nil {
 		buf = make([]int64, 0, n)
 	}
-	for j := range n {
-		buf = append(buf, rd.value(&val.Elems[j], cur))
+	switch {
+	case val.Alike == 0:
+		for j := range n {
+			buf = append(buf, rd.value(&val.Elems[j], cur))
+		}
+	case n > 0:
+		x := rd.value(&val.Elems[0], cur)
+		for range n {
+			buf = append(buf, x)
+		}
 	}
 	rd.vec[i] = buf
 	return buf

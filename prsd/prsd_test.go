@@ -159,3 +159,123 @@ func TestDumpStencil(t *testing.T) {
 		t.Errorf("dump differs from %s:\n%s", path, b.String())
 	}
 }
+
+// TestAggregateCounts: an alltoallv instance whose counts all lie within
+// the tolerance of their mean reads back with every count that mean (a
+// multiple of the counts' greatest common divisor), within the tolerance
+// of its own, the same for sender and receiver; within a tolerance
+// smaller than the counts' spread nothing is aggregated.
+func TestAggregateCounts(t *testing.T) {
+	p, _ := workload.Defaults("is")
+	p.Ranks, p.Iterations, p.Bytes = 16, 3, 64<<10
+	src, err := workload.New("is", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tol  float64
+		want int
+	}{{0.1, 3}, {0.01, 0}} {
+		a, err := AggregateCounts(src, c.tol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Instances != 3 || a.Aggregated != c.want || a.MaxError > c.tol {
+			t.Errorf("tolerance %g: %d of %d instances aggregated (max error %g), want %d of 3", c.tol, a.Aggregated, a.Instances, a.MaxError, c.want)
+		}
+		agg := a.Source(src)
+		for r := range src.NumRanks() {
+			orig, _ := src.OpenRank(r)
+			back, _ := agg.OpenRank(r)
+			for orig.Next() && back.Next() {
+				e, f := orig.Event(), back.Event()
+				if e.Kind != trace.Alltoallv {
+					continue
+				}
+				for i := range e.SendCounts {
+					for _, pair := range [][2]int64{{e.SendCounts[i], f.SendCounts[i]}, {e.RecvCounts[i], f.RecvCounts[i]}} {
+						if d := math.Abs(float64(pair[1]-pair[0])) / float64(pair[0]); d > c.tol || c.want == 0 && d != 0 || pair[1]%4 != 0 {
+							t.Fatalf("tolerance %g rank %d: count %d read back as %d", c.tol, r, pair[0], pair[1])
+						}
+					}
+				}
+				if c.want > 0 && (f.SendCounts[0] != f.RecvCounts[len(f.RecvCounts)-1] || f.SendBytes != f.SendCounts[0]*int64(len(f.SendCounts))) {
+					t.Fatalf("tolerance %g rank %d: counts %v and %v, %d bytes sent", c.tol, r, f.SendCounts, f.RecvCounts, f.SendBytes)
+				}
+			}
+			orig.Close()
+			back.Close()
+		}
+	}
+	if _, err := AggregateCounts(src, 0); err == nil {
+		t.Error("a tolerance of 0 accepted")
+	}
+}
+
+// TestOneSidedHandles: one-sided calls keep their window (Event.Handle)
+// through compression and merging, each rank reading back its own: two
+// windows, each rank putting to the next through both, in fences.
+func TestOneSidedHandles(t *testing.T) {
+	const ranks = 4
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range int32(ranks) {
+		add := func(k trace.Kind, win uint32, target int32, bytes int64) {
+			e := trace.NewEvent(k)
+			e.Handle, e.Partner, e.SendBytes = win, target, bytes
+			tr.Ranks[r].Append(&e)
+		}
+		init := trace.NewEvent(trace.Init)
+		tr.Ranks[r].Append(&init)
+		add(trace.WinCreate, 7, trace.NoRank, 0)
+		add(trace.WinCreate, 9+uint32(r%2), trace.NoRank, 0)
+		for it := range 5 {
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.Put, 7, (r+1)%ranks, 1024*int64(it+1))
+			add(trace.Get, 9+uint32(r%2), (r+ranks-1)%ranks, 64)
+			add(trace.WinFence, 7, trace.NoRank, 0)
+		}
+		add(trace.WinFree, 9+uint32(r%2), trace.NoRank, 0)
+		add(trace.WinFree, 7, trace.NoRank, 0)
+		fin := trace.NewEvent(trace.Finalize)
+		tr.Ranks[r].Append(&fin)
+	}
+	for _, groups := range [][][]int32{nil, {{0, 2}, {1, 3}}} {
+		c, err := Build(tr, groups, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(tr, c); err != nil {
+			t.Errorf("groups %v: %v", groups, err)
+		}
+	}
+}
+
+// TestAggregateCountsAllOrNone: the instances of one alltoallv call are
+// aggregated all or none (a call kept at some instances and equal at
+// others would fold worse than either); another call's are not affected.
+func TestAggregateCountsAllOrNone(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	for r := range 2 {
+		for i, counts := range [][]int64{{100, 104}, {100, 130}, {96, 100}} {
+			for site := range 2 {
+				e := trace.NewEvent(trace.Alltoallv)
+				e.CallSite = uint64(10 + site)
+				c := counts[r]
+				if site == 1 {
+					c = 100 + int64(i+r) // within 2% of their mean at every instance
+				}
+				e.SendCounts, e.RecvCounts = []int64{c, c}, []int64{c, c}
+				e.SendBytes, e.RecvBytes = 2*c, 2*c
+				tr.Ranks[r].Append(&e)
+			}
+		}
+	}
+	a, err := AggregateCounts(tr, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Site 10: its second instance spreads 100 to 130; site 11 within 2%.
+	if a.Instances != 6 || a.Aggregated != 3 {
+		t.Errorf("%d of %d instances aggregated, want 3 of 6 (site 11's)", a.Aggregated, a.Instances)
+	}
+}

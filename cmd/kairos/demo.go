@@ -313,7 +313,7 @@ func patternsDemo(w io.Writer, f *demoFlags, src trace.Source, name string) erro
 // compresses each cluster and replays the reduction: how much of the
 // trace a tracer would need and how well it stands for the whole.
 func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
-	out, reduced, err := reduceTrace("stencil2d", src, cluster.DefaultOptions(), &reduceFlags{timeError: prsd.DefaultOptions().TimeError})
+	out, reduced, _, err := reduceTrace("stencil2d", src, cluster.DefaultOptions(), &reduceFlags{timeError: prsd.DefaultOptions().TimeError})
 	if err != nil {
 		return err
 	}

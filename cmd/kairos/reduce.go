@@ -27,6 +27,7 @@ type reduceFlags struct {
 	method, out, machine  string
 	k                     int
 	tolerance, timeError  float64
+	aggregate             float64
 	plugins               []string
 	table1, noFilter      bool
 	accuracy, json, loops bool
@@ -69,6 +70,12 @@ compares the papers' 64-bit signatures instead, to see what they merge.
 cg (NAS CG's transpose partner, which the compressed trace also encodes
 end-points relative to) and ft (NAS FT's split colour and key).
 
+--aggregate-counts F records each alltoallv instance whose every count
+lies within F (a fraction) of the instance's mean as that mean (seed 001's
+averaged counts): a data-bound code's random counts, P² an instance, then
+take one series whatever the ranks, each count read back within F of its
+own. Off (0) by default: the reduction keeps every parameter.
+
 -o writes the reduction (.rsd), after checking that every rank reads back
 its calls and that it replays without deadlock; a reduction that would not
 is refused with the reason, and no file is written. Every verb reads it as
@@ -96,6 +103,7 @@ with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t.`,
 	fl.StringSliceVar(&f.plugins, "plugin", nil, "user plug-ins: cg, ft")
 	fl.BoolVar(&f.table1, "table1", false, "compare the papers' 64-bit signatures instead of exact ones")
 	fl.BoolVar(&f.noFilter, "no-filter", false, "keep every sub-cluster (callpath), however many")
+	fl.Float64Var(&f.aggregate, "aggregate-counts", 0, "record alltoallv instances whose counts lie within this fraction of their mean as the mean (0: off)")
 	fl.Float64Var(&f.timeError, "time-error", prsd.DefaultOptions().TimeError, "relative error within which ranks share a timing statistic")
 	fl.StringVarP(&f.out, "output", "o", "", "write the reduction (.rsd) to this file")
 	fl.BoolVar(&f.loops, "loops", false, "print each cluster head's calls folded into loops")
@@ -107,25 +115,35 @@ with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t.`,
 
 // reduceJSON is the stable JSON form of a reduction.
 type reduceJSON struct {
-	Trace        string         `json:"trace"`
-	Method       string         `json:"method"`
-	Ranks        int            `json:"ranks"`
-	MainClusters int            `json:"main_clusters"`
-	SubClusters  int            `json:"sub_clusters,omitempty"`
-	K            int            `json:"k,omitempty"`
-	Clusters     int            `json:"clusters"`
-	Plugins      []string       `json:"plugins,omitempty"`
-	Format       []string       `json:"differing_signatures"`
-	Events       int64          `json:"events"`
-	Compressed   compressedJSON `json:"compressed"`
-	Groups       []groupJSON    `json:"clusters_list"`
-	Accuracy     *accuracyJSON  `json:"accuracy,omitempty"`
+	Trace        string          `json:"trace"`
+	Method       string          `json:"method"`
+	Ranks        int             `json:"ranks"`
+	MainClusters int             `json:"main_clusters"`
+	SubClusters  int             `json:"sub_clusters,omitempty"`
+	K            int             `json:"k,omitempty"`
+	Clusters     int             `json:"clusters"`
+	Plugins      []string        `json:"plugins,omitempty"`
+	Format       []string        `json:"differing_signatures"`
+	Events       int64           `json:"events"`
+	Compressed   compressedJSON  `json:"compressed"`
+	Aggregated   *aggregatedJSON `json:"aggregated_counts,omitempty"`
+	Groups       []groupJSON     `json:"clusters_list"`
+	Accuracy     *accuracyJSON   `json:"accuracy,omitempty"`
 }
 
 // compressedJSON is the size of a reduction.
 type compressedJSON struct {
 	Bytes     int     `json:"bytes"`
 	TimeError float64 `json:"time_error"`
+}
+
+// aggregatedJSON says which alltoallv instances --aggregate-counts
+// recorded as their mean.
+type aggregatedJSON struct {
+	Tolerance  float64 `json:"tolerance"`
+	Instances  int     `json:"instances"`
+	Aggregated int     `json:"aggregated"`
+	MaxError   float64 `json:"max_error"`
 }
 
 type groupJSON struct {
@@ -158,6 +176,9 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	if !(f.timeError >= 0 && f.timeError < 1) {
 		return usagef("--time-error %g: the time error must be in [0, 1)", f.timeError)
 	}
+	if !(f.aggregate >= 0 && f.aggregate < 1) {
+		return usagef("--aggregate-counts %g: the tolerance must be in [0, 1)", f.aggregate)
+	}
 	for _, p := range f.plugins {
 		if !slices.Contains(cluster.Plugins, p) {
 			return usagef("--plugin %s: unknown plug-in (known: %s)", p, strings.Join(cluster.Plugins, ", "))
@@ -172,12 +193,12 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	if err != nil {
 		return err
 	}
-	out, reduced, err := reduceTrace(path, src, opt, f)
+	out, reduced, of, err := reduceTrace(path, src, opt, f)
 	if err != nil {
 		return err
 	}
 	if f.out != "" {
-		if err := checkReduction(src, reduced); err != nil {
+		if err := checkReduction(of, reduced); err != nil {
 			return fmt.Errorf("%s: not written: %w", f.out, err)
 		}
 		if err := rsd.WriteTrace(f.out, reduced); err != nil {
@@ -190,8 +211,8 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 	return writeReduceText(cmd.OutOrStdout(), out)
 }
 
-// checkReduction proves a reduction before it is written: every rank
-// reads back its own calls, and it passes check (SimGrid's protocol).
+// checkReduction proves a reduction of src before it is written: every
+// rank reads back its own calls, and it passes check (SimGrid's protocol).
 func checkReduction(src trace.Source, reduced *prsd.Trace) error {
 	if err := prsd.Verify(src, reduced); err != nil {
 		return err
@@ -208,25 +229,30 @@ func checkReduction(src trace.Source, reduced *prsd.Trace) error {
 
 // reduceTrace clusters src's ranks with opt and compresses each cluster;
 // it returns the reduction's summary (with the heads' loops and the
-// replay accuracy if f asks for them) and the reduction.
-func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFlags) (*reduceJSON, *prsd.Trace, error) {
+// replay accuracy if f asks for them), the reduction, and the trace it
+// reduces (src, its counts aggregated if f asks for it).
+func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFlags) (*reduceJSON, *prsd.Trace, trace.Source, error) {
 	sigs, err := cluster.SignAll(src, cluster.SignOptions{Plugins: f.plugins, Reference: opt.Method == cluster.Reference})
 	if err != nil {
-		return nil, nil, naming(path, err)
+		return nil, nil, nil, naming(path, err)
 	}
 	res, err := cluster.Cluster(sigs, opt)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, nil, usageError{err}
 	}
 	groups := make([][]int32, len(res.Groups))
 	for i, g := range res.Groups {
 		groups[i] = g.Members
 	}
-	reduced, err := prsd.Build(src, groups, prsd.Options{TimeError: f.timeError, Plugins: cluster.CompressPlugins(f.plugins)})
+	of, agg, err := aggregated(src, f.aggregate)
 	if err != nil {
-		return nil, nil, naming(path, err)
+		return nil, nil, nil, naming(path, err)
 	}
-	out := &reduceJSON{Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+	reduced, err := prsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Plugins: cluster.CompressPlugins(f.plugins)})
+	if err != nil {
+		return nil, nil, nil, naming(path, err)
+	}
+	out := &reduceJSON{Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
 		Compressed: compressedJSON{Bytes: len(rsd.Encode(reduced)), TimeError: f.timeError}}
 	for _, g := range res.Groups {
@@ -239,15 +265,28 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	}
 	if f.loops {
 		if err := headLoops(src, out.Groups); err != nil {
-			return nil, nil, naming(path, err)
+			return nil, nil, nil, naming(path, err)
 		}
 	}
 	if f.accuracy {
 		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f.machine); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return out, reduced, nil
+	return out, reduced, of, nil
+}
+
+// aggregated returns src with its alltoallv counts aggregated within tol
+// (src itself if tol is 0), and what was aggregated.
+func aggregated(src trace.Source, tol float64) (trace.Source, *aggregatedJSON, error) {
+	if tol == 0 {
+		return src, nil, nil
+	}
+	a, err := prsd.AggregateCounts(src, tol)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.Source(src), &aggregatedJSON{tol, a.Instances, a.Aggregated, a.MaxError}, nil
 }
 
 // loopsWidth is about how much of a head's folded calls reduce --loops
@@ -376,6 +415,10 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	}
 	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%\n",
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError)
+	if g := r.Aggregated; g != nil {
+		fmt.Fprintf(&b, "aggregated counts: %d of %d alltoallv instances recorded as their mean, every count within %g%% of its own (at most %.3g%%)\n",
+			g.Aggregated, g.Instances, 100*g.Tolerance, 100*g.MaxError)
+	}
 	if a := r.Accuracy; a != nil {
 		fmt.Fprintf(&b, "read back as recorded (ACURDION's Table II): %s\n", matchingText(a.Matching))
 		if a.Heads != nil {

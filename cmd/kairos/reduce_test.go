@@ -240,7 +240,7 @@ func TestReduceMethods(t *testing.T) {
 	}
 	for _, m := range cluster.Methods {
 		for _, plugins := range [][]string{nil, {"cg"}} {
-			out, reduced, err := reduceTrace(cg, src, cluster.Options{Method: m, K: 9, CountTolerance: 0.05},
+			out, reduced, _, err := reduceTrace(cg, src, cluster.Options{Method: m, K: 9, CountTolerance: 0.05},
 				&reduceFlags{plugins: plugins, timeError: prsd.DefaultOptions().TimeError})
 			if err != nil {
 				t.Fatalf("%s %v: %v", m, plugins, err)
@@ -252,5 +252,95 @@ func TestReduceMethods(t *testing.T) {
 				t.Errorf("%s %v: %d clusters, want 4 (Table 4)", m, plugins, out.Clusters)
 			}
 		}
+	}
+}
+
+// TestReduceOneSided: a one-sided trace (two windows; each rank puts to
+// the next and gets from the previous, in fences) reduces: its windows
+// (Event.Handle) are kept, every rank reads back its own calls, the
+// reduction passes check and is written, and replays as the trace does.
+func TestReduceOneSided(t *testing.T) {
+	const ranks = 4
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range int32(ranks) {
+		add := func(k trace.Kind, win uint32, target int32, bytes int64) {
+			e := trace.NewEvent(k)
+			e.Handle, e.Partner = win, target
+			if k == trace.Put {
+				e.SendBytes = bytes
+			} else if k == trace.Get {
+				e.RecvBytes = bytes
+			}
+			tr.Ranks[r].Append(&e)
+		}
+		add(trace.Init, 0, trace.NoRank, 0)
+		add(trace.WinCreate, 7, trace.NoRank, 0)
+		add(trace.WinCreate, 9, trace.NoRank, 0)
+		for it := range 5 {
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.WinFence, 9, trace.NoRank, 0)
+			add(trace.Put, 7, (r+1)%ranks, 1024*int64(it+1))
+			add(trace.Get, 9, (r+ranks-1)%ranks, 64)
+			add(trace.WinFence, 7, trace.NoRank, 0)
+			add(trace.WinFence, 9, trace.NoRank, 0)
+		}
+		add(trace.WinFree, 9, trace.NoRank, 0)
+		add(trace.WinFree, 7, trace.NoRank, 0)
+		add(trace.Finalize, 0, trace.NoRank, 0)
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "rma.ktr"), filepath.Join(dir, "rma.rsd")
+	if err := ktr.Write(in, tr); err != nil {
+		t.Fatal(err)
+	}
+	res := reduceJSONOf(t, "--accuracy", "-o", out, in)
+	if res.Accuracy.ACC < 0.999 {
+		t.Errorf("ACC %g", res.Accuracy.ACC)
+	}
+	back, err := openTrace(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(tr, back.(*prsd.Trace)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReduceAggregateCounts: with --aggregate-counts, IS's alltoallv
+// counts are recorded as their instances' means; the reduction is written
+// (it passes check), is smaller than the one that keeps every count, and
+// replays close to the trace; a tolerance outside [0, 1) is refused.
+func TestReduceAggregateCounts(t *testing.T) {
+	dir := t.TempDir()
+	is := filepath.Join(dir, "is.ktr")
+	if code, _, errs := csRun("gen", "is", "-n", "32", "-i", "3", "-b", "64K", "-o", is); code != 0 {
+		t.Fatal(errs)
+	}
+	kept := reduceJSONOf(t, "-o", filepath.Join(dir, "kept.rsd"), is)
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "--aggregate-counts", "0.1", "-o", filepath.Join(dir, "agg.rsd"), is)
+	var res struct {
+		reduceResult
+		Aggregated struct {
+			Instances, Aggregated int
+			MaxError              float64 `json:"max_error"`
+		} `json:"aggregated_counts"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if res.Aggregated.Aggregated != 3 || res.Aggregated.Instances != 3 || res.Aggregated.MaxError > 0.1 {
+		t.Errorf("aggregated %+v, want 3 of 3 within 10%%", res.Aggregated)
+	}
+	if 2*res.Compressed.Bytes > kept.Compressed.Bytes {
+		t.Errorf("%d bytes aggregated, %d kept", res.Compressed.Bytes, kept.Compressed.Bytes)
+	}
+	if res.Accuracy.ACC < 0.99 || res.Accuracy.Matching.Count == 100 {
+		t.Errorf("ACC %g, counts read back as recorded %g%%", res.Accuracy.ACC, res.Accuracy.Matching.Count)
+	}
+	if code, _, _ := csRun("check", filepath.Join(dir, "agg.rsd")); code != 0 {
+		t.Errorf("check of the aggregated reduction: exit %d", code)
+	}
+	if code, _, errs := csRun("reduce", "--aggregate-counts", "1", is); code != 2 || !strings.Contains(errs, "--aggregate-counts") {
+		t.Errorf("--aggregate-counts 1: exit %d: %s", code, errs)
 	}
 }

@@ -116,7 +116,7 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 // into one structure, and replays the reduction on machine (kairos reduce
 // --accuracy).
 func reportReduction(path string, src trace.Source, machine string) (*report.Reduction, error) {
-	out, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
+	out, _, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
 		&reduceFlags{accuracy: true, machine: machine, timeError: prsd.DefaultOptions().TimeError})
 	if err != nil {
 		return nil, err

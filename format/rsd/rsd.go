@@ -40,8 +40,10 @@ func init() {
 // and line endings that catch 7-bit and text-mode damage.
 var Magic = []byte("\x89KRS\r\n\x1a\n")
 
-// Version is the format version this package reads and writes.
-const Version = 1
+// Version is the format version this package writes. It reads every
+// version from 1: version 2 added the element form of vectors whose
+// elements are all equal (2), which version 1 files do not use.
+const Version = 2
 
 // Limits a reader enforces, so that a short file cannot claim what would
 // take unbounded memory.
@@ -256,18 +258,25 @@ func appendVariant(b []byte, v *prsd.Variant) []byte {
 		b = append(b, byte(val.Mode))
 		b = val.Series.AppendBinary(b)
 		if f.IsVector() {
-			b = appendElems(b, val.Elems)
+			b = appendElems(b, val)
 		}
 	}
 	return b
 }
 
 // appendElems writes a vector field's element series: their number E,
-// then byte 1 and each element's value, as a varint difference from the
+// then byte 2 and one series if the elements of each instance are alike
+// (Value.Alike: alltoallv's counts aggregated, prsd.CountAggregates),
+// else byte 1 and each element's value, as a varint difference from the
 // previous element's (from 0), if every element is constant (a vector
-// that does not change from one instance to the next, alltoallv's counts),
-// else byte 0 and the E series.
-func appendElems(b []byte, elems []prsd.Series) []byte {
+// that does not change from one instance to the next, alltoallv's
+// counts), else byte 0 and the E series.
+func appendElems(b []byte, val *prsd.Value) []byte {
+	elems := val.Elems
+	if val.Alike > 0 {
+		b = binary.AppendUvarint(b, uint64(val.Alike))
+		return elems[0].AppendBinary(append(b, 2))
+	}
 	b = binary.AppendUvarint(b, uint64(len(elems)))
 	if len(elems) == 0 {
 		return b
@@ -298,8 +307,8 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	if len(b) < 16 || !bytes.Equal(b[:8], Magic) {
 		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %q)", Magic)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v != Version {
-		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads %d", v, Version)
+	if v := binary.LittleEndian.Uint16(b[8:]); v < 1 || v > Version {
+		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", v, Version)
 	}
 	if fl := binary.LittleEndian.Uint16(b[10:]); fl != 0 {
 		return nil, fmt.Errorf("byte 10: flags %#x, none is defined", fl)
@@ -526,11 +535,27 @@ func (d *decoder) call() *prsd.Node {
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
 
-// elems reads a vector field's element series (see appendElems).
-func (d *decoder) elems() []prsd.Series {
-	n := d.Count(1, math.MaxInt)
+// elems reads a vector field's element series (see appendElems), and
+// the length of a vector whose elements are alike (0: they are not).
+func (d *decoder) elems() ([]prsd.Series, int64) {
+	at := d.Off
+	n := d.Uvarint()
 	if n == 0 || d.Err != nil {
-		return nil
+		return nil, 0
+	}
+	if d.Off < len(d.B) && d.B[d.Off] == 2 {
+		if n > prsd.MaxAlike {
+			d.Off = at
+			d.Fail(fmt.Sprintf("a vector of %d elements alike, more than %d", n, prsd.MaxAlike))
+			return nil, 0
+		}
+		d.Byte()
+		return []prsd.Series{prsd.ReadSeries(&d.Reader)}, int64(n)
+	}
+	if n > uint64(len(d.B)-d.Off) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("count %d exceeds what the remaining %d bytes can hold", n, len(d.B)-at))
+		return nil, 0
 	}
 	elems := make([]prsd.Series, 0, n)
 	switch form := d.Byte(); form {
@@ -546,9 +571,9 @@ func (d *decoder) elems() []prsd.Series {
 		}
 	default:
 		d.Off--
-		d.Fail(fmt.Sprintf("element form %d, expected 0 (series) or 1 (constants)", form))
+		d.Fail(fmt.Sprintf("element form %d, expected 0 (series), 1 (constants) or 2 (alike)", form))
 	}
-	return elems
+	return elems, 0
 }
 
 // site reads a call's site: 0 for none, else the number of one in the
@@ -615,7 +640,7 @@ func (d *decoder) variant() prsd.Variant {
 		}
 		val := prsd.Value{Mode: m, Series: prsd.ReadSeries(&d.Reader)}
 		if f.IsVector() {
-			val.Elems = d.elems()
+			val.Elems, val.Alike = d.elems()
 		}
 		v.Fields[f] = val
 	}

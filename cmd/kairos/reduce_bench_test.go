@@ -1,0 +1,67 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"kairos/cluster"
+	"kairos/format/ktr"
+	"kairos/internal/testenv"
+	"kairos/trace"
+	"kairos/workload"
+)
+
+// BenchmarkSignKTR signs noisy, imbalanced stencils read from .ktr files,
+// as kairos reduce reads them, and reports the rate beside the rate of
+// reading the same file alone (every event decompressed and decoded),
+// the two passes interleaved so that the machine's load falls on both.
+func BenchmarkSignKTR(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		grid       []int
+		iterations int
+	}{{"8x8x2000", []int{8, 8}, 2000}, {"32x32x100", []int{32, 32}, 100}} {
+		p, err := workload.Defaults("stencil2d")
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Iterations, p.Noise, p.Imbalance = 0, c.grid, c.iterations, 0.05, 0.2
+		gen, err := workload.New("stencil2d", p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(b.TempDir(), c.name+".ktr")
+		if err := ktr.Write(path, gen); err != nil {
+			b.Fatal(err)
+		}
+		src, err := ktr.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) { benchSignRead(b, src) })
+	}
+}
+
+// benchSignRead alternates reading src and signing it, and reports both
+// rates in events a CPU second and their ratio.
+func benchSignRead(b *testing.B, src trace.Source) {
+	var read, sign time.Duration
+	var events int64
+	for b.Loop() {
+		cpu0 := testenv.CPUTime()
+		events = 0
+		if err := trace.ForEach(src, func(_, _ int, _ *trace.Event) error { events++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		cpu1 := testenv.CPUTime()
+		if _, err := cluster.SignAll(src, cluster.SignOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		read, sign = read+cpu1-cpu0, sign+testenv.CPUTime()-cpu1
+	}
+	n := float64(events) * float64(b.N)
+	b.ReportMetric(n/sign.Seconds(), "sign-cpu-events/s")
+	b.ReportMetric(n/read.Seconds(), "read-cpu-events/s")
+	b.ReportMetric(100*read.Seconds()/sign.Seconds(), "%-of-read-rate")
+}
