@@ -61,11 +61,16 @@ func kinds(a *Analysis) []Kind {
 // TestRealTraces analyzes the traces of real runs (Score-P's OTF2, DUMPI,
 // the seed authors' SMG2000) and checks what they show.
 func TestRealTraces(t *testing.T) {
-	// SMG2000 on 4 processes: rank 1, which the paper's rule finds last
-	// to start most often, is the first cause.
+	// SMG2000 on 4 processes: its exchanges are non-blocking and the
+	// format records their completions, not when the Waitall began, so
+	// no wait in a Waitall shows (the run overlaps them with computation:
+	// replayed, it takes the recorded time). What waits is the
+	// collectives, 0.2% of the run, and rank 0, which exchanges 13% more
+	// messages than ranks 2 and 3, causes most of it.
 	a := realAnalysis(t, "alawneh/smg2000-4p")
-	if i := slices.Index(a.RankCost, slices.Max(a.RankCost)); i != 1 || a.Causes[0].Rank != 1 || kinds(a)[0] != LateSender {
-		t.Errorf("smg2000-4p: most cost on rank %d, first cause %+v, kinds %v", i, a.Causes[0], kinds(a))
+	if i := slices.Index(a.RankCost, slices.Max(a.RankCost)); i != 0 || a.Causes[0].Rank != 0 ||
+		!slices.Equal(kinds(a), []Kind{WaitNxN}) || a.Waiting > 0.01*a.Runtime {
+		t.Errorf("smg2000-4p: most cost on rank %d, first cause %+v, kinds %v, waiting %g s of %g s", i, a.Causes[0], kinds(a), a.Waiting, a.Runtime)
 	}
 	// Ping-pong: blocking sends of 16 KiB to 2 MiB wait for rank 1's
 	// receives (late receivers); rank 1's computation between them is
