@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"kairos/check"
@@ -18,45 +17,10 @@ import (
 	"kairos/trace"
 )
 
-// builds holds the tracers built with OTF2, by MPI, for the tests of this
-// file: a build takes seconds of a loaded machine.
-var builds struct {
-	sync.Mutex
-	dir  string
-	libs map[string]string
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builds.dir != "" {
-		os.RemoveAll(builds.dir)
-	}
-	os.Exit(code)
-}
-
-// tracerFor returns the tracer built with OTF2 with m's mpicc (once).
+// tracerFor returns the tracer built with OTF2 with m's mpicc.
 func tracerFor(t *testing.T, m tracertest.MPI) string {
 	t.Helper()
-	m.Need(t)
-	tracertest.NeedOTF2(t)
-	builds.Lock()
-	defer builds.Unlock()
-	if lib, ok := builds.libs[m.Name]; ok {
-		return lib
-	}
-	if builds.dir == "" {
-		d, err := os.MkdirTemp("", "kairos-tracer")
-		if err != nil {
-			t.Fatal(err)
-		}
-		builds.dir, builds.libs = d, map[string]string{}
-	}
-	dir := filepath.Join(builds.dir, strings.ReplaceAll(m.Name, " ", ""))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	builds.libs[m.Name] = m.Tracer(t, dir, true)
-	return builds.libs[m.Name]
+	return m.Tracer(t, t.TempDir(), true)
 }
 
 // mpis returns Open MPI, and MPICH too under testenv.Long.

@@ -7,12 +7,16 @@
 package tracertest
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/capture"
 	"kairos/internal/testenv"
@@ -65,24 +69,85 @@ func NeedOTF2(t testing.TB) {
 	}
 }
 
-// Tracer writes the tracer's source into dir and builds it with the MPI's
-// mpicc, warnings as errors, with OTF2 if otf2 is set (which needs
-// libotf2-trace-dev); it returns the library's path.
+// Tracer returns the tracer built with the MPI's mpicc, warnings as
+// errors, with OTF2 if otf2 is set (which needs libotf2-trace-dev). A
+// build takes seconds of CPU and dozens of tests need one, so builds are
+// kept, as Go keeps its own, in a cache named by what makes them (the
+// source, the compiler, its flags and the MPI's underlying command line)
+// under the user's cache directory. The library returned is a copy in
+// dir, libkairos_trace.so, that programs can link with.
 func (m MPI) Tracer(t testing.TB, dir string, otf2 bool) string {
 	t.Helper()
+	built := m.cachedTracer(t, dir, otf2)
+	data, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libkairos_trace.so")
+	if err := os.WriteFile(lib, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// cachedTracer returns the cache's build of the tracer, building it (its
+// source written in dir) if there is none.
+func (m MPI) cachedTracer(t testing.TB, dir string, otf2 bool) string {
+	t.Helper()
 	m.Need(t)
+	flags, libs := []string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC"}, []string(nil)
+	if otf2 {
+		NeedOTF2(t)
+		flags, libs = append(flags, "-DKAIROS_OTF2"), []string{"-lotf2"}
+	}
+	show, _ := exec.Command(m.CC, "-show").CombinedOutput() // Open MPI and MPICH both say what mpicc runs
+	h := sha256.New()
+	for _, part := range slices.Concat([]string{string(capture.Source), m.CC, string(show)}, flags, libs) {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	lib := filepath.Join(cacheDir(t), fmt.Sprintf("libkairos_trace-%x.so", h.Sum(nil)[:12]))
+	now := time.Now()
+	if os.Chtimes(lib, now, now) == nil { // built already: marked as used
+		return lib
+	}
 	src := filepath.Join(dir, capture.FileName)
 	if err := os.WriteFile(src, capture.Source, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib := filepath.Join(dir, "libkairos_trace.so")
-	args := []string{"-O2", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-o", lib, src}
-	if otf2 {
-		NeedOTF2(t)
-		args = append(args, "-DKAIROS_OTF2", "-lotf2")
+	// Built beside the cache entry, then renamed: packages testing at
+	// once may build the same entry, and none sees half a library.
+	tmp, err := os.CreateTemp(filepath.Dir(lib), "build-*.so")
+	if err != nil {
+		t.Fatal(err)
 	}
-	Command(t, dir, nil, m.CC, args...)
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	Command(t, dir, nil, m.CC, slices.Concat(flags, []string{"-o", tmp.Name(), src}, libs)...)
+	if err := os.Rename(tmp.Name(), lib); err != nil {
+		t.Fatal(err)
+	}
 	return lib
+}
+
+// cacheDir returns the directory of the tracers built for tests, from
+// which the builds unused for a week are removed.
+func cacheDir(t testing.TB) string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "kairos", "tracertest")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.so"))
+	for _, f := range old {
+		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > 7*24*time.Hour {
+			os.Remove(f)
+		}
+	}
+	return dir
 }
 
 // Compile compiles the program src (a path; Fortran if it ends in .f90)
