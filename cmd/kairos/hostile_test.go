@@ -201,7 +201,18 @@ func TestNoReplayDiagnosis(t *testing.T) {
 // described (platform) with allocations sized by the hosts and the trace,
 // not by -np (issue 43: 14 GB, and 767 MB for platform --np 16000000).
 func TestNpSizedByWhatExists(t *testing.T) {
-	p := hostileFiles(t, t.TempDir())
+	dir := t.TempDir()
+	p := hostileFiles(t, dir)
+	// A description of two per-rank files.
+	p["desc"] = filepath.Join(dir, "desc")
+	for r, line := range []string{"0 init\n0 send 1 1 8\n0 finalize\n", "1 init\n1 recv 0 1 8\n1 finalize\n"} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.ti", r)), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(p["desc"], []byte("r0.ti\nr1.ti\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const np = "16000000"
 	cases := []struct {
 		name   string
@@ -212,6 +223,7 @@ func TestNpSizedByWhatExists(t *testing.T) {
 		{"simulate ti", []string{"simulate", p["ok.ti"], "--platform", p["cluster4.xml"], "-np", np}, exitUsage, "-np 16000000: the trace has 2 ranks and the machine 4 host slots"},
 		{"simulate smpirun", []string{"simulate", "-np", np, "-platform", p["cluster4.xml"], "-replay", p["ok.ti"]}, exitUsage, "the trace has 2 ranks"},
 		{"simulate ktr", []string{"simulate", p["quiet.ktr"], "--cluster", "4x1Gf,1GBps,1us", "-np", np}, exitUsage, "-np 16000000 but the trace"},
+		{"simulate description", []string{"simulate", p["desc"], "--cluster", "4x1Gf,1GBps,1us", "-np", np}, exitUsage, "16000000 ranks requested but the description lists 2 files"},
 		{"platform", []string{"platform", p["cluster4.xml"], "--np", np, "--map", "block"}, exitOK, "node-3: ranks 12000000-15999999\n"},
 		{"platform json", []string{"platform", p["cluster4.xml"], "--np", "1000000", "--json"}, exitOK, "\"node-3\"\n  ]\n}\n"},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -340,6 +341,10 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		return src, tf, err
 	}
 	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: np, NoRegions: f.timed == "" && f.paje == ""})
+	var nr *ti.NumRanksError
+	if errors.As(err, &nr) {
+		return nil, tf, usageError{err}
+	}
 	if err != nil {
 		return nil, tf, err
 	}

@@ -221,7 +221,7 @@ func (t *Trace) openDescription(path string) error {
 	fileio.ReserveFiles(len(names))
 	if n := t.opt.NumRanks; n > 0 {
 		if n > len(names) {
-			return fmt.Errorf("%s: %d ranks requested but the description lists %d files", path, n, len(names))
+			return &NumRanksError{Path: path, Want: n, Files: len(names)}
 		}
 		t.n = n
 	}
@@ -781,4 +781,16 @@ func (t *Trace) String() string {
 		return t.desc + " (" + t.layout.String() + ", " + strconv.Itoa(t.n) + " ranks)"
 	}
 	return t.files[0] + " (" + t.layout.String() + ", " + strconv.Itoa(t.n) + " ranks)"
+}
+
+// NumRanksError is the error of opening a description of per-rank files
+// for more ranks than it lists files: a slip of the caller's (-np), not
+// a defect of the trace.
+type NumRanksError struct {
+	Path        string
+	Want, Files int
+}
+
+func (e *NumRanksError) Error() string {
+	return fmt.Sprintf("%s: %d ranks requested but the description lists %d files", e.Path, e.Want, e.Files)
 }
