@@ -258,12 +258,12 @@ func TestSimGridDifferential(t *testing.T) {
 // and enlarges it when a collective needs more; a rank still inside an
 // earlier alltoall then writes to the freed block (valgrind:
 // AllToAllVAction frees what alltoall__bruck's MPI_Pack writes). Whether
-// it aborts (on one of its own assertions, with a backtrace, or in the
-// allocator), deadlocks or passes depends on the heap's layout, that is
+// it aborts (on one of its own assertions about a request's state, or in
+// the allocator), deadlocks or passes depends on the heap's layout, that is
 // on the lengths of the paths it was given: IS's alltoallv of growing
 // counts at rendezvous sizes triggers it on some of its 20 cases.
 func simgridCorrupted(out string) bool {
-	for _, sign := range []string{"Whoops, wrong refcount", "Cannot (re-)start unfinished communication", "Backtrace (displayed in actor",
+	for _, sign := range []string{"Whoops, wrong refcount", "Cannot (re-)start unfinished communication",
 		"free(): ", "double free", "corrupted", "Segmentation fault"} {
 		if strings.Contains(out, sign) {
 			return true

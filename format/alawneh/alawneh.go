@@ -149,6 +149,10 @@ func (s *Source) scan() string {
 			if !ev.Kind.IsCollective() {
 				continue
 			}
+			if k == len(s.colls) && r > 0 {
+				rd.Close()
+				return fmt.Sprintf("%s: collective #%d, when %s has %d: the ranks' collectives do not match", rd.Position(), k+1, s.file(0), k)
+			}
 			if k == len(s.colls) {
 				s.colls = append(s.colls, collective{kind: ev.Kind, root: trace.NoRank})
 				sent, recv = append(sent, make([]int64, s.n)), append(recv, make([]int64, s.n))

@@ -128,6 +128,7 @@ func FuzzRead(f *testing.F) {
 		"GATHERV 1 t1 1 t2 2 s 8 r 8\n\x00GATHERV -1 t1 1 t2 3 s 8 r 8\n",
 		"ALLTOALLV 1 t1 1 t2 2 s 24 r 8\n\x00ALLTOALLV -1 t1 1 t2 3 s 8 r 24\n",
 		"ALLREDUCE 1 t1 1 t2 2 s 16 r 16\n\x00ALLGATHER -1 t1 1 t2 2 s 16 r 16\n",
+		"DEL1\n\x00ALLREDUCE -1 t1 1 t2 2 s 16 r 16\n",
 		"Send 1 t1 1 t2 5 t 0 l 8 m 0\n\x00Recv 0 t1 2 t2 4 t 0 l 8 m 0\nDEL3\n",
 	} {
 		f.Add(s)
@@ -191,5 +192,29 @@ func TestSMG2000Replays(t *testing.T) {
 	recorded := (last - first).Seconds()
 	if math.Abs(res.Time-recorded) > 0.02*recorded || res.Messages < 75000 {
 		t.Errorf("replayed in %.6f s with %d messages, recorded %.6f s", res.Time, res.Messages, recorded)
+	}
+}
+
+// TestCollectivesMismatch: ranks whose collectives differ in kind or in
+// number are read but not replayed, the first line at fault named.
+func TestCollectivesMismatch(t *testing.T) {
+	for _, c := range []struct{ rank0, rank1, want string }{
+		{"ALLREDUCE 1 t1 1 t2 2 s 16 r 16\n", "ALLGATHER -1 t1 1 t2 2 s 16 r 16\n", "Process1.txt:1: collective #1 is allgather, rank 0's allreduce"},
+		{"DEL1\n", "ALLREDUCE -1 t1 1 t2 2 s 16 r 16\n", "Process1.txt:1: collective #1, when"},
+		{"ALLREDUCE 1 t1 1 t2 2 s 16 r 16\n", "DEL1\n", "Process1.txt has 0 collectives"},
+	} {
+		dir := t.TempDir()
+		for r, text := range []string{c.rank0, c.rank1} {
+			if err := os.WriteFile(filepath.Join(dir, "Process"+strconv.Itoa(r)+".txt"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := src.Meta().Attrs[trace.AttrNoReplay]; !strings.Contains(why, c.want) {
+			t.Errorf("%q / %q: %q, want %q", c.rank0, c.rank1, why, c.want)
+		}
 	}
 }
