@@ -246,6 +246,7 @@ func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, p
 	s := sums{meta: meta, types: types, ranks: n, plugins: ps, paths: paths}
 	s.sig.Rank, s.sig.Reference = r, -1
 	paths.start()
+	trace.Skim(rd, trace.SkipRequests) // signatures read no requests
 	for rd.Next() {
 		s.add(rd.Event())
 	}

@@ -298,6 +298,7 @@ type RankReader struct {
 	n      int  // events decoded from the current chunk
 	ev     trace.Event
 	err    error
+	skip   trace.Skip
 }
 
 // Next decodes the next event, reading the next chunk when the current one
@@ -357,6 +358,7 @@ func (r *RankReader) load() error {
 	}
 	if r.dec == nil {
 		r.dec = new(chunkDecoder)
+		r.dec.pr.skip = r.skip
 	}
 	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
 	r.src.decoders.Put(dec)
@@ -439,6 +441,16 @@ func (r *RankReader) Event() *trace.Event { return &r.ev }
 
 // Err returns the first error met, nil at a clean end.
 func (r *RankReader) Err() error { return r.err }
+
+// Skim leaves the fields of s unset, and their columns unread, in the
+// events that follow.
+func (r *RankReader) Skim(s trace.Skip) {
+	r.skip = s
+	if r.dec != nil {
+		r.dec.pr.skip = s
+		r.dec.pr.st.Skim(s)
+	}
+}
 
 // Close releases the reader's buffers.
 func (r *RankReader) Close() error {
