@@ -33,6 +33,7 @@ type Source struct {
 	dictOnce sync.Once
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
+	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
 }
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
@@ -357,7 +358,10 @@ func (r *RankReader) load() error {
 		return err
 	}
 	if r.dec == nil {
-		r.dec = new(chunkDecoder)
+		r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder)
+		if r.dec == nil {
+			r.dec = new(chunkDecoder)
+		}
 		r.dec.pr.skip = r.skip
 	}
 	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
@@ -373,9 +377,10 @@ func (r *RankReader) load() error {
 	return nil
 }
 
-// chunkDecoder is what a RankReader needs while it reads: made at its
-// first chunk and dropped at its end, so that a rank not yet read, or
-// read to its end, costs a replay of a million ranks little.
+// chunkDecoder is what a RankReader needs while it reads: taken at its
+// first chunk and given back at its end, so that a rank not yet read, or
+// read to its end, costs a replay of a million ranks little, and ranks
+// read one after the other reuse the same buffers.
 type chunkDecoder struct {
 	cr chunkReader
 	pr payloadReader
@@ -454,7 +459,10 @@ func (r *RankReader) Skim(s trace.Skip) {
 
 // Close releases the reader's buffers.
 func (r *RankReader) Close() error {
-	r.dec = nil
+	if r.dec != nil {
+		r.src.chunkDec.Put(r.dec)
+		r.dec = nil
+	}
 	r.more = false
 	return nil
 }
