@@ -142,6 +142,13 @@ type Reader interface {
 	Close() error
 }
 
+// Concurrent is implemented by Sources whose readers of distinct ranks may
+// be used from several goroutines at once when ConcurrentRanks reports
+// true, so that a pass over every rank may read several at a time.
+type Concurrent interface {
+	ConcurrentRanks() bool
+}
+
 // Skip names fields of an event that a pass does not read.
 type Skip uint8
 
@@ -277,6 +284,10 @@ func (t *Trace) OpenRank(r int) (Reader, error) {
 	}
 	return t.Ranks[r].Reader(), nil
 }
+
+// ConcurrentRanks reports true: the readers of an in-memory trace share
+// nothing they change.
+func (t *Trace) ConcurrentRanks() bool { return true }
 
 // RankEvents returns the number of events of rank r.
 func (t *Trace) RankEvents(r int) int64 { return int64(t.Ranks[r].Len()) }

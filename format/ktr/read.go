@@ -207,6 +207,10 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 // Meta returns the trace's metadata.
 func (s *Source) Meta() *trace.Meta { return &s.meta }
 
+// ConcurrentRanks reports true: a Source's rank readers may be used from
+// several goroutines at once.
+func (s *Source) ConcurrentRanks() bool { return true }
+
 // NumRanks returns the number of ranks.
 func (s *Source) NumRanks() int { return len(s.first) - 1 }
 
