@@ -93,3 +93,49 @@ func BenchmarkCluster(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClusterNAS clusters the signatures of 131,072 ranks of the
+// NAS-like generators, signed with and without their plug-ins (CG's
+// transpose partner makes every rank's end-points its own without the
+// plug-in: the filtering function's case; FT's splits), with each method.
+func BenchmarkClusterNAS(b *testing.B) {
+	for _, c := range []struct {
+		kind    string
+		plugins []string
+	}{{"cg", nil}, {"cg", []string{"cg"}}, {"ft", nil}, {"ft", []string{"ft"}}} {
+		p, err := workload.Defaults(c.kind)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Iterations, p.Inner = 1<<17, nil, 1, 1
+		src, err := workload.New(c.kind, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sigs, err := SignAll(src, SignOptions{Plugins: c.plugins, Reference: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := c.kind
+		if c.plugins != nil {
+			name += "+plugin"
+		}
+		for _, m := range Methods {
+			b.Run(name+"/"+string(m), func(b *testing.B) {
+				opt := DefaultOptions()
+				opt.Method = m
+				var groups int
+				cpu0 := testenv.CPUTime()
+				for b.Loop() {
+					res, err := Cluster(sigs, opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					groups = len(res.Groups)
+				}
+				b.ReportMetric((testenv.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(float64(groups), "clusters")
+			})
+		}
+	}
+}
