@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"kairos/trace"
 	"strings"
 	"testing"
 	"time"
+
+	"kairos/trace"
 )
 
 // TestAfterBars: output written through afterBars first clears the bars
