@@ -157,7 +157,10 @@ type sums struct {
 	nSplit     int64
 	lastExit   trace.Time
 	timed      bool
-	paths      *pathReader
+	// The computation and MPI times, summed exactly in picoseconds and
+	// converted to seconds once, at the end.
+	compTime, commTime trace.Time
+	paths              *pathReader
 }
 
 // typeTable holds, by datatype id as a byte, what signing needs of each
@@ -271,7 +274,7 @@ func (s *sums) add(e *trace.Event) {
 	s.sig.Events++
 	if e.HasTime {
 		if s.timed && e.Enter > s.lastExit {
-			s.sig.Comp += (e.Enter - s.lastExit).Seconds()
+			s.compTime += e.Enter - s.lastExit
 		}
 		s.lastExit, s.timed = e.Exit, true
 	}
@@ -282,7 +285,7 @@ func (s *sums) add(e *trace.Event) {
 	switch {
 	case e.Kind == trace.Compute:
 		if e.HasTime {
-			s.sig.Comp += e.Duration().Seconds()
+			s.compTime += e.Duration()
 		} else {
 			s.sig.Comp += e.Compute
 		}
@@ -291,7 +294,7 @@ func (s *sums) add(e *trace.Event) {
 		return
 	}
 	if e.HasTime {
-		s.sig.Comm += e.Duration().Seconds()
+		s.commTime += e.Duration()
 	}
 	s.paths.add(e.Kind, e.CallSite)
 	s.sig.Calls++
@@ -387,6 +390,8 @@ func indexOf(members []int32, r int32) int {
 
 func (s *sums) finish() Signatures {
 	g := s.sig
+	g.Comp += s.compTime.Seconds()
+	g.Comm += s.commTime.Seconds()
 	k := &g.Params
 	g.Count, g.Dest, g.Src = k.AvgCount(), avg(float64(k.DestSum), k.DestN), avg(float64(k.SrcSum), k.SrcN)
 	g.Tag, g.Color, g.Key = avg(float64(s.tag), s.nTag), avg(s.color, s.nSplit), avg(s.key, s.nSplit)
