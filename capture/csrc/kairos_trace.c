@@ -385,6 +385,39 @@ static void kt_patch(uint64_t off, const char *s, size_t n) {
 static void ko_enter(int region, uint64_t t);
 static void ko_leave(int region, uint64_t t);
 
+/* kt_shortest writes v into s (room bytes, 32 or more) as the shorter of
+ * %.15g and %.17g that reads back as v: 0.3, not 0.29999999999999999. It
+ * returns the length written. */
+static int kt_shortest(char *s, size_t room, double v) {
+  int n = snprintf(s, room, "%.15g", v);
+  if (strtod(s, NULL) != v) n = snprintf(s, room, "%.17g", v);
+  return n;
+}
+
+/* kt_flops writes into s (room bytes, 40 or more) the flops of ns
+ * nanoseconds at speed flop/s, ns x speed / 1e9, as the exact decimal
+ * where the speed is a whole number (every realistic one: 1e9, 2.5e9,
+ * 1.7e9), so that no line reads 3235.0000000000005 (seconds x speed) or
+ * 5.0999999999999996 (%.17g of ns x 1.7); otherwise as kt_shortest
+ * writes it. It returns the length written. */
+static int kt_flops(char *s, size_t room, uint64_t ns, double speed) {
+#ifdef __SIZEOF_INT128__
+  if (speed >= 1 && speed < 1.8e19 && speed == (double)(uint64_t)speed) {
+    unsigned __int128 f = (unsigned __int128)ns * (uint64_t)speed, whole = f / 1000000000u;
+    unsigned frac = (unsigned)(f % 1000000000u);
+    if (whole <= UINT64_MAX) {
+      int n = snprintf(s, room, "%llu", (unsigned long long)whole);
+      if (frac) {
+        n += snprintf(s + n, room - (size_t)n, ".%09u", frac);
+        while (s[n - 1] == '0') s[--n] = 0;
+      }
+      return n;
+    }
+  }
+#endif
+  return kt_shortest(s, room, (double)ns * speed / 1e9);
+}
+
 /* kt_enter starts a call of region: it writes the computation since the
  * last call returned and the OTF2 Enter. */
 static void kt_enter(int region) {
@@ -398,12 +431,10 @@ static void kt_enter(int region) {
   uint64_t ns = kt_cpuclock ? kt_cpu() - kt_cpu_last : kt_t0 - kt_last;
   double gap = (double)ns * 1e-9;
   if (kt_out && gap >= kt_min && gap > 0) {
-    /* One multiplication of the exact nanoseconds, then one exact
-     * division: at a round speed the flops are exact (1 Gf/s: the
-     * nanoseconds), where seconds x speed would read 3235.0000000000005. */
     kt_line("compute");
-    kt_room(32);
-    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", (double)ns * kt_speed / 1e9);
+    kt_room(48);
+    kt_buf[kt_len++] = ' ';
+    kt_len += (size_t)kt_flops(kt_buf + kt_len, 47, ns, kt_speed);
     kt_eol();
   }
   ko_enter(region, kt_t0);
@@ -1973,9 +2004,11 @@ static int kr_scale(double f, int keep) {
   size_t cap = 0;
   ssize_t n;
   while (w && (n = getline(&line, &cap, r)) > 0) {
-    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' '))
-      fprintf(w, "%.*s compute %.17g\n", (int)(tok - line), line, strtod(tok + 9, NULL) * f);
-    else
+    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' ')) {
+      char v[40];
+      kt_shortest(v, sizeof v, strtod(tok + 9, NULL) * f);
+      fprintf(w, "%.*s compute %s\n", (int)(tok - line), line, v);
+    } else
       fwrite(line, 1, (size_t)n, w);
   }
   free(line);
