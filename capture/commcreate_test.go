@@ -18,8 +18,10 @@ import (
 // that slept before them. The waits are MPI time, not computation: each
 // rank's TI computation is its time outside MPI in the OTF2 archive of
 // the same run, whose MPI_Comm_split, MPI_Comm_dup, MPI_Cart_create and
-// MPI_Cart_sub are calls of their own (before, the TI trace counted the
-// waits as computation and the archive had no such calls).
+// MPI_Cart_sub are calls of their own, MPI time that a replay does not
+// replay (before, the TI trace counted the waits as computation and the
+// archive had no such calls); and the archive made time-independent has
+// the TI trace's computation, rank by rank.
 func TestTracerCommCreation(t *testing.T) {
 	type run struct {
 		m   tracertest.MPI
@@ -57,7 +59,7 @@ func TestTracerCommCreation(t *testing.T) {
 				case e.Kind != trace.Compute:
 					rt.mpi += e.Duration()
 				}
-				if e.Kind == trace.Local {
+				if e.Kind == trace.Deferred {
 					rt.calls[src.Meta().RegionName(e.Region)] += e.Duration()
 				}
 				return nil
@@ -75,6 +77,21 @@ func TestTracerCommCreation(t *testing.T) {
 				if d := flops/1e9 - outside; d > 0.02 || d < -0.02 {
 					t.Errorf("rank %d: %.3f s of computation in TI, %.3f s outside MPI in the archive (in MPI_Comm_split %.3f s, MPI_Comm_dup %.3f s)",
 						r, flops/1e9, outside, rt.calls["MPI_Comm_split"].Seconds(), rt.calls["MPI_Comm_dup"].Seconds())
+				}
+			}
+			untimed := make([]float64, src.NumRanks())
+			if err := trace.ForEach(trace.UntimedAbove(src, 1e9, trace.FromSeconds(1e-6)), func(r, _ int, e *trace.Event) error {
+				if e.Kind == trace.Compute {
+					untimed[r] += e.Compute
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for r, f := range untimed {
+				ti := tiFlops(t, filepath.Join(dir, "trace", fmt.Sprintf("rank-%d.ti", r)))
+				if d := (f - ti) / 1e9; d > 0.02 || d < -0.02 {
+					t.Errorf("rank %d: %.3f s of computation from the archive, %.3f s in TI", r, f/1e9, ti/1e9)
 				}
 			}
 			if w := ranks[0].calls["MPI_Comm_split"]; w < trace.FromSeconds(0.15) {
