@@ -29,6 +29,12 @@ type recorded struct {
 	ti, otf2    string
 	what        string
 	subcomms    bool // the run has collectives on sub-communicators
+	// brief: a program of a few milliseconds, whose collectives on
+	// sub-communicators weigh more in a replay than their share of the
+	// measured time says (two alltoallv on halves: 0.4 ms of a 2.8 ms
+	// replay, under 1% of the run on MPICH): its TI trace is compared
+	// with the archive only if it leaves out none.
+	brief bool
 }
 
 // record runs prog with args on np ranks of m under the OTF2 tracer lib,
@@ -106,7 +112,7 @@ func (r *recorded) matchesSimGrid(t *testing.T) {
 // less than 1% of the ranks' time (the tracer's summary says how much).
 // Where it leaves out collectives on sub-communicators, the complete
 // time-independent trace the summary points to (the archive converted,
-// .ktr) must agree with the archive too.
+// .ktr) must agree with the archive too (and it alone, for a brief run).
 func (r *recorded) agree(t *testing.T) {
 	t.Helper()
 	otf2 := r.simulated(t, r.otf2, "--cfg", "smpi/host-speed:1Gf", "--cfg", "smpi/test:0")
@@ -121,7 +127,7 @@ func (r *recorded) agree(t *testing.T) {
 	if m := regexp.MustCompile(`([0-9.]+)% of the ranks' time`).FindStringSubmatch(r.out); m != nil {
 		fmt.Sscan(m[1], &share)
 	}
-	if share < 1 {
+	if share < 1 && !(r.brief && r.subcomms) {
 		compare(r.ti)
 	} else {
 		t.Logf("%s: the TI trace leaves out %.1f%% of the ranks' time (collectives on sub-communicators); its replay: %.6f s",
@@ -355,6 +361,7 @@ func TestRealCases(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					d := t.TempDir()
 					r := record(t, m, lib, d, name, 4, prog, name)
+					r.brief = true
 					kairosOK(t, r.what, "check", r.ti)
 					kairosOK(t, r.what, "check", r.otf2)
 					if src, _, err := format.Open(r.otf2); err != nil {
