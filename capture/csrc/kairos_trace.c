@@ -818,10 +818,18 @@ static void kr_hash_num(uint64_t h[2], long v) {
  * equal relatively too), each with the statistics of the computation after
  * it, and its loops keep every instance's iteration count (as runs of equal
  * counts), so that it expands back into the rank's calls in order. */
+struct kc_bin {
+  int32_t level;  /* (1+KC_EPS)^level <= v < (1+KC_EPS)^(level+1); INT32_MIN: 0 */
+  int64_t n;
+  double sum;
+};
 struct kc_stat {
   int64_t n;             /* instances */
   double sum, min, max;  /* the flops computed after the call, before the next */
+  struct kc_bin *bins;   /* their histogram, by level (a single instance's: none) */
+  int nbins, capbins;
 };
+#define KC_EPS 0.02
 struct kc_run {
   int64_t v, reps; /* reps instances of v iterations */
 };
@@ -836,6 +844,7 @@ struct kc_node {
   struct kc_run *runs;    /* a loop's closed instances' counts, in order (the trace's folder) */
   int nruns, capruns;
   int64_t at, left;       /* the expansion's cursor in runs */
+  int64_t k, step, off;   /* the expansion's instances of a call, and their order (kp_comp) */
 };
 
 #define KC_GROW(p, n, cap)                                  \
@@ -927,19 +936,22 @@ static void kc_mem(struct kc *c, ptrdiff_t d) {
   if (c->bytes > c->peak) c->peak = c->bytes;
 }
 
+static void kc_stat_add(struct kc *c, struct kc_stat *a, const struct kc_stat *b);
+
 static struct kc_node *kc_new(struct kc *c, int32_t id, const struct kc_stat *st) {
   struct kc_node *n = calloc(1, sizeof *n);
   if (!n) abort();
   n->id = id;
-  if (st) n->comp = *st;
+  if (st) kc_stat_add(c, &n->comp, st);
   kc_mem(c, sizeof *n);
   return n;
 }
 
 static void kc_free(struct kc *c, struct kc_node *n) {
   for (int i = 0; i < n->nbody; i++) kc_free(c, n->body[i]);
-  kc_mem(c, -(ptrdiff_t)(sizeof *n + (size_t)n->nbody * sizeof *n->body + (size_t)n->capruns * sizeof *n->runs));
-  free(n->body), free(n->runs), free(n);
+  kc_mem(c, -(ptrdiff_t)(sizeof *n + (size_t)n->nbody * sizeof *n->body + (size_t)n->capruns * sizeof *n->runs +
+                         (size_t)n->comp.capbins * sizeof *n->comp.bins));
+  free(n->body), free(n->runs), free(n->comp.bins), free(n);
 }
 
 /* kc_series appends reps instances of v iterations to loop n's counts. */
@@ -963,12 +975,48 @@ static void kc_count(struct kc *c, struct kc_node *n, int64_t v) {
   kc_series(c, n, v, 1);
 }
 
-/* kc_stat_add adds the instances of b to a. */
-static void kc_stat_add(struct kc_stat *a, const struct kc_stat *b) {
-  if (b->n == 0) return;
+/* kc_level is v's level in the histograms: values of one level are within
+ * KC_EPS of each other, relatively. */
+static int32_t kc_level(double v) {
+  if (!(v > 0)) return INT32_MIN;
+  double l = floor(log(v) / log1p(KC_EPS));
+  return l < -1e9 ? -1000000000 : l > 1e9 ? 1000000000 : (int32_t)l;
+}
+
+/* kc_bin adds n instances of sum sum at level to a's histogram, which
+ * stays sorted by level. */
+static void kc_bin(struct kc *c, struct kc_stat *a, int32_t level, int64_t n, double sum) {
+  int i = a->nbins;
+  while (i > 0 && a->bins[i - 1].level > level) i--;
+  if (i > 0 && a->bins[i - 1].level == level) {
+    a->bins[i - 1].n += n, a->bins[i - 1].sum += sum;
+    return;
+  }
+  if (a->nbins == a->capbins) {
+    int cap = 2 * a->capbins + 2;
+    if (!(a->bins = realloc(a->bins, cap * sizeof *a->bins))) abort();
+    kc_mem(c, (ptrdiff_t)(cap - a->capbins) * (ptrdiff_t)sizeof *a->bins);
+    a->capbins = cap;
+  }
+  memmove(a->bins + i + 1, a->bins + i, (a->nbins - i) * sizeof *a->bins);
+  a->bins[i] = (struct kc_bin){level, n, sum};
+  a->nbins++;
+}
+
+/* kc_stat_add adds the instances of b to a: ScalaTrace's statistics of the
+ * computations between calls, here their histogram, KC_EPS wide, which keeps
+ * their sum exact, each instance within KC_EPS and the spread of the
+ * instances (whose largest the replay's critical path follows). */
+static void kc_stat_add(struct kc *c, struct kc_stat *a, const struct kc_stat *b) {
+  if (b->n == 0 || !c->trace) return;
   if (a->n == 0 || b->min < a->min) a->min = b->min;
   if (a->n == 0 || b->max > a->max) a->max = b->max;
   a->n += b->n, a->sum += b->sum;
+  if (b->nbins == 0) { /* one instance */
+    kc_bin(c, a, kc_level(b->sum), b->n, b->sum);
+    return;
+  }
+  for (int i = 0; i < b->nbins; i++) kc_bin(c, a, b->bins[i].level, b->bins[i].n, b->bins[i].sum);
 }
 
 static int kc_same(struct kc_node **a, struct kc_node **b, int l) {
@@ -994,7 +1042,7 @@ static void kc_tobody(struct kc *c, struct kc_node *n) {
  * dst, an item of a loop body. */
 static void kc_merge(struct kc *c, struct kc_node *dst, const struct kc_node *src) {
   if (!dst->nbody) {
-    kc_stat_add(&dst->comp, &src->comp);
+    kc_stat_add(c, &dst->comp, &src->comp);
     return;
   }
   if (src->cur > 0)
@@ -1092,7 +1140,7 @@ static int kc_predict(struct kc *c, int32_t id, const struct kc_stat *st) {
   }
   c->path[0].loop->cur++; /* the iteration is complete */
   for (int i = 0; i < c->ndone; i++) kc_count(c, c->dones[i].loop, c->dones[i].count);
-  for (int i = 0; i < c->ntargets; i++) kc_stat_add(&c->targets[i]->comp, &c->tstats[i]);
+  for (int i = 0; i < c->ntargets; i++) kc_stat_add(c, &c->targets[i]->comp, &c->tstats[i]);
   c->ntargets = c->npath = c->ndone = 0;
   while (kc_fold(c)) {
   }
@@ -1344,7 +1392,7 @@ static double kp_acc;
 /* kp_push folds the pending call with its computation. */
 static void kp_push(void) {
   if (!kp_haspend) return;
-  struct kc_stat st = {1, kp_acc, kp_acc, kp_acc};
+  struct kc_stat st = {.n = 1, .sum = kp_acc, .min = kp_acc, .max = kp_acc};
   kc_add(&kc_trc, kp_pend, kp_plen, &st);
   kp_haspend = 0, kp_acc = 0;
 }
@@ -1389,9 +1437,36 @@ static int64_t kp_next(struct kc_node *n) {
   return n->runs[n->at].v;
 }
 
+static int64_t kp_gcd(int64_t a, int64_t b) { return b ? kp_gcd(b, a % b) : a; }
+
+/* kp_rewind readies n's expansion: a call's instances take the values of
+ * its histogram in an order of their own (a step coprime with their number,
+ * from an offset of the rank's), so that a rank's rare long computations
+ * fall where another's do not, as in the run. */
 static void kp_rewind(struct kc_node *n) {
-  n->at = n->left = 0;
+  n->at = n->left = n->k = 0;
+  int64_t m = n->comp.n;
+  if (m > 1) {
+    n->step = (int64_t)((double)m * 0.6180339887498949) | 1;
+    while (kp_gcd(n->step, m) != 1) n->step++;
+    n->off = (int64_t)(((uint64_t)kt_rank * 0x9e3779b97f4a7c15u + (uint64_t)n->id) % (uint64_t)m);
+  }
   for (int i = 0; i < n->nbody; i++) kp_rewind(n->body[i]);
+}
+
+/* kp_comp returns the computation after call n's next instance: the mean
+ * of the histogram's level its place in the order falls in. */
+static double kp_comp(struct kc_node *n) {
+  const struct kc_stat *st = &n->comp;
+  if (st->n == 0) return 0;
+  if (st->nbins == 0 || st->n == 1) return st->sum / (double)st->n;
+  int64_t p = (int64_t)(((__int128)n->k * n->step + n->off) % st->n);
+  n->k++;
+  for (int i = 0; i < st->nbins; i++) {
+    if (p < st->bins[i].n) return st->bins[i].sum / (double)st->bins[i].n;
+    p -= st->bins[i].n;
+  }
+  return 0;
 }
 
 /* kp_item writes item n's lines to f: a call and the mean of the
@@ -1401,7 +1476,8 @@ static void kp_item(FILE *f, struct kc_node *n) {
   if (!n->nbody) {
     const struct kc_ient *k = &kc_keys[n->id];
     fprintf(f, "%d %.*s\n", kt_rank, (int)k->len - 1, k->key + 1);
-    if (n->comp.n > 0 && n->comp.sum > 0) fprintf(f, "%d compute %.17g\n", kt_rank, n->comp.sum / (double)n->comp.n);
+    double v = kp_comp(n);
+    if (v > 0) fprintf(f, "%d compute %.17g\n", kt_rank, v);
     return;
   }
   for (int64_t c = kp_next(n); c > 0; c--)
