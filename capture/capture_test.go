@@ -1078,6 +1078,7 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 	if want > 0 && len(files) != want {
 		t.Errorf("%s: %d traces written, want %d: %v", name, len(files), want, files)
 	}
+	onlyRepsWrote(t, dir, files)
 	src, _, err := format.Open(full)
 	if err != nil {
 		t.Fatal(err)
@@ -1131,6 +1132,110 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 		t.Errorf("%s: replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", name, tr, tf)
 	}
 	t.Logf("%s: %d traces; replay: full %.6f s, reduced %.6f s (%+.2f%%)", name, len(files), tf, tr, 100*(tr-tf)/tf)
+}
+
+// writesRe is reduced.txt's account of the bytes the ranks wrote.
+var writesRe = regexp.MustCompile(`(?m)^# bytes written: (\d+) by the (\d+) representatives, (\d+) by the other ranks, (\d+) of them during the run$`)
+
+// onlyRepsWrote checks, from the tracer's own count of the bytes each rank
+// wrote (reduced.txt), that no rank wrote a trace during the run and only
+// the representatives wrote at MPI_Finalize: the files of the index, to
+// their last byte.
+func onlyRepsWrote(t *testing.T, dir string, files []string) {
+	t.Helper()
+	red, err := os.ReadFile(filepath.Join(dir, "reduced.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := writesRe.FindStringSubmatch(string(red))
+	if m == nil {
+		t.Fatalf("%s/reduced.txt: no account of the bytes written:\n%s", dir, red)
+	}
+	var size int64
+	for _, f := range files {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if m[1] != strconv.FormatInt(size, 10) || m[2] != strconv.Itoa(len(files)) || m[3] != "0" || m[4] != "0" {
+		t.Errorf("%s: %q; want %d bytes by the %d representatives (the index's files), none by the others, none during the run",
+			dir, m[0], size, len(files))
+	}
+}
+
+// TestTracerReduceWritesAtEnd traces the 4x4 halo exchange reduced in
+// situ (callpath) without KAIROS_TRACE_REDUCE_KEEP: the directory holds
+// the index, reduced.txt and the 9 representatives' traces and nothing
+// else, none written during the run (the tracer's own count), and the
+// whole run passes the check; then on 3x3 ranks with a budget of 16 KiB,
+// which every rank's folded trace outgrows after its first iterations: the
+// ranks spill (their folded calls to their files, then their lines), rank 0
+// says so, and the 9 traces kept pass the check and replay within 5% of
+// the unspilled run's.
+func TestTracerReduceWritesAtEnd(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	halo := testProgram(t, dir, mpicc, "halo")
+	trace := func(name string, np int, budget string, args ...string) (string, string) {
+		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+			"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_BUDGET=" + budget, "KAIROS_TRACE_CLOCK=cpu"}
+		out := run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(np), "-x", "LD_PRELOAD=" + lib,
+			"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_BUDGET", "-x", "KAIROS_TRACE_CLOCK",
+			halo}, args...)...)
+		return filepath.Join(dir, name), out
+	}
+	replay := func(d string, np int) float64 {
+		t.Helper()
+		red, _, err := format.Open(filepath.Join(d, "index.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := cluster.FromReduced(red)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.NumRanks() != np {
+			t.Fatalf("%s: %d ranks, want %d", d, whole.NumRanks(), np)
+		}
+		if rep, err := check.Check(whole, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+			t.Fatalf("%s: check of the reduced trace: %v %+v", d, err, rep)
+		}
+		return simulateSource(t, whole, np)
+	}
+	d, _ := trace("halo16", 16, "", "40", "64")
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"index.txt", "rank-0.ti", "rank-1.ti", "rank-12.ti", "rank-13.ti", "rank-15.ti", "rank-3.ti", "rank-4.ti",
+		"rank-5.ti", "rank-7.ti", "reduced.txt"}
+	if !slices.Equal(names, want) {
+		t.Errorf("%s holds %v, want %v", d, names, want)
+	}
+	index, err := os.ReadFile(filepath.Join(d, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyRepsWrote(t, d, strings.Fields(string(index)))
+	replay(d, 16)
+
+	folded, _ := trace("halo9", 9, "", "600", "16")
+	spilled, out := trace("halo9-spilled", 9, "1", "600", "16")
+	if !strings.Contains(out, "9 ranks' folded traces outgrew") {
+		t.Errorf("no message of the ranks' spills:\n%s", out)
+	}
+	tf, ts := replay(folded, 9), replay(spilled, 9)
+	t.Logf("replay: folded %.6f s, spilled %.6f s (%+.2f%%)", tf, ts, 100*(ts-tf)/tf)
+	if testenv.Long() && math.Abs(ts-tf) > 0.05*tf {
+		t.Errorf("replay of the spilled run %.6f s, of the folded one %.6f s: more than 5%% apart", ts, tf)
+	}
 }
 
 // TestTracerReduceMPICH reduces the Fortran twin of the test program and
