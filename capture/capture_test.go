@@ -1137,6 +1137,9 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 // writesRe is reduced.txt's account of the bytes the ranks wrote.
 var writesRe = regexp.MustCompile(`(?m)^# bytes written: (\d+) by the (\d+) representatives, (\d+) by the other ranks, (\d+) of them during the run$`)
 
+// foldedRe is reduced.txt's figure of the ranks' folded traces' memory.
+var foldedRe = regexp.MustCompile(`(?m)^# the ranks' traces folded online \(calls with their parameters\): at most (\d+) bytes a rank$`)
+
 // onlyRepsWrote checks, from the tracer's own count of the bytes each rank
 // wrote (reduced.txt), that no rank wrote a trace during the run and only
 // the representatives wrote at MPI_Finalize: the files of the index, to
@@ -1225,6 +1228,28 @@ func TestTracerReduceWritesAtEnd(t *testing.T) {
 	}
 	onlyRepsWrote(t, d, strings.Fields(string(index)))
 	replay(d, 16)
+
+	// the folded trace's memory, constant in the iterations: the tracer's
+	// own figure (nodes, histograms, intern table, hold) at 300 and 3,000
+	// iterations (a trace written as it grows would be ten times larger)
+	var mem []float64
+	for _, it := range []string{"300", "3000"} {
+		d, _ := trace("halo4-"+it, 4, "", it, "8")
+		red, err := os.ReadFile(filepath.Join(d, "reduced.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := foldedRe.FindSubmatch(red)
+		if m == nil {
+			t.Fatalf("%s/reduced.txt: no figure of the folded traces' memory", d)
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		mem = append(mem, v)
+	}
+	if mem[1] > 2*mem[0] {
+		t.Errorf("folded traces: at most %.0f bytes a rank at 300 iterations, %.0f at 3,000: not constant", mem[0], mem[1])
+	}
+	t.Logf("folded traces: at most %.0f bytes a rank at 300 iterations, %.0f at 3,000", mem[0], mem[1])
 
 	folded, _ := trace("halo9", 9, "", "600", "16")
 	spilled, out := trace("halo9-spilled", 9, "1", "600", "16")

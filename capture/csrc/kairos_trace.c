@@ -1524,45 +1524,74 @@ static void kp_spill(void) {
   kc_reset(&kc_trc);
 }
 
-/* kp_release signs and folds the hold's complete lines before the first
- * line of a pending request (all: every complete line), and spills if the
- * rank's trace outgrows the budget. */
-static void kp_release(int all) {
-  uint64_t end = kp_base + kp_hlen, h = end;
+/* kp_take signs and folds the complete lines of buf (len bytes from
+ * offset base of the rank's trace) before the first line of a pending
+ * request (all: every complete line), writes them where the rank's trace
+ * is written during the run, and returns their bytes. */
+static size_t kp_take(const char *buf, size_t len, uint64_t base, int all) {
+  uint64_t h = base + len;
   for (int i = 0; !all && i < kt_nreq; i++)
     if (kt_reqs[i].nlines > 0 && kt_reqs[i].lines[0].off < h) h = kt_reqs[i].lines[0].off;
-  size_t n = h > kp_base ? (size_t)(h - kp_base) : 0;
-  while (n > 0 && kp_hold[n - 1] != '\n') n--;
-  for (size_t i = 0; i < n;) {
-    const char *nl = memchr(kp_hold + i, '\n', n - i);
-    size_t k = (size_t)(nl - (kp_hold + i));
-    if (!kp_spilled) kp_fold(kp_hold + i, k);
+  size_t n = h > base ? (size_t)(h - base) : 0;
+  while (n > 0 && buf[n - 1] != '\n') n--;
+  for (size_t i = 0; i < n && !kp_spilled;) {
+    const char *nl = memchr(buf + i, '\n', n - i);
+    size_t k = (size_t)(nl - (buf + i));
+    kp_fold(buf + i, k);
     i += k + 1;
   }
-  kp_put(kp_hold, n);
-  kr_feed(kp_hold, n);
-  memmove(kp_hold, kp_hold + n, kp_hlen - n);
-  kp_hlen -= n, kp_base += n;
-  if (!kp_spilled && kc_size(&kc_trc) + (double)kp_hcap > (double)kp_budget) {
-    kp_spill();
-    kp_release(1);
-  }
+  kp_put(buf, n);
+  kr_feed(buf, n);
+  return n;
 }
 
-/* kr_write writes n bytes of the rank's trace: to its TI file, signing
- * them; with the reduction, to the hold. */
-static void kr_write(const char *s, size_t n) {
-  if (!kr_method) {
-    if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
-    return;
-  }
+/* kp_budgeted spills the rank's trace if it outgrew the budget. */
+static void kp_budgeted(void);
+
+/* kp_release takes what it can of the hold (all: every complete line). */
+static void kp_release(int all) {
+  size_t n = kp_take(kp_hold, kp_hlen, kp_base, all);
+  memmove(kp_hold, kp_hold + n, kp_hlen - n);
+  kp_hlen -= n, kp_base += n;
+  kp_budgeted();
+}
+
+static void kp_budgeted(void) {
+  if (kp_spilled || kc_size(&kc_trc) + (double)kp_hcap <= (double)kp_budget) return;
+  kp_spill();
+  kp_release(1);
+}
+
+static void kp_hold_add(const char *s, size_t n) {
   if (kp_hlen + n > kp_hcap) {
     kp_hcap = 2 * (kp_hlen + n);
     if (!(kp_hold = realloc(kp_hold, kp_hcap))) abort();
   }
   memcpy(kp_hold + kp_hlen, s, n);
   kp_hlen += n;
-  kp_release(0);
+}
+
+/* kr_write writes n bytes of the rank's trace: to its TI file, signing
+ * them; with the reduction, through the hold, where only the lines that
+ * may still be rewritten stay. */
+static void kr_write(const char *s, size_t n) {
+  if (!kr_method) {
+    if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+    return;
+  }
+  if (kp_hlen > 0) { /* the hold's last line ends in s */
+    const char *nl = memchr(s, '\n', n);
+    size_t k = nl ? (size_t)(nl - s) + 1 : n;
+    kp_hold_add(s, k);
+    s += k, n -= k;
+    kp_release(0);
+  }
+  if (kp_hlen == 0) {
+    size_t k = kp_take(s, n, kp_base, 0);
+    s += k, n -= k, kp_base += k;
+  }
+  kp_hold_add(s, n);
+  kp_budgeted();
 }
 
 /* kt_repatch rewrites n bytes at offset off of the rank's trace, already
