@@ -1476,8 +1476,11 @@ static void kp_item(FILE *f, struct kc_node *n) {
   if (!n->nbody) {
     const struct kc_ient *k = &kc_keys[n->id];
     fprintf(f, "%d %.*s\n", kt_rank, (int)k->len - 1, k->key + 1);
-    double v = kp_comp(n);
-    if (v > 0) fprintf(f, "%d compute %.17g\n", kt_rank, v);
+    double v = kp_comp(n); /* within KC_EPS: 6 digits are plenty, the sum within 10^-5 */
+    if (v >= 1e6)
+      fprintf(f, "%d compute %.0f\n", kt_rank, v);
+    else if (v > 0)
+      fprintf(f, "%d compute %.6g\n", kt_rank, v);
     return;
   }
   for (int64_t c = kp_next(n); c > 0; c--)
