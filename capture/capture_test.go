@@ -1183,11 +1183,16 @@ func TestTracerReduceWritesAtEnd(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	halo := testProgram(t, dir, mpicc, "halo")
 	trace := func(name string, np int, budget string, args ...string) (string, string) {
+		fail := ""
+		if n := len(args); n > 0 && strings.HasPrefix(args[n-1], "KAIROS_TRACE_REDUCE_FAIL=") {
+			fail, args = strings.TrimPrefix(args[n-1], "KAIROS_TRACE_REDUCE_FAIL="), args[:n-1]
+		}
 		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
-			"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_BUDGET=" + budget, "KAIROS_TRACE_CLOCK=cpu"}
+			"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_BUDGET=" + budget, "KAIROS_TRACE_CLOCK=cpu",
+			"KAIROS_TRACE_REDUCE_FAIL=" + fail}
 		out := run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(np), "-x", "LD_PRELOAD=" + lib,
 			"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_BUDGET", "-x", "KAIROS_TRACE_CLOCK",
-			halo}, args...)...)
+			"-x", "KAIROS_TRACE_REDUCE_FAIL", halo}, args...)...)
 		return filepath.Join(dir, name), out
 	}
 	replay := func(d string, np int) float64 {
@@ -1251,12 +1256,32 @@ func TestTracerReduceWritesAtEnd(t *testing.T) {
 	}
 	t.Logf("folded traces: at most %.0f bytes a rank at 300 iterations, %.0f at 3,000", mem[0], mem[1])
 
-	folded, _ := trace("halo9", 9, "", "600", "16")
-	spilled, out := trace("halo9-spilled", 9, "1", "600", "16")
-	if !strings.Contains(out, "9 ranks' folded traces outgrew") {
+	// a reduction that fails (KAIROS_TRACE_REDUCE_FAIL, the tests' way to
+	// it): every rank writes its trace from its folded calls, and rank 0 says so
+	d, out := trace("halo16-fallback", 16, "", "20", "32", "KAIROS_TRACE_REDUCE_FAIL=1")
+	if !strings.Contains(out, "the in-situ reduction failed") || !strings.Contains(out, "every rank's trace is written") {
+		t.Errorf("no message of the fallback:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(d, "reduced.txt")); err == nil {
+		t.Errorf("%s: a reduced.txt after the fallback", d)
+	}
+	src, _, err := format.Open(filepath.Join(d, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.NumRanks() != 16 {
+		t.Errorf("%s: %d ranks after the fallback, want 16", d, src.NumRanks())
+	}
+	if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+		t.Errorf("%s: check of the fallback's trace: %v %+v", d, err, rep)
+	}
+
+	folded, _ := trace("halo4", 4, "", "600", "16")
+	spilled, out := trace("halo4-spilled", 4, "1", "600", "16")
+	if !strings.Contains(out, "4 ranks' folded traces outgrew") {
 		t.Errorf("no message of the ranks' spills:\n%s", out)
 	}
-	tf, ts := replay(folded, 9), replay(spilled, 9)
+	tf, ts := replay(folded, 4), replay(spilled, 4)
 	t.Logf("replay: folded %.6f s, spilled %.6f s (%+.2f%%)", tf, ts, 100*(ts-tf)/tf)
 	if testenv.Long() && math.Abs(ts-tf) > 0.05*tf {
 		t.Errorf("replay of the spilled run %.6f s, of the folded one %.6f s: more than 5%% apart", ts, tf)
