@@ -1171,12 +1171,19 @@ func onlyRepsWrote(t *testing.T, dir string, files []string) {
 // TestTracerReduceWritesAtEnd traces the 4x4 halo exchange reduced in
 // situ (callpath) without KAIROS_TRACE_REDUCE_KEEP: the directory holds
 // the index, reduced.txt and the 9 representatives' traces and nothing
-// else, none written during the run (the tracer's own count), and the
-// whole run passes the check; then on 3x3 ranks with a budget of 16 KiB,
-// which every rank's folded trace outgrows after its first iterations: the
-// ranks spill (their folded calls to their files, then their lines), rank 0
-// says so, and the 9 traces kept pass the check and replay within 5% of
-// the unspilled run's.
+// else, none written during the run (the tracer's own count of each
+// rank's bytes), and the whole run passes the check. Then the folded
+// traces' memory (the tracer's own figure: nodes, statistics, intern
+// table, hold) at 300 and 3,000 iterations on 4 ranks: at most twice as
+// large (the computations' histograms gain levels as their tails fill; a
+// trace kept whole would be ten times larger). Then a reduction that
+// fails (KAIROS_TRACE_REDUCE_FAIL, the tests' way to it): every rank's
+// trace written from its folded calls, 16 ranks that pass the check, and
+// rank 0 says so. Last, on 2x2 ranks, 600 iterations, a budget of 1 byte,
+// which every rank outgrows at its first write (its first 64 KiB of
+// lines, some 250 iterations): the ranks spill (their folded calls to
+// their files, then their lines as they come), rank 0 says so, and the 4
+// traces kept pass the check and replay within 5% of an unspilled run's.
 func TestTracerReduceWritesAtEnd(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
