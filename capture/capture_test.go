@@ -371,7 +371,7 @@ func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
 		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], tracer, "-lotf2")
 	}
-	libs["ti+reduce"] = libs["ti"]   // signing every call, reducing at MPI_Finalize (callpath)
+	libs["ti+reduce"] = libs["ti"]   // signing and folding every call, reducing at MPI_Finalize (callpath)
 	libs["ti+acurdion"] = libs["ti"] // the same, the calls folded into loops too
 	total := map[string]float64{}
 	for b.Loop() {
