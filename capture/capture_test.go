@@ -1026,11 +1026,12 @@ func TestTracerReduceLAMMPS(t *testing.T) {
 
 // TestTracerReduceResign reduces in situ (callpath) a program whose
 // wildcard receives are matched after their ranks' traces outgrew the
-// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, in the
-// files by then, are rewritten with the source, and the ranks are signed
-// again from their files (kr_resign_file). Signed as first written, the
-// three receivers would be one cluster (no source); as rewritten, each
-// has its own relative source, as `kairos reduce` finds.
+// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, held
+// in memory until then (the hold: no line is signed or folded while a
+// pending request may rewrite it), are rewritten with the source. Signed
+// as first written, the three receivers would be one cluster (no source);
+// as rewritten, each has its own relative source, as `kairos reduce`
+// finds, and the representatives' traces have the lines rewritten.
 func TestTracerReduceResign(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)

@@ -757,9 +757,10 @@ static void kt_formats(int *ti, int *otf2) {
  * 2r+1 and 2r+2) on a duplicate of MPI_COMM_WORLD, rank 0 clusters them as
  * `kairos reduce --method callpath` does and broadcasts the writers, and
  * only one trace per cluster (per distinct reference signature within it,
- * so that every member replays its own calls) is kept. Ranks write into
- * DIR.partial during the run; the directory is renamed into place only
- * once complete. */
+ * so that every member replays its own calls) is kept: each rank keeps its
+ * trace folded in memory (kp_*, below) and only the representatives write
+ * theirs, into DIR.partial at MPI_Finalize; the directory is renamed into
+ * place only once complete. */
 
 enum { KR_OFF, KR_CALLPATH, KR_REFERENCE, KR_ACURDION, KR_ACURDION2 };
 static int kr_method; /* KAIROS_TRACE_REDUCE's */
