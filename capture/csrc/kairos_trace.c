@@ -1485,10 +1485,12 @@ static int64_t kp_next(struct kc_node *n) {
 
 static int64_t kp_gcd(int64_t a, int64_t b) { return b ? kp_gcd(b, a % b) : a; }
 
-/* kp_rewind readies n's expansion: a call's instances take the values of
- * its histogram in an order of their own (a step coprime with their number,
- * from an offset of the rank's), so that a rank's rare long computations
- * fall where another's do not, as in the run. */
+/* kp_rewind readies n's expansion. A call whose computations' levels were
+ * let go of their order (past KC_RUNS runs) takes its histogram's values
+ * in an order of its own (a step coprime with their number, from an
+ * offset of the rank's), so that a rank's rare long computations fall
+ * where another's do not, as the halo exchange's noise does in the run
+ * (the same order on every rank replayed it 6.7% short). */
 static void kp_rewind(struct kc_node *n) {
   n->at = n->left = n->k = 0;
   int64_t m = n->comp.n;
@@ -1501,7 +1503,8 @@ static void kp_rewind(struct kc_node *n) {
 }
 
 /* kp_comp returns the computation after call n's next instance: the mean
- * of the histogram's level its place in the order falls in. */
+ * of its level, from the runs in order, or from the histogram at its place
+ * in kp_rewind's order. */
 static double kp_comp(struct kc_node *n) {
   const struct kc_stat *st = &n->comp;
   if (st->n == 0) return 0;
@@ -1523,9 +1526,8 @@ static double kp_comp(struct kc_node *n) {
   return 0;
 }
 
-/* kp_item writes item n's lines to f: a call and the mean of the
- * computations after it (ScalaTrace's statistics: the sum is kept), a
- * loop's body as often as each instance iterates. */
+/* kp_item writes item n's lines to f: a call and the computation after
+ * it (kp_comp), a loop's body as often as each instance iterates. */
 static void kp_item(FILE *f, struct kc_node *n) {
   if (!n->nbody) {
     const struct kc_ient *k = &kc_keys[n->id];
