@@ -995,32 +995,85 @@ func TestTracerReduceAcurdion(t *testing.T) {
 	}
 }
 
-// TestTracerReduceLAMMPS reduces a real application in situ
-// (KAIROS_LONG=1): LAMMPS' melt example (50 steps) on 8 ranks, with
-// callpath, and acurdion and acurdion2 at K=4 (its 8 ranks differ: a
-// periodic 2×2×2 grid): the clusters of `kairos reduce` on the full trace
-// of the same run, the reduced trace checked and replayed beside it.
-func TestTracerReduceLAMMPS(t *testing.T) {
-	if !testenv.Long() {
-		t.Skip("LAMMPS reduced in situ: KAIROS_LONG=1")
-	}
-	lmp := testenv.Tool(t, "lmp", "lammps")
+// TestTracerReduceCGLike reduces in situ a program that communicates as
+// NAS CG does (testdata/cglike.c: recursive doubling across the rows of
+// a 4x4 grid, the transpose exchange, an allreduce), whose ranks share
+// one call path and differ by their partners: with every method (callpath
+// in the default pass; reference, acurdion and acurdion2 at K 9 and 4
+// with KAIROS_LONG=1), the clusters are those of `kairos reduce` on the
+// full trace of the same run, and the reduction checks and replays.
+func TestTracerReduceCGLike(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
-	input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
-	if err != nil {
-		t.Fatalf("LAMMPS' melt example: %v", err)
-	}
-	steps := regexp.MustCompile(`(?m)^run\s+\d+`)
-	if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
+	cg := testProgram(t, dir, testenv.Tool(t, "mpicc", "libopenmpi-dev"), "cglike")
+	type run struct {
 		m cluster.Method
 		k int
-	}{{cluster.CallPathParam, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
-		reduced, full := traceReduced(t, dir, lib, "melt-"+string(c.m), string(c.m), c.k, 8, lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
-		sameAsOfflineK(t, full, reduced, c.m, 8, 0, c.k)
+	}
+	runs := []run{{cluster.CallPathParam, 9}}
+	if testenv.Long() {
+		runs = append(runs, run{cluster.Reference, 9}, run{cluster.Acurdion, 9}, run{cluster.Acurdion2, 9}, run{cluster.Acurdion, 4}, run{cluster.Acurdion2, 4})
+	}
+	for _, r := range runs {
+		name := fmt.Sprintf("cg-%s-k%d", r.m, r.k)
+		reduced, full := traceReduced(t, dir, lib, name, string(r.m), r.k, 16, cg, "3", "512")
+		sameAsOfflineK(t, full, reduced, r.m, 16, 0, r.k)
+	}
+}
+
+// TestTracerReduceRealApps reduces real applications in situ
+// (KAIROS_LONG=1), with every method: LAMMPS' melt example (50 steps) on
+// 8 ranks (a periodic 2×2×2 grid, its ranks differ) and HPCC with its
+// shipped example input on 4 ranks (wildcard receives and cancels in
+// RandomAccess: lines rewritten after they were first written); callpath
+// and reference, and acurdion and acurdion2 at K=4. The clusters are those
+// of `kairos reduce` on the full trace of the same run; the reduced trace
+// is checked and replayed beside it.
+func TestTracerReduceRealApps(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("LAMMPS and HPCC reduced in situ: KAIROS_LONG=1")
+	}
+	type app struct {
+		name, prog, pkg string
+		np              int
+		setup           func(dir string)
+		args            []string
+	}
+	apps := []app{
+		{"melt", "lmp", "lammps", 8, func(dir string) {
+			input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
+			if err != nil {
+				t.Fatalf("LAMMPS' melt example: %v", err)
+			}
+			steps := regexp.MustCompile(`(?m)^run\s+\d+`)
+			if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-in", "in.melt", "-log", "none", "-screen", "none"}},
+		{"hpcc", "hpcc", "hpcc", 4, func(dir string) {
+			input, err := os.ReadFile("/usr/share/doc/hpcc/examples/_hpccinf.txt")
+			if err != nil {
+				t.Fatalf("HPCC's example input: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+	}
+	for _, a := range apps {
+		t.Run(a.name, func(t *testing.T) {
+			prog := testenv.Tool(t, a.prog, a.pkg)
+			dir := t.TempDir()
+			lib, _ := build(t, dir, false)
+			a.setup(dir)
+			for _, c := range []struct {
+				m cluster.Method
+				k int
+			}{{cluster.CallPathParam, 9}, {cluster.Reference, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
+				reduced, full := traceReduced(t, dir, lib, a.name+"-"+string(c.m), string(c.m), c.k, a.np, append([]string{prog}, a.args...)...)
+				sameAsOfflineK(t, full, reduced, c.m, a.np, 0, c.k)
+			}
+		})
 	}
 }
 
