@@ -3,6 +3,7 @@ package capture_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +83,27 @@ func simulated(t *testing.T, src trace.Source, bw string) *sim.Result {
 	return res
 }
 
+// tiFlops sums the computations of a rank's TI trace, each of which
+// must be a whole number of flops (at the tracer's 1 Gf/s, nanoseconds).
+func tiFlops(t *testing.T, path string) float64 {
+	t.Helper()
+	ti, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flops float64
+	for _, line := range strings.Split(string(ti), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "compute" {
+			if strings.ContainsAny(f[2], ".e") {
+				t.Errorf("%s: %q is not a whole number of flops", path, line)
+			}
+			v, _ := strconv.ParseFloat(f[2], 64)
+			flops += v
+		}
+	}
+	return flops
+}
+
 // onesidedProgram is the C program of the one-sided tests (its modes:
 // repro, fence, pscw, lock; sim/testdata/onesided.c).
 func onesidedProgram() string {
@@ -104,7 +126,10 @@ func TestTracerOneSided(t *testing.T) {
 	lib := tracerFor(t, tracertest.OpenMPI)
 	prog := tracertest.OpenMPI.Compile(t, dir, onesidedProgram())
 	out := record(t, tracertest.OpenMPI, dir, lib, prog, "repro")
-	for _, want := range []string{"400        0.", "MPI_Put (one-sided)", "MPI_Win_allocate (one-sided)",
+	if !regexp.MustCompile(`kairos_trace: +400 +[0-9.]+ +[0-9.]+% +MPI_Put \(one-sided\)`).MatchString(out) {
+		t.Errorf("the tracer's summary does not count the 400 puts:\n%s", out)
+	}
+	for _, want := range []string{"MPI_Put (one-sided)", "MPI_Win_allocate (one-sided)",
 		"the OTF2 archive " + filepath.Join(dir, "trace") + "/traces.otf2 has every call"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
@@ -126,21 +151,7 @@ func TestTracerOneSided(t *testing.T) {
 	}); err != nil || created < trace.FromSeconds(0.15) {
 		t.Errorf("rank 0's window creation takes %v s (%v), want rank 1's 0.2 s sleep", created.Seconds(), err)
 	}
-	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-0.ti"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flops float64
-	for _, line := range strings.Split(string(ti), "\n") {
-		if f := strings.Fields(line); len(f) == 3 && f[1] == "compute" {
-			if strings.ContainsAny(f[2], ".e") {
-				t.Errorf("rank 0: %q is not a whole number of flops", line)
-			}
-			v, _ := strconv.ParseFloat(f[2], 64)
-			flops += v
-		}
-	}
-	if flops >= 1e8 {
+	if flops := tiFlops(t, filepath.Join(dir, "trace", "rank-0.ti")); flops >= 1e8 {
 		t.Errorf("rank 0 computes %g flops (%g s at 1 Gf/s) in its TI trace: its wait in MPI_Win_allocate is counted", flops, flops/1e9)
 	}
 	fast, slow := simulated(t, src, "1GBps"), simulated(t, src, "1MBps")
@@ -173,8 +184,12 @@ func TestTracerOneSided(t *testing.T) {
 
 // TestTracerOneSidedEpochs traces the fence, post/start/complete/wait and
 // lock (exclusive locks, get_accumulate, fetch_and_op) programs, one after
-// the other in one run, on Open MPI (and MPICH under testenv.Long): every
-// call is its event and the trace checks out and replays.
+// the other in one run, on Open MPI (and MPICH under testenv.Long), as
+// the reproduction is: every call is its event and the trace checks out;
+// TI's summary counts each kind and names the archive; rank 0's waits for
+// rank 1 in the three epochs (0.1 s each) are not computation in its TI
+// trace; the replay takes the transfers' bytes through the network; and
+// the classification is not computation-bound.
 func TestTracerOneSidedEpochs(t *testing.T) {
 	want := map[string][]trace.Kind{
 		"fence": {trace.WinFence, trace.Put, trace.Get, trace.Accumulate},
@@ -186,7 +201,19 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 			dir := t.TempDir()
 			lib := tracerFor(t, m)
 			prog := m.Compile(t, dir, onesidedProgram())
-			record(t, m, dir, lib, prog, "fence", "pscw", "lock")
+			out := record(t, m, dir, lib, prog, "fence", "pscw", "lock")
+			for _, call := range []string{"MPI_Win_fence", "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Win_post", "MPI_Win_start",
+				"MPI_Win_complete", "MPI_Win_wait", "MPI_Win_lock", "MPI_Win_unlock", "MPI_Get_accumulate", "MPI_Fetch_and_op"} {
+				if !strings.Contains(out, call+" (one-sided)") {
+					t.Errorf("the tracer's summary does not count %s:\n%s", call, out)
+				}
+			}
+			if !strings.Contains(out, "the OTF2 archive "+filepath.Join(dir, "trace")+"/traces.otf2 has every call") {
+				t.Errorf("the tracer's summary does not name the archive:\n%s", out)
+			}
+			if flops := tiFlops(t, filepath.Join(dir, "trace", "rank-0.ti")); flops >= 1e8 {
+				t.Errorf("rank 0 computes %g flops (%g s at 1 Gf/s) in its TI trace: its waits in the epochs are counted", flops, flops/1e9)
+			}
 			src := openChecked(t, filepath.Join(dir, "trace", "traces.otf2"))
 			all := map[trace.Kind]int{}
 			for _, k := range kinds(t, src) {
@@ -204,7 +231,20 @@ func TestTracerOneSidedEpochs(t *testing.T) {
 			if all[trace.WinCreate] != 6 || all[trace.WinFree] != 6 {
 				t.Errorf("%d windows created, %d freed, want 3 a rank", all[trace.WinCreate], all[trace.WinFree])
 			}
-			simulated(t, src, "100MBps")
+			// fence: each rank puts and gets 1 MB and accumulates 64 KiB;
+			// pscw: rank 0 puts 1 MB; lock: each accumulates 256 KiB.
+			if res, want := simulated(t, src, "100MBps"), int64(2*(2e6+65536)+1e6+2*262144); res.Bytes < want {
+				t.Errorf("%d bytes simulated, want the transfers' %d at least", res.Bytes, want)
+			}
+			cl, err := clock.Classify(src, clock.Interconnects, clock.DefaultOptions(), clock.DefaultThresholds())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range cl.Verdicts {
+				if v.Class == "Comp." {
+					t.Errorf("%s: classified computation-bound", v.Interconnect.Name)
+				}
+			}
 		})
 	}
 }

@@ -53,8 +53,10 @@ const (
 	// Deferred is an MPI call whose communication the trace has at another
 	// event (OTF2): a probe, whose message is its receive's; the call of a
 	// non-blocking collective, which is read as the blocking one where it
-	// completes; a wait or test completing one placed earlier. A replay
-	// spends no time in it, and its duration is not computation.
+	// completes; a wait or test completing one placed earlier; a call
+	// that creates a communicator, which a replay does not replay (nor
+	// does SimGrid's). A replay spends no time in it, and its duration is
+	// not computation.
 	Deferred
 
 	// One-sided communication (MPI-3 RMA). Handle is the window, Comm the

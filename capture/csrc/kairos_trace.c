@@ -59,8 +59,9 @@
  * collective where they complete, or earlier, before a collective called
  * after them), the receives of matched probes (mrecv and imrecv, as recv
  * and irecv), and the time between them as compute. Probes (probe,
- * iprobe, mprobe, improbe) have no TI action: they write nothing, but
- * their time is not counted as computation. Counts are bytes (MPI_BYTE,
+ * iprobe, mprobe, improbe) and the calls that create communicators
+ * (comm_dup, comm_split, cart_create...) have no TI action: they write
+ * nothing, but their time is not counted as computation. Counts are bytes (MPI_BYTE,
  * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
  * knows only MPI_COMM_WORLD's collectives: collectives on other
  * communicators are not recorded, and rank 0 sums them on stderr at
@@ -143,6 +144,18 @@ static uint64_t kt_end(void) {
   return kt_t1;
 }
 
+/* The calls that create communicators, as X(REGION, name, 0): collective
+ * calls, where a rank waits for the others, that have no TI action
+ * (SimGrid's replay creates no communicator): their time is not
+ * computation, and the OTF2 archive has their Enter and Leave. */
+#define KC_REGIONS(X)                                                                                                  \
+  X(COMM_DUP, "MPI_Comm_dup", 0) X(COMM_DUP_WITH_INFO, "MPI_Comm_dup_with_info", 0)                                    \
+  X(COMM_SPLIT, "MPI_Comm_split", 0) X(COMM_SPLIT_TYPE, "MPI_Comm_split_type", 0)                                      \
+  X(COMM_CREATE, "MPI_Comm_create", 0) X(COMM_CREATE_GROUP, "MPI_Comm_create_group", 0)                                \
+  X(CART_CREATE, "MPI_Cart_create", 0) X(CART_SUB, "MPI_Cart_sub", 0) X(GRAPH_CREATE, "MPI_Graph_create", 0)           \
+  X(DIST_GRAPH_CREATE, "MPI_Dist_graph_create", 0) X(DIST_GRAPH_CREATE_ADJACENT, "MPI_Dist_graph_create_adjacent", 0)  \
+  X(INTERCOMM_CREATE, "MPI_Intercomm_create", 0) X(INTERCOMM_MERGE, "MPI_Intercomm_merge", 0)
+
 /* The one-sided and MPI-IO calls (see the section at the end), as
  * X(REGION, name, kind): kind 1 one-sided, 2 MPI-IO. */
 #define KS_REGIONS(X)                                                                                                  \
@@ -194,7 +207,7 @@ enum {
   R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
   R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
-  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -209,7 +222,8 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
   "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
   "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
-  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", KS_REGIONS(KS_NAME)};
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", KC_REGIONS(KS_NAME)
+  KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -385,6 +399,39 @@ static void kt_patch(uint64_t off, const char *s, size_t n) {
 static void ko_enter(int region, uint64_t t);
 static void ko_leave(int region, uint64_t t);
 
+/* kt_shortest writes v into s (room bytes, 32 or more) as the shorter of
+ * %.15g and %.17g that reads back as v: 0.3, not 0.29999999999999999. It
+ * returns the length written. */
+static int kt_shortest(char *s, size_t room, double v) {
+  int n = snprintf(s, room, "%.15g", v);
+  if (strtod(s, NULL) != v) n = snprintf(s, room, "%.17g", v);
+  return n;
+}
+
+/* kt_flops writes into s (room bytes, 40 or more) the flops of ns
+ * nanoseconds at speed flop/s, ns x speed / 1e9, as the exact decimal
+ * where the speed is a whole number (every realistic one: 1e9, 2.5e9,
+ * 1.7e9), so that no line reads 3235.0000000000005 (seconds x speed) or
+ * 5.0999999999999996 (%.17g of ns x 1.7); otherwise as kt_shortest
+ * writes it. It returns the length written. */
+static int kt_flops(char *s, size_t room, uint64_t ns, double speed) {
+#ifdef __SIZEOF_INT128__
+  if (speed >= 1 && speed < 1.8e19 && speed == (double)(uint64_t)speed) {
+    unsigned __int128 f = (unsigned __int128)ns * (uint64_t)speed, whole = f / 1000000000u;
+    unsigned frac = (unsigned)(f % 1000000000u);
+    if (whole <= UINT64_MAX) {
+      int n = snprintf(s, room, "%llu", (unsigned long long)whole);
+      if (frac) {
+        n += snprintf(s + n, room - (size_t)n, ".%09u", frac);
+        while (s[n - 1] == '0') s[--n] = 0;
+      }
+      return n;
+    }
+  }
+#endif
+  return kt_shortest(s, room, (double)ns * speed / 1e9);
+}
+
 /* kt_enter starts a call of region: it writes the computation since the
  * last call returned and the OTF2 Enter. */
 static void kt_enter(int region) {
@@ -398,12 +445,10 @@ static void kt_enter(int region) {
   uint64_t ns = kt_cpuclock ? kt_cpu() - kt_cpu_last : kt_t0 - kt_last;
   double gap = (double)ns * 1e-9;
   if (kt_out && gap >= kt_min && gap > 0) {
-    /* One multiplication of the exact nanoseconds, then one exact
-     * division: at a round speed the flops are exact (1 Gf/s: the
-     * nanoseconds), where seconds x speed would read 3235.0000000000005. */
     kt_line("compute");
-    kt_room(32);
-    kt_len += (size_t)snprintf(kt_buf + kt_len, 32, " %.17g", (double)ns * kt_speed / 1e9);
+    kt_room(48);
+    kt_buf[kt_len++] = ' ';
+    kt_len += (size_t)kt_flops(kt_buf + kt_len, 47, ns, kt_speed);
     kt_eol();
   }
   ko_enter(region, kt_t0);
@@ -1973,9 +2018,11 @@ static int kr_scale(double f, int keep) {
   size_t cap = 0;
   ssize_t n;
   while (w && (n = getline(&line, &cap, r)) > 0) {
-    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' '))
-      fprintf(w, "%.*s compute %.17g\n", (int)(tok - line), line, strtod(tok + 9, NULL) * f);
-    else
+    if ((tok = strstr(line, " compute ")) && tok == strchr(line, ' ')) {
+      char v[40];
+      kt_shortest(v, sizeof v, strtod(tok + 9, NULL) * f);
+      fprintf(w, "%.*s compute %s\n", (int)(tok - line), line, v);
+    } else
       fwrite(line, 1, (size_t)n, w);
   }
   free(line);
@@ -3557,6 +3604,60 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   return err;
 }
 
+/* Communicator creation (KC_REGIONS): the call's time is MPI time, in
+ * neither the TI trace (no line, no computation) nor its summary, as for
+ * the probes; the OTF2 archive has its region. */
+#define KC_CALL(r, call)                                                                                               \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  kt_leave();                                                                                                          \
+  return err;
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { KC_CALL(R_COMM_DUP, PMPI_Comm_dup(comm, newcomm)) }
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  KC_CALL(R_COMM_DUP_WITH_INFO, PMPI_Comm_dup_with_info(comm, info, newcomm))
+}
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  KC_CALL(R_COMM_SPLIT, PMPI_Comm_split(comm, color, key, newcomm))
+}
+int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm) {
+  KC_CALL(R_COMM_SPLIT_TYPE, PMPI_Comm_split_type(comm, type, key, info, newcomm))
+}
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  KC_CALL(R_COMM_CREATE, PMPI_Comm_create(comm, group, newcomm))
+}
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+  KC_CALL(R_COMM_CREATE_GROUP, PMPI_Comm_create_group(comm, group, tag, newcomm))
+}
+int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm) {
+  KC_CALL(R_CART_CREATE, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm))
+}
+int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm) {
+  KC_CALL(R_CART_SUB, PMPI_Cart_sub(comm, remain, newcomm))
+}
+int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *newcomm) {
+  KC_CALL(R_GRAPH_CREATE, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm))
+}
+int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int destinations[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm) {
+  KC_CALL(R_DIST_GRAPH_CREATE,
+          PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm))
+}
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
+                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *newcomm) {
+  KC_CALL(R_DIST_GRAPH_CREATE_ADJACENT, PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+                                                                         destinations, destweights, info, reorder,
+                                                                         newcomm))
+}
+int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag,
+                         MPI_Comm *newcomm) {
+  KC_CALL(R_INTERCOMM_CREATE, PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm))
+}
+int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *newcomm) {
+  KC_CALL(R_INTERCOMM_MERGE, PMPI_Intercomm_merge(comm, high, newcomm))
+}
+
 /* Fortran bindings: the wrappers of mpif.h's and the mpi module's
  * calls (mpi_send_...; with Open MPI, also the mpi_f08 module's, which
  * call its ompi_send_f...) convert their arguments and call the C
@@ -4004,6 +4105,74 @@ void mpi_ialltoallw_(void *sbuf, F *scounts, F *sdispls, F *sts, void *rbuf, F *
   kf_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, req, ierr);
 }
 KF_NAMES(ialltoallw, IALLTOALLW)
+
+/* Communicator creation; Fortran's logicals are gfortran's 0 and 1, as C's. */
+void mpi_comm_dup_(F *comm, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_dup(KF_COMM(comm), &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_dup, COMM_DUP)
+void mpi_comm_dup_with_info_(F *comm, F *info, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_dup_with_info(KF_COMM(comm), PMPI_Info_f2c(*info), &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_dup_with_info, COMM_DUP_WITH_INFO)
+void mpi_comm_split_(F *comm, F *color, F *key, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_split(KF_COMM(comm), *color, *key, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_split, COMM_SPLIT)
+void mpi_comm_split_type_(F *comm, F *type, F *key, F *info, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_split_type(KF_COMM(comm), *type, *key, PMPI_Info_f2c(*info), &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_split_type, COMM_SPLIT_TYPE)
+void mpi_comm_create_(F *comm, F *group, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_create(KF_COMM(comm), PMPI_Group_f2c(*group), &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_create, COMM_CREATE)
+void mpi_comm_create_group_(F *comm, F *group, F *tag, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Comm_create_group(KF_COMM(comm), PMPI_Group_f2c(*group), *tag, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(comm_create_group, COMM_CREATE_GROUP)
+void mpi_cart_create_(F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Cart_create(KF_COMM(comm), *ndims, dims, periods, *reorder, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(cart_create, CART_CREATE)
+void mpi_cart_sub_(F *comm, F *remain, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Cart_sub(KF_COMM(comm), remain, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(cart_sub, CART_SUB)
+void mpi_graph_create_(F *comm, F *nnodes, F *index, F *edges, F *reorder, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Graph_create(KF_COMM(comm), *nnodes, index, edges, *reorder, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(graph_create, GRAPH_CREATE)
+void mpi_intercomm_create_(F *local, F *local_leader, F *peer, F *remote_leader, F *tag, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Intercomm_create(KF_COMM(local), *local_leader, KF_COMM(peer), *remote_leader, *tag, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(intercomm_create, INTERCOMM_CREATE)
+void mpi_intercomm_merge_(F *comm, F *high, F *newcomm, F *ierr) {
+  MPI_Comm c;
+  *ierr = MPI_Intercomm_merge(KF_COMM(comm), *high, &c);
+  *newcomm = PMPI_Comm_c2f(c);
+}
+KF_NAMES(intercomm_merge, INTERCOMM_MERGE)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -4662,6 +4831,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 
 /* ko_role is the OTF2 region role of each wrapped call. */
 static OTF2_RegionRole ko_role(int r) {
+  if (r >= R_COMM_DUP && r <= R_INTERCOMM_MERGE) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
   if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
   if (r > R_FILE_PREALLOCATE && r < R_NREGIONS) return OTF2_REGION_ROLE_FILE_IO;

@@ -89,3 +89,90 @@ func TestReadme(t *testing.T) {
 		}
 	}
 }
+
+// readmeBlocks returns the README's fenced blocks, each as its lines.
+func readmeBlocks(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks [][]string
+	var cur []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "```") && in:
+			blocks, cur, in = append(blocks, cur), nil, false
+		case strings.HasPrefix(l, "```"):
+			in = true
+		case in:
+			cur = append(cur, l)
+		}
+	}
+	return blocks
+}
+
+// shown checks that every line the README shows of a command's output
+// (but "..." and the demo's own timing) is a line of what it prints.
+func shown(t *testing.T, what string, lines []string, out string) {
+	t.Helper()
+	got := map[string]bool{}
+	for _, l := range strings.Split(out, "\n") {
+		got[strings.TrimRight(l, " ")] = true
+	}
+	for _, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if l == "" || l == "..." || strings.HasPrefix(l, "demo done in ") {
+			continue
+		}
+		if !got[l] {
+			t.Errorf("README.md shows %s printing\n%s\nwhich it does not print:\n%s", what, l, clip(out))
+		}
+	}
+}
+
+// TestReadmeOutputs: what the README shows the set-up's demo and the
+// tour's commands print is what they print, line for line (the lines it
+// shows of each), so that the README cannot drift from the program.
+func TestReadmeOutputs(t *testing.T) {
+	t.Chdir(t.TempDir())
+	blocks := readmeBlocks(t)
+	demo := -1
+	for i, b := range blocks {
+		if slices.Contains(b, "go run ./cmd/kairos demo     # the whole pipeline on an embedded 64-rank stencil") {
+			demo = i + 1
+		}
+	}
+	if demo < 1 || demo >= len(blocks) || len(blocks[demo]) == 0 || !strings.HasPrefix(blocks[demo][0], "== 1.") {
+		t.Fatalf("README.md has no block of the demo's output after its set-up commands")
+	}
+	code, out, errb := csRun("demo")
+	if code != exitOK {
+		t.Fatalf("demo: exit %d: %s", code, errb)
+	}
+	shown(t, "the demo", blocks[demo], out)
+	commands := 0
+	for _, b := range blocks {
+		if len(b) == 0 || !strings.HasPrefix(b[0], "$ kairos ") {
+			continue
+		}
+		for i := 0; i < len(b); {
+			cmd, _, _ := strings.Cut(strings.TrimPrefix(b[i], "$ kairos "), "#")
+			j := i + 1
+			for j < len(b) && !strings.HasPrefix(b[j], "$ ") {
+				j++
+			}
+			code, out, errb := csRun(strings.Fields(cmd)...)
+			if code != exitOK {
+				t.Errorf("README.md's kairos %s: exit %d: %s", cmd, code, errb)
+			}
+			shown(t, "kairos "+strings.TrimSpace(cmd), b[i+1:j], out)
+			commands++
+			i = j
+		}
+	}
+	if commands < 5 {
+		t.Errorf("README.md's tour has %d commands", commands)
+	}
+}

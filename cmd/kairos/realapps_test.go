@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -28,6 +29,12 @@ type recorded struct {
 	ti, otf2    string
 	what        string
 	subcomms    bool // the run has collectives on sub-communicators
+	// brief: a program of a few milliseconds, whose collectives on
+	// sub-communicators weigh more in a replay than their share of the
+	// measured time says (two alltoallv on halves: 0.4 ms of a 2.8 ms
+	// replay, under 1% of the run on MPICH): its TI trace is compared
+	// with the archive only if it leaves out none.
+	brief bool
 }
 
 // record runs prog with args on np ranks of m under the OTF2 tracer lib,
@@ -105,7 +112,7 @@ func (r *recorded) matchesSimGrid(t *testing.T) {
 // less than 1% of the ranks' time (the tracer's summary says how much).
 // Where it leaves out collectives on sub-communicators, the complete
 // time-independent trace the summary points to (the archive converted,
-// .ktr) must agree with the archive too.
+// .ktr) must agree with the archive too (and it alone, for a brief run).
 func (r *recorded) agree(t *testing.T) {
 	t.Helper()
 	otf2 := r.simulated(t, r.otf2, "--cfg", "smpi/host-speed:1Gf", "--cfg", "smpi/test:0")
@@ -120,7 +127,7 @@ func (r *recorded) agree(t *testing.T) {
 	if m := regexp.MustCompile(`([0-9.]+)% of the ranks' time`).FindStringSubmatch(r.out); m != nil {
 		fmt.Sscan(m[1], &share)
 	}
-	if share < 1 {
+	if share < 1 && !(r.brief && r.subcomms) {
 		compare(r.ti)
 	} else {
 		t.Logf("%s: the TI trace leaves out %.1f%% of the ranks' time (collectives on sub-communicators); its replay: %.6f s",
@@ -179,6 +186,7 @@ type realApp struct {
 	long            bool // only under KAIROS_LONG=1
 	args            []string
 	setup           func(t *testing.T, dir string)
+	check           func(t *testing.T, r *recorded) // what the analyses must say of it, if anything
 }
 
 // copyInput copies an example input into dir, replacing what edit says
@@ -241,7 +249,62 @@ var realApps = []realApp{
 			if err := os.Rename(filepath.Join(dir, "_hpccinf.txt"), filepath.Join(dir, "hpccinf.txt")); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		},
+		check: hpccKernelsApart},
+}
+
+// hpccKernelsApart: HPCC's two RandomAccess kernels, its two longest
+// pattern instances (seconds each, of random exchanges polled with
+// MPI_Testany), are in phases of their own, where the paper's method
+// (phases --paper) makes them and what precedes them one phase of three
+// quarters of the run (issue 39, item 9).
+func hpccKernelsApart(t *testing.T, r *recorded) {
+	type instance struct {
+		Position      int   `json:"position"`
+		Start, Finish int64 // picoseconds
+	}
+	out, _ := kairosOK(t, r.what, "patterns", "--json", r.otf2)
+	var pats struct {
+		Instances []struct {
+			Position int   `json:"position"`
+			Start    int64 `json:"start_ps"`
+			Finish   int64 `json:"finish_ps"`
+		} `json:"instances"`
+	}
+	if err := json.Unmarshal([]byte(out), &pats); err != nil || len(pats.Instances) < 2 {
+		t.Fatalf("%s: patterns --json: %v (%d instances)", r.what, err, len(pats.Instances))
+	}
+	ins := make([]instance, len(pats.Instances))
+	for i, in := range pats.Instances {
+		ins[i] = instance{in.Position, in.Start, in.Finish}
+	}
+	slices.SortFunc(ins, func(a, b instance) int { return cmp.Compare(b.Finish-b.Start, a.Finish-a.Start) })
+	out, _ = kairosOK(t, r.what, "phases", "--json", r.otf2)
+	var ph struct {
+		Phases []struct {
+			Number int `json:"number"`
+			From   int `json:"from"`
+			To     int `json:"to"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal([]byte(out), &ph); err != nil {
+		t.Fatalf("%s: phases --json: %v", r.what, err)
+	}
+	phase := func(pos int) int {
+		for _, p := range ph.Phases {
+			if p.From <= pos && pos <= p.To {
+				return p.Number
+			}
+		}
+		return -1
+	}
+	a, b := phase(ins[0].Position), phase(ins[1].Position)
+	t.Logf("%s: the two longest instances, #%d (%.3f s) and #%d (%.3f s), are in phases %d and %d of %d", r.what,
+		ins[0].Position, float64(ins[0].Finish-ins[0].Start)*1e-12, ins[1].Position, float64(ins[1].Finish-ins[1].Start)*1e-12,
+		a, b, len(ph.Phases))
+	if a < 0 || a == b {
+		t.Errorf("%s: HPCC's two RandomAccess kernels (instances %d and %d) are in one phase:\n%s", r.what, ins[0].Position, ins[1].Position, clip(out))
+	}
 }
 
 // TestRealApplications records the corpus with the tracer (TI and OTF2 in
@@ -264,6 +327,9 @@ func TestRealApplications(t *testing.T) {
 			app.setup(t, dir)
 			r := record(t, m, lib, dir, fmt.Sprintf("%s on %d ranks", app.name, app.np), app.np, prog, app.args...)
 			r.corpus(t)
+			if app.check != nil {
+				app.check(t, r)
+			}
 		})
 	}
 }
@@ -295,6 +361,7 @@ func TestRealCases(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					d := t.TempDir()
 					r := record(t, m, lib, d, name, 4, prog, name)
+					r.brief = true
 					kairosOK(t, r.what, "check", r.ti)
 					kairosOK(t, r.what, "check", r.otf2)
 					if src, _, err := format.Open(r.otf2); err != nil {
@@ -302,9 +369,7 @@ func TestRealCases(t *testing.T) {
 					} else if d := src.Meta().Attrs["otf2.defects"]; d != "" {
 						t.Errorf("%s: the archive's defects: %s", r.what, d)
 					}
-					if m.Name == tracertest.OpenMPI.Name { // the TI traces are alike; SimGrid once is enough
-						r.matchesSimGrid(t)
-					}
+					r.matchesSimGrid(t) // every trace: MPICH's computations and completions are its own
 					r.agree(t)
 					cases[name](t, r)
 				})

@@ -519,10 +519,20 @@ func (m *mapper) rankIn(c modelComm) int {
 }
 
 // callKinds names the kind of an MPI call that has no MPI record inside.
+// The calls that create communicators are collective (a rank waits there
+// for the others) but have no record a replay could use, and SimGrid's
+// replay creates no communicator: their time is MPI time, not
+// computation, as in the TI trace of the same run.
 var callKinds = map[string]trace.Kind{
 	"MPI_Init": trace.Init, "MPI_Init_thread": trace.Init, "MPI_Finalize": trace.Finalize,
 	"MPI_Barrier": trace.Barrier, "MPI_Probe": trace.Deferred, "MPI_Iprobe": trace.Deferred,
 	"MPI_Mprobe": trace.Deferred, "MPI_Improbe": trace.Deferred, "MPI_Cancel": trace.Deferred,
+	"MPI_Comm_dup": trace.Deferred, "MPI_Comm_dup_with_info": trace.Deferred, "MPI_Comm_idup": trace.Deferred,
+	"MPI_Comm_split": trace.Deferred, "MPI_Comm_split_type": trace.Deferred, "MPI_Comm_create": trace.Deferred,
+	"MPI_Comm_create_group": trace.Deferred, "MPI_Cart_create": trace.Deferred, "MPI_Cart_sub": trace.Deferred,
+	"MPI_Graph_create": trace.Deferred, "MPI_Dist_graph_create": trace.Deferred,
+	"MPI_Dist_graph_create_adjacent": trace.Deferred, "MPI_Intercomm_create": trace.Deferred,
+	"MPI_Intercomm_merge": trace.Deferred,
 }
 
 // finish ends the current MPI call at tick t and queues its events.
