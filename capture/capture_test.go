@@ -371,7 +371,7 @@ func tracerOverhead(b *testing.B, src string, args ...string) map[string]float64
 		libs["otf2"] = filepath.Join(dir, "libkairos_trace_otf2.so")
 		run(b, dir, nil, mpicc, "-O2", "-shared", "-fPIC", "-DKAIROS_OTF2", "-o", libs["otf2"], tracer, "-lotf2")
 	}
-	libs["ti+reduce"] = libs["ti"]   // signing every call, reducing at MPI_Finalize (callpath)
+	libs["ti+reduce"] = libs["ti"]   // signing and folding every call, reducing at MPI_Finalize (callpath)
 	libs["ti+acurdion"] = libs["ti"] // the same, the calls folded into loops too
 	total := map[string]float64{}
 	for b.Loop() {
@@ -995,42 +995,96 @@ func TestTracerReduceAcurdion(t *testing.T) {
 	}
 }
 
-// TestTracerReduceLAMMPS reduces a real application in situ
-// (KAIROS_LONG=1): LAMMPS' melt example (50 steps) on 8 ranks, with
-// callpath, and acurdion and acurdion2 at K=4 (its 8 ranks differ: a
-// periodic 2×2×2 grid): the clusters of `kairos reduce` on the full trace
-// of the same run, the reduced trace checked and replayed beside it.
-func TestTracerReduceLAMMPS(t *testing.T) {
-	if !testenv.Long() {
-		t.Skip("LAMMPS reduced in situ: KAIROS_LONG=1")
-	}
-	lmp := testenv.Tool(t, "lmp", "lammps")
+// TestTracerReduceCGLike reduces in situ a program that communicates as
+// NAS CG does (testdata/cglike.c: recursive doubling across the rows of
+// a 4x4 grid, the transpose exchange, an allreduce), whose ranks share
+// one call path and differ by their partners: with every method (callpath
+// in the default pass; reference, acurdion and acurdion2 at K 9 and 4
+// with KAIROS_LONG=1), the clusters are those of `kairos reduce` on the
+// full trace of the same run, and the reduction checks and replays.
+func TestTracerReduceCGLike(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
-	input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
-	if err != nil {
-		t.Fatalf("LAMMPS' melt example: %v", err)
-	}
-	steps := regexp.MustCompile(`(?m)^run\s+\d+`)
-	if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
+	cg := testProgram(t, dir, testenv.Tool(t, "mpicc", "libopenmpi-dev"), "cglike")
+	type run struct {
 		m cluster.Method
 		k int
-	}{{cluster.CallPathParam, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
-		reduced, full := traceReduced(t, dir, lib, "melt-"+string(c.m), string(c.m), c.k, 8, lmp, "-in", "in.melt", "-log", "none", "-screen", "none")
-		sameAsOfflineK(t, full, reduced, c.m, 8, 0, c.k)
+	}
+	runs := []run{{cluster.CallPathParam, 9}}
+	if testenv.Long() {
+		runs = append(runs, run{cluster.Reference, 9}, run{cluster.Acurdion, 9}, run{cluster.Acurdion2, 9}, run{cluster.Acurdion, 4}, run{cluster.Acurdion2, 4})
+	}
+	for _, r := range runs {
+		name := fmt.Sprintf("cg-%s-k%d", r.m, r.k)
+		reduced, full := traceReduced(t, dir, lib, name, string(r.m), r.k, 16, cg, "3", "512")
+		sameAsOfflineK(t, full, reduced, r.m, 16, 0, r.k)
+	}
+}
+
+// TestTracerReduceRealApps reduces real applications in situ
+// (KAIROS_LONG=1), with every method: LAMMPS' melt example (50 steps) on
+// 8 ranks (a periodic 2×2×2 grid, its ranks differ) and HPCC with its
+// shipped example input on 4 ranks (wildcard receives and cancels in
+// RandomAccess: lines rewritten after they were first written); callpath
+// and reference, and acurdion and acurdion2 at K=4. The clusters are those
+// of `kairos reduce` on the full trace of the same run; the reduced trace
+// is checked and replayed beside it.
+func TestTracerReduceRealApps(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("LAMMPS and HPCC reduced in situ: KAIROS_LONG=1")
+	}
+	type app struct {
+		name, prog, pkg string
+		np              int
+		setup           func(dir string)
+		args            []string
+	}
+	apps := []app{
+		{"melt", "lmp", "lammps", 8, func(dir string) {
+			input, err := os.ReadFile("/usr/share/lammps/examples/melt/in.melt")
+			if err != nil {
+				t.Fatalf("LAMMPS' melt example: %v", err)
+			}
+			steps := regexp.MustCompile(`(?m)^run\s+\d+`)
+			if err := os.WriteFile(filepath.Join(dir, "in.melt"), steps.ReplaceAll(input, []byte("run 50")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"-in", "in.melt", "-log", "none", "-screen", "none"}},
+		{"hpcc", "hpcc", "hpcc", 4, func(dir string) {
+			input, err := os.ReadFile("/usr/share/doc/hpcc/examples/_hpccinf.txt")
+			if err != nil {
+				t.Fatalf("HPCC's example input: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "hpccinf.txt"), input, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+	}
+	for _, a := range apps {
+		t.Run(a.name, func(t *testing.T) {
+			prog := testenv.Tool(t, a.prog, a.pkg)
+			dir := t.TempDir()
+			lib, _ := build(t, dir, false)
+			a.setup(dir)
+			for _, c := range []struct {
+				m cluster.Method
+				k int
+			}{{cluster.CallPathParam, 9}, {cluster.Reference, 9}, {cluster.Acurdion, 4}, {cluster.Acurdion2, 4}} {
+				reduced, full := traceReduced(t, dir, lib, a.name+"-"+string(c.m), string(c.m), c.k, a.np, append([]string{prog}, a.args...)...)
+				sameAsOfflineK(t, full, reduced, c.m, a.np, 0, c.k)
+			}
+		})
 	}
 }
 
 // TestTracerReduceResign reduces in situ (callpath) a program whose
 // wildcard receives are matched after their ranks' traces outgrew the
-// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, in the
-// files by then, are rewritten with the source, and the ranks are signed
-// again from their files (kr_resign_file). Signed as first written, the
-// three receivers would be one cluster (no source); as rewritten, each
-// has its own relative source, as `kairos reduce` finds.
+// tracer's 64 KiB buffer (testdata/latewild.c): their irecv lines, held
+// in memory until then (the hold: no line is signed or folded while a
+// pending request may rewrite it), are rewritten with the source. Signed
+// as first written, the three receivers would be one cluster (no source);
+// as rewritten, each has its own relative source, as `kairos reduce`
+// finds, and the representatives' traces have the lines rewritten.
 func TestTracerReduceResign(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, false)
@@ -1078,6 +1132,7 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 	if want > 0 && len(files) != want {
 		t.Errorf("%s: %d traces written, want %d: %v", name, len(files), want, files)
 	}
+	onlyRepsWrote(t, dir, files)
 	src, _, err := format.Open(full)
 	if err != nil {
 		t.Fatal(err)
@@ -1131,6 +1186,167 @@ func sameAsOfflineK(t *testing.T, full, reduced string, m cluster.Method, np, wa
 		t.Errorf("%s: replay of the reduced trace %.6f s, of the full trace %.6f s: more than 5%% apart", name, tr, tf)
 	}
 	t.Logf("%s: %d traces; replay: full %.6f s, reduced %.6f s (%+.2f%%)", name, len(files), tf, tr, 100*(tr-tf)/tf)
+}
+
+// writesRe is reduced.txt's account of the bytes the ranks wrote.
+var writesRe = regexp.MustCompile(`(?m)^# bytes written: (\d+) by the (\d+) representatives, (\d+) by the other ranks, (\d+) of them during the run$`)
+
+// foldedRe is reduced.txt's figure of the ranks' folded traces' memory.
+var foldedRe = regexp.MustCompile(`(?m)^# the ranks' traces folded online \(calls with their parameters\): at most (\d+) bytes a rank$`)
+
+// onlyRepsWrote checks, from the tracer's own count of the bytes each rank
+// wrote (reduced.txt), that no rank wrote a trace during the run and only
+// the representatives wrote at MPI_Finalize: the files of the index, to
+// their last byte.
+func onlyRepsWrote(t *testing.T, dir string, files []string) {
+	t.Helper()
+	red, err := os.ReadFile(filepath.Join(dir, "reduced.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := writesRe.FindStringSubmatch(string(red))
+	if m == nil {
+		t.Fatalf("%s/reduced.txt: no account of the bytes written:\n%s", dir, red)
+	}
+	var size int64
+	for _, f := range files {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if m[1] != strconv.FormatInt(size, 10) || m[2] != strconv.Itoa(len(files)) || m[3] != "0" || m[4] != "0" {
+		t.Errorf("%s: %q; want %d bytes by the %d representatives (the index's files), none by the others, none during the run",
+			dir, m[0], size, len(files))
+	}
+}
+
+// TestTracerReduceWritesAtEnd traces the 4x4 halo exchange reduced in
+// situ (callpath) without KAIROS_TRACE_REDUCE_KEEP: the directory holds
+// the index, reduced.txt and the 9 representatives' traces and nothing
+// else, none written during the run (the tracer's own count of each
+// rank's bytes), and the whole run passes the check. Then the folded
+// traces' memory (the tracer's own figure: nodes, statistics, intern
+// table, hold) at 300 and 3,000 iterations on 4 ranks: at most twice as
+// large (the computations' histograms gain levels as their tails fill; a
+// trace kept whole would be ten times larger). Then a reduction that
+// fails (KAIROS_TRACE_REDUCE_FAIL, the tests' way to it): every rank's
+// trace written from its folded calls, 16 ranks that pass the check, and
+// rank 0 says so. Last, on 2x2 ranks, 600 iterations, a budget of 1 byte,
+// which every rank outgrows at its first write (its first 64 KiB of
+// lines, some 250 iterations): the ranks spill (their folded calls to
+// their files, then their lines as they come), rank 0 says so, and the 4
+// traces kept pass the check and replay within 5% of an unspilled run's.
+func TestTracerReduceWritesAtEnd(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, false)
+	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
+	halo := testProgram(t, dir, mpicc, "halo")
+	trace := func(name string, np int, budget string, args ...string) (string, string) {
+		fail := ""
+		if n := len(args); n > 0 && strings.HasPrefix(args[n-1], "KAIROS_TRACE_REDUCE_FAIL=") {
+			fail, args = strings.TrimPrefix(args[n-1], "KAIROS_TRACE_REDUCE_FAIL="), args[:n-1]
+		}
+		env := []string{"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "KAIROS_TRACE=" + filepath.Join(dir, name),
+			"KAIROS_TRACE_REDUCE=callpath", "KAIROS_TRACE_REDUCE_BUDGET=" + budget, "KAIROS_TRACE_CLOCK=cpu",
+			"KAIROS_TRACE_REDUCE_FAIL=" + fail}
+		out := run(t, dir, env, "mpirun", append([]string{"--oversubscribe", "-np", strconv.Itoa(np), "-x", "LD_PRELOAD=" + lib,
+			"-x", "KAIROS_TRACE", "-x", "KAIROS_TRACE_REDUCE", "-x", "KAIROS_TRACE_REDUCE_BUDGET", "-x", "KAIROS_TRACE_CLOCK",
+			"-x", "KAIROS_TRACE_REDUCE_FAIL", halo}, args...)...)
+		return filepath.Join(dir, name), out
+	}
+	replay := func(d string, np int) float64 {
+		t.Helper()
+		red, _, err := format.Open(filepath.Join(d, "index.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := cluster.FromReduced(red)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.NumRanks() != np {
+			t.Fatalf("%s: %d ranks, want %d", d, whole.NumRanks(), np)
+		}
+		if rep, err := check.Check(whole, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+			t.Fatalf("%s: check of the reduced trace: %v %+v", d, err, rep)
+		}
+		return simulateSource(t, whole, np)
+	}
+	d, _ := trace("halo16", 16, "", "40", "64")
+	entries, err := os.ReadDir(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"index.txt", "rank-0.ti", "rank-1.ti", "rank-12.ti", "rank-13.ti", "rank-15.ti", "rank-3.ti", "rank-4.ti",
+		"rank-5.ti", "rank-7.ti", "reduced.txt"}
+	if !slices.Equal(names, want) {
+		t.Errorf("%s holds %v, want %v", d, names, want)
+	}
+	index, err := os.ReadFile(filepath.Join(d, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlyRepsWrote(t, d, strings.Fields(string(index)))
+	replay(d, 16)
+
+	// the folded trace's memory, constant in the iterations: the tracer's
+	// own figure (nodes, histograms, intern table, hold) at 300 and 3,000
+	// iterations (a trace written as it grows would be ten times larger)
+	var mem []float64
+	for _, it := range []string{"300", "3000"} {
+		d, _ := trace("halo4-"+it, 4, "", it, "8")
+		red, err := os.ReadFile(filepath.Join(d, "reduced.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := foldedRe.FindSubmatch(red)
+		if m == nil {
+			t.Fatalf("%s/reduced.txt: no figure of the folded traces' memory", d)
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		mem = append(mem, v)
+	}
+	if mem[1] > 2*mem[0] {
+		t.Errorf("folded traces: at most %.0f bytes a rank at 300 iterations, %.0f at 3,000: not constant", mem[0], mem[1])
+	}
+	t.Logf("folded traces: at most %.0f bytes a rank at 300 iterations, %.0f at 3,000", mem[0], mem[1])
+
+	// a reduction that fails (KAIROS_TRACE_REDUCE_FAIL, the tests' way to
+	// it): every rank writes its trace from its folded calls, and rank 0 says so
+	d, out := trace("halo16-fallback", 16, "", "20", "32", "KAIROS_TRACE_REDUCE_FAIL=1")
+	if !strings.Contains(out, "the in-situ reduction failed") || !strings.Contains(out, "every rank's trace is written") {
+		t.Errorf("no message of the fallback:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(d, "reduced.txt")); err == nil {
+		t.Errorf("%s: a reduced.txt after the fallback", d)
+	}
+	src, _, err := format.Open(filepath.Join(d, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.NumRanks() != 16 {
+		t.Errorf("%s: %d ranks after the fallback, want 16", d, src.NumRanks())
+	}
+	if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+		t.Errorf("%s: check of the fallback's trace: %v %+v", d, err, rep)
+	}
+
+	folded, _ := trace("halo4", 4, "", "600", "16")
+	spilled, out := trace("halo4-spilled", 4, "1", "600", "16")
+	if !strings.Contains(out, "4 ranks' folded traces outgrew") {
+		t.Errorf("no message of the ranks' spills:\n%s", out)
+	}
+	tf, ts := replay(folded, 4), replay(spilled, 4)
+	t.Logf("replay: folded %.6f s, spilled %.6f s (%+.2f%%)", tf, ts, 100*(ts-tf)/tf)
+	if testenv.Long() && math.Abs(ts-tf) > 0.05*tf {
+		t.Errorf("replay of the spilled run %.6f s, of the folded one %.6f s: more than 5%% apart", ts, tf)
+	}
 }
 
 // TestTracerReduceMPICH reduces the Fortran twin of the test program and

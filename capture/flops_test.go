@@ -31,7 +31,7 @@ func TestTracerFlopsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "flops")
-	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("flops.c"))
+	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("flops.c"), "-lm")
 	type sample struct {
 		ns    uint64
 		speed float64

@@ -255,7 +255,15 @@ func (s *simulation) route(src, dst int) *route {
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
 	}
-	rt := &route{latency: lat, minBw: -1}
+	var bk []int
+	if s.cfg.CrossTraffic {
+		bk, _, _ = s.m.Route(dst, src)
+	}
+	// One array holds the links and the reverse route's: a route is
+	// built once a pair of hosts, thousands of times at start-up at
+	// thousands of ranks.
+	cs := make([]*maxmin.Constraint, len(fwd)+len(bk))
+	rt := &route{latency: lat, minBw: -1, links: cs[:0:len(fwd)], back: cs[len(fwd):len(fwd)], idx: make([]int32, 0, len(fwd)+len(bk))}
 	for _, l := range fwd {
 		ln := &s.m.Links[l]
 		rt.links = append(rt.links, s.links[l])
@@ -273,12 +281,9 @@ func (s *simulation) route(src, dst int) *route {
 	if s.linkBw != nil {
 		rt.lat = s.latencyTerms(src, dst, fwd)
 	}
-	if s.cfg.CrossTraffic {
-		bk, _, _ := s.m.Route(dst, src)
-		for _, l := range bk {
-			rt.back = append(rt.back, s.links[l])
-			rt.idx = append(rt.idx, int32(l))
-		}
+	for _, l := range bk {
+		rt.back = append(rt.back, s.links[l])
+		rt.idx = append(rt.idx, int32(l))
 	}
 	from.put(int32(dst), rt)
 	return rt

@@ -6,6 +6,9 @@ import "iter"
 // indexes them with a Go map.
 const keyMapLinear = 16
 
+// keyMapFirst is the room a keyMap's first key allocates.
+const keyMapFirst = 4
+
 // keyMap maps keys to values (request queues, routes). A rank has few
 // live keys (a stencil's neighbours and tags) and a host few partners,
 // and a linear search over a few contiguous keys costs less than hashing
@@ -76,6 +79,12 @@ func (km *keyMap[K, V]) put(k K, q V) { km.kv[km.add(k)].v = q }
 // add appends k with the zero value and returns its position.
 func (km *keyMap[K, V]) add(k K) int {
 	i := len(km.kv)
+	if km.kv == nil {
+		// Room for a stencil's neighbours at once, rather than
+		// growing from one: the first keys of thousands of ranks are
+		// a start-up cost.
+		km.kv = make([]keyVal[K, V], 0, keyMapFirst)
+	}
 	km.kv = append(km.kv, keyVal[K, V]{k: k})
 	switch {
 	case km.idx != nil:

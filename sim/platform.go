@@ -14,7 +14,8 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("sim: no host to run on")
 	}
-	m := &Machine{RankHost: make([]int, len(hosts))}
+	m := &Machine{RankHost: make([]int, len(hosts)),
+		Hosts: make([]MachineHost, 0, len(p.Hosts)), Links: make([]MachineLink, 0, len(p.Links))}
 	for _, h := range p.Hosts {
 		mh := MachineHost{Name: h.Name, Speed: h.Speed, Cores: h.Cores}
 		for _, prop := range []struct {

@@ -99,6 +99,7 @@
 #include <math.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +111,8 @@
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
 
-static FILE *kt_out; /* the TI trace, NULL if not written */
+static FILE *kt_out; /* the TI trace's file, NULL if not written (or not yet: KAIROS_TRACE_REDUCE's) */
+static int kt_ti;     /* a TI trace is recorded */
 static int kt_active; /* between MPI_Init and MPI_Finalize, with an output */
 static int kt_rank = -1, kt_size;
 static double kt_speed = 1e9, kt_min = 1e-6;
@@ -272,7 +274,7 @@ static void kr_write(const char *s, size_t n);
 static uint64_t kt_written; /* bytes of the TI file written from kt_file */
 
 static void kt_flush(void) {
-  if (kt_len > 0 && kt_out) kr_write(kt_file, kt_len);
+  if (kt_len > 0 && kt_ti) kr_write(kt_file, kt_len);
   kt_written += kt_len;
   kt_len = 0;
 }
@@ -293,7 +295,7 @@ static void kt_room(size_t n) {
 static void kt_put(const char *s, size_t n) {
   if (kt_len + n > kt_cap) kt_flush();
   if (n > kt_cap) {
-    if (kt_out) kr_write(s, n);
+    if (kt_ti) kr_write(s, n);
     kt_written += n;
     return;
   }
@@ -314,14 +316,14 @@ static void kt_digits(long v) {
 }
 
 static void kt_num(long v) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   kt_room(1);
   kt_buf[kt_len++] = ' ';
   kt_digits(v);
 }
 
 static void kt_line(const char *action) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   size_t n = strlen(action);
   kt_digits(kt_rank);
   kt_room(n + 1);
@@ -331,7 +333,7 @@ static void kt_line(const char *action) {
 }
 
 static void kt_eol(void) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   kt_room(1);
   kt_buf[kt_len++] = '\n';
 }
@@ -368,7 +370,7 @@ static uint64_t kt_pos(void) { return kt_written + kt_len; }
 
 /* kt_pad writes n spaces, room for a line to be rewritten longer. */
 static void kt_pad(int n) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   kt_room(n);
   memset(kt_buf + kt_len, ' ', n);
   kt_len += n;
@@ -383,12 +385,13 @@ static int kr_resign;
 
 /* kt_patch overwrites n bytes at offset off of the TI file: in the file's
  * buffer or, where they were written already, in the file (unbuffered). */
+static int kt_repatch(uint64_t off, const char *s, size_t n);
+
 static void kt_patch(uint64_t off, const char *s, size_t n) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   if (off < kt_written) {
     size_t m = off + n <= kt_written ? n : (size_t)(kt_written - off);
-    kr_resign = 1;
-    if (pwrite(fileno(kt_out), s, m, (off_t)off) != (ssize_t)m) kt_unpatched++;
+    if (!kt_repatch(off, s, m)) kt_unpatched++;
     off += m, s += m, n -= m;
   }
   if (n > 0) memcpy(kt_file + (off - kt_written), s, n);
@@ -444,7 +447,7 @@ static void kt_enter(int region) {
   kt_region = region;
   uint64_t ns = kt_cpuclock ? kt_cpu() - kt_cpu_last : kt_t0 - kt_last;
   double gap = (double)ns * 1e-9;
-  if (kt_out && gap >= kt_min && gap > 0) {
+  if (kt_ti && gap >= kt_min && gap > 0) {
     kt_line("compute");
     kt_room(48);
     kt_buf[kt_len++] = ' ';
@@ -465,7 +468,7 @@ static uint64_t kt_began; /* the end of MPI_Init */
 
 /* kt_lose counts the current call as one the TI trace leaves out. */
 static void kt_lose(void) {
-  if (!kt_out || kt_losing) return;
+  if (!kt_ti || kt_losing) return;
   kt_lost_n[kt_region]++;
   kt_losing = 1;
 }
@@ -617,7 +620,7 @@ enum { KT_ROOM = 14 };
 /* kt_line_of records that the line written from offset at to here is one
  * of request r's. */
 static void kt_line_of(struct kt_req *r, uint64_t at) {
-  if (!kt_out) return;
+  if (!kt_ti) return;
   if (r->nlines == r->caplines) {
     r->caplines = r->caplines ? 2 * r->caplines : 2;
     r->lines = realloc(r->lines, r->caplines * sizeof *r->lines);
@@ -799,9 +802,10 @@ static void kt_formats(int *ti, int *otf2) {
  * 2r+1 and 2r+2) on a duplicate of MPI_COMM_WORLD, rank 0 clusters them as
  * `kairos reduce --method callpath` does and broadcasts the writers, and
  * only one trace per cluster (per distinct reference signature within it,
- * so that every member replays its own calls) is kept. Ranks write into
- * DIR.partial during the run; the directory is renamed into place only
- * once complete. */
+ * so that every member replays its own calls) is kept: each rank keeps its
+ * trace folded in memory (kp_*, below) and only the representatives write
+ * theirs, into DIR.partial at MPI_Finalize; the directory is renamed into
+ * place only once complete. */
 
 enum { KR_OFF, KR_CALLPATH, KR_REFERENCE, KR_ACURDION, KR_ACURDION2 };
 static int kr_method; /* KAIROS_TRACE_REDUCE's */
@@ -855,13 +859,51 @@ static void kr_hash_num(uint64_t h[2], long v) {
  * signature matches (the differential test holds them to it). */
 #define KC_WINDOW 64
 
+/* With KAIROS_TRACE_REDUCE, a second folder keeps the rank's trace itself
+ * (kp_*, below): its items are whole TI lines (the call with its
+ * parameters, end-points as the rank's own: equal lines of one rank are
+ * equal relatively too), each with the statistics of the computation after
+ * it, and its loops keep every instance's iteration count (as runs of equal
+ * counts), so that it expands back into the rank's calls in order. */
+struct kc_bin {
+  int32_t level;  /* (1+KC_EPS)^level <= v < (1+KC_EPS)^(level+1); INT32_MIN: 0 */
+  int64_t n;
+  double sum;
+};
+struct kc_stat {
+  int64_t n;             /* instances */
+  double sum, min, max;  /* the flops computed after the call, before the next */
+  struct kc_bin *bins;   /* their histogram, by level (a single instance's: none) */
+  int nbins, capbins;
+  struct kc_bin *seq;    /* their levels in order, as runs, while at most KC_RUNS */
+  int nseq, capseq, unordered;
+};
+#define KC_RUNS 32
+#define KC_EPS 0.02
+struct kc_run {
+  int64_t v, reps; /* reps instances of v iterations */
+};
+
 struct kc_node {
   int32_t id;             /* the call's action, or the loop's body's ids (interned) */
   int nbody;              /* a loop: its body's length (0: a call) */
   struct kc_node **body;  /* a loop's body */
   int64_t cur;            /* the iterations of a top-level loop's open instance */
   int64_t n, sum, last;   /* the closed instances' iteration counts */
+  struct kc_stat comp;    /* a call's computations (the trace's folder) */
+  struct kc_run *runs;    /* a loop's closed instances' counts, in order (the trace's folder) */
+  int nruns, capruns;
+  int64_t at, left;       /* the expansion's cursor in runs */
+  int64_t k, step, off;   /* the expansion's instances of a call, and their order (kp_comp) */
 };
+
+#define KC_GROW(p, n, cap)                                  \
+  do {                                                      \
+    if ((n) == (cap)) {                                     \
+      (cap) = 2 * (cap) + 16;                               \
+      if (!((p) = realloc((p), (cap) * sizeof *(p)))) abort(); \
+    }                                                       \
+  } while (0)
 
 /* The identities of calls and loops: byte strings numbered as met. */
 struct kc_ient {
@@ -870,7 +912,7 @@ struct kc_ient {
   int32_t id;
 };
 static struct kc_ient *kc_tab;
-static size_t kc_tcap, kc_tused;
+static size_t kc_tcap, kc_tused, kc_tbytes;
 static int32_t kc_next;
 
 static size_t kc_hashkey(const char *k, size_t n) {
@@ -878,6 +920,10 @@ static size_t kc_hashkey(const char *k, size_t n) {
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)k[i]) * 0x100000001b3u;
   return (size_t)(h ^ h >> 29);
 }
+
+/* kc_keys[id] is id's key (ids are numbered from 0 as met). */
+static struct kc_ient *kc_keys;
+static int32_t kc_ckeys;
 
 static int32_t kc_intern(const char *key, size_t len) {
   if (2 * (kc_tused + 1) > kc_tcap) {
@@ -899,55 +945,170 @@ static int32_t kc_intern(const char *key, size_t len) {
   if (!(kc_tab[j].key = malloc(len ? len : 1))) abort();
   memcpy(kc_tab[j].key, key, len);
   kc_tab[j].len = len, kc_tab[j].id = kc_next++;
-  kc_tused++;
+  kc_tused++, kc_tbytes += len;
+  KC_GROW(kc_keys, kc_tab[j].id, kc_ckeys);
+  kc_keys[kc_tab[j].id] = kc_tab[j];
   return kc_tab[j].id;
 }
 
-/* The compressor's state: the sequence, and the calls held by prediction
- * (the body's calls they repeat, the walk of the body, the inner loops'
- * instances it completed). */
-static struct kc_node **kc_seq;
-static int kc_n, kc_cap;
+/* A folder's state: the sequence, and the calls held by prediction (the
+ * body's calls they repeat and their computations, the walk of the body,
+ * the inner loops' instances it completed). */
 struct kc_frame {
   struct kc_node *loop;
   int pos;
   int64_t iter, want;
 };
-static struct kc_frame *kc_path;
-static int kc_npath, kc_cpath;
-static struct kc_node **kc_targets;
-static int kc_ntargets, kc_ctargets;
 struct kc_done {
   struct kc_node *loop;
   int64_t count;
 };
-static struct kc_done *kc_dones;
-static int kc_ndone, kc_cdone;
-static size_t kc_bytes, kc_peak; /* the bytes of the nodes alive and their most, for the memory figure */
+struct kc {
+  int trace; /* the trace's folder: statistics and counts kept */
+  struct kc_node **seq;
+  int n, cap;
+  struct kc_frame *path;
+  int npath, cpath;
+  struct kc_node **targets;
+  struct kc_stat *tstats;
+  int ntargets, ctargets, cstats;
+  struct kc_done *dones;
+  int ndone, cdone;
+  int32_t *ids;
+  int cids;
+  size_t bytes, peak; /* the bytes of the nodes alive and their most, for the memory figure */
+};
+static struct kc kc_sig;            /* the loop signature's: calls by action */
+static struct kc kc_trc = {.trace = 1}; /* the trace's: calls by line */
 
-#define KC_GROW(p, n, cap)                                  \
-  do {                                                      \
-    if ((n) == (cap)) {                                     \
-      (cap) = 2 * (cap) + 16;                               \
-      if (!((p) = realloc((p), (cap) * sizeof *(p)))) abort(); \
-    }                                                       \
-  } while (0)
+static void kc_mem(struct kc *c, ptrdiff_t d) {
+  c->bytes += (size_t)d;
+  if (c->bytes > c->peak) c->peak = c->bytes;
+}
 
-static struct kc_node *kc_new(int32_t id) {
+static void kc_stat_add(struct kc *c, struct kc_stat *a, const struct kc_stat *b);
+
+static struct kc_node *kc_new(struct kc *c, int32_t id, const struct kc_stat *st) {
   struct kc_node *n = calloc(1, sizeof *n);
   if (!n) abort();
   n->id = id;
-  if ((kc_bytes += sizeof *n) > kc_peak) kc_peak = kc_bytes;
+  if (st) kc_stat_add(c, &n->comp, st);
+  kc_mem(c, sizeof *n);
   return n;
 }
 
-static void kc_free(struct kc_node *n) {
-  for (int i = 0; i < n->nbody; i++) kc_free(n->body[i]);
-  kc_bytes -= sizeof *n + (size_t)n->nbody * sizeof *n->body;
-  free(n->body), free(n);
+static void kc_free(struct kc *c, struct kc_node *n) {
+  for (int i = 0; i < n->nbody; i++) kc_free(c, n->body[i]);
+  kc_mem(c, -(ptrdiff_t)(sizeof *n + (size_t)n->nbody * sizeof *n->body + (size_t)n->capruns * sizeof *n->runs +
+                         (size_t)(n->comp.capbins + n->comp.capseq) * sizeof *n->comp.bins));
+  free(n->body), free(n->runs), free(n->comp.bins), free(n->comp.seq), free(n);
 }
 
-static void kc_count(struct kc_node *n, int64_t v) { n->n++, n->sum += v, n->last = v; }
+/* kc_series appends reps instances of v iterations to loop n's counts. */
+static void kc_series(struct kc *c, struct kc_node *n, int64_t v, int64_t reps) {
+  if (!c->trace || reps == 0) return;
+  if (n->nruns > 0 && n->runs[n->nruns - 1].v == v) {
+    n->runs[n->nruns - 1].reps += reps;
+    return;
+  }
+  if (n->nruns == n->capruns) {
+    int cap = 2 * n->capruns + 1;
+    if (!(n->runs = realloc(n->runs, cap * sizeof *n->runs))) abort();
+    kc_mem(c, (ptrdiff_t)(cap - n->capruns) * (ptrdiff_t)sizeof *n->runs);
+    n->capruns = cap;
+  }
+  n->runs[n->nruns++] = (struct kc_run){v, reps};
+}
+
+static void kc_count(struct kc *c, struct kc_node *n, int64_t v) {
+  n->n++, n->sum += v, n->last = v;
+  kc_series(c, n, v, 1);
+}
+
+/* kc_level is v's level in the histograms: values of one level are within
+ * KC_EPS of each other, relatively. */
+static int32_t kc_level(double v) {
+  if (!(v > 0)) return INT32_MIN;
+  double l = floor(log(v) / log1p(KC_EPS));
+  return l < -1e9 ? -1000000000 : l > 1e9 ? 1000000000 : (int32_t)l;
+}
+
+/* kc_bin adds n instances of sum sum at level to a's histogram, which
+ * stays sorted by level. */
+static void kc_bin(struct kc *c, struct kc_stat *a, int32_t level, int64_t n, double sum) {
+  int i = a->nbins;
+  while (i > 0 && a->bins[i - 1].level > level) i--;
+  if (i > 0 && a->bins[i - 1].level == level) {
+    a->bins[i - 1].n += n, a->bins[i - 1].sum += sum;
+    return;
+  }
+  if (a->nbins == a->capbins) {
+    int cap = 2 * a->capbins + 2;
+    if (!(a->bins = realloc(a->bins, cap * sizeof *a->bins))) abort();
+    kc_mem(c, (ptrdiff_t)(cap - a->capbins) * (ptrdiff_t)sizeof *a->bins);
+    a->capbins = cap;
+  }
+  memmove(a->bins + i + 1, a->bins + i, (a->nbins - i) * sizeof *a->bins);
+  a->bins[i] = (struct kc_bin){level, n, sum};
+  a->nbins++;
+}
+
+/* kc_stat_add adds the instances of b to a: ScalaTrace's statistics of the
+ * computations between calls, here their histogram, KC_EPS wide, which keeps
+ * their sum exact, each instance within KC_EPS and the spread of the
+ * instances (whose largest the replay's critical path follows). */
+/* kc_unorder lets a's order go: its histogram stands for it. */
+static void kc_unorder(struct kc *c, struct kc_stat *a) {
+  kc_mem(c, -(ptrdiff_t)((size_t)a->capseq * sizeof *a->seq));
+  free(a->seq);
+  a->seq = NULL, a->nseq = a->capseq = 0, a->unordered = 1;
+}
+
+/* kc_seq appends n instances of sum sum at level to a's runs of levels in
+ * order; past KC_RUNS runs, the order is let go. */
+static void kc_seq(struct kc *c, struct kc_stat *a, int32_t level, int64_t n, double sum) {
+  if (a->unordered) return;
+  if (a->nseq > 0 && a->seq[a->nseq - 1].level == level) {
+    a->seq[a->nseq - 1].n += n, a->seq[a->nseq - 1].sum += sum;
+    return;
+  }
+  if (a->nseq == KC_RUNS) {
+    kc_unorder(c, a);
+    return;
+  }
+  if (a->nseq == a->capseq) {
+    int cap = a->capseq ? 2 * a->capseq : 2;
+    if (!(a->seq = realloc(a->seq, cap * sizeof *a->seq))) abort();
+    kc_mem(c, (ptrdiff_t)(cap - a->capseq) * (ptrdiff_t)sizeof *a->seq);
+    a->capseq = cap;
+  }
+  a->seq[a->nseq++] = (struct kc_bin){level, n, sum};
+}
+
+static void kc_stat_add(struct kc *c, struct kc_stat *a, const struct kc_stat *b) {
+  if (b->n == 0 || !c->trace) return;
+  if (a->n == 0 && b->nbins == 0) { /* a call's first instance: no histogram yet */
+    a->n = b->n, a->sum = b->sum, a->min = b->min, a->max = b->max;
+    return;
+  }
+  if (a->n > 0 && a->nbins == 0) { /* its second: the first into the histogram and the runs */
+    int32_t l = kc_level(a->sum);
+    kc_bin(c, a, l, a->n, a->sum);
+    kc_seq(c, a, l, a->n, a->sum);
+  }
+  if (a->n == 0 || b->min < a->min) a->min = b->min;
+  if (a->n == 0 || b->max > a->max) a->max = b->max;
+  a->n += b->n, a->sum += b->sum;
+  if (b->nbins == 0) { /* one instance */
+    int32_t l = kc_level(b->sum);
+    kc_bin(c, a, l, b->n, b->sum);
+    kc_seq(c, a, l, b->n, b->sum);
+    return;
+  }
+  for (int i = 0; i < b->nbins; i++) kc_bin(c, a, b->bins[i].level, b->bins[i].n, b->bins[i].sum);
+  if (b->unordered && !a->unordered) kc_unorder(c, a);
+  for (int i = 0; i < b->nseq; i++) kc_seq(c, a, b->seq[i].level, b->seq[i].n, b->seq[i].sum);
+}
 
 static int kc_same(struct kc_node **a, struct kc_node **b, int l) {
   for (int i = 0; i < l; i++)
@@ -964,103 +1125,115 @@ static int kc_closable(const struct kc_node *b, const struct kc_node *t) {
 
 /* kc_tobody makes a top-level item a loop body's: a loop's open instance
  * closes. */
-static void kc_tobody(struct kc_node *n) {
-  if (n->nbody) kc_count(n, n->cur), n->cur = 0;
+static void kc_tobody(struct kc *c, struct kc_node *n) {
+  if (n->nbody) kc_count(c, n, n->cur), n->cur = 0;
 }
 
 /* kc_merge adds the instances of src, an item of the same identity, to
  * dst, an item of a loop body. */
-static void kc_merge(struct kc_node *dst, const struct kc_node *src) {
-  if (!dst->nbody) return;
+static void kc_merge(struct kc *c, struct kc_node *dst, const struct kc_node *src) {
+  if (!dst->nbody) {
+    kc_stat_add(c, &dst->comp, &src->comp);
+    return;
+  }
   if (src->cur > 0)
-    kc_count(dst, src->cur);
-  else if (src->n > 0)
+    kc_count(c, dst, src->cur);
+  else if (src->n > 0) {
     dst->n += src->n, dst->sum += src->sum, dst->last = src->last;
-  for (int i = 0; i < dst->nbody; i++) kc_merge(dst->body[i], src->body[i]);
+    for (int i = 0; i < src->nruns; i++) kc_series(c, dst, src->runs[i].v, src->runs[i].reps);
+  }
+  for (int i = 0; i < dst->nbody; i++) kc_merge(c, dst->body[i], src->body[i]);
 }
 
 /* kc_fold folds the end of the sequence once and reports whether it did. */
-static int kc_fold(void) {
-  struct kc_node **s = kc_seq;
-  for (int l = 1; l <= KC_WINDOW && l < kc_n; l++) {
-    struct kc_node **tail = s + kc_n - l, *prev = s[kc_n - l - 1];
+static int kc_fold(struct kc *c) {
+  struct kc_node **s = c->seq;
+  for (int l = 1; l <= KC_WINDOW && l < c->n; l++) {
+    struct kc_node **tail = s + c->n - l, *prev = s[c->n - l - 1];
     if (prev->nbody == l && kc_same(prev->body, tail, l) && kc_closable(prev->body[l - 1], tail[l - 1])) {
       prev->cur++;
-      for (int i = 0; i < l; i++) kc_merge(prev->body[i], tail[i]), kc_free(tail[i]);
-      kc_n -= l;
+      for (int i = 0; i < l; i++) kc_merge(c, prev->body[i], tail[i]), kc_free(c, tail[i]);
+      c->n -= l;
       return 1;
     }
-    if (2 * l > kc_n) continue;
-    struct kc_node **first = s + kc_n - 2 * l;
+    if (2 * l > c->n) continue;
+    struct kc_node **first = s + c->n - 2 * l;
     if (!kc_same(first, tail, l) || !kc_closable(first[l - 1], tail[l - 1])) continue;
-    struct kc_node *loop = kc_new(0);
+    struct kc_node *loop = kc_new(c, 0, NULL);
     if (!(loop->body = malloc(l * sizeof *loop->body))) abort();
-    if ((kc_bytes += l * sizeof *loop->body) > kc_peak) kc_peak = kc_bytes;
+    kc_mem(c, l * (ptrdiff_t)sizeof *loop->body);
     char *key = malloc(1 + 4 * (size_t)l);
     if (!key) abort();
     key[0] = 1;
     for (int i = 0; i < l; i++) {
       loop->body[i] = first[i];
-      kc_tobody(first[i]);
+      kc_tobody(c, first[i]);
       memcpy(key + 1 + 4 * i, &first[i]->id, 4);
     }
-    for (int i = 0; i < l; i++) kc_merge(loop->body[i], tail[i]), kc_free(tail[i]);
+    for (int i = 0; i < l; i++) kc_merge(c, loop->body[i], tail[i]), kc_free(c, tail[i]);
     loop->id = kc_intern(key, 1 + 4 * (size_t)l);
     free(key);
     loop->nbody = l, loop->cur = 2;
-    kc_n -= 2 * l;
-    kc_seq[kc_n++] = loop;
+    c->n -= 2 * l;
+    c->seq[c->n++] = loop;
     return 1;
   }
   return 0;
 }
 
-static void kc_append(struct kc_node *n) {
-  KC_GROW(kc_seq, kc_n, kc_cap);
-  kc_seq[kc_n++] = n;
-  while (kc_fold()) {
+static void kc_append(struct kc *c, struct kc_node *n) {
+  KC_GROW(c->seq, c->n, c->cap);
+  c->seq[c->n++] = n;
+  while (kc_fold(c)) {
   }
 }
 
 /* kc_predict takes a call that repeats the next call of the body of the
  * loop ending the sequence (walking inner loops, each expected to repeat
- * as often as its last instance did); it reports whether it took it. */
-static int kc_predict(int32_t id) {
-  if (kc_n == 0 || !kc_seq[kc_n - 1]->nbody) return 0;
-  if (kc_npath == 0) {
-    KC_GROW(kc_path, kc_npath, kc_cpath);
-    kc_path[kc_npath++] = (struct kc_frame){kc_seq[kc_n - 1], 0, 0, 0};
+ * as often as its last instance did), with its computation st; it
+ * reports whether it took it. */
+static int kc_predict(struct kc *c, int32_t id, const struct kc_stat *st) {
+  if (c->n == 0 || !c->seq[c->n - 1]->nbody) return 0;
+  if (c->npath == 0) {
+    KC_GROW(c->path, c->npath, c->cpath);
+    c->path[c->npath++] = (struct kc_frame){c->seq[c->n - 1], 0, 0, 0};
   }
   struct kc_node *call = NULL;
   while (!call) {
-    struct kc_frame *f = &kc_path[kc_npath - 1];
+    struct kc_frame *f = &c->path[c->npath - 1];
     if (f->pos == f->loop->nbody) f->iter++, f->pos = 0; /* an inner loop's next iteration */
     struct kc_node *item = f->loop->body[f->pos];
     if (item->nbody) {
-      KC_GROW(kc_path, kc_npath, kc_cpath);
-      kc_path[kc_npath++] = (struct kc_frame){item, 0, 0, item->last};
+      KC_GROW(c->path, c->npath, c->cpath);
+      c->path[c->npath++] = (struct kc_frame){item, 0, 0, item->last};
       continue;
     }
     if (item->id != id) return 0;
     call = item;
     f->pos++;
   }
-  KC_GROW(kc_targets, kc_ntargets, kc_ctargets);
-  kc_targets[kc_ntargets++] = call;
-  for (;;) {
-    struct kc_frame *f = &kc_path[kc_npath - 1];
-    if (f->pos < f->loop->nbody) return 1;
-    if (kc_npath == 1) break;
-    if (f->iter + 1 < f->want) return 1;
-    KC_GROW(kc_dones, kc_ndone, kc_cdone);
-    kc_dones[kc_ndone++] = (struct kc_done){f->loop, f->iter + 1};
-    kc_npath--;
-    kc_path[kc_npath - 1].pos++;
+  if (c->ntargets == c->cstats) {
+    c->cstats = 2 * c->cstats + 16;
+    if (!(c->tstats = realloc(c->tstats, c->cstats * sizeof *c->tstats))) abort();
   }
-  kc_path[0].loop->cur++; /* the iteration is complete */
-  for (int i = 0; i < kc_ndone; i++) kc_count(kc_dones[i].loop, kc_dones[i].count);
-  kc_ntargets = kc_npath = kc_ndone = 0;
-  while (kc_fold()) {
+  c->tstats[c->ntargets] = st ? *st : (struct kc_stat){0};
+  KC_GROW(c->targets, c->ntargets, c->ctargets);
+  c->targets[c->ntargets++] = call;
+  for (;;) {
+    struct kc_frame *f = &c->path[c->npath - 1];
+    if (f->pos < f->loop->nbody) return 1;
+    if (c->npath == 1) break;
+    if (f->iter + 1 < f->want) return 1;
+    KC_GROW(c->dones, c->ndone, c->cdone);
+    c->dones[c->ndone++] = (struct kc_done){f->loop, f->iter + 1};
+    c->npath--;
+    c->path[c->npath - 1].pos++;
+  }
+  c->path[0].loop->cur++; /* the iteration is complete */
+  for (int i = 0; i < c->ndone; i++) kc_count(c, c->dones[i].loop, c->dones[i].count);
+  for (int i = 0; i < c->ntargets; i++) kc_stat_add(c, &c->targets[i]->comp, &c->tstats[i]);
+  c->ntargets = c->npath = c->ndone = 0;
+  while (kc_fold(c)) {
   }
   return 1;
 }
@@ -1068,38 +1241,41 @@ static int kc_predict(int32_t id) {
 /* kc_flush makes the calls held by prediction items of the sequence.
  * Their identities are read first: appending may fold the loop whose
  * body they repeat into another, and free it. */
-static int32_t *kc_ids;
-static int kc_cids;
-
-static void kc_flush(void) {
-  if (kc_npath == 0) return;
-  int n = kc_ntargets;
-  kc_ntargets = kc_npath = kc_ndone = 0;
-  if (n > kc_cids) {
-    kc_cids = n;
-    if (!(kc_ids = realloc(kc_ids, n * sizeof *kc_ids))) abort();
+static void kc_flush(struct kc *c) {
+  if (c->npath == 0) return;
+  int n = c->ntargets;
+  c->ntargets = c->npath = c->ndone = 0;
+  if (n > c->cids) {
+    c->cids = n;
+    if (!(c->ids = realloc(c->ids, n * sizeof *c->ids))) abort();
   }
-  for (int i = 0; i < n; i++) kc_ids[i] = kc_targets[i]->id;
-  for (int i = 0; i < n; i++) kc_append(kc_new(kc_ids[i]));
+  for (int i = 0; i < n; i++) c->ids[i] = c->targets[i]->id;
+  for (int i = 0; i < n; i++) kc_append(c, kc_new(c, c->ids[i], &c->tstats[i]));
 }
 
-/* kc_push appends a call, by its TI action. */
+/* kc_add appends a call of identity key, with its computation st. */
+static void kc_add(struct kc *c, const char *key, size_t len, const struct kc_stat *st) {
+  int32_t id = kc_intern(key, len);
+  if (kc_predict(c, id, st)) return;
+  kc_flush(c);
+  kc_append(c, kc_new(c, id, st));
+}
+
+/* kc_push appends a call to the loop signature's folder, by its TI
+ * action. */
 static void kc_push(const char *action, size_t len) {
   char key[64];
   if (len > sizeof key - 1) len = sizeof key - 1;
   key[0] = 'c';
   memcpy(key + 1, action, len);
-  int32_t id = kc_intern(key, len + 1);
-  if (kc_predict(id)) return;
-  kc_flush();
-  kc_append(kc_new(id));
+  kc_add(&kc_sig, key, len + 1, NULL);
 }
 
 /* kc_finish closes the sequence, as if it were the body of a loop of one
  * iteration. */
-static void kc_finish(void) {
-  kc_flush();
-  for (int i = 0; i < kc_n; i++) kc_tobody(kc_seq[i]);
+static void kc_finish(struct kc *c) {
+  kc_flush(c);
+  for (int i = 0; i < c->n; i++) kc_tobody(c, c->seq[i]);
 }
 
 /* kc_height adds the loops of items to ACURDION's loop signature's sums
@@ -1122,7 +1298,7 @@ static int kc_height(struct kc_node **items, int n, double sum[4], double num[4]
 static uint64_t kc_loop(void) {
   double sum[4] = {0}, num[4] = {0};
   uint64_t sig = 0;
-  kc_height(kc_seq, kc_n, sum, num);
+  kc_height(kc_sig.seq, kc_sig.n, sum, num);
   for (int k = 0; k < 4; k++)
     if (num[k] > 0) {
       double v = sum[k] / num[k];
@@ -1132,9 +1308,16 @@ static uint64_t kc_loop(void) {
 }
 
 /* kc_reset empties the sequence (the rank's file is signed again). */
-static void kc_reset(void) {
-  for (int i = 0; i < kc_n; i++) kc_free(kc_seq[i]);
-  kc_n = kc_ntargets = kc_npath = kc_ndone = 0;
+static void kc_reset(struct kc *c) {
+  for (int i = 0; i < c->n; i++) kc_free(c, c->seq[i]);
+  c->n = c->ntargets = c->npath = c->ndone = 0;
+}
+
+/* kc_size is the folder's memory: its nodes at their most, its sequence
+ * and the intern table (shared by both folders) with its keys. */
+static double kc_size(const struct kc *c) {
+  return (double)(c->peak + (size_t)c->cap * sizeof *c->seq + kc_tcap * sizeof *kc_tab + kc_tbytes +
+                  (size_t)kc_ckeys * sizeof *kc_keys);
 }
 
 /* ACURDION's averaged signatures that the clustering of equal
@@ -1271,10 +1454,290 @@ static void kr_feed(const char *s, size_t n) {
   }
 }
 
-/* kr_write writes n bytes to the rank's TI file, signing them. */
+/* With KAIROS_TRACE_REDUCE, no rank writes its trace during the run: its
+ * lines are folded into kc_trc (kp_fold) and only the representatives
+ * expand theirs into files at MPI_Finalize (kp_expand). A line leaves the
+ * file's buffer for the hold (kp_hold) first, where it stays while it may
+ * still be rewritten (kt_patch: the lines of a pending request, a wildcard
+ * receive's source and tag, a cancelled request's blanking); it is then
+ * signed and folded. A rank whose folded trace and hold outgrow the budget
+ * (KAIROS_TRACE_REDUCE_BUDGET bytes, 64 MiB by default: an irregular
+ * program, whose lines rarely repeat) spills: it writes what it folded to
+ * its file and its lines from then on, as without the reduction, and rank
+ * 0 says so. With KAIROS_TRACE_REDUCE_KEEP, every rank also writes its
+ * lines as recorded, to compare with. */
+static char *kp_hold;
+static size_t kp_hlen, kp_hcap;
+static uint64_t kp_base;             /* the offset in the rank's trace of kp_hold[0] */
+static size_t kp_budget = 64u << 20; /* KAIROS_TRACE_REDUCE_BUDGET */
+static int kp_keep;                  /* KAIROS_TRACE_REDUCE_KEEP: kt_out is the rank's trace as recorded */
+static int kp_spilled;               /* the rank's trace is written to kt_out */
+static int64_t kp_delta;             /* spilled: the file's offset minus the trace's, for kt_patch */
+static uint64_t kp_run, kp_end;      /* bytes this rank wrote to the reduction's files during the run, at the end */
+static uint64_t kp_kept;             /* bytes of the rank's trace as recorded (KAIROS_TRACE_REDUCE_KEEP) */
+static char *kp_pend;                /* the last call's line (without the rank), its computation after it */
+static size_t kp_plen, kp_pcap;
+static int kp_haspend;
+static double kp_acc;
+
+/* kp_push folds the pending call with its computation. */
+static void kp_push(void) {
+  if (!kp_haspend) return;
+  struct kc_stat st = {.n = 1, .sum = kp_acc, .min = kp_acc, .max = kp_acc};
+  kc_add(&kc_trc, kp_pend, kp_plen, &st);
+  kp_haspend = 0, kp_acc = 0;
+}
+
+/* kp_fold folds one line (without its newline) into the trace's folder:
+ * a computation adds to the pending call's, a call pushes it and becomes
+ * the pending one. Blank lines (a cancelled request's) are no action. */
+static void kp_fold(const char *s, size_t n) {
+  size_t i = 0;
+  while (i < n && s[i] != ' ') i++; /* the rank */
+  while (i < n && s[i] == ' ') i++;
+  if (i >= n) return;
+  if (n - i > 8 && memcmp(s + i, "compute ", 8) == 0) {
+    kp_acc += strtod(s + i + 8, NULL);
+    return;
+  }
+  kp_push();
+  if (n - i + 1 > kp_pcap) {
+    kp_pcap = 2 * (n - i + 1);
+    if (!(kp_pend = realloc(kp_pend, kp_pcap))) abort();
+  }
+  kp_pend[0] = 'l';
+  memcpy(kp_pend + 1, s + i, n - i);
+  kp_plen = n - i + 1, kp_haspend = 1;
+}
+
+/* kp_put writes n bytes of the rank's trace to kt_out, counting them. */
+static void kp_put(const char *s, size_t n) {
+  if (!kt_out) return;
+  if (fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+  if (kp_keep)
+    kp_kept += n;
+  else
+    kp_run += n;
+}
+
+/* kp_next returns the iteration count of loop n's next instance. */
+static int64_t kp_next(struct kc_node *n) {
+  while (n->at < n->nruns && n->left == n->runs[n->at].reps) n->at++, n->left = 0;
+  if (n->at == n->nruns) return 0;
+  n->left++;
+  return n->runs[n->at].v;
+}
+
+static int64_t kp_gcd(int64_t a, int64_t b) { return b ? kp_gcd(b, a % b) : a; }
+
+/* kp_rewind readies n's expansion. A call whose computations' levels were
+ * let go of their order (past KC_RUNS runs) takes its histogram's values
+ * in an order of its own (a step coprime with their number, from an
+ * offset of the rank's), so that a rank's rare long computations fall
+ * where another's do not, as the halo exchange's noise does in the run
+ * (the same order on every rank replayed it 6.7% short). */
+static void kp_rewind(struct kc_node *n) {
+  n->at = n->left = n->k = 0;
+  int64_t m = n->comp.n;
+  if (m > 1) {
+    n->step = (int64_t)((double)m * 0.6180339887498949) | 1;
+    while (kp_gcd(n->step, m) != 1) n->step++;
+    n->off = (int64_t)(((uint64_t)kt_rank * 0x9e3779b97f4a7c15u + (uint64_t)n->id) % (uint64_t)m);
+  }
+  for (int i = 0; i < n->nbody; i++) kp_rewind(n->body[i]);
+}
+
+/* kp_comp returns the computation after call n's next instance: the mean
+ * of its level, from the runs in order, or from the histogram at its place
+ * in kp_rewind's order. */
+static double kp_comp(struct kc_node *n) {
+  const struct kc_stat *st = &n->comp;
+  if (st->n == 0) return 0;
+  if (st->nbins == 0 || st->n == 1) return st->sum / (double)st->n;
+  if (!st->unordered) { /* in order: the level's run at instance k */
+    int64_t p = n->k++;
+    for (int i = 0; i < st->nseq; i++) {
+      if (p < st->seq[i].n) return st->seq[i].sum / (double)st->seq[i].n;
+      p -= st->seq[i].n;
+    }
+    return 0;
+  }
+  int64_t p = (int64_t)(((__int128)n->k * n->step + n->off) % st->n);
+  n->k++;
+  for (int i = 0; i < st->nbins; i++) {
+    if (p < st->bins[i].n) return st->bins[i].sum / (double)st->bins[i].n;
+    p -= st->bins[i].n;
+  }
+  return 0;
+}
+
+/* kp_item writes item n's lines to f: a call and the computation after
+ * it (kp_comp), a loop's body as often as each instance iterates. */
+static void kp_item(FILE *f, struct kc_node *n) {
+  if (!n->nbody) {
+    const struct kc_ient *k = &kc_keys[n->id];
+    fprintf(f, "%d %.*s\n", kt_rank, (int)k->len - 1, k->key + 1);
+    double v = kp_comp(n); /* within KC_EPS: 6 digits are plenty, the sum within 10^-5 */
+    if (v >= 1e6)
+      fprintf(f, "%d compute %.0f\n", kt_rank, v);
+    else if (v > 0)
+      fprintf(f, "%d compute %.6g\n", kt_rank, v);
+    return;
+  }
+  for (int64_t c = kp_next(n); c > 0; c--)
+    for (int i = 0; i < n->nbody; i++) kp_item(f, n->body[i]);
+}
+
+/* kp_expand writes the rank's folded trace to f and returns its bytes
+ * (-1 on a failed write). */
+static long long kp_expand(FILE *f) {
+  long start = ftell(f);
+  for (int i = 0; i < kc_trc.n; i++) kp_rewind(kc_trc.seq[i]);
+  for (int i = 0; i < kc_trc.n; i++) {
+    struct kc_node *n = kc_trc.seq[i];
+    if (n->nbody && n->nruns == 0) { /* an open top-level loop: its one instance */
+      for (int64_t c = n->cur; c > 0; c--)
+        for (int j = 0; j < n->nbody; j++) kp_item(f, n->body[j]);
+    } else {
+      kp_item(f, n);
+    }
+  }
+  if (fflush(f) != 0 || ferror(f)) return -1;
+  return (long long)(ftell(f) - start);
+}
+
+/* kp_spill writes what the rank folded to its file, which its lines go
+ * to from then on (KAIROS_TRACE_REDUCE_KEEP: the file has them already). */
+static void kp_spill(void) {
+  kp_spilled = 1;
+  if (!kp_keep) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/rank-%d.ti", kr_tmp, kt_rank);
+    if (!(kt_out = fopen(path, "w"))) {
+      fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
+      kr_werr = 1;
+    } else {
+      kp_push();
+      kc_finish(&kc_trc);
+      long long e = kp_expand(kt_out);
+      if (e < 0) kr_werr = 1;
+      kp_run += e > 0 ? (uint64_t)e : 0;
+      kp_delta = (e > 0 ? e : 0) - (int64_t)kp_base;
+    }
+  }
+  kc_reset(&kc_trc);
+}
+
+/* kp_take signs and folds the complete lines of buf (len bytes from
+ * offset base of the rank's trace) before the first line of a pending
+ * request (all: every complete line), writes them where the rank's trace
+ * is written during the run, and returns their bytes. */
+static size_t kp_take(const char *buf, size_t len, uint64_t base, int all) {
+  uint64_t h = base + len;
+  for (int i = 0; !all && i < kt_nreq; i++)
+    if (kt_reqs[i].nlines > 0 && kt_reqs[i].lines[0].off < h) h = kt_reqs[i].lines[0].off;
+  size_t n = h > base ? (size_t)(h - base) : 0;
+  while (n > 0 && buf[n - 1] != '\n') n--;
+  for (size_t i = 0; i < n && !kp_spilled;) {
+    const char *nl = memchr(buf + i, '\n', n - i);
+    size_t k = (size_t)(nl - (buf + i));
+    kp_fold(buf + i, k);
+    i += k + 1;
+  }
+  kp_put(buf, n);
+  kr_feed(buf, n);
+  return n;
+}
+
+/* kp_budgeted spills the rank's trace if it outgrew the budget. */
+static void kp_budgeted(void);
+
+/* kp_release takes what it can of the hold (all: every complete line). */
+static void kp_release(int all) {
+  size_t n = kp_take(kp_hold, kp_hlen, kp_base, all);
+  memmove(kp_hold, kp_hold + n, kp_hlen - n);
+  kp_hlen -= n, kp_base += n;
+  kp_budgeted();
+}
+
+static void kp_budgeted(void) {
+  if (kp_spilled || kc_size(&kc_trc) + (double)kp_hcap <= (double)kp_budget) return;
+  kp_spill();
+  kp_release(1);
+}
+
+static void kp_hold_add(const char *s, size_t n) {
+  if (kp_hlen + n > kp_hcap) {
+    kp_hcap = 2 * (kp_hlen + n);
+    if (!(kp_hold = realloc(kp_hold, kp_hcap))) abort();
+  }
+  memcpy(kp_hold + kp_hlen, s, n);
+  kp_hlen += n;
+}
+
+/* kr_write writes n bytes of the rank's trace: to its TI file, signing
+ * them; with the reduction, through the hold, where only the lines that
+ * may still be rewritten stay. */
 static void kr_write(const char *s, size_t n) {
-  kr_feed(s, n);
-  if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+  if (!kr_method) {
+    if (kt_out && fwrite(s, 1, n, kt_out) != n) kr_werr = 1;
+    return;
+  }
+  if (kp_hlen > 0) { /* the hold's last line ends in s */
+    const char *nl = memchr(s, '\n', n);
+    size_t k = nl ? (size_t)(nl - s) + 1 : n;
+    kp_hold_add(s, k);
+    s += k, n -= k;
+    kp_release(0);
+  }
+  if (kp_hlen == 0) {
+    size_t k = kp_take(s, n, kp_base, 0);
+    s += k, n -= k, kp_base += k;
+  }
+  kp_hold_add(s, n);
+  kp_budgeted();
+}
+
+/* kt_repatch rewrites n bytes at offset off of the rank's trace, already
+ * written from the file's buffer: in the hold, or in the file (where a
+ * line is rewritten after it was signed, the rank's file is signed again at
+ * MPI_Finalize, kr_resign_file). It reports whether it could. */
+static int kt_repatch(uint64_t off, const char *s, size_t n) {
+  if (kr_method && off >= kp_base) {
+    memcpy(kp_hold + (off - kp_base), s, n);
+    return 1;
+  }
+  if (!kt_out || (kr_method && !kp_spilled)) return 0;
+  if (kr_method) kr_resign = 1;
+  fflush(kt_out);
+  return pwrite(fileno(kt_out), s, n, (off_t)((int64_t)off + (kp_keep ? 0 : kp_delta))) == (ssize_t)n;
+}
+
+/* kp_write writes the rank's folded trace to path, and reports whether
+ * it could. */
+static int kp_write(const char *path) {
+  static char buf[1 << 16];
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
+    return 0;
+  }
+  setvbuf(f, buf, _IOFBF, sizeof buf);
+  long long n = kp_expand(f);
+  int ok = n >= 0;
+  if (fclose(f) != 0) ok = 0;
+  if (n > 0) kp_end += (uint64_t)n;
+  if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot write %s\n", kt_rank, path);
+  return ok;
+}
+
+/* kp_finish releases the whole hold and closes the folding, at
+ * MPI_Finalize. */
+static void kp_finish(void) {
+  kp_release(1);
+  if (kp_spilled) return;
+  kp_push();
+  kc_finish(&kc_trc);
 }
 
 /* kr_resign_file signs the rank's TI file again from its first byte, as
@@ -1295,7 +1758,7 @@ static void kr_resign_file(void) {
   kr_comp = 0;
   kr_clen = 0;
   memset(&kr_more, 0, sizeof kr_more);
-  kc_reset();
+  kc_reset(&kc_sig);
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0) kr_feed(buf, n);
   if (ferror(f)) kr_werr = 1;
@@ -1415,8 +1878,12 @@ static int kr_unpack(struct kr_set *s, const int64_t *w, size_t n) {
  * bytes it sent. */
 struct kr_stat {
   double depth, seconds, bytes, entries;
-  double memory; /* the most bytes of the rank's loop structure and identities (constant in iterations) */
+  double memory;          /* the most bytes of the rank's loop structure and identities (constant in iterations) */
+  double folded;          /* the bytes of the rank's folded trace and hold */
+  double run, end, kept;  /* bytes the rank wrote: the reduction's during the run, at the end; the full trace's */
+  double spilled;         /* 1 if the rank's trace outgrew the budget */
 };
+#define KR_NSTAT (sizeof(struct kr_stat) / sizeof(double))
 
 /* kr_gather merges the ranks' sets up the radix tree; rank 0 returns the
  * whole run's. 0 on a failure (of MPI or memory). */
@@ -1855,7 +2322,7 @@ static int ka_differs; /* the format, at every rank */
 /* ka_mine returns the rank's signatures, its calls' folding closed. */
 static struct ka_sig ka_mine(void) {
   const struct kr_sig *g = &kr_me;
-  kc_finish();
+  kc_finish(&kc_sig);
   struct ka_sig sig = {{0},
                        {g->path[0], g->path[1]},
                        kc_loop(),
@@ -2110,6 +2577,19 @@ static const char *kr_start(const char *method, const char *dir, int *ti, int *o
       kr_k = (int)v;
     }
   }
+  const char *keep = getenv("KAIROS_TRACE_REDUCE_KEEP"), *b = getenv("KAIROS_TRACE_REDUCE_BUDGET");
+  kp_keep = keep && *keep;
+  if (b && *b) {
+    char *end;
+    double v = strtod(b, &end);
+    if (*end || v < 0) {
+      if (kt_rank == 0)
+        fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE_BUDGET=%s: expected a number of bytes; the budget is %zu\n", b,
+                kp_budget);
+    } else {
+      kp_budget = (size_t)v;
+    }
+  }
   if (*otf2 && kt_rank == 0)
     fprintf(stderr, "kairos_trace: KAIROS_TRACE_REDUCE: the reduction writes TI; no OTF2 archive\n");
   *ti = 1, *otf2 = 0;
@@ -2120,8 +2600,35 @@ static const char *kr_start(const char *method, const char *dir, int *ti, int *o
   return kr_tmp;
 }
 
-/* kr_fallback keeps every rank's trace, as written (rank 0). */
+/* kt_index writes dir/index.txt, every rank's file (rank 0). */
+static void kt_index(const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/index.txt", dir);
+  FILE *idx = fopen(path, "w");
+  if (idx) {
+    for (int r = 0; r < kt_size; r++) fprintf(idx, "rank-%d.ti\n", r);
+    fclose(idx);
+  }
+}
+
+/* kr_fallback keeps every rank's trace: those not in a file yet are
+ * written from their folded calls; rank 0 says why and publishes them. */
 static void kr_fallback(const char *why) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/rank-%d.ti", kr_tmp, kt_rank);
+  if (!kp_keep && !kp_spilled && !kp_write(path)) kr_werr = 1;
+  if (!kt_all(!kr_werr)) {
+    unlink(path);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (kt_rank == 0) {
+      kr_clear(kr_tmp);
+      fprintf(stderr, "kairos_trace: the in-situ reduction failed (%s), and a rank could not write its trace in %s: "
+              "no trace written\n", why, kr_tmp);
+    }
+    return;
+  }
+  if (kt_rank != 0) return;
+  kt_index(kr_tmp);
   fprintf(stderr, "kairos_trace: the in-situ reduction failed (%s): every rank's trace is written\n", why);
   kr_publish();
 }
@@ -2146,11 +2653,13 @@ static void kr_finalize(void) {
   int P = kt_size, ok, nfiles = 0, nclusters = 0;
   int *group = NULL, *file = NULL, *writer = NULL, *head = NULL;
   struct kr_set set = {0};
-  struct kr_stat st = {0, 0, 0, 0, 0};
+  struct kr_stat st = {0};
   for (int r = kt_rank + 1; r > 1; r /= 2) st.depth++;
   PMPI_Barrier(comm);
   double t0 = PMPI_Wtime();
   ok = kr_gather(comm, &set, &st, t0);
+  const char *fail = getenv("KAIROS_TRACE_REDUCE_FAIL"); /* the tests' way to the fallback */
+  if (fail && *fail && kt_rank == 0) ok = 0;
   if (kt_rank == 0) {
     group = malloc(P * sizeof *group), head = malloc(P * sizeof *head);
     if (!group || !head) ok = 0;
@@ -2178,47 +2687,41 @@ static void kr_finalize(void) {
   if (all && PMPI_Bcast(&nfiles, 1, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
   if (all && kt_rank != 0 && !(writer = malloc(nfiles * sizeof *writer))) all = 0;
   if (all && PMPI_Bcast(writer, nfiles, MPI_INT, 0, comm) != MPI_SUCCESS) all = 0;
-  /* each trace's members' mean computation, which its representative's
-   * computations are scaled to (ScalaTrace keeps the cluster's timing
-   * statistics; a representative's own times would stand for its members'
-   * noise) */
-  double *mean = all ? calloc(nfiles, sizeof *mean) : NULL;
-  if (all && !mean) all = 0;
-  if (all && kt_rank == 0)
-    for (int e = 0; e < set.n; e++) {
-      int64_t members = 0;
-      for (int j = 0; j < set.e[e].niv; j++) members += set.e[e].iv[2 * j + 1];
-      mean[file[set.e[e].iv[0]]] = set.e[e].comp / (double)members;
-    }
-  if (all && PMPI_Bcast(mean, nfiles, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) all = 0;
   double treduce = PMPI_Wtime() - t0;
   if (kt_rank == 0) st.seconds = treduce;
   if (!all) {
-    PMPI_Barrier(MPI_COMM_WORLD);
-    if (kt_rank == 0) kr_fallback("the merge of the signatures over the ranks");
+    kr_fallback("the merge of the signatures over the ranks");
     goto out;
   }
-  /* the representatives keep their traces, the others remove theirs */
-  const char *keep = getenv("KAIROS_TRACE_REDUCE_KEEP"); /* every rank's trace too, in DIR/full */
-  int mine = keep && *keep, scaled = 1;
-  for (int i = 0; i < nfiles; i++)
-    if (writer[i] == kt_rank) {
-      mine = 1;
-      /* The representative's own computations stand for its members' (the
-       * papers' reduction): scaled to the members' mean (mean[i] /
-       * kr_comp), the replays of the halo exchange on this oversubscribed
-       * machine came out 1 to 19% short of the full trace's (a mean
-       * smooths the members' longest computations, which the critical
-       * path follows). */
-      if (keep && *keep) scaled = kr_scale(1, 1);
+  /* only the representatives write their traces, expanded from their
+   * folded calls (or, spilled, the file they wrote) */
+  int rep = 0;
+  for (int i = 0; i < nfiles; i++) rep |= writer[i] == kt_rank;
+  if (rep) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s-%d.ti", kr_tmp, kp_keep ? "rep" : "rank", kt_rank);
+    if (kp_spilled && kp_keep) {
+      if (!kr_scale(1, 1)) kr_werr = 1;
+    } else if (!kp_spilled && !kp_write(path)) {
+      kr_werr = 1;
     }
-  scaled = kt_all(scaled); /* with KAIROS_TRACE_REDUCE_KEEP, whether every rep-R.ti is there */
+  } else if (kp_spilled && !kp_keep) {
+    unlink(own);
+  }
+  if (!kt_all(!kr_werr)) { /* a representative's trace is incomplete: none is published */
+    if (rep || !kp_keep) unlink(own);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    if (kt_rank == 0) {
+      kr_clear(kr_tmp);
+      fprintf(stderr, "kairos_trace: a rank could not write its trace in %s: no trace written\n", kr_tmp);
+    }
+    goto out;
+  }
   struct kr_stat *stats = kt_rank == 0 ? malloc(P * sizeof *stats) : NULL;
-  st.memory = (double)(kc_peak + kc_cap * sizeof *kc_seq + kc_tcap * sizeof *kc_tab);
-  for (size_t i = 0; i < kc_tcap; i++)
-    if (kc_tab[i].key) st.memory += (double)kc_tab[i].len;
-  PMPI_Gather(&st, 5, MPI_DOUBLE, stats, 5, MPI_DOUBLE, 0, comm);
-  if (!mine) unlink(own);
+  st.memory = kc_size(&kc_sig);
+  st.folded = kc_size(&kc_trc) + (double)kp_hcap;
+  st.run = (double)kp_run, st.end = (double)kp_end, st.kept = (double)kp_kept, st.spilled = kp_spilled;
+  PMPI_Gather(&st, KR_NSTAT, MPI_DOUBLE, stats, KR_NSTAT, MPI_DOUBLE, 0, comm);
   PMPI_Barrier(comm);
   if (kt_rank == 0) {
     char path[4200];
@@ -2226,7 +2729,7 @@ static void kr_finalize(void) {
     FILE *idx = fopen(path, "w");
     snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
     FILE *red = fopen(path, "w");
-    if (keep && *keep) {
+    if (kp_keep) {
       snprintf(path, sizeof path, "%s/full", kr_tmp);
       mkdir(path, 0777);
       snprintf(path, sizeof path, "%s/full/index.txt", kr_tmp);
@@ -2237,8 +2740,17 @@ static void kr_finalize(void) {
       }
     }
     snprintf(path, sizeof path, "%s/reduced.txt", kr_tmp);
+    double reps = 0, others = 0, run = 0, kept = 0, folded = 0;
+    int spilled = 0;
+    for (int r = 0; r < P; r++) {
+      int w = 0;
+      for (int i = 0; i < nfiles; i++) w |= writer[i] == r;
+      *(w ? &reps : &others) += stats[r].run + stats[r].end;
+      run += stats[r].run, kept += stats[r].kept, spilled += stats[r].spilled > 0;
+      if (stats[r].folded > folded) folded = stats[r].folded;
+    }
     if (idx && red) {
-      for (int i = 0; i < nfiles; i++) fprintf(idx, "%s-%d.ti\n", keep && *keep && scaled ? "rep" : "rank", writer[i]);
+      for (int i = 0; i < nfiles; i++) fprintf(idx, "%s-%d.ti\n", kp_keep ? "rep" : "rank", writer[i]);
       fprintf(red,
               "# kairos_trace's in-situ reduction: %d ranks in %d clusters (%s), %d traces (one per behaviour\n"
               "# of a cluster: each member replays its representative's trace, end-points moved by its offset)\n",
@@ -2254,6 +2766,15 @@ static void kr_finalize(void) {
       for (int r = 0; r < P; r++)
         if ((int)stats[r].depth > depth) depth = (int)stats[r].depth;
       fprintf(red, "# the reduction: %.6f s at rank 0 (merge up the tree, clustering, broadcast)\n", treduce);
+      fprintf(red,
+              "# bytes written: %.0f by the %d representatives, %.0f by the other ranks, %.0f of them during the run\n",
+              reps, nfiles, others, run);
+      fprintf(red, "# the ranks' traces folded online (calls with their parameters): at most %.0f bytes a rank\n",
+              folded);
+      if (spilled > 0)
+        fprintf(red, "# %d ranks spilled (their folded trace outgrew KAIROS_TRACE_REDUCE_BUDGET, %zu bytes): written during"
+                " the run\n", spilled, kp_budget);
+      if (kp_keep) fprintf(red, "# the full trace (KAIROS_TRACE_REDUCE_KEEP): %.0f bytes in full/\n", kept);
       double most = 0;
       for (int r = 0; r < P; r++)
         if (stats[r].memory > most) most = stats[r].memory;
@@ -2272,6 +2793,11 @@ static void kr_finalize(void) {
                 bytes, most);
       }
     }
+    if (spilled > 0)
+      fprintf(stderr,
+              "kairos_trace: %d ranks' folded traces outgrew KAIROS_TRACE_REDUCE_BUDGET (%zu bytes): they wrote their "
+              "traces during the run\n",
+              spilled, kp_budget);
     int wrote = idx && red;
     if (idx && fclose(idx) != 0) wrote = 0;
     if (red && fclose(red) != 0) wrote = 0;
@@ -2287,7 +2813,7 @@ static void kr_finalize(void) {
   free(stats);
 out:
   for (int e = 0; e < set.n; e++) free(set.e[e].iv);
-  free(set.e), free(group), free(file), free(writer), free(kr_of), free(mean), free(head);
+  free(set.e), free(group), free(file), free(writer), free(kr_of), free(head);
   kr_of = NULL;
   PMPI_Comm_free(&comm);
 }
@@ -2295,19 +2821,18 @@ out:
 static int kt_open_ti(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/rank-%d.ti", dir, kt_rank);
+  kt_ti = 1;
+  if (kr_method && !kp_keep) { /* the reduction's: no file during the run */
+    kt_line("init");
+    kt_eol();
+    return 1;
+  }
   if (!(kt_out = fopen(path, "w"))) {
     fprintf(stderr, "kairos_trace: rank %d: cannot write %s: %s\n", kt_rank, path, strerror(errno));
     return 0;
   }
   setvbuf(kt_out, NULL, _IONBF, 0); /* kt_file is the buffer; kt_patch writes at offsets */
-  if (kt_rank == 0) {
-    snprintf(path, sizeof path, "%s/index.txt", dir);
-    FILE *idx = fopen(path, "w");
-    if (idx) {
-      for (int r = 0; r < kt_size; r++) fprintf(idx, "rank-%d.ti\n", r);
-      fclose(idx);
-    }
-  }
+  if (kt_rank == 0 && !kr_method) kt_index(dir);
   kt_line("init");
   kt_eol();
   return 1;
@@ -2378,11 +2903,11 @@ static void kt_open(int region, uint64_t t) {
   if (ok && ti) ok = kt_open_ti(dir);
   if (!kt_all(ok)) { /* every rank traces, or none */
     if (kt_out) fclose(kt_out);
-    kt_out = NULL;
+    kt_out = NULL, kt_ti = 0;
     if (kt_rank == 0) fprintf(stderr, "kairos_trace: not tracing: a rank cannot write its trace in %s\n", dir);
     return;
   }
-  if (otf2 && !ko_open(dir) && !kt_out) return;
+  if (otf2 && !ko_open(dir) && !kt_ti) return;
   ko_start();
   kt_active = 1;
   ko_enter(region, t);
@@ -2499,9 +3024,10 @@ int MPI_Finalize(void) {
     kt_leave();
     kt_active = 0;
     kt_summary(kt_dir);
-    if (kt_out) {
+    if (kt_ti) {
       kt_flush();
-      if (fclose(kt_out) != 0) kr_werr = 1;
+      if (kr_method) kp_finish();
+      if (kt_out && fclose(kt_out) != 0) kr_werr = 1;
       kt_out = NULL;
       if (kr_method && kr_resign) kr_resign_file();
       if (kr_method) kr_finalize();

@@ -24,10 +24,10 @@ static void sign(const char *path, int rank) {
                           .ref = {0xcbf29ce484222325u, 0x9e3779b97f4a7c15u}};
   kr_comp = 0;
   memset(&kr_more, 0, sizeof kr_more);
-  kc_reset();
+  kc_reset(&kc_sig);
   kt_rank = rank;
   for (size_t i = 0; i < n; i += sizeof kt_file) kr_feed(data + i, n - i < sizeof kt_file ? n - i : sizeof kt_file);
-  kc_finish();
+  kc_finish(&kc_sig);
   double v[8];
   ka_averages(v);
   printf("%016llx", (unsigned long long)kc_loop());
