@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -674,4 +675,21 @@ func TestPathsFoldOnce(t *testing.T) {
 		}
 	}
 	maxBuffered = 1 << 20
+}
+
+// TestSignAllConcurrent: signing the ranks on every core (an in-memory
+// trace, trace.Concurrent) gives the signatures, paths numbered alike, of
+// signing one rank at a time, on noisy traces whose ranks differ.
+func TestSignAllConcurrent(t *testing.T) {
+	for _, kind := range []string{"stencil2d", "masterworker", "cg", "mg"} {
+		tr, err := trace.Load(workloadSource(t, kind, 16, nil, 3, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		par := signAll(t, tr, SignOptions{Reference: true})
+		serial := signAll(t, struct{ trace.Source }{tr}, SignOptions{Reference: true})
+		if !reflect.DeepEqual(par, serial) {
+			t.Errorf("%s: signed on every core %+v, one rank at a time %+v", kind, par, serial)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"math/bits"
+	"slices"
+	"sync"
 
 	"kairos/prsd"
 	"kairos/trace"
@@ -19,13 +21,19 @@ import (
 // equal sequences have equal shapes, and two different sequences collide
 // only as two random 128-bit values do (the hashes are not cryptographic:
 // sequences crafted to collide could).
+//
+// Several signers may share one paths, each with its own pathReader.
 type paths struct {
+	mu     sync.Mutex // guards the rest, and the interner, which folding uses
 	in     *prsd.Interner
 	known  map[pathKey]int32
 	shapes []shapeSigs
+}
 
-	// The rank being signed: its calls not folded yet, its hash, and its
-	// shape once it has more calls than maxBuffered.
+// pathReader is one signer's rank being signed: its calls not folded yet,
+// its hash, and its shape once it has more calls than maxBuffered.
+type pathReader struct {
+	p     *paths
 	calls []callKey
 	h     pathKey
 	shape *prsd.Shape
@@ -60,26 +68,54 @@ func newPaths(in *prsd.Interner) *paths {
 	return &paths{in: in, known: map[pathKey]int32{}}
 }
 
+// reader returns a new signer's reader of paths.
+func (p *paths) reader() *pathReader { return &pathReader{p: p} }
+
 // start begins a rank.
-func (p *paths) start() {
+func (p *pathReader) start() {
 	p.calls, p.h, p.shape = p.calls[:0], pathKey{h1: 0xcbf29ce484222325, h2: 0x9e3779b97f4a7c15}, nil
 }
 
-// add appends a call of the rank.
-func (p *paths) add(k trace.Kind, site uint64) {
-	p.h.h1 = ((p.h.h1^site)*0x100000001b3 ^ uint64(k)) * 0x100000001b3
-	p.h.h2 = bits.RotateLeft64((p.h.h2^(site+uint64(k)*0x9e3779b97f4a7c15))*0xbf58476d1ce4e5b9, 31)
-	p.h.n++
-	p.calls = append(p.calls, callKey{k, site})
-	if len(p.calls) == maxBuffered {
-		p.fold()
+// add appends a call of the rank. It is small enough to be inlined into
+// the signing loop: the slow path (grow) is a call of its own, and the
+// calls are hashed together (hash) before they are folded or the rank
+// ends.
+func (p *pathReader) add(k trace.Kind, site uint64) {
+	if len(p.calls) == cap(p.calls) {
+		p.grow()
 	}
+	p.calls = append(p.calls, callKey{k, site})
 }
 
-// fold adds the buffered calls to the rank's shape.
-func (p *paths) fold() {
+// grow makes room for a call: more buffer, or at maxBuffered calls the
+// buffered ones hashed and folded into the shape.
+func (p *pathReader) grow() {
+	if len(p.calls) < maxBuffered {
+		p.calls = slices.Grow(p.calls, 1)
+		return
+	}
+	p.hash()
+	p.p.mu.Lock()
+	p.fold()
+	p.p.mu.Unlock()
+}
+
+// hash adds the buffered calls to the rank's hash.
+func (p *pathReader) hash() {
+	h1, h2 := p.h.h1, p.h.h2
+	for _, c := range p.calls {
+		h1 = ((h1^c.site)*0x100000001b3 ^ uint64(c.kind)) * 0x100000001b3
+		h2 = bits.RotateLeft64((h2^(c.site+uint64(c.kind)*0x9e3779b97f4a7c15))*0xbf58476d1ce4e5b9, 31)
+	}
+	p.h.h1, p.h.h2 = h1, h2
+	p.h.n += int64(len(p.calls))
+}
+
+// fold adds the buffered calls to the rank's shape; the caller holds
+// p.p.mu.
+func (p *pathReader) fold() {
 	if p.shape == nil {
-		p.shape = prsd.NewShape(p.in)
+		p.shape = prsd.NewShape(p.p.in)
 	}
 	for _, c := range p.calls {
 		p.ev.Kind, p.ev.CallSite = c.kind, c.site
@@ -89,16 +125,21 @@ func (p *paths) fold() {
 }
 
 // finish ends the rank and returns its path's number and signatures.
-func (p *paths) finish() (int32, shapeSigs) {
-	if id, ok := p.known[p.h]; ok {
-		return id, p.shapes[id]
+func (p *pathReader) finish() (int32, shapeSigs) {
+	p.hash()
+	t := p.p
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.known[p.h]; ok {
+		p.shape = nil
+		return id, t.shapes[id]
 	}
 	p.fold()
 	p.shape.Finish()
 	sigs := shapeSigs{p.shape.CallPath(), p.shape.LoopSignature(), p.shape.Len()}
-	id := int32(len(p.shapes))
-	p.known[p.h] = id
-	p.shapes = append(p.shapes, sigs)
+	id := int32(len(t.shapes))
+	t.known[p.h] = id
+	t.shapes = append(t.shapes, sigs)
 	p.shape = nil
 	return id, sigs
 }

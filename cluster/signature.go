@@ -3,6 +3,10 @@ package cluster
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"kairos/prsd"
 	"kairos/trace"
@@ -147,29 +151,39 @@ type sums struct {
 	types      *typeTable
 	ranks      int
 	plugins    []plugin
-	tag, color float64
-	key        float64
+	tag        int64
+	color, key float64
 	nTag       int64
 	nSplit     int64
 	lastExit   trace.Time
 	timed      bool
-	paths      *paths
+	// The computation and MPI times, summed exactly in picoseconds and
+	// converted to seconds once, at the end.
+	compTime, commTime trace.Time
+	paths              *pathReader
 }
 
 // typeTable holds, by datatype id as a byte, what signing needs of each
 // datatype of a trace (its default type resolved): its size in bytes (0:
-// unknown, counted in bytes) and its bit of Table 1. Looking them up once
-// a trace, not once an event, keeps signing at the trace-reading rate.
+// unknown, counted in bytes), as a shift where it is a power of two (a
+// division costs more than the rest of an event's sums), and its bit of
+// Table 1. Looking them up once a trace, not once an event, keeps signing
+// near the trace-reading rate.
 type typeTable struct {
-	size [256]int64
-	flag [256]uint64
+	size  [256]int64
+	shift [256]int8 // log2 of size, -1 where size is no power of two
+	flag  [256]uint64
 }
 
 func newTypeTable(meta *trace.Meta) *typeTable {
 	t := &typeTable{}
 	for i := range 256 {
 		d := trace.Datatype(int8(uint8(i)))
-		t.size[i] = d.Size(meta.DefaultType)
+		t.size[i] = max(d.Size(meta.DefaultType), 1)
+		t.shift[i] = -1
+		if size := t.size[i]; size&(size-1) == 0 {
+			t.shift[i] = int8(bits.TrailingZeros64(uint64(size)))
+		}
 		t.flag[i] = typeFlag(d, meta)
 	}
 	return t
@@ -180,10 +194,10 @@ func (t *typeTable) elements(bytes int64, d trace.Datatype) int64 {
 	if bytes <= 0 {
 		return 0
 	}
-	if size := t.size[uint8(d)]; size > 1 {
-		return bytes / size
+	if sh := t.shift[uint8(d)]; sh >= 0 {
+		return bytes >> uint(sh)
 	}
-	return bytes
+	return bytes / t.size[uint8(d)]
 }
 
 // What signing does with each kind of event, looked up once an event.
@@ -238,14 +252,15 @@ func Sign(rd trace.Reader, r int32, n int, meta *trace.Meta, in *prsd.Interner, 
 	if err != nil {
 		return Signatures{}, err
 	}
-	return sign(rd, r, n, meta, newTypeTable(meta), newPaths(in), ps)
+	return sign(rd, r, n, meta, newTypeTable(meta), newPaths(in).reader(), ps)
 }
 
 // sign signs one rank, numbering its path in paths.
-func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, paths *paths, ps []plugin) (Signatures, error) {
+func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, paths *pathReader, ps []plugin) (Signatures, error) {
 	s := sums{meta: meta, types: types, ranks: n, plugins: ps, paths: paths}
 	s.sig.Rank, s.sig.Reference = r, -1
 	paths.start()
+	trace.Skim(rd, trace.SkipRequests) // signatures read no requests
 	for rd.Next() {
 		s.add(rd.Event())
 	}
@@ -259,7 +274,7 @@ func (s *sums) add(e *trace.Event) {
 	s.sig.Events++
 	if e.HasTime {
 		if s.timed && e.Enter > s.lastExit {
-			s.sig.Comp += (e.Enter - s.lastExit).Seconds()
+			s.compTime += e.Enter - s.lastExit
 		}
 		s.lastExit, s.timed = e.Exit, true
 	}
@@ -270,7 +285,7 @@ func (s *sums) add(e *trace.Event) {
 	switch {
 	case e.Kind == trace.Compute:
 		if e.HasTime {
-			s.sig.Comp += e.Duration().Seconds()
+			s.compTime += e.Duration()
 		} else {
 			s.sig.Comp += e.Compute
 		}
@@ -279,7 +294,7 @@ func (s *sums) add(e *trace.Event) {
 		return
 	}
 	if e.HasTime {
-		s.sig.Comm += e.Duration().Seconds()
+		s.commTime += e.Duration()
 	}
 	s.paths.add(e.Kind, e.CallSite)
 	s.sig.Calls++
@@ -303,19 +318,19 @@ func (s *sums) params(e *trace.Event, class uint8) {
 	case class&classSendRecv != 0:
 		dest, src = e.Partner, e.Source
 	}
-	if dest >= 0 && !s.explainsPartner(dest) {
+	if dest >= 0 && (s.plugins == nil || !s.explainsPartner(dest)) {
 		k.DestSum += int64(dest - r)
 		k.DestN++
 	}
-	if src >= 0 && !s.explainsPartner(src) {
+	if src >= 0 && (s.plugins == nil || !s.explainsPartner(src)) {
 		k.SrcSum += int64(src - r)
 		k.SrcN++
 	}
 	if class&classP2P != 0 && e.Tag >= 0 {
-		s.tag += float64(e.Tag)
+		s.tag += int64(e.Tag)
 		s.nTag++
 	}
-	if class&classSplit != 0 && !s.explainsSplit(e.NewComm) {
+	if class&classSplit != 0 && (s.plugins == nil || !s.explainsSplit(e.NewComm)) {
 		s.color += float64(e.NewComm)
 		s.key += float64(indexOf(s.meta.Members(e.NewComm, s.ranks), r))
 		s.nSplit++
@@ -375,9 +390,11 @@ func indexOf(members []int32, r int32) int {
 
 func (s *sums) finish() Signatures {
 	g := s.sig
+	g.Comp += s.compTime.Seconds()
+	g.Comm += s.commTime.Seconds()
 	k := &g.Params
 	g.Count, g.Dest, g.Src = k.AvgCount(), avg(float64(k.DestSum), k.DestN), avg(float64(k.SrcSum), k.SrcN)
-	g.Tag, g.Color, g.Key = avg(s.tag, s.nTag), avg(s.color, s.nSplit), avg(s.key, s.nSplit)
+	g.Tag, g.Color, g.Key = avg(float64(s.tag), s.nTag), avg(s.color, s.nSplit), avg(s.key, s.nSplit)
 	g.Types = k.Types
 	g.Param = ParamSignature(g.Count, g.Dest, g.Src, g.Types)
 	var shape shapeSigs
@@ -386,36 +403,86 @@ func (s *sums) finish() Signatures {
 	return g
 }
 
-// SignAll computes the signatures of every rank of src, one rank at a
-// time, and numbers their exact call paths (and reference signatures).
+// SignAll computes the signatures of every rank of src and numbers their
+// exact call paths (and reference signatures) in rank order. Where src's
+// ranks may be read at once (trace.Concurrent), each core signs ranks of
+// its own, so that signing takes no longer than reading the trace alone
+// (it costs 10-30% more CPU than reading: BENCHMARKS.md); otherwise one
+// rank at a time.
 func SignAll(src trace.Source, opt SignOptions) ([]Signatures, error) {
 	n := src.NumRanks()
 	sigs := make([]Signatures, n)
 	paths := newPaths(nil)
-	refs := map[string]int32{}
-	fam := prsd.NewFamilies(src.Meta(), n)
 	ps, err := plugins(opt.Plugins)
 	if err != nil {
 		return nil, err
 	}
 	types := newTypeTable(src.Meta())
-	for r := range n {
-		rd, err := src.OpenRank(r)
+	workers := 1
+	if c, ok := src.(trace.Concurrent); ok && c.ConcurrentRanks() {
+		workers = min(runtime.GOMAXPROCS(0), n)
+	}
+	var (
+		next   atomic.Int64
+		failed atomic.Bool
+		errs   = make([]error, n)
+		wg     sync.WaitGroup
+	)
+	for range max(workers, 1) {
+		wg.Go(func() {
+			pr := paths.reader()
+			for !failed.Load() {
+				r := int(next.Add(1) - 1)
+				if r >= n {
+					return
+				}
+				if sigs[r], errs[r] = signRank(src, r, types, pr, ps); errs[r] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, err // the lowest rank's: every rank below it was signed
 		}
-		sigs[r], err = sign(rd, int32(r), n, src.Meta(), types, paths, ps)
-		rd.Close()
-		if err != nil {
-			return nil, err
-		}
-		if opt.Reference {
+	}
+	renumberPaths(sigs)
+	if opt.Reference {
+		fam := prsd.NewFamilies(src.Meta(), n)
+		refs := map[string]int32{}
+		for r := range n {
 			if sigs[r].Reference, err = reference(src, r, fam, refs); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return sigs, nil
+}
+
+// signRank signs rank r of src.
+func signRank(src trace.Source, r int, types *typeTable, pr *pathReader, ps []plugin) (Signatures, error) {
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		return Signatures{}, err
+	}
+	defer rd.Close()
+	return sign(rd, int32(r), src.NumRanks(), src.Meta(), types, pr, ps)
+}
+
+// renumberPaths numbers the paths in the order of their first rank, as
+// signing one rank at a time would, whatever order the signers met them.
+func renumberPaths(sigs []Signatures) {
+	ids := map[int32]int32{}
+	for i := range sigs {
+		id, ok := ids[sigs[i].Path]
+		if !ok {
+			id = int32(len(ids))
+			ids[sigs[i].Path] = id
+		}
+		sigs[i].Path = id
+	}
 }
 
 // number returns key's number in numbers, adding it if new.

@@ -89,6 +89,8 @@ func (t *Trace) valueText(v *Value) string {
 		s = "rel+" + s
 	case v.Mode == Family:
 		s = "family:" + s
+	case v.Mode == Xor:
+		s = "xor:" + s
 	case v.Mode >= Plugin && int(v.Mode-Plugin) < len(t.Plugins):
 		s = t.Plugins[v.Mode-Plugin] + "+" + s
 	}

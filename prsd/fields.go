@@ -75,6 +75,14 @@ const (
 	Plugin
 )
 
+// Xor: a world rank as the bits in which it differs from the reading rank
+// r, v XOR r; negative values as they are. The partners of recursive
+// doubling and halving (NAS CG's row exchanges, butterfly allreduces,
+// hypercube algorithms) are r XOR 2^k, the same series on every rank,
+// where relative offsets are +2^k or -2^k by the bits of r. A number of
+// its own above the plug-ins' (.rsd version 3).
+const Xor Mode = 0x80
+
 // requestNone encodes a Request of 0 (no request), which a relative
 // encoding would confuse with the latest request.
 const requestNone = math.MinInt64
@@ -101,7 +109,7 @@ func modesOf(f Field, np int) []Mode {
 		for i := range np {
 			m = append(m, Plugin+Mode(i))
 		}
-		return m
+		return append(m, Xor)
 	case Comm, NewComm:
 		return []Mode{Abs, Family}
 	}
@@ -178,6 +186,11 @@ func (c *rankCtx) encode(m Mode, v int64) int64 {
 		return c.offset(v, c.rank)
 	case m == Family:
 		return c.family(v)
+	case m == Xor:
+		if v < 0 {
+			return v
+		}
+		return v ^ int64(c.rank)
 	default:
 		return c.offset(v, c.bases[m-Plugin])
 	}
@@ -229,7 +242,15 @@ func (c *rankCtx) decode(m Mode, v int64) (int64, error) {
 			return 0, fmt.Errorf("%w: rank %d is in no communicator of family %d", ErrCorrupt, c.rank, v)
 		}
 		return int64(id), nil
-	case int(m-Plugin) < len(c.bases):
+	case m == Xor:
+		if v < 0 {
+			return v, nil
+		}
+		if w := v ^ int64(c.rank); w < int64(c.ranks) {
+			return w, nil
+		}
+		return 0, fmt.Errorf("%w: rank %d XOR %d is past the %d ranks", ErrCorrupt, c.rank, v, c.ranks)
+	case m < Xor && int(m-Plugin) < len(c.bases):
 		return c.unoffset(v, c.bases[m-Plugin]), nil
 	}
 	return 0, fmt.Errorf("%w: mode %d names no plug-in", ErrCorrupt, m)

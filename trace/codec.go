@@ -51,6 +51,7 @@ type CodecState struct {
 	region   uint32
 	lastExit Time
 	lastReq  uint64
+	skip     Skip // fields the decoder leaves unset
 	// sites numbers the call-sites seen so far in the stream, so that a
 	// call-site seen before is written as its small index.
 	sites     []uint64
@@ -59,6 +60,9 @@ type CodecState struct {
 	sendCounts, recvCounts []int64
 	requests               []uint64
 }
+
+// Skim makes the decoder leave the fields of s unset (a decoder only).
+func (st *CodecState) Skim(s Skip) { st.skip = s }
 
 // AppendEvent appends the encoding of e to dst and returns the extended
 // slice.
@@ -253,8 +257,12 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		e.RecvBytes = d.Varint()
 	}
 	if mask&fRequest != 0 {
-		e.Request = st.lastReq + uint64(d.Varint())
-		st.lastReq = e.Request
+		if st.skip&SkipRequests != 0 {
+			d.Skip()
+		} else {
+			e.Request = st.lastReq + uint64(d.Varint())
+			st.lastReq = e.Request
+		}
 	}
 	if mask&fComputeInt != 0 {
 		e.Compute = float64(d.Uvarint())
@@ -287,8 +295,12 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		e.RecvCounts = st.recvCounts
 	}
 	if mask&fRequests != 0 {
-		st.requests = readUints(&d, st.requests)
-		e.Requests = st.requests
+		if st.skip&SkipRequests != 0 {
+			skipVarints(&d)
+		} else {
+			st.requests = readUints(&d, st.requests)
+			e.Requests = st.requests
+		}
 	}
 	if mask&fSource != 0 {
 		e.Source = d.Int32()
@@ -305,7 +317,10 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	if mask&fHandle != 0 {
 		e.Handle = d.Uint32()
 	}
-	return d.Off, corrupt(d.Err)
+	if d.Err != nil {
+		return 0, corrupt(d.Err)
+	}
+	return d.Off, nil
 }
 
 // corrupt wraps a varint reader's error as ErrCorrupt.
@@ -326,6 +341,14 @@ func readInts(d *varint.Reader, buf []int64) []int64 {
 		buf = []int64{}
 	}
 	return buf
+}
+
+// skipVarints passes over a vector readUints would read.
+func skipVarints(d *varint.Reader) {
+	n := d.Count(1, maxCounts)
+	for i := 0; i < n && d.Err == nil; i++ {
+		d.Skip()
+	}
 }
 
 func readUints(d *varint.Reader, buf []uint64) []uint64 {

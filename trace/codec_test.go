@@ -184,3 +184,27 @@ func TestKindNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecSkimRequests: a reader told to skip the requests (Skim) gives
+// every other field as the full decoding does, Request 0 and Requests nil.
+func TestCodecSkimRequests(t *testing.T) {
+	var r Rank
+	in := sampleEvents()
+	for i := range in {
+		r.Append(&in[i])
+	}
+	rd := r.Reader()
+	Skim(rd, SkipRequests)
+	i := 0
+	for rd.Next() {
+		want := in[i].Clone()
+		want.Request, want.Requests = 0, nil
+		if got := rd.Event().Clone(); !reflect.DeepEqual(got, want) {
+			t.Errorf("event %d: got %+v, want %+v", i, got, want)
+		}
+		i++
+	}
+	if rd.Err() != nil || i != len(in) {
+		t.Fatalf("decoded %d of %d events, err %v", i, len(in), rd.Err())
+	}
+}

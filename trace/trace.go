@@ -142,6 +142,34 @@ type Reader interface {
 	Close() error
 }
 
+// Concurrent is implemented by Sources whose readers of distinct ranks may
+// be used from several goroutines at once when ConcurrentRanks reports
+// true, so that a pass over every rank may read several at a time.
+type Concurrent interface {
+	ConcurrentRanks() bool
+}
+
+// Skip names fields of an event that a pass does not read.
+type Skip uint8
+
+// SkipRequests leaves Request 0 and Requests nil: a pass that reads no
+// requests (signing ranks, say) then spends nothing decoding them.
+const SkipRequests Skip = 1
+
+// A Skimmer is a Reader that can leave unset the fields its consumer does
+// not read (Skip), which costs less than decoding them. Skim is called
+// before the first Next; a reader that is no Skimmer decodes everything.
+type Skimmer interface {
+	Skim(Skip)
+}
+
+// Skim tells rd, if it is a Skimmer, to leave the fields of s unset.
+func Skim(rd Reader, s Skip) {
+	if sk, ok := rd.(Skimmer); ok {
+		sk.Skim(s)
+	}
+}
+
 // Positioner is implemented by readers of text formats: Position names the
 // current event's place in its input, as "file:line".
 type Positioner interface {
@@ -257,6 +285,10 @@ func (t *Trace) OpenRank(r int) (Reader, error) {
 	return t.Ranks[r].Reader(), nil
 }
 
+// ConcurrentRanks reports true: the readers of an in-memory trace share
+// nothing they change.
+func (t *Trace) ConcurrentRanks() bool { return true }
+
 // RankEvents returns the number of events of rank r.
 func (t *Trace) RankEvents(r int) int64 { return int64(t.Ranks[r].Len()) }
 
@@ -326,6 +358,9 @@ func (r *RankReader) Next() bool {
 
 // Event returns the current event.
 func (r *RankReader) Event() *Event { return &r.ev }
+
+// Skim leaves the fields of s unset in the events that follow.
+func (r *RankReader) Skim(s Skip) { r.st.Skim(s) }
 
 // Err returns the decoding error, if any.
 func (r *RankReader) Err() error { return r.err }

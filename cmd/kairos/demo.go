@@ -324,11 +324,11 @@ func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
 		out.Ranks, count(out.Clusters, "cluster"), count(out.MainClusters, "main cluster"), strings.Join(out.Format, ", "),
 		thousands(int64(out.Compressed.Bytes)), thousands(out.Events))
 	machine := f.cluster
-	t0, err := replayTime("stencil2d", src, machine)
+	t0, err := replayTime("stencil2d", src, machine, false)
 	if err != nil {
 		return err
 	}
-	t1, err := replayTime("stencil2d reduced", reduced, machine)
+	t1, err := replayTime("stencil2d reduced", reduced, machine, false)
 	if err != nil {
 		return err
 	}

@@ -164,6 +164,16 @@ func (r *countingReader) Next() bool {
 	return true
 }
 
+// ConcurrentRanks reports whether the source counted may have several
+// ranks read at once (the bar is safe for that).
+func (s *countingSource) ConcurrentRanks() bool {
+	c, ok := s.Source.(trace.Concurrent)
+	return ok && c.ConcurrentRanks()
+}
+
+// Skim passes on to the reader counted which fields it may leave unset.
+func (r *countingReader) Skim(f trace.Skip) { trace.Skim(r.Reader, f) }
+
 // countingPositioner is a countingReader over a reader of a text format,
 // passing on its positions.
 type countingPositioner struct {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kairos/trace"
 )
 
 // TestAfterBars: output written through afterBars first clears the bars
@@ -58,5 +60,27 @@ func TestBarThrottle(t *testing.T) {
 	q.Finish()
 	if quiet.Len() != 0 {
 		t.Errorf("a bar never drawn wrote %q", quiet.String())
+	}
+}
+
+// TestCountingPassesOn: the progress bar's wrapper keeps what the source
+// and its readers offer signing: several ranks read at once, requests
+// skipped.
+func TestCountingPassesOn(t *testing.T) {
+	tr := trace.New(1, trace.NewMeta())
+	e := trace.NewEvent(trace.Isend)
+	e.Partner, e.Request = 0, 7
+	tr.Ranks[0].Append(&e)
+	src := &countingSource{Source: tr, bar: &bar{}}
+	if !src.ConcurrentRanks() {
+		t.Error("an in-memory trace counted: not concurrent")
+	}
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace.Skim(rd, trace.SkipRequests)
+	if !rd.Next() || rd.Event().Request != 0 {
+		t.Errorf("skimmed: request %d, want 0", rd.Event().Request)
 	}
 }

@@ -344,3 +344,39 @@ func TestReduceAggregateCounts(t *testing.T) {
 		t.Errorf("--aggregate-counts 1: exit %d: %s", code, errs)
 	}
 }
+
+// TestReduceAccuracyAnalytic: --accuracy --analytic replays the trace and
+// its reduction with the contention-free model (what simulate --analytic
+// gives the trace), says so, and the reduction of IS, every rank's calls
+// kept, replays exactly.
+func TestReduceAccuracyAnalytic(t *testing.T) {
+	dir := t.TempDir()
+	is := filepath.Join(dir, "is.ktr")
+	if code, _, errs := csRun("gen", "is", "-n", "32", "-i", "3", "-b", "64K", "-o", is); code != 0 {
+		t.Fatal(errs)
+	}
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "--analytic", is)
+	var res struct {
+		Accuracy struct {
+			Analytic bool    `json:"analytic"`
+			Original float64 `json:"original_time"`
+			ACC      float64 `json:"acc"`
+		} `json:"accuracy"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if !res.Accuracy.Analytic || !exactACC(res.Accuracy.ACC) {
+		t.Errorf("accuracy %+v", res.Accuracy)
+	}
+	code, out, errs = csRun("simulate", "--analytic", "--json", is, "--cluster", "32x1Gf,125MBps,50us")
+	var sim struct {
+		SimulatedTime float64 `json:"simulated_time"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+		t.Fatalf("simulate: exit %d: %s%s", code, out, errs)
+	}
+	if sim.SimulatedTime != res.Accuracy.Original {
+		t.Errorf("replayed in %g s, simulate --analytic says %g s", res.Accuracy.Original, sim.SimulatedTime)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -148,5 +149,36 @@ func TestConcurrentRanks(t *testing.T) {
 func TestStdin(t *testing.T) {
 	if _, err := Open("-"); err == nil || !strings.Contains(err.Error(), "standard input") {
 		t.Errorf("Open(-): %v", err)
+	}
+}
+
+// TestSkimRequests: a rank reader told to skip the requests (trace.Skim)
+// leaves the requests column unread and gives every other field as a full
+// read does, over ranks of many chunks.
+func TestSkimRequests(t *testing.T) {
+	for _, want := range []*trace.Trace{allFields(), stencil(4, 2, 300, true)} {
+		got, err := Open(writeTemp(t, want, Options{ChunkSize: 1 << 10}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range want.NumRanks() {
+			full, _ := want.OpenRank(r)
+			skim, _ := got.OpenRank(r)
+			trace.Skim(skim, trace.SkipRequests)
+			for i := 0; full.Next(); i++ {
+				if !skim.Next() {
+					t.Fatalf("rank %d: skimmed reader ended at event %d: %v", r, i, skim.Err())
+				}
+				w := full.Event().Clone()
+				w.Request, w.Requests = 0, nil
+				if g := skim.Event().Clone(); !reflect.DeepEqual(g, w) {
+					t.Fatalf("rank %d event %d: %+v, want %+v", r, i, g, w)
+				}
+			}
+			if skim.Next() || skim.Err() != nil {
+				t.Errorf("rank %d: skimmed reader goes on after the last event (%v)", r, skim.Err())
+			}
+			skim.Close()
+		}
 	}
 }

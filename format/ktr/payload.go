@@ -185,6 +185,7 @@ type payloadReader struct {
 	lastExit            trace.Time
 	lastReq             uint64
 	unit                trace.Time // what the time column's values count
+	skip                trace.Skip // fields left unset (their columns unread)
 }
 
 // reset starts decoding payload p.
@@ -212,6 +213,7 @@ func (r *payloadReader) reset(p []byte) error {
 	r.requests = p[nc+nt:]
 	r.soff, r.coff, r.toff, r.roff = 0, 0, 0, 0
 	r.st, r.lastExit, r.lastReq, r.unit = trace.CodecState{}, 0, 0, trace.Time(unit)
+	r.st.Skim(r.skip)
 	return nil
 }
 
@@ -285,8 +287,12 @@ func (r *payloadReader) request() (uint64, error) {
 	return r.lastReq, nil
 }
 
-// finish checks that the structure used every value of the columns.
+// finish checks that the structure used every value of the columns (but
+// the requests', unread when skipped).
 func (r *payloadReader) finish() error {
+	if r.skip&trace.SkipRequests != 0 {
+		r.roff = len(r.requests)
+	}
 	if r.coff != len(r.compute) || r.toff != len(r.times) || r.roff != len(r.requests) {
 		return fmt.Errorf("%d compute, %d time and %d request bytes left over after the last event",
 			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests)-r.roff)

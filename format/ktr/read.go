@@ -33,6 +33,7 @@ type Source struct {
 	dictOnce sync.Once
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
+	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
 }
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
@@ -206,6 +207,10 @@ func (s *Source) parseIndex(b []byte, dataStart, end int64) error {
 // Meta returns the trace's metadata.
 func (s *Source) Meta() *trace.Meta { return &s.meta }
 
+// ConcurrentRanks reports true: a Source's rank readers may be used from
+// several goroutines at once.
+func (s *Source) ConcurrentRanks() bool { return true }
+
 // NumRanks returns the number of ranks.
 func (s *Source) NumRanks() int { return len(s.first) - 1 }
 
@@ -298,6 +303,7 @@ type RankReader struct {
 	n      int  // events decoded from the current chunk
 	ev     trace.Event
 	err    error
+	skip   trace.Skip
 }
 
 // Next decodes the next event, reading the next chunk when the current one
@@ -356,7 +362,11 @@ func (r *RankReader) load() error {
 		return err
 	}
 	if r.dec == nil {
-		r.dec = new(chunkDecoder)
+		r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder)
+		if r.dec == nil {
+			r.dec = new(chunkDecoder)
+		}
+		r.dec.pr.skip = r.skip
 	}
 	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
 	r.src.decoders.Put(dec)
@@ -371,9 +381,10 @@ func (r *RankReader) load() error {
 	return nil
 }
 
-// chunkDecoder is what a RankReader needs while it reads: made at its
-// first chunk and dropped at its end, so that a rank not yet read, or
-// read to its end, costs a replay of a million ranks little.
+// chunkDecoder is what a RankReader needs while it reads: taken at its
+// first chunk and given back at its end, so that a rank not yet read, or
+// read to its end, costs a replay of a million ranks little, and ranks
+// read one after the other reuse the same buffers.
 type chunkDecoder struct {
 	cr chunkReader
 	pr payloadReader
@@ -440,9 +451,22 @@ func (r *RankReader) Event() *trace.Event { return &r.ev }
 // Err returns the first error met, nil at a clean end.
 func (r *RankReader) Err() error { return r.err }
 
+// Skim leaves the fields of s unset, and their columns unread, in the
+// events that follow.
+func (r *RankReader) Skim(s trace.Skip) {
+	r.skip = s
+	if r.dec != nil {
+		r.dec.pr.skip = s
+		r.dec.pr.st.Skim(s)
+	}
+}
+
 // Close releases the reader's buffers.
 func (r *RankReader) Close() error {
-	r.dec = nil
+	if r.dec != nil {
+		r.src.chunkDec.Put(r.dec)
+		r.dec = nil
+	}
 	r.more = false
 	return nil
 }

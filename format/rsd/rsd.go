@@ -42,8 +42,9 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 
 // Version is the format version this package writes. It reads every
 // version from 1: version 2 added the element form of vectors whose
-// elements are all equal (2), which version 1 files do not use.
-const Version = 2
+// elements are all equal (2), which version 1 files do not use; version 3
+// the end-points' XOR mode (prsd.Xor, 0x80).
+const Version = 3
 
 // Limits a reader enforces, so that a short file cannot claim what would
 // take unbounded memory.

@@ -91,6 +91,33 @@ func TestSizeFlat(t *testing.T) {
 	}
 }
 
+// TestSizeFlatCG: NAS CG's compressed file, its row exchanges' partners
+// r XOR 2^k in XOR mode and its transpose partner relative to the cg
+// plug-in, does not grow with the ranks; without the plug-in, the
+// transpose partner, neither absolute nor relative, makes it grow.
+func TestSizeFlatCG(t *testing.T) {
+	size := func(ranks int, plugins []string) int {
+		p, _ := workload.Defaults("cg")
+		p.Ranks, p.Iterations, p.Inner = ranks, 3, 1
+		src, err := workload.New("cg", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := prsd.Build(src, nil, prsd.Options{TimeError: prsd.DefaultOptions().TimeError, Plugins: plugins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(Encode(tr))
+	}
+	x, y := size(16, []string{"cg"}), size(1024, []string{"cg"})
+	if y > x+x/4 {
+		t.Errorf("cg plug-in: %d bytes at 16 ranks, %d at 1,024", x, y)
+	}
+	if without := size(1024, nil); without < 2*y {
+		t.Errorf("without the plug-in %d bytes at 1,024 ranks, with it %d: the transpose partner should cost", without, y)
+	}
+}
+
 // aggregatedIS returns an IS trace of ranks ranks (10 rankings, 64 KiB of
 // keys a rank: counts drawn within ±5% of their mean, ±7% at 256 ranks
 // for their rounding) with its alltoallv counts aggregated within 10%.

@@ -70,6 +70,17 @@ func (d *Reader) Varint() int64 {
 	return v
 }
 
+// Skip passes over a varint, signed or not, without decoding it.
+func (d *Reader) Skip() {
+	for i, c := range d.B[d.Off:min(d.Off+binary.MaxVarintLen64, len(d.B))] {
+		if c < 0x80 {
+			d.Off += i + 1
+			return
+		}
+	}
+	d.Fail("truncated or overlong varint")
+}
+
 // Uint32 reads an unsigned varint that must fit 32 bits.
 func (d *Reader) Uint32() uint32 {
 	at := d.Off

@@ -70,3 +70,27 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSkip: Skip passes over varints of every length as reading them does,
+// and fails on a truncated one.
+func TestSkip(t *testing.T) {
+	var b []byte
+	for _, v := range []int64{0, -1, 300, math.MinInt64, math.MaxInt64} {
+		b = binary.AppendVarint(b, v)
+	}
+	read, skip := &Reader{B: b}, &Reader{B: b}
+	for range 5 {
+		read.Varint()
+		skip.Skip()
+		if read.Off != skip.Off || skip.Err != nil {
+			t.Fatalf("skipped to byte %d (%v), read to %d", skip.Off, skip.Err, read.Off)
+		}
+	}
+	if skip.Skip(); skip.Err == nil {
+		t.Error("skipping past the end: no error")
+	}
+	trunc := &Reader{B: []byte{0x80, 0x80}}
+	if trunc.Skip(); trunc.Err == nil {
+		t.Error("truncated varint: no error")
+	}
+}
