@@ -5,16 +5,12 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"kairos/capture"
 	"kairos/internal/testenv"
-	"kairos/internal/tracertest"
 )
 
 // TestTracerFlopsExact holds the TI trace's computation amounts to the
@@ -27,11 +23,7 @@ import (
 func TestTracerFlopsExact(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, capture.FileName), capture.Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "flops")
-	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("flops.c"), "-lm")
+	bin := compileWithTracer(t, dir, mpicc, "flops")
 	type sample struct {
 		ns    uint64
 		speed float64

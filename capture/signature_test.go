@@ -33,11 +33,7 @@ func TestTracerSignaturesMatchGo(t *testing.T) {
 	if d := os.Getenv("KAIROS_SIGDIR"); d != "" {
 		dir = d
 	}
-	if err := os.WriteFile(filepath.Join(dir, capture.FileName), capture.Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "signacurdion")
-	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("signacurdion.c"), "-lm") // -O0: compiled in a second
+	bin := compileWithTracer(t, dir, mpicc, "signacurdion")
 	const ranks = 4
 	traces := 20
 	if testenv.Long() {
@@ -185,11 +181,7 @@ func TestTracerClusteringMatchesGo(t *testing.T) {
 	mpicc := testenv.Tool(t, "mpicc", "libopenmpi-dev")
 	testenv.Tool(t, "mpirun", "openmpi-bin")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, capture.FileName), capture.Source, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "clusteracurdion")
-	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata("clusteracurdion.c"), "-lm")
+	bin := compileWithTracer(t, dir, mpicc, "clusteracurdion")
 	cases, sizes := 30, []int{7}
 	if testenv.Long() {
 		cases, sizes = 200, []int{7, 13, 32}
@@ -277,4 +269,17 @@ func randomSignatures(rng *rand.Rand, n int) []cluster.Signatures {
 		s.Params = cluster.ParamKey{CountSum: int64(pick(3)), CountN: 1, DestSum: int64(pick(2)), DestN: 1, Types: s.Types}
 	}
 	return sigs
+}
+
+// compileWithTracer compiles testdata/name.c, a program that includes the
+// tracer's source (capture.Source, written into dir) to call its static
+// functions, into dir/name; -O0, so that it compiles in a second.
+func compileWithTracer(t *testing.T, dir, mpicc, name string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, capture.FileName), capture.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, name)
+	run(t, dir, nil, mpicc, "-O0", "-I", dir, "-o", bin, tracertest.Testdata(name+".c"), "-lm")
+	return bin
 }
