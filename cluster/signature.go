@@ -164,8 +164,8 @@ type sums struct {
 }
 
 // typeTable holds, by datatype id as a byte, what signing needs of each
-// datatype of a trace (its default type resolved): its size in bytes (0:
-// unknown, counted in bytes), as a shift where it is a power of two (a
+// datatype of a trace (its default type resolved): its size in bytes (1
+// where unknown, so that its sizes count bytes), as a shift where it is a power of two (a
 // division costs more than the rest of an event's sums), and its bit of
 // Table 1. Looking them up once a trace, not once an event, keeps signing
 // near the trace-reading rate.

@@ -6,9 +6,10 @@
  * with partner me XOR 2^i), then the vector's transpose exchange with the
  * rank of the transposed block (itself on the diagonal of a square grid),
  * then two dot products reduced the same way with one double; each outer
- * iteration ends in an MPI_Allreduce of the residual. Ranks differ by the
- * partners of their exchanges, relative to their own rank: their
- * call paths are equal, their parameters make the grid's kinds.
+ * iteration ends in an MPI_Allreduce of the residual. The ranks on the
+ * diagonal of a square grid keep their block (a call path of their own);
+ * the others share one call path and differ by their exchanges' partners
+ * relative to their own rank.
  *
  *   cglike [outer iterations [vector length]]     (defaults 4 and 2048)
  */
