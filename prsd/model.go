@@ -84,6 +84,12 @@ type Node struct {
 	Times []Timing
 
 	index int32 // the node's number in its cluster
+	// groupOf and timingOf, where not nil, are the index of the first
+	// group of Counts or Vars, and of Times, that holds each rank (-1:
+	// none), for a node of many groups (a noisy trace's timing per rank):
+	// a rank's reader finds its group in O(1), not by testing each
+	// group's ranklist.
+	groupOf, timingOf []int32
 }
 
 // IsLoop reports whether n is a loop.
@@ -195,6 +201,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 		}
 		cl.nodes = 0
 		numberSlots(cl.Items, &cl.nodes)
+		indexGroups(cl.Items, ranks)
 	}
 	for r, c := range t.of {
 		if c < 0 {
@@ -230,6 +237,7 @@ func numberSlots(items []*Node, nodes *int) {
 	var next int32
 	slot := func(s *Series) {
 		s.slot = -1
+		s.flatten()
 		if !s.IsConst() {
 			s.slot = next
 			next++
@@ -264,6 +272,57 @@ func numberSlots(items []*Node, nodes *int) {
 		}
 		numberSlots(n.Body, nodes)
 	}
+}
+
+// manyGroups is the number of groups from which a node indexes them by
+// rank (Node.groupOf).
+const manyGroups = 8
+
+// indexGroups indexes the groups of the nodes that have many, by rank.
+func indexGroups(items []*Node, ranks int) {
+	for _, n := range items {
+		n.groupOf, n.timingOf = nil, nil
+		if n.numGroups() >= manyGroups {
+			n.groupOf = groupIndex(n.numGroups(), ranks, n.groupRanks)
+		}
+		if len(n.Times) >= manyGroups {
+			n.timingOf = groupIndex(len(n.Times), ranks, func(i int) Ranklist { return n.Times[i].Ranks })
+		}
+		indexGroups(n.Body, ranks)
+	}
+}
+
+// groupIndex returns the index of the first of k groups, of ranklists
+// list(i), that holds each of the ranks (-1: none; a nil ranklist holds
+// every rank).
+func groupIndex(k, ranks int, list func(i int) Ranklist) []int32 {
+	idx := make([]int32, ranks)
+	for r := range idx {
+		idx[r] = -1
+	}
+	var buf []int32
+	left := ranks
+	for i := 0; i < k && left > 0; i++ {
+		l := list(i)
+		if l == nil {
+			for r := range idx {
+				if idx[r] < 0 {
+					idx[r] = int32(i)
+				}
+			}
+			break
+		}
+		for _, s := range l {
+			buf = rlAppend(buf[:0], int64(s.Start), s.Dims)
+			for _, r := range buf {
+				if r >= 0 && int(r) < ranks && idx[r] < 0 {
+					idx[r] = int32(i)
+					left--
+				}
+			}
+		}
+	}
+	return idx
 }
 
 // Meta returns the trace's metadata.
@@ -313,7 +372,12 @@ type reader struct {
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
-	err        error
+	levels     [64]struct { // the values of the last levels read (level)
+		l  int64
+		v  float64
+		ok bool
+	}
+	err error
 }
 
 // choice is what a rank does at a node, found once: whether it executes
@@ -325,6 +389,7 @@ type choice struct {
 	// The first of the rank's cursors of the group's series, and of its
 	// timing's.
 	cur, timeCur int32
+	tmpl         *template // a call's, where the rank has parameters
 }
 
 // choose returns the rank's choice at node n.
@@ -336,36 +401,49 @@ func (rd *reader) choose(n *Node) *choice {
 	if c.known {
 		return c
 	}
-	c.known, c.group, c.timing = true, -1, -1
+	c.known = true
 	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
-	for i := range n.Counts {
-		if g := n.Counts[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.group = int32(i)
-			break
-		}
-	}
-	for i := range n.Vars {
-		if g := n.Vars[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.group = int32(i)
-			break
-		}
-	}
-	for i := range n.Times {
-		if g := n.Times[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.timing = int32(i)
-			break
-		}
-	}
+	c.group = firstGroup(n.groupOf, n.numGroups(), n.groupRanks, rd.r)
+	c.timing = firstGroup(n.timingOf, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
 	switch {
 	case c.group >= 0 && len(n.Counts) > 0:
 		c.cur = rd.newCursors(1)
 	case c.group >= 0 && len(n.Vars) > 0:
 		c.cur = rd.newCursors(n.Vars[c.group].slots)
+		c.tmpl = rd.template(n, &n.Vars[c.group])
 	}
 	if c.timing >= 0 {
 		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
 	}
 	return c
+}
+
+// firstGroup returns the index of the first of k groups, of ranklists
+// list(i), that holds rank r (a nil ranklist holds every rank), -1 if
+// none: idx[r] where the groups are indexed.
+func firstGroup(idx []int32, k int, list func(int) Ranklist, r int32) int32 {
+	if idx != nil {
+		return idx[r]
+	}
+	for i := range k {
+		if g := list(i); g == nil || g.Contains(r) {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// numGroups returns the number of groups of a loop's counts or a call's
+// parameters.
+func (n *Node) numGroups() int { return len(n.Counts) + len(n.Vars) }
+
+// groupRanks returns the ranks of group i of a loop's counts or a call's
+// parameters.
+func (n *Node) groupRanks(i int) Ranklist {
+	if n.Counts != nil {
+		return n.Counts[i].Ranks
+	}
+	return n.Vars[i].Ranks
 }
 
 // newCursors returns the index of n new cursors.
@@ -462,23 +540,31 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 // after it, for the next event, if there was one.
 func (rd *reader) event(n *Node, ch *choice) {
 	e := &rd.ev
-	e.Reset()
-	e.Kind, e.CallSite = n.Kind, n.Site
-	rd.compSite, rd.compRegion = 0, 0
 	if ch.group < 0 && len(n.Vars) > 0 {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
 		return
 	}
-	timed := false
-	if ch.group >= 0 {
-		timed = rd.fields(&n.Vars[ch.group], ch.cur)
+	var in instance
+	if t := ch.tmpl; t != nil {
+		if t.err != nil {
+			rd.err = t.err
+			return
+		}
+		*e, in = t.ev, t.in
+		if !rd.fields(&n.Vars[ch.group], ch.cur, t.vary, &in) {
+			return
+		}
+	} else {
+		e.Reset()
+		e.Kind, e.CallSite = n.Kind, n.Site
 	}
+	rd.compSite, rd.compRegion = in.compSite, in.compRegion
 	if ch.timing >= 0 {
 		tg := &n.Times[ch.timing]
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
 			e.Compute = rd.stat(tg, ch.timeCur, StatValue)
 		}
-		if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
+		if in.timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
 			rd.clock += rd.stat(tg, ch.timeCur, StatGap)
 			e.Enter = trace.Time(math.Round(rd.clock))
 			rd.clock += rd.stat(tg, ch.timeCur, StatDur)
@@ -507,84 +593,140 @@ func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
 			}
 			return vs[i]
 		}
-		return FromLevel(rd.value(l, cur), rd.ctx.eps)
+		return rd.level(rd.value(l, cur))
 	}
 	return tg.Stats[k].Mean
 }
 
-// fields sets the event's fields from variant v and reports whether the
-// instance is timed.
-func (rd *reader) fields(v *Variant, cur int32) bool {
-	e := &rd.ev
-	var req int64 = requestNone
-	var reqs []int64
-	timed := false
+// level returns FromLevel(l, eps), from the last values computed where
+// it is one of them: a noisy computation's levels are a few dozen
+// around its mean, and an exponential costs more than a look-up.
+func (rd *reader) level(l int64) float64 {
+	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
+	if !c.ok || c.l != l {
+		c.l, c.v, c.ok = l, FromLevel(l, rd.ctx.eps), true
+	}
+	return c.v
+}
+
+// instance is what the fields of a call's instance set beside its event.
+type instance struct {
+	timed bool
+	// req is the Request field, relative (requests).
+	req int64
+	// The call site and region of the computation after the call.
+	compSite   uint64
+	compRegion uint32
+}
+
+// template is a call's event for a rank with the fields that every
+// instance has alike (the constant series) set, from which each instance
+// starts: a noisy trace's calls vary in their timing, seldom in their
+// parameters, and decoding a field costs more than copying it.
+type template struct {
+	ev   trace.Event
+	in   instance
+	vary uint32 // the fields read at each instance
+	err  error  // the instances' error (a constant field that decodes to none)
+}
+
+// template returns the template of call n for the rank, whose parameters
+// are v.
+func (rd *reader) template(n *Node, v *Variant) *template {
+	t := &template{in: instance{req: requestNone}}
+	t.ev.Reset()
+	t.ev.Kind, t.ev.CallSite = n.Kind, n.Site
 	for mask := v.Mask; mask != 0; mask &= mask - 1 {
 		f := Field(bits.TrailingZeros32(mask))
 		val := &v.Fields[f]
-		if f.IsVector() {
-			x := rd.vector(f, val, cur)
-			switch f {
-			case Requests:
-				reqs = x
-			case SendCounts:
-				e.SendCounts = x
-			case RecvCounts:
-				e.RecvCounts = x
+		if f.IsVector() || val.Series.slot >= 0 {
+			t.vary |= 1 << f
+			continue
+		}
+		if t.err = rd.scalar(&t.ev, &t.in, f, val, val.Series.First); t.err != nil {
+			break
+		}
+	}
+	return t
+}
+
+// fields sets the fields of mask from variant v, and the request ids; it
+// reports whether they are valid.
+func (rd *reader) fields(v *Variant, cur int32, mask uint32, in *instance) bool {
+	e := &rd.ev
+	var reqs []int64
+	for ; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
+		val := &v.Fields[f]
+		if !f.IsVector() {
+			if rd.err = rd.scalar(e, in, f, val, rd.value(&val.Series, cur)); rd.err != nil {
+				return false
 			}
 			continue
 		}
-		x, err := rd.ctx.decode(val.Mode, rd.value(&val.Series, cur))
-		if err != nil {
-			rd.err = err
-			return false
-		}
+		x := rd.vector(f, val, cur)
 		switch f {
-		case Partner:
-			e.Partner = int32(x)
-		case Source:
-			e.Source = int32(x)
-		case Tag:
-			e.Tag = int32(x)
-		case Comm:
-			e.Comm = uint32(x)
-		case NewComm:
-			e.NewComm = uint32(x)
-		case SendBytes:
-			e.SendBytes = x
-		case RecvBytes:
-			e.RecvBytes = x
-		case SendType:
-			e.SendType = trace.Datatype(x)
-		case RecvType:
-			e.RecvType = trace.Datatype(x)
-		case Request:
-			req = x
-		case ComputeArg:
-			e.Compute = math.Float64frombits(uint64(x))
-		case Region:
-			e.Region = uint32(x)
-		case Timed:
-			timed = x != 0
-		case CompSite:
-			rd.compSite = rd.ctx.sites.site(x)
-		case CompRegion:
-			rd.compRegion = uint32(x)
-		case Op:
-			if e.Op = trace.Op(x); !e.Op.Valid() {
-				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
-				return false
-			}
-		case Handle:
-			if x < 0 || x > math.MaxUint32 {
-				rd.err = fmt.Errorf("%w: handle %d", ErrCorrupt, x)
-				return false
-			}
-			e.Handle = uint32(x)
+		case Requests:
+			reqs = x
+		case SendCounts:
+			e.SendCounts = x
+		case RecvCounts:
+			e.RecvCounts = x
 		}
 	}
-	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
-	return timed
+	rd.requests(in.req, reqs, v.Mask&(1<<Requests) != 0)
+	return rd.err == nil
+}
+
+// scalar sets scalar field f, of value v in the field's series, of an
+// instance.
+func (rd *reader) scalar(e *trace.Event, in *instance, f Field, val *Value, v int64) error {
+	x, err := rd.ctx.decode(val.Mode, v)
+	if err != nil {
+		return err
+	}
+	switch f {
+	case Partner:
+		e.Partner = int32(x)
+	case Source:
+		e.Source = int32(x)
+	case Tag:
+		e.Tag = int32(x)
+	case Comm:
+		e.Comm = uint32(x)
+	case NewComm:
+		e.NewComm = uint32(x)
+	case SendBytes:
+		e.SendBytes = x
+	case RecvBytes:
+		e.RecvBytes = x
+	case SendType:
+		e.SendType = trace.Datatype(x)
+	case RecvType:
+		e.RecvType = trace.Datatype(x)
+	case Request:
+		in.req = x
+	case ComputeArg:
+		e.Compute = math.Float64frombits(uint64(x))
+	case Region:
+		e.Region = uint32(x)
+	case Timed:
+		in.timed = x != 0
+	case CompSite:
+		in.compSite = rd.ctx.sites.site(x)
+	case CompRegion:
+		in.compRegion = uint32(x)
+	case Op:
+		if e.Op = trace.Op(x); !e.Op.Valid() {
+			return fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
+		}
+	case Handle:
+		if x < 0 || x > math.MaxUint32 {
+			return fmt.Errorf("%w: handle %d", ErrCorrupt, x)
+		}
+		e.Handle = uint32(x)
+	}
+	return nil
 }
 
 // vector reads the next instance of a vector field (nil for a length of

@@ -28,6 +28,10 @@ type Series struct {
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
 	slot int32
+	// vals, where not nil, are the values for the readers, value i
+	// vals[i mod len(vals)]: all of them where the runs are about as many,
+	// one period where they repeat (flatten).
+	vals []int64
 }
 
 // Run is an item of a series' differences: Count times Delta (Body nil),
@@ -317,10 +321,83 @@ func satMul(a, b uint64) uint64 {
 	return a * b
 }
 
+// flatten keeps the values of s beside its runs, for its readers to take
+// each value by its index rather than by walking the runs: all of them,
+// or one period where they repeat (partners, tags and call sites that
+// alternate), if that is at most maxCycle values or 8 a run (a Run takes
+// 48 bytes, a value 8: the levels of a noisy computation, a run a value,
+// take less memory so).
+func (s *Series) flatten() {
+	s.vals = nil
+	if s.IsConst() {
+		return
+	}
+	limit := max(maxCycle, 8*numRuns(s.Runs))
+	if s.N <= limit {
+		s.vals = s.Values()
+		return
+	}
+	s.vals = s.cycle(limit)
+}
+
+// maxCycle is the number of values that flatten keeps of any series.
+const maxCycle = 128
+
+// cycle returns the values of the first period of s if they repeat with
+// a period of at most limit values, and at least twice; nil otherwise.
+func (s *Series) cycle(limit int64) []int64 {
+	var c cursor
+	head := make([]int64, min(s.N, 2*limit))
+	for i := range head {
+		head[i] = c.next(s)
+	}
+	p := period(head)
+	if 2*p > len(head) {
+		return nil
+	}
+	for i, j := int64(len(head)), len(head)%p; i < s.N; i++ {
+		if c.next(s) != head[j] {
+			return nil
+		}
+		if j++; j == p {
+			j = 0
+		}
+	}
+	return head[:p:p]
+}
+
+// period returns the least p > 0 such that v[i] = v[i+p] wherever both
+// exist (Knuth, Morris and Pratt's failure function: v less its longest
+// border).
+func period(v []int64) int {
+	border := make([]int, len(v)+1)
+	border[0] = -1
+	k := -1
+	for i, x := range v {
+		for k >= 0 && v[k] != x {
+			k = border[k]
+		}
+		k++
+		border[i+1] = k
+	}
+	return len(v) - border[len(v)]
+}
+
+// numRuns returns the number of runs of a list, those of the repeats'
+// bodies included.
+func numRuns(runs []Run) int64 {
+	n := int64(len(runs))
+	for i := range runs {
+		n += numRuns(runs[i].Body)
+	}
+	return n
+}
+
 // cursor reads a series' values one after the other.
 type cursor struct {
 	v     int64
 	n     int64 // values read
+	i     int   // the next of the series' vals
 	stack []cframe
 }
 
@@ -338,6 +415,17 @@ type cframe struct {
 // next returns the next value of s (the first value again past the end,
 // which a well-formed reader never asks for).
 func (c *cursor) next(s *Series) int64 {
+	if s.vals != nil {
+		if c.n >= s.N || c.i == len(s.vals) {
+			c.i = 0
+			if c.n >= s.N {
+				c.n = 0
+			}
+		}
+		c.n++
+		c.i++
+		return s.vals[c.i-1]
+	}
 	if c.n == 0 || c.n >= s.N {
 		c.n, c.v = 1, s.First
 		c.stack = append(c.stack[:0], cframe{runs: s.Runs})
