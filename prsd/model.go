@@ -107,10 +107,31 @@ type Variant struct {
 	Ranks Ranklist // nil: all the node's ranks
 	// Mask has bit f set for each Field present; the others have their
 	// default value (trace.Event.Reset's).
-	Mask   uint32
-	Fields [NumFields]Value
+	Mask uint32
+	// Fields are the values of the fields present, by increasing Field
+	// (Variant.Field finds one): a call has a handful of the NumFields.
+	Fields []Value
 
 	slots int32 // series with a cursor slot
+}
+
+// Field returns the value of field f, nil if it is absent.
+func (v *Variant) Field(f Field) *Value {
+	if v.Mask&(1<<f) == 0 {
+		return nil
+	}
+	return &v.Fields[bits.OnesCount32(v.Mask&(1<<f-1))]
+}
+
+// Set sets the value of field f.
+func (v *Variant) Set(f Field, val Value) {
+	i := bits.OnesCount32(v.Mask & (1<<f - 1))
+	if v.Mask&(1<<f) != 0 {
+		v.Fields[i] = val
+		return
+	}
+	v.Mask |= 1 << f
+	v.Fields = slices.Insert(v.Fields, i, val)
 }
 
 // Value is a field's values over a call's instances: one series, in a
@@ -262,7 +283,7 @@ func numberSlots(items []*Node, nodes *int) {
 		for i := range n.Vars {
 			next = 0
 			for f := range n.Vars[i].Fields {
-				v := &n.Vars[i].Fields[f]
+				v := &n.Vars[i].Fields[f] // in any order: the slots are the readers'
 				slot(&v.Series)
 				for j := range v.Elems {
 					slot(&v.Elems[j])
@@ -356,19 +377,22 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 
 // reader walks a cluster's structure for one rank.
 type reader struct {
-	cl       *Cluster
-	r        int32
-	ctx      *rankCtx
-	stack    []rframe
-	cursors  []cursor
-	choices  []choice // per node, what the rank does there
-	ev       trace.Event
-	vec      [3][]int64
-	reqs     []uint64
-	maxReq   uint64
-	clock    float64     // picoseconds: the end of the last timed event
-	after    trace.Event // the computation after the call just read
-	hasAfter bool        // after is the next event
+	cl      *Cluster
+	r       int32
+	ctx     *rankCtx
+	stack   []rframe
+	cursors []cursor
+	choices []choice // per node, what the rank does there
+	// templates are the latest calls' templates, allocated a few at a
+	// time.
+	templates []template
+	ev        trace.Event
+	vec       [3][]int64
+	reqs      []uint64
+	maxReq    uint64
+	clock     float64     // picoseconds: the end of the last timed event
+	after     trace.Event // the computation after the call just read
+	hasAfter  bool        // after is the next event
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
@@ -633,12 +657,16 @@ type template struct {
 // template returns the template of call n for the rank, whose parameters
 // are v.
 func (rd *reader) template(n *Node, v *Variant) *template {
-	t := &template{in: instance{req: requestNone}}
+	if len(rd.templates) == cap(rd.templates) {
+		rd.templates = make([]template, 0, 16) // the earlier ones stay where they are
+	}
+	rd.templates = append(rd.templates, template{in: instance{req: requestNone}})
+	t := &rd.templates[len(rd.templates)-1]
 	t.ev.Reset()
 	t.ev.Kind, t.ev.CallSite = n.Kind, n.Site
-	for mask := v.Mask; mask != 0; mask &= mask - 1 {
+	for i, mask := 0, v.Mask; mask != 0; i, mask = i+1, mask&(mask-1) {
 		f := Field(bits.TrailingZeros32(mask))
-		val := &v.Fields[f]
+		val := &v.Fields[i]
 		if f.IsVector() || val.Series.slot >= 0 {
 			t.vary |= 1 << f
 			continue
@@ -657,7 +685,7 @@ func (rd *reader) fields(v *Variant, cur int32, mask uint32, in *instance) bool 
 	var reqs []int64
 	for ; mask != 0; mask &= mask - 1 {
 		f := Field(bits.TrailingZeros32(mask))
-		val := &v.Fields[f]
+		val := v.Field(f)
 		if !f.IsVector() {
 			if rd.err = rd.scalar(e, in, f, val, rd.value(&val.Series, cur)); rd.err != nil {
 				return false

@@ -23,7 +23,9 @@ type Series struct {
 	N int64
 	// First is the first value (if N > 0).
 	First int64
-	// Runs are the N-1 differences, in order.
+	// Runs are the N-1 differences, in order; nil in a series read with
+	// its values (ReadSeries: a run about every value), which keeps the
+	// runs' encoding instead.
 	Runs []Run
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
@@ -32,6 +34,9 @@ type Series struct {
 	// vals[i mod len(vals)]: all of them where the runs are about as many,
 	// one period where they repeat (flatten).
 	vals []int64
+	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
+	// and vals holds every value.
+	enc []byte
 }
 
 // Run is an item of a series' differences: Count times Delta (Body nil),
@@ -51,6 +56,9 @@ func Const(v int64, n int64) Series {
 
 // IsConst reports whether every value of s is s.First.
 func (s *Series) IsConst() bool {
+	if s.enc != nil {
+		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
+	}
 	return s.N <= 1 || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
 }
 
@@ -209,6 +217,8 @@ func (s *Series) AppendBinary(dst []byte) []byte {
 		dst = binary.AppendVarint(dst, s.First)
 	}
 	switch {
+	case s.N > 1 && s.enc != nil:
+		dst = append(dst, s.enc...)
 	case s.N > 1 && s.IsConst():
 		dst = append(dst, 0)
 	case s.N > 1:
@@ -259,11 +269,13 @@ func ReadSeries(d *varint.Reader) Series {
 		s.Runs = []Run{{Count: s.N - 1}}
 	} else if s.N > 1 {
 		at := d.Off
-		var total uint64
-		s.Runs, total = readRuns(d, 0)
+		_, items, total := readRuns(d, 0, false)
 		if d.Err == nil && total != uint64(s.N-1) {
 			d.Off = at
 			d.Fail(fmt.Sprintf("the runs hold %d differences, the series %d", total, s.N-1))
+		}
+		if d.Err == nil {
+			s.readValues(d.B[at:d.Off], items)
 		}
 	}
 	if d.Err != nil {
@@ -272,18 +284,59 @@ func ReadSeries(d *varint.Reader) Series {
 	return s
 }
 
-// readRuns reads a list of runs and returns it with the number of
+// readValues sets the runs of s from their valid encoding enc, of items
+// runs: where flatten would keep every value, the values and enc, which
+// take less memory than the runs and less time to make.
+func (s *Series) readValues(enc []byte, items int64) {
+	if s.N > max(maxCycle, 8*items) {
+		s.Runs, _, _ = readRuns(&varint.Reader{B: enc}, 0, true)
+		return
+	}
+	s.enc = enc
+	s.vals = make([]int64, 1, s.N)
+	s.vals[0] = s.First
+	s.vals, _ = expandRuns(&varint.Reader{B: enc}, s.vals, s.First)
+}
+
+// expandRuns appends the values that a valid encoding of runs gives after
+// v, and returns them with the last.
+func expandRuns(d *varint.Reader, out []int64, v int64) ([]int64, int64) {
+	for range d.Uvarint() {
+		if c := d.Uvarint(); c > 0 {
+			delta := d.Varint()
+			for range c {
+				v += delta
+				out = append(out, v)
+			}
+			continue
+		}
+		reps := d.Uvarint()
+		body := d.Off
+		for range reps {
+			d.Off = body
+			out, v = expandRuns(d, out, v)
+		}
+	}
+	return out, v
+}
+
+// readRuns reads a list of runs and returns it (if build) with the number
+// of runs, those of the repeats' bodies included, and the number of
 // differences it holds (saturated at maxValues).
-func readRuns(d *varint.Reader, depth int) ([]Run, uint64) {
+func readRuns(d *varint.Reader, depth int, build bool) ([]Run, int64, uint64) {
 	if depth >= maxRunDepth {
 		d.Fail(fmt.Sprintf("repeats nested more than %d deep", maxRunDepth))
-		return nil, 0
+		return nil, 0, 0
 	}
 	n := d.Count(2, math.MaxInt)
 	if d.Err == nil && n == 0 {
 		d.Fail("an empty list of runs")
 	}
-	runs := make([]Run, 0, n)
+	var runs []Run
+	if build {
+		runs = make([]Run, 0, n)
+	}
+	items := int64(n)
 	var total uint64
 	for range n {
 		c := d.Uvarint()
@@ -301,17 +354,21 @@ func readRuns(d *varint.Reader, depth int) ([]Run, uint64) {
 				d.Fail(fmt.Sprintf("a repeat of %d", reps))
 			}
 			var body uint64
+			var inner int64
 			r.Reps = int64(reps)
-			r.Body, body = readRuns(d, depth+1)
+			r.Body, inner, body = readRuns(d, depth+1, build)
+			items += inner
 			k = satMul(body, reps)
 		}
 		if d.Err != nil {
-			return nil, 0
+			return nil, 0, 0
 		}
-		runs = append(runs, r)
+		if build {
+			runs = append(runs, r)
+		}
 		total = min(total+k, maxValues)
 	}
-	return runs, total
+	return runs, items, total
 }
 
 func satMul(a, b uint64) uint64 {
@@ -328,6 +385,9 @@ func satMul(a, b uint64) uint64 {
 // 48 bytes, a value 8: the levels of a noisy computation, a run a value,
 // take less memory so).
 func (s *Series) flatten() {
+	if s.enc != nil {
+		return // read with its values
+	}
 	s.vals = nil
 	if s.IsConst() {
 		return

@@ -15,6 +15,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 
 	"kairos/format"
@@ -252,10 +253,10 @@ func appendVariant(b []byte, v *prsd.Variant) []byte {
 	b = appendRanklist(b, v.Ranks)
 	b = binary.AppendUvarint(b, uint64(v.Mask))
 	for f := range prsd.NumFields {
-		if v.Mask&(1<<f) == 0 {
+		val := v.Field(f)
+		if val == nil {
 			continue
 		}
-		val := &v.Fields[f]
 		b = append(b, byte(val.Mode))
 		b = val.Series.AppendBinary(b)
 		if f.IsVector() {
@@ -629,6 +630,7 @@ func (d *decoder) variant() prsd.Variant {
 		d.Fail(fmt.Sprintf("field mask %#x, expected bits 0-%d", mask, prsd.NumFields-1))
 	}
 	v.Mask = uint32(mask)
+	v.Fields = make([]prsd.Value, 0, bits.OnesCount32(v.Mask))
 	for f := range prsd.NumFields {
 		if v.Mask&(1<<f) == 0 || d.Err != nil {
 			continue
@@ -643,7 +645,7 @@ func (d *decoder) variant() prsd.Variant {
 		if f.IsVector() {
 			val.Elems, val.Alike = d.elems()
 		}
-		v.Fields[f] = val
+		v.Fields = append(v.Fields, val)
 	}
 	return v
 }
