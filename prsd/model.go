@@ -62,6 +62,9 @@ type Cluster struct {
 	Items []*Node
 
 	nodes int // nodes, numbered for the readers' choices
+	// cursors is the most cursors a rank's reader needs: for each node,
+	// its largest group's and timing's.
+	cursors int
 }
 
 // Node is a call or a loop of a merged structure.
@@ -220,8 +223,8 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 				return nil, err
 			}
 		}
-		cl.nodes = 0
-		numberSlots(cl.Items, &cl.nodes)
+		cl.nodes, cl.cursors = 0, 0
+		numberSlots(cl.Items, cl)
 		indexGroups(cl.Items, ranks)
 	}
 	for r, c := range t.of {
@@ -254,8 +257,8 @@ func (t *Trace) claim(s Section, c int32) error {
 // constant a cursor slot within its group of ranks' counts and
 // parameters, or timing: a rank's reader keeps cursors for the groups it
 // is in only.
-func numberSlots(items []*Node, nodes *int) {
-	var next int32
+func numberSlots(items []*Node, cl *Cluster) {
+	var next, most int32
 	slot := func(s *Series) {
 		s.slot = -1
 		s.flatten()
@@ -265,12 +268,13 @@ func numberSlots(items []*Node, nodes *int) {
 		}
 	}
 	for _, n := range items {
-		n.index = int32(*nodes)
-		*nodes++
+		n.index = int32(cl.nodes)
+		cl.nodes++
 		for i := range n.Counts {
 			next = 0
 			slot(&n.Counts[i].Series)
 		}
+		most = 0
 		for i := range n.Times {
 			next = 0
 			for _, l := range n.Times[i].Levels {
@@ -279,7 +283,10 @@ func numberSlots(items []*Node, nodes *int) {
 				}
 			}
 			n.Times[i].slots = next
+			most = max(most, next)
 		}
+		cl.cursors += int(most)
+		most = int32(min(len(n.Counts), 1))
 		for i := range n.Vars {
 			next = 0
 			for f := range n.Vars[i].Fields {
@@ -290,8 +297,10 @@ func numberSlots(items []*Node, nodes *int) {
 				}
 			}
 			n.Vars[i].slots = next
+			most = max(most, next)
 		}
-		numberSlots(n.Body, nodes)
+		cl.cursors += int(most)
+		numberSlots(n.Body, cl)
 	}
 }
 
@@ -413,13 +422,17 @@ type choice struct {
 	// The first of the rank's cursors of the group's series, and of its
 	// timing's.
 	cur, timeCur int32
-	tmpl         *template // a call's, where the rank has parameters
+	// tmpl is a call's template where the rank has parameters, made at
+	// its second instance (seen: the first is read).
+	tmpl *template
+	seen bool
 }
 
 // choose returns the rank's choice at node n.
 func (rd *reader) choose(n *Node) *choice {
 	if rd.choices == nil {
 		rd.choices = make([]choice, rd.cl.nodes)
+		rd.cursors = make([]cursor, 0, rd.cl.cursors)
 	}
 	c := &rd.choices[n.index]
 	if c.known {
@@ -434,7 +447,6 @@ func (rd *reader) choose(n *Node) *choice {
 		c.cur = rd.newCursors(1)
 	case c.group >= 0 && len(n.Vars) > 0:
 		c.cur = rd.newCursors(n.Vars[c.group].slots)
-		c.tmpl = rd.template(n, &n.Vars[c.group])
 	}
 	if c.timing >= 0 {
 		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
@@ -568,19 +580,26 @@ func (rd *reader) event(n *Node, ch *choice) {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
 		return
 	}
-	var in instance
-	if t := ch.tmpl; t != nil {
-		if t.err != nil {
-			rd.err = t.err
-			return
-		}
+	in := instance{req: requestNone}
+	if ch.group >= 0 && ch.tmpl == nil && ch.seen {
+		ch.tmpl = rd.template(n, &n.Vars[ch.group])
+	}
+	switch t := ch.tmpl; {
+	case t != nil && t.err != nil:
+		rd.err = t.err
+		return
+	case t != nil:
 		*e, in = t.ev, t.in
 		if !rd.fields(&n.Vars[ch.group], ch.cur, t.vary, &in) {
 			return
 		}
-	} else {
+	default:
 		e.Reset()
 		e.Kind, e.CallSite = n.Kind, n.Site
+		ch.seen = true
+		if ch.group >= 0 && !rd.fields(&n.Vars[ch.group], ch.cur, n.Vars[ch.group].Mask, &in) {
+			return
+		}
 	}
 	rd.compSite, rd.compRegion = in.compSite, in.compRegion
 	if ch.timing >= 0 {
