@@ -397,11 +397,16 @@ func (s *Series) flatten() {
 		s.vals = s.Values()
 		return
 	}
-	s.vals = s.cycle(limit)
+	s.vals = s.cycle(min(limit, maxPeriod))
 }
 
-// maxCycle is the number of values that flatten keeps of any series.
-const maxCycle = 128
+// maxCycle is the number of values that flatten keeps of any series,
+// maxPeriod the longest period it looks for (in at most twice as many
+// values).
+const (
+	maxCycle  = 128
+	maxPeriod = 512
+)
 
 // cycle returns the values of the first period of s if they repeat with
 // a period of at most limit values, and at least twice; nil otherwise.
