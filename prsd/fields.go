@@ -257,10 +257,17 @@ func (c *rankCtx) decode(m Mode, v int64) (int64, error) {
 }
 
 func (c *rankCtx) unoffset(v int64, base int32) int64 {
-	if v < 0 {
-		return v
-	}
 	p := int64(c.ranks)
+	switch {
+	case v < 0:
+		return v
+	case v < p && base >= 0: // as every offset a writer makes: no division
+		w := int64(base) + v
+		if w >= p {
+			w -= p
+		}
+		return w
+	}
 	return ((int64(base)+v)%p + p) % p
 }
 

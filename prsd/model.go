@@ -728,9 +728,12 @@ func (rd *reader) fields(v *Variant, cur int32, mask uint32, in *instance) bool 
 // scalar sets scalar field f, of value v in the field's series, of an
 // instance.
 func (rd *reader) scalar(e *trace.Event, in *instance, f Field, val *Value, v int64) error {
-	x, err := rd.ctx.decode(val.Mode, v)
-	if err != nil {
-		return err
+	x := v
+	if val.Mode != Abs {
+		var err error
+		if x, err = rd.ctx.decode(val.Mode, v); err != nil {
+			return err
+		}
 	}
 	switch f {
 	case Partner:
