@@ -288,7 +288,7 @@ func ReadSeries(d *varint.Reader) Series {
 // runs: where flatten would keep every value, the values and enc, which
 // take less memory than the runs and less time to make.
 func (s *Series) readValues(enc []byte, items int64) {
-	if s.N > max(maxCycle, 8*items) {
+	if s.N > flatLimit(items) {
 		s.Runs, _, _ = readRuns(&varint.Reader{B: enc}, 0, true)
 		return
 	}
@@ -381,9 +381,7 @@ func satMul(a, b uint64) uint64 {
 // flatten keeps the values of s beside its runs, for its readers to take
 // each value by its index rather than by walking the runs: all of them,
 // or one period where they repeat (partners, tags and call sites that
-// alternate), if that is at most maxCycle values or 8 a run (a Run takes
-// 48 bytes, a value 8: the levels of a noisy computation, a run a value,
-// take less memory so).
+// alternate), if that is at most flatLimit values.
 func (s *Series) flatten() {
 	if s.enc != nil {
 		return // read with its values
@@ -392,7 +390,7 @@ func (s *Series) flatten() {
 	if s.IsConst() {
 		return
 	}
-	limit := max(maxCycle, 8*numRuns(s.Runs))
+	limit := flatLimit(numRuns(s.Runs))
 	if s.N <= limit {
 		s.vals = s.Values()
 		return
@@ -400,11 +398,16 @@ func (s *Series) flatten() {
 	s.vals = s.cycle(min(limit, maxPeriod))
 }
 
-// maxCycle is the number of values that flatten keeps of any series,
-// maxPeriod the longest period it looks for (in at most twice as many
-// values).
+// flatLimit is the most values flatten keeps of a series of runs runs
+// (those of the repeats' bodies included): maxCycle, or 16 a run (a Run
+// takes 48 bytes, a value 8: the levels of a noisy computation, a run a
+// value, take less memory as values), so that they stay proportional to
+// the series' encoding (at least a byte a run). maxPeriod is the longest
+// period flatten looks for, in at most twice as many values.
+func flatLimit(runs int64) int64 { return max(maxCycle, 16*runs) }
+
 const (
-	maxCycle  = 128
+	maxCycle  = 32
 	maxPeriod = 512
 )
 

@@ -132,7 +132,8 @@ func TestSeriesFlat(t *testing.T) {
 		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 0},
 		{"period broken", 3000, func(i int) int64 { return int64(i%2) + int64(i/2999) }, 0},
 		{"progression", 3000, func(i int) int64 { return int64(3 * i) }, 0},
-		{"small", 100, func(i int) int64 { return int64(i % 7) }, 100},
+		{"period 7", 100, func(i int) int64 { return int64(i % 7) }, 7},
+		{"small", 30, func(i int) int64 { return int64(i % 7) }, 30},
 		{"constant", 3000, func(int) int64 { return 4 }, 0},
 	} {
 		vals := make([]int64, c.n)
