@@ -87,12 +87,17 @@ type Node struct {
 	Times []Timing
 
 	index int32 // the node's number in its cluster
-	// groupOf and timingOf, where not nil, are the index of the first
-	// group of Counts or Vars, and of Times, that holds each rank (-1:
-	// none), for a node of many groups (a noisy trace's timing per rank):
-	// a rank's reader finds its group in O(1), not by testing each
-	// group's ranklist.
-	groupOf, timingOf []int32
+	// of, where not nil, indexes the groups of a node that has many.
+	of *groupsOf
+}
+
+// groupsOf are the index of the first group of a node's Counts or Vars,
+// and of its Times, that holds each rank (-1: none; nil: the groups are
+// few), for a node of many groups (a noisy trace's timing per rank): a
+// rank's reader finds its group in O(1), not by testing each group's
+// ranklist.
+type groupsOf struct {
+	group, timing []int32
 }
 
 // IsLoop reports whether n is a loop.
@@ -305,18 +310,21 @@ func numberSlots(items []*Node, cl *Cluster) {
 }
 
 // manyGroups is the number of groups from which a node indexes them by
-// rank (Node.groupOf).
+// rank (Node.of).
 const manyGroups = 8
 
 // indexGroups indexes the groups of the nodes that have many, by rank.
 func indexGroups(items []*Node, ranks int) {
 	for _, n := range items {
-		n.groupOf, n.timingOf = nil, nil
+		n.of = nil
+		if n.numGroups() >= manyGroups || len(n.Times) >= manyGroups {
+			n.of = &groupsOf{}
+		}
 		if n.numGroups() >= manyGroups {
-			n.groupOf = groupIndex(n.numGroups(), ranks, n.groupRanks)
+			n.of.group = groupIndex(n.numGroups(), ranks, n.groupRanks)
 		}
 		if len(n.Times) >= manyGroups {
-			n.timingOf = groupIndex(len(n.Times), ranks, func(i int) Ranklist { return n.Times[i].Ranks })
+			n.of.timing = groupIndex(len(n.Times), ranks, func(i int) Ranklist { return n.Times[i].Ranks })
 		}
 		indexGroups(n.Body, ranks)
 	}
@@ -440,8 +448,12 @@ func (rd *reader) choose(n *Node) *choice {
 	}
 	c.known = true
 	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
-	c.group = firstGroup(n.groupOf, n.numGroups(), n.groupRanks, rd.r)
-	c.timing = firstGroup(n.timingOf, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
+	var idx groupsOf
+	if n.of != nil {
+		idx = *n.of
+	}
+	c.group = firstGroup(idx.group, n.numGroups(), n.groupRanks, rd.r)
+	c.timing = firstGroup(idx.timing, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
 	switch {
 	case c.group >= 0 && len(n.Counts) > 0:
 		c.cur = rd.newCursors(1)
