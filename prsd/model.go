@@ -408,8 +408,8 @@ type reader struct {
 	reqs      []uint64
 	maxReq    uint64
 	clock     float64     // picoseconds: the end of the last timed event
-	after     trace.Event // the computation after the call just read
-	hasAfter  bool        // after is the next event
+	after     float64 // the flops of the computation after the call just read
+	hasAfter  bool    // the computation is the next event
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
@@ -514,7 +514,10 @@ type rframe struct {
 
 func (rd *reader) Next() bool {
 	if rd.hasAfter {
-		rd.ev, rd.hasAfter = rd.after, false
+		e := &rd.ev
+		e.Reset()
+		e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, rd.after, rd.compSite, rd.compRegion
+		rd.hasAfter = false
 		return true
 	}
 	for rd.err == nil && len(rd.stack) > 0 {
@@ -628,10 +631,7 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 		if tg.Mask&(1<<StatComp) != 0 {
 			if flops := rd.stat(tg, ch.timeCur, StatComp); flops != 0 {
-				a := &rd.after
-				a.Reset()
-				a.Kind, a.Compute, a.CallSite, a.Region = trace.Compute, flops, rd.compSite, rd.compRegion
-				rd.hasAfter = true
+				rd.after, rd.hasAfter = flops, true
 			}
 		}
 	}
