@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"os"
 	"slices"
 
 	"kairos/format"
@@ -70,11 +71,16 @@ func Open(path string) (*prsd.Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
+	// Read into a buffer of the file's size (a compressed file's grows),
+	// not one that doubles from 512 bytes.
+	var buf bytes.Buffer
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		buf.Grow(int(min(st.Size(), 1<<32)) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, err := Decode(b)
+	t, err := Decode(buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
