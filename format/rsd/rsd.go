@@ -521,12 +521,12 @@ func (d *decoder) call() *prsd.Node {
 	}
 	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
 	nv := d.Count(2, math.MaxInt)
-	n.Vars = make([]prsd.Variant, 0, min(nv, 64)) // a corrupt count allocates no more
+	n.Vars = make([]prsd.Variant, 0, nv) // Count bounds it by the bytes left
 	for range nv {
 		n.Vars = append(n.Vars, d.variant())
 	}
 	nt := d.Count(2, math.MaxInt)
-	n.Times = make([]prsd.Timing, 0, min(nt, 64))
+	n.Times = make([]prsd.Timing, 0, min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
 	for range nt {
 		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
