@@ -111,10 +111,16 @@ func modesOf(f Field, np int) []Mode {
 		}
 		return append(m, Xor)
 	case Comm, NewComm:
-		return []Mode{Abs, Family}
+		return commModes
 	}
-	return []Mode{Abs}
+	return absMode
 }
+
+// The modes of the fields other than the end-points, shared.
+var (
+	commModes = []Mode{Abs, Family}
+	absMode   = []Mode{Abs}
+)
 
 // rankCtx is what encoding and decoding a field need of the rank: its
 // number, the number of ranks, the plug-ins' bases and the communicator

@@ -413,12 +413,15 @@ type reader struct {
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
-	levels     [64]struct { // the values of the last levels read (level)
-		l  int64
-		v  float64
-		ok bool
-	}
-	err error
+	levels     *levelCache // made at the first level read
+	err        error
+}
+
+// levelCache holds the values of the last levels read, level l at
+// l mod 32 (an entry i starts as level i+1, which is not there).
+type levelCache [32]struct {
+	l int64
+	v float64
 }
 
 // choice is what a rank does at a node, found once: whether it executes
@@ -657,9 +660,15 @@ func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
 // it is one of them: a noisy computation's levels are a few dozen
 // around its mean, and an exponential costs more than a look-up.
 func (rd *reader) level(l int64) float64 {
+	if rd.levels == nil {
+		rd.levels = new(levelCache)
+		for i := range rd.levels {
+			rd.levels[i].l = int64(i) + 1
+		}
+	}
 	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
-	if !c.ok || c.l != l {
-		c.l, c.v, c.ok = l, FromLevel(l, rd.ctx.eps), true
+	if c.l != l {
+		c.l, c.v = l, FromLevel(l, rd.ctx.eps)
 	}
 	return c.v
 }
@@ -689,7 +698,9 @@ type template struct {
 // are v.
 func (rd *reader) template(n *Node, v *Variant) *template {
 	if len(rd.templates) == cap(rd.templates) {
-		rd.templates = make([]template, 0, 16) // the earlier ones stay where they are
+		// A new block, twice the last up to 16: the earlier ones stay
+		// where they are.
+		rd.templates = make([]template, 0, min(max(2*cap(rd.templates), 2), 16))
 	}
 	rd.templates = append(rd.templates, template{in: instance{req: requestNone}})
 	t := &rd.templates[len(rd.templates)-1]
