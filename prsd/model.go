@@ -407,7 +407,7 @@ type reader struct {
 	vec       [3][]int64
 	reqs      []uint64
 	maxReq    uint64
-	clock     float64     // picoseconds: the end of the last timed event
+	clock     float64 // picoseconds: the end of the last timed event
 	after     float64 // the flops of the computation after the call just read
 	hasAfter  bool    // the computation is the next event
 	// The call site and region of the computation after the call.
