@@ -22,6 +22,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"kairos/trace"
 )
@@ -87,6 +88,9 @@ type Node struct {
 	Times []Timing
 
 	index int32 // the node's number in its cluster
+	// tmpls are a call's templates, one per group of parameters, made at
+	// the second instance a rank reads.
+	tmpls []atomic.Pointer[template]
 	// of, where not nil, indexes the groups of a node that has many.
 	of *groupsOf
 }
@@ -292,6 +296,10 @@ func numberSlots(items []*Node, cl *Cluster) {
 		}
 		cl.cursors += int(most)
 		most = int32(min(len(n.Counts), 1))
+		n.tmpls = nil
+		if len(n.Vars) > 0 {
+			n.tmpls = make([]atomic.Pointer[template], len(n.Vars))
+		}
 		for i := range n.Vars {
 			next = 0
 			for f := range n.Vars[i].Fields {
@@ -394,22 +402,19 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 
 // reader walks a cluster's structure for one rank.
 type reader struct {
-	cl      *Cluster
-	r       int32
-	ctx     *rankCtx
-	stack   []rframe
-	cursors []cursor
-	choices []choice // per node, what the rank does there
-	// templates are the latest calls' templates, allocated a few at a
-	// time.
-	templates []template
-	ev        trace.Event
-	vec       [3][]int64
-	reqs      []uint64
-	maxReq    uint64
-	clock     float64 // picoseconds: the end of the last timed event
-	after     float64 // the flops of the computation after the call just read
-	hasAfter  bool    // the computation is the next event
+	cl       *Cluster
+	r        int32
+	ctx      *rankCtx
+	stack    []rframe
+	cursors  []cursor
+	choices  []choice // per node, what the rank does there
+	ev       trace.Event
+	vec      [3][]int64
+	reqs     []uint64
+	maxReq   uint64
+	clock    float64 // picoseconds: the end of the last timed event
+	after    float64 // the flops of the computation after the call just read
+	hasAfter bool    // the computation is the next event
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
@@ -600,7 +605,7 @@ func (rd *reader) event(n *Node, ch *choice) {
 	}
 	in := instance{req: requestNone}
 	if ch.group >= 0 && ch.tmpl == nil && ch.seen {
-		ch.tmpl = rd.template(n, &n.Vars[ch.group])
+		ch.tmpl = rd.template(n, ch.group)
 	}
 	switch t := ch.tmpl; {
 	case t != nil && t.err != nil:
@@ -683,10 +688,11 @@ type instance struct {
 	compRegion uint32
 }
 
-// template is a call's event for a rank with the fields that every
-// instance has alike (the constant series) set, from which each instance
-// starts: a noisy trace's calls vary in their timing, seldom in their
-// parameters, and decoding a field costs more than copying it.
+// template is a call's event with the fields that every instance of a
+// group of ranks has alike (the constant series in Abs mode) set, from
+// which each instance starts: a noisy trace's calls vary in their
+// timing, seldom in their parameters, and decoding a field costs more
+// than copying it.
 type template struct {
 	ev   trace.Event
 	in   instance
@@ -694,22 +700,20 @@ type template struct {
 	err  error  // the instances' error (a constant field that decodes to none)
 }
 
-// template returns the template of call n for the rank, whose parameters
-// are v.
-func (rd *reader) template(n *Node, v *Variant) *template {
-	if len(rd.templates) == cap(rd.templates) {
-		// A new block, twice the last up to 16: the earlier ones stay
-		// where they are.
-		rd.templates = make([]template, 0, min(max(2*cap(rd.templates), 2), 16))
+// template returns the template of call n for the ranks of its group of
+// parameters g, made by the first of them to need it.
+func (rd *reader) template(n *Node, g int32) *template {
+	if t := n.tmpls[g].Load(); t != nil {
+		return t
 	}
-	rd.templates = append(rd.templates, template{in: instance{req: requestNone}})
-	t := &rd.templates[len(rd.templates)-1]
+	v := &n.Vars[g]
+	t := &template{in: instance{req: requestNone}}
 	t.ev.Reset()
 	t.ev.Kind, t.ev.CallSite = n.Kind, n.Site
 	for i, mask := 0, v.Mask; mask != 0; i, mask = i+1, mask&(mask-1) {
 		f := Field(bits.TrailingZeros32(mask))
 		val := &v.Fields[i]
-		if f.IsVector() || val.Series.slot >= 0 {
+		if f.IsVector() || val.Series.slot >= 0 || val.Mode != Abs {
 			t.vary |= 1 << f
 			continue
 		}
@@ -717,7 +721,8 @@ func (rd *reader) template(n *Node, v *Variant) *template {
 			break
 		}
 	}
-	return t
+	n.tmpls[g].CompareAndSwap(nil, t)
+	return n.tmpls[g].Load()
 }
 
 // fields sets the fields of mask from variant v, and the request ids; it
