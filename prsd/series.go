@@ -395,7 +395,25 @@ func (s *Series) flatten() {
 		s.vals = s.Values()
 		return
 	}
-	s.vals = s.cycle(min(limit, maxPeriod))
+	// Values that repeat have been folded into a repeat (of up to
+	// runWindow runs a period) that holds most of them: a series without
+	// one is not worth looking at.
+	if slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
+		s.vals = s.cycle(min(limit, maxPeriod))
+	}
+}
+
+// numDiffs returns the number of differences a list of runs holds.
+func numDiffs(runs []Run) int64 {
+	n := int64(0)
+	for i := range runs {
+		if runs[i].Body == nil {
+			n += runs[i].Count
+		} else {
+			n += runs[i].Reps * numDiffs(runs[i].Body)
+		}
+	}
+	return n
 }
 
 // flatLimit is the most values flatten keeps of a series of runs runs
