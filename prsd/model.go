@@ -225,6 +225,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 	for i := range t.of {
 		t.of[i] = -1
 	}
+	budget := int64(cycleBudget)
 	for c := range t.Clusters {
 		cl := &t.Clusters[c]
 		for _, s := range cl.Ranks {
@@ -233,7 +234,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 			}
 		}
 		cl.nodes, cl.cursors = 0, 0
-		numberSlots(cl.Items, cl)
+		numberSlots(cl.Items, cl, &budget)
 		indexGroups(cl.Items, ranks)
 	}
 	for r, c := range t.of {
@@ -266,11 +267,11 @@ func (t *Trace) claim(s Section, c int32) error {
 // constant a cursor slot within its group of ranks' counts and
 // parameters, or timing: a rank's reader keeps cursors for the groups it
 // is in only.
-func numberSlots(items []*Node, cl *Cluster) {
+func numberSlots(items []*Node, cl *Cluster, budget *int64) {
 	var next, most int32
 	slot := func(s *Series) {
 		s.slot = -1
-		s.flatten()
+		s.flatten(budget)
 		if !s.IsConst() {
 			s.slot = next
 			next++
@@ -313,7 +314,7 @@ func numberSlots(items []*Node, cl *Cluster) {
 			most = max(most, next)
 		}
 		cl.cursors += int(most)
-		numberSlots(n.Body, cl)
+		numberSlots(n.Body, cl, budget)
 	}
 }
 

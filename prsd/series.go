@@ -381,8 +381,11 @@ func satMul(a, b uint64) uint64 {
 // flatten keeps the values of s beside its runs, for its readers to take
 // each value by its index rather than by walking the runs: all of them,
 // or one period where they repeat (partners, tags and call sites that
-// alternate), if that is at most flatLimit values.
-func (s *Series) flatten() {
+// alternate), if that is at most flatLimit values. Looking for a period
+// walks the values: budget is how many more it may walk, so that a
+// small file cannot make it walk without end (a repeat of 2^60
+// repetitions).
+func (s *Series) flatten(budget *int64) {
 	if s.enc != nil {
 		return // read with its values
 	}
@@ -398,7 +401,8 @@ func (s *Series) flatten() {
 	// Values that repeat have been folded into a repeat (of up to
 	// runWindow runs a period) that holds most of them: a series without
 	// one is not worth looking at.
-	if slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
+	if *budget >= s.N && slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
+		*budget -= s.N
 		s.vals = s.cycle(min(limit, maxPeriod))
 	}
 }
@@ -427,6 +431,9 @@ func flatLimit(runs int64) int64 { return max(maxCycle, 16*runs) }
 const (
 	maxCycle  = 32
 	maxPeriod = 512
+	// cycleBudget is the values a trace's flatten walks looking for
+	// periods (tens of milliseconds).
+	cycleBudget = 1 << 24
 )
 
 // cycle returns the values of the first period of s if they repeat with

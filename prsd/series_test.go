@@ -148,7 +148,8 @@ func TestSeriesFlat(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, d.Err)
 		}
 		for form, s := range map[string]*Series{"built": &built, "read": &read} {
-			s.flatten()
+			budget := int64(cycleBudget)
+			s.flatten(&budget)
 			if len(s.vals) != c.kept {
 				t.Errorf("%s, %s: %d values kept, want %d", c.name, form, len(s.vals), c.kept)
 			}
@@ -165,5 +166,21 @@ func TestSeriesFlat(t *testing.T) {
 				t.Errorf("%s, %s: IsConst %v", c.name, form, s.IsConst())
 			}
 		}
+	}
+}
+
+// TestFlattenBudget: a series of 2^61 values in a few bytes (a repeat of
+// 2^60 repetitions) is not walked looking for a period.
+func TestFlattenBudget(t *testing.T) {
+	s := Series{N: 1<<61 + 1, Runs: []Run{{Reps: 1 << 60, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
+	budget := int64(cycleBudget)
+	s.flatten(&budget)
+	if s.vals != nil || budget != cycleBudget {
+		t.Errorf("kept %d values, budget left %d of %d", len(s.vals), budget, cycleBudget)
+	}
+	small := Series{N: 1001, Runs: []Run{{Reps: 500, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
+	small.flatten(&budget)
+	if len(small.vals) != 2 || budget != cycleBudget-1001 {
+		t.Errorf("a series of 1001 values alternating: kept %v, budget left %d", small.vals, budget)
 	}
 }
