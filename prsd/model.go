@@ -318,21 +318,22 @@ func numberSlots(items []*Node, cl *Cluster, budget *int64) {
 	}
 }
 
-// manyGroups is the number of groups from which a node indexes them by
-// rank (Node.of).
-const manyGroups = 8
+// many reports whether a node's k groups are many enough to index by
+// rank (Node.of): at least 8, and at least one for 64 ranks, so that the
+// index's 4 bytes a rank take no more memory than the groups themselves.
+func many(k, ranks int) bool { return k >= 8 && 64*k >= ranks }
 
 // indexGroups indexes the groups of the nodes that have many, by rank.
 func indexGroups(items []*Node, ranks int) {
 	for _, n := range items {
 		n.of = nil
-		if n.numGroups() >= manyGroups || len(n.Times) >= manyGroups {
+		if many(n.numGroups(), ranks) || many(len(n.Times), ranks) {
 			n.of = &groupsOf{}
 		}
-		if n.numGroups() >= manyGroups {
+		if many(n.numGroups(), ranks) {
 			n.of.group = groupIndex(n.numGroups(), ranks, n.groupRanks)
 		}
-		if len(n.Times) >= manyGroups {
+		if many(len(n.Times), ranks) {
 			n.of.timing = groupIndex(len(n.Times), ranks, func(i int) Ranklist { return n.Times[i].Ranks })
 		}
 		indexGroups(n.Body, ranks)
