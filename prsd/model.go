@@ -450,9 +450,9 @@ type choice struct {
 func (rd *reader) choose(n *Node) *choice {
 	if rd.choices == nil {
 		rd.choices = make([]choice, rd.cl.nodes)
-		// As many cursors as the rank may need, up to a few hundred: a
-		// rank of a cluster whose ranks differ needs fewer than all.
-		rd.cursors = make([]cursor, 0, min(rd.cl.cursors, 512))
+		// As many cursors as the rank may need: about as many bytes as
+		// its choices, and no growing.
+		rd.cursors = make([]cursor, 0, rd.cl.cursors)
 	}
 	c := &rd.choices[n.index]
 	if c.known {
