@@ -295,29 +295,45 @@ func (s *Series) readValues(enc []byte, items int64) {
 	s.enc = enc
 	s.vals = make([]int64, 1, s.N)
 	s.vals[0] = s.First
-	s.vals, _ = expandRuns(&varint.Reader{B: enc}, s.vals, s.First)
+	s.vals, _, _ = expandRuns(enc, 0, s.vals, s.First)
 }
 
-// expandRuns appends the values that a valid encoding of runs gives after
-// v, and returns them with the last.
-func expandRuns(d *varint.Reader, out []int64, v int64) ([]int64, int64) {
-	for range d.Uvarint() {
-		if c := d.Uvarint(); c > 0 {
-			delta := d.Varint()
+// expandRuns appends the values that the valid encoding of runs at
+// enc[at:] gives after v, and returns them with the offset after the
+// runs and the last value.
+func expandRuns(enc []byte, at int, out []int64, v int64) ([]int64, int, int64) {
+	n, at := uvarintAt(enc, at)
+	for range n {
+		c, next := uvarintAt(enc, at)
+		if at = next; c > 0 {
+			u, next := uvarintAt(enc, at)
+			at = next
+			delta := int64(u >> 1) // zigzag
+			if u&1 != 0 {
+				delta = ^delta
+			}
 			for range c {
 				v += delta
 				out = append(out, v)
 			}
 			continue
 		}
-		reps := d.Uvarint()
-		body := d.Off
+		reps, body := uvarintAt(enc, at)
 		for range reps {
-			d.Off = body
-			out, v = expandRuns(d, out, v)
+			out, at, v = expandRuns(enc, body, out, v)
 		}
 	}
-	return out, v
+	return out, at, v
+}
+
+// uvarintAt returns the valid uvarint at enc[at:] and the offset after
+// it, a byte's without a call.
+func uvarintAt(enc []byte, at int) (uint64, int) {
+	if b := enc[at]; b < 0x80 {
+		return uint64(b), at + 1
+	}
+	u, n := binary.Uvarint(enc[at:])
+	return u, at + n
 }
 
 // readRuns reads a list of runs and returns it (if build) with the number
