@@ -109,63 +109,6 @@ func (l *lineReader) fill() {
 	}
 }
 
-// nextTokens reads the next line and splits it into p's tokens in the
-// same pass, SimGrid's way (see parser.split), skipping the lines SimGrid
-// skips. It reports false at the end of input; term says whether the
-// line ended with a newline.
-func (l *lineReader) nextTokens(p *parser) (term, ok bool) {
-	for {
-		term = false
-		b := l.buf[l.start:l.end]
-		toks := p.toks[:0]
-		i, n := 0, len(b)
-		for i < n && charClass[b[i]]&sep != 0 {
-			i++
-		}
-		start := i
-		for i < n {
-			c := charClass[b[i]]
-			if c&(sep|newline) == 0 {
-				i++
-				continue
-			}
-			if start < i {
-				toks = append(toks, b[start:i])
-			}
-			if c&newline != 0 {
-				break
-			}
-			for i++; i < n && charClass[b[i]]&sep != 0; i++ {
-			}
-			start = i
-		}
-		switch {
-		case i < n: // a whole line, b[:i]
-			l.start += i + 1
-			term = true
-		case l.eof && n > 0: // the unterminated last line
-			if start < n {
-				toks = append(toks, b[start:n])
-			}
-			l.start = l.end
-		case l.eof:
-			p.toks = toks
-			return false, false
-		default:
-			l.fill()
-			continue
-		}
-		l.line++
-		p.toks = toks
-		if p.tokensOK(b[:i]) {
-			return term, true
-		}
-		if !term {
-			return false, false
-		}
-	}
-}
-
 // rankMode says what a Reader does with a line of another rank.
 type rankMode uint8
 
@@ -243,7 +186,10 @@ func bufSize(mode rankMode, input int64) int {
 	if mode == rankStrict {
 		size = privateBuf
 	}
-	return int(min(int64(size), max(input+1, 16)))
+	if input < int64(size) { // not input+1 < size: NewReader's input is math.MaxInt64
+		size = int(max(input+1, 16))
+	}
+	return size
 }
 
 // emptyReader reads a rank that has no line.
@@ -281,10 +227,23 @@ func (r *Reader) Next() bool {
 		r.start()
 	}
 	for {
-		term, ok := r.lr.nextTokens(r.p)
+		if n := r.p.fastAction(r.lr.buf[r.lr.start:r.lr.end], r.rankTok); n > 0 {
+			r.lr.start += n
+			r.lr.line++
+			r.evLine = r.lr.line
+			return true
+		}
+		line, term, ok := r.lr.next()
 		if !ok {
 			r.finish()
 			return false
+		}
+		if !r.p.split(line) {
+			if !term {
+				r.finish()
+				return false
+			}
+			continue
 		}
 		mine := bytes.Equal(r.p.toks[0], r.rankTok)
 		if !term && !r.keep {
