@@ -75,6 +75,14 @@ func FuzzReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		sameWithoutRegions(t, desc)
+		// And as rank 0's file of a description of two ranks.
+		if err := os.WriteFile(filepath.Join(dir, "g.ti"), []byte("1 init\n1 finalize\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(desc, []byte("f.ti\ng.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sameWithoutRegions(t, desc)
 		out := filepath.Join(dir, "out.ti")
 		if _, err := WriteFile(out, tr, WriteOptions{}); err != nil {
 			t.Fatal(err)
