@@ -119,44 +119,54 @@ type eventChunk struct {
 // mark that the next event of the chunk's codec bytes comes here. Small,
 // because the consumer's core reads it from the other core's cache.
 type packedEvent struct {
-	val     uint64 // the bits of Compute, or SendBytes, or RecvBytes if recv
+	val     uint64 // the bits of Compute, or SendBytes, or RecvBytes if recv, or Source
 	partner int32
 	tag     int32
 	request uint32
 	kind    Kind
 	flags   uint8
+	dtype   Datatype // SendType, or RecvType if recv
 }
 
-// Flags of a packedEvent.
+// Flags of a packedEvent: what val holds (SendBytes without one).
 const (
 	pkCoded   = 1 << iota // the event is in the chunk's codec bytes
-	pkRecv                // val is RecvBytes
+	pkRecv                // val is RecvBytes, dtype RecvType
 	pkCompute             // val is Compute
+	pkSource              // val is Source (a wait's or a test's)
 )
 
 // pack returns e as a packedEvent, or false if it has fields a packed
-// event does not hold.
+// event does not hold: one amount (bytes on one side, with that side's
+// datatype, or flops) or a wait's source; a request id below 2^32. The
+// point-to-point calls, computations and waits of SimGrid's traces (whose
+// lines give a datatype) all pack.
 func pack(e *Event) (packedEvent, bool) {
-	if e.SendType != DefaultType || e.RecvType != DefaultType || e.Source != NoRank ||
-		e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
+	if e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
 		e.Requests != nil || e.HasTime || e.Enter != 0 || e.Exit != 0 || e.CallSite != 0 || e.Region != 0 ||
 		e.Request > math.MaxUint32 {
 		return packedEvent{}, false
 	}
-	p := packedEvent{partner: e.Partner, tag: e.Tag, request: uint32(e.Request), kind: e.Kind}
+	p := packedEvent{partner: e.Partner, tag: e.Tag, request: uint32(e.Request), kind: e.Kind, dtype: DefaultType}
+	onlyOne := e.SendType == DefaultType && e.RecvType == DefaultType && e.SendBytes == 0 && e.RecvBytes == 0
 	switch {
 	case e.Compute != 0:
-		if e.SendBytes != 0 || e.RecvBytes != 0 {
+		if !onlyOne || e.Source != NoRank {
 			return packedEvent{}, false
 		}
 		p.val, p.flags = math.Float64bits(e.Compute), pkCompute
-	case e.RecvBytes != 0:
-		if e.SendBytes != 0 {
+	case e.Source != NoRank:
+		if !onlyOne {
 			return packedEvent{}, false
 		}
-		p.val, p.flags = uint64(e.RecvBytes), pkRecv
+		p.val, p.flags = uint64(uint32(e.Source)), pkSource
+	case e.RecvBytes != 0 || e.RecvType != DefaultType:
+		if e.SendBytes != 0 || e.SendType != DefaultType {
+			return packedEvent{}, false
+		}
+		p.val, p.flags, p.dtype = uint64(e.RecvBytes), pkRecv, e.RecvType
 	default:
-		p.val = uint64(e.SendBytes)
+		p.val, p.dtype = uint64(e.SendBytes), e.SendType
 	}
 	return p, true
 }
@@ -175,9 +185,11 @@ func (p *packedEvent) unpack(e *Event) {
 	case pkCompute:
 		e.Compute = math.Float64frombits(p.val)
 	case pkRecv:
-		e.RecvBytes = int64(p.val)
+		e.RecvBytes, e.RecvType = int64(p.val), p.dtype
+	case pkSource:
+		e.Source = int32(uint32(p.val))
 	default:
-		e.SendBytes = int64(p.val)
+		e.SendBytes, e.SendType = int64(p.val), p.dtype
 	}
 }
 

@@ -603,7 +603,7 @@ func (t *Trace) scanHead(r int, sc *scanned, buf []byte) (tail []byte, ok bool, 
 		return nil, false, nil
 	}
 	size := h.Size()
-	b := make([]byte, bufSize(rankStrict, size))
+	b := make([]byte, bufSize(privateSize(t.n), size))
 	n, err := h.ReadAt(b[:min(int64(len(b)), size)], 0)
 	if err != nil && err != io.EOF {
 		h.Close()
@@ -833,6 +833,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		mode   = rankStrict
 		name   = t.files[0]
 		size   = int64(privateBuf)
+		buf    = privateSize(t.n)
 	)
 	if t.layout == PerRank {
 		name = t.files[r]
@@ -848,7 +849,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			size = h.Size()
 		}
 	} else {
-		mode = rankFilter
+		mode, buf = rankFilter, 32<<10 // the rank's span may hold other ranks' lines
 		s := t.span(r)
 		if s == nil {
 			return emptyReader{}, nil
@@ -862,7 +863,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			in, closer = rd, c
 		}
 	}
-	rd := newRankReader(in, name, t.self(r), first, mode, t.opt.KeepLastLine, bufSize(mode, size))
+	rd := newRankReader(in, name, t.self(r), first, mode, t.opt.KeepLastLine, bufSize(buf, size))
 	rd.closer = closer
 	rd.trace = t
 	rd.warn = t.warn

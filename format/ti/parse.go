@@ -65,8 +65,9 @@ type parser struct {
 }
 
 func newParser(file string, rank int32, nranks int, deftyp trace.Datatype) *parser {
-	return &parser{file: file, rank: rank, nranks: nranks, deftyp: deftyp,
-		toks: make([][]byte, 0, 16)}
+	// No tokens slice yet: the fast path needs none (a replay makes a
+	// parser a rank).
+	return &parser{file: file, rank: rank, nranks: nranks, deftyp: deftyp}
 }
 
 // errAt returns a ParseError at token i (or just past the last token if i
