@@ -136,39 +136,42 @@ const (
 	pkSource              // val is Source (a wait's or a test's)
 )
 
-// pack returns e as a packedEvent, or false if it has fields a packed
-// event does not hold: one amount (bytes on one side, with that side's
-// datatype, or flops) or a wait's source; a request id below 2^32. The
-// point-to-point calls, computations and waits of SimGrid's traces (whose
-// lines give a datatype) all pack.
-func pack(e *Event) (packedEvent, bool) {
+// pack sets p to e packed and reports true, or reports false if e has
+// fields a packed event does not hold: it holds one amount (bytes on one
+// side, with that side's datatype, or flops) or a wait's source, and a
+// request id below 2^32. The point-to-point calls, computations and waits
+// of SimGrid's traces (whose lines give a datatype) all pack. It sets p's
+// fields one by one, in place: a packedEvent built and returned was
+// copied with loads that waited on its narrow stores (a store-forwarding
+// stall), a tenth of the read-ahead's time.
+func pack(e *Event, p *packedEvent) bool {
 	if e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
 		e.Requests != nil || e.HasTime || e.Enter != 0 || e.Exit != 0 || e.CallSite != 0 || e.Region != 0 ||
 		e.Request > math.MaxUint32 {
-		return packedEvent{}, false
+		return false
 	}
-	p := packedEvent{partner: e.Partner, tag: e.Tag, request: uint32(e.Request), kind: e.Kind, dtype: DefaultType}
 	onlyOne := e.SendType == DefaultType && e.RecvType == DefaultType && e.SendBytes == 0 && e.RecvBytes == 0
 	switch {
 	case e.Compute != 0:
 		if !onlyOne || e.Source != NoRank {
-			return packedEvent{}, false
+			return false
 		}
-		p.val, p.flags = math.Float64bits(e.Compute), pkCompute
+		p.val, p.flags, p.dtype = math.Float64bits(e.Compute), pkCompute, DefaultType
 	case e.Source != NoRank:
 		if !onlyOne {
-			return packedEvent{}, false
+			return false
 		}
-		p.val, p.flags = uint64(uint32(e.Source)), pkSource
+		p.val, p.flags, p.dtype = uint64(uint32(e.Source)), pkSource, DefaultType
 	case e.RecvBytes != 0 || e.RecvType != DefaultType:
 		if e.SendBytes != 0 || e.SendType != DefaultType {
-			return packedEvent{}, false
+			return false
 		}
 		p.val, p.flags, p.dtype = uint64(e.RecvBytes), pkRecv, e.RecvType
 	default:
-		p.val, p.dtype = uint64(e.SendBytes), e.SendType
+		p.val, p.flags, p.dtype = uint64(e.SendBytes), 0, e.SendType
 	}
-	return p, true
+	p.partner, p.tag, p.request, p.kind = e.Partner, e.Tag, uint32(e.Request), e.Kind
+	return true
 }
 
 // packedBase is the event every packed event starts from.
@@ -278,12 +281,14 @@ func (p *prefetchReader) fill(c *eventChunk) {
 			return
 		}
 		e := p.in.Event()
-		pe, ok := pack(e)
-		if !ok {
+		if len(c.ev) == cap(c.ev) {
+			c.ev = append(c.ev, packedEvent{})[:len(c.ev)]
+		}
+		c.ev = c.ev[:len(c.ev)+1]
+		if pe := &c.ev[len(c.ev)-1]; !pack(e, pe) {
 			pe.flags = pkCoded
 			c.b = AppendEvent(c.b, e, &p.fst)
 		}
-		c.ev = append(c.ev, pe)
 	}
 }
 

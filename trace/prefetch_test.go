@@ -254,14 +254,16 @@ func TestPack(t *testing.T) {
 		{ev(func(e *Event) { e.HasTime, e.Exit = true, 5 }), false},
 	}
 	for _, e := range sampleEvents() {
-		_, ok := pack(&e)
+		var p packedEvent
+		ok := pack(&e, &p)
 		cases = append(cases, struct {
 			e    Event
 			pack bool
 		}{e, ok})
 	}
 	for i, tc := range cases {
-		p, ok := pack(&tc.e)
+		var p packedEvent
+		ok := pack(&tc.e, &p)
 		if ok != tc.pack {
 			t.Errorf("case %d (%v): packed %v, want %v", i, &tc.e, ok, tc.pack)
 			continue
