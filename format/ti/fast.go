@@ -26,59 +26,61 @@ import "kairos/trace"
 // the line as it reads the fields: there is no separate pass.
 func (p *parser) fastAction(b, rankTok []byte) int {
 	n := len(rankTok)
-	if len(b) <= n+1 || b[n] != ' ' || string(b[:n]) != string(rankTok) {
+	if len(b) <= n+9 || b[n] != ' ' { // 9: the longest name and its end
 		return 0
 	}
-	i := n + 1
-	j := i
-	for j < len(b) && b[j] != ' ' && b[j] != '\n' {
-		j++
-	}
-	if j == len(b) {
-		return 0
-	}
-	name := b[i:j]
-	ev := &p.ev
-	switch len(name) {
-	case 7:
-		if string(name) == "compute" {
-			return p.fastCompute(b, j)
+	for k, c := range rankTok { // shorter than a call to compare
+		if b[k] != c {
+			return 0
 		}
-		if string(name) == "waitall" && b[j] == '\n' {
+	}
+	// The name and the byte after it, compared at once.
+	i := n + 1
+	ev := &p.ev
+	switch b[i] {
+	case 'c':
+		if string(b[i:i+8]) == "compute " {
+			return p.fastCompute(b, i+7)
+		}
+	case 'i':
+		switch string(b[i : i+6]) {
+		case "isend ":
+			return p.fastPointToPoint(trace.Isend, b, i+5)
+		case "irecv ":
+			return p.fastPointToPoint(trace.Irecv, b, i+5)
+		case "init\n":
+			// action reads no argument of init: Open does.
+			ev.Reset()
+			ev.Kind = trace.Init
+			return i + 5
+		}
+	case 's':
+		if string(b[i:i+5]) == "send " {
+			return p.fastPointToPoint(trace.Send, b, i+4)
+		}
+	case 'r':
+		if string(b[i:i+5]) == "recv " {
+			return p.fastPointToPoint(trace.Recv, b, i+4)
+		}
+	case 'w':
+		if string(b[i:i+5]) == "wait " {
+			return p.fastWaitTest(trace.Wait, b, i+4)
+		}
+		if string(b[i:i+8]) == "waitall\n" {
 			ev.Reset()
 			ev.Kind = trace.Waitall
 			p.store.clear()
-			return j + 1
+			return i + 8
 		}
-	case 5:
-		switch string(name) {
-		case "isend":
-			return p.fastPointToPoint(trace.Isend, b, j)
-		case "irecv":
-			return p.fastPointToPoint(trace.Irecv, b, j)
+	case 't':
+		if string(b[i:i+5]) == "test " {
+			return p.fastWaitTest(trace.Test, b, i+4)
 		}
-	case 4:
-		switch string(name) {
-		case "send":
-			return p.fastPointToPoint(trace.Send, b, j)
-		case "recv":
-			return p.fastPointToPoint(trace.Recv, b, j)
-		case "wait":
-			return p.fastWaitTest(trace.Wait, b, j)
-		case "test":
-			return p.fastWaitTest(trace.Test, b, j)
-		case "init":
-			if b[j] == '\n' { // action reads no argument of init: Open does
-				ev.Reset()
-				ev.Kind = trace.Init
-				return j + 1
-			}
-		}
-	case 8:
-		if string(name) == "finalize" && b[j] == '\n' {
+	case 'f':
+		if string(b[i:i+9]) == "finalize\n" {
 			ev.Reset()
 			ev.Kind = trace.Finalize
-			return j + 1
+			return i + 9
 		}
 	}
 	return 0
