@@ -49,7 +49,6 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 	}
 	p := &prefetchReader{
 		src: s.Source, rank: r, in: in, index: -1, size: s.chunk, pool: s.pool,
-		spare:  newChunk(s.chunk),
 		filled: make(chan struct{}, 1),
 	}
 	p.request(newChunk(s.chunk))
@@ -203,9 +202,8 @@ type prefetchReader struct {
 	pool  *fillPool
 	size  int
 	cur   *eventChunk
-	spare *eventChunk // the second chunk, before the first is read
-	i     int         // the next event's index in cur.ev
-	off   int         // and the next coded event's offset in cur.b
+	i     int // the next event's index in cur.ev
+	off   int // and the next coded event's offset in cur.b
 	ev    Event
 	st    CodecState
 	index int // of the current event in the rank
@@ -296,9 +294,6 @@ func (p *prefetchReader) fill(c *eventChunk) {
 // worker has started on it, and hands the one read to the pool.
 func (p *prefetchReader) nextChunk() {
 	old := p.cur
-	if old == nil {
-		old, p.spare = p.spare, nil
-	}
 	for {
 		p.mu.Lock()
 		if c := p.ready; c != nil {
@@ -319,6 +314,11 @@ func (p *prefetchReader) nextChunk() {
 	p.i, p.off = 0, 0
 	p.touch()
 	if !p.cur.end {
+		if old == nil {
+			// The second chunk, made only for a rank that needs it: at
+			// 4,096 ranks of a few lines, most fit in one.
+			old = newChunk(p.size)
+		}
 		p.request(old)
 	}
 }
