@@ -565,10 +565,11 @@ func (t *Trace) scanRank(r int, sc *scanned, buf []byte) (unterminated bool, err
 }
 
 // fileHead is the start of a rank's file, read by the scan, and the file
-// left open, which the rank's first reader takes over (OpenRank): at
-// 4,096 ranks, opening and reading every file a second time was a fifth
-// of the start-up's time (BENCHMARKS.md). buf is the reader's whole
-// buffer, its first n bytes read.
+// left open, which the rank's first reader takes over (OpenRank): not
+// opening and reading every file a second time took the start-up of a
+// 4,096-rank replay (the 1-iteration stencil) from 0.87 to 0.72 s of CPU
+// (BENCHMARKS.md). buf is the reader's whole buffer, its first n bytes
+// read.
 type fileHead struct {
 	h   *fileio.Handle
 	buf []byte

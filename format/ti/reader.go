@@ -41,10 +41,10 @@ func newLineReader(r io.Reader, firstLine int) *lineReader {
 // replay holds one per rank and reads them in turns: at 256 and 1,024
 // ranks 4 KiB parses as fast as 32 KiB (measured on the stencils) and
 // keeps memory small (40% less at 1,024 ranks). At fewer ranks the
-// readers share privateBudget, up to 32 KiB each: a read (pread) costs
-// 2 to 4 µs of CPU on a virtual machine, as much as parsing 100 lines,
-// and at 64 ranks 16 KiB buffers made reading a trace for a replay 10 to
-// 15% cheaper (BenchmarkReadAhead). A shared file, which every rank's
+// readers share privateBudget, up to 32 KiB each, for fewer reads (a
+// system call costs microseconds on a virtual machine): at 64 ranks 16
+// KiB buffers made reading a trace for a replay about 15% cheaper than
+// 4 KiB (BenchmarkReadAhead). A shared file, which every rank's
 // reader scans in full, keeps the larger buffer and its fewer reads.
 const (
 	privateBuf    = 4 << 10
