@@ -567,7 +567,7 @@ func (t *Trace) scanRank(r int, sc *scanned, buf []byte) (unterminated bool, err
 // fileHead is the start of a rank's file, read by the scan, and the file
 // left open, which the rank's first reader takes over (OpenRank): not
 // opening and reading every file a second time took the start-up of a
-// 4,096-rank replay (the 1-iteration stencil) from 0.87 to 0.72 s of CPU
+// 4,096-rank replay (the 1-iteration stencil) from 0.86 to 0.75 s of CPU
 // (BENCHMARKS.md). buf is the reader's whole buffer, its first n bytes
 // read.
 type fileHead struct {
