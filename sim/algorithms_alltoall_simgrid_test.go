@@ -15,10 +15,13 @@ import (
 func TestAlltoallDatatypesMatchSimGrid(t *testing.T) {
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
+	var sw sweep
 	for _, algo := range []string{"rdb", "2dmesh", "3dmesh"} {
 		for _, n := range []int{2, 3, 8, 9} {
 			for _, act := range []string{"alltoall 800 100 6 0", "alltoall 100 800 0 6", "alltoall 0 0", "alltoall 8192 8192"} {
-				differsFromSimGrid(t, dir, plat, hostfile, n, act, "smpi/alltoall:"+algo)
+				if sw.next() {
+					differsFromSimGrid(t, dir, plat, hostfile, n, act, "smpi/alltoall:"+algo)
+				}
 			}
 		}
 	}

@@ -368,9 +368,13 @@ func periodicRandomTrace(rng *rand.Rand, n, reps int) string {
 // SimGrid's (to 1e-9 s). At least a fifth of them must skip (82 of 300
 // seeds from 1000 did; the others never all compute at once, or run with
 // SimGrid's re-solves).
-// KAIROS_SIM_SEEDS sets the number of traces (default 45).
+// KAIROS_SIM_SEEDS sets the number of traces (default 45, 15 without
+// KAIROS_LONG=1).
 func TestSkipPeriodsRandom(t *testing.T) {
-	seeds := 45
+	seeds := 15
+	if testenv.Long() {
+		seeds = 45
+	}
 	if n, err := strconv.Atoi(os.Getenv("KAIROS_SIM_SEEDS")); err == nil {
 		seeds = n
 	}

@@ -49,7 +49,6 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 	}
 	p := &prefetchReader{
 		src: s.Source, rank: r, in: in, index: -1, size: s.chunk, pool: s.pool,
-		spare:  newChunk(s.chunk),
 		filled: make(chan struct{}, 1),
 	}
 	p.request(newChunk(s.chunk))
@@ -119,46 +118,59 @@ type eventChunk struct {
 // mark that the next event of the chunk's codec bytes comes here. Small,
 // because the consumer's core reads it from the other core's cache.
 type packedEvent struct {
-	val     uint64 // the bits of Compute, or SendBytes, or RecvBytes if recv
+	val     uint64 // the bits of Compute, or SendBytes, or RecvBytes if recv, or Source
 	partner int32
 	tag     int32
 	request uint32
 	kind    Kind
 	flags   uint8
+	dtype   Datatype // SendType, or RecvType if recv
 }
 
-// Flags of a packedEvent.
+// Flags of a packedEvent: what val holds (SendBytes without one).
 const (
 	pkCoded   = 1 << iota // the event is in the chunk's codec bytes
-	pkRecv                // val is RecvBytes
+	pkRecv                // val is RecvBytes, dtype RecvType
 	pkCompute             // val is Compute
+	pkSource              // val is Source (a wait's or a test's)
 )
 
-// pack returns e as a packedEvent, or false if it has fields a packed
-// event does not hold.
-func pack(e *Event) (packedEvent, bool) {
-	if e.SendType != DefaultType || e.RecvType != DefaultType || e.Source != NoRank ||
-		e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
+// pack sets p to e packed and reports true, or reports false if e has
+// fields a packed event does not hold: it holds one amount (bytes on one
+// side, with that side's datatype, or flops) or a wait's source, and a
+// request id below 2^32. The point-to-point calls, computations and waits
+// of SimGrid's traces (whose lines give a datatype) all pack. It sets p's
+// fields one by one, in place: a packedEvent built and returned was
+// copied with loads that waited on its narrow stores (a store-forwarding
+// stall), a tenth of the read-ahead's time.
+func pack(e *Event, p *packedEvent) bool {
+	if e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
 		e.Requests != nil || e.HasTime || e.Enter != 0 || e.Exit != 0 || e.CallSite != 0 || e.Region != 0 ||
 		e.Request > math.MaxUint32 {
-		return packedEvent{}, false
+		return false
 	}
-	p := packedEvent{partner: e.Partner, tag: e.Tag, request: uint32(e.Request), kind: e.Kind}
+	onlyOne := e.SendType == DefaultType && e.RecvType == DefaultType && e.SendBytes == 0 && e.RecvBytes == 0
 	switch {
 	case e.Compute != 0:
-		if e.SendBytes != 0 || e.RecvBytes != 0 {
-			return packedEvent{}, false
+		if !onlyOne || e.Source != NoRank {
+			return false
 		}
-		p.val, p.flags = math.Float64bits(e.Compute), pkCompute
-	case e.RecvBytes != 0:
-		if e.SendBytes != 0 {
-			return packedEvent{}, false
+		p.val, p.flags, p.dtype = math.Float64bits(e.Compute), pkCompute, DefaultType
+	case e.Source != NoRank:
+		if !onlyOne {
+			return false
 		}
-		p.val, p.flags = uint64(e.RecvBytes), pkRecv
+		p.val, p.flags, p.dtype = uint64(uint32(e.Source)), pkSource, DefaultType
+	case e.RecvBytes != 0 || e.RecvType != DefaultType:
+		if e.SendBytes != 0 || e.SendType != DefaultType {
+			return false
+		}
+		p.val, p.flags, p.dtype = uint64(e.RecvBytes), pkRecv, e.RecvType
 	default:
-		p.val = uint64(e.SendBytes)
+		p.val, p.flags, p.dtype = uint64(e.SendBytes), 0, e.SendType
 	}
-	return p, true
+	p.partner, p.tag, p.request, p.kind = e.Partner, e.Tag, uint32(e.Request), e.Kind
+	return true
 }
 
 // packedBase is the event every packed event starts from.
@@ -175,9 +187,11 @@ func (p *packedEvent) unpack(e *Event) {
 	case pkCompute:
 		e.Compute = math.Float64frombits(p.val)
 	case pkRecv:
-		e.RecvBytes = int64(p.val)
+		e.RecvBytes, e.RecvType = int64(p.val), p.dtype
+	case pkSource:
+		e.Source = int32(uint32(p.val))
 	default:
-		e.SendBytes = int64(p.val)
+		e.SendBytes, e.SendType = int64(p.val), p.dtype
 	}
 }
 
@@ -188,9 +202,8 @@ type prefetchReader struct {
 	pool  *fillPool
 	size  int
 	cur   *eventChunk
-	spare *eventChunk // the second chunk, before the first is read
-	i     int         // the next event's index in cur.ev
-	off   int         // and the next coded event's offset in cur.b
+	i     int // the next event's index in cur.ev
+	off   int // and the next coded event's offset in cur.b
 	ev    Event
 	st    CodecState
 	index int // of the current event in the rank
@@ -266,12 +279,14 @@ func (p *prefetchReader) fill(c *eventChunk) {
 			return
 		}
 		e := p.in.Event()
-		pe, ok := pack(e)
-		if !ok {
+		if len(c.ev) == cap(c.ev) {
+			c.ev = append(c.ev, packedEvent{})[:len(c.ev)]
+		}
+		c.ev = c.ev[:len(c.ev)+1]
+		if pe := &c.ev[len(c.ev)-1]; !pack(e, pe) {
 			pe.flags = pkCoded
 			c.b = AppendEvent(c.b, e, &p.fst)
 		}
-		c.ev = append(c.ev, pe)
 	}
 }
 
@@ -279,9 +294,6 @@ func (p *prefetchReader) fill(c *eventChunk) {
 // worker has started on it, and hands the one read to the pool.
 func (p *prefetchReader) nextChunk() {
 	old := p.cur
-	if old == nil {
-		old, p.spare = p.spare, nil
-	}
 	for {
 		p.mu.Lock()
 		if c := p.ready; c != nil {
@@ -302,6 +314,11 @@ func (p *prefetchReader) nextChunk() {
 	p.i, p.off = 0, 0
 	p.touch()
 	if !p.cur.end {
+		if old == nil {
+			// The second chunk, made only for a rank that needs it: at
+			// 4,096 ranks of a few lines, most fit in one.
+			old = newChunk(p.size)
+		}
 		p.request(old)
 	}
 }

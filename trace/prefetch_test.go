@@ -238,21 +238,32 @@ func TestPack(t *testing.T) {
 		{ev(func(e *Event) { e.SendBytes, e.RecvBytes = 1, 2 }), false},
 		{ev(func(e *Event) { e.Kind, e.SendBytes, e.Compute = Allreduce, 8, 100 }), false},
 		{ev(func(e *Event) { e.Kind, e.Requests = Waitall, []uint64{} }), false},
-		{ev(func(e *Event) { e.SendType = TypeDouble }), false},
-		{ev(func(e *Event) { e.Source = 2 }), false},
+		{ev(func(e *Event) { e.SendType, e.SendBytes = TypeDouble, 16 }), true},
+		{ev(func(e *Event) { e.Kind, e.RecvType, e.RecvBytes = Irecv, TypeDouble, 16 }), true},
+		{ev(func(e *Event) { e.Kind, e.RecvType = Recv, TypeDouble }), true},
+		{ev(func(e *Event) { e.Kind, e.Source, e.Partner, e.Tag, e.Request = Wait, AnySource, 3, 7, 9 }), true},
+		{ev(func(e *Event) { e.Kind, e.Source, e.Partner = Test, 2, 1 }), true},
+		{ev(func(e *Event) { e.SendType, e.RecvType = TypeDouble, TypeDouble }), false},
+		{ev(func(e *Event) { e.SendType, e.RecvBytes = TypeDouble, 8 }), false},
+		{ev(func(e *Event) { e.Kind, e.Source, e.SendBytes = SendRecv, 2, 8 }), false},
+		{ev(func(e *Event) { e.Kind, e.Source, e.SendType = SendRecv, 2, TypeDouble }), false},
+		{ev(func(e *Event) { e.Kind, e.Source, e.Compute = Compute, 2, 1 }), false},
+		{ev(func(e *Event) { e.Kind, e.Compute, e.SendType = Compute, 1, TypeDouble }), false},
 		{ev(func(e *Event) { e.Comm = 1 }), false},
 		{ev(func(e *Event) { e.Region = 1 }), false},
 		{ev(func(e *Event) { e.HasTime, e.Exit = true, 5 }), false},
 	}
 	for _, e := range sampleEvents() {
-		_, ok := pack(&e)
+		var p packedEvent
+		ok := pack(&e, &p)
 		cases = append(cases, struct {
 			e    Event
 			pack bool
 		}{e, ok})
 	}
 	for i, tc := range cases {
-		p, ok := pack(&tc.e)
+		var p packedEvent
+		ok := pack(&tc.e, &p)
 		if ok != tc.pack {
 			t.Errorf("case %d (%v): packed %v, want %v", i, &tc.e, ok, tc.pack)
 			continue

@@ -152,25 +152,35 @@ func gcd(a, b uint64) uint64 {
 }
 
 // appendTransposed appends the byte-transposition of a column of 8-byte
-// values.
+// values: the values' first bytes, then their second bytes, and so on.
+// Each value is read once and its bytes go to eight sequential streams.
 func appendTransposed(dst, col []byte) []byte {
 	n := len(col) / 8
-	for b := 0; b < 8; b++ {
-		for i := 0; i < n; i++ {
-			dst = append(dst, col[i*8+b])
-		}
+	base := len(dst)
+	dst = append(dst, make([]byte, 8*n)...)
+	out := dst[base:]
+	d0, d1, d2, d3 := out[0*n:1*n], out[1*n:2*n], out[2*n:3*n], out[3*n:4*n]
+	d4, d5, d6, d7 := out[4*n:5*n], out[5*n:6*n], out[6*n:7*n], out[7*n:8*n]
+	for i := range d0 {
+		v := binary.LittleEndian.Uint64(col[8*i:])
+		d0[i], d1[i], d2[i], d3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		d4[i], d5[i], d6[i], d7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 	}
 	return dst
 }
 
 // untranspose writes into dst (len(src) bytes) the 8-byte values whose
-// byte-transposition is src.
+// byte-transposition is src, reading the eight streams in step and
+// storing each value whole.
 func untranspose(dst, src []byte) {
 	n := len(src) / 8
-	for b := 0; b < 8; b++ {
-		for i := 0; i < n; i++ {
-			dst[i*8+b] = src[b*n+i]
-		}
+	s0, s1, s2, s3 := src[0*n:1*n], src[1*n:2*n], src[2*n:3*n], src[3*n:4*n]
+	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
+	dst = dst[:8*n]
+	for i := range s0 {
+		v := uint64(s0[i]) | uint64(s1[i])<<8 | uint64(s2[i])<<16 | uint64(s3[i])<<24 |
+			uint64(s4[i])<<32 | uint64(s5[i])<<40 | uint64(s6[i])<<48 | uint64(s7[i])<<56
+		binary.LittleEndian.PutUint64(dst[8*i:], v)
 	}
 }
 

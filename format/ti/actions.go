@@ -200,9 +200,15 @@ func (p *parser) waitTest(k trace.Kind) {
 	src := p.stoi(2, "a source rank (an integer)")
 	dst := p.stoi(3, "a destination rank (an integer)")
 	tag := p.stoi(4, "a tag (an integer)")
-	if p.err != nil {
-		return
+	if p.err == nil {
+		p.setWaitTest(k, src, dst, tag)
 	}
+}
+
+// setWaitTest fills a wait or test event and takes its request from the
+// store.
+func (p *parser) setWaitTest(k trace.Kind, src, dst, tag int32) {
+	ev := &p.ev
 	ev.Source, ev.Partner, ev.Tag = peer(src), dst, tag
 	if k == trace.Wait && p.store.live == 0 {
 		p.warnEmpty = true

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -133,11 +134,75 @@ func BenchmarkOpen(b *testing.B) {
 // BENCHMARKS.md), with the regions of location lines (every file read in
 // full) and without (first line and end only).
 func BenchmarkOpenDescription(b *testing.B) {
+	path, _ := writeDescription(b, 64)
+	for _, noRegions := range []bool{false, true} {
+		b.Run("NoRegions="+strconv.FormatBool(noRegions), func(b *testing.B) {
+			for b.Loop() {
+				tr, err := OpenWith(path, ReaderOptions{NoRegions: noRegions})
+				if err != nil || tr.NumRanks() != 64 {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadAhead reads a description of 64 per-rank files of 10,000
+// stencil lines each as a replay does (NoRegions, trace.Prefetch with 4
+// KiB chunks, the ranks taken in turns, an event at a time): the whole
+// cost of reading a TI trace for a replay, scan, parse on the read-ahead
+// worker, the copy-out on the consumer, in actions per CPU second of the
+// process.
+func BenchmarkReadAhead(b *testing.B) {
+	path, lines := writeDescription(b, 64)
+	cpu0 := testenv.CPUTime()
+	for b.Loop() {
+		tr, err := OpenWith(path, ReaderOptions{NoRegions: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := trace.Prefetch(tr, 4096)
+		rds := make([]trace.Reader, src.NumRanks())
+		for r := range rds {
+			if rds[r], err = src.OpenRank(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		n := 0
+		for live := slices.Clone(rds); len(live) > 0; {
+			live = slices.DeleteFunc(live, func(rd trace.Reader) bool {
+				for range 10 {
+					if !rd.Next() {
+						return true
+					}
+					n++
+				}
+				return false
+			})
+		}
+		for _, rd := range rds {
+			if rd.Err() != nil {
+				b.Fatal(rd.Err())
+			}
+			rd.Close()
+		}
+		if n != lines {
+			b.Fatalf("%d events, want %d", n, lines)
+		}
+	}
+	reportRates(b, lines, testenv.CPUTime()-cpu0)
+}
+
+// writeDescription writes a description of n per-rank files of about
+// 10,000 lines of benchText each and returns its path and the lines of
+// all the files.
+func writeDescription(b *testing.B, n int) (string, int) {
 	data, _ := benchText()
 	dir := b.TempDir()
 	one := data[:bytes.IndexByte(data[190_000:], '\n')+190_001] // about 10,000 lines
+	lines := bytes.Count(one, []byte("\n")) * n
 	var desc bytes.Buffer
-	for r := range 64 {
+	for r := range n {
 		name := "r" + strconv.Itoa(r) + ".ti"
 		text := bytes.ReplaceAll(one, []byte("4 "), []byte(strconv.Itoa(r)+" "))
 		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
@@ -149,14 +214,5 @@ func BenchmarkOpenDescription(b *testing.B) {
 	if err := os.WriteFile(path, desc.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, noRegions := range []bool{false, true} {
-		b.Run("NoRegions="+strconv.FormatBool(noRegions), func(b *testing.B) {
-			for b.Loop() {
-				tr, err := OpenWith(path, ReaderOptions{NoRegions: noRegions})
-				if err != nil || tr.NumRanks() != 64 {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	return path, lines
 }

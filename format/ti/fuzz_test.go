@@ -75,6 +75,14 @@ func FuzzReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		sameWithoutRegions(t, desc)
+		// And as rank 0's file of a description of two ranks.
+		if err := os.WriteFile(filepath.Join(dir, "g.ti"), []byte("1 init\n1 finalize\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(desc, []byte("f.ti\ng.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sameWithoutRegions(t, desc)
 		out := filepath.Join(dir, "out.ti")
 		if _, err := WriteFile(out, tr, WriteOptions{}); err != nil {
 			t.Fatal(err)
@@ -166,47 +174,54 @@ func loadErr(src trace.Source) ([][]trace.Event, error) {
 	return out, err
 }
 
-// FuzzTokenize checks that the one-pass tokenizer of the readers
-// (lineReader.nextTokens) splits every line as parser.split does.
-func FuzzTokenize(f *testing.F) {
+// FuzzFastPath checks that the parser's fast path (parser.fastAction)
+// reads every line it accepts into the event the general path (split,
+// then action) makes of it, request ids and stores included, line after
+// line of one rank.
+func FuzzFastPath(f *testing.F) {
 	for _, s := range []string{"0 init\n", " \t0  send\t1 2 3 \r\n#x\n\n\v0 a\f\n0 b", "a\rb c\n", "\r\n\r", "#\n #a\n",
-		"1000000 init", "0 init\n1999999 init\n", ""} {
+		"1000000 init", "0 init\n1999999 init\n", "",
+		"0 init 1\n0 compute 1.5e6\n0 compute -1\n0 compute 1e400\n0 compute 0x10\n0 compute 12345678901234567890\n",
+		"0 isend 1 2 3\n0 irecv 1 2 3 4\n0 isend 1 2 3 60\n0 send 1 2 -3\n0 recv 1 2 3 -1\n0 recv  1 2 3\n0 recv 1 2 3 \n",
+		"0 isend 1 0 8\n0 test 0 1 0\n0 wait 0 1 0\n0 wait 0 1 0\n0 waitall\n0 waitall 1\n0 wait 1 0 0 0\n",
+		"0 irecv -333 -444 5\n0 wait -333 0 -444\n0 finalize\n0 finalize x\n00 init\n0 init\t1\n"} {
 		f.Add([]byte(s))
 	}
+	rankTok := []byte("0")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		type line struct {
-			n    int
-			term bool
-			toks string
+		fast := newParser("f.ti", 0, 4, trace.TypeDouble)
+		gen := newParser("f.ti", 0, 4, trace.TypeDouble)
+		for ln := 1; len(data) > 0; ln++ {
+			n := fast.fastAction(data, rankTok)
+			line, next := data, len(data)
+			if e := bytes.IndexByte(data, '\n'); e >= 0 {
+				line, next = data[:e], e+1
+			}
+			data = data[next:]
+			var err error
+			mine := gen.split(line) && bytes.Equal(gen.toks[0], rankTok)
+			if mine {
+				err = gen.action(ln)
+			}
+			switch {
+			case n == 0:
+				if fast.split(line) && bytes.Equal(fast.toks[0], rankTok) {
+					fast.action(ln)
+				}
+				continue
+			case n != next || next != len(line)+1:
+				t.Fatalf("line %d %q: fast path read %d bytes", ln, line, n)
+			case !mine:
+				t.Fatalf("line %d %q: fast path read a line the general path skips", ln, line)
+			case err != nil:
+				t.Fatalf("line %d %q: fast path read a line the general path refuses: %v", ln, line, err)
+			case !reflect.DeepEqual(fast.ev, gen.ev):
+				t.Fatalf("line %d %q: fast path %+v, general path %+v", ln, line, fast.ev, gen.ev)
+			}
 		}
-		var want, got []line
-		ref := newLineReader(bytes.NewReader(data), 1)
-		ref.buf = make([]byte, 16) // small, to exercise refills
-		var p parser
-		for {
-			l, term, ok := ref.next()
-			if !ok {
-				break
-			}
-			if p.split(l) {
-				want = append(want, line{ref.line, term, string(bytes.Join(p.toks, []byte{0}))})
-			}
-		}
-		lr := newLineReader(bytes.NewReader(data), 1)
-		lr.buf = make([]byte, 16)
-		var q parser
-		for {
-			term, ok := lr.nextTokens(&q)
-			if !ok {
-				break
-			}
-			got = append(got, line{lr.line, term, string(bytes.Join(q.toks, []byte{0}))})
-			if !term {
-				break
-			}
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("nextTokens %+v\nsplit      %+v", got, want)
+		if fast.nextReq != gen.nextReq || fast.store.live != gen.store.live || fast.warnEmpty != gen.warnEmpty {
+			t.Fatalf("the parsers' states differ at the end: %d %d %v, %d %d %v", fast.nextReq, fast.store.live, fast.warnEmpty,
+				gen.nextReq, gen.store.live, gen.warnEmpty)
 		}
 	})
 }

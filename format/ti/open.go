@@ -72,6 +72,10 @@ type Trace struct {
 	}
 	opt ReaderOptions
 
+	// PerRank: what the scan read of each rank's file, for its first
+	// OpenRank (see scanHead).
+	heads []fileHead
+
 	regions map[string]uint32
 
 	mu       sync.Mutex
@@ -487,6 +491,10 @@ func (t *Trace) setDefaultType(inits map[int]int) {
 // they find is merged, and reported, in rank order.
 func (t *Trace) scanPerRank() error {
 	n := len(t.files)
+	if t.opt.NoRegions {
+		t.heads = make([]fileHead, n)
+		runtime.AddCleanup(t, closeHeads, t.heads)
+	}
 	workers := min(runtime.GOMAXPROCS(0), (n+63)/64)
 	found := make([]scanned, workers)
 	unterminated := make([]bool, n)
@@ -541,6 +549,10 @@ func (t *Trace) scanRank(r int, sc *scanned, buf []byte) (unterminated bool, err
 	name := t.files[r]
 	var tail []byte
 	if t.opt.NoRegions {
+		if tail, ok, err := t.scanHead(r, sc, buf); ok || err != nil {
+			var p parser
+			return err == nil && p.split(tail), err
+		}
 		tail, err = t.scanLines(name, r, false, sc, buf)
 	} else {
 		var hasLoc bool
@@ -550,6 +562,104 @@ func (t *Trace) scanRank(r int, sc *scanned, buf []byte) (unterminated bool, err
 	}
 	var p parser
 	return err == nil && p.split(tail), err
+}
+
+// fileHead is the start of a rank's file, read by the scan, and the file
+// left open, which the rank's first reader takes over (OpenRank): not
+// opening and reading every file a second time took the start-up of a
+// 4,096-rank replay (the 1-iteration stencil) from 0.86 to 0.75 s of CPU
+// (BENCHMARKS.md). buf is the reader's whole buffer, its first n bytes
+// read.
+type fileHead struct {
+	h   *fileio.Handle
+	buf []byte
+	n   int
+}
+
+// closeHeads closes the files no reader took.
+func closeHeads(heads []fileHead) {
+	for _, hd := range heads {
+		if hd.h != nil {
+			hd.h.Close()
+		}
+	}
+}
+
+// scanHead is scanRank's NoRegions scan of an uncompressed file: it
+// reads the start of rank r's file into the buffer its reader will have,
+// notes its first significant line (its init) in sc and returns the
+// bytes after the file's last newline (from that buffer if it holds the
+// whole file, else by scanTail with buf). ok is false, and nothing is
+// kept, if the file is compressed or the buffer does not hold the first
+// significant line: scanLines then reads it.
+func (t *Trace) scanHead(r int, sc *scanned, buf []byte) (tail []byte, ok bool, err error) {
+	name := t.files[r]
+	f, err := fileio.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	h, isFile := f.(*fileio.Handle)
+	if !isFile {
+		f.Close()
+		return nil, false, nil
+	}
+	size := h.Size()
+	b := make([]byte, bufSize(privateSize(t.n), size))
+	n, err := h.ReadAt(b[:min(int64(len(b)), size)], 0)
+	if err != nil && err != io.EOF {
+		h.Close()
+		return nil, false, fmt.Errorf("%s: %w", name, err)
+	}
+	whole := int64(n) == size
+	if !t.noteFirst(r, b[:n], whole, sc) {
+		h.Close()
+		return nil, false, nil
+	}
+	if whole {
+		tail = b[bytes.LastIndexByte(b[:n], '\n')+1 : n]
+	} else if tail, err = scanTail(name, h, buf); err != nil {
+		h.Close()
+		return nil, false, err
+	}
+	t.heads[r] = fileHead{h: h, buf: b, n: n}
+	return tail, true, nil
+}
+
+// noteFirst notes the first line SimGrid reads of data, the start of rank
+// r's file (all of it if whole), as scanLines does, and reports whether
+// data held it (or held all the file).
+func (t *Trace) noteFirst(r int, data []byte, whole bool, sc *scanned) bool {
+	var p parser
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			if !whole {
+				return false
+			}
+			if t.opt.KeepLastLine && p.split(data) {
+				t.noteLine(&p, r, sc.inits, sc.locs)
+			}
+			return true
+		}
+		if p.split(data[:i]) {
+			t.noteLine(&p, r, sc.inits, sc.locs)
+			return true
+		}
+		data = data[i+1:]
+	}
+	return whole
+}
+
+// takeHead returns what the scan read of rank r's file, once.
+func (t *Trace) takeHead(r int) fileHead {
+	if t.heads == nil {
+		return fileHead{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	hd := t.heads[r]
+	t.heads[r] = fileHead{}
+	return hd
 }
 
 // scanLines reads the first significant line of a per-rank file (for its
@@ -724,9 +834,13 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		mode   = rankStrict
 		name   = t.files[0]
 		size   = int64(privateBuf)
+		buf    = privateSize(t.n)
 	)
 	if t.layout == PerRank {
 		name = t.files[r]
+		if hd := t.takeHead(r); hd.h != nil {
+			return t.headReader(r, hd), nil
+		}
 		f, err := fileio.Open(name)
 		if err != nil {
 			return nil, err
@@ -736,7 +850,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			size = h.Size()
 		}
 	} else {
-		mode = rankFilter
+		mode, buf = rankFilter, 32<<10 // the rank's span may hold other ranks' lines
 		s := t.span(r)
 		if s == nil {
 			return emptyReader{}, nil
@@ -750,15 +864,33 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 			in, closer = rd, c
 		}
 	}
-	self := r
-	if r < len(t.reps) {
-		self = t.reps[r]
-	}
-	rd := newRankReader(in, name, self, first, mode, t.opt.KeepLastLine, bufSize(mode, size))
+	rd := newRankReader(in, name, t.self(r), first, mode, t.opt.KeepLastLine, bufSize(buf, size))
 	rd.closer = closer
 	rd.trace = t
 	rd.warn = t.warn
 	return rd, nil
+}
+
+// self returns the rank whose lines rank r's file holds: r, or a reduced
+// trace's representative.
+func (t *Trace) self(r int) int {
+	if r < len(t.reps) {
+		return t.reps[r]
+	}
+	return r
+}
+
+// headReader returns the reader of rank r's file that the scan opened and
+// started reading (hd).
+func (t *Trace) headReader(r int, hd fileHead) *Reader {
+	rd := newRankReader(hd.h, t.files[r], t.self(r), 1, rankStrict, t.opt.KeepLastLine, len(hd.buf))
+	rd.lr.buf, rd.lr.end = hd.buf, hd.n
+	rd.lr.eof = int64(hd.n) == hd.h.Size()
+	hd.h.Seek(int64(hd.n), io.SeekStart)
+	rd.closer = hd.h
+	rd.trace = t
+	rd.warn = t.warn
+	return rd
 }
 
 // decompressSpan returns a reader of the bytes of span s of compressed

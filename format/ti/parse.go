@@ -65,8 +65,9 @@ type parser struct {
 }
 
 func newParser(file string, rank int32, nranks int, deftyp trace.Datatype) *parser {
-	return &parser{file: file, rank: rank, nranks: nranks, deftyp: deftyp,
-		toks: make([][]byte, 0, 16)}
+	// No tokens slice yet: the fast path needs none (a replay makes a
+	// parser a rank).
+	return &parser{file: file, rank: rank, nranks: nranks, deftyp: deftyp}
 }
 
 // errAt returns a ParseError at token i (or just past the last token if i
@@ -94,29 +95,12 @@ func trimRight(b []byte) []byte {
 
 // charClass tells the bytes apart for split: sep separates tokens
 // (boost::is_any_of(" \t")), space is trimmed (boost::trim, isspace).
-var charClass = [256]uint8{' ': sep | space, '\t': sep | space, '\n': space | newline, '\r': space, '\v': space, '\f': space}
+var charClass = [256]uint8{' ': sep | space, '\t': sep | space, '\n': space, '\r': space, '\v': space, '\f': space}
 
 const (
-	sep     = 1
-	space   = 2
-	newline = 4
+	sep   = 1
+	space = 2
 )
-
-// tokensOK finishes a line tokenised on spaces and tabs only (by
-// lineReader.nextTokens): it reports whether SimGrid reads the line
-// (not empty, not a comment), and redoes the split if other white space
-// (\r, \v, \f) at either end has to be trimmed.
-func (p *parser) tokensOK(line []byte) bool {
-	p.line = line
-	if len(p.toks) == 0 {
-		return false
-	}
-	first, last := p.toks[0], p.toks[len(p.toks)-1]
-	if charClass[first[0]]&space != 0 || charClass[last[len(last)-1]]&space != 0 {
-		return p.split(line)
-	}
-	return first[0] != '#'
-}
 
 // split trims line as boost::trim does and splits it on runs of spaces
 // and tabs. It reports false for the lines SimGrid skips: empty after

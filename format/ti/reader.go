@@ -37,12 +37,25 @@ func newLineReader(r io.Reader, firstLine int) *lineReader {
 	return newLineReaderSize(r, firstLine, 32<<10)
 }
 
-// privateBuf is the buffer of a reader of a rank's own file. A replay
-// holds one per rank and reads them in turns: 4 KiB parses as fast as 32
-// KiB (measured on 256- and 1,024-rank stencils) and keeps memory small
-// (40% less at 1,024 ranks). A shared file, which every rank's reader
-// scans in full, keeps the larger buffer and its fewer reads.
-const privateBuf = 4 << 10
+// privateBuf is the smallest buffer of a reader of a rank's own file. A
+// replay holds one per rank and reads them in turns: at 256 and 1,024
+// ranks 4 KiB parses as fast as 32 KiB (measured on the stencils) and
+// keeps memory small (40% less at 1,024 ranks). At fewer ranks the
+// readers share privateBudget, up to 32 KiB each, for fewer reads (a
+// system call costs microseconds on a virtual machine): at 64 ranks 16
+// KiB buffers made reading a trace for a replay about 15% cheaper than
+// 4 KiB (BenchmarkReadAhead). A shared file, which every rank's
+// reader scans in full, keeps the larger buffer and its fewer reads.
+const (
+	privateBuf    = 4 << 10
+	privateBudget = 1 << 20
+)
+
+// privateSize returns the buffer size of the readers of the ranks' own
+// files of a trace of n ranks.
+func privateSize(n int) int {
+	return min(max(privateBudget/max(n, 1), privateBuf), 32<<10)
+}
 
 // newLineReaderSize returns a line reader whose buffer, of size bytes, is
 // made at its first read: a replay opens every rank's reader at once.
@@ -109,63 +122,6 @@ func (l *lineReader) fill() {
 	}
 }
 
-// nextTokens reads the next line and splits it into p's tokens in the
-// same pass, SimGrid's way (see parser.split), skipping the lines SimGrid
-// skips. It reports false at the end of input; term says whether the
-// line ended with a newline.
-func (l *lineReader) nextTokens(p *parser) (term, ok bool) {
-	for {
-		term = false
-		b := l.buf[l.start:l.end]
-		toks := p.toks[:0]
-		i, n := 0, len(b)
-		for i < n && charClass[b[i]]&sep != 0 {
-			i++
-		}
-		start := i
-		for i < n {
-			c := charClass[b[i]]
-			if c&(sep|newline) == 0 {
-				i++
-				continue
-			}
-			if start < i {
-				toks = append(toks, b[start:i])
-			}
-			if c&newline != 0 {
-				break
-			}
-			for i++; i < n && charClass[b[i]]&sep != 0; i++ {
-			}
-			start = i
-		}
-		switch {
-		case i < n: // a whole line, b[:i]
-			l.start += i + 1
-			term = true
-		case l.eof && n > 0: // the unterminated last line
-			if start < n {
-				toks = append(toks, b[start:n])
-			}
-			l.start = l.end
-		case l.eof:
-			p.toks = toks
-			return false, false
-		default:
-			l.fill()
-			continue
-		}
-		l.line++
-		p.toks = toks
-		if p.tokensOK(b[:i]) {
-			return term, true
-		}
-		if !term {
-			return false, false
-		}
-	}
-}
-
 // rankMode says what a Reader does with a line of another rank.
 type rankMode uint8
 
@@ -203,7 +159,7 @@ type Reader struct {
 // applies (it is dropped) unless opt.KeepLastLine; opt.NumRanks is not
 // used. Location lines add regions to the reader's own Meta.
 func NewReader(r io.Reader, name string, rank, nranks int, defType trace.Datatype, opt ReaderOptions) *Reader {
-	rd := newRankReader(r, name, rank, 1, rankFilter, opt.KeepLastLine, bufSize(rankFilter, math.MaxInt64))
+	rd := newRankReader(r, name, rank, 1, rankFilter, opt.KeepLastLine, bufSize(32<<10, math.MaxInt64))
 	meta := trace.NewMeta()
 	rd.p = newParser(name, int32(rank), nranks, defType)
 	rd.p.addRegion = func(s string) uint32 { return meta.AddRegion(s, 0) }
@@ -234,16 +190,15 @@ func (r *Reader) start() {
 	r.rankTok = strconv.AppendInt(nil, int64(r.rank), 10)
 }
 
-// bufSize returns the buffer size of a reader of input bytes in mode:
-// 32 KiB for a shared file, privateBuf for a rank's own file, but no more
-// than the input and its end need, so that a million ranks of a few lines
-// each take a few hundred bytes each rather than gigabytes.
-func bufSize(mode rankMode, input int64) int {
-	size := 32 << 10
-	if mode == rankStrict {
-		size = privateBuf
+// bufSize returns the buffer size of a reader of input bytes with a
+// buffer of size bytes, no more than the input and its end need, so that
+// a million ranks of a few lines each take a few hundred bytes each
+// rather than gigabytes.
+func bufSize(size int, input int64) int {
+	if input < int64(size) { // not input+1 < size: NewReader's input is math.MaxInt64
+		size = int(max(input+1, 16))
 	}
-	return int(min(int64(size), max(input+1, 16)))
+	return size
 }
 
 // emptyReader reads a rank that has no line.
@@ -281,10 +236,23 @@ func (r *Reader) Next() bool {
 		r.start()
 	}
 	for {
-		term, ok := r.lr.nextTokens(r.p)
+		if n := r.p.fastAction(r.lr.buf[r.lr.start:r.lr.end], r.rankTok); n > 0 {
+			r.lr.start += n
+			r.lr.line++
+			r.evLine = r.lr.line
+			return true
+		}
+		line, term, ok := r.lr.next()
 		if !ok {
 			r.finish()
 			return false
+		}
+		if !r.p.split(line) {
+			if !term {
+				r.finish()
+				return false
+			}
+			continue
 		}
 		mine := bytes.Equal(r.p.toks[0], r.rankTok)
 		if !term && !r.keep {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"kairos/format"
@@ -27,8 +28,8 @@ func init() {
 }
 
 // hint says why path, which Detect rejected, looks like a trace
-// description whose first file is missing: a first line of one token
-// that ends like a trace file's name.
+// description whose first file is missing or empty: a first line of one
+// token that ends like a trace file's name.
 func hint(path string, head []byte) string {
 	if bytes.HasPrefix(head, []byte("\xef\xbb\xbf")) && headIsTI(head[3:]) {
 		return "a TI trace that starts with a UTF-8 byte-order mark, which SimGrid reads as part of the first rank: remove it"
@@ -41,8 +42,13 @@ func hint(path string, head []byte) string {
 	if name == "" || bytes.ContainsAny(line, " \t\x00") || !strings.HasSuffix(name, ".txt") && !strings.Contains(name, ".ti") {
 		return ""
 	}
-	if _, err := resolve(path, name); err != nil {
+	file, err := resolve(path, name)
+	if err != nil {
 		return fmt.Sprintf("read as a SimGrid trace description (one trace file a line), %v", err)
+	}
+	if st, err := os.Stat(file); err == nil && st.Size() == 0 {
+		return fmt.Sprintf("read as a SimGrid trace description (one trace file a line), its first trace file %s is empty: "+
+			"kairos tracer writes each rank's trace at MPI_Finalize, so a run that aborted or was killed leaves empty files", file)
 	}
 	return ""
 }

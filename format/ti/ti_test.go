@@ -2,6 +2,7 @@ package ti
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -538,6 +539,48 @@ func TestNoRegions(t *testing.T) {
 	}
 	if w, g := full.Warnings(), bare.Warnings(); len(w) != 1 || !reflect.DeepEqual(g, w) {
 		t.Errorf("warnings %q, want those of a full open, %q (one)", g, w)
+	}
+}
+
+// TestNoRegionsHeads: the readers that take over what the scan read of
+// their files (the first 4 to 32 KiB, the file left open) read what
+// a full open reads, with the same warnings, whether the buffer holds the
+// whole file or not, the first significant line or not (a long comment
+// first), for compressed files (which the scan does not keep), and when
+// a rank is opened again.
+func TestNoRegionsHeads(t *testing.T) {
+	var long strings.Builder
+	long.WriteString("1 init 1\n")
+	for i := range 2000 {
+		fmt.Fprintf(&long, "1 compute %d\n1 isend 0 %d 8\n1 wait 1 0 %d\n", 1000+i, i%7, i%7)
+	}
+	comment := "# " + strings.Repeat("c", 40<<10) + "\n\n2 init\n2 recv 1 0 8\n"
+	dir := testenv.WriteFiles(t, map[string]string{
+		"desc.txt": "r0.ti\nr1.ti\nr2.ti\nr3.ti\nr4.ti.gz\nr5.ti\n",
+		"r0.ti":    "0 init\n0 send 1 3 10\n0 compute 5", // no final newline
+		"r1.ti":    long.String(),
+		"r2.ti":    comment,
+		"r3.ti":    "",
+		"r5.ti":    long.String()[:40<<10+10], // an unterminated line past the buffer
+	})
+	if err := fileio.WriteFile(filepath.Join(dir, "r4.ti.gz"), func(w io.Writer) error {
+		_, err := io.WriteString(w, "4 init\n4 barrier\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "r5.ti"), []byte(strings.ReplaceAll(long.String()[:40<<10+10], "1 ", "5 ")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "desc.txt")
+	sameWithoutRegions(t, path)
+	bare, err := OpenWith(path, ReaderOptions{NoRegions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, again := loadAll(t, bare), loadAll(t, bare)
+	if !reflect.DeepEqual(first, again) || len(first[1]) != 6001 {
+		t.Errorf("read again: %d events of rank 1, then %d; want 6001 both times", len(first[1]), len(again[1]))
 	}
 }
 

@@ -34,11 +34,7 @@ func Open(path string) (io.ReadCloser, error) {
 		}
 		f = o
 		if st, err := o.Stat(); err == nil && st.Mode().IsRegular() {
-			h, err := handleOf(o)
-			if err != nil {
-				return nil, err
-			}
-			f = h
+			f = files.add(o, st) // handleOf without its second fstat
 			bufSize = int(min(int64(bufSize), max(st.Size(), 16)))
 		}
 	}
