@@ -47,8 +47,8 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 		for _, v := range n.Vars {
 			fmt.Fprintf(b, "%s  %s", ind, groupName(v.Ranks))
 			for f := range NumFields {
-				if v.Mask&(1<<f) != 0 {
-					fmt.Fprintf(b, " %s=%s", f, t.valueText(&v.Fields[f]))
+				if val := v.Field(f); val != nil {
+					fmt.Fprintf(b, " %s=%s", f, t.valueText(val))
 				}
 			}
 			b.WriteByte('\n')

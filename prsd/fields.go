@@ -111,10 +111,16 @@ func modesOf(f Field, np int) []Mode {
 		}
 		return append(m, Xor)
 	case Comm, NewComm:
-		return []Mode{Abs, Family}
+		return commModes
 	}
-	return []Mode{Abs}
+	return absMode
 }
+
+// The modes of the fields other than the end-points, shared.
+var (
+	commModes = []Mode{Abs, Family}
+	absMode   = []Mode{Abs}
+)
 
 // rankCtx is what encoding and decoding a field need of the rank: its
 // number, the number of ranks, the plug-ins' bases and the communicator
@@ -257,10 +263,17 @@ func (c *rankCtx) decode(m Mode, v int64) (int64, error) {
 }
 
 func (c *rankCtx) unoffset(v int64, base int32) int64 {
-	if v < 0 {
-		return v
-	}
 	p := int64(c.ranks)
+	switch {
+	case v < 0:
+		return v
+	case v < p && base >= 0: // as every offset a writer makes: no division
+		w := int64(base) + v
+		if w >= p {
+			w -= p
+		}
+		return w
+	}
 	return ((int64(base)+v)%p + p) % p
 }
 

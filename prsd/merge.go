@@ -505,8 +505,7 @@ func (m *merger) variants(n *mnode) []Variant {
 		v := Variant{Ranks: groupRanks(g.ranks, n.ranks)}
 		for i, sl := range m.slots {
 			if chosen[i] && g.ids[i] >= 0 {
-				v.Mask |= 1 << sl.f
-				v.Fields[sl.f] = n.vals[i][g.ids[i]]
+				v.Set(sl.f, n.vals[i][g.ids[i]])
 			}
 		}
 		out[k] = v

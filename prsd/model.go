@@ -22,6 +22,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"kairos/trace"
 )
@@ -62,6 +63,9 @@ type Cluster struct {
 	Items []*Node
 
 	nodes int // nodes, numbered for the readers' choices
+	// cursors is the most cursors a rank's reader needs: for each node,
+	// its largest group's and timing's.
+	cursors int
 }
 
 // Node is a call or a loop of a merged structure.
@@ -84,6 +88,20 @@ type Node struct {
 	Times []Timing
 
 	index int32 // the node's number in its cluster
+	// tmpls are a call's templates, one per group of parameters, made at
+	// the second instance a rank reads.
+	tmpls []atomic.Pointer[template]
+	// of, where not nil, indexes the groups of a node that has many.
+	of *groupsOf
+}
+
+// groupsOf are the index of the first group of a node's Counts or Vars,
+// and of its Times, that holds each rank (-1: none; nil: the groups are
+// few), for a node of many groups (a noisy trace's timing per rank): a
+// rank's reader finds its group in O(1), not by testing each group's
+// ranklist.
+type groupsOf struct {
+	group, timing []int32
 }
 
 // IsLoop reports whether n is a loop.
@@ -101,10 +119,31 @@ type Variant struct {
 	Ranks Ranklist // nil: all the node's ranks
 	// Mask has bit f set for each Field present; the others have their
 	// default value (trace.Event.Reset's).
-	Mask   uint32
-	Fields [NumFields]Value
+	Mask uint32
+	// Fields are the values of the fields present, by increasing Field
+	// (Variant.Field finds one): a call has a handful of the NumFields.
+	Fields []Value
 
 	slots int32 // series with a cursor slot
+}
+
+// Field returns the value of field f, nil if it is absent.
+func (v *Variant) Field(f Field) *Value {
+	if v.Mask&(1<<f) == 0 {
+		return nil
+	}
+	return &v.Fields[bits.OnesCount32(v.Mask&(1<<f-1))]
+}
+
+// Set sets the value of field f.
+func (v *Variant) Set(f Field, val Value) {
+	i := bits.OnesCount32(v.Mask & (1<<f - 1))
+	if v.Mask&(1<<f) != 0 {
+		v.Fields[i] = val
+		return
+	}
+	v.Mask |= 1 << f
+	v.Fields = slices.Insert(v.Fields, i, val)
 }
 
 // Value is a field's values over a call's instances: one series, in a
@@ -186,6 +225,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 	for i := range t.of {
 		t.of[i] = -1
 	}
+	budget := int64(cycleBudget)
 	for c := range t.Clusters {
 		cl := &t.Clusters[c]
 		for _, s := range cl.Ranks {
@@ -193,8 +233,9 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 				return nil, err
 			}
 		}
-		cl.nodes = 0
-		numberSlots(cl.Items, &cl.nodes)
+		cl.nodes, cl.cursors = 0, 0
+		numberSlots(cl.Items, cl, &budget)
+		indexGroups(cl.Items, ranks)
 	}
 	for r, c := range t.of {
 		if c < 0 {
@@ -226,22 +267,24 @@ func (t *Trace) claim(s Section, c int32) error {
 // constant a cursor slot within its group of ranks' counts and
 // parameters, or timing: a rank's reader keeps cursors for the groups it
 // is in only.
-func numberSlots(items []*Node, nodes *int) {
-	var next int32
+func numberSlots(items []*Node, cl *Cluster, budget *int64) {
+	var next, most int32
 	slot := func(s *Series) {
 		s.slot = -1
+		s.flatten(budget)
 		if !s.IsConst() {
 			s.slot = next
 			next++
 		}
 	}
 	for _, n := range items {
-		n.index = int32(*nodes)
-		*nodes++
+		n.index = int32(cl.nodes)
+		cl.nodes++
 		for i := range n.Counts {
 			next = 0
 			slot(&n.Counts[i].Series)
 		}
+		most = 0
 		for i := range n.Times {
 			next = 0
 			for _, l := range n.Times[i].Levels {
@@ -250,20 +293,84 @@ func numberSlots(items []*Node, nodes *int) {
 				}
 			}
 			n.Times[i].slots = next
+			most = max(most, next)
+		}
+		cl.cursors += int(most)
+		most = int32(min(len(n.Counts), 1))
+		n.tmpls = nil
+		if len(n.Vars) > 0 {
+			n.tmpls = make([]atomic.Pointer[template], len(n.Vars))
 		}
 		for i := range n.Vars {
 			next = 0
 			for f := range n.Vars[i].Fields {
-				v := &n.Vars[i].Fields[f]
+				v := &n.Vars[i].Fields[f] // in any order: the slots are the readers'
 				slot(&v.Series)
 				for j := range v.Elems {
 					slot(&v.Elems[j])
 				}
 			}
 			n.Vars[i].slots = next
+			most = max(most, next)
 		}
-		numberSlots(n.Body, nodes)
+		cl.cursors += int(most)
+		numberSlots(n.Body, cl, budget)
 	}
+}
+
+// many reports whether a node's k groups are many enough to index by
+// rank (Node.of): at least 8, and at least one for 64 ranks, so that the
+// index's 4 bytes a rank take no more memory than the groups themselves.
+func many(k, ranks int) bool { return k >= 8 && 64*k >= ranks }
+
+// indexGroups indexes the groups of the nodes that have many, by rank.
+func indexGroups(items []*Node, ranks int) {
+	for _, n := range items {
+		n.of = nil
+		if many(n.numGroups(), ranks) || many(len(n.Times), ranks) {
+			n.of = &groupsOf{}
+		}
+		if many(n.numGroups(), ranks) {
+			n.of.group = groupIndex(n.numGroups(), ranks, n.groupRanks)
+		}
+		if many(len(n.Times), ranks) {
+			n.of.timing = groupIndex(len(n.Times), ranks, func(i int) Ranklist { return n.Times[i].Ranks })
+		}
+		indexGroups(n.Body, ranks)
+	}
+}
+
+// groupIndex returns the index of the first of k groups, of ranklists
+// list(i), that holds each of the ranks (-1: none; a nil ranklist holds
+// every rank).
+func groupIndex(k, ranks int, list func(i int) Ranklist) []int32 {
+	idx := make([]int32, ranks)
+	for r := range idx {
+		idx[r] = -1
+	}
+	var buf []int32
+	left := ranks
+	for i := 0; i < k && left > 0; i++ {
+		l := list(i)
+		if l == nil {
+			for r := range idx {
+				if idx[r] < 0 {
+					idx[r] = int32(i)
+				}
+			}
+			break
+		}
+		for _, s := range l {
+			buf = rlAppend(buf[:0], int64(s.Start), s.Dims)
+			for _, r := range buf {
+				if r >= 0 && int(r) < ranks && idx[r] < 0 {
+					idx[r] = int32(i)
+					left--
+				}
+			}
+		}
+	}
+	return idx
 }
 
 // Meta returns the trace's metadata.
@@ -307,13 +414,21 @@ type reader struct {
 	vec      [3][]int64
 	reqs     []uint64
 	maxReq   uint64
-	clock    float64     // picoseconds: the end of the last timed event
-	after    trace.Event // the computation after the call just read
-	hasAfter bool        // after is the next event
+	clock    float64 // picoseconds: the end of the last timed event
+	after    float64 // the flops of the computation after the call just read
+	hasAfter bool    // the computation is the next event
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
+	levels     *levelCache // made at the first level read
 	err        error
+}
+
+// levelCache holds the values of the last levels read, level l at
+// l mod 32 (an entry i starts as level i+1, which is not there).
+type levelCache [32]struct {
+	l int64
+	v float64
 }
 
 // choice is what a rank does at a node, found once: whether it executes
@@ -325,37 +440,32 @@ type choice struct {
 	// The first of the rank's cursors of the group's series, and of its
 	// timing's.
 	cur, timeCur int32
+	// tmpl is a call's template where the rank has parameters, made at
+	// its second instance (seen: the first is read).
+	tmpl *template
+	seen bool
 }
 
 // choose returns the rank's choice at node n.
 func (rd *reader) choose(n *Node) *choice {
 	if rd.choices == nil {
 		rd.choices = make([]choice, rd.cl.nodes)
+		// As many cursors as the rank may need: about as many bytes as
+		// its choices, and no growing.
+		rd.cursors = make([]cursor, 0, rd.cl.cursors)
 	}
 	c := &rd.choices[n.index]
 	if c.known {
 		return c
 	}
-	c.known, c.group, c.timing = true, -1, -1
+	c.known = true
 	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
-	for i := range n.Counts {
-		if g := n.Counts[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.group = int32(i)
-			break
-		}
+	var idx groupsOf
+	if n.of != nil {
+		idx = *n.of
 	}
-	for i := range n.Vars {
-		if g := n.Vars[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.group = int32(i)
-			break
-		}
-	}
-	for i := range n.Times {
-		if g := n.Times[i].Ranks; g == nil || g.Contains(rd.r) {
-			c.timing = int32(i)
-			break
-		}
-	}
+	c.group = firstGroup(idx.group, n.numGroups(), n.groupRanks, rd.r)
+	c.timing = firstGroup(idx.timing, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
 	switch {
 	case c.group >= 0 && len(n.Counts) > 0:
 		c.cur = rd.newCursors(1)
@@ -366,6 +476,34 @@ func (rd *reader) choose(n *Node) *choice {
 		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
 	}
 	return c
+}
+
+// firstGroup returns the index of the first of k groups, of ranklists
+// list(i), that holds rank r (a nil ranklist holds every rank), -1 if
+// none: idx[r] where the groups are indexed.
+func firstGroup(idx []int32, k int, list func(int) Ranklist, r int32) int32 {
+	if idx != nil {
+		return idx[r]
+	}
+	for i := range k {
+		if g := list(i); g == nil || g.Contains(r) {
+			return int32(i)
+		}
+	}
+	return -1
+}
+
+// numGroups returns the number of groups of a loop's counts or a call's
+// parameters.
+func (n *Node) numGroups() int { return len(n.Counts) + len(n.Vars) }
+
+// groupRanks returns the ranks of group i of a loop's counts or a call's
+// parameters.
+func (n *Node) groupRanks(i int) Ranklist {
+	if n.Counts != nil {
+		return n.Counts[i].Ranks
+	}
+	return n.Vars[i].Ranks
 }
 
 // newCursors returns the index of n new cursors.
@@ -388,7 +526,10 @@ type rframe struct {
 
 func (rd *reader) Next() bool {
 	if rd.hasAfter {
-		rd.ev, rd.hasAfter = rd.after, false
+		e := &rd.ev
+		e.Reset()
+		e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, rd.after, rd.compSite, rd.compRegion
+		rd.hasAfter = false
 		return true
 	}
 	for rd.err == nil && len(rd.stack) > 0 {
@@ -462,23 +603,38 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 // after it, for the next event, if there was one.
 func (rd *reader) event(n *Node, ch *choice) {
 	e := &rd.ev
-	e.Reset()
-	e.Kind, e.CallSite = n.Kind, n.Site
-	rd.compSite, rd.compRegion = 0, 0
 	if ch.group < 0 && len(n.Vars) > 0 {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
 		return
 	}
-	timed := false
-	if ch.group >= 0 {
-		timed = rd.fields(&n.Vars[ch.group], ch.cur)
+	in := instance{req: requestNone}
+	if ch.group >= 0 && ch.tmpl == nil && ch.seen {
+		ch.tmpl = rd.template(n, ch.group)
 	}
+	switch t := ch.tmpl; {
+	case t != nil && t.err != nil:
+		rd.err = t.err
+		return
+	case t != nil:
+		*e, in = t.ev, t.in
+		if !rd.fields(&n.Vars[ch.group], ch.cur, t.vary, &in) {
+			return
+		}
+	default:
+		e.Reset()
+		e.Kind, e.CallSite = n.Kind, n.Site
+		ch.seen = true
+		if ch.group >= 0 && !rd.fields(&n.Vars[ch.group], ch.cur, n.Vars[ch.group].Mask, &in) {
+			return
+		}
+	}
+	rd.compSite, rd.compRegion = in.compSite, in.compRegion
 	if ch.timing >= 0 {
 		tg := &n.Times[ch.timing]
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
 			e.Compute = rd.stat(tg, ch.timeCur, StatValue)
 		}
-		if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
+		if in.timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
 			rd.clock += rd.stat(tg, ch.timeCur, StatGap)
 			e.Enter = trace.Time(math.Round(rd.clock))
 			rd.clock += rd.stat(tg, ch.timeCur, StatDur)
@@ -487,10 +643,7 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 		if tg.Mask&(1<<StatComp) != 0 {
 			if flops := rd.stat(tg, ch.timeCur, StatComp); flops != 0 {
-				a := &rd.after
-				a.Reset()
-				a.Kind, a.Compute, a.CallSite, a.Region = trace.Compute, flops, rd.compSite, rd.compRegion
-				rd.hasAfter = true
+				rd.after, rd.hasAfter = flops, true
 			}
 		}
 	}
@@ -507,84 +660,155 @@ func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
 			}
 			return vs[i]
 		}
-		return FromLevel(rd.value(l, cur), rd.ctx.eps)
+		return rd.level(rd.value(l, cur))
 	}
 	return tg.Stats[k].Mean
 }
 
-// fields sets the event's fields from variant v and reports whether the
-// instance is timed.
-func (rd *reader) fields(v *Variant, cur int32) bool {
-	e := &rd.ev
-	var req int64 = requestNone
-	var reqs []int64
-	timed := false
-	for mask := v.Mask; mask != 0; mask &= mask - 1 {
+// level returns FromLevel(l, eps), from the last values computed where
+// it is one of them: a noisy computation's levels are a few dozen
+// around its mean, and an exponential costs more than a look-up.
+func (rd *reader) level(l int64) float64 {
+	if rd.levels == nil {
+		rd.levels = new(levelCache)
+		for i := range rd.levels {
+			rd.levels[i].l = int64(i) + 1
+		}
+	}
+	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
+	if c.l != l {
+		c.l, c.v = l, FromLevel(l, rd.ctx.eps)
+	}
+	return c.v
+}
+
+// instance is what the fields of a call's instance set beside its event.
+type instance struct {
+	timed bool
+	// req is the Request field, relative (requests).
+	req int64
+	// The call site and region of the computation after the call.
+	compSite   uint64
+	compRegion uint32
+}
+
+// template is a call's event with the fields that every instance of a
+// group of ranks has alike (the constant series in Abs mode) set, from
+// which each instance starts: a noisy trace's calls vary in their
+// timing, seldom in their parameters, and decoding a field costs more
+// than copying it.
+type template struct {
+	ev   trace.Event
+	in   instance
+	vary uint32 // the fields read at each instance
+	err  error  // the instances' error (a constant field that decodes to none)
+}
+
+// template returns the template of call n for the ranks of its group of
+// parameters g, made by the first of them to need it.
+func (rd *reader) template(n *Node, g int32) *template {
+	if t := n.tmpls[g].Load(); t != nil {
+		return t
+	}
+	v := &n.Vars[g]
+	t := &template{in: instance{req: requestNone}}
+	t.ev.Reset()
+	t.ev.Kind, t.ev.CallSite = n.Kind, n.Site
+	for i, mask := 0, v.Mask; mask != 0; i, mask = i+1, mask&(mask-1) {
 		f := Field(bits.TrailingZeros32(mask))
-		val := &v.Fields[f]
-		if f.IsVector() {
-			x := rd.vector(f, val, cur)
-			switch f {
-			case Requests:
-				reqs = x
-			case SendCounts:
-				e.SendCounts = x
-			case RecvCounts:
-				e.RecvCounts = x
+		val := &v.Fields[i]
+		if f.IsVector() || val.Series.slot >= 0 || val.Mode != Abs {
+			t.vary |= 1 << f
+			continue
+		}
+		if t.err = rd.scalar(&t.ev, &t.in, f, val, val.Series.First); t.err != nil {
+			break
+		}
+	}
+	n.tmpls[g].CompareAndSwap(nil, t)
+	return n.tmpls[g].Load()
+}
+
+// fields sets the fields of mask from variant v, and the request ids; it
+// reports whether they are valid.
+func (rd *reader) fields(v *Variant, cur int32, mask uint32, in *instance) bool {
+	e := &rd.ev
+	var reqs []int64
+	for ; mask != 0; mask &= mask - 1 {
+		f := Field(bits.TrailingZeros32(mask))
+		val := v.Field(f)
+		if !f.IsVector() {
+			if rd.err = rd.scalar(e, in, f, val, rd.value(&val.Series, cur)); rd.err != nil {
+				return false
 			}
 			continue
 		}
-		x, err := rd.ctx.decode(val.Mode, rd.value(&val.Series, cur))
-		if err != nil {
-			rd.err = err
-			return false
-		}
+		x := rd.vector(f, val, cur)
 		switch f {
-		case Partner:
-			e.Partner = int32(x)
-		case Source:
-			e.Source = int32(x)
-		case Tag:
-			e.Tag = int32(x)
-		case Comm:
-			e.Comm = uint32(x)
-		case NewComm:
-			e.NewComm = uint32(x)
-		case SendBytes:
-			e.SendBytes = x
-		case RecvBytes:
-			e.RecvBytes = x
-		case SendType:
-			e.SendType = trace.Datatype(x)
-		case RecvType:
-			e.RecvType = trace.Datatype(x)
-		case Request:
-			req = x
-		case ComputeArg:
-			e.Compute = math.Float64frombits(uint64(x))
-		case Region:
-			e.Region = uint32(x)
-		case Timed:
-			timed = x != 0
-		case CompSite:
-			rd.compSite = rd.ctx.sites.site(x)
-		case CompRegion:
-			rd.compRegion = uint32(x)
-		case Op:
-			if e.Op = trace.Op(x); !e.Op.Valid() {
-				rd.err = fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
-				return false
-			}
-		case Handle:
-			if x < 0 || x > math.MaxUint32 {
-				rd.err = fmt.Errorf("%w: handle %d", ErrCorrupt, x)
-				return false
-			}
-			e.Handle = uint32(x)
+		case Requests:
+			reqs = x
+		case SendCounts:
+			e.SendCounts = x
+		case RecvCounts:
+			e.RecvCounts = x
 		}
 	}
-	rd.requests(req, reqs, v.Mask&(1<<Requests) != 0)
-	return timed
+	rd.requests(in.req, reqs, v.Mask&(1<<Requests) != 0)
+	return rd.err == nil
+}
+
+// scalar sets scalar field f, of value v in the field's series, of an
+// instance.
+func (rd *reader) scalar(e *trace.Event, in *instance, f Field, val *Value, v int64) error {
+	x := v
+	if val.Mode != Abs {
+		var err error
+		if x, err = rd.ctx.decode(val.Mode, v); err != nil {
+			return err
+		}
+	}
+	switch f {
+	case Partner:
+		e.Partner = int32(x)
+	case Source:
+		e.Source = int32(x)
+	case Tag:
+		e.Tag = int32(x)
+	case Comm:
+		e.Comm = uint32(x)
+	case NewComm:
+		e.NewComm = uint32(x)
+	case SendBytes:
+		e.SendBytes = x
+	case RecvBytes:
+		e.RecvBytes = x
+	case SendType:
+		e.SendType = trace.Datatype(x)
+	case RecvType:
+		e.RecvType = trace.Datatype(x)
+	case Request:
+		in.req = x
+	case ComputeArg:
+		e.Compute = math.Float64frombits(uint64(x))
+	case Region:
+		e.Region = uint32(x)
+	case Timed:
+		in.timed = x != 0
+	case CompSite:
+		in.compSite = rd.ctx.sites.site(x)
+	case CompRegion:
+		in.compRegion = uint32(x)
+	case Op:
+		if e.Op = trace.Op(x); !e.Op.Valid() {
+			return fmt.Errorf("%w: reduction operation %d", ErrCorrupt, x)
+		}
+	case Handle:
+		if x < 0 || x > math.MaxUint32 {
+			return fmt.Errorf("%w: handle %d", ErrCorrupt, x)
+		}
+		e.Handle = uint32(x)
+	}
+	return nil
 }
 
 // vector reads the next instance of a vector field (nil for a length of

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -277,5 +278,54 @@ func TestAggregateCountsAllOrNone(t *testing.T) {
 	// Site 10: its second instance spreads 100 to 130; site 11 within 2%.
 	if a.Instances != 6 || a.Aggregated != 3 {
 		t.Errorf("%d of %d instances aggregated, want 3 of 6 (site 11's)", a.Aggregated, a.Instances)
+	}
+}
+
+// TestConcurrentReaders: ranks read at once from several goroutines (as
+// the signing and the replay do) give the events each reads alone, the
+// templates they share made by whichever comes first.
+func TestConcurrentReaders(t *testing.T) {
+	src := gen(t, "cg", 16, 4, true)
+	comp, err := Build(src, nil, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := func(r int) []trace.Event {
+		rd, err := comp.OpenRank(r)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		var out []trace.Event
+		for rd.Next() {
+			e := *rd.Event()
+			e.SendCounts, e.RecvCounts = slices.Clone(e.SendCounts), slices.Clone(e.RecvCounts)
+			e.Requests = slices.Clone(e.Requests)
+			out = append(out, e)
+		}
+		if err := rd.Err(); err != nil {
+			t.Error(err)
+		}
+		return out
+	}
+	got := make([][]trace.Event, 2*comp.NumRanks())
+	done := make(chan bool)
+	for i := range got {
+		go func() { got[i] = events(i % comp.NumRanks()); done <- true }()
+	}
+	for range got {
+		<-done
+	}
+	for i, evs := range got {
+		want := events(i % comp.NumRanks())
+		if len(evs) != len(want) {
+			t.Fatalf("reader %d: %d events, alone %d", i, len(evs), len(want))
+		}
+		for j := range evs {
+			a, b := &evs[j], &want[j]
+			if !sameCall(a, b) || a.Compute != b.Compute || a.Enter != b.Enter || a.Exit != b.Exit {
+				t.Fatalf("reader %d, event %d: %v, alone %v", i, j, &evs[j], &want[j])
+			}
+		}
 	}
 }

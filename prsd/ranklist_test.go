@@ -341,3 +341,25 @@ func FuzzParseRanklist(f *testing.F) {
 		}
 	})
 }
+
+// TestGroupIndex: the index of a node's many groups gives each rank the
+// first group that holds it, as testing each group's ranklist does,
+// where groups overlap, leave ranks out or hold every rank.
+func TestGroupIndex(t *testing.T) {
+	const ranks = 40
+	sec := func(start, n, stride int32) Section { return Section{Start: start, Dims: []Dim{{n, stride}}} }
+	for name, groups := range map[string][]Ranklist{
+		"a rank each":  {{sec(3, 1, 0)}, {sec(0, 1, 0)}, {sec(1, 1, 0)}, {sec(2, 1, 0)}, {sec(4, 1, 0)}, {sec(5, 1, 0)}, {sec(6, 1, 0)}, {sec(7, 1, 0)}},
+		"overlapping":  {{sec(0, 10, 2)}, {sec(0, 20, 1)}, {sec(5, 5, 5)}, {sec(1, 3, 1)}, {sec(30, 2, 3)}, {sec(0, 4, 10)}, {sec(2, 2, 1)}, {sec(39, 1, 0)}},
+		"then all":     {{sec(9, 3, 1)}, {sec(0, 2, 20)}, {sec(4, 2, 1)}, {sec(1, 1, 0)}, {sec(7, 2, 2)}, {sec(25, 4, 1)}, nil, {sec(0, 40, 1)}},
+		"some missing": {{sec(10, 3, 1)}, {sec(20, 2, 2)}, {sec(0, 1, 0)}, {sec(33, 1, 0)}, {sec(12, 2, 5)}, {sec(35, 2, 1)}, {sec(1, 2, 1)}, {sec(38, 1, 0)}},
+	} {
+		list := func(i int) Ranklist { return groups[i] }
+		idx := groupIndex(len(groups), ranks, list)
+		for r := range int32(ranks) {
+			if got, want := firstGroup(idx, len(groups), list, r), firstGroup(nil, len(groups), list, r); got != want {
+				t.Errorf("%s: rank %d in group %d, want %d", name, r, got, want)
+			}
+		}
+	}
+}

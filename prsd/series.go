@@ -23,11 +23,20 @@ type Series struct {
 	N int64
 	// First is the first value (if N > 0).
 	First int64
-	// Runs are the N-1 differences, in order.
+	// Runs are the N-1 differences, in order; nil in a series read with
+	// its values (ReadSeries: a run about every value), which keeps the
+	// runs' encoding instead.
 	Runs []Run
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
 	slot int32
+	// vals, where not nil, are the values for the readers, value i
+	// vals[i mod len(vals)]: all of them where the runs are about as many,
+	// one period where they repeat (flatten).
+	vals []int64
+	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
+	// and vals holds every value.
+	enc []byte
 }
 
 // Run is an item of a series' differences: Count times Delta (Body nil),
@@ -47,6 +56,9 @@ func Const(v int64, n int64) Series {
 
 // IsConst reports whether every value of s is s.First.
 func (s *Series) IsConst() bool {
+	if s.enc != nil {
+		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
+	}
 	return s.N <= 1 || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
 }
 
@@ -205,6 +217,8 @@ func (s *Series) AppendBinary(dst []byte) []byte {
 		dst = binary.AppendVarint(dst, s.First)
 	}
 	switch {
+	case s.N > 1 && s.enc != nil:
+		dst = append(dst, s.enc...)
 	case s.N > 1 && s.IsConst():
 		dst = append(dst, 0)
 	case s.N > 1:
@@ -255,11 +269,13 @@ func ReadSeries(d *varint.Reader) Series {
 		s.Runs = []Run{{Count: s.N - 1}}
 	} else if s.N > 1 {
 		at := d.Off
-		var total uint64
-		s.Runs, total = readRuns(d, 0)
+		_, items, total := readRuns(d, 0, false)
 		if d.Err == nil && total != uint64(s.N-1) {
 			d.Off = at
 			d.Fail(fmt.Sprintf("the runs hold %d differences, the series %d", total, s.N-1))
+		}
+		if d.Err == nil {
+			s.readValues(d.B[at:d.Off], items)
 		}
 	}
 	if d.Err != nil {
@@ -268,18 +284,75 @@ func ReadSeries(d *varint.Reader) Series {
 	return s
 }
 
-// readRuns reads a list of runs and returns it with the number of
+// readValues sets the runs of s from their valid encoding enc, of items
+// runs: where flatten would keep every value, the values and enc, which
+// take less memory than the runs and less time to make.
+func (s *Series) readValues(enc []byte, items int64) {
+	if s.N > flatLimit(items) {
+		s.Runs, _, _ = readRuns(&varint.Reader{B: enc}, 0, true)
+		return
+	}
+	s.enc = enc
+	s.vals = make([]int64, 1, s.N)
+	s.vals[0] = s.First
+	s.vals, _, _ = expandRuns(enc, 0, s.vals, s.First)
+}
+
+// expandRuns appends the values that the valid encoding of runs at
+// enc[at:] gives after v, and returns them with the offset after the
+// runs and the last value.
+func expandRuns(enc []byte, at int, out []int64, v int64) ([]int64, int, int64) {
+	n, at := uvarintAt(enc, at)
+	for range n {
+		c, next := uvarintAt(enc, at)
+		if at = next; c > 0 {
+			u, next := uvarintAt(enc, at)
+			at = next
+			delta := int64(u >> 1) // zigzag
+			if u&1 != 0 {
+				delta = ^delta
+			}
+			for range c {
+				v += delta
+				out = append(out, v)
+			}
+			continue
+		}
+		reps, body := uvarintAt(enc, at)
+		for range reps {
+			out, at, v = expandRuns(enc, body, out, v)
+		}
+	}
+	return out, at, v
+}
+
+// uvarintAt returns the valid uvarint at enc[at:] and the offset after
+// it, a byte's without a call.
+func uvarintAt(enc []byte, at int) (uint64, int) {
+	if b := enc[at]; b < 0x80 {
+		return uint64(b), at + 1
+	}
+	u, n := binary.Uvarint(enc[at:])
+	return u, at + n
+}
+
+// readRuns reads a list of runs and returns it (if build) with the number
+// of runs, those of the repeats' bodies included, and the number of
 // differences it holds (saturated at maxValues).
-func readRuns(d *varint.Reader, depth int) ([]Run, uint64) {
+func readRuns(d *varint.Reader, depth int, build bool) ([]Run, int64, uint64) {
 	if depth >= maxRunDepth {
 		d.Fail(fmt.Sprintf("repeats nested more than %d deep", maxRunDepth))
-		return nil, 0
+		return nil, 0, 0
 	}
 	n := d.Count(2, math.MaxInt)
 	if d.Err == nil && n == 0 {
 		d.Fail("an empty list of runs")
 	}
-	runs := make([]Run, 0, n)
+	var runs []Run
+	if build {
+		runs = make([]Run, 0, n)
+	}
+	items := int64(n)
 	var total uint64
 	for range n {
 		c := d.Uvarint()
@@ -297,17 +370,21 @@ func readRuns(d *varint.Reader, depth int) ([]Run, uint64) {
 				d.Fail(fmt.Sprintf("a repeat of %d", reps))
 			}
 			var body uint64
+			var inner int64
 			r.Reps = int64(reps)
-			r.Body, body = readRuns(d, depth+1)
+			r.Body, inner, body = readRuns(d, depth+1, build)
+			items += inner
 			k = satMul(body, reps)
 		}
 		if d.Err != nil {
-			return nil, 0
+			return nil, 0, 0
 		}
-		runs = append(runs, r)
+		if build {
+			runs = append(runs, r)
+		}
 		total = min(total+k, maxValues)
 	}
-	return runs, total
+	return runs, items, total
 }
 
 func satMul(a, b uint64) uint64 {
@@ -317,10 +394,119 @@ func satMul(a, b uint64) uint64 {
 	return a * b
 }
 
+// flatten keeps the values of s beside its runs, for its readers to take
+// each value by its index rather than by walking the runs: all of them,
+// or one period where they repeat (partners, tags and call sites that
+// alternate), if that is at most flatLimit values. Looking for a period
+// walks the values: budget is how many more it may walk, so that a
+// small file cannot make it walk without end (a repeat of 2^60
+// repetitions).
+func (s *Series) flatten(budget *int64) {
+	if s.enc != nil {
+		return // read with its values
+	}
+	s.vals = nil
+	if s.IsConst() {
+		return
+	}
+	limit := flatLimit(numRuns(s.Runs))
+	if s.N <= limit {
+		s.vals = s.Values()
+		return
+	}
+	// Values that repeat have been folded into a repeat (of up to
+	// runWindow runs a period) that holds most of them: a series without
+	// one is not worth looking at.
+	if *budget >= s.N && slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
+		*budget -= s.N
+		s.vals = s.cycle(min(limit, maxPeriod))
+	}
+}
+
+// numDiffs returns the number of differences a list of runs holds.
+func numDiffs(runs []Run) int64 {
+	n := int64(0)
+	for i := range runs {
+		if runs[i].Body == nil {
+			n += runs[i].Count
+		} else {
+			n += runs[i].Reps * numDiffs(runs[i].Body)
+		}
+	}
+	return n
+}
+
+// flatLimit is the most values flatten keeps of a series of runs runs
+// (those of the repeats' bodies included): maxCycle, or 16 a run (a Run
+// takes 48 bytes, a value 8: the levels of a noisy computation, a run a
+// value, take less memory as values), so that they stay proportional to
+// the series' encoding (at least a byte a run). maxPeriod is the longest
+// period flatten looks for, in at most twice as many values.
+func flatLimit(runs int64) int64 { return max(maxCycle, 16*runs) }
+
+const (
+	maxCycle  = 32
+	maxPeriod = 512
+	// cycleBudget is the values a trace's flatten walks looking for
+	// periods (tens of milliseconds).
+	cycleBudget = 1 << 24
+)
+
+// cycle returns the values of the first period of s if they repeat with
+// a period of at most limit values, and at least twice; nil otherwise.
+func (s *Series) cycle(limit int64) []int64 {
+	var c cursor
+	head := make([]int64, min(s.N, 2*limit))
+	for i := range head {
+		head[i] = c.next(s)
+	}
+	p := period(head)
+	if 2*p > len(head) {
+		return nil
+	}
+	for i, j := int64(len(head)), len(head)%p; i < s.N; i++ {
+		if c.next(s) != head[j] {
+			return nil
+		}
+		if j++; j == p {
+			j = 0
+		}
+	}
+	return head[:p:p]
+}
+
+// period returns the least p > 0 such that v[i] = v[i+p] wherever both
+// exist (Knuth, Morris and Pratt's failure function: v less its longest
+// border).
+func period(v []int64) int {
+	border := make([]int, len(v)+1)
+	border[0] = -1
+	k := -1
+	for i, x := range v {
+		for k >= 0 && v[k] != x {
+			k = border[k]
+		}
+		k++
+		border[i+1] = k
+	}
+	return len(v) - border[len(v)]
+}
+
+// numRuns returns the number of runs of a list, those of the repeats'
+// bodies included.
+func numRuns(runs []Run) int64 {
+	n := int64(len(runs))
+	for i := range runs {
+		n += numRuns(runs[i].Body)
+	}
+	return n
+}
+
 // cursor reads a series' values one after the other.
 type cursor struct {
 	v     int64
 	n     int64 // values read
+	i     int   // the next of the series' vals
 	stack []cframe
 }
 
@@ -338,6 +524,17 @@ type cframe struct {
 // next returns the next value of s (the first value again past the end,
 // which a well-formed reader never asks for).
 func (c *cursor) next(s *Series) int64 {
+	if s.vals != nil {
+		if c.n >= s.N || c.i == len(s.vals) {
+			c.i = 0
+			if c.n >= s.N {
+				c.n = 0
+			}
+		}
+		c.n++
+		c.i++
+		return s.vals[c.i-1]
+	}
 	if c.n == 0 || c.n >= s.N {
 		c.n, c.v = 1, s.First
 		c.stack = append(c.stack[:0], cframe{runs: s.Runs})

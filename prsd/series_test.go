@@ -109,3 +109,78 @@ func TestSeriesDecodeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesFlat: the values a reader takes by index, all of them or one
+// period (flatten), and those of a series read with its values
+// (ReadSeries), are the series' own, from the first again past the end;
+// the series encodes to the same bytes and keeps what it holds.
+func TestSeriesFlat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	noisy := func(i int) int64 { return 2500 + int64(rng.IntN(40)) }
+	for _, c := range []struct {
+		name string
+		n    int
+		f    func(i int) int64
+		kept int // the values flatten keeps (0: none)
+	}{
+		{"noisy", 3000, noisy, 3000},
+		{"noisy short", 7, noisy, 7},
+		{"alternating", 3000, func(i int) int64 { return []int64{8, 1}[i%2] }, 2},
+		// LU's call sites after a send: 30×(0 2) then 30×(0 3), over and
+		// over; a period of 240 is longer than flatten keeps for 6 runs.
+		{"period 120", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/60%2)) }, 120},
+		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 0},
+		{"period broken", 3000, func(i int) int64 { return int64(i%2) + int64(i/2999) }, 0},
+		{"progression", 3000, func(i int) int64 { return int64(3 * i) }, 0},
+		{"period 7", 100, func(i int) int64 { return int64(i % 7) }, 7},
+		{"small", 30, func(i int) int64 { return int64(i % 7) }, 30},
+		{"constant", 3000, func(int) int64 { return 4 }, 0},
+	} {
+		vals := make([]int64, c.n)
+		for i := range vals {
+			vals[i] = c.f(i)
+		}
+		built := buildSeries(vals)
+		enc := built.AppendBinary(nil)
+		d := varint.Reader{B: enc}
+		read := ReadSeries(&d)
+		if d.Err != nil {
+			t.Fatalf("%s: %v", c.name, d.Err)
+		}
+		for form, s := range map[string]*Series{"built": &built, "read": &read} {
+			budget := int64(cycleBudget)
+			s.flatten(&budget)
+			if len(s.vals) != c.kept {
+				t.Errorf("%s, %s: %d values kept, want %d", c.name, form, len(s.vals), c.kept)
+			}
+			var cur cursor
+			for i := range c.n + 3 {
+				if got, want := cur.next(s), vals[i%c.n]; got != want {
+					t.Fatalf("%s, %s: value %d is %d, want %d", c.name, form, i, got, want)
+				}
+			}
+			if got := s.AppendBinary(nil); !slices.Equal(got, enc) {
+				t.Errorf("%s, %s: encodes as %x, want %x", c.name, form, got, enc)
+			}
+			if s.IsConst() != (c.name == "constant") {
+				t.Errorf("%s, %s: IsConst %v", c.name, form, s.IsConst())
+			}
+		}
+	}
+}
+
+// TestFlattenBudget: a series of 2^61 values in a few bytes (a repeat of
+// 2^60 repetitions) is not walked looking for a period.
+func TestFlattenBudget(t *testing.T) {
+	s := Series{N: 1<<61 + 1, Runs: []Run{{Reps: 1 << 60, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
+	budget := int64(cycleBudget)
+	s.flatten(&budget)
+	if s.vals != nil || budget != cycleBudget {
+		t.Errorf("kept %d values, budget left %d of %d", len(s.vals), budget, cycleBudget)
+	}
+	small := Series{N: 1001, Runs: []Run{{Reps: 500, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
+	small.flatten(&budget)
+	if len(small.vals) != 2 || budget != cycleBudget-1001 {
+		t.Errorf("a series of 1001 values alternating: kept %v, budget left %d", small.vals, budget)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
+	"os"
 	"slices"
 
 	"kairos/format"
@@ -69,11 +71,16 @@ func Open(path string) (*prsd.Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
+	// Read into a buffer of the file's size (a compressed file's grows),
+	// not one that doubles from 512 bytes.
+	var buf bytes.Buffer
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		buf.Grow(int(min(st.Size(), 1<<32)) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, err := Decode(b)
+	t, err := Decode(buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -252,10 +259,10 @@ func appendVariant(b []byte, v *prsd.Variant) []byte {
 	b = appendRanklist(b, v.Ranks)
 	b = binary.AppendUvarint(b, uint64(v.Mask))
 	for f := range prsd.NumFields {
-		if v.Mask&(1<<f) == 0 {
+		val := v.Field(f)
+		if val == nil {
 			continue
 		}
-		val := &v.Fields[f]
 		b = append(b, byte(val.Mode))
 		b = val.Series.AppendBinary(b)
 		if f.IsVector() {
@@ -514,10 +521,12 @@ func (d *decoder) call() *prsd.Node {
 	}
 	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
 	nv := d.Count(2, math.MaxInt)
+	n.Vars = make([]prsd.Variant, 0, nv) // Count bounds it by the bytes left
 	for range nv {
 		n.Vars = append(n.Vars, d.variant())
 	}
 	nt := d.Count(2, math.MaxInt)
+	n.Times = make([]prsd.Timing, 0, min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
 	for range nt {
 		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
@@ -629,6 +638,7 @@ func (d *decoder) variant() prsd.Variant {
 		d.Fail(fmt.Sprintf("field mask %#x, expected bits 0-%d", mask, prsd.NumFields-1))
 	}
 	v.Mask = uint32(mask)
+	v.Fields = make([]prsd.Value, 0, bits.OnesCount32(v.Mask))
 	for f := range prsd.NumFields {
 		if v.Mask&(1<<f) == 0 || d.Err != nil {
 			continue
@@ -643,7 +653,7 @@ func (d *decoder) variant() prsd.Variant {
 		if f.IsVector() {
 			val.Elems, val.Alike = d.elems()
 		}
-		v.Fields[f] = val
+		v.Fields = append(v.Fields, val)
 	}
 	return v
 }
