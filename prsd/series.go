@@ -25,7 +25,8 @@ type Series struct {
 	First int64
 	// Runs are the N-1 differences, in order; nil in a series read with
 	// its values (ReadSeries: a run about every value), which keeps the
-	// runs' encoding instead.
+	// runs' encoding instead, and in a constant ReadSeries read (its N-1
+	// differences of 0 need no run: a noisy trace has many).
 	Runs []Run
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
@@ -59,7 +60,7 @@ func (s *Series) IsConst() bool {
 	if s.enc != nil {
 		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
 	}
-	return s.N <= 1 || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
+	return s.N <= 1 || s.Runs == nil || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
 }
 
 // Values returns the values of s, for tests and small series.
@@ -266,7 +267,6 @@ func ReadSeries(d *varint.Reader) Series {
 	}
 	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
 		d.Off++
-		s.Runs = []Run{{Count: s.N - 1}}
 	} else if s.N > 1 {
 		at := d.Off
 		_, items, total := readRuns(d, 0, false)
@@ -504,9 +504,8 @@ func numRuns(runs []Run) int64 {
 
 // cursor reads a series' values one after the other.
 type cursor struct {
-	v     int64
+	v     int64 // the last value read; in a series of vals, the next one's index
 	n     int64 // values read
-	i     int   // the next of the series' vals
 	stack []cframe
 }
 
@@ -525,15 +524,15 @@ type cframe struct {
 // which a well-formed reader never asks for).
 func (c *cursor) next(s *Series) int64 {
 	if s.vals != nil {
-		if c.n >= s.N || c.i == len(s.vals) {
-			c.i = 0
+		if c.n >= s.N || c.v == int64(len(s.vals)) {
+			c.v = 0
 			if c.n >= s.N {
 				c.n = 0
 			}
 		}
 		c.n++
-		c.i++
-		return s.vals[c.i-1]
+		c.v++
+		return s.vals[c.v-1]
 	}
 	if c.n == 0 || c.n >= s.N {
 		c.n, c.v = 1, s.First

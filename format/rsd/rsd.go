@@ -367,13 +367,14 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	}
 	first := off
 	clusters := make([]prsd.Cluster, 0, k)
+	a := new(arena)
 	for i := range int(k) {
 		at = off
 		body, off, err = block(b, off, fmt.Sprintf("cluster %d", i))
 		if err != nil {
 			return nil, err
 		}
-		cl, err := decodeCluster(body, int(ranks), siteList)
+		cl, err := decodeCluster(body, int(ranks), siteList, a)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
@@ -410,10 +411,44 @@ type decoder struct {
 	varint.Reader
 	ranks int
 	sites []uint64
+	*arena
 }
 
-func decodeCluster(body []byte, ranks int, sites []uint64) (prsd.Cluster, error) {
-	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites}
+// arena holds the chunks that a trace's nodes and their small slices are
+// cut from: an irregular or noisy trace has tens of thousands of small
+// nodes, whose allocations one by one cost more time than their bytes.
+type arena struct {
+	nodes  slab[prsd.Node]
+	vars   slab[prsd.Variant]
+	fields slab[prsd.Value]
+	times  slab[prsd.Timing]
+	series slab[prsd.Series]
+	floats slab[float64]
+}
+
+// slab cuts slices from chunks that double up to a bound, so that the
+// memory stays within twice what the trace's structure takes.
+type slab[T any] struct{ buf []T }
+
+// take returns a slice of length 0 and capacity n.
+func (s *slab[T]) take(n int) []T {
+	const most = 1024
+	if n > most/8 {
+		return make([]T, 0, n)
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, min(max(2*cap(s.buf), 4*n), most))
+	}
+	i := len(s.buf)
+	s.buf = s.buf[:i+n]
+	return s.buf[i : i : i+n]
+}
+
+// one returns a pointer to a new zero T.
+func (s *slab[T]) one() *T { return &s.take(1)[:1][0] }
+
+func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (prsd.Cluster, error) {
+	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
 	cl := prsd.Cluster{Ranks: d.ranklist()}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
@@ -495,7 +530,8 @@ func (d *decoder) items(depth int) []*prsd.Node {
 }
 
 func (d *decoder) loop(depth int) *prsd.Node {
-	n := &prsd.Node{Ranks: d.ranklist()}
+	n := d.nodes.one()
+	n.Ranks = d.ranklist()
 	k := d.Count(2, math.MaxInt)
 	if d.Err == nil && k == 0 {
 		d.Fail("a loop without iteration counts")
@@ -519,14 +555,15 @@ func (d *decoder) call() *prsd.Node {
 		d.Off = at
 		d.Fail(fmt.Sprintf("kind %d, not a Kairos event kind", k))
 	}
-	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
+	n := d.nodes.one()
+	n.Kind, n.Site, n.Ranks = k, d.site(), d.ranklist()
 	nv := d.Count(2, math.MaxInt)
-	n.Vars = make([]prsd.Variant, 0, nv) // Count bounds it by the bytes left
+	n.Vars = d.vars.take(nv) // Count bounds it by the bytes left
 	for range nv {
 		n.Vars = append(n.Vars, d.variant())
 	}
 	nt := d.Count(2, math.MaxInt)
-	n.Times = make([]prsd.Timing, 0, min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
+	n.Times = d.times.take(min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
 	for range nt {
 		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
@@ -609,18 +646,21 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		v := d.float()
 		tg.Stats[s] = prsd.Stat{Mean: v, Min: v, Max: v}
 	case 1:
-		l := prsd.ReadSeries(&d.Reader)
-		tg.Levels[s] = &l
+		l := d.series.one()
+		*l = prsd.ReadSeries(&d.Reader)
+		tg.Levels[s] = l
 	case 2:
-		vs := make([]float64, d.Count(8, 255))
+		vs := d.floats.take(d.Count(8, 255))
+		vs = vs[:cap(vs)]
 		for i := range vs {
 			vs[i] = d.float()
 		}
 		if d.Err == nil && len(vs) == 0 {
 			d.Fail("no value for a statistic's instances")
 		}
-		l := prsd.ReadSeries(&d.Reader)
-		tg.Levels[s], tg.Values[s] = &l, vs
+		l := d.series.one()
+		*l = prsd.ReadSeries(&d.Reader)
+		tg.Levels[s], tg.Values[s] = l, vs
 	case 3:
 		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
 	default:
@@ -638,7 +678,7 @@ func (d *decoder) variant() prsd.Variant {
 		d.Fail(fmt.Sprintf("field mask %#x, expected bits 0-%d", mask, prsd.NumFields-1))
 	}
 	v.Mask = uint32(mask)
-	v.Fields = make([]prsd.Value, 0, bits.OnesCount32(v.Mask))
+	v.Fields = d.fields.take(bits.OnesCount32(v.Mask))
 	for f := range prsd.NumFields {
 		if v.Mask&(1<<f) == 0 || d.Err != nil {
 			continue
