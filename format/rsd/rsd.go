@@ -560,24 +560,40 @@ func (d *decoder) call() *prsd.Node {
 	nv := d.Count(2, math.MaxInt)
 	n.Vars = d.vars.take(nv) // Count bounds it by the bytes left
 	for range nv {
-		n.Vars = append(n.Vars, d.variant())
+		var v *prsd.Variant
+		n.Vars, v = extend(n.Vars)
+		d.variant(v)
 	}
 	nt := d.Count(2, math.MaxInt)
 	n.Times = d.times.take(min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
 	for range nt {
-		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
+		var tg *prsd.Timing
+		n.Times, tg = extend(n.Times)
+		tg.Ranks = d.ranklist()
+		tg.Mask = d.Byte()
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
 			d.Off--
 			d.Fail(fmt.Sprintf("timing mask %#x, expected bits 0-%d", tg.Mask, prsd.NumStats-1))
 		}
 		for s := range prsd.NumStats {
 			if tg.Mask&(1<<s) != 0 && d.Err == nil {
-				d.stat(&tg, s)
+				d.stat(tg, s)
 			}
 		}
-		n.Times = append(n.Times, tg)
 	}
 	return n
+}
+
+// extend returns s with one more element, zero where s has the room
+// (the arena's chunks are), and a pointer to it: the decoder fills the
+// elements in place rather than copying them.
+func extend[T any](s []T) ([]T, *T) {
+	if len(s) < cap(s) {
+		s = s[:len(s)+1]
+	} else {
+		s = append(s, *new(T))
+	}
+	return s, &s[len(s)-1]
 }
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
@@ -669,8 +685,9 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 	}
 }
 
-func (d *decoder) variant() prsd.Variant {
-	v := prsd.Variant{Ranks: d.ranklist()}
+// variant reads a group's parameters into v.
+func (d *decoder) variant(v *prsd.Variant) {
+	v.Ranks = d.ranklist()
 	at := d.Off
 	mask := d.Uvarint()
 	if d.Err == nil && mask >= 1<<prsd.NumFields {
@@ -689,11 +706,11 @@ func (d *decoder) variant() prsd.Variant {
 			d.Off = at
 			d.Fail(fmt.Sprintf("mode %d for field %s", m, f))
 		}
-		val := prsd.Value{Mode: m, Series: prsd.ReadSeries(&d.Reader)}
+		var val *prsd.Value
+		v.Fields, val = extend(v.Fields)
+		val.Mode, val.Series = m, prsd.ReadSeries(&d.Reader)
 		if f.IsVector() {
 			val.Elems, val.Alike = d.elems()
 		}
-		v.Fields = append(v.Fields, val)
 	}
-	return v
 }
