@@ -502,11 +502,13 @@ func numRuns(runs []Run) int64 {
 	return n
 }
 
-// cursor reads a series' values one after the other.
+// cursor reads a series' values one after the other. A reader keeps one
+// for each varying series of its groups, tens of thousands in an
+// irregular trace: the stack, which only series of runs need, is apart.
 type cursor struct {
 	v     int64 // the last value read; in a series of vals, the next one's index
 	n     int64 // values read
-	stack []cframe
+	stack *[]cframe
 }
 
 // cframe is a list of runs being read: the next item to start, the
@@ -536,7 +538,10 @@ func (c *cursor) next(s *Series) int64 {
 	}
 	if c.n == 0 || c.n >= s.N {
 		c.n, c.v = 1, s.First
-		c.stack = append(c.stack[:0], cframe{runs: s.Runs})
+		if c.stack == nil {
+			c.stack = new([]cframe)
+		}
+		*c.stack = append((*c.stack)[:0], cframe{runs: s.Runs})
 		return c.v
 	}
 	c.n++
@@ -546,8 +551,9 @@ func (c *cursor) next(s *Series) int64 {
 
 // step returns the next difference.
 func (c *cursor) step() int64 {
-	for len(c.stack) > 0 {
-		f := &c.stack[len(c.stack)-1]
+	stack := c.stack
+	for len(*stack) > 0 {
+		f := &(*stack)[len(*stack)-1]
 		if f.left > 0 {
 			f.left--
 			return f.delta
@@ -558,7 +564,7 @@ func (c *cursor) step() int64 {
 			if r.Body == nil {
 				f.delta, f.left = r.Delta, r.Count
 			} else {
-				c.stack = append(c.stack, cframe{runs: r.Body, reps: r.Reps - 1})
+				*stack = append(*stack, cframe{runs: r.Body, reps: r.Reps - 1})
 			}
 			continue
 		}
@@ -567,7 +573,7 @@ func (c *cursor) step() int64 {
 			f.pos = 0
 			continue
 		}
-		c.stack = c.stack[:len(c.stack)-1]
+		*stack = (*stack)[:len(*stack)-1]
 	}
 	return 0
 }
