@@ -425,10 +425,8 @@ type reader struct {
 }
 
 // levelCache holds the values of the last levels read, level l at
-// l mod 256 (an entry i starts as level i+1, which is not there): a noisy
-// computation's levels are a few dozen, a real trace's timings a few
-// hundred.
-type levelCache [256]struct {
+// l mod 32 (an entry i starts as level i+1, which is not there).
+type levelCache [32]struct {
 	l int64
 	v float64
 }

@@ -437,7 +437,7 @@ func (s *slab[T]) take(n int) []T {
 		return make([]T, 0, n)
 	}
 	if cap(s.buf)-len(s.buf) < n {
-		s.buf = make([]T, 0, min(max(2*cap(s.buf), 4*n), most))
+		s.buf = make([]T, 0, min(max(2*cap(s.buf), 2*n), most))
 	}
 	i := len(s.buf)
 	s.buf = s.buf[:i+n]
