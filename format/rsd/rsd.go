@@ -424,6 +424,10 @@ type arena struct {
 	times  slab[prsd.Timing]
 	series slab[prsd.Series]
 	floats slab[float64]
+	// The ranklists' sections and their dimensions: a noisy trace's
+	// timing has a group, and a ranklist, per rank.
+	sections slab[prsd.Section]
+	dims     slab[prsd.Dim]
 }
 
 // slab cuts slices from chunks that double up to a bound, so that the
@@ -470,14 +474,14 @@ func (d *decoder) ranklist() prsd.Ranklist {
 	if n == 0 || d.Err != nil {
 		return nil
 	}
-	l := make(prsd.Ranklist, 0, n)
+	l := prsd.Ranklist(d.sections.take(n))
 	for range n {
 		at := d.Off
 		dims := d.Count(2, maxDims)
 		if d.Err == nil && dims == 0 {
 			d.Fail("a section of no dimension")
 		}
-		s := prsd.Section{Start: int32(d.bounded(int64(d.ranks) - 1)), Dims: make([]prsd.Dim, 0, dims)}
+		s := prsd.Section{Start: int32(d.bounded(int64(d.ranks) - 1)), Dims: d.dims.take(dims)}
 		for range dims {
 			s.Dims = append(s.Dims, prsd.Dim{Len: int32(d.bounded(int64(d.ranks))), Stride: int32(d.bounded(int64(d.ranks)))})
 		}
