@@ -106,6 +106,25 @@ func fastUint(b []byte, i int) (v int64, next int, end byte, ok bool) {
 	return 0, 0, 0, false
 }
 
+// fastUints3 reads " <x> <y> <z>" at b[j:], three small non-negative
+// integers after single spaces, and returns the index after z's end and
+// that end (a space or a newline).
+func fastUints3(b []byte, j int) (x, y, z int64, next int, end byte, ok bool) {
+	if b[j] != ' ' {
+		return
+	}
+	x, i, e, ok := fastUint(b, j+1)
+	if !ok || e != ' ' {
+		return 0, 0, 0, 0, 0, false
+	}
+	y, i, e, ok = fastUint(b, i)
+	if !ok || e != ' ' {
+		return 0, 0, 0, 0, 0, false
+	}
+	z, i, e, ok = fastUint(b, i)
+	return x, y, z, i, e, ok
+}
+
 // fastCompute: "compute <flops>", a real fastReal reads exactly. b[j] is
 // the byte after the name.
 func (p *parser) fastCompute(b []byte, j int) int {
@@ -134,19 +153,8 @@ func (p *parser) fastCompute(b []byte, j int) int {
 // fastPointToPoint: "<partner> <tag> <count> [dt]", small non-negative
 // integers and a datatype id, as pointToPoint's own fast path reads them.
 func (p *parser) fastPointToPoint(k trace.Kind, b []byte, j int) int {
-	if b[j] != ' ' {
-		return 0
-	}
-	partner, i, e1, ok1 := fastUint(b, j+1)
-	if !ok1 || e1 != ' ' {
-		return 0
-	}
-	tag, i, e2, ok2 := fastUint(b, i)
-	if !ok2 || e2 != ' ' {
-		return 0
-	}
-	count, i, e3, ok3 := fastUint(b, i)
-	if !ok3 {
+	partner, tag, count, i, e3, ok := fastUints3(b, j)
+	if !ok {
 		return 0
 	}
 	dt := trace.DefaultType
@@ -169,19 +177,8 @@ func (p *parser) fastPointToPoint(k trace.Kind, b []byte, j int) int {
 
 // fastWaitTest: "<src> <dst> <tag>", small non-negative integers.
 func (p *parser) fastWaitTest(k trace.Kind, b []byte, j int) int {
-	if b[j] != ' ' {
-		return 0
-	}
-	src, i, e1, ok1 := fastUint(b, j+1)
-	if !ok1 || e1 != ' ' {
-		return 0
-	}
-	dst, i, e2, ok2 := fastUint(b, i)
-	if !ok2 || e2 != ' ' {
-		return 0
-	}
-	tag, i, e3, ok3 := fastUint(b, i)
-	if !ok3 || e3 != '\n' {
+	src, dst, tag, i, e3, ok := fastUints3(b, j)
+	if !ok || e3 != '\n' {
 		return 0
 	}
 	p.ev.Reset()
