@@ -434,16 +434,16 @@ type levelCache [32]struct {
 // choice is what a rank does at a node, found once: whether it executes
 // it, and the index of its group of counts, parameters and timing.
 type choice struct {
-	known         bool
-	runs          bool
+	known, runs bool
+	// seen: the rank has read the call's first instance.
+	seen          bool
 	group, timing int32
 	// The first of the rank's cursors of the group's series, and of its
 	// timing's.
 	cur, timeCur int32
 	// tmpl is a call's template where the rank has parameters, made at
-	// its second instance (seen: the first is read).
+	// its second instance.
 	tmpl *template
-	seen bool
 }
 
 // choose returns the rank's choice at node n.

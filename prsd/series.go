@@ -25,7 +25,8 @@ type Series struct {
 	First int64
 	// Runs are the N-1 differences, in order; nil in a series read with
 	// its values (ReadSeries: a run about every value), which keeps the
-	// runs' encoding instead.
+	// runs' encoding instead, and in a constant ReadSeries read (its N-1
+	// differences of 0 need no run: a noisy trace has many).
 	Runs []Run
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
@@ -59,7 +60,7 @@ func (s *Series) IsConst() bool {
 	if s.enc != nil {
 		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
 	}
-	return s.N <= 1 || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
+	return s.N <= 1 || s.Runs == nil || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
 }
 
 // Values returns the values of s, for tests and small series.
@@ -266,7 +267,6 @@ func ReadSeries(d *varint.Reader) Series {
 	}
 	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
 		d.Off++
-		s.Runs = []Run{{Count: s.N - 1}}
 	} else if s.N > 1 {
 		at := d.Off
 		_, items, total := readRuns(d, 0, false)
@@ -502,12 +502,13 @@ func numRuns(runs []Run) int64 {
 	return n
 }
 
-// cursor reads a series' values one after the other.
+// cursor reads a series' values one after the other. A reader keeps one
+// for each varying series of its groups, tens of thousands in an
+// irregular trace: the stack, which only series of runs need, is apart.
 type cursor struct {
-	v     int64
+	v     int64 // the last value read; in a series of vals, the next one's index
 	n     int64 // values read
-	i     int   // the next of the series' vals
-	stack []cframe
+	stack *[]cframe
 }
 
 // cframe is a list of runs being read: the next item to start, the
@@ -525,19 +526,22 @@ type cframe struct {
 // which a well-formed reader never asks for).
 func (c *cursor) next(s *Series) int64 {
 	if s.vals != nil {
-		if c.n >= s.N || c.i == len(s.vals) {
-			c.i = 0
+		if c.n >= s.N || c.v == int64(len(s.vals)) {
+			c.v = 0
 			if c.n >= s.N {
 				c.n = 0
 			}
 		}
 		c.n++
-		c.i++
-		return s.vals[c.i-1]
+		c.v++
+		return s.vals[c.v-1]
 	}
 	if c.n == 0 || c.n >= s.N {
 		c.n, c.v = 1, s.First
-		c.stack = append(c.stack[:0], cframe{runs: s.Runs})
+		if c.stack == nil {
+			c.stack = new([]cframe)
+		}
+		*c.stack = append((*c.stack)[:0], cframe{runs: s.Runs})
 		return c.v
 	}
 	c.n++
@@ -547,8 +551,9 @@ func (c *cursor) next(s *Series) int64 {
 
 // step returns the next difference.
 func (c *cursor) step() int64 {
-	for len(c.stack) > 0 {
-		f := &c.stack[len(c.stack)-1]
+	stack := c.stack
+	for len(*stack) > 0 {
+		f := &(*stack)[len(*stack)-1]
 		if f.left > 0 {
 			f.left--
 			return f.delta
@@ -559,7 +564,7 @@ func (c *cursor) step() int64 {
 			if r.Body == nil {
 				f.delta, f.left = r.Delta, r.Count
 			} else {
-				c.stack = append(c.stack, cframe{runs: r.Body, reps: r.Reps - 1})
+				*stack = append(*stack, cframe{runs: r.Body, reps: r.Reps - 1})
 			}
 			continue
 		}
@@ -568,7 +573,7 @@ func (c *cursor) step() int64 {
 			f.pos = 0
 			continue
 		}
-		c.stack = c.stack[:len(c.stack)-1]
+		*stack = (*stack)[:len(*stack)-1]
 	}
 	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kairos/format"
+	_ "kairos/format/alawneh"
 	_ "kairos/format/ktr"
 	"kairos/internal/testenv"
 	"kairos/trace"
@@ -40,26 +41,43 @@ func BenchmarkReadNoisy(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		dir := b.TempDir()
-		events := 0
-		for _, ext := range []string{".ktr", ".rsd"} {
-			path := filepath.Join(dir, c.name+ext)
-			f, err := format.ForOutput(path, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := f.Write(path, src); err != nil {
-				b.Fatal(err)
-			}
-			b.Run(c.name+"/"+ext[1:], func(b *testing.B) {
-				cpu0 := testenv.CPUTime()
-				for b.Loop() {
-					events = readAll(b, path)
-				}
-				cpu := (testenv.CPUTime() - cpu0) / time.Duration(b.N)
-				b.ReportMetric(float64(events)/cpu.Seconds(), "cpu-events/s")
-			})
+		benchForms(b, c.name, src)
+	}
+}
+
+// BenchmarkReadReal is BenchmarkReadNoisy on the trace of a real
+// program, SMG2000 on 4 ranks, whose irregular calls make a .rsd of a
+// node for every 6 events.
+func BenchmarkReadReal(b *testing.B) {
+	src, _, err := format.Open(testenv.Shared(b, "traces/alawneh/smg2000-4p"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchForms(b, "smg2000", src)
+}
+
+// benchForms writes src as a .ktr and a .rsd file and runs a benchmark
+// of reading each.
+func benchForms(b *testing.B, name string, src trace.Source) {
+	dir := b.TempDir()
+	events := 0
+	for _, ext := range []string{".ktr", ".rsd"} {
+		path := filepath.Join(dir, name+ext)
+		f, err := format.ForOutput(path, "")
+		if err != nil {
+			b.Fatal(err)
 		}
+		if err := f.Write(path, src); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name+"/"+ext[1:], func(b *testing.B) {
+			cpu0 := testenv.CPUTime()
+			for b.Loop() {
+				events = readAll(b, path)
+			}
+			cpu := (testenv.CPUTime() - cpu0) / time.Duration(b.N)
+			b.ReportMetric(float64(events)/cpu.Seconds(), "cpu-events/s")
+		})
 	}
 }
 

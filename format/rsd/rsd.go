@@ -367,13 +367,14 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	}
 	first := off
 	clusters := make([]prsd.Cluster, 0, k)
+	a := new(arena)
 	for i := range int(k) {
 		at = off
 		body, off, err = block(b, off, fmt.Sprintf("cluster %d", i))
 		if err != nil {
 			return nil, err
 		}
-		cl, err := decodeCluster(body, int(ranks), siteList)
+		cl, err := decodeCluster(body, int(ranks), siteList, a)
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
@@ -410,10 +411,48 @@ type decoder struct {
 	varint.Reader
 	ranks int
 	sites []uint64
+	*arena
 }
 
-func decodeCluster(body []byte, ranks int, sites []uint64) (prsd.Cluster, error) {
-	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites}
+// arena holds the chunks that a trace's nodes and their small slices are
+// cut from: an irregular or noisy trace has tens of thousands of small
+// nodes, whose allocations one by one cost more time than their bytes.
+type arena struct {
+	nodes  slab[prsd.Node]
+	vars   slab[prsd.Variant]
+	fields slab[prsd.Value]
+	times  slab[prsd.Timing]
+	series slab[prsd.Series]
+	floats slab[float64]
+	// The ranklists' sections and their dimensions: a noisy trace's
+	// timing has a group, and a ranklist, per rank.
+	sections slab[prsd.Section]
+	dims     slab[prsd.Dim]
+}
+
+// slab cuts slices from chunks that double up to a bound, so that the
+// memory stays within twice what the trace's structure takes.
+type slab[T any] struct{ buf []T }
+
+// take returns a slice of length 0 and capacity n.
+func (s *slab[T]) take(n int) []T {
+	const most = 1024
+	if n > most/8 {
+		return make([]T, 0, n)
+	}
+	if cap(s.buf)-len(s.buf) < n {
+		s.buf = make([]T, 0, min(max(2*cap(s.buf), 2*n), most))
+	}
+	i := len(s.buf)
+	s.buf = s.buf[:i+n]
+	return s.buf[i : i : i+n]
+}
+
+// one returns a pointer to a new zero T.
+func (s *slab[T]) one() *T { return &s.take(1)[:1][0] }
+
+func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (prsd.Cluster, error) {
+	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
 	cl := prsd.Cluster{Ranks: d.ranklist()}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
@@ -435,14 +474,14 @@ func (d *decoder) ranklist() prsd.Ranklist {
 	if n == 0 || d.Err != nil {
 		return nil
 	}
-	l := make(prsd.Ranklist, 0, n)
+	l := prsd.Ranklist(d.sections.take(n))
 	for range n {
 		at := d.Off
 		dims := d.Count(2, maxDims)
 		if d.Err == nil && dims == 0 {
 			d.Fail("a section of no dimension")
 		}
-		s := prsd.Section{Start: int32(d.bounded(int64(d.ranks) - 1)), Dims: make([]prsd.Dim, 0, dims)}
+		s := prsd.Section{Start: int32(d.bounded(int64(d.ranks) - 1)), Dims: d.dims.take(dims)}
 		for range dims {
 			s.Dims = append(s.Dims, prsd.Dim{Len: int32(d.bounded(int64(d.ranks))), Stride: int32(d.bounded(int64(d.ranks)))})
 		}
@@ -495,7 +534,8 @@ func (d *decoder) items(depth int) []*prsd.Node {
 }
 
 func (d *decoder) loop(depth int) *prsd.Node {
-	n := &prsd.Node{Ranks: d.ranklist()}
+	n := d.nodes.one()
+	n.Ranks = d.ranklist()
 	k := d.Count(2, math.MaxInt)
 	if d.Err == nil && k == 0 {
 		d.Fail("a loop without iteration counts")
@@ -519,28 +559,45 @@ func (d *decoder) call() *prsd.Node {
 		d.Off = at
 		d.Fail(fmt.Sprintf("kind %d, not a Kairos event kind", k))
 	}
-	n := &prsd.Node{Kind: k, Site: d.site(), Ranks: d.ranklist()}
+	n := d.nodes.one()
+	n.Kind, n.Site, n.Ranks = k, d.site(), d.ranklist()
 	nv := d.Count(2, math.MaxInt)
-	n.Vars = make([]prsd.Variant, 0, nv) // Count bounds it by the bytes left
+	n.Vars = d.vars.take(nv) // Count bounds it by the bytes left
 	for range nv {
-		n.Vars = append(n.Vars, d.variant())
+		var v *prsd.Variant
+		n.Vars, v = extend(n.Vars)
+		d.variant(v)
 	}
 	nt := d.Count(2, math.MaxInt)
-	n.Times = make([]prsd.Timing, 0, min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
+	n.Times = d.times.take(min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
 	for range nt {
-		tg := prsd.Timing{Ranks: d.ranklist(), Mask: d.Byte()}
+		var tg *prsd.Timing
+		n.Times, tg = extend(n.Times)
+		tg.Ranks = d.ranklist()
+		tg.Mask = d.Byte()
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
 			d.Off--
 			d.Fail(fmt.Sprintf("timing mask %#x, expected bits 0-%d", tg.Mask, prsd.NumStats-1))
 		}
 		for s := range prsd.NumStats {
 			if tg.Mask&(1<<s) != 0 && d.Err == nil {
-				d.stat(&tg, s)
+				d.stat(tg, s)
 			}
 		}
-		n.Times = append(n.Times, tg)
 	}
 	return n
+}
+
+// extend returns s with one more element, zero where s has the room
+// (the arena's chunks are), and a pointer to it: the decoder fills the
+// elements in place rather than copying them.
+func extend[T any](s []T) ([]T, *T) {
+	if len(s) < cap(s) {
+		s = s[:len(s)+1]
+	} else {
+		s = append(s, *new(T))
+	}
+	return s, &s[len(s)-1]
 }
 
 func (d *decoder) float() float64 { return math.Float64frombits(d.Fixed64()) }
@@ -609,18 +666,21 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		v := d.float()
 		tg.Stats[s] = prsd.Stat{Mean: v, Min: v, Max: v}
 	case 1:
-		l := prsd.ReadSeries(&d.Reader)
-		tg.Levels[s] = &l
+		l := d.series.one()
+		*l = prsd.ReadSeries(&d.Reader)
+		tg.Levels[s] = l
 	case 2:
-		vs := make([]float64, d.Count(8, 255))
+		vs := d.floats.take(d.Count(8, 255))
+		vs = vs[:cap(vs)]
 		for i := range vs {
 			vs[i] = d.float()
 		}
 		if d.Err == nil && len(vs) == 0 {
 			d.Fail("no value for a statistic's instances")
 		}
-		l := prsd.ReadSeries(&d.Reader)
-		tg.Levels[s], tg.Values[s] = &l, vs
+		l := d.series.one()
+		*l = prsd.ReadSeries(&d.Reader)
+		tg.Levels[s], tg.Values[s] = l, vs
 	case 3:
 		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
 	default:
@@ -629,8 +689,9 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 	}
 }
 
-func (d *decoder) variant() prsd.Variant {
-	v := prsd.Variant{Ranks: d.ranklist()}
+// variant reads a group's parameters into v.
+func (d *decoder) variant(v *prsd.Variant) {
+	v.Ranks = d.ranklist()
 	at := d.Off
 	mask := d.Uvarint()
 	if d.Err == nil && mask >= 1<<prsd.NumFields {
@@ -638,7 +699,7 @@ func (d *decoder) variant() prsd.Variant {
 		d.Fail(fmt.Sprintf("field mask %#x, expected bits 0-%d", mask, prsd.NumFields-1))
 	}
 	v.Mask = uint32(mask)
-	v.Fields = make([]prsd.Value, 0, bits.OnesCount32(v.Mask))
+	v.Fields = d.fields.take(bits.OnesCount32(v.Mask))
 	for f := range prsd.NumFields {
 		if v.Mask&(1<<f) == 0 || d.Err != nil {
 			continue
@@ -649,11 +710,11 @@ func (d *decoder) variant() prsd.Variant {
 			d.Off = at
 			d.Fail(fmt.Sprintf("mode %d for field %s", m, f))
 		}
-		val := prsd.Value{Mode: m, Series: prsd.ReadSeries(&d.Reader)}
+		var val *prsd.Value
+		v.Fields, val = extend(v.Fields)
+		val.Mode, val.Series = m, prsd.ReadSeries(&d.Reader)
 		if f.IsVector() {
 			val.Elems, val.Alike = d.elems()
 		}
-		v.Fields = append(v.Fields, val)
 	}
-	return v
 }
