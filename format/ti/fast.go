@@ -48,7 +48,8 @@ func (p *parser) fastAction(b, rankTok []byte) int {
 			return p.fastPointToPoint(trace.Isend, b, i+5)
 		case "irecv ":
 			return p.fastPointToPoint(trace.Irecv, b, i+5)
-		case "init\n":
+		}
+		if string(b[i:i+5]) == "init\n" {
 			// action reads no argument of init: Open does.
 			ev.Reset()
 			ev.Kind = trace.Init
