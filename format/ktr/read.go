@@ -26,9 +26,10 @@ type Source struct {
 	path   string
 	size   int64
 	meta   trace.Meta
-	chunks []chunkLoc // every rank's, in rank order
-	first  []int64    // rank r's are chunks[first[r]:first[r+1]]
-	file   *fileio.Handle
+	chunks []chunkLoc  // every rank's, in rank order
+	first  []int64     // rank r's are chunks[first[r]:first[r+1]]
+	file   io.ReaderAt // the stream, from its byte 0
+	base   int64       // where the stream starts in the file errors name
 
 	dictOnce sync.Once
 	dictErr  error
@@ -70,8 +71,23 @@ func Open(path string) (*Source, error) {
 	return s, nil
 }
 
+// OpenSection reads a ktr stream held in another file (format/rsd keeps
+// the events of a cluster that its loops do not compress so): the size
+// bytes of ra from byte base. Errors name path and offsets in ra.
+func OpenSection(path string, ra io.ReaderAt, base, size int64) (*Source, error) {
+	s := &Source{path: path, size: size, file: io.NewSectionReader(ra, base, size), base: base}
+	dataStart, err := s.readHeader(s.file)
+	if err == nil {
+		err = s.readIndex(s.file, dataStart)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 func (s *Source) corrupt(off int64, format string, args ...any) error {
-	return &CorruptError{Path: s.path, Offset: off, Rank: -1, Chunk: -1, What: fmt.Sprintf(format, args...)}
+	return &CorruptError{Path: s.path, Offset: s.base + off, Rank: -1, Chunk: -1, What: fmt.Sprintf(format, args...)}
 }
 
 // readAt reads len(b) bytes at off, reporting a short file as corruption
@@ -81,7 +97,7 @@ func (s *Source) readAt(f io.ReaderAt, b []byte, off int64, what string) error {
 		return s.corrupt(off, "truncated file: %s needs %d bytes, the file has %d from here", what, len(b), max(s.size-off, 0))
 	}
 	if _, err := f.ReadAt(b, off); err != nil {
-		return fmt.Errorf("%s: byte %d: reading %s: %w", s.path, off, what, err)
+		return fmt.Errorf("%s: byte %d: reading %s: %w", s.path, s.base+off, what, err)
 	}
 	return nil
 }
@@ -125,7 +141,7 @@ func (s *Source) readHeader(f io.ReaderAt) (int64, error) {
 	}
 	m, err := parseMeta(body)
 	if err != nil {
-		return 0, &CorruptError{Path: s.path, Offset: bodyOff, Rank: -1, Chunk: -1, What: "meta block", Err: err}
+		return 0, &CorruptError{Path: s.path, Offset: s.base + bodyOff, Rank: -1, Chunk: -1, What: "meta block", Err: err}
 	}
 	s.meta = m
 	return bodyOff + n, nil
@@ -160,7 +176,7 @@ func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
 		return s.corrupt(int64(iOff), "index checksum %#08x, expected %#08x", got, want)
 	}
 	if err := s.parseIndex(idx, dataStart, int64(iOff)); err != nil {
-		return &CorruptError{Path: s.path, Offset: int64(iOff), Rank: -1, Chunk: -1, What: "index", Err: err}
+		return &CorruptError{Path: s.path, Offset: s.base + int64(iOff), Rank: -1, Chunk: -1, What: "index", Err: err}
 	}
 	return nil
 }
@@ -351,7 +367,7 @@ func (r *RankReader) Next() bool {
 }
 
 func (r *RankReader) fail(off int64, format string, err error, args ...any) {
-	r.err = &CorruptError{Path: r.src.path, Offset: off, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...), Err: err}
+	r.err = &CorruptError{Path: r.src.path, Offset: r.src.base + off, Rank: r.rank, Chunk: r.chunk, What: fmt.Sprintf(format, args...), Err: err}
 }
 
 // load reads, checks and decompresses the current chunk and starts
@@ -375,7 +391,7 @@ func (r *RankReader) load() error {
 	}
 	if err := r.dec.pr.reset(r.dec.cr.raw); err != nil {
 		c := r.chunks[r.chunk]
-		return &CorruptError{Path: r.src.path, Offset: c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
+		return &CorruptError{Path: r.src.path, Offset: r.src.base + c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
 	r.n, r.more = 0, true
 	return nil
@@ -401,7 +417,7 @@ type chunkReader struct {
 func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 	c := s.rankChunks(r)[i]
 	bad := func(at int64, err error, format string, args ...any) error {
-		return &CorruptError{Path: s.path, Offset: at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
+		return &CorruptError{Path: s.path, Offset: s.base + at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
 	}
 	if cap(cr.buf) < int(c.size) {
 		cr.buf = make([]byte, c.size)
