@@ -1,6 +1,7 @@
 package ktr
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -35,6 +37,16 @@ type Source struct {
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
+	// firstRead holds the file's first chunk, read and decompressed for the
+	// dictionary, until its rank's reader takes it: so that the chunk is
+	// decompressed once (a tenth of reading a trace of few ranks).
+	firstRead atomic.Pointer[firstChunk]
+}
+
+// firstChunk is a file's first chunk, decompressed, and its rank.
+type firstChunk struct {
+	rank int
+	dec  *chunkDecoder
 }
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
@@ -294,15 +306,17 @@ func (s *Source) loadDict() {
 		if s.NumChunks(r) == 0 {
 			continue
 		}
-		var cr chunkReader
+		cd := new(chunkDecoder)
 		dec := plainDecoders.Get().(*zstd.Decoder)
-		err := cr.read(s, r, 0, dec)
+		err := cd.cr.read(s, r, 0, dec)
 		plainDecoders.Put(dec)
 		if err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
 			return
 		}
-		dict = cr.raw[:min(len(cr.raw), maxDict)]
+		// A copy: the chunk's buffer goes on to hold the rank's next chunks.
+		dict = bytes.Clone(cd.cr.raw[:min(len(cd.cr.raw), maxDict)])
+		s.firstRead.Store(&firstChunk{rank: r, dec: cd})
 		break
 	}
 	s.decoders.New = func() any { return newDecoder(dict) }
@@ -317,6 +331,7 @@ type RankReader struct {
 	dec    *chunkDecoder
 	more   bool // the current chunk may hold more events
 	n      int  // events decoded from the current chunk
+	events int  // the events the index gives the current chunk
 	ev     trace.Event
 	err    error
 	skip   trace.Skip
@@ -339,7 +354,7 @@ func (r *RankReader) Next() bool {
 				break
 			}
 			r.more = false
-			if r.n != r.chunks[r.chunk].events {
+			if r.n != r.events {
 				r.fail(r.chunks[r.chunk].off, "chunk holds %d events, the index says %d", nil, r.n, r.chunks[r.chunk].events)
 				return false
 			}
@@ -355,7 +370,7 @@ func (r *RankReader) Next() bool {
 		}
 	}
 	r.n++
-	if r.n > r.chunks[r.chunk].events {
+	if r.n > r.events {
 		r.fail(r.chunks[r.chunk].off, "chunk holds more than the %d events the index says", nil, r.chunks[r.chunk].events)
 		return false
 	}
@@ -377,14 +392,18 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
+	read := true
 	if r.dec == nil {
-		r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder)
-		if r.dec == nil {
+		if f := r.src.firstRead.Load(); f != nil && r.chunk == 0 && f.rank == r.rank && r.src.firstRead.CompareAndSwap(f, nil) {
+			r.dec, read = f.dec, false // read and checked for the dictionary
+		} else if r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder); r.dec == nil {
 			r.dec = new(chunkDecoder)
 		}
 		r.dec.pr.skip = r.skip
 	}
-	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
+	if read {
+		err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
+	}
 	r.src.decoders.Put(dec)
 	if err != nil {
 		return err
@@ -393,7 +412,7 @@ func (r *RankReader) load() error {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: r.src.base + c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
-	r.n, r.more = 0, true
+	r.n, r.events, r.more = 0, r.chunks[r.chunk].events, true
 	return nil
 }
 
