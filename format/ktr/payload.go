@@ -170,18 +170,56 @@ func appendTransposed(dst, col []byte) []byte {
 }
 
 // untranspose writes into dst (len(src) bytes) the 8-byte values whose
-// byte-transposition is src, reading the eight streams in step and
-// storing each value whole.
+// byte-transposition is src. It takes eight values at a time: a word of
+// each of the eight streams, an 8 x 8 byte matrix transposed in registers
+// (swapBlocks) and stored as the eight values; the rest one by one.
 func untranspose(dst, src []byte) {
 	n := len(src) / 8
 	s0, s1, s2, s3 := src[0*n:1*n], src[1*n:2*n], src[2*n:3*n], src[3*n:4*n]
 	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
 	dst = dst[:8*n]
-	for i := range s0 {
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		m0, m1, m2, m3 := le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:])
+		m4, m5, m6, m7 := le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:])
+		m0, m4 = swapBlocks(m0, m4, 32, 0x00000000ffffffff)
+		m1, m5 = swapBlocks(m1, m5, 32, 0x00000000ffffffff)
+		m2, m6 = swapBlocks(m2, m6, 32, 0x00000000ffffffff)
+		m3, m7 = swapBlocks(m3, m7, 32, 0x00000000ffffffff)
+		m0, m2 = swapBlocks(m0, m2, 16, 0x0000ffff0000ffff)
+		m1, m3 = swapBlocks(m1, m3, 16, 0x0000ffff0000ffff)
+		m4, m6 = swapBlocks(m4, m6, 16, 0x0000ffff0000ffff)
+		m5, m7 = swapBlocks(m5, m7, 16, 0x0000ffff0000ffff)
+		m0, m1 = swapBlocks(m0, m1, 8, 0x00ff00ff00ff00ff)
+		m2, m3 = swapBlocks(m2, m3, 8, 0x00ff00ff00ff00ff)
+		m4, m5 = swapBlocks(m4, m5, 8, 0x00ff00ff00ff00ff)
+		m6, m7 = swapBlocks(m6, m7, 8, 0x00ff00ff00ff00ff)
+		d := dst[8*i : 8*i+64]
+		le.PutUint64(d[0:], m0)
+		le.PutUint64(d[8:], m1)
+		le.PutUint64(d[16:], m2)
+		le.PutUint64(d[24:], m3)
+		le.PutUint64(d[32:], m4)
+		le.PutUint64(d[40:], m5)
+		le.PutUint64(d[48:], m6)
+		le.PutUint64(d[56:], m7)
+	}
+	for ; i < n; i++ {
 		v := uint64(s0[i]) | uint64(s1[i])<<8 | uint64(s2[i])<<16 | uint64(s3[i])<<24 |
 			uint64(s4[i])<<32 | uint64(s5[i])<<40 | uint64(s6[i])<<48 | uint64(s7[i])<<56
-		binary.LittleEndian.PutUint64(dst[8*i:], v)
+		le.PutUint64(dst[8*i:], v)
 	}
+}
+
+// swapBlocks swaps the high blocks of w bits of a (in each 2w-bit lane,
+// lo masking the low blocks) with the low blocks of b: a step of an 8 x 8
+// byte matrix transposition whose rows are words and whose columns are
+// their bytes (from the least significant), which swaps the off-diagonal
+// 4 x 4 blocks (w 32), then the 2 x 2 blocks within them (16), then the
+// bytes within those (8).
+func swapBlocks(a, b uint64, w uint, lo uint64) (uint64, uint64) {
+	return a&lo | (b&lo)<<w, a>>w&lo | b&^lo
 }
 
 // payloadReader decodes the events of one chunk's payload.
