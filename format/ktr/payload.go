@@ -222,18 +222,22 @@ func swapBlocks(a, b uint64, w uint, lo uint64) (uint64, uint64) {
 	return a&lo | (b&lo)<<w, a>>w&lo | b&^lo
 }
 
-// payloadReader decodes the events of one chunk's payload.
+// payloadReader decodes the events of one chunk's payload. Its fields
+// are in the order the decoding of an event reads them: a replay reads an
+// event of each rank in turn, and each rank's reader is out of the cache
+// by its next event.
 type payloadReader struct {
-	structure, requests []byte
-	compute, times      []byte // untransposed
-	col                 []byte // backing store of compute and times
-	soff, coff, toff    int
-	roff                int
-	st                  trace.CodecState
-	lastExit            trace.Time
-	lastReq             uint64
-	unit                trace.Time // what the time column's values count
-	skip                trace.Skip // fields left unset (their columns unread)
+	structure      []byte
+	soff           int
+	st             trace.CodecState
+	compute, times []byte // untransposed
+	coff, toff     int
+	lastExit       trace.Time
+	unit           trace.Time // what the time column's values count
+	requests       varint.Fast
+	lastReq        uint64
+	skip           trace.Skip // fields left unset (their columns unread)
+	col            []byte     // backing store of compute and times
 }
 
 // reset starts decoding payload p.
@@ -258,8 +262,8 @@ func (r *payloadReader) reset(p []byte) error {
 	r.compute, r.times = r.col[:nc], r.col[nc:nc+nt]
 	untranspose(r.compute, p[:nc])
 	untranspose(r.times, p[nc:nc+nt])
-	r.requests = p[nc+nt:]
-	r.soff, r.coff, r.toff, r.roff = 0, 0, 0, 0
+	r.requests = varint.Fast{B: p[nc+nt:]}
+	r.soff, r.coff, r.toff = 0, 0, 0
 	r.st, r.lastExit, r.lastReq, r.unit = trace.CodecState{}, 0, 0, trace.Time(unit)
 	r.st.Skim(r.skip)
 	return nil
@@ -326,11 +330,11 @@ func (r *payloadReader) fixed(col []byte, off *int) (uint64, bool) {
 }
 
 func (r *payloadReader) request() (uint64, error) {
-	d, n := binary.Varint(r.requests[r.roff:])
-	if n <= 0 {
-		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.roff)
+	at := r.requests.Off
+	d := varint.Zigzag(r.requests.Uvarint())
+	if r.requests.Failed() {
+		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, at)
 	}
-	r.roff += n
 	r.lastReq += uint64(d)
 	return r.lastReq, nil
 }
@@ -339,11 +343,11 @@ func (r *payloadReader) request() (uint64, error) {
 // the requests', unread when skipped).
 func (r *payloadReader) finish() error {
 	if r.skip&trace.SkipRequests != 0 {
-		r.roff = len(r.requests)
+		r.requests.Off = len(r.requests.B)
 	}
-	if r.coff != len(r.compute) || r.toff != len(r.times) || r.roff != len(r.requests) {
+	if r.coff != len(r.compute) || r.toff != len(r.times) || r.requests.Off != len(r.requests.B) {
 		return fmt.Errorf("%d compute, %d time and %d request bytes left over after the last event",
-			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests)-r.roff)
+			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests.B)-r.requests.Off)
 	}
 	return nil
 }

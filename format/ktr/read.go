@@ -324,16 +324,18 @@ func (s *Source) loadDict() {
 
 // RankReader streams one rank of a ktr file. It implements trace.Reader.
 type RankReader struct {
-	src    *Source
-	rank   int
-	chunks []chunkLoc
-	chunk  int // the current chunk, -1 before the first
+	// What Next reads for every event first (see payloadReader).
+	err    error
 	dec    *chunkDecoder
 	more   bool // the current chunk may hold more events
 	n      int  // events decoded from the current chunk
 	events int  // the events the index gives the current chunk
 	ev     trace.Event
-	err    error
+
+	src    *Source
+	rank   int
+	chunks []chunkLoc
+	chunk  int // the current chunk, -1 before the first
 	skip   trace.Skip
 }
 

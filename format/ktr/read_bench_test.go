@@ -70,13 +70,14 @@ func BenchmarkReadTraces(b *testing.B) {
 		if err := Write(path, src); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(in.name, func(b *testing.B) { benchReadAll(b, path) })
+		b.Run(in.name+"/ranks", func(b *testing.B) { benchReadAll(b, path, trace.ForEach) })
+		b.Run(in.name+"/interleaved", func(b *testing.B) { benchReadAll(b, path, roundRobin) })
 	}
 }
 
-// benchReadAll opens path and reads every event of every rank, each
-// iteration, and reports the rates.
-func benchReadAll(b *testing.B, path string) {
+// benchReadAll opens path and reads every event of every rank with read,
+// each iteration, and reports the rates.
+func benchReadAll(b *testing.B, path string, read func(trace.Source, func(int, int, *trace.Event) error) error) {
 	var events int64
 	cpu0, wall0 := testenv.CPUTime(), time.Now()
 	for b.Loop() {
@@ -85,7 +86,7 @@ func benchReadAll(b *testing.B, path string) {
 			b.Fatal(err)
 		}
 		events = 0
-		if err := trace.ForEach(src, func(int, int, *trace.Event) error { events++; return nil }); err != nil {
+		if err := read(src, func(int, int, *trace.Event) error { events++; return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -94,4 +95,40 @@ func benchReadAll(b *testing.B, path string) {
 	b.ReportMetric(n/cpu.Seconds(), "cpu-events/s")
 	b.ReportMetric(n/wall.Seconds(), "wall-events/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/event")
+}
+
+// roundRobin reads src as a replay does: every rank open at once, an
+// event of each in turn, so that each rank's reader state and data leave
+// the cache before its next event (trace.ForEach reads one rank after the
+// other).
+func roundRobin(src trace.Source, fn func(rank, index int, e *trace.Event) error) error {
+	rds := make([]trace.Reader, src.NumRanks())
+	for r := range rds {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		rds[r] = rd
+	}
+	for i, live := 0, len(rds); live > 0; i++ {
+		live = 0
+		for r, rd := range rds {
+			if rd == nil {
+				continue
+			}
+			if !rd.Next() {
+				if err := rd.Err(); err != nil {
+					return err
+				}
+				rds[r] = nil
+				continue
+			}
+			live++
+			if err := fn(r, i, rd.Event()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
