@@ -65,6 +65,14 @@ type CodecState struct {
 // Skim makes the decoder leave the fields of s unset (a decoder only).
 func (st *CodecState) Skim(s Skip) { st.skip = s }
 
+// Restart makes a decoder's st start a new stream, as its zero value
+// would, but keeps its Skim and the buffers it has grown, for a reader of
+// many streams (a .ktr file's chunks).
+func (st *CodecState) Restart() {
+	*st = CodecState{skip: st.skip, sites: st.sites[:0], sendCounts: st.sendCounts[:0],
+		recvCounts: st.recvCounts[:0], requests: st.requests[:0]}
+}
+
 // AppendEvent appends the encoding of e to dst and returns the extended
 // slice.
 func AppendEvent(dst []byte, e *Event, st *CodecState) []byte {

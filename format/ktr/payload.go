@@ -264,8 +264,9 @@ func (r *payloadReader) reset(p []byte) error {
 	untranspose(r.times, p[nc:nc+nt])
 	r.requests = varint.Fast{B: p[nc+nt:]}
 	r.soff, r.coff, r.toff = 0, 0, 0
-	r.st, r.lastExit, r.lastReq, r.unit = trace.CodecState{}, 0, 0, trace.Time(unit)
+	r.st.Restart()
 	r.st.Skim(r.skip)
+	r.lastExit, r.lastReq, r.unit = 0, 0, trace.Time(unit)
 	return nil
 }
 
