@@ -137,9 +137,10 @@ const (
 
 // pack sets p to e packed and reports true, or reports false if e has
 // fields a packed event does not hold: it holds one amount (bytes on one
-// side, with that side's datatype, or flops) or a wait's source, and a
-// request id below 2^32, and no reduction operation. The point-to-point calls, computations and waits
-// of SimGrid's traces (whose lines give a datatype) all pack. It sets p's
+// side, with that side's datatype, or flops) or a wait's source, a
+// request id below 2^32 and no reduction operation. The point-to-point
+// calls, computations and waits of SimGrid's traces (whose lines give a
+// datatype) all pack. It sets p's
 // fields one by one, in place: a packedEvent built and returned was
 // copied with loads that waited on its narrow stores (a store-forwarding
 // stall), a tenth of the read-ahead's time.
