@@ -153,7 +153,9 @@ func gcd(a, b uint64) uint64 {
 
 // appendTransposed appends the byte-transposition of a column of 8-byte
 // values: the values' first bytes, then their second bytes, and so on.
-// Each value is read once and its bytes go to eight sequential streams.
+// It takes eight values at a time, an 8 x 8 byte matrix transposed in
+// registers (transpose8) whose rows go to the eight streams; the rest one
+// by one.
 func appendTransposed(dst, col []byte) []byte {
 	n := len(col) / 8
 	base := len(dst)
@@ -161,8 +163,23 @@ func appendTransposed(dst, col []byte) []byte {
 	out := dst[base:]
 	d0, d1, d2, d3 := out[0*n:1*n], out[1*n:2*n], out[2*n:3*n], out[3*n:4*n]
 	d4, d5, d6, d7 := out[4*n:5*n], out[5*n:6*n], out[6*n:7*n], out[7*n:8*n]
-	for i := range d0 {
-		v := binary.LittleEndian.Uint64(col[8*i:])
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		c := col[8*i : 8*i+64]
+		m0, m1, m2, m3, m4, m5, m6, m7 := transpose8(le.Uint64(c[0:]), le.Uint64(c[8:]), le.Uint64(c[16:]), le.Uint64(c[24:]),
+			le.Uint64(c[32:]), le.Uint64(c[40:]), le.Uint64(c[48:]), le.Uint64(c[56:]))
+		le.PutUint64(d0[i:], m0)
+		le.PutUint64(d1[i:], m1)
+		le.PutUint64(d2[i:], m2)
+		le.PutUint64(d3[i:], m3)
+		le.PutUint64(d4[i:], m4)
+		le.PutUint64(d5[i:], m5)
+		le.PutUint64(d6[i:], m6)
+		le.PutUint64(d7[i:], m7)
+	}
+	for ; i < n; i++ {
+		v := le.Uint64(col[8*i:])
 		d0[i], d1[i], d2[i], d3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 		d4[i], d5[i], d6[i], d7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 	}
@@ -172,7 +189,7 @@ func appendTransposed(dst, col []byte) []byte {
 // untranspose writes into dst (len(src) bytes) the 8-byte values whose
 // byte-transposition is src. It takes eight values at a time: a word of
 // each of the eight streams, an 8 x 8 byte matrix transposed in registers
-// (swapBlocks) and stored as the eight values; the rest one by one.
+// (transpose8) and stored as the eight values; the rest one by one.
 func untranspose(dst, src []byte) {
 	n := len(src) / 8
 	s0, s1, s2, s3 := src[0*n:1*n], src[1*n:2*n], src[2*n:3*n], src[3*n:4*n]
@@ -181,20 +198,8 @@ func untranspose(dst, src []byte) {
 	le := binary.LittleEndian
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		m0, m1, m2, m3 := le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:])
-		m4, m5, m6, m7 := le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:])
-		m0, m4 = swapBlocks(m0, m4, 32, 0x00000000ffffffff)
-		m1, m5 = swapBlocks(m1, m5, 32, 0x00000000ffffffff)
-		m2, m6 = swapBlocks(m2, m6, 32, 0x00000000ffffffff)
-		m3, m7 = swapBlocks(m3, m7, 32, 0x00000000ffffffff)
-		m0, m2 = swapBlocks(m0, m2, 16, 0x0000ffff0000ffff)
-		m1, m3 = swapBlocks(m1, m3, 16, 0x0000ffff0000ffff)
-		m4, m6 = swapBlocks(m4, m6, 16, 0x0000ffff0000ffff)
-		m5, m7 = swapBlocks(m5, m7, 16, 0x0000ffff0000ffff)
-		m0, m1 = swapBlocks(m0, m1, 8, 0x00ff00ff00ff00ff)
-		m2, m3 = swapBlocks(m2, m3, 8, 0x00ff00ff00ff00ff)
-		m4, m5 = swapBlocks(m4, m5, 8, 0x00ff00ff00ff00ff)
-		m6, m7 = swapBlocks(m6, m7, 8, 0x00ff00ff00ff00ff)
+		m0, m1, m2, m3, m4, m5, m6, m7 := transpose8(le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:]),
+			le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:]))
 		d := dst[8*i : 8*i+64]
 		le.PutUint64(d[0:], m0)
 		le.PutUint64(d[8:], m1)
@@ -212,12 +217,28 @@ func untranspose(dst, src []byte) {
 	}
 }
 
-// swapBlocks swaps the high blocks of w bits of a (in each 2w-bit lane,
-// lo masking the low blocks) with the low blocks of b: a step of an 8 x 8
-// byte matrix transposition whose rows are words and whose columns are
-// their bytes (from the least significant), which swaps the off-diagonal
-// 4 x 4 blocks (w 32), then the 2 x 2 blocks within them (16), then the
-// bytes within those (8).
+// transpose8 transposes the 8 x 8 byte matrix whose rows are m0 to m7 and
+// whose columns are their bytes, from the least significant: it swaps the
+// off-diagonal 4 x 4 blocks, then the 2 x 2 blocks within the four
+// blocks, then the bytes within the sixteen (swapBlocks).
+func transpose8(m0, m1, m2, m3, m4, m5, m6, m7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
+	m0, m4 = swapBlocks(m0, m4, 32, 0x00000000ffffffff)
+	m1, m5 = swapBlocks(m1, m5, 32, 0x00000000ffffffff)
+	m2, m6 = swapBlocks(m2, m6, 32, 0x00000000ffffffff)
+	m3, m7 = swapBlocks(m3, m7, 32, 0x00000000ffffffff)
+	m0, m2 = swapBlocks(m0, m2, 16, 0x0000ffff0000ffff)
+	m1, m3 = swapBlocks(m1, m3, 16, 0x0000ffff0000ffff)
+	m4, m6 = swapBlocks(m4, m6, 16, 0x0000ffff0000ffff)
+	m5, m7 = swapBlocks(m5, m7, 16, 0x0000ffff0000ffff)
+	m0, m1 = swapBlocks(m0, m1, 8, 0x00ff00ff00ff00ff)
+	m2, m3 = swapBlocks(m2, m3, 8, 0x00ff00ff00ff00ff)
+	m4, m5 = swapBlocks(m4, m5, 8, 0x00ff00ff00ff00ff)
+	m6, m7 = swapBlocks(m6, m7, 8, 0x00ff00ff00ff00ff)
+	return m0, m1, m2, m3, m4, m5, m6, m7
+}
+
+// swapBlocks swaps the high w-bit block of each 2w-bit lane of a (lo
+// masks the low blocks) with the low block of the same lane of b.
 func swapBlocks(a, b uint64, w uint, lo uint64) (uint64, uint64) {
 	return a&lo | (b&lo)<<w, a>>w&lo | b&^lo
 }
