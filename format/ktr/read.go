@@ -38,8 +38,8 @@ type Source struct {
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
 	// firstRead holds the file's first chunk, read and decompressed for the
-	// dictionary, until its rank's reader takes it: so that the chunk is
-	// decompressed once (a tenth of reading a trace of few ranks).
+	// dictionary, until its rank's reader takes it, so that the chunk is
+	// decompressed once (a trace of few ranks has few chunks).
 	firstRead atomic.Pointer[firstChunk]
 }
 
