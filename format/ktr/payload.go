@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"kairos/internal/varint"
 	"kairos/trace"
@@ -217,6 +218,25 @@ func untranspose(dst, src []byte) {
 	}
 }
 
+// scratch holds the buffers untransposeInPlace borrows.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// untransposeInPlace untransposes the columns of b, the first of n bytes
+// and the second after it, where they are, through a scratch buffer: so
+// that a reader keeps no buffer of its own for them, a replay of many
+// ranks having every rank's chunk in memory at once.
+func untransposeInPlace(b []byte, n int) {
+	sp := scratch.Get().(*[]byte)
+	if cap(*sp) < len(b) {
+		*sp = make([]byte, len(b))
+	}
+	s := (*sp)[:len(b)]
+	untranspose(s[:n], b[:n])
+	untranspose(s[n:], b[n:])
+	copy(b, s)
+	scratch.Put(sp)
+}
+
 // transpose8 transposes the 8 x 8 byte matrix whose rows are m0 to m7 and
 // whose columns are their bytes, from the least significant: it swaps the
 // off-diagonal 4 x 4 blocks, then the 2 x 2 blocks within the four
@@ -258,7 +278,6 @@ type payloadReader struct {
 	requests       varint.Fast
 	lastReq        uint64
 	skip           trace.Skip // fields left unset (their columns unread)
-	col            []byte     // backing store of compute and times
 }
 
 // reset starts decoding payload p.
@@ -277,12 +296,8 @@ func (r *payloadReader) reset(p []byte) error {
 	}
 	p = p[d.Off:]
 	r.structure, p = p[:ns], p[ns:]
-	if cap(r.col) < int(nc+nt) {
-		r.col = make([]byte, nc+nt)
-	}
-	r.compute, r.times = r.col[:nc], r.col[nc:nc+nt]
-	untranspose(r.compute, p[:nc])
-	untranspose(r.times, p[nc:nc+nt])
+	r.compute, r.times = p[:nc], p[nc:nc+nt]
+	untransposeInPlace(p[:nc+nt], int(nc))
 	r.requests = varint.Fast{B: p[nc+nt:]}
 	r.soff, r.coff, r.toff = 0, 0, 0
 	r.st.Restart()
