@@ -218,19 +218,27 @@ func untranspose(dst, src []byte) {
 	}
 }
 
-// scratch holds the buffers untransposeInPlace borrows.
+// scratch holds buffers a reader needs only for a moment, so that a
+// replay, which holds a reader of every rank at once, does not hold them
+// for every rank.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// borrow returns a scratch buffer of n bytes, and what to give back to
+// scratch when done.
+func borrow(n int) (*[]byte, []byte) {
+	sp := scratch.Get().(*[]byte)
+	if cap(*sp) < n {
+		*sp = make([]byte, n)
+	}
+	return sp, (*sp)[:n]
+}
 
 // untransposeInPlace untransposes the columns of b, the first of n bytes
 // and the second after it, where they are, through a scratch buffer: so
 // that a reader keeps no buffer of its own for them, a replay of many
 // ranks having every rank's chunk in memory at once.
 func untransposeInPlace(b []byte, n int) {
-	sp := scratch.Get().(*[]byte)
-	if cap(*sp) < len(b) {
-		*sp = make([]byte, len(b))
-	}
-	s := (*sp)[:len(b)]
+	sp, s := borrow(len(b))
 	untranspose(s[:n], b[:n])
 	untranspose(s[n:], b[n:])
 	copy(b, s)

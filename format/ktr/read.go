@@ -427,10 +427,11 @@ type chunkDecoder struct {
 	pr payloadReader
 }
 
-// chunkReader reads chunks of a file, reusing its buffers.
+// chunkReader reads chunks of a file, reusing its buffer. The chunk as
+// read (header and compressed payload) is in a scratch buffer only while
+// it is decompressed.
 type chunkReader struct {
-	buf []byte // the chunk as read: header and compressed payload
-	raw []byte // its decompressed payload
+	raw []byte // the decompressed payload
 }
 
 // read reads chunk i of rank r into cr.raw, checking everything but the
@@ -440,15 +441,13 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 	bad := func(at int64, err error, format string, args ...any) error {
 		return &CorruptError{Path: s.path, Offset: s.base + at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
 	}
-	if cap(cr.buf) < int(c.size) {
-		cr.buf = make([]byte, c.size)
-	}
-	cr.buf = cr.buf[:c.size]
-	if _, err := s.file.ReadAt(cr.buf, c.off); err != nil {
+	sp, buf := borrow(int(c.size))
+	defer scratch.Put(sp)
+	if _, err := s.file.ReadAt(buf, c.off); err != nil {
 		return bad(c.off, err, "reading %d bytes", c.size)
 	}
-	h := cr.buf[:chunkHeadSize]
-	payload := cr.buf[chunkHeadSize:]
+	h := buf[:chunkHeadSize]
+	payload := buf[chunkHeadSize:]
 	if got, want := chunkCRC(h[:24], payload), binary.LittleEndian.Uint32(h[24:]); got != want {
 		return bad(c.off, nil, "chunk checksum %#08x, expected %#08x", got, want)
 	}
