@@ -11,6 +11,7 @@ package rsd
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -46,7 +47,7 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // version from 1: version 2 added the element form of vectors whose
 // elements are all equal (2), which version 1 files do not use; version 3
 // the end-points' XOR mode (prsd.Xor, 0x80).
-const Version = 3
+const Version = 4
 
 // Limits a reader enforces, so that a short file cannot claim what would
 // take unbounded memory.
@@ -80,7 +81,7 @@ func Open(path string) (*prsd.Trace, error) {
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, err := Decode(buf.Bytes())
+	t, err := decode(path, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -99,16 +100,55 @@ func Write(path string, src trace.Source) error {
 
 // WriteTrace writes t to path atomically.
 func WriteTrace(path string, t *prsd.Trace) error {
+	b, err := Encode(t)
+	if err != nil {
+		return err
+	}
 	return fileio.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(Encode(t))
+		_, err := w.Write(b)
 		return err
 	})
 }
 
-// Encode returns the bytes of t's file.
-func Encode(t *prsd.Trace) []byte {
+// Encode returns the bytes of t's file. Each cluster is written as its
+// structure of loops or, where they take fewer bytes, as the events that
+// structure gives back, in a ktr stream (version 4): the irregular calls
+// of a real program fold into loops of two or three iterations, larger
+// and slower to read than the columns.
+// A file with no such cluster is written as version 3, which earlier
+// readers read.
+func Encode(t *prsd.Trace) ([]byte, error) { return encode(t, true) }
+
+// encode is Encode; unless asEvents, it writes every cluster that has a
+// structure as loops.
+func encode(t *prsd.Trace, asEvents bool) ([]byte, error) {
+	cols := make([][]byte, len(t.Clusters))
+	sites := siteTable(t, cols)
+	version := uint16(3)
+	for i := range t.Clusters {
+		cl := &t.Clusters[i]
+		if cl.Events != nil {
+			c, err := columns(t, i, math.MaxInt)
+			if err != nil {
+				return nil, fmt.Errorf("cluster %d: %w", i, err)
+			}
+			cols[i], version = c, 4
+			continue
+		}
+		if !asEvents {
+			continue
+		}
+		if c, err := columns(t, i, len(sites.appendItems(nil, cl.Items))); err == nil {
+			cols[i], version = c, 4
+		} else if !errors.Is(err, errCapped) {
+			return nil, fmt.Errorf("cluster %d: %w", i, err)
+		}
+	}
+	if version == 4 {
+		sites = siteTable(t, cols)
+	}
 	b := append([]byte(nil), Magic...)
-	b = binary.LittleEndian.AppendUint16(b, Version)
+	b = binary.LittleEndian.AppendUint16(b, version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	b = appendBlock(b, ktr.AppendMeta(nil, t.Meta()))
@@ -119,7 +159,6 @@ func Encode(t *prsd.Trace) []byte {
 		head = binary.AppendUvarint(head, uint64(len(p)))
 		head = append(head, p...)
 	}
-	sites := siteTable(t)
 	head = binary.AppendUvarint(head, uint64(len(sites.list)))
 	for _, site := range sites.list {
 		head = binary.LittleEndian.AppendUint64(head, site)
@@ -129,10 +168,64 @@ func Encode(t *prsd.Trace) []byte {
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
 		body := appendRanklist(nil, cl.Ranks)
-		body = sites.appendItems(body, cl.Items)
+		if cols[i] != nil {
+			body = append(body, 0) // no item: its events follow
+			body = append(body, cols[i]...)
+		} else {
+			body = sites.appendItems(body, cl.Items)
+		}
 		b = appendBlock(b, body)
 	}
-	return b
+	return b, nil
+}
+
+// columns returns cluster c's events in a ktr stream of every rank
+// (those of other clusters empty), or errCapped if that takes limit
+// bytes or more: the events of the trace t was built from (each rank's
+// own, its timings exact), or those t gives back.
+func columns(t *prsd.Trace, c, limit int) ([]byte, error) {
+	src := t.Origin()
+	if src == nil {
+		src = t
+	}
+	w := &capped{limit: limit}
+	if err := ktr.Encode(w, clusterSource{t, src, c}, ktr.Options{}); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+// capped is a writer that fails once it holds limit bytes.
+type capped struct {
+	b     []byte
+	limit int
+}
+
+var errCapped = errors.New("larger than the loops")
+
+func (w *capped) Write(p []byte) (int, error) {
+	if len(p) >= w.limit-len(w.b) {
+		return 0, errCapped
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// clusterSource is src's ranks of t's cluster c, the others empty.
+type clusterSource struct {
+	t   *prsd.Trace
+	src trace.Source
+	c   int
+}
+
+func (s clusterSource) Meta() *trace.Meta { return s.t.Meta() }
+func (s clusterSource) NumRanks() int     { return s.t.NumRanks() }
+
+func (s clusterSource) OpenRank(r int) (trace.Reader, error) {
+	if s.t.ClusterOf(r) != s.c {
+		return new(trace.Rank).Reader(), nil
+	}
+	return s.src.OpenRank(r)
 }
 
 // sites numbers the call sites of a trace: those its CompSite fields
@@ -143,7 +236,9 @@ type sites struct {
 	index map[uint64]int
 }
 
-func siteTable(t *prsd.Trace) *sites {
+// siteTable numbers the sites of the clusters written as loops (those
+// with no columns).
+func siteTable(t *prsd.Trace, cols [][]byte) *sites {
 	s := &sites{list: slices.Clone(t.Sites), index: map[uint64]int{}}
 	for i, site := range s.list {
 		s.index[site] = i
@@ -161,7 +256,9 @@ func siteTable(t *prsd.Trace) *sites {
 		}
 	}
 	for i := range t.Clusters {
-		walk(t.Clusters[i].Items)
+		if cols[i] == nil {
+			walk(t.Clusters[i].Items)
+		}
 	}
 	return s
 }
@@ -311,12 +408,17 @@ func appendElems(b []byte, val *prsd.Value) []byte {
 
 // Decode reads a file's bytes. Errors name the byte offset in the file
 // and what was expected.
-func Decode(b []byte) (*prsd.Trace, error) {
+func Decode(b []byte) (*prsd.Trace, error) { return decode("", b) }
+
+// decode is Decode of the file named name, which the errors of the
+// clusters kept as events name when their ranks are read.
+func decode(name string, b []byte) (*prsd.Trace, error) {
 	if len(b) < 16 || !bytes.Equal(b[:8], Magic) {
 		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %q)", Magic)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v < 1 || v > Version {
-		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", v, Version)
+	version := binary.LittleEndian.Uint16(b[8:])
+	if version < 1 || version > Version {
+		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", version, Version)
 	}
 	if fl := binary.LittleEndian.Uint16(b[10:]); fl != 0 {
 		return nil, fmt.Errorf("byte 10: flags %#x, none is defined", fl)
@@ -329,6 +431,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	metaBytes := body
 	meta, err := ktr.ParseMeta(body)
 	if err != nil {
 		return nil, fmt.Errorf("metadata at byte %d: %w", off-len(body), err)
@@ -367,6 +470,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	}
 	first := off
 	clusters := make([]prsd.Cluster, 0, k)
+	starts := make([]int, 0, k) // of the clusters' events
 	a := new(arena)
 	for i := range int(k) {
 		at = off
@@ -375,10 +479,14 @@ func Decode(b []byte) (*prsd.Trace, error) {
 			return nil, err
 		}
 		cl, err := decodeCluster(body, int(ranks), siteList, a)
+		starts = append(starts, at+8+len(body)-len(cl.rest))
+		if err == nil && cl.Items == nil {
+			cl.Events, err = events(name, b, starts[i], cl.rest, version, metaBytes, int(ranks))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
-		clusters = append(clusters, cl)
+		clusters = append(clusters, cl.Cluster)
 	}
 	if off != len(b) {
 		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
@@ -386,6 +494,9 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Plugins: plugins, Sites: siteList})
 	if err != nil {
 		return nil, fmt.Errorf("the clusters from byte %d: %w", first, err)
+	}
+	if err := othersEvents(t, starts); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -451,11 +562,22 @@ func (s *slab[T]) take(n int) []T {
 // one returns a pointer to a new zero T.
 func (s *slab[T]) one() *T { return &s.take(1)[:1][0] }
 
-func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (prsd.Cluster, error) {
+// decoded is a cluster block read: its structure, or (no items) rest,
+// the ktr stream of its events.
+type decoded struct {
+	prsd.Cluster
+	rest []byte
+}
+
+func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (decoded, error) {
 	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
-	cl := prsd.Cluster{Ranks: d.ranklist()}
+	cl := decoded{Cluster: prsd.Cluster{Ranks: d.ranklist()}}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
+	}
+	if d.Err == nil && d.Off < len(body) && body[d.Off] == 0 {
+		cl.rest = body[d.Off+1:]
+		return cl, nil
 	}
 	cl.Items = d.items(0)
 	if d.Err == nil && len(cl.Items) == 0 {
@@ -465,6 +587,43 @@ func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (prsd.Clust
 		d.Fail("bytes after the cluster's items")
 	}
 	return cl, d.Err
+}
+
+// events opens the ktr stream of a cluster's events, at byte off of the
+// file b: version 4 keeps so the clusters that its loops do not compress.
+// The stream must have the file's metadata and ranks.
+func events(name string, b []byte, off int, stream []byte, version uint16, meta []byte, ranks int) (trace.Source, error) {
+	if version < 4 {
+		return nil, fmt.Errorf("byte %d: a cluster of no item, which version %d does not allow", off-1, version)
+	}
+	if name == "" {
+		name = "the compressed trace"
+	}
+	src, err := ktr.OpenSection(name, bytes.NewReader(b), int64(off), int64(len(stream)))
+	if err != nil {
+		return nil, fmt.Errorf("its events: %w", err)
+	}
+	if !bytes.Equal(ktr.AppendMeta(nil, src.Meta()), meta) {
+		return nil, fmt.Errorf("byte %d: its events' metadata is not the file's", off)
+	}
+	if src.NumRanks() != ranks {
+		return nil, fmt.Errorf("byte %d: events for %d ranks, expected the trace's %d", off, src.NumRanks(), ranks)
+	}
+	return src, nil
+}
+
+// othersEvents reports a cluster whose events hold ranks of another,
+// naming the byte where the events start (at, of each cluster).
+func othersEvents(t *prsd.Trace, at []int) error {
+	for c := range t.Clusters {
+		ev, ok := t.Clusters[c].Events.(*ktr.Source)
+		for r := range t.NumRanks() {
+			if ok && t.ClusterOf(r) != c && ev.NumEvents(r) > 0 {
+				return fmt.Errorf("cluster %d's events at byte %d hold rank %d's, which is in cluster %d", c, at[c], r, t.ClusterOf(r))
+			}
+		}
+	}
+	return nil
 }
 
 // ranklist reads a ranklist whose sections nest (each dimension's stride
