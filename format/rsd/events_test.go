@@ -56,16 +56,23 @@ func mixed() *trace.Trace {
 	return t
 }
 
-// TestEventsClusters: of a trace with a regular and an irregular
-// cluster, the irregular one is kept as its events (version 4), which
-// read back as the trace's own, times included; the regular one as
-// loops; the file encodes back to the same bytes.
-func TestEventsClusters(t *testing.T) {
+// mixedBuilt returns mixed() and its compressed form, the regular and
+// the irregular ranks two clusters.
+func mixedBuilt(t testing.TB) (*trace.Trace, *prsd.Trace) {
 	src := mixed()
 	tr, err := prsd.Build(src, [][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}, prsd.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src, tr
+}
+
+// TestEventsClusters: of a trace with a regular and an irregular
+// cluster, the irregular one is kept as its events (version 4), which
+// read back as the trace's own, times included; the regular one as
+// loops; the file encodes back to the same bytes.
+func TestEventsClusters(t *testing.T) {
+	src, tr := mixedBuilt(t)
 	b := mustEncode(t, tr)
 	if v := binary.LittleEndian.Uint16(b[8:]); v != 4 {
 		t.Fatalf("version %d, want 4", v)
@@ -132,11 +139,7 @@ func withCluster(t *testing.T, b []byte, i int, body []byte) []byte {
 // refused with the byte offset; a damaged chunk of them is reported when
 // its rank is read, naming the file's byte.
 func TestEventsClusterErrors(t *testing.T) {
-	src := mixed()
-	tr, err := prsd.Build(src, [][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}, prsd.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, tr := mixedBuilt(t)
 	good := mustEncode(t, tr)
 	stream := func(s trace.Source) []byte {
 		var w bytes.Buffer

@@ -231,9 +231,8 @@ func FuzzDecode(f *testing.F) {
 	if tr, err := prsd.Build(is, nil, prsd.DefaultOptions()); err == nil {
 		f.Add(mustEncode(f, tr))
 	}
-	if tr, err := prsd.Build(mixed(), [][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}, prsd.DefaultOptions()); err == nil {
-		f.Add(mustEncode(f, tr)) // a cluster kept as its events
-	}
+	_, mixedTr := mixedBuilt(f)
+	f.Add(mustEncode(f, mixedTr)) // a cluster kept as its events
 	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
 	f.Add(mustEncode(f, empty))
 	if v1, err := os.ReadFile(filepath.Join("testdata", "v1.rsd")); err == nil {
