@@ -113,7 +113,7 @@ func TestEventsClusters(t *testing.T) {
 		t.Errorf("the decoded file encodes to other bytes (%d, not %d)", len(again), len(b))
 	}
 	// Without the choice the file is all loops, larger, and version 3.
-	loops, err := encode(tr, false)
+	loops, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,14 +122,19 @@ func TestEventsClusters(t *testing.T) {
 	}
 }
 
-// withCluster returns file b with cluster block i's body replaced.
-func withCluster(t *testing.T, b []byte, i int, body []byte) []byte {
-	t.Helper()
-	off := 16
+// clusterBlock returns where cluster block i of file b starts and ends.
+func clusterBlock(b []byte, i int) (off, end int) {
+	off = 16
 	for k := 0; k < 2+i; k++ { // the metadata, the trace header, the clusters before
 		off += 8 + int(binary.LittleEndian.Uint32(b[off:]))
 	}
-	end := off + 8 + int(binary.LittleEndian.Uint32(b[off:]))
+	return off, off + 8 + int(binary.LittleEndian.Uint32(b[off:]))
+}
+
+// withCluster returns file b with cluster block i's body replaced.
+func withCluster(t *testing.T, b []byte, i int, body []byte) []byte {
+	t.Helper()
+	off, end := clusterBlock(b, i)
 	out := append(bytes.Clone(b[:off]), appendBlock(nil, body)...)
 	return append(out, b[end:]...)
 }
@@ -153,8 +158,11 @@ func TestEventsClusterErrors(t *testing.T) {
 	}
 	other := mixed()
 	other.Meta().Attrs["program"] = "another"
-	v3 := withCluster(t, good, 1, body(stream(clusterSource{tr, src, 1})))
-	binary.LittleEndian.PutUint16(v3[8:], 3)
+	loops, err := encode(tr, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := withCluster(t, loops, 1, body(stream(clusterSource{tr, src, 1})))
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -162,7 +170,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	}{
 		{"every rank's events", withCluster(t, good, 1, body(stream(src))), "hold rank 0's, which is in cluster 0"},
 		{"other metadata", withCluster(t, good, 1, body(stream(other))), "its events' metadata is not the file's"},
-		{"version 3", fixChecksums(v3), "a cluster of no item, which version 3 does not allow"},
+		{"version 3", v3, "a cluster of no item"},
 		{"truncated events", withCluster(t, good, 1, body(stream(src)[:100])), "its events: "},
 	} {
 		_, err := Decode(c.b)
@@ -196,5 +204,52 @@ func TestEventsClusterErrors(t *testing.T) {
 	}
 	if !failed {
 		t.Error("a damaged chunk read without error")
+	}
+}
+
+// clusterBody returns the body of cluster block i of file b.
+func clusterBody(b []byte, i int) []byte {
+	off, end := clusterBlock(b, i)
+	return b[off+8 : end]
+}
+
+// TestCompressedItems: a cluster's items in the zstd form read as the
+// same trace; a frame that expands to more or fewer bytes than announced,
+// or an announcement beyond 64 times the frame, is refused.
+func TestCompressedItems(t *testing.T) {
+	src, tr := mixedBuilt(t)
+	loops, err := encode(tr, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := appendRanklist(nil, prsd.NewRanklist([]int32{0, 1, 2, 3}))
+	items := clusterBody(loops, 0)[len(rl):]
+	frame := zstdEncoder().EncodeAll(items, nil)
+	good := mustEncode(t, tr)
+	with := func(n int, frame []byte) []byte {
+		body := binary.AppendUvarint(append(bytes.Clone(rl), formZstd), uint64(n))
+		return withCluster(t, good, 0, append(body, frame...))
+	}
+	back, err := Decode(with(len(items), frame))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(src, back); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"fewer bytes", with(len(items)+1, frame), "the zstd frame of the items"},
+		{"more bytes", with(len(items)-1, frame), "more than the"},
+		{"beyond the ratio", with(maxZstdRatio*len(frame)+1, frame), "expected 1 to 64 times as many"},
+		{"not a frame", with(len(items), items), "the zstd frame of the items"},
+	} {
+		_, err := Decode(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "byte ") {
+			t.Errorf("%s: %v, want %q and a byte offset", c.name, err, c.want)
+		}
 	}
 }

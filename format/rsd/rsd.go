@@ -1,9 +1,11 @@
 // Package rsd reads and writes Kairos' compressed trace format, ".rsd":
 // a trace in ScalaTrace's compressed form (package prsd), each cluster of
 // ranks one structure of loops (RSDs, power-RSDs) whose calls carry
-// ranklists and their parameters per group of ranks. The file is read
-// whole (it is small: kilobytes for millions of events) and every rank is
-// read from it without expanding it. docs/rsd-format.md is the
+// ranklists and their parameters per group of ranks, zstd-compressed
+// where that is smaller, or, where the loops do not pay (a real program's
+// irregular calls), its events in a ktr stream. The file is read whole
+// (it is small: kilobytes for millions of events) and every rank is read
+// from it without expanding it. docs/rsd-format.md is the
 // specification, byte by byte; it is meant to be written as easily from C
 // (the PMPI tracer, after clustering its ranks) as from Go.
 package rsd
@@ -19,6 +21,9 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"kairos/format"
 	"kairos/format/ktr"
@@ -46,7 +51,8 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // Version is the format version this package writes. It reads every
 // version from 1: version 2 added the element form of vectors whose
 // elements are all equal (2), which version 1 files do not use; version 3
-// the end-points' XOR mode (prsd.Xor, 0x80).
+// the end-points' XOR mode (prsd.Xor, 0x80); version 4 a cluster's form:
+// its items, zstd-compressed or not, or its events in a ktr stream.
 const Version = 4
 
 // Limits a reader enforces, so that a short file cannot claim what would
@@ -110,43 +116,49 @@ func WriteTrace(path string, t *prsd.Trace) error {
 	})
 }
 
-// Encode returns the bytes of t's file. Each cluster is written as its
-// structure of loops or, where they take fewer bytes, as the events that
-// structure gives back, in a ktr stream (version 4): the irregular calls
-// of a real program fold into loops of two or three iterations, larger
-// and slower to read than the columns.
-// A file with no such cluster is written as version 3, which earlier
-// readers read.
-func Encode(t *prsd.Trace) ([]byte, error) { return encode(t, true) }
+// Encode returns the bytes of t's file, in version 4. Each cluster is
+// written as its structure of loops, zstd-compressed where that is
+// smaller (a noisy trace's levels and values), or, where they take fewer
+// bytes still, as the events of the trace t was built from, in a ktr
+// stream: the irregular calls of a real program fold into loops of two or
+// three iterations, larger and slower to read than the columns.
+func Encode(t *prsd.Trace) ([]byte, error) { return encode(t, 4) }
 
-// encode is Encode; unless asEvents, it writes every cluster that has a
-// structure as loops.
-func encode(t *prsd.Trace, asEvents bool) ([]byte, error) {
+// Forms of a cluster after its ranklist, version 4 (a byte).
+const (
+	formEvents = 0 // a ktr stream of its events, to the end of the block
+	formItems  = 1 // its items
+	formZstd   = 2 // uvarint n, then a zstd frame of its items' n bytes
+)
+
+// maxZstdRatio bounds how many times its size a cluster's zstd frame
+// expands to: writers compress no further, readers refuse more, so that a
+// file holds in memory at most that many times its size.
+const maxZstdRatio = 64
+
+// encode writes t in version (4, or 3 for the tests: every cluster its
+// items, as they are).
+func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 	cols := make([][]byte, len(t.Clusters))
 	sites := siteTable(t, cols)
-	version := uint16(3)
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
-		if cl.Events != nil {
-			c, err := columns(t, i, math.MaxInt)
-			if err != nil {
-				return nil, fmt.Errorf("cluster %d: %w", i, err)
-			}
-			cols[i], version = c, 4
+		if cl.Events == nil && version < 4 {
 			continue
 		}
-		if !asEvents {
-			continue
+		limit := math.MaxInt
+		if cl.Events == nil {
+			limit = len(pack(sites.appendItems(nil, cl.Items)))
+		} else if version < 4 {
+			return nil, fmt.Errorf("cluster %d: its events need version 4", i)
 		}
-		if c, err := columns(t, i, len(sites.appendItems(nil, cl.Items))); err == nil {
-			cols[i], version = c, 4
-		} else if !errors.Is(err, errCapped) {
+		c, err := columns(t, i, limit)
+		if err != nil && !errors.Is(err, errCapped) {
 			return nil, fmt.Errorf("cluster %d: %w", i, err)
 		}
+		cols[i] = c
 	}
-	if version == 4 {
-		sites = siteTable(t, cols)
-	}
+	sites = siteTable(t, cols)
 	b := append([]byte(nil), Magic...)
 	b = binary.LittleEndian.AppendUint16(b, version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
@@ -168,16 +180,49 @@ func encode(t *prsd.Trace, asEvents bool) ([]byte, error) {
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
 		body := appendRanklist(nil, cl.Ranks)
-		if cols[i] != nil {
-			body = append(body, 0) // no item: its events follow
-			body = append(body, cols[i]...)
-		} else {
+		switch {
+		case cols[i] != nil:
+			body = append(append(body, formEvents), cols[i]...)
+		case version < 4:
 			body = sites.appendItems(body, cl.Items)
+		default:
+			body = append(body, pack(sites.appendItems(nil, cl.Items))...)
 		}
 		b = appendBlock(b, body)
 	}
 	return b, nil
 }
+
+// pack returns a cluster's items in the smaller of their forms: as they
+// are, or zstd-compressed (within maxZstdRatio).
+func pack(items []byte) []byte {
+	z := zstdEncoder().EncodeAll(items, binary.AppendUvarint([]byte{formZstd}, uint64(len(items))))
+	if len(z) < 1+len(items) && len(items) <= maxZstdRatio*len(z) {
+		return z
+	}
+	return append([]byte{formItems}, items...)
+}
+
+// zstdEncoder is the encoder of the items, made once: its tables take
+// megabytes.
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return e
+})
+
+// zstdDecoders keeps decoders of the items, which a file's clusters
+// share.
+var zstdDecoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlock), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return d
+}}
 
 // columns returns cluster c's events in a ktr stream of every rank
 // (those of other clusters empty), or errCapped if that takes limit
@@ -478,10 +523,10 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		cl, err := decodeCluster(body, int(ranks), siteList, a)
+		cl, err := decodeCluster(body, version, int(ranks), siteList, a)
 		starts = append(starts, at+8+len(body)-len(cl.rest))
 		if err == nil && cl.Items == nil {
-			cl.Events, err = events(name, b, starts[i], cl.rest, version, metaBytes, int(ranks))
+			cl.Events, err = events(name, b, starts[i], cl.rest, metaBytes, int(ranks))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
@@ -569,33 +614,89 @@ type decoded struct {
 	rest []byte
 }
 
-func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (decoded, error) {
+func decodeCluster(body []byte, version uint16, ranks int, sites []uint64, a *arena) (decoded, error) {
 	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
 	cl := decoded{Cluster: prsd.Cluster{Ranks: d.ranklist()}}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
 	}
-	if d.Err == nil && d.Off < len(body) && body[d.Off] == 0 {
-		cl.rest = body[d.Off+1:]
+	if d.Err != nil || version < 4 {
+		return cl, d.clusterItems(&cl.Cluster)
+	}
+	switch form := d.Byte(); form {
+	case formEvents:
+		cl.rest = body[d.Off:]
+		return cl, d.Err
+	case formItems:
+		return cl, d.clusterItems(&cl.Cluster)
+	case formZstd:
+		items, err := unpack(d)
+		if err != nil {
+			return cl, err
+		}
+		z := &decoder{Reader: varint.Reader{B: items}, ranks: ranks, sites: sites, arena: a}
+		if err := z.clusterItems(&cl.Cluster); err != nil {
+			return cl, fmt.Errorf("its items, zstd-compressed from byte %d: %w", d.Off, err)
+		}
 		return cl, nil
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("form %d, expected %d (events), %d (items) or %d (zstd-compressed items)", form, formEvents, formItems, formZstd))
+		return cl, d.Err
+	}
+}
+
+// clusterItems reads a cluster's items, to the end of d.
+func (d *decoder) clusterItems(cl *prsd.Cluster) error {
+	if d.Err != nil {
+		return d.Err
 	}
 	cl.Items = d.items(0)
 	if d.Err == nil && len(cl.Items) == 0 {
 		d.Fail("a cluster of no item")
 	}
-	if d.Err == nil && d.Off != len(body) {
+	if d.Err == nil && d.Off != len(d.B) {
 		d.Fail("bytes after the cluster's items")
 	}
-	return cl, d.Err
+	return d.Err
+}
+
+// unpack returns the items of a cluster in the zstd form, which d is at:
+// their length, then the frame to the end of d.
+func unpack(d *decoder) ([]byte, error) {
+	n := d.Uvarint()
+	frame := d.B[min(d.Off, len(d.B)):]
+	if d.Err == nil && (n == 0 || n > maxZstdRatio*uint64(len(frame))) {
+		d.Fail(fmt.Sprintf("%d bytes of items in a zstd frame of %d, expected 1 to %d times as many", n, len(frame), maxZstdRatio))
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	// Streamed into n bytes: a frame that expands further is refused
+	// without taking more memory.
+	z := zstdDecoders.Get().(*zstd.Decoder)
+	defer zstdDecoders.Put(z)
+	items := make([]byte, n)
+	err := z.Reset(bytes.NewReader(frame))
+	if err == nil {
+		_, err = io.ReadFull(z, items)
+	}
+	if err == nil {
+		var more [1]byte
+		if k, _ := z.Read(more[:]); k > 0 {
+			err = fmt.Errorf("more than the %d bytes announced", n)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("byte %d: the zstd frame of the items: %w", d.Off, err)
+	}
+	return items, nil
 }
 
 // events opens the ktr stream of a cluster's events, at byte off of the
 // file b: version 4 keeps so the clusters that its loops do not compress.
 // The stream must have the file's metadata and ranks.
-func events(name string, b []byte, off int, stream []byte, version uint16, meta []byte, ranks int) (trace.Source, error) {
-	if version < 4 {
-		return nil, fmt.Errorf("byte %d: a cluster of no item, which version %d does not allow", off-1, version)
-	}
+func events(name string, b []byte, off int, stream []byte, meta []byte, ranks int) (trace.Source, error) {
 	if name == "" {
 		name = "the compressed trace"
 	}

@@ -79,7 +79,7 @@ func TestSizeFlat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := encode(tr, false)
+		b, err := encode(tr, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +315,7 @@ func TestVersion1File(t *testing.T) {
 	if err := prsd.Verify(src, tr); err != nil {
 		t.Error(err)
 	}
-	enc, err := encode(tr, false)
+	enc, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
