@@ -140,6 +140,7 @@ const maxZstdRatio = 64
 // items, as they are).
 func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 	cols := make([][]byte, len(t.Clusters))
+	packed := make([][]byte, len(t.Clusters)) // by the first site table
 	sites := siteTable(t, cols)
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
@@ -148,7 +149,8 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 		}
 		limit := math.MaxInt
 		if cl.Events == nil {
-			limit = len(pack(sites.appendItems(nil, cl.Items)))
+			packed[i] = pack(sites.appendItems(nil, cl.Items))
+			limit = len(packed[i])
 		} else if version < 4 {
 			return nil, fmt.Errorf("cluster %d: its events need version 4", i)
 		}
@@ -158,7 +160,12 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 		}
 		cols[i] = c
 	}
-	sites = siteTable(t, cols)
+	if first := sites; slices.ContainsFunc(cols, func(c []byte) bool { return c != nil }) {
+		// The sites of the clusters kept as events leave the table.
+		if sites = siteTable(t, cols); !slices.Equal(sites.list, first.list) {
+			clear(packed)
+		}
+	}
 	b := append([]byte(nil), Magic...)
 	b = binary.LittleEndian.AppendUint16(b, version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
@@ -185,6 +192,8 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 			body = append(append(body, formEvents), cols[i]...)
 		case version < 4:
 			body = sites.appendItems(body, cl.Items)
+		case packed[i] != nil:
+			body = append(body, packed[i]...)
 		default:
 			body = append(body, pack(sites.appendItems(nil, cl.Items))...)
 		}
