@@ -147,5 +147,9 @@ func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
 			return nil, err
 		}
 	}
-	return b.Trace()
+	t, err := b.Trace()
+	if t != nil {
+		t.origin = src
+	}
+	return t, err
 }

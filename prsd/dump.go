@@ -22,6 +22,9 @@ func (t *Trace) Dump(w io.Writer) error {
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
 		fmt.Fprintf(&b, "cluster %d %s\n", i, cl.Ranks)
+		if cl.Events != nil {
+			b.WriteString("  its events as they are, in columns\n")
+		}
 		t.dumpItems(&b, cl.Items, 1)
 	}
 	_, err := io.WriteString(w, b.String())

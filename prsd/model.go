@@ -36,8 +36,9 @@ type Trace struct {
 	Clusters []Cluster
 	Header
 
-	fam *Families
-	of  []int32 // cluster of each rank
+	fam    *Families
+	of     []int32      // cluster of each rank
+	origin trace.Source // the trace Build compressed, or nil
 }
 
 // Header is what a trace's structures refer to.
@@ -61,6 +62,12 @@ type Header struct {
 type Cluster struct {
 	Ranks Ranklist
 	Items []*Node
+	// Events, where not nil, are the cluster's events in place of Items:
+	// what its structure gives back, kept in columns (format/rsd keeps so
+	// a cluster whose loops take more bytes than its events: a real
+	// program's irregular calls). Its rank r is the trace's rank r; the
+	// ranks of other clusters have no events in it.
+	Events trace.Source
 
 	nodes int // nodes, numbered for the readers' choices
 	// cursors is the most cursors a rank's reader needs: for each node,
@@ -233,6 +240,9 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 				return nil, err
 			}
 		}
+		if cl.Events != nil && cl.Events.NumRanks() != ranks {
+			return nil, fmt.Errorf("%w: cluster %d has events for %d ranks, not %d", ErrCorrupt, c, cl.Events.NumRanks(), ranks)
+		}
 		cl.nodes, cl.cursors = 0, 0
 		numberSlots(cl.Items, cl, &budget)
 		indexGroups(cl.Items, ranks)
@@ -379,6 +389,10 @@ func (t *Trace) Meta() *trace.Meta { return &t.meta }
 // NumRanks returns the number of ranks.
 func (t *Trace) NumRanks() int { return t.ranks }
 
+// Origin returns the trace t was built from (by Build), or nil: its
+// events are each rank's own, timings exact, where t's are statistics.
+func (t *Trace) Origin() trace.Source { return t.origin }
+
 // ClusterOf returns the index of the cluster that holds rank r.
 func (t *Trace) ClusterOf(r int) int { return int(t.of[r]) }
 
@@ -391,12 +405,15 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= t.ranks {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, t.ranks)
 	}
+	cl := &t.Clusters[t.of[r]]
+	if cl.Events != nil {
+		return cl.Events.OpenRank(r)
+	}
 	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
-	ctx.sites = &siteTable{sites: t.Sites}
 	if err != nil {
 		return nil, err
 	}
-	cl := &t.Clusters[t.of[r]]
+	ctx.sites = &siteTable{sites: t.Sites}
 	rd := &reader{cl: cl, r: int32(r), ctx: ctx}
 	rd.stack = append(rd.stack, rframe{items: cl.Items})
 	return rd, nil

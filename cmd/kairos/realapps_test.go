@@ -251,6 +251,12 @@ var realApps = []realApp{
 			}
 		},
 		check: hpccKernelsApart},
+	// Two water molecules, two MD steps of PBE in Quickstep: ScaLAPACK,
+	// distributed FFTs, sub-communicators of every shape.
+	{name: "CP2K", prog: "cp2k.popt", pkg: "cp2k", np: 4, long: true, args: []string{"-i", "h2o-md.inp", "-o", "h2o-md.out"},
+		setup: func(t *testing.T, dir string) {
+			copyInput(t, tracertest.Testdata("h2o-md.inp"), dir)
+		}},
 }
 
 // hpccKernelsApart: HPCC's two RandomAccess kernels, its two longest

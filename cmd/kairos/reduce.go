@@ -15,6 +15,7 @@ import (
 	"kairos/cluster"
 	"kairos/format"
 	"kairos/format/rsd"
+	"kairos/internal/fileio"
 	"kairos/prsd"
 	"kairos/sim"
 	"kairos/trace"
@@ -119,6 +120,7 @@ ranks takes SMPI's model minutes, the analytic one seconds.`,
 
 // reduceJSON is the stable JSON form of a reduction.
 type reduceJSON struct {
+	encoded      []byte          // the reduction's file
 	Trace        string          `json:"trace"`
 	Method       string          `json:"method"`
 	Ranks        int             `json:"ranks"`
@@ -206,7 +208,7 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 		if err := checkReduction(of, reduced); err != nil {
 			return fmt.Errorf("%s: not written: %w", f.out, err)
 		}
-		if err := rsd.WriteTrace(f.out, reduced); err != nil {
+		if err := fileio.WriteFile(f.out, func(w io.Writer) error { _, err := w.Write(out.encoded); return err }); err != nil {
 			return naming("writing "+f.out, err)
 		}
 	}
@@ -257,9 +259,13 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	out := &reduceJSON{Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+	enc, err := rsd.Encode(reduced)
+	if err != nil {
+		return nil, nil, nil, naming(path, err)
+	}
+	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
-		Compressed: compressedJSON{Bytes: len(rsd.Encode(reduced)), TimeError: f.timeError}}
+		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),

@@ -1,9 +1,11 @@
 // Package rsd reads and writes Kairos' compressed trace format, ".rsd":
 // a trace in ScalaTrace's compressed form (package prsd), each cluster of
 // ranks one structure of loops (RSDs, power-RSDs) whose calls carry
-// ranklists and their parameters per group of ranks. The file is read
-// whole (it is small: kilobytes for millions of events) and every rank is
-// read from it without expanding it. docs/rsd-format.md is the
+// ranklists and their parameters per group of ranks, zstd-compressed
+// where that is smaller, or, where the loops do not pay (a real program's
+// irregular calls), its events in a ktr stream. The file is read whole
+// (it is small: kilobytes for millions of events) and every rank is read
+// from it without expanding it. docs/rsd-format.md is the
 // specification, byte by byte; it is meant to be written as easily from C
 // (the PMPI tracer, after clustering its ranks) as from Go.
 package rsd
@@ -11,6 +13,7 @@ package rsd
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -18,6 +21,9 @@ import (
 	"math/bits"
 	"os"
 	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 
 	"kairos/format"
 	"kairos/format/ktr"
@@ -45,8 +51,9 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // Version is the format version this package writes. It reads every
 // version from 1: version 2 added the element form of vectors whose
 // elements are all equal (2), which version 1 files do not use; version 3
-// the end-points' XOR mode (prsd.Xor, 0x80).
-const Version = 3
+// the end-points' XOR mode (prsd.Xor, 0x80); version 4 a cluster's form:
+// its items, zstd-compressed or not, or its events in a ktr stream.
+const Version = 4
 
 // Limits a reader enforces, so that a short file cannot claim what would
 // take unbounded memory.
@@ -80,7 +87,7 @@ func Open(path string) (*prsd.Trace, error) {
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, err := Decode(buf.Bytes())
+	t, err := decode(path, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -99,16 +106,76 @@ func Write(path string, src trace.Source) error {
 
 // WriteTrace writes t to path atomically.
 func WriteTrace(path string, t *prsd.Trace) error {
+	b, err := Encode(t)
+	if err != nil {
+		return err
+	}
 	return fileio.WriteFile(path, func(w io.Writer) error {
-		_, err := w.Write(Encode(t))
+		_, err := w.Write(b)
 		return err
 	})
 }
 
-// Encode returns the bytes of t's file.
-func Encode(t *prsd.Trace) []byte {
+// Encode returns the bytes of t's file, in version 4. Each cluster is
+// written as its structure of loops, zstd-compressed where that is
+// smaller (a noisy trace's levels and values), or, unless the loops take
+// less than half their bytes (loopsPay), as the events of the trace t was
+// built from, in a ktr stream: the irregular calls of a real program fold
+// into loops of two or three iterations, larger and slower to read than
+// the columns.
+func Encode(t *prsd.Trace) ([]byte, error) { return encode(t, 4) }
+
+// Forms of a cluster after its ranklist, version 4 (a byte).
+const (
+	formEvents = 0 // a ktr stream of its events, to the end of the block
+	formItems  = 1 // its items
+	formZstd   = 2 // uvarint n, then a zstd frame of its items' n bytes
+)
+
+// loopsPay is how many times fewer bytes than its events a cluster's
+// loops must take to be kept: a rank read from them walks a node a call
+// and holds every node in memory, at about half the columns' speed (a
+// real program's loops, CP2K's on 4 ranks, took 7% fewer bytes than its
+// events and replayed 1.7 times slower).
+const loopsPay = 2
+
+// maxZstdRatio bounds how many times its size a cluster's zstd frame
+// expands to: writers compress no further, readers refuse more, so that a
+// file holds in memory at most that many times its size.
+const maxZstdRatio = 64
+
+// encode writes t in version (4, or 3 for the tests: every cluster its
+// items, as they are).
+func encode(t *prsd.Trace, version uint16) ([]byte, error) {
+	cols := make([][]byte, len(t.Clusters))
+	packed := make([][]byte, len(t.Clusters)) // by the first site table
+	sites := siteTable(t, cols)
+	for i := range t.Clusters {
+		cl := &t.Clusters[i]
+		if cl.Events == nil && version < 4 {
+			continue
+		}
+		limit := math.MaxInt
+		if cl.Events == nil {
+			packed[i] = pack(sites.appendItems(nil, cl.Items))
+			limit = loopsPay * len(packed[i])
+		} else if version < 4 {
+			return nil, fmt.Errorf("cluster %d: its events need version 4", i)
+		}
+		c, err := columns(t, i, limit)
+		if err != nil && !errors.Is(err, errCapped) {
+			return nil, fmt.Errorf("cluster %d: %w", i, err)
+		}
+		cols[i] = c
+	}
+	if first := sites; slices.ContainsFunc(cols, func(c []byte) bool { return c != nil }) {
+		// The sites of the clusters kept as events leave the table.
+		if sites = siteTable(t, cols); !slices.Equal(sites.list, first.list) {
+			clear(packed)
+		}
+	}
 	b := append([]byte(nil), Magic...)
-	b = binary.LittleEndian.AppendUint16(b, Version)
+	b = binary.LittleEndian.AppendUint16(b, version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	b = appendBlock(b, ktr.AppendMeta(nil, t.Meta()))
@@ -119,7 +186,6 @@ func Encode(t *prsd.Trace) []byte {
 		head = binary.AppendUvarint(head, uint64(len(p)))
 		head = append(head, p...)
 	}
-	sites := siteTable(t)
 	head = binary.AppendUvarint(head, uint64(len(sites.list)))
 	for _, site := range sites.list {
 		head = binary.LittleEndian.AppendUint64(head, site)
@@ -129,10 +195,99 @@ func Encode(t *prsd.Trace) []byte {
 	for i := range t.Clusters {
 		cl := &t.Clusters[i]
 		body := appendRanklist(nil, cl.Ranks)
-		body = sites.appendItems(body, cl.Items)
+		switch {
+		case cols[i] != nil:
+			body = append(append(body, formEvents), cols[i]...)
+		case version < 4:
+			body = sites.appendItems(body, cl.Items)
+		case packed[i] != nil:
+			body = append(body, packed[i]...)
+		default:
+			body = append(body, pack(sites.appendItems(nil, cl.Items))...)
+		}
 		b = appendBlock(b, body)
 	}
-	return b
+	return b, nil
+}
+
+// pack returns a cluster's items in the smaller of their forms: as they
+// are, or zstd-compressed (within maxZstdRatio).
+func pack(items []byte) []byte {
+	z := zstdEncoder().EncodeAll(items, binary.AppendUvarint([]byte{formZstd}, uint64(len(items))))
+	if len(z) < 1+len(items) && len(items) <= maxZstdRatio*len(z) {
+		return z
+	}
+	return append([]byte{formItems}, items...)
+}
+
+// zstdEncoder is the encoder of the items, made once: its tables take
+// megabytes.
+var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return e
+})
+
+// zstdDecoders keeps decoders of the items, which a file's clusters
+// share.
+var zstdDecoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBlock), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		panic(err) // only for invalid options
+	}
+	return d
+}}
+
+// columns returns cluster c's events in a ktr stream of every rank
+// (those of other clusters empty), or errCapped if that takes limit
+// bytes or more: the events of the trace t was built from (each rank's
+// own, its timings exact), or those t gives back.
+func columns(t *prsd.Trace, c, limit int) ([]byte, error) {
+	src := t.Origin()
+	if src == nil {
+		src = t
+	}
+	w := &capped{limit: limit}
+	if err := ktr.Encode(w, clusterSource{t, src, c}, ktr.Options{}); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+// capped is a writer that fails once it holds limit bytes.
+type capped struct {
+	b     []byte
+	limit int
+}
+
+var errCapped = errors.New("larger than the loops")
+
+func (w *capped) Write(p []byte) (int, error) {
+	if len(p) >= w.limit-len(w.b) {
+		return 0, errCapped
+	}
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// clusterSource is src's ranks of t's cluster c, the others empty.
+type clusterSource struct {
+	t   *prsd.Trace
+	src trace.Source
+	c   int
+}
+
+func (s clusterSource) Meta() *trace.Meta { return s.t.Meta() }
+func (s clusterSource) NumRanks() int     { return s.t.NumRanks() }
+
+func (s clusterSource) OpenRank(r int) (trace.Reader, error) {
+	if s.t.ClusterOf(r) != s.c {
+		return new(trace.Rank).Reader(), nil
+	}
+	return s.src.OpenRank(r)
 }
 
 // sites numbers the call sites of a trace: those its CompSite fields
@@ -143,7 +298,9 @@ type sites struct {
 	index map[uint64]int
 }
 
-func siteTable(t *prsd.Trace) *sites {
+// siteTable numbers the sites of the clusters written as loops (those
+// with no columns).
+func siteTable(t *prsd.Trace, cols [][]byte) *sites {
 	s := &sites{list: slices.Clone(t.Sites), index: map[uint64]int{}}
 	for i, site := range s.list {
 		s.index[site] = i
@@ -161,7 +318,9 @@ func siteTable(t *prsd.Trace) *sites {
 		}
 	}
 	for i := range t.Clusters {
-		walk(t.Clusters[i].Items)
+		if cols[i] == nil {
+			walk(t.Clusters[i].Items)
+		}
 	}
 	return s
 }
@@ -311,12 +470,17 @@ func appendElems(b []byte, val *prsd.Value) []byte {
 
 // Decode reads a file's bytes. Errors name the byte offset in the file
 // and what was expected.
-func Decode(b []byte) (*prsd.Trace, error) {
+func Decode(b []byte) (*prsd.Trace, error) { return decode("", b) }
+
+// decode is Decode of the file named name, which the errors of the
+// clusters kept as events name when their ranks are read.
+func decode(name string, b []byte) (*prsd.Trace, error) {
 	if len(b) < 16 || !bytes.Equal(b[:8], Magic) {
 		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %q)", Magic)
 	}
-	if v := binary.LittleEndian.Uint16(b[8:]); v < 1 || v > Version {
-		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", v, Version)
+	version := binary.LittleEndian.Uint16(b[8:])
+	if version < 1 || version > Version {
+		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", version, Version)
 	}
 	if fl := binary.LittleEndian.Uint16(b[10:]); fl != 0 {
 		return nil, fmt.Errorf("byte 10: flags %#x, none is defined", fl)
@@ -329,6 +493,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	metaBytes := body
 	meta, err := ktr.ParseMeta(body)
 	if err != nil {
 		return nil, fmt.Errorf("metadata at byte %d: %w", off-len(body), err)
@@ -367,6 +532,7 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	}
 	first := off
 	clusters := make([]prsd.Cluster, 0, k)
+	starts := make([]int, 0, k) // of the clusters' events
 	a := new(arena)
 	for i := range int(k) {
 		at = off
@@ -374,11 +540,15 @@ func Decode(b []byte) (*prsd.Trace, error) {
 		if err != nil {
 			return nil, err
 		}
-		cl, err := decodeCluster(body, int(ranks), siteList, a)
+		cl, err := decodeCluster(body, version, int(ranks), siteList, a)
+		starts = append(starts, at+8+len(body)-len(cl.rest))
+		if err == nil && cl.Items == nil {
+			cl.Events, err = events(name, b, starts[i], cl.rest, metaBytes, int(ranks))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
-		clusters = append(clusters, cl)
+		clusters = append(clusters, cl.Cluster)
 	}
 	if off != len(b) {
 		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
@@ -386,6 +556,9 @@ func Decode(b []byte) (*prsd.Trace, error) {
 	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Plugins: plugins, Sites: siteList})
 	if err != nil {
 		return nil, fmt.Errorf("the clusters from byte %d: %w", first, err)
+	}
+	if err := othersEvents(t, starts); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -451,20 +624,124 @@ func (s *slab[T]) take(n int) []T {
 // one returns a pointer to a new zero T.
 func (s *slab[T]) one() *T { return &s.take(1)[:1][0] }
 
-func decodeCluster(body []byte, ranks int, sites []uint64, a *arena) (prsd.Cluster, error) {
+// decoded is a cluster block read: its structure, or (no items) rest,
+// the ktr stream of its events.
+type decoded struct {
+	prsd.Cluster
+	rest []byte
+}
+
+func decodeCluster(body []byte, version uint16, ranks int, sites []uint64, a *arena) (decoded, error) {
 	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
-	cl := prsd.Cluster{Ranks: d.ranklist()}
+	cl := decoded{Cluster: prsd.Cluster{Ranks: d.ranklist()}}
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
+	}
+	if d.Err != nil || version < 4 {
+		return cl, d.clusterItems(&cl.Cluster)
+	}
+	switch form := d.Byte(); form {
+	case formEvents:
+		cl.rest = body[d.Off:]
+		return cl, d.Err
+	case formItems:
+		return cl, d.clusterItems(&cl.Cluster)
+	case formZstd:
+		items, err := unpack(d)
+		if err != nil {
+			return cl, err
+		}
+		z := &decoder{Reader: varint.Reader{B: items}, ranks: ranks, sites: sites, arena: a}
+		if err := z.clusterItems(&cl.Cluster); err != nil {
+			return cl, fmt.Errorf("its items, zstd-compressed from byte %d: %w", d.Off, err)
+		}
+		return cl, nil
+	default:
+		d.Off--
+		d.Fail(fmt.Sprintf("form %d, expected %d (events), %d (items) or %d (zstd-compressed items)", form, formEvents, formItems, formZstd))
+		return cl, d.Err
+	}
+}
+
+// clusterItems reads a cluster's items, to the end of d.
+func (d *decoder) clusterItems(cl *prsd.Cluster) error {
+	if d.Err != nil {
+		return d.Err
 	}
 	cl.Items = d.items(0)
 	if d.Err == nil && len(cl.Items) == 0 {
 		d.Fail("a cluster of no item")
 	}
-	if d.Err == nil && d.Off != len(body) {
+	if d.Err == nil && d.Off != len(d.B) {
 		d.Fail("bytes after the cluster's items")
 	}
-	return cl, d.Err
+	return d.Err
+}
+
+// unpack returns the items of a cluster in the zstd form, which d is at:
+// their length, then the frame to the end of d.
+func unpack(d *decoder) ([]byte, error) {
+	n := d.Uvarint()
+	frame := d.B[min(d.Off, len(d.B)):]
+	if d.Err == nil && (n == 0 || n > maxZstdRatio*uint64(len(frame))) {
+		d.Fail(fmt.Sprintf("%d bytes of items in a zstd frame of %d, expected 1 to %d times as many", n, len(frame), maxZstdRatio))
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	// Streamed into n bytes: a frame that expands further is refused
+	// without taking more memory.
+	z := zstdDecoders.Get().(*zstd.Decoder)
+	defer zstdDecoders.Put(z)
+	items := make([]byte, n)
+	err := z.Reset(bytes.NewReader(frame))
+	if err == nil {
+		_, err = io.ReadFull(z, items)
+	}
+	if err == nil {
+		var more [1]byte
+		if k, _ := z.Read(more[:]); k > 0 {
+			err = fmt.Errorf("more than the %d bytes announced", n)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("byte %d: the zstd frame of the items: %w", d.Off, err)
+	}
+	return items, nil
+}
+
+// events opens the ktr stream of a cluster's events, at byte off of the
+// file b: version 4 keeps so the clusters that its loops do not compress.
+// The stream must have the file's metadata and ranks.
+func events(name string, b []byte, off int, stream []byte, meta []byte, ranks int) (trace.Source, error) {
+	if name == "" {
+		name = "the compressed trace"
+	}
+	src, err := ktr.OpenSection(name, bytes.NewReader(b), int64(off), int64(len(stream)))
+	if err != nil {
+		return nil, fmt.Errorf("its events: %w", err)
+	}
+	if !bytes.Equal(ktr.AppendMeta(nil, src.Meta()), meta) {
+		return nil, fmt.Errorf("byte %d: its events' metadata is not the file's", off)
+	}
+	if src.NumRanks() != ranks {
+		return nil, fmt.Errorf("byte %d: events for %d ranks, expected the trace's %d", off, src.NumRanks(), ranks)
+	}
+	return src, nil
+}
+
+// othersEvents reports a cluster whose events hold ranks of another,
+// naming the byte where the events start (at, of each cluster).
+func othersEvents(t *prsd.Trace, at []int) error {
+	for c := range t.Clusters {
+		ev, ok := t.Clusters[c].Events.(*ktr.Source)
+		for r := range t.NumRanks() {
+			if ok && t.ClusterOf(r) != c && ev.NumEvents(r) > 0 {
+				return fmt.Errorf("cluster %d's events at byte %d hold rank %d's, which is in cluster %d", c, at[c], r, t.ClusterOf(r))
+			}
+		}
+	}
+	return nil
 }
 
 // ranklist reads a ranklist whose sections nest (each dimension's stride

@@ -1,0 +1,255 @@
+package rsd
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"kairos/format/ktr"
+	"kairos/prsd"
+	"kairos/trace"
+)
+
+// mixed is an 8-rank trace: ranks 0-3 a ring of 300 identical steps,
+// which fold into one loop, and ranks 4-7 irregular calls (random kinds,
+// partners, sizes and timed gaps), which fold into nothing.
+func mixed() *trace.Trace {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t := trace.New(8, trace.NewMeta())
+	for r := range 4 {
+		for range 300 {
+			c := trace.NewEvent(trace.Compute)
+			c.Compute = 1e6
+			s := trace.NewEvent(trace.Send)
+			s.Partner, s.SendBytes = int32((r+1)%4), 4096
+			v := trace.NewEvent(trace.Recv)
+			v.Partner, v.RecvBytes = int32((r+3)%4), 4096
+			t.Ranks[r].Append(&c)
+			t.Ranks[r].Append(&s)
+			t.Ranks[r].Append(&v)
+		}
+	}
+	at := trace.Time(0)
+	for r := 4; r < 8; r++ {
+		for range 600 {
+			var e trace.Event
+			switch rng.IntN(3) {
+			case 0:
+				e = trace.NewEvent(trace.Send)
+				e.Partner, e.SendBytes = int32(4+rng.IntN(4)), int64(rng.IntN(1<<20))
+			case 1:
+				e = trace.NewEvent(trace.Recv)
+				e.Partner, e.RecvBytes, e.Tag = int32(4+rng.IntN(4)), int64(rng.IntN(1<<20)), int32(rng.IntN(9))
+			default:
+				e = trace.NewEvent(trace.Allreduce)
+				e.SendBytes = int64(8 << rng.IntN(6))
+			}
+			e.HasTime = true
+			e.Enter = at + trace.Time(rng.IntN(1e7))
+			e.Exit = e.Enter + trace.Time(rng.IntN(1e6))
+			at = e.Exit
+			t.Ranks[r].Append(&e)
+		}
+	}
+	return t
+}
+
+// mixedBuilt returns mixed() and its compressed form, the regular and
+// the irregular ranks two clusters.
+func mixedBuilt(t testing.TB) (*trace.Trace, *prsd.Trace) {
+	src := mixed()
+	tr, err := prsd.Build(src, [][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, tr
+}
+
+// TestEventsClusters: of a trace with a regular and an irregular
+// cluster, the irregular one is kept as its events (version 4), which
+// read back as the trace's own, times included; the regular one as
+// loops; the file encodes back to the same bytes.
+func TestEventsClusters(t *testing.T) {
+	src, tr := mixedBuilt(t)
+	b := mustEncode(t, tr)
+	if v := binary.LittleEndian.Uint16(b[8:]); v != 4 {
+		t.Fatalf("version %d, want 4", v)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Clusters[0].Events != nil || back.Clusters[1].Events == nil {
+		t.Fatalf("clusters kept as events: %v, %v; want the second only", back.Clusters[0].Events != nil, back.Clusters[1].Events != nil)
+	}
+	if err := prsd.Verify(src, back); err != nil {
+		t.Error(err)
+	}
+	for r := 4; r < 8; r++ {
+		a, _ := src.OpenRank(r)
+		c, err := back.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			okA, okC := a.Next(), c.Next()
+			if okA != okC {
+				t.Fatalf("rank %d: event %d present in one only", r, i)
+			}
+			if !okA {
+				break
+			}
+			if x, y := a.Event(), c.Event(); x.String() != y.String() || x.Enter != y.Enter || x.Exit != y.Exit {
+				t.Fatalf("rank %d event %d: %v (%d-%d), read back %v (%d-%d)", r, i, x, x.Enter, x.Exit, y, y.Enter, y.Exit)
+			}
+		}
+		if err := c.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again := mustEncode(t, back); !bytes.Equal(again, b) {
+		t.Errorf("the decoded file encodes to other bytes (%d, not %d)", len(again), len(b))
+	}
+	// Without the choice the file is all loops, larger, and version 3.
+	loops, err := encode(tr, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(loops[8:]); v != 3 || len(loops) <= len(b) {
+		t.Errorf("all loops: version %d, %d bytes against %d", v, len(loops), len(b))
+	}
+}
+
+// clusterBlock returns where cluster block i of file b starts and ends.
+func clusterBlock(b []byte, i int) (off, end int) {
+	off = 16
+	for k := 0; k < 2+i; k++ { // the metadata, the trace header, the clusters before
+		off += 8 + int(binary.LittleEndian.Uint32(b[off:]))
+	}
+	return off, off + 8 + int(binary.LittleEndian.Uint32(b[off:]))
+}
+
+// withCluster returns file b with cluster block i's body replaced.
+func withCluster(t *testing.T, b []byte, i int, body []byte) []byte {
+	t.Helper()
+	off, end := clusterBlock(b, i)
+	out := append(bytes.Clone(b[:off]), appendBlock(nil, body)...)
+	return append(out, b[end:]...)
+}
+
+// TestEventsClusterErrors: a cluster's events that hold another
+// cluster's ranks, or other metadata, or that a version 3 file has, are
+// refused with the byte offset; a damaged chunk of them is reported when
+// its rank is read, naming the file's byte.
+func TestEventsClusterErrors(t *testing.T) {
+	src, tr := mixedBuilt(t)
+	good := mustEncode(t, tr)
+	stream := func(s trace.Source) []byte {
+		var w bytes.Buffer
+		if err := ktr.Encode(&w, s, ktr.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return w.Bytes()
+	}
+	body := func(events []byte) []byte {
+		return append(append(appendRanklist(nil, prsd.NewRanklist([]int32{4, 5, 6, 7})), 0), events...)
+	}
+	other := mixed()
+	other.Meta().Attrs["program"] = "another"
+	loops, err := encode(tr, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := withCluster(t, loops, 1, body(stream(clusterSource{tr, src, 1})))
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"every rank's events", withCluster(t, good, 1, body(stream(src))), "hold rank 0's, which is in cluster 0"},
+		{"other metadata", withCluster(t, good, 1, body(stream(other))), "its events' metadata is not the file's"},
+		{"version 3", v3, "a cluster of no item"},
+		{"truncated events", withCluster(t, good, 1, body(stream(src)[:100])), "its events: "},
+	} {
+		_, err := Decode(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "byte ") {
+			t.Errorf("%s: %v, want %q and a byte offset", c.name, err, c.want)
+		}
+	}
+	// A flipped byte inside a chunk's payload: found when rank 4 is read.
+	ev := stream(clusterSource{tr, src, 1})
+	at := bytes.Index(good, ev)
+	if at < 0 {
+		t.Fatal("the cluster's events are not in the file")
+	}
+	bad := bytes.Clone(good)
+	bad[at+len(ev)/2] ^= 0x40
+	back, err := Decode(fixChecksums(bad))
+	if err != nil {
+		t.Fatalf("the damage is in a chunk, read with its rank: %v", err)
+	}
+	failed := false
+	for r := 4; r < 8 && !failed; r++ {
+		rd, _ := back.OpenRank(r)
+		for rd.Next() {
+		}
+		if err := rd.Err(); err != nil {
+			failed = true
+			if !strings.Contains(err.Error(), "the compressed trace: byte ") {
+				t.Errorf("rank %d: %v, want the file's byte offset", r, err)
+			}
+		}
+	}
+	if !failed {
+		t.Error("a damaged chunk read without error")
+	}
+}
+
+// clusterBody returns the body of cluster block i of file b.
+func clusterBody(b []byte, i int) []byte {
+	off, end := clusterBlock(b, i)
+	return b[off+8 : end]
+}
+
+// TestCompressedItems: a cluster's items in the zstd form read as the
+// same trace; a frame that expands to more or fewer bytes than announced,
+// or an announcement beyond 64 times the frame, is refused.
+func TestCompressedItems(t *testing.T) {
+	src, tr := mixedBuilt(t)
+	loops, err := encode(tr, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := appendRanklist(nil, prsd.NewRanklist([]int32{0, 1, 2, 3}))
+	items := clusterBody(loops, 0)[len(rl):]
+	frame := zstdEncoder().EncodeAll(items, nil)
+	good := mustEncode(t, tr)
+	with := func(n int, frame []byte) []byte {
+		body := binary.AppendUvarint(append(bytes.Clone(rl), formZstd), uint64(n))
+		return withCluster(t, good, 0, append(body, frame...))
+	}
+	back, err := Decode(with(len(items), frame))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prsd.Verify(src, back); err != nil {
+		t.Error(err)
+	}
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"fewer bytes", with(len(items)+1, frame), "the zstd frame of the items"},
+		{"more bytes", with(len(items)-1, frame), "more than the"},
+		{"beyond the ratio", with(maxZstdRatio*len(frame)+1, frame), "expected 1 to 64 times as many"},
+		{"not a frame", with(len(items), items), "the zstd frame of the items"},
+	} {
+		_, err := Decode(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "byte ") {
+			t.Errorf("%s: %v, want %q and a byte offset", c.name, err, c.want)
+		}
+	}
+}
