@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"kairos/internal/varint"
 )
@@ -63,6 +64,14 @@ type CodecState struct {
 
 // Skim makes the decoder leave the fields of s unset (a decoder only).
 func (st *CodecState) Skim(s Skip) { st.skip = s }
+
+// Restart makes a decoder's st start a new stream, as its zero value
+// would, but keeps its Skim and the buffers it has grown, for a reader of
+// many streams (a .ktr file's chunks).
+func (st *CodecState) Restart() {
+	*st = CodecState{skip: st.skip, sites: st.sites[:0], sendCounts: st.sendCounts[:0],
+		recvCounts: st.recvCounts[:0], requests: st.requests[:0]}
+}
 
 // AppendEvent appends the encoding of e to dst and returns the extended
 // slice.
@@ -159,19 +168,20 @@ func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
 	return binary.LittleEndian.AppendUint64(dst, c)
 }
 
-func (st *CodecState) decodeCallSite(d *varint.Reader) uint64 {
-	k := d.Uvarint()
-	switch {
+// decodeCallSite reads a call-site as appendCallSite writes it.
+func (st *CodecState) decodeCallSite(f *varint.Fast) uint64 {
+	at := f.Off
+	switch k := f.Uvarint(); {
 	case k == 0:
-		c := d.Fixed64()
-		if d.Err == nil && len(st.sites) < maxSites {
+		c := f.Fixed64()
+		if !f.Failed() && len(st.sites) < maxSites {
 			st.sites = append(st.sites, c)
 		}
 		st.callSite = c
 	case k <= uint64(len(st.sites)):
 		st.callSite = st.sites[k-1]
 	default:
-		d.Fail("call-site index out of range")
+		f.Fail(at, "call-site index out of range")
 	}
 	return st.callSite
 }
@@ -224,103 +234,130 @@ var ErrCorrupt = errors.New("corrupt event encoding")
 
 // DecodeEvent decodes one event from src into e and returns the number of
 // bytes it took. e's slices alias buffers in st, valid until the next
-// call with st.
+// call with st. It is the hottest code of every reader of the codec (the
+// in-memory trace, .ktr files): its reads are inlined (varint.Fast) and
+// it checks for a malformed value once, at the end.
 func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
-	d := varint.Reader{B: src}
-	e.Reset()
-	k := Kind(d.Byte())
-	mask := d.Uvarint()
-	if d.Err != nil {
-		return 0, corrupt(d.Err)
-	}
-	if !k.Valid() {
+	f := varint.Fast{B: src}
+	k := Kind(f.Byte())
+	mask := f.Uvarint()
+	switch {
+	case f.Failed():
+		return 0, corrupt(f.Err())
+	case !k.Valid():
 		return 0, fmt.Errorf("%w: unknown kind %d", ErrCorrupt, k)
-	}
-	if mask&^fAll != 0 {
+	case mask&^fAll != 0:
 		return 0, fmt.Errorf("%w: unknown field mask %#x", ErrCorrupt, mask)
 	}
+	e.Reset()
 	e.Kind = k
 	e.CallSite, e.Region = st.callSite, st.region
 	if mask&fPartner != 0 {
-		e.Partner = d.Int32()
+		e.Partner = int32Field(&f)
 	}
 	if mask&fTag != 0 {
-		e.Tag = d.Int32()
+		e.Tag = int32Field(&f)
 	}
 	if mask&fComm != 0 {
-		e.Comm = d.Uint32()
+		e.Comm = uint32Field(&f)
 	}
 	if mask&fSendBytes != 0 {
-		e.SendBytes = d.Varint()
+		e.SendBytes = varint.Zigzag(f.Uvarint())
 	}
 	if mask&fRecvBytes != 0 {
-		e.RecvBytes = d.Varint()
+		e.RecvBytes = varint.Zigzag(f.Uvarint())
 	}
 	if mask&fRequest != 0 {
-		if st.skip&SkipRequests != 0 {
-			d.Skip()
-		} else {
-			e.Request = st.lastReq + uint64(d.Varint())
+		d := varint.Zigzag(f.Uvarint())
+		if st.skip&SkipRequests == 0 {
+			e.Request = st.lastReq + uint64(d)
 			st.lastReq = e.Request
 		}
 	}
 	if mask&fComputeInt != 0 {
-		e.Compute = float64(d.Uvarint())
+		e.Compute = float64(f.Uvarint())
 	}
 	if mask&fComputeRaw != 0 {
-		e.Compute = math.Float64frombits(d.Fixed64())
+		e.Compute = math.Float64frombits(f.Fixed64())
 	}
 	if mask&fTime != 0 {
 		e.HasTime = true
-		e.Enter = st.lastExit + Time(d.Varint())
-		e.Exit = e.Enter + Time(d.Varint())
+		e.Enter = st.lastExit + Time(varint.Zigzag(f.Uvarint()))
+		e.Exit = e.Enter + Time(varint.Zigzag(f.Uvarint()))
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		e.CallSite = st.decodeCallSite(&d)
+		e.CallSite = st.decodeCallSite(&f)
 	}
 	if mask&fRegion != 0 {
-		e.Region = d.Uint32()
+		e.Region = uint32Field(&f)
 		st.region = e.Region
 	}
 	if mask&fTypes != 0 {
-		e.SendType, e.RecvType = Datatype(d.Byte()), Datatype(d.Byte())
+		e.SendType, e.RecvType = Datatype(f.Byte()), Datatype(f.Byte())
 	}
+	if mask&(fSendCounts|fRecvCounts|fRequests) != 0 {
+		st.decodeVectors(&f, e, mask)
+	}
+	if mask&fSource != 0 {
+		e.Source = int32Field(&f)
+	}
+	if mask&fNewComm != 0 {
+		e.NewComm = uint32Field(&f)
+	}
+	if mask&fOp != 0 {
+		at := f.Off
+		if e.Op = Op(f.Byte()); !e.Op.Valid() {
+			f.Fail(at, "unknown reduction operation "+e.Op.String())
+		}
+	}
+	if mask&fHandle != 0 {
+		e.Handle = uint32Field(&f)
+	}
+	if f.Failed() {
+		return 0, corrupt(f.Err())
+	}
+	return f.Off, nil
+}
+
+// int32Field reads a signed varint that must fit 32 bits.
+func int32Field(f *varint.Fast) int32 {
+	at := f.Off
+	v := varint.Zigzag(f.Uvarint())
+	if int64(int32(v)) != v {
+		f.Fail(at, "value "+strconv.FormatInt(v, 10)+" does not fit 32 bits")
+	}
+	return int32(v)
+}
+
+// uint32Field reads an unsigned varint that must fit 32 bits.
+func uint32Field(f *varint.Fast) uint32 {
+	at := f.Off
+	v := f.Uvarint()
+	if v > math.MaxUint32 {
+		f.Fail(at, "value "+strconv.FormatUint(v, 10)+" does not fit 32 bits")
+	}
+	return uint32(v)
+}
+
+// decodeVectors reads the count and request vectors mask names.
+func (st *CodecState) decodeVectors(f *varint.Fast, e *Event, mask uint64) {
 	if mask&fSendCounts != 0 {
-		st.sendCounts = readInts(&d, st.sendCounts)
+		st.sendCounts = readInts(f, st.sendCounts)
 		e.SendCounts = st.sendCounts
 	}
 	if mask&fRecvCounts != 0 {
-		st.recvCounts = readInts(&d, st.recvCounts)
+		st.recvCounts = readInts(f, st.recvCounts)
 		e.RecvCounts = st.recvCounts
 	}
 	if mask&fRequests != 0 {
 		if st.skip&SkipRequests != 0 {
-			skipVarints(&d)
+			skipVarints(f)
 		} else {
-			st.requests = readUints(&d, st.requests)
+			st.requests = readUints(f, st.requests)
 			e.Requests = st.requests
 		}
 	}
-	if mask&fSource != 0 {
-		e.Source = d.Int32()
-	}
-	if mask&fNewComm != 0 {
-		e.NewComm = d.Uint32()
-	}
-	if mask&fOp != 0 {
-		if e.Op = Op(d.Byte()); !e.Op.Valid() && d.Err == nil {
-			d.Off--
-			d.Fail("unknown reduction operation " + e.Op.String())
-		}
-	}
-	if mask&fHandle != 0 {
-		e.Handle = d.Uint32()
-	}
-	if d.Err != nil {
-		return 0, corrupt(d.Err)
-	}
-	return d.Off, nil
 }
 
 // corrupt wraps a varint reader's error as ErrCorrupt.
@@ -331,11 +368,11 @@ func corrupt(err error) error {
 	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
 
-func readInts(d *varint.Reader, buf []int64) []int64 {
-	n := d.Count(1, maxCounts)
+func readInts(f *varint.Fast, buf []int64) []int64 {
+	n := f.Count(1, maxCounts)
 	buf = buf[:0]
-	for i := 0; i < n && d.Err == nil; i++ {
-		buf = append(buf, d.Varint())
+	for i := 0; i < n && !f.Failed(); i++ {
+		buf = append(buf, varint.Zigzag(f.Uvarint()))
 	}
 	if buf == nil {
 		buf = []int64{}
@@ -344,18 +381,18 @@ func readInts(d *varint.Reader, buf []int64) []int64 {
 }
 
 // skipVarints passes over a vector readUints would read.
-func skipVarints(d *varint.Reader) {
-	n := d.Count(1, maxCounts)
-	for i := 0; i < n && d.Err == nil; i++ {
-		d.Skip()
+func skipVarints(f *varint.Fast) {
+	n := f.Count(1, maxCounts)
+	for i := 0; i < n && !f.Failed(); i++ {
+		f.Uvarint()
 	}
 }
 
-func readUints(d *varint.Reader, buf []uint64) []uint64 {
-	n := d.Count(1, maxCounts)
+func readUints(f *varint.Fast, buf []uint64) []uint64 {
+	n := f.Count(1, maxCounts)
 	buf = buf[:0]
-	for i := 0; i < n && d.Err == nil; i++ {
-		buf = append(buf, d.Uvarint())
+	for i := 0; i < n && !f.Failed(); i++ {
+		buf = append(buf, f.Uvarint())
 	}
 	if buf == nil {
 		buf = []uint64{}

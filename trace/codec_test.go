@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -206,5 +207,39 @@ func TestCodecSkimRequests(t *testing.T) {
 	}
 	if rd.Err() != nil || i != len(in) {
 		t.Fatalf("decoded %d of %d events, err %v", i, len(in), rd.Err())
+	}
+}
+
+// TestDecodeEventErrors: a malformed event is refused with what was wrong
+// and the byte of the event where it was.
+func TestDecodeEventErrors(t *testing.T) {
+	varintOf := func(v int64) []byte { return binary.AppendVarint(nil, v) }
+	uvarintOf := func(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	send := []byte{byte(Send)}
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"empty", nil, "byte 0: truncated"},
+		{"no mask", send, "byte 1: truncated"},
+		{"truncated partner", cat(send, uvarintOf(fPartner), []byte{0x80}), "byte 2: truncated"},
+		{"overlong tag", cat(send, uvarintOf(fTag), bytes.Repeat([]byte{0xff}, 10), []byte{1}), "byte 2: truncated, or an overlong varint"},
+		{"wide partner", cat(send, uvarintOf(fPartner), varintOf(1<<40)), "byte 2: value 1099511627776 does not fit 32 bits"},
+		{"wide comm", cat(send, uvarintOf(fTag|fComm), varintOf(3), uvarintOf(1<<33)), "byte 3: value 8589934592 does not fit 32 bits"},
+		{"call-site index", cat(send, uvarintOf(fCallSite), uvarintOf(2)), "byte 3: call-site index out of range"},
+		{"operation", cat([]byte{byte(Allreduce)}, uvarintOf(fOp), []byte{200}), "byte 4: unknown reduction operation"},
+		{"count", cat([]byte{byte(Waitall)}, uvarintOf(fRequests), uvarintOf(5), []byte{1}), "byte 4: count 5 exceeds"},
+		{"short raw compute", cat([]byte{byte(Compute)}, uvarintOf(fComputeRaw), []byte{1, 2}), "byte 3: truncated"},
+		{"kind", []byte{0, 0}, "unknown kind 0"},
+		{"mask", cat(send, uvarintOf(1<<30)), "unknown field mask"},
+	}
+	for _, tc := range tests {
+		var e Event
+		_, err := DecodeEvent(tc.in, &e, &CodecState{})
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrCorrupt saying %q", tc.name, err, tc.want)
+		}
 	}
 }

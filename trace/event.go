@@ -106,7 +106,7 @@ const (
 // form). It costs a few comparisons for the common events, so that
 // binary readers can check every event.
 func (e *Event) Absurd() string {
-	if e.Compute == 0 && e.SendBytes >= 0 && e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil {
+	if c := e.Compute; c >= 0 && (c <= MaxSleep || c <= MaxFlops && e.Kind != Sleep) && e.SendBytes >= 0 && e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil {
 		return ""
 	}
 	return e.absurd()

@@ -137,16 +137,17 @@ const (
 
 // pack sets p to e packed and reports true, or reports false if e has
 // fields a packed event does not hold: it holds one amount (bytes on one
-// side, with that side's datatype, or flops) or a wait's source, and a
-// request id below 2^32. The point-to-point calls, computations and waits
-// of SimGrid's traces (whose lines give a datatype) all pack. It sets p's
+// side, with that side's datatype, or flops) or a wait's source, a
+// request id below 2^32 and no reduction operation. The point-to-point
+// calls, computations and waits of SimGrid's traces (whose lines give a
+// datatype) all pack. It sets p's
 // fields one by one, in place: a packedEvent built and returned was
 // copied with loads that waited on its narrow stores (a store-forwarding
 // stall), a tenth of the read-ahead's time.
 func pack(e *Event, p *packedEvent) bool {
 	if e.Comm != WorldComm || e.NewComm != 0 || e.Handle != 0 || e.SendCounts != nil || e.RecvCounts != nil ||
 		e.Requests != nil || e.HasTime || e.Enter != 0 || e.Exit != 0 || e.CallSite != 0 || e.Region != 0 ||
-		e.Request > math.MaxUint32 {
+		e.Request > math.MaxUint32 || e.Op != OpNone {
 		return false
 	}
 	onlyOne := e.SendType == DefaultType && e.RecvType == DefaultType && e.SendBytes == 0 && e.RecvBytes == 0

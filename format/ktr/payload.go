@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"kairos/internal/varint"
 	"kairos/trace"
@@ -153,7 +154,9 @@ func gcd(a, b uint64) uint64 {
 
 // appendTransposed appends the byte-transposition of a column of 8-byte
 // values: the values' first bytes, then their second bytes, and so on.
-// Each value is read once and its bytes go to eight sequential streams.
+// It takes eight values at a time, an 8 x 8 byte matrix transposed in
+// registers (transpose8) whose rows go to the eight streams; the rest one
+// by one.
 func appendTransposed(dst, col []byte) []byte {
 	n := len(col) / 8
 	base := len(dst)
@@ -161,8 +164,23 @@ func appendTransposed(dst, col []byte) []byte {
 	out := dst[base:]
 	d0, d1, d2, d3 := out[0*n:1*n], out[1*n:2*n], out[2*n:3*n], out[3*n:4*n]
 	d4, d5, d6, d7 := out[4*n:5*n], out[5*n:6*n], out[6*n:7*n], out[7*n:8*n]
-	for i := range d0 {
-		v := binary.LittleEndian.Uint64(col[8*i:])
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		c := col[8*i : 8*i+64]
+		m0, m1, m2, m3, m4, m5, m6, m7 := transpose8(le.Uint64(c[0:]), le.Uint64(c[8:]), le.Uint64(c[16:]), le.Uint64(c[24:]),
+			le.Uint64(c[32:]), le.Uint64(c[40:]), le.Uint64(c[48:]), le.Uint64(c[56:]))
+		le.PutUint64(d0[i:], m0)
+		le.PutUint64(d1[i:], m1)
+		le.PutUint64(d2[i:], m2)
+		le.PutUint64(d3[i:], m3)
+		le.PutUint64(d4[i:], m4)
+		le.PutUint64(d5[i:], m5)
+		le.PutUint64(d6[i:], m6)
+		le.PutUint64(d7[i:], m7)
+	}
+	for ; i < n; i++ {
+		v := le.Uint64(col[8*i:])
 		d0[i], d1[i], d2[i], d3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 		d4[i], d5[i], d6[i], d7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 	}
@@ -170,32 +188,104 @@ func appendTransposed(dst, col []byte) []byte {
 }
 
 // untranspose writes into dst (len(src) bytes) the 8-byte values whose
-// byte-transposition is src, reading the eight streams in step and
-// storing each value whole.
+// byte-transposition is src. It takes eight values at a time: a word of
+// each of the eight streams, an 8 x 8 byte matrix transposed in registers
+// (transpose8) and stored as the eight values; the rest one by one.
 func untranspose(dst, src []byte) {
 	n := len(src) / 8
 	s0, s1, s2, s3 := src[0*n:1*n], src[1*n:2*n], src[2*n:3*n], src[3*n:4*n]
 	s4, s5, s6, s7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
 	dst = dst[:8*n]
-	for i := range s0 {
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		m0, m1, m2, m3, m4, m5, m6, m7 := transpose8(le.Uint64(s0[i:]), le.Uint64(s1[i:]), le.Uint64(s2[i:]), le.Uint64(s3[i:]),
+			le.Uint64(s4[i:]), le.Uint64(s5[i:]), le.Uint64(s6[i:]), le.Uint64(s7[i:]))
+		d := dst[8*i : 8*i+64]
+		le.PutUint64(d[0:], m0)
+		le.PutUint64(d[8:], m1)
+		le.PutUint64(d[16:], m2)
+		le.PutUint64(d[24:], m3)
+		le.PutUint64(d[32:], m4)
+		le.PutUint64(d[40:], m5)
+		le.PutUint64(d[48:], m6)
+		le.PutUint64(d[56:], m7)
+	}
+	for ; i < n; i++ {
 		v := uint64(s0[i]) | uint64(s1[i])<<8 | uint64(s2[i])<<16 | uint64(s3[i])<<24 |
 			uint64(s4[i])<<32 | uint64(s5[i])<<40 | uint64(s6[i])<<48 | uint64(s7[i])<<56
-		binary.LittleEndian.PutUint64(dst[8*i:], v)
+		le.PutUint64(dst[8*i:], v)
 	}
 }
 
-// payloadReader decodes the events of one chunk's payload.
+// scratch holds buffers a reader needs only for a moment, so that a
+// replay, which holds a reader of every rank at once, does not hold them
+// for every rank.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// borrow returns a scratch buffer of n bytes, and what to give back to
+// scratch when done.
+func borrow(n int) (*[]byte, []byte) {
+	sp := scratch.Get().(*[]byte)
+	if cap(*sp) < n {
+		*sp = make([]byte, n)
+	}
+	return sp, (*sp)[:n]
+}
+
+// untransposeInPlace untransposes the columns of b, the first of n bytes
+// and the second after it, where they are, through a scratch buffer: so
+// that a reader keeps no buffer of its own for them, a replay of many
+// ranks having every rank's chunk in memory at once.
+func untransposeInPlace(b []byte, n int) {
+	sp, s := borrow(len(b))
+	untranspose(s[:n], b[:n])
+	untranspose(s[n:], b[n:])
+	copy(b, s)
+	scratch.Put(sp)
+}
+
+// transpose8 transposes the 8 x 8 byte matrix whose rows are m0 to m7 and
+// whose columns are their bytes, from the least significant: it swaps the
+// off-diagonal 4 x 4 blocks, then the 2 x 2 blocks within the four
+// blocks, then the bytes within the sixteen (swapBlocks).
+func transpose8(m0, m1, m2, m3, m4, m5, m6, m7 uint64) (uint64, uint64, uint64, uint64, uint64, uint64, uint64, uint64) {
+	m0, m4 = swapBlocks(m0, m4, 32, 0x00000000ffffffff)
+	m1, m5 = swapBlocks(m1, m5, 32, 0x00000000ffffffff)
+	m2, m6 = swapBlocks(m2, m6, 32, 0x00000000ffffffff)
+	m3, m7 = swapBlocks(m3, m7, 32, 0x00000000ffffffff)
+	m0, m2 = swapBlocks(m0, m2, 16, 0x0000ffff0000ffff)
+	m1, m3 = swapBlocks(m1, m3, 16, 0x0000ffff0000ffff)
+	m4, m6 = swapBlocks(m4, m6, 16, 0x0000ffff0000ffff)
+	m5, m7 = swapBlocks(m5, m7, 16, 0x0000ffff0000ffff)
+	m0, m1 = swapBlocks(m0, m1, 8, 0x00ff00ff00ff00ff)
+	m2, m3 = swapBlocks(m2, m3, 8, 0x00ff00ff00ff00ff)
+	m4, m5 = swapBlocks(m4, m5, 8, 0x00ff00ff00ff00ff)
+	m6, m7 = swapBlocks(m6, m7, 8, 0x00ff00ff00ff00ff)
+	return m0, m1, m2, m3, m4, m5, m6, m7
+}
+
+// swapBlocks swaps the high w-bit block of each 2w-bit lane of a (lo
+// masks the low blocks) with the low block of the same lane of b.
+func swapBlocks(a, b uint64, w uint, lo uint64) (uint64, uint64) {
+	return a&lo | (b&lo)<<w, a>>w&lo | b&^lo
+}
+
+// payloadReader decodes the events of one chunk's payload. Its fields
+// are in the order the decoding of an event reads them: a replay reads an
+// event of each rank in turn, and each rank's reader is out of the cache
+// by its next event.
 type payloadReader struct {
-	structure, requests []byte
-	compute, times      []byte // untransposed
-	col                 []byte // backing store of compute and times
-	soff, coff, toff    int
-	roff                int
-	st                  trace.CodecState
-	lastExit            trace.Time
-	lastReq             uint64
-	unit                trace.Time // what the time column's values count
-	skip                trace.Skip // fields left unset (their columns unread)
+	structure      []byte
+	soff           int
+	st             trace.CodecState
+	compute, times []byte // untransposed
+	coff, toff     int
+	lastExit       trace.Time
+	unit           trace.Time // what the time column's values count
+	requests       varint.Fast
+	lastReq        uint64
+	skip           trace.Skip // fields left unset (their columns unread)
 }
 
 // reset starts decoding payload p.
@@ -214,16 +304,13 @@ func (r *payloadReader) reset(p []byte) error {
 	}
 	p = p[d.Off:]
 	r.structure, p = p[:ns], p[ns:]
-	if cap(r.col) < int(nc+nt) {
-		r.col = make([]byte, nc+nt)
-	}
-	r.compute, r.times = r.col[:nc], r.col[nc:nc+nt]
-	untranspose(r.compute, p[:nc])
-	untranspose(r.times, p[nc:nc+nt])
-	r.requests = p[nc+nt:]
-	r.soff, r.coff, r.toff, r.roff = 0, 0, 0, 0
-	r.st, r.lastExit, r.lastReq, r.unit = trace.CodecState{}, 0, 0, trace.Time(unit)
+	r.compute, r.times = p[:nc], p[nc:nc+nt]
+	untransposeInPlace(p[:nc+nt], int(nc))
+	r.requests = varint.Fast{B: p[nc+nt:]}
+	r.soff, r.coff, r.toff = 0, 0, 0
+	r.st.Restart()
 	r.st.Skim(r.skip)
+	r.lastExit, r.lastReq, r.unit = 0, 0, trace.Time(unit)
 	return nil
 }
 
@@ -288,11 +375,11 @@ func (r *payloadReader) fixed(col []byte, off *int) (uint64, bool) {
 }
 
 func (r *payloadReader) request() (uint64, error) {
-	d, n := binary.Varint(r.requests[r.roff:])
-	if n <= 0 {
-		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.roff)
+	at := r.requests.Off
+	d := varint.Zigzag(r.requests.Uvarint())
+	if r.requests.Failed() {
+		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, at)
 	}
-	r.roff += n
 	r.lastReq += uint64(d)
 	return r.lastReq, nil
 }
@@ -301,11 +388,11 @@ func (r *payloadReader) request() (uint64, error) {
 // the requests', unread when skipped).
 func (r *payloadReader) finish() error {
 	if r.skip&trace.SkipRequests != 0 {
-		r.roff = len(r.requests)
+		r.requests.Off = len(r.requests.B)
 	}
-	if r.coff != len(r.compute) || r.toff != len(r.times) || r.roff != len(r.requests) {
+	if r.coff != len(r.compute) || r.toff != len(r.times) || r.requests.Off != len(r.requests.B) {
 		return fmt.Errorf("%d compute, %d time and %d request bytes left over after the last event",
-			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests)-r.roff)
+			len(r.compute)-r.coff, len(r.times)-r.toff, len(r.requests.B)-r.requests.Off)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ktr
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -35,6 +37,16 @@ type Source struct {
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
+	// firstRead holds the file's first chunk, read and decompressed for the
+	// dictionary, until its rank's reader takes it, so that the chunk is
+	// decompressed once (a trace of few ranks has few chunks).
+	firstRead atomic.Pointer[firstChunk]
+}
+
+// firstChunk is a file's first chunk, decompressed, and its rank.
+type firstChunk struct {
+	rank int
+	dec  *chunkDecoder
 }
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
@@ -294,15 +306,17 @@ func (s *Source) loadDict() {
 		if s.NumChunks(r) == 0 {
 			continue
 		}
-		var cr chunkReader
+		cd := new(chunkDecoder)
 		dec := plainDecoders.Get().(*zstd.Decoder)
-		err := cr.read(s, r, 0, dec)
+		err := cd.cr.read(s, r, 0, dec)
 		plainDecoders.Put(dec)
 		if err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
 			return
 		}
-		dict = cr.raw[:min(len(cr.raw), maxDict)]
+		// A copy: the chunk's buffer goes on to hold the rank's next chunks.
+		dict = bytes.Clone(cd.cr.raw[:min(len(cd.cr.raw), maxDict)])
+		s.firstRead.Store(&firstChunk{rank: r, dec: cd})
 		break
 	}
 	s.decoders.New = func() any { return newDecoder(dict) }
@@ -310,15 +324,18 @@ func (s *Source) loadDict() {
 
 // RankReader streams one rank of a ktr file. It implements trace.Reader.
 type RankReader struct {
+	// What Next reads for every event first (see payloadReader).
+	err    error
+	dec    *chunkDecoder
+	more   bool // the current chunk may hold more events
+	n      int  // events decoded from the current chunk
+	events int  // the events the index gives the current chunk
+	ev     trace.Event
+
 	src    *Source
 	rank   int
 	chunks []chunkLoc
 	chunk  int // the current chunk, -1 before the first
-	dec    *chunkDecoder
-	more   bool // the current chunk may hold more events
-	n      int  // events decoded from the current chunk
-	ev     trace.Event
-	err    error
 	skip   trace.Skip
 }
 
@@ -339,7 +356,7 @@ func (r *RankReader) Next() bool {
 				break
 			}
 			r.more = false
-			if r.n != r.chunks[r.chunk].events {
+			if r.n != r.events {
 				r.fail(r.chunks[r.chunk].off, "chunk holds %d events, the index says %d", nil, r.n, r.chunks[r.chunk].events)
 				return false
 			}
@@ -355,7 +372,7 @@ func (r *RankReader) Next() bool {
 		}
 	}
 	r.n++
-	if r.n > r.chunks[r.chunk].events {
+	if r.n > r.events {
 		r.fail(r.chunks[r.chunk].off, "chunk holds more than the %d events the index says", nil, r.chunks[r.chunk].events)
 		return false
 	}
@@ -377,14 +394,18 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
+	read := true
 	if r.dec == nil {
-		r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder)
-		if r.dec == nil {
+		if f := r.src.firstRead.Load(); f != nil && r.chunk == 0 && f.rank == r.rank && r.src.firstRead.CompareAndSwap(f, nil) {
+			r.dec, read = f.dec, false // read and checked for the dictionary
+		} else if r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder); r.dec == nil {
 			r.dec = new(chunkDecoder)
 		}
 		r.dec.pr.skip = r.skip
 	}
-	err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
+	if read {
+		err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
+	}
 	r.src.decoders.Put(dec)
 	if err != nil {
 		return err
@@ -393,7 +414,7 @@ func (r *RankReader) load() error {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: r.src.base + c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
-	r.n, r.more = 0, true
+	r.n, r.events, r.more = 0, r.chunks[r.chunk].events, true
 	return nil
 }
 
@@ -406,10 +427,11 @@ type chunkDecoder struct {
 	pr payloadReader
 }
 
-// chunkReader reads chunks of a file, reusing its buffers.
+// chunkReader reads chunks of a file, reusing its buffer. The chunk as
+// read (header and compressed payload) is in a scratch buffer only while
+// it is decompressed.
 type chunkReader struct {
-	buf []byte // the chunk as read: header and compressed payload
-	raw []byte // its decompressed payload
+	raw []byte // the decompressed payload
 }
 
 // read reads chunk i of rank r into cr.raw, checking everything but the
@@ -419,15 +441,13 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 	bad := func(at int64, err error, format string, args ...any) error {
 		return &CorruptError{Path: s.path, Offset: s.base + at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
 	}
-	if cap(cr.buf) < int(c.size) {
-		cr.buf = make([]byte, c.size)
-	}
-	cr.buf = cr.buf[:c.size]
-	if _, err := s.file.ReadAt(cr.buf, c.off); err != nil {
+	sp, buf := borrow(int(c.size))
+	defer scratch.Put(sp)
+	if _, err := s.file.ReadAt(buf, c.off); err != nil {
 		return bad(c.off, err, "reading %d bytes", c.size)
 	}
-	h := cr.buf[:chunkHeadSize]
-	payload := cr.buf[chunkHeadSize:]
+	h := buf[:chunkHeadSize]
+	payload := buf[chunkHeadSize:]
 	if got, want := chunkCRC(h[:24], payload), binary.LittleEndian.Uint32(h[24:]); got != want {
 		return bad(c.off, nil, "chunk checksum %#08x, expected %#08x", got, want)
 	}

@@ -94,3 +94,59 @@ func TestSkip(t *testing.T) {
 		t.Error("truncated varint: no error")
 	}
 }
+
+// FuzzFast: Fast reads what Reader reads, byte for byte, and fails at the
+// offset where Reader fails (ops picks the reads: a byte, an unsigned
+// varint, a fixed 64-bit value or a count); once failed, it returns 0.
+func FuzzFast(f *testing.F) {
+	var b []byte
+	for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 35, math.MaxUint64} {
+		b = binary.AppendUvarint(b, v)
+	}
+	f.Add(b, []byte{1, 1, 1, 1, 1, 1, 1, 1})
+	f.Add(b, []byte{0, 2, 1, 3, 1, 1})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, []byte{1})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, []byte{1, 0})
+	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, []byte{1})
+	f.Add([]byte{5, 1, 2}, []byte{3})
+	f.Fuzz(func(t *testing.T, in, ops []byte) {
+		slow, fast := &Reader{B: in}, &Fast{B: in}
+		for i, op := range ops {
+			var want, got uint64
+			switch op % 4 {
+			case 0:
+				want, got = uint64(slow.Byte()), uint64(fast.Byte())
+			case 1:
+				want, got = slow.Uvarint(), fast.Uvarint()
+			case 2:
+				want, got = slow.Fixed64(), fast.Fixed64()
+			case 3:
+				want, got = uint64(slow.Count(2, 100)), uint64(fast.Count(2, 100))
+			}
+			if got != want || fast.Failed() != (slow.Err != nil) {
+				t.Fatalf("read %d (op %d): Fast %d (failed %v), Reader %d (%v)", i, op%4, got, fast.Failed(), want, slow.Err)
+			}
+			if slow.Err == nil && fast.Off != slow.Off {
+				t.Fatalf("read %d: Fast at byte %d, Reader at %d", i, fast.Off, slow.Off)
+			}
+		}
+		var e *Error
+		if slow.Err != nil {
+			if !errors.As(fast.Err(), &e) || e.Offset != slow.Err.(*Error).Offset {
+				t.Fatalf("Fast fails with %v, Reader with %v", fast.Err(), slow.Err)
+			}
+		} else if fast.Err() != nil {
+			t.Fatalf("Fast fails with %v, Reader does not", fast.Err())
+		}
+	})
+}
+
+// TestZigzag: Zigzag decodes what binary.AppendVarint encodes.
+func TestZigzag(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 1 << 40, math.MinInt64, math.MaxInt64} {
+		u, _ := binary.Uvarint(binary.AppendVarint(nil, v))
+		if got := Zigzag(u); got != v {
+			t.Errorf("Zigzag(%d) = %d, want %d", u, got, v)
+		}
+	}
+}
