@@ -135,8 +135,8 @@ const (
 // loopsPay is how many times fewer bytes than its events a cluster's
 // loops must take to be kept: a rank read from them walks a node a call
 // and holds every node in memory, at about half the columns' speed (a
-// real program's loops, CP2K's on 4 ranks, took 7% fewer bytes than its
-// events and replayed 1.7 times slower).
+// real program's loops, CP2K's on 4 ranks, took 1-7% fewer bytes than
+// its events and replayed 1.7 times slower).
 const loopsPay = 2
 
 // maxZstdRatio bounds how many times its size a cluster's zstd frame
@@ -223,7 +223,7 @@ func pack(items []byte) []byte {
 // zstdEncoder is the encoder of the items, made once: its tables take
 // megabytes.
 var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
 		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
 	if err != nil {
 		panic(err) // only for invalid options
