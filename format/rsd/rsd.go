@@ -735,8 +735,11 @@ func events(name string, b []byte, off int, stream []byte, meta []byte, ranks in
 func othersEvents(t *prsd.Trace, at []int) error {
 	for c := range t.Clusters {
 		ev, ok := t.Clusters[c].Events.(*ktr.Source)
+		if !ok {
+			continue
+		}
 		for r := range t.NumRanks() {
-			if ok && t.ClusterOf(r) != c && ev.NumEvents(r) > 0 {
+			if t.ClusterOf(r) != c && ev.NumEvents(r) > 0 {
 				return fmt.Errorf("cluster %d's events at byte %d hold rank %d's, which is in cluster %d", c, at[c], r, t.ClusterOf(r))
 			}
 		}
