@@ -62,11 +62,11 @@ type Header struct {
 type Cluster struct {
 	Ranks Ranklist
 	Items []*Node
-	// Events, where not nil, are the cluster's events in place of Items:
-	// what its structure gives back, kept in columns (format/rsd keeps so
-	// a cluster whose loops take more bytes than its events: a real
-	// program's irregular calls). Its rank r is the trace's rank r; the
-	// ranks of other clusters have no events in it.
+	// Events, where not nil, are the cluster's events in place of Items,
+	// each rank's own (format/rsd keeps so, in columns, a cluster whose
+	// loops would not take less than half their bytes: a real program's
+	// irregular calls). Its rank r is the trace's rank r; the ranks of
+	// other clusters have no events in it.
 	Events trace.Source
 
 	nodes int // nodes, numbered for the readers' choices
