@@ -141,6 +141,9 @@ type reduceJSON struct {
 type compressedJSON struct {
 	Bytes     int     `json:"bytes"`
 	TimeError float64 `json:"time_error"`
+	// AsEvents is how many clusters the file keeps as their events (their
+	// calls did not fold into loops of half their bytes).
+	AsEvents int `json:"clusters_as_events"`
 }
 
 // aggregatedJSON says which alltoallv instances --aggregate-counts
@@ -259,13 +262,13 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	enc, err := rsd.Encode(reduced)
+	enc, asEvents, err := rsd.EncodeCounting(reduced)
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
 	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
-		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError}}
+		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, AsEvents: asEvents}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),
@@ -427,6 +430,9 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	}
 	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%\n",
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError)
+	if n := r.Compressed.AsEvents; n > 0 {
+		fmt.Fprintf(&b, "  %d of the %s kept as their events, times exact: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"))
+	}
 	if g := r.Aggregated; g != nil {
 		fmt.Fprintf(&b, "aggregated counts: %d of %d alltoallv instances recorded as their mean, every count within %g%% of its own (at most %.3g%%)\n",
 			g.Aggregated, g.Instances, 100*g.Tolerance, 100*g.MaxError)

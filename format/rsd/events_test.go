@@ -73,9 +73,12 @@ func mixedBuilt(t testing.TB) (*trace.Trace, *prsd.Trace) {
 // loops; the file encodes back to the same bytes.
 func TestEventsClusters(t *testing.T) {
 	src, tr := mixedBuilt(t)
-	b := mustEncode(t, tr)
-	if v := binary.LittleEndian.Uint16(b[8:]); v != 4 {
-		t.Fatalf("version %d, want 4", v)
+	b, asEvents, err := EncodeCounting(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(b[8:]); v != 4 || asEvents != 1 {
+		t.Fatalf("version %d, %d clusters as events; want 4, 1", v, asEvents)
 	}
 	back, err := Decode(b)
 	if err != nil {
@@ -113,7 +116,7 @@ func TestEventsClusters(t *testing.T) {
 		t.Errorf("the decoded file encodes to other bytes (%d, not %d)", len(again), len(b))
 	}
 	// Without the choice the file is all loops, larger, and version 3.
-	loops, err := encode(tr, 3)
+	loops, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +161,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	}
 	other := mixed()
 	other.Meta().Attrs["program"] = "another"
-	loops, err := encode(tr, 3)
+	loops, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +221,7 @@ func clusterBody(b []byte, i int) []byte {
 // or an announcement beyond 64 times the frame, is refused.
 func TestCompressedItems(t *testing.T) {
 	src, tr := mixedBuilt(t)
-	loops, err := encode(tr, 3)
+	loops, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

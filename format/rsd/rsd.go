@@ -123,7 +123,14 @@ func WriteTrace(path string, t *prsd.Trace) error {
 // built from, in a ktr stream: the irregular calls of a real program fold
 // into loops of two or three iterations, larger and slower to read than
 // the columns.
-func Encode(t *prsd.Trace) ([]byte, error) { return encode(t, 4) }
+func Encode(t *prsd.Trace) ([]byte, error) {
+	b, _, err := encode(t, 4)
+	return b, err
+}
+
+// EncodeCounting is Encode, and also returns how many clusters it kept as
+// their events.
+func EncodeCounting(t *prsd.Trace) (b []byte, asEvents int, err error) { return encode(t, 4) }
 
 // Forms of a cluster after its ranklist, version 4 (a byte).
 const (
@@ -146,7 +153,7 @@ const maxZstdRatio = 64
 
 // encode writes t in version (4, or 3 for the tests: every cluster its
 // items, as they are).
-func encode(t *prsd.Trace, version uint16) ([]byte, error) {
+func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 	cols := make([][]byte, len(t.Clusters))
 	packed := make([][]byte, len(t.Clusters)) // by the first site table
 	sites := siteTable(t, cols)
@@ -160,13 +167,15 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 			packed[i] = pack(sites.appendItems(nil, cl.Items))
 			limit = loopsPay * len(packed[i])
 		} else if version < 4 {
-			return nil, fmt.Errorf("cluster %d: its events need version 4", i)
+			return nil, 0, fmt.Errorf("cluster %d: its events need version 4", i)
 		}
 		c, err := columns(t, i, limit)
 		if err != nil && !errors.Is(err, errCapped) {
-			return nil, fmt.Errorf("cluster %d: %w", i, err)
+			return nil, 0, fmt.Errorf("cluster %d: %w", i, err)
 		}
-		cols[i] = c
+		if cols[i] = c; c != nil {
+			asEvents++
+		}
 	}
 	if first := sites; slices.ContainsFunc(cols, func(c []byte) bool { return c != nil }) {
 		// The sites of the clusters kept as events leave the table.
@@ -174,7 +183,7 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 			clear(packed)
 		}
 	}
-	b := append([]byte(nil), Magic...)
+	b = append([]byte(nil), Magic...)
 	b = binary.LittleEndian.AppendUint16(b, version)
 	b = binary.LittleEndian.AppendUint16(b, 0)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
@@ -207,7 +216,7 @@ func encode(t *prsd.Trace, version uint16) ([]byte, error) {
 		}
 		b = appendBlock(b, body)
 	}
-	return b, nil
+	return b, asEvents, nil
 }
 
 // pack returns a cluster's items in the smaller of their forms: as they
