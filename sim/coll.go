@@ -246,6 +246,9 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 				}
 				st.call.stype, st.call.rtype = s.collTypes(st.call.e)
 			}
+			if st.ops == nil {
+				st.ops = s.takeOps()
+			}
 			ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
 			st.ops = ops
 			if !ok {
@@ -320,8 +323,9 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			return false
 		}
 		st.posting = false
-		if cap(st.ops) > 256 {
-			st.ops = nil // do not keep large phases' operations
+		if cap(st.ops) > smallOps {
+			s.giveOps(st.ops)
+			st.ops = nil
 		}
 	}
 	if r.step >= 2 && e.Kind.HasReduction() && e.Compute != 0 {
@@ -393,9 +397,41 @@ func (s *simulation) waitPhase(r *rank, st *collState) bool {
 	}
 }
 
+// A rank keeps the operations of its phases up to smallOps; larger ones
+// (a root's receives from every member) go back to a pool of at most
+// maxFreeOps, which the next rank to post a phase takes. A rank then
+// does not grow them again at every collective, and memory stays bounded
+// by the phases being posted at once, not by ranks times members.
+const (
+	smallOps   = 256
+	maxFreeOps = 8
+)
+
+// takeOps returns a slice of operations from the pool, nil if it is
+// empty.
+func (s *simulation) takeOps() []collOp {
+	n := len(s.freeOps)
+	if n == 0 {
+		return nil
+	}
+	ops := s.freeOps[n-1]
+	s.freeOps = s.freeOps[:n-1]
+	return ops[:0]
+}
+
+// giveOps returns ops to the pool, unless it is full.
+func (s *simulation) giveOps(ops []collOp) {
+	if len(s.freeOps) < maxFreeOps {
+		s.freeOps = append(s.freeOps, ops[:0])
+	}
+}
+
 func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 	st := &r.coll
-	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0], carried: st.carried[:0]}
+	// The scratch slices keep their room from one collective to the next
+	// (the call's steps and phases included).
+	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0], carried: st.carried[:0],
+		call: collCall{steps: st.call.steps[:0], phases: st.call.phases[:0]}}
 	n := int32(len(s.ranks))
 	me := r.id
 	if e.Comm != trace.WorldComm {

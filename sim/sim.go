@@ -316,6 +316,7 @@ type simulation struct {
 	// round's changes).
 	freed     []*action
 	freeComms []*comm
+	freeOps   [][]collOp // large phases' operations to reuse (giveOps)
 	// lateUnrefs are requests whose reference is dropped after the turn
 	// of the rank that posted them (see attach).
 	lateUnrefs []*request
