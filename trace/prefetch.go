@@ -213,6 +213,11 @@ type prefetchReader struct {
 
 	touched uint8 // what touch read, kept so that its loads are not dropped
 
+	// pos reads the rank again for Position, at event posIdx: positions
+	// asked in order (a check's problems) cost one reading in all.
+	pos    Reader
+	posIdx int
+
 	// in and fst (the codec state of the chunks' coded events) belong to
 	// whoever fills a chunk: the goroutine that took pending.
 	in  Reader
@@ -385,22 +390,34 @@ func (p *prefetchReader) Close() error {
 		p.mu.Lock()
 	}
 	p.mu.Unlock()
+	if p.pos != nil {
+		p.pos.Close()
+	}
 	return p.in.Close()
 }
 
 // Position returns the position of the current event as the rank's own
-// reader gives it, read again from the start ("" if it has none).
+// reader gives it ("" if it has none), from a second reader of the rank
+// that reads on from the last position asked, or again from the start
+// for an earlier event.
 func (p *prefetchReader) Position() string {
-	in, err := p.src.OpenRank(p.rank)
-	if err != nil {
-		return ""
+	if p.pos != nil && p.posIdx > p.index {
+		p.pos.Close()
+		p.pos = nil
 	}
-	defer in.Close()
-	pos, ok := in.(Positioner)
-	if !ok {
-		return ""
+	if p.pos == nil {
+		in, err := p.src.OpenRank(p.rank)
+		if err != nil {
+			return ""
+		}
+		if _, ok := in.(Positioner); !ok {
+			in.Close()
+			return ""
+		}
+		p.pos, p.posIdx = in, -1
 	}
-	for i := 0; i <= p.index && in.Next(); i++ {
+	for p.posIdx < p.index && p.pos.Next() {
+		p.posIdx++
 	}
-	return pos.Position()
+	return p.pos.(Positioner).Position()
 }

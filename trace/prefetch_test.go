@@ -168,16 +168,42 @@ func TestPrefetchManyRanks(t *testing.T) {
 	}
 }
 
+// TestPrefetchPosition asks positions as a check does, at events in
+// increasing order: each is the rank's own reader's, and the rank is read
+// again once in all, not once a position (which made a check of 600,000
+// problems quadratic).
 func TestPrefetchPosition(t *testing.T) {
-	src := newListSource(2)
+	src := &countingOpens{listSource: newListSource(2)}
 	rd, _ := Prefetch(src, 0).OpenRank(1)
-	defer rd.Close()
-	for i := 0; i < 7; i++ {
-		rd.Next()
+	for idx := range 60 {
+		if !rd.Next() {
+			t.Fatalf("rank 1 ended at event %d", idx)
+		}
+		if idx%7 != 6 {
+			continue
+		}
+		if got, want := rd.(Positioner).Position(), fmt.Sprintf("rank1:%d", idx); got != want {
+			t.Errorf("position %q, want %q", got, want)
+		}
 	}
-	if got := rd.(Positioner).Position(); got != "rank1:6" {
-		t.Errorf("position %q, want rank1:6", got)
+	if src.opens != 2 {
+		t.Errorf("rank opened %d times, want 2 (the prefetch's and the positions')", src.opens)
 	}
+	rd.Close()
+	if !src.closed[1] {
+		t.Error("rank 1 not closed")
+	}
+}
+
+// countingOpens counts the readers opened.
+type countingOpens struct {
+	*listSource
+	opens int
+}
+
+func (s *countingOpens) OpenRank(r int) (Reader, error) {
+	s.opens++
+	return s.listSource.OpenRank(r)
 }
 
 func TestPrefetchError(t *testing.T) {
