@@ -139,7 +139,11 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	syms := &symbols{ids: map[symKey]int32{}}
 	ranks := make([]rankData, n)
 	p := &Patterns{Method: m, Ranks: n, Timed: true, meta: src.Meta()}
-	hint := 0
+	// Each rank's calls are about as many as the last one's; the first
+	// rank's, where its source counts its events, about half of them (a
+	// call and the computation before it), so that a rank of millions of
+	// calls is not grown a quarter at a time, each growth copying it.
+	hint := max(int(trace.RankEvents(src, 0)/2), 0)
 	for r := range ranks {
 		rd, err := readRank(src, r, syms, hint+hint/8)
 		if err != nil {

@@ -242,11 +242,11 @@ func (lf *loopFinder) guarded(l *loop, s int32) bool {
 // candidate returns the loop of the period symbols at position start and
 // whether it is new.
 func (lf *loopFinder) candidate(start, period int32) (*loop, bool) {
-	occ := lf.rep.Occurrences(int(start), int(period))
-	key := [2]int32{slices.Min(occ), period}
+	key := [2]int32{lf.rep.Word(int(start), int(period)), period}
 	if l := lf.seen[key]; l != nil {
 		return l, false
 	}
+	occ := lf.rep.Occurrences(int(start), int(period))
 	l := &loop{period: period, pos: slices.Sorted(slices.Values(occ))}
 	lf.seen[key] = l
 	return l, true

@@ -194,6 +194,22 @@ type Counter interface {
 	RankEvents(r int) int64
 }
 
+// RankEvents returns the number of events of rank r if src, or the
+// source it wraps (Unwrap), knows it without reading the rank; -1
+// otherwise.
+func RankEvents(src Source, r int) int64 {
+	for {
+		if c, ok := src.(Counter); ok {
+			return c.RankEvents(r)
+		}
+		u, ok := src.(interface{ Unwrap() Source })
+		if !ok {
+			return -1
+		}
+		src = u.Unwrap()
+	}
+}
+
 // EmptyRanks returns which ranks of src are known to have no events (nil
 // if none is known) and how many, from src's Counter or that of the
 // source it wraps (Unwrap), so that an analysis of a trace whose file

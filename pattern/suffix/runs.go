@@ -80,15 +80,32 @@ func (r *Repeats) extension(i, j int) int {
 // l symbols at position i (l >= 1, i+l within the sequence), in suffix
 // order; the caller must not modify the slice.
 func (r *Repeats) Occurrences(i, l int) []int32 {
+	lo, hi := r.span(i, l)
+	return r.sa[lo:hi]
+}
+
+// Word returns a number of the l symbols at position i that the same
+// symbols elsewhere share and no other l symbols have: where their
+// occurrences start in suffix order. It costs what Occurrences costs
+// without their count: a caller that meets a word many times tells it
+// from the others without going through its occurrences each time.
+func (r *Repeats) Word(i, l int) int32 {
+	lo, _ := r.span(i, l)
+	return lo
+}
+
+// span returns the range of the suffix array that holds the occurrences
+// of the l symbols at position i.
+func (r *Repeats) span(i, l int) (lo, hi int32) {
 	slot := r.rank[i]
 	v := r.leaf[slot]
 	if r.nodes[v].lcp < int32(l) {
-		return r.sa[slot : slot+1]
+		return slot, slot + 1
 	}
 	for p := r.nodes[v].parent; p >= 0 && r.nodes[p].lcp >= int32(l); p = r.nodes[v].parent {
 		v = p
 	}
-	return r.sa[r.nodes[v].lb : r.nodes[v].rb+1]
+	return r.nodes[v].lb, r.nodes[v].rb + 1
 }
 
 // rangeMin answers minimum queries over an array in blocks of 16: a

@@ -63,6 +63,14 @@ func checkRuns(t *testing.T, s []int32, k, minReps int) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%v: Occurrences(%d, %d) = %v, want %v", s, i, l, got, want)
 			}
+			// Word: the same number at every occurrence, another one
+			// for every other word of l symbols.
+			for j := 0; j+l <= len(s); j++ {
+				if same := slices.Contains(want, int32(j)); same != (r.Word(j, l) == r.Word(i, l)) {
+					t.Fatalf("%v: Word(%d, %d) = %d, Word(%d, %d) = %d, the words equal: %v",
+						s, i, l, r.Word(i, l), j, l, r.Word(j, l), same)
+				}
+			}
 		}
 	}
 }
