@@ -135,6 +135,8 @@ type Options struct {
 	// counted in Report.Omitted); 0 means DefaultMaxProblems, < 0 no
 	// bound.
 	MaxProblems int
+	// ErrorsOnly records errors alone: warnings are only counted.
+	ErrorsOnly bool
 }
 
 // Severity says whether a problem makes a trace invalid.
@@ -227,7 +229,8 @@ type Report struct {
 	EmptyRanks int    `json:"empty_ranks"`
 	EmptyList  string `json:"empty_list,omitempty"`
 
-	max int
+	max        int
+	errorsOnly bool
 }
 
 // countEmpty counts the ranks of the static pass that had no event.
@@ -249,6 +252,9 @@ func (r *Report) OK() bool { return r.Errors == 0 }
 func (r *Report) add(sev Severity, rank, index int, format string, a ...any) {
 	if sev == Warning {
 		r.Warnings++
+		if r.errorsOnly {
+			return
+		}
 	} else {
 		r.Errors++
 	}
@@ -268,7 +274,7 @@ func Check(src trace.Source, opt Options) (*Report, error) {
 	if opt.EagerLimit == 0 {
 		opt.EagerLimit = DefaultEagerLimit
 	}
-	rep := &Report{Protocol: opt.Protocol.String(), Ranks: src.NumRanks(), max: opt.MaxProblems, Problems: []Problem{}}
+	rep := &Report{Protocol: opt.Protocol.String(), Ranks: src.NumRanks(), max: opt.MaxProblems, errorsOnly: opt.ErrorsOnly, Problems: []Problem{}}
 	if rep.max == 0 {
 		rep.max = DefaultMaxProblems
 	}

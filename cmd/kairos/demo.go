@@ -317,7 +317,7 @@ func reduceDemo(w io.Writer, f *demoFlags, src trace.Source) error {
 	if err != nil {
 		return err
 	}
-	if err := checkReduction(src, reduced); err != nil {
+	if _, err := checkReduction(src, reduced); err != nil {
 		return fmt.Errorf("the demo's reduction: %w", err)
 	}
 	fmt.Fprintf(w, "%d ranks -> %s in %s (signatures that differ: %s); %s bytes for %s events, every rank's calls kept\n",

@@ -208,8 +208,12 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 		return err
 	}
 	if f.out != "" {
-		if err := checkReduction(of, reduced); err != nil {
+		note, err := checkReduction(of, reduced)
+		if err != nil {
 			return fmt.Errorf("%s: not written: %w", f.out, err)
+		}
+		if note != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "kairos: %s: %s\n", path, note)
 		}
 		if err := fileio.WriteFile(f.out, func(w io.Writer) error { _, err := w.Write(out.encoded); return err }); err != nil {
 			return naming("writing "+f.out, err)
@@ -222,19 +226,28 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 }
 
 // checkReduction proves a reduction of src before it is written: every
-// rank reads back its own calls, and it passes check (SimGrid's protocol).
-func checkReduction(src trace.Source, reduced *prsd.Trace) error {
+// rank reads back its own calls, and it passes check (SimGrid's protocol)
+// or replays with exactly the errors of src itself (a real program's
+// message never received, say), which it keeps as it keeps every call:
+// the note returned says so. A reduction that deadlocks is never written.
+func checkReduction(src trace.Source, reduced *prsd.Trace) (note string, err error) {
 	if err := prsd.Verify(src, reduced); err != nil {
-		return err
+		return "", err
 	}
-	rep, err := check.Check(reduced, check.Options{Protocol: check.SimGrid, MaxProblems: 1})
+	opt := check.Options{Protocol: check.SimGrid, MaxProblems: 1, ErrorsOnly: true}
+	rep, err := check.Check(reduced, opt)
+	if err != nil || rep.OK() {
+		return "", err
+	}
+	orig, err := check.Check(src, opt)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if !rep.OK() {
-		return fmt.Errorf("the reduction does not pass check: %s", rep.Problems[0])
+	if rep.Deadlock || orig.Errors != rep.Errors {
+		return "", fmt.Errorf("the reduction does not pass check: %s", rep.Problems[0])
 	}
-	return nil
+	return fmt.Sprintf("the trace itself does not pass check (%d errors, the first: %s); the reduction, which keeps every rank's calls, has the same",
+		orig.Errors, orig.Problems[0]), nil
 }
 
 // reduceTrace clusters src's ranks with opt and compresses each cluster;

@@ -209,6 +209,27 @@ func TestReduceRefuses(t *testing.T) {
 	}
 }
 
+// TestReduceKeepsErrors: a trace with an error that does not stop its
+// replay (a real program's last message never received, as Ray leaves
+// one) reduces: the reduction has the same error, is written, and a note
+// says so.
+func TestReduceKeepsErrors(t *testing.T) {
+	dir := t.TempDir()
+	init, fin := trace.NewEvent(trace.Init), trace.NewEvent(trace.Finalize)
+	in := csWrite(t, "ktr", "unreceived.ktr",
+		[]trace.Event{init, csSend(1, 28), csSend(0, 28), fin}, // the second to itself, never received
+		[]trace.Event{init, csRecv(0, 28), fin})
+	out := filepath.Join(dir, "unreceived.rsd")
+	code, _, errs := csRun("reduce", "-o", out, in)
+	if code != 0 || !strings.Contains(errs, "the trace itself does not pass check (1 errors, the first: rank 0 event 2: send to 0") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	code, stdout, errs := csRun("check", out)
+	if code != 1 || !strings.Contains(stdout, "rank 0 event 2: send to 0") {
+		t.Errorf("check of the reduction: exit %d: %s%s", code, stdout, errs)
+	}
+}
+
 func TestReduceErrors(t *testing.T) {
 	cg := genTrace(t, t.TempDir(), "cg")
 	for _, c := range []struct {
@@ -245,7 +266,7 @@ func TestReduceMethods(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %v: %v", m, plugins, err)
 			}
-			if err := checkReduction(src, reduced); err != nil {
+			if _, err := checkReduction(src, reduced); err != nil {
 				t.Errorf("%s %v: %v", m, plugins, err)
 			}
 			if m == cluster.CallPathParam && len(plugins) > 0 && out.Clusters != 4 {
