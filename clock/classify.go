@@ -242,6 +242,9 @@ type Classification struct {
 	// Extra are the predictions of the configurations asked for besides
 	// the interconnects' sweeps.
 	Extra []Prediction `json:"extra,omitempty"`
+	// Unmatched are the messages the replay found no partner for
+	// (Result.Unmatched).
+	Unmatched *UnmatchedError `json:"unmatched,omitempty"`
 }
 
 // Classify replays src once for the 21 configurations of every
@@ -273,7 +276,7 @@ func Classify(src trace.Source, ics []Interconnect, opt Options, th Thresholds) 
 	if err != nil {
 		return nil, err
 	}
-	cl := &Classification{Ranks: res.Ranks, Events: res.Events, Configs: len(opt.Configs), Thresholds: th}
+	cl := &Classification{Ranks: res.Ranks, Events: res.Events, Configs: len(opt.Configs), Thresholds: th, Unmatched: res.Unmatched}
 	for _, ic := range ics {
 		var preds []Prediction
 		for _, p := range ic.Sweeps() {

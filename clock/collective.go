@@ -203,8 +203,8 @@ func (d *DeadlockError) Error() string {
 // UnmatchedError reports messages whose send or receive has no partner
 // at the end of the replay.
 type UnmatchedError struct {
-	Messages []string // the first ones, up to 8
-	Total    int
+	Messages []string `json:"messages"` // the first ones, up to 8
+	Total    int      `json:"total"`
 }
 
 // Error lists the unmatched messages.

@@ -129,6 +129,10 @@ type Result struct {
 	// reused, so this is their peak number), divided by ranks x
 	// configurations.
 	BytesPerRankConfig float64
+	// Unmatched lists the messages sent and never received, or
+	// received from no send, in a replay that every rank finished (they
+	// took no part in it); nil if none.
+	Unmatched *UnmatchedError
 }
 
 // RankResult is one rank's final logical clock and counters, per
@@ -187,7 +191,7 @@ func firstErr(errs []error) int {
 }
 
 func merge(parts []*Result) *Result {
-	r := &Result{Ranks: parts[0].Ranks, Events: parts[0].Events}
+	r := &Result{Ranks: parts[0].Ranks, Events: parts[0].Events, Unmatched: parts[0].Unmatched}
 	for _, p := range parts {
 		r.BytesPerRankConfig = max(r.BytesPerRankConfig, p.BytesPerRankConfig)
 	}
@@ -225,7 +229,15 @@ func replayOnce(src trace.Source, opt Options) (*Result, error) {
 	}
 	defer e.close()
 	if err := e.run(); err != nil {
-		return nil, err
+		// Messages never received (a real program's last one, say) are
+		// reported with the replay, which every rank finished.
+		var u *UnmatchedError
+		if !errors.As(err, &u) {
+			return nil, err
+		}
+		r := e.result()
+		r.Unmatched = u
+		return r, nil
 	}
 	return e.result(), nil
 }

@@ -95,6 +95,15 @@ func replayErr(path string, err error) error {
 	return fmt.Errorf("%s: %w", path, err)
 }
 
+// warnUnmatched says which messages of the trace at path the replay
+// found no partner for: they took no part in it (a real program may end
+// with a message it never receives).
+func warnUnmatched(w io.Writer, path string, u *clock.UnmatchedError) {
+	if u != nil {
+		fmt.Fprintf(w, "warning: %s: %v\n(they take no part in the replay)\n", path, u)
+	}
+}
+
 func newClassifyCmd() *cobra.Command {
 	var (
 		model          modelFlags
@@ -193,6 +202,7 @@ traces are classified one after the other and summed up in one Table IV
 				if cls[i], err = clock.Classify(src, ics, opt, th); err != nil {
 					return replayErr(path, err)
 				}
+				warnUnmatched(cmd.ErrOrStderr(), path, cls[i].Unmatched)
 			}
 			if svg != "" {
 				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.Classes(w, args, cls) }); err != nil {

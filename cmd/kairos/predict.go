@@ -111,6 +111,7 @@ pair, and every line "BW,L" of --configs FILE. The model flags are those of
 			if err != nil {
 				return replayErr(args[0], err)
 			}
+			warnUnmatched(cmd.ErrOrStderr(), args[0], res.Unmatched)
 			return writeOutput(cmd, out, func(w io.Writer) error {
 				switch {
 				case asJSON:
