@@ -17,7 +17,11 @@ import (
 //     events are dropped and their duration is added to that computation,
 //     since a time-independent replay only sees computation between
 //     communications. Consecutive gaps and dropped events make one
-//     Compute event.
+//     Compute event; the computations kept (UntimedAbove) on either side
+//     of calls a replay does nothing for (probes, communicators' creation:
+//     see passive) are summed into one, after them, as Kairos' tracer
+//     writes them in TI: a program polling with MPI_Iprobe has one
+//     computation between two messages, not one between two probes.
 //   - Every other event keeps its fields, timestamps aside; a timed Sleep
 //     or I/O call without an amount gets its duration in seconds (I/O is
 //     replayed as it was measured).
@@ -105,7 +109,8 @@ type untimedReader struct {
 	shortest Time // the shortest computation returned (at least 1)
 	ev       Event
 	held     bool // in.Event() is the next event to return
-	busy     Time // computation time not yet returned
+	busy     Time // computation time since the last call
+	kept     Time // computation time kept (settle), not yet returned
 	lastExit Time
 	hasLast  bool
 	// When the rank's first call started and its last ended, for
@@ -128,24 +133,38 @@ func (r *untimedReader) Next() bool {
 			r.busy += max(e.Duration(), 0)
 			continue
 		}
-		if r.busy > 0 && e.Kind != Location {
-			if r.busy >= r.shortest {
-				r.compute(e.Region)
-				r.held = true
-				return true
-			}
-			r.busy = 0
+		if e.Kind != Location {
+			r.settle()
+		}
+		if r.kept > 0 && e.Kind != Location && !passive(e.Kind) {
+			r.compute(e.Region)
+			r.held = true
+			return true
 		}
 		r.emit(e)
 		return true
 	}
-	if r.busy >= r.shortest {
+	if r.settle(); r.kept > 0 {
 		r.compute(0)
 		return true
 	}
 	if r.timed && r.in.Err() == nil {
 		r.src.span(r.first, r.last)
 		r.timed = false
+	}
+	return false
+}
+
+// passive reports whether a replay does nothing for calls of kind k, so
+// that the computation around them is one: probes (TI has no action for
+// them), the calls of non-blocking collectives and others replayed where
+// they complete (Deferred: an OTF2 reader's probes too) and the calls
+// that make communicators (SimGrid's replay does not replay them). Kairos'
+// tracer writes none of them in TI, and one computation around them.
+func passive(k Kind) bool {
+	switch k {
+	case Probe, Iprobe, Deferred, CommSplit, CommDup, CommCreate, CommFree:
+		return true
 	}
 	return false
 }
@@ -175,15 +194,24 @@ func (r *untimedReader) account(e *Event) {
 	r.timed = true
 }
 
+// settle keeps the computation since the last call if it is at least
+// the shortest one kept.
+func (r *untimedReader) settle() {
+	if r.busy >= r.shortest {
+		r.kept += r.busy
+	}
+	r.busy = 0
+}
+
 func (r *untimedReader) compute(region uint32) {
 	r.ev.Reset()
 	r.ev.Kind = Compute
 	// One multiplication of the exact integer time, then one exact
 	// division, so that round numbers stay round (1.5 us at 1 Gf/s is
 	// 1500 flops, not 1499.9999999999998).
-	r.ev.Compute = float64(r.busy) * r.speed / 1e12
+	r.ev.Compute = float64(r.kept) * r.speed / 1e12
 	r.ev.Region = region
-	r.busy = 0
+	r.kept = 0
 }
 
 func (r *untimedReader) emit(e *Event) {

@@ -60,6 +60,13 @@ func TestUntimed(t *testing.T) {
 			timedEvent(FileWrite, 202e-3, 452e-3, func(e *Event) { e.Handle, e.SendBytes, e.Tag = 2, 4096, IOCollective }),
 		}, []string{"init", "compute compute=1e+06", "win_create handle=1", "put target=1 handle=1 send=8192",
 			"file_write handle=2 collective send=4096 compute=0.25"}},
+		{"probes and communicators' creation do not split the computation", []Event{
+			timedEvent(Barrier, 0, 1e-3, nil),
+			timedEvent(Iprobe, 2e-3, 2.5e-3, nil),
+			timedEvent(Iprobe, 3e-3, 3.5e-3, nil),
+			timedEvent(CommDup, 4e-3, 5e-3, nil),
+			timedEvent(Barrier, 6e-3, 7e-3, nil),
+		}, []string{"barrier", "iprobe peer=-1 tag=0", "iprobe peer=-1 tag=0", "comm_dup", "compute compute=3e+06", "barrier"}},
 		{"untimed events pass", []Event{
 			timedEvent(Barrier, 0, 1e-3, nil),
 			NewEvent(Barrier),
@@ -141,6 +148,34 @@ func TestUntimedAbove(t *testing.T) {
 		if g := strings.Join(got, "; "); g != c.want {
 			t.Errorf("min %v:\ngot  %s\nwant %s", c.min, g, c.want)
 		}
+	}
+}
+
+// TestUntimedAbovePassive: around calls a replay does nothing for, each
+// computation is kept or dropped on its own, as SMPI drops bursts shorter
+// than smpi/cpu-threshold, and those kept make one, as Kairos' tracer
+// writes them.
+func TestUntimedAbovePassive(t *testing.T) {
+	tr := New(1, NewMeta())
+	for _, e := range []Event{
+		timedEvent(Barrier, 0, 1e-3, nil),
+		timedEvent(Iprobe, 1e-3+5e-7, 1.1e-3, nil),     // 0.5 us: dropped
+		timedEvent(Iprobe, 1.1e-3+3e-6, 1.2e-3, nil),   // 3 us: kept
+		timedEvent(Deferred, 1.2e-3+4e-6, 1.3e-3, nil), // 4 us: kept
+		timedEvent(Barrier, 1.3e-3+5e-7, 2e-3, nil),    // 0.5 us: dropped
+	} {
+		tr.Ranks[0].Append(&e)
+	}
+	var got []string
+	if err := ForEach(UntimedAbove(tr, 1e9, FromSeconds(1e-6)), func(_, _ int, e *Event) error {
+		got = append(got, e.String())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := "barrier; iprobe peer=-1 tag=0; iprobe peer=-1 tag=0; deferred; compute compute=7000; barrier"
+	if g := strings.Join(got, "; "); g != want {
+		t.Errorf("got  %s\nwant %s", g, want)
 	}
 }
 

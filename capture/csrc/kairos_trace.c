@@ -271,6 +271,20 @@ static char *kt_buf = kt_file;  /* where lines go: kt_file, or a non-blocking co
 static size_t kt_len, kt_cap = sizeof kt_file;
 
 static void kr_write(const char *s, size_t n);
+
+/* kt_pend is the computation since the last TI line, in nanoseconds:
+ * the time between two calls, where at least KAIROS_TRACE_MIN (SMPI drops
+ * shorter bursts, smpi/cpu-threshold), summed over the calls that write
+ * no line (a probe, a communicator's creation, a one-sided or I/O call),
+ * so that a program polling with MPI_Iprobe between its messages writes
+ * one computation line between two messages, not one between two probes
+ * (millions of lines), for the same replay. */
+static uint64_t kt_pend;
+
+static void kt_text(const char *action);
+
+static void kt_comp(void);
+
 static uint64_t kt_written; /* bytes of the TI file written from kt_file */
 
 static void kt_flush(void) {
@@ -293,6 +307,7 @@ static void kt_room(size_t n) {
 
 /* kt_put writes n bytes of lines kept aside into the file's buffer. */
 static void kt_put(const char *s, size_t n) {
+  if (kt_pend) kt_comp();
   if (kt_len + n > kt_cap) kt_flush();
   if (n > kt_cap) {
     if (kt_ti) kr_write(s, n);
@@ -322,8 +337,16 @@ static void kt_num(long v) {
   kt_digits(v);
 }
 
+/* kt_line starts the line of an action, after the pending computation
+ * where it goes to the file (not to a non-blocking collective's buffer,
+ * whose line is put in the file later, kt_put). */
 static void kt_line(const char *action) {
   if (!kt_ti) return;
+  if (kt_pend && kt_buf == kt_file) kt_comp();
+  kt_text(action);
+}
+
+static void kt_text(const char *action) {
   size_t n = strlen(action);
   kt_digits(kt_rank);
   kt_room(n + 1);
@@ -366,7 +389,10 @@ static void kt_coll(const char *action, int n, const long *args) {
 
 /* kt_pos returns the offset in the rank's TI file of the next byte of the
  * file's buffer. */
-static uint64_t kt_pos(void) { return kt_written + kt_len; }
+static uint64_t kt_pos(void) {
+  if (kt_pend && kt_buf == kt_file) kt_comp(); /* a line is written here next */
+  return kt_written + kt_len;
+}
 
 /* kt_pad writes n spaces, room for a line to be rewritten longer. */
 static void kt_pad(int n) {
@@ -435,6 +461,19 @@ static int kt_flops(char *s, size_t room, uint64_t ns, double speed) {
   return kt_shortest(s, room, (double)ns * speed / 1e9);
 }
 
+/* kt_comp writes the pending computation before the next line of the TI
+ * file. */
+static void kt_comp(void) {
+  uint64_t ns = kt_pend;
+  kt_pend = 0;
+  if (!kt_ti || ns == 0) return;
+  kt_text("compute");
+  kt_room(48);
+  kt_buf[kt_len++] = ' ';
+  kt_len += (size_t)kt_flops(kt_buf + kt_len, 47, ns, kt_speed);
+  kt_eol();
+}
+
 /* kt_enter starts a call of region: it writes the computation since the
  * last call returned and the OTF2 Enter. */
 static void kt_enter(int region) {
@@ -446,14 +485,7 @@ static void kt_enter(int region) {
   kt_t1 = 0;
   kt_region = region;
   uint64_t ns = kt_cpuclock ? kt_cpu() - kt_cpu_last : kt_t0 - kt_last;
-  double gap = (double)ns * 1e-9;
-  if (kt_ti && gap >= kt_min && gap > 0) {
-    kt_line("compute");
-    kt_room(48);
-    kt_buf[kt_len++] = ' ';
-    kt_len += (size_t)kt_flops(kt_buf + kt_len, 47, ns, kt_speed);
-    kt_eol();
-  }
+  if ((double)ns * 1e-9 >= kt_min) kt_pend += ns;
   ko_enter(region, kt_t0);
 }
 
