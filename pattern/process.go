@@ -77,7 +77,6 @@ func cutRank(rd *rankData, nsym int) []tile {
 	seq, _ := contextSeq(rd, nsym)
 	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
 	var tiles []tile
-	var pw periodicWindow
 	for j, a := range rd.segs {
 		b := segEnd(rd, j)
 		off := int32(j) // separators before this context in seq
@@ -96,7 +95,7 @@ func cutRank(rd *rankData, nsym int) []tile {
 				continue
 			}
 			if !(i == a && i+int32(l) == b) {
-				l = pw.root(seq, int(i+off), l)
+				l = rep.Root(int(i+off), l)
 			}
 			tiles = append(tiles, tile{start: i, end: i + int32(l), pt: -2})
 			i += int32(l)
@@ -110,48 +109,6 @@ func segEnd(rd *rankData, j int) int32 {
 		return rd.segs[j+1]
 	}
 	return int32(len(rd.ev))
-}
-
-// periodicWindow remembers the last word of a sequence found to be an
-// exact power: seq[from:to] is u^m with u primitive of length p. In a
-// periodic run the longest repeat at each next tile is the rest of that
-// word, whose root is p again; knowing it keeps tiling linear instead of
-// quadratic in the run's length.
-type periodicWindow struct{ from, to, p int }
-
-// root returns the length of the primitive root of seq[s:s+l] (as the
-// function root does). A window of a u^m whose length is a multiple of p
-// is a power of a rotation of u, which is primitive: its root is p.
-func (pw *periodicWindow) root(seq []int32, s, l int) int {
-	if pw.p > 0 && s >= pw.from && s+l <= pw.to && l%pw.p == 0 {
-		return pw.p
-	}
-	r := root(seq[s : s+l])
-	if r < l {
-		*pw = periodicWindow{from: s, to: s + l, p: r}
-	}
-	return r
-}
-
-// root returns the length of the primitive root of w if w is an exact
-// power u^m with m >= 2, else len(w) (prefix function, O(len(w))).
-func root(w []int32) int {
-	n := len(w)
-	pi := make([]int32, n)
-	for i := 1; i < n; i++ {
-		k := pi[i-1]
-		for k > 0 && w[i] != w[k] {
-			k = pi[k-1]
-		}
-		if w[i] == w[k] {
-			k++
-		}
-		pi[i] = k
-	}
-	if p := n - int(pi[n-1]); p < n && n%p == 0 {
-		return p
-	}
-	return n
 }
 
 // processPatterns numbers the tiles' contents as process patterns, rank by

@@ -66,6 +66,39 @@ func (r *Repeats) Runs(s []int32, minReps int, budget int) []Run {
 	return out
 }
 
+// Root returns the length of the primitive root of the l symbols at
+// position i (l >= 1, i+l within the sequence) if they are an exact power
+// u^m with m >= 2, else l: the least proper divisor r of l such that they
+// have period r (a longest common extension, O(1) each), O(sqrt(l)) in
+// all, where a prefix function would read the l symbols. It is exact: if
+// some proper divisor r of l is a period, r <= l/2, so the least period p
+// and r fit in l together, and by Fine and Wilf's theorem p divides r,
+// hence l, and p is that least divisor.
+func (r *Repeats) Root(i, l int) int {
+	if r.lce == nil {
+		r.lce = newRangeMin(r.lcp)
+	}
+	period := func(d int) bool { return r.extension(i, i+d) >= l-d }
+	var large []int // the divisors above sqrt(l), descending
+	for d := 1; d*d <= l; d++ {
+		if l%d != 0 {
+			continue
+		}
+		if d < l && period(d) {
+			return d
+		}
+		if e := l / d; e != d && e < l {
+			large = append(large, e)
+		}
+	}
+	for k := len(large) - 1; k >= 0; k-- {
+		if period(large[k]) {
+			return large[k]
+		}
+	}
+	return l
+}
+
 // extension returns the length of the longest common prefix of the
 // suffixes at i and j (i != j).
 func (r *Repeats) extension(i, j int) int {

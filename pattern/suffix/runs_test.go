@@ -63,6 +63,9 @@ func checkRuns(t *testing.T, s []int32, k, minReps int) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("%v: Occurrences(%d, %d) = %v, want %v", s, i, l, got, want)
 			}
+			if got, want := r.Root(i, l), naiveRoot(s[i:i+l]); got != want {
+				t.Fatalf("%v: Root(%d, %d) = %d, want %d", s, i, l, got, want)
+			}
 			// Word: the same number at every occurrence, another one
 			// for every other word of l symbols.
 			for j := 0; j+l <= len(s); j++ {
@@ -119,4 +122,25 @@ func TestRunsBudget(t *testing.T) {
 	if got := r.Runs(s, 2, 1<<20); !slices.Equal(got, []Run{{0, 1 << 16, 1}}) {
 		t.Fatalf("runs %v", got)
 	}
+}
+
+// naiveRoot returns the length of the primitive root of w if w is an
+// exact power u^m with m >= 2, else len(w), from its prefix function.
+func naiveRoot(w []int32) int {
+	n := len(w)
+	pi := make([]int, n)
+	for i := 1; i < n; i++ {
+		k := pi[i-1]
+		for k > 0 && w[i] != w[k] {
+			k = pi[k-1]
+		}
+		if w[i] == w[k] {
+			k++
+		}
+		pi[i] = k
+	}
+	if p := n - pi[n-1]; p < n && n%p == 0 {
+		return p
+	}
+	return n
 }
