@@ -33,6 +33,10 @@ type reduceFlags struct {
 	table1, noFilter      bool
 	accuracy, json, loops bool
 	analytic              bool
+	// original is the trace's replay time on machine where the caller
+	// knows it (the report's simulation), 0 otherwise: --accuracy then
+	// replays the reduction alone.
+	original float64
 }
 
 func newReduceCmd() *cobra.Command {
@@ -296,7 +300,7 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 		}
 	}
 	if f.accuracy {
-		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f.machine, f.analytic); err != nil {
+		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -339,7 +343,8 @@ func headLoops(src trace.Source, groups []groupJSON) error {
 // replayAccuracy compares each rank's calls with those it reads back from
 // the reduction and from the cluster heads alone, then simulates the trace
 // and the reduction on a crossbar cluster and compares their times.
-func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []cluster.Signatures, res *cluster.Result, machine string, analytic bool) (*accuracyJSON, error) {
+func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []cluster.Signatures, res *cluster.Result, f *reduceFlags) (*accuracyJSON, error) {
+	machine, analytic := f.machine, f.analytic
 	if machine == "" {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", res.Ranks)
 	}
@@ -362,6 +367,10 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 		what := path
 		if i == 1 {
 			what += " reduced"
+		}
+		if i == 0 && f.original > 0 && !analytic {
+			acc.Original = f.original
+			continue
 		}
 		t, err := replayTime(what, s, machine, analytic)
 		if err != nil {

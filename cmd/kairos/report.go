@@ -98,26 +98,32 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 	if machine == "" {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
 	}
+	var simulated float64 // the trace's replay time on machine, once Simulate ran
 	return report.Build(src, report.Options{
 		Name:     path,
 		Machine:  machine,
 		Speed:    float64(f.speed),
 		NoReplay: replayable(path, src),
 		Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
-			return reportSimulate(path, src, machine)
+			res, tt, err := reportSimulate(path, src, machine)
+			if err == nil {
+				simulated = res.Time
+			}
+			return res, tt, err
 		},
 		Reduce: func(src trace.Source) (*report.Reduction, error) {
-			return reportReduction(path, src, machine)
+			return reportReduction(path, src, machine, simulated)
 		},
 	})
 }
 
 // reportReduction reduces src with the default clusters, each compressed
 // into one structure, and replays the reduction on machine (kairos reduce
-// --accuracy).
-func reportReduction(path string, src trace.Source, machine string) (*report.Reduction, error) {
+// --accuracy), against the trace's own replay time there, original, where
+// it is known (0: it is replayed too).
+func reportReduction(path string, src trace.Source, machine string, original float64) (*report.Reduction, error) {
 	out, _, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
-		&reduceFlags{accuracy: true, machine: machine, timeError: prsd.DefaultOptions().TimeError})
+		&reduceFlags{accuracy: true, machine: machine, timeError: prsd.DefaultOptions().TimeError, original: original})
 	if err != nil {
 		return nil, err
 	}
