@@ -107,7 +107,27 @@ func main() {
 	stop := profile(os.Getenv("KAIROS_CPUPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	memProfile(os.Getenv("KAIROS_MEMPROFILE"))
 	os.Exit(code)
+}
+
+// memProfile writes the run's memory profile to path (KAIROS_MEMPROFILE),
+// for "go tool pprof -sample_index=alloc_space": what each function
+// allocated over the run.
+func memProfile(path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.Lookup("allocs").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kairos: KAIROS_MEMPROFILE: %v\n", err)
+	}
 }
 
 // profile writes a CPU profile of the run to path (KAIROS_CPUPROFILE),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kairos/format"
 	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
 	"kairos/internal/fileio"
 	"kairos/pattern"
@@ -14,6 +15,27 @@ import (
 )
 
 func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
+
+// untimedCall reports whether the first MPI call of the trace at path has
+// no timestamps, which makes the whole trace untimed for the analyses
+// that need them (false where it cannot tell: they say so themselves).
+func untimedCall(path string) bool {
+	src, _, err := format.Open(path)
+	if err != nil || src.NumRanks() == 0 {
+		return false
+	}
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		return false
+	}
+	defer rd.Close()
+	for rd.Next() {
+		if e := rd.Event(); e.Kind.IsMPI() {
+			return !e.HasTime
+		}
+	}
+	return false
+}
 
 // detectPatterns opens a trace and runs pattern detection on it.
 func detectPatterns(path string, m pattern.Method) (*pattern.Patterns, error) {
@@ -372,6 +394,11 @@ over all ranks: directly, at the next synchronization, or propagated.
 					return err
 				}
 				return writeOutput(cmd, out, func(w io.Writer) error { return rc.WriteReport(w, top) })
+			}
+			if untimedCall(args[0]) {
+				// Said before the patterns are found, which takes seconds
+				// on a real program's trace.
+				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: z})
 			if err != nil {
