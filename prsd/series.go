@@ -85,6 +85,35 @@ type seriesBuilder struct {
 	// match is the number of runs after the last one, a repeat, that
 	// repeat the start of its body: the repetition under way.
 	match int
+	// frozen is the encoding (appendRuns' items) of the first runs, which
+	// folding, looking at most 2*runWindow runs back, no longer changes:
+	// a series of noise, a run a value, is kept in a few bytes a value
+	// rather than a Run's 48. frozenRuns counts them, frozenItems them
+	// and their bodies' runs.
+	frozen                  []byte
+	frozenRuns, frozenItems int64
+}
+
+// Runs are frozen once freezeAt of them are open, all but the last
+// keepOpen, which are more than folding reaches. (A variable for the
+// tests, which compare with a builder that never freezes.)
+var freezeAt = 512
+
+const keepOpen = 4 * runWindow
+
+// freeze encodes the runs that folding no longer reaches into frozen.
+func (b *seriesBuilder) freeze() {
+	runs := b.s.Runs
+	if len(runs) < freezeAt {
+		return
+	}
+	k := len(runs) - keepOpen
+	b.frozen = appendRunItems(b.frozen, runs[:k])
+	b.frozenRuns += int64(k)
+	b.frozenItems += numRuns(runs[:k])
+	n := copy(runs, runs[k:])
+	clear(runs[n:])
+	b.s.Runs = runs[:n]
 }
 
 // add appends v.
@@ -148,6 +177,7 @@ func (b *seriesBuilder) flush() {
 	b.s.Runs = append(b.s.Runs, r)
 	for foldRuns(&b.s.Runs) {
 	}
+	b.freeze()
 }
 
 // appendSeries appends the values of s.
@@ -172,8 +202,19 @@ func (b *seriesBuilder) finish() Series {
 		b.match = 0
 	}
 	s := b.s
-	s.Runs = slices.Clone(s.Runs)
 	s.slot = -1
+	if b.frozenRuns > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
+		// About a run a value (noise): the values and the runs' encoding,
+		// as a series read from a file holds them (readValues), take less
+		// memory than the runs, and flatten would keep the values anyway;
+		// where there are many more values than runs, the runs.
+		enc := binary.AppendUvarint(nil, uint64(b.frozenRuns)+uint64(len(s.Runs)))
+		enc = appendRunItems(append(enc, b.frozen...), s.Runs)
+		s.Runs = nil
+		s.readValues(enc, b.frozenItems+numRuns(b.s.Runs))
+		return s
+	}
+	s.Runs = slices.Clone(s.Runs)
 	return s
 }
 
@@ -229,7 +270,11 @@ func (s *Series) AppendBinary(dst []byte) []byte {
 }
 
 func appendRuns(dst []byte, runs []Run) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(runs)))
+	return appendRunItems(binary.AppendUvarint(dst, uint64(len(runs))), runs)
+}
+
+// appendRunItems appends the items of runs, without their count.
+func appendRunItems(dst []byte, runs []Run) []byte {
 	for _, r := range runs {
 		if r.Body == nil {
 			dst = binary.AppendUvarint(dst, uint64(r.Count))

@@ -184,3 +184,55 @@ func TestFlattenBudget(t *testing.T) {
 		t.Errorf("a series of 1001 values alternating: kept %v, budget left %d", small.vals, budget)
 	}
 }
+
+// TestSeriesFrozen: a builder that freezes the runs folding no longer
+// reaches gives the series one that never freezes gives, value for value
+// and byte for byte, on noise, on sparse noise (more values than runs: the
+// series keeps its runs), on periods that come and go, and on a series
+// continued after a first finish.
+func TestSeriesFrozen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := map[string]func(i int) int64{
+		"noise": func(int) int64 { return rng.Int64N(1000) },
+		"sparse noise": func(i int) int64 {
+			if i%40 == 0 {
+				return rng.Int64N(9)
+			}
+			return 4
+		},
+		"periods": func(i int) int64 { return int64(i%(3+i/700%5)) + rng.Int64N(2)*int64(i/1500%2) },
+		"levels":  func(int) int64 { return 40 + rng.Int64N(3) - 1 },
+	}
+	defer func(f int) { freezeAt = f }(freezeAt)
+	for name, f := range gen {
+		vals := make([]int64, 24000)
+		for i := range vals {
+			vals[i] = f(i)
+		}
+		build := func(at int) (first, all Series, frozen int64) {
+			freezeAt = at
+			var b seriesBuilder
+			for _, v := range vals[:15000] {
+				b.add(v)
+			}
+			first = b.finish()
+			for _, v := range vals[15000:] {
+				b.add(v)
+			}
+			return first, b.finish(), b.frozenRuns
+		}
+		want1, want2, _ := build(math.MaxInt)
+		got1, got2, frozen := build(512)
+		if frozen == 0 && name != "periods" {
+			t.Errorf("%s: nothing frozen", name)
+		}
+		for i, p := range [][2]Series{{want1, got1}, {want2, got2}} {
+			if w, g := p[0].AppendBinary(nil), p[1].AppendBinary(nil); !slices.Equal(w, g) {
+				t.Errorf("%s, finish %d: encodings differ (%d and %d bytes)", name, i+1, len(w), len(g))
+			}
+			if w, g := p[0].Values(), p[1].Values(); !slices.Equal(w, g) {
+				t.Errorf("%s, finish %d: values differ", name, i+1)
+			}
+		}
+	}
+}
