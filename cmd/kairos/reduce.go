@@ -83,9 +83,10 @@ take one series whatever the ranks, each count read back within F of its
 own. Off (0) by default: the reduction keeps every parameter.
 
 -o writes the reduction (.rsd), after checking that every rank reads back
-its calls and that it replays without deadlock; a reduction that would not
-is refused with the reason, and no file is written. Every verb reads it as
-the whole trace.
+its calls and that it replays without deadlock and without errors other
+than the trace's own (which it keeps, with a note); a reduction that would
+not is refused with the reason, and no file is written. Every verb reads
+it as the whole trace.
 
 --loops prints each cluster head's calls folded into loops, such as
 "init1 1000×(100×(send1 recv1) barrier1) finalize1". --accuracy compares
