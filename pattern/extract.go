@@ -100,6 +100,27 @@ type rankData struct {
 	gap []float64
 }
 
+// Untimed reports whether rank 0's first call that takes part in
+// patterns has no timestamps, which makes src untimed for the steps that
+// need them (ErrUntimed) before its patterns are found; false where it
+// cannot tell, those steps then finding out themselves.
+func Untimed(src trace.Source) bool {
+	if src.NumRanks() == 0 {
+		return false
+	}
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		return false
+	}
+	defer rd.Close()
+	for rd.Next() {
+		if e := rd.Event(); communicates(e.Kind) {
+			return !e.HasTime
+		}
+	}
+	return false
+}
+
 // communicates reports whether a call of kind k takes part in patterns.
 func communicates(k trace.Kind) bool {
 	return k.IsPointToPoint() || (k.IsCollective() && k != trace.CommSplit && k != trace.CommDup && k != trace.CommCreate)

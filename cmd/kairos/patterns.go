@@ -16,25 +16,12 @@ import (
 
 func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
 
-// untimedCall reports whether the first MPI call of the trace at path has
-// no timestamps, which makes the whole trace untimed for the analyses
-// that need them (false where it cannot tell: they say so themselves).
+// untimedCall reports whether the trace at path is untimed for the
+// analyses that need timestamps, from its first call (pattern.Untimed);
+// false where it cannot tell.
 func untimedCall(path string) bool {
 	src, _, err := format.Open(path)
-	if err != nil || src.NumRanks() == 0 {
-		return false
-	}
-	rd, err := src.OpenRank(0)
-	if err != nil {
-		return false
-	}
-	defer rd.Close()
-	for rd.Next() {
-		if e := rd.Event(); e.Kind.IsMPI() {
-			return !e.HasTime
-		}
-	}
-	return false
+	return err == nil && pattern.Untimed(src)
 }
 
 // detectPatterns opens a trace and runs pattern detection on it.
