@@ -474,8 +474,9 @@ static void kt_comp(void) {
   kt_eol();
 }
 
-/* kt_enter starts a call of region: it writes the computation since the
- * last call returned and the OTF2 Enter. */
+/* kt_enter starts a call of region: it adds the computation since the
+ * last call returned to the pending one (kt_pend), and writes the OTF2
+ * Enter. */
 static void kt_enter(int region) {
   if (!kt_on()) {
     if (kt_active) __atomic_fetch_add(&kt_others, 1, __ATOMIC_RELAXED);
