@@ -125,6 +125,10 @@ func (p *Patterns) Function(id uint32) string {
 	return p.meta.RegionName(id)
 }
 
+// maxFirstHint bounds the calls the first rank's arrays are made for
+// from its source's count (48 MB of events): a file may claim any count.
+const maxFirstHint = 1 << 20
+
 // Detect runs steps 1 and 2 with the default method, Iterations.
 func Detect(src trace.Source) (*Patterns, error) { return DetectMethod(src, Iterations) }
 
@@ -142,8 +146,9 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	// Each rank's calls are about as many as the last one's; the first
 	// rank's, where its source counts its events, about half of them (a
 	// call and the computation before it), so that a rank of millions of
-	// calls is not grown a quarter at a time, each growth copying it.
-	hint := max(int(trace.RankEvents(src, 0)/2), 0)
+	// calls is not grown a quarter at a time, each growth copying it. The
+	// count is what a file claims: the hint stops at maxFirstHint.
+	hint := int(min(max(trace.RankEvents(src, 0)/2, 0), maxFirstHint))
 	for r := range ranks {
 		rd, err := readRank(src, r, syms, hint+hint/8)
 		if err != nil {

@@ -41,3 +41,27 @@ func TestUntimed(t *testing.T) {
 		t.Error("an empty trace is untimed")
 	}
 }
+
+// claiming is a trace whose index claims more events than it holds.
+type claiming struct{ *trace.Trace }
+
+func (c claiming) RankEvents(int) int64 { return 1 << 60 }
+
+// TestDetectClaimedCount: a source that claims 2^60 events for its first
+// rank (a hostile file's index) sizes nothing by that claim: the
+// patterns of the events it holds are found.
+func TestDetectClaimedCount(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	for r := range int32(2) {
+		for _, k := range []trace.Kind{trace.Init, trace.Send, trace.Recv, trace.Finalize} {
+			e := trace.NewEvent(k)
+			if k == trace.Send || k == trace.Recv {
+				e.Partner, e.SendBytes, e.RecvBytes = 1-r, 8, 8
+			}
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	if _, err := Detect(claiming{tr}); err != nil {
+		t.Fatal(err)
+	}
+}

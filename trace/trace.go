@@ -198,13 +198,22 @@ type Counter interface {
 // source it wraps (Unwrap), knows it without reading the rank; -1
 // otherwise.
 func RankEvents(src Source, r int) int64 {
+	if c := counterOf(src); c != nil {
+		return c.RankEvents(r)
+	}
+	return -1
+}
+
+// counterOf returns src's Counter or that of the source it wraps
+// (Unwrap), nil if none.
+func counterOf(src Source) Counter {
 	for {
 		if c, ok := src.(Counter); ok {
-			return c.RankEvents(r)
+			return c
 		}
 		u, ok := src.(interface{ Unwrap() Source })
 		if !ok {
-			return -1
+			return nil
 		}
 		src = u.Unwrap()
 	}
@@ -216,25 +225,20 @@ func RankEvents(src Source, r int) int64 {
 // claims a million ranks, and holds events for a few, neither opens nor
 // keeps the others.
 func EmptyRanks(src Source) (empty []bool, n int) {
-	for {
-		if c, ok := src.(Counter); ok {
-			for r := range src.NumRanks() {
-				if c.RankEvents(r) == 0 {
-					if empty == nil {
-						empty = make([]bool, src.NumRanks())
-					}
-					empty[r] = true
-					n++
-				}
-			}
-			return empty, n
-		}
-		u, ok := src.(interface{ Unwrap() Source })
-		if !ok {
-			return nil, 0
-		}
-		src = u.Unwrap()
+	c := counterOf(src)
+	if c == nil {
+		return nil, 0
 	}
+	for r := range src.NumRanks() {
+		if c.RankEvents(r) == 0 {
+			if empty == nil {
+				empty = make([]bool, src.NumRanks())
+			}
+			empty[r] = true
+			n++
+		}
+	}
+	return empty, n
 }
 
 // RankRanges names the ranks r < n for which in(r) holds as ranges,
