@@ -219,3 +219,20 @@ func TestClassifySVG(t *testing.T) {
 		t.Errorf("SVG:\n%.1500s", s)
 	}
 }
+
+// TestClassifyUnmatched: a message no rank receives (a real program's
+// last one) does not stop classify nor predict: the result is printed,
+// and a warning names the message.
+func TestClassifyUnmatched(t *testing.T) {
+	init, fin := trace.NewEvent(trace.Init), trace.NewEvent(trace.Finalize)
+	path := csWrite(t, "ktr", "unreceived.ktr",
+		[]trace.Event{init, csSend(1, 28), csSend(0, 28), fin},
+		[]trace.Event{init, csRecv(0, 28), fin})
+	for _, args := range [][]string{{"classify", path}, {"predict", "--config", "10,5", path}} {
+		code, out, errs := csRun(args...)
+		if code != 0 || out == "" || !strings.Contains(errs, "warning: "+path+": 1 unmatched message(s)") ||
+			!strings.Contains(errs, "rank 0 event 2 sends 28 bytes to rank 0 with tag 0, which never receives it") {
+			t.Errorf("%v: exit %d\n%s%s", args[0], code, out, errs)
+		}
+	}
+}
