@@ -92,6 +92,9 @@ type seriesBuilder struct {
 	// and their bodies' runs.
 	frozen                  []byte
 	frozenRuns, frozenItems int64
+	// folded: no fold applies to the runs (folding ran to its end since
+	// they last changed), so that a run's flush need not fold first.
+	folded bool
 }
 
 // Runs are frozen once freezeAt of them are open, all but the last
@@ -160,6 +163,7 @@ func (b *seriesBuilder) flush() {
 	b.pend = Run{}
 	runs := b.s.Runs
 	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && equalRuns(runs[n].Body[b.match:b.match+1], []Run{r}) {
+		b.folded = false
 		if b.match++; b.match == len(runs[n].Body) {
 			runs[n].Reps++
 			b.s.Runs, b.match = runs[:n+1], 0
@@ -172,11 +176,12 @@ func (b *seriesBuilder) flush() {
 	// it (6×(+2 -2) 6×(+3 -3) 6×(+2 -2) 6×(+3 -3) is twice a body of two
 	// repeats), which only its last repetition shows.
 	b.match = 0
-	for foldRuns(&b.s.Runs) {
+	for !b.folded && foldRuns(&b.s.Runs) {
 	}
 	b.s.Runs = append(b.s.Runs, r)
 	for foldRuns(&b.s.Runs) {
 	}
+	b.folded = true
 	b.freeze()
 }
 
@@ -201,6 +206,7 @@ func (b *seriesBuilder) finish() Series {
 	for foldRuns(&b.s.Runs) {
 		b.match = 0
 	}
+	b.folded = true
 	s := b.s
 	s.slot = -1
 	if b.frozenRuns > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
@@ -223,20 +229,32 @@ func (b *seriesBuilder) finish() Series {
 // of up to runWindow items seen twice in a row becomes a repeat of two.
 func foldRuns(p *[]Run) bool {
 	s := *p
+	if len(s) < 2 {
+		return false
+	}
+	last := &s[len(s)-1]
 	for l := 1; l <= runWindow && l < len(s); l++ {
 		tail := s[len(s)-l:]
-		if prev := &s[len(s)-l-1]; prev.Body != nil && equalRuns(prev.Body, tail) {
+		if prev := &s[len(s)-l-1]; prev.Body != nil && len(prev.Body) == l && sameRun(&prev.Body[l-1], last) && equalRuns(prev.Body, tail) {
 			prev.Reps++
 			*p = s[:len(s)-l]
 			return true
 		}
-		if 2*l <= len(s) && equalRuns(s[len(s)-2*l:len(s)-l], tail) {
+		// a body of l seen twice ends with the same run twice, l apart:
+		// on noisy values that test alone rejects almost every l
+		if 2*l <= len(s) && sameRun(&s[len(s)-1-l], last) && equalRuns(s[len(s)-2*l:len(s)-l], tail) {
 			body := slices.Clone(tail)
 			*p = append(s[:len(s)-2*l], Run{Reps: 2, Body: body})
 			return true
 		}
 	}
 	return false
+}
+
+// sameRun is equalRuns' test of one run, but of a repeat's body only its
+// length: a quick rejection before the full comparison.
+func sameRun(x, y *Run) bool {
+	return x.Delta == y.Delta && x.Count == y.Count && x.Reps == y.Reps && len(x.Body) == len(y.Body)
 }
 
 func equalRuns(a, b []Run) bool {

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"math/bits"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -83,9 +84,14 @@ func newEncoder(w io.Writer, o Options) (*encoder, error) {
 	if o.Level == 0 {
 		o.Level = zstd.SpeedDefault
 	}
+	// A chunk is compressed alone (EncodeAll): a window beyond its size
+	// finds nothing more, and each of the two encoders would hold a
+	// history of zstd's default 8 MiB (a reduction writes a stream a
+	// cluster).
+	window := max(zstd.MinWindowSize, 1<<bits.Len(uint(o.ChunkSize-1)))
 	e := &encoder{w: w, chunkSize: o.ChunkSize, zopts: []zstd.EOption{zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderLevel(o.Level), zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true),
-		zstd.WithLowerEncoderMem(true)}}
+		zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(window)}}
 	var err error
 	e.zenc, err = zstd.NewWriter(nil, e.zopts...)
 	return e, err
