@@ -221,7 +221,9 @@ var lammps = "/usr/share/lammps/examples/"
 // (PPPM, SHAKE), and pw.x on bulk silicon with two pools
 // (capture/testdata/si.scf.in: Quantum ESPRESSO's example01, two atoms at
 // 18 Ry, with two k-points, so that -nk 2 has a pool each, and the
-// pseudopotential Debian ships).
+// pseudopotential Debian ships), PETSc's multigrid-preconditioned CG
+// (capture/testdata/poisson.py, petsc4py) and an mpi4py task farm
+// (capture/testdata/farm.py).
 var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 4, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
@@ -251,6 +253,21 @@ var realApps = []realApp{
 			}
 		},
 		check: hpccKernelsApart},
+	// PETSc (petsc4py): GAMG-preconditioned CG, five solves of a 2-D
+	// Poisson problem; Python's start-up, PETSc's own communicators.
+	{name: "PETSc GAMG", prog: testenv.DebianPython, pkg: "python3-petsc4py-real3.18", np: 4, long: true,
+		args: []string{"poisson.py", "-n", "200", "-steps", "5"},
+		setup: func(t *testing.T, dir string) {
+			testenv.PythonModule(t, "import glob, sys; sys.path += glob.glob('/usr/lib/petscdir/petsc*/x86_64-linux-gnu-real/lib/python3/dist-packages'); import petsc4py", "python3-petsc4py-real3.18")
+			copyInput(t, tracertest.Testdata("poisson.py"), dir)
+		}},
+	// mpi4py: a task farm whose master receives pickled results from any
+	// source by matched probes (MPI_Mprobe, MPI_Mrecv).
+	{name: "mpi4py farm", prog: testenv.DebianPython, pkg: "python3-mpi4py", np: 8, long: true, args: []string{"farm.py", "200"},
+		setup: func(t *testing.T, dir string) {
+			testenv.PythonModule(t, "import mpi4py.MPI, numpy", "python3-mpi4py")
+			copyInput(t, tracertest.Testdata("farm.py"), dir)
+		}},
 	// Two water molecules, two MD steps of PBE in Quickstep: ScaLAPACK,
 	// distributed FFTs, sub-communicators of every shape.
 	{name: "CP2K", prog: "cp2k.popt", pkg: "cp2k", np: 4, long: true, args: []string{"-i", "h2o-md.inp", "-o", "h2o-md.out"},

@@ -72,6 +72,21 @@ func Tool(t testing.TB, name, debianPackage string) string {
 	return p
 }
 
+// DebianPython is the Python of Debian's packages, whose python3-*
+// modules (mpi4py, petsc4py) a python3 earlier in PATH (pyenv, a
+// virtualenv) does not have.
+const DebianPython = "/usr/bin/python3"
+
+// PythonModule returns DebianPython, skipping the test unless it runs
+// script (an import of the module) without error.
+func PythonModule(t testing.TB, script, debianPackage string) string {
+	t.Helper()
+	if out, err := exec.Command(DebianPython, "-c", script).CombinedOutput(); err != nil {
+		missing(t, "%s -c %q: %v (Debian package %s)\n%s", DebianPython, script, err, debianPackage, out)
+	}
+	return DebianPython
+}
+
 // Figure1Ring is seed 003's Figure 1 (Casanova et al.): four ranks compute
 // 1e6 flops and pass 1e6 bytes around a ring, in SimGrid 3.32's TI syntax,
 // which adds a tag (0) to send and recv. Several packages test against it.
