@@ -755,7 +755,10 @@ func (rd *reader) fields(v *Variant, cur int32, mask uint32, in *instance) bool 
 		f := Field(bits.TrailingZeros32(mask))
 		val := v.Field(f)
 		if !f.IsVector() {
-			if rd.err = rd.scalar(e, in, f, val, rd.value(&val.Series, cur)); rd.err != nil {
+			// rd.err is written only on an error: a pointer's store
+			// costs a write barrier while the collector marks
+			if err := rd.scalar(e, in, f, val, rd.value(&val.Series, cur)); err != nil {
+				rd.err = err
 				return false
 			}
 			continue
