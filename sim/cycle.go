@@ -606,7 +606,7 @@ func (c *cycles) capture(s *simulation) *cycleRec {
 	clear(c.acts)
 	ok := true
 	s.heap.each(func(a *action) {
-		if a.kind != actExec || !a.running || !a.inSystem || a.htype != hNormal || a.probe || a.rank == nil || c.acts[a.rank.id] != nil {
+		if a.kind != actExec || !a.running || !a.inSystem && a.fixedRate == 0 || a.htype != hNormal || a.probe || a.rank == nil || c.acts[a.rank.id] != nil {
 			ok = false
 			return
 		}

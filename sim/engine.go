@@ -153,6 +153,14 @@ func (s *simulation) startExecBounded(r *rank, flops, user float64) *action {
 	a.remains = flops
 	a.factor = 1
 	a.userBound = user
+	if h.solo {
+		// Contention-free: the computation's rate is its bound until it
+		// ends, as the max-min system would solve it alone on its core.
+		a.fixedRate = h.execBound(user)
+		a.lastValue = a.fixedRate
+		s.heapSet(a, s.now+flops/a.fixedRate, hNormal)
+		return a
+	}
 	a.v = s.variable(a, s.actID(a), 1, h.execBound(user), 1)
 	a.inSystem = true
 	s.cpuSys.Expand(h.cpu, a.v, 1)

@@ -277,6 +277,12 @@ type hostState struct {
 	track bool
 	execs []*action
 	prof  profileState // the speed profile, if any
+	// solo: in the analytic mode, a computation here runs at its bound
+	// from start to end (no more ranks than cores, no speed profile or
+	// energy model, no concurrency limit): it needs no max-min system
+	// (startExecBounded), nor a blocked wait its hold on the CPU, which
+	// only orders the system's re-solves.
+	solo bool
 }
 
 // simulation is one simulation in progress.
@@ -597,10 +603,25 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		a.rank = r
 		s.heapSet(a, cfg.StartDates[i], hMaxDuration)
 	}
+	if cfg.Analytic && !cfg.CPUFull && cfg.ConcurrencyLimit < 0 {
+		s.markSolo()
+	}
 	if s.cyclesOn(obs) {
 		s.wrapCycles(src)
 	}
 	return s, nil
+}
+
+// markSolo marks the hosts whose computations never share a core.
+func (s *simulation) markSolo() {
+	n := make([]int, len(s.hosts))
+	for _, r := range s.ranks {
+		n[r.host]++
+	}
+	for i := range s.hosts {
+		h := &s.hosts[i]
+		h.solo = n[i] <= h.cores && !h.track && h.energy == nil
+	}
 }
 
 func (s *simulation) close() {
@@ -718,9 +739,11 @@ func (s *simulation) wake(r *rank) {
 func (s *simulation) hold(r *rank, wait bool) {
 	r.holding = true
 	h := &s.hosts[r.host]
-	if s.cfg.ConcurrencyLimit >= 0 {
+	switch {
+	case h.solo:
+	case s.cfg.ConcurrencyLimit >= 0:
 		s.holdLimited(r, h, wait)
-	} else {
+	default:
 		s.cpuSys.Hold(h.cpu)
 	}
 	if wait && h.energy != nil {
@@ -739,7 +762,9 @@ func (s *simulation) release(r *rank) {
 		r.sleepVar = nil
 		return
 	}
-	s.cpuSys.Release(s.hosts[r.host].cpu)
+	if h := &s.hosts[r.host]; !h.solo {
+		s.cpuSys.Release(h.cpu)
+	}
 }
 
 // holdLimited is hold under a concurrency limit, where the sleep action's
