@@ -264,7 +264,7 @@ func TestSimGridDifferential(t *testing.T) {
 // counts at rendezvous sizes triggers it on some of its 20 cases.
 func simgridCorrupted(out string) bool {
 	for _, sign := range []string{"Whoops, wrong refcount", "Cannot (re-)start unfinished communication",
-		"free(): ", "double free", "corrupted", "Segmentation fault"} {
+		"free(): ", "malloc(): ", "realloc(): ", "munmap_chunk(): ", "double free", "corrupted", "Segmentation fault"} {
 		if strings.Contains(out, sign) {
 			return true
 		}

@@ -13,7 +13,7 @@ import sys
 
 # Debian installs petsc4py under PETSc's own prefix, on sys.path only
 # through PETSC_DIR or the petsc-dev alternative.
-sys.path += glob.glob("/usr/lib/petscdir/petsc*/x86_64-linux-gnu-real/lib/python3/dist-packages")
+sys.path += glob.glob("/usr/lib/petscdir/petsc*/*-real/lib/python3/dist-packages")
 import petsc4py  # noqa: E402
 
 petsc4py.init(sys.argv)

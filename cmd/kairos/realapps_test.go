@@ -258,7 +258,7 @@ var realApps = []realApp{
 	{name: "PETSc GAMG", prog: testenv.DebianPython, pkg: "python3-petsc4py-real3.18", np: 4, long: true,
 		args: []string{"poisson.py", "-n", "200", "-steps", "5"},
 		setup: func(t *testing.T, dir string) {
-			testenv.PythonModule(t, "import glob, sys; sys.path += glob.glob('/usr/lib/petscdir/petsc*/x86_64-linux-gnu-real/lib/python3/dist-packages'); import petsc4py", "python3-petsc4py-real3.18")
+			testenv.PythonModule(t, "import glob, sys; sys.path += glob.glob('/usr/lib/petscdir/petsc*/*-real/lib/python3/dist-packages'); import petsc4py", "python3-petsc4py-real3.18")
 			copyInput(t, tracertest.Testdata("poisson.py"), dir)
 		}},
 	// mpi4py: a task farm whose master receives pickled results from any
