@@ -888,6 +888,55 @@ func TestTracerThreads(t *testing.T) {
 	replays(t, index)
 }
 
+// TestTracerIntercomm traces capture/testdata/intercomm.c on 4 ranks, TI
+// and OTF2 in one run: the messages across an intercommunicator between
+// the even and odd halves of MPI_COMM_WORLD name their partners' world
+// ranks (2i and 2i+1); those with the two processes rank 0 spawns, an
+// MPI world of their own, are left out and counted "with other MPI
+// worlds", and the children's run is traced beside (trace-2). Both
+// traces pass the check. A partner on an intercommunicator was taken in
+// the local group before: the even ranks' messages went to themselves,
+// and the trace deadlocked.
+func TestTracerIntercomm(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, true)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("intercomm.c"))
+	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
+	for _, want := range []string{"MPI_Send with other MPI worlds", "MPI_Recv with other MPI worlds"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tracer's summaries lack %q:\n%s", want, out)
+		}
+	}
+	index := filepath.Join(dir, "trace", "index.txt")
+	for r, cs := range calls(t, index) {
+		n := 0
+		for _, c := range cs {
+			f := strings.Fields(c)
+			if f[0] != "isend" && f[0] != "irecv" {
+				continue
+			}
+			n++
+			if f[1] != strconv.Itoa(r^1) {
+				t.Errorf("rank %d: %s, want its partner %d", r, c, r^1)
+			}
+		}
+		if n != 12 {
+			t.Errorf("rank %d: %d isends and irecvs across the intercommunicator, want 12: %v", r, n, cs)
+		}
+	}
+	replays(t, index)
+	for _, path := range []string{filepath.Join(dir, "trace", "traces.otf2"), filepath.Join(dir, "trace-2", "index.txt"),
+		filepath.Join(dir, "trace-2", "traces.otf2")} {
+		src, _, err := format.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+			t.Errorf("%s: check: %v %+v", path, err, rep)
+		}
+	}
+}
+
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
 // (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) with
 // KAIROS_TRACE_REDUCE=callpath (and =reference with KAIROS_LONG=1),

@@ -110,6 +110,7 @@
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
+#define KT_ELSEWHERE (-666) /* a probed message's source in another MPI world (kt_elsewhere) */
 
 static FILE *kt_out; /* the TI trace's file, NULL if not written (or not yet: KAIROS_TRACE_REDUCE's) */
 static int kt_ti;     /* a TI trace is recorded */
@@ -521,18 +522,52 @@ static long kt_bytes(int count, MPI_Datatype t) {
   return (long)count * size;
 }
 
-/* kt_world returns comm's rank r as a rank of MPI_COMM_WORLD. */
+/* kt_peers returns the group whose ranks comm's point-to-point calls
+ * name: its remote group if it is an intercommunicator, else its group. */
+static MPI_Group kt_peers(MPI_Comm comm) {
+  int inter = 0;
+  MPI_Group g;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_group(comm, &g);
+  else
+    PMPI_Comm_group(comm, &g);
+  return g;
+}
+
+/* kt_world returns comm's rank r (of its remote group on an
+ * intercommunicator) as a rank of MPI_COMM_WORLD. */
 static int kt_world(MPI_Comm comm, int r) {
   if (r == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
   if (r == MPI_PROC_NULL || comm == MPI_COMM_WORLD) return r;
-  MPI_Group g, w;
+  MPI_Group g = kt_peers(comm), w;
   int out = r;
-  PMPI_Comm_group(comm, &g);
   PMPI_Comm_group(MPI_COMM_WORLD, &w);
   PMPI_Group_translate_ranks(g, 1, &r, w, &out);
   PMPI_Group_free(&g);
   PMPI_Group_free(&w);
   return out;
+}
+
+/* kt_elsewhere reports whether comm's point-to-point calls reach
+ * processes of another MPI world: an intercommunicator to processes
+ * MPI_Comm_spawn started or MPI_Comm_connect joined, whose ranks are not
+ * MPI_COMM_WORLD's. TI cannot name them: such a call is left out, and
+ * counted (kt_lose), as collectives on sub-communicators are. */
+static int kt_elsewhere(MPI_Comm comm) {
+  int inter = 0;
+  if (comm == MPI_COMM_WORLD) return 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (!inter) return 0;
+  MPI_Group g, w;
+  int first = 0, out = MPI_UNDEFINED, n = 0;
+  PMPI_Comm_remote_group(comm, &g);
+  PMPI_Group_size(g, &n);
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  if (n > 0) PMPI_Group_translate_ranks(g, 1, &first, w, &out);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&w);
+  return out == MPI_UNDEFINED;
 }
 
 static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
@@ -2970,6 +3005,11 @@ static const char *kt_lost_kind(int r) {
   static const int kinds[] = {KS_REGIONS(KS_KIND)};
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
+  switch (r) { /* point-to-point calls are lost only to other worlds (kt_elsewhere) */
+  case R_SEND: case R_SSEND: case R_BSEND: case R_RSEND: case R_ISEND: case R_ISSEND: case R_IBSEND: case R_IRSEND:
+  case R_RECV: case R_IRECV: case R_SENDRECV: case R_SENDRECV_REPLACE: case R_MRECV: case R_IMRECV:
+    return "with other MPI worlds (spawned or connected processes)";
+  }
   return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
 }
 
@@ -3079,7 +3119,9 @@ static int kt_send(int region, const void *buf, int count, MPI_Datatype t, int d
                    int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm)) {
   kt_enter(region);
   int err = send(buf, count, t, dest, tag, comm);
-  if (kt_on() && dest != MPI_PROC_NULL) {
+  if (kt_on() && dest != MPI_PROC_NULL && kt_elsewhere(comm)) {
+    kt_lose();
+  } else if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
     kt_p2p("send", d, tag, kt_bytes(count, t));
     ko_send(0, d, tag, kt_bytes(count, t), 0);
@@ -3110,7 +3152,9 @@ static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int 
                     MPI_Request *req, int (*isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *)) {
   kt_enter(region);
   int err = isend(buf, count, t, dest, tag, comm, req);
-  if (kt_on() && dest != MPI_PROC_NULL) {
+  if (kt_on() && dest != MPI_PROC_NULL && kt_elsewhere(comm)) {
+    kt_lose();
+  } else if (kt_on() && dest != MPI_PROC_NULL) {
     int d = kt_world(comm, dest);
     ko_send(1, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, tag, kt_bytes(count, t), comm));
   }
@@ -3139,7 +3183,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_RECV);
   int err = PMPI_Recv(buf, count, t, src, tag, comm, status);
-  if (kt_on() && src != MPI_PROC_NULL) {
+  if (kt_on() && src != MPI_PROC_NULL && kt_elsewhere(comm)) {
+    kt_lose();
+  } else if (kt_on() && src != MPI_PROC_NULL) {
     int n = 0, from = kt_world(comm, status->MPI_SOURCE);
     PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
@@ -3153,7 +3199,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
 int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
   kt_enter(R_IRECV);
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
-  if (kt_on() && src != MPI_PROC_NULL) {
+  if (kt_on() && src != MPI_PROC_NULL && kt_elsewhere(comm)) {
+    kt_lose();
+  } else if (kt_on() && src != MPI_PROC_NULL) {
     ko_irecv_request(kt_post(*req, 0, kt_world(comm, src), kt_tag(tag), kt_bytes(count, t), comm));
   }
   kt_leave();
@@ -3274,7 +3322,9 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 /* kt_sendrecv records a sendrecv that has completed with status. */
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status) {
-  if (kt_on()) {
+  if (kt_on() && kt_elsewhere(comm)) {
+    kt_lose();
+  } else if (kt_on()) {
     int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
     int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
     if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
@@ -3964,7 +4014,7 @@ static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
 static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
-  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL) return err;
+  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL || kt_elsewhere(comm)) return err;
   if (kt_npers == kt_cappers) {
     kt_cappers = kt_cappers ? 2 * kt_cappers : 16;
     kt_pers = realloc(kt_pers, kt_cappers * sizeof *kt_pers);
@@ -4085,7 +4135,8 @@ static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
     kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
     if (!kt_msgs) abort();
   }
-  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG};
+  int src = kt_elsewhere(comm) ? KT_ELSEWHERE : kt_world(comm, st->MPI_SOURCE);
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, src, st->MPI_TAG};
 }
 
 /* kt_take forgets message msg and reports whether it was kept, with its
@@ -4142,10 +4193,14 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status
   kt_enter(R_MRECV);
   int err = PMPI_Mrecv(buf, count, t, msg, status);
   if (kt_on() && kt_take(m, &src, &tag)) {
-    int n = 0;
-    PMPI_Get_count(status, t, &n);
-    kt_p2p("recv", src, tag, kt_bytes(n, t));
-    ko_recv(src, tag, kt_bytes(n, t));
+    if (src == KT_ELSEWHERE) {
+      kt_lose();
+    } else {
+      int n = 0;
+      PMPI_Get_count(status, t, &n);
+      kt_p2p("recv", src, tag, kt_bytes(n, t));
+      ko_recv(src, tag, kt_bytes(n, t));
+    }
   }
   kt_leave();
   return err;
@@ -4157,7 +4212,10 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
   if (kt_on() && err == MPI_SUCCESS && kt_take(m, &src, &tag)) {
-    ko_irecv_request(kt_post(*req, 0, src, tag, kt_bytes(count, t), MPI_COMM_WORLD));
+    if (src == KT_ELSEWHERE)
+      kt_lose();
+    else
+      ko_irecv_request(kt_post(*req, 0, src, tag, kt_bytes(count, t), MPI_COMM_WORLD));
   }
   kt_leave();
   return err;
