@@ -892,7 +892,8 @@ func TestTracerThreads(t *testing.T) {
 // and OTF2 in one run: the messages across an intercommunicator between
 // the even and odd halves of MPI_COMM_WORLD name their partners' world
 // ranks (2i and 2i+1); those with the two processes rank 0 spawns, an
-// MPI world of their own, are left out and counted "with other MPI
+// MPI world of their own, on the intercommunicator to them and on the
+// communicator merged from it, are left out and counted "with other MPI
 // worlds", and the children's run is traced beside (trace-2). Both
 // traces pass the check. A partner on an intercommunicator was taken in
 // the local group before: the even ranks' messages went to themselves,

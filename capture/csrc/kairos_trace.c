@@ -110,7 +110,7 @@
 
 #define KT_ANY_SOURCE (-555) /* MPI_ANY_SOURCE in TI */
 #define KT_ANY_TAG (-444)
-#define KT_ELSEWHERE (-666) /* a probed message's source in another MPI world (kt_elsewhere) */
+#define KT_ELSEWHERE (-666) /* a process of another MPI world (kt_world) */
 
 static FILE *kt_out; /* the TI trace's file, NULL if not written (or not yet: KAIROS_TRACE_REDUCE's) */
 static int kt_ti;     /* a TI trace is recorded */
@@ -536,7 +536,12 @@ static MPI_Group kt_peers(MPI_Comm comm) {
 }
 
 /* kt_world returns comm's rank r (of its remote group on an
- * intercommunicator) as a rank of MPI_COMM_WORLD. */
+ * intercommunicator) as a rank of MPI_COMM_WORLD, or KT_ELSEWHERE for a
+ * process of another MPI world (one MPI_Comm_spawn started or
+ * MPI_Comm_connect joined, reached by an intercommunicator or a
+ * communicator merged from one), whose rank TI cannot name: a call with
+ * it is left out, and counted (kt_lose), as collectives on
+ * sub-communicators are. */
 static int kt_world(MPI_Comm comm, int r) {
   if (r == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
   if (r == MPI_PROC_NULL || comm == MPI_COMM_WORLD) return r;
@@ -546,14 +551,12 @@ static int kt_world(MPI_Comm comm, int r) {
   PMPI_Group_translate_ranks(g, 1, &r, w, &out);
   PMPI_Group_free(&g);
   PMPI_Group_free(&w);
-  return out;
+  return out == MPI_UNDEFINED ? KT_ELSEWHERE : out;
 }
 
-/* kt_elsewhere reports whether comm's point-to-point calls reach
- * processes of another MPI world: an intercommunicator to processes
- * MPI_Comm_spawn started or MPI_Comm_connect joined, whose ranks are not
- * MPI_COMM_WORLD's. TI cannot name them: such a call is left out, and
- * counted (kt_lose), as collectives on sub-communicators are. */
+/* kt_elsewhere reports whether comm is an intercommunicator whose remote
+ * group is another MPI world's (kt_world): a receive from any source on
+ * it is from another world. */
 static int kt_elsewhere(MPI_Comm comm) {
   int inter = 0;
   if (comm == MPI_COMM_WORLD) return 0;
@@ -3005,7 +3008,7 @@ static const char *kt_lost_kind(int r) {
   static const int kinds[] = {KS_REGIONS(KS_KIND)};
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
-  switch (r) { /* point-to-point calls are lost only to other worlds (kt_elsewhere) */
+  switch (r) { /* point-to-point calls are lost only to other worlds (KT_ELSEWHERE) */
   case R_SEND: case R_SSEND: case R_BSEND: case R_RSEND: case R_ISEND: case R_ISSEND: case R_IBSEND: case R_IRSEND:
   case R_RECV: case R_IRECV: case R_SENDRECV: case R_SENDRECV_REPLACE: case R_MRECV: case R_IMRECV:
     return "with other MPI worlds (spawned or connected processes)";
@@ -3119,10 +3122,10 @@ static int kt_send(int region, const void *buf, int count, MPI_Datatype t, int d
                    int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm)) {
   kt_enter(region);
   int err = send(buf, count, t, dest, tag, comm);
-  if (kt_on() && dest != MPI_PROC_NULL && kt_elsewhere(comm)) {
+  int d = kt_on() && dest != MPI_PROC_NULL ? kt_world(comm, dest) : MPI_PROC_NULL;
+  if (d == KT_ELSEWHERE) {
     kt_lose();
-  } else if (kt_on() && dest != MPI_PROC_NULL) {
-    int d = kt_world(comm, dest);
+  } else if (d != MPI_PROC_NULL) {
     kt_p2p("send", d, tag, kt_bytes(count, t));
     ko_send(0, d, tag, kt_bytes(count, t), 0);
   }
@@ -3152,10 +3155,10 @@ static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int 
                     MPI_Request *req, int (*isend)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *)) {
   kt_enter(region);
   int err = isend(buf, count, t, dest, tag, comm, req);
-  if (kt_on() && dest != MPI_PROC_NULL && kt_elsewhere(comm)) {
+  int d = kt_on() && dest != MPI_PROC_NULL ? kt_world(comm, dest) : MPI_PROC_NULL;
+  if (d == KT_ELSEWHERE) {
     kt_lose();
-  } else if (kt_on() && dest != MPI_PROC_NULL) {
-    int d = kt_world(comm, dest);
+  } else if (d != MPI_PROC_NULL) {
     ko_send(1, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, tag, kt_bytes(count, t), comm));
   }
   kt_leave();
@@ -3183,10 +3186,11 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_RECV);
   int err = PMPI_Recv(buf, count, t, src, tag, comm, status);
-  if (kt_on() && src != MPI_PROC_NULL && kt_elsewhere(comm)) {
+  int from = kt_on() && src != MPI_PROC_NULL ? kt_world(comm, status->MPI_SOURCE) : MPI_PROC_NULL;
+  if (from == KT_ELSEWHERE) {
     kt_lose();
-  } else if (kt_on() && src != MPI_PROC_NULL) {
-    int n = 0, from = kt_world(comm, status->MPI_SOURCE);
+  } else if (from != MPI_PROC_NULL) {
+    int n = 0;
     PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
     kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
@@ -3199,10 +3203,11 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
 int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
   kt_enter(R_IRECV);
   int err = PMPI_Irecv(buf, count, t, src, tag, comm, req);
-  if (kt_on() && src != MPI_PROC_NULL && kt_elsewhere(comm)) {
+  int from = kt_on() && src != MPI_PROC_NULL ? kt_world(comm, src) : MPI_PROC_NULL;
+  if (from == KT_ELSEWHERE || (from == KT_ANY_SOURCE && kt_elsewhere(comm))) {
     kt_lose();
-  } else if (kt_on() && src != MPI_PROC_NULL) {
-    ko_irecv_request(kt_post(*req, 0, kt_world(comm, src), kt_tag(tag), kt_bytes(count, t), comm));
+  } else if (from != MPI_PROC_NULL) {
+    ko_irecv_request(kt_post(*req, 0, from, kt_tag(tag), kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -3322,11 +3327,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 /* kt_sendrecv records a sendrecv that has completed with status. */
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status) {
-  if (kt_on() && kt_elsewhere(comm)) {
+  if (!kt_on()) return;
+  int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+  int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
+  if (from == KT_ELSEWHERE || to == KT_ELSEWHERE) {
     kt_lose();
-  } else if (kt_on()) {
-    int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
-    int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
+  } else {
     if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
     int rtag = from == MPI_PROC_NULL ? 0 : status->MPI_TAG;
     if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
@@ -4014,14 +4020,16 @@ static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
 static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
-  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL || kt_elsewhere(comm)) return err;
+  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL) return err;
+  int p = kt_world(comm, peer);
+  if (p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm))) return err;
   if (kt_npers == kt_cappers) {
     kt_cappers = kt_cappers ? 2 * kt_cappers : 16;
     kt_pers = realloc(kt_pers, kt_cappers * sizeof *kt_pers);
     if (!kt_pers) abort();
   }
   kt_pers[kt_npers++] =
-      (struct kt_persist){*req, send, kt_world(comm, peer), send ? tag : kt_tag(tag), kt_bytes(count, t), comm};
+      (struct kt_persist){*req, send, p, send ? tag : kt_tag(tag), kt_bytes(count, t), comm};
   return err;
 }
 
@@ -4135,8 +4143,7 @@ static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
     kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
     if (!kt_msgs) abort();
   }
-  int src = kt_elsewhere(comm) ? KT_ELSEWHERE : kt_world(comm, st->MPI_SOURCE);
-  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, src, st->MPI_TAG};
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG};
 }
 
 /* kt_take forgets message msg and reports whether it was kept, with its

@@ -4,7 +4,9 @@
  * 2i+1), then rank 0 spawns two more processes of this program, which
  * form their own MPI_COMM_WORLD: it sends one of them a message over the
  * parent intercommunicator, receives the answer, and the children
- * exchange one message between themselves.
+ * exchange one message between themselves; then parents and children
+ * merge the intercommunicator (MPI_Intercomm_merge) and world rank 0
+ * sends the first child a message on the merged communicator.
  *
  *   intercomm            (run with an even number of ranks)
  *   intercomm child      (as spawned)
@@ -28,6 +30,12 @@ int main(int argc, char **argv) {
     } else {
       MPI_Recv(buf, 256, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
+    MPI_Comm all;
+    MPI_Intercomm_merge(parent, 1, &all);
+    int parents;
+    MPI_Comm_remote_size(parent, &parents);
+    if (rank == 0) MPI_Recv(buf, 256, MPI_INT, 0, 4, all, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&all);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
     return 0;
@@ -54,6 +62,10 @@ int main(int argc, char **argv) {
     MPI_Send(buf, 32, MPI_INT, 0, 1, child);
     MPI_Recv(buf, 256, MPI_INT, 0, 2, child, MPI_STATUS_IGNORE);
   }
+  MPI_Comm all;
+  MPI_Intercomm_merge(child, 0, &all); /* the parents first: the first child is rank size */
+  if (rank == 0) MPI_Send(buf, 8, MPI_INT, size, 4, all);
+  MPI_Comm_free(&all);
   MPI_Comm_disconnect(&child);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("intercomm done\n");
