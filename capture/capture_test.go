@@ -894,10 +894,14 @@ func TestTracerThreads(t *testing.T) {
 // ranks (2i and 2i+1); those with the two processes rank 0 spawns, an
 // MPI world of their own, on the intercommunicator to them and on the
 // communicator merged from it, are left out and counted "with other MPI
-// worlds", and the children's run is traced beside (trace-2). Both
-// traces pass the check. A partner on an intercommunicator was taken in
-// the local group before: the even ranks' messages went to themselves,
-// and the trace deadlocked.
+// worlds", and the children's run is traced beside (trace-2); the
+// collectives on the merged communicator are left out of the TI trace,
+// and the OTF2 archive has their calls' regions alone (its groups hold
+// this world's ranks). Every trace passes the check. A partner on an
+// intercommunicator was taken in the local group before: the even
+// ranks' messages went to themselves, and the trace deadlocked; and a
+// collective on the merged communicator, larger than MPI_COMM_WORLD,
+// overflowed the OTF2 writer's group of members (the run aborted).
 func TestTracerIntercomm(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, true)

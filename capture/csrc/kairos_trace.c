@@ -5270,6 +5270,13 @@ static void ko_cancelled(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiRequestCancelled(ko_evt, NULL, kt_end(), id);
 }
 
+/* KO_ELSEWHERE is ko_commref's number of a communicator with processes of
+ * another MPI world (merged from an intercommunicator to spawned or
+ * connected processes): the archive's groups hold this world's ranks
+ * alone, so that its collectives are not recorded, only their calls'
+ * regions. */
+enum { KO_ELSEWHERE = 0xfffffffeu };
+
 /* ko_commref returns the local number of communicator comm. */
 static uint32_t ko_commref(MPI_Comm comm) {
   int same = MPI_UNEQUAL;
@@ -5294,6 +5301,12 @@ static uint32_t ko_commref(MPI_Comm comm) {
   PMPI_Group_free(&g);
   PMPI_Group_free(&w);
   free(ranks);
+  for (int i = 0; i < c->n; i++)
+    if (c->members[i] == MPI_UNDEFINED) {
+      free(c->members);
+      ko_ncomms--;
+      return KO_ELSEWHERE;
+    }
   return (uint32_t)ko_ncomms;
 }
 
@@ -5319,16 +5332,17 @@ static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t rec
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
     kt_icur->sv = sv, kt_icur->rv = rv;
-    OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
+    if (c != KO_ELSEWHERE) OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
     return;
   }
+  if (c == KO_ELSEWHERE) return;
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
   ko_vattrs(sv, rv);
   OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
 }
 
 static void ko_icomplete(const struct kt_icoll *c) {
-  if (!ko_evt) return;
+  if (!ko_evt || c->comm == KO_ELSEWHERE) return;
   ko_vattrs(c->sv, c->rv);
   OTF2_EvtWriter_NonBlockingCollectiveComplete(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)c->op, c->comm, c->root,
                                                c->sent, c->recv, c->id);

@@ -5,8 +5,9 @@
  * form their own MPI_COMM_WORLD: it sends one of them a message over the
  * parent intercommunicator, receives the answer, and the children
  * exchange one message between themselves; then parents and children
- * merge the intercommunicator (MPI_Intercomm_merge) and world rank 0
- * sends the first child a message on the merged communicator.
+ * merge the intercommunicator (MPI_Intercomm_merge), world rank 0 sends
+ * the first child a message on the merged communicator, and all of them
+ * meet in a barrier, an allreduce and a non-blocking allreduce there.
  *
  *   intercomm            (run with an even number of ranks)
  *   intercomm child      (as spawned)
@@ -14,6 +15,15 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+
+/* together: collectives on a communicator of parents and children */
+static void together(MPI_Comm all, int *buf) {
+  MPI_Request r;
+  MPI_Barrier(all);
+  MPI_Allreduce(MPI_IN_PLACE, buf, 4, MPI_INT, MPI_SUM, all);
+  MPI_Iallreduce(MPI_IN_PLACE, buf + 4, 4, MPI_INT, MPI_SUM, all, &r);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -35,6 +45,7 @@ int main(int argc, char **argv) {
     int parents;
     MPI_Comm_remote_size(parent, &parents);
     if (rank == 0) MPI_Recv(buf, 256, MPI_INT, 0, 4, all, MPI_STATUS_IGNORE);
+    together(all, buf);
     MPI_Comm_free(&all);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
@@ -65,6 +76,7 @@ int main(int argc, char **argv) {
   MPI_Comm all;
   MPI_Intercomm_merge(child, 0, &all); /* the parents first: the first child is rank size */
   if (rank == 0) MPI_Send(buf, 8, MPI_INT, size, 4, all);
+  together(all, buf);
   MPI_Comm_free(&all);
   MPI_Comm_disconnect(&child);
   MPI_Barrier(MPI_COMM_WORLD);
