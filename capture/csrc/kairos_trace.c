@@ -5550,7 +5550,9 @@ static void ko_defs(const uint64_t *events, uint64_t first, uint64_t last, const
   }
   /* Group 0: the locations of the ranks; group 1: MPI_COMM_WORLD's ranks in
    * it; then a group per sub-communicator. */
-  uint64_t *members = malloc(kt_size * sizeof *members);
+  int most = kt_size; /* the largest group (a window's group is any ranks' list) */
+  for (int c = 0, k = 0; c < ngcomms; c++, k += 1 + gcomms[k]) most = gcomms[k] > most ? gcomms[k] : most;
+  uint64_t *members = malloc(most * sizeof *members);
   if (!members) abort();
   for (int r = 0; r < kt_size; r++) members[r] = r;
   OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
