@@ -942,6 +942,34 @@ func TestTracerIntercomm(t *testing.T) {
 	}
 }
 
+// TestTracerNeighbor traces capture/testdata/neighbor.c on 4 ranks, TI and
+// OTF2 in one run: its neighborhood collectives (MPI_Neighbor_alltoall,
+// MPI_Ineighbor_allgather), which TI cannot express, are left out and
+// counted rather than taken for computation, rank 0 says that no trace
+// has their messages, and both traces pass the check. Unwrapped before,
+// their time went into the computation after them, unannounced.
+func TestTracerNeighbor(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, true)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("neighbor.c"))
+	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
+	for _, want := range []string{`(?m)^kairos_trace: +40 .* MPI_Neighbor_alltoall \(neighborhood collectives\)$`,
+		`(?m)^kairos_trace: +40 .* MPI_Ineighbor_allgather \(neighborhood collectives\)$`, "no trace has their messages"} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, path := range []string{filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")} {
+		src, _, err := format.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
+			t.Errorf("%s: check: %v %+v", path, err, rep)
+		}
+	}
+}
+
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
 // (capture/testdata/halo.c, 4x4 ranks from MPI_Cart_create) with
 // KAIROS_TRACE_REDUCE=callpath (and =reference with KAIROS_LONG=1),

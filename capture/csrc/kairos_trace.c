@@ -210,7 +210,9 @@ enum {
   R_SENDRECV_REPLACE, R_REDUCE_SCATTER_BLOCK, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_MRECV, R_IMRECV,
   R_ALLTOALLW, R_IBARRIER, R_IBCAST, R_IREDUCE, R_IALLREDUCE, R_ISCAN, R_IEXSCAN, R_IALLTOALL, R_IALLTOALLV,
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
-  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NEIGHBOR_ALLGATHER, R_NEIGHBOR_ALLGATHERV, R_NEIGHBOR_ALLTOALL,
+  R_NEIGHBOR_ALLTOALLV, R_NEIGHBOR_ALLTOALLW, R_INEIGHBOR_ALLGATHER, R_INEIGHBOR_ALLGATHERV, R_INEIGHBOR_ALLTOALL,
+  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -225,8 +227,10 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Alltoallw", "MPI_Ibarrier",
   "MPI_Ibcast", "MPI_Ireduce", "MPI_Iallreduce", "MPI_Iscan", "MPI_Iexscan", "MPI_Ialltoall", "MPI_Ialltoallv",
   "MPI_Ialltoallw", "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter",
-  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", KC_REGIONS(KS_NAME)
-  KS_REGIONS(KS_NAME)};
+  "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", "MPI_Neighbor_allgather",
+  "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
+  "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
+  "MPI_Ineighbor_alltoallw", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -3003,16 +3007,26 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
   return err;
 }
 
+/* kt_bare reports whether the OTF2 archive lacks the messages of the
+ * calls of region r that the TI trace leaves out too: neighborhood
+ * collectives, and point-to-point calls (lost only to other worlds). */
+static int kt_bare(int r) {
+  if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return 1;
+  switch (r) {
+  case R_SEND: case R_SSEND: case R_BSEND: case R_RSEND: case R_ISEND: case R_ISSEND: case R_IBSEND: case R_IRSEND:
+  case R_RECV: case R_IRECV: case R_SENDRECV: case R_SENDRECV_REPLACE: case R_MRECV: case R_IMRECV:
+    return 1;
+  }
+  return 0;
+}
+
 /* kt_lost_kind says why the TI trace leaves out calls of region r. */
 static const char *kt_lost_kind(int r) {
   static const int kinds[] = {KS_REGIONS(KS_KIND)};
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
-  switch (r) { /* point-to-point calls are lost only to other worlds (KT_ELSEWHERE) */
-  case R_SEND: case R_SSEND: case R_BSEND: case R_RSEND: case R_ISEND: case R_ISSEND: case R_IBSEND: case R_IRSEND:
-  case R_RECV: case R_IRECV: case R_SENDRECV: case R_SENDRECV_REPLACE: case R_MRECV: case R_IMRECV:
-    return "with other MPI worlds (spawned or connected processes)";
-  }
+  if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
+  if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
   return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
 }
 
@@ -3035,9 +3049,9 @@ static void kt_summary(const char *dir) {
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
-  long lost = 0;
+  long lost = 0, bare = 0; /* bare: of them, those whose messages the archive lacks too */
   double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
-  for (int r = 0; r < R_NREGIONS; r++) lost += alln[r], lost_s += allsec[r];
+  for (int r = 0; r < R_NREGIONS; r++) lost += alln[r], lost_s += allsec[r], bare += kt_bare(r) ? alln[r] : 0;
   if (lost > 0) {
     fprintf(stderr,
             "kairos_trace: the TI trace leaves out %ld calls (all ranks) that SimGrid's time-independent format cannot "
@@ -3057,7 +3071,13 @@ static void kt_summary(const char *dir) {
     }
     char speed[64];
     snprintf(speed, sizeof speed, "%g", kt_speed);
-    if (ko_writing())
+    if (bare > 0)
+      fprintf(stderr,
+              "kairos_trace: of the neighborhood collectives and the messages with other MPI worlds, the OTF2 archive "
+              "has the calls' regions alone: no trace has their messages\n");
+    if (bare == lost) {
+      /* nothing more to find in the archive */
+    } else if (ko_writing())
       fprintf(stderr,
               "kairos_trace: the OTF2 archive %s/traces.otf2 has every call; a time-independent trace of them all "
               "(for kairos simulate): kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
@@ -4226,6 +4246,58 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   }
   kt_leave();
   return err;
+}
+
+/* Neighborhood collectives (on a communicator with a topology): TI has
+ * no action for them, nor has SimGrid's replay, and the archive keeps
+ * their calls' regions alone; they write no line, their time is counted
+ * as left out (kt_lose) rather than taken for computation, and rank 0's
+ * summary names them. (The Fortran bindings are not wrapped.) */
+#define KN_CALL(r, call)                                                                                               \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  if (kt_on()) kt_lose();                                                                                              \
+  kt_leave();                                                                                                          \
+  return err;
+
+int MPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  KN_CALL(R_NEIGHBOR_ALLGATHER, PMPI_Neighbor_allgather(sb, sc, st, rb, rc, rt, comm))
+}
+int MPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int rd[],
+                            MPI_Datatype rt, MPI_Comm comm) {
+  KN_CALL(R_NEIGHBOR_ALLGATHERV, PMPI_Neighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm))
+}
+int MPI_Neighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
+  KN_CALL(R_NEIGHBOR_ALLTOALL, PMPI_Neighbor_alltoall(sb, sc, st, rb, rc, rt, comm))
+}
+int MPI_Neighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                           const int rd[], MPI_Datatype rt, MPI_Comm comm) {
+  KN_CALL(R_NEIGHBOR_ALLTOALLV, PMPI_Neighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm))
+}
+int MPI_Neighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+                           const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
+  KN_CALL(R_NEIGHBOR_ALLTOALLW, PMPI_Neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm))
+}
+int MPI_Ineighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
+                            MPI_Request *req) {
+  KN_CALL(R_INEIGHBOR_ALLGATHER, PMPI_Ineighbor_allgather(sb, sc, st, rb, rc, rt, comm, req))
+}
+int MPI_Ineighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int rd[],
+                             MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+  KN_CALL(R_INEIGHBOR_ALLGATHERV, PMPI_Ineighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm, req))
+}
+int MPI_Ineighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
+                           MPI_Request *req) {
+  KN_CALL(R_INEIGHBOR_ALLTOALL, PMPI_Ineighbor_alltoall(sb, sc, st, rb, rc, rt, comm, req))
+}
+int MPI_Ineighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
+                            const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
+  KN_CALL(R_INEIGHBOR_ALLTOALLV, PMPI_Ineighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, req))
+}
+int MPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
+                            const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
+                            MPI_Request *req) {
+  KN_CALL(R_INEIGHBOR_ALLTOALLW, PMPI_Ineighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, req))
 }
 
 /* Communicator creation (KC_REGIONS): the call's time is MPI time, in
@@ -5470,6 +5542,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 /* ko_role is the OTF2 region role of each wrapped call. */
 static OTF2_RegionRole ko_role(int r) {
   if (r >= R_COMM_DUP && r <= R_INTERCOMM_MERGE) return OTF2_REGION_ROLE_COLL_OTHER;
+  if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
   if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
   if (r > R_FILE_PREALLOCATE && r < R_NREGIONS) return OTF2_REGION_ROLE_FILE_IO;
