@@ -930,8 +930,14 @@ func TestTracerIntercomm(t *testing.T) {
 		}
 	}
 	replays(t, index)
-	for _, path := range []string{filepath.Join(dir, "trace", "traces.otf2"), filepath.Join(dir, "trace-2", "index.txt"),
-		filepath.Join(dir, "trace-2", "traces.otf2")} {
+	checks(t, filepath.Join(dir, "trace", "traces.otf2"), filepath.Join(dir, "trace-2", "index.txt"),
+		filepath.Join(dir, "trace-2", "traces.otf2"))
+}
+
+// checks requires every trace of paths to pass the check.
+func checks(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, path := range paths {
 		src, _, err := format.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -959,15 +965,7 @@ func TestTracerNeighbor(t *testing.T) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
 		}
 	}
-	for _, path := range []string{filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")} {
-		src, _, err := format.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep, err := check.Check(src, check.Options{Protocol: check.SimGrid}); err != nil || !rep.OK() {
-			t.Errorf("%s: check: %v %+v", path, err, rep)
-		}
-	}
+	checks(t, filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2"))
 }
 
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange
