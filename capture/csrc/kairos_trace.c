@@ -3075,14 +3075,12 @@ static void kt_summary(const char *dir) {
       fprintf(stderr,
               "kairos_trace: of the neighborhood collectives and the messages with other MPI worlds, the OTF2 archive "
               "has the calls' regions alone: no trace has their messages\n");
-    if (bare == lost) {
-      /* nothing more to find in the archive */
-    } else if (ko_writing())
+    if (bare < lost && ko_writing()) /* else nothing more is in the archive */
       fprintf(stderr,
               "kairos_trace: the OTF2 archive %s/traces.otf2 has every call; a time-independent trace of them all "
               "(for kairos simulate): kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
               dir, speed, dir, dir);
-    else
+    else if (bare < lost)
       fprintf(stderr,
               "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, run with "
               "KAIROS_TRACE_FORMAT=ti,otf2); a time-independent trace of them all from it: kairos convert --speed %s "
