@@ -5,8 +5,12 @@
  *              (HPCC's RandomAccess), then a ring of larger messages
  *              received from any source, which it must not take; and a
  *              cancel that comes too late (the receive has matched)
- *   polls      rank 0 tests a receive from any source 100,000 times
- *              (MPI_Testany) before it completes
+ *   polls      rank 0 computes for 20 ms, then tests a receive from any
+ *              source 100,000 times (MPI_Testany) before it completes
+ *              (the computation makes the run long beside the message's
+ *              round trip, which a replay of the archive, where the last
+ *              test is a test, does not wait for, and one of the TI
+ *              trace, where it is a wait, does)
  *   vcoll      irregular MPI_Alltoallv, on MPI_COMM_WORLD and on halves
  *              of it, and irregular allgatherv, gatherv, scatterv and
  *              reduce_scatter
@@ -75,6 +79,8 @@ static void polls(int r) {
     int idx, flag = 0;
     long tests = 0;
     MPI_Status st;
+    for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.02;) {
+    }
     MPI_Irecv(msg, 64, MPI_CHAR, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &q);
     for (; tests < 100000; tests++) { /* rank 1 waits for the go: nothing can arrive */
       MPI_Testany(1, &q, &idx, &flag, &st);
