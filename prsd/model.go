@@ -23,6 +23,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"kairos/trace"
 )
@@ -39,6 +40,9 @@ type Trace struct {
 	fam    *Families
 	of     []int32      // cluster of each rank
 	origin trace.Source // the trace Build compressed, or nil
+	// cycleBytes is what the readers' tables of cycled instances may
+	// still take (template.cyc).
+	cycleBytes atomic.Int64
 }
 
 // Header is what a trace's structures refer to.
@@ -214,6 +218,7 @@ type Stat struct {
 // ranks, that their plug-ins exist, and numbering their varying series.
 func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, error) {
 	t := &Trace{meta: meta, ranks: ranks, Clusters: clusters, Header: h}
+	t.cycleBytes.Store(maxCycleBytes)
 	if ranks < 0 {
 		return nil, fmt.Errorf("%w: %d ranks", ErrCorrupt, ranks)
 	}
@@ -232,7 +237,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 	for i := range t.of {
 		t.of[i] = -1
 	}
-	budget := int64(cycleBudget)
+	budget := newFlatBudget()
 	for c := range t.Clusters {
 		cl := &t.Clusters[c]
 		for _, s := range cl.Ranks {
@@ -277,7 +282,7 @@ func (t *Trace) claim(s Section, c int32) error {
 // constant a cursor slot within its group of ranks' counts and
 // parameters, or timing: a rank's reader keeps cursors for the groups it
 // is in only.
-func numberSlots(items []*Node, cl *Cluster, budget *int64) {
+func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 	var next, most int32
 	slot := func(s *Series) {
 		s.slot = -1
@@ -414,13 +419,14 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	ctx.sites = &siteTable{sites: t.Sites}
-	rd := &reader{cl: cl, r: int32(r), ctx: ctx}
+	rd := &reader{t: t, cl: cl, r: int32(r), ctx: ctx}
 	rd.stack = append(rd.stack, rframe{items: cl.Items})
 	return rd, nil
 }
 
 // reader walks a cluster's structure for one rank.
 type reader struct {
+	t        *Trace
 	cl       *Cluster
 	r        int32
 	ctx      *rankCtx
@@ -459,22 +465,23 @@ type choice struct {
 	// timing's.
 	cur, timeCur int32
 	// tmpl is a call's template where the rank has parameters, made at
-	// its second instance.
-	tmpl *template
+	// its second instance; phase is the phase of the template's cycled
+	// fields at the rank's next instance.
+	tmpl  *template
+	phase int32
 }
 
 // choose returns the rank's choice at node n.
 func (rd *reader) choose(n *Node) *choice {
-	if rd.choices == nil {
-		rd.choices = make([]choice, rd.cl.nodes)
-		// As many cursors as the rank may need: about as many bytes as
-		// its choices, and no growing.
-		rd.cursors = make([]cursor, 0, rd.cl.cursors)
-	}
 	c := &rd.choices[n.index]
-	if c.known {
-		return c
+	if !c.known {
+		rd.find(c, n)
 	}
+	return c
+}
+
+// find finds the rank's choice c at node n.
+func (rd *reader) find(c *choice, n *Node) {
 	c.known = true
 	c.runs = n.Ranks == nil || n.Ranks.Contains(rd.r)
 	var idx groupsOf
@@ -492,7 +499,6 @@ func (rd *reader) choose(n *Node) *choice {
 	if c.timing >= 0 {
 		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
 	}
-	return c
 }
 
 // firstGroup returns the index of the first of k groups, of ranklists
@@ -548,6 +554,12 @@ func (rd *reader) Next() bool {
 		e.Kind, e.Compute, e.CallSite, e.Region = trace.Compute, rd.after, rd.compSite, rd.compRegion
 		rd.hasAfter = false
 		return true
+	}
+	if rd.choices == nil && rd.err == nil && len(rd.stack) > 0 {
+		rd.choices = make([]choice, rd.cl.nodes)
+		// As many cursors as the rank may need: about as many bytes as
+		// its choices, and no growing.
+		rd.cursors = make([]cursor, 0, rd.cl.cursors)
 	}
 	for rd.err == nil && len(rd.stack) > 0 {
 		f := &rd.stack[len(rd.stack)-1]
@@ -627,11 +639,21 @@ func (rd *reader) event(n *Node, ch *choice) {
 	in := instance{req: requestNone}
 	if ch.group >= 0 && ch.tmpl == nil && ch.seen {
 		ch.tmpl = rd.template(n, ch.group)
+		ch.phase = int32(1 % max(len(ch.tmpl.cyc.phases), 1))
 	}
 	switch t := ch.tmpl; {
 	case t != nil && t.err != nil:
 		rd.err = t.err
 		return
+	case t != nil && t.cyc.phases != nil:
+		if !rd.cycled(&t.cyc, ch, &in) {
+			return
+		}
+		if t.rest == 0 {
+			rd.requests(in.req, nil, false) // no vector: none is cycled
+		} else if !rd.fields(&n.Vars[ch.group], ch.cur, t.rest, &in) {
+			return
+		}
 	case t != nil:
 		*e, in = t.ev, t.in
 		if !rd.fields(&n.Vars[ch.group], ch.cur, t.vary, &in) {
@@ -719,7 +741,38 @@ type template struct {
 	in   instance
 	vary uint32 // the fields read at each instance
 	err  error  // the instances' error (a constant field that decodes to none)
+	// cyc are the instances of a call whose varying scalar fields repeat
+	// with a short period (the partners, tags and computation sites of
+	// merged loops, which alternate), made once for every rank of the
+	// group; rest are the fields of vary read from their series at each
+	// instance.
+	cyc  cycled
+	rest uint32
 }
+
+// cycled are the instances of a call of a group of ranks over a period
+// of its cycled fields: instance i of a rank is phases[i mod period], its
+// fields of a mode other than Abs decoded for the rank from their values
+// of the phase, rel[i mod period] (those of modes[j] at j).
+type cycled struct {
+	phases []phase
+	fields []Field // of a mode other than Abs
+	modes  []Mode
+	rel    [][]int64
+}
+
+type phase struct {
+	ev trace.Event
+	in instance
+}
+
+// maxCycled is the longest period of a call's cycled fields together;
+// maxCycleBytes what the tables of a trace's readers may take together
+// (beyond it they read each field from its series).
+const (
+	maxCycled     = 256
+	maxCycleBytes = 64 << 20
+)
 
 // template returns the template of call n for the ranks of its group of
 // parameters g, made by the first of them to need it.
@@ -731,19 +784,127 @@ func (rd *reader) template(n *Node, g int32) *template {
 	t := &template{in: instance{req: requestNone}}
 	t.ev.Reset()
 	t.ev.Kind, t.ev.CallSite = n.Kind, n.Site
+	period := 1
+	var cyc []Field
 	for i, mask := 0, v.Mask; mask != 0; i, mask = i+1, mask&(mask-1) {
 		f := Field(bits.TrailingZeros32(mask))
 		val := &v.Fields[i]
 		if f.IsVector() || val.Series.slot >= 0 || val.Mode != Abs {
 			t.vary |= 1 << f
+			if p := cyclePeriod(f, &val.Series, period); p > 0 {
+				cyc = append(cyc, f)
+				period = p
+			} else {
+				t.rest |= 1 << f
+			}
 			continue
 		}
 		if t.err = rd.scalar(&t.ev, &t.in, f, val, val.Series.First); t.err != nil {
 			break
 		}
 	}
-	n.tmpls[g].CompareAndSwap(nil, t)
+	if len(cyc) > 0 && t.err == nil && !rd.cycle(t, v, cyc, period) {
+		t.rest = t.vary
+	}
+	if !n.tmpls[g].CompareAndSwap(nil, t) {
+		rd.t.cycleBytes.Add(t.cyc.size()) // another reader's is there
+	}
 	return n.tmpls[g].Load()
+}
+
+// cyclePeriod returns the period of the values of series s of field f
+// together with fields of period p, 0 if f is not to be cycled: a vector,
+// a series read by walking its runs, or a period past maxCycled.
+func cyclePeriod(f Field, s *Series, p int) int {
+	switch {
+	case f.IsVector():
+		return 0
+	case s.slot < 0:
+		return p
+	case s.vals == nil:
+		return 0
+	}
+	l := int64(len(s.vals))
+	q := int64(p) / gcd(int64(p), l) * l
+	if q > maxCycled {
+		return 0
+	}
+	return int(q)
+}
+
+// cycle makes t's table of the cycled fields of variant v over period
+// instances, and reports whether it did: not if the trace's budget is
+// spent or if a value is not valid (the instance that has it then fails
+// as it would without the table).
+func (rd *reader) cycle(t *template, v *Variant, fields []Field, period int) bool {
+	c := &t.cyc
+	for _, f := range fields {
+		if m := v.Field(f).Mode; m != Abs {
+			c.fields, c.modes = append(c.fields, f), append(c.modes, m)
+		}
+	}
+	c.phases = make([]phase, period)
+	if size := c.size(); rd.t.cycleBytes.Add(-size) < 0 {
+		rd.t.cycleBytes.Add(size)
+		*c = cycled{}
+		return false
+	}
+	if len(c.fields) > 0 {
+		c.rel = make([][]int64, period)
+	}
+	for i := range c.phases {
+		ph := &c.phases[i]
+		ph.ev, ph.in = t.ev, t.in
+		for _, f := range fields {
+			val := v.Field(f)
+			x := val.Series.First
+			if s := &val.Series; s.slot >= 0 {
+				x = s.vals[i%len(s.vals)]
+			}
+			if val.Mode != Abs {
+				c.rel[i] = append(c.rel[i], x)
+			} else if rd.scalar(&ph.ev, &ph.in, f, val, x) != nil {
+				*c = cycled{}
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// size returns the bytes of c's table.
+func (c *cycled) size() int64 {
+	return int64(len(c.phases)) * int64(unsafe.Sizeof(phase{})+8*uintptr(len(c.fields)))
+}
+
+// cycled sets the event and instance of the rank's next instance of a
+// call from its table, and reports whether they are valid.
+func (rd *reader) cycled(c *cycled, ch *choice, in *instance) bool {
+	i := ch.phase
+	if ch.phase++; int(ch.phase) == len(c.phases) {
+		ch.phase = 0
+	}
+	ph := &c.phases[i]
+	rd.ev, *in = ph.ev, ph.in
+	if c.rel == nil {
+		return true
+	}
+	for j, x := range c.rel[i] {
+		if m := c.modes[j]; m == Rel {
+			x = rd.ctx.unoffset(x, rd.ctx.rank) // decode's, inlined
+		} else {
+			var err error
+			if x, err = rd.ctx.decode(m, x); err != nil {
+				rd.err = err
+				return false
+			}
+		}
+		if err := rd.set(&rd.ev, in, c.fields[j], x); err != nil {
+			rd.err = err
+			return false
+		}
+	}
+	return true
 }
 
 // fields sets the fields of mask from variant v, and the request ids; it
@@ -787,6 +948,11 @@ func (rd *reader) scalar(e *trace.Event, in *instance, f Field, val *Value, v in
 			return err
 		}
 	}
+	return rd.set(e, in, f, x)
+}
+
+// set sets scalar field f of an instance to x.
+func (rd *reader) set(e *trace.Event, in *instance, f Field, x int64) error {
 	switch f {
 	case Partner:
 		e.Partner = int32(x)

@@ -281,6 +281,67 @@ func TestAggregateCountsAllOrNone(t *testing.T) {
 	}
 }
 
+// TestCycledInstances: the calls of merged loops whose partners, tags and
+// computation sites alternate read their instances from tables (LU's
+// sweeps, periods of 2 to 120 instances); without the budget for them,
+// from their series, event for event the same.
+func TestCycledInstances(t *testing.T) {
+	src := gen(t, "lu", 16, 12, true)
+	read := func(budget int64) [][]trace.Event {
+		comp, err := Build(src, nil, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp.cycleBytes.Store(budget)
+		if err := Verify(src, comp); err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		out := make([][]trace.Event, comp.NumRanks())
+		for r := range out {
+			out[r] = events(t, comp, r)
+		}
+		switch left := comp.cycleBytes.Load(); {
+		case budget > 0 && left == budget:
+			t.Errorf("no call read its instances from a table")
+		case budget == 0 && left != 0:
+			t.Errorf("tables made past the budget: %d bytes left", left)
+		}
+		return out
+	}
+	with, without := read(maxCycleBytes), read(0)
+	for r := range with {
+		if len(with[r]) != len(without[r]) {
+			t.Fatalf("rank %d: %d events from the tables, %d from the series", r, len(with[r]), len(without[r]))
+		}
+		for j := range with[r] {
+			a, b := &with[r][j], &without[r][j]
+			if !sameCall(a, b) || a.Compute != b.Compute || a.Enter != b.Enter || a.Exit != b.Exit {
+				t.Fatalf("rank %d, event %d: %v from the tables, %v from the series", r, j, a, b)
+			}
+		}
+	}
+}
+
+// events returns rank r's events read from t.
+func events(t *testing.T, src trace.Source, r int) []trace.Event {
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	var out []trace.Event
+	for rd.Next() {
+		e := *rd.Event()
+		e.SendCounts, e.RecvCounts = slices.Clone(e.SendCounts), slices.Clone(e.RecvCounts)
+		e.Requests = slices.Clone(e.Requests)
+		out = append(out, e)
+	}
+	if err := rd.Err(); err != nil {
+		t.Error(err)
+	}
+	return out
+}
+
 // TestConcurrentReaders: ranks read at once from several goroutines (as
 // the signing and the replay do) give the events each reads alone, the
 // templates they share made by whichever comes first.
@@ -290,34 +351,16 @@ func TestConcurrentReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := func(r int) []trace.Event {
-		rd, err := comp.OpenRank(r)
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		var out []trace.Event
-		for rd.Next() {
-			e := *rd.Event()
-			e.SendCounts, e.RecvCounts = slices.Clone(e.SendCounts), slices.Clone(e.RecvCounts)
-			e.Requests = slices.Clone(e.Requests)
-			out = append(out, e)
-		}
-		if err := rd.Err(); err != nil {
-			t.Error(err)
-		}
-		return out
-	}
 	got := make([][]trace.Event, 2*comp.NumRanks())
 	done := make(chan bool)
 	for i := range got {
-		go func() { got[i] = events(i % comp.NumRanks()); done <- true }()
+		go func() { got[i] = events(t, comp, i%comp.NumRanks()); done <- true }()
 	}
 	for range got {
 		<-done
 	}
 	for i, evs := range got {
-		want := events(i % comp.NumRanks())
+		want := events(t, comp, i%comp.NumRanks())
 		if len(evs) != len(want) {
 			t.Fatalf("reader %d: %d events, alone %d", i, len(evs), len(want))
 		}

@@ -459,12 +459,13 @@ func satMul(a, b uint64) uint64 {
 
 // flatten keeps the values of s beside its runs, for its readers to take
 // each value by its index rather than by walking the runs: all of them,
-// or one period where they repeat (partners, tags and call sites that
-// alternate), if that is at most flatLimit values. Looking for a period
-// walks the values: budget is how many more it may walk, so that a
-// small file cannot make it walk without end (a repeat of 2^60
-// repetitions).
-func (s *Series) flatten(budget *int64) {
+// if that is at most flatLimit values, or one period where they repeat
+// (partners, tags and call sites that alternate), of up to maxPeriod
+// values. Looking for a period walks the values, and a period longer
+// than flatLimit takes more memory than the series' encoding: budget
+// bounds both for a trace, so that a small file cannot make it walk
+// without end (a repeat of 2^60 repetitions) nor keep gigabytes.
+func (s *Series) flatten(budget *flatBudget) {
 	if s.enc != nil {
 		return // read with its values
 	}
@@ -480,11 +481,24 @@ func (s *Series) flatten(budget *int64) {
 	// Values that repeat have been folded into a repeat (of up to
 	// runWindow runs a period) that holds most of them: a series without
 	// one is not worth looking at.
-	if *budget >= s.N && slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
-		*budget -= s.N
-		s.vals = s.cycle(min(limit, maxPeriod))
+	if budget.walk >= s.N && slices.ContainsFunc(s.Runs, func(r Run) bool { return r.Body != nil && 2*r.Reps*numDiffs(r.Body) >= s.N }) {
+		budget.walk -= s.N
+		s.vals = s.cycle(maxPeriod)
+		if extra := int64(len(s.vals)) - limit; extra > 0 {
+			if budget.keep < extra {
+				s.vals = nil
+				return
+			}
+			budget.keep -= extra
+		}
 	}
 }
+
+// flatBudget is what flatten may still do for a trace: walk values
+// looking for periods, and keep values beyond flatLimit.
+type flatBudget struct{ walk, keep int64 }
+
+func newFlatBudget() flatBudget { return flatBudget{walk: cycleBudget, keep: keepBudget} }
 
 // numDiffs returns the number of differences a list of runs holds.
 func numDiffs(runs []Run) int64 {
@@ -500,19 +514,22 @@ func numDiffs(runs []Run) int64 {
 }
 
 // flatLimit is the most values flatten keeps of a series of runs runs
-// (those of the repeats' bodies included): maxCycle, or 16 a run (a Run
-// takes 48 bytes, a value 8: the levels of a noisy computation, a run a
-// value, take less memory as values), so that they stay proportional to
-// the series' encoding (at least a byte a run). maxPeriod is the longest
-// period flatten looks for, in at most twice as many values.
+// (those of the repeats' bodies included) within the series' memory:
+// maxCycle, or 16 a run (a Run takes 48 bytes, a value 8: the levels of a
+// noisy computation, a run a value, take less memory as values), so that
+// they stay proportional to the series' encoding (at least a byte a run).
+// maxPeriod is the longest period flatten looks for, in at most twice as
+// many values.
 func flatLimit(runs int64) int64 { return max(maxCycle, 16*runs) }
 
 const (
 	maxCycle  = 32
 	maxPeriod = 512
 	// cycleBudget is the values a trace's flatten walks looking for
-	// periods (tens of milliseconds).
+	// periods (tens of milliseconds), keepBudget those it keeps beyond
+	// flatLimit (8 MiB).
 	cycleBudget = 1 << 24
+	keepBudget  = 1 << 20
 )
 
 // cycle returns the values of the first period of s if they repeat with

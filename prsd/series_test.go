@@ -127,9 +127,14 @@ func TestSeriesFlat(t *testing.T) {
 		{"noisy short", 7, noisy, 7},
 		{"alternating", 3000, func(i int) int64 { return []int64{8, 1}[i%2] }, 2},
 		// LU's call sites after a send: 30×(0 2) then 30×(0 3), over and
-		// over; a period of 240 is longer than flatten keeps for 6 runs.
+		// over; a period of 240, more than flatLimit for 6 runs, within
+		// the trace's budget; one of 1200, longer than maxPeriod.
 		{"period 120", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/60%2)) }, 120},
-		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 0},
+		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 240},
+		{"period 1200", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/600%2)) }, 0},
+		// LU's call site after the last receive of a sweep's 60: 119
+		// zeros and a 4, a period of 120 in 6 runs.
+		{"period 120 sparse", 6000, func(i int) int64 { return 4 * int64(i%120/119) }, 120},
 		{"period broken", 3000, func(i int) int64 { return int64(i%2) + int64(i/2999) }, 0},
 		{"progression", 3000, func(i int) int64 { return int64(3 * i) }, 0},
 		{"period 7", 100, func(i int) int64 { return int64(i % 7) }, 7},
@@ -148,7 +153,7 @@ func TestSeriesFlat(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, d.Err)
 		}
 		for form, s := range map[string]*Series{"built": &built, "read": &read} {
-			budget := int64(cycleBudget)
+			budget := newFlatBudget()
 			s.flatten(&budget)
 			if len(s.vals) != c.kept {
 				t.Errorf("%s, %s: %d values kept, want %d", c.name, form, len(s.vals), c.kept)
@@ -170,18 +175,32 @@ func TestSeriesFlat(t *testing.T) {
 }
 
 // TestFlattenBudget: a series of 2^61 values in a few bytes (a repeat of
-// 2^60 repetitions) is not walked looking for a period.
+// 2^60 repetitions) is not walked looking for a period, and periods
+// longer than their series' memory are kept only within the trace's
+// budget.
 func TestFlattenBudget(t *testing.T) {
 	s := Series{N: 1<<61 + 1, Runs: []Run{{Reps: 1 << 60, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
-	budget := int64(cycleBudget)
+	budget := newFlatBudget()
 	s.flatten(&budget)
-	if s.vals != nil || budget != cycleBudget {
-		t.Errorf("kept %d values, budget left %d of %d", len(s.vals), budget, cycleBudget)
+	if s.vals != nil || budget != newFlatBudget() {
+		t.Errorf("kept %d values, budget left %+v of %+v", len(s.vals), budget, newFlatBudget())
 	}
 	small := Series{N: 1001, Runs: []Run{{Reps: 500, Body: []Run{{Delta: 1, Count: 1}, {Delta: -1, Count: 1}}}}}
 	small.flatten(&budget)
-	if len(small.vals) != 2 || budget != cycleBudget-1001 {
-		t.Errorf("a series of 1001 values alternating: kept %v, budget left %d", small.vals, budget)
+	if len(small.vals) != 2 || budget.walk != cycleBudget-1001 || budget.keep != keepBudget {
+		t.Errorf("a series of 1001 values alternating: kept %v, budget left %+v", small.vals, budget)
+	}
+	// 119 zeros and a 4, 50 times: a period of 120 values in 6 runs,
+	// 120-flatLimit(6) = 24 values beyond them.
+	long := Series{N: 6000, Runs: []Run{{Reps: 49, Body: []Run{{Count: 118}, {Delta: 4, Count: 1}, {Delta: -4, Count: 1}}}, {Count: 118}, {Delta: 4, Count: 1}}}
+	budget = flatBudget{walk: cycleBudget, keep: 24}
+	long.flatten(&budget)
+	if len(long.vals) != 120 || budget.keep != 0 {
+		t.Errorf("a period of 120 within the budget: kept %d values, budget left %+v", len(long.vals), budget)
+	}
+	long.flatten(&budget)
+	if long.vals != nil || budget.keep != 0 {
+		t.Errorf("a period of 120 past the budget: kept %d values, budget left %+v", len(long.vals), budget)
 	}
 }
 

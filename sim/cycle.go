@@ -497,8 +497,8 @@ func (s *simulation) cyclesOn(obs Observer) bool {
 // than a skip's rounding could move them, the outcome of the comparison
 // could differ in a skipped period, and the records so far are dropped.
 func (s *simulation) nearTie(date float64) {
-	if s.cyc != nil && date != s.now && s.near(date, s.now) {
-		s.cyc.dropAll()
+	if s.cyc != nil && len(s.cyc.recs) > 0 && date != s.now {
+		s.dropNear(date, s.now)
 	}
 }
 
@@ -506,7 +506,15 @@ func (s *simulation) nearTie(date float64) {
 // by the precision window (surf/precision): if d is near its edge, see
 // nearTie.
 func (s *simulation) nearWindow(d float64) {
-	if s.cyc != nil && s.near(math.Abs(d), s.cfg.SurfPrecision) {
+	if s.cyc != nil && len(s.cyc.recs) > 0 {
+		s.dropNear(max(d, -d), s.cfg.SurfPrecision)
+	}
+}
+
+// dropNear drops the records if times a and b are near: the tests that
+// call it are inlined, and cost nothing where there is no record to drop.
+func (s *simulation) dropNear(a, b float64) {
+	if s.near(a, b) {
 		s.cyc.dropAll()
 	}
 }
@@ -537,9 +545,11 @@ func (s *simulation) wrapCycles(src trace.Source) {
 }
 
 // quiescent reports at a glance whether s may be at a quiescent date:
-// as many actions as ranks, all in the heap.
+// as many actions as ranks, all computations in the heap. (A transfer in
+// flight while a rank waits for it passes the first two tests: capture,
+// which would find it, walks every action.)
 func (s *simulation) quiescent() bool {
-	return s.heap.n == len(s.ranks) && len(s.acts)-len(s.freeIDs) == len(s.ranks) &&
+	return s.heap.n == len(s.ranks) && s.others == 0 && len(s.acts)-len(s.freeIDs) == len(s.ranks) &&
 		len(s.sleeps) == 0 && s.probeExecs == 0 && len(s.lateUnrefs) == 0 && s.netSys.Settled() && s.cpuSys.Settled()
 }
 

@@ -115,6 +115,9 @@ func (s *simulation) newAction(kind uint8) *action {
 		s.heap.register(a)
 	}
 	a.kind = kind
+	if kind != actExec {
+		s.others++
+	}
 	a.running = true
 	a.lastUpdate = s.now
 	a.grp, a.starter = s.grp, s.starter
@@ -124,6 +127,9 @@ func (s *simulation) newAction(kind uint8) *action {
 func (s *simulation) freeAction(a *action) {
 	if s.heap.contains(a) {
 		s.heapRemove(a) // a reused action must not inherit a heap entry
+	}
+	if a.kind != actExec {
+		s.others--
 	}
 	a.comm, a.rank = nil, nil
 	s.freed = append(s.freed, a)

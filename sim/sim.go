@@ -315,7 +315,10 @@ type simulation struct {
 	acts            []*action
 	freeIDs         []int32
 
-	freeActs  []*action
+	freeActs []*action
+	// others counts the actions alive that are not computations: while
+	// there is one, no date is quiescent (see quiescent).
+	others    int
 	sleepVars []*maxmin.Variable // sleep variables to reuse (holdLimited)
 	// freed holds the actions ended since the last solve: their
 	// variables are reused only after it (the solver may replay the
