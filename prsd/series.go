@@ -330,7 +330,7 @@ func ReadSeries(d *varint.Reader) Series {
 	}
 	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
 		d.Off++
-	} else if s.N > 1 {
+	} else if s.N > 1 && !(flatReads && s.readFlat(d)) {
 		at := d.Off
 		_, items, total := readRuns(d, 0, false)
 		if d.Err == nil && total != uint64(s.N-1) {
@@ -345,6 +345,103 @@ func ReadSeries(d *varint.Reader) Series {
 		return Series{slot: -1}
 	}
 	return s
+}
+
+// flatReads turns readFlat on (off in a test, to compare).
+var flatReads = true
+
+// readFlat reads the runs of s, of N and First read, in one pass that
+// checks them and expands their values, where they are to be kept as
+// values (readValues): a noisy series, a run a value. It reports whether
+// it did; if not (runs to keep as runs, or a problem to report), it has
+// read nothing, and readRuns reads them again. Its work is bounded by
+// the runs it reads: it gives up once the values pass flatLimit of the
+// runs declared so far.
+func (s *Series) readFlat(d *varint.Reader) bool {
+	x := flatReader{b: d.B, off: d.Off, v: s.First}
+	// The first list's runs, each of at least 2 bytes, bound the values.
+	n, ok := x.uvarint()
+	if !ok || n > uint64((len(x.b)-x.off)/2) {
+		return false
+	}
+	x.out = make([]int64, 1, min(s.N, flatLimit(int64(n))))
+	x.out[0] = s.First
+	x.off = d.Off
+	total, ok := x.list(0)
+	if !ok || total != uint64(s.N-1) || s.N > flatLimit(x.items) {
+		return false
+	}
+	s.enc, s.vals = d.B[d.Off:x.off], x.out
+	d.Off = x.off
+	return true
+}
+
+// flatReader reads a valid list of runs at b[off:] and appends their
+// values to out, the last of which is v; items counts the runs declared.
+type flatReader struct {
+	b     []byte
+	off   int
+	out   []int64
+	v     int64
+	items int64
+}
+
+func (x *flatReader) uvarint() (uint64, bool) {
+	if x.off < len(x.b) && x.b[x.off] < 0x80 {
+		x.off++
+		return uint64(x.b[x.off-1]), true
+	}
+	u, n := binary.Uvarint(x.b[min(x.off, len(x.b)):])
+	x.off += max(n, 0)
+	return u, n > 0
+}
+
+// list reads a list of runs as readRuns does, and returns the number of
+// differences it holds; false where readRuns would fail or the values
+// pass flatLimit.
+func (x *flatReader) list(depth int) (uint64, bool) {
+	n, ok := x.uvarint()
+	if !ok || depth >= maxRunDepth || n == 0 || n > uint64((len(x.b)-x.off)/2) {
+		return 0, false
+	}
+	x.items += int64(n)
+	var total uint64
+	for range n {
+		c, ok := x.uvarint()
+		if !ok || c > maxValues {
+			return 0, false
+		}
+		if c > 0 {
+			u, ok := x.uvarint()
+			if !ok || c > uint64(flatLimit(x.items)-int64(len(x.out))) {
+				return 0, false
+			}
+			delta := int64(u >> 1) // zigzag
+			if u&1 != 0 {
+				delta = ^delta
+			}
+			for range c {
+				x.v += delta
+				x.out = append(x.out, x.v)
+			}
+			total += c
+			continue
+		}
+		reps, ok := x.uvarint()
+		if !ok || reps == 0 || reps > maxValues {
+			return 0, false
+		}
+		at := x.off
+		body, ok := x.list(depth + 1)
+		if !ok || satMul(body, reps-1) > uint64(flatLimit(x.items)-int64(len(x.out))) {
+			return 0, false
+		}
+		for range reps - 1 {
+			x.out, _, x.v = expandRuns(x.b, at, x.out, x.v)
+		}
+		total += body * reps
+	}
+	return total, true
 }
 
 // readValues sets the runs of s from their valid encoding enc, of items

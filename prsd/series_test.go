@@ -255,3 +255,53 @@ func TestSeriesFrozen(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadSeries: ReadSeries, which reads the runs of a series kept as
+// values in one pass (readFlat), reads what readRuns then readValues read
+// (the values, the runs or the error, and where it stops), on any bytes.
+func FuzzReadSeries(f *testing.F) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, vals := range [][]int64{
+		{1, 2, 3, 5, 8, 13},
+		{4, 4, 4, 4},
+		func() []int64 { // noise: a run a value
+			v := make([]int64, 300)
+			for i := range v {
+				v[i] = 2500 + int64(rng.IntN(40))
+			}
+			return v
+		}(),
+		func() []int64 { // a period of 120 in 6 runs
+			v := make([]int64, 6000)
+			for i := range v {
+				v[i] = 4 * int64(i%120/119)
+			}
+			return v
+		}(),
+	} {
+		s := buildSeries(vals)
+		enc := s.AppendBinary(nil)
+		f.Add(enc)
+		f.Add(enc[:len(enc)-1])
+	}
+	f.Add([]byte{0x20, 0x02, 0x01, 0x00, 0x05, 0x02, 0x01, 0x02})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := varint.Reader{B: b}
+		got := ReadSeries(&d)
+		two := varint.Reader{B: b}
+		flatReads = false
+		want := ReadSeries(&two)
+		flatReads = true
+		wantOff, wantErr := two.Off, two.Err
+		if (d.Err == nil) != (wantErr == nil) || d.Err != nil && d.Err.Error() != wantErr.Error() {
+			t.Fatalf("error %v, two passes %v", d.Err, wantErr)
+		}
+		if d.Err != nil {
+			return
+		}
+		if d.Off != wantOff || got.N != want.N || got.First != want.First || !slices.Equal(got.vals, want.vals) ||
+			!slices.Equal(got.enc, want.enc) || (got.Runs == nil) != (want.Runs == nil) {
+			t.Fatalf("read %+v to byte %d, two passes %+v to byte %d", got, d.Off, want, wantOff)
+		}
+	})
+}
