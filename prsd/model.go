@@ -650,7 +650,7 @@ func (rd *reader) event(n *Node, ch *choice) {
 			return
 		}
 		if t.rest == 0 {
-			rd.requests(in.req, nil, false) // no vector: none is cycled
+			rd.request(in.req) // no vector: none is cycled
 		} else if !rd.fields(&n.Vars[ch.group], ch.cur, t.rest, &in) {
 			return
 		}
@@ -751,16 +751,18 @@ type template struct {
 }
 
 // cycled are the instances of a call of a group of ranks over a period
-// of its cycled fields: instance i of a rank is phases[i mod period], its
-// fields of a mode other than Abs decoded for the rank from their values
-// of the phase, rel[i mod period] (those of modes[j] at j).
+// of its cycled fields: instance i of a rank is phases[p], p = i mod
+// period, but for the fields of a mode other than Abs (a partner
+// relative to the rank), which each rank decodes: fields[j] of mode
+// modes[j] has value rel[p][j] (nil: there are none).
 type cycled struct {
 	phases []phase
-	fields []Field // of a mode other than Abs
+	fields []Field
 	modes  []Mode
 	rel    [][]int64
 }
 
+// phase is a call's instance at a phase of its cycled fields.
 type phase struct {
 	ev trace.Event
 	in instance
@@ -899,9 +901,16 @@ func (rd *reader) cycled(c *cycled, ch *choice, in *instance) bool {
 				return false
 			}
 		}
-		if err := rd.set(&rd.ev, in, c.fields[j], x); err != nil {
-			rd.err = err
-			return false
+		switch f := c.fields[j]; f {
+		case Partner: // as set does, without its call
+			rd.ev.Partner = int32(x)
+		case Source:
+			rd.ev.Source = int32(x)
+		default:
+			if err := rd.set(&rd.ev, in, f, x); err != nil {
+				rd.err = err
+				return false
+			}
 		}
 	}
 	return true
@@ -1033,10 +1042,7 @@ func (rd *reader) vector(f Field, val *Value, cur int32) []int64 {
 func (rd *reader) requests(req int64, reqs []int64, hasReqs bool) {
 	e := &rd.ev
 	base := rd.maxReq
-	if req != requestNone {
-		e.Request = base + uint64(req)
-		rd.maxReq = max(rd.maxReq, e.Request)
-	}
+	rd.request(req)
 	if !hasReqs || reqs == nil {
 		return
 	}
@@ -1050,6 +1056,15 @@ func (rd *reader) requests(req int64, reqs []int64, hasReqs bool) {
 		rd.maxReq = max(rd.maxReq, id)
 	}
 	e.Requests = rd.reqs
+}
+
+// request sets the event's Request from its value relative to the
+// highest the rank defined before the event.
+func (rd *reader) request(req int64) {
+	if req != requestNone {
+		rd.ev.Request = rd.maxReq + uint64(req)
+		rd.maxReq = max(rd.maxReq, rd.ev.Request)
+	}
 }
 
 // ErrNotLossless is returned by Verify when a rank's calls differ from

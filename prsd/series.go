@@ -386,11 +386,22 @@ type flatReader struct {
 	items int64
 }
 
-func (x *flatReader) uvarint() (uint64, bool) {
-	if x.off < len(x.b) && x.b[x.off] < 0x80 {
-		x.off++
-		return uint64(x.b[x.off-1]), true
+// short reads a uvarint of one or two bytes, and reports whether there
+// was one.
+func (x *flatReader) short() (uint64, bool) {
+	i, b := x.off, x.b
+	if i < len(b) && b[i] < 0x80 {
+		x.off = i + 1
+		return uint64(b[i]), true
 	}
+	if i+1 < len(b) && b[i+1] < 0x80 {
+		x.off = i + 2
+		return uint64(b[i]&0x7f) | uint64(b[i+1])<<7, true
+	}
+	return 0, false
+}
+
+func (x *flatReader) uvarint() (uint64, bool) {
 	u, n := binary.Uvarint(x.b[min(x.off, len(x.b)):])
 	x.off += max(n, 0)
 	return u, n > 0
@@ -407,12 +418,20 @@ func (x *flatReader) list(depth int) (uint64, bool) {
 	x.items += int64(n)
 	var total uint64
 	for range n {
-		c, ok := x.uvarint()
+		// A run of a noisy series: a byte of count, a byte or two of
+		// delta.
+		c, ok := x.short()
+		if !ok {
+			c, ok = x.uvarint()
+		}
 		if !ok || c > maxValues {
 			return 0, false
 		}
 		if c > 0 {
-			u, ok := x.uvarint()
+			u, ok := x.short()
+			if !ok {
+				u, ok = x.uvarint()
+			}
 			if !ok || c > uint64(flatLimit(x.items)-int64(len(x.out))) {
 				return 0, false
 			}
