@@ -222,8 +222,9 @@ var lammps = "/usr/share/lammps/examples/"
 // (capture/testdata/si.scf.in: Quantum ESPRESSO's example01, two atoms at
 // 18 Ry, with two k-points, so that -nk 2 has a pool each, and the
 // pseudopotential Debian ships), PETSc's multigrid-preconditioned CG
-// (capture/testdata/poisson.py, petsc4py) and an mpi4py task farm
-// (capture/testdata/farm.py).
+// (capture/testdata/poisson.py, petsc4py), an mpi4py task farm
+// (capture/testdata/farm.py), CP2K, Meep (capture/testdata/wg.ctl) and
+// ScaLAPACK's LU tests.
 var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 4, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
@@ -274,7 +275,25 @@ var realApps = []realApp{
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, tracertest.Testdata("h2o-md.inp"), dir)
 		}},
+	// Meep (C++, driven by Guile): FDTD on a 2-D waveguide, 4,000 time
+	// steps of halo exchanges and small allreduces, unbalanced (the
+	// middle ranks exchange twice the messages of the edges').
+	{name: "Meep FDTD", prog: "meep", pkg: "meep-openmpi", np: 4, long: true, args: []string{"wg.ctl"},
+		setup: func(t *testing.T, dir string) {
+			copyInput(t, tracertest.Testdata("wg.ctl"), dir)
+		}},
+	// ScaLAPACK's LU tests: factorizations and solves on 1x1 to 2x2
+	// BLACS grids, broadcasts and reductions on the grid's rows and
+	// columns (10% of the run in collectives on sub-communicators).
+	{name: "ScaLAPACK xdlu", prog: scalapackTests + "xdlu", pkg: "scalapack-mpi-test", np: 4, long: true,
+		setup: func(t *testing.T, dir string) {
+			copyInput(t, scalapackTests+"LU.dat", dir)
+		}},
 }
+
+// scalapackTests is where scalapack-mpi-test puts its Open MPI programs
+// and their inputs.
+const scalapackTests = "/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/"
 
 // hpccKernelsApart: HPCC's two RandomAccess kernels, its two longest
 // pattern instances (seconds each, of random exchanges polled with
