@@ -160,9 +160,12 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	}
 	t1 := time.Now()
 	tiles := cutRanks(ranks, len(syms.keys), m)
+	l := match(ranks, syms.keys)
+	if m == Iterations {
+		align(ranks, tiles, l, syms.keys)
+	}
 	p.Process = processPatterns(ranks, tiles, syms, src.Meta())
 	t2 := time.Now()
-	l := match(ranks, syms.keys)
 	p.Unmatched = l.unmatched
 	if !p.Timed {
 		lamport(ranks, l, syms.keys)

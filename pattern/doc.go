@@ -14,7 +14,8 @@
 //     starting there, found in linear time with a suffix array (package
 //     suffix). A repeat that is an exact power u^m inside a longer context
 //     (a loop) is reduced to u. Calls where no maximal repeat starts form a
-//     pattern of their own.
+//     pattern of their own. With Iterations, each rank's runs of
+//     iterations are then turned to pair with its partners' (align).
 //  2. Communication patterns (Detect): process-pattern instances are
 //     linked through matched messages (MPI's non-overtaking order per
 //     source, destination, communicator and tag) and the k-th collective
