@@ -1,32 +1,38 @@
 package pattern
 
-import "slices"
+import (
+	"container/heap"
+	"slices"
+)
 
 // alignSample bounds the iterations of a loop whose partners align reads.
 const alignSample = 64
 
-// align rotates the iterations of each rank's loops to match its
-// partners' iterations, ranks in order, so that an iteration's messages
-// stay within the partners' same iterations.
+// align turns the iterations of each rank's loops to match its partners'
+// iterations, so that an iteration's messages stay within the partners'
+// same iterations.
 //
 // Where an iteration begins is chosen rank by rank (iterationCuts), from
 // the rank's calls and computation alone. Two ranks that exchange in a
 // loop can then choose rotations that do not match: a ping-pong cut as
 // S1·R1 on rank 0 and as R0·S0 on rank 1 links each rank-0 iteration to
 // two rank-1 iterations, and every iteration of the run becomes one
-// communication-pattern instance. align reads, for each position of a
-// loop's body, which iteration of each partner holds the call's match,
+// communication-pattern instance. For each position of a loop's body,
+// align reads which iteration of each partner holds the call's match,
 // relative to the loop's own iteration, and turns the loop so that these
-// offsets agree across the body; a loop already consistent is left as it
-// is. The iterations of a loop are a run of minIterations or more
-// consecutive tiles of the same calls.
+// offsets agree across the body. The iterations of a loop are a run of
+// minIterations or more consecutive tiles of the same calls.
+//
+// Ranks are settled one at a time, each against its settled partners
+// first and the others as they are: rank 0 first, then always the rank
+// whose turns its settled partners decide best (the fewest rotations tied, as a constraint solver takes
+// the variable with the fewest values left). In a ring, the ranks taken
+// in order could each match the one before and leave the last between
+// two neighbours that disagree; taken this way, a rank whose partners
+// leave it a choice waits until another settles it.
 func align(ranks []rankData, tiles [][]tile, l *links, keys []symKey) {
 	a := newAligner(ranks, tiles, l, keys)
-	for r := range ranks {
-		if a.rank(int32(r)) {
-			a.index(int32(r))
-		}
-	}
+	a.settle()
 }
 
 // aligner holds the matches of every call, both ways, and the tile of
@@ -38,19 +44,25 @@ type aligner struct {
 	keys   []symKey
 	recvOf [][]int32  // recvOf[r][i]: the index on the receiving rank of send r:i's receive, -1 if none
 	tileOf [][]int32  // tileOf[r][i]: the index in tiles[r] of call r:i
-	first  [][2]int32 // per collective (in collKey order of first sight): its first caller, rank and index
-	collAt map[collKey]int32
+	first  [][2]int32 // per collective, in order of first sight: its first caller, rank and index
+	collOf [][]int32  // collOf[r][i]: the index in first of collective call r:i, -1 for others
+	// neighbours[r] are the ranks rank r's calls are matched with, and
+	// the first callers of its collectives, ascending.
+	neighbours [][]int32
+	cache      []*[]loopOffsets // each rank's loops, nil until read or after a neighbour turned
 }
 
 func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *aligner {
 	a := &aligner{ranks: ranks, tiles: tiles, l: l, keys: keys,
-		recvOf: make([][]int32, len(ranks)), tileOf: make([][]int32, len(ranks)), collAt: map[collKey]int32{}}
+		recvOf: make([][]int32, len(ranks)), tileOf: make([][]int32, len(ranks)), collOf: make([][]int32, len(ranks))}
 	for r := range ranks {
 		a.recvOf[r] = make([]int32, len(ranks[r].ev))
+		a.collOf[r] = make([]int32, len(ranks[r].ev))
 		for i := range a.recvOf[r] {
-			a.recvOf[r][i] = -1
+			a.recvOf[r][i], a.collOf[r][i] = -1, -1
 		}
 	}
+	collAt := map[collKey]int32{}
 	for r := range ranks {
 		for i := range ranks[r].ev {
 			sk := &keys[ranks[r].ev[i].sym]
@@ -59,13 +71,34 @@ func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *alig
 			}
 			if k := l.coll[r][i]; k >= 0 {
 				key := collKey{sk.comm, k}
-				if _, ok := a.collAt[key]; !ok {
-					a.collAt[key] = int32(len(a.first))
+				c, ok := collAt[key]
+				if !ok {
+					c = int32(len(a.first))
+					collAt[key] = c
 					a.first = append(a.first, [2]int32{int32(r), int32(i)})
 				}
+				a.collOf[r][i] = c
 			}
 		}
 		a.index(int32(r))
+	}
+	a.neighbours, a.cache = make([][]int32, len(ranks)), make([]*[]loopOffsets, len(ranks))
+	link := func(r, q int32) {
+		if nb := a.neighbours[r]; r != q && (len(nb) == 0 || nb[len(nb)-1] != q) {
+			a.neighbours[r] = append(nb, q)
+		}
+	}
+	for r := range ranks {
+		for i := range ranks[r].ev {
+			a.partners(int32(r), int32(i), func(q, _ int32) {
+				link(int32(r), q)
+				link(q, int32(r))
+			})
+		}
+	}
+	for r, nb := range a.neighbours {
+		slices.Sort(nb)
+		a.neighbours[r] = slices.Clip(slices.Compact(nb))
 	}
 	return a
 }
@@ -96,38 +129,11 @@ func (a *aligner) partners(r, i int32, f func(q, tile int32)) {
 	if j := a.recvOf[r][i]; j >= 0 {
 		f(sk.partner, a.tileOf[sk.partner][j])
 	}
-	if k := a.l.coll[r][i]; k >= 0 {
-		c := a.first[a.collAt[collKey{sk.comm, k}]]
-		if c[0] != r {
+	if k := a.collOf[r][i]; k >= 0 {
+		if c := a.first[k]; c[0] != r {
 			f(c[0], a.tileOf[c[0]][c[1]])
 		}
 	}
-}
-
-// rank turns rank r's loops; it reports whether any changed.
-func (a *aligner) rank(r int32) bool {
-	ts := a.tiles[r]
-	var out []tile
-	changed := false
-	for k := 0; k < len(ts); {
-		m := a.run(r, k)
-		if m < minIterations {
-			out = append(out, ts[k])
-			k++
-			continue
-		}
-		if j := a.turn(r, ts[k:k+m]); j > 0 {
-			out = append(out, rotated(ts[k:k+m], j)...)
-			changed = true
-		} else {
-			out = append(out, ts[k:k+m]...)
-		}
-		k += m
-	}
-	if changed {
-		a.tiles[r] = out
-	}
-	return changed
 }
 
 // run returns the number of consecutive tiles of rank r from tile k that
@@ -157,52 +163,254 @@ func (a *aligner) run(r int32, k int) int {
 	return m
 }
 
-// turn returns the rotation (0 to the period - 1) of the loop whose
-// iterations are tiles it that makes the most partners' offsets agree;
-// 0 unless another does strictly better. A rotation must leave as many
-// requests pending at an iteration's start as the loop does.
-func (a *aligner) turn(r int32, it []tile) int32 {
-	p := it[0].end - it[0].start
-	if p < 2 {
-		return 0
-	}
-	// off[i] are the offsets that at least half of position i's calls
-	// have to their matches.
-	off := make([][]offset, p)
-	count := map[offset]int{}
-	for i := range p {
-		clear(count)
-		for k := range min(len(it), alignSample) {
-			own := a.tileOf[r][it[k].start]
-			a.partners(r, it[k].start+i, func(q, t int32) { count[offset{q, t - own}]++ })
+// offset is where a call's match lies: on rank q, d iterations (tiles)
+// after the call's own.
+type offset struct{ q, d int32 }
+
+// settle turns every rank's loops, rank 0's first, then always those of
+// the rank with the fewest tied rotations against its settled partners;
+// a rank no settled rank exchanges with starts anew, as rank 0 did.
+func (a *aligner) settle() {
+	n := len(a.ranks)
+	settled := make([]bool, n)
+	stamp := make([]int, n) // the version of each rank's queued plan
+	fixed := func(q int32) bool { return settled[q] }
+	q := &planQueue{}
+	next := 0 // the lowest rank not yet settled: a root where the queue is empty
+	for {
+		var r int32 = -1
+		for q.Len() > 0 {
+			e := heap.Pop(q).(planEntry)
+			if !settled[e.r] && e.stamp == stamp[e.r] {
+				r = e.r
+				break
+			}
 		}
-		for o, n := range count {
-			if n*2 >= min(len(it), alignSample) {
-				off[i] = append(off[i], o)
+		if r < 0 {
+			for next < n && settled[next] {
+				next++
+			}
+			if next == n {
+				return
+			}
+			r = int32(next)
+		}
+		pl := a.plan(r, fixed)
+		settled[r] = true
+		if a.apply(r, pl) {
+			a.index(r)
+			for _, p := range a.neighbours[r] {
+				a.cache[p] = nil
+			}
+		}
+		for _, p := range a.neighbours[r] {
+			if !settled[p] {
+				stamp[p]++
+				heap.Push(q, planEntry{r: p, stamp: stamp[p], ties: a.plan(p, fixed).ties})
 			}
 		}
 	}
-	rd, s := &a.ranks[r], it[0].start
-	return bestTurn(off, func(j int32) bool { return rd.openAt(s+j) == rd.openAt(s) })
 }
 
-// bestTurn returns the rotation j, from 0 to len(off)-1, that leaves
-// the fewest extra partner iterations: for each partner rank, the
-// distinct iterations its matches fall in, less one. Turning by j moves
-// the positions before j into the previous iteration, which puts their
-// matches one iteration further. Rotations that ok refuses are skipped;
-// 0 is kept unless another does strictly better.
-func bestTurn(off [][]offset, ok func(j int32) bool) int32 {
-	count := map[offset]int{}
-	distinct := 0
+// planEntry is a rank waiting to be settled, and how many rotations its
+// settled partners leave tied (its plan's ties when queued).
+type planEntry struct {
+	r     int32
+	stamp int
+	ties  int
+}
+
+// planQueue is a min-heap of plan entries by ties, then rank.
+type planQueue []planEntry
+
+func (h planQueue) Len() int { return len(h) }
+func (h planQueue) Less(i, j int) bool {
+	if h[i].ties != h[j].ties {
+		return h[i].ties < h[j].ties
+	}
+	return h[i].r < h[j].r
+}
+func (h planQueue) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *planQueue) Push(x any)   { *h = append(*h, x.(planEntry)) }
+func (h *planQueue) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// plan is how a rank's loops turn: each run of iterations (tile k, m
+// tiles) and its rotation, and the rotations left tied, weighed by their
+// runs' iterations.
+type plan struct {
+	runs []loopRun
+	ties int
+}
+
+type loopRun struct {
+	k, m int
+	turn int32
+}
+
+// plan returns rank r's runs and their best rotations against its
+// partners, the settled ones first (fixed).
+func (a *aligner) plan(r int32, fixed func(q int32) bool) plan {
+	var pl plan
+	rd := &a.ranks[r]
+	for _, l := range a.loops(r) {
+		s := a.tiles[r][l.k].start
+		j, ties := bestTurn(l.off, fixed, func(j int32) bool { return rd.openAt(s+j) == rd.openAt(s) })
+		pl.runs = append(pl.runs, loopRun{l.k, l.m, j})
+		pl.ties += (ties - 1) * l.m
+	}
+	return pl
+}
+
+// loopOffsets is a run of m iterations from tile k and, for each position
+// of its body, the offsets that at least half of the position's calls
+// have to their matches.
+type loopOffsets struct {
+	k, m int
+	off  [][]offset
+}
+
+// loops returns rank r's runs of iterations and their offsets, as long
+// as neither the rank's tiles nor its partners' change.
+func (a *aligner) loops(r int32) []loopOffsets {
+	if a.cache[r] != nil {
+		return *a.cache[r]
+	}
+	var ls []loopOffsets
+	ts := a.tiles[r]
+	for k := 0; k < len(ts); {
+		m := a.run(r, k)
+		if m >= minIterations && ts[k].end-ts[k].start >= 2 {
+			ls = append(ls, loopOffsets{k, m, a.offsets(r, ts[k:k+m])})
+		}
+		k += m
+	}
+	a.cache[r] = &ls
+	return ls
+}
+
+// offsets returns, for each position of the body of the loop whose
+// iterations are tiles it, the offsets of the partners' tiles that at
+// least half of its calls (of the first alignSample iterations) have.
+func (a *aligner) offsets(r int32, it []tile) [][]offset {
+	p := it[0].end - it[0].start
+	off := make([][]offset, p)
+	type counted struct {
+		o offset
+		n int
+	}
+	var count []counted
+	sample := min(len(it), alignSample)
+	for i := range p {
+		count = count[:0]
+		for k := range sample {
+			own := a.tileOf[r][it[k].start]
+			a.partners(r, it[k].start+i, func(q, t int32) {
+				o := offset{q, t - own}
+				for c := range count {
+					if count[c].o == o {
+						count[c].n++
+						return
+					}
+				}
+				count = append(count, counted{o, 1})
+			})
+		}
+		for _, c := range count {
+			if c.n*2 >= sample {
+				off[i] = append(off[i], c.o)
+			}
+		}
+	}
+	return off
+}
+
+// apply turns rank r's runs as planned; it reports whether any turned.
+// Turning a loop by j moves each of its iterations' bounds j calls on,
+// the bounds it shares with the tiles around it included: the first j
+// calls join the tile before (a variant of the step, or the last piece
+// of a loop turned alike), and the last iteration takes the first j
+// calls of the tile after if that tile is not a loop's and has more;
+// else they are tiles of their own.
+func (a *aligner) apply(r int32, pl plan) bool {
+	if !slices.ContainsFunc(pl.runs, func(l loopRun) bool { return l.turn > 0 }) {
+		return false
+	}
+	ts := a.tiles[r]
+	runAt := make(map[int]loopRun, len(pl.runs))
+	for _, l := range pl.runs {
+		runAt[l.k] = l
+	}
+	out := make([]tile, 0, len(ts)+len(pl.runs))
+	for k := 0; k < len(ts); {
+		l, ok := runAt[k]
+		if !ok || l.turn == 0 {
+			n := 1
+			if ok {
+				n = l.m
+			}
+			out = append(out, ts[k:k+n]...)
+			k += n
+			continue
+		}
+		j, it := l.turn, ts[k:k+l.m]
+		k += l.m
+		p, start, end := it[1].end-it[1].start, it[0].start, it[l.m-1].end
+		if n := len(out); n > 0 && out[n-1].end == start {
+			out[n-1].end += j
+		} else {
+			out = append(out, tile{start: start, end: start + j, pt: -1})
+		}
+		for s := start + j; s+p <= end; s += p {
+			out = append(out, tile{start: s, end: s + p, pt: -2})
+		}
+		last := tile{start: end - p + j, end: end, pt: -1}
+		if _, loop := runAt[k]; !loop && k < len(ts) && ts[k].start == end && ts[k].end-ts[k].start > j {
+			last.end += j
+			ts[k].start += j
+		}
+		out = append(out, last)
+	}
+	a.tiles[r] = slices.Clip(out)
+	return true
+}
+
+// bestTurn returns the rotation j, from 0 to len(off)-1, that leaves the
+// fewest extra partner iterations, and how many rotations leave as few:
+// for each partner rank, the distinct iterations its matches fall in,
+// less one. Turning by j moves the positions before j into the previous
+// iteration, which puts their matches one iteration further. Settled
+// partners (fixed) count first, the others only between rotations that
+// settled ones find as good. Rotations that ok refuses are skipped; 0 is
+// kept unless another does strictly better.
+func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool) (int32, int) {
+	type counted struct {
+		o offset
+		n int
+	}
+	var count []counted // few: a partner's matches span an iteration or two
+	var distinct [2]int // settled partners, others
 	add := func(o offset, n int) {
-		c := count[o]
-		count[o] = c + n
+		at := slices.IndexFunc(count, func(c counted) bool { return c.o == o })
+		if at < 0 {
+			at = len(count)
+			count = append(count, counted{o: o})
+		}
+		c := count[at].n
+		count[at].n = c + n
+		side := 1
+		if fixed(o.q) {
+			side = 0
+		}
 		switch {
 		case c == 0 && n > 0:
-			distinct++
+			distinct[side]++
 		case c+n == 0:
-			distinct--
+			distinct[side]--
 		}
 	}
 	for _, os := range off {
@@ -210,33 +418,21 @@ func bestTurn(off [][]offset, ok func(j int32) bool) int32 {
 			add(o, 1)
 		}
 	}
-	best, least := int32(0), distinct
+	best, least, ties := int32(0), distinct, 1
 	for j := int32(1); j < int32(len(off)); j++ {
 		for _, o := range off[j-1] {
 			add(o, -1)
 			add(offset{o.q, o.d + 1}, 1)
 		}
-		if distinct < least && ok(j) {
-			best, least = j, distinct
+		if !ok(j) {
+			continue
+		}
+		switch {
+		case distinct[0] < least[0] || distinct[0] == least[0] && distinct[1] < least[1]:
+			best, least, ties = j, distinct, 1
+		case distinct[0] == least[0]:
+			ties++
 		}
 	}
-	return best
-}
-
-// offset is where a call's match lies: on rank q, d iterations (tiles)
-// after the call's own.
-type offset struct{ q, d int32 }
-
-// rotated returns the iterations it turned by j calls: a head of j calls,
-// the iterations shifted, and a tail of the remaining calls.
-func rotated(it []tile, j int32) []tile {
-	p := it[0].end - it[0].start
-	out := make([]tile, 0, len(it)+1)
-	start, end := it[0].start, it[len(it)-1].end
-	out = append(out, tile{start: start, end: start + j, pt: -1})
-	for s := start + j; s+p <= end; s += p {
-		out = append(out, tile{start: s, end: s + p, pt: -2})
-	}
-	out = append(out, tile{start: end - p + j, end: end, pt: -1})
-	return slices.Clip(out)
+	return best, ties
 }

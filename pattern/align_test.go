@@ -78,19 +78,79 @@ func TestBestTurn(t *testing.T) {
 		ok   func(int32) bool
 		want int32
 	}{
-		{"consistent", [][]offset{{{1, 0}}, {{1, 0}}}, nil, 0},
-		{"ping-pong", [][]offset{{{1, 0}}, {{1, 1}}}, nil, 1},
-		{"refused", [][]offset{{{1, 0}}, {{1, 1}}}, func(int32) bool { return false }, 0},
-		{"two partners", [][]offset{{{1, 0}, {2, 0}}, {{1, 1}}, {{2, 1}}}, nil, 1},
+		{"consistent", [][]offset{{{0, 0}}, {{0, 0}}}, nil, 0},
+		{"ping-pong", [][]offset{{{0, 0}}, {{0, 1}}}, nil, 1},
+		{"refused", [][]offset{{{0, 0}}, {{0, 1}}}, func(int32) bool { return false }, 0},
+		{"two partners", [][]offset{{{0, 0}, {2, 0}}, {{0, 1}}, {{2, 1}}}, nil, 1},
 		{"no partner", [][]offset{nil, nil, nil}, nil, 0},
-		{"three positions, turn two", [][]offset{{{1, 0}}, {{1, 0}}, {{1, 1}}}, nil, 2},
+		{"three positions, turn two", [][]offset{{{2, 0}}, {{2, 0}}, {{2, 1}}}, nil, 2},
+		// Rank 0 and rank 2 disagree: rank 1 (the table's) follows rank 0,
+		// aligned already; rank 2 will turn to match it.
+		{"the lower partner first", [][]offset{{{0, 0}, {2, 0}}, {{0, 1}, {2, 0}}}, nil, 1},
+		{"the lower partner kept", [][]offset{{{0, 1}, {2, 0}}, {{0, 1}, {2, 1}}}, nil, 0},
 	} {
 		ok := c.ok
 		if ok == nil {
 			ok = func(int32) bool { return true }
 		}
-		if got := bestTurn(c.off, ok); got != c.want {
+		below := func(q int32) bool { return q < 1 } // the table's rank is 1
+		if got, _ := bestTurn(c.off, below, ok); got != c.want {
 			t.Errorf("%s: turn %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// biRingTrace is a ring of n ranks exchanging both ways each of steps
+// iterations (send right, receive from the left, send left, receive from
+// the right), each rank with its longest computation before a different
+// call of the four, so that rank by rank the loops begin at different
+// calls.
+func biRingTrace(n, steps int) *trace.Trace {
+	const us = trace.Time(1e6)
+	tr := trace.New(n, trace.NewMeta())
+	for r := range n {
+		right, left := int32((r+1)%n), int32((r+n-1)%n)
+		at := trace.Time(0)
+		call := func(i int, k trace.Kind, partner int32) {
+			e := trace.NewEvent(k)
+			e.Partner, e.SendBytes = partner, 64
+			if k == trace.Recv {
+				e.SendBytes, e.RecvBytes = 0, 64
+			}
+			at += us / 10
+			if i == r%4 {
+				at += 50 * us
+			}
+			e.HasTime, e.Enter, e.Exit = true, at, at+us
+			at += us
+			tr.Ranks[r].Append(&e)
+		}
+		for range steps {
+			call(0, trace.Send, right)
+			call(1, trace.Recv, left)
+			call(2, trace.Send, left)
+			call(3, trace.Recv, right)
+		}
+	}
+	return tr
+}
+
+// TestAlignRing checks that a ring's exchanges are cut step by step when
+// its ranks' loops begin at four different calls: each rank turns to
+// match its lower neighbour, then its upper one (already turned), and
+// the last closes the ring.
+func TestAlignRing(t *testing.T) {
+	const n, steps = 4, 100
+	p, err := Detect(biRingTrace(n, steps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range p.Sequence {
+		if in.Events > 3*4*n {
+			t.Fatalf("instance %d has %d calls, want at most %d (about a step's %d): steps are chained", in.Position, in.Events, 3*4*n, 4*n)
+		}
+	}
+	if len(p.Sequence) < steps-4 {
+		t.Errorf("%d instances, want about %d (one a step)", len(p.Sequence), steps)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -223,8 +224,8 @@ var lammps = "/usr/share/lammps/examples/"
 // 18 Ry, with two k-points, so that -nk 2 has a pool each, and the
 // pseudopotential Debian ships), PETSc's multigrid-preconditioned CG
 // (capture/testdata/poisson.py, petsc4py), an mpi4py task farm
-// (capture/testdata/farm.py), CP2K, Meep (capture/testdata/wg.ctl) and
-// ScaLAPACK's LU tests.
+// (capture/testdata/farm.py), CP2K, Meep (capture/testdata/wg.ctl),
+// ScaLAPACK's LU tests and GROMACS (capture/testdata/water.top).
 var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 4, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
@@ -289,6 +290,57 @@ var realApps = []realApp{
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, scalapackTests+"LU.dat", dir)
 		}},
+	// GROMACS: 200 MD steps of 1,054 water molecules, the box cut in a
+	// ring of 4 domains; PME's all-to-alls and halo exchanges with both
+	// neighbours every step, atoms redistributed every 10.
+	{name: "GROMACS water", prog: "gmx_mpi", pkg: "gromacs", np: 4, long: true,
+		args:  []string{"mdrun", "-s", "water.tpr", "-ntomp", "1", "-nb", "cpu"},
+		setup: gromacsWater, check: stepsApart(200)},
+}
+
+// gromacsWater makes GROMACS' input in dir: a 3.2 nm box of water
+// (capture/testdata/water.top, water.mdp), prepared by gmx_mpi on one
+// rank.
+func gromacsWater(t *testing.T, dir string) {
+	copyInput(t, tracertest.Testdata("water.top"), dir)
+	copyInput(t, tracertest.Testdata("water.mdp"), dir)
+	for _, args := range [][]string{
+		{"solvate", "-cs", "spc216.gro", "-box", "3.2", "3.2", "3.2", "-o", "water.gro", "-p", "water.top"},
+		{"grompp", "-f", "water.mdp", "-c", "water.gro", "-p", "water.top", "-o", "water.tpr"},
+	} {
+		cmd := exec.Command("gmx_mpi", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("gmx_mpi %s: %v\n%s", args[0], err, clip(string(out)))
+		}
+	}
+}
+
+// stepsApart: the time steps of a run of steps steps are pattern
+// instances apart, not chained into a few (each rank's loop turned to
+// pair with its neighbours'): patterns of the TI trace finds at least
+// steps instances, and none of more than 2% of the run's calls.
+func stepsApart(steps int) func(t *testing.T, r *recorded) {
+	return func(t *testing.T, r *recorded) {
+		out, _ := kairosOK(t, r.what, "patterns", "--json", r.ti)
+		var pats struct {
+			Instances []struct {
+				Events int `json:"events"`
+			} `json:"instances"`
+		}
+		if err := json.Unmarshal([]byte(out), &pats); err != nil {
+			t.Fatalf("%s: patterns --json: %v", r.what, err)
+		}
+		total, most := 0, 0
+		for _, in := range pats.Instances {
+			total += in.Events
+			most = max(most, in.Events)
+		}
+		t.Logf("%s: %d pattern instances of %d calls, the largest of %d", r.what, len(pats.Instances), total, most)
+		if len(pats.Instances) < steps || most*50 > total {
+			t.Errorf("%s: %d pattern instances, the largest of %d calls of %d: want %d or more, none of more than 2%%", r.what, len(pats.Instances), most, total, steps)
+		}
+	}
 }
 
 // scalapackTests is where scalapack-mpi-test puts its Open MPI programs
