@@ -164,6 +164,9 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	if m == Iterations {
 		align(ranks, tiles, l, syms.keys)
 	}
+	for r := range ranks {
+		ranks[r].open = nil // the iterations are cut
+	}
 	p.Process = processPatterns(ranks, tiles, syms, src.Meta())
 	t2 := time.Now()
 	p.Unmatched = l.unmatched

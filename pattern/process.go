@@ -52,6 +52,7 @@ func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
 				if m == Iterations {
 					ranks[r].segs = iterationCuts(&ranks[r], nsym)
 				}
+				ranks[r].gap = nil // the loops' rotations are chosen
 				tiles[r] = cutRank(&ranks[r], nsym)
 			}
 		})

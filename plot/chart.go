@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 )
 
 // Series is one line of a line chart.
@@ -207,19 +208,26 @@ func Lines(w io.Writer, series []Series, o ChartOptions) error {
 		colour, dash, marker := seriesStyle(s, i)
 		if !s.Points {
 			fmt.Fprintf(c.bw, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="`, colour, dashAttr(dash))
-			for k := range s.X {
+			for k, xy := range c.pixels(s) {
 				if k > 0 {
 					c.bw.WriteByte(' ')
 				}
-				fmt.Fprintf(c.bw, "%s,%s", num(c.px(s.X[k])), num(c.py(s.Y[k])))
+				fmt.Fprintf(c.bw, "%s,%s", num(xy[0]), num(xy[1]))
 			}
 			c.bw.WriteString(`"/>` + "\n")
 		}
 		if !s.Points && len(s.X) > maxMarkers {
 			continue
 		}
+		drawn := map[[2]int32]bool{}
 		for k := range s.X {
-			c.marker(c.px(s.X[k]), c.py(s.Y[k]), marker, colour, s.Name+": "+num(s.X[k])+", "+num(s.Y[k]))
+			x, y := c.px(s.X[k]), c.py(s.Y[k])
+			// A marker on one already drawn hides nothing more: a
+			// million slow instances are drawn as the pixels they cover.
+			if at := [2]int32{int32(math.Round(x)), int32(math.Round(y))}; !drawn[at] {
+				drawn[at] = true
+				c.marker(x, y, marker, colour, s.Name+": "+num(s.X[k])+", "+num(s.Y[k]))
+			}
 		}
 	}
 	if len(series) > 1 {
@@ -296,4 +304,37 @@ func Bars(w io.Writer, labels []string, parts []Part, stacks [][]float64, o Char
 	c.bw.WriteString("</g>\n")
 	c.legend(parts)
 	return c.end()
+}
+
+// pixels returns line s's points in the chart's coordinates, as drawn at
+// its resolution: of the points of one pixel column in a row, the
+// first, the lowest, the highest and the last, in their order (a line
+// of 15 M pattern instances is then a few thousand points, drawn the
+// same).
+func (c *chart) pixels(s Series) [][2]float64 {
+	out := make([][2]float64, 0, min(len(s.X), 4*int(c.w)+8))
+	for k := 0; k < len(s.X); {
+		col := math.Floor(c.px(s.X[k]))
+		lo, hi, end := k, k, k+1
+		for end < len(s.X) && math.Floor(c.px(s.X[end])) == col {
+			if s.Y[end] < s.Y[lo] {
+				lo = end
+			}
+			if s.Y[end] > s.Y[hi] {
+				hi = end
+			}
+			end++
+		}
+		for _, j := range sortedUnique(k, lo, hi, end-1) {
+			out = append(out, [2]float64{c.px(s.X[j]), c.py(s.Y[j])})
+		}
+		k = end
+	}
+	return out
+}
+
+// sortedUnique returns the indexes ascending, each once.
+func sortedUnique(ix ...int) []int {
+	slices.Sort(ix)
+	return slices.Compact(ix)
 }

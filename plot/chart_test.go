@@ -161,3 +161,58 @@ func TestShares(t *testing.T) {
 		t.Error("a row of the wrong length was drawn")
 	}
 }
+
+// TestLinesLong draws a line of a million points and a million slow
+// points on few pixels: the file holds a few points a pixel column, the
+// line's peak among them, and one marker a pixel.
+func TestLinesLong(t *testing.T) {
+	const n = 1_000_000
+	line := Series{Name: "CP1", X: make([]float64, n), Y: make([]float64, n)}
+	slow := Series{Name: "slow", Points: true, X: make([]float64, n), Y: make([]float64, n)}
+	for i := range n {
+		line.X[i], line.Y[i] = float64(i), float64(i%97)
+		slow.X[i], slow.Y[i] = float64(i), 200
+	}
+	line.Y[n/2] = 500 // the peak, alone in its column
+	var b bytes.Buffer
+	if err := Lines(&b, []Series{line, slow}, ChartOptions{Title: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() > 1<<20 {
+		t.Errorf("%d bytes of SVG for a million points, want at most 1 MiB", b.Len())
+	}
+	var doc struct {
+		Polylines []struct {
+			Points string `xml:"points,attr"`
+		} `xml:"polyline"`
+		Circles []struct{} `xml:"circle"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Polylines) != 1 {
+		t.Fatalf("%d polylines, want 1", len(doc.Polylines))
+	}
+	pts := strings.Fields(doc.Polylines[0].Points)
+	if len(pts) > 4*plotWidth {
+		t.Errorf("%d points in the line, want at most %d (4 a pixel column)", len(pts), 4*plotWidth)
+	}
+	top := 1e9
+	for _, p := range pts {
+		y, err := strconv.ParseFloat(p[strings.IndexByte(p, ',')+1:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top = min(top, y)
+	}
+	var full bytes.Buffer
+	if err := Lines(&full, []Series{{Name: "peak", X: []float64{0, float64(n / 2), n - 1}, Y: []float64{0, 500, 0}}}, ChartOptions{Title: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `,` + num(top) + ` `; !strings.Contains(full.String(), want) {
+		t.Errorf("the line's highest point is at y = %s, not the peak's:\n%s", num(top), full.String())
+	}
+	if len(doc.Circles) == 0 || len(doc.Circles) > 4*plotWidth {
+		t.Errorf("%d markers for a million points on one row, want one a pixel column at most", len(doc.Circles))
+	}
+}

@@ -104,6 +104,7 @@ func version() string {
 }
 
 func main() {
+	limitMemory()
 	stop := profile(os.Getenv("KAIROS_CPUPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()
