@@ -225,7 +225,8 @@ var lammps = "/usr/share/lammps/examples/"
 // pseudopotential Debian ships), PETSc's multigrid-preconditioned CG
 // (capture/testdata/poisson.py, petsc4py), an mpi4py task farm
 // (capture/testdata/farm.py), CP2K, Meep (capture/testdata/wg.ctl),
-// ScaLAPACK's LU tests and GROMACS (capture/testdata/water.top).
+// ScaLAPACK's LU tests, GROMACS (capture/testdata/water.top) and
+// OpenFOAM's cavity.
 var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 4, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
@@ -296,6 +297,42 @@ var realApps = []realApp{
 	{name: "GROMACS water", prog: "gmx_mpi", pkg: "gromacs", np: 4, long: true,
 		args:  []string{"mdrun", "-s", "water.tpr", "-ntomp", "1", "-nb", "cpu"},
 		setup: gromacsWater, check: stepsApart(200)},
+	// OpenFOAM: icoFoam's lid-driven cavity (its tutorial, 60x60 cells
+	// cut in 2x2 blocks), 50 time steps of PISO: conjugate-gradient
+	// solves of many small allreduces and halo exchanges each.
+	{name: "OpenFOAM cavity", prog: "icoFoam", pkg: "openfoam", np: 4, long: true,
+		args: []string{"-parallel"}, setup: openfoamCavity},
+}
+
+// openfoamCavity makes OpenFOAM's lid-driven cavity in dir from the
+// tutorial of openfoam-examples, refined and shortened, and decomposes it
+// (capture/testdata/decomposeParDict).
+func openfoamCavity(t *testing.T, dir string) {
+	t.Setenv("WM_PROJECT_DIR", "/usr/share/openfoam") // where OpenFOAM finds its own controlDict
+	tutorial := "/usr/share/doc/openfoam-examples/examples/incompressible/icoFoam/cavity/cavity/"
+	for _, f := range []struct {
+		path string
+		edit []string
+	}{
+		{"0/U", nil}, {"0/p", nil}, {"constant/transportProperties", nil},
+		{"system/fvSchemes", nil}, {"system/fvSolution", nil},
+		{"system/blockMeshDict", []string{`\(20 20 1\)`, "(60 60 1)"}},
+		{"system/controlDict", []string{`(?m)^endTime\s.*`, "endTime 0.05;", `(?m)^deltaT\s.*`, "deltaT 0.001;", `(?m)^writeInterval\s.*`, "writeInterval 1000;"}},
+	} {
+		sub := filepath.Join(dir, filepath.Dir(f.path))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyInput(t, tutorial+f.path, sub, f.edit...)
+	}
+	copyInput(t, tracertest.Testdata("decomposeParDict"), filepath.Join(dir, "system"))
+	for _, prog := range []string{"blockMesh", "decomposePar"} {
+		cmd := exec.Command(prog)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", prog, err, clip(string(out)))
+		}
+	}
 }
 
 // gromacsWater makes GROMACS' input in dir: a 3.2 nm box of water
