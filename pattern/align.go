@@ -284,13 +284,31 @@ func (a *aligner) loops(r int32) []loopOffsets {
 	ts := a.tiles[r]
 	for k := 0; k < len(ts); {
 		m := a.run(r, k)
-		if m >= minIterations && ts[k].end-ts[k].start >= 2 {
+		if m >= minIterations && ts[k].end-ts[k].start >= 2 && !a.ended(r, ts[k:k+m]) {
 			ls = append(ls, loopOffsets{k, m, a.offsets(r, ts[k:k+m])})
 		}
 		k += m
 	}
 	a.cache[r] = &ls
 	return ls
+}
+
+// ended reports whether the program ends a context between two of the
+// iterations it (each step ends with an MPI_Waitall, say): its own
+// bounds, which no turn moves.
+func (a *aligner) ended(r int32, it []tile) bool {
+	for _, t := range it[1:] {
+		if a.end(r, t.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// end reports whether the program ends a context before rank r's call i.
+func (a *aligner) end(r, i int32) bool {
+	_, found := slices.BinarySearch(a.ranks[r].ends, i)
+	return found
 }
 
 // offsets returns, for each position of the body of the loop whose
@@ -335,7 +353,8 @@ func (a *aligner) offsets(r int32, it []tile) [][]offset {
 // calls join the tile before (a variant of the step, or the last piece
 // of a loop turned alike), and the last iteration takes the first j
 // calls of the tile after if that tile is not a loop's and has more;
-// else they are tiles of their own.
+// else they are tiles of their own. Neither crosses a bound the program
+// set (ends), nor leaves a different number of requests pending.
 func (a *aligner) apply(r int32, pl plan) bool {
 	if !slices.ContainsFunc(pl.runs, func(l loopRun) bool { return l.turn > 0 }) {
 		return false
@@ -360,7 +379,7 @@ func (a *aligner) apply(r int32, pl plan) bool {
 		j, it := l.turn, ts[k:k+l.m]
 		k += l.m
 		p, start, end := it[1].end-it[1].start, it[0].start, it[l.m-1].end
-		if n := len(out); n > 0 && out[n-1].end == start {
+		if n := len(out); n > 0 && out[n-1].end == start && !a.end(r, start) {
 			out[n-1].end += j
 		} else {
 			out = append(out, tile{start: start, end: start + j, pt: -1})
@@ -369,7 +388,9 @@ func (a *aligner) apply(r int32, pl plan) bool {
 			out = append(out, tile{start: s, end: s + p, pt: -2})
 		}
 		last := tile{start: end - p + j, end: end, pt: -1}
-		if _, loop := runAt[k]; !loop && k < len(ts) && ts[k].start == end && ts[k].end-ts[k].start > j {
+		rd := &a.ranks[r]
+		if _, loop := runAt[k]; !loop && k < len(ts) && ts[k].start == end && ts[k].end-ts[k].start > j &&
+			!a.end(r, end) && rd.openAt(end+j) == rd.openAt(end) {
 			last.end += j
 			ts[k].start += j
 		}

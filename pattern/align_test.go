@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"strings"
 	"testing"
 
 	"kairos/trace"
@@ -12,7 +13,12 @@ import (
 // between its receive and its send. Each rank's longest computation then
 // comes before its receive, so that, rank by rank, both loops would
 // begin there: rank 0 as R1·S1, rank 1 as R0·S0, which do not pair.
-func pingPongTrace(n int, work trace.Time) *trace.Trace {
+func pingPongTrace(n int, work trace.Time) *trace.Trace { return pingPongWaitall(n, work, false) }
+
+// pingPongWaitall is pingPongTrace, rank 0 sending with MPI_Isend and completing
+// each send with an MPI_Waitall at once if waitall: rank 0's contexts
+// are then R1·S1, its program's own.
+func pingPongWaitall(n int, work trace.Time, waitall bool) *trace.Trace {
 	const us = trace.Time(1e6)
 	tr := trace.New(2, trace.NewMeta())
 	for r := range 2 {
@@ -30,8 +36,21 @@ func pingPongTrace(n int, work trace.Time) *trace.Trace {
 			at += us
 			tr.Ranks[r].Append(&e)
 		}
-		for range n {
-			if r == 0 {
+		for i := range n {
+			if r == 0 && waitall {
+				e := trace.NewEvent(trace.Isend)
+				e.Partner, e.SendBytes, e.Request = 1, 8, uint64(i+1)
+				at += us / 10
+				e.HasTime, e.Enter, e.Exit = true, at, at+us
+				at += us
+				tr.Ranks[0].Append(&e)
+				w := trace.NewEvent(trace.Waitall)
+				w.Requests = []uint64{uint64(i + 1)}
+				w.HasTime, w.Enter, w.Exit = true, at, at+us
+				at += us
+				tr.Ranks[0].Append(&w)
+				call(trace.Recv, work)
+			} else if r == 0 {
 				call(trace.Send, us/10)
 				call(trace.Recv, work)
 			} else {
@@ -152,5 +171,30 @@ func TestAlignRing(t *testing.T) {
 	}
 	if len(p.Sequence) < steps-4 {
 		t.Errorf("%d instances, want about %d (one a step)", len(p.Sequence), steps)
+	}
+}
+
+// TestAlignKeepsWaitall checks that a loop is not turned across the
+// bounds its program sets: rank 0 completes each send with an
+// MPI_Waitall, so its contexts are R1·S1 whatever its partner's; rank 1
+// turns to match it, and no rank-0 pattern holds a send then a receive.
+func TestAlignKeepsWaitall(t *testing.T) {
+	const n = 200
+	p, err := Detect(pingPongWaitall(n, 50*trace.Time(1e6), true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range p.Sequence {
+		if in.Events > 6 {
+			t.Fatalf("instance %d has %d calls, want at most 6: exchanges are chained", in.Position, in.Events)
+		}
+	}
+	for _, pt := range p.Process {
+		if pt.Rank == 0 && strings.Contains(pt.Word(), "S1·R1") {
+			t.Errorf("rank 0's %s is %s: it crosses the MPI_Waitall after the send", pt.Name(), pt.Word())
+		}
+	}
+	if len(p.Sequence) < n-2 {
+		t.Errorf("%d instances, want about %d", len(p.Sequence), n)
 	}
 }

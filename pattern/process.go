@@ -50,6 +50,7 @@ func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
 		wg.Go(func() {
 			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
 				if m == Iterations {
+					ranks[r].ends = ranks[r].segs
 					ranks[r].segs = iterationCuts(&ranks[r], nsym)
 				}
 				ranks[r].gap = nil // the loops' rotations are chosen
