@@ -87,13 +87,13 @@ func (k symKey) name() string {
 
 // rankData is one rank's communication calls cut into contexts.
 type rankData struct {
-	ev    []event
-	segs  []int32 // index in ev where each context starts
+	ev   []event
+	segs []int32 // index in ev where each context starts
 	// ends are where the program itself ends a context (an MPI_Waitall, a
 	// change of user function), the contexts before iterations cut them:
 	// the bounds loops are not turned across (align).
-	ends []int32
-	timed bool    // every communication call has timestamps
+	ends  []int32
+	timed bool // every communication call has timestamps
 	// open[i] is the number of the rank's requests pending when it makes
 	// call ev[i], openEnd after its last call.
 	open    []int32
