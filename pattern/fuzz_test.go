@@ -53,6 +53,13 @@ func FuzzAnalyze(f *testing.F) {
 		long = append(long, 0, 1, 1, 0, 1, 3, 0, 0)
 	}
 	f.Add(long, false)
+	// A ping-pong of 24 exchanges whose ranks would begin their loops at
+	// their receives (align turns one of them); 385 bytes: 2 ranks.
+	pp := make([]byte, 0, 385)
+	for range 24 {
+		pp = append(pp, 0, 0, 3, 12, 0, 2, 3, 204, 1, 2, 2, 204, 1, 0, 2, 12)
+	}
+	f.Add(append(pp, 0), true)
 	f.Fuzz(func(t *testing.T, b []byte, timed bool) {
 		if len(b) > 400 {
 			b = b[:400]
