@@ -25,11 +25,12 @@ const alignSample = 64
 //
 // Ranks are settled one at a time, each against its settled partners
 // first and the others as they are: rank 0 first, then always the rank
-// whose turns its settled partners decide best (the fewest rotations tied, as a constraint solver takes
-// the variable with the fewest values left). In a ring, the ranks taken
-// in order could each match the one before and leave the last between
-// two neighbours that disagree; taken this way, a rank whose partners
-// leave it a choice waits until another settles it.
+// whose turns its settled partners decide best (the fewest rotations
+// tied, as a constraint solver takes the variable with the fewest values
+// left). In a ring, the ranks taken in order could each match the one
+// before and leave the last between two neighbours that disagree; taken
+// this way, a rank whose partners leave it a choice waits until another
+// settles it.
 func align(ranks []rankData, tiles [][]tile, l *links, keys []symKey) {
 	a := newAligner(ranks, tiles, l, keys)
 	a.settle()
@@ -413,13 +414,28 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool) (
 		o offset
 		n int
 	}
-	var count []counted // few: a partner's matches span an iteration or two
-	var distinct [2]int // settled partners, others
+	var count []counted      // few, scanned: a partner's matches span an iteration or two
+	var index map[offset]int // count's, once it outgrows a scan (a loop with hundreds of partners)
+	var distinct [2]int      // settled partners, others
 	add := func(o offset, n int) {
-		at := slices.IndexFunc(count, func(c counted) bool { return c.o == o })
-		if at < 0 {
+		at, ok := -1, false
+		if index != nil {
+			at, ok = index[o]
+		} else {
+			at = slices.IndexFunc(count, func(c counted) bool { return c.o == o })
+			ok = at >= 0
+		}
+		if !ok {
 			at = len(count)
 			count = append(count, counted{o: o})
+			if index != nil {
+				index[o] = at
+			} else if len(count) > 64 {
+				index = make(map[offset]int, 2*len(count))
+				for i, c := range count {
+					index[c.o] = i
+				}
+			}
 		}
 		c := count[at].n
 		count[at].n = c + n

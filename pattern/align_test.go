@@ -198,3 +198,22 @@ func TestAlignKeepsWaitall(t *testing.T) {
 		t.Errorf("%d instances, want about %d", len(p.Sequence), n)
 	}
 }
+
+// TestBestTurnManyPartners is bestTurn past its scanned table: a body of
+// 300 positions, each matched on a partner of its own (a loop of
+// point-to-point all-to-all), the first 100 an iteration behind: turning
+// by 100 makes them agree, as with few partners.
+func TestBestTurnManyPartners(t *testing.T) {
+	off := make([][]offset, 300)
+	for i := range off {
+		d := int32(1)
+		if i < 100 {
+			d = 0
+		}
+		off[i] = []offset{{q: int32(i % 150), d: d}}
+	}
+	all := func(int32) bool { return true }
+	if got, _ := bestTurn(off, all, all); got != 100 {
+		t.Errorf("turn %d, want 100", got)
+	}
+}
