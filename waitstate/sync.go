@@ -45,8 +45,16 @@ type detector struct {
 	violations int
 }
 
+// newDetector makes a detector of ranks, each rank's entries made for
+// about one a message end and one a collective call, so that a run of
+// tens of millions of messages does not grow them by copies.
 func newDetector(ranks []rankData) *detector {
-	return &detector{ranks: ranks, entries: make([][]entry, len(ranks)), byComm: map[uint32]int32{}}
+	d := &detector{ranks: ranks, entries: make([][]entry, len(ranks)), byComm: map[uint32]int32{}}
+	for r := range ranks {
+		rd := &ranks[r]
+		d.entries[r] = make([]entry, 0, len(rd.sends)+len(rd.recvs)+len(rd.colls)+1)
+	}
+	return d
 }
 
 func (d *detector) span(r, i int32) *span { return &d.ranks[r].spans[i] }
