@@ -77,7 +77,15 @@ type charge struct {
 func (a *analyzer) costs(opt Options) *Analysis {
 	n := len(a.ranks)
 	res := &Analysis{Ranks: n, RankWaiting: make([]float64, n), RankCost: make([]float64, n), Kinds: []KindTotal{}, Causes: []Cause{}}
-	var hs []handler
+	waits := 0 // counted first: tens of millions of handlers are not grown by copies
+	for _, es := range a.entries {
+		for i := range es {
+			if es[i].wait > 0 {
+				waits++
+			}
+		}
+	}
+	hs := make([]handler, 0, waits)
 	for r, es := range a.entries {
 		for i := range es {
 			if e := &es[i]; e.wait > 0 {
