@@ -84,6 +84,12 @@ func Detect(path string) (Format, error) {
 			return Format{}, err
 		}
 	}
+	if st.IsDir() {
+		if fs := detectAll(path); len(fs) > 1 {
+			return Format{}, fmt.Errorf("%s: a directory holding traces in %d formats (%s): give the file of the one to read: %s",
+				path, len(fs), strings.Join(fs, ", "), strings.Join(tracesIn(path, true), ", "))
+		}
+	}
 	if f, ok := detect(path, head, st.IsDir()); ok {
 		return f, nil
 	}
@@ -95,7 +101,7 @@ func Detect(path string) (Format, error) {
 		return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, what)
 	}
 	if st.IsDir() {
-		if found := tracesIn(path); len(found) > 0 {
+		if found := tracesIn(path, false); len(found) > 0 {
 			return Format{}, fmt.Errorf("%s: %w: a directory; the traces in it: %s", path, ErrUnknownFormat, strings.Join(found, ", "))
 		}
 	}
@@ -120,15 +126,27 @@ func detect(path string, head []byte, isDir bool) (Format, bool) {
 	return Format{}, false
 }
 
+// detectAll names the formats that recognise the directory dir (kairos
+// tracer writes TI and OTF2 side by side with KAIROS_TRACE_FORMAT=ti,otf2).
+func detectAll(dir string) []string {
+	var names []string
+	for _, f := range formats {
+		if f.Detect != nil && f.Detect(dir, nil, true) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
 // maxScan bounds the entries tracesIn looks at, so that pointing a command
 // at a large directory by mistake costs little.
 const maxScan = 256
 
 // tracesIn names the traces directly inside directory dir (at most three,
-// with their format), for the error about a directory that is not itself
-// a trace: a user who gives the folder holding a trace learns which path
-// to give instead.
-func tracesIn(dir string) []string {
+// with their format; with perFormat, the first of each format only), for
+// the error about a directory that is not itself one trace: a user who
+// gives the folder holding a trace learns which path to give instead.
+func tracesIn(dir string, perFormat bool) []string {
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil
@@ -137,6 +155,7 @@ func tracesIn(dir string) []string {
 	d.Close()
 	sort.Strings(names)
 	var found []string
+	seen := map[string]bool{}
 	for _, name := range names {
 		p := filepath.Join(dir, name)
 		st, err := os.Stat(p)
@@ -149,7 +168,8 @@ func tracesIn(dir string) []string {
 				continue
 			}
 		}
-		if f, ok := detect(p, head, st.IsDir()); ok {
+		if f, ok := detect(p, head, st.IsDir()); ok && !(perFormat && seen[f.Name]) {
+			seen[f.Name] = true
 			found = append(found, fmt.Sprintf("%s (%s)", p, f.Name))
 			if len(found) == 3 {
 				break

@@ -9,6 +9,7 @@ import (
 
 	"kairos/format"
 	_ "kairos/format/ktr"
+	_ "kairos/format/otf2"
 	_ "kairos/format/ti"
 	"kairos/trace"
 )
@@ -70,5 +71,39 @@ func TestUnknownInputs(t *testing.T) {
 	_, _, err := format.Open(dir)
 	if !errors.Is(err, format.ErrUnknownFormat) || !strings.Contains(err.Error(), inside+" (ktr)") || strings.Contains(err.Error(), "notes.txt") {
 		t.Errorf("directory holding a trace: got %v", err)
+	}
+}
+
+// TestTraceDirectory opens the directory kairos tracer writes (index.txt
+// and the ranks' files) as its trace, and refuses one that holds traces
+// of two formats, naming one file of each.
+func TestTraceDirectory(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "kairos-trace")
+	if err := os.Mkdir(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := trace.New(2, trace.NewMeta())
+	for r := range tr.Ranks {
+		for _, k := range []trace.Kind{trace.Init, trace.Barrier, trace.Finalize} {
+			e := trace.NewEvent(k)
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	ti, _ := format.ByName("ti")
+	if err := ti.Write(filepath.Join(run, "index.txt"), tr); err != nil {
+		t.Fatal(err)
+	}
+	src, f, err := format.Open(run)
+	if err != nil || f.Name != "ti" {
+		t.Fatalf("Open(%s) = %q, %v; want ti", run, f.Name, err)
+	}
+	if back, err := trace.Load(src); err != nil || len(back.Ranks) != 2 || back.NumEvents() != 6 {
+		t.Fatalf("read back %v, %v; want 2 ranks, 6 events", back, err)
+	}
+	os.WriteFile(filepath.Join(run, "traces.otf2"), []byte("not read"), 0o644)
+	_, _, err = format.Open(run)
+	if err == nil || !strings.Contains(err.Error(), "(otf2, ti)") && !strings.Contains(err.Error(), "(ti, otf2)") ||
+		!strings.Contains(err.Error(), filepath.Join(run, "index.txt")+" (ti)") || strings.Contains(err.Error(), "rank-0") {
+		t.Errorf("a directory with TI and OTF2: got %v", err)
 	}
 }

@@ -83,8 +83,9 @@ type Trace struct {
 }
 
 // Open opens the TI trace at path (a shared trace file, a single per-rank
-// file, or a description file listing per-rank files), with SimGrid's
-// rules: see the package documentation.
+// file, a description file listing per-rank files, or a directory holding
+// one named IndexName, as kairos tracer writes), with SimGrid's rules: see
+// the package documentation.
 func Open(path string) (*Trace, error) { return OpenWith(path, ReaderOptions{}) }
 
 // OpenWith is Open with options.
@@ -102,6 +103,7 @@ func OpenWith(path string, opt ReaderOptions) (*Trace, error) {
 	if path == "-" {
 		return nil, fmt.Errorf("a TI trace cannot be read from standard input: it is read once per rank; save it to a file")
 	}
+	path = indexOf(path)
 	first, err := firstLine(path)
 	if err != nil {
 		return nil, err

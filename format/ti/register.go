@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"kairos/format"
@@ -59,7 +60,7 @@ func hint(path string, head []byte) string {
 // start of the (decompressed) file.
 func Detect(path string, head []byte, isDir bool) bool {
 	if isDir {
-		return false
+		return detectDir(path)
 	}
 	if headIsTI(head) {
 		return true
@@ -90,6 +91,39 @@ func Detect(path string, head []byte, isDir bool) bool {
 	h := make([]byte, 4096)
 	n, _ := io.ReadFull(f, h)
 	return headIsTI(h[:n])
+}
+
+// IndexName is the description file kairos tracer writes in its trace
+// directory: a directory holding one is read as the trace it describes.
+const IndexName = "index.txt"
+
+// indexOf returns the description file of the trace directory path, or
+// path itself if it is not a directory holding one.
+func indexOf(path string) string {
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return path
+	}
+	index := filepath.Join(path, IndexName)
+	if st, err := os.Stat(index); err != nil || !st.Mode().IsRegular() {
+		return path
+	}
+	return index
+}
+
+// detectDir reports whether dir holds a TI description file (IndexName).
+func detectDir(dir string) bool {
+	index := indexOf(dir)
+	if index == dir {
+		return false
+	}
+	f, err := fileio.Open(index)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := make([]byte, 4096)
+	n, _ := io.ReadFull(f, h)
+	return Detect(index, h[:n], false)
 }
 
 // rankHint says what is wrong with the rank of a first line that is
