@@ -28,6 +28,7 @@ type request struct {
 	m      *msg // nil when the operation was invalid and not posted
 	eager  bool // a send that completes at once
 	tested bool
+	key    reqKey // its key in SimGrid's request storage (keyed.go)
 }
 
 func (q *request) complete() bool { return q.m == nil || q.eager || q.m.matched }
@@ -53,6 +54,11 @@ type waits struct {
 	coll     *instance
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
+	// keys is SimGrid's request storage (keyed.go), made at the rank's
+	// first wait or test by key; stored counts its entries, null ones
+	// included.
+	keys   map[reqKey]*keyQueue
+	stored int
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool

@@ -16,11 +16,17 @@ func (e *engine) event(r int, ev *trace.Event) {
 	case trace.SendRecv:
 		e.sendRecv(r, ev)
 	case trace.Wait:
-		e.wait(r, ev)
+		if byKey(ev) {
+			e.keyedWait(r, ev)
+		} else {
+			e.wait(r, ev)
+		}
 	case trace.Waitall:
 		e.waitall(r, ev)
 	case trace.Test:
-		if q := e.request(r, ev, ev.Request); q != nil {
+		if byKey(ev) {
+			e.keyedTest(r, ev)
+		} else if q := e.request(r, ev, ev.Request); q != nil {
 			q.tested = true
 		}
 	case trace.Probe:
@@ -182,11 +188,14 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 		e.problem(r, rs.index, "%s starts request %d, which is still outstanding (started at event %d)", ev.Kind, ev.Request, old.index)
 	}
 	q := e.reqs.next()
-	*q = request{id: ev.Request, kind: ev.Kind, index: rs.index, m: m, eager: eager}
+	*q = request{id: ev.Request, kind: ev.Kind, index: rs.index, m: m, eager: eager, key: keyOf(r, ev)}
 	if rs.reqs == nil {
 		rs.reqs = map[uint64]*request{}
 	}
 	rs.reqs[ev.Request] = q
+	if rs.keys != nil {
+		rs.store(q.key, q)
+	}
 	if e.static {
 		e.rep.Requests++
 	}
@@ -217,6 +226,7 @@ func (e *engine) waitall(r int, ev *trace.Event) {
 		for _, q := range rs.reqs {
 			rs.waitReqs = append(rs.waitReqs, q)
 		}
+		rs.clearKeys()
 	} else {
 		for _, id := range ev.Requests {
 			if q := e.request(r, ev, id); q != nil {

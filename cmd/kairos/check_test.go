@@ -126,7 +126,7 @@ func TestCheckCLIPositions(t *testing.T) {
 				"F:4: rank 1 event 1: barrier (collective #0 on communicator 0) is never entered by rank 0\n" +
 				"F:4: rank 1 event 1: deadlock under simgrid: barrier (collective #0) waits for rank 0\n"},
 		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n0 wait 0 1 0\n1 recv 0 0 8\n",
-			"F:4: rank 0 event 3: wait on request 0, which is not outstanding (never started or already completed)\n"},
+			"F:4: rank 0 event 3: wait of 0 to 1 tag 0 with no request outstanding (SimGrid's replay aborts)\n"},
 		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n1 recv 0 0 8\n", ""},
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.ti", i))

@@ -180,12 +180,12 @@ func (p *parser) setPointToPoint(k trace.Kind, partner, tag int32, b int64, dt t
 	case trace.Irecv:
 		p.nextReq++
 		ev.Request = p.nextReq
-		p.store.push(reqKey{ev.Partner, p.rank, tag}, ev.Request)
+		p.store.push(reqKey{ev.Partner, p.rank, ev.Tag}, ev.Request)
 	}
 }
 
 // waitTest: "wait|test <src> <dst> <tag>", kept in Source, Partner and
-// Tag as written (MPI_ANY_SOURCE aside). The event gets the id of the
+// Tag as written (MPI_ANY_SOURCE and MPI_ANY_TAG aside, as a receive's). The event gets the id of the
 // oldest request stored under that key, or 0 if there is none (SimGrid
 // then does nothing). Both spellings of MPI_ANY_SOURCE, -333 and -555,
 // are one key. A test puts the request back at the end of its key's
@@ -210,10 +210,13 @@ func (p *parser) waitTest(k trace.Kind) {
 func (p *parser) setWaitTest(k trace.Kind, src, dst, tag int32) {
 	ev := &p.ev
 	ev.Source, ev.Partner, ev.Tag = peer(src), dst, tag
+	if tag == simgridAnyTag {
+		ev.Tag = trace.AnyTag
+	}
 	if k == trace.Wait && p.store.live == 0 {
 		p.warnEmpty = true
 	}
-	key := reqKey{ev.Source, peer(dst), tag}
+	key := reqKey{ev.Source, peer(dst), ev.Tag}
 	ev.Request = p.store.pop(key)
 	if k == trace.Test && ev.Request != 0 {
 		p.store.push(key, ev.Request)

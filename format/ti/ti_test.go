@@ -634,3 +634,29 @@ func TestHintMissingFiles(t *testing.T) {
 		t.Errorf("plain text: %v", err)
 	}
 }
+
+// TestWaitAnyTag reads the wait of a receive from any tag as SimGrid
+// keys it, with the receive's MPI_ANY_TAG, and writes it back as -444.
+func TestWaitAnyTag(t *testing.T) {
+	text := "0 irecv 1 -444 5\n0 test 1 0 -444\n0 wait 1 0 -444\n"
+	evs, err := readRank(t, text, 0, 2, 0)
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("read %d events, %v", len(evs), err)
+	}
+	for _, e := range evs[1:] {
+		if e.Tag != trace.AnyTag || e.Source != 1 || e.Partner != 0 || e.Request != evs[0].Request || e.Request == 0 {
+			t.Errorf("%s: source %d partner %d tag %d request %d; want 1 0 %d request %d", e.Kind, e.Source, e.Partner, e.Tag, e.Request, trace.AnyTag, evs[0].Request)
+		}
+	}
+	tr := trace.New(2, trace.NewMeta())
+	for i := range evs {
+		tr.Ranks[0].Append(&evs[i])
+	}
+	var out strings.Builder
+	if err := WriteShared(&out, tr, &WriteStats{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "0 wait 1 0 -444\n") || !strings.Contains(out.String(), "0 test 1 0 -444\n") {
+		t.Errorf("written back as:\n%s", out.String())
+	}
+}

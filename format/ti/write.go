@@ -473,7 +473,7 @@ func (rw *rankWriter) waitTest(e *trace.Event) bool {
 		if e.Source == trace.NoRank || e.Partner == trace.NoRank {
 			return false
 		}
-		k = reqKey{partner(e.Source), e.Partner, e.Tag}
+		k = reqKey{partner(e.Source), e.Partner, int32(tag(e.Tag))}
 	} else if e.Kind == trace.Wait {
 		delete(rw.reqs, e.Request)
 	}

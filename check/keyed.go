@@ -1,0 +1,129 @@
+package check
+
+import (
+	"sort"
+
+	"kairos/trace"
+)
+
+// SimGrid's replay of a TI trace finds the request of a wait or test by
+// its (source, destination, tag) key, not by an id: the oldest request
+// stored under the key. A test puts it back at the end of the key's queue,
+// as the request itself if it is still pending, as a null request if it
+// completed, and a wait or test that pops a null request does nothing.
+// The reader cannot know which (it depends on the replay), so the check
+// resolves keyed waits and tests itself, with its replay's completions: a
+// program that completes its sends by MPI_Test (Ray, task farms) then has
+// its requests completed by its tests, as in SimGrid, not left over.
+
+// reqKey is a request's key in SimGrid's request storage.
+type reqKey struct{ src, dst, tag int32 }
+
+// keyQueue is the FIFO of one key's stored requests, nil for a null one.
+type keyQueue struct {
+	items []*request
+	head  int
+}
+
+// byKey reports whether a wait or test names its request by key (TI).
+func byKey(ev *trace.Event) bool { return ev.Source != trace.NoRank && ev.Partner != trace.NoRank }
+
+// keyOf returns the key a request started by ev on rank r is stored under.
+func keyOf(r int, ev *trace.Event) reqKey {
+	if ev.Kind == trace.Irecv {
+		return reqKey{ev.Partner, int32(r), ev.Tag}
+	}
+	return reqKey{int32(r), ev.Partner, ev.Tag}
+}
+
+// store records q under its key once the rank's waits go by key.
+func (w *waits) store(k reqKey, q *request) {
+	kq := w.keys[k]
+	if kq == nil {
+		kq = &keyQueue{}
+		w.keys[k] = kq
+	}
+	kq.items = append(kq.items, q)
+	w.stored++
+}
+
+// byKeys switches rank r to keyed waits at its first: its outstanding
+// requests are stored in the order they started.
+func (e *engine) byKeys(r int) *waits {
+	w := e.ranks[r].waits
+	if w.keys != nil {
+		return w
+	}
+	w.keys = map[reqKey]*keyQueue{}
+	qs := make([]*request, 0, len(w.reqs))
+	for _, q := range w.reqs {
+		qs = append(qs, q)
+	}
+	sort.Slice(qs, func(i, j int) bool { return qs[i].index < qs[j].index })
+	for _, q := range qs {
+		w.store(q.key, q)
+	}
+	return w
+}
+
+// popKey pops the oldest request stored under ev's key (nil for none or a
+// null one); it reports a wait on a rank with nothing stored, where
+// SimGrid's replay aborts (a test there does nothing).
+func (e *engine) popKey(r int, ev *trace.Event) *request {
+	w := e.byKeys(r)
+	if w.stored == 0 && ev.Kind == trace.Wait {
+		e.problem(r, e.ranks[r].index, "%s of %d to %d tag %d with no request outstanding (SimGrid's replay aborts)",
+			ev.Kind, ev.Source, ev.Partner, ev.Tag)
+		return nil
+	}
+	kq := w.keys[reqKey{ev.Source, ev.Partner, ev.Tag}]
+	if kq == nil || kq.head == len(kq.items) {
+		return nil
+	}
+	q := kq.items[kq.head]
+	kq.items[kq.head] = nil
+	kq.head++
+	w.stored--
+	if kq.head == len(kq.items) {
+		kq.items, kq.head = kq.items[:0], 0
+	}
+	return q
+}
+
+// keyedWait waits for the request of ev's key, if one is stored.
+func (e *engine) keyedWait(r int, ev *trace.Event) {
+	if q := e.popKey(r, ev); q != nil {
+		rs := &e.ranks[r]
+		rs.waitReqs = append(rs.waitReqs[:0], q)
+		rs.pend = pReqs
+	}
+}
+
+// keyedTest tests the request of ev's key: complete, it is done and a null
+// request takes its place; pending, it goes back, taken as completed by
+// the test if nothing waits for it later.
+func (e *engine) keyedTest(r int, ev *trace.Event) {
+	q := e.popKey(r, ev)
+	if q == nil {
+		return
+	}
+	w := e.ranks[r].waits
+	if q.complete() {
+		if w.reqs[q.id] == q {
+			delete(w.reqs, q.id)
+		}
+		w.store(q.key, nil)
+		return
+	}
+	q.tested = true
+	w.store(q.key, q)
+}
+
+// clearKeys empties the rank's storage: a waitall waits for everything in
+// it.
+func (w *waits) clearKeys() {
+	if w.keys != nil {
+		clear(w.keys)
+		w.stored = 0
+	}
+}

@@ -1,0 +1,59 @@
+package check
+
+import (
+	"testing"
+
+	"kairos/trace"
+)
+
+// keyed returns a wait or test of a TI trace: it names its request by
+// SimGrid's (source, destination, tag) key, its id being the reader's
+// guess.
+func keyed(k trace.Kind, src, dst, tag int32) trace.Event {
+	return ev(k, func(e *trace.Event) { e.Source, e.Partner, e.Tag, e.Request = src, dst, tag, 99 })
+}
+
+// TestKeyedRequests follows SimGrid's request storage: a test that
+// completes its request leaves a null request at the end of the key's
+// queue, which the next wait or test of the key pops and does nothing
+// with.
+func TestKeyedRequests(t *testing.T) {
+	kt := func(src, dst, tag int32) trace.Event { return keyed(trace.Test, src, dst, tag) }
+	kw := func(src, dst, tag int32) trace.Event { return keyed(trace.Wait, src, dst, tag) }
+	runCases(t, []checkCase{
+		{name: "a test completes an eager send", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), kt(0, 1, 5)},
+			{recv(0, 5, 8)},
+		}},
+		{name: "a wait after the test that completed pops its null", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), kt(0, 1, 5), kw(0, 1, 5)},
+			{recv(0, 5, 8)},
+		}},
+		{name: "tests of a program that tests each send once", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), kt(0, 1, 5), kt(0, 1, 5), isend(1, 5, 8, 2), kt(0, 1, 5)},
+			{recv(0, 5, 8), recv(0, 5, 8)},
+		}},
+		{name: "the next test pops the null, not the next send", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), kt(0, 1, 5), isend(1, 5, 8, 2), kt(0, 1, 5)},
+			{recv(0, 5, 8), recv(0, 5, 8)},
+		}, want: []string{"rank 0 event 2: warning: request 2 (isend to 1 tag 5) is never completed by a wait"}},
+		{name: "a pending receive goes back, tested", ranks: [][]trace.Event{
+			{irecv(1, 5, 8, 1), kt(1, 0, 5)},
+			{compute(1), send(0, 5, 8)},
+		}},
+		{name: "other keys are apart", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), isend(1, 6, 8, 2), kt(0, 1, 6), kw(0, 1, 5)},
+			{recv(0, 5, 8), recv(0, 6, 8)},
+		}},
+		{name: "a waitall empties the storage", ranks: [][]trace.Event{
+			{isend(1, 5, 8, 1), kt(0, 1, 5), waitall(), kw(0, 1, 5)},
+			{recv(0, 5, 8)},
+		}, want: []string{"rank 0 event 3: wait of 0 to 1 tag 5 with no request outstanding (SimGrid's replay aborts)"}},
+		{name: "a wait with nothing stored", ranks: [][]trace.Event{
+			{kw(1, 0, 5)},
+		}, want: []string{"rank 0 event 0: wait of 1 to 0 tag 5 with no request outstanding (SimGrid's replay aborts)"}},
+		{name: "a test with nothing stored does nothing", ranks: [][]trace.Event{
+			{kt(1, 0, 5)},
+		}},
+	})
+}
