@@ -26,7 +26,8 @@ type CallTime struct {
 }
 
 // profile accumulates the flat profile one rank at a time, so that its
-// memory does not grow with ranks.
+// memory does not grow with ranks. A call the trace names (mpiName: an
+// MPI_Iprobe, an MPI_Comm_rank) has its own line, not its kind's.
 type profile struct {
 	ranks   int
 	empty   int // of the ranks, those without events (see skip)
@@ -36,19 +37,54 @@ type profile struct {
 	min     [trace.NumKinds]float64
 	max     [trace.NumKinds]float64
 	maxRank [trace.NumKinds]int
+	named   map[string]*namedLine
 }
 
-// rankTimes is one rank's time and calls by kind.
+// namedLine is the profile of a call by name.
+type namedLine struct {
+	calls         int64
+	sum, min, max float64
+	maxRank       int
+}
+
+// rankTimes is one rank's time and calls by kind, and by name for the
+// calls the trace names.
 type rankTimes struct {
 	calls   [trace.NumKinds]int64
 	seconds [trace.NumKinds]float64
+	named   map[string]*callSum
+	last    string // the name of the last named call, and its sum (a cache)
+	lastSum *callSum
 }
 
-func (rt *rankTimes) add(e *trace.Event) {
-	if e.HasTime && e.Kind.IsMPI() {
+type callSum struct {
+	calls   int64
+	seconds float64
+}
+
+// add counts e, named name if not "".
+func (rt *rankTimes) add(e *trace.Event, name string) {
+	if !e.HasTime || !e.Kind.IsMPI() {
+		return
+	}
+	if name == "" {
 		rt.calls[e.Kind]++
 		rt.seconds[e.Kind] += e.Duration().Seconds()
+		return
 	}
+	if rt.lastSum == nil || name != rt.last {
+		if rt.named == nil {
+			rt.named = map[string]*callSum{}
+		}
+		cs := rt.named[name]
+		if cs == nil {
+			cs = &callSum{}
+			rt.named[name] = cs
+		}
+		rt.last, rt.lastSum = name, cs
+	}
+	rt.lastSum.calls++
+	rt.lastSum.seconds += e.Duration().Seconds()
 }
 
 // fold adds rank r's times.
@@ -62,6 +98,32 @@ func (p *profile) fold(r int, rt *rankTimes) {
 		}
 		if p.ranks == 0 || v > p.max[k] {
 			p.max[k], p.maxRank[k] = v, r
+		}
+	}
+	for name, cs := range rt.named {
+		if p.named == nil {
+			p.named = map[string]*namedLine{}
+		}
+		if p.named[name] == nil {
+			// The ranks before, if any, had none of it: least 0, most 0
+			// at the lowest of them.
+			l := &namedLine{}
+			if p.ranks == 0 {
+				l.min, l.max, l.maxRank = cs.seconds, cs.seconds, r
+			}
+			p.named[name] = l
+		}
+	}
+	for name, l := range p.named {
+		var v float64
+		if cs := rt.named[name]; cs != nil {
+			v = cs.seconds
+			l.calls += cs.calls
+			l.sum += v
+		}
+		l.min = min(l.min, v)
+		if v > l.max {
+			l.max, l.maxRank = v, r
 		}
 	}
 	p.ranks++
@@ -87,6 +149,17 @@ func (p *profile) lines() []CallTime {
 		ct := CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
 			MinRankSeconds: p.min[k], MeanRankSeconds: p.sum[k] / float64(p.ranks),
 			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]}
+		if p.empty > 0 {
+			ct.MinRankSeconds = 0
+			if ct.MaxRankSeconds == 0 {
+				ct.MaxRank = min(ct.MaxRank, p.first)
+			}
+		}
+		out = append(out, ct)
+	}
+	for name, l := range p.named {
+		ct := CallTime{Call: name, Calls: l.calls, Seconds: l.sum, MinRankSeconds: l.min,
+			MeanRankSeconds: l.sum / float64(p.ranks), MaxRankSeconds: l.max, MaxRank: l.maxRank}
 		if p.empty > 0 {
 			ct.MinRankSeconds = 0
 			if ct.MaxRankSeconds == 0 {

@@ -186,7 +186,8 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	for rd.Next() {
 		e := rd.Event()
 		rs.Events++
-		if name := mpiName(meta, e); name != "" {
+		name := mpiName(meta, e)
+		if name != "" {
 			calls[name]++
 		} else if e.Kind < trace.Kind(trace.NumKinds) {
 			kinds[e.Kind]++
@@ -200,7 +201,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 			if e.Kind.IsMPI() {
 				rs.MPISeconds += e.Duration().Seconds()
 			}
-			rt.add(e)
+			rt.add(e, name)
 			rs.TotalSeconds = (last - first).Seconds()
 		}
 		switch {

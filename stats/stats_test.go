@@ -240,3 +240,49 @@ func TestProfile(t *testing.T) {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }
+
+// TestProfileNamed: calls the trace names (an MPI_Iprobe read as a
+// deferred event, an MPI_Comm_rank as a local one) have lines of their
+// own, with the ranks that never made them at 0; a deferred call without
+// a name stays under its kind.
+func TestProfileNamed(t *testing.T) {
+	meta := trace.NewMeta()
+	iprobe, commRank := meta.AddRegion("MPI_Iprobe", 0), meta.AddRegion("MPI_Comm_rank", 0)
+	named := func(k trace.Kind, region uint32) trace.Event {
+		return event(k, trace.NoRank, 0, func(e *trace.Event) { e.Region = region })
+	}
+	tr := trace.New(3, meta)
+	for r, evs := range [][]trace.Event{
+		{named(trace.Local, commRank)},
+		{named(trace.Deferred, iprobe), named(trace.Deferred, iprobe)},
+		{named(trace.Deferred, iprobe), event(trace.Deferred, trace.NoRank, 0, nil)},
+	} {
+		at := trace.Time(0)
+		for i := range evs {
+			evs[i].HasTime, evs[i].Enter, evs[i].Exit = true, at, at+2e9 // 2 ms
+			at = evs[i].Exit
+			tr.Ranks[r].Append(&evs[i])
+		}
+	}
+	s, err := Collect(tr, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ms = 1e-3
+	want := []CallTime{
+		{"MPI_Iprobe", 3, 6 * ms, 0, 2 * ms, 4 * ms, 1},
+		{"MPI_Comm_rank", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 0},
+		{"deferred", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 2},
+	}
+	if len(s.Profile) != len(want) {
+		t.Fatalf("profile %+v, want %+v", s.Profile, want)
+	}
+	for i, w := range want {
+		g := s.Profile[i]
+		if g.Call != w.Call || g.Calls != w.Calls || g.MaxRank != w.MaxRank || math.Abs(g.Seconds-w.Seconds) > 1e-12 ||
+			math.Abs(g.MinRankSeconds-w.MinRankSeconds) > 1e-12 || math.Abs(g.MeanRankSeconds-w.MeanRankSeconds) > 1e-12 ||
+			math.Abs(g.MaxRankSeconds-w.MaxRankSeconds) > 1e-12 {
+			t.Errorf("line %d: %+v, want %+v", i, g, w)
+		}
+	}
+}
