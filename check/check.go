@@ -28,7 +28,8 @@
 // Waitall completes (a Waitall with Requests == nil completes all the
 // rank's outstanding requests). A Test may complete it: a request tested
 // and never waited for is taken as completed by the test, and a Wait after
-// a Test is accepted (SimGrid's rule). Waiting on or testing a request that
+// a Test is accepted (SimGrid's rule). Waits and tests that name their
+// request by key (TI) find it in SimGrid's request storage (keyed.go). Waiting on or testing a request that
 // is not outstanding, and starting a request whose id is still
 // outstanding, are errors. Requests still outstanding when a rank's trace
 // ends are Warnings: MPI calls it a leak, and SimGrid silently waits for
