@@ -35,10 +35,17 @@ type Builder struct {
 	added    []bool
 }
 
+// mcluster is a cluster being merged: its ranks added so far, their
+// merged structure, and, once its last member is added, its finished
+// nodes in place of the structure (which takes several times their
+// memory: a cluster of a rank whose calls do not fold held about 100
+// bytes a call).
 type mcluster struct {
 	ranks []int32
+	left  int // members not added yet
 	items []*mnode
 	cache map[int32][]*mnode
+	nodes []*Node
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -83,6 +90,7 @@ func NewBuilder(meta *trace.Meta, ranks int, groups [][]int32, opt Options) (*Bu
 		if c < 0 {
 			return nil, fmt.Errorf("prsd: rank %d is in no group", r)
 		}
+		b.clusters[c].left++
 	}
 	return b, nil
 }
@@ -108,6 +116,11 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	cl.ranks = append(cl.ranks, int32(r))
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
 	b.added[r] = true
+	if cl.left--; cl.left == 0 {
+		slices.Sort(cl.ranks)
+		cl.nodes = b.m.finish(cl.items, cl.ranks)
+		cl.items, cl.cache = nil, nil
+	}
 	return nil
 }
 
@@ -123,8 +136,7 @@ func (b *Builder) Trace() (*Trace, error) {
 		if len(cl.ranks) == 0 {
 			continue
 		}
-		slices.Sort(cl.ranks)
-		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: b.m.finish(cl.items, cl.ranks)})
+		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes})
 	}
 	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
 }

@@ -184,12 +184,22 @@ func FromLevel(l int64, eps float64) float64 {
 }
 
 // accCall accumulates the instances of a call: a series per field and
-// mode, the timing statistics.
+// mode, the timing statistics. A statistic the call never had is nil (a
+// statAcc is about 470 bytes, and a trace whose calls fold into nothing
+// has an accCall a call).
 type accCall struct {
 	n      int64
 	has    uint32 // the fields with series
 	fields [NumFields]*fieldAcc
-	stats  [numStats]statAcc
+	stats  [numStats]*statAcc
+}
+
+// stat returns a's statistic k, made empty if a had none.
+func (a *accCall) stat(k int) *statAcc {
+	if a.stats[k] == nil {
+		a.stats[k] = &statAcc{}
+	}
+	return a.stats[k]
 }
 
 // fieldAcc is one field's series: one per mode for a scalar field
@@ -314,13 +324,13 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		}
 	}
 	if isTiming(r.e.Kind) {
-		a.stats[statValue].add(r.e.Compute, ctx.eps)
+		a.stat(statValue).add(r.e.Compute, ctx.eps)
 	}
 	if r.e.HasTime {
-		a.stats[statGap].add(r.gap, ctx.eps)
-		a.stats[statDur].add(r.dur, ctx.eps)
+		a.stat(statGap).add(r.gap, ctx.eps)
+		a.stat(statDur).add(r.dur, ctx.eps)
 	}
-	a.stats[statComp].add(r.comp, ctx.eps)
+	a.stat(statComp).add(r.comp, ctx.eps)
 	a.n++
 }
 
@@ -370,8 +380,10 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 			}
 		}
 	}
-	for i := range a.stats {
-		a.stats[i].merge(&b.stats[i])
+	for i, st := range b.stats {
+		if st != nil && st.n > 0 {
+			a.stat(i).merge(st)
+		}
 	}
 	a.n += b.n
 }

@@ -311,9 +311,8 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	var levels [numStats]*Series
 	var values [numStats][]float64
 	m.buf = m.buf[:0]
-	for k := range a.stats {
-		st := &a.stats[k]
-		if st.n == 0 || k == statComp && st.min == 0 && st.max == 0 {
+	for k, st := range a.stats {
+		if st == nil || st.n == 0 || k == statComp && st.min == 0 && st.max == 0 {
 			continue
 		}
 		mask |= 1 << k

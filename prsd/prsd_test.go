@@ -372,3 +372,56 @@ func TestConcurrentReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterFinishedEarly: a cluster is finished as its last member is
+// added, its merge structure dropped, while the others wait for theirs;
+// the trace is the one Build makes.
+func TestClusterFinishedEarly(t *testing.T) {
+	src := gen(t, "stencil2d", 16, 3, true)
+	groups := [][]int32{{8, 9, 10, 11, 12, 13, 14, 15}, {0, 1, 2, 3, 4, 5, 6, 7}}
+	want, err := Build(src, groups, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBuilder(src.Meta(), 16, groups, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 16 {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = b.Add(r, rd)
+		rd.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != 7 {
+			continue
+		}
+		if c := b.clusters[1]; c.nodes == nil || c.items != nil || c.cache != nil {
+			t.Errorf("the complete cluster keeps its merge structure (%d items) or has no nodes (%d)", len(c.items), len(c.nodes))
+		}
+		if c := b.clusters[0]; c.nodes != nil {
+			t.Errorf("the cluster with members to come is finished")
+		}
+	}
+	got, err := b.Trace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(src, got); err != nil {
+		t.Fatal(err)
+	}
+	var g, w strings.Builder
+	if err := got.Dump(&g); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Dump(&w); err != nil {
+		t.Fatal(err)
+	}
+	if g.String() != w.String() {
+		t.Errorf("the trace differs from Build's:\n%s\nwant:\n%s", g.String(), w.String())
+	}
+}
