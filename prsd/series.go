@@ -77,24 +77,35 @@ func (s *Series) Values() []int64 {
 // for: periods of up to 16 distinct differences.
 const runWindow = 16
 
-// seriesBuilder appends values to a series, folding as it goes.
+// seriesBuilder appends values to a series, folding as it goes. It is
+// 88 bytes: a reduction keeps one for each field and mode of every call
+// of every loop body, and where a trace folds little (a program that
+// polls), there are millions.
 type seriesBuilder struct {
-	s    Series
-	last int64
-	pend Run // the open run of equal differences (Count 0: none)
+	n, first int64 // the series' number of values, its first value
+	runs     []Run // its differences, past the frozen ones
+	last     int64
+	// pendDelta and pendCount are the open run of equal differences
+	// (pendCount 0: none).
+	pendDelta, pendCount int64
 	// match is the number of runs after the last one, a repeat, that
 	// repeat the start of its body: the repetition under way.
 	match int
-	// frozen is the encoding (appendRuns' items) of the first runs, which
-	// folding, looking at most 2*runWindow runs back, no longer changes:
-	// a series of noise, a run a value, is kept in a few bytes a value
-	// rather than a Run's 48. frozenRuns counts them, frozenItems them
-	// and their bodies' runs.
-	frozen                  []byte
-	frozenRuns, frozenItems int64
+	// frz, made at the first freeze, holds the first runs, which
+	// folding, looking at most 2*runWindow runs back, no longer changes.
+	frz *frozenRuns
 	// folded: no fold applies to the runs (folding ran to its end since
 	// they last changed), so that a run's flush need not fold first.
 	folded bool
+}
+
+// frozenRuns is the encoding (appendRuns' items) of a series' first
+// runs: a series of noise, a run a value, is kept in a few bytes a value
+// rather than a Run's 48. runs counts them, items them and their bodies'
+// runs.
+type frozenRuns struct {
+	enc          []byte
+	runs, items int64
 }
 
 // Runs are frozen once freezeAt of them are open, all but the last
@@ -104,25 +115,28 @@ var freezeAt = 512
 
 const keepOpen = 4 * runWindow
 
-// freeze encodes the runs that folding no longer reaches into frozen.
+// freeze encodes the runs that folding no longer reaches.
 func (b *seriesBuilder) freeze() {
-	runs := b.s.Runs
+	runs := b.runs
 	if len(runs) < freezeAt {
 		return
 	}
+	if b.frz == nil {
+		b.frz = &frozenRuns{}
+	}
 	k := len(runs) - keepOpen
-	b.frozen = appendRunItems(b.frozen, runs[:k])
-	b.frozenRuns += int64(k)
-	b.frozenItems += numRuns(runs[:k])
+	b.frz.enc = appendRunItems(b.frz.enc, runs[:k])
+	b.frz.runs += int64(k)
+	b.frz.items += numRuns(runs[:k])
 	n := copy(runs, runs[k:])
 	clear(runs[n:])
-	b.s.Runs = runs[:n]
+	b.runs = runs[:n]
 }
 
 // add appends v.
 func (b *seriesBuilder) add(v int64) {
-	if b.s.N == 0 {
-		b.s.N, b.s.First, b.last = 1, v, v
+	if b.n == 0 {
+		b.n, b.first, b.last = 1, v, v
 		return
 	}
 	b.delta(v-b.last, 1)
@@ -143,43 +157,43 @@ func (b *seriesBuilder) delta(d, n int64) {
 	if n <= 0 {
 		return
 	}
-	b.s.N += n
-	if b.pend.Count > 0 && b.pend.Delta == d {
-		b.pend.Count += n
+	b.n += n
+	if b.pendCount > 0 && b.pendDelta == d {
+		b.pendCount += n
 		return
 	}
 	b.flush()
-	b.pend = Run{Delta: d, Count: n}
+	b.pendDelta, b.pendCount = d, n
 }
 
 // flush closes the open run: it continues the repetition under way if it
 // is the next run of the last repeat's body, else it is folded as
 // foldRuns finds.
 func (b *seriesBuilder) flush() {
-	if b.pend.Count == 0 {
+	if b.pendCount == 0 {
 		return
 	}
-	r := b.pend
-	b.pend = Run{}
-	runs := b.s.Runs
+	r := Run{Delta: b.pendDelta, Count: b.pendCount}
+	b.pendDelta, b.pendCount = 0, 0
+	runs := b.runs
 	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && equalRuns(runs[n].Body[b.match:b.match+1], []Run{r}) {
 		b.folded = false
 		if b.match++; b.match == len(runs[n].Body) {
 			runs[n].Reps++
-			b.s.Runs, b.match = runs[:n+1], 0
+			b.runs, b.match = runs[:n+1], 0
 			return
 		}
-		b.s.Runs = append(runs, r)
+		b.runs = append(runs, r)
 		return
 	}
 	// The repetition under way has ended: it may repeat what precedes
 	// it (6×(+2 -2) 6×(+3 -3) 6×(+2 -2) 6×(+3 -3) is twice a body of two
 	// repeats), which only its last repetition shows.
 	b.match = 0
-	for !b.folded && foldRuns(&b.s.Runs) {
+	for !b.folded && foldRuns(&b.runs) {
 	}
-	b.s.Runs = append(b.s.Runs, r)
-	for foldRuns(&b.s.Runs) {
+	b.runs = append(b.runs, r)
+	for foldRuns(&b.runs) {
 	}
 	b.folded = true
 	b.freeze()
@@ -203,21 +217,24 @@ func (b *seriesBuilder) appendSeries(s *Series) {
 // finish returns the series built so far; the builder may go on.
 func (b *seriesBuilder) finish() Series {
 	b.flush()
-	for foldRuns(&b.s.Runs) {
+	for foldRuns(&b.runs) {
 		b.match = 0
 	}
 	b.folded = true
-	s := b.s
-	s.slot = -1
-	if b.frozenRuns > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
+	s := Series{N: b.n, First: b.first, Runs: b.runs, slot: -1}
+	var frz frozenRuns
+	if b.frz != nil {
+		frz = *b.frz
+	}
+	if frz.runs > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
 		// About a run a value (noise): the values and the runs' encoding,
 		// as a series read from a file holds them (readValues), take less
 		// memory than the runs, and flatten would keep the values anyway;
 		// where there are many more values than runs, the runs.
-		enc := binary.AppendUvarint(nil, uint64(b.frozenRuns)+uint64(len(s.Runs)))
-		enc = appendRunItems(append(enc, b.frozen...), s.Runs)
+		enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(s.Runs)))
+		enc = appendRunItems(append(enc, frz.enc...), s.Runs)
 		s.Runs = nil
-		s.readValues(enc, b.frozenItems+numRuns(b.s.Runs))
+		s.readValues(enc, frz.items+numRuns(b.runs))
 		return s
 	}
 	s.Runs = slices.Clone(s.Runs)

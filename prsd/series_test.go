@@ -238,7 +238,10 @@ func TestSeriesFrozen(t *testing.T) {
 			for _, v := range vals[15000:] {
 				b.add(v)
 			}
-			return first, b.finish(), b.frozenRuns
+			if b.frz != nil {
+				frozen = b.frz.runs
+			}
+			return first, b.finish(), frozen
 		}
 		want1, want2, _ := build(math.MaxInt)
 		got1, got2, frozen := build(512)
