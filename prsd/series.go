@@ -104,7 +104,7 @@ type seriesBuilder struct {
 // rather than a Run's 48. runs counts them, items them and their bodies'
 // runs.
 type frozenRuns struct {
-	enc          []byte
+	enc         []byte
 	runs, items int64
 }
 
