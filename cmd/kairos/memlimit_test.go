@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestMachineMemory: on Linux, the memory kairos limits itself to half of
@@ -17,5 +18,33 @@ func TestMachineMemory(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	if got := machineMemory(); got < int64(ms.Sys) {
 		t.Errorf("machineMemory() = %d bytes, less than the %d the runtime holds", got, ms.Sys)
+	}
+}
+
+// TestWatchMemory: the watch calls over with the live heap once it passes
+// three quarters of the memory, and not before.
+func TestWatchMemory(t *testing.T) {
+	heaps := []uint64{100, 700, 750, 751, 900}
+	i := 0
+	live := func() uint64 {
+		h := heaps[min(i, len(heaps)-1)]
+		i++
+		return h
+	}
+	got := make(chan uint64, 1)
+	go watchMemory(1000, time.Millisecond, live, func(l uint64) { got <- l })
+	select {
+	case l := <-got:
+		if l != 751 || i != 4 {
+			t.Errorf("stopped at %d live bytes, the %dth reading; want 751, the 4th", l, i)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch never stopped the run")
+	}
+	if liveHeap() == 0 {
+		runtime.GC()
+		if liveHeap() == 0 {
+			t.Error("liveHeap reads 0 after a collection")
+		}
 	}
 }
