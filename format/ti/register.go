@@ -83,14 +83,21 @@ func Detect(path string, head []byte, isDir bool) bool {
 	if err != nil {
 		return false
 	}
-	f, err := fileio.Open(name)
+	h, ok := firstBytes(name)
+	return ok && headIsTI(h)
+}
+
+// firstBytes returns the first 4 KiB of the (decompressed) file at path,
+// and whether it could be opened.
+func firstBytes(path string) ([]byte, bool) {
+	f, err := fileio.Open(path)
 	if err != nil {
-		return false
+		return nil, false
 	}
 	defer f.Close()
 	h := make([]byte, 4096)
 	n, _ := io.ReadFull(f, h)
-	return headIsTI(h[:n])
+	return h[:n], true
 }
 
 // IndexName is the description file kairos tracer writes in its trace
@@ -116,14 +123,8 @@ func detectDir(dir string) bool {
 	if index == dir {
 		return false
 	}
-	f, err := fileio.Open(index)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	h := make([]byte, 4096)
-	n, _ := io.ReadFull(f, h)
-	return Detect(index, h[:n], false)
+	h, ok := firstBytes(index)
+	return ok && Detect(index, h, false)
 }
 
 // rankHint says what is wrong with the rank of a first line that is
