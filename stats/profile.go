@@ -138,6 +138,18 @@ func (p *profile) skip(r int) {
 	p.ranks++
 }
 
+// withEmpty counts in ct the ranks without events (skip): none of their
+// time, the lowest of them the most loaded on a tie at 0.
+func (p *profile) withEmpty(ct CallTime) CallTime {
+	if p.empty > 0 {
+		ct.MinRankSeconds = 0
+		if ct.MaxRankSeconds == 0 {
+			ct.MaxRank = min(ct.MaxRank, p.first)
+		}
+	}
+	return ct
+}
+
 // lines returns the kinds that were called, most time first (then by
 // name).
 func (p *profile) lines() []CallTime {
@@ -149,24 +161,12 @@ func (p *profile) lines() []CallTime {
 		ct := CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
 			MinRankSeconds: p.min[k], MeanRankSeconds: p.sum[k] / float64(p.ranks),
 			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]}
-		if p.empty > 0 {
-			ct.MinRankSeconds = 0
-			if ct.MaxRankSeconds == 0 {
-				ct.MaxRank = min(ct.MaxRank, p.first)
-			}
-		}
-		out = append(out, ct)
+		out = append(out, p.withEmpty(ct))
 	}
 	for name, l := range p.named {
 		ct := CallTime{Call: name, Calls: l.calls, Seconds: l.sum, MinRankSeconds: l.min,
 			MeanRankSeconds: l.sum / float64(p.ranks), MaxRankSeconds: l.max, MaxRank: l.maxRank}
-		if p.empty > 0 {
-			ct.MinRankSeconds = 0
-			if ct.MaxRankSeconds == 0 {
-				ct.MaxRank = min(ct.MaxRank, p.first)
-			}
-		}
-		out = append(out, ct)
+		out = append(out, p.withEmpty(ct))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Seconds != out[j].Seconds {
