@@ -33,6 +33,9 @@ type Builder struct {
 	clusters []*mcluster
 	of       []int32
 	added    []bool
+	// origin, where set (by Build), holds the ranks' events, which a
+	// cluster whose calls fold little keeps in place of its structure.
+	origin trace.Source
 }
 
 // mcluster is a cluster being merged: its ranks added so far, their
@@ -41,11 +44,12 @@ type Builder struct {
 // memory: a cluster of a rank whose calls do not fold held about 100
 // bytes a call).
 type mcluster struct {
-	ranks []int32
-	left  int // members not added yet
-	items []*mnode
-	cache map[int32][]*mnode
-	nodes []*Node
+	ranks  []int32
+	left   int // members not added yet
+	items  []*mnode
+	cache  map[int32][]*mnode
+	nodes  []*Node
+	events bool // kept as the origin's events: a member folds little
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -105,18 +109,30 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return err
 	}
 	ctx.sites = &b.sites
-	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins)}
-	for rd.Next() {
+	cl := b.clusters[b.of[r]]
+	cl.ranks = append(cl.ranks, int32(r))
+	b.added[r] = true
+	cl.left--
+	if cl.events {
+		return nil
+	}
+	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}
+	for !c.little && rd.Next() {
 		c.add(rd.Event())
 	}
 	if err := rd.Err(); err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
 	}
-	cl := b.clusters[b.of[r]]
-	cl.ranks = append(cl.ranks, int32(r))
+	c.close()
+	c.flush()
+	if c.little || c.bounded && foldsLittle(nodes(c.seq), c.calls) {
+		// Its structure would take more memory than the merge can afford
+		// and more bytes than the events: the cluster keeps its events.
+		cl.events, cl.items, cl.cache = true, nil, nil
+		return nil
+	}
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
-	b.added[r] = true
-	if cl.left--; cl.left == 0 {
+	if cl.left == 0 {
 		slices.Sort(cl.ranks)
 		cl.nodes = b.m.finish(cl.items, cl.ranks)
 		cl.items, cl.cache = nil, nil
@@ -136,18 +152,25 @@ func (b *Builder) Trace() (*Trace, error) {
 		if len(cl.ranks) == 0 {
 			continue
 		}
+		slices.Sort(cl.ranks)
+		if cl.events {
+			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin})
+			continue
+		}
 		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes})
 	}
 	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
 }
 
 // Build compresses every rank of src into clusters groups (nil: one of
-// every rank).
+// every rank). A cluster a rank of which folds little (foldsLittle)
+// keeps src's events in place of a structure.
 func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
 	b, err := NewBuilder(src.Meta(), src.NumRanks(), groups, opt)
 	if err != nil {
 		return nil, err
 	}
+	b.origin = src
 	for r := range src.NumRanks() {
 		rd, err := src.OpenRank(r)
 		if err != nil {

@@ -479,6 +479,11 @@ type compressor struct {
 	pend    []rawCall
 	path    []pframe
 	done    []loopDone
+	// bounded makes the compressor give up (little) on a sequence that
+	// folds little (foldsLittle) at a number of calls a power of two.
+	bounded bool
+	little  bool
+	calls   int64
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -539,6 +544,9 @@ func (c *compressor) close() {
 
 // push appends a call, with the computation after it.
 func (c *compressor) push(e *trace.Event) {
+	if c.calls++; c.bounded && c.calls&(c.calls-1) == 0 && foldsLittle(nodes(c.seq), c.calls) {
+		c.little = true // checked at every power of two: a walk of the items a doubling
+	}
 	id := c.in.call(e.Kind, e.CallSite)
 	if c.predict(id, e) {
 		return
@@ -557,6 +565,33 @@ func (c *compressor) append(n *rnode) {
 	c.seq = append(c.seq, n)
 	for c.fold() {
 	}
+}
+
+// minItems and itemsPerCall bound what a rank's compressed structure may
+// take: past minItems items, one item for fewer than itemsPerCall calls
+// is a sequence that folds little (a message-driven program's, a polling
+// loop's of varying counts). Each item costs about a kilobyte while the
+// cluster is merged, and a few bytes in the file where the rank's events
+// would take a few bytes each: format/rsd would keep such a cluster as its
+// events anyway.
+const (
+	minItems     = 1 << 16
+	itemsPerCall = 16
+)
+
+// foldsLittle reports whether a structure of items items for calls calls
+// folds too little to be worth its memory.
+func foldsLittle(items int, calls int64) bool {
+	return items > minItems && int64(items)*itemsPerCall > calls
+}
+
+// nodes is the number of items in a sequence, its loops' bodies included.
+func nodes(items []*rnode) int {
+	n := len(items)
+	for _, it := range items {
+		n += nodes(it.body)
+	}
+	return n
 }
 
 // predict takes a call that repeats the next call of the body of the

@@ -69,8 +69,9 @@ type Cluster struct {
 	// Events, where not nil, are the cluster's events in place of Items,
 	// each rank's own (format/rsd keeps so, in columns, a cluster whose
 	// loops would not take less than half their bytes: a real program's
-	// irregular calls). Its rank r is the trace's rank r; the ranks of
-	// other clusters have no events in it.
+	// irregular calls; Build, the trace it compresses, for a cluster a
+	// rank of which folds little). Its rank r is the trace's rank r; the
+	// ranks of other clusters may have events in it, never read.
 	Events trace.Source
 
 	nodes int // nodes, numbered for the readers' choices

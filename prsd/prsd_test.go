@@ -425,3 +425,58 @@ func TestClusterFinishedEarly(t *testing.T) {
 		t.Errorf("the trace differs from Build's:\n%s\nwant:\n%s", g.String(), w.String())
 	}
 }
+
+// TestFoldsLittle: a rank whose calls fold into nothing (every call its
+// own site) makes its cluster keep its events, read back as they are,
+// and is not read to its end; a cluster that folds keeps its loops.
+func TestFoldsLittle(t *testing.T) {
+	tr := trace.New(2, trace.Meta{})
+	const calls = 4 * minItems
+	for i := range calls {
+		e := trace.Event{Kind: trace.Barrier, CallSite: uint64(i + 1)}
+		tr.Ranks[0].Append(&e)
+		e.CallSite = 1
+		tr.Ranks[1].Append(&e)
+	}
+	counted := &countingSource{Source: tr}
+	got, err := Build(counted, [][]int32{{0}, {1}}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, items := got.Clusters[0].Events, got.Clusters[0].Items; ev == nil || items != nil {
+		t.Errorf("the cluster that folds into nothing has %d items and events %v", len(items), ev)
+	}
+	if c := got.Clusters[1]; c.Events != nil || len(c.Items) != 1 {
+		t.Errorf("the cluster that folds into one loop has %d items and events %v", len(c.Items), c.Events)
+	}
+	if n := counted.read[0]; n >= calls {
+		t.Errorf("the rank that folds into nothing was read to its end (%d events)", n)
+	}
+	if err := Verify(tr, got); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countingSource counts the events read of each rank.
+type countingSource struct {
+	trace.Source
+	read [2]int
+}
+
+func (s *countingSource) OpenRank(r int) (trace.Reader, error) {
+	rd, err := s.Source.OpenRank(r)
+	return &countingReader{rd, &s.read[r]}, err
+}
+
+type countingReader struct {
+	trace.Reader
+	n *int
+}
+
+func (r *countingReader) Next() bool {
+	ok := r.Reader.Next()
+	if ok {
+		*r.n++
+	}
+	return ok
+}
