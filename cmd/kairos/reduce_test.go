@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -324,6 +325,56 @@ func TestReduceOneSided(t *testing.T) {
 	}
 	if err := prsd.Verify(tr, back.(*prsd.Trace)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestReduceAccuracyAsWritten: the accuracy is that of the reduction as
+// written. A timed exchange whose times are irregular is kept as its
+// events, and replays in the trace's time exactly, where its loops, times
+// within 1%, would not.
+func TestReduceAccuracyAsWritten(t *testing.T) {
+	const ranks, calls = 2, 400
+	tr := trace.New(ranks, trace.NewMeta())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for r := range int32(ranks) {
+		now := trace.Time(0)
+		for i := range calls {
+			k := trace.Send
+			if (i+int(r))%2 == 1 {
+				k = trace.Recv
+			}
+			e := trace.NewEvent(k)
+			e.Partner, e.Tag, e.CallSite = 1-r, 1, uint64(k)
+			e.SendBytes = 1000 * int64(1+i%7)
+			if k == trace.Recv {
+				e.SendBytes, e.RecvBytes = 0, 1000*int64(1+i%7)
+			}
+			now += trace.Time(1e6 + rng.IntN(1e7))
+			e.Enter, e.Exit, e.HasTime = now, now+trace.Time(1e5+rng.IntN(1e6)), true
+			now = e.Exit
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.ktr")
+	if err := ktr.Write(in, tr); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "-o", filepath.Join(dir, "x.rsd"), in)
+	var res struct {
+		reduceResult
+		Compressed struct {
+			AsEvents int `json:"clusters_as_events"`
+		} `json:"compressed"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if res.Compressed.AsEvents != res.Clusters {
+		t.Fatalf("%d of %d clusters kept as events, want all", res.Compressed.AsEvents, res.Clusters)
+	}
+	if a := res.Accuracy; a.Original != a.Reduced || a.Original == 0 {
+		t.Errorf("replayed in %.9f s, the reduction as written in %.9f s", a.Original, a.Reduced)
 	}
 }
 
