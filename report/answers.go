@@ -342,11 +342,11 @@ func (r *Report) validity() Answer {
 		a.Value = "valid"
 		a.Detail = fmt.Sprintf("every message matched (%d), every request completed, every collective consistent, %s", c.Messages, deadlockNote(c))
 		if c.Warnings > 0 {
-			a.Detail += fmt.Sprintf("; %d warnings", c.Warnings)
+			a.Detail += "; " + counted(c.Warnings, "warning")
 		}
 		return a
 	}
-	a.Value = fmt.Sprintf("%d errors", c.Errors)
+	a.Value = counted(c.Errors, "error")
 	for _, p := range c.Problems[:min(3, len(c.Problems))] {
 		a.Items = append(a.Items, p.String())
 	}
@@ -368,4 +368,12 @@ func deadlockNote(c *check.Report) string {
 		return "no replay (static checks only)"
 	}
 	return "no deadlock under SimGrid's send protocol"
+}
+
+// counted says n things, in the singular for one.
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -251,8 +251,8 @@ func checkReduction(src trace.Source, reduced *prsd.Trace) (note string, err err
 	if rep.Deadlock || orig.Errors != rep.Errors {
 		return "", fmt.Errorf("the reduction does not pass check: %s", rep.Problems[0])
 	}
-	return fmt.Sprintf("the trace itself does not pass check (%d errors, the first: %s); the reduction, which keeps every rank's calls, has the same",
-		orig.Errors, orig.Problems[0]), nil
+	return fmt.Sprintf("the trace itself does not pass check (%s, the first: %s); the reduction, which keeps every rank's calls, has the same",
+		count(orig.Errors, "error"), orig.Problems[0]), nil
 }
 
 // reduceTrace clusters src's ranks with opt and compresses each cluster;
