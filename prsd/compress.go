@@ -484,6 +484,10 @@ type compressor struct {
 	bounded bool
 	little  bool
 	calls   int64
+	// key, where set, hashes every call (RankKey's), also those past the
+	// point where the compressor gave up, which only go into scratch.
+	key     *keyHash
+	scratch rawCall
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -544,8 +548,15 @@ func (c *compressor) close() {
 
 // push appends a call, with the computation after it.
 func (c *compressor) push(e *trace.Event) {
+	if c.little {
+		c.fill(&c.scratch, e)
+		return
+	}
 	if c.calls++; c.bounded && c.calls&(c.calls-1) == 0 && foldsLittle(nodes(c.seq), c.calls) {
 		c.little = true // checked at every power of two: a walk of the items a doubling
+		c.fill(&c.scratch, e)
+		c.seq, c.targets, c.path, c.done = nil, nil, nil, nil
+		return
 	}
 	id := c.in.call(e.Kind, e.CallSite)
 	if c.predict(id, e) {
@@ -711,6 +722,9 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 		if r.present(f) {
 			r.mask |= 1 << f
 		}
+	}
+	if c.key != nil {
+		c.key.add(r, c.ctx)
 	}
 }
 

@@ -480,3 +480,42 @@ func (r *countingReader) Next() bool {
 	}
 	return ok
 }
+
+// TestRankKeyFoldsLittle: ranks whose calls fold into nothing are keyed
+// by a digest of their calls: equal where they make the same calls to the
+// same relative partners, different where one parameter differs; a rank
+// that folds keeps its structure's key.
+func TestRankKeyFoldsLittle(t *testing.T) {
+	const ranks, calls = 4, 4 * minItems
+	tr := trace.New(ranks, trace.Meta{})
+	for r := range int32(ranks) {
+		for i := range calls {
+			e := trace.NewEvent(trace.Send)
+			e.Partner, e.Tag, e.SendBytes, e.CallSite = (r+1)%ranks, 5, 8, uint64(i+1)
+			if r == 2 && i == calls-3 {
+				e.Tag = 6
+			}
+			if r == 3 {
+				e.CallSite = 1
+			}
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	fam := NewFamilies(tr.Meta(), ranks)
+	keys := make([]string, ranks)
+	for r := range ranks {
+		var err error
+		if keys[r], err = RankKey(tr.Ranks[r].Reader(), r, ranks, fam); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keys[0] != keys[1] || !strings.HasPrefix(keys[0], "h") || len(keys[0]) != 33 {
+		t.Errorf("ranks 0 and 1, the same calls to their next rank: keys %q and %q, want one digest", keys[0], keys[1])
+	}
+	if keys[2] == keys[0] {
+		t.Errorf("rank 2, one tag changed, has rank 0's key")
+	}
+	if strings.HasPrefix(keys[3], "h") || len(keys[3]) > 100 {
+		t.Errorf("rank 3, one loop, is keyed by %d bytes: %q", len(keys[3]), keys[3][:min(len(keys[3]), 40)])
+	}
+}

@@ -1,8 +1,10 @@
 package prsd
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"strings"
 
@@ -213,20 +215,67 @@ func seriesRange(s *Series) (lo, hi int64) {
 // communicators by family, computations and times left out. Ranks of equal
 // keys make the same calls with the same parameters, end-points moved by
 // their rank: Bahmani and Mueller's reference signature, without
-// collisions.
+// collisions. A rank whose calls fold little (foldsLittle) is keyed by the
+// SHA-256 digest of the same calls and parameters, one call after the
+// other, rather than by a structure that would take a kilobyte a call;
+// ranks of equal calls fold alike, so that their keys are of one kind.
 func RankKey(rd trace.Reader, r, ranks int, fam *Families) (string, error) {
 	ctx, err := newRankCtx(int32(r), int32(ranks), 0, nil, fam)
 	if err != nil {
 		return "", err
 	}
-	c := compressor{in: NewInterner(), ctx: ctx}
+	c := compressor{in: NewInterner(), ctx: ctx, bounded: true, key: &keyHash{h: sha256.New()}}
 	for rd.Next() {
 		c.add(rd.Event())
 	}
 	if err := rd.Err(); err != nil {
 		return "", err
 	}
+	c.close()
+	c.flush()
+	if c.little || foldsLittle(nodes(c.seq), c.calls) {
+		return "h" + string(c.key.h.Sum(nil)), nil
+	}
 	return string(appendRankKey(nil, c.finish())), nil
+}
+
+// keyHash hashes a rank's calls with their parameters as RankKey keys
+// them.
+type keyHash struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (k *keyHash) add(r *rawCall, ctx *rankCtx) {
+	b := append(k.buf[:0], byte(r.e.Kind))
+	b = binary.AppendUvarint(b, r.e.CallSite)
+	for f := range NumFields {
+		if !f.IsVector() {
+			b = binary.AppendVarint(b, ctx.encode(ctx.modes[f][keyMode(f)], r.scalar(f)))
+			continue
+		}
+		v := r.vector(f)
+		if v == nil {
+			b = binary.AppendVarint(b, -1)
+			continue
+		}
+		b = binary.AppendVarint(b, int64(len(v)))
+		for _, x := range v {
+			b = binary.AppendVarint(b, x)
+		}
+	}
+	k.h.Write(b)
+	k.buf = b
+}
+
+// keyMode is the index of the mode RankKey keys field f in: end-points
+// relative to the rank, communicators by family, the others absolute.
+func keyMode(f Field) int {
+	switch f {
+	case Partner, Source, Comm, NewComm:
+		return 1
+	}
+	return 0
 }
 
 func appendRankKey(b []byte, items []*rnode) []byte {
@@ -248,12 +297,7 @@ func appendRankKey(b []byte, items []*rnode) []byte {
 				continue
 			}
 			b = append(b, 1)
-			mi := 0
-			switch f {
-			case Partner, Source, Comm, NewComm:
-				mi = 1 // Rel, Family
-			}
-			v := fieldValue(fa, slot{f: f, mi: mi})
+			v := fieldValue(fa, slot{f: f, mi: keyMode(f)})
 			b = appendValue(b, &v)
 		}
 	}
