@@ -428,29 +428,37 @@ func TestClusterFinishedEarly(t *testing.T) {
 
 // TestFoldsLittle: a rank whose calls fold into nothing (every call its
 // own site) makes its cluster keep its events, read back as they are,
-// and is not read to its end; a cluster that folds keeps its loops.
+// whether it is the cluster's first member or not, and is not read to
+// its end; a member after it is not read at all; a cluster that folds
+// keeps its loops.
 func TestFoldsLittle(t *testing.T) {
-	tr := trace.New(2, trace.Meta{})
-	const calls = 4 * minItems
-	for i := range calls {
-		e := trace.Event{Kind: trace.Barrier, CallSite: uint64(i + 1)}
-		tr.Ranks[0].Append(&e)
-		e.CallSite = 1
-		tr.Ranks[1].Append(&e)
+	const ranks, calls = 5, 4 * minItems
+	little := []bool{true, false, false, true, false}
+	tr := trace.New(ranks, trace.Meta{})
+	for r := range ranks {
+		for i := range calls {
+			e := trace.Event{Kind: trace.Barrier, CallSite: 1}
+			if little[r] {
+				e.CallSite = uint64(i + 1)
+			}
+			tr.Ranks[r].Append(&e)
+		}
 	}
 	counted := &countingSource{Source: tr}
-	got, err := Build(counted, [][]int32{{0}, {1}}, DefaultOptions())
+	got, err := Build(counted, [][]int32{{0, 1}, {2, 3}, {4}}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev, items := got.Clusters[0].Events, got.Clusters[0].Items; ev == nil || items != nil {
-		t.Errorf("the cluster that folds into nothing has %d items and events %v", len(items), ev)
+	for c, cl := range got.Clusters {
+		if events := cl.Events != nil; events != (c < 2) || events == (cl.Items != nil) {
+			t.Errorf("cluster %d: %d items, events %v", c, len(cl.Items), cl.Events)
+		}
 	}
-	if c := got.Clusters[1]; c.Events != nil || len(c.Items) != 1 {
-		t.Errorf("the cluster that folds into one loop has %d items and events %v", len(c.Items), c.Events)
-	}
-	if n := counted.read[0]; n >= calls {
-		t.Errorf("the rank that folds into nothing was read to its end (%d events)", n)
+	// A call goes in as the next event is read: the check at the 2^17th
+	// call stops after 2^17+1 events.
+	want := [ranks]int{calls/2 + 1, 0, calls, calls/2 + 1, calls}
+	if counted.read != want {
+		t.Errorf("events read of each rank: %v, want %v", counted.read, want)
 	}
 	if err := Verify(tr, got); err != nil {
 		t.Fatal(err)
@@ -460,7 +468,7 @@ func TestFoldsLittle(t *testing.T) {
 // countingSource counts the events read of each rank.
 type countingSource struct {
 	trace.Source
-	read [2]int
+	read [5]int
 }
 
 func (s *countingSource) OpenRank(r int) (trace.Reader, error) {
