@@ -134,3 +134,53 @@ func TestQueueMapPrunes(t *testing.T) {
 		t.Error("the key whose queue holds a request was dropped")
 	}
 }
+
+// TestReqStore: keys pack into 64 bits without collisions where their
+// fields fit, and the others are kept apart; each key finds its own
+// queue either way.
+func TestReqStore(t *testing.T) {
+	edge := []int32{-2, -1, 0, 1, 1<<20 - 3, 1<<20 - 2, 1 << 30, -3}
+	tags := []int32{-1 << 23, -444, -1, 0, 7, 1<<23 - 1, 1 << 23, -1<<23 - 1}
+	var st reqStore
+	packed := map[uint64]reqKey{}
+	n := 0
+	for _, s := range edge {
+		for _, d := range edge {
+			for _, tag := range tags {
+				k := reqKey{s, d, tag}
+				p, ok := k.packed()
+				fits := s >= -2 && s < 1<<20-2 && d >= -2 && d < 1<<20-2 && tag >= -1<<23 && tag < 1<<23
+				if ok != fits {
+					t.Fatalf("%v: packed %v, want %v", k, ok, fits)
+				}
+				if o, dup := packed[p]; ok && dup {
+					t.Fatalf("%v and %v pack alike", k, o)
+				}
+				if ok {
+					packed[p] = k
+				}
+				st.slot(k).push(&request{bytes: int64(n)})
+				n++
+			}
+		}
+	}
+	n = 0
+	for _, s := range edge {
+		for _, d := range edge {
+			for _, tag := range tags {
+				k := reqKey{s, d, tag}
+				if q := st.ref(k); q == nil || q.empty() || q.pop().bytes != int64(n) {
+					t.Fatalf("%v: not its own queue", k)
+				}
+				n++
+			}
+		}
+	}
+	seen := 0
+	for range st.queues {
+		seen++
+	}
+	if seen != n || st.wide.len() == 0 {
+		t.Errorf("%d queues (%d apart), want %d", seen, st.wide.len(), n)
+	}
+}

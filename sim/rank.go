@@ -80,7 +80,7 @@ type rank struct {
 	matchMax   float64
 
 	ending     bool                     // the trace is over; waiting for leftover requests
-	store      queueMap[reqKey]         // SimGrid's RequestStorage: FIFO per key, nil = null request
+	store      reqStore                 // SimGrid's RequestStorage
 	nkeys      int                      // keys with a non-empty queue
 	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
 	probeStep  int8                     // progress of the probe a receive of unknown size makes first
@@ -297,7 +297,7 @@ func (s *simulation) finishRank(r *rank) {
 // ends. As SimGrid 3.32 (a FIXME in smpi_replay_main), only the last
 // request of each key is waited for.
 func (s *simulation) endRequests(r *rank) {
-	for _, q := range r.store.all() {
+	for q := range r.store.queues {
 		if q.empty() {
 			continue
 		}
@@ -954,7 +954,7 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if r.nkeys == 0 {
 		return
 	}
-	for _, sq := range r.store.all() {
+	for sq := range r.store.queues {
 		for !sq.empty() {
 			if q := sq.pop(); q != nil {
 				s.dropID(r, q)
