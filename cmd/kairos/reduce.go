@@ -91,9 +91,9 @@ it as the whole trace.
 --loops prints each cluster head's calls folded into loops, such as
 "init1 1000×(100×(send1 recv1) barrier1) finalize1". --accuracy compares
 each rank's calls with those it reads back (ACURDION's Table II), for the
-reduction as written (-o or not) and for the cluster heads alone (the papers' reduction, every
-member replaying its head's calls), then replays the trace and the
-reduction on a crossbar cluster (--machine, default N x 1Gf,125MBps,50us)
+reduction as written (with -o or not) and for the cluster heads alone
+(the papers' reduction, every member replaying its head's calls), then
+replays the trace and the reduction on a crossbar cluster (--machine, default N x 1Gf,125MBps,50us)
 with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t. --analytic
 replays with the contention-free model instead: alltoallv on hundreds of
 ranks takes SMPI's model minutes, the analytic one seconds.`,
