@@ -4246,11 +4246,18 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   return err;
 }
 
-/* Neighborhood collectives (on a communicator with a topology): TI has
- * no action for them, nor has SimGrid's replay, and the archive keeps
- * their calls' regions alone; they write no line, their time is counted
- * as left out (kt_lose) rather than taken for computation, and rank 0's
- * summary names them. (The Fortran bindings are not wrapped.) */
+/* Neighborhood collectives (on a communicator with a topology). TI has
+ * no action for them, nor has SimGrid's replay, but a blocking one is a
+ * message to each out-neighbour and from each in-neighbour (MPI_PROC_NULL
+ * left out), which it writes as they: their isends, irecvs and waits,
+ * with tag KN_TAG, the neighbours in the topology's order (a neighbour
+ * met twice, as on a periodic dimension of two ranks, gets two messages,
+ * matched in order). The non-blocking ones, whose messages complete at
+ * a later wait, and the OTF2 archive's records of them all (their calls'
+ * regions alone: blocking sends there could deadlock a replay) have no
+ * messages; their time is counted as left out (kt_lose) rather than
+ * taken for computation, and rank 0's summary names them. (The Fortran
+ * bindings are not wrapped.) */
 #define KN_CALL(r, call)                                                                                               \
   kt_enter(r);                                                                                                         \
   int err = call;                                                                                                      \
@@ -4258,23 +4265,108 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
   kt_leave();                                                                                                          \
   return err;
 
+/* KN_TAG is the tag of a neighborhood collective's messages in the TI
+ * trace: the largest every MPI allows (MPI_TAG_UB is at least 32767),
+ * which a program's own messages seldom use. */
+enum { KN_TAG = 32767 };
+
+/* kn_neighbors returns comm's in- and out-neighbours (malloc'ed, one
+ * block: out follows in), their numbers in *nin and *nout; NULL if comm
+ * has no topology. */
+static int *kn_neighbors(MPI_Comm comm, int *nin, int *nout) {
+  int topo = MPI_UNDEFINED, n = 0, *v = NULL;
+  PMPI_Topo_test(comm, &topo);
+  if (topo == MPI_CART) {
+    PMPI_Cartdim_get(comm, &n);
+    if (!(v = malloc(sizeof *v * (4 * (size_t)n + 1)))) return NULL;
+    for (int d = 0; d < n; d++) PMPI_Cart_shift(comm, d, 1, &v[2 * d], &v[2 * d + 1]);
+    memcpy(v + 2 * n, v, sizeof *v * 2 * (size_t)n);
+    *nin = *nout = 2 * n;
+  } else if (topo == MPI_GRAPH) {
+    PMPI_Graph_neighbors_count(comm, kt_crank(comm), &n);
+    if (!(v = malloc(sizeof *v * (2 * (size_t)n + 1)))) return NULL;
+    PMPI_Graph_neighbors(comm, kt_crank(comm), n, v);
+    memcpy(v + n, v, sizeof *v * (size_t)n);
+    *nin = *nout = n;
+  } else if (topo == MPI_DIST_GRAPH) {
+    int in = 0, out = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    int *w = malloc(sizeof *w * ((size_t)in + (size_t)out + 1));
+    if (!w || !(v = malloc(sizeof *v * ((size_t)in + (size_t)out + 1)))) {
+      free(w);
+      return NULL;
+    }
+    PMPI_Dist_graph_neighbors(comm, in, v, weighted ? w : MPI_UNWEIGHTED, out, v + in, weighted ? w + in : MPI_UNWEIGHTED);
+    free(w);
+    *nin = in, *nout = out;
+  }
+  return v;
+}
+
+/* kn_bytes is the bytes of block i: counts[i] (or count) elements of
+ * types[i] (or t). */
+static long kn_bytes(int i, int count, const int *counts, MPI_Datatype t, const MPI_Datatype *types) {
+  return kt_bytes(counts ? counts[i] : count, types ? types[i] : t);
+}
+
+/* kn_messages records a completed blocking neighborhood collective on
+ * comm as its messages (see KN_CALL), or as left out where comm has no
+ * topology or a neighbour is of another world. */
+static void kn_messages(MPI_Comm comm, int sc, const int *scs, MPI_Datatype st, const MPI_Datatype *sts, int rc,
+                        const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
+  if (!kt_on()) return;
+  int nin = 0, nout = 0, *nb = kn_neighbors(comm, &nin, &nout), ok = nb != NULL;
+  for (int i = 0; ok && i < nin + nout; i++) {
+    if (nb[i] != MPI_PROC_NULL && (nb[i] = kt_world(comm, nb[i])) == KT_ELSEWHERE) ok = 0;
+  }
+  if (!ok) {
+    kt_lose();
+    free(nb);
+    return;
+  }
+  const int *in = nb, *out = nb + nin;
+  for (int i = 0; i < nout; i++)
+    if (out[i] != MPI_PROC_NULL) kt_p2p("isend", out[i], KN_TAG, kn_bytes(i, sc, scs, st, sts));
+  for (int i = 0; i < nin; i++)
+    if (in[i] != MPI_PROC_NULL) kt_p2p("irecv", in[i], KN_TAG, kn_bytes(i, rc, rcs, rt, rts));
+  for (int i = 0; i < nout; i++)
+    if (out[i] != MPI_PROC_NULL) kt_keyed("wait", kt_rank, out[i], KN_TAG);
+  for (int i = 0; i < nin; i++)
+    if (in[i] != MPI_PROC_NULL) kt_keyed("wait", in[i], kt_rank, KN_TAG);
+  free(nb);
+}
+
+/* KN_BLOCKING calls a blocking neighborhood collective and records its
+ * messages. */
+#define KN_BLOCKING(r, call, ...)                                                                                      \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  kn_messages(comm, __VA_ARGS__);                                                                                      \
+  kt_leave();                                                                                                          \
+  return err;
+
 int MPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  KN_CALL(R_NEIGHBOR_ALLGATHER, PMPI_Neighbor_allgather(sb, sc, st, rb, rc, rt, comm))
+  KN_BLOCKING(R_NEIGHBOR_ALLGATHER, PMPI_Neighbor_allgather(sb, sc, st, rb, rc, rt, comm), sc, NULL, st, NULL, rc,
+              NULL, rt, NULL)
 }
 int MPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int rd[],
                             MPI_Datatype rt, MPI_Comm comm) {
-  KN_CALL(R_NEIGHBOR_ALLGATHERV, PMPI_Neighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm))
+  KN_BLOCKING(R_NEIGHBOR_ALLGATHERV, PMPI_Neighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm), sc, NULL, st, NULL,
+              0, rc, rt, NULL)
 }
 int MPI_Neighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm) {
-  KN_CALL(R_NEIGHBOR_ALLTOALL, PMPI_Neighbor_alltoall(sb, sc, st, rb, rc, rt, comm))
+  KN_BLOCKING(R_NEIGHBOR_ALLTOALL, PMPI_Neighbor_alltoall(sb, sc, st, rb, rc, rt, comm), sc, NULL, st, NULL, rc, NULL,
+              rt, NULL)
 }
 int MPI_Neighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
                            const int rd[], MPI_Datatype rt, MPI_Comm comm) {
-  KN_CALL(R_NEIGHBOR_ALLTOALLV, PMPI_Neighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm))
+  KN_BLOCKING(R_NEIGHBOR_ALLTOALLV, PMPI_Neighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm), 0, sc, st, NULL, 0,
+              rc, rt, NULL)
 }
 int MPI_Neighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
                            const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm) {
-  KN_CALL(R_NEIGHBOR_ALLTOALLW, PMPI_Neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm))
+  KN_BLOCKING(R_NEIGHBOR_ALLTOALLW, PMPI_Neighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm), 0, sc,
+              MPI_DATATYPE_NULL, st, 0, rc, MPI_DATATYPE_NULL, rt)
 }
 int MPI_Ineighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
                             MPI_Request *req) {

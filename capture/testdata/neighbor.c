@@ -2,8 +2,9 @@
  * grid (MPI_Cart_create) whose ranks exchange a block with their four
  * neighbours by MPI_Neighbor_alltoall, then gather theirs by
  * MPI_Ineighbor_allgather and its wait, ten times, an allreduce after
- * each step. TI has no action for them: the trace leaves them out and
- * says so, and does not take their time for computation.
+ * each step. TI has no action for them: the trace writes the blocking
+ * one as its messages, and leaves the other out, says so, and does not
+ * take its time for computation.
  *
  *   neighbor            (any number of ranks)
  */
