@@ -952,7 +952,8 @@ func checks(t *testing.T, paths ...string) {
 // OTF2 in one run. Its blocking neighborhood collective
 // (MPI_Neighbor_alltoall on a periodic 2x2 grid, each neighbour met twice)
 // is written as its messages: four isends and four irecvs of 8,000 bytes
-// with tag 32767, then their waits. Its non-blocking one
+// with tag 32767, then their waits (rank 0 says that the archive has
+// their regions alone). Its non-blocking one
 // (MPI_Ineighbor_allgather), whose messages TI cannot place, is left out
 // and counted rather than taken for computation, and rank 0 says that no
 // trace has its messages. Both traces pass the check.
@@ -962,7 +963,7 @@ func TestTracerNeighbor(t *testing.T) {
 	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("neighbor.c"))
 	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
 	for _, want := range []string{`(?m)^kairos_trace: +40 .* MPI_Ineighbor_allgather \(neighborhood collectives\)$`,
-		"no trace has their messages"} {
+		"no trace has their messages", `40 blocking neighborhood collectives \(all ranks\) are in the TI trace as their messages`} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
 		}

@@ -408,6 +408,7 @@ static void kt_pad(int n) {
 }
 
 static long kt_unpatched; /* lines that could not be rewritten */
+static long kn_written;   /* blocking neighborhood collectives written as their messages (kn_messages) */
 
 /* kr_resign is set when a line already written (and signed) is
  * rewritten: the in-situ reduction then signs the rank's file again,
@@ -3038,13 +3039,14 @@ static int ko_writing(void);
  * trace is; requests cancelled or freed while active; the calls of other
  * threads. dir is the traces' directory. */
 static void kt_summary(const char *dir) {
-  enum { NL = R_NREGIONS + 4 };
+  enum { NL = R_NREGIONS + 5 };
   long n[NL] = {0}, alln[NL] = {0};
   double sec[R_NREGIONS + 1] = {0}, allsec[R_NREGIONS + 1] = {0};
   memcpy(n, kt_lost_n, sizeof kt_lost_n);
   memcpy(sec, kt_lost_s, sizeof kt_lost_s);
   n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
   n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
+  n[R_NREGIONS + 4] = kn_written;
   sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -3107,6 +3109,11 @@ static void kt_summary(const char *dir) {
             "kairos_trace: %ld lines of the TI trace could not be rewritten (the matched source and tag of a wildcard "
             "receive, or the blanking of a cancelled request): the TI trace may not replay as the program ran\n",
             alln[R_NREGIONS + 3]);
+  if (alln[R_NREGIONS + 4] > 0 && ko_writing())
+    fprintf(stderr,
+            "kairos_trace: %ld blocking neighborhood collectives (all ranks) are in the TI trace as their messages; "
+            "the OTF2 archive has their calls' regions alone\n",
+            alln[R_NREGIONS + 4]);
 }
 
 int MPI_Finalize(void) {
@@ -4333,6 +4340,7 @@ static void kn_messages(MPI_Comm comm, int sc, const int *scs, MPI_Datatype st, 
     if (out[i] != MPI_PROC_NULL) kt_keyed("wait", kt_rank, out[i], KN_TAG);
   for (int i = 0; i < nin; i++)
     if (in[i] != MPI_PROC_NULL) kt_keyed("wait", in[i], kt_rank, KN_TAG);
+  kn_written++;
   free(nb);
 }
 
