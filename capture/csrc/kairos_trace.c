@@ -4321,7 +4321,7 @@ static long kn_bytes(int i, int count, const int *counts, MPI_Datatype t, const 
  * topology or a neighbour is of another world. */
 static void kn_messages(MPI_Comm comm, int sc, const int *scs, MPI_Datatype st, const MPI_Datatype *sts, int rc,
                         const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
-  if (!kt_on()) return;
+  if (!kt_on() || !kt_ti) return; /* the archive has the call's region alone */
   int nin = 0, nout = 0, *nb = kn_neighbors(comm, &nin, &nout), ok = nb != NULL;
   for (int i = 0; ok && i < nin + nout; i++) {
     if (nb[i] != MPI_PROC_NULL && (nb[i] = kt_world(comm, nb[i])) == KT_ELSEWHERE) ok = 0;
