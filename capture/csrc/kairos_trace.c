@@ -73,9 +73,10 @@
  * the isend or irecv each MPI_Start starts. One-sided and MPI-IO calls
  * write no TI line (it has no action for them), and their time is not
  * computation; MPI_Finalize counts them by kind (see the section at the
- * end). Under
- * MPI_THREAD_MULTIPLE, only the calls of the thread that initialized MPI
- * are recorded; the others are counted at MPI_Finalize. A sendrecv with
+ * end). Only
+ * the calls of the thread that initialized MPI are recorded, or of any
+ * thread under MPI_THREAD_SERIALIZED; the others are counted at
+ * MPI_Finalize. A sendrecv with
  * MPI_PROC_NULL on one side is written as its other half, one of tags
  * other than 0 as its isend, irecv and waits (TI's sendRecv has no tags).
  *
@@ -130,11 +131,12 @@ static uint64_t kt_now(void) {
 }
 
 /* With KAIROS_TRACE_CLOCK=cpu, a computation is the calling thread's CPU
- * time since the previous call's end (kt_cpu_last), not the time on the
- * wall: on a machine with more ranks than cores, the wall counts the
- * waits for a core as computation. */
+ * time since its previous call's end (kt_cpu_last, the thread's own under
+ * MPI_THREAD_SERIALIZED, kt_on), not the time on the wall: on a machine
+ * with more ranks than cores, the wall counts the waits for a core as
+ * computation. */
 static int kt_cpuclock;
-static uint64_t kt_cpu_last;
+static __thread uint64_t kt_cpu_last;
 
 static uint64_t kt_cpu(void) {
   struct timespec ts;
@@ -258,15 +260,20 @@ static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
 static uint64_t kt_nextid;
 
-/* Under MPI_THREAD_MULTIPLE, only the calls of the thread that
- * initialized MPI are recorded (a rank's trace is one sequence of calls,
- * and the tracer's state is not shared between threads); the others are
- * counted, and rank 0 says how many at MPI_Finalize. */
+/* A rank's trace is one sequence of calls, and the tracer's state is not
+ * shared between threads: only the calls of the thread that initialized
+ * MPI are recorded, unless MPI_THREAD_SERIALIZED was provided (any thread
+ * may call, never two at once). The others are counted, and rank 0 says
+ * how many at MPI_Finalize. Calls of other threads happen under
+ * MPI_THREAD_MULTIPLE, and under MPI_THREAD_FUNNELED too in programs that
+ * break its promise: PT-Scotch's threads call MPI_Allgather while the
+ * main thread is inside another call, and recording both raced on the
+ * TI buffer (one line written into the middle of another). */
 static pthread_t kt_thread; /* the thread that initialized MPI */
-static int kt_multiple;     /* MPI_THREAD_MULTIPLE was provided */
+static int kt_anythread;    /* MPI_THREAD_SERIALIZED was provided */
 static long kt_others;      /* calls of other threads, not recorded (atomic) */
 
-static int kt_on(void) { return kt_active && (!kt_multiple || pthread_equal(pthread_self(), kt_thread)); }
+static int kt_on(void) { return kt_active && (kt_anythread || pthread_equal(pthread_self(), kt_thread)); }
 
 /* Lines are formatted by hand into a buffer: fprintf would be most of the
  * tracer's cost per call. kt_line starts "<rank> <action>", kt_num adds
@@ -2968,7 +2975,7 @@ static void kt_open(int region, uint64_t t) {
   }
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
-  kt_thread = pthread_self(), kt_multiple = level == MPI_THREAD_MULTIPLE;
+  kt_thread = pthread_self(), kt_anythread = level == MPI_THREAD_SERIALIZED;
   kf_start();
   kt_formats(&ti, &otf2);
   kt_fresh(dir);
