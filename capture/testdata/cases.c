@@ -13,7 +13,8 @@
  *              trace, where it is a wait, does)
  *   vcoll      irregular MPI_Alltoallv, on MPI_COMM_WORLD and on halves
  *              of it, and irregular allgatherv, gatherv, scatterv and
- *              reduce_scatter
+ *              reduce_scatter; a scatterv and a gatherv whose root has
+ *              no block of its own
  *   wildwait   rank 0 receives from each other rank with MPI_Irecv of
  *              MPI_ANY_SOURCE and MPI_ANY_TAG and MPI_Wait, the senders
  *              computing for different times first; then all-reduces
@@ -127,6 +128,11 @@ static void vcoll(int r, int n) {
   MPI_Gatherv(a, counts[r], MPI_INT, b, counts, displs, MPI_INT, 2, MPI_COMM_WORLD);
   MPI_Scatterv(a, counts, displs, MPI_INT, b, counts[r], MPI_INT, 1, MPI_COMM_WORLD);
   MPI_Reduce_scatter(a, b, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  /* A root that keeps no block of its own (DOLFINx's mesh distribution):
+   * its totals read as an in-place call's. */
+  for (int j = 0, d = 0; j < n; j++) counts[j] = j == 1 ? 0 : 1 + j, displs[j] = d, d += counts[j];
+  MPI_Scatterv(a, counts, displs, MPI_INT, b, counts[r], MPI_INT, 1, MPI_COMM_WORLD);
+  MPI_Gatherv(a, counts[r], MPI_INT, b, counts, displs, MPI_INT, 1, MPI_COMM_WORLD);
   MPI_Comm_free(&half);
 }
 

@@ -201,7 +201,7 @@ func (c *collective) make(k int, sent, recv []int64) string {
 	c.v.Root = int(c.root)
 	for m := range n {
 		ev := c.volumes(int32(m), n, sent[m], recv[m])
-		c.v.A[m], c.v.B[m] = scorep.Totals(&ev, recv[m], n, false)
+		c.v.A[m], c.v.B[m] = scorep.Totals(&ev, sent[m], recv[m], n, false)
 	}
 	return ""
 }

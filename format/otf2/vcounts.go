@@ -35,8 +35,7 @@ const AttrDerivedCounts = "derived-counts"
 // vnote is one member's v-collective not read exactly, as Open's scan
 // notes it: the call's rank in the member's order of calls, the OTF2
 // communicator, the kind, and its a and b, the totals the vectors derive
-// from (alltoallv: sent and received; allgatherv, reduce_scatter: its own
-// block; gatherv: sent; scatterv: received).
+// from (scorep.Totals).
 type vnote struct {
 	seq  uint64
 	comm uint32
@@ -92,7 +91,7 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 		return
 	}
 	if m.scanning {
-		a, b := scorep.Totals(ev, int64(e.Received), c.size, m.src.inPlaceAware)
+		a, b := scorep.Totals(ev, int64(e.Bytes), int64(e.Received), c.size, m.src.inPlaceAware)
 		m.src.vt.notes[m.rank] = append(m.src.vt.notes[m.rank], vnote{seq: seq, comm: e.Comm, kind: ev.Kind, a: a, b: b,
 			root: ev.Kind.IsRooted() && ev.Partner == m.rank})
 		scorep.SpreadCounts(ev, c.size)
@@ -137,9 +136,17 @@ func (m *mapper) attrCounts(ev *trace.Event, e *Event, n int) bool {
 		}
 		return true
 	}
-	if send != nil && scorep.Sum(send) != ev.SendBytes || recv != nil && scorep.Sum(recv) != ev.RecvBytes {
-		m.badCounts++
-		return false
+	if !sums(send, recv, ev.SendBytes, ev.RecvBytes) {
+		// At a gatherv's or scatterv's root, Volumes reads a block of its
+		// own of 0 bytes as an in-place call, as Score-P's totals cannot
+		// tell them apart; the record's totals, matching the exact
+		// vectors, settle it.
+		root := (ev.Kind == trace.Gatherv || ev.Kind == trace.Scatterv) && ev.Partner == m.rank
+		if !root || !sums(send, recv, int64(e.Bytes), int64(e.Received)) {
+			m.badCounts++
+			return false
+		}
+		ev.SendBytes, ev.RecvBytes = int64(e.Bytes), int64(e.Received)
 	}
 	switch ev.Kind {
 	case trace.Alltoallv:
@@ -160,6 +167,12 @@ func (m *mapper) attrCounts(ev *trace.Event, e *Event, n int) bool {
 		}
 	}
 	return true
+}
+
+// sums reports whether the count vectors send and recv (nil where
+// absent) add up to sent and recv bytes.
+func sums(send, recv []int64, sent, received int64) bool {
+	return (send == nil || scorep.Sum(send) == sent) && (recv == nil || scorep.Sum(recv) == received)
 }
 
 // vector parses the count vector of string ref (n space-separated byte

@@ -207,20 +207,24 @@ func IsV(k trace.Kind) bool {
 }
 
 // Totals returns what a member's v-collective ev (its volumes already
-// Volumes') adds to its Instance: alltoallv, what it sends and receives;
-// allgatherv, its block; reduce_scatter, its block of received, the
-// bytes its record counted, of n members; gatherv, what it sends;
-// scatterv, what it receives.
-func Totals(ev *trace.Event, received int64, n int, inPlaceAware bool) (a, b int64) {
+// Volumes', from the record's sent and received bytes) adds to its
+// Instance, of n members: alltoallv, what it sends and receives;
+// allgatherv, its block; reduce_scatter, its block of received;
+// gatherv, what it sends and, b, what it received as counted (at the
+// root, every member's block); scatterv, what it sent as counted (at the
+// root, every member's) and, b, what it receives.
+func Totals(ev *trace.Event, sent, received int64, n int, inPlaceAware bool) (a, b int64) {
 	a, b = ev.SendBytes, ev.RecvBytes
 	switch ev.Kind {
-	case trace.Allgatherv, trace.Gatherv:
+	case trace.Allgatherv:
 		b = 0
+	case trace.Gatherv:
+		b = received
 	case trace.ReduceScatter:
 		a, _ = Split(received, n, inPlaceAware)
 		b = 0
 	case trace.Scatterv:
-		a = 0
+		a = sent
 	}
 	return a, b
 }
@@ -242,13 +246,15 @@ func (in *Instance) Derive(ev *trace.Event, me int) bool {
 		ev.RecvCounts = make([]int64, n)
 		if me == in.Root {
 			copy(ev.RecvCounts, in.A)
-			ev.RecvBytes = Sum(ev.RecvCounts)
+			ev.RecvCounts[me] = in.own(in.B[me], in.A)
+			ev.SendBytes, ev.RecvBytes = ev.RecvCounts[me], Sum(ev.RecvCounts)
 		}
 	case trace.Scatterv:
 		ev.SendCounts = make([]int64, n)
 		if me == in.Root {
 			copy(ev.SendCounts, in.B)
-			ev.SendBytes = Sum(ev.SendCounts)
+			ev.SendCounts[me] = in.own(in.A[me], in.B)
+			ev.SendBytes, ev.RecvBytes = Sum(ev.SendCounts), ev.SendCounts[me]
 		}
 	}
 	return true
@@ -267,6 +273,19 @@ func share(s, r, t int64) int64 {
 	hi, lo := bits.Mul64(uint64(s), uint64(r))
 	q, _ := bits.Div64(hi, lo, uint64(t))
 	return int64(q)
+}
+
+// own returns the root's block of a gatherv or scatterv from what the
+// root's record counted (total, every member's block) less the others'
+// blocks (blocks): Volumes guesses it from the root's totals alone, and a
+// root that keeps no block reads as one in place. Where total is short
+// of the others' (a record that counts nothing), the guess stays.
+func (in *Instance) own(total int64, blocks []int64) int64 {
+	others := Sum(blocks) - blocks[in.Root]
+	if total < others {
+		return blocks[in.Root]
+	}
+	return total - others
 }
 
 // matrix computes, once, the leftovers of the alltoallv's proportional
