@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kairos/internal/fileio"
 )
 
 // limitMemory sets the Go runtime's soft memory limit to half the
@@ -32,6 +34,7 @@ func limitMemory() {
 		fmt.Fprintf(os.Stderr, "kairos: out of memory: %.1f GB in use of the %.1f GB this machine gives; "+
 			"stopped before the kernel kills the run (the input is too large for this verb on this machine)\n",
 			float64(live)/1e9, float64(total)/1e9)
+		fileio.RemovePending()
 		os.Exit(exitFailed)
 	})
 }

@@ -25,6 +25,7 @@ import (
 // measured.
 func TestMain(m *testing.M) {
 	if args, ok := os.LookupEnv("KAIROS_TEST_ARGS"); ok {
+		onInterrupt(os.Stderr, os.Exit)
 		code := run(strings.Split(args, "\n"), os.Stdout, os.Stderr)
 		if path := os.Getenv("KAIROS_TEST_PEAK"); path != "" {
 			// The child's own high-water mark: its rusage would count the

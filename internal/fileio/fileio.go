@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -151,6 +152,7 @@ func Create(path string) (*File, error) {
 			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 		f.tmp = tmp
+		pending.add(tmp.Name())
 		out = tmp
 	}
 	f.buf = bufio.NewWriterSize(out, 1<<16)
@@ -199,10 +201,11 @@ func (f *File) Commit() error {
 	// CreateTemp makes the file 0600; an output is an ordinary file.
 	err = errors.Join(err, f.tmp.Chmod(0o644), f.tmp.Sync(), f.tmp.Close())
 	if err == nil {
-		err = os.Rename(f.tmp.Name(), f.path)
+		err = pending.rename(f.tmp.Name(), f.path)
+	} else {
+		pending.remove(f.tmp.Name())
 	}
 	if err != nil {
-		os.Remove(f.tmp.Name())
 		return fmt.Errorf("writing %s: %w", f.path, err)
 	}
 	return nil
@@ -220,7 +223,57 @@ func (f *File) Abort() {
 	}
 	if f.tmp != nil {
 		f.tmp.Close()
-		os.Remove(f.tmp.Name())
+		pending.remove(f.tmp.Name())
+	}
+}
+
+// pending is the set of temporary outputs not yet committed or aborted,
+// which RemovePending removes when the process must exit at once.
+var pending = tempSet{names: map[string]bool{}}
+
+type tempSet struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (s *tempSet) add(name string) {
+	s.mu.Lock()
+	s.names[name] = true
+	s.mu.Unlock()
+}
+
+// remove deletes the temporary file name.
+func (s *tempSet) remove(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.names, name)
+	os.Remove(name)
+}
+
+// rename moves the temporary file name into place at path (deleting it
+// if that fails), under the lock: RemovePending never runs in between.
+func (s *tempSet) rename(name, path string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.names, name)
+	err := os.Rename(name, path)
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
+
+// RemovePending deletes the temporary files of the outputs being written,
+// for a process about to exit without finishing them (an interrupt, the
+// memory watchdog): their targets are untouched, and no hidden
+// ".name.tmp*" file is left beside them. Outputs created afterwards are
+// not affected, so the caller must exit at once.
+func RemovePending() {
+	pending.mu.Lock()
+	defer pending.mu.Unlock()
+	for name := range pending.names {
+		os.Remove(name)
+		delete(pending.names, name)
 	}
 }
 

@@ -110,3 +110,31 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		t.Errorf("directory holds %v, want %v", got, names)
 	}
 }
+
+// TestRemovePending removes the temporary file of an output being
+// written, and only that: an output committed before stays, and the
+// interrupted one's commit fails with its name.
+func TestRemovePending(t *testing.T) {
+	dir := t.TempDir()
+	done := filepath.Join(dir, "done.txt")
+	if err := WriteFile(done, func(w io.Writer) error { _, err := io.WriteString(w, "kept\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	half := filepath.Join(dir, "half.txt")
+	f, err := Create(half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f, "half")
+	RemovePending()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "done.txt" {
+		t.Errorf("left %v, want done.txt alone", entries)
+	}
+	if err := f.Commit(); err == nil || !strings.Contains(err.Error(), half) {
+		t.Errorf("commit after RemovePending: %v, want an error naming %s", err, half)
+	}
+	if _, err := os.Stat(half); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s: %v, want it absent", half, err)
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterrupt interrupts a kairos gen writing a long trace, once its
+// temporary output exists: the run exits with 130 and says why, and
+// leaves nothing in the output's directory (before, the hidden
+// ".name.tmp*" file stayed).
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "long.ti.zst")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "KAIROS_TEST_ARGS="+strings.Join([]string{"gen", "stencil2d", "--grid", "32x32", "--iterations", "1000000", "-o", out}, "\n"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".long.ti.zst.tmp*"))
+		if len(tmps) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no temporary output after a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v, want code 130; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupt: stopped; the outputs being written were discarded") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	left, _ := os.ReadDir(dir)
+	for _, e := range left {
+		t.Errorf("left in the output's directory: %s", e.Name())
+	}
+}
