@@ -59,6 +59,7 @@ type waits struct {
 	// included.
 	keys   map[reqKey]*keyQueue
 	stored int
+	spare  []*keyQueue // emptied queues, for keys to come
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool

@@ -40,11 +40,36 @@ func keyOf(r int, ev *trace.Event) reqKey {
 func (w *waits) store(k reqKey, q *request) {
 	kq := w.keys[k]
 	if kq == nil {
-		kq = &keyQueue{}
+		if n := len(w.spare); n > 0 {
+			kq, w.spare = w.spare[n-1], w.spare[:n-1]
+		} else {
+			kq = &keyQueue{}
+		}
 		w.keys[k] = kq
 	}
 	kq.items = append(kq.items, q)
 	w.stored++
+}
+
+// pop pops the oldest request stored under k (nil for none or a null
+// one). A key left empty is dropped, its queue kept for another key:
+// the storage holds the requests outstanding, not every key ever used
+// (a trace whose tags never repeat).
+func (w *waits) pop(k reqKey) *request {
+	kq := w.keys[k]
+	if kq == nil {
+		return nil
+	}
+	q := kq.items[kq.head]
+	kq.items[kq.head] = nil
+	kq.head++
+	w.stored--
+	if kq.head == len(kq.items) {
+		kq.items, kq.head = kq.items[:0], 0
+		delete(w.keys, k)
+		w.spare = append(w.spare, kq)
+	}
+	return q
 }
 
 // byKeys switches rank r to keyed waits at its first: its outstanding
@@ -76,18 +101,7 @@ func (e *engine) popKey(r int, ev *trace.Event) *request {
 			ev.Kind, ev.Source, ev.Partner, ev.Tag)
 		return nil
 	}
-	kq := w.keys[reqKey{ev.Source, ev.Partner, ev.Tag}]
-	if kq == nil || kq.head == len(kq.items) {
-		return nil
-	}
-	q := kq.items[kq.head]
-	kq.items[kq.head] = nil
-	kq.head++
-	w.stored--
-	if kq.head == len(kq.items) {
-		kq.items, kq.head = kq.items[:0], 0
-	}
-	return q
+	return w.pop(reqKey{ev.Source, ev.Partner, ev.Tag})
 }
 
 // keyedWait waits for the request of ev's key, if one is stored.
@@ -122,8 +136,11 @@ func (e *engine) keyedTest(r int, ev *trace.Event) {
 // clearKeys empties the rank's storage: a waitall waits for everything in
 // it.
 func (w *waits) clearKeys() {
-	if w.keys != nil {
-		clear(w.keys)
-		w.stored = 0
+	for _, kq := range w.keys {
+		clear(kq.items)
+		kq.items, kq.head = kq.items[:0], 0
+		w.spare = append(w.spare, kq)
 	}
+	clear(w.keys)
+	w.stored = 0
 }
