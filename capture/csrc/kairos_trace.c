@@ -415,7 +415,7 @@ static void kt_pad(int n) {
 }
 
 static long kt_unpatched; /* lines that could not be rewritten */
-static long kn_written;   /* blocking neighborhood collectives written as their messages (kn_messages) */
+static long kn_written;   /* neighborhood collectives written as their messages (kn_messages) */
 
 /* kr_resign is set when a line already written (and signed) is
  * rewritten: the in-situ reduction then signs the rank's file again,
@@ -601,6 +601,7 @@ struct kt_icoll {
   MPI_Request req;
   uint64_t id;
   int done;    /* completed (or freed): its request may name another */
+  int bare;    /* no OTF2 records: a neighborhood collective's (kn_messages) */
   char *ti;    /* its TI line, until written; NULL if none */
   size_t len;  /* of ti */
   int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
@@ -667,11 +668,11 @@ static int kt_icomplete(MPI_Request req, int done) {
     struct kt_icoll *c = &kt_icolls[i];
     if (c->done || c->req != req) continue;
     if (!done) {
-      ko_tested(c->id);
+      if (!c->bare) ko_tested(c->id);
       return 1;
     }
     c->done = 1;
-    ko_icomplete(c);
+    if (!c->bare) ko_icomplete(c);
     kt_iwrite(i + 1);
     return 1;
   }
@@ -3098,8 +3099,8 @@ static void kt_summary(const char *dir) {
   }
   if (alln[R_NREGIONS] > 0)
     fprintf(stderr,
-            "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI "
-            "(MPI_THREAD_MULTIPLE) were not recorded\n",
+            "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI were not "
+            "recorded (a rank's trace is one thread's calls, any thread's under MPI_THREAD_SERIALIZED alone)\n",
             alln[R_NREGIONS]);
   if (alln[R_NREGIONS + 1] > 0)
     fprintf(stderr,
@@ -3118,7 +3119,7 @@ static void kt_summary(const char *dir) {
             alln[R_NREGIONS + 3]);
   if (alln[R_NREGIONS + 4] > 0 && ko_writing())
     fprintf(stderr,
-            "kairos_trace: %ld blocking neighborhood collectives (all ranks) are in the TI trace as their messages; "
+            "kairos_trace: %ld neighborhood collectives (all ranks) are in the TI trace as their messages; "
             "the OTF2 archive has their calls' regions alone\n",
             alln[R_NREGIONS + 4]);
 }
@@ -4261,23 +4262,17 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
 }
 
 /* Neighborhood collectives (on a communicator with a topology). TI has
- * no action for them, nor has SimGrid's replay, but a blocking one is a
- * message to each out-neighbour and from each in-neighbour (MPI_PROC_NULL
- * left out), which it writes as they: their isends, irecvs and waits,
- * with tag KN_TAG, the neighbours in the topology's order (a neighbour
- * met twice, as on a periodic dimension of two ranks, gets two messages,
- * matched in order). The non-blocking ones, whose messages complete at
- * a later wait, and the OTF2 archive's records of them all (their calls'
- * regions alone: blocking sends there could deadlock a replay) have no
- * messages; their time is counted as left out (kt_lose) rather than
- * taken for computation, and rank 0's summary names them. (The Fortran
+ * no action for them, nor has SimGrid's replay, but one is a message to
+ * each out-neighbour and from each in-neighbour (MPI_PROC_NULL left out),
+ * which the TI trace has as they: their isends and irecvs, with tag
+ * KN_TAG, the neighbours in the topology's order (a neighbour met twice,
+ * as on a periodic dimension of two ranks, gets two messages, matched in
+ * order), then their waits: at once for a blocking call; for a
+ * non-blocking one, where it completes, as a non-blocking collective's
+ * line (kt_ibegin), after the computation it overlapped. The OTF2
+ * archive has their calls' regions alone (blocking sends there could
+ * deadlock a replay), and rank 0's summary says so. (The Fortran
  * bindings are not wrapped.) */
-#define KN_CALL(r, call)                                                                                               \
-  kt_enter(r);                                                                                                         \
-  int err = call;                                                                                                      \
-  if (kt_on()) kt_lose();                                                                                              \
-  kt_leave();                                                                                                          \
-  return err;
 
 /* KN_TAG is the tag of a neighborhood collective's messages in the TI
  * trace: the largest every MPI allows (MPI_TAG_UB is at least 32767),
@@ -4323,11 +4318,12 @@ static long kn_bytes(int i, int count, const int *counts, MPI_Datatype t, const 
   return kt_bytes(counts ? counts[i] : count, types ? types[i] : t);
 }
 
-/* kn_messages records a completed blocking neighborhood collective on
- * comm as its messages (see KN_CALL), or as left out where comm has no
- * topology or a neighbour is of another world. */
-static void kn_messages(MPI_Comm comm, int sc, const int *scs, MPI_Datatype st, const MPI_Datatype *sts, int rc,
-                        const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
+/* kn_messages records a neighborhood collective on comm as its messages:
+ * a blocking one's (req NULL), or that of request *req, whose waits are
+ * written where it completes; or as left out where comm has no topology
+ * or a neighbour is of another world. */
+static void kn_messages(MPI_Comm comm, const MPI_Request *req, int sc, const int *scs, MPI_Datatype st,
+                        const MPI_Datatype *sts, int rc, const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
   if (!kt_on() || !kt_ti) return; /* the archive has the call's region alone */
   int nin = 0, nout = 0, *nb = kn_neighbors(comm, &nin, &nout), ok = nb != NULL;
   for (int i = 0; ok && i < nin + nout; i++) {
@@ -4343,20 +4339,29 @@ static void kn_messages(MPI_Comm comm, int sc, const int *scs, MPI_Datatype st, 
     if (out[i] != MPI_PROC_NULL) kt_p2p("isend", out[i], KN_TAG, kn_bytes(i, sc, scs, st, sts));
   for (int i = 0; i < nin; i++)
     if (in[i] != MPI_PROC_NULL) kt_p2p("irecv", in[i], KN_TAG, kn_bytes(i, rc, rcs, rt, rts));
+  int aside = req && kt_ibegin(MPI_SUCCESS, *req);
+  if (aside) kt_icur->bare = 1;
   for (int i = 0; i < nout; i++)
     if (out[i] != MPI_PROC_NULL) kt_keyed("wait", kt_rank, out[i], KN_TAG);
   for (int i = 0; i < nin; i++)
     if (in[i] != MPI_PROC_NULL) kt_keyed("wait", in[i], kt_rank, KN_TAG);
+  if (aside) kt_iend();
   kn_written++;
   free(nb);
 }
 
 /* KN_BLOCKING calls a blocking neighborhood collective and records its
- * messages. */
+ * messages; KN_NONBLOCKING a non-blocking one, of request req. */
 #define KN_BLOCKING(r, call, ...)                                                                                      \
   kt_enter(r);                                                                                                         \
   int err = call;                                                                                                      \
-  kn_messages(comm, __VA_ARGS__);                                                                                      \
+  kn_messages(comm, NULL, __VA_ARGS__);                                                                                \
+  kt_leave();                                                                                                          \
+  return err;
+#define KN_NONBLOCKING(r, call, ...)                                                                                   \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  if (err == MPI_SUCCESS) kn_messages(comm, req, __VA_ARGS__);                                                         \
   kt_leave();                                                                                                          \
   return err;
 
@@ -4385,24 +4390,29 @@ int MPI_Neighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[], 
 }
 int MPI_Ineighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
                             MPI_Request *req) {
-  KN_CALL(R_INEIGHBOR_ALLGATHER, PMPI_Ineighbor_allgather(sb, sc, st, rb, rc, rt, comm, req))
+  KN_NONBLOCKING(R_INEIGHBOR_ALLGATHER, PMPI_Ineighbor_allgather(sb, sc, st, rb, rc, rt, comm, req), sc, NULL, st, NULL,
+                 rc, NULL, rt, NULL)
 }
 int MPI_Ineighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rc[], const int rd[],
                              MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
-  KN_CALL(R_INEIGHBOR_ALLGATHERV, PMPI_Ineighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm, req))
+  KN_NONBLOCKING(R_INEIGHBOR_ALLGATHERV, PMPI_Ineighbor_allgatherv(sb, sc, st, rb, rc, rd, rt, comm, req), sc, NULL, st,
+                 NULL, 0, rc, rt, NULL)
 }
 int MPI_Ineighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
                            MPI_Request *req) {
-  KN_CALL(R_INEIGHBOR_ALLTOALL, PMPI_Ineighbor_alltoall(sb, sc, st, rb, rc, rt, comm, req))
+  KN_NONBLOCKING(R_INEIGHBOR_ALLTOALL, PMPI_Ineighbor_alltoall(sb, sc, st, rb, rc, rt, comm, req), sc, NULL, st, NULL,
+                 rc, NULL, rt, NULL)
 }
 int MPI_Ineighbor_alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rc[],
                             const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req) {
-  KN_CALL(R_INEIGHBOR_ALLTOALLV, PMPI_Ineighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, req))
+  KN_NONBLOCKING(R_INEIGHBOR_ALLTOALLV, PMPI_Ineighbor_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, req), 0, sc, st,
+                 NULL, 0, rc, rt, NULL)
 }
 int MPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[], const MPI_Datatype st[], void *rb,
                             const int rc[], const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
                             MPI_Request *req) {
-  KN_CALL(R_INEIGHBOR_ALLTOALLW, PMPI_Ineighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, req))
+  KN_NONBLOCKING(R_INEIGHBOR_ALLTOALLW, PMPI_Ineighbor_alltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, req), 0, sc,
+                 MPI_DATATYPE_NULL, st, 0, rc, MPI_DATATYPE_NULL, rt)
 }
 
 /* Communicator creation (KC_REGIONS): the call's time is MPI time, in

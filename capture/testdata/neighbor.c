@@ -1,10 +1,9 @@
 /* Neighborhood collectives for the tracer's tests: a periodic 2-D process
  * grid (MPI_Cart_create) whose ranks exchange a block with their four
  * neighbours by MPI_Neighbor_alltoall, then gather theirs by
- * MPI_Ineighbor_allgather and its wait, ten times, an allreduce after
- * each step. TI has no action for them: the trace writes the blocking
- * one as its messages, and leaves the other out, says so, and does not
- * take its time for computation.
+ * MPI_Ineighbor_allgather, compute, and wait for it, ten times, an
+ * allreduce after each step. TI has no action for them: the trace writes
+ * each as its messages, the non-blocking one's waits where it completes.
  *
  *   neighbor            (any number of ranks)
  */
@@ -25,6 +24,7 @@ int main(int argc, char **argv) {
     MPI_Neighbor_alltoall(out, 1000, MPI_DOUBLE, in, 1000, MPI_DOUBLE, grid);
     MPI_Request r;
     MPI_Ineighbor_allgather(mine, 1000, MPI_DOUBLE, theirs, 1000, MPI_DOUBLE, grid, &r);
+    for (int i = 0; i < 1000; i++) mine[i] = mine[i] * 0.5 + out[i]; /* overlapped */
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     double x = in[0] + theirs[0];
     MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
