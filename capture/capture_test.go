@@ -970,19 +970,21 @@ func checks(t *testing.T, paths ...string) {
 }
 
 // TestTracerNeighbor traces capture/testdata/neighbor.c on 4 ranks, TI and
-// OTF2 in one run. Its neighborhood collectives (MPI_Neighbor_alltoall
-// and MPI_Ineighbor_allgather on a periodic 2x2 grid, each neighbour met
-// twice) are written as their messages: four isends and four irecvs of
-// 8,000 bytes with tag 32767, then their waits, after the computation
-// the non-blocking one overlaps (rank 0 says that the archive has their
-// regions alone, and leaves none out). Both traces pass the check. The
-// non-blocking one was left out before.
+// OTF2 in one run. Its neighborhood collectives (MPI_Neighbor_alltoall,
+// MPI_Ineighbor_allgather and MPI_Neighbor_alltoallw on a periodic 2x2
+// grid, each neighbour met twice) are written as their messages: four
+// isends and four irecvs of 8,000 bytes with tag 32767, then their waits,
+// after the computation the non-blocking one overlaps (rank 0 says that
+// the archive has their regions alone, and leaves none out). Both traces
+// pass the check, and the Fortran twin (neighbor.f90) gives the same
+// calls. The non-blocking one was left out before, and the Fortran ones
+// were not recorded.
 func TestTracerNeighbor(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, true)
 	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("neighbor.c"))
 	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
-	if want := "80 neighborhood collectives (all ranks) are in the TI trace as their messages"; !strings.Contains(out, want) {
+	if want := "84 neighborhood collectives (all ranks) are in the TI trace as their messages"; !strings.Contains(out, want) {
 		t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
 	}
 	if strings.Contains(out, "leaves out") {
@@ -993,15 +995,20 @@ func TestTracerNeighbor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"0 isend 1 32767 8000", "0 irecv 2 32767 8000", "0 wait 0 1 32767", "0 wait 2 0 32767"} {
-		if n := strings.Count(string(ti), want+"\n"); n != 40 {
-			t.Errorf("rank 0's TI trace has %q %d times, want 40 (twice a collective)", want, n)
+		if n := strings.Count(string(ti), want+"\n"); n != 42 {
+			t.Errorf("rank 0's TI trace has %q %d times, want 42 (twice a collective)", want, n)
 		}
 	}
 	// The allgather's waits come after the computation it overlaps.
 	if !regexp.MustCompile(`0 irecv [12] 32767 8000\n0 compute [0-9.]+\n0 wait 0 [12] 32767\n`).Match(ti) {
 		t.Errorf("rank 0's TI trace has no computation between an irecv and the waits:\n%.2000s", ti)
 	}
-	checks(t, filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2"))
+	index := filepath.Join(dir, "trace", "index.txt")
+	checks(t, index, filepath.Join(dir, "trace", "traces.otf2"))
+	want := calls(t, index)
+	fdir := t.TempDir()
+	mpirunFormat(t, fdir, "ti", lib, tracertest.OpenMPI.Compile(t, fdir, tracertest.Testdata("neighbor.f90")))
+	sameCalls(t, "neighbor.f90", calls(t, filepath.Join(fdir, "trace", "index.txt")), want)
 }
 
 // TestTracerReduceInSitu traces a real 2-D non-periodic halo exchange

@@ -4271,8 +4271,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
  * non-blocking one, where it completes, as a non-blocking collective's
  * line (kt_ibegin), after the computation it overlapped. The OTF2
  * archive has their calls' regions alone (blocking sends there could
- * deadlock a replay), and rank 0's summary says so. (The Fortran
- * bindings are not wrapped.) */
+ * deadlock a replay), and rank 0's summary says so. */
 
 /* KN_TAG is the tag of a neighborhood collective's messages in the TI
  * trace: the largest every MPI allows (MPI_TAG_UB is at least 32767),
@@ -4887,6 +4886,50 @@ KF_COLL(reduce_scatter, REDUCE_SCATTER, MPI_Reduce_scatter, MPI_Ireduce_scatter,
 KF_COLL(reduce_scatter_block, REDUCE_SCATTER_BLOCK, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block,
         (void *sbuf, void *rbuf, F *rcount, F *t, F *op, F *comm),
         (kf_buf(sbuf), kf_buf(rbuf), *rcount, KF_TYPE(t), KF_OP(op), KF_COMM(comm)))
+
+/* The neighborhood collectives; alltoallw's below. */
+KF_COLL(neighbor_allgather, NEIGHBOR_ALLGATHER, MPI_Neighbor_allgather, MPI_Ineighbor_allgather,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(neighbor_allgatherv, NEIGHBOR_ALLGATHERV, MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcounts, F *displs, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), rcounts, displs, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(neighbor_alltoall, NEIGHBOR_ALLTOALL, MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall,
+        (void *sbuf, F *scount, F *st, void *rbuf, F *rcount, F *rt, F *comm),
+        (kf_buf(sbuf), *scount, KF_TYPE(st), kf_buf(rbuf), *rcount, KF_TYPE(rt), KF_COMM(comm)))
+KF_COLL(neighbor_alltoallv, NEIGHBOR_ALLTOALLV, MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv,
+        (void *sbuf, F *scounts, F *sdispls, F *st, void *rbuf, F *rcounts, F *rdispls, F *rt, F *comm),
+        (kf_buf(sbuf), scounts, sdispls, KF_TYPE(st), kf_buf(rbuf), rcounts, rdispls, KF_TYPE(rt), KF_COMM(comm)))
+
+/* kf_neighbor_alltoallw is neighbor_alltoallw (req NULL) and its
+ * non-blocking form: a datatype for each in- and out-neighbour, and
+ * displacements of INTEGER(KIND=MPI_ADDRESS_KIND), MPI_Aint's. */
+static void kf_neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *sts, void *rbuf, F *rcounts,
+                                  MPI_Aint *rdispls, F *rts, F *comm, F *req, F *ierr) {
+  MPI_Comm c = KF_COMM(comm);
+  int nin = 0, nout = 0, *nb = kn_neighbors(c, &nin, &nout);
+  free(nb);
+  MPI_Datatype *st = kf_types(nout, sts), *rt = kf_types(nin, rts);
+  MPI_Request r;
+  if (req) {
+    *ierr = MPI_Ineighbor_alltoallw(kf_buf(sbuf), scounts, sdispls, st, kf_buf(rbuf), rcounts, rdispls, rt, c, &r);
+    if (*ierr == MPI_SUCCESS) *req = PMPI_Request_c2f(r);
+  } else
+    *ierr = MPI_Neighbor_alltoallw(kf_buf(sbuf), scounts, sdispls, st, kf_buf(rbuf), rcounts, rdispls, rt, c);
+  free(st);
+  free(rt);
+}
+
+void mpi_neighbor_alltoallw_(void *sbuf, F *scounts, MPI_Aint *sdispls, F *sts, void *rbuf, F *rcounts,
+                             MPI_Aint *rdispls, F *rts, F *comm, F *ierr) {
+  kf_neighbor_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, NULL, ierr);
+}
+KF_NAMES(neighbor_alltoallw, NEIGHBOR_ALLTOALLW)
+void mpi_ineighbor_alltoallw_(void *sbuf, F *scounts, MPI_Aint *sdispls, F *sts, void *rbuf, F *rcounts,
+                              MPI_Aint *rdispls, F *rts, F *comm, F *req, F *ierr) {
+  kf_neighbor_alltoallw(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, req, ierr);
+}
+KF_NAMES(ineighbor_alltoallw, INEIGHBOR_ALLTOALLW)
 
 /* kf_alltoallw is alltoallw (req NULL) and ialltoallw, their datatypes
  * converted (the send ones only where they are not ignored). */

@@ -2,8 +2,10 @@
  * grid (MPI_Cart_create) whose ranks exchange a block with their four
  * neighbours by MPI_Neighbor_alltoall, then gather theirs by
  * MPI_Ineighbor_allgather, compute, and wait for it, ten times, an
- * allreduce after each step. TI has no action for them: the trace writes
- * each as its messages, the non-blocking one's waits where it completes.
+ * allreduce after each step; then an MPI_Neighbor_alltoallw of the same
+ * blocks. TI has no action for them: the trace writes each as its
+ * messages, the non-blocking one's waits where it completes.
+ * capture/testdata/neighbor.f90 is its Fortran twin.
  *
  *   neighbor            (any number of ranks)
  */
@@ -29,6 +31,10 @@ int main(int argc, char **argv) {
     double x = in[0] + theirs[0];
     MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
+  int counts[4] = {1000, 1000, 1000, 1000};
+  MPI_Aint displs[4] = {0, 8000, 16000, 24000};
+  MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE};
+  MPI_Neighbor_alltoallw(out, counts, displs, types, in, counts, displs, types, grid);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("neighbor done %g\n", sum);
