@@ -20,6 +20,9 @@
  *              computing for different times first; then all-reduces
  *   subcomm    most collectives on sub-communicators (Quantum ESPRESSO's
  *              pools and bands), some on MPI_COMM_WORLD
+ *   tags       each rank exchanges with each other by MPI_Sendrecv whose
+ *              send and receive tags differ, a tag for each ordered pair
+ *              (FFTW's transposes, in MPB), then once with equal tags
  *
  * Each checks what MPI says it must and exits with status 1 if not. */
 #include <mpi.h>
@@ -169,6 +172,17 @@ static void subcomm(int r) {
   MPI_Comm_free(&band);
 }
 
+static void tags(int r, int n) {
+  double out[256] = {0}, in[256];
+  for (int k = 1; k < n; k++) {
+    int to = (r + k) % n, from = (r + n - k) % n;
+    MPI_Sendrecv(out, 256, MPI_DOUBLE, to, n * r + to, in, 256, MPI_DOUBLE, from, n * from + r, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+  }
+  MPI_Sendrecv(out, 8, MPI_DOUBLE, (r + 1) % n, 7, in, 8, MPI_DOUBLE, (r + n - 1) % n, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv) {
   int r, n;
   MPI_Init(&argc, &argv);
@@ -181,6 +195,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "vcoll") == 0) vcoll(r, n);
     else if (strcmp(argv[i], "wildwait") == 0) wildwait(r, n);
     else if (strcmp(argv[i], "subcomm") == 0) subcomm(r);
+    else if (strcmp(argv[i], "tags") == 0) tags(r, n);
     else fail("unknown case", r);
   }
   MPI_Finalize();

@@ -477,6 +477,7 @@ func TestRealCases(t *testing.T) {
 			prog := m.Compile(t, dir, tracertest.Testdata("cases.c"))
 			cases := map[string]func(t *testing.T, r *recorded){
 				"cancel": cancelCase, "polls": pollsCase, "vcoll": vcollCase, "wildwait": wildwaitCase, "subcomm": subcommCase,
+				"tags": tagsCase,
 			}
 			if m.Name != tracertest.OpenMPI.Name && !testenv.Long() {
 				// MPICH's own part, its cancels, in the short pass.
@@ -608,6 +609,27 @@ func pollsCase(t *testing.T, r *recorded) {
 // vcollCase: the archive's alltoallv, allgatherv, gatherv, scatterv and
 // reduce_scatter have the count vectors of the TI trace (the tracer's
 // attributes), and those on the halves of MPI_COMM_WORLD theirs too.
+// tagsCase: in the archive, a sendrecv of two tags is an isend and an
+// irecv of its own tags and their waits, one of equal tags a sendRecv (it
+// was a sendRecv of the send's tag, and the replay deadlocked).
+func tagsCase(t *testing.T, r *recorded) {
+	for rank := range 4 {
+		sends, recvs := modelEvents(t, r.otf2, rank, trace.Isend), modelEvents(t, r.otf2, rank, trace.Irecv)
+		if len(sends) != 3 || len(recvs) != 3 {
+			t.Fatalf("rank %d: %d isends and %d irecvs in the archive, want 3 and 3", rank, len(sends), len(recvs))
+		}
+		for i := range sends {
+			to, from := int32((rank+i+1)%4), int32((rank+3-i)%4)
+			if s, v := sends[i], recvs[i]; s.Partner != to || s.Tag != 4*int32(rank)+to || v.Partner != from || v.Tag != 4*from+int32(rank) {
+				t.Errorf("rank %d's exchange %d: isend to %d tag %d, irecv from %d tag %d", rank, i, s.Partner, s.Tag, v.Partner, v.Tag)
+			}
+		}
+		if sr := modelEvents(t, r.otf2, rank, trace.SendRecv); len(sr) != 1 || sr[0].Tag != 7 {
+			t.Errorf("rank %d: sendRecvs %v, want one of tag 7", rank, sr)
+		}
+	}
+}
+
 func vcollCase(t *testing.T, r *recorded) {
 	for rank := range 4 {
 		for _, k := range []trace.Kind{trace.Alltoallv, trace.Allgatherv, trace.Gatherv, trace.Scatterv, trace.ReduceScatter} {

@@ -26,7 +26,9 @@
 //
 //   - Send, Bsend, Ssend, Rsend and Isend, Ibsend, Issend, Irsend become
 //     Send and Isend; Recv and Irecv stay; Sendrecv(_replace) becomes
-//     SendRecv with the send tag; Probe and Iprobe stay. Sizes are count x
+//     SendRecv, or where its send and receive tags differ an Isend, an
+//     Irecv and their Waits (trace.SendRecvEvents); Probe and Iprobe
+//     stay. Sizes are count x
 //     the rank's datatype-size table, in bytes; the datatype is kept only
 //     where SimGrid has it with the same size. An MPI_ANY_SOURCE Recv takes
 //     its source from its stored status, an Irecv from the status stored

@@ -287,9 +287,29 @@ func (r *Reader) probe(c *call) error {
 	return err
 }
 
-// sendRecv maps Sendrecv and Sendrecv_replace. The model has one tag: the
-// send tag.
+// sendRecv maps Sendrecv and Sendrecv_replace: one SendRecv if its send
+// and receive tags are one, else an Isend, an Irecv and their Waits
+// (trace.SendRecvEvents), the model's SendRecv having one tag.
 func (r *Reader) sendRecv(c *call) error {
+	if err := r.sendRecvEvent(c); err != nil || r.ev.Kind != trace.SendRecv {
+		return err
+	}
+	e := &r.ev
+	rtag := int32(c.v[programs()[c.label].idx[fRecvtag]])
+	if rtag == e.Tag {
+		return nil
+	}
+	send, recv := *e, *e
+	send.Kind, send.Source, send.RecvBytes, send.RecvType = trace.Send, trace.NoRank, 0, trace.DefaultType
+	recv.Kind, recv.Partner, recv.Source, recv.Tag, recv.SendBytes, recv.SendType = trace.Recv, e.Source, trace.NoRank, rtag, 0, trace.DefaultType
+	evs := trace.SendRecvEvents(nil, send, recv)
+	r.ev, r.pending, r.nextEv = evs[0], append(r.pending[:0], evs[1:]...), 0
+	return nil
+}
+
+// sendRecvEvent maps Sendrecv and Sendrecv_replace to one SendRecv of the
+// send tag, or to a Local event where one side is MPI_PROC_NULL.
+func (r *Reader) sendRecvEvent(c *call) error {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	id, self, err := r.comm(c, get(fComm))

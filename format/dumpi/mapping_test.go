@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -420,4 +421,44 @@ func rankEvents(tr *trace.Trace, r int) []trace.Event {
 		evs = append(evs, rd.Event().Clone())
 	}
 	return evs
+}
+
+// TestSendrecvTags maps an MPI_Sendrecv whose send and receive tags
+// differ (FFTW's transposes: a tag for each pair of ranks) to an Isend
+// and an Irecv of their own tags and their Waits, and one of equal tags
+// to a SendRecv; the trace checks, where it deadlocked with the send's tag
+// on both halves.
+func TestSendrecvTags(t *testing.T) {
+	ws := writers(4)
+	for r, w := range ws {
+		to, from := (r+1)%4, (r+3)%4
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lSendrecv, 4, 14, to, 4*r+to, 4, 14, from, 4*from+r, commWorld, []status{{bytes: 32, source: int32(from), tag: int32(4*from + r)}})
+		w.call(lSendrecv, 1, 14, to, 7, 1, 14, from, 7, commWorld, []status{{bytes: 8, source: int32(from), tag: 7}})
+		w.call(lFinalize)
+	}
+	src, err := Open(writeTrace(t, t.TempDir(), ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 4 {
+		var got []string
+		for _, e := range rankEvents(tr, r) {
+			got = append(got, fmt.Sprintf("%s %d %d", e.Kind, e.Partner, e.Tag))
+		}
+		to, from := (r+1)%4, (r+3)%4
+		want := []string{"init -1 0", fmt.Sprintf("isend %d %d", to, 4*r+to), fmt.Sprintf("irecv %d %d", from, 4*from+r),
+			"wait -1 0", "wait -1 0", fmt.Sprintf("sendRecv %d 7", to), "finalize -1 0"}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d: %q, want %q", r, got, want)
+		}
+	}
+	rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
+	if err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
+	}
 }

@@ -70,6 +70,7 @@ const (
 	fFlag
 	fIndices
 	fSendtag
+	fRecvtag
 	fSendcount
 	fSendtype
 	fRecvcount
@@ -85,7 +86,7 @@ const (
 	numFieldNames
 )
 
-var fieldNames = [numFieldNames]string{"count", "datatype", "dest", "source", "tag", "comm", "request", "requests", "index", "flag", "indices", "sendtag", "sendcount", "sendtype", "recvcount", "recvtype", "sendcounts", "recvcounts", "sendtypes", "recvtypes", "oldcomm", "newcomm", "root", "op"}
+var fieldNames = [numFieldNames]string{"count", "datatype", "dest", "source", "tag", "comm", "request", "requests", "index", "flag", "indices", "sendtag", "recvtag", "sendcount", "sendtype", "recvcount", "recvtype", "sendcounts", "recvcounts", "sendtypes", "recvtypes", "oldcomm", "newcomm", "root", "op"}
 
 // program is the compiled layout of one label.
 type program struct {

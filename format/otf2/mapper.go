@@ -546,7 +546,7 @@ func (m *mapper) finish(t uint64) {
 		ev.CallSite = m.src.callSite(c.node)
 	}
 	if len(c.ops) == 2 && c.ops[0].Kind == trace.Send && c.ops[1].Kind == trace.Recv {
-		c.ops = mergeSendRecv(c.ops)
+		c.ops = trace.SendRecvEvents(c.ops[:0], c.ops[0], c.ops[1])
 	}
 	for i := range c.ops {
 		ev := &c.ops[i]
@@ -603,16 +603,6 @@ func (m *mapper) finish(t uint64) {
 		stamp(&ev, region)
 		m.out.push(ev, false)
 	}
-}
-
-// mergeSendRecv makes the MpiSend and MpiRecv of one call (MPI_Sendrecv)
-// one SendRecv event: Partner the destination, Source the source, Tag the
-// send's tag.
-func mergeSendRecv(ops []trace.Event) []trace.Event {
-	s, r := ops[0], ops[1]
-	s.Kind, s.Source, s.RecvBytes = trace.SendRecv, r.Partner, r.RecvBytes
-	ops[0] = s
-	return ops[:1]
 }
 
 func (m *mapper) isPending(req uint64, i int) bool {

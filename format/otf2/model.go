@@ -25,7 +25,8 @@ import (
 // completions), an MpiRequestCancelled the request's events made deferred
 // calls, the completions inside MPI_Wait*/MPI_Test*
 // a Wait, Waitall or Test with their requests, MpiSend+MpiRecv in one
-// call a SendRecv, MpiCollectiveEnd the collective of its operation with
+// call a SendRecv (of different tags, an Isend, an Irecv and their Waits:
+// trace.SendRecvEvents), MpiCollectiveEnd the collective of its operation with
 // the world rank of its root (and a non-blocking collective the blocking
 // one, where it completes). Calls without MPI records are Init, Finalize,
 // Barrier by name, else Local. Communicator ranks resolve to world ranks
