@@ -55,14 +55,7 @@ func mpiTrace(t *testing.T) (*Trace, [][]trace.Event) {
 		w.call(lTestall, 1, []int32{1}, 0, nil)
 		w.call(lFinalize)
 	}
-	src, err := Open(writeTrace(t, t.TempDir(), ws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, tr := load(t, ws)
 	evs := make([][]trace.Event, tr.NumRanks())
 	for r := range evs {
 		rd := tr.Ranks[r].Reader()
@@ -71,6 +64,20 @@ func mpiTrace(t *testing.T) (*Trace, [][]trace.Event) {
 		}
 	}
 	return src, evs
+}
+
+// load opens the trace of the ranks' files and loads it.
+func load(t *testing.T, ws []*binWriter) (*Trace, *trace.Trace) {
+	t.Helper()
+	src, err := Open(writeTrace(t, t.TempDir(), ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src, tr
 }
 
 func TestMappingCommunicators(t *testing.T) {
@@ -437,14 +444,7 @@ func TestSendrecvTags(t *testing.T) {
 		w.call(lSendrecv, 1, 14, to, 7, 1, 14, from, 7, commWorld, []status{{bytes: 8, source: int32(from), tag: 7}})
 		w.call(lFinalize)
 	}
-	src, err := Open(writeTrace(t, t.TempDir(), ws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src, tr := load(t, ws)
 	for r := range 4 {
 		var got []string
 		for _, e := range rankEvents(tr, r) {
