@@ -972,19 +972,19 @@ func checks(t *testing.T, paths ...string) {
 // TestTracerNeighbor traces capture/testdata/neighbor.c on 4 ranks, TI and
 // OTF2 in one run. Its neighborhood collectives (MPI_Neighbor_alltoall,
 // MPI_Ineighbor_allgather and MPI_Neighbor_alltoallw on a periodic 2x2
-// grid, each neighbour met twice) are written as their messages: four
-// isends and four irecvs of 8,000 bytes with tag 32767, then their waits,
-// after the computation the non-blocking one overlaps (rank 0 says that
-// the archive has their regions alone, and leaves none out). Both traces
-// pass the check, and the Fortran twin (neighbor.f90) gives the same
-// calls. The non-blocking one was left out before, and the Fortran ones
-// were not recorded.
+// grid, each neighbour met twice) are written as their messages in both
+// traces: four isends and four irecvs of 8,000 bytes with tag 32767, then
+// their completions, after the computation the non-blocking one overlaps
+// (rank 0 says so, and leaves none out). Both traces pass the check and
+// replay alike, and the Fortran twin (neighbor.f90) gives the same calls.
+// The non-blocking one was left out before, the Fortran ones were not
+// recorded, and the archive had the calls' regions alone.
 func TestTracerNeighbor(t *testing.T) {
 	dir := t.TempDir()
 	lib, _ := build(t, dir, true)
 	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("neighbor.c"))
 	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
-	if want := "84 neighborhood collectives (all ranks) are in the TI trace as their messages"; !strings.Contains(out, want) {
+	if want := "84 neighborhood collectives (all ranks) are written as their messages"; !strings.Contains(out, want) {
 		t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
 	}
 	if strings.Contains(out, "leaves out") {
@@ -1003,9 +1003,14 @@ func TestTracerNeighbor(t *testing.T) {
 	if !regexp.MustCompile(`0 irecv [12] 32767 8000\n0 compute [0-9.]+\n0 wait 0 [12] 32767\n`).Match(ti) {
 		t.Errorf("rank 0's TI trace has no computation between an irecv and the waits:\n%.2000s", ti)
 	}
-	index := filepath.Join(dir, "trace", "index.txt")
-	checks(t, index, filepath.Join(dir, "trace", "traces.otf2"))
+	index, archive := filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")
+	checks(t, index, archive)
 	want := calls(t, index)
+	for r, got := range calls(t, archive) {
+		if n := len(slices.DeleteFunc(got, func(c string) bool { return !strings.Contains(c, " 32767 ") })); n != 168 {
+			t.Errorf("rank %d: %d isends and irecvs of tag 32767 in the archive, want 168 (8 a collective)", r, n)
+		}
+	}
 	fdir := t.TempDir()
 	mpirunFormat(t, fdir, "ti", lib, tracertest.OpenMPI.Compile(t, fdir, tracertest.Testdata("neighbor.f90")))
 	sameCalls(t, "neighbor.f90", calls(t, filepath.Join(fdir, "trace", "index.txt")), want)

@@ -597,11 +597,28 @@ static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
  * them in. The OTF2 archive has Score-P's records: a
  * NonBlockingCollectiveRequest in the call, a NonBlockingCollectiveComplete
  * where it completes. */
+/* KN_TAG is the tag of a neighborhood collective's messages in both
+ * traces: the largest every MPI allows (MPI_TAG_UB is at least 32767),
+ * which a program's own messages seldom use. */
+enum { KN_TAG = 32767 };
+
+/* kn_msg is a message of a neighborhood collective (kn_messages): an
+ * isend (send) or irecv of request id with world rank peer, in the OTF2
+ * archive as Score-P records a program's own, completed where the
+ * collective completes. */
+struct kn_msg {
+  uint64_t id;
+  int send, peer;
+  long bytes;
+};
+static void ko_kn(const struct kn_msg *m, int done);
+
 struct kt_icoll {
   MPI_Request req;
   uint64_t id;
-  int done;    /* completed (or freed): its request may name another */
-  int bare;    /* no OTF2 records: a neighborhood collective's (kn_messages) */
+  int done;             /* completed (or freed): its request may name another */
+  struct kn_msg *msgs;  /* a neighborhood collective's messages, whose completions */
+  int nmsgs;            /* are its OTF2 records (no collective's) */
   char *ti;    /* its TI line, until written; NULL if none */
   size_t len;  /* of ti */
   int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
@@ -668,11 +685,17 @@ static int kt_icomplete(MPI_Request req, int done) {
     struct kt_icoll *c = &kt_icolls[i];
     if (c->done || c->req != req) continue;
     if (!done) {
-      if (!c->bare) ko_tested(c->id);
+      if (!c->msgs) ko_tested(c->id);
       return 1;
     }
     c->done = 1;
-    if (!c->bare) ko_icomplete(c);
+    if (c->msgs) {
+      for (int k = 0; k < c->nmsgs; k++) ko_kn(&c->msgs[k], 1);
+      free(c->msgs);
+      c->msgs = NULL;
+    } else {
+      ko_icomplete(c);
+    }
     kt_iwrite(i + 1);
     return 1;
   }
@@ -3117,11 +3140,11 @@ static void kt_summary(const char *dir) {
             "kairos_trace: %ld lines of the TI trace could not be rewritten (the matched source and tag of a wildcard "
             "receive, or the blanking of a cancelled request): the TI trace may not replay as the program ran\n",
             alln[R_NREGIONS + 3]);
-  if (alln[R_NREGIONS + 4] > 0 && ko_writing())
+  if (alln[R_NREGIONS + 4] > 0)
     fprintf(stderr,
-            "kairos_trace: %ld neighborhood collectives (all ranks) are in the TI trace as their messages; "
-            "the OTF2 archive has their calls' regions alone\n",
-            alln[R_NREGIONS + 4]);
+            "kairos_trace: %ld neighborhood collectives (all ranks) are written as their messages: an isend to each "
+            "out-neighbour and an irecv from each in-neighbour, tag %d, completed where the collective completes\n",
+            alln[R_NREGIONS + 4], KN_TAG);
 }
 
 int MPI_Finalize(void) {
@@ -4264,19 +4287,15 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
 /* Neighborhood collectives (on a communicator with a topology). TI has
  * no action for them, nor has SimGrid's replay, but one is a message to
  * each out-neighbour and from each in-neighbour (MPI_PROC_NULL left out),
- * which the TI trace has as they: their isends and irecvs, with tag
+ * which both traces have as they: their isends and irecvs, with tag
  * KN_TAG, the neighbours in the topology's order (a neighbour met twice,
  * as on a periodic dimension of two ranks, gets two messages, matched in
- * order), then their waits: at once for a blocking call; for a
- * non-blocking one, where it completes, as a non-blocking collective's
- * line (kt_ibegin), after the computation it overlapped. The OTF2
- * archive has their calls' regions alone (blocking sends there could
- * deadlock a replay), and rank 0's summary says so. */
-
-/* KN_TAG is the tag of a neighborhood collective's messages in the TI
- * trace: the largest every MPI allows (MPI_TAG_UB is at least 32767),
- * which a program's own messages seldom use. */
-enum { KN_TAG = 32767 };
+ * order), then their completions: at once for a blocking call; for a
+ * non-blocking one, where it completes, after the computation it
+ * overlapped (in TI as a non-blocking collective's line, kt_ibegin). The
+ * OTF2 archive has them on MPI_COMM_WORLD, as Score-P's records of a
+ * program's own isends and irecvs: no blocking send there can deadlock a
+ * replay. */
 
 /* kn_neighbors returns comm's in- and out-neighbours (malloc'ed, one
  * block: out follows in), their numbers in *nin and *nout; NULL if comm
@@ -4318,12 +4337,12 @@ static long kn_bytes(int i, int count, const int *counts, MPI_Datatype t, const 
 }
 
 /* kn_messages records a neighborhood collective on comm as its messages:
- * a blocking one's (req NULL), or that of request *req, whose waits are
- * written where it completes; or as left out where comm has no topology
- * or a neighbour is of another world. */
+ * a blocking one's (req NULL), or that of request *req, completed where
+ * it completes; or as left out where comm has no topology or a neighbour
+ * is of another world. */
 static void kn_messages(MPI_Comm comm, const MPI_Request *req, int sc, const int *scs, MPI_Datatype st,
                         const MPI_Datatype *sts, int rc, const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
-  if (!kt_on() || !kt_ti) return; /* the archive has the call's region alone */
+  if (!kt_on()) return;
   int nin = 0, nout = 0, *nb = kn_neighbors(comm, &nin, &nout), ok = nb != NULL;
   for (int i = 0; ok && i < nin + nout; i++) {
     if (nb[i] != MPI_PROC_NULL && (nb[i] = kt_world(comm, nb[i])) == KT_ELSEWHERE) ok = 0;
@@ -4334,17 +4353,30 @@ static void kn_messages(MPI_Comm comm, const MPI_Request *req, int sc, const int
     return;
   }
   const int *in = nb, *out = nb + nin;
+  struct kn_msg *m = malloc(sizeof *m * ((size_t)nin + (size_t)nout + 1));
+  if (!m) abort();
+  int n = 0;
   for (int i = 0; i < nout; i++)
-    if (out[i] != MPI_PROC_NULL) kt_p2p("isend", out[i], KN_TAG, kn_bytes(i, sc, scs, st, sts));
+    if (out[i] != MPI_PROC_NULL) {
+      m[n] = (struct kn_msg){++kt_nextid, 1, out[i], kn_bytes(i, sc, scs, st, sts)};
+      kt_p2p("isend", out[i], KN_TAG, m[n++].bytes);
+    }
   for (int i = 0; i < nin; i++)
-    if (in[i] != MPI_PROC_NULL) kt_p2p("irecv", in[i], KN_TAG, kn_bytes(i, rc, rcs, rt, rts));
+    if (in[i] != MPI_PROC_NULL) {
+      m[n] = (struct kn_msg){++kt_nextid, 0, in[i], kn_bytes(i, rc, rcs, rt, rts)};
+      kt_p2p("irecv", in[i], KN_TAG, m[n++].bytes);
+    }
+  for (int k = 0; k < n; k++) ko_kn(&m[k], 0);
   int aside = req && kt_ibegin(MPI_SUCCESS, *req);
-  if (aside) kt_icur->bare = 1;
-  for (int i = 0; i < nout; i++)
-    if (out[i] != MPI_PROC_NULL) kt_keyed("wait", kt_rank, out[i], KN_TAG);
-  for (int i = 0; i < nin; i++)
-    if (in[i] != MPI_PROC_NULL) kt_keyed("wait", in[i], kt_rank, KN_TAG);
-  if (aside) kt_iend();
+  for (int k = 0; k < n; k++)
+    kt_keyed("wait", m[k].send ? kt_rank : m[k].peer, m[k].send ? m[k].peer : kt_rank, KN_TAG);
+  if (aside) {
+    kt_icur->msgs = m, kt_icur->nmsgs = n;
+    kt_iend();
+  } else {
+    for (int k = 0; k < n; k++) ko_kn(&m[k], 1);
+    free(m);
+  }
   kn_written++;
   free(nb);
 }
@@ -5496,6 +5528,21 @@ static void ko_tested(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiRequestTest(ko_evt, NULL, kt_end(), id);
 }
 
+/* ko_kn writes neighborhood collective message m: posted (done 0), at the
+ * call's start, its MpiIsend or MpiIrecvRequest; done, where the
+ * collective completes, its MpiIsendComplete or MpiIrecv. */
+static void ko_kn(const struct kn_msg *m, int done) {
+  if (!ko_evt) return;
+  if (!done && m->send)
+    ko_send(1, m->peer, KN_TAG, m->bytes, m->id);
+  else if (!done)
+    ko_irecv_request(m->id);
+  else if (m->send)
+    OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), m->id);
+  else
+    OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), (uint32_t)m->peer, 0, KN_TAG, (uint64_t)m->bytes, m->id);
+}
+
 static void ko_cancelled(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiRequestCancelled(ko_evt, NULL, kt_end(), id);
 }
@@ -5889,6 +5936,7 @@ static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts
   return KO_NOV;
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
+static void ko_kn(const struct kn_msg *m, int done) { (void)m, (void)done; }
 #endif
 
 /* One-sided communication and MPI-IO. SimGrid's time-independent format
