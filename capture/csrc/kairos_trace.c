@@ -70,8 +70,10 @@
  * receive from any source or with any tag is written with the source and
  * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, testany, testsome and testall are
  * written as a wait on each request they complete; persistent requests as
- * the isend or irecv each MPI_Start starts. One-sided and MPI-IO calls
- * write no TI line (it has no action for them), and their time is not
+ * the isend or irecv each MPI_Start starts. The neighborhood collectives
+ * (and their non-blocking forms) are written as their messages, isends
+ * and irecvs of tag KN_TAG completed where the collective completes, in
+ * both traces. One-sided and MPI-IO calls write no TI line (it has no action for them), and their time is not
  * computation; MPI_Finalize counts them by kind (see the section at the
  * end). Only
  * the calls of the thread that initialized MPI are recorded, or of any
