@@ -536,17 +536,60 @@ static long kt_bytes(int count, MPI_Datatype t) {
   return (long)count * size;
 }
 
-/* kt_peers returns the group whose ranks comm's point-to-point calls
- * name: its remote group if it is an intercommunicator, else its group. */
-static MPI_Group kt_peers(MPI_Comm comm) {
+/* kt_cinfo is what the tracer asks MPI once of a communicator other than
+ * MPI_COMM_WORLD, cached on the communicator as an attribute (kt_info):
+ * whether it is congruent with MPI_COMM_WORLD (its collectives are TI's),
+ * whether it is an intercommunicator, and the world rank of each of the
+ * n processes its point-to-point calls name (its remote group's on an
+ * intercommunicator; KT_ELSEWHERE for one of another MPI world). Asked at
+ * every call, as before, it cost five group calls a message on a
+ * duplicated communicator (PETSc's, PT-Scotch's), which retain and
+ * release objects that MPI does not lock below MPI_THREAD_MULTIPLE, where
+ * a program's own threads may be inside MPI too. An attribute, unlike a
+ * table of handles, dies with its communicator, whose handle may name
+ * another later. */
+struct kt_cinfo {
+  int congruent, inter, n;
+  int world[];
+};
+static int kt_keyval = MPI_KEYVAL_INVALID;
+
+static int kt_cinfo_free(MPI_Comm comm, int keyval, void *info, void *extra) {
+  (void)comm, (void)keyval, (void)extra;
+  free(info);
+  return MPI_SUCCESS;
+}
+
+static const struct kt_cinfo *kt_info(MPI_Comm comm) {
+  void *v = NULL;
+  int flag = 0, same = MPI_UNEQUAL, n = 0;
+  if (kt_keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, kt_cinfo_free, &kt_keyval, NULL);
+  PMPI_Comm_get_attr(comm, kt_keyval, &v, &flag);
+  if (flag) return v;
+  MPI_Group g, w;
   int inter = 0;
-  MPI_Group g;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter)
     PMPI_Comm_remote_group(comm, &g);
   else
     PMPI_Comm_group(comm, &g);
-  return g;
+  PMPI_Group_size(g, &n);
+  struct kt_cinfo *c = malloc(sizeof *c + sizeof c->world[0] * ((size_t)n + 1));
+  int *ranks = malloc(sizeof *ranks * ((size_t)n + 1));
+  if (!c || !ranks) abort();
+  for (int i = 0; i < n; i++) ranks[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &w);
+  PMPI_Group_translate_ranks(g, n, ranks, w, c->world);
+  PMPI_Group_free(&g);
+  PMPI_Group_free(&w);
+  free(ranks);
+  for (int i = 0; i < n; i++)
+    if (c->world[i] == MPI_UNDEFINED) c->world[i] = KT_ELSEWHERE;
+  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+  c->congruent = same == MPI_IDENT || same == MPI_CONGRUENT;
+  c->inter = inter, c->n = n;
+  PMPI_Comm_set_attr(comm, kt_keyval, c);
+  return c;
 }
 
 /* kt_world returns comm's rank r (of its remote group on an
@@ -559,32 +602,17 @@ static MPI_Group kt_peers(MPI_Comm comm) {
 static int kt_world(MPI_Comm comm, int r) {
   if (r == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
   if (r == MPI_PROC_NULL || comm == MPI_COMM_WORLD) return r;
-  MPI_Group g = kt_peers(comm), w;
-  int out = r;
-  PMPI_Comm_group(MPI_COMM_WORLD, &w);
-  PMPI_Group_translate_ranks(g, 1, &r, w, &out);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&w);
-  return out == MPI_UNDEFINED ? KT_ELSEWHERE : out;
+  const struct kt_cinfo *c = kt_info(comm);
+  return r >= 0 && r < c->n ? c->world[r] : KT_ELSEWHERE;
 }
 
 /* kt_elsewhere reports whether comm is an intercommunicator whose remote
  * group is another MPI world's (kt_world): a receive from any source on
  * it is from another world. */
 static int kt_elsewhere(MPI_Comm comm) {
-  int inter = 0;
   if (comm == MPI_COMM_WORLD) return 0;
-  PMPI_Comm_test_inter(comm, &inter);
-  if (!inter) return 0;
-  MPI_Group g, w;
-  int first = 0, out = MPI_UNDEFINED, n = 0;
-  PMPI_Comm_remote_group(comm, &g);
-  PMPI_Group_size(g, &n);
-  PMPI_Comm_group(MPI_COMM_WORLD, &w);
-  if (n > 0) PMPI_Group_translate_ranks(g, 1, &first, w, &out);
-  PMPI_Group_free(&g);
-  PMPI_Group_free(&w);
-  return out == MPI_UNDEFINED;
+  const struct kt_cinfo *c = kt_info(comm);
+  return c->inter && (c->n == 0 || c->world[0] == KT_ELSEWHERE);
 }
 
 static int kt_tag(int tag) { return tag == MPI_ANY_TAG ? KT_ANY_TAG : tag; }
@@ -711,11 +739,8 @@ static int kt_icomplete(MPI_Request req, int done) {
  * before it (Kairos' OTF2 reader places them alike: it cannot know their
  * communicators before they complete). */
 static int kt_world_coll(MPI_Comm comm) {
-  int same = MPI_UNEQUAL;
   if (!kt_icur) kt_iwrite(kt_nicoll);
-  if (comm == MPI_COMM_WORLD) return 1;
-  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
-  if (same == MPI_IDENT || same == MPI_CONGRUENT) return 1;
+  if (comm == MPI_COMM_WORLD || kt_info(comm)->congruent) return 1;
   kt_lose();
   return 0;
 }
