@@ -73,14 +73,14 @@
  * the isend or irecv each MPI_Start starts. The neighborhood collectives
  * (and their non-blocking forms) are written as their messages, isends
  * and irecvs of tag KN_TAG completed where the collective completes, in
- * both traces. One-sided and MPI-IO calls write no TI line (it has no action for them), and their time is not
- * computation; MPI_Finalize counts them by kind (see the section at the
- * end). Only
- * the calls of the thread that initialized MPI are recorded, or of any
- * thread under MPI_THREAD_SERIALIZED; the others are counted at
- * MPI_Finalize. A sendrecv with
- * MPI_PROC_NULL on one side is written as its other half, one of tags
- * other than 0 as its isend, irecv and waits (TI's sendRecv has no tags).
+ * both traces. One-sided and MPI-IO calls write no TI line (it has no
+ * action for them), and their time is not computation; MPI_Finalize
+ * counts them by kind (see the section at the end). Only the calls of
+ * the thread that initialized MPI are recorded, or of any thread under
+ * MPI_THREAD_SERIALIZED; the others are counted at MPI_Finalize. A
+ * sendrecv with MPI_PROC_NULL on one side is written as its other half,
+ * one of tags other than 0 as its isend, irecv and waits (TI's sendRecv
+ * has no tags).
  *
  * The OTF2 archive has the records Score-P writes for the same calls
  * (an Enter and a Leave of the call's region around MpiSend, MpiIsend,
