@@ -173,14 +173,7 @@ func TestUnknownCommunicator(t *testing.T) {
 	ws[0].call(lSend, 1, 5, 1, 0, commWorld)
 	ws[1].call(lRecv, 1, 5, 0, 0, 42, nil)
 	ws[1].call(lRecv, 1, 5, 0, 0, commWorld, nil)
-	src, err := Open(writeTrace(t, t.TempDir(), ws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tr := load(t, ws)
 	for r, name := range []string{"MPI_Send", "MPI_Recv"} {
 		evs := rankEvents(tr, r)
 		if len(evs) != 2 || evs[0].Kind != trace.Local || tr.Meta().RegionName(evs[0].Region) != name+" (unknown communicator)" || !evs[1].Kind.IsPointToPoint() {
