@@ -563,8 +563,9 @@ static int kt_cinfo_free(MPI_Comm comm, int keyval, void *info, void *extra) {
 static const struct kt_cinfo *kt_info(MPI_Comm comm) {
   void *v = NULL;
   int flag = 0, same = MPI_UNEQUAL, n = 0;
+  static const struct kt_cinfo none; /* of a handle MPI refuses: no process */
   if (kt_keyval == MPI_KEYVAL_INVALID) PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, kt_cinfo_free, &kt_keyval, NULL);
-  PMPI_Comm_get_attr(comm, kt_keyval, &v, &flag);
+  if (comm == MPI_COMM_NULL || PMPI_Comm_get_attr(comm, kt_keyval, &v, &flag) != MPI_SUCCESS) return &none;
   if (flag) return v;
   MPI_Group g, w;
   int inter = 0;
