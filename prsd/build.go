@@ -15,6 +15,11 @@ type Options struct {
 	// Plugins name plug-ins (PluginNames) that end-points may be encoded
 	// relative to.
 	Plugins []string
+	// Histograms keeps a rank's instances of a call's computation (and
+	// times) that stray from their mean, but by no more than
+	// TimeError/(2+TimeError), as their distribution rather than one by
+	// one (see Header.Histograms).
+	Histograms bool
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -67,7 +72,7 @@ func NewBuilder(meta *trace.Meta, ranks int, groups [][]int32, opt Options) (*Bu
 		of: make([]int32, ranks), added: make([]bool, ranks)}
 	b.fam = NewFamilies(&b.meta, ranks)
 	b.sites.numbers = map[uint64]int64{}
-	b.m = &merger{in: b.in, slots: slotsFor(len(opt.Plugins)), eps: opt.TimeError}
+	b.m = &merger{in: b.in, slots: slotsFor(len(opt.Plugins)), eps: opt.TimeError, hist: opt.Histograms}
 	if groups == nil {
 		all := make([]int32, ranks)
 		for i := range all {
@@ -104,7 +109,11 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	if r < 0 || r >= b.ranks || b.added[r] {
 		return fmt.Errorf("prsd: rank %d added twice or out of range", r)
 	}
-	ctx, err := newRankCtx(int32(r), int32(b.ranks), b.opt.TimeError, b.opt.Plugins, b.fam)
+	eps := b.opt.TimeError
+	if b.opt.Histograms {
+		eps = 0 // the instances exactly, for their histograms (merger.addTiming levels the others)
+	}
+	ctx, err := newRankCtx(int32(r), int32(b.ranks), eps, b.opt.Plugins, b.fam)
 	if err != nil {
 		return err
 	}
@@ -159,7 +168,7 @@ func (b *Builder) Trace() (*Trace, error) {
 		}
 		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes})
 	}
-	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
+	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Histograms: b.opt.Histograms, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
 }
 
 // Build compresses every rank of src into clusters groups (nil: one of

@@ -15,6 +15,9 @@ import (
 func (t *Trace) Dump(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d ranks, %d clusters, time error %g", t.ranks, len(t.Clusters), t.TimeError)
+	if t.Histograms {
+		b.WriteString(", histograms")
+	}
 	if len(t.Plugins) > 0 {
 		fmt.Fprintf(&b, ", plug-ins %s", strings.Join(t.Plugins, " "))
 	}

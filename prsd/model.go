@@ -55,6 +55,14 @@ type Header struct {
 	// its level (Level, within TimeError/2). 0 keeps every instance's
 	// value.
 	TimeError float64
+	// Histograms, where set, reads back a rank's instances that stray
+	// from their mean as their distribution (ScalaTrace's histograms), not
+	// in their order: the means of 16 equal shares of the sorted
+	// instances, in turn. Each rank's sum over a call's instances stays
+	// within TimeError of its own, every instance reads back a value of
+	// its rank's distribution, and the structure no longer grows with the
+	// iterations of a noisy loop.
+	Histograms bool
 	// Plugins name the plug-ins of the Plugin modes, in order.
 	Plugins []string
 	// Sites are the call sites the CompSite field numbers (from 1: value
@@ -195,6 +203,9 @@ type Timing struct {
 	// instances take, and its Levels the index of each instance's value
 	// among them: exact.
 	Values [numStats][]float64
+	// Shares, where not nil, are a statistic's histogram (Header.Histograms),
+	// and its Levels which instances draw from it (1) and which are 0.
+	Shares [numStats]*Shares
 
 	slots int32 // series with a cursor slot
 }
@@ -252,6 +263,7 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 		cl.nodes, cl.cursors = 0, 0
 		numberSlots(cl.Items, cl, &budget)
 		indexGroups(cl.Items, ranks)
+		findShares(cl.Items)
 	}
 	for r, c := range t.of {
 		if c < 0 {
@@ -303,9 +315,13 @@ func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 		most = 0
 		for i := range n.Times {
 			next = 0
-			for _, l := range n.Times[i].Levels {
+			for k, l := range n.Times[i].Levels {
 				if l != nil {
 					slot(l)
+				}
+				if l != nil && l.slot < 0 && n.Times[i].Shares[k] != nil {
+					l.slot = next // a histogram's cursor counts its draws
+					next++
 				}
 			}
 			n.Times[i].slots = next
@@ -672,25 +688,33 @@ func (rd *reader) event(n *Node, ch *choice) {
 	if ch.timing >= 0 {
 		tg := &n.Times[ch.timing]
 		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
-			e.Compute = rd.stat(tg, ch.timeCur, StatValue)
+			e.Compute = rd.stat(tg, n.index, ch.timeCur, StatValue)
 		}
 		if in.timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
-			rd.clock += rd.stat(tg, ch.timeCur, StatGap)
+			rd.clock += rd.stat(tg, n.index, ch.timeCur, StatGap)
 			e.Enter = trace.Time(math.Round(rd.clock))
-			rd.clock += rd.stat(tg, ch.timeCur, StatDur)
+			rd.clock += rd.stat(tg, n.index, ch.timeCur, StatDur)
 			e.Exit = trace.Time(math.Round(rd.clock))
 			e.HasTime = true
 		}
 		if tg.Mask&(1<<StatComp) != 0 {
-			if flops := rd.stat(tg, ch.timeCur, StatComp); flops != 0 {
+			if flops := rd.stat(tg, n.index, ch.timeCur, StatComp); flops != 0 {
 				rd.after, rd.hasAfter = flops, true
 			}
 		}
 	}
 }
 
-// stat returns the rank's next instance of statistic k.
-func (rd *reader) stat(tg *Timing, cur int32, k int) float64 {
+// stat returns the rank's next instance of statistic k of node.
+func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
+	if sh := tg.Shares[k]; sh != nil {
+		c := &rd.cursors[cur+tg.Levels[k].slot]
+		if c.next(tg.Levels[k]) == 0 {
+			return 0
+		}
+		c.drawn++
+		return sh.read(rd.r, node, k, c.drawn-1)
+	}
 	if l := tg.Levels[k]; l != nil {
 		if vs := tg.Values[k]; vs != nil {
 			i := rd.value(l, cur)
@@ -1075,7 +1099,8 @@ var ErrNotLossless = errors.New("the compressed trace does not give back the cal
 // Verify reads every rank of src and of t side by side and returns an
 // error naming the first call that differs in kind, call site or a
 // parameter (times aside), or before which the untimed computations do
-// not sum to the same flops within t's time error: Build is lossless by
+// not sum to the same flops within t's time error (with Histograms, the
+// rank's computations in all): Build is lossless by
 // construction, and Verify is the proof a writer can afford.
 func Verify(src trace.Source, t *Trace) error {
 	if src.NumRanks() != t.NumRanks() {
@@ -1096,21 +1121,26 @@ func verifyRank(src trace.Source, t *Trace, r int) error {
 	}
 	defer a.Close()
 	b, _ := t.OpenRank(r)
+	sumA, sumB := 0.0, 0.0
 	for i := 0; ; i++ {
 		fa, okA := nextCall(a)
 		fb, okB := nextCall(b)
+		sumA, sumB = sumA+fa, sumB+fb
 		if err := a.Err(); err != nil {
 			return fmt.Errorf("rank %d: %w", r, err)
 		}
 		if err := b.Err(); err != nil {
 			return fmt.Errorf("rank %d, compressed: %w", r, err)
 		}
-		if !sameFlops(fa, fb, t.TimeError) {
+		if !t.Histograms && !sameFlops(fa, fb, t.TimeError) {
 			return fmt.Errorf("%w: rank %d computes %g flops before its call %d, %g read back", ErrNotLossless, r, fa, i, fb)
 		}
 		if !okA || !okB {
 			if okA != okB {
 				return fmt.Errorf("%w: rank %d has %s calls at call %d", ErrNotLossless, r, map[bool]string{true: "fewer", false: "more"}[okA], i)
+			}
+			if !sameFlops(sumA, sumB, t.TimeError) {
+				return fmt.Errorf("%w: rank %d computes %g flops in all, %g read back", ErrNotLossless, r, sumA, sumB)
 			}
 			return nil
 		}

@@ -721,6 +721,7 @@ func numRuns(runs []Run) int64 {
 type cursor struct {
 	v     int64 // the last value read; in a series of vals, the next one's index
 	n     int64 // values read
+	drawn int64 // of a histogram's series (Shares), the instances drawn
 	stack *[]cframe
 }
 

@@ -31,6 +31,7 @@ type reduceFlags struct {
 	aggregate             float64
 	plugins               []string
 	table1, noFilter      bool
+	histograms            bool
 	accuracy, json, loops bool
 	analytic              bool
 	// original is the trace's replay time on machine where the caller
@@ -52,7 +53,11 @@ ranks that make them and their parameters per group of ranks: every rank
 replays its own calls, so the reduction replays as the trace does, and K
 bounds the number of structures, not the accuracy. Computations and times
 are kept as statistics: each rank's mean per call, shared by ranks within
---time-error (1%).
+--time-error (1%). --time-histograms keeps a call's instances that lie
+within about half the time error of their mean as their distribution
+(ScalaTrace's histograms), not their order: each still within the time
+error of its own, each rank's sum kept, and a noisy loop's structure no
+longer grows with its iterations.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
@@ -114,6 +119,7 @@ ranks takes SMPI's model minutes, the analytic one seconds.`,
 	fl.BoolVar(&f.noFilter, "no-filter", false, "keep every sub-cluster (callpath), however many")
 	fl.Float64Var(&f.aggregate, "aggregate-counts", 0, "record alltoallv instances whose counts lie within this fraction of their mean as the mean (0: off)")
 	fl.Float64Var(&f.timeError, "time-error", prsd.DefaultOptions().TimeError, "relative error within which ranks share a timing statistic")
+	fl.BoolVar(&f.histograms, "time-histograms", false, "keep computations and times that stray from their mean as their distribution, not their order (ScalaTrace's histograms)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the reduction (.rsd) to this file")
 	fl.BoolVar(&f.loops, "loops", false, "print each cluster head's calls folded into loops")
 	fl.BoolVar(&f.accuracy, "accuracy", false, "compare and replay the trace and its reduction and print the replay accuracy")
@@ -144,8 +150,9 @@ type reduceJSON struct {
 
 // compressedJSON is the size of a reduction.
 type compressedJSON struct {
-	Bytes     int     `json:"bytes"`
-	TimeError float64 `json:"time_error"`
+	Bytes      int     `json:"bytes"`
+	TimeError  float64 `json:"time_error"`
+	Histograms bool    `json:"time_histograms,omitempty"`
 	// AsEvents is how many clusters the file keeps as their events (their
 	// calls did not fold into loops of half their bytes).
 	AsEvents int `json:"clusters_as_events"`
@@ -276,7 +283,7 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	reduced, err := prsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Plugins: cluster.CompressPlugins(f.plugins)})
+	reduced, err := prsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins)})
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
@@ -293,7 +300,7 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	}
 	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
-		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, AsEvents: asEvents}}
+		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, Histograms: f.histograms, AsEvents: asEvents}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),
@@ -458,8 +465,12 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 			fmt.Fprintf(&b, "  rank %d: %s\n", g.Head, g.Loops)
 		}
 	}
-	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%\n",
-		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError)
+	hist := ""
+	if r.Compressed.Histograms {
+		hist = " (noise as histograms)"
+	}
+	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%%s\n",
+		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError, hist)
 	if n := r.Compressed.AsEvents; n > 0 {
 		fmt.Fprintf(&b, "  %d of the %s kept as their events, times exact: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"))
 	}

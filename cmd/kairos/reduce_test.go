@@ -452,3 +452,35 @@ func TestReduceAccuracyAnalytic(t *testing.T) {
 		t.Errorf("replayed in %g s, simulate --analytic says %g s", res.Accuracy.Original, sim.SimulatedTime)
 	}
 }
+
+// TestReduceTimeHistograms: --time-histograms writes a noisy stencil's
+// reduction that says so, is smaller than without, passes check and
+// replays within 1% of the trace.
+func TestReduceTimeHistograms(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "st.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "-i", "400", "--noise", "0.05", "--imbalance", "0.1", "-o", st); code != 0 {
+		t.Fatal(errs)
+	}
+	levels := reduceJSONOf(t, "--time-error", "0.11", st)
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "--time-error", "0.11", "--time-histograms", "-o", filepath.Join(dir, "h.rsd"), st)
+	var res struct {
+		reduceResult
+		Compressed struct {
+			Bytes      int  `json:"bytes"`
+			Histograms bool `json:"time_histograms"`
+		} `json:"compressed"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	if !res.Compressed.Histograms || res.Compressed.Bytes >= levels.Compressed.Bytes {
+		t.Errorf("histograms %v: %d bytes, %d without", res.Compressed.Histograms, res.Compressed.Bytes, levels.Compressed.Bytes)
+	}
+	if res.Accuracy.ACC < 0.99 {
+		t.Errorf("ACC %g", res.Accuracy.ACC)
+	}
+	if code, _, errs := csRun("check", filepath.Join(dir, "h.rsd")); code != 0 {
+		t.Errorf("check of the reduction: exit %d: %s", code, errs)
+	}
+}

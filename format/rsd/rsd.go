@@ -55,6 +55,14 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // its items, zstd-compressed or not, or its events in a ktr stream.
 const Version = 4
 
+// The header's flags (the 16 bits after the version).
+const (
+	// flagHistograms: the timings' levels are each rank's distribution
+	// of its instances, not their order (prsd.Header.Histograms).
+	flagHistograms = 1 << iota
+	knownFlags     = flagHistograms
+)
+
 // Limits a reader enforces, so that a short file cannot claim what would
 // take unbounded memory.
 const (
@@ -185,7 +193,11 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 	}
 	b = append([]byte(nil), Magic...)
 	b = binary.LittleEndian.AppendUint16(b, version)
-	b = binary.LittleEndian.AppendUint16(b, 0)
+	var flags uint16
+	if t.Histograms {
+		flags |= flagHistograms
+	}
+	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 	b = appendBlock(b, ktr.AppendMeta(nil, t.Meta()))
 	head := binary.AppendUvarint(nil, uint64(t.NumRanks()))
@@ -399,8 +411,9 @@ func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 
 // appendStat writes statistic k of a timing: its mode, then the value
 // every instance has (0), the levels (1), the distinct values and each
-// instance's index among them (2), or the mean, least and greatest
-// instance (3).
+// instance's index among them (2), the mean, least and greatest
+// instance (3), or a histogram (4, prsd.Shares: its levels, the
+// instances it holds, and the series of those drawn from it).
 func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 	st := tg.Stats[k]
 	switch l := tg.Levels[k]; {
@@ -411,6 +424,8 @@ func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 		}
 		return l.AppendBinary(b)
+	case tg.Shares[k] != nil:
+		return l.AppendBinary(tg.Shares[k].AppendBinary(append(b, 4)))
 	case l != nil:
 		return l.AppendBinary(append(b, 1))
 	case st.Min == st.Mean && st.Max == st.Mean:
@@ -491,8 +506,9 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 	if version < 1 || version > Version {
 		return nil, fmt.Errorf("byte 8: format version %d, this Kairos reads 1 to %d", version, Version)
 	}
-	if fl := binary.LittleEndian.Uint16(b[10:]); fl != 0 {
-		return nil, fmt.Errorf("byte 10: flags %#x, none is defined", fl)
+	flags := binary.LittleEndian.Uint16(b[10:])
+	if fl := flags &^ knownFlags; fl != 0 {
+		return nil, fmt.Errorf("byte 10: flags %#x, of which this Kairos knows %#x only", flags, knownFlags)
 	}
 	if crc32.Checksum(b[:12], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
 		return nil, fmt.Errorf("byte 12: the header's checksum does not match")
@@ -562,7 +578,7 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 	if off != len(b) {
 		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
 	}
-	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Plugins: plugins, Sites: siteList})
+	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Histograms: flags&flagHistograms != 0, Plugins: plugins, Sites: siteList})
 	if err != nil {
 		return nil, fmt.Errorf("the clusters from byte %d: %w", first, err)
 	}
@@ -958,6 +974,23 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		l := d.series.one()
 		*l = prsd.ReadSeries(&d.Reader)
 		tg.Levels[s] = l
+	case 4:
+		sh := new(prsd.Shares)
+		last := int64(0)
+		for i := range sh.Levels {
+			last += d.Varint()
+			sh.Levels[i] = last
+		}
+		at := d.Off
+		n := d.Uvarint()
+		l := d.series.one()
+		*l = prsd.ReadSeries(&d.Reader)
+		if d.Err == nil && n > uint64(l.N) {
+			d.Off = at
+			d.Fail(fmt.Sprintf("a histogram of %d instances, of which its series has %d", n, l.N))
+		}
+		sh.N = int64(n)
+		tg.Levels[s], tg.Shares[s] = l, sh
 	case 2:
 		vs := d.floats.take(d.Count(8, 255))
 		vs = vs[:cap(vs)]
@@ -974,7 +1007,7 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
 	default:
 		d.Off--
-		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 3", mode))
+		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 4", mode))
 	}
 }
 

@@ -105,6 +105,44 @@ func TestSizeFlat(t *testing.T) {
 	}
 }
 
+// TestHistogramsFlat: a noisy stencil's file with histograms
+// (--time-histograms) is written and read back with them, and does not
+// grow with its iterations; without them, its noise's levels make it grow.
+func TestHistogramsFlat(t *testing.T) {
+	size := func(iterations int, hist bool) int {
+		p, _ := workload.Defaults("stencil2d")
+		p.Ranks, p.Grid, p.Iterations, p.Periodic = 16, nil, iterations, false
+		p.Imbalance, p.Noise = 0.1, 0.05
+		src, err := workload.New("stencil2d", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := prsd.Build(src, nil, prsd.Options{TimeError: 0.11, Histograms: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := mustEncode(t, tr)
+		back, err := Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Histograms != hist || !bytes.Equal(mustEncode(t, back), b) {
+			t.Fatalf("histograms %v read back as %v, or encoded again to other bytes", hist, back.Histograms)
+		}
+		if err := prsd.Verify(src, back); err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	a, b := size(700, true), size(2800, true)
+	if b > a+a/8 {
+		t.Errorf("with histograms: %d bytes at 700 iterations, %d at 2800", a, b)
+	}
+	if c := size(2800, false); c < 2*b {
+		t.Errorf("without histograms: %d bytes at 2800 iterations, with them %d", c, b)
+	}
+}
+
 // TestSizeFlatCG: NAS CG's compressed file, its row exchanges' partners
 // r XOR 2^k in XOR mode and its transpose partner relative to the cg
 // plug-in, does not grow with the ranks; without the plug-in, the
@@ -234,6 +272,9 @@ func FuzzDecode(f *testing.F) {
 	is, _ := aggregatedIS(f, 4)
 	if tr, err := prsd.Build(is, nil, prsd.DefaultOptions()); err == nil {
 		f.Add(mustEncode(f, tr))
+	}
+	if tr, err := prsd.Build(gen(f, "stencil2d", 4, 80), nil, prsd.Options{TimeError: 0.1, Histograms: true}); err == nil {
+		f.Add(mustEncode(f, tr)) // histograms
 	}
 	_, mixedTr := mixedBuilt(f)
 	f.Add(mustEncode(f, mixedTr)) // a cluster kept as its events

@@ -1,0 +1,172 @@
+package prsd
+
+import (
+	"math"
+	"testing"
+
+	"kairos/trace"
+)
+
+// TestHistogramBounds: with histograms, a noisy stencil's every
+// computation reads back within the time error of its own, and the
+// instances of each rank's histograms are drawn, not read back in their
+// order.
+func TestHistogramBounds(t *testing.T) {
+	src := gen(t, "stencil2d", 16, 200, true)
+	const eps = 0.11 // above the noise's ±5%: every loop's computations qualify
+	tr, err := Build(src, nil, Options{TimeError: eps, Histograms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(src, tr); err != nil {
+		t.Fatal(err)
+	}
+	if n := numShares(tr.Clusters[0].Items); n == 0 {
+		t.Fatal("no histogram in the noisy stencil's structure")
+	}
+	moved := 0
+	for r := range src.NumRanks() {
+		own, back := computations(t, src, r), computations(t, tr, r)
+		if len(own) != len(back) {
+			t.Fatalf("rank %d has %d computations, %d read back", r, len(own), len(back))
+		}
+		for i, v := range own {
+			if e := math.Abs(back[i]-v) / v; e > eps*(1+1e-9) {
+				t.Errorf("rank %d, computation %d: %g read back as %g, %.3g%% off", r, i, v, back[i], 100*e)
+			}
+			if back[i] != v {
+				moved++
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("every computation read back exactly: no histogram drawn from")
+	}
+}
+
+func numShares(items []*Node) int {
+	n := 0
+	for _, it := range items {
+		for i := range it.Times {
+			for _, sh := range it.Times[i].Shares {
+				if sh != nil {
+					n++
+				}
+			}
+		}
+		n += numShares(it.Body)
+	}
+	return n
+}
+
+// TestHistogramDraws: each cycle of a histogram's instances reads every
+// share once, in an order that differs between ranks and between cycles.
+func TestHistogramDraws(t *testing.T) {
+	orders := map[[histBuckets]int]bool{}
+	for r := range int32(4) {
+		for cycle := range int64(8) {
+			var o [histBuckets]int
+			seen := [histBuckets]bool{}
+			for j := range int64(histBuckets) {
+				b := draw(r, 3, StatComp, cycle*histBuckets+j)
+				if seen[b] {
+					t.Fatalf("rank %d, cycle %d: share %d drawn twice", r, cycle, b)
+				}
+				seen[b], o[j] = true, b
+			}
+			orders[o] = true
+		}
+	}
+	if len(orders) < 16 {
+		t.Errorf("32 cycles of 4 ranks drew %d orders", len(orders))
+	}
+}
+
+// TestHistogramKeepsStructure: a computation absent from some instances
+// stays absent, and instances apart by more than the time error (a
+// computation done every other iteration, twice as long) are kept one by
+// one.
+func TestHistogramKeepsStructure(t *testing.T) {
+	tr := trace.New(1, trace.NewMeta())
+	for i := range 400 {
+		b := trace.NewEvent(trace.Barrier)
+		tr.Ranks[0].Append(&b)
+		if i%5 != 4 {
+			c := trace.NewEvent(trace.Compute)
+			c.Compute = math.Round(1e6 * (1 + 0.08*math.Mod(float64(i)*0.618034, 1)))
+			tr.Ranks[0].Append(&c)
+		}
+		s := trace.NewEvent(trace.Bcast)
+		s.SendBytes, s.RecvBytes = 8, 8
+		tr.Ranks[0].Append(&s)
+		c := trace.NewEvent(trace.Compute)
+		c.Compute = 1e6 * float64(1+i%2)
+		tr.Ranks[0].Append(&c)
+	}
+	comp, err := Build(tr, nil, Options{TimeError: 0.1, Histograms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(tr, comp); err != nil {
+		t.Fatal(err)
+	}
+	if n := numShares(comp.Clusters[0].Items); n != 1 {
+		t.Errorf("%d histograms, want 1 (the noisy computation's, not the alternating one's)", n)
+	}
+	own, back := computations(t, tr, 0), computations(t, comp, 0)
+	if len(own) != len(back) {
+		t.Fatalf("%d computations, %d read back", len(own), len(back))
+	}
+	for i, v := range own {
+		if math.Abs(back[i]-v) > 0.1*v {
+			t.Fatalf("computation %d: %g read back as %g", i, v, back[i])
+		}
+	}
+}
+
+// TestHistogramSum: a histogram reads back its instances' sum within
+// 1e-6 whatever their number (the rest making up what the cycles leave),
+// 0 where an instance is 0, and nothing where some are negative or apart.
+func TestHistogramSum(t *testing.T) {
+	for _, n := range []int{64, 100, 1000, 4099} {
+		var b seriesBuilder
+		sum := 0.0
+		for i := range n {
+			v := 0.0
+			if i%3 != 0 {
+				v = 5e8 * (1 + 0.04*math.Sin(float64(i)))
+			}
+			b.add(Level(v, 0))
+			sum += v
+		}
+		l := b.finish()
+		sh, flags, ok := histogram(&l, 0.1)
+		if (n*2/3 >= 4*histBuckets) != ok {
+			t.Fatalf("%d instances: histogram %v", n, ok)
+		}
+		if !ok {
+			continue
+		}
+		var c cursor
+		back, drawn := 0.0, int64(0)
+		for range n {
+			if c.next(&flags) != 0 {
+				back += sh.read(2, 5, StatValue, drawn)
+				drawn++
+			}
+		}
+		if drawn != sh.N || math.Abs(back-sum) > 1e-6*sum {
+			t.Errorf("%d instances: %d drawn of %d, sum %g read back as %g", n, drawn, sh.N, sum, back)
+		}
+	}
+	for name, vals := range map[string][]float64{"negative": {-1, 1}, "apart": {1, 1.3}} {
+		var b seriesBuilder
+		for i := range 200 {
+			b.add(Level(vals[i%2]*(1+1e-3*float64(i)), 0))
+		}
+		l := b.finish()
+		if _, lv, ok := histogram(&l, 0.1); ok || lv.N != 200 {
+			t.Errorf("%s instances: histogram %v, %d levels", name, ok, lv.N)
+		}
+	}
+}
