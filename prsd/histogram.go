@@ -65,7 +65,8 @@ func histogram(l *Series, eps float64) (*Shares, Series, bool) {
 	for _, v := range vals {
 		sum += v
 	}
-	mean, spread := sum/float64(max(n, 1)), eps/(2+eps)
+	// (1-1e-6: the shares' rounding to shareEps stays within the bound.)
+	mean, spread := sum/float64(max(n, 1)), eps/(2+eps)*(1-1e-6)
 	if neg || n < 4*histBuckets || slices.ContainsFunc(vals, func(v float64) bool { return math.Abs(v-mean) > spread*mean }) {
 		return nil, levels.finish(), false
 	}
