@@ -16,9 +16,8 @@ type Options struct {
 	// relative to.
 	Plugins []string
 	// Histograms keeps a rank's instances of a call's computation (and
-	// times) that stray from their mean, but by no more than
-	// TimeError/(2+TimeError), as their distribution rather than one by
-	// one (see Header.Histograms).
+	// times) as their distribution rather than one by one, where that
+	// takes fewer bytes (see Header.Histograms).
 	Histograms bool
 }
 

@@ -2,131 +2,241 @@ package prsd
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
+	"sort"
 )
 
-// histBuckets is the number of equal shares of a call's instances that
+// histBuckets is the number of equal shares of a group's instances that
 // a histogram keeps (Header.Histograms): a power of two (1<<histBits).
 const (
 	histBits    = 4
 	histBuckets = 1 << histBits
 )
 
-// Shares is a histogram of a rank's instances of a statistic
-// (Header.Histograms), ScalaTrace's way of keeping times: their
-// distribution, not their order. The positive instances, sorted, are cut
-// into histBuckets equal shares; within each cycle of histBuckets
-// positive instances, a rank reads each share's mean once, in an order
-// drawn for the rank, the node, the statistic and the cycle (draw); the
+// maxGroups bounds the groups of a histogram: populations of a call's
+// instances, such as a loop's computations and the larger one its last
+// iteration makes, or the spikes of a real program's.
+const maxGroups = 16
+
+// Histogram is a rank's instances of a statistic of a call kept as
+// ScalaTrace keeps times (Header.Histograms): their distribution, not
+// their order. Its positive instances fall into groups of values within
+// a spread of their mean; the statistic's Levels series says, for each
+// instance, 0 for an instance that is 0 (an absent computation) and g for
+// one drawn from group g-1. Which group an instance is in is structure,
+// kept in order; within a group, the order is noise, not kept. The series
+// of groups folds as the call's structure does, and no more grows with
+// the iterations of a noisy loop than that structure does.
+type Histogram struct {
+	Groups []Shares
+}
+
+// Shares is one group of a histogram: its instances, sorted, cut into
+// histBuckets equal shares. Within each cycle of histBuckets instances of
+// the group, a rank reads each share's mean once, in an order drawn for
+// the rank, the call, the statistic, the group and the cycle (draw); the
 // instances past the last cycle read Levels[histBuckets], the value that
-// makes up their sum. The statistic's Levels series is then 0 for an
-// instance that is 0 (an absent computation: structure) and 1 for one
-// drawn. Its size does not grow with the instances, and the sum of what
-// a rank reads back is its instances' sum within shareEps.
+// makes up their sum, so that a rank reads back its group's sum within
+// 1e-6. A group of fewer than histBuckets instances keeps their values,
+// sorted, read in that order.
 type Shares struct {
-	// Levels are the shares' means, then the rest's value, on the scale
-	// of shareEps (Level).
-	Levels [histBuckets + 1]int64
-	// N is the number of positive instances.
+	// Levels are the shares' means, then the rest's value (or the few
+	// instances' values), on the scale of shareEps (Level).
+	Levels []int64
+	// N is the number of the group's instances.
 	N int64
 
-	vals [histBuckets + 1]float64 // FromLevel of Levels
+	vals []float64 // FromLevel of Levels
 }
 
 // shareEps is the scale of the shares' levels: fine, so that a rank's
-// sum is kept, and a histogram takes a few dozen bytes.
+// sum is kept, and a group takes a few dozen bytes.
 const shareEps = 1e-7
 
 // histogram returns the histogram of a rank's instances l (their exact
-// values: Level with eps 0) and the series of which instances it draws,
-// where there are at least 4 cycles of positive instances, none negative,
-// and all within eps/(2+eps) of their mean (so that any two are within eps
-// of each other: noise, not structure); else false and the instances'
-// levels on the scale of eps.
-func histogram(l *Series, eps float64) (*Shares, Series, bool) {
-	vals := make([]float64, 0, l.N)
-	var flags, levels seriesBuilder
+// values: Level with eps 0) and the series of their groups, where the
+// positive instances fall into at most maxGroups groups, each within
+// eps/(2+eps) of its mean (so that any two of a group are within eps of
+// each other), one at least of histBuckets instances, none is negative,
+// and they take fewer bytes than the levels; else false and the
+// instances' levels on the scale of eps.
+func histogram(l *Series, eps float64) (*Histogram, Series, bool) {
+	all := make([]float64, 0, l.N)
+	var levels seriesBuilder
 	var c cursor
 	neg := false
 	for range l.N {
 		v := FromLevel(c.next(l), 0)
 		levels.add(Level(v, eps))
-		if v <= 0 {
-			neg = neg || v < 0
-			flags.add(0)
+		all = append(all, v)
+		neg = neg || v < 0
+	}
+	fail := func() (*Histogram, Series, bool) { return nil, levels.finish(), false }
+	if neg || len(all) < histBuckets {
+		return fail()
+	}
+	vals := slices.DeleteFunc(slices.Clone(all), func(v float64) bool { return v == 0 })
+	slices.Sort(vals)
+	// (1-1e-6: the shares' rounding to shareEps stays within the bound.)
+	starts, ok := split(vals, eps/(2+eps)*(1-1e-6))
+	if !ok {
+		return fail()
+	}
+	h, big := &Histogram{Groups: make([]Shares, len(starts))}, false
+	for g, a := range starts {
+		b := len(vals)
+		if g+1 < len(starts) {
+			b = starts[g+1]
+		}
+		h.Groups[g] = shares(vals[a:b])
+		big = big || b-a >= histBuckets
+	}
+	if !big {
+		return fail()
+	}
+	var groups seriesBuilder
+	for _, v := range all {
+		if v == 0 {
+			groups.add(0)
 			continue
 		}
-		flags.add(1)
-		vals = append(vals, v)
+		g := sort.Search(len(starts), func(g int) bool { return vals[starts[g]] > v })
+		groups.add(int64(g))
 	}
-	n := int64(len(vals))
-	sum := 0.0
+	gs, ls := groups.finish(), levels.finish()
+	if len(h.AppendBinary(gs.AppendBinary(nil))) >= len(ls.AppendBinary(nil)) {
+		return nil, ls, false // the levels take no more: a spread that groups do not fold
+	}
+	return h, gs, true
+}
+
+// split cuts sorted positive values into groups, each within spread of
+// its mean, and returns where each starts; false where that takes more
+// than maxGroups groups.
+func split(vals []float64, spread float64) ([]int, bool) {
+	var starts []int
+	for a := 0; a < len(vals); {
+		if len(starts) == maxGroups {
+			return nil, false
+		}
+		b := a + 1
+		for b < len(vals) && vals[b] <= vals[a]*(1+spread)/(1-spread) {
+			b++
+		}
+		for ; b > a+1; b-- { // the mean may not be the centre: shrink until it is
+			mean := sum(vals[a:b]) / float64(b-a)
+			if vals[a] >= mean*(1-spread) && vals[b-1] <= mean*(1+spread) {
+				break
+			}
+		}
+		// Equal values go to one group (histogram finds an instance's by
+		// its value): back to the first of a run the cut splits.
+		for b < len(vals) && b > a+1 && vals[b] == vals[b-1] {
+			b--
+		}
+		if b < len(vals) && vals[b] == vals[b-1] {
+			return nil, false // a run of equal values longer than the group
+		}
+		starts = append(starts, a)
+		a = b
+	}
+	return starts, true
+}
+
+func sum(vals []float64) float64 {
+	s := 0.0
 	for _, v := range vals {
-		sum += v
+		s += v
 	}
-	// (1-1e-6: the shares' rounding to shareEps stays within the bound.)
-	mean, spread := sum/float64(max(n, 1)), eps/(2+eps)*(1-1e-6)
-	if neg || n < 4*histBuckets || slices.ContainsFunc(vals, func(v float64) bool { return math.Abs(v-mean) > spread*mean }) {
-		return nil, levels.finish(), false
+	return s
+}
+
+// shares returns the group of sorted values vals.
+func shares(vals []float64) Shares {
+	n := int64(len(vals))
+	sh := Shares{N: n}
+	if n < histBuckets {
+		for _, v := range vals {
+			sh.Levels = append(sh.Levels, Level(v, shareEps))
+		}
+		sh.values()
+		return sh
 	}
-	slices.Sort(vals)
-	sh := &Shares{N: n}
+	sh.Levels = make([]int64, histBuckets+1)
 	back := 0.0
 	for b := range histBuckets {
 		lo, hi := b*len(vals)/histBuckets, (b+1)*len(vals)/histBuckets
-		s := 0.0
-		for _, v := range vals[lo:hi] {
-			s += v
-		}
-		sh.Levels[b] = Level(s/float64(hi-lo), shareEps)
+		sh.Levels[b] = Level(sum(vals[lo:hi])/float64(hi-lo), shareEps)
 		back += FromLevel(sh.Levels[b], shareEps)
 	}
 	// The rest makes up the sum that the cycles' shares of unequal sizes
 	// and their levels' rounding leave.
 	cycles := n / histBuckets
 	if rest := n - cycles*histBuckets; rest > 0 {
-		v := (sum - float64(cycles)*back) / float64(rest)
+		v := (sum(vals) - float64(cycles)*back) / float64(rest)
 		sh.Levels[histBuckets] = Level(min(max(v, vals[0]), vals[n-1]), shareEps)
 	}
 	sh.values()
-	return sh, flags.finish(), true
+	return sh
 }
 
-// AppendBinary appends the shares' levels (the first, then differences)
-// and N.
-func (sh *Shares) AppendBinary(b []byte) []byte {
-	last := int64(0)
-	for _, x := range sh.Levels {
-		b = binary.AppendVarint(b, x-last)
-		last = x
+// AppendBinary appends the number of groups, then each group's N and
+// levels (the first, then differences; histBuckets+1 of them, or N where
+// N is less than histBuckets).
+func (h *Histogram) AppendBinary(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(h.Groups)))
+	for g := range h.Groups {
+		b = binary.AppendUvarint(b, uint64(h.Groups[g].N))
+		last := int64(0)
+		for _, x := range h.Groups[g].Levels {
+			b = binary.AppendVarint(b, x-last)
+			last = x
+		}
 	}
-	return binary.AppendUvarint(b, uint64(sh.N))
+	return b
+}
+
+// NumLevels is the number of levels of a group of n instances.
+func NumLevels(n int64) int {
+	if n < histBuckets {
+		return int(max(n, 0))
+	}
+	return histBuckets + 1
 }
 
 // values computes the shares' values from their levels.
 func (sh *Shares) values() {
+	sh.vals = make([]float64, len(sh.Levels))
 	for i, l := range sh.Levels {
 		sh.vals[i] = FromLevel(l, shareEps)
 	}
 }
 
-// read returns the value of the i-th positive instance that rank r reads
-// of statistic k of node.
-func (sh *Shares) read(r, node int32, k int, i int64) float64 {
-	if i >= sh.N/histBuckets*histBuckets {
+// read returns the value of the i-th instance of group g that rank r
+// reads of statistic k of node.
+func (sh *Shares) read(r, node int32, k, g int, i int64) float64 {
+	switch {
+	case len(sh.vals) < histBuckets+1: // a few instances, kept
+		if i >= int64(len(sh.vals)) {
+			return 0 // a corrupt group: more instances than it has
+		}
+		return sh.vals[i]
+	case i >= sh.N/histBuckets*histBuckets:
 		return sh.vals[histBuckets]
 	}
-	return sh.vals[draw(r, node, k, i)]
+	return sh.vals[draw(r, node, k<<4|g, i)]
 }
 
 // findShares computes the values of items' histograms.
 func findShares(items []*Node) {
 	for _, n := range items {
 		for i := range n.Times {
-			for _, sh := range n.Times[i].Shares {
-				if sh != nil {
-					sh.values()
+			for _, h := range n.Times[i].Hists {
+				if h == nil {
+					continue
+				}
+				for g := range h.Groups {
+					h.Groups[g].values()
 				}
 			}
 		}
@@ -134,15 +244,15 @@ func findShares(items []*Node) {
 	}
 }
 
-// draw returns the share that rank r reads at positive instance i of
-// statistic k of node: within each cycle of instances, a permutation of
-// the shares (so that each is read once a cycle, and the sum kept),
-// drawn from the rank, the node, the statistic and the cycle, so that
-// ranks' highs meet as independent noise's do. (A fixed order made the
-// replay of a noisy stencil 9% longer than the trace's: the critical path
-// met the same highs cycle after cycle.)
-func draw(r, node int32, k int, i int64) int {
-	h := uint64(uint32(r))<<32 ^ uint64(uint32(node))<<3 ^ uint64(k)
+// draw returns the share that rank r reads at instance i of stream s (a
+// statistic's group) of node: within each cycle of instances, a
+// permutation of the shares (so that each is read once a cycle, and the
+// sum kept), drawn from the rank, the node, the stream and the cycle, so
+// that ranks' highs meet as independent noise's do. (A fixed order made
+// the replay of a noisy stencil 9% longer than the trace's: the critical
+// path met the same highs cycle after cycle.)
+func draw(r, node int32, s int, i int64) int {
+	h := uint64(uint32(r))<<32 ^ uint64(uint32(node))<<6 ^ uint64(s)
 	h = mix64(h*0x9e3779b97f4a7c15 + uint64(i/histBuckets))
 	a, b := 2*(h&(histBuckets/2-1))+1, h>>histBits
 	return int((a*uint64(i%histBuckets) + b) % histBuckets)
@@ -154,3 +264,10 @@ func mix64(z uint64) uint64 {
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
 }
+
+// MaxGroups is the most groups a histogram has, and HistogramBytes the
+// fewest bytes a group takes in a file (format/rsd's bounds).
+const (
+	MaxGroups      = maxGroups
+	HistogramBytes = 1
+)

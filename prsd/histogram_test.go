@@ -48,8 +48,8 @@ func numShares(items []*Node) int {
 	n := 0
 	for _, it := range items {
 		for i := range it.Times {
-			for _, sh := range it.Times[i].Shares {
-				if sh != nil {
+			for _, h := range it.Times[i].Hists {
+				if h != nil {
 					n++
 				}
 			}
@@ -124,45 +124,62 @@ func TestHistogramKeepsStructure(t *testing.T) {
 	}
 }
 
-// TestHistogramSum: a histogram reads back its instances' sum within
-// 1e-6 whatever their number (the rest making up what the cycles leave),
-// 0 where an instance is 0, and nothing where some are negative or apart.
+// TestHistogramSum: a histogram reads back each group's sum within 1e-6
+// whatever its instances' number (the rest making up what the cycles
+// leave; a group of fewer than a cycle keeps its values), 0 where an
+// instance is 0, each instance from its own group (a loop's last
+// computation, five times the others, stays apart), and nothing where
+// some are negative or spread beyond the groups allowed.
 func TestHistogramSum(t *testing.T) {
 	for _, n := range []int{64, 100, 1000, 4099} {
 		var b seriesBuilder
-		sum := 0.0
+		sum := [2]float64{}
 		for i := range n {
 			v := 0.0
-			if i%3 != 0 {
+			switch {
+			case i%10 == 9:
+				v = 5 * 5e8 * (1 + 0.04*math.Cos(float64(i)))
+			case i%3 != 0:
 				v = 5e8 * (1 + 0.04*math.Sin(float64(i)))
 			}
 			b.add(Level(v, 0))
-			sum += v
+			sum[min(i%10/9, 1)] += v
 		}
 		l := b.finish()
-		sh, flags, ok := histogram(&l, 0.1)
-		if (n*2/3 >= 4*histBuckets) != ok {
-			t.Fatalf("%d instances: histogram %v", n, ok)
-		}
+		h, groups, ok := histogram(&l, 0.1)
 		if !ok {
-			continue
+			t.Fatalf("%d instances: no histogram", n)
+		}
+		if len(h.Groups) != 2 {
+			t.Fatalf("%d instances: %d groups, want 2", n, len(h.Groups))
 		}
 		var c cursor
-		back, drawn := 0.0, int64(0)
-		for range n {
-			if c.next(&flags) != 0 {
-				back += sh.read(2, 5, StatValue, drawn)
-				drawn++
+		back, drawn := [2]float64{}, [2]int64{}
+		for i := range n {
+			g := c.next(&groups) - 1
+			if g < 0 {
+				continue
+			}
+			if want := int64(min(i%10/9, 1)); g != want {
+				t.Fatalf("%d instances: instance %d in group %d, want %d", n, i, g, want)
+			}
+			back[g] += h.Groups[g].read(2, 5, StatValue, int(g), drawn[g])
+			drawn[g]++
+		}
+		for g := range 2 {
+			if drawn[g] != h.Groups[g].N || math.Abs(back[g]-sum[g]) > 1e-6*sum[g] {
+				t.Errorf("%d instances, group %d: %d drawn of %d, sum %g read back as %g", n, g, drawn[g], h.Groups[g].N, sum[g], back[g])
 			}
 		}
-		if drawn != sh.N || math.Abs(back-sum) > 1e-6*sum {
-			t.Errorf("%d instances: %d drawn of %d, sum %g read back as %g", n, drawn, sh.N, sum, back)
-		}
 	}
-	for name, vals := range map[string][]float64{"negative": {-1, 1}, "apart": {1, 1.3}} {
+	spread := make([]float64, 200)
+	for i := range spread {
+		spread[i] = math.Pow(1.05, float64(i%40)) // 40 values, 5% apart: more than 16 groups
+	}
+	for name, vals := range map[string][]float64{"negative": {-1, 1}, "spread": spread} {
 		var b seriesBuilder
 		for i := range 200 {
-			b.add(Level(vals[i%2]*(1+1e-3*float64(i)), 0))
+			b.add(Level(vals[i%len(vals)]*(1+1e-5*float64(i)), 0))
 		}
 		l := b.finish()
 		if _, lv, ok := histogram(&l, 0.1); ok || lv.N != 200 {

@@ -89,7 +89,7 @@ type countGroup struct {
 // series of levels.
 type timeGroup struct {
 	mask     uint8
-	shares   [numStats]*Shares
+	hists    [numStats]*Histogram
 	anchor   [numStats]float64
 	sum      [numStats]float64
 	min, max [numStats]float64
@@ -309,7 +309,7 @@ func (m *merger) tolerance(k int, x float64) float64 {
 // group.
 func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	var mask uint8
-	var shares [numStats]*Shares
+	var hists [numStats]*Histogram
 	var mean [numStats]float64
 	var levels [numStats]*Series
 	var values [numStats][]float64
@@ -338,15 +338,15 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		}
 		l := st.levels.finish()
 		if m.hist {
-			sh, flags, ok := histogram(&l, m.eps)
+			h, groups, ok := histogram(&l, m.eps)
 			if ok {
-				shares[k], levels[k] = sh, &flags
+				hists[k], levels[k] = h, &groups
 				m.buf = append(m.buf, byte(k), 4)
-				m.buf = sh.AppendBinary(m.buf)
-				m.buf = flags.AppendBinary(m.buf)
+				m.buf = h.AppendBinary(m.buf)
+				m.buf = groups.AppendBinary(m.buf)
 				continue
 			}
-			l = flags // the instances' levels on the TimeError scale
+			l = groups // the instances' levels on the TimeError scale
 		}
 		levels[k] = &l
 		m.buf = append(m.buf, byte(k), 1)
@@ -366,7 +366,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		}
 	}
 	if g == nil {
-		g = &timeGroup{mask: mask, shares: shares, anchor: mean, levels: levels, values: values}
+		g = &timeGroup{mask: mask, hists: hists, anchor: mean, levels: levels, values: values}
 		for k := range a.stats {
 			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
 		}
@@ -447,7 +447,7 @@ func finishCounts(n *mnode) []Counts {
 func finishTimes(n *mnode) []Timing {
 	out := make([]Timing, 0, len(n.times))
 	for _, g := range n.times {
-		t := Timing{Mask: g.mask, Shares: g.shares, Levels: g.levels, Values: g.values}
+		t := Timing{Mask: g.mask, Hists: g.hists, Levels: g.levels, Values: g.values}
 		for k := range t.Stats {
 			if g.mask&(1<<k) != 0 {
 				mean := g.sum[k] / float64(len(g.ranks))

@@ -55,11 +55,11 @@ type Header struct {
 	// its level (Level, within TimeError/2). 0 keeps every instance's
 	// value.
 	TimeError float64
-	// Histograms, where set, keeps a rank's instances of a call that
-	// stray from their mean, but all by no more than
-	// TimeError/(2+TimeError), as their distribution (ScalaTrace's
-	// histograms: Shares), not their order. Every instance still reads
-	// back within TimeError of its own, the rank's sum within 1e-6 of its
+	// Histograms, where set, keeps a rank's instances of a call as their
+	// distribution (ScalaTrace's histograms: Histogram), not their order,
+	// in groups of values within TimeError/(2+TimeError) of their mean,
+	// each instance's group in order. Every instance still reads back
+	// within TimeError of its own, each group's sum within 1e-6 of its
 	// own, and the structure no longer grows with the iterations of a
 	// noisy loop.
 	Histograms bool
@@ -203,9 +203,10 @@ type Timing struct {
 	// instances take, and its Levels the index of each instance's value
 	// among them: exact.
 	Values [numStats][]float64
-	// Shares, where not nil, are a statistic's histogram (Header.Histograms),
-	// and its Levels which instances draw from it (1) and which are 0.
-	Shares [numStats]*Shares
+	// Hists, where not nil, are a statistic's histogram
+	// (Header.Histograms), and its Levels the group each instance draws
+	// from (from 1), 0 for an instance that is 0.
+	Hists [numStats]*Histogram
 
 	slots int32 // series with a cursor slot
 }
@@ -319,7 +320,7 @@ func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 				if l != nil {
 					slot(l)
 				}
-				if l != nil && l.slot < 0 && n.Times[i].Shares[k] != nil {
+				if l != nil && l.slot < 0 && n.Times[i].Hists[k] != nil {
 					l.slot = next // a histogram's cursor counts its draws
 					next++
 				}
@@ -707,13 +708,20 @@ func (rd *reader) event(n *Node, ch *choice) {
 
 // stat returns the rank's next instance of statistic k of node.
 func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
-	if sh := tg.Shares[k]; sh != nil {
+	if h := tg.Hists[k]; h != nil {
 		c := &rd.cursors[cur+tg.Levels[k].slot]
-		if c.next(tg.Levels[k]) == 0 {
+		g := c.next(tg.Levels[k]) - 1
+		if g < 0 || g >= int64(len(h.Groups)) {
+			if g != -1 {
+				rd.err = fmt.Errorf("%w: group %d of a histogram of %d", ErrCorrupt, g+1, len(h.Groups))
+			}
 			return 0
 		}
-		c.drawn++
-		return sh.read(rd.r, node, k, c.drawn-1)
+		if c.drawn == nil {
+			c.drawn = new([maxGroups]int64)
+		}
+		c.drawn[g]++
+		return h.Groups[g].read(rd.r, node, k, int(g), c.drawn[g]-1)
 	}
 	if l := tg.Levels[k]; l != nil {
 		if vs := tg.Values[k]; vs != nil {

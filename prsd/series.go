@@ -719,9 +719,9 @@ func numRuns(runs []Run) int64 {
 // for each varying series of its groups, tens of thousands in an
 // irregular trace: the stack, which only series of runs need, is apart.
 type cursor struct {
-	v     int64 // the last value read; in a series of vals, the next one's index
-	n     int64 // values read
-	drawn int64 // of a histogram's series (Shares), the instances drawn
+	v     int64             // the last value read; in a series of vals, the next one's index
+	n     int64             // values read
+	drawn *[maxGroups]int64 // of a histogram's series, the instances drawn from each group
 	stack *[]cframe
 }
 

@@ -53,11 +53,12 @@ ranks that make them and their parameters per group of ranks: every rank
 replays its own calls, so the reduction replays as the trace does, and K
 bounds the number of structures, not the accuracy. Computations and times
 are kept as statistics: each rank's mean per call, shared by ranks within
---time-error (1%). --time-histograms keeps a call's instances that lie
-within about half the time error of their mean as their distribution
-(ScalaTrace's histograms), not their order: each still within the time
-error of its own, each rank's sum kept, and a noisy loop's structure no
-longer grows with its iterations.
+--time-error (1%). --time-histograms keeps a call's instances as their
+distribution (ScalaTrace's histograms), not their order, where that
+takes fewer bytes: in groups of values within about half the time error
+of their mean, each instance's group kept in order, each still within
+the time error of its own, each group's sum kept; a noisy loop's
+structure then no longer grows with its iterations.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
@@ -119,7 +120,7 @@ ranks takes SMPI's model minutes, the analytic one seconds.`,
 	fl.BoolVar(&f.noFilter, "no-filter", false, "keep every sub-cluster (callpath), however many")
 	fl.Float64Var(&f.aggregate, "aggregate-counts", 0, "record alltoallv instances whose counts lie within this fraction of their mean as the mean (0: off)")
 	fl.Float64Var(&f.timeError, "time-error", prsd.DefaultOptions().TimeError, "relative error within which ranks share a timing statistic")
-	fl.BoolVar(&f.histograms, "time-histograms", false, "keep computations and times that stray from their mean as their distribution, not their order (ScalaTrace's histograms)")
+	fl.BoolVar(&f.histograms, "time-histograms", false, "keep computations and times as their distribution, not their order, where smaller (ScalaTrace's histograms)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the reduction (.rsd) to this file")
 	fl.BoolVar(&f.loops, "loops", false, "print each cluster head's calls folded into loops")
 	fl.BoolVar(&f.accuracy, "accuracy", false, "compare and replay the trace and its reduction and print the replay accuracy")

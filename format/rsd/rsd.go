@@ -412,8 +412,8 @@ func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 // appendStat writes statistic k of a timing: its mode, then the value
 // every instance has (0), the levels (1), the distinct values and each
 // instance's index among them (2), the mean, least and greatest
-// instance (3), or a histogram (4, prsd.Shares: its levels, the
-// instances it holds, and the series of those drawn from it).
+// instance (3), or a histogram (4, prsd.Histogram: its groups, then the
+// series of each instance's group).
 func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 	st := tg.Stats[k]
 	switch l := tg.Levels[k]; {
@@ -424,8 +424,8 @@ func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 		}
 		return l.AppendBinary(b)
-	case tg.Shares[k] != nil:
-		return l.AppendBinary(tg.Shares[k].AppendBinary(append(b, 4)))
+	case tg.Hists[k] != nil:
+		return l.AppendBinary(tg.Hists[k].AppendBinary(append(b, 4)))
 	case l != nil:
 		return l.AppendBinary(append(b, 1))
 	case st.Min == st.Mean && st.Max == st.Mean:
@@ -975,22 +975,7 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		*l = prsd.ReadSeries(&d.Reader)
 		tg.Levels[s] = l
 	case 4:
-		sh := new(prsd.Shares)
-		last := int64(0)
-		for i := range sh.Levels {
-			last += d.Varint()
-			sh.Levels[i] = last
-		}
-		at := d.Off
-		n := d.Uvarint()
-		l := d.series.one()
-		*l = prsd.ReadSeries(&d.Reader)
-		if d.Err == nil && n > uint64(l.N) {
-			d.Off = at
-			d.Fail(fmt.Sprintf("a histogram of %d instances, of which its series has %d", n, l.N))
-		}
-		sh.N = int64(n)
-		tg.Levels[s], tg.Shares[s] = l, sh
+		d.histogram(tg, s)
 	case 2:
 		vs := d.floats.take(d.Count(8, 255))
 		vs = vs[:cap(vs)]
@@ -1009,6 +994,33 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		d.Off--
 		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 4", mode))
 	}
+}
+
+// histogram reads statistic s's histogram and its series of groups.
+func (d *decoder) histogram(tg *prsd.Timing, s int) {
+	h := &prsd.Histogram{Groups: make([]prsd.Shares, d.Count(prsd.HistogramBytes, prsd.MaxGroups))}
+	at := d.Off
+	for g := range h.Groups {
+		sh := &h.Groups[g]
+		sh.N = int64(d.Uvarint() & (1<<58 - 1)) // 16 of them sum without overflow
+		sh.Levels = make([]int64, prsd.NumLevels(sh.N))
+		last := int64(0)
+		for i := range sh.Levels {
+			last += d.Varint()
+			sh.Levels[i] = last
+		}
+	}
+	l := d.series.one()
+	*l = prsd.ReadSeries(&d.Reader)
+	total := int64(0)
+	for _, g := range h.Groups {
+		total += g.N
+	}
+	if d.Err == nil && (len(h.Groups) == 0 || total > l.N) {
+		d.Off = at
+		d.Fail(fmt.Sprintf("a histogram of %d groups and %d instances, of which its series has %d", len(h.Groups), total, l.N))
+	}
+	tg.Levels[s], tg.Hists[s] = l, h
 }
 
 // variant reads a group's parameters into v.

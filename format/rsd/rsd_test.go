@@ -105,15 +105,16 @@ func TestSizeFlat(t *testing.T) {
 	}
 }
 
-// TestHistogramsFlat: a noisy stencil's file with histograms
-// (--time-histograms) is written and read back with them, and does not
-// grow with its iterations; without them, its noise's levels make it grow.
+// TestHistogramsFlat: a noisy stencil's and LU's files with histograms
+// (--time-histograms) are written and read back with them, and do not grow
+// with their iterations; without them, their noise's levels make them
+// grow.
 func TestHistogramsFlat(t *testing.T) {
-	size := func(iterations int, hist bool) int {
-		p, _ := workload.Defaults("stencil2d")
-		p.Ranks, p.Grid, p.Iterations, p.Periodic = 16, nil, iterations, false
+	size := func(kind string, ranks, iterations int, hist bool) int {
+		p, _ := workload.Defaults(kind)
+		p.Ranks, p.Grid, p.Iterations, p.Periodic = ranks, nil, iterations, false
 		p.Imbalance, p.Noise = 0.1, 0.05
-		src, err := workload.New("stencil2d", p)
+		src, err := workload.New(kind, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,19 +128,27 @@ func TestHistogramsFlat(t *testing.T) {
 			t.Fatal(err)
 		}
 		if back.Histograms != hist || !bytes.Equal(mustEncode(t, back), b) {
-			t.Fatalf("histograms %v read back as %v, or encoded again to other bytes", hist, back.Histograms)
+			t.Fatalf("%s: histograms %v read back as %v, or encoded again to other bytes", kind, hist, back.Histograms)
 		}
 		if err := prsd.Verify(src, back); err != nil {
 			t.Fatal(err)
 		}
 		return len(b)
 	}
-	a, b := size(700, true), size(2800, true)
-	if b > a+a/8 {
-		t.Errorf("with histograms: %d bytes at 700 iterations, %d at 2800", a, b)
-	}
-	if c := size(2800, false); c < 2*b {
-		t.Errorf("without histograms: %d bytes at 2800 iterations, with them %d", c, b)
+	for _, c := range []struct {
+		kind             string
+		ranks, few, many int
+	}{
+		{"stencil2d", 16, 700, 2800},
+		{"lu", 4, 100, 400}, // its last plane's larger computation: a group of its own
+	} {
+		a, b := size(c.kind, c.ranks, c.few, true), size(c.kind, c.ranks, c.many, true)
+		if b > a+a/8 {
+			t.Errorf("%s with histograms: %d bytes at %d iterations, %d at %d", c.kind, a, c.few, b, c.many)
+		}
+		if l := size(c.kind, c.ranks, c.many, false); l < 2*b {
+			t.Errorf("%s without histograms: %d bytes at %d iterations, with them %d", c.kind, l, c.many, b)
+		}
 	}
 }
 
