@@ -585,10 +585,39 @@ func Refused() []string {
 // configured returns the algorithm smpi/<coll> or smpi/coll-selector
 // chose for kind ("" for SimGrid's default).
 func (s *simulation) configured(k trace.Kind) string {
-	if a := s.cfg.Colls[collNames[k]]; a != "" {
-		return a
+	e := &s.algos[k]
+	if !e.configuredSet {
+		e.configured, e.configuredSet = s.cfg.Colls[collNames[k]], true
+		if e.configured == "" {
+			e.configured = s.cfg.Selector
+		}
 	}
-	return s.cfg.Selector
+	return e.configured
+}
+
+// algoEntry is a collective kind's configured algorithm, and the tables'
+// entries of the last algorithm expanded for it (algo): why it is
+// refused, if it is, and its composite's pieces, if it is one.
+type algoEntry struct {
+	configured    string
+	configuredSet bool
+	algo          string
+	set           bool
+	why           string
+	refused       bool
+	composite     func(c *collCall) []subColl
+}
+
+// collAlgo returns the tables' entries of algorithm algo of kind k.
+func (s *simulation) collAlgo(k trace.Kind, algo string) *algoEntry {
+	e := &s.algos[k]
+	if !e.set || e.algo != algo {
+		key := collNames[k] + ":" + algo
+		e.algo, e.set = algo, true
+		e.why, e.refused = refused[key]
+		e.composite = composites[key]
+	}
+	return e
 }
 
 // expand appends to parts those of collective k as c describes it (its
@@ -606,7 +635,8 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 			return nil, 0, fmt.Errorf("%s of %d bytes on %d ranks: Open MPI's rules (smpi/coll-selector:ompi) pick SimGrid's %s, which Kairos does not implement yet", k, collBytes(c), c.n, algo)
 		}
 	}
-	if why, ok := refused[collNames[k]+":"+algo]; ok {
+	entry := s.collAlgo(k, algo)
+	if why := entry.why; entry.refused {
 		if picked {
 			return nil, 0, fmt.Errorf("%s of %d bytes on %d ranks: Open MPI's rules (smpi/coll-selector:ompi) pick %s, which is refused: %s", k, collBytes(c), c.n, algo, why)
 		}
@@ -617,8 +647,8 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 		// dies of SIGFPE.
 		return nil, 0, fmt.Errorf("%s: ompi_ring_segmented of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k)
 	}
-	f, ok := composites[collNames[k]+":"+algo]
-	if !ok {
+	f := entry.composite
+	if f == nil {
 		algos, tag, err := selectAlgorithm(k, algo, c)
 		for _, a := range algos {
 			parts = append(parts, part{a, c.root, c.override, nil})

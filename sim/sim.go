@@ -326,6 +326,10 @@ type simulation struct {
 	freed     []*action
 	freeComms []*comm
 	freeOps   [][]collOp // large phases' operations to reuse (giveOps)
+	// algos are, per collective kind, its configured algorithm and what
+	// the tables say of the last one expanded (collAlgo), looked up once
+	// rather than by string at each collective.
+	algos [trace.NumKinds]algoEntry
 	// lateUnrefs are requests whose reference is dropped after the turn
 	// of the rank that posted them (see attach).
 	lateUnrefs []*request
