@@ -123,11 +123,13 @@ func split(vals []float64, spread float64) ([]int, bool) {
 		for b < len(vals) && vals[b] <= vals[a]*(1+spread)/(1-spread) {
 			b++
 		}
-		for ; b > a+1; b-- { // the mean may not be the centre: shrink until it is
-			mean := sum(vals[a:b]) / float64(b-a)
+		// The mean may not be the centre: shrink until it is.
+		for total := sum(vals[a:b]); b > a+1; b-- {
+			mean := total / float64(b-a)
 			if vals[a] >= mean*(1-spread) && vals[b-1] <= mean*(1+spread) {
 				break
 			}
+			total -= vals[b-1]
 		}
 		// Equal values go to one group (histogram finds an instance's by
 		// its value): back to the first of a run the cut splits.
