@@ -26,7 +26,9 @@ const maxGroups = 16
 // one drawn from group g-1. Which group an instance is in is structure,
 // kept in order; within a group, the order is noise, not kept. The series
 // of groups folds as the call's structure does, and no more grows with
-// the iterations of a noisy loop than that structure does.
+// the iterations of a noisy loop than that structure does. Ranks of the
+// same series whose values of each group all lie within the time error
+// of each other share one histogram (merger.nearHists).
 type Histogram struct {
 	Groups []Shares
 }
@@ -46,7 +48,8 @@ type Shares struct {
 	// N is the number of the group's instances.
 	N int64
 
-	vals []float64 // FromLevel of Levels
+	vals   []float64 // FromLevel of Levels
+	lo, hi float64   // while merging: the least and greatest value of the ranks that read it
 }
 
 // shareEps is the scale of the shares' levels: fine, so that a rank's
@@ -156,7 +159,7 @@ func sum(vals []float64) float64 {
 // shares returns the group of sorted values vals.
 func shares(vals []float64) Shares {
 	n := int64(len(vals))
-	sh := Shares{N: n}
+	sh := Shares{N: n, lo: vals[0], hi: vals[n-1]}
 	if n < histBuckets {
 		for _, v := range vals {
 			sh.Levels = append(sh.Levels, Level(v, shareEps))

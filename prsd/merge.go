@@ -340,9 +340,10 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		if m.hist {
 			h, groups, ok := histogram(&l, m.eps)
 			if ok {
+				// Ranks of the same groups, in the same order, share the
+				// first's histogram where their values allow (near).
 				hists[k], levels[k] = h, &groups
-				m.buf = append(m.buf, byte(k), 4)
-				m.buf = h.AppendBinary(m.buf)
+				m.buf = append(m.buf, byte(k), 4, byte(len(h.Groups)))
 				m.buf = groups.AppendBinary(m.buf)
 				continue
 			}
@@ -360,7 +361,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 	}
 	var g *timeGroup
 	for _, h := range n.byKey[string(m.buf)] {
-		if m.near(h, &mean) {
+		if m.near(h, &mean) && m.nearHists(h, &hists) {
 			g = h
 			break
 		}
@@ -373,6 +374,7 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		n.times = append(n.times, g)
 		n.byKey[string(m.buf)] = append(n.byKey[string(m.buf)], g)
 	}
+	g.widen(&hists)
 	for k := range a.stats {
 		if mask&(1<<k) != 0 {
 			g.sum[k] += mean[k]
@@ -396,6 +398,40 @@ func (m *merger) near(g *timeGroup, mean *[numStats]float64) bool {
 		}
 	}
 	return true
+}
+
+// nearHists reports whether a rank whose histograms are hists may read
+// g's instead: where, group by group, the values of g's ranks and the
+// rank's all lie within eps of each other (the highest at most 1+eps
+// times the lowest), so that every instance read back from g's shares,
+// which lie among them, is within eps of its own.
+func (m *merger) nearHists(g *timeGroup, hists *[numStats]*Histogram) bool {
+	for k, h := range hists {
+		if h == nil {
+			continue
+		}
+		for i := range h.Groups {
+			a, b := &g.hists[k].Groups[i], &h.Groups[i]
+			if max(a.hi, b.hi) > min(a.lo, b.lo)*(1+m.eps)*(1-1e-6) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// widen extends the ranges of g's histograms' groups to those of hists,
+// a rank's that joins g.
+func (g *timeGroup) widen(hists *[numStats]*Histogram) {
+	for k, h := range hists {
+		if h == nil || g.hists[k] == h {
+			continue
+		}
+		for i := range h.Groups {
+			a, b := &g.hists[k].Groups[i], &h.Groups[i]
+			a.lo, a.hi = min(a.lo, b.lo), max(a.hi, b.hi)
+		}
+	}
 }
 
 // finish turns merged items into the model's nodes; parent are the

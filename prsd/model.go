@@ -58,10 +58,12 @@ type Header struct {
 	// Histograms, where set, keeps a rank's instances of a call as their
 	// distribution (ScalaTrace's histograms: Histogram), not their order,
 	// in groups of values within TimeError/(2+TimeError) of their mean,
-	// each instance's group in order. Every instance still reads back
-	// within TimeError of its own, each group's sum within 1e-6 of its
-	// own, and the structure no longer grows with the iterations of a
-	// noisy loop.
+	// each instance's group in order; ranks whose values of each group
+	// all lie within TimeError of each other share one. Every instance
+	// still reads back within TimeError of its own, each group's sum
+	// within 1e-6 of its own (within TimeError for a rank that shares
+	// another's), and the structure no longer grows with the iterations
+	// of a noisy loop.
 	Histograms bool
 	// Plugins name the plug-ins of the Plugin modes, in order.
 	Plugins []string
