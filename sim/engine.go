@@ -86,6 +86,7 @@ func (a *action) rate() float64 {
 // heapSet schedules a at date with heap entry type t. Equal dates pop in
 // the order of their last set, as in SimGrid (see actionHeap).
 func (s *simulation) heapSet(a *action, date float64, t uint8) {
+	s.work.Dated++
 	a.htype = t
 	s.heap.set(a, date)
 }
@@ -584,10 +585,19 @@ func (s *simulation) appendPollVar(key []byte, v *maxmin.Variable) []byte {
 	return binary.AppendUvarint(append(key, kind), uint64(rank))
 }
 
+// solve re-solves sys, counting the work (Result.Work), and returns the
+// variables whose share changed.
+func (s *simulation) solve(sys *maxmin.System) []*maxmin.Variable {
+	mod := sys.Solve()
+	s.work.Solves++
+	s.work.Reported += int64(len(mod))
+	return mod
+}
+
 // reschedule solves the max-min systems and moves the actions whose share
 // changed in the heap (SimGrid's next_occurring_event_lazy).
 func (s *simulation) reschedule(sys *maxmin.System) {
-	for _, v := range sys.Solve() {
+	for _, v := range s.solve(sys) {
 		if v.ID < 0 {
 			s.sleepShared(v)
 			continue
@@ -618,10 +628,11 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
 	s.advances++
+	s.work.Advances++
 	s.scheduleSleeps()
 	switch {
 	case s.cfg.CPUFull:
-		s.cpuSys.Solve()
+		s.solve(s.cpuSys)
 	case s.cpuSys.Modified():
 		s.reschedule(s.cpuSys)
 	}
@@ -746,7 +757,7 @@ func (s *simulation) finishEnded() {
 // (update_actions_state_full).
 func (s *simulation) advanceFull() bool {
 	if s.netSys.Modified() {
-		s.netSys.Solve()
+		s.solve(s.netSys)
 		if s.quirkStruck() {
 			return false
 		}

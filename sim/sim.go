@@ -212,6 +212,19 @@ type Result struct {
 	// LinkEnergy is the links' energy, with the link energy model
 	// (Config.LinkEnergy); nil without.
 	LinkEnergy *LinkEnergy
+	// Work is what the replay that gave the result cost the engine.
+	Work Work
+}
+
+// Work counts what a replay cost the engine, in numbers that do not
+// depend on the computer running it: the dates its clock advanced to, the
+// max-min re-solves (network and CPUs), the variables whose share they
+// reported changed, and the datings of actions in its event queue (a
+// start, or a re-dating after a re-solve). Per action, they say whether
+// the engine's work stays flat as a trace grows in ranks, apart from the
+// memory latency that its time also pays (BENCHMARKS.md, issue 42).
+type Work struct {
+	Advances, Solves, Reported, Dated int64
 }
 
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
@@ -352,6 +365,7 @@ type simulation struct {
 	testUse, probeUse  sharedUse // of the back-off counters
 	probeExecs         int       // iprobe computations in progress
 	advances           uint64    // calls of advance
+	work               Work      // Result.Work
 	polls              pollCycle // the states met while only probes run
 	indexIDs           bool      // index requests by id: waits may name ids (not TI)
 	waitSeq            uint64    // order in which ranks started blocking waits
@@ -844,7 +858,7 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 }
 
 func (s *simulation) result() *Result {
-	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental}
+	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental, Work: s.work}
 	if s.cfg.Compat && s.cfg.Solver == SolverSimGrid {
 		res.Solver = SolverSimGrid
 	}

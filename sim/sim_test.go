@@ -850,3 +850,37 @@ const stagedSleepTrace = `0 init
 2 waitall
 2 finalize
 `
+
+// TestWorkFlatInRanks: the engine's work per action (the dates its clock
+// advances to, the re-solves, the shares they change, the datings in its
+// event queue) does not grow with the ranks on a noisy, imbalanced
+// periodic stencil (issue 42): within 25% from 64 to 1,024 ranks, the
+// shares a re-solve changes varying most with the flows that meet. (Its
+// time per action grows, from memory latency.)
+func TestWorkFlatInRanks(t *testing.T) {
+	perAction := func(side int) [4]float64 {
+		p, err := workload.Defaults("stencil2d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := side * side
+		p.Ranks, p.Grid, p.Iterations = n, []int{side, side}, 50
+		p.Noise, p.Imbalance, p.Periodic, p.AllreduceEvery = 0.05, 0.1, true, 0
+		src, err := workload.New("stencil2d", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(src, clusterMachine(t, fmt.Sprintf("%dx1Gf,125MBps,50us", n), n), sim.DefaultConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, w := float64(res.Actions), res.Work
+		return [4]float64{float64(w.Advances) / a, float64(w.Solves) / a, float64(w.Reported) / a, float64(w.Dated) / a}
+	}
+	small, large := perAction(8), perAction(32)
+	for i, name := range [4]string{"advances", "solves", "changed shares", "datings"} {
+		if small[i] <= 0 || large[i] > small[i]*1.25 {
+			t.Errorf("%s per action: %.3f at 64 ranks, %.3f at 1,024: want flat", name, small[i], large[i])
+		}
+	}
+}

@@ -250,6 +250,7 @@ type simulateJSON struct {
 	Bytes          int64            `json:"bytes"`
 	Solver         string           `json:"solver"`
 	SkippedPeriods int64            `json:"skipped_periods"` // periods not replayed again (kairos/skip-periods)
+	Work           workJSON         `json:"engine_work"`
 	Ranks          []simulateRankJS `json:"ranks"`
 	Energy         *simulateEnergy  `json:"energy,omitempty"`
 	LinkEnergy     *linkEnergyJSON  `json:"link_energy,omitempty"`
@@ -265,6 +266,16 @@ type simulateJSON struct {
 	Instances []instanceJSON `json:"instances,omitempty"`
 	// Polling says where SMPI's test back-off took time, if it did.
 	Polling *pollingJSON `json:"polling,omitempty"`
+}
+
+// workJSON is what the replay cost the engine (sim.Work): the dates its
+// clock advanced to, the max-min re-solves, the shares they changed, and
+// the actions dated in its event queue.
+type workJSON struct {
+	Advances int64 `json:"advances"`
+	Solves   int64 `json:"solves"`
+	Reported int64 `json:"changed_shares"`
+	Dated    int64 `json:"datings"`
 }
 
 type simulateRankJS struct {
@@ -709,7 +720,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), SkippedPeriods: res.Skipped, TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
 		if f.replayed != nil {
 			out.Recorded = 0 // instances recorded apart have no run in common
