@@ -102,6 +102,9 @@ func (a *analyzer) costs(opt Options) *Analysis {
 		}
 		return 0
 	})
+	if opt.Waits {
+		res.Waits = make([]Wait, 0, len(hs))
+	}
 	var kinds [numKinds]KindTotal
 	charged := map[causeKey]*charge{}
 	for _, h := range hs {

@@ -72,49 +72,38 @@ type collective struct {
 // that miss a member, or whose members disagree on the kind, are left out
 // and counted.
 func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, incomplete int) {
-	type instKey struct {
-		comm uint32
-		k    int
-	}
-	index := map[instKey]int{}
-	members := map[uint32]map[int32]int{} // comm -> world rank -> position
+	seqs := map[uint32]*commSeq{}
 	for r := range ranks {
-		count := map[uint32]int{}
+		var seq *commSeq
 		for _, c := range ranks[r].colls {
 			comm := c.comm
 			if c.kind == trace.Init || c.kind == trace.Finalize {
 				comm = initComm(c.kind)
 			}
-			k := count[comm]
-			count[comm] = k + 1
-			pos, ok := members[comm]
-			if !ok {
-				ms := meta.Members(c.comm, len(ranks))
-				pos = make(map[int32]int, len(ms))
-				for i, m := range ms {
-					pos[m] = i
+			if seq == nil || seq.comm != comm { // consecutive calls are mostly on one communicator
+				if seq = seqs[comm]; seq == nil {
+					seq = newCommSeq(comm, meta.Members(c.comm, len(ranks)))
+					seqs[comm] = seq
 				}
-				members[comm] = pos
 			}
-			p, ok := pos[int32(r)]
-			if !ok {
+			p := seq.position(int32(r))
+			if p < 0 {
 				incomplete++
 				continue
 			}
-			key := instKey{comm, k}
-			i, ok := index[key]
-			if !ok {
-				i = len(out)
-				index[key] = i
-				ms := meta.Members(c.comm, len(ranks))
+			k := seq.count[p]
+			seq.count[p]++
+			if int(k) == len(seq.insts) {
+				ms := seq.members
 				inst := collective{kind: c.kind, members: ms, comm: c.comm, root: c.root,
 					calls: make([]int32, len(ms)), sent: make([]int64, len(ms)), recv: make([]int64, len(ms))}
 				for j := range inst.calls {
 					inst.calls[j] = -1
 				}
+				seq.insts = append(seq.insts, int32(len(out)))
 				out = append(out, inst)
 			}
-			inst := &out[i]
+			inst := &out[seq.insts[k]]
 			if inst.kind != c.kind {
 				inst.kind = trace.KindInvalid
 			}
@@ -134,6 +123,38 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 		}
 	}
 	return kept, incomplete
+}
+
+// commSeq is the sequence of a communicator's collective instances, as
+// matchCollectives builds it.
+type commSeq struct {
+	comm    uint32
+	members []int32         // world ranks, in communicator order
+	pos     map[int32]int32 // world rank -> position
+	count   []int32         // calls seen, per position
+	insts   []int32         // the k-th instance's index in the output
+	rank    int32           // the rank whose position is cached (-1: none)
+	at      int32           // its position, -1 if it is no member
+}
+
+func newCommSeq(comm uint32, members []int32) *commSeq {
+	s := &commSeq{comm: comm, members: members, pos: make(map[int32]int32, len(members)), count: make([]int32, len(members)), rank: -1}
+	for i, m := range members {
+		s.pos[m] = int32(i)
+	}
+	return s
+}
+
+// position returns world rank r's position in the communicator, -1 if it
+// is no member.
+func (s *commSeq) position(r int32) int32 {
+	if s.rank != r {
+		s.rank, s.at = r, -1
+		if p, ok := s.pos[r]; ok {
+			s.at = p
+		}
+	}
+	return s.at
 }
 
 // initComm gives MPI_Init and MPI_Finalize sequences of their own, apart
