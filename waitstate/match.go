@@ -73,6 +73,11 @@ type collective struct {
 // and counted.
 func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, incomplete int) {
 	seqs := map[uint32]*commSeq{}
+	if len(ranks) > 0 {
+		out = make([]collective, 0, len(ranks[0].colls)) // all of them where every call is on the world
+	}
+	var calls slab[int32]
+	var sent, recv slab[int64]
 	for r := range ranks {
 		var seq *commSeq
 		for _, c := range ranks[r].colls {
@@ -96,7 +101,7 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 			if int(k) == len(seq.insts) {
 				ms := seq.members
 				inst := collective{kind: c.kind, members: ms, comm: c.comm, root: c.root,
-					calls: make([]int32, len(ms)), sent: make([]int64, len(ms)), recv: make([]int64, len(ms))}
+					calls: calls.take(len(ms)), sent: sent.take(len(ms)), recv: recv.take(len(ms))}
 				for j := range inst.calls {
 					inst.calls[j] = -1
 				}
@@ -123,6 +128,20 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 		}
 	}
 	return kept, incomplete
+}
+
+// slab hands out small arrays from large blocks: millions of collective
+// instances, each with arrays of its members, take a few allocations, not
+// three each.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) take(n int) []T {
+	if len(s.buf) < n {
+		s.buf = make([]T, max(n, 1<<14))
+	}
+	v := s.buf[:n:n]
+	s.buf = s.buf[n:]
+	return v
 }
 
 // commSeq is the sequence of a communicator's collective instances, as
