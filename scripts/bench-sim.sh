@@ -9,6 +9,9 @@
 # against the exact mode. Each tool's analytic run reads the trace in its
 # own binary form, converted beforehand and not timed (Kairos' .ktr,
 # LogGOPSim's schedule from txt2bin), as the exact runs both read TI.
+# Beside Kairos' time per action, its engine's datings of actions per
+# action (simulate --json's engine_work), work that does not depend on the
+# computer: flat where only memory latency grows the time.
 #
 # Two sets of traces:
 #   noisy     (the default) workloads that do not repeat: the generators'
@@ -108,8 +111,8 @@ med() {
 kairos_time() { sed -n 's/^Simulation time [0-9.]* (\([0-9.]*\) s.*/\1/p' "$1"; }
 sg_time() { sed -n 's/^\[\([0-9.]*\)\] Simulation time.*/\1/p' "$1" | tail -1; }
 
-printf '| trace | ranks | actions | Kairos CPU s | wall s | MB | SimGrid CPU s | wall s | MB | CPU speed-up | µs/action | simulated time (Kairos) | (SimGrid) | solver | analytic CPU s | LogGOPSim CPU s | analytic speed-up | analytic error |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| trace | ranks | actions | Kairos CPU s | wall s | MB | SimGrid CPU s | wall s | MB | CPU speed-up | µs/action | datings/action | simulated time (Kairos) | (SimGrid) | solver | analytic CPU s | LogGOPSim CPU s | analytic speed-up | analytic error |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for name in "${names[@]}"; do
   d=$work/$(echo "$name" | tr -c 'A-Za-z0-9\n' '_'); mkdir -p "$d"
   if [ "$set_" = periodic ]; then
@@ -155,6 +158,8 @@ for name in "${names[@]}"; do
   skipped=$(sed -n 's/.*"skipped_periods": \([0-9]*\).*/\1/p' "$d/kairos.out" | head -1)
   [ "${skipped:-0}" = 0 ] || solver="$solver, $skipped periods skipped"
   per=$(awk -v c="$kc" -v a="$actions" 'BEGIN{printf "%.2f", c/a*1e6}')
+  dated=$(sed -n 's/.*"datings": \([0-9]*\).*/\1/p' "$d/kairos.out" | head -1)
+  dated=$(awk -v d="${dated:-0}" -v a="$actions" 'BEGIN{printf "%.2f", d/a}') # the engine's work an action (engine_work)
   sc=- sw=- sm=- st=- ratio=-
   if [ $sg = 1 ]; then
     read -r sc sw sm <<<"$(med "$d/simgrid")"
@@ -169,7 +174,7 @@ for name in "${names[@]}"; do
     read -r lc _ _ <<<"$(med "$d/lgs")"
     lratio=$(awk -v a="$lc" -v b="$ac" 'BEGIN{printf "%.1f×", a/b}')
   fi
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-    "$label" "$n" "$actions" "$kc" "$kw" "$km" "$sc" "$sw" "$sm" "$ratio" "$per" "$kt" "$st" "$solver" "$ac" "$lc" "$lratio" "$aerr"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$label" "$n" "$actions" "$kc" "$kw" "$km" "$sc" "$sw" "$sm" "$ratio" "$per" "$dated" "$kt" "$st" "$solver" "$ac" "$lc" "$lratio" "$aerr"
   rm -f "$d/trace.bin"
 done
