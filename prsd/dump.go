@@ -3,6 +3,7 @@ package prsd
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -67,6 +68,8 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 				}
 				s := tg.Stats[k]
 				switch l := tg.Levels[k]; {
+				case tg.Hists[k] != nil:
+					fmt.Fprintf(b, " %s=histogram%s, groups%s", name, histText(tg.Hists[k]), seriesText(l))
 				case l == nil:
 					fmt.Fprintf(b, " %s=%.6g[%.6g,%.6g]", name, s.Mean, s.Min, s.Max)
 				case tg.Values[k] != nil:
@@ -79,6 +82,21 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 		}
 		t.dumpItems(b, n.Body, depth+1)
 	}
+}
+
+// histText writes a histogram's groups: each one's instances and the
+// range of its shares.
+func histText(h *Histogram) string {
+	parts := make([]string, len(h.Groups))
+	for g, sh := range h.Groups {
+		if len(sh.Levels) == 0 {
+			parts[g] = fmt.Sprintf("%d in []", sh.N)
+			continue
+		}
+		lo, hi := FromLevel(slices.Min(sh.Levels), shareEps), FromLevel(slices.Max(sh.Levels), shareEps)
+		parts[g] = fmt.Sprintf("%d in [%.6g,%.6g]", sh.N, lo, hi)
+	}
+	return "{" + strings.Join(parts, "; ") + "}"
 }
 
 func groupName(r Ranklist) string {

@@ -2,6 +2,7 @@ package prsd
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"kairos/trace"
@@ -112,6 +113,13 @@ func TestHistogramKeepsStructure(t *testing.T) {
 	}
 	if n := numShares(comp.Clusters[0].Items); n != 1 {
 		t.Errorf("%d histograms, want 1 (the noisy computation's, not the alternating one's)", n)
+	}
+	var dump strings.Builder
+	if err := comp.Dump(&dump); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(dump.String(), "comp=histogram{320 in [") {
+		t.Errorf("the dump does not show the histogram of 320 computations:\n%s", dump.String())
 	}
 	own, back := computations(t, tr, 0), computations(t, comp, 0)
 	if len(own) != len(back) {
