@@ -20,11 +20,12 @@ func RatioWeights(values []float64) []float64 {
 		sum += v
 	}
 	for i, v := range values {
-		if !(sum > 0) || math.IsInf(sum, 0) {
-			w[i] = 1 / float64(len(values))
-			continue
-		}
 		w[i] = v / sum
+	}
+	if !(sum > 0) || math.IsInf(sum, 0) {
+		for i := range w {
+			w[i] = 1 / float64(len(values))
+		}
 	}
 	return w
 }

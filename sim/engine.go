@@ -628,7 +628,6 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
 	s.advances++
-	s.work.Advances++
 	s.scheduleSleeps()
 	switch {
 	case s.cfg.CPUFull:

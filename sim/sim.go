@@ -365,7 +365,7 @@ type simulation struct {
 	testUse, probeUse  sharedUse // of the back-off counters
 	probeExecs         int       // iprobe computations in progress
 	advances           uint64    // calls of advance
-	work               Work      // Result.Work
+	work               Work      // Result.Work, but for Advances (advances)
 	polls              pollCycle // the states met while only probes run
 	indexIDs           bool      // index requests by id: waits may name ids (not TI)
 	waitSeq            uint64    // order in which ranks started blocking waits
@@ -859,6 +859,7 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 
 func (s *simulation) result() *Result {
 	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental, Work: s.work}
+	res.Work.Advances = int64(s.advances)
 	if s.cfg.Compat && s.cfg.Solver == SolverSimGrid {
 		res.Solver = SolverSimGrid
 	}
