@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
 
@@ -28,7 +29,7 @@ type request struct {
 	m      *msg // nil when the operation was invalid and not posted
 	eager  bool // a send that completes at once
 	tested bool
-	key    reqKey // its key in SimGrid's request storage (keyed.go)
+	key    reqstore.Key // its key in SimGrid's request storage (keyed.go)
 }
 
 func (q *request) complete() bool { return q.m == nil || q.eager || q.m.matched }
@@ -54,12 +55,10 @@ type waits struct {
 	coll     *instance
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
-	// keys is SimGrid's request storage (keyed.go), made at the rank's
-	// first wait or test by key; stored counts its entries, null ones
-	// included.
-	keys   map[reqKey]*keyQueue
-	stored int
-	spare  []*keyQueue // emptied queues, for keys to come
+	// store is SimGrid's request storage (keyed.go), filled from the
+	// rank's first wait or test by key (keyed).
+	store reqstore.Store[*request]
+	keyed bool
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool

@@ -193,8 +193,8 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 		rs.reqs = map[uint64]*request{}
 	}
 	rs.reqs[ev.Request] = q
-	if rs.keys != nil {
-		rs.store(q.key, q)
+	if rs.keyed {
+		rs.store.Push(q.key, q)
 	}
 	if e.static {
 		e.rep.Requests++
@@ -226,7 +226,7 @@ func (e *engine) waitall(r int, ev *trace.Event) {
 		for _, q := range rs.reqs {
 			rs.waitReqs = append(rs.waitReqs, q)
 		}
-		rs.clearKeys()
+		rs.store.Clear()
 	} else {
 		for _, id := range ev.Requests {
 			if q := e.request(r, ev, id); q != nil {

@@ -3,6 +3,7 @@ package check
 import (
 	"sort"
 
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
 
@@ -16,77 +17,32 @@ import (
 // program that completes its sends by MPI_Test (Ray, task farms) then has
 // its requests completed by its tests, as in SimGrid, not left over.
 
-// reqKey is a request's key in SimGrid's request storage.
-type reqKey struct{ src, dst, tag int32 }
-
-// keyQueue is the FIFO of one key's stored requests, nil for a null one.
-type keyQueue struct {
-	items []*request
-	head  int
-}
-
 // byKey reports whether a wait or test names its request by key (TI).
 func byKey(ev *trace.Event) bool { return ev.Source != trace.NoRank && ev.Partner != trace.NoRank }
 
 // keyOf returns the key a request started by ev on rank r is stored under.
-func keyOf(r int, ev *trace.Event) reqKey {
+func keyOf(r int, ev *trace.Event) reqstore.Key {
 	if ev.Kind == trace.Irecv {
-		return reqKey{ev.Partner, int32(r), ev.Tag}
+		return reqstore.Key{Src: ev.Partner, Dst: int32(r), Tag: ev.Tag}
 	}
-	return reqKey{int32(r), ev.Partner, ev.Tag}
-}
-
-// store records q under its key once the rank's waits go by key.
-func (w *waits) store(k reqKey, q *request) {
-	kq := w.keys[k]
-	if kq == nil {
-		if n := len(w.spare); n > 0 {
-			kq, w.spare = w.spare[n-1], w.spare[:n-1]
-		} else {
-			kq = &keyQueue{}
-		}
-		w.keys[k] = kq
-	}
-	kq.items = append(kq.items, q)
-	w.stored++
-}
-
-// pop pops the oldest request stored under k (nil for none or a null
-// one). A key left empty is dropped, its queue kept for another key:
-// the storage holds the requests outstanding, not every key ever used
-// (a trace whose tags never repeat).
-func (w *waits) pop(k reqKey) *request {
-	kq := w.keys[k]
-	if kq == nil {
-		return nil
-	}
-	q := kq.items[kq.head]
-	kq.items[kq.head] = nil
-	kq.head++
-	w.stored--
-	if kq.head == len(kq.items) {
-		kq.items, kq.head = kq.items[:0], 0
-		delete(w.keys, k)
-		w.spare = append(w.spare, kq)
-	}
-	return q
+	return reqstore.Key{Src: int32(r), Dst: ev.Partner, Tag: ev.Tag}
 }
 
 // byKeys switches rank r to keyed waits at its first: its outstanding
 // requests are stored in the order they started.
 func (e *engine) byKeys(r int) *waits {
 	w := e.ranks[r].waits
-	if w.keys != nil {
+	if w.keyed {
 		return w
 	}
-	w.keys = map[reqKey]*keyQueue{}
+	w.keyed = true
 	qs := make([]*request, 0, len(w.reqs))
 	for _, q := range w.reqs {
 		qs = append(qs, q)
 	}
 	sort.Slice(qs, func(i, j int) bool { return qs[i].index < qs[j].index })
 	for _, q := range qs {
-		w.store(q.key, q)
+		w.store.Push(q.key, q)
 	}
 	return w
 }
@@ -96,12 +52,13 @@ func (e *engine) byKeys(r int) *waits {
 // SimGrid's replay aborts (a test there does nothing).
 func (e *engine) popKey(r int, ev *trace.Event) *request {
 	w := e.byKeys(r)
-	if w.stored == 0 && ev.Kind == trace.Wait {
+	if w.store.Len() == 0 && ev.Kind == trace.Wait {
 		e.problem(r, e.ranks[r].index, "%s of %d to %d tag %d with no request outstanding (SimGrid's replay aborts)",
 			ev.Kind, ev.Source, ev.Partner, ev.Tag)
 		return nil
 	}
-	return w.pop(reqKey{ev.Source, ev.Partner, ev.Tag})
+	q, _ := w.store.Pop(reqstore.Key{Src: ev.Source, Dst: ev.Partner, Tag: ev.Tag})
+	return q
 }
 
 // keyedWait waits for the request of ev's key, if one is stored.
@@ -126,21 +83,9 @@ func (e *engine) keyedTest(r int, ev *trace.Event) {
 		if w.reqs[q.id] == q {
 			delete(w.reqs, q.id)
 		}
-		w.store(q.key, nil)
+		w.store.Push(q.key, nil)
 		return
 	}
 	q.tested = true
-	w.store(q.key, q)
-}
-
-// clearKeys empties the rank's storage: a waitall waits for everything in
-// it.
-func (w *waits) clearKeys() {
-	for _, kq := range w.keys {
-		clear(kq.items)
-		kq.items, kq.head = kq.items[:0], 0
-		w.spare = append(w.spare, kq)
-	}
-	clear(w.keys)
-	w.stored = 0
+	w.store.Push(q.key, q)
 }

@@ -57,28 +57,3 @@ func TestKeyedRequests(t *testing.T) {
 		}},
 	})
 }
-
-// TestKeyedStorageBounded stores and pops requests under 10,000 keys that
-// never repeat, as a trace whose tags never repeat does: the storage ends
-// empty, holding no key, and its queues are reused, one at most.
-func TestKeyedStorageBounded(t *testing.T) {
-	w := &waits{keys: map[reqKey]*keyQueue{}}
-	for tag := range int32(10000) {
-		k := reqKey{0, 1, tag}
-		q := &request{}
-		w.store(k, q)
-		w.store(k, nil) // a test's null request
-		if got := w.pop(k); got != q {
-			t.Fatalf("tag %d: popped %v, want the request stored", tag, got)
-		}
-		if got := w.pop(k); got != nil {
-			t.Fatalf("tag %d: popped %v, want the null request", tag, got)
-		}
-	}
-	if len(w.keys) != 0 || w.stored != 0 || len(w.spare) != 1 {
-		t.Errorf("%d keys, %d stored, %d spare queues; want 0, 0, 1", len(w.keys), w.stored, len(w.spare))
-	}
-	if got := w.pop(reqKey{0, 1, 5}); got != nil {
-		t.Errorf("a key never stored popped %v", got)
-	}
-}

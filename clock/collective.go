@@ -241,11 +241,13 @@ func (e *engine) finish() error {
 	}
 	for i := range e.ranks {
 		st := &e.ranks[i]
-		srcs := make([]int32, 0, st.inbox.len())
-		st.inbox.each(func(s int32, _ *pairQueue) { srcs = append(srcs, s) })
+		srcs := make([]int32, 0, st.inbox.Len())
+		for s := range st.inbox.All() {
+			srcs = append(srcs, s)
+		}
 		sort.Slice(srcs, func(a, b int) bool { return srcs[a] < srcs[b] })
 		for _, s := range srcs {
-			q, _ := st.inbox.get(s)
+			q := st.inbox.Get(s)
 			for _, m := range q.sends {
 				note(fmt.Sprintf("rank %d event %d sends %d bytes to rank %d with tag %d, which never receives it", m.src, m.sendIdx, m.n, m.dst, m.tag))
 			}

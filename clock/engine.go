@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"kairos/internal/smallmap"
 	"kairos/trace"
 )
 
@@ -48,9 +49,9 @@ type rankState struct {
 	queued bool
 	node   int32
 
-	reqs    smallMap[uint64, *request]  // outstanding non-blocking requests by id
-	inbox   smallMap[int32, *pairQueue] // by source rank
-	anyRecv []*request                  // posted receives from MPI_ANY_SOURCE
+	reqs    smallmap.Map[uint64, *request]  // outstanding non-blocking requests by id
+	inbox   smallmap.Map[int32, *pairQueue] // by source rank
+	anyRecv []*request                      // posted receives from MPI_ANY_SOURCE
 
 	// What a blocked rank waits for: the requests of a Recv, Wait,
 	// Waitall, SendRecv or rendezvous Send, or a collective.
@@ -342,7 +343,7 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 		return e.block(st)
 	case trace.Wait:
 		st.pending = st.pending[:0]
-		if rq, ok := st.reqs.take(ev.Request); ok {
+		if rq, ok := st.reqs.Take(ev.Request); ok {
 			st.pending = append(st.pending, rq)
 		} else {
 			st.local(duration(ev)) // a wait on no known request is local

@@ -99,7 +99,7 @@ func (e *engine) release(rq *request) {
 // An id reused before its wait replaces the old request, which is then
 // never completed (its message still matches).
 func (e *engine) addRequest(st *rankState, id uint64, rq *request) {
-	st.reqs.put(id, rq)
+	st.reqs.Put(id, rq)
 }
 
 // sendRequest returns the sender's request for m; only a rendezvous send
@@ -180,10 +180,10 @@ func (e *engine) deliver(m *message) {
 }
 
 func (st *rankState) queue(src int32) *pairQueue {
-	q, ok := st.inbox.get(src)
+	q, ok := st.inbox.Lookup(src)
 	if !ok {
 		q = &pairQueue{}
-		st.inbox.put(src, q)
+		st.inbox.Put(src, q)
 	}
 	return q
 }
@@ -236,7 +236,8 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 	if src == trace.AnySource {
 		var best *pairQueue
 		bi := -1
-		st.inbox.each(func(_ int32, q *pairQueue) {
+		for _, qp := range st.inbox.All() {
+			q := *qp
 			for i, m := range q.sends {
 				if accepts(rq, m) {
 					if best == nil || m.seq < best.sends[bi].seq {
@@ -245,7 +246,7 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 					break
 				}
 			}
-		})
+		}
 		if best == nil {
 			st.anyRecv = append(st.anyRecv, rq)
 			return rq
@@ -272,11 +273,11 @@ func (e *engine) postRecv(st *rankState, ev *trace.Event, src int32) *request {
 func (e *engine) collectWaitall(st *rankState, ev *trace.Event) {
 	st.pending = st.pending[:0]
 	if ev.Requests == nil {
-		st.pending = st.reqs.takeAll(st.pending)
+		st.pending = st.reqs.TakeAll(st.pending)
 		return
 	}
 	for _, id := range ev.Requests {
-		if rq, ok := st.reqs.take(id); ok {
+		if rq, ok := st.reqs.Take(id); ok {
 			st.pending = append(st.pending, rq)
 		}
 	}

@@ -103,7 +103,7 @@ func (s *simulation) chooseMailbox(dst *rank, send bool, peer, tag int32, bytes 
 		}
 		// Is its receive posted in the ordinary mailbox?
 		cand, _ := findRecv(&dst.mbox, src, tag)
-		inOrder := s.ranks[src].sent.get(mkey(peer, tag)) == dst.recvd.get(mkey(src, tag))
+		inOrder := s.ranks[src].sent.Get(mkey(peer, tag)) == dst.recvd.Get(mkey(src, tag))
 		return cand == nil || !inOrder, 1
 	}
 	if _, q := s.oldestSend(&dst.smbox, peer, tag); q != nil {
@@ -145,7 +145,7 @@ func (s *simulation) postEager(q *request, mb *mailbox) {
 	q.matched = s.now
 	s.stats.messages++
 	s.stats.bytes += q.bytes
-	mb.sends.slot(mkey(q.owner.id, q.tag)).push(q)
+	mb.sends.Slot(mkey(q.owner.id, q.tag)).Push(q)
 	mb.nsends++
 	s.startComm(c)
 }
@@ -180,7 +180,7 @@ func (s *simulation) attach(sq, rq *request) {
 // takeMsgID returns the number of src's next message to dst with tag,
 // and counts it.
 func takeMsgID(src *rank, dst, tag int32) uint32 {
-	n := src.sent.slot(mkey(dst, tag))
+	n := src.sent.Slot(mkey(dst, tag))
 	id := *n
 	*n++
 	return id
@@ -194,7 +194,7 @@ func (s *simulation) inOrder(q *request) bool {
 }
 
 func (s *simulation) isNext(q *request) bool {
-	return s.ranks[q.peer].recvd.get(mkey(q.owner.id, q.tag)) == q.msgID
+	return s.ranks[q.peer].recvd.Get(mkey(q.owner.id, q.tag)) == q.msgID
 }
 
 // received counts the message of sq as received by rq's owner, in
@@ -206,7 +206,7 @@ func (s *simulation) received(sq, rq *request) {
 }
 
 func (s *simulation) countReceived(sq, rq *request) {
-	*rq.owner.recvd.slot(mkey(sq.owner.id, sq.tag))++
+	*rq.owner.recvd.Slot(mkey(sq.owner.id, sq.tag))++
 }
 
 // SMPI compares a receive with every send its scan of a mailbox meets
@@ -236,8 +236,8 @@ func (s *simulation) compareRecv(q *request, mb *mailbox) {
 // whose number is the next one. It reports whether there is one.
 func (s *simulation) compareSends(q *request, mb *mailbox, probing bool) bool {
 	next, _ := s.oldestSend(mb, q.peer, q.tag)
-	for _, sq := range mb.sends.all() {
-		for _, c := range sq.items[sq.head:] {
+	for _, sq := range mb.sends.All() {
+		for _, c := range sq.Items() {
 			if !matches(q, c.owner.id, c.tag) || next != nil && c.seq > next.seq {
 				break // a queue holds one source and tag
 			}
@@ -250,12 +250,12 @@ func (s *simulation) compareSends(q *request, mb *mailbox, probing bool) bool {
 // compareRecvs flags the receives of mb that SMPI compares send q with
 // when its number is not the next one: all it is accepted by.
 func (s *simulation) compareRecvs(q *request, mb *mailbox) {
-	if rq := mb.recvs.ref(mkey(q.owner.id, q.tag)); rq != nil {
-		for _, r := range rq.items[rq.head:] {
+	if rq := mb.recvs.Ref(mkey(q.owner.id, q.tag)); rq != nil {
+		for _, r := range rq.Items() {
 			s.compare(r, q, false)
 		}
 	}
-	for _, w := range mb.wildRecv.items[mb.wildRecv.head:] {
+	for _, w := range mb.wildRecv.Items() {
 		if matches(w, q.owner.id, q.tag) {
 			s.compare(w, q, false)
 		}

@@ -690,11 +690,11 @@ func relDate(date, now float64) float64 {
 func rankFlags(r *rank, f []uint64) bool {
 	st := &r.coll
 	if r.done || r.ending || !r.busy || r.sleepVar != nil || r.sleepAct != nil || r.slept || r.sendFromSet ||
-		len(r.orQueue) > 0 || r.orSleep != 0 || r.wPend != 0 || r.wDone != 0 || r.resume || r.nkeys != 0 ||
-		r.byID.len() != 0 || r.probeStep != 0 || r.testReq != nil || len(r.arrived) > 0 || r.ev == nil ||
+		len(r.orQueue) > 0 || r.orSleep != 0 || r.wPend != 0 || r.wDone != 0 || r.resume || r.store.Len() != 0 ||
+		r.byID.Len() != 0 || r.probeStep != 0 || r.testReq != nil || len(r.arrived) > 0 || r.ev == nil ||
 		r.ev.Kind != trace.Compute && r.ev.Kind != trace.Sleep ||
-		st.posting || len(st.reqs) > 0 || len(st.carried) > 0 || r.mbox.nsends != 0 || !r.mbox.wildRecv.empty() ||
-		!emptyQueues(&r.mbox.recvs) || r.unlockDue || r.async.unlock != nil || r.mtx.owner != nil {
+		st.posting || len(st.reqs) > 0 || len(st.carried) > 0 || r.mbox.nsends != 0 || !r.mbox.wildRecv.Empty() ||
+		!r.mbox.recvs.Empty() || r.unlockDue || r.async.unlock != nil || r.mtx.owner != nil {
 		return false
 	}
 	var b uint64
@@ -707,15 +707,6 @@ func rankFlags(r *rank, f []uint64) bool {
 	f[0] = b | uint64(r.pending)<<16 | uint64(uint32(r.step))<<32
 	f[1] = uint64(uint32(st.part)) | uint64(uint32(st.phase))<<32
 	f[2] = uint64(st.opIdx)
-	return true
-}
-
-func emptyQueues(m *queueMap[uint64]) bool {
-	for _, q := range m.all() {
-		if !q.empty() {
-			return false
-		}
-	}
 	return true
 }
 

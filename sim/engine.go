@@ -259,7 +259,7 @@ type route struct {
 
 func (s *simulation) route(src, dst int) *route {
 	from := &s.routes[src]
-	if rt := from.get(int32(dst)); rt != nil {
+	if rt := from.Get(int32(dst)); rt != nil {
 		return rt
 	}
 	fwd, lat, err := s.m.Route(src, dst)
@@ -300,7 +300,7 @@ func (s *simulation) route(src, dst int) *route {
 		rt.back = append(rt.back, s.links[l])
 		rt.idx = append(rt.idx, int32(l))
 	}
-	from.put(int32(dst), rt)
+	from.Put(int32(dst), rt)
 	return rt
 }
 

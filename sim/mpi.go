@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
 
@@ -58,91 +59,14 @@ type comm struct {
 }
 
 // reqKey is SimGrid's replay request key: (sender, receiver, tag).
-type reqKey struct{ src, dst, tag int32 }
+type reqKey = reqstore.Key
 
-// packed returns k in 64 bits, and whether its fields fit: end-points
-// from -2 to 2^20-3, tags within ±2^23 (every trace's). A map hashes a
-// uint64 about four times faster than three int32.
-func (k reqKey) packed() (uint64, bool) {
-	s, d, t := uint64(int64(k.src)+2), uint64(int64(k.dst)+2), uint64(int64(k.tag)+1<<23)
-	if s >= 1<<20 || d >= 1<<20 || t >= 1<<24 {
-		return 0, false
-	}
-	return s<<44 | d<<24 | t, true
-}
-
-// reqStore is SimGrid's RequestStorage: a FIFO of requests per key, nil
-// for a null request; the keys packed where they fit, the others apart.
-type reqStore struct {
-	packed queueMap[uint64]
-	wide   queueMap[reqKey]
-}
-
-// slot returns k's queue, adding an empty one if k is absent.
-func (st *reqStore) slot(k reqKey) *queue {
-	if p, ok := k.packed(); ok {
-		return st.packed.slot(p)
-	}
-	return st.wide.slot(k)
-}
-
-// ref returns k's queue, or nil if k is absent.
-func (st *reqStore) ref(k reqKey) *queue {
-	if p, ok := k.packed(); ok {
-		return st.packed.ref(p)
-	}
-	return st.wide.ref(k)
-}
-
-// queues iterates over the queues, which the loop may change.
-func (st *reqStore) queues(yield func(*queue) bool) {
-	for _, q := range st.packed.all() {
-		if !yield(q) {
-			return
-		}
-	}
-	for _, q := range st.wide.all() {
-		if !yield(q) {
-			return
-		}
-	}
-}
-
-// queue is a FIFO of requests.
-type queue struct {
-	items []*request
-	head  int
-}
-
-func (q *queue) push(r *request) { q.items = append(q.items, r) }
-
-func (q *queue) empty() bool { return q.head >= len(q.items) }
-
-func (q *queue) front() *request { return q.items[q.head] }
-
-func (q *queue) pop() *request {
-	r := q.items[q.head]
-	q.items[q.head] = nil
-	q.head++
-	if q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
-	}
-	return r
-}
-
-// remove takes r out of the queue (wherever it is) and reports whether it
-// was there.
-func (q *queue) remove(r *request) bool {
-	for i := q.head; i < len(q.items); i++ {
-		if q.items[i] == r {
-			copy(q.items[i:], q.items[i+1:])
-			q.items[len(q.items)-1] = nil
-			q.items = q.items[:len(q.items)-1]
-			return true
-		}
-	}
-	return false
-}
+// queue is a FIFO of requests; queueMap, request queues by (source, tag)
+// (mkey).
+type (
+	queue    = reqstore.Queue[*request]
+	queueMap = reqstore.QueueMap[uint64, *request]
+)
 
 // mailbox holds a receiving rank's unmatched sends and receives. A send
 // reads the fields up to wildRecv, first.
@@ -150,9 +74,9 @@ type mailbox struct {
 	// lastPost and lastProbe are when a send was last posted to the
 	// mailbox and when its owner last probed it (-1 for never).
 	lastPost, lastProbe float64
-	recvs               queueMap[uint64] // exact receives by (source, tag)
-	wildRecv            queue            // receives with AnySource or AnyTag
-	sends               queueMap[uint64] // by (source, tag)
+	recvs               queueMap // exact receives by (source, tag)
+	wildRecv            queue    // receives with AnySource or AnyTag
+	sends               queueMap // by (source, tag)
 	nsends              int
 }
 
@@ -235,16 +159,16 @@ func (s *simulation) post(q *request) {
 		}
 		switch {
 		case cand != nil:
-			if cand == from.front() {
-				from.pop()
+			if cand == from.Front() {
+				from.Pop()
 			} else {
-				from.remove(cand)
+				from.Remove(cand)
 			}
 			s.match(q, cand)
 		case small:
 			s.postEager(q, mb)
 		default:
-			mb.sends.slot(mkey(q.owner.id, q.tag)).push(q)
+			mb.sends.Slot(mkey(q.owner.id, q.tag)).Push(q)
 			mb.nsends++
 		}
 		return
@@ -262,24 +186,24 @@ func (s *simulation) post(q *request) {
 		s.compareRecv(q, mb)
 	}
 	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
-		if sq := mb.sends.ref(mkey(q.peer, q.tag)); sq != nil && !sq.empty() && s.inOrder(sq.front()) {
+		if sq := mb.sends.Ref(mkey(q.peer, q.tag)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
 			mb.nsends--
-			take(sq.pop(), q)
+			take(sq.Pop(), q)
 			return
 		}
-		mb.recvs.slot(mkey(q.peer, q.tag)).push(q)
+		mb.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
 		return
 	}
 	// Which send a wildcard receive gets can depend on the order of
 	// simultaneous events.
 	s.orderMatters()
 	if best, bq := s.oldestSend(mb, q.peer, q.tag); best != nil {
-		bq.remove(best)
+		bq.Remove(best)
 		mb.nsends--
 		take(best, q)
 		return
 	}
-	mb.wildRecv.push(q)
+	mb.wildRecv.Push(q)
 }
 
 // findRecv returns the oldest receive in mb that accepts a message from
@@ -287,11 +211,11 @@ func (s *simulation) post(q *request) {
 func findRecv(mb *mailbox, src, tag int32) (*request, *queue) {
 	var cand *request
 	var from *queue
-	if rq := mb.recvs.ref(mkey(src, tag)); rq != nil && !rq.empty() {
-		cand, from = rq.front(), rq
+	if rq := mb.recvs.Ref(mkey(src, tag)); rq != nil && !rq.Empty() {
+		cand, from = rq.Front(), rq
 	}
-	if !mb.wildRecv.empty() {
-		for _, w := range mb.wildRecv.items[mb.wildRecv.head:] {
+	if !mb.wildRecv.Empty() {
+		for _, w := range mb.wildRecv.Items() {
 			if (cand == nil || w.seq < cand.seq) && matches(w, src, tag) {
 				cand, from = w, &mb.wildRecv
 				break
@@ -305,19 +229,19 @@ func findRecv(mb *mailbox, src, tag int32) (*request, *queue) {
 // src with tag (wildcards allowed) accepts, and its queue; nil if none.
 func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) {
 	if src != trace.AnySource && tag != trace.AnyTag {
-		if sq := mb.sends.ref(mkey(src, tag)); sq != nil && !sq.empty() && s.inOrder(sq.front()) {
-			return sq.front(), sq
+		if sq := mb.sends.Ref(mkey(src, tag)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
+			return sq.Front(), sq
 		}
 		return nil, nil
 	}
 	probe := request{peer: src, tag: tag}
 	var best *request
 	var bq *queue
-	for _, sq := range mb.sends.all() {
-		if sq.empty() {
+	for _, sq := range mb.sends.All() {
+		if sq.Empty() {
 			continue
 		}
-		for _, c := range sq.items[sq.head:] {
+		for _, c := range sq.Items() {
 			if matches(&probe, c.owner.id, c.tag) {
 				if (best == nil || c.seq < best.seq) && s.inOrder(c) {
 					best, bq = c, sq

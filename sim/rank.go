@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"kairos/internal/reqstore"
+	"kairos/internal/smallmap"
 	"kairos/sim/maxmin"
 	"kairos/trace"
 )
@@ -79,16 +81,15 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	ending     bool                     // the trace is over; waiting for leftover requests
-	store      reqStore                 // SimGrid's RequestStorage
-	nkeys      int                      // keys with a non-empty queue
-	byID       keyMap[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
-	probeStep  int8                     // progress of the probe a receive of unknown size makes first
-	probeEnds  uint32                   // the iprobe computations it has ended (see pollCycled)
-	probed     int64                    // the size that probe found
-	probeFlops float64                  // the computation of its current iprobe
-	pending    uint8                    // what it does with its last simcall's answer, at its next turn
-	testReq    *request                 // a request kept across turns (test, sendRecv)
+	ending     bool                           // the trace is over; waiting for leftover requests
+	store      reqstore.Store[*request]       // SimGrid's RequestStorage
+	byID       smallmap.Map[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
+	probeStep  int8                           // progress of the probe a receive of unknown size makes first
+	probeEnds  uint32                         // the iprobe computations it has ended (see pollCycled)
+	probed     int64                          // the size that probe found
+	probeFlops float64                        // the computation of its current iprobe
+	pending    uint8                          // what it does with its last simcall's answer, at its next turn
+	testReq    *request                       // a request kept across turns (test, sendRecv)
 	testKey    reqKey
 	testByID   bool
 	coll       collState
@@ -101,7 +102,7 @@ type rank struct {
 	async asyncState
 	// sent and recvd count the messages sent to each (destination, tag)
 	// and received from each (source, tag), in small-message mode.
-	sent, recvd keyMap[uint64, uint32]
+	sent, recvd smallmap.Map[uint64, uint32]
 	// arrived are the messages its current action has returned with, for
 	// a MessageObserver (see arrive).
 	arrived []*Message
@@ -297,17 +298,15 @@ func (s *simulation) finishRank(r *rank) {
 // ends. As SimGrid 3.32 (a FIXME in smpi_replay_main), only the last
 // request of each key is waited for.
 func (s *simulation) endRequests(r *rank) {
-	for q := range r.store.queues {
-		if q.empty() {
-			continue
-		}
+	for q := range r.store.Queues() {
+		items := q.Items()
 		if s.cfg.Compat {
-			if last := q.items[len(q.items)-1]; last != nil {
+			if last := items[len(items)-1]; last != nil {
 				s.addWait(r, last)
 			}
 			continue
 		}
-		for _, x := range q.items[q.head:] {
+		for _, x := range items {
 			if x != nil {
 				s.addWait(r, x)
 			}
@@ -523,11 +522,11 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		s.post(q)
 		switch e.Kind {
 		case trace.Isend:
-			s.storeReq(r, reqKey{s.actorKey(r.id), s.actorKey(e.Partner), e.Tag}, q)
+			s.storeReq(r, reqKey{Src: s.actorKey(r.id), Dst: s.actorKey(e.Partner), Tag: e.Tag}, q)
 			s.indexReq(r, q, e.Request)
 			return true
 		case trace.Irecv:
-			s.storeReq(r, reqKey{s.actorKey(e.Partner), s.actorKey(r.id), e.Tag}, q)
+			s.storeReq(r, reqKey{Src: s.actorKey(e.Partner), Dst: s.actorKey(r.id), Tag: e.Tag}, q)
 			s.indexReq(r, q, e.Request)
 			return true
 		}
@@ -856,15 +855,11 @@ func (s *simulation) actorKey(g int32) int32 {
 }
 
 func (s *simulation) storeReq(r *rank, k reqKey, q *request) {
-	sq := r.store.slot(k)
-	if sq.empty() {
-		r.nkeys++
-	}
 	if q != nil {
 		q.refs++
 		q.key = k
 	}
-	sq.push(q)
+	r.store.Push(k, q)
 }
 
 // indexReq records q under the trace's request id, for traces whose waits
@@ -873,10 +868,10 @@ func (s *simulation) indexReq(r *rank, q *request, id uint64) {
 	if id == 0 || !s.indexIDs {
 		return
 	}
-	if old := r.byID.get(id); old != nil {
+	if old := r.byID.Get(id); old != nil {
 		s.dropID(r, old)
 	}
-	r.byID.put(id, q)
+	r.byID.Put(id, q)
 	q.id = id
 	q.refs++
 }
@@ -884,7 +879,7 @@ func (s *simulation) indexReq(r *rank, q *request, id uint64) {
 // dropID forgets q's request id. The caller must hold a reference to q.
 func (s *simulation) dropID(r *rank, q *request) {
 	if q.id != 0 {
-		r.byID.delete(q.id)
+		r.byID.Delete(q.id)
 		q.id = 0
 		s.unref(q)
 	}
@@ -892,10 +887,7 @@ func (s *simulation) dropID(r *rank, q *request) {
 
 // dropKey takes q out of the key store. The caller must hold a reference.
 func (s *simulation) dropKey(r *rank, q *request) {
-	if sq := r.store.ref(q.key); sq != nil && sq.remove(q) {
-		if sq.empty() {
-			r.nkeys--
-		}
+	if r.store.Remove(q.key, q) {
 		s.unref(q)
 	}
 }
@@ -909,7 +901,7 @@ func byKey(e *trace.Event) bool { return e.Source != trace.NoRank && e.Partner !
 // for an unknown key or a null request (a no-op in SimGrid).
 func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 	if !byKey(e) {
-		q = r.byID.get(e.Request)
+		q = r.byID.Get(e.Request)
 		if q == nil {
 			return nil, true
 		}
@@ -918,18 +910,10 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 		s.dropKey(r, q)
 		return q, true
 	}
-	if r.nkeys == 0 {
+	if r.store.Len() == 0 {
 		return nil, false
 	}
-	k := reqKey{e.Source, e.Partner, e.Tag}
-	sq := r.store.ref(k)
-	if sq == nil || sq.empty() {
-		return nil, true
-	}
-	q = sq.pop()
-	if sq.empty() {
-		r.nkeys--
-	}
+	q, _ = r.store.Pop(reqKey{Src: e.Source, Dst: e.Partner, Tag: e.Tag})
 	if q != nil {
 		s.dropID(r, q)
 	}
@@ -941,7 +925,7 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if e.Requests != nil {
 		for _, id := range e.Requests {
-			if q := r.byID.get(id); q != nil {
+			if q := r.byID.Get(id); q != nil {
 				q.refs++
 				s.dropID(r, q)
 				s.dropKey(r, q)
@@ -951,19 +935,13 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 		}
 		return
 	}
-	if r.nkeys == 0 {
-		return
-	}
-	for sq := range r.store.queues {
-		for !sq.empty() {
-			if q := sq.pop(); q != nil {
-				s.dropID(r, q)
-				s.addWait(r, q)
-				s.unref(q)
-			}
+	r.store.Drain(func(q *request) {
+		if q != nil {
+			s.dropID(r, q)
+			s.addWait(r, q)
+			s.unref(q)
 		}
-	}
-	r.nkeys = 0
+	})
 }
 
 // test is MPI_Test as SMPI replays it: sleep smpi/test x n (n grows with
@@ -976,7 +954,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 		var q *request
 		if !byKey(e) {
 			// By request id: test in place, forget it once complete.
-			if q = r.byID.get(e.Request); q == nil {
+			if q = r.byID.Get(e.Request); q == nil {
 				return true
 			}
 			q.refs++
@@ -985,7 +963,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 			return true
 		}
 		r.testReq = q
-		r.testKey = reqKey{e.Source, e.Partner, e.Tag}
+		r.testKey = reqKey{Src: e.Source, Dst: e.Partner, Tag: e.Tag}
 		r.step = 1
 		fallthrough
 	case 1:

@@ -151,6 +151,7 @@ import (
 	"sort"
 	"strings"
 
+	"kairos/internal/smallmap"
 	"kairos/sim/maxmin"
 	"kairos/trace"
 )
@@ -321,7 +322,7 @@ type simulation struct {
 	cpuSys          *maxmin.System
 	hosts           []hostState
 	links           []*maxmin.Constraint
-	routes          []keyMap[int32, *route] // cached routes, by source host
+	routes          []smallmap.Map[int32, *route] // cached routes, by source host
 	ranks           []*rank
 	lastDone        *rank // the rank that ended its trace last
 	runq            []*rank
@@ -520,7 +521,7 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		return nil, err
 	}
 	cfg.NetworkFull = cfg.NetworkFull && !cfg.Analytic // no sharing to update
-	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]keyMap[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]smallmap.Map[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
 		schedules: schedules{}}
 	if mo, ok := obs.(MessageObserver); ok && seesMessages(obs) {
 		s.msgObs = mo

@@ -43,7 +43,7 @@ func (p *parser) action(ln int) error {
 		p.waitTest(trace.Test)
 	case "waitall":
 		ev.Kind = trace.Waitall
-		p.store.clear()
+		p.store.Clear()
 	case "sendRecv":
 		p.sendRecv()
 	case "barrier":
@@ -176,11 +176,11 @@ func (p *parser) setPointToPoint(k trace.Kind, partner, tag int32, b int64, dt t
 	case trace.Isend:
 		p.nextReq++
 		ev.Request = p.nextReq
-		p.store.push(reqKey{p.rank, ev.Partner, tag}, ev.Request)
+		p.store.Push(reqKey{Src: p.rank, Dst: ev.Partner, Tag: tag}, ev.Request)
 	case trace.Irecv:
 		p.nextReq++
 		ev.Request = p.nextReq
-		p.store.push(reqKey{ev.Partner, p.rank, ev.Tag}, ev.Request)
+		p.store.Push(reqKey{Src: ev.Partner, Dst: p.rank, Tag: ev.Tag}, ev.Request)
 	}
 }
 
@@ -213,13 +213,13 @@ func (p *parser) setWaitTest(k trace.Kind, src, dst, tag int32) {
 	if tag == simgridAnyTag {
 		ev.Tag = trace.AnyTag
 	}
-	if k == trace.Wait && p.store.live == 0 {
+	if k == trace.Wait && p.store.Len() == 0 {
 		p.warnEmpty = true
 	}
-	key := reqKey{ev.Source, peer(dst), ev.Tag}
-	ev.Request = p.store.pop(key)
+	key := reqKey{Src: ev.Source, Dst: peer(dst), Tag: ev.Tag}
+	ev.Request, _ = p.store.Pop(key)
 	if k == trace.Test && ev.Request != 0 {
-		p.store.push(key, ev.Request)
+		p.store.Push(key, ev.Request)
 	}
 }
 

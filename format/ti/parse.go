@@ -5,8 +5,13 @@ import (
 	"math"
 	"strconv"
 
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
+
+// reqKey is SimGrid's request key: (sender, receiver, tag), world ranks
+// as written in the trace (MPI_ANY_SOURCE normalised).
+type reqKey = reqstore.Key
 
 // SimGrid's spelling of the wildcards it writes into traces (smpi.h).
 const (
@@ -49,7 +54,7 @@ type parser struct {
 	ev   trace.Event
 
 	nextReq   uint64
-	store     requestStore
+	store     reqstore.Store[uint64]
 	counts    [2][]int64
 	warnEmpty bool // a wait met an empty store (SimGrid aborts there)
 	// warnDispls: an allgatherv gave non-zero displacements, which

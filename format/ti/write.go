@@ -403,9 +403,9 @@ func (rw *rankWriter) pointToPoint(e *trace.Event) {
 	me := int32(rw.rank)
 	switch e.Kind {
 	case trace.Isend:
-		rw.start(e.Request, reqKey{me, p, int32(t)})
+		rw.start(e.Request, reqKey{Src: me, Dst: p, Tag: int32(t)})
 	case trace.Irecv:
-		rw.start(e.Request, reqKey{p, me, int32(t)})
+		rw.start(e.Request, reqKey{Src: p, Dst: me, Tag: int32(t)})
 	}
 }
 
@@ -444,9 +444,9 @@ func (rw *rankWriter) sendRecv(e *trace.Event) {
 		rw.word("waitall")
 		return
 	}
-	rw.key("wait", reqKey{me, e.Partner, e.Tag})
+	rw.key("wait", reqKey{Src: me, Dst: e.Partner, Tag: e.Tag})
 	rw.line()
-	rw.key("wait", reqKey{src, me, int32(tag(e.Tag))})
+	rw.key("wait", reqKey{Src: src, Dst: me, Tag: int32(tag(e.Tag))})
 }
 
 // line ends the line in rw.buf and starts the next one of the rank.
@@ -473,7 +473,7 @@ func (rw *rankWriter) waitTest(e *trace.Event) bool {
 		if e.Source == trace.NoRank || e.Partner == trace.NoRank {
 			return false
 		}
-		k = reqKey{partner(e.Source), e.Partner, int32(tag(e.Tag))}
+		k = reqKey{Src: partner(e.Source), Dst: e.Partner, Tag: int32(tag(e.Tag))}
 	} else if e.Kind == trace.Wait {
 		delete(rw.reqs, e.Request)
 	}
@@ -483,9 +483,9 @@ func (rw *rankWriter) waitTest(e *trace.Event) bool {
 
 func (rw *rankWriter) key(action string, k reqKey) {
 	rw.word(action)
-	rw.int(int64(k.src))
-	rw.int(int64(k.dst))
-	rw.int(int64(k.tag))
+	rw.int(int64(k.Src))
+	rw.int(int64(k.Dst))
+	rw.int(int64(k.Tag))
 }
 
 // waitall writes "waitall" for a waitall on every outstanding request,
