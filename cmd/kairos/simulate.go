@@ -961,5 +961,5 @@ func printPolling(w io.Writer, p *pollingJSON) {
 	if len(p.Ranks) > shown {
 		fmt.Fprintf(w, "  and %d more ranks\n", len(p.Ranks)-shown)
 	}
-	fmt.Fprintln(w, "  SimGrid 3.32 replays the polling alike; --cfg smpi/test:0 replays the tests without the back-off (a trace that records only the tests that complete, as TI from kairos tracer, has none)")
+	fmt.Fprintln(w, "  SimGrid 3.32 replays the polling alike; --cfg smpi/test:0 replays the tests without the back-off, and without the time the run spent in them (where a thread polled while other threads computed, as a task runtime's progression thread does, that replay ends far sooner than the run)")
 }
