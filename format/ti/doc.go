@@ -37,7 +37,8 @@
 // datatype size) in Event.SendBytes and RecvBytes and the datatype id
 // named on the line in SendType and RecvType (trace.DefaultType when the
 // line names none). Meta.DefaultType is trace.TypeDouble when the lowest
-// rank's "init" has an argument, trace.TypeByte otherwise. Per action:
+// rank that starts with "init" (its first action) gives it an argument,
+// trace.TypeByte otherwise. Per action:
 //
 //	init [x]                          Init
 //	finalize                          Finalize

@@ -386,7 +386,8 @@ func (t *Trace) indexShared() error {
 		for len(t.slot) <= r {
 			t.slot = append(t.slot, -1)
 		}
-		if t.slot[r] < 0 {
+		first := t.slot[r] < 0
+		if first {
 			t.slot[r] = int32(len(t.spans))
 			t.spans = append(t.spans, span{off: off, line: lr.line})
 		} else if r != prev {
@@ -396,7 +397,7 @@ func (t *Trace) indexShared() error {
 		s.end = lr.offset()
 		s.size += int64(len(line)) + 1
 		last, prev = max(last, r), r
-		t.noteLine(&p, r, inits, locs)
+		t.noteLine(&p, r, first, inits, locs)
 	}
 	if lr.err != nil {
 		return fmt.Errorf("%s: %w", name, lr.err)
@@ -423,14 +424,16 @@ func (t *Trace) indexShared() error {
 }
 
 // noteLine records what Open needs from a line of rank r: whether its
-// init has an argument, and the file name of a location line.
-func (t *Trace) noteLine(p *parser, r int, inits map[int]int, locs map[int][]string) {
+// init has an argument, if the line is the rank's first (an init further
+// on is no start: SimGrid replays the actions before it without one), and
+// the file name of a location line.
+func (t *Trace) noteLine(p *parser, r int, first bool, inits map[int]int, locs map[int][]string) {
 	if len(p.toks) < 2 {
 		return
 	}
 	switch string(p.toks[1]) {
 	case "init":
-		if _, seen := inits[r]; !seen {
+		if first {
 			inits[r] = min(len(p.toks)-2, 1)
 		}
 	case "location":
@@ -639,12 +642,12 @@ func (t *Trace) noteFirst(r int, data []byte, whole bool, sc *scanned) bool {
 				return false
 			}
 			if t.opt.KeepLastLine && p.split(data) {
-				t.noteLine(&p, r, sc.inits, sc.locs)
+				t.noteLine(&p, r, true, sc.inits, sc.locs)
 			}
 			return true
 		}
 		if p.split(data[:i]) {
-			t.noteLine(&p, r, sc.inits, sc.locs)
+			t.noteLine(&p, r, true, sc.inits, sc.locs)
 			return true
 		}
 		data = data[i+1:]
@@ -680,6 +683,7 @@ func (t *Trace) scanLines(name string, r int, all bool, sc *scanned, tailBuf []b
 	}
 	lr := &lineReader{r: f, buf: sc.line[:size]}
 	var p parser
+	first := true
 	for {
 		line, term, ok := lr.next()
 		if !ok || !term && !t.opt.KeepLastLine {
@@ -688,7 +692,8 @@ func (t *Trace) scanLines(name string, r int, all bool, sc *scanned, tailBuf []b
 		if !p.split(line) {
 			continue
 		}
-		t.noteLine(&p, r, sc.inits, sc.locs)
+		t.noteLine(&p, r, first, sc.inits, sc.locs)
+		first = false
 		if !all {
 			break
 		}
