@@ -55,10 +55,9 @@ type waits struct {
 	coll     *instance
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
-	// store is SimGrid's request storage (keyed.go), filled from the
-	// rank's first wait or test by key (keyed).
-	store reqstore.Store[*request]
-	keyed bool
+	// store is SimGrid's request storage (keyed.go), made at the rank's
+	// first wait or test by key.
+	store *reqstore.Store[*request]
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool

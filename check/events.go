@@ -193,7 +193,7 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 		rs.reqs = map[uint64]*request{}
 	}
 	rs.reqs[ev.Request] = q
-	if rs.keyed {
+	if rs.store != nil {
 		rs.store.Push(q.key, q)
 	}
 	if e.static {
@@ -226,7 +226,9 @@ func (e *engine) waitall(r int, ev *trace.Event) {
 		for _, q := range rs.reqs {
 			rs.waitReqs = append(rs.waitReqs, q)
 		}
-		rs.store.Clear()
+		if rs.store != nil {
+			rs.store.Clear()
+		}
 	} else {
 		for _, id := range ev.Requests {
 			if q := e.request(r, ev, id); q != nil {

@@ -32,10 +32,10 @@ func keyOf(r int, ev *trace.Event) reqstore.Key {
 // requests are stored in the order they started.
 func (e *engine) byKeys(r int) *waits {
 	w := e.ranks[r].waits
-	if w.keyed {
+	if w.store != nil {
 		return w
 	}
-	w.keyed = true
+	w.store = &reqstore.Store[*request]{}
 	qs := make([]*request, 0, len(w.reqs))
 	for _, q := range w.reqs {
 		qs = append(qs, q)
