@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -168,13 +169,15 @@ func testRealKernels(t *testing.T, archive string) {
 		count[in.Pattern]++
 	}
 	kernels := map[int]bool{} // their phases
+	var long []string         // the long instances, for a failure's message
 	for _, in := range pat.Instances {
 		if in.Events >= 100 {
 			kernels[phaseOf(in.Position)] = true
+			long = append(long, fmt.Sprintf("pattern %d at %d, %d events", in.Pattern, in.Position, in.Events))
 		}
 	}
 	if len(kernels) != 2 {
-		t.Fatalf("the kernels are in phases %v, want two: %s", kernels, out)
+		t.Fatalf("the kernels are in phases %v, want two; instances of 100 events or more: %v; phases: %s", kernels, long, out)
 	}
 	loops := map[int]int{} // loop instances per kernel phase
 	for _, in := range pat.Instances {
