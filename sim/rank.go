@@ -25,7 +25,6 @@ type rank struct {
 	id   int32
 	host int
 	rd   trace.Reader
-	pos  trace.Positioner
 	ev   *trace.Event
 
 	// grp is the block (see order.go) of the round of advance grpAdv
@@ -46,12 +45,7 @@ type rank struct {
 	// constraint, as SimGrid's wait does with a sleep action (see hold).
 	single  bool
 	holding bool // it holds its host's CPU constraint (see hold)
-	// With a concurrency limit, the hold is SimGrid's sleep variable
-	// itself, and holdWait tells a wait's from a sleep's.
-	sleepVar *maxmin.Variable
-	holdWait bool
-	sleepAct *action // the timed sleep holding (sleepFor)
-	slept    bool    // the overhead before the send being posted is slept (see overhead)
+	slept   bool // the overhead before the send being posted is slept (see overhead)
 	// sendFrom is when the send being posted began, before its overhead
 	// (set if sendFromSet).
 	sendFrom    float64
@@ -81,19 +75,35 @@ type rank struct {
 	blockStart float64
 	matchMax   float64
 
-	ending     bool                           // the trace is over; waiting for leftover requests
-	store      reqstore.Store[*request]       // SimGrid's RequestStorage
-	byID       smallmap.Map[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
-	probeStep  int8                           // progress of the probe a receive of unknown size makes first
-	probeEnds  uint32                         // the iprobe computations it has ended (see pollCycled)
-	probed     int64                          // the size that probe found
-	probeFlops float64                        // the computation of its current iprobe
-	pending    uint8                          // what it does with its last simcall's answer, at its next turn
-	testReq    *request                       // a request kept across turns (test, sendRecv)
+	ending  bool                           // the trace is over; waiting for leftover requests
+	store   reqstore.Store[*request]       // SimGrid's RequestStorage
+	byID    smallmap.Map[uint64, *request] // the same requests by trace request id (traces whose waits name ids)
+	pending uint8                          // what it does with its last simcall's answer, at its next turn
+	res     RankResult
+	io      bool // set while it replays the duration of an I/O call
+	// arrived are the messages its current action has returned with, for
+	// a MessageObserver (see arrive).
+	arrived []*Message
+
+	// What follows is read by fewer actions (probes, tests, collectives,
+	// small-message mode, one-sided calls), after what every action
+	// reads: at thousands of ranks a rank's state leaves the cache between
+	// two of its actions, and each line it spans costs a miss.
+	pos trace.Positioner
+
+	// With a concurrency limit, the hold is SimGrid's sleep variable
+	// itself, and holdWait tells a wait's from a sleep's.
+	sleepVar   *maxmin.Variable
+	holdWait   bool
+	sleepAct   *action  // the timed sleep holding (sleepFor)
+	probeStep  int8     // progress of the probe a receive of unknown size makes first
+	probeEnds  uint32   // the iprobe computations it has ended (see pollCycled)
+	probed     int64    // the size that probe found
+	probeFlops float64  // the computation of its current iprobe
+	testReq    *request // a request kept across turns (test, sendRecv)
 	testKey    reqKey
 	testByID   bool
 	coll       collState
-	res        RankResult
 
 	// smbox is SMPI's small mailbox and mtx the mutex of both, used in
 	// small-message mode only (see async.go).
@@ -103,13 +113,8 @@ type rank struct {
 	// sent and recvd count the messages sent to each (destination, tag)
 	// and received from each (source, tag), in small-message mode.
 	sent, recvd smallmap.Map[uint64, uint32]
-	// arrived are the messages its current action has returned with, for
-	// a MessageObserver (see arrive).
-	arrived []*Message
-	// rma is its progress through a one-sided call (onesided.go); io is
-	// set while it replays the duration of an I/O call.
+	// rma is its progress through a one-sided call (onesided.go).
 	rma rmaCall
-	io  bool
 }
 
 // runRank gives r a turn: it runs until its next simcall after the one it
