@@ -1593,3 +1593,40 @@ func BenchmarkTracerOverheadOneSided(b *testing.B) {
 		b.ReportMetric(s*1e9, "ns/put+flush-"+name)
 	}
 }
+
+// TestTracerAbort traces a run that ends in MPI_Abort: the tracer says the
+// measurement is abandoned, the aborting rank's TI trace holds every call
+// up to its MPI_Abort, whole lines only, and the other ranks' traces, cut
+// where each last wrote its buffer, still read, with fewer calls.
+func TestTracerAbort(t *testing.T) {
+	if !testenv.Long() {
+		t.Skip("a run that aborts: KAIROS_LONG=1")
+	}
+	dir := t.TempDir()
+	lib := tracertest.OpenMPI.Tracer(t, dir, false)
+	app := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("abort.c"))
+	const n = 20000
+	tr := filepath.Join(dir, "t")
+	r := tracertest.Recording{Lib: lib, Trace: tr, Format: "ti", NP: 4, Dir: dir}
+	out, err := tracertest.OpenMPI.Try(r, app, strconv.Itoa(n))
+	if err == nil {
+		t.Fatalf("a run that aborts exited 0:\n%s", out)
+	}
+	if !strings.Contains(out, "kairos_trace: rank 1 called MPI_Abort (error code 3): the measurement is abandoned") {
+		t.Errorf("no message of the abandoned measurement:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(tr, "rank-1.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(data), "1 allreduce 8 0\n") {
+		t.Errorf("rank 1's trace does not end with its last allreduce: ...%q", data[max(0, len(data)-80):])
+	}
+	for rank, c := range calls(t, filepath.Join(tr, "index.txt")) { // which fails the test if the cut traces do not read
+		if want := n + 1; rank == 1 && len(c) != want {
+			t.Errorf("rank 1 has %d calls, want %d (init and its allreduces)", len(c), want)
+		} else if rank != 1 && len(c) >= n {
+			t.Errorf("rank %d has %d calls: its trace was not cut (the test no longer fills its buffer)", rank, len(c))
+		}
+	}
+}

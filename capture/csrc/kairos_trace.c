@@ -3197,6 +3197,34 @@ int MPI_Finalize(void) {
   return PMPI_Finalize();
 }
 
+/* MPI_Abort ends the run without MPI_Finalize, whose collectives write
+ * the traces' ends, the OTF2 archive and a reduction: like Score-P, the
+ * tracer abandons its measurement, and says so. The calling rank's TI
+ * lines are written first, so that its trace ends at its MPI_Abort; the
+ * others' files end where each last wrote its buffer (every 64 KiB, the
+ * last line cut short): a record of how far the run went, not one that
+ * replays. */
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  if (kt_on()) {
+    kt_active = 0;
+    int whole = kt_ti && !kr_method && kt_buf == kt_file;
+    if (whole) {
+      kt_flush();
+      if (kt_out) fclose(kt_out);
+      kt_out = NULL;
+    }
+    fprintf(stderr, "kairos_trace: rank %d called MPI_Abort (error code %d): the measurement is abandoned", kt_rank,
+            errorcode);
+    if (whole)
+      fprintf(stderr, "; in %s, this rank's TI trace ends at its MPI_Abort, the others' where each last wrote its buffer",
+              kt_dir);
+    if (kr_method) fprintf(stderr, "; the reduction, written at MPI_Finalize, is not");
+    if (ko_writing()) fprintf(stderr, "; the OTF2 archive, written at MPI_Finalize, is not");
+    fprintf(stderr, "\n");
+  }
+  return PMPI_Abort(comm, errorcode);
+}
+
 /* The OTF2 records of point-to-point calls and completions. */
 static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id);
 static void ko_irecv_request(uint64_t id);
@@ -4657,6 +4685,8 @@ void mpi_init_thread_(F *required, F *provided, F *ierr) { kf_init("pmpi_init_th
 KF_NAMES(init_thread, INIT_THREAD)
 void mpi_finalize_(F *ierr) { *ierr = MPI_Finalize(); }
 KF_NAMES(finalize, FINALIZE)
+void mpi_abort_(F *comm, F *errorcode, F *ierr) { *ierr = MPI_Abort(KF_COMM(comm), (int)*errorcode); }
+KF_NAMES(abort, ABORT)
 
 /* Point-to-point calls. */
 

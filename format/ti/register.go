@@ -49,7 +49,7 @@ func hint(path string, head []byte) string {
 	}
 	if st, err := os.Stat(file); err == nil && st.Size() == 0 {
 		return fmt.Sprintf("read as a SimGrid trace description (one trace file a line), its first trace file %s is empty: "+
-			"kairos tracer writes each rank's trace at MPI_Finalize, so a run that aborted or was killed leaves empty files", file)
+			"kairos tracer writes a rank's trace every 64 KiB and at MPI_Finalize, so a run that aborted or was killed leaves empty or cut-short files", file)
 	}
 	return ""
 }
