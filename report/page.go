@@ -207,21 +207,23 @@ func (p *page) SlowRows(n int) []SlowRow {
 // The root causes name where chains of waits end; this names the first
 // link.
 func (p *page) lateBecause(rank int32, start, finish trace.Time, lost float64) string {
-	if p.Causes == nil {
+	if rank < 0 || int(rank) >= len(p.waits) {
 		return ""
 	}
-	from, to := (start - (finish - start)).Seconds(), finish.Seconds()
-	var best *waitstate.Wait
-	for i := range p.Causes.Waits {
-		w := &p.Causes.Waits[i]
-		if w.Rank == rank && w.Causer != rank && w.Start < to && w.Start+w.Seconds > from && (best == nil || w.Seconds > best.Seconds) {
-			best = w
+	from := start - (finish - start)
+	var best *WaitSpan
+	for i, w := range p.waits[rank] {
+		if w.Start >= finish {
+			break
+		}
+		if w.Causer != rank && w.End > from && (best == nil || w.End-w.Start > best.End-best.Start) {
+			best = &p.waits[rank][i]
 		}
 	}
-	if best == nil || best.Seconds < lost/2 {
+	if best == nil || (best.End-best.Start).Seconds() < lost/2 {
 		return ""
 	}
-	return fmt.Sprintf("it waited %s for rank %d (%s)", seconds(best.Seconds), best.Causer, best.Kind)
+	return fmt.Sprintf("it waited %s for rank %d (%s)", seconds((best.End - best.Start).Seconds()), best.Causer, best.Kind)
 }
 
 // Problems lists the validation's problems, at most n.

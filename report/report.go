@@ -95,9 +95,10 @@ type Report struct {
 	PatternsErr error
 	// Causes are the timed run's wait states and their root causes
 	// (Scalasca's delay analysis): the rank and call path each wait goes
-	// back to.
+	// back to. Its list of wait states is left out: waits has them.
 	Causes    *waitstate.Analysis
 	CausesErr error
+	waits     Waits
 	// Timeline is the timed run's timeline.
 	Timeline    *Timeline
 	TimelineErr error
@@ -138,8 +139,9 @@ func Build(src trace.Source, opt Options) *Report {
 	run := r.timedRun(src)
 	if run != nil {
 		r.Causes, r.CausesErr = waitstate.Analyze(run, waitstate.Options{Waits: true})
+		r.waits = waitSpans(r.Causes, run.NumRanks())
 		r.Patterns, r.PatternsErr = pattern.Analyze(run, pattern.DefaultOptions())
-		r.Timeline, r.TimelineErr = BuildTimeline(run, waitSpans(r.Causes, run.NumRanks()), opt.TimelineBudget)
+		r.Timeline, r.TimelineErr = BuildTimeline(run, r.waits, opt.TimelineBudget)
 	}
 	if opt.Reduce != nil {
 		r.Reduction, r.ReduceErr = opt.Reduce(src)
@@ -167,20 +169,31 @@ func (r *Report) timedRun(src trace.Source) trace.Source {
 }
 
 // waitSpans returns the wait states of a as each rank's spans of
-// waiting, in order, for the timeline.
+// waiting, in order, and drops a's list of them: millions on long
+// traces, three times the spans' size.
 func waitSpans(a *waitstate.Analysis, ranks int) Waits {
 	if a == nil {
 		return nil
 	}
+	n := make([]int, ranks)
+	for _, w := range a.Waits {
+		if w.Rank >= 0 && int(w.Rank) < ranks && w.Seconds > 0 {
+			n[w.Rank]++
+		}
+	}
 	out := make(Waits, ranks)
+	for r := range out {
+		out[r] = make([]WaitSpan, 0, n[r])
+	}
 	for _, w := range a.Waits {
 		if w.Rank >= 0 && int(w.Rank) < ranks && w.Seconds > 0 {
 			start := trace.FromSeconds(w.Start)
-			out[w.Rank] = append(out[w.Rank], Span{start, start + trace.FromSeconds(w.Seconds)})
+			out[w.Rank] = append(out[w.Rank], WaitSpan{start, start + trace.FromSeconds(w.Seconds), w.Causer, w.Kind})
 		}
 	}
+	a.Waits = nil
 	for _, spans := range out {
-		slices.SortFunc(spans, func(a, b Span) int { return cmp.Compare(a.Start, b.Start) })
+		slices.SortFunc(spans, func(a, b WaitSpan) int { return cmp.Compare(a.Start, b.Start) })
 	}
 	return out
 }

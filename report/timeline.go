@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"kairos/trace"
+	"kairos/waitstate"
 )
 
 // State is what a rank is doing at a point of the timeline.
@@ -68,7 +69,15 @@ type Span struct{ Start, End trace.Time }
 // start: the wait states a wait-state analysis finds (a late sender, the
 // last member of a collective...). The timeline draws the part of an MPI
 // call inside one as waiting.
-type Waits [][]Span
+type Waits [][]WaitSpan
+
+// WaitSpan is a wait state's span, the rank it waited for and its kind:
+// what the page needs of a wait state, in a third of its size.
+type WaitSpan struct {
+	Start, End trace.Time
+	Causer     int32
+	Kind       waitstate.Kind
+}
 
 // Timeline is every rank's states over time, encoded for the page: each
 // lane is a sequence of contiguous segments, each a varint duration in
@@ -201,7 +210,7 @@ type lane struct {
 	tl      *Timeline
 	rank    int
 	totals  *[numStates]trace.Time
-	waits   []Span // the rank's spans of waiting not yet passed
+	waits   []WaitSpan // the rank's spans of waiting not yet passed
 	started bool
 	last    trace.Time // the end of the last span
 	sampler sampler

@@ -269,14 +269,26 @@ func (k Kind) IsMPI() bool { return k.Valid() && k != Compute && k != Sleep && k
 // computation, sleeps, locations, and the local, deferred, I/O completion
 // and other I/O calls whose function a trace does not keep.
 func (k Kind) MPIName() string {
-	switch {
-	case !k.IsMPI() || k == Local || k == Deferred || k == FileWait || k == File:
-		return ""
-	case k == SendRecv:
-		return "MPI_Sendrecv"
-	case k == ReduceScatter:
-		return "MPI_Reduce_scatter"
+	if k < numKinds {
+		return mpiNames[k]
 	}
-	s := k.String()
-	return "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+	return ""
 }
+
+// mpiNames are the kinds' MPI names, made once: analyses name every wait
+// state's call, millions on long traces.
+var mpiNames = func() (names [numKinds]string) {
+	for k := range numKinds {
+		switch {
+		case !k.IsMPI() || k == Local || k == Deferred || k == FileWait || k == File:
+		case k == SendRecv:
+			names[k] = "MPI_Sendrecv"
+		case k == ReduceScatter:
+			names[k] = "MPI_Reduce_scatter"
+		default:
+			s := k.String()
+			names[k] = "MPI_" + strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	return names
+}()

@@ -197,6 +197,9 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 	for i := range colls {
 		d.collective(&colls[i])
 	}
+	for r := range ranks { // matched and detected: a long run's largest lists after its spans
+		ranks[r].sends, ranks[r].recvs, ranks[r].colls = nil, nil, nil
+	}
 	d.sortEntries()
 	a := &analyzer{detector: d, acts: acts, meta: src.Meta(), startUp: acts.id(startUp)}
 	a.origin, a.firsts = origins(ranks)

@@ -64,8 +64,7 @@ type collective struct {
 	calls   []int32 // each member's call (span index), -1 if it has none
 	comm    uint32
 	root    int32
-	sent    []int64
-	recv    []int64
+	data    []dataFlags // each member's
 }
 
 // matchCollectives groups the collective calls into instances. Instances
@@ -77,7 +76,7 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 		out = make([]collective, 0, len(ranks[0].colls)) // all of them where every call is on the world
 	}
 	var calls slab[int32]
-	var sent, recv slab[int64]
+	var data slab[dataFlags]
 	for r := range ranks {
 		var seq *commSeq
 		for _, c := range ranks[r].colls {
@@ -101,7 +100,7 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 			if int(k) == len(seq.insts) {
 				ms := seq.members
 				inst := collective{kind: c.kind, members: ms, comm: c.comm, root: c.root,
-					calls: calls.take(len(ms)), sent: sent.take(len(ms)), recv: recv.take(len(ms))}
+					calls: calls.take(len(ms)), data: data.take(len(ms))}
 				for j := range inst.calls {
 					inst.calls[j] = -1
 				}
@@ -112,7 +111,7 @@ func matchCollectives(ranks []rankData, meta *trace.Meta) (out []collective, inc
 			if inst.kind != c.kind {
 				inst.kind = trace.KindInvalid
 			}
-			inst.calls[p], inst.sent[p], inst.recv[p] = c.call, c.sent, c.recv
+			inst.calls[p], inst.data[p] = c.call, c.data
 		}
 	}
 	kept := out[:0]

@@ -92,11 +92,32 @@ type p2p struct {
 
 // coll is one collective call (MPI_Init and MPI_Finalize included).
 type coll struct {
-	call       int32
-	kind       trace.Kind
-	comm       uint32
-	root       int32
-	sent, recv int64
+	call int32
+	comm uint32
+	root int32
+	kind trace.Kind
+	data dataFlags // whether it sends, receives: only that decides who waits
+}
+
+// dataFlags say whether a collective call sends data and receives it.
+type dataFlags uint8
+
+const (
+	sends dataFlags = 1 << iota
+	receives
+)
+
+// flags returns the data flags of a call sending and receiving that many
+// bytes.
+func flags(sent, recv int64) dataFlags {
+	var f dataFlags
+	if sent > 0 {
+		f |= sends
+	}
+	if recv > 0 {
+		f |= receives
+	}
+	return f
 }
 
 // rankData is one rank's timeline and communication.
@@ -184,11 +205,11 @@ func (rr *reader) event(e *trace.Event) {
 			rr.complete(req, idx)
 		}
 	case k == trace.Init || k == trace.Finalize || synchronizes(k):
-		c := coll{call: idx, kind: k, comm: e.Comm, root: e.Partner, sent: e.SendBytes, recv: e.RecvBytes}
+		c := coll{call: idx, kind: k, comm: e.Comm, root: e.Partner,
+			data: flags(max(e.SendBytes, sum(e.SendCounts)), max(e.RecvBytes, sum(e.RecvCounts)))}
 		if k == trace.Init || k == trace.Finalize {
 			c.comm, c.root = trace.WorldComm, trace.NoRank
 		}
-		c.sent, c.recv = max(c.sent, sum(e.SendCounts)), max(c.recv, sum(e.RecvCounts))
 		rd.colls = append(rd.colls, c)
 	}
 }

@@ -10,15 +10,15 @@ import (
 // synchronized with other ranks, waiting (a wait state) or being waited
 // for (the causer's end).
 type entry struct {
-	call       int32
 	wait       trace.Time // waiting time; 0 at a causer's end
 	completion trace.Time // time in the call after the first synchronizing rank left it
-	peer       int32      // the rank it synchronized with, or -1
-	group      int32      // index of the set of ranks it synchronized with, or -1
-	kind       Kind       // of the wait state
-	causer     int32      // wait states: the rank that caused it
-	causerCall int32      // and that rank's call
 	cost       float64    // seconds of later waiting this wait state caused (long-term)
+	call       int32
+	peer       int32 // the rank it synchronized with, or -1
+	group      int32 // index of the set of ranks it synchronized with, or -1
+	causer     int32 // wait states: the rank that caused it
+	causerCall int32 // and that rank's call
+	kind       Kind  // of the wait state
 }
 
 // with reports whether the synchronization point includes rank r.
@@ -168,7 +168,7 @@ func (d *detector) collective(c *collective) {
 		}
 		s := d.span(r, c.calls[i])
 		enter[i], exit[i] = s.enter, s.exit
-		payload = payload || c.sent[i] > 0 || c.recv[i] > 0
+		payload = payload || c.data[i] != 0
 	}
 	if n < 2 {
 		return
@@ -201,7 +201,7 @@ func (d *detector) collective(c *collective) {
 		}
 	case trace.Reduce, trace.Gather, trace.Gatherv:
 		if payload && root >= 0 {
-			if l := latest(enter, c.sent); l >= 0 && l != root && enter[root] < enter[l] {
+			if l := latest(enter, c.data); l >= 0 && l != root && enter[root] < enter[l] {
 				d.waitFor(c, EarlyReduce, []int{root}, l, enter, exit)
 			}
 		}
@@ -213,11 +213,11 @@ func (d *detector) collective(c *collective) {
 }
 
 // latest returns the member that entered last among those that send
-// (all when sent is nil), the first of equals; -1 if none sends.
-func latest(enter []trace.Time, sent []int64) int {
+// (all when data is nil), the first of equals; -1 if none sends.
+func latest(enter []trace.Time, data []dataFlags) int {
 	l := -1
 	for i := range enter {
-		if (sent == nil || sent[i] > 0) && (l < 0 || enter[i] > enter[l]) {
+		if (data == nil || data[i]&sends != 0) && (l < 0 || enter[i] > enter[l]) {
 			l = i
 		}
 	}
@@ -250,7 +250,7 @@ func (d *detector) nxn(c *collective, enter, exit []trace.Time) {
 		d.all(c, enter, exit, latest(enter, nil), WaitNxN)
 		return
 	}
-	l := latest(enter, c.sent)
+	l := latest(enter, c.data)
 	if l < 0 {
 		return
 	}
@@ -280,7 +280,7 @@ func (d *detector) oneToN(c *collective, enter, exit []trace.Time, root int) {
 func (d *detector) scan(c *collective, enter, exit []trace.Time) {
 	l := -1
 	for i := range c.members {
-		if c.sent[i] > 0 && (l < 0 || enter[i] > enter[l]) {
+		if c.data[i]&sends != 0 && (l < 0 || enter[i] > enter[l]) {
 			l = i
 		}
 		if l >= 0 && l != i && enter[i] < enter[l] {
