@@ -68,6 +68,8 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 				}
 				s := tg.Stats[k]
 				switch l := tg.Levels[k]; {
+				case tg.Hists[k] != nil && tg.Scales[k] != nil:
+					fmt.Fprintf(b, " %s=histogram%s scaled by rank, groups%s", name, histText(tg.Hists[k]), seriesText(l))
 				case tg.Hists[k] != nil:
 					fmt.Fprintf(b, " %s=histogram%s, groups%s", name, histText(tg.Hists[k]), seriesText(l))
 				case l == nil:

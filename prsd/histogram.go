@@ -2,6 +2,7 @@ package prsd
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"sort"
 )
@@ -31,6 +32,8 @@ const maxGroups = 16
 // of each other share one histogram (merger.nearHists).
 type Histogram struct {
 	Groups []Shares
+
+	levels Series // while merging: its rank's instances' levels, where no other rank reads it (finishTimes)
 }
 
 // Shares is one group of a histogram: its instances, sorted, cut into
@@ -49,18 +52,37 @@ type Shares struct {
 	N int64
 
 	vals   []float64 // FromLevel of Levels
-	lo, hi float64   // while merging: the least and greatest value of the ranks that read it
+	lo, hi float64   // while merging: the least and greatest value of the ranks that read it, over their scales
+	sum    float64   // while merging: the sum of the values it was made of
 }
 
 // shareEps is the scale of the shares' levels: fine, so that a rank's
 // sum is kept, and a group takes a few dozen bytes.
 const shareEps = 1e-7
 
+// scaleSteps is how many steps of a rank's scale (Timing.Scales) its
+// time error spans: a scale's step is 1+eps/scaleSteps, so that a rank
+// reading another's histogram reads back its group's sum within
+// eps/(2 scaleSteps), and its scale takes a byte or two.
+const scaleSteps = 100
+
+// scaleLevel returns the step l of the scale nearest to s > 0:
+// (1+eps/scaleSteps)^l.
+func scaleLevel(s, eps float64) int64 {
+	return int64(math.Round(math.Log(s) / math.Log1p(eps/scaleSteps)))
+}
+
+// fromScale is the scale of step l.
+func fromScale(l int64, eps float64) float64 {
+	return math.Exp(float64(l) * math.Log1p(eps/scaleSteps))
+}
+
 // histogram returns the histogram of a rank's instances l (their exact
 // values: Level with eps 0) and the series of their groups, where the
-// positive instances fall into at most maxGroups groups, each within
-// eps/(2+eps) of its mean (so that any two of a group are within eps of
-// each other), one at least of histBuckets instances, none is negative,
+// positive instances fall into at most maxGroups groups, each of values
+// within eps of each other (so that every value read back from the
+// group, which lies among them, is within eps of its own), one at least
+// of histBuckets instances, none is negative,
 // and they take fewer bytes than the levels; else false and the
 // instances' levels on the scale of eps.
 func histogram(l *Series, eps float64) (*Histogram, Series, bool) {
@@ -81,7 +103,7 @@ func histogram(l *Series, eps float64) (*Histogram, Series, bool) {
 	vals := slices.DeleteFunc(slices.Clone(all), func(v float64) bool { return v == 0 })
 	slices.Sort(vals)
 	// (1-1e-6: the shares' rounding to shareEps stays within the bound.)
-	starts, ok := split(vals, eps/(2+eps)*(1-1e-6))
+	starts, ok := split(vals, 1+eps*(1-1e-6))
 	if !ok {
 		return fail()
 	}
@@ -106,41 +128,32 @@ func histogram(l *Series, eps float64) (*Histogram, Series, bool) {
 		g := sort.Search(len(starts), func(g int) bool { return vals[starts[g]] > v })
 		groups.add(int64(g))
 	}
+	// A rank whose histogram another's scaled one can stand for pays its
+	// series of groups and its scale (merger.nearHists); one whose
+	// histogram no other rank reads pays the histogram too, and keeps its
+	// levels where they are smaller (finishTimes). At equal bytes the
+	// histogram keeps the rank's sum, the levels do not.
 	gs, ls := groups.finish(), levels.finish()
-	if len(h.AppendBinary(gs.AppendBinary(nil))) >= len(ls.AppendBinary(nil)) {
+	if len(gs.AppendBinary(nil)) > len(ls.AppendBinary(nil)) {
 		return nil, ls, false // the levels take no more: a spread that groups do not fold
 	}
+	h.levels = ls
 	return h, gs, true
 }
 
-// split cuts sorted positive values into groups, each within spread of
-// its mean, and returns where each starts; false where that takes more
-// than maxGroups groups.
-func split(vals []float64, spread float64) ([]int, bool) {
+// split cuts sorted positive values into groups whose greatest is at
+// most ratio times their least, and returns where each starts; false
+// where that takes more than maxGroups groups, or a run of equal values
+// would be cut.
+func split(vals []float64, ratio float64) ([]int, bool) {
 	var starts []int
 	for a := 0; a < len(vals); {
 		if len(starts) == maxGroups {
 			return nil, false
 		}
 		b := a + 1
-		for b < len(vals) && vals[b] <= vals[a]*(1+spread)/(1-spread) {
+		for b < len(vals) && vals[b] <= vals[a]*ratio {
 			b++
-		}
-		// The mean may not be the centre: shrink until it is.
-		for total := sum(vals[a:b]); b > a+1; b-- {
-			mean := total / float64(b-a)
-			if vals[a] >= mean*(1-spread) && vals[b-1] <= mean*(1+spread) {
-				break
-			}
-			total -= vals[b-1]
-		}
-		// Equal values go to one group (histogram finds an instance's by
-		// its value): back to the first of a run the cut splits.
-		for b < len(vals) && b > a+1 && vals[b] == vals[b-1] {
-			b--
-		}
-		if b < len(vals) && vals[b] == vals[b-1] {
-			return nil, false // a run of equal values longer than the group
 		}
 		starts = append(starts, a)
 		a = b
@@ -159,7 +172,7 @@ func sum(vals []float64) float64 {
 // shares returns the group of sorted values vals.
 func shares(vals []float64) Shares {
 	n := int64(len(vals))
-	sh := Shares{N: n, lo: vals[0], hi: vals[n-1]}
+	sh := Shares{N: n, lo: vals[0], hi: vals[n-1], sum: sum(vals)}
 	if n < histBuckets {
 		for _, v := range vals {
 			sh.Levels = append(sh.Levels, Level(v, shareEps))

@@ -195,3 +195,75 @@ func TestHistogramSum(t *testing.T) {
 		}
 	}
 }
+
+// TestHistogramScales: ranks whose computations differ by a factor
+// (imbalance), each spread by its own noise, read one histogram, each
+// scaled to its own sum: every instance within the time error of its
+// own, one histogram for them all, and the sum of each rank that reads it
+// within eps/200, half its scale's step (the computation after MPI_Init, one a rank, is kept as a
+// mean; a rank whose noise folds into fewer bytes of levels keeps them).
+func TestHistogramScales(t *testing.T) {
+	const ranks, steps, eps = 12, 400, 0.15
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range ranks {
+		add := func(k trace.Kind, flops float64) {
+			e := trace.NewEvent(k)
+			e.Compute = flops
+			tr.Ranks[r].Append(&e)
+		}
+		add(trace.Init, 0)
+		factor := 1 + 0.2*float64(r)/ranks // 20% apart: beyond eps for one histogram unscaled
+		for i := range steps {
+			noise := 1 + 0.06*math.Sin(float64(i*(r+3))) // ±6%, its own at each rank: beyond eps/3 of the mean
+			add(trace.Compute, 1e8*factor*noise)
+			add(trace.Barrier, 0)
+		}
+		add(trace.Finalize, 0)
+	}
+	c, err := Build(tr, nil, Options{TimeError: eps, Histograms: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(tr, c); err != nil {
+		t.Fatal(err)
+	}
+	if n := numShares(c.Clusters[0].Items); n != 1 {
+		t.Errorf("%d histograms for ranks a factor apart, want 1", n)
+	}
+	scaled := map[int32]bool{} // the ranks reading the histogram, scaled
+	var find func(items []*Node)
+	find = func(items []*Node) {
+		for _, n := range items {
+			for i := range n.Times {
+				if tg := &n.Times[i]; tg.Scales[StatComp] != nil {
+					for _, r := range tg.Ranks.Ranks() {
+						scaled[r] = true
+					}
+				}
+			}
+			find(n.Body)
+		}
+	}
+	find(c.Clusters[0].Items)
+	if len(scaled) < ranks*2/3 {
+		t.Errorf("%d ranks read the histogram scaled, want most of the %d", len(scaled), ranks)
+	}
+	for r := range ranks {
+		own, back := computations(t, tr, r), computations(t, c, r)
+		if len(own) != len(back) {
+			t.Fatalf("rank %d has %d computations, %d read back", r, len(own), len(back))
+		}
+		var sum, sumBack float64
+		for i, v := range own {
+			if e := math.Abs(back[i]-v) / v; e > eps*(1+1e-9) {
+				t.Errorf("rank %d, computation %d: %g read back as %g, %.3g%% off", r, i, v, back[i], 100*e)
+			}
+			if i > 0 {
+				sum, sumBack = sum+v, sumBack+back[i]
+			}
+		}
+		if scaled[int32(r)] && math.Abs(sumBack-sum) > eps/(2*scaleSteps)*sum {
+			t.Errorf("rank %d computes %g in all, %g read back", r, sum, sumBack)
+		}
+	}
+}

@@ -50,7 +50,9 @@ type merger struct {
 	eps   float64
 	hist  bool // timings as histograms (Options.Histograms)
 	buf   []byte
-	ids   []int32
+	// scales are the scales of the rank being added (nearHists).
+	scales []int64
+	ids    []int32
 }
 
 // mnode is a call or loop of a cluster's structure being merged.
@@ -96,6 +98,9 @@ type timeGroup struct {
 	levels   [numStats]*Series
 	values   [numStats][]float64
 	ranks    []int32
+	// scales are, per statistic with a histogram, each rank's scale of
+	// each group (scaleLevel), in the order of ranks.
+	scales [numStats][]int64
 }
 
 func headOf(n *rnode) int32 {
@@ -373,8 +378,14 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		}
 		n.times = append(n.times, g)
 		n.byKey[string(m.buf)] = append(n.byKey[string(m.buf)], g)
+		m.scales = m.scales[:0]
+		for _, h := range hists {
+			if h != nil {
+				m.scales = append(m.scales, make([]int64, len(h.Groups))...) // its own: 1
+			}
+		}
 	}
-	g.widen(&hists)
+	g.widen(&hists, m.scales, m.eps)
 	for k := range a.stats {
 		if mask&(1<<k) != 0 {
 			g.sum[k] += mean[k]
@@ -401,36 +412,47 @@ func (m *merger) near(g *timeGroup, mean *[numStats]float64) bool {
 }
 
 // nearHists reports whether a rank whose histograms are hists may read
-// g's instead: where, group by group, the values of g's ranks and the
-// rank's all lie within eps of each other (the highest at most 1+eps
-// times the lowest), so that every instance read back from g's shares,
-// which lie among them, is within eps of its own.
+// g's instead, each group scaled to the rank's own sum: where, group by
+// group, the values of g's ranks and the rank's, each over its scale, lie
+// within eps of each other (the highest at most 1+eps times the lowest),
+// so that every instance read back from g's shares times the rank's
+// scale, which lie among them, is within eps of its own, and the rank's
+// sum is kept. Ranks whose computations differ by a factor (imbalance)
+// and not in their spread (noise) so read one histogram. It leaves the
+// rank's scales in m.scales.
 func (m *merger) nearHists(g *timeGroup, hists *[numStats]*Histogram) bool {
+	m.scales = m.scales[:0]
 	for k, h := range hists {
 		if h == nil {
 			continue
 		}
 		for i := range h.Groups {
 			a, b := &g.hists[k].Groups[i], &h.Groups[i]
-			if max(a.hi, b.hi) > min(a.lo, b.lo)*(1+m.eps)*(1-1e-6) {
+			l := scaleLevel(b.sum/a.sum, m.eps)
+			s := fromScale(l, m.eps)
+			if max(a.hi, b.hi/s) > min(a.lo, b.lo/s)*(1+m.eps)*(1-1e-6) {
 				return false
 			}
+			m.scales = append(m.scales, l)
 		}
 	}
 	return true
 }
 
 // widen extends the ranges of g's histograms' groups to those of hists,
-// a rank's that joins g.
-func (g *timeGroup) widen(hists *[numStats]*Histogram) {
+// a rank's that joins g with scales (nearHists), and keeps its scales.
+func (g *timeGroup) widen(hists *[numStats]*Histogram, scales []int64, eps float64) {
 	for k, h := range hists {
-		if h == nil || g.hists[k] == h {
+		if h == nil {
 			continue
 		}
 		for i := range h.Groups {
 			a, b := &g.hists[k].Groups[i], &h.Groups[i]
-			a.lo, a.hi = min(a.lo, b.lo), max(a.hi, b.hi)
+			s := fromScale(scales[i], eps)
+			a.lo, a.hi = min(a.lo, b.lo/s), max(a.hi, b.hi/s)
 		}
+		g.scales[k] = append(g.scales[k], scales[:len(h.Groups)]...)
+		scales = scales[len(h.Groups):]
 	}
 }
 
@@ -480,6 +502,46 @@ func finishCounts(n *mnode) []Counts {
 	return out
 }
 
+// ownLevels gives t, the timing of one rank, the levels of its instances
+// instead of its histogram, where they take fewer bytes: the histogram
+// pays where ranks share it.
+func (g *timeGroup) ownLevels(t *Timing) {
+	for k, h := range t.Hists {
+		if h != nil && len(h.levels.AppendBinary(nil)) < len(h.AppendBinary(t.Levels[k].AppendBinary(nil))) {
+			l := h.levels
+			t.Hists[k], t.Levels[k], g.scales[k] = nil, &l, nil
+		}
+	}
+}
+
+// sortScaled sorts g's ranks, and their scales with them.
+func (g *timeGroup) sortScaled() {
+	if slices.IsSorted(g.ranks) {
+		return
+	}
+	order := make([]int, len(g.ranks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(g.ranks[a], g.ranks[b]) })
+	ranks := make([]int32, len(order))
+	for i, o := range order {
+		ranks[i] = g.ranks[o]
+	}
+	g.ranks = ranks
+	for k, l := range g.scales {
+		if len(l) == 0 {
+			continue
+		}
+		per := len(l) / len(order)
+		out := make([]int64, 0, len(l))
+		for _, o := range order {
+			out = append(out, l[o*per:(o+1)*per]...)
+		}
+		g.scales[k] = out
+	}
+}
+
 func finishTimes(n *mnode) []Timing {
 	out := make([]Timing, 0, len(n.times))
 	for _, g := range n.times {
@@ -493,7 +555,20 @@ func finishTimes(n *mnode) []Timing {
 				t.Stats[k] = Stat{Mean: mean, Min: g.min[k], Max: g.max[k]}
 			}
 		}
+		g.sortScaled()
+		if len(g.ranks) == 1 {
+			g.ownLevels(&t)
+		}
 		t.Ranks = groupRanks(g.ranks, n.ranks)
+		scaled := false
+		for k, l := range g.scales {
+			if slices.ContainsFunc(l, func(x int64) bool { return x != 0 }) {
+				t.Scales[k], scaled = l, true
+			}
+		}
+		if t.Ranks == nil && scaled {
+			t.Ranks = NewRanklist(g.ranks) // the scales' ranks, explicitly
+		}
 		out = append(out, t)
 	}
 	slices.SortStableFunc(out, func(a, b Timing) int { return cmp.Compare(len(b.Ranks), len(a.Ranks)) })

@@ -209,6 +209,11 @@ type Timing struct {
 	// (Header.Histograms), and its Levels the group each instance draws
 	// from (from 1), 0 for an instance that is 0.
 	Hists [numStats]*Histogram
+	// Scales, where not nil, are each rank's factor on a histogram's
+	// values, group by group: for the i-th of Ranks, the step
+	// (1+TimeError/100)^l of its group g at [i*len(Groups)+g]. Ranks
+	// then lists its ranks (not nil).
+	Scales [numStats][]int64
 
 	slots int32 // series with a cursor slot
 }
@@ -719,11 +724,11 @@ func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
 			}
 			return 0
 		}
-		if c.drawn == nil {
-			c.drawn = new([maxGroups]int64)
+		if c.hist == nil {
+			c.hist = rd.histCursor(tg, k)
 		}
-		c.drawn[g]++
-		return h.Groups[g].read(rd.r, node, k, int(g), c.drawn[g]-1)
+		c.hist.drawn[g]++
+		return h.Groups[g].read(rd.r, node, k, int(g), c.hist.drawn[g]-1) * c.hist.scale[g]
 	}
 	if l := tg.Levels[k]; l != nil {
 		if vs := tg.Values[k]; vs != nil {
@@ -737,6 +742,27 @@ func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
 		return rd.level(rd.value(l, cur))
 	}
 	return tg.Stats[k].Mean
+}
+
+// histCursor returns the rank's new cursor of statistic k's histogram,
+// with its scales.
+func (rd *reader) histCursor(tg *Timing, k int) *histCursor {
+	c := &histCursor{}
+	for g := range c.scale {
+		c.scale[g] = 1
+	}
+	if l := tg.Scales[k]; l != nil {
+		groups := len(tg.Hists[k].Groups)
+		at := tg.Ranks.Below(rd.r) * groups
+		if !tg.Ranks.Contains(rd.r) || at+groups > len(l) {
+			rd.err = fmt.Errorf("%w: rank %d has no scale among the %d of a histogram of %d groups", ErrCorrupt, rd.r, len(l), groups)
+			return c
+		}
+		for g := range groups {
+			c.scale[g] = fromScale(l[at+g], rd.ctx.eps)
+		}
+	}
+	return c
 }
 
 // level returns FromLevel(l, eps), from the last values computed where

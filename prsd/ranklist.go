@@ -282,6 +282,41 @@ func rlHasOffset(off int64, dims []Dim) bool {
 	return false
 }
 
+// Below returns how many ranks of l are less than r: r's position among
+// them where l holds it. Without enumerating the ranks: at most one index
+// of a dimension is cut where strides nest, as NewRanklist's do.
+func (l Ranklist) Below(r int32) int {
+	n := int64(0)
+	for _, s := range l {
+		n += rlBelow(int64(r)-int64(s.Start), s.Dims)
+	}
+	return int(n)
+}
+
+// rlBelow returns how many offsets Σ i_k·dims[k].Stride are less than off.
+func rlBelow(off int64, dims []Dim) int64 {
+	if len(dims) == 0 {
+		return int64(min(max(off, 0), 1))
+	}
+	d, rest := dims[0], dims[1:]
+	n, stride := int64(d.Len), int64(d.Stride)
+	if n <= 0 {
+		return 0
+	}
+	if stride <= 0 {
+		return min(n, 1) * rlBelow(off, rest) // a repeated offset counts once, as Ranks has it
+	}
+	var all int64 // indices whose whole block lies below off
+	if e := off - rlSpan(rest); e > 0 {
+		all = min(n, (e-1)/stride+1)
+	}
+	below := all * Section{Dims: rest}.count()
+	for i := all; i < n && i*stride < off; i++ {
+		below += rlBelow(off-i*stride, rest)
+	}
+	return below
+}
+
 // rlSpan returns the largest offset dims reach: Σ (Len-1)·Stride.
 func rlSpan(dims []Dim) int64 {
 	var s int64

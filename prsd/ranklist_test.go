@@ -363,3 +363,38 @@ func TestGroupIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestRanklistBelow checks Below against the ranks enumerated, on
+// random sets (grids, runs, scattered ranks) and every rank around them.
+func TestRanklistBelow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := range 300 {
+		var set []int32
+		switch trial % 3 {
+		case 0: // a block of a grid
+			nx, ny, w := 1+rng.IntN(6), 1+rng.IntN(6), 8+rng.IntN(8)
+			x0, y0 := rng.IntN(4), rng.IntN(4)
+			for y := range ny {
+				for x := range nx {
+					set = append(set, int32((y0+y)*w+x0+x))
+				}
+			}
+		case 1: // runs
+			for r := int32(rng.IntN(5)); r < 200; r += int32(1 + rng.IntN(3)) {
+				set = append(set, r)
+			}
+		default:
+			for range 1 + rng.IntN(40) {
+				set = append(set, int32(rng.IntN(300)))
+			}
+		}
+		l := NewRanklist(set)
+		ranks := l.Ranks()
+		for r := int32(-2); r < 420; r++ {
+			want, _ := slices.BinarySearch(ranks, r)
+			if got := l.Below(r); got != want {
+				t.Fatalf("%s: Below(%d) = %d, want %d", l, r, got, want)
+			}
+		}
+	}
+}

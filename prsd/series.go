@@ -719,10 +719,17 @@ func numRuns(runs []Run) int64 {
 // for each varying series of its groups, tens of thousands in an
 // irregular trace: the stack, which only series of runs need, is apart.
 type cursor struct {
-	v     int64             // the last value read; in a series of vals, the next one's index
-	n     int64             // values read
-	drawn *[maxGroups]int64 // of a histogram's series, the instances drawn from each group
+	v     int64       // the last value read; in a series of vals, the next one's index
+	n     int64       // values read
+	hist  *histCursor // of a histogram's series, its draws
 	stack *[]cframe
+}
+
+// histCursor is what a rank has drawn from a histogram: the instances of
+// each group, and its scale of each (Timing.Scales; 1 where none).
+type histCursor struct {
+	drawn [maxGroups]int64
+	scale [maxGroups]float64
 }
 
 // cframe is a list of runs being read: the next item to start, the

@@ -55,10 +55,12 @@ bounds the number of structures, not the accuracy. Computations and times
 are kept as statistics: each rank's mean per call, shared by ranks within
 --time-error (1%). --time-histograms keeps a call's instances as their
 distribution (ScalaTrace's histograms), not their order, where that
-takes fewer bytes: in groups of values within about half the time error
-of their mean, each instance's group kept in order, each still within
-the time error of its own, each group's sum kept; a noisy loop's
-structure then no longer grows with its iterations.
+takes fewer bytes: in groups of values within the time error of each
+other, each instance's group kept in order, each still within the time
+error of its own, each group's sum kept; ranks that differ by a factor
+read one histogram, each scaled to its own sum. A noisy loop's
+structure then no longer grows with its iterations, nor its ranks' by
+more than a byte or two a rank.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of

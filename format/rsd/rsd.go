@@ -52,8 +52,9 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // version from 1: version 2 added the element form of vectors whose
 // elements are all equal (2), which version 1 files do not use; version 3
 // the end-points' XOR mode (prsd.Xor, 0x80); version 4 a cluster's form:
-// its items, zstd-compressed or not, or its events in a ktr stream.
-const Version = 4
+// its items, zstd-compressed or not, or its events in a ktr stream;
+// version 5 a histogram's ranks' scales (statistic mode 5).
+const Version = 5
 
 // The header's flags (the 16 bits after the version).
 const (
@@ -413,7 +414,9 @@ func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 // every instance has (0), the levels (1), the distinct values and each
 // instance's index among them (2), the mean, least and greatest
 // instance (3), or a histogram (4, prsd.Histogram: its groups, then the
-// series of each instance's group).
+// series of each instance's group), or a histogram and its ranks' scales
+// (5: mode 4's, then prsd.Timing.Scales, a varint each, as many as the
+// timing's ranks times the groups).
 func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 	st := tg.Stats[k]
 	switch l := tg.Levels[k]; {
@@ -424,6 +427,12 @@ func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 		}
 		return l.AppendBinary(b)
+	case tg.Hists[k] != nil && tg.Scales[k] != nil:
+		b = l.AppendBinary(tg.Hists[k].AppendBinary(append(b, 5)))
+		for _, s := range tg.Scales[k] {
+			b = binary.AppendVarint(b, s)
+		}
+		return b
 	case tg.Hists[k] != nil:
 		return l.AppendBinary(tg.Hists[k].AppendBinary(append(b, 4)))
 	case l != nil:
@@ -976,6 +985,9 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		tg.Levels[s] = l
 	case 4:
 		d.histogram(tg, s)
+	case 5:
+		d.histogram(tg, s)
+		d.scales(tg, s)
 	case 2:
 		vs := d.floats.take(d.Count(8, 255))
 		vs = vs[:cap(vs)]
@@ -992,8 +1004,26 @@ func (d *decoder) stat(tg *prsd.Timing, s int) {
 		tg.Stats[s] = prsd.Stat{Mean: d.float(), Min: d.float(), Max: d.float()}
 	default:
 		d.Off--
-		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 4", mode))
+		d.Fail(fmt.Sprintf("statistic mode %d, expected 0 to 5", mode))
 	}
+}
+
+// scales reads the scales of statistic s's histogram: one for each of
+// the timing's ranks and the histogram's groups, a byte at least each.
+func (d *decoder) scales(tg *prsd.Timing, s int) {
+	if d.Err != nil {
+		return
+	}
+	n := tg.Ranks.Len() * len(tg.Hists[s].Groups)
+	if tg.Ranks == nil || n <= 0 || n > len(d.B)-d.Off {
+		d.Fail(fmt.Sprintf("%d scales of a histogram over ranks %s, in the %d bytes left", n, tg.Ranks, len(d.B)-d.Off))
+		return
+	}
+	l := make([]int64, n)
+	for i := range l {
+		l[i] = d.Varint()
+	}
+	tg.Scales[s] = l
 }
 
 // histogram reads statistic s's histogram and its series of groups.

@@ -108,9 +108,10 @@ func TestSizeFlat(t *testing.T) {
 // TestHistogramsFlat: a noisy stencil's and LU's files with histograms
 // (--time-histograms) are written and read back with them, and do not grow
 // with their iterations; without them, their noise's levels make them
-// grow. Where the time error exceeds the ranks' imbalance and noise, the
-// ranks share their histograms, and the stencil's file does not grow with
-// its ranks either.
+// grow. Where the time error exceeds the ranks' noise and imbalance, the
+// ranks share their histograms, each scaled to its own sum, and the
+// stencil's file grows with its ranks by their scales alone, a byte or
+// two a rank.
 func TestHistogramsFlat(t *testing.T) {
 	eps := 0.11
 	size := func(kind string, ranks, iterations int, hist bool) int {
@@ -153,9 +154,9 @@ func TestHistogramsFlat(t *testing.T) {
 			t.Errorf("%s without histograms: %d bytes at %d iterations, with them %d", c.kind, l, c.many, b)
 		}
 	}
-	eps = 0.4 // above 10% imbalance and 5% noise
-	if a, b := size("stencil2d", 16, 100, true), size("stencil2d", 256, 100, true); b > a+a/4 {
-		t.Errorf("stencil with shared histograms: %d bytes at 16 ranks, %d at 256", a, b)
+	eps = 0.4 // above 5% noise and 10% imbalance: every rank reads one histogram, scaled to its own sum
+	if a, b := size("stencil2d", 16, 100, true), size("stencil2d", 256, 100, true); b > a+2*(256-16) {
+		t.Errorf("stencil with shared histograms: %d bytes at 16 ranks, %d at 256: more than its ranks' scales", a, b)
 	}
 }
 
@@ -292,6 +293,11 @@ func FuzzDecode(f *testing.F) {
 	if tr, err := prsd.Build(gen(f, "stencil2d", 4, 80), nil, prsd.Options{TimeError: 0.1, Histograms: true}); err == nil {
 		f.Add(mustEncode(f, tr)) // histograms
 	}
+	scaled, err := prsd.Build(gen(f, "stencil2d", 16, 60), nil, prsd.Options{TimeError: 0.15, Histograms: true})
+	if err != nil || !hasScales(scaled) {
+		f.Fatalf("no scaled histogram in the seed: %v", err)
+	}
+	f.Add(mustEncode(f, scaled)) // histograms read by ranks scaled (statistic mode 5)
 	_, mixedTr := mixedBuilt(f)
 	f.Add(mustEncode(f, mixedTr)) // a cluster kept as its events
 	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
@@ -383,4 +389,30 @@ func TestVersion1File(t *testing.T) {
 	if v := binary.LittleEndian.Uint16(enc[8:]); v != 3 || !bytes.Equal(enc[16:], data[16:]) {
 		t.Errorf("the decoded file encodes as version %d, to other bytes", v)
 	}
+}
+
+// hasScales reports whether a timing of t reads a histogram scaled by rank.
+func hasScales(t *prsd.Trace) bool {
+	var in func(items []*prsd.Node) bool
+	in = func(items []*prsd.Node) bool {
+		for _, n := range items {
+			for i := range n.Times {
+				for _, s := range n.Times[i].Scales {
+					if s != nil {
+						return true
+					}
+				}
+			}
+			if in(n.Body) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range t.Clusters {
+		if in(t.Clusters[i].Items) {
+			return true
+		}
+	}
+	return false
 }
