@@ -559,6 +559,11 @@ func finishTimes(n *mnode) []Timing {
 		if len(g.ranks) == 1 {
 			g.ownLevels(&t)
 		}
+		for _, h := range t.Hists {
+			if h != nil {
+				h.levels = Series{} // the merge's alone: not kept in the trace
+			}
+		}
 		t.Ranks = groupRanks(g.ranks, n.ranks)
 		scaled := false
 		for k, l := range g.scales {
