@@ -78,8 +78,18 @@ func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
 // false without Config.Compat). Barriers take no buffer; the
 // algorithms' own temporary buffers are not counted.
 func (s *simulation) growTmpBuffers(c *collCall) {
+	send, recv := tmpGrows(c)
+	s.tmpGrown[0] = s.tmpGrown[0] || send
+	s.tmpGrown[1] = s.tmpGrown[1] || recv
+	c.tmpSendNull = s.cfg.Compat && !s.tmpGrown[0]
+	c.tmpRecvNull = s.cfg.Compat && !s.tmpGrown[1]
+	c.tmpNull = c.tmpSendNull || c.tmpRecvNull
+}
+
+// tmpGrows reports whether c's action grows SimGrid's temporary send and
+// receive buffers for its member.
+func tmpGrows(c *collCall) (send, recv bool) {
 	e, atRoot := c.e, c.me == c.root
-	var send, recv bool
 	switch e.Kind {
 	case trace.Bcast:
 		send = e.SendBytes > 0
@@ -94,9 +104,5 @@ func (s *simulation) growTmpBuffers(c *collCall) {
 	case trace.ReduceScatter:
 		send, recv = e.RecvBytes > 0, e.RecvBytes > 0
 	}
-	s.tmpGrown[0] = s.tmpGrown[0] || send
-	s.tmpGrown[1] = s.tmpGrown[1] || recv
-	c.tmpSendNull = s.cfg.Compat && !s.tmpGrown[0]
-	c.tmpRecvNull = s.cfg.Compat && !s.tmpGrown[1]
-	c.tmpNull = c.tmpSendNull || c.tmpRecvNull
+	return send, recv
 }

@@ -225,7 +225,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		if !s.resumed(r) {
 			return false // its temporary buffers are taken in its next turn
 		}
-		if err := s.setupColl(r, e); err != nil {
+		if err := s.setupColl(&r.coll, r.id, e); err != nil {
 			s.fail(r, "%v", err)
 			return false
 		}
@@ -233,32 +233,12 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 	}
 	for r.step == 1 {
 		if !st.posting {
-			if st.part >= len(st.parts) {
+			if !s.nextPhase(st, e) {
 				r.step = 2
 				break
 			}
-			pt := &st.parts[st.part]
-			if st.phase == 0 {
-				st.call.root, st.call.override = pt.root, pt.override
-				st.call.e, st.call.ssize, st.call.rsize = e, s.size(e.SendType), s.size(e.RecvType)
-				if pt.call != nil {
-					st.call.e, st.call.ssize, st.call.rsize = &pt.call.e, pt.call.ssize, pt.call.rsize
-				}
-				st.call.stype, st.call.rtype = s.collTypes(st.call.e)
-			}
-			if st.ops == nil {
-				st.ops = s.takeOps()
-			}
-			ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
-			st.ops = ops
-			if !ok {
-				st.part++
-				st.phase = 0
-				continue
-			}
-			st.phase++
 			st.opIdx, st.srHalf, st.posting = 0, false, true
-			st.single = len(ops) == 1 && ops[0].blocking
+			st.single = len(st.ops) == 1 && st.ops[0].blocking
 		}
 		// Each request is posted by a simcall of its own, then all are
 		// waited for (SMPI's waitall: a waitany per request).
@@ -334,6 +314,34 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		return s.compute(r, e.Compute, 2)
 	}
 	return true
+}
+
+// nextPhase sets st.ops to the operations of the collective's next phase
+// (of e, the action), and reports whether there is one.
+func (s *simulation) nextPhase(st *collState, e *trace.Event) bool {
+	for st.part < len(st.parts) {
+		pt := &st.parts[st.part]
+		if st.phase == 0 {
+			st.call.root, st.call.override = pt.root, pt.override
+			st.call.e, st.call.ssize, st.call.rsize = e, s.size(e.SendType), s.size(e.RecvType)
+			if pt.call != nil {
+				st.call.e, st.call.ssize, st.call.rsize = &pt.call.e, pt.call.ssize, pt.call.rsize
+			}
+			st.call.stype, st.call.rtype = s.collTypes(st.call.e)
+		}
+		if st.ops == nil {
+			st.ops = s.takeOps()
+		}
+		ops, ok := pt.run(&st.call, st.phase, st.ops[:0])
+		st.ops = ops
+		if ok {
+			st.phase++
+			return true
+		}
+		st.part++
+		st.phase = 0
+	}
+	return false
 }
 
 // collTypes returns the datatypes SMPI's replay gives collective e's send
@@ -426,14 +434,14 @@ func (s *simulation) giveOps(ops []collOp) {
 	}
 }
 
-func (s *simulation) setupColl(r *rank, e *trace.Event) error {
-	st := &r.coll
+// setupColl starts st, the progress of rank id through collective e.
+func (s *simulation) setupColl(st *collState, id int32, e *trace.Event) error {
 	// The scratch slices keep their room from one collective to the next
 	// (the call's steps and phases included).
 	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0], carried: st.carried[:0],
 		call: collCall{steps: st.call.steps[:0], phases: st.call.phases[:0]}}
 	n := int32(len(s.ranks))
-	me := r.id
+	me := id
 	if e.Comm != trace.WorldComm {
 		members := s.meta.Members(e.Comm, len(s.ranks))
 		if members == nil {
@@ -443,12 +451,12 @@ func (s *simulation) setupColl(r *rank, e *trace.Event) error {
 		n = int32(len(members))
 		me = -1
 		for i, w := range members {
-			if w == r.id {
+			if w == id {
 				me = int32(i)
 			}
 		}
 		if me < 0 {
-			return fmt.Errorf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, r.id)
+			return fmt.Errorf("%s on communicator %d, which rank %d is not a member of", e.Kind, e.Comm, id)
 		}
 	}
 	root, err := collRoot(e, st.world, n)

@@ -50,6 +50,16 @@ func (f Factors) At(size float64) float64 {
 // to its threshold.
 type Overhead []OverheadPiece
 
+// zero reports whether o is no overhead at any size.
+func (o Overhead) zero() bool {
+	for _, p := range o {
+		if p.Base != 0 || p.PerByte != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // OverheadPiece is one piece of an Overhead.
 type OverheadPiece struct{ Threshold, Base, PerByte float64 }
 
@@ -261,6 +271,9 @@ type Config struct {
 	// every message takes latency x lat-factor + size / (bound x
 	// bw-factor) on its own (Hockney alpha + n beta).
 	Analytic bool
+	// events runs the analytic mode on the event engine, where it would
+	// run on the dependency-driven one (depend.go): for tests.
+	events bool
 	// Subrounds runs the ranks as SimGrid runs its actors: each issues one
 	// simcall per turn, in the order they became runnable, so that
 	// messages are matched and transfers start in SimGrid's order at each

@@ -313,12 +313,7 @@ func (s *simulation) startComm(c *comm) {
 	a.comm = c
 	c.act = a
 	a.remains = size
-	var latF, bwF float64
-	if s.cfg.Model == ModelSMPI || s.cfg.Model == ModelIB {
-		latF, bwF = s.cfg.LatFactors.At(size), s.cfg.BwFactors.At(size)
-	} else {
-		latF, bwF = s.latF, s.bwF
-	}
+	latF, bwF := s.netFactors(size)
 	a.factor = bwF
 	lat, minBw, penalty := rt.latency, rt.minBw, rt.penalty
 	if s.linkBw != nil {
@@ -328,20 +323,10 @@ func (s *simulation) startComm(c *comm) {
 	}
 	a.penalty = penalty
 	a.latency = lat * latF
-	bound := minBw
-	if lat > 0 {
-		g := s.cfg.TCPGamma / (2 * lat)
-		if bound < 0 || g < bound {
-			bound = g
-		}
-	}
+	bound := s.rateBound(lat, minBw)
 	if s.cfg.Analytic {
 		a.fixedRate = bound * bwF
-		d := a.latency
-		if a.fixedRate > 0 {
-			d += size / a.fixedRate
-		}
-		s.heapSet(a, s.now+d, hNormal)
+		s.heapSet(a, s.now+fixedDuration(a.latency, size, a.fixedRate), hNormal)
 		return
 	}
 	pen := 1.0
@@ -373,6 +358,39 @@ func (s *simulation) startComm(c *comm) {
 	if s.linkEnergy != nil {
 		s.flowLinksUpdate(rt)
 	}
+}
+
+// netFactors returns the latency and bandwidth factors of a transfer of
+// size bytes (the envelope included).
+func (s *simulation) netFactors(size float64) (latF, bwF float64) {
+	if s.cfg.Model == ModelSMPI || s.cfg.Model == ModelIB {
+		return s.cfg.LatFactors.At(size), s.cfg.BwFactors.At(size)
+	}
+	return s.latF, s.bwF
+}
+
+// rateBound is a flow's rate bound on a route of latency lat whose
+// slowest link has bandwidth minBw (-1 for none): that bandwidth, or
+// TCP's window over the round trip if lower (network/TCP-gamma).
+func (s *simulation) rateBound(lat, minBw float64) float64 {
+	bound := minBw
+	if lat > 0 {
+		g := s.cfg.TCPGamma / (2 * lat)
+		if bound < 0 || g < bound {
+			bound = g
+		}
+	}
+	return bound
+}
+
+// fixedDuration is the analytic mode's time of a transfer of size bytes:
+// its latency, then its size at rate (none if rate is 0).
+func fixedDuration(latency, size, rate float64) float64 {
+	d := latency
+	if rate > 0 {
+		d += size / rate
+	}
+	return d
 }
 
 func (s *simulation) netVar(a *action, pen, bound float64, n int) *maxmin.Variable {

@@ -215,7 +215,19 @@ type Result struct {
 	LinkEnergy *LinkEnergy
 	// Work is what the replay that gave the result cost the engine.
 	Work Work
+	// Engine is the engine that gave the result: EngineEvents, or
+	// EngineDependencies for an analytic replay it could run
+	// (depend.go). Handover says why the dependency-driven engine
+	// handed a replay it started over to the event engine ("" if it did
+	// not).
+	Engine, Handover string
 }
+
+// The engines (Result.Engine).
+const (
+	EngineEvents       = "events"       // the discrete-event engine
+	EngineDependencies = "dependencies" // the analytic mode's dependency-driven engine
+)
 
 // Work counts what a replay cost the engine, in numbers that do not
 // depend on the computer running it: the dates its clock advanced to, the
@@ -385,6 +397,16 @@ type simulation struct {
 	grp, blocks uint64
 	starter     int32
 	skipped     bool // a period was skipped (see exactDates)
+
+	// The dependency-driven engine's state (depend.go): its ranks, those
+	// runnable, the requests to reuse, and the earliest dates at which a
+	// collective grew SimGrid's temporary send and receive buffers.
+	deps      bool // the dependency-driven engine replays
+	dr        []depRank
+	drq       []int32
+	freeDreqs []*dreq
+	grownAt   [2]float64
+	depWhy    string // why it stopped (errFallback)
 }
 
 // simStats are the counts a Result reports.
@@ -506,11 +528,26 @@ func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	handover := ""
+	if s.deps {
+		res, err := s.runDeps()
+		s.close()
+		if !errors.Is(err, errFallback) {
+			return res, err
+		}
+		handover = s.depWhy
+		cfg.events = true // start over on the event engine
+		if s, err = newSim(src, m, cfg, obs); err != nil {
+			return nil, err
+		}
+	}
 	defer s.close()
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
-	return s.result(), nil
+	res := s.result()
+	res.Handover = handover
+	return res, nil
 }
 
 func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation, error) {
@@ -628,7 +665,8 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	if cfg.Analytic && !cfg.CPUFull && cfg.ConcurrencyLimit < 0 {
 		s.markSolo()
 	}
-	if s.cyclesOn(obs) {
+	s.deps = s.dependable(obs)
+	if !s.deps && s.cyclesOn(obs) {
 		s.wrapCycles(src)
 	}
 	return s, nil
@@ -859,7 +897,8 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 }
 
 func (s *simulation) result() *Result {
-	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental, Work: s.work}
+	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental, Work: s.work,
+		Engine: EngineEvents}
 	res.Work.Advances = int64(s.advances)
 	if s.cfg.Compat && s.cfg.Solver == SolverSimGrid {
 		res.Solver = SolverSimGrid

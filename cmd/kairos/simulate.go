@@ -249,7 +249,9 @@ type simulateJSON struct {
 	Messages       int64            `json:"messages"`
 	Bytes          int64            `json:"bytes"`
 	Solver         string           `json:"solver"`
-	SkippedPeriods int64            `json:"skipped_periods"` // periods not replayed again (kairos/skip-periods)
+	Engine         string           `json:"engine"`             // events, or dependencies (an analytic replay without an event queue)
+	Handover       string           `json:"handover,omitempty"` // why the dependency-driven engine handed the replay to the event engine
+	SkippedPeriods int64            `json:"skipped_periods"`    // periods not replayed again (kairos/skip-periods)
 	Work           workJSON         `json:"engine_work"`
 	Ranks          []simulateRankJS `json:"ranks"`
 	Energy         *simulateEnergy  `json:"energy,omitempty"`
@@ -720,7 +722,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), Engine: res.Engine, Handover: res.Handover, SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
 		if f.replayed != nil {
 			out.Recorded = 0 // instances recorded apart have no run in common

@@ -1,0 +1,697 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"slices"
+
+	"kairos/internal/reqstore"
+	"kairos/internal/smallmap"
+	"kairos/trace"
+)
+
+// The analytic mode's dependency-driven engine.
+//
+// Without sharing, a transfer's time depends on its size and route alone,
+// and it starts when both its send and its receive are posted: every date
+// of the replay follows from the dates at which the ranks post and wait,
+// as Lamport's clocks follow from the messages. This engine computes them
+// so, without an event queue or a global date: each rank replays its
+// trace on a clock of its own until it waits for a request whose other
+// side is not posted yet; it then blocks, and runs again once that side
+// is posted. A rank's state stays in cache for a run of its actions, and
+// the cost of an action does not grow with the ranks.
+//
+// It models what the event engine's analytic mode does, where the order
+// of simultaneous events cannot change a date: traces whose receives name
+// their source and tag, with no MPI_Test, probe of an unknown size,
+// one-sided or I/O call, on hosts where no two ranks share a core, without
+// SMPI's overheads, small-message mode, start delays, link or speed
+// profiles, energy models or observers (dependable). Its dates are the
+// event engine's but for one rounding: the event engine ends together the
+// actions due within surf/precision (1e-9 s) of the earliest, anywhere in
+// the platform, where this engine does so only among the requests one
+// wait is for. Where a replay meets what it does not model (a deadlock, a
+// message its receive truncates, a wildcard receive, a test), it stops
+// with errFallback and the event engine replays the trace from the start.
+
+// errFallback stops the dependency-driven engine: the event engine
+// replays the trace.
+var errFallback = errors.New("sim: the replay needs the event engine")
+
+// fallback records why the dependency-driven engine stops, and returns
+// errFallback.
+func (s *simulation) fallback(why string) error {
+	s.depWhy = why
+	return errFallback
+}
+
+// dreq is a request of the dependency-driven engine.
+type dreq struct {
+	owner, peer, tag      int32
+	send, detached, typed bool
+	known                 bool // matched: matched and end are set
+	awaited               bool // its owner is blocked until it is matched
+	held                  bool // stored for a wait (or carried): not recycled
+	dropped               bool // a detached send its owner is done with, recycled when matched
+	dtype                 trace.Datatype
+	bytes                 int64
+	posted, matched, end  float64
+	key                   reqKey
+	id                    uint64
+}
+
+// depRank is a rank's replay in the dependency-driven engine.
+type depRank struct {
+	now                         float64
+	ev                          *trace.Event
+	step                        int
+	busy, blocked, ending, done bool
+
+	// waits are the requests its current wait is for, unknown how many
+	// of them are not matched yet.
+	waits   []*dreq
+	unknown int
+
+	// Its unmatched receives, and the unmatched sends to it, by (peer,
+	// tag).
+	recvs, sends reqstore.QueueMap[uint64, *dreq]
+	store        reqstore.Store[*dreq]       // SimGrid's RequestStorage
+	byID         smallmap.Map[uint64, *dreq] // by the trace's request id
+
+	coll     collState
+	carried  []dcarried // a collective's requests kept for a later phase
+	inOrder  []*dreq    // a phase's requests waited for one by one
+	orderIdx int
+	res      RankResult
+}
+
+// dcarried is a carried request and its name (collOp.ref).
+type dcarried struct {
+	q   *dreq
+	ref int32
+}
+
+// dependable reports whether the dependency-driven engine can replay
+// with s's configuration and observer (see above).
+func (s *simulation) dependable(obs Observer) bool {
+	c := s.cfg
+	if !c.Analytic || c.events || obs != nil || s.asyncOn() || c.TraceInternals || c.FinalizationBarrier ||
+		c.InitSleep > 0 || c.StartDelays != nil || c.StartDates != nil || c.ConcurrencyLimit >= 0 || c.CPUFull ||
+		c.Energy || c.LinkEnergy || len(s.profiled) > 0 || len(s.linkProfs) > 0 {
+		return false
+	}
+	if !c.SendOverhead.zero() || !c.ISendOverhead.zero() || !c.RecvOverhead.zero() {
+		return false
+	}
+	for i := range s.m.Hosts {
+		h := &s.m.Hosts[i]
+		if h.SendOverhead != nil || h.ISendOverhead != nil || h.RecvOverhead != nil {
+			return false
+		}
+	}
+	for _, r := range s.ranks {
+		if !s.hosts[r.host].solo {
+			return false
+		}
+	}
+	return true
+}
+
+// runDeps replays the trace with the dependency-driven engine.
+func (s *simulation) runDeps() (*Result, error) {
+	s.dr = make([]depRank, len(s.ranks))
+	s.grownAt = [2]float64{math.Inf(1), math.Inf(1)}
+	s.drq = make([]int32, 0, len(s.ranks))
+	for i := len(s.ranks) - 1; i >= 0; i-- {
+		s.drq = append(s.drq, int32(i))
+	}
+	for len(s.drq) > 0 && s.err == nil {
+		id := s.drq[len(s.drq)-1]
+		s.drq = s.drq[:len(s.drq)-1]
+		s.runDep(id)
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	res := &Result{Actions: s.stats.actions, Messages: s.stats.messages, Bytes: s.stats.bytes, Solver: SolverIncremental,
+		Engine: EngineDependencies}
+	last := -1
+	for i := range s.dr {
+		r := &s.dr[i]
+		if !r.done || !r.recvs.Empty() || !r.sends.Empty() {
+			return nil, s.fallback("a deadlock, or messages never received") // the event engine reports them
+		}
+		res.Ranks = append(res.Ranks, r.res)
+		if last < 0 || r.res.Finish > res.Ranks[last].Finish {
+			last = i
+		}
+	}
+	for _, x := range res.Ranks {
+		if x.Finish == res.Ranks[last].Finish && x.Init != res.Ranks[last].Init {
+			// Which of the ranks ending last SimGrid prints depends on
+			// the order it ends them in.
+			return nil, s.fallback("ranks ending together from different inits")
+		}
+	}
+	res.Time = res.Ranks[last].Finish - res.Ranks[last].Init
+	return res, nil
+}
+
+// runDep runs rank id until it blocks or ends.
+func (s *simulation) runDep(id int32) {
+	r := &s.dr[id]
+	rd := s.ranks[id].rd
+	for !r.done && s.err == nil {
+		if !r.busy {
+			if r.ending {
+				r.done = true
+				r.res.Finish = r.now
+				return
+			}
+			if !rd.Next() {
+				if err := rd.Err(); err != nil {
+					s.err = err
+					return
+				}
+				r.ending, r.busy, r.ev = true, true, nil
+				s.depLeftovers(r)
+				continue
+			}
+			r.ev = rd.Event()
+			r.busy, r.step = true, 0
+			s.stats.actions++
+		}
+		if r.ev == nil {
+			if !s.depWait(r) {
+				return
+			}
+			r.busy = false
+			continue
+		}
+		if !s.depExec(id, r) {
+			return
+		}
+		r.busy = false
+	}
+}
+
+// depLeftovers makes r wait for the requests still stored at its trace's
+// end, as endRequests does.
+func (s *simulation) depLeftovers(r *depRank) {
+	for q := range r.store.Queues() {
+		items := q.Items()
+		if s.cfg.Compat {
+			items = items[len(items)-1:]
+		}
+		for _, x := range items {
+			if x != nil {
+				s.depAddWait(r, x)
+			}
+		}
+	}
+}
+
+// depExec runs r's current action from r.step; it reports whether the
+// action is over.
+func (s *simulation) depExec(id int32, r *depRank) bool {
+	e := r.ev
+	switch e.Kind {
+	case trace.Init:
+		r.res.Init = r.now
+		return true
+	case trace.Compute:
+		if s.cfg.SimulateComputation {
+			s.depCompute(id, r, e.Compute)
+		}
+		return true
+	case trace.Sleep:
+		if e.Compute > 0 {
+			end := r.now + max(e.Compute, s.cfg.SurfPrecision)
+			r.res.Compute += end - r.now
+			r.now = end
+		}
+		return true
+	case trace.Send, trace.Isend, trace.Recv, trace.Irecv:
+		return s.depPointToPoint(id, r, e)
+	case trace.Wait:
+		if r.step == 0 {
+			r.step = 1
+			q, ok := s.depPop(r, e)
+			if !ok {
+				s.err = s.fallback("a wait with no request outstanding") // SimGrid aborts: the event engine says where
+				return false
+			}
+			if q != nil {
+				s.depAddWait(r, q)
+			}
+		}
+		return s.depWait(r)
+	case trace.Waitall:
+		if r.step == 0 {
+			r.step = 1
+			s.depWaitAll(r, e)
+		}
+		return s.depWait(r)
+	case trace.SendRecv:
+		if r.step == 0 {
+			if e.Partner == id && e.Source == id {
+				return true
+			}
+			r.step = 1
+			sq := s.depRequest(id, true, e.Partner, e.Tag, e.SendBytes)
+			rq := s.depRequest(id, false, e.Source, e.Tag, e.RecvBytes)
+			if sq == nil || rq == nil {
+				return false
+			}
+			sq.typed, sq.dtype = true, s.sendType(e)
+			rq.typed, rq.dtype = true, s.recvType(e)
+			s.depPost(sq)
+			s.depPost(rq)
+			s.depAddWait(r, sq)
+			s.depAddWait(r, rq)
+		}
+		return s.depWait(r)
+	case trace.Probe, trace.Iprobe, trace.Finalize, trace.CommSize, trace.CommSplit, trace.CommDup,
+		trace.CommCreate, trace.CommFree, trace.Location, trace.Local, trace.Deferred:
+		return true
+	}
+	if e.Kind.IsCollective() && !e.Kind.IsWindow() && !e.Kind.IsIO() {
+		return s.depCollective(id, r, e)
+	}
+	s.err = s.fallback(e.Kind.String()) // tests, one-sided and I/O calls
+	return false
+}
+
+// depCompute runs flops on the rank's host, alone on its core.
+func (s *simulation) depCompute(id int32, r *depRank, flops float64) {
+	end := r.now + flops/s.hosts[s.ranks[id].host].execBound(0)
+	r.res.Compute += end - r.now
+	r.now = end
+}
+
+// depRequest returns a new request of rank id, posted now; nil (and
+// errFallback) for a peer out of range or any source or tag, which the
+// event engine replays.
+func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int64) *dreq {
+	if peer < 0 || int(peer) >= len(s.ranks) || tag == trace.AnyTag && !send || !send && bytes < 0 && s.cfg.Compat {
+		s.err = s.fallback("a wildcard, unknown size or peer out of range")
+		return nil
+	}
+	var q *dreq
+	if n := len(s.freeDreqs); n > 0 {
+		q = s.freeDreqs[n-1]
+		s.freeDreqs = s.freeDreqs[:n-1]
+		*q = dreq{}
+	} else {
+		q = &dreq{}
+	}
+	q.owner, q.send, q.peer, q.tag, q.bytes = id, send, peer, tag, bytes
+	q.posted = s.dr[id].now
+	return q
+}
+
+// depPointToPoint posts a send or receive; a blocking one then waits for
+// it.
+func (s *simulation) depPointToPoint(id int32, r *depRank, e *trace.Event) bool {
+	if r.step == 0 {
+		send := e.Kind.IsSend()
+		bytes, dtype := e.SendBytes, e.SendType
+		if !send {
+			bytes, dtype = e.RecvBytes, e.RecvType
+		}
+		q := s.depRequest(id, send, e.Partner, e.Tag, bytes)
+		if q == nil {
+			return false
+		}
+		q.typed, q.dtype = true, s.resolve(dtype)
+		// A request is stored before it is posted: posted, it may be
+		// matched at once, and a detached send nothing holds recycled.
+		switch e.Kind {
+		case trace.Isend:
+			s.depStore(r, reqKey{Src: s.actorKey(id), Dst: s.actorKey(e.Partner), Tag: e.Tag}, q, e.Request)
+			s.depPost(q)
+			return true
+		case trace.Irecv:
+			s.depStore(r, reqKey{Src: s.actorKey(e.Partner), Dst: s.actorKey(id), Tag: e.Tag}, q, e.Request)
+			s.depPost(q)
+			return true
+		}
+		s.depPost(q)
+		r.step = 1
+		s.depAddWait(r, q)
+	}
+	return s.depWait(r)
+}
+
+// depStore keeps a non-blocking request for its wait, under its key and,
+// for traces that name requests, its id.
+func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
+	q.key, q.held = k, true
+	r.store.Push(k, q)
+	if id != 0 && s.indexIDs {
+		if old := r.byID.Get(id); old != nil {
+			old.id = 0
+		}
+		r.byID.Put(id, q)
+		q.id = id
+	}
+}
+
+// depPop takes the request a wait names out of r's store, as popReq does.
+func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
+	if !byKey(e) {
+		if q = r.byID.Get(e.Request); q != nil {
+			r.byID.Delete(q.id)
+			q.id, q.held = 0, false
+			r.store.Remove(q.key, q)
+		}
+		return q, true
+	}
+	if r.store.Len() == 0 {
+		return nil, false
+	}
+	q, _ = r.store.Pop(reqKey{Src: e.Source, Dst: e.Partner, Tag: e.Tag})
+	if q != nil {
+		r.byID.Delete(q.id)
+		q.id, q.held = 0, false
+	}
+	return q, true
+}
+
+// depWaitAll makes r wait for the requests e lists, or all it stores.
+func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
+	if e.Requests != nil {
+		for _, id := range e.Requests {
+			if q := r.byID.Get(id); q != nil {
+				r.byID.Delete(id)
+				q.id, q.held = 0, false
+				r.store.Remove(q.key, q)
+				s.depAddWait(r, q)
+			}
+		}
+		return
+	}
+	r.store.Drain(func(q *dreq) {
+		if q != nil {
+			if q.id != 0 {
+				r.byID.Delete(q.id)
+			}
+			q.id, q.held = 0, false
+			s.depAddWait(r, q)
+		}
+	})
+}
+
+// depAddWait adds q to what r's wait is for; SMPI does not wait for a
+// detached send.
+func (s *simulation) depAddWait(r *depRank, q *dreq) {
+	switch {
+	case !q.detached:
+		r.waits = append(r.waits, q)
+	case q.held:
+	case q.known:
+		s.freeDreqs = append(s.freeDreqs, q) // matched, and its owner is done with it
+	default:
+		q.dropped = true // recycled once matched
+	}
+}
+
+// depPost posts q: it meets the oldest request of the other side with its
+// peer and tag, or waits for it in the receiver's queues.
+func (s *simulation) depPost(q *dreq) {
+	if q.send {
+		q.detached = q.bytes < s.cfg.DetachedThreshold
+		dst := &s.dr[q.peer]
+		if rq := dst.recvs.Ref(mkey(q.owner, q.tag)); rq != nil && !rq.Empty() {
+			s.depMatch(q, rq.Pop())
+			return
+		}
+		dst.sends.Slot(mkey(q.owner, q.tag)).Push(q)
+		return
+	}
+	me := &s.dr[q.owner]
+	if sq := me.sends.Ref(mkey(q.peer, q.tag)); sq != nil && !sq.Empty() {
+		s.depMatch(sq.Pop(), q)
+		return
+	}
+	me.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
+}
+
+// depMatch pairs send sq and receive rq: the transfer starts when the
+// later of the two is posted and takes the analytic mode's time.
+func (s *simulation) depMatch(sq, rq *dreq) {
+	if sq.typed && rq.typed && (rq.bytes >= 0 && rq.bytes < sq.bytes ||
+		s.cfg.Compat && sq.bytes != 0 && rq.bytes != 0 && !typesMatch(sq.dtype, rq.dtype)) {
+		s.err = s.fallback("a mismatched message") // SMPI aborts where the receive is waited for: the event engine says where
+		return
+	}
+	m := max(sq.posted, rq.posted)
+	size := float64(sq.bytes + s.cfg.Envelope)
+	rt := s.route(s.ranks[sq.owner].host, s.ranks[rq.owner].host)
+	latF, bwF := s.netFactors(size)
+	end := m + fixedDuration(rt.latency*latF, size, s.rateBound(rt.latency, rt.minBw)*bwF)
+	s.stats.messages++
+	s.stats.bytes += sq.bytes
+	for _, q := range [2]*dreq{sq, rq} {
+		q.known, q.matched, q.end = true, m, end
+		if q.awaited {
+			q.awaited = false
+			w := &s.dr[q.owner]
+			w.unknown--
+			if w.unknown == 0 {
+				s.drq = append(s.drq, q.owner)
+			}
+		}
+	}
+	if sq.dropped {
+		s.freeDreqs = append(s.freeDreqs, sq)
+	}
+}
+
+// depWait waits for r.waits: it reports whether all are complete, r's
+// clock then at the last one's end; otherwise r blocks until the last of
+// them is matched. The time blocked counts as the event engine's
+// waitany loop counts it: from each completion to the next, waiting for
+// the partner until the request's match, then communicating.
+func (s *simulation) depWait(r *depRank) bool {
+	if !r.blocked {
+		for _, q := range r.waits {
+			if !q.known {
+				q.awaited = true
+				r.unknown++
+			}
+		}
+		if r.unknown > 0 {
+			r.blocked = true
+			return false
+		}
+	}
+	r.blocked = false
+	ws := r.waits
+	if len(ws) > 1 {
+		slices.SortStableFunc(ws, func(a, b *dreq) int {
+			switch {
+			case a.end < b.end:
+				return -1
+			case a.end > b.end:
+				return 1
+			}
+			return 0
+		})
+	}
+	b, prec := r.now, s.cfg.SurfPrecision
+	if s.cfg.Subrounds {
+		// The rank wakes at each completion, the first of those
+		// within surf/precision of one another giving the date and
+		// the match.
+		for i := 0; i < len(ws); {
+			c, m := ws[i].end, ws[i].matched
+			j := i + 1
+			for j < len(ws) && ws[j].end-c < prec {
+				j++
+			}
+			i = j
+			if c <= b {
+				continue
+			}
+			s.depBlocked(r, b, c, m)
+			b = c
+		}
+	} else if n := len(ws); n > 0 && ws[n-1].end > b {
+		// It wakes once, when the last completes.
+		m := -1.0
+		for _, q := range ws {
+			if q.end > b {
+				m = max(m, q.matched)
+			}
+		}
+		s.depBlocked(r, b, ws[n-1].end, m)
+		b = ws[n-1].end
+	}
+	r.now = b
+	for i, q := range ws {
+		if !q.held {
+			s.freeDreqs = append(s.freeDreqs, q)
+		}
+		ws[i] = nil
+	}
+	r.waits = ws[:0]
+	return true
+}
+
+// depBlocked counts r's block from b to c, its last request matched at m,
+// as wake does.
+func (s *simulation) depBlocked(r *depRank, b, c, m float64) {
+	d, w := c-b, 0.0
+	if m > b {
+		w = min(m, c) - b
+	}
+	r.res.Wait += w
+	r.res.Comm += d - w
+}
+
+// depCollective runs a collective's algorithm: phase after phase, its
+// operations posted, then waited for.
+func (s *simulation) depCollective(id int32, r *depRank, e *trace.Event) bool {
+	st := &r.coll
+	if r.step == 0 {
+		if e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate {
+			return true
+		}
+		if s.cfg.Compat && readsTmpNull(e) && !(s.grownAt[0] < r.now && s.grownAt[1] < r.now) {
+			// Whether SimGrid's temporary buffers are still null
+			// may depend on the order of the ranks' collectives.
+			s.err = s.fallback("an empty collective before the temporary buffers surely grew")
+			return false
+		}
+		if err := s.setupColl(st, id, e); err != nil {
+			s.err = s.fallback(err.Error()) // the event engine says where
+			return false
+		}
+		send, recv := tmpGrows(&st.call)
+		for i, grows := range [2]bool{send, recv} {
+			if grows {
+				s.grownAt[i] = min(s.grownAt[i], r.now)
+			}
+		}
+		r.step = 1
+	}
+	for r.step == 1 {
+		if !st.posting {
+			if !s.nextPhase(st, e) {
+				r.step = 2
+				break
+			}
+			st.posting = true
+			if !s.depPostPhase(id, r, st) {
+				return false
+			}
+		}
+		if !s.depWait(r) {
+			return false
+		}
+		if r.orderIdx < len(r.inOrder) {
+			s.depAddWait(r, r.inOrder[r.orderIdx])
+			r.inOrder[r.orderIdx] = nil
+			r.orderIdx++
+			continue
+		}
+		r.inOrder, r.orderIdx = r.inOrder[:0], 0
+		st.posting = false
+		if cap(st.ops) > smallOps {
+			s.giveOps(st.ops)
+			st.ops = nil
+		}
+	}
+	if e.Kind.HasReduction() && e.Compute != 0 {
+		s.depCompute(id, r, e.Compute)
+	}
+	return true
+}
+
+// readsTmpNull reports whether an algorithm of collective e may ask
+// whether a temporary buffer of SimGrid's replay is still null
+// (growTmpBuffers): gathers and scatters with an empty side (the binomial
+// ones), reduce-scatters of no element (the ring).
+func readsTmpNull(e *trace.Event) bool {
+	switch e.Kind {
+	case trace.Gather, trace.Scatter:
+		return e.SendBytes == 0 || e.RecvBytes == 0
+	case trace.ReduceScatter:
+		for _, c := range e.RecvCounts {
+			if c != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// depPostPhase posts the operations of a collective's phase.
+func (s *simulation) depPostPhase(id int32, r *depRank, st *collState) bool {
+	for _, op := range st.ops {
+		if op.wait != waitNone {
+			s.depCarriedWait(r, op)
+			continue
+		}
+		peer := op.peer
+		if st.world != nil {
+			peer = st.world[peer]
+		}
+		q := s.depRequest(id, op.send || op.sr, peer, st.call.tag, op.bytes)
+		if q == nil {
+			return false
+		}
+		if op.typed {
+			q.typed, q.dtype = true, st.call.rtype
+			if q.send {
+				q.dtype = st.call.stype
+			}
+		}
+		q.held = op.carry
+		s.depPost(q)
+		switch {
+		case op.carry:
+			r.carried = append(r.carried, dcarried{q, op.ref})
+		case st.call.inOrder:
+			r.inOrder = append(r.inOrder, q)
+		default:
+			s.depAddWait(r, q)
+		}
+		if op.sr {
+			rq := s.depRequest(id, false, peer, st.call.tag, op.rbytes)
+			if rq == nil {
+				return false
+			}
+			s.depPost(rq)
+			s.depAddWait(r, rq)
+		}
+	}
+	return true
+}
+
+// depCarriedWait adds carried requests to the phase's wait, as
+// waitCarriedReqs does.
+func (s *simulation) depCarriedWait(r *depRank, w collOp) {
+	take := func(c dcarried) {
+		c.q.held = false
+		s.depAddWait(r, c.q)
+	}
+	if w.wait != waitCarried {
+		for i, c := range r.carried {
+			if c.ref == w.ref {
+				take(c)
+				r.carried = slices.Delete(r.carried, i, i+1)
+				return
+			}
+		}
+		return
+	}
+	for _, c := range r.carried {
+		take(c)
+	}
+	clear(r.carried)
+	r.carried = r.carried[:0]
+}
