@@ -59,11 +59,15 @@ type dreq struct {
 	posted, matched, end  float64
 	key                   reqKey
 	id                    uint64
+	outIdx                int32 // its place in its owner's out
 }
 
 // depRank is a rank's replay in the dependency-driven engine.
 type depRank struct {
 	now                         float64
+	rd                          trace.Reader
+	host                        int
+	speed                       float64 // its computations' rate, alone on a core
 	ev                          *trace.Event
 	step                        int
 	busy, blocked, ending, done bool
@@ -76,7 +80,9 @@ type depRank struct {
 	// Its unmatched receives, and the unmatched sends to it, by (peer,
 	// tag).
 	recvs, sends reqstore.QueueMap[uint64, *dreq]
-	store        reqstore.Store[*dreq]       // SimGrid's RequestStorage
+	store        reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
+	out          []*dreq                     // requests stored by id, in posting order (nil: taken)
+	outDead      int                         // the nils in out
 	byID         smallmap.Map[uint64, *dreq] // by the trace's request id
 
 	coll     collState
@@ -121,6 +127,12 @@ func (s *simulation) dependable(obs Observer) bool {
 // runDeps replays the trace with the dependency-driven engine.
 func (s *simulation) runDeps() (*Result, error) {
 	s.dr = make([]depRank, len(s.ranks))
+	for i, r := range s.ranks {
+		// What the engine reads of the event engine's ranks, in its
+		// own: at thousands of ranks each struct read is a cache miss.
+		s.dr[i].rd, s.dr[i].host = r.rd, r.host
+		s.dr[i].speed = s.hosts[r.host].execBound(0)
+	}
 	s.grownAt = [2]float64{math.Inf(1), math.Inf(1)}
 	s.drq = make([]int32, 0, len(s.ranks))
 	for i := len(s.ranks) - 1; i >= 0; i-- {
@@ -161,7 +173,7 @@ func (s *simulation) runDeps() (*Result, error) {
 // runDep runs rank id until it blocks or ends.
 func (s *simulation) runDep(id int32) {
 	r := &s.dr[id]
-	rd := s.ranks[id].rd
+	rd := r.rd
 	for !r.done && s.err == nil {
 		if !r.busy {
 			if r.ending {
@@ -197,8 +209,25 @@ func (s *simulation) runDep(id int32) {
 }
 
 // depLeftovers makes r wait for the requests still stored at its trace's
-// end, as endRequests does.
+// end, as endRequests does: with SimGrid's quirk, only the last of each
+// key.
 func (s *simulation) depLeftovers(r *depRank) {
+	if len(r.out) > r.outDead && r.store.Len() > 0 {
+		s.err = s.fallback("requests stored both by id and by key at the end")
+		return
+	}
+	var last map[reqKey]bool
+	if s.cfg.Compat {
+		last = map[reqKey]bool{}
+	}
+	for i := len(r.out) - 1; i >= 0; i-- {
+		if q := r.out[i]; q != nil && (last == nil || !last[q.key]) {
+			if last != nil {
+				last[q.key] = true
+			}
+			s.depAddWait(r, q)
+		}
+	}
 	for q := range r.store.Queues() {
 		items := q.Items()
 		if s.cfg.Compat {
@@ -285,7 +314,7 @@ func (s *simulation) depExec(id int32, r *depRank) bool {
 
 // depCompute runs flops on the rank's host, alone on its core.
 func (s *simulation) depCompute(id int32, r *depRank, flops float64) {
-	end := r.now + flops/s.hosts[s.ranks[id].host].execBound(0)
+	end := r.now + flops/r.speed
 	r.res.Compute += end - r.now
 	r.now = end
 }
@@ -344,17 +373,43 @@ func (s *simulation) depPointToPoint(id int32, r *depRank, e *trace.Event) bool 
 	return s.depWait(r)
 }
 
-// depStore keeps a non-blocking request for its wait, under its key and,
-// for traces that name requests, its id.
+// depStore keeps a non-blocking request for its wait: under the trace's
+// request id in r.out, in posting order, for traces that name requests;
+// under SimGrid's key in r.store for the others. (SimGrid's store keeps
+// both under keys, as the event engine does; a list is cheaper, and keys
+// are needed only at the trace's end, or by a wait that names a key in a
+// trace that names ids, where the event engine takes over.)
 func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
 	q.key, q.held = k, true
-	r.store.Push(k, q)
-	if id != 0 && s.indexIDs {
-		if old := r.byID.Get(id); old != nil {
-			old.id = 0
+	if id == 0 || !s.indexIDs {
+		r.store.Push(k, q)
+		return
+	}
+	if old := r.byID.Get(id); old != nil {
+		old.id = 0 // still stored, for a waitall
+	}
+	r.byID.Put(id, q)
+	q.id, q.outIdx = id, int32(len(r.out))
+	r.out = append(r.out, q)
+}
+
+// depTake takes q, found by its id, out of r's requests.
+func (s *simulation) depTake(r *depRank, q *dreq) {
+	r.byID.Delete(q.id)
+	r.out[q.outIdx] = nil
+	q.id, q.held = 0, false
+	if r.outDead++; 2*r.outDead > len(r.out) {
+		// Compact: the list holds what is outstanding, not its history.
+		n := 0
+		for _, x := range r.out {
+			if x != nil {
+				x.outIdx = int32(n)
+				r.out[n] = x
+				n++
+			}
 		}
-		r.byID.Put(id, q)
-		q.id = id
+		clear(r.out[n:])
+		r.out, r.outDead = r.out[:n], 0
 	}
 }
 
@@ -362,19 +417,20 @@ func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
 func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 	if !byKey(e) {
 		if q = r.byID.Get(e.Request); q != nil {
-			r.byID.Delete(q.id)
-			q.id, q.held = 0, false
-			r.store.Remove(q.key, q)
+			s.depTake(r, q)
 		}
 		return q, true
+	}
+	if len(r.out) > r.outDead {
+		s.err = s.fallback("a wait naming a key in a trace naming requests")
+		return nil, true
 	}
 	if r.store.Len() == 0 {
 		return nil, false
 	}
 	q, _ = r.store.Pop(reqKey{Src: e.Source, Dst: e.Partner, Tag: e.Tag})
 	if q != nil {
-		r.byID.Delete(q.id)
-		q.id, q.held = 0, false
+		q.held = false
 	}
 	return q, true
 }
@@ -384,20 +440,24 @@ func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
 		for _, id := range e.Requests {
 			if q := r.byID.Get(id); q != nil {
-				r.byID.Delete(id)
-				q.id, q.held = 0, false
-				r.store.Remove(q.key, q)
+				s.depTake(r, q)
 				s.depAddWait(r, q)
 			}
 		}
 		return
 	}
+	for i, q := range r.out {
+		if q != nil {
+			q.id, q.held = 0, false
+			s.depAddWait(r, q)
+			r.out[i] = nil
+		}
+	}
+	r.out, r.outDead = r.out[:0], 0
+	r.byID.Clear() // it indexes requests of out only
 	r.store.Drain(func(q *dreq) {
 		if q != nil {
-			if q.id != 0 {
-				r.byID.Delete(q.id)
-			}
-			q.id, q.held = 0, false
+			q.held = false
 			s.depAddWait(r, q)
 		}
 	})
@@ -448,9 +508,12 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	}
 	m := max(sq.posted, rq.posted)
 	size := float64(sq.bytes + s.cfg.Envelope)
-	rt := s.route(s.ranks[sq.owner].host, s.ranks[rq.owner].host)
-	latF, bwF := s.netFactors(size)
-	end := m + fixedDuration(rt.latency*latF, size, s.rateBound(rt.latency, rt.minBw)*bwF)
+	rt := s.route(s.dr[sq.owner].host, s.dr[rq.owner].host)
+	if rt.fixedSize != size {
+		latF, bwF := s.netFactors(size)
+		rt.fixedSize, rt.fixedDur = size, fixedDuration(rt.latency*latF, size, s.rateBound(rt.latency, rt.minBw)*bwF)
+	}
+	end := m + rt.fixedDur
 	s.stats.messages++
 	s.stats.bytes += sq.bytes
 	for _, q := range [2]*dreq{sq, rq} {

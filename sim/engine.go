@@ -249,9 +249,13 @@ type route struct {
 	// folds them (weight-S x the sum of 1/bw rounds otherwise, and so
 	// may A->B's and B->A's penalties differ in their last bit there).
 	penalty float64
-	links   []*maxmin.Constraint
-	back    []*maxmin.Constraint
-	idx     []int32 // the indexes of links, then of back
+	// fixedSize and fixedDur are the last transfer size the
+	// dependency-driven engine timed on the route, and its time (sizes
+	// repeat: a code sends few).
+	fixedSize, fixedDur float64
+	links               []*maxmin.Constraint
+	back                []*maxmin.Constraint
+	idx                 []int32 // the indexes of links, then of back
 	// lat is the latency's addends in SimGrid's order, kept only under
 	// link profiles, which sum them again (see currentRoute).
 	lat []LatencyTerm

@@ -141,6 +141,12 @@ func (m *Map[K, V]) Take(k K) (V, bool) {
 	return v, ok
 }
 
+// Clear removes every key.
+func (m *Map[K, V]) Clear() {
+	clear(m.kv)
+	m.kv, m.idx = m.kv[:0], nil
+}
+
 // TakeAll appends every value to dst, in no particular order, and
 // empties the map.
 func (m *Map[K, V]) TakeAll(dst []V) []V {

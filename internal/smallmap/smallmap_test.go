@@ -140,5 +140,16 @@ func TestTake(t *testing.T) {
 		if m.Get(7) != 7 || m.Len() != 1 {
 			t.Errorf("n=%d: refilled after TakeAll: Get(7) = %d, Len %d", n, m.Get(7), m.Len())
 		}
+		for i := range n {
+			m.Put(uint64(100+i), i)
+		}
+		m.Clear()
+		if _, ok := m.Lookup(7); ok || m.Len() != 0 {
+			t.Errorf("n=%d: Clear left %d keys", n, m.Len())
+		}
+		m.Put(8, 8)
+		if m.Get(8) != 8 || m.Len() != 1 {
+			t.Errorf("n=%d: refilled after Clear: Get(8) = %d, Len %d", n, m.Get(8), m.Len())
+		}
 	}
 }
