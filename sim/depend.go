@@ -19,21 +19,22 @@ import (
 // so, without an event queue or a global date: each rank replays its
 // trace on a clock of its own until it waits for a request whose other
 // side is not posted yet; it then blocks, and runs again once that side
-// is posted. A rank's state stays in cache for a run of its actions, and
-// the cost of an action does not grow with the ranks.
+// is posted. A rank's state stays in cache for a run of its actions.
 //
 // It models what the event engine's analytic mode does, where the order
-// of simultaneous events cannot change a date: traces whose receives name
-// their source and tag, with no MPI_Test, probe of an unknown size,
-// one-sided or I/O call, on hosts where no two ranks share a core, without
-// SMPI's overheads, small-message mode, start delays, link or speed
-// profiles, energy models or observers (dependable). Its dates are the
-// event engine's but for one rounding: the event engine ends together the
-// actions due within surf/precision (1e-9 s) of the earliest, anywhere in
-// the platform, where this engine does so only among the requests one
-// wait is for. Where a replay meets what it does not model (a deadlock, a
-// message its receive truncates, a wildcard receive, a test), it stops
-// with errFallback and the event engine replays the trace from the start.
+// of simultaneous events cannot change a date: traces with no MPI_Test,
+// probe of an unknown size, one-sided or I/O call, on hosts where no two
+// ranks share a core, without SMPI's overheads, small-message mode, start
+// delays, link or speed profiles, energy models or observers
+// (dependable); wildcard receives are matched as depend_wild.go says. Its
+// dates are the event engine's but for one rounding: the event engine
+// ends together the actions due within surf/precision (1e-9 s) of the
+// earliest, anywhere in the platform, where this engine does so only
+// among the requests one wait is for. Where a replay meets what it does
+// not model (a deadlock, a message its receive truncates, a tie at a
+// wildcard receive, a test), it stops with errFallback and the event
+// engine replays the trace from the start. (The cost of an action grows
+// with the ranks only as their states leave the caches: BENCHMARKS.md.)
 
 // errFallback stops the dependency-driven engine: the event engine
 // replays the trace.
@@ -59,7 +60,8 @@ type dreq struct {
 	posted, matched, end  float64
 	key                   reqKey
 	id                    uint64
-	outIdx                int32 // its place in its owner's out
+	outIdx                int32  // its place in its owner's out
+	seq                   uint64 // its owner's posts up to it
 }
 
 // depRank is a rank's replay in the dependency-driven engine.
@@ -78,8 +80,12 @@ type depRank struct {
 	unknown int
 
 	// Its unmatched receives, and the unmatched sends to it, by (peer,
-	// tag).
+	// tag); pendRecvs counts the receives, wild is its wildcard receive
+	// not matched yet (depend_wild.go).
 	recvs, sends reqstore.QueueMap[uint64, *dreq]
+	pendRecvs    int
+	wild         *dreq
+	posts        uint64                      // the requests it posted
 	store        reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
 	out          []*dreq                     // requests stored by id, in posting order (nil: taken)
 	outDead      int                         // the nils in out
@@ -138,10 +144,18 @@ func (s *simulation) runDeps() (*Result, error) {
 	for i := len(s.ranks) - 1; i >= 0; i-- {
 		s.drq = append(s.drq, int32(i))
 	}
-	for len(s.drq) > 0 && s.err == nil {
-		id := s.drq[len(s.drq)-1]
-		s.drq = s.drq[:len(s.drq)-1]
-		s.runDep(id)
+	for s.err == nil {
+		for len(s.drq) > 0 && s.err == nil {
+			id := s.drq[len(s.drq)-1]
+			s.drq = s.drq[:len(s.drq)-1]
+			s.runDep(id)
+		}
+		if len(s.wilds) == 0 || s.err != nil {
+			break
+		}
+		// Every rank waits or has ended: match the wildcard receives
+		// whose sends can no longer change.
+		s.resolveWilds()
 	}
 	if s.err != nil {
 		return nil, s.err
@@ -323,8 +337,9 @@ func (s *simulation) depCompute(id int32, r *depRank, flops float64) {
 // errFallback) for a peer out of range or any source or tag, which the
 // event engine replays.
 func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int64) *dreq {
-	if peer < 0 || int(peer) >= len(s.ranks) || tag == trace.AnyTag && !send || !send && bytes < 0 && s.cfg.Compat {
-		s.err = s.fallback("a wildcard, unknown size or peer out of range")
+	anySource := !send && peer == trace.AnySource
+	if !anySource && (peer < 0 || int(peer) >= len(s.ranks)) || !send && bytes < 0 && s.cfg.Compat {
+		s.err = s.fallback("a receive of unknown size, or a peer out of range")
 		return nil
 	}
 	var q *dreq
@@ -335,8 +350,11 @@ func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int6
 	} else {
 		q = &dreq{}
 	}
+	r := &s.dr[id]
 	q.owner, q.send, q.peer, q.tag, q.bytes = id, send, peer, tag, bytes
-	q.posted = s.dr[id].now
+	q.posted = r.now
+	r.posts++
+	q.seq = r.posts
 	return q
 }
 
@@ -484,6 +502,7 @@ func (s *simulation) depPost(q *dreq) {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := &s.dr[q.peer]
 		if rq := dst.recvs.Ref(mkey(q.owner, q.tag)); rq != nil && !rq.Empty() {
+			dst.pendRecvs--
 			s.depMatch(q, rq.Pop())
 			return
 		}
@@ -491,11 +510,22 @@ func (s *simulation) depPost(q *dreq) {
 		return
 	}
 	me := &s.dr[q.owner]
+	if me.wild != nil {
+		// A receive younger than a wildcard one its rank has not
+		// matched yet: which sends each gets depends on their order.
+		s.err = s.fallback("a receive posted while a wildcard receive waits")
+		return
+	}
+	if q.peer == trace.AnySource || q.tag == trace.AnyTag {
+		s.depPostWild(me, q)
+		return
+	}
 	if sq := me.sends.Ref(mkey(q.peer, q.tag)); sq != nil && !sq.Empty() {
 		s.depMatch(sq.Pop(), q)
 		return
 	}
 	me.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
+	me.pendRecvs++
 }
 
 // depMatch pairs send sq and receive rq: the transfer starts when the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/format/dumpi"
 	"kairos/format/otf2"
 	"kairos/format/ti"
 	"kairos/internal/testenv"
@@ -38,7 +39,7 @@ func compareEngines(t *testing.T, name string, src trace.Source, m *Machine, cfg
 	t.Helper()
 	cfg.Analytic = true
 	cfg.events = true
-	want, werr := run(src, m, cfg, nil)
+	want, werr := Run(src, m, cfg, nil)
 	cfg.events = false
 	s, err := newSim(src, m, cfg, nil)
 	if err != nil {
@@ -87,8 +88,8 @@ func compareEngines(t *testing.T, name string, src trace.Source, m *Machine, cfg
 
 // TestDependsOnGenerated: on every generated workload, with noise and
 // imbalance, the dependency-driven engine gives the event engine's
-// analytic times (to the rounding of simultaneous ends), and hands over
-// only the traces with what it does not model (wildcard receives).
+// analytic times (to the rounding of simultaneous ends), without handing
+// over.
 func TestDependsOnGenerated(t *testing.T) {
 	for _, kind := range workload.Kinds() {
 		p, err := workload.Defaults(kind)
@@ -104,26 +105,150 @@ func TestDependsOnGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		why := compareEngines(t, kind, tr, flatCluster(t, tr.NumRanks()), DefaultConfig())
-		if wild := hasWildcard(tr); why != "" && !wild {
+		if why := compareEngines(t, kind, tr, flatCluster(t, tr.NumRanks()), DefaultConfig()); why != "" {
 			t.Errorf("%s: the dependency-driven engine handed over: %s", kind, why)
-		} else if wild && why == "" {
-			t.Errorf("%s: a trace with wildcard receives did not hand over", kind)
 		}
 	}
 }
 
-// hasWildcard reports whether a receive of tr takes any source or tag.
-func hasWildcard(tr *trace.Trace) bool {
-	for _, r := range tr.Ranks {
-		for rd := r.Reader(); rd.Next(); {
-			e := rd.Event()
-			if e.Kind.IsRecv() && (e.Partner == trace.AnySource || e.Tag == trace.AnyTag) || e.Kind == trace.SendRecv && e.Source == trace.AnySource {
-				return true
-			}
+// TestDependsOnWildcards: a master receiving its workers' results from
+// MPI_ANY_SOURCE (and with MPI_ANY_TAG), with noise, at several sizes and
+// seeds: the dependency-driven engine orders the senders itself and gives
+// the event engine's times; with ties (no noise) or receives posted
+// behind a wildcard one (every receive of a stencil from any source), it
+// hands over, and the event engine's times are the result.
+func TestDependsOnWildcards(t *testing.T) {
+	for _, c := range []struct {
+		kind        string
+		ranks       int
+		seed        uint64
+		noise       float64
+		anyTag      bool
+		handsOver   bool
+		wildOnRanks func(r int) bool
+	}{
+		{"masterworker", 8, 1, 0.05, false, false, isZero},
+		{"masterworker", 16, 2, 0.05, true, false, isZero},
+		{"masterworker", 64, 3, 0.05, false, false, isZero},
+		{"stencil2d", 16, 1, 0.05, false, true, func(int) bool { return true }},
+	} {
+		name := fmt.Sprintf("%s-%d-seed%d-noise%g-anytag%v", c.kind, c.ranks, c.seed, c.noise, c.anyTag)
+		p, err := workload.Defaults(c.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Ranks, p.Grid, p.Seed, p.Noise, p.Imbalance = c.ranks, nil, c.seed, c.noise, 0.1
+		if c.noise == 0 {
+			p.Imbalance = 0
+		}
+		src, err := workload.New(c.kind, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt := wildcarded(tr, c.wildOnRanks, c.anyTag)
+		why := compareEngines(t, name, wt, flatCluster(t, wt.NumRanks()), DefaultConfig())
+		if c.handsOver != (why != "") {
+			t.Errorf("%s: handed over %v (%s), want %v", name, why != "", why, c.handsOver)
 		}
 	}
-	return false
+}
+
+func isZero(r int) bool { return r == 0 }
+
+// TestDependsOnTwoWildcards: ranks 0 and 1 both receive from
+// MPI_ANY_SOURCE. Rank 2's message to rank 0 (after 10 s of computation)
+// is posted first in the engine's order, but rank 3's comes first in
+// time: rank 3 forwards what rank 1 gets from rank 4 after 1 s. Rank 0's
+// first receive must wait until rank 1's is matched.
+func TestDependsOnTwoWildcards(t *testing.T) {
+	tr := trace.New(5, trace.NewMeta())
+	add := func(r int, k trace.Kind, partner int32, flops float64) {
+		e := trace.NewEvent(k)
+		switch {
+		case k == trace.Compute:
+			e.Compute = flops
+		case k.IsSend():
+			e.Partner, e.SendBytes = partner, 1000
+		case k.IsRecv():
+			e.Partner, e.RecvBytes = partner, 1000
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	for r, calls := range [][]struct {
+		k       trace.Kind
+		partner int32
+		flops   float64
+	}{
+		{{trace.Recv, trace.AnySource, 0}, {trace.Recv, trace.AnySource, 0}},
+		{{trace.Recv, trace.AnySource, 0}, {trace.Send, 3, 0}},
+		{{trace.Compute, 0, 1e10}, {trace.Send, 0, 0}},
+		{{trace.Recv, 1, 0}, {trace.Send, 0, 0}},
+		{{trace.Compute, 0, 1e9}, {trace.Send, 1, 0}},
+	} {
+		add(r, trace.Init, 0, 0)
+		for _, c := range calls {
+			add(r, c.k, c.partner, c.flops)
+		}
+		add(r, trace.Finalize, 0, 0)
+	}
+	if why := compareEngines(t, "two wildcards", tr, flatCluster(t, 5), DefaultConfig()); why != "" {
+		t.Errorf("handed over: %s", why)
+	}
+}
+
+// TestDependsOnWildcardTies: three ranks send to rank 0 at the same dates,
+// which receives from MPI_ANY_SOURCE: which message each receive takes is
+// SMPI's order of simultaneous posts, which only the event engine follows;
+// the dependency-driven engine hands over.
+func TestDependsOnWildcardTies(t *testing.T) {
+	tr := trace.New(4, trace.NewMeta())
+	add := func(r int, k trace.Kind, set func(*trace.Event)) {
+		e := trace.NewEvent(k)
+		if set != nil {
+			set(&e)
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	for r := range 4 {
+		add(r, trace.Init, nil)
+		for i := range 3 {
+			if r == 0 {
+				for range 3 {
+					add(0, trace.Recv, func(e *trace.Event) { e.Partner, e.RecvBytes = trace.AnySource, 1000 })
+				}
+				continue
+			}
+			add(r, trace.Compute, func(e *trace.Event) { e.Compute = float64(1e6 * (i + 1)) })
+			add(r, trace.Send, func(e *trace.Event) { e.Partner, e.SendBytes = 0, 1000 })
+		}
+		add(r, trace.Finalize, nil)
+	}
+	if why := compareEngines(t, "ties", tr, flatCluster(t, 4), DefaultConfig()); why == "" {
+		t.Error("simultaneous sends to a wildcard receive did not hand over")
+	}
+}
+
+// wildcarded is tr with the receives of the ranks wild selects made from
+// MPI_ANY_SOURCE, and with MPI_ANY_TAG if anyTag.
+func wildcarded(tr *trace.Trace, wild func(int) bool, anyTag bool) *trace.Trace {
+	out := trace.New(tr.NumRanks(), *tr.Meta())
+	for i, r := range tr.Ranks {
+		for rd := r.Reader(); rd.Next(); {
+			e := rd.Event()
+			if wild(i) && e.Kind.IsRecv() {
+				e.Partner = trace.AnySource
+				if anyTag {
+					e.Tag = trace.AnyTag
+				}
+			}
+			out.Ranks[i].Append(e)
+		}
+	}
+	return out
 }
 
 // TestDependsOnAlgorithms: every collective algorithm, on 8 ranks and on
@@ -199,9 +324,17 @@ func TestDependsOnReal(t *testing.T) {
 	if why := compareEngines(t, "IS-32", src, flatCluster(t, src.NumRanks()), DefaultConfig()); why != "" {
 		t.Errorf("IS-32: handed over: %s", why)
 	}
-	for _, name := range []string{"tracer-stencil4d-32", "tracer-stencil4d-64"} {
-		dir := testenv.Shared(t, filepath.Join("traces/otf2", name))
-		a, err := otf2.Open(filepath.Join(dir, "traces.otf2"))
+	for _, name := range []string{"otf2/tracer-stencil4d-32/traces.otf2", "otf2/tracer-stencil4d-64/traces.otf2",
+		"otf2/sst-macro-mpi-coverage/traces.otf2", "otf2/pipit-ping-pong-otf2/traces.otf2",
+		"dumpi/sst-macro-testbgp", "dumpi/sst-macro-testtrace", "dumpi/tauferlab-naive-alltoall-4"} {
+		path := testenv.Shared(t, filepath.Join("traces", name))
+		var a trace.Source
+		var err error
+		if strings.HasPrefix(name, "dumpi/") {
+			a, err = dumpiIn(path)
+		} else {
+			a, err = otf2.Open(path)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,4 +343,13 @@ func TestDependsOnReal(t *testing.T) {
 			t.Errorf("%s: handed over: %s", name, why)
 		}
 	}
+}
+
+// dumpiIn opens the DUMPI trace of directory dir (its .meta file).
+func dumpiIn(dir string) (trace.Source, error) {
+	metas, err := filepath.Glob(filepath.Join(dir, "*.meta"))
+	if err != nil || len(metas) != 1 {
+		return nil, fmt.Errorf("%s: want one .meta file, found %d (%v)", dir, len(metas), err)
+	}
+	return dumpi.Open(metas[0])
 }

@@ -406,7 +406,10 @@ type simulation struct {
 	drq       []int32
 	freeDreqs []*dreq
 	grownAt   [2]float64
-	depWhy    string // why it stopped (errFallback)
+	depWhy    string    // why it stopped (errFallback)
+	wilds     []int32   // the ranks with a wildcard receive not matched yet
+	lb        []float64 // scratch: lower bounds of the ranks' next posts (resolveWilds)
+	wildWork  int64     // the work of resolveWilds so far
 }
 
 // simStats are the counts a Result reports.
