@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,20 +18,6 @@ import (
 	"kairos/trace"
 	"kairos/workload"
 )
-
-// flatCluster is n hosts of 1 Gf joined by 125 MBps, 50 us links.
-func flatCluster(t *testing.T, n int) *Machine {
-	t.Helper()
-	pl, err := platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := FromPlatform(pl, pl.Hosts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // compareEngines replays src in the analytic mode on both engines and
 // compares their results; it returns why the dependency-driven engine
@@ -105,7 +92,7 @@ func TestDependsOnGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if why := compareEngines(t, kind, tr, flatCluster(t, tr.NumRanks()), DefaultConfig()); why != "" {
+		if why := compareEngines(t, kind, tr, flatMachine(t, tr.NumRanks()), DefaultConfig()); why != "" {
 			t.Errorf("%s: the dependency-driven engine handed over: %s", kind, why)
 		}
 	}
@@ -150,7 +137,7 @@ func TestDependsOnWildcards(t *testing.T) {
 			t.Fatal(err)
 		}
 		wt := wildcarded(tr, c.wildOnRanks, c.anyTag)
-		why := compareEngines(t, name, wt, flatCluster(t, wt.NumRanks()), DefaultConfig())
+		why := compareEngines(t, name, wt, flatMachine(t, wt.NumRanks()), DefaultConfig())
 		if c.handsOver != (why != "") {
 			t.Errorf("%s: handed over %v (%s), want %v", name, why != "", why, c.handsOver)
 		}
@@ -195,7 +182,7 @@ func TestDependsOnTwoWildcards(t *testing.T) {
 		}
 		add(r, trace.Finalize, 0, 0)
 	}
-	if why := compareEngines(t, "two wildcards", tr, flatCluster(t, 5), DefaultConfig()); why != "" {
+	if why := compareEngines(t, "two wildcards", tr, flatMachine(t, 5), DefaultConfig()); why != "" {
 		t.Errorf("handed over: %s", why)
 	}
 }
@@ -227,7 +214,7 @@ func TestDependsOnWildcardTies(t *testing.T) {
 		}
 		add(r, trace.Finalize, nil)
 	}
-	if why := compareEngines(t, "ties", tr, flatCluster(t, 4), DefaultConfig()); why == "" {
+	if why := compareEngines(t, "ties", tr, flatMachine(t, 4), DefaultConfig()); why == "" {
 		t.Error("simultaneous sends to a wildcard receive did not hand over")
 	}
 }
@@ -275,7 +262,7 @@ func TestDependsOnAlgorithms(t *testing.T) {
 						t.Fatal(err)
 					}
 					name := fmt.Sprintf("%s:%s on %d: %s", coll, algo, np, act)
-					if why := compareEngines(t, name, staggered(t, np, act), flatCluster(t, np), cfg); why != "" {
+					if why := compareEngines(t, name, staggered(t, np, act), flatMachine(t, np), cfg); why != "" {
 						t.Errorf("%s: handed over: %s", name, why)
 					}
 					n++
@@ -321,7 +308,7 @@ func TestDependsOnReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if why := compareEngines(t, "IS-32", src, flatCluster(t, src.NumRanks()), DefaultConfig()); why != "" {
+	if why := compareEngines(t, "IS-32", src, flatMachine(t, src.NumRanks()), DefaultConfig()); why != "" {
 		t.Errorf("IS-32: handed over: %s", why)
 	}
 	for _, name := range []string{"otf2/tracer-stencil4d-32/traces.otf2", "otf2/tracer-stencil4d-64/traces.otf2",
@@ -339,7 +326,7 @@ func TestDependsOnReal(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := trace.UntimedAbove(a, 1e9, 0)
-		if why := compareEngines(t, name, src, flatCluster(t, src.NumRanks()), DefaultConfig()); why != "" {
+		if why := compareEngines(t, name, src, flatMachine(t, src.NumRanks()), DefaultConfig()); why != "" {
 			t.Errorf("%s: handed over: %s", name, why)
 		}
 	}
@@ -352,4 +339,82 @@ func dumpiIn(dir string) (trace.Source, error) {
 		return nil, fmt.Errorf("%s: want one .meta file, found %d (%v)", dir, len(metas), err)
 	}
 	return dumpi.Open(metas[0])
+}
+
+// FuzzDependsMatchesEvents replays arbitrary TI text of up to four ranks in
+// the analytic mode on both engines (the dependency-driven one handing
+// over as it must): both fail, or give the same times to the rounding of
+// simultaneous ends.
+func FuzzDependsMatchesEvents(f *testing.F) {
+	f.Add(testenv.Figure1Ring)
+	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
+	f.Add("0 isend 1 0 1e5\n0 wait 0 1 0\n1 irecv 0 0 1e5\n1 waitall\n")
+	f.Add("0 barrier\n1 barrier\n0 allreduce 100 1e3\n1 allreduce 100 1e3\n0 alltoall 10 10\n1 alltoall 10 10\n")
+	f.Add("0 reducescatter 5 7 1e3\n1 reducescatter 5 7 1e3\n0 alltoallv 10 5 5 10 5 5\n1 alltoallv 10 5 5 10 5 5\n")
+	f.Add("0 sendRecv 10 1 10 1 0 0\n1 sendRecv 10 0 10 0 0 0\n0 sleep 0.5\n1 gatherv 5 5 5 0\n")
+	f.Add("0 irecv 1 0 -1\n0 sleep 0\n0 wait 1 0 0\n1 send 0 0 8\n1 bcast 10 0\n0 bcast 10 0\n")
+	f.Add("0 allgather 7 7\n1 allgather 7 7\n2 allgather 7 7\n0 gather 5 5 1\n1 gather 5 5 1\n2 gather 5 5 1\n")
+	f.Add("0 recv -2 0 100\n0 recv -2 0 100\n1 compute 1e6\n1 send 0 0 100\n2 compute 2e6\n2 send 0 0 100\n")
+	f.Add("0 irecv -2 -1 100\n0 wait -2 0 -1\n1 send 0 3 100\n2 init\n")
+	f.Add("0 compute -1e6\n0 sleep -1\n3 init\n")
+	m := flatMachine(f, 4)
+	f.Fuzz(func(t *testing.T, text string) {
+		if hugeText(text) {
+			return // legal, but segmented algorithms make millions of messages of it
+		}
+		p := filepath.Join(t.TempDir(), "f.ti")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(p)
+		if err != nil || tr.NumRanks() > 4 {
+			return
+		}
+		cfg := DefaultConfig()
+		cfg.Analytic, cfg.events = true, true
+		want, werr := Run(tr, m, cfg, nil)
+		cfg.events = false
+		got, gerr := Run(tr, m, cfg, nil)
+		if werr != nil || gerr != nil {
+			// Both fail (not always on the same rank's first bad line:
+			// they read the ranks in different orders).
+			if werr == nil || gerr == nil {
+				t.Fatalf("event engine: %v; with the dependency-driven one first: %v", werr, gerr)
+			}
+			return
+		}
+		tol := cfg.SurfPrecision * float64(want.Actions+1)
+		if math.Abs(got.Time-want.Time) > max(tol, 1e-12*want.Time) {
+			t.Fatalf("simulated time %.12g (%s engine), the event engine's %.12g", got.Time, got.Engine, want.Time)
+		}
+		for i, w := range want.Ranks {
+			if g := got.Ranks[i]; math.Abs(g.Finish-w.Finish) > tol || math.Abs(g.Wait-w.Wait) > tol || math.Abs(g.Comm-w.Comm) > tol {
+				t.Fatalf("rank %d: %+v (%s engine), the event engine's %+v", i, g, got.Engine, w)
+			}
+		}
+	})
+}
+
+// flatMachine is n hosts of 1 Gf joined by 125 MBps, 50 us links.
+func flatMachine(tb testing.TB, n int) *Machine {
+	tb.Helper()
+	pl, err := platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := FromPlatform(pl, pl.Hosts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// hugeText reports whether text has a number above 10^7.
+func hugeText(text string) bool {
+	for _, tok := range strings.Fields(text) {
+		if v, err := strconv.ParseFloat(tok, 64); err == nil && math.Abs(v) > 1e7 {
+			return true
+		}
+	}
+	return false
 }
