@@ -165,6 +165,22 @@ type collState struct {
 	carried []carried  // requests posted with collOp.carry, oldest first
 }
 
+// reset empties st for a new collective, its scratch slices keeping their
+// room from one collective to the next (the call's steps and phases
+// included). Field by field: a composite literal of the whole state is
+// built aside then copied, with a write barrier per pointer while the
+// collector runs (TestCollStateReset checks that every field is reset).
+func (st *collState) reset() {
+	st.parts, st.ops, st.reqs, st.carried = st.parts[:0], st.ops[:0], st.reqs[:0], st.carried[:0]
+	st.part, st.phase, st.world, st.opIdx, st.waitIdx = 0, 0, nil, 0, 0
+	st.srHalf, st.posting, st.single = false, false, false
+	c := &st.call
+	c.n, c.me, c.root, c.tag, c.e, c.override = 0, 0, 0, 0, nil, 0
+	c.ssize, c.rsize, c.stype, c.rtype = 0, 0, 0, 0
+	c.steps, c.phases, c.shared, c.schedules = c.steps[:0], c.phases[:0], nil, nil
+	c.inOrder, c.tmpNull, c.tmpSendNull, c.tmpRecvNull = false, false, false, false
+}
+
 // carried is a request kept for a later phase's wait, and its name.
 type carried struct {
 	q   *request
@@ -436,10 +452,7 @@ func (s *simulation) giveOps(ops []collOp) {
 
 // setupColl starts st, the progress of rank id through collective e.
 func (s *simulation) setupColl(st *collState, id int32, e *trace.Event) error {
-	// The scratch slices keep their room from one collective to the next
-	// (the call's steps and phases included).
-	*st = collState{parts: st.parts[:0], ops: st.ops[:0], reqs: st.reqs[:0], carried: st.carried[:0],
-		call: collCall{steps: st.call.steps[:0], phases: st.call.phases[:0]}}
+	st.reset()
 	n := int32(len(s.ranks))
 	me := id
 	if e.Comm != trace.WorldComm {
@@ -463,8 +476,9 @@ func (s *simulation) setupColl(st *collState, id int32, e *trace.Event) error {
 	if err != nil {
 		return err
 	}
-	st.call = collCall{n: n, me: me, root: root, e: e, ssize: s.size(e.SendType), rsize: s.size(e.RecvType), steps: st.call.steps[:0],
-		phases: st.call.phases[:0], schedules: s.schedules}
+	c := &st.call
+	c.n, c.me, c.root, c.e, c.schedules = n, me, root, e, s.schedules
+	c.ssize, c.rsize = s.size(e.SendType), s.size(e.RecvType)
 	s.growTmpBuffers(&st.call)
 	parts, tag, err := s.expand(st.parts, e.Kind, &st.call, 0)
 	if err != nil {
