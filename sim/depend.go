@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"slices"
@@ -25,8 +26,8 @@ import (
 // of simultaneous events cannot change a date: traces with no MPI_Test,
 // probe of an unknown size, one-sided or I/O call, on hosts where no two
 // ranks share a core, without SMPI's overheads, small-message mode, start
-// delays, link or speed profiles, energy models or observers
-// (dependable); wildcard receives are matched as depend_wild.go says. Its
+// delays, link or speed profiles, energy models or observers other than
+// a TimedTrace, which takes each rank's actions in order (dependable); wildcard receives are matched as depend_wild.go says. Its
 // dates are the event engine's but for one rounding: the event engine
 // ends together the actions due within surf/precision (1e-9 s) of the
 // earliest, anywhere in the platform, where this engine does so only
@@ -60,8 +61,10 @@ type dreq struct {
 	posted, matched, end  float64
 	key                   reqKey
 	id                    uint64
-	outIdx                int32  // its place in its owner's out
-	seq                   uint64 // its owner's posts up to it
+	outIdx                int32    // its place in its owner's out
+	seq                   uint64   // its owner's posts up to it
+	begun                 float64  // when the action that posted it began
+	msg                   *Message // a receive's message for a MessageObserver, until waited for
 }
 
 // depRank is a rank's replay in the dependency-driven engine.
@@ -85,13 +88,17 @@ type depRank struct {
 	recvs, sends reqstore.QueueMap[uint64, *dreq]
 	pendRecvs    int
 	wild         *dreq
-	posts        uint64                      // the requests it posted
-	store        reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
-	out          []*dreq                     // requests stored by id, in posting order (nil: taken)
-	outDead      int                         // the nils in out
-	byID         smallmap.Map[uint64, *dreq] // by the trace's request id
+	posts        uint64  // the requests it posted
+	start        float64 // when its current action began
+	// arrived are the messages its current action returned with, for a
+	// MessageObserver.
+	arrived []Message
+	store   reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
+	out     []*dreq                     // requests stored by id, in posting order (nil: taken)
+	outDead int                         // the nils in out
+	byID    smallmap.Map[uint64, *dreq] // by the trace's request id
 
-	coll     collState
+	coll     *collState // its progress through a collective, made at its first
 	carried  []dcarried // a collective's requests kept for a later phase
 	inOrder  []*dreq    // a phase's requests waited for one by one
 	orderIdx int
@@ -108,7 +115,7 @@ type dcarried struct {
 // with s's configuration and observer (see above).
 func (s *simulation) dependable(obs Observer) bool {
 	c := s.cfg
-	if !c.Analytic || c.events || obs != nil || s.asyncOn() || c.TraceInternals || c.FinalizationBarrier ||
+	if !c.Analytic || c.events || obs != nil && !recordsOnly(obs) || s.asyncOn() || c.TraceInternals || c.FinalizationBarrier ||
 		c.InitSleep > 0 || c.StartDelays != nil || c.StartDates != nil || c.ConcurrencyLimit >= 0 || c.CPUFull ||
 		c.Energy || c.LinkEnergy || len(s.profiled) > 0 || len(s.linkProfs) > 0 {
 		return false
@@ -128,6 +135,13 @@ func (s *simulation) dependable(obs Observer) bool {
 		}
 	}
 	return true
+}
+
+// recordsOnly reports whether obs is a TimedTrace, or a list of them: an
+// observer that takes each rank's actions in their order, whatever the
+// order of the ranks, and can start over.
+func recordsOnly(obs Observer) bool {
+	return !anyObserver(obs, func(x Observer) bool { _, ok := x.(*TimedTrace); return !ok })
 }
 
 // runDeps replays the trace with the dependency-driven engine.
@@ -181,6 +195,15 @@ func (s *simulation) runDeps() (*Result, error) {
 		}
 	}
 	res.Time = res.Ranks[last].Finish - res.Ranks[last].Init
+	if s.obs != nil {
+		// The event engine records messages as they arrive; the ranks
+		// ran here one after the other.
+		anyObserver(s.obs, func(x Observer) bool {
+			t := x.(*TimedTrace)
+			slices.SortStableFunc(t.Messages, func(a, b Message) int { return cmp.Compare(a.Arrived, b.Arrived) })
+			return false
+		})
+	}
 	return res, nil
 }
 
@@ -205,7 +228,7 @@ func (s *simulation) runDep(id int32) {
 				continue
 			}
 			r.ev = rd.Event()
-			r.busy, r.step = true, 0
+			r.busy, r.step, r.start = true, 0, r.now
 			s.stats.actions++
 		}
 		if r.ev == nil {
@@ -213,13 +236,28 @@ func (s *simulation) runDep(id int32) {
 				return
 			}
 			r.busy = false
+			s.depReport(r, -1) // not an action of the trace
 			continue
 		}
 		if !s.depExec(id, r) {
 			return
 		}
 		r.busy = false
+		if s.obs != nil {
+			s.obs.Action(int(id), r.ev, r.start, r.now)
+			s.depReport(r, r.start)
+		}
 	}
+}
+
+// depReport gives the MessageObserver the messages r's action, which
+// began at began and ends now, returned with (as report does).
+func (s *simulation) depReport(r *depRank, began float64) {
+	for _, m := range r.arrived {
+		m.Arrived, m.RecvBegan = r.now, began
+		s.msgObs.Message(m)
+	}
+	r.arrived = r.arrived[:0]
 }
 
 // depLeftovers makes r wait for the requests still stored at its trace's
@@ -322,7 +360,14 @@ func (s *simulation) depExec(id int32, r *depRank) bool {
 	if e.Kind.IsCollective() && !e.Kind.IsWindow() && !e.Kind.IsIO() {
 		return s.depCollective(id, r, e)
 	}
-	s.err = s.fallback(e.Kind.String()) // tests, one-sided and I/O calls
+	switch {
+	case e.Kind == trace.Test:
+		s.err = s.fallback("MPI_Test: SMPI's sleep before a test grows with the failed tests of all ranks, in time order")
+	case e.Kind.IsWindow() || e.Kind.IsOneSided():
+		s.err = s.fallback("a one-sided call (" + e.Kind.MPIName() + ")")
+	default:
+		s.err = s.fallback("a call the engine does not replay (" + e.Kind.MPIName() + ")")
+	}
 	return false
 }
 
@@ -352,7 +397,7 @@ func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int6
 	}
 	r := &s.dr[id]
 	q.owner, q.send, q.peer, q.tag, q.bytes = id, send, peer, tag, bytes
-	q.posted = r.now
+	q.posted, q.begun = r.now, r.start
 	r.posts++
 	q.seq = r.posts
 	return q
@@ -546,6 +591,11 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	end := m + rt.fixedDur
 	s.stats.messages++
 	s.stats.bytes += sq.bytes
+	if s.msgObs != nil && sq.tag >= 0 {
+		// A message of the trace's own (collectives' tags are
+		// negative): it arrives when its receiver's wait returns it.
+		rq.msg = &Message{Src: int(sq.owner), Dst: int(rq.owner), Tag: sq.tag, Bytes: sq.bytes, Sent: sq.begun, SentBegan: sq.begun}
+	}
 	for _, q := range [2]*dreq{sq, rq} {
 		q.known, q.matched, q.end = true, m, end
 		if q.awaited {
@@ -582,6 +632,9 @@ func (s *simulation) depWait(r *depRank) bool {
 	}
 	r.blocked = false
 	ws := r.waits
+	if s.msgObs != nil {
+		s.depArrive(r, ws, true)
+	}
 	if len(ws) > 1 {
 		slices.SortStableFunc(ws, func(a, b *dreq) int {
 			switch {
@@ -622,6 +675,9 @@ func (s *simulation) depWait(r *depRank) bool {
 		s.depBlocked(r, b, ws[n-1].end, m)
 		b = ws[n-1].end
 	}
+	if s.msgObs != nil {
+		s.depArrive(r, ws, false)
+	}
 	r.now = b
 	for i, q := range ws {
 		if !q.held {
@@ -631,6 +687,19 @@ func (s *simulation) depWait(r *depRank) bool {
 	}
 	r.waits = ws[:0]
 	return true
+}
+
+// depArrive hands r's current action the messages of the receives in ws
+// that were complete when its wait began (done, in the order they were
+// added to it), or the others (in the order they complete), as the event
+// engine's waitany loop consumes them.
+func (s *simulation) depArrive(r *depRank, ws []*dreq, done bool) {
+	for _, q := range ws {
+		if q.msg != nil && (q.end <= r.now) == done {
+			r.arrived = append(r.arrived, *q.msg)
+			q.msg = nil
+		}
+	}
 }
 
 // depBlocked counts r's block from b to c, its last request matched at m,
@@ -647,7 +716,10 @@ func (s *simulation) depBlocked(r *depRank, b, c, m float64) {
 // depCollective runs a collective's algorithm: phase after phase, its
 // operations posted, then waited for.
 func (s *simulation) depCollective(id int32, r *depRank, e *trace.Event) bool {
-	st := &r.coll
+	if r.coll == nil {
+		r.coll = new(collState)
+	}
+	st := r.coll
 	if r.step == 0 {
 		if e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate {
 			return true

@@ -418,3 +418,80 @@ func hugeText(text string) bool {
 	}
 	return false
 }
+
+// TestDependsRecordsTimedTrace: a replay recorded as a timed trace (simulate
+// --analytic --timed-trace) runs on the dependency-driven engine and
+// records what the event engine does: every action at the same dates, the
+// same messages (ordered alike but for ties).
+func TestDependsRecordsTimedTrace(t *testing.T) {
+	for _, kind := range []string{"stencil2d", "lu", "cg", "masterworker"} {
+		p, err := workload.Defaults(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Iterations, p.Noise, p.Imbalance = 4, 0.05, 0.1
+		src, err := workload.New(kind, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind == "masterworker" {
+			tr = wildcarded(tr, isZero, false)
+		}
+		m := flatMachine(t, tr.NumRanks())
+		cfg := DefaultConfig()
+		cfg.Analytic, cfg.events = true, true
+		want := NewTimedTrace(tr.NumRanks(), tr.Meta())
+		if _, err := Run(tr, m, cfg, want); err != nil {
+			t.Fatal(err)
+		}
+		cfg.events = false
+		got := NewTimedTrace(tr.NumRanks(), tr.Meta())
+		res, err := Run(tr, m, cfg, Observers{got})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Engine != EngineDependencies {
+			t.Fatalf("%s: engine %s (%s)", kind, res.Engine, res.Handover)
+		}
+		tol := cfg.SurfPrecision * float64(res.Actions)
+		for i := range tr.Ranks {
+			a, b := want.T.Ranks[i].Reader(), got.T.Ranks[i].Reader()
+			for n := 0; ; n++ {
+				an, bn := a.Next(), b.Next()
+				if an != bn {
+					t.Fatalf("%s: rank %d: %d actions recorded and %d", kind, i, want.T.Ranks[i].Len(), got.T.Ranks[i].Len())
+				}
+				if !an {
+					break
+				}
+				ea, eb := a.Event(), b.Event()
+				if ea.Kind != eb.Kind || math.Abs(ea.Enter.Seconds()-eb.Enter.Seconds()) > tol || math.Abs(ea.Exit.Seconds()-eb.Exit.Seconds()) > tol {
+					t.Fatalf("%s: rank %d, action %d: %s %v-%v, the event engine's %s %v-%v", kind, i, n, eb.Kind, eb.Enter, eb.Exit, ea.Kind, ea.Enter, ea.Exit)
+				}
+			}
+		}
+		if len(got.Messages) != len(want.Messages) {
+			t.Fatalf("%s: %d messages, the event engine's %d", kind, len(got.Messages), len(want.Messages))
+		}
+		key := func(x Message) string {
+			return fmt.Sprintf("%d>%d:%d:%d:%.6f", x.Src, x.Dst, x.Tag, x.Bytes, x.Arrived)
+		}
+		count := map[string]int{}
+		for i := range want.Messages {
+			count[key(want.Messages[i])]++
+			count[key(got.Messages[i])]--
+			if d := math.Abs(got.Messages[i].Arrived - want.Messages[i].Arrived); d > tol {
+				t.Fatalf("%s: message %d arrived at %g, the event engine's %dth at %g", kind, i, got.Messages[i].Arrived, i, want.Messages[i].Arrived)
+			}
+		}
+		for k, n := range count {
+			if n != 0 {
+				t.Errorf("%s: message %s recorded %d times more by the event engine", kind, k, n)
+			}
+		}
+	}
+}

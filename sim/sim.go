@@ -539,6 +539,9 @@ func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 			return res, err
 		}
 		handover = s.depWhy
+		if obs != nil {
+			obs.(Restarter).Restart() // a TimedTrace (recordsOnly)
+		}
 		cfg.events = true // start over on the event engine
 		if s, err = newSim(src, m, cfg, obs); err != nil {
 			return nil, err

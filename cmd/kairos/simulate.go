@@ -150,11 +150,11 @@ shorter than smpi/cpu-threshold (1e-6 s) dropped.
 --analytic switches to a contention-free model (every message takes
 latency x lat-factor + size / (bandwidth x bw-factor), Hockney-style) that is
 much faster, for what-ifs and cross-checks. Where the order of simultaneous
-events cannot matter (no MPI_Test, no shared cores, no overheads, no output
-that follows the replay, no two sends at one date to a wildcard receive), it
-runs without an event queue, each rank on a clock of its own: several times
-faster again, to the event engine's times within nanoseconds; --json names
-the engine used (engine) and why it handed over (handover).
+events cannot matter (no MPI_Test, no shared cores, no overheads, no
+--perfetto or --verbose output, no two sends at one date to a wildcard
+receive), it runs without an event queue, each rank on a clock of its own:
+several times faster again, to the event engine's times within nanoseconds;
+--json names the engine used (engine) and why it handed over (handover).
 
 Outputs: --timed-trace writes the replay as a timed trace (every action with
 its simulated start and end; .ktr keeps the timestamps) that the other verbs
