@@ -5,11 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
-	"kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/platform"
 	"kairos/sim"
@@ -244,18 +242,9 @@ func FuzzConfigSet(f *testing.F) {
 // collectives, with a concurrency limit and with SimGrid's full updates:
 // the simulator must return (a result or an error), never panic or hang.
 func FuzzSimulate(f *testing.F) {
-	f.Add(testenv.Figure1Ring)
-	f.Add("0 recv 1 0 10\n1 recv 0 0 10\n")
-	f.Add("0 isend 1 0 1e5\n0 test 0 1 0\n0 wait 0 1 0\n1 irecv 0 0 1e5\n1 test 0 1 0\n1 waitall\n")
-	f.Add("0 barrier\n1 barrier\n0 allreduce 100 1e3\n1 allreduce 100 1e3\n0 alltoall 10 10\n1 alltoall 10 10\n")
-	f.Add("0 reducescatter 5 7 1e3\n1 reducescatter 5 7 1e3\n0 alltoallv 10 5 5 10 5 5\n1 alltoallv 10 5 5 10 5 5\n")
-	f.Add("0 sendRecv 10 1 10 1 0 0\n1 sendRecv 10 0 10 0 0 0\n0 sleep 0.5\n1 gatherv 5 5 5 0\n")
-	f.Add("0 irecv 1 0 -1\n0 sleep 0\n0 wait 1 0 0\n1 send 0 0 8\n1 bcast 10 0\n0 bcast 10 0\n")
-	f.Add("0 allgather 7 7\n1 allgather 7 7\n2 allgather 7 7\n0 gather 5 5 1\n1 gather 5 5 1\n2 gather 5 5 1\n")
-	// Issue 43: amounts SimGrid aborts on or that mean nothing.
-	f.Add("0 compute -1e6\n0 sleep -1\n")
-	f.Add("0 compute 1e300\n1 sleep 1e300\n")
-	f.Add("3 init\n")
+	for _, seed := range sim.SeedTexts {
+		f.Add(seed)
+	}
 	dir := f.TempDir()
 	m := machineOn(f, clusterXML(f, dir, 4, ""), 4)
 	over := sim.DefaultConfig()
@@ -345,15 +334,8 @@ func FuzzSimulate(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if hugeNumber(text) {
-			return // legal, but segmented algorithms make millions of messages of it
-		}
-		p := filepath.Join(t.TempDir(), "f.ti")
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := ti.Open(p)
-		if err != nil || tr.NumRanks() > 4 {
+		tr := sim.TraceOfText(t, text)
+		if tr == nil {
 			return
 		}
 		for _, cfg := range []sim.Config{sim.DefaultConfig(), over, algos, ompi, pipes, ib, async, asyncPipes, limited, full, fullIB, limitedFull} {
@@ -373,17 +355,6 @@ func FuzzSimulate(f *testing.F) {
 			}
 		}
 	})
-}
-
-// hugeNumber reports whether text has a number above 10^7 (bytes that a
-// pipelined collective cuts into thousands of segments).
-func hugeNumber(text string) bool {
-	for _, tok := range strings.Fields(text) {
-		if v, err := strconv.ParseFloat(tok, 64); err == nil && math.Abs(v) > 1e7 {
-			return true
-		}
-	}
-	return false
 }
 
 // TestPlatformSettingErrors: a bad <config> setting or overhead host

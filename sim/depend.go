@@ -387,14 +387,7 @@ func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int6
 		s.err = s.fallback("a receive of unknown size, or a peer out of range")
 		return nil
 	}
-	var q *dreq
-	if n := len(s.freeDreqs); n > 0 {
-		q = s.freeDreqs[n-1]
-		s.freeDreqs = s.freeDreqs[:n-1]
-		*q = dreq{}
-	} else {
-		q = &dreq{}
-	}
+	q := recycled(&s.freeDreqs)
 	r := &s.dr[id]
 	q.owner, q.send, q.peer, q.tag, q.bytes = id, send, peer, tag, bytes
 	q.posted, q.begun = r.now, r.start

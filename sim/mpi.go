@@ -83,14 +83,7 @@ type mailbox struct {
 func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
 
 func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
-	var q *request
-	if n := len(s.freeReqs); n > 0 {
-		q = s.freeReqs[n-1]
-		s.freeReqs = s.freeReqs[:n-1]
-		*q = request{}
-	} else {
-		q = &request{}
-	}
+	q := recycled(&s.freeReqs)
 	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
 	q.matched, q.begun = -1, r.start
 	if s.cfg.TraceInternals {
@@ -277,14 +270,20 @@ func (s *simulation) match(sq, rq *request) {
 	s.startComm(c)
 }
 
-func (s *simulation) newComm() *comm {
-	if n := len(s.freeComms); n > 0 {
-		c := s.freeComms[n-1]
-		s.freeComms = s.freeComms[:n-1]
-		*c = comm{}
-		return c
+func (s *simulation) newComm() *comm { return recycled(&s.freeComms) }
+
+// recycled returns a zero T, the last of free if there is one (taken off
+// it), else a new one.
+func recycled[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return new(T)
 	}
-	return &comm{}
+	x := (*free)[n-1]
+	*free = (*free)[:n-1]
+	var zero T
+	*x = zero
+	return x
 }
 
 // commDone completes both sides of a finished transfer.

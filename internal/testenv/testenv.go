@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,18 @@ const Figure1Ring = `0 compute 1e6
 3 compute 1e6
 3 send 0 0 1e6
 `
+
+// HugeNumber reports whether text has a number above 10^7: bytes that a
+// pipelined collective cuts into thousands of segments, which fuzz
+// targets of the simulator skip (legal, but slow to replay).
+func HugeNumber(text string) bool {
+	for _, tok := range strings.Fields(text) {
+		if v, err := strconv.ParseFloat(tok, 64); err == nil && math.Abs(v) > 1e7 {
+			return true
+		}
+	}
+	return false
+}
 
 // WriteFile writes content to a file called name in a fresh temporary
 // directory of the test and returns its path.
