@@ -83,10 +83,10 @@ type depRank struct {
 	unknown int
 
 	// Its unmatched receives, and the unmatched sends to it, by (peer,
-	// tag); pendRecvs counts the receives, wild is its wildcard receive
-	// not matched yet (depend_wild.go).
+	// tag); wild is its wildcard receive not matched yet
+	// (depend_wild.go). No send waits that one of its receives takes:
+	// whichever of the two comes second meets the first.
 	recvs, sends reqstore.QueueMap[uint64, *dreq]
-	pendRecvs    int
 	wild         *dreq
 	posts        uint64  // the requests it posted
 	start        float64 // when its current action began
@@ -540,7 +540,6 @@ func (s *simulation) depPost(q *dreq) {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := &s.dr[q.peer]
 		if rq := dst.recvs.Ref(mkey(q.owner, q.tag)); rq != nil && !rq.Empty() {
-			dst.pendRecvs--
 			s.depMatch(q, rq.Pop())
 			return
 		}
@@ -548,13 +547,15 @@ func (s *simulation) depPost(q *dreq) {
 		return
 	}
 	me := &s.dr[q.owner]
-	if me.wild != nil {
+	wild := q.peer == trace.AnySource || q.tag == trace.AnyTag
+	if me.wild != nil && (wild || me.wild.acceptsFrom(q.peer, q.tag)) {
 		// A receive younger than a wildcard one its rank has not
-		// matched yet: which sends each gets depends on their order.
-		s.err = s.fallback("a receive posted while a wildcard receive waits")
+		// matched yet, that could take the same messages: which gets
+		// which depends on their order.
+		s.err = s.fallback("a receive posted while a wildcard receive that could take its messages waits")
 		return
 	}
-	if q.peer == trace.AnySource || q.tag == trace.AnyTag {
+	if wild {
 		s.depPostWild(me, q)
 		return
 	}
@@ -563,7 +564,6 @@ func (s *simulation) depPost(q *dreq) {
 		return
 	}
 	me.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
-	me.pendRecvs++
 }
 
 // depMatch pairs send sq and receive rq: the transfer starts when the

@@ -194,6 +194,59 @@ func TestDependsOnTwoWildcards(t *testing.T) {
 	}
 }
 
+// TestDependsOnWildcardBesides: rank 0 posts a receive from rank 2, then
+// one from any source with the same tag, then runs an allreduce and a
+// receive of another tag while that one waits: none of them competes for
+// its messages, so the dependency-driven engine keeps the replay, and
+// gives rank 1's message to the wildcard receive and rank 2's to the
+// older one, as the event engine does.
+func TestDependsOnWildcardBesides(t *testing.T) {
+	tr := trace.New(3, trace.NewMeta())
+	add := func(r int, k trace.Kind, set func(*trace.Event)) {
+		e := trace.NewEvent(k)
+		if set != nil {
+			set(&e)
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	p2p := func(peer, tag int32, req uint64) func(*trace.Event) {
+		return func(e *trace.Event) {
+			e.Partner, e.Tag, e.Request = peer, tag, req
+			if e.Kind.IsSend() {
+				e.SendBytes = 100
+			} else {
+				e.RecvBytes = 100
+			}
+		}
+	}
+	compute := func(f float64) func(*trace.Event) { return func(e *trace.Event) { e.Compute = f } }
+	allreduce := func(e *trace.Event) { e.SendBytes = 8 }
+	wait := func(req uint64) func(*trace.Event) { return func(e *trace.Event) { e.Request = req } }
+	for r := range 3 {
+		add(r, trace.Init, nil)
+	}
+	add(0, trace.Irecv, p2p(2, 5, 1))
+	add(0, trace.Irecv, p2p(trace.AnySource, 5, 2))
+	add(0, trace.Allreduce, allreduce)
+	add(0, trace.Recv, p2p(1, 7, 0))
+	add(0, trace.Wait, wait(1))
+	add(0, trace.Wait, wait(2))
+	add(1, trace.Compute, compute(1e8))
+	add(1, trace.Send, p2p(0, 7, 0))
+	add(1, trace.Allreduce, allreduce)
+	add(1, trace.Compute, compute(1e7))
+	add(1, trace.Send, p2p(0, 5, 0))
+	add(2, trace.Allreduce, allreduce)
+	add(2, trace.Compute, compute(2e8))
+	add(2, trace.Send, p2p(0, 5, 0))
+	for r := range 3 {
+		add(r, trace.Finalize, nil)
+	}
+	if why := compareEngines(t, "besides", tr, flatMachine(t, 3), DefaultConfig()); why != "" {
+		t.Errorf("handed over: %s", why)
+	}
+}
+
 // TestDependsOnWildcardTies: three ranks send to rank 0 at the same dates,
 // which receives from MPI_ANY_SOURCE: which message each receive takes is
 // SMPI's order of simultaneous posts, which only the event engine follows;
@@ -356,8 +409,8 @@ func FuzzDependsMatchesEvents(f *testing.F) {
 	for _, seed := range SeedTexts {
 		f.Add(seed)
 	}
-	f.Add("0 recv -2 0 100\n0 recv -2 0 100\n1 compute 1e6\n1 send 0 0 100\n2 compute 2e6\n2 send 0 0 100\n")
-	f.Add("0 irecv -2 -1 100\n0 wait -2 0 -1\n1 send 0 3 100\n2 init\n")
+	f.Add("0 recv -555 0 100\n0 recv -555 0 100\n1 compute 1e6\n1 send 0 0 100\n2 compute 2e6\n2 send 0 0 100\n")
+	f.Add("0 irecv -555 -444 100\n0 wait -555 0 -444\n1 send 0 3 100\n2 init\n")
 	m := flatMachine(f, 4)
 	f.Fuzz(func(t *testing.T, text string) {
 		tr := TraceOfText(t, text)

@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"kairos/trace"
+)
 
 // Wildcard receives in the dependency-driven engine.
 //
@@ -19,24 +23,26 @@ import "math"
 // A receive whose oldest candidate comes strictly before every bound gets
 // it; where none can be matched so (a tie, or no send at all), the event
 // engine replays the trace. One wildcard receive a rank at a time, and no
-// other receive of the rank posted after it until it is matched (SMPI
-// would give a message to the older of the two): elsewhere, the event
-// engine.
+// receive of the rank that could take the same messages posted after it
+// until it is matched (SMPI would give a message to the older of the
+// two): elsewhere, the event engine. Receives posted before it need no
+// care: no send waits that one of them takes, and a send to come meets
+// the older receive first in both engines.
 
-// depPostWild posts wildcard receive q of rank me, whose earlier receives
-// are all matched (or it hands over).
+// depPostWild posts wildcard receive q of rank me, which has no other
+// unmatched.
 func (s *simulation) depPostWild(me *depRank, q *dreq) {
-	if me.pendRecvs > 0 {
-		s.err = s.fallback("a wildcard receive posted while other receives wait")
-		return
-	}
 	me.wild = q
 	s.wilds = append(s.wilds, q.owner)
 }
 
 // accepts reports whether receive q takes send c.
-func (q *dreq) accepts(c *dreq) bool {
-	return (q.peer == -2 || q.peer == c.owner) && (q.tag == -1 && c.tag >= 0 || q.tag == c.tag)
+func (q *dreq) accepts(c *dreq) bool { return q.acceptsFrom(c.owner, c.tag) }
+
+// acceptsFrom reports whether receive q takes a message from src with
+// tag (collectives' messages, of negative tags, only by their own).
+func (q *dreq) acceptsFrom(src, tag int32) bool {
+	return (q.peer == trace.AnySource || q.peer == src) && (q.tag == trace.AnyTag && tag >= 0 || q.tag == tag)
 }
 
 // oldestFor returns the oldest send in r's mailbox that receive q accepts
