@@ -379,8 +379,8 @@ func (s *simulation) depCompute(id int32, r *depRank, flops float64) {
 }
 
 // depRequest returns a new request of rank id, posted now; nil (and
-// errFallback) for a peer out of range or any source or tag, which the
-// event engine replays.
+// errFallback) for a peer out of range or a receive of unknown size, which
+// the event engine replays.
 func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int64) *dreq {
 	anySource := !send && peer == trace.AnySource
 	if !anySource && (peer < 0 || int(peer) >= len(s.ranks)) || !send && bytes < 0 && s.cfg.Compat {

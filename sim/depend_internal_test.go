@@ -153,6 +153,16 @@ func TestDependsOnWildcards(t *testing.T) {
 
 func isZero(r int) bool { return r == 0 }
 
+// appendEvent appends to rank r of tr an event of kind k, set changing it
+// if not nil.
+func appendEvent(tr *trace.Trace, r int, k trace.Kind, set func(*trace.Event)) {
+	e := trace.NewEvent(k)
+	if set != nil {
+		set(&e)
+	}
+	tr.Ranks[r].Append(&e)
+}
+
 // TestDependsOnTwoWildcards: ranks 0 and 1 both receive from
 // MPI_ANY_SOURCE. Rank 2's message to rank 0 (after 10 s of computation)
 // is posted first in the engine's order, but rank 3's comes first in
@@ -161,16 +171,16 @@ func isZero(r int) bool { return r == 0 }
 func TestDependsOnTwoWildcards(t *testing.T) {
 	tr := trace.New(5, trace.NewMeta())
 	add := func(r int, k trace.Kind, partner int32, flops float64) {
-		e := trace.NewEvent(k)
-		switch {
-		case k == trace.Compute:
-			e.Compute = flops
-		case k.IsSend():
-			e.Partner, e.SendBytes = partner, 1000
-		case k.IsRecv():
-			e.Partner, e.RecvBytes = partner, 1000
-		}
-		tr.Ranks[r].Append(&e)
+		appendEvent(tr, r, k, func(e *trace.Event) {
+			switch {
+			case k == trace.Compute:
+				e.Compute = flops
+			case k.IsSend():
+				e.Partner, e.SendBytes = partner, 1000
+			case k.IsRecv():
+				e.Partner, e.RecvBytes = partner, 1000
+			}
+		})
 	}
 	for r, calls := range [][]struct {
 		k       trace.Kind
@@ -202,13 +212,7 @@ func TestDependsOnTwoWildcards(t *testing.T) {
 // older one, as the event engine does.
 func TestDependsOnWildcardBesides(t *testing.T) {
 	tr := trace.New(3, trace.NewMeta())
-	add := func(r int, k trace.Kind, set func(*trace.Event)) {
-		e := trace.NewEvent(k)
-		if set != nil {
-			set(&e)
-		}
-		tr.Ranks[r].Append(&e)
-	}
+	add := func(r int, k trace.Kind, set func(*trace.Event)) { appendEvent(tr, r, k, set) }
 	p2p := func(peer, tag int32, req uint64) func(*trace.Event) {
 		return func(e *trace.Event) {
 			e.Partner, e.Tag, e.Request = peer, tag, req
@@ -253,13 +257,7 @@ func TestDependsOnWildcardBesides(t *testing.T) {
 // the dependency-driven engine hands over.
 func TestDependsOnWildcardTies(t *testing.T) {
 	tr := trace.New(4, trace.NewMeta())
-	add := func(r int, k trace.Kind, set func(*trace.Event)) {
-		e := trace.NewEvent(k)
-		if set != nil {
-			set(&e)
-		}
-		tr.Ranks[r].Append(&e)
-	}
+	add := func(r int, k trace.Kind, set func(*trace.Event)) { appendEvent(tr, r, k, set) }
 	for r := range 4 {
 		add(r, trace.Init, nil)
 		for i := range 3 {
