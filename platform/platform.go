@@ -224,6 +224,17 @@ func (p *Platform) RouteLatency(src, dst *Host) []LatencyTerm {
 	return lat.terms
 }
 
+// RouteOnce is RouteErr without the cache: for a caller that keeps the
+// routes it uses itself (a replay keeps each pair's), to which the
+// cache's insertion cost more than computing a route of a cluster again.
+func (p *Platform) RouteOnce(src, dst *Host) ([]*Link, float64, error) {
+	if !p.owns(src) || !p.owns(dst) {
+		return nil, 0, fmt.Errorf("platform %s: route between hosts of another platform", p.Name)
+	}
+	c := p.computeRoute(src, dst)
+	return c.links, c.lat, c.err
+}
+
 // cached returns the route from src to dst, computed once.
 func (p *Platform) cached(src, dst *Host) cachedRoute {
 	if !p.owns(src) || !p.owns(dst) {

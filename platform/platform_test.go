@@ -192,6 +192,13 @@ func TestRouteIsCachedAndShared(t *testing.T) {
 	if _, _, err := p.RouteErr(nil, b); err == nil {
 		t.Error("nil host accepted")
 	}
+	l3, lat3, err := p.RouteOnce(a, b)
+	if err != nil || linkNames(l3) != linkNames(l1) || lat3 != lat1 || &l3[0] == &l1[0] {
+		t.Errorf("RouteOnce: %s, %v, %v; want a fresh copy of %s, %v", linkNames(l3), lat3, err, linkNames(l1), lat1)
+	}
+	if _, _, err := p.RouteOnce(a, nil); err == nil {
+		t.Error("RouteOnce: nil host accepted")
+	}
 }
 
 // TestParseClusterMatchesXML checks that the one-line form builds the same

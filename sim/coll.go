@@ -628,6 +628,7 @@ type algoEntry struct {
 	why           string
 	refused       bool
 	composite     func(c *collCall) []subColl
+	pick          pickMemo
 }
 
 // collAlgo returns the tables' entries of algorithm algo of kind k.
@@ -671,13 +672,13 @@ func (s *simulation) expand(parts []part, k trace.Kind, c *collCall, depth int) 
 	}
 	f := entry.composite
 	if f == nil {
-		algos, tag, err := selectAlgorithm(k, algo, c)
+		algos, tag, err := selectAlgorithm(k, algo, c, &s.algos[k].pick)
 		for _, a := range algos {
 			parts = append(parts, part{a, c.root, c.override, nil})
 		}
 		return parts, tag, err
 	}
-	_, tag, err := selectAlgorithm(k, algo, c) // k's tag and algo's checks (its table entry is nil)
+	_, tag, err := selectAlgorithm(k, algo, c, &s.algos[k].pick) // k's tag and algo's checks (its table entry is nil)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -727,15 +728,16 @@ func vecOK(k trace.Kind, v []int64, n int32) error {
 }
 
 // selectAlgorithm returns the parts of the algorithm chosen for kind
-// (SimGrid's default selector when algo is "" or "default").
-func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32, error) {
+// (SimGrid's default selector when algo is "" or "default"), looked up
+// through m, kind's memo.
+func selectAlgorithm(k trace.Kind, algo string, c *collCall, m *pickMemo) ([]algorithm, int32, error) {
 	e := c.e
 	if algo == "default" {
 		algo = ""
 	}
 	switch k {
 	case trace.Barrier:
-		return pick(barrierAlgos, algo, "ompi_basic_linear", tagBarrier)
+		return pick(m, barrierAlgos, algo, "ompi_basic_linear", tagBarrier)
 	case trace.Bcast:
 		if algo == "ompi_split_bintree" && splitBintreeFallback(c) {
 			// Halves under one segment go to SMP_linear, on which SimGrid
@@ -747,7 +749,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 			// 3.32 dies of SIGFPE.
 			return nil, 0, fmt.Errorf("%s: ompi_pipeline of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k)
 		}
-		return pick(bcastAlgos, algo, "binomial_tree", tagBcast)
+		return pick(m, bcastAlgos, algo, "binomial_tree", tagBcast)
 	case trace.Reduce:
 		if algo == "scatter_gather" && c.ssize > 0 && c.n&(c.n-1) != 0 {
 			// The branch that pads the count to the size sends more
@@ -757,17 +759,17 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 				return nil, 0, fmt.Errorf("%s: scatter_gather with fewer elements (%d) than ranks (%d), not a power of two, is refused: SimGrid 3.32 aborts (MPI_ERR_TRUNCATE)", k, count, c.n)
 			}
 		}
-		if ompiGenericReduce[algo] && c.ssize > 0 && collBytes(c)/c.ssize == 0 {
+		if c.ssize > 0 && collBytes(c)/c.ssize == 0 && ompiGenericReduce[algo] {
 			// Open MPI's generic reduction divides by its segment's
 			// count: SimGrid 3.32 dies of SIGFPE on 0 elements.
 			return nil, 0, fmt.Errorf("%s: %s of 0 elements is refused: SimGrid 3.32 crashes on it (division by zero)", k, algo)
 		}
-		return pick(reduceAlgos, algo, "default", tagReduce)
+		return pick(m, reduceAlgos, algo, "default", tagReduce)
 	case trace.Allreduce:
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
-		return pick(allreduceAlgos, algo, "default", tagAllreduce)
+		return pick(m, allreduceAlgos, algo, "default", tagAllreduce)
 	case trace.Alltoall:
 		if algo == "" {
 			algo = ompiAlltoall.pick(c.n, e.SendBytes)
@@ -778,7 +780,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := alltoallTruncates(k, algo, c); err != nil {
 			return nil, 0, err
 		}
-		return pick(alltoallAlgos, algo, "", tagAlltoall)
+		return pick(m, alltoallAlgos, algo, "", tagAlltoall)
 	case trace.Alltoallv:
 		if err := vecOK(k, e.SendCounts, c.n); err != nil {
 			return nil, 0, err
@@ -789,16 +791,16 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
-		return pick(alltoallvAlgos, algo, "default", tagAlltoallv)
+		return pick(m, alltoallvAlgos, algo, "default", tagAlltoallv)
 	case trace.Gather:
-		return pick(gatherAlgos, algo, "default", tagGather)
+		return pick(m, gatherAlgos, algo, "default", tagGather)
 	case trace.Gatherv:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
 			return nil, 0, err
 		}
 		return []algorithm{gatherLinear}, tagGatherv, nil
 	case trace.Scatter:
-		return pick(scatterAlgos, algo, "default", tagScatter)
+		return pick(m, scatterAlgos, algo, "default", tagScatter)
 	case trace.Scatterv:
 		if err := vecOK(k, e.SendCounts, c.n); err != nil {
 			return nil, 0, err
@@ -814,7 +816,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := allgatherTruncates(k, algo, c); err != nil {
 			return nil, 0, err
 		}
-		return pick(allgatherAlgos, algo, "default", tagAllgather)
+		return pick(m, allgatherAlgos, algo, "default", tagAllgather)
 	case trace.Allgatherv:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
 			return nil, 0, err
@@ -822,7 +824,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 		if err := pow2(k, algo, c.n); err != nil {
 			return nil, 0, err
 		}
-		return pick(allgathervAlgos, algo, "default", tagAllgatherv)
+		return pick(m, allgathervAlgos, algo, "default", tagAllgatherv)
 	case trace.ReduceScatter:
 		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
 			return nil, 0, err
@@ -846,7 +848,7 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall) ([]algorithm, int32
 				algo = "mpich_rdb"
 			}
 		}
-		return pick(reduceScatterAlgos, algo, "default", tagReduceScatter)
+		return pick(m, reduceScatterAlgos, algo, "default", tagReduceScatter)
 	case trace.Scan, trace.Exscan:
 		c.inOrder = true
 		return []algorithm{scanLinear}, tagScan, nil
@@ -862,21 +864,36 @@ var pow2Only = map[string]bool{"pair": true, "pair_light_barrier": true, "pair_m
 // pow2 rejects pow2Only algorithms on a size that is not a power of two
 // (SimGrid aborts).
 func pow2(k trace.Kind, algo string, n int32) error {
-	if pow2Only[algo] && n&(n-1) != 0 {
+	if n&(n-1) != 0 && pow2Only[algo] {
 		return fmt.Errorf("%s: the %s algorithm needs a power-of-two number of ranks, not %d (SimGrid aborts too)", k, algo, n)
 	}
 	return nil
 }
 
-func pick(table map[string][]algorithm, algo, def string, tag int32) ([]algorithm, int32, error) {
+// pick returns algorithm algo of table (def when algo is ""), with k's
+// tag, looking it up only when m holds another.
+func pick(m *pickMemo, table map[string][]algorithm, algo, def string, tag int32) ([]algorithm, int32, error) {
 	if algo == "" {
 		algo = def
+	}
+	if m.set && m.algo == algo {
+		return m.algos, tag, nil
 	}
 	a, ok := table[algo]
 	if !ok {
 		return nil, 0, fmt.Errorf("unknown algorithm %q", algo)
 	}
+	*m = pickMemo{algo, a, true}
 	return a, tag, nil
+}
+
+// pickMemo keeps the table entry pick found last for one collective kind:
+// a run picks the same algorithm for most of its calls, and the map
+// lookup was a tenth of an allreduce-bound replay.
+type pickMemo struct {
+	algo  string
+	algos []algorithm
+	set   bool
 }
 
 // algoTables maps each collective's configuration name to its table.

@@ -60,3 +60,27 @@ func checkReset(t *testing.T, path string, v reflect.Value) {
 		}
 	}
 }
+
+// TestPickMemo: pick answers from its memo only for the algorithm the
+// memo holds, so that a run whose selector changes a kind's algorithm
+// between calls (Open MPI's rules, by size) gets each call's own.
+func TestPickMemo(t *testing.T) {
+	var m pickMemo
+	for _, c := range []struct{ algo, want string }{
+		{"", "default"}, {"rdb", "rdb"}, {"rdb", "rdb"}, {"", "default"}, {"lr", "lr"}, {"rab_rdb", "rab_rdb"},
+	} {
+		got, tag, err := pick(&m, allreduceAlgos, c.algo, "default", tagAllreduce)
+		if err != nil || tag != tagAllreduce {
+			t.Fatalf("pick(%q): tag %d, %v", c.algo, tag, err)
+		}
+		if want := allreduceAlgos[c.want]; len(got) != len(want) || (len(want) > 0 && &got[0] != &want[0]) {
+			t.Errorf("pick(%q) after %q: not the table's %q", c.algo, m.algo, c.want)
+		}
+	}
+	if _, _, err := pick(&m, allreduceAlgos, "nonesuch", "default", tagAllreduce); err == nil {
+		t.Error("unknown algorithm accepted")
+	}
+	if got, _, _ := pick(&m, allreduceAlgos, "rab_rdb", "default", tagAllreduce); &got[0] != &allreduceAlgos["rab_rdb"][0] {
+		t.Error("an unknown algorithm spoilt the memo")
+	}
+}

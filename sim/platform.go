@@ -68,7 +68,7 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		m.RankHost[i] = h.Index
 	}
 	m.Route = func(src, dst int) ([]int, float64, error) {
-		links, lat, err := p.RouteErr(p.Hosts[src], p.Hosts[dst])
+		links, lat, err := p.RouteOnce(p.Hosts[src], p.Hosts[dst]) // s.route keeps it
 		if err != nil {
 			return nil, 0, err
 		}
