@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,26 +302,32 @@ func wildcarded(tr *trace.Trace, wild func(int) bool, anyTag bool) *trace.Trace 
 // event engine's times, or both engines the same error.
 func TestDependsOnAlgorithms(t *testing.T) {
 	actions := map[string][]string{
-		"bcast": {"bcast 100000", "bcast 1000 2"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 17 0"},
+		"bcast": {"bcast 100000", "bcast 1000 2", "bcast 1000 3"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},
-		"reduce_scatter": {"reducescatter %v 0"},
-		"reduce":         {"reduce 100000 1000 2", "reduce 3 0 1"},
+		"reduce_scatter": {"reducescatter %[1]v 0", "reducescatter %[2]v 0"},
+		"reduce":         {"reduce 100000 1000 2", "reduce 3 0 1", "reduce 3 0 2"},
 		"gather":         {"gather 10000 10000 0", "gather 100000 100000 3"},
 		"scatter":        {"scatter 10000 10000 0", "scatter 100000 100000 3"},
-		"alltoallv":      {"alltoallv 100000 %[1]v 100000 %[1]v"},
-		"allgatherv":     {"allgatherv 1000 %v"},
+		"alltoallv":      {"alltoallv 100000 %[1]v 100000 %[1]v", "alltoallv 100000 %[2]v 100000 %[2]v", "alltoallv 100000 %[2]v 100000 %[1]v"},
+		"allgatherv":     {"allgatherv 1000 %[1]v", "allgatherv 500 %[2]v"},
 	}
 	n := 0
 	for coll, acts := range actions {
+		// Each action alone, then all of them twice over, so that the
+		// engine's collMemo replays calls it kept (and not others).
+		seqs := [][]string{slices.Concat(acts, acts, acts)}
+		for _, act := range acts {
+			seqs = append(seqs, []string{act})
+		}
 		for _, algo := range Algorithms(coll) {
 			for _, np := range []int{8, 5} {
-				for _, act := range acts {
+				for _, seq := range seqs {
 					cfg := DefaultConfig()
 					if err := cfg.Set("smpi/"+coll, algo); err != nil {
 						t.Fatal(err)
 					}
-					name := fmt.Sprintf("%s:%s on %d: %s", coll, algo, np, act)
-					if why := compareEngines(t, name, staggered(t, np, act), flatMachine(t, np), cfg); why != "" {
+					name := fmt.Sprintf("%s:%s on %d: %s", coll, algo, np, strings.Join(seq, ", "))
+					if why := compareEngines(t, name, staggered(t, np, seq...), flatMachine(t, np), cfg); why != "" {
 						t.Errorf("%s: handed over: %s", name, why)
 					}
 					n++
@@ -331,20 +338,30 @@ func TestDependsOnAlgorithms(t *testing.T) {
 	t.Logf("%d replays compared", n)
 }
 
-// staggered is np ranks computing rank x 1e6 flops, then running act (a
-// TI action; %v is replaced by a count vector of np elements).
-func staggered(t *testing.T, np int, act string) trace.Source {
+// staggered is np ranks computing rank x 1e6 flops, then running acts
+// (TI actions; %[1]v is replaced by a count vector of np elements, 1000
+// x (i+1), %[2]v by another, 500 x (i+1)), each after a computation of
+// rank x 1e5 flops.
+func staggered(t *testing.T, np int, acts ...string) trace.Source {
 	t.Helper()
-	counts := make([]string, np)
-	for i := range counts {
-		counts[i] = fmt.Sprint(1000 * (i + 1))
-	}
-	if strings.Contains(act, "%") {
-		act = fmt.Sprintf(act, strings.Join(counts, " "))
+	var counts, counts2 []string
+	for i := range np {
+		counts = append(counts, fmt.Sprint(1000*(i+1)))
+		counts2 = append(counts2, fmt.Sprint(500*(i+1)))
 	}
 	var b strings.Builder
 	for r := range np {
-		fmt.Fprintf(&b, "%d init\n%d compute %d\n%d %s\n%d finalize\n", r, r, r*1000000, r, act, r)
+		fmt.Fprintf(&b, "%d init\n%d compute %d\n", r, r, r*1000000)
+		for i, act := range acts {
+			if strings.Contains(act, "%") {
+				act = fmt.Sprintf(act, strings.Join(counts, " "), strings.Join(counts2, " "))
+			}
+			if i > 0 {
+				fmt.Fprintf(&b, "%d compute %d\n", r, r*100000)
+			}
+			fmt.Fprintf(&b, "%d %s\n", r, act)
+		}
+		fmt.Fprintf(&b, "%d finalize\n", r)
 	}
 	path := filepath.Join(t.TempDir(), "staggered.ti")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"slices"
+
+	"kairos/trace"
+)
+
+// collMemo is a rank's last collective of a kind as the operations of
+// its phases, kept by the dependency-driven engine: a program calls the same
+// collective over and over (ExaML's two million broadcasts and
+// reductions of a few sizes), and an algorithm's operations depend only
+// on the call (kind, communicator, root, sizes, types, counts), so that
+// the next call that is the same posts them again without choosing the
+// algorithm, expanding it and running its phases (a third of ExaML's
+// replay). Calls whose algorithm may read whether SimGrid's temporary
+// buffers are still null (readsTmpNull) are not kept: that answer
+// changes over the run.
+type collMemo struct {
+	ok                   bool // phases hold the whole of the call below
+	kind                 trace.Kind
+	comm                 uint32
+	partner              int32
+	sendBytes, recvBytes int64
+	sendType, recvType   trace.Datatype
+	hasSend, hasRecv     bool // the counts vectors are not nil
+	sendCounts           []int64
+	recvCounts           []int64
+
+	tag     int32
+	inOrder bool
+	world   []int32
+	grows   [2]bool // tmpGrows' answer
+	phases  []memoPhase
+
+	recording bool // the rank's current collective is being kept
+	replaying bool // the rank's current collective replays phases
+	next      int  // the phase it posts next
+}
+
+// memoPhase is one phase's operations and the datatypes of its part.
+type memoPhase struct {
+	ops          []collOp
+	stype, rtype trace.Datatype
+}
+
+// matches reports whether e is the call m holds.
+func (m *collMemo) matches(e *trace.Event) bool {
+	return m.ok && e.Kind == m.kind && e.Comm == m.comm && e.Partner == m.partner &&
+		e.SendBytes == m.sendBytes && e.RecvBytes == m.recvBytes &&
+		e.SendType == m.sendType && e.RecvType == m.recvType &&
+		(e.SendCounts != nil) == m.hasSend && slices.Equal(e.SendCounts, m.sendCounts) &&
+		(e.RecvCounts != nil) == m.hasRecv && slices.Equal(e.RecvCounts, m.recvCounts)
+}
+
+// record starts keeping call e, which st was just set up for; its
+// phases follow (phase) and it is whole once they end (done).
+func (m *collMemo) record(e *trace.Event, st *collState, grows [2]bool) {
+	m.ok, m.recording, m.replaying = false, true, false
+	m.kind, m.comm, m.partner = e.Kind, e.Comm, e.Partner
+	m.sendBytes, m.recvBytes, m.sendType, m.recvType = e.SendBytes, e.RecvBytes, e.SendType, e.RecvType
+	m.hasSend, m.hasRecv = e.SendCounts != nil, e.RecvCounts != nil
+	m.sendCounts = append(m.sendCounts[:0], e.SendCounts...)
+	m.recvCounts = append(m.recvCounts[:0], e.RecvCounts...)
+	m.tag, m.inOrder, m.world, m.grows = st.call.tag, st.call.inOrder, st.world, grows
+	m.phases = m.phases[:0]
+}
+
+// phase keeps the phase st is about to post.
+func (m *collMemo) phase(st *collState) {
+	i := len(m.phases)
+	if i < cap(m.phases) {
+		m.phases = m.phases[:i+1]
+	} else {
+		m.phases = append(m.phases, memoPhase{})
+	}
+	p := &m.phases[i]
+	p.ops = append(p.ops[:0], st.ops...)
+	p.stype, p.rtype = st.call.stype, st.call.rtype
+}
+
+// replay sets st up for the call m holds, as setupColl would.
+func (m *collMemo) replay(st *collState) {
+	st.reset()
+	st.world, st.call.tag, st.call.inOrder = m.world, m.tag, m.inOrder
+	m.replaying, m.next = true, 0
+}
+
+// nextPhase gives st the operations of the next phase of the call being
+// replayed; it reports false after the last, st.ops then released (they
+// are m's).
+func (m *collMemo) nextPhase(st *collState) bool {
+	if m.next == len(m.phases) {
+		m.replaying, st.ops = false, nil
+		return false
+	}
+	p := &m.phases[m.next]
+	m.next++
+	st.ops, st.call.stype, st.call.rtype = p.ops, p.stype, p.rtype
+	return true
+}
