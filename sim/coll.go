@@ -241,15 +241,17 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 		if !s.resumed(r) {
 			return false // its temporary buffers are taken in its next turn
 		}
-		if err := s.setupColl(&r.coll, r.id, e); err != nil {
+		m, _, err := s.startColl(&r.memos, st, r.id, e)
+		if err != nil {
 			s.fail(r, "%v", err)
 			return false
 		}
+		r.memo = m
 		r.step = 1
 	}
 	for r.step == 1 {
 		if !st.posting {
-			if !s.nextPhase(st, e) {
+			if !s.memoNextPhase(r.memo, st, e) {
 				r.step = 2
 				break
 			}
@@ -319,7 +321,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			return false
 		}
 		st.posting = false
-		if cap(st.ops) > smallOps {
+		if cap(st.ops) > smallOps && !r.memo.replaying {
 			s.giveOps(st.ops)
 			st.ops = nil
 		}

@@ -98,11 +98,11 @@ type depRank struct {
 	outDead int                         // the nils in out
 	byID    smallmap.Map[uint64, *dreq] // by the trace's request id
 
-	coll     *collState  // its progress through a collective, made at its first
-	memos    []*collMemo // its last collective of each kind, made at its first
-	memo     *collMemo   // that of its current collective
-	carried  []dcarried  // a collective's requests kept for a later phase
-	inOrder  []*dreq     // a phase's requests waited for one by one
+	coll     *collState // its progress through a collective, made at its first
+	memos    collMemos  // its last collective of each kind (coll_memo.go)
+	memo     *collMemo  // that of its current collective
+	carried  []dcarried // a collective's requests kept for a later phase
+	inOrder  []*dreq    // a phase's requests waited for one by one
 	orderIdx int
 	res      RankResult
 }
@@ -725,31 +725,12 @@ func (s *simulation) depCollective(id int32, r *depRank, e *trace.Event) bool {
 			s.err = s.fallback("an empty collective before the temporary buffers surely grew")
 			return false
 		}
-		if r.memos == nil {
-			r.memos = make([]*collMemo, trace.NumKinds)
+		m, grows, err := s.startColl(&r.memos, st, id, e)
+		if err != nil {
+			s.err = s.fallback(err.Error()) // the event engine says where
+			return false
 		}
-		if r.memos[e.Kind] == nil {
-			r.memos[e.Kind] = new(collMemo)
-		}
-		m := r.memos[e.Kind]
 		r.memo = m
-		var grows [2]bool
-		if m.matches(e) {
-			m.replay(st)
-			grows = m.grows
-			s.tmpGrown[0] = s.tmpGrown[0] || grows[0] // as growTmpBuffers
-			s.tmpGrown[1] = s.tmpGrown[1] || grows[1]
-		} else {
-			if err := s.setupColl(st, id, e); err != nil {
-				s.err = s.fallback(err.Error()) // the event engine says where
-				return false
-			}
-			grows[0], grows[1] = tmpGrows(&st.call)
-			m.ok, m.recording = false, false
-			if !readsTmpNull(e) {
-				m.record(e, st, grows)
-			}
-		}
 		for i := range grows {
 			if grows[i] {
 				s.grownAt[i] = min(s.grownAt[i], r.now)
@@ -759,7 +740,7 @@ func (s *simulation) depCollective(id int32, r *depRank, e *trace.Event) bool {
 	}
 	for r.step == 1 {
 		if !st.posting {
-			if !s.depNextPhase(r.memo, st, e) {
+			if !s.memoNextPhase(r.memo, st, e) {
 				r.step = 2
 				break
 			}
@@ -786,23 +767,6 @@ func (s *simulation) depCollective(id int32, r *depRank, e *trace.Event) bool {
 	}
 	if e.Kind.HasReduction() && e.Compute != 0 {
 		s.depCompute(id, r, e.Compute)
-	}
-	return true
-}
-
-// depNextPhase sets st up for the next phase of its collective, from
-// m's phases if m replays them, else from the algorithm's, which m keeps
-// if it records them. It reports false after the last phase.
-func (s *simulation) depNextPhase(m *collMemo, st *collState, e *trace.Event) bool {
-	if m.replaying {
-		return m.nextPhase(st)
-	}
-	if !s.nextPhase(st, e) {
-		m.ok, m.recording = m.recording, false // whole, if it was recorded
-		return false
-	}
-	if m.recording {
-		m.phase(st)
 	}
 	return true
 }

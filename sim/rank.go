@@ -104,6 +104,8 @@ type rank struct {
 	testKey    reqKey
 	testByID   bool
 	coll       collState
+	memos      collMemos // its last collective of each kind (coll_memo.go)
+	memo       *collMemo // that of its current collective
 
 	// smbox is SMPI's small mailbox and mtx the mutex of both, used in
 	// small-message mode only (see async.go).

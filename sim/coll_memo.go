@@ -7,13 +7,13 @@ import (
 )
 
 // collMemo is a rank's last collective of a kind as the operations of
-// its phases, kept by the dependency-driven engine: a program calls the same
+// its phases, kept by both engines: a program calls the same
 // collective over and over (ExaML's two million broadcasts and
 // reductions of a few sizes), and an algorithm's operations depend only
 // on the call (kind, communicator, root, sizes, types, counts), so that
 // the next call that is the same posts them again without choosing the
 // algorithm, expanding it and running its phases (a third of ExaML's
-// replay). Calls whose algorithm may read whether SimGrid's temporary
+// replay, a tenth of its exact one). Calls whose algorithm may read whether SimGrid's temporary
 // buffers are still null (readsTmpNull) are not kept: that answer
 // changes over the run.
 type collMemo struct {
@@ -29,6 +29,7 @@ type collMemo struct {
 
 	tag     int32
 	inOrder bool
+	parts   int // the algorithm's parts (collState.part at the end)
 	world   []int32
 	grows   [2]bool // tmpGrows' answer
 	phases  []memoPhase
@@ -63,6 +64,7 @@ func (m *collMemo) record(e *trace.Event, st *collState, grows [2]bool) {
 	m.sendCounts = append(m.sendCounts[:0], e.SendCounts...)
 	m.recvCounts = append(m.recvCounts[:0], e.RecvCounts...)
 	m.tag, m.inOrder, m.world, m.grows = st.call.tag, st.call.inOrder, st.world, grows
+	m.parts = len(st.parts)
 	m.phases = m.phases[:0]
 }
 
@@ -88,14 +90,68 @@ func (m *collMemo) replay(st *collState) {
 
 // nextPhase gives st the operations of the next phase of the call being
 // replayed; it reports false after the last, st.ops then released (they
-// are m's).
+// are m's) and st where the algorithm's last phase leaves it (the period
+// detection compares it).
 func (m *collMemo) nextPhase(st *collState) bool {
 	if m.next == len(m.phases) {
 		m.replaying, st.ops = false, nil
+		st.part, st.phase = m.parts, 0
 		return false
 	}
 	p := &m.phases[m.next]
 	m.next++
 	st.ops, st.call.stype, st.call.rtype = p.ops, p.stype, p.rtype
+	return true
+}
+
+// collMemos are a rank's memos, one per collective kind, made at its
+// first call of the kind.
+type collMemos []*collMemo
+
+// startColl sets st up for collective e of rank id, replaying the call
+// kept in ms if it is the same, else as setupColl does, keeping it if
+// it can. It returns the memo of e's kind and the temporary buffers the
+// call grows (tmpGrows).
+func (s *simulation) startColl(ms *collMemos, st *collState, id int32, e *trace.Event) (*collMemo, [2]bool, error) {
+	if *ms == nil {
+		*ms = make(collMemos, trace.NumKinds)
+	}
+	m := (*ms)[e.Kind]
+	if m == nil {
+		m = new(collMemo)
+		(*ms)[e.Kind] = m
+	}
+	if m.matches(e) {
+		m.replay(st)
+		s.tmpGrown[0] = s.tmpGrown[0] || m.grows[0] // as growTmpBuffers
+		s.tmpGrown[1] = s.tmpGrown[1] || m.grows[1]
+		return m, m.grows, nil
+	}
+	m.ok, m.recording = false, false
+	if err := s.setupColl(st, id, e); err != nil {
+		return m, [2]bool{}, err
+	}
+	var grows [2]bool
+	grows[0], grows[1] = tmpGrows(&st.call)
+	if !readsTmpNull(e) {
+		m.record(e, st, grows)
+	}
+	return m, grows, nil
+}
+
+// memoNextPhase sets st up for the next phase of its collective, from
+// m's phases if m replays them, else from the algorithm's, which m keeps
+// if it records them. It reports false after the last phase.
+func (s *simulation) memoNextPhase(m *collMemo, st *collState, e *trace.Event) bool {
+	if m.replaying {
+		return m.nextPhase(st)
+	}
+	if !s.nextPhase(st, e) {
+		m.ok, m.recording = m.recording, false // whole, if it was recorded
+		return false
+	}
+	if m.recording {
+		m.phase(st)
+	}
 	return true
 }
