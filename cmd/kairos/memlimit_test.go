@@ -48,3 +48,24 @@ func TestWatchMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestGCPercent: the GOGC floorGC sets gives a heap goal of gcFloor
+// below half of it, twice the live heap above.
+func TestGCPercent(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		goal uint64
+	}{
+		{0, gcFloor}, {1 << 20, gcFloor}, {4 << 20, gcFloor}, {6 << 20, gcFloor},
+		{gcFloor / 2, gcFloor}, {gcFloor, 2 * gcFloor}, {1 << 30, 2 << 30},
+	} {
+		p := uint64(gcPercent(c.live))
+		goal := c.live + c.live*p/100
+		if c.live < 4<<20 {
+			goal = (4 << 20) * p / 100 // the runtime's goal with no live heap
+		}
+		if goal < c.goal-c.goal/100 || goal > c.goal+c.goal/100 {
+			t.Errorf("live %d: GOGC %d gives a goal of %d, want %d", c.live, p, goal, c.goal)
+		}
+	}
+}
