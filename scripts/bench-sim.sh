@@ -136,7 +136,9 @@ for name in "${names[@]}"; do
     "$kairos" convert --speed 1Gf "$src" "$d/trace" --to ti >/dev/null 2>"$d/convert.err" || { cat "$d/convert.err" >&2; exit 1; }
     n=$(wc -l <"$d/trace")
     platform "$d" "$n"
-    desc=$d/trace plat=$d/platform.xml hf=$d/hostfile label=$(basename "$src")
+    label=$(basename "$src")
+    case $label in index.txt|*.def|*.otf2|*.ti|trace) label=$(basename "$(dirname "$src")")/$label ;; esac
+    desc=$d/trace plat=$d/platform.xml hf=$d/hostfile
   else
     read -r n gen <<<"$(noisy "$name")" || { echo "unknown trace $name" >&2; exit 2; }
     platform "$d" "$n"
