@@ -3,6 +3,8 @@ package sim
 import (
 	"reflect"
 	"testing"
+
+	"kairos/trace"
 )
 
 // TestCollStateReset: reset leaves every field of a collective's state
@@ -82,5 +84,36 @@ func TestPickMemo(t *testing.T) {
 	}
 	if got, _, _ := pick(&m, allreduceAlgos, "rab_rdb", "default", tagAllreduce); &got[0] != &allreduceAlgos["rab_rdb"][0] {
 		t.Error("an unknown algorithm spoilt the memo")
+	}
+}
+
+// TestCollMemoBounded: a memo gives up a call of more operations than
+// memoMaxOps, and keepable refuses counts longer than that, so that what
+// the ranks keep grows with their number, not its square.
+func TestCollMemoBounded(t *testing.T) {
+	e := trace.NewEvent(trace.Allreduce)
+	e.SendBytes = 8
+	var st collState
+	var m collMemo
+	m.record(&e, &st, [2]bool{})
+	st.ops = make([]collOp, memoMaxOps/2)
+	m.phase(&st)
+	m.phase(&st)
+	if !m.recording || len(m.phases) != 2 {
+		t.Fatalf("%d operations: recording %v, %d phases kept", memoMaxOps, m.recording, len(m.phases))
+	}
+	st.ops = st.ops[:1]
+	m.phase(&st)
+	if m.recording || len(m.phases) != 0 {
+		t.Errorf("%d operations: recording %v, %d phases kept; want given up", memoMaxOps+1, m.recording, len(m.phases))
+	}
+	v := trace.NewEvent(trace.Alltoallv)
+	v.SendCounts, v.RecvCounts = make([]int64, memoMaxOps), make([]int64, memoMaxOps)
+	if !keepable(&v) {
+		t.Errorf("counts of %d elements refused", memoMaxOps)
+	}
+	v.RecvCounts = make([]int64, memoMaxOps+1)
+	if keepable(&v) {
+		t.Errorf("counts of %d elements kept", memoMaxOps+1)
 	}
 }

@@ -33,6 +33,12 @@ type collMemo struct {
 	world   []int32
 	grows   [2]bool // tmpGrows' answer
 	phases  []memoPhase
+	ops     int // the operations in phases
+	// own is the rank's own room for a phase's operations, put aside
+	// while the call replays m's and given back after: taking the pool's
+	// instead made ranks hold its large slices, half a GB more on an FFT
+	// of 1,024 ranks.
+	own []collOp
 
 	recording bool // the rank's current collective is being kept
 	replaying bool // the rank's current collective replays phases
@@ -55,7 +61,7 @@ func (m *collMemo) matches(e *trace.Event) bool {
 }
 
 // record starts keeping call e, which st was just set up for; its
-// phases follow (phase) and it is whole once they end (done).
+// phases follow (phase) and it is whole once they end (memoNextPhase).
 func (m *collMemo) record(e *trace.Event, st *collState, grows [2]bool) {
 	m.ok, m.recording, m.replaying = false, true, false
 	m.kind, m.comm, m.partner = e.Kind, e.Comm, e.Partner
@@ -65,11 +71,24 @@ func (m *collMemo) record(e *trace.Event, st *collState, grows [2]bool) {
 	m.recvCounts = append(m.recvCounts[:0], e.RecvCounts...)
 	m.tag, m.inOrder, m.world, m.grows = st.call.tag, st.call.inOrder, st.world, grows
 	m.parts = len(st.parts)
-	m.phases = m.phases[:0]
+	m.phases, m.ops = m.phases[:0], 0
 }
 
-// phase keeps the phase st is about to post.
+// memoMaxOps bounds the operations a memo keeps: a call of more (a root
+// gathering from every member, an alltoall) is not kept, so that what
+// the ranks keep grows with their number, not with its square (an
+// alltoall's 8,190 operations a rank at 4,096 ranks would be 1.3 GB).
+const memoMaxOps = 32
+
+// phase keeps the phase st is about to post, or gives the call up if it
+// has more operations than memoMaxOps.
 func (m *collMemo) phase(st *collState) {
+	if m.ops += len(st.ops); m.ops > memoMaxOps {
+		m.recording = false
+		clear(m.phases) // their operations' room too
+		m.phases = m.phases[:0]
+		return
+	}
 	i := len(m.phases)
 	if i < cap(m.phases) {
 		m.phases = m.phases[:i+1]
@@ -84,17 +103,18 @@ func (m *collMemo) phase(st *collState) {
 // replay sets st up for the call m holds, as setupColl would.
 func (m *collMemo) replay(st *collState) {
 	st.reset()
+	m.own = st.ops
 	st.world, st.call.tag, st.call.inOrder = m.world, m.tag, m.inOrder
 	m.replaying, m.next = true, 0
 }
 
 // nextPhase gives st the operations of the next phase of the call being
-// replayed; it reports false after the last, st.ops then released (they
-// are m's) and st where the algorithm's last phase leaves it (the period
+// replayed; it reports false after the last, st.ops then the rank's own
+// again and st where the algorithm's last phase leaves it (the period
 // detection compares it).
 func (m *collMemo) nextPhase(st *collState) bool {
 	if m.next == len(m.phases) {
-		m.replaying, st.ops = false, nil
+		m.replaying, st.ops, m.own = false, m.own, nil
 		st.part, st.phase = m.parts, 0
 		return false
 	}
@@ -133,7 +153,7 @@ func (s *simulation) startColl(ms *collMemos, st *collState, id int32, e *trace.
 	}
 	var grows [2]bool
 	grows[0], grows[1] = tmpGrows(&st.call)
-	if !readsTmpNull(e) {
+	if keepable(e) {
 		m.record(e, st, grows)
 	}
 	return m, grows, nil
@@ -154,4 +174,12 @@ func (s *simulation) memoNextPhase(m *collMemo, st *collState, e *trace.Event) b
 		m.phase(st)
 	}
 	return true
+}
+
+// keepable reports whether a memo may keep call e: not if its algorithm
+// may ask whether SimGrid's temporary buffers are still null, nor if its
+// counts have more elements than memoMaxOps (a v-collective's counts
+// copied by every rank would grow with the square of the ranks).
+func keepable(e *trace.Event) bool {
+	return !readsTmpNull(e) && len(e.SendCounts) <= memoMaxOps && len(e.RecvCounts) <= memoMaxOps
 }
