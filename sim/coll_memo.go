@@ -13,9 +13,10 @@ import (
 // on the call (kind, communicator, root, sizes, types, counts), so that
 // the next call that is the same posts them again without choosing the
 // algorithm, expanding it and running its phases (a third of ExaML's
-// replay, a tenth of its exact one). Calls whose algorithm may read whether SimGrid's temporary
-// buffers are still null (readsTmpNull) are not kept: that answer
-// changes over the run.
+// analytic replay, a tenth of its exact one). Not kept (keepable): calls
+// whose algorithm may read whether SimGrid's temporary buffers are still
+// null (readsTmpNull), an answer that changes over the run, and calls of
+// more than memoMaxOps operations or counts.
 type collMemo struct {
 	ok                   bool // phases hold the whole of the call below
 	kind                 trace.Kind
