@@ -78,12 +78,17 @@ func allgatherTruncates(k trace.Kind, algo string, c *collCall) error {
 // false without Config.Compat). Barriers take no buffer; the
 // algorithms' own temporary buffers are not counted.
 func (s *simulation) growTmpBuffers(c *collCall) {
-	send, recv := tmpGrows(c)
-	s.tmpGrown[0] = s.tmpGrown[0] || send
-	s.tmpGrown[1] = s.tmpGrown[1] || recv
+	s.markTmpGrown(tmpGrows(c))
 	c.tmpSendNull = s.cfg.Compat && !s.tmpGrown[0]
 	c.tmpRecvNull = s.cfg.Compat && !s.tmpGrown[1]
 	c.tmpNull = c.tmpSendNull || c.tmpRecvNull
+}
+
+// markTmpGrown records that an action grew SimGrid's temporary send
+// buffer (send) or receive buffer (recv).
+func (s *simulation) markTmpGrown(send, recv bool) {
+	s.tmpGrown[0] = s.tmpGrown[0] || send
+	s.tmpGrown[1] = s.tmpGrown[1] || recv
 }
 
 // tmpGrows reports whether c's action grows SimGrid's temporary send and

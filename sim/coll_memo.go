@@ -144,8 +144,7 @@ func (s *simulation) startColl(ms *collMemos, st *collState, id int32, e *trace.
 	}
 	if m.matches(e) {
 		m.replay(st)
-		s.tmpGrown[0] = s.tmpGrown[0] || m.grows[0] // as growTmpBuffers
-		s.tmpGrown[1] = s.tmpGrown[1] || m.grows[1]
+		s.markTmpGrown(m.grows[0], m.grows[1]) // as growTmpBuffers
 		return m, m.grows, nil
 	}
 	m.ok, m.recording = false, false
