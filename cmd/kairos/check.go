@@ -9,7 +9,7 @@ import (
 	"kairos/check"
 )
 
-func init() { verbs = append(verbs, newCheckCmd) }
+func init() { addVerb("check", newCheckCmd) }
 
 func newCheckCmd() *cobra.Command {
 	var (

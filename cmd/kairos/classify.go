@@ -15,7 +15,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newClassifyCmd) }
+func init() { addVerb("classify", newClassifyCmd) }
 
 // modelFlags are the replay model's flags, shared by classify and
 // predict.

@@ -15,7 +15,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newConvertCmd) }
+func init() { addVerb("convert", newConvertCmd) }
 
 func newConvertCmd() *cobra.Command {
 	var to, speed string

@@ -26,7 +26,7 @@ import (
 	"kairos/workload"
 )
 
-func init() { verbs = append(verbs, newDemoCmd) }
+func init() { addVerb("demo", newDemoCmd) }
 
 // demoFlags are the demo's few knobs; everything else is the defaults a
 // first-time user would pick.

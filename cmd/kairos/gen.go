@@ -16,7 +16,7 @@ import (
 	"kairos/workload"
 )
 
-func init() { verbs = append(verbs, newGenCmd) }
+func init() { addVerb("gen", newGenCmd) }
 
 // genFlags are the flags of "kairos gen" that set workload parameters, in
 // the order help lists them, each with the Params field it sets.

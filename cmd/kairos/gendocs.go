@@ -10,7 +10,7 @@ import (
 
 //go:generate go run . gen-docs ../../docs
 
-func init() { verbs = append(verbs, newGenDocsCmd) }
+func init() { addVerb("gen-docs", newGenDocsCmd) }
 
 // verbTopics are the pages of docs/ that explain each verb's subject; the
 // generated reference of a verb links to its topic.

@@ -14,7 +14,11 @@ import (
 	"kairos/waitstate"
 )
 
-func init() { verbs = append(verbs, newPatternsCmd, newPhasesCmd, newSlowCmd) }
+func init() {
+	addVerb("patterns", newPatternsCmd)
+	addVerb("phases", newPhasesCmd)
+	addVerb("slow", newSlowCmd)
+}
 
 // untimedCall reports whether the trace at path is untimed for the
 // analyses that need timestamps, from its first call (pattern.Untimed);

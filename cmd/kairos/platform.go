@@ -14,7 +14,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newPlatformCmd) }
+func init() { addVerb("platform", newPlatformCmd) }
 
 type platformFlags struct {
 	cluster, hostfile, mapping, out string

@@ -10,7 +10,7 @@ import (
 	"kairos/internal/fileio"
 )
 
-func init() { verbs = append(verbs, newPredictCmd) }
+func init() { addVerb("predict", newPredictCmd) }
 
 // configFlags are the flags that name configurations outside of the
 // interconnects' sweeps, shared by predict and classify.

@@ -15,7 +15,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newPrintCmd) }
+func init() { addVerb("print", newPrintCmd) }
 
 func newPrintCmd() *cobra.Command {
 	var (

@@ -21,7 +21,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newReduceCmd) }
+func init() { addVerb("reduce", newReduceCmd) }
 
 // reduceFlags are reduce's flags.
 type reduceFlags struct {

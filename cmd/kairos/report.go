@@ -15,7 +15,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newReportCmd) }
+func init() { addVerb("report", newReportCmd) }
 
 // reportFlags are report's flags.
 type reportFlags struct {

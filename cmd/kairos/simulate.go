@@ -22,7 +22,7 @@ import (
 	"kairos/trace"
 )
 
-func init() { verbs = append(verbs, newSimulateCmd) }
+func init() { addVerb("simulate", newSimulateCmd) }
 
 // smpirunArgs accepts smpirun's command line: its single-dash options,
 // which the flag parser would otherwise read as bundles of one-letter

@@ -10,7 +10,7 @@ import (
 	"kairos/stats"
 )
 
-func init() { verbs = append(verbs, newStatsCmd) }
+func init() { addVerb("stats", newStatsCmd) }
 
 func newStatsCmd() *cobra.Command {
 	var (

@@ -8,7 +8,7 @@ import (
 	"kairos/capture"
 )
 
-func init() { verbs = append(verbs, newTracerCmd) }
+func init() { addVerb("tracer", newTracerCmd) }
 
 func newTracerCmd() *cobra.Command {
 	var out string

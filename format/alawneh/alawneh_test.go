@@ -218,3 +218,16 @@ func TestCollectivesMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestIsRankFile: Process<r>.txt, r in decimal digits, and nothing else.
+func TestIsRankFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Process0.txt": true, "Process127.txt": true,
+		"Process.txt": false, "Process1.txt.gz": false, "process1.txt": false,
+		"Process1a.txt": false, "Process-1.txt": false, "xProcess1.txt": false,
+	} {
+		if got := isRankFile(name); got != want {
+			t.Errorf("isRankFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

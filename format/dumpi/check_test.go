@@ -73,7 +73,8 @@ func TestSamplesRankAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, _ := strconv.Atoi(binName.FindStringSubmatch(f)[2])
+			_, digits, _ := binName(f)
+			r, _ := strconv.Atoi(digits)
 			tr, err := trace.Load(src)
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
@@ -87,6 +88,29 @@ func TestSamplesRankAlone(t *testing.T) {
 					t.Errorf("%s: rank %d without a file has %d events", f, q, tr.Ranks[q].Len())
 				}
 			}
+		}
+	}
+}
+
+// TestBinName: the rank files' names, <prefix>-NNNN.bin with four digits
+// or more, split at the last dash.
+func TestBinName(t *testing.T) {
+	for _, c := range []struct {
+		path, prefix, rank string
+		ok                 bool
+	}{
+		{"dumpi-2024.01.02-0003.bin", "dumpi-2024.01.02", "0003", true},
+		{"/a-b/run-12345.bin", "/a-b/run", "12345", true},
+		{"-0000.bin", "", "0000", true},
+		{"run-123.bin", "", "", false},
+		{"run-12a4.bin", "", "", false},
+		{"run-1234.bin.gz", "", "", false},
+		{"run0001.bin", "", "", false},
+		{"run-0001-x.bin", "", "", false},
+	} {
+		prefix, rank, ok := binName(c.path)
+		if ok != c.ok || ok && (prefix != c.prefix || rank != c.rank) {
+			t.Errorf("binName(%q) = %q, %q, %v; want %q, %q, %v", c.path, prefix, rank, ok, c.prefix, c.rank, c.ok)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,10 +63,10 @@ func Open(path string) (*Trace, error) {
 		meta = true
 	default:
 		n, files = 1, []rankFile{{path: path}}
-		if m := binName.FindStringSubmatch(path); m != nil {
-			r, err := strconv.Atoi(m[2])
+		if _, digits, ok := binName(path); ok {
+			r, err := strconv.Atoi(digits)
 			if err != nil || r >= trace.MaxRanks {
-				return nil, fmt.Errorf("%s: rank %s in the file name: expected 0 to %d", path, m[2], trace.MaxRanks-1)
+				return nil, fmt.Errorf("%s: rank %s in the file name: expected 0 to %d", path, digits, trace.MaxRanks-1)
 			}
 			n, files[0].rank = r+1, r
 		}
@@ -83,8 +82,17 @@ func Open(path string) (*Trace, error) {
 	return openFiles(n, files, openOS)
 }
 
-// binName matches a rank file name: <prefix>-NNNN.bin.
-var binName = regexp.MustCompile(`^(.*)-(\d{4,})\.bin$`)
+// binName splits a rank file's name, <prefix>-NNNN.bin (four digits or
+// more), into its prefix and rank digits.
+func binName(path string) (prefix, rank string, ok bool) {
+	s, okB := strings.CutSuffix(path, ".bin")
+	i := strings.LastIndexByte(s, '-')
+	if !okB || i < 0 {
+		return "", "", false
+	}
+	prefix, rank = s[:i], s[i+1:]
+	return prefix, rank, len(rank) >= 4 && strings.Trim(rank, "0123456789") == ""
+}
 
 // dirFiles finds the trace in a directory: its one .meta file, or else
 // its one family of <prefix>-NNNN.bin files; meta reports a .meta.
@@ -101,8 +109,8 @@ func dirFiles(dir string) (n int, files []rankFile, meta bool, err error) {
 	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	prefixes := map[string]bool{}
 	for _, b := range bins {
-		if m := binName.FindStringSubmatch(b); m != nil {
-			prefixes[m[1]] = true
+		if prefix, _, ok := binName(b); ok {
+			prefixes[prefix] = true
 		}
 	}
 	if len(prefixes) != 1 {
@@ -149,8 +157,8 @@ func rankFiles(prefix string, n int) (int, []rankFile, error) {
 	all, _ := filepath.Glob(prefix + "-*.bin")
 	var files []rankFile
 	for _, b := range all {
-		if m := binName.FindStringSubmatch(b); m != nil && m[1] == prefix {
-			r, err := strconv.Atoi(m[2])
+		if p, digits, ok := binName(b); ok && p == prefix {
+			r, err := strconv.Atoi(digits)
 			if err != nil || b != fmt.Sprintf("%s-%04d.bin", prefix, r) || n >= 0 && r >= n {
 				continue
 			}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestVerbAlone: a run that names its verb builds that verb alone
+// (newRoot), so each verb's registered name must be its command's, and
+// the verb must read the same flags and print the same help alone as in
+// the whole tree.
+func TestVerbAlone(t *testing.T) {
+	whole := newRoot()
+	if got := len(whole.Commands()); got != len(verbs) {
+		t.Fatalf("the whole tree has %d verbs, %d registered", got, len(verbs))
+	}
+	for _, v := range verbs {
+		alone := newRoot(v.name, "--help")
+		if n := len(alone.Commands()); n != 1 || alone.Commands()[0].Name() != v.name {
+			t.Errorf("newRoot(%q): %d verbs, want %q alone (registered under a name that is not its command's?)", v.name, n, v.name)
+			continue
+		}
+		in, _, err := whole.Find([]string{v.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, w := alone.Commands()[0].UsageString(), in.UsageString(); a != w {
+			t.Errorf("%s alone: usage\n%s\nwant, as in the whole tree:\n%s", v.name, a, w)
+		}
+	}
+	for _, args := range [][]string{{}, {"help", "simulate"}, {"--version"}, {"simulat"}} {
+		if n := len(newRoot(args...).Commands()); n != len(verbs) {
+			t.Errorf("newRoot(%q): %d verbs, want every one", args, n)
+		}
+	}
+	// An unknown verb still gets cobra's suggestion, which needs them all.
+	code, _, errb := csRun("simulat")
+	if code != exitUsage || !strings.Contains(errb, "simulate") {
+		t.Errorf("kairos simulat: exit %d, %q; want a usage error suggesting simulate", code, errb)
+	}
+}
