@@ -433,4 +433,4 @@ func lateRank(k trace.Kind) int {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // ErrUntimed is returned by the steps that need timestamps.
-var ErrUntimed = errors.New("the trace has no timestamps: slow instances need a timed trace (an OTF2 trace, or kairos simulate --timed-trace)")
+var ErrUntimed = errors.New("the trace has no timestamps: slow instances need a timed trace (OTF2, DUMPI, Alawneh et al.'s text traces, or kairos simulate --timed-trace)")

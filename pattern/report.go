@@ -22,6 +22,13 @@ func list(items []string, sep string) string {
 	return strings.Join(items[:maxListed], sep) + fmt.Sprintf("%s… (+%d)", sep, len(items)-maxListed)
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -218,7 +225,7 @@ func (a *Analysis) WriteStory(w io.Writer, top int) error {
 	for _, c := range a.MostFrequent(top) {
 		most = append(most, fmt.Sprintf("%s (%d×, %d ranks, %d calls)", c.Name(), c.Frequency, c.Ranks, c.Events))
 	}
-	fmt.Fprintf(w, "Most frequent: %s.\n", strings.Join(most, ", "))
+	fmt.Fprintf(w, "Most frequent: %s.\n", orNone(strings.Join(most, ", ")))
 	var phases []string
 	for _, ph := range a.Phases {
 		s := fmt.Sprintf("%d-%d", ph.From, ph.To)
@@ -227,7 +234,7 @@ func (a *Analysis) WriteStory(w io.Writer, top int) error {
 		}
 		phases = append(phases, s)
 	}
-	fmt.Fprintf(w, "%d phases (%s): %s.\n", len(a.Phases), a.Options.Segment.Criterion, list(phases, "; "))
+	fmt.Fprintf(w, "%d phases (%s): %s.\n", len(a.Phases), a.Options.Segment.Criterion, orNone(list(phases, "; ")))
 	if !a.Timed {
 		_, err := fmt.Fprintln(w, "The trace has no timestamps: no slow instances.")
 		return err

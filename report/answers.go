@@ -266,7 +266,9 @@ func (r *Report) slowestPhase() Answer {
 	a := Answer{Question: "Which phase is slowest?"}
 	spans := r.PhaseSpans()
 	if len(spans) == 0 {
-		a.Err = firstErr(r.PatternsErr, fmt.Errorf("no phase found"))
+		if a.Err = r.PatternsErr; a.Err == nil { // an answer, not a failure
+			a.Value, a.Detail = "none", "the trace has no communication pattern instance to make phases of"
+		}
 		return a
 	}
 	best := slices.MaxFunc(spans, func(x, y PhaseSpan) int { return cmp.Compare(x.End-x.Start, y.End-y.Start) })

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"kairos/plot"
+	"kairos/sim"
+	"kairos/trace"
 )
 
 // TestPageSelfContained: the page loads nothing from anywhere (no
@@ -64,6 +66,29 @@ func TestAnswers(t *testing.T) {
 	}
 	if a := got["Is the trace sound?"]; a.Value != "valid" {
 		t.Errorf("validity: %+v", a)
+	}
+}
+
+// TestAnswersNoPattern: a trace whose calls make no communication
+// pattern (one rank computing) has no phase, an answer and not a failed
+// analysis.
+func TestAnswersNoPattern(t *testing.T) {
+	tr := trace.New(1, trace.NewMeta())
+	for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
+		e := trace.NewEvent(k)
+		e.Compute = 1e9
+		tr.Ranks[0].Append(&e)
+	}
+	r := Build(tr, Options{Name: "one.ktr", Machine: "1x1Gf,125MBps,50us", Speed: 1e9, Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
+		return simulate(src, "1x1Gf,125MBps,50us")
+	}})
+	for _, a := range r.Answers() {
+		if a.Question == "Which phase is slowest?" && (a.Err != nil || a.Value != "none") {
+			t.Errorf("slowest phase: %+v", a)
+		}
+	}
+	if n := r.Failed(); n != 0 {
+		t.Errorf("%d analyses failed", n)
 	}
 }
 

@@ -29,7 +29,9 @@ import (
 //     them.
 //
 // The first event's entry has no previous exit, so the time before it is
-// not counted. speed must be positive and finite; OpenRank fails
+// not counted; neither is the time before MPI_Init (calls such as
+// MPI_Initialized before it, and the gaps between them), since a replay
+// starts where MPI_Init returns. speed must be positive and finite; OpenRank fails
 // otherwise.
 func Untimed(src Source, speed float64) Source { return UntimedAbove(src, speed, 0) }
 
@@ -133,6 +135,9 @@ func (r *untimedReader) Next() bool {
 			r.busy += max(e.Duration(), 0)
 			continue
 		}
+		if e.Kind == Init {
+			r.busy, r.kept = 0, 0 // a replay starts where MPI_Init returns
+		}
 		if e.Kind != Location {
 			r.settle()
 		}
@@ -188,7 +193,10 @@ func (r *untimedReader) account(e *Event) {
 		last = e.Enter
 	}
 	if !r.timed {
-		r.first, r.last = first, last
+		r.last = last
+	}
+	if !r.timed || e.Kind == Init {
+		r.first = first
 	}
 	r.last = max(r.last, last)
 	r.timed = true

@@ -67,6 +67,12 @@ func TestUntimed(t *testing.T) {
 			timedEvent(CommDup, 4e-3, 5e-3, nil),
 			timedEvent(Barrier, 6e-3, 7e-3, nil),
 		}, []string{"barrier", "iprobe peer=-1 tag=0", "iprobe peer=-1 tag=0", "comm_dup", "compute compute=3e+06", "barrier"}},
+		{"nothing before MPI_Init is replayed", []Event{
+			timedEvent(Local, 0, 1e-3, nil),
+			timedEvent(Local, 2e-3, 3e-3, nil),
+			timedEvent(Init, 4e-3, 5e-3, nil),
+			timedEvent(Barrier, 6e-3, 7e-3, nil),
+		}, []string{"init", "compute compute=1e+06", "barrier"}},
 		{"untimed events pass", []Event{
 			timedEvent(Barrier, 0, 1e-3, nil),
 			NewEvent(Barrier),
@@ -183,12 +189,13 @@ func TestUntimedAbovePassive(t *testing.T) {
 // a rank's first call to the latest end of its last, MPI_Init ending and
 // MPI_Finalize starting them; untimed events count for nothing.
 func TestUntimedRecorded(t *testing.T) {
-	tr := New(4, NewMeta())
+	tr := New(5, NewMeta())
 	for r, ev := range [][]Event{
 		{timedEvent(Init, 1e-3, 1.5e-3, nil), timedEvent(Barrier, 2e-3, 4e-3, nil)},
 		{timedEvent(Init, 0.5e-3, 1e-3, nil), timedEvent(Barrier, 3e-3, 3.5e-3, nil), timedEvent(Finalize, 3.5e-3, 9e-3, nil)},
 		{NewEvent(Barrier)},
 		{timedEvent(Barrier, 2e-3, 3e-3, nil), timedEvent(Finalize, 4.5e-3, 5e-3, nil)},
+		{timedEvent(Local, 0, 0.2e-3, nil), timedEvent(Init, 0.5e-3, 1e-3, nil)}, // before MPI_Init: not the run's
 	} {
 		for i := range ev {
 			tr.Ranks[r].Append(&ev[i])

@@ -41,7 +41,7 @@ func (k Kind) String() string {
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // ErrUntimed is returned for a trace without timestamps.
-var ErrUntimed = errors.New("the trace has no timestamps: wait states need a timed trace (an OTF2 or DUMPI trace, or kairos simulate --timed-trace)")
+var ErrUntimed = errors.New("the trace has no timestamps: wait states need a timed trace (OTF2, DUMPI, Alawneh et al.'s text traces, or kairos simulate --timed-trace)")
 
 // Options are the analysis' settings.
 type Options struct {
@@ -172,7 +172,7 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 	}
 	acts := newActivities(src.Meta())
 	ranks := make([]rankData, n)
-	timed := false
+	timed, events := false, 0
 	for r := range ranks {
 		hint := 0
 		if r > 0 {
@@ -185,9 +185,10 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 		for i := range rd.spans {
 			timed = timed || rd.spans[i].flags&untimed == 0
 		}
+		events += len(rd.spans)
 		ranks[r] = rd
 	}
-	if !timed {
+	if !timed && events > 0 { // no events, no wait states: nothing to time
 		return nil, ErrUntimed
 	}
 	msgs, unmatched := matchMessages(ranks)

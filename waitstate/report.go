@@ -115,12 +115,15 @@ func (a *Analysis) WriteReport(w io.Writer, top int) error {
 	fmt.Fprintf(w, "\nWaited most: %s.\n", topRanks(a.RankWaiting, a.Waiting, top))
 	fmt.Fprintf(w, "Caused most: %s.\n", topRanks(a.RankCost, a.Waiting, top))
 	cp := &a.CriticalPath
-	fmt.Fprintf(w, "\nCritical path: %s (the run: %s); on ", dur(cp.Seconds), dur(a.Runtime))
+	fmt.Fprintf(w, "\nCritical path: %s (the run: %s)", dur(cp.Seconds), dur(a.Runtime))
 	var ranks []string
 	for _, r := range cp.Ranks[:min(top, len(cp.Ranks))] {
 		ranks = append(ranks, fmt.Sprintf("rank %d %s", r.Rank, pct(r.Seconds, cp.Seconds)))
 	}
-	fmt.Fprintf(w, "%s.\n", strings.Join(ranks, ", "))
+	if len(ranks) > 0 {
+		fmt.Fprintf(w, "; on %s", strings.Join(ranks, ", "))
+	}
+	fmt.Fprintln(w, ".")
 	tw = table(w)
 	fmt.Fprintln(tw, "  activity\tcall path\ton the path\tmean per rank\timbalance")
 	for _, p := range cp.Activities[:min(top, len(cp.Activities))] {

@@ -3,6 +3,7 @@ package waitstate
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"kairos/trace"
@@ -451,6 +452,16 @@ func TestBadTraces(t *testing.T) {
 	}
 	if _, err := Analyze(trace.New(0, trace.NewMeta()), Options{}); err == nil {
 		t.Error("no ranks: no error")
+	}
+	// Ranks without events (an archive with no MPI call): no wait states,
+	// and a report that says so.
+	empty, err := Analyze(trace.New(2, trace.NewMeta()), Options{})
+	if err != nil || empty.Waiting != 0 {
+		t.Fatalf("ranks without events: %v", err)
+	}
+	var out strings.Builder
+	if err := empty.WriteReport(&out, 5); err != nil || !strings.Contains(out.String(), "Critical path: 0 s (the run: 0 s).\n") {
+		t.Errorf("ranks without events: %v\n%s", err, out.String())
 	}
 	// Unmatched messages, a wait of an unknown request, a collective
 	// one rank misses, a partner out of range, a receive from any

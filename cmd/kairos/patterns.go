@@ -379,17 +379,20 @@ over all ranks: directly, at the next synchronization, or propagated.
 			if causes && (asJSON || summary || svg != "") {
 				return usagef("--causes cannot be combined with --json, --summary or --svg")
 			}
+			if untimedCall(args[0]) {
+				// Said before the patterns or wait states are found, which
+				// takes seconds on a real program's trace.
+				if causes {
+					return fmt.Errorf("%s: %w", args[0], waitstate.ErrUntimed)
+				}
+				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
+			}
 			if causes {
 				rc, err := rootCauses(args[0])
 				if err != nil {
 					return err
 				}
 				return writeOutput(cmd, out, func(w io.Writer) error { return rc.WriteReport(w, top) })
-			}
-			if untimedCall(args[0]) {
-				// Said before the patterns are found, which takes seconds
-				// on a real program's trace.
-				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: z})
 			if err != nil {

@@ -472,8 +472,12 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	if r.Compressed.Histograms {
 		hist = " (noise as histograms)"
 	}
-	fmt.Fprintf(&b, "compressed: %s bytes for %s events (%.3g bytes an event); every rank's calls kept, times within %g%%%s\n",
-		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), float64(r.Compressed.Bytes)/math.Max(float64(r.Events), 1), 100*r.Compressed.TimeError, hist)
+	perEvent := ""
+	if r.Events > 0 {
+		perEvent = fmt.Sprintf(" (%.3g bytes an event)", float64(r.Compressed.Bytes)/float64(r.Events))
+	}
+	fmt.Fprintf(&b, "compressed: %s bytes for %s events%s; every rank's calls kept, times within %g%%%s\n",
+		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), perEvent, 100*r.Compressed.TimeError, hist)
 	if n := r.Compressed.AsEvents; n > 0 {
 		fmt.Fprintf(&b, "  %d of the %s kept as their events, times exact: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"))
 	}

@@ -231,6 +231,28 @@ func TestReduceKeepsErrors(t *testing.T) {
 	}
 }
 
+// TestReduceEmptyRank: a rank without events (it called no MPI) is a
+// cluster of its own, written and read back; so is a trace of no events.
+func TestReduceEmptyRank(t *testing.T) {
+	dir := t.TempDir()
+	compute := trace.NewEvent(trace.Compute)
+	compute.Compute = 100
+	for name, ranks := range map[string][][]trace.Event{
+		"one empty": {{trace.NewEvent(trace.Init), compute, trace.NewEvent(trace.Finalize)}, nil},
+		"all empty": {nil, nil},
+	} {
+		in := csWrite(t, "ktr", strings.ReplaceAll(name, " ", "-")+".ktr", ranks...)
+		out := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".rsd")
+		if code, _, errs := csRun("reduce", "-o", out, in); code != 0 {
+			t.Errorf("%s: reduce: exit %d: %s", name, code, errs)
+			continue
+		}
+		if code, stdout, errs := csRun("check", out); code != 0 {
+			t.Errorf("%s: check of the reduction: exit %d: %s%s", name, code, stdout, errs)
+		}
+	}
+}
+
 func TestReduceErrors(t *testing.T) {
 	cg := genTrace(t, t.TempDir(), "cg")
 	for _, c := range []struct {

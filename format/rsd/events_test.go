@@ -173,7 +173,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	}{
 		{"every rank's events", withCluster(t, good, 1, body(stream(src))), "hold rank 0's, which is in cluster 0"},
 		{"other metadata", withCluster(t, good, 1, body(stream(other))), "its events' metadata is not the file's"},
-		{"version 3", v3, "a cluster of no item"},
+		{"version 3", v3, "bytes after the cluster's items"},
 		{"truncated events", withCluster(t, good, 1, body(stream(src)[:100])), "its events: "},
 	} {
 		_, err := Decode(c.b)

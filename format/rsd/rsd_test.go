@@ -416,3 +416,33 @@ func hasScales(t *prsd.Trace) bool {
 	}
 	return false
 }
+
+// TestRoundTripEmptyRanks: ranks without events (a rank that called no
+// MPI, an archive with no MPI at all) are a cluster of no items, written
+// and read back.
+func TestRoundTripEmptyRanks(t *testing.T) {
+	dir := t.TempDir()
+	for name, ranks := range map[string][]int{"one of three": {0, 2}, "none": nil} {
+		tr := trace.New(3, trace.NewMeta())
+		for _, r := range ranks {
+			for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
+				e := trace.NewEvent(k)
+				if k == trace.Compute {
+					e.Compute = 100
+				}
+				tr.Ranks[r].Append(&e)
+			}
+		}
+		path := filepath.Join(dir, "t.rsd")
+		if err := Write(path, tr); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		back, _, err := format.Open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := prsd.Verify(tr, back.(*prsd.Trace)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
