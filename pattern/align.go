@@ -63,7 +63,7 @@ func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *alig
 			a.recvOf[r][i], a.collOf[r][i] = -1, -1
 		}
 	}
-	collAt := map[collKey]int32{}
+	collAt := newCollIndex(-1)
 	for r := range ranks {
 		for i := range ranks[r].ev {
 			sk := &keys[ranks[r].ev[i].sym]
@@ -71,14 +71,12 @@ func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *alig
 				a.recvOf[sk.recvSource()][s] = int32(i)
 			}
 			if k := l.coll[r][i]; k >= 0 {
-				key := collKey{sk.comm, k}
-				c, ok := collAt[key]
-				if !ok {
-					c = int32(len(a.first))
-					collAt[key] = c
+				c := collAt.ref(collKey{sk.comm, k})
+				if *c < 0 {
+					*c = int32(len(a.first))
 					a.first = append(a.first, [2]int32{int32(r), int32(i)})
 				}
-				a.collOf[r][i] = c
+				a.collOf[r][i] = *c
 			}
 		}
 		a.index(int32(r))

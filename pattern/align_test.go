@@ -217,3 +217,17 @@ func TestBestTurnManyPartners(t *testing.T) {
 		t.Errorf("turn %d, want 100", got)
 	}
 }
+
+// TestCollIndex: values by communicator and ordinal, the absent value
+// where none was set, communicators apart.
+func TestCollIndex(t *testing.T) {
+	c := newCollIndex(-1)
+	*c.ref(collKey{7, 2}) = 20
+	*c.ref(collKey{7, 0}) = 0
+	*c.ref(collKey{1 << 31, 1}) = 5
+	for key, want := range map[collKey]int32{{7, 0}: 0, {7, 1}: -1, {7, 2}: 20, {7, 3}: -1, {1 << 31, 1}: 5, {1 << 31, 0}: -1, {8, 0}: -1} {
+		if got := c.at(key); got != want {
+			t.Errorf("at(%v) = %d, want %d", key, got, want)
+		}
+	}
+}

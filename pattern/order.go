@@ -52,7 +52,7 @@ func lamport(ranks []rankData, l *links, keys []symKey) {
 				key := collKey{sk.comm, k}
 				members := append(arrived[key], r)
 				arrived[key] = members
-				if int32(len(members)) < l.collSize[key] {
+				if int32(len(members)) < l.collSize.at(key) {
 					break run // the rank resumes when the last member arrives
 				}
 				for _, m := range members {
