@@ -8,9 +8,12 @@
  *   polls      rank 0 computes for 20 ms, then tests a receive from any
  *              source 100,000 times (MPI_Testany) before it completes
  *              (the computation makes the run long beside the message's
- *              round trip, which a replay of the archive, where the last
- *              test is a test, does not wait for, and one of the TI
- *              trace, where it is a wait, does)
+ *              round trip, which a replay waits for at the last test,
+ *              a wait in the TI trace and in the archive); then polls
+ *              two receives with MPI_Testall until both complete (ranks
+ *              1 and 2 send 5 ms after its go), which a replay of the archive
+ *              once tested, then waited for: a test completed them, and
+ *              the wait found no request
  *   vcoll      irregular MPI_Alltoallv, on MPI_COMM_WORLD and on halves
  *              of it, and irregular allgatherv, gatherv, scatterv and
  *              reduce_scatter; a scatterv and a gatherv whose root has
@@ -78,6 +81,13 @@ static void polls(int r) {
     char go;
     MPI_Recv(&go, 1, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Send(msg, 64, MPI_CHAR, 0, 3, MPI_COMM_WORLD);
+  }
+  if (r == 1 || r == 2) { /* after rank 0's go, past its receive from any source */
+    char go;
+    MPI_Recv(&go, 1, MPI_CHAR, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.005;) {
+    }
+    MPI_Send(msg, 8, MPI_CHAR, 0, 5, MPI_COMM_WORLD);
   } else if (r == 0) {
     MPI_Request q;
     int idx, flag = 0;
@@ -93,6 +103,13 @@ static void polls(int r) {
     MPI_Send(msg, 1, MPI_CHAR, 1, 4, MPI_COMM_WORLD);
     while (!flag) MPI_Testany(1, &q, &idx, &flag, &st);
     if (st.MPI_SOURCE != 1 || st.MPI_TAG != 3) fail("the polled receive matched another message", r);
+    MPI_Request two[2];
+    char in[2][8];
+    MPI_Irecv(in[0], 8, MPI_CHAR, 1, 5, MPI_COMM_WORLD, &two[0]);
+    MPI_Irecv(in[1], 8, MPI_CHAR, 2, 5, MPI_COMM_WORLD, &two[1]);
+    MPI_Send(msg, 1, MPI_CHAR, 1, 6, MPI_COMM_WORLD);
+    MPI_Send(msg, 1, MPI_CHAR, 2, 6, MPI_COMM_WORLD);
+    for (flag = 0; !flag;) MPI_Testall(2, two, &flag, MPI_STATUSES_IGNORE);
   }
   MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -592,17 +592,27 @@ func cancelCase(t *testing.T, r *recorded) {
 
 // pollsCase: rank 0's receive from any source, completed after 100,000
 // failed MPI_Testany, is read from the archive with the sender, tag and
-// size of its completion, and written in TI with them.
+// size of its completion, and written in TI with them. In the archive the
+// failed polls are MPI time, not tests (as in the TI trace, which has
+// none of them): a test could complete the receive in a replay before
+// the poll that completed it in the run. The archive converted to TI
+// replays, the MPI_Testall that polled two receives a wait for each.
 func pollsCase(t *testing.T, r *recorded) {
 	if got := tiLines(t, r)[0]; !slices.Contains(got, "irecv 1 3 64") || !slices.Contains(got, "wait 1 0 3") {
 		t.Errorf("rank 0's TI trace has no irecv 1 3 64 and its wait:\n%s", strings.Join(got, "\n"))
 	}
 	evs := modelEvents(t, r.otf2, 0, trace.Irecv)
-	if len(evs) != 1 || evs[0].Partner != 1 || evs[0].Tag != 3 || evs[0].RecvBytes != 64 {
-		t.Errorf("rank 0's irecvs in the archive: %+v, want one from 1, tag 3, of 64 bytes", evs)
+	if len(evs) != 3 || evs[0].Partner != 1 || evs[0].Tag != 3 || evs[0].RecvBytes != 64 {
+		t.Errorf("rank 0's irecvs in the archive: %+v, want three, the first from 1, tag 3, of 64 bytes", evs)
 	}
-	if tests := modelEvents(t, r.otf2, 0, trace.Test); len(tests) < 100000 {
-		t.Errorf("rank 0 has %d tests in the archive, want 100,000 or more", len(tests))
+	tests, polls := modelEvents(t, r.otf2, 0, trace.Test), modelEvents(t, r.otf2, 0, trace.Deferred)
+	if len(tests) != 0 || len(polls) < 100000 {
+		t.Errorf("rank 0 has %d tests and %d deferred calls in the archive, want none and 100,000 or more", len(tests), len(polls))
+	}
+	ti := filepath.Join(t.TempDir(), "index.txt")
+	kairosOK(t, r.what, "convert", "--speed", "1Gf", "--to", "ti", r.otf2, ti)
+	if got, archive := r.simulated(t, ti), r.simulated(t, r.otf2, "--cfg", "smpi/host-speed:1Gf"); math.Abs(got-archive) > 0.01*archive {
+		t.Errorf("%s: the archive converted to TI replays in %.6f s, the archive in %.6f s", r.what, got, archive)
 	}
 }
 
