@@ -636,7 +636,11 @@ func TestTracerUserFunctions(t *testing.T) {
 	meta := src.Meta()
 	n := 0
 	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
-		if p := meta.CallPath(e.Region); !slices.Equal(p, []string{"main"}) || e.CallSite == 0 {
+		p := meta.CallPath(e.Region)
+		if (e.Kind == trace.Deferred || e.Kind == trace.Local) && len(p) == 2 && strings.HasPrefix(p[1], "MPI_") {
+			p = p[:1] // a call a replay does nothing for keeps its MPI function's region (an MPI_Testall that completed nothing)
+		}
+		if !slices.Equal(p, []string{"main"}) || e.CallSite == 0 {
 			t.Errorf("rank %d: %s in %v (call site %x), want in main", r, e.Kind, p, e.CallSite)
 		}
 		n++

@@ -3143,9 +3143,9 @@ static void kt_summary(const char *dir) {
               dir, speed, dir, dir);
     else if (bare < lost)
       fprintf(stderr,
-              "kairos_trace: every call is in the OTF2 archive (a tracer built with -DKAIROS_OTF2 ... -lotf2, run with "
-              "KAIROS_TRACE_FORMAT=ti,otf2); a time-independent trace of them all from it: kairos convert --speed %s "
-              "%s/traces.otf2 %s/trace.ktr\n",
+              "kairos_trace: this run wrote no OTF2 archive; one of every call needs a run again with a tracer built "
+              "with -DKAIROS_OTF2 ... -lotf2 and KAIROS_TRACE_FORMAT=ti,otf2, and a time-independent trace of them "
+              "all is then: kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
               speed, dir, dir);
   }
   if (alln[R_NREGIONS] > 0)

@@ -191,7 +191,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(afterBars{stdout})
 	root.SetErr(afterBars{stderr})
 	notesTo = afterBars{stderr}
-	opened = nil
+	opened, said = nil, map[string]bool{}
 	cmd, err := root.ExecuteC()
 	finishProgress()
 	if ferr := out.Flush(); ferr != nil && err == nil {
@@ -278,14 +278,19 @@ var notesTo io.Writer = io.Discard
 var traceNotes = []string{"derived-counts", "otf2.cancelled", "partial", "unknown-comms"}
 
 // sayNotes writes the reader's notes on how it read the trace at path
-// (traceNotes) to notesTo.
+// (traceNotes) to notesTo, each once in a run (a verb may open a trace
+// twice).
 func sayNotes(path string, src trace.Source) {
 	for _, k := range traceNotes {
-		if v := src.Meta().Attrs[k]; v != "" {
+		if v := src.Meta().Attrs[k]; v != "" && !said[path+"\x00"+v] {
+			said[path+"\x00"+v] = true
 			fmt.Fprintf(notesTo, "note: %s: %s\n", path, v)
 		}
 	}
 }
+
+// said are the notes sayNotes wrote in this run.
+var said = map[string]bool{}
 
 // opened are the sources the verb opened with openSource, whose readers'
 // warnings (a dropped unterminated last line...) run prints at the end,

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
+
+	"kairos/trace"
 )
 
 // TestVerbAlone: a run that names its verb builds that verb alone
@@ -37,5 +40,21 @@ func TestVerbAlone(t *testing.T) {
 	code, _, errb := csRun("simulat")
 	if code != exitUsage || !strings.Contains(errb, "simulate") {
 		t.Errorf("kairos simulat: exit %d, %q; want a usage error suggesting simulate", code, errb)
+	}
+}
+
+// TestNotesOnce: a reader's note is said once in a run, however many
+// times the verb opens the trace (slow --summary opens it twice).
+func TestNotesOnce(t *testing.T) {
+	var b strings.Builder
+	notesTo, said = &b, map[string]bool{}
+	defer func() { notesTo = io.Discard }()
+	tr := trace.New(1, trace.NewMeta())
+	tr.Meta().Attrs["partial"] = "ranks 1 to 3 have no file"
+	sayNotes("t.ktr", tr)
+	sayNotes("t.ktr", tr)
+	sayNotes("u.ktr", tr)
+	if want := "note: t.ktr: ranks 1 to 3 have no file\nnote: u.ktr: ranks 1 to 3 have no file\n"; b.String() != want {
+		t.Errorf("notes:\n%s\nwant\n%s", b.String(), want)
 	}
 }
