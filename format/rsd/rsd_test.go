@@ -302,6 +302,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add(mustEncode(f, mixedTr)) // a cluster kept as its events
 	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
 	f.Add(mustEncode(f, empty))
+	idle := trace.New(3, trace.NewMeta()) // rank 1 without events: a cluster of no items
+	for _, r := range []int{0, 2} {
+		e := trace.NewEvent(trace.Compute)
+		e.Compute = 100
+		idle.Ranks[r].Append(&e)
+	}
+	if tr, err := prsd.Build(idle, nil, prsd.DefaultOptions()); err == nil {
+		f.Add(mustEncode(f, tr))
+	}
 	if v1, err := os.ReadFile(filepath.Join("testdata", "v1.rsd")); err == nil {
 		f.Add(v1)
 	}
