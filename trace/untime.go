@@ -31,8 +31,8 @@ import (
 // The first event's entry has no previous exit, so the time before it is
 // not counted; neither is the time before MPI_Init (calls such as
 // MPI_Initialized before it, and the gaps between them), since a replay
-// starts where MPI_Init returns. speed must be positive and finite; OpenRank fails
-// otherwise.
+// starts where MPI_Init returns. speed must be positive and finite;
+// OpenRank fails otherwise.
 func Untimed(src Source, speed float64) Source { return UntimedAbove(src, speed, 0) }
 
 // UntimedAbove is Untimed, except that a computation shorter than

@@ -66,9 +66,10 @@ func addVerb(name string, build func() *cobra.Command) { verbs = append(verbs, v
 
 // newRoot returns the command tree for a run with args: every verb, or
 // only the verb args begin with. Building all the verbs' flags on a cold
-// start took a tenth of a 64-rank analytic replay's CPU time (7-10%, page
-// faults), so a run that names its verb builds that one alone; help,
-// completion, an unknown verb or a flag before the verb get the whole tree.
+// start (page faults, not work) cost a 64-rank analytic replay 5 to 10%
+// of its CPU time, so a run that names its verb builds that one alone;
+// help, completion, an unknown verb or a flag before the verb get the
+// whole tree.
 func newRoot(args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kairos",
