@@ -80,6 +80,7 @@ type engine struct {
 	speed                          float64
 
 	comms    map[uint32]*commState
+	polls    map[uint32]bool // pollRegions
 	msgSeq   uint64
 	pool     [][]float64
 	snapPool []*snapshot
@@ -110,7 +111,7 @@ func newEngine(src trace.Source, opt Options) (*engine, error) {
 		opt: opt, nc: nc, src: src,
 		inter: newP2P(opt.Table), intra: newP2P(opt.IntraTable),
 		memcpy: 1 / (opt.MemcpyGBs * 1e9), speed: opt.Speed,
-		comms: map[uint32]*commState{},
+		comms: map[uint32]*commState{}, polls: pollRegions(src.Meta()),
 	}
 	vec := func() []float64 { return make([]float64, nc) }
 	e.aInter, e.bInter, e.aIntra, e.bIntra = vec(), vec(), vec(), vec()
@@ -368,6 +369,10 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 		if ev.Kind.IsCollective() && ev.Kind != trace.CommSplit && ev.Kind != trace.CommDup && ev.Kind != trace.CommCreate {
 			return e.enterCollective(st, ev)
 		}
+		if e.polls[ev.Region] && (ev.Kind == trace.Local || ev.Kind == trace.Deferred) {
+			e.poll(st, duration(ev))
+			break
+		}
 		// Local calls (comm_size, iprobe, probe, communicator
 		// management...) count as computation (Section III-A, 1).
 		st.local(duration(ev))
@@ -391,6 +396,21 @@ func (e *engine) poll(st *rankState, d float64) {
 		st.wait[c] += d
 	}
 	st.lag = 0
+}
+
+// pollRegions are the regions of a testany, testsome or testall: one
+// that completes nothing is, as the readers give it, a local or deferred
+// call in its MPI function's region (a time-independent trace has no
+// action for it, nor a test of each request), and its time is polling,
+// as an MPI_Test's.
+func pollRegions(m *trace.Meta) map[uint32]bool {
+	polls := map[uint32]bool{}
+	for id, r := range m.Regions {
+		if r.Name == "MPI_Testany" || r.Name == "MPI_Testsome" || r.Name == "MPI_Testall" {
+			polls[uint32(id)] = true
+		}
+	}
+	return polls
 }
 
 // compute charges a compute or sleep event: its recorded duration in a

@@ -101,15 +101,18 @@ func TestTimed(t *testing.T) {
 // posts a receive, tests it for 5 s in 50 tests 0.02 s apart (0.08 s
 // each), then waits for it; rank 1 computes 4 s and sends. Without the
 // tests (5 s of computation instead) the clocks are the same, with 4 s
-// less waiting and 4 s more computation.
+// less waiting and 4 s more computation. Polled with MPI_Testany, whose
+// failed calls the readers give as deferred calls in its region (no test
+// of a request), the clocks and counters are those of the tests.
 func TestPolling(t *testing.T) {
 	at := func(enter, exit float64) func(e *trace.Event) {
 		return func(e *trace.Event) {
 			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
 		}
 	}
-	run := func(tests bool) RankResult {
+	run := func(tests, testany bool) RankResult {
 		b := newBuilder(2)
+		poll := b.t.Meta().AddRegion("MPI_Testany", 0)
 		b.add(0, trace.Init, at(0, 100)).add(0, trace.Irecv, func(e *trace.Event) {
 			at(100, 100)(e)
 			e.Partner, e.RecvBytes, e.Request = 1, 10, 7
@@ -119,6 +122,12 @@ func TestPolling(t *testing.T) {
 				b.add(0, trace.Test, func(e *trace.Event) {
 					at(100.1*1+0.1*float64(i)-0.08, 100+0.1*float64(i+1))(e)
 					e.Request = 7
+				})
+			}
+			if testany {
+				b.add(0, trace.Deferred, func(e *trace.Event) {
+					at(100.1*1+0.1*float64(i)-0.08, 100+0.1*float64(i+1))(e)
+					e.Region = poll
 				})
 			}
 		}
@@ -138,10 +147,13 @@ func TestPolling(t *testing.T) {
 		}
 		return got.PerRank[0]
 	}
-	polled, computed := run(true), run(false)
+	polled, computed, testany := run(true, false), run(false, false), run(false, true)
 	if math.Abs(polled.Comp-1) > 1e-9 || math.Abs(computed.Comp-5) > 1e-9 || math.Abs(polled.Wait[0]-computed.Wait[0]-4) > 1e-9 ||
 		math.Abs(polled.Clock[0]-computed.Clock[0]) > 1e-9 {
 		t.Errorf("polling %+v, computing %+v: want 1 s of computation and 4 s more waiting, the same clock", polled, computed)
+	}
+	if math.Abs(testany.Comp-polled.Comp) > 1e-9 || math.Abs(testany.Wait[0]-polled.Wait[0]) > 1e-9 || math.Abs(testany.Clock[0]-polled.Clock[0]) > 1e-9 {
+		t.Errorf("polling with MPI_Testany %+v, with MPI_Test %+v: want the same", testany, polled)
 	}
 }
 
