@@ -37,8 +37,9 @@ and reports a deadlock, with every blocked rank and what it waits for:
               (SimGrid 3.32's replay)
 
 A valid trace passes silently with exit status 0. Problems are printed one
-per line as "FILE:LINE: rank R event I: message" (or "rank R event I:
-message" when the format has no lines) and the exit status is 1. Requests
+per line as "FILE:LINE: rank R event I: message" (FILE alone, the trace
+named, when the format has no lines: OTF2, DUMPI, .ktr) and the exit
+status is 1. Requests
 never completed are warnings: printed, but the trace stays valid.`,
 		Example: `  kairos check run.ti
   kairos check --protocol rendezvous stencil.ktr
@@ -65,6 +66,7 @@ never completed are warnings: printed, but the trace stays valid.`,
 			if err != nil {
 				return naming(args[0], err)
 			}
+			placeIn(rep, args[0])
 			if asJSON {
 				err = writeJSON(cmd.OutOrStdout(), rep)
 			} else {
@@ -85,6 +87,16 @@ never completed are warnings: printed, but the trace stays valid.`,
 	f.Int64Var(&eagerLimit, "eager-limit", check.DefaultEagerLimit, "simgrid protocol: size in bytes from which sends are rendezvous")
 	f.IntVar(&max, "max-problems", check.DefaultMaxProblems, "stop listing problems after this many (-1: no limit)")
 	return cmd
+}
+
+// placeIn names path as the place of the problems whose reader gave no
+// line (a binary trace), so that every problem says which file it is in.
+func placeIn(rep *check.Report, path string) {
+	for i := range rep.Problems {
+		if rep.Problems[i].Pos == "" {
+			rep.Problems[i].Pos = path
+		}
+	}
 }
 
 func printProblems(w io.Writer, rep *check.Report) error {

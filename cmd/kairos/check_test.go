@@ -76,12 +76,12 @@ func TestCheckCLI(t *testing.T) {
 		{"valid", []string{"check", valid}, 0, "", ""},
 		{"eager passes", []string{"check", "--protocol", "eager", deadlocked}, 0, "", ""},
 		{"simgrid deadlock", []string{"check", deadlocked}, 1,
-			"rank 0 event 0: deadlock under simgrid: send waits for rank 1 to receive its 1048576-byte message (tag 0)\n" +
-				"rank 1 event 0: deadlock under simgrid: send waits for rank 0 to receive its 1048576-byte message (tag 0)\n", ""},
+			deadlocked + ": rank 0 event 0: deadlock under simgrid: send waits for rank 1 to receive its 1048576-byte message (tag 0)\n" +
+				deadlocked + ": rank 1 event 0: deadlock under simgrid: send waits for rank 0 to receive its 1048576-byte message (tag 0)\n", ""},
 		{"simgrid large limit", []string{"check", "--eager-limit", "2000000", deadlocked}, 0, "", ""},
 		{"truncation", []string{"check", "--protocol", "none", truncated}, 1,
-			"rank 1 event 0: receive of 8 bytes truncates the 80-byte message from rank 0 (tag 0, its event 0)\n", ""},
-		{"warnings only", []string{"check", leak}, 0, "rank 0 event 0: warning: request 3 (isend to 1 tag 0) is never completed by a wait\n", ""},
+			truncated + ": rank 1 event 0: receive of 8 bytes truncates the 80-byte message from rank 0 (tag 0, its event 0)\n", ""},
+		{"warnings only", []string{"check", leak}, 0, leak + ": rank 0 event 0: warning: request 3 (isend to 1 tag 0) is never completed by a wait\n", ""},
 		{"bad protocol", []string{"check", "--protocol", "fast", valid}, 2, "", "unknown protocol"},
 		{"two traces", []string{"check", valid, valid}, 2, "", "takes 1 argument"},
 		{"missing file", []string{"check", filepath.Join(t.TempDir(), "none.ktr")}, 1, "", "none.ktr"},
