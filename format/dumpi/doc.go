@@ -41,10 +41,12 @@
 //     call's times); a completion makes it inactive, and completing an
 //     inactive request completes nothing; Request_free forgets it.
 //   - Wait and Test complete their request; Waitany and Testany (with a
-//     true flag) become Wait and Test of the completed request; Waitall and
+//     true flag) become a Wait of the completed request; Waitall and
 //     Testall (true flag) a Waitall of their requests; Waitsome and
 //     Testsome a Waitall of the completed ones. MPI_REQUEST_NULL is left
-//     out; a call that completes nothing is Local.
+//     out; a Testany, Testall or Testsome that completes nothing is
+//     Deferred (MPI time, polling), any other call that completes nothing
+//     Local.
 //   - Collectives carry per-member bytes, the root as a world rank, and the
 //     v-collectives' per-member bytes in SendCounts/RecvCounts (see
 //     Reader.collective). Alltoallw is an Alltoallv with per-member types.

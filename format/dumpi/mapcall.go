@@ -198,10 +198,14 @@ func (r *Reader) request(h int32) (uint64, bool) {
 }
 
 // completion maps Wait*, Test*: Wait and Test complete their request;
-// Waitany and Testany (with flag) complete requests[index]; Waitall and
-// Testall (with flag) become a Waitall of their requests; Waitsome and
-// Testsome a Waitall of the requests they completed. A call that
-// completes nothing is Local.
+// Waitany and Testany (with flag) complete requests[index] (a Wait: as
+// the tracer and the OTF2 reader have it, what completed a request in the
+// run completes it in a replay); Waitall and Testall (with flag) become a
+// Waitall of their requests; Waitsome and Testsome a Waitall of the
+// requests they completed. A Testany, Testall or Testsome that completes
+// nothing is Deferred, MPI time as the OTF2 reader has it (a test of
+// each request could complete in a replay one a later call waits for);
+// any other call that completes nothing is Local.
 func (r *Reader) completion(c *call) {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
@@ -248,9 +252,12 @@ func (r *Reader) completion(c *call) {
 			}
 		}
 		r.local(c)
-	case c.label == lWait || c.label == lWaitany:
+		if c.label == lTestany || c.label == lTestall || c.label == lTestsome {
+			e.Kind = trace.Deferred
+		}
+	case c.label == lWait || c.label == lWaitany || c.label == lTestany:
 		e.Kind, e.Request = trace.Wait, r.reqs[0]
-	case c.label == lTest || c.label == lTestany:
+	case c.label == lTest:
 		e.Kind, e.Request = trace.Test, r.reqs[0]
 	default:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
