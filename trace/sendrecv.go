@@ -30,5 +30,23 @@ func SendRecvEvents(dst []Event, send, recv Event) []Event {
 		w.Enter, w.Exit, w.HasTime, w.CallSite, w.Region = send.Enter, send.Exit, send.HasTime, send.CallSite, send.Region
 		return w
 	}
-	return append(dst, send, recv, wait(SplitSendRequest), wait(SplitRecvRequest))
+	n := len(dst)
+	dst = append(dst, send, recv, wait(SplitSendRequest), wait(SplitRecvRequest))
+	ShareCallTime(dst[n:], send.Enter, send.Exit)
+	return dst
+}
+
+// ShareCallTime gives the events one MPI call is read as (a Startall's
+// requests, a sendrecv's halves and waits) the call's times once: each
+// but the last starts and ends where the call enters, the last spans the
+// call. Their durations then add up to the call's, as the time between
+// them, none, is no computation (a Startall of 600 receives counted 600
+// times its duration as MPI time when each spanned the call).
+func ShareCallTime(evs []Event, enter, exit Time) {
+	for i := range evs {
+		evs[i].Enter, evs[i].Exit = enter, enter
+	}
+	if n := len(evs); n > 0 {
+		evs[n-1].Exit = exit
+	}
 }

@@ -863,6 +863,46 @@ static int kt_settle(int i, const MPI_Status *st) {
   return 0;
 }
 
+/* Receives still pending at MPI_Finalize, counted for the summary: those
+ * a message had matched, completed there, and those none had, left out. */
+static long kt_nlatewait, kt_nleftout;
+
+/* kt_unfinished settles, at MPI_Finalize, the receives the program never
+ * completed, and the requests it cancelled without completing them
+ * (ABySS cancels its last receive from any source and finalizes; MPI
+ * requires the completion). A replay waits at a rank's end for the
+ * requests it left, and a receive nothing matched, or one from
+ * MPI_ANY_SOURCE whose source no completion told, would never end
+ * there. The tracer completes each: a cancelled one is blanked as any
+ * cancelled request; a receive a message had matched is written as a
+ * wait in MPI_Finalize (the message is in the trace); one none had is
+ * cancelled, and in neither trace. Isends the program left are kept:
+ * their receives are in the trace, and a replay waits for them. */
+static void kt_unfinished(void) {
+  for (int i = kt_nreq - 1; i >= 0; i--) {
+    struct kt_req *r = &kt_reqs[i];
+    if (r->send && !r->cancel) continue;
+    MPI_Request q = r->req; /* the program's handle is not used after MPI_Finalize */
+    MPI_Status st;
+    int done = 0, ours = 0;
+    PMPI_Test(&q, &done, &st);
+    if (!done && !r->send) {
+      PMPI_Cancel(&q);
+      PMPI_Wait(&q, &st);
+      done = 1, ours = !r->cancel, r->cancel = 1;
+    }
+    if (!done) continue;
+    if (kt_settle(i, &st)) {
+      if (ours) kt_ncancelled--, kt_nleftout++;
+      continue;
+    }
+    kt_keyed("wait", r->src, r->dst, r->tag);
+    ko_complete(r, &st);
+    kt_drop(i);
+    kt_nlatewait++;
+  }
+}
+
 /* kt_wait writes "wait src dst tag" (or action) for a pending request and,
  * if done, its OTF2 completion with status st and forgets it; a test that
  * did not complete it is an OTF2 MpiRequestTest, and one of its lines. A
@@ -3095,17 +3135,17 @@ static int ko_writing(void);
 /* kt_summary tells, at rank 0, what the traces leave out or changed,
  * summed over the ranks: the calls the TI trace cannot express, by kind,
  * with their time and its share of the ranks' time, and where the complete
- * trace is; requests cancelled or freed while active; the calls of other
- * threads. dir is the traces' directory. */
+ * trace is; requests cancelled, freed while active, or never completed;
+ * the calls of other threads. dir is the traces' directory. */
 static void kt_summary(const char *dir) {
-  enum { NL = R_NREGIONS + 5 };
+  enum { NL = R_NREGIONS + 7 };
   long n[NL] = {0}, alln[NL] = {0};
   double sec[R_NREGIONS + 1] = {0}, allsec[R_NREGIONS + 1] = {0};
   memcpy(n, kt_lost_n, sizeof kt_lost_n);
   memcpy(sec, kt_lost_s, sizeof kt_lost_s);
   n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
   n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
-  n[R_NREGIONS + 4] = kn_written;
+  n[R_NREGIONS + 4] = kn_written, n[R_NREGIONS + 5] = kt_nlatewait, n[R_NREGIONS + 6] = kt_nleftout;
   sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -3158,6 +3198,11 @@ static void kt_summary(const char *dir) {
             "kairos_trace: %ld requests (all ranks) were cancelled (MPI_Cancel): they are in neither trace, as if never "
             "started (the OTF2 archive marks each with an MpiRequestCancelled record)\n",
             alln[R_NREGIONS + 1]);
+  if (alln[R_NREGIONS + 5] + alln[R_NREGIONS + 6] > 0)
+    fprintf(stderr,
+            "kairos_trace: %ld receives (all ranks) were never completed by the program: the %ld a message had matched "
+            "are completed at MPI_Finalize (a wait there), the %ld none had are cancelled there, and in neither trace\n",
+            alln[R_NREGIONS + 5] + alln[R_NREGIONS + 6], alln[R_NREGIONS + 5], alln[R_NREGIONS + 6]);
   if (alln[R_NREGIONS + 2] > 0)
     fprintf(stderr,
             "kairos_trace: %ld active requests (all ranks) were freed (MPI_Request_free) before they completed: their "
@@ -3179,6 +3224,7 @@ int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
     kt_iwrite(kt_nicoll); /* those never completed (an erroneous program's) */
+    kt_unfinished();
     kt_line("finalize");
     kt_eol();
     kt_leave();

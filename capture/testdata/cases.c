@@ -4,7 +4,10 @@
  *   cancel     a receive from MPI_ANY_SOURCE with MPI_ANY_TAG cancelled
  *              (HPCC's RandomAccess), then a ring of larger messages
  *              received from any source, which it must not take; and a
- *              cancel that comes too late (the receive has matched)
+ *              cancel that comes too late (the receive has matched);
+ *              then, left to MPI_Finalize, a receive from any source
+ *              cancelled and never completed (ABySS), one a message
+ *              matches and none waits for, and one nothing matches
  *   polls      rank 0 computes for 20 ms, then tests a receive from any
  *              source 100,000 times (MPI_Testany) before it completes
  *              (the computation makes the run long beside the message's
@@ -26,6 +29,9 @@
  *   tags       each rank exchanges with each other by MPI_Sendrecv whose
  *              send and receive tags differ, a tag for each ordered pair
  *              (FFTW's transposes, in MPB), then once with equal tags
+ *   startall   persistent sends and receives to and from both neighbours
+ *              of a ring, started three times by one MPI_Startall each
+ *              and completed by MPI_Waitall (Tachyon's 600 receives)
  *
  * Each checks what MPI says it must and exits with status 1 if not. */
 #include <mpi.h>
@@ -73,6 +79,15 @@ static void cancel(int r, int n) {
   MPI_Test_cancelled(&st, &cancelled);
   if (cancelled) fail("a matched receive was cancelled", r);
   MPI_Allreduce(MPI_IN_PLACE, big, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  /* Left to MPI_Finalize, which the tracer settles them in. */
+  static long left[3];
+  MPI_Request l[3];
+  MPI_Irecv(&left[0], 1, MPI_LONG, MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &l[0]);
+  MPI_Cancel(&l[0]);
+  MPI_Irecv(&left[1], 1, MPI_LONG, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &l[1]);
+  MPI_Irecv(&left[2], 1, MPI_LONG, (r + n - 1) % n, 11, MPI_COMM_WORLD, &l[2]);
+  MPI_Send(big, 1, MPI_LONG, (r + 1) % n, 10, MPI_COMM_WORLD);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void polls(int r) {
@@ -200,6 +215,22 @@ static void tags(int r, int n) {
                MPI_STATUS_IGNORE);
 }
 
+static void startall(int r, int n) {
+  double out[2][512] = {{0}}, in[2][512];
+  MPI_Request q[4];
+  int left = (r + n - 1) % n, right = (r + 1) % n;
+  MPI_Recv_init(in[0], 512, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &q[0]);
+  MPI_Recv_init(in[1], 512, MPI_DOUBLE, right, 2, MPI_COMM_WORLD, &q[1]);
+  MPI_Send_init(out[0], 512, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &q[2]);
+  MPI_Send_init(out[1], 512, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &q[3]);
+  for (int i = 0; i < 3; i++) {
+    work(200000);
+    MPI_Startall(4, q);
+    MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+  }
+  for (int i = 0; i < 4; i++) MPI_Request_free(&q[i]);
+}
+
 int main(int argc, char **argv) {
   int r, n;
   MPI_Init(&argc, &argv);
@@ -213,6 +244,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "wildwait") == 0) wildwait(r, n);
     else if (strcmp(argv[i], "subcomm") == 0) subcomm(r);
     else if (strcmp(argv[i], "tags") == 0) tags(r, n);
+    else if (strcmp(argv[i], "startall") == 0) startall(r, n);
     else fail("unknown case", r);
   }
   MPI_Finalize();

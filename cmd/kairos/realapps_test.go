@@ -477,7 +477,7 @@ func TestRealCases(t *testing.T) {
 			prog := m.Compile(t, dir, tracertest.Testdata("cases.c"))
 			cases := map[string]func(t *testing.T, r *recorded){
 				"cancel": cancelCase, "polls": pollsCase, "vcoll": vcollCase, "wildwait": wildwaitCase, "subcomm": subcommCase,
-				"tags": tagsCase,
+				"tags": tagsCase, "startall": startallCase,
 			}
 			if m.Name != tracertest.OpenMPI.Name && !testenv.Long() {
 				// MPICH's own part, its cancels, in the short pass.
@@ -567,26 +567,69 @@ func modelEvents(t *testing.T, path string, rank int, k trace.Kind) []trace.Even
 
 // cancelCase: a cancelled receive from any source leaves no TI line, is
 // an MpiRequestCancelled in the archive, and steals no later message;
-// the tracer and the reader say how many requests were cancelled.
+// the tracer and the reader say how many requests were cancelled. The
+// receives left to MPI_Finalize are settled there: the one cancelled
+// and never completed, and the one nothing matched, left out of both
+// traces (their lines blank, an MpiRequestCancelled each), the one a
+// message matched completed by a wait in MPI_Finalize.
 func cancelCase(t *testing.T, r *recorded) {
-	if !strings.Contains(r.out, "kairos_trace: 4 requests (all ranks) were cancelled (MPI_Cancel)") {
-		t.Errorf("the tracer's summary does not count the cancelled requests:\n%s", r.out)
+	for _, want := range []string{"kairos_trace: 8 requests (all ranks) were cancelled (MPI_Cancel)",
+		"kairos_trace: 8 receives (all ranks) were never completed by the program: the 4 a message had matched are completed at MPI_Finalize (a wait there), the 4 none had are cancelled there"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("the tracer's summary does not say %q:\n%s", want, r.out)
+		}
 	}
 	for rank, lines := range tiLines(t, r) {
-		want := []string{"init", "barrier", fmt.Sprintf("irecv %d 7 1000", (rank+3)%4), fmt.Sprintf("send %d 7 1000", (rank+1)%4),
-			fmt.Sprintf("wait %d %d 7", (rank+3)%4, rank), fmt.Sprintf("irecv %d 8 1000", (rank+3)%4)}
+		from := (rank + 3) % 4
+		want := []string{"init", "barrier", fmt.Sprintf("irecv %d 7 1000", from), fmt.Sprintf("send %d 7 1000", (rank+1)%4),
+			fmt.Sprintf("wait %d %d 7", from, rank), fmt.Sprintf("irecv %d 8 1000", from)}
 		if len(lines) < len(want) || !slices.Equal(lines[:len(want)], want) {
 			t.Errorf("rank %d's TI trace:\n%s\nwant it to begin\n%s", rank, strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
+		end := []string{fmt.Sprintf("irecv %d 10 8", from), fmt.Sprintf("send %d 10 8", (rank+1)%4), "barrier",
+			fmt.Sprintf("wait %d %d 10", from, rank), "finalize"}
+		if len(lines) < len(end) || !slices.Equal(lines[len(lines)-len(end):], end) {
+			t.Errorf("rank %d's TI trace:\n%s\nwant it to end\n%s", rank, strings.Join(lines, "\n"), strings.Join(end, "\n"))
+		}
 	}
 	for _, verb := range [][]string{{"stats"}, {"simulate", "--platform", r.plat, "--hostfile", r.hosts}} {
-		if _, errs := kairosOK(t, r.what, append(verb, r.otf2)...); !strings.Contains(errs, "4 requests were cancelled (MPI_Cancel)") {
+		if _, errs := kairosOK(t, r.what, append(verb, r.otf2)...); !strings.Contains(errs, "12 requests were cancelled (MPI_Cancel)") {
 			t.Errorf("kairos %s on the archive does not say that requests were cancelled: %q", verb[0], errs)
 		}
 	}
 	out := tracertest.Command(t, r.dir, nil, testenv.Tool(t, "otf2-print", "otf2-tools"), r.otf2)
-	if n := strings.Count(out, "MPI_REQUEST_CANCELLED"); n != 4 {
-		t.Errorf("otf2-print shows %d MPI_REQUEST_CANCELLED records, want 4", n)
+	if n := strings.Count(out, "MPI_REQUEST_CANCELLED"); n != 12 {
+		t.Errorf("otf2-print shows %d MPI_REQUEST_CANCELLED records, want 12", n)
+	}
+}
+
+// startallCase: the isends and irecvs one MPI_Startall starts share its
+// time in the archive, the last spanning the call and the others taking
+// none, so that MPI time counts the call once (Tachyon's 600 receives
+// each took the Startall's time, and stats, classify and predict counted
+// it 600 times).
+func startallCase(t *testing.T, r *recorded) {
+	for rank := range 4 {
+		calls := map[trace.Time][]trace.Event{}
+		for _, k := range []trace.Kind{trace.Isend, trace.Irecv} {
+			for _, e := range modelEvents(t, r.otf2, rank, k) {
+				calls[e.Enter] = append(calls[e.Enter], e)
+			}
+		}
+		if len(calls) != 3 {
+			t.Fatalf("rank %d: the archive's isends and irecvs enter at %d times, want 3 (one a Startall)", rank, len(calls))
+		}
+		for at, evs := range calls {
+			spanning := 0
+			for _, e := range evs {
+				if e.Exit > e.Enter {
+					spanning++
+				}
+			}
+			if len(evs) != 4 || spanning > 1 {
+				t.Errorf("rank %d: the Startall at %v is %d events, %d of which take time; want 4, 1 at most", rank, at, len(evs), spanning)
+			}
+		}
 	}
 }
 

@@ -45,8 +45,8 @@ func (r *Reader) requestFree(c *call) {
 }
 
 // start maps Start and Startall: one Isend or Irecv for each persistent
-// request they start, at the call's times; the first is the current
-// event and the others follow it (Reader.pending). A call that starts
+// request they start, sharing the call's times (trace.ShareCallTime); the
+// first is the current event and the others follow it (Reader.pending). A call that starts
 // nothing Kairos follows (requests of calls on MPI_PROC_NULL among them)
 // is Local.
 func (r *Reader) start(c *call) error {
@@ -84,6 +84,10 @@ func (r *Reader) start(c *call) error {
 		r.ev = base
 		r.local(c)
 		return nil
+	}
+	if n > 1 {
+		trace.ShareCallTime(r.pending, base.Enter, base.Exit)
+		first.Exit = first.Enter
 	}
 	r.ev = first
 	return nil

@@ -60,7 +60,11 @@ func TestPersistentRequests(t *testing.T) {
 		reqs    []uint64
 	}
 	got := [][]ev{nil, nil}
+	var started []trace.Event // rank 0's isends and irecvs of its two Startalls
 	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if r == 0 && (e.Kind == trace.Isend || e.Kind == trace.Irecv) && len(started) < 4 {
+			started = append(started, e.Clone())
+		}
 		x := ev{kind: e.Kind, req: e.Request, reqs: append([]uint64(nil), e.Requests...)}
 		if e.Kind.IsSend() || e.Kind.IsRecv() {
 			x.partner, x.tag = e.Partner, e.Tag
@@ -83,6 +87,13 @@ func TestPersistentRequests(t *testing.T) {
 	for r := range want {
 		if !reflect.DeepEqual(got[r], want[r]) {
 			t.Errorf("rank %d:\n got %v\nwant %v", r, got[r], want[r])
+		}
+	}
+	// A Startall's requests share its time: the last spans the call.
+	for i := 0; i < len(started); i += 2 {
+		if is, ir := started[i], started[i+1]; is.Exit != is.Enter || ir.Enter != is.Enter || ir.Exit <= ir.Enter {
+			t.Errorf("Startall %d: isend %v..%v, irecv %v..%v; want the isend at the call's entry, the irecv spanning the call",
+				i/2, is.Enter, is.Exit, ir.Enter, ir.Exit)
 		}
 	}
 	rep, err := check.Check(src, check.Options{})

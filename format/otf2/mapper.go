@@ -548,6 +548,8 @@ func (m *mapper) finish(t uint64) {
 	if len(c.ops) == 2 && c.ops[0].Kind == trace.Send && c.ops[1].Kind == trace.Recv {
 		c.ops = trace.SendRecvEvents(c.ops[:0], c.ops[0], c.ops[1])
 	}
+	first := m.out.base + len(m.out.ev) // the call's events share its time
+	defer func() { trace.ShareCallTime(m.out.ev[first-m.out.base:], m.ps(c.enter), m.ps(t)) }()
 	for i := range c.ops {
 		ev := &c.ops[i]
 		stamp(ev, m.user)
@@ -561,23 +563,29 @@ func (m *mapper) finish(t uint64) {
 	}
 	clear(m.pendingCall)
 	// A testany, testsome or testall is, as Kairos' tracer writes it in
-	// TI, the waits of the requests it completes, and nothing for those
-	// it does not: a time-independent trace has no action for them, and
-	// a test of one could complete it in a replay, before the call that
-	// completed it in the run, which then finds no request. The time of
-	// one that completes nothing is MPI time, as a deferred call's.
+	// TI, the waits of the requests it completes (so is a waitsome), and
+	// nothing for those it does not: a time-independent trace has no
+	// action for them, and a test of one could complete it in a replay,
+	// before the call that completed it in the run, which then finds no
+	// request. The time of one that completes nothing is MPI time, as a
+	// deferred call's.
 	multiTest := c.name == "MPI_Testany" || c.name == "MPI_Testsome" || c.name == "MPI_Testall"
 	if multiTest {
 		c.tested = c.tested[:0]
 	}
-	if len(c.completed) > 0 {
+	switch {
+	case multiTest || c.name == "MPI_Waitsome" || len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany"):
+		for _, r := range c.completed { // a wait each, as the tracer writes them
+			ev := trace.NewEvent(trace.Wait)
+			ev.Request = r
+			stamp(&ev, m.user)
+			m.out.push(ev, false)
+		}
+	case len(c.completed) > 0:
 		ev := trace.NewEvent(trace.Waitall)
-		switch {
-		case len(c.completed) == 1 && c.name == "MPI_Test":
+		if len(c.completed) == 1 && c.name == "MPI_Test" {
 			ev.Kind, ev.Request = trace.Test, c.completed[0]
-		case len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany" || multiTest):
-			ev.Kind, ev.Request = trace.Wait, c.completed[0]
-		default:
+		} else {
 			ev.Requests = append([]uint64{}, c.completed...)
 		}
 		stamp(&ev, m.user)
@@ -643,9 +651,8 @@ func (m *mapper) flush() {
 
 // release lets the held-back event at absolute queue index i go before
 // its completion: filled from the index Open's scan built, or, where the
-// scan found no completion (the request was never completed), an Irecv
-// from any source with any tag and of any size, and a non-blocking
-// collective's place a local event, both counted as defects.
+// scan found no completion (the request was never completed), left out
+// (giveUp), counted as a defect.
 func (m *mapper) release(i int) {
 	q := m.out
 	ev := &q.ev[i-q.base]
@@ -693,13 +700,18 @@ func (m *mapper) drop(req uint64) {
 }
 
 // giveUp makes an event held back for a completion that never comes what
-// it can be without it, and counts it as a defect.
+// it can be without it, and counts it as a defect. An Irecv never
+// completed (left pending, or cancelled without the completion that
+// would say so) is left out as a cancelled one is, its tests with it: the
+// archive does not say from whom or how much it would receive, and a
+// replay would wait at the end for a message that never comes.
 func (m *mapper) giveUp(ev *trace.Event) {
 	if ev.Kind != trace.Irecv {
 		m.lateCollective++
 		return
 	}
-	ev.Partner, ev.Tag, ev.RecvBytes = trace.AnySource, trace.AnyTag, -1
+	m.drop(ev.Request)
+	voided(ev)
 	m.lateIrecv++
 }
 
@@ -716,7 +728,7 @@ func (m *mapper) defects(rank int) []string {
 	add(m.mismatchedLeave, "Leave of another region than the innermost")
 	add(m.unresolved, "communicator ranks not resolved to world ranks")
 	add(m.orphanIrecv, "MpiIrecv without MpiIrecvRequest")
-	add(m.lateIrecv, "Irecv never completed (read as from any source, of any size)")
+	add(m.lateIrecv, "Irecv never completed (left out, with its tests)")
 	add(m.lateCollective, "non-blocking collective never completed (left out)")
 	add(m.badCounts, "v-collective count attributes that disagree with the record's totals (ignored)")
 	return d

@@ -60,6 +60,7 @@ type Source struct {
 	vt                 vtable
 	attrSend, attrRecv uint32
 	cancelled          int
+	uncompleted        int // Irecvs never completed, left out
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -101,6 +102,10 @@ func open(path string, counts bool) (*Source, error) {
 	}
 	if s.cancelled > 0 {
 		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel): read as never started", s.cancelled)
+	}
+	if s.uncompleted > 0 {
+		s.meta.Attrs["otf2.uncompleted"] = fmt.Sprintf("%d receive requests (MPI_Irecv) were never completed: read as never started, "+
+			"since the archive does not say what they would receive", s.uncompleted)
 	}
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
@@ -293,6 +298,7 @@ func (s *Source) scan() error {
 		}
 		s.defects = append(s.defects, rd.m.defects(r)...)
 		s.cancelled += rd.m.cancelled
+		s.uncompleted += rd.m.lateIrecv
 	}
 	s.scanned = true
 	return nil

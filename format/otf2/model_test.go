@@ -173,3 +173,45 @@ func TestNonBlockingCollectiveOrder(t *testing.T) {
 		t.Errorf("defects: %v", d)
 	}
 }
+
+// TestPendingRequests reads the "pending" archive of testdata/otf2writer.c:
+// the isend and irecv one call starts share its time (the last spans
+// it), and a receive never completed is left out with its test (deferred
+// calls), said in the otf2.uncompleted attribute, where it once failed the
+// read ("irecv receiving -1 bytes"). The trace checks.
+func TestPendingRequests(t *testing.T) {
+	s, err := Open(writeArchive(t, "pending"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range tr.Ranks {
+		var evs []trace.Event
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			evs = append(evs, rd.Event().Clone())
+		}
+		var kinds []trace.Kind
+		for _, e := range evs {
+			kinds = append(kinds, e.Kind)
+		}
+		want := []trace.Kind{trace.Isend, trace.Irecv, trace.Waitall, trace.Deferred, trace.Deferred}
+		if !slices.Equal(kinds, want) {
+			t.Fatalf("rank %d: %v, want %v", r, kinds, want)
+		}
+		if is, ir := evs[0], evs[1]; is.Enter != ir.Enter || is.Exit != is.Enter || ir.Exit <= ir.Enter || evs[1].Partner != int32(1-r) {
+			t.Errorf("rank %d: the call's isend %v..%v and irecv %v..%v (from %d), want the isend at its entry, the irecv spanning it",
+				r, is.Enter, is.Exit, ir.Enter, ir.Exit, ir.Partner)
+		}
+	}
+	if got := s.Meta().Attrs["otf2.uncompleted"]; !strings.HasPrefix(got, "2 receive requests (MPI_Irecv) were never completed") {
+		t.Errorf("otf2.uncompleted: %q", got)
+	}
+	rep, err := check.Check(s, check.Options{})
+	if err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep)
+	}
+}

@@ -10,6 +10,11 @@
  *                             different locations, metrics, parameters.
  *   otf2writer DIR bench N L  L ranks of N events each (Enter/Leave around
  *                             MPI_Send/MPI_Recv pairs), for benchmarks.
+ *   otf2writer DIR nbc        2 ranks of non-blocking collectives.
+ *   otf2writer DIR pending    2 ranks that start an isend and an irecv in
+ *                             one call (a Startall), complete both in
+ *                             another, then leave a receive pending,
+ *                             tested once and never completed.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -364,15 +369,40 @@ static uint64_t nbc(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* pending writes rank r's calls of the "pending" archive. */
+static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+    int peer = 1 - r;
+#define CALL(region, records) do { \
+        check(OTF2_EvtWriter_Enter(w, NULL, t, region), "enter"); \
+        records; \
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, region), "leave"); \
+        n += 2, t += 10; \
+    } while (0)
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, peer, 1, 1, 8, 2), "isend"),
+                   check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 3), "irecv request"), n += 2));
+    CALL(R_WAIT, (check(OTF2_EvtWriter_MpiIsendComplete(w, NULL, t + 1, 2), "isend complete"),
+                  check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 2, peer, 1, 1, 8, 3), "irecv"), n += 2));
+    CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 1), "irecv request"), n++));
+    CALL(R_WAIT, (check(OTF2_EvtWriter_MpiRequestTest(w, NULL, t + 1, 1), "test"), n++));
+    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+#undef CALL
+    *tmax = t;
+    return n;
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
-    int is_features = !is_bench && !is_nbc;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc ? 2 : 3;
+    int is_pending = strcmp(argv[2], "pending") == 0;
+    int is_features = !is_bench && !is_nbc && !is_pending;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending ? 2 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -388,7 +418,10 @@ int main(int argc, char** argv)
     uint64_t tmax = 0;
     for (int r = 0; r < nranks; r++) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, r);
-        events[r] = is_bench ? bench(w, r, nranks, nevents, &tmax) : is_nbc ? nbc(w, r, &tmax) : features(w, r, nranks, &tmax);
+        events[r] = is_bench  ? bench(w, r, nranks, nevents, &tmax)
+                    : is_nbc  ? nbc(w, r, &tmax)
+                    : is_pending ? pending(w, r, &tmax)
+                               : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
     check(OTF2_Archive_CloseEvtFiles(a), "close evt files");
