@@ -72,6 +72,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -261,7 +262,13 @@ func (r *Report) add(sev Severity, rank, index int, format string, a ...any) {
 	}
 	if r.max >= 0 && len(r.Problems) >= r.max {
 		r.Omitted++
-		return
+		// An error takes the place of a warning listed: the errors are
+		// what makes a trace invalid, and a list full of warnings hid them.
+		i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Severity == Warning })
+		if sev == Warning || i < 0 {
+			return
+		}
+		r.Problems = slices.Delete(r.Problems, i, i+1)
 	}
 	r.Problems = append(r.Problems, Problem{Rank: rank, Index: index, Severity: sev, Msg: fmt.Sprintf(format, a...)})
 }
@@ -288,8 +295,11 @@ func Check(src trace.Source, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	sort.SliceStable(rep.Problems, func(i, j int) bool {
+	sort.SliceStable(rep.Problems, func(i, j int) bool { // errors first, then by place
 		a, b := &rep.Problems[i], &rep.Problems[j]
+		if a.Severity != b.Severity {
+			return a.Severity == Error
+		}
 		if a.Rank != b.Rank {
 			return a.Rank < b.Rank
 		}

@@ -428,11 +428,11 @@ func TestDeadlock(t *testing.T) {
 			{irecv(1, 0, 8, 1)},
 			{barrier()},
 		}, proto: SimGrid, want: []string{
-			"rank 0 event 0: warning: request 1 (irecv from 1 tag 0) is never completed by a wait",
 			"rank 0 event 0: receive from 1 (tag 0, communicator 0) is never matched by a send",
 			"rank 0 event 0: deadlock under simgrid: end of trace (SimGrid waits for the requests left) waits for request 1 (irecv from 1 tag 0, event 0)",
 			"rank 1 event 0: barrier (collective #0 on communicator 0) is never entered by rank 0",
 			"rank 1 event 0: deadlock under simgrid: barrier (collective #0) waits for rank 0",
+			"rank 0 event 0: warning: request 1 (irecv from 1 tag 0) is never completed by a wait", // errors first
 		}},
 		{name: "probe", ranks: [][]trace.Event{
 			{ev(trace.Probe, func(e *trace.Event) { e.Partner, e.Tag = 1, 0 }), recv(1, 0, -1)},
@@ -535,5 +535,43 @@ func TestPositions(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestErrorsBeforeWarnings: a rank's requests never waited for are one
+// warning, listed after the errors, and an error takes a warning's place
+// in a full list (a TI trace that polls its receives with MPI_Test once
+// listed a thousand such warnings and omitted its errors).
+func TestErrorsBeforeWarnings(t *testing.T) {
+	var r0, r1 []trace.Event
+	for i := range 20 {
+		r0 = append(r0, irecv(1, 0, 8, uint64(i+1)))
+		r1 = append(r1, send(0, 0, 8))
+	}
+	for i := range 15 {
+		r1 = append(r1, wait(uint64(100+i))) // no such request: an error
+	}
+	all, err := Check(build(r0, r1), Options{Protocol: None, MaxProblems: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Errors != 15 || all.Warnings != 1 || len(all.Problems) != 16 {
+		t.Fatalf("errors %d, warnings %d, problems %d; want 15, 1, 16", all.Errors, all.Warnings, len(all.Problems))
+	}
+	last := all.Problems[15]
+	if last.Severity != Warning || last.String() != "rank 0 event 0: warning: request 1 (irecv from 1 tag 0) and 19 later requests of the rank are never completed by a wait" {
+		t.Errorf("last problem: %s", last)
+	}
+	capped, err := Check(build(r0, r1), Options{Protocol: None, MaxProblems: 10}) // rank 0's warning found first
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range capped.Problems {
+		if p.Severity != Error {
+			t.Errorf("a warning is listed where errors were omitted: %s", p)
+		}
+	}
+	if len(capped.Problems) != 10 || capped.Omitted != 6 {
+		t.Errorf("problems %d, omitted %d; want 10 and 6", len(capped.Problems), capped.Omitted)
 	}
 }

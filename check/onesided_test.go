@@ -123,8 +123,8 @@ func TestOneSided(t *testing.T) {
 		{"I/O on a closed file, request left", both(fileEv(trace.FileOpen, nil), fileEv(trace.FileClose, nil),
 			fileEv(trace.FileWrite, func(e *trace.Event) { e.Tag, e.Request = trace.IONonBlocking, 4 })),
 			[]string{"rank 0 event 2: file_write on file 7, which is not open",
-				"rank 0 event 2: warning: request 4 (file_write) is never completed by a wait",
 				"rank 1 event 2: file_write on file 7, which is not open",
+				"rank 0 event 2: warning: request 4 (file_write) is never completed by a wait",
 				"rank 1 event 2: warning: request 4 (file_write)"}},
 	}
 	for _, c := range cases {

@@ -39,8 +39,8 @@ and reports a deadlock, with every blocked rank and what it waits for:
 A valid trace passes silently with exit status 0. Problems are printed one
 per line as "FILE:LINE: rank R event I: message" (FILE alone, the trace
 named, when the format has no lines: OTF2, DUMPI, .ktr) and the exit
-status is 1. Requests
-never completed are warnings: printed, but the trace stays valid.`,
+status is 1. Requests never completed are warnings, one a rank with how
+many: printed after the errors, but the trace stays valid.`,
 		Example: `  kairos check run.ti
   kairos check --protocol rendezvous stencil.ktr
   kairos check --json --max-problems 20 broken.ti`,
