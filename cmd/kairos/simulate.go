@@ -716,7 +716,7 @@ func printRecorded(w io.Writer, u *trace.UntimedSource, simulated float64) {
 		return
 	}
 	if d, ok := u.Recorded(); ok && d > 0 {
-		fmt.Fprintf(w, "recorded run %.9f s (the trace's, from MPI_Init to MPI_Finalize): simulated / recorded %.3f\n", d.Seconds(), simulated/d.Seconds())
+		fmt.Fprintf(w, "recorded run %.9f s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates): simulated / recorded %.3f\n", d.Seconds(), simulated/d.Seconds())
 	}
 }
 

@@ -623,7 +623,7 @@ func TestSimulateTimedTrace(t *testing.T) {
 		t.Errorf("sweep: exit %d: %s%s", code, out, errs)
 	}
 	if code, out, _ := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us"); code != 0 ||
-		!strings.Contains(out, "\nrecorded run 0.002100000 s (the trace's, from MPI_Init to MPI_Finalize): simulated / recorded ") {
+		!strings.Contains(out, "\nrecorded run 0.002100000 s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates): simulated / recorded ") {
 		t.Errorf("text output: exit %d\n%s", code, out)
 	}
 	// A time-independent trace is replayed as it is, with no note.

@@ -166,7 +166,7 @@ func writeSweepText(w io.Writer, s *sweepJSON) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s, %s model: %d runs\n", s.Trace, s.Platform, s.Model, len(s.Runs))
 	if s.Recorded > 0 {
-		fmt.Fprintf(&b, "  recorded run %.9f s (the trace's, from MPI_Init to MPI_Finalize)\n", s.Recorded)
+		fmt.Fprintf(&b, "  recorded run %.9f s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates)\n", s.Recorded)
 	}
 	b.WriteString("  bandwidth x  latency x    speed x  simulated time (s)  speed-up")
 	if s.Runs[0].Energy != nil {
