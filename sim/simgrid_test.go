@@ -1727,3 +1727,56 @@ func TestSendToFinishedRankMatchesSimGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestTestOldestOfKey: a test that names a request id tests the oldest
+// pending request of its key, as the same trace's test in TI does in
+// SimGrid's replay. Rank 1 polls a receive (its test fails: the message
+// is 1 ms away), computes 2 ms, posts the next receive from the same
+// sender as if the first had completed, tests it and waits for it: the
+// test completes the first, the wait the second (sent at 5 ms). Tested in
+// place, the second test failed and the replay differed from the TI's.
+func TestTestOldestOfKey(t *testing.T) {
+	text := "0 init\n0 compute 1e6\n0 send 1 0 100\n0 compute 4e6\n0 send 1 0 100\n" +
+		"1 init\n1 irecv 0 0 100\n1 test 0 1 0\n1 compute 2e6\n1 irecv 0 0 100\n1 test 0 1 0\n1 wait 0 1 0\n"
+	dir := t.TempDir()
+	plat := clusterXML(t, dir, 2, "")
+	path := filepath.Join(dir, "t.ti")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keyed, err := ti.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := func(k trace.Kind, f func(*trace.Event)) trace.Event {
+		e := trace.NewEvent(k)
+		f(&e)
+		return e
+	}
+	irecv := func(req uint64) trace.Event {
+		return ev(trace.Irecv, func(e *trace.Event) { e.Partner, e.RecvBytes, e.Request = 0, 100, req })
+	}
+	byID := func(k trace.Kind, req uint64) trace.Event { return ev(k, func(e *trace.Event) { e.Request = req }) }
+	compute := func(f float64) trace.Event { return ev(trace.Compute, func(e *trace.Event) { e.Compute = f }) }
+	send := ev(trace.Send, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 100 })
+	ids := trace.New(2, trace.NewMeta())
+	for r, evs := range [][]trace.Event{
+		{trace.NewEvent(trace.Init), compute(1e6), send, compute(4e6), send},
+		{trace.NewEvent(trace.Init), irecv(1), byID(trace.Test, 1), compute(2e6), irecv(2), byID(trace.Test, 2), byID(trace.Wait, 2)},
+	} {
+		for i := range evs {
+			ids.Ranks[r].Append(&evs[i])
+		}
+	}
+	var got [2]*sim.Result
+	for i, src := range []trace.Source{keyed, ids} {
+		if got[i], err = sim.Run(src, machineOn(t, plat, 2), sim.DefaultConfig(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, d := got[0].Ranks[1], got[1].Ranks[1]
+	if k.FailedTests != 1 || d.FailedTests != k.FailedTests || d.Tests != k.Tests || got[1].Time != got[0].Time {
+		t.Errorf("by id: %.9f s, %d tests, %d failed; in TI: %.9f s, %d tests, %d failed",
+			got[1].Time, d.Tests, d.FailedTests, got[0].Time, k.Tests, k.FailedTests)
+	}
+}

@@ -184,6 +184,16 @@ func (s *Store[T]) Pop(k Key) (v T, ok bool) {
 	return q.Pop(), true
 }
 
+// Front returns the oldest request stored under k, without removing it;
+// ok is false if there is none.
+func (s *Store[T]) Front(k Key) (v T, ok bool) {
+	q := s.ref(k)
+	if q == nil || q.Empty() {
+		return v, false
+	}
+	return q.Front(), true
+}
+
 // Remove takes v out of k's queue, wherever it is, and reports whether it
 // was there.
 func (s *Store[T]) Remove(k Key, v T) bool {
