@@ -593,8 +593,13 @@ func cancelCase(t *testing.T, r *recorded) {
 		}
 	}
 	for _, verb := range [][]string{{"stats"}, {"simulate", "--platform", r.plat, "--hostfile", r.hosts}} {
-		if _, errs := kairosOK(t, r.what, append(verb, r.otf2)...); !strings.Contains(errs, "12 requests were cancelled (MPI_Cancel)") {
+		if _, errs := kairosOK(t, r.what, append(verb, r.otf2)...); !strings.Contains(errs, "12 requests were cancelled (MPI_Cancel, or by Kairos' tracer at MPI_Finalize") {
 			t.Errorf("kairos %s on the archive does not say that requests were cancelled: %q", verb[0], errs)
+		}
+	}
+	for rank := range 4 { // the receives settled in MPI_Finalize leave it a finalize
+		if f := modelEvents(t, r.otf2, rank, trace.Finalize); len(f) != 1 {
+			t.Errorf("rank %d has %d finalize events in the archive, want 1", rank, len(f))
 		}
 	}
 	out := tracertest.Command(t, r.dir, nil, testenv.Tool(t, "otf2-print", "otf2-tools"), r.otf2)

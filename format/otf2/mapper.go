@@ -600,9 +600,12 @@ func (m *mapper) finish(t uint64) {
 		stamp(&ev, m.user)
 		m.out.push(ev, false)
 	}
-	if len(c.ops) == 0 && len(c.completed) == 0 && len(c.tested) == 0 {
+	// MPI_Finalize is one whatever it completes: Kairos' tracer settles
+	// there the requests a program left (a wait, a cancellation).
+	if len(c.ops) == 0 && len(c.completed) == 0 && len(c.tested) == 0 || c.name == "MPI_Finalize" {
 		k, ok := callKinds[c.name]
 		switch {
+		case k == trace.Finalize:
 		case c.nbc || multiTest:
 			k = trace.Deferred
 		case !ok && strings.HasPrefix(c.name, "MPI_File_"):

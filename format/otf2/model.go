@@ -101,7 +101,8 @@ func open(path string, counts bool) (*Source, error) {
 			"their members' totals, which is all OTF2 records: every member sends and receives its totals, and checks compare totals only", s.vt.n)
 	}
 	if s.cancelled > 0 {
-		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel): read as never started", s.cancelled)
+		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel, or by Kairos' tracer at MPI_Finalize where "+
+			"nothing had matched a receive the program left): read as never started", s.cancelled)
 	}
 	if s.uncompleted > 0 {
 		s.meta.Attrs["otf2.uncompleted"] = fmt.Sprintf("%d receive requests (MPI_Irecv) were never completed: read as never started, "+
