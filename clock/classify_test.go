@@ -107,3 +107,19 @@ func TestRules(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictionTableIO: MPI-IO time has a column of its own in the
+// tables where a prediction has some (it was in --json alone, and the
+// table's columns could not account for the time).
+func TestPredictionTableIO(t *testing.T) {
+	for _, io := range []float64{0, 0.25} {
+		var b strings.Builder
+		p := Prediction{Point: Point{Config: Config{BW: 1, Lat: 1}}, Time: 1.5, Comp: 1, IO: io}
+		if err := writePredictions(&b, []Prediction{p}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "I/O s") && strings.Contains(b.String(), "0.250000"); got != (io > 0) {
+			t.Errorf("I/O %g:\n%s", io, b.String())
+		}
+	}
+}

@@ -373,8 +373,17 @@ func (e *engine) step(st *rankState, ev *trace.Event) bool {
 			e.poll(st, duration(ev))
 			break
 		}
-		// Local calls (comm_size, iprobe, probe, communicator
-		// management...) count as computation (Section III-A, 1).
+		if trace.Passive(ev.Kind) {
+			// Probes, communicators' creation, calls whose
+			// communication is another event's: no time of their own,
+			// as in a replay and in the TI trace of the same run (a
+			// blocking probe waits for the message its receive then
+			// waits for); counted as computation, a program that
+			// probes before it receives looked bound by computation.
+			break
+		}
+		// Other local calls (comm_size, wtime...) count as computation
+		// (Section III-A, 1).
 		st.local(duration(ev))
 	}
 	st.exited(ev)

@@ -157,6 +157,58 @@ func TestPolling(t *testing.T) {
 	}
 }
 
+// TestPassiveCalls: a blocking probe, a communicator's creation and a
+// deferred call take no time of their own, as in a replay and in the TI
+// trace of the same run: rank 0 probes for 3 s (a deferred call, as the
+// OTF2 reader gives a probe), duplicates a communicator for 1 s and
+// probes for 1 s (DUMPI's kinds) before it receives the message rank 1
+// sends at 104 s. Its clocks and counters are those of the same trace
+// without them, its receive right after MPI_Init, as the TI trace has it:
+// no computation (it was 5 s).
+func TestPassiveCalls(t *testing.T) {
+	at := func(enter, exit float64) func(e *trace.Event) {
+		return func(e *trace.Event) {
+			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
+		}
+	}
+	run := func(calls bool) RankResult {
+		b := newBuilder(2)
+		b.add(0, trace.Init, at(0, 100))
+		if calls {
+			b.add(0, trace.Deferred, at(100, 103)).add(0, trace.CommDup, func(e *trace.Event) {
+				at(103, 104)(e)
+				e.NewComm = 1
+			}).add(0, trace.Probe, func(e *trace.Event) {
+				at(104, 105)(e)
+				e.Partner = 1
+			})
+		}
+		recv := 100.0 // without the calls, the receive follows MPI_Init
+		if calls {
+			recv = 105
+		}
+		b.add(0, trace.Recv, func(e *trace.Event) {
+			at(recv, recv)(e)
+			e.Partner, e.RecvBytes = 1, 10
+		}).add(0, trace.Finalize, at(recv, recv))
+		b.add(1, trace.Init, at(0, 100)).add(1, trace.Send, func(e *trace.Event) {
+			at(104, 104)(e)
+			e.Partner, e.SendBytes = 0, 10
+		}).add(1, trace.Finalize, at(104, 104))
+		opt := unitOptions(2)
+		opt.Speed = 0
+		got, err := Replay(b.t, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.PerRank[0]
+	}
+	with, without := run(true), run(false)
+	if with.Comp != 0 || math.Abs(with.Wait[0]-without.Wait[0]) > 1e-9 || math.Abs(with.Clock[0]-without.Clock[0]) > 1e-9 {
+		t.Errorf("with the calls %+v, without %+v: want no computation, the same waiting and clock", with, without)
+	}
+}
+
 // TestIntraNode: with two ranks per node, ranks 0 and 1 talk through the
 // intra-node model, whatever the network configuration.
 func TestIntraNode(t *testing.T) {

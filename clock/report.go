@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 )
@@ -53,12 +54,37 @@ func (cl *Classification) WriteText(w io.Writer, name string, curves bool) error
 // writeCurves writes an interconnect's 21 predictions as a table.
 func writeCurves(w io.Writer, preds []Prediction) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  set\tscale\tBW Gbit/s\tL us\ttime s\tcomputation s\twait s\tlatency s\tbandwidth s\t\n")
+	withIO := hasIO(preds)
+	fmt.Fprintf(tw, "  set\tscale\t%s", predictionHead(withIO))
 	for _, p := range preds {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Sweep, p.ScaleLabel(), num(p.BW), num(p.Lat),
-			seconds(p.Time), seconds(p.Comp), seconds(p.Wait), seconds(p.Latency), seconds(p.Bandwidth))
+		fmt.Fprintf(tw, "  %s\t%s\t%s", p.Sweep, p.ScaleLabel(), predictionRow(p, withIO))
 	}
 	return tw.Flush()
+}
+
+// hasIO reports whether any prediction has MPI-IO time, which the tables
+// then show in a column of their own.
+func hasIO(ps []Prediction) bool {
+	return slices.ContainsFunc(ps, func(p Prediction) bool { return p.IO > 0 })
+}
+
+// predictionHead and predictionRow are a prediction's columns of a table,
+// MPI-IO time among them if io.
+func predictionHead(io bool) string {
+	h := "BW Gbit/s\tL us\ttime s\tcomputation s\twait s\tlatency s\tbandwidth s\t"
+	if io {
+		h += "I/O s\t"
+	}
+	return h + "\n"
+}
+
+func predictionRow(p Prediction, io bool) string {
+	r := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t", num(p.BW), num(p.Lat), seconds(p.Time), seconds(p.Comp),
+		seconds(p.Wait), seconds(p.Latency), seconds(p.Bandwidth))
+	if io {
+		r += seconds(p.IO) + "\t"
+	}
+	return r + "\n"
 }
 
 // WriteTableIV writes one row per trace and one column per interconnect,
@@ -135,10 +161,10 @@ func (r *Result) WriteText(w io.Writer, name string) error {
 // writePredictions writes predictions outside of sweeps as a table.
 func writePredictions(w io.Writer, ps []Prediction) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "BW Gbit/s\tL us\ttime s\tcomputation s\twait s\tlatency s\tbandwidth s\t\n")
+	withIO := hasIO(ps)
+	fmt.Fprint(tw, predictionHead(withIO))
 	for _, p := range ps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", num(p.BW), num(p.Lat), seconds(p.Time), seconds(p.Comp),
-			seconds(p.Wait), seconds(p.Latency), seconds(p.Bandwidth))
+		fmt.Fprint(tw, predictionRow(p, withIO))
 	}
 	return tw.Flush()
 }

@@ -19,7 +19,7 @@ import (
 //     communications. Consecutive gaps and dropped events make one
 //     Compute event; the computations kept (UntimedAbove) on either side
 //     of calls a replay does nothing for (probes, communicators' creation:
-//     see passive) are summed into one, after them, as Kairos' tracer
+//     see Passive) are summed into one, after them, as Kairos' tracer
 //     writes them in TI: a program polling with MPI_Iprobe has one
 //     computation between two messages, not one between two probes.
 //   - Every other event keeps its fields, timestamps aside; a timed Sleep
@@ -141,7 +141,7 @@ func (r *untimedReader) Next() bool {
 		if e.Kind != Location {
 			r.settle()
 		}
-		if r.kept > 0 && e.Kind != Location && !passive(e.Kind) {
+		if r.kept > 0 && e.Kind != Location && !Passive(e.Kind) {
 			r.compute(e.Region)
 			r.held = true
 			return true
@@ -160,13 +160,14 @@ func (r *untimedReader) Next() bool {
 	return false
 }
 
-// passive reports whether a replay does nothing for calls of kind k, so
-// that the computation around them is one: probes (TI has no action for
-// them), the calls of non-blocking collectives and others replayed where
-// they complete (Deferred: an OTF2 reader's probes too) and the calls
-// that make communicators (SimGrid's replay does not replay them). Kairos'
-// tracer writes none of them in TI, and one computation around them.
-func passive(k Kind) bool {
+// Passive reports whether a replay does nothing for calls of kind k, so
+// that the computation around them is one and their time none: probes (TI
+// has no action for them; the message is the receive's), the calls of
+// non-blocking collectives and others replayed where they complete
+// (Deferred: an OTF2 reader's probes too) and the calls that make
+// communicators (SimGrid's replay does not replay them). Kairos' tracer
+// writes none of them in TI, and one computation around them.
+func Passive(k Kind) bool {
 	switch k {
 	case Probe, Iprobe, Deferred, CommSplit, CommDup, CommCreate, CommFree:
 		return true
