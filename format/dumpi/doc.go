@@ -40,10 +40,10 @@
 //     becomes an Isend or Irecv (a Startall of n requests, n events at the
 //     call's times); a completion makes it inactive, and completing an
 //     inactive request completes nothing; Request_free forgets it.
-//   - Wait and Test complete their request; Waitany and Testany (with a
-//     true flag) become a Wait of the completed request; Waitall and
-//     Testall (true flag) a Waitall of their requests; Waitsome and
-//     Testsome a Waitall of the completed ones. MPI_REQUEST_NULL is left
+//   - Wait and Test complete their request; Waitall becomes a Waitall of
+//     its requests; Waitany, Testany and Testall (with a true flag),
+//     Waitsome and Testsome a Wait of each request they completed, sharing
+//     the call's time. MPI_REQUEST_NULL is left
 //     out; a Testany, Testall or Testsome that completes nothing is
 //     Deferred (MPI time, polling), any other call that completes nothing
 //     Local.

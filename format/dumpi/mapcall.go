@@ -198,11 +198,10 @@ func (r *Reader) request(h int32) (uint64, bool) {
 }
 
 // completion maps Wait*, Test*: Wait and Test complete their request;
-// Waitany and Testany (with flag) complete requests[index] (a Wait: as
-// the tracer and the OTF2 reader have it, what completed a request in the
-// run completes it in a replay); Waitall and Testall (with flag) become a
-// Waitall of their requests; Waitsome and Testsome a Waitall of the
-// requests they completed. A Testany, Testall or Testsome that completes
+// Waitall becomes a Waitall of its requests; Waitany, Testany, Testall
+// (with flag), Waitsome and Testsome a Wait of each request they
+// completed, as the tracer and the OTF2 reader have them (what completed a
+// request in the run completes it in a replay). A Testany, Testall or Testsome that completes
 // nothing is Deferred, MPI time as the OTF2 reader has it (a test of
 // each request could complete in a replay one a later call waits for);
 // any other call that completes nothing is Local.
@@ -255,12 +254,21 @@ func (r *Reader) completion(c *call) {
 		if c.label == lTestany || c.label == lTestall || c.label == lTestsome {
 			e.Kind = trace.Deferred
 		}
-	case c.label == lWait || c.label == lWaitany || c.label == lTestany:
-		e.Kind, e.Request = trace.Wait, r.reqs[0]
 	case c.label == lTest:
 		e.Kind, e.Request = trace.Test, r.reqs[0]
-	default:
+	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
+	default: // a wait each, sharing the call's time, as the tracer writes them
+		e.Kind, e.Request = trace.Wait, r.reqs[0]
+		for _, id := range r.reqs[1:] {
+			w := *e
+			w.Request = id
+			r.pending = append(r.pending, w)
+		}
+		if len(r.pending) > 0 {
+			trace.ShareCallTime(r.pending, e.Enter, e.Exit)
+			e.Exit = e.Enter
+		}
 	}
 }
 

@@ -135,8 +135,8 @@ func TestMappingCompletionsAndCollectives(t *testing.T) {
 		t.Errorf("waitany: %v", &w)
 	}
 	e = e[1:] // rank 0 as the others from here
-	if e[7].Kind != trace.Waitall || !reflect.DeepEqual(e[7].Requests, []uint64{10}) {
-		t.Errorf("waitsome: %v %v", &e[7], e[7].Requests)
+	if e[7].Kind != trace.Wait || e[7].Request != 10 {
+		t.Errorf("waitsome: %v", &e[7])
 	}
 	if e[15].Kind != trace.Deferred {
 		t.Errorf("testall that completes nothing: %v", &e[15])
@@ -466,5 +466,29 @@ func TestSendrecvTags(t *testing.T) {
 	rep, err := check.Check(src, check.Options{Protocol: check.SimGrid})
 	if err != nil || !rep.OK() {
 		t.Errorf("check: %v %v", err, rep.Problems)
+	}
+}
+
+// TestWaitsomeWaits: a Waitsome that completes two requests is a wait of
+// each, as the tracer and the OTF2 reader write it, the first at the
+// call's entry, the second spanning the call.
+func TestWaitsomeWaits(t *testing.T) {
+	ws := writers(2)
+	ws[0].call(lIsend, 1, 5, 1, 3, commWorld, 10)
+	ws[0].call(lIsend, 1, 5, 1, 4, commWorld, 11)
+	ws[0].call(lWaitsome, 2, []int32{10, 11}, 2, []int32{0, 1}, []status{{}, {}})
+	ws[1].call(lRecv, 1, 5, 0, 3, commWorld, []status{{bytes: 4, source: 0, tag: 3}})
+	ws[1].call(lRecv, 1, 5, 0, 4, commWorld, []status{{bytes: 4, source: 0, tag: 4}})
+	_, tr := load(t, ws)
+	var evs []trace.Event
+	rd := tr.Ranks[0].Reader()
+	for rd.Next() {
+		evs = append(evs, rd.Event().Clone())
+	}
+	if len(evs) != 4 || evs[2].Kind != trace.Wait || evs[3].Kind != trace.Wait || evs[2].Request != 10 || evs[3].Request != 11 {
+		t.Fatalf("rank 0: %v, want two isends and a wait of each", evs)
+	}
+	if w1, w2 := evs[2], evs[3]; w1.Exit != w1.Enter || w2.Enter != w1.Enter || w2.Exit <= w2.Enter {
+		t.Errorf("the waits at %v..%v and %v..%v: want the first at the call's entry, the second spanning it", w1.Enter, w1.Exit, w2.Enter, w2.Exit)
 	}
 }
