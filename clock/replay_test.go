@@ -60,11 +60,6 @@ func TestTimed(t *testing.T) {
 	ti.compute(0, 12).p2p(0, trace.Recv, 1, 0, 10, 0).compute(0, 3)
 	ti.compute(1, 18).p2p(1, trace.Isend, 0, 0, 10, 5).compute(1, 1).p2p(1, trace.Wait, 0, 0, 0, 5)
 	td := newBuilder(2)
-	at := func(enter, exit float64) func(e *trace.Event) {
-		return func(e *trace.Event) {
-			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
-		}
-	}
 	// Rank 0: Init until 100, computes 12, Recv recorded 112..140 (its
 	// duration is replaced by the model), then comm_size for 1 and 2 of
 	// computation before Finalize.
@@ -96,6 +91,30 @@ func TestTimed(t *testing.T) {
 	checkCounters(t, "receiver", rankCounters(got, 0), counters{exit: 35, wait: 8, lat: 2, bw: 10})
 }
 
+// at times an event from enter to exit, in seconds.
+func at(enter, exit float64) func(e *trace.Event) {
+	return func(e *trace.Event) {
+		e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
+	}
+}
+
+// replayWithSender adds rank 1, which sends rank 0 10 bytes at 104 s, to
+// b's rank 0, replays the timed trace and returns rank 0's result.
+func replayWithSender(t *testing.T, b *builder) RankResult {
+	t.Helper()
+	b.add(1, trace.Init, at(0, 100)).add(1, trace.Send, func(e *trace.Event) {
+		at(104, 104)(e)
+		e.Partner, e.SendBytes = 0, 10
+	}).add(1, trace.Finalize, at(104, 104))
+	opt := unitOptions(2)
+	opt.Speed = 0
+	got, err := Replay(b.t, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.PerRank[0]
+}
+
 // TestPolling: the time of a rank's MPI_Test calls is waiting, not
 // computation; the computation between them stays computation. Rank 0
 // posts a receive, tests it for 5 s in 50 tests 0.02 s apart (0.08 s
@@ -105,11 +124,6 @@ func TestTimed(t *testing.T) {
 // failed calls the readers give as deferred calls in its region (no test
 // of a request), the clocks and counters are those of the tests.
 func TestPolling(t *testing.T) {
-	at := func(enter, exit float64) func(e *trace.Event) {
-		return func(e *trace.Event) {
-			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
-		}
-	}
 	run := func(tests, testany bool) RankResult {
 		b := newBuilder(2)
 		poll := b.t.Meta().AddRegion("MPI_Testany", 0)
@@ -135,17 +149,7 @@ func TestPolling(t *testing.T) {
 			at(105, 106)(e)
 			e.Request = 7
 		}).add(0, trace.Finalize, at(106, 106))
-		b.add(1, trace.Init, at(0, 100)).add(1, trace.Send, func(e *trace.Event) {
-			at(104, 104)(e)
-			e.Partner, e.SendBytes = 0, 10
-		}).add(1, trace.Finalize, at(104, 104))
-		opt := unitOptions(2)
-		opt.Speed = 0
-		got, err := Replay(b.t, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got.PerRank[0]
+		return replayWithSender(t, b)
 	}
 	polled, computed, testany := run(true, false), run(false, false), run(false, true)
 	if math.Abs(polled.Comp-1) > 1e-9 || math.Abs(computed.Comp-5) > 1e-9 || math.Abs(polled.Wait[0]-computed.Wait[0]-4) > 1e-9 ||
@@ -166,11 +170,6 @@ func TestPolling(t *testing.T) {
 // without them, its receive right after MPI_Init, as the TI trace has it:
 // no computation (it was 5 s).
 func TestPassiveCalls(t *testing.T) {
-	at := func(enter, exit float64) func(e *trace.Event) {
-		return func(e *trace.Event) {
-			e.Enter, e.Exit, e.HasTime = trace.FromSeconds(enter), trace.FromSeconds(exit), true
-		}
-	}
 	run := func(calls bool) RankResult {
 		b := newBuilder(2)
 		b.add(0, trace.Init, at(0, 100))
@@ -191,17 +190,7 @@ func TestPassiveCalls(t *testing.T) {
 			at(recv, recv)(e)
 			e.Partner, e.RecvBytes = 1, 10
 		}).add(0, trace.Finalize, at(recv, recv))
-		b.add(1, trace.Init, at(0, 100)).add(1, trace.Send, func(e *trace.Event) {
-			at(104, 104)(e)
-			e.Partner, e.SendBytes = 0, 10
-		}).add(1, trace.Finalize, at(104, 104))
-		opt := unitOptions(2)
-		opt.Speed = 0
-		got, err := Replay(b.t, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got.PerRank[0]
+		return replayWithSender(t, b)
 	}
 	with, without := run(true), run(false)
 	if with.Comp != 0 || math.Abs(with.Wait[0]-without.Wait[0]) > 1e-9 || math.Abs(with.Clock[0]-without.Clock[0]) > 1e-9 {

@@ -1740,14 +1740,7 @@ func TestTestOldestOfKey(t *testing.T) {
 		"1 init\n1 irecv 0 0 100\n1 test 0 1 0\n1 compute 2e6\n1 irecv 0 0 100\n1 test 0 1 0\n1 wait 0 1 0\n"
 	dir := t.TempDir()
 	plat := clusterXML(t, dir, 2, "")
-	path := filepath.Join(dir, "t.ti")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	keyed, err := ti.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	keyed := writeTrace(t, dir, text)
 	ev := func(k trace.Kind, f func(*trace.Event)) trace.Event {
 		e := trace.NewEvent(k)
 		f(&e)
@@ -1770,6 +1763,7 @@ func TestTestOldestOfKey(t *testing.T) {
 	}
 	var got [2]*sim.Result
 	for i, src := range []trace.Source{keyed, ids} {
+		var err error
 		if got[i], err = sim.Run(src, machineOn(t, plat, 2), sim.DefaultConfig(), nil); err != nil {
 			t.Fatal(err)
 		}
