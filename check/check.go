@@ -233,6 +233,7 @@ type Report struct {
 
 	max        int
 	errorsOnly bool
+	listedWarn int // warnings in Problems, which an error past max may replace
 }
 
 // countEmpty counts the ranks of the static pass that had no event.
@@ -264,11 +265,15 @@ func (r *Report) add(sev Severity, rank, index int, format string, a ...any) {
 		r.Omitted++
 		// An error takes the place of a warning listed: the errors are
 		// what makes a trace invalid, and a list full of warnings hid them.
-		i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Severity == Warning })
-		if sev == Warning || i < 0 {
+		if sev == Warning || r.listedWarn == 0 {
 			return
 		}
+		i := slices.IndexFunc(r.Problems, func(p Problem) bool { return p.Severity == Warning })
 		r.Problems = slices.Delete(r.Problems, i, i+1)
+		r.listedWarn--
+	}
+	if sev == Warning {
+		r.listedWarn++
 	}
 	r.Problems = append(r.Problems, Problem{Rank: rank, Index: index, Severity: sev, Msg: fmt.Sprintf(format, a...)})
 }

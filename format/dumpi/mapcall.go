@@ -200,11 +200,11 @@ func (r *Reader) request(h int32) (uint64, bool) {
 // completion maps Wait*, Test*: Wait and Test complete their request;
 // Waitall becomes a Waitall of its requests; Waitany, Testany, Testall
 // (with flag), Waitsome and Testsome a Wait of each request they
-// completed, as the tracer and the OTF2 reader have them (what completed a
-// request in the run completes it in a replay). A Testany, Testall or Testsome that completes
-// nothing is Deferred, MPI time as the OTF2 reader has it (a test of
-// each request could complete in a replay one a later call waits for);
-// any other call that completes nothing is Local.
+// completed, as the tracer and the OTF2 reader have them (what completed
+// a request in the run completes it in a replay). A Testany, Testall or
+// Testsome that completes nothing is Deferred, MPI time as the OTF2
+// reader has it (a test of each request could complete in a replay one a
+// later call waits for); any other call that completes nothing is Local.
 func (r *Reader) completion(c *call) {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
