@@ -231,7 +231,9 @@ func (s *simulation) runDep(id int32) {
 			}
 			r.ev = rd.Event()
 			r.busy, r.step, r.start = true, 0, r.now
-			s.stats.actions++
+			if isAction(r.ev.Kind) {
+				s.stats.actions++
+			}
 		}
 		if r.ev == nil {
 			if !s.depWait(r) {

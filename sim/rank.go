@@ -180,7 +180,9 @@ func (s *simulation) runRank(r *rank) {
 			}
 			r.ev = r.rd.Event()
 			r.busy, r.step, r.start = true, 0, s.now
-			s.stats.actions++
+			if isAction(r.ev.Kind) {
+				s.stats.actions++
+			}
 		}
 		if r.ev == nil { // the leftover requests at the end
 			if !s.waitStep(r) {
@@ -1052,3 +1054,7 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 	}
 	return true
 }
+
+// isAction tells whether an event of kind k counts as an action of the
+// replay (Result.Actions): a TI trace has a line for it.
+func isAction(k trace.Kind) bool { return !trace.Passive(k) && k != trace.Local }

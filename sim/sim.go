@@ -195,7 +195,10 @@ type Result struct {
 	Time float64
 	// Ranks holds per-rank figures.
 	Ranks []RankResult
-	// Actions is the number of trace events replayed.
+	// Actions is the number of the trace's actions replayed: its events
+	// but those no TI trace has, which a replay passes over (probes, the
+	// calls that make communicators, deferred and local calls), so that a
+	// run's OTF2 archive and its TI trace count alike.
 	Actions int64
 	// Messages and Bytes count the point-to-point transfers simulated
 	// (collectives included).

@@ -1774,3 +1774,50 @@ func TestTestOldestOfKey(t *testing.T) {
 			got[1].Time, d.Tests, d.FailedTests, got[0].Time, k.Tests, k.FailedTests)
 	}
 }
+
+// TestActionsLeavePassiveOut: the events a replay passes over (a probe,
+// a communicator's creation, a deferred and a local call, which an OTF2
+// archive has and the run's TI trace does not) are not counted as
+// actions, in either engine, and take no time.
+func TestActionsLeavePassiveOut(t *testing.T) {
+	plat := clusterXML(t, t.TempDir(), 2, "")
+	ev := func(k trace.Kind, f func(*trace.Event)) trace.Event {
+		e := trace.NewEvent(k)
+		f(&e)
+		return e
+	}
+	bare := func(k trace.Kind) trace.Event { return trace.NewEvent(k) }
+	compute := ev(trace.Compute, func(e *trace.Event) { e.Compute = 1e6 })
+	send := ev(trace.Send, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 100 })
+	recv := ev(trace.Recv, func(e *trace.Event) { e.Partner, e.RecvBytes = 0, 100 })
+	probe := ev(trace.Probe, func(e *trace.Event) { e.Partner = 0 })
+	build := func(extra ...trace.Event) *trace.Trace {
+		tr := trace.New(2, trace.NewMeta())
+		for r, evs := range [][]trace.Event{
+			{bare(trace.Init), compute, send, bare(trace.Finalize)},
+			append(append([]trace.Event{bare(trace.Init)}, extra...), recv, bare(trace.Finalize)),
+		} {
+			for i := range evs {
+				tr.Ranks[r].Append(&evs[i])
+			}
+		}
+		return tr
+	}
+	plain := build()
+	archive := build(bare(trace.CommSplit), bare(trace.Local), bare(trace.Deferred), probe)
+	for _, analytic := range []bool{false, true} {
+		cfg := sim.DefaultConfig()
+		cfg.Analytic = analytic
+		var got [2]*sim.Result
+		for i, tr := range []*trace.Trace{plain, archive} {
+			var err error
+			if got[i], err = sim.Run(tr, machineOn(t, plat, 2), cfg, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got[0].Actions != 7 || got[1].Actions != got[0].Actions || got[1].Time != got[0].Time {
+			t.Errorf("analytic %v: with the passive events %d actions, %.9f s; without %d, %.9f s (7 actions)",
+				analytic, got[1].Actions, got[1].Time, got[0].Actions, got[0].Time)
+		}
+	}
+}
