@@ -959,6 +959,25 @@ func TestTracerIntercomm(t *testing.T) {
 		filepath.Join(dir, "trace-2", "traces.otf2"))
 }
 
+// TestTracerLeavesLibraryNames runs, under the tracer, a program whose
+// shared library defines C functions of the plain names of Fortran's MPI
+// bindings (capture/testdata/libnames.c; R's Rmpi defines mpi_send,
+// mpi_barrier...): the library's own functions run, not the tracer's
+// Fortran wrappers of those names, which crashed Rmpi in MPI_Send's.
+func TestTracerLeavesLibraryNames(t *testing.T) {
+	dir := t.TempDir()
+	lib := tracertest.OpenMPI.Tracer(t, dir, false)
+	src := tracertest.Testdata("libnames.c")
+	tracertest.OpenMPI.Compile(t, dir, src, "-shared", "-fPIC", "-o", filepath.Join(dir, "libnames.so"))
+	prog := filepath.Join(dir, "names")
+	tracertest.OpenMPI.Compile(t, dir, src, "-DMAIN", "-o", prog, "-L"+dir, "-lnames", "-Wl,-rpath,"+dir)
+	out := mpirun(t, dir, lib, prog)
+	if n := strings.Count(out, "the library's mpi_barrier("); n != 4 {
+		t.Errorf("the library's mpi_barrier ran %d times, want 4 (once a rank):\n%s", n, out)
+	}
+	checks(t, filepath.Join(dir, "trace", "index.txt"))
+}
+
 // checks requires every trace of paths to pass the check.
 func checks(t *testing.T, paths ...string) {
 	t.Helper()

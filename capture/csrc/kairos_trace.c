@@ -4702,11 +4702,19 @@ static MPI_Datatype *kf_types(int n, const F *f) {
 }
 
 /* KF_NAMES gives the wrapper mpi_x_ the other names Fortran compilers and
- * Open MPI's mpi_f08 call it by. */
+ * Open MPI's mpi_f08 call it by. The plain lowercase name (mpi_send: IBM
+ * XL Fortran, gfortran -fno-underscoring) only with
+ * -DKAIROS_FORTRAN_PLAIN_NAMES: preloaded, the tracer's symbol would
+ * replace a C library's own function of that name (Rmpi defines mpi_send,
+ * mpi_bcast... and crashed in the Fortran wrapper). */
 #define KF_ALIAS(f, name) extern __typeof(f) name __attribute__((alias(#f)));
+#ifdef KAIROS_FORTRAN_PLAIN_NAMES
+#define KF_PLAIN(x) KF_ALIAS(mpi_##x##_, mpi_##x)
+#else
+#define KF_PLAIN(x)
+#endif
 #define KF_NAMES(x, X)                                                                                                 \
-  KF_ALIAS(mpi_##x##_, mpi_##x) KF_ALIAS(mpi_##x##_, mpi_##x##__) KF_ALIAS(mpi_##x##_, MPI_##X)                       \
-  KF_ALIAS(mpi_##x##_, ompi_##x##_f)
+  KF_PLAIN(x) KF_ALIAS(mpi_##x##_, mpi_##x##__) KF_ALIAS(mpi_##x##_, MPI_##X) KF_ALIAS(mpi_##x##_, ompi_##x##_f)
 
 /* kf_init calls the MPI library's own Fortran MPI_Init (or, with
  * required set, MPI_Init_thread), name, which sets its Fortran side up,
