@@ -232,6 +232,13 @@ func TestTracerOTF2(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Fatalf("check: %v %+v", err, rep)
 	}
+	// The ranks share rank 0's node, and its clock: offsets 0, unmeasured.
+	for r := range 4 {
+		offs, err := src.(*otf2.Source).Archive().ClockOffsets(src.(*otf2.Source).RankLocation(r))
+		if err != nil || len(offs) != 2 || offs[0].Offset != 0 || offs[1].Offset != 0 || offs[0].StdDev != 0 || offs[1].StdDev != 0 {
+			t.Errorf("rank %d: clock offsets %+v (%v), want two of 0 ns within 0 ns", r, offs, err)
+		}
+	}
 	// The calls of each kind but completions, which the two formats group
 	// differently (a waitsome of one request is a wait in TI, a waitall
 	// in OTF2; a testany that completes nothing is not in TI), and the
@@ -556,9 +563,10 @@ func TestTracerClockSync(t *testing.T) {
 		"-x", "KAIROS_TRACE_FORMAT", "-x", "KAIROS_TEST_SKEW", "-x", "KAIROS_TEST_DRIFT", "-x", "KAIROS_TEST_EPOCH", app, "split", "shift", "more", "modes", "inplace")
 	src := openArchive(t, filepath.Join(dir, "trace", "traces.otf2"))
 	s := src.(*otf2.Source)
-	// A rank's corrected time is off by at most its first measure's error
-	// plus twice its second's (ko_sync keeps the first offset where the
-	// second is within both errors of it); two ranks' by twice the largest.
+	// A rank's corrected time is off by at most the larger of its
+	// measures' errors (where the two offsets are within both errors of
+	// each other, ko_sync gives both the more precise one's); two ranks'
+	// by twice that, bounded here by the first's plus twice the second's.
 	var worst float64
 	for r := range 4 {
 		offs, err := s.Archive().ClockOffsets(s.RankLocation(r))

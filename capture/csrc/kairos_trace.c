@@ -5216,7 +5216,11 @@ static int ko_ncomms;
  * every rank measures its clock's offset to rank 0's by ping-pong, keeping
  * the exchange with the shortest round trip (Cristian's method); the two
  * measures are the location's ClockOffset definitions, from which readers
- * correct its timestamps by linear interpolation (offset and drift). */
+ * correct its timestamps by linear interpolation (offset and drift). The
+ * ranks on rank 0's node read its clock (CLOCK_REALTIME is the node's):
+ * their offset is 0, exactly, unmeasured (measured, it was the noise of
+ * an oversubscribed node's round trips, up to milliseconds, and readers
+ * saw a root leave a reduce before a member entered it). */
 enum { KO_PINGS = 10, KO_SYNC_TAG = 1 };
 struct ko_offset {
   uint64_t at;   /* local time of the measure */
@@ -5227,38 +5231,75 @@ static struct ko_offset ko_sync_at[2];
 static int ko_nsync;
 static MPI_Comm ko_sync_comm = MPI_COMM_NULL;
 static pthread_t ko_thread; /* the thread that initialized MPI */
+static int ko_away;         /* the rank is on another node than rank 0's */
+static int *ko_away_of;     /* on rank 0: each rank's ko_away */
+
+/* ko_find_away sets ko_away, and ko_away_of on rank 0 (collective over
+ * ko_sync_comm). */
+static void ko_find_away(void) {
+  MPI_Comm node;
+  int lowest = kt_rank;
+  if (PMPI_Comm_split_type(ko_sync_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    PMPI_Allreduce(&kt_rank, &lowest, 1, MPI_INT, MPI_MIN, node);
+    PMPI_Comm_free(&node);
+  }
+  ko_away = lowest != 0;
+  if (kt_rank == 0 && !(ko_away_of = malloc((size_t)kt_size * sizeof *ko_away_of))) abort();
+  PMPI_Gather(&ko_away, 1, MPI_INT, ko_away_of, 1, MPI_INT, 0, ko_sync_comm);
+}
+
+/* ko_measure measures, on a rank of another node than rank 0's, its
+ * offset to rank 0's clock. */
+static struct ko_offset ko_measure(void) {
+  struct ko_offset o = {kt_now(), 0, 0};
+  uint64_t best = UINT64_MAX;
+  for (int k = 0; k < KO_PINGS; k++) {
+    uint64_t t0 = kt_now(), tm;
+    PMPI_Send(NULL, 0, MPI_BYTE, 0, KO_SYNC_TAG, ko_sync_comm);
+    PMPI_Recv(&tm, 1, MPI_UINT64_T, 0, KO_SYNC_TAG, ko_sync_comm, MPI_STATUS_IGNORE);
+    uint64_t t1 = kt_now();
+    if (t1 - t0 < best) {
+      best = t1 - t0;
+      o.at = t0 + best / 2;
+      o.off = (int64_t)(tm - o.at);
+      o.stddev = (double)best / 2;
+    }
+  }
+  return o;
+}
 
 static void ko_sync(void) {
   struct ko_offset o = {0, 0, 0};
+  if (ko_nsync == 0) ko_find_away();
   if (kt_rank == 0) {
     for (int r = 1; r < kt_size; r++)
-      for (int k = 0; k < KO_PINGS; k++) {
+      for (int k = 0; ko_away_of[r] && k < KO_PINGS; k++) {
         uint64_t t;
         PMPI_Recv(NULL, 0, MPI_BYTE, r, KO_SYNC_TAG, ko_sync_comm, MPI_STATUS_IGNORE);
         t = kt_now();
         PMPI_Send(&t, 1, MPI_UINT64_T, r, KO_SYNC_TAG, ko_sync_comm);
       }
     o.at = kt_now();
+  } else if (ko_away) {
+    o = ko_measure();
   } else {
-    uint64_t best = UINT64_MAX;
-    for (int k = 0; k < KO_PINGS; k++) {
-      uint64_t t0 = kt_now(), tm;
-      PMPI_Send(NULL, 0, MPI_BYTE, 0, KO_SYNC_TAG, ko_sync_comm);
-      PMPI_Recv(&tm, 1, MPI_UINT64_T, 0, KO_SYNC_TAG, ko_sync_comm, MPI_STATUS_IGNORE);
-      uint64_t t1 = kt_now();
-      if (t1 - t0 < best) {
-        best = t1 - t0;
-        o.at = t0 + best / 2;
-        o.off = (int64_t)(tm - o.at);
-        o.stddev = (double)best / 2;
-      }
-    }
+    o.at = kt_now();
   }
   /* A change of offset within the two measures' errors (each at most
    * half its round trip) is no drift: over a short run, correcting it
-   * would stretch every duration by the noise over the run's length. */
-  if (ko_nsync == 1 && llabs(o.off - ko_sync_at[0].off) <= o.stddev + ko_sync_at[0].stddev) o.off = ko_sync_at[0].off;
+   * would stretch every duration by the noise over the run's length.
+   * Both measures then take the offset of the more precise one (a rank
+   * that waited for the core at MPI_Init measured it a millisecond or
+   * two off, its MPI_Finalize's within microseconds). */
+  if (ko_nsync == 1 && llabs(o.off - ko_sync_at[0].off) <= o.stddev + ko_sync_at[0].stddev) {
+    if (o.stddev < ko_sync_at[0].stddev) ko_sync_at[0].off = o.off;
+    else o.off = ko_sync_at[0].off;
+  }
   if (ko_nsync < 2) ko_sync_at[ko_nsync++] = o;
+  if (ko_nsync == 2) {
+    free(ko_away_of);
+    ko_away_of = NULL;
+  }
 }
 
 /* ko_global is local time t on rank 0's clock, by the offset of measure
