@@ -29,8 +29,13 @@
 //
 // Collectives without payload other than barriers do not synchronize,
 // and are left out. A receive that ends before its send begins, or a
-// collective call that ends before its last member enters, breaks the
-// clock condition: it is counted and its wait clipped to the call.
+// collective call that ends before a member whose data it receives
+// enters (a barrier's last member, an N×N's latest sending member, a 1×N's
+// root for its receivers, the latest sending member for an N×1's root or
+// for a scan's later members), breaks the clock condition: it is counted
+// and its wait clipped to the call. A broadcast's root, a reduction's
+// senders and a scan's first members may leave before the last member
+// enters.
 //
 // Synchronization points are the calls where two ranks synchronized: both
 // ends of a message with a wait state, every member of a barrier, of

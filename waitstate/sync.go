@@ -174,14 +174,7 @@ func (d *detector) collective(c *collective) {
 		return
 	}
 	root := slices.Index(c.members, c.root)
-	if c.kind != trace.Init && c.kind != trace.Finalize {
-		last := slices.Max(enter)
-		for i := range exit {
-			if exit[i] < last {
-				d.violations++
-			}
-		}
-	}
+	d.violations += violations(c, enter, exit, root)
 	switch c.kind {
 	case trace.Init:
 		if slices.Min(exit) > slices.Max(enter) { // no wait state, and a synchronization only if all overlapped
@@ -210,6 +203,44 @@ func (d *detector) collective(c *collective) {
 			d.scan(c, enter, exit)
 		}
 	}
+}
+
+// violations counts the members of collective c that left it before a
+// member whose data they receive entered (clock-condition violations):
+// any member of a barrier before the last; a receiving member of an N×N
+// before the latest sending one; a 1×N's receiving member before the
+// root; an N×1's root before the latest sending member; a scan's
+// receiving member before the latest sending one up to it (before it, an
+// exscan's). A broadcast's root, a reduction's senders, a scan's first
+// members may leave before the last member enters.
+func violations(c *collective, enter, exit []trace.Time, root int) int {
+	gets := func(i int) bool { return c.data[i]&receives != 0 }
+	before := func(i int, by []trace.Time, data []dataFlags) bool {
+		l := latest(by, data)
+		return l >= 0 && exit[i] < by[l]
+	}
+	n := 0
+	for i := range c.members {
+		var late bool
+		switch c.kind {
+		case trace.Barrier:
+			late = before(i, enter, nil)
+		case trace.Allreduce, trace.Allgather, trace.Allgatherv, trace.Alltoall, trace.ReduceScatter:
+			late = gets(i) && before(i, enter, c.data)
+		case trace.Bcast, trace.Scatter, trace.Scatterv:
+			late = root >= 0 && i != root && gets(i) && exit[i] < enter[root]
+		case trace.Reduce, trace.Gather, trace.Gatherv:
+			late = i == root && gets(i) && before(i, enter, c.data)
+		case trace.Scan:
+			late = gets(i) && before(i, enter[:i+1], c.data[:i+1])
+		case trace.Exscan:
+			late = gets(i) && before(i, enter[:i], c.data[:i])
+		}
+		if late {
+			n++
+		}
+	}
+	return n
 }
 
 // latest returns the member that entered last among those that send

@@ -1,0 +1,44 @@
+package waitstate
+
+import (
+	"testing"
+
+	"kairos/trace"
+)
+
+// TestCollectiveViolations: a collective call that ends before a member
+// whose data it receives entered breaks the clock condition; members
+// that may leave early (a broadcast's root, a reduction's senders, a
+// scan's first members) do not. Member 2 enters at 10, the others at 0;
+// each leaves at its exit.
+func TestCollectiveViolations(t *testing.T) {
+	const both = sends | receives
+	enter := []trace.Time{0, 0, 10}
+	for _, tc := range []struct {
+		kind trace.Kind
+		root int32
+		data []dataFlags
+		exit []trace.Time
+		want int
+	}{
+		{trace.Barrier, 0, []dataFlags{0, 0, 0}, []trace.Time{5, 11, 11}, 1},
+		{trace.Allreduce, 0, []dataFlags{both, both, both}, []trace.Time{5, 6, 11}, 2},
+		{trace.Allreduce, 0, []dataFlags{both, both, 0}, []trace.Time{5, 6, 11}, 0},           // member 2 sends nothing
+		{trace.Bcast, 0, []dataFlags{sends, receives, receives}, []trace.Time{1, 5, 11}, 0},   // the root leaves first
+		{trace.Bcast, 2, []dataFlags{receives, receives, sends}, []trace.Time{5, 11, 11}, 1},  // a receiver leaves before the root
+		{trace.Reduce, 0, []dataFlags{both, sends, sends}, []trace.Time{5, 1, 11}, 1},         // the root before the latest sender
+		{trace.Reduce, 2, []dataFlags{sends, sends, both}, []trace.Time{1, 1, 11}, 0},         // senders leave first
+		{trace.Scan, 0, []dataFlags{both, both, both}, []trace.Time{1, 1, 11}, 0},             // members 0 and 1 need not wait for 2
+		{trace.Scan, 0, []dataFlags{both, both, both}, []trace.Time{1, 1, 9}, 1},              // member 2 leaves before it entered
+		{trace.Exscan, 0, []dataFlags{sends, both, both}, []trace.Time{1, 1, 11}, 0},          // nor in an exscan
+		{trace.Gather, 1, []dataFlags{sends, both, sends}, []trace.Time{1, 5, 11}, 1},         // the root before member 2
+		{trace.Scatter, 1, []dataFlags{receives, sends, receives}, []trace.Time{1, 0, 11}, 0}, // all after the root entered
+		{trace.Allgather, 0, []dataFlags{both, both, both}, []trace.Time{10, 10, 11}, 0},      // an exit at the last entry is no violation
+		{trace.ReduceScatter, 0, []dataFlags{both, both, both}, []trace.Time{9, 11, 11}, 1},
+	} {
+		c := &collective{kind: tc.kind, members: []int32{0, 1, 2}, calls: []int32{0, 0, 0}, root: tc.root, data: tc.data}
+		if got := violations(c, enter, tc.exit, int(tc.root)); got != tc.want {
+			t.Errorf("%v rooted at %d, exits %v: %d violations, want %d", tc.kind, tc.root, tc.exit, got, tc.want)
+		}
+	}
+}
