@@ -255,7 +255,7 @@ func (r *Reader) completion(c *call) {
 			e.Kind = trace.Deferred
 		}
 	case c.label == lTest:
-		e.Kind, e.Request = trace.Test, r.reqs[0]
+		e.Kind, e.Request, e.Requests = trace.Test, r.reqs[0], r.reqs[:1] // TestDone
 	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
 	default: // a wait each, sharing the call's time, as the tracer writes them

@@ -585,6 +585,7 @@ func (m *mapper) finish(t uint64) {
 		ev := trace.NewEvent(trace.Waitall)
 		if len(c.completed) == 1 && c.name == "MPI_Test" {
 			ev.Kind, ev.Request = trace.Test, c.completed[0]
+			ev.SetTestDone()
 		} else {
 			ev.Requests = append([]uint64{}, c.completed...)
 		}
