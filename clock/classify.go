@@ -312,14 +312,6 @@ func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
 	base := find(preds, BandwidthSweep, 1)
 	ev := evidence(preds, base)
 	v := Verdict{Interconnect: ic, Evidence: ev, Predictions: preds}
-	cmp := func(x, t float64) string {
-		if x >= t {
-			return ">="
-		}
-		return "<"
-	}
-	x := func(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "x" }
-
 	level, share := "", ev.CommShare
 	switch {
 	case share >= th.Comm:
@@ -341,16 +333,16 @@ func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
 	c4 := share >= commMin && ev.CommVarBW < th.Insensitive && ev.LatencyRatio >= th.Factor
 	c5 := share >= commMin && ev.JointRatio >= th.Factor
 	v.Rules = []RuleCheck{
-		{"C1", "computation-bound", c1, fmt.Sprintf("computation %s %s %s; total time varies %s %s %s over the 21 configurations",
-			pct(ev.CompShare), cmp(ev.CompShare, th.Comp), pct(th.Comp), pct(ev.TimeVariation), cmp(ev.TimeVariation, th.Insensitive), pct(th.Insensitive))},
-		{"C2", "load-imbalance", c2, fmt.Sprintf("wait %s %s %s; wait varies %s %s %s over the 21 configurations",
-			pct(ev.WaitShare), cmp(ev.WaitShare, waitMin), pct(waitMin), pct(ev.WaitVariation), cmp(ev.WaitVariation, th.Insensitive), pct(th.Insensitive))},
-		{"C3", "bandwidth", c3, fmt.Sprintf("communication %s %s %s; varies %s %s %s over the latency set; falls %s %s %s from BW/2 to 2BW",
-			pct(share), cmp(share, commMin), pct(commMin), pct(ev.CommVarLatency), cmp(ev.CommVarLatency, th.Insensitive), pct(th.Insensitive), x(ev.BWRatio), cmp(ev.BWRatio, th.Factor), x(th.Factor))},
-		{"C4", "latency", c4, fmt.Sprintf("communication %s %s %s; varies %s %s %s over the bandwidth set; falls %s %s %s from 2L to L/2",
-			pct(share), cmp(share, commMin), pct(commMin), pct(ev.CommVarBW), cmp(ev.CommVarBW, th.Insensitive), pct(th.Insensitive), x(ev.LatencyRatio), cmp(ev.LatencyRatio, th.Factor), x(th.Factor))},
-		{"C5", "communication", c5, fmt.Sprintf("communication %s %s %s; falls %s %s %s from (BW/2, 2L) to (2BW, L/2)",
-			pct(share), cmp(share, commMin), pct(commMin), x(ev.JointRatio), cmp(ev.JointRatio, th.Factor), x(th.Factor))},
+		{"C1", "computation-bound", c1, fmt.Sprintf("computation %s; total time varies %s over the 21 configurations",
+			against(ev.CompShare, th.Comp, pctIn), against(ev.TimeVariation, th.Insensitive, pctIn))},
+		{"C2", "load-imbalance", c2, fmt.Sprintf("wait %s; wait varies %s over the 21 configurations",
+			against(ev.WaitShare, waitMin, pctIn), against(ev.WaitVariation, th.Insensitive, pctIn))},
+		{"C3", "bandwidth", c3, fmt.Sprintf("communication %s; varies %s over the latency set; falls %s from BW/2 to 2BW",
+			against(share, commMin, pctIn), against(ev.CommVarLatency, th.Insensitive, pctIn), against(ev.BWRatio, th.Factor, timesIn))},
+		{"C4", "latency", c4, fmt.Sprintf("communication %s; varies %s over the bandwidth set; falls %s from 2L to L/2",
+			against(share, commMin, pctIn), against(ev.CommVarBW, th.Insensitive, pctIn), against(ev.LatencyRatio, th.Factor, timesIn))},
+		{"C5", "communication", c5, fmt.Sprintf("communication %s; falls %s from (BW/2, 2L) to (2BW, L/2)",
+			against(share, commMin, pctIn), against(ev.JointRatio, th.Factor, timesIn))},
 	}
 	suffix, desc := "", "-bound"
 	if level == "sensitive" {
@@ -375,11 +367,35 @@ func Decide(ic Interconnect, preds []Prediction, th Thresholds) Verdict {
 		v.Class, v.Description = "Latency"+suffix, "latency"+desc
 	case c5:
 		v.Class, v.Description = "Comm."+suffix, "communication"+desc
+	case ev.IOShare > max(ev.CompShare, share):
+		v.Class, v.Description = "I/O", "I/O-bound: MPI-IO "+pct(ev.IOShare)+" of the time, more than computation ("+
+			pct(ev.CompShare)+") and communication ("+pct(share)+"), no communication rule holding"
 	default:
 		v.Class, v.Description = "Unclassified", "no rule holds"
 	}
 	return v
 }
+
+// against writes x, how it compares with the threshold t (">=" or "<")
+// and t, in the units of format with the fewest decimals, from one to six,
+// that tell x from t where they differ: a share just under its threshold
+// reads 9.99% < 10.00%, not 10.0% < 10.0%.
+func against(x, t float64, format func(v float64, decimals int) string) string {
+	d := 1
+	for d < 6 && x != t && format(x, d) == format(t, d) {
+		d++
+	}
+	op := "<"
+	if x >= t {
+		op = ">="
+	}
+	return format(x, d) + " " + op + " " + format(t, d)
+}
+
+// pctIn and timesIn format a share as a percentage and a ratio as a
+// factor, with d decimals.
+func pctIn(v float64, d int) string   { return strconv.FormatFloat(100*v, 'f', d, 64) + "%" }
+func timesIn(v float64, d int) string { return strconv.FormatFloat(v, 'f', d+1, 64) + "x" }
 
 // evidence computes the shares, variations and ratios of the rules.
 func evidence(preds []Prediction, base Prediction) Evidence {

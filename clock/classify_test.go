@@ -90,6 +90,9 @@ func TestRules(t *testing.T) {
 		{10, 3, 1, 1, 85, "I/O"},
 		{50, 3, 1, 1, 45, "Comp."}, // I/O, but less than computation
 		{10, 40, 1, 1, 48, "Imb."}, // waiting is the bound, whatever the I/O
+		// Communication just above 10%, no rule holding: the I/O that
+		// dominates bounds it (PnetCDF's writes; "Unclassified" before).
+		{1.3, 9.9, 0.2, 0, 88.6, "I/O"},
 	} {
 		ps := synthetic(ic, tc.comp, tc.wait, tc.lat, tc.bw)
 		for i := range ps {
@@ -120,6 +123,26 @@ func TestPredictionTableIO(t *testing.T) {
 		}
 		if got := strings.Contains(b.String(), "I/O s") && strings.Contains(b.String(), "0.250000"); got != (io > 0) {
 			t.Errorf("I/O %g:\n%s", io, b.String())
+		}
+	}
+}
+
+// TestAgainst: a value and its threshold are written with the decimals
+// that tell them apart.
+func TestAgainst(t *testing.T) {
+	for _, tc := range []struct {
+		x, t float64
+		format func(float64, int) string
+		want string
+	}{
+		{0.25, 0.1, pctIn, "25.0% >= 10.0%"},
+		{0.09996, 0.1, pctIn, "9.996% < 10.000%"},
+		{0.1, 0.1, pctIn, "10.0% >= 10.0%"},
+		{1.999, 2, timesIn, "1.999x < 2.000x"},
+		{1.01, 2, timesIn, "1.01x < 2.00x"},
+	} {
+		if got := against(tc.x, tc.t, tc.format); got != tc.want {
+			t.Errorf("against(%g, %g) = %q, want %q", tc.x, tc.t, got, tc.want)
 		}
 	}
 }
