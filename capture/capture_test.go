@@ -986,6 +986,17 @@ func TestTracerLeavesLibraryNames(t *testing.T) {
 	checks(t, filepath.Join(dir, "trace", "index.txt"))
 }
 
+// TestTracerMakesParents: the traces' directory is created with the
+// directories above it that do not exist, as mkdir -p (the program ran
+// untraced, every rank saying it could not create it).
+func TestTracerMakesParents(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := build(t, dir, false)
+	path := filepath.Join(dir, "not", "yet", "trace")
+	tracertest.OpenMPI.Launch(t, tracertest.Recording{Lib: lib, Trace: path, NP: 4, Dir: dir}, app)
+	checks(t, filepath.Join(path, "index.txt"))
+}
+
 // checks requires every trace of paths to pass the check.
 func checks(t *testing.T, paths ...string) {
 	t.Helper()

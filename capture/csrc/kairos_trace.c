@@ -3046,6 +3046,21 @@ static void kt_fresh(const char *dir) {
   PMPI_Bcast(kt_dir, sizeof kt_dir, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* kt_mkdirs creates dir and the directories above it that do not exist
+ * (mkdir -p); 0, or -1 with errno set. */
+static int kt_mkdirs(const char *dir) {
+  char p[sizeof kt_dir];
+  snprintf(p, sizeof p, "%s", dir);
+  for (char *s = p + 1; *s; s++) {
+    if (*s != '/') continue;
+    *s = 0;
+    int bad = mkdir(p, 0777) != 0 && errno != EEXIST;
+    *s = '/';
+    if (bad) return -1;
+  }
+  return mkdir(p, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 /* kt_open starts tracing after MPI_Init (or MPI_Init_thread, region),
  * which began at t, once: MPICH's Fortran MPI_Init calls the C one. */
 static void kt_open(int region, uint64_t t) {
@@ -3073,7 +3088,7 @@ static void kt_open(int region, uint64_t t) {
   kt_fresh(dir);
   dir = kt_dir;
   if ((s = getenv("KAIROS_TRACE_REDUCE")) && *s) dir = kr_start(s, dir, &ti, &otf2);
-  int ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
+  int ok = kt_mkdirs(dir) == 0;
   if (!ok) fprintf(stderr, "kairos_trace: rank %d: cannot create %s: %s\n", kt_rank, dir, strerror(errno));
   if (ok && ti) ok = kt_open_ti(dir);
   if (!kt_all(ok)) { /* every rank traces, or none */
