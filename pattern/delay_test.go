@@ -100,3 +100,24 @@ func TestInjectedDelay(t *testing.T) {
 		t.Errorf("without delays, %d slow instances", len(calm.Slow))
 	}
 }
+
+// TestLatenessNeedsTwo: the last process to start an instance is late
+// for the others; an instance of one process (a collective on a
+// communicator of one, as GPAW's) has none.
+func TestLatenessNeedsTwo(t *testing.T) {
+	for _, tc := range []struct {
+		ranks []int32
+		kind  trace.Kind
+		want  string
+	}{
+		{[]int32{0, 1}, trace.Allreduce, "late process"},
+		{[]int32{3}, trace.Allreduce, ""},
+		{[]int32{0, 1}, trace.Isend, "late sender"},
+		{[]int32{0, 1}, trace.Recv, "late receiver"},
+	} {
+		in := Instance{Ranks: tc.ranks, lastKind: tc.kind}
+		if got := in.Lateness(); got != tc.want {
+			t.Errorf("%v on ranks %v: %q, want %q", tc.kind, tc.ranks, got, tc.want)
+		}
+	}
+}

@@ -72,9 +72,13 @@ type Instance struct {
 func (in *Instance) Duration() trace.Time { return in.Finish - in.Start }
 
 // Lateness classifies the instance's delay by its last process to start
-// (Section 4.2): "late sender", "late receiver" or "late process".
+// (Section 4.2): "late sender", "late receiver" or "late process"; ""
+// for an instance of one process (a collective on a communicator of one:
+// no other waits for it).
 func (in *Instance) Lateness() string {
 	switch {
+	case len(in.Ranks) < 2:
+		return ""
 	case in.lastKind.IsCollective():
 		return "late process"
 	case in.lastKind.IsSend() || in.lastKind == trace.SendRecv:

@@ -170,7 +170,7 @@ func (a *Analysis) WriteSlow(w io.Writer) error {
 		for ; i < len(a.Slow) && a.Slow[i].Phase == ph.Number; i++ {
 			s := &a.Slow[i]
 			fmt.Fprintf(tw, "CP%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%s\t%s\n", s.Pattern, s.InPhase, s.Position,
-				s.Ranks, s.Events, s.Bytes, s.Duration, s.Median, s.Threshold, s.Z, s.LastStart, s.LastFinish, s.Late, s.Affinity)
+				s.Ranks, s.Events, s.Bytes, s.Duration, s.Median, s.Threshold, s.Z, s.LastStart, s.LastFinish, orDash(s.Late), s.Affinity)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -281,8 +281,12 @@ func (a *Analysis) WriteStory(w io.Writer, top int) error {
 	fmt.Fprintln(tw, "  IA\tphase\tposition\tpattern\tnp\tne\tbytes\tduration (µs)\tmedian (µs)\tM\tlate")
 	for _, i := range order[:min(top, len(order))] {
 		s := &a.Slow[i]
-		fmt.Fprintf(tw, "  %s\t%d\t%d\tCP%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.2f\trank %d, %s\n", s.Affinity, s.Phase, s.Position, s.Pattern,
-			s.Ranks, s.Events, s.Bytes, s.Duration, s.Median, s.Z, s.LastStart, s.Late)
+		late := fmt.Sprintf("rank %d, %s", s.LastStart, s.Late)
+		if s.Late == "" {
+			late = fmt.Sprintf("rank %d alone", s.LastStart)
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\tCP%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.2f\t%s\n", s.Affinity, s.Phase, s.Position, s.Pattern,
+			s.Ranks, s.Events, s.Bytes, s.Duration, s.Median, s.Z, late)
 	}
 	return tw.Flush()
 }

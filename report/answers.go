@@ -170,8 +170,12 @@ func (r *Report) worstWaits() Answer {
 // pattern's median, and the rank last to start it.
 func (r *Report) slowItem(s pattern.Slow) string {
 	in := &r.Patterns.Sequence[s.Position-1]
-	return fmt.Sprintf("CP%d at %s: %s instead of %s, rank %d %s (the rank last to start)", s.Pattern,
-		seconds((in.Start - r.timeZero()).Seconds()), seconds(s.Duration*1e-6), seconds(s.Median*1e-6), s.LastStart, lateVerb(s.Late))
+	who := fmt.Sprintf("rank %d %s (the rank last to start)", s.LastStart, lateVerb(s.Late))
+	if s.Late == "" {
+		who = fmt.Sprintf("on rank %d alone", s.LastStart)
+	}
+	return fmt.Sprintf("CP%d at %s: %s instead of %s, %s", s.Pattern,
+		seconds((in.Start - r.timeZero()).Seconds()), seconds(s.Duration*1e-6), seconds(s.Median*1e-6), who)
 }
 
 // share1 writes a fraction as a percentage with a decimal.

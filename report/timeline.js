@@ -409,7 +409,7 @@
       if (j >= 0) {
         var sl = D.slow[j];
         return "slow instance " + sl.position + " of CP" + sl.pattern + " (phase " + sl.phase + ")\n" + fmt(sl.end - sl.start) +
-          " instead of " + fmt(sl.median) + " (M = " + sl.z.toFixed(1) + ")\nrank " + sl.rank + ", " + sl.late + "\ninspect: " + sl.affinity + "\nclick to zoom";
+          " instead of " + fmt(sl.median) + " (M = " + sl.z.toFixed(1) + ")\nrank " + sl.rank + (sl.late ? ", " + sl.late : " alone") + "\ninspect: " + sl.affinity + "\nclick to zoom";
       }
     }
     if (zone === "profile" && r >= 0 && r < n) {
