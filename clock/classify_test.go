@@ -131,9 +131,9 @@ func TestPredictionTableIO(t *testing.T) {
 // that tell them apart.
 func TestAgainst(t *testing.T) {
 	for _, tc := range []struct {
-		x, t float64
+		x, t   float64
 		format func(float64, int) string
-		want string
+		want   string
 	}{
 		{0.25, 0.1, pctIn, "25.0% >= 10.0%"},
 		{0.09996, 0.1, pctIn, "9.996% < 10.000%"},
