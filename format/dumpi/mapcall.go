@@ -81,7 +81,7 @@ const dumpiAnySource = -1
 func (r *Reader) mapCall(c *call) error {
 	if f := p2pOf(c.label); f != nil {
 		if f.rq >= 0 {
-			r.restart(c.v[f.rq])
+			delete(r.persistent, int32(c.v[f.rq])) // the handle is another request's now
 		}
 		return r.pointToPoint(c, f)
 	}
@@ -134,7 +134,7 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	if err != nil {
 		if err == errUnknownComm {
 			if f.rq >= 0 {
-				r.nullRequest(c.v[f.rq]) // its completion completes nothing
+				r.startRequest(c.v[f.rq], false) // its completion completes nothing
 			}
 			return nil
 		}
@@ -144,7 +144,7 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	if peer < dumpiAnySource || (send && peer == dumpiAnySource) {
 		// MPI_PROC_NULL: the call completes at once without a message.
 		if f.rq >= 0 {
-			r.nullRequest(c.v[f.rq])
+			r.startRequest(c.v[f.rq], false)
 		}
 		r.local(c)
 		return nil
@@ -153,7 +153,7 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	e.Kind, e.Comm, e.Tag = f.kind, id, int32(c.v[f.tag])
 	b, dt := r.bytes(c.v[f.count], c.v[f.datatype])
 	if f.rq >= 0 {
-		e.Request = uint64(uint32(c.v[f.rq]))
+		e.Request = r.startRequest(c.v[f.rq], true)
 	}
 	if send {
 		e.SendBytes, e.SendType = b, dt
@@ -179,22 +179,42 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 	return err
 }
 
-// nullRequest remembers a request started on MPI_PROC_NULL, which
-// completions then leave out.
-func (r *Reader) nullRequest(id int64) {
-	if r.nullReq == nil {
-		r.nullReq = map[int64]bool{}
+// startRequest files the request a nonblocking call starts under DUMPI
+// handle h behind those still outstanding under it, and returns its id:
+// a fresh one, or 0 if it completes nothing (real false). Handles are
+// not ids: Open MPI gives small and empty sends that complete at once one
+// shared request, so that HPCC's waitall of four requests names handle 4
+// three times, each time another request.
+func (r *Reader) startRequest(h int64, real bool) uint64 {
+	var id uint64
+	if real {
+		r.lastID++
+		id = r.lastID
 	}
-	r.nullReq[id] = true
+	if r.started == nil {
+		r.started = map[int32][]uint64{}
+	}
+	r.started[int32(h)] = append(r.started[int32(h)], id)
+	return id
 }
 
-// request returns the id of a DUMPI request handle, false for
-// MPI_REQUEST_NULL and requests of PROC_NULL calls.
-func (r *Reader) request(h int32) (uint64, bool) {
-	if h <= 1 || r.nullReq[int64(h)] {
+// request returns the id of the oldest request outstanding under DUMPI
+// handle h, false for MPI_REQUEST_NULL, a handle that started nothing
+// the trace follows (a non-blocking collective, which sst-dumpi does not
+// record) and a request that completes nothing; take also completes it.
+func (r *Reader) request(h int32, take bool) (uint64, bool) {
+	q := r.started[h]
+	if h <= 1 || len(q) == 0 {
 		return 0, false
 	}
-	return uint64(uint32(h)), true
+	if take {
+		if len(q) == 1 {
+			delete(r.started, h)
+		} else {
+			r.started[h] = q[1:]
+		}
+	}
+	return q[0], q[0] != 0
 }
 
 // completion maps Wait*, Test*: Wait and Test complete their request;
@@ -244,7 +264,7 @@ func (r *Reader) completion(c *call) {
 		if c.label == lTest {
 			// An unsuccessful Test of a real request still tests it.
 			if h := int32(get(fRequest)); r.live(h) {
-				if id, ok := r.request(h); ok {
+				if id, ok := r.request(h, false); ok {
 					e.Kind, e.Request = trace.Test, id
 					return
 				}
@@ -273,7 +293,10 @@ func (r *Reader) completion(c *call) {
 }
 
 func (r *Reader) addRequest(h int32) {
-	if id, ok := r.request(h); ok && r.completes(h) {
+	if !r.completes(h) {
+		return
+	}
+	if id, ok := r.request(h, true); ok {
 		r.reqs = append(r.reqs, id)
 	}
 }

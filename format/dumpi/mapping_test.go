@@ -128,14 +128,16 @@ func TestMappingCompletionsAndCollectives(t *testing.T) {
 	if e[6].Kind != trace.Deferred || e[6].Region == 0 {
 		t.Errorf("testany that completes nothing: %v", &e[6])
 	}
-	if e[7].Kind != trace.Wait || e[7].Request != 11 {
+	// Requests are numbered by their starts: the isend's 1, the irecv's 2
+	// (DUMPI handles 10 and 11).
+	if e[7].Kind != trace.Wait || e[7].Request != 2 {
 		t.Errorf("testany that completes: %v", &e[7])
 	}
-	if w := evs[1][6]; w.Kind != trace.Wait || w.Request != 11 {
+	if w := evs[1][6]; w.Kind != trace.Wait || w.Request != 2 {
 		t.Errorf("waitany: %v", &w)
 	}
 	e = e[1:] // rank 0 as the others from here
-	if e[7].Kind != trace.Wait || e[7].Request != 10 {
+	if e[7].Kind != trace.Wait || e[7].Request != 1 {
 		t.Errorf("waitsome: %v", &e[7])
 	}
 	if e[15].Kind != trace.Deferred {
@@ -485,10 +487,55 @@ func TestWaitsomeWaits(t *testing.T) {
 	for rd.Next() {
 		evs = append(evs, rd.Event().Clone())
 	}
-	if len(evs) != 4 || evs[2].Kind != trace.Wait || evs[3].Kind != trace.Wait || evs[2].Request != 10 || evs[3].Request != 11 {
+	if len(evs) != 4 || evs[2].Kind != trace.Wait || evs[3].Kind != trace.Wait || evs[2].Request != 1 || evs[3].Request != 2 {
 		t.Fatalf("rank 0: %v, want two isends and a wait of each", evs)
 	}
 	if w1, w2 := evs[2], evs[3]; w1.Exit != w1.Enter || w2.Enter != w1.Enter || w2.Exit <= w2.Enter {
 		t.Errorf("the waits at %v..%v and %v..%v: want the first at the call's entry, the second spanning it", w1.Enter, w1.Exit, w2.Enter, w2.Exit)
+	}
+}
+
+// TestRequestHandlesReused: a DUMPI request handle names the request
+// started under it, not a request for ever. Open MPI gives sends that
+// complete at once one shared request, so that three outstanding empty
+// isends have handle 4 and their waitall names it three times (HPCC,
+// MEEP); a request a successful test completed frees its handle for the
+// next isend. Each start is a request of its own, each naming of its
+// handle completes the oldest, and the trace checks.
+func TestRequestHandlesReused(t *testing.T) {
+	ws := writers(4)
+	for p := 1; p < 4; p++ {
+		ws[0].call(lIsend, 0, 9, p, 7, commWorld, 4)
+		ws[p].call(lRecv, 0, 9, 0, 7, commWorld, nil)
+	}
+	ws[0].call(lWaitall, 3, []int32{4, 4, 4}, nil)
+	for k := range 3 {
+		ws[0].call(lIsend, 2, 9, 1, 8+k, commWorld, 5)
+		ws[0].call(lTest, 5, 0, nil)
+		ws[0].call(lTest, 5, 1, nil)
+		ws[1].call(lRecv, 2, 9, 0, 8+k, commWorld, nil)
+	}
+	src, tr := load(t, ws)
+	var reqs []uint64
+	var done int
+	rd := tr.Ranks[0].Reader()
+	for rd.Next() {
+		e := rd.Event()
+		switch {
+		case e.Kind == trace.Waitall:
+			if !slices.Equal(e.Requests, []uint64{1, 2, 3}) {
+				t.Errorf("waitall of %v, want the three isends' 1, 2, 3", e.Requests)
+			}
+		case e.Kind == trace.Isend:
+			reqs = append(reqs, e.Request)
+		case e.TestDone():
+			done++
+		}
+	}
+	if !slices.Equal(reqs, []uint64{1, 2, 3, 4, 5, 6}) || done != 3 {
+		t.Errorf("isends' requests %v, %d tests that completed one; want 1 to 6 and 3", reqs, done)
+	}
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }

@@ -38,9 +38,15 @@ func (r *Reader) initPersistent(c *call) {
 	r.local(c)
 }
 
-// requestFree forgets a persistent request.
+// requestFree forgets a persistent request, or the active request a
+// program leaves to complete on its own (no wait will name it).
 func (r *Reader) requestFree(c *call) {
-	delete(r.persistent, int32(c.v[programs()[lRequestFree].idx[fRequest]]))
+	h := int32(c.v[programs()[lRequestFree].idx[fRequest]])
+	if _, ok := r.persistent[h]; ok {
+		delete(r.persistent, h)
+	} else {
+		r.request(h, true)
+	}
 	r.local(c)
 }
 
@@ -91,13 +97,6 @@ func (r *Reader) start(c *call) error {
 	}
 	r.ev = first
 	return nil
-}
-
-// restart forgets what Kairos knew of handle h (a persistent request, a
-// call on MPI_PROC_NULL) when a nonblocking call reuses it.
-func (r *Reader) restart(h int64) {
-	delete(r.persistent, int32(h))
-	delete(r.nullReq, h)
 }
 
 // live reports whether a completion of handle h may complete a request:

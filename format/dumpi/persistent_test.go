@@ -74,15 +74,21 @@ func TestPersistentRequests(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// Each start is a request of its own, numbered in order: the
+	// Startalls' 1 to 4, then 5 and 6 (the call on MPI_PROC_NULL between
+	// them starts none).
 	local := ev{kind: trace.Local}
-	round0 := []ev{{trace.Isend, 1, 7, 11, nil}, {trace.Irecv, 1, 8, 12, nil}, {trace.Waitall, 0, 0, 0, []uint64{11, 12}}}
-	round1 := []ev{local, local, {trace.Test, 0, 0, 21, nil}, {trace.Waitall, 0, 0, 0, []uint64{21, 22}}}
-	round1[0], round1[1] = ev{trace.Irecv, 0, 7, 21, nil}, ev{trace.Isend, 0, 8, 22, nil}
+	round0 := func(a, b uint64) []ev {
+		return []ev{{trace.Isend, 1, 7, a, nil}, {trace.Irecv, 1, 8, b, nil}, {trace.Waitall, 0, 0, 0, []uint64{a, b}}}
+	}
+	round1 := func(a, b uint64) []ev {
+		return []ev{{trace.Irecv, 0, 7, a, nil}, {trace.Isend, 0, 8, b, nil}, {trace.Test, 0, 0, a, nil}, {trace.Waitall, 0, 0, 0, []uint64{a, b}}}
+	}
 	want := [][]ev{
-		append(append(append([]ev{local, local, local}, round0...), round0...),
-			local, local, local, local, ev{trace.Isend, 1, 9, 11, nil}, ev{trace.Wait, 0, 0, 11, nil},
-			local, local, ev{trace.Isend, 1, 10, 30, nil}, ev{trace.Wait, 0, 0, 30, nil}),
-		append(append([]ev{local, local}, round1...), append(round1, ev{trace.Recv, 0, 9, 0, nil}, ev{trace.Recv, 0, 10, 0, nil})...),
+		append(append(append([]ev{local, local, local}, round0(1, 2)...), round0(3, 4)...),
+			local, local, local, local, ev{trace.Isend, 1, 9, 5, nil}, ev{trace.Wait, 0, 0, 5, nil},
+			local, local, ev{trace.Isend, 1, 10, 6, nil}, ev{trace.Wait, 0, 0, 6, nil}),
+		append(append([]ev{local, local}, round1(1, 2)...), append(round1(3, 4), ev{trace.Recv, 0, 9, 0, nil}, ev{trace.Recv, 0, 10, 0, nil})...),
 	}
 	for r := range want {
 		if !reflect.DeepEqual(got[r], want[r]) {

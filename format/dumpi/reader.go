@@ -21,7 +21,12 @@ type Reader struct {
 	handles map[int]uint32 // communicator handle -> global id
 	created []uint32       // results of this rank's creating calls
 	nextNew int
-	nullReq map[int64]bool // requests started on MPI_PROC_NULL
+	// started holds, per DUMPI request handle, the ids of the requests
+	// started under it and not completed yet, oldest first (0 for a
+	// start that completes nothing: on MPI_PROC_NULL or an unknown
+	// communicator); lastID numbers them.
+	started map[int32][]uint64
+	lastID  uint64
 	// persistent holds the requests of Send_init and Recv_init calls;
 	// pending, the events a Startall makes after the current one.
 	persistent map[int32]*persistent
