@@ -346,7 +346,9 @@ func (r *Reader) sendRecv(c *call) error {
 }
 
 // sendRecvEvent maps Sendrecv and Sendrecv_replace to one SendRecv of the
-// send tag, or to a Local event where one side is MPI_PROC_NULL.
+// send tag; where one side is MPI_PROC_NULL (the ends of a non-periodic
+// shift), to the other side's Send or Recv alone, as Kairos' tracer
+// writes it; where both are, to a Local event.
 func (r *Reader) sendRecvEvent(c *call) error {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
@@ -364,22 +366,35 @@ func (r *Reader) sendRecvEvent(c *call) error {
 		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
 	}
 	dst, src := get(fDest), get(fSource)
-	if dst < 0 || src < dumpiAnySource {
-		r.local(c) // one side is MPI_PROC_NULL: not representable as one event
+	noDst, noSrc := dst < 0, src < dumpiAnySource
+	switch {
+	case noDst && noSrc:
+		r.local(c)
 		return nil
-	}
-	if e.Partner, err = r.world(c, id, self, dst); err != nil {
+	case noSrc:
+		e.Kind, e.RecvBytes, e.RecvType = trace.Send, 0, trace.DefaultType
+	case noDst:
+		e.Kind, e.Tag, e.SendBytes, e.SendType = trace.Recv, int32(get(fRecvtag)), 0, trace.DefaultType
+		e.Partner, err = r.sendRecvSource(c, id, self, src)
 		return err
 	}
-	if src == dumpiAnySource {
-		e.Source = trace.AnySource
-		if len(c.statuses) == 1 && c.statuses[0].source >= 0 {
-			e.Source, err = r.world(c, id, self, int64(c.statuses[0].source))
-		}
+	if e.Partner, err = r.world(c, id, self, dst); err != nil || noSrc {
 		return err
 	}
-	e.Source, err = r.world(c, id, self, src)
+	e.Source, err = r.sendRecvSource(c, id, self, src)
 	return err
+}
+
+// sendRecvSource returns the world rank of a sendrecv's source src, a
+// wildcard resolved by the stored status (AnySource if none is).
+func (r *Reader) sendRecvSource(c *call, id uint32, self bool, src int64) (int32, error) {
+	if src != dumpiAnySource {
+		return r.world(c, id, self, src)
+	}
+	if len(c.statuses) == 1 && c.statuses[0].source >= 0 {
+		return r.world(c, id, self, int64(c.statuses[0].source))
+	}
+	return trace.AnySource, nil
 }
 
 // commCreate maps the calls that create communicators: the parent in

@@ -539,3 +539,42 @@ func TestRequestHandlesReused(t *testing.T) {
 		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestSendrecvProcNull: the ends of a non-periodic shift send or receive
+// on MPI_PROC_NULL (Open MPI's -2): their sendrecv is the other half
+// alone, as Kairos' tracer writes it, and the trace checks (it was a
+// local call, and the message to the last rank was never received).
+func TestSendrecvProcNull(t *testing.T) {
+	const null = -2
+	ws := writers(3)
+	for r, w := range ws {
+		to, from := r+1, r-1
+		if to == 3 {
+			to = null
+		}
+		if from < 0 {
+			from = null
+		}
+		w.call(lSendrecv, 2, 14, to, 5, 2, 14, from, 5, commWorld, nil)
+	}
+	src, tr := load(t, ws)
+	want := []string{"send to 1", "sendRecv to 2", "recv from 1"}
+	for r := range ws {
+		rd := tr.Ranks[r].Reader()
+		if !rd.Next() {
+			t.Fatalf("rank %d: no event", r)
+		}
+		e := rd.Event()
+		if got := fmt.Sprintf("%v to %d", e.Kind, e.Partner); e.Kind == trace.Recv {
+			got = fmt.Sprintf("%v from %d", e.Kind, e.Partner)
+			if got != want[r] || e.RecvBytes != 16 || e.Tag != 5 {
+				t.Errorf("rank %d: %v, want %s of 16 bytes", r, e, want[r])
+			}
+		} else if got != want[r] || e.SendBytes != 16 {
+			t.Errorf("rank %d: %v, want %s of 16 bytes", r, e, want[r])
+		}
+	}
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
+	}
+}
