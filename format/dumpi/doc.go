@@ -33,8 +33,17 @@
 //     where SimGrid has it with the same size. An MPI_ANY_SOURCE Recv takes
 //     its source from its stored status, an Irecv from the status stored
 //     by the call that completes it (found by decoding ahead), when there
-//     is one. A call on
-//     MPI_PROC_NULL is Local, and completions leave its request out.
+//     is one, or is Deferred where that call's status says the receive
+//     was cancelled (or, storing none, MPI_Cancel was called on it first),
+//     and its completion completes nothing. A call on MPI_PROC_NULL is
+//     Local, and completions leave its request out; a Sendrecv with one
+//     side on MPI_PROC_NULL is the other side's Send or Recv alone.
+//   - Each start of a request is a request of its own, numbered in
+//     order: a request handle names the requests started under it in
+//     turn, each naming in a completion the oldest (Open MPI gives sends
+//     that complete at once one shared handle). A completion of a handle
+//     that started nothing the trace follows (a non-blocking collective,
+//     which sst-dumpi does not record) completes nothing.
 //   - Send_init (Bsend_init, Ssend_init, Rsend_init) and Recv_init are
 //     Local and record a persistent request; each Start or Startall of it
 //     becomes an Isend or Irecv (a Startall of n requests, n events at the
@@ -43,7 +52,8 @@
 //   - Wait and Test complete their request; Waitall becomes a Waitall of
 //     its requests; Waitany, Testany and Testall (with a true flag),
 //     Waitsome and Testsome a Wait of each request they completed, sharing
-//     the call's time. MPI_REQUEST_NULL is left
+//     the call's time; a successful Test is marked so (Event.TestDone), and
+//     Request_free of an active request retires it. MPI_REQUEST_NULL is left
 //     out; a Testany, Testall or Testsome that completes nothing is
 //     Deferred (MPI time, polling), any other call that completes nothing
 //     Local.

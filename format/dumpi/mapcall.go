@@ -166,7 +166,20 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 		case f.status >= 0 && len(c.statuses) == 1 && c.statuses[0].source >= 0:
 			peer = int64(c.statuses[0].source) // resolved by the stored status
 		case f.kind == trace.Irecv:
-			src, ok := r.wildcardSource(c.v[f.rq])
+			src, ok, cancelled := r.wildcardSource(c.v[f.rq])
+			if cancelled {
+				// Nothing was received: no receive to replay (MPI time,
+				// Deferred, as the OTF2 reader has it), and its
+				// completion completes nothing.
+				q := r.started[int32(c.v[f.rq])]
+				q[len(q)-1] = 0
+				enter, exit, timed := e.Enter, e.Exit, e.HasTime
+				e.Reset()
+				e.Enter, e.Exit, e.HasTime = enter, exit, timed
+				r.local(c)
+				e.Kind = trace.Deferred
+				return nil
+			}
 			if !ok {
 				return nil
 			}

@@ -578,3 +578,32 @@ func TestSendrecvProcNull(t *testing.T) {
 		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestCancelledWildcardReceive: a receive from any source that the
+// program cancels (HPCC cancels its pending ones and waits for them,
+// with a status that says so or with MPI_STATUS_IGNORE) receives nothing:
+// it is a deferred call and its wait completes nothing, so that it does
+// not take, in a replay, the message a later receive gets (HPCC's
+// replays deadlocked).
+func TestCancelledWildcardReceive(t *testing.T) {
+	for _, st := range [][]status{{{cancelled: 1, source: -1}}, nil} {
+		ws := writers(2)
+		ws[0].call(lIrecv, 1, 9, -1, -1, commWorld, 7)
+		ws[0].call(lCancel, 7)
+		ws[0].call(lWait, 7, st)
+		ws[0].call(lRecv, 1, 9, 1, 3, commWorld, nil)
+		ws[1].call(lSend, 1, 9, 0, 3, commWorld)
+		src, tr := load(t, ws)
+		var kinds []trace.Kind
+		rd := tr.Ranks[0].Reader()
+		for rd.Next() {
+			kinds = append(kinds, rd.Event().Kind)
+		}
+		if want := []trace.Kind{trace.Deferred, trace.Local, trace.Local, trace.Recv}; !slices.Equal(kinds, want) {
+			t.Errorf("status %v: rank 0's events %v, want %v", st, kinds, want)
+		}
+		if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+			t.Errorf("status %v: check: %v %v", st, err, rep.Problems)
+		}
+	}
+}
