@@ -101,8 +101,9 @@ func WriteFile(path string, src trace.Source, opt WriteOptions) (WriteStats, err
 // WriteShared writes every rank of src into w, rank after rank.
 func WriteShared(w io.Writer, src trace.Source, st *WriteStats) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
+	world := worldAliases(src.Meta(), src.NumRanks())
 	for r := 0; r < src.NumRanks(); r++ {
-		if err := writeRank(bw, src, r, r == src.NumRanks()-1, st); err != nil {
+		if err := writeRank(bw, src, r, r == src.NumRanks()-1, world, st); err != nil {
 			return err
 		}
 	}
@@ -122,11 +123,12 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	}
 	defer os.RemoveAll(tmp)
 	var desc strings.Builder
+	world := worldAliases(src.Meta(), src.NumRanks())
 	for r := 0; r < src.NumRanks(); r++ {
 		name := "rank-" + strconv.Itoa(r) + ".ti" + ext
 		err := fileio.WriteFile(filepath.Join(tmp, name), func(w io.Writer) error {
 			bw := bufio.NewWriterSize(w, 1<<16)
-			if err := writeRank(bw, src, r, false, st); err != nil {
+			if err := writeRank(bw, src, r, false, world, st); err != nil {
 				return err
 			}
 			return bw.Flush()
@@ -183,6 +185,7 @@ type rankWriter struct {
 	buf   []byte
 	st    *WriteStats
 	reqs  map[uint64]reqKey // outstanding requests
+	world map[uint32]bool   // communicators that are MPI_COMM_WORLD
 	zeros []int64
 	// omitDefault is whether DefaultType may be left unwritten: the
 	// trace's default is one "init" can select (BYTE or DOUBLE).
@@ -190,9 +193,34 @@ type rankWriter struct {
 	inited      bool // an init was written
 }
 
+// worldAliases returns the communicators of meta that are MPI_COMM_WORLD
+// under another id: every rank, in world order (a Comm_dup of world, a
+// Comm_split of one colour, a Comm_create of world's group: PETSc's and
+// Quantum ESPRESSO's collectives). Their collectives are world's in TI,
+// as Kairos' tracer writes them.
+func worldAliases(meta *trace.Meta, n int) map[uint32]bool {
+	var world map[uint32]bool
+	for _, c := range meta.Comms {
+		if len(c.Members) != n {
+			continue
+		}
+		same := true
+		for i, m := range c.Members {
+			same = same && m == int32(i)
+		}
+		if same {
+			if world == nil {
+				world = map[uint32]bool{}
+			}
+			world[c.ID] = true
+		}
+	}
+	return world
+}
+
 // writeRank writes rank r's lines; last says that it is the last rank of
-// a shared file.
-func writeRank(w *bufio.Writer, src trace.Source, r int, last bool, st *WriteStats) (err error) {
+// a shared file; world holds the communicators that are MPI_COMM_WORLD.
+func writeRank(w *bufio.Writer, src trace.Source, r int, last bool, world map[uint32]bool, st *WriteStats) (err error) {
 	rd, err := src.OpenRank(r)
 	if err != nil {
 		return err
@@ -203,7 +231,7 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, last bool, st *WriteSta
 		}
 	}()
 	meta := src.Meta()
-	rw := &rankWriter{w: w, meta: meta, n: src.NumRanks(), rank: r, st: st, reqs: map[uint64]reqKey{},
+	rw := &rankWriter{w: w, meta: meta, n: src.NumRanks(), rank: r, st: st, reqs: map[uint64]reqKey{}, world: world,
 		omitDefault: meta.DefaultType == trace.TypeByte || meta.DefaultType == trace.TypeDouble}
 	lines := st.Lines
 	for rd.Next() {
@@ -284,7 +312,7 @@ func (rw *rankWriter) real(v float64) {
 
 // format appends the action of e to rw.buf; false if TI cannot express it.
 func (rw *rankWriter) format(e *trace.Event) bool {
-	if e.Kind.IsCollective() && e.Comm != trace.WorldComm || e.Kind.IsRooted() && e.Partner < 0 {
+	if e.Kind.IsCollective() && e.Comm != trace.WorldComm && !rw.world[e.Comm] || e.Kind.IsRooted() && e.Partner < 0 {
 		return false
 	}
 	switch e.Kind {

@@ -322,3 +322,28 @@ func TestWriteTestDone(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteWorldAliases: a collective on a communicator of every rank in
+// world order (a Comm_dup of world, a Comm_split of one colour) is
+// world's in TI, as Kairos' tracer writes it; one on a communicator of
+// some ranks, or of all in another order, is left out.
+func TestWriteWorldAliases(t *testing.T) {
+	meta := trace.NewMeta()
+	meta.Comms = []trace.Comm{{ID: 1, Members: []int32{0, 1}}, {ID: 2, Members: []int32{1, 0}}, {ID: 3, Members: []int32{1}}}
+	tr := trace.New(2, meta)
+	for r := range 2 {
+		for _, c := range []uint32{1, 2, 3} {
+			e := trace.NewEvent(trace.Barrier)
+			e.Comm = c
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	var buf bytes.Buffer
+	var st WriteStats
+	if err := WriteShared(&buf, tr, &st); err != nil {
+		t.Fatal(err)
+	}
+	if want := "0 init\n0 barrier\n1 init\n1 barrier\n"; buf.String() != want || st.DroppedTotal() != 4 {
+		t.Errorf("got (%d dropped)\n%swant (4 dropped)\n%s", st.DroppedTotal(), buf.String(), want)
+	}
+}
