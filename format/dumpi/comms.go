@@ -293,7 +293,14 @@ func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) b
 		}
 		parent, ok := t.commID(ranks, r, o.comm)
 		if !ok || parent == selfID {
-			pr.created = append(pr.created, 0)
+			// A communicator made from MPI_COMM_SELF is the rank alone
+			// (PETSc duplicates it): selfID too.
+			id := uint32(0)
+			if ok && o.newComm >= 0 {
+				id = selfID
+				pr.comms[o.newComm] = selfID
+			}
+			pr.created = append(pr.created, id)
 			pr.next++
 			progress = true
 			continue

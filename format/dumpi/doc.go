@@ -61,7 +61,8 @@
 //     v-collectives' per-member bytes in SendCounts/RecvCounts (see
 //     Reader.collective). Alltoallw is an Alltoallv with per-member types.
 //   - Comm_dup, Comm_split, Comm_create, Cart_create and Graph_create become
-//     CommDup, CommSplit and CommCreate with the new communicator's id;
+//     CommDup, CommSplit and CommCreate with the new communicator's id (one
+//     made from MPI_COMM_SELF is MPI_COMM_SELF: its calls are local);
 //     Comm_free becomes CommFree. Init, Init_thread and Finalize stay.
 //   - Every other call is Local, its Region naming the MPI function.
 //

@@ -607,3 +607,32 @@ func TestCancelledWildcardReceive(t *testing.T) {
 		}
 	}
 }
+
+// TestDupOfSelf: a communicator made from MPI_COMM_SELF (PETSc duplicates
+// it) is the rank alone: its collectives are local calls, as
+// MPI_COMM_SELF's, named after their function, and the trace has no
+// unknown communicator (728 of PETSc's calls were read as on one, with a
+// note that said it was created before tracing began).
+func TestDupOfSelf(t *testing.T) {
+	ws := writers(2)
+	for _, w := range ws {
+		w.call(lCommDup, commSelf, 5)
+		w.call(lAllreduce, 1, 14, 3, 5)
+		w.call(lBarrier, commWorld)
+	}
+	src, tr := load(t, ws)
+	if u := src.unknownComms(); u != "" {
+		t.Errorf("unknown communicators: %s", u)
+	}
+	for r := range 2 {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			e := rd.Event()
+			got = append(got, e.Kind.String()+" "+src.Meta().RegionName(e.Region))
+		}
+		if len(got) != 3 || got[1] != "local MPI_Allreduce" || got[2] != "barrier " {
+			t.Errorf("rank %d: %q, want the dup, a local MPI_Allreduce and a barrier", r, got)
+		}
+	}
+}

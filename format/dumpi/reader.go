@@ -142,6 +142,9 @@ func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
 		r.ev.Region = r.t.unknown[c.label]
 		return 0, false, errUnknownComm
 	}
+	if id == selfID { // made from MPI_COMM_SELF
+		return trace.WorldComm, true, nil
+	}
 	return id, false, nil
 }
 
