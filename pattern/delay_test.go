@@ -121,3 +121,58 @@ func TestLatenessNeedsTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalCallsAreComputation: the local MPI calls around a ring's
+// computation (MPI_Wtime before and after it, which DUMPI records) are
+// computation, as the time between them: the 60 steps are 60 pattern
+// instances with them as without. Before, the computation fell between
+// two local calls, the steps began where the longest of the small gaps
+// left was, after rank 0's irecv and before the others', and one
+// instance was found (DUMPI's MEEP 48 instead of 12,047).
+func TestLocalCallsAreComputation(t *testing.T) {
+	const steps, n = 60, 3
+	build := func(local bool) *trace.Trace {
+		tr := trace.New(n, trace.NewMeta())
+		for r := range n {
+			at, req := trace.Time(0), uint64(0)
+			add := func(k trace.Kind, peer int32, d float64, id uint64) {
+				e := trace.NewEvent(k)
+				e.HasTime, e.Enter, e.Exit, e.Partner, e.Request = true, at, at+trace.FromSeconds(d), peer, id
+				if k == trace.Isend {
+					e.SendBytes = 800
+				} else if k == trace.Irecv {
+					e.RecvBytes = 800
+				}
+				tr.Ranks[r].Append(&e)
+				at = e.Exit + trace.FromSeconds(1e-5)
+				if k == trace.Irecv && r == 0 { // rank 0 waits longer before its isends
+					at += trace.FromSeconds(2e-5)
+				}
+			}
+			for range steps {
+				if local {
+					add(trace.Local, trace.NoRank, 1e-7, 0)
+				}
+				at += trace.FromSeconds(1e-3) // computation
+				if local {
+					add(trace.Local, trace.NoRank, 1e-7, 0)
+				}
+				req += 2
+				add(trace.Irecv, int32((r+n-1)%n), 1e-6, req-1)
+				add(trace.Isend, int32((r+1)%n), 1e-6, req)
+				add(trace.Wait, trace.NoRank, 2e-5, req-1)
+				add(trace.Wait, trace.NoRank, 1e-6, req)
+			}
+		}
+		return tr
+	}
+	for _, local := range []bool{false, true} {
+		p, err := Detect(build(local))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Sequence) != steps {
+			t.Errorf("local calls %v: %d pattern instances, want %d", local, len(p.Sequence), steps)
+		}
+	}
+}

@@ -155,7 +155,10 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	var lastExit trace.Time
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
-		if !e.Kind.IsMPI() {
+		if !e.Kind.IsMPI() || e.Kind == trace.Local {
+			// A local call (MPI_Wtime, which DUMPI records) is
+			// computation, as the time around it: the gap before the
+			// next call spans it.
 			switch e.Kind {
 			case trace.Compute:
 				work += e.Compute
