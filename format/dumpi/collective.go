@@ -45,7 +45,7 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 		e.SendBytes, e.SendType = r.bytes(get(fCount), get(fDatatype))
 	case c.label == lReduceScatter:
 		e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, get(fDatatype), nil)
-		e.RecvType = simgridType(get(fDatatype), r.d.info.typeSize(get(fDatatype)))
+		e.RecvType = simgridType(get(fDatatype), r.typeSize(get(fDatatype)))
 	case c.label == lAlltoallv, c.label == lAlltoallw:
 		r.alltoallv(c)
 	default:
@@ -88,13 +88,13 @@ func (r *Reader) rootedOrGathered(c *call) {
 		}
 	case lGatherv, lAllgatherv:
 		e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
-		e.RecvType = simgridType(get(fRecvtype), r.d.info.typeSize(get(fRecvtype)))
+		e.RecvType = simgridType(get(fRecvtype), r.typeSize(get(fRecvtype)))
 		if c.label == lAllgatherv || atRoot {
 			e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, get(fRecvtype), nil)
 		}
 	case lScatterv:
 		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
-		e.SendType = simgridType(get(fSendtype), r.d.info.typeSize(get(fSendtype)))
+		e.SendType = simgridType(get(fSendtype), r.typeSize(get(fSendtype)))
 		if atRoot {
 			e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, get(fSendtype), nil)
 		}
@@ -110,8 +110,8 @@ func (r *Reader) alltoallv(c *call) {
 		st, rt := c.v[p.idx[fSendtype]], c.v[p.idx[fRecvtype]]
 		e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, st, nil)
 		e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, rt, nil)
-		e.SendType = simgridType(st, r.d.info.typeSize(st))
-		e.RecvType = simgridType(rt, r.d.info.typeSize(rt))
+		e.SendType = simgridType(st, r.typeSize(st))
+		e.RecvType = simgridType(rt, r.typeSize(rt))
 		return
 	}
 	e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, 0, c.arr[p.idx[fSendtypes]])
@@ -133,7 +133,7 @@ func (r *Reader) vector(c *call, slot int, name fieldName, dt int64, types []int
 				t = int64(types[i])
 			}
 		}
-		b := int64(n) * r.d.info.typeSize(t)
+		b := int64(n) * r.typeSize(t)
 		out = append(out, b)
 		total += b
 	}

@@ -29,7 +29,9 @@
 //     SendRecv, or where its send and receive tags differ an Isend, an
 //     Irecv and their Waits (trace.SendRecvEvents); Probe and Iprobe
 //     stay. Sizes are count x
-//     the rank's datatype-size table, in bytes; the datatype is kept only
+//     the datatype's size, in bytes: as the rank last made the type, from
+//     its constructor (types.go; a freed type's id is reused), else from the
+//     rank's datatype-size table; the datatype is kept only
 //     where SimGrid has it with the same size. An MPI_ANY_SOURCE Recv takes
 //     its source from its stored status, an Irecv from the status stored
 //     by the call that completes it (found by decoding ahead), when there

@@ -51,10 +51,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 }
 
 // Labels only the fuzz seeds use.
-const (
-	lCommSpawnMultiple = 136
-	lTypeStruct        = 40
-)
+const lCommSpawnMultiple = 136
 
 // FuzzBin opens arbitrary bytes as a one-rank DUMPI trace and reads it.
 // It must never panic nor allocate beyond the input's size; an error must

@@ -119,6 +119,7 @@ func (r *Reader) mapCall(c *call) error {
 	if ok, err := r.oneSided(c); ok || err != nil {
 		return err
 	}
+	r.newType(c)
 	r.local(c)
 	switch name := layouts[c.label].name; {
 	case strings.HasPrefix(name, "MPI_File_"):

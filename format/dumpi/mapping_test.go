@@ -636,3 +636,40 @@ func TestDupOfSelf(t *testing.T) {
 		}
 	}
 }
+
+// TestDatatypeIdReused: a derived datatype freed and made again under the
+// same id (BLACS and ScaLAPACK do, around every call) has the size of
+// the type the id names at each call, followed from its constructor, not
+// the one size of the file's table (Quantum ESPRESSO's broadcasts were
+// read as 96 bytes on one rank, 144 on another).
+func TestDatatypeIdReused(t *testing.T) {
+	const vec = 40 // the id every type gets; 11 is MPI_DOUBLE here
+	ws := writers(2)
+	ws[0].sizes = append(ws[0].sizes, make([]int32, vec+1-len(ws[0].sizes))...)
+	ws[0].sizes[vec] = 32 // the table's one size for id 40
+	for k := 1; k <= 3; k++ {
+		for r, w := range ws {
+			w.call(lTypeVector, 1, 4*k, 4*k, 11, vec)
+			w.call(lBcast, 1, vec, 0, commWorld)
+			if r == 0 {
+				w.call(lSend, 1, vec, 1, k, commWorld)
+			} else {
+				w.call(lRecv, 4*k, 11, 0, k, commWorld, nil)
+			}
+		}
+	}
+	src, tr := load(t, ws)
+	var got []int64
+	rd := tr.Ranks[0].Reader()
+	for rd.Next() {
+		if e := rd.Event(); e.Kind == trace.Bcast || e.Kind == trace.Send {
+			got = append(got, e.SendBytes)
+		}
+	}
+	if want := []int64{32, 32, 64, 64, 96, 96}; !slices.Equal(got, want) {
+		t.Errorf("rank 0's bcast and send bytes %v, want %v", got, want)
+	}
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
+	}
+}

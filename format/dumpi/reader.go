@@ -42,6 +42,7 @@ type Reader struct {
 	winSeq    map[uint32]uint32
 	epochs    []uint32
 	nextEpoch int
+	types     map[int64]int64 // datatype id -> size, as the rank last made it (types.go)
 }
 
 // Next decodes the next call record into an event.
@@ -173,7 +174,7 @@ func (r *Reader) world(c *call, id uint32, self bool, rk int64) (int32, error) {
 // bytes returns count elements of DUMPI datatype dt in bytes, and the
 // SimGrid datatype to keep.
 func (r *Reader) bytes(count, dt int64) (int64, trace.Datatype) {
-	size := r.d.info.typeSize(dt)
+	size := r.typeSize(dt)
 	return count * size, simgridType(dt, size)
 }
 
