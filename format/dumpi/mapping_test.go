@@ -673,3 +673,23 @@ func TestDatatypeIdReused(t *testing.T) {
 		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestWaitOnUnstartedRequest: a completion of a request the trace never
+// started (an MPI_Ibcast's, which sst-dumpi does not record) completes
+// nothing: a local call, and the trace checks ("wait on request 2, which
+// is not outstanding" before).
+func TestWaitOnUnstartedRequest(t *testing.T) {
+	ws := writers(2)
+	for _, w := range ws {
+		w.call(lWait, 9, nil)
+		w.call(lBarrier, commWorld)
+	}
+	src, tr := load(t, ws)
+	rd := tr.Ranks[0].Reader()
+	if !rd.Next() || rd.Event().Kind != trace.Local {
+		t.Errorf("the wait: %v, want a local call", rd.Event())
+	}
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
+	}
+}
