@@ -584,8 +584,9 @@ func (m *mapper) finish(t uint64) {
 	case len(c.completed) > 0:
 		ev := trace.NewEvent(trace.Waitall)
 		if len(c.completed) == 1 && c.name == "MPI_Test" {
-			ev.Kind, ev.Request = trace.Test, c.completed[0]
-			ev.SetTestDone()
+			// A successful test is a wait of its request, as the
+			// tracer writes it in TI.
+			ev.Kind, ev.Request = trace.Wait, c.completed[0]
 		} else {
 			ev.Requests = append([]uint64{}, c.completed...)
 		}
