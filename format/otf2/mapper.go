@@ -570,6 +570,10 @@ func (m *mapper) finish(t uint64) {
 	// request. The time of one that completes nothing is MPI time, as a
 	// deferred call's.
 	multiTest := c.name == "MPI_Testany" || c.name == "MPI_Testsome" || c.name == "MPI_Testall"
+	// A wait that completes nothing (its requests all null) is MPI time
+	// a replay gives none, as the run's TI trace leaves it out (PETSc
+	// waits so; counted as computation, its time was replayed).
+	emptyWait := c.name == "MPI_Wait" || c.name == "MPI_Waitall" || c.name == "MPI_Waitany" || c.name == "MPI_Waitsome"
 	if multiTest {
 		c.tested = c.tested[:0]
 	}
@@ -608,7 +612,7 @@ func (m *mapper) finish(t uint64) {
 		k, ok := callKinds[c.name]
 		switch {
 		case k == trace.Finalize:
-		case c.nbc || multiTest:
+		case c.nbc || multiTest || emptyWait:
 			k = trace.Deferred
 		case !ok && strings.HasPrefix(c.name, "MPI_File_"):
 			k = trace.File

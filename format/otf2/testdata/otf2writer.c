@@ -14,7 +14,8 @@
  *   otf2writer DIR pending    2 ranks that start an isend and an irecv in
  *                             one call (a Startall), complete both in
  *                             another, then leave a receive pending,
- *                             tested once and never completed.
+ *                             tested once and never completed, and wait
+ *                             on a null request.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -387,6 +388,7 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
                   check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 2, peer, 1, 1, 8, 3), "irecv"), n += 2));
     CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 1), "irecv request"), n++));
     CALL(R_WAIT, (check(OTF2_EvtWriter_MpiRequestTest(w, NULL, t + 1, 1), "test"), n++));
+    CALL(R_WAIT, (void)0); /* a wait on a null request: nothing inside */
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
 #undef CALL
     *tmax = t;
