@@ -9,7 +9,8 @@
 // the rank and call path whose excess time started the chain.
 //
 // Wait states (Scalasca's definitions; times are enter and exit times of
-// the calls, a Waitall counts only the message that arrived last):
+// the calls, a Waitall counts only the message that arrived last, and so
+// do the waits one MPI_Waitsome is read as, completed together):
 //
 //   - Late Sender: a receive (MPI_Recv, or the MPI_Wait or MPI_Waitall
 //     completing an MPI_Irecv) entered before its message's send:

@@ -152,6 +152,10 @@ type reader struct {
 	clock   trace.Time
 	started bool
 	pending map[uint64]reqRef
+	// group holds the requests the waits of one call completed so far,
+	// last the span of the latest (see completeWait).
+	group []reqRef
+	last  int32
 }
 
 // readRank reads rank r of src; hint is the number of events expected.
@@ -194,7 +198,7 @@ func (rr *reader) event(e *trace.Event) {
 	case k == trace.Wait:
 		// A test does not complete its request in the model (it may
 		// have found it incomplete); the wait that follows does.
-		rr.complete(e.Request, idx)
+		rr.completeWait(e.Request, idx)
 	case k == trace.Waitall:
 		if e.Requests == nil {
 			for req := range rr.pending {
@@ -263,18 +267,46 @@ func (rr *reader) message(list *[]p2p, idx int32, nonBlocking, recv bool, peer i
 	*list = append(*list, m)
 }
 
-// complete marks the request req completed by span idx.
-func (rr *reader) complete(req uint64, idx int32) {
+// complete marks the request req completed by span idx, and returns it.
+func (rr *reader) complete(req uint64, idx int32) (reqRef, bool) {
 	ref, ok := rr.pending[req]
 	if !ok {
-		return
+		return ref, false
 	}
 	delete(rr.pending, req)
-	list := rr.rd.sends
+	rr.list(ref)[ref.i].done = idx
+	return ref, true
+}
+
+// list returns the sends or the receives, as ref is one.
+func (rr *reader) list(ref reqRef) []p2p {
 	if ref.recv {
-		list = rr.rd.recvs
+		return rr.rd.recvs
 	}
-	list[ref.i].done = idx
+	return rr.rd.sends
+}
+
+// completeWait completes the request of the wait at span idx. The waits
+// one call is read as (an MPI_Waitsome's, a wait of each request, all but
+// the last taking no time at the call's entry: trace.ShareCallTime)
+// complete their requests together at the last, as a waitall does: the
+// call returned when the last message had arrived, and a message
+// completed at the call's entry, before it was sent, broke the clock
+// condition and blamed the wrong sender.
+func (rr *reader) completeWait(req uint64, idx int32) {
+	sp := rr.rd.spans
+	prev := idx - 1
+	if len(rr.group) == 0 || rr.last != prev || sp[prev].flags&untimed != 0 || sp[prev].exit != sp[prev].enter ||
+		sp[prev].enter != sp[idx].enter {
+		rr.group = rr.group[:0]
+	}
+	if ref, ok := rr.complete(req, idx); ok {
+		rr.group = append(rr.group, ref)
+	}
+	for _, ref := range rr.group {
+		rr.list(ref)[ref.i].done = idx
+	}
+	rr.last = idx
 }
 
 // splitOpen reads the point-to-point events written as spans from their

@@ -42,3 +42,28 @@ func TestCollectiveViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitsomeCompletesTogether: an MPI_Waitsome that completed two
+// receives is read as a wait of each, the first taking no time at the
+// call's entry (trace.ShareCallTime); the two complete together at the
+// call's end, as in a waitall: no clock-condition violation (the first
+// completed at the entry, before its message was sent), and the late
+// sender is the one whose message arrived last (rank 1, 70 µs), not the
+// first listed (DOLFIN's waitsomes, 10 violations).
+func TestWaitsomeCompletesTogether(t *testing.T) {
+	b := build(
+		[]trace.Event{
+			call(trace.Irecv, 0, 1, peer(1), req(1), bytes(8)),
+			call(trace.Irecv, 1, 2, peer(2), req(2), bytes(8)),
+			call(trace.Wait, 10, 10, req(2)),
+			call(trace.Wait, 10, 100, req(1)),
+		},
+		[]trace.Event{call(trace.Compute, 0, 80), call(trace.Send, 80, 81, peer(0), bytes(8))},
+		[]trace.Event{call(trace.Compute, 0, 20), call(trace.Send, 20, 21, peer(0), bytes(8))},
+	)
+	a := analyze(t, b)
+	if a.ClockViolations != 0 {
+		t.Errorf("%d clock-condition violations, want none", a.ClockViolations)
+	}
+	wantWaits(t, a, []Wait{{Rank: 0, Kind: LateSender, Seconds: 70, Causer: 1}})
+}
