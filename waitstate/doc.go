@@ -15,6 +15,8 @@
 //   - Late Sender: a receive (MPI_Recv, or the MPI_Wait or MPI_Waitall
 //     completing an MPI_Irecv) entered before its message's send:
 //     min(send enter, receive exit) − receive enter. Tests never wait.
+//     A blocking receive right after probes (and the computation between
+//     them) enters at the first probe.
 //   - Late Receiver: a send completed (blocking MPI_Send, or the wait of
 //     an MPI_Isend) only after the receive was posted, the receive posted
 //     after the send completion was entered: receive post enter − send

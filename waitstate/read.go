@@ -156,6 +156,10 @@ type reader struct {
 	// last the span of the latest (see completeWait).
 	group []reqRef
 	last  int32
+	// probing is the span of the first probe of the probes (and the
+	// computation between them) the rank made since its last other call,
+	// -1 if none (see event).
+	probing int32
 }
 
 // readRank reads rank r of src; hint is the number of events expected.
@@ -164,7 +168,7 @@ func readRank(src trace.Source, r int, acts *activities, hint int) (rankData, er
 	if err != nil {
 		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
 	}
-	rr := reader{acts: acts, pending: map[uint64]reqRef{}}
+	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1}
 	rr.rd.spans = make([]span, 0, hint)
 	for in.Next() {
 		rr.event(in.Event())
@@ -180,10 +184,29 @@ func readRank(src trace.Source, r int, acts *activities, hint int) (rankData, er
 	return rr.rd, nil
 }
 
-// event adds one event.
+// event adds one event. A blocking receive made right after probes
+// (MPI_Probe, a loop of MPI_Iprobe and computation; mpi4py's and
+// Boost.MPI's receives probe for the message's size first) is one call
+// from the first probe on: the rank waited for the message in the
+// probes, and a late sender's wait starts there, not at the receive.
 func (rr *reader) event(e *trace.Event) {
 	if e.Kind == trace.Location || !e.Kind.Valid() {
 		return
+	}
+	switch {
+	case rr.probes(e):
+		if rr.probing < 0 && e.HasTime {
+			rr.probing = int32(len(rr.rd.spans))
+		}
+	case e.Kind == trace.Recv && rr.probing >= 0 && e.HasTime:
+		first := rr.rd.spans[rr.probing]
+		rr.rd.spans, rr.clock = rr.rd.spans[:rr.probing], first.start
+		merged := *e
+		merged.Enter = first.enter
+		e = &merged
+		rr.probing = -1
+	case e.Kind != trace.Compute && e.Kind != trace.Sleep:
+		rr.probing = -1
 	}
 	idx := rr.push(e)
 	rd := &rr.rd
@@ -216,6 +239,25 @@ func (rr *reader) event(e *trace.Event) {
 		}
 		rd.colls = append(rd.colls, c)
 	}
+}
+
+// probes reports whether e is a probe: MPI_Probe, MPI_Iprobe, or, as
+// OTF2 archives have them (deferred calls named by their region),
+// MPI_Mprobe and MPI_Improbe too.
+func (rr *reader) probes(e *trace.Event) bool {
+	switch e.Kind {
+	case trace.Probe, trace.Iprobe:
+		return true
+	case trace.Deferred:
+		regions := rr.acts.meta.Regions
+		if int(e.Region) < len(regions) {
+			switch regions[e.Region].Name {
+			case "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // synchronizes reports whether collective k can make its members wait

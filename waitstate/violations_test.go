@@ -67,3 +67,43 @@ func TestWaitsomeCompletesTogether(t *testing.T) {
 	}
 	wantWaits(t, a, []Wait{{Rank: 0, Kind: LateSender, Seconds: 70, Causer: 1}})
 }
+
+// TestProbeThenReceive: a receive made right after probes (mpi4py's and
+// Boost.MPI's receives probe for the size first: MPI_Mprobe, a loop of
+// MPI_Improbe, read from OTF2 as deferred calls named by their region;
+// MPI_Iprobe from DUMPI) waited in the probes: a late sender of 200 µs
+// caused by the sender's computation, as a plain receive's, where the
+// probing rank was named the cause before.
+func TestProbeThenReceive(t *testing.T) {
+	send := []trace.Event{call(trace.Compute, 0, 200), call(trace.Send, 200, 201, peer(0), bytes(8))}
+	recv := call(trace.Recv, 200, 202, peer(1), bytes(8))
+	for name, probing := range map[string]func(probe uint32) []trace.Event{
+		"plain": func(uint32) []trace.Event { return []trace.Event{call(trace.Recv, 0, 202, peer(1), bytes(8))} },
+		"mprobe": func(probe uint32) []trace.Event {
+			return []trace.Event{call(trace.Deferred, 0, 200, in(probe)), recv}
+		},
+		"iprobe loop": func(uint32) []trace.Event {
+			return []trace.Event{call(trace.Iprobe, 0, 1, peer(1)), call(trace.Compute, 1, 100), call(trace.Iprobe, 100, 101, peer(1)),
+				call(trace.Compute, 101, 199), call(trace.Iprobe, 199, 200, peer(1)), recv}
+		},
+	} {
+		meta := trace.NewMeta()
+		probe := meta.AddRegion("MPI_Probe", 0)
+		tr := trace.New(2, meta)
+		for r, evs := range [][]trace.Event{probing(probe), send} {
+			for i := range evs {
+				tr.Ranks[r].Append(&evs[i])
+			}
+		}
+		a, err := Analyze(tr, Options{Waits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.Waits) != 1 || a.Waits[0].Kind != LateSender || !near(a.Waits[0].Seconds, 200) || a.Waits[0].Causer != 1 {
+			t.Errorf("%s: wait states %+v, want rank 0's late sender of 200 µs caused by rank 1", name, a.Waits)
+		}
+		if len(a.Causes) == 0 || a.Causes[0].Rank != 1 {
+			t.Errorf("%s: causes %+v, want rank 1's computation first", name, a.Causes)
+		}
+	}
+}
