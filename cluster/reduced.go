@@ -1,11 +1,13 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"kairos/prsd"
 	"kairos/trace"
@@ -136,6 +138,8 @@ type expanded struct {
 	groups []Group
 	of     []int // group of each rank
 	meta   trace.Meta
+	// comms finds a communicator by its members (see memberReader.comm).
+	comms func() map[string]uint32
 }
 
 func (x *expanded) Meta() *trace.Meta { return &x.meta }
@@ -151,7 +155,26 @@ func (x *expanded) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	rep := x.groups[g].Rep
-	return &memberReader{in: rd, rank: int32(r), rep: rep, shift: int32(r) - rep, n: int32(x.n), meta: &x.meta}, nil
+	if x.comms == nil {
+		x.comms = sync.OnceValue(func() map[string]uint32 {
+			byMembers := make(map[string]uint32, len(x.meta.Comms))
+			for _, c := range x.meta.Comms {
+				byMembers[membersKey(c.Members, 0, int32(x.n))] = c.ID
+			}
+			return byMembers
+		})
+	}
+	return &memberReader{in: rd, rank: int32(r), rep: rep, shift: int32(r) - rep, n: int32(x.n), meta: &x.meta, comms: x.comms}, nil
+}
+
+// membersKey is the key of a communicator's members, each moved by shift
+// modulo n.
+func membersKey(members []int32, shift, n int32) string {
+	b := make([]byte, 0, 4*len(members))
+	for _, p := range members {
+		b = binary.LittleEndian.AppendUint32(b, uint32(((p+shift)%n+n)%n))
+	}
+	return string(b)
 }
 
 // memberReader replays a representative's events for another member.
@@ -160,6 +183,7 @@ type memberReader struct {
 	rank, rep int32
 	shift, n  int32
 	meta      *trace.Meta
+	comms     func() map[string]uint32
 	ev        trace.Event
 	err       error
 }
@@ -176,11 +200,34 @@ func (m *memberReader) Next() bool {
 		m.ev.Partner = m.move(m.ev.Partner)
 	}
 	m.ev.Source = m.move(m.ev.Source)
-	if c := m.ev.Comm; c != trace.WorldComm && indexOf(m.meta.Members(c, int(m.n)), m.rank) < 0 {
-		m.err = fmt.Errorf("rank %d replays rank %d's %s on communicator %d, which it is not in: the clustering merged ranks on different communicators", m.rank, m.rep, m.ev.Kind, c)
+	c, ok := m.comm(m.ev.Comm)
+	if !ok {
+		m.err = fmt.Errorf("rank %d replays rank %d's %s on communicator %d, which it is not in: the clustering merged ranks on different communicators", m.rank, m.rep, m.ev.Kind, m.ev.Comm)
 		return false
 	}
+	m.ev.Comm = c
+	if m.ev.NewComm != 0 {
+		if c, ok := m.comm(m.ev.NewComm); ok {
+			m.ev.NewComm = c
+		}
+	}
 	return true
+}
+
+// comm returns the communicator the member makes the representative's
+// call on: c if the member is in it, else the one whose members are c's
+// moved by the member's offset (each rank's own duplicate of
+// MPI_COMM_SELF, PETSc's and SLEPc's); false if the trace has none.
+func (m *memberReader) comm(c uint32) (uint32, bool) {
+	members := m.meta.Members(c, int(m.n))
+	if c == trace.WorldComm || indexOf(members, m.rank) >= 0 {
+		return c, true
+	}
+	if members == nil {
+		return 0, false
+	}
+	id, ok := m.comms()[membersKey(members, m.shift, m.n)]
+	return id, ok
 }
 
 // move shifts a world rank by the member's offset, modulo the ranks.
