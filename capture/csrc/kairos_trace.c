@@ -907,8 +907,6 @@ static void kt_unfinished(void) {
  * if done, its OTF2 completion with status st and forgets it; a test that
  * did not complete it is an OTF2 MpiRequestTest, and one of its lines. A
  * non-blocking collective's completion is kt_icomplete's. */
-static int kr_method; /* KAIROS_TRACE_REDUCE's method (below), 0 if none */
-
 static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
   if (kt_icomplete(req, done)) return;
   int i = kt_find(req);
@@ -929,11 +927,8 @@ static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Sta
   if (kt_settle(i, st)) return;
   /* What completed a request in the run completes it in a replay: a
    * successful test is a wait, as SimGrid's TI replay, where a test after
-   * a successful one finds a null request and tests nothing, needs. Not
-   * in an in-situ reduction, whose loops fold a polling loop's tests,
-   * the successful one among them, into tests of one count: a wait there
-   * could find no request (HPCC's RandomAccess under ACURDION). */
-  kt_keyed(kr_method ? action : "wait", r->src, r->dst, r->tag);
+   * a successful one finds a null request and tests nothing, needs. */
+  kt_keyed("wait", r->src, r->dst, r->tag);
   ko_complete(r, st);
   kt_drop(i);
 }
