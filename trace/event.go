@@ -69,7 +69,10 @@ type Event struct {
 
 	// Request identifies the request an Isend or Irecv starts and a Wait
 	// or Test completes. Requests lists those a Waitall completes; nil
-	// means every request the rank still has outstanding.
+	// means every request the rank still has outstanding. A Test's
+	// Requests holds its Request where the run's test completed it
+	// (SetTestDone); nil where it did not, or where the trace does not
+	// say (TI).
 	Request  uint64
 	Requests []uint64
 
@@ -223,4 +226,15 @@ func (e *Event) String() string {
 		s += " compute=" + strconv.FormatFloat(e.Compute, 'g', -1, 64)
 	}
 	return s
+}
+
+// SetTestDone marks the Test e as having completed its request in the
+// run, as Kairos' tracer takes a request a successful MPI_Test completed
+// out of those a later waitall covers.
+func (e *Event) SetTestDone() { e.Requests = []uint64{e.Request} }
+
+// TestDone reports whether e is a Test that completed its request in the
+// run (SetTestDone).
+func (e *Event) TestDone() bool {
+	return e.Kind == Test && len(e.Requests) == 1 && e.Requests[0] == e.Request
 }

@@ -925,10 +925,7 @@ static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Sta
     return;
   }
   if (kt_settle(i, st)) return;
-  /* What completed a request in the run completes it in a replay: a
-   * successful test is a wait, as SimGrid's TI replay, where a test after
-   * a successful one finds a null request and tests nothing, needs. */
-  kt_keyed("wait", r->src, r->dst, r->tag);
+  kt_keyed(action, r->src, r->dst, r->tag);
   ko_complete(r, st);
   kt_drop(i);
 }

@@ -54,8 +54,8 @@
 //   - Wait and Test complete their request; Waitall becomes a Waitall of
 //     its requests; Waitany, Testany and Testall (with a true flag),
 //     Waitsome and Testsome a Wait of each request they completed, sharing
-//     the call's time; a successful Test is a Wait, as the tracer writes
-//     it, and Request_free of an active request retires it. MPI_REQUEST_NULL is left
+//     the call's time; a successful Test is marked so (Event.TestDone), and
+//     Request_free of an active request retires it. MPI_REQUEST_NULL is left
 //     out; a Testany, Testall or Testsome that completes nothing is
 //     Deferred (MPI time, polling), any other call that completes nothing
 //     Local.

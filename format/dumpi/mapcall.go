@@ -288,8 +288,8 @@ func (r *Reader) completion(c *call) {
 		if c.label == lTestany || c.label == lTestall || c.label == lTestsome {
 			e.Kind = trace.Deferred
 		}
-	case c.label == lTest: // a successful test is a wait, as the tracer writes it
-		e.Kind, e.Request = trace.Wait, r.reqs[0]
+	case c.label == lTest:
+		e.Kind, e.Request, e.Requests = trace.Test, r.reqs[0], r.reqs[:1] // TestDone
 	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
 	default: // a wait each, sharing the call's time, as the tracer writes them

@@ -588,9 +588,8 @@ func (m *mapper) finish(t uint64) {
 	case len(c.completed) > 0:
 		ev := trace.NewEvent(trace.Waitall)
 		if len(c.completed) == 1 && c.name == "MPI_Test" {
-			// A successful test is a wait of its request, as the
-			// tracer writes it in TI.
-			ev.Kind, ev.Request = trace.Wait, c.completed[0]
+			ev.Kind, ev.Request = trace.Test, c.completed[0]
+			ev.SetTestDone()
 		} else {
 			ev.Requests = append([]uint64{}, c.completed...)
 		}
