@@ -223,7 +223,7 @@ func (r *Reader) request(h int32, take bool) (uint64, bool) {
 	}
 	if take {
 		if len(q) == 1 {
-			delete(r.started, h)
+			r.started[h] = q[:0] // its array serves the handle's next start
 		} else {
 			r.started[h] = q[1:]
 		}
