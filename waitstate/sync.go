@@ -214,33 +214,59 @@ func (d *detector) collective(c *collective) {
 // exscan's). A broadcast's root, a reduction's senders, a scan's first
 // members may leave before the last member enters.
 func violations(c *collective, enter, exit []trace.Time, root int) int {
-	gets := func(i int) bool { return c.data[i]&receives != 0 }
-	before := func(i int, by []trace.Time, data []dataFlags) bool {
-		l := latest(by, data)
-		return l >= 0 && exit[i] < by[l]
-	}
 	n := 0
-	for i := range c.members {
-		var late bool
-		switch c.kind {
-		case trace.Barrier:
-			late = before(i, enter, nil)
-		case trace.Allreduce, trace.Allgather, trace.Allgatherv, trace.Alltoall, trace.ReduceScatter:
-			late = gets(i) && before(i, enter, c.data)
-		case trace.Bcast, trace.Scatter, trace.Scatterv:
-			late = root >= 0 && i != root && gets(i) && exit[i] < enter[root]
-		case trace.Reduce, trace.Gather, trace.Gatherv:
-			late = i == root && gets(i) && before(i, enter, c.data)
-		case trace.Scan:
-			late = gets(i) && before(i, enter[:i+1], c.data[:i+1])
-		case trace.Exscan:
-			late = gets(i) && before(i, enter[:i], c.data[:i])
-		}
-		if late {
+	count := func(i int, by trace.Time, waits bool) {
+		if waits && exit[i] < by {
 			n++
 		}
 	}
+	gets := func(i int) bool { return c.data[i]&receives != 0 }
+	switch c.kind {
+	case trace.Barrier:
+		last := slices.Max(enter)
+		for i := range exit {
+			count(i, last, true)
+		}
+	case trace.Allreduce, trace.Allgather, trace.Allgatherv, trace.Alltoall, trace.ReduceScatter:
+		if l := latest(enter, c.data); l >= 0 {
+			for i := range exit {
+				count(i, enter[l], gets(i))
+			}
+		}
+	case trace.Bcast, trace.Scatter, trace.Scatterv:
+		if root >= 0 {
+			for i := range exit {
+				count(i, enter[root], i != root && gets(i))
+			}
+		}
+	case trace.Reduce, trace.Gather, trace.Gatherv:
+		if l := latest(enter, c.data); root >= 0 && l >= 0 {
+			count(root, enter[l], gets(root))
+		}
+	case trace.Scan, trace.Exscan:
+		// The latest sending member up to each (before it, an exscan's),
+		// kept as the members go: one pass.
+		var last trace.Time
+		seen := false
+		for i := range exit {
+			if c.kind == trace.Scan && c.data[i]&sends != 0 {
+				last, seen = latestOf(last, seen, enter[i]), true
+			}
+			count(i, last, seen && gets(i))
+			if c.kind == trace.Exscan && c.data[i]&sends != 0 {
+				last, seen = latestOf(last, seen, enter[i]), true
+			}
+		}
+	}
 	return n
+}
+
+// latestOf is the later of last (if seen) and t.
+func latestOf(last trace.Time, seen bool, t trace.Time) trace.Time {
+	if !seen {
+		return t
+	}
+	return max(last, t)
 }
 
 // latest returns the member that entered last among those that send
