@@ -112,7 +112,15 @@ func Expand(reps trace.Source, n int, groups []Group) (trace.Source, error) {
 		}
 	}
 	m.Attrs["expanded-from"] = strconv.Itoa(len(groups)) + " representatives"
-	return &expanded{reps: reps, n: n, groups: groups, of: of, meta: m}, nil
+	x := &expanded{reps: reps, n: n, groups: groups, of: of, meta: m}
+	x.comms = sync.OnceValue(func() map[string]uint32 {
+		byMembers := make(map[string]uint32, len(x.meta.Comms))
+		for _, c := range x.meta.Comms {
+			byMembers[membersKey(c.Members, 0, int32(x.n))] = c.ID
+		}
+		return byMembers
+	})
+	return x, nil
 }
 
 // selection is some ranks of a source.
@@ -138,7 +146,8 @@ type expanded struct {
 	groups []Group
 	of     []int // group of each rank
 	meta   trace.Meta
-	// comms finds a communicator by its members (see memberReader.comm).
+	// comms finds a communicator by its members (see memberReader.comm),
+	// built once, on first use, whichever goroutine opens a rank first.
 	comms func() map[string]uint32
 }
 
@@ -155,15 +164,6 @@ func (x *expanded) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	rep := x.groups[g].Rep
-	if x.comms == nil {
-		x.comms = sync.OnceValue(func() map[string]uint32 {
-			byMembers := make(map[string]uint32, len(x.meta.Comms))
-			for _, c := range x.meta.Comms {
-				byMembers[membersKey(c.Members, 0, int32(x.n))] = c.ID
-			}
-			return byMembers
-		})
-	}
 	return &memberReader{in: rd, rank: int32(r), rep: rep, shift: int32(r) - rep, n: int32(x.n), meta: &x.meta, comms: x.comms}, nil
 }
 
