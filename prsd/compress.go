@@ -581,12 +581,14 @@ func (c *compressor) append(n *rnode) {
 // minItems and itemsPerCall bound what a rank's compressed structure may
 // take: past minItems items, one item for fewer than itemsPerCall calls
 // is a sequence that folds little (a message-driven program's, a polling
-// loop's of varying counts). Each item costs about a kilobyte while the
-// cluster is merged, and a few bytes in the file where the rank's events
-// would take a few bytes each: format/rsd would keep such a cluster as its
-// events anyway.
+// loop's of varying counts). Each item costs kilobytes while the cluster
+// is merged (Boost.MPI's trace: 222,000 items held 1.2 GB), and a few
+// bytes in the file where the rank's events would take a few bytes each:
+// format/rsd would keep such a cluster as its events anyway. No real
+// program's trace tried folded into loops that paid with more than
+// minItems items of fewer than itemsPerCall calls each (BENCHMARKS.md).
 const (
-	minItems     = 1 << 16
+	minItems     = 1 << 12
 	itemsPerCall = 16
 )
 
