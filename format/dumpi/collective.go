@@ -27,8 +27,7 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 		return known(err)
 	}
 	if self {
-		r.local(c) // a collective of one: no communication
-		return nil
+		id = r.self // a collective of the rank alone
 	}
 	e := &r.ev
 	e.Kind, e.Comm = k, id
@@ -36,7 +35,7 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 		e.Op = dumpiOp(get(fOp))
 	}
 	if has(fRoot) {
-		if e.Partner, err = r.world(c, id, false, get(fRoot)); err != nil {
+		if e.Partner, err = r.world(c, id, self, get(fRoot)); err != nil {
 			return err
 		}
 	}

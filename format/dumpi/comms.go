@@ -60,7 +60,8 @@ const lUse = -1
 // or the use of a communicator handle (lUse).
 type commOp struct {
 	label          int
-	count          int // lUse: calls
+	count          int  // lUse: calls
+	coll           bool // lUse: one of them a collective
 	off            int64
 	comm, newComm  int // communicator handles (parent, created)
 	group, group2  int
@@ -89,6 +90,11 @@ type commTable struct {
 	// know); groups indexes the ids of those groups.
 	epochs [][]uint32
 	groups map[string]uint32
+	// self is, per rank, the id of the communicator of the rank alone
+	// that its collectives on MPI_COMM_SELF (or a communicator made from
+	// it) are on, 0 where it makes none: one-member collectives, as the
+	// OTF2 reader has them.
+	self []uint32
 }
 
 // collectOps decodes a rank's records and keeps its communicator calls.
@@ -99,12 +105,14 @@ func collectOps(d *decoder) ([]commOp, error) {
 		c := &d.c
 		if !followed(c.label) {
 			if h, ok := commArg(c); ok {
-				if i, seen := use[h]; seen {
-					ops[i].count++
-				} else {
-					use[h] = len(ops)
-					ops = append(ops, commOp{label: lUse, comm: h, count: 1})
+				i, seen := use[h]
+				if !seen {
+					i, use[h] = len(ops), len(ops)
+					ops = append(ops, commOp{label: lUse, comm: h})
 				}
+				_, coll := collectiveKinds[c.label]
+				ops[i].count++
+				ops[i].coll = ops[i].coll || coll
 			}
 			continue
 		}
@@ -119,15 +127,15 @@ func collectOps(d *decoder) ([]commOp, error) {
 }
 
 // commArg returns the communicator handle a call other than the
-// communicator calls names, if it names one other than MPI_COMM_WORLD,
-// MPI_COMM_SELF and MPI_COMM_NULL.
+// communicator calls names, if it names one other than MPI_COMM_WORLD and
+// MPI_COMM_NULL.
 func commArg(c *call) (int, bool) {
 	i, ok := programs()[c.label].fields["comm"]
 	if !ok {
 		return 0, false
 	}
 	h := int(c.v[i])
-	return h, h != commWorld && h != commSelf && h != commNull
+	return h, h != commWorld && h != commNull
 }
 
 func commOpOf(c *call) commOp {
@@ -200,7 +208,8 @@ type passRank struct {
 // gives no communicator.
 func resolveComms(ops [][]commOp, world []int, n int) (*commTable, error) {
 	partial := len(ops) < n
-	t := &commTable{n: n, created: make([][]uint32, len(ops)), unknown: make([]map[int]int, len(ops)), epochs: make([][]uint32, len(ops))}
+	t := &commTable{n: n, created: make([][]uint32, len(ops)), unknown: make([]map[int]int, len(ops)), epochs: make([][]uint32, len(ops)),
+		self: make([]uint32, len(ops))}
 	ranks := make([]passRank, len(ops))
 	for r := range ranks {
 		// Only a rank with calls of its own writes its maps.
@@ -275,11 +284,16 @@ func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) b
 	for !pr.waiting && pr.next < len(pr.ops) {
 		o := &pr.ops[pr.next]
 		if o.label == lUse {
-			if _, ok := t.commID(ranks, r, o.comm); !ok {
+			id, ok := t.commID(ranks, r, o.comm)
+			switch {
+			case !ok:
 				if t.unknown[r] == nil {
 					t.unknown[r] = map[int]int{}
 				}
 				t.unknown[r][o.comm] += o.count
+			case id == selfID && o.coll && t.self[r] == 0:
+				t.members = append(t.members, []int32{int32(pr.world)})
+				t.self[r] = uint32(len(t.members))
 			}
 			pr.next++
 			progress = true

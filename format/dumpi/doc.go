@@ -64,8 +64,12 @@
 //     Reader.collective). Alltoallw is an Alltoallv with per-member types.
 //   - Comm_dup, Comm_split, Comm_create, Cart_create and Graph_create become
 //     CommDup, CommSplit and CommCreate with the new communicator's id (one
-//     made from MPI_COMM_SELF is MPI_COMM_SELF: its calls are local);
-//     Comm_free becomes CommFree. Init, Init_thread and Finalize stay.
+//     made from MPI_COMM_SELF is MPI_COMM_SELF); Comm_free becomes
+//     CommFree. Init, Init_thread and Finalize stay.
+//   - A collective on MPI_COMM_SELF, or on a communicator made from it, is
+//     a collective of one member, on a communicator of the rank alone that
+//     the communicator pass adds to Meta.Comms (one a rank, where it makes
+//     such calls), as the OTF2 reader has them.
 //   - Every other call is Local, its Region naming the MPI function.
 //
 // Ranks are resolved to MPI_COMM_WORLD ranks through the communicators the

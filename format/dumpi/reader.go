@@ -20,6 +20,7 @@ type Reader struct {
 	err     error
 	handles map[int]uint32 // communicator handle -> global id
 	created []uint32       // results of this rank's creating calls
+	self    uint32         // its communicator alone (commTable.self)
 	nextNew int
 	// started holds, per DUMPI request handle, the ids of the requests
 	// started under it and not completed yet, oldest first (0 for a

@@ -271,7 +271,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, rf.info), handles: map[int]uint32{},
-		reqs: make([]uint64, 0, 16), created: t.comms.created[i], epochs: t.comms.epochs[i]}, nil
+		reqs: make([]uint64, 0, 16), created: t.comms.created[i], epochs: t.comms.epochs[i], self: t.comms.self[i]}, nil
 }
 
 // absentRank is the reader of a rank without a file: it has no events.
