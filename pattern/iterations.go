@@ -351,18 +351,67 @@ func (rd *rankData) openAt(i int32) int32 {
 
 // contextSeq returns rank data rd's calls as symbols, each context
 // followed by a separator of its own (nsym + its number), and the call
-// (index in rd.ev) at each position, -1 at separators.
+// (index in rd.ev) at each position, -1 at separators. The symbols of a
+// run of consecutive receives from distinct partners are in ascending
+// order, whatever the order of the calls: a loop that receives from any
+// source (a master collecting its workers' results) gets its messages in
+// a different order at each iteration, and is still one loop of one body.
+// A receive that repeats a symbol of the run starts the next run, so that
+// receives posted one iteration after the other keep their iterations.
 func contextSeq(rd *rankData, nsym int) (seq, at []int32) {
 	seq = make([]int32, 0, len(rd.ev)+len(rd.segs))
 	at = make([]int32, 0, cap(seq))
+	var run recvRun
 	for j, a := range rd.segs {
 		b := segEnd(rd, j)
+		run.reset(seq)
 		for i := a; i < b; i++ {
-			seq = append(seq, rd.ev[i].sym)
+			e := &rd.ev[i]
+			if !e.kind.IsRecv() || run.has(seq, e.sym) {
+				run.reset(seq)
+			}
+			seq = append(seq, e.sym)
 			at = append(at, i)
+			if !e.kind.IsRecv() {
+				run.start = len(seq)
+			}
 		}
+		run.reset(seq)
 		seq = append(seq, int32(nsym+j))
 		at = append(at, -1)
 	}
 	return seq, at
+}
+
+// recvRun is the run of consecutive receives from distinct partners that
+// ends a sequence being built: from start on.
+type recvRun struct {
+	start int
+	set   map[int32]bool // its symbols, once it is long
+}
+
+// has reports whether the run holds symbol sym.
+func (r *recvRun) has(seq []int32, sym int32) bool {
+	const short = 16 // a scan beyond, a set
+	in := seq[r.start:]
+	if len(in) <= short {
+		return slices.Contains(in, sym)
+	}
+	if r.set == nil {
+		r.set = make(map[int32]bool, 2*len(in))
+		for _, s := range in {
+			r.set[s] = true
+		}
+	}
+	if r.set[sym] {
+		return true
+	}
+	r.set[sym] = true // added next
+	return false
+}
+
+// reset sorts the run's symbols and starts the next run at seq's end.
+func (r *recvRun) reset(seq []int32) {
+	slices.Sort(seq[r.start:])
+	r.start, r.set = len(seq), nil
 }
