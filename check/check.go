@@ -292,6 +292,7 @@ func Check(src trace.Source, opt Options) (*Report, error) {
 		rep.max = DefaultMaxProblems
 	}
 	static := newEngine(src, rep, Eager, opt.EagerLimit, true)
+	static.target = opt.Protocol
 	if err := static.run(); err != nil {
 		return nil, err
 	}

@@ -57,8 +57,11 @@ type waits struct {
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
 	// store is SimGrid's request storage (keyed.go), made at the rank's
-	// first wait or test by key.
-	store *reqstore.Store[*request]
+	// first wait or test by key; guessed is set once a keyed test has
+	// completed a request that the replay checked for may not have
+	// completed there (engine.surely).
+	store   *reqstore.Store[*request]
+	guessed bool
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool
@@ -75,6 +78,7 @@ type engine struct {
 	proto   Protocol
 	limit   int64
 	static  bool
+	target  Protocol // the protocol checked, of which the static pass is the eager part
 	rep     *Report
 	ranks   []rankState
 	runq    []int32
