@@ -228,7 +228,7 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 			return fmt.Errorf("%s: not written: %w", f.out, err)
 		}
 		if note != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "kairos: %s: %s\n", path, note)
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: %s\n", path, note)
 		}
 		if err := fileio.WriteFile(f.out, func(w io.Writer) error { _, err := w.Write(out.encoded); return err }); err != nil {
 			return naming("writing "+f.out, err)

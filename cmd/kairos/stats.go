@@ -29,7 +29,9 @@ also gets its flat profile: the time in each kind of MPI call over all
 ranks, its share of the MPI time, the mean time a call, and the least, mean
 and most one rank spent in it (with the rank), most time first.
 
-Volumes are counted on the sending side. Collective bytes are the send
+Volumes are counted on the sending side: the messages and bytes a rank
+received are those sent to it, received or not (check lists the messages
+no receive matches). Collective bytes are the send
 buffer each member passes (alltoall: count per peer times members; bcast
 and scatter: the root's only).
 
