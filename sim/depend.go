@@ -498,6 +498,7 @@ func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 // depWaitAll makes r wait for the requests e lists, or all it stores.
 func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
+		s.stats.actions += waitallLines(e.Requests, r.byID.Len(), func(id uint64) bool { return r.byID.Get(id) != nil }) - 1
 		for _, id := range e.Requests {
 			if q := r.byID.Get(id); q != nil {
 				s.depTake(r, q)

@@ -1775,6 +1775,50 @@ func TestTestOldestOfKey(t *testing.T) {
 	}
 }
 
+// TestActionsOfWaitsome: a waitall on some of a rank's requests (an
+// MPI_Waitsome of an OTF2 archive) counts as the waits its TI trace has,
+// one a request, and on all of them as one waitall, in either engine: the
+// archive and its TI trace count the same actions (FORM's archive counted
+// 1,778, its TI trace 1,787).
+func TestActionsOfWaitsome(t *testing.T) {
+	plat := clusterXML(t, t.TempDir(), 2, "")
+	tr := trace.New(2, trace.NewMeta())
+	add := func(r int, k trace.Kind, f func(*trace.Event)) {
+		e := trace.NewEvent(k)
+		f(&e)
+		tr.Ranks[r].Append(&e)
+	}
+	none := func(*trace.Event) {}
+	for r := range 2 {
+		add(r, trace.Init, none)
+	}
+	for i := range 3 {
+		add(0, trace.Send, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes = 1, int32(i), 100 })
+		add(1, trace.Irecv, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes, e.Request = 0, int32(i), 100, uint64(i+1) })
+	}
+	add(1, trace.Waitall, func(e *trace.Event) { e.Requests = []uint64{1, 2} })
+	add(1, trace.Waitall, func(e *trace.Event) { e.Requests = []uint64{3} })
+	for r := range 2 {
+		add(r, trace.Finalize, none)
+	}
+	asTI := writePerRank(t, filepath.Join(t.TempDir(), "w.txt"), tr)
+	for _, analytic := range []bool{false, true} {
+		cfg := sim.DefaultConfig()
+		cfg.Analytic = analytic
+		var got [2]int64
+		for i, src := range []trace.Source{tr, asTI} {
+			res, err := sim.Run(src, machineOn(t, plat, 2), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = res.Actions
+		}
+		if got[0] != 13 || got[1] != 13 {
+			t.Errorf("analytic %v: %d actions, %d from its TI trace, want 13 (two waits and a waitall)", analytic, got[0], got[1])
+		}
+	}
+}
+
 // TestActionsLeavePassiveOut: the events a replay passes over (a probe,
 // a communicator's creation, a deferred and a local call, which an OTF2
 // archive has and the run's TI trace does not) are not counted as
