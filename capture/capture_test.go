@@ -986,6 +986,33 @@ func TestTracerLeavesLibraryNames(t *testing.T) {
 	checks(t, filepath.Join(dir, "trace", "index.txt"))
 }
 
+// TestTracerTestsAsWaits: an MPI_Test that completes its receive is
+// written as a wait, one that does not as nothing (polltest.c). Rank 1's
+// two failed tests were written as TI tests: its message comes sooner in
+// the replay (the TI trace has no record of the sub-communicator's
+// barrier its sender waits in), the first test completes it, the second
+// takes away the null request that left, and the program's wait found no
+// request: Kairos' replay and SimGrid's aborted (rheolef's trace).
+func TestTracerTestsAsWaits(t *testing.T) {
+	dir := t.TempDir()
+	lib := tracertest.OpenMPI.Tracer(t, dir, false)
+	prog := filepath.Join(dir, "polltest")
+	tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("polltest.c"), "-o", prog)
+	mpirun(t, dir, lib, prog)
+	index := filepath.Join(dir, "trace", "index.txt")
+	var kinds []string
+	for _, c := range calls(t, index)[1] {
+		if k := strings.Fields(c)[0]; k == "test" || k == "wait" {
+			kinds = append(kinds, k)
+		}
+	}
+	if !slices.Equal(kinds, []string{"wait", "wait"}) {
+		t.Errorf("rank 1's tests and waits: %q, want two waits", kinds)
+	}
+	replays(t, index)
+	replaysInSimGrid(t, index)
+}
+
 // TestTracerMakesParents: the traces' directory is created with the
 // directories above it that do not exist, as mkdir -p (the program ran
 // untraced, every rank saying it could not create it).

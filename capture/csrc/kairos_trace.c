@@ -68,8 +68,9 @@
  * MPI_Finalize, by call, with their time and its share of the run, and
  * says where every call is (the OTF2 archive, for kairos convert). A
  * receive from any source or with any tag is written with the source and
- * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, testany, testsome and testall are
- * written as a wait on each request they complete; persistent requests as
+ * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, test, testany, testsome and
+ * testall are written as a wait on each request they complete (a test
+ * that completes nothing is no action: see MPI_Test); persistent requests as
  * the isend or irecv each MPI_Start starts. The neighborhood collectives
  * (and their non-blocking forms) are written as their messages, isends
  * and irecvs of tag KN_TAG completed where the collective completes, in
@@ -903,29 +904,16 @@ static void kt_unfinished(void) {
   }
 }
 
-/* kt_wait writes "wait src dst tag" (or action) for a pending request and,
- * if done, its OTF2 completion with status st and forgets it; a test that
- * did not complete it is an OTF2 MpiRequestTest, and one of its lines. A
+/* kt_wait writes "wait src dst tag" for a pending request that a call
+ * completed, and its OTF2 completion with status st, and forgets it. A
  * non-blocking collective's completion is kt_icomplete's. */
-static void kt_wait(MPI_Request req, const char *action, int done, const MPI_Status *st) {
-  if (kt_icomplete(req, done)) return;
+static void kt_wait(MPI_Request req, const MPI_Status *st) {
+  if (kt_icomplete(req, 1)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
   struct kt_req *r = &kt_reqs[i];
-  if (!done) {
-    uint64_t at = kt_pos();
-    kt_line(action);
-    kt_num(r->src);
-    kt_num(r->dst);
-    kt_num(r->tag);
-    if (r->wild) kt_pad(KT_ROOM);
-    kt_eol();
-    kt_line_of(r, at);
-    ko_tested(r->id);
-    return;
-  }
   if (kt_settle(i, st)) return;
-  kt_keyed(action, r->src, r->dst, r->tag);
+  kt_keyed("wait", r->src, r->dst, r->tag);
   ko_complete(r, st);
   kt_drop(i);
 }
@@ -3392,7 +3380,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *status) {
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_WAIT);
   int err = PMPI_Wait(req, status);
-  if (kt_on()) kt_wait(r, "wait", 1, status);
+  if (kt_on()) kt_wait(r, status);
   kt_leave();
   return err;
 }
@@ -3441,7 +3429,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
         kt_drop(j);
       }
     } else {
-      for (int i = 0; i < count; i++) kt_wait(saved[i], "wait", 1, &sts[i]);
+      for (int i = 0; i < count; i++) kt_wait(saved[i], &sts[i]);
     }
   }
   free(saved);
@@ -3450,13 +3438,24 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   return err;
 }
 
+static void kt_tested(int n, const MPI_Request reqs[]);
+
+/* A test that completes its request is written as a wait, one that does
+ * not as nothing (its time is MPI time, not computation), as testany's,
+ * testsome's and testall's: in SimGrid's replay, a test of a request the
+ * replay has completed earlier than the run leaves a null request that
+ * the next test of its key takes away, so that the program's wait then
+ * finds none and the replay aborts (a polling loop whose message comes
+ * sooner in the replay: rheolef's trace). The OTF2 archive has every
+ * test. */
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
   MPI_Request r = *req;
   MPI_Status st;
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_TEST);
   int err = PMPI_Test(req, flag, status);
-  if (kt_on()) kt_wait(r, "test", *flag, status);
+  if (kt_on() && *flag) kt_wait(r, status);
+  else if (kt_on()) kt_tested(1, &r);
   kt_leave();
   return err;
 }
@@ -4122,7 +4121,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status) {
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_WAITANY);
   int err = PMPI_Waitany(n, reqs, index, status);
-  if (kt_on() && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1, status);
+  if (kt_on() && *index != MPI_UNDEFINED) kt_wait(saved[*index], status);
   free(saved);
   kt_leave();
   return err;
@@ -4134,7 +4133,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
   kt_enter(R_WAITSOME);
   int err = PMPI_Waitsome(n, reqs, outcount, idx, sts);
   if (kt_on() && *outcount != MPI_UNDEFINED)
-    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1, &sts[i]);
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], &sts[i]);
   free(saved);
   free(own);
   kt_leave();
@@ -4147,7 +4146,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_TESTANY);
   int err = PMPI_Testany(n, reqs, index, flag, status);
-  if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], "wait", 1, status);
+  if (kt_on() && *flag && *index != MPI_UNDEFINED) kt_wait(saved[*index], status);
   if (kt_on() && !*flag) kt_tested(n, saved);
   free(saved);
   kt_leave();
@@ -4160,7 +4159,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
   kt_enter(R_TESTSOME);
   int err = PMPI_Testsome(n, reqs, outcount, idx, sts);
   if (kt_on() && *outcount != MPI_UNDEFINED)
-    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], "wait", 1, &sts[i]);
+    for (int i = 0; i < *outcount; i++) kt_wait(saved[idx[i]], &sts[i]);
   if (kt_on() && *outcount == 0) kt_tested(n, saved);
   free(saved);
   free(own);
@@ -4174,7 +4173,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
   kt_enter(R_TESTALL);
   int err = PMPI_Testall(n, reqs, flag, sts);
   if (kt_on() && *flag)
-    for (int i = 0; i < n; i++) kt_wait(saved[i], "wait", 1, &sts[i]);
+    for (int i = 0; i < n; i++) kt_wait(saved[i], &sts[i]);
   if (kt_on() && !*flag) kt_tested(n, saved);
   free(saved);
   free(own);
