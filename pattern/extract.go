@@ -99,8 +99,8 @@ type rankData struct {
 	open    []int32
 	openEnd int32
 	// gap[i] is the computation before call ev[i] since the rank's
-	// previous MPI call: seconds in a timed trace, else flops (and
-	// sleeps' seconds as nanoflops).
+	// previous MPI call other than a probe (trace.Passive): seconds in a
+	// timed trace, else flops (and sleeps' seconds as nanoflops).
 	gap []float64
 }
 
@@ -151,7 +151,9 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	var pos int32
 	var region uint32
 	pending := map[uint64]int32{} // request -> index in rd.ev
-	var work float64              // computation since the last MPI call (untimed)
+	// work and comp are the computation since the last MPI call a replay
+	// acts on: flops (untimed), seconds (timed).
+	var work, comp float64
 	var lastExit trace.Time
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
@@ -167,16 +169,23 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 			}
 			continue
 		}
-		gap := work
 		if e.HasTime {
-			gap = 0
 			if pos > 0 && e.Enter > lastExit {
-				gap = (e.Enter - lastExit).Seconds()
+				comp += (e.Enter - lastExit).Seconds()
 			}
 			lastExit = e.Exit
 		}
-		work = 0
 		pos++
+		if trace.Passive(e.Kind) {
+			// A probe: a replay does nothing for it, and the computations
+			// around it are one (a TI trace has one line for them).
+			continue
+		}
+		gap := work
+		if e.HasTime {
+			gap = comp
+		}
+		work, comp = 0, 0
 		switch e.Kind {
 		case trace.Waitall:
 			complete(&rd, pending, e)

@@ -1,6 +1,8 @@
 package pattern
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"kairos/trace"
@@ -220,5 +222,59 @@ func TestAnySourceOrder(t *testing.T) {
 	}
 	if len(p.Comm) != 1 || len(p.Sequence) != steps {
 		t.Errorf("%d instances of %d patterns, want %d of 1", len(p.Sequence), len(p.Comm), steps)
+	}
+}
+
+// TestProbesJoinComputation: a rank's loop starts where the same in a
+// timed trace as in the time-independent one made from it: the
+// computations between a poll's probes are one computation in both (a
+// TI trace has no probes). In the timed trace the gap before a call was
+// the time since the last probe, so rank 0's iterations, 5 ms before its
+// receive from rank 1 and 40 polls of 0.25 ms before the one from rank
+// 2, started at R1 in the archive and at R2 in its TI trace (IQ-TREE's
+// archive and TI trace had 15 and 16 communication patterns).
+func TestProbesJoinComputation(t *testing.T) {
+	const ms = trace.Time(1e9)
+	tr := trace.New(3, trace.NewMeta())
+	at := make([]trace.Time, 3)
+	call := func(r int, e trace.Event, gap trace.Time) {
+		at[r] += gap
+		e.HasTime, e.Enter, e.Exit = true, at[r], at[r]+ms/100
+		at[r] += ms / 100
+		tr.Ranks[r].Append(&e)
+	}
+	for range 20 {
+		for w := 1; w <= 2; w++ {
+			e := trace.NewEvent(trace.Send)
+			e.Partner, e.SendBytes = 0, 4
+			call(w, e, 15*ms)
+		}
+		e := trace.NewEvent(trace.Recv)
+		e.Partner, e.RecvBytes = 1, 4
+		call(0, e, 5*ms)
+		for range 40 {
+			p := trace.NewEvent(trace.Iprobe)
+			p.Partner = 2
+			call(0, p, ms/4)
+		}
+		e.Partner = 2
+		call(0, e, ms/4)
+	}
+	words := func(src trace.Source) []string {
+		p, err := Detect(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w []string
+		for _, pp := range p.Process {
+			if pp.Rank == 0 {
+				w = append(w, fmt.Sprintf("%s×%d", pp.Word(), len(pp.Positions)))
+			}
+		}
+		return w
+	}
+	timed, untimed := words(tr), words(trace.Untimed(tr, 1e9))
+	if !slices.Equal(timed, untimed) {
+		t.Errorf("rank 0's process patterns: %q timed, %q time-independent", timed, untimed)
 	}
 }
