@@ -61,7 +61,7 @@ func (e *engine) popKey(r int, ev *trace.Event) *request {
 				ev.Kind, ev.Source, ev.Partner, ev.Tag)
 		case e.static:
 			e.rep.add(Warning, r, e.ranks[r].index, "%s of %d to %d tag %d may find no request outstanding, where SimGrid's replay aborts: "+
-				"a test before it completed a request here that the replay completes only when its timing allows",
+				"whether an earlier test of the rank completes a request there depends on the replay's timing",
 				ev.Kind, ev.Source, ev.Partner, ev.Tag)
 		}
 		return nil
