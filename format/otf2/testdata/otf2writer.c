@@ -14,8 +14,10 @@
  *   otf2writer DIR pending    2 ranks that start an isend and an irecv in
  *                             one call (a Startall), complete both in
  *                             another, then leave a receive pending,
- *                             tested once and never completed, and wait
- *                             on a null request.
+ *                             tested once and never completed, wait
+ *                             on a null request, and call a barrier
+ *                             with no collective record (the tracer's on
+ *                             a communicator of another MPI world).
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -50,13 +52,13 @@ static void check(OTF2_ErrorCode s, const char* what)
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
-       S_ARG0, NSTR = S_ARG0 + 300 };
-enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, NREG };
+       S_BARRIER, S_ARG0, NSTR = S_ARG0 + 300 };
+enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
-    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer" };
+    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -80,6 +82,7 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
         { S_SENDRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         { S_IALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
+        { S_BARRIER, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -389,6 +392,7 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 1), "irecv request"), n++));
     CALL(R_WAIT, (check(OTF2_EvtWriter_MpiRequestTest(w, NULL, t + 1, 1), "test"), n++));
     CALL(R_WAIT, (void)0); /* a wait on a null request: nothing inside */
+    CALL(R_BARRIER, (void)0); /* on a communicator with another MPI world's processes: no record */
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
 #undef CALL
     *tmax = t;
