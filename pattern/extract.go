@@ -105,9 +105,10 @@ type rankData struct {
 }
 
 // Untimed reports whether rank 0's first call that takes part in
-// patterns has no timestamps, which makes src untimed for the steps that
-// need them (ErrUntimed) before its patterns are found; false where it
-// cannot tell, those steps then finding out themselves.
+// patterns (or, where none does, its first MPI call) has no timestamps,
+// which makes src untimed for the steps that need them (ErrUntimed)
+// before its patterns are found; false where it cannot tell, those steps
+// then finding out themselves.
 func Untimed(src trace.Source) bool {
 	if src.NumRanks() == 0 {
 		return false
@@ -117,12 +118,17 @@ func Untimed(src trace.Source) bool {
 		return false
 	}
 	defer rd.Close()
+	seen, untimed := false, false // the first MPI call, and whether it has no timestamps
 	for rd.Next() {
-		if e := rd.Event(); communicates(e.Kind) {
+		e := rd.Event()
+		if communicates(e.Kind) {
 			return !e.HasTime
 		}
+		if !seen && e.Kind.IsMPI() {
+			seen, untimed = true, !e.HasTime
+		}
 	}
-	return false
+	return untimed
 }
 
 // communicates reports whether a call of kind k takes part in patterns.
@@ -155,6 +161,7 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 	// acts on: flops (untimed), seconds (timed).
 	var work, comp float64
 	var lastExit trace.Time
+	var firstTimed bool // the rank's first MPI call has timestamps
 	for i := int32(0); in.Next(); i++ {
 		e := in.Event()
 		if !e.Kind.IsMPI() || e.Kind == trace.Local {
@@ -174,6 +181,9 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 				comp += (e.Enter - lastExit).Seconds()
 			}
 			lastExit = e.Exit
+		}
+		if pos == 0 {
+			firstTimed = e.HasTime
 		}
 		pos++
 		if trace.Passive(e.Kind) {
@@ -212,6 +222,11 @@ func readRank(src trace.Source, r int, syms *symbols, sizeHint int) (rd rankData
 		}
 		rd.ev = append(rd.ev, makeEvent(e, i, pos-1, syms))
 		rd.timed = rd.timed && e.HasTime
+	}
+	if len(rd.ev) == 0 && pos > 0 {
+		// A rank with no communication call is as timed as its first MPI
+		// call (MPI_Init).
+		rd.timed = firstTimed
 	}
 	rd.openEnd = int32(len(pending))
 	if err := in.Err(); err != nil {

@@ -7,9 +7,11 @@ import (
 )
 
 // TestUntimed: a trace is untimed for the steps that need timestamps when
-// rank 0's first call taking part in patterns has none; an untimed
-// MPI_Init before timed calls does not make it so, nor does an empty
-// trace.
+// rank 0's first call taking part in patterns has none, or, where it
+// makes none, its first MPI call (`slow` on a TI trace of MPI_Init,
+// computation and MPI_Finalize found "0 slow instances of 0" and `phases`
+// printed times); an untimed MPI_Init before timed calls does not make it
+// so, nor does an empty trace. Detect agrees.
 func TestUntimed(t *testing.T) {
 	ev := func(k trace.Kind, timed bool) trace.Event {
 		e := trace.NewEvent(k)
@@ -28,13 +30,18 @@ func TestUntimed(t *testing.T) {
 		{"untimed", []trace.Event{ev(trace.Init, false), ev(trace.Send, false)}, true},
 		{"untimed init only", []trace.Event{ev(trace.Init, false), ev(trace.Send, true)}, false},
 		{"no call", []trace.Event{ev(trace.Compute, false)}, false},
+		{"no communication, untimed", []trace.Event{ev(trace.Init, false), ev(trace.Compute, false), ev(trace.Finalize, false)}, true},
+		{"no communication, timed", []trace.Event{ev(trace.Init, true), ev(trace.Finalize, true)}, false},
 	} {
-		tr := trace.New(2, trace.NewMeta())
+		tr := trace.New(1, trace.NewMeta())
 		for i := range c.events {
 			tr.Ranks[0].Append(&c.events[i])
 		}
 		if got := Untimed(tr); got != c.want {
 			t.Errorf("%s: Untimed %v, want %v", c.name, got, c.want)
+		}
+		if p, err := Detect(tr); err != nil || p.Timed == c.want && c.name != "no call" {
+			t.Errorf("%s: Detect's Timed %v (%v), want %v", c.name, p != nil && p.Timed, err, !c.want)
 		}
 	}
 	if Untimed(trace.New(0, trace.NewMeta())) {
