@@ -68,7 +68,10 @@ type Event struct {
 	RecvCounts []int64
 
 	// Request identifies the request an Isend or Irecv starts and a Wait
-	// or Test completes. Requests lists those a Waitall completes; nil
+	// or Test completes; on a collective, that of the non-blocking
+	// collective it was (MPI_Ibarrier...), read as the blocking one where
+	// it completed: its Enter is then the completing call's, not the
+	// collective's. Requests lists those a Waitall completes; nil
 	// means every request the rank still has outstanding. A Test's
 	// Requests holds its Request where the run's test completed it
 	// (SetTestDone); nil where it did not, or where the trace does not

@@ -71,6 +71,12 @@ type span struct {
 // untimed marks an event without times: no wait state involves it.
 const untimed uint8 = 1
 
+// completed marks a non-blocking collective read where it completed
+// (Event.Request): its times are the completing call's, and its members'
+// entries into the collective, their posts, are not in the trace, so no
+// wait state or clock-condition violation is told from them.
+const completed uint8 = 2
+
 // gap is the time before the event that belongs to it: computation
 // leading to the call.
 func (s *span) gap() trace.Time { return max(s.enter-s.start, 0) }
@@ -291,6 +297,9 @@ func (rr *reader) push(e *trace.Event) int32 {
 		fallthrough
 	default:
 		s.enter, s.exit = e.Enter, max(e.Exit, e.Enter)
+	}
+	if e.Kind.IsCollective() && e.Request != 0 {
+		s.flags |= completed
 	}
 	s.start = rr.clock
 	idx := int32(len(rr.rd.spans))

@@ -163,7 +163,7 @@ func (d *detector) collective(c *collective) {
 	enter, exit := make([]trace.Time, n), make([]trace.Time, n)
 	payload := false
 	for i, r := range c.members {
-		if !d.timed(r, c.calls[i]) {
+		if !d.timed(r, c.calls[i]) || d.span(r, c.calls[i]).flags&completed != 0 {
 			return
 		}
 		s := d.span(r, c.calls[i])

@@ -43,6 +43,33 @@ func TestCollectiveViolations(t *testing.T) {
 	}
 }
 
+// TestNonBlockingCollective: an MPI_Ibarrier read as the barrier where
+// its MPI_Wait completed it (its Request set) has the wait's times, not
+// the post's: rank 0, which waited from 0 to 1, left before rank 2
+// entered its wait at 60, all three having posted the barrier at 0. That
+// is no clock-condition violation and no wait at a barrier (the OTF2
+// archive of such a program had 6); the same calls of a blocking barrier
+// are two.
+func TestNonBlockingCollective(t *testing.T) {
+	for _, c := range []struct {
+		request    uint64
+		violations int
+	}{{7, 0}, {0, 2}} {
+		b := build(
+			[]trace.Event{call(trace.Barrier, 0, 1, req(c.request))},
+			[]trace.Event{call(trace.Compute, 0, 30), call(trace.Barrier, 30, 31, req(c.request))},
+			[]trace.Event{call(trace.Compute, 0, 60), call(trace.Barrier, 60, 61, req(c.request))},
+		)
+		a := analyze(t, b)
+		if a.ClockViolations != c.violations {
+			t.Errorf("request %d: %d clock-condition violations, want %d", c.request, a.ClockViolations, c.violations)
+		}
+		if c.request != 0 {
+			wantWaits(t, a, nil)
+		}
+	}
+}
+
 // TestWaitsomeCompletesTogether: an MPI_Waitsome that completed two
 // receives is read as a wait of each, the first taking no time at the
 // call's entry (trace.ShareCallTime); the two complete together at the

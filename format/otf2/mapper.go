@@ -342,6 +342,7 @@ func (m *mapper) completeCollective(e *Event) {
 	delete(m.nbcSeq, e.Request)
 	delete(m.reqOrd, e.Request)
 	coll := m.collective(e, seq)
+	coll.Request = e.Request // read as blocking: its Enter is not the call's
 	if m.fillHeld(e.Request, func(ev *trace.Event) { placeColl(ev, coll) }) {
 		return
 	}
