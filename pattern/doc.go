@@ -12,8 +12,9 @@
 //     default) at the iterations of their loops (iterationCuts), and each
 //     context is covered left to right by the longest maximal repeat
 //     starting there, found in linear time with a suffix array (package
-//     suffix). Consecutive receives from distinct partners are compared
-//     in one order (a master's receives from any source come in any). A repeat that is an exact power u^m inside a longer context
+//     suffix). Consecutive blocking receives from distinct partners are
+//     compared in one order (a master's receives from any source come in
+//     any). A repeat that is an exact power u^m inside a longer context
 //     (a loop) is reduced to u. Calls where no maximal repeat starts form a
 //     pattern of their own. With Iterations, each rank's runs of
 //     iterations are then turned to pair with its partners' (align).

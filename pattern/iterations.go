@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"kairos/pattern/suffix"
+	"kairos/trace"
 )
 
 // Method chooses how Detect cuts the ranks' calls into contexts, and how
@@ -352,12 +353,15 @@ func (rd *rankData) openAt(i int32) int32 {
 // contextSeq returns rank data rd's calls as symbols, each context
 // followed by a separator of its own (nsym + its number), and the call
 // (index in rd.ev) at each position, -1 at separators. The symbols of a
-// run of consecutive receives from distinct partners are in ascending
-// order, whatever the order of the calls: a loop that receives from any
-// source (a master collecting its workers' results) gets its messages in
-// a different order at each iteration, and is still one loop of one body.
-// A receive that repeats a symbol of the run starts the next run, so that
-// receives posted one iteration after the other keep their iterations.
+// run of consecutive blocking receives from distinct partners are in
+// ascending order, whatever the order of the calls: a loop that receives
+// from any source (a master collecting its workers' results) gets its
+// messages in a different order at each iteration, and is still one loop
+// of one body. A receive that repeats a symbol of the run starts the next
+// run, so that receives one iteration after the other keep their
+// iterations. Non-blocking receives keep their order, the program's (HPCC's
+// RandomAccess posts and polls them: sorted, its irregular kernel was cut
+// into loops).
 func contextSeq(rd *rankData, nsym int) (seq, at []int32) {
 	seq = make([]int32, 0, len(rd.ev)+len(rd.segs))
 	at = make([]int32, 0, cap(seq))
@@ -367,12 +371,12 @@ func contextSeq(rd *rankData, nsym int) (seq, at []int32) {
 		run.reset(seq)
 		for i := a; i < b; i++ {
 			e := &rd.ev[i]
-			if !e.kind.IsRecv() || run.has(seq, e.sym) {
+			if e.kind != trace.Recv || run.has(seq, e.sym) {
 				run.reset(seq)
 			}
 			seq = append(seq, e.sym)
 			at = append(at, i)
-			if !e.kind.IsRecv() {
+			if e.kind != trace.Recv {
 				run.start = len(seq)
 			}
 		}
@@ -383,8 +387,8 @@ func contextSeq(rd *rankData, nsym int) (seq, at []int32) {
 	return seq, at
 }
 
-// recvRun is the run of consecutive receives from distinct partners that
-// ends a sequence being built: from start on.
+// recvRun is the run of consecutive blocking receives from distinct
+// partners that ends a sequence being built: from start on.
 type recvRun struct {
 	start int
 	set   map[int32]bool // its symbols, once it is long
