@@ -498,13 +498,15 @@ func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 // depWaitAll makes r wait for the requests e lists, or all it stores.
 func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
-		s.stats.actions += waitallLines(e.Requests, r.byID.Len(), func(id uint64) bool { return r.byID.Get(id) != nil }) - 1
+		n, found := r.byID.Len(), 0
 		for _, id := range e.Requests {
 			if q := r.byID.Get(id); q != nil {
+				found++
 				s.depTake(r, q)
 				s.depAddWait(r, q)
 			}
 		}
+		s.stats.actions += waitallLines(found, n) - 1
 		return
 	}
 	for i, q := range r.out {

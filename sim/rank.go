@@ -933,9 +933,10 @@ func (s *simulation) popReq(r *rank, e *trace.Event) (q *request, ok bool) {
 // them, the requests listed) and clears them from the store.
 func (s *simulation) waitAll(r *rank, e *trace.Event) {
 	if e.Requests != nil {
-		s.stats.actions += waitallLines(e.Requests, r.byID.Len(), func(id uint64) bool { return r.byID.Get(id) != nil }) - 1
+		n, found := r.byID.Len(), 0
 		for _, id := range e.Requests {
 			if q := r.byID.Get(id); q != nil {
+				found++
 				q.refs++
 				s.dropID(r, q)
 				s.dropKey(r, q)
@@ -943,6 +944,7 @@ func (s *simulation) waitAll(r *rank, e *trace.Event) {
 				s.unref(q)
 			}
 		}
+		s.stats.actions += waitallLines(found, n) - 1
 		return
 	}
 	r.store.Drain(func(q *request) {
@@ -1060,17 +1062,11 @@ func (s *simulation) test(r *rank, e *trace.Event) bool {
 // replay (Result.Actions): a TI trace has a line for it.
 func isAction(k trace.Kind) bool { return !trace.Passive(k) && k != trace.Local }
 
-// waitallLines is how many lines a TI trace has for a waitall on requests
-// ids, outstanding of which are those out reports, of the rank's n
-// outstanding (format/ti's writer): a waitall where they are all of them
-// or none, else a wait for each (an MPI_Waitsome that completed some).
-func waitallLines(ids []uint64, n int, out func(uint64) bool) int64 {
-	k := 0
-	for _, id := range ids {
-		if out(id) {
-			k++
-		}
-	}
+// waitallLines is how many lines a TI trace has for a waitall on k of a
+// rank's n outstanding requests (format/ti's writer): a waitall where they
+// are all of them or none, else a wait for each (an MPI_Waitsome that
+// completed some).
+func waitallLines(k, n int) int64 {
 	if k == 0 || k == n {
 		return 1
 	}

@@ -239,10 +239,10 @@ static const char *const kt_names[R_NREGIONS] = {
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
- * its status's source is a rank of. Its TI lines (the isend or irecv, the
- * tests that did not complete it) are where kt_patch can rewrite them:
- * the lines of a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG get the
- * source and tag it matched, those of a cancelled request are blanked. */
+ * its status's source is a rank of. Its TI line (the isend or irecv; len
+ * 0 where no TI trace is written) is where kt_patch can rewrite it: that
+ * of a receive from MPI_ANY_SOURCE or with MPI_ANY_TAG gets the source and
+ * tag it matched, that of a cancelled request is blanked. */
 struct kt_tline {
   uint64_t off; /* in the rank's TI file */
   uint32_t len; /* with its newline */
@@ -256,8 +256,7 @@ struct kt_req {
   long bytes;
   int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
   int cancel;        /* MPI_Cancel was called on it */
-  struct kt_tline *lines; /* its TI lines */
-  int nlines, caplines;
+  struct kt_tline line; /* its TI line */
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -753,18 +752,6 @@ static int kt_world_coll(MPI_Comm comm) {
  * spaces at the end of a line. */
 enum { KT_ROOM = 14 };
 
-/* kt_line_of records that the line written from offset at to here is one
- * of request r's. */
-static void kt_line_of(struct kt_req *r, uint64_t at) {
-  if (!kt_ti) return;
-  if (r->nlines == r->caplines) {
-    r->caplines = r->caplines ? 2 * r->caplines : 2;
-    r->lines = realloc(r->lines, r->caplines * sizeof *r->lines);
-    if (!r->lines) abort();
-  }
-  r->lines[r->nlines++] = (struct kt_tline){at, (uint32_t)(kt_pos() - at)};
-}
-
 /* kt_post writes the isend or irecv line of a request just started (to or
  * from world rank peer) and records the request; it returns the request
  * id of its OTF2 records. */
@@ -785,34 +772,29 @@ static uint64_t kt_post(MPI_Request req, int send, int peer, int tag, long bytes
   kt_num(bytes);
   if (r->wild) kt_pad(KT_ROOM);
   kt_eol();
-  kt_line_of(r, at);
+  if (kt_ti) r->line = (struct kt_tline){at, (uint32_t)(kt_pos() - at)};
   return r->id;
 }
 
-/* kt_relines rewrites request r's lines in place: with its key (the
- * source and tag a wildcard receive matched), or, if blank, as blank
- * lines (a cancelled request is no TI action). Each line keeps its
- * length, so that the lines written since stay where they are. */
+/* kt_relines rewrites request r's line in place: with its key (the
+ * source and tag a wildcard receive matched), or, if blank, as a blank
+ * line (a cancelled request is no TI action). The line keeps its length,
+ * so that the lines written since stay where they are. */
 static void kt_relines(const struct kt_req *r, int blank) {
   char text[160];
-  for (int i = 0; i < r->nlines; i++) {
-    size_t len = r->lines[i].len;
-    int n = 0;
-    if (blank)
-      n = 0;
-    else if (i == 0)
-      n = snprintf(text, sizeof text, "%d %s %d %d %ld", kt_rank, r->send ? "isend" : "irecv", r->send ? r->dst : r->src,
-                   r->tag, r->bytes);
-    else
-      n = snprintf(text, sizeof text, "%d test %d %d %d", kt_rank, r->src, r->dst, r->tag);
-    if (n < 0 || (size_t)n >= len || len > sizeof text) {
-      kt_unpatched++;
-      continue;
-    }
-    memset(text + n, ' ', len - 1 - n);
-    text[len - 1] = '\n';
-    kt_patch(r->lines[i].off, text, len);
+  size_t len = r->line.len;
+  int n = 0;
+  if (len == 0) return;
+  if (!blank)
+    n = snprintf(text, sizeof text, "%d %s %d %d %ld", kt_rank, r->send ? "isend" : "irecv", r->send ? r->dst : r->src,
+                 r->tag, r->bytes);
+  if (n < 0 || (size_t)n >= len || len > sizeof text) {
+    kt_unpatched++;
+    return;
   }
+  memset(text + n, ' ', len - 1 - n);
+  text[len - 1] = '\n';
+  kt_patch(r->line.off, text, len);
 }
 
 /* kt_find returns the index of req among the pending requests, or -1. */
@@ -823,7 +805,6 @@ static int kt_find(MPI_Request req) {
 }
 
 static void kt_drop(int i) {
-  free(kt_reqs[i].lines);
   memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
   kt_nreq--;
 }
@@ -1798,7 +1779,7 @@ static void kp_spill(void) {
 static size_t kp_take(const char *buf, size_t len, uint64_t base, int all) {
   uint64_t h = base + len;
   for (int i = 0; !all && i < kt_nreq; i++)
-    if (kt_reqs[i].nlines > 0 && kt_reqs[i].lines[0].off < h) h = kt_reqs[i].lines[0].off;
+    if (kt_reqs[i].line.len > 0 && kt_reqs[i].line.off < h) h = kt_reqs[i].line.off;
   size_t n = h > base ? (size_t)(h - base) : 0;
   while (n > 0 && buf[n - 1] != '\n') n--;
   for (size_t i = 0; i < n && !kp_spilled;) {
