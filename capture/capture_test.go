@@ -992,25 +992,43 @@ func TestTracerLeavesLibraryNames(t *testing.T) {
 // the replay (the TI trace has no record of the sub-communicator's
 // barrier its sender waits in), the first test completes it, the second
 // takes away the null request that left, and the program's wait found no
-// request: Kairos' replay and SimGrid's aborted (rheolef's trace).
+// request: Kairos' replay and SimGrid's aborted (rheolef's trace). The
+// OTF2 archive of the same run is read alike, a failed test as MPI time
+// (a deferred call), and its replay tests nothing: its failed tests were
+// tests, replayed with SMPI's back-off (rheolef's archive took 16.2 s,
+// its TI trace 9.6 s).
 func TestTracerTestsAsWaits(t *testing.T) {
 	dir := t.TempDir()
-	lib := tracertest.OpenMPI.Tracer(t, dir, false)
+	lib := tracertest.OpenMPI.Tracer(t, dir, true)
 	prog := filepath.Join(dir, "polltest")
 	tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("polltest.c"), "-o", prog)
-	mpirun(t, dir, lib, prog)
-	index := filepath.Join(dir, "trace", "index.txt")
-	var kinds []string
-	for _, c := range calls(t, index)[1] {
-		if k := strings.Fields(c)[0]; k == "test" || k == "wait" {
-			kinds = append(kinds, k)
+	mpirunFormat(t, dir, "ti,otf2", lib, prog)
+	index, archive := filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")
+	for _, path := range []string{index, archive} {
+		var kinds []string
+		for _, c := range calls(t, path)[1] {
+			if k := strings.Fields(c)[0]; k == "test" || k == "wait" {
+				kinds = append(kinds, k)
+			}
 		}
-	}
-	if !slices.Equal(kinds, []string{"wait", "wait"}) {
-		t.Errorf("rank 1's tests and waits: %q, want two waits", kinds)
+		if !slices.Equal(kinds, []string{"wait", "wait"}) {
+			t.Errorf("%s: rank 1's tests and waits: %q, want two waits", filepath.Base(path), kinds)
+		}
 	}
 	replays(t, index)
 	replaysInSimGrid(t, index)
+	src, _, err := format.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := platform.ParseCluster("4x1Gf,125MBps,50us")
+	res, err := sim.Simulate(trace.UntimedAbove(src, 1e9, trace.FromSeconds(1e-6)), p, nil, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tests := res.Ranks[1].Tests; tests != 0 {
+		t.Errorf("the archive's replay tests %d times on rank 1, want none", tests)
+	}
 }
 
 // TestTracerMakesParents: the traces' directory is created with the

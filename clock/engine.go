@@ -407,15 +407,14 @@ func (e *engine) poll(st *rankState, d float64) {
 	st.lag = 0
 }
 
-// pollRegions are the regions of a testany, testsome or testall: one
-// that completes nothing is, as the readers give it, a local or deferred
-// call in its MPI function's region (a time-independent trace has no
-// action for it, nor a test of each request), and its time is polling,
-// as an MPI_Test's.
+// pollRegions are the regions of the tests: one that completes nothing
+// is, as the readers of OTF2 and DUMPI give it, a local or deferred call
+// in its MPI function's region (a time-independent trace has no action
+// for it), and its time is polling, as a TI trace's test's.
 func pollRegions(m *trace.Meta) map[uint32]bool {
 	polls := map[uint32]bool{}
 	for id, r := range m.Regions {
-		if r.Name == "MPI_Testany" || r.Name == "MPI_Testsome" || r.Name == "MPI_Testall" {
+		if r.Name == "MPI_Test" || r.Name == "MPI_Testany" || r.Name == "MPI_Testsome" || r.Name == "MPI_Testall" {
 			polls[uint32(id)] = true
 		}
 	}

@@ -72,10 +72,11 @@ type Event struct {
 	// collective it was (MPI_Ibarrier...), read as the blocking one where
 	// it completed: its Enter is then the completing call's, not the
 	// collective's. Requests lists those a Waitall completes; nil
-	// means every request the rank still has outstanding. A Test's
-	// Requests holds its Request where the run's test completed it
-	// (SetTestDone); nil where it did not, or where the trace does not
-	// say (TI).
+	// means every request the rank still has outstanding. A Test is a TI
+	// trace's test, which may or may not complete its request: the
+	// readers of traces that say (OTF2, DUMPI) have a test that completed
+	// a request as a Wait, and one that did not as a Deferred call, as
+	// Kairos' tracer writes them.
 	Request  uint64
 	Requests []uint64
 
@@ -229,15 +230,4 @@ func (e *Event) String() string {
 		s += " compute=" + strconv.FormatFloat(e.Compute, 'g', -1, 64)
 	}
 	return s
-}
-
-// SetTestDone marks the Test e as having completed its request in the
-// run, as Kairos' tracer takes a request a successful MPI_Test completed
-// out of those a later waitall covers.
-func (e *Event) SetTestDone() { e.Requests = []uint64{e.Request} }
-
-// TestDone reports whether e is a Test that completed its request in the
-// run (SetTestDone).
-func (e *Event) TestDone() bool {
-	return e.Kind == Test && len(e.Requests) == 1 && e.Requests[0] == e.Request
 }

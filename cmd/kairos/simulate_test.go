@@ -178,6 +178,42 @@ func TestSimulateWarnings(t *testing.T) {
 	}
 }
 
+// TestSimulateTestBackoff: a TI trace's tests (SimGrid's tracer writes
+// them) replay with SMPI's test back-off, which simulate reports as its
+// own category, says where it happened and how to replay without it.
+func TestSimulateTestBackoff(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("0 init\n0 irecv 1 7 4\n")
+	for range 300 {
+		b.WriteString("0 test 1 0 7\n")
+	}
+	b.WriteString("0 finalize\n1 init\n1 compute 1e9\n1 send 0 7 4\n1 finalize\n")
+	tr := testenv.WriteFile(t, "poll.ti", b.String())
+	var res struct {
+		Ranks []struct {
+			Backoff float64 `json:"test_backoff"`
+			Tests   int64   `json:"tests"`
+		} `json:"ranks"`
+		Polling *struct {
+			FailedTests int64 `json:"failed_tests"`
+		} `json:"polling"`
+	}
+	code, out, errb := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--json", tr)
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+		t.Fatalf("simulate: exit %d: %s%s", code, errb, out)
+	}
+	if res.Polling == nil || res.Polling.FailedTests < 100 || res.Ranks[0].Backoff <= 0 || res.Ranks[0].Tests < 100 {
+		t.Errorf("simulate --json: %s", out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", tr); code != 0 || !strings.Contains(out, "test back-off: SMPI slept") ||
+		!strings.Contains(out, "--cfg smpi/test:0") {
+		t.Errorf("simulate: exit %d:\n%s", code, out)
+	}
+	if code, out, _ := csRun("simulate", "--cluster", "2x1Gf,10GBps,1us", "--cfg", "smpi/test:0", tr); code != 0 || strings.Contains(out, "test back-off") {
+		t.Errorf("simulate --cfg smpi/test:0: exit %d:\n%s", code, out)
+	}
+}
+
 // TestSimulateOptimFull: the paper's ring with SimGrid's full update of
 // the network, and of the CPUs too, takes the ring's time, and the JSON
 // result names the solver; the network's Lazy update without selective

@@ -51,14 +51,12 @@
 //     becomes an Isend or Irecv (a Startall of n requests, n events at the
 //     call's times); a completion makes it inactive, and completing an
 //     inactive request completes nothing; Request_free forgets it.
-//   - Wait and Test complete their request; Waitall becomes a Waitall of
-//     its requests; Waitany, Testany and Testall (with a true flag),
-//     Waitsome and Testsome a Wait of each request they completed, sharing
-//     the call's time; a successful Test is marked so (Event.TestDone), and
-//     Request_free of an active request retires it. MPI_REQUEST_NULL is left
-//     out; a Testany, Testall or Testsome that completes nothing is
-//     Deferred (MPI time, polling), any other call that completes nothing
-//     Local.
+//   - Waitall becomes a Waitall of its requests; Wait, Waitany, Waitsome
+//     and the tests (with a true flag) a Wait of each request they
+//     completed, sharing the call's time, as Kairos' tracer writes them;
+//     Request_free of an active request retires it. MPI_REQUEST_NULL is
+//     left out; a test that completes nothing is Deferred (MPI time,
+//     polling), any other call that completes nothing Local.
 //   - Collectives carry per-member bytes, the root as a world rank, and the
 //     v-collectives' per-member bytes in SendCounts/RecvCounts (see
 //     Reader.collective). Alltoallw is an Alltoallv with per-member types.

@@ -212,33 +212,31 @@ func (r *Reader) startRequest(h int64, real bool) uint64 {
 	return id
 }
 
-// request returns the id of the oldest request outstanding under DUMPI
-// handle h, false for MPI_REQUEST_NULL, a handle that started nothing
-// the trace follows (a non-blocking collective, which sst-dumpi does not
-// record) and a request that completes nothing; take also completes it.
-func (r *Reader) request(h int32, take bool) (uint64, bool) {
+// take completes the oldest request outstanding under DUMPI handle h and
+// returns its id, false for MPI_REQUEST_NULL, a handle that started
+// nothing the trace follows (a non-blocking collective, which sst-dumpi
+// does not record) and a request that completes nothing.
+func (r *Reader) take(h int32) (uint64, bool) {
 	q := r.started[h]
 	if h <= 1 || len(q) == 0 {
 		return 0, false
 	}
-	if take {
-		if len(q) == 1 {
-			r.started[h] = q[:0] // its array serves the handle's next start
-		} else {
-			r.started[h] = q[1:]
-		}
+	if len(q) == 1 {
+		r.started[h] = q[:0] // its array serves the handle's next start
+	} else {
+		r.started[h] = q[1:]
 	}
 	return q[0], q[0] != 0
 }
 
-// completion maps Wait*, Test*: Wait and Test complete their request;
-// Waitall becomes a Waitall of its requests; Waitany, Testany, Testall
-// (with flag), Waitsome and Testsome a Wait of each request they
-// completed, as the tracer and the OTF2 reader have them (what completed
-// a request in the run completes it in a replay). A Testany, Testall or
-// Testsome that completes nothing is Deferred, MPI time as the OTF2
-// reader has it (a test of each request could complete in a replay one a
-// later call waits for); any other call that completes nothing is Local.
+// completion maps Wait*, Test*: Waitall becomes a Waitall of its
+// requests; Wait, Waitany, Waitsome and the tests (with flag) a Wait of
+// each request they completed, as the tracer and the OTF2 reader have
+// them (what completed a request in the run completes it in a replay). A
+// test that completes nothing is Deferred, MPI time as the OTF2 reader
+// has it (a test could complete in a replay a request a later call waits
+// for, which then finds none); any other call that completes nothing is
+// Local.
 func (r *Reader) completion(c *call) {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
@@ -275,21 +273,10 @@ func (r *Reader) completion(c *call) {
 	e := &r.ev
 	switch {
 	case len(r.reqs) == 0:
-		if c.label == lTest {
-			// An unsuccessful Test of a real request still tests it.
-			if h := int32(get(fRequest)); r.live(h) {
-				if id, ok := r.request(h, false); ok {
-					e.Kind, e.Request = trace.Test, id
-					return
-				}
-			}
-		}
 		r.local(c)
-		if c.label == lTestany || c.label == lTestall || c.label == lTestsome {
+		if c.label == lTest || c.label == lTestany || c.label == lTestall || c.label == lTestsome {
 			e.Kind = trace.Deferred
 		}
-	case c.label == lTest:
-		e.Kind, e.Request, e.Requests = trace.Test, r.reqs[0], r.reqs[:1] // TestDone
 	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
 	default: // a wait each, sharing the call's time, as the tracer writes them
@@ -310,7 +297,7 @@ func (r *Reader) addRequest(h int32) {
 	if !r.completes(h) {
 		return
 	}
-	if id, ok := r.request(h, true); ok {
+	if id, ok := r.take(h); ok {
 		r.reqs = append(r.reqs, id)
 	}
 }

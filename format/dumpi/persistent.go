@@ -45,7 +45,7 @@ func (r *Reader) requestFree(c *call) {
 	if _, ok := r.persistent[h]; ok {
 		delete(r.persistent, h)
 	} else {
-		r.request(h, true)
+		r.take(h)
 	}
 	r.local(c)
 }

@@ -82,7 +82,7 @@ func TestPersistentRequests(t *testing.T) {
 		return []ev{{trace.Isend, 1, 7, a, nil}, {trace.Irecv, 1, 8, b, nil}, {trace.Waitall, 0, 0, 0, []uint64{a, b}}}
 	}
 	round1 := func(a, b uint64) []ev {
-		return []ev{{trace.Irecv, 0, 7, a, nil}, {trace.Isend, 0, 8, b, nil}, {trace.Test, 0, 0, a, nil}, {trace.Waitall, 0, 0, 0, []uint64{a, b}}}
+		return []ev{{trace.Irecv, 0, 7, a, nil}, {trace.Isend, 0, 8, b, nil}, {trace.Deferred, 0, 0, 0, nil}, {trace.Waitall, 0, 0, 0, []uint64{a, b}}}
 	}
 	want := [][]ev{
 		append(append(append([]ev{local, local, local}, round0(1, 2)...), round0(3, 4)...),

@@ -36,8 +36,10 @@ type mpiCall struct {
 	enter     uint64
 	ops       []trace.Event
 	completed []uint64
-	tested    []uint64
-	nbc       bool // it calls, tests or completes a non-blocking collective
+	// deferred: the call is MPI time a replay has no action for, where it
+	// completes nothing: it tests a request without completing it, calls,
+	// tests or completes a non-blocking collective, or cancels a request.
+	deferred bool
 }
 
 // outQueue is a rank's model events not yet returned; pending marks the
@@ -106,9 +108,8 @@ type mapper struct {
 	pendingCall map[uint64]int // request -> index in call.ops
 	pendingOut  map[uint64]int // request -> absolute queue index
 
-	// nbcOpen holds the non-blocking collectives' requests not completed;
-	// nbcUnplaced those not placed yet, in the order of their calls.
-	nbcOpen     map[uint64]bool
+	// nbcUnplaced holds the non-blocking collectives' requests not placed
+	// yet, in the order of their calls.
 	nbcUnplaced []uint64
 
 	// ord is the ordinal of the record being read (1 for the first).
@@ -121,7 +122,6 @@ type mapper struct {
 	released map[uint64]held
 	idx      *rankIndex
 	scanning bool
-	gone     map[uint64]bool // requests cancelled, whose tests are dropped
 
 	// seq numbers the collectives in the order of their calls (a
 	// non-blocking one's call, nbcSeq, not its completion), which MPI
@@ -169,13 +169,12 @@ func (m *mapper) step(e *Event) {
 	case EvLeave:
 		m.leave(e)
 	case EvNonBlockingCollectiveRequest:
-		m.nbcOpen[e.Request] = true
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
 		m.reqOrd[e.Request] = m.ord
 		m.seq++
 		m.nbcSeq[e.Request] = m.seq
 		if m.call != nil {
-			m.call.nbc = true
+			m.call.deferred = true
 		}
 	case EvMpiSend, EvMpiIsend, EvMpiRecv, EvMpiIrecvRequest, EvMpiIrecv, EvMpiIsendComplete,
 		EvMpiRequestTest, EvMpiRequestCancelled, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
@@ -208,7 +207,7 @@ func (m *mapper) node(id, parent uint32, name string) uint32 {
 // begin starts an MPI call named name at tick t, reusing the call storage.
 func (m *mapper) begin(name string, node uint32, t uint64) {
 	c := &m.callBuf
-	*c = mpiCall{name: name, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0], tested: c.tested[:0]}
+	*c = mpiCall{name: name, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0]}
 	m.call = c
 	m.side.reset()
 }
@@ -294,13 +293,9 @@ func (m *mapper) record(e *Event) {
 		c.completed = append(c.completed, e.Request)
 	case EvMpiRequestCancelled:
 		m.cancel(e.Request)
-		c.nbc = true // a completion of nothing: a deferred call
+		c.deferred = true // a completion of nothing
 	case EvMpiRequestTest:
-		if m.nbcOpen[e.Request] { // a test of a non-blocking collective is none of the model's
-			c.nbc = true
-		} else {
-			c.tested = append(c.tested, e.Request)
-		}
+		c.deferred = true // a test that completes nothing, as the tracer has it
 	case EvMpiCollectiveEnd:
 		m.placeCollectives(len(m.nbcUnplaced))
 		m.seq++
@@ -336,8 +331,7 @@ func (m *mapper) placeCollectives(n int) {
 // at its place, if held, else here, after the places of those called
 // before it.
 func (m *mapper) completeCollective(e *Event) {
-	delete(m.nbcOpen, e.Request)
-	m.call.nbc = true
+	m.call.deferred = true
 	seq := m.nbcSeq[e.Request]
 	delete(m.nbcSeq, e.Request)
 	delete(m.reqOrd, e.Request)
@@ -419,7 +413,6 @@ func (m *mapper) cancel(req uint64) {
 	o, started := m.reqOrd[req]
 	delete(m.reqOrd, req)
 	if m.fillHeld(req, voided) {
-		m.drop(req)
 		return
 	}
 	if h, ok := m.released[req]; ok {
@@ -566,23 +559,19 @@ func (m *mapper) finish(t uint64) {
 		}
 	}
 	clear(m.pendingCall)
-	// A testany, testsome or testall is, as Kairos' tracer writes it in
-	// TI, the waits of the requests it completes (so is a waitsome), and
-	// nothing for those it does not: a time-independent trace has no
-	// action for them, and a test of one could complete it in a replay,
-	// before the call that completed it in the run, which then finds no
-	// request. The time of one that completes nothing is MPI time, as a
-	// deferred call's.
-	multiTest := c.name == "MPI_Testany" || c.name == "MPI_Testsome" || c.name == "MPI_Testall"
+	// A test is, as Kairos' tracer writes it in TI, a wait of each
+	// request it completes (so is a waitsome), and nothing for those it
+	// does not: a time-independent trace has no action for them, and a
+	// test of one could complete it in a replay, before the call that
+	// completed it in the run, which then finds no request. The time of
+	// one that completes nothing is MPI time, as a deferred call's.
+	test := c.name == "MPI_Test" || c.name == "MPI_Testany" || c.name == "MPI_Testsome" || c.name == "MPI_Testall"
 	// A wait that completes nothing (its requests all null) is MPI time
 	// a replay gives none, as the run's TI trace leaves it out (PETSc
 	// waits so; counted as computation, its time was replayed).
 	emptyWait := c.name == "MPI_Wait" || c.name == "MPI_Waitall" || c.name == "MPI_Waitany" || c.name == "MPI_Waitsome"
-	if multiTest {
-		c.tested = c.tested[:0]
-	}
 	switch {
-	case multiTest || c.name == "MPI_Waitsome" || len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany"):
+	case test || c.name == "MPI_Waitsome" || len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany"):
 		for _, r := range c.completed { // a wait each, as the tracer writes them
 			ev := trace.NewEvent(trace.Wait)
 			ev.Request = r
@@ -591,31 +580,17 @@ func (m *mapper) finish(t uint64) {
 		}
 	case len(c.completed) > 0:
 		ev := trace.NewEvent(trace.Waitall)
-		if len(c.completed) == 1 && c.name == "MPI_Test" {
-			ev.Kind, ev.Request = trace.Test, c.completed[0]
-			ev.SetTestDone()
-		} else {
-			ev.Requests = append([]uint64{}, c.completed...)
-		}
-		stamp(&ev, m.user)
-		m.out.push(ev, false)
-	}
-	for _, r := range c.tested {
-		ev := trace.NewEvent(trace.Test)
-		ev.Request = r
-		if m.gone[r] {
-			ev.Kind, ev.Request = trace.Deferred, 0
-		}
+		ev.Requests = append([]uint64{}, c.completed...)
 		stamp(&ev, m.user)
 		m.out.push(ev, false)
 	}
 	// MPI_Finalize is one whatever it completes: Kairos' tracer settles
 	// there the requests a program left (a wait, a cancellation).
-	if len(c.ops) == 0 && len(c.completed) == 0 && len(c.tested) == 0 || c.name == "MPI_Finalize" {
+	if len(c.ops) == 0 && len(c.completed) == 0 || c.name == "MPI_Finalize" {
 		k, ok := callKinds[c.name]
 		switch {
 		case k == trace.Finalize:
-		case c.nbc || multiTest || emptyWait:
+		case c.deferred || test || emptyWait:
 			k = trace.Deferred
 		case !ok && strings.HasPrefix(c.name, "MPI_File_"):
 			k = trace.File
@@ -674,7 +649,6 @@ func (m *mapper) release(i int) {
 	if f, ok := m.idx.late[o]; ok && !m.scanning {
 		switch {
 		case f.cancelled:
-			m.drop(ev.Request)
 			voided(ev)
 		case f.coll != nil:
 			placeColl(ev, *f.coll)
@@ -698,19 +672,6 @@ func voided(ev *trace.Event) {
 	*ev = v
 }
 
-// drop makes the tests of cancelled request req deferred calls, with no
-// request (their time stays a call's, not computation, as in the TI
-// trace): those queued and those to come.
-func (m *mapper) drop(req uint64) {
-	m.gone[req] = true
-	q := m.out
-	for i := q.head; i < len(q.ev); i++ {
-		if q.ev[i].Kind == trace.Test && q.ev[i].Request == req {
-			q.ev[i].Kind, q.ev[i].Request = trace.Deferred, 0
-		}
-	}
-}
-
 // giveUp makes an event held back for a completion that never comes what
 // it can be without it, and counts it as a defect. An Irecv never
 // completed (left pending, or cancelled without the completion that
@@ -722,7 +683,6 @@ func (m *mapper) giveUp(ev *trace.Event) {
 		m.lateCollective++
 		return
 	}
-	m.drop(ev.Request)
 	voided(ev)
 	m.lateIrecv++
 }
@@ -740,7 +700,7 @@ func (m *mapper) defects(rank int) []string {
 	add(m.mismatchedLeave, "Leave of another region than the innermost")
 	add(m.unresolved, "communicator ranks not resolved to world ranks")
 	add(m.orphanIrecv, "MpiIrecv without MpiIrecvRequest")
-	add(m.lateIrecv, "Irecv never completed (left out, with its tests)")
+	add(m.lateIrecv, "Irecv never completed (left out)")
 	add(m.lateCollective, "non-blocking collective never completed (left out)")
 	add(m.badCounts, "v-collective count attributes that disagree with the record's totals (ignored)")
 	return d

@@ -162,7 +162,7 @@ func (m *mapper) sideRecord(e *Event) {
 		}
 		st.done = append(st.done, e.Value)
 	case EvRmaOpTest:
-		c.tested = append(c.tested, e.Value)
+		c.deferred = true
 	case evIoCreateHandle, evIoDestroyHandle:
 		k := trace.FileOpen
 		if e.Type == evIoDestroyHandle {

@@ -502,7 +502,7 @@ func (rw *rankWriter) waitTest(e *trace.Event) bool {
 			return false
 		}
 		k = reqKey{Src: partner(e.Source), Dst: e.Partner, Tag: int32(tag(e.Tag))}
-	} else if e.Kind == trace.Wait || e.TestDone() {
+	} else if e.Kind == trace.Wait {
 		delete(rw.reqs, e.Request)
 	}
 	rw.key(e.Kind.String(), k)
