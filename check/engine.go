@@ -57,11 +57,12 @@ type waits struct {
 	probe    *msg // made at the rank's first probe: most ranks never probe
 	reqs     map[uint64]*request
 	// store is SimGrid's request storage (keyed.go), made at the rank's
-	// first wait or test by key; guessed is set once a keyed test has
-	// completed a request that the replay checked for may not have
-	// completed there (engine.surely).
+	// first wait or test by key; guessed counts, per key, the requests
+	// keyed tests completed that the replay checked for may not have
+	// completed there (engine.surely) and no keyed wait took since:
+	// there, the replay may have one request more under the key.
 	store   *reqstore.Store[*request]
-	guessed bool
+	guessed map[reqstore.Key]int
 	// sync reports whether a one-sided synchronisation may end (pSync),
 	// syncWhat what it waits for.
 	sync     func() bool

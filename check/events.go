@@ -228,6 +228,7 @@ func (e *engine) waitall(r int, ev *trace.Event) {
 		}
 		if rs.store != nil {
 			rs.store.Clear()
+			clear(rs.guessed)
 		}
 	} else {
 		for _, id := range ev.Requests {

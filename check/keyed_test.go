@@ -64,7 +64,10 @@ func TestKeyedRequests(t *testing.T) {
 // request each (murasaki's rank 0: check said SimGrid's replay aborts,
 // and smpirun replayed the trace); the static pass, whose sends complete
 // at once, then only warns that the wait may find nothing. A send below
-// the limit completes at once in SimGrid too: the error stays.
+// the limit completes at once in SimGrid too: the error stays. A wait
+// that finds no request under the test's key takes the one the replay
+// may have more: a later wait that finds nothing is an error again (it
+// stayed a warning for the rest of the rank).
 func TestKeyedTestsOfLargeSends(t *testing.T) {
 	kt := func() trace.Event { return keyed(trace.Test, 0, 1, 0) }
 	kw := func() trace.Event { return keyed(trace.Wait, 0, 1, 0) }
@@ -81,5 +84,12 @@ func TestKeyedTestsOfLargeSends(t *testing.T) {
 				"whether an earlier test of the rank completes a request there depends on the replay's timing"}},
 		{name: "1 MiB, eager", ranks: ranks(1 << 20), proto: Eager, want: []string{abort}},
 		{name: "8 bytes, SimGrid", ranks: ranks(8), proto: SimGrid, want: []string{abort}},
+		{name: "taken, SimGrid", proto: SimGrid, ranks: [][]trace.Event{
+			{isend(1, 0, 1<<20, 1), kt(), kt(), kw(), isend(1, 0, 4, 2), kw(), kw()},
+			{recv(0, 0, 1<<20), recv(0, 0, 4)},
+		}, want: []string{
+			"rank 0 event 6: wait of 0 to 1 tag 0 with no request outstanding (SimGrid's replay aborts)",
+			"rank 0 event 3: warning: wait of 0 to 1 tag 0 may find no request outstanding, where SimGrid's replay aborts: " +
+				"whether an earlier test of the rank completes a request there depends on the replay's timing"}},
 	})
 }
