@@ -1031,6 +1031,43 @@ func TestTracerTestsAsWaits(t *testing.T) {
 	}
 }
 
+// TestTracerCongruentCommunicators: communicators of the same members
+// are apart in the archive, each known by how it was made (congruent.c:
+// a split of MPI_COMM_WORLD of every rank in order, its duplicate): the
+// broadcasts the root calls on world and on the split in one order and
+// the others in the other pass the check and replay, and the barrier is
+// on a third communicator. The tracer unified communicators by their
+// members: the two broadcasts were one communicator's, of two sizes in a
+// different order on the root (murasaki's archive failed the check and
+// the replay). The TI trace, which has no communicators, cannot say it.
+func TestTracerCongruentCommunicators(t *testing.T) {
+	dir := t.TempDir()
+	lib := tracertest.OpenMPI.Tracer(t, dir, true)
+	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("congruent.c"))
+	mpirunFormat(t, dir, "otf2", lib, prog)
+	archive := filepath.Join(dir, "trace", "traces.otf2")
+	replays(t, archive)
+	src, _, err := format.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 4 {
+		var comms []uint32
+		if err := trace.ForEach(src, func(rank, _ int, e *trace.Event) error {
+			if rank == r && e.Kind.IsCollective() && e.Kind != trace.CommSplit && e.Kind != trace.CommDup {
+				comms = append(comms, e.Comm)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(comms) != 3 || comms[0] == comms[1] || comms[2] == comms[0] || comms[2] == comms[1] ||
+			(comms[0] == trace.WorldComm) != (r == 0) {
+			t.Errorf("rank %d: collectives on communicators %v, want three apart, world's first on rank 0 alone", r, comms)
+		}
+	}
+}
+
 // TestTracerMakesParents: the traces' directory is created with the
 // directories above it that do not exist, as mkdir -p (the program ran
 // untraced, every rank saying it could not create it).

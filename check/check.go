@@ -62,7 +62,9 @@
 //
 // Deadlock (Options.Protocol != None): a second replay in which sends block
 // as the protocol says, receives, probes and waits block until matched, a
-// collective completes once all members have entered it, and under SimGrid
+// collective completes once all members have entered it (but a
+// broadcast's root leaves at once where its message goes eagerly, as in
+// SMPI's binomial tree), and under SimGrid
 // a rank's end waits for its leftover requests (all of them, where SimGrid
 // 3.32 waits only the last of each key: Kairos is the stricter). When no rank
 // can progress, every blocked rank is reported, as an Error, with the event

@@ -575,3 +575,30 @@ func TestErrorsBeforeWarnings(t *testing.T) {
 		t.Errorf("problems %d, omitted %d; want 10 and 6", len(capped.Problems), capped.Omitted)
 	}
 }
+
+// TestBcastRootLeaves: a broadcast's root leaves it at once where its
+// message goes eagerly (SMPI's binomial tree sends and goes on), so that
+// broadcasts on MPI_COMM_WORLD and on a duplicate of it, called in one
+// order at the root and in the other elsewhere (murasaki), replay; a
+// message the protocol sends by rendezvous makes it a deadlock.
+func TestBcastRootLeaves(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		proto Protocol
+		ok    bool
+	}{
+		{8, SimGrid, true}, {8, Eager, true}, {1 << 20, SimGrid, false}, {8, Rendezvous, false},
+	} {
+		b := func(comm uint32) trace.Event { return onComm(coll(trace.Bcast, 0, c.bytes), comm) }
+		tr := build(
+			[]trace.Event{b(0), b(1)},
+			[]trace.Event{b(1), b(0)},
+			[]trace.Event{b(1), b(0)},
+		)
+		tr.Meta().Comms = []trace.Comm{{ID: 1, Members: []int32{0, 1, 2}}}
+		got := problems(t, tr, c.proto)
+		if (len(got) == 0) != c.ok {
+			t.Errorf("%d bytes under %v: problems %q, want ok %v", c.bytes, c.proto, got, c.ok)
+		}
+	}
+}

@@ -163,10 +163,27 @@ func (e *engine) collective(r int, ev *trace.Event) {
 		in.pairs.note(cr, rs.index, ev)
 	}
 	in.arrived++
-	rs.pend, rs.coll = pColl, in
+	if !e.leavesAtOnce(ev, c, cr) {
+		rs.pend, rs.coll = pColl, in
+	}
 	if in.arrived == in.size {
 		e.completed(c, in)
 	}
+}
+
+// leavesAtOnce reports whether member cr of c leaves collective ev
+// without waiting for the others: the root of a broadcast whose message
+// the protocol sends at once (eager, or SimGrid's below its limit), as
+// the root of SMPI's binomial tree sends to its children and goes on.
+// A program may then broadcast on MPI_COMM_WORLD and on a duplicate of it
+// in one order at the root and the other elsewhere (murasaki). The others
+// wait for every member, as in any collective; so do all in the static
+// pass, whose reports keep the order of the collectives.
+func (e *engine) leavesAtOnce(ev *trace.Event, c *commState, cr int32) bool {
+	if e.static || ev.Kind != trace.Bcast || c.rankOf(ev.Partner) != cr {
+		return false
+	}
+	return e.proto == Eager || e.proto == SimGrid && ev.SendBytes < e.limit
 }
 
 // collectiveArgs checks the root and the count vectors of a collective.

@@ -209,8 +209,8 @@ const (
 // tagText names a message's tag: a user tag, or the collective whose
 // algorithm sent it.
 func tagText(tag int32) string {
-	if k := tagBarrier - tag; k >= 0 && int(k) < len(collTagNames) {
-		name := collTagNames[k]
+	if k := tagBarrier - tag; k >= 0 {
+		name := collTagNames[int(k)%len(collTagNames)]
 		if name[0] == 'a' {
 			return "of an " + name
 		}
@@ -487,9 +487,22 @@ func (s *simulation) setupColl(st *collState, id int32, e *trace.Event) error {
 		return err
 	}
 	st.parts = parts
-	st.call.tag = tag
+	st.call.tag = commTag(tag, e.Comm)
 	st.call.root, st.call.override = root, 0
 	return nil
+}
+
+// commTag is the tag of a collective's messages on communicator comm:
+// SMPI's on MPI_COMM_WORLD (a TI trace's only one), one of their own on
+// each other, as MPI keeps each communicator's messages apart: an OTF2
+// archive's collectives on MPI_COMM_WORLD and on a duplicate of it, which
+// ranks may interleave in different orders, received each other's
+// messages.
+func commTag(tag int32, comm uint32) int32 {
+	if comm == trace.WorldComm {
+		return tag
+	}
+	return tag - int32(len(collTagNames))*int32(comm%(1<<26))
 }
 
 // collRoot returns the root of e's collective as a rank of its

@@ -511,6 +511,39 @@ func TestSubCommunicatorRoot(t *testing.T) {
 	}
 }
 
+// TestCollectivesOfTwoCommunicators: broadcasts on MPI_COMM_WORLD and on
+// a communicator of the same members, called in one order at the root
+// and in the other elsewhere (murasaki's OTF2 archive), keep their
+// messages apart, as MPI does: each receives its own broadcast's, in the
+// time of two broadcasts. They received each other's: the replay stopped
+// on a message larger than its receive.
+func TestCollectivesOfTwoCommunicators(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 3, ""), 3)
+	meta := trace.NewMeta()
+	meta.Comms = []trace.Comm{{ID: 1, Members: []int32{0, 1, 2}}}
+	tr := trace.New(3, meta)
+	for r, comms := range [][]uint32{{0, 1}, {1, 0}, {1, 0}} {
+		for _, c := range comms {
+			b := trace.NewEvent(trace.Bcast)
+			b.Comm, b.Partner = c, 0
+			b.SendBytes = int64(4 + 4*c)
+			b.RecvBytes = b.SendBytes
+			tr.Ranks[r].Append(&b)
+		}
+	}
+	res, err := sim.Run(tr, m, sim.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := runTI(t, "0 bcast 8 0\n1 bcast 8 0\n2 bcast 8 0\n", m, sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Time <= one.Time || res.Time > 2*one.Time {
+		t.Errorf("two broadcasts in %.9f s, one in %.9f s", res.Time, one.Time)
+	}
+}
+
 // messageCheck is a two-rank trace whose message SimGrid 3.32 aborts on
 // (want: Kairos' error) or replays (want empty).
 type messageCheck struct{ name, send, recv, want string }

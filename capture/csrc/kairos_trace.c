@@ -4552,40 +4552,51 @@ int MPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[],
   kt_leave();                                                                                                          \
   return err;
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { KC_CALL(R_COMM_DUP, PMPI_Comm_dup(comm, newcomm)) }
+static void ko_made(MPI_Comm parent, MPI_Comm newcomm);
+
+/* KC_MADE is KC_CALL for a call every member of comm makes that makes
+ * *newcomm (ko_made). */
+#define KC_MADE(r, call)                                                                                               \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  if (err == MPI_SUCCESS && kt_on()) ko_made(comm, *newcomm);                                                          \
+  kt_leave();                                                                                                          \
+  return err;
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { KC_MADE(R_COMM_DUP, PMPI_Comm_dup(comm, newcomm)) }
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
-  KC_CALL(R_COMM_DUP_WITH_INFO, PMPI_Comm_dup_with_info(comm, info, newcomm))
+  KC_MADE(R_COMM_DUP_WITH_INFO, PMPI_Comm_dup_with_info(comm, info, newcomm))
 }
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
-  KC_CALL(R_COMM_SPLIT, PMPI_Comm_split(comm, color, key, newcomm))
+  KC_MADE(R_COMM_SPLIT, PMPI_Comm_split(comm, color, key, newcomm))
 }
 int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *newcomm) {
-  KC_CALL(R_COMM_SPLIT_TYPE, PMPI_Comm_split_type(comm, type, key, info, newcomm))
+  KC_MADE(R_COMM_SPLIT_TYPE, PMPI_Comm_split_type(comm, type, key, info, newcomm))
 }
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
-  KC_CALL(R_COMM_CREATE, PMPI_Comm_create(comm, group, newcomm))
+  KC_MADE(R_COMM_CREATE, PMPI_Comm_create(comm, group, newcomm))
 }
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
   KC_CALL(R_COMM_CREATE_GROUP, PMPI_Comm_create_group(comm, group, tag, newcomm))
 }
 int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *newcomm) {
-  KC_CALL(R_CART_CREATE, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm))
+  KC_MADE(R_CART_CREATE, PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm))
 }
 int MPI_Cart_sub(MPI_Comm comm, const int remain[], MPI_Comm *newcomm) {
-  KC_CALL(R_CART_SUB, PMPI_Cart_sub(comm, remain, newcomm))
+  KC_MADE(R_CART_SUB, PMPI_Cart_sub(comm, remain, newcomm))
 }
 int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *newcomm) {
-  KC_CALL(R_GRAPH_CREATE, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm))
+  KC_MADE(R_GRAPH_CREATE, PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm))
 }
 int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[], const int destinations[],
                           const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm) {
-  KC_CALL(R_DIST_GRAPH_CREATE,
+  KC_MADE(R_DIST_GRAPH_CREATE,
           PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm))
 }
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[], const int sourceweights[],
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm *newcomm) {
-  KC_CALL(R_DIST_GRAPH_CREATE_ADJACENT, PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
+  KC_MADE(R_DIST_GRAPH_CREATE_ADJACENT, PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree,
                                                                          destinations, destweights, info, reorder,
                                                                          newcomm))
 }
@@ -5199,13 +5210,20 @@ static uint64_t ko_first; /* the first timestamp, MPI_Init's start */
  * 1 (0 is MPI_COMM_WORLD) and keeps their members as world ranks; rank 0
  * unifies them at MPI_Finalize into the archive's communicators, and the
  * ranks' numbers are mapped to them by mapping tables. */
+/* ko_comm is a communicator the archive has: key is its identity by
+ * creation (ko_made), 0 where it is not known (the communicator is then
+ * one with any other of its members), made the number of communicators
+ * made from it so far. */
 struct ko_comm {
   MPI_Comm handle; /* MPI_COMM_NULL once freed */
   int n;
   int *members;
+  uint64_t key;
+  uint32_t made;
 };
 static struct ko_comm *ko_comms;
 static int ko_ncomms;
+static uint32_t ko_world_made; /* communicators made from MPI_COMM_WORLD */
 
 /* Clock synchronization, as Score-P's: at MPI_Init and at MPI_Finalize
  * every rank measures its clock's offset to rank 0's by ping-pong, keeping
@@ -5702,20 +5720,16 @@ static void ko_cancelled(uint64_t id) {
  * regions. */
 enum { KO_ELSEWHERE = 0xfffffffeu };
 
-/* ko_commref returns the local number of communicator comm. */
-static uint32_t ko_commref(MPI_Comm comm) {
-  int same = MPI_UNEQUAL;
-  if (comm == MPI_COMM_WORLD) return 0;
-  for (int i = 0; i < ko_ncomms; i++)
-    if (ko_comms[i].handle == comm) return (uint32_t)i + 1;
-  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
-  if (same == MPI_IDENT || same == MPI_CONGRUENT) return 0;
+/* ko_add registers communicator comm of identity key (0: unknown) and
+ * returns its local number, KO_ELSEWHERE for one with processes of
+ * another world. */
+static uint32_t ko_add(MPI_Comm comm, uint64_t key) {
   ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
   if (!ko_comms) abort();
   struct ko_comm *c = &ko_comms[ko_ncomms++];
   MPI_Group g, w;
   PMPI_Comm_size(comm, &c->n);
-  c->handle = comm;
+  c->handle = comm, c->key = key, c->made = 0;
   c->members = malloc(c->n * sizeof *c->members);
   int *ranks = malloc(c->n * sizeof *ranks);
   if (!c->members || !ranks) abort();
@@ -5733,6 +5747,57 @@ static uint32_t ko_commref(MPI_Comm comm) {
       return KO_ELSEWHERE;
     }
   return (uint32_t)ko_ncomms;
+}
+
+/* ko_commref returns the local number of communicator comm; one not made
+ * by a call ko_made follows is known by its members alone, and one of
+ * MPI_COMM_WORLD's members in its order is MPI_COMM_WORLD. */
+static uint32_t ko_commref(MPI_Comm comm) {
+  int same = MPI_UNEQUAL;
+  if (comm == MPI_COMM_WORLD) return 0;
+  for (int i = 0; i < ko_ncomms; i++)
+    if (ko_comms[i].handle == comm) return (uint32_t)i + 1;
+  PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
+  if (same == MPI_IDENT || same == MPI_CONGRUENT) return 0;
+  return ko_add(comm, 0);
+}
+
+/* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
+static uint64_t ko_mix(uint64_t h, uint64_t v) {
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z ? z : 1;
+}
+
+/* ko_made registers newcomm, made from parent by a call every member of
+ * parent makes, in the same order as the others on parent (MPI's rule
+ * for collective calls): its identity is parent's and the call's number
+ * among those made from parent, the same on every member, so that two
+ * communicators of the same members (a duplicate of MPI_COMM_WORLD beside
+ * it, whose collectives the ranks may interleave with world's in
+ * different orders) stay two in the archive, as in Score-P's. A parent
+ * known by its members alone gives its children an identity from its
+ * members. */
+static void ko_made(MPI_Comm parent, MPI_Comm newcomm) {
+  if (!ko_evt) return;
+  uint64_t key;
+  uint32_t nth;
+  if (parent == MPI_COMM_WORLD) {
+    key = 1, nth = ++ko_world_made;
+  } else {
+    uint32_t p = ko_commref(parent);
+    if (p == 0 || p == KO_ELSEWHERE) return; /* newcomm known by its members, at its first use */
+    struct ko_comm *c = &ko_comms[p - 1];
+    key = c->key;
+    if (key == 0) {
+      key = 2;
+      for (int i = 0; i < c->n; i++) key = ko_mix(key, (uint32_t)c->members[i]);
+    }
+    nth = ++c->made;
+  }
+  if (newcomm != MPI_COMM_NULL) ko_add(newcomm, ko_mix(key, nth));
 }
 
 /* A freed communicator's handle may name another one later. */
@@ -5828,17 +5893,23 @@ static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts
   return ko_vids[h];
 }
 
+/* KO_HEAD is the ints of a communicator's record before its members in
+ * ko_unify: its size and its identity (ko_made) in two halves. */
+enum { KO_HEAD = 3 };
+
 /* ko_unify gathers every rank's sub-communicators at rank 0, which numbers
- * the distinct member lists from 1 (into *gcomms, *ngcomms: a flat list of
- * "n, members..." records); it returns this rank's mapping, local number
- * i+1 to global number map[i]. */
+ * the distinct ones (identity and members) from 1 (into *gcomms,
+ * *ngcomms: a flat list of "n, members..." records); it returns this
+ * rank's mapping, local number i+1 to global number map[i]. */
 static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
   int len = 0, *flat, *lens = NULL, *displs = NULL, *all = NULL, total = 0;
-  for (int i = 0; i < ko_ncomms; i++) len += 1 + ko_comms[i].n;
+  for (int i = 0; i < ko_ncomms; i++) len += KO_HEAD + ko_comms[i].n;
   flat = malloc((len > 0 ? len : 1) * sizeof *flat);
   if (!flat) abort();
   for (int i = 0, k = 0; i < ko_ncomms; i++) {
     flat[k++] = ko_comms[i].n;
+    flat[k++] = (int)(uint32_t)(ko_comms[i].key >> 32);
+    flat[k++] = (int)(uint32_t)ko_comms[i].key;
     memcpy(flat + k, ko_comms[i].members, ko_comms[i].n * sizeof *flat);
     k += ko_comms[i].n;
   }
@@ -5854,24 +5925,28 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
     if (!all) abort();
   }
   PMPI_Gatherv(flat, len, MPI_INT, all, lens, displs, MPI_INT, 0, MPI_COMM_WORLD);
-  /* Rank 0 replaces each record's length by its global number, in place,
-   * after keeping the distinct records. */
-  int *nums = NULL, nnums = 0;
+  /* Rank 0 numbers the distinct records, keeping them with their heads
+   * in keys (and in *gcomms without their identities). */
+  int *nums = NULL, nnums = 0, *keys = NULL, klen = 0;
   *gcomms = NULL, *ngcomms = 0, *glen = 0;
   if (kt_rank == 0) {
     *gcomms = malloc((total > 0 ? total : 1) * sizeof **gcomms);
+    keys = malloc((total > 0 ? total : 1) * sizeof *keys);
     nums = malloc((total > 0 ? total : 1) * sizeof *nums);
-    if (!*gcomms || !nums) abort();
-    for (int k = 0; k < total; k += 1 + all[k]) {
+    if (!*gcomms || !keys || !nums) abort();
+    for (int k = 0; k < total; k += KO_HEAD + all[k]) {
       int n = all[k], id = 0;
-      for (int g = 0, j = 0; g < *ngcomms; g++, j += 1 + (*gcomms)[j])
-        if ((*gcomms)[j] == n && memcmp(*gcomms + j + 1, all + k + 1, n * sizeof *all) == 0) {
+      for (int g = 0, j = 0; g < *ngcomms; g++, j += KO_HEAD + keys[j])
+        if (keys[j] == n && memcmp(keys + j + 1, all + k + 1, (KO_HEAD - 1 + n) * sizeof *all) == 0) {
           id = g + 1;
           break;
         }
       if (id == 0) {
-        memcpy(*gcomms + *glen, all + k, (1 + n) * sizeof *all);
-        *glen += 1 + n;
+        memcpy(keys + klen, all + k, (KO_HEAD + n) * sizeof *all);
+        klen += KO_HEAD + n;
+        (*gcomms)[(*glen)++] = n;
+        memcpy(*gcomms + *glen, all + k + KO_HEAD, n * sizeof *all);
+        *glen += n;
         id = ++*ngcomms;
       }
       nums[nnums++] = id;
@@ -5879,7 +5954,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
     /* Per rank, the numbers of its records, in the order it sent them. */
     for (int r = 0, k = 0, c = 0; r < kt_size; r++) {
       int cnt = 0;
-      for (int end = displs[r] + lens[r]; k < end; k += 1 + all[k]) cnt++;
+      for (int end = displs[r] + lens[r]; k < end; k += KO_HEAD + all[k]) cnt++;
       displs[r] = c, lens[r] = cnt, c += cnt;
     }
   }
@@ -5888,7 +5963,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
   if (!map || !mine) abort();
   PMPI_Scatterv(nums, lens, displs, MPI_INT, mine, ko_ncomms, MPI_INT, 0, MPI_COMM_WORLD);
   for (int i = 0; i < ko_ncomms; i++) map[i] = (uint32_t)mine[i];
-  free(mine), free(nums), free(all), free(displs), free(lens), free(flat);
+  free(mine), free(nums), free(keys), free(all), free(displs), free(lens), free(flat);
   return map;
 }
 
@@ -6066,6 +6141,7 @@ static void ko_start(void) {}
 __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *site) { (void)fn, (void)site; }
 __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site) { (void)fn, (void)site; }
 static void ko_close(void) {}
+static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
 static void ko_enter(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_leave(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id) {
@@ -6827,7 +6903,7 @@ static uint32_t ks_groupref(MPI_Group group) {
     }
   ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
   if (!ko_comms) abort();
-  ko_comms[ko_ncomms++] = (struct ko_comm){.handle = MPI_COMM_NULL, .n = n, .members = world};
+  ko_comms[ko_ncomms++] = (struct ko_comm){.handle = MPI_COMM_NULL, .n = n, .members = world, .key = 0};
   return (uint32_t)ko_ncomms + 1;
 }
 
