@@ -111,7 +111,7 @@ type frozenRuns struct {
 // Runs are frozen once freezeAt of them are open, all but the last
 // keepOpen, which are more than folding reaches. (A variable for the
 // tests, which compare with a builder that never freezes.)
-var freezeAt = 512
+var freezeAt = 128
 
 const keepOpen = 4 * runWindow
 

@@ -223,6 +223,7 @@ func TestSeriesFrozen(t *testing.T) {
 		"levels":  func(int) int64 { return 40 + rng.Int64N(3) - 1 },
 	}
 	defer func(f int) { freezeAt = f }(freezeAt)
+	at := freezeAt
 	for name, f := range gen {
 		vals := make([]int64, 24000)
 		for i := range vals {
@@ -244,7 +245,7 @@ func TestSeriesFrozen(t *testing.T) {
 			return first, b.finish(), frozen
 		}
 		want1, want2, _ := build(math.MaxInt)
-		got1, got2, frozen := build(512)
+		got1, got2, frozen := build(at)
 		if frozen == 0 && name != "periods" {
 			t.Errorf("%s: nothing frozen", name)
 		}
