@@ -258,7 +258,11 @@ func (a *aligner) plan(r int32, fixed func(q int32) bool) plan {
 	rd := &a.ranks[r]
 	for _, l := range a.loops(r) {
 		s := a.tiles[r][l.k].start
-		j, ties := bestTurn(l.off, fixed, func(j int32) bool { return rd.openAt(s+j) == rd.openAt(s) })
+		// A turn is a rotation of the loop's body: its iterations must
+		// leave as many requests pending as they find.
+		p := a.tiles[r][l.k].end - s
+		pending := func(j int32) int32 { return rd.openAt(s + j) }
+		j, ties := bestTurn(l.off, fixed, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending)
 		pl.runs = append(pl.runs, loopRun{l.k, l.m, j})
 		pl.ties += (ties - 1) * l.m
 	}
@@ -400,14 +404,22 @@ func (a *aligner) apply(r int32, pl plan) bool {
 }
 
 // bestTurn returns the rotation j, from 0 to len(off)-1, that leaves the
-// fewest extra partner iterations, and how many rotations leave as few:
+// fewest extra partner iterations (between rotations as good, the one
+// whose iterations begin with the fewest requests pending, where pending
+// is not nil), and how many rotations leave as few:
 // for each partner rank, the distinct iterations its matches fall in,
 // less one. Turning by j moves the positions before j into the previous
 // iteration, which puts their matches one iteration further. Settled
 // partners (fixed) count first, the others only between rotations that
 // settled ones find as good. Rotations that ok refuses are skipped; 0 is
-// kept unless another does strictly better.
-func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool) (int32, int) {
+// kept unless another does strictly better. A loop that posts its
+// receive before it computes and sends (the Parallel Research Kernels'
+// transpose), cut after its computation on every rank, has its receive
+// pending across each cut: each iteration's send meets the partner's
+// next iteration's receive, and the whole loop is one instance. Turned
+// to begin at the receive on the first rank settled, as good as it was
+// against its partners not settled, its partners then turn alike.
+func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, pending func(j int32) int32) (int32, int) {
 	type counted struct {
 		o offset
 		n int
@@ -467,6 +479,9 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool) (
 			best, least, ties = j, distinct, 1
 		case distinct[0] == least[0]:
 			ties++
+			if distinct[1] == least[1] && pending != nil && pending(j) < pending(best) {
+				best = j
+			}
 		}
 	}
 	return best, ties

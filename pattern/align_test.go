@@ -107,13 +107,20 @@ func TestBestTurn(t *testing.T) {
 		// aligned already; rank 2 will turn to match it.
 		{"the lower partner first", [][]offset{{{0, 0}, {2, 0}}, {{0, 1}, {2, 0}}}, nil, 1},
 		{"the lower partner kept", [][]offset{{{0, 1}, {2, 0}}, {{0, 1}, {2, 1}}}, nil, 0},
+		// Every rotation as good: the one where fewer requests are
+		// pending (pending's table below).
+		{"fewer pending", [][]offset{nil, nil, nil}, nil, 2},
 	} {
 		ok := c.ok
 		if ok == nil {
 			ok = func(int32) bool { return true }
 		}
 		below := func(q int32) bool { return q < 1 } // the table's rank is 1
-		if got, _ := bestTurn(c.off, below, ok); got != c.want {
+		pending := func(j int32) int32 { return []int32{2, 1, 0}[j] }
+		if c.name != "fewer pending" {
+			pending = nil
+		}
+		if got, _ := bestTurn(c.off, below, ok, pending); got != c.want {
 			t.Errorf("%s: turn %d, want %d", c.name, got, c.want)
 		}
 	}
@@ -213,7 +220,7 @@ func TestBestTurnManyPartners(t *testing.T) {
 		off[i] = []offset{{q: int32(i % 150), d: d}}
 	}
 	all := func(int32) bool { return true }
-	if got, _ := bestTurn(off, all, all); got != 100 {
+	if got, _ := bestTurn(off, all, all, nil); got != 100 {
 		t.Errorf("turn %d, want 100", got)
 	}
 }
@@ -229,5 +236,117 @@ func TestCollIndex(t *testing.T) {
 		if got := c.at(key); got != want {
 			t.Errorf("at(%v) = %d, want %d", key, got, want)
 		}
+	}
+}
+
+// exchangeTrace is an untimed trace of n ranks, steps iterations each of
+// the calls calls(rank, add) adds: add(kind, partner, req, set) numbers
+// the rank's requests, req 1 starting a new one and req k > 1 naming the
+// one started k-2 starts before the last.
+func exchangeTrace(n, steps int, calls func(r int, add func(k trace.Kind, partner int32, req uint64, set func(*trace.Event)))) *trace.Trace {
+	tr := trace.New(n, trace.NewMeta())
+	for r := range n {
+		var id uint64
+		add := func(k trace.Kind, partner int32, req uint64, set func(*trace.Event)) {
+			if req == 1 {
+				id++
+				req = id
+			} else if req > 1 {
+				req = id - (req - 2)
+			}
+			e := trace.NewEvent(k)
+			e.Partner, e.Request = partner, req
+			if set != nil {
+				set(&e)
+			}
+			tr.Ranks[r].Append(&e)
+		}
+		for range steps {
+			calls(r, add)
+		}
+	}
+	return tr
+}
+
+func flops(f float64) func(*trace.Event) { return func(e *trace.Event) { e.Compute = f } }
+func sized(n int64, tag int32) func(*trace.Event) {
+	return func(e *trace.Event) { e.SendBytes, e.RecvBytes, e.Tag = n, n, tag }
+}
+
+// TestPrepostedReceives: a loop that posts its receive before it
+// computes and sends (the Parallel Research Kernels' transpose), cut
+// after its longest computation, is turned to start at the receive,
+// where no request is pending: there, each iteration's send matched the
+// partner's next iteration's receive, and 10 iterations were 2 instances.
+func TestPrepostedReceives(t *testing.T) {
+	const steps = 10
+	tr := exchangeTrace(2, steps, func(r int, add func(trace.Kind, int32, uint64, func(*trace.Event))) {
+		peer := int32(1 - r)
+		add(trace.Irecv, peer, 1, sized(512, 1))
+		add(trace.Compute, peer, 0, flops(2e6))
+		add(trace.Isend, peer, 1, sized(512, 1))
+		add(trace.Wait, peer, 3, nil)
+		add(trace.Wait, peer, 2, nil)
+		add(trace.Compute, peer, 0, flops(1e3))
+	})
+	p, err := Detect(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sequence) < steps {
+		t.Errorf("%d instances, want %d or more", len(p.Sequence), steps)
+	}
+	for _, in := range p.Sequence {
+		if in.Events > 4 {
+			t.Fatalf("instance %d has %d calls, want at most 4: iterations are chained", in.Position, in.Events)
+		}
+	}
+}
+
+// TestAlignToDelimitedLoop: a rank whose iterations the program delimits
+// (an MPI_Waitall ends each) keeps them, and its partners' loops turn to
+// match them, whatever their own computations say, though the turn
+// starts their iterations where fewer requests are pending (LULESH's
+// last rank completes some exchanges with MPI_Waitall, the others with
+// MPI_Wait: its 50 time steps linked into one instance). Three ranks exchange with each
+// other, allreduce, and exchange again; ranks 0 and 1 compute longest
+// before the allreduce, and start their iterations there, rank 2's
+// waitall starts its iterations at the first exchange: each of its
+// iterations then held a step's first exchange with the others' previous
+// one and its allreduce with their current one, and chained them all.
+func TestAlignToDelimitedLoop(t *testing.T) {
+	const steps = 40
+	tr := exchangeTrace(3, steps, func(r int, add func(trace.Kind, int32, uint64, func(*trace.Event))) {
+		exchange := func(tag int32, waitall bool) {
+			for q := range int32(3) {
+				if q != int32(r) {
+					add(trace.Irecv, q, 1, sized(64, tag))
+					add(trace.Isend, q, 1, sized(64, tag))
+				}
+			}
+			if waitall {
+				add(trace.Waitall, 0, 0, nil)
+				return
+			}
+			for k := uint64(5); k >= 2; k-- {
+				add(trace.Wait, 0, k, nil)
+			}
+		}
+		big, small := 5e6, 1e3
+		if r == 2 {
+			big, small = small, big
+		}
+		exchange(1, false)
+		add(trace.Compute, 0, 0, flops(big))
+		add(trace.Allreduce, 0, 0, sized(8, 0))
+		exchange(2, r == 2)
+		add(trace.Compute, 0, 0, flops(small))
+	})
+	p, err := Detect(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sequence) < steps-1 {
+		t.Errorf("%d instances, want about %d (a step each)", len(p.Sequence), steps)
 	}
 }
