@@ -5206,14 +5206,13 @@ static OTF2_AttributeList *ko_attrs; /* of the next record */
 enum { KO_ATTR_SEND, KO_ATTR_RECV }; /* the attributes kairos:sendcounts, kairos:recvcounts */
 static uint64_t ko_first; /* the first timestamp, MPI_Init's start */
 
-/* Sub-communicators: each rank numbers the ones its collectives use from
- * 1 (0 is MPI_COMM_WORLD) and keeps their members as world ranks; rank 0
- * unifies them at MPI_Finalize into the archive's communicators, and the
- * ranks' numbers are mapped to them by mapping tables. */
-/* ko_comm is a communicator the archive has: key is its identity by
- * creation (ko_made), 0 where it is not known (the communicator is then
- * one with any other of its members), made the number of communicators
- * made from it so far. */
+/* Sub-communicators: each rank numbers the ones it makes or its
+ * collectives use from 1 (0 is MPI_COMM_WORLD) and keeps their members as
+ * world ranks and their identity by creation (key, ko_made; 0 where it is
+ * not known: the communicator is then one with any other of its members),
+ * and made counts those made from it so far; rank 0 unifies them at
+ * MPI_Finalize into the archive's communicators, and the ranks' numbers
+ * are mapped to them by mapping tables. */
 struct ko_comm {
   MPI_Comm handle; /* MPI_COMM_NULL once freed */
   int n;
