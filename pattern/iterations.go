@@ -164,30 +164,82 @@ type loopFinder struct {
 	runs   []suffix.Run       // by period, then start
 }
 
-// innerLoop returns the loop of a run of shorter period that covers
-// three quarters or more of loop l's iteration at s, the one that covers
-// the most, or nil: l then iterates over few variants of a step (nine
-// steps and a rebuild step, every ten), and the steps are the program's
-// iterations.
+// innerLoop returns the loop of shorter period whose runs cover three
+// quarters or more of loop l's iteration at s, the one that covers the
+// most, or nil: l then iterates over few variants of a step (nine steps
+// and a rebuild step, every ten; or a hundred steps between two outputs
+// of diagnostics, with a rebuild every twenty), and the steps are the
+// program's iterations. A loop's runs are counted together, whatever
+// rotation each begins at.
 func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
-	var best *suffix.Run
+	type cover struct {
+		calls int32
+		run   *suffix.Run // the run that covers the most of them
+	}
+	var covers map[[2]int32]*cover
+	var best *cover
 	for i := range lf.runs {
 		r := &lf.runs[i]
 		if r.Period >= l.period {
 			break
 		}
-		if overlap(r, s, l.period) < 3*l.period/4 {
+		o := overlap(r, s, l.period)
+		if o == 0 {
 			continue
 		}
-		if best == nil || overlap(r, s, l.period) > overlap(best, s, l.period) {
-			best = r
+		if covers == nil {
+			covers = map[[2]int32]*cover{}
+		}
+		body := lf.seq[r.Start : r.Start+r.Period]
+		key := [2]int32{lf.rep.Word(int(r.Start+leastRotation(body)), int(r.Period)), r.Period}
+		c := covers[key]
+		if c == nil {
+			c = &cover{run: r}
+			covers[key] = c
+		}
+		if c.calls += o; o > overlap(c.run, s, l.period) {
+			c.run = r
+		}
+		if best == nil || c.calls > best.calls {
+			best = c
 		}
 	}
-	if best == nil {
+	if best == nil || best.calls < 3*l.period/4 {
 		return nil
 	}
-	in, _ := lf.candidate(best.Start, best.Period)
+	in, _ := lf.candidate(best.run.Start, best.run.Period)
 	return in
+}
+
+// leastRotation returns the offset at which word w's lexicographically
+// least rotation begins (Booth's algorithm, linear in len(w)): the same
+// for every rotation of the same word.
+func leastRotation(w []int32) int32 {
+	n := len(w)
+	f := make([]int, 2*n)
+	for i := range f {
+		f[i] = -1
+	}
+	at := func(i int) int32 { return w[i%n] }
+	k := 0
+	for j := 1; j < 2*n; j++ {
+		i := f[j-k-1]
+		for i != -1 && at(j) != at(k+i+1) {
+			if at(j) < at(k+i+1) {
+				k = j - i - 1
+			}
+			i = f[i]
+		}
+		if i == -1 && at(j) != at(k) {
+			if at(j) < at(k) {
+				k = j
+			}
+			f[j-k] = -1
+		} else {
+			f[j-k] = i + 1
+		}
+	}
+	return int32(k % n)
 }
 
 // take records loop l's iterations, which start at starts.

@@ -124,6 +124,51 @@ func TestIterationsFollowSteps(t *testing.T) {
 	}
 }
 
+// TestIterationsBetweenOutputs: the steps of a run with a rebuild every
+// 10 steps and an output of diagnostics every 25 repeat as a loop of 100
+// steps, whose iterations no single run of the step loop covers three
+// quarters of: the runs between a rebuild and an output begin in another
+// rotation than those between two rebuilds (LAMMPS' melt, thermo every 50
+// steps and a rebuild every 20, on 8 ranks: 5 instances of 100 steps).
+// Counted together, whatever their rotations, the runs make the steps the
+// iterations (11 instances, the longest of 9,968 calls, before).
+func TestIterationsBetweenOutputs(t *testing.T) {
+	p, err := Detect(mdTrace(600, 10, 25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, longest := 0, 0
+	for _, c := range p.Comm {
+		if c.Events >= 4*24 && c.Events < 4*24*2 {
+			steps += c.Frequency
+		}
+		longest = max(longest, c.Events)
+	}
+	if steps < 400 || longest > 4*24*10 {
+		t.Errorf("%d step instances of 600 steps, the longest pattern %d calls; want the steps", steps, longest)
+	}
+}
+
+// TestLeastRotation: every rotation of a word gives the offset of the
+// same least rotation, the one a brute force finds.
+func TestLeastRotation(t *testing.T) {
+	rot := func(w []int32, k int) []int32 { return append(slices.Clone(w[k:]), w[:k]...) }
+	for _, w := range [][]int32{{1}, {2, 1}, {1, 1, 1}, {3, 1, 2, 1, 2}, {1, 2, 1, 2}, {5, 4, 3, 2, 1, 0}, {0, 1, 0, 0, 1, 0, 0, 0}} {
+		least := w
+		for k := range w {
+			if r := rot(w, k); slices.Compare(r, least) < 0 {
+				least = r
+			}
+		}
+		for k := range w {
+			r := rot(w, k)
+			if got := rot(r, int(leastRotation(r))); !slices.Equal(got, least) {
+				t.Errorf("%v: least rotation %v, want %v", r, got, least)
+			}
+		}
+	}
+}
+
 // TestIterationsBalanced: a body repeated in a row is a loop of
 // iterations only if each iteration leaves as many requests pending as
 // it found: receives posted in a loop and completed after it are not
