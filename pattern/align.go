@@ -2,6 +2,7 @@ package pattern
 
 import (
 	"container/heap"
+	"math"
 	"slices"
 )
 
@@ -24,13 +25,28 @@ const alignSample = 64
 // minIterations or more consecutive tiles of the same calls.
 //
 // Ranks are settled one at a time, each against its settled partners
-// first and the others as they are: rank 0 first, then always the rank
-// whose turns its settled partners decide best (the fewest rotations
+// first and the others as they are: first a rank whose loops the program
+// delimits, all of them (it has no choice), else rank 0, then always the
+// rank whose turns its settled partners decide best (the fewest rotations
 // tied, as a constraint solver takes the variable with the fewest values
 // left). In a ring, the ranks taken in order could each match the one
 // before and leave the last between two neighbours that disagree; taken
 // this way, a rank whose partners leave it a choice waits until another
 // settles it.
+//
+// A settled rank's iterations are numbered for all (label): a rank
+// settled against others numbers each loop's iterations as most of its
+// matches with them do. The settled partners then agree with one
+// another or not: a loop whose matches fall each in one iteration of each
+// settled partner, but in iterations numbered apart, still links one
+// iteration of theirs to the next through it (the Parallel Research
+// Kernels' transpose on 4 ranks: each rank exchanges with a different
+// partner in each of three phases, nothing pending between them, so that
+// every rotation is as good against each partner alone), and is turned
+// to the rotation whose matches fall in the fewest numbers. A rank settled
+// against no other begins its iterations where the fewest requests are
+// pending: cut inside a phase (between its receive and its send, around
+// a computation), it left its partners no rotation to match.
 func align(ranks []rankData, tiles [][]tile, l *links, keys []symKey) {
 	a := newAligner(ranks, tiles, l, keys)
 	a.settle()
@@ -50,7 +66,11 @@ type aligner struct {
 	// neighbours[r] are the ranks rank r's calls are matched with, and
 	// the first callers of its collectives, ascending.
 	neighbours [][]int32
-	cache      []*[]loopOffsets // each rank's loops, nil until read or after a neighbour turned
+	cache      []*[]loopOffsets // each rank's loops, nil until read or after a neighbour settled
+	settled    []bool
+	// shift[r][t] numbers settled rank r's tile t for all: t + shift[r][t]
+	// (label).
+	shift [][]int32
 }
 
 func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *aligner {
@@ -82,6 +102,7 @@ func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *alig
 		a.index(int32(r))
 	}
 	a.neighbours, a.cache = make([][]int32, len(ranks)), make([]*[]loopOffsets, len(ranks))
+	a.settled, a.shift = make([]bool, len(ranks)), make([][]int32, len(ranks))
 	link := func(r, q int32) {
 		if nb := a.neighbours[r]; r != q && (len(nb) == 0 || nb[len(nb)-1] != q) {
 			a.neighbours[r] = append(nb, q)
@@ -163,17 +184,35 @@ func (a *aligner) run(r int32, k int) int {
 }
 
 // offset is where a call's match lies: on rank q, d iterations (tiles)
-// after the call's own.
+// after the call's own; on the settled ranks' labelled iterations (q =
+// settledRanks), in the iteration labelled d more than the call's own
+// iteration's index; on settled rank p's iterations not labelled, q =
+// -2-p.
 type offset struct{ q, d int32 }
 
-// settle turns every rank's loops, rank 0's first, then always those of
-// the rank with the fewest tied rotations against its settled partners;
-// a rank no settled rank exchanges with starts anew, as rank 0 did.
+const (
+	// settledRanks is the rank of the offsets to settled ranks' labelled
+	// iterations, counted together (label).
+	settledRanks = -1
+	// unlabelled is the shift of a settled rank's tile no label numbers.
+	unlabelled = math.MinInt32
+)
+
+// settle turns every rank's loops, then always those of the rank with
+// the fewest tied rotations against its settled partners; where no rank
+// waits, it starts anew at a rank whose loops the program delimits, else
+// at the lowest rank not settled.
 func (a *aligner) settle() {
 	n := len(a.ranks)
-	settled := make([]bool, n)
+	settled := a.settled
 	stamp := make([]int, n) // the version of each rank's queued plan
-	fixed := func(q int32) bool { return settled[q] }
+	var fixed []int32       // the ranks whose loops the program delimits, all of them
+	for r := range int32(n) {
+		ls := a.loops(r)
+		if len(ls) > 0 && !slices.ContainsFunc(ls, func(l loopOffsets) bool { return !l.ended }) {
+			fixed = append(fixed, r)
+		}
+	}
 	q := &planQueue{}
 	next := 0 // the lowest rank not yet settled: a root where the queue is empty
 	for {
@@ -186,26 +225,35 @@ func (a *aligner) settle() {
 			}
 		}
 		if r < 0 {
+			for len(fixed) > 0 && settled[fixed[0]] {
+				fixed = fixed[1:]
+			}
 			for next < n && settled[next] {
 				next++
 			}
-			if next == n {
+			switch {
+			case len(fixed) > 0:
+				r = fixed[0]
+			case next == n:
 				return
+			default:
+				r = int32(next)
 			}
-			r = int32(next)
 		}
-		pl := a.plan(r, fixed)
-		settled[r] = true
+		pl := a.plan(r)
 		if a.apply(r, pl) {
 			a.index(r)
-			for _, p := range a.neighbours[r] {
-				a.cache[p] = nil
-			}
+			a.cache[r] = nil
+		}
+		a.label(r)
+		settled[r] = true
+		for _, p := range a.neighbours[r] {
+			a.cache[p] = nil
 		}
 		for _, p := range a.neighbours[r] {
 			if !settled[p] {
 				stamp[p]++
-				heap.Push(q, planEntry{r: p, stamp: stamp[p], ties: a.plan(p, fixed).ties})
+				heap.Push(q, planEntry{r: p, stamp: stamp[p], ties: a.plan(p).ties})
 			}
 		}
 	}
@@ -252,29 +300,88 @@ type loopRun struct {
 }
 
 // plan returns rank r's runs and their best rotations against its
-// partners, the settled ones first (fixed).
-func (a *aligner) plan(r int32, fixed func(q int32) bool) plan {
+// partners, the settled ones first.
+func (a *aligner) plan(r int32) plan {
 	var pl plan
 	rd := &a.ranks[r]
+	root := a.root(r)
 	for _, l := range a.loops(r) {
+		if l.ended {
+			continue
+		}
 		s := a.tiles[r][l.k].start
 		// A turn is a rotation of the loop's body: its iterations must
 		// leave as many requests pending as they find.
 		p := a.tiles[r][l.k].end - s
 		pending := func(j int32) int32 { return rd.openAt(s + j) }
-		j, ties := bestTurn(l.off, fixed, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending)
+		j, ties := bestTurn(l.off, isSettled, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending, root)
 		pl.runs = append(pl.runs, loopRun{l.k, l.m, j})
 		pl.ties += (ties - 1) * l.m
 	}
 	return pl
 }
 
+// isSettled reports whether offsets to rank q are to settled ranks.
+func isSettled(q int32) bool { return q < 0 }
+
+// root reports whether rank r has no settled partner.
+func (a *aligner) root(r int32) bool {
+	return !slices.ContainsFunc(a.neighbours[r], func(q int32) bool { return a.settled[q] })
+}
+
+// label numbers the tiles of rank r, about to be settled, for all: a
+// root's as it numbers them; another's loops as the most of their matches
+// with labelled iterations number them, and the tiles after a loop as
+// its last iteration. A loop none of whose matches are labelled is not:
+// a label it took from elsewhere would hold its partners to an
+// alignment nothing decided (a wavefront's ranks linked to rank 0 only
+// by a collective).
+func (a *aligner) label(r int32) {
+	shift := make([]int32, len(a.tiles[r]))
+	if a.root(r) {
+		a.shift[r] = shift
+		return
+	}
+	for t := range shift {
+		shift[t] = unlabelled
+	}
+	loops := a.loops(r)
+	for i, l := range loops {
+		count := map[int32]int{}
+		for _, os := range l.off {
+			for _, o := range os {
+				if o.q == settledRanks {
+					count[o.d]++
+				}
+			}
+		}
+		d, best := int32(0), 0
+		for v, c := range count {
+			if c > best || c == best && v < d {
+				d, best = v, c
+			}
+		}
+		if best == 0 {
+			continue
+		}
+		end := len(shift)
+		if i+1 < len(loops) {
+			end = loops[i+1].k
+		}
+		for t := l.k; t < end; t++ {
+			shift[t] = d
+		}
+	}
+	a.shift[r] = shift
+}
+
 // loopOffsets is a run of m iterations from tile k and, for each position
 // of its body, the offsets that at least half of the position's calls
 // have to their matches.
 type loopOffsets struct {
-	k, m int
-	off  [][]offset
+	k, m  int
+	ended bool // the program delimits its iterations: it does not turn
+	off   [][]offset
 }
 
 // loops returns rank r's runs of iterations and their offsets, as long
@@ -287,8 +394,8 @@ func (a *aligner) loops(r int32) []loopOffsets {
 	ts := a.tiles[r]
 	for k := 0; k < len(ts); {
 		m := a.run(r, k)
-		if m >= minIterations && ts[k].end-ts[k].start >= 2 && !a.ended(r, ts[k:k+m]) {
-			ls = append(ls, loopOffsets{k, m, a.offsets(r, ts[k:k+m])})
+		if m >= minIterations && ts[k].end-ts[k].start >= 2 {
+			ls = append(ls, loopOffsets{k, m, a.ended(r, ts[k:k+m]), a.offsets(r, ts[k:k+m])})
 		}
 		k += m
 	}
@@ -332,6 +439,13 @@ func (a *aligner) offsets(r int32, it []tile) [][]offset {
 			own := a.tileOf[r][it[k].start]
 			a.partners(r, it[k].start+i, func(q, t int32) {
 				o := offset{q, t - own}
+				switch sh := a.shift[q]; {
+				case !a.settled[q]:
+				case sh[t] == unlabelled:
+					o.q = -2 - q
+				default:
+					o = offset{settledRanks, t - own + sh[t]}
+				}
 				for c := range count {
 					if count[c].o == o {
 						count[c].n++
@@ -410,16 +524,19 @@ func (a *aligner) apply(r int32, pl plan) bool {
 // for each partner rank, the distinct iterations its matches fall in,
 // less one. Turning by j moves the positions before j into the previous
 // iteration, which puts their matches one iteration further. Settled
-// partners (fixed) count first, the others only between rotations that
+// partners (fixed; the settled ranks' offsets are counted together, see
+// label) count first, the others only between rotations that
 // settled ones find as good. Rotations that ok refuses are skipped; 0 is
-// kept unless another does strictly better. A loop that posts its
+// kept unless another does strictly better. For a root (a rank settled
+// against no other), fewer requests pending comes before the partners
+// not settled. A loop that posts its
 // receive before it computes and sends (the Parallel Research Kernels'
 // transpose), cut after its computation on every rank, has its receive
 // pending across each cut: each iteration's send meets the partner's
 // next iteration's receive, and the whole loop is one instance. Turned
 // to begin at the receive on the first rank settled, as good as it was
 // against its partners not settled, its partners then turn alike.
-func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, pending func(j int32) int32) (int32, int) {
+func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, pending func(j int32) int32, root bool) (int32, int) {
 	type counted struct {
 		o offset
 		n int
@@ -472,6 +589,12 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, p
 			add(offset{o.q, o.d + 1}, 1)
 		}
 		if !ok(j) {
+			continue
+		}
+		if root && distinct[0] == least[0] && pending(j) != pending(best) {
+			if pending(j) < pending(best) {
+				best, least, ties = j, distinct, 1
+			}
 			continue
 		}
 		switch {

@@ -120,7 +120,7 @@ func TestBestTurn(t *testing.T) {
 		if c.name != "fewer pending" {
 			pending = nil
 		}
-		if got, _ := bestTurn(c.off, below, ok, pending); got != c.want {
+		if got, _ := bestTurn(c.off, below, ok, pending, false); got != c.want {
 			t.Errorf("%s: turn %d, want %d", c.name, got, c.want)
 		}
 	}
@@ -220,7 +220,7 @@ func TestBestTurnManyPartners(t *testing.T) {
 		off[i] = []offset{{q: int32(i % 150), d: d}}
 	}
 	all := func(int32) bool { return true }
-	if got, _ := bestTurn(off, all, all, nil); got != 100 {
+	if got, _ := bestTurn(off, all, all, nil, false); got != 100 {
 		t.Errorf("turn %d, want 100", got)
 	}
 }
@@ -299,6 +299,62 @@ func TestPrepostedReceives(t *testing.T) {
 	for _, in := range p.Sequence {
 		if in.Events > 4 {
 			t.Fatalf("instance %d has %d calls, want at most 4: iterations are chained", in.Position, in.Events)
+		}
+	}
+}
+
+// TestTransposePhases: four ranks transpose in three phases, each rank
+// receiving from rank+p and sending to rank-p in phase p, nothing pending
+// between phases (the Parallel Research Kernels' transpose on MPICH), so
+// that against each partner alone every rotation at a phase's bound is
+// as good. Each rank first cuts its iterations after its longest
+// computation. Ranks 0, 1 and 3 cutting before phase 2 and rank 2 before
+// phase 3, rank 2's matches with them fell each in one of their
+// iterations, rank 0's one later than the others': the iterations were
+// labelled apart and linked into one instance of 480 calls, until the
+// settled ranks' iterations were labelled for all. Rank 0 cutting inside
+// phase 3 (its local transpose between the receive and the send, the
+// receive pending at the cut) and the others at three different phases'
+// bounds, rank 0, settled first, kept its cut and no rotation of the
+// others could match it: one instance, until a rank settled against no
+// other began where the fewest requests are pending.
+func TestTransposePhases(t *testing.T) {
+	const steps = 20
+	type cut struct {
+		phase  int
+		inside bool // between the receive and the send
+	}
+	for _, cuts := range [][4]cut{
+		{{2, false}, {2, false}, {3, false}, {2, false}},
+		{{3, true}, {3, false}, {2, false}, {1, false}},
+	} {
+		tr := exchangeTrace(4, steps, func(r int, add func(trace.Kind, int32, uint64, func(*trace.Event))) {
+			compute := func(c cut) {
+				f := 1e3
+				if cuts[r] == c {
+					f = 5e6
+				}
+				add(trace.Compute, 0, 0, flops(f))
+			}
+			for p := 1; p <= 3; p++ {
+				compute(cut{p, false})
+				add(trace.Irecv, int32((r+p)%4), 1, sized(512, 1))
+				compute(cut{p, true})
+				add(trace.Isend, int32((r-p+4)%4), 1, sized(512, 1))
+				add(trace.Wait, 0, 3, nil)
+				add(trace.Wait, 0, 2, nil)
+			}
+		})
+		p, err := Detect(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0
+		for _, in := range p.Sequence {
+			most = max(most, in.Events)
+		}
+		if len(p.Sequence) < steps || most > 2*4*6 {
+			t.Errorf("cuts %v: %d instances, the largest of %d calls; want %d, a step each", cuts, len(p.Sequence), most, steps)
 		}
 	}
 }

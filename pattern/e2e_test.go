@@ -254,3 +254,28 @@ func TestE2EDelayDemo(t *testing.T) {
 	}
 	t.Logf("story:\n%s", story.String())
 }
+
+// TestWavefrontLabels: the generator's noisy LU on 16 ranks, whose
+// wavefront loops cross a rank's iterations with its neighbours' one
+// plane apart, keeps every instance small (at most 6 calls a rank). A
+// rank linked to the first settled rank only by the allreduce has its
+// plane loops' iterations labelled by none of their matches: labelled as
+// the loop before, they held its neighbours to an alignment nothing
+// decided, and two instances of 95 and 93 calls a rank joined planes.
+func TestWavefrontLabels(t *testing.T) {
+	p, _ := workload.Defaults("lu")
+	p.Noise, p.Imbalance = 0.05, 0.1
+	src, err := workload.New("lu", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := pattern.Detect(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pt.Comm {
+		if c.Events > 6*c.Ranks {
+			t.Errorf("CP%d: %d instances of %d calls on %d ranks, want at most 6 calls a rank", c.ID, c.Frequency, c.Events, c.Ranks)
+		}
+	}
+}
