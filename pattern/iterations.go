@@ -164,24 +164,29 @@ type loopFinder struct {
 	runs   []suffix.Run       // by period, then start
 }
 
-// innerLoop returns the loop of shorter period whose runs cover three
-// quarters or more of loop l's iteration at s, the one that covers the
-// most, or nil: l then iterates over few variants of a step (nine steps
-// and a rebuild step, every ten; or a hundred steps between two outputs
-// of diagnostics, with a rebuild every twenty), and the steps are the
-// program's iterations. A loop's runs are counted together, whatever
-// rotation each begins at.
+// innerLoop returns the loop within an iteration of loop l at s (of at
+// most half its period) whose runs cover the most of it, where these runs
+// and those of its variants (loops of at least half its period whose
+// bodies make the same calls) cover three quarters of it or more; else
+// nil. l then iterates over few variants of a step (nine steps and a
+// rebuild step, every ten; a hundred steps between two outputs of
+// diagnostics, with a rebuild every twenty; a rebuild every twelve steps,
+// the four steps after it not checking whether to rebuild, the eight
+// others checking with an allreduce), and the steps are the program's
+// iterations. A loop's runs are counted together, whatever rotation each
+// begins at.
 func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
 	type cover struct {
 		calls int32
 		run   *suffix.Run // the run that covers the most of them
+		kinds []int32     // the distinct calls of its body, sorted
 	}
 	var covers map[[2]int32]*cover
 	var best *cover
 	for i := range lf.runs {
 		r := &lf.runs[i]
-		if r.Period >= l.period {
-			break
+		if 2*r.Period > l.period {
+			break // runs are by period: not a loop within an iteration of l's
 		}
 		o := overlap(r, s, l.period)
 		if o == 0 {
@@ -194,7 +199,7 @@ func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
 		key := [2]int32{lf.rep.Word(int(r.Start+leastRotation(body)), int(r.Period)), r.Period}
 		c := covers[key]
 		if c == nil {
-			c = &cover{run: r}
+			c = &cover{run: r, kinds: slices.Compact(slices.Sorted(slices.Values(body)))}
 			covers[key] = c
 		}
 		if c.calls += o; o > overlap(c.run, s, l.period) {
@@ -204,7 +209,16 @@ func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
 			best = c
 		}
 	}
-	if best == nil || best.calls < 3*l.period/4 {
+	if best == nil {
+		return nil
+	}
+	var calls int32
+	for _, c := range covers {
+		if 2*c.run.Period >= best.run.Period && slices.Equal(c.kinds, best.kinds) {
+			calls += c.calls // a variant of best's body: the same calls, some more often
+		}
+	}
+	if calls < 3*l.period/4 {
 		return nil
 	}
 	in, _ := lf.candidate(best.run.Start, best.run.Period)
@@ -278,6 +292,9 @@ func (lf *loopFinder) guarded(l *loop, s int32) bool {
 		return false
 	}
 	outer := lf.chosen[g-1]
+	if 2*l.period > outer.period {
+		return false // a variant of its iterations, not a loop within one
+	}
 	key := [2]*loop{outer, l}
 	in, ok := lf.inner[key]
 	if !ok {

@@ -2,6 +2,7 @@ package pattern
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -146,6 +147,121 @@ func TestIterationsBetweenOutputs(t *testing.T) {
 	}
 	if steps < 400 || longest > 4*24*10 {
 		t.Errorf("%d step instances of 600 steps, the longest pattern %d calls; want the steps", steps, longest)
+	}
+}
+
+// TestIterationsStepVariants: steps of two lengths (LAMMPS' neighbour
+// lists rebuilt when atoms have moved: for 4 steps after a rebuild no
+// check, then an allreduce every step to check) make two step loops whose
+// bodies make the same calls. With a rebuild every 12 steps, the 12-step
+// cycle repeats, and the longer steps' runs cover only two thirds of it:
+// counted with the shorter steps', they make the steps the iterations
+// (34 instances of 300 steps, before). Rebuilt at irregular intervals,
+// the longer steps are the loop, and the shorter ones between two of its
+// iterations are a loop of their own, not a loop within an iteration
+// (the four steps after each rebuild were one instance).
+func TestIterationsStepVariants(t *testing.T) {
+	const steps, delay = 300, 4
+	rng := rand.New(rand.NewPCG(1, 2))
+	irregular := make([]int, 64)
+	for i := range irregular {
+		irregular[i] = 9 + rng.IntN(6)
+	}
+	for name, intervals := range map[string][]int{"every 12": {12}, "irregular": irregular} {
+		step := make([]int, 4)
+		since := make([]int, 4) // steps since the last rebuild
+		next := make([]int, 4)  // rebuilds so far
+		tr := exchangeTrace(4, steps, func(r int, add func(trace.Kind, int32, uint64, func(*trace.Event))) {
+			if step[r] == 0 || since[r] == intervals[next[r]%len(intervals)] {
+				since[r] = 0
+				next[r]++
+			}
+			s := since[r]
+			step[r]++
+			since[r]++
+			x, y := int32(r^1), int32(r^2)
+			pair := func(p int32) {
+				add(trace.Irecv, p, 1, sized(512, 1))
+				add(trace.Send, p, 0, sized(512, 1))
+				add(trace.Wait, 0, 2, nil)
+			}
+			if s == 0 {
+				for _, p := range []int32{x, y} {
+					add(trace.SendRecv, p, 0, func(e *trace.Event) { e.Source, e.SendBytes, e.RecvBytes = p, 8, 8 })
+				}
+			}
+			for _, p := range []int32{y, y, x, x} {
+				pair(p)
+			}
+			add(trace.Compute, 0, 0, flops(2e4))
+			for _, p := range []int32{x, x, y, y} {
+				pair(p)
+			}
+			add(trace.Compute, 0, 0, flops(3e5))
+			add(trace.Allreduce, 0, 0, sized(8, 0))
+			if s >= delay {
+				add(trace.Allreduce, 0, 0, sized(8, 0))
+			}
+		})
+		p, err := Detect(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		most := 0
+		for _, c := range p.Comm {
+			most = max(most, c.Events/c.Ranks)
+		}
+		if len(p.Sequence) < steps || most > 2*18 {
+			t.Errorf("rebuilt %s: %d instances of %d steps, the largest of %d calls a rank; want a step each", name, len(p.Sequence), steps, most)
+		}
+	}
+}
+
+// TestIterationsNotPairs: LAMMPS' melt on a 2x2 grid exchanges twice with
+// each partner in turn, forward then in reverse (Rx Sx Rx Sx Ry Sy Ry Sy,
+// its force computation, Ry Sy Ry Sy Rx Sx Rx Sx), thermo output every 50
+// steps and a rebuild every 20: the 100-step cycle repeats, and its steps
+// are the iterations. The runs of the exchanges with one partner and with
+// the other cover a step between them, but they are two loops of
+// different calls, not variants of a step: a step of 16 calls stays one
+// iteration (with them counted together, 3,000 steps were 46,861
+// instances).
+func TestIterationsNotPairs(t *testing.T) {
+	const steps = 600
+	step := make([]int, 4)
+	tr := exchangeTrace(4, steps, func(r int, add func(trace.Kind, int32, uint64, func(*trace.Event))) {
+		s := step[r]
+		step[r]++
+		x, y := int32(r^1), int32(r^2)
+		pair := func(p int32) {
+			add(trace.Irecv, p, 1, sized(512, 1))
+			add(trace.Send, p, 0, sized(512, 1))
+			add(trace.Wait, 0, 2, nil)
+		}
+		if s%20 == 19 {
+			for _, p := range []int32{x, y} {
+				add(trace.SendRecv, p, 0, func(e *trace.Event) { e.Source, e.SendBytes, e.RecvBytes = p, 8, 8 })
+			}
+		} else {
+			for _, p := range []int32{x, x, y, y} {
+				pair(p)
+			}
+		}
+		add(trace.Compute, 0, 0, flops(3e5))
+		for _, p := range []int32{y, y, x, x} {
+			pair(p)
+		}
+		if s%50 == 49 {
+			add(trace.Allreduce, 0, 0, sized(8, 0))
+		}
+		add(trace.Compute, 0, 0, flops(2e4))
+	})
+	p, err := Detect(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sequence) > steps*5/4 {
+		t.Errorf("%d instances of %d steps: want a step each, not its exchanges with each partner", len(p.Sequence), steps)
 	}
 }
 

@@ -218,7 +218,8 @@ var lammps = "/usr/share/lammps/examples/"
 
 // realApps is the corpus: HPCC with its shipped example input (HPL on a
 // 2x2 grid of N=1000, then PTRANS, RandomAccess, FFT, b_eff, DGEMM and
-// STREAM), LAMMPS's Lennard-Jones melt at 4 and 8 ranks and its peptide
+// STREAM), LAMMPS's Lennard-Jones melt at 4 and 8 ranks, its Poiseuille
+// flow at 32 and its peptide
 // (PPPM, SHAKE), and pw.x on bulk silicon with two pools
 // (capture/testdata/si.scf.in: Quantum ESPRESSO's example01, two atoms at
 // 18 Ry, with two k-points, so that -nk 2 has a pool each, and the
@@ -232,10 +233,21 @@ var realApps = []realApp{
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, lammps+"melt/in.melt", dir, `(?m)^run\s+250`, "run 50")
 		}},
+	// 300 steps on a 2x2x2 grid, a rebuild every 20 and thermo output
+	// every 50: the 50-step blocks repeat, and no run of the step loop
+	// alone covers three quarters of one.
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 8, long: true, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
-			copyInput(t, lammps+"melt/in.melt", dir, `(?m)^run\s+250`, "run 100")
-		}},
+			copyInput(t, lammps+"melt/in.melt", dir, `(?m)^run\s+250`, "run 300")
+		}, check: stepsApart(250)},
+	// 2-D Poiseuille flow, 500 steps on 32 ranks (an 8x4 grid), its
+	// neighbour lists rebuilt when atoms have moved (not in the 5 steps
+	// after a rebuild, then checked with an allreduce every step): steps
+	// of two lengths.
+	{name: "LAMMPS flow", prog: "lmp", pkg: "lammps", np: 32, long: true, args: []string{"-in", "in.flow.pois", "-log", "none", "-screen", "none"},
+		setup: func(t *testing.T, dir string) {
+			copyInput(t, lammps+"flow/in.flow.pois", dir, `(?m)^run\s+10000`, "run 500")
+		}, check: stepsApart(400)},
 	{name: "LAMMPS peptide", prog: "lmp", pkg: "lammps", np: 4, long: true, args: []string{"-in", "in.peptide", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, lammps+"peptide/in.peptide", dir, `(?m)^run\s+300`, "run 50")
