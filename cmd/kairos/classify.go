@@ -190,7 +190,7 @@ traces are classified one after the other and summed up in one Table IV
 			if err != nil {
 				return err
 			}
-			if opt.Configs, err = extra.configs(); err != nil {
+			if opt.Configs, err = extra.configs(cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			cls := make([]*clock.Classification, len(args))

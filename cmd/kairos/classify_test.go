@@ -114,6 +114,31 @@ func TestPredictCLI(t *testing.T) {
 	}
 }
 
+// TestPredictUnits: figures that look given in bit/s and seconds are
+// warned of, once each, and kept.
+func TestPredictUnits(t *testing.T) {
+	path := clGenTrace(t, "ring", "--ranks", "2", "--iterations", "2")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--bw", "1e9,1e10", "--lat", "1e-6"}, []string{"bandwidth 1e+09 Gbit/s is more than any network's", "(1e+10 bit/s is 10)", "latency 1e-06 us is less than any network's"}},
+		{[]string{"--config", "1e11,5"}, []string{"bandwidth 1e+11 Gbit/s"}},
+		{[]string{"--bw", "100", "--lat", "0.5,0"}, nil},
+	} {
+		args := append(append([]string{"predict", "--speed", "1Gf"}, tc.args...), path)
+		code, _, errs := csRun(args...)
+		if code != 0 || strings.Count(errs, "warning:") != len(tc.want) {
+			t.Errorf("kairos %s: exit %d, stderr %q; want exit 0 and %d warnings", strings.Join(args, " "), code, errs, len(tc.want))
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("kairos %s: stderr %q; want %q", strings.Join(args, " "), errs, w)
+			}
+		}
+	}
+}
+
 func TestClassifyErrors(t *testing.T) {
 	path := clGenTrace(t, "ring", "--ranks", "2", "--iterations", "2")
 	deadlock := csWrite(t, "ktr", "deadlock.ktr",

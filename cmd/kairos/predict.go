@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -28,8 +29,9 @@ func (c *configFlags) register(f *pflag.FlagSet) {
 }
 
 // configs returns the configurations the flags name: every --bw with
-// every --lat, the --config pairs, the lines of --configs.
-func (c *configFlags) configs() ([]clock.Config, error) {
+// every --lat, the --config pairs, the lines of --configs; it warns on w
+// of figures that look given in other units (unitWarnings).
+func (c *configFlags) configs(w io.Writer) ([]clock.Config, error) {
 	if len(c.bws) > 0 != (len(c.lats) > 0) {
 		return nil, usagef("--bw and --lat go together")
 	}
@@ -62,7 +64,34 @@ func (c *configFlags) configs() ([]clock.Config, error) {
 		}
 		cs = append(cs, more...)
 	}
+	unitWarnings(w, cs)
 	return cs, nil
+}
+
+// unitWarnings says, once a figure, where a configuration's bandwidth or
+// latency looks given in bit/s or seconds: above 100,000 Gbit/s (100
+// Tbit/s), below 0.01 us (10 ns), no network's. The figures are kept as
+// given.
+func unitWarnings(w io.Writer, cs []clock.Config) {
+	type figure struct {
+		lat bool
+		v   float64
+	}
+	seen := map[figure]bool{}
+	say := func(f figure, format string, a ...any) {
+		if !seen[f] {
+			seen[f] = true
+			fmt.Fprintf(w, "warning: "+format+"\n", a...)
+		}
+	}
+	for _, c := range cs {
+		if c.BW > 1e5 {
+			say(figure{false, c.BW}, "bandwidth %g Gbit/s is more than any network's: bandwidths are in Gbit/s (%g bit/s is %g)", c.BW, c.BW, c.BW/1e9)
+		}
+		if c.Lat > 0 && c.Lat < 1e-2 {
+			say(figure{true, c.Lat}, "latency %g us is less than any network's: latencies are in microseconds (%g s is %g)", c.Lat, c.Lat, c.Lat*1e6)
+		}
+	}
 }
 
 func newPredictCmd() *cobra.Command {
@@ -97,7 +126,7 @@ pair, and every line "BW,L" of --configs FILE. The model flags are those of
 			if asJSON && asCSV {
 				return usagef("--json and --csv cannot be combined")
 			}
-			if opt.Configs, err = configs.configs(); err != nil {
+			if opt.Configs, err = configs.configs(cmd.ErrOrStderr()); err != nil {
 				return err
 			}
 			if len(opt.Configs) == 0 {
