@@ -3,10 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"kairos/format/ktr"
 	"kairos/internal/testenv"
+	"kairos/trace"
 )
 
 // TestReport writes the report of a generated stencil: the answers first,
@@ -96,5 +99,37 @@ func TestReportRealTraceInChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, "recorded, from the first call to the last") {
 		t.Errorf("the report does not say the run is the recorded one")
+	}
+}
+
+// TestReportInMemory: an OTF2 archive's report is built from a .ktr copy
+// held in memory, and says what the archive read in place says (but the
+// time it took); a .ktr is read as it is.
+func TestReportInMemory(t *testing.T) {
+	path := testenv.Shared(t, "traces/otf2/tracer-stencil4d-32/traces.otf2")
+	src, err := openTrace(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := inMemory(src)
+	if _, ok := mem.(*ktr.Source); !ok {
+		t.Fatalf("an OTF2 archive is read as %T, want a .ktr in memory", mem)
+	}
+	gen := filepath.Join(t.TempDir(), "st.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "2x2", "--iterations", "2", "-o", gen); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	if g, err := openTrace(gen); err != nil || inMemory(g) != g {
+		t.Errorf("a .ktr is copied (%v)", err)
+	}
+	page := func(s trace.Source) string {
+		var b strings.Builder
+		if err := buildReport(path, s, &reportFlags{}).WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		return regexp.MustCompile(`analysed in [0-9.]+ m?s`).ReplaceAllString(b.String(), "")
+	}
+	if a, b := page(src), page(mem); a != b {
+		t.Errorf("the reports differ: %d and %d bytes", len(a), len(b))
 	}
 }
