@@ -32,6 +32,7 @@ type frame struct {
 // records make, and the requests it completes.
 type mpiCall struct {
 	name      string
+	class     callClass
 	node      uint32 // model region node of the call (user path + MPI name)
 	enter     uint64
 	ops       []trace.Event
@@ -100,6 +101,8 @@ type mapper struct {
 	callBuf mpiCall // the storage call points to, reused
 	out     *outQueue
 	nodes   map[[2]uint32]uint32 // (OTF2 region, parent node) -> node
+	// recent caches nodes, read at every enter, in front of nodes.
+	recent  [nodeCache]cachedNode
 	regions map[uint32]regionInfo
 	peers   map[uint64]int32 // comm<<32 | rank -> world rank
 
@@ -138,15 +141,69 @@ type mapper struct {
 
 // regionInfo is what the mapper needs of a region definition.
 type regionInfo struct {
-	name string
-	mpi  bool
+	name  string
+	mpi   bool
+	class callClass
+}
+
+// callClass is how finish reads a call of an MPI function, known from its
+// name once (every call compared its name with a dozen).
+type callClass struct {
+	kind     trace.Kind // of a call that records nothing: callKinds', or by prefix
+	test     bool       // MPI_Test, Testany, Testsome, Testall
+	wait     bool       // MPI_Wait, Waitall, Waitany, Waitsome
+	waitOne  bool       // MPI_Wait, Waitany: a wait of the request it completes
+	waitsome bool
+	finalize bool
+}
+
+// classOf returns the callClass of MPI function name.
+func classOf(name string) callClass {
+	c := callClass{
+		test:     name == "MPI_Test" || name == "MPI_Testany" || name == "MPI_Testsome" || name == "MPI_Testall",
+		wait:     name == "MPI_Wait" || name == "MPI_Waitall" || name == "MPI_Waitany" || name == "MPI_Waitsome",
+		waitOne:  name == "MPI_Wait" || name == "MPI_Waitany",
+		waitsome: name == "MPI_Waitsome",
+		finalize: name == "MPI_Finalize",
+	}
+	var named bool
+	c.kind, named = callKinds[name]
+	switch {
+	case named:
+	case strings.HasPrefix(name, "MPI_File_"):
+		c.kind = trace.File
+	case strings.HasPrefix(name, "MPI_Win_"): // MPI_Win_sync, _attach...: MPI time, no replay's
+		c.kind = trace.Deferred
+	default:
+		c.kind = trace.Local
+	}
+	return c
+}
+
+// nodeCache is the number of nodes a mapper caches, by region.
+const nodeCache = 256
+
+// cachedNode is a region's node below a parent.
+type cachedNode struct {
+	region, parent, node uint32
+	ok                   bool
 }
 
 // isMPIRegion returns region id's name and whether it is an MPI function
 // (paradigm MPI, or an "MPI_" name where the paradigm is unknown).
 func (m *mapper) isMPIRegion(id uint32) (string, bool) {
+	ri := m.region(id)
+	return ri.name, ri.mpi
+}
+
+// region returns region id's name, whether it is an MPI function, and how
+// a call of it is read.
+func (m *mapper) region(id uint32) regionInfo {
+	if ri, ok := m.src.region(id); ok {
+		return ri
+	}
 	if ri, ok := m.regions[id]; ok {
-		return ri.name, ri.mpi
+		return ri
 	}
 	d := m.src.arch.Defs
 	r, ok := d.Regions[id]
@@ -155,8 +212,11 @@ func (m *mapper) isMPIRegion(id uint32) (string, bool) {
 		ri.name = d.Strings[r.Name]
 		ri.mpi = r.Paradigm == ParadigmMPI || (r.Paradigm == 0 && strings.HasPrefix(ri.name, "MPI_"))
 	}
-	m.regions[id] = ri
-	return ri.name, ri.mpi
+	ri.class = classOf(ri.name)
+	if !m.src.setRegion(id, ri) {
+		m.regions[id] = ri
+	}
+	return ri
 }
 
 func (m *mapper) ps(t uint64) trace.Time { return trace.Time(m.src.arch.Picoseconds(t)) }
@@ -180,7 +240,8 @@ func (m *mapper) step(e *Event) {
 		EvMpiRequestTest, EvMpiRequestCancelled, EvMpiCollectiveEnd, EvNonBlockingCollectiveComplete:
 		implicit := m.call == nil
 		if implicit {
-			m.begin(RecordName(e.Type), m.user, e.Time)
+			name := RecordName(e.Type) // an MPI record outside any MPI function's region
+			m.begin(regionInfo{name: name, mpi: true, class: classOf(name)}, m.user, e.Time)
 		}
 		m.record(e)
 		if implicit {
@@ -195,6 +256,18 @@ func (m *mapper) step(e *Event) {
 
 // node returns the call-path node of OTF2 region id entered from parent.
 func (m *mapper) node(id, parent uint32, name string) uint32 {
+	c := &m.recent[id%nodeCache]
+	if c.ok && c.region == id && c.parent == parent {
+		return c.node
+	}
+	n := m.nodeOf(id, parent, name)
+	*c = cachedNode{id, parent, n, true}
+	return n
+}
+
+// nodeOf returns the node of region id below parent, adding it to the
+// call-path tree on first sight.
+func (m *mapper) nodeOf(id, parent uint32, name string) uint32 {
 	k := [2]uint32{id, parent}
 	n, ok := m.nodes[k]
 	if !ok {
@@ -204,10 +277,11 @@ func (m *mapper) node(id, parent uint32, name string) uint32 {
 	return n
 }
 
-// begin starts an MPI call named name at tick t, reusing the call storage.
-func (m *mapper) begin(name string, node uint32, t uint64) {
+// begin starts a call of MPI function ri at tick t, reusing the call
+// storage.
+func (m *mapper) begin(ri regionInfo, node uint32, t uint64) {
 	c := &m.callBuf
-	*c = mpiCall{name: name, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0]}
+	*c = mpiCall{name: ri.name, class: ri.class, node: node, enter: t, ops: c.ops[:0], completed: c.completed[:0]}
 	m.call = c
 	m.side.reset()
 }
@@ -223,9 +297,10 @@ func (m *mapper) enter(e *Event) {
 		m.stack = append(m.stack, frame{region: e.Region, node: m.user})
 		return
 	}
-	name, isMPI := m.isMPIRegion(e.Region)
-	if isMPI && m.src.mpi {
-		m.begin(name, m.node(e.Region, m.user, name), e.Time)
+	ri := m.region(e.Region)
+	name := ri.name
+	if ri.mpi && m.src.mpi {
+		m.begin(ri, m.node(e.Region, m.user, name), e.Time)
 		m.stack = append(m.stack, frame{region: e.Region, node: m.user, startCall: true})
 		return
 	}
@@ -565,13 +640,13 @@ func (m *mapper) finish(t uint64) {
 	// test of one could complete it in a replay, before the call that
 	// completed it in the run, which then finds no request. The time of
 	// one that completes nothing is MPI time, as a deferred call's.
-	test := c.name == "MPI_Test" || c.name == "MPI_Testany" || c.name == "MPI_Testsome" || c.name == "MPI_Testall"
+	test := c.class.test
 	// A wait that completes nothing (its requests all null) is MPI time
 	// a replay gives none, as the run's TI trace leaves it out (PETSc
 	// waits so; counted as computation, its time was replayed).
-	emptyWait := c.name == "MPI_Wait" || c.name == "MPI_Waitall" || c.name == "MPI_Waitany" || c.name == "MPI_Waitsome"
+	emptyWait := c.class.wait
 	switch {
-	case test || c.name == "MPI_Waitsome" || len(c.completed) == 1 && (c.name == "MPI_Wait" || c.name == "MPI_Waitany"):
+	case test || c.class.waitsome || len(c.completed) == 1 && c.class.waitOne:
 		for _, r := range c.completed { // a wait each, as the tracer writes them
 			ev := trace.NewEvent(trace.Wait)
 			ev.Request = r
@@ -586,18 +661,10 @@ func (m *mapper) finish(t uint64) {
 	}
 	// MPI_Finalize is one whatever it completes: Kairos' tracer settles
 	// there the requests a program left (a wait, a cancellation).
-	if len(c.ops) == 0 && len(c.completed) == 0 || c.name == "MPI_Finalize" {
-		k, ok := callKinds[c.name]
-		switch {
-		case k == trace.Finalize:
-		case c.deferred || test || emptyWait:
+	if len(c.ops) == 0 && len(c.completed) == 0 || c.class.finalize {
+		k := c.class.kind
+		if k != trace.Finalize && (c.deferred || test || emptyWait) {
 			k = trace.Deferred
-		case !ok && strings.HasPrefix(c.name, "MPI_File_"):
-			k = trace.File
-		case !ok && strings.HasPrefix(c.name, "MPI_Win_"): // MPI_Win_sync, _attach...: MPI time, no replay's
-			k = trace.Deferred
-		case !ok:
-			k = trace.Local
 		}
 		ev := trace.NewEvent(k)
 		region := m.user
