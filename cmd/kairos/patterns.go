@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kairos/format"
 	_ "kairos/format/alawneh" // the seed paper authors' traces, to compare with their results
 	"kairos/internal/fileio"
 	"kairos/pattern"
 	"kairos/report"
+	"kairos/trace"
 	"kairos/waitstate"
 )
 
@@ -18,14 +18,6 @@ func init() {
 	addVerb("patterns", newPatternsCmd)
 	addVerb("phases", newPhasesCmd)
 	addVerb("slow", newSlowCmd)
-}
-
-// untimedCall reports whether the trace at path is untimed for the
-// analyses that need timestamps, from its first call (pattern.Untimed);
-// false where it cannot tell.
-func untimedCall(path string) bool {
-	src, _, err := format.Open(path)
-	return err == nil && pattern.Untimed(src)
 }
 
 // detectPatterns opens a trace and runs pattern detection on it.
@@ -179,11 +171,12 @@ func (s *segmentFlags) options() (pattern.SegmentOptions, error) {
 	return o, nil
 }
 
-// analyse detects patterns and runs the remaining steps.
-func analyse(path string, opt pattern.Options) (*pattern.Analysis, error) {
-	p, err := detectPatterns(path, opt.Method)
+// analyse detects the patterns of src, the trace at path, and runs the
+// remaining steps.
+func analyse(path string, src trace.Source, opt pattern.Options) (*pattern.Analysis, error) {
+	p, err := pattern.DetectMethod(src, opt.Method)
 	if err != nil {
-		return nil, err
+		return nil, naming(path, err)
 	}
 	a, err := pattern.AnalyzePatterns(p, opt)
 	if err != nil {
@@ -245,7 +238,11 @@ slow instances (see kairos slow).
 			if segment < 0 {
 				return usagef("--segment must be at least 0, got %d", segment)
 			}
-			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: pattern.DefaultCutoff})
+			src, err := openTrace(args[0])
+			if err != nil {
+				return err
+			}
+			a, err := analyse(args[0], src, pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: pattern.DefaultCutoff})
 			if err != nil {
 				return err
 			}
@@ -288,13 +285,9 @@ type slowJSON struct {
 	Slow       []pattern.Slow      `json:"slow"`
 }
 
-// rootCauses finds the wait states of a timed trace and their root
-// causes.
-func rootCauses(path string) (*waitstate.Analysis, error) {
-	src, err := openTrace(path)
-	if err != nil {
-		return nil, err
-	}
+// rootCauses finds the wait states of src, the timed trace at path, and
+// their root causes.
+func rootCauses(path string, src trace.Source) (*waitstate.Analysis, error) {
 	a, err := waitstate.Analyze(src, waitstate.Options{})
 	if err != nil {
 		return nil, naming(path, err)
@@ -379,7 +372,14 @@ over all ranks: directly, at the next synchronization, or propagated.
 			if causes && (asJSON || summary || svg != "") {
 				return usagef("--causes cannot be combined with --json, --summary or --svg")
 			}
-			if untimedCall(args[0]) {
+			src, err := openTrace(args[0])
+			if err != nil {
+				return err
+			}
+			// Read twice or more (patterns, wait states): an archive
+			// decodes faster copied.
+			src = inMemory(src)
+			if pattern.Untimed(src) {
 				// Said before the patterns or wait states are found, which
 				// takes seconds on a real program's trace.
 				if causes {
@@ -388,13 +388,13 @@ over all ranks: directly, at the next synchronization, or propagated.
 				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			if causes {
-				rc, err := rootCauses(args[0])
+				rc, err := rootCauses(args[0], src)
 				if err != nil {
 					return err
 				}
 				return writeOutput(cmd, out, func(w io.Writer) error { return rc.WriteReport(w, top) })
 			}
-			a, err := analyse(args[0], pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: z})
+			a, err := analyse(args[0], src, pattern.Options{Method: method(sf.paper), Segment: so, Cutoff: z})
 			if err != nil {
 				return err
 			}
@@ -408,7 +408,7 @@ over all ranks: directly, at the next synchronization, or propagated.
 			}
 			var rc *waitstate.Analysis
 			if asJSON || summary {
-				if rc, err = rootCauses(args[0]); err != nil {
+				if rc, err = rootCauses(args[0], src); err != nil {
 					return err
 				}
 			}
