@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 	"kairos/cluster"
 	"kairos/format"
 	_ "kairos/format/dumpi"
-	_ "kairos/format/ktr"
+	"kairos/format/ktr"
 	_ "kairos/format/otf2"
 	_ "kairos/format/rsd"
 	_ "kairos/format/ti"
@@ -260,6 +261,28 @@ func exactArgs(n int) cobra.PositionalArgs {
 // it one rank after another.
 func openTrace(path string) (trace.Source, error) {
 	return openSource(path, false)
+}
+
+// inMemory returns an OTF2 or DUMPI trace re-encoded as a .ktr held in
+// memory (a few bytes an event), which the verbs that read a trace
+// several times (report, reduce, slow) decode faster (HPCC's archive on 16 ranks, 1.56 M events:
+// a third less CPU time; BENCHMARKS.md); any other trace, or one that
+// does not convert (its analyses then say why each fails), as it is.
+func inMemory(src trace.Source) trace.Source {
+	switch src.Meta().Attrs["format"] {
+	case "otf2", "dumpi":
+	default:
+		return src
+	}
+	var buf bytes.Buffer
+	if err := ktr.Encode(&buf, src, ktr.Options{}); err != nil {
+		return src
+	}
+	mem, err := ktr.OpenSection(src.Meta().Attrs["format"]+" trace in memory", bytes.NewReader(buf.Bytes()), 0, int64(buf.Len()))
+	if err != nil {
+		return src
+	}
+	return mem
 }
 
 // openReplay opens a trace in any registered format, for a verb that

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"kairos/cluster"
 	"kairos/format"
-	"kairos/format/ktr"
 	"kairos/prsd"
 	"kairos/report"
 	"kairos/sim"
@@ -91,28 +89,6 @@ func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
 		return errFailed
 	}
 	return nil
-}
-
-// inMemory returns an OTF2 or DUMPI trace re-encoded as a .ktr held in
-// memory (a few bytes an event), which its analyses, reading the trace a
-// dozen times, decode faster (HPCC's archive on 16 ranks, 1.56 M events:
-// a third less CPU time; BENCHMARKS.md); any other trace, or one that
-// does not convert (its analyses then say why each fails), as it is.
-func inMemory(src trace.Source) trace.Source {
-	switch src.Meta().Attrs["format"] {
-	case "otf2", "dumpi":
-	default:
-		return src
-	}
-	var buf bytes.Buffer
-	if err := ktr.Encode(&buf, src, ktr.Options{}); err != nil {
-		return src
-	}
-	mem, err := ktr.OpenSection(src.Meta().Attrs["format"]+" trace in memory", bytes.NewReader(buf.Bytes()), 0, int64(buf.Len()))
-	if err != nil {
-		return src
-	}
-	return mem
 }
 
 // buildReport runs the report's analyses on src, simulating and reducing
