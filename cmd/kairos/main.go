@@ -265,9 +265,10 @@ func openTrace(path string) (trace.Source, error) {
 
 // inMemory returns an OTF2 or DUMPI trace re-encoded as a .ktr held in
 // memory (a few bytes an event), which the verbs that read a trace
-// several times (report, reduce, slow) decode faster (HPCC's archive on 16 ranks, 1.56 M events:
-// a third less CPU time; BENCHMARKS.md); any other trace, or one that
-// does not convert (its analyses then say why each fails), as it is.
+// several times (report, reduce, slow) decode faster (report on HPCC's
+// archive of 1.56 M events: a third less CPU time; BENCHMARKS.md); any
+// other trace, or one that does not convert (its readers then say why),
+// as it is.
 func inMemory(src trace.Source) trace.Source {
 	switch src.Meta().Attrs["format"] {
 	case "otf2", "dumpi":
