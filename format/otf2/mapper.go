@@ -189,14 +189,8 @@ type cachedNode struct {
 	ok                   bool
 }
 
-// isMPIRegion returns region id's name and whether it is an MPI function
-// (paradigm MPI, or an "MPI_" name where the paradigm is unknown).
-func (m *mapper) isMPIRegion(id uint32) (string, bool) {
-	ri := m.region(id)
-	return ri.name, ri.mpi
-}
-
-// region returns region id's name, whether it is an MPI function, and how
+// region returns region id's name, whether it is an MPI function
+// (paradigm MPI, or an "MPI_" name where the paradigm is unknown), and how
 // a call of it is read.
 func (m *mapper) region(id uint32) regionInfo {
 	if ri, ok := m.src.region(id); ok {
