@@ -180,23 +180,12 @@ func TestIterationsStepVariants(t *testing.T) {
 			step[r]++
 			since[r]++
 			x, y := int32(r^1), int32(r^2)
-			pair := func(p int32) {
-				add(trace.Irecv, p, 1, sized(512, 1))
-				add(trace.Send, p, 0, sized(512, 1))
-				add(trace.Wait, 0, 2, nil)
-			}
 			if s == 0 {
-				for _, p := range []int32{x, y} {
-					add(trace.SendRecv, p, 0, func(e *trace.Event) { e.Source, e.SendBytes, e.RecvBytes = p, 8, 8 })
-				}
+				rebuildExchange(add, x, y)
 			}
-			for _, p := range []int32{y, y, x, x} {
-				pair(p)
-			}
+			pairs(add, y, y, x, x)
 			add(trace.Compute, 0, 0, flops(2e4))
-			for _, p := range []int32{x, x, y, y} {
-				pair(p)
-			}
+			pairs(add, x, x, y, y)
 			add(trace.Compute, 0, 0, flops(3e5))
 			add(trace.Allreduce, 0, 0, sized(8, 0))
 			if s >= delay {
@@ -233,24 +222,13 @@ func TestIterationsNotPairs(t *testing.T) {
 		s := step[r]
 		step[r]++
 		x, y := int32(r^1), int32(r^2)
-		pair := func(p int32) {
-			add(trace.Irecv, p, 1, sized(512, 1))
-			add(trace.Send, p, 0, sized(512, 1))
-			add(trace.Wait, 0, 2, nil)
-		}
 		if s%20 == 19 {
-			for _, p := range []int32{x, y} {
-				add(trace.SendRecv, p, 0, func(e *trace.Event) { e.Source, e.SendBytes, e.RecvBytes = p, 8, 8 })
-			}
+			rebuildExchange(add, x, y)
 		} else {
-			for _, p := range []int32{x, x, y, y} {
-				pair(p)
-			}
+			pairs(add, x, x, y, y)
 		}
 		add(trace.Compute, 0, 0, flops(3e5))
-		for _, p := range []int32{y, y, x, x} {
-			pair(p)
-		}
+		pairs(add, y, y, x, x)
 		if s%50 == 49 {
 			add(trace.Allreduce, 0, 0, sized(8, 0))
 		}
@@ -262,6 +240,26 @@ func TestIterationsNotPairs(t *testing.T) {
 	}
 	if len(p.Sequence) > steps*5/4 {
 		t.Errorf("%d instances of %d steps: want a step each, not its exchanges with each partner", len(p.Sequence), steps)
+	}
+}
+
+// adder adds an event to a rank of exchangeTrace.
+type adder = func(k trace.Kind, partner int32, req uint64, set func(*trace.Event))
+
+// pairs adds, for each partner in turn, an Irecv from it, a Send to it
+// and the Irecv's Wait.
+func pairs(add adder, partners ...int32) {
+	for _, p := range partners {
+		add(trace.Irecv, p, 1, sized(512, 1))
+		add(trace.Send, p, 0, sized(512, 1))
+		add(trace.Wait, 0, 2, nil)
+	}
+}
+
+// rebuildExchange adds a rebuild step's sendrecvs with partners x and y.
+func rebuildExchange(add adder, x, y int32) {
+	for _, p := range []int32{x, y} {
+		add(trace.SendRecv, p, 0, func(e *trace.Event) { e.Source, e.SendBytes, e.RecvBytes = p, 8, 8 })
 	}
 }
 
