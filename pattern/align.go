@@ -66,7 +66,7 @@ type aligner struct {
 	// neighbours[r] are the ranks rank r's calls are matched with, and
 	// the first callers of its collectives, ascending.
 	neighbours [][]int32
-	cache      []*[]loopOffsets // each rank's loops, nil until read or after a neighbour settled
+	cache      []*[]loopOffsets // each rank's loops, nil until read or after a neighbour turned
 	settled    []bool
 	// shift[r][t] numbers settled rank r's tile t for all: t + shift[r][t]
 	// (label).
@@ -244,12 +244,12 @@ func (a *aligner) settle() {
 		if a.apply(r, pl) {
 			a.index(r)
 			a.cache[r] = nil
+			for _, p := range a.neighbours[r] {
+				a.cache[p] = nil
+			}
 		}
 		a.label(r)
 		settled[r] = true
-		for _, p := range a.neighbours[r] {
-			a.cache[p] = nil
-		}
 		for _, p := range a.neighbours[r] {
 			if !settled[p] {
 				stamp[p]++
@@ -314,7 +314,7 @@ func (a *aligner) plan(r int32) plan {
 		// leave as many requests pending as they find.
 		p := a.tiles[r][l.k].end - s
 		pending := func(j int32) int32 { return rd.openAt(s + j) }
-		j, ties := bestTurn(l.off, isSettled, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending, root)
+		j, ties := bestTurn(a.labelled(l.off), isSettled, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending, root)
 		pl.runs = append(pl.runs, loopRun{l.k, l.m, j})
 		pl.ties += (ties - 1) * l.m
 	}
@@ -348,7 +348,7 @@ func (a *aligner) label(r int32) {
 	loops := a.loops(r)
 	for i, l := range loops {
 		count := map[int32]int{}
-		for _, os := range l.off {
+		for _, os := range a.labelled(l.off) {
 			for _, o := range os {
 				if o.q == settledRanks {
 					count[o.d]++
@@ -381,7 +381,38 @@ func (a *aligner) label(r int32) {
 type loopOffsets struct {
 	k, m  int
 	ended bool // the program delimits its iterations: it does not turn
-	off   [][]offset
+	off   [][]rawOffset
+}
+
+// rawOffset is an offset to rank o.q's tiles, and the tile of the
+// partner's where it was last seen (in the partner's loop, where its
+// first iterations' may fall before it): its label, once the partner is
+// settled (labelled).
+type rawOffset struct {
+	o offset
+	t int32
+}
+
+// labelled returns the offsets of raw as they stand now: to a settled
+// rank, to its labelled iterations counted together (settledRanks) or,
+// where not labelled, to -2-q.
+func (a *aligner) labelled(raw [][]rawOffset) [][]offset {
+	off := make([][]offset, len(raw))
+	for i, os := range raw {
+		off[i] = make([]offset, len(os))
+		for j, ro := range os {
+			o, q := ro.o, ro.o.q
+			if a.settled[q] {
+				if sh := a.shift[q][ro.t]; sh == unlabelled {
+					o.q = -2 - q
+				} else {
+					o = offset{settledRanks, o.d + sh}
+				}
+			}
+			off[i][j] = o
+		}
+	}
+	return off
 }
 
 // loops returns rank r's runs of iterations and their offsets, as long
@@ -424,11 +455,12 @@ func (a *aligner) end(r, i int32) bool {
 // offsets returns, for each position of the body of the loop whose
 // iterations are tiles it, the offsets of the partners' tiles that at
 // least half of its calls (of the first alignSample iterations) have.
-func (a *aligner) offsets(r int32, it []tile) [][]offset {
+func (a *aligner) offsets(r int32, it []tile) [][]rawOffset {
 	p := it[0].end - it[0].start
-	off := make([][]offset, p)
+	off := make([][]rawOffset, p)
 	type counted struct {
 		o offset
+		t int32 // the partner's tile where last seen
 		n int
 	}
 	var count []counted
@@ -439,25 +471,19 @@ func (a *aligner) offsets(r int32, it []tile) [][]offset {
 			own := a.tileOf[r][it[k].start]
 			a.partners(r, it[k].start+i, func(q, t int32) {
 				o := offset{q, t - own}
-				switch sh := a.shift[q]; {
-				case !a.settled[q]:
-				case sh[t] == unlabelled:
-					o.q = -2 - q
-				default:
-					o = offset{settledRanks, t - own + sh[t]}
-				}
 				for c := range count {
 					if count[c].o == o {
 						count[c].n++
+						count[c].t = t
 						return
 					}
 				}
-				count = append(count, counted{o, 1})
+				count = append(count, counted{o, t, 1})
 			})
 		}
 		for _, c := range count {
 			if c.n*2 >= sample {
-				off[i] = append(off[i], c.o)
+				off[i] = append(off[i], rawOffset{c.o, c.t})
 			}
 		}
 	}
