@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"slices"
@@ -314,15 +315,16 @@ func (a *aligner) plan(r int32) plan {
 		// leave as many requests pending as they find.
 		p := a.tiles[r][l.k].end - s
 		pending := func(j int32) int32 { return rd.openAt(s + j) }
-		j, ties := bestTurn(a.labelled(l.off), isSettled, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending, root)
+		j, ties := bestTurn(a.labelled(l.off), settledRank, func(j int32) bool { return pending(j) == rd.openAt(s+j+p) }, pending, root)
 		pl.runs = append(pl.runs, loopRun{l.k, l.m, j})
 		pl.ties += (ties - 1) * l.m
 	}
 	return pl
 }
 
-// isSettled reports whether offsets to rank q are to settled ranks.
-func isSettled(q int32) bool { return q < 0 }
+// settledRank reports whether offsets to rank q are to a settled rank,
+// counted by rank (the labels, settledRanks, are counted apart).
+func settledRank(q int32) bool { return q < settledRanks }
 
 // root reports whether rank r has no settled partner.
 func (a *aligner) root(r int32) bool {
@@ -330,9 +332,10 @@ func (a *aligner) root(r int32) bool {
 }
 
 // label numbers the tiles of rank r, about to be settled, for all: a
-// root's as it numbers them; another's loops as the most of their matches
-// with labelled iterations number them, and the tiles after a loop as
-// its last iteration. A loop none of whose matches are labelled is not:
+// root's as it numbers them; another's loops as their matches with
+// labelled iterations number them where they agree (loopLabel), and the
+// tiles after a loop as its last iteration. A loop none of whose matches
+// are labelled is not:
 // a label it took from elsewhere would hold its partners to an
 // alignment nothing decided (a wavefront's ranks linked to rank 0 only
 // by a collective).
@@ -347,21 +350,8 @@ func (a *aligner) label(r int32) {
 	}
 	loops := a.loops(r)
 	for i, l := range loops {
-		count := map[int32]int{}
-		for _, os := range a.labelled(l.off) {
-			for _, o := range os {
-				if o.q == settledRanks {
-					count[o.d]++
-				}
-			}
-		}
-		d, best := int32(0), 0
-		for v, c := range count {
-			if c > best || c == best && v < d {
-				d, best = v, c
-			}
-		}
-		if best == 0 {
+		d, ok := loopLabel(a.labelled(l.off))
+		if !ok {
 			continue
 		}
 		end := len(shift)
@@ -373,6 +363,28 @@ func (a *aligner) label(r int32) {
 		}
 	}
 	a.shift[r] = shift
+}
+
+// loopLabel returns the number a loop's labelled offsets (settledRanks)
+// give its iterations, if they all give the same: labels that disagree
+// (a pipeline's ranks numbered through different partners: NWChem's
+// broadcasts of its integrals, linked into one instance when the
+// majority's number was taken) number nothing.
+func loopLabel(off [][]offset) (int32, bool) {
+	var d int32
+	n := 0
+	for _, os := range off {
+		for _, o := range os {
+			switch {
+			case o.q != settledRanks:
+			case n == 0:
+				d, n = o.d, 1
+			case o.d != d:
+				return 0, false
+			}
+		}
+	}
+	return d, n > 0
 }
 
 // loopOffsets is a run of m iterations from tile k and, for each position
@@ -403,10 +415,9 @@ func (a *aligner) labelled(raw [][]rawOffset) [][]offset {
 		for j, ro := range os {
 			o, q := ro.o, ro.o.q
 			if a.settled[q] {
-				if sh := a.shift[q][ro.t]; sh == unlabelled {
-					o.q = -2 - q
-				} else {
-					o = offset{settledRanks, o.d + sh}
+				o.q = -2 - q
+				if sh := a.shift[q][ro.t]; sh != unlabelled {
+					off[i] = append(off[i], offset{settledRanks, o.d + sh})
 				}
 			}
 			off[i][j] = o
@@ -569,7 +580,7 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, p
 	}
 	var count []counted      // few, scanned: a partner's matches span an iteration or two
 	var index map[offset]int // count's, once it outgrows a scan (a loop with hundreds of partners)
-	var distinct [2]int      // settled partners, others
+	var distinct [3]int      // settled partners, the settled ranks' labels, others
 	add := func(o offset, n int) {
 		at, ok := -1, false
 		if index != nil {
@@ -592,8 +603,11 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, p
 		}
 		c := count[at].n
 		count[at].n = c + n
-		side := 1
-		if fixed(o.q) {
+		side := 2
+		switch {
+		case o.q == settledRanks:
+			side = 1
+		case fixed(o.q):
 			side = 0
 		}
 		switch {
@@ -623,12 +637,12 @@ func bestTurn(off [][]offset, fixed func(q int32) bool, ok func(j int32) bool, p
 			}
 			continue
 		}
-		switch {
-		case distinct[0] < least[0] || distinct[0] == least[0] && distinct[1] < least[1]:
+		switch rest := cmp.Or(cmp.Compare(distinct[2], least[2]), cmp.Compare(distinct[1], least[1])); {
+		case distinct[0] < least[0] || distinct[0] == least[0] && rest < 0:
 			best, least, ties = j, distinct, 1
 		case distinct[0] == least[0]:
 			ties++
-			if distinct[1] == least[1] && pending != nil && pending(j) < pending(best) {
+			if rest == 0 && pending != nil && pending(j) < pending(best) {
 				best = j
 			}
 		}

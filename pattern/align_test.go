@@ -406,3 +406,23 @@ func TestAlignToDelimitedLoop(t *testing.T) {
 		t.Errorf("%d instances, want about %d (a step each)", len(p.Sequence), steps)
 	}
 }
+
+// TestLoopLabel: a loop is numbered only where its matches with numbered
+// iterations agree.
+func TestLoopLabel(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		off  [][]offset
+		d    int32
+		ok   bool
+	}{
+		{"agree", [][]offset{{{settledRanks, 2}, {-3, 1}}, {{4, 0}}, {{settledRanks, 2}}}, 2, true},
+		{"disagree", [][]offset{{{settledRanks, -1}}, {{settledRanks, -1}}, {{settledRanks, 0}}}, 0, false},
+		{"none numbered", [][]offset{{{-3, 1}}, {{4, 0}}}, 0, false},
+		{"empty", nil, 0, false},
+	} {
+		if d, ok := loopLabel(c.off); d != c.d || ok != c.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", c.name, d, ok, c.d, c.ok)
+		}
+	}
+}
