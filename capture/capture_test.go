@@ -1721,7 +1721,8 @@ func BenchmarkTracerOverheadOneSided(b *testing.B) {
 // TestTracerAbort traces a run that ends in MPI_Abort: the tracer says the
 // measurement is abandoned, the aborting rank's TI trace holds every call
 // up to its MPI_Abort, whole lines only, and the other ranks' traces, cut
-// where each last wrote its buffer, still read, with fewer calls.
+// where each last wrote its buffer, still read, with fewer calls; check
+// says the run was cut short.
 func TestTracerAbort(t *testing.T) {
 	if !testenv.Long() {
 		t.Skip("a run that aborts: KAIROS_LONG=1")
@@ -1752,5 +1753,16 @@ func TestTracerAbort(t *testing.T) {
 		} else if rank != 1 && len(c) >= n {
 			t.Errorf("rank %d has %d calls: its trace was not cut (the test no longer fills its buffer)", rank, len(c))
 		}
+	}
+	src, _, err := format.Open(filepath.Join(tr, "index.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := check.Check(src, check.Options{MaxProblems: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unfinalized != 4 {
+		t.Errorf("check says %d ranks (%s) end without MPI_Finalize, want 4", rep.Unfinalized, rep.UnfinalizedList)
 	}
 }

@@ -232,6 +232,14 @@ type Report struct {
 	// file cut short) is valid, but the CLI says so.
 	EmptyRanks int    `json:"empty_ranks"`
 	EmptyList  string `json:"empty_list,omitempty"`
+	// Unfinalized counts the ranks whose trace ends without MPI_Finalize
+	// though it has its MPI_Init or another rank its MPI_Finalize, and
+	// UnfinalizedList names them as ranges, at most 10: a run cut short
+	// (MPI_Abort, a crash, a job killed), or a trace that lost its end.
+	// The trace is valid to its end; the CLI says so, after the problems
+	// the cut may explain.
+	Unfinalized     int    `json:"unfinalized"`
+	UnfinalizedList string `json:"unfinalized_list,omitempty"`
 
 	max        int
 	errorsOnly bool

@@ -602,3 +602,40 @@ func TestBcastRootLeaves(t *testing.T) {
 		}
 	}
 }
+
+// TestUnfinalized: ranks whose trace ends without MPI_Finalize, where
+// they have their MPI_Init or another rank its MPI_Finalize, are a run
+// cut short (RELION's auto-refine ended in MPI_Abort on an even number of
+// ranks), unless the writer says it stopped measuring first.
+func TestUnfinalized(t *testing.T) {
+	in, fin := ev(trace.Init, nil), ev(trace.Finalize, nil)
+	for _, c := range []struct {
+		name  string
+		ranks [][]trace.Event
+		early bool
+		n     int
+		list  string
+	}{
+		{name: "whole", ranks: [][]trace.Event{{in, barrier(), fin}, {in, barrier(), fin}}},
+		{name: "neither recorded", ranks: [][]trace.Event{{barrier()}, {barrier()}}},
+		{name: "one cut", ranks: [][]trace.Event{{in, barrier(), fin}, {in, barrier()}}, n: 1, list: "1"},
+		{name: "all cut", ranks: [][]trace.Event{{in, barrier()}, {in, barrier()}, {in, barrier()}}, n: 3, list: "0-2"},
+		{name: "cut without init", ranks: [][]trace.Event{{barrier(), fin}, {barrier()}, {barrier(), fin}}, n: 1, list: "1"},
+		{name: "measurement off", ranks: [][]trace.Event{{in, barrier()}, {in, barrier()}}, early: true},
+		{name: "measurement off but one finalized", ranks: [][]trace.Event{{in, barrier()}, {in, barrier(), fin}}, early: true, n: 1, list: "0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := build(c.ranks...)
+			if c.early {
+				tr.Meta().Attrs[trace.AttrNoFinalize] = "switched off"
+			}
+			rep, err := Check(tr, Options{Protocol: SimGrid})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Unfinalized != c.n || rep.UnfinalizedList != c.list || len(rep.Problems) != 0 {
+				t.Errorf("unfinalized %d (%q), problems %v; want %d (%q) and none", rep.Unfinalized, rep.UnfinalizedList, rep.Problems, c.n, c.list)
+			}
+		})
+	}
+}

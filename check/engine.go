@@ -42,6 +42,8 @@ type rankState struct {
 	index  int          // index of ev
 	eof    bool
 	done   bool
+	init   bool // the rank's trace has its MPI_Init
+	fin    bool // and its MPI_Finalize
 	listed bool // in engine.blocked
 	pend   pendKind
 	*waits // nil for a rank known to have no events
@@ -169,6 +171,7 @@ func (e *engine) run() (err error) {
 	}
 	if e.static {
 		e.finish()
+		e.unfinalized()
 		e.rep.countEmpty(e.ranks)
 	}
 	return nil
@@ -224,6 +227,8 @@ func (e *engine) step(r int) error {
 		if e.static {
 			e.rep.Events++
 			e.volumes(r, rs.index, rs.ev)
+			rs.init = rs.init || rs.ev.Kind == trace.Init
+			rs.fin = rs.fin || rs.ev.Kind == trace.Finalize
 		}
 		e.event(r, rs.ev)
 	}
@@ -484,4 +489,28 @@ func (e *engine) waitsFor(rs *rankState) string {
 		return what + " " + rs.syncWhat
 	}
 	return what
+}
+
+// unfinalized counts the ranks whose trace ends without MPI_Finalize
+// where it began with MPI_Init or another rank's has one: a run cut short
+// (MPI_Abort, a crash, a job killed at its time limit) leaves such
+// traces, valid to their end but not the whole run. Traces that record
+// neither (hand-made, generated) say nothing of it, nor those whose
+// writer stopped measuring before the end (trace.AttrNoFinalize) unless
+// another rank has its MPI_Finalize.
+func (e *engine) unfinalized() {
+	anyFin := slices.ContainsFunc(e.ranks, func(rs rankState) bool { return rs.fin })
+	_, early := e.meta.Attrs[trace.AttrNoFinalize]
+	cut := func(r int) bool {
+		rs := &e.ranks[r]
+		return rs.index >= 0 && !rs.fin && (rs.init && !early || anyFin)
+	}
+	for r := range e.ranks {
+		if cut(r) {
+			e.rep.Unfinalized++
+		}
+	}
+	if e.rep.Unfinalized > 0 {
+		e.rep.UnfinalizedList = trace.RankRanges(e.n, 10, cut)
+	}
 }

@@ -44,6 +44,12 @@ type Meta struct {
 // every verb that replays says so, the same way, before it starts.
 const AttrNoReplay = "no-replay"
 
+// AttrNoFinalize is the attribute a reader sets to why the trace's ranks
+// may end before MPI_Finalize though the run did not (its writer stopped
+// measuring first), so that a check does not take them for a run cut
+// short.
+const AttrNoFinalize = "no-finalize"
+
 // Region is a node of the call-path tree: a function entered from Parent.
 type Region struct {
 	Name   string

@@ -110,6 +110,12 @@ func printProblems(w io.Writer, rep *check.Report) error {
 			return err
 		}
 	}
+	if rep.Unfinalized > 0 {
+		if _, err := fmt.Fprintf(w, "warning: %d of the %d ranks end without MPI_Finalize (%s): the run was cut short (MPI_Abort, a crash, a job killed) or its trace lost its end\n",
+			rep.Unfinalized, rep.Ranks, rep.UnfinalizedList); err != nil {
+			return err
+		}
+	}
 	if rep.EmptyRanks > 0 {
 		verb := "have"
 		if rep.EmptyRanks == 1 {

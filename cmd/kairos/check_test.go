@@ -120,14 +120,16 @@ func TestCheckCLIPositions(t *testing.T) {
 	for i, c := range []struct{ text, want string }{
 		{"0 init\n1 init\n0 send 1 0 100\n1 compute 10\n1 recv 0 0 10\n0 finalize\n1 finalize\n",
 			"F:5: rank 1 event 2: receive of 10 bytes truncates the 100-byte message from rank 0 (tag 0, its event 1)\n"},
-		{"0 init\n0 recv 1 0 8\n1 init\n1 barrier\n",
+		{"0 init\n0 recv 1 0 8\n0 finalize\n1 init\n1 barrier\n1 finalize\n",
 			"F:2: rank 0 event 1: receive from 1 (tag 0, communicator 0) is never matched by a send\n" +
 				"F:2: rank 0 event 1: deadlock under simgrid: recv waits for a message from 1 (tag 0)\n" +
-				"F:4: rank 1 event 1: barrier (collective #0 on communicator 0) is never entered by rank 0\n" +
-				"F:4: rank 1 event 1: deadlock under simgrid: barrier (collective #0) waits for rank 0\n"},
-		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n0 wait 0 1 0\n1 recv 0 0 8\n",
+				"F:5: rank 1 event 1: barrier (collective #0 on communicator 0) is never entered by rank 0\n" +
+				"F:5: rank 1 event 1: deadlock under simgrid: barrier (collective #0) waits for rank 0\n"},
+		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n0 wait 0 1 0\n0 finalize\n1 recv 0 0 8\n1 finalize\n",
 			"F:4: rank 0 event 3: wait of 0 to 1 tag 0 with no request outstanding (SimGrid's replay aborts)\n"},
-		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n1 recv 0 0 8\n", ""},
+		{"0 init\n0 isend 1 0 8\n0 wait 0 1 0\n0 finalize\n1 recv 0 0 8\n1 finalize\n", ""},
+		{"0 init\n0 barrier\n1 init\n1 barrier\n", // an MPI_Abort: valid, but said
+			"warning: 2 of the 2 ranks end without MPI_Finalize (0-1): the run was cut short (MPI_Abort, a crash, a job killed) or its trace lost its end\n"},
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.ti", i))
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
@@ -135,7 +137,7 @@ func TestCheckCLIPositions(t *testing.T) {
 		}
 		code, out, errs := csRun("check", path)
 		want := strings.ReplaceAll(c.want, "F:", path+":")
-		if code != map[bool]int{true: 0, false: 1}[want == ""] || out != want {
+		if code != map[bool]int{true: 0, false: 1}[want == "" || strings.HasPrefix(want, "warning")] || out != want {
 			t.Errorf("case %d: exit %d, stdout:\n%s\nstderr %q\nwant:\n%s", i, code, out, errs, want)
 		}
 	}

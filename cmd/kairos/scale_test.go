@@ -151,15 +151,15 @@ func TestClaimedRanks(t *testing.T) {
 	}
 	dir := t.TempDir()
 	sparse := filepath.Join(dir, "sparse.ti")
-	if err := os.WriteFile(sparse, []byte(fmt.Sprintf("0 init\n%d init\n", n-1)), 0o644); err != nil {
+	if err := os.WriteFile(sparse, []byte(fmt.Sprintf("0 finalize\n%d finalize\n", n-1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// A .ktr with valid checksums, n/2 ranks and two events.
 	emptyKtr := filepath.Join(dir, "empty.ktr")
 	tr := trace.New(n/2, trace.NewMeta())
-	init := trace.NewEvent(trace.Init)
-	tr.Ranks[0].Append(&init)
-	tr.Ranks[n/2-1].Append(&init)
+	fin := trace.NewEvent(trace.Finalize)
+	tr.Ranks[0].Append(&fin)
+	tr.Ranks[n/2-1].Append(&fin)
 	if err := ktr.Write(emptyKtr, tr); err != nil {
 		t.Fatal(err)
 	}

@@ -125,6 +125,10 @@ type mapper struct {
 	released map[uint64]held
 	idx      *rankIndex
 	scanning bool
+	// off is set while the measurement is switched off
+	// (MEASUREMENT_ON_OFF): a writer may switch it off for good before
+	// MPI_Finalize.
+	off bool
 
 	// seq numbers the collectives in the order of their calls (a
 	// non-blocking one's call, nbcSeq, not its completion), which MPI
@@ -222,6 +226,8 @@ func (m *mapper) step(e *Event) {
 		m.enter(e)
 	case EvLeave:
 		m.leave(e)
+	case EvMeasurementOnOff:
+		m.off = e.Op == 2
 	case EvNonBlockingCollectiveRequest:
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
 		m.reqOrd[e.Request] = m.ord

@@ -68,6 +68,7 @@ type Source struct {
 	vt                 vtable
 	attrSend, attrRecv uint32
 	cancelled          int
+	switchedOff        int // ranks whose measurement ends switched off
 	uncompleted        int // Irecvs never completed, left out
 }
 
@@ -115,6 +116,9 @@ func open(path string, counts bool) (*Source, error) {
 	if s.uncompleted > 0 {
 		s.meta.Attrs["otf2.uncompleted"] = fmt.Sprintf("%d receive requests (MPI_Irecv) were never completed: read as never started, "+
 			"since the archive does not say what they would receive", s.uncompleted)
+	}
+	if s.switchedOff > 0 {
+		s.meta.Attrs[trace.AttrNoFinalize] = fmt.Sprintf("the measurement of %d ranks was switched off before their end (MEASUREMENT_ON_OFF)", s.switchedOff)
 	}
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
@@ -307,6 +311,9 @@ func (s *Source) scan() error {
 		}
 		s.defects = append(s.defects, rd.m.defects(r)...)
 		s.cancelled += rd.m.cancelled
+		if rd.m.off {
+			s.switchedOff++
+		}
 		s.uncompleted += rd.m.lateIrecv
 	}
 	s.scanned = true

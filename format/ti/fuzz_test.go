@@ -96,7 +96,7 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("written trace does not read: %v", err)
 		}
 		// The writer gives every rank the init SimGrid needs before its
-		// first MPI action.
+		// first MPI action, and those it gives one a finalize.
 		for r, evs := range want {
 			want[r] = withInit(evs)
 		}
@@ -118,7 +118,11 @@ func withInit(evs []trace.Event) []trace.Event {
 		case trace.Compute, trace.Sleep, trace.Location:
 			continue
 		}
-		return slices.Insert(evs, i, trace.NewEvent(trace.Init))
+		evs = slices.Insert(evs, i, trace.NewEvent(trace.Init))
+		if !slices.ContainsFunc(evs, func(e trace.Event) bool { return e.Kind == trace.Finalize }) {
+			evs = append(evs, trace.NewEvent(trace.Finalize))
+		}
+		return evs
 	}
 	return evs
 }

@@ -35,7 +35,10 @@ type WriteStats struct {
 	// Inits counts the ranks given an init before their first MPI
 	// action, which came before any init: SimGrid's replay sets its
 	// default datatype in init and crashes on an action that needs it
-	// before (computations, sleeps and locations do not).
+	// before (computations, sleeps and locations do not). Those ranks
+	// are given a finalize at their end too, where they have none, as
+	// are all where the source's writer stopped measuring before it
+	// (trace.AttrNoFinalize, which TI cannot carry).
 	Inits int
 }
 
@@ -62,7 +65,7 @@ func (s *WriteStats) String() string {
 		notes = append(notes, fmt.Sprintf("%d events TI cannot express were left out (%s)", s.DroppedTotal(), strings.Join(parts, ", ")))
 	}
 	if s.Inits > 0 {
-		notes = append(notes, fmt.Sprintf("%d ranks without init were given one (SimGrid's replay crashes without)", s.Inits))
+		notes = append(notes, fmt.Sprintf("%d ranks without init were given one, and a finalize where they had none (SimGrid's replay crashes without an init)", s.Inits))
 	}
 	return strings.Join(notes, "; ")
 }
@@ -191,6 +194,12 @@ type rankWriter struct {
 	// trace's default is one "init" can select (BYTE or DOUBLE).
 	omitDefault bool
 	inited      bool // an init was written
+	// given is set when the init was given, the source having none, and
+	// finalized when a finalize was written: a rank given its init is
+	// given its finalize too, where it has none, since a source that
+	// records neither is no run cut short (check tells those by an init
+	// without finalize).
+	given, finalized bool
 }
 
 // worldAliases returns the communicators of meta that are MPI_COMM_WORLD
@@ -247,7 +256,12 @@ func writeRank(w *bufio.Writer, src trace.Source, r int, last bool, world map[ui
 		// init keeps it, as SimGrid's tracer writes one for every rank;
 		// without, the file would have fewer ranks (or no line, which is
 		// no trace).
-		return rw.init()
+		if err := rw.init(); err != nil {
+			return err
+		}
+	}
+	if _, early := meta.Attrs[trace.AttrNoFinalize]; (rw.given || early) && !rw.finalized {
+		return rw.whole(" finalize")
 	}
 	return nil
 }
@@ -263,6 +277,7 @@ func (rw *rankWriter) event(e *trace.Event) error {
 		rw.st.Dropped[e.Kind]++
 		return nil
 	}
+	rw.finalized = rw.finalized || e.Kind == trace.Finalize
 	if !rw.inited {
 		switch e.Kind {
 		case trace.Init:
@@ -285,11 +300,17 @@ func (rw *rankWriter) event(e *trace.Event) error {
 // the action in rw.buf.
 func (rw *rankWriter) init() error {
 	rw.st.Inits++
-	line := strconv.AppendInt(nil, int64(rw.rank), 10)
-	line = append(line, " init"...)
+	rw.given = true
 	if rw.meta.DefaultType == trace.TypeDouble {
-		line = append(line, " 1"...)
+		return rw.whole(" init 1")
 	}
+	return rw.whole(" init")
+}
+
+// whole writes the rank's action text (" init") as a line of its own.
+func (rw *rankWriter) whole(text string) error {
+	line := strconv.AppendInt(nil, int64(rw.rank), 10)
+	line = append(line, text...)
 	line = append(line, '\n')
 	rw.st.Lines++
 	_, err := rw.w.Write(line)

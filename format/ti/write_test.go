@@ -171,7 +171,8 @@ func TestGolden(t *testing.T) {
 // TestWriteConversions checks what the writer does with events that do
 // not come from TI: kinds TI cannot express, sub-communicators, sizes
 // that are not whole elements, a default datatype init cannot select,
-// waits by request id, partial waitalls.
+// waits by request id, partial waitalls, a rank given its init given its
+// finalize.
 func TestWriteConversions(t *testing.T) {
 	meta := trace.NewMeta()
 	meta.DefaultType = trace.TypeInt
@@ -216,6 +217,7 @@ func TestWriteConversions(t *testing.T) {
 0 bcast 2 0 0
 1 init
 1 bcast 2 0 1
+1 finalize
 `
 	if buf.String() != want || st.Inits != 1 {
 		t.Errorf("got (%d inits added)\n%swant (1)\n%s", st.Inits, buf.String(), want)
@@ -328,7 +330,7 @@ func TestWriteWorldAliases(t *testing.T) {
 	if err := WriteShared(&buf, tr, &st); err != nil {
 		t.Fatal(err)
 	}
-	if want := "0 init\n0 barrier\n1 init\n1 barrier\n"; buf.String() != want || st.DroppedTotal() != 4 {
+	if want := "0 init\n0 barrier\n0 finalize\n1 init\n1 barrier\n1 finalize\n"; buf.String() != want || st.DroppedTotal() != 4 {
 		t.Errorf("got (%d dropped)\n%swant (4 dropped)\n%s", st.DroppedTotal(), buf.String(), want)
 	}
 }
