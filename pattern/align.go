@@ -76,21 +76,17 @@ type aligner struct {
 
 func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *aligner {
 	a := &aligner{ranks: ranks, tiles: tiles, l: l, keys: keys,
-		recvOf: make([][]int32, len(ranks)), tileOf: make([][]int32, len(ranks)), collOf: make([][]int32, len(ranks))}
+		recvOf: receives(ranks, l, keys), tileOf: make([][]int32, len(ranks)), collOf: make([][]int32, len(ranks))}
 	for r := range ranks {
-		a.recvOf[r] = make([]int32, len(ranks[r].ev))
 		a.collOf[r] = make([]int32, len(ranks[r].ev))
-		for i := range a.recvOf[r] {
-			a.recvOf[r][i], a.collOf[r][i] = -1, -1
+		for i := range a.collOf[r] {
+			a.collOf[r][i] = -1
 		}
 	}
 	collAt := newCollIndex(-1)
 	for r := range ranks {
 		for i := range ranks[r].ev {
 			sk := &keys[ranks[r].ev[i].sym]
-			if s := l.sendOf[r][i]; s >= 0 {
-				a.recvOf[sk.recvSource()][s] = int32(i)
-			}
 			if k := l.coll[r][i]; k >= 0 {
 				c := collAt.ref(collKey{sk.comm, k})
 				if *c < 0 {

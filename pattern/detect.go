@@ -166,6 +166,7 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	tiles := cutRanks(ranks, len(syms.keys), m)
 	l := match(ranks, syms.keys)
 	if m == Iterations {
+		refine(ranks, tiles, l, syms.keys, len(syms.keys))
 		align(ranks, tiles, l, syms.keys)
 	}
 	for r := range ranks {

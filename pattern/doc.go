@@ -16,8 +16,11 @@
 //     compared in one order (a master's receives from any source come in
 //     any). A repeat that is an exact power u^m inside a longer context
 //     (a loop) is reduced to u. Calls where no maximal repeat starts form a
-//     pattern of their own. With Iterations, each rank's runs of
-//     iterations are then turned to pair with its partners' (align).
+//     pattern of their own. With Iterations, a rank whose loop is wider
+//     than its partners' (each iteration exchanging with several of
+//     theirs) is cut at the loop within it instead (refine), and each
+//     rank's runs of iterations are then turned to pair with its
+//     partners' (align).
 //  2. Communication patterns (Detect): process-pattern instances are
 //     linked through matched messages (MPI's non-overtaking order per
 //     source, destination, communicator and tag) and the k-th collective

@@ -49,7 +49,8 @@ type loop struct {
 }
 
 // iterationCuts returns rank data rd's context starts with the
-// iterations of its loops added.
+// iterations of its loops added, and the key of its wide loop, if any
+// (cuts); ban, if not nil, is the key of a loop it leaves out.
 //
 // A loop is a word that repeats at least minIterations times in a row in
 // a context (a maximal repetition, found in O(n log n) by suffix.Runs).
@@ -74,29 +75,40 @@ type loop struct {
 // completes what it starts, or a pipeline's previous step), so that a
 // loop that posts receives and waits for them all at its end is not cut
 // apart.
-func iterationCuts(rd *rankData, nsym int) []int32 {
+func iterationCuts(rd *rankData, nsym int, ban *[2]int32) (cuts []int32, wide *[2]int32) {
 	n := len(rd.ev)
 	if n < minIterations {
-		return rd.segs
+		return rd.segs, nil
 	}
 	seq, at := contextSeq(rd, nsym)
 	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
-	budget := loopWork * len(seq)
-	runs := rep.Runs(seq, minIterations, budget)
+	runs := rep.Runs(seq, minIterations, loopWork*len(seq))
 	if len(runs) == 0 {
-		return rd.segs
+		return rd.segs, nil
 	}
 	lf := &loopFinder{rd: rd, rep: rep, seq: seq, at: at, taken: make([]int32, len(seq)+1), guard: make([]int32, len(seq)),
-		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}, runs: runs}
-	for _, r := range runs {
-		if l, ok := lf.candidate(r.Start, r.Period); ok {
+		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}, runs: runs, ban: ban}
+	return lf.cuts()
+}
+
+// cuts takes the loops greedily and returns the rank's context starts
+// with their iterations added, and the key of the first loop taken whose
+// iterations hold a loop's over half their calls, not three quarters
+// (wide: a time step around a solver's iterations, or a loop that is not
+// one of the program's own, found on some ranks only: GPAW's 640 calls
+// of 12 halo exchanges of 36 and others).
+func (lf *loopFinder) cuts() (cuts []int32, wide *[2]int32) {
+	budget := loopWork * len(lf.seq)
+	for _, r := range lf.runs {
+		if l, ok := lf.candidate(r.Start, r.Period); ok && !lf.banned(r.Start, r.Period) {
 			lf.loops = append(lf.loops, l)
 		}
 		if budget -= int(r.End - r.Start); budget < 0 {
 			break
 		}
 	}
-	cuts := slices.Clone(rd.segs)
+	rd, at, n := lf.rd, lf.at, len(lf.rd.ev)
+	cuts = slices.Clone(rd.segs)
 	for budget > 0 {
 		var best *loop
 		for _, l := range lf.loops {
@@ -118,8 +130,11 @@ func iterationCuts(rd *rankData, nsym int) []int32 {
 		var starts []int32
 		lf.iterations(best, &starts)
 		for {
-			in := lf.innerLoop(best, starts[0])
-			if in == nil {
+			in, calls := lf.innerLoop(best, starts[0])
+			if in == nil || calls < 3*best.period/4 {
+				if in != nil && 2*calls >= best.period && wide == nil {
+					wide = &[2]int32{lf.rep.Word(int(best.pos[0]), int(best.period)), best.period}
+				}
 				break
 			}
 			if in.count = lf.iterations(in, nil); in.count < minIterations {
@@ -145,7 +160,13 @@ func iterationCuts(rd *rankData, nsym int) []int32 {
 		lf.take(best, starts)
 	}
 	slices.Sort(cuts)
-	return slices.Compact(cuts)
+	return slices.Compact(cuts), wide
+}
+
+// banned reports whether the loop of the period symbols at start is the
+// one the search leaves out.
+func (lf *loopFinder) banned(start, period int32) bool {
+	return lf.ban != nil && *lf.ban == [2]int32{lf.rep.Word(int(start), int(period)), period}
 }
 
 // loopFinder holds one rank's search for loops.
@@ -162,20 +183,21 @@ type loopFinder struct {
 	seen   map[[2]int32]*loop // candidates by (first occurrence, period)
 	inner  map[[2]*loop]bool  // whether a loop's body occurs in another's
 	runs   []suffix.Run       // by period, then start
+	ban    *[2]int32          // the key of a loop left out (nil: none)
 }
 
 // innerLoop returns the loop within an iteration of loop l at s (of at
-// most half its period) whose runs cover the most of it, where these runs
-// and those of its variants (loops of at least half its period whose
-// bodies make the same calls) cover three quarters of it or more; else
-// nil. l then iterates over few variants of a step (nine steps and a
+// most half its period) whose runs cover the most of it, and the calls
+// of the iteration these runs and those of its variants (loops of at
+// least half its period whose bodies make the same calls) cover; nil if
+// none. Where they cover three quarters of it or more, l iterates over few variants of a step (nine steps and a
 // rebuild step, every ten; a hundred steps between two outputs of
 // diagnostics, with a rebuild every twenty; a rebuild every twelve steps,
 // the four steps after it not checking whether to rebuild, the eight
 // others checking with an allreduce), and the steps are the program's
 // iterations. A loop's runs are counted together, whatever rotation each
 // begins at.
-func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
+func (lf *loopFinder) innerLoop(l *loop, s int32) (*loop, int32) {
 	type cover struct {
 		calls int32
 		run   *suffix.Run // the run that covers the most of them
@@ -210,7 +232,7 @@ func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
 		}
 	}
 	if best == nil {
-		return nil
+		return nil, 0
 	}
 	var calls int32
 	for _, c := range covers {
@@ -218,11 +240,8 @@ func (lf *loopFinder) innerLoop(l *loop, s int32) *loop {
 			calls += c.calls // a variant of best's body: the same calls, some more often
 		}
 	}
-	if calls < 3*l.period/4 {
-		return nil
-	}
 	in, _ := lf.candidate(best.run.Start, best.run.Period)
-	return in
+	return in, calls
 }
 
 // leastRotation returns the offset at which word w's lexicographically

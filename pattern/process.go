@@ -51,9 +51,11 @@ func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
 			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
 				if m == Iterations {
 					ranks[r].ends = ranks[r].segs
-					ranks[r].segs = iterationCuts(&ranks[r], nsym)
+					ranks[r].segs, ranks[r].wide = iterationCuts(&ranks[r], nsym, nil)
 				}
-				ranks[r].gap = nil // the loops' rotations are chosen
+				if ranks[r].wide == nil {
+					ranks[r].gap = nil // the loops' rotations are chosen (refine may cut again)
+				}
 				tiles[r] = cutRank(&ranks[r], nsym)
 			}
 		})
