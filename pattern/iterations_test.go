@@ -192,14 +192,7 @@ func TestIterationsStepVariants(t *testing.T) {
 				add(trace.Allreduce, 0, 0, sized(8, 0))
 			}
 		})
-		p, err := Detect(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		most := 0
-		for _, c := range p.Comm {
-			most = max(most, c.Events/c.Ranks)
-		}
+		p, most := largest(t, tr)
 		if len(p.Sequence) < steps || most > 2*18 {
 			t.Errorf("rebuilt %s: %d instances of %d steps, the largest of %d calls a rank; want a step each", name, len(p.Sequence), steps, most)
 		}

@@ -46,6 +46,16 @@ func TestRefineWideLoops(t *testing.T) {
 		}
 		add(trace.Compute, 0, 0, flops(5e6))
 	})
+	p, most := largest(t, tr)
+	if len(p.Sequence) < rounds*inner || most > 40 {
+		t.Errorf("%d instances, the largest of %d calls a rank; want %d exchanges or more, each an instance", len(p.Sequence), most, rounds*inner)
+	}
+}
+
+// largest detects the patterns of tr and returns them with the calls a
+// rank of the largest instance.
+func largest(t *testing.T, tr trace.Source) (*Patterns, int) {
+	t.Helper()
 	p, err := Detect(tr)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +64,5 @@ func TestRefineWideLoops(t *testing.T) {
 	for _, c := range p.Comm {
 		most = max(most, c.Events/c.Ranks)
 	}
-	if len(p.Sequence) < rounds*inner || most > 40 {
-		t.Errorf("%d instances, the largest of %d calls a rank; want %d exchanges or more, each an instance", len(p.Sequence), most, rounds*inner)
-	}
+	return p, most
 }
