@@ -37,7 +37,7 @@ func stencilReport(t testing.TB, grid []int, iterations int) *Report {
 		t.Fatal(err)
 	}
 	machine := fmt.Sprintf("%dx1Gf,125MBps,50us", p.Ranks)
-	return Build(src, Options{Name: "stencil.ktr", Machine: machine, Speed: 1e9, Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
+	return Build(src, Options{Name: "stencil.ktr", Machine: machine, Speed: 1e9, Simulate: func(src trace.Source, _ bool) (*sim.Result, *trace.Trace, error) {
 		return simulate(src, machine)
 	}})
 }

@@ -79,7 +79,7 @@ func TestAnswersNoPattern(t *testing.T) {
 		e.Compute = 1e9
 		tr.Ranks[0].Append(&e)
 	}
-	r := Build(tr, Options{Name: "one.ktr", Machine: "1x1Gf,125MBps,50us", Speed: 1e9, Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
+	r := Build(tr, Options{Name: "one.ktr", Machine: "1x1Gf,125MBps,50us", Speed: 1e9, Simulate: func(src trace.Source, _ bool) (*sim.Result, *trace.Trace, error) {
 		return simulate(src, "1x1Gf,125MBps,50us")
 	}})
 	for _, a := range r.Answers() {

@@ -40,9 +40,11 @@ type Options struct {
 	// of the classification's computation (for time-independent traces).
 	Machine string
 	Speed   float64
-	// Simulate replays the trace on Machine and returns the result and
-	// the simulated run's timed trace; nil leaves the simulation out.
-	Simulate func(trace.Source) (*sim.Result, *trace.Trace, error)
+	// Simulate replays the trace on Machine and returns the result and,
+	// if run is set, the simulated run's timed trace (the page's timeline
+	// and analyses of a trace without timestamps of its own); nil leaves
+	// the simulation out.
+	Simulate func(src trace.Source, run bool) (*sim.Result, *trace.Trace, error)
 	// Reduce reduces the trace to one trace per cluster of ranks and
 	// replays the reduction; nil leaves the reduction out.
 	Reduce func(trace.Source) (*Reduction, error)
@@ -129,7 +131,7 @@ func Build(src trace.Source, opt Options) *Report {
 	}
 	r.Check, r.CheckErr = check.Check(src, check.Options{Protocol: proto})
 	if opt.Simulate != nil {
-		r.Sim, r.simulated, r.SimErr = opt.Simulate(src)
+		r.Sim, r.simulated, r.SimErr = opt.Simulate(src, r.Stats == nil || !r.Stats.Timed)
 	}
 	copt := clock.DefaultOptions()
 	copt.Speed = opt.Speed
@@ -142,6 +144,7 @@ func Build(src trace.Source, opt Options) *Report {
 		r.waits = waitSpans(r.Causes, run.NumRanks())
 		r.Patterns, r.PatternsErr = pattern.Analyze(run, pattern.DefaultOptions())
 		r.Timeline, r.TimelineErr = BuildTimeline(run, r.waits, opt.TimelineBudget)
+		r.simulated = nil // the analyses of the run are made: the reduction may have its memory
 	}
 	if opt.Reduce != nil {
 		r.Reduction, r.ReduceErr = opt.Reduce(src)

@@ -104,8 +104,8 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 		Machine:  machine,
 		Speed:    float64(f.speed),
 		NoReplay: replayable(path, src),
-		Simulate: func(src trace.Source) (*sim.Result, *trace.Trace, error) {
-			res, tt, err := reportSimulate(path, src, machine)
+		Simulate: func(src trace.Source, run bool) (*sim.Result, *trace.Trace, error) {
+			res, tt, err := reportSimulate(path, src, machine, run)
 			if err == nil {
 				simulated = res.Time
 			}
@@ -140,8 +140,8 @@ func reportReduction(path string, src trace.Source, machine string, original flo
 }
 
 // reportSimulate replays src on machine, untimed if it is timed, and
-// returns the result and the simulated timed trace.
-func reportSimulate(path string, src trace.Source, machine string) (*sim.Result, *trace.Trace, error) {
+// returns the result and, if run is set, the simulated timed trace.
+func reportSimulate(path string, src trace.Source, machine string, run bool) (*sim.Result, *trace.Trace, error) {
 	if err := replayable(path, src); err != nil {
 		return nil, nil, err
 	}
@@ -158,6 +158,10 @@ func reportSimulate(path string, src trace.Source, machine string) (*sim.Result,
 		return nil, nil, err
 	} else if u != nil {
 		src = u
+	}
+	if !run {
+		res, err := sim.Run(src, mc.m, mc.cfg, nil)
+		return res, nil, err
 	}
 	tt := sim.NewTimedTrace(src.NumRanks(), src.Meta())
 	res, err := sim.Run(src, mc.m, mc.cfg, tt)
