@@ -73,6 +73,12 @@ const (
 	EvCommDestroy                   = 88
 )
 
+// A MEASUREMENT_ON_OFF record's mode (Event.Op).
+const (
+	MeasurementOn  = 1
+	MeasurementOff = 2
+)
+
 // singleton reports whether records of type t are written without a
 // length: the records OTF2 1.1 defined with a single compressed field.
 func singleton(t uint8) bool {

@@ -227,7 +227,7 @@ func (m *mapper) step(e *Event) {
 	case EvLeave:
 		m.leave(e)
 	case EvMeasurementOnOff:
-		m.off = e.Op == 2
+		m.off = e.Op == MeasurementOff
 	case EvNonBlockingCollectiveRequest:
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
 		m.reqOrd[e.Request] = m.ord

@@ -85,6 +85,11 @@ func TestModelCheck(t *testing.T) {
 			if !rep.OK() || rep.Warnings > 0 {
 				t.Errorf("%d errors, %d warnings:\n%s", rep.Errors, rep.Warnings, strings.Join(probs, "\n"))
 			}
+			// TraceR's traces end with the measurement switched off,
+			// before MPI_Finalize: not a run cut short.
+			if rep.Unfinalized > 0 {
+				t.Errorf("ranks %s end without MPI_Finalize (%s)", rep.UnfinalizedList, s.Meta().Attrs[trace.AttrNoFinalize])
+			}
 			if got, want := strings.Join(s.Defects(), "; "), strings.Join(knownDefects[name], "; "); got != want {
 				t.Errorf("defects %q, want %q", got, want)
 			}

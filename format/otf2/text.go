@@ -262,9 +262,9 @@ func (a *Archive) appendFields(dst []byte, e *Event) []byte {
 		return a.appendRef(dst, typeComm, uint64(e.Comm))
 	case EvMeasurementOnOff:
 		switch e.Op {
-		case 1:
+		case MeasurementOn:
 			return append(dst, "Mode: ON"...)
-		case 2:
+		case MeasurementOff:
 			return append(dst, "Mode: OFF"...)
 		}
 		return append(appendLabel(dst, "Mode: INVALID <", uint64(e.Op)), '>')
