@@ -89,11 +89,11 @@ func (k symKey) name() string {
 type rankData struct {
 	ev   []event
 	segs []int32 // index in ev where each context starts
-	// wide is the key of the first loop iterationCuts took whole though
-	// a loop within it covers over half its calls (nil: none): refine
-	// may cut the rank again without it, where its partners iterate at
-	// the loop within.
-	wide *[2]int32
+	// wide is the body, as its least rotation, of the first loop
+	// iterationCuts took whole though a loop within it covers over half
+	// its calls (nil: none): refine may cut the rank again without it,
+	// where its partners iterate at the loop within.
+	wide []int32
 	// ends are where the program itself ends a context (an MPI_Waitall, a
 	// change of user function), the contexts before iterations cut them:
 	// the bounds loops are not turned across (align).

@@ -49,8 +49,9 @@ type loop struct {
 }
 
 // iterationCuts returns rank data rd's context starts with the
-// iterations of its loops added, and the key of its wide loop, if any
-// (cuts); ban, if not nil, is the key of a loop it leaves out.
+// iterations of its loops added, and the body of its wide loop, if any
+// (cuts), as its least rotation; ban, if not nil, is such a body: the
+// loop it leaves out, whatever its rotation.
 //
 // A loop is a word that repeats at least minIterations times in a row in
 // a context (a maximal repetition, found in O(n log n) by suffix.Runs).
@@ -75,7 +76,7 @@ type loop struct {
 // completes what it starts, or a pipeline's previous step), so that a
 // loop that posts receives and waits for them all at its end is not cut
 // apart.
-func iterationCuts(rd *rankData, nsym int, ban *[2]int32) (cuts []int32, wide *[2]int32) {
+func iterationCuts(rd *rankData, nsym int, ban []int32) (cuts, wide []int32) {
 	n := len(rd.ev)
 	if n < minIterations {
 		return rd.segs, nil
@@ -92,12 +93,13 @@ func iterationCuts(rd *rankData, nsym int, ban *[2]int32) (cuts []int32, wide *[
 }
 
 // cuts takes the loops greedily and returns the rank's context starts
-// with their iterations added, and the key of the first loop taken whose
-// iterations hold a loop's over half their calls, not three quarters
-// (wide: a time step around a solver's iterations, or a loop that is not
-// one of the program's own, found on some ranks only: GPAW's 640 calls
-// of 12 halo exchanges of 36 and others).
-func (lf *loopFinder) cuts() (cuts []int32, wide *[2]int32) {
+// with their iterations added, and the body, as its least rotation, of
+// the first loop taken whose iterations hold a loop's over half their
+// calls, not three quarters (wide: a time step around a solver's
+// iterations, or a loop that is not one of the program's own, found on
+// some ranks only: GPAW's 640 calls of 12 halo exchanges of 36 and
+// others).
+func (lf *loopFinder) cuts() (cuts, wide []int32) {
 	budget := loopWork * len(lf.seq)
 	for _, r := range lf.runs {
 		if l, ok := lf.candidate(r.Start, r.Period); ok && !lf.banned(r.Start, r.Period) {
@@ -133,7 +135,7 @@ func (lf *loopFinder) cuts() (cuts []int32, wide *[2]int32) {
 			in, calls := lf.innerLoop(best, starts[0])
 			if in == nil || calls < 3*best.period/4 {
 				if in != nil && 2*calls >= best.period && wide == nil {
-					wide = &[2]int32{lf.rep.Word(int(best.pos[0]), int(best.period)), best.period}
+					wide = rotated(lf.seq[best.pos[0] : best.pos[0]+best.period])
 				}
 				break
 			}
@@ -164,9 +166,15 @@ func (lf *loopFinder) cuts() (cuts []int32, wide *[2]int32) {
 }
 
 // banned reports whether the loop of the period symbols at start is the
-// one the search leaves out.
+// one the search leaves out, in any rotation.
 func (lf *loopFinder) banned(start, period int32) bool {
-	return lf.ban != nil && *lf.ban == [2]int32{lf.rep.Word(int(start), int(period)), period}
+	return int(period) == len(lf.ban) && slices.Equal(rotated(lf.seq[start:start+period]), lf.ban)
+}
+
+// rotated returns word w's least rotation (a copy).
+func rotated(w []int32) []int32 {
+	k := leastRotation(w)
+	return append(slices.Clone(w[k:]), w[:k]...)
 }
 
 // loopFinder holds one rank's search for loops.
@@ -183,20 +191,20 @@ type loopFinder struct {
 	seen   map[[2]int32]*loop // candidates by (first occurrence, period)
 	inner  map[[2]*loop]bool  // whether a loop's body occurs in another's
 	runs   []suffix.Run       // by period, then start
-	ban    *[2]int32          // the key of a loop left out (nil: none)
+	ban    []int32            // the least rotation of a loop's body left out (nil: none)
 }
 
 // innerLoop returns the loop within an iteration of loop l at s (of at
 // most half its period) whose runs cover the most of it, and the calls
 // of the iteration these runs and those of its variants (loops of at
 // least half its period whose bodies make the same calls) cover; nil if
-// none. Where they cover three quarters of it or more, l iterates over few variants of a step (nine steps and a
-// rebuild step, every ten; a hundred steps between two outputs of
-// diagnostics, with a rebuild every twenty; a rebuild every twelve steps,
-// the four steps after it not checking whether to rebuild, the eight
-// others checking with an allreduce), and the steps are the program's
-// iterations. A loop's runs are counted together, whatever rotation each
-// begins at.
+// none. Where they cover three quarters of it or more, l iterates over
+// few variants of a step (nine steps and a rebuild step, every ten; a
+// hundred steps between two outputs of diagnostics, with a rebuild every
+// twenty; a rebuild every twelve steps, the four steps after it not
+// checking whether to rebuild, the eight others checking with an
+// allreduce), and the steps are the program's iterations. A loop's runs
+// are counted together, whatever rotation each begins at.
 func (lf *loopFinder) innerLoop(l *loop, s int32) (*loop, int32) {
 	type cover struct {
 		calls int32
