@@ -12,8 +12,8 @@ import "slices"
 // loops may repeat exactly on some ranks and not on others: three of
 // GPAW's eight ranks repeated 17 times a sequence of 640 calls, twelve
 // halo exchanges of 36 calls and collectives, where the others iterate
-// at the exchanges. Each iteration of 640 then linked a dozen of its
-// partners' iterations, the partners' iterations linked the next, and
+// at the exchanges. Each iteration of 640 then met four or five of a
+// partner's iterations, the partners' iterations linked the next, and
 // 11,000 calls a rank were one instance. The ranks are taken in order,
 // each against its partners' cuts as they stand, again while one is cut
 // finer (a rank whose only partner was wide is taken again once the
