@@ -334,3 +334,32 @@ func TestWriteWorldAliases(t *testing.T) {
 		t.Errorf("got (%d dropped)\n%swant (4 dropped)\n%s", st.DroppedTotal(), buf.String(), want)
 	}
 }
+
+// TestWriteFinalizes: TI cannot say that a trace's writer stopped
+// measuring before MPI_Finalize (trace.AttrNoFinalize: TraceR's archives),
+// so that its ranks are written with a finalize, which check would else
+// take for a run cut short; a trace without the attribute keeps its end.
+func TestWriteFinalizes(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		meta := trace.NewMeta()
+		if early {
+			meta.Attrs[trace.AttrNoFinalize] = "switched off"
+		}
+		tr := trace.New(1, meta)
+		for _, k := range []trace.Kind{trace.Init, trace.Barrier} {
+			e := trace.NewEvent(k)
+			tr.Ranks[0].Append(&e)
+		}
+		var buf bytes.Buffer
+		if err := WriteShared(&buf, tr, &WriteStats{}); err != nil {
+			t.Fatal(err)
+		}
+		want := "0 init\n0 barrier\n"
+		if early {
+			want += "0 finalize\n"
+		}
+		if buf.String() != want {
+			t.Errorf("switched off %v: got\n%swant\n%s", early, buf.String(), want)
+		}
+	}
+}
