@@ -102,9 +102,11 @@ each rank's calls with those it reads back (ACURDION's Table II), for the
 reduction as written (with -o or not) and for the cluster heads alone
 (the papers' reduction, every member replaying its head's calls), then
 replays the trace and the reduction on a crossbar cluster (--machine, default N x 1Gf,125MBps,50us)
-with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t. --analytic
-replays with the contention-free model instead: alltoallv on hundreds of
-ranks takes SMPI's model minutes, the analytic one seconds.`,
+with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t (a reduction
+that reads back every event as recorded, times included, is not replayed
+again: its replay is the trace's). --analytic replays with the
+contention-free model instead: alltoallv on hundreds of ranks takes SMPI's
+model minutes, the analytic one seconds.`,
 		Example: `  kairos reduce app.ti
   kairos reduce --method acurdion --k 9 -o app.rsd app.otf2
   kairos reduce --plugin cg --accuracy --json cg.ktr`,
@@ -193,7 +195,10 @@ type accuracyJSON struct {
 	Analytic     bool              `json:"analytic,omitempty"`
 	Original     float64           `json:"original_time"`
 	Reduced      float64           `json:"reduced_time"`
-	ACC          float64           `json:"acc"`
+	// Same says the reduction reads back every event as recorded, times
+	// included: its replay is the trace's, not run again.
+	Same bool    `json:"same_as_trace,omitempty"`
+	ACC  float64 `json:"acc"`
 }
 
 func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
@@ -392,6 +397,14 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 			acc.Original = f.original
 			continue
 		}
+		if i == 1 {
+			if acc.Same, err = trace.SameReplay(src, reduced); err != nil {
+				return nil, naming(path, err)
+			} else if acc.Same {
+				acc.Reduced = acc.Original
+				break
+			}
+		}
 		t, err := replayTime(what, s, machine, analytic)
 		if err != nil {
 			return nil, err
@@ -498,7 +511,11 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		if a.Analytic {
 			model = " (analytic)"
 		}
-		fmt.Fprintf(&b, "replay on %s%s: %.9f s, reduced %.9f s: ACC = %.4f\n", a.Machine, model, a.Original, a.Reduced, a.ACC)
+		same := ""
+		if a.Same {
+			same = " (every event read back as recorded, times included: the same replay)"
+		}
+		fmt.Fprintf(&b, "replay on %s%s: %.9f s, reduced %.9f s%s: ACC = %.4f\n", a.Machine, model, a.Original, a.Reduced, same, a.ACC)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

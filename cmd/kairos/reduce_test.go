@@ -36,6 +36,7 @@ type reduceResult struct {
 		Heads    *cluster.Matching `json:"heads_matching_percent"`
 		Original float64           `json:"original_time"`
 		Reduced  float64           `json:"reduced_time"`
+		Same     bool              `json:"same_as_trace"`
 		ACC      float64           `json:"acc"`
 	} `json:"accuracy"`
 }
@@ -395,8 +396,32 @@ func TestReduceAccuracyAsWritten(t *testing.T) {
 	if res.Compressed.AsEvents != res.Clusters {
 		t.Fatalf("%d of %d clusters kept as events, want all", res.Compressed.AsEvents, res.Clusters)
 	}
-	if a := res.Accuracy; a.Original != a.Reduced || a.Original == 0 {
-		t.Errorf("replayed in %.9f s, the reduction as written in %.9f s", a.Original, a.Reduced)
+	if a := res.Accuracy; a.Original != a.Reduced || a.Original == 0 || !a.Same {
+		t.Errorf("replayed in %.9f s, the reduction as written in %.9f s (same events: %v)", a.Original, a.Reduced, a.Same)
+	}
+}
+
+// TestReduceAccuracySameReplay: a reduction that reads back every event
+// as recorded is not replayed again (its replay is the trace's); one that
+// does not, a noisy trace's timings kept within 1%, is.
+func TestReduceAccuracySameReplay(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		gen  []string
+		same bool
+	}{
+		{"regular", nil, true},
+		{"noisy", []string{"--noise", "0.05", "--imbalance", "0.1"}, false},
+	} {
+		path := filepath.Join(dir, c.name+".ktr")
+		if code, _, errs := csRun(append([]string{"gen", "stencil2d", "-n", "16", "-i", "20", "-o", path}, c.gen...)...); code != 0 {
+			t.Fatal(errs)
+		}
+		a := reduceJSONOf(t, "--accuracy", path).Accuracy
+		if a.Same != c.same || a.Same != (a.Reduced == a.Original) || a.Original <= 0 {
+			t.Errorf("%s: same events %v (want %v), replayed in %.9f s, the reduction in %.9f s", c.name, a.Same, c.same, a.Original, a.Reduced)
+		}
 	}
 }
 
