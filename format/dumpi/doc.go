@@ -83,9 +83,10 @@
 //
 // A call on a communicator no followed call created on its rank (made
 // before tracing began, by a call Kairos does not follow, or by a
-// Comm_split whose other members have no file) is a Local event whose
-// region is "<function> (unknown communicator)": its partners' world
-// ranks are unknown. Meta.Attrs["unknown-comms"] counts them.
+// Comm_split whose other members have no file) is a Deferred event (MPI
+// time, not computation) whose region is "<function> (unknown
+// communicator)": its partners' world ranks are unknown.
+// Meta.Attrs["unknown-comms"] counts them.
 //
 // Files may be missing: a rank's .bin alone, or an archive without some
 // (see Open). The trace's ranks are then MPI_COMM_WORLD's, those without
@@ -96,7 +97,7 @@
 // record, which Meta.Attrs["time.origin"] keeps (seconds, as dumpi2ascii
 // prints them).
 //
-// Not modelled: one-sided, I/O and intercommunicator calls are Local; communicators created by
+// Not modelled: intercommunicator calls are Deferred; communicators created by
 // Intercomm_create/merge, Cart_sub, Comm_spawn, Comm_accept/connect are
 // unknown communicators.
 package dumpi

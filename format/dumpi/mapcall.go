@@ -447,7 +447,7 @@ func (r *Reader) commFree(c *call) error {
 }
 
 // known returns err, nil for errUnknownComm: a call on an unknown
-// communicator is a local event, not an error.
+// communicator is a deferred event, not an error.
 func known(err error) error {
 	if err == errUnknownComm {
 		return nil

@@ -179,9 +179,10 @@ func TestMappingChecks(t *testing.T) {
 }
 
 // TestUnknownCommunicator: calls on a communicator no traced call created
-// (created before tracing began, or by a call Kairos does not follow)
-// are kept as local calls named after their function, whose messages
-// are not replayed; the trace still checks and replays.
+// (created before tracing began, or by a call Kairos does not follow: an
+// intercommunicator to a spawned world) are kept as deferred calls (MPI
+// time, not computation) named after their function, whose messages are
+// not replayed; the trace still checks and replays.
 func TestUnknownCommunicator(t *testing.T) {
 	ws := writers(2)
 	ws[0].call(lSend, 1, 5, 1, 0, 42)
@@ -191,7 +192,7 @@ func TestUnknownCommunicator(t *testing.T) {
 	_, tr := load(t, ws)
 	for r, name := range []string{"MPI_Send", "MPI_Recv"} {
 		evs := rankEvents(tr, r)
-		if len(evs) != 2 || evs[0].Kind != trace.Local || tr.Meta().RegionName(evs[0].Region) != name+" (unknown communicator)" || !evs[1].Kind.IsPointToPoint() {
+		if len(evs) != 2 || evs[0].Kind != trace.Deferred || tr.Meta().RegionName(evs[0].Region) != name+" (unknown communicator)" || !evs[1].Kind.IsPointToPoint() {
 			t.Errorf("rank %d: %v (%s)", r, evs, tr.Meta().RegionName(evs[0].Region))
 		}
 	}
@@ -247,7 +248,7 @@ func TestRankFileAlone(t *testing.T) {
 			got = append(got, e.String()+" "+tr.Meta().RegionName(e.Region))
 		}
 		want := []string{"init ", "local MPI_Comm_size", "comm_dup ", "comm_split ", "send peer=3 tag=0 send=1 ",
-			"recv peer=1 tag=0 recv=1 ", "allreduce comm=1 send=1 ", "local MPI_Barrier (unknown communicator)", "finalize "}
+			"recv peer=1 tag=0 recv=1 ", "allreduce comm=1 send=1 ", "deferred MPI_Barrier (unknown communicator)", "finalize "}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: rank 2:\n%s\nwant\n%s", path, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}

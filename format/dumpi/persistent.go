@@ -79,7 +79,7 @@ func (r *Reader) start(c *call) error {
 			return err
 		}
 		switch {
-		case r.ev.Kind == trace.Local: // MPI_PROC_NULL
+		case r.ev.Kind == trace.Local || r.ev.Kind == trace.Deferred: // MPI_PROC_NULL, an unknown communicator
 		case n == 0:
 			first, n = r.ev, 1
 		default:

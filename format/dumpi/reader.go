@@ -121,16 +121,17 @@ func (r *Reader) local(c *call) {
 }
 
 // errUnknownComm is comm's answer for a communicator whose members the
-// trace does not say; the call is then a local event (see unknown).
+// trace does not say; the call is then a deferred event (see comm).
 var errUnknownComm = errors.New("unknown communicator")
 
 // comm resolves a communicator handle to its global id; self is true for
 // MPI_COMM_SELF. A handle no followed call created on this rank (the
 // communicator was created before tracing began, by a call Kairos does
 // not follow, or by a Comm_split of a partial trace) makes the call a
-// local one, named "<function> (unknown communicator)", and returns
-// errUnknownComm: its partners' world ranks are unknown, and its message
-// is not replayed.
+// deferred one (MPI time, not computation: the wait for processes of a
+// world MPI_Comm_spawn started, say), named "<function> (unknown
+// communicator)", and returns errUnknownComm: its partners' world ranks
+// are unknown, and its message is not replayed.
 func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
 	switch h {
 	case commWorld:
@@ -140,7 +141,7 @@ func (r *Reader) comm(c *call, h int64) (id uint32, self bool, err error) {
 	}
 	id, ok := r.handles[int(h)]
 	if !ok {
-		r.ev.Kind = trace.Local
+		r.ev.Kind = trace.Deferred
 		r.ev.Region = r.t.unknown[c.label]
 		return 0, false, errUnknownComm
 	}

@@ -178,10 +178,43 @@ func classOf(name string) callClass {
 		c.kind = trace.File
 	case strings.HasPrefix(name, "MPI_Win_"): // MPI_Win_sync, _attach...: MPI time, no replay's
 		c.kind = trace.Deferred
+	case communicates(name):
+		// A call that sends, receives or takes part in a collective
+		// with none of it recorded: with processes the archive does
+		// not hold (a world MPI_Comm_spawn started). Its time is the
+		// wait for them, not computation.
+		c.kind = trace.Deferred
 	default:
 		c.kind = trace.Local
 	}
 	return c
+}
+
+// communicates reports whether MPI function name sends, receives, takes
+// part in a collective or connects to other processes, in any of its
+// forms: blocking, non-blocking (MPI_Isend, MPI_Iallreduce), persistent
+// (MPI_Send_init, MPI_Bcast_init), neighbourhood.
+func communicates(name string) bool {
+	f, ok := strings.CutPrefix(name, "MPI_")
+	if !ok {
+		return false
+	}
+	f = strings.TrimSuffix(f, "_init")
+	if len(f) > 1 && f[0] == 'I' && f[1] >= 'a' && f[1] <= 'z' {
+		f = strings.ToUpper(f[1:2]) + f[2:]
+	}
+	_, ok = communicating[f]
+	return ok || strings.HasPrefix(f, "Neighbor_")
+}
+
+// communicating are the MPI functions (without "MPI_") communicates
+// knows by name, in their blocking form.
+var communicating = map[string]struct{}{
+	"Send": {}, "Ssend": {}, "Bsend": {}, "Rsend": {}, "Recv": {}, "Mrecv": {}, "Sendrecv": {}, "Sendrecv_replace": {},
+	"Start": {}, "Startall": {}, "Barrier": {}, "Bcast": {}, "Reduce": {}, "Allreduce": {}, "Gather": {}, "Gatherv": {},
+	"Scatter": {}, "Scatterv": {}, "Allgather": {}, "Allgatherv": {}, "Alltoall": {}, "Alltoallv": {}, "Alltoallw": {},
+	"Reduce_scatter": {}, "Reduce_scatter_block": {}, "Scan": {}, "Exscan": {},
+	"Comm_spawn": {}, "Comm_spawn_multiple": {}, "Comm_accept": {}, "Comm_connect": {}, "Comm_join": {},
 }
 
 // nodeCache is the number of nodes a mapper caches, by region.

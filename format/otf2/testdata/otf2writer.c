@@ -15,9 +15,10 @@
  *                             one call (a Startall), complete both in
  *                             another, then leave a receive pending,
  *                             tested once and never completed, wait
- *                             on a null request, and call a barrier
- *                             with no collective record (the tracer's on
- *                             a communicator of another MPI world).
+ *                             on a null request, and call a barrier, a
+ *                             receive and a broadcast with no record
+ *                             (the tracer's with processes of another
+ *                             MPI world, which MPI_Comm_spawn started).
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -393,6 +394,8 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     CALL(R_WAIT, (check(OTF2_EvtWriter_MpiRequestTest(w, NULL, t + 1, 1), "test"), n++));
     CALL(R_WAIT, (void)0); /* a wait on a null request: nothing inside */
     CALL(R_BARRIER, (void)0); /* on a communicator with another MPI world's processes: no record */
+    CALL(R_RECV, (void)0); /* from another MPI world's process */
+    CALL(R_BCAST, (void)0); /* on a communicator merged with another MPI world */
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
 #undef CALL
     *tmax = t;
