@@ -163,7 +163,7 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 		p.Timed = p.Timed && rd.timed
 	}
 	t1 := time.Now()
-	tiles := cutRanks(ranks, len(syms.keys), m)
+	tiles := cutRanks(ranks, syms.keys, m)
 	l := match(ranks, syms.keys)
 	if m == Iterations {
 		refine(ranks, tiles, l, syms.keys, len(syms.keys))

@@ -20,7 +20,9 @@
 //     than its partners' (each iteration exchanging with several of
 //     theirs) is cut at the loop within it instead (refine), and each
 //     rank's runs of iterations are then turned to pair with its
-//     partners' (align).
+//     partners' (align). A long context is also cut at its loops over
+//     partners, which its symbols, holding the partners, do not show
+//     (peerCuts: a latency test's round trips with each rank in turn).
 //  2. Communication patterns (Detect): process-pattern instances are
 //     linked through matched messages (MPI's non-overtaking order per
 //     source, destination, communicator and tag) and the k-th collective

@@ -42,7 +42,8 @@ type tile struct {
 
 // cutRanks cuts every rank, ranks in parallel; with Iterations, the
 // contexts are first cut at the iterations of their loops.
-func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
+func cutRanks(ranks []rankData, keys []symKey, m Method) [][]tile {
+	nsym := len(keys)
 	tiles := make([][]tile, len(ranks))
 	var wg sync.WaitGroup
 	next := atomic.Int64{}
@@ -52,6 +53,7 @@ func cutRanks(ranks []rankData, nsym int, m Method) [][]tile {
 				if m == Iterations {
 					ranks[r].ends = ranks[r].segs
 					ranks[r].segs, ranks[r].wide = iterationCuts(&ranks[r], nsym, nil)
+					ranks[r].segs = peerCuts(&ranks[r], keys, len(ranks))
 				}
 				if ranks[r].wide == nil {
 					ranks[r].gap = nil // the loops' rotations are chosen (refine may cut again)
