@@ -3,6 +3,7 @@ package pattern
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,10 +45,28 @@ func (p *Patterns) WriteSummary(w io.Writer) error {
 }
 
 // WriteComm prints the communication patterns (Table 3).
-func (p *Patterns) WriteComm(w io.Writer) error {
+func (p *Patterns) WriteComm(w io.Writer) error { return writeComm(w, p.Comm) }
+
+// WriteCommMost prints the n most frequent communication patterns, most
+// frequent first (ties in order of appearance), and how many it leaves
+// out; all of them, as WriteComm, where there are n or fewer.
+func (p *Patterns) WriteCommMost(w io.Writer, n int) error {
+	if len(p.Comm) <= n {
+		return p.WriteComm(w)
+	}
+	most := slices.Clone(p.Comm)
+	slices.SortStableFunc(most, func(a, b CommPattern) int { return b.Frequency - a.Frequency })
+	if err := writeComm(w, most[:n]); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "… and %d patterns more, each of %d instances or fewer\n", len(most)-n, most[n].Frequency)
+	return err
+}
+
+func writeComm(w io.Writer, comm []CommPattern) error {
 	tw := table(w)
 	fmt.Fprintln(tw, "pattern\tcount\tranks\tevents\tfunctions\tprocess patterns\tcalls")
-	for _, c := range p.Comm {
+	for _, c := range comm {
 		pts := make([]string, len(c.Process))
 		for i, id := range c.Process {
 			pts[i] = "PT" + strconv.Itoa(id)
