@@ -929,8 +929,10 @@ func TestTracerThreads(t *testing.T) {
 // communicator merged from it, are left out and counted "with other MPI
 // worlds", and the children's run is traced beside (trace-2); the
 // collectives on the merged communicator are left out of the TI trace,
-// and the OTF2 archive has their calls' regions alone (its groups hold
-// this world's ranks). Every trace passes the check. A partner on an
+// counted "with other MPI worlds" too (they were "on sub-communicators",
+// and the summary offered the archive for a trace of them all), and the
+// OTF2 archive has their calls' regions alone (its groups hold this
+// world's ranks). Every trace passes the check. A partner on an
 // intercommunicator was taken in the local group before: the even
 // ranks' messages went to themselves, and the trace deadlocked; and a
 // collective on the merged communicator, larger than MPI_COMM_WORLD,
@@ -940,7 +942,8 @@ func TestTracerIntercomm(t *testing.T) {
 	lib, _ := build(t, dir, true)
 	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("intercomm.c"))
 	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
-	for _, want := range []string{"MPI_Send with other MPI worlds", "MPI_Recv with other MPI worlds"} {
+	for _, want := range []string{"MPI_Send with other MPI worlds", "MPI_Recv with other MPI worlds",
+		"MPI_Barrier with other MPI worlds", "MPI_Allreduce with other MPI worlds"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the tracer's summaries lack %q:\n%s", want, out)
 		}

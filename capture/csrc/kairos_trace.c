@@ -508,25 +508,38 @@ static void kt_enter(int region) {
 /* What the TI trace cannot express is counted by call (kt_lose), with the
  * time inside those calls, which its replay has as neither communication
  * nor computation; MPI_Finalize's summary (kt_summary) adds them up over
- * the ranks, by kind (kt_lost_kind). */
-static long kt_lost_n[R_NREGIONS];
-static double kt_lost_s[R_NREGIONS];
-static int kt_losing;     /* the current call is one of them */
+ * the ranks, by kind (kt_lost_kind). The collectives on a communicator
+ * with processes of another MPI world (merged from an intercommunicator
+ * to the processes MPI_Comm_spawn started) are counted apart
+ * (kt_lost_far_n): no trace of this world has their messages. */
+static long kt_lost_n[R_NREGIONS], kt_lost_far_n[R_NREGIONS];
+static double kt_lost_s[R_NREGIONS], kt_lost_far_s[R_NREGIONS];
+static int kt_losing;     /* the current call is one of them: 1, or 2 for one with another world */
 static uint64_t kt_began; /* the end of MPI_Init */
 
-/* kt_lose counts the current call as one the TI trace leaves out. */
-static void kt_lose(void) {
+/* kt_lose_as counts the current call as one the TI trace leaves out, one
+ * with processes of another MPI world if far. */
+static void kt_lose_as(int far) {
   if (!kt_ti || kt_losing) return;
-  kt_lost_n[kt_region]++;
-  kt_losing = 1;
+  if (far)
+    kt_lost_far_n[kt_region]++;
+  else
+    kt_lost_n[kt_region]++;
+  kt_losing = far ? 2 : 1;
 }
+
+/* kt_lose counts the current call as one the TI trace leaves out. */
+static void kt_lose(void) { kt_lose_as(0); }
 
 static void kt_leave(void) {
   if (!kt_on()) return;
   kt_last = kt_end();
   if (kt_cpuclock) kt_cpu_last = kt_cpu();
   ko_leave(kt_region, kt_last);
-  if (kt_losing) kt_lost_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
+  if (kt_losing == 2)
+    kt_lost_far_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
+  else if (kt_losing)
+    kt_lost_s[kt_region] += (double)(kt_last - kt_t0) * 1e-9;
   kt_losing = 0;
 }
 
@@ -550,6 +563,7 @@ static long kt_bytes(int count, MPI_Datatype t) {
  * another later. */
 struct kt_cinfo {
   int congruent, inter, n;
+  int far; /* some process is of another MPI world */
   int world[];
 };
 static int kt_keyval = MPI_KEYVAL_INVALID;
@@ -584,8 +598,9 @@ static const struct kt_cinfo *kt_info(MPI_Comm comm) {
   PMPI_Group_free(&g);
   PMPI_Group_free(&w);
   free(ranks);
+  c->far = 0;
   for (int i = 0; i < n; i++)
-    if (c->world[i] == MPI_UNDEFINED) c->world[i] = KT_ELSEWHERE;
+    if (c->world[i] == MPI_UNDEFINED) c->world[i] = KT_ELSEWHERE, c->far = 1;
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   c->congruent = same == MPI_IDENT || same == MPI_CONGRUENT;
   c->inter = inter, c->n = n;
@@ -742,7 +757,7 @@ static int kt_icomplete(MPI_Request req, int done) {
 static int kt_world_coll(MPI_Comm comm) {
   if (!kt_icur) kt_iwrite(kt_nicoll);
   if (comm == MPI_COMM_WORLD || kt_info(comm)->congruent) return 1;
-  kt_lose();
+  kt_lose_as(kt_info(comm)->far);
   return 0;
 }
 
@@ -3131,12 +3146,19 @@ static void kt_summary(const char *dir) {
   n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
   n[R_NREGIONS + 4] = kn_written, n[R_NREGIONS + 5] = kt_nlatewait, n[R_NREGIONS + 6] = kt_nleftout;
   sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
+  long farn[R_NREGIONS] = {0};
+  double fars[R_NREGIONS] = {0};
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(kt_lost_far_n, farn, R_NREGIONS, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(kt_lost_far_s, fars, R_NREGIONS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
   long lost = 0, bare = 0; /* bare: of them, those whose messages the archive lacks too */
   double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
-  for (int r = 0; r < R_NREGIONS; r++) lost += alln[r], lost_s += allsec[r], bare += kt_bare(r) ? alln[r] : 0;
+  for (int r = 0; r < R_NREGIONS; r++) {
+    lost += alln[r] + farn[r], lost_s += allsec[r] + fars[r];
+    bare += (kt_bare(r) ? alln[r] : 0) + farn[r];
+  }
   if (lost > 0) {
     fprintf(stderr,
             "kairos_trace: the TI trace leaves out %ld calls (all ranks) that SimGrid's time-independent format cannot "
@@ -3144,21 +3166,30 @@ static void kt_summary(const char *dir) {
             "computation:\n",
             lost, lost_s, 100 * lost_s / total);
     fprintf(stderr, "kairos_trace: %12s %12s %7s  call\n", "calls", "seconds", "share");
-    int done[R_NREGIONS] = {0};
-    for (;;) { /* by time, longest first */
+    int done[2 * R_NREGIONS] = {0};
+    for (;;) { /* by time, longest first; k >= R_NREGIONS: region k - R_NREGIONS, with other worlds */
       int best = -1;
-      for (int r = 0; r < R_NREGIONS; r++)
-        if (alln[r] > 0 && !done[r] && (best < 0 || allsec[r] > allsec[best])) best = r;
+      for (int k = 0; k < 2 * R_NREGIONS; k++) {
+        long kn = k < R_NREGIONS ? alln[k] : farn[k - R_NREGIONS];
+        double ks = k < R_NREGIONS ? allsec[k] : fars[k - R_NREGIONS];
+        double bs = best < 0 ? 0 : best < R_NREGIONS ? allsec[best] : fars[best - R_NREGIONS];
+        if (kn > 0 && !done[k] && (best < 0 || ks > bs)) best = k;
+      }
       if (best < 0) break;
       done[best] = 1;
-      fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", alln[best], allsec[best],
-              100 * allsec[best] / total, kt_names[best], kt_lost_kind(best));
+      int r = best % R_NREGIONS;
+      if (best < R_NREGIONS)
+        fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", alln[r], allsec[r], 100 * allsec[r] / total,
+                kt_names[r], kt_lost_kind(r));
+      else
+        fprintf(stderr, "kairos_trace: %12ld %12.3f %6.1f%%  %s %s\n", farn[r], fars[r], 100 * fars[r] / total,
+                kt_names[r], "with other MPI worlds (spawned or connected processes)");
     }
     char speed[64];
     snprintf(speed, sizeof speed, "%g", kt_speed);
     if (bare > 0)
       fprintf(stderr,
-              "kairos_trace: of the neighborhood collectives and the messages with other MPI worlds, the OTF2 archive "
+              "kairos_trace: of the neighborhood collectives and the calls with other MPI worlds, the OTF2 archive "
               "has the calls' regions alone: no trace has their messages\n");
     if (bare < lost && ko_writing()) /* else nothing more is in the archive */
       fprintf(stderr,
