@@ -18,6 +18,16 @@ const minPeerContext = 48
 // receive and send to each of 3 in a context of 51 calls).
 const minPeerCalls = 5
 
+// loopCuts returns rank data rd's context starts cut at the iterations of
+// its loops (iterationCuts, leaving out ban: see refine) and of its loops
+// over partners (peerCuts), and the body of its wide loop, if any.
+func loopCuts(rd *rankData, keys []symKey, ranks int, ban []int32) (cuts, wide []int32) {
+	cuts, wide = iterationCuts(rd, len(keys), ban)
+	cut := *rd
+	cut.segs = cuts
+	return peerCuts(&cut, keys, ranks), wide
+}
+
 // peerCuts returns rank data rd's context starts with the iterations of
 // its loops over partners added: runs of at least minIterations
 // iterations that make the same calls but for their partner, each

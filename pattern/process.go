@@ -52,8 +52,7 @@ func cutRanks(ranks []rankData, keys []symKey, m Method) [][]tile {
 			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
 				if m == Iterations {
 					ranks[r].ends = ranks[r].segs
-					ranks[r].segs, ranks[r].wide = iterationCuts(&ranks[r], nsym, nil)
-					ranks[r].segs = peerCuts(&ranks[r], keys, len(ranks))
+					ranks[r].segs, ranks[r].wide = loopCuts(&ranks[r], keys, len(ranks), nil)
 				}
 				if ranks[r].wide == nil {
 					ranks[r].gap = nil // the loops' rotations are chosen (refine may cut again)

@@ -36,7 +36,7 @@ func refine(ranks []rankData, tiles [][]tile, l *links, keys []symKey, nsym int)
 				continue
 			}
 			if fine[r] == nil {
-				fine[r] = fineCuts(&ranks[r], nsym)
+				fine[r] = fineCuts(&ranks[r], keys, len(ranks))
 			}
 			if 2*spread(ranks, l, keys, recvOf, r, fine[r]) <= coarse {
 				ranks[r].segs, ranks[r].wide = fine[r], nil
@@ -51,11 +51,12 @@ func refine(ranks []rankData, tiles [][]tile, l *links, keys []symKey, nsym int)
 }
 
 // fineCuts returns rank data rd's program contexts cut at the iterations
-// of the loops iterationCuts takes without rd's wide loop.
-func fineCuts(rd *rankData, nsym int) []int32 {
+// of the loops loopCuts takes without rd's wide loop (its loops over
+// partners too, which a rank cut again once lost).
+func fineCuts(rd *rankData, keys []symKey, ranks int) []int32 {
 	again := *rd
 	again.segs = rd.ends
-	cuts, _ := iterationCuts(&again, nsym, rd.wide)
+	cuts, _ := loopCuts(&again, keys, ranks, rd.wide)
 	return cuts
 }
 
