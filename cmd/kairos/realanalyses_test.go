@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -44,7 +45,8 @@ func TestRealAnalysesCases(t *testing.T) {
 // the TI trace Kairos' tracer writes (a test could complete in a replay a
 // request the run completed later, and SimGrid's replay then aborts): the
 // replay tests nothing and sleeps no test back-off (the 5,000 tests slept
-// it before). The logical-clock replay counts their time as waiting.
+// it before). The logical-clock replay gives the failed tests no time:
+// rank 0 waits where its receive completes, for rank 1's computation.
 func testRealPolling(t *testing.T, archive string) {
 	var sim struct {
 		Ranks []struct {
@@ -61,33 +63,37 @@ func testRealPolling(t *testing.T, archive string) {
 		t.Errorf("simulate --json: %s", out)
 	}
 	var st struct {
-		Profile []struct {
-			Call    string  `json:"call"`
-			Seconds float64 `json:"seconds"`
-		} `json:"profile"`
+		PerRank []struct {
+			MPI   float64 `json:"mpi_seconds"`
+			Total float64 `json:"total_seconds"`
+		} `json:"per_rank"`
 	}
 	code, out, errb = csRun("stats", "--json", archive)
-	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st.PerRank) != 2 {
 		t.Fatalf("stats: exit %d: %s%s", code, errb, out)
 	}
-	tested := 0.0
-	for _, c := range st.Profile {
-		if c.Call == "MPI_Test" {
-			tested = c.Seconds
-		}
-	}
+	comp0 := st.PerRank[0].Total - st.PerRank[0].MPI
+	comp1 := st.PerRank[1].Total - st.PerRank[1].MPI
 	var pred struct {
 		Predictions []struct {
-			Wait float64 `json:"wait"`
+			Computation float64 `json:"computation"`
+			Wait        float64 `json:"wait"`
 		} `json:"predictions"`
 	}
 	code, out, errb = csRun("predict", "--config", "10,5", "--json", archive)
 	if code != 0 || json.Unmarshal([]byte(out), &pred) != nil || len(pred.Predictions) != 1 {
 		t.Fatalf("predict: exit %d: %s%s", code, errb, out)
 	}
-	// Rank 0 waits in every test, besides rank 1's wait for the go.
-	if w := pred.Predictions[0].Wait; tested <= 0 || w < tested {
-		t.Errorf("predict: wait %g s, less than the %g s in MPI_Test", w, tested)
+	p := pred.Predictions[0]
+	// The tests' time is not computation: the computation is the ranks'
+	// own.
+	if c := comp0 + comp1; math.Abs(p.Computation-c) > 0.01*c+50e-6 {
+		t.Errorf("predict: computation %g s, want the ranks' %g s", p.Computation, c)
+	}
+	// Rank 0 waits for what rank 1 computes beyond rank 0's own
+	// computation (a little less: rank 1 computes after its send too).
+	if need := comp1 - comp0; p.Wait < need-0.01*comp1-50e-6 {
+		t.Errorf("predict: wait %g s, less than the %g s rank 1 computes beyond rank 0", p.Wait, need)
 	}
 }
 
