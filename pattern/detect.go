@@ -180,7 +180,8 @@ func DetectMethod(src trace.Source, m Method) (*Patterns, error) {
 	}
 	// Without timestamps, enter now holds Lamport clocks; the instances'
 	// times stay zero (build reads them only when Timed).
-	d, base, _ := group(ranks, tiles, l, syms.keys)
+	d, base, tileOf := group(ranks, tiles, l, syms.keys)
+	d = unchain(d, ranks, base, tileOf, l, syms.keys)
 	p.build(ranks, tiles, d, base, syms.keys)
 	p.Times.Read, p.Times.Process, p.Times.Comm = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
 	return p, nil

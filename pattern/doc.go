@@ -23,10 +23,19 @@
 //     partners' (align). A long context is also cut at its loops over
 //     partners, which its symbols, holding the partners, do not show
 //     (peerCuts: a latency test's round trips with each rank in turn).
+//     A context still longer than longContext calls is cut at the
+//     iterations of loops that leave requests pending too (a
+//     message-driven program's, which completes its sends many
+//     iterations later).
 //  2. Communication patterns (Detect): process-pattern instances are
 //     linked through matched messages (MPI's non-overtaking order per
 //     source, destination, communicator and tag) and the k-th collective
-//     of each communicator; each linked set is one instance. Instances
+//     of each communicator; each linked set is one instance, but for a
+//     set in which a rank has more than chainTiles instances, a chain of
+//     a program driven by its messages (a master handing out tasks in the
+//     order results come): its links are made again in the order of their
+//     receives, each where the two sets it joins hold no rank in common
+//     (unchain). Instances
 //     whose ranks make the same calls (a sorted multiset per rank, as the
 //     authors' tool compares them) share a pattern, numbered CP1, CP2...
 //     in order of first appearance. Instances are ordered by their first

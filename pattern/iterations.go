@@ -76,7 +76,7 @@ type loop struct {
 // completes what it starts, or a pipeline's previous step), so that a
 // loop that posts receives and waits for them all at its end is not cut
 // apart.
-func iterationCuts(rd *rankData, nsym int, ban []int32) (cuts, wide []int32) {
+func iterationCuts(rd *rankData, nsym int, ban []int32, loose bool) (cuts, wide []int32) {
 	n := len(rd.ev)
 	if n < minIterations {
 		return rd.segs, nil
@@ -88,7 +88,7 @@ func iterationCuts(rd *rankData, nsym int, ban []int32) (cuts, wide []int32) {
 		return rd.segs, nil
 	}
 	lf := &loopFinder{rd: rd, rep: rep, seq: seq, at: at, taken: make([]int32, len(seq)+1), guard: make([]int32, len(seq)),
-		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}, runs: runs, ban: ban}
+		seen: map[[2]int32]*loop{}, inner: map[[2]*loop]bool{}, runs: runs, ban: ban, loose: loose}
 	return lf.cuts()
 }
 
@@ -192,6 +192,8 @@ type loopFinder struct {
 	inner  map[[2]*loop]bool  // whether a loop's body occurs in another's
 	runs   []suffix.Run       // by period, then start
 	ban    []int32            // the least rotation of a loop's body left out (nil: none)
+	// loose lets iterations leave requests pending (see longContext).
+	loose bool
 }
 
 // innerLoop returns the loop within an iteration of loop l at s (of at
@@ -384,7 +386,7 @@ func (lf *loopFinder) iterations(l *loop, starts *[]int32) int {
 	end := int32(-1)
 	for _, s := range l.pos {
 		e := s + l.period
-		if s < end || taken[e]-taken[s] > 0 || rd.open[at[s]] != rd.openAt(at[e-1]+1) || lf.guarded(l, s) {
+		if s < end || taken[e]-taken[s] > 0 || !lf.loose && rd.open[at[s]] != rd.openAt(at[e-1]+1) || lf.guarded(l, s) {
 			continue
 		}
 		if s != end {

@@ -1,6 +1,9 @@
 package pattern
 
 import (
+	"cmp"
+	"slices"
+
 	"kairos/trace"
 )
 
@@ -181,4 +184,152 @@ func group(ranks []rankData, tiles [][]tile, l *links, keys []symKey) (dsu, []in
 		}
 	}
 	return d, base, tileOf
+}
+
+// chainTiles is the most tiles of one rank a component of the links may
+// hold and still be one instance: beyond, the messages chain the tiles of
+// a program driven by them (a server answering every rank in turn, Ray's
+// or HPCC's RandomAccess' polling loops) into an instance of the whole
+// run, which unchain cuts.
+const chainTiles = 64
+
+// unchain relinks, in the order of their receives, the links within each
+// component of d in which some rank has more than chainTiles tiles, but
+// only where the two sets they join hold no rank in common: each
+// instance of such a component then holds a tile of a rank at most, and
+// the messages between its instances are left across them. The other
+// components are kept as they are.
+func unchain(d dsu, ranks []rankData, base []int32, tileOf [][]int32, l *links, keys []symKey) dsu {
+	nt := int32(len(d))
+	chained := make([]bool, nt) // by root of d
+	cnt := make([]int32, nt)
+	any := false
+	for r := range ranks {
+		var seen []int32
+		for t := base[r]; t < base[r+1]; t++ {
+			root := d.find(t)
+			if cnt[root] == 0 {
+				seen = append(seen, root)
+			}
+			if cnt[root]++; cnt[root] > chainTiles {
+				chained[root], any = true, true
+			}
+		}
+		for _, root := range seen {
+			cnt[root] = 0
+		}
+	}
+	if !any {
+		return d
+	}
+	tileRank := make([]int32, nt)
+	for r := range ranks {
+		for t := base[r]; t < base[r+1]; t++ {
+			tileRank[t] = int32(r)
+		}
+	}
+	u := newDSU(int(nt))
+	for t := range nt {
+		if root := d.find(t); !chained[root] {
+			u[t] = root
+		}
+	}
+	type link struct {
+		at   trace.Time
+		a, b int32
+	}
+	var todo []link
+	firstColl := newCollIndex(-1)
+	for r := range ranks {
+		for i := range ranks[r].ev {
+			me := tileOf[r][i]
+			if !chained[d.find(me)] {
+				continue
+			}
+			at := ranks[r].ev[i].enter
+			sk := &keys[ranks[r].ev[i].sym]
+			if s := l.sendOf[r][i]; s >= 0 {
+				src := sk.recvSource()
+				todo = append(todo, link{at, me, tileOf[src][s]})
+			}
+			if k := l.coll[r][i]; k >= 0 {
+				if t := firstColl.ref(collKey{sk.comm, k}); *t >= 0 {
+					todo = append(todo, link{at, me, *t})
+				} else {
+					*t = me
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(todo, func(x, y link) int { return cmp.Compare(x.at, y.at) })
+	sets := newRankSets(tileRank, len(ranks))
+	for _, k := range todo {
+		a, b := u.find(k.a), u.find(k.b)
+		if a != b && sets.disjoint(a, b) {
+			u.union(a, b)
+			sets.merge(u.find(a), a, b)
+		}
+	}
+	return u
+}
+
+// rankSets are the ranks of the sets of a union-find forest over tiles,
+// each set's at its root: a bit mask where there are 64 ranks or fewer,
+// else a sorted list (nil: the root tile's rank alone).
+type rankSets struct {
+	rankOf []int32
+	masks  []uint64
+	lists  map[int32][]int32
+}
+
+func newRankSets(rankOf []int32, ranks int) *rankSets {
+	s := &rankSets{rankOf: rankOf}
+	if ranks <= 64 {
+		s.masks = make([]uint64, len(rankOf))
+		for t, r := range rankOf {
+			s.masks[t] = 1 << r
+		}
+	} else {
+		s.lists = map[int32][]int32{}
+	}
+	return s
+}
+
+func (s *rankSets) list(root int32) []int32 {
+	if l, ok := s.lists[root]; ok {
+		return l
+	}
+	return []int32{s.rankOf[root]}
+}
+
+// disjoint reports whether the sets rooted at a and b share no rank.
+func (s *rankSets) disjoint(a, b int32) bool {
+	if s.masks != nil {
+		return s.masks[a]&s.masks[b] == 0
+	}
+	x, y := s.list(a), s.list(b)
+	for len(x) > 0 && len(y) > 0 {
+		switch {
+		case x[0] == y[0]:
+			return false
+		case x[0] < y[0]:
+			x = x[1:]
+		default:
+			y = y[1:]
+		}
+	}
+	return true
+}
+
+// merge makes root the set of the union of the sets once rooted at a and b.
+func (s *rankSets) merge(root, a, b int32) {
+	if s.masks != nil {
+		s.masks[root] = s.masks[a] | s.masks[b]
+		return
+	}
+	m := append(slices.Clone(s.list(a)), s.list(b)...)
+	slices.Sort(m)
+	delete(s.lists, a)
+	delete(s.lists, b)
+	s.lists[root] = m
 }

@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"cmp"
 	"slices"
 
 	"kairos/pattern/suffix"
@@ -22,10 +23,53 @@ const minPeerCalls = 5
 // its loops (iterationCuts, leaving out ban: see refine) and of its loops
 // over partners (peerCuts), and the body of its wide loop, if any.
 func loopCuts(rd *rankData, keys []symKey, ranks int, ban []int32) (cuts, wide []int32) {
-	cuts, wide = iterationCuts(rd, len(keys), ban)
+	cuts, wide = iterationCuts(rd, len(keys), ban, false)
+	if long := longContexts(cuts, int32(len(rd.ev))); long != nil {
+		loose, _ := iterationCuts(rd, len(keys), ban, true)
+		cuts = cutsWithin(cuts, loose, long)
+	}
 	cut := *rd
 	cut.segs = cuts
 	return peerCuts(&cut, keys, ranks), wide
+}
+
+// longContext is the most calls a context may keep once cut at the
+// iterations of its loops, past which it is cut again at the iterations of
+// loops that leave requests pending (iterationCuts' loose mode): a
+// message-driven program's (Ray's) requests stay pending over many
+// iterations of its loops, completed when its buffers run short, and its
+// contexts, left whole, made pattern instances of 100,000 calls a rank.
+const longContext = 1024
+
+// longContexts returns the [start, end) bounds of the contexts of cuts
+// (the starts of the contexts of n calls) longer than longContext, nil if
+// none.
+func longContexts(cuts []int32, n int32) [][2]int32 {
+	var long [][2]int32
+	for j, a := range cuts {
+		b := n
+		if j+1 < len(cuts) {
+			b = cuts[j+1]
+		}
+		if b-a > longContext {
+			long = append(long, [2]int32{a, b})
+		}
+	}
+	return long
+}
+
+// cutsWithin returns cuts with the cuts of more that fall inside the
+// contexts long.
+func cutsWithin(cuts, more []int32, long [][2]int32) []int32 {
+	out := slices.Clone(cuts)
+	for _, c := range more {
+		j, _ := slices.BinarySearchFunc(long, c, func(l [2]int32, c int32) int { return cmp.Compare(l[1], c+1) })
+		if j < len(long) && long[j][0] < c && c < long[j][1] {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // peerCuts returns rank data rd's context starts with the iterations of
