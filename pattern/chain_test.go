@@ -109,3 +109,33 @@ func pendingTrace() *trace.Trace {
 	}
 	return tr
 }
+
+// TestRankSets: the ranks of the linked sets, as bit masks (64 ranks or
+// fewer) and as lists (more), say alike whether two sets share a rank.
+func TestRankSets(t *testing.T) {
+	for _, ranks := range []int{8, 100} {
+		rankOf := []int32{0, 1, 2, 3, 1, 5, 6, 7} // tile 4 is rank 1's second
+		s := newRankSets(rankOf, ranks)
+		d := newDSU(len(rankOf))
+		join := func(a, b int32) bool {
+			a, b = d.find(a), d.find(b)
+			if a == b || !s.disjoint(a, b) {
+				return false
+			}
+			d.union(a, b)
+			s.merge(d.find(a), a, b)
+			return true
+		}
+		for _, c := range []struct {
+			a, b int32
+			want bool
+		}{
+			{0, 1, true}, {2, 3, true}, {1, 4, false}, {0, 2, true}, {4, 3, false},
+			{4, 5, true}, {6, 7, true}, {5, 6, true}, {0, 7, false}, {4, 0, false},
+		} {
+			if got := join(c.a, c.b); got != c.want {
+				t.Errorf("%d ranks: joining tiles %d and %d: %v, want %v", ranks, c.a, c.b, got, c.want)
+			}
+		}
+	}
+}

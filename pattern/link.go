@@ -302,20 +302,19 @@ func (s *rankSets) list(root int32) []int32 {
 	return []int32{s.rankOf[root]}
 }
 
-// disjoint reports whether the sets rooted at a and b share no rank.
+// disjoint reports whether the sets rooted at a and b share no rank (in
+// time of the smaller set's size, a tile is often linked to a large set).
 func (s *rankSets) disjoint(a, b int32) bool {
 	if s.masks != nil {
 		return s.masks[a]&s.masks[b] == 0
 	}
 	x, y := s.list(a), s.list(b)
-	for len(x) > 0 && len(y) > 0 {
-		switch {
-		case x[0] == y[0]:
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	for _, r := range x {
+		if _, found := slices.BinarySearch(y, r); found {
 			return false
-		case x[0] < y[0]:
-			x = x[1:]
-		default:
-			y = y[1:]
 		}
 	}
 	return true
