@@ -611,6 +611,29 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// TestMatchLoops: rank 1 replays rank 0's loop of six send and receive
+// pairs, where its own calls are two loops of three, a barrier between
+// them: another loop signature. Rank 0 replays its own calls.
+func TestMatchLoops(t *testing.T) {
+	pair := []trace.Event{call(trace.Send, 1, 1, 8), call(trace.Recv, 2, 1, 8)}
+	r0 := repeat(6, pair...)
+	r1 := append(append(repeat(3, pair...), call(trace.Barrier, 3, trace.NoRank, 0)), repeat(3, pair...)...)
+	tr := traceOf(r0, r1)
+	sigs := signAll(t, tr, SignOptions{})
+	res := &Result{Ranks: 2, Groups: []Group{{Rep: 0, Members: []int32{0, 1}}}}
+	x, err := Expand(Representatives(tr, res), 2, res.Groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Match(tr, x, sigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Loop != 50 {
+		t.Errorf("matching %+v, want loops 50%% (rank 0's alone)", m)
+	}
+}
+
 // TestStructure: the paper's example, a loop of 1,000 iterations of a
 // loop of 100 send/receive pairs and a barrier, is written in two levels.
 func TestStructure(t *testing.T) {
