@@ -592,17 +592,7 @@ func TestExpand(t *testing.T) {
 func TestMatch(t *testing.T) {
 	r1 := []trace.Event{call(trace.Send, 1, 2, 8), call(trace.Recv, 2, 0, 8)}
 	r2 := []trace.Event{call(trace.Send, 1, 3, 8), call(trace.Recv, 2, 0, 16), call(trace.Barrier, 3, trace.NoRank, 0)}
-	tr := traceOf(nil, r1, r2, nil)
-	sigs := signAll(t, tr, SignOptions{})
-	res := &Result{Ranks: 4, Groups: []Group{{Rep: 0, Members: []int32{0, 3}}, {Rep: 1, Members: []int32{1, 2}}}}
-	x, err := Expand(Representatives(tr, res), 4, res.Groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Match(tr, x, sigs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := matchHeads(t, traceOf(nil, r1, r2, nil), []Group{{Rep: 0, Members: []int32{0, 3}}, {Rep: 1, Members: []int32{1, 2}}})
 	// Calls: 4 aligned of 5; counts 3 of 4; sources 1 of 2 receives;
 	// destinations 2 of 2 sends; tags 4 of 4; loops: no rank has one.
 	want := Matching{Count: 75, Loop: 100, Events: 80, Src: 50, Dest: 100, Tag: 100}
@@ -618,20 +608,25 @@ func TestMatchLoops(t *testing.T) {
 	pair := []trace.Event{call(trace.Send, 1, 1, 8), call(trace.Recv, 2, 1, 8)}
 	r0 := repeat(6, pair...)
 	r1 := append(append(repeat(3, pair...), call(trace.Barrier, 3, trace.NoRank, 0)), repeat(3, pair...)...)
-	tr := traceOf(r0, r1)
-	sigs := signAll(t, tr, SignOptions{})
-	res := &Result{Ranks: 2, Groups: []Group{{Rep: 0, Members: []int32{0, 1}}}}
-	x, err := Expand(Representatives(tr, res), 2, res.Groups)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Match(tr, x, sigs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Loop != 50 {
+	if m := matchHeads(t, traceOf(r0, r1), []Group{{Rep: 0, Members: []int32{0, 1}}}); m.Loop != 50 {
 		t.Errorf("matching %+v, want loops 50%% (rank 0's alone)", m)
 	}
+}
+
+// matchHeads returns the Matching of tr's ranks with the calls of their
+// groups' representatives.
+func matchHeads(t *testing.T, tr *trace.Trace, groups []Group) Matching {
+	t.Helper()
+	res := &Result{Ranks: tr.NumRanks(), Groups: groups}
+	x, err := Expand(Representatives(tr, res), res.Ranks, groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Match(tr, x, signAll(t, tr, SignOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // TestStructure: the paper's example, a loop of 1,000 iterations of a
