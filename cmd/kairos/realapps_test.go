@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -267,7 +266,7 @@ var realApps = []realApp{
 				t.Fatal(err)
 			}
 		},
-		check: hpccKernelsApart},
+		check: hpccKernelsCut},
 	// PETSc (petsc4py): GAMG-preconditioned CG, five solves of a 2-D
 	// Poisson problem; Python's start-up, PETSc's own communicators.
 	{name: "PETSc GAMG", prog: testenv.DebianPython, pkg: "python3-petsc4py-real3.18", np: 4, long: true,
@@ -396,20 +395,20 @@ func stepsApart(steps int) func(t *testing.T, r *recorded) {
 // and their inputs.
 const scalapackTests = "/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/"
 
-// hpccKernelsApart: HPCC's two RandomAccess kernels, its two longest
-// pattern instances (seconds each, of random exchanges polled with
-// MPI_Testany), are in phases of their own, where the paper's method
-// (phases --paper) makes them and what precedes them one phase of three
-// quarters of the run (issue 39, item 9).
-func hpccKernelsApart(t *testing.T, r *recorded) {
-	type instance struct {
-		Position      int   `json:"position"`
-		Start, Finish int64 // picoseconds
-	}
+// hpccKernelsCut: HPCC's RandomAccess kernels exchange random updates
+// driven by their messages (polled with MPI_Testany). Linked by their
+// messages, each kernel was one pattern instance of 6,172 calls, a tenth
+// of the run's calls in instances, and slow instances could not be
+// sought within it; unchained, no instance holds more than 5% of the
+// calls. The phases, weighed by time, still leave no phase of half the
+// run (the paper's method made a kernel and what precedes it one phase of
+// three quarters of the run: issue 39, item 9).
+func hpccKernelsCut(t *testing.T, r *recorded) {
 	out, _ := kairosOK(t, r.what, "patterns", "--json", r.otf2)
 	var pats struct {
 		Instances []struct {
 			Position int   `json:"position"`
+			Events   int   `json:"events"`
 			Start    int64 `json:"start_ps"`
 			Finish   int64 `json:"finish_ps"`
 		} `json:"instances"`
@@ -417,11 +416,18 @@ func hpccKernelsApart(t *testing.T, r *recorded) {
 	if err := json.Unmarshal([]byte(out), &pats); err != nil || len(pats.Instances) < 2 {
 		t.Fatalf("%s: patterns --json: %v (%d instances)", r.what, err, len(pats.Instances))
 	}
-	ins := make([]instance, len(pats.Instances))
-	for i, in := range pats.Instances {
-		ins[i] = instance{in.Position, in.Start, in.Finish}
+	calls, most := 0, pats.Instances[0]
+	first, last := most.Start, most.Finish
+	for _, in := range pats.Instances {
+		calls += in.Events
+		if in.Events > most.Events {
+			most = in
+		}
+		first, last = min(first, in.Start), max(last, in.Finish)
 	}
-	slices.SortFunc(ins, func(a, b instance) int { return cmp.Compare(b.Finish-b.Start, a.Finish-a.Start) })
+	if 20*most.Events > calls {
+		t.Errorf("%s: instance %d holds %d of the %d calls in instances, over 5%%", r.what, most.Position, most.Events, calls)
+	}
 	out, _ = kairosOK(t, r.what, "phases", "--json", r.otf2)
 	var ph struct {
 		Phases []struct {
@@ -433,20 +439,17 @@ func hpccKernelsApart(t *testing.T, r *recorded) {
 	if err := json.Unmarshal([]byte(out), &ph); err != nil {
 		t.Fatalf("%s: phases --json: %v", r.what, err)
 	}
-	phase := func(pos int) int {
-		for _, p := range ph.Phases {
-			if p.From <= pos && pos <= p.To {
-				return p.Number
+	for _, p := range ph.Phases {
+		from, to := last, first
+		for _, in := range pats.Instances {
+			if p.From <= in.Position && in.Position <= p.To {
+				from, to = min(from, in.Start), max(to, in.Finish)
 			}
 		}
-		return -1
-	}
-	a, b := phase(ins[0].Position), phase(ins[1].Position)
-	t.Logf("%s: the two longest instances, #%d (%.3f s) and #%d (%.3f s), are in phases %d and %d of %d", r.what,
-		ins[0].Position, float64(ins[0].Finish-ins[0].Start)*1e-12, ins[1].Position, float64(ins[1].Finish-ins[1].Start)*1e-12,
-		a, b, len(ph.Phases))
-	if a < 0 || a == b {
-		t.Errorf("%s: HPCC's two RandomAccess kernels (instances %d and %d) are in one phase:\n%s", r.what, ins[0].Position, ins[1].Position, clip(out))
+		if 2*(to-from) >= last-first {
+			t.Errorf("%s: phase %d (instances %d to %d) spans %.3f s of the run's %.3f s:\n%s", r.what, p.Number, p.From, p.To,
+				float64(to-from)*1e-12, float64(last-first)*1e-12, clip(out))
+		}
 	}
 }
 
