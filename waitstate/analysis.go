@@ -82,6 +82,11 @@ type Analysis struct {
 	// entered: timestamps that break the clock condition (unsynchronized
 	// clocks), whose waits are clipped to the calls.
 	ClockViolations int `json:"clock_violations"`
+	// Alltoallv is the time of all the ranks in MPI_Alltoallv and
+	// MPI_Alltoallw, which make no wait states (Scalasca leaves them out:
+	// a sparse exchange need not synchronize its members), so that the
+	// reports can say how much time that leaves unanalysed.
+	Alltoallv float64 `json:"alltoallv_s"`
 	// Waits lists every wait state, with Options.Waits.
 	Waits []Wait `json:"waits,omitempty"`
 }

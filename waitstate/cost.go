@@ -164,6 +164,9 @@ func (a *analyzer) costs(opt Options) *Analysis {
 		})
 	}
 	res.Runtime, res.RankTime = a.runtime()
+	for r := range a.ranks {
+		res.Alltoallv += a.ranks[r].alltoallv.Seconds()
+	}
 	return res
 }
 

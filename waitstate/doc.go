@@ -23,8 +23,9 @@
 //     completion enter, when the send completion exits after it.
 //   - Wait at N×N (allreduce, allgather(v), alltoall, reduce_scatter),
 //     Wait at Barrier and Wait at Finalize: min(latest enter, own exit) −
-//     own enter. MPI_Alltoallv is left out, as Scalasca leaves it (it may
-//     be a sparse exchange).
+//     own enter. MPI_Alltoallv (and Alltoallw) is left out, as Scalasca
+//     leaves it (it may be a sparse exchange); Analysis.Alltoallv says how
+//     much time that leaves out.
 //   - Late Broadcast (bcast, scatter(v)): a receiving member waits for the
 //     root's enter. Early Reduce (reduce, gather(v)): the root waits for
 //     the latest sending member. Early Scan (scan, exscan): a member waits

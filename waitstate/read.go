@@ -135,6 +135,9 @@ type rankData struct {
 	// exits are the completion times of the messages posted at a span
 	// whose completion is an implicit waitall (see splitOpen).
 	exits map[int32]trace.Time
+	// alltoallv is the rank's time in MPI_Alltoallv (and Alltoallw),
+	// which synchronizes nobody here (see synchronizes).
+	alltoallv trace.Time
 }
 
 // exit returns when message m completed.
@@ -216,6 +219,9 @@ func (rr *reader) event(e *trace.Event) {
 	}
 	idx := rr.push(e)
 	rd := &rr.rd
+	if e.Kind == trace.Alltoallv && e.HasTime {
+		rd.alltoallv += e.Exit - e.Enter
+	}
 	switch k := e.Kind; {
 	case k == trace.Send || k == trace.Isend:
 		rr.message(&rd.sends, idx, k == trace.Isend, false, e.Partner, e)

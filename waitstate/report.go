@@ -47,8 +47,8 @@ func (a *Analysis) WriteSummary(w io.Writer, top int) error {
 	fmt.Fprintf(w, "Root causes of waiting (Scalasca's delay costs): %s of waiting over %d ranks, %s of their time.\n",
 		dur(a.Waiting), a.Ranks, pct(a.Waiting, a.RankTime))
 	if a.Waiting == 0 {
-		_, err := fmt.Fprintln(w, "  No rank waited for another.")
-		return err
+		fmt.Fprintln(w, "  No rank waited for another.")
+		return a.writeAlltoallv(w)
 	}
 	tw := table(w)
 	for i, c := range a.Causes[:min(top, len(a.Causes))] {
@@ -58,7 +58,18 @@ func (a *Analysis) WriteSummary(w io.Writer, top int) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "  Wait states: %s; %s not traced to a delay.\n", a.kindList(), pct(a.Unexplained, a.Waiting))
+	fmt.Fprintf(w, "  Wait states: %s; %s not traced to a delay.\n", a.kindList(), pct(a.Unexplained, a.Waiting))
+	return a.writeAlltoallv(w)
+}
+
+// writeAlltoallv says how much of the ranks' time was in MPI_Alltoallv
+// and MPI_Alltoallw, where no wait state is sought, if any.
+func (a *Analysis) writeAlltoallv(w io.Writer) error {
+	if a.Alltoallv <= 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "  Not analysed: %s in MPI_Alltoallv and MPI_Alltoallw (%s of the ranks' time), as Scalasca leaves them: an exchange that may be sparse need not synchronize.\n",
+		dur(a.Alltoallv), pct(a.Alltoallv, a.RankTime))
 	return err
 }
 
@@ -100,6 +111,9 @@ func (a *Analysis) WriteReport(w io.Writer, top int) error {
 			pct(k.Direct, k.Seconds), pct(k.Indirect, k.Seconds))
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := a.writeAlltoallv(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nRoot causes (delay costs: direct, the waiting at the next synchronization; propagated, further along chains of wait states):")

@@ -476,3 +476,22 @@ func TestBadTraces(t *testing.T) {
 		t.Errorf("waiting %g, %d causes, %d unmatched; want 0, 0, 4", a.Waiting, len(a.Causes), a.Unmatched)
 	}
 }
+
+// TestAlltoallvNotAnalysed: rank 1 enters an MPI_Alltoallv 20 µs after
+// rank 0, and both leave at 30 µs. As in Scalasca, an alltoallv makes no
+// wait state (it may be a sparse exchange), and the summary says how much
+// time that leaves out: 40 µs of the ranks' 60, where it said only that
+// no rank waited (an FFT's all-to-all time, 0.08 to 0.23 s a rank).
+func TestAlltoallvNotAnalysed(t *testing.T) {
+	b := build()
+	counts := func(e *trace.Event) { e.SendCounts, e.RecvCounts = []int64{8, 8}, []int64{8, 8} }
+	b = build(workThen(b, func(enter float64) trace.Event { return call(trace.Alltoallv, enter, 30, counts) }, 0, 20)...)
+	a := analyze(t, b)
+	if a.Waiting != 0 || !near(a.Alltoallv, 40) {
+		t.Fatalf("waiting %g s, alltoallv %g s; want none and 40 µs", a.Waiting, a.Alltoallv)
+	}
+	var out strings.Builder
+	if err := a.WriteSummary(&out, 3); err != nil || !strings.Contains(out.String(), "Not analysed: 40") {
+		t.Errorf("summary %q (%v): want the 40 µs of MPI_Alltoallv not analysed", out.String(), err)
+	}
+}
