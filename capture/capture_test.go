@@ -970,6 +970,27 @@ func TestTracerIntercomm(t *testing.T) {
 		filepath.Join(dir, "trace-2", "traces.otf2"))
 }
 
+// TestTracerSummaryNotes: at MPI_Finalize, a tracer built with OTF2 that
+// wrote a TI trace alone asks for KAIROS_TRACE_FORMAT=ti,otf2, not for a
+// rebuild with OTF2 (as it did); and with KAIROS_TRACE_CLOCK=cpu and both
+// formats, it says that the TI trace's computations are CPU time and the
+// archive's the wall's (their replays differ where ranks waited for a
+// core: 18.6 s against 109.6 s, deal.II on 8 ranks of 2 cores).
+func TestTracerSummaryNotes(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := build(t, dir, true)
+	out := mpirunFormat(t, dir, "ti", lib, app, "split")
+	if !strings.Contains(out, "needs a run again with KAIROS_TRACE_FORMAT=ti,otf2") || strings.Contains(out, "-DKAIROS_OTF2") {
+		t.Errorf("a TI trace alone: the summary should ask for KAIROS_TRACE_FORMAT=ti,otf2 alone:\n%s", out)
+	}
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "cpu"), Format: "ti,otf2", NP: 4, Dir: dir,
+		Env: []string{"KAIROS_TRACE_CLOCK=cpu"}}
+	out = tracertest.OpenMPI.Launch(t, r, app, "split")
+	if !strings.Contains(out, "KAIROS_TRACE_CLOCK=cpu: the TI trace's computations are the ranks' CPU time") {
+		t.Errorf("KAIROS_TRACE_CLOCK=cpu with both formats: the summary lacks its note on the clocks:\n%s", out)
+	}
+}
+
 // TestTracerLeavesLibraryNames runs, under the tracer, a program whose
 // shared library defines C functions of the plain names of Fortran's MPI
 // bindings (capture/testdata/libnames.c; R's Rmpi defines mpi_send,

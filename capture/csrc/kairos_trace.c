@@ -140,6 +140,7 @@ static uint64_t kt_now(void) {
  * computation. */
 static int kt_cpuclock;
 static __thread uint64_t kt_cpu_last;
+static uint64_t kt_cpu_began; /* the main thread's CPU time at the end of MPI_Init */
 
 static uint64_t kt_cpu(void) {
   struct timespec ts;
@@ -3086,7 +3087,7 @@ static void kt_open(int region, uint64_t t) {
   kt_active = 1;
   ko_enter(region, t);
   kt_last = kt_began = kt_now();
-  kt_cpu_last = kt_cpu();
+  kt_cpu_last = kt_cpu_began = kt_cpu();
   ko_leave(region, kt_last);
 }
 
@@ -3130,6 +3131,11 @@ static const char *kt_lost_kind(int r) {
 }
 
 static int ko_writing(void);
+#ifdef KAIROS_OTF2
+static const int kt_built_otf2 = 1; /* this tracer can write an OTF2 archive */
+#else
+static const int kt_built_otf2 = 0;
+#endif
 
 /* kt_summary tells, at rank 0, what the traces leave out or changed,
  * summed over the ranks: the calls the TI trace cannot express, by kind,
@@ -3139,17 +3145,18 @@ static int ko_writing(void);
 static void kt_summary(const char *dir) {
   enum { NL = R_NREGIONS + 7 };
   long n[NL] = {0}, alln[NL] = {0};
-  double sec[R_NREGIONS + 1] = {0}, allsec[R_NREGIONS + 1] = {0};
+  double sec[R_NREGIONS + 2] = {0}, allsec[R_NREGIONS + 2] = {0}; /* + the ranks' time on the wall, on the CPU */
   memcpy(n, kt_lost_n, sizeof kt_lost_n);
   memcpy(sec, kt_lost_s, sizeof kt_lost_s);
   n[R_NREGIONS] = __atomic_load_n(&kt_others, __ATOMIC_RELAXED);
   n[R_NREGIONS + 1] = kt_ncancelled, n[R_NREGIONS + 2] = kt_nfreed, n[R_NREGIONS + 3] = kt_unpatched;
   n[R_NREGIONS + 4] = kn_written, n[R_NREGIONS + 5] = kt_nlatewait, n[R_NREGIONS + 6] = kt_nleftout;
   sec[R_NREGIONS] = (double)(kt_last - kt_began) * 1e-9;
+  sec[R_NREGIONS + 1] = (double)(kt_cpu() - kt_cpu_began) * 1e-9;
   long farn[R_NREGIONS] = {0};
   double fars[R_NREGIONS] = {0};
   PMPI_Reduce(n, alln, NL, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(sec, allsec, R_NREGIONS + 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(sec, allsec, R_NREGIONS + 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(kt_lost_far_n, farn, R_NREGIONS, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(kt_lost_far_s, fars, R_NREGIONS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
@@ -3198,11 +3205,17 @@ static void kt_summary(const char *dir) {
               dir, speed, dir, dir);
     else if (bare < lost)
       fprintf(stderr,
-              "kairos_trace: this run wrote no OTF2 archive; one of every call needs a run again with a tracer built "
-              "with -DKAIROS_OTF2 ... -lotf2 and KAIROS_TRACE_FORMAT=ti,otf2, and a time-independent trace of them "
-              "all is then: kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
-              speed, dir, dir);
+              "kairos_trace: this run wrote no OTF2 archive; one of every call needs a run again with %s"
+              "KAIROS_TRACE_FORMAT=ti,otf2, and a time-independent trace of them all is then: kairos convert --speed "
+              "%s %s/traces.otf2 %s/trace.ktr\n",
+              kt_built_otf2 ? "" : "a tracer built with -DKAIROS_OTF2 ... -lotf2 and ", speed, dir, dir);
   }
+  if (kt_cpuclock && kt_ti && ko_writing())
+    fprintf(stderr,
+            "kairos_trace: KAIROS_TRACE_CLOCK=cpu: the TI trace's computations are the ranks' CPU time, the OTF2 "
+            "archive's times the wall's (the ranks ran %.3f s on the wall, %.3f s on a CPU, all ranks): where the "
+            "ranks waited for a core, the archive replays longer\n",
+            allsec[R_NREGIONS], allsec[R_NREGIONS + 1]);
   if (alln[R_NREGIONS] > 0)
     fprintf(stderr,
             "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI were not "
