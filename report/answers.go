@@ -132,6 +132,11 @@ func (r *Report) worstWaits() Answer {
 	a := Answer{Question: "Where does it wait, and who caused it?"}
 	if share, ok := r.waitShare(); ok {
 		a.Value = fmt.Sprintf("%s of the ranks' time waiting", share1(share))
+		if c := r.Causes; c != nil && c.Alltoallv > 0 && c.RankTime > 0 {
+			// As Scalasca, no wait state is sought in them (they may be
+			// a sparse exchange): the answer says how much time that is.
+			a.Value += fmt.Sprintf(", %s more in MPI_Alltoallv and Alltoallw, not analysed", share1(c.Alltoallv/c.RankTime))
+		}
 	}
 	if c := r.Causes; c != nil && c.Waiting > 0 && len(c.Causes) > 0 {
 		first := c.Causes[0]

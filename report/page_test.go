@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"kairos/waitstate"
 	"math"
 	"regexp"
 	"strings"
@@ -148,5 +149,15 @@ func TestSlowRowsLateBecause(t *testing.T) {
 	}
 	if victims == 0 {
 		t.Errorf("no slow instance has another rank than %d last to start: the case is not tested", delayed)
+	}
+}
+
+// TestAnswersAlltoallv: where no rank waited but the ranks spent 13.1%
+// of their time in MPI_Alltoallv and Alltoallw, which the wait states
+// leave out (an FFT's transposes), the answer says so, not just 0.0%.
+func TestAnswersAlltoallv(t *testing.T) {
+	r := &Report{Causes: &waitstate.Analysis{RankTime: 10, Alltoallv: 1.31}}
+	if a := r.worstWaits(); a.Value != "0.0% of the ranks' time waiting, 13.1% more in MPI_Alltoallv and Alltoallw, not analysed" {
+		t.Errorf("waits: %+v", a)
 	}
 }
