@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"kairos/waitstate"
 	"math"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"kairos/plot"
 	"kairos/sim"
 	"kairos/trace"
+	"kairos/waitstate"
 )
 
 // TestPageSelfContained: the page loads nothing from anywhere (no
