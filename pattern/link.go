@@ -203,7 +203,7 @@ func unchain(d dsu, ranks []rankData, base []int32, tileOf [][]int32, l *links, 
 	nt := int32(len(d))
 	chained := make([]bool, nt) // by root of d
 	cnt := make([]int32, nt)
-	any := false
+	found := false
 	for r := range ranks {
 		var seen []int32
 		for t := base[r]; t < base[r+1]; t++ {
@@ -212,14 +212,14 @@ func unchain(d dsu, ranks []rankData, base []int32, tileOf [][]int32, l *links, 
 				seen = append(seen, root)
 			}
 			if cnt[root]++; cnt[root] > chainTiles {
-				chained[root], any = true, true
+				chained[root], found = true, true
 			}
 		}
 		for _, root := range seen {
 			cnt[root] = 0
 		}
 	}
-	if !any {
+	if !found {
 		return d
 	}
 	tileRank := make([]int32, nt)
@@ -275,7 +275,7 @@ func unchain(d dsu, ranks []rankData, base []int32, tileOf [][]int32, l *links, 
 
 // rankSets are the ranks of the sets of a union-find forest over tiles,
 // each set's at its root: a bit mask where there are 64 ranks or fewer,
-// else a sorted list (nil: the root tile's rank alone).
+// else a sorted list (none: the root tile's rank alone).
 type rankSets struct {
 	rankOf []int32
 	masks  []uint64
