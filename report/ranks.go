@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -223,27 +224,17 @@ func (r *Report) CallRows() []CallRow {
 		}
 	}
 	var rows []CallRow
-	for k := range trace.NumKinds {
-		busy, waiting := tl.Calls[k], tl.Calls[k|codeWaiting]
-		if busy == nil && waiting == nil {
-			continue
-		}
-		per := make([]float64, len(tl.Lanes))
-		var total, wait trace.Time
-		for rk := range per {
-			var t trace.Time
-			if busy != nil {
-				t += busy[rk]
-			}
-			if waiting != nil {
-				t += waiting[rk]
-				wait += waiting[rk]
-			}
-			per[rk] = t.Seconds()
+	add := func(name string, per []trace.Time, wait trace.Time) {
+		secs := make([]float64, len(per))
+		var total trace.Time
+		for rk, t := range per {
+			secs[rk] = t.Seconds()
 			total += t
 		}
-		sp := spreadOf(per)
-		name := mpiName(trace.Kind(k))
+		if total <= 0 {
+			return
+		}
+		sp := spreadOf(secs)
 		row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
 			Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
 		if wait > 0 {
@@ -251,6 +242,44 @@ func (r *Report) CallRows() []CallRow {
 		}
 		rows = append(rows, row)
 	}
+	// The local and deferred calls are one row, but for the MPI functions
+	// the trace names, each a row of its own.
+	other := make([]trace.Time, len(tl.Lanes))
+	var otherWait trace.Time
+	for k := range trace.NumKinds {
+		busy, waiting := tl.Calls[k], tl.Calls[k|codeWaiting]
+		if busy == nil && waiting == nil {
+			continue
+		}
+		per := make([]trace.Time, len(tl.Lanes))
+		var wait trace.Time
+		for rk := range per {
+			if busy != nil {
+				per[rk] += busy[rk]
+			}
+			if waiting != nil {
+				per[rk] += waiting[rk]
+				wait += waiting[rk]
+			}
+		}
+		if k == int(trace.Local) || k == int(trace.Deferred) {
+			for rk, t := range per {
+				other[rk] += t
+			}
+			otherWait += wait
+			continue
+		}
+		add(mpiName(trace.Kind(k)), per, wait)
+	}
+	for _, name := range slices.Sorted(maps.Keys(tl.Named)) {
+		n := tl.Named[name]
+		for rk, t := range n.Ranks {
+			other[rk] -= t
+		}
+		otherWait -= n.Waiting
+		add(name, n.Ranks, n.Waiting)
+	}
+	add("other MPI calls", other, otherWait)
 	slices.SortStableFunc(rows, func(a, b CallRow) int { return cmp.Compare(b.total, a.total) })
 	return rows
 }

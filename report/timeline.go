@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"kairos/trace"
 	"kairos/waitstate"
@@ -95,6 +96,18 @@ type Timeline struct {
 	// of a kind's calls), each rank's time in it, exact: the function
 	// summary Vampir users read first.
 	Calls [numCodes][]trace.Time
+	// Named are, of the local and deferred calls' time in Calls, each
+	// rank's in each MPI function the trace names (their region: an
+	// archive's MPI_Testany, MPI_Iprobe, MPI_Comm_rank), which are not
+	// kinds of their own.
+	Named map[string]*NamedCalls
+}
+
+// NamedCalls is the time in one MPI function a trace names: each rank's,
+// and its waiting part over all ranks.
+type NamedCalls struct {
+	Ranks   []trace.Time
+	Waiting trace.Time
 }
 
 // Lane is one rank's segments.
@@ -178,13 +191,13 @@ func buildTimeline(src trace.Source, waits Waits, start, end, res trace.Time) (*
 		tick = max(1, res/16)
 	}
 	tl := &Timeline{Start: start, End: end, Tick: tick, Resolution: res,
-		Lanes: make([]Lane, src.NumRanks()), Totals: make([][numStates]trace.Time, src.NumRanks())}
+		Lanes: make([]Lane, src.NumRanks()), Totals: make([][numStates]trace.Time, src.NumRanks()), Named: map[string]*NamedCalls{}}
 	for r := range src.NumRanks() {
 		rd, err := src.OpenRank(r)
 		if err != nil {
 			return nil, err
 		}
-		l := &lane{tl: tl, rank: r, totals: &tl.Totals[r], enc: encoder{tick: tick, start: start}}
+		l := &lane{tl: tl, meta: src.Meta(), rank: r, totals: &tl.Totals[r], enc: encoder{tick: tick, start: start}}
 		if r < len(waits) {
 			l.waits = waits[r]
 		}
@@ -208,6 +221,7 @@ func buildTimeline(src trace.Source, waits Waits, start, end, res trace.Time) (*
 // lane turns one rank's events into segments.
 type lane struct {
 	tl      *Timeline
+	meta    *trace.Meta
 	rank    int
 	totals  *[numStates]trace.Time
 	waits   []WaitSpan // the rank's spans of waiting not yet passed
@@ -232,6 +246,12 @@ func (l *lane) event(e *trace.Event) {
 		return
 	}
 	code := byte(e.Kind) & kindMask
+	var n *NamedCalls
+	if e.Kind == trace.Local || e.Kind == trace.Deferred {
+		if n = l.named(e); n != nil {
+			n.Ranks[l.rank] += exit - enter
+		}
+	}
 	if e.Kind.IsMPI() {
 		// The parts of the call inside spans of waiting are waiting.
 		for len(l.waits) > 0 && l.waits[0].Start < exit {
@@ -243,6 +263,9 @@ func (l *lane) event(e *trace.Event) {
 			from, to := max(w.Start, enter), min(w.End, exit)
 			l.span(enter, from, code)
 			l.span(from, to, code|codeWaiting)
+			if n != nil && to > from {
+				n.Waiting += to - from
+			}
 			enter = to
 			if w.End > exit {
 				break
@@ -251,6 +274,21 @@ func (l *lane) event(e *trace.Event) {
 		}
 	}
 	l.span(enter, exit, code)
+}
+
+// named returns the time in the MPI function local or deferred call e
+// is, nil if the trace does not name it.
+func (l *lane) named(e *trace.Event) *NamedCalls {
+	name := l.meta.RegionName(e.Region)
+	if !strings.HasPrefix(name, "MPI_") {
+		return nil
+	}
+	n := l.tl.Named[name]
+	if n == nil {
+		n = &NamedCalls{Ranks: make([]trace.Time, len(l.tl.Lanes))}
+		l.tl.Named[name] = n
+	}
+	return n
 }
 
 func (l *lane) span(a, b trace.Time, code byte) {

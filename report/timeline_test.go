@@ -100,6 +100,42 @@ func TestTimelineFullDetail(t *testing.T) {
 	}
 }
 
+// TestCallRowsNamed: a timed trace's deferred and local calls that name
+// their MPI function (an archive's MPI_Testany polls) are rows of their
+// own, with their waiting part, and the rest of them "other MPI calls":
+// HPCC's archive showed 592 s of "other MPI calls", 554 s of them
+// MPI_Testany, its costliest call, and had no row of it.
+func TestCallRowsNamed(t *testing.T) {
+	tr := timedTrace(
+		[][3]int64{{int64(trace.Compute), 0, 10}, {int64(trace.Deferred), 10, 60}, {int64(trace.Deferred), 60, 70}, {int64(trace.Local), 70, 75}},
+	)
+	testany := tr.Meta().AddRegion("MPI_Testany", 0)
+	user := tr.Meta().AddRegion("solve", 0)
+	evs := []trace.Event{}
+	rd := tr.Ranks[0].Reader()
+	for rd.Next() {
+		evs = append(evs, *rd.Event())
+	}
+	evs[1].Region, evs[2].Region, evs[3].Region = testany, user, testany
+	tr.Ranks[0] = trace.Rank{}
+	for i := range evs {
+		tr.Ranks[0].Append(&evs[i])
+	}
+	tl, err := BuildTimeline(tr, Waits{{{Start: 20 * us, End: 30 * us}}}, DefaultTimelineBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := (&Report{Timeline: tl}).CallRows()
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Call+" "+r.Total+" "+r.Waiting)
+	}
+	want := []string{"MPI_Testany 55.0 µs 10.0 µs (18%)", "computation 10.0 µs ", "other MPI calls 10.0 µs "}
+	if !slices.Equal(got, want) {
+		t.Errorf("call rows %q, want %q", got, want)
+	}
+}
+
 // TestTimelineDownsampled: with a budget too small for every call, spans
 // shorter than the resolution merge into segments drawn in their dominant
 // state, the data fits the budget, and the totals stay exact.
