@@ -333,12 +333,16 @@ type Solver uint8
 // reschedule the flows whose share did not change, and its dates are
 // SimGrid's to rounding): see order.go.
 const (
-	// SolverAuto runs the incremental solver and, if the times turn out
-	// to depend on an order of simultaneous events that may not be
-	// SimGrid's (SimGrid's marking of enables due at one date, two ranks
-	// using SMPI's shared back-off counters at one date, a wildcard
-	// receive, two transfers ending at one date under the IB model),
-	// replays the whole trace again with SolverSimGrid. An
+	// SolverAuto runs SolverSimGrid on a trace whose rank 0 does not
+	// repeat exactly in its first events (mayRepeat: any real program's,
+	// a noisy skeleton's), where no period can be skipped and the
+	// incremental solver gains little. On one that may repeat, it runs
+	// the incremental solver, which period skipping needs, and, if the
+	// times turn out to depend on an order of simultaneous events that
+	// may not be SimGrid's (SimGrid's marking of enables due at one date,
+	// two ranks using SMPI's shared back-off counters at one date, a
+	// wildcard receive, two transfers ending at one date under the IB
+	// model), replays the whole trace again with SolverSimGrid. An
 	// observer that is not a Restarter watches a second run, once the
 	// first (unobserved) has shown which solver to use; with the verbose
 	// log, which lists simultaneous actions in SimGrid's order, it is
@@ -443,7 +447,7 @@ var CfgNames = []string{
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/skip-periods (yes: a period of the replay that repeats the one before is not replayed again, its time is added, the default; no)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
-	"kairos/incremental (auto, the default: re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
+	"kairos/incremental (auto, the default: as SimGrid, but on a trace whose first events repeat exactly re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
 }
 
 // closestSetting returns ", did you mean K?" for the supported keys K

@@ -940,3 +940,70 @@ func (c *cycles) dropOldest() {
 		rd.log = rd.log[:0]
 	}
 }
+
+// repeatWindow is how many of rank 0's first events mayRepeat looks at,
+// and repeatRun how many of them in a row must repeat the events a period
+// before.
+const (
+	repeatWindow = 4096
+	repeatRun    = 24
+)
+
+// mayRepeat reports whether src may have periods to skip: whether rank 0's
+// first repeatWindow events hold a stretch that repeats a period (calls,
+// parameters and computations, a timed trace's gaps between calls
+// included) over twice that period and repeatRun events or more. A trace
+// whose computations vary from one iteration to the next (any real
+// program's, a noisy skeleton's) holds none, and no period of it can be
+// skipped, which needs every rank's calls to repeat.
+func mayRepeat(src trace.Source) bool {
+	rd, err := src.OpenRank(0)
+	if err != nil {
+		return true // the replay will say what is wrong
+	}
+	defer rd.Close()
+	var keys []uint64
+	var last trace.Time
+	for len(keys) < repeatWindow && rd.Next() {
+		e := rd.Event()
+		keys = append(keys, periodKey(e, last))
+		if e.HasTime {
+			last = e.Exit
+		}
+	}
+	n := len(keys)
+	for p := 1; 3*p <= n; p++ {
+		run := 0
+		for j := 0; j+p < n; j++ {
+			if keys[j] != keys[j+p] {
+				run = 0
+			} else if run++; run >= max(2*p, repeatRun) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// periodKey hashes what a period's repetition keeps of event e (not its
+// request ids or dates, but its gap since the previous event's end, last,
+// in a timed trace).
+func periodKey(e *trace.Event, last trace.Time) uint64 {
+	h := uint64(e.Kind)
+	mix := func(v uint64) { h = (h ^ v) * 0x100000001b3 }
+	mix(uint64(uint32(e.Partner)) | uint64(uint32(e.Source))<<32)
+	mix(uint64(uint32(e.Tag)) | uint64(e.Comm)<<32)
+	mix(uint64(e.SendBytes))
+	mix(uint64(e.RecvBytes))
+	mix(math.Float64bits(e.Compute))
+	for _, v := range e.SendCounts {
+		mix(uint64(v))
+	}
+	for _, v := range e.RecvCounts {
+		mix(uint64(v))
+	}
+	if e.HasTime {
+		mix(uint64(e.Enter - last))
+	}
+	return h
+}

@@ -64,6 +64,7 @@ func TestIncrementalSolver(t *testing.T) {
 // model's transfers ending together), giving SimGrid's solver's time
 // exactly, with a timed trace that holds each action once.
 func TestAutoSolver(t *testing.T) {
+	defer sim.TryIncremental()()
 	dir := t.TempDir()
 	const dragonfly = `topology="DRAGONFLY" topo_parameters="2,1;4,1;4,1;2" loopback_bw="100MBps" loopback_lat="0"`
 	for _, tc := range []struct {
@@ -246,6 +247,7 @@ func TestAutoSolverSweep(t *testing.T) {
 // time (0.011200389563 s, as SimGrid 3.32 prints it) without starting
 // over.
 func TestSimultaneousOrder(t *testing.T) {
+	defer sim.TryIncremental()()
 	m := machineOn(t, clusterXML(t, t.TempDir(), 8, ""), 7)
 	times := map[sim.Solver]float64{}
 	for _, solver := range []sim.Solver{sim.SolverSimGrid, sim.SolverIncremental, sim.SolverAuto} {
@@ -285,6 +287,7 @@ func TestSimultaneousOrder(t *testing.T) {
 // give the time of SimGrid's re-solves to the bit (as smpirun prints it:
 // lu 1.606359348 s, cg 13.105802376 s, mg 21.130941828 s).
 func TestAutoSolverKeepsIncremental(t *testing.T) {
+	defer sim.TryIncremental()()
 	plat := clusterXML(t, t.TempDir(), 16, "")
 	for _, c := range []struct {
 		kind  string

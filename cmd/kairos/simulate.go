@@ -161,9 +161,11 @@ its simulated start and end; .ktr keeps the timestamps) that the other verbs
 read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
 trace for ViTE (both with an arrow per point-to-point message, as SimGrid's
 -trace); --verbose prints one line per action like SimGrid's verbose
-replay log. The sharing is re-solved incrementally, starting over with
-SimGrid's own re-solves if SimGrid's selective-update quirk strikes
-(kairos/incremental:auto). --perfetto streams its output, so with it the
+replay log. The sharing is re-solved as SimGrid re-solves it, or, on a
+trace whose first events repeat exactly (periods the replay may skip),
+incrementally, starting over SimGrid's way if SimGrid's selective-update
+quirk strikes (kairos/incremental:auto). --perfetto streams its output, so
+with it the
 replay runs twice: once to choose the solver, once to write. --verbose lists
 simultaneous actions in SimGrid's order, which only SimGrid's re-solves keep:
 with it they are used from the start (slower, same times).
