@@ -220,15 +220,21 @@ func buildTimeline(src trace.Source, waits Waits, start, end, res trace.Time) (*
 
 // lane turns one rank's events into segments.
 type lane struct {
-	tl      *Timeline
-	meta    *trace.Meta
-	rank    int
-	totals  *[numStates]trace.Time
-	waits   []WaitSpan // the rank's spans of waiting not yet passed
-	started bool
-	last    trace.Time // the end of the last span
-	sampler sampler
-	enc     encoder
+	tl   *Timeline
+	meta *trace.Meta
+	// lastRegion and lastNamed are the region named last and its time
+	// (nil: a region the trace does not name as an MPI function), so that
+	// a polling loop's millions of calls look it up once.
+	lastRegion uint32
+	lastNamed  *NamedCalls
+	haveLast   bool
+	rank       int
+	totals     *[numStates]trace.Time
+	waits      []WaitSpan // the rank's spans of waiting not yet passed
+	started    bool
+	last       trace.Time // the end of the last span
+	sampler    sampler
+	enc        encoder
 }
 
 func (l *lane) event(e *trace.Event) {
@@ -279,15 +285,17 @@ func (l *lane) event(e *trace.Event) {
 // named returns the time in the MPI function local or deferred call e
 // is, nil if the trace does not name it.
 func (l *lane) named(e *trace.Event) *NamedCalls {
-	name := l.meta.RegionName(e.Region)
-	if !strings.HasPrefix(name, "MPI_") {
-		return nil
+	if l.haveLast && e.Region == l.lastRegion {
+		return l.lastNamed
 	}
-	n := l.tl.Named[name]
-	if n == nil {
-		n = &NamedCalls{Ranks: make([]trace.Time, len(l.tl.Lanes))}
-		l.tl.Named[name] = n
+	var n *NamedCalls
+	if name := l.meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
+		if n = l.tl.Named[name]; n == nil {
+			n = &NamedCalls{Ranks: make([]trace.Time, len(l.tl.Lanes))}
+			l.tl.Named[name] = n
+		}
 	}
+	l.lastRegion, l.lastNamed, l.haveLast = e.Region, n, true
 	return n
 }
 
