@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -72,5 +73,51 @@ func TestSimEventCodec(t *testing.T) {
 		if len(d.b) != 0 {
 			t.Errorf("ids %v: %d bytes left", withIDs, len(d.b))
 		}
+	}
+}
+
+// TestPeriodic: periodic finds a repetition exactly where the scan of
+// every position for every period does: on sequences drawn from a few
+// keys (many partial repeats), with a period planted, and without.
+func TestPeriodic(t *testing.T) {
+	quadratic := func(keys []uint64) bool {
+		n := len(keys)
+		for p := 1; 3*p <= n; p++ {
+			run := 0
+			for j := 0; j+p < n; j++ {
+				if keys[j] != keys[j+p] {
+					run = 0
+				} else if run++; run >= max(2*p, repeatRun) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for i := range 3000 {
+		n := 1 + rng.IntN(300)
+		keys := make([]uint64, n)
+		alphabet := 1 + rng.IntN(4)
+		for j := range keys {
+			keys[j] = uint64(rng.IntN(alphabet))
+		}
+		if i%3 == 0 { // plant a period somewhere, of some length
+			p, at := 1+rng.IntN(20), rng.IntN(n)
+			for j := at + p; j < min(n, at+p+rng.IntN(80)); j++ {
+				keys[j] = keys[j-p]
+			}
+		}
+		got, want := periodic(keys), quadratic(keys)
+		if got != want {
+			t.Fatalf("keys %v: periodic %v, the full scan %v", keys, got, want)
+		}
+		if want {
+			found++
+		}
+	}
+	if found < 300 || found > 2700 {
+		t.Fatalf("%d of 3000 sequences repeat: the cases do not test both answers", found)
 	}
 }
