@@ -19,6 +19,25 @@ type Options struct {
 	// times) as their distribution rather than one by one, where that
 	// takes fewer bytes (see Header.Histograms).
 	Histograms bool
+	// Settle, where set, chooses for each cluster Build compresses, as
+	// its last member is merged, between its structure and its events:
+	// it returns the events' encoding to keep them (the structure is let
+	// go at once), or nil to keep the structure. format/rsd sets it to
+	// the rule it writes clusters by, so that a real program's clusters,
+	// which it keeps as their events, do not all hold their structures
+	// until the file is written.
+	Settle func(*Settling) ([]byte, error)
+}
+
+// Settling is a cluster whose last member has just been merged, as
+// Options.Settle sees it.
+type Settling struct {
+	Meta    *trace.Meta
+	Ranks   int          // the trace's ranks
+	Members []int32      // the cluster's ranks, in order
+	Sites   []uint64     // the sites CompSite numbers so far (Header.Sites)
+	Items   []*Node      // its structure
+	Origin  trace.Source // the trace compressed
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -53,7 +72,10 @@ type mcluster struct {
 	items  []*mnode
 	cache  map[int32][]*mnode
 	nodes  []*Node
-	events bool // kept as the origin's events: a member folds little
+	events bool // kept as the origin's events: a member folds little, or Settle chose them
+	// settled: Settle chose; columns are the events' encoding it made.
+	settled bool
+	columns []byte
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -144,8 +166,45 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		slices.Sort(cl.ranks)
 		cl.nodes = b.m.finish(cl.items, cl.ranks)
 		cl.items, cl.cache = nil, nil
+		return b.settle(cl)
 	}
 	return nil
+}
+
+// settle hands a finished cluster to Options.Settle.
+func (b *Builder) settle(cl *mcluster) error {
+	if b.opt.Settle == nil || b.origin == nil {
+		return nil
+	}
+	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin})
+	if err != nil {
+		return err
+	}
+	cl.settled = true
+	if cols != nil {
+		cl.events, cl.nodes, cl.columns = true, nil, cols
+	}
+	return nil
+}
+
+// order returns the ranks cluster by cluster, each cluster's in rank
+// order, so that one cluster at a time is merged: a merge under way takes
+// several times the memory of the finished nodes, and a cluster Settle
+// keeps as its events lets even those go once its last member is in.
+func (b *Builder) order() []int32 {
+	start := make([]int, len(b.clusters)+1)
+	for _, c := range b.of {
+		start[c+1]++
+	}
+	for c := range b.clusters {
+		start[c+1] += start[c]
+	}
+	out := make([]int32, b.ranks)
+	for r, c := range b.of {
+		out[start[c]] = int32(r)
+		start[c]++
+	}
+	return out
 }
 
 // Trace returns the compressed trace, once every rank has been added.
@@ -162,10 +221,10 @@ func (b *Builder) Trace() (*Trace, error) {
 		}
 		slices.Sort(cl.ranks)
 		if cl.events {
-			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin})
+			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin, Settled: cl.settled, Columns: cl.columns})
 			continue
 		}
-		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes})
+		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes, Settled: cl.settled})
 	}
 	return New(b.meta.Clone(), b.ranks, clusters, Header{TimeError: b.opt.TimeError, Histograms: b.opt.Histograms, Plugins: slices.Clone(b.opt.Plugins), Sites: slices.Clone(b.sites.sites)})
 }
@@ -179,12 +238,12 @@ func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
 		return nil, err
 	}
 	b.origin = src
-	for r := range src.NumRanks() {
-		rd, err := src.OpenRank(r)
+	for _, r := range b.order() {
+		rd, err := src.OpenRank(int(r))
 		if err != nil {
 			return nil, err
 		}
-		err = b.Add(r, rd)
+		err = b.Add(int(r), rd)
 		rd.Close()
 		if err != nil {
 			return nil, err

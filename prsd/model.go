@@ -83,6 +83,11 @@ type Cluster struct {
 	// rank of which folds little). Its rank r is the trace's rank r; the
 	// ranks of other clusters may have events in it, never read.
 	Events trace.Source
+	// Settled tells that Options.Settle chose between the cluster's
+	// structure and its events; Columns, where it chose the events, are
+	// their encoding, which format/rsd writes as they are.
+	Settled bool
+	Columns []byte
 
 	nodes int // nodes, numbered for the readers' choices
 	// cursors is the most cursors a rank's reader needs: for each node,

@@ -293,7 +293,7 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	reduced, err := prsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins)})
+	reduced, err := rsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins)})
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}

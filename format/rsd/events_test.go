@@ -165,7 +165,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v3 := withCluster(t, loops, 1, body(stream(clusterSource{tr, src, 1})))
+	v3 := withCluster(t, loops, 1, body(stream(clusterSource{tr, 1})))
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -182,7 +182,7 @@ func TestEventsClusterErrors(t *testing.T) {
 		}
 	}
 	// A flipped byte inside a chunk's payload: found when rank 4 is read.
-	ev := stream(clusterSource{tr, src, 1})
+	ev := stream(clusterSource{tr, 1})
 	at := bytes.Index(good, ev)
 	if at < 0 {
 		t.Fatal("the cluster's events are not in the file")
@@ -254,5 +254,28 @@ func TestCompressedItems(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "byte ") {
 			t.Errorf("%s: %v, want %q and a byte offset", c.name, err, c.want)
 		}
+	}
+}
+
+// TestBuildSettles: Build chooses between a cluster's loops and its
+// events as its last member is merged, as Encode chooses: the irregular
+// cluster keeps its events and no structure, the regular one its loops,
+// and the file is the one Encode writes of prsd.Build's trace.
+func TestBuildSettles(t *testing.T) {
+	src, tr := mixedBuilt(t)
+	settled, err := Build(src, [][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops, events := &settled.Clusters[0], &settled.Clusters[1]
+	if !loops.Settled || loops.Items == nil || loops.Columns != nil {
+		t.Errorf("regular cluster: settled %v, %d items, %d bytes of columns; want its loops", loops.Settled, len(loops.Items), len(loops.Columns))
+	}
+	if !events.Settled || events.Items != nil || events.Events == nil || events.Columns == nil {
+		t.Errorf("irregular cluster: settled %v, %d items, events %v, %d bytes of columns; want its events and no structure",
+			events.Settled, len(events.Items), events.Events != nil, len(events.Columns))
+	}
+	if got, want := mustEncode(t, settled), mustEncode(t, tr); !bytes.Equal(got, want) {
+		t.Errorf("Build's file (%d bytes) differs from Encode's of prsd.Build's trace (%d bytes)", len(got), len(want))
 	}
 }

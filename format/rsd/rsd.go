@@ -103,14 +103,41 @@ func Open(path string) (*prsd.Trace, error) {
 	return t, nil
 }
 
-// Write compresses src into one cluster of every rank (prsd.Build, with
-// the default options) and writes it to path atomically.
+// Write compresses src into one cluster of every rank (Build, with the
+// default options) and writes it to path atomically.
 func Write(path string, src trace.Source) error {
-	t, err := prsd.Build(src, nil, prsd.DefaultOptions())
+	t, err := Build(src, nil, prsd.DefaultOptions())
 	if err != nil {
 		return err
 	}
 	return WriteTrace(path, t)
+}
+
+// Build is prsd.Build, each cluster's choice between its loops and its
+// events made as Encode makes it (the loops kept where they take less
+// than half the events' bytes), but as soon as the cluster is merged
+// (prsd.Options.Settle): a cluster kept as its events does not hold its
+// structure until the trace is written. LAMMPS' TI trace on 64 ranks,
+// whose 27 clusters are all kept as their events, held 180 MB of
+// structures at the end of its build.
+func Build(src trace.Source, groups [][]int32, opt prsd.Options) (*prsd.Trace, error) {
+	opt.Settle = settle
+	return prsd.Build(src, groups, opt)
+}
+
+// settle returns a cluster's events in columns where its loops do not
+// take less than 1/loopsPay of their bytes, nil otherwise. Its sites are
+// numbered as the file would number them were it the only cluster: a
+// site's number takes a byte or two, whatever the table.
+func settle(s *prsd.Settling) ([]byte, error) {
+	st := newSites(s.Sites)
+	st.walk(s.Items)
+	limit := loopsPay * len(pack(st.appendItems(nil, s.Items)))
+	c, err := encodeColumns(memberSource{s}, limit)
+	if errors.Is(err, errCapped) {
+		return nil, nil
+	}
+	return c, err
 }
 
 // WriteTrace writes t to path atomically.
@@ -171,14 +198,21 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 		if cl.Events == nil && version < 4 {
 			continue
 		}
+		if cl.Events != nil && version < 4 {
+			return nil, 0, fmt.Errorf("cluster %d: its events need version 4", i)
+		}
+		if cl.Settled { // chosen as Encode chooses, and the events' columns kept
+			if cols[i] = cl.Columns; cols[i] != nil {
+				asEvents++
+			}
+			continue
+		}
 		limit := math.MaxInt
 		if cl.Events == nil {
 			packed[i] = pack(sites.appendItems(nil, cl.Items))
 			limit = loopsPay * len(packed[i])
-		} else if version < 4 {
-			return nil, 0, fmt.Errorf("cluster %d: its events need version 4", i)
 		}
-		c, err := columns(t, i, limit)
+		c, err := encodeColumns(clusterSource{t, i}, limit)
 		if err != nil && !errors.Is(err, errCapped) {
 			return nil, 0, fmt.Errorf("cluster %d: %w", i, err)
 		}
@@ -263,17 +297,13 @@ var zstdDecoders = sync.Pool{New: func() any {
 	return d
 }}
 
-// columns returns cluster c's events in a ktr stream of every rank
-// (those of other clusters empty), or errCapped if that takes limit
-// bytes or more: the events of the trace t was built from (each rank's
-// own, its timings exact), or those t gives back.
-func columns(t *prsd.Trace, c, limit int) ([]byte, error) {
-	src := t.Origin()
-	if src == nil {
-		src = t
-	}
+// encodeColumns returns a cluster's events in a ktr stream of every rank
+// of src (those of other clusters empty), or errCapped if that takes
+// limit bytes or more. src gives the ranks' own events, their timings
+// exact, where the trace they were built from is at hand.
+func encodeColumns(src trace.Source, limit int) ([]byte, error) {
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, clusterSource{t, src, c}, ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
 		return nil, err
 	}
 	return w.b, nil
@@ -295,11 +325,11 @@ func (w *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// clusterSource is src's ranks of t's cluster c, the others empty.
+// clusterSource is the ranks of t's cluster c, from the trace t was built
+// from, the others empty.
 type clusterSource struct {
-	t   *prsd.Trace
-	src trace.Source
-	c   int
+	t *prsd.Trace
+	c int
 }
 
 func (s clusterSource) Meta() *trace.Meta { return s.t.Meta() }
@@ -309,7 +339,23 @@ func (s clusterSource) OpenRank(r int) (trace.Reader, error) {
 	if s.t.ClusterOf(r) != s.c {
 		return new(trace.Rank).Reader(), nil
 	}
-	return s.src.OpenRank(r)
+	if src := s.t.Origin(); src != nil {
+		return src.OpenRank(r)
+	}
+	return s.t.OpenRank(r)
+}
+
+// memberSource is the ranks of a settling cluster, the others empty.
+type memberSource struct{ s *prsd.Settling }
+
+func (m memberSource) Meta() *trace.Meta { return m.s.Meta }
+func (m memberSource) NumRanks() int     { return m.s.Ranks }
+
+func (m memberSource) OpenRank(r int) (trace.Reader, error) {
+	if _, ok := slices.BinarySearch(m.s.Members, int32(r)); !ok {
+		return new(trace.Rank).Reader(), nil
+	}
+	return m.s.Origin.OpenRank(r)
 }
 
 // sites numbers the call sites of a trace: those its CompSite fields
@@ -320,28 +366,35 @@ type sites struct {
 	index map[uint64]int
 }
 
-// siteTable numbers the sites of the clusters written as loops (those
-// with no columns).
-func siteTable(t *prsd.Trace, cols [][]byte) *sites {
-	s := &sites{list: slices.Clone(t.Sites), index: map[uint64]int{}}
+// newSites returns a table of the sites first, in order.
+func newSites(first []uint64) *sites {
+	s := &sites{list: slices.Clone(first), index: make(map[uint64]int, len(first))}
 	for i, site := range s.list {
 		s.index[site] = i
 	}
-	var walk func([]*prsd.Node)
-	walk = func(items []*prsd.Node) {
-		for _, n := range items {
-			if !n.IsLoop() && n.Site != 0 {
-				if _, ok := s.index[n.Site]; !ok {
-					s.index[n.Site] = len(s.list)
-					s.list = append(s.list, n.Site)
-				}
+	return s
+}
+
+// walk numbers the sites of items' calls not numbered yet.
+func (s *sites) walk(items []*prsd.Node) {
+	for _, n := range items {
+		if !n.IsLoop() && n.Site != 0 {
+			if _, ok := s.index[n.Site]; !ok {
+				s.index[n.Site] = len(s.list)
+				s.list = append(s.list, n.Site)
 			}
-			walk(n.Body)
 		}
+		s.walk(n.Body)
 	}
+}
+
+// siteTable numbers the sites of the clusters written as loops (those
+// with no columns).
+func siteTable(t *prsd.Trace, cols [][]byte) *sites {
+	s := newSites(t.Sites)
 	for i := range t.Clusters {
 		if cols[i] == nil {
-			walk(t.Clusters[i].Items)
+			s.walk(t.Clusters[i].Items)
 		}
 	}
 	return s
