@@ -612,9 +612,23 @@ func cancelCase(t *testing.T, r *recorded) {
 			t.Errorf("kairos %s on the archive does not say that requests were cancelled: %q", verb[0], errs)
 		}
 	}
+	src, _, err := format.Open(r.otf2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for rank := range 4 { // the receives settled in MPI_Finalize leave it a finalize
 		if f := modelEvents(t, r.otf2, rank, trace.Finalize); len(f) != 1 {
 			t.Errorf("rank %d has %d finalize events in the archive, want 1", rank, len(f))
+		}
+		// A cancelled receive is the MPI call it was, a deferred one
+		// that names its function (HPCC's read as deferred calls of no
+		// name).
+		names := map[string]int{}
+		for _, e := range modelEvents(t, r.otf2, rank, trace.Deferred) {
+			names[src.Meta().RegionName(e.Region)]++
+		}
+		if names["MPI_Irecv"] == 0 || names[""] > 0 {
+			t.Errorf("rank %d's deferred calls by name: %v; want the cancelled MPI_Irecv, none unnamed", rank, names)
 		}
 	}
 	out := tracertest.Command(t, r.dir, nil, testenv.Tool(t, "otf2-print", "otf2-tools"), r.otf2)

@@ -52,6 +52,22 @@ type outQueue struct {
 	base    int // absolute index of ev[0]
 }
 
+// heldOut is a held-back event in the queue: its absolute index, and the
+// call-path node of its call, which names it if it is voided.
+type heldOut struct {
+	idx  int
+	node uint32
+}
+
+// named gives a voided event (a deferred call) the node of its call,
+// so that it reads as the MPI function it was (MPI_Irecv), not as a
+// deferred call of no name.
+func named(ev *trace.Event, node uint32) {
+	if ev.Kind == trace.Deferred {
+		ev.Region = node
+	}
+}
+
 // held is a request whose held-back event was released before it
 // completed: the ordinal of the record that started it, and whether it is
 // a non-blocking collective's (else an Irecv's).
@@ -108,8 +124,8 @@ type mapper struct {
 
 	// The held-back events: Irecvs whose sender is not known yet and the
 	// places of non-blocking collectives not completed yet, by request.
-	pendingCall map[uint64]int // request -> index in call.ops
-	pendingOut  map[uint64]int // request -> absolute queue index
+	pendingCall map[uint64]int     // request -> index in call.ops
+	pendingOut  map[uint64]heldOut // request -> its place in the queue
 
 	// nbcUnplaced holds the non-blocking collectives' requests not placed
 	// yet, in the order of their calls.
@@ -470,10 +486,11 @@ func (m *mapper) fillHeld(req uint64, fill func(*trace.Event)) bool {
 		delete(m.pendingCall, req)
 		return true
 	}
-	if i, ok := m.pendingOut[req]; ok {
+	if h, ok := m.pendingOut[req]; ok {
 		q := m.out
-		fill(&q.ev[i-q.base])
-		q.pending[i-q.base] = false
+		fill(&q.ev[h.idx-q.base])
+		named(&q.ev[h.idx-q.base], h.node)
+		q.pending[h.idx-q.base] = false
 		delete(m.pendingOut, req)
 		return true
 	}
@@ -658,12 +675,13 @@ func (m *mapper) finish(t uint64) {
 	for i := range c.ops {
 		ev := &c.ops[i]
 		stamp(ev, m.user)
+		named(ev, c.node) // an Isend already known to be cancelled
 		// Held back: an Irecv without its sender, a non-blocking
 		// collective's place (a local event) before it completes.
 		pending := (ev.Kind == trace.Irecv || ev.Kind == trace.Local) && m.isPending(ev.Request, i)
 		idx := m.out.push(*ev, pending)
 		if pending {
-			m.pendingOut[ev.Request] = idx
+			m.pendingOut[ev.Request] = heldOut{idx, c.node}
 		}
 	}
 	clear(m.pendingCall)
@@ -718,10 +736,11 @@ func (m *mapper) isPending(req uint64, i int) bool {
 // was completed. While scanning, those released earlier and never
 // completed are counted too.
 func (m *mapper) flush() {
-	for req, i := range m.pendingOut {
+	for req, h := range m.pendingOut {
 		q := m.out
-		q.pending[i-q.base] = false
-		m.giveUp(&q.ev[i-q.base])
+		q.pending[h.idx-q.base] = false
+		m.giveUp(&q.ev[h.idx-q.base])
+		named(&q.ev[h.idx-q.base], h.node)
 		delete(m.pendingOut, req)
 	}
 	if m.scanning {
@@ -739,10 +758,11 @@ func (m *mapper) flush() {
 // release lets the held-back event at absolute queue index i go before
 // its completion: filled from the index Open's scan built, or, where the
 // scan found no completion (the request was never completed), left out
-// (giveUp), counted as a defect.
-func (m *mapper) release(i int) {
+// (giveUp), counted as a defect. node is its call's (heldOut).
+func (m *mapper) release(i int, node uint32) {
 	q := m.out
 	ev := &q.ev[i-q.base]
+	defer named(ev, node)
 	q.pending[i-q.base] = false
 	o := m.reqOrd[ev.Request]
 	m.released[ev.Request] = held{ord: o, coll: ev.Kind != trace.Irecv}
@@ -823,8 +843,9 @@ func (rd *rankReader) Next() bool {
 	for q.head >= len(q.ev) || q.pending[q.head] {
 		if q.head < len(q.ev) && len(q.ev)-q.head > maxLookahead {
 			req := q.ev[q.head].Request
+			node := rd.m.pendingOut[req].node
 			delete(rd.m.pendingOut, req)
-			rd.m.release(q.base + q.head)
+			rd.m.release(q.base+q.head, node)
 			continue
 		}
 		if rd.eof {
