@@ -421,6 +421,14 @@ func (m *mapper) record(e *Event) {
 	case EvMpiRequestTest:
 		c.deferred = true // a test that completes nothing, as the tracer has it
 	case EvMpiCollectiveEnd:
+		if e.Op >= opCreateHandle {
+			// Score-P 8 writes the creation and release of a
+			// communicator (in MPI_Init, MPI_Comm_split, MPI_Comm_free,
+			// MPI_Finalize) as a collective of these operations: not one
+			// a replay makes, and the call keeps its own kind (an init,
+			// a deferred call) and its time as MPI time.
+			break
+		}
 		m.placeCollectives(len(m.nbcUnplaced))
 		m.seq++
 		c.ops = append(c.ops, m.collective(e, m.seq))
@@ -616,8 +624,13 @@ func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 	return ev
 }
 
-// opReduceScatterBlock is OTF2's CollectiveOp of MPI_Reduce_scatter_block.
-const opReduceScatterBlock = 16
+// OTF2's CollectiveOps of MPI_Reduce_scatter_block and of the creation of
+// a communicator, the first of the operations on handles (create,
+// destroy, allocate...) that OTF2 numbers after the collectives.
+const (
+	opReduceScatterBlock = 16
+	opCreateHandle       = 17
+)
 
 // rankIn returns the mapper's rank within communicator c, -1 if it is not
 // a member.

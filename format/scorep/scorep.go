@@ -43,13 +43,13 @@ func Volumes(k trace.Kind, c Counted) (int64, int64) {
 	switch k {
 	case trace.Bcast, trace.Scatter: // the root sends n blocks (n-1 in place, keeping its own)
 		if root && recv == 0 {
-			b, _ := blockOf(sent)
+			b := rootBlock(sent, n, c.InPlaceAware && k == trace.Scatter)
 			return b, b
 		}
 		return recv, recv
 	case trace.Gather, trace.Reduce: // the root receives n blocks (n-1 in place, sending none)
 		if root && sent == 0 {
-			b, _ := blockOf(recv)
+			b := rootBlock(recv, n, c.InPlaceAware)
 			return b, b
 		}
 		return sent, sent
@@ -84,6 +84,21 @@ func Volumes(k trace.Kind, c Counted) (int64, int64) {
 		return 0, sent
 	}
 	return sent, recv
+}
+
+// rootBlock returns the block of a rooted collective whose root counted
+// total bytes for the n members and none the other way: a scatter's or
+// gather's (or reduce's) root in place, which Score-P 8 on (aware) counts
+// without its own block, unless the sizes say otherwise (MPI_IN_PLACE is
+// the only way its root counts none: a reduce of 8 doubles over 8
+// members is 448 bytes at the root, 64 a member, not 56); a
+// broadcast's root, which has no in place (older Score-P).
+func rootBlock(total int64, n int, inPlace bool) int64 {
+	if inPlace && n > 1 && total%int64(n-1) == 0 {
+		return total / int64(n-1)
+	}
+	b, _ := Split(total, n, false)
+	return b
 }
 
 // Split divides total, bytes Score-P counts over the n members of a

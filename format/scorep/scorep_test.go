@@ -44,6 +44,12 @@ func TestScorePVolumes(t *testing.T) {
 		{"gather, other", trace.Gather, b, 0, false, false, 0, b, b},
 		{"gather in place, root", trace.Gather, 0, 3 * 24, true, false, 0, 24, 24},
 		{"reduce in place, root", trace.Reduce, 0, 3 * 8, true, false, 0, 8, 8},
+		// In place is the only way a root counts nothing the other way:
+		// its block is its n-1 members', whatever splits n ways.
+		{"reduce in place, root, 8 doubles", trace.Reduce, 0, 3 * 64, true, false, 0, 64, 64},
+		{"gather in place, root, 8 doubles", trace.Gather, 0, 3 * 64, true, false, 0, 64, 64},
+		{"scatter in place, root, 8 doubles", trace.Scatter, 3 * 64, 0, true, false, 0, 64, 64},
+		{"bcast, root without its own block, 12 doubles", trace.Bcast, n * 96, 0, true, false, 0, 96, 96},
 		{"gatherv in place, root", trace.Gatherv, 0, 72, true, false, 0, 24, 96},
 		{"gatherv, other", trace.Gatherv, 24, 0, false, false, 0, 24, 0},
 		{"scatterv in place, root", trace.Scatterv, 72, 0, true, false, 0, 96, 24},

@@ -19,6 +19,11 @@
  *                             receive and a broadcast with no record
  *                             (the tracer's with processes of another
  *                             MPI world, which MPI_Comm_spawn started).
+ *   otf2writer DIR scorep8    4 ranks as Score-P 8 writes them (creator
+ *                             "Score-P 8.4"): MPI_Init, MPI_Comm_split and
+ *                             MPI_Finalize each with a collective that
+ *                             creates or destroys a communicator, and an
+ *                             MPI_Reduce of 8 doubles in place at its root.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -53,13 +58,15 @@ static void check(OTF2_ErrorCode s, const char* what)
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
-       S_BARRIER, S_ARG0, NSTR = S_ARG0 + 300 };
-enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER, NREG };
+       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_ARG0, NSTR = S_ARG0 + 300 };
+enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER,
+       R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
-    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier" };
+    "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
+    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -84,6 +91,10 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_SENDRECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         { S_IALLREDUCE, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
         { S_BARRIER, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI },
+        { S_INIT, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
+        { S_SPLIT, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
+        { S_FINALIZE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
+        { S_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -402,16 +413,41 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* scorep8 writes rank r of 4 as Score-P 8 records it: its communicators'
+ * creation and release as collectives of handles, and an MPI_Reduce of 8
+ * doubles in place at root 0 (counting none sent and 3 blocks received,
+ * which 4 blocks of 48 bytes would give too). */
+static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+#define COLL(region, op, root, sent, recv) do { \
+        check(OTF2_EvtWriter_Enter(w, NULL, t, region), "enter"); \
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin"); \
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 1000, op, 1, root, sent, recv), "end"); \
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 1001, region), "leave"); \
+        n += 4, t += 2000; \
+    } while (0)
+    COLL(R_INIT, OTF2_COLLECTIVE_OP_CREATE_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    COLL(R_SPLIT, OTF2_COLLECTIVE_OP_CREATE_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
+    COLL(R_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, 0, r == 0 ? 0 : 64, r == 0 ? 3 * 64 : 0);
+    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+    COLL(R_FINALIZE, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
+#undef COLL
+    *tmax = t;
+    return n;
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
-    int is_pending = strcmp(argv[2], "pending") == 0;
-    int is_features = !is_bench && !is_nbc && !is_pending;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending ? 2 : 3;
+    int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
+    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending ? 2 : is_scorep8 ? 4 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -421,7 +457,7 @@ int main(int argc, char** argv)
     }
     check(OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(a), "serial");
-    check(OTF2_Archive_SetCreator(a, "kairos otf2writer"), "creator");
+    check(OTF2_Archive_SetCreator(a, is_scorep8 ? "Score-P 8.4" : "kairos otf2writer"), "creator");
     check(OTF2_Archive_OpenEvtFiles(a), "open evt files");
     uint64_t* events = calloc(nranks, sizeof *events);
     uint64_t tmax = 0;
@@ -430,6 +466,7 @@ int main(int argc, char** argv)
         events[r] = is_bench  ? bench(w, r, nranks, nevents, &tmax)
                     : is_nbc  ? nbc(w, r, &tmax)
                     : is_pending ? pending(w, r, &tmax)
+                    : is_scorep8 ? scorep8(w, r, &tmax)
                                : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
