@@ -3,6 +3,7 @@ package waitstate
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -493,5 +494,49 @@ func TestAlltoallvNotAnalysed(t *testing.T) {
 	var out strings.Builder
 	if err := a.WriteSummary(&out, 3); err != nil || !strings.Contains(out.String(), "Not analysed: 40") {
 		t.Errorf("summary %q (%v): want the 40 µs of MPI_Alltoallv not analysed", out.String(), err)
+	}
+}
+
+// TestPollingSpans: a rank that polls (a thousand failed MPI_Test, work
+// between them) before its late receive, and one that probes before a
+// blocking receive, are analysed as they are when each local call keeps
+// a span of its own, the polling loop in a few spans.
+func TestPollingSpans(t *testing.T) {
+	meta := trace.NewMeta()
+	main := meta.AddRegion("main", 0)
+	test, probe := meta.AddRegion("MPI_Test", main), meta.AddRegion("MPI_Iprobe", main)
+	tr := trace.New(2, meta)
+	add := func(r int, evs ...trace.Event) {
+		for i := range evs {
+			if evs[i].Region == 0 {
+				evs[i].Region = main
+			}
+			tr.Ranks[r].Append(&evs[i])
+		}
+	}
+	add(0, call(trace.Init, 0, 1), call(trace.Irecv, 1, 1.5, peer(1), req(1)))
+	for i := range 1000 { // 0.5 µs of work, then 0.5 µs in MPI_Test
+		add(0, call(trace.Deferred, 2+float64(i), 2.5+float64(i), in(test)))
+	}
+	add(0, call(trace.Wait, 1002, 1500, req(1)), call(trace.Send, 1500, 1501, peer(1)), call(trace.Finalize, 1501, 1502))
+	add(1, call(trace.Init, 0, 1), call(trace.Send, 1499, 1500, peer(0)))
+	for i := range 200 { // probes for rank 0's message, which comes at 1500
+		add(1, call(trace.Deferred, 1500.5+float64(i)*0.01, 1500.505+float64(i)*0.01, in(probe)))
+	}
+	add(1, call(trace.Recv, 1503, 1504, peer(0)), call(trace.Finalize, 1504, 1505))
+	b := &built{t: tr, main: main}
+	folded := analyze(t, b)
+	foldLocal = false
+	defer func() { foldLocal = true }()
+	if each := analyze(t, b); !reflect.DeepEqual(folded, each) {
+		t.Errorf("folded local calls:\n%+v\neach its own span:\n%+v", folded, each)
+	}
+	foldLocal = true
+	rd, err := readRank(tr, 0, newActivities(tr.Meta()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.spans) > 8 {
+		t.Errorf("rank 0 holds %d spans, want its polling loop in a few", len(rd.spans))
 	}
 }
