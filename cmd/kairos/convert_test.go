@@ -113,6 +113,13 @@ func TestConvertCLIToTI(t *testing.T) {
 	if code, out, _ := csRun("check", out); code != 0 || out != "" {
 		t.Errorf("converted trace does not pass check: %s", out)
 	}
+	// Per rank, into a directory not made yet, as convert --help shows.
+	desc := filepath.Join(t.TempDir(), "run-ti", "index.txt")
+	if code, _, errs := csRun("convert", "--to", "ti", "--speed", "1e9", in, desc); code != 0 {
+		t.Errorf("into a new directory: exit %d: %s", code, errs)
+	} else if code, out, _ := csRun("check", desc); code != 0 || out != "" {
+		t.Errorf("%s does not pass check: %s", desc, out)
+	}
 	local := csWrite(t, "ktr", "local.ktr", []trace.Event{csEvent(trace.Init, nil), csEvent(trace.Local, nil), csEvent(trace.Local, nil)})
 	code, _, errs = csRun("convert", local, out)
 	if want := "warning: " + out + ": 2 events TI cannot express were left out (local 2)\n"; code != 0 || errs != want {

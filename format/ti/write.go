@@ -86,12 +86,11 @@ func trimCompression(path string) string {
 
 // WriteFile writes src to path as SimGrid 3.32 reads it, atomically: in
 // the Shared layout a single file; in the PerRank layout the per-rank
-// files first, NAME_files/rank-<r>.ti next to NAME, then the description
-// NAME,
-// which lists them relative to its own directory (run smpirun from that
-// directory, as SimGrid resolves them against its working directory). A
-// ".gz" or ".zst" name compresses every file (SimGrid cannot read those;
-// Kairos can).
+// files first, NAME_files/rank-<r>.ti next to NAME (in NAME's directory,
+// made if need be), then the description NAME, which lists them relative
+// to its own directory (run smpirun from that directory, as SimGrid
+// resolves them against its working directory). A ".gz" or ".zst" name
+// compresses every file (SimGrid cannot read those; Kairos can).
 func WriteFile(path string, src trace.Source, opt WriteOptions) (WriteStats, error) {
 	var st WriteStats
 	if opt.Layout == Shared {
@@ -120,6 +119,11 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	ext := strings.TrimPrefix(base, trimCompression(base))
 	dirName := base + "_files"
 	dir := filepath.Join(filepath.Dir(path), dirName)
+	// The description and its files are a directory's worth: the
+	// directory they go in is made if need be (run-ti/index.txt).
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+dirName+".tmp*")
 	if err != nil {
 		return err
