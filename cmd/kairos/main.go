@@ -298,10 +298,10 @@ func openReplay(path string) (trace.Source, error) {
 var notesTo io.Writer = io.Discard
 
 // traceNotes are the Meta.Attrs by which readers say so: count vectors
-// derived from totals, requests cancelled or never completed, ranks
-// without a file, calls on
-// communicators the trace does not create.
-var traceNotes = []string{"derived-counts", "otf2.cancelled", "otf2.uncompleted", "partial", "unknown-comms"}
+// derived from totals, requests cancelled or never completed, the
+// tracer's buffer flushes, ranks without a file, calls on communicators
+// the trace does not create.
+var traceNotes = []string{"derived-counts", "otf2.cancelled", "otf2.uncompleted", "otf2.flushes", "partial", "unknown-comms"}
 
 // sayNotes writes the reader's notes on how it read the trace at path
 // (traceNotes) to notesTo, each once in a run (a verb may open a trace

@@ -145,6 +145,11 @@ type mapper struct {
 	// (MEASUREMENT_ON_OFF): a writer may switch it off for good before
 	// MPI_Finalize.
 	off bool
+	// flushes counts the tracer's buffer flushes (BufferFlush) and
+	// flushed their time, which lies between the rank's calls and so
+	// reads as computation.
+	flushes int
+	flushed trace.Time
 
 	// seq numbers the collectives in the order of their calls (a
 	// non-blocking one's call, nbcSeq, not its completion), which MPI
@@ -277,6 +282,9 @@ func (m *mapper) step(e *Event) {
 		m.leave(e)
 	case EvMeasurementOnOff:
 		m.off = e.Op == MeasurementOff
+	case EvBufferFlush:
+		m.flushes++
+		m.flushed += m.ps(max(e.Value, e.Time)) - m.ps(e.Time)
 	case EvNonBlockingCollectiveRequest:
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
 		m.reqOrd[e.Request] = m.ord

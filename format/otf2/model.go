@@ -69,6 +69,10 @@ type Source struct {
 	attrSend, attrRecv uint32
 	cancelled          int
 	switchedOff        int // ranks whose measurement ends switched off
+	flushes            int // the tracer's buffer flushes, of every rank
+	flushed            trace.Time
+	flushRank          int // the rank whose flushes took the longest
+	flushMost          trace.Time
 	uncompleted        int // Irecvs never completed, left out
 }
 
@@ -116,6 +120,11 @@ func open(path string, counts bool) (*Source, error) {
 	if s.uncompleted > 0 {
 		s.meta.Attrs["otf2.uncompleted"] = fmt.Sprintf("%d receive requests (MPI_Irecv) were never completed: read as never started, "+
 			"since the archive does not say what they would receive", s.uncompleted)
+	}
+	if s.flushes > 0 {
+		s.meta.Attrs["otf2.flushes"] = fmt.Sprintf("the tracer flushed its buffers %s during the run (%.6f s in all, rank %d's the longest: %.6f s), "+
+			"read as the computation around them, which a replay takes as the program's own (Score-P: a larger SCOREP_TOTAL_MEMORY avoids them)",
+			plural(nil, uint64(s.flushes), "time"), s.flushed.Seconds(), s.flushRank, s.flushMost.Seconds())
 	}
 	if s.switchedOff > 0 {
 		s.meta.Attrs[trace.AttrNoFinalize] = fmt.Sprintf("the measurement of %d ranks was switched off before their end (MEASUREMENT_ON_OFF)", s.switchedOff)
@@ -313,6 +322,11 @@ func (s *Source) scan() error {
 		s.cancelled += rd.m.cancelled
 		if rd.m.off {
 			s.switchedOff++
+		}
+		s.flushes += rd.m.flushes
+		s.flushed += rd.m.flushed
+		if rd.m.flushed > s.flushMost {
+			s.flushRank, s.flushMost = r, rd.m.flushed
 		}
 		s.uncompleted += rd.m.lateIrecv
 	}

@@ -289,4 +289,8 @@ func TestScoreP8Records(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Errorf("check: %v %+v", err, rep)
 	}
+	// Rank 1's buffer flush is said: its time reads as computation.
+	if got, want := s.Meta().Attrs["otf2.flushes"], "the tracer flushed its buffers 1 time during the run (0.000005 s in all, rank 1's the longest: 0.000005 s)"; !strings.HasPrefix(got, want) {
+		t.Errorf("the flushes' note: %q, want it to begin %q", got, want)
+	}
 }

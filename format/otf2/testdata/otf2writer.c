@@ -23,7 +23,8 @@
  *                             "Score-P 8.4"): MPI_Init, MPI_Comm_split and
  *                             MPI_Finalize each with a collective that
  *                             creates or destroys a communicator, and an
- *                             MPI_Reduce of 8 doubles in place at its root.
+ *                             MPI_Reduce of 8 doubles in place at its root;
+ *                             rank 1 flushes its buffer before it (5 us).
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -430,6 +431,8 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     COLL(R_INIT, OTF2_COLLECTIVE_OP_CREATE_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
     check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
     COLL(R_SPLIT, OTF2_COLLECTIVE_OP_CREATE_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
+    if (r == 1) { check(OTF2_EvtWriter_BufferFlush(w, NULL, t, t + 5000), "flush"); n++; }
+    t += 6000;
     COLL(R_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, 0, r == 0 ? 0 : 64, r == 0 ? 3 * 64 : 0);
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
     COLL(R_FINALIZE, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
