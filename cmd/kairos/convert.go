@@ -27,6 +27,12 @@ func newConvertCmd() *cobra.Command {
 its name ends with (.ktr, .ti, ...; .gz and .zst compress) or that --to
 names. OUT is written atomically.
 
+A TI trace is one file if OUT ends in .ti, else a description OUT (made
+in its directory, which is created if need be) and a file per rank in
+OUT_files/, which it names relative to its own directory: run "smpirun
+-replay" from that directory, as SimGrid reads them from its working
+directory (every Kairos verb reads them from anywhere).
+
 --speed FLOPS turns a timed trace into a time-independent one on the way:
 the time between MPI calls (and inside local calls such as MPI_Wtime)
 becomes compute events of time x FLOPS flops, and timestamps are dropped.
