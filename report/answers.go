@@ -48,7 +48,7 @@ func (r *Report) runTime() Answer {
 		a.Items = r.setUp(run)
 	case r.Sim != nil:
 		a.Value = seconds(r.Sim.Time)
-		a.Detail = fmt.Sprintf("simulated on %s (SimGrid's SMPI model); the trace has no timestamps of its own", r.Options.Machine)
+		a.Detail = fmt.Sprintf("simulated on %s (%s); the trace has no timestamps of its own", r.Options.Machine, r.Model())
 	default:
 		a.Err = firstErr(r.SimErr, r.TimelineErr)
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	// of the classification's computation (for time-independent traces).
 	Machine string
 	Speed   float64
+	// Analytic says that Simulate (and the reduction's replay) use the
+	// contention-free analytic model, not SimGrid's: the page names it.
+	Analytic bool
 	// Simulate replays the trace on Machine and returns the result and,
 	// if run is set, the simulated run's timed trace (the page's timeline
 	// and analyses of a trace without timestamps of its own); nil leaves
@@ -151,6 +154,14 @@ func Build(src trace.Source, opt Options) *Report {
 	}
 	r.Took = time.Since(start)
 	return r
+}
+
+// Model names the model the simulation used, as the page says it.
+func (r *Report) Model() string {
+	if r.Options.Analytic {
+		return "the contention-free analytic model"
+	}
+	return "SimGrid's SMPI model"
 }
 
 // timedRun returns the trace if it is timed, else its simulated run; nil,

@@ -34,9 +34,9 @@ type reduceFlags struct {
 	histograms            bool
 	accuracy, json, loops bool
 	analytic              bool
-	// original is the trace's replay time on machine where the caller
-	// knows it (the report's simulation), 0 otherwise: --accuracy then
-	// replays the reduction alone.
+	// original is the trace's replay time on machine, with the model
+	// analytic says, where the caller knows it (the report's simulation),
+	// 0 otherwise: --accuracy then replays the reduction alone.
 	original float64
 }
 
@@ -393,7 +393,7 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 		if i == 1 {
 			what += " reduced"
 		}
-		if i == 0 && f.original > 0 && !analytic {
+		if i == 0 && f.original > 0 {
 			acc.Original = f.original
 			continue
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +53,60 @@ func TestReport(t *testing.T) {
 	data, _ = os.ReadFile(page)
 	if s := string(data); strings.Count(s, `class="error"`) < 2 || !strings.Contains(s, "rank 1 event 1: ") {
 		t.Errorf("bad trace's report:\n%s", s)
+	}
+}
+
+// TestReportAnalytic: report --analytic simulates the trace and its
+// reduction with the contention-free model, gives simulate --analytic's
+// time, not the exact one, and names the model where it gives it.
+func TestReportAnalytic(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "st.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "--iterations", "20", "--imbalance", "0.2", "-o", tr); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	simTime := func(args ...string) string {
+		t.Helper()
+		code, out, errs := csRun(append([]string{"simulate", tr, "--cluster", "16x1Gf,125MBps,50us", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("simulate %v: exit %d: %s", args, code, errs)
+		}
+		var res struct {
+			Time float64 `json:"simulated_time"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("Simulation time %.6f s with ", res.Time)
+	}
+	analytic, exact := simTime("--analytic"), simTime()
+	if analytic == exact {
+		t.Fatalf("the trace replays alike with both models (%s): it tests nothing", exact)
+	}
+	for _, c := range []struct {
+		flags       []string
+		time, model string
+	}{
+		{nil, exact, "SimGrid&#39;s SMPI model"},
+		{[]string{"--analytic"}, analytic, "the contention-free analytic model"},
+	} {
+		page := filepath.Join(dir, "r.html")
+		if code, _, errs := csRun(append([]string{"report", tr, "-o", page}, c.flags...)...); code != 0 {
+			t.Fatalf("report %v: exit %d: %s", c.flags, code, errs)
+		}
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(data)
+		for _, want := range []string{c.time + c.model, "simulated on 16x1Gf,125MBps,50us (" + c.model + ")", "ACC"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("report %v lacks %q", c.flags, want)
+			}
+		}
+		if analyticReplay := strings.Contains(s, "50us (analytic): "); analyticReplay != (c.flags != nil) {
+			t.Errorf("report %v: the reduction replayed analytic: %v", c.flags, analyticReplay)
+		}
 	}
 }
 
