@@ -2,6 +2,7 @@ package pattern
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -37,5 +38,28 @@ func TestRatioWeightsEigenvector(t *testing.T) {
 	// A sum that overflows leaves no order to give: equal weights.
 	if w := RatioWeights([]float64{math.MaxFloat64, math.MaxFloat64}); w[0] != 0.5 || w[1] != 0.5 {
 		t.Errorf("overflowing values: weights %v, want equal", w)
+	}
+}
+
+// TestInspectFirst: the slow instances are ordered by inspection
+// affinity, then by the time they lost, then by modified Z-score; a
+// one-rank barrier far from its pattern's median but 15 µs long comes
+// after a late sender that lost seconds (HPCC at 128 ranks).
+func TestInspectFirst(t *testing.T) {
+	slow := []Slow{
+		{Pattern: 0, Affinity: Medium, Duration: 9e6, Median: 1e3, Z: 50},
+		{Pattern: 1, Affinity: High, Duration: 15.353, Median: 0.480, Z: 1114.65},
+		{Pattern: 2, Affinity: High, Duration: 2002222.929, Median: 22569.702, Z: 496.21},
+		{Pattern: 3, Affinity: Low, Duration: 5e6, Median: 1, Z: 9},
+		{Pattern: 4, Affinity: High, Duration: 716023.483, Median: 233336.853, Z: 3089.83},
+		{Pattern: 5, Affinity: High, Duration: 1015, Median: 0, Z: 7},
+		{Pattern: 6, Affinity: High, Duration: 1016, Median: 1, Z: 8}, // the same time lost as 5: the larger Z first
+	}
+	var got []int
+	for _, i := range InspectFirst(slow) {
+		got = append(got, slow[i].Pattern)
+	}
+	if want := []int{2, 4, 6, 5, 1, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

@@ -237,7 +237,7 @@ func (p *Patterns) MostFrequent(n int) []*CommPattern {
 // trace: how many patterns and which are the most frequent, the phases,
 // how many instances are slow and who was late most often, and the top
 // slow instances to inspect first (High inspection affinity first, then
-// Medium, then Low; the largest modified Z-score first within each).
+// Medium, then Low; the most time lost first within each: InspectFirst).
 func (a *Analysis) WriteStory(w io.Writer, top int) error {
 	fmt.Fprintf(w, "%d pattern instances of %d communication patterns on %d ranks.\n", len(a.Sequence), len(a.Comm), a.Ranks)
 	var most []string
@@ -284,17 +284,7 @@ func (a *Analysis) WriteStory(w io.Writer, top int) error {
 		who = append(who, fmt.Sprintf("rank %d (%d)", r, lateRank[r]))
 	}
 	fmt.Fprintf(w, "Last to start most often: %s.\n", strings.Join(who, ", "))
-	order := make([]int, len(a.Slow))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		si, sj := &a.Slow[order[i]], &a.Slow[order[j]]
-		if si.Affinity != sj.Affinity {
-			return si.Affinity > sj.Affinity
-		}
-		return si.Z > sj.Z
-	})
+	order := InspectFirst(a.Slow)
 	fmt.Fprintln(w, "Look at these first:")
 	tw := table(w)
 	fmt.Fprintln(tw, "  IA\tphase\tposition\tpattern\tnp\tne\tbytes\tduration (µs)\tmedian (µs)\tM\tlate")

@@ -2,17 +2,16 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	_ "embed"
 	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 
 	"kairos/clock"
+	"kairos/pattern"
 	"kairos/plot"
 	"kairos/stats"
 	"kairos/trace"
@@ -184,23 +183,13 @@ type SlowRow struct {
 }
 
 // SlowRows returns the slow instances to look at first: the highest
-// inspection affinity first, then the largest modified Z-score, as kairos
-// slow --summary orders them; n at most.
+// inspection affinity first, then the most time lost, as kairos slow
+// --summary orders them (pattern.InspectFirst); n at most.
 func (p *page) SlowRows(n int) []SlowRow {
 	if p.Patterns == nil {
 		return nil
 	}
-	order := make([]int, len(p.Patterns.Slow))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		a, b := &p.Patterns.Slow[i], &p.Patterns.Slow[j]
-		if a.Affinity != b.Affinity {
-			return cmp.Compare(b.Affinity, a.Affinity)
-		}
-		return cmp.Compare(b.Z, a.Z)
-	})
+	order := pattern.InspectFirst(p.Patterns.Slow)
 	var rows []SlowRow
 	for _, i := range order[:min(n, len(order))] {
 		s := &p.Patterns.Slow[i]

@@ -341,7 +341,8 @@ over all ranks: directly, at the next synchronization, or propagated.
               then the most frequent patterns, the phases, the slow
               instances by kind of lateness, the ranks most often last to
               start, and the --top slow instances to inspect first (High
-              affinity first, largest M first)
+              affinity first, the most time lost first within each: a
+              large M says an instance is unusual, not that it costs)
   --causes    only the root causes of waiting: the wait states by kind,
               the --top causes with their direct and propagated costs,
               the ranks that waited and caused most, and the critical
