@@ -202,7 +202,7 @@ func lateVerb(late string) string {
 // their group's median, most first.
 func (r *Report) worstSlow(n int) []pattern.Slow {
 	s := slices.Clone(r.Patterns.Slow)
-	slices.SortStableFunc(s, func(a, b pattern.Slow) int { return cmp.Compare(b.Duration-b.Median, a.Duration-a.Median) })
+	slices.SortStableFunc(s, func(a, b pattern.Slow) int { return cmp.Compare(b.Lost(), a.Lost()) })
 	return s[:min(n, len(s))]
 }
 

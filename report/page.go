@@ -196,8 +196,8 @@ func (p *page) SlowRows(n int) []SlowRow {
 		in := &p.Patterns.Sequence[s.Position-1]
 		rows = append(rows, SlowRow{Index: i, Affinity: s.Affinity.String(), Phase: s.Phase, Position: s.Position, Pattern: s.Pattern,
 			Ranks: s.Ranks, At: seconds((in.Start - p.timeZero()).Seconds()), Duration: seconds(s.Duration * 1e-6), Median: seconds(s.Median * 1e-6),
-			Lost: seconds((s.Duration - s.Median) * 1e-6), Z: s.Z, Late: s.Late, LateRank: s.LastStart,
-			Slowest: s.Slowest.Op, SlowestRank: s.Slowest.Rank, LateBecause: p.lateBecause(s.LastStart, in.Start, in.Finish, (s.Duration-s.Median)*1e-6)})
+			Lost: seconds(s.Lost() * 1e-6), Z: s.Z, Late: s.Late, LateRank: s.LastStart,
+			Slowest: s.Slowest.Op, SlowestRank: s.Slowest.Rank, LateBecause: p.lateBecause(s.LastStart, in.Start, in.Finish, s.Lost()*1e-6)})
 	}
 	return rows
 }
