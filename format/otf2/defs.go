@@ -82,6 +82,13 @@ type Comm struct {
 	Name, Group, Parent uint32
 }
 
+// CallingContext is a frame of an unwound call stack (Score-P with
+// SCOREP_ENABLE_UNWINDING): its region, where in it, and the frame that
+// called it (undefined at the root).
+type CallingContext struct {
+	Region, SourceLoc, Parent uint32
+}
+
 // Attribute names the values of attribute lists.
 type Attribute struct {
 	Name uint32
@@ -100,18 +107,18 @@ type Defs struct {
 	LocationGroups map[uint32]Location
 	Groups         map[uint32]*Group
 	Comms          map[uint32]Comm
-	MetricMembers  map[uint32]uint32    // member id -> name string
-	Metrics        map[uint32][]uint32  // class or instance id -> member ids
-	Parameters     map[uint32]uint32    // parameter id -> name string
-	Paradigms      map[uint8]uint32     // paradigm -> name string
-	RmaWins        map[uint32]Comm      // window -> name string and communicator (Group unused)
-	IoParadigms    map[uint8]uint32     // I/O paradigm -> name string
-	IoFiles        map[uint32]string    // regular file or directory -> "file://name" or "directory://name"
-	IoHandles      map[uint32]uint32    // I/O handle -> name string
-	IoHandleComms  map[uint32]uint32    // I/O handle -> communicator (undefined32 if none)
-	SourceLocs     map[uint32][2]uint32 // source code location -> file string, line
-	CallingCtxs    map[uint32][2]uint32 // calling context -> region, source code location
-	InterruptGens  map[uint32]uint32    // interrupt generator -> name string
+	MetricMembers  map[uint32]uint32         // member id -> name string
+	Metrics        map[uint32][]uint32       // class or instance id -> member ids
+	Parameters     map[uint32]uint32         // parameter id -> name string
+	Paradigms      map[uint8]uint32          // paradigm -> name string
+	RmaWins        map[uint32]Comm           // window -> name string and communicator (Group unused)
+	IoParadigms    map[uint8]uint32          // I/O paradigm -> name string
+	IoFiles        map[uint32]string         // regular file or directory -> "file://name" or "directory://name"
+	IoHandles      map[uint32]uint32         // I/O handle -> name string
+	IoHandleComms  map[uint32]uint32         // I/O handle -> communicator (undefined32 if none)
+	SourceLocs     map[uint32][2]uint32      // source code location -> file string, line
+	CallingCtxs    map[uint32]CallingContext // calling context -> its frame
+	InterruptGens  map[uint32]uint32         // interrupt generator -> name string
 	NumRecords     uint64
 
 	locIndex map[uint64]int
@@ -136,7 +143,7 @@ func newDefs() *Defs {
 		IoHandles:      map[uint32]uint32{},
 		IoHandleComms:  map[uint32]uint32{},
 		SourceLocs:     map[uint32][2]uint32{},
-		CallingCtxs:    map[uint32][2]uint32{},
+		CallingCtxs:    map[uint32]CallingContext{},
 		InterruptGens:  map[uint32]uint32{},
 		locIndex:       map[uint64]int{},
 	}
@@ -225,7 +232,7 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 		d.SourceLocs[id] = [2]uint32{p.u32(), p.u32()}
 	case defCallingContext:
 		id := p.u32()
-		d.CallingCtxs[id] = [2]uint32{p.u32(), p.u32()}
+		d.CallingCtxs[id] = CallingContext{Region: p.u32(), SourceLoc: p.u32(), Parent: p.u32()}
 	case defInterruptGen:
 		id := p.u32()
 		d.InterruptGens[id] = p.u32()

@@ -65,6 +65,9 @@ const (
 	EvThreadBegin                   = 63
 	EvThreadWait                    = 64
 	EvThreadEnd                     = 65
+	EvCallingContextEnter           = 66
+	EvCallingContextLeave           = 67
+	EvCallingContextSample          = 68
 	EvProgramBegin                  = 83
 	EvProgramEnd                    = 84
 	EvNonBlockingCollectiveRequest  = 85
@@ -116,7 +119,7 @@ type Event struct {
 	Received uint64 // bytes received by a collective
 	Request  uint64
 	Op       uint8  // collective operation; measurement mode; Thread* model (paradigm); RMA lock, sync or atomic type
-	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name; Rma*: window
+	Ref      uint32 // Metric: metric; Parameter*: parameter; ProgramBegin: program name; Rma*: window; CallingContext*: calling context
 	// Value is the value of Parameter*, the exit status of ProgramEnd, the
 	// stop time of BufferFlush, the requested threads of OmpFork and
 	// ThreadFork, the task of OmpTask*, the lock of *AcquireLock and
@@ -371,6 +374,8 @@ func (rd *LocationReader) decode(t uint8) bool {
 	case EvParameterInt, EvParameterUnsignedInt:
 		e.Ref = rd.map32(MapParameter, p.u32())
 		e.Value = p.u64()
+	case EvCallingContextEnter, EvCallingContextLeave:
+		e.Ref = rd.map32(MapCallingContext, p.u32())
 	case EvProgramBegin:
 		e.Ref = rd.map32(MapString, p.u32())
 	case EvProgramEnd:

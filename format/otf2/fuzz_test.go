@@ -142,7 +142,7 @@ func seedBuffers() [][]byte {
 		append(newBuf().ts(3).single(EvEnter, 2).b, endOfChunk, 0, 0),
 		newBuf().ts(1).rec(99, []byte{1, 2, 3}).end(),
 		newBuf().ts(4).rec(EvRmaPut, payload(0, 1, 1024, 77)).rec(evIoSeek, append(payload(0, 5), 2, 1, 9)).
-			rec(evCallingContextSample, payload(1, undefined64, 0)).rec(EvThreadTaskCreate, payload(2, 0, 5)).end(),
+			rec(EvCallingContextSample, payload(1, undefined64, 0)).rec(EvThreadTaskCreate, payload(2, 0, 5)).end(),
 		// Issue 43: a message of more than 2^63 bytes.
 		newBuf().ts(5).single(EvEnter, undefined64).rec(EvMpiIsend, payload(1, 0, 7, 1<<63+5, 9)).end(),
 	}

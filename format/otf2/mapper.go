@@ -121,6 +121,10 @@ type mapper struct {
 	recent  [nodeCache]cachedNode
 	regions map[uint32]regionInfo
 	peers   map[uint64]int32 // comm<<32 | rank -> world rank
+	// ccNodes are the call-path nodes of calling contexts, whose frames
+	// name the user's functions in place of Enter and Leave (ccNode).
+	ccNodes map[uint32]uint32
+	ccChain []uint32
 
 	// The held-back events: Irecvs whose sender is not known yet and the
 	// places of non-blocking collectives not completed yet, by request.
@@ -277,9 +281,13 @@ func (m *mapper) ps(t uint64) trace.Time { return trace.Time(m.src.arch.Picoseco
 func (m *mapper) step(e *Event) {
 	switch e.Type {
 	case EvEnter:
-		m.enter(e)
+		m.enter(e, 0, false)
 	case EvLeave:
 		m.leave(e)
+	case EvCallingContextEnter:
+		m.ccEnter(e)
+	case EvCallingContextLeave:
+		m.ccLeave(e)
 	case EvMeasurementOnOff:
 		m.off = e.Op == MeasurementOff
 	case EvBufferFlush:
@@ -343,7 +351,10 @@ func (m *mapper) begin(ri regionInfo, node uint32, t uint64) {
 	m.side.reset()
 }
 
-func (m *mapper) enter(e *Event) {
+// enter opens region e.Region at e.Time: an MPI function's call, or a
+// user function, the call path's next node (node if known, the region's
+// below the current one otherwise).
+func (m *mapper) enter(e *Event, node uint32, known bool) {
 	if len(m.stack) >= maxDepth {
 		if m.err == nil {
 			m.err = fmt.Errorf("location %d: more than %d nested regions at tick %d", m.self, maxDepth, e.Time)
@@ -355,14 +366,78 @@ func (m *mapper) enter(e *Event) {
 		return
 	}
 	ri := m.region(e.Region)
-	name := ri.name
+	if !known {
+		node = m.node(e.Region, m.user, ri.name)
+	}
 	if ri.mpi && m.src.mpi {
-		m.begin(ri, m.node(e.Region, m.user, name), e.Time)
+		m.begin(ri, node, e.Time)
 		m.stack = append(m.stack, frame{region: e.Region, node: m.user, startCall: true})
 		return
 	}
-	m.user = m.node(e.Region, m.user, name)
+	m.user = node
 	m.stack = append(m.stack, frame{region: e.Region, node: m.user})
+}
+
+// ccEnter is enter for a calling context's frame, as Score-P writes them
+// when it unwinds the stack: the frame's region is the one entered, and
+// its callers, instrumented or not, its call path.
+func (m *mapper) ccEnter(e *Event) {
+	cc, ok := m.src.arch.Defs.CallingCtxs[e.Ref]
+	if !ok {
+		e.Region = undefined32
+		m.enter(e, 0, false)
+		return
+	}
+	e.Region = cc.Region
+	if m.call == nil {
+		m.user = m.ccNode(cc.Parent)
+	}
+	m.enter(e, m.ccNode(e.Ref), true)
+}
+
+// ccLeave is leave for a calling context's frame: the next event's
+// context is its caller's.
+func (m *mapper) ccLeave(e *Event) {
+	cc, ok := m.src.arch.Defs.CallingCtxs[e.Ref]
+	e.Region = cc.Region
+	if !ok {
+		e.Region = undefined32
+	}
+	m.leave(e)
+	if ok && m.call == nil {
+		m.user = m.ccNode(cc.Parent)
+	}
+}
+
+// ccNode returns the call-path node of calling context id: its frames'
+// regions from the root down, at most maxDepth of them (a chain that
+// loops or runs deeper is cut there), 0 for none.
+func (m *mapper) ccNode(id uint32) uint32 {
+	if n, ok := m.ccNodes[id]; ok {
+		return n
+	}
+	if m.ccNodes == nil {
+		m.ccNodes = map[uint32]uint32{}
+	}
+	defs := m.src.arch.Defs.CallingCtxs
+	chain, node := m.ccChain[:0], uint32(0)
+	for c := id; c != undefined32 && len(chain) < maxDepth; c = defs[c].Parent {
+		if n, ok := m.ccNodes[c]; ok {
+			node = n
+			break
+		}
+		if _, ok := defs[c]; !ok {
+			break
+		}
+		chain = append(chain, c)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		r := defs[chain[i]].Region
+		node = m.node(r, node, m.region(r).name)
+		m.ccNodes[chain[i]] = node
+	}
+	m.ccChain = chain
+	return node
 }
 
 func (m *mapper) leave(e *Event) {

@@ -294,3 +294,42 @@ func TestScoreP8Records(t *testing.T) {
 		t.Errorf("the flushes' note: %q, want it to begin %q", got, want)
 	}
 }
+
+// TestUnwoundCallingContexts reads testdata/otf2writer.c's "unwind"
+// archive, as Score-P writes a run when it unwinds the stack
+// (SCOREP_ENABLE_UNWINDING): calling-context enters and leaves in place of
+// Enter and Leave. The calls are read as calls (they were read as records
+// outside any call: an MPI_Init missing, every call of no duration), and
+// each call's path is its unwound frames': the send's and the receive's
+// in solve, a function only the unwinding saw, the allreduce in main.
+func TestUnwoundCallingContexts(t *testing.T) {
+	s, err := Open(writeArchive(t, "unwind"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := s.Meta()
+	for r, want := range [][]string{
+		{"init main", "send peer=1 tag=7 send=64 main/solve", "allreduce send=4 recv=4 main", "finalize main"},
+		{"init main", "recv peer=0 tag=7 recv=64 main/solve", "allreduce send=4 recv=4 main", "finalize main"},
+	} {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			e := rd.Event()
+			if e.Exit <= e.Enter {
+				t.Errorf("rank %d: %s lasts %v", r, e, e.Exit-e.Enter)
+			}
+			got = append(got, e.String()+" "+strings.Join(meta.CallPath(e.Region), "/"))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if rep, err := check.Check(s, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep)
+	}
+}

@@ -300,7 +300,7 @@ func (a *Archive) appendFields(dst []byte, e *Event) []byte {
 	if e.Type >= evIoCreateHandle && e.Type <= evIoTryLock {
 		return a.appendIoFields(dst, e)
 	}
-	if e.Type >= evCallingContextEnter && e.Type <= evCallingContextSample {
+	if e.Type >= EvCallingContextEnter && e.Type <= EvCallingContextSample {
 		return a.appendCallingContextFields(dst, e)
 	}
 	return a.appendThreadFields(dst, e)
@@ -539,13 +539,6 @@ func (a *Archive) appendIoFields(dst []byte, e *Event) []byte {
 	return appendLabel(dst, ", Matching Id: ", p.u64())
 }
 
-// Calling-context record ids.
-const (
-	evCallingContextEnter  = 66
-	evCallingContextLeave  = 67
-	evCallingContextSample = 68
-)
-
 // callingContextName names a calling context as otf2-print does: its
 // region's name, then "@file:line" (file without its directories) if it
 // has a source code location.
@@ -556,10 +549,10 @@ func (a *Archive) callingContextName(id uint32) (string, bool, bool) {
 		return "", true, false
 	}
 	name := "UNDEFINED"
-	if r, ok := d.Regions[cc[0]]; ok {
+	if r, ok := d.Regions[cc.Region]; ok {
 		name = d.Strings[r.Name]
 	}
-	if scl, ok := d.SourceLocs[cc[1]]; ok {
+	if scl, ok := d.SourceLocs[cc.SourceLoc]; ok {
 		if file, ok := d.Strings[scl[0]]; ok {
 			loc := file + ":" + strconv.Itoa(int(int32(scl[1])))
 			if i := strings.LastIndexByte(loc, '/'); i >= 0 {
@@ -576,7 +569,7 @@ func (a *Archive) callingContextName(id uint32) (string, bool, bool) {
 func (a *Archive) appendCallingContextFields(dst []byte, e *Event) []byte {
 	p := e.payload
 	dst = a.appendRef(append(dst, "Calling Context: "...), typeCallingContext, uint64(e.mapped(MapCallingContext, p.u32())))
-	if e.Type == evCallingContextLeave {
+	if e.Type == EvCallingContextLeave {
 		return dst
 	}
 	dst = append(dst, ", Unwind Distance: "...)
@@ -585,7 +578,7 @@ func (a *Archive) appendCallingContextFields(dst []byte, e *Event) []byte {
 	} else {
 		dst = strconv.AppendUint(dst, uint64(u), 10)
 	}
-	if e.Type == evCallingContextSample {
+	if e.Type == EvCallingContextSample {
 		dst = append(dst, ", Interrupt Generator: "...)
 		dst = a.appendRef(dst, typeInterruptGen, uint64(e.mapped(MapInterruptGenerator, p.u32())))
 	}

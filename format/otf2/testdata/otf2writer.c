@@ -25,6 +25,9 @@
  *                             creates or destroys a communicator, and an
  *                             MPI_Reduce of 8 doubles in place at its root;
  *                             rank 1 flushes its buffer before it (5 us).
+ *   otf2writer DIR unwind     2 ranks as Score-P records them when it
+ *                             unwinds the stack: calling-context enters
+ *                             and leaves, no Enter or Leave.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -59,15 +62,15 @@ static void check(OTF2_ErrorCode s, const char* what)
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
-       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_ARG0, NSTR = S_ARG0 + 300 };
+       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_SOLVE, S_ARG0, NSTR = S_ARG0 + 300 };
 enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER,
-       R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, NREG };
+       R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, R_SOLVE, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
     "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
-    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce" };
+    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve" };
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -96,6 +99,7 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_SPLIT, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
         { S_FINALIZE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
         { S_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI },
+        { S_SOLVE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -132,6 +136,12 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
     check(OTF2_GlobalDefWriter_WriteCallingContext(g, 0, R_MAIN, OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
                                                    OTF2_UNDEFINED_CALLING_CONTEXT), "cc main");
     check(OTF2_GlobalDefWriter_WriteCallingContext(g, 1, R_SEND, 0, 0), "cc send");
+    /* the unwind archive's: main -> MPI_Init, main -> solve (never entered,
+     * only unwound) -> MPI_Send or MPI_Recv, main -> MPI_Allreduce, main
+     * -> MPI_Finalize */
+    static const int ccs[][2] = { { R_INIT, 0 }, { R_SOLVE, 0 }, { R_SEND, 3 }, { R_RECV, 3 }, { R_ALLREDUCE, 0 }, { R_FINALIZE, 0 } };
+    for (int i = 0; i < 6; i++)
+        check(OTF2_GlobalDefWriter_WriteCallingContext(g, 2 + i, ccs[i][0], OTF2_UNDEFINED_SOURCE_CODE_LOCATION, ccs[i][1]), "cc");
     check(OTF2_GlobalDefWriter_WriteInterruptGenerator(g, 0, S_TIMER, OTF2_INTERRUPT_GENERATOR_MODE_TIME,
                                                        OTF2_BASE_DECIMAL, -6, 1000), "interrupt generator");
     check(OTF2_GlobalDefWriter_WriteIoParadigm(g, 0, S_POSIX, S_POSIX, OTF2_IO_PARADIGM_CLASS_SERIAL,
@@ -414,6 +424,36 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* unwind writes rank r of 2 as Score-P records it with
+ * SCOREP_ENABLE_UNWINDING: calling-context enters and leaves in place of
+ * Enter and Leave, a sample in between. Rank 0 sends 64 bytes to rank 1
+ * from solve, a frame only the unwinding shows, then both allreduce 8
+ * bytes from main. */
+static uint64_t unwind(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+#define CC(cc, records) do { \
+        check(OTF2_EvtWriter_CallingContextEnter(w, NULL, t, cc, 2), "cc enter"); \
+        records; \
+        check(OTF2_EvtWriter_CallingContextLeave(w, NULL, t + 1000, cc), "cc leave"); \
+        n += 2, t += 2000; \
+    } while (0)
+    CC(2, (void)0);
+    check(OTF2_EvtWriter_CallingContextSample(w, NULL, t, 3, 1, 0), "sample"); n++;
+    t += 1000;
+    if (r == 0)
+        CC(4, (check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, 1, 1, 7, 64), "send"), n++));
+    else
+        CC(5, (check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 999, 0, 1, 7, 64), "recv"), n++));
+    CC(6, (check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin"),
+           check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 999, OTF2_COLLECTIVE_OP_ALLREDUCE, 1, OTF2_UNDEFINED_UINT32, 8, 8), "end"),
+           n += 2));
+    CC(7, (void)0);
+#undef CC
+    *tmax = t;
+    return n;
+}
+
 /* scorep8 writes rank r of 4 as Score-P 8 records it: its communicators'
  * creation and release as collectives of handles, and an MPI_Reduce of 8
  * doubles in place at root 0 (counting none sent and 3 blocks received,
@@ -444,13 +484,14 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
     int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
-    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending ? 2 : is_scorep8 ? 4 : 3;
+    int is_unwind = strcmp(argv[2], "unwind") == 0;
+    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind ? 2 : is_scorep8 ? 4 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -470,6 +511,7 @@ int main(int argc, char** argv)
                     : is_nbc  ? nbc(w, r, &tmax)
                     : is_pending ? pending(w, r, &tmax)
                     : is_scorep8 ? scorep8(w, r, &tmax)
+                    : is_unwind ? unwind(w, r, &tmax)
                                : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
