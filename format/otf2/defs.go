@@ -27,6 +27,7 @@ const (
 	defIoRegularFile   = 38
 	defIoDirectory     = 39
 	defIoHandle        = 40
+	defInterComm       = 43
 
 	// Local definition record ids.
 	defMappingTable = 5
@@ -82,6 +83,13 @@ type Comm struct {
 	Name, Group, Parent uint32
 }
 
+// InterComm is an intercommunicator (OTF2 3.0): its two groups, both
+// COMM_GROUP groups, and the communicator they were joined over. A rank
+// of it, in a record of a member of one group, is one of the other's.
+type InterComm struct {
+	Name, GroupA, GroupB, Common uint32
+}
+
 // CallingContext is a frame of an unwound call stack (Score-P with
 // SCOREP_ENABLE_UNWINDING): its region, where in it, and the frame that
 // called it (undefined at the root).
@@ -107,6 +115,7 @@ type Defs struct {
 	LocationGroups map[uint32]Location
 	Groups         map[uint32]*Group
 	Comms          map[uint32]Comm
+	InterComms     map[uint32]InterComm
 	MetricMembers  map[uint32]uint32         // member id -> name string
 	Metrics        map[uint32][]uint32       // class or instance id -> member ids
 	Parameters     map[uint32]uint32         // parameter id -> name string
@@ -123,6 +132,8 @@ type Defs struct {
 
 	locIndex map[uint64]int
 	commLocs map[uint8]*Group
+	// inA holds, for each intercommunicator, the locations of its group A.
+	inA map[uint32]map[uint64]bool
 }
 
 func newDefs() *Defs {
@@ -133,6 +144,7 @@ func newDefs() *Defs {
 		LocationGroups: map[uint32]Location{},
 		Groups:         map[uint32]*Group{},
 		Comms:          map[uint32]Comm{},
+		InterComms:     map[uint32]InterComm{},
 		MetricMembers:  map[uint32]uint32{},
 		Metrics:        map[uint32][]uint32{},
 		Parameters:     map[uint32]uint32{},
@@ -187,6 +199,9 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 	case defComm:
 		id := p.u32()
 		d.Comms[id] = Comm{Name: p.u32(), Group: p.u32(), Parent: p.u32()}
+	case defInterComm:
+		id := p.u32()
+		d.InterComms[id] = InterComm{Name: p.u32(), GroupA: p.u32(), GroupB: p.u32(), Common: p.u32()}
 	case defMetricMember:
 		id := p.u32()
 		d.MetricMembers[id] = p.u32()
@@ -308,7 +323,7 @@ func (d *Defs) RegionName(id uint32) string {
 func (d *Defs) CommRankLocation(comm, rank uint32, self uint64) (uint64, bool) {
 	c, ok := d.Comms[comm]
 	if !ok {
-		return 0, false
+		return d.interRankLocation(comm, rank, self)
 	}
 	g := d.Groups[c.Group]
 	if g == nil {
@@ -318,28 +333,53 @@ func (d *Defs) CommRankLocation(comm, rank uint32, self uint64) (uint64, bool) {
 	case GroupCommSelf:
 		return self, rank == 0
 	case GroupCommGroup:
-		locs := d.commLocs[g.Paradigm]
-		if locs == nil {
-			return 0, false
-		}
-		idx := uint64(rank)
-		if g.Flags&groupGlobalMembers == 0 {
-			if int(rank) >= len(g.Members) {
-				return 0, false
-			}
-			idx = g.Members[rank]
-		}
-		if idx >= uint64(len(locs.Members)) {
-			return 0, false
-		}
-		return locs.Members[idx], true
+		return d.groupLocation(g, rank)
 	}
 	return 0, false
 }
 
+// groupLocation returns the location of rank in COMM_GROUP group g.
+func (d *Defs) groupLocation(g *Group, rank uint32) (uint64, bool) {
+	locs := d.commLocs[g.Paradigm]
+	if locs == nil {
+		return 0, false
+	}
+	idx := uint64(rank)
+	if g.Flags&groupGlobalMembers == 0 {
+		if int(rank) >= len(g.Members) {
+			return 0, false
+		}
+		idx = g.Members[rank]
+	}
+	if idx >= uint64(len(locs.Members)) {
+		return 0, false
+	}
+	return locs.Members[idx], true
+}
+
+// interRankLocation returns the location of rank in intercommunicator
+// comm, as the location self names it: a rank of the group self is not
+// in.
+func (d *Defs) interRankLocation(comm, rank uint32, self uint64) (uint64, bool) {
+	ic, ok := d.InterComms[comm]
+	if !ok {
+		return 0, false
+	}
+	a, b := d.Groups[ic.GroupA], d.Groups[ic.GroupB]
+	if a == nil || b == nil || a.Type != GroupCommGroup || b.Type != GroupCommGroup {
+		return 0, false
+	}
+	if d.inA[comm][self] {
+		a = b
+	}
+	return d.groupLocation(a, rank)
+}
+
 // finish indexes what event decoding looks up: each paradigm's
-// COMM_LOCATIONS group (the lowest id if there are several).
+// COMM_LOCATIONS group (the lowest id if there are several), and which
+// group of each intercommunicator each location is in.
 func (d *Defs) finish() {
+	defer d.indexInterComms()
 	d.commLocs = map[uint8]*Group{}
 	best := map[uint8]uint32{}
 	for id, g := range d.Groups {
@@ -350,5 +390,22 @@ func (d *Defs) finish() {
 			best[g.Paradigm] = id
 			d.commLocs[g.Paradigm] = g
 		}
+	}
+}
+
+func (d *Defs) indexInterComms() {
+	d.inA = map[uint32]map[uint64]bool{}
+	for id, ic := range d.InterComms {
+		a := d.Groups[ic.GroupA]
+		if a == nil || a.Type != GroupCommGroup {
+			continue
+		}
+		in := map[uint64]bool{}
+		for i := range a.Members {
+			if l, ok := d.groupLocation(a, uint32(i)); ok {
+				in[l] = true
+			}
+		}
+		d.inA[id] = in
 	}
 }

@@ -165,6 +165,7 @@ type mapper struct {
 	side *sideState // one-sided and I/O calls (onesided.go)
 
 	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective, cancelled, badCounts int
+	interColls                                                                                                 int
 	err                                                                                                        error
 }
 
@@ -512,6 +513,9 @@ func (m *mapper) record(e *Event) {
 			// a deferred call) and its time as MPI time.
 			break
 		}
+		if m.interCollective(e) {
+			break
+		}
 		m.placeCollectives(len(m.nbcUnplaced))
 		m.seq++
 		c.ops = append(c.ops, m.collective(e, m.seq))
@@ -550,8 +554,11 @@ func (m *mapper) completeCollective(e *Event) {
 	seq := m.nbcSeq[e.Request]
 	delete(m.nbcSeq, e.Request)
 	delete(m.reqOrd, e.Request)
-	coll := m.collective(e, seq)
-	coll.Request = e.Request // read as blocking: its Enter is not the call's
+	coll := trace.NewEvent(trace.Deferred)
+	if !m.interCollective(e) {
+		coll = m.collective(e, seq)
+		coll.Request = e.Request // read as blocking: its Enter is not the call's
+	}
 	if m.fillHeld(e.Request, func(ev *trace.Event) { placeColl(ev, coll) }) {
 		return
 	}
@@ -705,6 +712,20 @@ func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 	}
 	m.vcounts(&ev, e, c, seq)
 	return ev
+}
+
+// interCollective reports whether collective record e is on an
+// intercommunicator, which the model has none of (SimGrid's replay has
+// no communicators): its call is then read as a deferred call, its time
+// MPI time, and counted for a note. Its point-to-point messages are
+// read, each end naming the other's world rank.
+func (m *mapper) interCollective(e *Event) bool {
+	if _, ok := m.src.arch.Defs.InterComms[e.Comm]; !ok {
+		return false
+	}
+	m.interColls++
+	m.call.deferred = true
+	return true
 }
 
 // OTF2's CollectiveOps of MPI_Reduce_scatter_block and of the creation of

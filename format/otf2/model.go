@@ -3,6 +3,7 @@ package otf2
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,8 @@ type Source struct {
 	flushRank          int // the rank whose flushes took the longest
 	flushMost          trace.Time
 	uncompleted        int // Irecvs never completed, left out
+	interColls         int // collectives on intercommunicators, read as deferred calls
+	unresolved         int // communicator ranks not resolved to world ranks
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -125,6 +128,14 @@ func open(path string, counts bool) (*Source, error) {
 		s.meta.Attrs["otf2.flushes"] = fmt.Sprintf("the tracer flushed its buffers %s during the run (%.6f s in all, rank %d's the longest: %.6f s), "+
 			"read as the computation around them, which a replay takes as the program's own (Score-P: a larger SCOREP_TOTAL_MEMORY avoids them)",
 			plural(nil, uint64(s.flushes), "time"), s.flushed.Seconds(), s.flushRank, s.flushMost.Seconds())
+	}
+	if s.interColls > 0 {
+		s.meta.Attrs[AttrInterCollectives] = fmt.Sprintf("%d calls of collectives on intercommunicators (over all ranks) are read as "+
+			"deferred calls, their time MPI time: the model, as SimGrid's replay, has no intercommunicator (their point-to-point messages are read)", s.interColls)
+	}
+	if s.unresolved > 0 {
+		s.meta.Attrs["otf2.unresolved"] = fmt.Sprintf("%d ranks of communicators named in records are not ranks of the archive's MPI "+
+			"processes (kairos print --model lists them by rank): the messages and roots they name have no partner", s.unresolved)
 	}
 	if s.switchedOff > 0 {
 		s.meta.Attrs[trace.AttrNoFinalize] = fmt.Sprintf("the measurement of %d ranks was switched off before their end (MEASUREMENT_ON_OFF)", s.switchedOff)
@@ -245,6 +256,25 @@ func (s *Source) buildComms() {
 		s.meta.Comms = append(s.meta.Comms, trace.Comm{ID: next, Members: m})
 		next++
 	}
+	// An intercommunicator's messages match on a communicator of both
+	// its groups (the model has no intercommunicator: its collectives are
+	// read as deferred calls, interCollective).
+	ids = ids[:0]
+	for id := range d.InterComms {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		ic := d.InterComms[id]
+		a, b := s.groupMembers(ic.GroupA), s.groupMembers(ic.GroupB)
+		if a == nil || b == nil {
+			continue
+		}
+		m := append(a, b...)
+		s.comms[id] = modelComm{id: next, size: len(m)}
+		s.meta.Comms = append(s.meta.Comms, trace.Comm{ID: next, Members: m})
+		next++
+	}
 }
 
 func (s *Source) isWorld(m []int32) bool {
@@ -262,14 +292,20 @@ func (s *Source) isWorld(m []int32) bool {
 // members returns the world ranks of communicator id in rank order, nil
 // if they cannot be resolved (COMM_SELF, non-MPI groups).
 func (s *Source) members(id uint32) []int32 {
+	return s.groupMembers(s.arch.Defs.Comms[id].Group)
+}
+
+// groupMembers returns the world ranks of COMM_GROUP group id, in order;
+// nil if it is not one or a member is not a rank.
+func (s *Source) groupMembers(id uint32) []int32 {
 	d := s.arch.Defs
-	g := d.Groups[d.Comms[id].Group]
+	g := d.Groups[id]
 	if g == nil || g.Type != GroupCommGroup {
 		return nil
 	}
 	m := make([]int32, len(g.Members))
 	for i := range g.Members {
-		loc, ok := d.CommRankLocation(id, uint32(i), 0)
+		loc, ok := d.groupLocation(g, uint32(i))
 		r, ok2 := s.worldRank[loc]
 		if !ok || !ok2 {
 			return nil
@@ -329,6 +365,8 @@ func (s *Source) scan() error {
 			s.flushRank, s.flushMost = r, rd.m.flushed
 		}
 		s.uncompleted += rd.m.lateIrecv
+		s.interColls += rd.m.interColls
+		s.unresolved += rd.m.unresolved
 	}
 	s.scanned = true
 	return nil

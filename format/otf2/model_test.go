@@ -333,3 +333,41 @@ func TestUnwoundCallingContexts(t *testing.T) {
 		t.Errorf("check: %v %+v", err, rep)
 	}
 }
+
+// TestInterComm reads testdata/otf2writer.c's "intercomm" archive: a rank
+// of an intercommunicator (OTF2 3.0's InterComm) names a rank of the
+// other group, so each sendrecv pairs a rank with the one of the same
+// place in the other group (they were read as rank -1, and the
+// broadcast's root too); the broadcast over it is a deferred call, as
+// the model has no intercommunicator, and a note says so; the trace
+// checks.
+func TestInterComm(t *testing.T) {
+	s, err := Open(writeArchive(t, "intercomm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, partner := range []int{1, 0, 3, 2} {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			got = append(got, rd.Event().String())
+		}
+		sr := fmt.Sprintf("sendRecv peer=%d tag=5 comm=3 send=8 recv=8", partner)
+		if want := []string{sr, "deferred", "allreduce send=8 recv=8"}; !slices.Equal(got, want) {
+			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if rep, err := check.Check(s, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep)
+	}
+	if got := s.Meta().Attrs[AttrInterCollectives]; !strings.HasPrefix(got, "4 calls of collectives on intercommunicators") {
+		t.Errorf("note %q", got)
+	}
+	if d := s.Meta().Attrs["otf2.defects"] + s.Meta().Attrs["otf2.unresolved"]; d != "" {
+		t.Errorf("defects: %s", d)
+	}
+}

@@ -105,6 +105,9 @@ func (a *Archive) defName(typ uint8, id uint64) (name string, named, ok bool) {
 		if c, ok := d.Comms[uint32(id)]; ok {
 			return str(c.Name)
 		}
+		if c, ok := d.InterComms[uint32(id)]; ok {
+			return str(c.Name)
+		}
 	case typeParameter:
 		if p, ok := d.Parameters[uint32(id)]; ok {
 			return str(p)

@@ -32,6 +32,10 @@ import (
 // not read.
 const AttrDerivedCounts = "derived-counts"
 
+// AttrInterCollectives is the Meta.Attrs key that says how many calls of
+// collectives on intercommunicators were read as deferred calls.
+const AttrInterCollectives = "otf2.intercomm-collectives"
+
 // vnote is one member's v-collective not read exactly, as Open's scan
 // notes it: the call's rank in the member's order of calls, the OTF2
 // communicator, the kind, and its a and b, the totals the vectors derive

@@ -28,6 +28,9 @@
  *   otf2writer DIR unwind     2 ranks as Score-P records them when it
  *                             unwinds the stack: calling-context enters
  *                             and leaves, no Enter or Leave.
+ *   otf2writer DIR intercomm  4 ranks: a sendrecv and a broadcast over an
+ *                             intercommunicator (OTF2 3.0), then an
+ *                             allreduce over the world.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -71,6 +74,9 @@ static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
     "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
     "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve" };
+
+/* with_intercomm adds the intercomm archive's groups and intercommunicator. */
+static int with_intercomm;
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -122,6 +128,14 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
                                           OTF2_GROUP_FLAG_NONE, 2, sub), "sub group");
     check(OTF2_GlobalDefWriter_WriteComm(g, 1, S_WORLD, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "world");
     check(OTF2_GlobalDefWriter_WriteComm(g, 0, S_EMPTY, 2, 1, OTF2_COMM_FLAG_NONE), "sub comm");
+    if (with_intercomm) { /* comm 3 joins the even ranks (group A) and the odd ones (B) */
+        uint64_t even[2] = { 0, 2 }, odd[2] = { 1, 3 };
+        check(OTF2_GlobalDefWriter_WriteGroup(g, 5, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                              OTF2_GROUP_FLAG_NONE, 2, even), "even group");
+        check(OTF2_GlobalDefWriter_WriteGroup(g, 6, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                              OTF2_GROUP_FLAG_NONE, 2, odd), "odd group");
+        check(OTF2_GlobalDefWriter_WriteInterComm(g, 3, S_EMPTY, 5, 6, 1, OTF2_COMM_FLAG_NONE), "intercomm");
+    }
     /* OpenMP: a paradigm definition, its locations and a thread team of one */
     check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, S_OPENMP, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN), "paradigm");
     check(OTF2_GlobalDefWriter_WriteGroup(g, 3, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
@@ -454,6 +468,34 @@ static uint64_t unwind(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* intercomm writes rank r of 4: over intercommunicator 3, whose groups
+ * are the even and the odd ranks, a sendrecv with the rank of the same
+ * place in the other group (each naming it by that place) and a
+ * broadcast of 8 bytes from rank 0 (MPI_ROOT) to the odd ranks, rank 2
+ * passing MPI_PROC_NULL; then an allreduce of 8 bytes on the world. */
+static uint64_t intercomm(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+    uint32_t place = r / 2, root = r == 0 ? OTF2_COLLECTIVE_ROOT_SELF : r % 2 ? 0 : OTF2_COLLECTIVE_ROOT_THIS_GROUP;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_SENDRECV), "enter");
+    check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, place, 3, 5, 8), "send");
+    check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 999, place, 3, 5, 8), "recv");
+    check(OTF2_EvtWriter_Leave(w, NULL, t + 1000, R_SENDRECV), "leave");
+    n += 4, t += 2000;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_BCAST), "enter");
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 999, OTF2_COLLECTIVE_OP_BCAST, 3, root, r == 0 ? 16 : 0, r % 2 ? 8 : 0), "end");
+    check(OTF2_EvtWriter_Leave(w, NULL, t + 1000, R_BCAST), "leave");
+    n += 4, t += 2000;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_ALLREDUCE), "enter");
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 999, OTF2_COLLECTIVE_OP_ALLREDUCE, 1, OTF2_UNDEFINED_UINT32, 32, 32), "end");
+    check(OTF2_EvtWriter_Leave(w, NULL, t + 1000, R_ALLREDUCE), "leave");
+    n += 4, t += 2000;
+    *tmax = t;
+    return n;
+}
+
 /* scorep8 writes rank r of 4 as Score-P 8 records it: its communicators'
  * creation and release as collectives of handles, and an MPI_Reduce of 8
  * doubles in place at root 0 (counting none sent and 3 blocks received,
@@ -484,14 +526,15 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR intercomm | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
     int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
     int is_unwind = strcmp(argv[2], "unwind") == 0;
-    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind ? 2 : is_scorep8 ? 4 : 3;
+    with_intercomm = strcmp(argv[2], "intercomm") == 0;
+    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -512,6 +555,7 @@ int main(int argc, char** argv)
                     : is_pending ? pending(w, r, &tmax)
                     : is_scorep8 ? scorep8(w, r, &tmax)
                     : is_unwind ? unwind(w, r, &tmax)
+                    : with_intercomm ? intercomm(w, r, &tmax)
                                : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
