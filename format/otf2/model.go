@@ -199,6 +199,51 @@ func (s *Source) HasMPI() bool { return s.mpi }
 // never completed), one entry per rank and kind.
 func (s *Source) Defects() []string { return s.defects }
 
+// threadMPI counts the CPU threads of the ranks' processes, other than
+// the ranks' own locations, that hold MPI records (a message, a request,
+// a collective) in their first threadScan events: each is read up to its
+// first one, a hybrid program's OpenMP threads, which hold none, no
+// further than threadScan events, which bounds what the scan adds to
+// Open.
+func (s *Source) threadMPI() (int, error) {
+	if !s.mpi {
+		return 0, nil
+	}
+	d := s.arch.Defs
+	procs := map[uint32]bool{}
+	for _, loc := range s.ranks {
+		if i, ok := d.LocationIndex(loc); ok {
+			procs[d.Locations[i].Group] = true
+		}
+	}
+	n := 0
+	for _, l := range d.Locations {
+		if _, rank := s.worldRank[l.ID]; rank || l.Type != locationCPUThread || !procs[l.Group] {
+			continue
+		}
+		rd, err := s.arch.OpenLocation(l.ID)
+		if err != nil {
+			return 0, err
+		}
+		for rd.Count() < threadScan && rd.Next() {
+			if e := rd.Event(); e.Type >= EvMpiSend && e.Type <= EvMpiCollectiveEnd && (e.Type != EvMpiCollectiveEnd || e.Op < opCreateHandle) ||
+				e.Type == EvNonBlockingCollectiveRequest || e.Type == EvNonBlockingCollectiveComplete {
+				n++
+				break
+			}
+		}
+		err = rd.Err()
+		rd.Close()
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// threadScan is how many events of each thread threadMPI reads at most.
+const threadScan = 1 << 16
+
 // locationCPUThread is OTF2_LOCATION_TYPE_CPU_THREAD: a thread of a
 // process, as opposed to an accelerator stream or a metric location.
 const locationCPUThread = 1
@@ -367,6 +412,15 @@ func (s *Source) scan() error {
 		s.uncompleted += rd.m.lateIrecv
 		s.interColls += rd.m.interColls
 		s.unresolved += rd.m.unresolved
+	}
+	n, err := s.threadMPI()
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("%s of the ranks' processes besides the ranks' own hold MPI records (an "+
+			"MPI_THREAD_MULTIPLE program's calls on other threads), which are not read: the model is one stream of calls a rank, "+
+			"as SimGrid's replay; their messages and collectives are missing, and a replay may not complete", plural(nil, uint64(n), "thread"))
 	}
 	s.scanned = true
 	return nil

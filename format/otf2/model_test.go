@@ -371,3 +371,40 @@ func TestInterComm(t *testing.T) {
 		t.Errorf("defects: %s", d)
 	}
 }
+
+// TestThreadMPI reads testdata/otf2writer.c's "threads" archive, whose
+// processes each have a second thread that sends and receives (an
+// MPI_THREAD_MULTIPLE program): the model reads each rank's own thread
+// (its allreduce), and a note says that two threads hold MPI records it
+// did not read (they were left out without a word).
+func TestThreadMPI(t *testing.T) {
+	s, err := Open(writeArchive(t, "threads"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Meta().Attrs[AttrThreadMPI]; !strings.HasPrefix(got, "2 threads of the ranks' processes besides the ranks' own hold MPI records") {
+		t.Errorf("note %q", got)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range tr.Ranks {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			got = append(got, rd.Event().String())
+		}
+		if want := []string{"allreduce send=8 recv=8"}; !slices.Equal(got, want) {
+			t.Errorf("rank %d: %q, want %q", r, got, want)
+		}
+	}
+	// An archive whose only threads are the ranks' has no such note.
+	s, err = Open(writeArchive(t, "intercomm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Meta().Attrs[AttrThreadMPI]; got != "" {
+		t.Errorf("intercomm archive: note %q", got)
+	}
+}

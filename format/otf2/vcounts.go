@@ -36,6 +36,10 @@ const AttrDerivedCounts = "derived-counts"
 // collectives on intercommunicators were read as deferred calls.
 const AttrInterCollectives = "otf2.intercomm-collectives"
 
+// AttrThreadMPI is the Meta.Attrs key that says how many threads other
+// than the ranks' own hold MPI records that were not read.
+const AttrThreadMPI = "otf2.thread-mpi"
+
 // vnote is one member's v-collective not read exactly, as Open's scan
 // notes it: the call's rank in the member's order of calls, the OTF2
 // communicator, the kind, and its a and b, the totals the vectors derive

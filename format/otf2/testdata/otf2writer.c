@@ -31,6 +31,8 @@
  *   otf2writer DIR intercomm  4 ranks: a sendrecv and a broadcast over an
  *                             intercommunicator (OTF2 3.0), then an
  *                             allreduce over the world.
+ *   otf2writer DIR threads    2 ranks whose processes have a second
+ *                             thread that sends and receives.
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -75,8 +77,11 @@ static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "
     "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
     "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve" };
 
-/* with_intercomm adds the intercomm archive's groups and intercommunicator. */
-static int with_intercomm;
+/* with_intercomm adds the intercomm archive's groups and intercommunicator;
+ * with_threads the threads archive's second thread of each process
+ * (location 100 + rank), thread_events their events. */
+static int with_intercomm, with_threads;
+static uint64_t thread_events[2];
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
 {
@@ -116,6 +121,8 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                       OTF2_UNDEFINED_LOCATION_GROUP), "group");
         check(OTF2_GlobalDefWriter_WriteLocation(g, r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r), "loc");
+        if (with_threads)
+            check(OTF2_GlobalDefWriter_WriteLocation(g, 100 + r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, thread_events[r], r), "thread");
         members[r] = r;
     }
     check(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
@@ -496,6 +503,29 @@ static uint64_t intercomm(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* threads writes rank r of 2: an allreduce of 8 bytes on its own
+ * thread, and on a second thread of its process (MPI_THREAD_MULTIPLE) a
+ * send of 8 bytes to the other rank and the receive of the other's. */
+static uint64_t threads(OTF2_Archive* a, OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t t = 10000;
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_ALLREDUCE), "enter");
+    check(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t + 1), "begin");
+    check(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t + 999, OTF2_COLLECTIVE_OP_ALLREDUCE, 1, OTF2_UNDEFINED_UINT32, 16, 16), "end");
+    check(OTF2_EvtWriter_Leave(w, NULL, t + 1000, R_ALLREDUCE), "leave");
+    OTF2_EvtWriter* tw = OTF2_Archive_GetEvtWriter(a, 100 + r);
+    check(OTF2_EvtWriter_Enter(tw, NULL, t, R_SEND), "enter");
+    check(OTF2_EvtWriter_MpiSend(tw, NULL, t + 1, 1 - r, 1, 1, 8), "send");
+    check(OTF2_EvtWriter_Leave(tw, NULL, t + 2, R_SEND), "leave");
+    check(OTF2_EvtWriter_Enter(tw, NULL, t + 3, R_RECV), "enter");
+    check(OTF2_EvtWriter_MpiRecv(tw, NULL, t + 500, 1 - r, 1, 1, 8), "recv");
+    check(OTF2_EvtWriter_Leave(tw, NULL, t + 501, R_RECV), "leave");
+    check(OTF2_Archive_CloseEvtWriter(a, tw), "close thread writer");
+    thread_events[r] = 6;
+    *tmax = t + 1000;
+    return 4;
+}
+
 /* scorep8 writes rank r of 4 as Score-P 8 records it: its communicators'
  * creation and release as collectives of handles, and an MPI_Reduce of 8
  * doubles in place at root 0 (counting none sent and 3 blocks received,
@@ -526,15 +556,15 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR intercomm | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR intercomm | DIR threads | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
     int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
     int is_unwind = strcmp(argv[2], "unwind") == 0;
-    with_intercomm = strcmp(argv[2], "intercomm") == 0;
-    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
+    with_intercomm = strcmp(argv[2], "intercomm") == 0, with_threads = strcmp(argv[2], "threads") == 0;
+    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm && !with_threads;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind || with_threads ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -556,6 +586,7 @@ int main(int argc, char** argv)
                     : is_scorep8 ? scorep8(w, r, &tmax)
                     : is_unwind ? unwind(w, r, &tmax)
                     : with_intercomm ? intercomm(w, r, &tmax)
+                    : with_threads ? threads(a, w, r, &tmax)
                                : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }
