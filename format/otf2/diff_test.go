@@ -142,6 +142,11 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each rank switches the measurement off for a microsecond: a note
+	// says so (the calls meanwhile are missing).
+	if got, want := s.Meta().Attrs[AttrSwitchedOff], "the measurement was switched off and on again 3 times on 3 ranks"; !strings.HasPrefix(got, want) {
+		t.Errorf("note %q, want it to begin %q", got, want)
+	}
 	kinds := map[trace.Kind]int{}
 	if err := trace.ForEach(s, func(_, _ int, e *trace.Event) error { kinds[e.Kind]++; return nil }); err != nil {
 		t.Fatal(err)

@@ -149,6 +149,12 @@ type mapper struct {
 	// (MEASUREMENT_ON_OFF): a writer may switch it off for good before
 	// MPI_Finalize.
 	off bool
+	// offs counts the times the measurement was switched off and on
+	// again, hidden the time between, offAt when it was last switched
+	// off.
+	offs   int
+	hidden trace.Time
+	offAt  uint64
 	// flushes counts the tracer's buffer flushes (BufferFlush) and
 	// flushed their time, which lies between the rank's calls and so
 	// reads as computation.
@@ -290,6 +296,13 @@ func (m *mapper) step(e *Event) {
 	case EvCallingContextLeave:
 		m.ccLeave(e)
 	case EvMeasurementOnOff:
+		switch off := e.Op == MeasurementOff; {
+		case off && !m.off:
+			m.offAt = e.Time
+		case !off && m.off:
+			m.offs++
+			m.hidden += m.ps(max(e.Time, m.offAt)) - m.ps(m.offAt)
+		}
 		m.off = e.Op == MeasurementOff
 	case EvBufferFlush:
 		m.flushes++

@@ -77,6 +77,8 @@ type Source struct {
 	uncompleted        int // Irecvs never completed, left out
 	interColls         int // collectives on intercommunicators, read as deferred calls
 	unresolved         int // communicator ranks not resolved to world ranks
+	offs, offRanks     int // measurement switched off and on again, and on how many ranks
+	hidden             trace.Time
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -136,6 +138,12 @@ func open(path string, counts bool) (*Source, error) {
 	if s.unresolved > 0 {
 		s.meta.Attrs["otf2.unresolved"] = fmt.Sprintf("%d ranks of communicators named in records are not ranks of the archive's MPI "+
 			"processes (kairos print --model lists them by rank): the messages and roots they name have no partner", s.unresolved)
+	}
+	if s.offs > 0 {
+		s.meta.Attrs[AttrSwitchedOff] = fmt.Sprintf("the measurement was switched off and on again %s on %s (MEASUREMENT_ON_OFF: "+
+			"SCOREP_RECORDING_OFF...), %.6f s in all: the calls made meanwhile are missing (a message sent or received there "+
+			"has no partner), and the time reads as computation", plural(nil, uint64(s.offs), "time"), plural(nil, uint64(s.offRanks), "rank"),
+			s.hidden.Seconds())
 	}
 	if s.switchedOff > 0 {
 		s.meta.Attrs[trace.AttrNoFinalize] = fmt.Sprintf("the measurement of %d ranks was switched off before their end (MEASUREMENT_ON_OFF)", s.switchedOff)
@@ -412,6 +420,11 @@ func (s *Source) scan() error {
 		s.uncompleted += rd.m.lateIrecv
 		s.interColls += rd.m.interColls
 		s.unresolved += rd.m.unresolved
+		if rd.m.offs > 0 {
+			s.offs += rd.m.offs
+			s.offRanks++
+			s.hidden += rd.m.hidden
+		}
 	}
 	n, err := s.threadMPI()
 	if err != nil {

@@ -40,6 +40,10 @@ const AttrInterCollectives = "otf2.intercomm-collectives"
 // than the ranks' own hold MPI records that were not read.
 const AttrThreadMPI = "otf2.thread-mpi"
 
+// AttrSwitchedOff is the Meta.Attrs key that says how often and how long
+// the measurement was switched off during the run.
+const AttrSwitchedOff = "otf2.switched-off"
+
 // vnote is one member's v-collective not read exactly, as Open's scan
 // notes it: the call's rank in the member's order of calls, the OTF2
 // communicator, the kind, and its a and b, the totals the vectors derive
