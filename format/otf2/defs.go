@@ -90,6 +90,14 @@ type InterComm struct {
 	Name, GroupA, GroupB, Common uint32
 }
 
+// IoHandle is a file handle of an I/O paradigm: its name, the file it
+// is open on and the communicator of an MPI-IO one (undefined if none).
+type IoHandle struct {
+	Name, File uint32
+	Paradigm   uint8
+	Comm       uint32
+}
+
 // CallingContext is a frame of an unwound call stack (Score-P with
 // SCOREP_ENABLE_UNWINDING): its region, where in it, and the frame that
 // called it (undefined at the root).
@@ -116,15 +124,14 @@ type Defs struct {
 	Groups         map[uint32]*Group
 	Comms          map[uint32]Comm
 	InterComms     map[uint32]InterComm
-	MetricMembers  map[uint32]uint32         // member id -> name string
-	Metrics        map[uint32][]uint32       // class or instance id -> member ids
-	Parameters     map[uint32]uint32         // parameter id -> name string
-	Paradigms      map[uint8]uint32          // paradigm -> name string
-	RmaWins        map[uint32]Comm           // window -> name string and communicator (Group unused)
-	IoParadigms    map[uint8]uint32          // I/O paradigm -> name string
-	IoFiles        map[uint32]string         // regular file or directory -> "file://name" or "directory://name"
-	IoHandles      map[uint32]uint32         // I/O handle -> name string
-	IoHandleComms  map[uint32]uint32         // I/O handle -> communicator (undefined32 if none)
+	MetricMembers  map[uint32]uint32   // member id -> name string
+	Metrics        map[uint32][]uint32 // class or instance id -> member ids
+	Parameters     map[uint32]uint32   // parameter id -> name string
+	Paradigms      map[uint8]uint32    // paradigm -> name string
+	RmaWins        map[uint32]Comm     // window -> name string and communicator (Group unused)
+	IoParadigms    map[uint8]uint32    // I/O paradigm -> name string
+	IoFiles        map[uint32]string   // regular file or directory -> "file://name" or "directory://name"
+	IoHandles      map[uint32]IoHandle
 	SourceLocs     map[uint32][2]uint32      // source code location -> file string, line
 	CallingCtxs    map[uint32]CallingContext // calling context -> its frame
 	InterruptGens  map[uint32]uint32         // interrupt generator -> name string
@@ -152,8 +159,7 @@ func newDefs() *Defs {
 		RmaWins:        map[uint32]Comm{},
 		IoParadigms:    map[uint8]uint32{},
 		IoFiles:        map[uint32]string{},
-		IoHandles:      map[uint32]uint32{},
-		IoHandleComms:  map[uint32]uint32{},
+		IoHandles:      map[uint32]IoHandle{},
 		SourceLocs:     map[uint32][2]uint32{},
 		CallingCtxs:    map[uint32]CallingContext{},
 		InterruptGens:  map[uint32]uint32{},
@@ -237,11 +243,10 @@ func (d *Defs) add(typ uint8, p *rbuf) error {
 		}
 	case defIoHandle:
 		id := p.u32()
-		d.IoHandles[id] = p.u32()
-		p.u32() // file
-		p.u8()  // I/O paradigm
+		h := IoHandle{Name: p.u32(), File: p.u32(), Paradigm: p.u8()}
 		p.u32() // flags
-		d.IoHandleComms[id] = p.u32()
+		h.Comm = p.u32()
+		d.IoHandles[id] = h
 	case defSourceCodeLoc:
 		id := p.u32()
 		d.SourceLocs[id] = [2]uint32{p.u32(), p.u32()}

@@ -221,8 +221,8 @@ func (m *mapper) fileEvent(k trace.Kind, h uint32) trace.Event {
 		return ev
 	}
 	ev.Handle = h + 1
-	if c, ok := m.src.arch.Defs.IoHandleComms[h]; ok && c != undefined32 {
-		ev.Comm = m.comm(c).id
+	if hd, ok := m.src.arch.Defs.IoHandles[h]; ok && hd.Comm != undefined32 {
+		ev.Comm = m.comm(hd.Comm).id
 	}
 	return ev
 }

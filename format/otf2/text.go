@@ -127,7 +127,7 @@ func (a *Archive) defName(typ uint8, id uint64) (name string, named, ok bool) {
 		return s, true, ok
 	case typeIoHandle:
 		if h, ok := d.IoHandles[uint32(id)]; ok {
-			return str(h)
+			return a.ioHandleName(h)
 		}
 	case typeIoParadigm:
 		if s, ok := d.IoParadigms[uint8(id)]; ok {
@@ -540,6 +540,22 @@ func (a *Archive) appendIoFields(dst []byte, e *Event) []byte {
 		return append(append(dst, ", Type: "...), enumName(lockTypes, uint64(p.u8()))...)
 	}
 	return appendLabel(dst, ", Matching Id: ", p.u64())
+}
+
+// ioHandleName names an I/O handle as otf2-print does: its name, or, if
+// that is empty and it is open on a file, "[paradigm]" and the file's
+// name ("[POSIX I/O]file:///tmp/a.dat": Score-P names its handles so).
+func (a *Archive) ioHandleName(h IoHandle) (string, bool, bool) {
+	d := a.Defs
+	name, ok := d.Strings[h.Name]
+	if name != "" || !ok {
+		return name, true, ok
+	}
+	file, ok := d.IoFiles[h.File]
+	if !ok {
+		return name, true, true
+	}
+	return "[" + d.Strings[d.IoParadigms[h.Paradigm]] + "]" + file, true, true
 }
 
 // callingContextName names a calling context as otf2-print does: its

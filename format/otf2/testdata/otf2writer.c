@@ -173,6 +173,9 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
                                              OTF2_UNDEFINED_IO_HANDLE), "io handle");
     check(OTF2_GlobalDefWriter_WriteIoHandle(g, 1, S_FD, 1, 0, OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM,
                                              OTF2_UNDEFINED_IO_HANDLE), "io handle");
+    /* a handle without a name, as Score-P writes them: named after its paradigm and file */
+    check(OTF2_GlobalDefWriter_WriteIoHandle(g, 2, S_EMPTY, 0, 0, OTF2_IO_HANDLE_FLAG_NONE, OTF2_UNDEFINED_COMM,
+                                             OTF2_UNDEFINED_IO_HANDLE), "io handle");
     free(members);
     for (int i = 0; i < NATTR; i++)
         check(OTF2_GlobalDefWriter_WriteAttribute(g, i, S_ATTR, S_EMPTY, i % 2 ? OTF2_TYPE_INT32 : OTF2_TYPE_UINT64), "attr");
@@ -317,6 +320,8 @@ static uint64_t features(OTF2_EvtWriter* w, int r, int nranks, uint64_t* tmax)
             check(OTF2_EvtWriter_IoTryLock(w, NULL, u, 0, OTF2_LOCK_EXCLUSIVE), "io try lock"); n++;
             check(OTF2_EvtWriter_IoReleaseLock(w, NULL, u, 0, OTF2_LOCK_SHARED), "io unlock"); n++;
             check(OTF2_EvtWriter_IoDestroyHandle(w, NULL, u, 1), "destroy"); n++;
+            check(OTF2_EvtWriter_IoDuplicateHandle(w, NULL, u, 0, 2, OTF2_IO_STATUS_FLAG_NONE), "dup"); n++;
+            check(OTF2_EvtWriter_IoDestroyHandle(w, NULL, u, 2), "destroy"); n++;
             check(OTF2_EvtWriter_IoDeleteFile(w, NULL, u, 0, 0), "delete file"); n++;
             check(OTF2_EvtWriter_IoDeleteFile(w, NULL, u, 0, 1), "delete directory"); n++;
         }
