@@ -141,8 +141,8 @@ func open(path string, counts bool) (*Source, error) {
 	}
 	if s.offs > 0 {
 		s.meta.Attrs[AttrSwitchedOff] = fmt.Sprintf("the measurement was switched off and on again %s on %s (MEASUREMENT_ON_OFF: "+
-			"SCOREP_RECORDING_OFF...), %.6f s in all: the calls made meanwhile are missing (a message sent or received there "+
-			"has no partner), and the time reads as computation", plural(nil, uint64(s.offs), "time"), plural(nil, uint64(s.offRanks), "rank"),
+			"SCOREP_RECORDING_OFF...), %.6f s in all: calls made meanwhile, if any, are not in the trace (a message sent or "+
+			"received there has no partner), and the time reads as computation", plural(nil, uint64(s.offs), "time"), plural(nil, uint64(s.offRanks), "rank"),
 			s.hidden.Seconds())
 	}
 	if s.switchedOff > 0 {
