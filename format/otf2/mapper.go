@@ -125,6 +125,7 @@ type mapper struct {
 	// name the user's functions in place of Enter and Leave (ccNode).
 	ccNodes map[uint32]uint32
 	ccChain []uint32
+	ccSeen  map[uint32]bool
 
 	// The held-back events: Irecvs whose sender is not known yet and the
 	// places of non-blocking collectives not completed yet, by request.
@@ -424,18 +425,19 @@ func (m *mapper) ccLeave(e *Event) {
 }
 
 // ccNode returns the call-path node of calling context id: its frames'
-// regions from the root down, at most maxDepth of them (a chain that
-// loops or runs deeper is cut there), 0 for none.
+// regions from the root down, 0 for none. A chain that loops (a hostile
+// archive's) stops at its first repeated frame, so that each calling
+// context adds at most one node.
 func (m *mapper) ccNode(id uint32) uint32 {
 	if n, ok := m.ccNodes[id]; ok {
 		return n
 	}
 	if m.ccNodes == nil {
-		m.ccNodes = map[uint32]uint32{}
+		m.ccNodes, m.ccSeen = map[uint32]uint32{}, map[uint32]bool{}
 	}
 	defs := m.src.arch.Defs.CallingCtxs
 	chain, node := m.ccChain[:0], uint32(0)
-	for c := id; c != undefined32 && len(chain) < maxDepth; c = defs[c].Parent {
+	for c := id; c != undefined32 && !m.ccSeen[c]; c = defs[c].Parent {
 		if n, ok := m.ccNodes[c]; ok {
 			node = n
 			break
@@ -443,8 +445,10 @@ func (m *mapper) ccNode(id uint32) uint32 {
 		if _, ok := defs[c]; !ok {
 			break
 		}
+		m.ccSeen[c] = true
 		chain = append(chain, c)
 	}
+	clear(m.ccSeen)
 	for i := len(chain) - 1; i >= 0; i-- {
 		r := defs[chain[i]].Region
 		node = m.node(r, node, m.region(r).name)

@@ -408,3 +408,28 @@ func TestThreadMPI(t *testing.T) {
 		t.Errorf("intercomm archive: note %q", got)
 	}
 }
+
+// TestCallingContextLoop: a hostile archive's calling contexts whose
+// callers loop (each context's caller the next, the last's the first)
+// give each context one call-path node, not a chain as deep as the
+// nesting limit (65,536 nodes a context: memory beyond the archive's
+// size).
+func TestCallingContextLoop(t *testing.T) {
+	d := newDefs()
+	d.Strings[1] = "f"
+	d.Regions[0] = Region{Name: 1, Canonical: 1}
+	const n = 1000
+	for i := uint32(0); i < n; i++ {
+		d.CallingCtxs[i] = CallingContext{Region: 0, SourceLoc: undefined32, Parent: (i + 1) % n}
+	}
+	s := &Source{arch: memArchive(d), meta: trace.NewMeta(), callsites: map[uint32]uint64{0: 0}}
+	m := &mapper{src: s, nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}}
+	for i := uint32(0); i < n; i++ {
+		if m.ccNode(i) == 0 {
+			t.Fatalf("context %d has no node", i)
+		}
+	}
+	if got := len(s.meta.Regions); got > n+1 {
+		t.Errorf("%d call-path nodes for %d contexts", got, n)
+	}
+}
