@@ -306,8 +306,7 @@ func (m *mapper) step(e *Event) {
 		}
 		m.off = e.Op == MeasurementOff
 	case EvBufferFlush:
-		m.flushes++
-		m.flushed += m.ps(max(e.Value, e.Time)) - m.ps(e.Time)
+		m.bufferFlush(e)
 	case EvNonBlockingCollectiveRequest:
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
 		m.reqOrd[e.Request] = m.ord
@@ -332,6 +331,37 @@ func (m *mapper) step(e *Event) {
 			m.sideEvent(e)
 		}
 	}
+}
+
+// flushRegion names the deferred calls that stand for the tracer's
+// buffer flushes; its id is one no archive's region is given (the
+// call-path nodes are keyed by region id).
+const (
+	flushRegion = undefined32 - 1
+	flushName   = "OTF2 buffer flush"
+)
+
+// bufferFlush reads a BufferFlush: between calls, the time the tracer took to
+// write its buffer, which the record's stop time ends, becomes a deferred
+// call named flushName (MPI time, not computation: a replay gives it
+// none, and a partner's wait for it goes back to it); inside a call it is
+// the call's time already. Either way it is counted for the note.
+func (m *mapper) bufferFlush(e *Event) {
+	if e.Value <= e.RawTime {
+		return
+	}
+	stop := e.Time + (e.Value - e.RawTime) // the stop time as written, corrected as the start
+	if stop < e.Time {
+		stop = undefined64 // past the clock's end: a hostile archive's
+	}
+	m.flushes++
+	m.flushed += m.ps(stop) - m.ps(e.Time)
+	if m.call != nil {
+		return
+	}
+	m.begin(regionInfo{name: flushName, class: classOf(flushName)}, m.nodeOf(flushRegion, m.user, flushName), e.Time)
+	m.call.deferred = true
+	m.finish(stop)
 }
 
 // node returns the call-path node of OTF2 region id entered from parent.

@@ -128,8 +128,9 @@ func open(path string, counts bool) (*Source, error) {
 	}
 	if s.flushes > 0 {
 		s.meta.Attrs["otf2.flushes"] = fmt.Sprintf("the tracer flushed its buffers %s during the run (%.6f s in all, rank %d's the longest: %.6f s), "+
-			"read as the computation around them, which a replay takes as the program's own (Score-P: a larger SCOREP_TOTAL_MEMORY avoids them)",
-			plural(nil, uint64(s.flushes), "time"), s.flushed.Seconds(), s.flushRank, s.flushMost.Seconds())
+			"each between two calls read as a deferred call named %q, whose time a replay does not take as the program's computation (Score-P: a larger "+
+			"SCOREP_TOTAL_MEMORY avoids them)",
+			plural(nil, uint64(s.flushes), "time"), s.flushed.Seconds(), s.flushRank, s.flushMost.Seconds(), flushName)
 	}
 	if s.interColls > 0 {
 		s.meta.Attrs[AttrInterCollectives] = fmt.Sprintf("%d calls of collectives on intercommunicators (over all ranks) are read as "+
