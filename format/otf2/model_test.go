@@ -267,24 +267,14 @@ func TestCommunicates(t *testing.T) {
 // buffer flush between two calls is a deferred call of its own (its time
 // was replayed as computation), and the trace checks.
 func TestScoreP8Records(t *testing.T) {
-	s, err := Open(writeArchive(t, "scorep8"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tr := loadArchive(t, "scorep8")
 	meta := s.Meta()
 	for r := range tr.Ranks {
 		want := []string{"init", "deferred MPI_Comm_split", "reduce root=0 send=64 recv=64", "finalize"}
 		if r == 1 { // its buffer flush between the split and the reduce, 5 us
 			want = slices.Insert(want, 2, "deferred OTF2 buffer flush 5000000ps")
 		}
-		var got []string
-		rd := tr.Ranks[r].Reader()
-		for rd.Next() {
-			e := rd.Event()
+		got := rankLines(tr, r, func(e *trace.Event) string {
 			g := e.String()
 			if e.Kind == trace.Deferred {
 				g += " " + meta.RegionName(e.Region)
@@ -292,19 +282,48 @@ func TestScoreP8Records(t *testing.T) {
 			if e.Kind == trace.Deferred && meta.RegionName(e.Region) == flushName {
 				g += fmt.Sprintf(" %dps", e.Exit-e.Enter)
 			}
-			got = append(got, g)
-		}
+			return g
+		})
 		if !slices.Equal(got, want) {
 			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	rep, err := check.Check(s, check.Options{})
-	if err != nil || !rep.OK() {
-		t.Errorf("check: %v %+v", err, rep)
-	}
+	checks(t, s)
 	// Rank 1's buffer flush is said.
 	if got, want := s.Meta().Attrs["otf2.flushes"], "the tracer flushed its buffers 1 time during the run (0.000005 s in all, rank 1's the longest: 0.000005 s)"; !strings.HasPrefix(got, want) {
 		t.Errorf("the flushes' note: %q, want it to begin %q", got, want)
+	}
+}
+
+// loadArchive writes testdata/otf2writer.c's archive of mode and loads it.
+func loadArchive(t *testing.T, mode string) (*Source, *trace.Trace) {
+	t.Helper()
+	s, err := Open(writeArchive(t, mode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Load(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, tr
+}
+
+// rankLines returns rank r's events of tr, each as line gives it.
+func rankLines(tr *trace.Trace, r int, line func(*trace.Event) string) []string {
+	var got []string
+	rd := tr.Ranks[r].Reader()
+	for rd.Next() {
+		got = append(got, line(rd.Event()))
+	}
+	return got
+}
+
+// checks fails t unless s passes kairos check.
+func checks(t *testing.T, s *Source) {
+	t.Helper()
+	if rep, err := check.Check(s, check.Options{}); err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep)
 	}
 }
 
@@ -316,35 +335,23 @@ func TestScoreP8Records(t *testing.T) {
 // each call's path is its unwound frames': the send's and the receive's
 // in solve, a function only the unwinding saw, the allreduce in main.
 func TestUnwoundCallingContexts(t *testing.T) {
-	s, err := Open(writeArchive(t, "unwind"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tr := loadArchive(t, "unwind")
 	meta := s.Meta()
 	for r, want := range [][]string{
 		{"init main", "send peer=1 tag=7 send=64 main/solve", "allreduce send=4 recv=4 main", "finalize main"},
 		{"init main", "recv peer=0 tag=7 recv=64 main/solve", "allreduce send=4 recv=4 main", "finalize main"},
 	} {
-		var got []string
-		rd := tr.Ranks[r].Reader()
-		for rd.Next() {
-			e := rd.Event()
+		got := rankLines(tr, r, func(e *trace.Event) string {
 			if e.Exit <= e.Enter {
 				t.Errorf("rank %d: %s lasts %v", r, e, e.Exit-e.Enter)
 			}
-			got = append(got, e.String()+" "+strings.Join(meta.CallPath(e.Region), "/"))
-		}
+			return e.String() + " " + strings.Join(meta.CallPath(e.Region), "/")
+		})
 		if !slices.Equal(got, want) {
 			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if rep, err := check.Check(s, check.Options{}); err != nil || !rep.OK() {
-		t.Errorf("check: %v %+v", err, rep)
-	}
+	checks(t, s)
 }
 
 // TestInterComm reads testdata/otf2writer.c's "intercomm" archive: a rank
@@ -355,28 +362,15 @@ func TestUnwoundCallingContexts(t *testing.T) {
 // the model has no intercommunicator, and a note says so; the trace
 // checks.
 func TestInterComm(t *testing.T) {
-	s, err := Open(writeArchive(t, "intercomm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := trace.Load(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tr := loadArchive(t, "intercomm")
 	for r, partner := range []int{1, 0, 3, 2} {
-		var got []string
-		rd := tr.Ranks[r].Reader()
-		for rd.Next() {
-			got = append(got, rd.Event().String())
-		}
+		got := rankLines(tr, r, (*trace.Event).String)
 		sr := fmt.Sprintf("sendRecv peer=%d tag=5 comm=3 send=8 recv=8", partner)
 		if want := []string{sr, "deferred", "allreduce send=8 recv=8"}; !slices.Equal(got, want) {
 			t.Errorf("rank %d:\n%s\nwant\n%s", r, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	if rep, err := check.Check(s, check.Options{}); err != nil || !rep.OK() {
-		t.Errorf("check: %v %+v", err, rep)
-	}
+	checks(t, s)
 	if got := s.Meta().Attrs[AttrInterCollectives]; !strings.HasPrefix(got, "4 calls of collectives on intercommunicators") {
 		t.Errorf("note %q", got)
 	}
@@ -391,34 +385,18 @@ func TestInterComm(t *testing.T) {
 // (its allreduce), and a note says that two threads hold MPI records it
 // did not read (they were left out without a word).
 func TestThreadMPI(t *testing.T) {
-	s, err := Open(writeArchive(t, "threads"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tr := loadArchive(t, "threads")
 	if got := s.Meta().Attrs[AttrThreadMPI]; !strings.HasPrefix(got, "2 threads of the ranks' processes besides the ranks' own hold MPI records") {
 		t.Errorf("note %q", got)
 	}
-	tr, err := trace.Load(s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for r := range tr.Ranks {
-		var got []string
-		rd := tr.Ranks[r].Reader()
-		for rd.Next() {
-			got = append(got, rd.Event().String())
-		}
-		if want := []string{"allreduce send=8 recv=8"}; !slices.Equal(got, want) {
+		if got, want := rankLines(tr, r, (*trace.Event).String), []string{"allreduce send=8 recv=8"}; !slices.Equal(got, want) {
 			t.Errorf("rank %d: %q, want %q", r, got, want)
 		}
 	}
 	// An archive whose only threads are the ranks' has no such note.
-	s, err = Open(writeArchive(t, "intercomm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Meta().Attrs[AttrThreadMPI]; got != "" {
-		t.Errorf("intercomm archive: note %q", got)
+	if s, _ := loadArchive(t, "intercomm"); s.Meta().Attrs[AttrThreadMPI] != "" {
+		t.Errorf("intercomm archive: note %q", s.Meta().Attrs[AttrThreadMPI])
 	}
 }
 
