@@ -210,13 +210,13 @@ func (s *Source) Defects() []string { return s.defects }
 
 // threadMPI counts the CPU threads of the ranks' processes, other than
 // the ranks' own locations, that hold MPI records (a message, a request,
-// a collective) in their first threadScan events: each is read up to its
-// first one, a hybrid program's OpenMP threads, which hold none, no
-// further than threadScan events, which bounds what the scan adds to
-// Open.
-func (s *Source) threadMPI() (int, error) {
+// a collective), and how many threads it looked at of how many. Each is
+// read up to its first such record, or threadScan events, and all of them
+// threadBudget events in all: a hybrid program's OpenMP threads hold
+// none, and 1,000 of them would otherwise double what Open reads.
+func (s *Source) threadMPI() (found, looked, threads int, err error) {
 	if !s.mpi {
-		return 0, nil
+		return 0, 0, 0, nil
 	}
 	d := s.arch.Defs
 	procs := map[uint32]bool{}
@@ -225,33 +225,43 @@ func (s *Source) threadMPI() (int, error) {
 			procs[d.Locations[i].Group] = true
 		}
 	}
-	n := 0
+	budget := uint64(threadBudget)
 	for _, l := range d.Locations {
 		if _, rank := s.worldRank[l.ID]; rank || l.Type != locationCPUThread || !procs[l.Group] {
 			continue
 		}
+		threads++
+		if budget == 0 {
+			continue
+		}
+		looked++
 		rd, err := s.arch.OpenLocation(l.ID)
 		if err != nil {
-			return 0, err
+			return 0, 0, 0, err
 		}
-		for rd.Count() < threadScan && rd.Next() {
+		for rd.Count() < min(threadScan, budget) && rd.Next() {
 			if e := rd.Event(); e.Type >= EvMpiSend && e.Type <= EvMpiCollectiveEnd && (e.Type != EvMpiCollectiveEnd || e.Op < opCreateHandle) ||
 				e.Type == EvNonBlockingCollectiveRequest || e.Type == EvNonBlockingCollectiveComplete {
-				n++
+				found++
 				break
 			}
 		}
+		budget -= rd.Count()
 		err = rd.Err()
 		rd.Close()
 		if err != nil {
-			return 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return n, nil
+	return found, looked, threads, nil
 }
 
-// threadScan is how many events of each thread threadMPI reads at most.
-const threadScan = 1 << 16
+// threadScan and threadBudget bound what threadMPI reads: of each
+// thread, of all of them.
+const (
+	threadScan   = 1 << 16
+	threadBudget = 1 << 20
+)
 
 // locationCPUThread is OTF2_LOCATION_TYPE_CPU_THREAD: a thread of a
 // process, as opposed to an accelerator stream or a metric location.
@@ -427,14 +437,19 @@ func (s *Source) scan() error {
 			s.hidden += rd.m.hidden
 		}
 	}
-	n, err := s.threadMPI()
+	found, looked, threads, err := s.threadMPI()
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("%s of the ranks' processes besides the ranks' own hold MPI records (an "+
+	if found > 0 {
+		of := ""
+		if looked < threads {
+			of = fmt.Sprintf(" (of the first %d of their %d threads, which were looked at)", looked, threads)
+		}
+		s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("%s of the ranks' processes besides the ranks' own hold MPI records%s (an "+
 			"MPI_THREAD_MULTIPLE program's calls on other threads), which are not read: the model is one stream of calls a rank, "+
-			"as SimGrid's replay; their messages and collectives are missing, and a replay may not complete", plural(nil, uint64(n), "thread"))
+			"as SimGrid's replay; their messages and collectives are missing, and a replay may not complete",
+			plural(nil, uint64(found), "thread"), of)
 	}
 	s.scanned = true
 	return nil
