@@ -355,6 +355,9 @@ func (r *Report) validity() Answer {
 		if c.Warnings > 0 {
 			a.Detail += "; " + counted(c.Warnings, "warning")
 		}
+		if n := len(r.Options.Notes); n > 0 {
+			a.Detail += "; " + counted(n, "note") + " on how it was read (Validation)"
+		}
 		return a
 	}
 	a.Value = counted(c.Errors, "error")

@@ -161,3 +161,29 @@ func TestAnswersAlltoallv(t *testing.T) {
 		t.Errorf("waits: %+v", a)
 	}
 }
+
+// TestNotes: the reader's notes on how it read the trace are listed under
+// Validation, escaped, and counted in the answer on its soundness; a page
+// without notes has no such list.
+func TestNotes(t *testing.T) {
+	r := stencilReport(t, []int{2, 2}, 5)
+	page := func() string {
+		var b bytes.Buffer
+		if err := r.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if strings.Contains(page(), "How the trace was read") {
+		t.Errorf("notes listed without any")
+	}
+	r.Options.Notes = []string{"the tracer flushed its buffers <3 times>"}
+	if p := page(); !strings.Contains(p, "<h3>How the trace was read</h3>") || !strings.Contains(p, "<li>the tracer flushed its buffers &lt;3 times&gt;</li>") {
+		t.Errorf("the notes are not listed")
+	}
+	for _, a := range r.Answers() {
+		if a.Question == "Is the trace sound?" && !strings.HasSuffix(a.Detail, "; 1 note on how it was read (Validation)") {
+			t.Errorf("validity: %+v", a)
+		}
+	}
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// of the classification's computation (for time-independent traces).
 	Machine string
 	Speed   float64
+	// Notes say how the reader read the trace otherwise than it was
+	// recorded (the notes every verb prints): the page lists them under
+	// Validation, and the answer on the trace's soundness counts them.
+	Notes []string
 	// Analytic says that Simulate (and the reduction's replay) use the
 	// contention-free analytic model, not SimGrid's: the page names it.
 	Analytic bool

@@ -310,12 +310,23 @@ var traceNotes = []string{otf2.AttrDerivedCounts, "otf2.cancelled", "otf2.uncomp
 // (traceNotes) to notesTo, each once in a run (a verb may open a trace
 // twice).
 func sayNotes(path string, src trace.Source) {
-	for _, k := range traceNotes {
-		if v := src.Meta().Attrs[k]; v != "" && !said[path+"\x00"+v] {
+	for _, v := range readerNotes(src) {
+		if !said[path+"\x00"+v] {
 			said[path+"\x00"+v] = true
 			fmt.Fprintf(notesTo, "note: %s: %s\n", path, v)
 		}
 	}
+}
+
+// readerNotes returns src's notes on how it was read (traceNotes).
+func readerNotes(src trace.Source) []string {
+	var out []string
+	for _, k := range traceNotes {
+		if v := src.Meta().Attrs[k]; v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // said are the notes sayNotes wrote in this run.

@@ -112,6 +112,7 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 		Name:     path,
 		Machine:  machine,
 		Analytic: f.analytic,
+		Notes:    readerNotes(src),
 		Speed:    float64(f.speed),
 		NoReplay: replayable(path, src),
 		Simulate: func(src trace.Source, run bool) (*sim.Result, *trace.Trace, error) {
