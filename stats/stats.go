@@ -49,6 +49,10 @@ type Stats struct {
 	IOOps          int64 `json:"io_ops,omitempty"`
 	IOBytesRead    int64 `json:"io_bytes_read,omitempty"`
 	IOBytesWritten int64 `json:"io_bytes_written,omitempty"`
+	// Notes are how the reader read the trace otherwise than it was
+	// recorded (a tracer's buffer flushes, calls on threads not read...),
+	// which Collect leaves to its caller: the CLI's notes.
+	Notes []string `json:"reader_notes,omitempty"`
 	// OneSidedMatrix is the one-sided traffic of every pair, from the
 	// rank whose data moves to the one that gets it (origin to target
 	// for a put or accumulate, target to origin for a get), by source

@@ -107,6 +107,7 @@ type simulateFlags struct {
 	cfg, logs                            []string
 	settings                             map[string]string // the --cfg pairs, once read
 	replayed                             []instance        // the --instances, once read
+	notes                                []string          // the reader's notes on the trace (readerNotes), for --json
 	speed                                string
 	bwScale, latScale, speedScale        []float64
 	analytic, verbose, perRank, json     bool
@@ -273,6 +274,9 @@ type simulateJSON struct {
 	Recorded float64 `json:"recorded_time,omitempty"`
 	// Instances are the applications replayed side by side (--instances).
 	Instances []instanceJSON `json:"instances,omitempty"`
+	// Notes are the reader's, on how it read the trace (what every verb
+	// prints on its standard error).
+	Notes []string `json:"reader_notes,omitempty"`
 	// Polling says where SMPI's test back-off took time, if it did.
 	Polling *pollingJSON `json:"polling,omitempty"`
 }
@@ -486,6 +490,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err := writeRunFiles(cmd.ErrOrStderr(), f, outFormat, timed, res, names, filepath.Base(path)+" on "+p.Name); err != nil {
 		return err
 	}
+	f.notes = readerNotes(src)
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
 		return err
 	}
@@ -731,6 +736,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
 			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), Engine: res.Engine, Handover: res.Handover, SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
+		out.Notes = f.notes
 		if f.replayed != nil {
 			out.Recorded = 0 // instances recorded apart have no run in common
 		}

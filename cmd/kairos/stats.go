@@ -67,6 +67,7 @@ and scatter: the root's only).
 			if err != nil {
 				return naming(args[0], err)
 			}
+			s.Notes = readerNotes(src)
 			if svg != "" {
 				if err := fileio.WriteFile(svg, func(w io.Writer) error { return report.Matrix(w, s, measure, args[0]) }); err != nil {
 					return err

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -56,5 +58,27 @@ func TestNotesOnce(t *testing.T) {
 	sayNotes("u.ktr", tr)
 	if want := "note: t.ktr: ranks 1 to 3 have no file\nnote: u.ktr: ranks 1 to 3 have no file\n"; b.String() != want {
 		t.Errorf("notes:\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestNotesInJSON: stats --json and simulate --json carry the reader's
+// notes, which a script reading them does not see on standard error
+// (TraceR's archive switches the measurement off once a rank).
+func TestNotesInJSON(t *testing.T) {
+	tr := testenv.Shared(t, "traces/otf2/tracer-stencil4d-32/traces.otf2")
+	for _, args := range [][]string{{"stats", "--json", tr}, {"simulate", "--json", "--cluster", "32x1Gf,125MBps,50us", tr}} {
+		code, out, errs := csRun(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		var got struct {
+			Notes []string `json:"reader_notes"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if len(got.Notes) != 1 || !strings.HasPrefix(got.Notes[0], "the measurement was switched off and on again 32 times on 32 ranks") {
+			t.Errorf("%v: notes %q", args, got.Notes)
+		}
 	}
 }
