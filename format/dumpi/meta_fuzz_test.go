@@ -111,3 +111,34 @@ func TestMetaClaimCostsFiles(t *testing.T) {
 		t.Errorf("%d MB allocated for two rank files of a few hundred bytes", alloc>>20)
 	}
 }
+
+// TestOpenPathForms: a trace opens by any form of its path, and in a
+// directory whose name holds pattern characters: "./f.meta" (sst-dumpi's
+// files in the working directory) found none of its rank files, Glob
+// giving them cleaned.
+func TestOpenPathForms(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run[1]*")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"f-0000.bin", "f-0001.bin"} {
+		if err := os.WriteFile(filepath.Join(dir, name), smallBin(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.meta"), []byte("numprocs=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	for _, p := range []string{"f.meta", "./f.meta", "." + string(filepath.Separator) + "." + string(filepath.Separator) + "f.meta",
+		dir + string(filepath.Separator) + string(filepath.Separator) + "f.meta", dir, "./f-0001.bin"} {
+		tr, err := Open(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if n := tr.NumRanks(); n != 2 {
+			t.Errorf("%s: %d ranks", p, n)
+		}
+	}
+}
