@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"kairos/format"
+	"kairos/internal/fileio"
 	"kairos/trace"
 )
 
@@ -97,7 +98,7 @@ func binName(path string) (prefix, rank string, ok bool) {
 // dirFiles finds the trace in a directory: its one .meta file, or else
 // its one family of <prefix>-NNNN.bin files; meta reports a .meta.
 func dirFiles(dir string) (n int, files []rankFile, meta bool, err error) {
-	metas, _ := filepath.Glob(filepath.Join(globQuote(dir), "*.meta"))
+	metas, _ := filepath.Glob(filepath.Join(fileio.QuoteGlob(dir), "*.meta"))
 	switch len(metas) {
 	case 1:
 		n, files, err = metaFiles(metas[0])
@@ -106,7 +107,7 @@ func dirFiles(dir string) (n int, files []rankFile, meta bool, err error) {
 	default:
 		return 0, nil, false, fmt.Errorf("%s: %d DUMPI .meta files; name one", dir, len(metas))
 	}
-	bins, _ := filepath.Glob(filepath.Join(globQuote(dir), "*.bin"))
+	bins, _ := filepath.Glob(filepath.Join(fileio.QuoteGlob(dir), "*.bin"))
 	prefixes := map[string]bool{}
 	for _, b := range bins {
 		if prefix, _, ok := binName(b); ok {
@@ -155,7 +156,7 @@ func metaFiles(meta string) (int, []rankFile, error) {
 // of ranks costs the files that exist, not a look-up or an entry a rank.
 func rankFiles(prefix string, n int) (int, []rankFile, error) {
 	prefix = filepath.Clean(prefix) // as Glob gives its matches: ./x.meta, a//x.meta
-	all, _ := filepath.Glob(globQuote(prefix) + "-*.bin")
+	all, _ := filepath.Glob(fileio.QuoteGlob(prefix) + "-*.bin")
 	var files []rankFile
 	for _, b := range all {
 		if p, digits, ok := binName(b); ok && p == prefix {
@@ -177,22 +178,6 @@ func rankFiles(prefix string, n int) (int, []rankFile, error) {
 		return 0, nil, fmt.Errorf("%s-NNNN.bin: none of the %d rank files exists", prefix, max(n, 0))
 	}
 	return n, files, nil
-}
-
-// globQuote escapes the characters filepath.Match reads as a pattern, so
-// that a directory named "run[1]" is a path, not a set of runs.
-func globQuote(path string) string {
-	if filepath.Separator == '\\' { // Windows: no escapes; such names are rare there
-		return path
-	}
-	var b strings.Builder
-	for _, c := range path {
-		if strings.ContainsRune(`*?[]\`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // worldFiles returns the size of MPI_COMM_WORLD of a trace without a

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"kairos/internal/fileio"
 )
 
 // Archive is an open OTF2 archive: its anchor, its global definitions and,
@@ -39,7 +41,7 @@ func anchorPath(path string) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
-	m, _ := filepath.Glob(filepath.Join(path, "*.otf2"))
+	m, _ := filepath.Glob(filepath.Join(fileio.QuoteGlob(path), "*.otf2"))
 	if len(m) == 1 {
 		return m[0], nil
 	}

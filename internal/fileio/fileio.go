@@ -289,3 +289,20 @@ func WriteFile(path string, fn func(w io.Writer) error) error {
 	}
 	return f.Commit()
 }
+
+// QuoteGlob escapes the characters filepath.Match reads as a pattern, so
+// that a directory named "run[1]" is a path in a pattern, not a set of
+// names.
+func QuoteGlob(path string) string {
+	if filepath.Separator == '\\' { // Windows has no escape; such names are rare there
+		return path
+	}
+	var b strings.Builder
+	for _, c := range path {
+		if strings.ContainsRune(`*?[]\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

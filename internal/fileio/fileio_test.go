@@ -138,3 +138,17 @@ func TestRemovePending(t *testing.T) {
 		t.Errorf("%s: %v, want it absent", half, err)
 	}
 }
+
+// TestQuoteGlob: a quoted path matches itself as a pattern's prefix,
+// whatever pattern characters it holds, and nothing else.
+func TestQuoteGlob(t *testing.T) {
+	for _, p := range []string{"/tmp/run", "/tmp/run[1]", "a*b?c", `x\y`, "[]", "plain/dir"} {
+		pat := QuoteGlob(p) + "-*.bin"
+		if ok, err := filepath.Match(pat, p+"-0000.bin"); !ok || err != nil {
+			t.Errorf("%q: %q does not match its own file (%v)", p, pat, err)
+		}
+		if ok, _ := filepath.Match(pat, p+"x-0000.bin"); ok {
+			t.Errorf("%q: %q matches another's file", p, pat)
+		}
+	}
+}
