@@ -742,6 +742,16 @@ func vecOK(k trace.Kind, v []int64, n int32) error {
 	return nil
 }
 
+// rootVecOK is vecOK for the counts MPI reads at the root alone (a
+// gatherv's receive counts, a scatterv's send counts): a member that is
+// not the root may have none, as sst-dumpi records them.
+func rootVecOK(k trace.Kind, v []int64, c *collCall) error {
+	if c.me != c.root && len(v) == 0 {
+		return nil
+	}
+	return vecOK(k, v, c.n)
+}
+
 // selectAlgorithm returns the parts of the algorithm chosen for kind
 // (SimGrid's default selector when algo is "" or "default"), looked up
 // through m, kind's memo.
@@ -810,14 +820,14 @@ func selectAlgorithm(k trace.Kind, algo string, c *collCall, m *pickMemo) ([]alg
 	case trace.Gather:
 		return pick(m, gatherAlgos, algo, "default", tagGather)
 	case trace.Gatherv:
-		if err := vecOK(k, e.RecvCounts, c.n); err != nil {
+		if err := rootVecOK(k, e.RecvCounts, c); err != nil {
 			return nil, 0, err
 		}
 		return []algorithm{gatherLinear}, tagGatherv, nil
 	case trace.Scatter:
 		return pick(m, scatterAlgos, algo, "default", tagScatter)
 	case trace.Scatterv:
-		if err := vecOK(k, e.SendCounts, c.n); err != nil {
+		if err := rootVecOK(k, e.SendCounts, c); err != nil {
 			return nil, 0, err
 		}
 		return []algorithm{scattervLinear}, tagScatterv, nil

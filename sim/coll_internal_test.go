@@ -117,3 +117,46 @@ func TestCollMemoBounded(t *testing.T) {
 		t.Errorf("counts of %d elements kept", memoMaxOps+1)
 	}
 }
+
+// TestRootOnlyCounts: a gatherv's receive counts and a scatterv's send
+// counts are the root's alone (sst-dumpi records none elsewhere): members
+// without them replay as with zeros, in both engines; the root still
+// needs one count a member.
+func TestRootOnlyCounts(t *testing.T) {
+	counts := []int64{800, 1600, 2400, 3200}
+	build := func(k trace.Kind, elsewhere []int64, rootCounts []int64) *trace.Trace {
+		tr := trace.New(4, trace.NewMeta())
+		for r := range 4 {
+			e := trace.NewEvent(k)
+			e.Partner = 0
+			v := elsewhere
+			if r == 0 {
+				v = rootCounts
+			}
+			if k == trace.Gatherv {
+				e.SendBytes, e.RecvCounts = counts[r], v
+			} else {
+				e.RecvBytes, e.SendCounts = counts[r], v
+			}
+			tr.Ranks[r].Append(&e)
+		}
+		return tr
+	}
+	for _, k := range []trace.Kind{trace.Gatherv, trace.Scatterv} {
+		for _, analytic := range []bool{false, true} {
+			cfg := DefaultConfig()
+			cfg.Analytic = analytic
+			want, err := Run(build(k, make([]int64, 4), counts), flatMachine(t, 4), cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Run(build(k, nil, counts), flatMachine(t, 4), cfg, nil)
+			if err != nil || got.Time != want.Time {
+				t.Errorf("%s (analytic %v) without counts at the members: %v, %v s; with zeros %v s", k, analytic, err, got, want.Time)
+			}
+			if _, err := Run(build(k, nil, nil), flatMachine(t, 4), cfg, nil); err == nil {
+				t.Errorf("%s (analytic %v): a root without counts replayed", k, analytic)
+			}
+		}
+	}
+}
