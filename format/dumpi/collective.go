@@ -1,6 +1,10 @@
 package dumpi
 
-import "kairos/trace"
+import (
+	"slices"
+
+	"kairos/trace"
+)
 
 // collectiveKinds maps the collective labels to kinds.
 var collectiveKinds = map[int]trace.Kind{
@@ -48,9 +52,21 @@ func (r *Reader) collective(c *call, k trace.Kind) error {
 	case c.label == lAlltoallv, c.label == lAlltoallw:
 		r.alltoallv(c)
 	default:
-		r.rootedOrGathered(c)
+		r.rootedOrGathered(c, id, self)
 	}
 	return nil
+}
+
+// place returns the rank's place in communicator id (self: in
+// MPI_COMM_SELF), -1 if it is not a member.
+func (r *Reader) place(id uint32, self bool) int {
+	switch {
+	case self:
+		return 0
+	case id == trace.WorldComm:
+		return r.rank
+	}
+	return slices.Index(r.t.comms.members[id-1], int32(r.rank))
 }
 
 // dumpiOp maps DUMPI's operation numbers (dumpi_native_ops: 1 max to 13
@@ -66,8 +82,14 @@ func dumpiOp(v int64) trace.Op {
 }
 
 // rootedOrGathered sets the sizes of Gather(v), Scatter(v), Allgather(v)
-// and Alltoall.
-func (r *Reader) rootedOrGathered(c *call) {
+// and Alltoall on communicator id (self: MPI_COMM_SELF's). DUMPI records
+// no buffer, so MPI_IN_PLACE shows only as a side of no bytes where the
+// other has some (MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, as programs write
+// it), which MPI allows in place alone: that side then moves the member's
+// own block, as in place it does (it was read as nothing: an in-place
+// allgather replayed sending nothing, an in-place gather's root failed
+// check).
+func (r *Reader) rootedOrGathered(c *call, id uint32, self bool) {
 	p := &programs()[c.label]
 	get := func(n fieldName) int64 { return c.v[p.idx[n]] }
 	e := &r.ev
@@ -78,24 +100,36 @@ func (r *Reader) rootedOrGathered(c *call) {
 		e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
 		if c.label != lGather || atRoot {
 			e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
+			if e.SendBytes == 0 && e.RecvBytes > 0 {
+				e.SendBytes, e.SendType = e.RecvBytes, e.RecvType
+			}
 		}
 	case lScatter:
 		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
 		e.SendBytes, e.SendType = e.RecvBytes, e.RecvType
 		if atRoot {
 			e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
+			if e.RecvBytes == 0 && e.SendBytes > 0 {
+				e.RecvBytes, e.RecvType = e.SendBytes, e.SendType
+			}
 		}
 	case lGatherv, lAllgatherv:
 		e.SendBytes, e.SendType = r.bytes(get(fSendcount), get(fSendtype))
 		e.RecvType = simgridType(get(fRecvtype), r.typeSize(get(fRecvtype)))
 		if c.label == lAllgatherv || atRoot {
 			e.RecvCounts, e.RecvBytes = r.vector(c, 1, fRecvcounts, get(fRecvtype), nil)
+			if me := r.place(id, self); e.SendBytes == 0 && me >= 0 && me < len(e.RecvCounts) && e.RecvCounts[me] > 0 {
+				e.SendBytes, e.SendType = e.RecvCounts[me], e.RecvType
+			}
 		}
 	case lScatterv:
 		e.RecvBytes, e.RecvType = r.bytes(get(fRecvcount), get(fRecvtype))
 		e.SendType = simgridType(get(fSendtype), r.typeSize(get(fSendtype)))
 		if atRoot {
 			e.SendCounts, e.SendBytes = r.vector(c, 0, fSendcounts, get(fSendtype), nil)
+			if me := r.place(id, self); e.RecvBytes == 0 && me >= 0 && me < len(e.SendCounts) && e.SendCounts[me] > 0 {
+				e.RecvBytes, e.RecvType = e.SendCounts[me], e.SendType
+			}
 		}
 	}
 }

@@ -710,3 +710,44 @@ func TestWaitOnUnstartedRequest(t *testing.T) {
 		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestInPlaceCollectives: DUMPI records no buffer, so MPI_IN_PLACE shows
+// as a side of no bytes (MPI_IN_PLACE, 0, MPI_DATATYPE_NULL) where the
+// other has some; that side moves the member's own block. An in-place
+// allgather was replayed sending nothing, and an in-place gather's root
+// failed check (it moved 0 of 12 bytes where the others moved 12).
+func TestInPlaceCollectives(t *testing.T) {
+	const dtNull, dtInt = 1, 9
+	ws := writers(4)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lAllgather, 0, dtNull, 4, dtInt, commWorld)
+		w.call(lAlltoall, 0, dtNull, 2, dtInt, commWorld)
+		if r == 2 {
+			w.call(lGather, 2, 0, dtNull, 2, commWorld, 3, dtInt)
+			w.call(lScatter, 2, 0, dtNull, 2, commWorld, 5, dtInt)
+		} else {
+			w.call(lGather, r, 3, dtInt, 2, commWorld, nil, nil)
+			w.call(lScatter, r, 5, dtInt, 2, commWorld, nil, nil)
+		}
+		w.call(lAllgatherv, 4, 0, dtNull, []int32{1, 2, 3, 4}, []int32{0, 1, 3, 6}, dtInt, commWorld)
+		w.call(lFinalize)
+	}
+	src, tr := load(t, ws)
+	for r := range tr.Ranks {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			got = append(got, fmt.Sprintf("%s %d/%d", rd.Event().Kind, rd.Event().SendBytes, rd.Event().RecvBytes))
+		}
+		want := []string{"init 0/0", "allgather 16/16", "alltoall 8/8", "gather 12/12", "scatter 20/20",
+			fmt.Sprintf("allgatherv %d/40", 4*(r+1)), "finalize 0/0"}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d: %q, want %q", r, got, want)
+		}
+	}
+	rep, err := check.Check(src, check.Options{})
+	if err != nil || !rep.OK() {
+		t.Errorf("check: %v %+v", err, rep.Problems)
+	}
+}
