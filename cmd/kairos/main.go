@@ -21,7 +21,7 @@ import (
 
 	"kairos/cluster"
 	"kairos/format"
-	_ "kairos/format/dumpi"
+	"kairos/format/dumpi"
 	"kairos/format/ktr"
 	"kairos/format/otf2"
 	_ "kairos/format/rsd"
@@ -301,10 +301,10 @@ var notesTo io.Writer = io.Discard
 // derived from totals, requests cancelled or never completed, the
 // tracer's buffer flushes, collectives on intercommunicators, MPI calls
 // on threads not read, measurement switched off, ranks of communicators
-// that are no process's, ranks without a file, calls on communicators the
-// trace does not create.
+// that are no process's, calls a tracer left out, ranks without a file,
+// calls on communicators the trace does not create.
 var traceNotes = []string{otf2.AttrDerivedCounts, "otf2.cancelled", "otf2.uncompleted", "otf2.flushes", otf2.AttrInterCollectives,
-	otf2.AttrThreadMPI, otf2.AttrSwitchedOff, "otf2.unresolved", "partial", "unknown-comms"}
+	otf2.AttrThreadMPI, otf2.AttrSwitchedOff, "otf2.unresolved", dumpi.AttrIgnored, "partial", "unknown-comms"}
 
 // sayNotes writes the reader's notes on how it read the trace at path
 // (traceNotes) to notesTo, each once in a run (a verb may open a trace

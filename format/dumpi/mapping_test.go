@@ -751,3 +751,30 @@ func TestInPlaceCollectives(t *testing.T) {
 		t.Errorf("check: %v %+v", err, rep.Problems)
 	}
 }
+
+// TestIgnoredCalls: the calls sst-dumpi's configuration left out ("MPI_Isend
+// disable"), which its footers count, are said in a note where they
+// communicate, so that the receives left without a send are explained
+// (check and every replay stopped at them without a word); left-out local
+// calls (MPI_Wtime) change nothing and are not said.
+func TestIgnoredCalls(t *testing.T) {
+	note := func(ignore func(r int, w *binWriter)) string {
+		ws := writers(2)
+		for r, w := range ws {
+			w.call(lInit, 1, []string{"prog"})
+			w.call(lFinalize)
+			ignore(r, w)
+		}
+		src, _ := load(t, ws)
+		return src.Meta().Attrs[AttrIgnored]
+	}
+	got := note(func(r int, w *binWriter) {
+		w.ignored[lIsend], w.ignored[lBarrier], w.ignored[122] = 40, int32(r), 1000 // 122: MPI_Wtime
+	})
+	if want := "over all ranks: MPI_Isend 80, MPI_Barrier 1; their messages"; !strings.Contains(got, want) || strings.Contains(got, "MPI_Wtime") {
+		t.Errorf("note %q, want it to hold %q and not MPI_Wtime", got, want)
+	}
+	if got := note(func(_ int, w *binWriter) { w.ignored[122] = 1000 }); got != "" { // 122: MPI_Wtime
+		t.Errorf("local calls left out: note %q", got)
+	}
+}

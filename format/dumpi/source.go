@@ -221,10 +221,69 @@ func (t *Trace) fillMeta() {
 	if absent := t.absent(); absent != "" {
 		a["partial"] = fmt.Sprintf("ranks %s of MPI_COMM_WORLD's %d have no .bin file: they have no events, and the messages and collectives they take part in have no partner in the trace", absent, t.n)
 	}
+	if n := t.ignored(); n != "" {
+		a[AttrIgnored] = n
+	}
 	if t.hasT0 {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
 		a["time.unit"] = "wall-clock seconds since time.origin (Unix time or the tracer's clock)"
 	}
+}
+
+// AttrIgnored is the Meta.Attrs key that says which calls that
+// communicate sst-dumpi counted and did not record.
+const AttrIgnored = "dumpi.ignored"
+
+// ignored says which calls that communicate (communicates) the footers
+// count as ignored (sst-dumpi's configuration left them out:
+// "MPI_Isend disable"), "" if none: their messages have no partner, and
+// a replay waits for them. Left-out local calls (MPI_Wtime) change
+// nothing the model reads.
+func (t *Trace) ignored() string {
+	var total [numCounted]int64
+	for _, f := range t.files {
+		for l, n := range f.info.ignored {
+			total[l] += int64(max(n, 0))
+		}
+	}
+	type count struct {
+		name string
+		n    int64
+	}
+	var list []count
+	for l := 0; l < labelAllFunctions && l < len(layouts); l++ {
+		if total[l] > 0 && communicates(l) {
+			list = append(list, count{layouts[l].name, total[l]})
+		}
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(list, func(a, b count) int { return cmp.Compare(b.n, a.n) })
+	var parts []string
+	for _, c := range list[:min(len(list), 6)] {
+		parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
+	}
+	if len(list) > 6 {
+		parts = append(parts, fmt.Sprintf("%d functions more", len(list)-6))
+	}
+	return "the tracer counted and left out calls that communicate (sst-dumpi's configuration, \"... disable\"), over all ranks: " +
+		strings.Join(parts, ", ") + "; their messages and collectives have no partner in the trace, and a replay may not complete"
+}
+
+// communicates reports whether calls of label l send, receive, complete
+// requests, make communicators or are collectives: what the model of the
+// other ranks' calls depends on.
+func communicates(l int) bool {
+	if _, ok := collectiveKinds[l]; ok {
+		return true
+	}
+	for _, f := range []string{"dest", "source", "request", "requests", "newcomm"} {
+		if _, ok := programs()[l].fields[f]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Meta returns the trace's metadata.

@@ -17,6 +17,7 @@ type binWriter struct {
 	b       []byte
 	version [3]byte
 	calls   [numCounted]int32
+	ignored [numCounted]int32 // the calls the footer counts as left out
 	sizes   []int32
 	wallOff int32
 	clock   int64 // ns since wallOff, advanced by each record
@@ -183,8 +184,8 @@ func (w *binWriter) finish() []byte {
 	for _, n := range w.calls {
 		w.u32(uint32(n))
 	}
-	for range w.calls {
-		w.u32(0)
+	for l := range w.calls {
+		w.u32(uint32(w.ignored[l]))
 	}
 	if !atLeastVersion(w.version, 0, 6, 6) {
 		// No datatype sizes before 0.6.6: a 7-word index.
