@@ -77,6 +77,9 @@ var resolveP2P = sync.OnceValue(func() *[lIrecv + 1]*p2pFields {
 // is stored as the MPI library's own value (MPICH -1, Open MPI -2).
 const dumpiAnySource = -1
 
+// dumpiAnyTag is DUMPI's MPI_ANY_TAG.
+const dumpiAnyTag = -1
+
 // mapCall turns call c into r.ev (whose time is set).
 func (r *Reader) mapCall(c *call) error {
 	if f := p2pOf(c.label); f != nil {
@@ -160,6 +163,13 @@ func (r *Reader) pointToPoint(c *call, f *p2pFields) error {
 		e.SendBytes, e.SendType = b, dt
 	} else {
 		e.RecvBytes, e.RecvType = b, dt
+	}
+	if e.Tag == dumpiAnyTag && f.status >= 0 && len(c.statuses) == 1 && c.statuses[0].tag >= 0 {
+		// An MPI_ANY_TAG receive takes the tag its stored status names,
+		// so that it matches the message it received, not the oldest
+		// from its source whatever its tag (one whose receive the trace
+		// lacks: sst-dumpi does not record MPI_Mrecv).
+		e.Tag = c.statuses[0].tag
 	}
 	if peer == dumpiAnySource {
 		e.Partner = trace.AnySource

@@ -778,3 +778,35 @@ func TestIgnoredCalls(t *testing.T) {
 		t.Errorf("local calls left out: note %q", got)
 	}
 }
+
+// TestAnyTagFromStatus: an MPI_ANY_TAG receive takes the tag its stored
+// status names. Rank 0 sends tag 4, whose receive the trace lacks (an
+// MPI_Mrecv, which sst-dumpi does not record), then tag 3: the any-tag
+// receive matched the tag-4 message and left the tag-3 one unreceived.
+func TestAnyTagFromStatus(t *testing.T) {
+	ws := writers(2)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		if r == 0 {
+			w.call(lSend, 2, 14, 1, 4, commWorld)
+			w.call(lSend, 1, 14, 1, 3, commWorld)
+		} else {
+			w.call(lRecv, 1, 14, 0, -1, commWorld, []status{{bytes: 8, source: 0, tag: 3}})
+		}
+		w.call(lFinalize)
+	}
+	src, tr := load(t, ws)
+	rd := tr.Ranks[1].Reader()
+	for rd.Next() {
+		if e := rd.Event(); e.Kind == trace.Recv && e.Tag != 3 {
+			t.Errorf("the any-tag receive has tag %d, want its status's 3", e.Tag)
+		}
+	}
+	rep, err := check.Check(src, check.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), "send to 1 (tag 4") {
+		t.Errorf("problems %v, want the tag-4 send alone unreceived", rep.Problems)
+	}
+}
