@@ -98,11 +98,17 @@ type commTable struct {
 }
 
 // collectOps decodes a rank's records and keeps its communicator calls.
-func collectOps(d *decoder) ([]commOp, error) {
-	var ops []commOp
+func collectOps(d *decoder) (ops []commOp, threads int, err error) {
 	use := map[int]int{} // handle -> index in ops of its use since it last changed
+	var others map[uint16]bool
 	for d.next() {
 		c := &d.c
+		if c.thread != 0 && !others[c.thread] {
+			if others == nil {
+				others = map[uint16]bool{}
+			}
+			others[c.thread] = true
+		}
 		if !followed(c.label) {
 			if h, ok := commArg(c); ok {
 				i, seen := use[h]
@@ -123,7 +129,7 @@ func collectOps(d *decoder) ([]commOp, error) {
 		}
 		ops = append(ops, o)
 	}
-	return ops, d.err
+	return ops, len(others), d.err
 }
 
 // commArg returns the communicator handle a call other than the

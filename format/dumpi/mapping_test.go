@@ -810,3 +810,26 @@ func TestAnyTagFromStatus(t *testing.T) {
 		t.Errorf("problems %v, want the tag-4 send alone unreceived", rep.Problems)
 	}
 }
+
+// TestThreadsNoted: a rank whose records are of several threads
+// (MPI_THREAD_MULTIPLE: they interleave in its file) is said in a note;
+// a trace of one thread a rank is not.
+func TestThreadsNoted(t *testing.T) {
+	for _, threads := range []uint16{1, 3} {
+		ws := writers(2)
+		for _, w := range ws {
+			w.call(lInit, 1, []string{"prog"})
+			for th := range threads {
+				w.thread = th
+				w.call(lBarrier, commWorld)
+			}
+			w.thread = 0
+			w.call(lFinalize)
+		}
+		src, _ := load(t, ws)
+		got := src.Meta().Attrs[AttrThreads]
+		if want := threads > 1; (got != "") != want || want && !strings.HasPrefix(got, "2 ranks recorded calls of more than one thread") {
+			t.Errorf("%d threads a rank: note %q", threads, got)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type Trace struct {
 	// not say the members of (see Reader.comm).
 	unknown [len(layouts)]uint32
 	open    opener
+	// threaded counts the ranks whose records name threads other than
+	// the first (commPass).
+	threaded int
 }
 
 // rankFile is a rank that has a file: what the trace keeps of a rank, so
@@ -173,10 +176,14 @@ func (t *Trace) commPass() error {
 			return err
 		}
 		ranks[i] = rf.rank
-		ops[i], err = collectOps(newDecoder(f, rf.info))
+		var threads int
+		ops[i], threads, err = collectOps(newDecoder(f, rf.info))
 		f.Close()
 		if err != nil {
 			return err
+		}
+		if threads > 0 {
+			t.threaded++
 		}
 	}
 	c, err := resolveComms(ops, ranks, t.n)
@@ -224,11 +231,20 @@ func (t *Trace) fillMeta() {
 	if n := t.ignored(); n != "" {
 		a[AttrIgnored] = n
 	}
+	if t.threaded > 0 {
+		a[AttrThreads] = fmt.Sprintf("%d ranks recorded calls of more than one thread (MPI_THREAD_MULTIPLE), whose records "+
+			"interleave in one file: the model reads a rank's calls as one stream, so that the calls of two threads overlap in it "+
+			"(its MPI time counts both), and a replay may not complete", t.threaded)
+	}
 	if t.hasT0 {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
 		a["time.unit"] = "wall-clock seconds since time.origin (Unix time or the tracer's clock)"
 	}
 }
+
+// AttrThreads is the Meta.Attrs key that says how many ranks recorded
+// calls of several threads.
+const AttrThreads = "dumpi.threads"
 
 // AttrIgnored is the Meta.Attrs key that says which calls that
 // communicate sst-dumpi counted and did not record.

@@ -18,6 +18,7 @@ type binWriter struct {
 	version [3]byte
 	calls   [numCounted]int32
 	ignored [numCounted]int32 // the calls the footer counts as left out
+	thread  uint16            // the thread the next records are of
 	sizes   []int32
 	wallOff int32
 	clock   int64 // ns since wallOff, advanced by each record
@@ -74,7 +75,7 @@ func (w *binWriter) call(label int, args ...any) {
 		}
 	}
 	w.u8(mask)
-	w.u16(0)
+	w.u16(w.thread)
 	if !w.noWall {
 		for k := 0; k < 2; k++ {
 			w.u16(uint16(w.clock / 1e9))
