@@ -33,6 +33,7 @@ const (
 	lCommFree       = 87
 	lCartCreate     = 99
 	lGraphCreate    = 101
+	lCartSub        = 111
 )
 
 // creates reports whether label creates a communicator that Kairos
@@ -40,7 +41,7 @@ const (
 // the n-th result of its rank's list at the n-th such call.
 func creates(label int) bool {
 	switch label {
-	case lCommDup, lCommCreate, lCommSplit, lCartCreate, lGraphCreate:
+	case lCommDup, lCommCreate, lCommSplit, lCartCreate, lGraphCreate, lCartSub:
 		return true
 	}
 	return false
@@ -68,6 +69,7 @@ type commOp struct {
 	newGroup       int
 	color, key     int64
 	size           int64   // Cart/Graph_create: the number of members
+	dims           []int32 // Cart_create: the grid's dimensions; Cart_sub: which it keeps
 	ranks          []int32 // Group_incl/excl ranks, range triples
 	parentRank     int     // rank in the parent communicator (pass)
 	members        []int32 // Comm_create: the group's world ranks (pass)
@@ -90,6 +92,9 @@ type commTable struct {
 	// know); groups indexes the ids of those groups.
 	epochs [][]uint32
 	groups map[string]uint32
+	// carts are the dimensions of the Cartesian communicators, by id: a
+	// Cart_sub's members follow from its parent's.
+	carts map[uint32][]int32
 	// self is, per rank, the id of the communicator of the rank alone
 	// that its collectives on MPI_COMM_SELF (or a communicator made from
 	// it) are on, 0 where it makes none: one-member collectives, as the
@@ -171,10 +176,14 @@ func commOpOf(c *call) commOp {
 		o.color, o.key = get("color"), get("key")
 	case lCartCreate:
 		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+		o.dims = slices.Clone(c.arr[field(c.label, "dims")])
 		o.size = 1
-		for _, d := range c.arr[field(c.label, "dims")] {
+		for _, d := range o.dims {
 			o.size *= int64(d)
 		}
+	case lCartSub:
+		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
+		o.dims = slices.Clone(c.arr[field(c.label, "remain_dims")])
 	case lGraphCreate:
 		o.comm, o.newComm = int(get("oldcomm")), int(get("newcomm"))
 		o.size = get("nodes")
@@ -526,12 +535,14 @@ func (t *commTable) complete(ranks []passRank, parent uint32, waiting []int) (bo
 		for i, m := range g {
 			w[i] = int32(ranks[m.r].world)
 		}
+		first := &ranks[g[0].r].ops[ranks[g[0].r].next]
 		if label == lCommCreate {
 			// A group keeps its own order.
-			w = slices.Clone(ranks[g[0].r].ops[ranks[g[0].r].next].members)
+			w = slices.Clone(first.members)
 		}
 		t.members = append(t.members, w)
 		id := uint32(len(t.members))
+		t.setCart(id, first)
 		for _, m := range g {
 			got[m.r] = id
 		}
@@ -609,6 +620,64 @@ func (t *commTable) newCommKey(o *commOp, members []int32) (string, bool) {
 		return fmt.Sprint(o.members), true
 	case lCartCreate, lGraphCreate:
 		return "", int64(o.parentRank) < o.size
+	case lCartSub:
+		coords, ok := cartCoords(t.carts[o.resolvedParent], o.parentRank)
+		if !ok || len(o.dims) != len(coords) {
+			return "", false
+		}
+		var dropped []int64 // the coordinates in the dimensions it drops: its sub-grid
+		for i, keep := range o.dims {
+			if keep == 0 {
+				dropped = append(dropped, coords[i])
+			}
+		}
+		return fmt.Sprint(dropped), true
 	}
 	return "", true
+}
+
+// cartCoords returns the coordinates of rank r in a grid of dims, the
+// last dimension varying fastest (MPI's row-major order), false if dims
+// is no grid of more than r places.
+func cartCoords(dims []int32, r int) ([]int64, bool) {
+	if len(dims) == 0 || r < 0 {
+		return nil, false
+	}
+	coords := make([]int64, len(dims))
+	rest := int64(r)
+	for i := len(dims) - 1; i >= 0; i-- {
+		if dims[i] <= 0 {
+			return nil, false
+		}
+		coords[i] = rest % int64(dims[i])
+		rest /= int64(dims[i])
+	}
+	return coords, rest == 0
+}
+
+// setCart records the dimensions of communicator id if call o makes a
+// Cartesian one: a Cart_create's, or the dimensions a Cart_sub keeps of
+// its parent's.
+func (t *commTable) setCart(id uint32, o *commOp) {
+	var dims []int32
+	switch o.label {
+	case lCartCreate:
+		dims = o.dims
+	case lCartSub:
+		parent := t.carts[o.resolvedParent]
+		if len(parent) != len(o.dims) {
+			return
+		}
+		for i, keep := range o.dims {
+			if keep != 0 {
+				dims = append(dims, parent[i])
+			}
+		}
+	default:
+		return
+	}
+	if t.carts == nil {
+		t.carts = map[uint32][]int32{}
+	}
+	t.carts[id] = dims
 }

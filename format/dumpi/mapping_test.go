@@ -833,3 +833,50 @@ func TestThreadsNoted(t *testing.T) {
 		}
 	}
 }
+
+// TestCartSub: the communicators MPI_Cart_sub makes of a 2x3 grid (its
+// rows, then its columns) are known (they were unknown communicators:
+// their calls read as deferred, their messages not replayed): a row's
+// broadcast is rooted at its first rank, a column's message goes to the
+// rank of the other row, and the trace checks.
+func TestCartSub(t *testing.T) {
+	const dtInt = 9
+	ws := writers(6)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lCartCreate, commWorld, 2, []int32{2, 3}, []int32{0, 0}, 0, 5)
+		w.call(lCartSub, 2, 5, []int32{0, 1}, 6)
+		w.call(lCartSub, 2, 5, []int32{1, 0}, 7)
+		w.call(lBcast, 1, dtInt, 0, 6)
+		if r < 3 {
+			w.call(lSend, 1, dtInt, 1, 5, 7)
+		} else {
+			w.call(lRecv, 1, dtInt, 0, 5, 7, nil)
+		}
+		w.call(lFinalize)
+	}
+	src, tr := load(t, ws)
+	if u := src.Meta().Attrs["unknown-comms"]; u != "" {
+		t.Errorf("unknown communicators: %s", u)
+	}
+	for r := range tr.Ranks {
+		var got []string
+		rd := tr.Ranks[r].Reader()
+		for rd.Next() {
+			if e := rd.Event(); e.Kind == trace.Bcast || e.Kind == trace.Send || e.Kind == trace.Recv {
+				got = append(got, fmt.Sprintf("%s %d", e.Kind, e.Partner))
+			}
+		}
+		want := []string{fmt.Sprintf("bcast %d", r/3*3), fmt.Sprintf("send %d", r+3)}
+		if r >= 3 {
+			want[1] = fmt.Sprintf("recv %d", r-3)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d: %q, want %q", r, got, want)
+		}
+	}
+	rep, err := check.Check(src, check.Options{})
+	if err != nil || !rep.OK() {
+		t.Errorf("check: %v %v", err, rep.Problems)
+	}
+}

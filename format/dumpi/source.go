@@ -111,7 +111,7 @@ func (t *Trace) unknownComms() string {
 	if ranks > len(parts) {
 		more = fmt.Sprintf("; and %d more ranks", ranks-len(parts))
 	}
-	return fmt.Sprintf("%d calls on %d ranks are on communicators the trace does not create (created before tracing began, or by calls Kairos does not follow: MPI_Cart_sub, MPI_Comm_create_group, intercommunicators...): %s%s; they are read as MPI time (deferred calls) named \"<function> (unknown communicator)\", their messages are not replayed",
+	return fmt.Sprintf("%d calls on %d ranks are on communicators the trace does not create (created before tracing began, or by calls Kairos does not follow or sst-dumpi does not record: MPI_Comm_create_group, intercommunicators...): %s%s; they are read as MPI time (deferred calls) named \"<function> (unknown communicator)\", their messages are not replayed",
 		calls, ranks, strings.Join(parts, "; "), more)
 }
 
