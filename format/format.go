@@ -29,7 +29,7 @@ type Format struct {
 	Detect func(path string, head []byte, isDir bool) bool
 	// Hint, if not nil, says why a file that no format recognises looks
 	// like a broken trace of this format ("" if it does not), for the
-	// error Detect returns.
+	// error Detect returns; head is nil for a directory.
 	Hint func(path string, head []byte) string
 	// Open returns the trace at path as a Source.
 	Open func(path string) (trace.Source, error)
@@ -100,17 +100,17 @@ func Detect(path string) (Format, error) {
 		}
 		return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, what)
 	}
+	for _, f := range formats {
+		if f.Hint == nil {
+			continue
+		}
+		if h := f.Hint(path, head); h != "" { // head is nil for a directory
+			return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, h)
+		}
+	}
 	if st.IsDir() {
 		if found := tracesIn(path, false); len(found) > 0 {
 			return Format{}, fmt.Errorf("%s: %w: a directory; the traces in it: %s", path, ErrUnknownFormat, strings.Join(found, ", "))
-		}
-	}
-	for _, f := range formats {
-		if f.Hint == nil || st.IsDir() {
-			continue
-		}
-		if h := f.Hint(path, head); h != "" {
-			return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, h)
 		}
 	}
 	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, ReadableNames())

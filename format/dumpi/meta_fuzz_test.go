@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"kairos/format"
 )
 
 // FuzzMeta opens arbitrary text as a DUMPI .meta file beside two rank
@@ -140,5 +142,24 @@ func TestOpenPathForms(t *testing.T) {
 		if n := tr.NumRanks(); n != 2 {
 			t.Errorf("%s: %d ranks", p, n)
 		}
+	}
+}
+
+// TestTwoTracesInADirectory: a directory holding two runs' files (sst-dumpi
+// writes each beside the last) is refused with the .meta files to name,
+// not a list of .bin files.
+func TestTwoTracesInADirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, prefix := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(dir, prefix+"-0000.bin"), smallBin(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, prefix+".meta"), []byte("numprocs=1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := format.Detect(dir)
+	if err == nil || !strings.HasSuffix(err.Error(), "a directory holding 2 DUMPI traces: give the .meta file of the one to read (a.meta, b.meta)") {
+		t.Errorf("error %v", err)
 	}
 }

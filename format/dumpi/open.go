@@ -22,8 +22,25 @@ func init() {
 		Name:        "dumpi",
 		Description: "SST DUMPI binary trace (.meta + per-rank .bin files, a directory holding them, or one .bin)",
 		Detect:      Detect,
+		Hint:        hint,
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
 	})
+}
+
+// hint names the traces of a directory that holds several, which Detect
+// refuses: sst-dumpi writes each run's files beside the last run's.
+func hint(path string, head []byte) string {
+	if head != nil {
+		return ""
+	}
+	metas, _ := filepath.Glob(filepath.Join(fileio.QuoteGlob(path), "*.meta"))
+	if len(metas) < 2 {
+		return ""
+	}
+	for i, m := range metas {
+		metas[i] = filepath.Base(m)
+	}
+	return fmt.Sprintf("a directory holding %d DUMPI traces: give the .meta file of the one to read (%s)", len(metas), strings.Join(metas, ", "))
 }
 
 // Detect reports whether path is a DUMPI trace: a .meta file, a directory
