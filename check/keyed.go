@@ -23,7 +23,11 @@ func byKey(ev *trace.Event) bool { return ev.Source != trace.NoRank && ev.Partne
 // keyOf returns the key a request started by ev on rank r is stored under.
 func keyOf(r int, ev *trace.Event) reqstore.Key {
 	if ev.Kind == trace.Irecv {
-		return reqstore.Key{Src: ev.Partner, Dst: int32(r), Tag: ev.Tag}
+		src := ev.Partner
+		if src == trace.AnySource {
+			src = reqstore.AnySourceKey
+		}
+		return reqstore.Key{Src: src, Dst: int32(r), Tag: ev.Tag}
 	}
 	return reqstore.Key{Src: int32(r), Dst: ev.Partner, Tag: ev.Tag}
 }

@@ -855,8 +855,12 @@ func (s *simulation) checkPeer(r *rank, p int32) bool {
 }
 
 // actorKey is the number rank g's requests are stored under
-// (Config.ActorKeys); a partner that is not a rank (any source) keeps its.
+// (Config.ActorKeys); any source is reqstore.AnySourceKey, as SimGrid
+// 3.32 files it.
 func (s *simulation) actorKey(g int32) int32 {
+	if g == trace.AnySource {
+		return reqstore.AnySourceKey
+	}
 	if s.cfg.ActorKeys == nil || g < 0 || int(g) >= len(s.cfg.ActorKeys) {
 		return g
 	}

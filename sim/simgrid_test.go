@@ -1865,3 +1865,49 @@ func TestActionsLeavePassiveOut(t *testing.T) {
 		}
 	}
 }
+
+// TestAnySourceWaitKeys: SimGrid 3.32 files a receive from MPI_ANY_SOURCE
+// under the sender -556 (MPI_ANY_SOURCE's actor id less one), so that a
+// wait naming -555 or -333 does not find it and returns at once, and one
+// naming -556 waits for the message (a second, then the message of rank
+// 1, 0.1 s in, from SimGrid's replay: 1.000000 and 1.100202 s). Kairos
+// files it so; it waited on -555. The times are SimGrid's, and where
+// smpirun is installed, the replay is compared with it.
+func TestAnySourceWaitKeys(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		want float64
+	}{{"-555", 1.0}, {"-333", 1.0}, {"-556", 1.100202}} {
+		dir, plat, hostfile := smallCluster(t, 2, "")
+		text := "0 init\n0 irecv -555 0 256 1\n0 wait " + c.key + " 0 0\n0 compute 1e9\n0 finalize\n" +
+			"1 init\n1 compute 1e8\n1 send 0 0 10 1\n1 finalize\n"
+		trace := filepath.Join(dir, "t.ti")
+		if err := os.WriteFile(trace, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ti.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(tr, machineOn(t, plat, 2), sim.DefaultConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(res.Time-c.want) > 5e-7 {
+			t.Errorf("wait %s: %.6f s, want SimGrid's %.6f", c.key, res.Time, c.want)
+		}
+		if _, err := exec.LookPath("smpirun"); err == nil || testenv.Required() {
+			testenv.Tool(t, "smpirun", "libsimgrid-dev")
+			sg, err := runSimGrid(dir, "desc", plat, hostfile, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(sg-res.Time) > 5e-7 {
+				t.Errorf("wait %s: Kairos %.9f s, SimGrid %.9f", c.key, res.Time, sg)
+			}
+		}
+	}
+}

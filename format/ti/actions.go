@@ -3,6 +3,7 @@ package ti
 import (
 	"strconv"
 
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
 
@@ -180,15 +181,20 @@ func (p *parser) setPointToPoint(k trace.Kind, partner, tag int32, b int64, dt t
 	case trace.Irecv:
 		p.nextReq++
 		ev.Request = p.nextReq
-		p.store.Push(reqKey{Src: ev.Partner, Dst: p.rank, Tag: ev.Tag}, ev.Request)
+		src := ev.Partner
+		if src == trace.AnySource {
+			src = reqstore.AnySourceKey
+		}
+		p.store.Push(reqKey{Src: src, Dst: p.rank, Tag: ev.Tag}, ev.Request)
 	}
 }
 
 // waitTest: "wait|test <src> <dst> <tag>", kept in Source, Partner and
 // Tag as written (MPI_ANY_SOURCE and MPI_ANY_TAG aside, as a receive's). The event gets the id of the
 // oldest request stored under that key, or 0 if there is none (SimGrid
-// then does nothing). Both spellings of MPI_ANY_SOURCE, -333 and -555,
-// are one key. A test puts the request back at the end of its key's
+// then does nothing). A receive from MPI_ANY_SOURCE is stored under
+// -556, as SimGrid 3.32 files it (reqstore.AnySourceKey): a wait naming
+// -555 or -333 does not find it, one naming -556 does. A test puts the request back at the end of its key's
 // queue, as SimGrid 3.32 does (as the request itself or as a null request
 // if the test succeeded; which one depends on timing).
 func (p *parser) waitTest(k trace.Kind) {

@@ -107,8 +107,11 @@
 //     which makes SimGrid abort, is reported by Trace.Warnings.
 //   - MPI_ANY_SOURCE: SimGrid's tracer writes it as -333 (MPI_UNDEFINED, a
 //     bug: the replay then deadlocks); -555 is the real MPI_ANY_SOURCE.
-//     Both read as trace.AnySource, and are one request key. MPI_ANY_TAG
-//     (-444) on a receive reads as trace.AnyTag.
+//     Both read as trace.AnySource. SimGrid 3.32 files a receive from
+//     MPI_ANY_SOURCE under the sender -556 (its actor id less one), so a
+//     wait or test that names -555 or -333 does not find it and does
+//     nothing, and one that names -556 does; Kairos files it so too.
+//     MPI_ANY_TAG (-444) on a receive reads as trace.AnyTag.
 //   - A recv or irecv count below zero means "probe for the size": it reads
 //     as RecvBytes = -1.
 //
@@ -144,8 +147,9 @@
 // carries both datatypes (SimGrid 3.32 requires six arguments), and a
 // sendrecv with a tag other than 0 (which SimGrid's sendRecv would match
 // with tag 0) becomes the isend, irecv and waits SimGrid's sendRecv does;
-// MPI_ANY_SOURCE is written -555, which SimGrid's replay honours, and
-// MPI_ANY_TAG -444. A waitall on only some of the outstanding requests
+// MPI_ANY_SOURCE is written -555, which SimGrid's replay honours, a wait
+// or test of such a receive names -556, where SimGrid files it (with -555
+// SimGrid's replay skipped the wait), and MPI_ANY_TAG is -444. A waitall on only some of the outstanding requests
 // becomes one wait per request. What TI cannot express is left out and
 // counted in WriteStats: CommCreate, CommFree, Probe, Iprobe and Local
 // events, one-sided and MPI-IO calls (SimGrid's replay has no action for

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"kairos/internal/fileio"
+	"kairos/internal/reqstore"
 	"kairos/trace"
 )
 
@@ -458,6 +459,9 @@ func (rw *rankWriter) pointToPoint(e *trace.Event) {
 	case trace.Isend:
 		rw.start(e.Request, reqKey{Src: me, Dst: p, Tag: int32(t)})
 	case trace.Irecv:
+		if p == simgridAnySource {
+			p = reqstore.AnySourceKey // where SimGrid files it: its wait names -556
+		}
 		rw.start(e.Request, reqKey{Src: p, Dst: me, Tag: int32(t)})
 	}
 }

@@ -21,6 +21,13 @@ import (
 // them.
 type Key struct{ Src, Dst, Tag int32 }
 
+// AnySourceKey is the sender a receive from MPI_ANY_SOURCE is stored
+// under. SimGrid 3.32 files a request under its actors' ids less one (the
+// ranks, under smpirun), and MPI_ANY_SOURCE (-555) less one is -556: a
+// wait or test naming -555 (or -333) does not find the receive, and does
+// nothing, while one naming -556 finds it.
+const AnySourceKey int32 = -556
+
 // packed returns k in 64 bits, and whether its fields fit: end-points
 // from -2 to 2^20-3, tags within ±2^23 (every trace's). A map hashes a
 // uint64 about four times faster than three int32.
