@@ -351,8 +351,9 @@ func (m *mapper) bufferFlush(e *Event) {
 		return
 	}
 	stop := e.Time + (e.Value - e.RawTime) // the stop time as written, corrected as the start
-	if stop < e.Time {
-		stop = undefined64 // past the clock's end: a hostile archive's
+	c := m.src.arch.Defs.Clock
+	if stop < e.Time || c.TraceLength > 0 && stop-c.GlobalOffset > c.TraceLength {
+		return // past the clock's or the trace's end: a damaged record
 	}
 	m.flushes++
 	m.flushed += m.ps(stop) - m.ps(e.Time)
