@@ -123,15 +123,15 @@ type Defs struct {
 	LocationGroups map[uint32]Location
 	Groups         map[uint32]*Group
 	Comms          map[uint32]Comm
-	InterComms     map[uint32]InterComm
-	MetricMembers  map[uint32]uint32   // member id -> name string
-	Metrics        map[uint32][]uint32 // class or instance id -> member ids
-	Parameters     map[uint32]uint32   // parameter id -> name string
-	Paradigms      map[uint8]uint32    // paradigm -> name string
-	RmaWins        map[uint32]Comm     // window -> name string and communicator (Group unused)
-	IoParadigms    map[uint8]uint32    // I/O paradigm -> name string
-	IoFiles        map[uint32]string   // regular file or directory -> "file://name" or "directory://name"
-	IoHandles      map[uint32]IoHandle
+	InterComms     map[uint32]InterComm      // intercommunicator -> its groups
+	MetricMembers  map[uint32]uint32         // member id -> name string
+	Metrics        map[uint32][]uint32       // class or instance id -> member ids
+	Parameters     map[uint32]uint32         // parameter id -> name string
+	Paradigms      map[uint8]uint32          // paradigm -> name string
+	RmaWins        map[uint32]Comm           // window -> name string and communicator (Group unused)
+	IoParadigms    map[uint8]uint32          // I/O paradigm -> name string
+	IoFiles        map[uint32]string         // regular file or directory -> "file://name" or "directory://name"
+	IoHandles      map[uint32]IoHandle       // I/O handle -> its name, file, paradigm and communicator
 	SourceLocs     map[uint32][2]uint32      // source code location -> file string, line
 	CallingCtxs    map[uint32]CallingContext // calling context -> its frame
 	InterruptGens  map[uint32]uint32         // interrupt generator -> name string
