@@ -89,6 +89,9 @@ type Report struct {
 	Options Options
 	Ranks   int
 	Took    time.Duration
+	// SimTook is how long Options.Simulate took: on a large trace, most
+	// of Took with SimGrid's model.
+	SimTook time.Duration
 
 	Stats    *stats.Stats
 	StatsErr error
@@ -138,7 +141,9 @@ func Build(src trace.Source, opt Options) *Report {
 	}
 	r.Check, r.CheckErr = check.Check(src, check.Options{Protocol: proto})
 	if opt.Simulate != nil {
+		began := time.Now()
 		r.Sim, r.simulated, r.SimErr = opt.Simulate(src, r.Stats == nil || !r.Stats.Timed)
+		r.SimTook = time.Since(began)
 	}
 	copt := clock.DefaultOptions()
 	copt.Speed = opt.Speed

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/format/ktr"
 	"kairos/internal/testenv"
@@ -106,6 +107,16 @@ func TestReportAnalytic(t *testing.T) {
 		}
 		if analyticReplay := strings.Contains(s, "50us (analytic): "); analyticReplay != (c.flags != nil) {
 			t.Errorf("report %v: the reduction replayed analytic: %v", c.flags, analyticReplay)
+		}
+	}
+	// A replay that takes long (here, any) suggests --analytic, unless
+	// it was analytic.
+	defer func(d time.Duration) { slowReplay = d }(slowReplay)
+	slowReplay = 0
+	for _, flags := range [][]string{nil, {"--analytic"}} {
+		_, _, errs := csRun(append([]string{"report", tr, "-o", filepath.Join(dir, "r.html")}, flags...)...)
+		if hint := strings.Contains(errs, "note: the replay with SimGrid's model took "); hint != (flags == nil) {
+			t.Errorf("report %v: the hint to replay --analytic: %v (%q)", flags, hint, errs)
 		}
 	}
 }
