@@ -502,9 +502,15 @@ func (a *aligner) offsets(r int32, it []tile) [][]rawOffset {
 // the bounds it shares with the tiles around it included: the first j
 // calls join the tile before (a variant of the step, or the last piece
 // of a loop turned alike), and the last iteration takes the first j
-// calls of the tile after if that tile is not a loop's and has more;
-// else they are tiles of their own. Neither crosses a bound the program
-// set (ends), nor leaves a different number of requests pending.
+// calls of the tile after if that tile is not a loop's and has as many
+// or more; else they are tiles of their own. Where the tile before is
+// not a loop's and ends with the turned body's first p-j calls, the
+// first iteration takes these instead: a step variant before the run
+// (the step that also reduces diagnostics) keeps its own calls, not the
+// next step's first j, which linked two steps of the partners' into one
+// instance (GROMACS' energy allreduce every few steps). Neither crosses
+// a bound the program set (ends), nor leaves a different number of
+// requests pending.
 func (a *aligner) apply(r int32, pl plan) bool {
 	if !slices.ContainsFunc(pl.runs, func(l loopRun) bool { return l.turn > 0 }) {
 		return false
@@ -515,8 +521,13 @@ func (a *aligner) apply(r int32, pl plan) bool {
 		runAt[l.k] = l
 	}
 	out := make([]tile, 0, len(ts)+len(pl.runs))
+	inRun := false // whether out's last tile is an iteration of a run
 	for k := 0; k < len(ts); {
 		l, ok := runAt[k]
+		if ts[k].start == ts[k].end {
+			k++ // taken whole by the iteration before
+			continue
+		}
 		if !ok || l.turn == 0 {
 			n := 1
 			if ok {
@@ -524,29 +535,62 @@ func (a *aligner) apply(r int32, pl plan) bool {
 			}
 			out = append(out, ts[k:k+n]...)
 			k += n
+			inRun = ok
 			continue
 		}
-		j, it := l.turn, ts[k:k+l.m]
+		it := ts[k : k+l.m]
 		k += l.m
-		p, start, end := it[1].end-it[1].start, it[0].start, it[l.m-1].end
-		if n := len(out); n > 0 && out[n-1].end == start && !a.end(r, start) {
-			out[n-1].end += j
-		} else {
-			out = append(out, tile{start: start, end: start + j, pt: -1})
-		}
-		for s := start + j; s+p <= end; s += p {
-			out = append(out, tile{start: s, end: s + p, pt: -2})
-		}
-		last := tile{start: end - p + j, end: end, pt: -1}
-		rd := &a.ranks[r]
-		if _, loop := runAt[k]; !loop && k < len(ts) && ts[k].start == end && ts[k].end-ts[k].start > j &&
-			!a.end(r, end) && rd.openAt(end+j) == rd.openAt(end) {
-			last.end += j
-			ts[k].start += j
-		}
-		out = append(out, last)
+		_, loop := runAt[k]
+		out = a.turn(r, out, it, l.turn, !inRun, !loop && k < len(ts), ts[k:])
+		inRun = false // the run's last piece is no loop's
 	}
 	a.tiles[r] = slices.Clip(out)
+	return true
+}
+
+// turn appends the iterations of rank r's run it, turned by j, to out
+// (see apply); before and after say whether out's last tile and the
+// next (rest[0]) may give or take calls, being no loop's.
+func (a *aligner) turn(r int32, out, it []tile, j int32, before, after bool, rest []tile) []tile {
+	rd := &a.ranks[r]
+	p, start, end := it[0].end-it[0].start, it[0].start, it[len(it)-1].end
+	first := start + j
+	switch n := len(out); {
+	case n > 0 && before && a.takesBack(r, out[n-1], start, p-j, j):
+		first = start + j - p
+		if out[n-1].end -= p - j; out[n-1].start == out[n-1].end {
+			out = out[:n-1]
+		}
+	case n > 0 && out[n-1].end == start && !a.end(r, start):
+		out[n-1].end += j
+	default:
+		out = append(out, tile{start: start, end: start + j, pt: -1})
+	}
+	for s := first; s+p <= end; s += p {
+		out = append(out, tile{start: s, end: s + p, pt: -2})
+	}
+	last := tile{start: end - p + j, end: end, pt: -1}
+	if after && rest[0].start == end && rest[0].end-rest[0].start >= j && !a.end(r, end) && rd.openAt(end+j) == rd.openAt(end) {
+		last.end += j
+		rest[0].start += j
+	}
+	return append(out, last)
+}
+
+// takesBack reports whether the first iteration of a run of rank r's
+// from start, turned by j, can begin back calls earlier: tile prev, just
+// before it, ends with the turned body's first back calls, no bound of
+// the program's lies between, and as many requests are pending there.
+func (a *aligner) takesBack(r int32, prev tile, start, back, j int32) bool {
+	rd := &a.ranks[r]
+	if prev.end != start || prev.end-prev.start < back || a.end(r, start) || rd.openAt(start-back) != rd.openAt(start+j) {
+		return false
+	}
+	for i := range back {
+		if rd.ev[start-back+i].sym != rd.ev[start+j+i].sym {
+			return false
+		}
+	}
 	return true
 }
 

@@ -131,7 +131,12 @@ func TestBestTurn(t *testing.T) {
 // the right), each rank with its longest computation before a different
 // call of the four, so that rank by rank the loops begin at different
 // calls.
-func biRingTrace(n, steps int) *trace.Trace {
+func biRingTrace(n, steps int) *trace.Trace { return biRingReduced(n, steps, 0) }
+
+// biRingReduced is biRingTrace where every every steps a step begins
+// with an MPI_Barrier and ends with an MPI_Allreduce (of diagnostics);
+// every 0: never.
+func biRingReduced(n, steps, every int) *trace.Trace {
 	const us = trace.Time(1e6)
 	tr := trace.New(n, trace.NewMeta())
 	for r := range n {
@@ -151,11 +156,18 @@ func biRingTrace(n, steps int) *trace.Trace {
 			at += us
 			tr.Ranks[r].Append(&e)
 		}
-		for range steps {
+		for s := range steps {
+			reduced := every > 0 && s%every == every-1
+			if reduced {
+				call(4, trace.Barrier, trace.NoRank)
+			}
 			call(0, trace.Send, right)
 			call(1, trace.Recv, left)
 			call(2, trace.Send, left)
 			call(3, trace.Recv, right)
+			if reduced {
+				call(4, trace.Allreduce, trace.NoRank)
+			}
 		}
 	}
 	return tr
@@ -178,6 +190,29 @@ func TestAlignRing(t *testing.T) {
 	}
 	if len(p.Sequence) < steps-4 {
 		t.Errorf("%d instances, want about %d (one a step)", len(p.Sequence), steps)
+	}
+}
+
+// TestAlignReducedSteps: every 12 steps, the ring's step begins with a
+// barrier and ends with an allreduce, which on the ranks whose loops
+// begin after their first call falls inside their first cut: that step
+// is a variant between two runs of the loop, after the barrier. Turned
+// on, the run after it gave the variant its first iteration's first
+// calls, and each reduced step was one instance with the next, 40 calls;
+// the run now takes back the variant's last call instead.
+func TestAlignReducedSteps(t *testing.T) {
+	const n, steps, every = 4, 200, 12
+	p, err := Detect(biRingReduced(n, steps, every))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range p.Sequence {
+		if in.Events > 6*n {
+			t.Fatalf("instance %d has %d calls, want at most %d (a step's, its barrier and allreduce): steps are chained", in.Position, in.Events, 6*n)
+		}
+	}
+	if len(p.Sequence) < steps {
+		t.Errorf("%d instances, want %d or more (one a step)", len(p.Sequence), steps)
 	}
 }
 

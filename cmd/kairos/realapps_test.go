@@ -238,7 +238,7 @@ var realApps = []realApp{
 	{name: "LAMMPS melt", prog: "lmp", pkg: "lammps", np: 8, long: true, args: []string{"-in", "in.melt", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, lammps+"melt/in.melt", dir, `(?m)^run\s+250`, "run 300")
-		}, check: stepsApart(250)},
+		}, check: stepsApart(250, 2)},
 	// 2-D Poiseuille flow, 500 steps on 32 ranks (an 8x4 grid), its
 	// neighbour lists rebuilt when atoms have moved (not in the 5 steps
 	// after a rebuild, then checked with an allreduce every step): steps
@@ -246,7 +246,7 @@ var realApps = []realApp{
 	{name: "LAMMPS flow", prog: "lmp", pkg: "lammps", np: 32, long: true, args: []string{"-in", "in.flow.pois", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, lammps+"flow/in.flow.pois", dir, `(?m)^run\s+10000`, "run 500")
-		}, check: stepsApart(400)},
+		}, check: stepsApart(400, 2)},
 	{name: "LAMMPS peptide", prog: "lmp", pkg: "lammps", np: 4, long: true, args: []string{"-in", "in.peptide", "-log", "none", "-screen", "none"},
 		setup: func(t *testing.T, dir string) {
 			copyInput(t, lammps+"peptide/in.peptide", dir, `(?m)^run\s+300`, "run 50")
@@ -304,10 +304,14 @@ var realApps = []realApp{
 		}},
 	// GROMACS: 200 MD steps of 1,054 water molecules, the box cut in a
 	// ring of 4 domains; PME's all-to-alls and halo exchanges with both
-	// neighbours every step, atoms redistributed every 10.
+	// neighbours every step, atoms redistributed every 10. Its load
+	// balancing moves the domains' bounds when and as the run's timing
+	// says: no two runs make the same calls. Around such a move a few
+	// steps still chain: over 16 runs here the largest instance held 124
+	// to 498 calls of about 17,500 (2.8%), and one run of CI's 463.
 	{name: "GROMACS water", prog: "gmx_mpi", pkg: "gromacs", np: 4, long: true,
 		args:  []string{"mdrun", "-s", "water.tpr", "-ntomp", "1", "-nb", "cpu"},
-		setup: gromacsWater, check: stepsApart(200)},
+		setup: gromacsWater, check: stepsApart(200, 4)},
 	// OpenFOAM: icoFoam's lid-driven cavity (its tutorial, 60x60 cells
 	// cut in 2x2 blocks), 50 time steps of PISO: conjugate-gradient
 	// solves of many small allreduces and halo exchanges each.
@@ -367,8 +371,8 @@ func gromacsWater(t *testing.T, dir string) {
 // stepsApart: the time steps of a run of steps steps are pattern
 // instances apart, not chained into a few (each rank's loop turned to
 // pair with its neighbours'): patterns of the TI trace finds at least
-// steps instances, and none of more than 2% of the run's calls.
-func stepsApart(steps int) func(t *testing.T, r *recorded) {
+// steps instances, and none of more than percent % of the run's calls.
+func stepsApart(steps, percent int) func(t *testing.T, r *recorded) {
 	return func(t *testing.T, r *recorded) {
 		out, _ := kairosOK(t, r.what, "patterns", "--json", r.ti)
 		var pats struct {
@@ -385,8 +389,8 @@ func stepsApart(steps int) func(t *testing.T, r *recorded) {
 			most = max(most, in.Events)
 		}
 		t.Logf("%s: %d pattern instances of %d calls, the largest of %d", r.what, len(pats.Instances), total, most)
-		if len(pats.Instances) < steps || most*50 > total {
-			t.Errorf("%s: %d pattern instances, the largest of %d calls of %d: want %d or more, none of more than 2%%", r.what, len(pats.Instances), most, total, steps)
+		if len(pats.Instances) < steps || most*100 > total*percent {
+			t.Errorf("%s: %d pattern instances, the largest of %d calls of %d: want %d or more, none of more than %d%%", r.what, len(pats.Instances), most, total, steps, percent)
 		}
 	}
 }
