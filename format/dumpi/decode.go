@@ -54,6 +54,19 @@ type call struct {
 
 func (c *call) hasWall() bool { return c.mask&maskWall != 0 }
 
+// times returns the record's enter and exit: its wall times, else its
+// CPU times (sst-dumpi's "timestamp cpu"), with cpu true; ok is false
+// where it has neither.
+func (c *call) times() (t [2]stamp, cpu, ok bool) {
+	switch {
+	case c.mask&maskWall != 0:
+		return c.wall, false, true
+	case c.mask&maskCPU != 0:
+		return c.cpu, true, true
+	}
+	return t, false, false
+}
+
 // decoder reads the call records of one .bin body through a buffer.
 type decoder struct {
 	progs *[len(layouts)]program // programs(), looked up once

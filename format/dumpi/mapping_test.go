@@ -880,3 +880,41 @@ func TestCartSub(t *testing.T) {
 		t.Errorf("check: %v %v", err, rep.Problems)
 	}
 }
+
+// TestCPUTimes: an archive recorded with "timestamp cpu" has CPU times
+// and no wall times; they are read as each rank's times, with a note
+// (they were dropped, and the trace read as untimed). Where a record has
+// both, its wall times are read.
+func TestCPUTimes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		wall, cpu bool
+		scale     trace.Time // the times read, against the wall clock's
+	}{
+		{"cpu", false, true, 2},
+		{"wall and cpu", true, true, 1},
+		{"wall", true, false, 1},
+		{"none", false, false, 0},
+	} {
+		ws := writers(2)
+		for _, w := range ws {
+			w.noWall, w.cpu = !c.wall, c.cpu
+			w.call(lInit, 1, []string{"prog"})
+			w.call(lBarrier, commWorld)
+			w.call(lFinalize)
+		}
+		src, tr := load(t, ws)
+		note := src.Meta().Attrs[AttrCPUClock]
+		if want := c.cpu && !c.wall; (note != "") != want || want && !strings.HasPrefix(note, "2 ranks recorded CPU times") {
+			t.Errorf("%s: note %q", c.name, note)
+		}
+		rd := tr.Ranks[1].Reader()
+		for range 3 {
+			rd.Next()
+		}
+		e := rd.Event() // the finalize: 4 µs of wall time after the init's enter
+		if e.HasTime != (c.scale > 0) || c.scale > 0 && e.Enter != 4e6/c.scale {
+			t.Errorf("%s: finalize timed %v, at %d ps; want %v, at %d", c.name, e.HasTime, e.Enter, c.scale > 0, 4e6/max(c.scale, 1))
+		}
+	}
+}

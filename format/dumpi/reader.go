@@ -63,10 +63,10 @@ func (r *Reader) Next() bool {
 			continue
 		}
 		r.ev.Reset()
-		if c.hasWall() {
+		if ts, _, ok := c.times(); ok {
 			r.ev.HasTime = true
-			r.ev.Enter = c.wall[0].since(r.t.t0)
-			r.ev.Exit = c.wall[1].since(r.t.t0)
+			r.ev.Enter = ts[0].since(r.t.t0)
+			r.ev.Exit = ts[1].since(r.t.t0)
 		}
 		if err := r.mapCall(c); err != nil {
 			r.err = err

@@ -22,13 +22,16 @@ import (
 // the run's MPI_COMM_WORLD, the ranks without a file have no events, and
 // Meta.Attrs["partial"] says which they are.
 type Trace struct {
-	n       int        // MPI_COMM_WORLD's size
-	files   []rankFile // the ranks that have a file, in rank order
-	meta    trace.Meta
-	t0      stamp // earliest wall time of any record
-	hasT0   bool
-	comms   *commTable
-	regions [len(layouts)]uint32
+	n     int        // MPI_COMM_WORLD's size
+	files []rankFile // the ranks that have a file, in rank order
+	meta  trace.Meta
+	t0    stamp // earliest time of any record
+	hasT0 bool
+	// cpuRanks counts the ranks whose records have CPU times and no wall
+	// times (sst-dumpi's "timestamp cpu"): their CPU times are read.
+	cpuRanks int
+	comms    *commTable
+	regions  [len(layouts)]uint32
 	// unknown are the regions of calls on communicators the trace does
 	// not say the members of (see Reader.comm).
 	unknown [len(layouts)]uint32
@@ -67,11 +70,14 @@ func openFiles(n int, files []rankFile, open opener) (*Trace, error) {
 	}
 	t := &Trace{n: n, files: files, meta: trace.NewMeta(), open: open}
 	for i := range files {
-		info, first, err := scanStart(open, files[i].path)
+		info, first, cpu, err := scanStart(open, files[i].path)
 		if err != nil {
 			return nil, err
 		}
 		files[i].info = info
+		if cpu {
+			t.cpuRanks++
+		}
 		if first != nil && (!t.hasT0 || first.before(t.t0)) {
 			t.t0, t.hasT0 = *first, true
 		}
@@ -146,20 +152,21 @@ func (t *Trace) absent() string {
 	return b.String()
 }
 
-// scanStart reads a file's description and the wall time its first record
-// starts at (nil if it has none).
-func scanStart(open opener, path string) (*binInfo, *stamp, error) {
+// scanStart reads a file's description and the time its first record
+// starts at (nil if it has none), and whether that is a CPU time.
+func scanStart(open opener, path string) (*binInfo, *stamp, bool, error) {
 	f, info, err := openBin(open, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	defer f.Close()
 	d := newDecoder(f, info)
-	if d.next() && d.c.hasWall() {
-		s := d.c.wall[0]
-		return info, &s, nil
+	if d.next() {
+		if ts, cpu, ok := d.c.times(); ok {
+			return info, &ts[0], cpu, nil
+		}
 	}
-	return info, nil, d.err
+	return info, nil, false, d.err
 }
 
 // commPass collects every rank's communicator calls and resolves them.
@@ -240,7 +247,17 @@ func (t *Trace) fillMeta() {
 		a["time.origin"] = fmt.Sprintf("%d.%09d", t.t0.sec, t.t0.nsec)
 		a["time.unit"] = "wall-clock seconds since time.origin (Unix time or the tracer's clock)"
 	}
+	if t.cpuRanks > 0 {
+		a["time.unit"] = "seconds since time.origin: wall-clock, or each process's CPU time where it has no wall time"
+		a[AttrCPUClock] = fmt.Sprintf("%d ranks recorded CPU times and no wall times (sst-dumpi's \"timestamp cpu\"): their times are "+
+			"the CPU time of each process, a clock of its own, so that computation is right, a wait that sleeps looks shorter "+
+			"than it was, and their times do not line up with other ranks'", t.cpuRanks)
+	}
 }
+
+// AttrCPUClock is the Meta.Attrs key that says how many ranks' times are
+// CPU times.
+const AttrCPUClock = "dumpi.cpu-clock"
 
 // AttrThreads is the Meta.Attrs key that says how many ranks recorded
 // calls of several threads.

@@ -23,6 +23,7 @@ type binWriter struct {
 	wallOff int32
 	clock   int64 // ns since wallOff, advanced by each record
 	noWall  bool
+	cpu     bool // records have CPU times (before their wall times, if any)
 }
 
 // newBinWriter returns a writer of a DUMPI 0.6.9+ file with dumpi's
@@ -69,6 +70,9 @@ func (w *binWriter) call(label int, args ...any) {
 	if !w.noWall {
 		mask |= maskWall
 	}
+	if w.cpu {
+		mask |= maskCPU
+	}
 	for i, o := range p.ops {
 		if o.code == opStatus && args[i] != nil {
 			mask |= maskStatus
@@ -76,15 +80,23 @@ func (w *binWriter) call(label int, args ...any) {
 	}
 	w.u8(mask)
 	w.u16(w.thread)
-	if !w.noWall {
-		for k := 0; k < 2; k++ {
-			w.u16(uint16(w.clock / 1e9))
-			w.u32(uint32(w.clock % 1e9))
-			w.clock += 1000
-		}
+	if w.cpu {
+		w.times(w.clock / 2) // half as fast as the wall clock: the process shared its core
 	}
+	if !w.noWall {
+		w.times(w.clock)
+	}
+	w.clock += 2000
 	for i, o := range p.ops {
 		w.field(o, args[i], mask)
+	}
+}
+
+// times appends a record's enter and exit, at ns and 1 µs later.
+func (w *binWriter) times(ns int64) {
+	for k := range int64(2) {
+		w.u16(uint16((ns + k*1000) / 1e9))
+		w.u32(uint32((ns + k*1000) % 1e9))
 	}
 }
 
