@@ -429,6 +429,7 @@ func hpccKernelsCut(t *testing.T, r *recorded) {
 		}
 		first, last = min(first, in.Start), max(last, in.Finish)
 	}
+	t.Logf("%s: %d pattern instances of %d calls, the largest of %d", r.what, len(pats.Instances), calls, most.Events)
 	if 20*most.Events > calls {
 		t.Errorf("%s: instance %d holds %d of the %d calls in instances, over 5%%", r.what, most.Position, most.Events, calls)
 	}
@@ -443,6 +444,10 @@ func hpccKernelsCut(t *testing.T, r *recorded) {
 	if err := json.Unmarshal([]byte(out), &ph); err != nil {
 		t.Fatalf("%s: phases --json: %v", r.what, err)
 	}
+	longest := int64(0)
+	defer func() {
+		t.Logf("%s: %d phases, the longest %.0f%% of the run", r.what, len(ph.Phases), 100*float64(longest)/float64(last-first))
+	}()
 	for _, p := range ph.Phases {
 		from, to := last, first
 		for _, in := range pats.Instances {
@@ -450,6 +455,7 @@ func hpccKernelsCut(t *testing.T, r *recorded) {
 				from, to = min(from, in.Start), max(to, in.Finish)
 			}
 		}
+		longest = max(longest, to-from)
 		if 2*(to-from) >= last-first {
 			t.Errorf("%s: phase %d (instances %d to %d) spans %.3f s of the run's %.3f s:\n%s", r.what, p.Number, p.From, p.To,
 				float64(to-from)*1e-12, float64(last-first)*1e-12, clip(out))
