@@ -69,8 +69,9 @@ MPI_Waitall and wherever the enclosing user function changes, then at
 the iterations of its loops (a body of calls repeated at least three
 times in a row, which a time step is even without user functions), and
 each context is covered by maximal repeats (process patterns, found with
-a suffix array); --paper keeps the paper's contexts as published. Process-pattern instances that exchange messages or join
-the same collectives are linked into communication-pattern instances;
+a suffix array); --paper keeps the paper's contexts as published.
+Process-pattern instances that exchange messages or join the same
+collectives are linked into communication-pattern instances;
 each distinct set of process patterns is one pattern, CP1, CP2... in
 order of first appearance. Instances are ordered by happened-before (Enter
 time, or Lamport clocks in an untimed trace).
