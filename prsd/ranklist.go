@@ -1,8 +1,8 @@
-// Package cluster groups the ranks of a trace by behaviour (ScalaTrace,
-// Bahmani & Mueller's signature clustering, ACURDION) and keeps one
-// representative trace per group. A group's members are written as a
-// Ranklist, ScalaTrace's compact encoding of a set of MPI ranks.
 package prsd
+
+// A group of ranks (a cluster's members, the ranks that execute a call)
+// is written as a Ranklist, ScalaTrace's compact encoding of a set of MPI
+// ranks.
 
 import (
 	"cmp"
