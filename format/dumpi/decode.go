@@ -52,8 +52,6 @@ type call struct {
 	statuses  []status
 }
 
-func (c *call) hasWall() bool { return c.mask&maskWall != 0 }
-
 // times returns the record's enter and exit: its wall times, else its
 // CPU times (sst-dumpi's "timestamp cpu"), with cpu true; ok is false
 // where it has neither.
