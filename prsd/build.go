@@ -38,6 +38,9 @@ type Settling struct {
 	Sites   []uint64     // the sites CompSite numbers so far (Header.Sites)
 	Items   []*Node      // its structure
 	Origin  trace.Source // the trace compressed
+	// TimeError is Options.TimeError: the events' times and amounts may
+	// be rounded within it (trace.Rounded).
+	TimeError float64
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -176,7 +179,7 @@ func (b *Builder) settle(cl *mcluster) error {
 	if b.opt.Settle == nil || b.origin == nil {
 		return nil
 	}
-	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin})
+	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.opt.TimeError})
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,10 @@ other, each instance's group kept in order, each still within the time
 error of its own, each group's sum kept; ranks that differ by a factor
 read one histogram, each scaled to its own sum. A noisy loop's
 structure then no longer grows with its iterations, nor its ranks' by
-more than a byte or two a rank.
+more than a byte or two a rank. A cluster whose calls do not fold into
+loops of half their bytes (a real program's) is kept as its events, each
+time and computation rounded to its most significant bits within half
+the time error; --time-error 0 keeps them exact.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
@@ -302,8 +305,9 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 		return nil, nil, nil, naming(path, err)
 	}
 	// What is checked, matched and replayed is the reduction as written:
-	// a cluster kept as its events reads back with its times exact, not
-	// as the loops it was not written as. The built one is let go first.
+	// a cluster kept as its events reads back with its times rounded as
+	// written, not as the loops it was not written as. The built one is
+	// let go first.
 	reduced = nil
 	if reduced, err = rsd.Decode(enc); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: the reduction does not read back: %w", path, err)
@@ -494,7 +498,11 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	fmt.Fprintf(&b, "compressed: %s bytes for %s events%s; every rank's calls kept, times within %g%%%s\n",
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), perEvent, 100*r.Compressed.TimeError, hist)
 	if n := r.Compressed.AsEvents; n > 0 {
-		fmt.Fprintf(&b, "  %d of the %s kept as their events, times exact: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"))
+		times := "times exact"
+		if r.Compressed.TimeError > 0 {
+			times = fmt.Sprintf("each time and computation rounded within %g%%", 50*r.Compressed.TimeError)
+		}
+		fmt.Fprintf(&b, "  %d of the %s kept as their events, %s: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"), times)
 	}
 	if g := r.Aggregated; g != nil {
 		fmt.Fprintf(&b, "aggregated counts: %d of %d alltoallv instances recorded as their mean, every count within %g%% of its own (at most %.3g%%)\n",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -353,8 +354,10 @@ func TestReduceOneSided(t *testing.T) {
 
 // TestReduceAccuracyAsWritten: the accuracy is that of the reduction as
 // written. A timed exchange whose times are irregular is kept as its
-// events, and replays in the trace's time exactly, where its loops, times
-// within 1%, would not.
+// events: at the default time error, their times rounded within it, the
+// reduction's replay is the written file's; with --time-error 0 they are
+// the trace's, and so is the replay, where its loops, times within 1%,
+// would not be.
 func TestReduceAccuracyAsWritten(t *testing.T) {
 	const ranks, calls = 2, 400
 	tr := trace.New(ranks, trace.NewMeta())
@@ -383,21 +386,43 @@ func TestReduceAccuracyAsWritten(t *testing.T) {
 	if err := ktr.Write(in, tr); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := csRun("reduce", "--json", "--accuracy", "-o", filepath.Join(dir, "x.rsd"), in)
-	var res struct {
-		reduceResult
-		Compressed struct {
-			AsEvents int `json:"clusters_as_events"`
-		} `json:"compressed"`
-	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
-		t.Fatalf("exit %d: %s%s", code, out, errs)
-	}
-	if res.Compressed.AsEvents != res.Clusters {
-		t.Fatalf("%d of %d clusters kept as events, want all", res.Compressed.AsEvents, res.Clusters)
-	}
-	if a := res.Accuracy; a.Original != a.Reduced || a.Original == 0 || !a.Same {
-		t.Errorf("replayed in %.9f s, the reduction as written in %.9f s (same events: %v)", a.Original, a.Reduced, a.Same)
+	rsd := filepath.Join(dir, "x.rsd")
+	for _, exact := range []bool{false, true} {
+		args := []string{"reduce", "--json", "--accuracy", "-o", rsd, in}
+		if exact {
+			args = append(args, "--time-error", "0")
+		}
+		code, out, errs := csRun(args...)
+		var res struct {
+			reduceResult
+			Compressed struct {
+				AsEvents int `json:"clusters_as_events"`
+			} `json:"compressed"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+		if res.Compressed.AsEvents != res.Clusters {
+			t.Fatalf("%d of %d clusters kept as events, want all", res.Compressed.AsEvents, res.Clusters)
+		}
+		a := res.Accuracy
+		if exact {
+			if a.Original != a.Reduced || a.Original == 0 || !a.Same {
+				t.Errorf("exact: replayed in %.9f s, the reduction as written in %.9f s (same events: %v)", a.Original, a.Reduced, a.Same)
+			}
+			continue
+		}
+		code, out, errs = csRun("simulate", "--json", rsd, "--cluster", "2x1Gf,125MBps,50us")
+		var sim struct {
+			Time float64 `json:"simulated_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+			t.Fatalf("simulate: exit %d: %s%s", code, out, errs)
+		}
+		if a.Reduced != sim.Time || a.Same || math.Abs(a.Reduced-a.Original) > 0.01*a.Original {
+			t.Errorf("rounded: the reduction replays in %.9f s, as written in %.9f s (same events: %v), the trace in %.9f s",
+				a.Reduced, sim.Time, a.Same, a.Original)
+		}
 	}
 }
 
@@ -467,14 +492,14 @@ func TestReduceAggregateCounts(t *testing.T) {
 // TestReduceAccuracyAnalytic: --accuracy --analytic replays the trace and
 // its reduction with the contention-free model (what simulate --analytic
 // gives the trace), says so, and the reduction of IS, every rank's calls
-// kept, replays exactly.
+// kept and, at --time-error 0, every computation, replays exactly.
 func TestReduceAccuracyAnalytic(t *testing.T) {
 	dir := t.TempDir()
 	is := filepath.Join(dir, "is.ktr")
 	if code, _, errs := csRun("gen", "is", "-n", "32", "-i", "3", "-b", "64K", "-o", is); code != 0 {
 		t.Fatal(errs)
 	}
-	code, out, errs := csRun("reduce", "--json", "--accuracy", "--analytic", is)
+	code, out, errs := csRun("reduce", "--json", "--accuracy", "--analytic", "--time-error", "0", is)
 	var res struct {
 		Accuracy struct {
 			Analytic bool    `json:"analytic"`

@@ -133,7 +133,7 @@ func settle(s *prsd.Settling) ([]byte, error) {
 	st := newSites(s.Sites)
 	st.walk(s.Items)
 	limit := loopsPay * len(pack(st.appendItems(nil, s.Items)))
-	c, err := encodeColumns(memberSource{s}, limit)
+	c, err := encodeColumns(memberSource{s}, s.TimeError, limit)
 	if errors.Is(err, errCapped) {
 		return nil, nil
 	}
@@ -210,9 +210,12 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 		limit := math.MaxInt
 		if cl.Events == nil {
 			packed[i] = pack(sites.appendItems(nil, cl.Items))
+			if t.Origin() == nil {
+				continue // no events to choose: a file read back keeps its loops
+			}
 			limit = loopsPay * len(packed[i])
 		}
-		c, err := encodeColumns(clusterSource{t, i}, limit)
+		c, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit)
 		if err != nil && !errors.Is(err, errCapped) {
 			return nil, 0, fmt.Errorf("cluster %d: %w", i, err)
 		}
@@ -298,12 +301,14 @@ var zstdDecoders = sync.Pool{New: func() any {
 }}
 
 // encodeColumns returns a cluster's events in a ktr stream of every rank
-// of src (those of other clusters empty), or errCapped if that takes
-// limit bytes or more. src gives the ranks' own events, their timings
-// exact, where the trace they were built from is at hand.
-func encodeColumns(src trace.Source, limit int) ([]byte, error) {
+// of src (those of other clusters empty), their times and amounts rounded
+// within timeError (trace.Rounded: the bound a structure's timings keep,
+// the bytes of a real program's timestamps halved), or errCapped if that
+// takes limit bytes or more. src gives the ranks' own events, where the
+// trace they were built from is at hand.
+func encodeColumns(src trace.Source, timeError float64, limit int) ([]byte, error) {
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, trace.Rounded(src, timeError), ktr.Options{}); err != nil {
 		return nil, err
 	}
 	return w.b, nil
