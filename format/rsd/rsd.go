@@ -303,12 +303,21 @@ var zstdDecoders = sync.Pool{New: func() any {
 // encodeColumns returns a cluster's events in a ktr stream of every rank
 // of src (those of other clusters empty), their times and amounts rounded
 // within timeError (trace.Rounded: the bound a structure's timings keep,
-// the bytes of a real program's timestamps halved), or errCapped if that
-// takes limit bytes or more. src gives the ranks' own events, where the
-// trace they were built from is at hand.
+// a real program's timestamps in up to half the bytes), or errCapped if
+// the events, exact, take limit bytes or more: the choice between the
+// loops and the events is the exact events', so that rounding makes a
+// file smaller, never one of events where it was of loops. src gives the
+// ranks' own events, where the trace they were built from is at hand.
 func encodeColumns(src trace.Source, timeError float64, limit int) ([]byte, error) {
+	rounded := trace.Rounded(src, timeError)
+	if limit < math.MaxInt && timeError > 0 {
+		if err := ktr.Encode(&capped{limit: limit}, src, ktr.Options{}); err != nil {
+			return nil, err
+		}
+		limit = math.MaxInt
+	}
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, trace.Rounded(src, timeError), ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, rounded, ktr.Options{}); err != nil {
 		return nil, err
 	}
 	return w.b, nil
