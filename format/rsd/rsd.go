@@ -306,19 +306,24 @@ var zstdDecoders = sync.Pool{New: func() any {
 // a real program's timestamps in up to half the bytes), or errCapped if
 // the events, exact, take limit bytes or more: the choice between the
 // loops and the events is the exact events', so that rounding makes a
-// file smaller, never one of events where it was of loops. src gives the
+// file smaller, never one of events where it was of loops. Where the
+// exact events take no more bytes, they are kept. src gives the
 // ranks' own events, where the trace they were built from is at hand.
 func encodeColumns(src trace.Source, timeError float64, limit int) ([]byte, error) {
-	rounded := trace.Rounded(src, timeError)
+	var exact []byte
 	if limit < math.MaxInt && timeError > 0 {
-		if err := ktr.Encode(&capped{limit: limit}, src, ktr.Options{}); err != nil {
+		w := &capped{limit: limit}
+		if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
 			return nil, err
 		}
-		limit = math.MaxInt
+		exact, limit = w.b, math.MaxInt
 	}
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, rounded, ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, trace.Rounded(src, timeError), ktr.Options{}); err != nil {
 		return nil, err
+	}
+	if exact != nil && len(exact) <= len(w.b) {
+		return exact, nil // rounding did not pay (it can carry values into longer varints)
 	}
 	return w.b, nil
 }
