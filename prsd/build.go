@@ -27,6 +27,11 @@ type Options struct {
 	// which it keeps as their events, do not all hold their structures
 	// until the file is written.
 	Settle func(*Settling) ([]byte, error)
+	// ExactEvents keeps the times and amounts of a cluster kept as its
+	// events exact, where format/rsd rounds them within TimeError: the
+	// reduction then replays as the trace does, and an accuracy replay of
+	// it is not needed (kairos report's).
+	ExactEvents bool
 }
 
 // Settling is a cluster whose last member has just been merged, as
@@ -38,8 +43,8 @@ type Settling struct {
 	Sites   []uint64     // the sites CompSite numbers so far (Header.Sites)
 	Items   []*Node      // its structure
 	Origin  trace.Source // the trace compressed
-	// TimeError is Options.TimeError: the events' times and amounts may
-	// be rounded within it (trace.Rounded).
+	// TimeError is Options.TimeError, 0 with Options.ExactEvents: the
+	// events' times and amounts may be rounded within it (trace.Rounded).
 	TimeError float64
 }
 
@@ -174,12 +179,21 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	return nil
 }
 
+// eventsError is the error within which a cluster kept as its events
+// may be rounded.
+func (b *Builder) eventsError() float64 {
+	if b.opt.ExactEvents {
+		return 0
+	}
+	return b.opt.TimeError
+}
+
 // settle hands a finished cluster to Options.Settle.
 func (b *Builder) settle(cl *mcluster) error {
 	if b.opt.Settle == nil || b.origin == nil {
 		return nil
 	}
-	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.opt.TimeError})
+	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.eventsError()})
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,10 @@ type reduceFlags struct {
 	// analytic says, where the caller knows it (the report's simulation),
 	// 0 otherwise: --accuracy then replays the reduction alone.
 	original float64
+	// exactEvents keeps the times of the clusters kept as their events
+	// exact (prsd.Options.ExactEvents): the report's, so that a real
+	// program's reduction is not replayed a second time.
+	exactEvents bool
 }
 
 func newReduceCmd() *cobra.Command {
@@ -140,6 +144,7 @@ model minutes, the analytic one seconds.`,
 // reduceJSON is the stable JSON form of a reduction.
 type reduceJSON struct {
 	encoded      []byte          // the reduction's file
+	exactEvents  bool            // reduceFlags.exactEvents
 	Trace        string          `json:"trace"`
 	Method       string          `json:"method"`
 	Ranks        int             `json:"ranks"`
@@ -296,7 +301,8 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	reduced, err := rsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins)})
+	reduced, err := rsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins),
+		ExactEvents: f.exactEvents})
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
@@ -312,7 +318,7 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if reduced, err = rsd.Decode(enc); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: the reduction does not read back: %w", path, err)
 	}
-	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+	out := &reduceJSON{encoded: enc, exactEvents: f.exactEvents, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
 		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, Histograms: f.histograms, AsEvents: asEvents}}
 	for _, g := range res.Groups {
@@ -499,7 +505,7 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), perEvent, 100*r.Compressed.TimeError, hist)
 	if n := r.Compressed.AsEvents; n > 0 {
 		times := "times exact"
-		if r.Compressed.TimeError > 0 {
+		if r.Compressed.TimeError > 0 && !r.exactEvents {
 			times = fmt.Sprintf("each time and computation rounded within %g%%", 50*r.Compressed.TimeError)
 		}
 		fmt.Fprintf(&b, "  %d of the %s kept as their events, %s: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"), times)
