@@ -357,7 +357,8 @@ func TestReduceOneSided(t *testing.T) {
 // events: at the default time error, their times rounded within it, the
 // reduction's replay is the written file's; with --time-error 0 they are
 // the trace's, and so is the replay, where its loops, times within 1%,
-// would not be.
+// would not be. The report's reduction keeps the events exact at the
+// default time error.
 func TestReduceAccuracyAsWritten(t *testing.T) {
 	const ranks, calls = 2, 400
 	tr := trace.New(ranks, trace.NewMeta())
@@ -409,6 +410,12 @@ func TestReduceAccuracyAsWritten(t *testing.T) {
 		if exact {
 			if a.Original != a.Reduced || a.Original == 0 || !a.Same {
 				t.Errorf("exact: replayed in %.9f s, the reduction as written in %.9f s (same events: %v)", a.Original, a.Reduced, a.Same)
+			}
+			// The report's reduction keeps the events exact at the
+			// default time error: not replayed twice.
+			r, err := reportReduction(in, tr, "2x1Gf,125MBps,50us", false, 0)
+			if err != nil || r.ACC != 1 || !strings.Contains(r.Text, "times exact") || !strings.Contains(r.Text, "the same replay") {
+				t.Errorf("the report's reduction: %v\n%+v", err, r)
 			}
 			continue
 		}
