@@ -144,7 +144,6 @@ model minutes, the analytic one seconds.`,
 // reduceJSON is the stable JSON form of a reduction.
 type reduceJSON struct {
 	encoded      []byte          // the reduction's file
-	exactEvents  bool            // reduceFlags.exactEvents
 	Trace        string          `json:"trace"`
 	Method       string          `json:"method"`
 	Ranks        int             `json:"ranks"`
@@ -169,6 +168,10 @@ type compressedJSON struct {
 	// AsEvents is how many clusters the file keeps as their events (their
 	// calls did not fold into loops of half their bytes).
 	AsEvents int `json:"clusters_as_events"`
+	// EventsExact tells that those clusters keep their times exact
+	// (--time-error 0, or the report's reduction); else each is rounded
+	// within half the time error.
+	EventsExact bool `json:"events_exact"`
 }
 
 // aggregatedJSON says which alltoallv instances --aggregate-counts
@@ -318,9 +321,10 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if reduced, err = rsd.Decode(enc); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: the reduction does not read back: %w", path, err)
 	}
-	out := &reduceJSON{encoded: enc, exactEvents: f.exactEvents, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
-		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, Histograms: f.histograms, AsEvents: asEvents}}
+		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, Histograms: f.histograms, AsEvents: asEvents,
+			EventsExact: f.exactEvents || f.timeError == 0}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),
@@ -505,7 +509,7 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), perEvent, 100*r.Compressed.TimeError, hist)
 	if n := r.Compressed.AsEvents; n > 0 {
 		times := "times exact"
-		if r.Compressed.TimeError > 0 && !r.exactEvents {
+		if !r.Compressed.EventsExact {
 			times = fmt.Sprintf("each time and computation rounded within %g%%", 50*r.Compressed.TimeError)
 		}
 		fmt.Fprintf(&b, "  %d of the %s kept as their events, %s: their calls do not fold into loops of half their bytes\n", n, count(r.Clusters, "cluster"), times)
