@@ -397,11 +397,15 @@ func TestReduceAccuracyAsWritten(t *testing.T) {
 		var res struct {
 			reduceResult
 			Compressed struct {
-				AsEvents int `json:"clusters_as_events"`
+				AsEvents    int  `json:"clusters_as_events"`
+				EventsExact bool `json:"events_exact"`
 			} `json:"compressed"`
 		}
 		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
 			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+		if res.Compressed.EventsExact != exact {
+			t.Errorf("events_exact %v at --time-error 0 %v", res.Compressed.EventsExact, exact)
 		}
 		if res.Compressed.AsEvents != res.Clusters {
 			t.Fatalf("%d of %d clusters kept as events, want all", res.Compressed.AsEvents, res.Clusters)
