@@ -359,6 +359,7 @@ func openSource(path string, replay bool) (trace.Source, error) {
 	}
 	if replay {
 		src = readAhead(src, f.Name)
+		floorRanks(src.NumRanks())
 	}
 	return eventProgress(src, filepath.Base(path)), nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -67,5 +68,37 @@ func TestGCPercent(t *testing.T) {
 		if goal < c.goal-c.goal/100 || goal > c.goal+c.goal/100 {
 			t.Errorf("live %d: GOGC %d gives a goal of %d, want %d", c.live, p, goal, c.goal)
 		}
+	}
+}
+
+// TestFloorRanks: a replay's ranks raise the floor by gcFloorRank each,
+// never lower it, and leave a GOGC the user set alone.
+func TestFloorRanks(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer func() {
+		debug.SetGCPercent(old)
+		floor.Store(0)
+		gcManaged.Store(false)
+	}()
+	goal := func() uint64 { return (4 << 20) * uint64(gcPercent(0)) / 100 }
+	floorRanks(4096) // GOGC set by the user: not managed
+	if got := heapFloor(); got != gcFloor {
+		t.Errorf("unmanaged: floor %d, want %d", got, gcFloor)
+	}
+	gcManaged.Store(true)
+	for _, c := range []struct {
+		ranks int
+		want  uint64
+	}{{16, gcFloor + 16*gcFloorRank}, {4096, gcFloor + 4096*gcFloorRank}, {64, gcFloor + 4096*gcFloorRank}} {
+		floorRanks(c.ranks)
+		if got := heapFloor(); got != c.want {
+			t.Errorf("%d ranks: floor %d, want %d", c.ranks, got, c.want)
+		}
+		if g := goal(); g < c.want-c.want/100 || g > c.want+c.want/100 {
+			t.Errorf("%d ranks: goal %d, want %d", c.ranks, g, c.want)
+		}
+	}
+	if p := debug.SetGCPercent(100); p == 100 {
+		t.Error("floorRanks left GOGC at 100")
 	}
 }

@@ -416,6 +416,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	src = eventProgress(readAhead(src, tf.Name), filepath.Base(path))
+	floorRanks(src.NumRanks())
 	// What the reader tolerated but SimGrid would not replay the same
 	// way (a dropped last line, a wait SimGrid aborts on...) is said
 	// after the result.
