@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"kairos/plot"
 	"kairos/sim"
@@ -185,5 +186,60 @@ func TestNotes(t *testing.T) {
 		if a.Question == "Is the trace sound?" && !strings.HasSuffix(a.Detail, "; 1 note on how it was read (Validation)") {
 			t.Errorf("validity: %+v", a)
 		}
+	}
+}
+
+// TestReductionBeside: the reduction runs beside the other analyses
+// unless Memory cannot hold both for the trace's events, and either way
+// it is given the simulation's time.
+func TestReductionBeside(t *testing.T) {
+	tr := trace.New(1, trace.NewMeta())
+	for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
+		e := trace.NewEvent(k)
+		e.Compute = 1e9
+		tr.Ranks[0].Append(&e)
+	}
+	for _, c := range []struct {
+		name   string
+		memory int64
+		beside bool
+	}{
+		{"no bound", 0, true},
+		{"room", 3 * besideBytes, true},
+		{"no room", 3*besideBytes - 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			started := make(chan struct{})
+			var got float64
+			r := Build(tr, Options{Name: "one.ktr", Machine: "1x1Gf,125MBps,50us", Speed: 1e9, Memory: c.memory,
+				Simulate: func(src trace.Source, _ bool) (*sim.Result, *trace.Trace, error) {
+					if c.beside {
+						select {
+						case <-started:
+						case <-time.After(time.Minute):
+							t.Error("the reduction did not start during the simulation")
+						}
+					} else {
+						select {
+						case <-started:
+							t.Error("the reduction started before the simulation ended")
+						default:
+						}
+					}
+					return &sim.Result{Time: 2.5}, nil, nil
+				},
+				Reduce: func(src trace.Source, simulated func() float64) (*Reduction, error) {
+					close(started)
+					got = simulated()
+					return &Reduction{Ranks: 1}, nil
+				},
+			})
+			if r.Reduction == nil || r.ReduceErr != nil {
+				t.Fatalf("reduction %v, %v", r.Reduction, r.ReduceErr)
+			}
+			if got != 2.5 {
+				t.Errorf("simulated time %g given to the reduction, want 2.5", got)
+			}
+		})
 	}
 }

@@ -34,10 +34,11 @@ type reduceFlags struct {
 	histograms            bool
 	accuracy, json, loops bool
 	analytic              bool
-	// original is the trace's replay time on machine, with the model
-	// analytic says, where the caller knows it (the report's simulation),
-	// 0 otherwise: --accuracy then replays the reduction alone.
-	original float64
+	// original returns the trace's replay time on machine, with the
+	// model analytic says, where the caller knows it (the report's
+	// simulation, which it may wait for), 0 otherwise; nil or 0: --accuracy
+	// replays the trace too.
+	original func() float64
 	// exactEvents keeps the times of the clusters kept as their events
 	// exact (prsd.Options.ExactEvents): the report's, so that a real
 	// program's reduction is not replayed a second time.
@@ -402,32 +403,26 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 	if err != nil {
 		acc.HeadsFailure = firstLine(err.Error())
 	}
-	for i, s := range []trace.Source{src, reduced} {
-		what := path
-		if i == 1 {
-			what += " reduced"
-		}
-		if i == 0 && f.original > 0 {
-			acc.Original = f.original
-			continue
-		}
-		if i == 1 {
-			if acc.Same, err = trace.SameReplay(src, reduced); err != nil {
-				return nil, naming(path, err)
-			} else if acc.Same {
-				acc.Reduced = acc.Original
-				break
-			}
-		}
-		t, err := replayTime(what, s, machine, analytic)
-		if err != nil {
+	if acc.Same, err = trace.SameReplay(src, reduced); err != nil {
+		return nil, naming(path, err)
+	}
+	if !acc.Same {
+		if acc.Reduced, err = replayTime(path+" reduced", reduced, machine, analytic); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			acc.Original = t
-		} else {
-			acc.Reduced = t
+	}
+	// The trace's own time last: a caller that knows it (the report)
+	// may be simulating it meanwhile.
+	if f.original != nil {
+		acc.Original = f.original()
+	}
+	if acc.Original <= 0 {
+		if acc.Original, err = replayTime(path, src, machine, analytic); err != nil {
+			return nil, err
 		}
+	}
+	if acc.Same {
+		acc.Reduced = acc.Original
 	}
 	if acc.Original > 0 {
 		acc.ACC = 1 - math.Abs(acc.Original-acc.Reduced)/acc.Original

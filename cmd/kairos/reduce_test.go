@@ -417,7 +417,7 @@ func TestReduceAccuracyAsWritten(t *testing.T) {
 			}
 			// The report's reduction keeps the events exact at the
 			// default time error: not replayed twice.
-			r, err := reportReduction(in, tr, "2x1Gf,125MBps,50us", false, 0)
+			r, err := reportReduction(in, tr, "2x1Gf,125MBps,50us", false, nil)
 			if err != nil || r.ACC != 1 || !strings.Contains(r.Text, "times exact") || !strings.Contains(r.Text, "the same replay") {
 				t.Errorf("the report's reduction: %v\n%+v", err, r)
 			}

@@ -118,7 +118,6 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 	if machine == "" {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
 	}
-	var simulated float64 // the trace's replay time on machine, once Simulate ran
 	return report.Build(src, report.Options{
 		Name:     path,
 		Machine:  machine,
@@ -127,27 +126,26 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 		Speed:    float64(f.speed),
 		NoReplay: replayable(path, src),
 		Simulate: func(src trace.Source, run bool) (*sim.Result, *trace.Trace, error) {
-			res, tt, err := reportSimulate(path, src, machine, f.analytic, run)
-			if err == nil {
-				simulated = res.Time
-			}
-			return res, tt, err
+			return reportSimulate(path, src, machine, f.analytic, run)
 		},
-		Reduce: func(src trace.Source) (*report.Reduction, error) {
+		Reduce: func(src trace.Source, simulated func() float64) (*report.Reduction, error) {
 			return reportReduction(path, src, machine, f.analytic, simulated)
 		},
+		// A quarter of the machine: the run stops at three quarters
+		// (watchMemory), and the estimate per event is rough.
+		Memory: machineMemory() / 4,
 	})
 }
 
 // reportReduction reduces src with the default clusters, each compressed
 // into one structure, and replays the reduction on machine (kairos reduce
 // --accuracy, with --analytic if analytic), against the trace's own
-// replay time there with the same model, original, where it is known (0:
-// it is replayed too). The clusters kept as their events keep their times
+// replay time there with the same model, which original returns where
+// it is known, waiting for it (nil or 0: the trace is replayed too). The clusters kept as their events keep their times
 // exact: a real program's reduction then replays as the trace does and
 // is not replayed again (Palabos on 128 ranks: its report took 86 s with
 // them rounded, 44 s so).
-func reportReduction(path string, src trace.Source, machine string, analytic bool, original float64) (*report.Reduction, error) {
+func reportReduction(path string, src trace.Source, machine string, analytic bool, original func() float64) (*report.Reduction, error) {
 	out, _, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
 		&reduceFlags{accuracy: true, machine: machine, analytic: analytic, timeError: prsd.DefaultOptions().TimeError, original: original,
 			exactEvents: true})
