@@ -389,6 +389,7 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", res.Ranks)
 	}
 	acc := &accuracyJSON{Machine: machine, Analytic: analytic}
+	own := traceTime(path, src, machine, analytic, f.original)
 	var err error
 	if acc.Matching, err = cluster.Match(src, reduced, sigs); err != nil {
 		return nil, naming(path, err)
@@ -411,15 +412,8 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 			return nil, err
 		}
 	}
-	// The trace's own time last: a caller that knows it (the report)
-	// may be simulating it meanwhile.
-	if f.original != nil {
-		acc.Original = f.original()
-	}
-	if acc.Original <= 0 {
-		if acc.Original, err = replayTime(path, src, machine, analytic); err != nil {
-			return nil, err
-		}
+	if acc.Original, err = own(); err != nil {
+		return nil, err
 	}
 	if acc.Same {
 		acc.Reduced = acc.Original
@@ -428,6 +422,35 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 		acc.ACC = 1 - math.Abs(acc.Original-acc.Reduced)/acc.Original
 	}
 	return acc, nil
+}
+
+// traceTime returns the function that gives the trace's own replay time
+// on machine: the caller's (original, waiting for it: the report
+// simulates the trace meanwhile) where it has one, else a replay begun
+// now on a goroutine of its own, beside the comparisons and the
+// reduction's replay.
+func traceTime(path string, src trace.Source, machine string, analytic bool, original func() float64) func() (float64, error) {
+	if original != nil {
+		return func() (float64, error) {
+			if t := original(); t > 0 {
+				return t, nil
+			}
+			return replayTime(path, src, machine, analytic)
+		}
+	}
+	type replayed struct {
+		t   float64
+		err error
+	}
+	done := make(chan replayed, 1)
+	go func() {
+		t, err := replayTime(path, src, machine, analytic)
+		done <- replayed{t, err}
+	}()
+	return func() (float64, error) {
+		r := <-done
+		return r.t, r.err
+	}
 }
 
 // replayTime simulates s (untimed first if it is timed) on machine, with
