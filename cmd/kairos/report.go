@@ -140,11 +140,11 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 // reportReduction reduces src with the default clusters, each compressed
 // into one structure, and replays the reduction on machine (kairos reduce
 // --accuracy, with --analytic if analytic), against the trace's own
-// replay time there with the same model, which original returns where
-// it is known, waiting for it (nil or 0: the trace is replayed too). The clusters kept as their events keep their times
-// exact: a real program's reduction then replays as the trace does and
-// is not replayed again (Palabos on 128 ranks: its report took 86 s with
-// them rounded, 44 s so).
+// replay time there with the same model, which original returns where it
+// is known, waiting for it (nil or 0: the trace is replayed too). The
+// clusters kept as their events keep their times exact: a real program's
+// reduction then replays as the trace does and is not replayed again
+// (Palabos on 128 ranks: its report took 86 s with them rounded, 44 s so).
 func reportReduction(path string, src trace.Source, machine string, analytic bool, original func() float64) (*report.Reduction, error) {
 	out, _, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
 		&reduceFlags{accuracy: true, machine: machine, analytic: analytic, timeError: prsd.DefaultOptions().TimeError, original: original,
