@@ -75,12 +75,7 @@ func TestAnswers(t *testing.T) {
 // pattern (one rank computing) has no phase, an answer and not a failed
 // analysis.
 func TestAnswersNoPattern(t *testing.T) {
-	tr := trace.New(1, trace.NewMeta())
-	for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
-		e := trace.NewEvent(k)
-		e.Compute = 1e9
-		tr.Ranks[0].Append(&e)
-	}
+	tr := oneCompute()
 	r := Build(tr, Options{Name: "one.ktr", Machine: "1x1Gf,125MBps,50us", Speed: 1e9, Simulate: func(src trace.Source, _ bool) (*sim.Result, *trace.Trace, error) {
 		return simulate(src, "1x1Gf,125MBps,50us")
 	}})
@@ -189,16 +184,23 @@ func TestNotes(t *testing.T) {
 	}
 }
 
-// TestReductionBeside: the reduction runs beside the other analyses
-// unless Memory cannot hold both for the trace's events, and either way
-// it is given the simulation's time.
-func TestReductionBeside(t *testing.T) {
+// oneCompute returns a trace of one rank that computes for a second at
+// 1 Gf, and does nothing else.
+func oneCompute() *trace.Trace {
 	tr := trace.New(1, trace.NewMeta())
 	for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
 		e := trace.NewEvent(k)
 		e.Compute = 1e9
 		tr.Ranks[0].Append(&e)
 	}
+	return tr
+}
+
+// TestReductionBeside: the reduction runs beside the other analyses
+// unless Memory cannot hold both for the trace's events, and either way
+// it is given the simulation's time.
+func TestReductionBeside(t *testing.T) {
+	tr := oneCompute()
 	for _, c := range []struct {
 		name   string
 		memory int64
