@@ -428,7 +428,8 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 // on machine: the caller's (original, waiting for it: the report
 // simulates the trace meanwhile) where it has one, else a replay begun
 // now on a goroutine of its own, beside the comparisons and the
-// reduction's replay.
+// reduction's replay. Where the caller fails before asking for it, that
+// replay runs to its end unread (the verb is exiting).
 func traceTime(path string, src trace.Source, machine string, analytic bool, original func() float64) func() (float64, error) {
 	if original != nil {
 		return func() (float64, error) {
