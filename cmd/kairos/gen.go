@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"kairos/format"
+	"kairos/internal/fileio"
 	"kairos/trace"
 	"kairos/workload"
 )
@@ -266,11 +267,11 @@ func parseSize(s string) (int64, error) {
 // genToStdout writes src in format fm to w: the format writes a file, so
 // it writes a temporary one that is then copied.
 func genToStdout(w io.Writer, fm format.Format, src trace.Source) error {
-	dir, err := os.MkdirTemp("", "kairos-gen-")
+	dir, err := fileio.MkdirTemp("", "kairos-gen-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer fileio.RemoveTemp(dir)
 	ext := ".out"
 	if len(fm.Extensions) > 0 {
 		ext = fm.Extensions[0]

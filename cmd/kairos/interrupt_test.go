@@ -13,13 +13,32 @@ import (
 
 // TestInterrupt interrupts a kairos gen writing a long trace, once its
 // temporary output exists: the run exits with 130 and says why, and
-// leaves nothing in the output's directory (before, the hidden
-// ".name.tmp*" file stayed).
+// leaves nothing in the output's directory. Before, the hidden
+// ".name.tmp*" file stayed, and a TI trace's per-rank directory
+// (index.txt_files) stayed as ".index.txt_files.tmp*" with the ranks
+// already written.
 func TestInterrupt(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "long.ti.zst")
+	for _, tc := range []struct{ out, tmp string }{
+		{"long.ti.zst", ".long.ti.zst.tmp*"},
+		{"index.txt", ".index.txt_files.tmp*/.rank-0.ti.tmp*"},
+	} {
+		t.Run(tc.out, func(t *testing.T) {
+			dir := t.TempDir()
+			interruptGen(t, filepath.Join(dir, tc.out), filepath.Join(dir, tc.tmp))
+			left, _ := os.ReadDir(dir)
+			for _, e := range left {
+				t.Errorf("left in the output's directory: %s", e.Name())
+			}
+		})
+	}
+}
+
+// interruptGen starts a kairos gen of a long trace to out, and interrupts
+// it once a file matching tmp exists.
+func interruptGen(t *testing.T, out, tmp string) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "KAIROS_TEST_ARGS="+strings.Join([]string{"gen", "stencil2d", "--grid", "32x32", "--iterations", "1000000", "-o", out}, "\n"))
+	cmd.Env = append(os.Environ(), "KAIROS_TEST_ARGS="+strings.Join([]string{"gen", "stencil2d", "--grid", "32x32", "--iterations", "1000000", "--to", "ti", "-o", out}, "\n"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -28,7 +47,7 @@ func TestInterrupt(t *testing.T) {
 	defer cmd.Process.Kill()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		tmps, _ := filepath.Glob(filepath.Join(dir, ".long.ti.zst.tmp*"))
+		tmps, _ := filepath.Glob(tmp)
 		if len(tmps) > 0 {
 			break
 		}
@@ -47,9 +66,5 @@ func TestInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "interrupt: stopped; the outputs being written were discarded") {
 		t.Errorf("stderr:\n%s", stderr.String())
-	}
-	left, _ := os.ReadDir(dir)
-	for _, e := range left {
-		t.Errorf("left in the output's directory: %s", e.Name())
 	}
 }

@@ -131,7 +131,7 @@ func version() string {
 func main() {
 	limitMemory()
 	floorGC()
-	onInterrupt(os.Stderr, os.Exit)
+	fileio.OnPending(func() { onInterrupt(os.Stderr, os.Exit) })
 	stop := profile(os.Getenv("KAIROS_CPUPROFILE"))
 	code := run(os.Args[1:], os.Stdout, os.Stderr)
 	stop()

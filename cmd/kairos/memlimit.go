@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"kairos/internal/fileio"
 )
@@ -23,7 +22,7 @@ import (
 // events peaked at 15.2 GB on a 24 GB machine) stays nearer what it
 // needs instead of being killed; a small run never reaches the limit and
 // is not slowed. A run whose live heap passes three quarters of the
-// machine's memory stops with an error (watchMemory).
+// machine's memory stops with an error (memoryWatch).
 func limitMemory() {
 	total := machineMemory()
 	if total <= 0 {
@@ -32,13 +31,45 @@ func limitMemory() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(total / 2)
 	}
-	go watchMemory(total, time.Second, liveHeap, func(live uint64) {
+	eachGC(memoryWatch(total, liveHeap, func(live uint64) {
 		fmt.Fprintf(os.Stderr, "kairos: out of memory: %.1f GB in use of the %.1f GB this machine gives; "+
 			"stopped before the kernel kills the run (the input is too large for this verb on this machine)\n",
 			float64(live)/1e9, float64(total)/1e9)
 		fileio.RemovePending()
 		os.Exit(exitFailed)
-	})
+	}))
+}
+
+// memoryWatch returns the check to run after each collection, which
+// calls over once the live heap (live) passes three quarters of total,
+// the memory the process may use: past it, the kernel would soon kill
+// the run without a word. (reduce of Ray's 50 M-event OTF2 archive was
+// killed at 24.4 GB on a 24 GB machine, its live heap at 21 GB; it
+// passed 18 GB a minute before.) The live heap is only known at the end
+// of a collection, so that checking there misses nothing, and a run
+// that never collects pays nothing (a goroutine that read it every
+// second woke a thread at every run's start).
+func memoryWatch(total int64, live func() uint64, over func(live uint64)) func() {
+	limit := uint64(total) / 4 * 3
+	return func() {
+		if l := live(); l > limit {
+			over(l)
+		}
+	}
+}
+
+// eachGC runs f after each garbage collection, on the runtime's
+// finalizer goroutine: an object dropped as soon as it is made has its
+// finalizer run once the next collection ends, and that finalizer makes
+// the next such object.
+func eachGC(f func()) {
+	type sentinel struct{ _ [16]byte } // not tiny: a tiny object's finalizer may never run
+	var rearm func(*sentinel)
+	rearm = func(*sentinel) {
+		f()
+		runtime.SetFinalizer(new(sentinel), rearm)
+	}
+	runtime.SetFinalizer(new(sentinel), rearm)
 }
 
 // gcFloor is the heap below which the collector does not run: Go's is 4
@@ -64,21 +95,14 @@ var gcManaged atomic.Bool
 
 // floorGC keeps the collector's heap goal at the floor or more, twice the
 // live heap (GOGC=100) above it, unless GOGC is set: it sets the GOGC
-// that gives that goal at the start and again after each collection (a
-// finalizer's run tells when one ended).
+// that gives that goal at the start and again after each collection.
 func floorGC() {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
 	gcManaged.Store(true)
 	debug.SetGCPercent(gcPercent(0))
-	type sentinel struct{ _ [16]byte } // not tiny: a tiny object's finalizer may never run
-	var rearm func(*sentinel)
-	rearm = func(*sentinel) {
-		debug.SetGCPercent(gcPercent(liveHeap()))
-		runtime.SetFinalizer(new(sentinel), rearm)
-	}
-	runtime.SetFinalizer(new(sentinel), rearm)
+	eachGC(func() { debug.SetGCPercent(gcPercent(liveHeap())) })
 }
 
 // floorRanks raises the floor to gcFloor plus gcFloorRank for each of a
@@ -108,22 +132,6 @@ func gcPercent(live uint64) int {
 		return 100
 	}
 	return int(100 * (f - live) / live)
-}
-
-// watchMemory calls over once the live heap (live, read every period)
-// passes three quarters of total, the memory the process may use: past
-// it, the kernel would soon kill the run without a word. (reduce of
-// Ray's 50 M-event OTF2 archive was killed at 24.4 GB on a 24 GB
-// machine, its live heap at 21 GB; it passed 18 GB a minute before.)
-func watchMemory(total int64, period time.Duration, live func() uint64, over func(live uint64)) {
-	limit := uint64(total) / 4 * 3
-	for {
-		time.Sleep(period)
-		if l := live(); l > limit {
-			over(l)
-			return
-		}
-	}
 }
 
 // liveHeap returns the heap the last garbage collection found live.

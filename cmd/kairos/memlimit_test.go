@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -22,31 +23,35 @@ func TestMachineMemory(t *testing.T) {
 	}
 }
 
-// TestWatchMemory: the watch calls over with the live heap once it passes
-// three quarters of the memory, and not before.
-func TestWatchMemory(t *testing.T) {
-	heaps := []uint64{100, 700, 750, 751, 900}
-	i := 0
-	live := func() uint64 {
-		h := heaps[min(i, len(heaps)-1)]
-		i++
-		return h
+// TestMemoryWatch: the check calls over with the live heap once it
+// passes three quarters of the memory, and not before; eachGC runs it
+// after a collection, and liveHeap reads the heap that collection found.
+func TestMemoryWatch(t *testing.T) {
+	var live uint64
+	var got []uint64
+	check := memoryWatch(1000, func() uint64 { return live }, func(l uint64) { got = append(got, l) })
+	for _, live = range []uint64{100, 700, 750, 751, 900} {
+		check()
 	}
-	got := make(chan uint64, 1)
-	go watchMemory(1000, time.Millisecond, live, func(l uint64) { got <- l })
-	select {
-	case l := <-got:
-		if l != 751 || i != 4 {
-			t.Errorf("stopped at %d live bytes, the %dth reading; want 751, the 4th", l, i)
+	if fmt.Sprint(got) != "[751 900]" {
+		t.Errorf("over called with %v, want [751 900]", got)
+	}
+
+	ran := make(chan uint64, 1)
+	eachGC(func() {
+		select {
+		case ran <- liveHeap():
+		default:
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the watch never stopped the run")
-	}
-	if liveHeap() == 0 {
-		runtime.GC()
-		if liveHeap() == 0 {
+	})
+	runtime.GC()
+	select {
+	case l := <-ran:
+		if l == 0 {
 			t.Error("liveHeap reads 0 after a collection")
 		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing ran after a collection")
 	}
 }
 

@@ -132,7 +132,7 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 			return reportReduction(path, src, machine, f.analytic, simulated)
 		},
 		// A quarter of the machine: the run stops at three quarters
-		// (watchMemory), and the estimate per event is rough.
+		// (memoryWatch), and the estimate per event is rough.
 		Memory: machineMemory() / 4,
 	})
 }

@@ -125,11 +125,11 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+dirName+".tmp*")
+	tmp, err := fileio.MkdirTemp(filepath.Dir(path), "."+dirName+".tmp*")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer fileio.RemoveTemp(tmp)
 	var desc strings.Builder
 	world := worldAliases(src.Meta(), src.NumRanks())
 	for r := 0; r < src.NumRanks(); r++ {

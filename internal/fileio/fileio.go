@@ -144,7 +144,13 @@ func Create(path string) (*File, error) {
 		f.dev = dev
 		out = dev
 	default:
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+		var tmp *os.File
+		err := pending.make(false, func() (name string, err error) {
+			if tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"); err == nil {
+				name = tmp.Name()
+			}
+			return name, err
+		})
 		if err != nil {
 			if _, derr := os.Stat(filepath.Dir(path)); derr != nil {
 				return nil, fmt.Errorf("cannot write %s: %w", path, derr)
@@ -152,7 +158,6 @@ func Create(path string) (*File, error) {
 			return nil, fmt.Errorf("cannot write %s: %w", path, err)
 		}
 		f.tmp = tmp
-		pending.add(tmp.Name())
 		out = tmp
 	}
 	f.buf = bufio.NewWriterSize(out, 1<<16)
@@ -231,23 +236,49 @@ func (f *File) Abort() {
 // which RemovePending removes when the process must exit at once.
 var pending = tempSet{names: map[string]bool{}}
 
+// tempSet maps each temporary output's name to whether it is a directory.
 type tempSet struct {
 	mu    sync.Mutex
 	names map[string]bool
+	hook  func() // OnPending's
+	first sync.Once
 }
 
-func (s *tempSet) add(name string) {
+// OnPending makes f run once, before the first temporary output is made:
+// a command that writes no file then needs no handler for interrupts (a
+// goroutine and a thread at every start).
+func OnPending(f func()) { pending.hook = f }
+
+// make runs mk, which makes a temporary output (a directory if dir) and
+// returns its name, and counts the name among the pending outputs, under
+// the lock: RemovePending never runs in between. OnPending's function
+// runs first.
+func (s *tempSet) make(dir bool, mk func() (string, error)) error {
+	s.first.Do(func() {
+		if s.hook != nil {
+			s.hook()
+		}
+	})
 	s.mu.Lock()
-	s.names[name] = true
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	name, err := mk()
+	if err == nil {
+		s.names[name] = dir
+	}
+	return err
 }
 
-// remove deletes the temporary file name.
+// remove deletes the temporary output name.
 func (s *tempSet) remove(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	dir := s.names[name]
 	delete(s.names, name)
-	os.Remove(name)
+	if dir {
+		os.RemoveAll(name)
+	} else {
+		os.Remove(name)
+	}
 }
 
 // rename moves the temporary file name into place at path (deleting it
@@ -263,19 +294,40 @@ func (s *tempSet) rename(name, path string) error {
 	return err
 }
 
-// RemovePending deletes the temporary files of the outputs being written,
-// for a process about to exit without finishing them (an interrupt, the
-// memory watchdog): their targets are untouched, and no hidden
-// ".name.tmp*" file is left beside them. Outputs created afterwards are
-// not affected, so the caller must exit at once.
+// RemovePending deletes the temporary files and directories of the
+// outputs being written, for a process about to exit without finishing
+// them (an interrupt, the memory watchdog): their targets are untouched,
+// and no hidden ".name.tmp*" file is left beside them. Outputs created
+// afterwards are not affected, so the caller must exit at once.
 func RemovePending() {
 	pending.mu.Lock()
 	defer pending.mu.Unlock()
-	for name := range pending.names {
-		os.Remove(name)
+	for name, dir := range pending.names {
+		if dir {
+			os.RemoveAll(name)
+		} else {
+			os.Remove(name)
+		}
 		delete(pending.names, name)
 	}
 }
+
+// MkdirTemp makes a directory for an output built as a whole directory
+// (a TI trace's per-rank files), as os.MkdirTemp does, and counts it
+// among the temporary outputs: RemovePending removes it with what it
+// holds. The caller renames it into place and then calls RemoveTemp,
+// which removes it on every other path.
+func MkdirTemp(dir, pattern string) (name string, err error) {
+	err = pending.make(true, func() (string, error) {
+		name, err = os.MkdirTemp(dir, pattern)
+		return name, err
+	})
+	return name, err
+}
+
+// RemoveTemp removes the directory MkdirTemp made, if it is still there,
+// and forgets it.
+func RemoveTemp(name string) { pending.remove(name) }
 
 // WriteFile writes path atomically with the content fn writes.
 func WriteFile(path string, fn func(w io.Writer) error) error {

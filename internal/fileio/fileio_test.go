@@ -152,3 +152,52 @@ func TestQuoteGlob(t *testing.T) {
 		}
 	}
 }
+
+// TestRemovePendingDir removes a directory MkdirTemp made, with the
+// files written in it, committed or not; RemoveTemp removes one left
+// after a failure and forgets it.
+func TestRemovePendingDir(t *testing.T) {
+	parent := t.TempDir()
+	dir, err := MkdirTemp(parent, ".out_files.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, "rank-0"), func(w io.Writer) error { _, err := io.WriteString(w, "0\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(filepath.Join(dir, "rank-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	RemovePending()
+	assertOnly(t, parent)
+
+	dir, err = MkdirTemp(parent, ".out_files.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	RemoveTemp(dir)
+	assertOnly(t, parent)
+	pending.mu.Lock()
+	defer pending.mu.Unlock()
+	if _, ok := pending.names[dir]; ok {
+		t.Errorf("%s still pending after RemoveTemp", dir)
+	}
+}
+
+// TestOnPending: the hook runs once, before the first temporary output
+// is made.
+func TestOnPending(t *testing.T) {
+	var calls []string
+	s := tempSet{names: map[string]bool{}, hook: func() { calls = append(calls, "hook") }}
+	for _, name := range []string{"a", "b"} {
+		s.make(false, func() (string, error) { calls = append(calls, name); return name, nil })
+	}
+	if got := strings.Join(calls, ","); got != "hook,a,b" {
+		t.Errorf("calls %s, want hook,a,b", got)
+	}
+	if len(s.names) != 2 {
+		t.Errorf("pending %v, want a and b", s.names)
+	}
+}
