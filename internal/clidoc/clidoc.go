@@ -12,6 +12,7 @@ package clidoc
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"kairos/internal/fileio"
 )
 
 // Options say what the pages link to.
@@ -67,7 +70,8 @@ func Write(root *cobra.Command, opt Options, mdDir, manDir string) error {
 			}
 		}
 		for name, b := range pages {
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			err := fileio.WriteFile(filepath.Join(dir, name), func(w io.Writer) error { _, err := w.Write(b); return err })
+			if err != nil {
 				return err
 			}
 		}
