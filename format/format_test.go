@@ -25,6 +25,7 @@ func TestDetectAndOutput(t *testing.T) {
 	}
 	for _, tc := range []struct{ out, want string }{
 		{"a.ti", "ti"}, {"a.ti.gz", "ti"}, {"a.ti.zst", "ti"}, {"a.ktr", "ktr"},
+		{"run/index.txt", "ti"}, // the per-rank layout, as the tracer writes it
 	} {
 		path := filepath.Join(dir, tc.out)
 		f, err := format.ForOutput(path, "")

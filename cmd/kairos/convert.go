@@ -24,8 +24,8 @@ func newConvertCmd() *cobra.Command {
 		Use:   "convert [flags] IN OUT",
 		Short: "Convert a trace from any readable format to any writable one",
 		Long: `Convert reads IN in any format Kairos reads and writes OUT in the format
-its name ends with (.ktr, .ti, ...; .gz and .zst compress) or that --to
-names. OUT is written atomically.
+its name ends with (.ktr, .ti, .txt, ...; .gz and .zst compress) or that
+--to names. OUT is written atomically.
 
 A TI trace is one file if OUT ends in .ti, else a description OUT (made
 in its directory, which is created if need be) and a file per rank in
@@ -51,7 +51,7 @@ times in nanoseconds: computations are timed at --speed (default 1Gf, one
 nanosecond per flop), and collectives become the point-to-point
 algorithms LogGOPSim's Schedgen uses.`,
 		Example: `  kairos convert run.ti run.ktr
-  kairos convert --to ti run.ktr run-ti/index.txt
+  kairos convert run.ktr run-ti/index.txt
   kairos convert --speed 1Gf timed.ktr replayable.ti
   kairos convert --speed 2Gf run.ti run.goal`,
 		Args: exactArgs(2),

@@ -58,8 +58,9 @@ without deadlock under eager and rendezvous send semantics.
 Flags not given take the kind's defaults (shown by --list). A flag that the
 kind does not read is an error. Sizes take K, M, G suffixes (powers of 1024).
 The output format follows -o's extension (.ti: SimGrid time-independent text,
-.ktr: Kairos binary; .gz or .zst compress) or --to; with no -o, or -o -, the
-trace is written to standard output as TI text.
+.txt: the same as a description and a file per rank, .ktr: Kairos binary;
+.gz or .zst compress) or --to; with no -o, or -o -, the trace is written to
+standard output as TI text.
 
 --delay makes a trace with known slow iterations, the ground truth of slow
 instance detection: --delay 5:7,23,41:6 multiplies every computation of rank

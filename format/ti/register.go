@@ -24,7 +24,9 @@ func init() {
 			_, err := WriteFile(path, src, WriteOptions{Layout: LayoutFor(path)})
 			return err
 		},
-		Extensions: []string{".ti"},
+		// .txt is the description of the per-rank layout, as the tracer
+		// and SimGrid's examples name it (index.txt).
+		Extensions: []string{".ti", ".txt"},
 	})
 }
 
