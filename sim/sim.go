@@ -917,7 +917,7 @@ func (s *simulation) fail(r *rank, format string, a ...any) {
 	if pos != "" {
 		pos += ": "
 	}
-	s.err = fmt.Errorf("sim: %srank %d: %s", pos, r.id, fmt.Sprintf(format, a...))
+	s.err = fmt.Errorf("%srank %d: %s", pos, r.id, fmt.Sprintf(format, a...))
 }
 
 func (s *simulation) result() *Result {

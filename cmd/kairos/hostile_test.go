@@ -144,7 +144,7 @@ func TestHostileInputs(t *testing.T) {
 		{"hostfile host:0", []string{"simulate", p["ok.ti"], "--platform", p["cluster4.xml"], "--hostfile", p["hosts0"]}, exitFailed, "hosts0:1: the hostfile gives no slot to any host (host:0", "", "empty"},
 		{"classify without speed", []string{"classify", p["work.ti"]}, exitUsage, "use --speed", "", ""},
 		{"unknown cfg", []string{"simulate", p["ok.ti"], "--platform", p["cluster4.xml"], "--cfg", "smpi/bogus:1"}, exitUsage, "--cfg smpi/bogus: unknown setting", "", ""},
-		{"simulate json error", []string{"simulate", "--json", p["unknown.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, "partner rank 1 out of range", `"error": "sim: `, ""},
+		{"simulate json error", []string{"simulate", "--json", p["unknown.ti"], "--cluster", "1x1Gf,1GBps,1us"}, exitFailed, "partner rank 1 out of range", `"error": "`, ""},
 		{"stats names MPI calls", []string{"stats", p["local.ktr"]}, exitOK, "", "MPI_Iprobe", "deferred"},
 	}
 	for _, c := range cases {

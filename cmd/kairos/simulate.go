@@ -476,7 +476,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	began := time.Now()
 	res, err := sim.Run(src, m, cfg, o)
 	if err != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "kairos simulate:", err)
+		fmt.Fprintln(cmd.ErrOrStderr(), "kairos:", err)
 		return reported{err}
 	}
 	took := time.Since(began)
