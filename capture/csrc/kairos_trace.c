@@ -2966,8 +2966,8 @@ static void kr_finalize(void) {
       kr_clear(kr_tmp);
     } else {
       kr_publish();
-      fprintf(stderr, "kairos_trace: %d ranks reduced in situ to %d clusters, %d traces in %s (%.3f ms)\n", P,
-              nclusters, nfiles, kr_dir, 1e3 * treduce);
+      fprintf(stderr, "kairos_trace: %d ranks reduced in situ to %d cluster%s, %d trace%s in %s (%.3f ms)\n", P,
+              nclusters, nclusters == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", kr_dir, 1e3 * treduce);
     }
   }
   free(stats);
@@ -3206,9 +3206,11 @@ static void kt_summary(const char *dir) {
     else if (bare < lost)
       fprintf(stderr,
               "kairos_trace: this run wrote no OTF2 archive; one of every call needs a run again with %s"
-              "KAIROS_TRACE_FORMAT=ti,otf2, and a time-independent trace of them all is then: kairos convert --speed "
-              "%s %s/traces.otf2 %s/trace.ktr\n",
-              kt_built_otf2 ? "" : "a tracer built with -DKAIROS_OTF2 ... -lotf2 and ", speed, dir, dir);
+              "KAIROS_TRACE_FORMAT=ti,otf2%s, and a time-independent trace of them all is then: kairos convert "
+              "--speed %s %s/traces.otf2 %s/trace.ktr\n",
+              kt_built_otf2 ? "" : "a tracer built with -DKAIROS_OTF2 ... -lotf2 and ",
+              kr_method != KR_OFF ? " and without KAIROS_TRACE_REDUCE (whose reduction writes TI alone)" : "", speed,
+              dir, dir);
   }
   if (kt_cpuclock && kt_ti && ko_writing())
     fprintf(stderr,
