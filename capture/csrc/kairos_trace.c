@@ -516,6 +516,12 @@ static void kt_enter(int region) {
 static long kt_lost_n[R_NREGIONS], kt_lost_far_n[R_NREGIONS];
 static double kt_lost_s[R_NREGIONS], kt_lost_far_s[R_NREGIONS];
 static int kt_losing;     /* the current call is one of them: 1, or 2 for one with another world */
+/* kt_probe_n and kt_probe_s count the probes and the time in them, which
+ * the summary gives too: TI has no probe, and a replay has that time as
+ * neither communication nor computation (HyPhy's master, polling with
+ * MPI_Iprobe, spent 4.7 s of its 7.4 there). */
+static long kt_probe_n;
+static double kt_probe_s;
 static uint64_t kt_began; /* the end of MPI_Init */
 
 /* kt_lose_as counts the current call as one the TI trace leaves out, one
@@ -3159,6 +3165,8 @@ static void kt_summary(const char *dir) {
   PMPI_Reduce(sec, allsec, R_NREGIONS + 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(kt_lost_far_n, farn, R_NREGIONS, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(kt_lost_far_s, fars, R_NREGIONS, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  double probe[2] = {(double)kt_probe_n, kt_probe_s}, probes[2] = {0};
+  PMPI_Reduce(probe, probes, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
   long lost = 0, bare = 0; /* bare: of them, those whose messages the archive lacks too */
   double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
@@ -3218,6 +3226,11 @@ static void kt_summary(const char *dir) {
             "archive's times the wall's (the ranks ran %.3f s on the wall, %.3f s on a CPU, all ranks): where the "
             "ranks waited for a core, the archive replays longer\n",
             allsec[R_NREGIONS], allsec[R_NREGIONS + 1]);
+  if (probes[0] > 0 && kt_ti)
+    fprintf(stderr,
+            "kairos_trace: %.0f probes (MPI_Probe, MPI_Iprobe...; all ranks) took %.3f s, %.1f%% of the ranks' time, "
+            "which a replay of the TI trace has as neither communication nor computation (TI has no probe)\n",
+            probes[0], probes[1], 100 * probes[1] / (allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1));
   if (alln[R_NREGIONS] > 0)
     fprintf(stderr,
             "kairos_trace: %ld calls, over all ranks, of threads other than the one that initialized MPI were not "
@@ -4357,17 +4370,24 @@ static int kt_take(MPI_Message msg, int *src, int *tag) {
   return 0;
 }
 
+/* kt_leave_probe is kt_leave for a probe, which it counts. */
+static void kt_leave_probe(void) {
+  if (!kt_on()) return;
+  kt_leave();
+  kt_probe_n++, kt_probe_s += (double)(kt_last - kt_t0) * 1e-9;
+}
+
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *status) {
   kt_enter(R_PROBE);
   int err = PMPI_Probe(src, tag, comm, status);
-  kt_leave();
+  kt_leave_probe();
   return err;
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
   kt_enter(R_IPROBE);
   int err = PMPI_Iprobe(src, tag, comm, flag, status);
-  kt_leave();
+  kt_leave_probe();
   return err;
 }
 
@@ -4377,7 +4397,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
   kt_enter(R_MPROBE);
   int err = PMPI_Mprobe(src, tag, comm, msg, status);
   if (kt_on() && err == MPI_SUCCESS) kt_probed(*msg, comm, status);
-  kt_leave();
+  kt_leave_probe();
   return err;
 }
 
@@ -4387,7 +4407,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
   kt_enter(R_IMPROBE);
   int err = PMPI_Improbe(src, tag, comm, flag, msg, status);
   if (kt_on() && err == MPI_SUCCESS && *flag) kt_probed(*msg, comm, status);
-  kt_leave();
+  kt_leave_probe();
   return err;
 }
 
