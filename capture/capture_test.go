@@ -475,9 +475,20 @@ func TestTracerSendModes(t *testing.T) {
 // matched ones, whose receives (MPI_Mrecv, MPI_Imrecv) are written as the
 // recv and irecv of the probed source and tag; and the time rank 1 spends
 // in MPI_Probe, waiting for rank 0's long computation, is not written as
-// its computation (it was, when the tracer did not wrap probes).
+// its computation (it was, when the tracer did not wrap probes); the
+// summary counts the probes and their time.
 func TestTracerProbes(t *testing.T) {
-	index, got := traceWith(t, "probe")
+	dir := t.TempDir()
+	lib, app := build(t, dir, false)
+	out := mpirun(t, dir, lib, app, "probe")
+	m := regexp.MustCompile(`kairos_trace: (\d+) probes \(MPI_Probe, MPI_Iprobe\.\.\.; all ranks\) took [0-9.]+ s`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("mpirun output lacks the probes' line:\n%s", out)
+	} else if n, _ := strconv.Atoi(m[1]); n < 4 { // MPI_Probe, MPI_Mprobe, and the polls of MPI_Iprobe and MPI_Improbe
+		t.Errorf("the summary counts %d probes, want 4 or more", n)
+	}
+	index := filepath.Join(dir, "trace", "index.txt")
+	got := calls(t, index)
 	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "recv 3 -1 32 0 20 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
 	i := slices.Index(got[1], want[0])
 	if i < 0 || !slices.Equal(got[1][i:min(i+len(want), len(got[1]))], want) {
