@@ -68,7 +68,9 @@ structure then no longer grows with its iterations, nor its ranks' by
 more than a byte or two a rank. A cluster whose calls do not fold into
 loops of half their bytes (a real program's) is kept as its events, each
 time and computation rounded to its most significant bits within half
-the time error; --time-error 0 keeps them exact.
+the time error (a call's end as its distance from its start as rounded,
+so that the ranks' clocks do not drift apart and wait states stay as
+recorded); --time-error 0 keeps them exact.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
