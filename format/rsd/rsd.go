@@ -152,7 +152,7 @@ func WriteTrace(path string, t *prsd.Trace) error {
 	})
 }
 
-// Encode returns the bytes of t's file, in version 4. Each cluster is
+// Encode returns the bytes of t's file, in version Version. Each cluster is
 // written as its structure of loops, zstd-compressed where that is
 // smaller (a noisy trace's levels and values), or, unless the loops take
 // less than half their bytes (loopsPay), as the events of the trace t was
@@ -160,13 +160,13 @@ func WriteTrace(path string, t *prsd.Trace) error {
 // into loops of two or three iterations, larger and slower to read than
 // the columns.
 func Encode(t *prsd.Trace) ([]byte, error) {
-	b, _, err := encode(t, 4)
+	b, _, err := encode(t, Version)
 	return b, err
 }
 
 // EncodeCounting is Encode, and also returns how many clusters it kept as
 // their events.
-func EncodeCounting(t *prsd.Trace) (b []byte, asEvents int, err error) { return encode(t, 4) }
+func EncodeCounting(t *prsd.Trace) (b []byte, asEvents int, err error) { return encode(t, Version) }
 
 // Forms of a cluster after its ranklist, version 4 (a byte).
 const (
