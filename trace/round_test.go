@@ -38,8 +38,8 @@ func TestRoundTime(t *testing.T) {
 // back within eps/2 of its own, and so does a local call's duration;
 // every other Exit within eps/2 of its distance from its Enter as rounded
 // (or at that Enter, where the Enter's error put it past the Exit). The
-// first entry and the events without times are kept, and the values share
-// their low bits.
+// first entry, MPI_Init's times and the events without times are kept,
+// and the values share their low bits.
 func TestRoundedWithin(t *testing.T) {
 	const eps = 0.01
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -55,6 +55,9 @@ func TestRoundedWithin(t *testing.T) {
 		} else if i%11 != 5 {
 			if i%13 == 2 {
 				e = NewEvent(Local) // its duration is computation in a replay
+			}
+			if i == 1 {
+				e = NewEvent(Init) // where a replay starts: exact
 			}
 			at += Time(rng.Int64N(1e9))
 			e.HasTime, e.Enter = true, at
@@ -95,7 +98,11 @@ func TestRoundedWithin(t *testing.T) {
 		if !first {
 			within("gap", i, float64(e.Enter-lastGot), float64(o.Enter-last), float64(o.Enter-last))
 		}
-		if o.Kind == Local {
+		if o.Kind == Init {
+			if e.Enter != o.Enter || e.Exit != o.Exit {
+				t.Fatalf("event %d: MPI_Init at %d-%d, want %d-%d", i, e.Enter, e.Exit, o.Enter, o.Exit)
+			}
+		} else if o.Kind == Local {
 			within("duration", i, float64(e.Exit-e.Enter), float64(o.Exit-o.Enter), float64(o.Exit-o.Enter))
 		} else if o.Exit <= e.Enter {
 			if e.Exit != e.Enter {
