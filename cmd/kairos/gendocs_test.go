@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"kairos/internal/clidoc"
 	"kairos/internal/testenv"
@@ -175,4 +177,106 @@ func TestReadmeOutputs(t *testing.T) {
 	if commands < 5 {
 		t.Errorf("README.md's tour has %d commands", commands)
 	}
+}
+
+// TestDocsLinks: every relative link of the README, BENCHMARKS.md and the
+// pages of docs/ (outside code blocks) names a file that exists, and
+// every #anchor a heading of the page it names, as GitHub makes anchors
+// of headings (docs/formats.md linked to docs/docs/ktr-format.md, and
+// docs/development.md to docs/BENCHMARKS.md).
+func TestDocsLinks(t *testing.T) {
+	root := testenv.RepoRoot()
+	pages := []string{filepath.Join(root, "README.md"), filepath.Join(root, "BENCHMARKS.md")}
+	for _, dir := range []string{"docs", "docs/cli"} {
+		m, err := filepath.Glob(filepath.Join(root, dir, "*.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, m...)
+	}
+	anchors := map[string]map[string]bool{} // by page
+	anchorsOf := func(page string) map[string]bool {
+		if a, ok := anchors[page]; ok {
+			return a
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			return nil
+		}
+		a := map[string]bool{}
+		seen := map[string]int{}
+		for _, l := range prose(string(b)) {
+			if h, ok := strings.CutPrefix(l, "#"); ok {
+				slug := headingSlug(strings.TrimLeft(h, "#"))
+				if n := seen[slug]; n > 0 {
+					a[slug+"-"+strconv.Itoa(n)] = true
+				} else {
+					a[slug] = true
+				}
+				seen[slug]++
+			}
+		}
+		anchors[page] = a
+		return a
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, page)
+		for _, l := range prose(string(b)) {
+			for _, m := range link.FindAllStringSubmatch(l, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				path, anchor, _ := strings.Cut(target, "#")
+				file := page
+				if path != "" {
+					file = filepath.Join(filepath.Dir(page), path)
+					if _, err := os.Stat(file); err != nil {
+						t.Errorf("%s links to %s, which does not exist", rel, target)
+						continue
+					}
+				}
+				if anchor != "" && strings.HasSuffix(file, ".md") && !anchorsOf(file)[anchor] {
+					t.Errorf("%s links to %s: no such heading", rel, target)
+				}
+			}
+		}
+	}
+}
+
+// prose returns the lines of a Markdown page outside its fenced code
+// blocks.
+func prose(page string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// headingSlug is the anchor GitHub makes of a heading: lower case, its
+// punctuation dropped but hyphens and underscores, spaces made hyphens.
+func headingSlug(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
