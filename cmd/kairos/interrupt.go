@@ -31,6 +31,7 @@ func onInterrupt(stderr io.Writer, exit func(int)) {
 			syscall.Kill(os.Getpid(), n) // the runtime ends the process of an unhandled SIGINT or SIGTERM
 			time.Sleep(time.Second)
 		}
+		fileio.RemovePending() // made meanwhile: the signal was ignored (a background job's)
 		exit(code)
 	}()
 }

@@ -246,7 +246,8 @@ type tempSet struct {
 
 // OnPending makes f run once, before the first temporary output is made:
 // a command that writes no file then needs no handler for interrupts (a
-// goroutine and a thread at every start).
+// goroutine and a thread at every start). It is called once, before any
+// output is made.
 func OnPending(f func()) { pending.hook = f }
 
 // make runs mk, which makes a temporary output (a directory if dir) and
@@ -272,13 +273,17 @@ func (s *tempSet) make(dir bool, mk func() (string, error)) error {
 func (s *tempSet) remove(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dir := s.names[name]
-	delete(s.names, name)
-	if dir {
+	s.drop(name)
+}
+
+// drop deletes the temporary output name, s locked.
+func (s *tempSet) drop(name string) {
+	if s.names[name] {
 		os.RemoveAll(name)
 	} else {
 		os.Remove(name)
 	}
+	delete(s.names, name)
 }
 
 // rename moves the temporary file name into place at path (deleting it
@@ -302,13 +307,8 @@ func (s *tempSet) rename(name, path string) error {
 func RemovePending() {
 	pending.mu.Lock()
 	defer pending.mu.Unlock()
-	for name, dir := range pending.names {
-		if dir {
-			os.RemoveAll(name)
-		} else {
-			os.Remove(name)
-		}
-		delete(pending.names, name)
+	for name := range pending.names {
+		pending.drop(name)
 	}
 }
 
