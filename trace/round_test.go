@@ -161,14 +161,16 @@ func TestRoundedNoDrift(t *testing.T) {
 	}
 }
 
-// TestRoundedTwice: a rounded trace rounded again reads the same, so
-// that a file written from one read back is the same file.
+// TestRoundedTwice: a rounded trace (MPI_Init, then computations,
+// messages and local calls) rounded again reads the same, so that a file
+// written from one read back is the same file.
 func TestRoundedTwice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	tr := New(1, NewMeta())
 	at := Time(0)
-	for range 5000 {
-		e := NewEvent(Compute)
+	kinds := []Kind{Init, Compute, Send, Local, Recv, Compute}
+	for i := range 5000 {
+		e := NewEvent(kinds[min(i, 1+i%(len(kinds)-1))])
 		e.Compute = rng.ExpFloat64() * 1e6
 		at += Time(rng.ExpFloat64() * 1e9)
 		e.HasTime, e.Enter = true, at
