@@ -98,6 +98,6 @@
 // prints them).
 //
 // Not modelled: intercommunicator calls are Deferred; communicators created by
-// Intercomm_create/merge, Cart_sub, Comm_spawn, Comm_accept/connect are
-// unknown communicators.
+// Intercomm_create/merge, Comm_spawn, Comm_accept/connect are unknown
+// communicators (Cart_sub's members follow from its parent's).
 package dumpi

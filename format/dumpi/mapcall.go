@@ -283,10 +283,12 @@ func (r *Reader) completion(c *call) {
 	e := &r.ev
 	switch {
 	case len(r.reqs) == 0:
+		// A wait or test that completes nothing the trace follows (a
+		// non-blocking collective's, which sst-dumpi does not record, a
+		// null request's, a polling test): MPI time, not computation, as
+		// the OTF2 reader reads it.
 		r.local(c)
-		if c.label == lTest || c.label == lTestany || c.label == lTestall || c.label == lTestsome {
-			e.Kind = trace.Deferred
-		}
+		e.Kind = trace.Deferred
 	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
 	default: // a wait each, sharing the call's time, as the tracer writes them
