@@ -476,6 +476,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	began := time.Now()
 	res, err := sim.Run(src, m, cfg, o)
 	if err != nil {
+		err = naming(path, err) // a replay's error names a rank, and its file:line where the reader knows it
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos:", err)
 		return reported{err}
 	}

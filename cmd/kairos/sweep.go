@@ -81,7 +81,7 @@ func runSweep(cmd *cobra.Command, path string, tf format.Format, src trace.Sourc
 				}
 				res, err := sim.Run(src, mc.m, mc.cfg, nil)
 				if err != nil {
-					err = fmt.Errorf("bandwidth x%g, latency x%g, speed x%g: %w", bw, lat, speed, err)
+					err = naming(path, fmt.Errorf("bandwidth x%g, latency x%g, speed x%g: %w", bw, lat, speed, err))
 					fmt.Fprintln(cmd.ErrOrStderr(), "kairos:", err)
 					return reported{err}
 				}

@@ -152,7 +152,7 @@ func WriteTrace(path string, t *prsd.Trace) error {
 	})
 }
 
-// Encode returns the bytes of t's file, in version Version. Each cluster is
+// Encode returns the bytes of t's file, in the current version (Version). Each cluster is
 // written as its structure of loops, zstd-compressed where that is
 // smaller (a noisy trace's levels and values), or, unless the loops take
 // less than half their bytes (loopsPay), as the events of the trace t was
