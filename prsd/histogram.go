@@ -84,15 +84,20 @@ func fromScale(l int64, eps float64) float64 {
 // group, which lies among them, is within eps of its own), one at least
 // of histBuckets instances, none is negative,
 // and they take fewer bytes than the levels; else false and the
-// instances' levels on the scale of eps.
-func histogram(l *Series, eps float64) (*Histogram, Series, bool) {
+// instances' levels on the scale of eps (a time's, timeLevel's).
+func histogram(l *Series, eps float64, time bool) (*Histogram, Series, bool) {
 	all := make([]float64, 0, l.N)
 	var levels seriesBuilder
 	var c cursor
+	var ahead float64
 	neg := false
 	for range l.N {
 		v := FromLevel(c.next(l), 0)
-		levels.add(Level(v, eps))
+		if time {
+			levels.add(timeLevel(v, eps, &ahead))
+		} else {
+			levels.add(Level(v, eps))
+		}
 		all = append(all, v)
 		neg = neg || v < 0
 	}

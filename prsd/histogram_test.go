@@ -154,7 +154,7 @@ func TestHistogramSum(t *testing.T) {
 			sum[min(i%10/9, 1)] += v
 		}
 		l := b.finish()
-		h, groups, ok := histogram(&l, 0.1)
+		h, groups, ok := histogram(&l, 0.1, false)
 		if !ok {
 			t.Fatalf("%d instances: no histogram", n)
 		}
@@ -190,7 +190,7 @@ func TestHistogramSum(t *testing.T) {
 			b.add(Level(vals[i%len(vals)]*(1+1e-5*float64(i)), 0))
 		}
 		l := b.finish()
-		if _, lv, ok := histogram(&l, 0.1); ok || lv.N != 200 {
+		if _, lv, ok := histogram(&l, 0.1, false); ok || lv.N != 200 {
 			t.Errorf("%s instances: histogram %v, %d levels", name, ok, lv.N)
 		}
 	}

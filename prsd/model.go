@@ -51,9 +51,11 @@ type Header struct {
 	// every instance of a computation (and of a gap and a duration in a
 	// timed trace) reads back within TimeError of its own (plus 1 ns for
 	// times): as its rank's mean where every instance is within
-	// TimeError/3 of it (ranks sharing means within TimeError/3), else as
-	// its level (Level, within TimeError/2). 0 keeps every instance's
-	// value.
+	// TimeError/3 of it (ranks sharing means within TimeError/3, and times'
+	// only within their noise: merger.near), else as its level (Level,
+	// within TimeError/2; a time's within TimeError, the level that keeps
+	// the rank's clock nearest its own: statAcc.addTime). 0 keeps every
+	// instance's value.
 	TimeError float64
 	// Histograms, where set, keeps a rank's instances of a call as their
 	// distribution (ScalaTrace's histograms: Histogram), not their order,
