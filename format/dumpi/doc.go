@@ -45,7 +45,8 @@
 //     turn, each naming in a completion the oldest (Open MPI gives sends
 //     that complete at once one shared handle). A completion of a handle
 //     that started nothing the trace follows (a non-blocking collective,
-//     which sst-dumpi does not record) completes nothing.
+//     which sst-dumpi does not record) completes nothing, and
+//     Trace.Warnings counts the calls that make one.
 //   - Send_init (Bsend_init, Ssend_init, Rsend_init) and Recv_init are
 //     Local and record a persistent request; each Start or Startall of it
 //     becomes an Isend or Irecv (a Startall of n requests, n events at the

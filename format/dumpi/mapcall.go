@@ -255,7 +255,7 @@ func (r *Reader) completion(c *call) {
 	if i := p.idx[fFlag]; i >= 0 {
 		flag = c.v[i]
 	}
-	r.reqs = r.reqs[:0]
+	r.reqs, r.orphan = r.reqs[:0], false
 	switch c.label {
 	case lWait, lTest:
 		if c.label == lWait || flag != 0 {
@@ -279,6 +279,9 @@ func (r *Reader) completion(c *call) {
 				r.addRequest(reqs[i])
 			}
 		}
+	}
+	if r.orphan {
+		r.unstarted++
 	}
 	e := &r.ev
 	switch {
@@ -308,6 +311,9 @@ func (r *Reader) completion(c *call) {
 func (r *Reader) addRequest(h int32) {
 	if !r.completes(h) {
 		return
+	}
+	if h > 1 && len(r.started[h]) == 0 && r.persistent[h] == nil {
+		r.orphan = true // a non-blocking collective's, say, which sst-dumpi does not record
 	}
 	if id, ok := r.take(h); ok {
 		r.reqs = append(r.reqs, id)

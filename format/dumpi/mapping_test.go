@@ -696,14 +696,19 @@ func TestDatatypeIdReused(t *testing.T) {
 // nothing: a deferred call, MPI time that a replay does not take as
 // computation (a local call was: classify called a rank late into an
 // MPI_Ibarrier computation-bound), and the trace checks ("wait on request
-// 2, which is not outstanding" before).
+// 2, which is not outstanding" before). The trace's warning counts such
+// waits, once read; a wait on MPI_REQUEST_NULL is not one.
 func TestWaitOnUnstartedRequest(t *testing.T) {
 	ws := writers(2)
 	for _, w := range ws {
 		w.call(lWait, 9, nil)
+		w.call(lWait, 1, nil) // MPI_REQUEST_NULL
 		w.call(lBarrier, commWorld)
 	}
 	src, tr := load(t, ws)
+	if w := src.Warnings(); len(w) != 1 || !strings.HasPrefix(w[0], "2 waits and tests on 2 ranks completed requests that no call") {
+		t.Errorf("warnings %q, want 2 waits on 2 ranks", w)
+	}
 	rd := tr.Ranks[0].Reader()
 	if !rd.Next() || rd.Event().Kind != trace.Deferred {
 		t.Errorf("the wait: %v, want a deferred call", rd.Event())

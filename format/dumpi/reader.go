@@ -34,7 +34,12 @@ type Reader struct {
 	pending    []trace.Event
 	nextEv     int // index of the next pending event
 	reqs       []uint64
-	counts     [2][]int64
+	// unstarted counts the waits and tests that completed a handle no
+	// call of the trace started (Trace.Warnings); orphan says the current
+	// one did.
+	unstarted int64
+	orphan    bool
+	counts    [2][]int64
 	// wins are the windows the rank created, by DUMPI handle; winSeq
 	// counts the windows created on each communicator; epochs are the
 	// groups (Meta.Comms ids, 0: unknown) of the rank's post and start
@@ -76,6 +81,8 @@ func (r *Reader) Next() bool {
 	}
 	if r.d.err != nil {
 		r.err = r.d.err
+	} else {
+		r.t.readUnstarted(r.rank, r.unstarted)
 	}
 	return false
 }

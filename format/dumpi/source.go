@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"kairos/trace"
 )
@@ -39,6 +40,43 @@ type Trace struct {
 	// threaded counts the ranks whose records name threads other than
 	// the first (commPass).
 	threaded int
+	// unstarted are, per rank read to its end, its waits and tests that
+	// completed a request no call of the trace started (Warnings).
+	unstartedMu sync.Mutex
+	unstarted   map[int]int64
+}
+
+// readUnstarted records that rank r, read to its end, made n waits and
+// tests that completed requests no call of the trace started.
+func (t *Trace) readUnstarted(r int, n int64) {
+	if n == 0 {
+		return
+	}
+	t.unstartedMu.Lock()
+	defer t.unstartedMu.Unlock()
+	if t.unstarted == nil {
+		t.unstarted = map[int]int64{}
+	}
+	t.unstarted[r] = n
+}
+
+// Warnings says what the ranks read so far showed and the trace's
+// notes (Meta.Attrs) could not say before reading them: waits and tests
+// of requests that no call of the trace started, such as a non-blocking
+// collective's (sst-dumpi records none).
+func (t *Trace) Warnings() []string {
+	t.unstartedMu.Lock()
+	defer t.unstartedMu.Unlock()
+	if len(t.unstarted) == 0 {
+		return nil
+	}
+	var n int64
+	for _, c := range t.unstarted {
+		n += c
+	}
+	return []string{fmt.Sprintf("%d waits and tests on %d ranks completed requests that no call of the trace started "+
+		"(non-blocking collectives and I/O, which sst-dumpi does not record): their time reads as MPI time, and what they "+
+		"waited for is not in the trace, so that a replay does not wait there", n, len(t.unstarted))}
 }
 
 // rankFile is a rank that has a file: what the trace keeps of a rank, so
