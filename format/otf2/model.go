@@ -113,7 +113,7 @@ func open(path string, counts bool) (*Source, error) {
 	if err := s.scan(); err != nil {
 		return nil, err
 	}
-	s.defects = append(s.defects, s.vt.build(s.members)...)
+	s.defects = append(s.defects, s.vt.build(s.members, s.inPlaceAware)...)
 	if s.vt.n > 0 {
 		s.meta.Attrs[AttrDerivedCounts] = fmt.Sprintf("the count vectors of %d v-collectives (alltoallv, gatherv...) are derived from "+
 			"their members' totals, which is all OTF2 records: every member sends and receives its totals, and checks compare totals only", s.vt.n)

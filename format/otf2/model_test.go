@@ -263,14 +263,20 @@ func TestCommunicates(t *testing.T) {
 // in place at its root: the calls keep their kinds (an init read as a
 // local call was replayed as computation, 1.3 to 2.2 s of every Score-P
 // trace's simulation), the handles' collectives are none a replay makes,
-// the root's block is its members' (64 bytes, not 56 of 448 over 8), a
-// buffer flush between two calls is a deferred call of its own (its time
-// was replayed as computation), and the trace checks.
+// the root's block is its members' (64 bytes, not 56 of 448 over 8), an
+// in-place allgatherv's blocks are what all its members' totals say where
+// each member's alone could be either, a buffer flush between two calls is
+// a deferred call of its own (its time was replayed as computation), and
+// the trace checks.
 func TestScoreP8Records(t *testing.T) {
 	s, tr := loadArchive(t, "scorep8")
 	meta := s.Meta()
 	for r := range tr.Ranks {
-		want := []string{"init", "deferred MPI_Comm_split", "reduce root=0 send=64 recv=64", "finalize"}
+		// The allgatherv in place: each record alone reads as well as 4
+		// blocks of 24(r+1) bytes, not in place; the members' received
+		// totals together say in place, 32(r+1).
+		want := []string{"init", "deferred MPI_Comm_split", "reduce root=0 send=64 recv=64",
+			fmt.Sprintf("allgatherv send=%d recv=320 counts=[32 64 96 128]", 32*(r+1)), "finalize"}
 		if r == 1 { // its buffer flush between the split and the reduce, 5 us
 			want = slices.Insert(want, 2, "deferred OTF2 buffer flush 5000000ps")
 		}
@@ -278,6 +284,9 @@ func TestScoreP8Records(t *testing.T) {
 			g := e.String()
 			if e.Kind == trace.Deferred {
 				g += " " + meta.RegionName(e.Region)
+			}
+			if e.Kind == trace.Allgatherv {
+				g += fmt.Sprintf(" counts=%v", e.RecvCounts)
 			}
 			if e.Kind == trace.Deferred && meta.RegionName(e.Region) == flushName {
 				g += fmt.Sprintf(" %dps", e.Exit-e.Enter)

@@ -49,11 +49,12 @@ const AttrSwitchedOff = "otf2.switched-off"
 // communicator, the kind, and its a and b, the totals the vectors derive
 // from (scorep.Totals).
 type vnote struct {
-	seq  uint64
-	comm uint32
-	kind trace.Kind
-	a, b int64
-	root bool
+	seq            uint64
+	comm           uint32
+	kind           trace.Kind
+	a, b           int64
+	sent, received int64 // what the record counted
+	root           bool
 }
 
 // vkey names an instance of a v-collective: the OTF2 communicator and its
@@ -67,8 +68,9 @@ type vkey struct {
 // members reported theirs, and why the instance cannot derive counts.
 type vinst struct {
 	*scorep.Instance
-	have     []bool
-	conflict string
+	have       []bool
+	sent, recv []int64 // what each member's record counted
+	conflict   string
 }
 
 // vtable is the v-collectives of an archive, built by Open's scan.
@@ -105,7 +107,7 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 	if m.scanning {
 		a, b := scorep.Totals(ev, int64(e.Bytes), int64(e.Received), c.size, m.src.inPlaceAware)
 		m.src.vt.notes[m.rank] = append(m.src.vt.notes[m.rank], vnote{seq: seq, comm: e.Comm, kind: ev.Kind, a: a, b: b,
-			root: ev.Kind.IsRooted() && ev.Partner == m.rank})
+			sent: int64(e.Bytes), received: int64(e.Received), root: ev.Kind.IsRooted() && ev.Partner == m.rank})
 		scorep.SpreadCounts(ev, c.size)
 		return
 	}
@@ -212,8 +214,11 @@ func (m *mapper) vector(ref uint64, n int) ([]int64, bool) {
 
 // build makes the instances from the notes of every rank: each rank's
 // v-collectives on a communicator, in call order, are the instances'.
-// members returns the world ranks of an OTF2 communicator.
-func (t *vtable) build(members func(uint32) []int32) (defects []string) {
+// members returns the world ranks of an OTF2 communicator; inPlaceAware
+// says that the archive's in-place counts leave the member's own block
+// out, so that an in-place allgatherv or reduce_scatter shows in all its
+// members' counts together (scorep.Instance.ResolveInPlace).
+func (t *vtable) build(members func(uint32) []int32, inPlaceAware bool) (defects []string) {
 	t.insts = map[vkey]*vinst{}
 	t.seqs = make([]map[uint64]vkey, len(t.notes))
 	for r, notes := range t.notes {
@@ -231,13 +236,15 @@ func (t *vtable) build(members func(uint32) []int32) (defects []string) {
 			}
 			in := t.insts[k]
 			if in == nil {
-				in = &vinst{Instance: scorep.NewInstance(nt.kind, len(mem)), have: make([]bool, len(mem))}
+				in = &vinst{Instance: scorep.NewInstance(nt.kind, len(mem)), have: make([]bool, len(mem)),
+					sent: make([]int64, len(mem)), recv: make([]int64, len(mem))}
 				t.insts[k] = in
 			}
 			if nt.kind != in.Kind && in.conflict == "" {
 				in.conflict = fmt.Sprintf("%s and %s", in.Kind, nt.kind)
 			}
 			in.A[i], in.B[i], in.have[i] = nt.a, nt.b, true
+			in.sent[i], in.recv[i] = nt.sent, nt.received
 			if nt.root {
 				in.Root = i
 			}
@@ -249,6 +256,10 @@ func (t *vtable) build(members func(uint32) []int32) (defects []string) {
 		if in.conflict == "" && slices.Contains(in.have, false) {
 			in.conflict = "members missing"
 		}
+		if in.conflict == "" && inPlaceAware {
+			in.ResolveInPlace(in.sent, in.recv)
+		}
+		in.sent, in.recv = nil, nil
 		if in.conflict != "" {
 			bad++
 			if bad <= 3 {

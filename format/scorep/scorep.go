@@ -255,8 +255,12 @@ func (in *Instance) Derive(ev *trace.Event, me int) bool {
 	switch ev.Kind {
 	case trace.Alltoallv:
 		ev.SendCounts, ev.RecvCounts = in.row(me), in.col(me)
-	case trace.Allgatherv, trace.ReduceScatter:
+	case trace.Allgatherv:
 		ev.RecvCounts = slices.Clone(in.A)
+		ev.SendBytes, ev.RecvBytes = in.A[me], Sum(in.A)
+	case trace.ReduceScatter:
+		ev.RecvCounts = slices.Clone(in.A)
+		ev.RecvBytes = Sum(in.A)
 	case trace.Gatherv:
 		ev.RecvCounts = make([]int64, n)
 		if me == in.Root {
@@ -273,6 +277,74 @@ func (in *Instance) Derive(ev *trace.Event, me int) bool {
 		}
 	}
 	return true
+}
+
+// ResolveInPlace settles, from every member's record, whether an
+// allgatherv or a reduce_scatter of an archive whose in-place counts leave
+// the member's own block out (Score-P 8 on) was in place: at every member
+// or at none, as MPI requires. Member i counted, of its block b_i, a
+// multiple (an allgatherv's sent bytes, a reduce_scatter's received) of n
+// blocks, or n-1 in place, and the vector's sum (the other way), less its
+// own block in place. Where Split cannot tell one member's record (n and
+// n-1 both divide its multiple), the others' usually can: exactly one
+// reading makes every member's vector sum agree. ResolveInPlace then sets
+// the blocks (A) and reports true; it leaves them where both readings
+// hold (blocks all equal) or neither does.
+func (in *Instance) ResolveInPlace(sent, recv []int64) bool {
+	n := len(in.A)
+	if n <= 2 || len(sent) != n || len(recv) != n {
+		return false
+	}
+	multiple, vector := sent, recv
+	switch in.Kind {
+	case trace.Allgatherv:
+	case trace.ReduceScatter:
+		multiple, vector = recv, sent
+	default:
+		return false
+	}
+	var found []int64
+	for _, inPlace := range []bool{false, true} {
+		if b, ok := blocksIf(multiple, vector, inPlace); ok {
+			if found != nil {
+				return false // both: the sizes cannot tell
+			}
+			found = b
+		}
+	}
+	if found == nil {
+		return false
+	}
+	copy(in.A, found)
+	return true
+}
+
+// blocksIf returns the members' blocks where every member's multiple
+// divides into n blocks (n-1 in place) and its vector sum is the blocks'
+// sum (less its own in place).
+func blocksIf(multiple, vector []int64, inPlace bool) ([]int64, bool) {
+	k := int64(len(multiple))
+	if inPlace {
+		k--
+	}
+	b := make([]int64, len(multiple))
+	for i, m := range multiple {
+		if m%k != 0 {
+			return nil, false
+		}
+		b[i] = m / k
+	}
+	sum := Sum(b)
+	for i, v := range vector {
+		want := sum
+		if inPlace {
+			want -= b[i]
+		}
+		if v != want {
+			return nil, false
+		}
+	}
+	return b, true
 }
 
 // Sum returns the sum of counts v.

@@ -200,3 +200,42 @@ func TestDerivedRootBlock(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveInPlace: an allgatherv's or reduce_scatter's members' records
+// (Score-P 8 on) together say whether it was in place, where each alone
+// could be either (Split reads 96 bytes over 4 members as 4 blocks of 24,
+// and 48 as 3 of 16): exactly one reading makes every member's vector sum
+// agree. Blocks all equal fit both, and records that fit neither are left.
+func TestResolveInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		kind       trace.Kind
+		sent, recv []int64
+		want       []int64 // nil: not resolved
+	}{
+		{"allgatherv in place", trace.Allgatherv, []int64{96, 192, 288, 384}, []int64{288, 256, 224, 192}, []int64{32, 64, 96, 128}},
+		{"allgatherv", trace.Allgatherv, []int64{48, 96, 144, 192}, []int64{120, 120, 120, 120}, []int64{12, 24, 36, 48}},
+		{"reduce_scatter in place", trace.ReduceScatter, []int64{288, 256, 224, 192}, []int64{96, 192, 288, 384}, []int64{32, 64, 96, 128}},
+		{"reduce_scatter", trace.ReduceScatter, []int64{120, 120, 120, 120}, []int64{48, 96, 144, 192}, []int64{12, 24, 36, 48}},
+		{"blocks all equal", trace.Allgatherv, []int64{96, 96, 96, 96}, []int64{96, 96, 96, 96}, nil},
+		{"members that disagree", trace.Allgatherv, []int64{96, 192, 288, 384}, []int64{288, 256, 224, 100}, nil},
+		{"not a v-collective of blocks", trace.Alltoallv, []int64{96, 192, 288, 384}, []int64{288, 256, 224, 192}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := NewInstance(tc.kind, 4)
+			before := []int64{1, 2, 3, 4}
+			copy(in.A, before)
+			ok := in.ResolveInPlace(tc.sent, tc.recv)
+			if want := tc.want != nil; ok != want {
+				t.Fatalf("resolved %v, want %v (blocks %v)", ok, want, in.A)
+			}
+			want := tc.want
+			if want == nil {
+				want = before
+			}
+			if !slices.Equal(in.A, want) {
+				t.Errorf("blocks %v, want %v", in.A, want)
+			}
+		})
+	}
+}

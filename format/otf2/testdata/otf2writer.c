@@ -22,9 +22,11 @@
  *   otf2writer DIR scorep8    4 ranks as Score-P 8 writes them (creator
  *                             "Score-P 8.4"): MPI_Init, MPI_Comm_split and
  *                             MPI_Finalize each with a collective that
- *                             creates or destroys a communicator, and an
- *                             MPI_Reduce of 8 doubles in place at its root;
- *                             rank 1 flushes its buffer before it (5 us).
+ *                             creates or destroys a communicator, an
+ *                             MPI_Reduce of 8 doubles in place at its root
+ *                             (rank 1 flushes its buffer before it, 5 us)
+ *                             and an MPI_Allgatherv in place of blocks of
+ *                             32, 64, 96 and 128 bytes.
  *   otf2writer DIR unwind     2 ranks as Score-P records them when it
  *                             unwinds the stack: calling-context enters
  *                             and leaves, no Enter or Leave.
@@ -67,15 +69,15 @@ static void check(OTF2_ErrorCode s, const char* what)
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
-       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_SOLVE, S_ARG0, NSTR = S_ARG0 + 300 };
+       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_SOLVE, S_ALLGATHERV, S_ARG0, NSTR = S_ARG0 + 300 };
 enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER,
-       R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, R_SOLVE, NREG };
+       R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, R_SOLVE, R_ALLGATHERV, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
 
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
     "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
-    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve" };
+    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve", "MPI_Allgatherv" };
 
 /* with_intercomm adds the intercomm archive's groups and intercommunicator;
  * with_threads the threads archive's second thread of each process
@@ -111,6 +113,7 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         { S_FINALIZE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
         { S_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI },
         { S_SOLVE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING },
+        { S_ALLGATHERV, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
     };
     for (int r = 0; r < NREG; r++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, r, regs[r].name, regs[r].name, S_EMPTY, regs[r].role,
@@ -532,9 +535,11 @@ static uint64_t threads(OTF2_Archive* a, OTF2_EvtWriter* w, int r, uint64_t* tma
 }
 
 /* scorep8 writes rank r of 4 as Score-P 8 records it: its communicators'
- * creation and release as collectives of handles, and an MPI_Reduce of 8
+ * creation and release as collectives of handles, an MPI_Reduce of 8
  * doubles in place at root 0 (counting none sent and 3 blocks received,
- * which 4 blocks of 48 bytes would give too). */
+ * which 4 blocks of 48 bytes would give too), and an MPI_Allgatherv in
+ * place of rank r's 32(r+1) bytes (counting 3 blocks sent, which 4 of
+ * 24(r+1) would give too, and the other ranks' blocks received). */
 static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 {
     uint64_t n = 0, t = 10000;
@@ -551,6 +556,7 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     if (r == 1) { check(OTF2_EvtWriter_BufferFlush(w, NULL, t, t + 5000), "flush"); n++; }
     t += 6000;
     COLL(R_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, 0, r == 0 ? 0 : 64, r == 0 ? 3 * 64 : 0);
+    COLL(R_ALLGATHERV, OTF2_COLLECTIVE_OP_ALLGATHERV, OTF2_UNDEFINED_UINT32, 3 * 32 * (r + 1), 320 - 32 * (r + 1));
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
     COLL(R_FINALIZE, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, OTF2_UNDEFINED_UINT32, 0, 0);
 #undef COLL
