@@ -567,7 +567,7 @@ func TestRankKeyFoldsLittle(t *testing.T) {
 }
 
 // TestClocksTogether: each rank's clock reads back within a level step
-// of its own. Ranks whose times differ by less than the time error but
+// of its own, each gap within the time error of its own. Ranks whose times differ by less than the time error but
 // more than their noise (MPI_Init's 1.5 s, 0.05% apart a rank; a loop's
 // computations, 0.1% apart) keep their own, where sharing them had set
 // the clocks milliseconds apart (messages take microseconds, and `slow`
@@ -600,15 +600,24 @@ func TestClocksTogether(t *testing.T) {
 		if len(comp.Clusters) != 1 || comp.Clusters[0].Events != nil {
 			t.Fatalf("noise %g: want one cluster kept as loops, got %d", noise, len(comp.Clusters))
 		}
+		eps := DefaultOptions().TimeError
 		for r := range ranks {
 			a, b := openRank(t, tr, r), openRank(t, comp, r)
-			worst := 0.0
+			worst, worstGap := 0.0, 0.0
+			var endX, endY trace.Time
 			for a.Next() && b.Next() {
 				x, y := a.Event(), b.Event()
 				worst = max(worst, math.Abs(float64(y.Enter-x.Enter)), math.Abs(float64(y.Exit-x.Exit)))
+				if gap := float64(x.Enter - endX); x.Kind != trace.Init {
+					worstGap = max(worstGap, (math.Abs(float64(y.Enter-endY)-gap)-timeTolerance)/gap)
+				}
+				endX, endY = x.Exit, y.Exit
 			}
 			if worst > 1e7 {
 				t.Errorf("noise %g, rank %d: a time %.3g µs off, want at most 10 µs (a level step)", noise, r, worst/1e6)
+			}
+			if worstGap > eps {
+				t.Errorf("noise %g, rank %d: a gap %.3g%% off its own, want at most %g%%", noise, r, 100*worstGap, 100*eps)
 			}
 		}
 	}
