@@ -25,7 +25,8 @@ func newConvertCmd() *cobra.Command {
 		Short: "Convert a trace from any readable format to any writable one",
 		Long: `Convert reads IN in any format Kairos reads and writes OUT in the format
 its name ends with (.ktr, .ti, .txt, ...; .gz and .zst compress) or that
---to names. OUT is written atomically.
+--to names. OUT is written atomically; "-" is standard output, in the
+format --to names (a TI trace as one stream).
 
 A TI trace is one file if OUT ends in .ti, else a description OUT (made
 in its directory, which is created if need be) and a file per rank in

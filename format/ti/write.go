@@ -72,10 +72,11 @@ func (s *WriteStats) String() string {
 }
 
 // LayoutFor returns the layout Kairos writes for an output name: Shared
-// if the name (without .gz or .zst) ends in ".ti", PerRank otherwise, the
-// way SimGrid's own -trace-ti names its description file.
+// if the name (without .gz or .zst) ends in ".ti" or is "-" (standard
+// output, one stream), PerRank otherwise, the way SimGrid's own -trace-ti
+// names its description file.
 func LayoutFor(path string) Layout {
-	if strings.HasSuffix(trimCompression(path), ".ti") {
+	if path == "-" || strings.HasSuffix(trimCompression(path), ".ti") {
 		return Shared
 	}
 	return PerRank

@@ -393,3 +393,16 @@ func TestWriteAnySourceWait(t *testing.T) {
 		t.Errorf("read back: %v", evs)
 	}
 }
+
+// TestLayoutFor: a name ending in .ti (compressed or not) and standard
+// output are one file; any other name a description and a file per rank
+// ("-" made a description on standard output and its ranks' files in
+// ./-_files).
+func TestLayoutFor(t *testing.T) {
+	for name, want := range map[string]Layout{"run.ti": Shared, "run.ti.gz": Shared, "run.ti.zst": Shared, "-": Shared,
+		"index.txt": PerRank, "run": PerRank, "run.ti.txt": PerRank} {
+		if got := LayoutFor(name); got != want {
+			t.Errorf("LayoutFor(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
