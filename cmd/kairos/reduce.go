@@ -58,7 +58,10 @@ ranks that make them and their parameters per group of ranks: every rank
 replays its own calls, so the reduction replays as the trace does, and K
 bounds the number of structures, not the accuracy. Computations and times
 are kept as statistics: each rank's mean per call, shared by ranks within
---time-error (1%). --time-histograms keeps a call's instances as their
+--time-error (1%), a time (a gap, a call's duration) only where ranks
+differ by less than their noise, so that their clocks stay together;
+instances that stray from the mean on a scale within the time error.
+--time-histograms keeps a call's instances as their
 distribution (ScalaTrace's histograms), not their order, where that
 takes fewer bytes: in groups of values within the time error of each
 other, each instance's group kept in order, each still within the time
