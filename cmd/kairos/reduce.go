@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +20,7 @@ import (
 	"kairos/prsd"
 	"kairos/sim"
 	"kairos/trace"
+	"kairos/waitstate"
 )
 
 func init() { addVerb("reduce", newReduceCmd) }
@@ -43,6 +45,9 @@ type reduceFlags struct {
 	// exact (prsd.Options.ExactEvents): the report's, so that a real
 	// program's reduction is not replayed a second time.
 	exactEvents bool
+	// skipWaiting leaves the wait states uncompared (the report's, which
+	// analyses the trace's own).
+	skipWaiting bool
 }
 
 func newReduceCmd() *cobra.Command {
@@ -117,9 +122,11 @@ reduction as written (with -o or not) and for the cluster heads alone
 replays the trace and the reduction on a crossbar cluster (--machine, default N x 1Gf,125MBps,50us)
 with SimGrid's SMPI model and prints ACC = 1 - |t - t'| / t (a reduction
 that reads back every event as recorded, times included, is not replayed
-again: its replay is the trace's). --analytic replays with the
-contention-free model instead: alltoallv on hundreds of ranks takes SMPI's
-model minutes, the analytic one seconds.`,
+again: its replay is the trace's). Of a timed trace it compares the wait
+states too (the waiting slow finds, and its share not traced to a delay),
+which a reduction's times, within the time error, move. --analytic
+replays with the contention-free model instead: alltoallv on hundreds of
+ranks takes SMPI's model minutes, the analytic one seconds.`,
 		Example: `  kairos reduce app.ti
   kairos reduce --method acurdion --k 9 -o app.rsd app.otf2
   kairos reduce --plugin cg --accuracy --json cg.ktr`,
@@ -216,6 +223,20 @@ type accuracyJSON struct {
 	// included: its replay is the trace's, not run again.
 	Same bool    `json:"same_as_trace,omitempty"`
 	ACC  float64 `json:"acc"`
+	// Waiting compares the wait states of a timed trace and of its
+	// reduction, which ACC, a replay's length, does not see.
+	Waiting *waitingJSON `json:"waiting,omitempty"`
+}
+
+// waitingJSON is the waiting of a timed trace and of its reduction, as
+// slow finds it, and the part of each not traced to a delay (seconds):
+// times read back within the time error move the ranks' arrivals, and
+// with them the wait states, by up to that share of each call.
+type waitingJSON struct {
+	Trace           float64 `json:"trace_s"`
+	TraceUntraced   float64 `json:"trace_not_traced_s"`
+	Reduced         float64 `json:"reduced_s"`
+	ReducedUntraced float64 `json:"reduced_not_traced_s"`
 }
 
 func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
@@ -426,7 +447,38 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 	if acc.Original > 0 {
 		acc.ACC = 1 - math.Abs(acc.Original-acc.Reduced)/acc.Original
 	}
+	if !acc.Same && !f.skipWaiting {
+		if acc.Waiting, err = compareWaiting(path, src, reduced); err != nil {
+			return nil, err
+		}
+	}
 	return acc, nil
+}
+
+// share returns x as a percentage of total, 0 where total is not positive.
+func share(x, total float64) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return 100 * x / total
+}
+
+// compareWaiting analyses the wait states of src and of its reduction; nil
+// for an untimed trace.
+func compareWaiting(path string, src trace.Source, reduced trace.Source) (*waitingJSON, error) {
+	a, err := waitstate.Analyze(src, waitstate.Options{})
+	if errors.Is(err, waitstate.ErrUntimed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	w := &waitingJSON{Trace: a.Waiting, TraceUntraced: a.Unexplained}
+	if a, err = waitstate.Analyze(reduced, waitstate.Options{}); err != nil {
+		return nil, naming(path+" reduced", err)
+	}
+	w.Reduced, w.ReducedUntraced = a.Waiting, a.Unexplained
+	return w, nil
 }
 
 // traceTime returns the function that gives the trace's own replay time
@@ -558,6 +610,10 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 			same = " (every event read back as recorded, times included: the same replay)"
 		}
 		fmt.Fprintf(&b, "replay on %s%s: %.9f s, reduced %.9f s%s: ACC = %.4f\n", a.Machine, model, a.Original, a.Reduced, same, a.ACC)
+		if w := a.Waiting; w != nil {
+			fmt.Fprintf(&b, "wait states (as slow finds them): %.6g s of waiting, %.1f%% not traced to a delay; reduced %.6g s, %.1f%%\n",
+				w.Trace, share(w.TraceUntraced, w.Trace), w.Reduced, share(w.ReducedUntraced, w.Reduced))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

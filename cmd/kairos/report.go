@@ -148,7 +148,7 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 func reportReduction(path string, src trace.Source, machine string, analytic bool, original func() float64) (*report.Reduction, error) {
 	out, _, _, err := reduceTrace(path, src, cluster.DefaultOptions(),
 		&reduceFlags{accuracy: true, machine: machine, analytic: analytic, timeError: prsd.DefaultOptions().TimeError, original: original,
-			exactEvents: true})
+			exactEvents: true, skipWaiting: true})
 	if err != nil {
 		return nil, err
 	}
