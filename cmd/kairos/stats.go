@@ -27,7 +27,11 @@ received, collectives, flops, and time in MPI and in all when the trace is
 timed), and the heaviest communicating pairs and partners. A timed trace
 also gets its flat profile: the time in each kind of MPI call over all
 ranks, its share of the MPI time, the mean time a call, and the least, mean
-and most one rank spent in it (with the rank), most time first.
+and most one rank spent in it (with the rank), most time first. Kinds are
+the model's (waitall, allgatherv); calls that move nothing in it (local
+and deferred: MPI_Comm_rank, a non-blocking collective's start, which a
+replay makes where it completes, a wait that completes nothing) are
+listed by their MPI function (MPI_Iallgatherv, MPI_Waitall).
 
 Volumes are counted on the sending side: the messages and bytes a rank
 received are those sent to it, received or not (check lists the messages
