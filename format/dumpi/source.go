@@ -75,8 +75,8 @@ func (t *Trace) Warnings() []string {
 		n += c
 	}
 	return []string{fmt.Sprintf("%d waits and tests on %d ranks completed requests that no call of the trace started "+
-		"(non-blocking collectives and I/O, which sst-dumpi does not record): their time reads as MPI time, and what they "+
-		"waited for is not in the trace, so that a replay does not wait there", n, len(t.unstarted))}
+		"(non-blocking collectives, which sst-dumpi does not record, non-blocking I/O, calls left out of the recording): their "+
+		"time reads as MPI time, and what they waited for is not in the trace, so that a replay does not wait there", n, len(t.unstarted))}
 }
 
 // rankFile is a rank that has a file: what the trace keeps of a rank, so
