@@ -78,8 +78,10 @@ type statAcc struct {
 	// mean already makes.
 	m2 float64
 	// ahead is, for a time, the sum of its instances' levels' values
-	// less their own: how far they move the rank's clock (addTime).
+	// less their own: how far they move the rank's clock (addTime),
+	// until shared says they join the rank's (rankCtx.ahead).
 	ahead    float64
+	shared   bool
 	min, max float64
 	levels   seriesBuilder
 	distinct []float64 // up to maxDistinct values, in the order met; nil past them
@@ -94,8 +96,36 @@ const maxDistinct = 8
 
 func (s *statAcc) add(v, eps float64) { s.addLevel(v, Level(v, eps)) }
 
-// addTime adds an instance of a time, v, at its timeLevel.
-func (s *statAcc) addTime(v, eps float64) { s.addLevel(v, timeLevel(v, eps, &s.ahead)) }
+// addTime adds an instance of a time, v, at its timeLevel against the
+// rank's clock (ctx.ahead) once the instances are sure to read their
+// levels, and against their own till then: a time that will read its
+// mean, or its few exact values, must not take back errors it will not
+// make. One clock for all of a rank's calls strays by a level step or so;
+// one a call would add a step for each call of a loop's body.
+func (s *statAcc) addTime(v float64, ctx *rankCtx) {
+	s.share(ctx)
+	carry := &s.ahead
+	if s.shared {
+		carry = &ctx.ahead
+	}
+	s.addLevel(v, timeLevel(v, ctx.eps, carry))
+}
+
+// share makes s's errors the rank's clock's once its instances are sure
+// to read their levels.
+func (s *statAcc) share(ctx *rankCtx) {
+	if !s.shared && s.levelled(ctx.eps) {
+		ctx.ahead += s.ahead
+		s.ahead, s.shared = 0, true
+	}
+}
+
+// levelled reports whether a time's instances will read back their
+// levels at eps (merger.addTiming): many distinct values, too far apart
+// for any mean to hold them within eps/3 (and 1 ns).
+func (s *statAcc) levelled(eps float64) bool {
+	return eps > 0 && s.many && s.max-s.min > 2*(eps/3*s.max+timeTolerance)
+}
 
 // timeLevel returns the level of a time v, of the two on either side of
 // it (each within eps of v), that keeps *ahead, the sum of the levels'
@@ -156,15 +186,22 @@ func (s *statAcc) exact(v float64) {
 	s.index.add(int64(i))
 }
 
-func (s *statAcc) merge(o *statAcc) {
+// merge appends o's instances to s's. The errors of levels o has not
+// yet shared with the rank's clock join it where s's have.
+func (s *statAcc) merge(o *statAcc, ctx *rankCtx) {
 	if o.n == 0 {
 		return
 	}
+	defer s.share(ctx)
 	levels := o.levels.finish()
 	if s.n == 0 {
-		s.sum, s.n, s.min, s.max, s.m2, s.ahead = o.sum, o.n, o.min, o.max, o.m2, o.ahead
+		s.sum, s.n, s.min, s.max, s.m2, s.ahead, s.shared = o.sum, o.n, o.min, o.max, o.m2, o.ahead, o.shared
 	} else {
-		s.ahead += o.ahead
+		if s.shared {
+			ctx.ahead += o.ahead
+		} else {
+			s.ahead += o.ahead
+		}
 		d := o.sum/float64(o.n) - s.sum/float64(s.n)
 		s.m2 += o.m2 + d*d*float64(s.n)*float64(o.n)/float64(s.n+o.n)
 		s.sum += o.sum
@@ -372,8 +409,8 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		a.stat(statValue).add(r.e.Compute, ctx.eps)
 	}
 	if r.e.HasTime {
-		a.stat(statGap).addTime(r.gap, ctx.eps)
-		a.stat(statDur).addTime(r.dur, ctx.eps)
+		a.stat(statGap).addTime(r.gap, ctx)
+		a.stat(statDur).addTime(r.dur, ctx)
 	}
 	a.stat(statComp).add(r.comp, ctx.eps)
 	a.n++
@@ -427,7 +464,7 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 	}
 	for i, st := range b.stats {
 		if st != nil && st.n > 0 {
-			a.stat(i).merge(st)
+			a.stat(i).merge(st, ctx)
 		}
 	}
 	a.n += b.n

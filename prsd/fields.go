@@ -129,9 +129,13 @@ type rankCtx struct {
 	rank, ranks int32
 	modes       [NumFields][]Mode // each field's modes (modesOf)
 	eps         float64           // the timing's error bound
-	bases       []int32           // each plug-in's b(rank)
-	fam         *Families
-	member      map[uint32]bool // communicators known to hold the rank (encoding)
+	// ahead is, while encoding, how far the rank's clock read back is
+	// ahead of its own by the levels of the times that will read them
+	// (statAcc.addTime).
+	ahead  float64
+	bases  []int32 // each plug-in's b(rank)
+	fam    *Families
+	member map[uint32]bool // communicators known to hold the rank (encoding)
 	// sites number the call sites of the CompSite field (nil: a site
 	// is its own value).
 	sites *siteTable
