@@ -140,11 +140,11 @@ func timeLevel(v, eps float64, ahead *float64) int64 {
 		return l
 	}
 	q := FromLevel(l, eps)
-	other := l + 3 // the level above, where the nearest is below v
+	other, o := l+3, q*(1+eps) // the level above, where the nearest is below v
 	if q > v {
-		other = l - 3
+		other, o = l-3, q/(1+eps)
 	}
-	if o := FromLevel(other, eps); math.Abs(*ahead+o-v) < math.Abs(*ahead+q-v) {
+	if math.Abs(*ahead+o-v) < math.Abs(*ahead+q-v) {
 		l, q = other, o
 	}
 	*ahead += q - v
