@@ -466,6 +466,15 @@ func share(x, total float64) float64 {
 // compareWaiting analyses the wait states of src and of its reduction; nil
 // for an untimed trace.
 func compareWaiting(path string, src trace.Source, reduced trace.Source) (*waitingJSON, error) {
+	// An untimed trace, most often, is told by its first event, not by
+	// reading it whole.
+	timed, err := firstTimed(src)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	if !timed {
+		return nil, nil
+	}
 	a, err := waitstate.Analyze(src, waitstate.Options{})
 	if errors.Is(err, waitstate.ErrUntimed) {
 		return nil, nil
