@@ -523,19 +523,9 @@ func traceTime(path string, src trace.Source, machine string, analytic bool, ori
 // replayTime simulates s (untimed first if it is timed) on machine, with
 // the analytic model if analytic.
 func replayTime(what string, s trace.Source, machine string, analytic bool) (float64, error) {
-	sf := &simulateFlags{cluster: machine, analytic: analytic}
-	cfg, given, err := simulateConfig(sf)
+	mc, s, err := quietReplay(what, s, machine, analytic)
 	if err != nil {
 		return 0, err
-	}
-	mc, err := simulateMachine(sf, cfg, given, s.NumRanks(), scales{1, 1, 1})
-	if err != nil {
-		return 0, err
-	}
-	if u, err := untimeForReplay(io.Discard, what, format.Format{}, s, mc); err != nil {
-		return 0, err
-	} else if u != nil {
-		s = u
 	}
 	r, err := sim.Run(s, mc.m, mc.cfg, nil)
 	if err != nil {

@@ -578,3 +578,29 @@ func TestReduceTimeHistograms(t *testing.T) {
 		t.Errorf("check of the reduction: exit %d: %s", code, errs)
 	}
 }
+
+// TestReplayOnFewerHosts: reduce --accuracy and report replay a trace on a
+// machine of fewer hosts than ranks as simulate does (ranks round robin
+// on the hosts, as smpirun places them), not refuse it.
+func TestReplayOnFewerHosts(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "st.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "2x3", "-i", "20", "-o", st); code != 0 {
+		t.Fatal(errs)
+	}
+	const machine = "4x1Gf,125MBps,50us"
+	acc := reduceJSONOf(t, "--accuracy", "--machine", machine, st).Accuracy
+	code, out, errs := csRun("simulate", "--json", st, "--cluster", machine)
+	var sim struct {
+		SimulatedTime float64 `json:"simulated_time"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sim) != nil {
+		t.Fatalf("simulate: exit %d: %s%s", code, out, errs)
+	}
+	if acc.Original != sim.SimulatedTime {
+		t.Errorf("reduce --accuracy replayed the trace in %g s on %s, simulate in %g s", acc.Original, machine, sim.SimulatedTime)
+	}
+	if code, _, errs := csRun("report", "--machine", machine, "-o", filepath.Join(dir, "r.html"), st); code != 0 {
+		t.Errorf("report --machine %s: exit %d: %s", machine, code, errs)
+	}
+}

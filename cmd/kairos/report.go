@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"kairos/cluster"
-	"kairos/format"
 	"kairos/prsd"
 	"kairos/report"
 	"kairos/sim"
@@ -171,19 +169,9 @@ func reportSimulate(path string, src trace.Source, machine string, analytic, run
 	if err := replayable(path, src); err != nil {
 		return nil, nil, err
 	}
-	sf := &simulateFlags{cluster: machine, analytic: analytic}
-	cfg, given, err := simulateConfig(sf)
+	mc, src, err := quietReplay(path, src, machine, analytic)
 	if err != nil {
 		return nil, nil, err
-	}
-	mc, err := simulateMachine(sf, cfg, given, src.NumRanks(), scales{1, 1, 1})
-	if err != nil {
-		return nil, nil, err
-	}
-	if u, err := untimeForReplay(io.Discard, path, format.Format{}, src, mc); err != nil {
-		return nil, nil, err
-	} else if u != nil {
-		src = u
 	}
 	if !run {
 		res, err := sim.Run(src, mc.m, mc.cfg, nil)

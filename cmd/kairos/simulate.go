@@ -640,6 +640,28 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 	return &machineRun{p, m, names, cfg, rank0Speed}, nil
 }
 
+// quietReplay prepares src's replay on machine (a --cluster description)
+// as simulate would, with its defaults: the machine loaded and src's ranks
+// deployed on it (round robin where it has fewer hosts), and src untimed if
+// it is timed, without the note. reduce --accuracy and report replay so.
+func quietReplay(path string, src trace.Source, machine string, analytic bool) (*machineRun, trace.Source, error) {
+	sf := &simulateFlags{cluster: machine, analytic: analytic, traceRanks: src.NumRanks()}
+	cfg, given, err := simulateConfig(sf)
+	if err != nil {
+		return nil, nil, err
+	}
+	mc, err := simulateMachine(sf, cfg, given, src.NumRanks(), scales{1, 1, 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if u, err := untimeForReplay(io.Discard, path, format.Format{}, src, mc); err != nil {
+		return nil, nil, err
+	} else if u != nil {
+		src = u
+	}
+	return mc, src, nil
+}
+
 // untimeForReplay returns src untimed for the replay if it is timed, nil
 // if it is not. A timed trace (OTF2, DUMPI, a timed .ktr) is made
 // time-independent as SMPI measures real code: the time between MPI calls
