@@ -991,7 +991,7 @@ func TestTracerSummaryNotes(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := build(t, dir, true)
 	out := mpirunFormat(t, dir, "ti", lib, app, "split")
-	if !strings.Contains(out, "needs a run again with KAIROS_TRACE_FORMAT=ti,otf2") || strings.Contains(out, "-DKAIROS_OTF2") {
+	if !strings.Contains(out, "run again with KAIROS_TRACE_FORMAT=ti,otf2,") || strings.Contains(out, "-DKAIROS_OTF2") {
 		t.Errorf("a TI trace alone: the summary should ask for KAIROS_TRACE_FORMAT=ti,otf2 alone:\n%s", out)
 	}
 	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "cpu"), Format: "ti,otf2", NP: 4, Dir: dir,

@@ -3213,9 +3213,9 @@ static void kt_summary(const char *dir) {
               dir, speed, dir, dir);
     else if (bare < lost)
       fprintf(stderr,
-              "kairos_trace: this run wrote no OTF2 archive; one of every call needs a run again with %s"
-              "KAIROS_TRACE_FORMAT=ti,otf2%s, and a time-independent trace of them all is then: kairos convert "
-              "--speed %s %s/traces.otf2 %s/trace.ktr\n",
+              "kairos_trace: this run wrote no OTF2 archive, so no trace has every call; to have one, run again "
+              "with %sKAIROS_TRACE_FORMAT=ti,otf2%s, and convert the archive that run writes to a time-independent "
+              "trace of them all: kairos convert --speed %s %s/traces.otf2 %s/trace.ktr\n",
               kt_built_otf2 ? "" : "a tracer built with -DKAIROS_OTF2 ... -lotf2 and ",
               kr_method != KR_OFF ? " and without KAIROS_TRACE_REDUCE (whose reduction writes TI alone)" : "", speed,
               dir, dir);
