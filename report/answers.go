@@ -130,8 +130,8 @@ func networkAdvice(class string) string {
 
 func (r *Report) worstWaits() Answer {
 	a := Answer{Question: "Where does it wait, and who caused it?"}
-	if share, ok := r.waitShare(); ok {
-		a.Value = fmt.Sprintf("%s of the ranks' time waiting", share1(share))
+	if share, what, ok := r.waitShare(); ok {
+		a.Value = fmt.Sprintf("%s of the ranks' time %s", share1(share), what)
 		if c := r.Causes; c != nil && c.Alltoallv > 0 && c.RankTime > 0 {
 			// As Scalasca, no wait state is sought in them (they may be
 			// a sparse exchange): the answer says how much time that is.
@@ -206,14 +206,17 @@ func (r *Report) worstSlow(n int) []pattern.Slow {
 	return s[:min(n, len(s))]
 }
 
-// waitShare returns the share of the ranks' time spent waiting: the wait
-// states', else the simulation's, else the timeline's.
-func (r *Report) waitShare() (float64, bool) {
+// waitShare returns the share of the ranks' time spent waiting, and what
+// it is: the wait states', else the simulation's time blocked on late
+// partners, else the timeline's.
+func (r *Report) waitShare() (float64, string, bool) {
 	var wait, all float64
+	what := "waiting"
 	switch {
 	case r.Causes != nil:
 		wait, all = r.Causes.Waiting, r.Causes.RankTime
 	case r.Sim != nil && !r.Recorded:
+		what = "blocked on late partners (simulated)"
 		for _, rk := range r.Sim.Ranks {
 			wait += rk.Wait
 			all += rk.Compute + rk.Comm + rk.Wait + rk.Backoff
@@ -228,13 +231,13 @@ func (r *Report) waitShare() (float64, bool) {
 			}
 		}
 		if wait == 0 {
-			return 0, false // the timeline has no wait states
+			return 0, "", false // the timeline has no wait states
 		}
 	}
 	if all == 0 {
-		return 0, false
+		return 0, "", false
 	}
-	return wait / all, true
+	return wait / all, what, true
 }
 
 // timeZero is the start of the timed run.

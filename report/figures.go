@@ -19,9 +19,12 @@ var (
 	partComputation   = plot.Part{Name: "computation", Color: plot.Computation}
 	partCommunication = plot.Part{Name: "communication", Color: plot.Communication}
 	partWait          = plot.Part{Name: "waiting", Color: plot.Waiting}
-	partIO            = plot.Part{Name: "I/O", Color: plot.IO}
-	partLatency       = plot.Part{Name: "latency", Color: plot.Latency}
-	partBandwidth     = plot.Part{Name: "bandwidth", Color: plot.Communication}
+	// partBlocked is a simulated rank's time blocked on late partners
+	// (sim.RankResult.Wait), which is not the wait states' waiting.
+	partBlocked   = plot.Part{Name: "blocked on late partners", Color: plot.Waiting}
+	partIO        = plot.Part{Name: "I/O", Color: plot.IO}
+	partLatency   = plot.Part{Name: "latency", Color: plot.Latency}
+	partBandwidth = plot.Part{Name: "bandwidth", Color: plot.Communication}
 )
 
 // stateParts are the timeline's states as figure parts.
@@ -34,12 +37,12 @@ var stateParts = [numStates]plot.Part{
 }
 
 // RankTimes draws each rank's simulated computation, communication and
-// wait, its I/O where the trace has any, and its test back-off where a
+// time blocked on late partners, its I/O where the trace has any, and its test back-off where a
 // rank slept in SMPI's MPI_Test back-off (kairos simulate --svg).
 func RankTimes(w io.Writer, res *sim.Result, title string) error {
 	labels := make([]string, len(res.Ranks))
 	stacks := make([][]float64, 5)
-	parts := []plot.Part{partComputation, partCommunication, partWait, partIO, {Name: "test back-off", Color: plot.OtherMPI}}
+	parts := []plot.Part{partComputation, partCommunication, partBlocked, partIO, {Name: "test back-off", Color: plot.OtherMPI}}
 	for i, r := range res.Ranks {
 		labels[i] = strconv.Itoa(i)
 		stacks[0] = append(stacks[0], r.Compute)

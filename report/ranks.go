@@ -152,7 +152,7 @@ func (r *Report) RankTables() []RankTable {
 	}
 	if r.Sim != nil {
 		cols := []Column{{Name: "finish", Format: seconds}, {Name: "computation", Format: seconds},
-			{Name: "communication", Format: seconds}, {Name: "waiting", Format: seconds}, {Name: "I/O", Format: seconds},
+			{Name: "communication", Format: seconds}, {Name: "blocked on late partners", Format: seconds}, {Name: "I/O", Format: seconds},
 			{Name: "test back-off", Format: seconds}} // SMPI's sleeps before the tests of a polling rank
 		for _, rk := range r.Sim.Ranks {
 			for i, v := range []float64{rk.Finish, rk.Compute, rk.Comm, rk.Wait, rk.IO, rk.Backoff} {

@@ -247,8 +247,12 @@ type Work struct {
 
 // RankResult is one rank's timing breakdown (seconds): Compute is time in
 // computation and sleeps; Wait is time blocked in MPI before the awaited
-// messages were matched (a late partner); Comm is the rest of the time
-// in MPI (transfers, latencies); Backoff is SMPI's sleep before each
+// messages were matched (a late partner), message by message, in the
+// point-to-point steps of the collectives' algorithms too (a rank that
+// receives last in an algorithm is blocked there, though it entered the
+// collective last): not Scalasca's wait states (package waitstate), which
+// count a collective's waiting up to its last member's entry; Comm is
+// the rest of the time in MPI (transfers, latencies); Backoff is SMPI's sleep before each
 // MPI_Test (smpi/test times one more than the failed tests since the
 // last success, of any rank),
 // the cost of a polling loop in the replay.
@@ -957,7 +961,7 @@ func (r *Result) Summary() string {
 	for _, x := range r.Ranks {
 		io = io || x.IO > 0
 	}
-	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "wait")
+	fmt.Fprintf(&b, "%-6s %14s %14s %14s %14s", "rank", "finish", "compute", "comm", "blocked")
 	if io {
 		fmt.Fprintf(&b, " %14s", "io")
 	}

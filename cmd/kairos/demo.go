@@ -244,7 +244,7 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 	total := comp + comm + wait
 	fmt.Fprintf(w, "Simulation time %.6f s (%d actions, %d messages)\n", res.Time, res.Actions, res.Messages)
 	if total > 0 {
-		fmt.Fprintf(w, "time over all ranks: compute %.1f%%, communication %.1f%%, waiting for late partners %.1f%%\n",
+		fmt.Fprintf(w, "time over all ranks: compute %.1f%%, communication %.1f%%, blocked on late partners %.1f%%\n",
 			100*comp/total, 100*comm/total, 100*wait/total)
 	}
 	if err := demoSave(w, f, "simulated.ktr", tt.T); err != nil {

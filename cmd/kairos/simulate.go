@@ -126,7 +126,10 @@ func newSimulateCmd() *cobra.Command {
 		Long: `Simulate replays a trace on a described machine and prints the simulated time,
 exactly as SimGrid 3.32 prints it for "smpirun -replay" (same network model,
 MPI semantics and collective algorithms), and per-rank finish times with a
-compute / communication / wait breakdown.
+compute / communication / blocked breakdown: blocked is the time a rank
+waits in MPI for a message its partner has not posted yet, message by
+message, in the collectives' algorithms too (kairos slow's wait states
+count a collective's waiting up to its last member's entry instead).
 
 The machine is a SimGrid platform XML file (--platform) or a one-line cluster
 (--cluster "N x SPEED,BW,LAT[,option=value...]", for example
@@ -240,7 +243,7 @@ action and trace line, and the command exits with status 1.`,
 	fl.StringVar(&f.timedFormat, "to", "", "format of --timed-trace (default: from its extension; "+format.WritableNames()+")")
 	fl.StringVar(&f.perfetto, "perfetto", "", "write a Perfetto / Chrome trace JSON timeline to this file")
 	fl.StringVar(&f.paje, "paje", "", "write a Paje trace (for ViTE) to this file")
-	fl.StringVar(&f.svg, "svg", "", "draw the run (each rank's computation, communication and wait) or the sweep (time against the scale) as SVG in this file")
+	fl.StringVar(&f.svg, "svg", "", "draw the run (each rank's computation, communication and time blocked on late partners) or the sweep (time against the scale) as SVG in this file")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every action's end date and duration, as SimGrid's verbose replay")
 	fl.BoolVar(&f.perRank, "ranks", false, "print every rank's finish time and breakdown")
 	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
@@ -816,7 +819,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	if b := res.Backoff(); b > 0 {
 		extra += fmt.Sprintf(", test back-off %.6f s", b/n)
 	}
-	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, wait %.6f s%s\n", comp/n, comm/n, wait/n, extra)
+	fmt.Fprintf(w, "mean per rank: compute %.6f s, communication %.6f s, blocked on late partners %.6f s%s\n", comp/n, comm/n, wait/n, extra)
 	printPolling(w, polling(res, cfg))
 	if f.perRank {
 		fmt.Fprint(w, res.Summary())
