@@ -15,7 +15,10 @@
 //   - PerRank: a description file whose line i names rank i's file
 //     (smpirun -replay DESC). A description of exactly one line names a
 //     shared file, as in SimGrid. A single per-rank file opened directly
-//     is read as a shared file: ranks below its own are empty.
+//     is read as a shared file: ranks below its own are empty. A shared
+//     file naming more ranks than 4,096, 64 for each rank with lines or
+//     one for each of its bytes is refused (see maxRanks); -np sets any
+//     number.
 //
 // SimGrid resolves the description's paths against smpirun's working
 // directory. Kairos tries the description's own directory first, so that

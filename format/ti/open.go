@@ -413,6 +413,10 @@ func (t *Trace) indexShared() error {
 			t.warn(fmt.Sprintf("%s: lines of ranks %d and above ignored (%d ranks requested), as SimGrid does", name, n, n))
 		}
 		t.n = n
+	} else if most := maxRanks(len(t.spans), lr.offset()); t.n > most {
+		return &ParseError{File: name, Line: t.spans[t.slot[last]].line, Col: 1, Got: strconv.Itoa(last), Expected: fmt.Sprintf(
+			"a rank below %d: %d of the ranks have lines, and a shared file lists the actions of the ranks it replays (at most %d ranks without lines in a file of this size; -np sets the ranks)",
+			most, len(t.spans), most-len(t.spans))}
 	}
 	t.slot = t.slot[:min(len(t.slot), t.n)]
 	t.setDefaultType(inits)
@@ -422,6 +426,14 @@ func (t *Trace) indexShared() error {
 	}
 	return nil
 }
+
+// maxRanks bounds the ranks of a shared file of size bytes whose lines
+// name withRanks ranks, the idle ranks (without lines) below the last
+// included: each rank a replay allocates for takes memory, and a file of a
+// few bytes naming rank 10,000,000 must not make one allocate for ten
+// million. A rank's own file opened alone (rank-9999.ti) passes by its
+// size.
+func maxRanks(withRanks int, size int64) int { return int(max(4096, 64*int64(withRanks), size)) }
 
 // noteLine records what Open needs from a line of rank r: whether its
 // init has an argument, if the line is the rank's first (an init further
