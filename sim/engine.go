@@ -688,6 +688,9 @@ func (s *simulation) advance() bool {
 	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
 		delta = s.profileEvents(delta)
 	}
+	if s.timeOverflows(delta) {
+		return false
+	}
 	s.now += delta
 	// As SimGrid: every model pops its events due now (latencies paid
 	// enable their flows at once), then the ended actions are handled,
@@ -696,6 +699,17 @@ func (s *simulation) advance() bool {
 	s.popDue()
 	s.updateCPUFull(delta)
 	s.finishEnded()
+	return true
+}
+
+// timeOverflows reports, and makes the run's error, a step of delta that
+// would take the simulated time to infinity: an action too long to date
+// (1e8 flops at 1e-300 flop/s twice), whose end nothing could follow.
+func (s *simulation) timeOverflows(delta float64) bool {
+	if t := s.now + delta; !math.IsInf(t, 0) && !math.IsNaN(t) {
+		return false
+	}
+	s.err = fmt.Errorf("at %g s of simulated time, the next action would end at %g s: a host, link or disk too slow for the amounts it serves (SimGrid's clock would be lost there too)", s.now, s.now+delta)
 	return true
 }
 
@@ -802,6 +816,9 @@ func (s *simulation) advanceFull() bool {
 	}
 	if len(s.profiled) > 0 || len(s.linkProfs) > 0 {
 		delta = s.profileEvents(delta)
+	}
+	if s.timeOverflows(delta) {
+		return false
 	}
 	s.now += delta
 	s.endedCPU, s.endedNet = s.endedCPU[:0], s.endedNet[:0]

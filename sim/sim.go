@@ -429,6 +429,16 @@ type simStats struct{ messages, bytes, actions int64 }
 // are replayed time-independently, timestamps ignored: untime a timed
 // trace first (trace.UntimedAbove) to keep its computation.
 func Run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
+	res, err := runWith(src, m, cfg, obs)
+	if err == nil && (math.IsInf(res.Time, 0) || math.IsNaN(res.Time)) {
+		// The engines stop there (timeOverflows); the analytic mode ends.
+		return nil, errors.New("sim: the simulated time is infinite: a host, link or disk too slow for the amounts it serves")
+	}
+	return res, err
+}
+
+// runWith is Run, with the solver chosen as cfg asks.
+func runWith(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error) {
 	n := src.NumRanks()
 	if n == 0 {
 		return nil, errors.New("sim: the trace has no rank")

@@ -917,3 +917,30 @@ func TestWorkFlatInRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeOverflow: actions too long for a float64 date (1e8 flops twice
+// at 1e-300 flop/s) end the replay with an error, in every engine; the
+// event engine went round for ever at an infinite date.
+func TestTimeOverflow(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "slow.xml")
+	xml := `<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" radical="0-1" suffix="" speed="1e-300f" bw="125MBps" lat="50us"/>
+</platform>
+`
+	if err := os.WriteFile(p, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := machineOn(t, p, 2)
+	full := sim.DefaultConfig()
+	full.NetworkFull, full.CPUFull = true, true
+	analytic := sim.DefaultConfig()
+	analytic.Analytic = true
+	for name, cfg := range map[string]sim.Config{"default": sim.DefaultConfig(), "full": full, "analytic": analytic} {
+		_, err := runTI(t, "0 compute 1e8\n0 compute 1e8\n1 compute 1\n", m, cfg)
+		if err == nil || !strings.Contains(err.Error(), "too slow for the amounts") {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+}
