@@ -12,6 +12,7 @@ import (
 
 	"kairos/format/ti"
 	"kairos/internal/testenv"
+	"kairos/platform"
 	"kairos/sim"
 	"kairos/trace"
 	"kairos/workload"
@@ -922,17 +923,14 @@ func TestWorkFlatInRanks(t *testing.T) {
 // at 1e-300 flop/s) end the replay with an error, in every engine; the
 // event engine went round for ever at an infinite date.
 func TestTimeOverflow(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "slow.xml")
-	xml := `<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="node-" radical="0-1" suffix="" speed="1e-300f" bw="125MBps" lat="50us"/>
-</platform>
-`
-	if err := os.WriteFile(p, []byte(xml), 0o644); err != nil {
+	p, err := platform.ParseCluster("2x1e-300f,125MBps,50us")
+	if err != nil {
 		t.Fatal(err)
 	}
-	m := machineOn(t, p, 2)
+	m, err := sim.FromPlatform(p, p.Hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	full := sim.DefaultConfig()
 	full.NetworkFull, full.CPUFull = true, true
 	analytic := sim.DefaultConfig()
