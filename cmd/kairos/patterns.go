@@ -300,7 +300,7 @@ func newSlowCmd() *cobra.Command {
 	var (
 		sf                      segmentFlags
 		asJSON, summary, causes bool
-		out, svg                string
+		out, svg, machine       string
 		z                       float64
 		top                     int
 	)
@@ -325,7 +325,10 @@ a collective, else a late sender (it sends in the instance), else a late
 receiver; and its inspection
 affinity (IA): AHP over the phase's slow instances with severity
 (duration ÷ bytes) and complexity (processes × events), High above 60°,
-Low below 30°. The trace must be timed.
+Low below 30°. A time-independent trace (SimGrid's TI, an untimed .ktr)
+has no times of its own: its replay on --machine, SimGrid's model on a
+crossbar cluster (kairos simulate --timed-trace), is analysed instead, and
+a note says so, as kairos report does.
 
 The last process to start is often a victim, late because it waited for
 another. The root causes of waiting follow every wait state back to the
@@ -382,12 +385,10 @@ over all ranks: directly, at the next synchronization, or propagated.
 			// decodes faster copied.
 			src = inMemory(src)
 			if pattern.Untimed(src) {
-				// Said before the patterns or wait states are found, which
-				// takes seconds on a real program's trace.
-				if causes {
-					return fmt.Errorf("%s: %w", args[0], waitstate.ErrUntimed)
+				// As the report: the instances and waits of its replay.
+				if src, err = replayedRun(cmd.ErrOrStderr(), args[0], src, machine); err != nil {
+					return err
 				}
-				return fmt.Errorf("%s: %w", args[0], pattern.ErrUntimed)
 			}
 			if causes {
 				rc, err := rootCauses(args[0], src)
@@ -438,5 +439,20 @@ over all ranks: directly, at the next synchronization, or propagated.
 	f.IntVar(&top, "top", 5, "with --summary and --causes: how many causes, patterns, ranks and slow instances to name (with --svg: patterns to draw)")
 	f.StringVar(&svg, "svg", "", "also draw the durations of the --top most frequent patterns' instances along the sequence, the slow ones marked, as SVG in this file")
 	f.StringVarP(&out, "output", "o", "-", "write to this file instead of standard output")
+	f.StringVar(&machine, "machine", "", `for a time-independent trace, the crossbar cluster whose replay is analysed (default "N x 1Gf,125MBps,50us")`)
 	return cmd
+}
+
+// replayedRun returns the timed trace of src's replay on machine (N hosts
+// of 1 Gf, 125 MBps and 50 us if ""), and says so on w.
+func replayedRun(w io.Writer, path string, src trace.Source, machine string) (trace.Source, error) {
+	if machine == "" {
+		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", src.NumRanks())
+	}
+	fmt.Fprintf(w, "note: %s has no timestamps: its replay on %s (SimGrid's model) is analysed (--machine sets the machine)\n", path, machine)
+	_, run, err := simulateRun(path, src, machine, false, true)
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
 }

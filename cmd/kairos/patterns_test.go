@@ -154,7 +154,6 @@ func TestPatternsErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"slow", untimed}, 1, "no timestamps"},
 		{[]string{"phases", "--criterion", "mdl", timed}, 2, "unknown criterion"},
 		{[]string{"phases", "--min-length", "1", timed}, 2, "--min-length"},
 		{[]string{"phases", "--curve", "-", "--segment", "9", timed}, 2, "S0..S2"},
@@ -172,6 +171,31 @@ func TestPatternsErrors(t *testing.T) {
 	}
 	if code, out, errb := csRun("phases", untimed); code != 0 || !strings.Contains(out, "slow (untimed)") {
 		t.Errorf("phases of an untimed trace: exit %d %s%s", code, out, errb)
+	}
+}
+
+// TestSlowUntimed: slow on a time-independent trace analyses its replay
+// on --machine, as simulate --timed-trace and slow on the result do, and
+// says so.
+func TestSlowUntimed(t *testing.T) {
+	untimed := patternsSample(t, false)
+	run := filepath.Join(t.TempDir(), "run.ktr")
+	const machine = "4x2Gf,1GBps,5us"
+	if code, _, errb := csRun("simulate", untimed, "--cluster", machine, "--timed-trace", run); code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errb)
+	}
+	for _, args := range [][]string{{"--summary"}, {"--causes"}, nil} {
+		code, want, errb := csRun(append(append([]string{"slow"}, args...), run)...)
+		if code != 0 {
+			t.Fatalf("slow %v of the simulated run: exit %d: %s", args, code, errb)
+		}
+		code, got, errb := csRun(append(append([]string{"slow", "--machine", machine}, args...), untimed)...)
+		if code != 0 || !strings.Contains(errb, "has no timestamps: its replay on "+machine) {
+			t.Fatalf("slow %v of the trace: exit %d: %s", args, code, errb)
+		}
+		if got != want {
+			t.Errorf("slow %v of the trace:\n%s\nof its simulated run:\n%s", args, got, want)
+		}
 	}
 }
 

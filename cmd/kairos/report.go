@@ -124,7 +124,7 @@ func buildReport(path string, src trace.Source, f *reportFlags) *report.Report {
 		Speed:    float64(f.speed),
 		NoReplay: replayable(path, src),
 		Simulate: func(src trace.Source, run bool) (*sim.Result, *trace.Trace, error) {
-			return reportSimulate(path, src, machine, f.analytic, run)
+			return simulateRun(path, src, machine, f.analytic, run)
 		},
 		Reduce: func(src trace.Source, simulated func() float64) (*report.Reduction, error) {
 			return reportReduction(path, src, machine, f.analytic, simulated)
@@ -162,10 +162,10 @@ func reportReduction(path string, src trace.Source, machine string, analytic boo
 	return r, nil
 }
 
-// reportSimulate replays src on machine (contention-free if analytic),
+// simulateRun replays src on machine (contention-free if analytic),
 // untimed if it is timed, and returns the result and, if run is set, the
 // simulated timed trace.
-func reportSimulate(path string, src trace.Source, machine string, analytic, run bool) (*sim.Result, *trace.Trace, error) {
+func simulateRun(path string, src trace.Source, machine string, analytic, run bool) (*sim.Result, *trace.Trace, error) {
 	if err := replayable(path, src); err != nil {
 		return nil, nil, err
 	}
