@@ -44,6 +44,14 @@ type Meta struct {
 // every verb that replays says so, the same way, before it starts.
 const AttrNoReplay = "no-replay"
 
+// AttrClaimedRanks is the attribute a reader sets where the trace names
+// far more ranks than it holds the events of (a text line naming rank
+// 10,000,000): what it claims. Reading it costs little a rank without
+// events (check, stats); a verb that keeps state for every rank
+// (simulate, reduce, classify) refuses it, so that its memory follows what
+// the file holds.
+const AttrClaimedRanks = "claimed-ranks"
+
 // AttrNoFinalize is the attribute a reader sets to why the trace's ranks
 // may end before MPI_Finalize though the run did not (its writer stopped
 // measuring first), so that a check does not take them for a run cut

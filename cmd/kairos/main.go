@@ -263,6 +263,28 @@ func openTrace(path string) (trace.Source, error) {
 	return openSource(path, false)
 }
 
+// openWhole is openTrace for a verb that keeps state for every rank
+// (reduce, report, patterns, phases, slow): a trace that claims far more
+// ranks than it holds the events of is refused (see claimed).
+func openWhole(path string) (trace.Source, error) {
+	src, err := openTrace(path)
+	if err == nil {
+		err = claimed(path, src)
+	}
+	return src, err
+}
+
+// claimed refuses a trace that names far more ranks than it holds the
+// events of (trace.AttrClaimedRanks: a text line naming rank 10,000,000)
+// for a verb whose memory would follow the ranks named, not the file:
+// check, stats, print and convert read it at a small cost a rank.
+func claimed(path string, src trace.Source) error {
+	if why := src.Meta().Attrs[trace.AttrClaimedRanks]; why != "" {
+		return fmt.Errorf("%s: %s; this verb keeps state for every rank: -np sets the ranks of a simulation, and check and stats read the trace as it is", path, why)
+	}
+	return nil
+}
+
 // inMemory returns an OTF2 or DUMPI trace re-encoded as a .ktr held in
 // memory (a few bytes an event), which the verbs that read a trace
 // several times (report, reduce, slow) decode faster (report on HPCC's
@@ -290,7 +312,11 @@ func inMemory(src trace.Source) trace.Source {
 // replays it, all ranks' readers open at once and read in turns: there
 // a TI trace is read ahead.
 func openReplay(path string) (trace.Source, error) {
-	return openSource(path, true)
+	src, err := openSource(path, true)
+	if err == nil {
+		err = claimed(path, src)
+	}
+	return src, err
 }
 
 // notesTo is where openSource says how a trace is read otherwise than it

@@ -22,7 +22,7 @@ func init() {
 
 // detectPatterns opens a trace and runs pattern detection on it.
 func detectPatterns(path string, m pattern.Method) (*pattern.Patterns, error) {
-	src, err := openTrace(path)
+	src, err := openWhole(path)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ slow instances (see kairos slow).
 			if segment < 0 {
 				return usagef("--segment must be at least 0, got %d", segment)
 			}
-			src, err := openTrace(args[0])
+			src, err := openWhole(args[0])
 			if err != nil {
 				return err
 			}
@@ -377,7 +377,7 @@ over all ranks: directly, at the next synchronization, or propagated.
 			if causes && (asJSON || summary || svg != "") {
 				return usagef("--causes cannot be combined with --json, --summary or --svg")
 			}
-			src, err := openTrace(args[0])
+			src, err := openWhole(args[0])
 			if err != nil {
 				return err
 			}

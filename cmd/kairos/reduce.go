@@ -257,7 +257,7 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 			return usagef("-o %s: a reduction is written as .rsd (a compressed trace every verb reads)", f.out)
 		}
 	}
-	src, err := openTrace(path)
+	src, err := openWhole(path)
 	if err != nil {
 		return err
 	}

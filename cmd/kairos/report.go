@@ -81,7 +81,7 @@ the exit status is then 1. If every analysis fails, nothing is written.`,
 }
 
 func runReport(cmd *cobra.Command, path string, f *reportFlags) error {
-	src, err := openTrace(path)
+	src, err := openWhole(path)
 	if err != nil {
 		return err
 	}

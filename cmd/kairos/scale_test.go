@@ -188,6 +188,29 @@ func TestClaimedRanks(t *testing.T) {
 	}
 }
 
+// TestClaimedRanksRefused: the verbs that keep state for every rank refuse
+// a trace that claims millions of ranks in a few bytes (simulate and
+// reduce ran out of 4 GB on "0 init\n10000000 init\n"), naming where it
+// claims them; simulate replays it with -np.
+func TestClaimedRanksRefused(t *testing.T) {
+	far := filepath.Join(t.TempDir(), "far.ti")
+	if err := os.WriteFile(far, []byte("0 init\n10000000 init\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"simulate", far, "--cluster", "2x1Gf,125MBps,50us"}, {"reduce", far}, {"classify", far},
+		{"slow", far}, {"patterns", far}, {"report", "-o", filepath.Join(t.TempDir(), "r.html"), far},
+	} {
+		code, _, errb := csRun(args...)
+		if code != exitFailed || !strings.Contains(errb, "far.ti:2 names rank 10000000: 10000001 ranks, of which 2 have lines") {
+			t.Errorf("%s: exit %d: %s", args[0], code, errb)
+		}
+	}
+	if code, out, errb := csRun("simulate", far, "--cluster", "2x1Gf,125MBps,50us", "-np", "2"); code != 0 || !strings.Contains(out, "Simulation time 0.000000") {
+		t.Errorf("simulate -np 2: exit %d: %s%s", code, out, errb)
+	}
+}
+
 // TestStreamMemory: stats and simulate --analytic stream a trace, so
 // their memory does not follow its length: ten times the events (a noisy,
 // imbalanced 8x8 stencil, 640 events an iteration) may cost the same

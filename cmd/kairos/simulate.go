@@ -376,6 +376,9 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		return nil, tf, err
 	}
 	f.traceRanks = t.NamedRanks()
+	if err := claimed(path, t); err != nil {
+		return nil, tf, err
+	}
 	src, err := expandReduced(path, t)
 	return src, tf, err
 }

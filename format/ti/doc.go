@@ -17,8 +17,8 @@
 //     shared file, as in SimGrid. A single per-rank file opened directly
 //     is read as a shared file: ranks below its own are empty. A shared
 //     file naming more ranks than 4,096, 64 for each rank with lines or
-//     one for each of its bytes is refused (see maxRanks); -np sets any
-//     number.
+//     one for each of its bytes claims them (trace.AttrClaimedRanks, see
+//     maxRanks), unless ReaderOptions.NumRanks sets the ranks.
 //
 // SimGrid resolves the description's paths against smpirun's working
 // directory. Kairos tries the description's own directory first, so that

@@ -414,9 +414,8 @@ func (t *Trace) indexShared() error {
 		}
 		t.n = n
 	} else if most := maxRanks(len(t.spans), lr.offset()); t.n > most {
-		return &ParseError{File: name, Line: t.spans[t.slot[last]].line, Col: 1, Got: strconv.Itoa(last), Expected: fmt.Sprintf(
-			"a rank below %d: %d of the ranks have lines, and a shared file lists the actions of the ranks it replays (at most %d ranks without lines in a file of this size; -np sets the ranks)",
-			most, len(t.spans), most-len(t.spans))}
+		t.meta.Attrs[trace.AttrClaimedRanks] = fmt.Sprintf("%s:%d names rank %d: %d ranks, of which %d have lines (a file of this size lists the actions of %d ranks at most)",
+			name, t.spans[t.slot[last]].line, last, t.n, len(t.spans), most)
 	}
 	t.slot = t.slot[:min(len(t.slot), t.n)]
 	t.setDefaultType(inits)
@@ -427,12 +426,12 @@ func (t *Trace) indexShared() error {
 	return nil
 }
 
-// maxRanks bounds the ranks of a shared file of size bytes whose lines
-// name withRanks ranks, the idle ranks (without lines) below the last
-// included: each rank a replay allocates for takes memory, and a file of a
-// few bytes naming rank 10,000,000 must not make one allocate for ten
-// million. A rank's own file opened alone (rank-9999.ti) passes by its
-// size.
+// maxRanks is the most ranks a shared file of size bytes whose lines name
+// withRanks ranks lists without claiming them (trace.AttrClaimedRanks),
+// the idle ranks (without lines) below the last included: each rank a
+// replay keeps state for takes memory, and a file of a few bytes naming
+// rank 10,000,000 must not make one allocate for ten million. A rank's own
+// file opened alone (rank-9999.ti) passes by its size.
 func maxRanks(withRanks int, size int64) int { return int(max(4096, 64*int64(withRanks), size)) }
 
 // noteLine records what Open needs from a line of rank r: whether its
