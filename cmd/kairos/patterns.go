@@ -389,6 +389,8 @@ over all ranks: directly, at the next synchronization, or propagated.
 				if src, err = replayedRun(cmd.ErrOrStderr(), args[0], src, machine); err != nil {
 					return err
 				}
+			} else if machine != "" {
+				return usagef("--machine %s: %s is timed, and slow analyses its recorded times (kairos simulate --timed-trace writes its replay on a machine)", machine, args[0])
 			}
 			if causes {
 				rc, err := rootCauses(args[0], src)

@@ -160,6 +160,7 @@ func TestPatternsErrors(t *testing.T) {
 		{[]string{"slow", "--z", "0", timed}, 2, "--z"},
 		{[]string{"slow", "--summary", "--top", "0", timed}, 2, "--top"},
 		{[]string{"slow", "--summary", "--json", timed}, 2, "--summary"},
+		{[]string{"slow", "--machine", "4x1Gf,125MBps,50us", timed}, 2, "is timed"},
 		{[]string{"patterns", "--json", "--process", timed}, 2, "--json"},
 		{[]string{"patterns", filepath.Join(t.TempDir(), "missing.ktr")}, 1, "missing.ktr"},
 		{[]string{"patterns"}, 2, "argument"},
