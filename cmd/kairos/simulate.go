@@ -484,6 +484,12 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err != nil {
 		err = naming(path, err) // a replay's error names a rank, and its file:line where the reader knows it
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos:", err)
+		if dl := (*sim.DeadlockError)(nil); errors.As(err, &dl) {
+			if empty, n := trace.EmptyRanks(src); n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s has no events of %s (one rank's file opened alone? its description names every rank's)\n",
+					path, count(n, "rank")+" "+trace.RankRanges(len(empty), 8, func(r int) bool { return empty[r] }))
+			}
+		}
 		return reported{err}
 	}
 	took := time.Since(began)

@@ -94,6 +94,7 @@ func TestSimulateErrors(t *testing.T) {
 	ring := testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring)
 	dead := testenv.WriteFile(t, "dead.ti", "0 recv 1 0 10\n1 recv 0 0 10\n")
 	pair := testenv.WriteFile(t, "pair.ti", "0 send 1 0 10\n1 recv 0 0 10\n")
+	alone := testenv.WriteFile(t, "rank3.ti", "3 init\n3 recv 0 0 10\n3 finalize\n") // one rank's file of a run
 	// Two hosts of a Full zone with no route between them: SimGrid
 	// aborts on the send ("no connecting path").
 	noPath := testenv.WriteFile(t, "nopath.xml", `<?xml version='1.0'?>
@@ -112,6 +113,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "recv=10 (" + dead + ":2)"}, // read ahead, found again
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
 		{[]string{"simulate", pair, "--platform", noPath}, 1, "no connecting path from a to b: the route has no link and no latency"},
+		{[]string{"simulate", alone, "--cluster", "4x1Gf,125MBps,50us"}, 1, "has no events of 3 ranks 0-2 (one rank's file opened alone?"},
 	} {
 		code, _, errs := csRun(c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) {
