@@ -275,11 +275,19 @@ func openWhole(path string) (trace.Source, error) {
 }
 
 // claimed refuses a trace that names far more ranks than it holds the
-// events of (trace.AttrClaimedRanks: a text line naming rank 10,000,000)
-// for a verb whose memory would follow the ranks named, not the file:
-// check, stats, print and convert read it at a small cost a rank.
+// events of (trace.AttrClaimedRanks: a text line naming rank 10,000,000;
+// or, where its reader counts each rank's events, more than 4,096 ranks
+// and 64 for each rank with events) for a verb whose memory would follow
+// the ranks named, not the file: check, stats, print and convert read it
+// at a small cost a rank.
 func claimed(path string, src trace.Source) error {
-	if why := src.Meta().Attrs[trace.AttrClaimedRanks]; why != "" {
+	why := src.Meta().Attrs[trace.AttrClaimedRanks]
+	if n := src.NumRanks(); why == "" && n > 4096 {
+		if _, empty := trace.EmptyRanks(src); n > 64*(n-empty) {
+			why = fmt.Sprintf("%d ranks, of which %d have events", n, n-empty)
+		}
+	}
+	if why != "" {
 		return fmt.Errorf("%s: %s; this verb keeps state for every rank: -np sets the ranks of a simulation, and check and stats read the trace as it is", path, why)
 	}
 	return nil

@@ -209,6 +209,20 @@ func TestClaimedRanksRefused(t *testing.T) {
 	if code, out, errb := csRun("simulate", far, "--cluster", "2x1Gf,125MBps,50us", "-np", "2"); code != 0 || !strings.Contains(out, "Simulation time 0.000000") {
 		t.Errorf("simulate -np 2: exit %d: %s%s", code, out, errb)
 	}
+	// A .ktr whose index lists 10,000 ranks, two of them with events.
+	sparse := filepath.Join(t.TempDir(), "sparse.ktr")
+	tr := trace.New(10000, trace.NewMeta())
+	fin := trace.NewEvent(trace.Finalize)
+	tr.Ranks[0].Append(&fin)
+	tr.Ranks[9999].Append(&fin)
+	if err := ktr.Write(sparse, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"simulate", sparse, "--cluster", "2x1Gf,125MBps,50us"}, {"reduce", sparse}} {
+		if code, _, errb := csRun(args...); code != exitFailed || !strings.Contains(errb, "10000 ranks, of which 2 have events") {
+			t.Errorf("%v: exit %d: %s", args, code, errb)
+		}
+	}
 }
 
 // TestStreamMemory: stats and simulate --analytic stream a trace, so

@@ -365,6 +365,9 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 			f.traceRanks = src.NumRanks()
 			err = replayable(path, src)
 		}
+		if err == nil && np == 0 {
+			err = claimed(path, src)
+		}
 		return src, tf, err
 	}
 	t, err := ti.OpenWith(path, ti.ReaderOptions{NumRanks: np, NoRegions: f.timed == "" && f.paje == ""})
