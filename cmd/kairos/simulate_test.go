@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kairos/format"
+	"kairos/format/ktr"
 	"kairos/internal/testenv"
 	"kairos/trace"
 )
@@ -759,5 +760,41 @@ func TestSimulateSkipPeriods(t *testing.T) {
 	code, out, errs := csRun("simulate", tr, "--cluster", "16x1Gf,125MBps,50us")
 	if code != 0 || !strings.Contains(out, fmt.Sprintf(", %d repeated periods skipped)", on.SkippedPeriods)) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestSimulateCommsHint: a message pair that MPI keeps apart by
+// communicator (rank 0 sends 40 bytes on a duplicate of MPI_COMM_WORLD,
+// then 80 on world; rank 1 receives world's first) passes check, and its
+// replay, which matches by source and tag as SimGrid's does, says why it
+// truncates.
+func TestSimulateCommsHint(t *testing.T) {
+	meta := trace.NewMeta()
+	meta.Comms = []trace.Comm{{ID: 1, Members: []int32{0, 1}}}
+	tr := trace.New(2, meta)
+	add := func(r int, k trace.Kind, comm uint32, bytes int64) {
+		e := trace.NewEvent(k)
+		e.Comm, e.Tag = comm, 0
+		if k == trace.Send {
+			e.Partner, e.SendBytes = 1, bytes
+		} else {
+			e.Source, e.Partner, e.RecvBytes = 0, 0, bytes
+		}
+		tr.Ranks[r].Append(&e)
+	}
+	add(0, trace.Send, 1, 40)
+	add(0, trace.Send, trace.WorldComm, 80)
+	add(1, trace.Recv, trace.WorldComm, 80)
+	add(1, trace.Recv, 1, 40)
+	path := filepath.Join(t.TempDir(), "xcomm.ktr")
+	if err := ktr.Write(path, tr); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := csRun("check", path); code != 0 {
+		t.Fatalf("check: exit %d: %s%s", code, out, errs)
+	}
+	code, _, errs := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us")
+	if code != 1 || !strings.Contains(errs, "MPI_ERR_TRUNCATE") || !strings.Contains(errs, "note: the replay matches point-to-point messages by source and tag") {
+		t.Errorf("simulate: exit %d: %s", code, errs)
 	}
 }
