@@ -281,7 +281,7 @@ func (r *Reader) completion(c *call) {
 		}
 	}
 	if r.orphan {
-		r.unstarted++
+		r.unseen.requests++
 	}
 	e := &r.ev
 	switch {

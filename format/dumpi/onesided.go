@@ -41,6 +41,7 @@ func (r *Reader) oneSided(c *call) (bool, error) {
 	}
 	w, ok := r.wins[get("win")]
 	if !ok {
+		r.unseen.windows++
 		return true, nil
 	}
 	e.Handle, e.Comm = w.handle, w.comm

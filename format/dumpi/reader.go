@@ -34,11 +34,11 @@ type Reader struct {
 	pending    []trace.Event
 	nextEv     int // index of the next pending event
 	reqs       []uint64
-	// unstarted counts the waits and tests that completed a handle no
-	// call of the trace started (Trace.Warnings); orphan says the current
-	// one did.
-	unstarted int64
-	orphan    bool
+	// unseen counts the calls on handles no call of the trace made
+	// (Trace.Warnings); orphan says the current wait or test completed
+	// such a request.
+	unseen unseen
+	orphan bool
 	counts    [2][]int64
 	// wins are the windows the rank created, by DUMPI handle; winSeq
 	// counts the windows created on each communicator; epochs are the
@@ -82,7 +82,7 @@ func (r *Reader) Next() bool {
 	if r.d.err != nil {
 		r.err = r.d.err
 	} else {
-		r.t.readUnstarted(r.rank, r.unstarted)
+		r.t.readUnseen(r.rank, r.unseen)
 	}
 	return false
 }

@@ -40,43 +40,59 @@ type Trace struct {
 	// threaded counts the ranks whose records name threads other than
 	// the first (commPass).
 	threaded int
-	// unstarted are, per rank read to its end, its waits and tests that
-	// completed a request no call of the trace started (Warnings).
-	unstartedMu sync.Mutex
-	unstarted   map[int]int64
+	// unseen are, per rank read to its end, what it did with handles no
+	// call of the trace made (Warnings).
+	unseenMu sync.Mutex
+	unseen   map[int]unseen
 }
 
-// readUnstarted records that rank r, read to its end, made n waits and
-// tests that completed requests no call of the trace started.
-func (t *Trace) readUnstarted(r int, n int64) {
-	if n == 0 {
+// unseen counts a rank's calls on handles no call of the trace made: the
+// waits and tests that completed requests, and the one-sided calls on
+// windows (MPI-3's, which sst-dumpi does not record the creation of).
+type unseen struct{ requests, windows int64 }
+
+// readUnseen records what rank r, read to its end, did with handles no
+// call of the trace made.
+func (t *Trace) readUnseen(r int, u unseen) {
+	if u == (unseen{}) {
 		return
 	}
-	t.unstartedMu.Lock()
-	defer t.unstartedMu.Unlock()
-	if t.unstarted == nil {
-		t.unstarted = map[int]int64{}
+	t.unseenMu.Lock()
+	defer t.unseenMu.Unlock()
+	if t.unseen == nil {
+		t.unseen = map[int]unseen{}
 	}
-	t.unstarted[r] = n
+	t.unseen[r] = u
 }
 
 // Warnings says what the ranks read so far showed and the trace's
 // notes (Meta.Attrs) could not say before reading them: waits and tests
 // of requests that no call of the trace started, such as a non-blocking
-// collective's (sst-dumpi records none).
+// collective's (sst-dumpi records none), and one-sided calls on windows
+// no call of the trace created (MPI-3's).
 func (t *Trace) Warnings() []string {
-	t.unstartedMu.Lock()
-	defer t.unstartedMu.Unlock()
-	if len(t.unstarted) == 0 {
-		return nil
+	t.unseenMu.Lock()
+	defer t.unseenMu.Unlock()
+	var sum unseen
+	var reqRanks, winRanks int
+	for _, u := range t.unseen {
+		sum.requests += u.requests
+		sum.windows += u.windows
+		reqRanks += min(1, int(u.requests))
+		winRanks += min(1, int(u.windows))
 	}
-	var n int64
-	for _, c := range t.unstarted {
-		n += c
+	var w []string
+	if sum.requests > 0 {
+		w = append(w, fmt.Sprintf("%d waits and tests on %d ranks completed requests that no call of the trace started "+
+			"(non-blocking collectives, which sst-dumpi does not record, non-blocking I/O, calls left out of the recording): their "+
+			"time reads as MPI time, and what they waited for is not in the trace, so that a replay does not wait there", sum.requests, reqRanks))
 	}
-	return []string{fmt.Sprintf("%d waits and tests on %d ranks completed requests that no call of the trace started "+
-		"(non-blocking collectives, which sst-dumpi does not record, non-blocking I/O, calls left out of the recording): their "+
-		"time reads as MPI time, and what they waited for is not in the trace, so that a replay does not wait there", n, len(t.unstarted))}
+	if sum.windows > 0 {
+		w = append(w, fmt.Sprintf("%d one-sided calls on %d ranks are on windows that no call of the trace created "+
+			"(MPI-3's MPI_Win_allocate and the calls on its windows, which sst-dumpi does not record, or a window created before tracing began): "+
+			"they read as MPI time (deferred calls), their transfers are not replayed, and the time of the calls sst-dumpi left out reads as computation", sum.windows, winRanks))
+	}
+	return w
 }
 
 // rankFile is a rank that has a file: what the trace keeps of a rank, so
