@@ -39,7 +39,7 @@ type Reader struct {
 	// such a request.
 	unseen unseen
 	orphan bool
-	counts    [2][]int64
+	counts [2][]int64
 	// wins are the windows the rank created, by DUMPI handle; winSeq
 	// counts the windows created on each communicator; epochs are the
 	// groups (Meta.Comms ids, 0: unknown) of the rank's post and start
