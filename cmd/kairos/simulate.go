@@ -379,8 +379,10 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		return nil, tf, err
 	}
 	f.traceRanks = t.NamedRanks()
-	if err := claimed(path, t); err != nil {
-		return nil, tf, err
+	if np == 0 { // -np sets the ranks: those beyond the trace's are idle
+		if err := claimed(path, t); err != nil {
+			return nil, tf, err
+		}
 	}
 	src, err := expandReduced(path, t)
 	return src, tf, err
