@@ -560,7 +560,10 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 		fmt.Fprintf(&b, "signatures that differ across ranks: %s\n", strings.Join(r.Format, ", "))
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  head\tmain\tranks\tranklist\tcall path\tparameters")
+	// The paper's 64-bit signatures, which may collide: the main clusters
+	// are of exact call paths (but with --table1), so two of them may
+	// show one call-path signature.
+	fmt.Fprintln(tw, "  head\tmain\tranks\tranklist\tcall-path signature\tparameter signature")
 	for _, g := range r.Groups {
 		fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\n", g.Head, g.Main, g.Size, g.Ranklist, g.CallPath, g.Param)
 	}
