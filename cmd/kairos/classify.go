@@ -153,7 +153,11 @@ each configuration; --ranks-per-node puts consecutive ranks on one node,
 which talk at --intra-bw/--intra-lat; eager sends leave after a copy at
 --memcpy-bw; collectives synchronise their members, then cost Thakur and
 Gropp's model of each operation. A time-independent trace needs --speed; a
-timed one keeps its computation gaps.
+timed one keeps its computation gaps, every one of them, and counts the
+time in non-blocking calls (isend, irecv) as computation (Tong et al.'s
+Section III-D), where simulate and a TI trace drop gaps under the CPU
+threshold and replay those calls: the TI trace and the OTF2 archive of one
+run may classify differently.
 
 Output: per interconnect the class, the shares and ratios that decided it
 and the rules' outcomes, then a Table IV row. --curves adds the 21

@@ -116,7 +116,7 @@ func open(path string, counts bool) (*Source, error) {
 	s.defects = append(s.defects, s.vt.build(s.members, s.inPlaceAware)...)
 	if s.vt.n > 0 {
 		s.meta.Attrs[AttrDerivedCounts] = fmt.Sprintf("the count vectors of %d v-collectives (alltoallv, gatherv...) are derived from "+
-			"their members' totals, which is all OTF2 records: every member sends and receives its totals, and checks compare totals only", s.vt.n)
+			"their members' totals, which is all an OTF2 archive records: every member sends and receives its totals, and checks compare totals only", s.vt.n)
 	}
 	if s.cancelled > 0 {
 		s.meta.Attrs["otf2.cancelled"] = fmt.Sprintf("%d requests were cancelled (MPI_Cancel, or by Kairos' tracer at MPI_Finalize where "+
