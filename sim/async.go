@@ -40,15 +40,15 @@ func (s *simulation) asyncOn() bool { return s.cfg.AsyncSmallThreshold != 0 }
 // A send goes to rank peer, a receive comes from peer (maybe any source)
 // with tag; bytes is the request's size. It reports whether r may post
 // the request now; post then reads which mailbox r chose.
-func (s *simulation) startTurn(r *rank, send bool, peer, tag int32, bytes int64) bool {
+func (s *simulation) startTurn(r *rank, send bool, peer, tag int32, pc uint8, bytes int64) bool {
 	if !s.asyncOn() {
 		return s.turn(r)
 	}
-	return s.startAsync(r, send, peer, tag, bytes)
+	return s.startAsync(r, send, peer, tag, pc, bytes)
 }
 
 // startAsync is startTurn in small-message mode.
-func (s *simulation) startAsync(r *rank, send bool, peer, tag int32, bytes int64) bool {
+func (s *simulation) startAsync(r *rank, send bool, peer, tag int32, pc uint8, bytes int64) bool {
 	a := &r.async
 	dst := r
 	if send {
@@ -68,7 +68,7 @@ func (s *simulation) startAsync(r *rank, send bool, peer, tag int32, bytes int64
 	if a.step == 1 {
 		// Nothing changes dst's mailboxes while r holds their mutex: the
 		// probes' answers are known now.
-		a.small, a.probes = s.chooseMailbox(dst, send, peer, tag, bytes, r.id)
+		a.small, a.probes = s.chooseMailbox(dst, send, peer, tag, pc, bytes, r.id)
 		a.step = 2
 	}
 	for a.probes > 0 {
@@ -95,24 +95,24 @@ func (s *simulation) startAsync(r *rank, send bool, peer, tag int32, bytes int64
 // chooseMailbox returns the mailbox of dst that SMPI's start takes for a
 // send from src (to dst) or a receive by dst from peer, with tag and
 // bytes, and the number of mailbox probes it makes to choose it.
-func (s *simulation) chooseMailbox(dst *rank, send bool, peer, tag int32, bytes int64, src int32) (small bool, probes uint8) {
+func (s *simulation) chooseMailbox(dst *rank, send bool, peer, tag int32, pc uint8, bytes int64, src int32) (small bool, probes uint8) {
 	thresh := s.cfg.AsyncSmallThreshold
 	if send {
 		if bytes >= thresh {
 			return false, 0
 		}
 		// Is its receive posted in the ordinary mailbox?
-		cand, _ := findRecv(&dst.mbox, src, tag)
-		inOrder := s.ranks[src].sent.Get(mkey(peer, tag)) == dst.recvd.Get(mkey(src, tag))
+		cand, _ := findRecv(&dst.mbox, src, tag, pc)
+		inOrder := s.ranks[src].sent.Get(mkey(peer, tag, pc)) == dst.recvd.Get(mkey(src, tag, pc))
 		return cand == nil || !inOrder, 1
 	}
-	if _, q := s.oldestSend(&dst.smbox, peer, tag); q != nil {
+	if _, q := s.oldestSend(&dst.smbox, peer, tag, pc); q != nil {
 		return true, 1
 	}
 	if bytes >= thresh {
 		return false, 1
 	}
-	if _, q := s.oldestSend(&dst.mbox, peer, tag); q != nil {
+	if _, q := s.oldestSend(&dst.mbox, peer, tag, pc); q != nil {
 		return false, 2
 	}
 	return true, 2
@@ -145,7 +145,7 @@ func (s *simulation) postEager(q *request, mb *mailbox) {
 	q.matched = s.now
 	s.stats.messages++
 	s.stats.bytes += q.bytes
-	mb.sends.Slot(mkey(q.owner.id, q.tag)).Push(q)
+	mb.sends.Slot(mkey(q.owner.id, q.tag, q.pc)).Push(q)
 	mb.nsends++
 	s.startComm(c)
 }
@@ -177,10 +177,10 @@ func (s *simulation) attach(sq, rq *request) {
 // earlier one. In the single mailbox of the default mode the order of the
 // queue gives it, and no number is kept.
 
-// takeMsgID returns the number of src's next message to dst with tag,
-// and counts it.
-func takeMsgID(src *rank, dst, tag int32) uint32 {
-	n := src.sent.Slot(mkey(dst, tag))
+// takeMsgID returns the number of src's next message to dst with tag on
+// point-to-point communicator pc, and counts it.
+func takeMsgID(src *rank, dst, tag int32, pc uint8) uint32 {
+	n := src.sent.Slot(mkey(dst, tag, pc))
 	id := *n
 	*n++
 	return id
@@ -194,7 +194,7 @@ func (s *simulation) inOrder(q *request) bool {
 }
 
 func (s *simulation) isNext(q *request) bool {
-	return s.ranks[q.peer].recvd.Get(mkey(q.owner.id, q.tag)) == q.msgID
+	return s.ranks[q.peer].recvd.Get(mkey(q.owner.id, q.tag, q.pc)) == q.msgID
 }
 
 // received counts the message of sq as received by rq's owner, in
@@ -206,7 +206,7 @@ func (s *simulation) received(sq, rq *request) {
 }
 
 func (s *simulation) countReceived(sq, rq *request) {
-	*rq.owner.recvd.Slot(mkey(sq.owner.id, sq.tag))++
+	*rq.owner.recvd.Slot(mkey(sq.owner.id, sq.tag, sq.pc))++
 }
 
 // SMPI compares a receive with every send its scan of a mailbox meets
@@ -235,10 +235,10 @@ func (s *simulation) compareRecv(q *request, mb *mailbox) {
 // meets: those q accepts by source and tag, oldest first, up to the first
 // whose number is the next one. It reports whether there is one.
 func (s *simulation) compareSends(q *request, mb *mailbox, probing bool) bool {
-	next, _ := s.oldestSend(mb, q.peer, q.tag)
+	next, _ := s.oldestSend(mb, q.peer, q.tag, q.pc)
 	for _, sq := range mb.sends.All() {
 		for _, c := range sq.Items() {
-			if !matches(q, c.owner.id, c.tag) || next != nil && c.seq > next.seq {
+			if !matches(q, c.owner.id, c.tag, c.pc) || next != nil && c.seq > next.seq {
 				break // a queue holds one source and tag
 			}
 			s.compare(q, c, probing)
@@ -250,13 +250,13 @@ func (s *simulation) compareSends(q *request, mb *mailbox, probing bool) bool {
 // compareRecvs flags the receives of mb that SMPI compares send q with
 // when its number is not the next one: all it is accepted by.
 func (s *simulation) compareRecvs(q *request, mb *mailbox) {
-	if rq := mb.recvs.Ref(mkey(q.owner.id, q.tag)); rq != nil {
+	if rq := mb.recvs.Ref(mkey(q.owner.id, q.tag, q.pc)); rq != nil {
 		for _, r := range rq.Items() {
 			s.compare(r, q, false)
 		}
 	}
 	for _, w := range mb.wildRecv.Items() {
-		if matches(w, q.owner.id, q.tag) {
+		if matches(w, q.owner.id, q.tag, q.pc) {
 			s.compare(w, q, false)
 		}
 	}

@@ -278,7 +278,7 @@ func (s *simulation) collective(r *rank, e *trace.Event) bool {
 			if st.srHalf {
 				size = op.rbytes
 			}
-			if !s.startTurn(r, (op.send || op.sr) && !st.srHalf, peer, st.call.tag, size) {
+			if !s.startTurn(r, (op.send || op.sr) && !st.srHalf, peer, st.call.tag, 0, size) {
 				return false
 			}
 			r.slept = false

@@ -51,6 +51,7 @@ func (s *simulation) fallback(why string) error {
 // dreq is a request of the dependency-driven engine.
 type dreq struct {
 	owner, peer, tag      int32
+	pc                    uint8 // its point-to-point communicator (request.pc)
 	send, detached, typed bool
 	known                 bool // matched: matched and end are set
 	awaited               bool // its owner is blocked until it is matched
@@ -350,6 +351,8 @@ func (s *simulation) depExec(id int32, r *depRank) bool {
 				return false
 			}
 			sq.typed, sq.dtype = true, s.sendType(e)
+			sq.pc = s.p2pComm(e.Comm)
+			rq.pc = sq.pc
 			rq.typed, rq.dtype = true, s.recvType(e)
 			s.depPost(sq)
 			s.depPost(rq)
@@ -393,7 +396,7 @@ func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int6
 	}
 	q := recycled(&s.freeDreqs)
 	r := &s.dr[id]
-	q.owner, q.send, q.peer, q.tag, q.bytes = id, send, peer, tag, bytes
+	q.owner, q.send, q.peer, q.tag, q.bytes, q.pc = id, send, peer, tag, bytes, 0
 	q.posted, q.begun = r.now, r.start
 	r.posts++
 	q.seq = r.posts
@@ -413,6 +416,7 @@ func (s *simulation) depPointToPoint(id int32, r *depRank, e *trace.Event) bool 
 		if q == nil {
 			return false
 		}
+		q.pc = s.p2pComm(e.Comm)
 		q.typed, q.dtype = true, s.resolve(dtype)
 		// A request is stored before it is posted: posted, it may be
 		// matched at once, and a detached send nothing holds recycled.
@@ -546,16 +550,16 @@ func (s *simulation) depPost(q *dreq) {
 	if q.send {
 		q.detached = q.bytes < s.cfg.DetachedThreshold
 		dst := &s.dr[q.peer]
-		if rq := dst.recvs.Ref(mkey(q.owner, q.tag)); rq != nil && !rq.Empty() {
+		if rq := dst.recvs.Ref(mkey(q.owner, q.tag, q.pc)); rq != nil && !rq.Empty() {
 			s.depMatch(q, rq.Pop())
 			return
 		}
-		dst.sends.Slot(mkey(q.owner, q.tag)).Push(q)
+		dst.sends.Slot(mkey(q.owner, q.tag, q.pc)).Push(q)
 		return
 	}
 	me := &s.dr[q.owner]
 	wild := q.peer == trace.AnySource || q.tag == trace.AnyTag
-	if me.wild != nil && (wild || me.wild.acceptsFrom(q.peer, q.tag)) {
+	if me.wild != nil && (wild || me.wild.acceptsFrom(q.peer, q.tag, q.pc)) {
 		// A receive younger than a wildcard one its rank has not
 		// matched yet, that could take the same messages: which gets
 		// which depends on their order.
@@ -566,11 +570,11 @@ func (s *simulation) depPost(q *dreq) {
 		s.depPostWild(me, q)
 		return
 	}
-	if sq := me.sends.Ref(mkey(q.peer, q.tag)); sq != nil && !sq.Empty() {
+	if sq := me.sends.Ref(mkey(q.peer, q.tag, q.pc)); sq != nil && !sq.Empty() {
 		s.depMatch(sq.Pop(), q)
 		return
 	}
-	me.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
+	me.recvs.Slot(mkey(q.peer, q.tag, q.pc)).Push(q)
 }
 
 // depMatch pairs send sq and receive rq: the transfer starts when the

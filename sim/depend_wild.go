@@ -37,12 +37,13 @@ func (s *simulation) depPostWild(me *depRank, q *dreq) {
 }
 
 // accepts reports whether receive q takes send c.
-func (q *dreq) accepts(c *dreq) bool { return q.acceptsFrom(c.owner, c.tag) }
+func (q *dreq) accepts(c *dreq) bool { return q.acceptsFrom(c.owner, c.tag, c.pc) }
 
 // acceptsFrom reports whether receive q takes a message from src with
-// tag (collectives' messages, of negative tags, only by their own).
-func (q *dreq) acceptsFrom(src, tag int32) bool {
-	return (q.peer == trace.AnySource || q.peer == src) && (q.tag == trace.AnyTag && tag >= 0 || q.tag == tag)
+// tag (collectives' messages, of negative tags, only by their own) on
+// point-to-point communicator pc.
+func (q *dreq) acceptsFrom(src, tag int32, pc uint8) bool {
+	return q.pc == pc && (q.peer == trace.AnySource || q.peer == src) && (q.tag == trace.AnyTag && tag >= 0 || q.tag == tag)
 }
 
 // oldestFor returns the oldest send in r's mailbox that receive q accepts
@@ -91,7 +92,7 @@ func (s *simulation) resolveWilds() {
 			continue
 		}
 		r.wild = nil
-		r.sends.Ref(mkey(c.owner, c.tag)).Pop()
+		r.sends.Ref(mkey(c.owner, c.tag, c.pc)).Pop()
 		s.depMatch(c, q)
 	}
 	if len(kept) == len(s.wilds) {

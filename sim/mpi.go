@@ -9,9 +9,13 @@ import (
 
 // request is one side of a point-to-point message, as an MPI request.
 type request struct {
-	owner    *rank
-	peer     int32 // destination of a send, source of a receive (AnySource allowed)
-	tag      int32
+	owner *rank
+	peer  int32 // destination of a send, source of a receive (AnySource allowed)
+	tag   int32
+	// pc is the point-to-point communicator it matches on (see
+	// simulation.p2pComm): 0 for MPI_COMM_WORLD, a TI trace's only one,
+	// and the collectives' messages.
+	pc       uint8
 	bytes    int64
 	seq      uint64 // posting order, for matching
 	comm     *comm
@@ -80,11 +84,35 @@ type mailbox struct {
 	nsends              int
 }
 
-func mkey(src, tag int32) uint64 { return uint64(uint32(src))<<32 | uint64(uint32(tag)) }
+// mkey is the key of the messages from src with tag on point-to-point
+// communicator pc: src and pc (a rank is below trace.MaxRanks, 1<<24)
+// above, tag below, as SimGrid's (src, tag) key where pc is 0.
+func mkey(src, tag int32, pc uint8) uint64 {
+	return (uint64(uint32(src))|uint64(pc)<<24)<<32 | uint64(uint32(tag))
+}
+
+// p2pComm returns the point-to-point communicator index of comm: 0 for
+// MPI_COMM_WORLD, then one per communicator in the order the replay meets
+// them, up to 255 (those beyond share the last: MPI keeps their messages
+// apart, the replay does not).
+func (s *simulation) p2pComm(comm uint32) uint8 {
+	if comm == trace.WorldComm {
+		return 0
+	}
+	pc, ok := s.pcomms[comm]
+	if !ok {
+		pc = uint8(min(len(s.pcomms)+1, 255))
+		if s.pcomms == nil {
+			s.pcomms = map[uint32]uint8{}
+		}
+		s.pcomms[comm] = pc
+	}
+	return pc
+}
 
 func (s *simulation) newRequest(r *rank, send bool, peer, tag int32, bytes int64) *request {
 	q := recycled(&s.freeReqs)
-	q.owner, q.send, q.peer, q.tag, q.bytes = r, send, peer, tag, bytes
+	q.owner, q.send, q.peer, q.tag, q.bytes, q.pc = r, send, peer, tag, bytes, 0
 	q.matched, q.begun = -1, r.start
 	if s.cfg.TraceInternals {
 		// SimGrid's Request::start traces it, before the send's overhead.
@@ -129,7 +157,7 @@ func (s *simulation) post(q *request) {
 			q.done = true
 		}
 		if s.asyncOn() {
-			q.msgID = takeMsgID(q.owner, q.peer, q.tag)
+			q.msgID = takeMsgID(q.owner, q.peer, q.tag, q.pc)
 			if !s.inOrder(q) {
 				// Every receive it meets refuses it, flagged.
 				if q.bytes < s.cfg.AsyncSmallThreshold {
@@ -138,7 +166,7 @@ func (s *simulation) post(q *request) {
 				s.compareRecvs(q, mb)
 			}
 		}
-		cand, from := findRecv(mb, q.owner.id, q.tag)
+		cand, from := findRecv(mb, q.owner.id, q.tag, q.pc)
 		if cand != nil && !s.inOrder(q) {
 			cand = nil
 		}
@@ -146,7 +174,7 @@ func (s *simulation) post(q *request) {
 			// A receive whose size was guessed small may wait in the
 			// small mailbox where SMPI, knowing its size, put it in
 			// this one.
-			if c, f := findRecv(&dst.smbox, q.owner.id, q.tag); c != nil && c.guessed && s.inOrder(q) {
+			if c, f := findRecv(&dst.smbox, q.owner.id, q.tag, q.pc); c != nil && c.guessed && s.inOrder(q) {
 				cand, from = c, f
 			}
 		}
@@ -161,7 +189,7 @@ func (s *simulation) post(q *request) {
 		case small:
 			s.postEager(q, mb)
 		default:
-			mb.sends.Slot(mkey(q.owner.id, q.tag)).Push(q)
+			mb.sends.Slot(mkey(q.owner.id, q.tag, q.pc)).Push(q)
 			mb.nsends++
 		}
 		return
@@ -179,18 +207,18 @@ func (s *simulation) post(q *request) {
 		s.compareRecv(q, mb)
 	}
 	if q.peer != trace.AnySource && q.tag != trace.AnyTag {
-		if sq := mb.sends.Ref(mkey(q.peer, q.tag)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
+		if sq := mb.sends.Ref(mkey(q.peer, q.tag, q.pc)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
 			mb.nsends--
 			take(sq.Pop(), q)
 			return
 		}
-		mb.recvs.Slot(mkey(q.peer, q.tag)).Push(q)
+		mb.recvs.Slot(mkey(q.peer, q.tag, q.pc)).Push(q)
 		return
 	}
 	// Which send a wildcard receive gets can depend on the order of
 	// simultaneous events.
 	s.orderMatters()
-	if best, bq := s.oldestSend(mb, q.peer, q.tag); best != nil {
+	if best, bq := s.oldestSend(mb, q.peer, q.tag, q.pc); best != nil {
 		bq.Remove(best)
 		mb.nsends--
 		take(best, q)
@@ -200,16 +228,17 @@ func (s *simulation) post(q *request) {
 }
 
 // findRecv returns the oldest receive in mb that accepts a message from
-// src with tag, and its queue; nil if none.
-func findRecv(mb *mailbox, src, tag int32) (*request, *queue) {
+// src with tag on point-to-point communicator pc, and its queue; nil if
+// none.
+func findRecv(mb *mailbox, src, tag int32, pc uint8) (*request, *queue) {
 	var cand *request
 	var from *queue
-	if rq := mb.recvs.Ref(mkey(src, tag)); rq != nil && !rq.Empty() {
+	if rq := mb.recvs.Ref(mkey(src, tag, pc)); rq != nil && !rq.Empty() {
 		cand, from = rq.Front(), rq
 	}
 	if !mb.wildRecv.Empty() {
 		for _, w := range mb.wildRecv.Items() {
-			if (cand == nil || w.seq < cand.seq) && matches(w, src, tag) {
+			if (cand == nil || w.seq < cand.seq) && matches(w, src, tag, pc) {
 				cand, from = w, &mb.wildRecv
 				break
 			}
@@ -219,15 +248,16 @@ func findRecv(mb *mailbox, src, tag int32) (*request, *queue) {
 }
 
 // oldestSend returns the oldest unmatched send in mb that a receive from
-// src with tag (wildcards allowed) accepts, and its queue; nil if none.
-func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) {
+// src with tag (wildcards allowed) on point-to-point communicator pc
+// accepts, and its queue; nil if none.
+func (s *simulation) oldestSend(mb *mailbox, src, tag int32, pc uint8) (*request, *queue) {
 	if src != trace.AnySource && tag != trace.AnyTag {
-		if sq := mb.sends.Ref(mkey(src, tag)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
+		if sq := mb.sends.Ref(mkey(src, tag, pc)); sq != nil && !sq.Empty() && s.inOrder(sq.Front()) {
 			return sq.Front(), sq
 		}
 		return nil, nil
 	}
-	probe := request{peer: src, tag: tag}
+	probe := request{peer: src, tag: tag, pc: pc}
 	var best *request
 	var bq *queue
 	for _, sq := range mb.sends.All() {
@@ -235,7 +265,7 @@ func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) 
 			continue
 		}
 		for _, c := range sq.Items() {
-			if matches(&probe, c.owner.id, c.tag) {
+			if matches(&probe, c.owner.id, c.tag, c.pc) {
 				if (best == nil || c.seq < best.seq) && s.inOrder(c) {
 					best, bq = c, sq
 				}
@@ -246,9 +276,10 @@ func (s *simulation) oldestSend(mb *mailbox, src, tag int32) (*request, *queue) 
 	return best, bq
 }
 
-// matches reports whether receive r accepts a message from src with tag.
-func matches(r *request, src, tag int32) bool {
-	return (r.peer == trace.AnySource || r.peer == src) && (r.tag == trace.AnyTag && tag >= 0 || r.tag == tag)
+// matches reports whether receive r accepts a message from src with tag
+// on point-to-point communicator pc.
+func matches(r *request, src, tag int32, pc uint8) bool {
+	return r.pc == pc && (r.peer == trace.AnySource || r.peer == src) && (r.tag == trace.AnyTag && tag >= 0 || r.tag == tag)
 }
 
 // match pairs a send and a receive and starts the transfer.

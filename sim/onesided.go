@@ -593,7 +593,7 @@ func (s *simulation) rmaSync(r *rank, op *rmaOp) bool {
 		if op.send && !s.overhead(r, s.sendOverhead(r, false, 0)) {
 			return false
 		}
-		if !s.startTurn(r, op.send, g, op.tag, 0) {
+		if !s.startTurn(r, op.send, g, op.tag, 0, 0) {
 			return false
 		}
 		r.slept = false

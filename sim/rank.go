@@ -455,7 +455,7 @@ func (s *simulation) exec(r *rank) bool {
 			if !s.overhead(r, s.sendOverhead(r, true, e.SendBytes)) {
 				return false
 			}
-			if !s.startTurn(r, true, e.Partner, e.Tag, e.SendBytes) {
+			if !s.startTurn(r, true, e.Partner, e.Tag, s.p2pComm(e.Comm), e.SendBytes) {
 				return false
 			}
 			r.step, r.slept = 1, false
@@ -463,16 +463,16 @@ func (s *simulation) exec(r *rank) bool {
 			// none (SimGrid's replay), the send tag in a timed trace, so that
 			// a sendrecv meets the plain sends and receives of its peers.
 			r.testReq = s.newRequest(r, true, e.Partner, e.Tag, e.SendBytes)
-			r.testReq.typed, r.testReq.dtype = true, s.sendType(e)
+			r.testReq.typed, r.testReq.dtype, r.testReq.pc = true, s.sendType(e), s.p2pComm(e.Comm)
 			s.post(r.testReq)
 		}
 		if r.step == 1 {
-			if !s.startTurn(r, false, e.Source, e.Tag, e.RecvBytes) {
+			if !s.startTurn(r, false, e.Source, e.Tag, s.p2pComm(e.Comm), e.RecvBytes) {
 				return false
 			}
 			r.step = 2
 			q := s.newRequest(r, false, e.Source, e.Tag, e.RecvBytes)
-			q.typed, q.dtype = true, s.recvType(e)
+			q.typed, q.dtype, q.pc = true, s.recvType(e), s.p2pComm(e.Comm)
 			s.post(q)
 			s.addWait(r, r.testReq)
 			s.addWait(r, q)
@@ -509,7 +509,7 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		if !send {
 			bytes = e.RecvBytes
 			if bytes < 0 && s.cfg.Compat {
-				if !s.probe(r, e.Partner, e.Tag) {
+				if !s.probe(r, e.Partner, e.Tag, s.p2pComm(e.Comm)) {
 					return false
 				}
 				bytes = r.probed
@@ -518,12 +518,13 @@ func (s *simulation) pointToPoint(r *rank, e *trace.Event) bool {
 		if send && !s.overhead(r, s.sendOverhead(r, e.Kind == trace.Isend, bytes)) {
 			return false
 		}
-		if !s.startTurn(r, send, e.Partner, e.Tag, bytes) {
+		pc := s.p2pComm(e.Comm)
+		if !s.startTurn(r, send, e.Partner, e.Tag, pc, bytes) {
 			return false
 		}
 		r.step, r.probeStep, r.slept = 1, 0, false
 		q := s.newRequest(r, send, e.Partner, e.Tag, bytes)
-		q.typed, q.dtype = true, e.RecvType
+		q.typed, q.dtype, q.pc = true, e.RecvType, pc
 		if send {
 			q.dtype = e.SendType
 		}
@@ -641,7 +642,7 @@ func (s *simulation) inject(r *rank, d float64) bool {
 // The computation takes five simcalls: exec_init's set_flops_amount and
 // set_host, set_bound, start and wait; nsleeps is read in the turn of the
 // first.
-func (s *simulation) probe(r *rank, src, tag int32) bool {
+func (s *simulation) probe(r *rank, src, tag int32, pc uint8) bool {
 	for {
 		switch r.probeStep {
 		case 0:
@@ -701,7 +702,7 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 				// The small mailbox is looked at first (a simcall of
 				// its own in small-message mode), the ordinary one
 				// only if it holds nothing for the receive.
-				if q, _ := s.oldestSend(&r.smbox, src, tag); q != nil {
+				if q, _ := s.oldestSend(&r.smbox, src, tag, pc); q != nil {
 					r.probed, r.probeStep = q.bytes, probeFoundStep
 					s.answered(r, probeFound)
 					return true
@@ -713,7 +714,7 @@ func (s *simulation) probe(r *rank, src, tag int32) bool {
 			if s.asyncOn() && !s.turn(r) {
 				return false
 			}
-			if q, _ := s.oldestSend(&r.mbox, src, tag); q != nil {
+			if q, _ := s.oldestSend(&r.mbox, src, tag, pc); q != nil {
 				r.probed, r.probeStep = q.bytes, probeFoundStep
 				s.answered(r, probeFound)
 				return true
@@ -746,10 +747,11 @@ func (s *simulation) probeCanSucceed(frozen []bool) bool {
 			continue
 		}
 		if r.busy && r.ev != nil && r.probeStep > 0 && r.probeStep < probeFoundStep {
-			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag); q != nil {
+			pc := s.p2pComm(r.ev.Comm)
+			if q, _ := s.oldestSend(&r.mbox, r.ev.Partner, r.ev.Tag, pc); q != nil {
 				return true
 			}
-			if q, _ := s.oldestSend(&r.smbox, r.ev.Partner, r.ev.Tag); q != nil {
+			if q, _ := s.oldestSend(&r.smbox, r.ev.Partner, r.ev.Tag, pc); q != nil {
 				return true
 			}
 		}

@@ -419,6 +419,10 @@ type simulation struct {
 	wilds     []int32   // the ranks with a wildcard receive not matched yet
 	lb        []float64 // scratch: lower bounds of the ranks' next posts (resolveWilds)
 	wildWork  int64     // the work of resolveWilds so far
+
+	// pcomms numbers the communicators of point-to-point calls other than
+	// MPI_COMM_WORLD (p2pComm).
+	pcomms map[uint32]uint8
 }
 
 // simStats are the counts a Result reports.

@@ -529,9 +529,6 @@ func replayTime(what string, s trace.Source, machine string, analytic bool) (flo
 	}
 	r, err := sim.Run(s, mc.m, mc.cfg, nil)
 	if err != nil {
-		if h := commsHint(s, err); h != "" {
-			return 0, fmt.Errorf("replaying %s: %w (%s)", what, err, h)
-		}
 		return 0, fmt.Errorf("replaying %s: %w", what, err)
 	}
 	return r.Time, nil

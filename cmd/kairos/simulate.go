@@ -489,9 +489,6 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err != nil {
 		err = naming(path, err) // a replay's error names a rank, and its file:line where the reader knows it
 		fmt.Fprintln(cmd.ErrOrStderr(), "kairos:", err)
-		if h := commsHint(src, err); h != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", h)
-		}
 		if dl := (*sim.DeadlockError)(nil); errors.As(err, &dl) {
 			if empty, n := trace.EmptyRanks(src); n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s has no events of %s (one rank's file opened alone? its description names every rank's)\n",
@@ -658,20 +655,6 @@ func simulateMachine(f *simulateFlags, cfg sim.Config, given map[string]bool, np
 		names[i] = h.Name
 	}
 	return &machineRun{p, m, names, cfg, rank0Speed}, nil
-}
-
-// commsHint says, where a replay of src failed with err on a message it
-// matched (a truncation, a datatype, a deadlock) and src has communicators
-// other than MPI_COMM_WORLD, that the replay matches point-to-point
-// messages by source and tag alone, as SimGrid's time-independent replay
-// does: messages of one pair and tag on two communicators, which MPI keeps
-// apart, may take each other's receives. "" otherwise.
-func commsHint(src trace.Source, err error) string {
-	n := len(src.Meta().Comms)
-	if n == 0 || !(strings.Contains(err.Error(), "MPI_ERR_") || errors.As(err, new(*sim.DeadlockError))) {
-		return ""
-	}
-	return fmt.Sprintf("the replay matches point-to-point messages by source and tag, as SimGrid's time-independent replay does, and the trace has %s besides MPI_COMM_WORLD: messages of one pair and tag on two of them, which MPI keeps apart, take each other's receives in the replay (check tells them apart)", count(n, "communicator"))
 }
 
 // quietReplay prepares src's replay on machine (a --cluster description)
