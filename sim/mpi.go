@@ -9,13 +9,9 @@ import (
 
 // request is one side of a point-to-point message, as an MPI request.
 type request struct {
-	owner *rank
-	peer  int32 // destination of a send, source of a receive (AnySource allowed)
-	tag   int32
-	// pc is the point-to-point communicator it matches on (see
-	// simulation.p2pComm): 0 for MPI_COMM_WORLD, a TI trace's only one,
-	// and the collectives' messages.
-	pc       uint8
+	owner    *rank
+	peer     int32 // destination of a send, source of a receive (AnySource allowed)
+	tag      int32
 	bytes    int64
 	seq      uint64 // posting order, for matching
 	comm     *comm
@@ -28,6 +24,10 @@ type request struct {
 	detached bool
 	done     bool
 	awaited  bool
+	// pc is the point-to-point communicator it matches on (see
+	// simulation.p2pComm): 0 for MPI_COMM_WORLD, a TI trace's only one,
+	// and the collectives' messages.
+	pc uint8
 	// typed marks a request whose size and datatype dtype SMPI checks
 	// against its match's (see checkMatch): the trace's point-to-point
 	// calls', and the collective messages of the algorithms that post
