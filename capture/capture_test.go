@@ -302,6 +302,54 @@ func TestTracerOTF2(t *testing.T) {
 	}
 }
 
+// TestTracerCommunicators: the archive names each point-to-point call's
+// communicator and the partner's rank in it, as Score-P's does: a pair and
+// tag that crosses on a duplicate of MPI_COMM_WORLD checks and replays
+// (both were read as world's, and the replay truncated), and the messages
+// of a split half read with the world ranks the TI trace has.
+func TestTracerCommunicators(t *testing.T) {
+	dir := t.TempDir()
+	lib, app := otf2Tracer(t, dir)
+	mpirunFormat(t, dir, "ti,otf2", lib, app, "comms")
+	archive := filepath.Join(dir, "trace", "traces.otf2")
+	src := openArchive(t, archive)
+	if rep, err := check.Check(src, check.Options{}); err != nil || !rep.OK() {
+		t.Fatalf("check: %v %+v", err, rep)
+	}
+	simulate(t, archive, true) // it fails the test where the replay does
+	p2p := func(path string) [][]string {
+		var out [][]string
+		for _, cs := range calls(t, path) {
+			var mine []string
+			for _, c := range cs {
+				switch f := strings.Fields(c); f[0] {
+				case "send", "recv", "isend", "irecv":
+					mine = append(mine, c)
+				case "sendRecv": // TI's, of a tag other than 0, an isend and an irecv
+					mine = append(mine, fmt.Sprintf("isend %s -1 %s %s 0 [] []", f[1], f[3], f[4]),
+						fmt.Sprintf("irecv %s -1 %s 0 %s [] []", f[2], f[3], f[5]))
+				}
+			}
+			slices.Sort(mine)
+			out = append(out, mine)
+		}
+		return out
+	}
+	ti, otf2 := p2p(filepath.Join(dir, "trace", "index.txt")), p2p(archive)
+	if !slices.EqualFunc(ti, otf2, slices.Equal) {
+		t.Errorf("point-to-point calls: OTF2 %q, TI %q", otf2, ti)
+	}
+	comms := map[uint32]bool{}
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
+		if e.Kind.IsPointToPoint() {
+			comms[e.Comm] = true
+		}
+		return nil
+	}); err != nil || len(comms) != 4 {
+		t.Errorf("point-to-point calls on %d communicators (%v), want 4: world, the duplicate and the two halves", len(comms), err)
+	}
+}
+
 // TestTracerMatchesSimGrid: the same program traced by Kairos' tracer on
 // Open MPI and by SimGrid 3.32's own (smpirun -trace-ti) makes the same
 // calls with the same partners, tags and bytes on every rank (the

@@ -252,6 +252,7 @@ struct kt_req {
   MPI_Request req;
   int send; /* an isend (else an irecv) */
   int src, dst, tag;
+  int lsrc; /* an irecv's source as a rank of comm (or KT_ANY_SOURCE), for the OTF2 archive */
   uint64_t id;
   MPI_Comm comm;
   long bytes;
@@ -777,7 +778,7 @@ enum { KT_ROOM = 14 };
 /* kt_post writes the isend or irecv line of a request just started (to or
  * from world rank peer) and records the request; it returns the request
  * id of its OTF2 records. */
-static uint64_t kt_post(MPI_Request req, int send, int peer, int tag, long bytes, MPI_Comm comm) {
+static uint64_t kt_post(MPI_Request req, int send, int peer, int lpeer, int tag, long bytes, MPI_Comm comm) {
   if (kt_nreq == kt_capreq) {
     kt_capreq = kt_capreq ? 2 * kt_capreq : 64;
     kt_reqs = realloc(kt_reqs, kt_capreq * sizeof *kt_reqs);
@@ -785,7 +786,7 @@ static uint64_t kt_post(MPI_Request req, int send, int peer, int tag, long bytes
   }
   struct kt_req *r = &kt_reqs[kt_nreq++];
   *r = (struct kt_req){.req = req, .send = send, .src = send ? kt_rank : peer, .dst = send ? peer : kt_rank,
-                       .tag = tag, .id = ++kt_nextid, .comm = comm, .bytes = bytes,
+                       .lsrc = lpeer, .tag = tag, .id = ++kt_nextid, .comm = comm, .bytes = bytes,
                        .wild = !send && (peer == KT_ANY_SOURCE || tag == KT_ANY_TAG)};
   uint64_t at = kt_pos();
   kt_line(send ? "isend" : "irecv");
@@ -3315,9 +3316,9 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
 }
 
 /* The OTF2 records of point-to-point calls and completions. */
-static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id);
+static void ko_send(int isend, MPI_Comm comm, int lpeer, int peer, int tag, long bytes, uint64_t id);
 static void ko_irecv_request(uint64_t id);
-static void ko_recv(int peer, int tag, long bytes);
+static void ko_recv(MPI_Comm comm, int lpeer, int peer, int tag, long bytes);
 
 static int kt_send(int region, const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,
                    int (*send)(const void *, int, MPI_Datatype, int, int, MPI_Comm)) {
@@ -3328,7 +3329,7 @@ static int kt_send(int region, const void *buf, int count, MPI_Datatype t, int d
     kt_lose();
   } else if (d != MPI_PROC_NULL) {
     kt_p2p("send", d, tag, kt_bytes(count, t));
-    ko_send(0, d, tag, kt_bytes(count, t), 0);
+    ko_send(0, comm, dest, d, tag, kt_bytes(count, t), 0);
   }
   kt_leave();
   return err;
@@ -3360,7 +3361,7 @@ static int kt_isend(int region, const void *buf, int count, MPI_Datatype t, int 
   if (d == KT_ELSEWHERE) {
     kt_lose();
   } else if (d != MPI_PROC_NULL) {
-    ko_send(1, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, tag, kt_bytes(count, t), comm));
+    ko_send(1, comm, dest, d, tag, kt_bytes(count, t), kt_post(*req, 1, d, dest, tag, kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -3395,7 +3396,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
     PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
     kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
-    ko_recv(from, status->MPI_TAG, kt_bytes(n, t));
+    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, kt_bytes(n, t));
   }
   kt_leave();
   return err;
@@ -3408,7 +3409,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm c
   if (from == KT_ELSEWHERE || (from == KT_ANY_SOURCE && kt_elsewhere(comm))) {
     kt_lose();
   } else if (from != MPI_PROC_NULL) {
-    ko_irecv_request(kt_post(*req, 0, from, kt_tag(tag), kt_bytes(count, t), comm));
+    ko_irecv_request(kt_post(*req, 0, from, src == MPI_ANY_SOURCE ? KT_ANY_SOURCE : src, kt_tag(tag), kt_bytes(count, t), comm));
   }
   kt_leave();
   return err;
@@ -3567,8 +3568,8 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
       kt_num(6);
       kt_eol();
     }
-    if (to != MPI_PROC_NULL) ko_send(0, to, stag, kt_bytes(scount, st), 0);
-    if (from != MPI_PROC_NULL) ko_recv(from, rtag, kt_bytes(n, rt));
+    if (to != MPI_PROC_NULL) ko_send(0, comm, dest, to, stag, kt_bytes(scount, st), 0);
+    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, kt_bytes(n, rt));
   }
 }
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
@@ -4225,6 +4226,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
 struct kt_persist {
   MPI_Request req;
   int send, peer, tag; /* peer: a world rank (or KT_ANY_SOURCE) */
+  int lpeer;           /* the same as a rank of comm */
   long bytes;
   MPI_Comm comm;
 };
@@ -4241,7 +4243,8 @@ static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_C
     if (!kt_pers) abort();
   }
   kt_pers[kt_npers++] =
-      (struct kt_persist){*req, send, p, send ? tag : kt_tag(tag), kt_bytes(count, t), comm};
+      (struct kt_persist){*req, send, p, send ? tag : kt_tag(tag), peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
+                          kt_bytes(count, t), comm};
   return err;
 }
 
@@ -4270,9 +4273,9 @@ static void kt_start(MPI_Request req) {
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
-    uint64_t id = kt_post(req, p->send, p->peer, p->tag, p->bytes, p->comm);
+    uint64_t id = kt_post(req, p->send, p->peer, p->lpeer, p->tag, p->bytes, p->comm);
     if (p->send)
-      ko_send(1, p->peer, p->tag, p->bytes, id);
+      ko_send(1, p->comm, p->lpeer, p->peer, p->tag, p->bytes, id);
     else
       ko_irecv_request(id);
     return;
@@ -4343,6 +4346,8 @@ int MPI_Cancel(MPI_Request *req) {
 struct kt_msg {
   MPI_Message msg;
   int src, tag;
+  int lsrc; /* src as a rank of comm */
+  MPI_Comm comm;
 };
 static struct kt_msg *kt_msgs;
 static int kt_nmsg, kt_capmsg;
@@ -4355,15 +4360,15 @@ static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
     kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
     if (!kt_msgs) abort();
   }
-  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG};
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG, st->MPI_SOURCE, comm};
 }
 
 /* kt_take forgets message msg and reports whether it was kept, with its
- * source and tag. */
-static int kt_take(MPI_Message msg, int *src, int *tag) {
+ * source, tag and communicator in m. */
+static int kt_take(MPI_Message msg, struct kt_msg *m) {
   for (int i = 0; i < kt_nmsg; i++)
     if (kt_msgs[i].msg == msg) {
-      *src = kt_msgs[i].src, *tag = kt_msgs[i].tag;
+      *m = kt_msgs[i];
       kt_msgs[i] = kt_msgs[--kt_nmsg];
       return 1;
     }
@@ -4414,18 +4419,18 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
 int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status *status) {
   MPI_Message m = *msg;
   MPI_Status st;
-  int src, tag;
+  struct kt_msg k;
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_MRECV);
   int err = PMPI_Mrecv(buf, count, t, msg, status);
-  if (kt_on() && kt_take(m, &src, &tag)) {
-    if (src == KT_ELSEWHERE) {
+  if (kt_on() && kt_take(m, &k)) {
+    if (k.src == KT_ELSEWHERE) {
       kt_lose();
     } else {
       int n = 0;
       PMPI_Get_count(status, t, &n);
-      kt_p2p("recv", src, tag, kt_bytes(n, t));
-      ko_recv(src, tag, kt_bytes(n, t));
+      kt_p2p("recv", k.src, k.tag, kt_bytes(n, t));
+      ko_recv(k.comm, k.lsrc, k.src, k.tag, kt_bytes(n, t));
     }
   }
   kt_leave();
@@ -4434,14 +4439,14 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Request *req) {
   MPI_Message m = *msg;
-  int src, tag;
+  struct kt_msg k;
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
-  if (kt_on() && err == MPI_SUCCESS && kt_take(m, &src, &tag)) {
-    if (src == KT_ELSEWHERE)
+  if (kt_on() && err == MPI_SUCCESS && kt_take(m, &k)) {
+    if (k.src == KT_ELSEWHERE)
       kt_lose();
     else
-      ko_irecv_request(kt_post(*req, 0, src, tag, kt_bytes(count, t), MPI_COMM_WORLD));
+      ko_irecv_request(kt_post(*req, 0, k.src, k.lsrc, k.tag, kt_bytes(count, t), k.comm));
   }
   kt_leave();
   return err;
@@ -5722,20 +5727,25 @@ static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, c
   return map;
 }
 
-static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id) {
+static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer);
+
+static void ko_send(int isend, MPI_Comm comm, int lpeer, int wpeer, int tag, long bytes, uint64_t id) {
   if (!ko_evt) return;
+  uint32_t peer, c = ko_peer(comm, lpeer, wpeer, &peer);
   if (isend)
-    OTF2_EvtWriter_MpiIsend(ko_evt, NULL, kt_t0, (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes, id);
+    OTF2_EvtWriter_MpiIsend(ko_evt, NULL, kt_t0, peer, c, (uint32_t)tag, (uint64_t)bytes, id);
   else
-    OTF2_EvtWriter_MpiSend(ko_evt, NULL, kt_t0, (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes);
+    OTF2_EvtWriter_MpiSend(ko_evt, NULL, kt_t0, peer, c, (uint32_t)tag, (uint64_t)bytes);
 }
 
 static void ko_irecv_request(uint64_t id) {
   if (ko_evt) OTF2_EvtWriter_MpiIrecvRequest(ko_evt, NULL, kt_t0, id);
 }
 
-static void ko_recv(int peer, int tag, long bytes) {
-  if (ko_evt) OTF2_EvtWriter_MpiRecv(ko_evt, NULL, kt_end(), (uint32_t)peer, 0, (uint32_t)tag, (uint64_t)bytes);
+static void ko_recv(MPI_Comm comm, int lpeer, int wpeer, int tag, long bytes) {
+  if (!ko_evt) return;
+  uint32_t peer, c = ko_peer(comm, lpeer, wpeer, &peer);
+  OTF2_EvtWriter_MpiRecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)bytes);
 }
 
 /* ko_complete writes the completion of a pending isend or irecv, the
@@ -5746,13 +5756,15 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
     return;
   }
-  int n = 0, from = r->src, tag = r->tag;
+  int n = 0, from = r->src, lfrom = r->lsrc, tag = r->tag;
   if (st) {
     PMPI_Get_count(st, MPI_BYTE, &n);
     tag = st->MPI_TAG;
+    lfrom = st->MPI_SOURCE;
     if (from == KT_ANY_SOURCE) from = kt_world(r->comm, st->MPI_SOURCE);
   }
-  OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), (uint32_t)from, 0, (uint32_t)tag, (uint64_t)n, r->id);
+  uint32_t peer, c = ko_peer(r->comm, lfrom, from, &peer);
+  OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)n, r->id);
 }
 
 static void ko_tested(uint64_t id) {
@@ -5765,7 +5777,7 @@ static void ko_tested(uint64_t id) {
 static void ko_kn(const struct kn_msg *m, int done) {
   if (!ko_evt) return;
   if (!done && m->send)
-    ko_send(1, m->peer, KN_TAG, m->bytes, m->id);
+    ko_send(1, MPI_COMM_WORLD, m->peer, m->peer, KN_TAG, m->bytes, m->id);
   else if (!done)
     ko_irecv_request(m->id);
   else if (m->send)
@@ -5825,6 +5837,23 @@ static uint32_t ko_commref(MPI_Comm comm) {
   PMPI_Comm_compare(comm, MPI_COMM_WORLD, &same);
   if (same == MPI_IDENT || same == MPI_CONGRUENT) return 0;
   return ko_add(comm, 0);
+}
+
+/* ko_peer returns the archive's number of comm, with *peer the rank lpeer
+ * of comm as its records name it: MPI_COMM_WORLD (0) and the world rank
+ * wpeer where comm is world, one of its members in its order that no call
+ * ko_made follows made, or an intercommunicator (whose lpeer is a rank of
+ * the remote group, which the archive's groups do not hold). */
+static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
+  int inter = 0;
+  if (comm != MPI_COMM_WORLD) PMPI_Comm_test_inter(comm, &inter);
+  if (inter) {
+    *peer = (uint32_t)wpeer;
+    return 0;
+  }
+  uint32_t c = ko_commref(comm);
+  *peer = (uint32_t)(c == 0 || c == KO_ELSEWHERE ? wpeer : lpeer);
+  return c == KO_ELSEWHERE ? 0 : c;
 }
 
 /* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
@@ -6209,11 +6238,13 @@ static void ko_close(void) {}
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
 static void ko_enter(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_leave(int region, uint64_t t) { (void)region, (void)t; }
-static void ko_send(int isend, int peer, int tag, long bytes, uint64_t id) {
-  (void)isend, (void)peer, (void)tag, (void)bytes, (void)id;
+static void ko_send(int isend, MPI_Comm comm, int lpeer, int peer, int tag, long bytes, uint64_t id) {
+  (void)isend, (void)comm, (void)lpeer, (void)peer, (void)tag, (void)bytes, (void)id;
 }
 static void ko_irecv_request(uint64_t id) { (void)id; }
-static void ko_recv(int peer, int tag, long bytes) { (void)peer, (void)tag, (void)bytes; }
+static void ko_recv(MPI_Comm comm, int lpeer, int peer, int tag, long bytes) {
+  (void)comm, (void)lpeer, (void)peer, (void)tag, (void)bytes;
+}
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
 static void ko_tested(uint64_t id) { (void)id; }
 static void ko_cancelled(uint64_t id) { (void)id; }

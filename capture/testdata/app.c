@@ -9,7 +9,10 @@
  * among them), their ignored arguments zero or NULL; with "modes", the ready, buffered and synchronous sends,
  * blocking, non-blocking and persistent, and sendrecv_replace; with "mixed", tagged sendrecvs meeting sends and
  * receives; with "icoll", the non-blocking collectives and
- * alltoallw (with "ipoll" too, some completed by polling tests). */
+ * alltoallw (with "ipoll" too, some completed by polling tests); with
+ * "comms", messages on other communicators than MPI_COMM_WORLD: on a
+ * duplicate of it, one of a pair and tag that crosses world's, and on a
+ * split half, partners named by their ranks in it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +246,29 @@ int main(int argc, char **argv) {
     MPI_Ialltoallw(buf, cw, dw, mine, rb[1], cwin, dw, theirs, MPI_COMM_WORLD, &q[0]);
     MPI_Barrier(MPI_COMM_WORLD); /* before the ialltoallw's wait: its line comes first */
     MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  }
+  if (has(argc, argv, "comms")) {
+    MPI_Comm dup, half;
+    double a[10] = {0}, b[20] = {0};
+    int hr, hn;
+    MPI_Request q[2];
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (r == 0) {
+      MPI_Send(a, 5, MPI_DOUBLE, 1, 7, dup);
+      MPI_Send(b, 10, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+    } else if (r == 1) {
+      MPI_Recv(b, 10, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(a, 5, MPI_DOUBLE, 0, 7, dup, MPI_STATUS_IGNORE);
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, r % 2, r, &half);
+    MPI_Comm_rank(half, &hr);
+    MPI_Comm_size(half, &hn);
+    MPI_Irecv(b, 4, MPI_DOUBLE, (hr + hn - 1) % hn, 3, half, &q[0]);
+    MPI_Isend(a, 4, MPI_DOUBLE, (hr + 1) % hn, 3, half, &q[1]);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Sendrecv(a, 2, MPI_DOUBLE, (hr + 1) % hn, 4, b, 2, MPI_DOUBLE, MPI_ANY_SOURCE, 4, half, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&half);
+    MPI_Comm_free(&dup);
   }
   if (has(argc, argv, "split")) {
     MPI_Comm half;
