@@ -52,6 +52,11 @@ const AttrNoReplay = "no-replay"
 // the file holds.
 const AttrClaimedRanks = "claimed-ranks"
 
+// MostRanks is the most ranks a trace of which withEvents ranks have
+// events may name without claiming the others (AttrClaimedRanks): 4,096,
+// or 64 for each rank with events.
+func MostRanks(withEvents int) int { return max(4096, 64*withEvents) }
+
 // AttrNoFinalize is the attribute a reader sets to why the trace's ranks
 // may end before MPI_Finalize though the run did not (its writer stopped
 // measuring first), so that a check does not take them for a run cut

@@ -283,7 +283,7 @@ func openWhole(path string) (trace.Source, error) {
 func claimed(path string, src trace.Source) error {
 	why := src.Meta().Attrs[trace.AttrClaimedRanks]
 	if n := src.NumRanks(); why == "" && n > 4096 {
-		if _, empty := trace.EmptyRanks(src); n > 64*(n-empty) {
+		if _, empty := trace.EmptyRanks(src); n > trace.MostRanks(n-empty) {
 			why = fmt.Sprintf("%d ranks, of which %d have events", n, n-empty)
 		}
 	}

@@ -16,9 +16,9 @@
 //     (smpirun -replay DESC). A description of exactly one line names a
 //     shared file, as in SimGrid. A single per-rank file opened directly
 //     is read as a shared file: ranks below its own are empty. A shared
-//     file naming more ranks than 4,096, 64 for each rank with lines or
-//     one for each of its bytes claims them (trace.AttrClaimedRanks, see
-//     maxRanks), unless ReaderOptions.NumRanks sets the ranks.
+//     file naming more ranks than trace.MostRanks of those with lines
+//     (4,096, or 64 for each) claims them (trace.AttrClaimedRanks),
+//     unless ReaderOptions.NumRanks sets the ranks.
 //
 // SimGrid resolves the description's paths against smpirun's working
 // directory. Kairos tries the description's own directory first, so that

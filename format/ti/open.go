@@ -413,8 +413,8 @@ func (t *Trace) indexShared() error {
 			t.warn(fmt.Sprintf("%s: lines of ranks %d and above ignored (%d ranks requested), as SimGrid does", name, n, n))
 		}
 		t.n = n
-	} else if most := maxRanks(len(t.spans), lr.offset()); t.n > most {
-		t.meta.Attrs[trace.AttrClaimedRanks] = fmt.Sprintf("%s:%d names rank %d: %d ranks, of which %d have lines (a file of this size lists the actions of %d ranks at most)",
+	} else if most := trace.MostRanks(len(t.spans)); t.n > most {
+		t.meta.Attrs[trace.AttrClaimedRanks] = fmt.Sprintf("%s:%d names rank %d: %d ranks, of which %d have lines (a trace of so few may name %d ranks at most)",
 			name, t.spans[t.slot[last]].line, last, t.n, len(t.spans), most)
 	}
 	t.slot = t.slot[:min(len(t.slot), t.n)]
@@ -425,14 +425,6 @@ func (t *Trace) indexShared() error {
 	}
 	return nil
 }
-
-// maxRanks is the most ranks a shared file of size bytes whose lines name
-// withRanks ranks lists without claiming them (trace.AttrClaimedRanks),
-// the idle ranks (without lines) below the last included: each rank a
-// replay keeps state for takes memory, and a file of a few bytes naming
-// rank 10,000,000 must not make one allocate for ten million. A rank's own
-// file opened alone (rank-9999.ti) passes by its size.
-func maxRanks(withRanks int, size int64) int { return int(max(4096, 64*int64(withRanks), size)) }
 
 // noteLine records what Open needs from a line of rank r: whether its
 // init has an argument, if the line is the rank's first (an init further

@@ -160,9 +160,10 @@ func TestRealDatatypes(t *testing.T) {
 
 // TestSharedClaimedRanks: a shared file of a few lines that names a rank
 // in the millions says so (trace.AttrClaimedRanks, which the verbs that
-// keep state for every rank refuse), where it names it; 4,096 ranks, 64
-// for each rank with lines, or one a byte of the file do not, nor does a
-// trace opened for a given number of ranks (-np).
+// keep state for every rank refuse), where it names it; 4,096 ranks or 64
+// for each rank with lines do not, nor does a trace opened for a given
+// number of ranks (-np). A rank's own file of a large run, opened alone,
+// claims the ranks below it.
 func TestSharedClaimedRanks(t *testing.T) {
 	dir := t.TempDir()
 	var hundred strings.Builder
@@ -174,12 +175,11 @@ func TestSharedClaimedRanks(t *testing.T) {
 		text, claim string
 		ranks       int
 	}{
-		{far, "t.ti:2 names rank 10000000: 10000001 ranks, of which 2 have lines (a file of this size lists the actions of 4096 ranks at most)", 10000001},
+		{far, "t.ti:2 names rank 10000000: 10000001 ranks, of which 2 have lines (a trace of so few may name 4096 ranks at most)", 10000001},
 		{"0 init\n0 finalize\n4095 init\n", "", 4096},
 		{hundred.String() + "6463 init\n", "", 6464},
 		{hundred.String() + "6464 init\n", "6465 ranks, of which 101 have lines", 6465},
-		{strings.Repeat("9999 compute 1\n", 700), "", 10000}, // rank 9999's own file, 10,500 bytes
-		{strings.Repeat("9999 compute 1\n", 600), "10000 ranks, of which 1 have lines", 10000},
+		{strings.Repeat("9999 compute 1\n", 700), "10000 ranks, of which 1 have lines", 10000}, // rank 9999's own file
 	} {
 		path := filepath.Join(dir, "t.ti")
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
