@@ -11,6 +11,7 @@ import (
 	"kairos/check"
 	"kairos/clock"
 	"kairos/format"
+	"kairos/format/otf2"
 	"kairos/internal/testenv"
 	"kairos/internal/tracertest"
 	"kairos/platform"
@@ -289,6 +290,7 @@ func TestTracerOneSidedRequests(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	remoteCompletions(t, filepath.Join(dir, "trace", "traces.otf2"))
 	if res := simulated(t, src, "100MBps"); res.Bytes < 8192+4096+2048+2*1024+16+512 {
 		t.Errorf("%d bytes simulated", res.Bytes)
 	}
@@ -298,6 +300,52 @@ func TestTracerOneSidedRequests(t *testing.T) {
 	}
 	if strings.Contains(string(ti), "wait") {
 		t.Errorf("rank 0's TI trace waits for a one-sided request:\n%s", ti)
+	}
+}
+
+// remoteCompletions requires that every one-sided operation of the
+// archive but the post/start/complete epoch's put (512 bytes), which its
+// epoch's end completes, has its remote completion after its completion at
+// the origin, as Score-P writes them: rmarequests.c's compare-and-swap is
+// completed at the origin by MPI_Win_flush_local, at the target by
+// MPI_Win_unlock_all.
+func remoteCompletions(t *testing.T, path string) {
+	t.Helper()
+	a, err := otf2.OpenArchive(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Merged()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	type op struct{ loc, id uint64 }
+	state := map[op]string{}
+	for m.Next() {
+		e := m.Event()
+		k := op{e.Location, e.Value}
+		switch e.Type {
+		case otf2.EvRmaPut, otf2.EvRmaGet, otf2.EvRmaAtomic:
+			if e.Bytes != 512 {
+				state[k] = "started"
+			}
+		case otf2.EvRmaOpCompleteNonBlocking:
+			if state[k] == "started" {
+				state[k] = "done at the origin"
+			}
+		case otf2.EvRmaOpCompleteRemote:
+			if state[k] != "done at the origin" {
+				t.Errorf("location %d: operation %d completed remotely when %q", k.loc, k.id, state[k])
+			}
+			delete(state, k)
+		}
+	}
+	if err := m.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range state {
+		t.Errorf("location %d: operation %d ends %s, with no remote completion", k.loc, k.id, s)
 	}
 }
 

@@ -6310,12 +6310,21 @@ static uint32_t ks_groupref(MPI_Group group);
 /* A window: its handle (MPI_WIN_NULL once freed), its local number, the
  * open matching id of the operations to each target (0: none), the groups
  * of its open start and post epochs; its communicator's local number and
- * its order among that communicator's windows, to unify it. */
+ * its order among that communicator's windows, to unify it; the
+ * operations a flush_local completed at the origin (target, matching id),
+ * whose remote completion the next flush or unlock writes, as Score-P
+ * does. */
+struct ks_pend {
+  int t;
+  uint64_t id;
+};
 struct ks_win {
   MPI_Win win;
   uint32_t id, comm, nth, access, exposure;
   int n, alloc;
   uint64_t *open;
+  struct ks_pend *pend;
+  uint32_t npend, cappend;
 };
 static struct ks_win *ks_wins;
 static uint32_t ks_nwin, ks_capwin;
@@ -6404,18 +6413,41 @@ static void ks_created(MPI_Win win, MPI_Comm comm, int alloc) {
                                        OTF2_RMA_SYNC_LEVEL_PROCESS, w->id, OTF2_UNDEFINED_UINT32, 0, 0));
 }
 
+/* How a synchronisation completes a window's operations (ks_done): at
+ * the origin only, the remote completion to come (flush_local); at both
+ * ends (flush, unlock); or by an epoch's end (fence, complete), which
+ * Kairos writes as the origin's completion. */
+enum { KS_AT_ORIGIN, KS_AT_TARGET, KS_BY_EPOCH };
+
+/* KS_MAXPEND bounds a window's operations awaiting their remote
+ * completion (16 MiB): an epoch of more flush_locals than that, with no
+ * flush, writes the remote completion of the first ones only. */
+#define KS_MAXPEND (1u << 20)
+
 /* ks_done writes the completion of the operations to target t of window
- * w (every target if t < 0): remote too (flushes, unlocks) or only at
- * the origin. */
-static void ks_done(struct ks_win *w, int t, int remote) {
-  (void)remote;
+ * w (every target if t < 0), as how (KS_AT_ORIGIN...) says. */
+static void ks_done(struct ks_win *w, int t, int how) {
   for (int i = t < 0 ? 0 : t; w && i < (t < 0 ? w->n : t + 1) && i < w->n; i++) {
     uint64_t id = w->open[i];
     if (!id) continue;
     w->open[i] = 0;
-    KS_O(OTF2_EvtWriter_RmaOpCompleteNonBlocking(ko_evt, NULL, kt_end(), w->id, id);
-         if (remote) OTF2_EvtWriter_RmaOpCompleteRemote(ko_evt, NULL, kt_end(), w->id, id));
+    KS_O(OTF2_EvtWriter_RmaOpCompleteNonBlocking(ko_evt, NULL, kt_end(), w->id, id));
+    if (how == KS_AT_TARGET) {
+      KS_O(OTF2_EvtWriter_RmaOpCompleteRemote(ko_evt, NULL, kt_end(), w->id, id));
+    } else if (how == KS_AT_ORIGIN && w->npend < KS_MAXPEND) {
+      KS_O(KS_GROW(w->pend, w->npend, w->cappend); w->pend[w->npend++] = (struct ks_pend){i, id});
+    }
   }
+  if (!w || how == KS_AT_ORIGIN) return;
+  uint32_t kept = 0;
+  for (uint32_t j = 0; j < w->npend; j++) {
+    struct ks_pend p = w->pend[j];
+    if (t >= 0 && p.t != t)
+      w->pend[kept++] = p;
+    else if (how == KS_AT_TARGET)
+      KS_O(OTF2_EvtWriter_RmaOpCompleteRemote(ko_evt, NULL, kt_end(), w->id, p.id));
+  }
+  w->npend = kept;
 }
 
 /* ks_op writes a transfer to target t of window win: a put (kind 0), a get
@@ -6505,7 +6537,9 @@ int MPI_Win_free(MPI_Win *win) {
                                          OTF2_RMA_SYNC_LEVEL_PROCESS, w->id, OTF2_UNDEFINED_UINT32, 0, 0));
     w->win = MPI_WIN_NULL;
     free(w->open);
+    free(w->pend);
     w->open = NULL, w->n = 0;
+    w->pend = NULL, w->npend = w->cappend = 0;
   }
   kt_leave();
   return err;
@@ -6516,7 +6550,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
   int err = PMPI_Win_fence(assert, win);
   struct ks_win *w;
   if (kt_on() && (w = ks_win(win))) {
-    ks_done(w, -1, 0);
+    ks_done(w, -1, KS_BY_EPOCH);
     KS_O(OTF2_EvtWriter_RmaCollectiveEnd(ko_evt, NULL, kt_end(), OTF2_COLLECTIVE_OP_BARRIER,
                                          OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, w->id,
                                          OTF2_UNDEFINED_UINT32, 0, 0));
@@ -6533,7 +6567,7 @@ static void ks_lock(MPI_Win win, int t, int type, int release) {
   uint32_t remote = t < 0 ? UINT32_MAX : (uint32_t)t; /* OTF2_UNDEFINED_UINT32: every target */
   (void)type, (void)remote;
   if (release) {
-    ks_done(w, t, 1);
+    ks_done(w, t, KS_AT_TARGET);
     KS_O(OTF2_EvtWriter_RmaReleaseLock(ko_evt, NULL, kt_end(), w->id, remote, 0));
     return;
   }
@@ -6578,7 +6612,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
 static int ks_flush(int region, int (*flush)(int, MPI_Win), int (*all)(MPI_Win), int t, MPI_Win win, int remote) {
   ks_enter(region, 0);
   int err = all ? all(win) : flush(t, win);
-  if (kt_on()) ks_done(ks_win(win), all ? -1 : t, remote);
+  if (kt_on()) ks_done(ks_win(win), all ? -1 : t, remote ? KS_AT_TARGET : KS_AT_ORIGIN);
   kt_leave();
   return err;
 }
@@ -6623,7 +6657,7 @@ static void ks_epoch(MPI_Win win, MPI_Group group, int open, int exposure, int l
   (void)group;
   if (open) *g = ks_groupref(group);
   else if (level != KS_SYNC_NONE)
-    ks_done(w, -1, 0);
+    ks_done(w, -1, KS_BY_EPOCH);
   KS_O(OTF2_EvtWriter_RmaGroupSync(ko_evt, NULL, kt_end(), (OTF2_RmaSyncLevel)level, w->id, *g));
 }
 
