@@ -3,6 +3,7 @@ package waitstate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -89,6 +90,27 @@ type Analysis struct {
 	Alltoallv float64 `json:"alltoallv_s"`
 	// Waits lists every wait state, with Options.Waits.
 	Waits []Wait `json:"waits,omitempty"`
+}
+
+// Moved compares two analyses of one run (a trace and its reduction,
+// whose times differ within an error): it returns the kind of wait state
+// whose waiting differs most between them, or "waiting" where the totals
+// differ more, and by how many seconds.
+func Moved(a, b *Analysis) (what string, by float64) {
+	var sa, sb [numKinds]float64
+	for _, t := range a.Kinds {
+		sa[t.Kind] = t.Seconds
+	}
+	for _, t := range b.Kinds {
+		sb[t.Kind] = t.Seconds
+	}
+	what, by = "waiting", math.Abs(a.Waiting-b.Waiting)
+	for k := range numKinds {
+		if d := math.Abs(sa[k] - sb[k]); d > by {
+			what, by = k.String(), d
+		}
+	}
+	return what, by
 }
 
 // KindTotal is the waiting of one kind of wait state: Direct is the part

@@ -48,6 +48,9 @@ type reduceFlags struct {
 	// skipWaiting leaves the wait states uncompared (the report's, which
 	// analyses the trace's own).
 	skipWaiting bool
+	// keepWaits lowers the time error of a timed trace's reduction until
+	// its wait states stay within it (--keep-wait-states).
+	keepWaits bool
 }
 
 func newReduceCmd() *cobra.Command {
@@ -79,6 +82,12 @@ time and computation rounded to its most significant bits within half
 the time error (a call's end as its distance from its start as rounded,
 so that the ranks' clocks do not drift apart and wait states stay as
 recorded); --time-error 0 keeps them exact.
+
+Of a timed trace, whose wait states turn on who arrived first, the time
+error is lowered (to a quarter, a sixteenth, then exact times) until no
+kind of wait state of the reduction, nor its whole waiting, moves by
+more than that share of the trace's waiting, as slow finds them; the
+output says so. --keep-wait-states=false keeps the time error asked.
 
 Methods (--method):
   callpath   Bahmani and Mueller's two levels (the default): main clusters of
@@ -144,6 +153,7 @@ ranks takes SMPI's model minutes, the analytic one seconds.`,
 	fl.BoolVar(&f.noFilter, "no-filter", false, "keep every sub-cluster (callpath), however many")
 	fl.Float64Var(&f.aggregate, "aggregate-counts", 0, "record alltoallv instances whose counts lie within this fraction of their mean as the mean (0: off)")
 	fl.Float64Var(&f.timeError, "time-error", prsd.DefaultOptions().TimeError, "relative error within which ranks share a timing statistic")
+	fl.BoolVar(&f.keepWaits, "keep-wait-states", true, "lower the time error of a timed trace until no kind of wait state moves by more than that share of the waiting")
 	fl.BoolVar(&f.histograms, "time-histograms", false, "keep computations and times as their distribution, not their order, where smaller (ScalaTrace's histograms)")
 	fl.StringVarP(&f.out, "output", "o", "", "write the reduction (.rsd) to this file")
 	fl.BoolVar(&f.loops, "loops", false, "print each cluster head's calls folded into loops")
@@ -185,6 +195,19 @@ type compressedJSON struct {
 	// (--time-error 0, or the report's reduction); else each is rounded
 	// within half the time error.
 	EventsExact bool `json:"events_exact"`
+	// Lowered says why the time error is below the one asked, if it is.
+	Lowered *loweredJSON `json:"lowered,omitempty"`
+}
+
+// loweredJSON says why a timed trace's reduction keeps its times within a
+// smaller error than the one asked: at that one, a kind of wait state
+// ("waiting": all of them) moved by more than that share of the trace's
+// waiting.
+type loweredJSON struct {
+	Asked   float64 `json:"asked_time_error"`
+	Kind    string  `json:"wait_state"`
+	Moved   float64 `json:"moved_s"`
+	Waiting float64 `json:"trace_waiting_s"`
 }
 
 // aggregatedJSON says which alltoallv instances --aggregate-counts
@@ -331,27 +354,16 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 	if err != nil {
 		return nil, nil, nil, naming(path, err)
 	}
-	reduced, err := rsd.Build(of, groups, prsd.Options{TimeError: f.timeError, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins),
-		ExactEvents: f.exactEvents})
+	w := &waitFit{check: f.keepWaits && !f.skipWaiting}
+	c, err := compressFitting(path, of, groups, f, w)
 	if err != nil {
-		return nil, nil, nil, naming(path, err)
+		return nil, nil, nil, err
 	}
-	enc, asEvents, err := rsd.EncodeCounting(reduced)
-	if err != nil {
-		return nil, nil, nil, naming(path, err)
-	}
-	// What is checked, matched and replayed is the reduction as written:
-	// a cluster kept as its events reads back with its times rounded as
-	// written, not as the loops it was not written as. The built one is
-	// let go first.
-	reduced = nil
-	if reduced, err = rsd.Decode(enc); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: the reduction does not read back: %w", path, err)
-	}
-	out := &reduceJSON{encoded: enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
+	reduced := c.reduced
+	out := &reduceJSON{encoded: c.enc, Aggregated: agg, Trace: path, Method: string(res.Method), Ranks: res.Ranks, MainClusters: res.Main, SubClusters: res.Sub,
 		K: res.K, Clusters: len(res.Groups), Plugins: f.plugins, Format: res.Format,
-		Compressed: compressedJSON{Bytes: len(enc), TimeError: f.timeError, Histograms: f.histograms, AsEvents: asEvents,
-			EventsExact: f.exactEvents || f.timeError == 0}}
+		Compressed: compressedJSON{Bytes: len(c.enc), TimeError: c.timeError, Histograms: f.histograms, AsEvents: c.asEvents,
+			EventsExact: f.exactEvents || c.timeError == 0, Lowered: w.lowered}}
 	for _, g := range res.Groups {
 		s := sigs[g.Rep]
 		out.Groups = append(out.Groups, groupJSON{g.Rep, g.Main + 1, len(g.Members), g.Subs, prsd.NewRanklist(g.Members).String(),
@@ -366,11 +378,106 @@ func reduceTrace(path string, src trace.Source, opt cluster.Options, f *reduceFl
 		}
 	}
 	if f.accuracy {
-		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f); err != nil {
+		if out.Accuracy, err = replayAccuracy(path, src, reduced, sigs, res, f, w); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	return out, reduced, of, nil
+}
+
+// compression is a reduction as written: its file, the reduction read
+// back from it, the clusters it keeps as their events and its time error.
+type compression struct {
+	enc       []byte
+	reduced   *prsd.Trace
+	asEvents  int
+	timeError float64
+}
+
+// compress builds src's reduction into groups at time error eps and reads
+// it back: what is checked, matched and replayed is the reduction as
+// written (a cluster kept as its events reads back with its times rounded
+// as written, not as the loops it was not written as).
+func compress(path string, src trace.Source, groups [][]int32, f *reduceFlags, eps float64) (*compression, error) {
+	built, err := rsd.Build(src, groups, prsd.Options{TimeError: eps, Histograms: f.histograms, Plugins: cluster.CompressPlugins(f.plugins),
+		ExactEvents: f.exactEvents})
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	c := &compression{timeError: eps}
+	if c.enc, c.asEvents, err = rsd.EncodeCounting(built); err != nil {
+		return nil, naming(path, err)
+	}
+	built = nil // let go before the copy read back
+	if c.reduced, err = rsd.Decode(c.enc); err != nil {
+		return nil, fmt.Errorf("%s: the reduction does not read back: %w", path, err)
+	}
+	return c, nil
+}
+
+// waitFit keeps a timed trace's wait states through its reduction: the
+// trace's analysis and the reduction's (nil for an untimed trace), and,
+// where the time error had to be lowered, why.
+type waitFit struct {
+	check          bool // fit the time error to the wait states
+	trace, reduced *waitstate.Analysis
+	lowered        *loweredJSON
+}
+
+// compressFitting compresses src at f.timeError; where w.check and src is
+// timed, and a kind of wait state (or the whole waiting) of the reduction
+// moves by more than that share of the trace's waiting, it compresses
+// again at a quarter of the time error, then a sixteenth, then with exact
+// times, and says why in w.lowered.
+func compressFitting(path string, src trace.Source, groups [][]int32, f *reduceFlags, w *waitFit) (*compression, error) {
+	eps := f.timeError
+	for {
+		w.reduced = nil
+		c, err := compress(path, src, groups, f, eps)
+		if err != nil || !w.check || eps == 0 {
+			return c, err
+		}
+		if w.trace == nil {
+			if w.trace, err = analyzeTimed(path, src); w.trace == nil {
+				return c, err
+			}
+		}
+		if w.reduced, err = waitstate.Analyze(c.reduced, waitstate.Options{}); err != nil {
+			return nil, naming(path+" reduced", err)
+		}
+		what, by := waitstate.Moved(w.trace, w.reduced)
+		// Waiting under 0.01% of the ranks' time is too little to move.
+		if by <= f.timeError*max(w.trace.Waiting, 1e-4*w.trace.RankTime) {
+			return c, nil
+		}
+		if w.lowered == nil {
+			w.lowered = &loweredJSON{Asked: f.timeError, Kind: what, Moved: by, Waiting: w.trace.Waiting}
+		}
+		if eps /= 4; eps < f.timeError/16 {
+			eps = 0
+		}
+	}
+}
+
+// analyzeTimed analyses the wait states of src; nil for an untimed trace.
+func analyzeTimed(path string, src trace.Source) (*waitstate.Analysis, error) {
+	// An untimed trace, most often, is told by its first event, not by
+	// reading it whole.
+	timed, err := firstTimed(src)
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	if !timed {
+		return nil, nil
+	}
+	a, err := waitstate.Analyze(src, waitstate.Options{})
+	if errors.Is(err, waitstate.ErrUntimed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, naming(path, err)
+	}
+	return a, nil
 }
 
 // aggregated returns src with its alltoallv counts aggregated within tol
@@ -409,7 +516,7 @@ func headLoops(src trace.Source, groups []groupJSON) error {
 // replayAccuracy compares each rank's calls with those it reads back from
 // the reduction and from the cluster heads alone, then simulates the trace
 // and the reduction on a crossbar cluster and compares their times.
-func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []cluster.Signatures, res *cluster.Result, f *reduceFlags) (*accuracyJSON, error) {
+func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []cluster.Signatures, res *cluster.Result, f *reduceFlags, w *waitFit) (*accuracyJSON, error) {
 	machine, analytic := f.machine, f.analytic
 	if machine == "" {
 		machine = fmt.Sprintf("%dx1Gf,125MBps,50us", res.Ranks)
@@ -448,7 +555,7 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, sigs []c
 		acc.ACC = 1 - math.Abs(acc.Original-acc.Reduced)/acc.Original
 	}
 	if !acc.Same && !f.skipWaiting {
-		if acc.Waiting, err = compareWaiting(path, src, reduced); err != nil {
+		if acc.Waiting, err = compareWaiting(path, src, reduced, w); err != nil {
 			return nil, err
 		}
 	}
@@ -463,31 +570,22 @@ func share(x, total float64) float64 {
 	return 100 * x / total
 }
 
-// compareWaiting analyses the wait states of src and of its reduction; nil
-// for an untimed trace.
-func compareWaiting(path string, src trace.Source, reduced trace.Source) (*waitingJSON, error) {
-	// An untimed trace, most often, is told by its first event, not by
-	// reading it whole.
-	timed, err := firstTimed(src)
-	if err != nil {
-		return nil, naming(path, err)
+// compareWaiting compares the wait states of src and of its reduction
+// (those w already has, else analysed now); nil for an untimed trace.
+func compareWaiting(path string, src trace.Source, reduced trace.Source, w *waitFit) (*waitingJSON, error) {
+	var err error
+	if w.trace == nil {
+		if w.trace, err = analyzeTimed(path, src); w.trace == nil {
+			return nil, err
+		}
 	}
-	if !timed {
-		return nil, nil
+	if w.reduced == nil {
+		if w.reduced, err = waitstate.Analyze(reduced, waitstate.Options{}); err != nil {
+			return nil, naming(path+" reduced", err)
+		}
 	}
-	a, err := waitstate.Analyze(src, waitstate.Options{})
-	if errors.Is(err, waitstate.ErrUntimed) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, naming(path, err)
-	}
-	w := &waitingJSON{Trace: a.Waiting, TraceUntraced: a.Unexplained}
-	if a, err = waitstate.Analyze(reduced, waitstate.Options{}); err != nil {
-		return nil, naming(path+" reduced", err)
-	}
-	w.Reduced, w.ReducedUntraced = a.Waiting, a.Unexplained
-	return w, nil
+	return &waitingJSON{Trace: w.trace.Waiting, TraceUntraced: w.trace.Unexplained,
+		Reduced: w.reduced.Waiting, ReducedUntraced: w.reduced.Unexplained}, nil
 }
 
 // traceTime returns the function that gives the trace's own replay time
@@ -585,6 +683,10 @@ func writeReduceText(w io.Writer, r *reduceJSON) error {
 	}
 	fmt.Fprintf(&b, "compressed: %s bytes for %s events%s; every rank's calls kept, times within %g%%%s\n",
 		thousands(int64(r.Compressed.Bytes)), thousands(r.Events), perEvent, 100*r.Compressed.TimeError, hist)
+	if l := r.Compressed.Lowered; l != nil {
+		fmt.Fprintf(&b, "  lowered from the %g%% asked, at which the %s moved by %.3g s, %.2g%% of the trace's %.6g s of waiting (--keep-wait-states=false keeps %g%%)\n",
+			100*l.Asked, l.Kind, l.Moved, share(l.Moved, l.Waiting), l.Waiting, 100*l.Asked)
+	}
 	if n := r.Compressed.AsEvents; n > 0 {
 		times := "times exact"
 		if !r.Compressed.EventsExact {

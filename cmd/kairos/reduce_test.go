@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -602,5 +603,49 @@ func TestReplayOnFewerHosts(t *testing.T) {
 	}
 	if code, _, errs := csRun("report", "--machine", machine, "-o", filepath.Join(dir, "r.html"), st); code != 0 {
 		t.Errorf("report --machine %s: exit %d: %s", machine, code, errs)
+	}
+}
+
+// TestReduceKeepsWaitStates: a noisy, imbalanced stencil's replay, timed,
+// reduced at a time error of 10% moves its waiting by 17% there; reduce
+// lowers the time error until no kind of wait state moves by more than
+// 10% of the trace's waiting, and says so, unless --keep-wait-states=false.
+func TestReduceKeepsWaitStates(t *testing.T) {
+	dir := t.TempDir()
+	ti := filepath.Join(dir, "st.ti")
+	timed := filepath.Join(dir, "st.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "4x4", "-i", "200", "--noise", "0.05", "--imbalance", "0.1", "--seed", "3", "-o", ti); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	if code, _, errs := csRun("simulate", "--cluster", "16x1Gf,125MBps,50us", "--timed-trace", timed, ti); code != 0 {
+		t.Fatalf("simulate: %s", errs)
+	}
+	type result struct {
+		reduceResult
+		Compressed struct {
+			TimeError float64      `json:"time_error"`
+			Lowered   *loweredJSON `json:"lowered"`
+		} `json:"compressed"`
+	}
+	for _, keep := range []bool{true, false} {
+		code, out, errs := csRun("reduce", "--json", "--accuracy", "--analytic", "--time-error", "0.1", "--keep-wait-states="+strconv.FormatBool(keep), timed)
+		var res result
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("exit %d: %s%s", code, out, errs)
+		}
+		w, c := res.Accuracy.Waiting, res.Compressed
+		if w == nil || w.Trace <= 0 {
+			t.Fatalf("keep %v: no wait states compared: %s", keep, out)
+		}
+		moved := math.Abs(w.Reduced-w.Trace) / w.Trace
+		if !keep {
+			if c.TimeError != 0.1 || c.Lowered != nil || moved <= 0.1 {
+				t.Errorf("kept 10%%: time error %g (%+v), the waiting moved by %.1f%%, want more than 10%%", c.TimeError, c.Lowered, 100*moved)
+			}
+			continue
+		}
+		if c.TimeError >= 0.1 || c.Lowered == nil || c.Lowered.Asked != 0.1 || c.Lowered.Moved <= 0.1*c.Lowered.Waiting || moved > 0.1 {
+			t.Errorf("time error %g (%+v): the waiting moved by %.1f%%", c.TimeError, c.Lowered, 100*moved)
+		}
 	}
 }
