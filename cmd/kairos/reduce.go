@@ -431,16 +431,22 @@ type waitFit struct {
 // times, and says why in w.lowered.
 func compressFitting(path string, src trace.Source, groups [][]int32, f *reduceFlags, w *waitFit) (*compression, error) {
 	eps := f.timeError
+	var traced func() (*waitstate.Analysis, error)
+	if w.check && eps > 0 {
+		traced = analyzing(path, src) // on a core of its own, beside the first compression
+	}
 	for {
 		w.reduced = nil
 		c, err := compress(path, src, groups, f, eps)
-		if err != nil || !w.check || eps == 0 {
-			return c, err
-		}
-		if w.trace == nil {
-			if w.trace, err = analyzeTimed(path, src); w.trace == nil {
-				return c, err
+		if traced != nil && w.trace == nil {
+			a, aerr := traced()
+			if err == nil && aerr != nil {
+				return nil, aerr
 			}
+			w.trace = a
+		}
+		if err != nil || w.trace == nil || eps == 0 {
+			return c, err
 		}
 		if w.reduced, err = waitstate.Analyze(c.reduced, waitstate.Options{}); err != nil {
 			return nil, naming(path+" reduced", err)
@@ -456,6 +462,24 @@ func compressFitting(path string, src trace.Source, groups [][]int32, f *reduceF
 		if eps /= 4; eps < f.timeError/16 {
 			eps = 0
 		}
+	}
+}
+
+// analyzing analyses the wait states of src on a goroutine of its own and
+// returns the function that waits for them.
+func analyzing(path string, src trace.Source) func() (*waitstate.Analysis, error) {
+	type analysed struct {
+		a   *waitstate.Analysis
+		err error
+	}
+	done := make(chan analysed, 1)
+	go func() {
+		a, err := analyzeTimed(path, src)
+		done <- analysed{a, err}
+	}()
+	return func() (*waitstate.Analysis, error) {
+		r := <-done
+		return r.a, r.err
 	}
 }
 
