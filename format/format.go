@@ -31,6 +31,17 @@ type Format struct {
 	// like a broken trace of this format ("" if it does not), for the
 	// error Detect returns; head is nil for a directory.
 	Hint func(path string, head []byte) string
+	// Magics are the byte strings a file of this format starts with
+	// (any one): a file that no format recognises but nearly starts with
+	// one (cut short, or a byte or two damaged) is named as a damaged
+	// file of this format, with the byte that differs.
+	Magics [][]byte
+	// Starts says what a file of this format starts with, for the error
+	// about a file that no format recognises.
+	Starts string
+	// Dir says what a directory read as a trace of this format holds
+	// ("" if none is), for the error about one that no format recognises.
+	Dir string
 	// Open returns the trace at path as a Source.
 	Open func(path string) (trace.Source, error)
 	// Write writes src to path atomically; nil if the format is read-only.
@@ -93,27 +104,44 @@ func Detect(path string) (Format, error) {
 	if f, ok := detect(path, head, st.IsDir()); ok {
 		return f, nil
 	}
+	return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, unknownWhy(path, head, st))
+}
+
+// unknownWhy says why the file or directory at path, which no format
+// recognises, is not a trace: empty, a damaged trace of some format (a
+// format's Hint, or a magic with a damaged byte), a directory and what
+// it holds, or what its first bytes are and what each format's are.
+func unknownWhy(path string, head []byte, st os.FileInfo) string {
 	if !st.IsDir() && len(head) == 0 {
-		what := "the file is empty"
 		if st.Size() > 0 {
-			what = "the file decompresses to nothing"
+			return "the file decompresses to nothing"
 		}
-		return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, what)
+		return "the file is empty"
 	}
 	for _, f := range formats {
 		if f.Hint == nil {
 			continue
 		}
 		if h := f.Hint(path, head); h != "" { // head is nil for a directory
-			return Format{}, fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, h)
+			return h
 		}
 	}
-	if st.IsDir() {
-		if found := tracesIn(path, false); len(found) > 0 {
-			return Format{}, fmt.Errorf("%s: %w: a directory; the traces in it: %s", path, ErrUnknownFormat, strings.Join(found, ", "))
+	if !st.IsDir() {
+		if h := nearlyHint(head); h != "" {
+			return h
+		}
+		return unknownHint(path, head)
+	}
+	if found := tracesIn(path, false); len(found) > 0 {
+		return "a directory; the traces in it: " + strings.Join(found, ", ")
+	}
+	var dirs []string
+	for _, f := range formats {
+		if f.Dir != "" {
+			dirs = append(dirs, fmt.Sprintf("%s: %s", f.Name, f.Dir))
 		}
 	}
-	return Format{}, fmt.Errorf("%s: %w (known: %s)", path, ErrUnknownFormat, ReadableNames())
+	return "a directory holding no trace directly inside it; a directory read as a trace holds " + strings.Join(dirs, "; ")
 }
 
 // detect returns the format that recognises path, if one does.

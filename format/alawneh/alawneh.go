@@ -55,6 +55,9 @@ func init() {
 		Name:        "alawneh",
 		Description: "the text traces of Alawneh et al.'s reproduction package (directory of Process<r>.txt)",
 		Detect:      Detect,
+		Hint:        hint,
+		Starts:      `a line "OPERATION RANK t1 T1 t2 T2 ..." or "DEL<n>" (a file Process<r>.txt)`,
+		Dir:         "Process0.txt, Process1.txt ...",
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
 	})
 }
@@ -89,6 +92,19 @@ func Detect(path string, head []byte, isDir bool) bool {
 	}
 	_, err := parseCall(f)
 	return err == nil
+}
+
+// hint says why a file named as a rank's, which Detect rejected, is not
+// one: what is wrong with its first line.
+func hint(path string, head []byte) string {
+	if head == nil || !isRankFile(filepath.Base(path)) {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(head), "\n")
+	if _, err := parseCall(strings.Fields(line)); err != nil {
+		return fmt.Sprintf("named as a rank's file of an alawneh trace (Process<r>.txt), but line 1: %v", err)
+	}
+	return ""
 }
 
 // Source is an authors' trace directory.

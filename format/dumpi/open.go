@@ -23,15 +23,22 @@ func init() {
 		Description: "SST DUMPI binary trace (.meta + per-rank .bin files, a directory holding them, or one .bin)",
 		Detect:      Detect,
 		Hint:        hint,
+		Magics:      [][]byte{binary.BigEndian.AppendUint64(nil, headMagic)},
+		Starts:      fmt.Sprintf("a .bin file starts with the magic %+q, a .meta file with key=value lines, numprocs= among them", binary.BigEndian.AppendUint64(nil, headMagic)),
+		Dir:         "a .meta file and its <prefix>-NNNN.bin files, or the .bin files alone",
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
+		// Not written: the extensions name its files, for the error
+		// about a file of no format.
+		Extensions: []string{".meta", ".bin"},
 	})
 }
 
 // hint names the traces of a directory that holds several, which Detect
-// refuses: sst-dumpi writes each run's files beside the last run's.
+// refuses: sst-dumpi writes each run's files beside the last run's; and
+// says what is wrong with a file that is nearly a .meta file.
 func hint(path string, head []byte) string {
 	if head != nil {
-		return ""
+		return metaHint(path, head)
 	}
 	metas, _ := filepath.Glob(filepath.Join(fileio.QuoteGlob(path), "*.meta"))
 	if len(metas) < 2 {
@@ -41,6 +48,20 @@ func hint(path string, head []byte) string {
 		metas[i] = filepath.Base(m)
 	}
 	return fmt.Sprintf("a directory holding %d DUMPI traces: give the .meta file of the one to read (%s)", len(metas), strings.Join(metas, ", "))
+}
+
+// metaHint says why a file that Detect rejected is nearly a .meta file:
+// named .meta without a numprocs= line, or holding one and fileprefix=
+// under another name.
+func metaHint(path string, head []byte) string {
+	procs, prefix := bytes.Contains(head, []byte("numprocs=")), bytes.Contains(head, []byte("fileprefix="))
+	switch {
+	case strings.HasSuffix(path, ".meta") && !procs:
+		return "a .meta file without a numprocs= line: expected DUMPI's key=value lines, numprocs= (the number of ranks) among them"
+	case !strings.HasSuffix(path, ".meta") && procs && prefix:
+		return "the lines of a DUMPI .meta file (numprocs=, fileprefix=) in a file not named .meta: Kairos reads a DUMPI trace by its .meta file, its directory or a .bin file"
+	}
+	return ""
 }
 
 // Detect reports whether path is a DUMPI trace: a .meta file, a directory

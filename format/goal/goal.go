@@ -25,6 +25,7 @@ package goal
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -56,11 +57,21 @@ func init() {
 	format.Register(format.Format{
 		Name:        "goal",
 		Description: "LogGOPSim GOAL schedule (text; written, not read)",
+		Hint:        hint,
 		Write: func(path string, src trace.Source) error {
 			return WriteFile(path, src, Options{})
 		},
 		Extensions: []string{".goal"},
 	})
+}
+
+// hint says that a file that starts as Write starts a schedule is one,
+// which Kairos does not read.
+func hint(_ string, head []byte) string {
+	if !bytes.HasPrefix(head, []byte("num_ranks ")) {
+		return ""
+	}
+	return "a LogGOPSim GOAL schedule, which Kairos writes but does not read: convert the trace it was written from"
 }
 
 // WriteFile writes src to path as a GOAL schedule, atomically (a failed

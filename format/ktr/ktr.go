@@ -105,6 +105,8 @@ func init() {
 		Name:        "ktr",
 		Description: "Kairos binary trace: every model field, chunked per rank, zstd-compressed, checksummed",
 		Detect:      Detect,
+		Magics:      [][]byte{[]byte(magic)},
+		Starts:      fmt.Sprintf("the magic %+q", magic),
 		Open:        open,
 		Write:       Write,
 		Extensions:  []string{".ktr"},

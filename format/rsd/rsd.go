@@ -38,6 +38,8 @@ func init() {
 		Name:        "rsd",
 		Description: "Kairos' compressed trace: ScalaTrace's loops (RSDs) and ranklists, lossless for the calls",
 		Detect:      Detect,
+		Magics:      [][]byte{Magic},
+		Starts:      fmt.Sprintf("the magic %+q", Magic),
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
 		Write:       Write,
 		Extensions:  []string{".rsd"},

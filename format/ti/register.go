@@ -19,6 +19,8 @@ func init() {
 		Description: "SimGrid 3.32 time-independent trace (shared file, or description + per-rank files)",
 		Detect:      Detect,
 		Hint:        hint,
+		Starts:      `a line "RANK ACTION ...", such as "0 init" (a shared or a rank's file), or a rank's file name a line (a description)`,
+		Dir:         IndexName + " (a description, as kairos tracer writes)",
 		Open:        func(path string) (trace.Source, error) { return Open(path) },
 		Write: func(path string, src trace.Source) error {
 			_, err := WriteFile(path, src, WriteOptions{Layout: LayoutFor(path)})
@@ -130,7 +132,8 @@ func detectDir(dir string) bool {
 }
 
 // rankHint says what is wrong with the rank of a first line that is
-// otherwise a TI action line ("-1 init", "01 send ..."), "" if nothing.
+// otherwise a TI action line ("-1 init", "01 send ..."), or with the
+// action of one whose rank is right ("0 inxt"), "" if nothing.
 func rankHint(head []byte) string {
 	var p parser
 	for n := 1; len(head) > 0; n++ {
@@ -143,15 +146,33 @@ func rankHint(head []byte) string {
 		if !p.split(line) {
 			continue
 		}
-		if len(p.toks) < 2 || !knownAction(p.toks[1]) {
+		if len(p.toks) < 2 {
 			return ""
 		}
-		if _, ok := parseRank(p.toks[0]); ok {
-			return ""
+		_, rankOK := parseRank(p.toks[0])
+		switch {
+		case !rankOK && knownAction(p.toks[1]):
+			return fmt.Sprintf("line %d reads as a TI action, but for its rank %q: expected 0 to %d, written as SimGrid matches actor names (no sign, no leading zero)", n, p.toks[0], trace.MaxRanks-1)
+		case rankOK && isWord(p.toks[1]):
+			return fmt.Sprintf("line %d reads as a TI action of rank %s, but for its action: expected a SimGrid 3.32 action name (init, send, recv, compute, ...), got %q", n, p.toks[0], p.toks[1])
 		}
-		return fmt.Sprintf("line %d reads as a TI action, but for its rank %q: expected 0 to %d, written as SimGrid matches actor names (no sign, no leading zero)", n, p.toks[0], trace.MaxRanks-1)
+		return ""
 	}
 	return ""
+}
+
+// isWord reports whether tok could be an action's name that a damaged
+// byte changed ("inxt"): three letters or underscores or more.
+func isWord(tok []byte) bool {
+	if len(tok) < 3 {
+		return false
+	}
+	for _, c := range tok {
+		if (c|0x20 < 'a' || c|0x20 > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // headIsTI reports whether the first significant line of head is a TI

@@ -633,7 +633,7 @@ func TestHintMissingFiles(t *testing.T) {
 	}
 	other := filepath.Join(dir, "notes.txt")
 	os.WriteFile(other, []byte("hello world\n"), 0o644)
-	if _, err := format.Detect(other); err == nil || strings.Contains(err.Error(), "description") {
+	if _, err := format.Detect(other); err == nil || strings.Contains(err.Error(), "read as a SimGrid trace description") {
 		t.Errorf("plain text: %v", err)
 	}
 }
