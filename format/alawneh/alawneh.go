@@ -37,7 +37,9 @@ package alawneh
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +66,9 @@ func init() {
 
 // tick is the length of one tick of the authors' timestamps.
 const tick = trace.Time(1000) // 1 ns in picoseconds
+
+// maxTicks is the latest time a call may end at, in ticks: 2^62 ps.
+const maxTicks = (1 << 62) / int64(tick)
 
 // isRankFile reports whether name is Process<r>.txt, r in decimal digits.
 // (Not a regular expression compiled when the package loads: with
@@ -138,12 +143,19 @@ func Open(path string) (*Source, error) {
 	}
 	s := &Source{dir: dir, meta: trace.NewMeta()}
 	for ; s.n < trace.MaxRanks; s.n++ {
-		if _, err := os.Stat(s.file(s.n)); err != nil {
+		st, err := os.Stat(s.file(s.n))
+		if err != nil {
 			break
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", s.file(s.n))
 		}
 	}
 	if s.n == 0 {
 		return nil, fmt.Errorf("%s: no Process0.txt: not a trace of Alawneh et al.'s format", dir)
+	}
+	if err := s.gap(); err != nil {
+		return nil, err
 	}
 	s.meta.Attrs["format"] = "alawneh"
 	s.meta.Attrs["time-unit"] = "1 tick = 1 ns"
@@ -151,6 +163,27 @@ func Open(path string) (*Source, error) {
 		s.meta.Attrs[trace.AttrNoReplay] = why + " (kairos stats, patterns, phases and slow read it)"
 	}
 	return s, nil
+}
+
+// gap returns an error naming a rank file of the directory beyond the
+// ranks Open counted (Process3.txt where Process2.txt is missing), which
+// the trace would otherwise leave out.
+func (s *Source) gap() error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !isRankFile(e.Name()) {
+			continue
+		}
+		r, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(e.Name(), "Process"), ".txt"))
+		if err != nil || r >= s.n {
+			return fmt.Errorf("%s: there is no %s: expected the ranks' files numbered from Process0.txt without a gap (up to Process%d.txt)",
+				filepath.Join(s.dir, e.Name()), filepath.Base(s.file(s.n)), trace.MaxRanks-1)
+		}
+	}
+	return nil
 }
 
 // scan reads the collective lines of every rank and makes the instances;
@@ -419,14 +452,14 @@ func parseCall(f []string) (trace.Event, error) {
 		return e, fmt.Errorf("expected an operation, a rank and key-value pairs, got %d fields", len(f))
 	}
 	peer, err := strconv.ParseInt(f[1], 10, 32)
-	if err != nil || peer < -1 {
-		return e, fmt.Errorf("rank %q is not a rank number", f[1])
+	if err != nil || peer < -1 || peer >= trace.MaxRanks {
+		return e, fmt.Errorf("expected a rank (-1, or 0 to %d), got %q", trace.MaxRanks-1, f[1])
 	}
 	val := map[string]int64{}
 	for i := 2; i < len(f); i += 2 {
 		v, err := strconv.ParseInt(f[i+1], 10, 64)
 		if err != nil || v < 0 {
-			return e, fmt.Errorf("%s %q is not a non-negative integer", f[i], f[i+1])
+			return e, fmt.Errorf("expected %s an integer from 0 to %d, got %q", f[i], int64(math.MaxInt64), f[i+1])
 		}
 		val[f[i]] = v
 	}
@@ -453,8 +486,11 @@ func parseCall(f []string) (trace.Event, error) {
 	}
 	t1, ok1 := val["t1"]
 	t2, ok2 := val["t2"]
-	if !ok1 || !ok2 || t2 < t1 || t2 > (1<<62)/int64(tick) {
-		return e, fmt.Errorf("need times 0 <= t1 <= t2, got t1 %d t2 %d", t1, t2)
+	switch {
+	case !ok1 || !ok2:
+		return e, errors.New("expected the keys t1 and t2 (the call's start and end, in ns)")
+	case t2 < t1 || t2 > maxTicks:
+		return e, fmt.Errorf("expected times 0 <= t1 <= t2 <= %d ns, got t1 %d t2 %d", maxTicks, t1, t2)
 	}
 	e.Enter, e.Exit, e.HasTime = trace.Time(t1)*tick, trace.Time(t2)*tick, true
 	return e, nil

@@ -58,14 +58,21 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestErrors: every malformed line is an error naming the file and line,
+// what was expected (with its bound) and what was found.
 func TestErrors(t *testing.T) {
 	for _, c := range []struct{ line, msg string }{
-		{"Send x t1 1 t2 2 t 0 l 1 m 0", `rank "x"`},
-		{"Send 1 t1 5 t2 2 t 0 l 1 m 0", "t1 <= t2"},
-		{"Recv 1 t1 5 t2 6 t 0 l -3 m 0", `l "-3"`},
-		{"Sendrecv 1 t1 5 t2 6 t 0 l 3 m 0", "unknown operation"},
-		{"Send 1 t1 5", "got 4 fields"},
-		{"Send -1 t1 1 t2 2 t 0 l 1 m 0", "needs a peer"},
+		{"Send x t1 1 t2 2 t 0 l 1 m 0", `expected a rank (-1, or 0 to 16777215), got "x"`},
+		{"Send 99999999999 t1 1 t2 2 t 0 l 1 m 0", `expected a rank (-1, or 0 to 16777215), got "99999999999"`},
+		{"Send 16777216 t1 1 t2 2 t 0 l 1 m 0", `expected a rank (-1, or 0 to 16777215), got "16777216"`},
+		{"Send 1 t1 5 t2 2 t 0 l 1 m 0", "expected times 0 <= t1 <= t2 <= 4611686018427387 ns, got t1 5 t2 2"},
+		{"Send 1 t1 5 t2 4611686018427388 t 0 l 1 m 0", "expected times 0 <= t1 <= t2 <= 4611686018427387 ns, got t1 5 t2 4611686018427388"},
+		{"Send 1 t9 5 t2 6 t 0 l 1 m 0", "expected the keys t1 and t2 (the call's start and end, in ns)"},
+		{"Recv 1 t1 5 t2 6 t 0 l -3 m 0", `expected l an integer from 0 to 9223372036854775807, got "-3"`},
+		{"Recv 1 t1 5 t2 6 t 0 l 99999999999999999999 m 0", `expected l an integer from 0 to 9223372036854775807, got "99999999999999999999"`},
+		{"Sendrecv 1 t1 5 t2 6 t 0 l 3 m 0", `unknown operation "Sendrecv" (want Send, Recv, a collective or DEL<n>)`},
+		{"Send 1 t1 5", "expected an operation, a rank and key-value pairs, got 4 fields"},
+		{"Send -1 t1 1 t2 2 t 0 l 1 m 0", "Send needs a peer rank, got -1"},
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "Process0.txt"), []byte("DEL1\n"+c.line+"\n"), 0o644); err != nil {
@@ -76,12 +83,45 @@ func TestErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
-		if err == nil || !strings.Contains(err.Error(), "Process0.txt:2: ") || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%q: error %v, want Process0.txt:2 and %q", c.line, err, c.msg)
+		if err == nil || !strings.HasSuffix(err.Error(), "Process0.txt:2: "+c.msg) {
+			t.Errorf("%q:\n got %v\nwant Process0.txt:2: %s", c.line, err, c.msg)
 		}
 	}
 	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no Process0.txt") {
 		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// TestRankFiles: a rank's file missing among the others, numbered beyond
+// any rank, or not a regular file is an error naming it, not a trace of
+// fewer ranks.
+func TestRankFiles(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		files  []string
+		dirs   []string
+		suffix string
+	}{
+		{"gap", []string{"Process0.txt", "Process1.txt", "Process3.txt"}, nil,
+			"Process3.txt: there is no Process2.txt: expected the ranks' files numbered from Process0.txt without a gap (up to Process16777215.txt)"},
+		{"huge number", []string{"Process0.txt", "Process99999999999999999999.txt"}, nil,
+			"Process99999999999999999999.txt: there is no Process1.txt: expected the ranks' files numbered from Process0.txt without a gap (up to Process16777215.txt)"},
+		{"directory", []string{"Process0.txt"}, []string{"Process1.txt"}, "Process1.txt: not a regular file"},
+	} {
+		dir := t.TempDir()
+		for _, f := range c.files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("DEL1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range c.dirs {
+			if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := Open(dir); err == nil || err.Error() != filepath.Join(dir, c.suffix) {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, filepath.Join(dir, c.suffix))
+		}
 	}
 }
 

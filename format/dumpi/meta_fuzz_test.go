@@ -114,6 +114,22 @@ func TestMetaClaimCostsFiles(t *testing.T) {
 	}
 }
 
+// TestMetaNumprocsErrors: a numprocs that is not a number of ranks within
+// trace.MaxRanks is an error naming the file, the line and the bound.
+func TestMetaNumprocsErrors(t *testing.T) {
+	dir := t.TempDir()
+	meta := filepath.Join(dir, "f.meta")
+	for _, v := range []string{"0", "-1", "x", "16777217", "99999999999999999999"} {
+		if err := os.WriteFile(meta, []byte("hostname=h\nnumprocs="+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := meta + `:2: expected numprocs a number of ranks from 1 to 16777216, got "` + v + `"`
+		if _, err := Open(meta); err == nil || err.Error() != want {
+			t.Errorf("numprocs=%s:\n got %v\nwant %s", v, err, want)
+		}
+	}
+}
+
 // TestOpenPathForms: a trace opens by any form of its path, and in a
 // directory whose name holds pattern characters: "./f.meta" (sst-dumpi's
 // files in the working directory) found none of its rank files, Glob

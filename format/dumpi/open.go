@@ -174,8 +174,8 @@ func metaFiles(meta string) (int, []rankFile, error) {
 	for line := 1; sc.Scan(); line++ {
 		k, v, ok := strings.Cut(sc.Text(), "=")
 		if ok && k == "numprocs" {
-			if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || n <= 0 || n > 1<<24 {
-				return 0, nil, fmt.Errorf("%s:%d: numprocs %q is not a positive rank count", meta, line, v)
+			if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || n <= 0 || n > trace.MaxRanks {
+				return 0, nil, fmt.Errorf("%s:%d: expected numprocs a number of ranks from 1 to %d, got %q", meta, line, trace.MaxRanks, v)
 			}
 		}
 	}

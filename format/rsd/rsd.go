@@ -582,8 +582,11 @@ func Decode(b []byte) (*prsd.Trace, error) { return decode("", b) }
 // decode is Decode of the file named name, which the errors of the
 // clusters kept as events name when their ranks are read.
 func decode(name string, b []byte) (*prsd.Trace, error) {
-	if len(b) < 16 || !bytes.Equal(b[:8], Magic) {
-		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %q)", Magic)
+	switch {
+	case len(b) < 8 || !bytes.Equal(b[:8], Magic):
+		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %+q)", Magic)
+	case len(b) < 16:
+		return nil, fmt.Errorf("byte %d: truncated: expected the 16 bytes of the header, the file has %d", len(b), len(b))
 	}
 	version := binary.LittleEndian.Uint16(b[8:])
 	if version < 1 || version > Version {
@@ -593,8 +596,8 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 	if fl := flags &^ knownFlags; fl != 0 {
 		return nil, fmt.Errorf("byte 10: flags %#x, of which this Kairos knows %#x only", flags, knownFlags)
 	}
-	if crc32.Checksum(b[:12], castagnoli) != binary.LittleEndian.Uint32(b[12:]) {
-		return nil, fmt.Errorf("byte 12: the header's checksum does not match")
+	if sum, want := binary.LittleEndian.Uint32(b[12:]), crc32.Checksum(b[:12], castagnoli); sum != want {
+		return nil, fmt.Errorf("byte 12: the header's checksum is 0x%08x, expected 0x%08x (the CRC-32C of bytes 0-11)", sum, want)
 	}
 	off := 16
 	body, off, err := block(b, off, "the metadata")
@@ -681,8 +684,8 @@ func block(b []byte, off int, what string) ([]byte, int, error) {
 		return nil, 0, fmt.Errorf("byte %d: %s's block of %d bytes overruns the file (%d bytes left)", off, what, n, len(b)-off-8)
 	}
 	body := b[off+8 : off+8+int(n)]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[off+4:]) {
-		return nil, 0, fmt.Errorf("byte %d: %s's checksum does not match", off, what)
+	if sum, want := binary.LittleEndian.Uint32(b[off+4:]), crc32.Checksum(body, castagnoli); sum != want {
+		return nil, 0, fmt.Errorf("byte %d: %s's checksum is 0x%08x, expected 0x%08x (the CRC-32C of its %d bytes)", off, what, sum, want, n)
 	}
 	return body, off + 8 + int(n), nil
 }

@@ -264,7 +264,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"empty", nil, "byte 0: not a compressed trace"},
 		{"version", flip(8), "byte 8: format version"},
 		{"header crc", flip(13), "byte 12: the header's checksum"},
-		{"meta crc", flip(30), "checksum does not match"},
+		{"short header", good[:12], "byte 12: truncated: expected the 16 bytes of the header, the file has 12"},
+		{"meta crc", flip(30), "checksum is 0x"},
 		{"truncated", good[:len(good)-3], "overruns the file"},
 		{"trailing", append(bytes.Clone(good), 0), "bytes after the last cluster"},
 	} {

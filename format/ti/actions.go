@@ -151,8 +151,8 @@ func (p *parser) pointToPoint(k trace.Kind) {
 	if !p.need(3, "a partner rank, a tag and a count") {
 		return
 	}
-	partner := p.stoi(2, "a partner rank (an integer)")
-	tag := p.stoi(3, "a tag (an integer)")
+	partner := p.stoi(2, "a partner rank")
+	tag := p.stoi(3, "a tag")
 	count := p.count(4, rangeSsize, k == trace.Recv || k == trace.Irecv)
 	dt := p.dtype(5)
 	b := p.bytes(4, count, dt)
@@ -203,9 +203,9 @@ func (p *parser) waitTest(k trace.Kind) {
 	if !p.need(3, "<src> <dst> <tag>") {
 		return
 	}
-	src := p.stoi(2, "a source rank (an integer)")
-	dst := p.stoi(3, "a destination rank (an integer)")
-	tag := p.stoi(4, "a tag (an integer)")
+	src := p.stoi(2, "a source rank")
+	dst := p.stoi(3, "a destination rank")
+	tag := p.stoi(4, "a tag")
 	if p.err == nil {
 		p.setWaitTest(k, src, dst, tag)
 	}
@@ -238,9 +238,9 @@ func (p *parser) sendRecv() {
 		return
 	}
 	sc := p.count(2, rangeInt, false)
-	ev.Partner = p.stoi(3, "a destination rank (an integer)")
+	ev.Partner = p.stoi(3, "a destination rank")
 	rc := p.count(4, rangeInt, false)
-	ev.Source = p.stoi(5, "a source rank (an integer)")
+	ev.Source = p.stoi(5, "a source rank")
 	ev.SendType = p.dtype(6)
 	ev.RecvType = p.dtype(7)
 	ev.SendBytes = p.bytes(2, sc, ev.SendType)
@@ -252,7 +252,7 @@ func (p *parser) bcast() {
 	ev := &p.ev
 	ev.Kind = trace.Bcast
 	if p.need(1, "a count") {
-		ev.Partner = p.optStoi(3, 0, "a root rank (an integer)")
+		ev.Partner = p.optStoi(3, 0, "a root rank")
 		ev.SendType = p.dtype(4)
 		ev.SendBytes = p.countBytes(2, rangeSize, ev.SendType)
 	}
@@ -268,7 +268,7 @@ func (p *parser) reduction(k trace.Kind, r countRange) {
 	}
 	dtAt := 4
 	if k == trace.Reduce {
-		ev.Partner = p.optStoi(4, 0, "a root rank (an integer)")
+		ev.Partner = p.optStoi(4, 0, "a root rank")
 		dtAt = 5
 	}
 	ev.SendType = p.dtype(dtAt)
@@ -286,7 +286,7 @@ func (p *parser) twoCounts(k trace.Kind, rooted bool) {
 	}
 	dtAt := 4
 	if rooted {
-		ev.Partner = p.optStoi(4, 0, "a root rank (an integer)")
+		ev.Partner = p.optStoi(4, 0, "a root rank")
 		dtAt = 5
 	}
 	ev.SendType = p.dtype(dtAt)
@@ -322,7 +322,7 @@ func (p *parser) gatherv() {
 	if !p.need(n+1, "a send count and "+itoa(n)+" receive counts") {
 		return
 	}
-	ev.Partner = p.optStoi(3+n, 0, "a root rank (an integer)")
+	ev.Partner = p.optStoi(3+n, 0, "a root rank")
 	ev.SendType = p.dtype(4 + n)
 	ev.RecvType = p.dtype(5 + n)
 	ev.SendBytes = p.countBytes(2, rangeInt, ev.SendType)
@@ -359,7 +359,7 @@ func (p *parser) allgatherv() {
 			p.fail(t, itoa(n)+" displacements")
 		}
 		for j := 0; j < n; j++ {
-			if p.stoi(disp+j, "a displacement (an integer)") != 0 {
+			if p.stoi(disp+j, "a displacement") != 0 {
 				p.warnDispls = true
 			}
 		}
@@ -377,7 +377,7 @@ func (p *parser) scatterv() {
 	if !p.need(n+1, itoa(n)+" send counts and a receive count") {
 		return
 	}
-	ev.Partner = p.optStoi(3+n, 0, "a root rank (an integer)")
+	ev.Partner = p.optStoi(3+n, 0, "a root rank")
 	ev.SendType = p.dtype(4 + n)
 	ev.RecvType = p.dtype(5 + n)
 	ev.RecvBytes = p.countBytes(2+n, rangeInt, ev.RecvType)

@@ -1,6 +1,7 @@
 package ti
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"unsafe"
@@ -230,6 +231,18 @@ func parseCount(b []byte, r countRange) (int64, bool) {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// bound says what inRange accepts, for the error about a count it does
+// not: ", at most 2147483647".
+func (r countRange) bound() string {
+	switch r {
+	case rangeInt:
+		return fmt.Sprintf(", at most %d", math.MaxInt32)
+	case rangeUnsigned:
+		return fmt.Sprintf(", at most %d", math.MaxUint32)
+	}
+	return fmt.Sprintf(", at most %d", math.MaxInt64)
 }
 
 func inRange(f float64, r countRange) bool {

@@ -182,6 +182,10 @@ func parseRank(b []byte) (int, bool) {
 	return v, v < trace.MaxRanks
 }
 
+// rankRange says what parseRank reads, for the error about a token it
+// does not.
+var rankRange = fmt.Sprintf("a rank (0 to %d, no sign, no leading zero)", trace.MaxRanks-1)
+
 // openDescription reads a trace description as smpirun does: every
 // non-empty line, untrimmed, is a path. One line names a shared trace;
 // more name the per-rank files, rank i on line i.
@@ -311,12 +315,8 @@ func resolve(desc, name string) (string, error) {
 		switch {
 		case err != nil:
 			return "", fmt.Errorf("trace file %q: %w", name, err)
-		case st.IsDir():
-			return "", fmt.Errorf("trace file %q is a directory", name)
 		case !st.Mode().IsRegular():
-			// A device or a pipe (/dev/zero, /dev/stdin) would be read
-			// without end, or wait.
-			return "", fmt.Errorf("trace file %q is not a regular file", name)
+			return "", fmt.Errorf("trace file %q is %s", name, irregular(st))
 		}
 		return name, nil
 	}
@@ -327,7 +327,20 @@ func resolve(desc, name string) (string, error) {
 	if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
 		return name, nil
 	}
+	if st, err := os.Stat(cand); err == nil {
+		return "", fmt.Errorf("trace file %q (%s) is %s", name, cand, irregular(st))
+	}
 	return "", fmt.Errorf("cannot find trace file %q (looked in %s and in the working directory)", name, filepath.Dir(desc))
+}
+
+// irregular says what a file that is not a regular one is: a directory,
+// or not a regular file (a device or a pipe, /dev/zero or /dev/stdin,
+// would be read without end, or wait).
+func irregular(st os.FileInfo) string {
+	if st.IsDir() {
+		return "a directory"
+	}
+	return "not a regular file"
 }
 
 // indexShared scans a shared file: it checks every rank token, records
@@ -377,7 +390,7 @@ func (t *Trace) indexShared() error {
 		}
 		r, ok := parseRank(p.toks[0])
 		if !ok {
-			return p.errAt(lr.line, 0, "a rank (a non-negative integer such as 0, 1, 2)")
+			return p.errAt(lr.line, 0, rankRange)
 		}
 		if !term && !t.opt.KeepLastLine {
 			t.warn(fmt.Sprintf("%s:%d: last line has no newline: dropped, as SimGrid 3.32 drops it", name, lr.line))

@@ -181,9 +181,13 @@ func (p *parser) stoiSlow(i int, what string) int32 {
 			return v
 		}
 	}
-	p.fail(i, what)
+	p.fail(i, what+stoiRange)
 	return 0
 }
+
+// stoiRange says what parseStoi reads, for the error about a token it
+// does not.
+var stoiRange = fmt.Sprintf(" (an integer from %d to %d)", math.MinInt32, math.MaxInt32)
 
 // optStoi is SimGrid's parse_root: token i if present, else def.
 func (p *parser) optStoi(i int, def int32, what string) int32 {
@@ -220,7 +224,7 @@ func (p *parser) count(i int, r countRange, allowNeg bool) int64 {
 	v, ok := parseCount(p.toks[i], r)
 	switch {
 	case !ok:
-		p.fail(i, "a count (a number of elements)")
+		p.fail(i, "a count (a number of elements"+r.bound()+")")
 	case v < 0 && !allowNeg:
 		p.fail(i, "a non-negative count")
 	}
@@ -282,9 +286,9 @@ func (p *parser) vector(i, n, k int, d trace.Datatype) ([]int64, int64) {
 	v := p.counts[k][:0]
 	var sum int64
 	for j := 0; j < n && p.err == nil; j++ {
-		c := p.stoi(i+j, "a non-negative integer per-rank count")
+		c := p.stoi(i+j, "a per-rank count")
 		if c < 0 {
-			p.fail(i+j, "a non-negative integer per-rank count")
+			p.fail(i+j, "a non-negative per-rank count")
 		}
 		b := p.bytes(i+j, int64(c), d)
 		if sum > math.MaxInt64-b {

@@ -410,9 +410,9 @@ func TestErrors(t *testing.T) {
 		{"0 frobnicate 1\n", `t.ti:1:3: expected a SimGrid 3.32 action name, got "frobnicate"`},
 		{"0\n", "t.ti:1:2: expected an action name after the rank, got end of line"},
 		{"0 init\n0 send 1 0\n", "t.ti:2:11: expected a partner rank, a tag and a count, got end of line"},
-		{"0 send x 0 1\n", `t.ti:1:8: expected a partner rank (an integer), got "x"`},
-		{"0 send 1 1e3 1\n", `t.ti:1:10: expected a tag (an integer), got "1e3"`},
-		{"0 send 1 0 abc\n", `t.ti:1:12: expected a count (a number of elements), got "abc"`},
+		{"0 send x 0 1\n", `t.ti:1:8: expected a partner rank (an integer from -2147483648 to 2147483647), got "x"`},
+		{"0 send 1 1e3 1\n", `t.ti:1:10: expected a tag (an integer from -2147483648 to 2147483647), got "1e3"`},
+		{"0 send 1 0 abc\n", `t.ti:1:12: expected a count (a number of elements, at most 9223372036854775807), got "abc"`},
 		{"0 send 1 0 -5\n", `t.ti:1:12: expected a non-negative count, got "-5"`},
 		{"0 send 1 0 5 77\n", `t.ti:1:14: expected a datatype id (-1 to 59), got "77"`},
 		{"0 send 1 0 5 06\n", `t.ti:1:14: expected a datatype id (-1 to 59), got "06"`},
@@ -423,17 +423,21 @@ func TestErrors(t *testing.T) {
 		{"0 sleep x\n", `t.ti:1:9: expected a duration in seconds, got "x"`},
 		{"0 wait 0 1\n", "t.ti:1:11: expected <src> <dst> <tag>, got end of line"},
 		{"0 sendRecv 1 1 1 1 0\n", "t.ti:1:21: expected <sendcount> <dst> <recvcount> <src> <sendtype> <recvtype>, got end of line"},
-		{"0 bcast 1 r\n", `t.ti:1:11: expected a root rank (an integer), got "r"`},
+		{"0 bcast 1 r\n", `t.ti:1:11: expected a root rank (an integer from -2147483648 to 2147483647), got "r"`},
 		{"0 reduce 5\n", "t.ti:1:11: expected a count and a number of flops, got end of line"},
-		{"0 allreduce 4294967296 0\n", `t.ti:1:13: expected a count (a number of elements), got "4294967296"`},
-		{"0 alltoall 2147483648 1\n", `t.ti:1:12: expected a count (a number of elements), got "2147483648"`},
+		{"0 allreduce 4294967296 0\n", `t.ti:1:13: expected a count (a number of elements, at most 4294967295), got "4294967296"`},
+		{"0 alltoall 2147483648 1\n", `t.ti:1:12: expected a count (a number of elements, at most 2147483647), got "2147483648"`},
 		{"0 alltoallv 10 1 2 3 4 10 1 2 3\n", "t.ti:1:32: expected a send buffer size, 4 send counts, a receive buffer size and 4 receive counts, got end of line"},
-		{"0 alltoallv 10 1 2 3e0 4 10 1 2 3 4\n", `t.ti:1:20: expected a non-negative integer per-rank count, got "3e0"`},
+		{"0 alltoallv 10 1 2 3e0 4 10 1 2 3 4\n", `t.ti:1:20: expected a per-rank count (an integer from -2147483648 to 2147483647), got "3e0"`},
 		{"0 gatherv 1 1 2 3\n", "t.ti:1:18: expected a send count and 4 receive counts, got end of line"},
 		{"0 allgatherv 1 1 2 3 4 0 1 2\n", "t.ti:1:29: expected 4 displacements, got end of line"},
-		{"0 allgatherv 1 1 2 3 4 1 1 0 1 x 6\n", `t.ti:1:32: expected a displacement (an integer), got "x"`},
+		{"0 allgatherv 1 1 2 3 4 1 1 0 1 x 6\n", `t.ti:1:32: expected a displacement (an integer from -2147483648 to 2147483647), got "x"`},
 		{"0 reducescatter 1 2 3 4\n", "t.ti:1:24: expected 4 receive counts and a number of flops, got end of line"},
 		{"0 location main.c\n", "t.ti:1:18: expected a file name and a line number, got end of line"},
+		{"0 send 99999999999 0 1\n", `t.ti:1:8: expected a partner rank (an integer from -2147483648 to 2147483647), got "99999999999"`},
+		{"0 send 1 0 99999999999999999999\n", `t.ti:1:12: expected a count (a number of elements, at most 9223372036854775807), got "99999999999999999999"`},
+		{"0 bcast 1e300\n", `t.ti:1:9: expected a count (a number of elements, at most 9223372036854775807), got "1e300"`},
+		{"0 alltoallv 10 1 2 -3 4 10 1 2 3 4\n", `t.ti:1:20: expected a non-negative per-rank count, got "-3"`},
 		{"0 send 1 0 1152921504606846976 0\n", `t.ti:1:12: expected a count whose size in bytes fits in 63 bits, got "1152921504606846976"`},
 	}
 	for _, c := range cases {
@@ -454,7 +458,7 @@ func TestFileErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "desc"), []byte("r0\nr1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "empty"), []byte("\n\n"), 0o644)
 	if _, err := Open(filepath.Join(dir, "bad-rank.ti")); err == nil ||
-		err.Error() != filepath.Join(dir, "bad-rank.ti")+`:2:1: expected a rank (a non-negative integer such as 0, 1, 2), got "x1"` {
+		err.Error() != filepath.Join(dir, "bad-rank.ti")+`:2:1: expected a rank (0 to 16777215, no sign, no leading zero), got "x1"` {
 		t.Errorf("bad rank: %v", err)
 	}
 	tr, err := Open(filepath.Join(dir, "desc"))
@@ -635,6 +639,20 @@ func TestHintMissingFiles(t *testing.T) {
 	os.WriteFile(other, []byte("hello world\n"), 0o644)
 	if _, err := format.Detect(other); err == nil || strings.Contains(err.Error(), "read as a SimGrid trace description") {
 		t.Errorf("plain text: %v", err)
+	}
+}
+
+// TestDescriptionNamesDirectory: a description line naming a directory
+// says so, rather than that the file cannot be found.
+func TestDescriptionNamesDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "r0"), []byte("0 init\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "r1"), 0o755)
+	desc := filepath.Join(dir, "desc")
+	os.WriteFile(desc, []byte("r0\nr1\n"), 0o644)
+	want := desc + `:2: trace file "r1" (` + filepath.Join(dir, "r1") + `) is a directory`
+	if _, err := Open(desc); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
 
