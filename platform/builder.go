@@ -2,6 +2,7 @@ package platform
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -246,7 +247,7 @@ func cInt(s string) (int, error) {
 	}
 	v, err := strconv.ParseInt(t[:j], 10, 32)
 	if err != nil {
-		return 0, fmt.Errorf("%q is out of range", s)
+		return 0, fmt.Errorf("%q is out of range (expected an integer from %d to %d)", s, math.MinInt32, math.MaxInt32)
 	}
 	return int(v), nil
 }

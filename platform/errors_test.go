@@ -70,6 +70,8 @@ func TestParseErrors(t *testing.T) {
 			`attribute topology: invalid value "RING"`},
 		{"bad radical", `<cluster id="c" prefix="n" suffix="" radical="0-3-5" speed="1Gf" bw="1GBps" lat="1us"/>`,
 			`attribute radical: malformed radical "0-3-5"`},
+		{"huge radical", `<cluster id="c" prefix="n" suffix="" radical="0-99999999999" speed="1Gf" bw="1GBps" lat="1us"/>`,
+			`p.xml:4: <cluster> attribute radical: radical "0-99999999999": "99999999999" is out of range (expected an integer from -2147483648 to 2147483647)`},
 		{"old version", ``, `version 3 is too old`},
 		{"mixed zone", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <zone id="y" routing="Full"/></zone>`, `p.xml:5: <zone> cannot be mixed with <host/router/route> elements in zone z`},

@@ -92,7 +92,7 @@ func ReadHostfileFor(p *Platform, path string) ([]string, error) {
 	names := make([]string, len(lines))
 	for i, l := range lines {
 		if _, ok := p.Host(l.name); !ok {
-			return nil, &HostfileError{path, l.line, fmt.Sprintf("host %q is not in platform %s%s", l.name, p.Name, suggestHosts(p))}
+			return nil, &HostfileError{path, l.line, fmt.Sprintf("host %q is not in platform %s%s", clip(l.name), p.Name, suggestHosts(p))}
 		}
 		names[i] = l.name
 	}
@@ -110,6 +110,18 @@ func readHostfile(path string) ([]hostfileLine, error) {
 
 const maxSlots = 1 << 20
 
+// maxQuoted is the most bytes of a line an error quotes.
+const maxQuoted = 80
+
+// clip returns text, cut to maxQuoted bytes with "..." where longer (a
+// binary file's line, up to a megabyte, would drown the error).
+func clip(text string) string {
+	if len(text) <= maxQuoted {
+		return text
+	}
+	return text[:maxQuoted] + "..."
+}
+
 func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
 	var out []hostfileLine
 	zero := 0 // the first line giving a host 0 slots
@@ -123,12 +135,12 @@ func parseHostfile(r io.Reader, path string) ([]hostfileLine, error) {
 		name, count := text, 1
 		if i := strings.LastIndexByte(text, ':'); i >= 0 {
 			k, err := strconv.Atoi(strings.TrimSpace(text[i+1:]))
-			if err != nil || k < 0 {
-				return nil, &HostfileError{path, n, fmt.Sprintf("%q: expected host or host:K with K a number of slots", text)}
+			if err != nil || k < 0 || k > maxSlots {
+				return nil, &HostfileError{path, n, fmt.Sprintf("%q: expected host or host:K with K a number of slots from 0 to %d", clip(text), maxSlots)}
 			}
 			name, count = strings.TrimSpace(text[:i]), k
 			if name == "" {
-				return nil, &HostfileError{path, n, fmt.Sprintf("%q: missing host name", text)}
+				return nil, &HostfileError{path, n, fmt.Sprintf("%q: missing host name", clip(text))}
 			}
 		}
 		if count == 0 && zero == 0 {

@@ -374,6 +374,25 @@ func TestHostfile(t *testing.T) {
 	}
 }
 
+// TestHostfileErrors: a malformed line's error names the file and line,
+// says what was expected with its bound, and quotes at most 80 bytes of
+// the line.
+func TestHostfileErrors(t *testing.T) {
+	long := strings.Repeat("x", 100) + ":y"
+	for _, c := range []struct{ text, want string }{
+		{"node-0:abc\n", `hf:1: "node-0:abc": expected host or host:K with K a number of slots from 0 to 1048576`},
+		{"node-0\nnode-0:-1\n", `hf:2: "node-0:-1": expected host or host:K with K a number of slots from 0 to 1048576`},
+		{"node-0:99999999999999999999\n", `hf:1: "node-0:99999999999999999999": expected host or host:K with K a number of slots from 0 to 1048576`},
+		{"node-0:1048577\n", `hf:1: "node-0:1048577": expected host or host:K with K a number of slots from 0 to 1048576`},
+		{long + "\n", `hf:1: "` + long[:80] + `...": expected host or host:K with K a number of slots from 0 to 1048576`},
+		{":3\n", `hf:1: ":3": missing host name`},
+	} {
+		if _, err := parseHostfile(strings.NewReader(c.text), "hf"); err == nil || err.Error() != c.want {
+			t.Errorf("%q:\n got %v\nwant %s", c.text, err, c.want)
+		}
+	}
+}
+
 func TestDeploy(t *testing.T) {
 	p, err := ParseCluster("12x1Gf,1GBps,1us")
 	if err != nil {
