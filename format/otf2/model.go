@@ -1,8 +1,11 @@
 package otf2
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -106,6 +109,7 @@ func open(path string, counts bool) (*Source, error) {
 	s.buildRanks()
 	s.buildComms()
 	s.describe()
+	s.noEvents()
 	s.attrSend, s.attrRecv = undefined32, undefined32
 	if counts {
 		s.countAttrs()
@@ -398,6 +402,31 @@ func (s *Source) describe() {
 			at["otf2.ignored_locations"] = strconv.Itoa(n) + " locations of devices and metrics are not ranks"
 		}
 	}
+}
+
+// noEvents notes the MPI ranks whose location has no event file, which
+// read as ranks without events: the trace is partial, as a DUMPI trace
+// without a rank's .bin, so that check and the replays refuse it and the
+// other verbs say so (otf2-print refuses it: "Create local event reader
+// for location 1").
+func (s *Source) noEvents() {
+	if !s.mpi {
+		return
+	}
+	missing, first := make([]bool, len(s.ranks)), ""
+	for r, loc := range s.ranks {
+		file := s.arch.locationFile(loc, ".evt")
+		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
+			missing[r] = true
+			first = cmp.Or(first, file)
+		}
+	}
+	if first == "" {
+		return
+	}
+	s.meta.Attrs["partial"] = fmt.Sprintf("ranks %s of MPI_COMM_WORLD's %d have no event file (%s missing): they have no events, "+
+		"and the messages and collectives they take part in have no partner in the trace",
+		trace.RankRanges(len(s.ranks), 8, func(r int) bool { return missing[r] }), len(s.ranks), first)
 }
 
 // scan reads every rank once, building the call-path tree and the

@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,6 +21,37 @@ func openSample(t *testing.T, name string) *Source {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestMissingEventFiles: the ranks whose location has no event file make
+// the trace partial, naming them and the first file missing (they read
+// as ranks without events, silently, and otf2-print refuses the archive).
+func TestMissingEventFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := os.CopyFS(dir, os.DirFS(testenv.Shared(t, "traces/otf2/tiny_mpi"))); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(dir); err != nil {
+		t.Fatal(err)
+	} else if p := s.Meta().Attrs["partial"]; p != "" {
+		t.Fatalf("the whole archive is partial: %s", p)
+	}
+	for _, c := range []struct{ remove, want string }{
+		{"traces/1.evt", "ranks 1 of MPI_COMM_WORLD's 2 have no event file (DIR/traces/1.evt missing)"},
+		{"traces/0.evt", "ranks 0-1 of MPI_COMM_WORLD's 2 have no event file (DIR/traces/0.evt missing)"},
+	} {
+		if err := os.Remove(filepath.Join(dir, c.remove)); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ReplaceAll(c.want, "DIR", dir) + ": they have no events, and the messages and collectives they take part in have no partner in the trace"
+		if got := s.Meta().Attrs["partial"]; got != want {
+			t.Errorf("without %s:\n got %q\nwant %q", c.remove, got, want)
+		}
+	}
 }
 
 // TestModelTiny maps the tiny_mpi sample and compares the two ranks'
