@@ -73,6 +73,7 @@ func TestParseErrors(t *testing.T) {
 		{"huge radical", `<cluster id="c" prefix="n" suffix="" radical="0-99999999999" speed="1Gf" bw="1GBps" lat="1us"/>`,
 			`p.xml:4: <cluster> attribute radical: radical "0-99999999999": "99999999999" is out of range (expected an integer from -2147483648 to 2147483647)`},
 		{"old version", ``, `version 3 is too old`},
+		{"empty file", ``, `p.xml: no <platform> element: expected a SimGrid platform description, <platform version="4.1"> ... </platform>`},
 		{"mixed zone", `<zone id="z" routing="Full"><host id="a" speed="1Gf"/>
 <zone id="y" routing="Full"/></zone>`, `p.xml:5: <zone> cannot be mixed with <host/router/route> elements in zone z`},
 		{"unsupported routing", `<zone id="z" routing="Wifi"/>`, `routing "Wifi" is not supported`},
@@ -156,8 +157,11 @@ DET 1 UNIF 0 1</trace>`, `stochastic profiles are not supported`},
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			doc := hdr + c.body + "\n</platform>\n"
-			if c.name == "old version" {
+			switch c.name {
+			case "old version":
 				doc = `<platform version="3"><zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone></platform>`
+			case "empty file":
+				doc = ""
 			}
 			_, err := Parse(strings.NewReader(doc), "p.xml")
 			if err == nil {

@@ -202,7 +202,7 @@ func ParseWith(r io.Reader, name string, settings map[string]string) (*Platform,
 		}
 	}
 	if !seenRoot {
-		return nil, &Error{File: name, Err: errors.New("no <platform> element")}
+		return nil, &Error{File: name, Err: errors.New(`no <platform> element: expected a SimGrid platform description, <platform version="4.1"> ... </platform>`)}
 	}
 	if err := ps.connectTraces(); err != nil {
 		return nil, err

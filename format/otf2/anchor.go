@@ -87,7 +87,7 @@ func parseAnchor(data []byte) (*Anchor, int, error) {
 		a.TraceID = r.u64full()
 	}
 	if r.failed() {
-		return nil, r.pos, errors.New("anchor file ends early")
+		return nil, r.pos, fmt.Errorf("anchor file ends early: expected %s (truncated?)", anchorField(r.pos))
 	}
 	switch {
 	case a.EventChunkSize < chunkHeaderSize+2 || a.EventChunkSize > maxChunkSize:
@@ -100,6 +100,28 @@ func parseAnchor(data []byte) (*Anchor, int, error) {
 		return nil, 29, fmt.Errorf("compression %d is not supported (OTF2 itself implements none)", a.Compression)
 	}
 	return a, 0, nil
+}
+
+// anchorFields are the anchor file's fields at fixed offsets, each with
+// the offset it ends at, for the error about a file cut short.
+var anchorFields = []struct {
+	end  int
+	name string
+}{
+	{8, "the anchor format (u8 at byte 7)"}, {9, "the trace format (u8 at byte 8)"}, {12, "the OTF2 version (3 u8 at byte 9)"},
+	{20, "the event chunk size (u64 at byte 12)"}, {28, "the definition chunk size (u64 at byte 20)"},
+	{29, "the substrate (u8 at byte 28)"}, {30, "the compression (u8 at byte 29)"},
+	{38, "the number of locations (u64 at byte 30)"}, {46, "the number of global definitions (u64 at byte 38)"},
+}
+
+// anchorField names the field of an anchor file that byte off is in.
+func anchorField(off int) string {
+	for _, f := range anchorFields {
+		if off < f.end {
+			return f.name
+		}
+	}
+	return "the machine, creator and description (NUL-terminated strings from byte 46), then the properties"
 }
 
 // VersionString returns the OTF2 version that wrote the archive.

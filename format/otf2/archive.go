@@ -73,7 +73,7 @@ func OpenArchive(path string) (*Archive, error) {
 		return nil, err
 	}
 	if n, want := a.Defs.NumRecords, a.Anchor.NumGlobalDefs; n != want {
-		return nil, fmt.Errorf("%s: %d global definitions, the anchor file announces %d", defPath, n, want)
+		return nil, fmt.Errorf("%s: %d global definitions, the anchor file (byte 38) announces %d", defPath, n, want)
 	}
 	a.Defs.finish()
 	return a, nil

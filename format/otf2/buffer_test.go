@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,6 +164,37 @@ func TestBufferEndianness(t *testing.T) {
 			if a.NumLocations != 3 || a.EventChunkSize != 256<<10 || a.BigEndian != (name[0] == 'b') {
 				t.Errorf("%s: anchor %+v", name, a)
 			}
+		}
+	}
+}
+
+// TestAnchorTruncated: an anchor file cut short names the field it ends
+// in, with its offset and width.
+func TestAnchorTruncated(t *testing.T) {
+	le := binary.LittleEndian
+	a := []byte("\x03\x42OTF2\x00\x01\x01\x03\x01\x00")
+	a = le.AppendUint64(a, 1<<20)
+	a = le.AppendUint64(a, 1<<20)
+	a = append(a, substratePOSIX, compressionNone)
+	a = le.AppendUint64(a, 2)
+	a = le.AppendUint64(a, 33)
+	a = append(a, "machine\x00creator\x00desc\x00"...)
+	if _, _, err := parseAnchor(a); err != nil {
+		t.Fatalf("the whole anchor: %v", err)
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{
+		{7, "the anchor format (u8 at byte 7)"},
+		{11, "the OTF2 version (3 u8 at byte 9)"},
+		{20, "the definition chunk size (u64 at byte 20)"},
+		{40, "the number of global definitions (u64 at byte 38)"},
+		{50, "the machine, creator and description (NUL-terminated strings from byte 46), then the properties"},
+	} {
+		_, off, err := parseAnchor(a[:c.n])
+		if want := "anchor file ends early: expected " + c.want + " (truncated?)"; err == nil || err.Error() != want || off != c.n {
+			t.Errorf("cut at %d: byte %d: %v\nwant byte %d: %s", c.n, off, err, c.n, want)
 		}
 	}
 }
