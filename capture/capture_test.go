@@ -306,7 +306,10 @@ func TestTracerOTF2(t *testing.T) {
 // communicator and the partner's rank in it, as Score-P's does: a pair and
 // tag that crosses on a duplicate of MPI_COMM_WORLD checks and replays
 // (both were read as world's, and the replay truncated), and the messages
-// of a split half read with the world ranks the TI trace has.
+// of a split half read with the world ranks the TI trace has. Broadcasts
+// on world and on its duplicate by MPI_Comm_idup, in a different order on
+// rank 0, check (the duplicate was world, and check found mismatched
+// collectives).
 func TestTracerCommunicators(t *testing.T) {
 	dir := t.TempDir()
 	lib, app := otf2Tracer(t, dir)
@@ -983,7 +986,10 @@ func TestTracerThreads(t *testing.T) {
 // TestTracerIntercomm traces capture/testdata/intercomm.c on 4 ranks, TI
 // and OTF2 in one run: the messages across an intercommunicator between
 // the even and odd halves of MPI_COMM_WORLD name their partners' world
-// ranks (2i and 2i+1); those with the two processes rank 0 spawns, an
+// ranks (2i and 2i+1), and its collectives are left out of both traces
+// (the archive has their calls' regions alone: it named each side's
+// collective on its own half, MPI_ROOT as no root, and check refused
+// it); those with the two processes rank 0 spawns, an
 // MPI world of their own, on the intercommunicator to them and on the
 // communicator merged from it, are left out and counted "with other MPI
 // worlds", and the children's run is traced beside (trace-2); the
@@ -1178,9 +1184,13 @@ func checks(t *testing.T, paths ...string) {
 
 // TestTracerNeighbor traces capture/testdata/neighbor.c on 4 ranks, TI and
 // OTF2 in one run. Its neighborhood collectives (MPI_Neighbor_alltoall,
-// MPI_Ineighbor_allgather and MPI_Neighbor_alltoallw on a periodic 2x2
-// grid, each neighbour met twice) are written as their messages in both
-// traces: four isends and four irecvs of 8,000 bytes with tag 32767, then
+// MPI_Ineighbor_allgather, MPI_Neighbor_alltoallw and
+// MPI_Neighbor_alltoallv on a periodic 2x2 grid, each neighbour met
+// twice) are written as their messages in both traces (the alltoallv's
+// blocks to a + neighbour first, which it receives from its - one:
+// written in the topology's order, they met the wrong receives, of other
+// sizes, and check found truncations): four isends and four irecvs of
+// 8,000 bytes with tag 32767, then
 // their completions, after the computation the non-blocking one overlaps
 // (rank 0 says so, and leaves none out). Both traces pass the check and
 // replay alike, and the Fortran twin (neighbor.f90) gives the same calls.
@@ -1191,7 +1201,7 @@ func TestTracerNeighbor(t *testing.T) {
 	lib, _ := build(t, dir, true)
 	prog := tracertest.OpenMPI.Compile(t, dir, tracertest.Testdata("neighbor.c"))
 	out := mpirunFormat(t, dir, "ti,otf2", lib, prog)
-	if want := "84 neighborhood collectives (all ranks) are written as their messages"; !strings.Contains(out, want) {
+	if want := "88 neighborhood collectives (all ranks) are written as their messages"; !strings.Contains(out, want) {
 		t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
 	}
 	if strings.Contains(out, "leaves out") {
@@ -1201,9 +1211,9 @@ func TestTracerNeighbor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"0 isend 1 32767 8000", "0 irecv 2 32767 8000", "0 wait 0 1 32767", "0 wait 2 0 32767"} {
-		if n := strings.Count(string(ti), want+"\n"); n != 42 {
-			t.Errorf("rank 0's TI trace has %q %d times, want 42 (twice a collective)", want, n)
+	for want, times := range map[string]int{"0 isend 1 32767 8000": 42, "0 irecv 2 32767 8000": 42, "0 wait 0 1 32767": 44, "0 wait 2 0 32767": 44} {
+		if n := strings.Count(string(ti), want+"\n"); n != times {
+			t.Errorf("rank 0's TI trace has %q %d times, want %d (twice a collective)", want, n, times)
 		}
 	}
 	// The allgather's waits come after the computation it overlaps.
@@ -1214,8 +1224,8 @@ func TestTracerNeighbor(t *testing.T) {
 	checks(t, index, archive)
 	want := calls(t, index)
 	for r, got := range calls(t, archive) {
-		if n := len(slices.DeleteFunc(got, func(c string) bool { return !strings.Contains(c, " 32767 ") })); n != 168 {
-			t.Errorf("rank %d: %d isends and irecvs of tag 32767 in the archive, want 168 (8 a collective)", r, n)
+		if n := len(slices.DeleteFunc(got, func(c string) bool { return !strings.Contains(c, " 32767 ") })); n != 176 {
+			t.Errorf("rank %d: %d isends and irecvs of tag 32767 in the archive, want 176 (8 a collective)", r, n)
 		}
 	}
 	fdir := t.TempDir()

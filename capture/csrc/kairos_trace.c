@@ -158,7 +158,7 @@ static uint64_t kt_end(void) {
  * (SimGrid's replay creates no communicator): their time is not
  * computation, and the OTF2 archive has their Enter and Leave. */
 #define KC_REGIONS(X)                                                                                                  \
-  X(COMM_DUP, "MPI_Comm_dup", 0) X(COMM_DUP_WITH_INFO, "MPI_Comm_dup_with_info", 0)                                    \
+  X(COMM_DUP, "MPI_Comm_dup", 0) X(COMM_DUP_WITH_INFO, "MPI_Comm_dup_with_info", 0) X(COMM_IDUP, "MPI_Comm_idup", 0) \
   X(COMM_SPLIT, "MPI_Comm_split", 0) X(COMM_SPLIT_TYPE, "MPI_Comm_split_type", 0)                                      \
   X(COMM_CREATE, "MPI_Comm_create", 0) X(COMM_CREATE_GROUP, "MPI_Comm_create_group", 0)                                \
   X(CART_CREATE, "MPI_Cart_create", 0) X(CART_SUB, "MPI_Cart_sub", 0) X(GRAPH_CREATE, "MPI_Graph_create", 0)           \
@@ -733,7 +733,10 @@ static void ko_tested(uint64_t id);
  * whether it was. */
 static int ks_complete(MPI_Request req, int done);
 
+static void ko_idone(MPI_Request req);
+
 static int kt_icomplete(MPI_Request req, int done) {
+  if (done) ko_idone(req);
   if (ks_complete(req, done)) return 1; /* a request-based one-sided call's, or non-blocking I/O's */
   for (int i = 0; i < kt_nicoll; i++) {
     struct kt_icoll *c = &kt_icolls[i];
@@ -4456,9 +4459,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
  * no action for them, nor has SimGrid's replay, but one is a message to
  * each out-neighbour and from each in-neighbour (MPI_PROC_NULL left out),
  * which both traces have as they: their isends and irecvs, with tag
- * KN_TAG, the neighbours in the topology's order (a neighbour met twice,
- * as on a periodic dimension of two ranks, gets two messages, matched in
- * order), then their completions: at once for a blocking call; for a
+ * KN_TAG, the neighbours in the topology's order, but for a Cartesian
+ * topology's isends, the + neighbour's of each dimension before the -
+ * one's: a neighbour met twice (on a periodic dimension of one or two
+ * ranks) gets two messages, matched in order, and the block sent to the +
+ * neighbour is the one it receives from its - neighbour, first; then
+ * their completions: at once for a blocking call; for a
  * non-blocking one, where it completes, after the computation it
  * overlapped (in TI as a non-blocking collective's line, kt_ibegin). The
  * OTF2 archive has them on MPI_COMM_WORLD, as Score-P's records of a
@@ -4466,11 +4472,12 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Reque
  * replay. */
 
 /* kn_neighbors returns comm's in- and out-neighbours (malloc'ed, one
- * block: out follows in), their numbers in *nin and *nout; NULL if comm
- * has no topology. */
-static int *kn_neighbors(MPI_Comm comm, int *nin, int *nout) {
+ * block: out follows in), their numbers in *nin and *nout, and whether the
+ * topology is Cartesian; NULL if comm has no topology. */
+static int *kn_neighbors(MPI_Comm comm, int *nin, int *nout, int *cart) {
   int topo = MPI_UNDEFINED, n = 0, *v = NULL;
   PMPI_Topo_test(comm, &topo);
+  *cart = topo == MPI_CART;
   if (topo == MPI_CART) {
     PMPI_Cartdim_get(comm, &n);
     if (!(v = malloc(sizeof *v * (4 * (size_t)n + 1)))) return NULL;
@@ -4511,7 +4518,7 @@ static long kn_bytes(int i, int count, const int *counts, MPI_Datatype t, const 
 static void kn_messages(MPI_Comm comm, const MPI_Request *req, int sc, const int *scs, MPI_Datatype st,
                         const MPI_Datatype *sts, int rc, const int *rcs, MPI_Datatype rt, const MPI_Datatype *rts) {
   if (!kt_on()) return;
-  int nin = 0, nout = 0, *nb = kn_neighbors(comm, &nin, &nout), ok = nb != NULL;
+  int nin = 0, nout = 0, cart = 0, *nb = kn_neighbors(comm, &nin, &nout, &cart), ok = nb != NULL;
   for (int i = 0; ok && i < nin + nout; i++) {
     if (nb[i] != MPI_PROC_NULL && (nb[i] = kt_world(comm, nb[i])) == KT_ELSEWHERE) ok = 0;
   }
@@ -4524,11 +4531,13 @@ static void kn_messages(MPI_Comm comm, const MPI_Request *req, int sc, const int
   struct kn_msg *m = malloc(sizeof *m * ((size_t)nin + (size_t)nout + 1));
   if (!m) abort();
   int n = 0;
-  for (int i = 0; i < nout; i++)
+  for (int j = 0; j < nout; j++) {
+    int i = cart ? j ^ 1 : j; /* a dimension's + neighbour first */
     if (out[i] != MPI_PROC_NULL) {
       m[n] = (struct kn_msg){++kt_nextid, 1, out[i], kn_bytes(i, sc, scs, st, sts)};
       kt_p2p("isend", out[i], KN_TAG, m[n++].bytes);
     }
+  }
   for (int i = 0; i < nin; i++)
     if (in[i] != MPI_PROC_NULL) {
       m[n] = (struct kn_msg){++kt_nextid, 0, in[i], kn_bytes(i, rc, rcs, rt, rts)};
@@ -4637,6 +4646,17 @@ static void ko_made(MPI_Comm parent, MPI_Comm newcomm);
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) { KC_MADE(R_COMM_DUP, PMPI_Comm_dup(comm, newcomm)) }
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   KC_MADE(R_COMM_DUP_WITH_INFO, PMPI_Comm_dup_with_info(comm, info, newcomm))
+}
+static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req);
+
+/* MPI_Comm_idup's communicator, whose handle is valid once its request
+ * completes, is registered there (ko_idup). */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *req) {
+  kt_enter(R_COMM_IDUP);
+  int err = PMPI_Comm_idup(comm, newcomm, req);
+  if (err == MPI_SUCCESS && kt_on()) ko_idup(comm, newcomm, *req);
+  kt_leave();
+  return err;
 }
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
   KC_MADE(R_COMM_SPLIT, PMPI_Comm_split(comm, color, key, newcomm))
@@ -5128,7 +5148,7 @@ KF_COLL(neighbor_alltoallv, NEIGHBOR_ALLTOALLV, MPI_Neighbor_alltoallv, MPI_Inei
 static void kf_neighbor_alltoallw(void *sbuf, F *scounts, MPI_Aint *sdispls, F *sts, void *rbuf, F *rcounts,
                                   MPI_Aint *rdispls, F *rts, F *comm, F *req, F *ierr) {
   MPI_Comm c = KF_COMM(comm);
-  int nin = 0, nout = 0, *nb = kn_neighbors(c, &nin, &nout);
+  int nin = 0, nout = 0, cart = 0, *nb = kn_neighbors(c, &nin, &nout, &cart);
   free(nb);
   MPI_Datatype *st = kf_types(nout, sts), *rt = kf_types(nin, rts);
   MPI_Request r;
@@ -5865,24 +5885,25 @@ static uint64_t ko_mix(uint64_t h, uint64_t v) {
   return z ? z : 1;
 }
 
-/* ko_made registers newcomm, made from parent by a call every member of
- * parent makes, in the same order as the others on parent (MPI's rule
- * for collective calls): its identity is parent's and the call's number
- * among those made from parent, the same on every member, so that two
+/* ko_madekey returns the identity of a communicator made from parent by a
+ * call every member of parent makes, in the same order as the others on
+ * parent (MPI's rule for collective calls), 0 if it will be known by its
+ * members; ko_made registers newcomm, so made. Its identity is parent's
+ * and the call's number among those made from parent, the same on every
+ * member, so that two
  * communicators of the same members (a duplicate of MPI_COMM_WORLD beside
  * it, whose collectives the ranks may interleave with world's in
  * different orders) stay two in the archive, as in Score-P's. A parent
  * known by its members alone gives its children an identity from its
  * members. */
-static void ko_made(MPI_Comm parent, MPI_Comm newcomm) {
-  if (!ko_evt) return;
+static uint64_t ko_madekey(MPI_Comm parent) {
   uint64_t key;
   uint32_t nth;
   if (parent == MPI_COMM_WORLD) {
     key = 1, nth = ++ko_world_made;
   } else {
     uint32_t p = ko_commref(parent);
-    if (p == 0 || p == KO_ELSEWHERE) return; /* newcomm known by its members, at its first use */
+    if (p == 0 || p == KO_ELSEWHERE) return 0; /* known by its members, at its first use */
     struct ko_comm *c = &ko_comms[p - 1];
     key = c->key;
     if (key == 0) {
@@ -5891,7 +5912,46 @@ static void ko_made(MPI_Comm parent, MPI_Comm newcomm) {
     }
     nth = ++c->made;
   }
-  if (newcomm != MPI_COMM_NULL) ko_add(newcomm, ko_mix(key, nth));
+  return ko_mix(key, nth);
+}
+
+static void ko_made(MPI_Comm parent, MPI_Comm newcomm) {
+  if (!ko_evt) return;
+  uint64_t key = ko_madekey(parent);
+  if (key && newcomm != MPI_COMM_NULL) ko_add(newcomm, key);
+}
+
+/* The communicators MPI_Comm_idup is making: the request, where the
+ * handle is written, and the identity of the call (ko_madekey), taken
+ * in the order of the calls, as MPI orders them on every member. */
+struct ko_idup {
+  MPI_Request req;
+  MPI_Comm *newcomm;
+  uint64_t key;
+};
+static struct ko_idup *ko_idups;
+static int ko_nidup, ko_capidup;
+
+static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req) {
+  if (!ko_evt) return;
+  uint64_t key = ko_madekey(parent);
+  if (!key) return;
+  if (ko_nidup == ko_capidup) {
+    ko_capidup = ko_capidup ? 2 * ko_capidup : 4;
+    if (!(ko_idups = realloc(ko_idups, ko_capidup * sizeof *ko_idups))) abort();
+  }
+  ko_idups[ko_nidup++] = (struct ko_idup){req, newcomm, key};
+}
+
+/* ko_idone registers the communicator of req, a completed request, if an
+ * MPI_Comm_idup made it. */
+static void ko_idone(MPI_Request req) {
+  for (int i = 0; i < ko_nidup; i++) {
+    if (ko_idups[i].req != req) continue;
+    if (*ko_idups[i].newcomm != MPI_COMM_NULL) ko_add(*ko_idups[i].newcomm, ko_idups[i].key);
+    ko_idups[i] = ko_idups[--ko_nidup];
+    return;
+  }
 }
 
 /* A freed communicator's handle may name another one later. */
@@ -5912,7 +5972,11 @@ static void ko_vattrs(uint32_t sv, uint32_t rv) {
  * request, keeping the rest for its completion. */
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
   if (!ko_evt) return;
-  uint32_t c = ko_commref(comm), r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
+  int inter = 0;
+  if (comm != MPI_COMM_WORLD) PMPI_Comm_test_inter(comm, &inter);
+  /* an intercommunicator's: no record, as for a communicator with another
+   * world's processes (the archive's groups do not hold its remote group) */
+  uint32_t c = inter ? KO_ELSEWHERE : ko_commref(comm), r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
     kt_icur->sv = sv, kt_icur->rv = rv;
@@ -6236,6 +6300,8 @@ __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, 
 __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site) { (void)fn, (void)site; }
 static void ko_close(void) {}
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
+static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req) { (void)parent, (void)newcomm, (void)req; }
+static void ko_idone(MPI_Request req) { (void)req; }
 static void ko_enter(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_leave(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_send(int isend, MPI_Comm comm, int lpeer, int peer, int tag, long bytes, uint64_t id) {

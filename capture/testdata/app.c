@@ -12,7 +12,9 @@
  * alltoallw (with "ipoll" too, some completed by polling tests); with
  * "comms", messages on other communicators than MPI_COMM_WORLD: on a
  * duplicate of it, one of a pair and tag that crosses world's, and on a
- * split half, partners named by their ranks in it. */
+ * split half, partners named by their ranks in it; and broadcasts on
+ * world and on a duplicate of it by MPI_Comm_idup, in a different order
+ * on rank 0 (MPI orders collectives per communicator). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +271,18 @@ int main(int argc, char **argv) {
     MPI_Sendrecv(a, 2, MPI_DOUBLE, (hr + 1) % hn, 4, b, 2, MPI_DOUBLE, MPI_ANY_SOURCE, 4, half, MPI_STATUS_IGNORE);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
+    MPI_Comm idup;
+    MPI_Request q1;
+    MPI_Comm_idup(MPI_COMM_WORLD, &idup, &q1);
+    MPI_Wait(&q1, MPI_STATUS_IGNORE);
+    if (r == 0) {
+      MPI_Bcast(a, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      MPI_Bcast(b, 2, MPI_DOUBLE, 0, idup);
+    } else {
+      MPI_Bcast(b, 2, MPI_DOUBLE, 0, idup);
+      MPI_Bcast(a, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
+    MPI_Comm_free(&idup);
   }
   if (has(argc, argv, "split")) {
     MPI_Comm half;

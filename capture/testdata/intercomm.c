@@ -1,7 +1,9 @@
 /* Intercommunicators for the tracer's tests: the even and odd ranks of
  * MPI_COMM_WORLD joined by MPI_Intercomm_create exchange messages across
  * it (rank i of one half with rank i of the other: world ranks 2i and
- * 2i+1), then rank 0 spawns two more processes of this program, which
+ * 2i+1) and meet in collectives across it (a broadcast from the even
+ * half's first rank, an allreduce, a barrier), then rank 0 spawns two
+ * more processes of this program, which
  * form their own MPI_COMM_WORLD: it sends one of them a message over the
  * parent intercommunicator, receives the answer, and the children
  * exchange one message between themselves; then parents and children
@@ -64,6 +66,9 @@ int main(int argc, char **argv) {
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
     MPI_Sendrecv(buf, 10, MPI_INT, me, 6, buf + 128, 10, MPI_INT, me, 6, inter, MPI_STATUS_IGNORE);
   }
+  MPI_Bcast(buf, 4, MPI_INT, rank % 2 ? 0 : me == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+  MPI_Allreduce(buf, buf + 8, 4, MPI_INT, MPI_SUM, inter);
+  MPI_Barrier(inter);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
   MPI_Comm child;

@@ -3,8 +3,12 @@
  * neighbours by MPI_Neighbor_alltoall, then gather theirs by
  * MPI_Ineighbor_allgather, compute, and wait for it, ten times, an
  * allreduce after each step; then an MPI_Neighbor_alltoallw of the same
- * blocks. TI has no action for them: the trace writes each as its
- * messages, the non-blocking one's waits where it completes.
+ * blocks, and an MPI_Neighbor_alltoallv of blocks of 1, 2, 3 and 4
+ * doubles to the -, + neighbours of the first dimension, then the
+ * second's (a rank receives 2 from its - neighbour, what that one sent
+ * to its +: on a periodic dimension of two ranks, the same rank). TI has
+ * no action for them: the trace writes each as its messages, the
+ * non-blocking one's waits where it completes.
  * capture/testdata/neighbor.f90 is its Fortran twin.
  *
  *   neighbor            (any number of ranks)
@@ -35,6 +39,8 @@ int main(int argc, char **argv) {
   MPI_Aint displs[4] = {0, 8000, 16000, 24000};
   MPI_Datatype types[4] = {MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE};
   MPI_Neighbor_alltoallw(out, counts, displs, types, in, counts, displs, types, grid);
+  int sc[4] = {1, 2, 3, 4}, rc[4] = {2, 1, 4, 3}, sd[4] = {0, 1, 3, 6};
+  MPI_Neighbor_alltoallv(out, sc, sd, MPI_DOUBLE, in, rc, sd, MPI_DOUBLE, grid);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) printf("neighbor done %g\n", sum);

@@ -7,6 +7,7 @@ program neighbor
   implicit none
   integer :: ierr, nranks, rank, grid, step, i, r
   integer :: dims(2) = 0, counts(4) = 1000, types(4)
+  integer :: sc(4) = [1, 2, 3, 4], rc(4) = [2, 1, 4, 3], sd(4) = [0, 1, 3, 6]
   integer(kind=MPI_ADDRESS_KIND) :: displs(4)
   logical :: periods(2) = .true.
   double precision :: out(4000), in(4000), mine(1000), theirs(4000), x, total
@@ -37,6 +38,7 @@ program neighbor
     types(i) = MPI_DOUBLE_PRECISION
   end do
   call MPI_Neighbor_alltoallw(out, counts, displs, types, in, counts, displs, types, grid, ierr)
+  call MPI_Neighbor_alltoallv(out, sc, sd, MPI_DOUBLE_PRECISION, in, rc, sd, MPI_DOUBLE_PRECISION, grid, ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   if (rank == 0) print '(a, g0)', 'neighbor done ', total
   call MPI_Comm_free(grid, ierr)
