@@ -492,3 +492,23 @@ task scf energy
 		}
 	}
 }
+
+// TestTracerMPI4Counted traces, on MPICH 4, MPI-4 calls the tracer does not
+// record (testdata/mpi4.c): a persistent collective started three times
+// and an MPI_Isendrecv. Neither trace has their messages, and the
+// summary at MPI_Finalize counts them (they were left out silently).
+func TestTracerMPI4Counted(t *testing.T) {
+	m := tracertest.MPICH
+	dir := t.TempDir()
+	lib := tracerFor(t, m)
+	prog := m.Compile(t, dir, tracertest.Testdata("mpi4.c"))
+	out := record(t, m, dir, lib, prog)
+	for _, want := range []string{
+		` 6 +[0-9.]+ +[0-9.]+%  MPI_Start of persistent requests not recorded \(MPI-4's persistent collectives, partitioned calls\), in neither trace\n`,
+		` 2 +[0-9.]+ +[0-9.]+%  MPI_Isendrecv \(MPI-4: one request for two messages, in neither trace\)\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -218,7 +218,8 @@ enum {
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
   R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NEIGHBOR_ALLGATHER, R_NEIGHBOR_ALLGATHERV, R_NEIGHBOR_ALLTOALL,
   R_NEIGHBOR_ALLTOALLV, R_NEIGHBOR_ALLTOALLW, R_INEIGHBOR_ALLGATHER, R_INEIGHBOR_ALLGATHERV, R_INEIGHBOR_ALLTOALL,
-  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, KC_REGIONS(KS_ENUM)
+      KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -236,7 +237,7 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", "MPI_Neighbor_allgather",
   "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
   "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
-  "MPI_Ineighbor_alltoallw", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
+  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -3121,8 +3122,9 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
  * calls of region r that the TI trace leaves out too: neighborhood
  * collectives, and point-to-point calls (lost only to other worlds). */
 static int kt_bare(int r) {
-  if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return 1;
+  if (r >= R_NEIGHBOR_ALLGATHER && r <= R_ISENDRECV_REPLACE) return 1;
   switch (r) {
+  case R_START: case R_STARTALL:
   case R_SEND: case R_SSEND: case R_BSEND: case R_RSEND: case R_ISEND: case R_ISSEND: case R_IBSEND: case R_IRSEND:
   case R_RECV: case R_IRECV: case R_SENDRECV: case R_SENDRECV_REPLACE: case R_MRECV: case R_IMRECV:
     return 1;
@@ -3136,6 +3138,9 @@ static const char *kt_lost_kind(int r) {
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
+  if (r == R_ISENDRECV || r == R_ISENDRECV_REPLACE) return "(MPI-4: one request for two messages, in neither trace)";
+  if (r == R_START || r == R_STARTALL)
+    return "of persistent requests not recorded (MPI-4's persistent collectives, partitioned calls), in neither trace";
   if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
   return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
 }
@@ -3208,8 +3213,8 @@ static void kt_summary(const char *dir) {
     snprintf(speed, sizeof speed, "%g", kt_speed);
     if (bare > 0)
       fprintf(stderr,
-              "kairos_trace: of the neighborhood collectives and the calls with other MPI worlds, the OTF2 archive "
-              "has the calls' regions alone: no trace has their messages\n");
+              "kairos_trace: of the neighborhood collectives, the calls with other MPI worlds and those in neither "
+              "trace, the OTF2 archive has the calls' regions alone: no trace has their messages\n");
     if (bare < lost && ko_writing()) /* else nothing more is in the archive */
       fprintf(stderr,
               "kairos_trace: the OTF2 archive %s/traces.otf2 has every call; a time-independent trace of them all "
@@ -4228,6 +4233,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
 /* Persistent requests: each MPI_Start is the isend or irecv it starts. */
 struct kt_persist {
   MPI_Request req;
+  int skip;            /* no message to record: MPI_PROC_NULL's, or another world's (far) */
   int send, peer, tag; /* peer: a world rank (or KT_ANY_SOURCE) */
   int lpeer;           /* the same as a rank of comm */
   long bytes;
@@ -4237,17 +4243,18 @@ static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
 static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
-  if (err != MPI_SUCCESS || !kt_on() || peer == MPI_PROC_NULL) return err;
-  int p = kt_world(comm, peer);
-  if (p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm))) return err;
+  if (err != MPI_SUCCESS || !kt_on()) return err;
+  int p = peer == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, peer);
+  int skip = p == MPI_PROC_NULL ? 1 : p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm)) ? 2 : 0;
   if (kt_npers == kt_cappers) {
     kt_cappers = kt_cappers ? 2 * kt_cappers : 16;
     kt_pers = realloc(kt_pers, kt_cappers * sizeof *kt_pers);
     if (!kt_pers) abort();
   }
-  kt_pers[kt_npers++] =
-      (struct kt_persist){*req, send, p, send ? tag : kt_tag(tag), peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
-                          kt_bytes(count, t), comm};
+  kt_pers[kt_npers++] = (struct kt_persist){.req = *req, .skip = skip, .send = send, .peer = p,
+                                            .tag = send ? tag : kt_tag(tag),
+                                            .lpeer = peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
+                                            .bytes = kt_bytes(count, t), .comm = comm};
   return err;
 }
 
@@ -4271,11 +4278,18 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Co
   return kt_init(0, count, t, src, tag, comm, req, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
 }
 
-/* kt_start writes the isend or irecv a persistent request starts. */
+/* kt_start writes the isend or irecv a persistent request starts; one
+ * that no call the tracer records made (MPI-4's persistent collectives
+ * and partitioned calls) is counted as left out. */
 static void kt_start(MPI_Request req) {
+  if (req == MPI_REQUEST_NULL) return;
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
+    if (p->skip) {
+      if (p->skip == 2) kt_lose_as(1);
+      return;
+    }
     uint64_t id = kt_post(req, p->send, p->peer, p->lpeer, p->tag, p->bytes, p->comm);
     if (p->send)
       ko_send(1, p->comm, p->lpeer, p->peer, p->tag, p->bytes, id);
@@ -4283,6 +4297,7 @@ static void kt_start(MPI_Request req) {
       ko_irecv_request(id);
     return;
   }
+  kt_lose();
 }
 
 int MPI_Start(MPI_Request *req) {
@@ -4301,6 +4316,28 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
   kt_leave();
   return err;
 }
+
+#if MPI_VERSION >= 4
+/* MPI-4's MPI_Isendrecv and MPI_Isendrecv_replace: one request stands for
+ * two messages, which neither trace's requests can; they are counted as
+ * left out (kt_lose), their messages in neither trace. */
+int MPI_Isendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, void *rb, int rc, MPI_Datatype rt,
+                  int src, int rtag, MPI_Comm comm, MPI_Request *req) {
+  kt_enter(R_ISENDRECV);
+  int err = PMPI_Isendrecv(sb, sc, st, dest, stag, rb, rc, rt, src, rtag, comm, req);
+  if (kt_on()) kt_lose();
+  kt_leave();
+  return err;
+}
+int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm comm,
+                          MPI_Request *req) {
+  kt_enter(R_ISENDRECV_REPLACE);
+  int err = PMPI_Isendrecv_replace(b, n, t, dest, stag, src, rtag, comm, req);
+  if (kt_on()) kt_lose();
+  kt_leave();
+  return err;
+}
+#endif
 
 /* A freed request is neither started nor waited for again. */
 int MPI_Request_free(MPI_Request *req) {

@@ -1,0 +1,28 @@
+/*
+ * mpi4.c: MPI-4 calls the tracer does not record, on 2 ranks (MPICH 4):
+ * a persistent collective (MPI_Allreduce_init, started three times) and
+ * MPI_Isendrecv around a ring. Neither trace has their messages; the
+ * tracer's summary counts them, as it counts what TI leaves out.
+ */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  int r, n, x = 0, y = 0, s = 0;
+  MPI_Request q;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q);
+  for (int i = 0; i < 3; i++) {
+    x = r + i;
+    MPI_Start(&q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  }
+  MPI_Request_free(&q);
+  MPI_Isendrecv(&r, 1, MPI_INT, (r + 1) % n, 3, &s, 1, MPI_INT, (r + n - 1) % n, 3, MPI_COMM_WORLD, &q);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  if (r == 0) printf("mpi4 %d %d\n", y, s);
+  MPI_Finalize();
+  return 0;
+}
