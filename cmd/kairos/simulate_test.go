@@ -181,6 +181,28 @@ func TestSimulateWarnings(t *testing.T) {
 	}
 }
 
+// TestSimulateLargeMessages: a message of 2^31 bytes or more takes its
+// size's time, one byte more than 2^31-1 about as long (docs/simulation.md:
+// SimGrid 3.32 wraps such a size to about 2^64 bytes, and takes 1.6e11 s
+// longer; Kairos departs from it there on purpose).
+func TestSimulateLargeMessages(t *testing.T) {
+	times := map[int64]float64{}
+	for _, n := range []int64{1<<31 - 1, 1 << 31, 3 << 30} {
+		tr := testenv.WriteFile(t, "big.ti", fmt.Sprintf("0 init\n0 send 1 9 %d\n0 finalize\n1 init\n1 recv 0 9 %d\n1 finalize\n", n, n))
+		code, out, errs := csRun("simulate", "--json", tr, "--cluster", "2x1Gf,125MBps,50us")
+		var res struct {
+			Time float64 `json:"simulated_time"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("%d bytes: exit %d: %s%s", n, code, out, errs)
+		}
+		times[n] = res.Time
+	}
+	if d := times[1<<31] - times[1<<31-1]; d < 0 || d > 1e-7 || math.Abs(times[3<<30]/times[1<<31]-1.5) > 1e-3 {
+		t.Errorf("simulated times %v: want one byte more to take nanoseconds more, 1.5 times the size about 1.5 times the time", times)
+	}
+}
+
 // TestSimulateTestBackoff: a TI trace's tests (SimGrid's tracer writes
 // them) replay with SMPI's test back-off, which simulate reports as its
 // own category, says where it happened and how to replay without it.
