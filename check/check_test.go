@@ -410,6 +410,14 @@ func TestDeadlock(t *testing.T) {
 			"rank 2 event 0: receive from 0 (tag 0, communicator 0) is never matched by a send",
 			"rank 2 event 0: deadlock under rendezvous: recv waits for a message from 0 (tag 0)",
 		}},
+		{name: "non-blocking collective overlapping a message", ranks: [][]trace.Event{
+			{recv(1, 7, 4), ev(trace.Allreduce, func(e *trace.Event) { e.SendBytes, e.RecvBytes, e.Request = 4, 4, 1 })},
+			{ev(trace.Allreduce, func(e *trace.Event) { e.SendBytes, e.RecvBytes, e.Request = 4, 4, 1 }), send(0, 7, 4)},
+		}, proto: SimGrid, want: []string{
+			"rank 0 event 0: deadlock under simgrid: recv waits for a message from 1 (tag 7)",
+			"rank 1 event 0: deadlock under simgrid: allreduce (collective #0) waits for rank 0; it was non-blocking, and is read " +
+				"where it completed: a program that overlaps one with point-to-point messages its partners wait for reads as deadlocked, though it ran",
+		}},
 		{name: "barrier before send", ranks: [][]trace.Event{
 			{barrier(), send(1, 0, 8)},
 			{recv(0, 0, 8), barrier()},

@@ -482,7 +482,14 @@ func (e *engine) waitsFor(rs *rankState) string {
 			}
 		}
 	case pColl:
-		return fmt.Sprintf("%s (collective #%d) waits for %s", what, rs.coll.num, rs.coll.comm.missing(rs.coll.num))
+		w := fmt.Sprintf("%s (collective #%d) waits for %s", what, rs.coll.num, rs.coll.comm.missing(rs.coll.num))
+		if rs.ev.Request != 0 {
+			// A non-blocking collective, read as the blocking one where
+			// it completed (docs/formats.md).
+			w += "; it was non-blocking, and is read where it completed: a program that overlaps one with " +
+				"point-to-point messages its partners wait for reads as deadlocked, though it ran"
+		}
+		return w
 	case pProbe:
 		return fmt.Sprintf("probe waits for a message from %s (tag %s)", rankName(rs.probe.src), tagName(rs.probe.tag))
 	case pSync:
