@@ -12,6 +12,7 @@ import (
 	"kairos/format"
 	"kairos/format/goal"
 	"kairos/format/ti"
+	"kairos/prsd"
 	"kairos/trace"
 )
 
@@ -81,6 +82,10 @@ algorithms LogGOPSim's Schedgen uses.`,
 				return naming(in, err)
 			} else if timed && (f.Name == "ti" || f.Name == "goal") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is timed; the time-independent output keeps no computation between calls (use --speed)\n", in)
+			}
+			if r, ok := src.(*prsd.Trace); ok && r.TimeError > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a reduction: its computations and times read back within its time error (%g%%), and %s has them so\n",
+					in, 100*r.TimeError, out)
 			}
 			if why := src.Meta().Attrs[trace.AttrNoReplay]; why != "" && (f.Name == "ti" || f.Name == "goal") {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: a replay of %s will not follow the run: %s\n", in, out, why)

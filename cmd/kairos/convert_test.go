@@ -127,6 +127,29 @@ func TestConvertCLIToTI(t *testing.T) {
 	}
 }
 
+// TestConvertReduction: a reduction converted says that its times read
+// back within its time error (they changed in silence), and one of exact
+// times says nothing.
+func TestConvertReduction(t *testing.T) {
+	dir := t.TempDir()
+	in := genTrace(t, dir, "stencil2d", "--noise", "0.05")
+	for _, eps := range []string{"0.01", "0"} {
+		rsd := filepath.Join(dir, "r"+eps+".rsd")
+		if code, _, errs := csRun("reduce", "--time-error", eps, "-o", rsd, in); code != 0 {
+			t.Fatalf("reduce: %s", errs)
+		}
+		out := filepath.Join(dir, "r"+eps+".ktr")
+		code, _, errs := csRun("convert", rsd, out)
+		want := ""
+		if eps != "0" {
+			want = "note: " + rsd + " is a reduction: its computations and times read back within its time error (1%), and " + out + " has them so\n"
+		}
+		if code != 0 || errs != want {
+			t.Errorf("--time-error %s: exit %d, stderr %q, want %q", eps, code, errs, want)
+		}
+	}
+}
+
 // TestConvertReaderWarnings: what the TI reader tolerated is said, through
 // the read-ahead that wraps the reader.
 func TestConvertReaderWarnings(t *testing.T) {

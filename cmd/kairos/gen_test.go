@@ -55,17 +55,17 @@ func TestGenStdout(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	want := `0 init
-0 compute 1e+06
+0 compute 1000000
 0 send 1 1 1024
 0 recv 2 1 1024
 0 finalize
 1 init
-1 compute 1e+06
+1 compute 1000000
 1 recv 0 1 1024
 1 send 2 1 1024
 1 finalize
 2 init
-2 compute 1e+06
+2 compute 1000000
 2 recv 1 1 1024
 2 send 0 1 1024
 2 finalize
@@ -261,9 +261,9 @@ func TestGenDelay(t *testing.T) {
 		}
 	}
 	want := []string{
-		"0 compute 1e+06", "0 compute 1e+06", "0 compute 1e+06",
-		"1 compute 1e+06", "1 compute 1e+06", "1 compute 1e+06",
-		"2 compute 4.5e+06", "2 compute 1e+06", "2 compute 4.5e+06",
+		"0 compute 1000000", "0 compute 1000000", "0 compute 1000000",
+		"1 compute 1000000", "1 compute 1000000", "1 compute 1000000",
+		"2 compute 4500000", "2 compute 1000000", "2 compute 4500000",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("computations:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -331,9 +332,15 @@ func (rw *rankWriter) int(v int64) {
 }
 
 // real writes v in the shortest form that reads back to the same float64
-// (SimGrid writes 6 significant digits, which loses flops).
+// (SimGrid writes 6 significant digits, which loses flops); a whole
+// number below 2^53 as an integer, as SimGrid's tracer writes flops
+// (558812423, not 5.58812423e+08).
 func (rw *rankWriter) real(v float64) {
 	rw.buf = append(rw.buf, ' ')
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		rw.buf = strconv.AppendInt(rw.buf, int64(v), 10)
+		return
+	}
 	rw.buf = strconv.AppendFloat(rw.buf, v, 'g', -1, 64)
 }
 
