@@ -205,6 +205,10 @@ type Result struct {
 	// Messages and Bytes count the point-to-point transfers simulated
 	// (collectives included).
 	Messages, Bytes int64
+	// Unreceived counts the sends no receive matched by the end: small,
+	// detached ones (a larger one would have blocked its sender), which
+	// the replay ends without, as SimGrid's does.
+	Unreceived int64
 	// Solver is the max-min solver that gave the result: SolverIncremental
 	// or SolverSimGrid (SolverAuto falls back to it when SimGrid's quirk
 	// strikes).
@@ -947,6 +951,7 @@ func (s *simulation) result() *Result {
 	}
 	for _, r := range s.ranks {
 		res.Ranks = append(res.Ranks, r.res)
+		res.Unreceived += int64(r.mbox.nsends)
 	}
 	if s.cyc != nil {
 		res.Skipped, res.SkippedActions = s.cyc.periods, s.cyc.actions

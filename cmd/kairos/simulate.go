@@ -259,6 +259,7 @@ type simulateJSON struct {
 	Actions        int64            `json:"actions"`
 	Messages       int64            `json:"messages"`
 	Bytes          int64            `json:"bytes"`
+	Unreceived     int64            `json:"unreceived,omitempty"` // sends no receive matched (sim.Result.Unreceived)
 	Solver         string           `json:"solver"`
 	Engine         string           `json:"engine"`             // events, or dependencies (an analytic replay without an event queue)
 	Handover       string           `json:"handover,omitempty"` // why the dependency-driven engine handed the replay to the event engine
@@ -510,6 +511,10 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		return err
 	}
 	f.notes = readerNotes(src)
+	if res.Unreceived > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s never received: the replay ends without them, as SimGrid's does (kairos check lists them)\n",
+			path, count(int(res.Unreceived), "message"))
+	}
 	if err := printSimulation(cmd.OutOrStdout(), path, p.Name, cfg, res, names, f, untimed); err != nil {
 		return err
 	}
@@ -775,7 +780,7 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 	}
 	if f.json {
 		out := simulateJSON{Trace: path, Platform: plat, Model: model, SimulatedTime: res.Time, Actions: res.Actions,
-			Messages: res.Messages, Bytes: res.Bytes, Solver: solverName(res, cfg), Engine: res.Engine, Handover: res.Handover, SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
+			Messages: res.Messages, Bytes: res.Bytes, Unreceived: res.Unreceived, Solver: solverName(res, cfg), Engine: res.Engine, Handover: res.Handover, SkippedPeriods: res.Skipped, Work: workJSON(res.Work), TimedTrace: f.timed, PerfettoOutput: f.perfetto}
 		out.UntimedAt, out.Recorded = untimedJSON(untimed)
 		out.Notes = f.notes
 		if f.replayed != nil {

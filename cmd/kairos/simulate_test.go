@@ -172,6 +172,7 @@ func TestSimulateWarnings(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"unterminated.ti", "0 init\n0 compute 100\n0 finalize", "last line has no newline: dropped"},
 		{"displs.ti", "0 allgatherv 10 10 10 0 0 0 10\n1 allgatherv 10 10 10 0 0 0 10\n", "allgatherv displacements are not kept"},
+		{"unreceived.ti", "0 init\n0 send 1 5 100\n0 finalize\n1 init\n1 compute 1000\n1 finalize\n", "1 message never received"},
 	} {
 		tr := testenv.WriteFile(t, c.name, c.text)
 		code, out, errs := csRun("simulate", tr, "--cluster", "2x1Gf,125MBps,50us")
