@@ -983,6 +983,29 @@ func TestTracerThreads(t *testing.T) {
 	}
 }
 
+// TestTracerThreadsNoted: under MPI_THREAD_MULTIPLE, the archive says how
+// many calls of other threads the tracer did not record (its anchor's
+// KAIROS::OTHER_THREAD_CALLS), and the reader notes that their partners'
+// messages read as never matched (check reported them with no word of
+// why).
+func TestTracerThreadsNoted(t *testing.T) {
+	dir := t.TempDir()
+	lib, _ := build(t, dir, true)
+	prog := filepath.Join(dir, "threads")
+	run(t, dir, nil, "mpicc", "-O1", "-o", prog, filepath.Join(testenv.RepoRoot(), "capture", "testdata", "threads.c"))
+	out := mpirunFormat(t, dir, "otf2", lib, prog, "multiple")
+	if strings.Contains(out, "provided") {
+		if testenv.Required() {
+			t.Fatalf("KAIROS_REQUIRE_EXTERNAL=1 but this Open MPI says: %s", out)
+		}
+		t.Skipf("this Open MPI does not provide the level (skipping): %s", out)
+	}
+	src := openArchive(t, filepath.Join(dir, "trace", "traces.otf2"))
+	if got := src.Meta().Attrs[otf2.AttrThreadMPI]; !strings.HasPrefix(got, "the tracer did not record 200 MPI calls of threads other than the one") {
+		t.Errorf("the archive's note: %q", got)
+	}
+}
+
 // TestTracerIntercomm traces capture/testdata/intercomm.c on 4 ranks, TI
 // and OTF2 in one run: the messages across an intercommunicator between
 // the even and odd halves of MPI_COMM_WORLD name their partners' world

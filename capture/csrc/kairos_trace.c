@@ -277,6 +277,7 @@ static uint64_t kt_nextid;
 static pthread_t kt_thread; /* the thread that initialized MPI */
 static int kt_anythread;    /* MPI_THREAD_SERIALIZED was provided */
 static long kt_others;      /* calls of other threads, not recorded (atomic) */
+static long kt_others_all;  /* at rank 0, at MPI_Finalize: all the ranks' */
 
 static int kt_on(void) { return kt_active && (kt_anythread || pthread_equal(pthread_self(), kt_thread)); }
 
@@ -3177,6 +3178,7 @@ static void kt_summary(const char *dir) {
   double probe[2] = {(double)kt_probe_n, kt_probe_s}, probes[2] = {0};
   PMPI_Reduce(probe, probes, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (kt_rank != 0) return;
+  kt_others_all = alln[R_NREGIONS];
   long lost = 0, bare = 0; /* bare: of them, those whose messages the archive lacks too */
   double lost_s = 0, total = allsec[R_NREGIONS] > 0 ? allsec[R_NREGIONS] : 1;
   for (int r = 0; r < R_NREGIONS; r++) {
@@ -6323,6 +6325,11 @@ static void ko_close(void) {
   PMPI_Reduce(&gfirst, &first, 1, MPI_UINT64_T, MPI_MIN, 0, MPI_COMM_WORLD);
   PMPI_Reduce(&glast, &last, 1, MPI_UINT64_T, MPI_MAX, 0, MPI_COMM_WORLD);
   if (kt_rank == 0) ko_defs(events, first, last, gcomms, ngcomms, vnames, nvnames, fnames, nfnames);
+  if (kt_rank == 0 && kt_others_all > 0) { /* for the readers: messages with those threads have no partner */
+    char v[32];
+    snprintf(v, sizeof v, "%ld", kt_others_all);
+    OTF2_Archive_SetProperty(ko_archive, "KAIROS::OTHER_THREAD_CALLS", v, true);
+  }
   OTF2_Archive_Close(ko_archive);
   ko_archive = NULL;
   free(events), free(map), free(gcomms), free(fnmap), free(fnames), free(vmap), free(vnames);

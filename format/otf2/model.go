@@ -470,6 +470,7 @@ func (s *Source) scan() error {
 	if err != nil {
 		return err
 	}
+	s.otherThreadCalls()
 	if found > 0 {
 		of := ""
 		if looked < threads {
@@ -482,6 +483,20 @@ func (s *Source) scan() error {
 	}
 	s.scanned = true
 	return nil
+}
+
+// otherThreadCalls notes the calls of other threads than the ones that
+// initialized MPI that Kairos' tracer counted and did not record (its
+// anchor's KAIROS::OTHER_THREAD_CALLS): messages with them have no
+// partner in the trace.
+func (s *Source) otherThreadCalls() {
+	for _, p := range s.arch.Anchor.Properties {
+		if n, err := strconv.ParseUint(p[1], 10, 64); p[0] == "KAIROS::OTHER_THREAD_CALLS" && err == nil && n > 0 {
+			s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("the tracer did not record %s of threads other than the one that "+
+				"initialized MPI (MPI_THREAD_MULTIPLE): their messages and collectives are missing, their partners' read as "+
+				"never matched, and a replay may not complete", plural(nil, n, "MPI call"))
+		}
+	}
 }
 
 // OpenRank returns a reader of rank r's MPI calls.
