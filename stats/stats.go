@@ -73,10 +73,13 @@ type Stats struct {
 
 // RankStats are the totals of one rank.
 type RankStats struct {
-	Rank          int     `json:"rank"`
-	Events        int64   `json:"events"`
-	MessagesSent  int64   `json:"messages_sent"`
-	BytesSent     int64   `json:"bytes_sent"`
+	Rank         int   `json:"rank"`
+	Events       int64 `json:"events"`
+	MessagesSent int64 `json:"messages_sent"`
+	BytesSent    int64 `json:"bytes_sent"`
+	// MessagesRecvd and BytesRecvd are the messages sent to the rank and
+	// their bytes (its column of the matrix), received or not ("msgs in"
+	// in the table; check lists those never received).
 	MessagesRecvd int64   `json:"messages_received"`
 	BytesRecvd    int64   `json:"bytes_received"`
 	Collectives   int64   `json:"collectives"`

@@ -177,7 +177,7 @@ func (s *Stats) writeTopPairs(w io.Writer) error {
 }
 
 func (s *Stats) rankTable(w io.Writer) {
-	head := "rank\tevents\tmsgs sent\tbytes sent\tmsgs recvd\tbytes recvd\tcollectives\tcoll bytes\tflops\t"
+	head := "rank\tevents\tmsgs sent\tbytes sent\tmsgs in\tbytes in\tcollectives\tcoll bytes\tflops\t"
 	if s.Timed {
 		head += "mpi s\ttotal s\t"
 	}
