@@ -222,6 +222,8 @@ type Report struct {
 	Warnings    int   `json:"warnings"`
 	// Omitted counts problems found beyond Options.MaxProblems.
 	Omitted int `json:"omitted"`
+	// Unreceived counts the sends no receive matched.
+	Unreceived int `json:"unreceived"`
 	// Deadlock is set when the replay under Protocol got stuck.
 	Deadlock bool      `json:"deadlock"`
 	Problems []Problem `json:"problems"`

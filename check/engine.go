@@ -410,6 +410,7 @@ func (e *engine) finish() {
 			e.problem(int(m.rank), m.index, "receive from %s (tag %s, communicator %d) is never matched by a send",
 				rankName(m.src), tagName(m.tag), m.comm)
 		} else {
+			e.rep.Unreceived++
 			e.problem(int(m.rank), m.index, "send to %d (tag %d, communicator %d, %d bytes) is never received",
 				m.dst, m.tag, m.comm, m.bytes)
 		}

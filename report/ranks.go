@@ -242,8 +242,8 @@ func (r *Report) CallRows() []CallRow {
 		}
 		rows = append(rows, row)
 	}
-	// The local and deferred calls are one row, but for the MPI functions
-	// the trace names, each a row of its own.
+	// The local, deferred and MPI-IO calls are one row, but for the MPI
+	// functions the trace names, each a row of its own.
 	other := make([]trace.Time, len(tl.Lanes))
 	var otherWait trace.Time
 	for k := range trace.NumKinds {
@@ -262,7 +262,7 @@ func (r *Report) CallRows() []CallRow {
 				wait += waiting[rk]
 			}
 		}
-		if k == int(trace.Local) || k == int(trace.Deferred) {
+		if trace.Kind(k).NamedByRegion() {
 			for rk, t := range per {
 				other[rk] += t
 			}

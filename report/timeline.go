@@ -96,10 +96,11 @@ type Timeline struct {
 	// of a kind's calls), each rank's time in it, exact: the function
 	// summary Vampir users read first.
 	Calls [numCodes][]trace.Time
-	// Named are, of the local and deferred calls' time in Calls, each
-	// rank's in each MPI function the trace names (their region: an
-	// archive's MPI_Testany, MPI_Iprobe, MPI_Comm_rank), which are not
-	// kinds of their own.
+	// Named are, of the local, deferred and MPI-IO calls' time in Calls
+	// (trace.Kind.NamedByRegion), each rank's in each MPI function the
+	// trace names (their region: an archive's MPI_Testany, MPI_Iprobe,
+	// MPI_Comm_rank, MPI_File_write_at_all), which are not kinds of their
+	// own.
 	Named map[string]*NamedCalls
 }
 
@@ -253,7 +254,7 @@ func (l *lane) event(e *trace.Event) {
 	}
 	code := byte(e.Kind) & kindMask
 	var n *NamedCalls
-	if e.Kind == trace.Local || e.Kind == trace.Deferred {
+	if e.Kind.NamedByRegion() {
 		if n = l.named(e); n != nil {
 			n.Ranks[l.rank] += exit - enter
 		}
@@ -282,8 +283,8 @@ func (l *lane) event(e *trace.Event) {
 	l.span(enter, exit, code)
 }
 
-// named returns the time in the MPI function local or deferred call e
-// is, nil if the trace does not name it.
+// named returns the time in the MPI function call e is (a local,
+// deferred or MPI-IO call), nil if the trace does not name it.
 func (l *lane) named(e *trace.Event) *NamedCalls {
 	if l.haveLast && e.Region == l.lastRegion {
 		return l.lastNamed

@@ -260,6 +260,13 @@ func (k Kind) IsWindow() bool { return k >= WinCreate && k <= WinWait }
 // IsIO reports whether k is an MPI-IO call.
 func (k Kind) IsIO() bool { return k >= FileOpen && k <= File }
 
+// NamedByRegion reports whether the MPI function of an event of kind k is
+// the one its region names, where the trace has one (an "MPI_" region, as
+// OTF2 and DUMPI traces have): local and deferred calls, and MPI-IO
+// calls, whose kinds stand for several functions (MPI_File_write_at_all
+// is a FileWrite, MPI_File_set_view a File).
+func (k Kind) NamedByRegion() bool { return k == Local || k == Deferred || k.IsIO() }
+
 // IsMPI reports whether k is an MPI call (as opposed to computation, sleep
 // or a location marker).
 func (k Kind) IsMPI() bool { return k.Valid() && k != Compute && k != Sleep && k != Location }

@@ -270,7 +270,7 @@ func (a *analyzer) name(id uint32) (activity, path string) {
 		return "start-up", ""
 	case k.kind == trace.Compute:
 		activity = "computation"
-	case (k.kind == trace.Local || k.kind == trace.Deferred) && len(p) > 0 && strings.HasPrefix(p[len(p)-1], "MPI_"):
+	case k.kind.NamedByRegion() && len(p) > 0 && strings.HasPrefix(p[len(p)-1], "MPI_"):
 		activity, p = p[len(p)-1], p[:len(p)-1]
 	default:
 		activity = mpiName(k.kind)

@@ -50,7 +50,7 @@ func (a *activities) id(k activity) uint32 {
 // region, or, for a call the trace knows by its MPI function's region
 // (OTF2's and DUMPI's other MPI calls), that region's parent.
 func (a *activities) caller(k activity) uint32 {
-	if (k.kind == trace.Local || k.kind == trace.Deferred) && int(k.region) < len(a.meta.Regions) &&
+	if k.kind.NamedByRegion() && int(k.region) < len(a.meta.Regions) &&
 		strings.HasPrefix(a.meta.Regions[k.region].Name, "MPI_") {
 		return a.meta.Regions[k.region].Parent
 	}

@@ -75,6 +75,10 @@ many: printed after the errors, but the trace stays valid.`,
 			if err != nil {
 				return err
 			}
+			if rep.Unreceived > 0 && src.Meta().Attrs["format"] == "dumpi" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s: sst-dumpi records no MPI_Mprobe, MPI_Improbe, MPI_Mrecv nor MPI_Imrecv: "+
+					"messages a program received with them (Boost.MPI, mpi4py's objects) read as never received\n", args[0])
+			}
 			if !rep.OK() {
 				return errFailed
 			}

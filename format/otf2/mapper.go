@@ -59,11 +59,12 @@ type heldOut struct {
 	node uint32
 }
 
-// named gives a voided event (a deferred call) the node of its call,
-// so that it reads as the MPI function it was (MPI_Irecv), not as a
-// deferred call of no name.
+// named gives a voided event (a deferred call), or an MPI-IO call's, the
+// node of its call, so that it reads as the MPI function it was
+// (MPI_Irecv, MPI_File_write_at_all), not as a call of no name or as its
+// kind (trace.Kind.NamedByRegion).
 func named(ev *trace.Event, node uint32) {
-	if ev.Kind == trace.Deferred {
+	if ev.Kind == trace.Deferred || ev.Kind.IsIO() {
 		ev.Region = node
 	}
 }
@@ -884,7 +885,7 @@ func (m *mapper) finish(t uint64) {
 		}
 		ev := trace.NewEvent(k)
 		region := m.user
-		if k == trace.Local || k == trace.Deferred {
+		if k.NamedByRegion() {
 			region = c.node
 		}
 		stamp(&ev, region)
