@@ -122,6 +122,7 @@ func collectOps(d *decoder) (ops []commOp, threads int, err error) {
 					ops = append(ops, commOp{label: lUse, comm: h})
 				}
 				_, coll := collectiveKinds[c.label]
+				coll = coll || c.label == lFileOpen // of a file
 				ops[i].count++
 				ops[i].coll = ops[i].coll || coll
 			}

@@ -69,6 +69,16 @@
 //     a collective of one member, on a communicator of the rank alone that
 //     the communicator pass adds to Meta.Comms (one a rank, where it makes
 //     such calls), as the OTF2 reader has them.
+//   - MPI-IO calls are read as the OTF2 reader reads Score-P's records
+//     of them (io.go): File_open and File_close are FileOpen and
+//     FileClose on their communicator, the file's handle numbered by its
+//     communicator and order of opening, the same on every member; reads
+//     and writes are FileRead and FileWrite of their bytes, collective
+//     (_all, _ordered) or non-blocking (iread..., a split collective's
+//     begin) with a request that the wait completing it (the split's end)
+//     makes a FileWait; the other calls on a file (views, seeks, sizes)
+//     are File calls on it, those on a file the trace did not open File
+//     calls of no handle.
 //   - Every other call is Local, its Region naming the MPI function.
 //
 // Ranks are resolved to MPI_COMM_WORLD ranks through the communicators the

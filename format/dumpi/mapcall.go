@@ -122,11 +122,12 @@ func (r *Reader) mapCall(c *call) error {
 	if ok, err := r.oneSided(c); ok || err != nil {
 		return err
 	}
+	if ok, err := r.fileIO(c); ok || err != nil {
+		return err
+	}
 	r.newType(c)
 	r.local(c)
 	switch name := layouts[c.label].name; {
-	case strings.HasPrefix(name, "MPI_File_"):
-		r.ev.Kind = trace.File // I/O, replayed as recorded
 	case strings.HasPrefix(name, "MPI_Win_"):
 		r.ev.Kind = trace.Deferred // MPI time (Win_set_name...)
 	}
@@ -284,7 +285,10 @@ func (r *Reader) completion(c *call) {
 		r.unseen.requests++
 	}
 	e := &r.ev
+	waits := r.ioWaits(c)
 	switch {
+	case len(r.reqs) == 0 && len(waits) > 0: // non-blocking I/O's alone
+		*e, waits = waits[0], waits[1:]
 	case len(r.reqs) == 0:
 		// A wait or test that completes nothing the trace follows (a
 		// non-blocking collective's, which sst-dumpi does not record, a
@@ -294,6 +298,9 @@ func (r *Reader) completion(c *call) {
 		e.Kind = trace.Deferred
 	case c.label == lWaitall:
 		e.Kind, e.Requests = trace.Waitall, r.reqs
+		for i := range waits { // at its end
+			waits[i].Enter = e.Exit
+		}
 	default: // a wait each, sharing the call's time, as the tracer writes them
 		e.Kind, e.Request = trace.Wait, r.reqs[0]
 		for _, id := range r.reqs[1:] {
@@ -301,10 +308,10 @@ func (r *Reader) completion(c *call) {
 			w.Request = id
 			r.pending = append(r.pending, w)
 		}
-		if len(r.pending) > 0 {
-			trace.ShareCallTime(r.pending, e.Enter, e.Exit)
-			e.Exit = e.Enter
-		}
+	}
+	if r.pending = append(r.pending, waits...); len(r.pending) > 0 && e.Kind != trace.Waitall {
+		trace.ShareCallTime(r.pending, e.Enter, e.Exit)
+		e.Exit = e.Enter
 	}
 }
 

@@ -11,13 +11,13 @@ import (
 // TestOneSidedAndIOCalls: DUMPI's one-sided calls are one-sided events on
 // their window (numbered alike on both ranks), with world-rank targets,
 // lock types and post/start groups; a failed MPI_Win_test is MPI time
-// (deferred), a successful one a win_wait; MPI-IO calls are I/O events
-// kept with their recorded time; the trace checks out.
+// (deferred), a successful one a win_wait; an MPI_File_open is an I/O
+// event kept with its recorded time (TestFileIO has the others); the
+// trace checks out.
 func TestOneSidedAndIOCalls(t *testing.T) {
 	const (
-		lFileOpen = 230
-		typeByte  = 2
-		win, grp  = 3, 8
+		typeByte = 2
+		win, grp = 3, 8
 	)
 	ws := writers(2)
 	for r, w := range ws {
@@ -63,7 +63,7 @@ func TestOneSidedAndIOCalls(t *testing.T) {
 		{Kind: trace.Deferred},
 		{Kind: trace.WinWait},
 		{Kind: trace.WinFree},
-		{Kind: trace.File},
+		{Kind: trace.FileOpen},
 		{Kind: trace.Finalize},
 	}
 	var got []trace.Event

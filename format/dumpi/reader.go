@@ -49,6 +49,13 @@ type Reader struct {
 	epochs    []uint32
 	nextEpoch int
 	types     map[int64]int64 // datatype id -> size, as the rank last made it (types.go)
+	// files are the files the rank opened, by DUMPI handle; fileSeq
+	// counts the files opened on each communicator; ioReqs are the
+	// requests of non-blocking I/O not completed yet, with their file
+	// (io.go).
+	files   map[int64]file
+	fileSeq map[uint32]uint32
+	ioReqs  map[uint64]file
 }
 
 // Next decodes the next call record into an event.
