@@ -25,6 +25,16 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	w.call(lTypeStruct, 1, []int32{2}, []int32{0}, []int32{9}, 28)
 	w.call(labelFunctionEnter, 0x400000)
 	seeds = append(seeds, w.finish())
+	// MPI-IO: an open, a non-blocking write and its wait, a split read.
+	w = newBinWriter()
+	w.call(lFileOpen, commWorld, "f", 0, 0, 5)
+	w.call(lFileOpen, commSelf, "g", 0, 0, 6)
+	w.call(253, 5, 4, 9, 7) // MPI_File_iwrite
+	w.call(lWait, 7, nil)
+	w.call(269, 6, 2, 12) // MPI_File_read_all_begin
+	w.call(270, 6, nil)   // MPI_File_read_all_end
+	w.call(231, 5)        // MPI_File_close
+	seeds = append(seeds, w.finish())
 	// Issue 43: a corrupt count, -255 elements of 4 bytes.
 	w = newBinWriter()
 	w.call(lRecv, -255, 6, 0, 0, commWorld, []status{{bytes: 8}})
