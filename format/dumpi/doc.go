@@ -106,7 +106,9 @@
 // Times: every event has Enter and Exit from the record's wall-clock
 // times, in picoseconds since the earliest wall time of any rank's first
 // record, which Meta.Attrs["time.origin"] keeps (seconds, as dumpi2ascii
-// prints them).
+// prints them). sst-dumpi stamps MPI_Init once PMPI_Init returned: after
+// a call made before it (MPI_Initialized), MPI_Init reads from that
+// call's end.
 //
 // Not modelled: intercommunicator calls are Deferred; communicators created by
 // Intercomm_create/merge, Comm_spawn, Comm_accept/connect are unknown

@@ -72,3 +72,24 @@ func label(t *testing.T, name string) int {
 	t.Fatalf("no label for %s", name)
 	return 0
 }
+
+// TestInitAfterEarlyCall: sst-dumpi stamps MPI_Init once PMPI_Init
+// returned; after a call made before it (MPI_Initialized, as mpi4py
+// makes), MPI_Init reads from that call's end, not as computation (the
+// report showed 86% computation for a program that computes nothing).
+func TestInitAfterEarlyCall(t *testing.T) {
+	ws := writers(1)
+	w := ws[0]
+	w.call(label(t, "MPI_Initialized"), 0)
+	w.clock += 1e9 // PMPI_Init takes a second
+	w.call(lInit, 1, []string{"prog"})
+	_, tr := load(t, ws)
+	rd := tr.Ranks[0].Reader()
+	if !rd.Next() {
+		t.Fatal("no event")
+	}
+	early := rd.Event().Exit
+	if !rd.Next() || rd.Event().Kind != trace.Init || rd.Event().Enter != early || rd.Event().Duration() < trace.FromSeconds(1) {
+		t.Errorf("the init %v, want it from %v, a second long", rd.Event(), early)
+	}
+}

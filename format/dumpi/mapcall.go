@@ -106,6 +106,13 @@ func (r *Reader) mapCall(c *call) error {
 		return r.sendRecv(c)
 	case lInit, lInitThread:
 		r.ev.Kind = trace.Init
+		if r.before && r.ev.HasTime {
+			// sst-dumpi stamps the call once PMPI_Init returned ("we
+			// cheat on timings for INIT"): after a call made before it
+			// (MPI_Initialized, as mpi4py makes), the time since is
+			// MPI_Init's, not computation.
+			r.ev.Enter = min(r.ev.Enter, r.lastExit)
+		}
 		return nil
 	case lFinalize:
 		r.ev.Kind = trace.Finalize

@@ -56,6 +56,10 @@ type Reader struct {
 	files   map[int64]file
 	fileSeq map[uint32]uint32
 	ioReqs  map[uint64]file
+	// before says that a call came before the current one, lastExit
+	// when it ended (an MPI_Init's start: see mapCall).
+	before   bool
+	lastExit trace.Time
 }
 
 // Next decodes the next call record into an event.
@@ -84,6 +88,7 @@ func (r *Reader) Next() bool {
 			r.err = err
 			return false
 		}
+		r.before, r.lastExit = true, r.ev.Exit
 		return r.sane(c)
 	}
 	if r.d.err != nil {
