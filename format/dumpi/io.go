@@ -58,17 +58,13 @@ var ioSpecs = func() map[int]ioSpec {
 }()
 
 // file is a file the rank opened: its handle (the same on every member
-// of its communicator, fileHandle) and communicator, and the request of
-// its split collective begun and not ended (0: none).
+// of its communicator: opening is collective, and files are numbered as
+// windows are) and communicator, and the request of its split collective
+// begun and not ended (0: none).
 type file struct {
-	handle, comm uint32
-	split        uint64
+	window
+	split uint64
 }
-
-// fileHandle numbers the seq-th file opened on communicator comm, as
-// windowHandle numbers windows: opening is collective, so every member
-// numbers it alike.
-func fileHandle(comm, seq uint32) uint32 { return windowHandle(comm, seq) }
 
 // fileIO maps an MPI-IO call, as the OTF2 reader has Score-P's records of
 // it: an open or close of a file on its communicator, a read or write of
@@ -129,10 +125,9 @@ func (r *Reader) fileOpen(c *call, comm, h int64) error {
 		}
 	}
 	if r.files == nil {
-		r.files, r.fileSeq = map[int64]file{}, map[uint32]uint32{}
+		r.files = map[int64]file{}
 	}
-	r.fileSeq[id]++
-	f := file{handle: fileHandle(id, r.fileSeq[id]), comm: id}
+	f := file{window: window{handle: numbered(&r.fileSeq, id), comm: id}}
 	r.files[h] = f
 	e := &r.ev
 	e.Kind, e.Handle, e.Comm = trace.FileOpen, f.handle, id

@@ -24,6 +24,16 @@ type window struct {
 // others were created between them.
 func windowHandle(comm, seq uint32) uint32 { return comm<<16 | seq&0xffff }
 
+// numbered returns the handle of the next window (or file) created on
+// communicator id, seq counting those created on each communicator.
+func numbered(seq *map[uint32]uint32, id uint32) uint32 {
+	if *seq == nil {
+		*seq = map[uint32]uint32{}
+	}
+	(*seq)[id]++
+	return windowHandle(id, (*seq)[id])
+}
+
 // oneSided maps a one-sided call: window creation and release, fences,
 // locks and post/start/complete/wait epochs, puts, gets and accumulates on
 // the window's communicator. Calls on a window Kairos does not follow (on
@@ -90,10 +100,9 @@ func (r *Reader) winCreate(c *call, comm, win, size int64) error {
 		return err // a window of MPI_COMM_SELF moves nothing between ranks
 	}
 	if r.wins == nil {
-		r.wins, r.winSeq = map[int64]window{}, map[uint32]uint32{}
+		r.wins = map[int64]window{}
 	}
-	r.winSeq[id]++
-	w := window{handle: windowHandle(id, r.winSeq[id]), comm: id}
+	w := window{handle: numbered(&r.winSeq, id), comm: id}
 	r.wins[win] = w
 	e := &r.ev
 	e.Kind, e.Handle, e.Comm, e.SendBytes = trace.WinCreate, w.handle, id, size
