@@ -29,8 +29,11 @@ type Stats struct {
 	// isend and the send half of sendRecv) and their bytes.
 	P2PMessages int64 `json:"p2p_messages"`
 	P2PBytes    int64 `json:"p2p_bytes"`
-	// Collectives counts collective calls (one per member); CollectiveBytes
-	// is the bytes their members send (see Collect).
+	// Collectives counts collective calls (one per member) but the calls
+	// that make communicators, which DUMPI keeps as collectives and OTF2
+	// as MPI time (their kinds are under events by kind), so that one
+	// run's traces count alike; CollectiveBytes is the bytes their members
+	// send (see Collect).
 	Collectives     int64   `json:"collectives"`
 	CollectiveBytes int64   `json:"collective_bytes"`
 	Flops           float64 `json:"flops"`
@@ -222,6 +225,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 			p.Bytes += e.SendBytes
 			rs.MessagesSent++
 			rs.BytesSent += e.SendBytes
+		case e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate:
 		case e.Kind.IsCollective():
 			rs.Collectives++
 			rs.CollBytesSent += collectiveBytes(e, r, meta, src.NumRanks())
