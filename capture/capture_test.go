@@ -243,8 +243,9 @@ func TestTracerOTF2(t *testing.T) {
 	// differently (a waitsome of one request is a wait in TI, a waitall
 	// in OTF2; a testany that completes nothing is not in TI), and the
 	// calls that TI does not have (probes, the calls of non-blocking
-	// collectives and their completions that complete nothing more); a
-	// sendrecv of tags other than 0 is an isend and an irecv in TI.
+	// collectives and their completions that complete nothing more,
+	// MPI_Comm_free); a sendrecv of tags other than 0 is an isend and an
+	// irecv in TI.
 	kinds := func(path string) []map[string]int {
 		out := make([]map[string]int, 4)
 		for r, calls := range calls(t, path) {
@@ -252,7 +253,7 @@ func TestTracerOTF2(t *testing.T) {
 			for _, c := range calls {
 				f := strings.Fields(c)
 				switch k := f[0]; {
-				case k == "wait" || k == "waitall" || k == "test" || k == "local" || k == "deferred":
+				case k == "wait" || k == "waitall" || k == "test" || k == "local" || k == "deferred" || k == "comm_free":
 				case k == "sendRecv" && f[3] != "0": // TI's is an isend and an irecv
 					out[r]["isend"]++
 					out[r]["irecv"]++
@@ -270,14 +271,17 @@ func TestTracerOTF2(t *testing.T) {
 			t.Errorf("rank %d: OTF2 calls %v, want %v", r, otf2[r], ti[r])
 		}
 	}
-	comms := map[int]bool{}
+	comms, frees := map[int]bool{}, 0
 	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error {
 		if e.Kind == trace.Barrier && e.Comm != trace.WorldComm {
 			comms[int(e.Comm)] = true
 		}
+		if e.Kind == trace.CommFree && e.Duration() > 0 {
+			frees++ // its time MPI time, as sst-dumpi and Score-P have it
+		}
 		return nil
-	}); err != nil || len(comms) != 2 {
-		t.Errorf("barriers on %d sub-communicators (%v), want 2", len(comms), err)
+	}); err != nil || len(comms) != 2 || frees != 4 {
+		t.Errorf("barriers on %d sub-communicators (%v), want 2; %d comm_free of 4", len(comms), err, frees)
 	}
 
 	// A second run leaves the first's traces alone and writes to a

@@ -163,7 +163,8 @@ static uint64_t kt_end(void) {
   X(COMM_CREATE, "MPI_Comm_create", 0) X(COMM_CREATE_GROUP, "MPI_Comm_create_group", 0)                                \
   X(CART_CREATE, "MPI_Cart_create", 0) X(CART_SUB, "MPI_Cart_sub", 0) X(GRAPH_CREATE, "MPI_Graph_create", 0)           \
   X(DIST_GRAPH_CREATE, "MPI_Dist_graph_create", 0) X(DIST_GRAPH_CREATE_ADJACENT, "MPI_Dist_graph_create_adjacent", 0)  \
-  X(INTERCOMM_CREATE, "MPI_Intercomm_create", 0) X(INTERCOMM_MERGE, "MPI_Intercomm_merge", 0)
+  X(INTERCOMM_CREATE, "MPI_Intercomm_create", 0) X(INTERCOMM_MERGE, "MPI_Intercomm_merge", 0)                        \
+  X(COMM_FREE, "MPI_Comm_free", 0)
 
 /* The one-sided and MPI-IO calls (see the section at the end), as
  * X(REGION, name, kind): kind 1 one-sided, 2 MPI-IO. */
@@ -4687,6 +4688,17 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
   KC_MADE(R_COMM_DUP_WITH_INFO, PMPI_Comm_dup_with_info(comm, info, newcomm))
 }
 static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req);
+static void ko_freed(MPI_Comm comm);
+
+/* MPI_Comm_free's time is MPI time, as a creation's (Score-P and
+ * sst-dumpi record it; it read as computation). */
+int MPI_Comm_free(MPI_Comm *comm) {
+  kt_enter(R_COMM_FREE);
+  if (kt_on()) ko_freed(*comm);
+  int err = PMPI_Comm_free(comm);
+  kt_leave();
+  return err;
+}
 
 /* MPI_Comm_idup's communicator, whose handle is valid once its request
  * completes, is registered there (ko_idup). */
@@ -5993,11 +6005,11 @@ static void ko_idone(MPI_Request req) {
   }
 }
 
-/* A freed communicator's handle may name another one later. */
-int MPI_Comm_free(MPI_Comm *comm) {
-  for (int i = 0; kt_on() && i < ko_ncomms; i++)
-    if (ko_comms[i].handle == *comm) ko_comms[i].handle = MPI_COMM_NULL;
-  return PMPI_Comm_free(comm);
+/* ko_freed forgets comm: a freed communicator's handle may name another
+ * one later. */
+static void ko_freed(MPI_Comm comm) {
+  for (int i = 0; i < ko_ncomms; i++)
+    if (ko_comms[i].handle == comm) ko_comms[i].handle = MPI_COMM_NULL;
 }
 
 /* ko_vattrs puts the count vectors sv and rv (KO_NOV: none) in the
@@ -6166,7 +6178,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 
 /* ko_role is the OTF2 region role of each wrapped call. */
 static OTF2_RegionRole ko_role(int r) {
-  if (r >= R_COMM_DUP && r <= R_INTERCOMM_MERGE) return OTF2_REGION_ROLE_COLL_OTHER;
+  if (r >= R_COMM_DUP && r <= R_COMM_FREE) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
   if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
@@ -6346,6 +6358,7 @@ static void ko_close(void) {}
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
 static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req) { (void)parent, (void)newcomm, (void)req; }
 static void ko_idone(MPI_Request req) { (void)req; }
+static void ko_freed(MPI_Comm comm) { (void)comm; }
 static void ko_enter(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_leave(int region, uint64_t t) { (void)region, (void)t; }
 static void ko_send(int isend, MPI_Comm comm, int lpeer, int peer, int tag, long bytes, uint64_t id) {

@@ -820,7 +820,7 @@ var callKinds = map[string]trace.Kind{
 	"MPI_Comm_create_group": trace.Deferred, "MPI_Cart_create": trace.Deferred, "MPI_Cart_sub": trace.Deferred,
 	"MPI_Graph_create": trace.Deferred, "MPI_Dist_graph_create": trace.Deferred,
 	"MPI_Dist_graph_create_adjacent": trace.Deferred, "MPI_Intercomm_create": trace.Deferred,
-	"MPI_Intercomm_merge": trace.Deferred,
+	"MPI_Intercomm_merge": trace.Deferred, "MPI_Comm_free": trace.CommFree,
 }
 
 // finish ends the current MPI call at tick t and queues its events.
