@@ -255,7 +255,12 @@ func (l *lane) event(e *trace.Event) {
 	code := byte(e.Kind) & kindMask
 	var n *NamedCalls
 	if e.Kind.NamedByRegion() {
-		if n = l.named(e); n != nil {
+		if n = l.named(e); n == nil && e.Kind.MPIName() != "" {
+			// An MPI-IO call whose region is no MPI function (a .ktr
+			// converted before readers gave it its call's): its kind's.
+			n = l.namedCalls(e.Kind.MPIName())
+		}
+		if n != nil {
 			n.Ranks[l.rank] += exit - enter
 		}
 	}
@@ -291,12 +296,19 @@ func (l *lane) named(e *trace.Event) *NamedCalls {
 	}
 	var n *NamedCalls
 	if name := l.meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
-		if n = l.tl.Named[name]; n == nil {
-			n = &NamedCalls{Ranks: make([]trace.Time, len(l.tl.Lanes))}
-			l.tl.Named[name] = n
-		}
+		n = l.namedCalls(name)
 	}
 	l.lastRegion, l.lastNamed, l.haveLast = e.Region, n, true
+	return n
+}
+
+// namedCalls returns the time in MPI function name, made on first use.
+func (l *lane) namedCalls(name string) *NamedCalls {
+	n := l.tl.Named[name]
+	if n == nil {
+		n = &NamedCalls{Ranks: make([]trace.Time, len(l.tl.Lanes))}
+		l.tl.Named[name] = n
+	}
 	return n
 }
 
