@@ -81,14 +81,11 @@ UNKNOWN with their location and timestamp, as otf2-print 3.0 does).
 }
 
 // noteDefects tells on stderr what a reader reported about the trace:
-// OTF2 defects (unbalanced regions, unresolved ranks) and OTF2 traces
-// without MPI, whose model has no events.
+// OTF2 defects (unbalanced regions, unresolved ranks) and its notes
+// (traceNotes: an OTF2 trace without MPI, whose model has no events...).
 func noteDefects(w io.Writer, path string, meta *trace.Meta) {
 	if d := meta.Attrs["otf2.defects"]; d != "" {
 		fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, d)
-	}
-	if r := meta.Attrs["otf2.ranks"]; strings.HasPrefix(r, "no MPI") {
-		fmt.Fprintf(w, "kairos print: %s: note: %s\n", path, r)
 	}
 	for _, k := range traceNotes {
 		if v := meta.Attrs[k]; v != "" {

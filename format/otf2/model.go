@@ -223,12 +223,7 @@ func (s *Source) threadMPI() (found, looked, threads int, err error) {
 		return 0, 0, 0, nil
 	}
 	d := s.arch.Defs
-	procs := map[uint32]bool{}
-	for _, loc := range s.ranks {
-		if i, ok := d.LocationIndex(loc); ok {
-			procs[d.Locations[i].Group] = true
-		}
-	}
+	procs := s.rankProcesses()
 	budget := uint64(threadBudget)
 	for _, l := range d.Locations {
 		if _, rank := s.worldRank[l.ID]; rank || l.Type != locationCPUThread || !procs[l.Group] {
@@ -396,12 +391,47 @@ func (s *Source) describe() {
 		if n := len(a.Defs.Locations) - len(s.ranks); n > 0 {
 			at["otf2.ignored_locations"] = strconv.Itoa(n) + " non-MPI locations (threads, devices, metrics) are not ranks"
 		}
-	} else {
-		at["otf2.ranks"] = "no MPI in this trace: one rank per CPU thread location, without MPI events"
-		if n := len(a.Defs.Locations) - len(s.ranks); n > 0 {
-			at["otf2.ignored_locations"] = strconv.Itoa(n) + " locations of devices and metrics are not ranks"
+		if n := s.devices(); n > 0 {
+			at[AttrDevices] = fmt.Sprintf("%d accelerator streams (GPUs, coprocessors) of the ranks' processes are not read: "+
+				"a rank's time waiting for its devices is its computation, or its MPI time inside a call that moves device "+
+				"memory (CUDA-aware MPI), which a replay times as a network transfer alone", n)
+		}
+		return
+	}
+	at["otf2.ranks"] = "no MPI in this trace: one rank per CPU thread location, without MPI events"
+	if n := len(a.Defs.Locations) - len(s.ranks); n > 0 {
+		at["otf2.ignored_locations"] = strconv.Itoa(n) + " locations of devices and metrics are not ranks"
+	}
+	at[AttrNoMPI] = fmt.Sprintf("no MPI in this archive (no location group of MPI ranks): its %s read as ranks "+
+		"without events; Kairos analyses a program's MPI calls", plural(nil, uint64(len(s.ranks)), "location"))
+}
+
+// rankProcesses returns the location groups (processes) of the ranks.
+func (s *Source) rankProcesses() map[uint32]bool {
+	d := s.arch.Defs
+	procs := map[uint32]bool{}
+	for _, loc := range s.ranks {
+		if i, ok := d.LocationIndex(loc); ok {
+			procs[d.Locations[i].Group] = true
 		}
 	}
+	return procs
+}
+
+// locationAccelerator is OTF2_LOCATION_TYPE_ACCELERATOR_STREAM (GPU in
+// OTF2 1.x): a stream of a device, a GPU or a coprocessor.
+const locationAccelerator = 2
+
+// devices counts the accelerator streams of the ranks' processes.
+func (s *Source) devices() int {
+	procs := s.rankProcesses()
+	n := 0
+	for _, l := range s.arch.Defs.Locations {
+		if l.Type == locationAccelerator && procs[l.Group] {
+			n++
+		}
+	}
+	return n
 }
 
 // noEvents notes the MPI ranks whose location has no event file, which

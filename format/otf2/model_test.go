@@ -141,7 +141,8 @@ func TestModelNoMPI(t *testing.T) {
 		t.Fatalf("MPI %v, %d ranks", s.HasMPI(), s.NumRanks())
 	}
 	at := s.Meta().Attrs
-	if !strings.Contains(at["otf2.ranks"], "no MPI") || !strings.HasPrefix(at["otf2.ignored_locations"], "31 ") {
+	if !strings.Contains(at["otf2.ranks"], "no MPI") || !strings.HasPrefix(at["otf2.ignored_locations"], "31 ") ||
+		!strings.HasPrefix(at[AttrNoMPI], "no MPI in this archive (no location group of MPI ranks): its 1 location read as ranks without events") {
 		t.Errorf("Attrs: %v", at)
 	}
 	tr, err := trace.Load(s)
@@ -435,9 +436,12 @@ func TestThreadMPI(t *testing.T) {
 			t.Errorf("rank %d: %q, want %q", r, got, want)
 		}
 	}
-	// An archive whose only threads are the ranks' has no such note.
-	if s, _ := loadArchive(t, "intercomm"); s.Meta().Attrs[AttrThreadMPI] != "" {
-		t.Errorf("intercomm archive: note %q", s.Meta().Attrs[AttrThreadMPI])
+	if got := s.Meta().Attrs[AttrDevices]; !strings.HasPrefix(got, "2 accelerator streams (GPUs, coprocessors) of the ranks' processes are not read") {
+		t.Errorf("devices note %q", got)
+	}
+	// An archive whose only threads are the ranks' has no such notes.
+	if s, _ := loadArchive(t, "intercomm"); s.Meta().Attrs[AttrThreadMPI] != "" || s.Meta().Attrs[AttrDevices] != "" {
+		t.Errorf("intercomm archive: notes %q, %q", s.Meta().Attrs[AttrThreadMPI], s.Meta().Attrs[AttrDevices])
 	}
 }
 

@@ -40,6 +40,15 @@ const AttrInterCollectives = "otf2.intercomm-collectives"
 // than the ranks' own hold MPI records that were not read.
 const AttrThreadMPI = "otf2.thread-mpi"
 
+// AttrNoMPI is the Meta.Attrs key that says that the archive records no
+// MPI (a program of threads or devices alone), whose ranks have no events.
+const AttrNoMPI = "otf2.no-mpi"
+
+// AttrDevices is the Meta.Attrs key that says how many accelerator
+// streams (GPUs, coprocessors) of the ranks' processes the model leaves
+// out, and what their time becomes.
+const AttrDevices = "otf2.devices"
+
 // AttrSwitchedOff is the Meta.Attrs key that says how often and how long
 // the measurement was switched off during the run.
 const AttrSwitchedOff = "otf2.switched-off"

@@ -69,7 +69,7 @@ static void check(OTF2_ErrorCode s, const char* what)
 
 enum { S_EMPTY, S_MAIN, S_SEND, S_RECV, S_ISEND, S_IRECV, S_WAIT, S_ALLREDUCE, S_BCAST, S_SENDRECV, S_IALLREDUCE, S_WORLD,
        S_RANK, S_THREAD, S_NODE, S_MACHINE, S_ATTR, S_METRIC, S_UNIT, S_PARAM, S_OPENMP, S_TEAM, S_WIN, S_POSIX, S_FILE, S_DIR, S_FD, S_SRC, S_TIMER,
-       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_SOLVE, S_ALLGATHERV, S_ARG0, NSTR = S_ARG0 + 300 };
+       S_BARRIER, S_INIT, S_SPLIT, S_FINALIZE, S_REDUCE, S_SOLVE, S_ALLGATHERV, S_DEVICE, S_ARG0, NSTR = S_ARG0 + 300 };
 enum { R_MAIN, R_SEND, R_RECV, R_ISEND, R_IRECV, R_WAIT, R_ALLREDUCE, R_BCAST, R_SENDRECV, R_IALLREDUCE, R_BARRIER,
        R_INIT, R_SPLIT, R_FINALIZE, R_REDUCE, R_SOLVE, R_ALLGATHERV, NREG };
 enum { NATTR = 40, NMEMBERS = 40 };
@@ -77,11 +77,12 @@ enum { NATTR = 40, NMEMBERS = 40 };
 static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Allreduce", "MPI_Bcast", "MPI_Sendrecv", "MPI_Iallreduce", "MPI_COMM_WORLD", "MPI Rank", "Master thread", "node0", "machine0",
     "attribute", "metric member", "bytes", "parameter", "OpenMP", "thread team", "window", "POSIX I/O", "/tmp/data.bin", "/tmp", "fd 3", "/home/user/src/solver.c", "cpu timer", "MPI_Barrier",
-    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve", "MPI_Allgatherv" };
+    "MPI_Init", "MPI_Comm_split", "MPI_Finalize", "MPI_Reduce", "solve", "MPI_Allgatherv", "CUDA[0:7]" };
 
 /* with_intercomm adds the intercomm archive's groups and intercommunicator;
  * with_threads the threads archive's second thread of each process
- * (location 100 + rank), thread_events their events. */
+ * (location 100 + rank), thread_events their events, and a device stream
+ * of each, without events (location 200 + rank). */
 static int with_intercomm, with_threads;
 static uint64_t thread_events[2];
 
@@ -124,8 +125,10 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, S_RANK, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                       OTF2_UNDEFINED_LOCATION_GROUP), "group");
         check(OTF2_GlobalDefWriter_WriteLocation(g, r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, events[r], r), "loc");
-        if (with_threads)
+        if (with_threads) {
             check(OTF2_GlobalDefWriter_WriteLocation(g, 100 + r, S_THREAD, OTF2_LOCATION_TYPE_CPU_THREAD, thread_events[r], r), "thread");
+            check(OTF2_GlobalDefWriter_WriteLocation(g, 200 + r, S_DEVICE, OTF2_LOCATION_TYPE_ACCELERATOR_STREAM, 0, r), "device");
+        }
         members[r] = r;
     }
     check(OTF2_GlobalDefWriter_WriteGroup(g, 0, S_EMPTY, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
