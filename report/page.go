@@ -36,8 +36,17 @@ var pageTemplate = sync.OnceValue(func() *template.Template {
 		"pct":     func(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) },
 		"us":      func(v float64) string { return seconds(v * 1e-6) },
 		"add":     func(a, b int) int { return a + b },
+		"paths":   breakPaths,
 	}).Parse(pageHTML))
 })
+
+// breakPaths escapes s for HTML with a line-break opportunity after each
+// slash, so that a deep call path (main/timestep/acc_data@hydro.f90:46/...,
+// one word to a browser) wraps at its frames within a card or a table
+// cell rather than running past the page.
+func breakPaths(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "/", "/<wbr>"))
+}
 
 // WriteHTML writes the page.
 func (r *Report) WriteHTML(w io.Writer) error {

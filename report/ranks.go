@@ -223,24 +223,21 @@ func (r *Report) CallRows() []CallRow {
 			all += t
 		}
 	}
-	var rows []CallRow
+	// The time by MPI function: a kind's calls and those the trace names
+	// (local, deferred and MPI-IO calls) may be one function (an
+	// MPI_Waitall that completes requests, and one of none, a deferred
+	// call), which is one row.
+	byName := map[string]*NamedCalls{}
 	add := func(name string, per []trace.Time, wait trace.Time) {
-		secs := make([]float64, len(per))
-		var total trace.Time
+		n := byName[name]
+		if n == nil {
+			n = &NamedCalls{Ranks: make([]trace.Time, len(per))}
+			byName[name] = n
+		}
 		for rk, t := range per {
-			secs[rk] = t.Seconds()
-			total += t
+			n.Ranks[rk] += t
 		}
-		if total <= 0 {
-			return
-		}
-		sp := spreadOf(secs)
-		row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
-			Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
-		if wait > 0 {
-			row.Waiting = fmt.Sprintf("%s (%s)", seconds(wait.Seconds()), share(float64(wait)/float64(total)))
-		}
-		rows = append(rows, row)
+		n.Waiting += wait
 	}
 	// The local, deferred and MPI-IO calls are one row, but for the MPI
 	// functions the trace names, each a row of its own.
@@ -271,8 +268,7 @@ func (r *Report) CallRows() []CallRow {
 		}
 		add(mpiName(trace.Kind(k)), per, wait)
 	}
-	for _, name := range slices.Sorted(maps.Keys(tl.Named)) {
-		n := tl.Named[name]
+	for name, n := range tl.Named {
 		for rk, t := range n.Ranks {
 			other[rk] -= t
 		}
@@ -280,8 +276,35 @@ func (r *Report) CallRows() []CallRow {
 		add(name, n.Ranks, n.Waiting)
 	}
 	add("other MPI calls", other, otherWait)
+	var rows []CallRow
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if row, ok := callRow(name, byName[name], all); ok {
+			rows = append(rows, row)
+		}
+	}
 	slices.SortStableFunc(rows, func(a, b CallRow) int { return cmp.Compare(b.total, a.total) })
 	return rows
+}
+
+// callRow returns the row of the time n in MPI function name, of all
+// the ranks' time; false if there is none.
+func callRow(name string, n *NamedCalls, all trace.Time) (CallRow, bool) {
+	secs := make([]float64, len(n.Ranks))
+	var total trace.Time
+	for rk, t := range n.Ranks {
+		secs[rk] = t.Seconds()
+		total += t
+	}
+	if total <= 0 {
+		return CallRow{}, false
+	}
+	sp := spreadOf(secs)
+	row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
+		Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
+	if n.Waiting > 0 {
+		row.Waiting = fmt.Sprintf("%s (%s)", seconds(n.Waiting.Seconds()), share(float64(n.Waiting)/float64(total)))
+	}
+	return row, true
 }
 
 // mpiName is the MPI function of a kind, "computation" for computation.

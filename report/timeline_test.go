@@ -107,11 +107,14 @@ func TestTimelineFullDetail(t *testing.T) {
 // MPI_Testany, its costliest call, and had no row of it. So are MPI-IO
 // calls, by their function (MPI_File_write_at_all), or by their kind
 // where their region names none; a File call so is among the others (it
-// was a row of no name).
+// was a row of no name). An MPI_Waitall of no request (deferred) is in
+// the row of the MPI_Waitall calls (CloverLeaf's archive had two rows
+// "MPI_Waitall").
 func TestCallRowsNamed(t *testing.T) {
 	tr := timedTrace(
 		[][3]int64{{int64(trace.Compute), 0, 10}, {int64(trace.Deferred), 10, 60}, {int64(trace.Deferred), 60, 70}, {int64(trace.Local), 70, 75},
-			{int64(trace.FileWrite), 75, 85}, {int64(trace.FileWrite), 85, 90}, {int64(trace.File), 90, 92}},
+			{int64(trace.FileWrite), 75, 85}, {int64(trace.FileWrite), 85, 90}, {int64(trace.File), 90, 92},
+			{int64(trace.Waitall), 92, 100}, {int64(trace.Deferred), 100, 102}},
 	)
 	testany := tr.Meta().AddRegion("MPI_Testany", 0)
 	user := tr.Meta().AddRegion("solve", 0)
@@ -123,6 +126,7 @@ func TestCallRowsNamed(t *testing.T) {
 	}
 	evs[1].Region, evs[2].Region, evs[3].Region = testany, user, testany
 	evs[4].Region, evs[5].Region, evs[6].Region = writeAtAll, user, user
+	evs[8].Region = tr.Meta().AddRegion("MPI_Waitall", 0) // of no request: deferred
 	tr.Ranks[0] = trace.Rank{}
 	for i := range evs {
 		tr.Ranks[0].Append(&evs[i])
@@ -136,8 +140,8 @@ func TestCallRowsNamed(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, r.Call+" "+r.Total+" "+r.Waiting)
 	}
-	want := []string{"MPI_Testany 55.0 µs 10.0 µs (18%)", "other MPI calls 12.0 µs ", "computation 10.0 µs ",
-		"MPI_File_write_at_all 10.0 µs ", "MPI_File_write 5.0 µs "}
+	want := []string{"MPI_Testany 55.0 µs 10.0 µs (18%)", "other MPI calls 12.0 µs ", "MPI_File_write_at_all 10.0 µs ",
+		"MPI_Waitall 10.0 µs ", "computation 10.0 µs ", "MPI_File_write 5.0 µs "}
 	if !slices.Equal(got, want) {
 		t.Errorf("call rows %q, want %q", got, want)
 	}
