@@ -369,6 +369,9 @@ func (p *page) Frac(a, b float64) float64 {
 	return a / b
 }
 
+// Share returns a / b, 0 if b is 0, of counts.
+func (p *page) Share(a, b int64) float64 { return p.Frac(float64(a), float64(b)) }
+
 // TopCauses returns the n costliest root causes of waiting.
 func (p *page) TopCauses(n int) []waitstate.Cause {
 	return p.Causes.Causes[:min(n, len(p.Causes.Causes))]

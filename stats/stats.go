@@ -11,6 +11,8 @@ package stats
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -69,6 +71,11 @@ type Stats struct {
 	Matrix []Pair `json:"matrix"`
 	// TopPairs are the pairs that sent the most bytes, heaviest first.
 	TopPairs []Pair `json:"top_pairs"`
+	// Sizes are the point-to-point messages by size, in powers of two
+	// (IPM's and mpiP's buckets, Pipit's message histogram), the smallest
+	// first, the empty bins left out: whether the messages are small,
+	// bound by latency, or large, by bandwidth.
+	Sizes []SizeBin `json:"message_sizes,omitempty"`
 	// Profile is the time in MPI calls by kind, most first (empty for an
 	// untimed trace).
 	Profile []CallTime `json:"profile"`
@@ -111,6 +118,48 @@ type Pair struct {
 	Bytes    int64 `json:"bytes"`
 }
 
+// SizeBin counts the messages of From to To-1 bytes (From 0: empty
+// messages, To 1) and their bytes.
+type SizeBin struct {
+	From     int64 `json:"from"`
+	To       int64 `json:"to"`
+	Messages int64 `json:"messages"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// sizeHist counts messages and bytes by size: bin 0 the empty messages,
+// bin k those of 2^(k-1) to 2^k - 1 bytes.
+type sizeHist [64][2]int64
+
+func (h *sizeHist) add(bytes int64) {
+	if bytes <= 0 {
+		h[0][0]++
+		return
+	}
+	k := bits.Len64(uint64(bytes))
+	h[k][0]++
+	h[k][1] += bytes
+}
+
+// bins returns h's non-empty bins.
+func (h *sizeHist) bins() []SizeBin {
+	var out []SizeBin
+	for k, c := range h {
+		if c[0] == 0 {
+			continue
+		}
+		b := SizeBin{To: 1, Messages: c[0], Bytes: c[1]}
+		if k > 0 {
+			b.From, b.To = int64(1)<<(k-1), math.MaxInt64
+		}
+		if k < 63 {
+			b.To = int64(1) << k
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // Partner is the traffic between a rank and one partner, both directions.
 type Partner struct {
 	Rank     int   `json:"rank"`
@@ -138,6 +187,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	var kinds [trace.NumKinds]int64
 	calls := map[string]int64{}
 	var prof profile
+	var sizes sizeHist
 	meta := src.Meta()
 	empty, _ := trace.EmptyRanks(src)
 	for r := 0; r < n; r++ {
@@ -146,7 +196,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 			continue
 		}
 		var rt rankTimes
-		rs, pairs, err := collectRank(src, meta, r, &kinds, calls, &rt, &s.Timed)
+		rs, pairs, err := collectRank(src, meta, r, &kinds, calls, &rt, &sizes, &s.Timed)
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +210,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 		prof.fold(r, &rt)
 	}
 	s.Profile = prof.lines()
+	s.Sizes = sizes.bins()
 	s.IOOps = kinds[trace.FileRead] + kinds[trace.FileWrite]
 	for k, c := range kinds {
 		if c > 0 {
@@ -180,8 +231,9 @@ type rankRows struct {
 }
 
 // collectRank streams rank r, returning its totals and its rows of the
-// matrices, and adding its time by call to rt.
-func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, timed *bool) (RankStats, rankRows, error) {
+// matrices, and adding its time by call to rt and its messages' sizes to
+// sizes.
+func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKinds]int64, calls map[string]int64, rt *rankTimes, sizes *sizeHist, timed *bool) (RankStats, rankRows, error) {
 	rs := RankStats{Rank: r}
 	var rows rankRows
 	row := map[int32]*Pair{}
@@ -225,6 +277,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 			p.Bytes += e.SendBytes
 			rs.MessagesSent++
 			rs.BytesSent += e.SendBytes
+			sizes.add(e.SendBytes)
 		case e.Kind == trace.CommSplit || e.Kind == trace.CommDup || e.Kind == trace.CommCreate:
 		case e.Kind.IsCollective():
 			rs.Collectives++

@@ -307,3 +307,37 @@ func TestCommCreationNotCollective(t *testing.T) {
 		t.Errorf("%d collective calls of %d events, want 2 of 6", s.Collectives, s.Events)
 	}
 }
+
+// TestSizes: the point-to-point messages by size, in powers of two (the
+// sample's 100 B twice, 50 B and 10 B; then the bins' edges), and their
+// text.
+func TestSizes(t *testing.T) {
+	s, err := Collect(sample(false), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SizeBin{{8, 16, 1, 10}, {32, 64, 1, 50}, {64, 128, 2, 200}}
+	if !reflect.DeepEqual(s.Sizes, want) {
+		t.Errorf("sample: %v, want %v", s.Sizes, want)
+	}
+	var h sizeHist
+	for _, b := range []int64{0, 1, 2, 3, 4095, 4096, math.MaxInt64} {
+		h.add(b)
+	}
+	var got []string
+	for _, b := range h.bins() {
+		got = append(got, b.Range()+" "+itoa(b.Messages)+" "+itoa(b.Bytes))
+	}
+	wantText := []string{"0 1 0", "[1 B, 2 B) 1 1", "[2 B, 4 B) 2 5", "[2 KiB, 4 KiB) 1 4095", "[4 KiB, 8 KiB) 1 4096",
+		"[4 EiB, 8 EiB) 1 9223372036854775807"}
+	if !reflect.DeepEqual(got, wantText) {
+		t.Errorf("bins %q, want %q", got, wantText)
+	}
+	var out bytes.Buffer
+	if err := s.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "point-to-point messages by size\n") || !strings.Contains(out.String(), "[64 B, 128 B)         2  50.0%    200  76.9%") {
+		t.Errorf("text:\n%s", out.String())
+	}
+}

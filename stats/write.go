@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,7 +50,10 @@ func (s *Stats) WriteSummary(w io.Writer) error {
 	if err := s.writeTotals(w); err != nil {
 		return err
 	}
-	return s.writeTopPairs(w)
+	if err := s.writeTopPairs(w); err != nil {
+		return err
+	}
+	return s.writeSizes(w)
 }
 
 // WriteText writes a human-readable summary: totals, events by kind, the
@@ -66,6 +70,9 @@ func (s *Stats) WriteText(w io.Writer) error {
 	}
 
 	if err := s.writeTopPairs(w); err != nil {
+		return err
+	}
+	if err := s.writeSizes(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\ntop partners by bytes, both ways")
@@ -174,6 +181,47 @@ func (s *Stats) writeTopPairs(w io.Writer) error {
 		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t\n", p.Src, p.Dst, p.Messages, p.Bytes)
 	}
 	return tw.Flush()
+}
+
+// writeSizes writes the point-to-point messages by size.
+func (s *Stats) writeSizes(w io.Writer) error {
+	if len(s.Sizes) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\npoint-to-point messages by size")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "size\tmessages\tshare\tbytes\tshare\t\n")
+	for _, b := range s.Sizes {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%.1f%%\t\n", b.Range(), b.Messages, percent(float64(b.Messages), float64(s.P2PMessages)),
+			b.Bytes, percent(float64(b.Bytes), float64(s.P2PBytes)))
+	}
+	return tw.Flush()
+}
+
+// Range writes the bin's sizes: "0", or "[4 KiB, 8 KiB)" for 4,096 to
+// 8,191 bytes.
+func (b SizeBin) Range() string {
+	switch {
+	case b.From == 0:
+		return "0"
+	case b.To == math.MaxInt64: // 2^63, past int64
+		return "[" + sizeText(b.From) + ", 8 EiB)"
+	}
+	return "[" + sizeText(b.From) + ", " + sizeText(b.To) + ")"
+}
+
+// sizeText writes a power of two of bytes in its binary unit: 512 B,
+// 64 KiB, 2 GiB.
+func sizeText(v int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{60, "EiB"}, {50, "PiB"}, {40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if v >= 1<<u.shift {
+			return strconv.FormatInt(v>>u.shift, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(v, 10) + " B"
 }
 
 func (s *Stats) rankTable(w io.Writer) {

@@ -24,7 +24,8 @@ func newStatsCmd() *cobra.Command {
 		Long: `Stats summarises a trace: ranks, events by kind, point-to-point and
 collective bytes, per-rank totals (events, messages and bytes sent and
 received, collectives, flops, and time in MPI and in all when the trace is
-timed), and the heaviest communicating pairs and partners. A timed trace
+timed), the heaviest communicating pairs and partners, and the
+point-to-point messages by size in powers of two. A timed trace
 also gets its flat profile: the time in each kind of MPI call over all
 ranks, its share of the MPI time, the mean time a call, and the least, mean
 and most one rank spent in it (with the rank), most time first. Kinds are
