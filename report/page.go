@@ -369,6 +369,28 @@ func (p *page) Frac(a, b float64) float64 {
 	return a / b
 }
 
+// PathRows returns the n costliest activities by call path of the timed
+// run, of some time.
+func (p *page) PathRows(n int) []stats.PathTime {
+	rows := p.Paths[:min(n, len(p.Paths))]
+	for len(rows) > 0 && rows[len(rows)-1].Seconds <= 0 {
+		rows = rows[:len(rows)-1]
+	}
+	return rows
+}
+
+// PathsTotal is the number of activities by call path.
+func (p *page) PathsTotal() int { return len(p.Paths) }
+
+// RunSeconds returns the timed run's time summed over ranks.
+func (p *page) RunSeconds() float64 {
+	var t float64
+	for _, l := range p.Paths {
+		t += l.Seconds
+	}
+	return t
+}
+
 // Share returns a / b, 0 if b is 0, of counts.
 func (p *page) Share(a, b int64) float64 { return p.Frac(float64(a), float64(b)) }
 

@@ -17,7 +17,8 @@ import (
 
 // TestPageSelfContained: the page loads nothing from anywhere (no
 // external script, style, image or font), opens with the answers, and
-// draws its timeline from data in the page.
+// draws its timeline from data in the page; the simulated run's time by
+// call path has its table.
 func TestPageSelfContained(t *testing.T) {
 	r := stencilReport(t, []int{4, 4}, 20)
 	var b bytes.Buffer
@@ -34,7 +35,8 @@ func TestPageSelfContained(t *testing.T) {
 		t.Errorf("sections out of order: answers %d, timeline %d, waits %d", answers, timeline, waits)
 	}
 	for _, want := range []string{`<script type="application/json" id="tl-data">{"run":`, `"kind_states":[`, `"slow_color":"` + plot.Slow + `"`,
-		"How long does it run?", "Which rank is the most loaded?", "rank 5"} {
+		"How long does it run?", "Which rank is the most loaded?", "rank 5", "Where the time goes, by call path",
+		`<td class="t">computation</td><td class="t">main/<wbr>timestep/<wbr>compute_interior</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -121,6 +121,10 @@ type Report struct {
 	// Timeline is the timed run's timeline.
 	Timeline    *Timeline
 	TimelineErr error
+	// Paths is the timed run's time by activity and call path, the
+	// costliest first.
+	Paths    []stats.PathTime
+	PathsErr error
 	// Recorded is set when the timed run is the trace's own, not a
 	// simulation.
 	Recorded  bool
@@ -166,6 +170,7 @@ func Build(src trace.Source, opt Options) *Report {
 		r.waits = waitSpans(r.Causes, run.NumRanks())
 		r.Patterns, r.PatternsErr = pattern.Analyze(run, pattern.DefaultOptions())
 		r.Timeline, r.TimelineErr = BuildTimeline(run, r.waits, opt.TimelineBudget)
+		r.Paths, r.PathsErr = r.callPaths(run)
 		r.simulated = nil // the analyses of the run are made: the reduction may have its memory
 	}
 	reduce()
@@ -210,6 +215,15 @@ func (r *Report) reduction(src trace.Source, simDone <-chan struct{}) func() {
 	return func() { <-done }
 }
 
+// callPaths returns the call-path profile of the timed run: the trace's
+// statistics have it where the run is the trace's own.
+func (r *Report) callPaths(run trace.Source) ([]stats.PathTime, error) {
+	if r.Recorded {
+		return r.Stats.Paths, nil
+	}
+	return stats.CallPaths(run)
+}
+
 // Model names the model the simulation used, as the page says it.
 func (r *Report) Model() string {
 	if r.Options.Analytic {
@@ -232,7 +246,7 @@ func (r *Report) timedRun(src trace.Source) trace.Source {
 	if r.SimErr != nil {
 		err = fmt.Errorf("the trace is not timed and its simulation failed")
 	}
-	r.PatternsErr, r.TimelineErr, r.CausesErr = err, err, err
+	r.PatternsErr, r.TimelineErr, r.CausesErr, r.PathsErr = err, err, err, err
 	return nil
 }
 
@@ -268,7 +282,7 @@ func waitSpans(a *waitstate.Analysis, ranks int) Waits {
 
 // errs returns the analyses' errors.
 func (r *Report) errs() []error {
-	return []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.ReduceErr}
+	return []error{r.StatsErr, r.CheckErr, r.SimErr, r.ClassErr, r.CausesErr, r.PatternsErr, r.TimelineErr, r.PathsErr, r.ReduceErr}
 }
 
 // Failed returns how many analyses failed.

@@ -50,6 +50,7 @@ type namedLine struct {
 // rankTimes is one rank's time and calls by kind, and by name for the
 // calls the trace names.
 type rankTimes struct {
+	paths   rankPaths // and by activity and call path
 	calls   [trace.NumKinds]int64
 	seconds [trace.NumKinds]float64
 	named   map[string]*callSum

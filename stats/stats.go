@@ -79,6 +79,9 @@ type Stats struct {
 	// Profile is the time in MPI calls by kind, most first (empty for an
 	// untimed trace).
 	Profile []CallTime `json:"profile"`
+	// Paths is the time by activity and call path, most first (none for
+	// an untimed trace).
+	Paths []PathTime `json:"call_paths,omitempty"`
 }
 
 // RankStats are the totals of one rank.
@@ -187,12 +190,14 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	var kinds [trace.NumKinds]int64
 	calls := map[string]int64{}
 	var prof profile
+	var paths pathProfile
 	var sizes sizeHist
 	meta := src.Meta()
 	empty, _ := trace.EmptyRanks(src)
 	for r := 0; r < n; r++ {
 		if empty != nil && empty[r] {
 			prof.skip(r)
+			paths.ranks++
 			continue
 		}
 		var rt rankTimes
@@ -208,8 +213,10 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 		s.IOBytesRead += pairs.read
 		s.IOBytesWritten += pairs.written
 		prof.fold(r, &rt)
+		paths.fold(r, &rt.paths)
 	}
 	s.Profile = prof.lines()
+	s.Paths = paths.paths(meta)
 	s.Sizes = sizes.bins()
 	s.IOOps = kinds[trace.FileRead] + kinds[trace.FileWrite]
 	for k, c := range kinds {
@@ -264,6 +271,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 				rs.MPISeconds += e.Duration().Seconds()
 			}
 			rt.add(e, name)
+			rt.paths.add(meta, e)
 			rs.TotalSeconds = (last - first).Seconds()
 		}
 		switch {

@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -339,5 +340,52 @@ func TestSizes(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "point-to-point messages by size\n") || !strings.Contains(out.String(), "[64 B, 128 B)         2  50.0%    200  76.9%") {
 		t.Errorf("text:\n%s", out.String())
+	}
+}
+
+// TestPaths: the call-path profile of a timed trace. The time between
+// two calls is computation at the second call's caller; an MPI function
+// the trace names (MPI_Comm_rank, a deferred call) is at its region's
+// parent; a rank that never spent time at a line counts as 0.
+func TestPaths(t *testing.T) {
+	meta := trace.NewMeta()
+	mainR := meta.AddRegion("main", 0)
+	solve := meta.AddRegion("solve", mainR)
+	commRank := meta.AddRegion("MPI_Comm_rank", mainR)
+	const ms = trace.Time(1e9)
+	timed := func(k trace.Kind, region uint32, enter, exit trace.Time) trace.Event {
+		e := trace.NewEvent(k)
+		e.Region, e.HasTime, e.Enter, e.Exit = region, true, enter*ms, exit*ms
+		e.Partner = 1 - int32(enter%2) // any partner: the profile reads no message
+		return e
+	}
+	ranks := [][]trace.Event{
+		{timed(trace.Send, solve, 1, 3), timed(trace.Deferred, commRank, 4, 5)},
+		{timed(trace.Recv, solve, 0, 3), timed(trace.Sleep, solve, 3, 4)},
+	}
+	tr := trace.New(2, meta)
+	for r, evs := range ranks {
+		for i := range evs {
+			tr.Ranks[r].Append(&evs[i])
+		}
+	}
+	s, err := Collect(tr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range s.Paths {
+		got = append(got, fmt.Sprintf("%s@%s %d %.0f %.1f/%.1f/%.0f r%d", p.Activity, p.Path, p.Calls, p.Seconds*1e3,
+			p.MinRankSeconds*1e3, p.MeanRankSeconds*1e3, p.MaxRankSeconds*1e3, p.MaxRank))
+	}
+	want := []string{
+		"MPI_Recv@main/solve 1 3 0.0/1.5/3 r1",
+		"MPI_Send@main/solve 1 2 0.0/1.0/2 r0",
+		"MPI_Comm_rank@main 1 1 0.0/0.5/1 r0",
+		"computation@main 0 1 0.0/0.5/1 r0",
+		"computation@main/solve 1 1 0.0/0.5/1 r1",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -152,6 +152,38 @@ func (s *Stats) writeProfile(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.6f\t%.1f\t%.3f\t%.6f\t%.6f\t%.6f\t%d\t\n", c.Call, c.Calls, c.Seconds, percent(c.Seconds, mpi),
 			1e6*c.Seconds/float64(c.Calls), c.MinRankSeconds, c.MeanRankSeconds, c.MaxRankSeconds, c.MaxRank)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return s.writePaths(w, run)
+}
+
+// pathLines is the number of call-path lines the text shows (--json has
+// them all).
+const pathLines = 15
+
+// writePaths writes the costliest activities by call path, of run
+// seconds over all ranks: their share, and their spread over ranks (the
+// imbalance is the most loaded rank's excess over the mean).
+func (s *Stats) writePaths(w io.Writer, run float64) error {
+	if len(s.Paths) == 0 || s.Paths[0].Seconds <= 0 {
+		return nil
+	}
+	n := min(len(s.Paths), pathLines)
+	for n > 0 && s.Paths[n-1].Seconds <= 0 {
+		n--
+	}
+	fmt.Fprintf(w, "\ntime by call path (the %d costliest of %d)\n", n, len(s.Paths))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "activity\tcall path\ttotal s\t%%\trank min s\trank mean s\trank max s\tmax rank\n")
+	for _, p := range s.Paths[:n] {
+		path := p.Path
+		if path == "" {
+			path = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.6f\t%.1f\t%.6f\t%.6f\t%.6f\t%d\n", p.Activity, path, p.Seconds, percent(p.Seconds, run),
+			p.MinRankSeconds, p.MeanRankSeconds, p.MaxRankSeconds, p.MaxRank)
+	}
 	return tw.Flush()
 }
 

@@ -28,7 +28,10 @@ timed), the heaviest communicating pairs and partners, and the
 point-to-point messages by size in powers of two. A timed trace
 also gets its flat profile: the time in each kind of MPI call over all
 ranks, its share of the MPI time, the mean time a call, and the least, mean
-and most one rank spent in it (with the rank), most time first. Kinds are
+and most one rank spent in it (with the rank), most time first, and its
+time by call path: each activity (computation, the time before a call
+counted at the call's caller, or an MPI function) at each call path of the
+program's functions, the 15 costliest. Kinds are
 the model's (waitall, allgatherv); calls that move nothing in it (local
 and deferred: MPI_Comm_rank, a non-blocking collective's start, which a
 replay makes where it completes, a wait that completes nothing) are
