@@ -21,15 +21,7 @@ type PathTime struct {
 	Path     string `json:"path"`
 	Activity string `json:"activity"`
 	Calls    int64  `json:"calls"`
-	// Seconds is the time summed over ranks; MinRankSeconds,
-	// MeanRankSeconds and MaxRankSeconds the least, mean and most of one
-	// rank (ranks that never spent time there count as 0), MaxRank the
-	// rank with the most.
-	Seconds         float64 `json:"seconds"`
-	MinRankSeconds  float64 `json:"min_rank_seconds"`
-	MeanRankSeconds float64 `json:"mean_rank_seconds"`
-	MaxRankSeconds  float64 `json:"max_rank_seconds"`
-	MaxRank         int     `json:"max_rank"`
+	Spread
 }
 
 // pathKey is an activity at a call path: the caller's region and the
@@ -150,8 +142,7 @@ func (p *pathProfile) paths(meta *trace.Meta) []PathTime {
 	var out []PathTime
 	for k, l := range p.lines {
 		pt := PathTime{Path: strings.Join(meta.CallPath(k.caller()), "/"), Activity: activityName(meta, k.act()),
-			Calls: l.calls, Seconds: l.sum, MinRankSeconds: l.min, MeanRankSeconds: l.sum / float64(p.ranks),
-			MaxRankSeconds: l.max, MaxRank: l.maxRank}
+			Calls: l.calls, Spread: spreadOf(l.sum, l.min, l.max, l.maxRank, p.ranks)}
 		if l.n < p.ranks {
 			pt.MinRankSeconds = 0
 		}

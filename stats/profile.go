@@ -13,16 +13,27 @@ import (
 type CallTime struct {
 	Call  string `json:"call"`
 	Calls int64  `json:"calls"`
-	// Seconds is the time in these calls summed over ranks.
+	Spread
+}
+
+// Spread is a time summed over ranks and its spread over them.
+type Spread struct {
+	// Seconds is the time summed over ranks.
 	Seconds float64 `json:"seconds"`
 	// MinRankSeconds, MeanRankSeconds and MaxRankSeconds are the least,
-	// mean and most time one rank spent in them (ranks that never made
-	// the call count as 0); MaxRank is the rank with the most (the lowest
-	// such rank on ties).
+	// mean and most time one rank spent (ranks that spent none count as
+	// 0); MaxRank is the rank with the most (the lowest such rank on
+	// ties).
 	MinRankSeconds  float64 `json:"min_rank_seconds"`
 	MeanRankSeconds float64 `json:"mean_rank_seconds"`
 	MaxRankSeconds  float64 `json:"max_rank_seconds"`
 	MaxRank         int     `json:"max_rank"`
+}
+
+// spreadOf returns the spread of sum seconds over ranks, the least and
+// most of one rank.
+func spreadOf(sum, least, most float64, mostRank, ranks int) Spread {
+	return Spread{Seconds: sum, MinRankSeconds: least, MeanRankSeconds: sum / float64(ranks), MaxRankSeconds: most, MaxRank: mostRank}
 }
 
 // profile accumulates the flat profile one rank at a time, so that its
@@ -159,14 +170,11 @@ func (p *profile) lines() []CallTime {
 		if c == 0 {
 			continue
 		}
-		ct := CallTime{Call: trace.Kind(k).String(), Calls: c, Seconds: p.sum[k],
-			MinRankSeconds: p.min[k], MeanRankSeconds: p.sum[k] / float64(p.ranks),
-			MaxRankSeconds: p.max[k], MaxRank: p.maxRank[k]}
+		ct := CallTime{Call: trace.Kind(k).String(), Calls: c, Spread: spreadOf(p.sum[k], p.min[k], p.max[k], p.maxRank[k], p.ranks)}
 		out = append(out, p.withEmpty(ct))
 	}
 	for name, l := range p.named {
-		ct := CallTime{Call: name, Calls: l.calls, Seconds: l.sum, MinRankSeconds: l.min,
-			MeanRankSeconds: l.sum / float64(p.ranks), MaxRankSeconds: l.max, MaxRank: l.maxRank}
+		ct := CallTime{Call: name, Calls: l.calls, Spread: spreadOf(l.sum, l.min, l.max, l.maxRank, p.ranks)}
 		out = append(out, p.withEmpty(ct))
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -212,12 +212,12 @@ func TestProfile(t *testing.T) {
 	}
 	const ms = 1e-3
 	want := []CallTime{
-		{"recv", 4, 8 * ms, 2 * ms, 8 * ms / 3, 4 * ms, 1},
-		{"allreduce", 3, 6 * ms, 2 * ms, 2 * ms, 2 * ms, 0},
-		{"bcast", 3, 6 * ms, 2 * ms, 2 * ms, 2 * ms, 0},
-		{"send", 2, 4 * ms, 0, 4 * ms / 3, 4 * ms, 0},
-		{"isend", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 0},
-		{"sendRecv", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 1},
+		{"recv", 4, Spread{8 * ms, 2 * ms, 8 * ms / 3, 4 * ms, 1}},
+		{"allreduce", 3, Spread{6 * ms, 2 * ms, 2 * ms, 2 * ms, 0}},
+		{"bcast", 3, Spread{6 * ms, 2 * ms, 2 * ms, 2 * ms, 0}},
+		{"send", 2, Spread{4 * ms, 0, 4 * ms / 3, 4 * ms, 0}},
+		{"isend", 1, Spread{2 * ms, 0, 2 * ms / 3, 2 * ms, 0}},
+		{"sendRecv", 1, Spread{2 * ms, 0, 2 * ms / 3, 2 * ms, 1}},
 	}
 	if len(s.Profile) != len(want) {
 		t.Fatalf("profile %+v, want %+v", s.Profile, want)
@@ -271,9 +271,9 @@ func TestProfileNamed(t *testing.T) {
 	}
 	const ms = 1e-3
 	want := []CallTime{
-		{"MPI_Iprobe", 3, 6 * ms, 0, 2 * ms, 4 * ms, 1},
-		{"MPI_Comm_rank", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 0},
-		{"deferred", 1, 2 * ms, 0, 2 * ms / 3, 2 * ms, 2},
+		{"MPI_Iprobe", 3, Spread{6 * ms, 0, 2 * ms, 4 * ms, 1}},
+		{"MPI_Comm_rank", 1, Spread{2 * ms, 0, 2 * ms / 3, 2 * ms, 0}},
+		{"deferred", 1, Spread{2 * ms, 0, 2 * ms / 3, 2 * ms, 2}},
 	}
 	if len(s.Profile) != len(want) {
 		t.Fatalf("profile %+v, want %+v", s.Profile, want)
