@@ -58,8 +58,8 @@ type rankPaths struct {
 	started bool
 	last    trace.Time // the end of the events so far
 	// recent is, by kind, the caller and cost last looked up: a rank
-	// makes each kind of call from a few places, mostly the one before,
-	// and a map's look-up at every event took a fifth of stats' time.
+	// makes each kind of call from a few places, mostly from the one
+	// before, so that most events need no look-up in costs.
 	recent [trace.NumKinds]struct {
 		caller uint32
 		c      *pathCost
