@@ -30,6 +30,11 @@ type Spread struct {
 	MaxRank         int     `json:"max_rank"`
 }
 
+// Imbalance is the most loaded rank's time over the mean (Scalasca's
+// load imbalance): what balancing this time alone would save the run at
+// most.
+func (s Spread) Imbalance() float64 { return s.MaxRankSeconds - s.MeanRankSeconds }
+
 // spreadOf returns the spread of sum seconds over ranks, the least and
 // most of one rank.
 func spreadOf(sum, least, most float64, mostRank, ranks int) Spread {

@@ -388,4 +388,7 @@ func TestPaths(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("paths:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if im := s.Paths[0].Imbalance(); math.Abs(im-1.5e-3) > 1e-12 {
+		t.Errorf("MPI_Recv's imbalance %g s, want its most loaded rank's 3 ms over the mean 1.5 ms", im)
+	}
 }
