@@ -560,6 +560,20 @@ static long kt_bytes(int count, MPI_Datatype t) {
   return (long)count * size;
 }
 
+/* kt_got returns the bytes a completed receive of datatype t received, as
+ * its status has them. A message that ends inside an element of t (a
+ * receive whose type is bigger than the sender's: MPI_Get_count is then
+ * MPI_UNDEFINED, -32766) is its bytes as MPI_BYTE counts them, not that
+ * count times t's size, a negative size both traces had. */
+static long kt_got(const MPI_Status *status, MPI_Datatype t) {
+  int n = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Get_count(status, t, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+    return kt_bytes(n, t);
+  n = 0;
+  if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) return 0;
+  return n;
+}
+
 /* kt_cinfo is what the tracer asks MPI once of a communicator other than
  * MPI_COMM_WORLD, cached on the communicator as an attribute (kt_info):
  * whether it is congruent with MPI_COMM_WORLD (its collectives are TI's),
@@ -3403,11 +3417,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   if (from == KT_ELSEWHERE) {
     kt_lose();
   } else if (from != MPI_PROC_NULL) {
-    int n = 0;
-    PMPI_Get_count(status, t, &n);
+    long n = kt_got(status, t);
     /* The matched source and tag, so that the replay matches the same message. */
-    kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
-    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, kt_bytes(n, t));
+    kt_p2p("recv", from, status->MPI_TAG, n);
+    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, n);
   }
   kt_leave();
   return err;
@@ -3552,20 +3565,21 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status) {
   if (!kt_on()) return;
-  int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+  long n = 0;
+  int from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
   int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
   if (from == KT_ELSEWHERE || to == KT_ELSEWHERE) {
     kt_lose();
   } else {
-    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    if (src != MPI_PROC_NULL) n = kt_got(status, rt);
     int rtag = from == MPI_PROC_NULL ? 0 : status->MPI_TAG;
     if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
-      kt_p2p("recv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("recv", from, rtag, n);
     } else if (from == MPI_PROC_NULL && to != MPI_PROC_NULL) {
       kt_p2p("send", to, stag, kt_bytes(scount, st));
     } else if (to != MPI_PROC_NULL && (stag != 0 || rtag != 0)) {
       kt_p2p("isend", to, stag, kt_bytes(scount, st));
-      kt_p2p("irecv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("irecv", from, rtag, n);
       kt_keyed("wait", kt_rank, to, stag);
       kt_keyed("wait", from, kt_rank, rtag);
     } else if (to != MPI_PROC_NULL) {
@@ -3573,14 +3587,14 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
       kt_line("sendRecv");
       kt_num(kt_bytes(scount, st));
       kt_num(to);
-      kt_num(kt_bytes(n, rt));
+      kt_num(n);
       kt_num(from);
       kt_num(6);
       kt_num(6);
       kt_eol();
     }
     if (to != MPI_PROC_NULL) ko_send(0, comm, dest, to, stag, kt_bytes(scount, st), 0);
-    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, kt_bytes(n, rt));
+    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, n);
   }
 }
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
@@ -4470,10 +4484,9 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status
     if (k.src == KT_ELSEWHERE) {
       kt_lose();
     } else {
-      int n = 0;
-      PMPI_Get_count(status, t, &n);
-      kt_p2p("recv", k.src, k.tag, kt_bytes(n, t));
-      ko_recv(k.comm, k.lsrc, k.src, k.tag, kt_bytes(n, t));
+      long n = kt_got(status, t);
+      kt_p2p("recv", k.src, k.tag, n);
+      ko_recv(k.comm, k.lsrc, k.src, k.tag, n);
     }
   }
   kt_leave();
