@@ -261,6 +261,14 @@ struct kt_req {
   int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
   int cancel;        /* MPI_Cancel was called on it */
   struct kt_tline line; /* its TI line */
+  /* Set where the program freed comm before the request completed
+   * (MPI allows it; the handle is then invalid): comm is MPI_COMM_NULL,
+   * ocomm and oworld say how the archive names it (its number, and
+   * whether a peer is a world rank), wtab is its world ranks (nw of
+   * them) for a receive from MPI_ANY_SOURCE. */
+  int gone, oworld, nw;
+  uint32_t ocomm;
+  int *wtab;
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -848,12 +856,46 @@ static int kt_find(MPI_Request req) {
 }
 
 static void kt_drop(int i) {
+  free(kt_reqs[i].wtab);
   memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
   kt_nreq--;
 }
 
 static void ko_complete(const struct kt_req *r, const MPI_Status *st);
 static void ko_cancelled(uint64_t id);
+static void ko_pin(struct kt_req *r);
+
+/* kt_req_world returns the world rank of rank lr of request r's
+ * communicator, from the table kept where the program freed it. */
+static int kt_req_world(const struct kt_req *r, int lr) {
+  if (!r->gone) return kt_world(r->comm, lr);
+  if (lr == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
+  if (lr == MPI_PROC_NULL) return lr;
+  return r->wtab && lr >= 0 && lr < r->nw ? r->wtab[lr] : KT_ELSEWHERE;
+}
+
+/* kt_freeing prepares the pending requests on comm, which the program is
+ * freeing, to complete without it: what their completions need of it
+ * (the archive's name of it, its world ranks for a receive from any
+ * source) is kept with them, as MPI keeps the communicator itself until
+ * they complete. Asking MPI about the freed handle at the completion
+ * crashed Open MPI (MPICH's comm/cmfree2). */
+static void kt_freeing(MPI_Comm comm) {
+  for (int i = 0; i < kt_nreq; i++) {
+    struct kt_req *r = &kt_reqs[i];
+    if (r->gone || r->comm != comm || comm == MPI_COMM_WORLD) continue;
+    if (r->src == KT_ANY_SOURCE) {
+      const struct kt_cinfo *c = kt_info(comm);
+      r->wtab = malloc((c->n > 0 ? c->n : 1) * sizeof *r->wtab);
+      if (!r->wtab) abort();
+      if (c->n > 0) memcpy(r->wtab, c->world, c->n * sizeof *r->wtab);
+      r->nw = c->n;
+    }
+    ko_pin(r);
+    r->gone = 1;
+    r->comm = MPI_COMM_NULL;
+  }
+}
 
 /* Calls that change what is recorded, counted for the summary at
  * MPI_Finalize: requests cancelled (left out of both traces, as if never
@@ -880,7 +922,7 @@ static int kt_settle(int i, const MPI_Status *st) {
     return 1;
   }
   if (r->wild && st) {
-    if (r->src == KT_ANY_SOURCE) r->src = kt_world(r->comm, st->MPI_SOURCE);
+    if (r->src == KT_ANY_SOURCE) r->src = kt_req_world(r, st->MPI_SOURCE);
     if (r->tag == KT_ANY_TAG) r->tag = st->MPI_TAG;
     r->wild = 0;
     kt_relines(r, 0);
@@ -4707,7 +4749,10 @@ static void ko_freed(MPI_Comm comm);
  * sst-dumpi record it; it read as computation). */
 int MPI_Comm_free(MPI_Comm *comm) {
   kt_enter(R_COMM_FREE);
-  if (kt_on()) ko_freed(*comm);
+  if (kt_on()) {
+    kt_freeing(*comm);
+    ko_freed(*comm);
+  }
   int err = PMPI_Comm_free(comm);
   kt_leave();
   return err;
@@ -5845,9 +5890,10 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     PMPI_Get_count(st, MPI_BYTE, &n);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
-    if (from == KT_ANY_SOURCE) from = kt_world(r->comm, st->MPI_SOURCE);
+    if (from == KT_ANY_SOURCE) from = kt_req_world(r, st->MPI_SOURCE);
   }
-  uint32_t peer, c = ko_peer(r->comm, lfrom, from, &peer);
+  uint32_t peer = (uint32_t)(r->oworld ? from : lfrom), c = r->ocomm;
+  if (!r->gone) c = ko_peer(r->comm, lfrom, from, &peer);
   OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)n, r->id);
 }
 
@@ -5938,6 +5984,15 @@ static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
   uint32_t c = ko_commref(comm);
   *peer = (uint32_t)(c == 0 || c == KO_ELSEWHERE ? wpeer : lpeer);
   return c == KO_ELSEWHERE ? 0 : c;
+}
+
+/* ko_pin keeps with request r how the archive names its communicator,
+ * before the program frees it: its number, and whether its records name
+ * a peer by world rank (kt_freeing). */
+static void ko_pin(struct kt_req *r) {
+  uint32_t peer; /* 1 where named by world rank (wpeer), 0 by its rank in comm */
+  r->ocomm = ko_peer(r->comm, 0, 1, &peer);
+  r->oworld = peer == 1;
 }
 
 /* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
@@ -6382,6 +6437,7 @@ static void ko_recv(MPI_Comm comm, int lpeer, int peer, int tag, long bytes) {
   (void)comm, (void)lpeer, (void)peer, (void)tag, (void)bytes;
 }
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
+static void ko_pin(struct kt_req *r) { (void)r; }
 static void ko_tested(uint64_t id) { (void)id; }
 static void ko_cancelled(uint64_t id) { (void)id; }
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
