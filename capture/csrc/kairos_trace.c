@@ -261,6 +261,14 @@ struct kt_req {
   int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
   int cancel;        /* MPI_Cancel was called on it */
   struct kt_tline line; /* its TI line */
+  /* Set where the program freed comm before the request completed
+   * (MPI allows it; the handle is then invalid): comm is MPI_COMM_NULL,
+   * ocomm and oworld say how the archive names it (its number, and
+   * whether a peer is a world rank), wtab is its world ranks (nw of
+   * them) for a receive from MPI_ANY_SOURCE. */
+  int gone, oworld, nw;
+  uint32_t ocomm;
+  int *wtab;
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -560,6 +568,20 @@ static long kt_bytes(int count, MPI_Datatype t) {
   return (long)count * size;
 }
 
+/* kt_got returns the bytes a completed receive of datatype t received, as
+ * its status has them. A message that ends inside an element of t (a
+ * receive whose type is bigger than the sender's: MPI_Get_count is then
+ * MPI_UNDEFINED, -32766) is its bytes as MPI_BYTE counts them, not that
+ * count times t's size, a negative size both traces had. */
+static long kt_got(const MPI_Status *status, MPI_Datatype t) {
+  int n = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Get_count(status, t, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+    return kt_bytes(n, t);
+  n = 0;
+  if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) return 0;
+  return n;
+}
+
 /* kt_cinfo is what the tracer asks MPI once of a communicator other than
  * MPI_COMM_WORLD, cached on the communicator as an attribute (kt_info):
  * whether it is congruent with MPI_COMM_WORLD (its collectives are TI's),
@@ -834,12 +856,46 @@ static int kt_find(MPI_Request req) {
 }
 
 static void kt_drop(int i) {
+  free(kt_reqs[i].wtab);
   memmove(kt_reqs + i, kt_reqs + i + 1, (kt_nreq - i - 1) * sizeof *kt_reqs);
   kt_nreq--;
 }
 
 static void ko_complete(const struct kt_req *r, const MPI_Status *st);
 static void ko_cancelled(uint64_t id);
+static void ko_pin(struct kt_req *r);
+
+/* kt_req_world returns the world rank of rank lr of request r's
+ * communicator, from the table kept where the program freed it. */
+static int kt_req_world(const struct kt_req *r, int lr) {
+  if (!r->gone) return kt_world(r->comm, lr);
+  if (lr == MPI_ANY_SOURCE) return KT_ANY_SOURCE;
+  if (lr == MPI_PROC_NULL) return lr;
+  return r->wtab && lr >= 0 && lr < r->nw ? r->wtab[lr] : KT_ELSEWHERE;
+}
+
+/* kt_freeing prepares the pending requests on comm, which the program is
+ * freeing, to complete without it: what their completions need of it
+ * (the archive's name of it, its world ranks for a receive from any
+ * source) is kept with them, as MPI keeps the communicator itself until
+ * they complete. Asking MPI about the freed handle at the completion
+ * crashed Open MPI (MPICH's comm/cmfree2). */
+static void kt_freeing(MPI_Comm comm) {
+  for (int i = 0; i < kt_nreq; i++) {
+    struct kt_req *r = &kt_reqs[i];
+    if (r->gone || r->comm != comm || comm == MPI_COMM_WORLD) continue;
+    if (r->src == KT_ANY_SOURCE) {
+      const struct kt_cinfo *c = kt_info(comm);
+      r->wtab = malloc((c->n > 0 ? c->n : 1) * sizeof *r->wtab);
+      if (!r->wtab) abort();
+      if (c->n > 0) memcpy(r->wtab, c->world, c->n * sizeof *r->wtab);
+      r->nw = c->n;
+    }
+    ko_pin(r);
+    r->gone = 1;
+    r->comm = MPI_COMM_NULL;
+  }
+}
 
 /* Calls that change what is recorded, counted for the summary at
  * MPI_Finalize: requests cancelled (left out of both traces, as if never
@@ -866,7 +922,7 @@ static int kt_settle(int i, const MPI_Status *st) {
     return 1;
   }
   if (r->wild && st) {
-    if (r->src == KT_ANY_SOURCE) r->src = kt_world(r->comm, st->MPI_SOURCE);
+    if (r->src == KT_ANY_SOURCE) r->src = kt_req_world(r, st->MPI_SOURCE);
     if (r->tag == KT_ANY_TAG) r->tag = st->MPI_TAG;
     r->wild = 0;
     kt_relines(r, 0);
@@ -3403,11 +3459,10 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   if (from == KT_ELSEWHERE) {
     kt_lose();
   } else if (from != MPI_PROC_NULL) {
-    int n = 0;
-    PMPI_Get_count(status, t, &n);
+    long n = kt_got(status, t);
     /* The matched source and tag, so that the replay matches the same message. */
-    kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
-    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, kt_bytes(n, t));
+    kt_p2p("recv", from, status->MPI_TAG, n);
+    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, n);
   }
   kt_leave();
   return err;
@@ -3552,20 +3607,21 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status) {
   if (!kt_on()) return;
-  int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+  long n = 0;
+  int from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
   int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
   if (from == KT_ELSEWHERE || to == KT_ELSEWHERE) {
     kt_lose();
   } else {
-    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    if (src != MPI_PROC_NULL) n = kt_got(status, rt);
     int rtag = from == MPI_PROC_NULL ? 0 : status->MPI_TAG;
     if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
-      kt_p2p("recv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("recv", from, rtag, n);
     } else if (from == MPI_PROC_NULL && to != MPI_PROC_NULL) {
       kt_p2p("send", to, stag, kt_bytes(scount, st));
     } else if (to != MPI_PROC_NULL && (stag != 0 || rtag != 0)) {
       kt_p2p("isend", to, stag, kt_bytes(scount, st));
-      kt_p2p("irecv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("irecv", from, rtag, n);
       kt_keyed("wait", kt_rank, to, stag);
       kt_keyed("wait", from, kt_rank, rtag);
     } else if (to != MPI_PROC_NULL) {
@@ -3573,14 +3629,14 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
       kt_line("sendRecv");
       kt_num(kt_bytes(scount, st));
       kt_num(to);
-      kt_num(kt_bytes(n, rt));
+      kt_num(n);
       kt_num(from);
       kt_num(6);
       kt_num(6);
       kt_eol();
     }
     if (to != MPI_PROC_NULL) ko_send(0, comm, dest, to, stag, kt_bytes(scount, st), 0);
-    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, kt_bytes(n, rt));
+    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, n);
   }
 }
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
@@ -4470,10 +4526,9 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status
     if (k.src == KT_ELSEWHERE) {
       kt_lose();
     } else {
-      int n = 0;
-      PMPI_Get_count(status, t, &n);
-      kt_p2p("recv", k.src, k.tag, kt_bytes(n, t));
-      ko_recv(k.comm, k.lsrc, k.src, k.tag, kt_bytes(n, t));
+      long n = kt_got(status, t);
+      kt_p2p("recv", k.src, k.tag, n);
+      ko_recv(k.comm, k.lsrc, k.src, k.tag, n);
     }
   }
   kt_leave();
@@ -4694,7 +4749,10 @@ static void ko_freed(MPI_Comm comm);
  * sst-dumpi record it; it read as computation). */
 int MPI_Comm_free(MPI_Comm *comm) {
   kt_enter(R_COMM_FREE);
-  if (kt_on()) ko_freed(*comm);
+  if (kt_on()) {
+    kt_freeing(*comm);
+    ko_freed(*comm);
+  }
   int err = PMPI_Comm_free(comm);
   kt_leave();
   return err;
@@ -5832,9 +5890,10 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     PMPI_Get_count(st, MPI_BYTE, &n);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
-    if (from == KT_ANY_SOURCE) from = kt_world(r->comm, st->MPI_SOURCE);
+    if (from == KT_ANY_SOURCE) from = kt_req_world(r, st->MPI_SOURCE);
   }
-  uint32_t peer, c = ko_peer(r->comm, lfrom, from, &peer);
+  uint32_t peer = (uint32_t)(r->oworld ? from : lfrom), c = r->ocomm;
+  if (!r->gone) c = ko_peer(r->comm, lfrom, from, &peer);
   OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)n, r->id);
 }
 
@@ -5925,6 +5984,15 @@ static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
   uint32_t c = ko_commref(comm);
   *peer = (uint32_t)(c == 0 || c == KO_ELSEWHERE ? wpeer : lpeer);
   return c == KO_ELSEWHERE ? 0 : c;
+}
+
+/* ko_pin keeps with request r how the archive names its communicator,
+ * before the program frees it: its number, and whether its records name
+ * a peer by world rank (kt_freeing). */
+static void ko_pin(struct kt_req *r) {
+  uint32_t peer; /* 1 where named by world rank (wpeer), 0 by its rank in comm */
+  r->ocomm = ko_peer(r->comm, 0, 1, &peer);
+  r->oworld = peer == 1;
 }
 
 /* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
@@ -6369,6 +6437,7 @@ static void ko_recv(MPI_Comm comm, int lpeer, int peer, int tag, long bytes) {
   (void)comm, (void)lpeer, (void)peer, (void)tag, (void)bytes;
 }
 static void ko_complete(const struct kt_req *r, const MPI_Status *st) { (void)r, (void)st; }
+static void ko_pin(struct kt_req *r) { (void)r; }
 static void ko_tested(uint64_t id) { (void)id; }
 static void ko_cancelled(uint64_t id) { (void)id; }
 static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t recv, uint32_t sv, uint32_t rv) {
