@@ -554,10 +554,26 @@ static void kt_leave(void) {
   kt_losing = 0;
 }
 
+/* kt_bytes is the size of count elements of t. MPI_Type_size_x, since a
+ * type of 2 GiB or more has no int size: MPI_Type_size gives
+ * MPI_UNDEFINED (-32766) for it, which was recorded as the bytes (MPICH's
+ * io/bigtype writes one such element). */
 static long kt_bytes(int count, MPI_Datatype t) {
-  int size = 0;
-  if (t != MPI_DATATYPE_NULL) PMPI_Type_size(t, &size);
-  return (long)count * size;
+  MPI_Count size = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Type_size_x(t, &size) != MPI_SUCCESS) size = 0;
+  if (size < 0) size = 0; /* MPI_UNDEFINED: past MPI_Count */
+  return (long)count * (long)size;
+}
+
+/* kt_got is the bytes a completed receive of elements of t received, from
+ * its status: MPI_Get_count gives MPI_UNDEFINED where their number does
+ * not fit an int or is not whole, and the status's bytes are then taken. */
+static long kt_got(const MPI_Status *st, MPI_Datatype t) {
+  int n = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Get_count(st, t, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) return kt_bytes(n, t);
+  MPI_Count b = 0;
+  if (PMPI_Get_elements_x(st, MPI_BYTE, &b) != MPI_SUCCESS || b < 0) b = 0;
+  return (long)b;
 }
 
 /* kt_cinfo is what the tracer asks MPI once of a communicator other than
@@ -3403,11 +3419,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm co
   if (from == KT_ELSEWHERE) {
     kt_lose();
   } else if (from != MPI_PROC_NULL) {
-    int n = 0;
-    PMPI_Get_count(status, t, &n);
     /* The matched source and tag, so that the replay matches the same message. */
-    kt_p2p("recv", from, status->MPI_TAG, kt_bytes(n, t));
-    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, kt_bytes(n, t));
+    kt_p2p("recv", from, status->MPI_TAG, kt_got(status, t));
+    ko_recv(comm, status->MPI_SOURCE, from, status->MPI_TAG, kt_got(status, t));
   }
   kt_leave();
   return err;
@@ -3552,20 +3566,21 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype t, int dest, int sta
 static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Datatype rt, int src, MPI_Comm comm,
                         const MPI_Status *status) {
   if (!kt_on()) return;
-  int n = 0, from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
+  long got = 0;
+  int from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, status->MPI_SOURCE);
   int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
   if (from == KT_ELSEWHERE || to == KT_ELSEWHERE) {
     kt_lose();
   } else {
-    if (src != MPI_PROC_NULL) PMPI_Get_count(status, rt, &n);
+    if (src != MPI_PROC_NULL) got = kt_got(status, rt);
     int rtag = from == MPI_PROC_NULL ? 0 : status->MPI_TAG;
     if (to == MPI_PROC_NULL && from != MPI_PROC_NULL) {
-      kt_p2p("recv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("recv", from, rtag, got);
     } else if (from == MPI_PROC_NULL && to != MPI_PROC_NULL) {
       kt_p2p("send", to, stag, kt_bytes(scount, st));
     } else if (to != MPI_PROC_NULL && (stag != 0 || rtag != 0)) {
       kt_p2p("isend", to, stag, kt_bytes(scount, st));
-      kt_p2p("irecv", from, rtag, kt_bytes(n, rt));
+      kt_p2p("irecv", from, rtag, got);
       kt_keyed("wait", kt_rank, to, stag);
       kt_keyed("wait", from, kt_rank, rtag);
     } else if (to != MPI_PROC_NULL) {
@@ -3573,14 +3588,14 @@ static void kt_sendrecv(int scount, MPI_Datatype st, int dest, int stag, MPI_Dat
       kt_line("sendRecv");
       kt_num(kt_bytes(scount, st));
       kt_num(to);
-      kt_num(kt_bytes(n, rt));
+      kt_num(got);
       kt_num(from);
       kt_num(6);
       kt_num(6);
       kt_eol();
     }
     if (to != MPI_PROC_NULL) ko_send(0, comm, dest, to, stag, kt_bytes(scount, st), 0);
-    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, kt_bytes(n, rt));
+    if (from != MPI_PROC_NULL) ko_recv(comm, status->MPI_SOURCE, from, rtag, got);
   }
 }
 /* Collectives. Their OTF2 operations (OTF2_CollectiveOp's values). */
@@ -4470,10 +4485,8 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status
     if (k.src == KT_ELSEWHERE) {
       kt_lose();
     } else {
-      int n = 0;
-      PMPI_Get_count(status, t, &n);
-      kt_p2p("recv", k.src, k.tag, kt_bytes(n, t));
-      ko_recv(k.comm, k.lsrc, k.src, k.tag, kt_bytes(n, t));
+      kt_p2p("recv", k.src, k.tag, kt_got(status, t));
+      ko_recv(k.comm, k.lsrc, k.src, k.tag, kt_got(status, t));
     }
   }
   kt_leave();
@@ -5827,9 +5840,10 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
     return;
   }
-  int n = 0, from = r->src, lfrom = r->lsrc, tag = r->tag;
+  long n = 0;
+  int from = r->src, lfrom = r->lsrc, tag = r->tag;
   if (st) {
-    PMPI_Get_count(st, MPI_BYTE, &n);
+    n = kt_got(st, MPI_BYTE);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
     if (from == KT_ANY_SOURCE) from = kt_world(r->comm, st->MPI_SOURCE);
@@ -7039,10 +7053,7 @@ static void ks_io(MPI_File fh, int mode, int flags, int64_t bytes, const MPI_Sta
     }
     return;
   }
-  int n = 0;
-  if (st && st != MPI_STATUS_IGNORE && t != MPI_DATATYPE_NULL && PMPI_Get_count(st, t, &n) == MPI_SUCCESS &&
-      n != MPI_UNDEFINED)
-    bytes = kt_bytes(n, t);
+  if (st && st != MPI_STATUS_IGNORE && t != MPI_DATATYPE_NULL) bytes = kt_got(st, t);
   KS_O(OTF2_EvtWriter_IoOperationComplete(ko_evt, NULL, kt_end(), h, (uint64_t)bytes, id));
 }
 
