@@ -46,3 +46,32 @@ func TestTracerBigCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestTracerNullType traces capture/testdata/nulltype.c on two ranks of
+// MPICH, which takes messages of 0 elements of MPI_DATATYPE_NULL: the
+// program ends as it does untraced, and its receives are messages of 0
+// bytes in both traces, which pass the check. The tracer asked
+// MPI_Get_count for the received count of MPI_DATATYPE_NULL, an error
+// that aborted the program (MPICH's part/nonblocking_pready).
+func TestTracerNullType(t *testing.T) {
+	m := tracertest.MPICH
+	m.Need(t)
+	tracertest.NeedOTF2(t)
+	dir := t.TempDir()
+	lib := m.Tracer(t, dir, true)
+	prog := m.Compile(t, dir, tracertest.Testdata("nulltype.c"))
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "ti,otf2", NP: 2, Dir: dir}
+	if out := m.Launch(t, r, prog); !strings.Contains(out, "done") {
+		t.Fatalf("the program did not end:\n%s", out)
+	}
+	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-1.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 recv 0 5 0\n", "1 irecv 0 6 0\n", "1 isend 0 7 0\n1 irecv 0 7 0\n"} {
+		if !strings.Contains(string(ti), want) {
+			t.Errorf("rank 1's TI trace lacks %q:\n%s", want, ti)
+		}
+	}
+	checks(t, filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2"))
+}
