@@ -260,6 +260,7 @@ struct kt_req {
   long bytes;
   int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
   int cancel;        /* MPI_Cancel was called on it */
+  int twin;          /* an MPI_Isendrecv's send: the next entry of its request is its receive */
   struct kt_tline line; /* its TI line */
 };
 static struct kt_req *kt_reqs;
@@ -930,6 +931,16 @@ static void kt_unfinished(void) {
   }
 }
 
+/* kt_done writes the wait of pending request i, completed with status st,
+ * and its OTF2 completion, and forgets it. */
+static void kt_done(int i, const MPI_Status *st) {
+  struct kt_req *r = &kt_reqs[i];
+  if (kt_settle(i, st)) return;
+  kt_keyed("wait", r->src, r->dst, r->tag);
+  ko_complete(r, st);
+  kt_drop(i);
+}
+
 /* kt_wait writes "wait src dst tag" for a pending request that a call
  * completed, and its OTF2 completion with status st, and forgets it. A
  * non-blocking collective's completion is kt_icomplete's. */
@@ -937,11 +948,12 @@ static void kt_wait(MPI_Request req, const MPI_Status *st) {
   if (kt_icomplete(req, 1)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  struct kt_req *r = &kt_reqs[i];
-  if (kt_settle(i, st)) return;
-  kt_keyed("wait", r->src, r->dst, r->tag);
-  ko_complete(r, st);
-  kt_drop(i);
+  int twin = kt_reqs[i].twin;
+  kt_done(i, st);
+  /* An MPI_Isendrecv's receive, after its send: as posted, unless it is a
+   * wildcard's, since MPICH 4.0 leaves the request's status empty (source
+   * and tag 0, no bytes). */
+  if (twin && (i = kt_find(req)) >= 0) kt_done(i, kt_reqs[i].wild ? st : NULL);
 }
 
 static int ko_open(const char *dir);
@@ -3156,7 +3168,6 @@ static const char *kt_lost_kind(int r) {
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
-  if (r == R_ISENDRECV || r == R_ISENDRECV_REPLACE) return "(MPI-4: one request for two messages, in neither trace)";
   if (r == R_START || r == R_STARTALL)
     return "of persistent requests not recorded (MPI-4's persistent collectives, partitioned calls), in neither trace";
   if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
@@ -4337,13 +4348,30 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 
 #if MPI_VERSION >= 4
 /* MPI-4's MPI_Isendrecv and MPI_Isendrecv_replace: one request stands for
- * two messages, which neither trace's requests can; they are counted as
- * left out (kt_lose), their messages in neither trace. */
+ * two messages, recorded as Score-P records them: the isend and the irecv
+ * it starts (each left out where its partner is MPI_PROC_NULL), both
+ * completed where the request completes (kt_wait), the send first. */
+static void kt_isendrecv(long sbytes, int dest, int stag, long rbytes, int src, int rtag, MPI_Comm comm, MPI_Request req) {
+  if (!kt_on()) return;
+  int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
+  int from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, src);
+  if (to == KT_ELSEWHERE || from == KT_ELSEWHERE || (from == KT_ANY_SOURCE && kt_elsewhere(comm))) {
+    kt_lose();
+    return;
+  }
+  if (to != MPI_PROC_NULL) {
+    ko_send(1, comm, dest, to, stag, sbytes, kt_post(req, 1, to, dest, stag, sbytes, comm));
+    kt_reqs[kt_nreq - 1].twin = from != MPI_PROC_NULL;
+  }
+  if (from != MPI_PROC_NULL)
+    ko_irecv_request(kt_post(req, 0, from, src == MPI_ANY_SOURCE ? KT_ANY_SOURCE : src, kt_tag(rtag), rbytes, comm));
+}
+
 int MPI_Isendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, void *rb, int rc, MPI_Datatype rt,
                   int src, int rtag, MPI_Comm comm, MPI_Request *req) {
   kt_enter(R_ISENDRECV);
   int err = PMPI_Isendrecv(sb, sc, st, dest, stag, rb, rc, rt, src, rtag, comm, req);
-  if (kt_on()) kt_lose();
+  if (err == MPI_SUCCESS) kt_isendrecv(kt_bytes(sc, st), dest, stag, kt_bytes(rc, rt), src, rtag, comm, *req);
   kt_leave();
   return err;
 }
@@ -4351,7 +4379,7 @@ int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, in
                           MPI_Request *req) {
   kt_enter(R_ISENDRECV_REPLACE);
   int err = PMPI_Isendrecv_replace(b, n, t, dest, stag, src, rtag, comm, req);
-  if (kt_on()) kt_lose();
+  if (err == MPI_SUCCESS) kt_isendrecv(kt_bytes(n, t), dest, stag, kt_bytes(n, t), src, rtag, comm, *req);
   kt_leave();
   return err;
 }
@@ -4369,8 +4397,10 @@ int MPI_Request_free(MPI_Request *req) {
     }
   int i = kt_find(r);
   if (i >= 0) {
+    int twin = kt_reqs[i].twin;
     kt_nfreed++;
     kt_drop(i);
+    if (twin && (i = kt_find(r)) >= 0) kt_drop(i); /* an MPI_Isendrecv's receive */
   }
   for (i = 0; i < kt_nicoll; i++) /* erroneous for a non-blocking collective: its line stays in its place */
     if (!kt_icolls[i].done && kt_icolls[i].req == r) kt_icolls[i].done = 1;
@@ -4386,8 +4416,8 @@ int MPI_Cancel(MPI_Request *req) {
   kt_enter(R_CANCEL);
   int err = PMPI_Cancel(req);
   if (kt_on() && err == MPI_SUCCESS) {
-    int i = kt_find(r);
-    if (i >= 0) kt_reqs[i].cancel = 1;
+    for (int i = 0; i < kt_nreq; i++) /* both messages of an MPI_Isendrecv */
+      if (kt_reqs[i].req == r) kt_reqs[i].cancel = 1;
   }
   kt_leave();
   return err;
@@ -5840,7 +5870,7 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
     return;
   }
-  long n = 0;
+  long n = r->bytes; /* without a status, as posted */
   int from = r->src, lfrom = r->lsrc, tag = r->tag;
   if (st) {
     n = kt_got(st, MPI_BYTE);
