@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/internal/tracertest"
 )
 
@@ -125,4 +126,24 @@ func TestTracerIsendrecv(t *testing.T) {
 		}
 		simulate(t, path, path == archive)
 	}
+}
+
+// TestTracerFortranStatusError traces capture/testdata/statuserr.f90 on
+// two ranks of MPICH: its MPI_Mprobe, MPI_Mrecv, MPI_Recv and MPI_Wait
+// leave the MPI_ERROR field of their Fortran statuses as the program set
+// it, as they do untraced ("marks kept"). The tracer's Fortran wrappers
+// gave the C call a status of their own and copied all of it back, its
+// MPI_ERROR undefined (MPICH's f77/pt2pt/mprobef failed 24 checks).
+func TestTracerFortranStatusError(t *testing.T) {
+	m := tracertest.MPICH
+	m.Need(t)
+	mpif90 := testenv.Tool(t, m.FC, m.Package)
+	dir := t.TempDir()
+	lib := m.Tracer(t, dir, false)
+	run(t, dir, nil, mpif90, "-O1", "-o", "statuserr", tracertest.Testdata("statuserr.f90"))
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), NP: 2, Dir: dir}
+	if out := m.Launch(t, r, "./statuserr"); !strings.Contains(out, "marks kept") {
+		t.Errorf("the statuses' MPI_ERROR changed under the tracer:\n%s", out)
+	}
+	checks(t, filepath.Join(dir, "trace", "index.txt"))
 }

@@ -4844,8 +4844,14 @@ static void *kf_buf(void *b) {
 
 /* kf_status returns where the C call puts its status: c, or
  * MPI_STATUS_IGNORE where the Fortran status f is ignored;
- * kf_status_out copies it to f. */
-static MPI_Status *kf_status(F *f, MPI_Status *c) { return f == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : c; }
+ * kf_status_out copies it to f. c starts as f, since a call that
+ * completes one request leaves the MPI_ERROR field as it was, which a
+ * program may check (MPICH's f77/pt2pt/mprobef found it overwritten). */
+static MPI_Status *kf_status(F *f, MPI_Status *c) {
+  if (f == MPI_F_STATUS_IGNORE) return MPI_STATUS_IGNORE;
+  PMPI_Status_f2c(f, c);
+  return c;
+}
 static void kf_status_out(const MPI_Status *c, F *f) {
   if (f != MPI_F_STATUS_IGNORE) PMPI_Status_c2f(c, f);
 }
@@ -4871,6 +4877,7 @@ static MPI_Status *kf_statuses(int n, F *f) {
   if (f == MPI_F_STATUSES_IGNORE) return MPI_STATUSES_IGNORE;
   MPI_Status *c = malloc((n > 0 ? n : 1) * sizeof *c);
   if (!c) abort();
+  for (int i = 0; i < n; i++) PMPI_Status_f2c(f + i * kf_status_size, &c[i]); /* their MPI_ERROR kept, as kf_status's */
   return c;
 }
 
