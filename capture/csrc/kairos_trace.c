@@ -260,6 +260,7 @@ struct kt_req {
   long bytes;
   int wild;          /* an irecv of MPI_ANY_SOURCE or MPI_ANY_TAG */
   int cancel;        /* MPI_Cancel was called on it */
+  int twin;          /* an MPI_Isendrecv's send: the next entry of its request is its receive */
   struct kt_tline line; /* its TI line */
   /* Set where the program freed comm before the request completed
    * (MPI allows it; the handle is then invalid): comm is MPI_COMM_NULL,
@@ -562,24 +563,26 @@ static void kt_leave(void) {
   kt_losing = 0;
 }
 
+/* kt_bytes is the size of count elements of t. MPI_Type_size_x, since a
+ * type of 2 GiB or more has no int size: MPI_Type_size gives
+ * MPI_UNDEFINED (-32766) for it, which was recorded as the bytes (MPICH's
+ * io/bigtype writes one such element). */
 static long kt_bytes(int count, MPI_Datatype t) {
-  int size = 0;
-  if (t != MPI_DATATYPE_NULL) PMPI_Type_size(t, &size);
-  return (long)count * size;
+  MPI_Count size = 0;
+  if (t != MPI_DATATYPE_NULL && PMPI_Type_size_x(t, &size) != MPI_SUCCESS) size = 0;
+  if (size < 0) size = 0; /* MPI_UNDEFINED: past MPI_Count */
+  return (long)count * (long)size;
 }
 
-/* kt_got returns the bytes a completed receive of datatype t received, as
- * its status has them. A message that ends inside an element of t (a
- * receive whose type is bigger than the sender's: MPI_Get_count is then
- * MPI_UNDEFINED, -32766) is its bytes as MPI_BYTE counts them, not that
- * count times t's size, a negative size both traces had. */
-static long kt_got(const MPI_Status *status, MPI_Datatype t) {
+/* kt_got is the bytes a completed receive of elements of t received, from
+ * its status: MPI_Get_count gives MPI_UNDEFINED where their number does
+ * not fit an int or is not whole, and the status's bytes are then taken. */
+static long kt_got(const MPI_Status *st, MPI_Datatype t) {
   int n = 0;
-  if (t != MPI_DATATYPE_NULL && PMPI_Get_count(status, t, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
-    return kt_bytes(n, t);
-  n = 0;
-  if (PMPI_Get_count(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED) return 0;
-  return n;
+  if (t != MPI_DATATYPE_NULL && PMPI_Get_count(st, t, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) return kt_bytes(n, t);
+  MPI_Count b = 0;
+  if (PMPI_Get_elements_x(st, MPI_BYTE, &b) != MPI_SUCCESS || b < 0) b = 0;
+  return (long)b;
 }
 
 /* kt_cinfo is what the tracer asks MPI once of a communicator other than
@@ -970,6 +973,16 @@ static void kt_unfinished(void) {
   }
 }
 
+/* kt_done writes the wait of pending request i, completed with status st,
+ * and its OTF2 completion, and forgets it. */
+static void kt_done(int i, const MPI_Status *st) {
+  struct kt_req *r = &kt_reqs[i];
+  if (kt_settle(i, st)) return;
+  kt_keyed("wait", r->src, r->dst, r->tag);
+  ko_complete(r, st);
+  kt_drop(i);
+}
+
 /* kt_wait writes "wait src dst tag" for a pending request that a call
  * completed, and its OTF2 completion with status st, and forgets it. A
  * non-blocking collective's completion is kt_icomplete's. */
@@ -977,11 +990,12 @@ static void kt_wait(MPI_Request req, const MPI_Status *st) {
   if (kt_icomplete(req, 1)) return;
   int i = kt_find(req);
   if (i < 0) return; /* not an isend or irecv of ours */
-  struct kt_req *r = &kt_reqs[i];
-  if (kt_settle(i, st)) return;
-  kt_keyed("wait", r->src, r->dst, r->tag);
-  ko_complete(r, st);
-  kt_drop(i);
+  int twin = kt_reqs[i].twin;
+  kt_done(i, st);
+  /* An MPI_Isendrecv's receive, after its send: as posted, unless it is a
+   * wildcard's, since MPICH 4.0 leaves the request's status empty (source
+   * and tag 0, no bytes). */
+  if (twin && (i = kt_find(req)) >= 0) kt_done(i, kt_reqs[i].wild ? st : NULL);
 }
 
 static int ko_open(const char *dir);
@@ -3196,7 +3210,6 @@ static const char *kt_lost_kind(int r) {
   if (r >= R_WIN_CREATE && r < R_WIN_CREATE + (int)(sizeof kinds / sizeof *kinds))
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
-  if (r == R_ISENDRECV || r == R_ISENDRECV_REPLACE) return "(MPI-4: one request for two messages, in neither trace)";
   if (r == R_START || r == R_STARTALL)
     return "of persistent requests not recorded (MPI-4's persistent collectives, partitioned calls), in neither trace";
   if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
@@ -4378,13 +4391,30 @@ int MPI_Startall(int n, MPI_Request reqs[]) {
 
 #if MPI_VERSION >= 4
 /* MPI-4's MPI_Isendrecv and MPI_Isendrecv_replace: one request stands for
- * two messages, which neither trace's requests can; they are counted as
- * left out (kt_lose), their messages in neither trace. */
+ * two messages, recorded as Score-P records them: the isend and the irecv
+ * it starts (each left out where its partner is MPI_PROC_NULL), both
+ * completed where the request completes (kt_wait), the send first. */
+static void kt_isendrecv(long sbytes, int dest, int stag, long rbytes, int src, int rtag, MPI_Comm comm, MPI_Request req) {
+  if (!kt_on()) return;
+  int to = dest == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, dest);
+  int from = src == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, src);
+  if (to == KT_ELSEWHERE || from == KT_ELSEWHERE || (from == KT_ANY_SOURCE && kt_elsewhere(comm))) {
+    kt_lose();
+    return;
+  }
+  if (to != MPI_PROC_NULL) {
+    ko_send(1, comm, dest, to, stag, sbytes, kt_post(req, 1, to, dest, stag, sbytes, comm));
+    kt_reqs[kt_nreq - 1].twin = from != MPI_PROC_NULL;
+  }
+  if (from != MPI_PROC_NULL)
+    ko_irecv_request(kt_post(req, 0, from, src == MPI_ANY_SOURCE ? KT_ANY_SOURCE : src, kt_tag(rtag), rbytes, comm));
+}
+
 int MPI_Isendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, void *rb, int rc, MPI_Datatype rt,
                   int src, int rtag, MPI_Comm comm, MPI_Request *req) {
   kt_enter(R_ISENDRECV);
   int err = PMPI_Isendrecv(sb, sc, st, dest, stag, rb, rc, rt, src, rtag, comm, req);
-  if (kt_on()) kt_lose();
+  if (err == MPI_SUCCESS) kt_isendrecv(kt_bytes(sc, st), dest, stag, kt_bytes(rc, rt), src, rtag, comm, *req);
   kt_leave();
   return err;
 }
@@ -4392,7 +4422,7 @@ int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, in
                           MPI_Request *req) {
   kt_enter(R_ISENDRECV_REPLACE);
   int err = PMPI_Isendrecv_replace(b, n, t, dest, stag, src, rtag, comm, req);
-  if (kt_on()) kt_lose();
+  if (err == MPI_SUCCESS) kt_isendrecv(kt_bytes(n, t), dest, stag, kt_bytes(n, t), src, rtag, comm, *req);
   kt_leave();
   return err;
 }
@@ -4410,8 +4440,10 @@ int MPI_Request_free(MPI_Request *req) {
     }
   int i = kt_find(r);
   if (i >= 0) {
+    int twin = kt_reqs[i].twin;
     kt_nfreed++;
     kt_drop(i);
+    if (twin && (i = kt_find(r)) >= 0) kt_drop(i); /* an MPI_Isendrecv's receive */
   }
   for (i = 0; i < kt_nicoll; i++) /* erroneous for a non-blocking collective: its line stays in its place */
     if (!kt_icolls[i].done && kt_icolls[i].req == r) kt_icolls[i].done = 1;
@@ -4427,8 +4459,8 @@ int MPI_Cancel(MPI_Request *req) {
   kt_enter(R_CANCEL);
   int err = PMPI_Cancel(req);
   if (kt_on() && err == MPI_SUCCESS) {
-    int i = kt_find(r);
-    if (i >= 0) kt_reqs[i].cancel = 1;
+    for (int i = 0; i < kt_nreq; i++) /* both messages of an MPI_Isendrecv */
+      if (kt_reqs[i].req == r) kt_reqs[i].cancel = 1;
   }
   kt_leave();
   return err;
@@ -4859,8 +4891,14 @@ static void *kf_buf(void *b) {
 
 /* kf_status returns where the C call puts its status: c, or
  * MPI_STATUS_IGNORE where the Fortran status f is ignored;
- * kf_status_out copies it to f. */
-static MPI_Status *kf_status(F *f, MPI_Status *c) { return f == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : c; }
+ * kf_status_out copies it to f. c starts as f, since a call that
+ * completes one request leaves the MPI_ERROR field as it was, which a
+ * program may check (MPICH's f77/pt2pt/mprobef found it overwritten). */
+static MPI_Status *kf_status(F *f, MPI_Status *c) {
+  if (f == MPI_F_STATUS_IGNORE) return MPI_STATUS_IGNORE;
+  PMPI_Status_f2c(f, c);
+  return c;
+}
 static void kf_status_out(const MPI_Status *c, F *f) {
   if (f != MPI_F_STATUS_IGNORE) PMPI_Status_c2f(c, f);
 }
@@ -4886,6 +4924,7 @@ static MPI_Status *kf_statuses(int n, F *f) {
   if (f == MPI_F_STATUSES_IGNORE) return MPI_STATUSES_IGNORE;
   MPI_Status *c = malloc((n > 0 ? n : 1) * sizeof *c);
   if (!c) abort();
+  for (int i = 0; i < n; i++) PMPI_Status_f2c(f + i * kf_status_size, &c[i]); /* their MPI_ERROR kept, as kf_status's */
   return c;
 }
 
@@ -5885,9 +5924,10 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     OTF2_EvtWriter_MpiIsendComplete(ko_evt, NULL, kt_end(), r->id);
     return;
   }
-  int n = 0, from = r->src, lfrom = r->lsrc, tag = r->tag;
+  long n = r->bytes; /* without a status, as posted */
+  int from = r->src, lfrom = r->lsrc, tag = r->tag;
   if (st) {
-    PMPI_Get_count(st, MPI_BYTE, &n);
+    n = kt_got(st, MPI_BYTE);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
     if (from == KT_ANY_SOURCE) from = kt_req_world(r, st->MPI_SOURCE);
@@ -7108,10 +7148,7 @@ static void ks_io(MPI_File fh, int mode, int flags, int64_t bytes, const MPI_Sta
     }
     return;
   }
-  int n = 0;
-  if (st && st != MPI_STATUS_IGNORE && t != MPI_DATATYPE_NULL && PMPI_Get_count(st, t, &n) == MPI_SUCCESS &&
-      n != MPI_UNDEFINED)
-    bytes = kt_bytes(n, t);
+  if (st && st != MPI_STATUS_IGNORE && t != MPI_DATATYPE_NULL) bytes = kt_got(st, t);
   KS_O(OTF2_EvtWriter_IoOperationComplete(ko_evt, NULL, kt_end(), h, (uint64_t)bytes, id));
 }
 
