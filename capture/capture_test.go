@@ -504,19 +504,27 @@ func TestTracerInPlace(t *testing.T) {
 // TestTracerSendModes traces the ready, buffered and synchronous sends,
 // blocking, non-blocking and persistent, and sendrecv_replace: each is the
 // send or isend of its mode-less form (the sendrecv_replace, tagged, an
-// isend and an irecv), so that every receive of the trace has its send
-// and the trace replays.
+// isend and an irecv; MPI_Bsend an isend, waited for at
+// MPI_Buffer_detach: the pending request keeps the reader from reading
+// the waits of a Waitall as one), so that every receive of the trace has
+// its send and the trace replays.
 func TestTracerSendModes(t *testing.T) {
 	index, got := traceWith(t, "modes")
 	want := []string{
 		"irecv 0 -1 13 0 64 [] []", "barrier -1 -1 0 0 0 [] []", "send 2 -1 13 64 0 [] []", "wait 1 0 13 0 0 [] []",
-		"send 2 -1 14 64 0 [] []", "recv 0 -1 14 0 64 [] []",
+		// MPI_Bsend's isend, waited for at MPI_Buffer_detach (below).
+		"isend 2 -1 14 64 0 [] []", "recv 0 -1 14 0 64 [] []",
 		"irecv 0 -1 15 0 64 [] []", "irecv 0 -1 16 0 64 [] []", "irecv 0 -1 17 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
-		"isend 2 -1 15 64 0 [] []", "isend 2 -1 16 64 0 [] []", "isend 2 -1 17 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
+		"isend 2 -1 15 64 0 [] []", "isend 2 -1 16 64 0 [] []", "isend 2 -1 17 64 0 [] []",
+		"wait 1 0 15 0 0 [] []", "wait 1 0 16 0 0 [] []", "wait 1 0 17 0 0 [] []",
+		"wait 2 1 15 0 0 [] []", "wait 2 1 16 0 0 [] []", "wait 2 1 17 0 0 [] []",
 		// sendrecv_replace, of tag 18: its isend, irecv and waits.
 		"isend 2 -1 18 64 0 [] []", "irecv 0 -1 18 0 64 [] []", "wait 2 1 18 0 0 [] []", "wait 1 0 18 0 0 [] []",
 		"irecv 0 -1 19 0 64 [] []", "irecv 0 -1 20 0 64 [] []", "irecv 0 -1 21 0 64 [] []", "barrier -1 -1 0 0 0 [] []",
-		"isend 2 -1 19 64 0 [] []", "isend 2 -1 20 64 0 [] []", "isend 2 -1 21 64 0 [] []", "waitall -1 -1 0 0 0 [] []",
+		"isend 2 -1 19 64 0 [] []", "isend 2 -1 20 64 0 [] []", "isend 2 -1 21 64 0 [] []",
+		"wait 1 0 19 0 0 [] []", "wait 1 0 20 0 0 [] []", "wait 1 0 21 0 0 [] []",
+		"wait 2 1 19 0 0 [] []", "wait 2 1 20 0 0 [] []", "wait 2 1 21 0 0 [] []",
+		"wait 2 1 14 0 0 [] []",
 	}
 	// Rank 1, after init, the time steps and the collectives.
 	first := 1 + 3*12 + 13

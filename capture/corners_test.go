@@ -36,6 +36,25 @@ func TestTracerCorners(t *testing.T) {
 		{"freecomm", 2, map[int][]string{1: {
 			"irecv 0 -1 3 0 4 [] []", "irecv 0 -1 4 0 4 [] []", "barrier -1 -1 0 0 0 [] []",
 		}}},
+		// A head-to-head exchange of buffered sends above SimGrid's
+		// detached-send threshold: written as sends, each waited for
+		// its receive in a replay, and the check found a deadlock. Now
+		// isends, waited for at MPI_Buffer_detach or MPI_Finalize (a
+		// wait in TI, the archive's completion read as a waitall).
+		{"bsend", 2, map[int][]string{0: {
+			"isend 1 -1 7 100000 0 [] []", "recv 1 -1 7 0 100000 [] []",
+			"isend 1 -1 8 100000 0 [] []", "recv 1 -1 8 0 100000 [] []",
+		}}},
+		// Collectives on an intercommunicator (left out of both traces):
+		// their vectors, of the remote group's size, and their root,
+		// MPI_ROOT or a remote rank, were read as an intracommunicator's,
+		// and the tracer crashed.
+		{"intercoll", 3, map[int][]string{1: {"barrier -1 -1 0 0 0 [] []"}}},
+		// A receive freed before it completes: the archive had its
+		// request alone, read as never started, and the check found its
+		// message never received. Now both traces complete it in
+		// MPI_Finalize.
+		{"freerecv", 2, map[int][]string{1: {"irecv 0 -1 11 0 4 [] []", "barrier -1 -1 0 0 0 [] []"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, c.name), Format: "ti,otf2", NP: c.np, Dir: dir}

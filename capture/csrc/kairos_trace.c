@@ -219,7 +219,7 @@ enum {
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
   R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NEIGHBOR_ALLGATHER, R_NEIGHBOR_ALLGATHERV, R_NEIGHBOR_ALLTOALL,
   R_NEIGHBOR_ALLTOALLV, R_NEIGHBOR_ALLTOALLW, R_INEIGHBOR_ALLGATHER, R_INEIGHBOR_ALLGATHERV, R_INEIGHBOR_ALLTOALL,
-  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, KC_REGIONS(KS_ENUM)
+  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, R_BUFFER_DETACH, KC_REGIONS(KS_ENUM)
       KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
@@ -238,7 +238,7 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", "MPI_Neighbor_allgather",
   "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
   "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
-  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
+  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Buffer_detach", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -270,6 +270,8 @@ struct kt_req {
   int gone, oworld, nw;
   uint32_t ocomm;
   int *wtab;
+  int bsend; /* an MPI_Bsend's: completed at MPI_Buffer_detach (kt_bsent) */
+  int freed; /* a receive the program freed (MPI_Request_free): completed at MPI_Finalize */
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -3344,10 +3346,13 @@ static void kt_summary(const char *dir) {
             alln[R_NREGIONS + 4], KN_TAG);
 }
 
+static void kt_bsent(int finalize);
+
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
     kt_iwrite(kt_nicoll); /* those never completed (an erroneous program's) */
+    kt_bsent(1);
     kt_unfinished();
     kt_line("finalize");
     kt_eol();
@@ -3423,10 +3428,58 @@ int MPI_Ssend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
   return kt_send(R_SSEND, buf, count, t, dest, tag, comm, PMPI_Ssend);
 }
 
-/* The buffered, ready and synchronous modes are sends like the others:
- * TI and Score-P's records have no mode. */
+/* The ready and synchronous modes are sends like the others: TI and
+ * Score-P's records have no mode. A buffered send returns once its
+ * message is copied into the attached buffer, whoever receives it when:
+ * programs send first and receive after, both ways, which is what the
+ * mode is for. A send of TI (and Score-P's MpiSend) waits, in a replay,
+ * for its receive above SimGrid's detached-send threshold (64 KiB): such
+ * traces deadlocked (MPICH's pt2pt/bsendfrag). So MPI_Bsend is written
+ * as an isend, whose wait follows where MPI guarantees the message left
+ * the buffer: at MPI_Buffer_detach (which blocks until then), else at
+ * MPI_Finalize (kt_bsent). kt_synth numbers them: their requests are
+ * handles no MPI gives (1, 2, ...: Open MPI's are pointers, MPICH's have
+ * their top bits set). */
+static long kt_synth;
+
 int MPI_Bsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
-  return kt_send(R_BSEND, buf, count, t, dest, tag, comm, PMPI_Bsend);
+  kt_enter(R_BSEND);
+  int err = PMPI_Bsend(buf, count, t, dest, tag, comm);
+  int d = kt_on() && dest != MPI_PROC_NULL ? kt_world(comm, dest) : MPI_PROC_NULL;
+  if (d == KT_ELSEWHERE) {
+    kt_lose();
+  } else if (d != MPI_PROC_NULL && err == MPI_SUCCESS) {
+    MPI_Request q = (MPI_Request)(intptr_t)++kt_synth;
+    ko_send(1, comm, dest, d, tag, kt_bytes(count, t), kt_post(q, 1, d, dest, tag, kt_bytes(count, t), comm));
+    kt_reqs[kt_nreq - 1].bsend = 1;
+  }
+  kt_leave();
+  return err;
+}
+
+/* kt_bsent writes the waits of the buffered sends not yet completed, in
+ * the order of their calls, and, at MPI_Finalize (finalize set), of the
+ * receives the program freed (MPI_Request_free), which MPI completes by
+ * then. */
+static void kt_bsent(int finalize) {
+  for (int i = 0; i < kt_nreq;) {
+    struct kt_req *r = &kt_reqs[i];
+    if (!r->bsend && !(finalize && r->freed)) {
+      i++;
+      continue;
+    }
+    kt_keyed("wait", r->src, r->dst, r->tag);
+    ko_complete(r, NULL);
+    kt_drop(i);
+  }
+}
+
+int MPI_Buffer_detach(void *addr, int *size) {
+  kt_enter(R_BUFFER_DETACH);
+  int err = PMPI_Buffer_detach(addr, size);
+  if (kt_on()) kt_bsent(0);
+  kt_leave();
+  return err;
 }
 
 int MPI_Rsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm) {
@@ -3765,6 +3818,21 @@ static void kt_r_scatter(int scount, MPI_Datatype st, const void *rbuf, int rcou
                 sent, recv);
 }
 
+/* kt_intercoll reports whether comm is an intercommunicator, whose
+ * collectives neither trace has (they are counted as left out, and a
+ * non-blocking one's completion writes nothing). Their count vectors are
+ * of the remote group's size and their root argument is MPI_ROOT,
+ * MPI_PROC_NULL or a remote rank: read as an intracommunicator's (local
+ * size, root compared with the local rank), they crashed the tracer
+ * (MPICH's coll/icgatherv, icscatterv) or had MPI reject a datatype read
+ * past the end of an array (icalltoallw). */
+static int kt_intercoll(MPI_Comm comm, int op) {
+  if (comm == MPI_COMM_WORLD || !kt_info(comm)->inter) return 0;
+  kt_world_coll(comm);
+  ko_coll(comm, op, -1, 0, 0, KO_NOV, KO_NOV);
+  return 1;
+}
+
 /* kt_count returns the bytes of counts[i] elements of ts[i] (of t where
  * ts is NULL: alltoallw has a datatype per member). */
 static long kt_count(const int *counts, MPI_Datatype t, const MPI_Datatype *ts, int i) {
@@ -3788,6 +3856,7 @@ static uint64_t kt_sum(const int *counts, MPI_Datatype t, const MPI_Datatype *ts
  * bytes. */
 static void kt_r_alltoallv(const void *sbuf, const int *scounts, MPI_Datatype st, const MPI_Datatype *sts,
                            const int *rcounts, MPI_Datatype rt, const MPI_Datatype *rts, MPI_Comm comm) {
+  if (kt_intercoll(comm, sts ? OP_ALLTOALLW : OP_ALLTOALLV)) return;
   if (sbuf == MPI_IN_PLACE) scounts = rcounts, st = rt, sts = rts;
   int n = kt_csize(comm);
   uint64_t sb = kt_sum(scounts, st, sts, n), rb = kt_sum(rcounts, rt, rts, n);
@@ -3804,6 +3873,7 @@ static void kt_r_alltoallv(const void *sbuf, const int *scounts, MPI_Datatype st
 
 static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt,
                             MPI_Comm comm) {
+  if (kt_intercoll(comm, OP_ALLGATHERV)) return;
   if (sbuf == MPI_IN_PLACE) scount = rcounts[kt_crank(comm)], st = rt;
   int n = kt_csize(comm);
   if (kt_world_coll(comm)) {
@@ -3820,6 +3890,7 @@ static void kt_r_allgatherv(const void *sbuf, int scount, MPI_Datatype st, const
  * the root only: other ranks write zeros, as SimGrid's tracer does. */
 static void kt_r_gatherv(const void *sbuf, int scount, MPI_Datatype st, const int *rcounts, MPI_Datatype rt, int root,
                          MPI_Comm comm) {
+  if (kt_intercoll(comm, OP_GATHERV)) return;
   if (sbuf == MPI_IN_PLACE) scount = rcounts[root], st = rt; /* at the root only */
   int n = kt_csize(comm), atroot = kt_crank(comm) == root;
   if (kt_world_coll(comm)) {
@@ -3835,6 +3906,7 @@ static void kt_r_gatherv(const void *sbuf, int scount, MPI_Datatype st, const in
 
 static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf, int rcount, MPI_Datatype rt, int root,
                           MPI_Comm comm) {
+  if (kt_intercoll(comm, OP_SCATTERV)) return;
   if (rbuf == MPI_IN_PLACE) rcount = scounts[root], rt = st; /* at the root only */
   int n = kt_csize(comm), atroot = kt_crank(comm) == root;
   if (kt_world_coll(comm)) {
@@ -3851,6 +3923,7 @@ static void kt_r_scatterv(const int *scounts, MPI_Datatype st, const void *rbuf,
 /* kt_reduce_scatter records a reduce_scatter (op) of rcounts elements of t
  * to each member of comm. */
 static void kt_reduce_scatter(MPI_Comm comm, int op, const int *rcounts, MPI_Datatype t) {
+  if (kt_intercoll(comm, op)) return;
   int n = kt_csize(comm);
   if (kt_world_coll(comm)) {
     kt_line("reducescatter");
@@ -4429,6 +4502,28 @@ int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, in
 #endif
 
 /* A freed request is neither started nor waited for again. */
+/* kt_keepfreed keeps a receive from a given source with a given tag that
+ * the program frees before it completes, and reports whether it did: MPI
+ * completes it by MPI_Finalize, where both traces have its completion
+ * (kt_bsent), of its posted size. Left out, the archive had its request
+ * alone, which Kairos reads as a receive never started, and its message
+ * was never received there (MPICH's pt2pt/rqfree). What it needs of its
+ * communicator is kept now (the program may free that too), and its
+ * handle, which MPI may give again, becomes one of the tracer's own. A
+ * receive from MPI_ANY_SOURCE or with MPI_ANY_TAG, whose message no
+ * status will tell, and a send are forgotten, as before. */
+static int kt_keepfreed(struct kt_req *r) {
+  if (r->send || r->wild || r->cancel) return 0;
+  if (!r->gone) {
+    ko_pin(r);
+    r->gone = 1;
+    r->comm = MPI_COMM_NULL;
+  }
+  r->req = (MPI_Request)(intptr_t)++kt_synth;
+  r->freed = 1;
+  return 1;
+}
+
 int MPI_Request_free(MPI_Request *req) {
   MPI_Request r = *req;
   int err = PMPI_Request_free(req);
@@ -4439,7 +4534,9 @@ int MPI_Request_free(MPI_Request *req) {
       break;
     }
   int i = kt_find(r);
-  if (i >= 0) {
+  if (i >= 0 && kt_keepfreed(&kt_reqs[i])) {
+    kt_nlatewait++;
+  } else if (i >= 0) {
     int twin = kt_reqs[i].twin;
     kt_nfreed++;
     kt_drop(i);
@@ -6030,6 +6127,7 @@ static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
  * before the program frees it: its number, and whether its records name
  * a peer by world rank (kt_freeing). */
 static void ko_pin(struct kt_req *r) {
+  if (!ko_evt) return;
   uint32_t peer; /* 1 where named by world rank (wpeer), 0 by its rank in comm */
   r->ocomm = ko_peer(r->comm, 0, 1, &peer);
   r->oworld = peer == 1;

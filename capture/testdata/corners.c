@@ -9,9 +9,19 @@
  *            they complete (MPI keeps a communicator until then): one
  *            from a given source, one from MPI_ANY_SOURCE on a
  *            communicator whose ranks are the world's reversed.
+ *   bsend    both ranks send each other 100,000 bytes in buffered mode,
+ *            then receive: the buffer is detached; then again, and the
+ *            buffer is left attached to MPI_Finalize.
+ *   intercoll  (3 ranks) v-collectives on an intercommunicator between
+ *            rank 0 and ranks 1 and 2: gatherv and igatherv to rank 0,
+ *            scatterv from it, an alltoallw; then a barrier on the world.
+ *   freerecv rank 1 frees its receive (on a duplicate of the world, which
+ *            it frees too) before rank 0 sends: MPI completes it by
+ *            MPI_Finalize.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int rank;
@@ -60,12 +70,76 @@ static void freecomm(void) {
   }
 }
 
+/* bsend: a head-to-head exchange that only buffered sends make safe. */
+static void bsend(void) {
+  enum { N = 25000 }; /* ints: 100,000 bytes, above SimGrid's 64 KiB */
+  static int out[N], in[N];
+  int other = 1 - rank, size = 0;
+  void *old;
+  for (int round = 0; round < 2; round++) {
+    int bytes = N * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    MPI_Buffer_attach(malloc(bytes), bytes);
+    MPI_Bsend(out, N, MPI_INT, other, 7 + round, MPI_COMM_WORLD);
+    MPI_Recv(in, N, MPI_INT, other, 7 + round, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (round == 0) {
+      MPI_Buffer_detach(&old, &size);
+      free(old);
+    }
+  }
+}
+
+/* intercoll: on an intercommunicator, a root's group passes MPI_ROOT (or
+ * MPI_PROC_NULL) and vectors of the remote group's size; the other group
+ * passes the root's remote rank, which may be its own local rank. */
+static void intercoll(void) {
+  MPI_Comm half, inter;
+  MPI_Request q;
+  int left = rank == 0, v[4] = {1, 2, 3, 4}, in[4], counts[2] = {1, 1}, displs[2] = {0, 1};
+  MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  MPI_Comm_split(MPI_COMM_WORLD, left, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, left ? 1 : 0, 9, &inter);
+  if (left) {
+    MPI_Gatherv(NULL, 0, MPI_INT, in, counts, displs, MPI_INT, MPI_ROOT, inter);
+    MPI_Igatherv(NULL, 0, MPI_INT, in, counts, displs, MPI_INT, MPI_ROOT, inter, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Scatterv(v, counts, displs, MPI_INT, NULL, 0, MPI_INT, MPI_ROOT, inter);
+  } else {
+    MPI_Gatherv(v, 1, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, inter);
+    MPI_Igatherv(v, 1, MPI_INT, NULL, NULL, NULL, MPI_INT, 0, inter, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    MPI_Scatterv(NULL, NULL, NULL, MPI_INT, in, 1, MPI_INT, 0, inter);
+  }
+  /* counts, displacements and types of the remote group's size */
+  MPI_Alltoallw(v, counts, displs, types, in, counts, displs, types, inter);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* freerecv: MPI_Request_free of an active receive. */
+static void freerecv(void) {
+  static int v = 5; /* the receive may complete as late as MPI_Finalize */
+  MPI_Comm dup;
+  MPI_Request q;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  if (rank == 1) {
+    MPI_Irecv(&v, 1, MPI_INT, 0, 11, dup, &q);
+    MPI_Request_free(&q);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) MPI_Send(&v, 1, MPI_INT, 1, 11, dup);
+  MPI_Comm_free(&dup);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "partial") == 0) partial();
     else if (strcmp(argv[i], "freecomm") == 0) freecomm();
+    else if (strcmp(argv[i], "bsend") == 0) bsend();
+    else if (strcmp(argv[i], "intercoll") == 0) intercoll();
+    else if (strcmp(argv[i], "freerecv") == 0) freerecv();
     else if (rank == 0) fprintf(stderr, "corners: unknown case %s\n", argv[i]);
   }
   MPI_Finalize();
