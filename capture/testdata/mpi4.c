@@ -1,8 +1,9 @@
 /*
- * mpi4.c: MPI-4 calls the tracer does not record, on 2 ranks (MPICH 4):
- * a persistent collective (MPI_Allreduce_init, started three times) and
- * MPI_Isendrecv around a ring. Neither trace has their messages; the
- * tracer's summary counts them, as it counts what TI leaves out.
+ * mpi4.c: MPI-4 calls on 2 ranks (MPICH 4): a persistent collective
+ * (MPI_Allreduce_init, started three times), which the tracer does not
+ * record: neither trace has its messages, and the tracer's summary counts
+ * them, as it counts what TI leaves out; and MPI_Isendrecv around a ring,
+ * recorded as its isend and irecv.
  */
 #include <mpi.h>
 #include <stdio.h>
