@@ -56,14 +56,8 @@ func TestTracerBigCounts(t *testing.T) {
 // MPI_Get_count for the received count of MPI_DATATYPE_NULL, an error
 // that aborted the program (MPICH's part/nonblocking_pready).
 func TestTracerNullType(t *testing.T) {
-	m := tracertest.MPICH
-	m.Need(t)
-	tracertest.NeedOTF2(t)
-	dir := t.TempDir()
-	lib := m.Tracer(t, dir, true)
-	prog := m.Compile(t, dir, tracertest.Testdata("nulltype.c"))
-	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "ti,otf2", NP: 2, Dir: dir}
-	if out := m.Launch(t, r, prog); !strings.Contains(out, "done") {
+	dir, out := recordMPICH(t, "nulltype.c", 2)
+	if !strings.Contains(out, "done") {
 		t.Fatalf("the program did not end:\n%s", out)
 	}
 	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-1.ti"))
@@ -88,14 +82,7 @@ func TestTracerNullType(t *testing.T) {
 // left out and counted, and rank 1's receive and send met nothing: the
 // check found them unmatched and the replay deadlocked.
 func TestTracerIsendrecv(t *testing.T) {
-	m := tracertest.MPICH
-	m.Need(t)
-	tracertest.NeedOTF2(t)
-	dir := t.TempDir()
-	lib := m.Tracer(t, dir, true)
-	prog := m.Compile(t, dir, tracertest.Testdata("isendrecv.c"))
-	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "ti,otf2", NP: 3, Dir: dir}
-	out := m.Launch(t, r, prog)
+	dir, out := recordMPICH(t, "isendrecv.c", 3)
 	if strings.Contains(out, "leaves out") {
 		t.Errorf("the tracer leaves calls out:\n%s", out)
 	}
@@ -126,6 +113,21 @@ func TestTracerIsendrecv(t *testing.T) {
 		}
 		simulate(t, path, path == archive)
 	}
+}
+
+// recordMPICH compiles capture/testdata's program prog with MPICH and
+// records np ranks of it in both formats into dir/trace, returning dir
+// and the run's output.
+func recordMPICH(t *testing.T, prog string, np int) (dir, out string) {
+	t.Helper()
+	m := tracertest.MPICH
+	m.Need(t)
+	tracertest.NeedOTF2(t)
+	dir = t.TempDir()
+	lib := m.Tracer(t, dir, true)
+	bin := m.Compile(t, dir, tracertest.Testdata(prog))
+	r := tracertest.Recording{Lib: lib, Trace: filepath.Join(dir, "trace"), Format: "ti,otf2", NP: np, Dir: dir}
+	return dir, m.Launch(t, r, bin)
 }
 
 // TestTracerFortranStatusError traces capture/testdata/statuserr.f90 on
