@@ -54,6 +54,11 @@ type Stats struct {
 	IOOps          int64 `json:"io_ops,omitempty"`
 	IOBytesRead    int64 `json:"io_bytes_read,omitempty"`
 	IOBytesWritten int64 `json:"io_bytes_written,omitempty"`
+	// RunSeconds is how long a timed trace's run lasted, as a replay
+	// simulates it: from the earliest return from MPI_Init to the latest
+	// entry into MPI_Finalize (a rank without them: its first event's
+	// entry, its last one's exit), start-up and tear-down left out.
+	RunSeconds float64 `json:"run_seconds,omitempty"`
 	// Notes are how the reader read the trace otherwise than it was
 	// recorded (a tracer's buffer flushes, calls on threads not read...),
 	// which Collect leaves to its caller: the CLI's notes.
@@ -192,6 +197,7 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	var prof profile
 	var paths pathProfile
 	var sizes sizeHist
+	var run rankRows // its span alone: the earliest start, the latest end
 	meta := src.Meta()
 	empty, _ := trace.EmptyRanks(src)
 	for r := 0; r < n; r++ {
@@ -214,6 +220,12 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 		s.IOBytesWritten += pairs.written
 		prof.fold(r, &rt)
 		paths.fold(r, &rt.paths)
+		if pairs.spanned {
+			run.add(pairs.start, pairs.end)
+		}
+	}
+	if run.spanned {
+		s.RunSeconds = (run.end - run.start).Seconds()
 	}
 	s.Profile = prof.lines()
 	s.Paths = paths.paths(meta)
@@ -231,10 +243,13 @@ func Collect(src trace.Source, top int) (*Stats, error) {
 	return s, nil
 }
 
-// rankRows are a rank's rows of the matrices and its I/O volumes.
+// rankRows are a rank's rows of the matrices, its I/O volumes and, if
+// timed, the span of its run (RunSeconds).
 type rankRows struct {
 	p2p, rma      []Pair
 	read, written int64
+	start, end    trace.Time
+	spanned       bool
 }
 
 // collectRank streams rank r, returning its totals and its rows of the
@@ -273,6 +288,17 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 			rt.add(e, name)
 			rt.paths.add(meta, e)
 			rs.TotalSeconds = (last - first).Seconds()
+			switch {
+			case e.Kind == trace.Init: // a replay starts where MPI_Init returns
+				rows.start, rows.end = e.Exit, e.Exit
+			case e.Kind == trace.Finalize: // and ends where MPI_Finalize is entered
+				rows.end = e.Enter
+			case !rows.spanned:
+				rows.start, rows.end = e.Enter, e.Exit
+			default:
+				rows.end = max(rows.end, e.Exit)
+			}
+			rows.spanned = true
 		}
 		switch {
 		case e.Kind == trace.Send || e.Kind == trace.Isend || e.Kind == trace.SendRecv:
@@ -325,6 +351,17 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 		rows.rma = append(rows.rma, *p)
 	}
 	return rs, rows, nil
+}
+
+// add widens the span to hold [start, end].
+func (rr *rankRows) add(start, end trace.Time) {
+	if !rr.spanned || start < rr.start {
+		rr.start = start
+	}
+	if !rr.spanned || end > rr.end {
+		rr.end = end
+	}
+	rr.spanned = true
 }
 
 // traffic is data a one-sided call moves from src to dst.

@@ -31,6 +31,7 @@ var verbTopics = map[string]struct{ page, title string }{
 	"simulate":   {"simulation.md", "Simulation"},
 	"slow":       {"patterns.md", "Patterns, phases and slow instances"},
 	"stats":      {"inspect.md", "Inspecting traces"},
+	"compare":    {"inspect.md", "Inspecting traces"},
 	"tracer":     {"tracer.md", "Recording MPI programs"},
 }
 
