@@ -89,8 +89,8 @@ func Of(names []string, s []*stats.Stats) (*Comparison, error) {
 		c.Runs = append(c.Runs, runOf(names[i], st))
 		acts.add(i, "computation", "", computation(st))
 		for _, p := range st.Profile {
-			if !edge(p.Call) {
-				acts.add(i, p.Call, "", p.Spread)
+			if name := mpiName(p.Call); !edge(name) {
+				acts.add(i, name, "", p.Spread)
 			}
 		}
 		for _, p := range st.Paths {
@@ -109,15 +109,19 @@ func Of(names []string, s []*stats.Stats) (*Comparison, error) {
 	return c, nil
 }
 
-// edge reports whether an activity, named as stats names it in its
-// profile or its call paths, is MPI_Init or MPI_Finalize.
-func edge(activity string) bool {
-	switch activity {
-	case trace.Init.String(), trace.Finalize.String(), trace.Init.MPIName(), trace.Finalize.MPIName():
-		return true
+// mpiName is the MPI function of a line of stats' profile, which names a
+// kind of call as the model does ("waitall") and a call it names as the
+// MPI function ("MPI_Iprobe"): both tables then name calls alike, as the
+// call paths and the report do.
+func mpiName(call string) string {
+	if k, ok := trace.KindByName(call); ok && k.MPIName() != "" {
+		return k.MPIName()
 	}
-	return false
+	return call
 }
+
+// edge reports whether an MPI function is MPI_Init or MPI_Finalize.
+func edge(name string) bool { return name == trace.Init.MPIName() || name == trace.Finalize.MPIName() }
 
 // runOf summarises one run.
 func runOf(name string, s *stats.Stats) Run {
@@ -129,7 +133,7 @@ func runOf(name string, s *stats.Stats) Run {
 		total += p.TotalSeconds
 	}
 	for _, p := range s.Profile {
-		if edge(p.Call) {
+		if edge(mpiName(p.Call)) {
 			mpi -= p.Seconds
 			total -= p.Seconds
 		}
@@ -173,7 +177,9 @@ type table struct {
 
 func newTable(runs int) *table { return &table{runs: runs, at: map[[2]string]*Line{}} }
 
-// add sets run i's time of activity at path (a summary names each once).
+// add adds sp to run i's time of activity at path: the model's kind of a
+// call and the calls of no kind it names alike (the waitall kind and
+// MPI_Waitall calls that complete nothing) are one line.
 func (t *table) add(i int, activity, path string, sp stats.Spread) {
 	k := [2]string{activity, path}
 	l := t.at[k]
@@ -182,7 +188,24 @@ func (t *table) add(i int, activity, path string, sp stats.Spread) {
 		t.at[k] = l
 		t.order = append(t.order, l)
 	}
-	l.Runs[i] = sp
+	l.Runs[i] = addSpread(l.Runs[i], sp)
+}
+
+// addSpread adds two times of one run: its sums and means add, and the
+// sums of its least and most ranks' times bound the least and most of
+// the sum (exact where one is zero).
+func addSpread(a, b stats.Spread) stats.Spread {
+	if a == (stats.Spread{}) {
+		return b
+	}
+	if b.MaxRankSeconds > a.MaxRankSeconds {
+		a.MaxRank = b.MaxRank
+	}
+	a.Seconds += b.Seconds
+	a.MinRankSeconds += b.MinRankSeconds
+	a.MeanRankSeconds += b.MeanRankSeconds
+	a.MaxRankSeconds += b.MaxRankSeconds
+	return a
 }
 
 // lines returns the lines, the largest change first (ties by the

@@ -53,7 +53,7 @@ func TestOf(t *testing.T) {
 	for _, l := range c.Activities {
 		order = append(order, l.Activity)
 	}
-	if got, want := strings.Join(order, " "), "computation waitall allreduce"; got != want {
+	if got, want := strings.Join(order, " "), "computation MPI_Waitall MPI_Allreduce"; got != want {
 		t.Errorf("activities %q, want %q (the largest change first)", got, want)
 	}
 	near("computation's change", c.Activities[0].Change, -4.5)
@@ -67,7 +67,7 @@ func TestOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"A    p4.ktr", "B    p8.ktr", "0.833", "the 2 largest changes of 3", "computation  8.000000  3.500000  -4.500000  0.44",
-		"MPI_Waitall  main/step  1.000000  2.000000  +1.000000  2.00"} {
+		"MPI_Waitall  main/step  1.000000  2.000000  +1.000000  2.00", "MPI_Waitall  1.000000  2.000000  +1.000000  2.00"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
@@ -89,5 +89,28 @@ func TestOfRefuses(t *testing.T) {
 		if _, err := Of(c.names, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.names, err, c.want)
 		}
+	}
+}
+
+// TestOfNames: the model's kind of a call and the calls of no kind stats
+// names by their MPI function (a deferred MPI_Waitall) are one line, named
+// as the call paths name it.
+func TestOfNames(t *testing.T) {
+	a, b := summary(2, 4, 2, 1), summary(2, 4, 2, 1)
+	b.Profile = append(b.Profile, stats.CallTime{Call: "MPI_Waitall", Calls: 3,
+		Spread: stats.Spread{Seconds: 1, MinRankSeconds: 0, MeanRankSeconds: 0.5, MaxRankSeconds: 1, MaxRank: 1}})
+	c, err := Of([]string{"a", "b"}, []*stats.Stats{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var waitall []Line
+	for _, l := range c.Activities {
+		if strings.Contains(l.Activity, "aitall") {
+			waitall = append(waitall, l)
+		}
+	}
+	if len(waitall) != 1 || waitall[0].Activity != "MPI_Waitall" || waitall[0].Runs[1].Seconds != 3 || waitall[0].Change != 0.5 ||
+		waitall[0].Runs[1].MaxRank != 0 {
+		t.Errorf("waitall lines %+v: want one, MPI_Waitall, 3 s summed in b, +0.5 s a rank", waitall)
 	}
 }

@@ -33,7 +33,7 @@ rank-seconds, run time times ranks, over the run's: the parallel
 efficiency against the baseline where the ranks differ, the speed-up
 where they do not) and its messages. Then the time a rank (the mean over
 ranks, so that runs on different numbers of ranks compare) of each
-activity (computation, each MPI call) and of each activity at each call
+activity (computation, each MPI function) and of each activity at each call
 path of the program's functions (as kairos stats lists them), the
 largest changes between the baseline and the last run first, with their
 ratio. --json gives every line, with each run's sum over ranks and least
