@@ -71,17 +71,21 @@ type Source struct {
 	idx                []*rankIndex
 	vt                 vtable
 	attrSend, attrRecv uint32
-	cancelled          int
-	switchedOff        int // ranks whose measurement ends switched off
-	flushes            int // the tracer's buffer flushes, of every rank
-	flushed            trace.Time
-	flushRank          int // the rank whose flushes took the longest
-	flushMost          trace.Time
-	uncompleted        int // Irecvs never completed, left out
-	interColls         int // collectives on intercommunicators, read as deferred calls
-	unresolved         int // communicator ranks not resolved to world ranks
-	offs, offRanks     int // measurement switched off and on again, and on how many ranks
-	hidden             trace.Time
+	// attrSent and attrRecvd are the attributes by which Kairos' writer
+	// carries a collective's volumes where Score-P's counts do not give
+	// them back (volumeAttrs).
+	attrSent, attrRecvd uint32
+	cancelled           int
+	switchedOff         int // ranks whose measurement ends switched off
+	flushes             int // the tracer's buffer flushes, of every rank
+	flushed             trace.Time
+	flushRank           int // the rank whose flushes took the longest
+	flushMost           trace.Time
+	uncompleted         int // Irecvs never completed, left out
+	interColls          int // collectives on intercommunicators, read as deferred calls
+	unresolved          int // communicator ranks not resolved to world ranks
+	offs, offRanks      int // measurement switched off and on again, and on how many ranks
+	hidden              trace.Time
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -110,7 +114,7 @@ func open(path string, counts bool) (*Source, error) {
 	s.buildComms()
 	s.describe()
 	s.noEvents()
-	s.attrSend, s.attrRecv = undefined32, undefined32
+	s.attrSend, s.attrRecv, s.attrSent, s.attrRecvd = undefined32, undefined32, undefined32, undefined32
 	if counts {
 		s.countAttrs()
 	}
@@ -160,18 +164,23 @@ func open(path string, counts bool) (*Source, error) {
 }
 
 // countAttrs finds the attributes by which Kairos' tracer carries the
-// count vectors of v-collectives, and keeps attribute lists if there are.
+// count vectors of v-collectives, and its writer collectives' volumes,
+// and keeps attribute lists if there are.
 func (s *Source) countAttrs() {
 	d := s.arch.Defs
 	for id, a := range d.Attributes {
 		switch d.Strings[a.Name] {
-		case "kairos:sendcounts":
+		case attrSendCounts:
 			s.attrSend = id
-		case "kairos:recvcounts":
+		case attrRecvCounts:
 			s.attrRecv = id
+		case attrSentBytes:
+			s.attrSent = id
+		case attrRecvdBytes:
+			s.attrRecvd = id
 		}
 	}
-	if s.attrSend != undefined32 || s.attrRecv != undefined32 {
+	if s.attrSend != undefined32 || s.attrRecv != undefined32 || s.attrSent != undefined32 || s.attrRecvd != undefined32 {
 		s.arch.KeepAttrs = true
 	}
 }
