@@ -160,7 +160,68 @@ func open(path string, counts bool) (*Source, error) {
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
 	}
+	s.restoreAttrs()
 	return s, nil
+}
+
+// attrProperty prefixes the anchor properties by which Kairos' writer
+// keeps the attributes of the trace it wrote (Meta.Attrs): where it came
+// from, and how its own reader read it (a measurement switched off, count
+// vectors derived), which the archive's records no longer show. The key
+// follows, spelt in the characters OTF2 allows in a property's name
+// (propertyKey).
+const attrProperty = "KAIROS::ATTR_"
+
+// restoreAttrs sets the attributes the writer kept in the anchor's
+// properties, but those this reading set itself.
+func (s *Source) restoreAttrs() {
+	for _, p := range s.arch.Anchor.Properties {
+		name, ok := strings.CutPrefix(p[0], attrProperty)
+		if k, err := attrKey(name); ok && err == nil && k != "" && s.meta.Attrs[k] == "" {
+			s.meta.Attrs[k] = p[1]
+		}
+	}
+}
+
+// propertyKey spells an attribute's key in the characters of an OTF2
+// property's name, [A-Z0-9_]: a lower-case letter in upper case, a digit
+// as it is, any other byte as '_' and its two hexadecimal digits.
+func propertyKey(k string) string {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "_%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// attrKey is the inverse of propertyKey.
+func attrKey(p string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c - 'A' + 'a')
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+		case c == '_' && i+2 < len(p):
+			v, err := strconv.ParseUint(p[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", err
+			}
+			b.WriteByte(byte(v))
+			i += 2
+		default:
+			return "", fmt.Errorf("%q: not an attribute's key", p)
+		}
+	}
+	return b.String(), nil
 }
 
 // countAttrs finds the attributes by which Kairos' tracer carries the

@@ -2,8 +2,10 @@ package otf2
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"kairos/trace"
 	"kairos/workload"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/tiny.otf2-print.txt")
 
 // simulated returns workload kind with p (its grid derived from the
 // ranks), noisy and imbalanced, replayed on a flat cluster: the timed
@@ -68,7 +72,9 @@ func writeBack(t testing.TB, src trace.Source) (*Source, string) {
 // the computation), without what OTF2 records nothing of (datatypes, a
 // reduction's operation and flops), the call path by its names, and a
 // Waitall of every outstanding request (Requests nil) listing them, in
-// the order they started, as its completion records do.
+// the order they started, as its completion records do; the count
+// vectors of a gatherv's or scatterv's members but the root, which MPI
+// ignores, none.
 func written(t testing.TB, src trace.Source, r int) ([]trace.Event, [][]string) {
 	t.Helper()
 	rd, err := src.OpenRank(r)
@@ -94,6 +100,9 @@ func written(t testing.TB, src trace.Source, r int) ([]trace.Event, [][]string) 
 			e.Requests, open = open, nil
 		case e.Kind == trace.Waitall:
 			open = slices.DeleteFunc(open, func(r uint64) bool { return slices.Contains(e.Requests, r) })
+		}
+		if (e.Kind == trace.Gatherv || e.Kind == trace.Scatterv) && e.Partner != int32(r) {
+			e.SendCounts, e.RecvCounts = nil, nil // MPI ignores them (nil or zeros)
 		}
 		paths = append(paths, m.CallPath(e.Region))
 		e.SendType, e.RecvType, e.Op, e.Compute, e.Region = trace.DefaultType, trace.DefaultType, trace.OpNone, 0, 0
@@ -273,5 +282,155 @@ func TestWriteUntimed(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the refused write left %v", entries)
+	}
+}
+
+// tiny returns a 3-rank timed trace of every kind of call the writer
+// writes records for: point-to-point calls blocking and not, waits of
+// some and of every request, a sendrecv, collectives (rooted, on a
+// communicator of two ranks, a v-collective with its counts, a
+// non-blocking one read where it completed, an allreduce whose volumes
+// Score-P's counts do not give back), a local call, a deferred one, a
+// buffer flush, under user regions.
+func tiny() *trace.Trace {
+	m := trace.NewMeta()
+	solve := m.AddRegion("solve", 0)
+	halo := m.AddRegion("halo", solve)
+	rank := m.AddRegion("MPI_Comm_rank", 0)
+	flush := m.AddRegion(flushName, solve)
+	probe := m.AddRegion("MPI_Iprobe", halo)
+	m.Comms = []trace.Comm{{ID: 1, Members: []int32{2, 0}}}
+	tr := trace.New(3, m)
+	for r := range 3 {
+		at := trace.Time(0)
+		call := func(k trace.Kind, region uint32, f func(e *trace.Event)) {
+			e := trace.NewEvent(k)
+			e.Enter, e.Exit, e.HasTime, e.Region = at, at+1500, true, region
+			at += 2000 + trace.Time(r)*100
+			if f != nil {
+				f(&e)
+			}
+			tr.Ranks[r].Append(&e)
+		}
+		next, prev := int32((r+1)%3), int32((r+2)%3)
+		call(trace.Init, 0, nil)
+		call(trace.Local, rank, nil)
+		call(trace.Isend, halo, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes, e.Request = next, 7, 800, 1 })
+		call(trace.Irecv, halo, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes, e.Request = prev, 7, 800, 2 })
+		call(trace.Deferred, probe, nil)
+		call(trace.Waitall, halo, nil)
+		call(trace.Send, halo, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes = next, 3, 1<<20 })
+		call(trace.Recv, halo, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes = prev, 3, 1<<20 })
+		call(trace.Isend, halo, func(e *trace.Event) { e.Partner, e.Tag, e.SendBytes, e.Request = prev, 4, 16, 3 })
+		call(trace.Wait, halo, func(e *trace.Event) { e.Request = 3 })
+		call(trace.Recv, halo, func(e *trace.Event) { e.Partner, e.Tag, e.RecvBytes = next, 4, 16 })
+		call(trace.SendRecv, halo, func(e *trace.Event) { e.Partner, e.Source, e.Tag, e.SendBytes, e.RecvBytes = next, prev, 9, 64, 64 })
+		call(trace.Allreduce, solve, func(e *trace.Event) { e.SendBytes = 8 })
+		call(trace.Bcast, solve, func(e *trace.Event) { e.Partner, e.SendBytes, e.RecvBytes = 1, 40, 40 })
+		call(trace.Deferred, flush, nil)
+		call(trace.Gatherv, solve, func(e *trace.Event) {
+			e.Partner, e.SendBytes = 0, int64(8*(r+1))
+			if r == 0 {
+				e.RecvBytes, e.RecvCounts = 48, []int64{8, 16, 24}
+			}
+		})
+		if r != 1 {
+			call(trace.Reduce, solve, func(e *trace.Event) { e.Comm, e.Partner, e.SendBytes, e.RecvBytes = 1, 2, 24, 24 })
+		}
+		call(trace.Allreduce, solve, func(e *trace.Event) { e.SendBytes, e.RecvBytes, e.Request = 16, 16, 5 })
+		call(trace.Barrier, 0, nil)
+		call(trace.Finalize, 0, nil)
+	}
+	return tr
+}
+
+// TestWriteRoundTripTiny reads back the tiny trace.
+func TestWriteRoundTripTiny(t *testing.T) {
+	src := tiny()
+	back, _ := writeBack(t, src)
+	sameEvents(t, src, back, false)
+}
+
+// TestWriteGolden compares otf2-print's anchor, definitions and events
+// of the tiny trace's archive with testdata/tiny.otf2-print.txt (-update
+// rewrites it): libotf2 reads every record, and prints what Vampir
+// shows.
+func TestWriteGolden(t *testing.T) {
+	p := testenv.Tool(t, "otf2-print", "otf2-tools")
+	path := filepath.Join(t.TempDir(), "tiny.otf2")
+	if err := Write(path, tiny()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := exec.Command(p, "-A", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("otf2-print -A: %v\n%s", err, got)
+	}
+	golden := filepath.Join("testdata", "tiny.otf2-print.txt")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("otf2-print of the tiny archive differs from %s (go test -run TestWriteGolden -update rewrites it):\n%s", golden, got)
+	}
+}
+
+// TestWriteOtf2Print checks that otf2-print, libotf2's reader, reads the
+// archives written of generated runs and of the real archives without
+// error and prints every event as Kairos reads it: the same records, in
+// the same order, with the same fields.
+func TestWriteOtf2Print(t *testing.T) {
+	testenv.Tool(t, "otf2-print", "otf2-tools")
+	srcs := map[string]func(t *testing.T) trace.Source{
+		"tiny":      func(*testing.T) trace.Source { return tiny() },
+		"stencil2d": func(t *testing.T) trace.Source { return simulated(t, "stencil2d", 9, 3) },
+		"is":        func(t *testing.T) trace.Source { return simulated(t, "is", 4, 2) },
+	}
+	for _, name := range sharedArchives {
+		srcs[name] = func(t *testing.T) trace.Source {
+			src, err := Open(testenv.Shared(t, filepath.Join("traces/otf2", name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return src
+		}
+	}
+	for name, open := range srcs {
+		t.Run(name, func(t *testing.T) {
+			_, path := writeBack(t, open(t))
+			want, _ := ourEvents(t, path)
+			got := otf2PrintEvents(t, path)
+			for i := 0; i < max(len(got), len(want)); i++ {
+				if i >= len(got) || i >= len(want) || got[i] != want[i] {
+					t.Fatalf("event line %d of %d (otf2-print has %d):\n got %q\nwant %q", i, len(want), len(got), at(got, i), at(want, i))
+				}
+			}
+		})
+	}
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(none)"
+}
+
+// TestPropertyKey checks that attribute keys survive their spelling as
+// property names.
+func TestPropertyKey(t *testing.T) {
+	for _, k := range []string{"otf2.switched-off", "format", "no-replay", "clock.offset", "A_b.9", ""} {
+		p := propertyKey(k)
+		if strings.Trim(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != "" {
+			t.Errorf("%q spelt %q", k, p)
+		}
+		if back, err := attrKey(p); err != nil || back != k {
+			t.Errorf("%q spelt %q read back as %q, %v", k, p, back, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -257,7 +258,7 @@ func (w *archiveWriter) writeDefs(path string) (uint64, error) {
 }
 
 // defRecords encodes the global definitions in the order Score-P writes
-// them: the clock, the MPI paradigm, the strings, the attributes, the
+// them: the clock, the strings, the MPI paradigm, the attributes, the
 // system tree, a process and a thread per rank, the regions, the groups
 // (MPI's locations, then each communicator's members) and the
 // communicators.
@@ -283,10 +284,10 @@ func (w *archiveWriter) defRecords() [][]byte {
 		recs = append(recs, e.b)
 	}
 	add(defClockProperties, func(e *enc) { e.u64(1e12); e.u64(0); e.u64(w.end); e.u64(undefined64) })
-	add(defParadigm, func(e *enc) { e.u8(ParadigmMPI); e.u32(mpi); e.u8(paradigmClassProcess) })
 	for id, s := range w.strs {
 		add(defString, func(e *enc) { e.u32(uint32(id)); e.str(s) })
 	}
+	add(defParadigm, func(e *enc) { e.u8(ParadigmMPI); e.u32(mpi); e.u8(paradigmClassProcess) })
 	for id, a := range w.attrDefs {
 		add(defAttribute, func(e *enc) { e.u32(uint32(id)); e.u32(w.strings[a.name]); e.u8(a.typ); e.u32(empty) })
 	}
@@ -362,8 +363,9 @@ func (w *archiveWriter) defRecords() [][]byte {
 }
 
 // writeAnchor writes the anchor file: versions, chunk sizes, the numbers
-// of locations and of global definitions, the creator, and a trace id
-// made from those (the same trace writes the same archive).
+// of locations and of global definitions, the creator, the trace's
+// attributes as properties, and a trace id made from those (the same
+// trace writes the same archive).
 func (w *archiveWriter) writeAnchor(path string, ndefs uint64) error {
 	var e enc
 	e.b = append(e.b, anchorMagic(littleEndian)...)
@@ -379,7 +381,7 @@ func (w *archiveWriter) writeAnchor(path string, ndefs uint64) error {
 	e.str("")            // machine
 	e.str(writerCreator) // creator
 	e.str("")            // description
-	e.u32full(0)         // properties
+	w.properties(&e)
 	h := fnv.New64a()
 	h.Write(e.b)
 	for _, n := range w.events {
@@ -390,4 +392,16 @@ func (w *archiveWriter) writeAnchor(path string, ndefs uint64) error {
 	e.u32full(0)         // thumbnails
 	e.b = append(e.b, endOfFile, endOfBuffer, 0)
 	return os.WriteFile(path, e.b, 0o644)
+}
+
+// properties appends the anchor's properties: the trace's attributes
+// (Meta.Attrs), in key order, each as KAIROS::ATTR_ and its key
+// (propertyKey), which the reader restores (Source.restoreAttrs).
+func (w *archiveWriter) properties(e *enc) {
+	keys := slices.Sorted(maps.Keys(w.meta.Attrs))
+	e.u32full(uint32(len(keys)))
+	for _, k := range keys {
+		e.str(attrProperty + propertyKey(k))
+		e.str(w.meta.Attrs[k])
+	}
 }
