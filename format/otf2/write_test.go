@@ -38,16 +38,8 @@ func simulated(t testing.TB, kind string, ranks, iterations int) *trace.Trace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hosts, err := platform.Deploy(plat, nil, src.NumRanks(), platform.RoundRobin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := sim.FromPlatform(plat, hosts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tt := sim.NewTimedTrace(src.NumRanks(), src.Meta())
-	if _, err := sim.Run(src, m, sim.DefaultConfig(), tt); err != nil {
+	if _, err := sim.Simulate(src, plat, nil, sim.DefaultConfig(), tt); err != nil {
 		t.Fatal(err)
 	}
 	return tt.T
