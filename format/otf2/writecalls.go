@@ -21,6 +21,9 @@ var callNames = map[trace.Kind][]string{
 	trace.Waitall:       {"MPI_Testall"},
 	trace.SendRecv:      {"MPI_Sendrecv_replace"},
 	trace.ReduceScatter: {"MPI_Reduce_scatter_block"},
+	trace.WinCreate:     {"MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic"},
+	trace.GetAccumulate: {"MPI_Fetch_and_op"},
+	trace.WinWait:       {"MPI_Win_test"},
 }
 
 // completions are the calls a non-blocking collective, read as the
@@ -65,7 +68,7 @@ func (w *archiveWriter) callOf(e *trace.Event) (user uint32, name string) {
 		return node, fileName
 	}
 	candidates := callNames[e.Kind]
-	name = e.Kind.MPIName()
+	name = rmaName(e, e.Kind.MPIName())
 	if e.Kind.IsCollective() && e.Request != 0 {
 		name, candidates = completions[0], completions[1:]
 	}

@@ -62,6 +62,10 @@ type archiveWriter struct {
 	// callSite, before the MPI function's name).
 	prefix   map[uint32]uint64
 	comms    map[uint32]uint32           // model communicator -> OTF2 communicator
+	used     map[uint32]bool             // model communicators calls are made on
+	groups   map[uint32]bool             // model communicators that are groups of posts and starts
+	wins     map[uint32]uint32           // OTF2 window -> its OTF2 communicator
+	winOrder []uint32                    // the windows in the order they were met
 	ranksIn  map[uint32]map[int32]uint32 // model communicator -> world rank -> its rank there
 	sizes    map[uint32]int
 	attrs    map[string]uint32 // attributes, by name
@@ -90,7 +94,7 @@ func newArchiveWriter(src trace.Source) *archiveWriter {
 	w := &archiveWriter{src: src, meta: m, n: src.NumRanks(), strings: map[string]uint32{}, regions: map[regionKey]uint32{},
 		userRegs: make([]uint32, len(m.Regions)), prefix: map[uint32]uint64{}, comms: map[uint32]uint32{trace.WorldComm: 0},
 		ranksIn: map[uint32]map[int32]uint32{}, sizes: map[uint32]int{trace.WorldComm: src.NumRanks()},
-		attrs: map[string]uint32{}, events: make([]uint64, src.NumRanks()), wrapMain: len(m.Regions) <= 1}
+		attrs: map[string]uint32{}, used: map[uint32]bool{}, groups: map[uint32]bool{}, wins: map[uint32]uint32{}, events: make([]uint64, src.NumRanks()), wrapMain: len(m.Regions) <= 1}
 	for i, c := range w.sortedComms() {
 		w.comms[c.ID] = uint32(i + 1)
 		w.sizes[c.ID] = len(c.Members)
@@ -275,6 +279,10 @@ func (w *archiveWriter) defRecords() [][]byte {
 	for i, c := range comms {
 		commNames[i+1] = w.str("MPI communicator " + strconv.FormatUint(uint64(c.ID), 10))
 	}
+	winNames := map[uint32]uint32{}
+	for _, win := range w.winOrder {
+		winNames[win] = w.str("MPI window " + strconv.FormatUint(uint64(win), 10))
+	}
 	var recs [][]byte
 	add := func(typ uint8, fill func(e *enc)) {
 		var e enc
@@ -356,8 +364,13 @@ func (w *archiveWriter) defRecords() [][]byte {
 		parent := uint32(0)
 		if i == 0 {
 			parent = undefined32
+		} else if c := comms[i-1].ID; w.groups[c] && !w.used[c] {
+			continue // a group of posts and starts only
 		}
 		add(defComm, func(e *enc) { e.u32(uint32(i)); e.u32(commNames[i]); e.u32(uint32(i + 1)); e.u32(parent); e.u32(0) })
+	}
+	for _, win := range w.winOrder {
+		add(defRmaWin, func(e *enc) { e.u32(win); e.u32(winNames[win]); e.u32(w.wins[win]); e.u32(0) })
 	}
 	return recs
 }

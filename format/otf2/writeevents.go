@@ -36,15 +36,20 @@ type rankWriter struct {
 	pend  map[uint64]pending
 	order []pendingRef
 	seq   uint64
+	// rma holds the one-sided transfers without a request not completed
+	// yet, by matching id, the next of which is rmaMatchBase+rmaSeq+1.
+	rma    map[uint64]rmaOut
+	rmaSeq uint64
 }
 
-// pending is a started request: an Isend's, or an Irecv's with what its
-// completion's record names.
+// pending is a started request: an Isend's, an Irecv's with what its
+// completion's record names, or a request-based one-sided transfer's.
 type pending struct {
 	seq  uint64
 	recv bool
+	rma  bool
 	peer uint32
-	comm uint32
+	comm uint32 // an Irecv's communicator, a transfer's window
 	tag  uint32
 	size uint64
 }
@@ -69,7 +74,7 @@ func (w *archiveWriter) writeRank(dir string, r int) (err error) {
 			err = cerr
 		}
 	}()
-	rw := &rankWriter{w: w, c: newChunkWriter(f, eventChunkSize, true), rank: int32(r), pend: map[uint64]pending{}}
+	rw := &rankWriter{w: w, c: newChunkWriter(f, eventChunkSize, true), rank: int32(r), pend: map[uint64]pending{}, rma: map[uint64]rmaOut{}}
 	if err := rw.events(r); err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
 	}
@@ -237,6 +242,8 @@ func (rw *rankWriter) records(e *trace.Event, name string, enter, exit uint64) e
 		}
 	case k.IsCollective() && k <= trace.Exscan:
 		return rw.collective(e, enter, exit)
+	case k.IsWindow():
+		return rw.oneSided(e, enter, exit)
 	case k == trace.Deferred && !readsDeferred(name):
 		// A call whose name does not say it is a deferred one: a test
 		// of no request says so, as Kairos' tracer writes a test that
@@ -281,6 +288,7 @@ func (rw *rankWriter) message(typ uint8, t uint64, comm uint32, peer, tag int32,
 // otf2Comm returns the OTF2 communicator of model communicator id.
 func (w *archiveWriter) otf2Comm(id uint32) (uint32, error) {
 	if c, ok := w.comms[id]; ok {
+		w.used[id] = true
 		return c, nil
 	}
 	return 0, fmt.Errorf("communicator %d is not one of the trace's (Meta.Comms)", id)
@@ -303,6 +311,9 @@ func (rw *rankWriter) complete(req, t uint64) error {
 		return nil
 	}
 	delete(rw.pend, req)
+	if p.rma {
+		return rw.rmaDone(EvRmaOpCompleteNonBlocking, t, p.comm, req)
+	}
 	if !p.recv {
 		return rw.singleton(EvMpiIsendComplete, t, req)
 	}
