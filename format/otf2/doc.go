@@ -37,7 +37,8 @@
 // call-path tree as user regions, a timer of one tick a picosecond, a
 // collective's bytes as Score-P counts them (with Kairos' attributes
 // where they do not give the model's volumes back, and a v-collective's
-// count vectors), the trace's attributes as anchor properties. It streams
+// count vectors), one-sided and MPI-IO calls' RMA and I/O records, the
+// trace's attributes as anchor properties. It streams
 // each rank's events a chunk at a time into a temporary directory, then
 // moves the archive into place (write.go; docs/formats.md lists what the
 // format does not hold).

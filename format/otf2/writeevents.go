@@ -40,16 +40,19 @@ type rankWriter struct {
 	// yet, by matching id, the next of which is rmaMatchBase+rmaSeq+1.
 	rma    map[uint64]rmaOut
 	rmaSeq uint64
+	ioSeq  uint64 // the matching ids of blocking I/O operations
 }
 
 // pending is a started request: an Isend's, an Irecv's with what its
-// completion's record names, or a request-based one-sided transfer's.
+// completion's record names, a request-based one-sided transfer's, or a
+// non-blocking I/O operation's.
 type pending struct {
 	seq  uint64
 	recv bool
 	rma  bool
+	io   bool
 	peer uint32
-	comm uint32 // an Irecv's communicator, a transfer's window
+	comm uint32 // an Irecv's communicator, a transfer's window, an I/O operation's handle
 	tag  uint32
 	size uint64
 }
@@ -244,6 +247,8 @@ func (rw *rankWriter) records(e *trace.Event, name string, enter, exit uint64) e
 		return rw.collective(e, enter, exit)
 	case k.IsWindow():
 		return rw.oneSided(e, enter, exit)
+	case k.IsIO():
+		return rw.io(e, name, enter, exit)
 	case k == trace.Deferred && !readsDeferred(name):
 		// A call whose name does not say it is a deferred one: a test
 		// of no request says so, as Kairos' tracer writes a test that
@@ -311,8 +316,11 @@ func (rw *rankWriter) complete(req, t uint64) error {
 		return nil
 	}
 	delete(rw.pend, req)
-	if p.rma {
+	switch {
+	case p.rma:
 		return rw.rmaDone(EvRmaOpCompleteNonBlocking, t, p.comm, req)
+	case p.io:
+		return rw.ioDone(t, p.comm, p.size, req)
 	}
 	if !p.recv {
 		return rw.singleton(EvMpiIsendComplete, t, req)
