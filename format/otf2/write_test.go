@@ -396,14 +396,21 @@ func TestWriteOtf2Print(t *testing.T) {
 	for name, open := range srcs {
 		t.Run(name, func(t *testing.T) {
 			_, path := writeBack(t, open(t))
-			want, _ := ourEvents(t, path)
-			got := otf2PrintEvents(t, path)
-			for i := 0; i < max(len(got), len(want)); i++ {
-				if i >= len(got) || i >= len(want) || got[i] != want[i] {
-					t.Fatalf("event line %d of %d (otf2-print has %d):\n got %q\nwant %q", i, len(want), len(got), at(got, i), at(want, i))
-				}
-			}
+			samePrint(t, path)
 		})
+	}
+}
+
+// samePrint checks that otf2-print -A prints the events of the archive
+// at path as Kairos' reader reads them.
+func samePrint(t *testing.T, path string) {
+	t.Helper()
+	want, _ := ourEvents(t, path)
+	got := otf2PrintEvents(t, path)
+	for i := 0; i < max(len(got), len(want)); i++ {
+		if i >= len(got) || i >= len(want) || got[i] != want[i] {
+			t.Fatalf("event line %d of %d (otf2-print has %d):\n got %q\nwant %q", i, len(want), len(got), at(got, i), at(want, i))
+		}
 	}
 }
 
@@ -451,4 +458,30 @@ func TestWriteRoundTripOneSided(t *testing.T) {
 	src := oneSided(t)
 	back, _ := writeBack(t, src)
 	sameEvents(t, src, back, true)
+}
+
+// TestWriteChunks writes the events in many chunks, of libotf2's
+// smallest size (256 KiB, read by otf2-print too) and of a few records
+// (by Kairos' reader): no record straddles two chunks, each chunk starts
+// with its timestamp, and the events read back.
+func TestWriteChunks(t *testing.T) {
+	src := simulated(t, "stencil2d", 4, 2500)
+	for _, size := range []int{1 << 18, 160} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			defer func(s int) { eventChunkSize = s }(eventChunkSize)
+			eventChunkSize = size
+			back, path := writeBack(t, src)
+			sameEvents(t, src, back, false)
+			evt, err := os.Stat(filepath.Join(filepath.Dir(path), "traces", "0.evt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if chunks := evt.Size() / int64(size); chunks < 2 {
+				t.Fatalf("rank 0's events take %d bytes, %d chunks of %d", evt.Size(), chunks+1, size)
+			}
+			if size >= 1<<18 {
+				samePrint(t, path)
+			}
+		})
+	}
 }

@@ -17,10 +17,13 @@ import (
 // The writer's chunk sizes: Score-P's default for events, libotf2's for
 // definitions (raised for a record that needs more, up to OTF2's most).
 const (
-	eventChunkSize  = 1 << 20
 	defChunkSize    = 1 << 22
 	maxDefChunkSize = 1 << 24
 )
+
+// eventChunkSize is the size of the event files' chunks; tests make it
+// smaller, to write many chunks of few events.
+var eventChunkSize = 1 << 20
 
 // Definition values the writer uses (OTF2's enums).
 const (
@@ -412,7 +415,7 @@ func (w *archiveWriter) writeAnchor(path string, ndefs uint64) error {
 	e.u8(3) // anchor format
 	e.u8(2) // trace format
 	e.b = append(e.b, writerVersion[:]...)
-	e.u64full(eventChunkSize)
+	e.u64full(uint64(eventChunkSize))
 	e.u64full(w.defSize)
 	e.u8(substratePOSIX)
 	e.u8(compressionNone)
