@@ -24,9 +24,14 @@ type chunkWriter struct {
 	stamp  bool   // the chunk has a timestamp
 }
 
-// newChunkWriter returns a writer of chunks of size bytes to w.
-func newChunkWriter(w io.Writer, size int, events bool) *chunkWriter {
-	c := &chunkWriter{w: w, size: size, buf: make([]byte, 0, size), events: events}
+// newChunkWriter returns a writer of chunks of size bytes to w, in buf
+// if it holds a chunk (the previous file's: a rank's event file after
+// another's), else in a new buffer.
+func newChunkWriter(w io.Writer, size int, events bool, buf []byte) *chunkWriter {
+	if cap(buf) < size {
+		buf = make([]byte, 0, size)
+	}
+	c := &chunkWriter{w: w, size: size, buf: buf[:0], events: events}
 	c.start()
 	return c
 }

@@ -465,7 +465,7 @@ func TestWriteRoundTripOneSided(t *testing.T) {
 // (by Kairos' reader): no record straddles two chunks, each chunk starts
 // with its timestamp, and the events read back.
 func TestWriteChunks(t *testing.T) {
-	src := simulated(t, "stencil2d", 4, 2500)
+	src := simulated(t, "stencil2d", 2, 4000)
 	for _, size := range []int{1 << 18, 160} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			defer func(s int) { eventChunkSize = s }(eventChunkSize)
@@ -476,8 +476,8 @@ func TestWriteChunks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if chunks := evt.Size() / int64(size); chunks < 2 {
-				t.Fatalf("rank 0's events take %d bytes, %d chunks of %d", evt.Size(), chunks+1, size)
+			if evt.Size() <= int64(size) {
+				t.Fatalf("rank 0's events take %d bytes, one chunk of %d", evt.Size(), size)
 			}
 			if size >= 1<<18 {
 				samePrint(t, path)

@@ -63,22 +63,21 @@ type archiveWriter struct {
 	userRegs []uint32 // OTF2 region of each model region node, +1 (0: not made yet)
 	// prefix caches each model region node's call-path hash (the reader's
 	// callSite, before the MPI function's name).
-	prefix    map[uint32]uint64
-	comms     map[uint32]uint32 // model communicator -> OTF2 communicator
-	used      map[uint32]bool   // model communicators calls are made on
-	groups    map[uint32]bool   // model communicators that are groups of posts and starts
-	wins      map[uint32]uint32 // OTF2 window -> its OTF2 communicator
-	winOrder  []uint32          // the windows in the order they were met
-	files     map[uint32]uint32 // OTF2 I/O handle -> its OTF2 communicator
-	fileOrder []uint32
-	ranksIn   map[uint32]map[int32]uint32 // model communicator -> world rank -> its rank there
-	sizes     map[uint32]int
-	attrs     map[string]uint32 // attributes, by name
-	attrDefs  []attrDef
-	events    []uint64 // each rank's records
-	end       uint64   // the latest timestamp
-	wrapMain  bool     // the trace has no regions: each rank is wrapped in "main"
-	defSize   uint64   // the definitions' chunk size
+	prefix   map[uint32]uint64
+	comms    map[uint32]uint32           // model communicator -> OTF2 communicator
+	used     map[uint32]bool             // model communicators calls are made on
+	groups   map[uint32]bool             // model communicators that are groups of posts and starts
+	wins     handles                     // the windows
+	files    handles                     // the I/O handles
+	ranksIn  map[uint32]map[int32]uint32 // model communicator -> world rank -> its rank there
+	sizes    map[uint32]int
+	attrs    map[string]uint32 // attributes, by name
+	attrDefs []attrDef
+	events   []uint64 // each rank's records
+	end      uint64   // the latest timestamp
+	wrapMain bool     // the trace has no regions: each rank is wrapped in "main"
+	defSize  uint64   // the definitions' chunk size
+	chunk    []byte   // the event chunk's buffer, one for every rank
 }
 
 // regionKey names an OTF2 region: its name and whether it is an MPI
@@ -99,7 +98,7 @@ func newArchiveWriter(src trace.Source) *archiveWriter {
 	w := &archiveWriter{src: src, meta: m, n: src.NumRanks(), strings: map[string]uint32{}, regions: map[regionKey]uint32{},
 		userRegs: make([]uint32, len(m.Regions)), prefix: map[uint32]uint64{}, comms: map[uint32]uint32{trace.WorldComm: 0},
 		ranksIn: map[uint32]map[int32]uint32{}, sizes: map[uint32]int{trace.WorldComm: src.NumRanks()},
-		attrs: map[string]uint32{}, used: map[uint32]bool{}, groups: map[uint32]bool{}, wins: map[uint32]uint32{}, files: map[uint32]uint32{}, events: make([]uint64, src.NumRanks()), wrapMain: len(m.Regions) <= 1}
+		attrs: map[string]uint32{}, used: map[uint32]bool{}, groups: map[uint32]bool{}, events: make([]uint64, src.NumRanks()), wrapMain: len(m.Regions) <= 1}
 	for i, c := range w.sortedComms() {
 		w.comms[c.ID] = uint32(i + 1)
 		w.sizes[c.ID] = len(c.Members)
@@ -250,7 +249,7 @@ func (w *archiveWriter) writeDefs(path string) (uint64, error) {
 	}
 	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<16)
-	c := newChunkWriter(bw, size, false)
+	c := newChunkWriter(bw, size, false, nil)
 	for _, r := range recs {
 		if err := c.record(0, r); err != nil {
 			return 0, err
@@ -286,7 +285,7 @@ func (w *archiveWriter) defRecords() [][]byte {
 	}
 	ioParadigm, fileNames := w.ioNames()
 	winNames := map[uint32]uint32{}
-	for _, win := range w.winOrder {
+	for _, win := range w.wins.order {
 		winNames[win] = w.str("MPI window " + strconv.FormatUint(uint64(win), 10))
 	}
 	var recs [][]byte
@@ -302,7 +301,7 @@ func (w *archiveWriter) defRecords() [][]byte {
 		add(defString, func(e *enc) { e.u32(uint32(id)); e.str(s) })
 	}
 	add(defParadigm, func(e *enc) { e.u8(ParadigmMPI); e.u32(mpi); e.u8(paradigmClassProcess) })
-	if len(w.fileOrder) > 0 {
+	if len(w.files.order) > 0 {
 		add(defIoParadigm, func(e *enc) {
 			e.u8(ioParadigmMPI)
 			e.u32(ioParadigm) // identification
@@ -316,7 +315,7 @@ func (w *archiveWriter) defRecords() [][]byte {
 		add(defAttribute, func(e *enc) { e.u32(uint32(id)); e.u32(w.strings[a.name]); e.u8(a.typ); e.u32(empty) })
 	}
 	add(defSystemTreeNode, func(e *enc) { e.u32(0); e.u32(machine); e.u32(class); e.u32(undefined32) })
-	for _, h := range w.fileOrder {
+	for _, h := range w.files.order {
 		add(defIoRegularFile, func(e *enc) { e.u32(h); e.u32(fileNames[h]); e.u32(0) })
 	}
 	for r := range w.n {
@@ -388,17 +387,17 @@ func (w *archiveWriter) defRecords() [][]byte {
 		}
 		add(defComm, func(e *enc) { e.u32(uint32(i)); e.u32(commNames[i]); e.u32(uint32(i + 1)); e.u32(parent); e.u32(0) })
 	}
-	for _, win := range w.winOrder {
-		add(defRmaWin, func(e *enc) { e.u32(win); e.u32(winNames[win]); e.u32(w.wins[win]); e.u32(0) })
+	for _, win := range w.wins.order {
+		add(defRmaWin, func(e *enc) { e.u32(win); e.u32(winNames[win]); e.u32(w.wins.comm[win]); e.u32(0) })
 	}
-	for _, h := range w.fileOrder {
+	for _, h := range w.files.order {
 		add(defIoHandle, func(e *enc) {
 			e.u32(h)
 			e.u32(fileNames[h])
 			e.u32(h) // its regular file
 			e.u8(ioParadigmMPI)
 			e.u32(ioFlagNone)
-			e.u32(w.files[h])
+			e.u32(w.files.comm[h])
 			e.u32(undefined32) // parent
 		})
 	}

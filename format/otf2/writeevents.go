@@ -77,11 +77,11 @@ func (w *archiveWriter) writeRank(dir string, r int) (err error) {
 			err = cerr
 		}
 	}()
-	rw := &rankWriter{w: w, c: newChunkWriter(f, eventChunkSize, true), rank: int32(r), pend: map[uint64]pending{}, rma: map[uint64]rmaOut{}}
+	rw := &rankWriter{w: w, c: newChunkWriter(f, eventChunkSize, true, w.chunk), rank: int32(r), pend: map[uint64]pending{}, rma: map[uint64]rmaOut{}}
 	if err := rw.events(r); err != nil {
 		return fmt.Errorf("rank %d: %w", r, err)
 	}
-	w.events[r] = rw.c.n
+	w.events[r], w.chunk = rw.c.n, rw.c.buf
 	return rw.c.close()
 }
 

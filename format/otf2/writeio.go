@@ -25,21 +25,6 @@ const (
 	ioSeekFromStart    = 0
 )
 
-// ioHandle returns the OTF2 I/O handle of MPI-IO event e, noting its
-// communicator for its definition.
-func (w *archiveWriter) ioHandle(e *trace.Event) (uint32, error) {
-	h := e.Handle - 1
-	if _, ok := w.files[h]; !ok {
-		c, err := w.otf2Comm(e.Comm)
-		if err != nil {
-			return 0, err
-		}
-		w.files[h] = c
-		w.fileOrder = append(w.fileOrder, h)
-	}
-	return h, nil
-}
-
 // io writes the records of MPI-IO event e, a call of MPI function name,
 // from enter to exit.
 func (rw *rankWriter) io(e *trace.Event, name string, enter, exit uint64) error {
@@ -49,7 +34,7 @@ func (rw *rankWriter) io(e *trace.Event, name string, enter, exit uint64) error 
 	if e.Handle == 0 {
 		return nil // no file: a call the region names alone (MPI_File_delete)
 	}
-	h, err := rw.w.ioHandle(e)
+	h, err := rw.w.handle(&rw.w.files, e)
 	if err != nil {
 		return err
 	}
@@ -124,11 +109,11 @@ func (rw *rankWriter) ioDone(t uint64, h uint32, size, id uint64) error {
 // regular file's and handle's), as strings, made before the definitions;
 // none for a trace without MPI-IO.
 func (w *archiveWriter) ioNames() (paradigm uint32, files map[uint32]uint32) {
-	if len(w.fileOrder) == 0 {
+	if len(w.files.order) == 0 {
 		return undefined32, nil
 	}
 	files = map[uint32]uint32{}
-	for _, h := range w.fileOrder {
+	for _, h := range w.files.order {
 		files[h] = w.str("MPI file " + strconv.FormatUint(uint64(h), 10))
 	}
 	return w.str("MPI-IO"), files

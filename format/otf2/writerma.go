@@ -46,19 +46,30 @@ func rmaName(e *trace.Event, name string) string {
 	return "MPI_R" + strings.ToLower(f[:1]) + f[1:]
 }
 
-// window returns the OTF2 window of one-sided event e, noting its
-// communicator for its definition.
-func (w *archiveWriter) window(e *trace.Event) (uint32, error) {
-	win := e.Handle - 1
-	if _, ok := w.wins[win]; !ok {
+// handles are the windows or the files of an archive: each one's OTF2
+// communicator, and the order they were met in, that of their
+// definitions.
+type handles struct {
+	comm  map[uint32]uint32
+	order []uint32
+}
+
+// handle returns the OTF2 window or I/O handle (in hs) of one-sided or
+// MPI-IO event e, Handle-1, noting its communicator for its definition.
+func (w *archiveWriter) handle(hs *handles, e *trace.Event) (uint32, error) {
+	h := e.Handle - 1
+	if _, ok := hs.comm[h]; !ok {
 		c, err := w.otf2Comm(e.Comm)
 		if err != nil {
 			return 0, err
 		}
-		w.wins[win] = c
-		w.winOrder = append(w.winOrder, win)
+		if hs.comm == nil {
+			hs.comm = map[uint32]uint32{}
+		}
+		hs.comm[h] = c
+		hs.order = append(hs.order, h)
 	}
-	return win, nil
+	return h, nil
 }
 
 // oneSided writes the records of one-sided event e, from enter to exit.
@@ -66,7 +77,7 @@ func (rw *rankWriter) oneSided(e *trace.Event, enter, exit uint64) error {
 	if e.Handle == 0 {
 		return nil // no window: a call of nothing to synchronise
 	}
-	win, err := rw.w.window(e)
+	win, err := rw.w.handle(&rw.w.wins, e)
 	if err != nil {
 		return err
 	}
