@@ -144,6 +144,9 @@ func (w *archiveWriter) region(name string, mpi bool) uint32 {
 
 // userRegion returns the OTF2 region of model region node.
 func (w *archiveWriter) userRegion(node uint32) uint32 {
+	if n := len(w.meta.Regions); len(w.userRegs) < n { // a reader that adds regions as it reads
+		w.userRegs = append(w.userRegs, make([]uint32, n-len(w.userRegs))...)
+	}
 	if r := w.userRegs[node]; r != 0 {
 		return r - 1
 	}

@@ -119,14 +119,11 @@ func (rw *rankWriter) events(r int) (err error) {
 // event writes one event: an MPI call with its records, nothing for
 // computation and markers (the time between calls is the computation).
 func (rw *rankWriter) event(e *trace.Event) error {
-	if !e.HasTime {
-		if e.Kind == trace.Location {
-			return nil
-		}
-		return errUntimed
-	}
 	if !e.Kind.IsMPI() {
 		return nil
+	}
+	if !e.HasTime {
+		return errUntimed
 	}
 	enter, exit := uint64(e.Enter), uint64(e.Exit)
 	rw.w.end = max(rw.w.end, exit, enter)
