@@ -9,13 +9,16 @@ import (
 // rbuf, for the writer. Every value is appended to b.
 type enc struct{ b []byte }
 
+// reset empties w, keeping its buffer.
 func (w *enc) reset() { w.b = w.b[:0] }
 
+// u8 appends a byte.
 func (w *enc) u8(v uint8) { w.b = append(w.b, v) }
 
 // u64full appends a raw 8-byte value (timestamps, chunk headers).
 func (w *enc) u64full(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
 
+// u32full appends a raw 4-byte value (the anchor's counts).
 func (w *enc) u32full(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
 
 // u64 appends a compressed integer: the number of its significant bytes,

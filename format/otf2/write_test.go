@@ -188,6 +188,7 @@ type failing struct{ trace.Source }
 
 var errFailing = errors.New("disk on fire")
 
+// OpenRank opens rank r, rank 1 to fail.
 func (f failing) OpenRank(r int) (trace.Reader, error) {
 	rd, err := f.Source.OpenRank(r)
 	if err != nil || r != 1 {
@@ -196,6 +197,7 @@ func (f failing) OpenRank(r int) (trace.Reader, error) {
 	return &failingReader{Reader: rd}, nil
 }
 
+// failingReader fails after four events.
 type failingReader struct {
 	trace.Reader
 	n int
@@ -414,6 +416,7 @@ func samePrint(t *testing.T, path string) {
 	}
 }
 
+// at returns line i of s, "(none)" past its end.
 func at(s []string, i int) string {
 	if i < len(s) {
 		return s[i]

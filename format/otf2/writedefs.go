@@ -2,6 +2,7 @@ package otf2
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -87,12 +88,16 @@ type regionKey struct {
 	mpi  bool
 }
 
+// regionDef is what a region's definition needs: its name's string, its
+// role, and whether it is an MPI function's.
 type regionDef struct {
 	name uint32
 	role uint8
 	mpi  bool
 }
 
+// newArchiveWriter returns the writer of src's archive, its
+// communicators numbered (MPI_COMM_WORLD 0, then Meta.Comms in id order).
 func newArchiveWriter(src trace.Source) *archiveWriter {
 	m := src.Meta()
 	w := &archiveWriter{src: src, meta: m, n: src.NumRanks(), strings: map[string]uint32{}, regions: map[regionKey]uint32{},
@@ -110,7 +115,7 @@ func newArchiveWriter(src trace.Source) *archiveWriter {
 // numbers OTF2's communicators in.
 func (w *archiveWriter) sortedComms() []trace.Comm {
 	cs := slices.Clone(w.meta.Comms)
-	slices.SortFunc(cs, func(a, b trace.Comm) int { return int(a.ID) - int(b.ID) })
+	slices.SortFunc(cs, func(a, b trace.Comm) int { return cmp.Compare(a.ID, b.ID) })
 	return cs
 }
 

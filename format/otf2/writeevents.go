@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,6 +58,8 @@ type pending struct {
 	size uint64
 }
 
+// pendingRef is an entry of rankWriter.order: a request, and the
+// sequence number of its start.
 type pendingRef struct {
 	req, seq uint64
 }
@@ -89,8 +92,7 @@ func (w *archiveWriter) writeRank(dir string, r int) (err error) {
 // definitions (no mapping table, no clock offset), as libotf2 writes it.
 func emptyLocalDefs() []byte {
 	c := chunkWriter{buf: make([]byte, 0, chunkHeaderSize+2)}
-	c.start()
-	c.first, c.n = 1, 0
+	c.start() // records 1 to 0: none
 	return append(c.buf, endOfFile, endOfBuffer)
 }
 
@@ -257,7 +259,7 @@ func (rw *rankWriter) records(e *trace.Event, name string, enter, exit uint64) e
 
 // errProbeFirst is the error of a receive of the size of the message it
 // matches, which OTF2 cannot say.
-var errProbeFirst = fmt.Errorf("a receive of the matching message's size (RecvBytes < 0, SimGrid's probe-first form): OTF2 records every message's length")
+var errProbeFirst = errors.New("a receive of the matching message's size (RecvBytes < 0, SimGrid's probe-first form): OTF2 records every message's length")
 
 // readsDeferred reports whether the reader reads a call of MPI function
 // name without records as a deferred call.
