@@ -46,12 +46,14 @@ func sameAsOTF2(t *testing.T, in, out string) {
 	}
 }
 
-// TestConvertToOTF2 converts the real OTF2 archives to OTF2 again with
-// kairos convert, into a directory that does not exist yet.
+// TestConvertToOTF2 converts the real OTF2 archives to OTF2 again, and
+// real DUMPI traces to OTF2, with kairos convert, into a directory that
+// does not exist yet.
 func TestConvertToOTF2(t *testing.T) {
-	for _, name := range []string{"tiny_mpi", "sst-macro-mpi-coverage", "tracer-stencil4d-32", "pipit-ping-pong-otf2"} {
+	for _, name := range []string{"otf2/tiny_mpi", "otf2/sst-macro-mpi-coverage", "otf2/tracer-stencil4d-32", "otf2/pipit-ping-pong-otf2",
+		"dumpi/sst-macro-testtrace/testtrace.meta", "dumpi/tauferlab-naive-alltoall-4"} {
 		t.Run(name, func(t *testing.T) {
-			in := testenv.Shared(t, filepath.Join("traces/otf2", name))
+			in := testenv.Shared(t, filepath.Join("traces", name))
 			out := filepath.Join(t.TempDir(), "out", "traces.otf2")
 			if code, stdout, errs := csRun("convert", in, out); code != 0 || stdout != "" {
 				t.Fatalf("convert: exit %d, stdout %q, stderr %q", code, stdout, errs)
