@@ -32,9 +32,9 @@ import (
 // package documentation.
 //
 // The whole archive is built in a temporary directory beside path, then
-// moved into place, its anchor file last: a failure leaves neither the
-// archive nor the temporary directory, and a previous archive of the same
-// name is replaced whole. Memory is one event chunk (1 MiB) and each
+// moved into place, its anchor file last (the previous one's first out
+// of the way): a failure leaves neither the archive nor the temporary
+// directory, and a previous archive of the same name is replaced whole. Memory is one event chunk (1 MiB) and each
 // rank's outstanding requests while the events are written, plus the
 // definitions.
 func Write(path string, src trace.Source) error {
@@ -88,13 +88,22 @@ func writeAll(anchor string, src trace.Source) error {
 var archiveFile = regexp.MustCompile(`^[0-9]+\.(evt|def|snap)$`)
 
 // moveArchive moves the archive NAME built in tmp into dir: the
-// location directory, then the global definitions, then the anchor, the
-// file a reader opens, so that it appears once the rest is in place.
+// previous archive's anchor out of the way first (into tmp), so that no
+// reader meets an anchor with another archive's files; then the location
+// directory, the global definitions, and the anchor, the file a reader
+// opens, last. Where the location directory cannot be replaced (it holds
+// other files than an archive's), the previous anchor is put back.
 func moveArchive(tmp, dir, name string) error {
+	anchor := filepath.Join(dir, name+".otf2")
+	old := filepath.Join(tmp, "previous.otf2")
+	hadOld := os.Rename(anchor, old) == nil
 	err := fileio.ReplaceDir(filepath.Join(tmp, name), filepath.Join(dir, name), func(e os.DirEntry) bool {
 		return !e.IsDir() && archiveFile.MatchString(e.Name())
 	})
 	if err != nil {
+		if hadOld {
+			os.Rename(old, anchor)
+		}
 		return err
 	}
 	for _, f := range []string{name + ".def", name + ".otf2"} {

@@ -237,6 +237,18 @@ func TestWriteAtomic(t *testing.T) {
 	if _, err := Open(path); err != nil {
 		t.Errorf("the previous archive no longer reads: %v", err)
 	}
+	// A location directory holding a file no archive has is not replaced,
+	// and the previous archive stays whole.
+	if err := os.WriteFile(filepath.Join(dir, "run", "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before = listFiles(t, dir)
+	if err := Write(path, src); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("got %v, want the directory refused", err)
+	}
+	if after := listFiles(t, dir); !slices.Equal(before, after) {
+		t.Errorf("the refused write changed the archive: %v, was %v", after, before)
+	}
 }
 
 // listFiles lists the files under dir with their sizes.
