@@ -35,6 +35,12 @@ OUT_files/, which it names relative to its own directory: run "smpirun
 -replay" from that directory, as SimGrid reads them from its working
 directory (every Kairos verb reads them from anywhere).
 
+An OTF2 archive (OUT ending in .otf2, its anchor file: NAME.def and the
+directory NAME are written beside it) opens in Vampir and Scalasca. OTF2
+records when every call happens: it is written of a timed trace only (an
+OTF2, DUMPI or timed .ktr trace, or "kairos simulate --timed-trace" of a
+time-independent one), its computations being the time between calls.
+
 --speed FLOPS turns a timed trace into a time-independent one on the way:
 the time between MPI calls (and inside local calls such as MPI_Wtime)
 becomes compute events of time x FLOPS flops, and timestamps are dropped.
@@ -55,7 +61,8 @@ algorithms LogGOPSim's Schedgen uses.`,
 		Example: `  kairos convert run.ti run.ktr
   kairos convert run.ktr run-ti/index.txt
   kairos convert --speed 1Gf timed.ktr replayable.ti
-  kairos convert --speed 2Gf run.ti run.goal`,
+  kairos convert --speed 2Gf run.ti run.goal
+  kairos convert run.dumpi/ out/traces.otf2`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, out := args[0], args[1]

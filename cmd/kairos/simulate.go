@@ -161,8 +161,9 @@ several times faster again, to the event engine's times within nanoseconds;
 --json names the engine used (engine) and why it handed over (handover).
 
 Outputs: --timed-trace writes the replay as a timed trace (every action with
-its simulated start and end; .ktr keeps the timestamps) that the other verbs
-read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
+its simulated start and end; .ktr keeps the timestamps; .otf2 writes an OTF2
+archive for Vampir, its computations the time between calls) that the other
+verbs read; --perfetto writes a Chrome / Perfetto JSON timeline, --paje a Paje
 trace for ViTE (both with an arrow per point-to-point message, as SimGrid's
 -trace); --verbose prints one line per action like SimGrid's verbose
 replay log. The sharing is re-solved as SimGrid re-solves it, or, on a

@@ -32,6 +32,17 @@
 // at any distance and cancelled requests dropped, by an index Open builds
 // (mapper.go).
 //
+// Write writes a timed trace as an archive the reader, otf2-print and
+// Vampir read: Score-P's definitions and records of each MPI call, the
+// call-path tree as user regions, a timer of one tick a picosecond, a
+// collective's bytes as Score-P counts them (with Kairos' attributes
+// where they do not give the model's volumes back, and a v-collective's
+// count vectors), one-sided and MPI-IO calls' RMA and I/O records, the
+// trace's attributes as anchor properties. It streams
+// each rank's events a chunk at a time into a temporary directory, then
+// moves the archive into place (write.go; docs/formats.md lists what the
+// format does not hold).
+//
 // Memory is one event chunk (OTF2's chunk size, at most the file's size)
 // per open location, a bounded look-ahead of events, plus the definitions
 // and Open's index (late completions, cancellations, the v-collectives'

@@ -759,6 +759,7 @@ func (m *mapper) collective(e *Event, seq uint64) trace.Event {
 		ev.SendBytes, ev.RecvBytes = scorep.Volumes(k, scorep.Counted{Sent: int64(e.Bytes), Recv: int64(e.Received), Root: root,
 			Block: e.Op == opReduceScatterBlock, Me: me, N: c.size, InPlaceAware: m.src.inPlaceAware})
 	}
+	m.volumeAttrs(&ev, e)
 	m.vcounts(&ev, e, c, seq)
 	return ev
 }

@@ -71,17 +71,21 @@ type Source struct {
 	idx                []*rankIndex
 	vt                 vtable
 	attrSend, attrRecv uint32
-	cancelled          int
-	switchedOff        int // ranks whose measurement ends switched off
-	flushes            int // the tracer's buffer flushes, of every rank
-	flushed            trace.Time
-	flushRank          int // the rank whose flushes took the longest
-	flushMost          trace.Time
-	uncompleted        int // Irecvs never completed, left out
-	interColls         int // collectives on intercommunicators, read as deferred calls
-	unresolved         int // communicator ranks not resolved to world ranks
-	offs, offRanks     int // measurement switched off and on again, and on how many ranks
-	hidden             trace.Time
+	// attrSent and attrRecvd are the attributes by which Kairos' writer
+	// carries a collective's volumes where Score-P's counts do not give
+	// them back (volumeAttrs).
+	attrSent, attrRecvd uint32
+	cancelled           int
+	switchedOff         int // ranks whose measurement ends switched off
+	flushes             int // the tracer's buffer flushes, of every rank
+	flushed             trace.Time
+	flushRank           int // the rank whose flushes took the longest
+	flushMost           trace.Time
+	uncompleted         int // Irecvs never completed, left out
+	interColls          int // collectives on intercommunicators, read as deferred calls
+	unresolved          int // communicator ranks not resolved to world ranks
+	offs, offRanks      int // measurement switched off and on again, and on how many ranks
+	hidden              trace.Time
 }
 
 // modelComm is how an OTF2 communicator appears in the model.
@@ -110,7 +114,7 @@ func open(path string, counts bool) (*Source, error) {
 	s.buildComms()
 	s.describe()
 	s.noEvents()
-	s.attrSend, s.attrRecv = undefined32, undefined32
+	s.attrSend, s.attrRecv, s.attrSent, s.attrRecvd = undefined32, undefined32, undefined32, undefined32
 	if counts {
 		s.countAttrs()
 	}
@@ -156,22 +160,88 @@ func open(path string, counts bool) (*Source, error) {
 	if len(s.defects) > 0 {
 		s.meta.Attrs["otf2.defects"] = strings.Join(s.defects, "; ")
 	}
+	s.restoreAttrs()
 	return s, nil
 }
 
+// attrProperty prefixes the anchor properties by which Kairos' writer
+// keeps the attributes of the trace it wrote (Meta.Attrs): where it came
+// from, and how its own reader read it (a measurement switched off, count
+// vectors derived), which the archive's records no longer show. The key
+// follows, spelt in the characters OTF2 allows in a property's name
+// (propertyKey).
+const attrProperty = "KAIROS::ATTR_"
+
+// restoreAttrs sets the attributes the writer kept in the anchor's
+// properties, but those this reading set itself.
+func (s *Source) restoreAttrs() {
+	for _, p := range s.arch.Anchor.Properties {
+		name, ok := strings.CutPrefix(p[0], attrProperty)
+		if k, err := attrKey(name); ok && err == nil && k != "" && s.meta.Attrs[k] == "" {
+			s.meta.Attrs[k] = p[1]
+		}
+	}
+}
+
+// propertyKey spells an attribute's key in the characters of an OTF2
+// property's name, [A-Z0-9_]: a lower-case letter in upper case, a digit
+// as it is, any other byte as '_' and its two hexadecimal digits.
+func propertyKey(k string) string {
+	var b strings.Builder
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "_%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// attrKey is the inverse of propertyKey.
+func attrKey(p string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c - 'A' + 'a')
+		case c >= '0' && c <= '9':
+			b.WriteByte(c)
+		case c == '_' && i+2 < len(p):
+			v, err := strconv.ParseUint(p[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", err
+			}
+			b.WriteByte(byte(v))
+			i += 2
+		default:
+			return "", fmt.Errorf("%q: not an attribute's key", p)
+		}
+	}
+	return b.String(), nil
+}
+
 // countAttrs finds the attributes by which Kairos' tracer carries the
-// count vectors of v-collectives, and keeps attribute lists if there are.
+// count vectors of v-collectives, and its writer collectives' volumes,
+// and keeps attribute lists if there are.
 func (s *Source) countAttrs() {
 	d := s.arch.Defs
 	for id, a := range d.Attributes {
 		switch d.Strings[a.Name] {
-		case "kairos:sendcounts":
+		case attrSendCounts:
 			s.attrSend = id
-		case "kairos:recvcounts":
+		case attrRecvCounts:
 			s.attrRecv = id
+		case attrSentBytes:
+			s.attrSent = id
+		case attrRecvdBytes:
+			s.attrRecvd = id
 		}
 	}
-	if s.attrSend != undefined32 || s.attrRecv != undefined32 {
+	if s.attrSend != undefined32 || s.attrRecv != undefined32 || s.attrSent != undefined32 || s.attrRecvd != undefined32 {
 		s.arch.KeepAttrs = true
 	}
 }

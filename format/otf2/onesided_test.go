@@ -1,8 +1,6 @@
 package otf2
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,14 +13,7 @@ import (
 // call is its event, with its window or file, target, bytes, lock type,
 // group and request, and the trace checks out.
 func TestScorePOneSided(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rma")
-	if out, err := exec.Command(buildWithOTF2(t, "rmawriter.c"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("rmawriter: %v\n%s", err, out)
-	}
-	s, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := oneSided(t)
 	want := [2]string{
 		"init; win_create handle=1; win_lock_all handle=1; put target=1 handle=1 send=8192; win_flush target=1 handle=1; " +
 			"get target=1 handle=1 recv=1024 req=2; wait req=2; get_accumulate target=1 handle=1 send=8 recv=8; " +
@@ -34,7 +25,7 @@ func TestScorePOneSided(t *testing.T) {
 		"win_post handle=1 group=2; win_wait handle=1; win_free handle=1",
 	}
 	var got [2][]string
-	err = trace.ForEach(s, func(r, _ int, e *trace.Event) error {
+	err := trace.ForEach(s, func(r, _ int, e *trace.Event) error {
 		got[r] = append(got[r], e.String())
 		if e.Kind.IsWindow() && e.Comm != trace.WorldComm {
 			t.Errorf("rank %d: %v on communicator %d, want the world", r, e, e.Comm)

@@ -12,15 +12,15 @@ import (
 func init() {
 	format.Register(format.Format{
 		Name:        "otf2",
-		Description: "OTF2 archive (Score-P): the anchor file traces.otf2 or its directory; read only",
+		Description: "OTF2 archive (Score-P, Vampir): the anchor file traces.otf2 or its directory",
 		Detect:      detect,
 		Hint:        hint,
 		Magics:      [][]byte{anchorMagic(littleEndian), anchorMagic(bigEndian)},
 		Starts:      fmt.Sprintf("an anchor file (traces.otf2) starts with 0x03, the byte order (0x%02x or 0x%02x) and %+q", littleEndian, bigEndian, magic+"\x00"),
 		Dir:         "traces.otf2",
 		Open:        OpenTrace,
-		// Not written: the extension names the anchor file, for the
-		// error about a file of no format.
+		Write:       Write,
+		// The anchor file: its archive's other files are beside it.
 		Extensions: []string{".otf2"},
 	})
 }

@@ -27,6 +27,35 @@ import (
 // and receives its totals and the run replays. Meta.Attrs["derived-counts"]
 // says so.
 
+// The attributes of Kairos' tracer and writer, which other readers
+// ignore: a v-collective's count vectors (strings of the bytes to or
+// from each member); a collective's volumes as the model has them, where
+// the bytes Score-P counts do not give them back (volumeAttrs).
+const (
+	attrSendCounts = "kairos:sendcounts"
+	attrRecvCounts = "kairos:recvcounts"
+	attrSentBytes  = "kairos:sendbytes"
+	attrRecvdBytes = "kairos:recvbytes"
+)
+
+// volumeAttrs sets ev's volumes from the record's kairos:sendbytes and
+// kairos:recvbytes attributes, where it has them: the model's own, which
+// Kairos' writer adds where the bytes Score-P counts do not give them
+// back (a TI trace's allreduce receives no bytes; Score-P counts the
+// whole vector's).
+func (m *mapper) volumeAttrs(ev *trace.Event, e *Event) {
+	s := m.src
+	for _, a := range e.Attrs {
+		switch {
+		case a.Type != typeUint64 || int64(a.Value) < 0:
+		case a.ID == s.attrSent:
+			ev.SendBytes = int64(a.Value)
+		case a.ID == s.attrRecvd:
+			ev.RecvBytes = int64(a.Value)
+		}
+	}
+}
+
 // AttrDerivedCounts is the Meta.Attrs key that says that some
 // v-collectives' count vectors were derived from the members' totals,
 // not read.

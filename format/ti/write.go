@@ -2,7 +2,6 @@ package ti
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -151,7 +150,7 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := fileio.ReplaceDir(tmp, dir, kairosFile); err != nil {
 		return err
 	}
 	return fileio.WriteFile(path, func(w io.Writer) error {
@@ -160,30 +159,10 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	})
 }
 
-// replaceDir moves dir src to dst, replacing a previous output there. It
-// refuses to remove a dst holding anything but files Kairos writes.
-func replaceDir(src, dst string) error {
-	old, err := os.ReadDir(dst)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.Rename(src, dst)
-	}
-	if err != nil {
-		return err
-	}
-	for _, e := range old {
-		if e.IsDir() || !strings.HasPrefix(e.Name(), "rank-") || !strings.Contains(e.Name(), ".ti") {
-			return fmt.Errorf("%s exists and holds %s, which Kairos did not write; remove it first", dst, e.Name())
-		}
-	}
-	trash := src + ".old"
-	if err := os.Rename(dst, trash); err != nil {
-		return err
-	}
-	if err := os.Rename(src, dst); err != nil {
-		os.Rename(trash, dst)
-		return err
-	}
-	return os.RemoveAll(trash)
+// kairosFile reports whether e, in a directory of per-rank files, is one
+// Kairos writes, so that replacing the directory removes nothing else.
+func kairosFile(e os.DirEntry) bool {
+	return !e.IsDir() && strings.HasPrefix(e.Name(), "rank-") && strings.Contains(e.Name(), ".ti")
 }
 
 // rankWriter writes the events of one rank as TI lines.

@@ -329,6 +329,34 @@ func MkdirTemp(dir, pattern string) (name string, err error) {
 // and forgets it.
 func RemoveTemp(name string) { pending.remove(name) }
 
+// ReplaceDir moves directory src to dst, replacing a previous output
+// there. It refuses to remove a dst holding an entry that ours does not
+// accept (a file the writer does not write), and leaves dst as it was if
+// the move fails.
+func ReplaceDir(src, dst string, ours func(os.DirEntry) bool) error {
+	old, err := os.ReadDir(dst)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.Rename(src, dst)
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range old {
+		if !ours(e) {
+			return fmt.Errorf("%s exists and holds %s, which Kairos did not write; remove it first", dst, e.Name())
+		}
+	}
+	trash := src + ".old"
+	if err := os.Rename(dst, trash); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		os.Rename(trash, dst)
+		return err
+	}
+	return os.RemoveAll(trash)
+}
+
 // WriteFile writes path atomically with the content fn writes.
 func WriteFile(path string, fn func(w io.Writer) error) error {
 	f, err := Create(path)
