@@ -535,8 +535,8 @@ func TestTracerSendModes(t *testing.T) {
 }
 
 // TestTracerProbes traces probes before receives: blocking, polling, and
-// matched ones, whose receives (MPI_Mrecv, MPI_Imrecv) are written as the
-// recv and irecv of the probed source and tag; and the time rank 1 spends
+// matched ones, written as the irecv of the probed source, tag and size,
+// completed where MPI_Mrecv or MPI_Imrecv's request receives it; and the time rank 1 spends
 // in MPI_Probe, waiting for rank 0's long computation, is not written as
 // its computation (it was, when the tracer did not wrap probes); the
 // summary counts the probes and their time.
@@ -552,7 +552,7 @@ func TestTracerProbes(t *testing.T) {
 	}
 	index := filepath.Join(dir, "trace", "index.txt")
 	got := calls(t, index)
-	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "recv 3 -1 32 0 20 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
+	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "irecv 3 -1 32 0 20 [] []", "wait 1 3 32 0 0 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
 	i := slices.Index(got[1], want[0])
 	if i < 0 || !slices.Equal(got[1][i:min(i+len(want), len(got[1]))], want) {
 		t.Fatalf("rank 1:\n%s\nwant, in a row:\n%s", strings.Join(got[1], "\n"), strings.Join(want, "\n"))

@@ -96,23 +96,29 @@ func TestTracerIsendrecv(t *testing.T) {
 	index, archive := filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")
 	checks(t, index, archive)
 	for _, path := range []string{index, archive} {
-		msgs, bytes := 0, int64(0)
-		for _, rank := range calls(t, path) {
-			for _, c := range rank {
-				var kind string
-				var partner, source, tag int
-				var sent int64
-				if _, err := fmt.Sscanf(c, "%s %d %d %d %d", &kind, &partner, &source, &tag, &sent); err == nil && (kind == "send" || kind == "isend") {
-					msgs++
-					bytes += sent
-				}
-			}
-		}
-		if msgs != 10 || bytes != 2160 {
+		if msgs, bytes := messages(t, path); msgs != 10 || bytes != 2160 {
 			t.Errorf("%s: %d messages of %d bytes, want 10 of 2160", path, msgs, bytes)
 		}
 		simulate(t, path, path == archive)
 	}
+}
+
+// messages counts the messages of a trace (its sends and isends) and
+// their bytes.
+func messages(t *testing.T, path string) (msgs int, bytes int64) {
+	t.Helper()
+	for _, rank := range calls(t, path) {
+		for _, c := range rank {
+			var kind string
+			var partner, source, tag int
+			var sent int64
+			if _, err := fmt.Sscanf(c, "%s %d %d %d %d", &kind, &partner, &source, &tag, &sent); err == nil && (kind == "send" || kind == "isend") {
+				msgs++
+				bytes += sent
+			}
+		}
+	}
+	return msgs, bytes
 }
 
 // recordMPICH compiles capture/testdata's program prog with MPICH and

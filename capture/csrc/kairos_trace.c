@@ -57,9 +57,10 @@
  * reduce_scatter_block), scan, exscan, alltoallw (as the alltoallv of its
  * bytes), their non-blocking forms (ibarrier, ibcast... as the blocking
  * collective where they complete, or earlier, before a collective called
- * after them), the receives of matched probes (mrecv and imrecv, as recv
- * and irecv), and the time between them as compute. Probes (probe,
- * iprobe, mprobe, improbe) and the calls that create communicators
+ * after them), matched probes (mprobe, improbe) as the irecv of their
+ * message, completed (a wait) where mrecv, or imrecv's request, receives
+ * it, and the time between them as compute. Probes (probe, iprobe; the
+ * matched ones but for that irecv) and the calls that create communicators
  * (comm_dup, comm_split, cart_create...) have no TI action: they write
  * nothing, but their time is not counted as computation. Counts are bytes (MPI_BYTE,
  * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
@@ -272,6 +273,7 @@ struct kt_req {
   int *wtab;
   int bsend; /* an MPI_Bsend's: completed at MPI_Buffer_detach (kt_bsent) */
   int freed; /* a receive the program freed (MPI_Request_free): completed at MPI_Finalize */
+  int probed; /* a matched probe's receive (kt_probed), not yet received: completed at MPI_Finalize */
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -3460,11 +3462,12 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 /* kt_bsent writes the waits of the buffered sends not yet completed, in
  * the order of their calls, and, at MPI_Finalize (finalize set), of the
  * receives the program freed (MPI_Request_free), which MPI completes by
- * then. */
+ * then, and of the matched probes' messages it never received (their
+ * senders' messages are in the trace, and a replay waits for them). */
 static void kt_bsent(int finalize) {
   for (int i = 0; i < kt_nreq;) {
     struct kt_req *r = &kt_reqs[i];
-    if (!r->bsend && !(finalize && r->freed)) {
+    if (!r->bsend && !(finalize && (r->freed || r->probed))) {
       i++;
       continue;
     }
@@ -4567,40 +4570,55 @@ int MPI_Cancel(MPI_Request *req) {
  * not the program's computation (a blocking MPI_Probe may wait long for
  * its message), so the computation written before the next call counts
  * from the probe's end. The OTF2 archive has the probe's region, without
- * MPI records, as Score-P writes it. A matched probe's message is kept
- * with its source (a world rank) and tag until MPI_Mrecv or MPI_Imrecv
- * receives it: those are written as the recv and irecv of that source and
- * tag. */
+ * MPI records, as Score-P writes it. A matched probe (MPI_Mprobe, or
+ * MPI_Improbe that found a message) takes its message out of MPI's
+ * matching: a receive posted after it, even of the same source and tag,
+ * gets the next message. So the matched probe is written as the receive
+ * it makes certain, in both traces: an irecv of the message's source, tag
+ * and size (a pending request of the tracer's own handle, kt_synth),
+ * completed where MPI_Mrecv returns, or where MPI_Imrecv's request
+ * completes (the request becomes the program's). Written at MPI_Mrecv, a
+ * receive posted between the probe and it took the probed message in a
+ * replay (MPICH's pt2pt/mprobe: a truncation). MPI_MESSAGE_NO_PROC (a
+ * probe of MPI_PROC_NULL) and an MPI_Improbe that found nothing write
+ * nothing. */
 struct kt_msg {
   MPI_Message msg;
-  int src, tag;
-  int lsrc; /* src as a rank of comm */
-  MPI_Comm comm;
+  MPI_Request req; /* its pending irecv's handle (kt_post) */
 };
 static struct kt_msg *kt_msgs;
 static int kt_nmsg, kt_capmsg;
 
-/* kt_probed keeps message msg, probed on comm with status st. */
+/* kt_probed writes the irecv of message msg, probed on comm with status
+ * st, and keeps msg with its request. */
 static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
   if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+  int from = kt_world(comm, st->MPI_SOURCE);
+  if (from == KT_ELSEWHERE) {
+    kt_lose();
+    return;
+  }
   if (kt_nmsg == kt_capmsg) {
     kt_capmsg = kt_capmsg ? 2 * kt_capmsg : 16;
     kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
     if (!kt_msgs) abort();
   }
-  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG, st->MPI_SOURCE, comm};
+  MPI_Request q = (MPI_Request)(intptr_t)++kt_synth;
+  ko_irecv_request(kt_post(q, 0, from, st->MPI_SOURCE, st->MPI_TAG, kt_got(st, MPI_BYTE), comm));
+  kt_reqs[kt_nreq - 1].probed = 1;
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, q};
 }
 
-/* kt_take forgets message msg and reports whether it was kept, with its
- * source, tag and communicator in m. */
-static int kt_take(MPI_Message msg, struct kt_msg *m) {
+/* kt_take forgets message msg and returns the index of its pending
+ * irecv, or -1 if it was not kept. */
+static int kt_take(MPI_Message msg) {
   for (int i = 0; i < kt_nmsg; i++)
     if (kt_msgs[i].msg == msg) {
-      *m = kt_msgs[i];
+      MPI_Request q = kt_msgs[i].req;
       kt_msgs[i] = kt_msgs[--kt_nmsg];
-      return 1;
+      return kt_find(q);
     }
-  return 0;
+  return -1;
 }
 
 /* kt_leave_probe is kt_leave for a probe, which it counts. */
@@ -4647,34 +4665,21 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
 int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status *status) {
   MPI_Message m = *msg;
   MPI_Status st;
-  struct kt_msg k;
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_MRECV);
   int err = PMPI_Mrecv(buf, count, t, msg, status);
-  if (kt_on() && kt_take(m, &k)) {
-    if (k.src == KT_ELSEWHERE) {
-      kt_lose();
-    } else {
-      long n = kt_got(status, t);
-      kt_p2p("recv", k.src, k.tag, n);
-      ko_recv(k.comm, k.lsrc, k.src, k.tag, n);
-    }
-  }
+  int i = kt_on() ? kt_take(m) : -1;
+  if (i >= 0) kt_done(i, status);
   kt_leave();
   return err;
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Request *req) {
   MPI_Message m = *msg;
-  struct kt_msg k;
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
-  if (kt_on() && err == MPI_SUCCESS && kt_take(m, &k)) {
-    if (k.src == KT_ELSEWHERE)
-      kt_lose();
-    else
-      ko_irecv_request(kt_post(*req, 0, k.src, k.lsrc, k.tag, kt_bytes(count, t), k.comm));
-  }
+  int i = kt_on() && err == MPI_SUCCESS ? kt_take(m) : -1;
+  if (i >= 0) kt_reqs[i].req = *req, kt_reqs[i].probed = 0; /* completed where the program's request completes */
   kt_leave();
   return err;
 }
