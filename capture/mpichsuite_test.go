@@ -103,8 +103,8 @@ func TestTracerIsendrecv(t *testing.T) {
 	}
 }
 
-// messages counts the messages of a trace (its sends and isends) and
-// their bytes.
+// messages counts the messages of a trace (its sends, isends and
+// sendrecvs' sends) and their bytes.
 func messages(t *testing.T, path string) (msgs int, bytes int64) {
 	t.Helper()
 	for _, rank := range calls(t, path) {
@@ -112,7 +112,7 @@ func messages(t *testing.T, path string) (msgs int, bytes int64) {
 			var kind string
 			var partner, source, tag int
 			var sent int64
-			if _, err := fmt.Sscanf(c, "%s %d %d %d %d", &kind, &partner, &source, &tag, &sent); err == nil && (kind == "send" || kind == "isend") {
+			if _, err := fmt.Sscanf(c, "%s %d %d %d %d", &kind, &partner, &source, &tag, &sent); err == nil && (kind == "send" || kind == "isend" || kind == "sendRecv") {
 				msgs++
 				bytes += sent
 			}

@@ -265,10 +265,9 @@ struct kt_req {
   struct kt_tline line; /* its TI line */
   /* Set where the program freed comm before the request completed
    * (MPI allows it; the handle is then invalid): comm is MPI_COMM_NULL,
-   * ocomm and oworld say how the archive names it (its number, and
-   * whether a peer is a world rank), wtab is its world ranks (nw of
-   * them) for a receive from MPI_ANY_SOURCE. */
-  int gone, oworld, nw;
+   * ocomm is the archive's number of it (ko_pin), wtab is its world
+   * ranks (nw of them) for a receive from MPI_ANY_SOURCE. */
+  int gone, nw;
   uint32_t ocomm;
   int *wtab;
   int bsend; /* an MPI_Bsend's: completed at MPI_Buffer_detach (kt_bsent) */
@@ -4862,6 +4861,7 @@ int MPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[],
   return err;
 
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm);
+static void ko_intermade(MPI_Comm newcomm);
 
 /* KC_MADE is KC_CALL for a call every member of comm makes that makes
  * *newcomm (ko_made). */
@@ -4936,7 +4936,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int source
 }
 int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag,
                          MPI_Comm *newcomm) {
-  KC_CALL(R_INTERCOMM_CREATE, PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm))
+  kt_enter(R_INTERCOMM_CREATE);
+  int err = PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm);
+  if (err == MPI_SUCCESS && kt_on()) ko_intermade(*newcomm);
+  kt_leave();
+  return err;
 }
 int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *newcomm) {
   KC_CALL(R_INTERCOMM_MERGE, PMPI_Intercomm_merge(comm, high, newcomm))
@@ -5560,6 +5564,7 @@ struct ko_comm {
   int *members;
   uint64_t key;
   uint32_t made;
+  int inter; /* an intercommunicator: members are both groups' (ko_add) */
 };
 static struct ko_comm *ko_comms;
 static int ko_ncomms;
@@ -5998,6 +6003,7 @@ static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, c
 }
 
 static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer);
+static uint32_t ko_name(uint32_t c, int lpeer, int wpeer);
 
 static void ko_send(int isend, MPI_Comm comm, int lpeer, int wpeer, int tag, long bytes, uint64_t id) {
   if (!ko_evt) return;
@@ -6034,7 +6040,7 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
     lfrom = st->MPI_SOURCE;
     if (from == KT_ANY_SOURCE) from = kt_req_world(r, st->MPI_SOURCE);
   }
-  uint32_t peer = (uint32_t)(r->oworld ? from : lfrom), c = r->ocomm;
+  uint32_t peer = ko_name(r->ocomm, lfrom, from), c = r->ocomm;
   if (!r->gone) c = ko_peer(r->comm, lfrom, from, &peer);
   OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)n, r->id);
 }
@@ -6069,33 +6075,110 @@ static void ko_cancelled(uint64_t id) {
  * regions. */
 enum { KO_ELSEWHERE = 0xfffffffeu };
 
+/* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
+static uint64_t ko_mix(uint64_t h, uint64_t v) {
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z ? z : 1;
+}
+
+/* ko_byint orders ints. */
+static int ko_byint(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* An intercommunicator is, in the archive, a communicator of both its
+ * groups' processes, in world rank order, its records naming a peer by
+ * its place there (ko_name): OTF2 before 3.0 has no intercommunicator
+ * definition, and Kairos' tracer wrote an intercommunicator's messages on
+ * MPI_COMM_WORLD, so that two of the same pair (an intercommunicator and
+ * its MPI_Comm_dup) carrying messages of one tag at once were one
+ * communicator there, whose replay matched one's receive with the
+ * other's message and deadlocked (MPICH's comm/dupic). Its identity is
+ * its processes' and its place among the intercommunicators of those
+ * processes that MPI_Intercomm_create made (each member counts them, in
+ * the order of its calls, the same on every member: ko_inters); one made
+ * from another (MPI_Comm_dup, MPI_Comm_split) is ko_made's, as any. */
+struct ko_inter {
+  uint64_t members; /* a hash of its processes */
+  uint32_t n;       /* intercommunicators of them so far */
+};
+static struct ko_inter *ko_inters;
+static int ko_ninters;
+
+/* ko_interkey returns the identity of a new intercommunicator of the n
+ * world ranks members (ko_inters). */
+static uint64_t ko_interkey(const int *members, int n) {
+  uint64_t h = 3;
+  for (int i = 0; i < n; i++) h = ko_mix(h, (uint32_t)members[i]);
+  int i = 0;
+  while (i < ko_ninters && ko_inters[i].members != h) i++;
+  if (i == ko_ninters) {
+    ko_inters = realloc(ko_inters, (ko_ninters + 1) * sizeof *ko_inters);
+    if (!ko_inters) abort();
+    ko_inters[ko_ninters++] = (struct ko_inter){h, 0};
+  }
+  return ko_mix(h, ++ko_inters[i].n);
+}
+
+/* ko_members puts the world ranks of group g's n processes at w; it
+ * reports whether all are of this world. */
+static int ko_members(MPI_Group g, int n, int *w) {
+  MPI_Group world;
+  int *ranks = malloc((n > 0 ? n : 1) * sizeof *ranks), ok = 1;
+  if (!ranks) abort();
+  for (int i = 0; i < n; i++) ranks[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_translate_ranks(g, n, ranks, world, w);
+  PMPI_Group_free(&world);
+  free(ranks);
+  for (int i = 0; i < n; i++) ok &= w[i] != MPI_UNDEFINED;
+  return ok;
+}
+
 /* ko_add registers communicator comm of identity key (0: unknown) and
  * returns its local number, KO_ELSEWHERE for one with processes of
- * another world. */
+ * another world. An intercommunicator's members are both its groups'
+ * (sorted), and its identity, if unknown, a new one (ko_interkey). */
 static uint32_t ko_add(MPI_Comm comm, uint64_t key) {
   ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
   if (!ko_comms) abort();
   struct ko_comm *c = &ko_comms[ko_ncomms++];
-  MPI_Group g, w;
-  PMPI_Comm_size(comm, &c->n);
-  c->handle = comm, c->key = key, c->made = 0;
-  c->members = malloc(c->n * sizeof *c->members);
-  int *ranks = malloc(c->n * sizeof *ranks);
-  if (!c->members || !ranks) abort();
-  for (int i = 0; i < c->n; i++) ranks[i] = i;
+  MPI_Group g, rg;
+  int inter = 0, n = 0, rn = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_size(comm, &n);
+  if (inter) PMPI_Comm_remote_size(comm, &rn);
+  c->handle = comm, c->key = key, c->made = 0, c->inter = inter, c->n = n + rn;
+  c->members = malloc((c->n > 0 ? c->n : 1) * sizeof *c->members);
+  if (!c->members) abort();
   PMPI_Comm_group(comm, &g);
-  PMPI_Comm_group(MPI_COMM_WORLD, &w);
-  PMPI_Group_translate_ranks(g, c->n, ranks, w, c->members);
+  int ok = ko_members(g, n, c->members);
   PMPI_Group_free(&g);
-  PMPI_Group_free(&w);
-  free(ranks);
-  for (int i = 0; i < c->n; i++)
-    if (c->members[i] == MPI_UNDEFINED) {
-      free(c->members);
-      ko_ncomms--;
-      return KO_ELSEWHERE;
-    }
+  if (inter) {
+    PMPI_Comm_remote_group(comm, &rg);
+    ok &= ko_members(rg, rn, c->members + n);
+    PMPI_Group_free(&rg);
+  }
+  if (!ok) {
+    free(c->members);
+    ko_ncomms--;
+    return KO_ELSEWHERE;
+  }
+  if (inter) {
+    qsort(c->members, c->n, sizeof *c->members, ko_byint);
+    if (key == 0) c->key = ko_interkey(c->members, c->n);
+  }
   return (uint32_t)ko_ncomms;
+}
+
+/* ko_intermade registers intercommunicator newcomm, which
+ * MPI_Intercomm_create made. */
+static void ko_intermade(MPI_Comm newcomm) {
+  if (ko_evt && newcomm != MPI_COMM_NULL) ko_add(newcomm, 0);
 }
 
 /* ko_commref returns the local number of communicator comm; one not made
@@ -6112,39 +6195,34 @@ static uint32_t ko_commref(MPI_Comm comm) {
 }
 
 /* ko_peer returns the archive's number of comm, with *peer the rank lpeer
- * of comm as its records name it: MPI_COMM_WORLD (0) and the world rank
- * wpeer where comm is world, one of its members in its order that no call
- * ko_made follows made, or an intercommunicator (whose lpeer is a rank of
- * the remote group, which the archive's groups do not hold). */
+ * of comm (world rank wpeer) as its records name it (ko_name). */
 static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
-  int inter = 0;
-  if (comm != MPI_COMM_WORLD) PMPI_Comm_test_inter(comm, &inter);
-  if (inter) {
-    *peer = (uint32_t)wpeer;
-    return 0;
-  }
   uint32_t c = ko_commref(comm);
-  *peer = (uint32_t)(c == 0 || c == KO_ELSEWHERE ? wpeer : lpeer);
-  return c == KO_ELSEWHERE ? 0 : c;
+  if (c == KO_ELSEWHERE) c = 0;
+  *peer = ko_name(c, lpeer, wpeer);
+  return c;
 }
 
-/* ko_pin keeps with request r how the archive names its communicator,
- * before the program frees it: its number, and whether its records name
- * a peer by world rank (kt_freeing). */
+/* ko_name returns how the records on the archive's communicator c name
+ * the rank lpeer of it, world rank wpeer: by its world rank on
+ * MPI_COMM_WORLD (0; also where the communicator has processes of
+ * another world, ko_add), by its place among both groups' on an
+ * intercommunicator, else by lpeer, its rank in its members' order where
+ * no call ko_made follows made it. */
+static uint32_t ko_name(uint32_t c, int lpeer, int wpeer) {
+  if (c == 0) return (uint32_t)wpeer;
+  const struct ko_comm *k = &ko_comms[c - 1];
+  if (!k->inter) return (uint32_t)lpeer;
+  const int *at = bsearch(&wpeer, k->members, k->n, sizeof *k->members, ko_byint);
+  return at ? (uint32_t)(at - k->members) : (uint32_t)wpeer;
+}
+
+/* ko_pin keeps with request r the archive's number of its communicator,
+ * before the program frees it (kt_freeing). */
 static void ko_pin(struct kt_req *r) {
   if (!ko_evt) return;
-  uint32_t peer; /* 1 where named by world rank (wpeer), 0 by its rank in comm */
-  r->ocomm = ko_peer(r->comm, 0, 1, &peer);
-  r->oworld = peer == 1;
-}
-
-/* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
-static uint64_t ko_mix(uint64_t h, uint64_t v) {
-  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return z ? z : 1;
+  uint32_t peer;
+  r->ocomm = ko_peer(r->comm, 0, 0, &peer);
 }
 
 /* ko_madekey returns the identity of a communicator made from parent by a
@@ -6567,6 +6645,7 @@ __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, 
 __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site) { (void)fn, (void)site; }
 static void ko_close(void) {}
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
+static void ko_intermade(MPI_Comm newcomm) { (void)newcomm; }
 static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req) { (void)parent, (void)newcomm, (void)req; }
 static void ko_idone(MPI_Request req) { (void)req; }
 static void ko_freed(MPI_Comm comm) { (void)comm; }

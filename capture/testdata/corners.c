@@ -25,9 +25,9 @@
  *            MPI_Imrecv; and probes MPI_PROC_NULL (MPI_MESSAGE_NO_PROC).
  *   dupic    (4 ranks) an intercommunicator between the even and odd
  *            ranks and its duplicate: each even rank posts a receive on
- *            the duplicate, then on the first, from its odd partner,
- *            with one tag; the partner sends on the first, then on the
- *            duplicate, messages of 4 and 8 bytes.
+ *            the duplicate, then one on the first, from its odd partner,
+ *            of one tag, and waits for the second; the partner sends on
+ *            the first, then, after a handshake, on the duplicate.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -167,24 +167,31 @@ static void mprobe(void) {
 }
 
 /* dupic: two intercommunicators of the same groups carry messages of the
- * same pair and tag at once; each is matched on its own. */
+ * same pair and tag at once; each is matched on its own (MPICH's
+ * comm/dupic). The even rank waits for the receive it posted second,
+ * which the first message meets; its partner sends the second only after
+ * a handshake that follows that wait. */
 static void dupic(void) {
-  MPI_Comm half, inter, dup;
+  MPI_Comm half, inter, dup, dup2;
   MPI_Request q[2];
-  int even = rank % 2 == 0, a = 0, b[2] = {0, 0};
+  int even = rank % 2 == 0, a = 0, b = 0, partner;
   MPI_Comm_split(MPI_COMM_WORLD, even, rank, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, even ? 1 : 0, 21, &inter);
   MPI_Comm_dup(inter, &dup);
-  int partner; /* the same local rank in the remote group */
-  MPI_Comm_rank(half, &partner);
+  MPI_Comm_rank(half, &partner); /* the same local rank in the remote group */
   if (even) {
-    MPI_Irecv(b, 2, MPI_INT, partner, 3, dup, &q[0]);
+    MPI_Irecv(&b, 1, MPI_INT, partner, 3, dup, &q[0]);
     MPI_Irecv(&a, 1, MPI_INT, partner, 3, inter, &q[1]);
-    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, 37, NULL, 0, MPI_BYTE, partner, 37, inter, MPI_STATUS_IGNORE);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
   } else {
     MPI_Send(&a, 1, MPI_INT, partner, 3, inter);
-    MPI_Send(b, 2, MPI_INT, partner, 3, dup);
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, 37, NULL, 0, MPI_BYTE, partner, 37, inter, MPI_STATUS_IGNORE);
+    MPI_Send(&b, 1, MPI_INT, partner, 3, dup);
   }
+  MPI_Comm_dup(dup, &dup2); /* a duplicate's duplicate */
+  MPI_Comm_free(&dup2);
   MPI_Comm_free(&dup);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
