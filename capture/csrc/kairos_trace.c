@@ -72,7 +72,10 @@
  * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, test, testany, testsome and
  * testall are written as a wait on each request they complete (a test
  * that completes nothing is no action: see MPI_Test); persistent requests as
- * the isend or irecv each MPI_Start starts. The neighborhood collectives
+ * the isend or irecv each MPI_Start starts, MPI-4's partitioned ones
+ * (psend_init, precv_init) as those of their whole buffers, and MPI-4's
+ * persistent collectives (allreduce_init...) as the non-blocking
+ * collective each MPI_Start starts. The neighborhood collectives
  * (and their non-blocking forms) are written as their messages, isends
  * and irecvs of tag KN_TAG completed where the collective completes, in
  * both traces. One-sided and MPI-IO calls write no TI line (it has no
@@ -167,6 +170,19 @@ static uint64_t kt_end(void) {
   X(INTERCOMM_CREATE, "MPI_Intercomm_create", 0) X(INTERCOMM_MERGE, "MPI_Intercomm_merge", 0)                        \
   X(COMM_FREE, "MPI_Comm_free", 0)
 
+/* MPI-4's persistent collectives' and partitioned calls' init calls (in
+ * the same form, kind 0). */
+#define KP_REGIONS(X)                                                                                                  \
+  X(BARRIER_INIT, "MPI_Barrier_init", 0) X(BCAST_INIT, "MPI_Bcast_init", 0) X(REDUCE_INIT, "MPI_Reduce_init", 0)     \
+  X(ALLREDUCE_INIT, "MPI_Allreduce_init", 0) X(SCAN_INIT, "MPI_Scan_init", 0) X(EXSCAN_INIT, "MPI_Exscan_init", 0)   \
+  X(ALLTOALL_INIT, "MPI_Alltoall_init", 0) X(ALLTOALLV_INIT, "MPI_Alltoallv_init", 0)                                \
+  X(ALLTOALLW_INIT, "MPI_Alltoallw_init", 0) X(ALLGATHER_INIT, "MPI_Allgather_init", 0)                              \
+  X(ALLGATHERV_INIT, "MPI_Allgatherv_init", 0) X(GATHER_INIT, "MPI_Gather_init", 0)                                  \
+  X(GATHERV_INIT, "MPI_Gatherv_init", 0) X(SCATTER_INIT, "MPI_Scatter_init", 0)                                      \
+  X(SCATTERV_INIT, "MPI_Scatterv_init", 0) X(REDUCE_SCATTER_INIT, "MPI_Reduce_scatter_init", 0)                      \
+  X(REDUCE_SCATTER_BLOCK_INIT, "MPI_Reduce_scatter_block_init", 0) X(PSEND_INIT, "MPI_Psend_init", 0)               \
+  X(PRECV_INIT, "MPI_Precv_init", 0)
+
 /* The one-sided and MPI-IO calls (see the section at the end), as
  * X(REGION, name, kind): kind 1 one-sided, 2 MPI-IO. */
 #define KS_REGIONS(X)                                                                                                  \
@@ -220,8 +236,8 @@ enum {
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
   R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NEIGHBOR_ALLGATHER, R_NEIGHBOR_ALLGATHERV, R_NEIGHBOR_ALLTOALL,
   R_NEIGHBOR_ALLTOALLV, R_NEIGHBOR_ALLTOALLW, R_INEIGHBOR_ALLGATHER, R_INEIGHBOR_ALLGATHERV, R_INEIGHBOR_ALLTOALL,
-  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, R_BUFFER_DETACH, KC_REGIONS(KS_ENUM)
-      KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, R_BUFFER_DETACH, KP_REGIONS(KS_ENUM)
+      KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -239,7 +255,8 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", "MPI_Neighbor_allgather",
   "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
   "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
-  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Buffer_detach", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
+  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Buffer_detach", KP_REGIONS(KS_NAME)
+      KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -273,6 +290,7 @@ struct kt_req {
   int bsend; /* an MPI_Bsend's: completed at MPI_Buffer_detach (kt_bsent) */
   int freed; /* a receive the program freed (MPI_Request_free): completed at MPI_Finalize */
   int probed; /* a matched probe's receive (kt_probed), not yet received: completed at MPI_Finalize */
+  int posted; /* completed as posted, its status not read (kt_persist) */
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -709,24 +727,31 @@ struct kt_icoll {
   int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
   uint32_t root, comm, sv, rv;
   uint64_t sent, recv;
+  int persist; /* a persistent collective's records, kept for its starts (kt_pcbegin) */
 };
 static struct kt_icoll *kt_icolls; /* in the order of their calls */
 static int kt_nicoll, kt_capicoll;
 static struct kt_icoll *kt_icur; /* the one whose call is being recorded */
 static size_t kt_filelen;        /* the file buffer's length meanwhile */
 
-/* kt_ibegin starts recording the non-blocking collective of request req,
- * whose call returned err; it reports whether to record it. Until kt_iend,
- * its TI line goes to a buffer of its own. */
-static int kt_ibegin(int err, MPI_Request req) {
-  if (!kt_on() || err != MPI_SUCCESS) return 0;
+/* kt_inew adds a pending non-blocking collective of request req. */
+static struct kt_icoll *kt_inew(MPI_Request req) {
   if (kt_nicoll == kt_capicoll) {
     kt_capicoll = kt_capicoll ? 2 * kt_capicoll : 16;
     kt_icolls = realloc(kt_icolls, kt_capicoll * sizeof *kt_icolls);
     if (!kt_icolls) abort();
   }
-  kt_icur = &kt_icolls[kt_nicoll++];
-  *kt_icur = (struct kt_icoll){.req = req, .id = ++kt_nextid};
+  struct kt_icoll *c = &kt_icolls[kt_nicoll++];
+  *c = (struct kt_icoll){.req = req, .id = ++kt_nextid};
+  return c;
+}
+
+/* kt_ibegin starts recording the non-blocking collective of request req,
+ * whose call returned err; it reports whether to record it. Until kt_iend,
+ * its TI line goes to a buffer of its own. */
+static int kt_ibegin(int err, MPI_Request req) {
+  if (!kt_on() || err != MPI_SUCCESS) return 0;
+  kt_icur = kt_inew(req);
   kt_filelen = kt_len;
   kt_buf = NULL, kt_len = 0, kt_cap = 0;
   return 1;
@@ -757,6 +782,7 @@ static void kt_iwrite(int n) {
 }
 
 static void ko_icomplete(const struct kt_icoll *c);
+static void ko_irequest(const struct kt_icoll *c);
 static void ko_tested(uint64_t id);
 
 /* kt_icomplete records the completion (done) or a test that found it not
@@ -3214,7 +3240,7 @@ static const char *kt_lost_kind(int r) {
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
   if (r == R_START || r == R_STARTALL)
-    return "of persistent requests not recorded (MPI-4's persistent collectives, partitioned calls), in neither trace";
+    return "of persistent requests not recorded (MPI-4's persistent neighborhood collectives), in neither trace";
   if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
   return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
 }
@@ -4385,11 +4411,12 @@ struct kt_persist {
   int lpeer;           /* the same as a rank of comm */
   long bytes;
   MPI_Comm comm;
+  int posted; /* completed as posted, its status not read (a partitioned receive's) */
 };
 static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
-static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
+static int kt_init(int send, long bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req, int posted, int err) {
   if (err != MPI_SUCCESS || !kt_on()) return err;
   int p = peer == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, peer);
   int skip = p == MPI_PROC_NULL ? 1 : p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm)) ? 2 : 0;
@@ -4401,35 +4428,80 @@ static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_C
   kt_pers[kt_npers++] = (struct kt_persist){.req = *req, .skip = skip, .send = send, .peer = p,
                                             .tag = send ? tag : kt_tag(tag),
                                             .lpeer = peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
-                                            .bytes = kt_bytes(count, t), .comm = comm};
+                                            .bytes = bytes, .comm = comm, .posted = posted};
   return err;
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Ssend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Ssend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Bsend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Bsend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Rsend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Rsend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(0, count, t, src, tag, comm, req, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
+  return kt_init(0, kt_bytes(count, t), src, tag, comm, req, 0, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
 }
 
-/* kt_start writes the isend or irecv a persistent request starts; one
- * that no call the tracer records made (MPI-4's persistent collectives
- * and partitioned calls) is counted as left out. */
+/* Persistent collectives (MPI-4's MPI_Bcast_init...): the init call
+ * records its collective as a non-blocking one's (kt_ibegin), but keeps
+ * the records (kt_pcbegin, kt_pcend): each MPI_Start of its request writes
+ * them as the non-blocking collective it starts, its TI line where the
+ * request completes (kt_icomplete), the OTF2 NonBlockingCollectiveRequest
+ * in the start and the NonBlockingCollectiveComplete at the completion.
+ * One on a communicator TI cannot express is counted at its init call. */
+struct kt_pcoll {
+  MPI_Request req;
+  struct kt_icoll c; /* its records, c.ti its TI line (NULL if none) */
+};
+static struct kt_pcoll *kt_pcolls;
+static int kt_npcoll;
+
+/* kt_pstart starts persistent collective request req, if it is one, and
+ * reports whether it was. */
+static int kt_pstart(MPI_Request req) {
+  for (int i = 0; i < kt_npcoll; i++) {
+    if (kt_pcolls[i].req != req) continue;
+    struct kt_icoll *c = kt_inew(req);
+    uint64_t id = c->id;
+    *c = kt_pcolls[i].c;
+    c->id = id, c->persist = 0;
+    if (c->ti) {
+      c->ti = malloc(c->len);
+      if (!c->ti) abort();
+      memcpy(c->ti, kt_pcolls[i].c.ti, c->len);
+    }
+    ko_irequest(c);
+    return 1;
+  }
+  return 0;
+}
+
+/* kt_pfree forgets persistent collective request req, freed. */
+static void kt_pfree(MPI_Request req) {
+  for (int i = 0; i < kt_npcoll; i++)
+    if (kt_pcolls[i].req == req) {
+      free(kt_pcolls[i].c.ti);
+      kt_pcolls[i] = kt_pcolls[--kt_npcoll];
+      return;
+    }
+}
+
+/* kt_start writes the isend or irecv a persistent request starts, or the
+ * persistent collective it starts (kt_pstart); one that no call the
+ * tracer records made (MPI-4's persistent neighborhood collectives) is
+ * counted as left out. */
 static void kt_start(MPI_Request req) {
-  if (req == MPI_REQUEST_NULL) return;
+  if (req == MPI_REQUEST_NULL || kt_pstart(req)) return;
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
@@ -4438,6 +4510,7 @@ static void kt_start(MPI_Request req) {
       return;
     }
     uint64_t id = kt_post(req, p->send, p->peer, p->lpeer, p->tag, p->bytes, p->comm);
+    kt_reqs[kt_nreq - 1].posted = p->posted;
     if (p->send)
       ko_send(1, p->comm, p->lpeer, p->peer, p->tag, p->bytes, id);
     else
@@ -4501,6 +4574,150 @@ int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, in
   kt_leave();
   return err;
 }
+
+/* kt_pcbegin starts recording the persistent collective of request req,
+ * whose init call returned err; it reports whether to record it. */
+static int kt_pcbegin(int err, MPI_Request req) {
+  if (!kt_ibegin(err, req)) return 0;
+  kt_icur->persist = 1;
+  return 1;
+}
+
+static int kt_cappcoll; /* kt_pcolls' room */
+
+/* kt_pcend ends the recording kt_pcbegin started, keeping its records for
+ * the starts. */
+static void kt_pcend(void) {
+  kt_iend();
+  if (kt_npcoll == kt_cappcoll) {
+    kt_cappcoll = kt_cappcoll ? 2 * kt_cappcoll : 8;
+    kt_pcolls = realloc(kt_pcolls, kt_cappcoll * sizeof *kt_pcolls);
+    if (!kt_pcolls) abort();
+  }
+  struct kt_icoll *c = &kt_icolls[--kt_nicoll]; /* the last, kt_ibegin's */
+  kt_pcolls[kt_npcoll++] = (struct kt_pcoll){c->req, *c};
+}
+
+/* The persistent collectives' init calls (kt_pcbegin): KP_INIT is the body
+ * of one of region r, whose MPI call is call and whose collective record
+ * writes. */
+#define KP_INIT(r, call, record)                                                                                       \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  if (kt_pcbegin(err, *req)) {                                                                                         \
+    record;                                                                                                            \
+    kt_pcend();                                                                                                        \
+  }                                                                                                                    \
+  kt_leave();                                                                                                          \
+  return err;
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_BARRIER_INIT, PMPI_Barrier_init(comm, info, req), kt_r_barrier(comm))
+}
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_BCAST_INIT, PMPI_Bcast_init(buf, count, t, root, comm, info, req), kt_r_bcast(count, t, root, comm))
+}
+int MPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_INIT, PMPI_Reduce_init(sbuf, rbuf, count, t, op, root, comm, info, req),
+          kt_r_reduce(count, t, root, comm))
+}
+int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLREDUCE_INIT, PMPI_Allreduce_init(sbuf, rbuf, count, t, op, comm, info, req),
+          kt_r_allreduce(count, t, comm))
+}
+int MPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req) {
+  KP_INIT(R_SCAN_INIT, PMPI_Scan_init(sbuf, rbuf, count, t, op, comm, info, req), kt_r_scan(0, count, t, comm))
+}
+int MPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *req) {
+  KP_INIT(R_EXSCAN_INIT, PMPI_Exscan_init(sbuf, rbuf, count, t, op, comm, info, req), kt_r_scan(1, count, t, comm))
+}
+int MPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLTOALL_INIT, PMPI_Alltoall_init(sbuf, scount, st, rbuf, rcount, rt, comm, info, req),
+          kt_r_all("alltoall", OP_ALLTOALL, sbuf, scount, st, rcount, rt, comm))
+}
+int MPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLGATHER_INIT, PMPI_Allgather_init(sbuf, scount, st, rbuf, rcount, rt, comm, info, req),
+          kt_r_all("allgather", OP_ALLGATHER, sbuf, scount, st, rcount, rt, comm))
+}
+int MPI_Gather_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_GATHER_INIT, PMPI_Gather_init(sbuf, scount, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_gather(sbuf, scount, st, rcount, rt, root, comm))
+}
+int MPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_SCATTER_INIT, PMPI_Scatter_init(sbuf, scount, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_scatter(scount, st, rbuf, rcount, rt, root, comm))
+}
+int MPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype st, void *rbuf,
+                       const int rcounts[], const int rdispls[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req) {
+  KP_INIT(R_ALLTOALLV_INIT,
+          PMPI_Alltoallv_init(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, info, req),
+          kt_r_alltoallv(sbuf, scounts, st, NULL, rcounts, rt, NULL, comm))
+}
+int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype sts[],
+                       void *rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rts[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLTOALLW_INIT,
+          PMPI_Alltoallw_init(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, info, req),
+          kt_r_alltoallv(sbuf, scounts, MPI_DATATYPE_NULL, sts, rcounts, MPI_DATATYPE_NULL, rts, comm))
+}
+int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[],
+                        const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLGATHERV_INIT, PMPI_Allgatherv_init(sbuf, scount, st, rbuf, rcounts, displs, rt, comm, info, req),
+          kt_r_allgatherv(sbuf, scount, st, rcounts, rt, comm))
+}
+int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[],
+                     const int displs[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_GATHERV_INIT, PMPI_Gatherv_init(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, info, req),
+          kt_r_gatherv(sbuf, scount, st, rcounts, rt, root, comm))
+}
+int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype st, void *rbuf,
+                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_SCATTERV_INIT, PMPI_Scatterv_init(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_scatterv(scounts, st, rbuf, rcount, rt, root, comm))
+}
+int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_SCATTER_INIT, PMPI_Reduce_scatter_init(sbuf, rbuf, rcounts, t, op, comm, info, req),
+          kt_reduce_scatter(comm, OP_REDUCE_SCATTER, rcounts, t))
+}
+int MPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_SCATTER_BLOCK_INIT, PMPI_Reduce_scatter_block_init(sbuf, rbuf, rcount, t, op, comm, info, req),
+          kt_r_reduce_scatter_block(rcount, t, comm))
+}
+
+/* Partitioned communication (MPI-4): a partitioned send or receive is
+ * recorded as a persistent send or receive of its whole buffer
+ * (partitions x count elements), which each MPI_Start starts (an isend or
+ * irecv) and the wait or test that completes its request completes:
+ * TI and Score-P's records have no partitions, and MPI_Pready and
+ * MPI_Parrived write nothing (their time is computation). Its status at
+ * the completion is not read: the receive is written as posted. */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype t, int dest, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  kt_enter(R_PSEND_INIT);
+  int err = kt_init(1, (long)partitions * (long)count * kt_bytes(1, t), dest, tag, comm, req, 1,
+                    PMPI_Psend_init(buf, partitions, count, t, dest, tag, comm, info, req));
+  kt_leave();
+  return err;
+}
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *req) {
+  kt_enter(R_PRECV_INIT);
+  int err = kt_init(0, (long)partitions * (long)count * kt_bytes(1, t), src, tag, comm, req, 1,
+                    PMPI_Precv_init(buf, partitions, count, t, src, tag, comm, info, req));
+  kt_leave();
+  return err;
+}
 #endif
 
 /* A freed request is neither started nor waited for again. */
@@ -4535,6 +4752,7 @@ int MPI_Request_free(MPI_Request *req) {
       kt_pers[i] = kt_pers[--kt_npers];
       break;
     }
+  kt_pfree(r);
   int i = kt_find(r);
   if (i >= 0 && kt_keepfreed(&kt_reqs[i])) {
     kt_nlatewait++;
@@ -6034,7 +6252,7 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
   }
   long n = r->bytes; /* without a status, as posted */
   int from = r->src, lfrom = r->lsrc, tag = r->tag;
-  if (st) {
+  if (st && !r->posted) {
     n = kt_got(st, MPI_BYTE);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
@@ -6320,13 +6538,19 @@ static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t rec
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
     kt_icur->sv = sv, kt_icur->rv = rv;
-    if (c != KO_ELSEWHERE) OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
+    if (!kt_icur->persist) ko_irequest(kt_icur);
     return;
   }
   if (c == KO_ELSEWHERE) return;
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
   ko_vattrs(sv, rv);
   OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
+}
+
+/* ko_irequest writes the request of non-blocking collective c, in the
+ * call that starts it. */
+static void ko_irequest(const struct kt_icoll *c) {
+  if (ko_evt && c->comm != KO_ELSEWHERE) OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, c->id);
 }
 
 static void ko_icomplete(const struct kt_icoll *c) {
@@ -6469,6 +6693,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 static OTF2_RegionRole ko_role(int r) {
   if (r >= R_COMM_DUP && r <= R_COMM_FREE) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return OTF2_REGION_ROLE_COLL_OTHER;
+  if (r >= R_BARRIER_INIT && r <= R_REDUCE_SCATTER_BLOCK_INIT) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
   if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
   if (r > R_FILE_PREALLOCATE && r < R_NREGIONS) return OTF2_REGION_ROLE_FILE_IO;
@@ -6670,6 +6895,7 @@ static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts
   return KO_NOV;
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
+static void ko_irequest(const struct kt_icoll *c) { (void)c; }
 static void ko_kn(const struct kn_msg *m, int done) { (void)m, (void)done; }
 #endif
 
