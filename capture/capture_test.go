@@ -19,7 +19,7 @@ import (
 	"kairos/cluster"
 	"kairos/format"
 	"kairos/format/otf2"
-	_ "kairos/format/ti"
+	"kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/internal/tracertest"
 	"kairos/platform"
@@ -941,7 +941,9 @@ func TestTracerMPICH(t *testing.T) {
 // own, and under MPI_THREAD_FUNNELED (a promise broken, as PT-Scotch's
 // threads break it in DOLFINx), the trace is the first thread's calls,
 // which validate and replay, and rank 0 counts the others' (4 ranks x 50
-// sendrecvs). Under MPI_THREAD_SERIALIZED the second thread's calls are
+// sendrecvs), on standard error and, for the readers, in a comment line
+// that ends rank 0's TI file, which every verb says (the TI trace had no
+// word of them) and SimGrid's smpirun -replay skips. Under MPI_THREAD_SERIALIZED the second thread's calls are
 // recorded too. The tracer recorded both threads' calls into one sequence
 // before, racing on its buffers (lines of one rank in another's file, a
 // line written into the middle of another, deadlocked replays).
@@ -973,6 +975,16 @@ func TestTracerThreads(t *testing.T) {
 				t.Errorf("the second thread's calls counted: %v, want %v; mpirun output:\n%s", counted, tc.second == 0, out)
 			}
 			index := filepath.Join(sub, "trace", "index.txt")
+			src, _, err := format.Open(index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if note := src.Meta().Attrs[ti.AttrThreadMPI]; (note != "") != (tc.second == 0) || tc.second == 0 && !strings.HasPrefix(note, "the tracer did not record 200 MPI calls of threads") {
+				t.Errorf("the TI trace's note on other threads' calls: %q", note)
+			}
+			if tc.second == 0 {
+				replaysInSimGrid(t, index)
+			}
 			for r, calls := range calls(t, index) {
 				kinds, second := map[string]int{}, map[string]int{}
 				for _, c := range calls {
