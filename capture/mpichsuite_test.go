@@ -126,14 +126,17 @@ func messages(t *testing.T, path string) (msgs int, bytes int64) {
 // MPICH (Open MPI 4.1 has no MPI-4 persistent collectives nor partitioned
 // calls): persistent collectives started by MPI_Start and MPI_Startall are
 // the non-blocking collectives they are, written where their requests
-// complete (3 allreduces, 2 bcasts and 2 gathervs a rank, and a barrier
+// complete, in the order of their init calls, which MPI matches them in,
+// on a rank that starts them in another (MPICH's coll/p_order) too
+// (3 allreduces, 2 bcasts and 2 gathervs a rank, and a barrier
 // on a duplicate of MPI_COMM_WORLD, in both traces; the allreduce on a
 // sub-communicator in the archive alone, its init counted in the
 // summary), and a partitioned send and receive (4 partitions of 8 ints,
-// started twice) the isends and irecvs of their whole buffers, completed
-// by the MPI_Wait and MPI_Test that complete them: 2 messages of 128
-// bytes. Both traces pass the check and replay. They were counted and
-// left out ("MPI_Start of persistent requests not recorded").
+// started twice) the isends and irecvs of their whole buffers, with tag 5
+// + 2^30 (MPI matches partitioned calls apart), completed by the MPI_Wait
+// and MPI_Test that complete them: 2 messages of 128 bytes. Both traces
+// pass the check and replay. They were counted and left out ("MPI_Start
+// of persistent requests not recorded").
 func TestTracerPersistent(t *testing.T) {
 	dir, out := recordMPICH(t, "persist.c", 3)
 	if !strings.Contains(out, "persist 5 0") {
@@ -143,6 +146,13 @@ func TestTracerPersistent(t *testing.T) {
 		t.Errorf("the tracer's summary, want the 2 MPI_Allreduce_init on a sub-communicator alone left out:\n%s", out)
 	}
 	index, archive := filepath.Join(dir, "trace", "index.txt"), filepath.Join(dir, "trace", "traces.otf2")
+	ti, err := os.ReadFile(filepath.Join(dir, "trace", "rank-0.ti"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "0 isend 2 1073741829 128\n"; !strings.Contains(string(ti), want) {
+		t.Errorf("rank 0's TI trace lacks %q:\n%s", want, ti)
+	}
 	checks(t, index, archive)
 	for _, path := range []string{index, archive} {
 		for r, cs := range calls(t, path) {

@@ -728,6 +728,8 @@ struct kt_icoll {
   uint32_t root, comm, sv, rv;
   uint64_t sent, recv;
   int persist; /* a persistent collective's records, kept for its starts (kt_pcbegin) */
+  uint32_t seq; /* a persistent collective's: its init call's place among them (kt_pstart) */
+  int unreq;    /* a persistent collective's start whose OTF2 request is not written yet (kt_ireqs) */
 };
 static struct kt_icoll *kt_icolls; /* in the order of their calls */
 static int kt_nicoll, kt_capicoll;
@@ -792,7 +794,18 @@ static int ks_complete(MPI_Request req, int done);
 
 static void ko_idone(MPI_Request req);
 
+/* kt_ireqs writes the OTF2 requests of the persistent collectives started
+ * and not yet requested (kt_pstart), in the order they are kept in. */
+static void kt_ireqs(void) {
+  for (int i = 0; i < kt_nicoll; i++)
+    if (kt_icolls[i].unreq) {
+      ko_irequest(&kt_icolls[i]);
+      kt_icolls[i].unreq = 0;
+    }
+}
+
 static int kt_icomplete(MPI_Request req, int done) {
+  kt_ireqs();
   if (done) ko_idone(req);
   if (ks_complete(req, done)) return 1; /* a request-based one-sided call's, or non-blocking I/O's */
   for (int i = 0; i < kt_nicoll; i++) {
@@ -823,6 +836,7 @@ static int kt_icomplete(MPI_Request req, int done) {
  * before it (Kairos' OTF2 reader places them alike: it cannot know their
  * communicators before they complete). */
 static int kt_world_coll(MPI_Comm comm) {
+  kt_ireqs();
   if (!kt_icur) kt_iwrite(kt_nicoll);
   if (comm == MPI_COMM_WORLD || kt_info(comm)->congruent) return 1;
   kt_lose_as(kt_info(comm)->far);
@@ -3392,6 +3406,7 @@ static void kt_note_threads(void) {
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
+    kt_ireqs();
     kt_iwrite(kt_nicoll); /* those never completed (an erroneous program's) */
     kt_bsent(1);
     kt_unfinished();
@@ -4419,6 +4434,13 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
 }
 
 /* Persistent requests: each MPI_Start is the isend or irecv it starts. */
+/* KP_TAG_BIT is flipped in a partitioned message's tag, in both traces:
+ * MPI matches partitioned calls apart from the other point-to-point
+ * calls, and a replay matches messages of a tag of their own so (a
+ * partitioned send and a plain send of one pair and tag, MPICH's
+ * part/nonblocking_pready, met each other's receives there: a
+ * truncation). Program tags below 2^30 stay apart. */
+enum { KP_TAG_BIT = 1 << 30 };
 struct kt_persist {
   MPI_Request req;
   int skip;            /* no message to record: MPI_PROC_NULL's, or another world's (far) */
@@ -4426,12 +4448,12 @@ struct kt_persist {
   int lpeer;           /* the same as a rank of comm */
   long bytes;
   MPI_Comm comm;
-  int posted; /* completed as posted, its status not read (a partitioned receive's) */
+  int part;   /* a partitioned call's (MPI_Psend_init, MPI_Precv_init) */
 };
 static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
-static int kt_init(int send, long bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req, int posted, int err) {
+static int kt_init(int send, long bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req, int part, int err) {
   if (err != MPI_SUCCESS || !kt_on()) return err;
   int p = peer == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, peer);
   int skip = p == MPI_PROC_NULL ? 1 : p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm)) ? 2 : 0;
@@ -4441,9 +4463,9 @@ static int kt_init(int send, long bytes, int peer, int tag, MPI_Comm comm, MPI_R
     if (!kt_pers) abort();
   }
   kt_pers[kt_npers++] = (struct kt_persist){.req = *req, .skip = skip, .send = send, .peer = p,
-                                            .tag = send ? tag : kt_tag(tag),
+                                            .tag = part ? tag ^ KP_TAG_BIT : send ? tag : kt_tag(tag),
                                             .lpeer = peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
-                                            .bytes = bytes, .comm = comm, .posted = posted};
+                                            .bytes = bytes, .comm = comm, .part = part};
   return err;
 }
 
@@ -4482,20 +4504,30 @@ static struct kt_pcoll *kt_pcolls;
 static int kt_npcoll;
 
 /* kt_pstart starts persistent collective request req, if it is one, and
- * reports whether it was. */
+ * reports whether it was. MPI matches persistent collectives in the
+ * order of their init calls, whatever order each rank starts them in
+ * (MPICH's coll/p_order): a start is kept before the pending starts of
+ * those initialized after it, so that its TI line is written before
+ * theirs (kt_iwrite), and its OTF2 request is written later, in that
+ * order (kt_ireqs: at the next completion or collective call), since
+ * Kairos' reader orders a rank's non-blocking collectives by their
+ * requests. */
 static int kt_pstart(MPI_Request req) {
   for (int i = 0; i < kt_npcoll; i++) {
     if (kt_pcolls[i].req != req) continue;
     struct kt_icoll *c = kt_inew(req);
     uint64_t id = c->id;
     *c = kt_pcolls[i].c;
-    c->id = id, c->persist = 0;
+    c->id = id, c->persist = 0, c->unreq = 1;
     if (c->ti) {
       c->ti = malloc(c->len);
       if (!c->ti) abort();
       memcpy(c->ti, kt_pcolls[i].c.ti, c->len);
     }
-    ko_irequest(c);
+    for (int k = kt_nicoll - 1; k > 0 && kt_icolls[k - 1].unreq && kt_icolls[k - 1].seq > kt_icolls[k].seq; k--) {
+      struct kt_icoll t = kt_icolls[k - 1];
+      kt_icolls[k - 1] = kt_icolls[k], kt_icolls[k] = t;
+    }
     return 1;
   }
   return 0;
@@ -4525,7 +4557,7 @@ static void kt_start(MPI_Request req) {
       return;
     }
     uint64_t id = kt_post(req, p->send, p->peer, p->lpeer, p->tag, p->bytes, p->comm);
-    kt_reqs[kt_nreq - 1].posted = p->posted;
+    kt_reqs[kt_nreq - 1].posted = p->part;
     if (p->send)
       ko_send(1, p->comm, p->lpeer, p->peer, p->tag, p->bytes, id);
     else
@@ -4598,7 +4630,8 @@ static int kt_pcbegin(int err, MPI_Request req) {
   return 1;
 }
 
-static int kt_cappcoll; /* kt_pcolls' room */
+static int kt_cappcoll;   /* kt_pcolls' room */
+static uint32_t kt_pcseq; /* init calls of persistent collectives */
 
 /* kt_pcend ends the recording kt_pcbegin started, keeping its records for
  * the starts. */
@@ -4610,6 +4643,7 @@ static void kt_pcend(void) {
     if (!kt_pcolls) abort();
   }
   struct kt_icoll *c = &kt_icolls[--kt_nicoll]; /* the last, kt_ibegin's */
+  c->seq = ++kt_pcseq;
   kt_pcolls[kt_npcoll++] = (struct kt_pcoll){c->req, *c};
 }
 
@@ -4715,8 +4749,9 @@ int MPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount, MPI_
  * (partitions x count elements), which each MPI_Start starts (an isend or
  * irecv) and the wait or test that completes its request completes:
  * TI and Score-P's records have no partitions, and MPI_Pready and
- * MPI_Parrived write nothing (their time is computation). Its status at
- * the completion is not read: the receive is written as posted. */
+ * MPI_Parrived write nothing (their time is computation). Its tag is the
+ * program's with KP_TAG_BIT flipped; its status at the completion is not
+ * read: the receive is written as posted. */
 int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype t, int dest, int tag,
                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
   kt_enter(R_PSEND_INIT);
