@@ -82,7 +82,8 @@
  * action for them), and their time is not computation; MPI_Finalize
  * counts them by kind (see the section at the end). Only the calls of
  * the thread that initialized MPI are recorded, or of any thread under
- * MPI_THREAD_SERIALIZED; the others are counted at MPI_Finalize. A
+ * MPI_THREAD_SERIALIZED; the others are counted at MPI_Finalize, and
+ * their number ends rank 0's TI file as a comment line (kt_note_threads). A
  * sendrecv with MPI_PROC_NULL on one side is written as its other half,
  * one of tags other than 0 as its isend, irecv and waits (TI's sendRecv
  * has no tags).
