@@ -19,7 +19,7 @@ import (
 	"kairos/cluster"
 	"kairos/format"
 	"kairos/format/otf2"
-	_ "kairos/format/ti"
+	"kairos/format/ti"
 	"kairos/internal/testenv"
 	"kairos/internal/tracertest"
 	"kairos/platform"
@@ -535,8 +535,8 @@ func TestTracerSendModes(t *testing.T) {
 }
 
 // TestTracerProbes traces probes before receives: blocking, polling, and
-// matched ones, whose receives (MPI_Mrecv, MPI_Imrecv) are written as the
-// recv and irecv of the probed source and tag; and the time rank 1 spends
+// matched ones, written as the irecv of the probed source, tag and size,
+// completed where MPI_Mrecv or MPI_Imrecv's request receives it; and the time rank 1 spends
 // in MPI_Probe, waiting for rank 0's long computation, is not written as
 // its computation (it was, when the tracer did not wrap probes); the
 // summary counts the probes and their time.
@@ -552,7 +552,7 @@ func TestTracerProbes(t *testing.T) {
 	}
 	index := filepath.Join(dir, "trace", "index.txt")
 	got := calls(t, index)
-	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "recv 3 -1 32 0 20 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
+	want := []string{"recv 0 -1 30 0 56 [] []", "recv 2 -1 31 0 88 [] []", "irecv 3 -1 32 0 20 [] []", "wait 1 3 32 0 0 [] []", "irecv 0 -1 33 0 72 [] []", "wait 1 0 33 0 0 [] []"}
 	i := slices.Index(got[1], want[0])
 	if i < 0 || !slices.Equal(got[1][i:min(i+len(want), len(got[1]))], want) {
 		t.Fatalf("rank 1:\n%s\nwant, in a row:\n%s", strings.Join(got[1], "\n"), strings.Join(want, "\n"))
@@ -941,7 +941,9 @@ func TestTracerMPICH(t *testing.T) {
 // own, and under MPI_THREAD_FUNNELED (a promise broken, as PT-Scotch's
 // threads break it in DOLFINx), the trace is the first thread's calls,
 // which validate and replay, and rank 0 counts the others' (4 ranks x 50
-// sendrecvs). Under MPI_THREAD_SERIALIZED the second thread's calls are
+// sendrecvs), on standard error and, for the readers, in a comment line
+// that ends rank 0's TI file, which every verb says (the TI trace had no
+// word of them) and SimGrid's smpirun -replay skips. Under MPI_THREAD_SERIALIZED the second thread's calls are
 // recorded too. The tracer recorded both threads' calls into one sequence
 // before, racing on its buffers (lines of one rank in another's file, a
 // line written into the middle of another, deadlocked replays).
@@ -973,6 +975,13 @@ func TestTracerThreads(t *testing.T) {
 				t.Errorf("the second thread's calls counted: %v, want %v; mpirun output:\n%s", counted, tc.second == 0, out)
 			}
 			index := filepath.Join(sub, "trace", "index.txt")
+			src, _, err := format.Open(index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if note := src.Meta().Attrs[ti.AttrThreadMPI]; (note != "") != (tc.second == 0) || tc.second == 0 && !strings.HasPrefix(note, "the tracer did not record 200 MPI calls of threads") {
+				t.Errorf("the TI trace's note on other threads' calls: %q", note)
+			}
 			for r, calls := range calls(t, index) {
 				kinds, second := map[string]int{}, map[string]int{}
 				for _, c := range calls {
@@ -991,6 +1000,9 @@ func TestTracerThreads(t *testing.T) {
 				}
 			}
 			replays(t, index)
+			if tc.second == 0 { // the note's comment line: SimGrid reads the trace (or the test skips here)
+				replaysInSimGrid(t, index)
+			}
 		})
 	}
 }

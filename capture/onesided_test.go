@@ -494,8 +494,9 @@ task scf energy
 }
 
 // TestTracerMPI4Counted traces, on MPICH 4, MPI-4 calls (testdata/mpi4.c):
-// a persistent collective started three times, which the tracer does not
-// record: neither trace has its messages, and the summary at MPI_Finalize
+// a persistent neighborhood collective started three times, which the
+// tracer does not record (TestTracerPersistent has the other persistent
+// collectives, recorded): neither trace has its messages, and the summary at MPI_Finalize
 // counts its starts (they were left out silently); and an MPI_Isendrecv,
 // recorded as its isend and irecv (TestTracerIsendrecv), which the
 // summary no longer counts as left out.
@@ -506,7 +507,7 @@ func TestTracerMPI4Counted(t *testing.T) {
 	prog := m.Compile(t, dir, tracertest.Testdata("mpi4.c"))
 	out := record(t, m, dir, lib, prog)
 	for _, want := range []string{
-		` 6 +[0-9.]+ +[0-9.]+%  MPI_Start of persistent requests not recorded \(MPI-4's persistent collectives, partitioned calls\), in neither trace\n`,
+		` 6 +[0-9.]+ +[0-9.]+%  MPI_Start of persistent requests not recorded \(MPI-4's persistent neighborhood collectives\), in neither trace\n`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("the tracer's summary lacks %q:\n%s", want, out)

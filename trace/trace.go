@@ -63,6 +63,21 @@ func MostRanks(withEvents int) int { return max(4096, 64*withEvents) }
 // short.
 const AttrNoFinalize = "no-finalize"
 
+// OtherThreadCalls is the note of a trace whose tracer, Kairos', did not
+// record n MPI calls of threads other than the one that initialized MPI
+// (MPI_THREAD_MULTIPLE), which its OTF2 reader (from the archive's
+// anchor) and its TI reader (from rank 0's file's last comment line) give
+// alike.
+func OtherThreadCalls(n uint64) string {
+	calls := "MPI calls"
+	if n == 1 {
+		calls = "MPI call"
+	}
+	return fmt.Sprintf("the tracer did not record %d %s of threads other than the one that initialized MPI "+
+		"(MPI_THREAD_MULTIPLE): their messages and collectives are missing, their partners' read as never matched, "+
+		"and a replay may not complete", n, calls)
+}
+
 // Region is a node of the call-path tree: a function entered from Parent.
 type Region struct {
 	Name   string

@@ -57,9 +57,10 @@
  * reduce_scatter_block), scan, exscan, alltoallw (as the alltoallv of its
  * bytes), their non-blocking forms (ibarrier, ibcast... as the blocking
  * collective where they complete, or earlier, before a collective called
- * after them), the receives of matched probes (mrecv and imrecv, as recv
- * and irecv), and the time between them as compute. Probes (probe,
- * iprobe, mprobe, improbe) and the calls that create communicators
+ * after them), matched probes (mprobe, improbe) as the irecv of their
+ * message, completed (a wait) where mrecv, or imrecv's request, receives
+ * it, and the time between them as compute. Probes (probe, iprobe; the
+ * matched ones but for that irecv) and the calls that create communicators
  * (comm_dup, comm_split, cart_create...) have no TI action: they write
  * nothing, but their time is not counted as computation. Counts are bytes (MPI_BYTE,
  * the TI default). Partners are translated to MPI_COMM_WORLD ranks. A TI trace
@@ -71,14 +72,18 @@
  * tag it matched; a cancelled request (MPI_Cancel) is no action. Waitany, waitsome, test, testany, testsome and
  * testall are written as a wait on each request they complete (a test
  * that completes nothing is no action: see MPI_Test); persistent requests as
- * the isend or irecv each MPI_Start starts. The neighborhood collectives
+ * the isend or irecv each MPI_Start starts, MPI-4's partitioned ones
+ * (psend_init, precv_init) as those of their whole buffers, and MPI-4's
+ * persistent collectives (allreduce_init...) as the non-blocking
+ * collective each MPI_Start starts. The neighborhood collectives
  * (and their non-blocking forms) are written as their messages, isends
  * and irecvs of tag KN_TAG completed where the collective completes, in
  * both traces. One-sided and MPI-IO calls write no TI line (it has no
  * action for them), and their time is not computation; MPI_Finalize
  * counts them by kind (see the section at the end). Only the calls of
  * the thread that initialized MPI are recorded, or of any thread under
- * MPI_THREAD_SERIALIZED; the others are counted at MPI_Finalize. A
+ * MPI_THREAD_SERIALIZED; the others are counted at MPI_Finalize, and
+ * their number ends rank 0's TI file as a comment line (kt_note_threads). A
  * sendrecv with MPI_PROC_NULL on one side is written as its other half,
  * one of tags other than 0 as its isend, irecv and waits (TI's sendRecv
  * has no tags).
@@ -166,6 +171,19 @@ static uint64_t kt_end(void) {
   X(INTERCOMM_CREATE, "MPI_Intercomm_create", 0) X(INTERCOMM_MERGE, "MPI_Intercomm_merge", 0)                        \
   X(COMM_FREE, "MPI_Comm_free", 0)
 
+/* MPI-4's persistent collectives' and partitioned calls' init calls (in
+ * the same form, kind 0). */
+#define KP_REGIONS(X)                                                                                                  \
+  X(BARRIER_INIT, "MPI_Barrier_init", 0) X(BCAST_INIT, "MPI_Bcast_init", 0) X(REDUCE_INIT, "MPI_Reduce_init", 0)     \
+  X(ALLREDUCE_INIT, "MPI_Allreduce_init", 0) X(SCAN_INIT, "MPI_Scan_init", 0) X(EXSCAN_INIT, "MPI_Exscan_init", 0)   \
+  X(ALLTOALL_INIT, "MPI_Alltoall_init", 0) X(ALLTOALLV_INIT, "MPI_Alltoallv_init", 0)                                \
+  X(ALLTOALLW_INIT, "MPI_Alltoallw_init", 0) X(ALLGATHER_INIT, "MPI_Allgather_init", 0)                              \
+  X(ALLGATHERV_INIT, "MPI_Allgatherv_init", 0) X(GATHER_INIT, "MPI_Gather_init", 0)                                  \
+  X(GATHERV_INIT, "MPI_Gatherv_init", 0) X(SCATTER_INIT, "MPI_Scatter_init", 0)                                      \
+  X(SCATTERV_INIT, "MPI_Scatterv_init", 0) X(REDUCE_SCATTER_INIT, "MPI_Reduce_scatter_init", 0)                      \
+  X(REDUCE_SCATTER_BLOCK_INIT, "MPI_Reduce_scatter_block_init", 0) X(PSEND_INIT, "MPI_Psend_init", 0)               \
+  X(PRECV_INIT, "MPI_Precv_init", 0)
+
 /* The one-sided and MPI-IO calls (see the section at the end), as
  * X(REGION, name, kind): kind 1 one-sided, 2 MPI-IO. */
 #define KS_REGIONS(X)                                                                                                  \
@@ -219,8 +237,8 @@ enum {
   R_IALLTOALLW, R_IALLGATHER, R_IALLGATHERV, R_IGATHER, R_IGATHERV, R_ISCATTER, R_ISCATTERV, R_IREDUCE_SCATTER,
   R_IREDUCE_SCATTER_BLOCK, R_CANCEL, R_NEIGHBOR_ALLGATHER, R_NEIGHBOR_ALLGATHERV, R_NEIGHBOR_ALLTOALL,
   R_NEIGHBOR_ALLTOALLV, R_NEIGHBOR_ALLTOALLW, R_INEIGHBOR_ALLGATHER, R_INEIGHBOR_ALLGATHERV, R_INEIGHBOR_ALLTOALL,
-  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, R_BUFFER_DETACH, KC_REGIONS(KS_ENUM)
-      KS_REGIONS(KS_ENUM) R_NREGIONS
+  R_INEIGHBOR_ALLTOALLV, R_INEIGHBOR_ALLTOALLW, R_ISENDRECV, R_ISENDRECV_REPLACE, R_BUFFER_DETACH, KP_REGIONS(KS_ENUM)
+      KC_REGIONS(KS_ENUM) KS_REGIONS(KS_ENUM) R_NREGIONS
 };
 static int kt_region;
 
@@ -238,7 +256,8 @@ static const char *const kt_names[R_NREGIONS] = {
   "MPI_Iscatterv", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Cancel", "MPI_Neighbor_allgather",
   "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
   "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv",
-  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Buffer_detach", KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
+  "MPI_Ineighbor_alltoallw", "MPI_Isendrecv", "MPI_Isendrecv_replace", "MPI_Buffer_detach", KP_REGIONS(KS_NAME)
+      KC_REGIONS(KS_NAME) KS_REGIONS(KS_NAME)};
 
 /* A pending isend or irecv: its TI key (src, dst, tag), the request id of
  * its OTF2 records, and, for a receive from any source, the communicator
@@ -264,14 +283,15 @@ struct kt_req {
   struct kt_tline line; /* its TI line */
   /* Set where the program freed comm before the request completed
    * (MPI allows it; the handle is then invalid): comm is MPI_COMM_NULL,
-   * ocomm and oworld say how the archive names it (its number, and
-   * whether a peer is a world rank), wtab is its world ranks (nw of
-   * them) for a receive from MPI_ANY_SOURCE. */
-  int gone, oworld, nw;
+   * ocomm is the archive's number of it (ko_pin), wtab is its world
+   * ranks (nw of them) for a receive from MPI_ANY_SOURCE. */
+  int gone, nw;
   uint32_t ocomm;
   int *wtab;
   int bsend; /* an MPI_Bsend's: completed at MPI_Buffer_detach (kt_bsent) */
   int freed; /* a receive the program freed (MPI_Request_free): completed at MPI_Finalize */
+  int probed; /* a matched probe's receive (kt_probed), not yet received: completed at MPI_Finalize */
+  int posted; /* completed as posted, its status not read (kt_persist) */
 };
 static struct kt_req *kt_reqs;
 static int kt_nreq, kt_capreq;
@@ -708,24 +728,33 @@ struct kt_icoll {
   int op;      /* the OTF2 completion's operation, root, communicator, bytes, count vectors */
   uint32_t root, comm, sv, rv;
   uint64_t sent, recv;
+  int persist; /* a persistent collective's records, kept for its starts (kt_pcbegin) */
+  uint32_t seq; /* a persistent collective's: its init call's place among them (kt_pstart) */
+  int unreq;    /* a persistent collective's start whose OTF2 request is not written yet (kt_ireqs) */
 };
 static struct kt_icoll *kt_icolls; /* in the order of their calls */
 static int kt_nicoll, kt_capicoll;
 static struct kt_icoll *kt_icur; /* the one whose call is being recorded */
 static size_t kt_filelen;        /* the file buffer's length meanwhile */
 
-/* kt_ibegin starts recording the non-blocking collective of request req,
- * whose call returned err; it reports whether to record it. Until kt_iend,
- * its TI line goes to a buffer of its own. */
-static int kt_ibegin(int err, MPI_Request req) {
-  if (!kt_on() || err != MPI_SUCCESS) return 0;
+/* kt_inew adds a pending non-blocking collective of request req. */
+static struct kt_icoll *kt_inew(MPI_Request req) {
   if (kt_nicoll == kt_capicoll) {
     kt_capicoll = kt_capicoll ? 2 * kt_capicoll : 16;
     kt_icolls = realloc(kt_icolls, kt_capicoll * sizeof *kt_icolls);
     if (!kt_icolls) abort();
   }
-  kt_icur = &kt_icolls[kt_nicoll++];
-  *kt_icur = (struct kt_icoll){.req = req, .id = ++kt_nextid};
+  struct kt_icoll *c = &kt_icolls[kt_nicoll++];
+  *c = (struct kt_icoll){.req = req, .id = ++kt_nextid};
+  return c;
+}
+
+/* kt_ibegin starts recording the non-blocking collective of request req,
+ * whose call returned err; it reports whether to record it. Until kt_iend,
+ * its TI line goes to a buffer of its own. */
+static int kt_ibegin(int err, MPI_Request req) {
+  if (!kt_on() || err != MPI_SUCCESS) return 0;
+  kt_icur = kt_inew(req);
   kt_filelen = kt_len;
   kt_buf = NULL, kt_len = 0, kt_cap = 0;
   return 1;
@@ -756,6 +785,7 @@ static void kt_iwrite(int n) {
 }
 
 static void ko_icomplete(const struct kt_icoll *c);
+static void ko_irequest(const struct kt_icoll *c);
 static void ko_tested(uint64_t id);
 
 /* kt_icomplete records the completion (done) or a test that found it not
@@ -765,7 +795,18 @@ static int ks_complete(MPI_Request req, int done);
 
 static void ko_idone(MPI_Request req);
 
+/* kt_ireqs writes the OTF2 requests of the persistent collectives started
+ * and not yet requested (kt_pstart), in the order they are kept in. */
+static void kt_ireqs(void) {
+  for (int i = 0; i < kt_nicoll; i++)
+    if (kt_icolls[i].unreq) {
+      ko_irequest(&kt_icolls[i]);
+      kt_icolls[i].unreq = 0;
+    }
+}
+
 static int kt_icomplete(MPI_Request req, int done) {
+  kt_ireqs();
   if (done) ko_idone(req);
   if (ks_complete(req, done)) return 1; /* a request-based one-sided call's, or non-blocking I/O's */
   for (int i = 0; i < kt_nicoll; i++) {
@@ -796,6 +837,7 @@ static int kt_icomplete(MPI_Request req, int done) {
  * before it (Kairos' OTF2 reader places them alike: it cannot know their
  * communicators before they complete). */
 static int kt_world_coll(MPI_Comm comm) {
+  kt_ireqs();
   if (!kt_icur) kt_iwrite(kt_nicoll);
   if (comm == MPI_COMM_WORLD || kt_info(comm)->congruent) return 1;
   kt_lose_as(kt_info(comm)->far);
@@ -3213,7 +3255,7 @@ static const char *kt_lost_kind(int r) {
     return kinds[r - R_WIN_CREATE] == 1 ? "(one-sided)" : "(MPI-IO)";
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return "(neighborhood collectives)";
   if (r == R_START || r == R_STARTALL)
-    return "of persistent requests not recorded (MPI-4's persistent collectives, partitioned calls), in neither trace";
+    return "of persistent requests not recorded (MPI-4's persistent neighborhood collectives), in neither trace";
   if (kt_bare(r)) return "with other MPI worlds (spawned or connected processes)"; /* point-to-point: KT_ELSEWHERE */
   return "on sub-communicators"; /* else only collectives: TI has MPI_COMM_WORLD's alone */
 }
@@ -3348,9 +3390,24 @@ static void kt_summary(const char *dir) {
 
 static void kt_bsent(int finalize);
 
+/* kt_note_threads ends rank 0's TI trace with a comment line saying how
+ * many calls of other threads (all ranks') were not recorded, which
+ * Kairos' TI reader finds there and every verb says (ti.AttrThreadMPI),
+ * as the OTF2 archive's KAIROS::OTHER_THREAD_CALLS: the TI trace's
+ * unmatched messages came without a word of why. SimGrid's replay skips
+ * lines starting with '#'; the index file, whose every line SimGrid
+ * takes for a file's name, cannot carry it. A reduced trace
+ * (KAIROS_TRACE_REDUCE) has no such line. */
+static void kt_note_threads(void) {
+  char s[96];
+  int n = snprintf(s, sizeof s, "# kairos_trace: other-thread-calls %ld\n", kt_others_all);
+  if (n > 0 && (size_t)n < sizeof s) kt_put(s, (size_t)n);
+}
+
 int MPI_Finalize(void) {
   if (kt_on()) {
     kt_enter(R_FINALIZE);
+    kt_ireqs();
     kt_iwrite(kt_nicoll); /* those never completed (an erroneous program's) */
     kt_bsent(1);
     kt_unfinished();
@@ -3359,6 +3416,7 @@ int MPI_Finalize(void) {
     kt_leave();
     kt_active = 0;
     kt_summary(kt_dir);
+    if (kt_ti && !kr_method && kt_rank == 0 && kt_others_all > 0) kt_note_threads();
     if (kt_ti) {
       kt_flush();
       if (kr_method) kp_finish();
@@ -3460,11 +3518,12 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI
 /* kt_bsent writes the waits of the buffered sends not yet completed, in
  * the order of their calls, and, at MPI_Finalize (finalize set), of the
  * receives the program freed (MPI_Request_free), which MPI completes by
- * then. */
+ * then, and of the matched probes' messages it never received (their
+ * senders' messages are in the trace, and a replay waits for them). */
 static void kt_bsent(int finalize) {
   for (int i = 0; i < kt_nreq;) {
     struct kt_req *r = &kt_reqs[i];
-    if (!r->bsend && !(finalize && r->freed)) {
+    if (!r->bsend && !(finalize && (r->freed || r->probed))) {
       i++;
       continue;
     }
@@ -4376,6 +4435,13 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status st[]) {
 }
 
 /* Persistent requests: each MPI_Start is the isend or irecv it starts. */
+/* KP_TAG_BIT is flipped in a partitioned message's tag, in both traces:
+ * MPI matches partitioned calls apart from the other point-to-point
+ * calls, and a replay matches messages of a tag of their own so (a
+ * partitioned send and a plain send of one pair and tag, MPICH's
+ * part/nonblocking_pready, met each other's receives there: a
+ * truncation). Program tags below 2^30 stay apart. */
+enum { KP_TAG_BIT = 1 << 30 };
 struct kt_persist {
   MPI_Request req;
   int skip;            /* no message to record: MPI_PROC_NULL's, or another world's (far) */
@@ -4383,11 +4449,12 @@ struct kt_persist {
   int lpeer;           /* the same as a rank of comm */
   long bytes;
   MPI_Comm comm;
+  int part;   /* a partitioned call's (MPI_Psend_init, MPI_Precv_init) */
 };
 static struct kt_persist *kt_pers;
 static int kt_npers, kt_cappers;
 
-static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_Comm comm, MPI_Request *req, int err) {
+static int kt_init(int send, long bytes, int peer, int tag, MPI_Comm comm, MPI_Request *req, int part, int err) {
   if (err != MPI_SUCCESS || !kt_on()) return err;
   int p = peer == MPI_PROC_NULL ? MPI_PROC_NULL : kt_world(comm, peer);
   int skip = p == MPI_PROC_NULL ? 1 : p == KT_ELSEWHERE || (p == KT_ANY_SOURCE && kt_elsewhere(comm)) ? 2 : 0;
@@ -4397,37 +4464,92 @@ static int kt_init(int send, int count, MPI_Datatype t, int peer, int tag, MPI_C
     if (!kt_pers) abort();
   }
   kt_pers[kt_npers++] = (struct kt_persist){.req = *req, .skip = skip, .send = send, .peer = p,
-                                            .tag = send ? tag : kt_tag(tag),
+                                            .tag = part ? tag ^ KP_TAG_BIT : send ? tag : kt_tag(tag),
                                             .lpeer = peer == MPI_ANY_SOURCE ? KT_ANY_SOURCE : peer,
-                                            .bytes = kt_bytes(count, t), .comm = comm};
+                                            .bytes = bytes, .comm = comm, .part = part};
   return err;
 }
 
 int MPI_Send_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Send_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Ssend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Ssend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Bsend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Bsend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(1, count, t, dest, tag, comm, req, PMPI_Rsend_init(buf, count, t, dest, tag, comm, req));
+  return kt_init(1, kt_bytes(count, t), dest, tag, comm, req, 0, PMPI_Rsend_init(buf, count, t, dest, tag, comm, req));
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int src, int tag, MPI_Comm comm, MPI_Request *req) {
-  return kt_init(0, count, t, src, tag, comm, req, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
+  return kt_init(0, kt_bytes(count, t), src, tag, comm, req, 0, PMPI_Recv_init(buf, count, t, src, tag, comm, req));
 }
 
-/* kt_start writes the isend or irecv a persistent request starts; one
- * that no call the tracer records made (MPI-4's persistent collectives
- * and partitioned calls) is counted as left out. */
+/* Persistent collectives (MPI-4's MPI_Bcast_init...): the init call
+ * records its collective as a non-blocking one's (kt_ibegin), but keeps
+ * the records (kt_pcbegin, kt_pcend): each MPI_Start of its request writes
+ * them as the non-blocking collective it starts, its TI line where the
+ * request completes (kt_icomplete), the OTF2 NonBlockingCollectiveRequest
+ * in the start and the NonBlockingCollectiveComplete at the completion.
+ * One on a communicator TI cannot express is counted at its init call. */
+struct kt_pcoll {
+  MPI_Request req;
+  struct kt_icoll c; /* its records, c.ti its TI line (NULL if none) */
+};
+static struct kt_pcoll *kt_pcolls;
+static int kt_npcoll;
+
+/* kt_pstart starts persistent collective request req, if it is one, and
+ * reports whether it was. MPI matches persistent collectives in the
+ * order of their init calls, whatever order each rank starts them in
+ * (MPICH's coll/p_order): a start is kept before the pending starts of
+ * those initialized after it, so that its TI line is written before
+ * theirs (kt_iwrite), and its OTF2 request is written later, in that
+ * order (kt_ireqs: at the next completion or collective call), since
+ * Kairos' reader orders a rank's non-blocking collectives by their
+ * requests. */
+static int kt_pstart(MPI_Request req) {
+  for (int i = 0; i < kt_npcoll; i++) {
+    if (kt_pcolls[i].req != req) continue;
+    struct kt_icoll *c = kt_inew(req);
+    uint64_t id = c->id;
+    *c = kt_pcolls[i].c;
+    c->id = id, c->persist = 0, c->unreq = 1;
+    if (c->ti) {
+      c->ti = malloc(c->len);
+      if (!c->ti) abort();
+      memcpy(c->ti, kt_pcolls[i].c.ti, c->len);
+    }
+    for (int k = kt_nicoll - 1; k > 0 && kt_icolls[k - 1].unreq && kt_icolls[k - 1].seq > kt_icolls[k].seq; k--) {
+      struct kt_icoll t = kt_icolls[k - 1];
+      kt_icolls[k - 1] = kt_icolls[k], kt_icolls[k] = t;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/* kt_pfree forgets persistent collective request req, freed. */
+static void kt_pfree(MPI_Request req) {
+  for (int i = 0; i < kt_npcoll; i++)
+    if (kt_pcolls[i].req == req) {
+      free(kt_pcolls[i].c.ti);
+      kt_pcolls[i] = kt_pcolls[--kt_npcoll];
+      return;
+    }
+}
+
+/* kt_start writes the isend or irecv a persistent request starts, or the
+ * persistent collective it starts (kt_pstart); one that no call the
+ * tracer records made (MPI-4's persistent neighborhood collectives) is
+ * counted as left out. */
 static void kt_start(MPI_Request req) {
-  if (req == MPI_REQUEST_NULL) return;
+  if (req == MPI_REQUEST_NULL || kt_pstart(req)) return;
   for (int i = 0; i < kt_npers; i++) {
     struct kt_persist *p = &kt_pers[i];
     if (p->req != req) continue;
@@ -4436,6 +4558,7 @@ static void kt_start(MPI_Request req) {
       return;
     }
     uint64_t id = kt_post(req, p->send, p->peer, p->lpeer, p->tag, p->bytes, p->comm);
+    kt_reqs[kt_nreq - 1].posted = p->part;
     if (p->send)
       ko_send(1, p->comm, p->lpeer, p->peer, p->tag, p->bytes, id);
     else
@@ -4499,6 +4622,153 @@ int MPI_Isendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, in
   kt_leave();
   return err;
 }
+
+/* kt_pcbegin starts recording the persistent collective of request req,
+ * whose init call returned err; it reports whether to record it. */
+static int kt_pcbegin(int err, MPI_Request req) {
+  if (!kt_ibegin(err, req)) return 0;
+  kt_icur->persist = 1;
+  return 1;
+}
+
+static int kt_cappcoll;   /* kt_pcolls' room */
+static uint32_t kt_pcseq; /* init calls of persistent collectives */
+
+/* kt_pcend ends the recording kt_pcbegin started, keeping its records for
+ * the starts. */
+static void kt_pcend(void) {
+  kt_iend();
+  if (kt_npcoll == kt_cappcoll) {
+    kt_cappcoll = kt_cappcoll ? 2 * kt_cappcoll : 8;
+    kt_pcolls = realloc(kt_pcolls, kt_cappcoll * sizeof *kt_pcolls);
+    if (!kt_pcolls) abort();
+  }
+  struct kt_icoll *c = &kt_icolls[--kt_nicoll]; /* the last, kt_ibegin's */
+  c->seq = ++kt_pcseq;
+  kt_pcolls[kt_npcoll++] = (struct kt_pcoll){c->req, *c};
+}
+
+/* The persistent collectives' init calls (kt_pcbegin): KP_INIT is the body
+ * of one of region r, whose MPI call is call and whose collective record
+ * writes. */
+#define KP_INIT(r, call, record)                                                                                       \
+  kt_enter(r);                                                                                                         \
+  int err = call;                                                                                                      \
+  if (kt_pcbegin(err, *req)) {                                                                                         \
+    record;                                                                                                            \
+    kt_pcend();                                                                                                        \
+  }                                                                                                                    \
+  kt_leave();                                                                                                          \
+  return err;
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_BARRIER_INIT, PMPI_Barrier_init(comm, info, req), kt_r_barrier(comm))
+}
+int MPI_Bcast_init(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_BCAST_INIT, PMPI_Bcast_init(buf, count, t, root, comm, info, req), kt_r_bcast(count, t, root, comm))
+}
+int MPI_Reduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_INIT, PMPI_Reduce_init(sbuf, rbuf, count, t, op, root, comm, info, req),
+          kt_r_reduce(count, t, root, comm))
+}
+int MPI_Allreduce_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLREDUCE_INIT, PMPI_Allreduce_init(sbuf, rbuf, count, t, op, comm, info, req),
+          kt_r_allreduce(count, t, comm))
+}
+int MPI_Scan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                  MPI_Request *req) {
+  KP_INIT(R_SCAN_INIT, PMPI_Scan_init(sbuf, rbuf, count, t, op, comm, info, req), kt_r_scan(0, count, t, comm))
+}
+int MPI_Exscan_init(const void *sbuf, void *rbuf, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *req) {
+  KP_INIT(R_EXSCAN_INIT, PMPI_Exscan_init(sbuf, rbuf, count, t, op, comm, info, req), kt_r_scan(1, count, t, comm))
+}
+int MPI_Alltoall_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLTOALL_INIT, PMPI_Alltoall_init(sbuf, scount, st, rbuf, rcount, rt, comm, info, req),
+          kt_r_all("alltoall", OP_ALLTOALL, sbuf, scount, st, rcount, rt, comm))
+}
+int MPI_Allgather_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLGATHER_INIT, PMPI_Allgather_init(sbuf, scount, st, rbuf, rcount, rt, comm, info, req),
+          kt_r_all("allgather", OP_ALLGATHER, sbuf, scount, st, rcount, rt, comm))
+}
+int MPI_Gather_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_GATHER_INIT, PMPI_Gather_init(sbuf, scount, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_gather(sbuf, scount, st, rcount, rt, root, comm))
+}
+int MPI_Scatter_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, int rcount, MPI_Datatype rt, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_SCATTER_INIT, PMPI_Scatter_init(sbuf, scount, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_scatter(scount, st, rbuf, rcount, rt, root, comm))
+}
+int MPI_Alltoallv_init(const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype st, void *rbuf,
+                       const int rcounts[], const int rdispls[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *req) {
+  KP_INIT(R_ALLTOALLV_INIT,
+          PMPI_Alltoallv_init(sbuf, scounts, sdispls, st, rbuf, rcounts, rdispls, rt, comm, info, req),
+          kt_r_alltoallv(sbuf, scounts, st, NULL, rcounts, rt, NULL, comm))
+}
+int MPI_Alltoallw_init(const void *sbuf, const int scounts[], const int sdispls[], const MPI_Datatype sts[],
+                       void *rbuf, const int rcounts[], const int rdispls[], const MPI_Datatype rts[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLTOALLW_INIT,
+          PMPI_Alltoallw_init(sbuf, scounts, sdispls, sts, rbuf, rcounts, rdispls, rts, comm, info, req),
+          kt_r_alltoallv(sbuf, scounts, MPI_DATATYPE_NULL, sts, rcounts, MPI_DATATYPE_NULL, rts, comm))
+}
+int MPI_Allgatherv_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[],
+                        const int displs[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_ALLGATHERV_INIT, PMPI_Allgatherv_init(sbuf, scount, st, rbuf, rcounts, displs, rt, comm, info, req),
+          kt_r_allgatherv(sbuf, scount, st, rcounts, rt, comm))
+}
+int MPI_Gatherv_init(const void *sbuf, int scount, MPI_Datatype st, void *rbuf, const int rcounts[],
+                     const int displs[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_GATHERV_INIT, PMPI_Gatherv_init(sbuf, scount, st, rbuf, rcounts, displs, rt, root, comm, info, req),
+          kt_r_gatherv(sbuf, scount, st, rcounts, rt, root, comm))
+}
+int MPI_Scatterv_init(const void *sbuf, const int scounts[], const int displs[], MPI_Datatype st, void *rbuf,
+                      int rcount, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_SCATTERV_INIT, PMPI_Scatterv_init(sbuf, scounts, displs, st, rbuf, rcount, rt, root, comm, info, req),
+          kt_r_scatterv(scounts, st, rbuf, rcount, rt, root, comm))
+}
+int MPI_Reduce_scatter_init(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype t, MPI_Op op,
+                            MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_SCATTER_INIT, PMPI_Reduce_scatter_init(sbuf, rbuf, rcounts, t, op, comm, info, req),
+          kt_reduce_scatter(comm, OP_REDUCE_SCATTER, rcounts, t))
+}
+int MPI_Reduce_scatter_block_init(const void *sbuf, void *rbuf, int rcount, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *req) {
+  KP_INIT(R_REDUCE_SCATTER_BLOCK_INIT, PMPI_Reduce_scatter_block_init(sbuf, rbuf, rcount, t, op, comm, info, req),
+          kt_r_reduce_scatter_block(rcount, t, comm))
+}
+
+/* Partitioned communication (MPI-4): a partitioned send or receive is
+ * recorded as a persistent send or receive of its whole buffer
+ * (partitions x count elements), which each MPI_Start starts (an isend or
+ * irecv) and the wait or test that completes its request completes:
+ * TI and Score-P's records have no partitions, and MPI_Pready and
+ * MPI_Parrived write nothing (their time is computation). Its tag is the
+ * program's with KP_TAG_BIT flipped; its status at the completion is not
+ * read: the receive is written as posted. */
+int MPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype t, int dest, int tag,
+                   MPI_Comm comm, MPI_Info info, MPI_Request *req) {
+  kt_enter(R_PSEND_INIT);
+  int err = kt_init(1, (long)partitions * (long)count * kt_bytes(1, t), dest, tag, comm, req, 1,
+                    PMPI_Psend_init(buf, partitions, count, t, dest, tag, comm, info, req));
+  kt_leave();
+  return err;
+}
+int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype t, int src, int tag, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *req) {
+  kt_enter(R_PRECV_INIT);
+  int err = kt_init(0, (long)partitions * (long)count * kt_bytes(1, t), src, tag, comm, req, 1,
+                    PMPI_Precv_init(buf, partitions, count, t, src, tag, comm, info, req));
+  kt_leave();
+  return err;
+}
 #endif
 
 /* A freed request is neither started nor waited for again. */
@@ -4533,6 +4803,7 @@ int MPI_Request_free(MPI_Request *req) {
       kt_pers[i] = kt_pers[--kt_npers];
       break;
     }
+  kt_pfree(r);
   int i = kt_find(r);
   if (i >= 0 && kt_keepfreed(&kt_reqs[i])) {
     kt_nlatewait++;
@@ -4567,40 +4838,55 @@ int MPI_Cancel(MPI_Request *req) {
  * not the program's computation (a blocking MPI_Probe may wait long for
  * its message), so the computation written before the next call counts
  * from the probe's end. The OTF2 archive has the probe's region, without
- * MPI records, as Score-P writes it. A matched probe's message is kept
- * with its source (a world rank) and tag until MPI_Mrecv or MPI_Imrecv
- * receives it: those are written as the recv and irecv of that source and
- * tag. */
+ * MPI records, as Score-P writes it. A matched probe (MPI_Mprobe, or
+ * MPI_Improbe that found a message) takes its message out of MPI's
+ * matching: a receive posted after it, even of the same source and tag,
+ * gets the next message. So the matched probe is written as the receive
+ * it makes certain, in both traces: an irecv of the message's source, tag
+ * and size (a pending request of the tracer's own handle, kt_synth),
+ * completed where MPI_Mrecv returns, or where MPI_Imrecv's request
+ * completes (the request becomes the program's). Written at MPI_Mrecv, a
+ * receive posted between the probe and it took the probed message in a
+ * replay (MPICH's pt2pt/mprobe: a truncation). MPI_MESSAGE_NO_PROC (a
+ * probe of MPI_PROC_NULL) and an MPI_Improbe that found nothing write
+ * nothing. */
 struct kt_msg {
   MPI_Message msg;
-  int src, tag;
-  int lsrc; /* src as a rank of comm */
-  MPI_Comm comm;
+  MPI_Request req; /* its pending irecv's handle (kt_post) */
 };
 static struct kt_msg *kt_msgs;
 static int kt_nmsg, kt_capmsg;
 
-/* kt_probed keeps message msg, probed on comm with status st. */
+/* kt_probed writes the irecv of message msg, probed on comm with status
+ * st, and keeps msg with its request. */
 static void kt_probed(MPI_Message msg, MPI_Comm comm, const MPI_Status *st) {
   if (msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC) return;
+  int from = kt_world(comm, st->MPI_SOURCE);
+  if (from == KT_ELSEWHERE) {
+    kt_lose();
+    return;
+  }
   if (kt_nmsg == kt_capmsg) {
     kt_capmsg = kt_capmsg ? 2 * kt_capmsg : 16;
     kt_msgs = realloc(kt_msgs, kt_capmsg * sizeof *kt_msgs);
     if (!kt_msgs) abort();
   }
-  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, kt_world(comm, st->MPI_SOURCE), st->MPI_TAG, st->MPI_SOURCE, comm};
+  MPI_Request q = (MPI_Request)(intptr_t)++kt_synth;
+  ko_irecv_request(kt_post(q, 0, from, st->MPI_SOURCE, st->MPI_TAG, kt_got(st, MPI_BYTE), comm));
+  kt_reqs[kt_nreq - 1].probed = 1;
+  kt_msgs[kt_nmsg++] = (struct kt_msg){msg, q};
 }
 
-/* kt_take forgets message msg and reports whether it was kept, with its
- * source, tag and communicator in m. */
-static int kt_take(MPI_Message msg, struct kt_msg *m) {
+/* kt_take forgets message msg and returns the index of its pending
+ * irecv, or -1 if it was not kept. */
+static int kt_take(MPI_Message msg) {
   for (int i = 0; i < kt_nmsg; i++)
     if (kt_msgs[i].msg == msg) {
-      *m = kt_msgs[i];
+      MPI_Request q = kt_msgs[i].req;
       kt_msgs[i] = kt_msgs[--kt_nmsg];
-      return 1;
+      return kt_find(q);
     }
-  return 0;
+  return -1;
 }
 
 /* kt_leave_probe is kt_leave for a probe, which it counts. */
@@ -4647,34 +4933,21 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
 int MPI_Mrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Status *status) {
   MPI_Message m = *msg;
   MPI_Status st;
-  struct kt_msg k;
   if (status == MPI_STATUS_IGNORE) status = &st;
   kt_enter(R_MRECV);
   int err = PMPI_Mrecv(buf, count, t, msg, status);
-  if (kt_on() && kt_take(m, &k)) {
-    if (k.src == KT_ELSEWHERE) {
-      kt_lose();
-    } else {
-      long n = kt_got(status, t);
-      kt_p2p("recv", k.src, k.tag, n);
-      ko_recv(k.comm, k.lsrc, k.src, k.tag, n);
-    }
-  }
+  int i = kt_on() ? kt_take(m) : -1;
+  if (i >= 0) kt_done(i, status);
   kt_leave();
   return err;
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype t, MPI_Message *msg, MPI_Request *req) {
   MPI_Message m = *msg;
-  struct kt_msg k;
   kt_enter(R_IMRECV);
   int err = PMPI_Imrecv(buf, count, t, msg, req);
-  if (kt_on() && err == MPI_SUCCESS && kt_take(m, &k)) {
-    if (k.src == KT_ELSEWHERE)
-      kt_lose();
-    else
-      ko_irecv_request(kt_post(*req, 0, k.src, k.lsrc, k.tag, kt_bytes(count, t), k.comm));
-  }
+  int i = kt_on() && err == MPI_SUCCESS ? kt_take(m) : -1;
+  if (i >= 0) kt_reqs[i].req = *req, kt_reqs[i].probed = 0; /* completed where the program's request completes */
   kt_leave();
   return err;
 }
@@ -4857,6 +5130,7 @@ int MPI_Ineighbor_alltoallw(const void *sb, const int sc[], const MPI_Aint sd[],
   return err;
 
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm);
+static void ko_intermade(MPI_Comm newcomm);
 
 /* KC_MADE is KC_CALL for a call every member of comm makes that makes
  * *newcomm (ko_made). */
@@ -4931,7 +5205,11 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int source
 }
 int MPI_Intercomm_create(MPI_Comm local, int local_leader, MPI_Comm peer, int remote_leader, int tag,
                          MPI_Comm *newcomm) {
-  KC_CALL(R_INTERCOMM_CREATE, PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm))
+  kt_enter(R_INTERCOMM_CREATE);
+  int err = PMPI_Intercomm_create(local, local_leader, peer, remote_leader, tag, newcomm);
+  if (err == MPI_SUCCESS && kt_on()) ko_intermade(*newcomm);
+  kt_leave();
+  return err;
 }
 int MPI_Intercomm_merge(MPI_Comm comm, int high, MPI_Comm *newcomm) {
   KC_CALL(R_INTERCOMM_MERGE, PMPI_Intercomm_merge(comm, high, newcomm))
@@ -5555,6 +5833,7 @@ struct ko_comm {
   int *members;
   uint64_t key;
   uint32_t made;
+  int inter; /* an intercommunicator: members are both groups' (ko_add) */
 };
 static struct ko_comm *ko_comms;
 static int ko_ncomms;
@@ -5993,6 +6272,7 @@ static uint32_t *ko_unify_names(char *flat, int len, int mine, uint32_t first, c
 }
 
 static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer);
+static uint32_t ko_name(uint32_t c, int lpeer, int wpeer);
 
 static void ko_send(int isend, MPI_Comm comm, int lpeer, int wpeer, int tag, long bytes, uint64_t id) {
   if (!ko_evt) return;
@@ -6023,13 +6303,13 @@ static void ko_complete(const struct kt_req *r, const MPI_Status *st) {
   }
   long n = r->bytes; /* without a status, as posted */
   int from = r->src, lfrom = r->lsrc, tag = r->tag;
-  if (st) {
+  if (st && !r->posted) {
     n = kt_got(st, MPI_BYTE);
     tag = st->MPI_TAG;
     lfrom = st->MPI_SOURCE;
     if (from == KT_ANY_SOURCE) from = kt_req_world(r, st->MPI_SOURCE);
   }
-  uint32_t peer = (uint32_t)(r->oworld ? from : lfrom), c = r->ocomm;
+  uint32_t peer = ko_name(r->ocomm, lfrom, from), c = r->ocomm;
   if (!r->gone) c = ko_peer(r->comm, lfrom, from, &peer);
   OTF2_EvtWriter_MpiIrecv(ko_evt, NULL, kt_end(), peer, c, (uint32_t)tag, (uint64_t)n, r->id);
 }
@@ -6064,33 +6344,110 @@ static void ko_cancelled(uint64_t id) {
  * regions. */
 enum { KO_ELSEWHERE = 0xfffffffeu };
 
+/* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
+static uint64_t ko_mix(uint64_t h, uint64_t v) {
+  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z ? z : 1;
+}
+
+/* ko_byint orders ints. */
+static int ko_byint(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* An intercommunicator is, in the archive, a communicator of both its
+ * groups' processes, in world rank order, its records naming a peer by
+ * its place there (ko_name): OTF2 before 3.0 has no intercommunicator
+ * definition, and Kairos' tracer wrote an intercommunicator's messages on
+ * MPI_COMM_WORLD, so that two of the same pair (an intercommunicator and
+ * its MPI_Comm_dup) carrying messages of one tag at once were one
+ * communicator there, whose replay matched one's receive with the
+ * other's message and deadlocked (MPICH's comm/dupic). Its identity is
+ * its processes' and its place among the intercommunicators of those
+ * processes that MPI_Intercomm_create made (each member counts them, in
+ * the order of its calls, the same on every member: ko_inters); one made
+ * from another (MPI_Comm_dup, MPI_Comm_split) is ko_made's, as any. */
+struct ko_inter {
+  uint64_t members; /* a hash of its processes */
+  uint32_t n;       /* intercommunicators of them so far */
+};
+static struct ko_inter *ko_inters;
+static int ko_ninters;
+
+/* ko_interkey returns the identity of a new intercommunicator of the n
+ * world ranks members (ko_inters). */
+static uint64_t ko_interkey(const int *members, int n) {
+  uint64_t h = 3;
+  for (int i = 0; i < n; i++) h = ko_mix(h, (uint32_t)members[i]);
+  int i = 0;
+  while (i < ko_ninters && ko_inters[i].members != h) i++;
+  if (i == ko_ninters) {
+    ko_inters = realloc(ko_inters, (ko_ninters + 1) * sizeof *ko_inters);
+    if (!ko_inters) abort();
+    ko_inters[ko_ninters++] = (struct ko_inter){h, 0};
+  }
+  return ko_mix(h, ++ko_inters[i].n);
+}
+
+/* ko_members puts the world ranks of group g's n processes at w; it
+ * reports whether all are of this world. */
+static int ko_members(MPI_Group g, int n, int *w) {
+  MPI_Group world;
+  int *ranks = malloc((n > 0 ? n : 1) * sizeof *ranks), ok = 1;
+  if (!ranks) abort();
+  for (int i = 0; i < n; i++) ranks[i] = i;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_translate_ranks(g, n, ranks, world, w);
+  PMPI_Group_free(&world);
+  free(ranks);
+  for (int i = 0; i < n; i++) ok &= w[i] != MPI_UNDEFINED;
+  return ok;
+}
+
 /* ko_add registers communicator comm of identity key (0: unknown) and
  * returns its local number, KO_ELSEWHERE for one with processes of
- * another world. */
+ * another world. An intercommunicator's members are both its groups'
+ * (sorted), and its identity, if unknown, a new one (ko_interkey). */
 static uint32_t ko_add(MPI_Comm comm, uint64_t key) {
   ko_comms = realloc(ko_comms, (ko_ncomms + 1) * sizeof *ko_comms);
   if (!ko_comms) abort();
   struct ko_comm *c = &ko_comms[ko_ncomms++];
-  MPI_Group g, w;
-  PMPI_Comm_size(comm, &c->n);
-  c->handle = comm, c->key = key, c->made = 0;
-  c->members = malloc(c->n * sizeof *c->members);
-  int *ranks = malloc(c->n * sizeof *ranks);
-  if (!c->members || !ranks) abort();
-  for (int i = 0; i < c->n; i++) ranks[i] = i;
+  MPI_Group g, rg;
+  int inter = 0, n = 0, rn = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  PMPI_Comm_size(comm, &n);
+  if (inter) PMPI_Comm_remote_size(comm, &rn);
+  c->handle = comm, c->key = key, c->made = 0, c->inter = inter, c->n = n + rn;
+  c->members = malloc((c->n > 0 ? c->n : 1) * sizeof *c->members);
+  if (!c->members) abort();
   PMPI_Comm_group(comm, &g);
-  PMPI_Comm_group(MPI_COMM_WORLD, &w);
-  PMPI_Group_translate_ranks(g, c->n, ranks, w, c->members);
+  int ok = ko_members(g, n, c->members);
   PMPI_Group_free(&g);
-  PMPI_Group_free(&w);
-  free(ranks);
-  for (int i = 0; i < c->n; i++)
-    if (c->members[i] == MPI_UNDEFINED) {
-      free(c->members);
-      ko_ncomms--;
-      return KO_ELSEWHERE;
-    }
+  if (inter) {
+    PMPI_Comm_remote_group(comm, &rg);
+    ok &= ko_members(rg, rn, c->members + n);
+    PMPI_Group_free(&rg);
+  }
+  if (!ok) {
+    free(c->members);
+    ko_ncomms--;
+    return KO_ELSEWHERE;
+  }
+  if (inter) {
+    qsort(c->members, c->n, sizeof *c->members, ko_byint);
+    if (key == 0) c->key = ko_interkey(c->members, c->n);
+  }
   return (uint32_t)ko_ncomms;
+}
+
+/* ko_intermade registers intercommunicator newcomm, which
+ * MPI_Intercomm_create made. */
+static void ko_intermade(MPI_Comm newcomm) {
+  if (ko_evt && newcomm != MPI_COMM_NULL) ko_add(newcomm, 0);
 }
 
 /* ko_commref returns the local number of communicator comm; one not made
@@ -6107,39 +6464,34 @@ static uint32_t ko_commref(MPI_Comm comm) {
 }
 
 /* ko_peer returns the archive's number of comm, with *peer the rank lpeer
- * of comm as its records name it: MPI_COMM_WORLD (0) and the world rank
- * wpeer where comm is world, one of its members in its order that no call
- * ko_made follows made, or an intercommunicator (whose lpeer is a rank of
- * the remote group, which the archive's groups do not hold). */
+ * of comm (world rank wpeer) as its records name it (ko_name). */
 static uint32_t ko_peer(MPI_Comm comm, int lpeer, int wpeer, uint32_t *peer) {
-  int inter = 0;
-  if (comm != MPI_COMM_WORLD) PMPI_Comm_test_inter(comm, &inter);
-  if (inter) {
-    *peer = (uint32_t)wpeer;
-    return 0;
-  }
   uint32_t c = ko_commref(comm);
-  *peer = (uint32_t)(c == 0 || c == KO_ELSEWHERE ? wpeer : lpeer);
-  return c == KO_ELSEWHERE ? 0 : c;
+  if (c == KO_ELSEWHERE) c = 0;
+  *peer = ko_name(c, lpeer, wpeer);
+  return c;
 }
 
-/* ko_pin keeps with request r how the archive names its communicator,
- * before the program frees it: its number, and whether its records name
- * a peer by world rank (kt_freeing). */
+/* ko_name returns how the records on the archive's communicator c name
+ * the rank lpeer of it, world rank wpeer: by its world rank on
+ * MPI_COMM_WORLD (0; also where the communicator has processes of
+ * another world, ko_add), by its place among both groups' on an
+ * intercommunicator, else by lpeer, its rank in its members' order where
+ * no call ko_made follows made it. */
+static uint32_t ko_name(uint32_t c, int lpeer, int wpeer) {
+  if (c == 0) return (uint32_t)wpeer;
+  const struct ko_comm *k = &ko_comms[c - 1];
+  if (!k->inter) return (uint32_t)lpeer;
+  const int *at = bsearch(&wpeer, k->members, k->n, sizeof *k->members, ko_byint);
+  return at ? (uint32_t)(at - k->members) : (uint32_t)wpeer;
+}
+
+/* ko_pin keeps with request r the archive's number of its communicator,
+ * before the program frees it (kt_freeing). */
 static void ko_pin(struct kt_req *r) {
   if (!ko_evt) return;
-  uint32_t peer; /* 1 where named by world rank (wpeer), 0 by its rank in comm */
-  r->ocomm = ko_peer(r->comm, 0, 1, &peer);
-  r->oworld = peer == 1;
-}
-
-/* ko_mix mixes v into hash h (SplitMix64's finalizer), never 0. */
-static uint64_t ko_mix(uint64_t h, uint64_t v) {
-  uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return z ? z : 1;
+  uint32_t peer;
+  r->ocomm = ko_peer(r->comm, 0, 0, &peer);
 }
 
 /* ko_madekey returns the identity of a communicator made from parent by a
@@ -6237,13 +6589,19 @@ static void ko_coll(MPI_Comm comm, int op, int root, uint64_t sent, uint64_t rec
   if (kt_icur) {
     kt_icur->op = op, kt_icur->root = r, kt_icur->comm = c, kt_icur->sent = sent, kt_icur->recv = recv;
     kt_icur->sv = sv, kt_icur->rv = rv;
-    if (c != KO_ELSEWHERE) OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, kt_icur->id);
+    if (!kt_icur->persist) ko_irequest(kt_icur);
     return;
   }
   if (c == KO_ELSEWHERE) return;
   OTF2_EvtWriter_MpiCollectiveBegin(ko_evt, NULL, kt_t0);
   ko_vattrs(sv, rv);
   OTF2_EvtWriter_MpiCollectiveEnd(ko_evt, ko_attrs, kt_end(), (OTF2_CollectiveOp)op, c, r, sent, recv);
+}
+
+/* ko_irequest writes the request of non-blocking collective c, in the
+ * call that starts it. */
+static void ko_irequest(const struct kt_icoll *c) {
+  if (ko_evt && c->comm != KO_ELSEWHERE) OTF2_EvtWriter_NonBlockingCollectiveRequest(ko_evt, NULL, kt_t0, c->id);
 }
 
 static void ko_icomplete(const struct kt_icoll *c) {
@@ -6386,6 +6744,7 @@ static uint32_t *ko_unify(int **gcomms, int *ngcomms, int *glen) {
 static OTF2_RegionRole ko_role(int r) {
   if (r >= R_COMM_DUP && r <= R_COMM_FREE) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_NEIGHBOR_ALLGATHER && r <= R_INEIGHBOR_ALLTOALLW) return OTF2_REGION_ROLE_COLL_OTHER;
+  if (r >= R_BARRIER_INIT && r <= R_REDUCE_SCATTER_BLOCK_INIT) return OTF2_REGION_ROLE_COLL_OTHER;
   if (r >= R_WIN_CREATE && r <= R_RGET_ACCUMULATE) return OTF2_REGION_ROLE_RMA;
   if (r >= R_FILE_OPEN && r <= R_FILE_PREALLOCATE) return OTF2_REGION_ROLE_FILE_IO_METADATA;
   if (r > R_FILE_PREALLOCATE && r < R_NREGIONS) return OTF2_REGION_ROLE_FILE_IO;
@@ -6562,6 +6921,7 @@ __attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, 
 __attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *site) { (void)fn, (void)site; }
 static void ko_close(void) {}
 static void ko_made(MPI_Comm parent, MPI_Comm newcomm) { (void)parent, (void)newcomm; }
+static void ko_intermade(MPI_Comm newcomm) { (void)newcomm; }
 static void ko_idup(MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req) { (void)parent, (void)newcomm, (void)req; }
 static void ko_idone(MPI_Request req) { (void)req; }
 static void ko_freed(MPI_Comm comm) { (void)comm; }
@@ -6586,6 +6946,7 @@ static uint32_t ko_vec(const int *counts, MPI_Datatype t, const MPI_Datatype *ts
   return KO_NOV;
 }
 static void ko_icomplete(const struct kt_icoll *c) { (void)c; }
+static void ko_irequest(const struct kt_icoll *c) { (void)c; }
 static void ko_kn(const struct kn_msg *m, int done) { (void)m, (void)done; }
 #endif
 

@@ -18,6 +18,16 @@
  *   freerecv rank 1 frees its receive (on a duplicate of the world, which
  *            it frees too) before rank 0 sends: MPI completes it by
  *            MPI_Finalize.
+ *   mprobe   rank 0 sends rank 1 four messages of one tag, of 8, 16, 24
+ *            and 32 bytes; rank 1 takes the first with MPI_Mprobe, then
+ *            receives the second with MPI_Recv before it MPI_Mrecvs the
+ *            first; the same with MPI_Improbe (polled), MPI_Irecv and
+ *            MPI_Imrecv; and probes MPI_PROC_NULL (MPI_MESSAGE_NO_PROC).
+ *   dupic    (4 ranks) an intercommunicator between the even and odd
+ *            ranks and its duplicate: each even rank posts a receive on
+ *            the duplicate, then one on the first, from its odd partner,
+ *            of one tag, and waits for the second; the partner sends on
+ *            the first, then, after a handshake, on the duplicate.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -131,6 +141,62 @@ static void freerecv(void) {
   MPI_Comm_free(&dup);
 }
 
+/* mprobe: a receive posted between a matched probe and its receive gets
+ * the next message, the probed one being out of MPI's matching. */
+static void mprobe(void) {
+  enum { TAG = 12 };
+  static char out[32], in[32];
+  MPI_Message m;
+  MPI_Request q;
+  MPI_Status st;
+  int flag = 0;
+  if (rank == 0) {
+    for (int i = 1; i <= 4; i++) MPI_Send(out, 8 * i, MPI_CHAR, 1, TAG, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    MPI_Mprobe(0, TAG, MPI_COMM_WORLD, &m, &st);
+    MPI_Recv(in, 32, MPI_CHAR, 0, TAG, MPI_COMM_WORLD, &st);
+    MPI_Mrecv(in, 32, MPI_CHAR, &m, &st);
+    while (!flag) MPI_Improbe(0, TAG, MPI_COMM_WORLD, &flag, &m, &st);
+    MPI_Irecv(in, 32, MPI_CHAR, 0, TAG, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, &st);
+    MPI_Imrecv(in, 32, MPI_CHAR, &m, &q);
+    MPI_Wait(&q, &st);
+    MPI_Mprobe(MPI_PROC_NULL, TAG, MPI_COMM_WORLD, &m, &st);
+    MPI_Mrecv(in, 32, MPI_CHAR, &m, &st);
+  }
+}
+
+/* dupic: two intercommunicators of the same groups carry messages of the
+ * same pair and tag at once; each is matched on its own (MPICH's
+ * comm/dupic). The even rank waits for the receive it posted second,
+ * which the first message meets; its partner sends the second only after
+ * a handshake that follows that wait. */
+static void dupic(void) {
+  MPI_Comm half, inter, dup, dup2;
+  MPI_Request q[2];
+  int even = rank % 2 == 0, a = 0, b = 0, partner;
+  MPI_Comm_split(MPI_COMM_WORLD, even, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, even ? 1 : 0, 21, &inter);
+  MPI_Comm_dup(inter, &dup);
+  MPI_Comm_rank(half, &partner); /* the same local rank in the remote group */
+  if (even) {
+    MPI_Irecv(&b, 1, MPI_INT, partner, 3, dup, &q[0]);
+    MPI_Irecv(&a, 1, MPI_INT, partner, 3, inter, &q[1]);
+    MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, 37, NULL, 0, MPI_BYTE, partner, 37, inter, MPI_STATUS_IGNORE);
+    MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+  } else {
+    MPI_Send(&a, 1, MPI_INT, partner, 3, inter);
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, partner, 37, NULL, 0, MPI_BYTE, partner, 37, inter, MPI_STATUS_IGNORE);
+    MPI_Send(&b, 1, MPI_INT, partner, 3, dup);
+  }
+  MPI_Comm_dup(dup, &dup2); /* a duplicate's duplicate */
+  MPI_Comm_free(&dup2);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -140,6 +206,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "bsend") == 0) bsend();
     else if (strcmp(argv[i], "intercoll") == 0) intercoll();
     else if (strcmp(argv[i], "freerecv") == 0) freerecv();
+    else if (strcmp(argv[i], "mprobe") == 0) mprobe();
+    else if (strcmp(argv[i], "dupic") == 0) dupic();
     else if (rank == 0) fprintf(stderr, "corners: unknown case %s\n", argv[i]);
   }
   MPI_Finalize();

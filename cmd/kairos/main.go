@@ -25,7 +25,7 @@ import (
 	"kairos/format/ktr"
 	"kairos/format/otf2"
 	_ "kairos/format/rsd"
-	_ "kairos/format/ti"
+	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/trace"
 )
@@ -338,7 +338,7 @@ var notesTo io.Writer = io.Discard
 // that are no process's, calls a tracer left out, ranks without a file,
 // calls on communicators the trace does not create.
 var traceNotes = []string{otf2.AttrDerivedCounts, "otf2.cancelled", "otf2.uncompleted", "otf2.flushes", otf2.AttrInterCollectives,
-	otf2.AttrThreadMPI, otf2.AttrNoMPI, otf2.AttrDevices, otf2.AttrSwitchedOff, "otf2.unresolved", dumpi.AttrIgnored, dumpi.AttrThreads, dumpi.AttrCPUClock, "partial", "unknown-comms"}
+	otf2.AttrThreadMPI, ti.AttrThreadMPI, otf2.AttrNoMPI, otf2.AttrDevices, otf2.AttrSwitchedOff, "otf2.unresolved", dumpi.AttrIgnored, dumpi.AttrThreads, dumpi.AttrCPUClock, "partial", "unknown-comms"}
 
 // sayNotes writes the reader's notes on how it read the trace at path
 // (traceNotes) to notesTo, each once in a run (a verb may open a trace

@@ -381,6 +381,8 @@ func openReplayed(path string, np int, f *simulateFlags) (trace.Source, format.F
 		return nil, tf, err
 	}
 	f.traceRanks = t.NamedRanks()
+	// As for the other formats (a tracer's note on threads it did not record).
+	sayNotes(path, t)
 	if np == 0 { // -np sets the ranks: those beyond the trace's are idle
 		if err := claimed(path, t); err != nil {
 			return nil, tf, err

@@ -592,9 +592,7 @@ func (s *Source) scan() error {
 func (s *Source) otherThreadCalls() {
 	for _, p := range s.arch.Anchor.Properties {
 		if n, err := strconv.ParseUint(p[1], 10, 64); p[0] == "KAIROS::OTHER_THREAD_CALLS" && err == nil && n > 0 {
-			s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("the tracer did not record %s of threads other than the one that "+
-				"initialized MPI (MPI_THREAD_MULTIPLE): their messages and collectives are missing, their partners' read as "+
-				"never matched, and a replay may not complete", plural(nil, n, "MPI call"))
+			s.meta.Attrs[AttrThreadMPI] = trace.OtherThreadCalls(n)
 		}
 	}
 }

@@ -120,7 +120,47 @@ func OpenWith(path string, opt ReaderOptions) (*Trace, error) {
 		return nil, err
 	}
 	t.meta.Attrs["layout"] = t.layout.String()
+	t.noteThreads()
 	return t, nil
+}
+
+// AttrThreadMPI is the Meta.Attrs key of the note that Kairos' tracer did
+// not record the MPI calls of threads other than the one that
+// initialized MPI (trace.OtherThreadCalls): it ends rank 0's file with the
+// comment line OtherThreadsComment and their number, which SimGrid's
+// replay skips as any line starting with '#'.
+const AttrThreadMPI = "ti.thread-mpi"
+
+// OtherThreadsComment starts the tracer's comment line of AttrThreadMPI.
+const OtherThreadsComment = "# kairos_trace: other-thread-calls "
+
+// noteThreads sets AttrThreadMPI from the end of the first file (rank
+// 0's, or the shared one), where the tracer writes its comment line.
+func (t *Trace) noteThreads() {
+	if len(t.files) == 0 {
+		return
+	}
+	f, err := fileio.OpenFile(t.files[0])
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return
+	}
+	tail := make([]byte, min(st.Size(), 256))
+	if _, err := f.ReadAt(tail, st.Size()-int64(len(tail))); err != nil {
+		return
+	}
+	i := bytes.LastIndex(tail, []byte(OtherThreadsComment))
+	if i < 0 {
+		return
+	}
+	num, _, _ := bytes.Cut(tail[i+len(OtherThreadsComment):], []byte("\n"))
+	if n, err := strconv.ParseUint(string(bytes.TrimSpace(num)), 10, 64); err == nil && n > 0 {
+		t.meta.Attrs[AttrThreadMPI] = trace.OtherThreadCalls(n)
+	}
 }
 
 // firstLine returns the first line of path that SimGrid would not skip,

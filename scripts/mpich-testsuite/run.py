@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """run.py MPI [filter]: run each built test untraced and traced, then the verbs on its traces.
-Writes /tmp/mpichB/res/MPI.jsonl (one object per testlist line)."""
+Writes /tmp/mpichB/res/MPI.jsonl (one object per testlist line). KT_TESTS names another test list
+(gen.py's columns), KT_KAIROS another kairos binary, KT_LIBDIR the tracer's, KT_SUFFIX the results'."""
 import os, sys, json, subprocess, signal, time, shutil, re
 M = sys.argv[1]; FILT = sys.argv[2] if len(sys.argv) > 2 else None
-B = f'/tmp/mpichB/build/{M}'; R = f"/tmp/mpichB/run{os.environ.get('KT_SUFFIX', '')}/{M}"; K = '/tmp/mpichB/kairos'
+B = f'/tmp/mpichB/build/{M}'; R = f"/tmp/mpichB/run{os.environ.get('KT_SUFFIX', '')}/{M}"
+K = os.environ.get('KT_KAIROS', '/tmp/mpichB/kairos')
+TESTS = os.environ.get('KT_TESTS', '/tmp/mpichB/tests.tsv')  # another list: every line runs on both MPIs
 LIB = f"/tmp/mpichB/{os.environ.get('KT_LIBDIR', 'tr')}/libkt_{M}.so"
 SUF = os.environ.get('KT_SUFFIX', '')
 OMPI_DIRS = ('rma', 'io', 'f90')
@@ -58,11 +61,11 @@ def verbs(tr, np, wd, tag):
         res[v] = {'rc': rc, 't': dt, 'panic': bad, 'err': e.strip().split('\n')[-1][:300] if rc != 0 else ''}
     return res
 
-rows = [l.rstrip('\n').split('\t') for l in open('/tmp/mpichB/tests.tsv')]
+rows = [l.rstrip('\n').split('\t') for l in open(TESTS)]
 idx = {}
 for r in rows:
     d, name, np, args, env = r[:5]
-    if M == 'ompi' and not d.startswith(OMPI_DIRS): continue
+    if M == 'ompi' and not d.startswith(OMPI_DIRS) and 'KT_TESTS' not in os.environ: continue
     k = f'{d}/{name}'; idx[k] = idx.get(k, 0) + 1
     tid = f'{k}#{idx[k]}'
     if tid in done: continue
