@@ -612,14 +612,11 @@ func TestSimulateRegions(t *testing.T) {
 	}
 }
 
-// TestSimulateTimedTrace: a timed trace is replayed with the time between
-// its MPI calls as computation, as SMPI runs real code: at the speed of
-// rank 0's host unless smpi/host-speed says the recording machine's, the
-// scales applied after, and computations under smpi/cpu-threshold (1 us)
-// dropped. Rank 0 computes 2 ms, then 0.5 us, between its calls.
-func TestSimulateTimedTrace(t *testing.T) {
-	tr := trace.New(2, trace.NewMeta())
-	add := func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
+// timedAdder returns a function that appends to tr's rank r an event of
+// kind k, timed from enter to exit (seconds), set further by f if not
+// nil: the timed traces of the simulate tests, written call by call.
+func timedAdder(tr *trace.Trace) func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
+	return func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
 		e := trace.NewEvent(k)
 		e.HasTime, e.Enter, e.Exit = true, trace.FromSeconds(enter), trace.FromSeconds(exit)
 		if f != nil {
@@ -627,6 +624,16 @@ func TestSimulateTimedTrace(t *testing.T) {
 		}
 		tr.Ranks[r].Append(&e)
 	}
+}
+
+// TestSimulateTimedTrace: a timed trace is replayed with the time between
+// its MPI calls as computation, as SMPI runs real code: at the speed of
+// rank 0's host unless smpi/host-speed says the recording machine's, the
+// scales applied after, and computations under smpi/cpu-threshold (1 us)
+// dropped. Rank 0 computes 2 ms, then 0.5 us, between its calls.
+func TestSimulateTimedTrace(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	add := timedAdder(tr)
 	add(0, trace.Init, 0, 0, nil)
 	add(0, trace.Send, 2e-3, 2e-3, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
 	add(0, trace.Finalize, 2e-3+5e-7, 2e-3+5e-7, nil)
@@ -702,14 +709,7 @@ func TestSimulateTimedTrace(t *testing.T) {
 // MPI_Comm_create on oversubscribed cores: a third of the run).
 func TestSimulateUnreplayedNote(t *testing.T) {
 	tr := trace.New(2, trace.NewMeta())
-	add := func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
-		e := trace.NewEvent(k)
-		e.HasTime, e.Enter, e.Exit = true, trace.FromSeconds(enter), trace.FromSeconds(exit)
-		if f != nil {
-			f(&e)
-		}
-		tr.Ranks[r].Append(&e)
-	}
+	add := timedAdder(tr)
 	add(0, trace.Init, 0, 0, nil)
 	add(0, trace.Send, 2e-3, 2e-3, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
 	add(0, trace.Finalize, 2e-3, 2e-3, nil)
