@@ -185,7 +185,7 @@ func (a *Analysis) WriteSlow(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\nphase %d (%d-%d, %s): %d slow\n", ph.Number, ph.From, ph.To, orDash(list(ph.Functions, ", ")), ph.Slow)
 		tw := table(w)
-		fmt.Fprintln(tw, "pattern\ti\tposition\tnp\tne\tbytes\tduration\tmedian\tthreshold\tM\tPLS\tPLF\tlate\tIA")
+		fmt.Fprintln(tw, "pattern\ti\tposition\tnp\tne\tbytes\tduration (µs)\tmedian (µs)\tthreshold (µs)\tM\tPLS\tPLF\tlate\tIA")
 		for ; i < len(a.Slow) && a.Slow[i].Phase == ph.Number; i++ {
 			s := &a.Slow[i]
 			fmt.Fprintf(tw, "CP%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t%d\t%s\t%s\n", s.Pattern, s.InPhase, s.Position,

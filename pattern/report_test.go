@@ -35,3 +35,20 @@ func TestWriteCommMost(t *testing.T) {
 		t.Errorf("the last line: %q, %v", b.String(), err)
 	}
 }
+
+// TestWriteSlowUnits: the table of slow instances says that its
+// durations, medians and thresholds are microseconds; without it a reader
+// of NetPIPE's "duration 6.850" could not tell microseconds from seconds.
+func TestWriteSlowUnits(t *testing.T) {
+	a := &Analysis{Patterns: &Patterns{Timed: true, Sequence: make([]Instance, 2)}, Options: Options{Cutoff: 3.5},
+		Phases: []Phase{{Number: 1, From: 1, To: 2, Slow: 1}},
+		Slow:   []Slow{{Position: 2, Phase: 1, InPhase: 2, Pattern: 1, Duration: 6.85, Median: 0.69, Threshold: 0.9, Z: 104}}}
+	var b strings.Builder
+	if err := a.WriteSlow(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 4 || !strings.Contains(lines[3], "duration (µs)") || !strings.Contains(lines[3], "median (µs)") || !strings.Contains(lines[3], "threshold (µs)") {
+		t.Errorf("no unit in the header:\n%s", b.String())
+	}
+}

@@ -57,6 +57,9 @@ type UntimedSource struct {
 	mu          sync.Mutex
 	first, last Time // the ranks' earliest start and latest end
 	spanned     bool
+	// passive is, for each rank read to its end, the time its calls of
+	// Passive kinds took (Unreplayed).
+	passive map[int]Time
 }
 
 // Meta returns the trace's metadata, with the speed it is untimed at.
@@ -74,7 +77,7 @@ func (s *UntimedSource) OpenRank(r int) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &untimedReader{in: in, speed: s.speed, shortest: max(s.shortest, 1), src: s}, nil
+	return &untimedReader{in: in, rank: r, speed: s.speed, shortest: max(s.shortest, 1), src: s}, nil
 }
 
 // Speed returns the speed (flop/s) the computation is untimed at.
@@ -91,10 +94,35 @@ func (s *UntimedSource) Recorded() (Time, bool) {
 	return s.last - s.first, s.spanned
 }
 
-// span adds a rank's first entry and last exit to the recorded run.
-func (s *UntimedSource) span(first, last Time) {
+// Unreplayed returns the time the ranks read to their end so far spent,
+// summed over them, in calls a replay gives no time (Passive: probes,
+// flushes with nothing to complete and other Deferred calls,
+// communicators' creation), between MPI_Init's return and MPI_Finalize's
+// entry, and how many ranks that is of. It is recorded time that neither
+// computation nor communication of the replay stands for: a program
+// polling with MPI_Iprobe or MPI_Win_flush_all, or creating many
+// communicators, on oversubscribed cores, spends much of its run there,
+// and so runs longer than any replay of it. A rank read again counts
+// once.
+func (s *UntimedSource) Unreplayed() (Time, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var sum Time
+	for _, d := range s.passive {
+		sum += d
+	}
+	return sum, len(s.passive)
+}
+
+// span adds a rank's first entry and last exit to the recorded run, and
+// the time it spent in calls a replay gives no time.
+func (s *UntimedSource) span(rank int, first, last, passive Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.passive == nil {
+		s.passive = map[int]Time{}
+	}
+	s.passive[rank] = passive
 	if !s.spanned || first < s.first {
 		s.first = first
 	}
@@ -107,6 +135,7 @@ func (s *UntimedSource) span(first, last Time) {
 // untimedReader turns one rank's timed events into untimed ones.
 type untimedReader struct {
 	in       Reader
+	rank     int
 	speed    float64
 	shortest Time // the shortest computation returned (at least 1)
 	ev       Event
@@ -120,6 +149,9 @@ type untimedReader struct {
 	src         *UntimedSource
 	first, last Time
 	timed       bool
+	// passive is the time spent in calls of Passive kinds since MPI_Init
+	// returned, for src.Unreplayed.
+	passive Time
 }
 
 func (r *untimedReader) Next() bool {
@@ -137,6 +169,9 @@ func (r *untimedReader) Next() bool {
 		}
 		if e.Kind == Init {
 			r.busy, r.kept = 0, 0 // a replay starts where MPI_Init returns
+			r.passive = 0
+		} else if e.HasTime && Passive(e.Kind) {
+			r.passive += max(e.Duration(), 0)
 		}
 		if e.Kind != Location {
 			r.settle()
@@ -154,7 +189,7 @@ func (r *untimedReader) Next() bool {
 		return true
 	}
 	if r.timed && r.in.Err() == nil {
-		r.src.span(r.first, r.last)
+		r.src.span(r.rank, r.first, r.last, r.passive)
 		r.timed = false
 	}
 	return false

@@ -213,6 +213,34 @@ func TestUntimedRecorded(t *testing.T) {
 	}
 }
 
+// TestUntimedUnreplayed: the time in calls a replay gives no time
+// (probes, Deferred flushes, communicators' creation) is summed over the
+// ranks, from MPI_Init's return on, each rank once however often it is
+// read; other calls and untimed ranks add nothing.
+func TestUntimedUnreplayed(t *testing.T) {
+	tr := New(3, NewMeta())
+	for r, ev := range [][]Event{
+		{timedEvent(Iprobe, 0, 1e-3, nil), timedEvent(Init, 1e-3, 2e-3, nil), // before MPI_Init: not the run's
+			timedEvent(Deferred, 2e-3, 5e-3, nil), timedEvent(Barrier, 5e-3, 6e-3, nil),
+			timedEvent(CommSplit, 6e-3, 7e-3, nil), timedEvent(Finalize, 7e-3, 8e-3, nil)},
+		{timedEvent(Init, 0, 1e-3, nil), timedEvent(Iprobe, 1e-3, 1.5e-3, nil), timedEvent(Barrier, 2e-3, 6e-3, nil)},
+		{NewEvent(Init), NewEvent(Deferred)},
+	} {
+		for i := range ev {
+			tr.Ranks[r].Append(&ev[i])
+		}
+	}
+	src := UntimedAbove(tr, 1e9, 0)
+	for range 2 {
+		if err := ForEach(src, func(_, _ int, _ *Event) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, n := src.Unreplayed(); d != FromSeconds(4.5e-3) || n != 2 {
+		t.Errorf("unreplayed %v over %d ranks, want 4.5 ms over 2", d, n)
+	}
+}
+
 // BenchmarkUntimed reports timed events untimed per second.
 func BenchmarkUntimed(b *testing.B) {
 	tr := New(1, NewMeta())

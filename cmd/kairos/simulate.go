@@ -277,6 +277,10 @@ type simulateJSON struct {
 	// Recorded is how long the timed trace's recorded run lasted, from
 	// MPI_Init's return to MPI_Finalize's entry (trace.UntimedSource).
 	Recorded float64 `json:"recorded_time,omitempty"`
+	// Unreplayed is the mean time (s) a rank of the timed trace spent in
+	// calls a replay gives no time (probes, flushes with nothing to
+	// complete...), part of Recorded that the replay has not.
+	Unreplayed float64 `json:"unreplayed_time,omitempty"`
 	// Instances are the applications replayed side by side (--instances).
 	Instances []instanceJSON `json:"instances,omitempty"`
 	// Notes are the reader's, on how it read the trace (what every verb
@@ -773,7 +777,28 @@ func printRecorded(w io.Writer, u *trace.UntimedSource, simulated float64) {
 	}
 	if d, ok := u.Recorded(); ok && d > 0 {
 		fmt.Fprintf(w, "recorded run %.9f s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates): simulated / recorded %.3f\n", d.Seconds(), simulated/d.Seconds())
+		if mean := unreplayedMean(u); mean >= unreplayedNoted*d.Seconds() {
+			fmt.Fprintf(w, "note: the ranks spent %.6f s each on average (%.1f%% of the recorded run) in calls a replay gives no time: probes, flushes with nothing to complete, calls replayed where they complete, communicators' creation (polling on oversubscribed cores?)\n",
+				mean, 100*mean/d.Seconds())
+		}
 	}
+}
+
+// unreplayedNoted is the least share of the recorded run that the ranks'
+// mean time in calls a replay gives no time must reach for simulate to
+// say so: below it, it hardly explains a replay shorter than the run.
+const unreplayedNoted = 0.01
+
+// unreplayedMean returns the mean time (s) a rank of u spent in calls a
+// replay gives no time (trace.UntimedSource.Unreplayed), 0 if none.
+func unreplayedMean(u *trace.UntimedSource) float64 {
+	if u == nil {
+		return 0
+	}
+	if d, n := u.Unreplayed(); n > 0 {
+		return d.Seconds() / float64(n)
+	}
+	return 0
 }
 
 func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Result, hosts []string, f *simulateFlags, untimed *trace.UntimedSource) error {
@@ -788,6 +813,8 @@ func printSimulation(w io.Writer, path, plat string, cfg sim.Config, res *sim.Re
 		out.Notes = f.notes
 		if f.replayed != nil {
 			out.Recorded = 0 // instances recorded apart have no run in common
+		} else {
+			out.Unreplayed = unreplayedMean(untimed)
 		}
 		for i, r := range res.Ranks {
 			out.Ranks = append(out.Ranks, simulateRankJS{i, hosts[i], r.Finish, r.Compute, r.Comm, r.Wait, r.Backoff, r.Tests, r.FailedTests, r.IO})

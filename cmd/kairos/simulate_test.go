@@ -612,14 +612,11 @@ func TestSimulateRegions(t *testing.T) {
 	}
 }
 
-// TestSimulateTimedTrace: a timed trace is replayed with the time between
-// its MPI calls as computation, as SMPI runs real code: at the speed of
-// rank 0's host unless smpi/host-speed says the recording machine's, the
-// scales applied after, and computations under smpi/cpu-threshold (1 us)
-// dropped. Rank 0 computes 2 ms, then 0.5 us, between its calls.
-func TestSimulateTimedTrace(t *testing.T) {
-	tr := trace.New(2, trace.NewMeta())
-	add := func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
+// timedAdder returns a function that appends to tr's rank r an event of
+// kind k, timed from enter to exit (seconds), set further by f if not
+// nil: the timed traces of the simulate tests, written call by call.
+func timedAdder(tr *trace.Trace) func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
+	return func(r int, k trace.Kind, enter, exit float64, f func(*trace.Event)) {
 		e := trace.NewEvent(k)
 		e.HasTime, e.Enter, e.Exit = true, trace.FromSeconds(enter), trace.FromSeconds(exit)
 		if f != nil {
@@ -627,6 +624,16 @@ func TestSimulateTimedTrace(t *testing.T) {
 		}
 		tr.Ranks[r].Append(&e)
 	}
+}
+
+// TestSimulateTimedTrace: a timed trace is replayed with the time between
+// its MPI calls as computation, as SMPI runs real code: at the speed of
+// rank 0's host unless smpi/host-speed says the recording machine's, the
+// scales applied after, and computations under smpi/cpu-threshold (1 us)
+// dropped. Rank 0 computes 2 ms, then 0.5 us, between its calls.
+func TestSimulateTimedTrace(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	add := timedAdder(tr)
 	add(0, trace.Init, 0, 0, nil)
 	add(0, trace.Send, 2e-3, 2e-3, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
 	add(0, trace.Finalize, 2e-3+5e-7, 2e-3+5e-7, nil)
@@ -685,12 +692,45 @@ func TestSimulateTimedTrace(t *testing.T) {
 		t.Errorf("sweep: exit %d: %s%s", code, out, errs)
 	}
 	if code, out, _ := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us"); code != 0 ||
-		!strings.Contains(out, "\nrecorded run 0.002100000 s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates): simulated / recorded ") {
+		!strings.Contains(out, "\nrecorded run 0.002100000 s (the trace's, from MPI_Init's return to MPI_Finalize's entry, the span a replay simulates): simulated / recorded ") ||
+		strings.Contains(out, "in calls a replay gives no time") {
 		t.Errorf("text output: exit %d\n%s", code, out)
 	}
 	// A time-independent trace is replayed as it is, with no note.
 	if code, _, errs := csRun("simulate", testenv.WriteFile(t, "ring.ti", testenv.Figure1Ring), "--cluster", "4x1Gf,125MBps,50us"); code != 0 || strings.Contains(errs, "timed") {
 		t.Errorf("TI trace: exit %d, %q", code, errs)
+	}
+}
+
+// TestSimulateUnreplayedNote: a timed trace whose rank polls with
+// MPI_Iprobe spent recorded time that its replay has not; simulate says
+// how much, next to the recorded run, so that a replay shorter than the
+// run is explained (NWChem's MPI_Win_flush_all and ScaLAPACK's
+// MPI_Comm_create on oversubscribed cores: a third of the run).
+func TestSimulateUnreplayedNote(t *testing.T) {
+	tr := trace.New(2, trace.NewMeta())
+	add := timedAdder(tr)
+	add(0, trace.Init, 0, 0, nil)
+	add(0, trace.Send, 2e-3, 2e-3, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
+	add(0, trace.Finalize, 2e-3, 2e-3, nil)
+	add(1, trace.Init, 0, 0, nil)
+	add(1, trace.Iprobe, 0, 1e-3, func(e *trace.Event) { e.Partner = 0 })
+	add(1, trace.Recv, 1e-3, 2.1e-3, func(e *trace.Event) { e.Partner, e.RecvBytes = 0, 8 })
+	add(1, trace.Finalize, 2.1e-3, 2.1e-3, nil)
+	path := filepath.Join(t.TempDir(), "polling.ktr")
+	if ktr, _ := format.ByName("ktr"); ktr.Write(path, tr) != nil {
+		t.Fatal("writing the timed trace")
+	}
+	code, out, errs := csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us")
+	if want := "\nnote: the ranks spent 0.000500 s each on average (23.8% of the recorded run) in calls a replay gives no time"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errs)
+	}
+	code, out, errs = csRun("simulate", path, "--cluster", "2x1Gf,125MBps,50us", "--json")
+	var res struct {
+		Unreplayed float64 `json:"unreplayed_time"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || math.Abs(res.Unreplayed-5e-4) > 1e-15 {
+		t.Errorf("JSON: exit %d, unreplayed %g s, want 0.5 ms: %s%s", code, res.Unreplayed, out, errs)
 	}
 }
 
