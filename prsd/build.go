@@ -32,6 +32,13 @@ type Options struct {
 	// reduction then replays as the trace does, and an accuracy replay of
 	// it is not needed (kairos report's).
 	ExactEvents bool
+	// LoopsPay, where set (with Settle), is how many times fewer bytes
+	// than its events a cluster's structure must take to be kept, the
+	// rule Settle applies: a rank whose series, as they are built,
+	// outgrow its cluster's events' bytes in the trace's file
+	// (trace.Sizer) by a margin gives the folding up early, and the
+	// cluster keeps its events, as one that folds little (payCheck).
+	LoopsPay int
 }
 
 // Settling is a cluster whose last member has just been merged, as
@@ -46,6 +53,10 @@ type Settling struct {
 	// TimeError is Options.TimeError, 0 with Options.ExactEvents: the
 	// events' times and amounts may be rounded within it (trace.Rounded).
 	TimeError float64
+	// Outgrown says that the folding was given up (Options.LoopsPay):
+	// Items is nil, Members are every rank of the cluster, and the
+	// events are kept.
+	Outgrown bool
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -84,6 +95,10 @@ type mcluster struct {
 	// settled: Settle chose; columns are the events' encoding it made.
 	settled bool
 	columns []byte
+	// bytes are its ranks' events' bytes in the origin (trace.RankBytes,
+	// -1: unknown), once sized.
+	bytes int64
+	sized bool
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -155,6 +170,9 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return nil
 	}
 	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}
+	if c.bounded && b.opt.Settle != nil && b.opt.LoopsPay > 0 {
+		c.pay = newPayCheck(b.clusterBytes(cl, b.of[r]), trace.RankEvents(b.origin, r), b.opt.LoopsPay)
+	}
 	for !c.little && rd.Next() {
 		c.add(rd.Event())
 	}
@@ -167,6 +185,9 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		// Its structure would take more memory than the merge can afford
 		// and more bytes than the events: the cluster keeps its events.
 		cl.events, cl.items, cl.cache = true, nil, nil
+		if c.outgrown {
+			return b.settleOutgrown(cl, b.of[r])
+		}
 		return nil
 	}
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
@@ -177,6 +198,26 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return b.settle(cl)
 	}
 	return nil
+}
+
+// clusterBytes returns the bytes of the events of cl, cluster c, in the
+// origin (trace.RankBytes), -1 if unknown.
+func (b *Builder) clusterBytes(cl *mcluster, c int32) int64 {
+	if !cl.sized {
+		cl.sized = true
+		for r, of := range b.of {
+			if of != c {
+				continue
+			}
+			n := trace.RankBytes(b.origin, r)
+			if n < 0 {
+				cl.bytes = -1
+				break
+			}
+			cl.bytes += n
+		}
+	}
+	return cl.bytes
 }
 
 // eventsError is the error within which a cluster kept as its events
@@ -201,6 +242,25 @@ func (b *Builder) settle(cl *mcluster) error {
 	if cols != nil {
 		cl.events, cl.nodes, cl.columns = true, nil, cols
 	}
+	return nil
+}
+
+// settleOutgrown hands Options.Settle cluster c, whose folding was
+// given up on its series' bytes (payCheck), with every rank of it, so
+// that its events are encoded as those of a cluster Settle keeps as its
+// events are, the smaller of their exact and rounded forms.
+func (b *Builder) settleOutgrown(cl *mcluster, c int32) error {
+	var members []int32
+	for r, of := range b.of {
+		if of == c {
+			members = append(members, int32(r))
+		}
+	}
+	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: members, Sites: b.sites.sites, Origin: b.origin, TimeError: b.eventsError(), Outgrown: true})
+	if err != nil {
+		return err
+	}
+	cl.settled, cl.columns = true, cols
 	return nil
 }
 

@@ -123,7 +123,7 @@ func Write(path string, src trace.Source) error {
 // whose 27 clusters are all kept as their events, held 180 MB of
 // structures at the end of its build.
 func Build(src trace.Source, groups [][]int32, opt prsd.Options) (*prsd.Trace, error) {
-	opt.Settle = settle
+	opt.Settle, opt.LoopsPay = settle, loopsPay
 	return prsd.Build(src, groups, opt)
 }
 
@@ -132,10 +132,13 @@ func Build(src trace.Source, groups [][]int32, opt prsd.Options) (*prsd.Trace, e
 // numbered as the file would number them were it the only cluster: a
 // site's number takes a byte or two, whatever the table.
 func settle(s *prsd.Settling) ([]byte, error) {
-	st := newSites(s.Sites)
-	st.walk(s.Items)
-	limit := loopsPay * len(pack(st.appendItems(nil, s.Items)))
-	c, err := encodeColumns(memberSource{s}, s.TimeError, limit)
+	limit := math.MaxInt // the folding given up: the events are kept
+	if !s.Outgrown {
+		st := newSites(s.Sites)
+		st.walk(s.Items)
+		limit = loopsPay * len(pack(st.appendItems(nil, s.Items)))
+	}
+	c, err := encodeColumns(memberSource{s}, s.TimeError, limit, true)
 	if errors.Is(err, errCapped) {
 		return nil, nil
 	}
@@ -217,7 +220,7 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 			}
 			limit = loopsPay * len(packed[i])
 		}
-		c, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit)
+		c, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit, false)
 		if err != nil && !errors.Is(err, errCapped) {
 			return nil, 0, fmt.Errorf("cluster %d: %w", i, err)
 		}
@@ -281,16 +284,9 @@ func pack(items []byte) []byte {
 	return append([]byte{formItems}, items...)
 }
 
-// zstdEncoder is the encoder of the items, made once: its tables take
-// megabytes.
-var zstdEncoder = sync.OnceValue(func() *zstd.Encoder {
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedBetterCompression),
-		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
-	if err != nil {
-		panic(err) // only for invalid options
-	}
-	return e
-})
+// zstdEncoder is the encoder of the items, made once (prsd weighs the
+// structures it builds with it).
+var zstdEncoder = prsd.ItemsEncoder
 
 // zstdDecoders keeps decoders of the items, which a file's clusters
 // share.
@@ -309,11 +305,15 @@ var zstdDecoders = sync.Pool{New: func() any {
 // the events, exact, take limit bytes or more: the choice between the
 // loops and the events is the exact events', so that rounding makes a
 // file smaller, never one of events where it was of loops. Where the
-// exact events take no more bytes, they are kept. src gives the
-// ranks' own events, where the trace they were built from is at hand.
-func encodeColumns(src trace.Source, timeError float64, limit int) ([]byte, error) {
+// exact events take no more bytes, they are kept; smaller makes both
+// forms and keeps the smaller where there is no limit too (a cluster
+// whose folding was given up, which Settle would have kept as its events
+// in the smaller form: a polling loop's times, rounded, took 1.8 times
+// the bytes of the exact ones). src gives the ranks' own events, where
+// the trace they were built from is at hand.
+func encodeColumns(src trace.Source, timeError float64, limit int, smaller bool) ([]byte, error) {
 	var exact []byte
-	if limit < math.MaxInt && timeError > 0 {
+	if (limit < math.MaxInt || smaller) && timeError > 0 {
 		w := &capped{limit: limit}
 		if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
 			return nil, err
