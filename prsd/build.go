@@ -57,6 +57,9 @@ type Settling struct {
 	// Items is nil, Members are every rank of the cluster, and the
 	// events are kept.
 	Outgrown bool
+	// Exact is set by Settle where the events it returns are exact:
+	// they read back as the trace's, times included (Cluster.Exact).
+	Exact bool
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -95,6 +98,7 @@ type mcluster struct {
 	// settled: Settle chose; columns are the events' encoding it made.
 	settled bool
 	columns []byte
+	exact   bool // the columns are exact (Settling.Exact)
 	// bytes are its ranks' events' bytes in the origin (trace.RankBytes,
 	// -1: unknown), once sized.
 	bytes int64
@@ -234,13 +238,14 @@ func (b *Builder) settle(cl *mcluster) error {
 	if b.opt.Settle == nil || b.origin == nil {
 		return nil
 	}
-	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.eventsError()})
+	s := &Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.eventsError()}
+	cols, err := b.opt.Settle(s)
 	if err != nil {
 		return err
 	}
 	cl.settled = true
 	if cols != nil {
-		cl.events, cl.nodes, cl.columns = true, nil, cols
+		cl.events, cl.nodes, cl.columns, cl.exact = true, nil, cols, s.Exact
 	}
 	return nil
 }
@@ -256,11 +261,12 @@ func (b *Builder) settleOutgrown(cl *mcluster, c int32) error {
 			members = append(members, int32(r))
 		}
 	}
-	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: members, Sites: b.sites.sites, Origin: b.origin, TimeError: b.eventsError(), Outgrown: true})
+	s := &Settling{Meta: &b.meta, Ranks: b.ranks, Members: members, Sites: b.sites.sites, Origin: b.origin, TimeError: b.eventsError(), Outgrown: true}
+	cols, err := b.opt.Settle(s)
 	if err != nil {
 		return err
 	}
-	cl.settled, cl.columns = true, cols
+	cl.settled, cl.columns, cl.exact = true, cols, s.Exact
 	return nil
 }
 
@@ -298,7 +304,7 @@ func (b *Builder) Trace() (*Trace, error) {
 		}
 		slices.Sort(cl.ranks)
 		if cl.events {
-			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin, Settled: cl.settled, Columns: cl.columns})
+			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin, Settled: cl.settled, Columns: cl.columns, Exact: cl.exact})
 			continue
 		}
 		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes, Settled: cl.settled})

@@ -138,10 +138,11 @@ func settle(s *prsd.Settling) ([]byte, error) {
 		st.walk(s.Items)
 		limit = loopsPay * len(pack(st.appendItems(nil, s.Items)))
 	}
-	c, err := encodeColumns(memberSource{s}, s.TimeError, limit, true)
+	c, exact, err := encodeColumns(memberSource{s}, s.TimeError, limit, true)
 	if errors.Is(err, errCapped) {
 		return nil, nil
 	}
+	s.Exact = exact
 	return c, err
 }
 
@@ -165,13 +166,18 @@ func WriteTrace(path string, t *prsd.Trace) error {
 // into loops of two or three iterations, larger and slower to read than
 // the columns.
 func Encode(t *prsd.Trace) ([]byte, error) {
-	b, _, err := encode(t, Version)
+	b, _, _, err := encode(t, Version)
 	return b, err
 }
 
 // EncodeCounting is Encode, and also returns how many clusters it kept as
 // their events.
-func EncodeCounting(t *prsd.Trace) (b []byte, asEvents int, err error) { return encode(t, Version) }
+// same tells that every cluster is kept as its events, exactly: the
+// file reads back every event as the trace t was built from, times
+// included.
+func EncodeCounting(t *prsd.Trace) (b []byte, asEvents int, same bool, err error) {
+	return encode(t, Version)
+}
 
 // Forms of a cluster after its ranklist, version 4 (a byte).
 const (
@@ -193,8 +199,9 @@ const loopsPay = 2
 const maxZstdRatio = 64
 
 // encode writes t in version (4, or 3 for the tests: every cluster its
-// items, as they are).
-func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
+// items, as they are); same as EncodeCounting's.
+func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, same bool, err error) {
+	same = len(t.Clusters) > 0
 	cols := make([][]byte, len(t.Clusters))
 	packed := make([][]byte, len(t.Clusters)) // by the first site table
 	sites := siteTable(t, cols)
@@ -204,12 +211,13 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 			continue
 		}
 		if cl.Events != nil && version < 4 {
-			return nil, 0, fmt.Errorf("cluster %d: its events need version 4", i)
+			return nil, 0, false, fmt.Errorf("cluster %d: its events need version 4", i)
 		}
 		if cl.Settled { // chosen as Encode chooses, and the events' columns kept
 			if cols[i] = cl.Columns; cols[i] != nil {
 				asEvents++
 			}
+			same = same && cols[i] != nil && cl.Exact
 			continue
 		}
 		limit := math.MaxInt
@@ -220,13 +228,14 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 			}
 			limit = loopsPay * len(packed[i])
 		}
-		c, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit, false)
+		c, exact, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit, false)
 		if err != nil && !errors.Is(err, errCapped) {
-			return nil, 0, fmt.Errorf("cluster %d: %w", i, err)
+			return nil, 0, false, fmt.Errorf("cluster %d: %w", i, err)
 		}
 		if cols[i] = c; c != nil {
 			asEvents++
 		}
+		same = same && c != nil && exact
 	}
 	if first := sites; slices.ContainsFunc(cols, func(c []byte) bool { return c != nil }) {
 		// The sites of the clusters kept as events leave the table.
@@ -271,7 +280,7 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, err error) {
 		}
 		b = appendBlock(b, body)
 	}
-	return b, asEvents, nil
+	return b, asEvents, same, nil
 }
 
 // pack returns a cluster's items in the smaller of their forms: as they
@@ -310,22 +319,58 @@ var zstdDecoders = sync.Pool{New: func() any {
 // whose folding was given up, which Settle would have kept as its events
 // in the smaller form: a polling loop's times, rounded, took 1.8 times
 // the bytes of the exact ones). src gives the ranks' own events, where
-// the trace they were built from is at hand.
-func encodeColumns(src trace.Source, timeError float64, limit int, smaller bool) ([]byte, error) {
-	var exact []byte
-	if (limit < math.MaxInt || smaller) && timeError > 0 {
-		w := &capped{limit: limit}
-		if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
-			return nil, err
+// the trace they were built from is at hand. It tells whether the
+// events it returns are exact: they read back as the trace's.
+func encodeColumns(src trace.Source, timeError float64, limit int, smaller bool) (b []byte, exact bool, err error) {
+	if timeError == 0 {
+		b, err := encodeCapped(src, limit)
+		return b, true, err
+	}
+	var exactCols []byte
+	switch {
+	case limit < math.MaxInt:
+		if exactCols, err = encodeCapped(src, limit); err != nil {
+			return nil, false, err
 		}
-		exact, limit = w.b, math.MaxInt
+	case smaller:
+		// No limit to check first: both forms at once, on two cores.
+		type encoded struct {
+			b   []byte
+			err error
+		}
+		done := make(chan encoded, 1)
+		go func() {
+			b, err := encodeCapped(src, math.MaxInt)
+			done <- encoded{b, err}
+		}()
+		b, err = encodeCapped(trace.Rounded(src, timeError), math.MaxInt)
+		e := <-done
+		if err == nil {
+			err = e.err
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if len(e.b) <= len(b) {
+			return e.b, true, nil // rounding did not pay
+		}
+		return b, false, nil
 	}
+	if b, err = encodeCapped(trace.Rounded(src, timeError), math.MaxInt); err != nil {
+		return nil, false, err
+	}
+	if exactCols != nil && len(exactCols) <= len(b) {
+		return exactCols, true, nil // rounding did not pay (it can carry values into longer varints)
+	}
+	return b, false, nil
+}
+
+// encodeCapped returns src in a ktr stream, or errCapped where it takes
+// limit bytes or more.
+func encodeCapped(src trace.Source, limit int) ([]byte, error) {
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, trace.Rounded(src, timeError), ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
 		return nil, err
-	}
-	if exact != nil && len(exact) <= len(w.b) {
-		return exact, nil // rounding did not pay (it can carry values into longer varints)
 	}
 	return w.b, nil
 }
