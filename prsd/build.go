@@ -175,7 +175,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	}
 	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}
 	if c.bounded && b.opt.Settle != nil && b.opt.LoopsPay > 0 {
-		c.pay = newPayCheck(b.clusterBytes(cl, b.of[r]), trace.RankEvents(b.origin, r), b.opt.LoopsPay)
+		c.pay = newPayCheck(b.clusterBytes(cl, b.of[r]), trace.RankEvents(b.origin, r), &b.opt)
 	}
 	for !c.little && rd.Next() {
 		c.add(rd.Event())

@@ -1,6 +1,7 @@
 package prsd
 
 import (
+	"math"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -25,6 +26,8 @@ import (
 type payCheck struct {
 	share  float64 // the cluster's events' bytes, over the rank's events
 	ratio  float64 // Options.LoopsPay
+	eps    float64 // Options.TimeError
+	hist   bool    // Options.Histograms
 	events int64   // the rank's events read
 	buf    []byte  // the series' encoding, reused
 }
@@ -40,28 +43,28 @@ const payMargin = 2
 const minPayCalls = 1 << 16
 
 // newPayCheck returns the check of a rank of events events, of a cluster
-// whose events take bytes bytes; nil where a count is unknown (<0) or
-// loopsPay is 0.
-func newPayCheck(bytes, events int64, loopsPay int) *payCheck {
-	if bytes < 0 || events <= 0 || loopsPay <= 0 {
+// whose events take bytes bytes, compressed with opt; nil where a count
+// is unknown (<0) or opt.LoopsPay is 0.
+func newPayCheck(bytes, events int64, opt *Options) *payCheck {
+	if bytes < 0 || events <= 0 || opt.LoopsPay <= 0 {
 		return nil
 	}
-	return &payCheck{share: float64(bytes) / float64(events), ratio: float64(loopsPay)}
+	return &payCheck{share: float64(bytes) / float64(events), ratio: float64(opt.LoopsPay), eps: opt.TimeError, hist: opt.Histograms}
 }
 
 // outgrows reports whether c's structure, after calls calls, takes
 // payMargin times the bytes it may take to be kept, or more: the
 // encoding of its series (their parameters, loop counts and times, as
 // the file keeps them), zstd-compressed as format/rsd packs a cluster's
-// items where that is smaller. Times within the error of their mean,
-// or of few distinct values, and times kept as histograms are not
-// counted: the file may keep them in a few bytes.
+// items where that is smaller. Timings the file may keep in a few bytes
+// are not counted: those within the time error of a mean, and, with
+// histograms, times of many values.
 func (p *payCheck) outgrows(c *compressor) bool {
 	if p == nil || c.calls < minPayCalls {
 		return false
 	}
 	limit := payMargin * p.share * float64(p.events) / p.ratio
-	p.buf = appendSeqSeries(p.buf[:0], c.seq, c.ctx.eps)
+	p.buf = p.appendSeries(p.buf[:0], c.seq)
 	if float64(len(p.buf)) < limit {
 		return false
 	}
@@ -76,14 +79,15 @@ func (c *compressor) outgrows() bool {
 	return c.outgrown
 }
 
-// appendSeqSeries appends the encoding of the series of items, and of
+// appendSeries appends the encoding of the series of items, and of
 // their bodies', that the file will keep: loop counts, parameters, and
-// times that read back their levels at eps (statAcc.levelled).
-func appendSeqSeries(dst []byte, items []*rnode, eps float64) []byte {
+// the timings merger.addTiming keeps one by one, as the index of their
+// value where they take few (statAcc.exact), else as their levels.
+func (p *payCheck) appendSeries(dst []byte, items []*rnode) []byte {
 	for _, n := range items {
 		if n.isLoop() {
 			dst = n.counts.appendEncoding(dst)
-			dst = appendSeqSeries(dst, n.body, eps)
+			dst = p.appendSeries(dst, n.body)
 			continue
 		}
 		a := n.acc
@@ -102,13 +106,28 @@ func appendSeqSeries(dst []byte, items []*rnode, eps float64) []byte {
 				dst = fa.elems[i].appendEncoding(dst)
 			}
 		}
-		for _, st := range a.stats {
-			if st != nil && st.levelled(eps) {
+		for k, st := range a.stats {
+			switch {
+			case st == nil || !st.spread(k, p.eps):
+			case !st.many:
+				dst = st.index.appendEncoding(dst)
+			case !p.hist:
 				dst = st.levels.appendEncoding(dst)
 			}
 		}
 	}
 	return dst
+}
+
+// spread reports whether the instances of statistic k are too far
+// apart for any mean to hold them within the time error eps
+// (merger.tolerance): the file keeps them one by one.
+func (s *statAcc) spread(k int, eps float64) bool {
+	tol := eps / 3 * max(math.Abs(s.min), math.Abs(s.max))
+	if isTime(k) && eps > 0 {
+		tol += timeTolerance
+	}
+	return s.n > 0 && s.max-s.min > 2*tol
 }
 
 // appendEncoding appends the runs built so far, frozen and open, as a
