@@ -313,8 +313,9 @@ func (b *Builder) Trace() (*Trace, error) {
 }
 
 // Build compresses every rank of src into clusters groups (nil: one of
-// every rank). A cluster a rank of which folds little (foldsLittle)
-// keeps src's events in place of a structure.
+// every rank). A cluster a rank of which folds little (foldsLittle), or,
+// with Options.LoopsPay, whose series outgrow its events' bytes
+// (payCheck), keeps src's events in place of a structure.
 func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
 	b, err := NewBuilder(src.Meta(), src.NumRanks(), groups, opt)
 	if err != nil {

@@ -2,6 +2,7 @@ package rsd
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -78,6 +79,38 @@ func TestOutgrownSameFile(t *testing.T) {
 		}
 		if !bytes.Equal(files[0], files[1]) {
 			t.Errorf("time error %g: %d bytes given up, %d folded to the end", eps, len(files[0]), len(files[1]))
+		}
+	}
+}
+
+// TestEncodeColumnsSmaller: the events' encoding is the smaller of the
+// exact and the rounded ones (the exact one on a tie), whether both are
+// made at once (smaller, no limit) or the rounded one stops at the
+// exact one's bytes (a limit), on a polling rank (exact smaller) and on
+// irregular calls (rounded smaller).
+func TestEncodeColumnsSmaller(t *testing.T) {
+	const eps = 0.01
+	for name, src := range map[string]trace.Source{"polling": polling(t, 1<<14), "irregular": mixed()} {
+		exact, err := encodeCapped(src, math.MaxInt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounded, err := encodeCapped(trace.Rounded(src, eps), math.MaxInt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantExact := rounded, false
+		if len(exact) <= len(rounded) {
+			want, wantExact = exact, true
+		}
+		for _, limit := range []int{math.MaxInt, 2 * len(exact)} {
+			got, isExact, err := encodeColumns(src, eps, limit, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) || isExact != wantExact {
+				t.Errorf("%s, limit %d: %d bytes, exact %v; want %d, %v (exact %d, rounded %d)", name, limit, len(got), isExact, len(want), wantExact, len(exact), len(rounded))
+			}
 		}
 	}
 }
