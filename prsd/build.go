@@ -32,6 +32,13 @@ type Options struct {
 	// reduction then replays as the trace does, and an accuracy replay of
 	// it is not needed (kairos report's).
 	ExactEvents bool
+	// LoopsPay, where set (with Settle), is how many times fewer bytes
+	// than its events a cluster's structure must take to be kept, the
+	// rule Settle applies: a rank whose series, as they are built,
+	// outgrow its cluster's events' bytes in the trace's file
+	// (trace.Sizer) by a margin gives the folding up early, and the
+	// cluster keeps its events, as one that folds little (payCheck).
+	LoopsPay int
 }
 
 // Settling is a cluster whose last member has just been merged, as
@@ -46,6 +53,13 @@ type Settling struct {
 	// TimeError is Options.TimeError, 0 with Options.ExactEvents: the
 	// events' times and amounts may be rounded within it (trace.Rounded).
 	TimeError float64
+	// Outgrown says that the folding was given up (Options.LoopsPay):
+	// Items is nil, Members are every rank of the cluster, and the
+	// events are kept.
+	Outgrown bool
+	// Exact is set by Settle where the events it returns are exact:
+	// they read back as the trace's, times included (Cluster.Exact).
+	Exact bool
 }
 
 // DefaultOptions share timing statistics within 1%.
@@ -84,6 +98,11 @@ type mcluster struct {
 	// settled: Settle chose; columns are the events' encoding it made.
 	settled bool
 	columns []byte
+	exact   bool // the columns are exact (Settling.Exact)
+	// bytes are its ranks' events' bytes in the origin (trace.RankBytes,
+	// -1: unknown), once sized.
+	bytes int64
+	sized bool
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -155,6 +174,9 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return nil
 	}
 	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}
+	if c.bounded && b.opt.Settle != nil && b.opt.LoopsPay > 0 {
+		c.pay = newPayCheck(b.clusterBytes(cl, b.of[r]), trace.RankEvents(b.origin, r), &b.opt)
+	}
 	for !c.little && rd.Next() {
 		c.add(rd.Event())
 	}
@@ -167,6 +189,9 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		// Its structure would take more memory than the merge can afford
 		// and more bytes than the events: the cluster keeps its events.
 		cl.events, cl.items, cl.cache = true, nil, nil
+		if c.outgrown {
+			return b.settleOutgrown(cl, b.of[r])
+		}
 		return nil
 	}
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
@@ -177,6 +202,26 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return b.settle(cl)
 	}
 	return nil
+}
+
+// clusterBytes returns the bytes of the events of cl, cluster c, in the
+// origin (trace.RankBytes), -1 if unknown.
+func (b *Builder) clusterBytes(cl *mcluster, c int32) int64 {
+	if !cl.sized {
+		cl.sized = true
+		for r, of := range b.of {
+			if of != c {
+				continue
+			}
+			n := trace.RankBytes(b.origin, r)
+			if n < 0 {
+				cl.bytes = -1
+				break
+			}
+			cl.bytes += n
+		}
+	}
+	return cl.bytes
 }
 
 // eventsError is the error within which a cluster kept as its events
@@ -193,14 +238,35 @@ func (b *Builder) settle(cl *mcluster) error {
 	if b.opt.Settle == nil || b.origin == nil {
 		return nil
 	}
-	cols, err := b.opt.Settle(&Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.eventsError()})
+	s := &Settling{Meta: &b.meta, Ranks: b.ranks, Members: cl.ranks, Sites: b.sites.sites, Items: cl.nodes, Origin: b.origin, TimeError: b.eventsError()}
+	cols, err := b.opt.Settle(s)
 	if err != nil {
 		return err
 	}
 	cl.settled = true
 	if cols != nil {
-		cl.events, cl.nodes, cl.columns = true, nil, cols
+		cl.events, cl.nodes, cl.columns, cl.exact = true, nil, cols, s.Exact
 	}
+	return nil
+}
+
+// settleOutgrown hands Options.Settle cluster c, whose folding was
+// given up on its series' bytes (payCheck), with every rank of it, so
+// that its events are encoded as those of a cluster Settle keeps as its
+// events are, the smaller of their exact and rounded forms.
+func (b *Builder) settleOutgrown(cl *mcluster, c int32) error {
+	var members []int32
+	for r, of := range b.of {
+		if of == c {
+			members = append(members, int32(r))
+		}
+	}
+	s := &Settling{Meta: &b.meta, Ranks: b.ranks, Members: members, Sites: b.sites.sites, Origin: b.origin, TimeError: b.eventsError(), Outgrown: true}
+	cols, err := b.opt.Settle(s)
+	if err != nil {
+		return err
+	}
+	cl.settled, cl.columns, cl.exact = true, cols, s.Exact
 	return nil
 }
 
@@ -238,7 +304,7 @@ func (b *Builder) Trace() (*Trace, error) {
 		}
 		slices.Sort(cl.ranks)
 		if cl.events {
-			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin, Settled: cl.settled, Columns: cl.columns})
+			clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Events: b.origin, Settled: cl.settled, Columns: cl.columns, Exact: cl.exact})
 			continue
 		}
 		clusters = append(clusters, Cluster{Ranks: NewRanklist(cl.ranks), Items: cl.nodes, Settled: cl.settled})
@@ -247,8 +313,9 @@ func (b *Builder) Trace() (*Trace, error) {
 }
 
 // Build compresses every rank of src into clusters groups (nil: one of
-// every rank). A cluster a rank of which folds little (foldsLittle)
-// keeps src's events in place of a structure.
+// every rank). A cluster a rank of which folds little (foldsLittle), or,
+// with Options.LoopsPay, whose series outgrow its events' bytes
+// (payCheck), keeps src's events in place of a structure.
 func Build(src trace.Source, groups [][]int32, opt Options) (*Trace, error) {
 	b, err := NewBuilder(src.Meta(), src.NumRanks(), groups, opt)
 	if err != nil {

@@ -566,6 +566,11 @@ type compressor struct {
 	bounded bool
 	little  bool
 	calls   int64
+	// pay, where set, also makes it give up on a sequence whose series
+	// outgrow its events' bytes (payCheck), at the same powers of two;
+	// outgrown says it did.
+	pay      *payCheck
+	outgrown bool
 	// key, where set, hashes every call (RankKey's), also those past the
 	// point where the compressor gave up, which only go into scratch.
 	key     *keyHash
@@ -593,6 +598,9 @@ type loopDone struct {
 // where they were short do not break the loops; a call is therefore held
 // until the next one comes.
 func (c *compressor) add(e *trace.Event) {
+	if c.pay != nil {
+		c.pay.events++
+	}
 	if c.ctx == nil {
 		c.push(e)
 		return
@@ -634,7 +642,7 @@ func (c *compressor) push(e *trace.Event) {
 		c.fill(&c.scratch, e)
 		return
 	}
-	if c.calls++; c.bounded && c.calls&(c.calls-1) == 0 && foldsLittle(nodes(c.seq), c.calls) {
+	if c.calls++; c.bounded && c.calls&(c.calls-1) == 0 && (foldsLittle(nodes(c.seq), c.calls) || c.outgrows()) {
 		c.little = true // checked at every power of two: a walk of the items a doubling
 		c.fill(&c.scratch, e)
 		c.seq, c.targets, c.path, c.done = nil, nil, nil, nil

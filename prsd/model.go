@@ -90,6 +90,9 @@ type Cluster struct {
 	// their encoding, which format/rsd writes as they are.
 	Settled bool
 	Columns []byte
+	// Exact tells that Columns hold the events exactly, times included
+	// (Settling.Exact).
+	Exact bool
 
 	nodes int // nodes, numbered for the readers' choices
 	// cursors is the most cursors a rank's reader needs: for each node,

@@ -240,17 +240,41 @@ func RankEvents(src Source, r int) int64 {
 
 // counterOf returns src's Counter or that of the source it wraps
 // (Unwrap), nil if none.
-func counterOf(src Source) Counter {
+func counterOf(src Source) Counter { return unwrapTo[Counter](src) }
+
+// unwrapTo returns src as a T, or the first source it wraps (Unwrap)
+// that is one; the zero T if none is.
+func unwrapTo[T any](src Source) T {
 	for {
-		if c, ok := src.(Counter); ok {
+		if c, ok := src.(T); ok {
 			return c
 		}
 		u, ok := src.(interface{ Unwrap() Source })
 		if !ok {
-			return nil
+			var none T
+			return none
 		}
 		src = u.Unwrap()
 	}
+}
+
+// Sizer is implemented by sources that know how many bytes a rank's
+// events take in their file, from an index (a ktr file's compressed
+// chunks): RankBytes returns the number, or -1 where the source does not
+// know. prsd weighs a rank's folded calls against it, to give up a
+// folding that will not pay.
+type Sizer interface {
+	RankBytes(r int) int64
+}
+
+// RankBytes returns the bytes of rank r's events in src, or in the
+// source it wraps (Unwrap), where it knows them without reading the
+// rank (Sizer); -1 otherwise.
+func RankBytes(src Source, r int) int64 {
+	if s := unwrapTo[Sizer](src); s != nil {
+		return s.RankBytes(r)
+	}
+	return -1
 }
 
 // EmptyRanks returns which ranks of src are known to have no events (nil

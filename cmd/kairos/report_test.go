@@ -189,6 +189,13 @@ func TestReportInMemory(t *testing.T) {
 	if g, err := openTrace(gen); err != nil || inMemory(g) != g {
 		t.Errorf("a .ktr is copied (%v)", err)
 	}
+	conv := filepath.Join(t.TempDir(), "conv.ktr")
+	if code, _, errs := csRun("convert", path, conv); code != 0 {
+		t.Fatalf("convert: %s", errs)
+	}
+	if g, err := openTrace(conv); err != nil || inMemory(g) != g {
+		t.Errorf("a .ktr converted from an OTF2 archive is copied (%v)", err)
+	}
 	page := func(s trace.Source) string {
 		var b strings.Builder
 		if err := buildReport(path, s, &reportFlags{}).WriteHTML(&b); err != nil {

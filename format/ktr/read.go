@@ -258,6 +258,16 @@ func (s *Source) NumEvents(r int) int64 {
 // makes the Source a trace.Counter.
 func (s *Source) RankEvents(r int) int64 { return s.NumEvents(r) }
 
+// RankBytes returns the bytes of rank r's compressed chunks, from the
+// index: it makes the Source a trace.Sizer.
+func (s *Source) RankBytes(r int) int64 {
+	var n int64
+	for _, c := range s.rankChunks(r) {
+		n += c.size
+	}
+	return n
+}
+
 // NumChunks returns the number of chunks of rank r.
 func (s *Source) NumChunks(r int) int { return len(s.rankChunks(r)) }
 

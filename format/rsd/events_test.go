@@ -75,7 +75,7 @@ func mixedBuilt(t testing.TB) (*trace.Trace, *prsd.Trace) {
 // same bytes.
 func TestEventsClusters(t *testing.T) {
 	src, tr := mixedBuilt(t)
-	b, asEvents, err := EncodeCounting(tr)
+	b, asEvents, _, err := EncodeCounting(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestEventsClusters(t *testing.T) {
 		t.Errorf("the decoded file encodes to other bytes (%d, not %d)", len(again), len(b))
 	}
 	// Without the choice the file is all loops, larger, and version 3.
-	loops, _, err := encode(tr, 3)
+	loops, _, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	}
 	other := mixed()
 	other.Meta().Attrs["program"] = "another"
-	loops, _, err := encode(tr, 3)
+	loops, _, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func clusterBody(b []byte, i int) []byte {
 // or an announcement beyond 64 times the frame, is refused.
 func TestCompressedItems(t *testing.T) {
 	src, tr := mixedBuilt(t)
-	loops, _, err := encode(tr, 3)
+	loops, _, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

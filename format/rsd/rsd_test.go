@@ -79,7 +79,7 @@ func TestSizeFlat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := encode(tr, 3)
+		b, _, _, err := encode(tr, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestSizeFlatCG(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := encode(tr, 3) // the structure's size, not zstd's
+		b, _, _, err := encode(tr, 3) // the structure's size, not zstd's
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +392,7 @@ func TestVersion1File(t *testing.T) {
 	if err := prsd.Verify(src, tr); err != nil {
 		t.Error(err)
 	}
-	enc, _, err := encode(tr, 3)
+	enc, _, _, err := encode(tr, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

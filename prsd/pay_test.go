@@ -1,0 +1,108 @@
+package prsd
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"kairos/trace"
+)
+
+// sizedSource gives each rank's events perEvent bytes (trace.Sizer), as
+// a ktr file's index does; 0: it does not know them.
+type sizedSource struct {
+	*countingSource
+	perEvent int64
+}
+
+func (s *sizedSource) RankBytes(r int) int64 {
+	if s.perEvent == 0 {
+		return -1
+	}
+	return s.perEvent * s.RankEvents(r)
+}
+
+func (s *sizedSource) RankEvents(r int) int64 { return trace.RankEvents(s.countingSource.Source, r) }
+
+// pollingTrace is a rank that polls calls times, one call site, in one
+// loop: each poll's tag and duration drawn at random (noisy) or the same.
+func pollingTrace(calls int, noisy bool) *trace.Trace {
+	tr := trace.New(1, trace.Meta{})
+	rng := rand.New(rand.NewPCG(3, 4))
+	var at trace.Time
+	for range calls {
+		e := trace.NewEvent(trace.Iprobe)
+		e.CallSite, e.Partner, e.Tag = 1, 0, 7
+		gap, dur := trace.Time(1000), trace.Time(50_000)
+		if noisy {
+			e.Tag = int32(rng.IntN(1 << 20))
+			gap, dur = trace.Time(rng.IntN(1e6)), trace.Time(rng.IntN(1e8))
+		}
+		e.HasTime, e.Enter, e.Exit = true, at+gap, at+gap+dur
+		at = e.Exit
+		tr.Ranks[0].Append(&e)
+	}
+	return tr
+}
+
+// TestOutgrows: a rank whose calls fold into one loop whose parameters
+// and times never repeat (a polling loop's) is given up at the first
+// check, its series outgrowing its events' bytes: its cluster keeps
+// its events (settled as Outgrown) and the rank is read no further; a
+// rank whose loop pays, one whose events take many bytes, and one of a
+// source that does not know its bytes are read to the end and keep their
+// loops.
+func TestOutgrows(t *testing.T) {
+	const calls = 2 * minPayCalls
+	cases := []struct {
+		name     string
+		noisy    bool
+		perEvent int64 // the events' bytes in the file, each
+		givenUp  bool
+	}{
+		{"noisy, 1 byte an event", true, 1, true},
+		{"noisy, 64 bytes an event", true, 64, false},
+		{"regular, 1 byte an event", false, 1, false},
+		{"noisy, bytes unknown", true, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := pollingTrace(calls, tc.noisy)
+			src := &sizedSource{&countingSource{Source: tr}, tc.perEvent}
+			var settled []*Settling
+			opt := DefaultOptions()
+			opt.LoopsPay = 2
+			opt.Settle = func(s *Settling) ([]byte, error) {
+				settled = append(settled, s)
+				if s.Outgrown {
+					return []byte("events"), nil
+				}
+				return nil, nil
+			}
+			got, err := Build(src, nil, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := got.Clusters[0]
+			if events := cl.Events != nil; events != tc.givenUp || events == (cl.Items != nil) {
+				t.Errorf("%d items, events %v; want events %v", len(cl.Items), cl.Events != nil, tc.givenUp)
+			}
+			if len(settled) != 1 || settled[0].Outgrown != tc.givenUp || tc.givenUp && (settled[0].Items != nil || len(settled[0].Members) != 1) {
+				t.Errorf("settled %d times, want once, Outgrown %v", len(settled), tc.givenUp)
+			}
+			// A call goes in as the next event is read: the check at the
+			// minPayCalls-th call stops after minPayCalls+1 events.
+			want := calls
+			if tc.givenUp {
+				want = minPayCalls + 1
+			}
+			if n := src.read[0]; n != want {
+				t.Errorf("%d events read, want %d", n, want)
+			}
+			if !tc.givenUp {
+				if err := Verify(tr, got); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
