@@ -114,3 +114,40 @@ func TestEncodeColumnsSmaller(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldsLittleSmaller: a rank whose calls do not repeat (each at a
+// call site drawn at random) folds little and keeps its events, in the
+// smaller form: its times are whole microseconds, which rounding makes
+// longer, so the exact events, which read back as the trace.
+func TestFoldsLittleSmaller(t *testing.T) {
+	tr := trace.New(1, trace.NewMeta())
+	rng := rand.New(rand.NewPCG(7, 8))
+	var at trace.Time
+	for range 1 << 14 {
+		e := trace.NewEvent(trace.Iprobe)
+		e.CallSite, e.Partner, e.Tag = uint64(1+rng.IntN(1000)), 0, 7
+		gap, dur := trace.Time(50+rng.IntN(12))*1000, trace.Time(100+rng.IntN(12))*1000
+		e.HasTime, e.Enter, e.Exit = true, at+gap, at+gap+dur
+		at = e.Exit
+		tr.Ranks[0].Append(&e)
+	}
+	tr2, err := prsd.Build(tr, nil, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, asEvents, same, err := EncodeCounting(tr2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := trace.SameReplay(tr, back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asEvents != 1 || !same || !exact {
+		t.Errorf("%d clusters as events, same %v, read back exactly %v; want 1, the exact events (smaller)", asEvents, same, exact)
+	}
+}

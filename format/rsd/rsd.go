@@ -229,7 +229,7 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, same bool, e
 			}
 			limit = loopsPay * len(packed[i])
 		}
-		c, exact, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit, false)
+		c, exact, err := encodeColumns(clusterSource{t, i}, t.TimeError, limit, cl.Events != nil)
 		if err != nil && !errors.Is(err, errCapped) {
 			return nil, 0, false, fmt.Errorf("cluster %d: %w", i, err)
 		}
@@ -316,9 +316,9 @@ var zstdDecoders = sync.Pool{New: func() any {
 // loops and the events is the exact events', so that rounding makes a
 // file smaller, never one of events where it was of loops. Where the
 // exact events take no more bytes, they are kept; smaller makes both
-// forms and keeps the smaller where there is no limit too (a cluster
-// whose folding was given up, which Settle would have kept as its events
-// in the smaller form: a polling loop's times, rounded, took 1.8 times
+// forms and keeps the smaller where there is no limit too: Encode asks
+// it for every cluster kept as its events, which folded little or whose
+// folding was given up (a polling loop's times, rounded, took 1.8 times
 // the bytes of the exact ones). src gives the ranks' own events, where
 // the trace they were built from is at hand. It tells whether the
 // events it returns are exact: they read back as the trace's.
