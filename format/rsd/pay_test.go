@@ -15,13 +15,14 @@ import (
 // greq_test), each poll's gap and duration one of 12 values 1 ns apart,
 // at random: a structure of one loop whose times' levels take a value
 // a poll, where the events, in a ktr stream, take a byte and a half.
-func polling(t testing.TB, calls int) trace.Source {
+// With sites call sites drawn at random, the polls do not repeat.
+func polling(t testing.TB, calls, sites int) trace.Source {
 	tr := trace.New(1, trace.NewMeta())
 	rng := rand.New(rand.NewPCG(5, 6))
 	var at trace.Time
 	for range calls {
 		e := trace.NewEvent(trace.Iprobe)
-		e.CallSite, e.Partner, e.Tag = 1, 0, 7
+		e.CallSite, e.Partner, e.Tag = uint64(1+rng.IntN(sites)), 0, 7
 		gap, dur := trace.Time(50+rng.IntN(12))*1000, trace.Time(100+rng.IntN(12))*1000
 		e.HasTime, e.Enter, e.Exit = true, at+gap, at+gap+dur
 		at = e.Exit
@@ -43,7 +44,7 @@ func polling(t testing.TB, calls int) trace.Source {
 // when it is folded to its end and Settle keeps its events, at the
 // default time error and with exact events.
 func TestOutgrownSameFile(t *testing.T) {
-	src := polling(t, 1<<18)
+	src := polling(t, 1<<18, 1)
 	for _, eps := range []float64{prsd.DefaultOptions().TimeError, 0} {
 		var files [2][]byte
 		var outgrown [2]bool
@@ -53,22 +54,7 @@ func TestOutgrownSameFile(t *testing.T) {
 				outgrown[i] = s.Outgrown
 				return settle(s)
 			}
-			tr, err := prsd.Build(src, nil, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, asEvents, same, err := EncodeCounting(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			back, err := Decode(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			exact, err := trace.SameReplay(src, back)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, asEvents, same, exact := reduced(t, src, opt)
 			if asEvents != 1 || same != exact {
 				t.Errorf("time error %g, LoopsPay %d: %d clusters as events, same %v; want 1, %v (the events read back exactly)", eps, loopsPay, asEvents, same, exact)
 			}
@@ -90,7 +76,7 @@ func TestOutgrownSameFile(t *testing.T) {
 // irregular calls (rounded smaller).
 func TestEncodeColumnsSmaller(t *testing.T) {
 	const eps = 0.01
-	for name, src := range map[string]trace.Source{"polling": polling(t, 1<<14), "irregular": mixed()} {
+	for name, src := range map[string]trace.Source{"polling": polling(t, 1<<14, 1), "irregular": mixed()} {
 		exact, err := encodeCapped(src, math.MaxInt)
 		if err != nil {
 			t.Fatal(err)
@@ -115,27 +101,16 @@ func TestEncodeColumnsSmaller(t *testing.T) {
 	}
 }
 
-// TestFoldsLittleSmaller: a rank whose calls do not repeat (each at a
-// call site drawn at random) folds little and keeps its events, in the
-// smaller form: its times are whole microseconds, which rounding makes
-// longer, so the exact events, which read back as the trace.
-func TestFoldsLittleSmaller(t *testing.T) {
-	tr := trace.New(1, trace.NewMeta())
-	rng := rand.New(rand.NewPCG(7, 8))
-	var at trace.Time
-	for range 1 << 14 {
-		e := trace.NewEvent(trace.Iprobe)
-		e.CallSite, e.Partner, e.Tag = uint64(1+rng.IntN(1000)), 0, 7
-		gap, dur := trace.Time(50+rng.IntN(12))*1000, trace.Time(100+rng.IntN(12))*1000
-		e.HasTime, e.Enter, e.Exit = true, at+gap, at+gap+dur
-		at = e.Exit
-		tr.Ranks[0].Append(&e)
-	}
-	tr2, err := prsd.Build(tr, nil, prsd.DefaultOptions())
+// reduced builds src's reduction with opt and encodes it; it returns
+// the file, its clusters kept as events, whether those are exact
+// (EncodeCounting's same), and whether the file reads back as src.
+func reduced(t *testing.T, src trace.Source, opt prsd.Options) (b []byte, asEvents int, same, exact bool) {
+	t.Helper()
+	tr, err := prsd.Build(src, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, asEvents, same, err := EncodeCounting(tr2)
+	b, asEvents, same, err = EncodeCounting(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,10 +118,18 @@ func TestFoldsLittleSmaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, err := trace.SameReplay(tr, back)
-	if err != nil {
+	if exact, err = trace.SameReplay(src, back); err != nil {
 		t.Fatal(err)
 	}
+	return b, asEvents, same, exact
+}
+
+// TestFoldsLittleSmaller: a rank whose polls do not repeat (each at one
+// of 1,000 call sites, at random) folds little and keeps its events, in
+// the smaller form: its times are whole microseconds, which rounding
+// makes longer, so the exact events, which read back as the trace.
+func TestFoldsLittleSmaller(t *testing.T) {
+	_, asEvents, same, exact := reduced(t, polling(t, 1<<14, 1000), prsd.DefaultOptions())
 	if asEvents != 1 || !same || !exact {
 		t.Errorf("%d clusters as events, same %v, read back exactly %v; want 1, the exact events (smaller)", asEvents, same, exact)
 	}
