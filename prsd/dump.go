@@ -48,11 +48,11 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 			fmt.Fprintf(b, " %s", n.Ranks)
 		}
 		for _, c := range n.Counts {
-			fmt.Fprintf(b, " [%s×%s]", groupName(c.Ranks), seriesText(&c.Series))
+			fmt.Fprintf(b, " [%s×%s]", groupName(c.Ranks, len(n.Counts)), seriesText(&c.Series))
 		}
 		b.WriteByte('\n')
 		for _, v := range n.Vars {
-			fmt.Fprintf(b, "%s  %s", ind, groupName(v.Ranks))
+			fmt.Fprintf(b, "%s  %s", ind, groupName(v.Ranks, len(n.Vars)))
 			for f := range NumFields {
 				if val := v.Field(f); val != nil {
 					fmt.Fprintf(b, " %s=%s", f, t.valueText(val))
@@ -61,7 +61,7 @@ func (t *Trace) dumpItems(b *strings.Builder, items []*Node, depth int) {
 			b.WriteByte('\n')
 		}
 		for _, tg := range n.Times {
-			fmt.Fprintf(b, "%s  %s", ind, groupName(tg.Ranks))
+			fmt.Fprintf(b, "%s  %s", ind, groupName(tg.Ranks, len(n.Times)))
 			for k, name := range []string{"value", "gap", "dur", "comp"} {
 				if tg.Mask&(1<<k) == 0 {
 					continue
@@ -101,11 +101,16 @@ func histText(h *Histogram) string {
 	return "{" + strings.Join(parts, "; ") + "}"
 }
 
-func groupName(r Ranklist) string {
-	if r == nil {
-		return "all"
+// groupName names the ranks of one of a node's groups groups: "all" for
+// the only one, "rest" for the last of several, without a ranklist.
+func groupName(r Ranklist, groups int) string {
+	switch {
+	case r != nil:
+		return r.String()
+	case groups > 1:
+		return "rest"
 	}
-	return r.String()
+	return "all"
 }
 
 func (t *Trace) valueText(v *Value) string {

@@ -526,6 +526,9 @@ func finishCounts(n *mnode) []Counts {
 	for i, g := range groups {
 		out[i] = Counts{Ranks: groupRanks(g.ranks, n.ranks), Series: g.s}
 	}
+	if covered(groups, func(g *countGroup) int { return len(g.ranks) }, len(n.ranks)) {
+		restLast(out, func(c *Counts) *Ranklist { return &c.Ranks }, nil)
+	}
 	return out
 }
 
@@ -604,6 +607,10 @@ func finishTimes(n *mnode) []Timing {
 		out = append(out, t)
 	}
 	slices.SortStableFunc(out, func(a, b Timing) int { return cmp.Compare(len(b.Ranks), len(a.Ranks)) })
+	if covered(n.times, func(g *timeGroup) int { return len(g.ranks) }, len(n.ranks)) {
+		// A scaled timing keeps its ranklist: its scales follow it.
+		restLast(out, func(t *Timing) *Ranklist { return &t.Ranks }, func(t *Timing) bool { return !t.scaled() })
+	}
 	return out
 }
 
@@ -666,5 +673,46 @@ func (m *merger) variants(n *mnode) []Variant {
 		}
 		out[k] = v
 	}
+	if covered(groups, func(g *group) int { return len(g.ranks) }, len(n.ranks)) {
+		restLast(out, func(v *Variant) *Ranklist { return &v.Ranks }, nil)
+	}
 	return out
+}
+
+// restLast makes the group whose ranklist is the longest to write the
+// last, with no ranklist: it then holds the ranks of the node that no
+// earlier group holds, since a rank reads the first group that holds it
+// (rsd-format.md). A cluster's ranks that differ at random, such as the
+// ranks whose first computation is above or below the time error's
+// share, write one of their scattered ranklists instead of all. The
+// groups must hold each of the node's ranks, and only those; eligible,
+// if not nil, says which may lose their ranklist.
+func restLast[G any](groups []G, ranks func(*G) *Ranklist, eligible func(*G) bool) {
+	best, cost := -1, 0
+	for i := range groups {
+		l := *ranks(&groups[i])
+		if l == nil {
+			return // one group of every rank, or already made
+		}
+		if c := l.numbers(); c > cost && (eligible == nil || eligible(&groups[i])) {
+			best, cost = i, c
+		}
+	}
+	if best < 0 || len(groups) < 2 {
+		return
+	}
+	g := groups[best]
+	copy(groups[best:], groups[best+1:])
+	*ranks(&g) = nil
+	groups[len(groups)-1] = g
+}
+
+// covered reports whether groups, disjoint, hold n ranks in all (those
+// of their node).
+func covered[G any](groups []G, size func(G) int, n int) bool {
+	sum := 0
+	for _, g := range groups {
+		sum += size(g)
+	}
+	return sum == n
 }

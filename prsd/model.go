@@ -142,13 +142,13 @@ func (n *Node) IsLoop() bool { return n.Body != nil }
 // Counts are the iteration counts of a loop's instances for a group of
 // ranks.
 type Counts struct {
-	Ranks  Ranklist // nil: all the node's ranks
+	Ranks  Ranklist // nil: the node's ranks that no earlier group holds (a rank reads the first that holds it)
 	Series Series
 }
 
 // Variant is the parameters of a call's instances for a group of ranks.
 type Variant struct {
-	Ranks Ranklist // nil: all the node's ranks
+	Ranks Ranklist // nil: the node's ranks that no earlier group holds (a rank reads the first that holds it)
 	// Mask has bit f set for each Field present; the others have their
 	// default value (trace.Event.Reset's).
 	Mask uint32
@@ -198,7 +198,7 @@ const MaxAlike = 1 << 24
 // Timing is the statistics of a call's computation and times for a group
 // of ranks.
 type Timing struct {
-	Ranks Ranklist // nil: all the node's ranks
+	Ranks Ranklist // nil: the node's ranks that no earlier group holds (a rank reads the first that holds it)
 	// Mask has bit i set for each statistic present: StatValue (a
 	// computation's flops or a sleep's seconds), StatGap (picoseconds
 	// since the previous event ended), StatDur (picoseconds in the call),
@@ -226,6 +226,16 @@ type Timing struct {
 	Scales [numStats][]int64
 
 	slots int32 // series with a cursor slot
+}
+
+// scaled reports whether t has ranks' scales, which need its ranklist.
+func (t *Timing) scaled() bool {
+	for _, l := range t.Scales {
+		if l != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // The statistics of a Timing.

@@ -219,6 +219,17 @@ func rlAppend(dst []int32, base int64, dims []Dim) []int32 {
 	return dst
 }
 
+// numbers returns how many numbers writing l takes (rsd-format.md: a
+// section's dimensions and start, and a length and a stride a
+// dimension): the measure of its size.
+func (l Ranklist) numbers() int {
+	n := 0
+	for _, s := range l {
+		n += 2 + 2*len(s.Dims)
+	}
+	return n
+}
+
 // Len returns the number of ranks in l without enumerating them, for sizing
 // groups cheaply. It assumes disjoint sections, as ParseRanklist and
 // NewRanklist guarantee.
