@@ -56,8 +56,10 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // elements are all equal (2), which version 1 files do not use; version 3
 // the end-points' XOR mode (prsd.Xor, 0x80); version 4 a cluster's form:
 // its items, zstd-compressed or not, or its events in a ktr stream;
-// version 5 a histogram's ranks' scales (statistic mode 5).
-const Version = 5
+// version 5 a histogram's ranks' scales (statistic mode 5); version 6 a
+// call's groups written as the index of each of the cluster's ranks'
+// group, where that takes fewer bytes than their ranklists.
+const Version = 6
 
 // The header's flags (the 16 bits after the version).
 const (
@@ -137,7 +139,7 @@ func settle(s *prsd.Settling) ([]byte, error) {
 	if !s.Outgrown {
 		st := newSites(s.Sites)
 		st.walk(s.Items)
-		limit = loopsPay * len(pack(st.appendItems(nil, s.Items)))
+		limit = loopsPay * len(pack(newItemsWriter(st, s.Members, Version).cluster(nil, s.Items)))
 	}
 	c, exact, err := encodeColumns(memberSource{s}, s.TimeError, limit, true)
 	if errors.Is(err, errCapped) {
@@ -223,7 +225,7 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, same bool, e
 		}
 		limit := math.MaxInt
 		if cl.Events == nil {
-			packed[i] = pack(sites.appendItems(nil, cl.Items))
+			packed[i] = pack(newItemsWriter(sites, cl.Ranks.Ranks(), version).cluster(nil, cl.Items))
 			if t.Origin() == nil {
 				continue // no events to choose: a file read back keeps its loops
 			}
@@ -273,11 +275,11 @@ func encode(t *prsd.Trace, version uint16) (b []byte, asEvents int, same bool, e
 		case cols[i] != nil:
 			body = append(append(body, formEvents), cols[i]...)
 		case version < 4:
-			body = sites.appendItems(body, cl.Items)
+			body = newItemsWriter(sites, nil, version).cluster(body, cl.Items)
 		case packed[i] != nil:
 			body = append(body, packed[i]...)
 		default:
-			body = append(body, pack(sites.appendItems(nil, cl.Items))...)
+			body = append(body, pack(newItemsWriter(sites, cl.Ranks.Ranks(), version).cluster(nil, cl.Items))...)
 		}
 		b = appendBlock(b, body)
 	}
@@ -527,7 +529,44 @@ func appendRanklist(b []byte, l prsd.Ranklist) []byte {
 	return b
 }
 
-func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
+// itemsWriter writes a cluster's items: their call sites numbered by a
+// table and, from version 6, a call's groups of parameters or of timings
+// as the index of each of the cluster's ranks' group where that takes
+// fewer bytes than their ranklists (a noisy run's ranks fall into a
+// call's timing groups at random, scattered ranklists of 4 numbers a
+// section or more, an index a byte).
+type itemsWriter struct {
+	*sites
+	// members are the cluster's ranks, in increasing order; nil before
+	// version 6, where every group writes its ranklist.
+	members []int32
+	buf     []byte
+}
+
+// newItemsWriter returns a writer of the items of a cluster of ranks
+// members (increasing), in version (from 6, with indexes).
+func newItemsWriter(st *sites, members []int32, version uint16) *itemsWriter {
+	if version < 6 {
+		members = nil
+	}
+	return &itemsWriter{sites: st, members: members}
+}
+
+// cluster appends a cluster's items.
+func (w *itemsWriter) cluster(b []byte, items []*prsd.Node) []byte {
+	var live []bool
+	if w.members != nil {
+		live = make([]bool, len(w.members))
+		for p := range live {
+			live[p] = true
+		}
+	}
+	return w.items(b, items, live)
+}
+
+// items appends items, the nodes run by the cluster's ranks live (by
+// position among the members).
+func (w *itemsWriter) items(b []byte, items []*prsd.Node, live []bool) []byte {
 	b = binary.AppendUvarint(b, uint64(len(items)))
 	for _, n := range items {
 		if n.IsLoop() {
@@ -538,24 +577,28 @@ func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 				b = appendRanklist(b, n.Counts[i].Ranks)
 				b = n.Counts[i].Series.AppendBinary(b)
 			}
-			b = st.appendItems(b, n.Body)
+			b = w.items(b, n.Body, w.live(live, n.Ranks))
 			continue
 		}
 		b = append(b, 0, byte(n.Kind))
 		site := 0
 		if n.Site != 0 {
-			site = st.index[n.Site] + 1
+			site = w.index[n.Site] + 1
 		}
 		b = binary.AppendUvarint(b, uint64(site))
 		b = appendRanklist(b, n.Ranks)
-		b = binary.AppendUvarint(b, uint64(len(n.Vars)))
+		runs := w.live(live, n.Ranks)
+		var indexed bool
+		b, indexed = w.groups(b, runs, len(n.Vars), func(i int) prsd.Ranklist { return n.Vars[i].Ranks }, nil)
 		for i := range n.Vars {
-			b = appendVariant(b, &n.Vars[i])
+			b = appendVariant(b, &n.Vars[i], !indexed)
 		}
-		b = binary.AppendUvarint(b, uint64(len(n.Times)))
+		b, indexed = w.groups(b, runs, len(n.Times), func(i int) prsd.Ranklist { return n.Times[i].Ranks }, func(i int) bool { return scaled(&n.Times[i]) })
 		for i := range n.Times {
 			tg := &n.Times[i]
-			b = appendRanklist(b, tg.Ranks)
+			if !indexed {
+				b = appendRanklist(b, tg.Ranks)
+			}
 			b = append(b, tg.Mask)
 			for k := range prsd.NumStats {
 				if tg.Mask&(1<<k) != 0 {
@@ -565,6 +608,96 @@ func (st *sites) appendItems(b []byte, items []*prsd.Node) []byte {
 		}
 	}
 	return b
+}
+
+// scaled reports whether a timing has ranks' scales, which follow its
+// ranklist.
+func scaled(tg *prsd.Timing) bool {
+	return slices.ContainsFunc(tg.Scales[:], func(l []int64) bool { return l != nil })
+}
+
+// live returns which of the cluster's ranks run a node of ranklist l:
+// those of in (which run the enclosing node) that l holds, all of in
+// where l is nil. It is nil before version 6, where no one asks.
+func (w *itemsWriter) live(in []bool, l prsd.Ranklist) []bool {
+	if w.members == nil || l == nil {
+		return in
+	}
+	out := make([]bool, len(w.members))
+	for _, r := range l.Ranks() {
+		if p, ok := slices.BinarySearch(w.members, r); ok && in[p] {
+			out[p] = true
+		}
+	}
+	return out
+}
+
+// groups appends the number k of a call's groups of one kind (its
+// parameters or its timings), of ranklists list(i), and, from version
+// 6, where they are at least 2 and that takes fewer bytes than their
+// ranklists, the index of each of the cluster's ranks' group (indexes);
+// it tells whether it did, and the groups are then written without
+// their ranklists. In version 6 the count is shifted left one bit, the
+// low bit set where the indexes follow.
+func (w *itemsWriter) groups(b []byte, live []bool, k int, list func(int) prsd.Ranklist, scaled func(int) bool) ([]byte, bool) {
+	if w.members == nil {
+		return binary.AppendUvarint(b, uint64(k)), false
+	}
+	var idx []uint64
+	if k >= 2 {
+		idx = indexes(w.members, live, k, list, scaled)
+	}
+	if idx != nil {
+		lists := 0
+		for i := range k {
+			w.buf = appendRanklist(w.buf[:0], list(i))
+			lists += len(w.buf)
+		}
+		w.buf = w.buf[:0]
+		for _, g := range idx {
+			w.buf = binary.AppendUvarint(w.buf, g)
+		}
+		if len(w.buf) < lists {
+			b = binary.AppendUvarint(b, uint64(k)<<1|1)
+			return append(b, w.buf...), true
+		}
+	}
+	return binary.AppendUvarint(b, uint64(k)<<1), false
+}
+
+// indexes returns, for each of the cluster's ranks members (increasing)
+// that run a call (live, by position), 1 + the index of the first of its
+// k groups, of ranklists list(i), that holds it (a nil ranklist holds
+// every rank), 0 for the others: what a rank reads, since it reads the
+// first group that holds it. It returns nil where a group would hold
+// none of them, or where one with ranks' scales (scaled(i), if scaled is
+// not nil) would hold other ranks than its ranklist's, which its scales
+// follow: such groups keep their ranklists.
+func indexes(members []int32, live []bool, k int, list func(int) prsd.Ranklist, scaled func(int) bool) []uint64 {
+	idx := make([]uint64, len(members))
+	held := make([]int, k)
+	for g := range k {
+		l := list(g)
+		if l == nil {
+			for p := range idx {
+				if live[p] && idx[p] == 0 {
+					idx[p] = uint64(g) + 1
+					held[g]++
+				}
+			}
+		} else {
+			for _, r := range l.Ranks() {
+				if p, ok := slices.BinarySearch(members, r); ok && live[p] && idx[p] == 0 {
+					idx[p] = uint64(g) + 1
+					held[g]++
+				}
+			}
+		}
+		if held[g] == 0 || scaled != nil && scaled(g) && (l == nil || held[g] != l.Len()) {
+			return nil
+		}
+	}
+	return idx
 }
 
 // appendStat writes statistic k of a timing: its mode, then the value
@@ -604,8 +737,12 @@ func appendStat(b []byte, tg *prsd.Timing, k int) []byte {
 	return b
 }
 
-func appendVariant(b []byte, v *prsd.Variant) []byte {
-	b = appendRanklist(b, v.Ranks)
+// appendVariant writes a group of parameters, with its ranklist unless
+// the call's groups are written as the ranks' indexes.
+func appendVariant(b []byte, v *prsd.Variant, ranks bool) []byte {
+	if ranks {
+		b = appendRanklist(b, v.Ranks)
+	}
 	b = binary.AppendUvarint(b, uint64(v.Mask))
 	for f := range prsd.NumFields {
 		val := v.Field(f)
@@ -776,8 +913,11 @@ func block(b []byte, off int, what string) ([]byte, int, error) {
 // decoder reads a cluster block.
 type decoder struct {
 	varint.Reader
-	ranks int
-	sites []uint64
+	ranks   int
+	sites   []uint64
+	version uint16
+	cluster prsd.Ranklist // the cluster's ranks
+	members []int32       // and in increasing order, once a call's groups are indexed
 	*arena
 }
 
@@ -826,8 +966,9 @@ type decoded struct {
 }
 
 func decodeCluster(body []byte, version uint16, ranks int, sites []uint64, a *arena) (decoded, error) {
-	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, arena: a}
+	d := &decoder{Reader: varint.Reader{B: body}, ranks: ranks, sites: sites, version: version, arena: a}
 	cl := decoded{Cluster: prsd.Cluster{Ranks: d.ranklist()}}
+	d.cluster = cl.Ranks
 	if d.Err == nil && cl.Ranks == nil {
 		d.Fail("a cluster of no rank")
 	}
@@ -845,7 +986,7 @@ func decodeCluster(body []byte, version uint16, ranks int, sites []uint64, a *ar
 		if err != nil {
 			return cl, err
 		}
-		z := &decoder{Reader: varint.Reader{B: items}, ranks: ranks, sites: sites, arena: a}
+		z := &decoder{Reader: varint.Reader{B: items}, ranks: ranks, sites: sites, version: version, cluster: cl.Ranks, arena: a}
 		if err := z.clusterItems(&cl.Cluster); err != nil {
 			return cl, fmt.Errorf("its items, zstd-compressed from byte %d: %w", d.Off, err)
 		}
@@ -1033,19 +1174,19 @@ func (d *decoder) call() *prsd.Node {
 	}
 	n := d.nodes.one()
 	n.Kind, n.Site, n.Ranks = k, d.site(), d.ranklist()
-	nv := d.Count(2, math.MaxInt)
-	n.Vars = d.vars.take(nv) // Count bounds it by the bytes left
-	for range nv {
+	nv, lists := d.groups()
+	n.Vars = d.vars.take(nv) // bounded by the bytes left
+	for i := range nv {
 		var v *prsd.Variant
 		n.Vars, v = extend(n.Vars)
-		d.variant(v)
+		d.variant(v, lists, i)
 	}
-	nt := d.Count(2, math.MaxInt)
+	nt, lists := d.groups()
 	n.Times = d.times.take(min(nt, (len(d.B)-d.Off)/4)) // a timing of 256 bytes in 4 or more
-	for range nt {
+	for i := range nt {
 		var tg *prsd.Timing
 		n.Times, tg = extend(n.Times)
-		tg.Ranks = d.ranklist()
+		tg.Ranks = d.groupRanks(lists, i)
 		tg.Mask = d.Byte()
 		if d.Err == nil && tg.Mask >= 1<<prsd.NumStats {
 			d.Off--
@@ -1058,6 +1199,98 @@ func (d *decoder) call() *prsd.Node {
 		}
 	}
 	return n
+}
+
+// groups reads the number of a call's groups of one kind (parameters or
+// timings) and, where they are written as the ranks' indexes (version 6:
+// the count shifted left one bit, the low bit set), the ranklist of each
+// (nil: each group reads its own).
+func (d *decoder) groups() (int, []prsd.Ranklist) {
+	if d.version < 6 {
+		return d.Count(2, math.MaxInt), nil // a ranklist and a mask a group at least
+	}
+	at := d.Off
+	v := d.Uvarint()
+	k, indexed := v>>1, v&1 != 0
+	least := uint64(2)
+	if indexed {
+		least = 1 // its mask
+	}
+	if d.Err == nil && k > uint64(len(d.B)-d.Off)/least {
+		d.Off = at
+		d.Fail(fmt.Sprintf("count %d exceeds what the remaining %d bytes can hold", k, len(d.B)-at))
+	}
+	if d.Err != nil || !indexed {
+		return int(k), nil
+	}
+	if k < 2 {
+		d.Off = at
+		d.Fail(fmt.Sprintf("the ranks' indexes of %d group, expected at least 2", k))
+		return 0, nil
+	}
+	return int(k), d.indexes(int(k))
+}
+
+// indexes reads the index vector of a call's k groups: for each of the
+// cluster's ranks, in increasing order, 0 (no group) or its group + 1.
+// It returns the ranklist of each group's ranks, which hold at least one.
+func (d *decoder) indexes(k int) []prsd.Ranklist {
+	at := d.Off
+	switch n := d.cluster.Len(); {
+	case n > len(d.B)-d.Off: // an index a byte at least
+		d.Fail(fmt.Sprintf("the group indexes of %d ranks, in the %d bytes left", n, len(d.B)-d.Off))
+		return nil
+	case k > n:
+		d.Fail(fmt.Sprintf("the indexes of %d groups, more than the cluster's %d ranks", k, n))
+		return nil
+	}
+	if d.members == nil {
+		d.members = d.cluster.Ranks()
+	}
+	of := make([]int32, len(d.members))
+	first := make([]int, k+2) // where each group's ranks start in byGroup, 0 first
+	for p := range of {
+		at := d.Off
+		g := d.Uvarint()
+		if d.Err == nil && g > uint64(k) {
+			d.Off = at
+			d.Fail(fmt.Sprintf("group index %d for rank %d, expected 0 to %d (the call's %d groups)", g, d.members[p], k, k))
+		}
+		if d.Err != nil {
+			return nil
+		}
+		of[p] = int32(g)
+		first[g+1]++
+	}
+	for g := 1; g <= k+1; g++ {
+		first[g] += first[g-1]
+	}
+	byGroup := make([]int32, len(of))
+	next := slices.Clone(first)
+	for p, g := range of {
+		byGroup[next[g]] = d.members[p]
+		next[g]++
+	}
+	lists := make([]prsd.Ranklist, k)
+	for g := range lists {
+		ranks := byGroup[first[g+1]:first[g+2]]
+		if len(ranks) == 0 {
+			d.Off = at
+			d.Fail(fmt.Sprintf("the ranks' indexes name no rank of group %d, of %d", g, k))
+			return nil
+		}
+		lists[g] = prsd.NewRanklist(ranks)
+	}
+	return lists
+}
+
+// groupRanks reads the ranklist of a call's group i, or takes it from
+// the groups' indexes (lists, where not nil).
+func (d *decoder) groupRanks(lists []prsd.Ranklist, i int) prsd.Ranklist {
+	if lists != nil {
+		return lists[i]
+	}
+	return d.ranklist()
 }
 
 // extend returns s with one more element, zero where s has the room
@@ -1211,9 +1444,10 @@ func (d *decoder) histogram(tg *prsd.Timing, s int) {
 	tg.Levels[s], tg.Hists[s] = l, h
 }
 
-// variant reads a group's parameters into v.
-func (d *decoder) variant(v *prsd.Variant) {
-	v.Ranks = d.ranklist()
+// variant reads group i of a call's parameters into v (its ranks from
+// lists, where the groups are indexed).
+func (d *decoder) variant(v *prsd.Variant, lists []prsd.Ranklist, i int) {
+	v.Ranks = d.groupRanks(lists, i)
 	at := d.Off
 	mask := d.Uvarint()
 	if d.Err == nil && mask >= 1<<prsd.NumFields {

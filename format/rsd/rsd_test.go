@@ -299,6 +299,8 @@ func FuzzDecode(f *testing.F) {
 		f.Fatalf("no scaled histogram in the seed: %v", err)
 	}
 	f.Add(mustEncode(f, scaled)) // histograms read by ranks scaled (statistic mode 5)
+	_, indexed, _, _ := tagged(f)
+	f.Add(indexed) // a call's groups as the ranks' indexes (version 6)
 	_, mixedTr := mixedBuilt(f)
 	f.Add(mustEncode(f, mixedTr)) // a cluster kept as its events
 	empty, _ := prsd.Build(trace.New(0, trace.NewMeta()), nil, prsd.DefaultOptions())
