@@ -111,7 +111,7 @@ func tagged(t testing.TB) (*prsd.Trace, []byte, []byte, int) {
 
 // TestIndexedGroupsErrors: an index above the call's group count, a
 // vector of indexes cut short, a group that no index names, an index
-// vector of fewer than two groups, are refused with their byte offset in the items.
+// vector of fewer than two groups, are refused with their byte offset.
 func TestIndexedGroupsErrors(t *testing.T) {
 	tr, good, items, at := tagged(t)
 	if _, err := Decode(good); err != nil {
@@ -121,28 +121,28 @@ func TestIndexedGroupsErrors(t *testing.T) {
 	cluster := func(items []byte) []byte {
 		return withCluster(t, good, 0, append(bytes.Clone(head), items...))
 	}
-	at += len(head) // the errors' offsets are the cluster block's
-	with := func(off int, b ...byte) []byte {
+	with := func(i int, b ...byte) []byte {
 		c := bytes.Clone(items)
-		copy(c[off-len(head):], b)
+		copy(c[i:], b)
 		return cluster(c)
 	}
 	if _, err := Decode(cluster(items)); err != nil {
 		t.Fatalf("the items as they are: %v", err)
 	}
+	off := len(head) + at // the vector's, in the cluster's block, which the errors name
 	for _, c := range []struct {
 		name string
 		b    []byte
 		want string
 	}{
-		{"index above the count", with(at+3, 3), fmt.Sprintf("byte %d: group index 3 for rank 3, expected 0 to 2", at+3)},
-		{"truncated", cluster(items[:at-len(head)+5]), fmt.Sprintf("byte %d: the group indexes of 16 ranks, in the 5 bytes left", at)},
-		{"a group of none", with(at, bytes.Repeat([]byte{1}, 16)...), fmt.Sprintf("byte %d: the ranks' indexes name no rank of group 1, of 2", at)},
-		{"one group", with(at-1, 1<<1|1), fmt.Sprintf("byte %d: the ranks' indexes of 1 group, expected at least 2", at-1)},
+		{"index above the count", with(at+3, 3), fmt.Sprintf("byte %d: group index 3 for rank 3, expected 0 to 2", off+3)},
+		{"truncated", cluster(items[:at+5]), fmt.Sprintf("byte %d: the group indexes of 16 ranks, in the 5 bytes left", off)},
+		{"a group of none", with(at, bytes.Repeat([]byte{1}, 16)...), fmt.Sprintf("byte %d: the ranks' indexes name no rank of group 1, of 2", off)},
+		{"one group", with(at-1, 1<<1|1), fmt.Sprintf("byte %d: the ranks' indexes of 1 group, expected at least 2", off-1)},
 	} {
 		_, err := Decode(c.b)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q and a byte offset", c.name, err, c.want)
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 }
