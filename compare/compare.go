@@ -69,8 +69,15 @@ type Comparison struct {
 	// the largest change first.
 	Activities []Line `json:"activities"`
 	// Paths are each activity at each call path, the largest change
-	// first (none if no run's trace names its call paths).
+	// first (none unless every run's trace names call paths).
 	Paths []Line `json:"call_paths,omitempty"`
+	// Unnamed are the runs whose traces name no call path where another
+	// run's does (a TI trace replayed into an OTF2 archive, whose writer
+	// wraps each rank in "main", beside the tracer's own archive): their
+	// time is outside any function, which no call path of the others
+	// matches, so that no call paths are compared, rather than every
+	// line reading as new in one run and gone in the other.
+	Unnamed []string `json:"runs_without_call_paths,omitempty"`
 }
 
 // Of compares the runs of summaries s, named names, the first the
@@ -82,6 +89,7 @@ func Of(names []string, s []*stats.Stats) (*Comparison, error) {
 	c := &Comparison{}
 	acts := newTable(len(s))
 	paths := newTable(len(s))
+	var named int // runs whose traces name a call path
 	for i, st := range s {
 		if !st.Timed {
 			return nil, fmt.Errorf("%s: the trace is not timed: compare needs times (replay it first: kairos simulate --timed-trace T.ktr ...)", names[i])
@@ -93,10 +101,17 @@ func Of(names []string, s []*stats.Stats) (*Comparison, error) {
 				acts.add(i, name, "", p.Spread)
 			}
 		}
+		unnamed := true
 		for _, p := range st.Paths {
 			if !edge(p.Activity) {
 				paths.add(i, p.Activity, p.Path, p.Spread)
 			}
+			unnamed = unnamed && p.Path == ""
+		}
+		if unnamed {
+			c.Unnamed = append(c.Unnamed, names[i])
+		} else {
+			named++
 		}
 	}
 	base := c.Runs[0].Seconds * float64(c.Runs[0].Ranks)
@@ -105,7 +120,13 @@ func Of(names []string, s []*stats.Stats) (*Comparison, error) {
 			c.Runs[i].Efficiency = base / rs
 		}
 	}
-	c.Activities, c.Paths = acts.lines(), paths.lines()
+	c.Activities = acts.lines()
+	switch {
+	case len(c.Unnamed) == 0:
+		c.Paths = paths.lines()
+	case named == 0:
+		c.Unnamed = nil // no run names call paths: nothing to compare
+	}
 	return c, nil
 }
 

@@ -114,3 +114,48 @@ func TestOfNames(t *testing.T) {
 		t.Errorf("waitall lines %+v: want one, MPI_Waitall, 3 s summed in b, +0.5 s a rank", waitall)
 	}
 }
+
+// TestOfUnnamedPaths: call paths are compared only where every run's
+// trace names some; a run whose time is all outside any function (the
+// tracer's archive beside a TI trace replayed into OTF2, wrapped in
+// "main") is named instead of every line reading as new and gone.
+func TestOfUnnamedPaths(t *testing.T) {
+	unnamed := func() *stats.Stats {
+		s := summary(2, 4, 2, 1)
+		for i := range s.Paths {
+			s.Paths[i].Path = ""
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name    string
+		runs    []*stats.Stats
+		paths   int
+		unnamed string
+		text    string
+	}{
+		{"every run names paths", []*stats.Stats{summary(2, 4, 2, 1), summary(2, 3, 2, 1)}, 2, "", "time a rank by call path"},
+		{"no run names paths", []*stats.Stats{unnamed(), unnamed()}, 0, "", ""},
+		{"the second names none", []*stats.Stats{summary(2, 4, 2, 1), unnamed()}, 0, "b",
+			"call paths not compared: the trace of b names none"},
+		{"two of three name none", []*stats.Stats{unnamed(), summary(2, 4, 2, 1), unnamed()}, 0, "a c",
+			"call paths not compared: the traces of a, c name none"},
+	} {
+		names := []string{"a", "b", "c"}[:len(c.runs)]
+		cmp, err := Of(names, c.runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cmp.Paths) != c.paths || strings.Join(cmp.Unnamed, " ") != c.unnamed {
+			t.Errorf("%s: %d call-path lines, unnamed %q; want %d, %q", c.name, len(cmp.Paths), cmp.Unnamed, c.paths, c.unnamed)
+		}
+		var b bytes.Buffer
+		if err := cmp.WriteText(&b, 5); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); c.text != "" && !strings.Contains(got, c.text) ||
+			c.text == "" && (strings.Contains(got, "call path")) {
+			t.Errorf("%s: text\n%s\nwant %q", c.name, got, c.text)
+		}
+	}
+}

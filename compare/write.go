@@ -12,7 +12,8 @@ const DefaultTop = 15
 
 // WriteText writes the runs, then the top lines of largest change by
 // activity and by call path: each run's mean time a rank, the last run's
-// change and its ratio to the baseline.
+// change and its ratio to the baseline; or, where some runs' traces
+// name no call path, which.
 func (c *Comparison) WriteText(w io.Writer, top int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\ttrace\tranks\tevents\trun s\tcompute s/rank\tMPI s/rank\tMPI %\tefficiency\tp2p messages\tp2p bytes\tcollectives")
@@ -25,6 +26,14 @@ func (c *Comparison) WriteText(w io.Writer, top int) error {
 	}
 	fmt.Fprintf(w, "\nefficiency: %s's rank-seconds (run time x ranks) over each run's\n", label(0))
 	if err := c.writeLines(w, "time a rank by activity", c.Activities, top, false); err != nil {
+		return err
+	}
+	if len(c.Unnamed) > 0 {
+		which := "the trace of " + c.Unnamed[0] + " names"
+		if len(c.Unnamed) > 1 {
+			which = "the traces of " + strings.Join(c.Unnamed, ", ") + " name"
+		}
+		_, err := fmt.Fprintf(w, "\ncall paths not compared: %s none (its time is outside any function, which no call path of the other runs matches)\n", which)
 		return err
 	}
 	for _, l := range c.Paths {

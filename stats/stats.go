@@ -384,13 +384,16 @@ func oneSidedTraffic(e *trace.Event, r int32) []traffic {
 	return t
 }
 
-// mpiName returns the MPI function of a local or deferred event (a call
-// that communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose
-// message another call receives, an MPI_Waitall of no request), which
-// the user knows by that name rather than by the model's kind; "" for
-// other events, or where the reader kept no name.
+// mpiName returns the MPI function of an event whose kind stands for
+// several (trace.Kind.NamedByRegion): a local or deferred call (one that
+// communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose
+// message another call receives, an MPI_Waitall of no request) or an
+// MPI-IO call (MPI_File_set_view is a "file" event, MPI_File_write_at_all
+// a "file_write"), which the user knows by that name rather than by the
+// model's kind, as the call paths, the report and the wait states name
+// it; "" for other events, or where the reader kept no name.
 func mpiName(meta *trace.Meta, e *trace.Event) string {
-	if e.Kind != trace.Local && e.Kind != trace.Deferred {
+	if !e.Kind.NamedByRegion() {
 		return ""
 	}
 	if name := meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {

@@ -288,6 +288,44 @@ func TestProfileNamed(t *testing.T) {
 	}
 }
 
+// TestNamedByRegion: the events whose kind stands for several MPI
+// functions (local, deferred and MPI-IO calls) are counted and timed
+// under the function their region names, as the call paths name them;
+// those without a name under their kind, and the others under their kind
+// whatever their region.
+func TestNamedByRegion(t *testing.T) {
+	for _, c := range []struct {
+		kind   trace.Kind
+		region string // "" for none
+		want   string
+	}{
+		{trace.File, "MPI_File_set_view", "MPI_File_set_view"},
+		{trace.FileWrite, "MPI_File_write_at_all", "MPI_File_write_at_all"},
+		{trace.FileRead, "MPI_File_read_ordered", "MPI_File_read_ordered"},
+		{trace.FileOpen, "MPI_File_open", "MPI_File_open"},
+		{trace.FileWait, "MPI_File_write_all_end", "MPI_File_write_all_end"},
+		{trace.Local, "MPI_Comm_rank", "MPI_Comm_rank"},
+		{trace.File, "", "file"},
+		{trace.FileWrite, "solver", "file_write"}, // a user region: no MPI name
+		{trace.Barrier, "MPI_Barrier", "barrier"},
+	} {
+		meta := trace.NewMeta()
+		e := event(c.kind, trace.NoRank, 0, func(e *trace.Event) { e.HasTime, e.Enter, e.Exit = true, 0, 1e9 })
+		if c.region != "" {
+			e.Region = meta.AddRegion(c.region, 0)
+		}
+		tr := trace.New(1, meta)
+		tr.Ranks[0].Append(&e)
+		s, err := Collect(tr, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.EventsByKind[c.want] != 1 || len(s.Profile) != 1 || s.Profile[0].Call != c.want {
+			t.Errorf("%s in %q: events by kind %v, profile %+v; want one %q", c.kind, c.region, s.EventsByKind, s.Profile, c.want)
+		}
+	}
+}
+
 // TestCommCreationNotCollective: the calls that make communicators are
 // under events by kind, not among the collective calls, which DUMPI's
 // traces (where they are collectives) and OTF2's (where they are MPI time)

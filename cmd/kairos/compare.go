@@ -34,9 +34,12 @@ efficiency against the baseline where the ranks differ, the speed-up
 where they do not) and its messages. Then the time a rank (the mean over
 ranks, so that runs on different numbers of ranks compare) of each
 activity (computation, each MPI function) and of each activity at each call
-path of the program's functions (as kairos stats lists them), the
-largest changes between the baseline and the last run first, with their
-ratio. --json gives every line, with each run's sum over ranks and least
+path of the program's functions (as kairos stats lists them; where every
+run's trace names call paths, or else the runs whose traces name none,
+whose time no call path of the others matches: the tracer's archive
+beside a TI trace replayed into OTF2, which wraps each rank in "main"),
+the largest changes between the baseline and the last run first, with
+their ratio. --json gives every line, with each run's sum over ranks and least
 and most loaded rank.
 
 Each trace may be in any format Kairos reads; an untimed one (a TI

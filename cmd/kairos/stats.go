@@ -34,8 +34,10 @@ counted at the call's caller, or an MPI function) at each call path of the
 program's functions, the 15 costliest. Kinds are
 the model's (waitall, allgatherv); calls that move nothing in it (local
 and deferred: MPI_Comm_rank, a non-blocking collective's start, which a
-replay makes where it completes, a wait that completes nothing) are
-listed by their MPI function (MPI_Iallgatherv, MPI_Waitall).
+replay makes where it completes, a wait that completes nothing) and
+MPI-IO calls, whose kinds stand for several functions, are listed by
+their MPI function (MPI_Iallgatherv, MPI_Waitall, MPI_File_set_view)
+where the trace names it.
 
 Volumes are counted on the sending side: the messages and bytes a rank
 received are those sent to it, received or not (check lists the messages

@@ -60,8 +60,13 @@ func hint(path string, head []byte) string {
 
 // Detect reports whether path is a TI trace: a data file whose first line
 // SimGrid would read is "<rank> <known action> ...", or a description
-// file whose first line names an existing TI data file. head is the
-// start of the (decompressed) file.
+// file whose first lines name existing data files, the first of them
+// that is not empty a TI one. Empty files before it are the ranks of a
+// run that aborted or was killed before their tracer wrote anything
+// (kairos tracer writes a rank's trace every 64 KiB, at MPI_Abort on the
+// rank that calls it, and at MPI_Finalize): the run is read, cut short,
+// as check says, rather than refused because rank 0's file is empty.
+// head is the start of the (decompressed) file.
 func Detect(path string, head []byte, isDir bool) bool {
 	if isDir {
 		return detectDir(path)
@@ -69,26 +74,30 @@ func Detect(path string, head []byte, isDir bool) bool {
 	if headIsTI(head) {
 		return true
 	}
-	line := head
-	for len(line) > 0 && line[0] == '\n' {
-		line = line[1:]
-	}
-	i := bytes.IndexByte(line, '\n')
-	if i < 0 {
-		if len(head) >= 4096 {
+	for rest := head; ; {
+		for len(rest) > 0 && rest[0] == '\n' {
+			rest = rest[1:]
+		}
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			if len(head) >= 4096 {
+				return false // the line is cut by the end of head
+			}
+			i = len(rest)
+		}
+		if i == 0 || bytes.IndexByte(rest[:i], 0) >= 0 {
 			return false
 		}
-		i = len(line)
+		name, err := resolve(path, string(rest[:i]))
+		if err != nil {
+			return false
+		}
+		h, ok := firstBytes(name)
+		if !ok || len(h) > 0 {
+			return ok && headIsTI(h)
+		}
+		rest = rest[i:]
 	}
-	if i == 0 || bytes.IndexByte(line[:i], 0) >= 0 {
-		return false
-	}
-	name, err := resolve(path, string(line[:i]))
-	if err != nil {
-		return false
-	}
-	h, ok := firstBytes(name)
-	return ok && headIsTI(h)
 }
 
 // firstBytes returns the first 4 KiB of the (decompressed) file at path,
