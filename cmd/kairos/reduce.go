@@ -579,11 +579,14 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, same boo
 	}
 	if !acc.Same {
 		if acc.Reduced, err = replayTime(path+" reduced", reduced, machine, analytic); err != nil {
-			return nil, err
+			if _, ownErr := own(); ownErr != nil {
+				err = ownErr // the trace's own fault (a cut run's deadlock), not the reduction's
+			}
+			return nil, noAccuracy(err)
 		}
 	}
 	if acc.Original, err = own(); err != nil {
-		return nil, err
+		return nil, noAccuracy(err)
 	}
 	if acc.Same {
 		acc.Reduced = acc.Original
@@ -597,6 +600,11 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, same boo
 		}
 	}
 	return acc, nil
+}
+
+// noAccuracy says that a replay's failure leaves no accuracy to give.
+func noAccuracy(err error) error {
+	return fmt.Errorf("no replay accuracy: %w", err)
 }
 
 // share returns x as a percentage of total, 0 where total is not positive.

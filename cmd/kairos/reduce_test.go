@@ -245,6 +245,19 @@ func TestReduceKeepsErrors(t *testing.T) {
 	}
 }
 
+// TestReduceAccuracyCutRun: the trace of a run cut short (a rank's
+// receive whose sender aborted) replays to a deadlock, and so does its
+// reduction: --accuracy says that the trace's own replay fails, where
+// and why, not the reduction's.
+func TestReduceAccuracyCutRun(t *testing.T) {
+	init := trace.NewEvent(trace.Init)
+	in := csWrite(t, "ktr", "cut.ktr", []trace.Event{init}, []trace.Event{init, csRecv(0, 8)})
+	code, _, errs := csRun("reduce", "--accuracy", "-o", filepath.Join(t.TempDir(), "cut.rsd"), in)
+	if code != 1 || !strings.Contains(errs, "no replay accuracy: replaying "+in+": deadlock") || strings.Contains(errs, "reduced") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
 // TestReduceEmptyRank: a rank without events (it called no MPI) is a
 // cluster of its own, written and read back; so is a trace of no events.
 func TestReduceEmptyRank(t *testing.T) {
