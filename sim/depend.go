@@ -639,17 +639,7 @@ func (s *simulation) depWait(r *depRank) bool {
 	if s.msgObs != nil {
 		s.depArrive(r, ws, true)
 	}
-	if len(ws) > 1 {
-		slices.SortStableFunc(ws, func(a, b *dreq) int {
-			switch {
-			case a.end < b.end:
-				return -1
-			case a.end > b.end:
-				return 1
-			}
-			return 0
-		})
-	}
+	sortByEnd(ws)
 	b, prec := r.now, s.cfg.SurfPrecision
 	if s.cfg.Subrounds {
 		// The rank wakes at each completion, the first of those
@@ -691,6 +681,32 @@ func (s *simulation) depWait(r *depRank) bool {
 	}
 	r.waits = ws[:0]
 	return true
+}
+
+// sortByEnd sorts ws by their ends, stably. A wait is for a few requests
+// (a stencil's waitall, a collective's phase): those are sorted in place
+// by insertion, with no comparison function to call; longer lists by
+// slices.SortStableFunc.
+func sortByEnd(ws []*dreq) {
+	if len(ws) > 16 {
+		slices.SortStableFunc(ws, func(a, b *dreq) int {
+			switch {
+			case a.end < b.end:
+				return -1
+			case a.end > b.end:
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(ws); i++ {
+		q, j := ws[i], i
+		for ; j > 0 && q.end < ws[j-1].end; j-- {
+			ws[j] = ws[j-1]
+		}
+		ws[j] = q
+	}
 }
 
 // depArrive hands r's current action the messages of the receives in ws
