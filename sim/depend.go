@@ -587,12 +587,12 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	}
 	m := max(sq.posted, rq.posted)
 	size := float64(sq.bytes + s.cfg.Envelope)
-	rt := s.route(s.dr[sq.owner].host, s.dr[rq.owner].host)
-	if rt.fixedSize != size {
+	p := s.dpath(s.m.RankHost[sq.owner], s.m.RankHost[rq.owner])
+	if p.fixedSize != size {
 		latF, bwF := s.netFactors(size)
-		rt.fixedSize, rt.fixedDur = size, fixedDuration(rt.latency*latF, size, s.rateBound(rt.latency, rt.minBw)*bwF)
+		p.fixedSize, p.fixedDur = size, fixedDuration(p.latency*latF, size, s.rateBound(p.latency, p.minBw)*bwF)
 	}
-	end := m + rt.fixedDur
+	end := m + p.fixedDur
 	s.stats.messages++
 	s.stats.bytes += sq.bytes
 	if s.msgObs != nil && sq.tag >= 0 {
@@ -614,6 +614,33 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	if sq.dropped {
 		s.freeDreqs = append(s.freeDreqs, sq)
 	}
+}
+
+// dpath is what the dependency-driven engine keeps of a route: its
+// latency and slowest bandwidth (as route has them), and the last
+// transfer size it timed there, and its time (sizes repeat: a code sends
+// few). Kept by value in its source host's map, it costs a replay of
+// thousands of ranks neither route's allocations nor a pointer to follow
+// at each message.
+type dpath struct {
+	fixedSize, fixedDur float64
+	latency, minBw      float64
+}
+
+// dpath returns the route from host src to host dst, made at its first
+// message.
+func (s *simulation) dpath(src, dst int) *dpath {
+	if s.dpaths == nil {
+		s.dpaths = make([]smallmap.Map[int32, dpath], len(s.m.Hosts))
+	}
+	from := &s.dpaths[src]
+	if p := from.Ref(int32(dst)); p != nil {
+		return p
+	}
+	links, lat := s.routeLinks(src, dst)
+	p := from.Slot(int32(dst))
+	*p = dpath{latency: lat, minBw: s.minBandwidth(links)}
+	return p
 }
 
 // depWait waits for r.waits: it reports whether all are complete, r's
