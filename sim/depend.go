@@ -449,17 +449,21 @@ func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
 		r.store.Push(k, q)
 		return
 	}
-	if old := r.byID.Get(id); old != nil {
+	slot := r.byID.Slot(id)
+	if old := *slot; old != nil {
 		old.id = 0 // still stored, for a waitall
 	}
-	r.byID.Put(id, q)
+	*slot = q
 	q.id, q.outIdx = id, int32(len(r.out))
 	r.out = append(r.out, q)
 }
 
-// depTake takes q, found by its id, out of r's requests.
-func (s *simulation) depTake(r *depRank, q *dreq) {
-	r.byID.Delete(q.id)
+// depTake takes the request of id id out of r's requests, nil if none.
+func (s *simulation) depTake(r *depRank, id uint64) *dreq {
+	q, _ := r.byID.Take(id)
+	if q == nil {
+		return nil
+	}
 	r.out[q.outIdx] = nil
 	q.id, q.held = 0, false
 	if r.outDead++; 2*r.outDead > len(r.out) {
@@ -475,15 +479,13 @@ func (s *simulation) depTake(r *depRank, q *dreq) {
 		clear(r.out[n:])
 		r.out, r.outDead = r.out[:n], 0
 	}
+	return q
 }
 
 // depPop takes the request a wait names out of r's store, as popReq does.
 func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 	if !byKey(e) {
-		if q = r.byID.Get(e.Request); q != nil {
-			s.depTake(r, q)
-		}
-		return q, true
+		return s.depTake(r, e.Request), true
 	}
 	if len(r.out) > r.outDead {
 		s.err = s.fallback("a wait naming a key in a trace naming requests")
@@ -504,9 +506,8 @@ func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
 		n, found := r.byID.Len(), 0
 		for _, id := range e.Requests {
-			if q := r.byID.Get(id); q != nil {
+			if q := s.depTake(r, id); q != nil {
 				found++
-				s.depTake(r, q)
 				s.depAddWait(r, q)
 			}
 		}
