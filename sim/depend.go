@@ -94,10 +94,10 @@ type depRank struct {
 	// arrived are the messages its current action returned with, for a
 	// MessageObserver.
 	arrived []Message
-	store   reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
-	out     []*dreq                     // requests stored by id, in posting order (nil: taken)
-	outDead int                         // the nils in out
-	byID    smallmap.Map[uint64, *dreq] // by the trace's request id
+	store   reqstore.Store[*dreq] // SimGrid's RequestStorage (depStore)
+	out     []*dreq               // requests stored by id, in posting order (nil: taken)
+	outDead int                   // the nils in out
+	byID    idTable               // by the trace's request id
 
 	coll     *collState // its progress through a collective, made at its first
 	memos    collMemos  // its last collective of each kind (coll_memo.go)
@@ -449,18 +449,16 @@ func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
 		r.store.Push(k, q)
 		return
 	}
-	slot := r.byID.Slot(id)
-	if old := *slot; old != nil {
+	if old := r.byID.put(id, q); old != nil {
 		old.id = 0 // still stored, for a waitall
 	}
-	*slot = q
 	q.id, q.outIdx = id, int32(len(r.out))
 	r.out = append(r.out, q)
 }
 
 // depTake takes the request of id id out of r's requests, nil if none.
 func (s *simulation) depTake(r *depRank, id uint64) *dreq {
-	q, _ := r.byID.Take(id)
+	q := r.byID.take(id)
 	if q == nil {
 		return nil
 	}
@@ -504,7 +502,7 @@ func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 // depWaitAll makes r wait for the requests e lists, or all it stores.
 func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
-		n, found := r.byID.Len(), 0
+		n, found := r.byID.n, 0
 		for _, id := range e.Requests {
 			if q := s.depTake(r, id); q != nil {
 				found++
@@ -522,7 +520,7 @@ func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 		}
 	}
 	r.out, r.outDead = r.out[:0], 0
-	r.byID.Clear() // it indexes requests of out only
+	r.byID.clear() // it indexes requests of out only
 	r.store.Drain(func(q *dreq) {
 		if q != nil {
 			q.held = false
