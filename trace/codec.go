@@ -168,22 +168,19 @@ func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
 	return binary.LittleEndian.AppendUint64(dst, c)
 }
 
-// decodeCallSite reads a call-site as appendCallSite writes it.
-func (st *CodecState) decodeCallSite(f *varint.Fast) uint64 {
-	at := f.Off
-	switch k := f.Uvarint(); {
-	case k == 0:
-		c := f.Fixed64()
-		if !f.Failed() && len(st.sites) < maxSites {
-			st.sites = append(st.sites, c)
-		}
-		st.callSite = c
-	case k <= uint64(len(st.sites)):
-		st.callSite = st.sites[k-1]
-	default:
+// decodeCallSite reads the rest of a call-site appendCallSite wrote as k
+// at offset at, where k is not the index of one seen before (which
+// DecodeEvent reads itself): a new call-site, or an index out of range.
+func (st *CodecState) decodeCallSite(f *varint.Fast, at int, k uint64) {
+	if k != 0 {
 		f.Fail(at, "call-site index out of range")
+		return
 	}
-	return st.callSite
+	c := f.Fixed64()
+	if !f.Failed() && len(st.sites) < maxSites {
+		st.sites = append(st.sites, c)
+	}
+	st.callSite = c
 }
 
 func eventMask(e *Event, st *CodecState) uint32 {
@@ -290,7 +287,13 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		e.CallSite = st.decodeCallSite(&f)
+		at := f.Off
+		if k := f.Uvarint(); k-1 < uint64(len(st.sites)) {
+			st.callSite = st.sites[k-1] // one seen before
+		} else {
+			st.decodeCallSite(&f, at, k)
+		}
+		e.CallSite = st.callSite
 	}
 	if mask&fRegion != 0 {
 		at := f.Off
