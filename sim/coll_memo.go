@@ -126,22 +126,29 @@ func (m *collMemo) nextPhase(st *collState) bool {
 }
 
 // collMemos are a rank's memos, one per collective kind, made at its
-// first call of the kind.
+// first call of the kind, in that order. A code calls few kinds: a table
+// of every kind took 512 bytes a rank, a page of fresh memory every eight
+// ranks of a replay of thousands.
 type collMemos []*collMemo
+
+// of returns the memo of kind k.
+func (ms *collMemos) of(k trace.Kind) *collMemo {
+	for _, m := range *ms {
+		if m.kind == k {
+			return m
+		}
+	}
+	m := &collMemo{kind: k} // record keeps the kind
+	*ms = append(*ms, m)
+	return m
+}
 
 // startColl sets st up for collective e of rank id, replaying the call
 // kept in ms if it is the same, else as setupColl does, keeping it if
 // it can. It returns the memo of e's kind and the temporary buffers the
 // call grows (tmpGrows).
 func (s *simulation) startColl(ms *collMemos, st *collState, id int32, e *trace.Event) (*collMemo, [2]bool, error) {
-	if *ms == nil {
-		*ms = make(collMemos, trace.NumKinds)
-	}
-	m := (*ms)[e.Kind]
-	if m == nil {
-		m = new(collMemo)
-		(*ms)[e.Kind] = m
-	}
+	m := ms.of(e.Kind)
 	if m.matches(e) {
 		m.replay(st)
 		s.markTmpGrown(m.grows[0], m.grows[1]) // as growTmpBuffers

@@ -94,10 +94,10 @@ type depRank struct {
 	// arrived are the messages its current action returned with, for a
 	// MessageObserver.
 	arrived []Message
-	store   reqstore.Store[*dreq]       // SimGrid's RequestStorage (depStore)
-	out     []*dreq                     // requests stored by id, in posting order (nil: taken)
-	outDead int                         // the nils in out
-	byID    smallmap.Map[uint64, *dreq] // by the trace's request id
+	store   reqstore.Store[*dreq] // SimGrid's RequestStorage (depStore)
+	out     []*dreq               // requests stored by id, in posting order (nil: taken)
+	outDead int                   // the nils in out
+	byID    idTable               // by the trace's request id
 
 	coll     *collState // its progress through a collective, made at its first
 	memos    collMemos  // its last collective of each kind (coll_memo.go)
@@ -449,17 +449,19 @@ func (s *simulation) depStore(r *depRank, k reqKey, q *dreq, id uint64) {
 		r.store.Push(k, q)
 		return
 	}
-	if old := r.byID.Get(id); old != nil {
+	if old := r.byID.put(id, q); old != nil {
 		old.id = 0 // still stored, for a waitall
 	}
-	r.byID.Put(id, q)
 	q.id, q.outIdx = id, int32(len(r.out))
 	r.out = append(r.out, q)
 }
 
-// depTake takes q, found by its id, out of r's requests.
-func (s *simulation) depTake(r *depRank, q *dreq) {
-	r.byID.Delete(q.id)
+// depTake takes the request of id id out of r's requests, nil if none.
+func (s *simulation) depTake(r *depRank, id uint64) *dreq {
+	q := r.byID.take(id)
+	if q == nil {
+		return nil
+	}
 	r.out[q.outIdx] = nil
 	q.id, q.held = 0, false
 	if r.outDead++; 2*r.outDead > len(r.out) {
@@ -475,15 +477,13 @@ func (s *simulation) depTake(r *depRank, q *dreq) {
 		clear(r.out[n:])
 		r.out, r.outDead = r.out[:n], 0
 	}
+	return q
 }
 
 // depPop takes the request a wait names out of r's store, as popReq does.
 func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 	if !byKey(e) {
-		if q = r.byID.Get(e.Request); q != nil {
-			s.depTake(r, q)
-		}
-		return q, true
+		return s.depTake(r, e.Request), true
 	}
 	if len(r.out) > r.outDead {
 		s.err = s.fallback("a wait naming a key in a trace naming requests")
@@ -502,11 +502,10 @@ func (s *simulation) depPop(r *depRank, e *trace.Event) (q *dreq, ok bool) {
 // depWaitAll makes r wait for the requests e lists, or all it stores.
 func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 	if e.Requests != nil {
-		n, found := r.byID.Len(), 0
+		n, found := r.byID.n, 0
 		for _, id := range e.Requests {
-			if q := r.byID.Get(id); q != nil {
+			if q := s.depTake(r, id); q != nil {
 				found++
-				s.depTake(r, q)
 				s.depAddWait(r, q)
 			}
 		}
@@ -521,7 +520,7 @@ func (s *simulation) depWaitAll(r *depRank, e *trace.Event) {
 		}
 	}
 	r.out, r.outDead = r.out[:0], 0
-	r.byID.Clear() // it indexes requests of out only
+	r.byID.clear() // it indexes requests of out only
 	r.store.Drain(func(q *dreq) {
 		if q != nil {
 			q.held = false
@@ -587,12 +586,12 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	}
 	m := max(sq.posted, rq.posted)
 	size := float64(sq.bytes + s.cfg.Envelope)
-	rt := s.route(s.dr[sq.owner].host, s.dr[rq.owner].host)
-	if rt.fixedSize != size {
+	p := s.dpath(s.m.RankHost[sq.owner], s.m.RankHost[rq.owner])
+	if p.fixedSize != size {
 		latF, bwF := s.netFactors(size)
-		rt.fixedSize, rt.fixedDur = size, fixedDuration(rt.latency*latF, size, s.rateBound(rt.latency, rt.minBw)*bwF)
+		p.fixedSize, p.fixedDur = size, fixedDuration(p.latency*latF, size, s.rateBound(p.latency, p.minBw)*bwF)
 	}
-	end := m + rt.fixedDur
+	end := m + p.fixedDur
 	s.stats.messages++
 	s.stats.bytes += sq.bytes
 	if s.msgObs != nil && sq.tag >= 0 {
@@ -614,6 +613,33 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	if sq.dropped {
 		s.freeDreqs = append(s.freeDreqs, sq)
 	}
+}
+
+// dpath is what the dependency-driven engine keeps of a route: its
+// latency and slowest bandwidth (as route has them), and the last
+// transfer size it timed there, and its time (sizes repeat: a code sends
+// few). Kept by value in its source host's map, it costs a replay of
+// thousands of ranks neither route's allocations nor a pointer to follow
+// at each message.
+type dpath struct {
+	fixedSize, fixedDur float64
+	latency, minBw      float64
+}
+
+// dpath returns the route from host src to host dst, made at its first
+// message.
+func (s *simulation) dpath(src, dst int) *dpath {
+	if s.dpaths == nil {
+		s.dpaths = make([]smallmap.Map[int32, dpath], len(s.m.Hosts))
+	}
+	from := &s.dpaths[src]
+	if p := from.Ref(int32(dst)); p != nil {
+		return p
+	}
+	links, lat := s.routeLinks(src, dst)
+	p := from.Slot(int32(dst))
+	*p = dpath{latency: lat, minBw: s.minBandwidth(links)}
+	return p
 }
 
 // depWait waits for r.waits: it reports whether all are complete, r's
@@ -639,17 +665,7 @@ func (s *simulation) depWait(r *depRank) bool {
 	if s.msgObs != nil {
 		s.depArrive(r, ws, true)
 	}
-	if len(ws) > 1 {
-		slices.SortStableFunc(ws, func(a, b *dreq) int {
-			switch {
-			case a.end < b.end:
-				return -1
-			case a.end > b.end:
-				return 1
-			}
-			return 0
-		})
-	}
+	sortByEnd(ws)
 	b, prec := r.now, s.cfg.SurfPrecision
 	if s.cfg.Subrounds {
 		// The rank wakes at each completion, the first of those
@@ -691,6 +707,32 @@ func (s *simulation) depWait(r *depRank) bool {
 	}
 	r.waits = ws[:0]
 	return true
+}
+
+// sortByEnd sorts ws by their ends, stably. A wait is for a few requests
+// (a stencil's waitall, a collective's phase): those are sorted in place
+// by insertion, with no comparison function to call; longer lists by
+// slices.SortStableFunc.
+func sortByEnd(ws []*dreq) {
+	if len(ws) > 16 {
+		slices.SortStableFunc(ws, func(a, b *dreq) int {
+			switch {
+			case a.end < b.end:
+				return -1
+			case a.end > b.end:
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(ws); i++ {
+		q, j := ws[i], i
+		for ; j > 0 && q.end < ws[j-1].end; j-- {
+			ws[j] = ws[j-1]
+		}
+		ws[j] = q
+	}
 }
 
 // depArrive hands r's current action the messages of the receives in ws

@@ -249,13 +249,9 @@ type route struct {
 	// folds them (weight-S x the sum of 1/bw rounds otherwise, and so
 	// may A->B's and B->A's penalties differ in their last bit there).
 	penalty float64
-	// fixedSize and fixedDur are the last transfer size the
-	// dependency-driven engine timed on the route, and its time (sizes
-	// repeat: a code sends few).
-	fixedSize, fixedDur float64
-	links               []*maxmin.Constraint
-	back                []*maxmin.Constraint
-	idx                 []int32 // the indexes of links, then of back
+	links   []*maxmin.Constraint
+	back    []*maxmin.Constraint
+	idx     []int32 // the indexes of links, then of back
 	// lat is the latency's addends in SimGrid's order, kept only under
 	// link profiles, which sum them again (see currentRoute).
 	lat []LatencyTerm
@@ -266,14 +262,7 @@ func (s *simulation) route(src, dst int) *route {
 	if rt := from.Get(int32(dst)); rt != nil {
 		return rt
 	}
-	fwd, lat, err := s.m.Route(src, dst)
-	if err == nil && len(fwd) == 0 && lat == 0 {
-		// SimGrid's network model aborts on a route that takes no time.
-		err = errors.New("the route has no link and no latency (an undeclared route of a Full zone, or hosts of a Cluster zone without host_link)")
-	}
-	if err != nil && s.err == nil {
-		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
-	}
+	fwd, lat := s.routeLinks(src, dst)
 	var bk []int
 	if s.cfg.CrossTraffic {
 		bk, _, _ = s.m.Route(dst, src)
@@ -282,14 +271,10 @@ func (s *simulation) route(src, dst int) *route {
 	// built once a pair of hosts, thousands of times at start-up at
 	// thousands of ranks.
 	cs := make([]*maxmin.Constraint, len(fwd)+len(bk))
-	rt := &route{latency: lat, minBw: -1, links: cs[:0:len(fwd)], back: cs[len(fwd):len(fwd)], idx: make([]int32, 0, len(fwd)+len(bk))}
+	rt := &route{latency: lat, minBw: s.minBandwidth(fwd), links: cs[:0:len(fwd)], back: cs[len(fwd):len(fwd)], idx: make([]int32, 0, len(fwd)+len(bk))}
 	for _, l := range fwd {
-		ln := &s.m.Links[l]
 		rt.links = append(rt.links, s.links[l])
 		rt.idx = append(rt.idx, int32(l))
-		if rt.minBw < 0 || ln.Bandwidth < rt.minBw {
-			rt.minBw = ln.Bandwidth
-		}
 	}
 	rt.penalty = lat
 	if s.weightS > 0 {
@@ -306,6 +291,32 @@ func (s *simulation) route(src, dst int) *route {
 	}
 	from.Put(int32(dst), rt)
 	return rt
+}
+
+// routeLinks returns the links of the route from host src to host dst
+// and its latency, failing the replay where there is none.
+func (s *simulation) routeLinks(src, dst int) ([]int, float64) {
+	fwd, lat, err := s.m.Route(src, dst)
+	if err == nil && len(fwd) == 0 && lat == 0 {
+		// SimGrid's network model aborts on a route that takes no time.
+		err = errors.New("the route has no link and no latency (an undeclared route of a Full zone, or hosts of a Cluster zone without host_link)")
+	}
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
+	}
+	return fwd, lat
+}
+
+// minBandwidth returns the bandwidth of the slowest of links, -1 if
+// there is none.
+func (s *simulation) minBandwidth(links []int) float64 {
+	minBw := -1.0
+	for _, l := range links {
+		if bw := s.m.Links[l].Bandwidth; minBw < 0 || bw < minBw {
+			minBw = bw
+		}
+	}
+	return minBw
 }
 
 // startComm starts the network transfer of c (both sides are posted).

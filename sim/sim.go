@@ -423,6 +423,8 @@ type simulation struct {
 	wilds     []int32   // the ranks with a wildcard receive not matched yet
 	lb        []float64 // scratch: lower bounds of the ranks' next posts (resolveWilds)
 	wildWork  int64     // the work of resolveWilds so far
+	// dpaths are its routes, by source host, then destination host.
+	dpaths []smallmap.Map[int32, dpath]
 
 	// pcomms numbers the communicators of point-to-point calls other than
 	// MPI_COMM_WORLD (p2pComm).

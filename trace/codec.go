@@ -168,22 +168,19 @@ func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
 	return binary.LittleEndian.AppendUint64(dst, c)
 }
 
-// decodeCallSite reads a call-site as appendCallSite writes it.
-func (st *CodecState) decodeCallSite(f *varint.Fast) uint64 {
-	at := f.Off
-	switch k := f.Uvarint(); {
-	case k == 0:
-		c := f.Fixed64()
-		if !f.Failed() && len(st.sites) < maxSites {
-			st.sites = append(st.sites, c)
-		}
-		st.callSite = c
-	case k <= uint64(len(st.sites)):
-		st.callSite = st.sites[k-1]
-	default:
+// decodeCallSite reads the rest of a call-site appendCallSite wrote as k
+// at offset at, where k is not the index of one seen before (which
+// DecodeEvent reads itself): a new call-site, or an index out of range.
+func (st *CodecState) decodeCallSite(f *varint.Fast, at int, k uint64) {
+	if k != 0 {
 		f.Fail(at, "call-site index out of range")
+		return
 	}
-	return st.callSite
+	c := f.Fixed64()
+	if !f.Failed() && len(st.sites) < maxSites {
+		st.sites = append(st.sites, c)
+	}
+	st.callSite = c
 }
 
 func eventMask(e *Event, st *CodecState) uint32 {
@@ -253,13 +250,16 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	e.Kind = k
 	e.CallSite, e.Region = st.callSite, st.region
 	if mask&fPartner != 0 {
-		e.Partner = int32Field(&f)
+		at := f.Off
+		e.Partner = int32Field(&f, at, f.Uvarint())
 	}
 	if mask&fTag != 0 {
-		e.Tag = int32Field(&f)
+		at := f.Off
+		e.Tag = int32Field(&f, at, f.Uvarint())
 	}
 	if mask&fComm != 0 {
-		e.Comm = uint32Field(&f)
+		at := f.Off
+		e.Comm = uint32Field(&f, at, f.Uvarint())
 	}
 	if mask&fSendBytes != 0 {
 		e.SendBytes = varint.Zigzag(f.Uvarint())
@@ -287,10 +287,17 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		e.CallSite = st.decodeCallSite(&f)
+		at := f.Off
+		if k := f.Uvarint(); k-1 < uint64(len(st.sites)) {
+			st.callSite = st.sites[k-1] // one seen before
+		} else {
+			st.decodeCallSite(&f, at, k)
+		}
+		e.CallSite = st.callSite
 	}
 	if mask&fRegion != 0 {
-		e.Region = uint32Field(&f)
+		at := f.Off
+		e.Region = uint32Field(&f, at, f.Uvarint())
 		st.region = e.Region
 	}
 	if mask&fTypes != 0 {
@@ -300,10 +307,12 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		st.decodeVectors(&f, e, mask)
 	}
 	if mask&fSource != 0 {
-		e.Source = int32Field(&f)
+		at := f.Off
+		e.Source = int32Field(&f, at, f.Uvarint())
 	}
 	if mask&fNewComm != 0 {
-		e.NewComm = uint32Field(&f)
+		at := f.Off
+		e.NewComm = uint32Field(&f, at, f.Uvarint())
 	}
 	if mask&fOp != 0 {
 		at := f.Off
@@ -312,32 +321,58 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 		}
 	}
 	if mask&fHandle != 0 {
-		e.Handle = uint32Field(&f)
+		at := f.Off
+		e.Handle = uint32Field(&f, at, f.Uvarint())
 	}
 	if f.Failed() {
-		return 0, corrupt(f.Err())
+		return 0, decodeError(&f, src)
 	}
 	return f.Off, nil
 }
 
-// int32Field reads a signed varint that must fit 32 bits.
-func int32Field(f *varint.Fast) int32 {
-	at := f.Off
-	v := varint.Zigzag(f.Uvarint())
+// The failures of int32Field and uint32Field, which decodeError words
+// with the value.
+const (
+	wideSigned   = "a signed value does not fit 32 bits"
+	wideUnsigned = "an unsigned value does not fit 32 bits"
+)
+
+// int32Field returns u, a signed field's varint read at offset at, as the
+// 32-bit value it must be; one wider fails f there. It and uint32Field
+// are small enough to inline in DecodeEvent, where its every field is
+// read: the value is put in words only if the event turns out corrupt
+// (decodeError).
+func int32Field(f *varint.Fast, at int, u uint64) int32 {
+	v := varint.Zigzag(u)
 	if int64(int32(v)) != v {
-		f.Fail(at, "value "+strconv.FormatInt(v, 10)+" does not fit 32 bits")
+		f.Fail(at, wideSigned)
 	}
 	return int32(v)
 }
 
-// uint32Field reads an unsigned varint that must fit 32 bits.
-func uint32Field(f *varint.Fast) uint32 {
-	at := f.Off
-	v := f.Uvarint()
+// uint32Field returns v, an unsigned field's varint read at offset at,
+// as the 32-bit value it must be; one wider fails f there.
+func uint32Field(f *varint.Fast, at int, v uint64) uint32 {
 	if v > math.MaxUint32 {
-		f.Fail(at, "value "+strconv.FormatUint(v, 10)+" does not fit 32 bits")
+		f.Fail(at, wideUnsigned)
 	}
 	return uint32(v)
+}
+
+// decodeError returns f's failure as ErrCorrupt, naming the value of a
+// field too wide for 32 bits, read again from src.
+func decodeError(f *varint.Fast, src []byte) error {
+	err := f.Err()
+	if e, ok := err.(*varint.Error); ok && (e.What == wideSigned || e.What == wideUnsigned) {
+		g := varint.Fast{B: src, Off: e.Offset}
+		v := g.Uvarint()
+		if e.What == wideSigned {
+			e.What = "value " + strconv.FormatInt(varint.Zigzag(v), 10) + " does not fit 32 bits"
+		} else {
+			e.What = "value " + strconv.FormatUint(v, 10) + " does not fit 32 bits"
+		}
+	}
+	return corrupt(err)
 }
 
 // decodeVectors reads the count and request vectors mask names.

@@ -353,14 +353,14 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 		r.lastExit = e.Exit
 	}
 	if e.Request != 0 {
-		if e.Request, err = r.request(); err != nil {
-			return false, err
-		}
+		e.Request = r.request()
 	}
 	for i := range e.Requests {
-		if e.Requests[i], err = r.request(); err != nil {
-			return false, err
-		}
+		e.Requests[i] = r.request()
+	}
+	if r.requests.Failed() {
+		// Every read after the first that failed fails at its offset.
+		return false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
 	}
 	return true, nil
 }
@@ -374,14 +374,12 @@ func (r *payloadReader) fixed(col []byte, off *int) (uint64, bool) {
 	return v, true
 }
 
-func (r *payloadReader) request() (uint64, error) {
-	at := r.requests.Off
-	d := varint.Zigzag(r.requests.Uvarint())
-	if r.requests.Failed() {
-		return 0, fmt.Errorf("request %w or malformed at its byte %d", errColumn, at)
-	}
-	r.lastReq += uint64(d)
-	return r.lastReq, nil
+// request reads the next request id. A read that fails leaves
+// r.requests failed, and the reads after it: next checks once, after the
+// event's last.
+func (r *payloadReader) request() uint64 {
+	r.lastReq += uint64(varint.Zigzag(r.requests.Uvarint()))
+	return r.lastReq
 }
 
 // finish checks that the structure used every value of the columns (but

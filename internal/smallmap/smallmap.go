@@ -113,11 +113,14 @@ func (m *Map[K, V]) Len() int { return len(m.kv) }
 // Delete removes k; while iterating with All, only the current key may
 // be deleted.
 func (m *Map[K, V]) Delete(k K) {
-	i := m.find(k)
-	if i < 0 {
-		return
+	if i := m.find(k); i >= 0 {
+		m.deleteAt(i)
 	}
-	last := len(m.kv) - 1
+}
+
+// deleteAt removes the key at kv[i].
+func (m *Map[K, V]) deleteAt(i int) {
+	k, last := m.kv[i].k, len(m.kv)-1
 	if m.idx != nil {
 		delete(m.idx, k)
 		if i != last {
@@ -134,11 +137,14 @@ func (m *Map[K, V]) Delete(k K) {
 
 // Take removes k and returns its value, and whether it was present.
 func (m *Map[K, V]) Take(k K) (V, bool) {
-	v, ok := m.Lookup(k)
-	if ok {
-		m.Delete(k)
+	i := m.find(k)
+	if i < 0 {
+		var zero V
+		return zero, false
 	}
-	return v, ok
+	v := m.kv[i].v
+	m.deleteAt(i)
+	return v, true
 }
 
 // Clear removes every key.
