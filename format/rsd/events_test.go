@@ -213,12 +213,6 @@ func TestEventsClusterErrors(t *testing.T) {
 	}
 }
 
-// clusterBody returns the body of cluster block i of file b.
-func clusterBody(b []byte, i int) []byte {
-	off, end := clusterBlock(b, i)
-	return b[off+8 : end]
-}
-
 // TestCompressedItems: a cluster's items in the zstd form read as the
 // same trace; a frame that expands to more or fewer bytes than announced,
 // or an announcement beyond 64 times the frame, is refused.
