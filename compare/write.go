@@ -29,11 +29,11 @@ func (c *Comparison) WriteText(w io.Writer, top int) error {
 		return err
 	}
 	if len(c.Unnamed) > 0 {
-		which := "the trace of " + c.Unnamed[0] + " names"
+		which, its := "the trace of "+c.Unnamed[0]+" names", "its"
 		if len(c.Unnamed) > 1 {
-			which = "the traces of " + strings.Join(c.Unnamed, ", ") + " name"
+			which, its = "the traces of "+strings.Join(c.Unnamed, ", ")+" name", "their"
 		}
-		_, err := fmt.Fprintf(w, "\ncall paths not compared: %s none (its time is outside any function, which no call path of the other runs matches)\n", which)
+		_, err := fmt.Fprintf(w, "\ncall paths not compared: %s none (%s time is outside any function, which no call path of the other runs matches)\n", which, its)
 		return err
 	}
 	for _, l := range c.Paths {

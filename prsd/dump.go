@@ -101,8 +101,9 @@ func histText(h *Histogram) string {
 	return "{" + strings.Join(parts, "; ") + "}"
 }
 
-// groupName names the ranks of one of a node's groups groups: "all" for
-// the only one, "rest" for the last of several, without a ranklist.
+// groupName names the ranks of one of a node's groups, of which there
+// are groups: its ranklist, or, without one, "all" where it is the only
+// group and "rest" where it is the last of several.
 func groupName(r Ranklist, groups int) string {
 	switch {
 	case r != nil:
