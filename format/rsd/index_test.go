@@ -3,6 +3,7 @@ package rsd
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,6 +144,26 @@ func TestIndexedGroupsErrors(t *testing.T) {
 		_, err := Decode(c.b)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestEntropyBytes: the indexes' estimated size once compressed is their
+// count times their order-0 entropy, in bytes, rounded up.
+func TestEntropyBytes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		idx  []uint64
+		k    int
+		want int
+	}{
+		{"one group", []uint64{1, 1, 1, 1, 1, 1, 1, 1}, 2, 0},
+		{"two alike", []uint64{1, 2, 1, 2, 1, 2, 1, 2}, 2, 1},
+		{"four alike over 64", slices.Repeat([]uint64{1, 2, 3, 4}, 16), 4, 16},
+		{"ranks of none", []uint64{0, 0, 0, 0, 1, 2, 1, 2}, 2, 2},
+	} {
+		if got := entropyBytes(c.idx, c.k); got != c.want {
+			t.Errorf("%s: %d bytes, want %d", c.name, got, c.want)
 		}
 	}
 }

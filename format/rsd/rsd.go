@@ -532,9 +532,9 @@ func appendRanklist(b []byte, l prsd.Ranklist) []byte {
 // itemsWriter writes a cluster's items: their call sites numbered by a
 // table and, from version 6, a call's groups of parameters or of timings
 // as the index of each of the cluster's ranks' group where that takes
-// fewer bytes than their ranklists (a noisy run's ranks fall into a
-// call's timing groups at random, scattered ranklists of 4 numbers a
-// section or more, an index a byte).
+// fewer bytes than their ranklists once compressed (a noisy run's ranks
+// fall into a call's timing groups at random, scattered ranklists of 4
+// numbers a section or more, an index a few bits).
 type itemsWriter struct {
 	*sites
 	// members are the cluster's ranks, in increasing order; nil before
@@ -635,7 +635,8 @@ func (w *itemsWriter) live(in []bool, l prsd.Ranklist) []bool {
 // groups appends the number k of a call's groups of one kind (its
 // parameters or its timings), of ranklists list(i), and, from version
 // 6, where they are at least 2 and that takes fewer bytes than their
-// ranklists, the index of each of the cluster's ranks' group (indexes);
+// ranklists once compressed (entropyBytes), the index of each of the
+// cluster's ranks' group (indexes);
 // it tells whether it did, and the groups are then written without
 // their ranklists. In version 6 the count is shifted left one bit, the
 // low bit set where the indexes follow.
@@ -657,12 +658,31 @@ func (w *itemsWriter) groups(b []byte, live []bool, k int, list func(int) prsd.R
 		for _, g := range idx {
 			w.buf = binary.AppendUvarint(w.buf, g)
 		}
-		if len(w.buf) < lists {
+		if entropyBytes(idx, k) < lists {
 			b = binary.AppendUvarint(b, uint64(k)<<1|1)
 			return append(b, w.buf...), true
 		}
 	}
 	return binary.AppendUvarint(b, uint64(k)<<1), false
+}
+
+// entropyBytes estimates the bytes the indexes idx (at most k) take once
+// compressed: their count times their order-0 entropy. A random choice
+// among a few groups takes a few bits a rank, where the ranklists'
+// scattered sections do not compress.
+func entropyBytes(idx []uint64, k int) int {
+	n := make([]int, k+1)
+	for _, g := range idx {
+		n[g]++
+	}
+	h := 0.0
+	for _, c := range n {
+		if c > 0 {
+			p := float64(c) / float64(len(idx))
+			h -= float64(c) * math.Log2(p)
+		}
+	}
+	return int(math.Ceil(h / 8))
 }
 
 // indexes returns, for each of the cluster's ranks members (increasing)
