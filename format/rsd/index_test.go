@@ -9,24 +9,13 @@ import (
 
 	"kairos/prsd"
 	"kairos/trace"
-	"kairos/workload"
 )
 
 // noisy returns a generator's trace of ranks ranks, with 5% noise and
 // 10% imbalance.
 func noisy(t testing.TB, kind string, ranks, iterations int) trace.Source {
 	t.Helper()
-	p, err := workload.Defaults(kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Ranks, p.Grid, p.Iterations = ranks, nil, iterations
-	p.Imbalance, p.Noise = 0.1, 0.05
-	src, err := workload.New(kind, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return src
+	return genNoisy(t, kind, ranks, iterations, 0.05)
 }
 
 // TestIndexedGroups: a noisy run's ranks fall into a call's timing

@@ -17,14 +17,22 @@ import (
 	"kairos/workload"
 )
 
+// gen returns a generator's trace of ranks ranks, with 2% noise and 10%
+// imbalance.
 func gen(t testing.TB, kind string, ranks, iterations int) trace.Source {
+	return genNoisy(t, kind, ranks, iterations, 0.02)
+}
+
+// genNoisy returns a generator's trace of ranks ranks, with noise and
+// 10% imbalance.
+func genNoisy(t testing.TB, kind string, ranks, iterations int, noise float64) trace.Source {
 	t.Helper()
 	p, err := workload.Defaults(kind)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Ranks, p.Grid, p.Iterations = ranks, nil, iterations
-	p.Imbalance, p.Noise = 0.1, 0.02
+	p.Imbalance, p.Noise = 0.1, noise
 	src, err := workload.New(kind, p)
 	if err != nil {
 		t.Fatal(err)
