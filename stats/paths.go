@@ -40,7 +40,7 @@ func pathAt(meta *trace.Meta, e *trace.Event) pathKey {
 	if e.Kind == trace.Sleep {
 		return newPathKey(e.Region, uint32(trace.Compute))
 	}
-	if e.Kind.NamedByRegion() && strings.HasPrefix(meta.RegionName(e.Region), "MPI_") {
+	if meta.MPIFunction(e) != "" {
 		return newPathKey(meta.Regions[e.Region].Parent, uint32(trace.NumKinds)+e.Region)
 	}
 	return newPathKey(e.Region, uint32(e.Kind))

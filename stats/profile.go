@@ -42,7 +42,7 @@ func spreadOf(sum, least, most float64, mostRank, ranks int) Spread {
 }
 
 // profile accumulates the flat profile one rank at a time, so that its
-// memory does not grow with ranks. A call the trace names (mpiName: an
+// memory does not grow with ranks. A call the trace names (Meta.MPIFunction: an
 // MPI_Iprobe, an MPI_Comm_rank) has its own line, not its kind's.
 type profile struct {
 	ranks   int

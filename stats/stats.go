@@ -14,7 +14,6 @@ import (
 	"math"
 	"math/bits"
 	"sort"
-	"strings"
 
 	"kairos/trace"
 )
@@ -270,7 +269,7 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	for rd.Next() {
 		e := rd.Event()
 		rs.Events++
-		name := mpiName(meta, e)
+		name := meta.MPIFunction(e)
 		if name != "" {
 			calls[name]++
 		} else if e.Kind < trace.Kind(trace.NumKinds) {
@@ -382,24 +381,6 @@ func oneSidedTraffic(e *trace.Event, r int32) []traffic {
 		t = append(t, traffic{e.Partner, r, e.RecvBytes})
 	}
 	return t
-}
-
-// mpiName returns the MPI function of an event whose kind stands for
-// several (trace.Kind.NamedByRegion): a local or deferred call (one that
-// communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose
-// message another call receives, an MPI_Waitall of no request) or an
-// MPI-IO call (MPI_File_set_view is a "file" event, MPI_File_write_at_all
-// a "file_write"), which the user knows by that name rather than by the
-// model's kind, as the call paths, the report and the wait states name
-// it; "" for other events, or where the reader kept no name.
-func mpiName(meta *trace.Meta, e *trace.Event) string {
-	if !e.Kind.NamedByRegion() {
-		return ""
-	}
-	if name := meta.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
-		return name
-	}
-	return ""
 }
 
 // collectiveBytes is the send buffer rank r passes to collective e.

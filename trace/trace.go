@@ -12,6 +12,7 @@ package trace
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // MaxRanks bounds the ranks of a trace Kairos reads or simulates (16.8
@@ -128,6 +129,24 @@ func (m *Meta) AddRegion(name string, parent uint32) uint32 {
 func (m *Meta) RegionName(id uint32) string {
 	if int(id) < len(m.Regions) {
 		return m.Regions[id].Name
+	}
+	return ""
+}
+
+// MPIFunction returns the MPI function of an event whose kind stands for
+// several (Kind.NamedByRegion): a local or deferred call (one that
+// communicates nothing itself: MPI_Comm_rank, an MPI_Iprobe whose message
+// another call receives, an MPI_Waitall of no request) or an MPI-IO call
+// (MPI_File_set_view is a File event, MPI_File_write_at_all a FileWrite).
+// It is the event's region's name where that names an MPI function, ""
+// for other events or where the reader kept no name. Users know such
+// calls by that name rather than by the model's kind.
+func (m *Meta) MPIFunction(e *Event) string {
+	if !e.Kind.NamedByRegion() {
+		return ""
+	}
+	if name := m.RegionName(e.Region); strings.HasPrefix(name, "MPI_") {
+		return name
 	}
 	return ""
 }

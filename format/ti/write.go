@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +35,11 @@ type WriteStats struct {
 	// not have one entry per rank, waits and tests on a request the rank
 	// never started, and location markers without a file name.
 	Dropped [trace.NumKinds]int
+	// DroppedCalls counts, by MPI function, the dropped events whose kind
+	// stands for several and whose region names the function
+	// (trace.Meta.MPIFunction: "MPI_File_set_view" rather than "file");
+	// Dropped does not count them.
+	DroppedCalls map[string]int
 	// Inits counts the ranks given an init before their first MPI
 	// action, which came before any init: SimGrid's replay sets its
 	// default datatype in init and crashes on an action that needs it
@@ -49,6 +56,9 @@ func (s *WriteStats) DroppedTotal() int {
 	for _, d := range s.Dropped {
 		n += d
 	}
+	for _, d := range s.DroppedCalls {
+		n += d
+	}
 	return n
 }
 
@@ -60,6 +70,9 @@ func (s *WriteStats) String() string {
 		if d > 0 {
 			parts = append(parts, trace.Kind(k).String()+" "+strconv.Itoa(d))
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.DroppedCalls)) {
+		parts = append(parts, name+" "+strconv.Itoa(s.DroppedCalls[name]))
 	}
 	var notes []string
 	if len(parts) > 0 {
@@ -260,7 +273,7 @@ func (rw *rankWriter) event(e *trace.Event) error {
 	rw.buf = strconv.AppendInt(rw.buf[:0], int64(rw.rank), 10)
 	rw.buf = append(rw.buf, ' ')
 	if !rw.format(e) {
-		rw.st.Dropped[e.Kind]++
+		rw.drop(e)
 		return nil
 	}
 	rw.finalized = rw.finalized || e.Kind == trace.Finalize
@@ -280,6 +293,20 @@ func (rw *rankWriter) event(e *trace.Event) error {
 	rw.st.Lines++
 	_, err := rw.w.Write(rw.buf)
 	return err
+}
+
+// drop counts e as dropped, by its MPI function where its kind stands for
+// several.
+func (rw *rankWriter) drop(e *trace.Event) {
+	name := rw.meta.MPIFunction(e)
+	if name == "" {
+		rw.st.Dropped[e.Kind]++
+		return
+	}
+	if rw.st.DroppedCalls == nil {
+		rw.st.DroppedCalls = make(map[string]int)
+	}
+	rw.st.DroppedCalls[name]++
 }
 
 // init writes the init line a rank's first MPI action needs, ahead of

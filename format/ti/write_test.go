@@ -177,6 +177,7 @@ func TestWriteConversions(t *testing.T) {
 	meta := trace.NewMeta()
 	meta.DefaultType = trace.TypeInt
 	meta.AddRegion("has space.c", 0)
+	setView := meta.AddRegion("MPI_File_set_view", 0)
 	tr := trace.New(2, meta)
 	add := func(r int, k trace.Kind, set func(e *trace.Event)) {
 		e := trace.NewEvent(k)
@@ -196,6 +197,9 @@ func TestWriteConversions(t *testing.T) {
 	add(0, trace.CommCreate, nil)
 	add(0, trace.Barrier, func(e *trace.Event) { e.Comm = 3 })
 	add(0, trace.Location, func(e *trace.Event) { e.Region = 1 })
+	add(0, trace.File, func(e *trace.Event) { e.Region = setView })
+	add(0, trace.File, func(e *trace.Event) { e.Region = setView })
+	add(1, trace.File, nil) // its function unnamed: counted by kind
 	add(0, trace.Gatherv, func(e *trace.Event) { e.Partner, e.SendBytes = 1, 8 })
 	add(0, trace.Bcast, func(e *trace.Event) { e.Partner, e.SendBytes, e.SendType = 0, 16, trace.TypeDouble })
 	add(1, trace.Bcast, func(e *trace.Event) { e.Partner, e.RecvBytes = 0, 8 }) // a non-root's size
@@ -223,13 +227,16 @@ func TestWriteConversions(t *testing.T) {
 		t.Errorf("got (%d inits added)\n%swant (1)\n%s", st.Inits, buf.String(), want)
 	}
 	wantDropped := map[trace.Kind]int{trace.Wait: 1, trace.Probe: 1, trace.CommCreate: 1, trace.Barrier: 1,
-		trace.Location: 1, trace.Alltoallv: 1}
+		trace.Location: 1, trace.Alltoallv: 1, trace.File: 1}
 	for k, n := range st.Dropped {
 		if n != wantDropped[trace.Kind(k)] {
 			t.Errorf("dropped %d %v, want %d", n, trace.Kind(k), wantDropped[trace.Kind(k)])
 		}
 	}
-	if st.DroppedTotal() != 6 || !strings.Contains(st.String(), "6 events") {
+	if len(st.DroppedCalls) != 1 || st.DroppedCalls["MPI_File_set_view"] != 2 {
+		t.Errorf("dropped calls %v, want MPI_File_set_view 2", st.DroppedCalls)
+	}
+	if st.DroppedTotal() != 9 || !strings.Contains(st.String(), "9 events") || !strings.Contains(st.String(), "MPI_File_set_view 2") {
 		t.Errorf("stats %q", st.String())
 	}
 }
