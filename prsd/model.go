@@ -459,12 +459,11 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if cl.Events != nil {
 		return cl.Events.OpenRank(r)
 	}
-	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
-	if err != nil {
+	rd := &reader{t: t, cl: cl, r: int32(r)}
+	if err := rd.ctx.set(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam); err != nil {
 		return nil, err
 	}
-	ctx.sites = &siteTable{sites: t.Sites}
-	rd := &reader{t: t, cl: cl, r: int32(r), ctx: ctx}
+	rd.ctx.sites = &siteTable{sites: t.Sites}
 	rd.stack = append(rd.stack, rframe{items: cl.Items})
 	return rd, nil
 }
@@ -474,7 +473,7 @@ type reader struct {
 	t        *Trace
 	cl       *Cluster
 	r        int32
-	ctx      *rankCtx
+	ctx      fieldCtx
 	stack    []rframe
 	cursors  []cursor
 	choices  []choice // per node, what the rank does there
@@ -797,7 +796,7 @@ func (rd *reader) level(l int64) float64 {
 	}
 	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
 	if c.l != l {
-		c.l, c.v = l, FromLevel(l, rd.ctx.eps)
+		c.l, c.v = l, rd.ctx.level(l)
 	}
 	return c.v
 }
