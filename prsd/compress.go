@@ -254,11 +254,17 @@ func FromLevel(l int64, eps float64) float64 {
 	if eps == 0 {
 		return math.Float64frombits(uint64(l))
 	}
+	return levelValue(l, math.Log1p(eps))
+}
+
+// levelValue is FromLevel(l, eps) of eps > 0, of ln1p = math.Log1p(eps),
+// which a reader computes once.
+func levelValue(l int64, ln1p float64) float64 {
 	m := (l%3 + 3) % 3
 	if m == 0 {
 		return 0
 	}
-	v := math.Exp(float64((l-m)/3) * math.Log1p(eps))
+	v := math.Exp(float64((l-m)/3) * ln1p)
 	if m == 2 {
 		return -v
 	}

@@ -122,20 +122,28 @@ var (
 	absMode   = []Mode{Abs}
 )
 
-// rankCtx is what encoding and decoding a field need of the rank: its
-// number, the number of ranks, the plug-ins' bases and the communicator
-// families.
+// rankCtx is what encoding a field needs of the rank: what decoding
+// needs (fieldCtx), each field's modes and the communicators met.
 type rankCtx struct {
-	rank, ranks int32
-	modes       [NumFields][]Mode // each field's modes (modesOf)
-	eps         float64           // the timing's error bound
+	fieldCtx
+	modes [NumFields][]Mode // each field's modes (modesOf)
 	// ahead is, while encoding, how far the rank's clock read back is
 	// ahead of its own by the levels of the times that will read them
 	// (statAcc.addTime).
 	ahead  float64
-	bases  []int32 // each plug-in's b(rank)
-	fam    *Families
 	member map[uint32]bool // communicators known to hold the rank (encoding)
+}
+
+// fieldCtx is what decoding a field needs of the rank: its number, the
+// number of ranks, the plug-ins' bases and the communicator families. A
+// reader keeps one for its rank (of 64 bytes, where a rankCtx's modes
+// take 480 and a map: a trace of 1,024 ranks has as many readers).
+type fieldCtx struct {
+	rank, ranks int32
+	eps         float64 // the timing's error bound
+	ln1p        float64 // math.Log1p(eps), for the levels' values
+	bases       []int32 // each plug-in's b(rank)
+	fam         *Families
 	// sites number the call sites of the CompSite field (nil: a site
 	// is its own value).
 	sites *siteTable
@@ -173,18 +181,28 @@ func (t *siteTable) site(n int64) uint64 {
 }
 
 func newRankCtx(rank, ranks int32, eps float64, plugins []string, fam *Families) (*rankCtx, error) {
-	c := &rankCtx{rank: rank, ranks: ranks, eps: eps, fam: fam, member: map[uint32]bool{}}
+	c := &rankCtx{member: map[uint32]bool{}}
+	if err := c.set(rank, ranks, eps, plugins, fam); err != nil {
+		return nil, err
+	}
 	for f := range NumFields {
 		c.modes[f] = modesOf(f, len(plugins))
 	}
+	return c, nil
+}
+
+// set sets c for rank of ranks, a timing error bound eps, plug-ins and
+// communicator families.
+func (c *fieldCtx) set(rank, ranks int32, eps float64, plugins []string, fam *Families) error {
+	c.rank, c.ranks, c.eps, c.ln1p, c.fam = rank, ranks, eps, math.Log1p(eps), fam
 	for _, name := range plugins {
 		f, ok := pluginFuncs[name]
 		if !ok {
-			return nil, fmt.Errorf("unknown plug-in %q (known: %v)", name, PluginNames())
+			return fmt.Errorf("unknown plug-in %q (known: %v)", name, PluginNames())
 		}
 		c.bases = append(c.bases, f(rank, ranks))
 	}
-	return c, nil
+	return nil
 }
 
 // encode returns value v of a scalar field in mode m.
@@ -236,8 +254,16 @@ func (c *rankCtx) family(id int64) int64 {
 	return int64(f)
 }
 
+// level returns the value of level l, FromLevel(l, c.eps).
+func (c *fieldCtx) level(l int64) float64 {
+	if c.eps == 0 {
+		return FromLevel(l, 0)
+	}
+	return levelValue(l, c.ln1p)
+}
+
 // decode returns the value a series' value v in mode m stands for.
-func (c *rankCtx) decode(m Mode, v int64) (int64, error) {
+func (c *fieldCtx) decode(m Mode, v int64) (int64, error) {
 	switch {
 	case m == Abs:
 		return v, nil
@@ -266,7 +292,7 @@ func (c *rankCtx) decode(m Mode, v int64) (int64, error) {
 	return 0, fmt.Errorf("%w: mode %d names no plug-in", ErrCorrupt, m)
 }
 
-func (c *rankCtx) unoffset(v int64, base int32) int64 {
+func (c *fieldCtx) unoffset(v int64, base int32) int64 {
 	p := int64(c.ranks)
 	switch {
 	case v < 0:

@@ -22,6 +22,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -43,6 +44,9 @@ type Trace struct {
 	// cycleBytes is what the readers' tables of cycled instances may
 	// still take (template.cyc).
 	cycleBytes atomic.Int64
+	// states are the choices and cursors of closed readers, for the
+	// next ones (rankState).
+	states sync.Pool
 }
 
 // Header is what a trace's structures refer to.
@@ -459,12 +463,11 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if cl.Events != nil {
 		return cl.Events.OpenRank(r)
 	}
-	ctx, err := newRankCtx(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam)
-	if err != nil {
+	rd := &reader{t: t, cl: cl, r: int32(r)}
+	if err := rd.ctx.set(int32(r), int32(t.ranks), t.TimeError, t.Plugins, t.fam); err != nil {
 		return nil, err
 	}
-	ctx.sites = &siteTable{sites: t.Sites}
-	rd := &reader{t: t, cl: cl, r: int32(r), ctx: ctx}
+	rd.ctx.sites = &siteTable{sites: t.Sites}
 	rd.stack = append(rd.stack, rframe{items: cl.Items})
 	return rd, nil
 }
@@ -474,7 +477,7 @@ type reader struct {
 	t        *Trace
 	cl       *Cluster
 	r        int32
-	ctx      *rankCtx
+	ctx      fieldCtx
 	stack    []rframe
 	cursors  []cursor
 	choices  []choice // per node, what the rank does there
@@ -601,10 +604,7 @@ func (rd *reader) Next() bool {
 		return true
 	}
 	if rd.choices == nil && rd.err == nil && len(rd.stack) > 0 {
-		rd.choices = make([]choice, rd.cl.nodes)
-		// As many cursors as the rank may need: about as many bytes as
-		// its choices, and no growing.
-		rd.cursors = make([]cursor, 0, rd.cl.cursors)
+		rd.takeState()
 	}
 	for rd.err == nil && len(rd.stack) > 0 {
 		f := &rd.stack[len(rd.stack)-1]
@@ -653,7 +653,40 @@ const maxNesting = 256
 
 func (rd *reader) Event() *trace.Event { return &rd.ev }
 func (rd *reader) Err() error          { return rd.err }
-func (rd *reader) Close() error        { return nil }
+
+// Close ends the reading, and leaves the reader's choices and cursors to
+// the next reader of the trace.
+func (rd *reader) Close() error {
+	if rd.choices != nil {
+		rd.t.states.Put(&rankState{choices: rd.choices, cursors: rd.cursors, levels: rd.levels})
+		rd.choices, rd.cursors, rd.levels = nil, nil, nil
+	}
+	rd.stack = nil
+	return nil
+}
+
+// rankState is what a reader holds for its rank at every node, which a
+// closed reader leaves to the next: a verb that reads the ranks one
+// after the other (stats) then takes the memory of one rank's readers,
+// not of every rank's (a fresh page is a fault; 2 MB for 1,024 ranks).
+type rankState struct {
+	choices []choice
+	cursors []cursor
+	levels  *levelCache // the levels' values, the same in every rank's
+}
+
+// takeState gives the reader its choices and cursors, those a closed
+// reader left where they are large enough.
+func (rd *reader) takeState() {
+	st, _ := rd.t.states.Get().(*rankState)
+	if st == nil || cap(st.choices) < rd.cl.nodes || cap(st.cursors) < rd.cl.cursors {
+		// As many cursors as the rank may need: about as many bytes
+		// as its choices, and no growing.
+		st = &rankState{choices: make([]choice, rd.cl.nodes), cursors: make([]cursor, 0, rd.cl.cursors)}
+	}
+	rd.choices, rd.cursors, rd.levels = st.choices[:rd.cl.nodes], st.cursors[:0], st.levels
+	clear(rd.choices)
+}
 
 // value returns the next value of s for the rank, whose group's cursors
 // start at cur.
@@ -797,7 +830,7 @@ func (rd *reader) level(l int64) float64 {
 	}
 	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
 	if c.l != l {
-		c.l, c.v = l, FromLevel(l, rd.ctx.eps)
+		c.l, c.v = l, rd.ctx.level(l)
 	}
 	return c.v
 }

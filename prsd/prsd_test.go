@@ -323,13 +323,19 @@ func TestCycledInstances(t *testing.T) {
 	}
 }
 
-// events returns rank r's events read from t.
+// events returns rank r's events read from t, the reader closed.
 func events(t *testing.T, src trace.Source, r int) []trace.Event {
 	rd, err := src.OpenRank(r)
 	if err != nil {
 		t.Error(err)
 		return nil
 	}
+	defer rd.Close()
+	return readAll(t, rd)
+}
+
+// readAll returns the events rd reads.
+func readAll(t *testing.T, rd trace.Reader) []trace.Event {
 	var out []trace.Event
 	for rd.Next() {
 		e := *rd.Event()
@@ -371,6 +377,44 @@ func TestConcurrentReaders(t *testing.T) {
 				t.Fatalf("reader %d, event %d: %v, alone %v", i, j, &evs[j], &want[j])
 			}
 		}
+	}
+}
+
+// TestClosedReadersState: ranks read one after the other, each reader
+// closed before the next opens (taking the choices and cursors it left),
+// give the events of readers that take none.
+func TestClosedReadersState(t *testing.T) {
+	src := gen(t, "cg", 16, 4, true)
+	comp, err := Build(src, nil, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([][]trace.Event, comp.NumRanks())
+	var open []trace.Reader // not closed: their state is left to none
+	for r := range want {
+		rd, err := comp.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[r] = readAll(t, rd)
+		open = append(open, rd)
+	}
+	for range 2 {
+		for r := comp.NumRanks() - 1; r >= 0; r-- {
+			got := events(t, comp, r)
+			if len(got) != len(want[r]) {
+				t.Fatalf("rank %d: %d events, %d from a fresh reader", r, len(got), len(want[r]))
+			}
+			for j := range got {
+				a, b := &got[j], &want[r][j]
+				if !sameCall(a, b) || a.Compute != b.Compute || a.Enter != b.Enter || a.Exit != b.Exit {
+					t.Fatalf("rank %d, event %d: %v, from a fresh reader %v", r, j, a, b)
+				}
+			}
+		}
+	}
+	for _, rd := range open {
+		rd.Close()
 	}
 }
 

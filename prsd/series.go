@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"kairos/internal/varint"
 )
@@ -667,13 +668,18 @@ const (
 
 // cycle returns the values of the first period of s if they repeat with
 // a period of at most limit values, and at least twice; nil otherwise.
+// It looks at them in buffers it reuses (scratch): a trace has
+// thousands of series to look at, of a few values a period.
 func (s *Series) cycle(limit int64) []int64 {
+	b := scratch.Get().(*periodBufs)
+	defer scratch.Put(b)
 	var c cursor
-	head := make([]int64, min(s.N, 2*limit))
+	b.head = slices.Grow(b.head[:0], int(min(s.N, 2*limit)))[:min(s.N, 2*limit)]
+	head := b.head
 	for i := range head {
 		head[i] = c.next(s)
 	}
-	p := period(head)
+	p := b.period(head)
 	if 2*p > len(head) {
 		return nil
 	}
@@ -685,14 +691,24 @@ func (s *Series) cycle(limit int64) []int64 {
 			j = 0
 		}
 	}
-	return head[:p:p]
+	return slices.Clone(head[:p])
 }
+
+// periodBufs are the buffers of cycle: the values it looks at, and
+// period's failure function.
+type periodBufs struct {
+	head   []int64
+	border []int
+}
+
+var scratch = sync.Pool{New: func() any { return new(periodBufs) }}
 
 // period returns the least p > 0 such that v[i] = v[i+p] wherever both
 // exist (Knuth, Morris and Pratt's failure function: v less its longest
 // border).
-func period(v []int64) int {
-	border := make([]int, len(v)+1)
+func (b *periodBufs) period(v []int64) int {
+	b.border = slices.Grow(b.border[:0], len(v)+1)[:len(v)+1]
+	border := b.border
 	border[0] = -1
 	k := -1
 	for i, x := range v {
