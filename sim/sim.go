@@ -483,9 +483,10 @@ func runWith(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, e
 	// traces (deal.II on 32 ranks: 9.5 s of CPU with SimGrid's re-solves
 	// from the start, 16.0 s in all when the incremental run stopped at
 	// two thirds of it): newSim then chooses SimGrid's re-solves
-	// (autoSolver) if the event engine replays. Here only where a first
-	// run, unobserved, would show the solver to an observer that cannot
-	// start over: it is not needed on such a trace.
+	// (autoSolver) where the event engine replays. They are chosen here
+	// only for an observer that cannot start over, to which a first,
+	// unobserved run would otherwise show the solver: such a trace needs
+	// no first run.
 	watched := obs == nil || restartable(obs)
 	if cfg.Compat && cfg.Solver == SolverAuto && !watched && !repeats(src) {
 		cfg.Solver = SolverSimGrid
