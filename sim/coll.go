@@ -455,10 +455,10 @@ func (s *simulation) giveOps(ops []collOp) {
 // setupColl starts st, the progress of rank id through collective e.
 func (s *simulation) setupColl(st *collState, id int32, e *trace.Event) error {
 	st.reset()
-	n := int32(len(s.ranks))
+	n := int32(s.nranks)
 	me := id
 	if e.Comm != trace.WorldComm {
-		members := s.meta.Members(e.Comm, len(s.ranks))
+		members := s.meta.Members(e.Comm, s.nranks)
 		if members == nil {
 			return fmt.Errorf("%s on undefined communicator %d", e.Kind, e.Comm)
 		}

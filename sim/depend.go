@@ -132,9 +132,9 @@ func (s *simulation) dependable(obs Observer) bool {
 			return false
 		}
 	}
-	for _, r := range s.ranks {
-		if !s.hosts[r.host].solo {
-			return false
+	for _, h := range s.m.RankHost[:s.nranks] {
+		if h >= 0 && h < len(s.hosts) && !s.hosts[h].solo {
+			return false // (openRanks refuses an unknown host)
 		}
 	}
 	return true
@@ -149,16 +149,12 @@ func recordsOnly(obs Observer) bool {
 
 // runDeps replays the trace with the dependency-driven engine.
 func (s *simulation) runDeps() (*Result, error) {
-	s.dr = make([]depRank, len(s.ranks))
-	for i, r := range s.ranks {
-		// What the engine reads of the event engine's ranks, in its
-		// own: at thousands of ranks each struct read is a cache miss.
-		s.dr[i].rd, s.dr[i].host = r.rd, r.host
-		s.dr[i].speed = s.hosts[r.host].execBound(0)
+	for i := range s.dr {
+		s.dr[i].speed = s.hosts[s.dr[i].host].execBound(0)
 	}
 	s.grownAt = [2]float64{math.Inf(1), math.Inf(1)}
-	s.drq = make([]int32, 0, len(s.ranks))
-	for i := len(s.ranks) - 1; i >= 0; i-- {
+	s.drq = make([]int32, 0, len(s.dr))
+	for i := len(s.dr) - 1; i >= 0; i-- {
 		s.drq = append(s.drq, int32(i))
 	}
 	for s.err == nil {
@@ -390,7 +386,7 @@ func (s *simulation) depCompute(id int32, r *depRank, flops float64) {
 // the event engine replays.
 func (s *simulation) depRequest(id int32, send bool, peer, tag int32, bytes int64) *dreq {
 	anySource := !send && peer == trace.AnySource
-	if !anySource && (peer < 0 || int(peer) >= len(s.ranks)) || !send && bytes < 0 && s.cfg.Compat {
+	if !anySource && (peer < 0 || int(peer) >= s.nranks) || !send && bytes < 0 && s.cfg.Compat {
 		s.err = s.fallback("a receive of unknown size, or a peer out of range")
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -275,6 +276,61 @@ func TestDependsOnWildcardTies(t *testing.T) {
 	}
 	if why := compareEngines(t, "ties", tr, flatMachine(t, 4), DefaultConfig()); why == "" {
 		t.Error("simultaneous sends to a wildcard receive did not hand over")
+	}
+}
+
+// TestDependsBuildsItsOwn: newSim builds the event engine's ranks, max-min
+// systems and constraints only for the event engine, and a replay the
+// dependency-driven engine hands over (simultaneous sends to a wildcard
+// receive) is the event engine's, its solver chosen as the event engine
+// alone would (SimGrid's re-solves on a trace that does not repeat).
+func TestDependsBuildsItsOwn(t *testing.T) {
+	tr := trace.New(3, trace.NewMeta())
+	for r := range 3 {
+		appendEvent(tr, r, trace.Init, nil)
+		for range 2 {
+			if r == 0 {
+				appendEvent(tr, 0, trace.Recv, func(e *trace.Event) { e.Partner, e.RecvBytes = trace.AnySource, 1000 })
+			} else {
+				appendEvent(tr, r, trace.Send, func(e *trace.Event) { e.Partner, e.SendBytes = 0, 1000 })
+			}
+		}
+		appendEvent(tr, r, trace.Finalize, nil)
+	}
+	m := flatMachine(t, 3)
+	cfg := DefaultConfig()
+	cfg.Analytic = true
+	for _, events := range []bool{false, true} {
+		cfg.events = events
+		s, err := newSim(tr, m, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built := s.ranks != nil || s.netSys != nil || s.cpuSys != nil || s.links != nil || s.hosts[0].cpu != nil
+		if s.deps == events || built != events || (s.dr != nil) == events {
+			t.Errorf("events %v: dependency-driven %v, event engine built %v, %d of its ranks", events, s.deps, built, len(s.dr))
+		}
+		s.close()
+	}
+	cfg.events = true
+	want, err := Run(tr, m, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.events = false
+	got, err := Run(tr, m, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Engine == EngineDependencies || got.Handover == "" {
+		t.Fatalf("engine %s, handed over for %q: the ties did not hand over", got.Engine, got.Handover)
+	}
+	if want.Solver != SolverSimGrid {
+		t.Errorf("the event engine's solver %s, not SimGrid's on a trace that does not repeat", want.Solver)
+	}
+	got.Handover = ""
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("handed over: %+v\nthe event engine's: %+v", got, want)
 	}
 }
 

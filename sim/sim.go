@@ -348,8 +348,9 @@ type simulation struct {
 	hosts           []hostState
 	links           []*maxmin.Constraint
 	routes          []smallmap.Map[int32, *route] // cached routes, by source host
-	ranks           []*rank
-	lastDone        *rank // the rank that ended its trace last
+	nranks          int                           // the trace's ranks
+	ranks           []*rank                       // the event engine's
+	lastDone        *rank                         // the rank that ended its trace last
 	runq            []*rank
 	acts            []*action
 	freeIDs         []int32
@@ -476,19 +477,23 @@ func runWith(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, e
 		// SimGrid's re-solves do (see linkprofile.go).
 		cfg.Solver = SolverSimGrid
 	}
-	if cfg.Compat && cfg.Solver == SolverAuto && !repeats(src) {
-		// A trace that does not repeat exactly skips no period, gains
-		// little from the incremental solver, and loses the run so far
-		// where SimGrid's order turns out to matter, which it does on
-		// most real traces (deal.II on 32 ranks: 9.5 s of CPU with
-		// SimGrid's re-solves from the start, 16.0 s in all when the
-		// incremental run stopped at two thirds of it).
+	// A trace that does not repeat exactly skips no period, gains little
+	// from the incremental solver, and loses the run so far where
+	// SimGrid's order turns out to matter, which it does on most real
+	// traces (deal.II on 32 ranks: 9.5 s of CPU with SimGrid's re-solves
+	// from the start, 16.0 s in all when the incremental run stopped at
+	// two thirds of it): newSim then chooses SimGrid's re-solves
+	// (autoSolver) where the event engine replays. They are chosen here
+	// only for an observer that cannot start over, to which a first,
+	// unobserved run would otherwise show the solver: such a trace needs
+	// no first run.
+	watched := obs == nil || restartable(obs)
+	if cfg.Compat && cfg.Solver == SolverAuto && !watched && !repeats(src) {
 		cfg.Solver = SolverSimGrid
 	}
 	if cfg.Compat && cfg.Solver == SolverAuto {
 		// An observer that cannot start over watches a second run once
 		// the first has shown which solver gives SimGrid's result.
-		watched := obs == nil || restartable(obs)
 		var first Observer
 		if watched {
 			first = obs
@@ -598,6 +603,11 @@ func run(src trace.Source, m *Machine, cfg Config, obs Observer) (*Result, error
 	return res, nil
 }
 
+// newSim prepares the replay of src on m: the dependency-driven engine's
+// if it can replay (dependable), the event engine's otherwise. The event
+// engine's state (its max-min systems, the hosts' and links' constraints,
+// its ranks of 1.4 KB each) is built only for it: the dependency-driven
+// engine reads only each rank's reader and host.
 func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation, error) {
 	if cfg.Colls == nil {
 		cfg.Colls = map[string]string{}
@@ -606,13 +616,86 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 		return nil, err
 	}
 	cfg.NetworkFull = cfg.NetworkFull && !cfg.Analytic // no sharing to update
-	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, routes: make([]smallmap.Map[int32, *route], len(m.Hosts)), nsleeps: 1, probeSleeps: 1,
+	s := &simulation{cfg: cfg, m: m, meta: src.Meta(), obs: obs, nranks: src.NumRanks(), nsleeps: 1, probeSleeps: 1,
 		schedules: schedules{}}
 	if mo, ok := obs.(MessageObserver); ok && seesMessages(obs) {
 		s.msgObs = mo
 	}
 	s.latF, s.bwF, s.weightS = cfg.netParams()
 	s.indexIDs = s.meta.Attrs["format"] != "ti"
+	for _, h := range m.Hosts {
+		sp := h.Speed
+		if cfg.Speed > 0 {
+			sp = cfg.Speed
+		}
+		if sp <= 0 {
+			return nil, fmt.Errorf("sim: host %s has speed %g", h.Name, sp)
+		}
+		s.hosts = append(s.hosts, hostState{speed: sp, scale: 1, cores: max(h.Cores, 1)})
+	}
+	if err := s.initProfiles(); err != nil {
+		return nil, err
+	}
+	if cfg.Model == ModelIB && !cfg.Analytic {
+		s.ib = newIBModel(cfg.IBFactors, len(s.hosts))
+	}
+	if cfg.LinkEnergy {
+		if err := s.initLinkEnergy(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Energy {
+		if err := s.initEnergy(); err != nil {
+			return nil, err
+		}
+		for i := range s.hosts {
+			s.hosts[i].track = true
+		}
+	}
+	for _, l := range m.Links {
+		if l.Bandwidth <= 0 {
+			return nil, fmt.Errorf("sim: link %s has bandwidth %g", l.Name, l.Bandwidth)
+		}
+	}
+	if err := s.initLinkProfiles(); err != nil {
+		return nil, err
+	}
+	if cfg.Analytic && !cfg.CPUFull && cfg.ConcurrencyLimit < 0 {
+		s.markSolo()
+	}
+	if s.deps = s.dependable(obs); !s.deps {
+		s.autoSolver(src)
+		s.newSystems()
+	}
+	if err := s.openRanks(src); err != nil {
+		s.close()
+		return nil, err
+	}
+	if !s.deps && s.cyclesOn(obs) {
+		s.wrapCycles(src)
+	}
+	return s, nil
+}
+
+// autoSolver chooses SimGrid's re-solves, in the compatible mode's
+// automatic choice (SolverAuto), for a trace that does not repeat
+// (mayRepeat). It is chosen here, once the event engine is known to
+// replay, rather than in runWith: the look for a period is 1% of an
+// analytic replay the dependency-driven engine makes. (runWith still
+// chooses it first under an observer that cannot start over: see there.)
+func (s *simulation) autoSolver(src trace.Source) {
+	if s.cfg.Compat && s.cfg.Solver == SolverAuto && !repeats(src) {
+		s.cfg.Solver = SolverSimGrid
+	}
+}
+
+// newSystems builds the event engine's max-min systems, as its
+// configuration asks, the hosts' CPU constraints and the links'
+// constraints, each system's in the order of the machine's hosts and
+// links.
+func (s *simulation) newSystems() {
+	cfg := s.cfg
+	s.routes = make([]smallmap.Map[int32, *route], len(s.m.Hosts))
 	s.netSys = maxmin.New(cfg.MaxminPrecision)
 	s.cpuSys = maxmin.New(cfg.MaxminPrecision)
 	s.netSys.SimGridSelective = cfg.Compat
@@ -638,93 +721,62 @@ func newSim(src trace.Source, m *Machine, cfg Config, obs Observer) (*simulation
 	}
 	s.netSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
 	s.cpuSys.SetConcurrencyLimit(cfg.ConcurrencyLimit)
-	for _, h := range m.Hosts {
-		sp := h.Speed
-		if cfg.Speed > 0 {
-			sp = cfg.Speed
-		}
-		c := h.Cores
-		if c < 1 {
-			c = 1
-		}
-		if sp <= 0 {
-			return nil, fmt.Errorf("sim: host %s has speed %g", h.Name, sp)
-		}
-		s.hosts = append(s.hosts, hostState{speed: sp, scale: 1, cores: c, cpu: s.cpuSys.NewConstraint(sp*float64(c), false)})
-	}
-	if err := s.initProfiles(); err != nil {
-		return nil, err
-	}
-	for i, h := range m.Hosts {
-		if h.PState != 0 {
+	for i := range s.hosts {
+		h := &s.hosts[i]
+		h.cpu = s.cpuSys.NewConstraint(h.speed*float64(h.cores), false)
+		if s.m.Hosts[i].PState != 0 {
 			// SimGrid's set_pstate on a new host sets its CPU's bound
 			// again: the CPU is in the first solve's modified set.
-			s.cpuSys.Touch(s.hosts[i].cpu)
+			s.cpuSys.Touch(h.cpu)
 		}
 	}
-	if cfg.Model == ModelIB && !cfg.Analytic {
-		s.ib = newIBModel(cfg.IBFactors, len(s.hosts))
-	}
-	if cfg.LinkEnergy {
-		if err := s.initLinkEnergy(); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Energy {
-		if err := s.initEnergy(); err != nil {
-			return nil, err
-		}
-		for i := range s.hosts {
-			s.hosts[i].track = true
-		}
-	}
-	for _, l := range m.Links {
-		if l.Bandwidth <= 0 {
-			return nil, fmt.Errorf("sim: link %s has bandwidth %g", l.Name, l.Bandwidth)
-		}
+	for _, l := range s.m.Links {
 		s.links = append(s.links, s.netSys.NewConstraint(l.Bandwidth, l.FatPipe))
 	}
-	if err := s.initLinkProfiles(); err != nil {
-		return nil, err
+}
+
+// openRanks opens every rank's reader, for the engine that replays.
+func (s *simulation) openRanks(src trace.Source) error {
+	if s.deps {
+		s.dr = make([]depRank, s.nranks)
 	}
-	for i := 0; i < src.NumRanks(); i++ {
-		h := m.RankHost[i]
-		if h < 0 || h >= len(m.Hosts) {
-			return nil, fmt.Errorf("sim: rank %d on unknown host %d", i, h)
+	for i := range s.nranks {
+		h := s.m.RankHost[i]
+		if h < 0 || h >= len(s.m.Hosts) {
+			return fmt.Errorf("sim: rank %d on unknown host %d", i, h)
 		}
 		rd, err := src.OpenRank(i)
 		if err != nil {
-			s.close()
-			return nil, fmt.Errorf("sim: rank %d: %w", i, err)
+			return fmt.Errorf("sim: rank %d: %w", i, err)
+		}
+		if s.deps {
+			s.dr[i].rd, s.dr[i].host = rd, h
+			continue
 		}
 		r := &rank{id: int32(i), host: h, rd: rd, matchMax: -1}
 		r.mbox.lastPost, r.mbox.lastProbe = -1, -1
 		r.pos, _ = rd.(trace.Positioner)
 		s.ranks = append(s.ranks, r)
-		if cfg.StartDates == nil || cfg.StartDates[i] == 0 {
+		if s.cfg.StartDates == nil || s.cfg.StartDates[i] == 0 {
 			s.runq = append(s.runq, r)
 			continue
 		}
 		// A timer starts it (in rank order among those of one date).
 		a := s.newAction(actStart)
 		a.rank = r
-		s.heapSet(a, cfg.StartDates[i], hMaxDuration)
+		s.heapSet(a, s.cfg.StartDates[i], hMaxDuration)
 	}
-	if cfg.Analytic && !cfg.CPUFull && cfg.ConcurrencyLimit < 0 {
-		s.markSolo()
-	}
-	s.deps = s.dependable(obs)
-	if !s.deps && s.cyclesOn(obs) {
-		s.wrapCycles(src)
-	}
-	return s, nil
+	return nil
 }
 
-// markSolo marks the hosts whose computations never share a core.
+// markSolo marks the hosts whose computations never share a core; a rank
+// on an unknown host is left to openRanks to refuse.
 func (s *simulation) markSolo() {
 	n := make([]int, len(s.hosts))
-	for _, r := range s.ranks {
-		n[r.host]++
+	for _, h := range s.m.RankHost[:s.nranks] {
+		if h >= 0 && h < len(n) {
+			n[h]++
+		}
 	}
 	for i := range s.hosts {
 		h := &s.hosts[i]
@@ -732,9 +784,16 @@ func (s *simulation) markSolo() {
 	}
 }
 
+// close closes the ranks' readers, either engine's.
 func (s *simulation) close() {
 	for _, r := range s.ranks {
 		if r.rd != nil {
+			r.rd.Close()
+			r.rd = nil
+		}
+	}
+	for i := range s.dr {
+		if r := &s.dr[i]; r.rd != nil {
 			r.rd.Close()
 			r.rd = nil
 		}
