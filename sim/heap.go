@@ -91,8 +91,11 @@ func (h *actionHeap) set(a *action, date float64) {
 	slot := a.slot
 	if cur := h.bkt[slot]; cur >= 0 {
 		b := &h.b[cur]
-		if b.date == date && b.tail == slot {
-			return // already last at that date
+		if b.date == date {
+			// Kept its date (a share re-solved unchanged, most
+			// often): it moves to its bucket's tail, which stays.
+			h.toTail(cur, slot)
+			return
 		}
 		if b.head == slot && b.tail == slot && h.byDate.get(date) < 0 {
 			// Alone at its date and alone at the new one (a date
@@ -115,6 +118,24 @@ func (h *actionHeap) set(a *action, date float64) {
 	}
 	b.tail = slot
 	h.n++
+}
+
+// toTail moves the action of slot, in bucket bi, to the bucket's tail.
+func (h *actionHeap) toTail(bi, slot int32) {
+	b := &h.b[bi]
+	if b.tail == slot {
+		return
+	}
+	p, n := h.prev[slot], h.next[slot] // n >= 0: slot is not the tail
+	if p >= 0 {
+		h.next[p] = n
+	} else {
+		b.head = n
+	}
+	h.prev[n] = p
+	h.prev[slot], h.next[slot] = b.tail, -1
+	h.next[b.tail] = slot
+	b.tail = slot
 }
 
 // redate moves bucket bi, whose date no other bucket has, to date.
