@@ -224,10 +224,10 @@ func fillElem(c *Constraint, e *cElem, usage float64) float64 {
 // addLight lists c, with its remaining capacity and usage set, among the
 // constraints the water-filling may saturate.
 func (s *System) addLight(c *Constraint, minUsage *float64) {
-	c.lightIdx = len(s.light)
+	c.lightIdx = int32(len(s.light))
 	r := c.remaining / c.usage
 	s.light = append(s.light, light{c: c, remainingOverUsage: r})
-	s.satUpdate(r, c.lightIdx, minUsage)
+	s.satUpdate(r, len(s.light)-1, minUsage)
 }
 
 // grow adds to the region the boundary constraints whose held variables

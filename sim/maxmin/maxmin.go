@@ -142,11 +142,18 @@ type Constraint struct {
 	remaining float64
 	usage     float64
 
-	lightIdx int
-	known    uint32 // == System.visit when known to be in SimGrid's modified set
-	mark     uint32 // == System.stamp when reached by a certificate search
-	detached uint32 // == System.visit when an element left it in the round
-	region   uint32 // incremental mode: == System.round while in the region
+	// lightIdx is c's index in System.light, -1 when not there;
+	// ratioStale marks its ratio to compute again before the next scan:
+	// fix changes a constraint once per saturated variable, and only the
+	// last ratio, from the final remaining and usage, is ever read. The
+	// flag is here rather than in the light entry, where fix would
+	// index System.light for every element it updates.
+	lightIdx   int32
+	ratioStale bool
+	known      uint32 // == System.visit when known to be in SimGrid's modified set
+	mark       uint32 // == System.stamp when reached by a certificate search
+	detached   uint32 // == System.visit when an element left it in the round
+	region     uint32 // incremental mode: == System.round while in the region
 	// Concurrency limit (-1: none), the slots taken, and the disabled
 	// variables in the order they were disabled, kept only with a limit.
 	limit, conc int32
@@ -632,24 +639,21 @@ func (s *System) touchCnst(c *Constraint) {
 
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
+//
+// The marking changes no element, so c's are read once; a variable the
+// recursion went through while its walk was under way is left at once.
 func (s *System) rec(c *Constraint) {
-	s.recWork += len(c.elems)
-	for k := len(c.elems) - 1; k >= 0; k-- {
-		v := c.elems[k].v
-		if v.visited == s.visit {
-			continue
-		}
-		for j := range v.elems {
-			if v.visited == s.visit {
-				break
-			}
-			c2 := v.elems[j].c
-			if c2 != c && !c2.inList {
+	els, visit := c.elems, s.visit
+	s.recWork += len(els)
+	for k := len(els) - 1; k >= 0; k-- {
+		v := els[k].v
+		for j := 0; j < len(v.elems) && v.visited != visit; j++ {
+			if c2 := v.elems[j].c; c2 != c && !c2.inList {
 				s.mark(c2)
 				s.rec(c2)
 			}
 		}
-		v.visited = s.visit
+		v.visited = visit
 	}
 }
 
@@ -674,10 +678,6 @@ func (s *System) Modified() bool {
 type light struct {
 	c                  *Constraint
 	remainingOverUsage float64
-	// stale marks a ratio to compute again before the next scan: fix
-	// changes a constraint once per saturated variable, and only the
-	// last ratio, from the final remaining and usage, is ever read.
-	stale bool
 }
 
 // Solve shares the constraints of every component changed since the last
@@ -793,7 +793,7 @@ func (s *System) removeLight(c *Constraint) {
 	if c.lightIdx < 0 {
 		return
 	}
-	i, last := c.lightIdx, len(s.light)-1
+	i, last := c.lightIdx, int32(len(s.light)-1)
 	s.light[i] = s.light[last]
 	s.light[i].c.lightIdx = i
 	s.light = s.light[:last]
@@ -843,9 +843,9 @@ func (s *System) solve() {
 		}
 		c.usage = usage
 		if c.usage > 0 {
-			c.lightIdx = len(s.light)
+			c.lightIdx = int32(len(s.light))
 			s.light = append(s.light, light{c: c, remainingOverUsage: c.remaining / c.usage})
-			s.satUpdate(c.remaining/c.usage, c.lightIdx, &minUsage)
+			s.satUpdate(c.remaining/c.usage, len(s.light)-1, &minUsage)
 		}
 	}
 	s.waterfill(minUsage)
@@ -895,9 +895,9 @@ func (s *System) waterfill(minUsage float64) {
 		}
 		for i := range s.light {
 			l := &s.light[i]
-			if l.stale {
-				l.remainingOverUsage = l.c.remaining / l.c.usage
-				l.stale = false
+			if c := l.c; c.ratioStale {
+				l.remainingOverUsage = c.remaining / c.usage
+				c.ratioStale = false
 			}
 			s.satUpdate(l.remainingOverUsage, i, &minUsage)
 		}
@@ -925,7 +925,7 @@ func (s *System) fix(v *Variable) {
 			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 				s.removeLight(c)
 			} else if c.lightIdx >= 0 {
-				s.light[c.lightIdx].stale = true
+				c.ratioStale = true
 			}
 			continue
 		}
@@ -942,7 +942,7 @@ func (s *System) fix(v *Variable) {
 		if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 			s.removeLight(c)
 		} else if c.lightIdx >= 0 {
-			s.light[c.lightIdx].stale = true
+			c.ratioStale = true
 		}
 	}
 }
