@@ -759,13 +759,6 @@ func (s *System) collect() {
 
 func doublePositive(v, prec float64) bool { return v > prec }
 
-func doubleUpdate(v *float64, d, prec float64) {
-	*v -= d
-	if *v < prec {
-		*v = 0
-	}
-}
-
 func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
 	if *minUsage < 0 || *minUsage > usage {
 		*minUsage = usage
@@ -908,8 +901,9 @@ func (s *System) waterfill(minUsage float64) {
 // fix updates the constraints of v once its value is set.
 func (s *System) fix(v *Variable) {
 	prec := s.Precision
-	for i := range v.elems {
-		ve := &v.elems[i]
+	elems := v.elems // fix changes no element list: read once
+	for i := range elems {
+		ve := &elems[i]
 		c := ve.c
 		var u float64
 		if ve.ci >= 0 {
@@ -920,9 +914,21 @@ func (s *System) fix(v *Variable) {
 			u = ve.weight / v.penalty
 		}
 		if !c.FatPipe {
-			doubleUpdate(&c.remaining, ve.weight*v.value, c.Bound*prec)
-			doubleUpdate(&c.usage, u, prec)
-			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
+			// SimGrid's double_update (subtract, 0 below the
+			// precision) of the remaining capacity and the usage, on
+			// locals: through c, each store made the next read
+			// load the field again.
+			capPrec := c.Bound * prec
+			rem := c.remaining - ve.weight*v.value
+			if rem < capPrec {
+				rem = 0
+			}
+			use := c.usage - u
+			if use < prec {
+				use = 0
+			}
+			c.remaining, c.usage = rem, use
+			if !doublePositive(use, prec) || !doublePositive(rem, capPrec) {
 				s.removeLight(c)
 			} else if c.lightIdx >= 0 {
 				c.ratioStale = true
