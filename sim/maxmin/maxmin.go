@@ -47,6 +47,7 @@ type System struct {
 	stamp    uint32
 	visit    uint32 // SimGrid mode: the current round's visited mark
 	round    uint32 // incremental mode: the current solve
+	fill     uint32 // the current water-filling (see Variable.fixed)
 	region   []*Constraint
 	regVars  []*Variable
 
@@ -188,9 +189,8 @@ type cElem struct {
 	// usage is weight / v's penalty, computed (with the same operands, so
 	// the same bits) when the element or the penalty changes rather than
 	// twice per solve.
-	usage  float64
-	vi     int32 // index of the matching vElem in v.elems
-	active bool
+	usage float64
+	vi    int32 // index of the matching vElem in v.elems
 }
 
 // vElem is a variable's use of a constraint, stored in the variable.
@@ -232,6 +232,11 @@ type Variable struct {
 	// while its first constraint was neither known to be marked nor
 	// left by a variable (see reachedThrough).
 	fresh uint32
+	// fixed is System.fill once the current water-filling has fixed
+	// the variable's share (or holds it, see fillRegion): its elements
+	// are then no longer active, SimGrid's word. One mark per variable
+	// spares fix a write to each of its elements, in its constraints.
+	fixed uint32
 	inSat bool
 	inMod bool
 	// changed is set, in the incremental mode, when its share differs
@@ -254,7 +259,7 @@ type Variable struct {
 
 // varPad pads a Variable to 256 bytes, so that the variables of a slab
 // (a 64 KiB allocation, page-aligned) start on cache lines.
-const varPad = 256 - 216
+const varPad = 256 - 224
 
 // NumConstraints returns the number of constraints v uses.
 func (v *Variable) NumConstraints() int { return len(v.elems) }
@@ -773,10 +778,10 @@ func (s *System) satVarsUpdate() {
 		els := s.light[i].c.elems
 		for k := range els {
 			e := &els[k]
-			if e.active && e.weight > 0 && !e.v.inSat {
-				e.v.inSat = true
-				e.v.at = s.light[i].c
-				s.satVars = append(s.satVars, e.v)
+			if v := e.v; e.weight > 0 && !v.inSat && v.fixed != s.fill {
+				v.inSat = true
+				v.at = s.light[i].c
+				s.satVars = append(s.satVars, v)
 			}
 		}
 	}
@@ -797,6 +802,7 @@ func (s *System) removeLight(c *Constraint) {
 func (s *System) solve() {
 	prec := s.Precision
 	minUsage := -1.0
+	s.nextFill()
 	s.light = s.light[:0]
 	s.satCnst = s.satCnst[:0]
 	for _, c := range s.list {
@@ -831,7 +837,6 @@ func (s *System) solve() {
 				} else if usage < u {
 					usage = u
 				}
-				e.active = true
 			}
 		}
 		c.usage = usage
@@ -898,21 +903,25 @@ func (s *System) waterfill(minUsage float64) {
 	}
 }
 
+// nextFill starts a water-filling: no variable is fixed in it yet.
+func (s *System) nextFill() {
+	s.fill++
+	if s.fill == 0 {
+		s.fill = 1
+	}
+}
+
 // fix updates the constraints of v once its value is set.
 func (s *System) fix(v *Variable) {
 	prec := s.Precision
+	v.fixed = s.fill
 	elems := v.elems // fix changes no element list: read once
 	for i := range elems {
 		ve := &elems[i]
 		c := ve.c
-		var u float64
-		if ve.ci >= 0 {
-			ce := &c.elems[ve.ci]
-			ce.active = false
-			u = ce.usage
-		} else {
-			u = ve.weight / v.penalty
-		}
+		// The element's usage in c, the same bits as the cElem's (the
+		// same operands), without reading c's elements.
+		u := ve.weight / v.penalty
 		if !c.FatPipe {
 			// SimGrid's double_update (subtract, 0 below the
 			// precision) of the remaining capacity and the usage, on
