@@ -648,7 +648,7 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 			if a.remains > 0 {
 				t = a.remains / share
 			}
-			if d := s.now + t; a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d || !sys.Stamps {
+			if d := s.now + t; !sys.Stamps || a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d {
 				s.heapSet(a, d, hNormal)
 			}
 			// Otherwise SimGrid re-inserts it at the date it had: its
