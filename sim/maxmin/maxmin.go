@@ -774,13 +774,15 @@ func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
 }
 
 func (s *System) satVarsUpdate() {
+	fill := s.fill
 	for _, i := range s.satCnst {
-		els := s.light[i].c.elems
+		c := s.light[i].c
+		els := c.elems
 		for k := range els {
 			e := &els[k]
-			if v := e.v; e.weight > 0 && !v.inSat && v.fixed != s.fill {
+			if v := e.v; e.weight > 0 && !v.inSat && v.fixed != fill {
 				v.inSat = true
-				v.at = s.light[i].c
+				v.at = c
 				s.satVars = append(s.satVars, v)
 			}
 		}
