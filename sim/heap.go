@@ -52,7 +52,7 @@ type bucketRef struct {
 	b    int32
 }
 
-const heapArity = 4
+const heapArity = 4 // down compares four children without a loop
 
 // each calls f with every action in the heap, in no particular order.
 func (h *actionHeap) each(f func(a *action)) {
@@ -255,10 +255,23 @@ func (h *actionHeap) down(i int) {
 			break
 		}
 		m, md := first, e[first].date // the least child and its date
-		last := min(first+heapArity, n)
-		for c := first + 1; c < last; c++ {
-			if d := e[c].date; d < md {
-				m, md = c, d
+		if first+heapArity <= n {
+			// All four children, compared without a loop.
+			ch := e[first+1 : first+heapArity]
+			if d := ch[0].date; d < md {
+				m, md = first+1, d
+			}
+			if d := ch[1].date; d < md {
+				m, md = first+2, d
+			}
+			if d := ch[2].date; d < md {
+				m, md = first+3, d
+			}
+		} else {
+			for c := first + 1; c < n; c++ {
+				if d := e[c].date; d < md {
+					m, md = c, d
+				}
 			}
 		}
 		if !(md < x.date) {
