@@ -659,6 +659,16 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 	}
 }
 
+// recycleFreed makes the actions freed since the last solve reusable. Most
+// advances free none: then it copies nothing (an empty append of
+// pointers still calls the runtime's copy).
+func (s *simulation) recycleFreed() {
+	if len(s.freed) > 0 {
+		s.freeActs = append(s.freeActs, s.freed...)
+		s.freed = s.freed[:0]
+	}
+}
+
 // advance moves the clock to the next event and processes every event
 // within surf/precision of it. It returns false when nothing is pending.
 func (s *simulation) advance() bool {
@@ -679,8 +689,7 @@ func (s *simulation) advance() bool {
 			return false
 		}
 	}
-	s.freeActs = append(s.freeActs, s.freed...)
-	s.freed = s.freed[:0]
+	s.recycleFreed()
 	if s.cyc != nil && s.quiescent() {
 		s.cyc.atQuiescent(s)
 	}
@@ -810,8 +819,7 @@ func (s *simulation) advanceFull() bool {
 			return false
 		}
 	}
-	s.freeActs = append(s.freeActs, s.freed...)
-	s.freed = s.freed[:0]
+	s.recycleFreed()
 	delta := s.nextCPUEvent()
 	if !s.heap.empty() {
 		if d := s.heap.minDate() - s.now; delta < 0 || d < delta {
