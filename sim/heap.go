@@ -226,7 +226,9 @@ func (h *actionHeap) dropBucket(bi int32) {
 	if i != last {
 		x := h.bh[i].b
 		h.down(i)
-		h.up(int(h.b[x].hi))
+		if int(h.b[x].hi) == i {
+			h.up(i) // not moved down: it may belong higher
+		}
 	}
 	h.free = append(h.free, bi)
 }
