@@ -148,7 +148,8 @@ type Constraint struct {
 	// fix changes a constraint once per saturated variable, and only the
 	// last ratio, from the final remaining and usage, is ever read. The
 	// flag is here rather than in the light entry, where fix would
-	// index System.light for every element it updates.
+	// index System.light for every element it updates; one left set by
+	// an earlier solve only has the same ratio computed again.
 	lightIdx   int32
 	ratioStale bool
 	known      uint32 // == System.visit when known to be in SimGrid's modified set
@@ -234,7 +235,7 @@ type Variable struct {
 	fresh uint32
 	// fixed is System.fill once the current water-filling has fixed
 	// the variable's share (or holds it, see fillRegion): its elements
-	// are then no longer active, SimGrid's word. One mark per variable
+	// are then inactive, in SimGrid's words. One mark per variable
 	// spares fix a write to each of its elements, in its constraints.
 	fixed uint32
 	inSat bool
