@@ -918,20 +918,22 @@ func (s *System) nextFill() {
 func (s *System) fix(v *Variable) {
 	prec := s.Precision
 	v.fixed = s.fill
-	elems := v.elems // fix changes no element list: read once
+	// Nor v's elements nor its share change here: read once (through
+	// the stores to its constraints, the compiler would load them again).
+	elems, pen, val := v.elems, v.penalty, v.value
 	for i := range elems {
 		ve := &elems[i]
 		c := ve.c
 		// The element's usage in c, the same bits as the cElem's (the
 		// same operands), without reading c's elements.
-		u := ve.weight / v.penalty
+		u := ve.weight / pen
 		if !c.FatPipe {
 			// SimGrid's double_update (subtract, 0 below the
 			// precision) of the remaining capacity and the usage, on
 			// locals: through c, each store made the next read
 			// load the field again.
 			capPrec := c.Bound * prec
-			rem := c.remaining - ve.weight*v.value
+			rem := c.remaining - ve.weight*val
 			if rem < capPrec {
 				rem = 0
 			}
