@@ -648,7 +648,7 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 			if a.remains > 0 {
 				t = a.remains / share
 			}
-			if d := s.now + t; a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d || !sys.Stamps {
+			if d := s.now + t; !sys.Stamps || a.htype != hNormal || !s.heap.contains(a) || s.heap.dateOf(a) != d {
 				s.heapSet(a, d, hNormal)
 			}
 			// Otherwise SimGrid re-inserts it at the date it had: its
@@ -656,6 +656,16 @@ func (s *simulation) reschedule(sys *maxmin.System) {
 		} else {
 			s.heapRemove(a)
 		}
+	}
+}
+
+// recycleFreed makes the actions freed since the last solve reusable. Most
+// advances free none: then it copies nothing (an empty append of
+// pointers still calls the runtime's copy).
+func (s *simulation) recycleFreed() {
+	if len(s.freed) > 0 {
+		s.freeActs = append(s.freeActs, s.freed...)
+		s.freed = s.freed[:0]
 	}
 }
 
@@ -679,8 +689,7 @@ func (s *simulation) advance() bool {
 			return false
 		}
 	}
-	s.freeActs = append(s.freeActs, s.freed...)
-	s.freed = s.freed[:0]
+	s.recycleFreed()
 	if s.cyc != nil && s.quiescent() {
 		s.cyc.atQuiescent(s)
 	}
@@ -810,8 +819,7 @@ func (s *simulation) advanceFull() bool {
 			return false
 		}
 	}
-	s.freeActs = append(s.freeActs, s.freed...)
-	s.freed = s.freed[:0]
+	s.recycleFreed()
 	delta := s.nextCPUEvent()
 	if !s.heap.empty() {
 		if d := s.heap.minDate() - s.now; delta < 0 || d < delta {

@@ -29,10 +29,14 @@ type actionHeap struct {
 	last   int32       // the bucket used last (a cache), -1 for none
 	n      int         // actions in the heap
 
-	act        []*action // by slot
-	bkt        []int32   // by slot: the bucket holding it, -1 when not in the heap
-	next, prev []int32   // by slot: neighbours in the bucket's FIFO, -1 at the ends
+	act  []*action // by slot
+	bkt  []int32   // by slot: the bucket holding it, -1 when not in the heap
+	link []link    // by slot: neighbours in the bucket's FIFO
 }
+
+// link is a slot's neighbours in its bucket's FIFO, -1 at the ends; the
+// two in one slice, so that each update indexes (and checks) it once.
+type link struct{ prev, next int32 }
 
 // bucket is the FIFO of the actions due at one date.
 type bucket struct {
@@ -48,12 +52,12 @@ type bucketRef struct {
 	b    int32
 }
 
-const heapArity = 4
+const heapArity = 4 // down compares four children without a loop
 
 // each calls f with every action in the heap, in no particular order.
 func (h *actionHeap) each(f func(a *action)) {
 	for _, ref := range h.bh {
-		for i := h.b[ref.b].head; i >= 0; i = h.next[i] {
+		for i := h.b[ref.b].head; i >= 0; i = h.link[i].next {
 			f(h.act[i])
 		}
 	}
@@ -67,8 +71,7 @@ func (h *actionHeap) register(a *action) {
 	a.slot = int32(len(h.act))
 	h.act = append(h.act, a)
 	h.bkt = append(h.bkt, -1)
-	h.next = append(h.next, -1)
-	h.prev = append(h.prev, -1)
+	h.link = append(h.link, link{-1, -1})
 }
 
 // empty reports whether no action is pending.
@@ -91,8 +94,11 @@ func (h *actionHeap) set(a *action, date float64) {
 	slot := a.slot
 	if cur := h.bkt[slot]; cur >= 0 {
 		b := &h.b[cur]
-		if b.date == date && b.tail == slot {
-			return // already last at that date
+		if b.date == date {
+			// Kept its date (a share re-solved unchanged, most
+			// often): it moves to its bucket's tail, which stays.
+			h.toTail(cur, slot)
+			return
 		}
 		if b.head == slot && b.tail == slot && h.byDate.get(date) < 0 {
 			// Alone at its date and alone at the new one (a date
@@ -106,15 +112,32 @@ func (h *actionHeap) set(a *action, date float64) {
 	bi := h.bucketAt(date)
 	b := &h.b[bi]
 	h.bkt[slot] = bi
-	h.next[slot] = -1
-	h.prev[slot] = b.tail
+	h.link[slot] = link{prev: b.tail, next: -1}
 	if b.tail >= 0 {
-		h.next[b.tail] = slot
+		h.link[b.tail].next = slot
 	} else {
 		b.head = slot
 	}
 	b.tail = slot
 	h.n++
+}
+
+// toTail moves the action of slot, in bucket bi, to the bucket's tail.
+func (h *actionHeap) toTail(bi, slot int32) {
+	b := &h.b[bi]
+	if b.tail == slot {
+		return
+	}
+	l := h.link[slot] // l.next >= 0: slot is not the tail
+	if l.prev >= 0 {
+		h.link[l.prev].next = l.next
+	} else {
+		b.head = l.next
+	}
+	h.link[l.next].prev = l.prev
+	h.link[slot] = link{prev: b.tail, next: -1}
+	h.link[b.tail].next = slot
+	b.tail = slot
 }
 
 // redate moves bucket bi, whose date no other bucket has, to date.
@@ -145,14 +168,14 @@ func (h *actionHeap) remove(a *action) {
 func (h *actionHeap) unlink(slot int32) {
 	bi := h.bkt[slot]
 	b := &h.b[bi]
-	p, n := h.prev[slot], h.next[slot]
+	p, n := h.link[slot].prev, h.link[slot].next
 	if p >= 0 {
-		h.next[p] = n
+		h.link[p].next = n
 	} else {
 		b.head = n
 	}
 	if n >= 0 {
-		h.prev[n] = p
+		h.link[n].prev = p
 	} else {
 		b.tail = p
 	}
@@ -203,7 +226,9 @@ func (h *actionHeap) dropBucket(bi int32) {
 	if i != last {
 		x := h.bh[i].b
 		h.down(i)
-		h.up(int(h.b[x].hi))
+		if int(h.b[x].hi) == i {
+			h.up(i) // not moved down: it may belong higher
+		}
 	}
 	h.free = append(h.free, bi)
 }
@@ -231,14 +256,27 @@ func (h *actionHeap) down(i int) {
 		if first >= n {
 			break
 		}
-		m := first
-		last := min(first+heapArity, n)
-		for c := first + 1; c < last; c++ {
-			if e[c].date < e[m].date {
-				m = c
+		m, md := first, e[first].date // the least child and its date
+		if first+heapArity <= n {
+			// All four children, compared without a loop.
+			ch := e[first+1 : first+heapArity]
+			if d := ch[0].date; d < md {
+				m, md = first+1, d
+			}
+			if d := ch[1].date; d < md {
+				m, md = first+2, d
+			}
+			if d := ch[2].date; d < md {
+				m, md = first+3, d
+			}
+		} else {
+			for c := first + 1; c < n; c++ {
+				if d := e[c].date; d < md {
+					m, md = c, d
+				}
 			}
 		}
-		if !(e[m].date < x.date) {
+		if !(md < x.date) {
 			break
 		}
 		h.place(i, e[m])

@@ -9,8 +9,8 @@ import (
 
 // TestActionHeapOrder checks the bucketed heap against its definition:
 // actions pop by date, equal dates in the order of their last set, under
-// random sets (new dates, repeated dates, same date again), removals and
-// pops.
+// random sets (new dates, repeated dates, same date again: a move to its
+// bucket's tail), removals and pops.
 func TestActionHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	var h actionHeap

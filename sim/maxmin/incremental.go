@@ -119,8 +119,8 @@ func (s *System) gather(st uint32) bool {
 		// A region constraint's variables are all the region's, so its
 		// part of the fill (fillRegion) is done here, in the same pass:
 		// the variables' shares reset, the usage summed from back to
-		// front, the elements activated; not on a constraint without
-		// capacity, which fillRegion skips.
+		// front; not on a constraint without capacity, which
+		// fillRegion skips.
 		fill := doublePositive(c.Bound, c.Bound*s.Precision)
 		usage := 0.0
 		// Newest first, as SimGrid lists a constraint's variables: the
@@ -169,6 +169,7 @@ func (s *System) addRegVar(v *Variable, st uint32) {
 func (s *System) fillRegion(st uint32) {
 	prec := s.Precision
 	minUsage := -1.0
+	s.nextFill()
 	s.satCnst = s.satCnst[:0]
 	nRegion := len(s.region)
 	for i, c := range s.list {
@@ -186,7 +187,7 @@ func (s *System) fillRegion(st uint32) {
 			e := &c.elems[k]
 			v := e.v
 			if v.stamp != st {
-				e.active = false
+				v.fixed = s.fill // held
 				if !c.FatPipe {
 					c.remaining -= e.weight * v.value
 				}
@@ -206,7 +207,7 @@ func (s *System) fillRegion(st uint32) {
 }
 
 // fillElem starts the fill of a region variable's element e of c: the
-// variable's share reset, e activated and its usage added to usage (the
+// variable's share reset and its usage added to usage (the
 // largest kept, on a fat pipe), which it returns.
 func fillElem(c *Constraint, e *cElem, usage float64) float64 {
 	e.v.value = 0
@@ -216,7 +217,6 @@ func fillElem(c *Constraint, e *cElem, usage float64) float64 {
 		} else if usage < e.usage {
 			usage = e.usage
 		}
-		e.active = true
 	}
 	return usage
 }
@@ -224,10 +224,10 @@ func fillElem(c *Constraint, e *cElem, usage float64) float64 {
 // addLight lists c, with its remaining capacity and usage set, among the
 // constraints the water-filling may saturate.
 func (s *System) addLight(c *Constraint, minUsage *float64) {
-	c.lightIdx = len(s.light)
+	c.lightIdx = int32(len(s.light))
 	r := c.remaining / c.usage
 	s.light = append(s.light, light{c: c, remainingOverUsage: r})
-	s.satUpdate(r, c.lightIdx, minUsage)
+	s.satUpdate(r, len(s.light)-1, minUsage)
 }
 
 // grow adds to the region the boundary constraints whose held variables

@@ -47,6 +47,7 @@ type System struct {
 	stamp    uint32
 	visit    uint32 // SimGrid mode: the current round's visited mark
 	round    uint32 // incremental mode: the current solve
+	fill     uint32 // the current water-filling (see Variable.fixed)
 	region   []*Constraint
 	regVars  []*Variable
 
@@ -142,11 +143,19 @@ type Constraint struct {
 	remaining float64
 	usage     float64
 
-	lightIdx int
-	known    uint32 // == System.visit when known to be in SimGrid's modified set
-	mark     uint32 // == System.stamp when reached by a certificate search
-	detached uint32 // == System.visit when an element left it in the round
-	region   uint32 // incremental mode: == System.round while in the region
+	// lightIdx is c's index in System.light, -1 when not there;
+	// ratioStale marks its ratio to compute again before the next scan:
+	// fix changes a constraint once per saturated variable, and only the
+	// last ratio, from the final remaining and usage, is ever read. The
+	// flag is here rather than in the light entry, where fix would
+	// index System.light for every element it updates; one left set by
+	// an earlier solve only has the same ratio computed again.
+	lightIdx   int32
+	ratioStale bool
+	known      uint32 // == System.visit when known to be in SimGrid's modified set
+	mark       uint32 // == System.stamp when reached by a certificate search
+	detached   uint32 // == System.visit when an element left it in the round
+	region     uint32 // incremental mode: == System.round while in the region
 	// Concurrency limit (-1: none), the slots taken, and the disabled
 	// variables in the order they were disabled, kept only with a limit.
 	limit, conc int32
@@ -181,9 +190,8 @@ type cElem struct {
 	// usage is weight / v's penalty, computed (with the same operands, so
 	// the same bits) when the element or the penalty changes rather than
 	// twice per solve.
-	usage  float64
-	vi     int32 // index of the matching vElem in v.elems
-	active bool
+	usage float64
+	vi    int32 // index of the matching vElem in v.elems
 }
 
 // vElem is a variable's use of a constraint, stored in the variable.
@@ -225,6 +233,11 @@ type Variable struct {
 	// while its first constraint was neither known to be marked nor
 	// left by a variable (see reachedThrough).
 	fresh uint32
+	// fixed is System.fill once the current water-filling has fixed
+	// the variable's share (or holds it, see fillRegion): its elements
+	// are then inactive, in SimGrid's words. One mark per variable
+	// spares fix a write to each of its elements, in its constraints.
+	fixed uint32
 	inSat bool
 	inMod bool
 	// changed is set, in the incremental mode, when its share differs
@@ -247,7 +260,7 @@ type Variable struct {
 
 // varPad pads a Variable to 256 bytes, so that the variables of a slab
 // (a 64 KiB allocation, page-aligned) start on cache lines.
-const varPad = 256 - 216
+const varPad = 256 - 224
 
 // NumConstraints returns the number of constraints v uses.
 func (v *Variable) NumConstraints() int { return len(v.elems) }
@@ -632,24 +645,21 @@ func (s *System) touchCnst(c *Constraint) {
 
 // rec is SimGrid's update_modified_cnst_set_rec: mark the constraints of
 // the variables of c not visited yet in this round, recursively.
+//
+// The marking changes no element, so c's are read once; a variable the
+// recursion went through while its walk was under way is left at once.
 func (s *System) rec(c *Constraint) {
-	s.recWork += len(c.elems)
-	for k := len(c.elems) - 1; k >= 0; k-- {
-		v := c.elems[k].v
-		if v.visited == s.visit {
-			continue
-		}
-		for j := range v.elems {
-			if v.visited == s.visit {
-				break
-			}
-			c2 := v.elems[j].c
-			if c2 != c && !c2.inList {
+	els, visit := c.elems, s.visit
+	s.recWork += len(els)
+	for k := len(els) - 1; k >= 0; k-- {
+		v := els[k].v
+		for j := 0; j < len(v.elems) && v.visited != visit; j++ {
+			if c2 := v.elems[j].c; c2 != c && !c2.inList {
 				s.mark(c2)
 				s.rec(c2)
 			}
 		}
-		v.visited = s.visit
+		v.visited = visit
 	}
 }
 
@@ -674,10 +684,6 @@ func (s *System) Modified() bool {
 type light struct {
 	c                  *Constraint
 	remainingOverUsage float64
-	// stale marks a ratio to compute again before the next scan: fix
-	// changes a constraint once per saturated variable, and only the
-	// last ratio, from the final remaining and usage, is ever read.
-	stale bool
 }
 
 // Solve shares the constraints of every component changed since the last
@@ -759,13 +765,6 @@ func (s *System) collect() {
 
 func doublePositive(v, prec float64) bool { return v > prec }
 
-func doubleUpdate(v *float64, d, prec float64) {
-	*v -= d
-	if *v < prec {
-		*v = 0
-	}
-}
-
 func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
 	if *minUsage < 0 || *minUsage > usage {
 		*minUsage = usage
@@ -776,14 +775,16 @@ func (s *System) satUpdate(usage float64, idx int, minUsage *float64) {
 }
 
 func (s *System) satVarsUpdate() {
+	fill := s.fill
 	for _, i := range s.satCnst {
-		els := s.light[i].c.elems
+		c := s.light[i].c
+		els := c.elems
 		for k := range els {
 			e := &els[k]
-			if e.active && e.weight > 0 && !e.v.inSat {
-				e.v.inSat = true
-				e.v.at = s.light[i].c
-				s.satVars = append(s.satVars, e.v)
+			if v := e.v; e.weight > 0 && !v.inSat && v.fixed != fill {
+				v.inSat = true
+				v.at = c
+				s.satVars = append(s.satVars, v)
 			}
 		}
 	}
@@ -793,7 +794,7 @@ func (s *System) removeLight(c *Constraint) {
 	if c.lightIdx < 0 {
 		return
 	}
-	i, last := c.lightIdx, len(s.light)-1
+	i, last := c.lightIdx, int32(len(s.light)-1)
 	s.light[i] = s.light[last]
 	s.light[i].c.lightIdx = i
 	s.light = s.light[:last]
@@ -804,6 +805,7 @@ func (s *System) removeLight(c *Constraint) {
 func (s *System) solve() {
 	prec := s.Precision
 	minUsage := -1.0
+	s.nextFill()
 	s.light = s.light[:0]
 	s.satCnst = s.satCnst[:0]
 	for _, c := range s.list {
@@ -838,14 +840,13 @@ func (s *System) solve() {
 				} else if usage < u {
 					usage = u
 				}
-				e.active = true
 			}
 		}
 		c.usage = usage
 		if c.usage > 0 {
-			c.lightIdx = len(s.light)
+			c.lightIdx = int32(len(s.light))
 			s.light = append(s.light, light{c: c, remainingOverUsage: c.remaining / c.usage})
-			s.satUpdate(c.remaining/c.usage, c.lightIdx, &minUsage)
+			s.satUpdate(c.remaining/c.usage, len(s.light)-1, &minUsage)
 		}
 	}
 	s.waterfill(minUsage)
@@ -895,9 +896,9 @@ func (s *System) waterfill(minUsage float64) {
 		}
 		for i := range s.light {
 			l := &s.light[i]
-			if l.stale {
-				l.remainingOverUsage = l.c.remaining / l.c.usage
-				l.stale = false
+			if c := l.c; c.ratioStale {
+				l.remainingOverUsage = c.remaining / c.usage
+				c.ratioStale = false
 			}
 			s.satUpdate(l.remainingOverUsage, i, &minUsage)
 		}
@@ -905,27 +906,46 @@ func (s *System) waterfill(minUsage float64) {
 	}
 }
 
+// nextFill starts a water-filling: no variable is fixed in it yet.
+func (s *System) nextFill() {
+	s.fill++
+	if s.fill == 0 {
+		s.fill = 1
+	}
+}
+
 // fix updates the constraints of v once its value is set.
 func (s *System) fix(v *Variable) {
 	prec := s.Precision
-	for i := range v.elems {
-		ve := &v.elems[i]
+	v.fixed = s.fill
+	// Nor v's elements nor its share change here: read once (through
+	// the stores to its constraints, the compiler would load them again).
+	elems, pen, val := v.elems, v.penalty, v.value
+	for i := range elems {
+		ve := &elems[i]
 		c := ve.c
-		var u float64
-		if ve.ci >= 0 {
-			ce := &c.elems[ve.ci]
-			ce.active = false
-			u = ce.usage
-		} else {
-			u = ve.weight / v.penalty
-		}
+		// The element's usage in c, the same bits as the cElem's (the
+		// same operands), without reading c's elements.
+		u := ve.weight / pen
 		if !c.FatPipe {
-			doubleUpdate(&c.remaining, ve.weight*v.value, c.Bound*prec)
-			doubleUpdate(&c.usage, u, prec)
-			if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
+			// SimGrid's double_update (subtract, 0 below the
+			// precision) of the remaining capacity and the usage, on
+			// locals: through c, each store made the next read
+			// load the field again.
+			capPrec := c.Bound * prec
+			rem := c.remaining - ve.weight*val
+			if rem < capPrec {
+				rem = 0
+			}
+			use := c.usage - u
+			if use < prec {
+				use = 0
+			}
+			c.remaining, c.usage = rem, use
+			if !doublePositive(use, prec) || !doublePositive(rem, capPrec) {
 				s.removeLight(c)
 			} else if c.lightIdx >= 0 {
-				s.light[c.lightIdx].stale = true
+				c.ratioStale = true
 			}
 			continue
 		}
@@ -942,7 +962,7 @@ func (s *System) fix(v *Variable) {
 		if !doublePositive(c.usage, prec) || !doublePositive(c.remaining, c.Bound*prec) {
 			s.removeLight(c)
 		} else if c.lightIdx >= 0 {
-			s.light[c.lightIdx].stale = true
+			c.ratioStale = true
 		}
 	}
 }
