@@ -152,6 +152,9 @@ type Platform struct {
 	cache map[uint64]cachedRoute
 	calc  sync.Mutex // serialises route computation (zones keep scratch state)
 	depth int        // of globalRoute's recursion, under calc
+	// links and lat are RouteAppend's scratch route, under calc.
+	links []*Link
+	lat   latency
 }
 
 // maxCachedRoutes bounds the route cache (about 100 bytes per entry): an
@@ -233,6 +236,34 @@ func (p *Platform) RouteOnce(src, dst *Host) ([]*Link, float64, error) {
 	}
 	c := p.computeRoute(src, dst)
 	return c.links, c.lat, c.err
+}
+
+// RouteAppend is RouteOnce for a caller that keeps only what it computes
+// from the links: it appends their indexes (Link.Index) to buf, in order,
+// and returns it with the route's latency; once its scratch has grown it
+// allocates nothing (a replay of thousands of ranks computes thousands of
+// routes at its start).
+func (p *Platform) RouteAppend(buf []int, src, dst *Host) ([]int, float64, error) {
+	if !p.owns(src) || !p.owns(dst) {
+		return buf, 0, fmt.Errorf("platform %s: route between hosts of another platform", p.Name)
+	}
+	p.calc.Lock()
+	defer p.calc.Unlock()
+	if p.links == nil {
+		p.links = make([]*Link, 0, 8)
+	}
+	p.lat = latency{}
+	links, err := p.globalRoute(src.np, dst.np, p.links[:0], &p.lat)
+	if err != nil {
+		return buf, 0, fmt.Errorf("platform %s: route %s -> %s: %w", p.Name, src.Name, dst.Name, err)
+	}
+	for _, l := range links {
+		buf = append(buf, l.Index)
+	}
+	if len(links) > cap(p.links) {
+		p.links = make([]*Link, 0, 2*len(links)) // the next as long fits
+	}
+	return buf, p.lat.sum, nil
 }
 
 // cached returns the route from src to dst, computed once.

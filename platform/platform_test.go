@@ -811,3 +811,45 @@ func TestRouteLatencyTerms(t *testing.T) {
 		t.Errorf("paris -> home1: %d fixed addends, want a distance in each Vivaldi zone", fixed)
 	}
 }
+
+// TestRouteAppend checks RouteAppend against RouteOnce on every pair of
+// hosts of platforms of each kind of zone, after what buf held, and that
+// it allocates nothing once its scratch has grown.
+func TestRouteAppend(t *testing.T) {
+	for _, f := range []string{"bypass.xml", "graphs.xml", "nested.xml", "nonezones.xml", "recursive.xml", "starzones.xml", "topologies.xml", "topologies2.xml", "vivaldi.xml"} {
+		p, err := Load(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		buf := []int{-7}
+		for _, a := range p.Hosts {
+			for _, b := range p.Hosts {
+				want, wlat, werr := p.RouteOnce(a, b)
+				got, lat, err := p.RouteAppend(buf[:1], a, b)
+				if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+					t.Fatalf("%s: %s -> %s: error %v, want %v", f, a.Name, b.Name, err, werr)
+				}
+				if got[0] != -7 || len(got) != len(want)+1 || lat != wlat {
+					t.Fatalf("%s: %s -> %s: %v, %v; want -7 then %s, %v", f, a.Name, b.Name, got, lat, linkNames(want), wlat)
+				}
+				for i, l := range want {
+					if got[i+1] != l.Index {
+						t.Fatalf("%s: %s -> %s: %v; want -7 then %s", f, a.Name, b.Name, got, linkNames(want))
+					}
+				}
+				buf = got
+			}
+		}
+	}
+	p, err := ParseCluster("4x1Gf,1GBps,1us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]int, 0, 8)
+	if n := testing.AllocsPerRun(100, func() { buf, _, _ = p.RouteAppend(buf[:0], p.Hosts[0], p.Hosts[3]) }); n != 0 {
+		t.Errorf("RouteAppend allocates %v times a route", n)
+	}
+	if _, _, err := p.RouteAppend(nil, p.Hosts[0], nil); err == nil {
+		t.Error("RouteAppend: nil host accepted")
+	}
+}

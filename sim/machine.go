@@ -12,6 +12,10 @@ type Machine struct {
 	// dst, in order, and the route's latency, or why there is none. It is
 	// called once per ordered host pair and cached.
 	Route func(src, dst int) (links []int, latency float64, err error)
+	// RouteAppend, if not nil, is Route appending the links to buf, for
+	// a caller that keeps only their latency and bandwidth (the
+	// dependency-driven engine): it need not allocate.
+	RouteAppend func(buf []int, src, dst int) (links []int, latency float64, err error)
 	// RouteLatency, if not nil, returns the addends of the latency Route
 	// gives, in the order they are summed. Under link latency profiles a
 	// transfer's latency is summed again from the links' current values,

@@ -78,6 +78,9 @@ func FromPlatform(p *platform.Platform, hosts []*platform.Host) (*Machine, error
 		}
 		return idx, lat, nil
 	}
+	m.RouteAppend = func(buf []int, src, dst int) ([]int, float64, error) {
+		return p.RouteAppend(buf, p.Hosts[src], p.Hosts[dst])
+	}
 	m.RouteLatency = func(src, dst int) []LatencyTerm {
 		terms := p.RouteLatency(p.Hosts[src], p.Hosts[dst])
 		out := make([]LatencyTerm, len(terms))

@@ -113,10 +113,20 @@ const (
 // form). It costs a few comparisons for the common events, so that
 // binary readers can check every event.
 func (e *Event) Absurd() string {
-	if c := e.Compute; c >= 0 && (c <= MaxSleep || c <= MaxFlops && e.Kind != Sleep) && e.SendBytes >= 0 && e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil {
+	if e.Sane() {
 		return ""
 	}
 	return e.absurd()
+}
+
+// Sane reports, in a few comparisons, that e has none of Absurd's faults
+// (false: Absurd says whether it has one). It is inlined where readers
+// check every event, which Absurd is not.
+func (e *Event) Sane() bool {
+	// MaxSleep is below MaxFlops, and two counts are not negative if
+	// their bitwise or is not.
+	c := e.Compute
+	return c >= 0 && c <= MaxFlops && (c <= MaxSleep || e.Kind != Sleep) && e.SendBytes|e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil
 }
 
 func (e *Event) absurd() string {

@@ -353,7 +353,10 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 		r.lastExit = e.Exit
 	}
 	if e.Request != 0 {
-		e.Request = r.request()
+		// request's body: it is past the inlining budget, and this is
+		// every non-blocking call's.
+		r.lastReq += uint64(varint.Zigzag(r.requests.Uvarint()))
+		e.Request = r.lastReq
 	}
 	for i := range e.Requests {
 		e.Requests[i] = r.request()
