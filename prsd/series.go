@@ -427,58 +427,113 @@ func (x *flatReader) uvarint() (uint64, bool) {
 
 // list reads a list of runs as readRuns does, and returns the number of
 // differences it holds; false where readRuns would fail or the values
-// pass flatLimit.
+// pass flatLimit. It reads a noisy series' runs (a count of a byte, a
+// delta of one or two) in noisyRuns' loop, without a call, the rest one
+// by one (run).
 func (x *flatReader) list(depth int) (uint64, bool) {
 	n, ok := x.uvarint()
 	if !ok || depth >= maxRunDepth || n == 0 || n > uint64((len(x.b)-x.off)/2) {
 		return 0, false
 	}
 	x.items += int64(n)
+	// The values may reach lim: the runs read so far bound it, and only
+	// a nested list (which updates x.items) declares more.
+	lim := flatLimit(x.items)
 	var total uint64
-	for range n {
-		// A run of a noisy series: a byte of count, a byte or two of
-		// delta.
-		c, ok := x.short()
+	for k := uint64(0); k < n; {
+		// Runs of noise, as many as fit in the values' room.
+		out := x.out
+		room := min(int64(cap(out)), lim) - int64(len(out))
+		r, off, j, v := noisyRuns(x.b, x.off, n-k, out[len(out):len(out)+int(max(room, 0))], x.v)
+		x.out, x.off, x.v = out[:len(out)+j], off, v
+		total += uint64(j)
+		if k += r; k == n {
+			break
+		}
+		t, ok := x.run(depth, lim)
 		if !ok {
-			c, ok = x.uvarint()
-		}
-		if !ok || c > maxValues {
 			return 0, false
 		}
-		if c > 0 {
-			u, ok := x.short()
-			if !ok {
-				u, ok = x.uvarint()
-			}
-			if !ok || c > uint64(flatLimit(x.items)-int64(len(x.out))) {
-				return 0, false
-			}
-			delta := int64(u >> 1) // zigzag
-			if u&1 != 0 {
-				delta = ^delta
-			}
-			for range c {
-				x.v += delta
-				x.out = append(x.out, x.v)
-			}
-			total += c
-			continue
-		}
-		reps, ok := x.uvarint()
-		if !ok || reps == 0 || reps > maxValues {
-			return 0, false
-		}
-		at := x.off
-		body, ok := x.list(depth + 1)
-		if !ok || satMul(body, reps-1) > uint64(flatLimit(x.items)-int64(len(x.out))) {
-			return 0, false
-		}
-		for range reps - 1 {
-			x.out, _, x.v = expandRuns(x.b, at, x.out, x.v)
-		}
-		total += body * reps
+		lim = flatLimit(x.items)
+		total += t
+		k++
 	}
 	return total, true
+}
+
+// noisyRuns reads, from b[off:], up to n runs of a count of one byte and
+// a delta of one or two (a noisy series'), as long as their values fit in
+// dst, which it fills from v on. It returns the runs read, the offset
+// after them, the values written and the last one.
+func noisyRuns(b []byte, off int, n uint64, dst []int64, v int64) (uint64, int, int, int64) {
+	j := 0
+	k := uint64(0)
+	for ; k < n && off+2 < len(b); k++ {
+		c := int(b[off])
+		if uint(c-1) >= 0x7f || c > len(dst)-j {
+			break
+		}
+		u := uint64(b[off+1])
+		next := off + 2
+		if u >= 0x80 {
+			if b[off+2] >= 0x80 {
+				break
+			}
+			u = u&0x7f | uint64(b[off+2])<<7
+			next = off + 3
+		}
+		delta := int64(u>>1) ^ -int64(u&1) // zigzag
+		for i := range dst[j : j+c] {
+			v += delta
+			dst[j+i] = v
+		}
+		j += c
+		off = next
+	}
+	return k, off, j, v
+}
+
+// run reads one item of a list of runs for list, the values below lim,
+// and returns the number of differences it holds.
+func (x *flatReader) run(depth int, lim int64) (uint64, bool) {
+	c, ok := x.short()
+	if !ok {
+		c, ok = x.uvarint()
+	}
+	if !ok || c > maxValues {
+		return 0, false
+	}
+	if c > 0 {
+		u, ok := x.short()
+		if !ok {
+			u, ok = x.uvarint()
+		}
+		if !ok || c > uint64(lim-int64(len(x.out))) {
+			return 0, false
+		}
+		delta := int64(u >> 1) // zigzag
+		if u&1 != 0 {
+			delta = ^delta
+		}
+		for range c {
+			x.v += delta
+			x.out = append(x.out, x.v)
+		}
+		return c, true
+	}
+	reps, ok := x.uvarint()
+	if !ok || reps == 0 || reps > maxValues {
+		return 0, false
+	}
+	at := x.off
+	body, ok := x.list(depth + 1)
+	if !ok || satMul(body, reps-1) > uint64(flatLimit(x.items)-int64(len(x.out))) {
+		return 0, false
+	}
+	for range reps - 1 {
+		x.out, _, x.v = expandRuns(x.b, at, x.out, x.v)
+	}
+	return satMul(body, reps), true
 }
 
 // readValues sets the runs of s from their valid encoding enc, of items
