@@ -738,6 +738,9 @@ func (s *Series) cycle(limit int64) []int64 {
 	if 2*p > len(head) {
 		return nil
 	}
+	if periodShortcut && s.periodic(head, p) {
+		return slices.Clone(head[:p])
+	}
 	for i, j := int64(len(head)), len(head)%p; i < s.N; i++ {
 		if c.next(s) != head[j] {
 			return nil
@@ -747,6 +750,80 @@ func (s *Series) cycle(limit int64) []int64 {
 		}
 	}
 	return slices.Clone(head[:p])
+}
+
+// periodic reports, without walking most of them, that the values of s
+// have period p, as the first, head, do: where its longest repeat's body
+// adds up to 0 and ends within head but for p values. The values to the
+// repeat's end then have period p (value i, of i+p past head, is value
+// i-mL of the repeat's first L, the body's values, and i+p is i-mL+p,
+// both within head), and the values after it (at most len(head)) are
+// compared one by one.
+func (s *Series) periodic(head []int64, p int) bool {
+	m, most := -1, int64(0)
+	for i := range s.Runs {
+		if r := &s.Runs[i]; r.Body != nil && r.Reps*numDiffs(r.Body) > most {
+			m, most = i, r.Reps*numDiffs(r.Body)
+		}
+	}
+	if m < 0 {
+		return false
+	}
+	a := numDiffs(s.Runs[:m])
+	l := most / s.Runs[m].Reps
+	end := a + most // the index of the value that ends the repeat
+	if a+l+int64(p) > int64(len(head)) || numDiffs(s.Runs[m+1:]) > int64(len(head)) || netDelta(s.Runs[m].Body) != 0 {
+		return false
+	}
+	t := tailCheck{head: head, p: int64(p), i: end, v: head[(end)%int64(p)]}
+	return t.runs(s.Runs[m+1:]) && t.i == s.N-1
+}
+
+// periodShortcut turns periodic on (off in a test, to compare).
+var periodShortcut = true
+
+// tailCheck compares values, from index i (of value v) on, with the
+// period of head p values long.
+type tailCheck struct {
+	head []int64
+	p, i int64
+	v    int64
+}
+
+func (t *tailCheck) runs(runs []Run) bool {
+	for k := range runs {
+		r := &runs[k]
+		if r.Body == nil {
+			for range r.Count {
+				t.v += r.Delta
+				t.i++
+				if t.head[t.i%t.p] != t.v {
+					return false
+				}
+			}
+			continue
+		}
+		for range r.Reps {
+			if !t.runs(r.Body) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// netDelta returns what a list of runs adds to a value (wrapping, as the
+// values do).
+func netDelta(runs []Run) int64 {
+	var d int64
+	for i := range runs {
+		if runs[i].Body == nil {
+			d += runs[i].Delta * runs[i].Count
+		} else {
+			d += runs[i].Reps * netDelta(runs[i].Body)
+		}
+	}
+	return d
 }
 
 // periodBufs are the buffers of cycle: the values it looks at, and
