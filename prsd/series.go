@@ -468,11 +468,8 @@ func (x *flatReader) list(depth int) (uint64, bool) {
 func noisyRuns(b []byte, off int, n uint64, dst []int64, v int64) (uint64, int, int, int64) {
 	j := 0
 	k := uint64(0)
-	for ; k < n && off+2 < len(b); k++ {
+	for ; k < n && off+2 < len(b) && j < len(dst); k++ {
 		c := int(b[off])
-		if uint(c-1) >= 0x7f || c > len(dst)-j {
-			break
-		}
 		u := uint64(b[off+1])
 		next := off + 2
 		if u >= 0x80 {
@@ -483,6 +480,16 @@ func noisyRuns(b []byte, off int, n uint64, dst []int64, v int64) (uint64, int, 
 			next = off + 3
 		}
 		delta := int64(u>>1) ^ -int64(u&1) // zigzag
+		if c == 1 { // a value: the usual run of noise
+			v += delta
+			dst[j] = v
+			j++
+			off = next
+			continue
+		}
+		if uint(c-1) >= 0x7f || c > len(dst)-j {
+			break
+		}
 		for i := range dst[j : j+c] {
 			v += delta
 			dst[j+i] = v
