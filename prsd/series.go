@@ -480,7 +480,9 @@ func noisyRuns(b []byte, off int, n uint64, dst []int64, v int64) (uint64, int, 
 			next = off + 3
 		}
 		delta := int64(u>>1) ^ -int64(u&1) // zigzag
-		if c == 1 { // a value: the usual run of noise
+
+		// A run of one value, the usual run of noise.
+		if c == 1 {
 			v += delta
 			dst[j] = v
 			j++
