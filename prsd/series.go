@@ -737,18 +737,20 @@ const (
 func (s *Series) cycle(limit int64) []int64 {
 	b := scratch.Get().(*periodBufs)
 	defer scratch.Put(b)
-	var c cursor
 	b.head = slices.Grow(b.head[:0], int(min(s.N, 2*limit)))[:min(s.N, 2*limit)]
 	head := b.head
-	for i := range head {
-		head[i] = c.next(s)
-	}
+	head[0] = s.First
+	fillRuns(s.Runs, head, 1, s.First)
 	p := b.period(head)
 	if 2*p > len(head) {
 		return nil
 	}
 	if periodShortcut && s.periodic(head, p) {
 		return slices.Clone(head[:p])
+	}
+	var c cursor
+	for range head {
+		c.next(s)
 	}
 	for i, j := int64(len(head)), len(head)%p; i < s.N; i++ {
 		if c.next(s) != head[j] {
@@ -759,6 +761,29 @@ func (s *Series) cycle(limit int64) []int64 {
 		}
 	}
 	return slices.Clone(head[:p])
+}
+
+// fillRuns fills dst from j on with the values that runs give after v,
+// as many as fit, and returns where it stopped and the last value.
+func fillRuns(runs []Run, dst []int64, j int, v int64) (int, int64) {
+	for i := range runs {
+		if j == len(dst) {
+			break
+		}
+		r := &runs[i]
+		if r.Body == nil {
+			for c := r.Count; c > 0 && j < len(dst); c-- {
+				v += r.Delta
+				dst[j] = v
+				j++
+			}
+			continue
+		}
+		for rep := r.Reps; rep > 0 && j < len(dst); rep-- {
+			j, v = fillRuns(r.Body, dst, j, v)
+		}
+	}
+	return j, v
 }
 
 // periodic reports, without walking most of them, that the values of s
