@@ -58,7 +58,22 @@ type Ranklist []Section
 func NewRanklist(ranks []int32) Ranklist {
 	set := slices.Clone(ranks)
 	slices.Sort(set)
-	set = slices.Compact(set)
+	return rlOfSet(slices.Compact(set))
+}
+
+// RanklistOfSorted is NewRanklist of ranks in increasing order, which it
+// neither copies nor keeps (a decoder's groups, hundreds of them).
+func RanklistOfSorted(ranks []int32) Ranklist {
+	for i := 1; i < len(ranks); i++ {
+		if ranks[i] <= ranks[i-1] {
+			return NewRanklist(ranks)
+		}
+	}
+	return rlOfSet(ranks)
+}
+
+// rlOfSet is NewRanklist of the set, sorted, of distinct ranks.
+func rlOfSet(set []int32) Ranklist {
 	runs := rlRuns(set)
 	if len(runs) <= 1 {
 		return runs

@@ -398,3 +398,26 @@ func TestRanklistBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestRanklistOfSorted: RanklistOfSorted gives NewRanklist's ranklist,
+// of sets in increasing order and, through NewRanklist, of others.
+func TestRanklistOfSorted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		ranks := make([]int32, 1+rng.IntN(40))
+		for i := range ranks {
+			ranks[i] = int32(rng.IntN(64))
+		}
+		if rng.IntN(2) == 0 {
+			slices.Sort(ranks)
+			ranks = slices.Compact(ranks)
+		}
+		in := slices.Clone(ranks)
+		if got, want := RanklistOfSorted(ranks).String(), NewRanklist(in).String(); got != want {
+			t.Fatalf("RanklistOfSorted(%v) = %q, NewRanklist's %q", in, got, want)
+		}
+		if !slices.Equal(ranks, in) {
+			t.Fatalf("RanklistOfSorted changed its ranks %v to %v", in, ranks)
+		}
+	}
+}

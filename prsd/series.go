@@ -427,58 +427,122 @@ func (x *flatReader) uvarint() (uint64, bool) {
 
 // list reads a list of runs as readRuns does, and returns the number of
 // differences it holds; false where readRuns would fail or the values
-// pass flatLimit.
+// pass flatLimit. It reads a noisy series' runs (a count of a byte, a
+// delta of one or two) in noisyRuns' loop, without a call, the rest one
+// by one (run).
 func (x *flatReader) list(depth int) (uint64, bool) {
 	n, ok := x.uvarint()
 	if !ok || depth >= maxRunDepth || n == 0 || n > uint64((len(x.b)-x.off)/2) {
 		return 0, false
 	}
 	x.items += int64(n)
+	// The values may reach lim: the runs read so far bound it, and only
+	// a nested list (which updates x.items) declares more.
+	lim := flatLimit(x.items)
 	var total uint64
-	for range n {
-		// A run of a noisy series: a byte of count, a byte or two of
-		// delta.
-		c, ok := x.short()
+	for k := uint64(0); k < n; {
+		// Runs of noise, as many as fit in the values' room.
+		out := x.out
+		room := min(int64(cap(out)), lim) - int64(len(out))
+		r, off, j, v := noisyRuns(x.b, x.off, n-k, out[len(out):len(out)+int(max(room, 0))], x.v)
+		x.out, x.off, x.v = out[:len(out)+j], off, v
+		total += uint64(j)
+		if k += r; k == n {
+			break
+		}
+		t, ok := x.run(depth, lim)
 		if !ok {
-			c, ok = x.uvarint()
-		}
-		if !ok || c > maxValues {
 			return 0, false
 		}
-		if c > 0 {
-			u, ok := x.short()
-			if !ok {
-				u, ok = x.uvarint()
-			}
-			if !ok || c > uint64(flatLimit(x.items)-int64(len(x.out))) {
-				return 0, false
-			}
-			delta := int64(u >> 1) // zigzag
-			if u&1 != 0 {
-				delta = ^delta
-			}
-			for range c {
-				x.v += delta
-				x.out = append(x.out, x.v)
-			}
-			total += c
-			continue
-		}
-		reps, ok := x.uvarint()
-		if !ok || reps == 0 || reps > maxValues {
-			return 0, false
-		}
-		at := x.off
-		body, ok := x.list(depth + 1)
-		if !ok || satMul(body, reps-1) > uint64(flatLimit(x.items)-int64(len(x.out))) {
-			return 0, false
-		}
-		for range reps - 1 {
-			x.out, _, x.v = expandRuns(x.b, at, x.out, x.v)
-		}
-		total += body * reps
+		lim = flatLimit(x.items)
+		total += t
+		k++
 	}
 	return total, true
+}
+
+// noisyRuns reads, from b[off:], up to n runs of a count of one byte and
+// a delta of one or two (a noisy series'), as long as their values fit in
+// dst, which it fills from v on. It returns the runs read, the offset
+// after them, the values written and the last one.
+func noisyRuns(b []byte, off int, n uint64, dst []int64, v int64) (uint64, int, int, int64) {
+	j := 0
+	k := uint64(0)
+	for ; k < n && off+2 < len(b) && j < len(dst); k++ {
+		c := int(b[off])
+		u := uint64(b[off+1])
+		next := off + 2
+		if u >= 0x80 {
+			if b[off+2] >= 0x80 {
+				break
+			}
+			u = u&0x7f | uint64(b[off+2])<<7
+			next = off + 3
+		}
+		delta := int64(u>>1) ^ -int64(u&1) // zigzag
+
+		// A run of one value, the usual run of noise.
+		if c == 1 {
+			v += delta
+			dst[j] = v
+			j++
+			off = next
+			continue
+		}
+		if uint(c-1) >= 0x7f || c > len(dst)-j {
+			break
+		}
+		for i := range dst[j : j+c] {
+			v += delta
+			dst[j+i] = v
+		}
+		j += c
+		off = next
+	}
+	return k, off, j, v
+}
+
+// run reads one item of a list of runs for list, the values below lim,
+// and returns the number of differences it holds.
+func (x *flatReader) run(depth int, lim int64) (uint64, bool) {
+	c, ok := x.short()
+	if !ok {
+		c, ok = x.uvarint()
+	}
+	if !ok || c > maxValues {
+		return 0, false
+	}
+	if c > 0 {
+		u, ok := x.short()
+		if !ok {
+			u, ok = x.uvarint()
+		}
+		if !ok || c > uint64(lim-int64(len(x.out))) {
+			return 0, false
+		}
+		delta := int64(u >> 1) // zigzag
+		if u&1 != 0 {
+			delta = ^delta
+		}
+		for range c {
+			x.v += delta
+			x.out = append(x.out, x.v)
+		}
+		return c, true
+	}
+	reps, ok := x.uvarint()
+	if !ok || reps == 0 || reps > maxValues {
+		return 0, false
+	}
+	at := x.off
+	body, ok := x.list(depth + 1)
+	if !ok || satMul(body, reps-1) > uint64(flatLimit(x.items)-int64(len(x.out))) {
+		return 0, false
+	}
+	for range reps - 1 {
+		x.out, _, x.v = expandRuns(x.b, at, x.out, x.v)
+	}
+	return satMul(body, reps), true
 }
 
 // readValues sets the runs of s from their valid encoding enc, of items
@@ -673,15 +737,20 @@ const (
 func (s *Series) cycle(limit int64) []int64 {
 	b := scratch.Get().(*periodBufs)
 	defer scratch.Put(b)
-	var c cursor
 	b.head = slices.Grow(b.head[:0], int(min(s.N, 2*limit)))[:min(s.N, 2*limit)]
 	head := b.head
-	for i := range head {
-		head[i] = c.next(s)
-	}
+	head[0] = s.First
+	fillRuns(s.Runs, head, 1, s.First)
 	p := b.period(head)
 	if 2*p > len(head) {
 		return nil
+	}
+	if periodShortcut && s.periodic(head, p) {
+		return slices.Clone(head[:p])
+	}
+	var c cursor
+	for range head {
+		c.next(s)
 	}
 	for i, j := int64(len(head)), len(head)%p; i < s.N; i++ {
 		if c.next(s) != head[j] {
@@ -692,6 +761,103 @@ func (s *Series) cycle(limit int64) []int64 {
 		}
 	}
 	return slices.Clone(head[:p])
+}
+
+// fillRuns fills dst from j on with the values that runs give after v,
+// as many as fit, and returns where it stopped and the last value.
+func fillRuns(runs []Run, dst []int64, j int, v int64) (int, int64) {
+	for i := range runs {
+		if j == len(dst) {
+			break
+		}
+		r := &runs[i]
+		if r.Body == nil {
+			for c := r.Count; c > 0 && j < len(dst); c-- {
+				v += r.Delta
+				dst[j] = v
+				j++
+			}
+			continue
+		}
+		for rep := r.Reps; rep > 0 && j < len(dst); rep-- {
+			j, v = fillRuns(r.Body, dst, j, v)
+		}
+	}
+	return j, v
+}
+
+// periodic reports, without walking most of them, that the values of s
+// have period p, as the first, head, do: where its longest repeat's body
+// adds up to 0 and ends within head but for p values. The values to the
+// repeat's end then have period p (value i, of i+p past head, is value
+// i-mL of the repeat's first L, the body's values, and i+p is i-mL+p,
+// both within head), and the values after it (at most len(head)) are
+// compared one by one.
+func (s *Series) periodic(head []int64, p int) bool {
+	m, most := -1, int64(0)
+	for i := range s.Runs {
+		if r := &s.Runs[i]; r.Body != nil && r.Reps*numDiffs(r.Body) > most {
+			m, most = i, r.Reps*numDiffs(r.Body)
+		}
+	}
+	if m < 0 {
+		return false
+	}
+	a := numDiffs(s.Runs[:m])
+	l := most / s.Runs[m].Reps
+	end := a + most // the index of the value that ends the repeat
+	if a+l+int64(p) > int64(len(head)) || numDiffs(s.Runs[m+1:]) > int64(len(head)) || netDelta(s.Runs[m].Body) != 0 {
+		return false
+	}
+	t := tailCheck{head: head, p: int64(p), i: end, v: head[(end)%int64(p)]}
+	return t.runs(s.Runs[m+1:]) && t.i == s.N-1
+}
+
+// periodShortcut turns periodic on (off in a test, to compare).
+var periodShortcut = true
+
+// tailCheck compares values, from index i (of value v) on, with the
+// period of head p values long.
+type tailCheck struct {
+	head []int64
+	p, i int64
+	v    int64
+}
+
+func (t *tailCheck) runs(runs []Run) bool {
+	for k := range runs {
+		r := &runs[k]
+		if r.Body == nil {
+			for range r.Count {
+				t.v += r.Delta
+				t.i++
+				if t.head[t.i%t.p] != t.v {
+					return false
+				}
+			}
+			continue
+		}
+		for range r.Reps {
+			if !t.runs(r.Body) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// netDelta returns what a list of runs adds to a value (wrapping, as the
+// values do).
+func netDelta(runs []Run) int64 {
+	var d int64
+	for i := range runs {
+		if runs[i].Body == nil {
+			d += runs[i].Delta * runs[i].Count
+		} else {
+			d += runs[i].Reps * netDelta(runs[i].Body)
+		}
+	}
+	return d
 }
 
 // periodBufs are the buffers of cycle: the values it looks at, and

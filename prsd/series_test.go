@@ -309,3 +309,52 @@ func FuzzReadSeries(f *testing.F) {
 		}
 	})
 }
+
+// TestCyclePeriodic: the period cycle finds with periodic's shortcut is
+// the one it finds walking every value, on patterns repeated after a
+// prefix and before a part of one, with or without a value changed
+// anywhere, and with differences that wrap.
+func TestCyclePeriodic(t *testing.T) {
+	defer func() { periodShortcut = true }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	shortcuts := 0
+	for range 3000 {
+		pat := make([]int64, 1+rng.IntN(6))
+		for i := range pat {
+			pat[i] = int64(rng.IntN(4)) * []int64{1, 1, math.MaxInt64 / 3}[rng.IntN(3)]
+		}
+		var vals []int64
+		for range rng.IntN(4) {
+			vals = append(vals, int64(rng.IntN(9)))
+		}
+		for range 2 + rng.IntN(60) {
+			vals = append(vals, pat...)
+		}
+		vals = append(vals, pat[:rng.IntN(len(pat))]...)
+		if rng.IntN(3) == 0 {
+			vals[rng.IntN(len(vals))] += int64(1 + rng.IntN(2))
+		}
+		s := buildSeries(vals)
+		if s.Runs == nil {
+			continue
+		}
+		limit := int64(2 + rng.IntN(12))
+		periodShortcut = true
+		got := s.cycle(limit)
+		if b := scratch.Get().(*periodBufs); true {
+			head := vals[:min(int64(len(vals)), 2*limit)]
+			if p := b.period(head); 2*p <= len(head) && s.periodic(head, p) {
+				shortcuts++
+			}
+			scratch.Put(b)
+		}
+		periodShortcut = false
+		want := s.cycle(limit)
+		if !slices.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Fatalf("values %v, limit %d: the shortcut's period %v, the walk's %v", vals, limit, got, want)
+		}
+	}
+	if shortcuts < 100 {
+		t.Errorf("the shortcut applied %d times", shortcuts)
+	}
+}

@@ -1297,7 +1297,7 @@ func (d *decoder) indexes(k int) []prsd.Ranklist {
 			d.Fail(fmt.Sprintf("the ranks' indexes name no rank of group %d, of %d", g, k))
 			return nil
 		}
-		lists[g] = prsd.NewRanklist(ranks)
+		lists[g] = prsd.RanklistOfSorted(ranks)
 	}
 	return lists
 }
