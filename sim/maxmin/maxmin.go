@@ -651,12 +651,20 @@ func (s *System) touchCnst(c *Constraint) {
 func (s *System) rec(c *Constraint) {
 	els, visit := c.elems, s.visit
 	s.recWork += len(els)
+	// Most variables are visited already: their mark is read first, and
+	// again only after a recursion, the one place it can change.
 	for k := len(els) - 1; k >= 0; k-- {
 		v := els[k].v
-		for j := 0; j < len(v.elems) && v.visited != visit; j++ {
-			if c2 := v.elems[j].c; c2 != c && !c2.inList {
+		if v.visited == visit {
+			continue
+		}
+		for _, e := range v.elems {
+			if c2 := e.c; c2 != c && !c2.inList {
 				s.mark(c2)
 				s.rec(c2)
+				if v.visited == visit {
+					break
+				}
 			}
 		}
 		v.visited = visit
