@@ -560,9 +560,33 @@ func dropConstraint(list []*Constraint, c *Constraint) []*Constraint {
 	return list
 }
 
+// detach takes all of v's elements off their constraints' enabled
+// elements (detachElem's loop for each, with the round's state read once).
+// The vacated last element of each constraint is not cleared: nothing
+// reads past a constraint's elements, the next append overwrites it, and
+// the variable it points to is in a slab that lives as long as the
+// system.
 func (s *System) detach(v *Variable) {
+	logging, visit := s.logging(), s.visit
 	for i := range v.elems {
-		s.detachElem(v, i)
+		e := &v.elems[i]
+		if e.ci < 0 {
+			continue
+		}
+		c := e.c
+		if logging {
+			s.undoPos = append(s.undoPos, e.ci)
+		}
+		els := c.elems
+		last := len(els) - 1
+		for k := int(e.ci); k < last; k++ {
+			m := els[k+1]
+			els[k] = m
+			m.v.elems[m.vi].ci = int32(k)
+		}
+		c.elems = els[:last]
+		c.detached = visit
+		e.ci = -1
 	}
 }
 
