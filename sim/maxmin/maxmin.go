@@ -303,11 +303,20 @@ func (v *Variable) Reset(id int32, penalty, bound float64) {
 // attach adds v's element i to its constraint's enabled elements.
 func attach(v *Variable, i int) {
 	e := &v.elems[i]
-	e.ci = int32(len(e.c.elems))
-	// Built in place, as System.record's ops.
-	e.c.elems = append(e.c.elems, cElem{})
-	ce := &e.c.elems[e.ci]
+	c := e.c
+	els := c.elems
+	n := len(els)
+	// Built in place, as System.record's ops; within the capacity, the
+	// slice is extended without zeroing the element first.
+	if n < cap(els) {
+		els = els[:n+1]
+	} else {
+		els = append(els, cElem{})
+	}
+	ce := &els[n]
 	ce.v, ce.weight, ce.usage, ce.vi = v, e.weight, e.weight/v.penalty, int32(i)
+	c.elems = els
+	e.ci = int32(n)
 }
 
 // Expand makes v use c with the given consumption weight. Using the same
