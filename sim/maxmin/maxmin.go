@@ -561,9 +561,14 @@ func (s *System) emptied(c *Constraint) {
 func dropConstraint(list []*Constraint, c *Constraint) []*Constraint {
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i] == c {
-			copy(list[i:], list[i+1:])
-			list[len(list)-1] = nil
-			return list[:len(list)-1]
+			// c is most often near the end: a loop shifts the few
+			// constraints after it (copy's typed copy is a call).
+			last := len(list) - 1
+			for k := i; k < last; k++ {
+				list[k] = list[k+1]
+			}
+			list[last] = nil
+			return list[:last]
 		}
 	}
 	return list
