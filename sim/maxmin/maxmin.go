@@ -657,10 +657,14 @@ func (s *System) touchVar(v *Variable, whole bool) {
 		// another order if SimGrid's differs.
 		s.orderDep = true
 	}
-	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
+	// touchCnst's last case (the mode is known here).
+	c0 := v.elems[0].c
+	if !c0.inList {
+		s.mark(c0)
+		s.rec(c0)
+	} else if v.visited != s.visit {
 		s.suspects = append(s.suspects, v)
 	}
-	s.touchCnst(v.elems[0].c)
 }
 
 // Touch records that c's bound was set again (SimGrid's
