@@ -388,8 +388,9 @@ func (s *System) touchDisabled(c *Constraint) {
 		c.known = s.visit
 		s.touched = true
 		s.shadowTouchCnst(c)
-	default:
-		s.touchCnst(c)
+	case !c.inList: // touchCnst's last case (the mode is known here)
+		s.mark(c)
+		s.rec(c)
 	}
 }
 
