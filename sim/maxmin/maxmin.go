@@ -846,8 +846,11 @@ func (s *System) removeLight(c *Constraint) {
 		return
 	}
 	i, last := c.lightIdx, int32(len(s.light)-1)
-	s.light[i] = s.light[last]
-	s.light[i].c.lightIdx = i
+	if i != last { // the last one moves into c's place
+		l := s.light[last]
+		s.light[i] = l
+		l.c.lightIdx = i
+	}
 	s.light = s.light[:last]
 	c.lightIdx = -1
 }
