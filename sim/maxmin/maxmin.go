@@ -303,11 +303,20 @@ func (v *Variable) Reset(id int32, penalty, bound float64) {
 // attach adds v's element i to its constraint's enabled elements.
 func attach(v *Variable, i int) {
 	e := &v.elems[i]
-	e.ci = int32(len(e.c.elems))
-	// Built in place, as System.record's ops.
-	e.c.elems = append(e.c.elems, cElem{})
-	ce := &e.c.elems[e.ci]
+	c := e.c
+	els := c.elems
+	n := len(els)
+	// Built in place, as System.record's ops; within the capacity, the
+	// slice is extended without zeroing the element first.
+	if n < cap(els) {
+		els = els[:n+1]
+	} else {
+		els = append(els, cElem{})
+	}
+	ce := &els[n]
 	ce.v, ce.weight, ce.usage, ce.vi = v, e.weight, e.weight/v.penalty, int32(i)
+	c.elems = els
+	e.ci = int32(n)
 }
 
 // Expand makes v use c with the given consumption weight. Using the same
@@ -379,8 +388,9 @@ func (s *System) touchDisabled(c *Constraint) {
 		c.known = s.visit
 		s.touched = true
 		s.shadowTouchCnst(c)
-	default:
-		s.touchCnst(c)
+	case !c.inList: // touchCnst's last case (the mode is known here)
+		s.mark(c)
+		s.rec(c)
 	}
 }
 
@@ -552,17 +562,46 @@ func (s *System) emptied(c *Constraint) {
 func dropConstraint(list []*Constraint, c *Constraint) []*Constraint {
 	for i := len(list) - 1; i >= 0; i-- {
 		if list[i] == c {
-			copy(list[i:], list[i+1:])
-			list[len(list)-1] = nil
-			return list[:len(list)-1]
+			// c is most often near the end: a loop shifts the few
+			// constraints after it (copy's typed copy is a call).
+			last := len(list) - 1
+			for k := i; k < last; k++ {
+				list[k] = list[k+1]
+			}
+			list[last] = nil
+			return list[:last]
 		}
 	}
 	return list
 }
 
+// detach takes all of v's elements off their constraints' enabled
+// elements (detachElem's loop for each, with the round's state read once).
+// The vacated last element of each constraint is not cleared: nothing
+// reads past a constraint's elements, the next append overwrites it, and
+// the variable it points to is in a slab that lives as long as the
+// system.
 func (s *System) detach(v *Variable) {
+	logging, visit := s.logging(), s.visit
 	for i := range v.elems {
-		s.detachElem(v, i)
+		e := &v.elems[i]
+		if e.ci < 0 {
+			continue
+		}
+		c := e.c
+		if logging {
+			s.undoPos = append(s.undoPos, e.ci)
+		}
+		els := c.elems
+		last := len(els) - 1
+		for k := int(e.ci); k < last; k++ {
+			m := els[k+1]
+			els[k] = m
+			m.v.elems[m.vi].ci = int32(k)
+		}
+		c.elems = els[:last]
+		c.detached = visit
+		e.ci = -1
 	}
 }
 
@@ -619,10 +658,14 @@ func (s *System) touchVar(v *Variable, whole bool) {
 		// another order if SimGrid's differs.
 		s.orderDep = true
 	}
-	if c0 := v.elems[0].c; c0.inList && v.visited != s.visit {
+	// touchCnst's last case (the mode is known here).
+	c0 := v.elems[0].c
+	if !c0.inList {
+		s.mark(c0)
+		s.rec(c0)
+	} else if v.visited != s.visit {
 		s.suspects = append(s.suspects, v)
 	}
-	s.touchCnst(v.elems[0].c)
 }
 
 // Touch records that c's bound was set again (SimGrid's
@@ -651,12 +694,20 @@ func (s *System) touchCnst(c *Constraint) {
 func (s *System) rec(c *Constraint) {
 	els, visit := c.elems, s.visit
 	s.recWork += len(els)
+	// Most variables are visited already: their mark is read first, and
+	// again only after a recursion, the one place it can change.
 	for k := len(els) - 1; k >= 0; k-- {
 		v := els[k].v
-		for j := 0; j < len(v.elems) && v.visited != visit; j++ {
-			if c2 := v.elems[j].c; c2 != c && !c2.inList {
+		if v.visited == visit {
+			continue
+		}
+		for _, e := range v.elems {
+			if c2 := e.c; c2 != c && !c2.inList {
 				s.mark(c2)
 				s.rec(c2)
+				if v.visited == visit {
+					break
+				}
 			}
 		}
 		v.visited = visit
@@ -795,8 +846,11 @@ func (s *System) removeLight(c *Constraint) {
 		return
 	}
 	i, last := c.lightIdx, int32(len(s.light)-1)
-	s.light[i] = s.light[last]
-	s.light[i].c.lightIdx = i
+	if i != last { // the last one moves into c's place
+		l := s.light[last]
+		s.light[i] = l
+		l.c.lightIdx = i
+	}
 	s.light = s.light[:last]
 	c.lightIdx = -1
 }
