@@ -1238,7 +1238,10 @@ func (d *decoder) groups() (int, []prsd.Ranklist) {
 		d.Off = at
 		d.Fail(fmt.Sprintf("count %d exceeds what the remaining %d bytes can hold", k, len(d.B)-at))
 	}
-	if d.Err != nil || !indexed {
+	if d.Err != nil {
+		return 0, nil // no count read: a caller loops over it
+	}
+	if !indexed {
 		return int(k), nil
 	}
 	if k < 2 {
