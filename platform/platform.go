@@ -260,9 +260,7 @@ func (p *Platform) RouteAppend(buf []int, src, dst *Host) ([]int, float64, error
 	for _, l := range links {
 		buf = append(buf, l.Index)
 	}
-	if len(links) > cap(p.links) {
-		p.links = make([]*Link, 0, 2*len(links)) // the next as long fits
-	}
+	p.links = links[:0] // grown, if it had to, for the next as long
 	return buf, p.lat.sum, nil
 }
 
