@@ -3,7 +3,6 @@ package sim
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 
@@ -912,16 +911,4 @@ func (s *simulation) depCarriedWait(r *depRank, w collOp) {
 	}
 	clear(r.carried)
 	r.carried = r.carried[:0]
-}
-
-// routeErr fails the replay as routeLinks does where the route from host
-// src to host dst, links and lat, is none (err) or takes no time.
-func (s *simulation) routeErr(src, dst int, links []int, lat float64, err error) {
-	if err == nil && len(links) == 0 && lat == 0 {
-		// SimGrid's network model aborts on a route that takes no time.
-		err = errors.New("the route has no link and no latency (an undeclared route of a Full zone, or hosts of a Cluster zone without host_link)")
-	}
-	if err != nil && s.err == nil {
-		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
-	}
 }

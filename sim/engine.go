@@ -297,14 +297,21 @@ func (s *simulation) route(src, dst int) *route {
 // and its latency, failing the replay where there is none.
 func (s *simulation) routeLinks(src, dst int) ([]int, float64) {
 	fwd, lat, err := s.m.Route(src, dst)
-	if err == nil && len(fwd) == 0 && lat == 0 {
+	s.routeErr(src, dst, fwd, lat, err)
+	return fwd, lat
+}
+
+// routeErr fails the replay where the route from host src to host dst,
+// links and lat, is none (err) or takes no time: both engines' routes
+// (routeLinks, dpath) go through it.
+func (s *simulation) routeErr(src, dst int, links []int, lat float64, err error) {
+	if err == nil && len(links) == 0 && lat == 0 {
 		// SimGrid's network model aborts on a route that takes no time.
 		err = errors.New("the route has no link and no latency (an undeclared route of a Full zone, or hosts of a Cluster zone without host_link)")
 	}
 	if err != nil && s.err == nil {
 		s.err = fmt.Errorf("sim: no connecting path from %s to %s: %w", s.m.Hosts[src].Name, s.m.Hosts[dst].Name, err)
 	}
-	return fwd, lat
 }
 
 // minBandwidth returns the bandwidth of the slowest of links, -1 if
