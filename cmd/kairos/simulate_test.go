@@ -114,6 +114,7 @@ func TestSimulateErrors(t *testing.T) {
 		{[]string{"simulate", dead, "--cluster", "2x1Gf,125MBps,50us"}, 1, "recv=10 (" + dead + ":2)"}, // read ahead, found again
 		{[]string{"simulate", ring, "--cluster", "bogus"}, 2, ""},
 		{[]string{"simulate", pair, "--platform", noPath}, 1, "no connecting path from a to b: the route has no link and no latency"},
+		{[]string{"simulate", pair, "--platform", noPath, "--analytic"}, 1, "no connecting path from a to b: the route has no link and no latency"},
 		{[]string{"simulate", alone, "--cluster", "4x1Gf,125MBps,50us"}, 1, "has no events of 3 ranks 0-2 (one rank's file opened alone?"},
 	} {
 		code, _, errs := csRun(c.args...)
