@@ -171,16 +171,17 @@ func (st *CodecState) appendCallSite(dst []byte, c uint64) []byte {
 // decodeCallSite reads the rest of a call-site appendCallSite wrote as k
 // at offset at, where k is not the index of one seen before (which
 // DecodeEvent reads itself): a new call-site, or an index out of range.
-func (st *CodecState) decodeCallSite(f *varint.Fast, at int, k uint64) {
+// It reads from off and returns the offset after it, as fail does.
+func (st *CodecState) decodeCallSite(f *varint.Fast, src []byte, off, at int, k uint64) int {
 	if k != 0 {
-		f.Fail(at, "call-site index out of range")
-		return
+		return fail(f, src, off, at, "call-site index out of range")
 	}
-	c := f.Fixed64()
-	if !f.Failed() && len(st.sites) < maxSites {
+	c, off := varint.ReadFixed64(src, off)
+	if off >= 0 && len(st.sites) < maxSites {
 		st.sites = append(st.sites, c)
 	}
 	st.callSite = c
+	return off
 }
 
 func eventMask(e *Event, st *CodecState) uint32 {
@@ -232,14 +233,21 @@ var ErrCorrupt = errors.New("corrupt event encoding")
 // DecodeEvent decodes one event from src into e and returns the number of
 // bytes it took. e's slices alias buffers in st, valid until the next
 // call with st. It is the hottest code of every reader of the codec (the
-// in-memory trace, .ktr files): its reads are inlined (varint.Fast) and
-// it checks for a malformed value once, at the end.
+// in-memory trace, .ktr files): its reads are inlined, their offset in a
+// register (varint.ReadUvarint), and it checks for a malformed value once,
+// at the end.
 func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
-	f := varint.Fast{B: src}
-	k := Kind(f.Byte())
-	mask := f.Uvarint()
+	// off is the offset of the next read, negative once one failed
+	// (varint.ReadUvarint). f, in memory, serves the rare paths (a new
+	// call-site, vectors, a value out of range, the error): they take off
+	// and give it back.
+	var f varint.Fast
+	kind, off := varint.ReadByte(src, 0)
+	mask, off := varint.ReadUvarint(src, off)
+	k := Kind(kind)
 	switch {
-	case f.Failed():
+	case off < 0:
+		f.B, f.Off = src, off
 		return 0, corrupt(f.Err())
 	case !k.Valid():
 		return 0, fmt.Errorf("%w: unknown kind %d", ErrCorrupt, k)
@@ -249,85 +257,117 @@ func DecodeEvent(src []byte, e *Event, st *CodecState) (int, error) {
 	e.Reset()
 	e.Kind = k
 	e.CallSite, e.Region = st.callSite, st.region
+	var u uint64
 	if mask&fPartner != 0 {
-		at := f.Off
-		e.Partner = int32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Partner, off = int32Field(&f, src, off, at, u)
 	}
 	if mask&fTag != 0 {
-		at := f.Off
-		e.Tag = int32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Tag, off = int32Field(&f, src, off, at, u)
 	}
 	if mask&fComm != 0 {
-		at := f.Off
-		e.Comm = uint32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Comm, off = uint32Field(&f, src, off, at, u)
 	}
 	if mask&fSendBytes != 0 {
-		e.SendBytes = varint.Zigzag(f.Uvarint())
+		u, off = varint.ReadUvarint(src, off)
+		e.SendBytes = varint.Zigzag(u)
 	}
 	if mask&fRecvBytes != 0 {
-		e.RecvBytes = varint.Zigzag(f.Uvarint())
+		u, off = varint.ReadUvarint(src, off)
+		e.RecvBytes = varint.Zigzag(u)
 	}
 	if mask&fRequest != 0 {
-		d := varint.Zigzag(f.Uvarint())
+		u, off = varint.ReadUvarint(src, off)
 		if st.skip&SkipRequests == 0 {
-			e.Request = st.lastReq + uint64(d)
+			e.Request = st.lastReq + uint64(varint.Zigzag(u))
 			st.lastReq = e.Request
 		}
 	}
 	if mask&fComputeInt != 0 {
-		e.Compute = float64(f.Uvarint())
+		u, off = varint.ReadUvarint(src, off)
+		e.Compute = float64(u)
 	}
 	if mask&fComputeRaw != 0 {
-		e.Compute = math.Float64frombits(f.Fixed64())
+		u, off = varint.ReadFixed64(src, off)
+		e.Compute = math.Float64frombits(u)
 	}
 	if mask&fTime != 0 {
 		e.HasTime = true
-		e.Enter = st.lastExit + Time(varint.Zigzag(f.Uvarint()))
-		e.Exit = e.Enter + Time(varint.Zigzag(f.Uvarint()))
+		u, off = varint.ReadUvarint(src, off)
+		e.Enter = st.lastExit + Time(varint.Zigzag(u))
+		u, off = varint.ReadUvarint(src, off)
+		e.Exit = e.Enter + Time(varint.Zigzag(u))
 		st.lastExit = e.Exit
 	}
 	if mask&fCallSite != 0 {
-		at := f.Off
-		if k := f.Uvarint(); k-1 < uint64(len(st.sites)) {
-			st.callSite = st.sites[k-1] // one seen before
-		} else {
-			st.decodeCallSite(&f, at, k)
+		at := off
+		if u, off = varint.ReadUvarint(src, off); u-1 < uint64(len(st.sites)) {
+			st.callSite = st.sites[u-1] // one seen before
+		} else if off >= 0 {
+			off = st.decodeCallSite(&f, src, off, at, u)
 		}
 		e.CallSite = st.callSite
 	}
 	if mask&fRegion != 0 {
-		at := f.Off
-		e.Region = uint32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Region, off = uint32Field(&f, src, off, at, u)
 		st.region = e.Region
 	}
 	if mask&fTypes != 0 {
-		e.SendType, e.RecvType = Datatype(f.Byte()), Datatype(f.Byte())
+		var t byte
+		t, off = varint.ReadByte(src, off)
+		e.SendType = Datatype(t)
+		t, off = varint.ReadByte(src, off)
+		e.RecvType = Datatype(t)
 	}
-	if mask&(fSendCounts|fRecvCounts|fRequests) != 0 {
+	if mask&(fSendCounts|fRecvCounts|fRequests) != 0 && off >= 0 {
+		f.B, f.Off = src, off
 		st.decodeVectors(&f, e, mask)
+		off = f.Off
 	}
 	if mask&fSource != 0 {
-		at := f.Off
-		e.Source = int32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Source, off = int32Field(&f, src, off, at, u)
 	}
 	if mask&fNewComm != 0 {
-		at := f.Off
-		e.NewComm = uint32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.NewComm, off = uint32Field(&f, src, off, at, u)
 	}
 	if mask&fOp != 0 {
-		at := f.Off
-		if e.Op = Op(f.Byte()); !e.Op.Valid() {
-			f.Fail(at, "unknown reduction operation "+e.Op.String())
+		at := off
+		var op byte
+		op, off = varint.ReadByte(src, off)
+		if e.Op = Op(op); !e.Op.Valid() {
+			off = fail(&f, src, off, at, "unknown reduction operation "+e.Op.String())
 		}
 	}
 	if mask&fHandle != 0 {
-		at := f.Off
-		e.Handle = uint32Field(&f, at, f.Uvarint())
+		at := off
+		u, off = varint.ReadUvarint(src, off)
+		e.Handle, off = uint32Field(&f, src, off, at, u)
 	}
-	if f.Failed() {
+	if off < 0 {
+		f.B, f.Off = src, off
 		return 0, decodeError(&f, src)
 	}
-	return f.Off, nil
+	return off, nil
+}
+
+// fail marks f failed at offset at for what, unless a read failed before
+// it (off is negative), and returns the offset the reads after it take:
+// a value out of range fails DecodeEvent as a malformed one does.
+func fail(f *varint.Fast, src []byte, off, at int, what string) int {
+	f.B, f.Off = src, off
+	f.Fail(at, what)
+	return f.Off
 }
 
 // The failures of int32Field and uint32Field, which decodeError words
@@ -338,25 +378,25 @@ const (
 )
 
 // int32Field returns u, a signed field's varint read at offset at, as the
-// 32-bit value it must be; one wider fails f there. It and uint32Field
-// are small enough to inline in DecodeEvent, where its every field is
-// read: the value is put in words only if the event turns out corrupt
-// (decodeError).
-func int32Field(f *varint.Fast, at int, u uint64) int32 {
+// 32-bit value it must be, and the offset the reads after it take; one
+// wider fails there (fail). It and uint32Field are small enough to inline
+// in DecodeEvent, where its every field is read: the value is put in words
+// only if the event turns out corrupt (decodeError).
+func int32Field(f *varint.Fast, src []byte, off, at int, u uint64) (int32, int) {
 	v := varint.Zigzag(u)
 	if int64(int32(v)) != v {
-		f.Fail(at, wideSigned)
+		off = fail(f, src, off, at, wideSigned)
 	}
-	return int32(v)
+	return int32(v), off
 }
 
 // uint32Field returns v, an unsigned field's varint read at offset at,
-// as the 32-bit value it must be; one wider fails f there.
-func uint32Field(f *varint.Fast, at int, v uint64) uint32 {
+// as the 32-bit value it must be; one wider fails there.
+func uint32Field(f *varint.Fast, src []byte, off, at int, v uint64) (uint32, int) {
 	if v > math.MaxUint32 {
-		f.Fail(at, wideUnsigned)
+		off = fail(f, src, off, at, wideUnsigned)
 	}
-	return uint32(v)
+	return uint32(v), off
 }
 
 // decodeError returns f's failure as ErrCorrupt, naming the value of a

@@ -196,6 +196,45 @@ func (f *Fast) Uvarint() (v uint64) {
 	return 0
 }
 
+// ReadUvarint reads an unsigned varint at b[off:] as binary.Uvarint
+// does, and returns it with the offset past it: Fast.Uvarint for a
+// decoder that keeps its offset in a register (a Fast lives in memory,
+// where each read loads and stores its offset). A read that fails returns
+// 0 and off with its sign bit set, and so does every read at such an
+// offset: a decoder reads a whole structure straight through and checks
+// once that the offset is not negative.
+func ReadUvarint(b []byte, off int) (uint64, int) {
+	var v uint64
+	for i, s := uint(off), uint(0); i < uint(len(b)); i, s = i+1, s+7 {
+		c := b[i]
+		if s == 63 && c > 1 { // the tenth byte holds bit 63 alone
+			break
+		}
+		if c < 0x80 {
+			return v | uint64(c)<<(s&63), int(i + 1)
+		}
+		v |= uint64(c&0x7f) << (s & 63)
+	}
+	return 0, off | math.MinInt
+}
+
+// ReadByte reads the byte at b[off] as ReadUvarint reads a varint.
+func ReadByte(b []byte, off int) (byte, int) {
+	if uint(off) >= uint(len(b)) {
+		return 0, off | math.MinInt
+	}
+	return b[off], off + 1
+}
+
+// ReadFixed64 reads 8 little-endian bytes at b[off:] as ReadUvarint reads
+// a varint.
+func ReadFixed64(b []byte, off int) (uint64, int) {
+	if uint(off)+8 > uint(len(b)) {
+		return 0, off | math.MinInt
+	}
+	return binary.LittleEndian.Uint64(b[off:]), off + 8
+}
+
 // Byte reads one byte.
 func (f *Fast) Byte() byte {
 	if uint(f.Off) >= uint(len(f.B)) {

@@ -98,6 +98,8 @@ func TestSkip(t *testing.T) {
 // FuzzFast: Fast reads what Reader reads, byte for byte, and fails at the
 // offset where Reader fails (ops picks the reads: a byte, an unsigned
 // varint, a fixed 64-bit value or a count); once failed, it returns 0.
+// ReadByte, ReadUvarint and ReadFixed64 return what Fast's reads return,
+// at the offsets Fast's Off holds, failed or not.
 func FuzzFast(f *testing.F) {
 	var b []byte
 	for _, v := range []uint64{0, 1, 127, 128, 300, 1 << 35, math.MaxUint64} {
@@ -111,20 +113,29 @@ func FuzzFast(f *testing.F) {
 	f.Add([]byte{5, 1, 2}, []byte{3})
 	f.Fuzz(func(t *testing.T, in, ops []byte) {
 		slow, fast := &Reader{B: in}, &Fast{B: in}
+		off := 0 // the Read functions' offset
 		for i, op := range ops {
-			var want, got uint64
+			var want, got, at uint64
 			switch op % 4 {
 			case 0:
-				want, got = uint64(slow.Byte()), uint64(fast.Byte())
+				var c byte
+				c, off = ReadByte(in, off)
+				want, got, at = uint64(slow.Byte()), uint64(fast.Byte()), uint64(c)
 			case 1:
 				want, got = slow.Uvarint(), fast.Uvarint()
+				at, off = ReadUvarint(in, off)
 			case 2:
 				want, got = slow.Fixed64(), fast.Fixed64()
+				at, off = ReadFixed64(in, off)
 			case 3:
 				want, got = uint64(slow.Count(2, 100)), uint64(fast.Count(2, 100))
+				at, off = got, fast.Off // no Read function counts
 			}
 			if got != want || fast.Failed() != (slow.Err != nil) {
 				t.Fatalf("read %d (op %d): Fast %d (failed %v), Reader %d (%v)", i, op%4, got, fast.Failed(), want, slow.Err)
+			}
+			if at != got || off != fast.Off {
+				t.Fatalf("read %d (op %d): the Read function %d at offset %d, Fast %d at %d", i, op%4, at, off, got, fast.Off)
 			}
 			if slow.Err == nil && fast.Off != slow.Off {
 				t.Fatalf("read %d: Fast at byte %d, Reader at %d", i, fast.Off, slow.Off)
