@@ -474,3 +474,47 @@ func readUints(f *varint.Fast, buf []uint64) []uint64 {
 	}
 	return buf
 }
+
+// AppendKey appends to dst a string of bytes that identifies e: two events
+// have the same key exactly when their every field is equal, their
+// vectors element by element (a nil vector is not an empty one). A ktr
+// writer keys its table of a chunk's distinct events with it.
+func AppendKey(dst []byte, e *Event) []byte {
+	le := binary.LittleEndian
+	dst = append(dst, byte(e.Kind), byte(e.SendType), byte(e.RecvType), byte(e.Op))
+	if e.HasTime {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, 0)
+	}
+	for _, v := range [...]uint32{uint32(e.Partner), uint32(e.Source), uint32(e.Tag), e.Comm, e.NewComm, e.Handle, e.Region} {
+		dst = le.AppendUint32(dst, v)
+	}
+	for _, v := range [...]uint64{uint64(e.SendBytes), uint64(e.RecvBytes), e.Request, math.Float64bits(e.Compute),
+		uint64(e.Enter), uint64(e.Exit), e.CallSite} {
+		dst = le.AppendUint64(dst, v)
+	}
+	dst = appendKeyInts(dst, e.SendCounts)
+	dst = appendKeyInts(dst, e.RecvCounts)
+	if e.Requests == nil {
+		return append(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(e.Requests))+1)
+	for _, r := range e.Requests {
+		dst = binary.AppendUvarint(dst, r)
+	}
+	return dst
+}
+
+// appendKeyInts appends v to a key: 0 if nil, else its length plus 1 and
+// its elements.
+func appendKeyInts(dst []byte, v []int64) []byte {
+	if v == nil {
+		return append(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(v))+1)
+	for _, x := range v {
+		dst = binary.AppendVarint(dst, x)
+	}
+	return dst
+}

@@ -220,8 +220,15 @@ type rawChunk struct {
 	events int
 }
 
-// payload builds a raw chunk payload from its columns.
+// payload builds a raw chunk payload from its columns, its structure as
+// events (the events form).
 func payload(structure, compute, times, requests []byte) []byte {
+	return payloadForm(append([]byte{formEvents}, structure...), compute, times, requests)
+}
+
+// payloadForm builds a raw chunk payload from its columns, the structure's
+// form byte the first of structure.
+func payloadForm(structure, compute, times, requests []byte) []byte {
 	p := binary.AppendUvarint(nil, uint64(len(structure)))
 	p = binary.AppendUvarint(p, uint64(len(compute)))
 	p = binary.AppendUvarint(p, uint64(len(times)))
@@ -254,13 +261,21 @@ func TestCorruptPayload(t *testing.T) {
 		{"fewer events", rawChunk{payload(inits, nil, nil, nil), 3}, "chunk holds 2 events, the index says 3"},
 		{"more events", rawChunk{payload(inits, nil, nil, nil), 1}, "more than the 1 events"},
 		{"unknown kind", rawChunk{payload([]byte{200, 0}, nil, nil, nil), 1}, "unknown kind 200"},
-		{"truncated event", rawChunk{payload([]byte{byte(trace.Send), 1}, nil, nil, nil), 1}, "structure byte 0: corrupt event encoding"},
+		{"truncated event", rawChunk{payload([]byte{byte(trace.Send), 1}, nil, nil, nil), 1}, "structure byte 1: corrupt event encoding"},
 		{"column lengths", rawChunk{[]byte{50, 0, 0, 1, 2}, 1}, "column lengths 50, 0 and 0"},
 		{"odd compute column", rawChunk{[]byte{2, 3, 0, 1, 0, 1, 2, 3}, 1}, "column lengths"},
 		{"compute missing", rawChunk{payload(oneCompute, nil, nil, nil), 1}, "compute column exhausted"},
 		{"compute placeholder", rawChunk{payload(bogusCompute, eight, nil, nil), 1}, "compute placeholder 3"},
 		{"left over", rawChunk{payload(inits, eight, nil, nil), 2}, "8 compute, 0 time and 0 request bytes left over"},
-		{"raw too short", rawChunk{[]byte{0}, 1}, "raw length 1, expected 2"},
+		{"raw too short", rawChunk{[]byte{0}, 2}, "raw length 1, expected 2"},
+		{"no form", rawChunk{[]byte{0, 0, 0, 1}, 1}, "structure column of 0 bytes, expected its form byte"},
+		{"unknown form", rawChunk{payloadForm([]byte{7, 0}, nil, nil, nil), 1}, "structure form 7, expected 0 (events) or 1 (templates)"},
+		{"no distinct event", rawChunk{payloadForm([]byte{formTemplates, 0, 0}, nil, nil, nil), 1}, "0 distinct events, expected 1 to 256"},
+		{"distinct events beyond bytes", rawChunk{payloadForm(append([]byte{formTemplates, 3}, inits...), nil, nil, nil), 1}, "3 distinct events, expected 1 to 256 that the column's 6 bytes can hold"},
+		{"distinct event corrupt", rawChunk{payloadForm([]byte{formTemplates, 1, 200, 0, 0}, nil, nil, nil), 1}, "structure byte 2: distinct event 0: corrupt event encoding: unknown kind 200"},
+		{"index out of range", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 1), nil, nil, nil), 2}, "structure byte 5: an event's index 1, expected one of the 1 distinct events"},
+		{"index truncated", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 0x80), nil, nil, nil), 2}, "structure byte 5: an event's index truncated, or an overlong varint"},
+		{"templates fewer events", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 0), nil, nil, nil), 3}, "chunk holds 2 events, the index says 3"},
 		{"time unit 0", rawChunk{[]byte{0, 0, 0, 0}, 1}, "time unit 0"},
 	}
 	for _, tt := range tests {

@@ -10,9 +10,6 @@ import (
 	"kairos/trace"
 )
 
-// FuzzOpen reads arbitrary bytes as a ktr file. It must never panic,
-// every error must be a located corruption error, and a file that reads
-// must survive a write and read back unchanged.
 // absurdTrace holds events whose amounts the reader refuses.
 func absurdTrace() *trace.Trace {
 	t := trace.New(1, trace.NewMeta())
@@ -26,6 +23,10 @@ func absurdTrace() *trace.Trace {
 	return t
 }
 
+// FuzzOpen reads arbitrary bytes as a ktr file. It must never panic,
+// every error must be a located corruption error, and a file that reads
+// must survive a write and read back unchanged. Its seeds are files of
+// this version (their structure in both forms) and of version 1.
 func FuzzOpen(f *testing.F) {
 	seeds := []struct {
 		src trace.Source
@@ -41,6 +42,7 @@ func FuzzOpen(f *testing.F) {
 		// nothing under valid checksums.
 		{trace.New(20_000, trace.NewMeta()), Options{}},
 		{absurdTrace(), Options{}},
+		{stencil(2, 2, 20, true), Options{}},
 	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(writeTemp(f, s.src, s.o))
@@ -49,6 +51,11 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(data)
 	}
+	v1, err := os.ReadFile("testdata/v1.ktr")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(v1)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "f.ktr")

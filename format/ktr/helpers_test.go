@@ -183,6 +183,22 @@ func allFields() *trace.Trace {
 	return t
 }
 
+// repeatedFields is allFields with each rank's events n times over, as a
+// program's iterations repeat them.
+func repeatedFields(n int) *trace.Trace {
+	base := allFields()
+	t := trace.New(base.NumRanks(), *base.Meta())
+	for r := range base.NumRanks() {
+		evs, _ := events(base, r)
+		for range n {
+			for i := range evs {
+				t.Ranks[r].Append(&evs[i])
+			}
+		}
+	}
+	return t
+}
+
 // writeTemp writes src as a ktr file in a test directory.
 func writeTemp(t testing.TB, src trace.Source, o Options) string {
 	t.Helper()

@@ -24,8 +24,9 @@ import (
 	"kairos/trace"
 )
 
-// Version is the format version this package writes and reads.
-const Version = 1
+// Version is the format version this package writes. It reads it and
+// version 1, whose chunks hold their structure as events (no form byte).
+const Version = 2
 
 // Layout constants; docs/ktr-format.md is their specification.
 const (

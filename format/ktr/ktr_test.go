@@ -182,3 +182,58 @@ func TestSkimRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplatesForm: chunks of repeated events are written with their
+// structure as distinct events and indexes (and read back the same), and
+// chunks whose events hardly repeat as their events.
+func TestTemplatesForm(t *testing.T) {
+	repeated := repeatedFields(40)
+	for _, c := range []struct {
+		name           string
+		tr             *trace.Trace
+		o              Options
+		templates, all bool // some chunk in the templates form; every one
+	}{
+		{"repeated", repeated, Options{}, true, true},
+		{"repeated, small chunks", repeated, Options{ChunkSize: 1024}, true, false},
+		{"stencil", stencil(4, 2, 300, true), Options{}, true, true},
+		{"all fields once", allFields(), Options{}, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, err := Open(writeTemp(t, c.tr, c.o))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTrace(t, src, c.tr)
+			tmpl, chunks := templateChunks(t, src)
+			if (tmpl > 0) != c.templates || (tmpl == chunks) != c.all {
+				t.Errorf("%d of %d chunks in the templates form", tmpl, chunks)
+			}
+		})
+	}
+}
+
+// templateChunks counts the chunks of src whose structure is in the
+// templates form, and all its chunks.
+func templateChunks(t *testing.T, src *Source) (tmpl, chunks int) {
+	for r := range src.NumRanks() {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr, last := rd.(*RankReader), -1
+		for rr.Next() {
+			if rr.chunk != last {
+				last = rr.chunk
+				chunks++
+				if rr.dec.pr.usesTemplate {
+					tmpl++
+				}
+			}
+		}
+		if err := rr.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tmpl, chunks
+}

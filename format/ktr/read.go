@@ -32,6 +32,9 @@ type Source struct {
 	first  []int64     // rank r's are chunks[first[r]:first[r+1]]
 	file   io.ReaderAt // the stream, from its byte 0
 	base   int64       // where the stream starts in the file errors name
+	// version is the file's format version: 1's chunks have no
+	// structure form.
+	version uint16
 
 	dictOnce sync.Once
 	dictErr  error
@@ -133,8 +136,9 @@ func (s *Source) readHeader(f io.ReaderAt) (int64, error) {
 	if got, want := checksum(h[:12]), binary.LittleEndian.Uint32(h[12:]); got != want {
 		return 0, s.corrupt(0, "header checksum %#08x, expected %#08x", got, want)
 	}
-	if v := binary.LittleEndian.Uint16(h[8:]); v != Version {
-		return 0, s.corrupt(8, "format version %d, this Kairos reads version %d", v, Version)
+	s.version = binary.LittleEndian.Uint16(h[8:])
+	if s.version != 1 && s.version != Version {
+		return 0, s.corrupt(8, "format version %d, this Kairos reads versions 1 to %d", s.version, Version)
 	}
 	if fl := binary.LittleEndian.Uint16(h[10:]); fl&^knownFlags != 0 {
 		return 0, s.corrupt(10, "unknown flags %#04x", fl&^knownFlags)
@@ -422,12 +426,23 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
+	r.dec.pr.forms = r.src.version >= 2
 	if err := r.dec.pr.reset(r.dec.cr.raw); err != nil {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: r.src.base + c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
 	}
 	r.n, r.events, r.more = 0, r.chunks[r.chunk].events, true
 	return nil
+}
+
+// minBytes is the fewest bytes a chunk of events events decompresses to:
+// 2 an event (its kind and mask) in version 1, 1 (its index among the
+// chunk's distinct events) since.
+func (s *Source) minBytes(events uint32) uint64 {
+	if s.version == 1 {
+		return 2 * uint64(events)
+	}
+	return uint64(events)
 }
 
 // chunkDecoder is what a RankReader needs while it reads: taken at its
@@ -473,8 +488,8 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 		return bad(c.off+8, nil, "chunk header says %d events, the index %d", events, c.events)
 	case int64(compLen) != int64(len(payload)):
 		return bad(c.off+16, nil, "compressed length %d, the index leaves %d bytes for it", compLen, len(payload))
-	case rawLen > MaxChunkRaw || uint64(rawLen) < 2*uint64(events):
-		return bad(c.off+12, nil, "raw length %d, expected %d to %d bytes for %d events", rawLen, 2*events, MaxChunkRaw, events)
+	case rawLen > MaxChunkRaw || uint64(rawLen) < s.minBytes(events):
+		return bad(c.off+12, nil, "raw length %d, expected %d to %d bytes for %d events", rawLen, s.minBytes(events), MaxChunkRaw, events)
 	}
 	if cap(cr.raw) < int(rawLen) {
 		cr.raw = make([]byte, 0, rawLen)
