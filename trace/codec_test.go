@@ -243,3 +243,45 @@ func TestDecodeEventErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendKey: changing any one field of an event changes its key (a
+// field added to Event and forgotten by AppendKey fails here), a nil
+// vector's key is not an empty one's, and equal events have equal keys.
+func TestAppendKey(t *testing.T) {
+	base := NewEvent(Send)
+	key := string(AppendKey(nil, &base))
+	if again := base.Clone(); string(AppendKey(nil, &again)) != key {
+		t.Fatal("equal events, different keys")
+	}
+	typ := reflect.TypeOf(base)
+	for i := range typ.NumField() {
+		e := base
+		f := reflect.ValueOf(&e).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int8, reflect.Int32, reflect.Int64:
+			f.SetInt(f.Int() + 1)
+		case reflect.Uint8, reflect.Uint32, reflect.Uint64:
+			f.SetUint(f.Uint() + 1)
+		case reflect.Float64:
+			f.SetFloat(1)
+		case reflect.Slice:
+			// nil becomes empty, then empty gets an element.
+			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+			if string(AppendKey(nil, &e)) == key {
+				t.Errorf("%s: an empty vector has the key of none", typ.Field(i).Name)
+			}
+			key0 := string(AppendKey(nil, &e))
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			if string(AppendKey(nil, &e)) == key0 {
+				t.Errorf("%s: a vector of one element has the key of an empty one", typ.Field(i).Name)
+			}
+		default:
+			t.Fatalf("%s: a field of kind %s the test does not change", typ.Field(i).Name, f.Kind())
+		}
+		if string(AppendKey(nil, &e)) == key {
+			t.Errorf("%s changed, the key did not", typ.Field(i).Name)
+		}
+	}
+}
