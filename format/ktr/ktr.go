@@ -5,7 +5,8 @@
 // in less space than gzipped text, and loads several times faster. Each
 // rank's events are cut into chunks; a chunk keeps the events' structure in
 // the compact event codec (trace.AppendEvent, restarted in every chunk so
-// that each chunk decodes on its own) and their varying values (compute
+// that each chunk decodes on its own; where the events repeat, each
+// distinct one once and an index an event) and their varying values (compute
 // amounts, times, request ids) in delta-coded, byte-transposed columns,
 // compresses the lot with zstd and protects it with CRC-32C checksums. A
 // footer index lets a reader seek straight to any rank and stream it one
