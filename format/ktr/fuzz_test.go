@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"kairos/trace"
@@ -82,5 +83,36 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("reading back: %v", err)
 		}
 		sameTrace(t, back, src)
+	})
+}
+
+// FuzzPayload decodes arbitrary bytes as a chunk's decompressed payload of
+// version 2, both structure forms: it must never panic, and it stops at
+// an error or the payload's end. Its seeds are the payloads of traces
+// whose chunks take each form.
+func FuzzPayload(f *testing.F) {
+	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided()} {
+		for r := range tr.NumRanks() {
+			var w payloadWriter
+			rd, _ := tr.OpenRank(r)
+			for rd.Next() {
+				w.add(rd.Event())
+			}
+			f.Add(w.appendTo(nil))
+		}
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		var r payloadReader
+		r.forms = true
+		if r.reset(slices.Clone(p)) != nil {
+			return
+		}
+		var e trace.Event
+		for {
+			ok, err := r.next(&e)
+			if !ok || err != nil {
+				return
+			}
+		}
 	})
 }
