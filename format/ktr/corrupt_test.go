@@ -271,6 +271,7 @@ func TestCorruptPayload(t *testing.T) {
 		{"no form", rawChunk{[]byte{0, 0, 0, 1}, 1}, "structure column of 0 bytes, expected its form byte"},
 		{"unknown form", rawChunk{payloadForm([]byte{7, 0}, nil, nil, nil), 1}, "structure form 7, expected 0 (events) or 1 (templates)"},
 		{"no distinct event", rawChunk{payloadForm([]byte{formTemplates, 0, 0}, nil, nil, nil), 1}, "0 distinct events, expected 1 to 256"},
+		{"distinct events truncated", rawChunk{payloadForm([]byte{formTemplates, 0x80}, nil, nil, nil), 1}, "structure byte 1: the count of distinct events is truncated, or an overlong varint"},
 		{"distinct events beyond bytes", rawChunk{payloadForm(append([]byte{formTemplates, 3}, inits...), nil, nil, nil), 1}, "3 distinct events, expected 1 to 256 that the column's 6 bytes can hold"},
 		{"distinct event corrupt", rawChunk{payloadForm([]byte{formTemplates, 1, 200, 0, 0}, nil, nil, nil), 1}, "structure byte 2: distinct event 0: corrupt event encoding: unknown kind 200"},
 		{"index out of range", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 1), nil, nil, nil), 2}, "structure byte 5: an event's index 1, expected one of the 1 distinct events"},

@@ -427,7 +427,10 @@ func (r *payloadReader) reset(p []byte) error {
 func (r *payloadReader) readTemplates() error {
 	n, off := varint.ReadUvarint(r.structure, 1)
 	// An event takes at least 2 bytes (its kind and mask).
-	if off < 0 || n == 0 || n > maxTemplates || n > uint64(len(r.structure)-off)/2 {
+	switch {
+	case off < 0:
+		return errors.New("structure byte 1: the count of distinct events is truncated, or an overlong varint")
+	case n == 0 || n > maxTemplates || n > uint64(len(r.structure)-off)/2:
 		return fmt.Errorf("structure byte 1: %d distinct events, expected 1 to %d that the column's %d bytes can hold", n, maxTemplates, len(r.structure))
 	}
 	if cap(r.tmplBuf) < int(n) {
