@@ -44,7 +44,7 @@ func (p *parser) action(ln int) error {
 		p.waitTest(trace.Test)
 	case "waitall":
 		ev.Kind = trace.Waitall
-		p.store.Clear()
+		p.store.clear()
 	case "sendRecv":
 		p.sendRecv()
 	case "barrier":
@@ -177,7 +177,7 @@ func (p *parser) setPointToPoint(k trace.Kind, partner, tag int32, b int64, dt t
 	case trace.Isend:
 		p.nextReq++
 		ev.Request = p.nextReq
-		p.store.Push(reqKey{Src: p.rank, Dst: ev.Partner, Tag: tag}, ev.Request)
+		p.store.push(reqKey{Src: p.rank, Dst: ev.Partner, Tag: tag}, ev.Request)
 	case trace.Irecv:
 		p.nextReq++
 		ev.Request = p.nextReq
@@ -185,7 +185,7 @@ func (p *parser) setPointToPoint(k trace.Kind, partner, tag int32, b int64, dt t
 		if src == trace.AnySource {
 			src = reqstore.AnySourceKey
 		}
-		p.store.Push(reqKey{Src: src, Dst: p.rank, Tag: ev.Tag}, ev.Request)
+		p.store.push(reqKey{Src: src, Dst: p.rank, Tag: ev.Tag}, ev.Request)
 	}
 }
 
@@ -219,13 +219,14 @@ func (p *parser) setWaitTest(k trace.Kind, src, dst, tag int32) {
 	if tag == simgridAnyTag {
 		ev.Tag = trace.AnyTag
 	}
-	if k == trace.Wait && p.store.Len() == 0 {
+	if k == trace.Wait && p.store.len() == 0 {
 		p.warnEmpty = true
 	}
 	key := reqKey{Src: ev.Source, Dst: peer(dst), Tag: ev.Tag}
-	ev.Request, _ = p.store.Pop(key)
+	st := p.store.store()
+	ev.Request, _ = st.Pop(key)
 	if k == trace.Test && ev.Request != 0 {
-		p.store.Push(key, ev.Request)
+		st.Push(key, ev.Request)
 	}
 }
 

@@ -70,7 +70,7 @@ func (p *parser) fastAction(b, rankTok []byte) int {
 		if string(b[i:i+8]) == "waitall\n" {
 			ev.Reset()
 			ev.Kind = trace.Waitall
-			p.store.Clear()
+			p.store.clear()
 			return i + 8
 		}
 	case 't':

@@ -223,9 +223,9 @@ func FuzzFastPath(f *testing.F) {
 				t.Fatalf("line %d %q: fast path %+v, general path %+v", ln, line, fast.ev, gen.ev)
 			}
 		}
-		if fast.nextReq != gen.nextReq || fast.store.Len() != gen.store.Len() || fast.warnEmpty != gen.warnEmpty {
-			t.Fatalf("the parsers' states differ at the end: %d %d %v, %d %d %v", fast.nextReq, fast.store.Len(), fast.warnEmpty,
-				gen.nextReq, gen.store.Len(), gen.warnEmpty)
+		if fast.nextReq != gen.nextReq || fast.store.len() != gen.store.len() || fast.warnEmpty != gen.warnEmpty {
+			t.Fatalf("the parsers' states differ at the end: %d %d %v, %d %d %v", fast.nextReq, fast.store.len(), fast.warnEmpty,
+				gen.nextReq, gen.store.len(), gen.warnEmpty)
 		}
 	})
 }

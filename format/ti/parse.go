@@ -54,7 +54,7 @@ type parser struct {
 	ev   trace.Event
 
 	nextReq   uint64
-	store     reqstore.Store[uint64]
+	store     requests
 	counts    [2][]int64
 	warnEmpty bool // a wait met an empty store (SimGrid aborts there)
 	// warnDispls: an allgatherv gave non-zero displacements, which
@@ -68,6 +68,48 @@ type parser struct {
 	addRegion func(string) uint32
 	meta      *trace.Meta
 }
+
+// requests is a rank's request store, SimGrid's, with the requests of
+// isends and irecvs logged in order rather than filed under their keys
+// until a wait or a test reads the store: a waitall empties it, and most
+// ranks post their requests and complete them all with a waitall (a
+// stencil's halo exchange), so that the filing, a map of queues per rank,
+// was most of the reading's cost past the parsing (BENCHMARKS.md). The
+// store a wait reads is the same.
+type requests struct {
+	filed   reqstore.Store[uint64]
+	pending []pendingReq // pushed after those filed
+}
+
+type pendingReq struct {
+	key reqKey
+	id  uint64
+}
+
+// push stores request id under key, after the others.
+func (r *requests) push(key reqKey, id uint64) {
+	r.pending = append(r.pending, pendingReq{key, id})
+}
+
+// store returns the store with every request pushed filed.
+func (r *requests) store() *reqstore.Store[uint64] {
+	for _, q := range r.pending {
+		r.filed.Push(q.key, q.id)
+	}
+	r.pending = r.pending[:0]
+	return &r.filed
+}
+
+// clear forgets every request.
+func (r *requests) clear() {
+	r.pending = r.pending[:0]
+	if r.filed.Len() > 0 {
+		r.filed.Clear()
+	}
+}
+
+// len returns the number of requests stored, null ones included.
+func (r *requests) len() int { return r.filed.Len() + len(r.pending) }
 
 func newParser(file string, rank int32, nranks int, deftyp trace.Datatype) *parser {
 	// No tokens slice yet: the fast path needs none (a replay makes a
