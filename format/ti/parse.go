@@ -86,10 +86,20 @@ type pendingReq struct {
 	id  uint64
 }
 
-// push stores request id under key, after the others.
+// push stores request id under key, after the others. A log of
+// maxPending requests is filed first, so that a rank that posts requests
+// and never completes them takes the store's memory, not the log's three
+// times as much.
 func (r *requests) push(key reqKey, id uint64) {
+	if len(r.pending) == maxPending {
+		r.store()
+	}
 	r.pending = append(r.pending, pendingReq{key, id})
 }
+
+// maxPending is the longest log of requests not filed: more than the
+// requests a rank posts before its waitall in the codes that have one.
+const maxPending = 1024
 
 // store returns the store with every request pushed filed.
 func (r *requests) store() *reqstore.Store[uint64] {
