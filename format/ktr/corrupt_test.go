@@ -270,9 +270,9 @@ func TestCorruptPayload(t *testing.T) {
 		{"raw too short", rawChunk{[]byte{0}, 2}, "raw length 1, expected 2"},
 		{"no form", rawChunk{[]byte{0, 0, 0, 1}, 1}, "structure column of 0 bytes, expected its form byte"},
 		{"unknown form", rawChunk{payloadForm([]byte{7, 0}, nil, nil, nil), 1}, "structure form 7, expected 0 (events) or 1 (templates)"},
-		{"no distinct event", rawChunk{payloadForm([]byte{formTemplates, 0, 0}, nil, nil, nil), 1}, "0 distinct events, expected 1 to 256"},
+		{"no distinct event", rawChunk{payloadForm([]byte{formTemplates, 0, 0}, nil, nil, nil), 1}, "0 distinct events, expected 1 to 4096"},
 		{"distinct events truncated", rawChunk{payloadForm([]byte{formTemplates, 0x80}, nil, nil, nil), 1}, "structure byte 1: the count of distinct events is truncated, or an overlong varint"},
-		{"distinct events beyond bytes", rawChunk{payloadForm(append([]byte{formTemplates, 3}, inits...), nil, nil, nil), 1}, "3 distinct events, expected 1 to 256 that the column's 6 bytes can hold"},
+		{"distinct events beyond bytes", rawChunk{payloadForm(append([]byte{formTemplates, 3}, inits...), nil, nil, nil), 1}, "3 distinct events, expected 1 to 4096 that the column's 6 bytes can hold"},
 		{"distinct event corrupt", rawChunk{payloadForm([]byte{formTemplates, 1, 200, 0, 0}, nil, nil, nil), 1}, "structure byte 2: distinct event 0: corrupt event encoding: unknown kind 200"},
 		{"index out of range", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 1), nil, nil, nil), 2}, "structure byte 5: an event's index 1, expected one of the 1 distinct events"},
 		{"index truncated", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 0x80), nil, nil, nil), 2}, "structure byte 5: an event's index truncated, or an overlong varint"},
@@ -284,6 +284,39 @@ func TestCorruptPayload(t *testing.T) {
 			path := craft(t, tt.chunk)
 			checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", tt.want)
 		})
+	}
+}
+
+// TestTemplatesOfVersion2: a version 2 file holds at most 256 distinct
+// events a chunk; version 3, up to 4,096.
+func TestTemplatesOfVersion2(t *testing.T) {
+	var st trace.CodecState
+	structure := binary.AppendUvarint([]byte{formTemplates}, maxTemplatesV2+1)
+	for i := range maxTemplatesV2 + 1 {
+		e := trace.NewEvent(trace.Send)
+		e.Partner, e.SendBytes = 0, int64(i)
+		structure = trace.AppendEvent(structure, &e, &st)
+	}
+	path := craft(t, rawChunk{payloadForm(append(structure, 0), nil, nil, nil), 1})
+	if err := readAll(path); err != nil {
+		t.Fatalf("version 3: %v", err)
+	}
+	setVersion(t, path, 2)
+	checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", "257 distinct events, expected 1 to 256")
+}
+
+// setVersion rewrites the format version in the header of the file at
+// path, and the header's checksum.
+func setVersion(t *testing.T, path string, v uint16) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint16(data[8:], v)
+	binary.LittleEndian.PutUint32(data[12:], checksum(data[:12]))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

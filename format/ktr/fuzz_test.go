@@ -27,7 +27,8 @@ func absurdTrace() *trace.Trace {
 // FuzzOpen reads arbitrary bytes as a ktr file. It must never panic,
 // every error must be a located corruption error, and a file that reads
 // must survive a write and read back unchanged. Its seeds are files of
-// this version (their structure in both forms) and of version 1.
+// this version (their structure in both forms, past version 2's 256
+// distinct events) and of versions 1 and 2.
 func FuzzOpen(f *testing.F) {
 	seeds := []struct {
 		src trace.Source
@@ -44,6 +45,7 @@ func FuzzOpen(f *testing.F) {
 		{trace.New(20_000, trace.NewMeta()), Options{}},
 		{absurdTrace(), Options{}},
 		{stencil(2, 2, 20, true), Options{}},
+		{distinctSends(300, 40, 0), Options{}},
 	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(writeTemp(f, s.src, s.o))
@@ -52,11 +54,13 @@ func FuzzOpen(f *testing.F) {
 		}
 		f.Add(data)
 	}
-	v1, err := os.ReadFile("testdata/v1.ktr")
-	if err != nil {
-		f.Fatal(err)
+	for _, old := range []string{"testdata/v1.ktr", "testdata/v2.ktr"} {
+		data, err := os.ReadFile(old)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
-	f.Add(v1)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "f.ktr")
@@ -87,11 +91,11 @@ func FuzzOpen(f *testing.F) {
 }
 
 // FuzzPayload decodes arbitrary bytes as a chunk's decompressed payload of
-// version 2, both structure forms: it must never panic, and it stops at
+// version 3, both structure forms: it must never panic, and it stops at
 // an error or the payload's end. Its seeds are the payloads of traces
 // whose chunks take each form.
 func FuzzPayload(f *testing.F) {
-	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided()} {
+	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided(), distinctSends(300, 40, 0)} {
 		for r := range tr.NumRanks() {
 			var w payloadWriter
 			rd, _ := tr.OpenRank(r)
@@ -103,7 +107,7 @@ func FuzzPayload(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var r payloadReader
-		r.forms = true
+		r.forms, r.maxTmpl = true, maxTemplates
 		if r.reset(slices.Clone(p)) != nil {
 			return
 		}

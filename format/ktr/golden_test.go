@@ -10,11 +10,36 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the testdata file of the current version")
 
-// goldenTraces are the traces of the golden files, by version: version
-// 2's repeats its events, so that its chunks have both forms.
-var goldenTraces = map[int]func() *trace.Trace{
-	1: allFields,
-	2: func() *trace.Trace { return repeatedFields(12) },
+// goldenTraces are the traces of the golden files, by version, and the
+// chunk size they were written with: version 2's repeats its events, so
+// that its chunks have both forms; version 3's first chunk of each rank
+// has more distinct events than version 2 allowed.
+var goldenTraces = map[int]struct {
+	trace     func() *trace.Trace
+	chunkSize int
+}{
+	1: {allFields, 1024},
+	2: {func() *trace.Trace { return repeatedFields(12) }, 1024},
+	3: {manyDistinct, 64 << 10},
+}
+
+// manyDistinct is allFields after 300 distinct sends repeated 80 times
+// on ranks 0 and 1.
+func manyDistinct() *trace.Trace {
+	base, sends := allFields(), distinctSends(300, 80, 0)
+	t := trace.New(base.NumRanks(), *base.Meta())
+	for r := range base.NumRanks() {
+		for _, src := range []*trace.Trace{sends, base} {
+			if r >= src.NumRanks() {
+				continue
+			}
+			evs, _ := events(src, r)
+			for i := range evs {
+				t.Ranks[r].Append(&evs[i])
+			}
+		}
+	}
+	return t
 }
 
 // TestGolden reads a file of each version written by an earlier build, so
@@ -24,9 +49,10 @@ var goldenTraces = map[int]func() *trace.Trace{
 func TestGolden(t *testing.T) {
 	for v := 1; v <= Version; v++ {
 		path := fmt.Sprintf("testdata/v%d.ktr", v)
-		want := goldenTraces[v]()
+		g := goldenTraces[v]
+		want := g.trace()
 		if *update && v == Version {
-			if err := WriteOptions(path, want, Options{ChunkSize: 1024}); err != nil {
+			if err := WriteOptions(path, want, Options{ChunkSize: g.chunkSize}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -41,8 +67,12 @@ func TestGolden(t *testing.T) {
 		if src.NumChunks(0) < 2 {
 			t.Errorf("%s: rank 0 has %d chunks, want several", path, src.NumChunks(0))
 		}
-		if tmpl, chunks := templateChunks(t, src); v >= 2 && (tmpl == 0 || tmpl == chunks) {
+		tmpl, chunks, most := templateChunks(t, src)
+		if v >= 2 && (tmpl == 0 || tmpl == chunks) {
 			t.Errorf("%s: %d of %d chunks in the templates form, want some", path, tmpl, chunks)
+		}
+		if v >= 3 && most <= maxTemplatesV2 {
+			t.Errorf("%s: at most %d distinct events in a chunk, want more than version 2's %d", path, most, maxTemplatesV2)
 		}
 	}
 }

@@ -258,3 +258,25 @@ func events(src trace.Source, r int) ([]trace.Event, error) {
 	}
 	return out, rd.Err()
 }
+
+// distinctSends is a trace of two ranks each repeating n distinct events
+// repeats times: sends of n sizes, or, with vec > 0, all-to-alls whose
+// vectors of vec elements differ.
+func distinctSends(n, repeats, vec int) *trace.Trace {
+	t := trace.New(2, trace.NewMeta())
+	for r := range 2 {
+		for range repeats {
+			for i := range n {
+				e := trace.NewEvent(trace.Send)
+				e.Partner, e.Tag, e.SendBytes = int32(1-r), int32(i%5), int64(64+i)
+				if vec > 0 {
+					e = trace.NewEvent(trace.Alltoallv)
+					e.SendCounts, e.RecvCounts = make([]int64, vec), make([]int64, vec)
+					e.SendCounts[i%vec], e.RecvCounts[(i/vec)%vec] = int64(i+1), int64(i+1)
+				}
+				t.Ranks[r].Append(&e)
+			}
+		}
+	}
+	return t
+}

@@ -25,9 +25,11 @@ import (
 	"kairos/trace"
 )
 
-// Version is the format version this package writes. It reads it and
-// version 1, whose chunks hold their structure as events (no form byte).
-const Version = 2
+// Version is the format version this package writes. It reads it,
+// version 1, whose chunks hold their structure as events (no form byte),
+// and version 2, whose chunks in the templates form hold at most 256
+// distinct events (version 3: maxTemplates).
+const Version = 3
 
 // Layout constants; docs/ktr-format.md is their specification.
 const (

@@ -198,6 +198,12 @@ func TestTemplatesForm(t *testing.T) {
 		{"repeated, small chunks", repeated, Options{ChunkSize: 1024}, true, false},
 		{"stencil", stencil(4, 2, 300, true), Options{}, true, true},
 		{"all fields once", allFields(), Options{}, false, false},
+		// Version 3: past 256 distinct events, where they take less
+		// memory than the chunk.
+		{"1,000 distinct events", distinctSends(1000, 40, 0), Options{}, true, true},
+		{"1,000 distinct events, repeated 3 times", distinctSends(1000, 3, 0), Options{}, false, false},
+		{"1,000 distinct events, more memory than the chunk", distinctSends(1000, 5, 0), Options{}, false, false},
+		{"300 distinct all-to-alls of 64 members", distinctSends(300, 5, 64), Options{}, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src, err := Open(writeTemp(t, c.tr, c.o))
@@ -205,17 +211,21 @@ func TestTemplatesForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameTrace(t, src, c.tr)
-			tmpl, chunks := templateChunks(t, src)
+			tmpl, chunks, most := templateChunks(t, src)
 			if (tmpl > 0) != c.templates || (tmpl == chunks) != c.all {
 				t.Errorf("%d of %d chunks in the templates form", tmpl, chunks)
+			}
+			if strings.HasPrefix(c.name, "1,000") && c.templates && most != 1000 {
+				t.Errorf("at most %d distinct events in a chunk, want 1,000", most)
 			}
 		})
 	}
 }
 
 // templateChunks counts the chunks of src whose structure is in the
-// templates form, and all its chunks.
-func templateChunks(t *testing.T, src *Source) (tmpl, chunks int) {
+// templates form, and all its chunks, and returns the most distinct
+// events of one.
+func templateChunks(t *testing.T, src *Source) (tmpl, chunks, most int) {
 	for r := range src.NumRanks() {
 		rd, err := src.OpenRank(r)
 		if err != nil {
@@ -228,6 +238,7 @@ func templateChunks(t *testing.T, src *Source) (tmpl, chunks int) {
 				chunks++
 				if rr.dec.pr.usesTemplate {
 					tmpl++
+					most = max(most, len(rr.dec.pr.tmpl))
 				}
 			}
 		}
@@ -235,5 +246,5 @@ func templateChunks(t *testing.T, src *Source) (tmpl, chunks int) {
 			t.Fatal(err)
 		}
 	}
-	return tmpl, chunks
+	return tmpl, chunks, most
 }

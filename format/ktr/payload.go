@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"kairos/internal/varint"
 	"kairos/trace"
@@ -28,10 +29,11 @@ import (
 //	           non-zero value, Enter and Exit 0, Request 1 where it was not
 //	           0 and every element of Requests 0: the structure events.
 //	           Since version 2, a form byte first: 0, the structure
-//	           events follow; 1, a uvarint T (1 to maxTemplates), the T
-//	           distinct structure events in the codec (from a zero
-//	           CodecState), then each event as the uvarint index of its
-//	           own among them
+//	           events follow; 1, a uvarint T (1 to 256 in version 2,
+//	           to maxTemplates since version 3), the T distinct
+//	           structure events in the codec (from a zero CodecState),
+//	           then each event as the uvarint index of its own among
+//	           them
 //	compute:   the non-zero Compute values, as 8-byte two's complement
 //	           integers (placeholder 1) or IEEE-754 bits (placeholder 2),
 //	           byte-transposed
@@ -56,12 +58,23 @@ const (
 	formTemplates = 1
 	// maxTemplates bounds the distinct events of a chunk in the
 	// templates form, and so what a reader holds for them (184 bytes
-	// each): past it, the structure is written as its events.
-	maxTemplates = 256
+	// each, and their vectors): past it, the structure is written as its
+	// events. Version 2 had 256 (maxTemplatesV2). Real programs' chunks
+	// have more: LAMMPS' and HPCC's of 16 ranks, 1 to 2 thousand distinct
+	// events (partners, sizes and call sites vary), each repeated 10 to
+	// 30 times.
+	maxTemplates   = 4096
+	maxTemplatesV2 = 256
 	// minRepeats is how many times a chunk's events repeat on average,
 	// at least, in the templates form.
 	minRepeats = 4
 )
+
+// templateSize is what a reader holds for a distinct event: the event,
+// and its vectors' elements.
+func templateSize(e *trace.Event) int {
+	return int(unsafe.Sizeof(*e)) + 8*(len(e.SendCounts)+len(e.RecvCounts)+len(e.Requests))
+}
 
 // The structure's Compute placeholders: which form the compute column
 // holds the value in.
@@ -90,6 +103,7 @@ type payloadWriter struct {
 	key       []byte
 	many      bool
 	n         int // the indexes in idx
+	tmplMem   int // what a reader holds for the distinct events (templateSize)
 }
 
 // add appends e to the chunk.
@@ -146,6 +160,7 @@ func (w *payloadWriter) addTemplate(s *trace.Event) {
 		i = uint32(len(w.tmplOf))
 		w.tmplOf[string(w.key)] = i
 		w.tmpl = trace.AppendEvent(w.tmpl, s, &w.tst)
+		w.tmplMem += templateSize(s)
 	}
 	w.idx = binary.AppendUvarint(w.idx, uint64(i))
 	w.n++
@@ -169,8 +184,13 @@ func (w *payloadWriter) appendTo(dst []byte) []byte {
 	// The templates form where the events repeat and it is not longer.
 	// (Where they repeat less, zstd found more of the events form's
 	// repeats, against the first chunk too: the real stencil4d's chunks of
-	// 38 events, 24 distinct, took 4% more bytes as templates.)
-	templates := !w.many && w.n >= minRepeats*int(t) && tmplLen <= 1+len(w.structure)
+	// 38 events, 24 distinct, took 4% more bytes as templates.) Past
+	// version 2's 256 distinct events, only where what a reader holds for
+	// them is no more than the chunk's payload, which it holds too: a
+	// replay's memory at most doubles where its ranks' chunks hold
+	// thousands of distinct events.
+	templates := !w.many && w.n >= minRepeats*int(t) && tmplLen <= 1+len(w.structure) &&
+		(t <= maxTemplatesV2 || w.tmplMem <= len(w.structure)+len(w.compute)+len(w.times)+len(w.requests))
 	if templates {
 		dst = binary.AppendUvarint(dst, uint64(tmplLen))
 	} else {
@@ -370,9 +390,11 @@ type payloadReader struct {
 
 	// forms: the chunk's structure column starts with its form (version
 	// 2). tmpl holds its distinct events in the templates form, where the
-	// structure is their indexes (nil in the events form); an event
-	// copies one, its vectors into counts and reqs.
+	// structure is their indexes (nil in the events form), at most
+	// maxTmpl of them (the file's version's); an event copies one, its
+	// vectors into counts and reqs.
 	forms        bool
+	maxTmpl      uint64
 	tmpl         []trace.Event
 	counts       [2][]int64
 	reqs         []uint64
@@ -430,8 +452,8 @@ func (r *payloadReader) readTemplates() error {
 	switch {
 	case off < 0:
 		return errors.New("structure byte 1: the count of distinct events is truncated, or an overlong varint")
-	case n == 0 || n > maxTemplates || n > uint64(len(r.structure)-off)/2:
-		return fmt.Errorf("structure byte 1: %d distinct events, expected 1 to %d that the column's %d bytes can hold", n, maxTemplates, len(r.structure))
+	case n == 0 || n > r.maxTmpl || n > uint64(len(r.structure)-off)/2:
+		return fmt.Errorf("structure byte 1: %d distinct events, expected 1 to %d that the column's %d bytes can hold", n, r.maxTmpl, len(r.structure))
 	}
 	if cap(r.tmplBuf) < int(n) {
 		r.tmplBuf = make([]trace.Event, n)

@@ -137,7 +137,7 @@ func (s *Source) readHeader(f io.ReaderAt) (int64, error) {
 		return 0, s.corrupt(0, "header checksum %#08x, expected %#08x", got, want)
 	}
 	s.version = binary.LittleEndian.Uint16(h[8:])
-	if s.version != 1 && s.version != Version {
+	if s.version < 1 || s.version > Version {
 		return 0, s.corrupt(8, "format version %d, this Kairos reads versions 1 to %d", s.version, Version)
 	}
 	if fl := binary.LittleEndian.Uint16(h[10:]); fl&^knownFlags != 0 {
@@ -427,6 +427,10 @@ func (r *RankReader) load() error {
 		return err
 	}
 	r.dec.pr.forms = r.src.version >= 2
+	r.dec.pr.maxTmpl = maxTemplates
+	if r.src.version == 2 {
+		r.dec.pr.maxTmpl = maxTemplatesV2
+	}
 	if err := r.dec.pr.reset(r.dec.cr.raw); err != nil {
 		c := r.chunks[r.chunk]
 		return &CorruptError{Path: r.src.path, Offset: r.src.base + c.off + chunkHeadSize, Rank: r.rank, Chunk: r.chunk, What: "decompressed payload", Err: err}
