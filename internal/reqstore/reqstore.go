@@ -112,7 +112,20 @@ func (q *Queue[T]) Clear() {
 type QueueMap[K comparable, T comparable] struct {
 	smallmap.Map[K, Queue[T]]
 	limit int // the number of keys above which Slot prunes
+	// spare are the rooms of the queues pruned, which the keys added
+	// next take: a rank that posts to many keys in turn (HPCC's partners
+	// and tags) would otherwise allocate a queue at nearly every request
+	// (458,000 allocations in the analytic replay of HPCC on 16 ranks,
+	// of 1.4 M events).
+	spare [][]T
 }
+
+// maxSpare bounds the rooms a QueueMap keeps, and maxSpareRoom their
+// size: a queue that once held many requests gives its memory back.
+const (
+	maxSpare     = 64
+	maxSpareRoom = 64
+)
 
 // Slot returns k's queue, adding an empty one if k is absent. Before
 // adding a key beyond the limit, it drops the keys of empty queues and
@@ -125,12 +138,19 @@ func (m *QueueMap[K, T]) Slot(k K) *Queue[T] {
 	if m.Len() >= max(m.limit, smallmap.Linear) {
 		for k, q := range m.All() {
 			if q.Empty() {
+				if c := cap(q.items); c > 0 && c <= maxSpareRoom && len(m.spare) < maxSpare {
+					m.spare = append(m.spare, q.items[:0])
+				}
 				m.Delete(k)
 			}
 		}
 		m.limit = 2 * m.Len()
 	}
-	return m.Map.Slot(k)
+	q := m.Map.Slot(k)
+	if n := len(m.spare); n > 0 {
+		q.items, m.spare = m.spare[n-1], m.spare[:n-1]
+	}
+	return q
 }
 
 // Empty reports whether every queue is empty.

@@ -36,6 +36,26 @@ func TestQueueMapPrunes(t *testing.T) {
 	}
 }
 
+// TestQueueMapReusesRoom: the keys added after a pruning take the
+// rooms of the queues pruned, so that a rank posting to keys in turn
+// (a tag a message) allocates nothing once the first rooms are made.
+func TestQueueMapReusesRoom(t *testing.T) {
+	var m QueueMap[uint64, *item]
+	it := &item{}
+	k := uint64(0)
+	post := func() {
+		for range 1000 {
+			m.Slot(k).Push(it)
+			m.Ref(k).Pop()
+			k++
+		}
+	}
+	post()
+	if n := testing.AllocsPerRun(10, post); n > 1 {
+		t.Errorf("%.0f allocations for 1,000 keys posted to and emptied in turn, want none past the first rooms", n)
+	}
+}
+
 // TestStoreKeys: keys pack into 64 bits without collisions where their
 // fields fit, and the others are kept apart; each key finds its own
 // queue either way.
