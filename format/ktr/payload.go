@@ -60,9 +60,9 @@ const (
 	// templates form, and so what a reader holds for them (184 bytes
 	// each, and their vectors): past it, the structure is written as its
 	// events. Version 2 had 256 (maxTemplatesV2). Real programs' chunks
-	// have more: LAMMPS' and HPCC's of 16 ranks, 1 to 2 thousand distinct
-	// events (partners, sizes and call sites vary), each repeated 10 to
-	// 30 times.
+	// have more: those of LAMMPS' melt and HPCC on 16 ranks, 350 and 740
+	// to 860 distinct events (partners, sizes and call sites vary), each
+	// repeated 40 to 70 times.
 	maxTemplates   = 4096
 	maxTemplatesV2 = 256
 	// minRepeats is how many times a chunk's events repeat on average,

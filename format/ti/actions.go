@@ -223,7 +223,7 @@ func (p *parser) setWaitTest(k trace.Kind, src, dst, tag int32) {
 		p.warnEmpty = true
 	}
 	key := reqKey{Src: ev.Source, Dst: peer(dst), Tag: ev.Tag}
-	st := p.store.store()
+	st := p.store.filed()
 	ev.Request, _ = st.Pop(key)
 	if k == trace.Test && ev.Request != 0 {
 		st.Push(key, ev.Request)

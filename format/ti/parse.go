@@ -77,8 +77,8 @@ type parser struct {
 // was most of the reading's cost past the parsing (BENCHMARKS.md). The
 // store a wait reads is the same.
 type requests struct {
-	filed   reqstore.Store[uint64]
-	pending []pendingReq // pushed after those filed
+	st      reqstore.Store[uint64]
+	pending []pendingReq // pushed after those filed in st
 }
 
 type pendingReq struct {
@@ -92,7 +92,7 @@ type pendingReq struct {
 // times as much.
 func (r *requests) push(key reqKey, id uint64) {
 	if len(r.pending) == maxPending {
-		r.store()
+		r.filed()
 	}
 	r.pending = append(r.pending, pendingReq{key, id})
 }
@@ -101,25 +101,25 @@ func (r *requests) push(key reqKey, id uint64) {
 // requests a rank posts before its waitall in the codes that have one.
 const maxPending = 1024
 
-// store returns the store with every request pushed filed.
-func (r *requests) store() *reqstore.Store[uint64] {
+// filed returns the store with every request pushed filed.
+func (r *requests) filed() *reqstore.Store[uint64] {
 	for _, q := range r.pending {
-		r.filed.Push(q.key, q.id)
+		r.st.Push(q.key, q.id)
 	}
 	r.pending = r.pending[:0]
-	return &r.filed
+	return &r.st
 }
 
 // clear forgets every request.
 func (r *requests) clear() {
 	r.pending = r.pending[:0]
-	if r.filed.Len() > 0 {
-		r.filed.Clear()
+	if r.st.Len() > 0 {
+		r.st.Clear()
 	}
 }
 
 // len returns the number of requests stored, null ones included.
-func (r *requests) len() int { return r.filed.Len() + len(r.pending) }
+func (r *requests) len() int { return r.st.Len() + len(r.pending) }
 
 func newParser(file string, rank int32, nranks int, deftyp trace.Datatype) *parser {
 	// No tokens slice yet: the fast path needs none (a replay makes a

@@ -37,19 +37,19 @@ func TestRequestsAsStore(t *testing.T) {
 				lazy.push(k, id)
 				eager.Push(k, id)
 			case c < 7: // a wait
-				got, _ := lazy.store().Pop(k)
+				got, _ := lazy.filed().Pop(k)
 				want, _ := eager.Pop(k)
 				if got != want {
 					t.Fatalf("run %d, op %d: a wait on %v took request %d, SimGrid's store %d", run, op, k, got, want)
 				}
 			case c < 9: // a test that did not complete: the request goes back
-				got, _ := lazy.store().Pop(k)
+				got, _ := lazy.filed().Pop(k)
 				want, _ := eager.Pop(k)
 				if got != want {
 					t.Fatalf("run %d, op %d: a test on %v took request %d, SimGrid's store %d", run, op, k, got, want)
 				}
 				if got != 0 {
-					lazy.store().Push(k, got)
+					lazy.filed().Push(k, got)
 					eager.Push(k, want)
 				}
 			default:
