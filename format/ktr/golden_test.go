@@ -12,8 +12,8 @@ var update = flag.Bool("update", false, "rewrite the testdata file of the curren
 
 // goldenTraces are the traces of the golden files, by version, and the
 // chunk size they were written with: version 2's repeats its events, so
-// that its chunks have both forms; version 3's first chunk of each rank
-// has more distinct events than version 2 allowed.
+// that its chunks have both forms; version 3's ranks 0 and 1 have
+// chunks of more distinct events than version 2 allowed.
 var goldenTraces = map[int]struct {
 	trace     func() *trace.Trace
 	chunkSize int
