@@ -481,6 +481,7 @@ type reader struct {
 	stack    []rframe
 	cursors  []cursor
 	choices  []choice // per node, what the rank does there
+	bodies   [][]*Node
 	ev       trace.Event
 	vec      [3][]int64
 	reqs     []uint64
@@ -491,15 +492,26 @@ type reader struct {
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
-	levels     *levelCache // made at the first level read
+	levels     *levelCache // taken with the choices (takeState)
 	err        error
 }
 
 // levelCache holds the values of the last levels read, level l at
 // l mod 32 (an entry i starts as level i+1, which is not there).
-type levelCache [32]struct {
+type levelCache [levelMask + 1]struct {
 	l int64
 	v float64
+}
+
+const levelMask = 31
+
+// newLevelCache returns a cache that holds no level.
+func newLevelCache() *levelCache {
+	c := new(levelCache)
+	for i := range c {
+		c[i].l = int64(i) + 1
+	}
+	return c
 }
 
 // choice is what a rank does at a node, found once: whether it executes
@@ -507,16 +519,23 @@ type levelCache [32]struct {
 type choice struct {
 	known, runs bool
 	// seen: the rank has read the call's first instance.
-	seen          bool
-	group, timing int32
+	seen bool
+	// filtered: a loop's body is known, the items of it the rank
+	// executes: body-1 in the reader's bodies (0: all of them).
+	filtered bool
+	body     int32
+	group    int32
 	// The first of the rank's cursors of the group's series, and of its
 	// timing's.
 	cur, timeCur int32
-	// tmpl is a call's template where the rank has parameters, made at
-	// its second instance; phase is the phase of the template's cycled
-	// fields at the rank's next instance.
-	tmpl  *template
+	// phase is the phase of tmpl's cycled fields at the rank's next
+	// instance.
 	phase int32
+	// tg is the rank's timing of a call (nil: none).
+	tg *Timing
+	// tmpl is a call's template where the rank has parameters, made at
+	// its second instance.
+	tmpl *template
 }
 
 // choose returns the rank's choice at node n.
@@ -537,15 +556,16 @@ func (rd *reader) find(c *choice, n *Node) {
 		idx = *n.of
 	}
 	c.group = firstGroup(idx.group, n.numGroups(), n.groupRanks, rd.r)
-	c.timing = firstGroup(idx.timing, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
+	timing := firstGroup(idx.timing, len(n.Times), func(i int) Ranklist { return n.Times[i].Ranks }, rd.r)
 	switch {
 	case c.group >= 0 && len(n.Counts) > 0:
 		c.cur = rd.newCursors(1)
 	case c.group >= 0 && len(n.Vars) > 0:
 		c.cur = rd.newCursors(n.Vars[c.group].slots)
 	}
-	if c.timing >= 0 {
-		c.timeCur = rd.newCursors(n.Times[c.timing].slots)
+	if timing >= 0 {
+		c.tg = &n.Times[timing]
+		c.timeCur = rd.newCursors(c.tg.slots)
 	}
 }
 
@@ -642,10 +662,51 @@ func (rd *reader) Next() bool {
 				rd.err = fmt.Errorf("%w: loops nested more than %d deep", ErrCorrupt, maxNesting)
 				return false
 			}
-			rd.stack = append(rd.stack, rframe{items: n.Body, left: c - 1})
+			items := n.Body
+			switch {
+			case ch.body > 0:
+				items = rd.bodies[ch.body-1]
+			case !ch.filtered:
+				items = rd.body(items, ch)
+			}
+			rd.stack = append(rd.stack, rframe{items: items, left: c - 1})
 		}
 	}
 	return false
+}
+
+// body returns the items of a list that the rank executes, the list
+// where it executes them all, and keeps them in ch, the choice of the
+// loop whose body the list is (nil for a cluster's items). A reader so
+// walks only its rank's items, where a merged structure holds every
+// rank's.
+func (rd *reader) body(items []*Node, ch *choice) []*Node {
+	k := 0
+	for _, n := range items {
+		if rd.choose(n).runs {
+			k++
+		}
+	}
+	var b []*Node
+	if k < len(items) {
+		b = make([]*Node, 0, k)
+		for _, n := range items {
+			if rd.choices[n.index].runs {
+				b = append(b, n)
+			}
+		}
+	}
+	if ch != nil {
+		ch.filtered = true
+		if b != nil {
+			rd.bodies = append(rd.bodies, b)
+			ch.body = int32(len(rd.bodies))
+		}
+	}
+	if b == nil {
+		return items
+	}
+	return b
 }
 
 // maxNesting bounds the depth of loops a reader walks.
@@ -684,8 +745,14 @@ func (rd *reader) takeState() {
 		// as its choices, and no growing.
 		st = &rankState{choices: make([]choice, rd.cl.nodes), cursors: make([]cursor, 0, rd.cl.cursors)}
 	}
+	if st.levels == nil {
+		st.levels = newLevelCache()
+	}
 	rd.choices, rd.cursors, rd.levels = st.choices[:rd.cl.nodes], st.cursors[:0], st.levels
 	clear(rd.choices)
+	if len(rd.stack) == 1 && rd.stack[0].pos == 0 {
+		rd.stack[0].items = rd.body(rd.stack[0].items, nil)
+	}
 }
 
 // value returns the next value of s for the rank, whose group's cursors
@@ -709,6 +776,32 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 // event makes the rank's next instance of call n, and the computation
 // after it, for the next event, if there was one.
 func (rd *reader) event(n *Node, ch *choice) {
+	if t := ch.tmpl; t != nil && t.quick {
+		// the instance from the table, the relative partners and
+		// sources decoded (Rel's decode, inlined)
+		c, i := &t.cyc, ch.phase
+		if ch.phase++; int(ch.phase) == len(c.phases) {
+			ch.phase = 0
+		}
+		ph := &c.phases[i]
+		rd.ev = ph.ev
+		if c.rel != nil {
+			for j, x := range c.rel[i] {
+				x = rd.ctx.unoffset(x, rd.ctx.rank)
+				if c.fields[j] == Partner {
+					rd.ev.Partner = int32(x)
+				} else {
+					rd.ev.Source = int32(x)
+				}
+			}
+		}
+		rd.request(ph.in.req)
+		rd.compSite, rd.compRegion = ph.in.compSite, ph.in.compRegion
+		if ch.tg != nil {
+			rd.times(n, ch, ph.in.timed)
+		}
+		return
+	}
 	e := &rd.ev
 	if ch.group < 0 && len(n.Vars) > 0 {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
@@ -746,22 +839,28 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 	}
 	rd.compSite, rd.compRegion = in.compSite, in.compRegion
-	if ch.timing >= 0 {
-		tg := &n.Times[ch.timing]
-		if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
-			e.Compute = rd.stat(tg, n.index, ch.timeCur, StatValue)
-		}
-		if in.timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
-			rd.clock += rd.stat(tg, n.index, ch.timeCur, StatGap)
-			e.Enter = trace.Time(math.Round(rd.clock))
-			rd.clock += rd.stat(tg, n.index, ch.timeCur, StatDur)
-			e.Exit = trace.Time(math.Round(rd.clock))
-			e.HasTime = true
-		}
-		if tg.Mask&(1<<StatComp) != 0 {
-			if flops := rd.stat(tg, n.index, ch.timeCur, StatComp); flops != 0 {
-				rd.after, rd.hasAfter = flops, true
-			}
+	if ch.tg != nil {
+		rd.times(n, ch, in.timed)
+	}
+}
+
+// times sets the times and computations of the rank's instance of call
+// n, whose timing it has, timed or not.
+func (rd *reader) times(n *Node, ch *choice, timed bool) {
+	e, tg := &rd.ev, ch.tg
+	if tg.Mask&(1<<StatValue) != 0 && isTiming(n.Kind) {
+		e.Compute = rd.stat(tg, n.index, ch.timeCur, StatValue)
+	}
+	if timed && tg.Mask&(1<<StatGap|1<<StatDur) != 0 {
+		rd.clock += rd.stat(tg, n.index, ch.timeCur, StatGap)
+		e.Enter = trace.Time(math.Round(rd.clock))
+		rd.clock += rd.stat(tg, n.index, ch.timeCur, StatDur)
+		e.Exit = trace.Time(math.Round(rd.clock))
+		e.HasTime = true
+	}
+	if tg.Mask&(1<<StatComp) != 0 {
+		if flops := rd.stat(tg, n.index, ch.timeCur, StatComp); flops != 0 {
+			rd.after, rd.hasAfter = flops, true
 		}
 	}
 }
@@ -784,15 +883,31 @@ func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
 		return h.Groups[g].read(rd.r, node, k, int(g), c.hist.drawn[g]-1) * c.hist.scale[g]
 	}
 	if l := tg.Levels[k]; l != nil {
+		i := l.First
+		if l.slot >= 0 {
+			c := &rd.cursors[cur+l.slot]
+			if j := c.v; uint64(j) < uint64(len(l.vals)) && c.n < l.N { // cursor.next's, inlined
+				c.v, c.n = j+1, c.n+1
+				i = l.vals[j]
+			} else {
+				i = c.nextSlow(l)
+			}
+		}
 		if vs := tg.Values[k]; vs != nil {
-			i := rd.value(l, cur)
 			if i < 0 || i >= int64(len(vs)) {
 				rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
 				return 0
 			}
 			return vs[i]
 		}
-		return rd.level(rd.value(l, cur))
+		// FromLevel(i), from the last values computed where it is one of
+		// them: a noisy computation's levels are a few dozen around its
+		// mean, and an exponential costs more than a look-up
+		c := &rd.levels[uint64(i)&levelMask]
+		if c.l != i {
+			c.l, c.v = i, rd.ctx.level(i)
+		}
+		return c.v
 	}
 	return tg.Stats[k].Mean
 }
@@ -816,23 +931,6 @@ func (rd *reader) histCursor(tg *Timing, k int) *histCursor {
 		}
 	}
 	return c
-}
-
-// level returns FromLevel(l, eps), from the last values computed where
-// it is one of them: a noisy computation's levels are a few dozen
-// around its mean, and an exponential costs more than a look-up.
-func (rd *reader) level(l int64) float64 {
-	if rd.levels == nil {
-		rd.levels = new(levelCache)
-		for i := range rd.levels {
-			rd.levels[i].l = int64(i) + 1
-		}
-	}
-	c := &rd.levels[uint64(l)%uint64(len(rd.levels))]
-	if c.l != l {
-		c.l, c.v = l, rd.ctx.level(l)
-	}
-	return c.v
 }
 
 // instance is what the fields of a call's instance set beside its event.
@@ -862,6 +960,9 @@ type template struct {
 	// instance.
 	cyc  cycled
 	rest uint32
+	// quick: the instances are the table's alone, their fields of a mode
+	// other than Abs partners and sources relative to the rank.
+	quick bool
 }
 
 // cycled are the instances of a call of a group of ranks over a period
@@ -922,6 +1023,7 @@ func (rd *reader) template(n *Node, g int32) *template {
 	if len(cyc) > 0 && t.err == nil && !rd.cycle(t, v, cyc, period) {
 		t.rest = t.vary
 	}
+	t.quick = t.err == nil && t.cyc.phases != nil && t.rest == 0 && onlyRelative(&t.cyc)
 	if !n.tmpls[g].CompareAndSwap(nil, t) {
 		rd.t.cycleBytes.Add(t.cyc.size()) // another reader's is there
 	}
@@ -983,6 +1085,17 @@ func (rd *reader) cycle(t *template, v *Variant, fields []Field, period int) boo
 				*c = cycled{}
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// onlyRelative reports whether c's fields of a mode other than Abs are
+// all partners or sources relative to the rank.
+func onlyRelative(c *cycled) bool {
+	for j, f := range c.fields {
+		if c.modes[j] != Rel || f != Partner && f != Source {
+			return false
 		}
 	}
 	return true

@@ -686,3 +686,52 @@ func openRank(t *testing.T, src trace.Source, r int) trace.Reader {
 	t.Cleanup(func() { rd.Close() })
 	return rd
 }
+
+// TestQuickRelativeSources reads a ring's exchanges, whose partners and
+// sources alternate between the rank's neighbours at one call site, from
+// a quick template (the table's instances, their relative partners and
+// sources decoded per rank), and compares them with the trace's.
+func TestQuickRelativeSources(t *testing.T) {
+	const ranks, steps = 8, 40
+	tr := trace.New(ranks, trace.NewMeta())
+	for r := range int32(ranks) {
+		add := func(e trace.Event) { tr.Ranks[r].Append(&e) }
+		add(trace.NewEvent(trace.Init))
+		for i := range steps {
+			e := trace.NewEvent(trace.SendRecv)
+			e.CallSite, e.SendBytes, e.RecvBytes = 7, 64, 64
+			e.Partner, e.Source = (r+1)%ranks, (r+ranks-1)%ranks
+			if i%2 == 1 {
+				e.Partner, e.Source = e.Source, e.Partner
+			}
+			add(e)
+			c := trace.NewEvent(trace.Compute)
+			c.Compute = 1e6
+			add(c)
+		}
+		add(trace.NewEvent(trace.Finalize))
+	}
+	c, err := Build(tr, nil, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(tr, c); err != nil {
+		t.Fatal(err)
+	}
+	quick := false
+	var find func(items []*Node)
+	find = func(items []*Node) {
+		for _, n := range items {
+			find(n.Body)
+			for i := range n.tmpls {
+				if tp := n.tmpls[i].Load(); tp != nil && tp.quick && slices.Contains(tp.cyc.fields, Source) {
+					quick = true
+				}
+			}
+		}
+	}
+	find(c.Clusters[0].Items)
+	if !quick {
+		t.Error("no quick template with relative sources: the test reads none")
+	}
+}

@@ -928,6 +928,16 @@ type cframe struct {
 // next returns the next value of s (the first value again past the end,
 // which a well-formed reader never asks for).
 func (c *cursor) next(s *Series) int64 {
+	if i := c.v; uint64(i) < uint64(len(s.vals)) && c.n < s.N {
+		c.v, c.n = i+1, c.n+1
+		return s.vals[i]
+	}
+	return c.nextSlow(s)
+}
+
+// nextSlow is next at the end of a table of values or of the series, or
+// of a series walked by its runs.
+func (c *cursor) nextSlow(s *Series) int64 {
 	if s.vals != nil {
 		if c.n >= s.N || c.v == int64(len(s.vals)) {
 			c.v = 0
