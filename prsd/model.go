@@ -109,7 +109,10 @@ type Node struct {
 	// Kind and Site identify a call (ScalaTrace's MPI operation and
 	// stack signature); a loop has neither.
 	Kind trace.Kind
-	Site uint64
+	// index is the node's number in its cluster; beside Kind and Body,
+	// which a reader's walk reads with it, in one cache line.
+	index int32
+	Site  uint64
 	// Ranks are the ranks that execute the node; nil: all those of the
 	// enclosing loop (or cluster).
 	Ranks Ranklist
@@ -123,7 +126,6 @@ type Node struct {
 	// Times are a call's timing statistics per group of ranks.
 	Times []Timing
 
-	index int32 // the node's number in its cluster
 	// tmpls are a call's templates, one per group of parameters, made at
 	// the second instance a rank reads.
 	tmpls []atomic.Pointer[template]
@@ -209,12 +211,16 @@ type Timing struct {
 	// StatComp (the flops computed after the call, before the next: a
 	// Compute event read after it where not 0, with the CompSite and
 	// CompRegion fields).
-	Mask  uint8
-	Stats [numStats]Stat
+	Mask uint8
+	// levels has bit i set where statistic i is read from Levels alone
+	// (no Values, no Hists): a noisy trace's, which a reader reads with
+	// Mask, in one cache line.
+	levels uint8
 	// Levels, where not nil, are a statistic's instances on the
 	// logarithmic scale of Level (some strayed from the mean by more than
 	// TimeError/3); the instances read back from them, not the mean.
 	Levels [numStats]*Series
+	Stats  [numStats]Stat
 	// Values, where not nil, are the few distinct values a statistic's
 	// instances take, and its Levels the index of each instance's value
 	// among them: exact.
@@ -357,6 +363,12 @@ func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 				}
 			}
 			n.Times[i].slots = next
+			n.Times[i].levels = 0
+			for k, l := range n.Times[i].Levels {
+				if l != nil && n.Times[i].Values[k] == nil && n.Times[i].Hists[k] == nil {
+					n.Times[i].levels |= 1 << k
+				}
+			}
 			most = max(most, next)
 		}
 		cl.cursors += int(most)
@@ -474,26 +486,29 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 
 // reader walks a cluster's structure for one rank.
 type reader struct {
-	t        *Trace
-	cl       *Cluster
-	r        int32
-	ctx      fieldCtx
-	stack    []rframe
-	cursors  []cursor
-	choices  []choice // per node, what the rank does there
-	bodies   [][]*Node
-	ev       trace.Event
-	vec      [3][]int64
-	reqs     []uint64
-	maxReq   uint64
-	clock    float64 // picoseconds: the end of the last timed event
-	after    float64 // the flops of the computation after the call just read
+	// What every event reads, together (a replay's ranks' readers take
+	// turns, and leave the cache between their events).
 	hasAfter bool    // the computation is the next event
+	after    float64 // the flops of the computation after the call just read
+	err      error
+	stack    []rframe
+	choices  []choice // per node, what the rank does there
+	cursors  []cursor
+	levels   *levelCache // taken with the choices (takeState)
+	maxReq   uint64
 	// The call site and region of the computation after the call.
 	compSite   uint64
 	compRegion uint32
-	levels     *levelCache // taken with the choices (takeState)
-	err        error
+	ctx        fieldCtx
+
+	t      *Trace
+	cl     *Cluster
+	r      int32
+	bodies [][]*Node
+	clock  float64 // picoseconds: the end of the last timed event
+	ev     trace.Event
+	vec    [3][]int64
+	reqs   []uint64
 }
 
 // levelCache holds the values of the last levels read, level l at
@@ -786,7 +801,7 @@ func (rd *reader) event(n *Node, ch *choice) {
 		ph := &c.phases[i]
 		rd.ev = ph.ev
 		if c.rel != nil {
-			for j, x := range c.rel[i] {
+			for j, x := range ph.rel[:len(c.fields)] {
 				x = rd.ctx.unoffset(x, rd.ctx.rank)
 				if c.fields[j] == Partner {
 					rd.ev.Partner = int32(x)
@@ -867,49 +882,61 @@ func (rd *reader) times(n *Node, ch *choice, timed bool) {
 
 // stat returns the rank's next instance of statistic k of node.
 func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
-	if h := tg.Hists[k]; h != nil {
-		c := &rd.cursors[cur+tg.Levels[k].slot]
-		g := c.next(tg.Levels[k]) - 1
-		if g < 0 || g >= int64(len(h.Groups)) {
-			if g != -1 {
-				rd.err = fmt.Errorf("%w: group %d of a histogram of %d", ErrCorrupt, g+1, len(h.Groups))
-			}
+	l := tg.Levels[k]
+	tables := tg.levels&(1<<k) == 0 // values or a histogram, if any
+	if tables {
+		if tg.Hists[k] != nil {
+			return rd.draw(tg, node, cur, k)
+		}
+		if l == nil {
+			return tg.Stats[k].Mean
+		}
+	}
+	i := l.First
+	if l.slot >= 0 {
+		c := &rd.cursors[cur+l.slot]
+		if j := c.v; uint64(j) < uint64(len(l.vals)) && c.n < l.N { // cursor.next's, inlined
+			c.v, c.n = j+1, c.n+1
+			i = l.vals[j]
+		} else {
+			i = c.nextSlow(l)
+		}
+	}
+	if tables {
+		vs := tg.Values[k]
+		if i < 0 || i >= int64(len(vs)) {
+			rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
 			return 0
 		}
-		if c.hist == nil {
-			c.hist = rd.histCursor(tg, k)
-		}
-		c.hist.drawn[g]++
-		return h.Groups[g].read(rd.r, node, k, int(g), c.hist.drawn[g]-1) * c.hist.scale[g]
+		return vs[i]
 	}
-	if l := tg.Levels[k]; l != nil {
-		i := l.First
-		if l.slot >= 0 {
-			c := &rd.cursors[cur+l.slot]
-			if j := c.v; uint64(j) < uint64(len(l.vals)) && c.n < l.N { // cursor.next's, inlined
-				c.v, c.n = j+1, c.n+1
-				i = l.vals[j]
-			} else {
-				i = c.nextSlow(l)
-			}
-		}
-		if vs := tg.Values[k]; vs != nil {
-			if i < 0 || i >= int64(len(vs)) {
-				rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
-				return 0
-			}
-			return vs[i]
-		}
-		// FromLevel(i), from the last values computed where it is one of
-		// them: a noisy computation's levels are a few dozen around its
-		// mean, and an exponential costs more than a look-up
-		c := &rd.levels[uint64(i)&levelMask]
-		if c.l != i {
-			c.l, c.v = i, rd.ctx.level(i)
-		}
-		return c.v
+	// FromLevel(i), from the last values computed where it is one of
+	// them: a noisy computation's levels are a few dozen around its
+	// mean, and an exponential costs more than a look-up
+	c := &rd.levels[uint64(i)&levelMask]
+	if c.l != i {
+		c.l, c.v = i, rd.ctx.level(i)
 	}
-	return tg.Stats[k].Mean
+	return c.v
+}
+
+// draw returns the rank's next instance of statistic k of node, read
+// from its histogram.
+func (rd *reader) draw(tg *Timing, node, cur int32, k int) float64 {
+	h := tg.Hists[k]
+	c := &rd.cursors[cur+tg.Levels[k].slot]
+	g := c.next(tg.Levels[k]) - 1
+	if g < 0 || g >= int64(len(h.Groups)) {
+		if g != -1 {
+			rd.err = fmt.Errorf("%w: group %d of a histogram of %d", ErrCorrupt, g+1, len(h.Groups))
+		}
+		return 0
+	}
+	if c.hist == nil {
+		c.hist = rd.histCursor(tg, k)
+	}
+	c.hist.drawn[g]++
+	return h.Groups[g].read(rd.r, node, k, int(g), c.hist.drawn[g]-1) * c.hist.scale[g]
 }
 
 // histCursor returns the rank's new cursor of statistic k's histogram,
@@ -969,7 +996,8 @@ type template struct {
 // of its cycled fields: instance i of a rank is phases[p], p = i mod
 // period, but for the fields of a mode other than Abs (a partner
 // relative to the rank), which each rank decodes: fields[j] of mode
-// modes[j] has value rel[p][j] (nil: there are none).
+// modes[j] has value rel[p][j] (nil: there are none), and phases[p].rel[j]
+// too where the fields are partners and sources (template.quick).
 type cycled struct {
 	phases []phase
 	fields []Field
@@ -979,8 +1007,9 @@ type cycled struct {
 
 // phase is a call's instance at a phase of its cycled fields.
 type phase struct {
-	ev trace.Event
-	in instance
+	ev  trace.Event
+	in  instance
+	rel [2]int64 // a quick template's partner and source, relative
 }
 
 // maxCycled is the longest period of a call's cycled fields together;
@@ -1080,6 +1109,9 @@ func (rd *reader) cycle(t *template, v *Variant, fields []Field, period int) boo
 				x = s.vals[i%len(s.vals)]
 			}
 			if val.Mode != Abs {
+				if j := len(c.rel[i]); j < len(ph.rel) {
+					ph.rel[j] = x
+				}
 				c.rel[i] = append(c.rel[i], x)
 			} else if rd.scalar(&ph.ev, &ph.in, f, val, x) != nil {
 				*c = cycled{}
@@ -1093,6 +1125,9 @@ func (rd *reader) cycle(t *template, v *Variant, fields []Field, period int) boo
 // onlyRelative reports whether c's fields of a mode other than Abs are
 // all partners or sources relative to the rank.
 func onlyRelative(c *cycled) bool {
+	if len(c.fields) > len(phase{}.rel) {
+		return false
+	}
 	for j, f := range c.fields {
 		if c.modes[j] != Rel || f != Partner && f != Source {
 			return false

@@ -24,18 +24,19 @@ type Series struct {
 	N int64
 	// First is the first value (if N > 0).
 	First int64
-	// Runs are the N-1 differences, in order; nil in a series read with
-	// its values (ReadSeries: a run about every value), which keeps the
-	// runs' encoding instead, and in a constant ReadSeries read (its N-1
-	// differences of 0 need no run: a noisy trace has many).
-	Runs []Run
 	// slot numbers the series among its group of ranks' varying series, for the
 	// readers' cursors; -1 for a constant series.
 	slot int32
 	// vals, where not nil, are the values for the readers, value i
 	// vals[i mod len(vals)]: all of them where the runs are about as many,
-	// one period where they repeat (flatten).
+	// one period where they repeat (flatten). A reader reads N, First,
+	// slot and vals: the first 48 bytes.
 	vals []int64
+	// Runs are the N-1 differences, in order; nil in a series read with
+	// its values (ReadSeries: a run about every value), which keeps the
+	// runs' encoding instead, and in a constant ReadSeries read (its N-1
+	// differences of 0 need no run: a noisy trace has many).
+	Runs []Run
 	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
 	// and vals holds every value.
 	enc []byte
