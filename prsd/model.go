@@ -619,15 +619,13 @@ func (rd *reader) newCursors(n int32) int32 {
 	return i
 }
 
-// rframe is a list of items being walked: the next item, the
-// iterations of the list left after this one, and whether the rank has
-// executed any of the items (a loop of which it executes none is corrupt:
-// it would spin).
+// rframe is a list of items being walked, those the rank executes (a
+// loop of which it executes none is corrupt: it would spin): the next
+// item, and the iterations of the list left after this one.
 type rframe struct {
 	items []*Node
 	pos   int
 	left  int64
-	any   bool
 }
 
 func (rd *reader) Next() bool {
@@ -644,10 +642,6 @@ func (rd *reader) Next() bool {
 	for rd.err == nil && len(rd.stack) > 0 {
 		f := &rd.stack[len(rd.stack)-1]
 		if f.pos == len(f.items) {
-			if f.left > 0 && !f.any {
-				rd.err = fmt.Errorf("%w: rank %d executes a loop of whose body it calls nothing", ErrCorrupt, rd.r)
-				return false
-			}
 			if f.left > 0 {
 				f.left--
 				f.pos = 0
@@ -658,11 +652,7 @@ func (rd *reader) Next() bool {
 		}
 		n := f.items[f.pos]
 		f.pos++
-		ch := rd.choose(n)
-		if !ch.runs {
-			continue
-		}
-		f.any = true
+		ch := &rd.choices[n.index] // known, and the rank runs n: the list is filtered (body)
 		if !n.IsLoop() {
 			rd.event(n, ch)
 			return rd.err == nil
@@ -683,6 +673,10 @@ func (rd *reader) Next() bool {
 				items = rd.bodies[ch.body-1]
 			case !ch.filtered:
 				items = rd.body(items, ch)
+			}
+			if len(items) == 0 && c > 1 {
+				rd.err = fmt.Errorf("%w: rank %d executes a loop of whose body it calls nothing", ErrCorrupt, rd.r)
+				return false
 			}
 			rd.stack = append(rd.stack, rframe{items: items, left: c - 1})
 		}

@@ -1,6 +1,7 @@
 package prsd
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -733,5 +734,31 @@ func TestQuickRelativeSources(t *testing.T) {
 	find(c.Clusters[0].Items)
 	if !quick {
 		t.Error("no quick template with relative sources: the test reads none")
+	}
+}
+
+// TestLoopOfNothing reads a loop of 3 iterations whose one call rank 1
+// does not execute: an error for rank 1, not a loop that spins, and the
+// calls for rank 0.
+func TestLoopOfNothing(t *testing.T) {
+	call := &Node{Kind: trace.Barrier, Site: 1, Ranks: NewRanklist([]int32{0})}
+	loop := &Node{Body: []*Node{call}, Counts: []Counts{{Series: Const(3, 1)}}}
+	c, err := New(trace.NewMeta(), 2, []Cluster{{Ranks: NewRanklist([]int32{0, 1}), Items: []*Node{loop}}}, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs := events(t, c, 0); len(evs) != 3 {
+		t.Errorf("rank 0: %d events, want 3", len(evs))
+	}
+	rd, err := c.OpenRank(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for rd.Next() {
+		t.Fatal("rank 1 reads an event")
+	}
+	if err := rd.Err(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("rank 1: %v, want %v", err, ErrCorrupt)
 	}
 }
