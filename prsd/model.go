@@ -806,7 +806,13 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 		rd.request(ph.in.req)
 		rd.compSite, rd.compRegion = ph.in.compSite, ph.in.compRegion
-		if ch.tg != nil {
+		switch tg := ch.tg; {
+		case tg == nil:
+		case tg.Mask == 1<<StatComp: // times', inlined: most calls' one statistic
+			if flops := rd.stat(tg, n.index, ch.timeCur, StatComp); flops != 0 {
+				rd.after, rd.hasAfter = flops, true
+			}
+		default:
 			rd.times(n, ch, ph.in.timed)
 		}
 		return
