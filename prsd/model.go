@@ -902,7 +902,7 @@ func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
 			i = c.nextSlow(l)
 		}
 	}
-	if tables {
+	if tables && tg.Values[k] != nil {
 		vs := tg.Values[k]
 		if i < 0 || i >= int64(len(vs)) {
 			rd.err = fmt.Errorf("%w: value %d of %d", ErrCorrupt, i, len(vs))
