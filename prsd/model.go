@@ -688,21 +688,30 @@ func (rd *reader) Next() bool {
 // where it executes them all, and keeps them in ch, the choice of the
 // loop whose body the list is (nil for a cluster's items). A reader so
 // walks only its rank's items, where a merged structure holds every
-// rank's.
+// rank's. A loop of few iterations, as many at each of its instances,
+// is replaced by its iterations (unroll).
 func (rd *reader) body(items []*Node, ch *choice) []*Node {
-	k := 0
-	for _, n := range items {
-		if rd.choose(n).runs {
-			k++
+	var b []*Node // nil while the list is items' so far
+	for i, n := range items {
+		c := rd.choose(n)
+		var u []*Node
+		k := 0
+		if c.runs && n.IsLoop() {
+			u, k = rd.unroll(n, c)
 		}
-	}
-	var b []*Node
-	if k < len(items) {
-		b = make([]*Node, 0, k)
-		for _, n := range items {
-			if rd.choices[n.index].runs {
-				b = append(b, n)
+		if b == nil {
+			if c.runs && k == 0 {
+				continue
 			}
+			b = append(make([]*Node, 0, len(items)-1+k*len(u)), items[:i]...)
+		}
+		switch {
+		case k > 0:
+			for range k {
+				b = append(b, u...)
+			}
+		case c.runs:
+			b = append(b, n)
 		}
 	}
 	if ch != nil {
@@ -716,6 +725,34 @@ func (rd *reader) body(items []*Node, ch *choice) []*Node {
 		return items
 	}
 	return b
+}
+
+// unrollMax bounds the items of a loop's iterations walked as a list: a
+// rank's lists then take at most that many times its nodes' 8 bytes.
+const unrollMax = 8
+
+// unroll returns the body of loop n, whose choice for the rank is ch, and
+// its iterations, where the walk is to read them as a list: where the
+// loop runs the same few times at each of its instances and its body is
+// not empty. Walking a list spares a frame and a count an instance,
+// which loops of one to three calls repeated (an LU's exchanges) spend as
+// much on as on their calls. 0 iterations: the loop stays, read as the
+// walk enters it (a count that varies, or one that is corrupt, its error
+// then).
+func (rd *reader) unroll(n *Node, ch *choice) ([]*Node, int) {
+	if ch.group < 0 {
+		return nil, 0
+	}
+	s := &n.Counts[ch.group].Series
+	if s.slot >= 0 || s.First < 1 || s.First > unrollMax {
+		return nil, 0
+	}
+	body := rd.body(n.Body, ch)
+	k := int(s.First)
+	if len(body) == 0 || k*len(body) > unrollMax {
+		return nil, 0
+	}
+	return body, k
 }
 
 // maxNesting bounds the depth of loops a reader walks.

@@ -762,3 +762,64 @@ func TestLoopOfNothing(t *testing.T) {
 		t.Errorf("rank 1: %v, want %v", err, ErrCorrupt)
 	}
 }
+
+// TestUnrolledLoops: loops of a few iterations, as many at each instance,
+// are walked as lists of their iterations; a loop whose count varies, one
+// of more items than unrollMax and one whose body the rank does not call
+// stay loops; the calls read are the same.
+func TestUnrolledLoops(t *testing.T) {
+	call := func(site uint64, ranks ...int32) *Node {
+		n := &Node{Kind: trace.Barrier, Site: site}
+		if ranks != nil {
+			n.Ranks = NewRanklist(ranks)
+		}
+		return n
+	}
+	loop := func(s Series, body ...*Node) *Node { return &Node{Body: body, Counts: []Counts{{Series: s}}} }
+	var vary seriesBuilder
+	for _, v := range []int64{1, 3, 2} {
+		vary.add(v)
+	}
+	a, b, c, d, e := call(1), call(2), call(3, 0), call(4), call(5, 1)
+	twice := loop(Const(2, 3), a)     // a a
+	varying := loop(vary.finish(), b) // 1, 3, then 2 b
+	pairs := loop(Const(3, 3), c, d)  // rank 0: c d c d c d; rank 1: d d d
+	long := loop(Const(5, 3), d, d)   // 10 items
+	others := loop(Const(2, 3), e)    // rank 1's only
+	others.Ranks = NewRanklist([]int32{1})
+	outer := loop(Const(3, 1), twice, varying, pairs, long, others)
+	tr, err := New(trace.NewMeta(), 2, []Cluster{{Ranks: NewRanklist([]int32{0, 1}), Items: []*Node{outer}}}, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range [][]uint64{
+		{1, 1, 2, 3, 4, 3, 4, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1, 1, 2, 2, 2, 3, 4, 3, 4, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1, 1, 2, 2, 3, 4, 3, 4, 3, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
+		{1, 1, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 1, 1, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 1, 1, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5},
+	} {
+		rd, err := tr.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []uint64
+		for _, ev := range readAll(t, rd) {
+			got = append(got, ev.CallSite)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("rank %d reads sites %v, want %v", r, got, want)
+		}
+		// The outer loop's body as walked: the short constant loops
+		// unrolled, the others kept.
+		walked := outer.Body
+		if i := rd.(*reader).choices[outer.index].body; i > 0 {
+			walked = rd.(*reader).bodies[i-1]
+		}
+		wantBody := map[int][]*Node{
+			0: {a, a, varying, c, d, c, d, c, d, long},
+			1: {a, a, varying, d, d, d, long, e, e},
+		}[r]
+		if !slices.Equal(walked, wantBody) {
+			t.Errorf("rank %d walks the outer loop's body as %d items, want %d", r, len(walked), len(wantBody))
+		}
+		rd.Close()
+	}
+}

@@ -959,6 +959,14 @@ func (c *cursor) nextSlow(s *Series) int64 {
 		return c.v
 	}
 	c.n++
+	// step's first case, inlined: most values are within a run
+	if st := *c.stack; len(st) > 0 {
+		if f := &st[len(st)-1]; f.left > 0 {
+			f.left--
+			c.v += f.delta
+			return c.v
+		}
+	}
 	c.v += c.step()
 	return c.v
 }
