@@ -136,17 +136,18 @@ func (m *QueueMap[K, T]) Slot(k K) *Queue[T] {
 		return q
 	}
 	if m.Len() >= max(m.limit, smallmap.Linear) {
-		for k, q := range m.All() {
-			if q.Empty() {
-				if c := cap(q.items); c > 0 && c <= maxSpareRoom && len(m.spare) < maxSpare {
-					m.spare = append(m.spare, q.items[:0])
-				}
-				m.Delete(k)
+		m.DeleteFunc(func(_ K, q *Queue[T]) bool {
+			if !q.Empty() {
+				return false
 			}
-		}
+			if c := cap(q.items); c > 0 && c <= maxSpareRoom && len(m.spare) < maxSpare {
+				m.spare = append(m.spare, q.items[:0])
+			}
+			return true
+		})
 		m.limit = 2 * m.Len()
 	}
-	q := m.Map.Slot(k)
+	q := m.Insert(k)
 	if n := len(m.spare); n > 0 {
 		q.items, m.spare = m.spare[n-1], m.spare[:n-1]
 	}

@@ -85,6 +85,12 @@ func (m *Map[K, V]) Slot(k K) *V {
 	return &m.kv[i].v
 }
 
+// Insert adds k, which must be absent (a lookup just missed it), at the
+// zero value and returns its value: Slot without its search.
+func (m *Map[K, V]) Insert(k K) *V {
+	return &m.kv[m.add(k)].v
+}
+
 // Put sets k's value to v.
 func (m *Map[K, V]) Put(k K, v V) { *m.Slot(k) = v }
 
@@ -132,6 +138,17 @@ func (m *Map[K, V]) deleteAt(i int) {
 	m.kv = m.kv[:last]
 	if m.idx != nil && len(m.kv) < Linear/2 {
 		m.idx = nil // few keys again: back to the linear search
+	}
+}
+
+// DeleteFunc removes every key for which del, called with each key and
+// its value in All's order, returns true: All with Delete, without
+// searching for each key again.
+func (m *Map[K, V]) DeleteFunc(del func(K, *V) bool) {
+	for i := len(m.kv) - 1; i >= 0; i-- {
+		if del(m.kv[i].k, &m.kv[i].v) {
+			m.deleteAt(i)
+		}
 	}
 }
 

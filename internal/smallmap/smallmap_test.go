@@ -67,7 +67,13 @@ func TestMapRandom(t *testing.T) {
 		switch rng.IntN(4) {
 		case 0:
 			if _, ok := want[k]; !ok {
-				km.Put(k, step)
+				if step%2 == 0 {
+					km.Put(k, step)
+				} else if v := km.Insert(k); *v != 0 {
+					t.Fatalf("step %d: Insert(%d) = %d, want the zero value", step, k, *v)
+				} else {
+					*v = step
+				}
 				want[k] = step
 			}
 		case 1:
@@ -150,6 +156,57 @@ func TestTake(t *testing.T) {
 		m.Put(8, 8)
 		if m.Get(8) != 8 || m.Len() != 1 {
 			t.Errorf("n=%d: refilled after Clear: Get(8) = %d, Len %d", n, m.Get(8), m.Len())
+		}
+	}
+}
+
+// TestDeleteFunc: DeleteFunc visits every key once, with the value All
+// gives it, and removes exactly those it is told to, below and above
+// the size where the map indexes its keys.
+func TestDeleteFunc(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		del  func(k uint64) bool
+	}{
+		{"none", Linear + 3, func(uint64) bool { return false }},
+		{"all of few", Linear / 2, func(uint64) bool { return true }},
+		{"all of many", 3 * Linear, func(uint64) bool { return true }},
+		{"odd of many", 3 * Linear, func(k uint64) bool { return k%2 == 1 }},
+		{"all but one of many", 2 * Linear, func(k uint64) bool { return k != 5 }},
+	} {
+		var m Map[uint64, int]
+		want := map[uint64]int{}
+		for i := range tc.n {
+			m.Put(uint64(i), 10*i)
+			want[uint64(i)] = 10 * i
+		}
+		seen := map[uint64]bool{}
+		m.DeleteFunc(func(k uint64, v *int) bool {
+			if seen[k] || *v != want[k] {
+				t.Fatalf("%s: key %d seen twice or with value %d", tc.name, k, *v)
+			}
+			seen[k] = true
+			return tc.del(k)
+		})
+		if len(seen) != tc.n {
+			t.Errorf("%s: visited %d keys of %d", tc.name, len(seen), tc.n)
+		}
+		for k := range want {
+			if tc.del(k) {
+				delete(want, k)
+			}
+		}
+		if m.Len() != len(want) {
+			t.Errorf("%s: %d keys left, want %d", tc.name, m.Len(), len(want))
+		}
+		for k, v := range want {
+			if got, ok := m.Lookup(k); !ok || got != v {
+				t.Errorf("%s: Lookup(%d) = %d, %v; want %d", tc.name, k, got, ok, v)
+			}
+		}
+		if len(want) < Linear/2 && m.idx != nil {
+			t.Errorf("%s: %d keys left still indexed", tc.name, len(want))
 		}
 	}
 }
