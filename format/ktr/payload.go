@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -57,7 +56,7 @@ const (
 	formEvents    = 0
 	formTemplates = 1
 	// maxTemplates bounds the distinct events of a chunk in the
-	// templates form, and so what a reader holds for them (184 bytes
+	// templates form, and so what a reader holds for them (64 bytes
 	// each, and their vectors): past it, the structure is written as its
 	// events. Version 2 had 256 (maxTemplatesV2). Real programs' chunks
 	// have more: those of LAMMPS' melt and HPCC on 16 ranks, 350 and 740
@@ -70,8 +69,10 @@ const (
 	minRepeats = 4
 )
 
-// templateSize is what a reader holds for a distinct event: the event,
-// and its vectors' elements.
+// templateSize bounds what a reader holds for a distinct event: an Event
+// and its vectors' elements (this package's readers hold a template, a
+// third of an Event). The writer's rule counts it, and stays as files
+// were written.
 func templateSize(e *trace.Event) int {
 	return int(unsafe.Sizeof(*e)) + 8*(len(e.SendCounts)+len(e.RecvCounts)+len(e.Requests))
 }
@@ -395,10 +396,12 @@ type payloadReader struct {
 	// vectors into counts and reqs.
 	forms        bool
 	maxTmpl      uint64
-	tmpl         []trace.Event
+	tmpl         []template
+	tmplVecs     []templateVectors
 	counts       [2][]int64
 	reqs         []uint64
-	tmplBuf      []trace.Event
+	tmplBuf      []template
+	tmplEvent    trace.Event // a distinct event as decoded
 	usesTemplate bool
 }
 
@@ -456,21 +459,21 @@ func (r *payloadReader) readTemplates() error {
 		return fmt.Errorf("structure byte 1: %d distinct events, expected 1 to %d that the column's %d bytes can hold", n, r.maxTmpl, len(r.structure))
 	}
 	if cap(r.tmplBuf) < int(n) {
-		r.tmplBuf = make([]trace.Event, n)
+		r.tmplBuf = make([]template, n)
 	}
-	r.tmpl = r.tmplBuf[:n]
+	r.tmpl, r.tmplVecs = r.tmplBuf[:n], r.tmplVecs[:0]
 	r.st.Skim(0)
 	defer r.st.Skim(r.skip)
 	for i := range r.tmpl {
-		t := &r.tmpl[i]
-		k, err := trace.DecodeEvent(r.structure[off:], t, &r.st)
+		e := &r.tmplEvent
+		k, err := trace.DecodeEvent(r.structure[off:], e, &r.st)
 		if err != nil {
 			return fmt.Errorf("structure byte %d: distinct event %d: %w", off, i, err)
 		}
+		if !setTemplate(&r.tmpl[i], e, &r.tmplVecs) {
+			return fmt.Errorf("structure byte %d: distinct event %d: compute placeholder %g, expected %d or %d", off, i, e.Compute, computeInt, computeFloat)
+		}
 		off += k
-		// The codec's vectors are the state's buffers, which the next
-		// event reuses.
-		t.SendCounts, t.RecvCounts, t.Requests = slices.Clone(t.SendCounts), slices.Clone(t.RecvCounts), slices.Clone(t.Requests)
 	}
 	r.soff, r.usesTemplate = off, true
 	return nil
@@ -537,25 +540,6 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 		return false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
 	}
 	return true, nil
-}
-
-// copyTemplate sets e to t, a distinct event, as DecodeEvent would have
-// decoded it: its vectors in the reader's buffers, valid until the next
-// event, and the fields skimmed unset.
-func (r *payloadReader) copyTemplate(e, t *trace.Event) {
-	*e = *t
-	if t.SendCounts != nil {
-		e.SendCounts = copyInto(&r.counts[0], t.SendCounts)
-	}
-	if t.RecvCounts != nil {
-		e.RecvCounts = copyInto(&r.counts[1], t.RecvCounts)
-	}
-	if t.Requests != nil {
-		e.Requests = copyInto(&r.reqs, t.Requests)
-	}
-	if r.skip&trace.SkipRequests != 0 {
-		e.Request, e.Requests = 0, nil
-	}
 }
 
 // copyInto copies v into *buf, grown as needed, and returns the copy: not
