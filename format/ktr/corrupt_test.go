@@ -274,6 +274,7 @@ func TestCorruptPayload(t *testing.T) {
 		{"distinct events truncated", rawChunk{payloadForm([]byte{formTemplates, 0x80}, nil, nil, nil), 1}, "structure byte 1: the count of distinct events is truncated, or an overlong varint"},
 		{"distinct events beyond bytes", rawChunk{payloadForm(append([]byte{formTemplates, 3}, inits...), nil, nil, nil), 1}, "3 distinct events, expected 1 to 4096 that the column's 6 bytes can hold"},
 		{"distinct event corrupt", rawChunk{payloadForm([]byte{formTemplates, 1, 200, 0, 0}, nil, nil, nil), 1}, "structure byte 2: distinct event 0: corrupt event encoding: unknown kind 200"},
+		{"distinct event's compute placeholder", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, bogusCompute...), 0), eight, nil, nil), 1}, "structure byte 2: distinct event 0: compute placeholder 3, expected 1 or 2"},
 		{"index out of range", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 1), nil, nil, nil), 2}, "structure byte 5: an event's index 1, expected one of the 1 distinct events"},
 		{"index truncated", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 0x80), nil, nil, nil), 2}, "structure byte 5: an event's index truncated, or an overlong varint"},
 		{"templates fewer events", rawChunk{payloadForm(append(append([]byte{formTemplates, 1}, inits[:2]...), 0, 0), nil, nil, nil), 3}, "chunk holds 2 events, the index says 3"},
