@@ -396,8 +396,11 @@ type payloadReader struct {
 	// vectors into counts and reqs.
 	forms        bool
 	maxTmpl      uint64
-	tmpl         []template
+	tmpl         []uint16   // the distinct events' indexes in gen
+	gen          []template // their pool's generation
 	tmplVecs     []templateVectors
+	pool         *templatePool // the file's, or the reader's own
+	rank         int32         // the chunk's (see template.relativeTo)
 	counts       [2][]int64
 	reqs         []uint64
 	tmplBuf      []template
@@ -460,21 +463,28 @@ func (r *payloadReader) readTemplates() error {
 	}
 	if cap(r.tmplBuf) < int(n) {
 		r.tmplBuf = make([]template, n)
+		r.tmpl = make([]uint16, n)
 	}
-	r.tmpl, r.tmplVecs = r.tmplBuf[:n], r.tmplVecs[:0]
+	buf := r.tmplBuf[:n]
+	r.tmpl, r.tmplVecs = r.tmpl[:n], r.tmplVecs[:0]
 	r.st.Skim(0)
 	defer r.st.Skim(r.skip)
-	for i := range r.tmpl {
+	for i := range buf {
 		e := &r.tmplEvent
 		k, err := trace.DecodeEvent(r.structure[off:], e, &r.st)
 		if err != nil {
 			return fmt.Errorf("structure byte %d: distinct event %d: %w", off, i, err)
 		}
-		if !setTemplate(&r.tmpl[i], e, &r.tmplVecs) {
+		if !setTemplate(&buf[i], e, &r.tmplVecs) {
 			return fmt.Errorf("structure byte %d: distinct event %d: compute placeholder %g, expected %d or %d", off, i, e.Compute, computeInt, computeFloat)
 		}
+		buf[i].relativeTo(r.rank)
 		off += k
 	}
+	if r.pool == nil {
+		r.pool = new(templatePool)
+	}
+	r.gen = r.pool.intern(r.tmpl, buf)
 	r.soff, r.usesTemplate = off, true
 	return nil
 }
@@ -494,7 +504,7 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 			return false, fmt.Errorf("structure byte %d: an event's index %s, expected one of the %d distinct events", r.soff, indexText(i, off), len(r.tmpl))
 		}
 		r.soff = off
-		r.copyTemplate(e, &r.tmpl[i])
+		r.copyTemplate(e, &r.gen[r.tmpl[i]])
 	} else {
 		k, err := trace.DecodeEvent(r.structure[r.soff:], e, &r.st)
 		if err != nil {

@@ -40,6 +40,8 @@ type Source struct {
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
+	// templates are the distinct events its readers share.
+	templates templatePool
 	// firstRead holds the file's first chunk, read and decompressed for the
 	// dictionary, until its rank's reader takes it, so that the chunk is
 	// decompressed once (a trace of few ranks has few chunks).
@@ -427,6 +429,7 @@ func (r *RankReader) load() error {
 		return err
 	}
 	r.dec.pr.forms = r.src.version >= 2
+	r.dec.pr.pool, r.dec.pr.rank = &r.src.templates, int32(r.rank)
 	r.dec.pr.maxTmpl = maxTemplates
 	if r.src.version == 2 {
 		r.dec.pr.maxTmpl = maxTemplatesV2

@@ -2,6 +2,7 @@ package ktr
 
 import (
 	"slices"
+	"sync"
 
 	"kairos/trace"
 )
@@ -32,6 +33,9 @@ type template struct {
 const (
 	tmplHasTime = 1 << iota
 	tmplRequest // Request is set (its value is in the requests column)
+	// partner and source relative to the reader's rank (relativeTo)
+	tmplRelPartner
+	tmplRelSource
 )
 
 // templateVectors are a distinct event's vectors: their lengths and
@@ -78,7 +82,9 @@ func setTemplate(t *template, e *trace.Event, vecs *[]templateVectors) bool {
 func (r *payloadReader) copyTemplate(e *trace.Event, t *template) {
 	// Field by field: a composite literal clears the whole Event first.
 	e.Kind, e.SendType, e.RecvType, e.Op = t.kind, t.sendType, t.recvType, t.op
-	e.Partner, e.Source, e.Tag = t.partner, t.source, t.tag
+	e.Partner = t.partner + int32(t.flags/tmplRelPartner&1)*r.rank
+	e.Source = t.source + int32(t.flags/tmplRelSource&1)*r.rank
+	e.Tag = t.tag
 	e.Comm, e.NewComm, e.Handle, e.Region = t.comm, t.newComm, t.handle, t.region
 	e.SendBytes, e.RecvBytes, e.CallSite = t.sendBytes, t.recvBytes, t.callSite
 	e.Request = uint64(t.flags&tmplRequest) / tmplRequest
@@ -100,4 +106,83 @@ func (r *payloadReader) copyTemplate(e *trace.Event, t *template) {
 	if r.skip&trace.SkipRequests != 0 {
 		e.Request, e.Requests = 0, nil
 	}
+}
+
+// relativeTo makes t's point-to-point partner and source relative to
+// rank, the rank whose chunk holds it: the ranks of a program whose
+// partners are neighbours (rank+1, rank-1...) then share their events.
+// LAMMPS' melt on 64 ranks has 14,134 different distinct events, 2,280
+// with relative partners; HPCC has 15,999 and 18,585 (a root stays as it
+// is).
+func (t *template) relativeTo(rank int32) {
+	if !t.kind.IsPointToPoint() && t.kind != trace.Probe && t.kind != trace.Iprobe {
+		return
+	}
+	if t.partner >= 0 {
+		t.partner -= rank
+		t.flags |= tmplRelPartner
+	}
+	if t.kind == trace.SendRecv && t.source >= 0 {
+		t.source -= rank
+		t.flags |= tmplRelSource
+	}
+}
+
+// templatePool interns the distinct events of a file's chunks, so that
+// the ranks' readers share one copy of each event their chunks have in
+// common: a replay reads its ranks in turn, and their chunks' distinct
+// events, private, left the cache between two of a rank's events. HPCC
+// recorded on 64 ranks has 214,465 distinct events in its 193 chunks,
+// 15,999 of them different (the collectives' and the partners' that
+// ranks have in common), and spent a third of its analytic replay on the
+// first load of a private one.
+//
+// The pool holds its events in generations, arrays that are never
+// reallocated, so that a reader indexes its generation with 2 bytes an
+// event (its chunk's table of indexes stays in the cache too). A chunk
+// whose events do not fit what is left of the current generation starts
+// the next, twice as large up to maxGeneration: the memory is bounded
+// whatever a file holds, and the generations a reader still uses stay
+// its own. Its readers may be of different goroutines.
+type templatePool struct {
+	mu  sync.Mutex
+	m   map[template]uint16 // the pooled events' indexes in gen
+	gen []template          // the current generation, its length its capacity
+	n   int                 // its events
+}
+
+// The generations' sizes: 64 KB to 4 MB of events.
+const (
+	minGeneration = 1 << 10
+	maxGeneration = 1 << 16
+)
+
+// intern sets idx[i] to the index of t[i], a chunk's distinct event, in
+// the generation it returns, adding those not pooled yet. An event with
+// vectors is added but not pooled: its vectors' index is its chunk's.
+func (p *templatePool) intern(idx []uint16, t []template) []template {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.gen)-p.n < len(t) {
+		c := max(minGeneration, 2*len(p.gen))
+		for c < len(t) {
+			c *= 2
+		}
+		p.gen, p.n, p.m = make([]template, min(c, maxGeneration)), 0, make(map[template]uint16)
+	}
+	for i := range t {
+		x := &t[i]
+		if j, ok := p.m[*x]; ok && x.vectors == 0 {
+			idx[i] = j
+			continue
+		}
+		j := uint16(p.n)
+		p.gen[j] = *x
+		p.n++
+		if x.vectors == 0 {
+			p.m[*x] = j
+		}
+		idx[i] = j
+	}
+	return p.gen
 }
