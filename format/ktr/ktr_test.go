@@ -123,25 +123,41 @@ var errBoom = errors.New("boom")
 
 // TestConcurrentRanks reads every rank at once, as a parallel analysis
 // would (run with -race): each rank its own events, though the ranks'
-// readers share their distinct events (templatePool).
+// readers, more than sharedReaders, share their distinct events
+// (templatePool).
 func TestConcurrentRanks(t *testing.T) {
-	want := stencil(4, 2, 50, true)
-	got, err := Open(writeTemp(t, want, Options{ChunkSize: 512}))
+	want := stencil(4, 4, 50, true)
+	got, err := Open(writeTemp(t, want, Options{ChunkSize: 4 << 10}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every reader holds a chunk before the others read on.
+	rds := make([]trace.Reader, got.NumRanks())
+	for r := range rds {
+		if rds[r], err = got.OpenRank(r); err != nil || !rds[r].Next() {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
 	errs := make(chan error, got.NumRanks())
-	for r := 0; r < got.NumRanks(); r++ {
+	for r, rd := range rds {
 		go func() {
-			ev, err := events(got, r)
 			we, _ := events(want, r)
-			if err == nil && len(ev) != len(we) {
-				err = fmt.Errorf("rank %d: %d events, want %d", r, len(ev), len(we))
-			}
-			for i := range ev {
-				if err == nil && !sameEvent(&ev[i], &we[i]) {
-					err = fmt.Errorf("rank %d event %d: %+v, want %+v", r, i, ev[i], we[i])
+			var err error
+			i := 0
+			for ok := true; ok && err == nil; ok = rd.Next() {
+				switch {
+				case i >= len(we):
+					err = fmt.Errorf("rank %d: more than %d events", r, len(we))
+				case !sameEvent(rd.Event(), &we[i]):
+					err = fmt.Errorf("rank %d event %d: %+v, want %+v", r, i, *rd.Event(), we[i])
 				}
+				i++
+			}
+			if err == nil && rd.Err() != nil {
+				err = rd.Err()
+			}
+			if err == nil && i != len(we) {
+				err = fmt.Errorf("rank %d: %d events, want %d", r, i, len(we))
 			}
 			errs <- err
 		}()
@@ -150,6 +166,9 @@ func TestConcurrentRanks(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+	if got.templates.n == 0 {
+		t.Errorf("%d readers at once did not share their distinct events", len(rds))
 	}
 }
 

@@ -399,7 +399,7 @@ type payloadReader struct {
 	tmpl         []uint16   // the distinct events' indexes in gen
 	gen          []template // their pool's generation
 	tmplVecs     []templateVectors
-	pool         *templatePool // the file's, or the reader's own
+	pool         *templatePool // the file's, or nil: gen is tmplBuf
 	rank         int32         // the chunk's (see template.relativeTo)
 	counts       [2][]int64
 	reqs         []uint64
@@ -478,13 +478,19 @@ func (r *payloadReader) readTemplates() error {
 		if !setTemplate(&buf[i], e, &r.tmplVecs) {
 			return fmt.Errorf("structure byte %d: distinct event %d: compute placeholder %g, expected %d or %d", off, i, e.Compute, computeInt, computeFloat)
 		}
-		buf[i].relativeTo(r.rank)
 		off += k
 	}
 	if r.pool == nil {
-		r.pool = new(templatePool)
+		for i := range r.tmpl {
+			r.tmpl[i] = uint16(i)
+		}
+		r.gen = buf
+	} else {
+		for i := range buf {
+			buf[i].relativeTo(r.rank)
+		}
+		r.gen = r.pool.intern(r.tmpl, buf)
 	}
-	r.gen = r.pool.intern(r.tmpl, buf)
 	r.soff, r.usesTemplate = off, true
 	return nil
 }

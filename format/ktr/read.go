@@ -40,8 +40,10 @@ type Source struct {
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
-	// templates are the distinct events its readers share.
+	// templates are the distinct events its readers share, once more
+	// than sharedReaders hold a chunk (readers).
 	templates templatePool
+	readers   atomic.Int32
 	// firstRead holds the file's first chunk, read and decompressed for the
 	// dictionary, until its rank's reader takes it, so that the chunk is
 	// decompressed once (a trace of few ranks has few chunks).
@@ -420,6 +422,7 @@ func (r *RankReader) load() error {
 			r.dec = new(chunkDecoder)
 		}
 		r.dec.pr.skip = r.skip
+		r.src.readers.Add(1)
 	}
 	if read {
 		err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
@@ -429,7 +432,10 @@ func (r *RankReader) load() error {
 		return err
 	}
 	r.dec.pr.forms = r.src.version >= 2
-	r.dec.pr.pool, r.dec.pr.rank = &r.src.templates, int32(r.rank)
+	r.dec.pr.pool, r.dec.pr.rank = nil, int32(r.rank)
+	if r.src.readers.Load() > sharedReaders {
+		r.dec.pr.pool = &r.src.templates
+	}
 	r.dec.pr.maxTmpl = maxTemplates
 	if r.src.version == 2 {
 		r.dec.pr.maxTmpl = maxTemplatesV2
@@ -536,6 +542,7 @@ func (r *RankReader) Close() error {
 	if r.dec != nil {
 		r.src.chunkDec.Put(r.dec)
 		r.dec = nil
+		r.src.readers.Add(-1)
 	}
 	r.more = false
 	return nil

@@ -119,3 +119,22 @@ func TestTemplatePool(t *testing.T) {
 		t.Errorf("generation of %d events, expected at most %d", len(p.gen), maxGeneration)
 	}
 }
+
+// TestTemplatePoolCollisions: events whose hashes collide are not taken
+// for each other.
+func TestTemplatePoolCollisions(t *testing.T) {
+	defer func(h func(*template) uint64) { hashTemplate = h }(hashTemplate)
+	hashTemplate = func(*template) uint64 { return 7 }
+	var p templatePool
+	ts := []template{{kind: trace.Send, tag: 1}, {kind: trace.Send, tag: 2}, {kind: trace.Send, tag: 1}}
+	idx := make([]uint16, len(ts))
+	gen := p.intern(idx, ts)
+	for i, j := range idx {
+		if gen[j] != ts[i] {
+			t.Errorf("event %d at index %d: %+v, expected %+v", i, j, gen[j], ts[i])
+		}
+	}
+	if idx[2] != idx[0] {
+		t.Errorf("indexes %v: the first event not pooled", idx)
+	}
+}
