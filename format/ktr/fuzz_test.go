@@ -92,7 +92,9 @@ func FuzzOpen(f *testing.F) {
 
 // FuzzPayload decodes arbitrary bytes as a chunk's decompressed payload of
 // version 3, both structure forms: it must never panic, and it stops at
-// an error or the payload's end. Its seeds are the payloads of traces
+// an error or the payload's end; a reader whose distinct events are
+// pooled (partners relative to its rank) reads the same events and
+// errors as one whose are its own. Its seeds are the payloads of traces
 // whose chunks take each form.
 func FuzzPayload(f *testing.F) {
 	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided(), distinctSends(300, 40, 0)} {
@@ -106,16 +108,28 @@ func FuzzPayload(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
-		var r payloadReader
+		var r, pooled payloadReader
 		r.forms, r.maxTmpl = true, maxTemplates
-		if r.reset(slices.Clone(p)) != nil {
+		pooled.forms, pooled.maxTmpl, pooled.pool, pooled.rank = true, maxTemplates, new(templatePool), 3
+		err, perr := r.reset(slices.Clone(p)), pooled.reset(slices.Clone(p))
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("reset: %v, pooled %v", err, perr)
+		}
+		if err != nil {
 			return
 		}
-		var e trace.Event
-		for {
+		var e, pe trace.Event
+		for i := 0; ; i++ {
 			ok, err := r.next(&e)
+			pok, perr := pooled.next(&pe)
+			if ok != pok || (err == nil) != (perr == nil) {
+				t.Fatalf("event %d: %v, %v; pooled %v, %v", i, ok, err, pok, perr)
+			}
 			if !ok || err != nil {
 				return
+			}
+			if !sameEvent(&e, &pe) {
+				t.Fatalf("event %d: %+v; pooled %+v", i, e, pe)
 			}
 		}
 	})
