@@ -136,7 +136,8 @@ func (t *template) relativeTo(rank int32) {
 // recorded on 64 ranks has 214,465 distinct events in its 193 chunks,
 // 18,585 of them different (their partners relative, relativeTo), and
 // spent a third of its analytic replay on the first load of a private
-// one; shared, the replay takes 9% to 23% less CPU time (4% more
+// one; shared, the replay takes 2% to 23% less CPU time (runs
+// alternated with the binary before, the host noisy; 4% more
 // instructions).
 //
 // The pool holds its events in generations, arrays that are never
