@@ -24,13 +24,35 @@ import (
 // 2.66 s and 117 to 121 MB against 1.76 to 1.86 s and 97 MB
 // (BENCHMARKS.md).
 //
+// A worker starts only once a batch of readers waits (see batchOf), and
+// fills them all before it stops: a worker woken for every chunk cost the
+// scheduler's wake-ups and the idle core's spinning, 12% of the CPU time of
+// HPCC's exact replay on 64 ranks (BENCHMARKS.md). Until then the consumer
+// fills the chunks it reaches itself.
+//
 // The common events (computations, point-to-point calls, waits on the
 // world communicator) are fixed-size 24-byte records that the consumer
 // copies out; the others are in the compact event codec. Position (when
 // src's readers have one) reads the rank again from its start up to the
 // current event: it is meant for error reports.
 func Prefetch(src Source, chunk int) Source {
-	return &prefetchSource{Source: src, chunk: max(chunk, 64), pool: &fillPool{max: max(runtime.GOMAXPROCS(0)-1, 1)}}
+	chunk = max(chunk, 64)
+	pool := &fillPool{max: max(runtime.GOMAXPROCS(0)-1, 1), batch: batchOf(chunk, src.NumRanks())}
+	return &prefetchSource{Source: src, chunk: chunk, pool: pool}
+}
+
+// batchBytes is about how much a worker fills for each time it starts.
+const batchBytes = 128 << 10
+
+// batchOf returns how many readers with chunks of the given size must wait
+// before a worker starts: batchBytes of chunks, and at most half the
+// ranks, so that the consumer does not fill most chunks itself while they
+// wait. On the noisy LU, LAMMPS' melt and HPCC (64 ranks, 4 KiB chunks,
+// batches of 32), the exact replay took 5 to 12% less CPU time than with a
+// worker started for every chunk, and no more wall time; at 4,096 ranks
+// the analytic replay 15% less CPU time (BENCHMARKS.md).
+func batchOf(chunk, ranks int) int {
+	return max(min(batchBytes/chunk, ranks/2), 1)
 }
 
 type prefetchSource struct {
@@ -56,15 +78,16 @@ func (s *prefetchSource) OpenRank(r int) (Reader, error) {
 }
 
 // fillPool is a queue of readers with a chunk to fill and the workers
-// that fill them. Workers start as readers are queued, up to max, and
-// stop when the queue is empty, so that a source never read to its end
-// leaves no goroutine behind.
+// that fill them. Workers start as readers are queued, once batch of them
+// wait, up to max, and stop when the queue is empty, so that a source
+// never read to its end leaves no goroutine behind.
 type fillPool struct {
 	mu      sync.Mutex
 	queue   []*prefetchReader
 	head    int
 	running int
 	max     int
+	batch   int
 }
 
 func (q *fillPool) push(p *prefetchReader) {
@@ -75,7 +98,7 @@ func (q *fillPool) push(p *prefetchReader) {
 		q.queue, q.head = q.queue[:n], 0
 	}
 	q.queue = append(q.queue, p)
-	start := q.running < q.max
+	start := q.running < q.max && len(q.queue)-q.head >= q.batch
 	if start {
 		q.running++
 	}

@@ -243,6 +243,44 @@ func TestPrefetchCloseEarly(t *testing.T) {
 	}
 }
 
+// TestFillPoolBatch: no worker starts until a batch of readers waits; then
+// one starts and empties the queue.
+func TestFillPoolBatch(t *testing.T) {
+	q := &fillPool{max: 1, batch: 3}
+	for i := range 3 {
+		q.push(&prefetchReader{filled: make(chan struct{}, 1)})
+		q.mu.Lock()
+		waiting, running := len(q.queue)-q.head, q.running
+		q.mu.Unlock()
+		if i < 2 && (waiting != i+1 || running != 0) {
+			t.Fatalf("after %d pushes: %d waiting, %d workers; want %d and none", i+1, waiting, running, i+1)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		q.mu.Lock()
+		waiting, running := len(q.queue)-q.head, q.running
+		q.mu.Unlock()
+		if waiting == 0 && running == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a batch pushed: %d still waiting, %d workers", waiting, running)
+		}
+	}
+}
+
+// TestBatchOf: a batch is batchBytes of chunks, at most half the ranks,
+// at least one reader.
+func TestBatchOf(t *testing.T) {
+	for _, c := range []struct{ chunk, ranks, want int }{
+		{4096, 64, 32}, {4096, 16, 8}, {1024, 1024, 128}, {512, 4096, 256}, {1 << 20, 64, 1}, {4096, 1, 1},
+	} {
+		if got := batchOf(c.chunk, c.ranks); got != c.want {
+			t.Errorf("batchOf(%d, %d) = %d, want %d", c.chunk, c.ranks, got, c.want)
+		}
+	}
+}
+
 // TestPack: an event that packs unpacks to itself, and the events a
 // packedEvent cannot hold are not packed.
 func TestPack(t *testing.T) {
