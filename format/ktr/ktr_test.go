@@ -167,8 +167,56 @@ func TestConcurrentRanks(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if got.templates.n == 0 {
+	if got.share.templates.n == 0 {
 		t.Errorf("%d readers at once did not share their distinct events", len(rds))
+	}
+}
+
+// TestShareWith reads half the ranks from one file and half from another
+// that shares with it, each holding no more than sharedReaders readers:
+// together they share their distinct events, and every rank reads its
+// own.
+func TestShareWith(t *testing.T) {
+	want := stencil(4, 4, 50, true)
+	path := writeTemp(t, want, Options{ChunkSize: 4 << 10})
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ShareWith(a)
+	n := want.NumRanks()
+	if n/2 > sharedReaders {
+		t.Fatalf("%d ranks a file: the test wants each file's readers at most %d", n/2, sharedReaders)
+	}
+	rds := make([]trace.Reader, n)
+	for r := range rds {
+		src := a
+		if r >= n/2 {
+			src = b
+		}
+		// Every reader holds a chunk before the others read on.
+		if rds[r], err = src.OpenRank(r); err != nil || !rds[r].Next() {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	for r, rd := range rds {
+		we, _ := events(want, r)
+		i := 0
+		for ok := true; ok; ok, i = rd.Next(), i+1 {
+			if i >= len(we) || !sameEvent(rd.Event(), &we[i]) {
+				t.Fatalf("rank %d event %d: %+v", r, i, *rd.Event())
+			}
+		}
+		if rd.Err() != nil || i != len(we) {
+			t.Fatalf("rank %d: %d events of %d: %v", r, i, len(we), rd.Err())
+		}
+	}
+	if a.share.templates.n == 0 {
+		t.Errorf("%d readers of two files that share did not share their distinct events", n)
 	}
 }
 

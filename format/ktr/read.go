@@ -40,15 +40,33 @@ type Source struct {
 	dictErr  error
 	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
-	// templates are the distinct events its readers share, once more
-	// than sharedReaders hold a chunk (readers).
-	templates templatePool
-	readers   atomic.Int32
+	// share is what its readers share, with those of the sources it was
+	// made to share with (ShareWith).
+	share *sharing
 	// firstRead holds the file's first chunk, read and decompressed for the
 	// dictionary, until its rank's reader takes it, so that the chunk is
 	// decompressed once (a trace of few ranks has few chunks).
 	firstRead atomic.Pointer[firstChunk]
 }
+
+// sharing is what the readers of a file, or of the sources that share
+// with each other, share: the distinct events of their chunks, once more
+// than sharedReaders hold a chunk (readers).
+type sharing struct {
+	templates templatePool
+	readers   atomic.Int32
+}
+
+// ShareWith makes s's readers share their chunks' distinct events with
+// other's, and count among them, as the readers of one file do. Sources
+// that each hold a few ranks of one trace (a compressed trace's clusters
+// kept as their events, of the same metadata) then share as one file
+// would: a replay reads every rank of the trace in turn. It is called
+// before either is read.
+func (s *Source) ShareWith(other *Source) { s.share = other.share }
+
+// Shares reports whether s's readers share with other's (ShareWith).
+func (s *Source) Shares(other *Source) bool { return s.share == other.share }
 
 // firstChunk is a file's first chunk, decompressed, and its rank.
 type firstChunk struct {
@@ -77,7 +95,7 @@ func Open(path string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{path: path, size: f.Size(), file: f}
+	s := &Source{path: path, size: f.Size(), file: f, share: new(sharing)}
 	dataStart, err := s.readHeader(f)
 	if err == nil {
 		err = s.readIndex(f, dataStart)
@@ -94,7 +112,7 @@ func Open(path string) (*Source, error) {
 // the events of a cluster that its loops do not compress so): the size
 // bytes of ra from byte base. Errors name path and offsets in ra.
 func OpenSection(path string, ra io.ReaderAt, base, size int64) (*Source, error) {
-	s := &Source{path: path, size: size, file: io.NewSectionReader(ra, base, size), base: base}
+	s := &Source{path: path, size: size, file: io.NewSectionReader(ra, base, size), base: base, share: new(sharing)}
 	dataStart, err := s.readHeader(s.file)
 	if err == nil {
 		err = s.readIndex(s.file, dataStart)
@@ -422,7 +440,7 @@ func (r *RankReader) load() error {
 			r.dec = new(chunkDecoder)
 		}
 		r.dec.pr.skip = r.skip
-		r.src.readers.Add(1)
+		r.src.share.readers.Add(1)
 	}
 	if read {
 		err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
@@ -433,8 +451,8 @@ func (r *RankReader) load() error {
 	}
 	r.dec.pr.forms = r.src.version >= 2
 	r.dec.pr.pool, r.dec.pr.rank = nil, int32(r.rank)
-	if r.src.readers.Load() > sharedReaders {
-		r.dec.pr.pool = &r.src.templates
+	if r.src.share.readers.Load() > sharedReaders {
+		r.dec.pr.pool = &r.src.share.templates
 	}
 	r.dec.pr.maxTmpl = maxTemplates
 	if r.src.version == 2 {
@@ -542,7 +560,7 @@ func (r *RankReader) Close() error {
 	if r.dec != nil {
 		r.src.chunkDec.Put(r.dec)
 		r.dec = nil
-		r.src.readers.Add(-1)
+		r.src.share.readers.Add(-1)
 	}
 	r.more = false
 	return nil

@@ -145,6 +145,31 @@ func withCluster(t *testing.T, b []byte, i int, body []byte) []byte {
 	return append(out, b[end:]...)
 }
 
+// TestEventsShare: the readers of a file's clusters kept as events share
+// their distinct events, as the readers of one ktr file do.
+func TestEventsShare(t *testing.T) {
+	tr, err := prsd.Build(mixed(), [][]int32{{0, 1, 2, 3}, {4, 5}, {6, 7}}, prsd.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, okX := back.Clusters[1].Events.(*ktr.Source)
+	y, okY := back.Clusters[2].Events.(*ktr.Source)
+	if !okX || !okY {
+		t.Fatalf("clusters 1 and 2 kept as events: %v, %v; want both", okX, okY)
+	}
+	if !x.Shares(y) {
+		t.Error("the clusters' events do not share their readers' distinct events")
+	}
+}
+
 // TestEventsClusterErrors: a cluster's events that hold another
 // cluster's ranks, or other metadata, or that a version 3 file has, are
 // refused with the byte offset; a damaged chunk of them is reported when
