@@ -26,9 +26,9 @@ import (
 //
 // A worker starts only once a batch of readers waits (see batchOf), and
 // fills them all before it stops: a worker woken for every chunk cost the
-// scheduler's wake-ups and the idle core's spinning, 12% of the CPU time of
-// HPCC's exact replay on 64 ranks (BENCHMARKS.md). Until then the consumer
-// fills the chunks it reaches itself.
+// scheduler's wake-ups and the idle core's spinning (HPCC's exact replay
+// on 64 ranks: 44,466 context switches, 4,009 in batches; BENCHMARKS.md).
+// Until then the consumer fills the chunks it reaches itself.
 //
 // The common events (computations, point-to-point calls, waits on the
 // world communicator) are fixed-size 24-byte records that the consumer
@@ -47,10 +47,10 @@ const batchBytes = 128 << 10
 // batchOf returns how many readers with chunks of the given size must wait
 // before a worker starts: batchBytes of chunks, and at most half the
 // ranks, so that the consumer does not fill most chunks itself while they
-// wait. On the noisy LU, LAMMPS' melt and HPCC (64 ranks, 4 KiB chunks,
-// batches of 32), the exact replay took 5 to 12% less CPU time than with a
-// worker started for every chunk, and no more wall time; at 4,096 ranks
-// the analytic replay 15% less CPU time (BENCHMARKS.md).
+// wait. On the noisy LU, LAMMPS' melt, Quantum ESPRESSO and HPCC (64
+// ranks, 4 KiB chunks, batches of 32), the exact replay took 4 to 9% less
+// CPU time than with a worker started for every chunk, and no more wall
+// time; at 4,096 ranks the analytic replay 3 to 7% less (BENCHMARKS.md).
 func batchOf(chunk, ranks int) int {
 	return max(min(batchBytes/chunk, ranks/2), 1)
 }

@@ -919,7 +919,7 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 // distinct events, as the readers of one ktr file do: each cluster holds
 // a few of the ranks a replay reads in turn. HPCC's analytic replay on 64
 // ranks, from the .rsd of its 1% time error, spent 22% of its CPU time
-// loading the private ones (BENCHMARKS.md).
+// copying private ones (BENCHMARKS.md).
 func shareEvents(t *prsd.Trace) {
 	var first *ktr.Source
 	for c := range t.Clusters {
