@@ -502,25 +502,40 @@ func TestFarthestKeepsNoDuplicate(t *testing.T) {
 	}
 }
 
+// NAS FT's grid of ftN ranks, ftNP2 by ftNP2.
+const ftN, ftNP2 = 16, 4
+
+// ftGrid is the metadata of NAS FT's grid: its rows' communicators 1 to
+// ftNP2, its columns' 10 to 9+ftNP2.
+func ftGrid() trace.Meta {
+	meta := trace.NewMeta()
+	for i := range int32(ftNP2) {
+		var row, col []int32
+		for j := range int32(ftNP2) {
+			row, col = append(row, i*ftNP2+j), append(col, j*ftNP2+i)
+		}
+		meta.Comms = append(meta.Comms, trace.Comm{ID: uint32(1 + i), Members: row}, trace.Comm{ID: uint32(10 + i), Members: col})
+	}
+	return meta
+}
+
+// ftCalls are rank r's splits of the world into its row and column of
+// NAS FT's grid, and an all-to-all in its row.
+func ftCalls(r int32) (rowSplit, colSplit, a2a trace.Event) {
+	rowSplit, colSplit = call(trace.CommSplit, 1, trace.NoRank, 0), call(trace.CommSplit, 2, trace.NoRank, 0)
+	rowSplit.NewComm, colSplit.NewComm = uint32(1+r/ftNP2), uint32(10+r%ftNP2)
+	a2a = call(trace.Alltoall, 3, trace.NoRank, 0)
+	a2a.Comm, a2a.SendBytes, a2a.RecvBytes = uint32(1+r/ftNP2), 64, 64
+	return rowSplit, colSplit, a2a
+}
+
 // TestFTPlugin: NAS FT's two splits into the rows and columns of a 4×4
 // grid give every rank its own colour and key; the FT plug-in explains
 // them, and the ranks share one cluster.
 func TestFTPlugin(t *testing.T) {
-	const n, np2 = 16, 4
-	meta := trace.NewMeta()
-	for i := range int32(np2) {
-		var row, col []int32
-		for j := range int32(np2) {
-			row, col = append(row, i*np2+j), append(col, j*np2+i)
-		}
-		meta.Comms = append(meta.Comms, trace.Comm{ID: uint32(1 + i), Members: row}, trace.Comm{ID: uint32(10 + i), Members: col})
-	}
-	tr := trace.New(n, meta)
-	for r := range int32(n) {
-		rowSplit, colSplit := call(trace.CommSplit, 1, trace.NoRank, 0), call(trace.CommSplit, 2, trace.NoRank, 0)
-		rowSplit.NewComm, colSplit.NewComm = uint32(1+r/np2), uint32(10+r%np2)
-		a2a := call(trace.Alltoall, 3, trace.NoRank, 0)
-		a2a.Comm, a2a.SendBytes, a2a.RecvBytes = uint32(1+r/np2), 64, 64
+	tr := trace.New(ftN, ftGrid())
+	for r := range int32(ftN) {
+		rowSplit, colSplit, a2a := ftCalls(r)
 		for _, e := range []trace.Event{rowSplit, colSplit, a2a} {
 			tr.Ranks[r].Append(&e)
 		}

@@ -38,6 +38,11 @@ type pathReader struct {
 	h     pathKey
 	shape *prsd.Shape
 	ev    trace.Event
+
+	// The signer's table of its distinct events' sums (addDistinct),
+	// kept from one rank to the next with the stamp of their group.
+	distinct []distinctSums
+	stamp    int
 }
 
 type callKey struct {

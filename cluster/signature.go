@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -261,8 +262,12 @@ func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, p
 	s.sig.Rank, s.sig.Reference = r, -1
 	paths.start()
 	trace.Skim(rd, trace.SkipRequests) // signatures read no requests
-	for rd.Next() {
-		s.add(rd.Event())
+	if dr, ok := rd.(trace.DistinctReader); ok {
+		s.addDistinct(dr)
+	} else {
+		for rd.Next() {
+			s.add(rd.Event())
+		}
 	}
 	if err := rd.Err(); err != nil {
 		return Signatures{}, fmt.Errorf("rank %d: %w", r, err)
@@ -271,16 +276,26 @@ func sign(rd trace.Reader, r int32, n int, meta *trace.Meta, types *typeTable, p
 }
 
 func (s *sums) add(e *trace.Event) {
+	var class uint8
+	if e.Kind.Valid() {
+		class = kindClass[e.Kind]
+	}
+	if s.step(e, class) {
+		s.paths.add(e.Kind, e.CallSite)
+		s.params(e, class)
+	}
+}
+
+// step counts e, its computation and its times, and reports whether it is
+// an MPI call, whose call and parameters are then to be added; class is
+// its kind's.
+func (s *sums) step(e *trace.Event, class uint8) bool {
 	s.sig.Events++
 	if e.HasTime {
 		if s.timed && e.Enter > s.lastExit {
 			s.compTime += e.Enter - s.lastExit
 		}
 		s.lastExit, s.timed = e.Exit, true
-	}
-	var class uint8
-	if e.Kind.Valid() {
-		class = kindClass[e.Kind]
 	}
 	switch {
 	case e.Kind == trace.Compute:
@@ -289,16 +304,95 @@ func (s *sums) add(e *trace.Event) {
 		} else {
 			s.sig.Comp += e.Compute
 		}
-		return
+		return false
 	case class&classMPI == 0:
-		return
+		return false
 	}
 	if e.HasTime {
 		s.commTime += e.Duration()
 	}
-	s.paths.add(e.Kind, e.CallSite)
 	s.sig.Calls++
-	s.params(e, class)
+	return true
+}
+
+// distinctSums is what a distinct event adds to a rank's sums (params),
+// beside its call.
+type distinctSums struct {
+	stamp      int // of the group it is valid in (addDistinct)
+	class      uint8
+	kind       trace.Kind
+	site       uint64
+	k          ParamKey
+	tag, nTag  int64
+	color, key float64
+	nSplit     int64
+}
+
+// addDistinct adds the events of dr, the parameters of each distinct
+// event summed once a group of events that copy it (trace.DistinctReader):
+// signing then costs less than reading every event whole. The sums are
+// the same as add's: a distinct event's are integers, or integers as
+// float64 (colours and keys), added exactly.
+func (s *sums) addDistinct(dr trace.DistinctReader) {
+	var (
+		table   = s.paths.distinct // the signer's, from rank to rank
+		stamp   = s.paths.stamp
+		last    = -1
+		scratch = sums{meta: s.meta, types: s.types, ranks: s.ranks, plugins: s.plugins}
+		k       = &s.sig.Params
+	)
+	defer func() { s.paths.distinct, s.paths.stamp = table, stamp }()
+	scratch.sig.Rank = s.sig.Rank
+	for {
+		id, group, ok := dr.NextDistinct()
+		if !ok {
+			return
+		}
+		e := dr.Event()
+		if id < 0 {
+			s.add(e)
+			continue
+		}
+		if group != last {
+			stamp, last = stamp+1, group // (a new rank starts a group)
+		}
+		if id >= len(table) {
+			n := max(id+1, 2*len(table), 64)
+			table = slices.Grow(table, n-len(table))[:n]
+		}
+		d := &table[id]
+		if d.stamp != stamp {
+			scratch.distinct(d, dr.Distinct(id))
+			d.stamp = stamp
+		}
+		if !s.step(e, d.class) {
+			continue
+		}
+		s.paths.add(d.kind, d.site)
+		k.CountSum, k.CountN = k.CountSum+d.k.CountSum, k.CountN+d.k.CountN
+		k.DestSum, k.DestN = k.DestSum+d.k.DestSum, k.DestN+d.k.DestN
+		k.SrcSum, k.SrcN = k.SrcSum+d.k.SrcSum, k.SrcN+d.k.SrcN
+		k.Types |= d.k.Types
+		s.tag, s.nTag = s.tag+d.tag, s.nTag+d.nTag
+		if d.nSplit != 0 {
+			s.color, s.key, s.nSplit = s.color+d.color, s.key+d.key, s.nSplit+d.nSplit
+		}
+	}
+}
+
+// distinct sets d to what distinct event e adds to the sums, s being a
+// scratch sums of the rank.
+func (s *sums) distinct(d *distinctSums, e *trace.Event) {
+	*d = distinctSums{kind: e.Kind, site: e.CallSite}
+	if e.Kind.Valid() {
+		d.class = kindClass[e.Kind]
+	}
+	if d.class&classMPI == 0 || e.Kind == trace.Compute {
+		return
+	}
+	s.sig.Params, s.tag, s.nTag, s.color, s.key, s.nSplit = ParamKey{}, 0, 0, 0, 0, 0
+	s.params(e, d.class)
+	d.k, d.tag, d.nTag, d.color, d.key, d.nSplit = s.sig.Params, s.tag, s.nTag, s.color, s.key, s.nSplit
 }
 
 // params adds e's parameters to the sums and type bits; class is its

@@ -545,6 +545,7 @@ type compressor struct {
 	ctx      *rankCtx // nil: structure only, no parameter or timing
 	np       int      // plug-ins
 	seq      []*rnode
+	idx      seqIndex // seq's, for fold
 	maxReq   uint64
 	lastExit trace.Time
 	// The last call, held until the next one comes with the untimed
@@ -652,6 +653,7 @@ func (c *compressor) push(e *trace.Event) {
 		c.little = true // checked at every power of two: a walk of the items a doubling
 		c.fill(&c.scratch, e)
 		c.seq, c.targets, c.path, c.done = nil, nil, nil, nil
+		c.idx.reset()
 		return
 	}
 	id := c.in.call(e.Kind, e.CallSite)
@@ -670,6 +672,7 @@ func (c *compressor) push(e *trace.Event) {
 // append appends an item and folds.
 func (c *compressor) append(n *rnode) {
 	c.seq = append(c.seq, n)
+	c.idx.push(n.id, len(n.body))
 	for c.fold() {
 	}
 }
@@ -826,25 +829,31 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 	}
 }
 
-// fold folds the end of the sequence once and reports whether it did.
+// fold folds the end of the sequence once and reports whether it did:
+// at the shortest length l of tail that either repeats the body of a loop
+// just before it (an iteration more) or the l items before it (a new loop
+// of two iterations), the former first. The index gives the lengths that
+// may (seqIndex).
 func (c *compressor) fold() bool {
-	s := c.seq
-	for l := 1; l <= maxBody && l < len(s); l++ {
-		tail := s[len(s)-l:]
-		if prev := s[len(s)-l-1]; prev.isLoop() && sameIDs(prev.body, tail) && closable(prev.body[l-1], tail[l-1]) {
+	s, n := c.seq, len(c.seq)
+	return c.idx.candidates(func(l int, extend bool) bool {
+		tail := s[n-l:]
+		if extend {
+			prev := s[n-l-1]
+			if !sameIDs(prev.body, tail) || !closable(prev.body[l-1], tail[l-1]) {
+				return false
+			}
 			prev.cur++
 			for i := range tail {
 				c.merge(prev.body[i], tail[i])
 			}
-			c.seq = s[:len(s)-l]
+			c.seq = s[:n-l]
+			c.idx.truncate(n - l)
 			return true
 		}
-		if 2*l > len(s) {
-			continue
-		}
-		first := s[len(s)-2*l : len(s)-l]
-		if !sameIDs(first, tail) || !closable(first[l-1], tail[l-1]) {
-			continue
+		first := s[n-2*l : n-l]
+		if !slices.Equal(c.idx.keys[n-2*l:n-l], c.idx.keys[n-l:]) || !closable(first[l-1], tail[l-1]) {
+			return false
 		}
 		body := slices.Clone(first)
 		for _, n := range body {
@@ -854,10 +863,11 @@ func (c *compressor) fold() bool {
 			c.merge(body[i], tail[i])
 		}
 		loop := &rnode{id: c.in.items(1, body), body: body, cur: 2}
-		c.seq = append(s[:len(s)-2*l], loop)
+		c.seq = append(s[:n-2*l], loop)
+		c.idx.truncate(n - 2*l)
+		c.idx.push(loop.id, l)
 		return true
-	}
-	return false
+	})
 }
 
 func sameIDs(a, b []*rnode) bool {

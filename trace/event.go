@@ -125,8 +125,13 @@ func (e *Event) Absurd() string {
 func (e *Event) Sane() bool {
 	// MaxSleep is below MaxFlops, and two counts are not negative if
 	// their bitwise or is not.
-	c := e.Compute
-	return c >= 0 && c <= MaxFlops && (c <= MaxSleep || e.Kind != Sleep) && e.SendBytes|e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil
+	return SaneCompute(e.Kind, e.Compute) && e.SendBytes|e.RecvBytes >= 0 && e.SendCounts == nil && e.RecvCounts == nil
+}
+
+// SaneCompute reports whether c is, for Sane, a Compute an event of kind
+// k may have.
+func SaneCompute(k Kind, c float64) bool {
+	return c >= 0 && c <= MaxFlops && (c <= MaxSleep || k != Sleep)
 }
 
 func (e *Event) absurd() string {

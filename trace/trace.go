@@ -223,6 +223,29 @@ func Skim(rd Reader, s Skip) {
 	}
 }
 
+// A DistinctReader is a Reader whose events copy a few distinct ones (a
+// .ktr chunk's in the templates form): NextDistinct advances as Next
+// does, but builds only the values that vary from one copy to the next and
+// names the distinct event the rest is copied from, so that a pass does
+// its work on the rest once a distinct event, not once an event (signing
+// a rank, say, at more than the rate of reading its events whole).
+type DistinctReader interface {
+	Reader
+	// NextDistinct advances to the next event, as Next, and reports
+	// whether there is one. Where the event copies a distinct event, id
+	// numbers it among the distinct events of the current group, from 0,
+	// and Event sets only the event's Kind, Compute, HasTime, Enter and
+	// Exit (and Request, unless skimmed): the rest is Distinct(id)'s.
+	// Where it copies none, id is -1 and Event holds the whole event.
+	// group changes where the distinct events do; an id means the same
+	// distinct event until then.
+	NextDistinct() (id int, group int, ok bool)
+	// Distinct returns distinct event id of the current group, whole but
+	// for the values that vary (Compute, Enter, Exit, Request and
+	// Requests' elements: zero); valid until the next call.
+	Distinct(id int) *Event
+}
+
 // Positioner is implemented by readers of text formats: Position names the
 // current event's place in its input, as "file:line".
 type Positioner interface {

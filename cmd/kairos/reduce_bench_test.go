@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 // as kairos reduce reads them, and reports the rate beside the rate of
 // reading the same file alone (every event decompressed and decoded),
 // the two passes interleaved so that the machine's load falls on both.
+// KAIROS_BENCH_TRACES adds .ktr files (a comma-separated list of paths):
+// real programs' traces.
 func BenchmarkSignKTR(b *testing.B) {
 	for _, c := range []struct {
 		name       string
@@ -40,6 +44,16 @@ func BenchmarkSignKTR(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(c.name, func(b *testing.B) { benchSignRead(b, src) })
+	}
+	for _, p := range strings.Split(os.Getenv("KAIROS_BENCH_TRACES"), ",") {
+		if p == "" {
+			continue
+		}
+		src, err := ktr.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(filepath.Base(p), ".ktr"), func(b *testing.B) { benchSignRead(b, src) })
 	}
 }
 

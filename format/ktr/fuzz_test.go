@@ -2,6 +2,7 @@ package ktr
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,7 +29,8 @@ func absurdTrace() *trace.Trace {
 // every error must be a located corruption error, and a file that reads
 // must survive a write and read back unchanged. Its seeds are files of
 // this version (their structure in both forms, past version 2's 256
-// distinct events) and of versions 1 and 2.
+// distinct events) and of versions 1 and 2. Every rank read by
+// NextDistinct (trace.DistinctReader) gives the same events and error.
 func FuzzOpen(f *testing.F) {
 	seeds := []struct {
 		src trace.Source
@@ -71,6 +73,13 @@ func FuzzOpen(f *testing.F) {
 		var tr *trace.Trace
 		if err == nil {
 			tr, err = trace.Load(src)
+			dtr, derr := trace.Load(distinctSource{src})
+			if fmt.Sprint(derr) != fmt.Sprint(err) {
+				t.Fatalf("read by NextDistinct: %v; by Next: %v", derr, err)
+			}
+			if err == nil {
+				sameTrace(t, dtr, tr)
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
@@ -94,8 +103,9 @@ func FuzzOpen(f *testing.F) {
 // version 3, both structure forms: it must never panic, and it stops at
 // an error or the payload's end; a reader whose distinct events are
 // pooled (partners relative to its rank) reads the same events and
-// errors as one whose are its own. Its seeds are the payloads of traces
-// whose chunks take each form.
+// errors as one whose are its own, and so does one that decodes for a
+// trace.DistinctReader, its events made whole from their distinct events.
+// Its seeds are the payloads of traces whose chunks take each form.
 func FuzzPayload(f *testing.F) {
 	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided(), distinctSends(300, 40, 0)} {
 		for r := range tr.NumRanks() {
@@ -108,22 +118,25 @@ func FuzzPayload(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
-		var r, pooled payloadReader
+		var r, pooled, dist payloadReader
 		r.forms, r.maxTmpl = true, maxTemplates
 		pooled.forms, pooled.maxTmpl, pooled.pool, pooled.rank = true, maxTemplates, new(templatePool), 3
-		err, perr := r.reset(slices.Clone(p)), pooled.reset(slices.Clone(p))
-		if (err == nil) != (perr == nil) {
-			t.Fatalf("reset: %v, pooled %v", err, perr)
+		dist = pooled
+		dist.pool = new(templatePool)
+		err, perr, derr := r.reset(slices.Clone(p)), pooled.reset(slices.Clone(p)), dist.reset(slices.Clone(p))
+		if (err == nil) != (perr == nil) || (err == nil) != (derr == nil) {
+			t.Fatalf("reset: %v, pooled %v, distinct %v", err, perr, derr)
 		}
 		if err != nil {
 			return
 		}
-		var e, pe trace.Event
+		var e, pe, de, whole trace.Event
 		for i := 0; ; i++ {
 			ok, err := r.next(&e)
 			pok, perr := pooled.next(&pe)
-			if ok != pok || (err == nil) != (perr == nil) {
-				t.Fatalf("event %d: %v, %v; pooled %v, %v", i, ok, err, pok, perr)
+			id, dok, derr := dist.decode(&de, true)
+			if ok != pok || (err == nil) != (perr == nil) || ok != dok || fmt.Sprint(err) != fmt.Sprint(derr) {
+				t.Fatalf("event %d: %v, %v; pooled %v, %v; distinct %v, %v", i, ok, err, pok, perr, dok, derr)
 			}
 			if !ok || err != nil {
 				return
@@ -131,6 +144,52 @@ func FuzzPayload(f *testing.F) {
 			if !sameEvent(&e, &pe) {
 				t.Fatalf("event %d: %+v; pooled %+v", i, e, pe)
 			}
+			whole = de
+			if id >= 0 {
+				dist.distinct(&whole, id)
+				whole.Compute, whole.HasTime, whole.Enter, whole.Exit, whole.Request = de.Compute, de.HasTime, de.Enter, de.Exit, de.Request
+			}
+			if !sameEvent(&whole, &pe) {
+				t.Fatalf("event %d by its distinct event %d: %+v; whole %+v", i, id, whole, pe)
+			}
 		}
 	})
 }
+
+// distinctSource reads a Source's ranks by NextDistinct (a
+// trace.DistinctReader's), each event made whole from its distinct event
+// and its values.
+type distinctSource struct{ trace.Source }
+
+func (s distinctSource) OpenRank(r int) (trace.Reader, error) {
+	rd, err := s.Source.OpenRank(r)
+	if err != nil {
+		return nil, err
+	}
+	return &distinctReader{DistinctReader: rd.(trace.DistinctReader)}, nil
+}
+
+type distinctReader struct {
+	trace.DistinctReader
+	ev trace.Event
+}
+
+func (r *distinctReader) Next() bool {
+	id, _, ok := r.NextDistinct()
+	if !ok {
+		return false
+	}
+	v := r.DistinctReader.Event()
+	if id < 0 {
+		r.ev = *v
+		return true
+	}
+	r.ev = *r.Distinct(id)
+	if r.ev.Kind != v.Kind {
+		panic(fmt.Sprintf("distinct event of kind %v, the event's %v", r.ev.Kind, v.Kind))
+	}
+	r.ev.Compute, r.ev.HasTime, r.ev.Enter, r.ev.Exit, r.ev.Request = v.Compute, v.HasTime, v.Enter, v.Exit, v.Request
+	return true
+}
+
+func (r *distinctReader) Event() *trace.Event { return &r.ev }

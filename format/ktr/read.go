@@ -367,6 +367,7 @@ type RankReader struct {
 	n      int  // events decoded from the current chunk
 	events int  // the events the index gives the current chunk
 	ev     trace.Event
+	dist   trace.Event // Distinct's
 
 	src    *Source
 	rank   int
@@ -378,45 +379,103 @@ type RankReader struct {
 // Next decodes the next event, reading the next chunk when the current one
 // is exhausted.
 func (r *RankReader) Next() bool {
-	if r.err != nil {
-		return false
-	}
-	for {
+	for r.err == nil {
 		if r.more {
-			ok, err := r.dec.pr.next(&r.ev)
-			if err != nil {
-				r.fail(r.chunks[r.chunk].off, "event %d of the decompressed payload", err, r.n)
-				return false
+			_, ok, err := r.dec.pr.decode(&r.ev, false)
+			if ok && err == nil {
+				r.n++
+				return r.n <= r.events && r.ev.Sane() || r.check(&r.ev)
 			}
-			if ok {
-				break
-			}
-			r.more = false
-			if r.n != r.events {
-				r.fail(r.chunks[r.chunk].off, "chunk holds %d events, the index says %d", nil, r.n, r.chunks[r.chunk].events)
+			if !r.ended(err) {
 				return false
 			}
 		}
-		if r.chunk+1 >= len(r.chunks) {
-			r.Close() // the buffers are not needed any more
-			return false
-		}
-		r.chunk++
-		if err := r.load(); err != nil {
-			r.err = err
+		if !r.nextChunk() {
 			return false
 		}
 	}
-	r.n++
+	return false
+}
+
+// NextDistinct advances as Next, and names the distinct event of its
+// chunk the event copies (trace.DistinctReader); the group is the chunk.
+func (r *RankReader) NextDistinct() (id, group int, ok bool) {
+	for r.err == nil {
+		if r.more {
+			id, ok, err := r.dec.pr.decode(&r.ev, true)
+			if ok && err == nil {
+				r.n++
+				if id < 0 {
+					return id, r.chunk, r.n <= r.events && r.ev.Sane() || r.check(&r.ev)
+				}
+				// Its distinct event's amounts are not negative
+				// (nextDistinct): only Compute may be absurd.
+				return id, r.chunk, r.n <= r.events && trace.SaneCompute(r.ev.Kind, r.ev.Compute) || r.checkCompute()
+			}
+			if !r.ended(err) {
+				return -1, r.chunk, false
+			}
+		}
+		if !r.nextChunk() {
+			return -1, r.chunk, false
+		}
+	}
+	return -1, r.chunk, false
+}
+
+// Distinct returns the current chunk's distinct event id, without the
+// values that vary (trace.DistinctReader).
+func (r *RankReader) Distinct(id int) *trace.Event {
+	r.dec.pr.distinct(&r.dist, id)
+	return &r.dist
+}
+
+// check is the slow path of the checks of e, the event just decoded: it
+// reports false, with the error, where the chunk holds more events than
+// the index says or e's amounts are absurd.
+func (r *RankReader) check(e *trace.Event) bool {
 	if r.n > r.events {
 		r.fail(r.chunks[r.chunk].off, "chunk holds more than the %d events the index says", nil, r.chunks[r.chunk].events)
 		return false
 	}
-	if !r.ev.Sane() {
-		if msg := r.ev.Absurd(); msg != "" {
-			r.fail(r.chunks[r.chunk].off, "event %d of the chunk: %s", nil, r.n-1, msg)
-			return false
-		}
+	if msg := e.Absurd(); msg != "" {
+		r.fail(r.chunks[r.chunk].off, "event %d of the chunk: %s", nil, r.n-1, msg)
+		return false
+	}
+	return true
+}
+
+// checkCompute is check for an event NextDistinct decoded.
+func (r *RankReader) checkCompute() bool {
+	return r.check(&trace.Event{Kind: r.ev.Kind, Compute: r.ev.Compute})
+}
+
+// ended handles the end of the current chunk's events, or err: it reports
+// whether the chunk ended where the index says.
+func (r *RankReader) ended(err error) bool {
+	if err != nil {
+		r.fail(r.chunks[r.chunk].off, "event %d of the decompressed payload", err, r.n)
+		return false
+	}
+	r.more = false
+	if r.n != r.events {
+		r.fail(r.chunks[r.chunk].off, "chunk holds %d events, the index says %d", nil, r.n, r.chunks[r.chunk].events)
+		return false
+	}
+	return true
+}
+
+// nextChunk loads the rank's next chunk; it reports false at the rank's
+// end or on an error.
+func (r *RankReader) nextChunk() bool {
+	if r.chunk+1 >= len(r.chunks) {
+		r.Close() // the buffers are not needed any more
+		return false
+	}
+	r.chunk++
+	if err := r.load(); err != nil {
+		r.err = err
+		return false
 	}
 	return true
 }
