@@ -31,11 +31,12 @@ type rnode struct {
 	site uint64
 	one  *rawCall // a call's one instance, not folded yet
 	acc  *accCall // the instances of a call in a loop body
-	// A loop: its body, the iteration counts of its closed instances,
-	// and the iterations of its one open instance while at the top of
-	// the sequence.
+	// A loop: its body, the iteration counts of its closed instances
+	// (apart: a call's node, allocated for every call pushed, is then a
+	// half of a loop's), and the iterations of its one open instance
+	// while at the top of the sequence.
 	body   []*rnode
-	counts seriesBuilder
+	counts *seriesBuilder
 	cur    int64
 }
 
@@ -862,7 +863,7 @@ func (c *compressor) fold() bool {
 		for i := range tail {
 			c.merge(body[i], tail[i])
 		}
-		loop := &rnode{id: c.in.items(1, body), body: body, cur: 2}
+		loop := &rnode{id: c.in.items(1, body), body: body, counts: new(seriesBuilder), cur: 2}
 		c.seq = append(s[:n-2*l], loop)
 		c.idx.truncate(n - 2*l)
 		c.idx.push(loop.id, l)
