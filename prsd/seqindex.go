@@ -1,5 +1,7 @@
 package prsd
 
+import "math/bits"
+
 // seqIndex indexes a compressor's sequence of items for fold, which looks
 // for the shortest length l (up to maxBody) at which the sequence's tail
 // of l items repeats either the body of a loop just before it or the l
@@ -22,7 +24,7 @@ package prsd
 type seqIndex struct {
 	keys    []itemKey // by position
 	prev    []int32   // by position: the previous position of its identity, -1 if none
-	lastAt  []int32   // by identity: its last position, -1 if none
+	lastAt  posTable  // by identity: its last position, -1 if none
 	nextEnd []int32   // by position, of a loop: the previous loop of its end, -1 if none
 	endAt   []int32   // by end (a loop's position, plus 1 and its body's length): the last loop of it, -1 if none
 }
@@ -36,10 +38,10 @@ type itemKey struct {
 // push appends an item.
 func (x *seqIndex) push(id int32, body int) {
 	p := int32(len(x.keys))
-	x.lastAt = grow(x.lastAt, int(id))
+	last := x.lastAt.at(id)
 	x.keys = append(x.keys, itemKey{id, int32(body)})
-	x.prev = append(x.prev, x.lastAt[id])
-	x.lastAt[id] = p
+	x.prev = append(x.prev, *last)
+	*last = p
 	x.nextEnd = append(x.nextEnd, -1)
 	if body > 0 {
 		e := int(p) + 1 + body
@@ -61,7 +63,7 @@ func grow(s []int32, i int) []int32 {
 func (x *seqIndex) truncate(m int) {
 	for p := len(x.keys) - 1; p >= m; p-- {
 		k := x.keys[p]
-		x.lastAt[k.id] = x.prev[p]
+		*x.lastAt.at(k.id) = x.prev[p]
 		if k.body > 0 {
 			x.endAt[p+1+int(k.body)] = x.nextEnd[p]
 		}
@@ -106,6 +108,52 @@ func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 			if 2*l <= n && try(l, false) {
 				return true
 			}
+		}
+	}
+}
+
+// posTable maps identities to positions: an open-addressing table of the
+// identities a sequence holds. (Identities are numbered for a whole
+// trace's ranks, which a table indexed by them would take for every rank's
+// sequence: quadratic in a trace of many ranks that all differ.)
+type posTable struct {
+	slots []posSlot // a power of two, at most half full
+	n     int
+	shift uint // 64 - log2(len(slots))
+}
+
+type posSlot struct {
+	id1 int32 // the identity plus 1; 0: empty
+	pos int32
+}
+
+// at returns the position of id, added as -1 if absent.
+func (t *posTable) at(id int32) *int32 {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := len(t.slots) - 1
+	for i := int(uint64(id)*0x9e3779b97f4a7c15>>t.shift) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.id1 == id+1 {
+			return &sl.pos
+		}
+		if sl.id1 == 0 {
+			*sl = posSlot{id + 1, -1}
+			t.n++
+			return &sl.pos
+		}
+	}
+}
+
+func (t *posTable) grow() {
+	old := t.slots
+	size := max(2*len(old), 16)
+	t.slots, t.n = make([]posSlot, size), 0
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	for _, sl := range old {
+		if sl.id1 != 0 {
+			*t.at(sl.id1 - 1) = sl.pos
 		}
 	}
 }

@@ -10,10 +10,11 @@ import (
 // lengths the index gives fold are those a scan of every length finds, in
 // the same order: an iteration more where the item l before the tail is a
 // loop of body length l, a new loop where the last item's identity is l
-// items before it and the sequence holds two lengths l.
+// items before it and the sequence holds two lengths l. Identities are
+// numbered for a whole trace: a sequence's may be few and large.
 func TestSeqIndexCandidates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, ids := range []int32{2, 5, 40} {
+	for _, ids := range []int32{2, 5, 40, 1000} {
 		var x seqIndex
 		for range 5000 {
 			if n := len(x.keys); n > 0 && rng.IntN(4) == 0 {
@@ -24,7 +25,7 @@ func TestSeqIndexCandidates(t *testing.T) {
 				if id%3 == 0 { // an identity is a loop or a call, for good
 					body = int(id)%maxBody + 1
 				}
-				x.push(id, body)
+				x.push(id*40_009%(1<<30), body)
 			}
 			if len(x.keys) == 0 {
 				continue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kairos/cluster"
+	"kairos/format"
 	"kairos/format/ktr"
 	"kairos/internal/testenv"
 	"kairos/trace"
@@ -18,8 +19,9 @@ import (
 // as kairos reduce reads them, and reports the rate beside the rate of
 // reading the same file alone (every event decompressed and decoded),
 // the two passes interleaved so that the machine's load falls on both.
-// KAIROS_BENCH_TRACES adds .ktr files (a comma-separated list of paths):
-// real programs' traces.
+// Then the real programs' traces of ../shared (SMG2000 on 4 ranks, the
+// tracer's 4-D stencil on 64), converted to .ktr; KAIROS_BENCH_TRACES
+// adds .ktr files (a comma-separated list of paths).
 func BenchmarkSignKTR(b *testing.B) {
 	for _, c := range []struct {
 		name       string
@@ -44,6 +46,26 @@ func BenchmarkSignKTR(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(c.name, func(b *testing.B) { benchSignRead(b, src) })
+	}
+	for _, real := range []struct{ name, rel string }{
+		{"smg2000", "traces/alawneh/smg2000-4p"},
+		{"stencil4d-64", "traces/otf2/tracer-stencil4d-64/traces.otf2"},
+	} {
+		b.Run(real.name, func(b *testing.B) {
+			in, _, err := format.Open(testenv.Shared(b, real.rel))
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(b.TempDir(), real.name+".ktr")
+			if err := ktr.Write(path, in); err != nil {
+				b.Fatal(err)
+			}
+			src, err := ktr.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchSignRead(b, src)
+		})
 	}
 	for _, p := range strings.Split(os.Getenv("KAIROS_BENCH_TRACES"), ",") {
 		if p == "" {
