@@ -22,9 +22,12 @@ import (
 // only as two random 128-bit values do (the hashes are not cryptographic:
 // sequences crafted to collide could).
 //
-// Several signers may share one paths, each with its own pathReader.
+// Several signers may share one paths, each with its own pathReader,
+// which folds with an interner of its own: identities never leave a
+// shape, and signers that fold at once (a trace whose ranks all differ,
+// HPCC's) do not wait for each other.
 type paths struct {
-	mu     sync.Mutex // guards the rest, and the interner, which folding uses
+	mu     sync.Mutex // guards the rest
 	in     *prsd.Interner
 	known  map[pathKey]int32
 	shapes []shapeSigs
@@ -34,6 +37,7 @@ type paths struct {
 // its hash, and its shape once it has more calls than maxBuffered.
 type pathReader struct {
 	p     *paths
+	in    *prsd.Interner // the signer's
 	calls []callKey
 	h     pathKey
 	shape *prsd.Shape
@@ -66,15 +70,20 @@ type shapeSigs struct {
 // as they come: a bound on the memory of a long rank.
 var maxBuffered = 1 << 20
 
+// newPaths returns paths whose readers fold with in, or each with an
+// interner of its own where in is nil.
 func newPaths(in *prsd.Interner) *paths {
-	if in == nil {
-		in = prsd.NewInterner()
-	}
 	return &paths{in: in, known: map[pathKey]int32{}}
 }
 
 // reader returns a new signer's reader of paths.
-func (p *paths) reader() *pathReader { return &pathReader{p: p} }
+func (p *paths) reader() *pathReader {
+	in := p.in
+	if in == nil {
+		in = prsd.NewInterner()
+	}
+	return &pathReader{p: p, in: in}
+}
 
 // start begins a rank.
 func (p *pathReader) start() {
@@ -100,9 +109,7 @@ func (p *pathReader) grow() {
 		return
 	}
 	p.hash()
-	p.p.mu.Lock()
 	p.fold()
-	p.p.mu.Unlock()
 }
 
 // hash adds the buffered calls to the rank's hash.
@@ -116,11 +123,10 @@ func (p *pathReader) hash() {
 	p.h.n += int64(len(p.calls))
 }
 
-// fold adds the buffered calls to the rank's shape; the caller holds
-// p.p.mu.
+// fold adds the buffered calls to the rank's shape.
 func (p *pathReader) fold() {
 	if p.shape == nil {
-		p.shape = prsd.NewShape(p.p.in)
+		p.shape = prsd.NewShape(p.in)
 	}
 	for _, c := range p.calls {
 		p.ev.Kind, p.ev.CallSite = c.kind, c.site
@@ -129,22 +135,39 @@ func (p *pathReader) fold() {
 	p.calls = p.calls[:0]
 }
 
-// finish ends the rank and returns its path's number and signatures.
+// finish ends the rank and returns its path's number and signatures. A
+// path no rank had is folded outside the lock: two signers may fold the
+// same one at once, to the same shape, and the first to be done numbers
+// it.
 func (p *pathReader) finish() (int32, shapeSigs) {
 	p.hash()
-	t := p.p
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if id, ok := t.known[p.h]; ok {
+	if id, sigs, ok := p.p.lookup(p.h); ok {
 		p.shape = nil
-		return id, t.shapes[id]
+		return id, sigs
 	}
 	p.fold()
 	p.shape.Finish()
 	sigs := shapeSigs{p.shape.CallPath(), p.shape.LoopSignature(), p.shape.Len()}
+	p.shape = nil
+	t := p.p
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if id, ok := t.known[p.h]; ok {
+		return id, t.shapes[id]
+	}
 	id := int32(len(t.shapes))
 	t.known[p.h] = id
 	t.shapes = append(t.shapes, sigs)
-	p.shape = nil
 	return id, sigs
+}
+
+// lookup returns the number and signatures of path h, if known.
+func (t *paths) lookup(h pathKey) (int32, shapeSigs, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id, ok := t.known[h]
+	if !ok {
+		return 0, shapeSigs{}, false
+	}
+	return id, t.shapes[id], true
 }
