@@ -37,14 +37,7 @@ func BenchmarkSignKTR(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		path := filepath.Join(b.TempDir(), c.name+".ktr")
-		if err := ktr.Write(path, gen); err != nil {
-			b.Fatal(err)
-		}
-		src, err := ktr.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		src := ktrOf(b, c.name, gen)
 		b.Run(c.name, func(b *testing.B) { benchSignRead(b, src) })
 	}
 	for _, real := range []struct{ name, rel string }{
@@ -56,15 +49,7 @@ func BenchmarkSignKTR(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			path := filepath.Join(b.TempDir(), real.name+".ktr")
-			if err := ktr.Write(path, in); err != nil {
-				b.Fatal(err)
-			}
-			src, err := ktr.Open(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			benchSignRead(b, src)
+			benchSignRead(b, ktrOf(b, real.name, in))
 		})
 	}
 	for _, p := range strings.Split(os.Getenv("KAIROS_BENCH_TRACES"), ",") {
@@ -77,6 +62,19 @@ func BenchmarkSignKTR(b *testing.B) {
 		}
 		b.Run(strings.TrimSuffix(filepath.Base(p), ".ktr"), func(b *testing.B) { benchSignRead(b, src) })
 	}
+}
+
+// ktrOf writes src as a .ktr file and opens it.
+func ktrOf(b *testing.B, name string, src trace.Source) *ktr.Source {
+	path := filepath.Join(b.TempDir(), name+".ktr")
+	if err := ktr.Write(path, src); err != nil {
+		b.Fatal(err)
+	}
+	s, err := ktr.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
 }
 
 // benchSignRead alternates reading src and signing it, and reports both
