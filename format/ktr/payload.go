@@ -513,58 +513,32 @@ func (r *payloadReader) next(e *trace.Event) (bool, error) {
 // otherwise -1, e whole. It is one function, the columns' reads inline:
 // a call more costs reading 3-7% (BenchmarkReadTraces).
 func (r *payloadReader) decode(e *trace.Event, distinct bool) (int, bool, error) {
-	id := -1
 	if r.soff >= len(r.structure) {
-		return id, false, r.finish()
+		return -1, false, r.finish()
 	}
 	if r.usesTemplate {
 		i, off := varint.ReadUvarint(r.structure, r.soff)
 		if off < 0 || i >= uint64(len(r.tmpl)) {
-			return id, false, fmt.Errorf("structure byte %d: an event's index %s, expected one of the %d distinct events", r.soff, indexText(i, off), len(r.tmpl))
+			return -1, false, fmt.Errorf("structure byte %d: an event's index %s, expected one of the %d distinct events", r.soff, indexText(i, off), len(r.tmpl))
 		}
 		r.soff = off
 		t := &r.gen[r.tmpl[i]]
 		if distinct && t.vectors == 0 && t.sendBytes|t.recvBytes >= 0 {
-			id = int(i)
-			e.Kind, e.Compute = t.kind, 0
-			e.HasTime, e.Enter, e.Exit = t.flags&tmplHasTime != 0, 0, 0
-			e.Request, e.Requests = 0, nil
-			if t.compute != 0 {
-				v, ok := r.fixed(r.compute, &r.coff)
-				if !ok {
-					return id, false, fmt.Errorf("compute %w", errColumn)
-				}
-				if t.compute == computeInt {
-					e.Compute = float64(int64(v))
-				} else {
-					e.Compute = math.Float64frombits(v)
-				}
-			}
-			if e.HasTime && !r.stamp(e) {
-				return id, false, fmt.Errorf("time %w", errColumn)
-			}
-			if t.flags&tmplRequest != 0 && r.skip&trace.SkipRequests == 0 {
-				r.lastReq += uint64(varint.Zigzag(r.requests.Uvarint()))
-				e.Request = r.lastReq
-				if r.requests.Failed() {
-					return id, false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
-				}
-			}
-			return id, true, nil
-		} else {
-			r.copyTemplate(e, t)
+			ok, err := r.varying(e, t)
+			return int(i), ok, err
 		}
+		r.copyTemplate(e, t)
 	} else {
 		k, err := trace.DecodeEvent(r.structure[r.soff:], e, &r.st)
 		if err != nil {
-			return id, false, fmt.Errorf("structure byte %d: %w", r.soff, err)
+			return -1, false, fmt.Errorf("structure byte %d: %w", r.soff, err)
 		}
 		r.soff += k
 	}
 	if e.Compute != 0 {
 		v, ok := r.fixed(r.compute, &r.coff)
 		if !ok {
-			return id, false, fmt.Errorf("compute %w", errColumn)
+			return -1, false, fmt.Errorf("compute %w", errColumn)
 		}
 		switch e.Compute {
 		case computeInt:
@@ -572,11 +546,11 @@ func (r *payloadReader) decode(e *trace.Event, distinct bool) (int, bool, error)
 		case computeFloat:
 			e.Compute = math.Float64frombits(v)
 		default:
-			return id, false, fmt.Errorf("compute placeholder %g, expected %d or %d", e.Compute, computeInt, computeFloat)
+			return -1, false, fmt.Errorf("compute placeholder %g, expected %d or %d", e.Compute, computeInt, computeFloat)
 		}
 	}
 	if e.HasTime && !r.stamp(e) {
-		return id, false, fmt.Errorf("time %w", errColumn)
+		return -1, false, fmt.Errorf("time %w", errColumn)
 	}
 	if e.Request != 0 {
 		// request's body: it is past the inlining budget, and this is
@@ -589,9 +563,37 @@ func (r *payloadReader) decode(e *trace.Event, distinct bool) (int, bool, error)
 	}
 	if r.requests.Failed() {
 		// Every read after the first that failed fails at its offset.
-		return id, false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
+		return -1, false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
 	}
-	return id, true, nil
+	return -1, true, nil
+}
+
+// varying sets e's Kind and HasTime to distinct event t's, and the values
+// that vary from the columns: its Compute, times and request.
+func (r *payloadReader) varying(e *trace.Event, t *template) (bool, error) {
+	e.Kind, e.Compute = t.kind, 0
+	e.HasTime, e.Enter, e.Exit = t.flags&tmplHasTime != 0, 0, 0
+	e.Request, e.Requests = 0, nil
+	if t.compute != 0 {
+		v, ok := r.fixed(r.compute, &r.coff)
+		if !ok {
+			return false, fmt.Errorf("compute %w", errColumn)
+		}
+		e.Compute = float64(int64(v)) // computeInt
+		if t.compute == computeFloat {
+			e.Compute = math.Float64frombits(v)
+		}
+	}
+	if e.HasTime && !r.stamp(e) {
+		return false, fmt.Errorf("time %w", errColumn)
+	}
+	if t.flags&tmplRequest != 0 && r.skip&trace.SkipRequests == 0 {
+		e.Request = r.request()
+		if r.requests.Failed() {
+			return false, fmt.Errorf("request %w or malformed at its byte %d", errColumn, r.requests.Off&^math.MinInt)
+		}
+	}
+	return true, nil
 }
 
 // stamp sets e's times from the time column; it reports false where the

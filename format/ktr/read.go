@@ -409,7 +409,7 @@ func (r *RankReader) NextDistinct() (id, group int, ok bool) {
 					return id, r.chunk, r.n <= r.events && r.ev.Sane() || r.check(&r.ev)
 				}
 				// Its distinct event's amounts are not negative
-				// (nextDistinct): only Compute may be absurd.
+				// (decode): only Compute may be absurd.
 				return id, r.chunk, r.n <= r.events && trace.SaneCompute(r.ev.Kind, r.ev.Compute) || r.checkCompute()
 			}
 			if !r.ended(err) {
