@@ -115,9 +115,13 @@ func (p *pathReader) grow() {
 // hash adds the buffered calls to the rank's hash.
 func (p *pathReader) hash() {
 	h1, h2 := p.h.h1, p.h.h2
+	// One multiplication a call in each chain: the call's two words are
+	// mixed off the chains (the multiplications by constants), so that a
+	// call costs the latency of one multiplication and a rotation.
 	for _, c := range p.calls {
-		h1 = ((h1^c.site)*0x100000001b3 ^ uint64(c.kind)) * 0x100000001b3
-		h2 = bits.RotateLeft64((h2^(c.site+uint64(c.kind)*0x9e3779b97f4a7c15))*0xbf58476d1ce4e5b9, 31)
+		k := uint64(c.kind) * 0x9e3779b97f4a7c15
+		h1 = bits.RotateLeft64((h1^(c.site^k))*0xff51afd7ed558ccd, 27)
+		h2 = bits.RotateLeft64((h2^(c.site+k))*0xbf58476d1ce4e5b9, 31)
 	}
 	p.h.h1, p.h.h2 = h1, h2
 	p.h.n += int64(len(p.calls))
