@@ -494,6 +494,15 @@ type Interner struct {
 		id  int32
 		ok  bool
 	}
+	// bodies caches the identities of loop bodies of few items, as
+	// recent the calls': a trace that folds into many short loops
+	// (SMG2000's makes one every 4 calls) makes the same ones over and
+	// over.
+	bodies [64]struct {
+		key shortBody
+		id  int32
+		ok  bool
+	}
 }
 
 type callKey struct {
@@ -532,6 +541,32 @@ func (in *Interner) call(k trace.Kind, site uint64) int32 {
 }
 
 func (in *Interner) items(tag byte, items []*rnode) int32 {
+	if len(items) > len(shortBody{}.ids) {
+		return in.itemsMap(tag, items)
+	}
+	k := shortBody{tag: tag, n: uint8(len(items))}
+	h := uint64(tag)
+	for i, n := range items {
+		k.ids[i] = n.id
+		h = (h ^ uint64(n.id)) * 0x9e3779b97f4a7c15
+	}
+	slot := &in.bodies[h>>58]
+	if slot.ok && slot.key == k {
+		return slot.id
+	}
+	id := in.itemsMap(tag, items)
+	slot.key, slot.id, slot.ok = k, id, true
+	return id
+}
+
+// shortBody is the identity of a loop body of few items, for Interner's
+// cache of them.
+type shortBody struct {
+	tag, n uint8
+	ids    [3]int32
+}
+
+func (in *Interner) itemsMap(tag byte, items []*rnode) int32 {
 	b := append(in.buf[:0], tag)
 	for _, n := range items {
 		b = binary.AppendUvarint(b, uint64(n.id))
@@ -583,6 +618,12 @@ type compressor struct {
 	// point where the compressor gave up, which only go into scratch.
 	key     *keyHash
 	scratch rawCall
+	// free holds the nodes fold merged into others (drop), freeCounts
+	// their loops' counts, for the next items: a trace that folds into
+	// many short loops (SMG2000's, HPCC's) makes and drops a node for
+	// most of its calls.
+	free       []*rnode
+	freeCounts []*seriesBuilder
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -662,12 +703,46 @@ func (c *compressor) push(e *trace.Event) {
 		return
 	}
 	c.flush()
-	n := &rnode{id: id, kind: e.Kind, site: e.CallSite}
+	n := reuse(&c.free)
+	n.id, n.kind, n.site = id, e.Kind, e.CallSite
 	if c.ctx != nil {
 		n.one = &rawCall{}
 		c.fill(n.one, e)
 	}
 	c.append(n)
+}
+
+// reuse returns the last of *free, removed, or a new T where it is empty:
+// a node or a loop's counts that fold dropped.
+func reuse[T any](free *[]*T) *T {
+	k := len(*free)
+	if k == 0 {
+		return new(T)
+	}
+	x := (*free)[k-1]
+	*free = (*free)[:k-1]
+	return x
+}
+
+// recycle turns drop on (off in a test, to compare).
+var recycle = true
+
+// drop gives back n, an item fold merged into another, with its body's
+// items: nothing refers to them any more.
+func (c *compressor) drop(n *rnode) {
+	if !recycle {
+		return
+	}
+	for _, b := range n.body {
+		c.drop(b)
+	}
+	if b := n.counts; b != nil {
+		clear(b.runs)
+		*b = seriesBuilder{runs: b.runs[:0]}
+		c.freeCounts = append(c.freeCounts, b)
+	}
+	*n = rnode{}
+	c.free = append(c.free, n)
 }
 
 // append appends an item and folds.
@@ -783,14 +858,20 @@ func (c *compressor) flush() {
 	if len(c.path) == 0 {
 		return
 	}
+	// The items are made before any is appended: appending folds, which
+	// may drop the loop whose body the targets are.
 	targets := c.targets
 	c.targets, c.path, c.done = nil, c.path[:0], c.done[:0]
 	for i, b := range targets {
-		item := &rnode{id: b.id, kind: b.kind, site: b.site}
+		item := reuse(&c.free)
+		item.id, item.kind, item.site = b.id, b.kind, b.site
 		if c.ctx != nil {
 			one := c.pend[i]
 			item.one = &one
 		}
+		targets[i] = item
+	}
+	for _, item := range targets {
 		c.append(item)
 	}
 	c.targets = targets[:0]
@@ -847,6 +928,7 @@ func (c *compressor) fold() bool {
 			prev.cur++
 			for i := range tail {
 				c.merge(prev.body[i], tail[i])
+				c.drop(tail[i])
 			}
 			c.seq = s[:n-l]
 			c.idx.truncate(n - l)
@@ -862,8 +944,10 @@ func (c *compressor) fold() bool {
 		}
 		for i := range tail {
 			c.merge(body[i], tail[i])
+			c.drop(tail[i])
 		}
-		loop := &rnode{id: c.in.items(1, body), body: body, counts: new(seriesBuilder), cur: 2}
+		loop := reuse(&c.free)
+		loop.id, loop.body, loop.counts, loop.cur = c.in.items(1, body), body, reuse(&c.freeCounts), 2
 		c.seq = append(s[:n-2*l], loop)
 		c.idx.truncate(n - 2*l)
 		c.idx.push(loop.id, l)
@@ -918,8 +1002,7 @@ func (c *compressor) merge(dst, src *rnode) {
 	if src.cur > 0 {
 		dst.counts.add(src.cur)
 	} else {
-		s := src.counts.finish()
-		dst.counts.appendSeries(&s)
+		dst.counts.appendBuilder(src.counts)
 	}
 	for i := range dst.body {
 		c.merge(dst.body[i], src.body[i])

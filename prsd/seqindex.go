@@ -10,9 +10,10 @@ import "math/bits"
 // of its time folding, 6 times its reading. The index gives the only
 // lengths that can repeat:
 //
-//   - a new loop of length l needs the item l before the last to be the
-//     last's identity: the previous occurrences of the last item's
-//     identity, chained (prev), give them;
+//   - a new loop of length l > 1 needs the two items l before the last
+//     two to be their identities: the previous positions of the pair of
+//     identities that ends at each position, chained (prev), give them;
+//     of length 1, the item before the last to be the last's identity;
 //   - an iteration more of a loop needs a loop whose body is as long as
 //     the items after it: the loops are chained by the position where
 //     an iteration after them would end (endAt, nextEnd).
@@ -23,8 +24,8 @@ import "math/bits"
 // identities are equal bodies, of equal lengths.
 type seqIndex struct {
 	keys    []itemKey // by position
-	prev    []int32   // by position: the previous position of its identity, -1 if none
-	lastAt  posTable  // by identity: its last position, -1 if none
+	prev    []int32   // by position: the previous position of its pair (pairKey), -1 if none
+	lastAt  posTable  // by pair: its last position, -1 if none
 	nextEnd []int32   // by position, of a loop: the previous loop of its end, -1 if none
 	endAt   []int32   // by end (a loop's position, plus 1 and its body's length): the last loop of it, -1 if none
 }
@@ -38,8 +39,8 @@ type itemKey struct {
 // push appends an item.
 func (x *seqIndex) push(id int32, body int) {
 	p := int32(len(x.keys))
-	last := x.lastAt.at(id)
 	x.keys = append(x.keys, itemKey{id, int32(body)})
+	last := x.lastAt.at(x.pairKey(int(p)))
 	x.prev = append(x.prev, *last)
 	*last = p
 	x.nextEnd = append(x.nextEnd, -1)
@@ -48,6 +49,16 @@ func (x *seqIndex) push(id int32, body int) {
 		x.endAt = grow(x.endAt, e)
 		x.nextEnd[p], x.endAt[e] = x.endAt[e], p
 	}
+}
+
+// pairKey is the identities of the items at p-1 and p (none before the
+// first: -1).
+func (x *seqIndex) pairKey(p int) uint64 {
+	before := int32(-1)
+	if p > 0 {
+		before = x.keys[p-1].id
+	}
+	return uint64(uint32(before))<<32 | uint64(uint32(x.keys[p].id))
 }
 
 // grow returns s with an index i, its new elements -1.
@@ -63,7 +74,7 @@ func grow(s []int32, i int) []int32 {
 func (x *seqIndex) truncate(m int) {
 	for p := len(x.keys) - 1; p >= m; p-- {
 		k := x.keys[p]
-		*x.lastAt.at(k.id) = x.prev[p]
+		*x.lastAt.at(x.pairKey(p)) = x.prev[p]
 		if k.body > 0 {
 			x.endAt[p+1+int(k.body)] = x.nextEnd[p]
 		}
@@ -80,14 +91,22 @@ func (x *seqIndex) reset() { *x = seqIndex{} }
 // until try reports true; it reports whether one did.
 func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 	n := len(x.keys)
-	p := x.prev[n-1] // a new loop's: the last's identity l items before
-	q := int32(-1)   // a loop's: one whose iteration would end at n
+	// A new loop's: of length 1 where the last item repeats the one
+	// before (one), then the previous positions of the last pair.
+	one := n >= 2 && x.keys[n-2].id == x.keys[n-1].id
+	p := x.prev[n-1]
+	if p >= 0 && p == int32(n-2) { // length 1 again
+		p = x.prev[p]
+	}
+	q := int32(-1) // a loop's: one whose iteration would end at n
 	if n < len(x.endAt) {
 		q = x.endAt[n]
 	}
 	for {
 		ln, lq := maxBody+1, maxBody+1 // the next lengths of each kind
-		if p >= 0 {
+		if one {
+			ln = 1
+		} else if p >= 0 {
 			ln = n - 1 - int(p)
 		}
 		if q >= 0 {
@@ -104,7 +123,11 @@ func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 			}
 		}
 		if l == ln {
-			p = x.prev[p]
+			if one {
+				one = false
+			} else {
+				p = x.prev[p]
+			}
 			if 2*l <= n && try(l, false) {
 				return true
 			}
@@ -112,10 +135,10 @@ func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 	}
 }
 
-// posTable maps identities to positions: an open-addressing table of the
-// identities a sequence holds. (Identities are numbered for a whole
-// trace's ranks, which a table indexed by them would take for every rank's
-// sequence: quadratic in a trace of many ranks that all differ.)
+// posTable maps pairs of identities to positions: an open-addressing
+// table of the pairs a sequence holds. (Identities are numbered for a
+// whole trace's ranks, which a table indexed by them would take for every
+// rank's sequence: quadratic in a trace of many ranks that all differ.)
 type posTable struct {
 	slots []posSlot // a power of two, at most half full
 	n     int
@@ -123,23 +146,23 @@ type posTable struct {
 }
 
 type posSlot struct {
-	id1 int32 // the identity plus 1; 0: empty
-	pos int32
+	key1 uint64 // the key plus 1; 0: empty
+	pos  int32
 }
 
-// at returns the position of id, added as -1 if absent.
-func (t *posTable) at(id int32) *int32 {
+// at returns the position of key (below 2^64-1), added as -1 if absent.
+func (t *posTable) at(key uint64) *int32 {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
 	mask := len(t.slots) - 1
-	for i := int(uint64(id)*0x9e3779b97f4a7c15>>t.shift) & mask; ; i = (i + 1) & mask {
+	for i := int(key*0x9e3779b97f4a7c15>>t.shift) & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
-		if sl.id1 == id+1 {
+		if sl.key1 == key+1 {
 			return &sl.pos
 		}
-		if sl.id1 == 0 {
-			*sl = posSlot{id + 1, -1}
+		if sl.key1 == 0 {
+			*sl = posSlot{key + 1, -1}
 			t.n++
 			return &sl.pos
 		}
@@ -152,8 +175,8 @@ func (t *posTable) grow() {
 	t.slots, t.n = make([]posSlot, size), 0
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, sl := range old {
-		if sl.id1 != 0 {
-			*t.at(sl.id1 - 1) = sl.pos
+		if sl.key1 != 0 {
+			*t.at(sl.key1 - 1) = sl.pos
 		}
 	}
 }

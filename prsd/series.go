@@ -216,6 +216,22 @@ func (b *seriesBuilder) appendSeries(s *Series) {
 	}
 }
 
+// appendBuilder appends the values of src, which it may change: where
+// they are one run (a loop's counts, for most loops of a trace that folds
+// into many short ones), without making src's series.
+func (b *seriesBuilder) appendBuilder(src *seriesBuilder) {
+	if src.frz != nil || len(src.runs) > 0 {
+		s := src.finish()
+		b.appendSeries(&s)
+		return
+	}
+	if src.n > 0 {
+		b.add(src.first)
+		b.delta(src.pendDelta, src.pendCount)
+		b.last = src.last
+	}
+}
+
 // finish returns the series built so far; the builder may go on.
 func (b *seriesBuilder) finish() Series {
 	b.flush()

@@ -3,6 +3,7 @@ package prsd
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -84,6 +85,51 @@ func TestSeriesRandom(t *testing.T) {
 		}
 		if s2 := b.finish(); !slices.Equal(s2.Values(), vals) || !slices.Equal(s2.AppendBinary(nil), s.AppendBinary(nil)) {
 			t.Fatalf("appendSeries of %v differs", vals)
+		}
+	}
+}
+
+// TestAppendBuilder: appending a builder's values (a loop's counts merged
+// into its body's loop) leaves the builder as adding them one by one does,
+// whether they are one run (the fast path) or more.
+func TestAppendBuilder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	values := func() []int64 {
+		n := rng.IntN(12)
+		if rng.IntN(3) == 0 { // an arithmetic progression: one run
+			v, d := int64(rng.IntN(5)), int64(rng.IntN(3)-1)
+			out := make([]int64, n)
+			for i := range out {
+				out[i] = v + d*int64(i)
+			}
+			return out
+		}
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(rng.IntN(3))
+		}
+		return out
+	}
+	for range 2000 {
+		prefix, vals := values(), values()
+		var want, got, src seriesBuilder
+		for _, v := range prefix {
+			want.add(v)
+			got.add(v)
+		}
+		for _, v := range vals {
+			want.add(v)
+			src.add(v)
+		}
+		got.appendBuilder(&src)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v then %v: got %+v, want %+v", prefix, vals, got, want)
+		}
+		got.add(9)
+		want.add(9)
+		g, w := got.finish(), want.finish()
+		if !slices.Equal(g.AppendBinary(nil), w.AppendBinary(nil)) {
+			t.Fatalf("%v then %v: the series differ", prefix, vals)
 		}
 	}
 }
