@@ -187,14 +187,14 @@ func (s *statAcc) exact(v float64) {
 	s.index.add(int64(i))
 }
 
-// merge appends o's instances to s's. The errors of levels o has not
-// yet shared with the rank's clock join it where s's have.
+// merge appends o's instances to s's, o's builders changed. The errors
+// of levels o has not yet shared with the rank's clock join it where s's
+// have.
 func (s *statAcc) merge(o *statAcc, ctx *rankCtx) {
 	if o.n == 0 {
 		return
 	}
 	defer s.share(ctx)
-	levels := o.levels.finish()
 	if s.n == 0 {
 		s.sum, s.n, s.min, s.max, s.m2, s.ahead, s.shared = o.sum, o.n, o.min, o.max, o.m2, o.ahead, o.shared
 	} else {
@@ -209,7 +209,7 @@ func (s *statAcc) merge(o *statAcc, ctx *rankCtx) {
 		s.n += o.n
 		s.min, s.max = math.Min(s.min, o.min), math.Max(s.max, o.max)
 	}
-	s.levels.appendSeries(&levels)
+	s.levels.appendBuilder(&o.levels)
 	if o.many {
 		s.many, s.distinct, s.index = true, nil, seriesBuilder{}
 		return
@@ -437,7 +437,7 @@ func (fa *fieldAcc) addVector(v []int64) {
 	}
 }
 
-// appendAcc appends b's instances to a's.
+// appendAcc appends b's instances to a's, b's builders changed.
 func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 	for f := range NumFields {
 		if a.fields[f] == nil && b.fields[f] == nil {
@@ -453,19 +453,16 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 				fa.modes[i].addN(ctx.encode(m, defaultValue(f)), b.n)
 			}
 		case f.IsVector():
-			s := fb.lens.finish()
-			fa.lens.appendSeries(&s)
+			fa.lens.appendBuilder(&fb.lens)
 			for i := range fb.elems {
 				if i == len(fa.elems) {
 					fa.elems = append(fa.elems, seriesBuilder{})
 				}
-				s := fb.elems[i].finish()
-				fa.elems[i].appendSeries(&s)
+				fa.elems[i].appendBuilder(&fb.elems[i])
 			}
 		default:
 			for i := range fa.modes {
-				s := fb.modes[i].finish()
-				fa.modes[i].appendSeries(&s)
+				fa.modes[i].appendBuilder(&fb.modes[i])
 			}
 		}
 	}
