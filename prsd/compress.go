@@ -745,7 +745,7 @@ func (c *compressor) drop(n *rnode) {
 // append appends an item and folds.
 func (c *compressor) append(n *rnode) {
 	c.seq = append(c.seq, n)
-	c.idx.push(n.id, len(n.body))
+	c.idx.push(n.id, len(n.body), 0) // a call: fold pushes the loops
 	for c.fold() {
 	}
 }
@@ -945,9 +945,10 @@ func (c *compressor) fold() bool {
 		}
 		loop := reuse(&c.free)
 		loop.id, loop.body, loop.counts, loop.cur = c.in.items(1, body), body, reuse(&c.freeCounts), 2
+		h := c.idx.window(n-l, n)
 		c.seq = append(s[:n-2*l], loop)
 		c.idx.truncate(n - 2*l)
-		c.idx.push(loop.id, l)
+		c.idx.push(loop.id, l, h)
 		return true
 	})
 }

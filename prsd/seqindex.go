@@ -28,6 +28,30 @@ type seqIndex struct {
 	lastAt  posTable  // by pair: its last position, -1 if none
 	nextEnd []int32   // by position, of a loop: the previous loop of its end, -1 if none
 	endAt   []int32   // by end (a loop's position, plus 1 and its body's length): the last loop of it, -1 if none
+	// sums are the items' identities hashed as a polynomial, by prefix
+	// (sums[p]: the first p), so that the hash of any run of items is
+	// two loads (window); bodies, by position, is a loop's body's hash.
+	// Different hashes are different items: most lengths fail there,
+	// before try's call and its loads of the nodes.
+	sums   []uint64
+	bodies []uint64
+}
+
+// hashBase is the polynomial's base (odd), hashPow its powers.
+const hashBase = 0x9e3779b97f4a7c15
+
+var hashPow = func() (p [maxBody + 1]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * hashBase
+	}
+	return p
+}()
+
+// window is the hash of the items at positions a to b-1 (b-a at most
+// maxBody).
+func (x *seqIndex) window(a, b int) uint64 {
+	return x.sums[b] - x.sums[a]*hashPow[b-a]
 }
 
 // itemKey is what fold compares of an item of the sequence: its identity
@@ -36,9 +60,15 @@ type itemKey struct {
 	id, body int32
 }
 
-// push appends an item.
-func (x *seqIndex) push(id int32, body int) {
+// push appends an item; of a loop (body > 0), h is its body's hash
+// (window's, of the items it was made of).
+func (x *seqIndex) push(id int32, body int, h uint64) {
 	p := int32(len(x.keys))
+	if p == 0 {
+		x.sums = append(x.sums[:0], 0)
+	}
+	x.sums = append(x.sums, x.sums[p]*hashBase+uint64(uint32(id))+1)
+	x.bodies = append(x.bodies, h)
 	x.keys = append(x.keys, itemKey{id, int32(body)})
 	last := x.lastAt.at(x.pairKey(int(p)))
 	x.prev = append(x.prev, *last)
@@ -80,6 +110,7 @@ func (x *seqIndex) truncate(m int) {
 		}
 	}
 	x.keys, x.prev, x.nextEnd = x.keys[:m], x.prev[:m], x.nextEnd[:m]
+	x.sums, x.bodies = x.sums[:m+1], x.bodies[:m]
 }
 
 // reset empties the index.
@@ -117,8 +148,9 @@ func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 			return false
 		}
 		if l == lq {
+			body := x.bodies[q]
 			q = x.nextEnd[q]
-			if try(l, true) {
+			if body == x.window(n-l, n) && try(l, true) {
 				return true
 			}
 		}
@@ -128,7 +160,7 @@ func (x *seqIndex) candidates(try func(l int, extend bool) bool) bool {
 			} else {
 				p = x.prev[p]
 			}
-			if 2*l <= n && try(l, false) {
+			if 2*l <= n && x.window(n-2*l, n-l) == x.window(n-l, n) && try(l, false) {
 				return true
 			}
 		}

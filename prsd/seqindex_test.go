@@ -11,23 +11,51 @@ import (
 // TestSeqIndexCandidates: after random appends and truncations, the
 // lengths the index gives fold are those a scan of every length finds, in
 // the same order: an iteration more where the item l before the tail is a
-// loop of body length l, a new loop where the last two items' identities
-// are l items before them and the sequence holds two lengths l. Identities are
-// numbered for a whole trace: a sequence's may be few and large.
+// loop whose body is the tail's l items, a new loop where the tail's l
+// items repeat the l before them. Identities are numbered for a whole
+// trace: a sequence's may be few and large.
 func TestSeqIndexCandidates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, ids := range []int32{2, 5, 40, 1000} {
+		// An identity divisible by 3 is a loop's, of a body of calls of
+		// its own (bodyOf).
+		bodyOf := func(id int32) []itemKey {
+			r := rand.New(rand.NewPCG(uint64(id), 0))
+			body := make([]itemKey, int(id)%4+1)
+			for k := range body {
+				body[k] = itemKey{(3*r.Int32N(ids) + 1) * 40_009 % (1 << 30), 0}
+			}
+			return body
+		}
+		hash := func(items []itemKey) uint64 {
+			var h uint64
+			for _, it := range items {
+				h = h*hashBase + uint64(uint32(it.id)) + 1
+			}
+			return h
+		}
 		var x seqIndex
+		var bodies [][]itemKey // by position, a loop's
 		for range 5000 {
-			if n := len(x.keys); n > 0 && rng.IntN(4) == 0 {
-				x.truncate(n - rng.IntN(min(n, 2*maxBody)+1))
-			} else {
-				id := rng.Int32N(ids)
-				body := 0
-				if id%3 == 0 { // an identity is a loop or a call, for good
-					body = int(id)%maxBody + 1
+			switch n := len(x.keys); {
+			case n > 0 && rng.IntN(4) == 0:
+				m := n - rng.IntN(min(n, 2*maxBody)+1)
+				x.truncate(m)
+				bodies = bodies[:m]
+			case n > 0 && rng.IntN(3) == 0: // an iteration of a recent loop
+				q := n - 1 - rng.IntN(min(n, 8))
+				for _, it := range bodies[q] {
+					x.push(it.id, 0, 0)
+					bodies = append(bodies, nil)
 				}
-				x.push(id*40_009%(1<<30), body)
+			default:
+				id := rng.Int32N(ids)
+				var body []itemKey
+				if id%3 == 0 {
+					body = bodyOf(id)
+				}
+				x.push(id*40_009%(1<<30), len(body), hash(body))
+				bodies = append(bodies, body)
 			}
 			if len(x.keys) == 0 {
 				continue
@@ -42,12 +70,12 @@ func TestSeqIndexCandidates(t *testing.T) {
 				return false
 			})
 			var want []cand
-			n, last := len(x.keys), x.keys[len(x.keys)-1].id
+			n := len(x.keys)
 			for l := 1; l <= maxBody && l < n; l++ {
-				if int(x.keys[n-l-1].body) == l {
+				if slices.Equal(bodies[n-l-1], x.keys[n-l:]) {
 					want = append(want, cand{l, true})
 				}
-				if 2*l <= n && x.keys[n-l-1].id == last && (l == 1 || x.keys[n-l-2] == x.keys[n-2]) {
+				if 2*l <= n && slices.Equal(x.keys[n-2*l:n-l], x.keys[n-l:]) {
 					want = append(want, cand{l, false})
 				}
 			}
