@@ -26,6 +26,7 @@ type seqIndex struct {
 	keys    []itemKey // by position
 	prev    []int32   // by position: the previous position of its pair (pairKey), -1 if none
 	lastAt  posTable  // by pair: its last position, -1 if none
+	slot    []int32   // by position: its pair's slot in lastAt, for truncate
 	nextEnd []int32   // by position, of a loop: the previous loop of its end, -1 if none
 	endAt   []int32   // by end (a loop's position, plus 1 and its body's length): the last loop of it, -1 if none
 	// sums are the items' identities hashed as a polynomial, by prefix
@@ -70,8 +71,16 @@ func (x *seqIndex) push(id int32, body int, h uint64) {
 	x.sums = append(x.sums, x.sums[p]*hashBase+uint64(uint32(id))+1)
 	x.bodies = append(x.bodies, h)
 	x.keys = append(x.keys, itemKey{id, int32(body)})
-	last := x.lastAt.at(x.pairKey(int(p)))
+	if x.lastAt.full() { // the slots move: the positions' are found again
+		x.lastAt.grow()
+		for q := range x.slot {
+			x.slot[q] = x.lastAt.index(x.pairKey(q))
+		}
+	}
+	i := x.lastAt.index(x.pairKey(int(p)))
+	last := &x.lastAt.slots[i].pos
 	x.prev = append(x.prev, *last)
+	x.slot = append(x.slot, i)
 	*last = p
 	x.nextEnd = append(x.nextEnd, -1)
 	if body > 0 {
@@ -104,12 +113,12 @@ func grow(s []int32, i int) []int32 {
 func (x *seqIndex) truncate(m int) {
 	for p := len(x.keys) - 1; p >= m; p-- {
 		k := x.keys[p]
-		*x.lastAt.at(x.pairKey(p)) = x.prev[p]
+		x.lastAt.slots[x.slot[p]].pos = x.prev[p]
 		if k.body > 0 {
 			x.endAt[p+1+int(k.body)] = x.nextEnd[p]
 		}
 	}
-	x.keys, x.prev, x.nextEnd = x.keys[:m], x.prev[:m], x.nextEnd[:m]
+	x.keys, x.prev, x.nextEnd, x.slot = x.keys[:m], x.prev[:m], x.nextEnd[:m], x.slot[:m]
 	x.sums, x.bodies = x.sums[:m+1], x.bodies[:m]
 }
 
@@ -182,21 +191,23 @@ type posSlot struct {
 	pos  int32
 }
 
-// at returns the position of key (below 2^64-1), added as -1 if absent.
-func (t *posTable) at(key uint64) *int32 {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
+// full reports whether a key more would pass half the slots (grow
+// first).
+func (t *posTable) full() bool { return 2*(t.n+1) > len(t.slots) }
+
+// index returns the slot of key (below 2^64-1), added with the position
+// -1 if absent; the table must not be full.
+func (t *posTable) index(key uint64) int32 {
 	mask := len(t.slots) - 1
 	for i := int(key*0x9e3779b97f4a7c15>>t.shift) & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.key1 == key+1 {
-			return &sl.pos
+			return int32(i)
 		}
 		if sl.key1 == 0 {
 			*sl = posSlot{key + 1, -1}
 			t.n++
-			return &sl.pos
+			return int32(i)
 		}
 	}
 }
@@ -208,7 +219,7 @@ func (t *posTable) grow() {
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, sl := range old {
 		if sl.key1 != 0 {
-			*t.at(sl.key1 - 1) = sl.pos
+			t.slots[t.index(sl.key1-1)].pos = sl.pos
 		}
 	}
 }
