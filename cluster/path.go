@@ -47,6 +47,7 @@ type pathReader struct {
 	// kept from one rank to the next with the stamp of their group.
 	distinct []distinctSums
 	stamp    int
+	used     []int32
 }
 
 type callKey struct {

@@ -318,7 +318,8 @@ func (s *sums) step(e *trace.Event, class uint8) bool {
 // distinctSums is what a distinct event adds to a rank's sums (params),
 // beside its call.
 type distinctSums struct {
-	stamp      int // of the group it is valid in (addDistinct)
+	stamp      int   // of the group it is valid in (addDistinct)
+	n          int64 // the calls that copied it in the group
 	class      uint8
 	kind       trace.Kind
 	site       uint64
@@ -337,14 +338,18 @@ func (s *sums) addDistinct(dr trace.DistinctReader) {
 	var (
 		table   = s.paths.distinct // the signer's, from rank to rank
 		stamp   = s.paths.stamp
+		used    = s.paths.used[:0] // the group's distinct events, in table
 		last    = -1
 		scratch = sums{meta: s.meta, types: s.types, ranks: s.ranks, plugins: s.plugins}
-		k       = &s.sig.Params
 	)
-	defer func() { s.paths.distinct, s.paths.stamp = table, stamp }()
+	defer func() { s.paths.distinct, s.paths.stamp, s.paths.used = table, stamp, used }()
 	scratch.sig.Rank = s.sig.Rank
 	for {
 		id, group, ok := dr.NextDistinct()
+		if group != last || !ok {
+			s.addUsed(table, used)
+			used = used[:0]
+		}
 		if !ok {
 			return
 		}
@@ -363,19 +368,35 @@ func (s *sums) addDistinct(dr trace.DistinctReader) {
 		d := &table[id]
 		if d.stamp != stamp {
 			scratch.distinct(d, dr.Distinct(id))
-			d.stamp = stamp
+			d.stamp = stamp // (distinct zeroes d.n)
+			used = append(used, int32(id))
 		}
 		if !s.step(e, d.class) {
 			continue
 		}
 		s.paths.add(d.kind, d.site)
-		k.CountSum, k.CountN = k.CountSum+d.k.CountSum, k.CountN+d.k.CountN
-		k.DestSum, k.DestN = k.DestSum+d.k.DestSum, k.DestN+d.k.DestN
-		k.SrcSum, k.SrcN = k.SrcSum+d.k.SrcSum, k.SrcN+d.k.SrcN
+		d.n++
+	}
+}
+
+// addUsed adds to the sums the parameters of the distinct events of a
+// group (used, indexes in table), each times the calls that copied it:
+// integers, or integers as float64, whose products and sums are exact.
+func (s *sums) addUsed(table []distinctSums, used []int32) {
+	k := &s.sig.Params
+	for _, id := range used {
+		d := &table[id]
+		n := d.n
+		if n == 0 {
+			continue
+		}
+		k.CountSum, k.CountN = k.CountSum+n*d.k.CountSum, k.CountN+n*d.k.CountN
+		k.DestSum, k.DestN = k.DestSum+n*d.k.DestSum, k.DestN+n*d.k.DestN
+		k.SrcSum, k.SrcN = k.SrcSum+n*d.k.SrcSum, k.SrcN+n*d.k.SrcN
 		k.Types |= d.k.Types
-		s.tag, s.nTag = s.tag+d.tag, s.nTag+d.nTag
+		s.tag, s.nTag = s.tag+n*d.tag, s.nTag+n*d.nTag
 		if d.nSplit != 0 {
-			s.color, s.key, s.nSplit = s.color+d.color, s.key+d.key, s.nSplit+d.nSplit
+			s.color, s.key, s.nSplit = s.color+float64(n)*d.color, s.key+float64(n)*d.key, s.nSplit+n*d.nSplit
 		}
 	}
 }
