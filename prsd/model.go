@@ -935,6 +935,8 @@ func (rd *reader) stat(tg *Timing, node, cur int32, k int) float64 {
 		if j := c.v; uint64(j) < uint64(len(l.vals)) && c.n < l.N { // cursor.next's, inlined
 			c.v, c.n = j+1, c.n+1
 			i = l.vals[j]
+		} else if l.streamed() { // a noisy computation's levels
+			i = c.nextStream(l)
 		} else {
 			i = c.nextSlow(l)
 		}

@@ -38,9 +38,14 @@ type Series struct {
 	// differences of 0 need no run: a noisy trace has many).
 	Runs []Run
 	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
-	// and vals holds every value.
+	// and vals holds every value, or nil where the readers decode enc as
+	// they go (a long series of short runs, a noisy one: streamed).
 	enc []byte
 }
+
+// streamed reports whether the readers of s decode its runs' encoding
+// value by value (nextStream).
+func (s *Series) streamed() bool { return s.enc != nil && s.vals == nil }
 
 // Run is an item of a series' differences: Count times Delta (Body nil),
 // or Reps times the items of Body.
@@ -59,6 +64,15 @@ func Const(v int64, n int64) Series {
 
 // IsConst reports whether every value of s is s.First.
 func (s *Series) IsConst() bool {
+	if s.streamed() {
+		var c cursor
+		for range s.N {
+			if c.next(s) != s.First {
+				return false
+			}
+		}
+		return true
+	}
 	if s.enc != nil {
 		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
 	}
@@ -244,11 +258,12 @@ func (b *seriesBuilder) finish() Series {
 	if b.frz != nil {
 		frz = *b.frz
 	}
-	if frz.runs > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
-		// About a run a value (noise): the values and the runs' encoding,
-		// as a series read from a file holds them (readValues), take less
-		// memory than the runs, and flatten would keep the values anyway;
-		// where there are many more values than runs, the runs.
+	if frz.runs > 0 || s.N > 1 && !s.IsConst() && (s.N <= flatLimit(numRuns(s.Runs)) || s.N > maxCycled && shortRuns(s.Runs, s.N)) {
+		// About a run a value (noise), or runs that readers stream: the
+		// values or the runs' encoding, as a series read from a file holds
+		// them (readValues), take less memory than the runs, and flatten
+		// would keep the values anyway; where there are many more values
+		// than runs, the runs.
 		enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(s.Runs)))
 		enc = appendRunItems(append(enc, frz.enc...), s.Runs)
 		s.Runs = nil
@@ -257,6 +272,18 @@ func (b *seriesBuilder) finish() Series {
 	}
 	s.Runs = slices.Clone(s.Runs)
 	return s
+}
+
+// shortRuns reports whether the runs of a series of n values are all in
+// the short form that a series streams (stream); n is 0 in a repeat's
+// body.
+func shortRuns(runs []Run, n int64) bool {
+	return !slices.ContainsFunc(runs, func(r Run) bool {
+		if r.Body != nil {
+			return n == 0 || r.Reps >= 1<<14 || len(r.Body) >= 0x80 || !shortRuns(r.Body, 0) || 2*r.Reps*numDiffs(r.Body) >= n
+		}
+		return r.Count >= 0x80 || r.Delta < -1<<13 || r.Delta >= 1<<13
+	})
 }
 
 // foldRuns folds the end of runs once, as the call compressor folds calls:
@@ -393,6 +420,10 @@ var flatReads = true
 // the runs it reads: it gives up once the values pass flatLimit of the
 // runs declared so far.
 func (s *Series) readFlat(d *varint.Reader) bool {
+	if s.stream(d.B[d.Off:]) {
+		d.Off += len(s.enc)
+		return true
+	}
 	x := flatReader{b: d.B, off: d.Off, v: s.First}
 	// The first list's runs, each of at least 2 bytes, bound the values.
 	n, ok := x.uvarint()
@@ -566,6 +597,9 @@ func (x *flatReader) run(depth int, lim int64) (uint64, bool) {
 // runs: where flatten would keep every value, the values and enc, which
 // take less memory than the runs and less time to make.
 func (s *Series) readValues(enc []byte, items int64) {
+	if s.stream(enc) {
+		return
+	}
 	if s.N > flatLimit(items) {
 		s.Runs, _, _ = readRuns(&varint.Reader{B: enc}, 0, true)
 		return
@@ -574,6 +608,71 @@ func (s *Series) readValues(enc []byte, items int64) {
 	s.vals = make([]int64, 1, s.N)
 	s.vals[0] = s.First
 	s.vals, _, _ = expandRuns(enc, 0, s.vals, s.First)
+}
+
+// stream sets s, of N and First set, to be streamed from the list of
+// runs at the start of enc, and reports whether it did: if the series is
+// longer than a reader cycles (maxCycled) and its runs are in the short
+// form of noise, which its readers decode without a check (nextStream):
+// a count of one byte and a delta of one or two, in repeats of up to 127
+// such runs, each with less than half the values (more are a period,
+// which flatten keeps). Noise folds into a few short repeats by chance.
+// Kept as bytes, a noisy series takes 2 or 3 bytes a value rather than 8,
+// read in order.
+func (s *Series) stream(enc []byte) bool {
+	if s.N <= maxCycled || len(enc) > math.MaxInt32 {
+		return false
+	}
+	off, total, ok := streamList(enc, 0, uint64(s.N))
+	if !ok || total != uint64(s.N-1) {
+		return false
+	}
+	s.enc, s.vals = enc[:off:off], nil
+	return true
+}
+
+// streamList checks the list of runs at enc[off:] of a series of n
+// values for stream (n 0: a repeat's body) and returns the offset after
+// it and the number of differences it holds.
+func streamList(enc []byte, off int, n uint64) (int, uint64, bool) {
+	top := n > 0
+	items, w := binary.Uvarint(enc[off:])
+	if w <= 0 || items == 0 || items > uint64(len(enc)-off-w)/2 || !top && items >= 0x80 {
+		return 0, 0, false
+	}
+	off += w
+	var total uint64
+	for range items {
+		if off+1 >= len(enc) {
+			return 0, 0, false
+		}
+		c := enc[off]
+		if c == 0 && top {
+			// at most two bytes of repetitions, half the values
+			reps, w := binary.Uvarint(enc[off+1:])
+			if w <= 0 || w > 2 || reps == 0 {
+				return 0, 0, false
+			}
+			end, body, ok := streamList(enc, off+1+w, 0)
+			if !ok || 2*reps*body >= n {
+				return 0, 0, false
+			}
+			off, total = end, total+reps*body
+			continue
+		}
+		if c == 0 || c >= 0x80 {
+			return 0, 0, false
+		}
+		if u := enc[off+1]; u >= 0x80 {
+			if off+2 >= len(enc) || enc[off+2] >= 0x80 {
+				return 0, 0, false
+			}
+			off++
+		}
+		off += 2
+		total += uint64(c)
+	}
+	return off, total, true
 }
 
 // expandRuns appends the values that the valid encoding of runs at
@@ -922,6 +1021,15 @@ type cursor struct {
 	n     int64       // values read
 	hist  *histCursor // of a histogram's series, its draws
 	stack *[]cframe
+	// Of a streamed series: the offset of its next item in the
+	// encoding; the values left of the current run, and its difference;
+	// in a repeat, the offset of its body's first run, the runs of the
+	// body and those left in this repetition, and the repetitions left
+	// after this one.
+	off, body   int32
+	left, delta int16
+	bodyN, runs uint8
+	reps        uint16
 }
 
 // histCursor is what a rank has drawn from a histogram: the instances of
@@ -955,6 +1063,9 @@ func (c *cursor) next(s *Series) int64 {
 // nextSlow is next at the end of a table of values or of the series, or
 // of a series walked by its runs.
 func (c *cursor) nextSlow(s *Series) int64 {
+	if s.streamed() {
+		return c.nextStream(s)
+	}
 	if s.vals != nil {
 		if c.n >= s.N || c.v == int64(len(s.vals)) {
 			c.v = 0
@@ -984,6 +1095,54 @@ func (c *cursor) nextSlow(s *Series) int64 {
 		}
 	}
 	c.v += c.step()
+	return c.v
+}
+
+// nextStream is nextSlow for a streamed series, whose runs are in the
+// short form that stream checked.
+func (c *cursor) nextStream(s *Series) int64 {
+	if c.n == 0 || c.n >= s.N {
+		_, w := binary.Uvarint(s.enc)
+		*c = cursor{n: 1, v: s.First, off: int32(w), hist: c.hist, stack: c.stack}
+		return c.v
+	}
+	c.n++
+	if c.left > 0 {
+		c.left--
+		c.v += int64(c.delta)
+		return c.v
+	}
+	b := s.enc
+	if c.body != 0 && c.runs == 0 { // a repetition's end
+		if c.reps > 0 {
+			c.reps--
+			c.off, c.runs = c.body, c.bodyN
+		} else {
+			c.body = 0
+		}
+	}
+	off := int(c.off)
+	if b[off] == 0 { // a repeat: 0, its repetitions, its body's runs
+		reps, w := uint64(b[off+1]), 2
+		if reps >= 0x80 {
+			reps, w = reps&0x7f|uint64(b[off+2])<<7, 3
+		}
+		off += w
+		c.reps, c.bodyN, c.runs = uint16(reps-1), b[off], b[off]
+		off++
+		c.body = int32(off)
+	}
+	n, u := b[off], uint64(b[off+1])
+	if off += 2; u >= 0x80 {
+		u = u&0x7f | uint64(b[off])<<7
+		off++
+	}
+	if c.body != 0 {
+		c.runs--
+	}
+	d := int64(u>>1) ^ -int64(u&1) // zigzag
+	c.off, c.left, c.delta = int32(off), int16(n-1), int16(d)
+	c.v += d
 	return c.v
 }
 

@@ -157,35 +157,61 @@ func TestSeriesDecodeErrors(t *testing.T) {
 }
 
 // TestSeriesFlat: the values a reader takes by index, all of them or one
-// period (flatten), and those of a series read with its values
-// (ReadSeries), are the series' own, from the first again past the end;
-// the series encodes to the same bytes and keeps what it holds.
+// period (flatten), those of a series read with its values (ReadSeries)
+// and those of a streamed one, are the series' own, from the first again
+// past the end; the series encodes to the same bytes and keeps what it
+// holds.
 func TestSeriesFlat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	noisy := func(i int) int64 { return 2500 + int64(rng.IntN(40)) }
+	// runs of 1 to 127 equal differences, from -2 to 2
+	var v, block, left int64
+	steps := func(i int) int64 {
+		if left == 0 {
+			block++
+			left = 1 + block*37%127
+		}
+		left--
+		v += block%5 - 2
+		return v
+	}
 	for _, c := range []struct {
-		name string
-		n    int
-		f    func(i int) int64
-		kept int // the values flatten keeps (0: none)
+		name     string
+		n        int
+		f        func(i int) int64
+		kept     int  // the values flatten keeps (0: none)
+		streamed bool // read from its encoding
 	}{
-		{"noisy", 3000, noisy, 3000},
-		{"noisy short", 7, noisy, 7},
-		{"alternating", 3000, func(i int) int64 { return []int64{8, 1}[i%2] }, 2},
+		{"noisy", 3000, noisy, 0, true},
+		// runs of up to 127 values: the short form
+		{"noisy steps", 3000, steps, 0, true},
+		// noise and, every 50 values, 5 differences of ±3: repeats
+		{"noisy repeats", 3000, func(i int) int64 {
+			if i%50 < 6 {
+				return 2500 + int64(i%2)*3
+			}
+			return noisy(i)
+		}, 0, true},
+		// differences past two bytes: values
+		{"noisy wide", 3000, func(i int) int64 { return int64(rng.IntN(1 << 20)) }, 3000, false},
+		// the short form, at most what a reader cycles: values
+		{"noisy 256", 256, noisy, 256, false},
+		{"noisy short", 7, noisy, 7, false},
+		{"alternating", 3000, func(i int) int64 { return []int64{8, 1}[i%2] }, 2, false},
 		// LU's call sites after a send: 30×(0 2) then 30×(0 3), over and
 		// over; a period of 240, more than flatLimit for 6 runs, within
 		// the trace's budget; one of 1200, longer than maxPeriod.
-		{"period 120", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/60%2)) }, 120},
-		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 240},
-		{"period 1200", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/600%2)) }, 0},
+		{"period 120", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/60%2)) }, 120, false},
+		{"period 240", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/120%2)) }, 240, false},
+		{"period 1200", 6000, func(i int) int64 { return int64(i%2) * (2 + int64(i/600%2)) }, 0, false},
 		// LU's call site after the last receive of a sweep's 60: 119
 		// zeros and a 4, a period of 120 in 6 runs.
-		{"period 120 sparse", 6000, func(i int) int64 { return 4 * int64(i%120/119) }, 120},
-		{"period broken", 3000, func(i int) int64 { return int64(i%2) + int64(i/2999) }, 0},
-		{"progression", 3000, func(i int) int64 { return int64(3 * i) }, 0},
-		{"period 7", 100, func(i int) int64 { return int64(i % 7) }, 7},
-		{"small", 30, func(i int) int64 { return int64(i % 7) }, 30},
-		{"constant", 3000, func(int) int64 { return 4 }, 0},
+		{"period 120 sparse", 6000, func(i int) int64 { return 4 * int64(i%120/119) }, 120, false},
+		{"period broken", 3000, func(i int) int64 { return int64(i%2) + int64(i/2999) }, 0, false},
+		{"progression", 3000, func(i int) int64 { return int64(3 * i) }, 0, false},
+		{"period 7", 100, func(i int) int64 { return int64(i % 7) }, 7, false},
+		{"small", 30, func(i int) int64 { return int64(i % 7) }, 30, false},
+		{"constant", 3000, func(int) int64 { return 4 }, 0, false},
 	} {
 		vals := make([]int64, c.n)
 		for i := range vals {
@@ -201,8 +227,8 @@ func TestSeriesFlat(t *testing.T) {
 		for form, s := range map[string]*Series{"built": &built, "read": &read} {
 			budget := newFlatBudget()
 			s.flatten(&budget)
-			if len(s.vals) != c.kept {
-				t.Errorf("%s, %s: %d values kept, want %d", c.name, form, len(s.vals), c.kept)
+			if len(s.vals) != c.kept || s.streamed() != c.streamed {
+				t.Errorf("%s, %s: %d values kept, streamed %v; want %d, %v", c.name, form, len(s.vals), s.streamed(), c.kept, c.streamed)
 			}
 			var cur cursor
 			for i := range c.n + 3 {
@@ -321,6 +347,16 @@ func FuzzReadSeries(f *testing.F) {
 			}
 			return v
 		}(),
+		func() []int64 { // noise and short repeats: streamed
+			v := make([]int64, 600)
+			for i := range v {
+				v[i] = 2500 + int64(rng.IntN(40))
+				if i%50 < 6 {
+					v[i] = 2500 + int64(i%2)*3
+				}
+			}
+			return v
+		}(),
 		func() []int64 { // a period of 120 in 6 runs
 			v := make([]int64, 6000)
 			for i := range v {
@@ -352,6 +388,17 @@ func FuzzReadSeries(f *testing.F) {
 		if d.Off != wantOff || got.N != want.N || got.First != want.First || !slices.Equal(got.vals, want.vals) ||
 			!slices.Equal(got.enc, want.enc) || (got.Runs == nil) != (want.Runs == nil) {
 			t.Fatalf("read %+v to byte %d, two passes %+v to byte %d", got, d.Off, want, wantOff)
+		}
+		// a streamed series' cursor reads the values its runs give, then
+		// the first again
+		if got.streamed() && got.N <= 1<<16 {
+			vals, _, _ := expandRuns(got.enc, 0, []int64{got.First}, got.First)
+			var c cursor
+			for i := range got.N + 1 {
+				if v := c.next(&got); v != vals[i%got.N] {
+					t.Fatalf("value %d of a streamed series: %d, want %d", i, v, vals[i%got.N])
+				}
+			}
 		}
 	})
 }
