@@ -32,15 +32,16 @@ type Series struct {
 	// one period where they repeat (flatten). A reader reads N, First,
 	// slot and vals: the first 48 bytes.
 	vals []int64
+	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
+	// and vals holds every value, or nil where the readers decode enc as
+	// they go (a long series of short runs, a noisy one: streamed); its
+	// pointer and length are the next 16 bytes a reader reads.
+	enc []byte
 	// Runs are the N-1 differences, in order; nil in a series read with
 	// its values (ReadSeries: a run about every value), which keeps the
 	// runs' encoding instead, and in a constant ReadSeries read (its N-1
 	// differences of 0 need no run: a noisy trace has many).
 	Runs []Run
-	// enc, where Runs is nil, is the encoding of the runs (AppendBinary)
-	// and vals holds every value, or nil where the readers decode enc as
-	// they go (a long series of short runs, a noisy one: streamed).
-	enc []byte
 }
 
 // streamed reports whether the readers of s decode its runs' encoding
@@ -1017,19 +1018,19 @@ func numRuns(runs []Run) int64 {
 // for each varying series of its groups, tens of thousands in an
 // irregular trace: the stack, which only series of runs need, is apart.
 type cursor struct {
-	v     int64       // the last value read; in a series of vals, the next one's index
-	n     int64       // values read
-	hist  *histCursor // of a histogram's series, its draws
-	stack *[]cframe
-	// Of a streamed series: the offset of its next item in the
-	// encoding; the values left of the current run, and its difference;
-	// in a repeat, the offset of its body's first run, the runs of the
-	// body and those left in this repetition, and the repetitions left
-	// after this one.
+	v int64 // the last value read; in a series of vals, the next one's index
+	n int64 // values read
+	// Of a streamed series (in the first 32 bytes, which nextStream
+	// reads): the offset of its next item in the encoding; the values
+	// left of the current run, and its difference; in a repeat, the
+	// offset of its body's first run, the runs of the body and those left
+	// in this repetition, and the repetitions left after this one.
 	off, body   int32
 	left, delta int16
 	bodyN, runs uint8
 	reps        uint16
+	hist        *histCursor // of a histogram's series, its draws
+	stack       *[]cframe
 }
 
 // histCursor is what a rank has drawn from a histogram: the instances of
