@@ -259,12 +259,12 @@ func (b *seriesBuilder) finish() Series {
 	if b.frz != nil {
 		frz = *b.frz
 	}
-	if frz.runs > 0 || s.N > 1 && !s.IsConst() && (s.N <= flatLimit(numRuns(s.Runs)) || s.N > maxCycled && shortRuns(s.Runs, s.N)) {
-		// About a run a value (noise), or runs that readers stream: the
-		// values or the runs' encoding, as a series read from a file holds
-		// them (readValues), take less memory than the runs, and flatten
-		// would keep the values anyway; where there are many more values
-		// than runs, the runs.
+	if frz.runs > 0 || s.N > 1 && !s.IsConst() && s.N <= flatLimit(numRuns(s.Runs)) {
+		// About a run a value (noise): the values or the runs' encoding
+		// alone (streamed), as a series read from a file holds them
+		// (readValues), take less memory than the runs, and flatten would
+		// keep the values anyway; where there are many more values than
+		// runs, the runs.
 		enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(s.Runs)))
 		enc = appendRunItems(append(enc, frz.enc...), s.Runs)
 		s.Runs = nil
@@ -273,18 +273,6 @@ func (b *seriesBuilder) finish() Series {
 	}
 	s.Runs = slices.Clone(s.Runs)
 	return s
-}
-
-// shortRuns reports whether the runs of a series of n values are all in
-// the short form that a series streams (stream); n is 0 in a repeat's
-// body.
-func shortRuns(runs []Run, n int64) bool {
-	return !slices.ContainsFunc(runs, func(r Run) bool {
-		if r.Body != nil {
-			return n == 0 || r.Reps >= 1<<14 || len(r.Body) >= 0x80 || !shortRuns(r.Body, 0) || 2*r.Reps*numDiffs(r.Body) >= n
-		}
-		return r.Count >= 0x80 || r.Delta < -1<<13 || r.Delta >= 1<<13
-	})
 }
 
 // foldRuns folds the end of runs once, as the call compressor folds calls:
@@ -619,13 +607,15 @@ func (s *Series) readValues(enc []byte, items int64) {
 // such runs, each with less than half the values (more are a period,
 // which flatten keeps). Noise folds into a few short repeats by chance.
 // Kept as bytes, a noisy series takes 2 or 3 bytes a value rather than 8,
-// read in order.
+// read in order. As for the values kept, the series has at most
+// flatLimit values of the runs it declares, so that a few bytes cannot
+// declare billions of values that a walk (IsConst) would then take.
 func (s *Series) stream(enc []byte) bool {
 	if s.N <= maxCycled || len(enc) > math.MaxInt32 {
 		return false
 	}
-	off, total, ok := streamList(enc, 0, uint64(s.N))
-	if !ok || total != uint64(s.N-1) {
+	off, total, items, ok := streamList(enc, 0, uint64(s.N))
+	if !ok || total != uint64(s.N-1) || s.N > flatLimit(items) {
 		return false
 	}
 	s.enc, s.vals = enc[:off:off], nil
@@ -634,46 +624,48 @@ func (s *Series) stream(enc []byte) bool {
 
 // streamList checks the list of runs at enc[off:] of a series of n
 // values for stream (n 0: a repeat's body) and returns the offset after
-// it and the number of differences it holds.
-func streamList(enc []byte, off int, n uint64) (int, uint64, bool) {
+// it, the number of differences it holds and the number of runs it
+// declares (its items, and those of its repeats' bodies).
+func streamList(enc []byte, off int, n uint64) (int, uint64, int64, bool) {
 	top := n > 0
 	items, w := binary.Uvarint(enc[off:])
 	if w <= 0 || items == 0 || items > uint64(len(enc)-off-w)/2 || !top && items >= 0x80 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	off += w
 	var total uint64
+	runs := int64(items)
 	for range items {
 		if off+1 >= len(enc) {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		c := enc[off]
 		if c == 0 && top {
 			// at most two bytes of repetitions, half the values
 			reps, w := binary.Uvarint(enc[off+1:])
 			if w <= 0 || w > 2 || reps == 0 {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
-			end, body, ok := streamList(enc, off+1+w, 0)
+			end, body, inner, ok := streamList(enc, off+1+w, 0)
 			if !ok || 2*reps*body >= n {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
-			off, total = end, total+reps*body
+			off, total, runs = end, total+reps*body, runs+inner
 			continue
 		}
 		if c == 0 || c >= 0x80 {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		if u := enc[off+1]; u >= 0x80 {
 			if off+2 >= len(enc) || enc[off+2] >= 0x80 {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			off++
 		}
 		off += 2
 		total += uint64(c)
 	}
-	return off, total, true
+	return off, total, runs, true
 }
 
 // expandRuns appends the values that the valid encoding of runs at

@@ -1,6 +1,7 @@
 package prsd
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -164,12 +165,12 @@ func TestSeriesDecodeErrors(t *testing.T) {
 func TestSeriesFlat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	noisy := func(i int) int64 { return 2500 + int64(rng.IntN(40)) }
-	// runs of 1 to 127 equal differences, from -2 to 2
+	// runs of 1 to 8 equal differences, from -2 to 2
 	var v, block, left int64
 	steps := func(i int) int64 {
 		if left == 0 {
 			block++
-			left = 1 + block*37%127
+			left = 1 + block*5%8
 		}
 		left--
 		v += block%5 - 2
@@ -185,6 +186,8 @@ func TestSeriesFlat(t *testing.T) {
 		{"noisy", 3000, noisy, 0, true},
 		// runs of up to 127 values: the short form
 		{"noisy steps", 3000, steps, 0, true},
+		// runs of 127 values, more than 16 values a run: runs
+		{"noisy long runs", 3000, func(i int) int64 { return int64(i / 127 % 2 * i) }, 0, false},
 		// noise and, every 50 values, 5 differences of ±3: repeats
 		{"noisy repeats", 3000, func(i int) int64 {
 			if i%50 < 6 {
@@ -243,6 +246,35 @@ func TestSeriesFlat(t *testing.T) {
 				t.Errorf("%s, %s: IsConst %v", c.name, form, s.IsConst())
 			}
 		}
+	}
+}
+
+// TestStreamBound: a series of short runs whose repeats declare many
+// more values than its runs (a few hundred bytes, 800 million values)
+// is not streamed, which would make IsConst walk them, but kept as its
+// runs, as readFlat keeps it.
+func TestStreamBound(t *testing.T) {
+	body := binary.AppendUvarint(nil, 127)
+	for range 127 {
+		body = append(body, 127, 2) // 127 differences of 1
+	}
+	const reps = 1<<14 - 1
+	enc := binary.AppendUvarint(nil, 3)
+	for range 3 {
+		enc = append(binary.AppendUvarint(append(enc, 0), reps), body...)
+	}
+	n := int64(3*reps*127*127 + 1)
+	b := append(binary.AppendVarint(binary.AppendUvarint(nil, uint64(n)), 5), enc...)
+	d := varint.Reader{B: b}
+	s := ReadSeries(&d)
+	if d.Err != nil || s.N != n {
+		t.Fatalf("read %d values, %v", s.N, d.Err)
+	}
+	if s.streamed() || s.Runs == nil || s.IsConst() {
+		t.Errorf("streamed %v, %d runs, constant %v", s.streamed(), len(s.Runs), s.IsConst())
+	}
+	if r := (Series{N: n, First: 5}); r.stream(enc) {
+		t.Error("stream took it")
 	}
 }
 
