@@ -65,14 +65,9 @@ func Const(v int64, n int64) Series {
 
 // IsConst reports whether every value of s is s.First.
 func (s *Series) IsConst() bool {
-	if s.streamed() {
-		var c cursor
-		for range s.N {
-			if c.next(s) != s.First {
-				return false
-			}
-		}
-		return true
+	if s.streamed() { // from its runs' encoding, not its values: a few bytes can hold billions
+		_, _, varies, _ := streamList(s.enc, 0, uint64(s.N))
+		return !varies
 	}
 	if s.enc != nil {
 		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
@@ -269,6 +264,10 @@ func (b *seriesBuilder) finish() Series {
 		enc = appendRunItems(append(enc, frz.enc...), s.Runs)
 		s.Runs = nil
 		s.readValues(enc, frz.items+numRuns(b.runs))
+		return s
+	}
+	if s.N > maxCycled && !s.IsConst() && s.stream(appendRuns(nil, s.Runs)) {
+		s.Runs = nil // runs of a few values each, which readers stream
 		return s
 	}
 	s.Runs = slices.Clone(s.Runs)
@@ -607,15 +606,15 @@ func (s *Series) readValues(enc []byte, items int64) {
 // such runs, each with less than half the values (more are a period,
 // which flatten keeps). Noise folds into a few short repeats by chance.
 // Kept as bytes, a noisy series takes 2 or 3 bytes a value rather than 8,
-// read in order. As for the values kept, the series has at most
-// flatLimit values of the runs it declares, so that a few bytes cannot
-// declare billions of values that a walk (IsConst) would then take.
+// read in order. Nothing walks its values but its readers (IsConst
+// reads its encoding), so that a few hundred bytes of repeats that hold
+// millions of values cost no more at open than other bytes.
 func (s *Series) stream(enc []byte) bool {
 	if s.N <= maxCycled || len(enc) > math.MaxInt32 {
 		return false
 	}
-	off, total, items, ok := streamList(enc, 0, uint64(s.N))
-	if !ok || total != uint64(s.N-1) || s.N > flatLimit(items) {
+	off, total, _, ok := streamList(enc, 0, uint64(s.N))
+	if !ok || total != uint64(s.N-1) {
 		return false
 	}
 	s.enc, s.vals = enc[:off:off], nil
@@ -624,48 +623,50 @@ func (s *Series) stream(enc []byte) bool {
 
 // streamList checks the list of runs at enc[off:] of a series of n
 // values for stream (n 0: a repeat's body) and returns the offset after
-// it, the number of differences it holds and the number of runs it
-// declares (its items, and those of its repeats' bodies).
-func streamList(enc []byte, off int, n uint64) (int, uint64, int64, bool) {
+// it, the number of differences it holds and whether one is not 0.
+func streamList(enc []byte, off int, n uint64) (int, uint64, bool, bool) {
 	top := n > 0
 	items, w := binary.Uvarint(enc[off:])
 	if w <= 0 || items == 0 || items > uint64(len(enc)-off-w)/2 || !top && items >= 0x80 {
-		return 0, 0, 0, false
+		return 0, 0, false, false
 	}
 	off += w
 	var total uint64
-	runs := int64(items)
+	varies := false
 	for range items {
 		if off+1 >= len(enc) {
-			return 0, 0, 0, false
+			return 0, 0, false, false
 		}
 		c := enc[off]
 		if c == 0 && top {
 			// at most two bytes of repetitions, half the values
 			reps, w := binary.Uvarint(enc[off+1:])
 			if w <= 0 || w > 2 || reps == 0 {
-				return 0, 0, 0, false
+				return 0, 0, false, false
 			}
-			end, body, inner, ok := streamList(enc, off+1+w, 0)
+			end, body, v, ok := streamList(enc, off+1+w, 0)
 			if !ok || 2*reps*body >= n {
-				return 0, 0, 0, false
+				return 0, 0, false, false
 			}
-			off, total, runs = end, total+reps*body, runs+inner
+			off, total, varies = end, total+reps*body, varies || v
 			continue
 		}
 		if c == 0 || c >= 0x80 {
-			return 0, 0, 0, false
+			return 0, 0, false, false
 		}
 		if u := enc[off+1]; u >= 0x80 {
 			if off+2 >= len(enc) || enc[off+2] >= 0x80 {
-				return 0, 0, 0, false
+				return 0, 0, false, false
 			}
+			varies = varies || u != 0x80 || enc[off+2] != 0
 			off++
+		} else {
+			varies = varies || u != 0
 		}
 		off += 2
 		total += uint64(c)
 	}
-	return off, total, runs, true
+	return off, total, varies, true
 }
 
 // expandRuns appends the values that the valid encoding of runs at

@@ -186,8 +186,8 @@ func TestSeriesFlat(t *testing.T) {
 		{"noisy", 3000, noisy, 0, true},
 		// runs of up to 127 values: the short form
 		{"noisy steps", 3000, steps, 0, true},
-		// runs of 127 values, more than 16 values a run: runs
-		{"noisy long runs", 3000, func(i int) int64 { return int64(i / 127 % 2 * i) }, 0, false},
+		// runs of up to 127 values
+		{"noisy long runs", 3000, func(i int) int64 { return int64(i / 127 % 2 * i) }, 0, true},
 		// noise and, every 50 values, 5 differences of ±3: repeats
 		{"noisy repeats", 3000, func(i int) int64 {
 			if i%50 < 6 {
@@ -249,32 +249,36 @@ func TestSeriesFlat(t *testing.T) {
 	}
 }
 
-// TestStreamBound: a series of short runs whose repeats declare many
-// more values than its runs (a few hundred bytes, 800 million values)
-// is not streamed, which would make IsConst walk them, but kept as its
-// runs, as readFlat keeps it.
-func TestStreamBound(t *testing.T) {
-	body := binary.AppendUvarint(nil, 127)
-	for range 127 {
-		body = append(body, 127, 2) // 127 differences of 1
-	}
-	const reps = 1<<14 - 1
-	enc := binary.AppendUvarint(nil, 3)
-	for range 3 {
-		enc = append(binary.AppendUvarint(append(enc, 0), reps), body...)
-	}
-	n := int64(3*reps*127*127 + 1)
-	b := append(binary.AppendVarint(binary.AppendUvarint(nil, uint64(n)), 5), enc...)
-	d := varint.Reader{B: b}
-	s := ReadSeries(&d)
-	if d.Err != nil || s.N != n {
-		t.Fatalf("read %d values, %v", s.N, d.Err)
-	}
-	if s.streamed() || s.Runs == nil || s.IsConst() {
-		t.Errorf("streamed %v, %d runs, constant %v", s.streamed(), len(s.Runs), s.IsConst())
-	}
-	if r := (Series{N: n, First: 5}); r.stream(enc) {
-		t.Error("stream took it")
+// TestStreamConst: a streamed series of short runs whose repeats hold
+// 800 million values in a few hundred bytes is constant or not by its
+// runs' differences, which IsConst reads rather than its values; a
+// difference of 0 in two bytes is one too.
+func TestStreamConst(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		delta []byte // the zigzag varint of the last run's difference
+		alike bool
+	}{{"alike", []byte{0}, true}, {"alike, 0 in two bytes", []byte{0x80, 0}, true}, {"one differs", []byte{2}, false}} {
+		body := binary.AppendUvarint(nil, 127)
+		for range 127 {
+			body = append(body, 127, 0) // 127 differences of 0
+		}
+		const reps = 1<<14 - 1
+		enc := binary.AppendUvarint(nil, 4)
+		for range 3 {
+			enc = append(binary.AppendUvarint(append(enc, 0), reps), body...)
+		}
+		enc = append(append(enc, 1), c.delta...)
+		n := int64(3*reps*127*127 + 2)
+		b := append(binary.AppendVarint(binary.AppendUvarint(nil, uint64(n)), 5), enc...)
+		d := varint.Reader{B: b}
+		s := ReadSeries(&d)
+		if d.Err != nil || s.N != n || !s.streamed() {
+			t.Fatalf("%s: read %d values, streamed %v, %v", c.name, s.N, s.streamed(), d.Err)
+		}
+		if s.IsConst() != c.alike {
+			t.Errorf("%s: IsConst %v", c.name, s.IsConst())
+		}
 	}
 }
 
