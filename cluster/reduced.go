@@ -186,6 +186,10 @@ type memberReader struct {
 	comms     func() map[string]uint32
 	ev        trace.Event
 	err       error
+	// The last communicator looked up, and the member's (most calls are
+	// on the communicator of the call before).
+	from, to uint32
+	known    bool
 }
 
 func (m *memberReader) Next() bool {
@@ -219,14 +223,23 @@ func (m *memberReader) Next() bool {
 // moved by the member's offset (each rank's own duplicate of
 // MPI_COMM_SELF, PETSc's and SLEPc's); false if the trace has none.
 func (m *memberReader) comm(c uint32) (uint32, bool) {
-	members := m.meta.Members(c, int(m.n))
-	if c == trace.WorldComm || indexOf(members, m.rank) >= 0 {
+	if c == trace.WorldComm {
 		return c, true
 	}
+	if m.known && m.from == c {
+		return m.to, true
+	}
+	members := m.meta.Members(c, int(m.n))
 	if members == nil {
 		return 0, false
 	}
-	id, ok := m.comms()[membersKey(members, m.shift, m.n)]
+	id, ok := c, true
+	if indexOf(members, m.rank) < 0 {
+		id, ok = m.comms()[membersKey(members, m.shift, m.n)]
+	}
+	if ok {
+		m.from, m.to, m.known = c, id, true
+	}
 	return id, ok
 }
 

@@ -53,6 +53,7 @@ type merger struct {
 	// scales are the scales of the rank being added (nearHists).
 	scales []int64
 	ids    []int32
+	cands  []int32 // the groups a rank's timing may join (timeGroups.first)
 }
 
 // mnode is a call or loop of a cluster's structure being merged.
@@ -68,7 +69,7 @@ type mnode struct {
 	vals   [][]Value
 	tuples map[string]*tuple
 	times  []*timeGroup
-	byKey  map[string][]*timeGroup
+	byKey  map[string]*timeGroups
 	// A loop: its body, the alignment of each body shape to it, and the
 	// ranks of each series of iteration counts.
 	body   []*mnode
@@ -375,22 +376,21 @@ func (m *merger) addTiming(n *mnode, a *accCall, r int32) {
 		return
 	}
 	if n.byKey == nil {
-		n.byKey = map[string][]*timeGroup{}
+		n.byKey = map[string]*timeGroups{}
 	}
-	var g *timeGroup
-	for _, h := range n.byKey[string(m.buf)] {
-		if m.near(h, &mean, a) && m.nearHists(h, &hists) {
-			g = h
-			break
-		}
+	ts := n.byKey[string(m.buf)]
+	if ts == nil {
+		ts = &timeGroups{}
+		n.byKey[string(m.buf)] = ts
 	}
+	g := ts.first(m, &mean, &hists, a)
 	if g == nil {
 		g = &timeGroup{mask: mask, hists: hists, anchor: mean, levels: levels, values: values}
 		for k := range a.stats {
 			g.min[k], g.max[k] = math.Inf(1), math.Inf(-1)
 		}
 		n.times = append(n.times, g)
-		n.byKey[string(m.buf)] = append(n.byKey[string(m.buf)], g)
+		ts.add(m, g)
 		m.scales = m.scales[:0]
 		for _, h := range hists {
 			if h != nil {

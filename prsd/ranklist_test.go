@@ -364,6 +364,32 @@ func TestGroupIndex(t *testing.T) {
 	}
 }
 
+// TestManyBySections: a node's groups are indexed where their sections,
+// not the groups, are many: two groups of scattered ranks (every third
+// and every seventh rank of 4,096, a section each rank) are, eight groups
+// of one section each are not.
+func TestManyBySections(t *testing.T) {
+	const ranks = 4096
+	scattered := func(step int32) Ranklist {
+		var l Ranklist
+		for r := int32(0); r < ranks; r += step {
+			l = append(l, Section{Start: r})
+		}
+		return l
+	}
+	two := []Ranklist{scattered(3), scattered(7)}
+	if !many(len(two), ranks, func(i int) Ranklist { return two[i] }) {
+		t.Errorf("two groups of %d and %d sections are not indexed", len(two[0]), len(two[1]))
+	}
+	eight := make([]Ranklist, 8)
+	for i := range eight {
+		eight[i] = Ranklist{{Start: int32(i * 512), Dims: []Dim{{512, 1}}}}
+	}
+	if many(len(eight), ranks, func(i int) Ranklist { return eight[i] }) {
+		t.Error("eight groups of a section each are indexed")
+	}
+}
+
 // TestRanklistBelow checks Below against the ranks enumerated, on
 // random sets (grids, runs, scattered ranks) and every rank around them.
 func TestRanklistBelow(t *testing.T) {

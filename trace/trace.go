@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // MaxRanks bounds the ranks of a trace Kairos reads or simulates (16.8
@@ -166,13 +167,10 @@ func (m *Meta) CallPath(id uint32) []string {
 
 // Members returns the world ranks of communicator id, in communicator rank
 // order, for a trace of n ranks; nil if the communicator is not defined.
+// The slice is shared: callers must not modify it.
 func (m *Meta) Members(id uint32, n int) []int32 {
 	if id == WorldComm {
-		w := make([]int32, n)
-		for i := range w {
-			w[i] = int32(i)
-		}
-		return w
+		return worldRanks(n)
 	}
 	for _, c := range m.Comms {
 		if c.ID == id {
@@ -180,6 +178,37 @@ func (m *Meta) Members(id uint32, n int) []int32 {
 		}
 	}
 	return nil
+}
+
+// identity holds 0, 1, 2...: the world communicator's members for any
+// number of ranks up to its length, shared by every caller (analyses ask
+// for them at each collective, and a copy each time made their cost grow
+// with the square of the ranks).
+var identity atomic.Pointer[[]int32]
+
+// worldRanks returns 0..n-1, a slice of identity (grown once, for all,
+// where n is beyond it; the capacity is n, so that an append copies).
+func worldRanks(n int) []int32 {
+	if n <= 0 {
+		return []int32{}
+	}
+	p := identity.Load()
+	if p == nil || len(*p) < n {
+		w := make([]int32, max(n, min(2*lenOf(p), MaxRanks)))
+		for i := range w {
+			w[i] = int32(i)
+		}
+		identity.Store(&w)
+		p = &w
+	}
+	return (*p)[:n:n]
+}
+
+func lenOf(p *[]int32) int {
+	if p == nil {
+		return 0
+	}
+	return len(*p)
 }
 
 // Reader streams the events of one rank in program order.

@@ -5,11 +5,15 @@
 // left or to the right (maximal repeats, Gusfield 1997, 7.12).
 package suffix
 
+import "slices"
+
 // Array returns the suffix array of s, whose symbols must lie in [0, k):
 // the starting positions of the suffixes of s in lexicographic order (a
-// suffix that is a prefix of another sorts first). It runs in O(len(s)+k)
-// time with the SA-IS algorithm (Nong, Zhang and Chan, 2009). It panics
-// if a symbol is out of range.
+// suffix that is a prefix of another sorts first). It runs in
+// O(len(s)+k) time with the SA-IS algorithm (Nong, Zhang and Chan, 2009),
+// or O(len(s) log len(s)) where k is larger than len(s): a rank's calls
+// use few of a large trace's symbols. It panics if a symbol is out of
+// range.
 func Array(s []int32, k int) []int32 {
 	n := len(s)
 	if n == 0 {
@@ -23,8 +27,25 @@ func Array(s []int32, k int) []int32 {
 		}
 		t[i] = c + 1
 	}
+	if k > n {
+		k = rank(t[:n])
+	}
 	sa := sais(t, k+1)
 	return sa[1:]
+}
+
+// rank replaces the symbols of s, all positive, by their ranks among the
+// distinct ones, from 1, and returns how many there are: the suffixes sort
+// alike, over an alphabet no larger than s.
+func rank(s []int32) int {
+	sorted := slices.Clone(s)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	for i, c := range s {
+		j, _ := slices.BinarySearch(sorted, c)
+		s[i] = int32(j) + 1
+	}
+	return len(sorted)
 }
 
 // sais returns the suffix array of s, whose last symbol is a unique 0 and

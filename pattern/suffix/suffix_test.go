@@ -136,6 +136,25 @@ func TestRandom(t *testing.T) {
 	}
 }
 
+// TestSparseAlphabet takes a few symbols of a large alphabet, as a rank's
+// calls of a large trace do: Array ranks them first, and its suffixes
+// must sort as the symbols do.
+func TestSparseAlphabet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const k = 1 << 20
+	for range 300 {
+		syms := make([]int32, 1+rng.IntN(5))
+		for i := range syms {
+			syms[i] = int32(rng.IntN(k))
+		}
+		s := make([]int32, 1+rng.IntN(40))
+		for i := range s {
+			s[i] = syms[rng.IntN(len(syms))]
+		}
+		checkAll(t, s, k)
+	}
+}
+
 func TestPeriodic(t *testing.T) {
 	for _, s := range [][]int32{{0}, {0, 0}, {0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1, 0}, {1, 0, 1, 1, 0, 1, 1, 0}} {
 		checkAll(t, s, 4)
