@@ -346,6 +346,29 @@ func TestSubCommunicators(t *testing.T) {
 	}
 }
 
+// TestFewMembers: communicators of a 16th of the ranks or fewer (each
+// rank's own, a pair among 32) are indexed apart from the world's size;
+// their members and the ranks not in them are told alike.
+func TestFewMembers(t *testing.T) {
+	ranks := make([][]trace.Event, 32)
+	for r := range ranks {
+		ranks[r] = []trace.Event{onComm(barrier(), uint32(r+1))}
+	}
+	ranks[3] = append(ranks[3], onComm(barrier(), 100))
+	ranks[17] = append(ranks[17], onComm(barrier(), 100))
+	ranks[5] = append(ranks[5], onComm(barrier(), 100))
+	tr := build(ranks...)
+	for r := range ranks {
+		tr.Meta().Comms = append(tr.Meta().Comms, trace.Comm{ID: uint32(r + 1), Members: []int32{int32(r)}})
+	}
+	tr.Meta().Comms = append(tr.Meta().Comms, trace.Comm{ID: 100, Members: []int32{17, 3}})
+	got := problems(t, tr, Rendezvous)
+	want := []string{"rank 5 event 1: barrier on communicator 100, of which rank 5 is not a member"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestVolumes(t *testing.T) {
 	runCases(t, []checkCase{
 		{name: "negative send", ranks: [][]trace.Event{

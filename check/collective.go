@@ -14,7 +14,11 @@ type commState struct {
 	size    int
 	members []int32 // nil for the world
 	index   []int32 // world rank -> rank in the communicator, -1 if none; nil for the world
-	entered []int   // collectives entered, per communicator rank
+	// few is index for a communicator of few members (a 16th of the
+	// world or less: each rank's own, as PETSc's duplicates of
+	// MPI_COMM_SELF), whose index would take the world's size each.
+	few     map[int32]int32
+	entered []int // collectives entered, per communicator rank
 	insts   []*instance
 	base    int // number of insts[0]
 }
@@ -36,7 +40,16 @@ type instance struct {
 
 func newComm(id uint32, members []int32, n int) *commState {
 	c := &commState{id: id, size: n, members: members}
-	if members != nil {
+	switch {
+	case members != nil && 16*len(members) <= n:
+		c.size = len(members)
+		c.few = make(map[int32]int32, len(members))
+		for i, w := range members {
+			if _, ok := c.few[w]; !ok && w >= 0 && int(w) < n {
+				c.few[w] = int32(i)
+			}
+		}
+	case members != nil:
 		c.size = len(members)
 		c.index = make([]int32, n)
 		for i := range c.index {
@@ -54,6 +67,12 @@ func newComm(id uint32, members []int32, n int) *commState {
 
 // rankOf returns the communicator rank of world rank w, or -1.
 func (c *commState) rankOf(w int32) int32 {
+	if c.few != nil {
+		if i, ok := c.few[w]; ok {
+			return i
+		}
+		return -1
+	}
 	if c.index == nil {
 		if w >= 0 && int(w) < c.size {
 			return w

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -172,12 +173,72 @@ func (m *Meta) Members(id uint32, n int) []int32 {
 	if id == WorldComm {
 		return worldRanks(n)
 	}
-	for _, c := range m.Comms {
-		if c.ID == id {
-			return c.Members
-		}
+	if i := commIndex(m.Comms, id); i >= 0 {
+		return m.Comms[i].Members
 	}
 	return nil
+}
+
+// commIndex returns the index of the first communicator id of comms, -1
+// if there is none. A trace of many communicators (each rank's own, as
+// PETSc's duplicates of MPI_COMM_SELF) is looked up at every collective:
+// past a few, the lists are indexed by id, the indexes of the last lists
+// kept (readers and analyses share one list at a time, seldom more).
+func commIndex(comms []Comm, id uint32) int {
+	if len(comms) < 16 {
+		return scanComms(comms, id)
+	}
+	ix := commIndexes.of(comms)
+	if i, ok := ix.pos[id]; ok && comms[i].ID == id {
+		return int(i)
+	}
+	return scanComms(comms, id) // undefined, or the list changed in place
+}
+
+func scanComms(comms []Comm, id uint32) int {
+	for i := range comms {
+		if comms[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// idIndex is a list of communicators' index by id: the list is the one
+// whose first element is at first and whose length is n.
+type idIndex struct {
+	first *Comm
+	n     int
+	pos   map[uint32]int32
+}
+
+// idIndexes are the indexes of the last lists looked up.
+type idIndexes struct {
+	mu   sync.Mutex
+	last [4]*idIndex
+	next int
+}
+
+var commIndexes idIndexes
+
+// of returns the index of comms, made if it is not among the last ones.
+func (x *idIndexes) of(comms []Comm) *idIndex {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, ix := range x.last {
+		if ix != nil && ix.first == &comms[0] && ix.n == len(comms) {
+			return ix
+		}
+	}
+	ix := &idIndex{first: &comms[0], n: len(comms), pos: make(map[uint32]int32, len(comms))}
+	for i := range comms {
+		if _, ok := ix.pos[comms[i].ID]; !ok {
+			ix.pos[comms[i].ID] = int32(i)
+		}
+	}
+	x.last[x.next] = ix
+	x.next = (x.next + 1) % len(x.last)
+	return ix
 }
 
 // identity holds 0, 1, 2...: the world communicator's members for any
