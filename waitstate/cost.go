@@ -17,6 +17,10 @@ type analyzer struct {
 	firsts  []trace.Time // the first enter of each rank
 	tc      timeMap      // the causer's interval
 	tw      timeMap      // the waiter's interval
+	// Each rank's indexes of its long intervals (interval.go), made where
+	// one is met.
+	indexes []*rankIndex
+	cumul   []*rankTimes
 }
 
 // timeMap is the time of an interval by activity.
@@ -224,7 +228,11 @@ func (a *analyzer) interval(r int32, call int32, peer int32, m *timeMap) []int32
 	es := a.entries[r]
 	i := sort.Search(len(es), func(i int) bool { return es[i].call >= call }) - 1
 	var waits []int32
-	for ; i >= 0 && !a.with(&es[i], peer); i-- {
+	for walked := 0; i >= 0 && !a.with(&es[i], peer); i-- {
+		if walked++; walked > walkLimit {
+			i, waits = a.lastWith(r, i, peer, waits)
+			break
+		}
 		if es[i].wait > 0 {
 			waits = append(waits, int32(i))
 		}
@@ -246,10 +254,14 @@ func (a *analyzer) interval(r int32, call int32, peer int32, m *timeMap) []int32
 		waits = kept
 	}
 	comp := a.acts.comp
-	for k := from; k < call; k++ {
-		s := &spans[k]
-		m.add(comp[s.act], s.gap())
-		m.add(s.act, s.busy())
+	if int(call-from) > walkLimit {
+		a.times(r).add(m, from, call)
+	} else {
+		for k := from; k < call; k++ {
+			s := &spans[k]
+			m.add(comp[s.act], s.gap())
+			m.add(s.act, s.busy())
+		}
 	}
 	m.add(comp[spans[call].act], spans[call].gap())
 	for _, j := range waits {
