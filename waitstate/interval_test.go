@@ -37,14 +37,7 @@ func masterWorker(rng *rand.Rand, workers, rounds int) *built {
 			now[0] = done
 		}
 	}
-	last := 0.0
-	for r := range evs {
-		last = max(last, now[r])
-	}
-	for r := range evs {
-		evs[r] = append(evs[r], call(trace.Finalize, now[r], last+1))
-	}
-	return build(evs...)
+	return finalized(evs, now)
 }
 
 // TestLongIntervals: reading the intervals from a rank's indexes gives

@@ -82,6 +82,12 @@ func stencil(rng *rand.Rand, ranks, iterations, reduceEvery int, late int, delay
 			}
 		}
 	}
+	return finalized(evs, now)
+}
+
+// finalized ends every rank with a finalize that all leave together, a
+// microsecond after the last one's clock, now, and builds the trace.
+func finalized(evs [][]trace.Event, now []float64) *built {
 	last := 0.0
 	for r := range evs {
 		last = max(last, now[r])
