@@ -406,7 +406,10 @@ const scalapackTests = "/usr/lib/x86_64-linux-gnu/scalapack/openmpi-tests/"
 // sought within it; unchained, no instance holds more than 5% of the
 // calls. The phases, weighed by time, still leave no phase of half the
 // run (the paper's method made a kernel and what precedes it one phase of
-// three quarters of the run: issue 39, item 9).
+// three quarters of the run: issue 39, item 9), but for one whose time is
+// mostly one instance's: recorded on a loaded machine (4 ranks on 2
+// cores, .ci/run's other tests beside), a rank descheduled for a minute
+// made one allreduce's instance half the run.
 func hpccKernelsCut(t *testing.T, r *recorded) {
 	out, _ := kairosOK(t, r.what, "patterns", "--json", r.otf2)
 	var pats struct {
@@ -449,14 +452,14 @@ func hpccKernelsCut(t *testing.T, r *recorded) {
 		t.Logf("%s: %d phases, the longest %.0f%% of the run", r.what, len(ph.Phases), 100*float64(longest)/float64(last-first))
 	}()
 	for _, p := range ph.Phases {
-		from, to := last, first
+		from, to, one := last, first, int64(0)
 		for _, in := range pats.Instances {
 			if p.From <= in.Position && in.Position <= p.To {
-				from, to = min(from, in.Start), max(to, in.Finish)
+				from, to, one = min(from, in.Start), max(to, in.Finish), max(one, in.Finish-in.Start)
 			}
 		}
 		longest = max(longest, to-from)
-		if 2*(to-from) >= last-first {
+		if 2*(to-from) >= last-first && 4*(to-from-one) >= last-first {
 			t.Errorf("%s: phase %d (instances %d to %d) spans %.3f s of the run's %.3f s:\n%s", r.what, p.Number, p.From, p.To,
 				float64(to-from)*1e-12, float64(last-first)*1e-12, clip(out))
 		}

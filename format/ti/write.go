@@ -148,7 +148,7 @@ func writePerRank(path string, src trace.Source, st *WriteStats) error {
 	world := worldAliases(src.Meta(), src.NumRanks())
 	for r := 0; r < src.NumRanks(); r++ {
 		name := "rank-" + strconv.Itoa(r) + ".ti" + ext
-		err := fileio.WriteFile(filepath.Join(tmp, name), func(w io.Writer) error {
+		err := fileio.WriteFileIn(filepath.Join(tmp, name), func(w io.Writer) error {
 			bw := bufio.NewWriterSize(w, 1<<16)
 			if err := writeRank(bw, src, r, false, world, st); err != nil {
 				return err

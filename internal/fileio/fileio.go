@@ -1,8 +1,9 @@
 // Package fileio opens inputs and creates outputs the way every Kairos
 // command does: ".gz" and ".zst" inputs are decompressed transparently, and
 // outputs are written to a temporary file in the destination directory and
-// renamed into place only when complete, so that a failed or interrupted
-// run never leaves a half-written file behind.
+// renamed into place only when complete (an output of many files, into a
+// temporary directory, synced and renamed at once), so that a failed or
+// interrupted run never leaves a half-written file behind.
 package fileio
 
 import (
@@ -118,6 +119,7 @@ type File struct {
 	comp   io.WriteCloser
 	tmp    *os.File
 	dev    *os.File // a device or pipe written in place
+	inTemp bool     // tmp is the output itself, in a temporary directory (CreateIn)
 	path   string
 	closed bool
 }
@@ -160,6 +162,27 @@ func Create(path string) (*File, error) {
 		f.tmp = tmp
 		out = tmp
 	}
+	return f.start(out)
+}
+
+// CreateIn starts writing path, a new file of a directory MkdirTemp made
+// and ReplaceDir moves into place, compressing by its extension. The
+// directory is the output's temporary: the file is written in it
+// directly, and ReplaceDir syncs the directory's files together, not
+// each at its Commit (a TI trace of 16,384 ranks is as many files, each
+// fsync a journal commit).
+func CreateIn(path string) (*File, error) {
+	tmp, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f := &File{path: path, tmp: tmp, inTemp: true}
+	return f.start(tmp)
+}
+
+// start makes f write to out, buffered and compressed by f's extension.
+func (f *File) start(out io.Writer) (*File, error) {
+	path := f.path
 	f.buf = bufio.NewWriterSize(out, 1<<16)
 	f.w = f.buf
 	switch {
@@ -203,6 +226,14 @@ func (f *File) Commit() error {
 	if f.tmp == nil {
 		return err
 	}
+	if f.inTemp {
+		err = errors.Join(err, f.tmp.Chmod(0o644), f.tmp.Close())
+		if err != nil {
+			os.Remove(f.path)
+			return fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		return nil
+	}
 	// CreateTemp makes the file 0600; an output is an ordinary file.
 	err = errors.Join(err, f.tmp.Chmod(0o644), f.tmp.Sync(), f.tmp.Close())
 	if err == nil {
@@ -226,7 +257,11 @@ func (f *File) Abort() {
 	if f.dev != nil {
 		f.dev.Close()
 	}
-	if f.tmp != nil {
+	switch {
+	case f.inTemp:
+		f.tmp.Close()
+		os.Remove(f.path)
+	case f.tmp != nil:
 		f.tmp.Close()
 		pending.remove(f.tmp.Name())
 	}
@@ -334,6 +369,9 @@ func RemoveTemp(name string) { pending.remove(name) }
 // accept (a file the writer does not write), and leaves dst as it was if
 // the move fails.
 func ReplaceDir(src, dst string, ours func(os.DirEntry) bool) error {
+	if err := syncTree(src); err != nil {
+		return fmt.Errorf("writing %s: %w", dst, err)
+	}
 	old, err := os.ReadDir(dst)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.Rename(src, dst)
@@ -359,7 +397,17 @@ func ReplaceDir(src, dst string, ours func(os.DirEntry) bool) error {
 
 // WriteFile writes path atomically with the content fn writes.
 func WriteFile(path string, fn func(w io.Writer) error) error {
-	f, err := Create(path)
+	return write(Create, path, fn)
+}
+
+// WriteFileIn writes path, in a temporary directory (CreateIn), with the
+// content fn writes.
+func WriteFileIn(path string, fn func(w io.Writer) error) error {
+	return write(CreateIn, path, fn)
+}
+
+func write(create func(string) (*File, error), path string, fn func(w io.Writer) error) error {
+	f, err := create(path)
 	if err != nil {
 		return err
 	}

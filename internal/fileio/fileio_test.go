@@ -201,3 +201,51 @@ func TestOnPending(t *testing.T) {
 		t.Errorf("pending %v, want a and b", s.names)
 	}
 }
+
+// TestWriteFileIn: a file of a temporary directory is written in place,
+// compressed by its name, readable by all; a failed write leaves nothing
+// and an existing file is not overwritten; ReplaceDir then moves the
+// directory into place.
+func TestWriteFileIn(t *testing.T) {
+	dir := t.TempDir()
+	tmp, err := MkdirTemp(dir, ".out_files.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer RemoveTemp(tmp)
+	for _, name := range []string{"rank-0.ti", "rank-1.ti.zst"} {
+		if err := WriteFileIn(filepath.Join(tmp, name), func(w io.Writer) error {
+			_, err := io.WriteString(w, "0 init\n")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boom := errors.New("boom")
+	if err := WriteFileIn(filepath.Join(tmp, "rank-2.ti"), func(w io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want the writer's error", err)
+	}
+	if err := WriteFileIn(filepath.Join(tmp, "rank-0.ti"), func(w io.Writer) error { return nil }); err == nil {
+		t.Fatal("an existing file was written over")
+	}
+	assertOnly(t, tmp, "rank-0.ti", "rank-1.ti.zst")
+	out := filepath.Join(dir, "out_files")
+	if err := ReplaceDir(tmp, out, func(os.DirEntry) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"rank-0.ti", "rank-1.ti.zst"} {
+		p := filepath.Join(out, name)
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+			t.Fatalf("%s: %v, mode %v", name, err, st)
+		}
+		rc, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || string(b) != "0 init\n" {
+			t.Fatalf("%s reads %q, %v", name, b, err)
+		}
+	}
+}
