@@ -20,7 +20,7 @@ import (
 func TestInterrupt(t *testing.T) {
 	for _, tc := range []struct{ out, tmp string }{
 		{"long.ti.zst", ".long.ti.zst.tmp*"},
-		{"index.txt", ".index.txt_files.tmp*/.rank-0.ti.tmp*"},
+		{"index.txt", ".index.txt_files.tmp*/rank-0.ti"},
 	} {
 		t.Run(tc.out, func(t *testing.T) {
 			dir := t.TempDir()
