@@ -14,7 +14,7 @@ type commState struct {
 	size    int
 	members []int32 // nil for the world
 	index   []int32 // world rank -> rank in the communicator, -1 if none; nil for the world
-	// few is index for a communicator of few members (a 16th of the
+	// few is the index of a communicator of few members (a 16th of the
 	// world or less: each rank's own, as PETSc's duplicates of
 	// MPI_COMM_SELF), whose index would take the world's size each.
 	few     map[int32]int32

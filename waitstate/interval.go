@@ -2,7 +2,6 @@ package waitstate
 
 import (
 	"slices"
-	"sort"
 
 	"kairos/trace"
 )
@@ -142,8 +141,7 @@ func (t *rankTimes) add(m *timeMap, from, to int32) {
 
 // before returns the time of activity j over the spans before i.
 func (t *rankTimes) before(j int, i int32) trace.Time {
-	at := t.at[j]
-	n := sort.Search(len(at), func(k int) bool { return at[k] >= i })
+	n, _ := slices.BinarySearch(t.at[j], i) // the spans before i
 	if n == 0 {
 		return 0
 	}
