@@ -710,6 +710,36 @@ func TestPathsFoldOnce(t *testing.T) {
 	maxBuffered = 1 << 20
 }
 
+// TestCallsBuffered: a rank's calls are buffered up to maxBuffered, in a
+// buffer that grows by doubling (few allocations for a long rank) and
+// never past maxBuffered (a bound on a signer's memory), then folded as
+// they come.
+func TestCallsBuffered(t *testing.T) {
+	defer func(m int) { maxBuffered = m }(maxBuffered)
+	for _, m := range []int{5, 3000, 5000} {
+		maxBuffered = m
+		p := newPaths(nil).reader()
+		p.start()
+		grows := 0
+		for i := range m + 10 {
+			c := cap(p.calls)
+			p.add(trace.Send, uint64(i%7))
+			if cap(p.calls) != c {
+				grows++
+			}
+			if cap(p.calls) > m {
+				t.Fatalf("maxBuffered %d: %d calls buffered in %d", m, len(p.calls), cap(p.calls))
+			}
+		}
+		if want := min(m, 1024); grows > 1+bits.Len(uint(m/want)) {
+			t.Errorf("maxBuffered %d: the buffer grew %d times", m, grows)
+		}
+		if want := (m+9)%m + 1; p.shape == nil || len(p.calls) != want {
+			t.Errorf("maxBuffered %d: past it %d calls buffered, shape %v", m, len(p.calls), p.shape != nil)
+		}
+	}
+}
+
 // TestSignAllConcurrent: signing the ranks on every core (an in-memory
 // trace, trace.Concurrent) gives the signatures, paths numbered alike, of
 // signing one rank at a time, on noisy traces whose ranks differ.
