@@ -81,6 +81,8 @@ type Builder struct {
 	// origin, where set (by Build), holds the ranks' events, which a
 	// cluster whose calls fold little keeps in place of its structure.
 	origin trace.Source
+	// ahead numbers foldsLittleAhead's calls and loops.
+	ahead *Interner
 }
 
 // mcluster is a cluster being merged: its ranks added so far, their
@@ -171,6 +173,10 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	b.added[r] = true
 	cl.left--
 	if cl.events {
+		return nil
+	}
+	if ahead && b.origin != nil && b.foldsLittleAhead(r) {
+		cl.events, cl.items, cl.cache = true, nil, nil
 		return nil
 	}
 	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}

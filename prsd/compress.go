@@ -685,12 +685,12 @@ func (c *compressor) close() {
 // push appends a call, with the computation after it.
 func (c *compressor) push(e *trace.Event) {
 	if c.little {
-		c.fill(&c.scratch, e)
+		c.keep(e)
 		return
 	}
 	if c.calls++; c.bounded && c.calls&(c.calls-1) == 0 && (foldsLittle(nodes(c.seq), c.calls) || c.outgrows()) {
 		c.little = true // checked at every power of two: a walk of the items a doubling
-		c.fill(&c.scratch, e)
+		c.keep(e)
 		c.seq, c.targets, c.path, c.done = nil, nil, nil, nil
 		c.idx.reset()
 		return
@@ -707,6 +707,15 @@ func (c *compressor) push(e *trace.Event) {
 		c.fill(n.one, e)
 	}
 	c.append(n)
+}
+
+// keep fills the scratch call with a call past the point where the
+// folding was given up, for RankKey's hash; nothing without parameters
+// (foldsLittleAhead's compressor).
+func (c *compressor) keep(e *trace.Event) {
+	if c.ctx != nil {
+		c.fill(&c.scratch, e)
+	}
 }
 
 // reuse returns the last of *free, removed, or a new T where it is empty:

@@ -90,11 +90,14 @@ func TestOutgrows(t *testing.T) {
 				t.Errorf("settled %d times, want once, Outgrown %v", len(settled), tc.givenUp)
 			}
 			// A call goes in as the next event is read: the check at the
-			// minPayCalls-th call stops after minPayCalls+1 events.
+			// minPayCalls-th call stops after minPayCalls+1 events; and
+			// before the fold, foldsLittleAhead stops where the calls
+			// fold well, after aheadWell+1 (one loop).
 			want := calls
 			if tc.givenUp {
 				want = minPayCalls + 1
 			}
+			want += int(aheadWell) + 1
 			if n := src.read[0]; n != want {
 				t.Errorf("%d events read, want %d", n, want)
 			}

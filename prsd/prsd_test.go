@@ -460,22 +460,16 @@ func TestClusterFinishedEarly(t *testing.T) {
 	if err := Verify(src, got); err != nil {
 		t.Fatal(err)
 	}
-	var g, w strings.Builder
-	if err := got.Dump(&g); err != nil {
-		t.Fatal(err)
-	}
-	if err := want.Dump(&w); err != nil {
-		t.Fatal(err)
-	}
-	if g.String() != w.String() {
-		t.Errorf("the trace differs from Build's:\n%s\nwant:\n%s", g.String(), w.String())
+	if g, w := dump(t, got), dump(t, want); g != w {
+		t.Errorf("the trace differs from Build's:\n%s\nwant:\n%s", g, w)
 	}
 }
 
 // TestFoldsLittle: a rank whose calls fold into nothing (every call its
 // own site) makes its cluster keep its events, read back as they are,
 // whether it is the cluster's first member or not, and is not read to
-// its end; a member after it is not read at all; a cluster that folds
+// its end, nor folded with its parameters (foldsLittleAhead finds it
+// out); a member after it is not read at all; a cluster that folds
 // keeps its loops.
 func TestFoldsLittle(t *testing.T) {
 	const ranks, calls = 5, 4 * minItems
@@ -501,8 +495,11 @@ func TestFoldsLittle(t *testing.T) {
 		}
 	}
 	// A call goes in as the next event is read: the check at the
-	// 2·minItems-th call stops after 2·minItems+1 events.
-	want := [ranks]int{calls/2 + 1, 0, calls, calls/2 + 1, calls}
+	// 2·minItems-th call stops after 2·minItems+1 events, foldsLittleAhead's
+	// (the fold reads none of them); a rank that folds is read by it to
+	// aheadWell calls, where it folds well, then by the fold.
+	well := int(aheadWell) + 1
+	want := [ranks]int{calls/2 + 1, 0, calls + well, calls/2 + 1, calls + well}
 	if counted.read != want {
 		t.Errorf("events read of each rank: %v, want %v", counted.read, want)
 	}
@@ -549,6 +546,15 @@ func TestPollingFoldsLittle(t *testing.T) {
 }
 
 // countingSource counts the events read of each rank.
+// dump returns t's Dump.
+func dump(tb testing.TB, t *Trace) string {
+	var b strings.Builder
+	if err := t.Dump(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.String()
+}
+
 type countingSource struct {
 	trace.Source
 	read [5]int
