@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"kairos/internal/reqstore"
+	"kairos/internal/smallmap"
 	"kairos/trace"
 )
 
@@ -57,7 +58,9 @@ type waits struct {
 	waitReqs []*request
 	coll     *instance
 	probe    *msg // made at the rank's first probe: most ranks never probe
-	reqs     map[uint64]*request
+	// reqs are its outstanding requests by id: few, searched in a row
+	// rather than hashed (smallmap).
+	reqs smallmap.Map[uint64, *request]
 	// store is SimGrid's request storage (keyed.go), made at the rank's
 	// first wait or test by key; guessed counts, per key, the requests
 	// keyed tests completed that the replay checked for may not have
@@ -265,9 +268,7 @@ func (e *engine) satisfied(rs *rankState) bool {
 func (e *engine) release(rs *rankState) {
 	if rs.pend == pReqs {
 		for _, q := range rs.waitReqs {
-			if rs.reqs[q.id] == q {
-				delete(rs.reqs, q.id)
-			}
+			rs.forget(q)
 		}
 	}
 	rs.pend = pNone
@@ -341,8 +342,8 @@ func (e *engine) end(r int) {
 		return
 	}
 	// SimGrid waits for the requests left at the end.
-	for _, q := range rs.reqs {
-		if !q.complete() {
+	for _, q := range rs.reqs.All() {
+		if q := *q; !q.complete() {
 			rs.waitReqs = append(rs.waitReqs, q)
 		}
 	}
@@ -354,9 +355,9 @@ func (e *engine) end(r int) {
 func (e *engine) leftovers(r int) {
 	rs := &e.ranks[r]
 	var left []*request
-	for _, q := range rs.reqs {
-		if !q.tested {
-			left = append(left, q)
+	for _, q := range rs.reqs.All() {
+		if !(*q).tested {
+			left = append(left, *q)
 		}
 	}
 	if len(left) == 0 {
@@ -520,5 +521,13 @@ func (e *engine) unfinalized() {
 	}
 	if e.rep.Unfinalized > 0 {
 		e.rep.UnfinalizedList = trace.RankRanges(e.n, 10, cut)
+	}
+}
+
+// forget drops q from the outstanding requests, unless its id has been
+// started again since.
+func (w *waits) forget(q *request) {
+	if p := w.reqs.Ref(q.id); p != nil && *p == q {
+		w.reqs.Delete(q.id)
 	}
 }

@@ -184,15 +184,12 @@ func (e *engine) block(r int, a, b *msg) {
 // start records the request of an Isend or Irecv.
 func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 	rs := &e.ranks[r]
-	if old := rs.reqs[ev.Request]; old != nil {
+	if old := rs.reqs.Get(ev.Request); old != nil {
 		e.problem(r, rs.index, "%s starts request %d, which is still outstanding (started at event %d)", ev.Kind, ev.Request, old.index)
 	}
 	q := e.reqs.next()
 	*q = request{id: ev.Request, kind: ev.Kind, index: rs.index, m: m, eager: eager, key: keyOf(r, ev)}
-	if rs.reqs == nil {
-		rs.reqs = map[uint64]*request{}
-	}
-	rs.reqs[ev.Request] = q
+	rs.reqs.Put(ev.Request, q)
 	if rs.store != nil {
 		rs.store.Push(q.key, q)
 	}
@@ -204,7 +201,7 @@ func (e *engine) start(r int, ev *trace.Event, m *msg, eager bool) {
 // request returns rank r's outstanding request id, reporting its absence.
 func (e *engine) request(r int, ev *trace.Event, id uint64) *request {
 	rs := &e.ranks[r]
-	q := rs.reqs[id]
+	q := rs.reqs.Get(id)
 	if q == nil {
 		e.problem(r, rs.index, "%s on request %d, which is not outstanding (never started or already completed)", ev.Kind, id)
 	}
@@ -223,8 +220,8 @@ func (e *engine) waitall(r int, ev *trace.Event) {
 	rs := &e.ranks[r]
 	rs.waitReqs = rs.waitReqs[:0]
 	if ev.Requests == nil {
-		for _, q := range rs.reqs {
-			rs.waitReqs = append(rs.waitReqs, q)
+		for _, q := range rs.reqs.All() {
+			rs.waitReqs = append(rs.waitReqs, *q)
 		}
 		if rs.store != nil {
 			rs.store.Clear()

@@ -40,9 +40,9 @@ func (e *engine) byKeys(r int) *waits {
 		return w
 	}
 	w.store = &reqstore.Store[*request]{}
-	qs := make([]*request, 0, len(w.reqs))
-	for _, q := range w.reqs {
-		qs = append(qs, q)
+	qs := make([]*request, 0, w.reqs.Len())
+	for _, q := range w.reqs.All() {
+		qs = append(qs, *q)
 	}
 	sort.Slice(qs, func(i, j int) bool { return qs[i].index < qs[j].index })
 	for _, q := range qs {
@@ -107,9 +107,7 @@ func (e *engine) keyedTest(r int, ev *trace.Event) {
 			}
 			w.guessed[q.key]++
 		}
-		if w.reqs[q.id] == q {
-			delete(w.reqs, q.id)
-		}
+		w.forget(q)
 		w.store.Push(q.key, nil)
 		return
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"sort"
 
+	"kairos/internal/smallmap"
 	"kairos/trace"
 )
 
@@ -48,8 +49,8 @@ func (q *fifo) pop() (m *msg) {
 // mailbox holds the unmatched messages addressed to one rank: sends and
 // specific receives per channel, wildcard receives in posting order.
 type mailbox struct {
-	sends map[chanKey]*fifo
-	recvs map[chanKey]*fifo
+	sends smallmap.Map[chanKey, *fifo] // a rank's channels are few
+	recvs smallmap.Map[chanKey, *fifo]
 	wild  []*msg
 }
 
@@ -78,29 +79,25 @@ func (mt *matcher) box(dst int32) *mailbox {
 	return b
 }
 
-// enqueue adds m to the queue k of *qs, making the map at its first use
-// (most of a million ranks' mailboxes never hold a message).
-func (mt *matcher) enqueue(qs *map[chanKey]*fifo, k chanKey, m *msg) {
-	if *qs == nil {
-		*qs = map[chanKey]*fifo{}
-	}
-	q := (*qs)[k]
-	if q == nil {
+// enqueue adds m to the queue k of *qs, taken from the free list or made
+// at its first message.
+func (mt *matcher) enqueue(qs *smallmap.Map[chanKey, *fifo], k chanKey, m *msg) {
+	p := qs.Slot(k)
+	if *p == nil {
 		if n := len(mt.free); n > 0 {
-			q, mt.free = mt.free[n-1], mt.free[:n-1]
+			*p, mt.free = mt.free[n-1], mt.free[:n-1]
 		} else {
-			q = &fifo{}
+			*p = &fifo{}
 		}
-		(*qs)[k] = q
 	}
-	q.push(m)
+	(*p).push(m)
 }
 
-func (mt *matcher) dequeue(qs map[chanKey]*fifo, k chanKey) *msg {
-	q := qs[k]
+func (mt *matcher) dequeue(qs *smallmap.Map[chanKey, *fifo], k chanKey) *msg {
+	q := qs.Get(k)
 	m := q.pop()
 	if q.empty() {
-		delete(qs, k)
+		qs.Delete(k)
 		mt.free = append(mt.free, q)
 	}
 	return m
@@ -120,7 +117,7 @@ func (mt *matcher) postSend(s *msg) {
 	box := mt.box(s.dst)
 	k := chanKey{s.comm, s.src, s.tag}
 	var best *msg
-	if q := box.recvs[k]; q != nil {
+	if q := box.recvs.Get(k); q != nil {
 		best = q.front()
 	}
 	wi := -1
@@ -139,7 +136,7 @@ func (mt *matcher) postSend(s *msg) {
 	case wi >= 0:
 		box.wild = append(box.wild[:wi], box.wild[wi+1:]...)
 	default:
-		mt.dequeue(box.recvs, k)
+		mt.dequeue(&box.recvs, k)
 	}
 	mt.onMatch(s, best)
 }
@@ -152,15 +149,15 @@ func (mt *matcher) postRecv(r *msg) {
 	box := mt.box(r.dst)
 	if r.src != trace.AnySource && r.tag != trace.AnyTag {
 		k := chanKey{r.comm, r.src, r.tag}
-		if _, ok := box.sends[k]; ok {
-			mt.onMatch(mt.dequeue(box.sends, k), r)
+		if box.sends.Get(k) != nil { // a channel's queue goes when empty
+			mt.onMatch(mt.dequeue(&box.sends, k), r)
 			return
 		}
 		mt.enqueue(&box.recvs, k, r)
 		return
 	}
 	if k, ok := mt.earliestSend(box, r); ok {
-		mt.onMatch(mt.dequeue(box.sends, k), r)
+		mt.onMatch(mt.dequeue(&box.sends, k), r)
 		return
 	}
 	box.wild = append(box.wild, r)
@@ -171,8 +168,8 @@ func (mt *matcher) postRecv(r *msg) {
 func (mt *matcher) earliestSend(box *mailbox, r *msg) (chanKey, bool) {
 	var best chanKey
 	var seq uint64
-	for k, q := range box.sends {
-		if f := q.front(); accepts(r, f) && (seq == 0 || f.seq < seq) {
+	for k, q := range box.sends.All() {
+		if f := (*q).front(); accepts(r, f) && (seq == 0 || f.seq < seq) {
 			best, seq = k, f.seq
 		}
 	}
@@ -186,8 +183,7 @@ func (mt *matcher) probe(r *msg) bool {
 		return false
 	}
 	if r.src != trace.AnySource && r.tag != trace.AnyTag {
-		_, ok := box.sends[chanKey{r.comm, r.src, r.tag}]
-		return ok
+		return box.sends.Get(chanKey{r.comm, r.src, r.tag}) != nil
 	}
 	_, ok := mt.earliestSend(box, r)
 	return ok
@@ -200,9 +196,9 @@ func (mt *matcher) unmatched() []*msg {
 		if b == nil {
 			continue
 		}
-		for _, qs := range []map[chanKey]*fifo{b.sends, b.recvs} {
-			for _, q := range qs {
-				out = append(out, q.items[q.head:]...)
+		for _, qs := range []*smallmap.Map[chanKey, *fifo]{&b.sends, &b.recvs} {
+			for _, q := range qs.All() {
+				out = append(out, (*q).items[(*q).head:]...)
 			}
 		}
 		out = append(out, b.wild...)
