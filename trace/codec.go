@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 	"strconv"
 
 	"kairos/internal/varint"
@@ -475,46 +477,61 @@ func readUints(f *varint.Fast, buf []uint64) []uint64 {
 	return buf
 }
 
-// AppendKey appends to dst a string of bytes that identifies e: two events
-// have the same key exactly when their every field is equal, their
-// vectors element by element (a nil vector is not an empty one). A ktr
-// writer keys its table of a chunk's distinct events with it.
-func AppendKey(dst []byte, e *Event) []byte {
-	le := binary.LittleEndian
-	dst = append(dst, byte(e.Kind), byte(e.SendType), byte(e.RecvType), byte(e.Op))
-	if e.HasTime {
-		dst = append(dst, 1)
-	} else {
-		dst = append(dst, 0)
-	}
-	for _, v := range [...]uint32{uint32(e.Partner), uint32(e.Source), uint32(e.Tag), e.Comm, e.NewComm, e.Handle, e.Region} {
-		dst = le.AppendUint32(dst, v)
-	}
-	for _, v := range [...]uint64{uint64(e.SendBytes), uint64(e.RecvBytes), e.Request, math.Float64bits(e.Compute),
-		uint64(e.Enter), uint64(e.Exit), e.CallSite} {
-		dst = le.AppendUint64(dst, v)
-	}
-	dst = appendKeyInts(dst, e.SendCounts)
-	dst = appendKeyInts(dst, e.RecvCounts)
-	if e.Requests == nil {
-		return append(dst, 0)
-	}
-	dst = binary.AppendUvarint(dst, uint64(len(e.Requests))+1)
-	for _, r := range e.Requests {
-		dst = binary.AppendUvarint(dst, r)
-	}
-	return dst
+// SameEvent reports whether a and b are equal in every field, their
+// vectors element by element (a nil vector is not an empty one) and
+// Compute bit by bit. A ktr writer finds a chunk's distinct events with
+// it and HashEvent.
+func SameEvent(a, b *Event) bool {
+	return a.Kind == b.Kind && a.SendType == b.SendType && a.RecvType == b.RecvType && a.Op == b.Op &&
+		a.HasTime == b.HasTime && a.Partner == b.Partner && a.Source == b.Source && a.Tag == b.Tag &&
+		a.Comm == b.Comm && a.NewComm == b.NewComm && a.Handle == b.Handle && a.Region == b.Region &&
+		a.SendBytes == b.SendBytes && a.RecvBytes == b.RecvBytes && a.Request == b.Request &&
+		math.Float64bits(a.Compute) == math.Float64bits(b.Compute) && a.Enter == b.Enter && a.Exit == b.Exit &&
+		a.CallSite == b.CallSite && sameVector(a.SendCounts, b.SendCounts) &&
+		sameVector(a.RecvCounts, b.RecvCounts) && sameVector(a.Requests, b.Requests)
 }
 
-// appendKeyInts appends v to a key: 0 if nil, else its length plus 1 and
-// its elements.
-func appendKeyInts(dst []byte, v []int64) []byte {
+// sameVector reports whether a and b are both nil or equal non-nil
+// vectors.
+func sameVector[T int64 | uint64](a, b []T) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}
+
+// HashEvent returns a hash of every field of e that SameEvent compares:
+// events it finds the same hash alike.
+func HashEvent(e *Event) uint64 {
+	var hasTime uint64
+	if e.HasTime {
+		hasTime = 1
+	}
+	h := hashMix(0, uint64(e.Kind)|uint64(uint8(e.SendType))<<8|uint64(uint8(e.RecvType))<<16|uint64(e.Op)<<24|hasTime<<32)
+	h = hashMix(h, uint64(uint32(e.Partner))|uint64(uint32(e.Source))<<32)
+	h = hashMix(h, uint64(uint32(e.Tag))|uint64(e.Comm)<<32)
+	h = hashMix(h, uint64(e.NewComm)|uint64(e.Handle)<<32)
+	h = hashMix(h, uint64(e.Region))
+	for _, v := range [...]uint64{uint64(e.SendBytes), uint64(e.RecvBytes), e.Request, math.Float64bits(e.Compute),
+		uint64(e.Enter), uint64(e.Exit), e.CallSite} {
+		h = hashMix(h, v)
+	}
+	h = hashVector(h, e.SendCounts)
+	h = hashVector(h, e.RecvCounts)
+	return hashVector(h, e.Requests)
+}
+
+// hashVector mixes v into h: 0 if nil, else its length plus 1 and its
+// elements.
+func hashVector[T int64 | uint64](h uint64, v []T) uint64 {
 	if v == nil {
-		return append(dst, 0)
+		return hashMix(h, 0)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(v))+1)
+	h = hashMix(h, uint64(len(v))+1)
 	for _, x := range v {
-		dst = binary.AppendVarint(dst, x)
+		h = hashMix(h, uint64(x))
 	}
-	return dst
+	return h
+}
+
+// hashMix mixes the word v into h (a multiply and a rotation).
+func hashMix(h, v uint64) uint64 {
+	return bits.RotateLeft64((h^v)*0x9e3779b97f4a7c15, 29)
 }

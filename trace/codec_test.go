@@ -244,19 +244,30 @@ func TestDecodeEventErrors(t *testing.T) {
 	}
 }
 
-// TestAppendKey: changing any one field of an event changes its key (a
-// field added to Event and forgotten by AppendKey fails here), a nil
-// vector's key is not an empty one's, and equal events have equal keys.
-func TestAppendKey(t *testing.T) {
+// TestSameEvent: changing any one field of an event makes it another
+// event with another hash (a field added to Event and forgotten by
+// SameEvent or HashEvent fails here), a nil vector is not an empty one,
+// and equal events are the same with the same hash.
+func TestSameEvent(t *testing.T) {
 	base := NewEvent(Send)
-	key := string(AppendKey(nil, &base))
-	if again := base.Clone(); string(AppendKey(nil, &again)) != key {
-		t.Fatal("equal events, different keys")
+	h := HashEvent(&base)
+	if again := base.Clone(); !SameEvent(&again, &base) || HashEvent(&again) != h {
+		t.Fatal("equal events: not the same, or different hashes")
+	}
+	differs := func(name, what string, e *Event, than *Event) {
+		t.Helper()
+		if SameEvent(e, than) || SameEvent(than, e) {
+			t.Errorf("%s: %s, the same event", name, what)
+		}
+		if HashEvent(e) == HashEvent(than) {
+			t.Errorf("%s: %s, the same hash", name, what)
+		}
 	}
 	typ := reflect.TypeOf(base)
 	for i := range typ.NumField() {
 		e := base
 		f := reflect.ValueOf(&e).Elem().Field(i)
+		name := typ.Field(i).Name
 		switch f.Kind() {
 		case reflect.Bool:
 			f.SetBool(true)
@@ -269,19 +280,16 @@ func TestAppendKey(t *testing.T) {
 		case reflect.Slice:
 			// nil becomes empty, then empty gets an element.
 			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
-			if string(AppendKey(nil, &e)) == key {
-				t.Errorf("%s: an empty vector has the key of none", typ.Field(i).Name)
-			}
-			key0 := string(AppendKey(nil, &e))
+			differs(name, "empty against none", &e, &base)
+			empty := e
 			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
-			if string(AppendKey(nil, &e)) == key0 {
-				t.Errorf("%s: a vector of one element has the key of an empty one", typ.Field(i).Name)
-			}
+			differs(name, "one element against none", &e, &empty)
 		default:
-			t.Fatalf("%s: a field of kind %s the test does not change", typ.Field(i).Name, f.Kind())
+			t.Fatalf("%s: a field of kind %s the test does not change", name, f.Kind())
 		}
-		if string(AppendKey(nil, &e)) == key {
-			t.Errorf("%s changed, the key did not", typ.Field(i).Name)
-		}
+		differs(name, "changed", &e, &base)
 	}
+	neg := base
+	neg.Compute = math.Copysign(0, -1)
+	differs("Compute", "-0 against 0", &neg, &base)
 }

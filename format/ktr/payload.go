@@ -100,8 +100,7 @@ type payloadWriter struct {
 	// indexes of theirs; past maxTemplates, given up (many).
 	tmpl, idx []byte
 	tst       trace.CodecState
-	tmplOf    map[string]uint32 // an event's index by its trace.AppendKey
-	key       []byte
+	tmplOf    tmplTable
 	many      bool
 	n         int // the indexes in idx
 	tmplMem   int // what a reader holds for the distinct events (templateSize)
@@ -148,18 +147,13 @@ func (w *payloadWriter) addTemplate(s *trace.Event) {
 	if w.many {
 		return
 	}
-	w.key = trace.AppendKey(w.key[:0], s)
-	i, ok := w.tmplOf[string(w.key)]
+	i, ok := w.tmplOf.find(s)
 	if !ok {
-		if len(w.tmplOf) == maxTemplates {
+		if w.tmplOf.len() == maxTemplates {
 			w.many = true
 			return
 		}
-		if w.tmplOf == nil {
-			w.tmplOf = make(map[string]uint32)
-		}
-		i = uint32(len(w.tmplOf))
-		w.tmplOf[string(w.key)] = i
+		i = w.tmplOf.add(s)
 		w.tmpl = trace.AppendEvent(w.tmpl, s, &w.tst)
 		w.tmplMem += templateSize(s)
 	}
@@ -180,7 +174,7 @@ func (w *payloadWriter) size() int {
 // appendTo appends the payload to dst and resets w for the next chunk.
 func (w *payloadWriter) appendTo(dst []byte) []byte {
 	unit := scaleDown(w.times)
-	t := uint64(len(w.tmplOf))
+	t := uint64(w.tmplOf.len())
 	tmplLen := 1 + varintLen(t) + len(w.tmpl) + len(w.idx)
 	// The templates form where the events repeat and it is not longer.
 	// (Where they repeat less, zstd found more of the events form's
@@ -209,11 +203,11 @@ func (w *payloadWriter) appendTo(dst []byte) []byte {
 	dst = appendTransposed(dst, w.compute)
 	dst = appendTransposed(dst, w.times)
 	dst = append(dst, w.requests...)
-	clear(w.tmplOf)
+	w.tmplOf.reset()
 	w.tst.Restart()
 	*w = payloadWriter{structure: w.structure[:0], compute: w.compute[:0], times: w.times[:0],
 		requests: w.requests[:0], reqs: w.reqs,
-		tmpl: w.tmpl[:0], idx: w.idx[:0], tst: w.tst, tmplOf: w.tmplOf, key: w.key}
+		tmpl: w.tmpl[:0], idx: w.idx[:0], tst: w.tst, tmplOf: w.tmplOf}
 	return dst
 }
 
