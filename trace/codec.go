@@ -498,24 +498,34 @@ func sameVector[T int64 | uint64](a, b []T) bool {
 }
 
 // HashEvent returns a hash of every field of e that SameEvent compares:
-// events it finds the same hash alike.
+// events it finds the same hash alike. The fields' words are multiplied
+// by constants of their own and added up, independent products rather
+// than a chain, then mixed down into the low bits.
 func HashEvent(e *Event) uint64 {
 	var hasTime uint64
 	if e.HasTime {
-		hasTime = 1
+		hasTime = 1 << 32
 	}
-	h := hashMix(0, uint64(e.Kind)|uint64(uint8(e.SendType))<<8|uint64(uint8(e.RecvType))<<16|uint64(e.Op)<<24|hasTime<<32)
-	h = hashMix(h, uint64(uint32(e.Partner))|uint64(uint32(e.Source))<<32)
-	h = hashMix(h, uint64(uint32(e.Tag))|uint64(e.Comm)<<32)
-	h = hashMix(h, uint64(e.NewComm)|uint64(e.Handle)<<32)
-	h = hashMix(h, uint64(e.Region))
-	for _, v := range [...]uint64{uint64(e.SendBytes), uint64(e.RecvBytes), e.Request, math.Float64bits(e.Compute),
-		uint64(e.Enter), uint64(e.Exit), e.CallSite} {
-		h = hashMix(h, v)
+	h := (uint64(e.Kind) | uint64(uint8(e.SendType))<<8 | uint64(uint8(e.RecvType))<<16 | uint64(e.Op)<<24 | hasTime) * 0x9e3779b97f4a7c15
+	h ^= (uint64(uint32(e.Partner)) | uint64(uint32(e.Source))<<32) * 0xbf58476d1ce4e5b9
+	h ^= (uint64(uint32(e.Tag)) | uint64(e.Comm)<<32) * 0x94d049bb133111eb
+	h ^= (uint64(e.NewComm) | uint64(e.Handle)<<32) * 0xff51afd7ed558ccd
+	h ^= uint64(e.Region) * 0xc4ceb9fe1a85ec53
+	h ^= e.Request * 0x2545f4914f6cdd1d
+	h ^= uint64(e.SendBytes) * 0x9fb21c651e98df25
+	h ^= uint64(e.RecvBytes) * 0xd6e8feb86659fd93
+	h ^= math.Float64bits(e.Compute) * 0xa0761d6478bd642f
+	h ^= uint64(e.Enter) * 0xe7037ed1a0b428db
+	h ^= uint64(e.Exit) * 0x8ebc6af09c88c6e3
+	h ^= e.CallSite * 0x589965cc75374cc3
+	if e.SendCounts != nil || e.RecvCounts != nil || e.Requests != nil {
+		h = hashVector(h, e.SendCounts)
+		h = hashVector(h, e.RecvCounts)
+		h = hashVector(h, e.Requests)
 	}
-	h = hashVector(h, e.SendCounts)
-	h = hashVector(h, e.RecvCounts)
-	return hashVector(h, e.Requests)
+	h ^= h >> 32
+	h *= 0x9e3779b97f4a7c15
+	return h ^ h>>29
 }
 
 // hashVector mixes v into h: 0 if nil, else its length plus 1 and its
