@@ -499,7 +499,7 @@ func sameVector[T int64 | uint64](a, b []T) bool {
 
 // HashEvent returns a hash of every field of e that SameEvent compares:
 // events it finds the same hash alike. The fields' words are multiplied
-// by constants of their own and added up, independent products rather
+// by constants of their own and combined, independent products rather
 // than a chain, then mixed down into the low bits.
 func HashEvent(e *Event) uint64 {
 	var hasTime uint64
