@@ -11,7 +11,10 @@ import "kairos/trace"
 // fold makes of them), so foldsLittleAhead folds the calls first without
 // their parameters, as a Shape does, several times faster, and Add keeps
 // the cluster's events at once where they fold little. Where they fold
-// well it stops early, and Add folds the rank as before.
+// well it stops early, and Add folds the rank as before; once a member
+// of a cluster is folded to its end, the next are not folded ahead
+// (an SPMD program's ranks fold alike: noisy LU's 64 ranks, read ahead
+// to 1,024 calls each, cost 0.9% more instructions).
 
 // aheadWell is the number of calls from which foldsLittleAhead stops,
 // unsure, at a power of two where the rank folds well: into nodes

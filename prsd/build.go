@@ -105,6 +105,9 @@ type mcluster struct {
 	// -1: unknown), once sized.
 	bytes int64
 	sized bool
+	// folded: a member was folded to its end; the next are not folded
+	// ahead (foldsLittleAhead), a cluster's members folding alike.
+	folded bool
 }
 
 // NewBuilder returns a builder of a trace of ranks ranks with metadata
@@ -175,7 +178,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	if cl.events {
 		return nil
 	}
-	if ahead && b.origin != nil && b.foldsLittleAhead(r) {
+	if ahead && b.origin != nil && !cl.folded && b.foldsLittleAhead(r) {
 		cl.events, cl.items, cl.cache = true, nil, nil
 		return nil
 	}
@@ -201,6 +204,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return nil
 	}
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
+	cl.folded = true
 	if cl.left == 0 {
 		slices.Sort(cl.ranks)
 		cl.nodes = b.m.finish(cl.items, cl.ranks)

@@ -468,12 +468,12 @@ func TestClusterFinishedEarly(t *testing.T) {
 // TestFoldsLittle: a rank whose calls fold into nothing (every call its
 // own site) makes its cluster keep its events, read back as they are,
 // whether it is the cluster's first member or not, and is not read to
-// its end, nor folded with its parameters (foldsLittleAhead finds it
-// out); a member after it is not read at all; a cluster that folds
-// keeps its loops.
+// its end, nor folded with its parameters where foldsLittleAhead finds
+// it out; a member after it is not read at all; a cluster that folds
+// keeps its loops, and its members after the first are not read ahead.
 func TestFoldsLittle(t *testing.T) {
-	const ranks, calls = 5, 4 * minItems
-	little := []bool{true, false, false, true, false}
+	const ranks, calls = 6, 4 * minItems
+	little := []bool{true, false, false, true, false, false}
 	tr := trace.New(ranks, trace.Meta{})
 	for r := range ranks {
 		for i := range calls {
@@ -485,7 +485,7 @@ func TestFoldsLittle(t *testing.T) {
 		}
 	}
 	counted := &countingSource{Source: tr}
-	got, err := Build(counted, [][]int32{{0, 1}, {2, 3}, {4}}, DefaultOptions())
+	got, err := Build(counted, [][]int32{{0, 1}, {2, 3}, {4, 5}}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,11 +495,13 @@ func TestFoldsLittle(t *testing.T) {
 		}
 	}
 	// A call goes in as the next event is read: the check at the
-	// 2·minItems-th call stops after 2·minItems+1 events, foldsLittleAhead's
-	// (the fold reads none of them); a rank that folds is read by it to
+	// 2·minItems-th call stops after 2·minItems+1 events, read once:
+	// foldsLittleAhead's (the fold reads none of them), or, for a rank
+	// after a member of its cluster that folded, the fold's; a
+	// cluster's first rank that folds is read by foldsLittleAhead to
 	// aheadWell calls, where it folds well, then by the fold.
 	well := int(aheadWell) + 1
-	want := [ranks]int{calls/2 + 1, 0, calls + well, calls/2 + 1, calls + well}
+	want := [ranks]int{calls/2 + 1, 0, calls + well, calls/2 + 1, calls + well, calls}
 	if counted.read != want {
 		t.Errorf("events read of each rank: %v, want %v", counted.read, want)
 	}
@@ -557,7 +559,7 @@ func dump(tb testing.TB, t *Trace) string {
 
 type countingSource struct {
 	trace.Source
-	read [5]int
+	read [6]int
 }
 
 func (s *countingSource) OpenRank(r int) (trace.Reader, error) {
