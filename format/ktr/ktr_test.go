@@ -1,6 +1,7 @@
 package ktr
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -321,4 +322,29 @@ func templateChunks(t *testing.T, src *Source) (tmpl, chunks, most int) {
 		}
 	}
 	return tmpl, chunks, most
+}
+
+// TestEncodeAfterOthers: a stream's bytes do not depend on the streams
+// written before it, whose compressors (the plain one and the
+// dictionary's, reset to the stream's dictionary) the next streams reuse;
+// and it reads back.
+func TestEncodeAfterOthers(t *testing.T) {
+	a, b := stencil(4, 2, 300, true), stencilNoise(3, 3, 200, true, 0.1)
+	o := Options{ChunkSize: 1 << 10} // many chunks: the dictionary's compressor too
+	encode := func(src trace.Source) []byte {
+		var buf bytes.Buffer
+		if err := Encode(&buf, src, o); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	first := encode(a)
+	got, err := Open(writeTemp(t, b, o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrace(t, got, b)
+	if again := encode(a); !bytes.Equal(again, first) {
+		t.Errorf("the stream written again after another: %d bytes, first %d, not the same", len(again), len(first))
+	}
 }
