@@ -186,6 +186,52 @@ func (st *CodecState) decodeCallSite(f *varint.Fast, src []byte, off, at int, k 
 	return off
 }
 
+// Encoded is an event's encoding kept for the next time the same event
+// comes in a stream (AppendSame): a writer whose events repeat, as a
+// program's iterations do, encodes each distinct event once for each
+// state of the stream it meets rather than every time.
+type Encoded struct {
+	b                    []byte
+	lastReq              uint64
+	lastExit             Time
+	sameSite, sameRegion bool
+	valid                bool
+}
+
+// Forget empties c, for a new stream (whose call sites are numbered
+// anew).
+func (c *Encoded) Forget() { c.valid = false }
+
+// AppendSame appends the encoding of e to dst, as AppendEvent does. c
+// holds nothing or the encoding of an event equal to e in this stream:
+// where it was made in the state st is in, as far as e's encoding tells
+// (e's call site and region the sticky ones or not, the request and
+// time bases e's fields are taken from), it is appended as it is;
+// otherwise e is encoded and c keeps it, unless its call site was new
+// (written whole, then as its index).
+func (st *CodecState) AppendSame(dst []byte, e *Event, c *Encoded) []byte {
+	sameSite, sameRegion := e.CallSite == st.callSite, e.Region == st.region
+	if c.valid && c.sameSite == sameSite && c.sameRegion == sameRegion &&
+		(e.Request == 0 || c.lastReq == st.lastReq) && (!e.HasTime || c.lastExit == st.lastExit) {
+		// AppendEvent's changes to st.
+		st.callSite, st.region = e.CallSite, e.Region
+		if e.Request != 0 {
+			st.lastReq = e.Request
+		}
+		if e.HasTime {
+			st.lastExit = e.Exit
+		}
+		return append(dst, c.b...)
+	}
+	_, known := st.siteIndex[e.CallSite]
+	c.valid = sameSite || known
+	c.sameSite, c.sameRegion, c.lastReq, c.lastExit = sameSite, sameRegion, st.lastReq, st.lastExit
+	n := len(dst)
+	dst = AppendEvent(dst, e, st)
+	c.b = append(c.b[:0], dst[n:]...)
+	return dst
+}
+
 func eventMask(e *Event, st *CodecState) uint32 {
 	var m uint32
 	set := func(cond bool, bit uint32) {

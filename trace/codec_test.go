@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -292,4 +293,48 @@ func TestSameEvent(t *testing.T) {
 	neg := base
 	neg.Compute = math.Copysign(0, -1)
 	differs("Compute", "-0 against 0", &neg, &base)
+}
+
+// TestAppendSame encodes random streams of a few distinct events, which
+// vary in what the codec's state decides (call sites and regions the
+// sticky ones or not, sites new to the stream, request and time bases),
+// with AppendEvent and with AppendSame keeping each distinct event's
+// encoding: the same bytes and the same state after every event, in a
+// second stream too (its encodings forgotten).
+func TestAppendSame(t *testing.T) {
+	pool := sampleEvents()
+	for i, site := range []uint64{0, 0xabc, 0xdeadbeefcafe, 7} {
+		for _, region := range []uint32{0, 3} {
+			e := NewEvent(Isend)
+			e.Partner, e.SendBytes, e.CallSite, e.Region = int32(i), 64, site, region
+			e.Request = uint64(i % 2) // 0, or 1 as a .ktr's structure events
+			pool = append(pool, e)
+			timed := e
+			timed.Request, timed.HasTime, timed.Enter, timed.Exit = 1, true, 0, Time(i)
+			pool = append(pool, timed)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cache := make([]Encoded, len(pool))
+	for stream := range 3 {
+		var plain, same CodecState
+		var want, got []byte
+		for i := range cache {
+			cache[i].Forget()
+		}
+		for n := range 2000 {
+			k := rng.IntN(len(pool))
+			if n%7 < 3 { // runs of a few events, as iterations repeat
+				k = n % 5
+			}
+			want = AppendEvent(want, &pool[k], &plain)
+			got = same.AppendSame(got, &pool[k], &cache[k])
+			if !bytes.Equal(got, want) {
+				t.Fatalf("stream %d, event %d (%d): %x, AppendEvent %x", stream, n, k, got[len(got)-min(len(got), 32):], want[len(want)-min(len(want), 32):])
+			}
+			if !reflect.DeepEqual(same, plain) {
+				t.Fatalf("stream %d, event %d (%d): state %+v, AppendEvent's %+v", stream, n, k, same, plain)
+			}
+		}
+	}
 }

@@ -104,6 +104,11 @@ type payloadWriter struct {
 	many      bool
 	n         int // the indexes in idx
 	tmplMem   int // what a reader holds for the distinct events (templateSize)
+	// structs are the distinct events' encodings in the events form, by
+	// number, kept for their next instances (trace.AppendSame): most
+	// events of a chunk copy one of a few, and encoding each took a
+	// third of writing a .ktr.
+	structs []trace.Encoded
 }
 
 // add appends e to the chunk.
@@ -138,20 +143,28 @@ func (w *payloadWriter) add(e *trace.Event) {
 			w.request(q)
 		}
 	}
-	w.structure = trace.AppendEvent(w.structure, s, &w.st)
-	w.addTemplate(s)
+	i, ok := w.addTemplate(s)
+	if !ok {
+		w.structure = trace.AppendEvent(w.structure, s, &w.st)
+		return
+	}
+	if int(i) == len(w.structs) {
+		w.structs = append(w.structs, trace.Encoded{})
+	}
+	w.structure = w.st.AppendSame(w.structure, s, &w.structs[i])
 }
 
-// addTemplate adds s, a structure event, to the templates form.
-func (w *payloadWriter) addTemplate(s *trace.Event) {
+// addTemplate adds s, a structure event, to the templates form, and
+// returns its number there, if it has one (not past maxTemplates).
+func (w *payloadWriter) addTemplate(s *trace.Event) (uint32, bool) {
 	if w.many {
-		return
+		return 0, false
 	}
 	i, ok := w.tmplOf.find(s)
 	if !ok {
 		if w.tmplOf.len() == maxTemplates {
 			w.many = true
-			return
+			return 0, false
 		}
 		i = w.tmplOf.add(s)
 		w.tmpl = trace.AppendEvent(w.tmpl, s, &w.tst)
@@ -159,6 +172,7 @@ func (w *payloadWriter) addTemplate(s *trace.Event) {
 	}
 	w.idx = binary.AppendUvarint(w.idx, uint64(i))
 	w.n++
+	return i, true
 }
 
 func (w *payloadWriter) request(q uint64) {
@@ -205,9 +219,12 @@ func (w *payloadWriter) appendTo(dst []byte) []byte {
 	dst = append(dst, w.requests...)
 	w.tmplOf.reset()
 	w.tst.Restart()
+	for i := range w.structs {
+		w.structs[i].Forget()
+	}
 	*w = payloadWriter{structure: w.structure[:0], compute: w.compute[:0], times: w.times[:0],
 		requests: w.requests[:0], reqs: w.reqs,
-		tmpl: w.tmpl[:0], idx: w.idx[:0], tst: w.tst, tmplOf: w.tmplOf}
+		tmpl: w.tmpl[:0], idx: w.idx[:0], tst: w.tst, tmplOf: w.tmplOf, structs: w.structs}
 	return dst
 }
 
