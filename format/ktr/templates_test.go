@@ -9,7 +9,8 @@ import (
 )
 
 // TestTmplTable: the table numbers each chunk's distinct events in the
-// order they first come, as a search of the events so far does, across
+// order they first come, as a search of the events so far does, events
+// in cycles and at random, across
 // chunks of up to a thousand distinct events (growing within a chunk,
 // after earlier chunks), vectors nil, empty and not, the caller's
 // vectors changed after they were added.
@@ -19,9 +20,12 @@ func TestTmplTable(t *testing.T) {
 	for chunk := range 40 {
 		distinct := 1 + rng.IntN(1000)
 		var seen []trace.Event
-		for range 3000 {
+		for i := range 3000 {
 			e := trace.NewEvent(trace.Send)
 			e.Partner, e.Tag = int32(rng.IntN(distinct)), int32(chunk)
+			if i%100 < 70 { // runs of a cycle, which the events that follow find
+				e.Partner = int32(i % min(distinct, 1+chunk%9))
+			}
 			switch rng.IntN(4) {
 			case 1:
 				e.SendCounts = []int64{}
