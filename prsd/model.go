@@ -846,15 +846,11 @@ func (rd *reader) event(n *Node, ch *choice) {
 		}
 		ph := &c.phases[i]
 		rd.ev = ph.ev
-		if c.rel != nil {
-			for j, x := range ph.rel[:len(c.fields)] {
-				x = rd.ctx.unoffset(x, rd.ctx.rank)
-				if c.fields[j] == Partner {
-					rd.ev.Partner = int32(x)
-				} else {
-					rd.ev.Source = int32(x)
-				}
-			}
+		if j := c.partnerAt; j >= 0 {
+			rd.ev.Partner = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
+		}
+		if j := c.sourceAt; j >= 0 {
+			rd.ev.Source = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
 		}
 		rd.request(ph.in.req)
 		rd.compSite, rd.compRegion = ph.in.compSite, ph.in.compRegion
@@ -1057,6 +1053,10 @@ type cycled struct {
 	fields []Field
 	modes  []Mode
 	rel    [][]int64
+	// partnerAt and sourceAt are, in a quick template, the places of
+	// the partner and the source in phase.rel, -1 for none: the reader
+	// decodes each without a walk of fields.
+	partnerAt, sourceAt int8
 }
 
 // phase is a call's instance at a phase of its cycled fields.
@@ -1107,6 +1107,16 @@ func (rd *reader) template(n *Node, g int32) *template {
 		t.rest = t.vary
 	}
 	t.quick = t.err == nil && t.cyc.phases != nil && t.rest == 0 && onlyRelative(&t.cyc)
+	t.cyc.partnerAt, t.cyc.sourceAt = -1, -1
+	for j, f := range t.cyc.fields {
+		switch {
+		case !t.quick:
+		case f == Partner:
+			t.cyc.partnerAt = int8(j)
+		default: // Source (onlyRelative)
+			t.cyc.sourceAt = int8(j)
+		}
+	}
 	if !n.tmpls[g].CompareAndSwap(nil, t) {
 		rd.t.cycleBytes.Add(t.cyc.size()) // another reader's is there
 	}
