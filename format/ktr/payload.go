@@ -106,8 +106,9 @@ type payloadWriter struct {
 	tmplMem   int // what a reader holds for the distinct events (templateSize)
 	// structs are the distinct events' encodings in the events form, by
 	// number, kept for their next instances (trace.AppendSame): most
-	// events of a chunk copy one of a few, and encoding each took a
-	// third of writing a .ktr.
+	// events of a chunk copy one of a few, and encoding every event
+	// again took a tenth of the instructions of converting HPCC's .ktr
+	// (631 of 6,623 M).
 	structs []trace.Encoded
 }
 

@@ -114,7 +114,7 @@ func (e *encoder) close() {
 // zstdPool keeps the compressors of finished streams of one level and
 // window for the next streams: a compressor's tables take megabytes,
 // made and zeroed anew for every stream (1.4 ms and 4.2 MB a stream,
-// with its dictionary's compressor, against 10 µs to compress a
+// with its dictionary's compressor, against 10 µs to compress a 64 KiB
 // chunk), and a reduction writes a stream a cluster kept as its events
 // (128 streams for HPCC's 64 ranks). A chunk is compressed alone
 // (EncodeAll), into the same bytes whatever the compressor did before.
