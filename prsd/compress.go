@@ -621,6 +621,10 @@ type compressor struct {
 	// most of its calls.
 	free       []*rnode
 	freeCounts []*seriesBuilder
+	// freeBodies holds the bodies of the loops dropped, by length, for
+	// the next loops' (most loops a fold makes are soon merged into
+	// another).
+	freeBodies [maxBody + 1][][]*rnode
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -741,6 +745,10 @@ func (c *compressor) drop(n *rnode) {
 	}
 	for _, b := range n.body {
 		c.drop(b)
+	}
+	if b := n.body; len(b) > 0 && len(b) <= maxBody && len(c.freeBodies[len(b)]) < maxFreeBodies {
+		clear(b)
+		c.freeBodies[len(b)] = append(c.freeBodies[len(b)], b)
 	}
 	if b := n.counts; b != nil {
 		clear(b.runs)
@@ -944,7 +952,7 @@ func (c *compressor) fold() bool {
 		if !slices.Equal(c.idx.keys[n-2*l:n-l], c.idx.keys[n-l:]) || !closable(first[l-1], tail[l-1]) {
 			return false
 		}
-		body := slices.Clone(first)
+		body := c.body(first)
 		for _, n := range body {
 			c.toBody(n)
 		}
@@ -960,6 +968,22 @@ func (c *compressor) fold() bool {
 		c.idx.push(loop.id, l, h)
 		return true
 	})
+}
+
+// maxFreeBodies bounds the bodies of each length kept for reuse.
+const maxFreeBodies = 64
+
+// body returns a copy of items, a new loop's body, in the room of a
+// dropped loop's where there is one.
+func (c *compressor) body(items []*rnode) []*rnode {
+	free := &c.freeBodies[len(items)]
+	if k := len(*free); k > 0 {
+		b := (*free)[k-1]
+		*free = (*free)[:k-1]
+		copy(b, items)
+		return b
+	}
+	return slices.Clone(items)
 }
 
 func sameIDs(a, b []*rnode) bool {

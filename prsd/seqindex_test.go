@@ -87,8 +87,9 @@ func TestSeqIndexCandidates(t *testing.T) {
 }
 
 // TestRecycledNodes: folding gives the same shapes whether the nodes it
-// drops are used again or not, on random nests of loops broken by stray
-// calls (predictions that fail half-way, loops merged into loops).
+// drops (and their loops' bodies) are used again or not, on random nests
+// of loops broken by stray calls (predictions that fail half-way, loops
+// merged into loops).
 func TestRecycledNodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var emit func(depth int, out []uint64) []uint64
