@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -323,6 +324,41 @@ func TestReduceMethods(t *testing.T) {
 				t.Errorf("%s %v: %d clusters, want 4 (Table 4)", m, plugins, out.Clusters)
 			}
 		}
+	}
+}
+
+// TestCheckReductionLossless: a reduction checked against a trace it
+// does not give back (a tag of rank 3 changed) is refused as not
+// lossless, whether the check passes or not.
+func TestCheckReductionLossless(t *testing.T) {
+	cg := genTrace(t, t.TempDir(), "cg")
+	src, err := openTrace(cg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, reduced, _, err := reduceTrace(cg, src, cluster.Options{Method: cluster.CallPathParam, CountTolerance: 0.05},
+		&reduceFlags{timeError: prsd.DefaultOptions().TimeError})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := trace.New(src.NumRanks(), *src.Meta())
+	changed := false
+	for r := range src.NumRanks() {
+		rd, err := src.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rd.Next() {
+			e := *rd.Event()
+			if r == 3 && !changed && (e.Kind == trace.Send || e.Kind == trace.Isend) {
+				e.Tag, changed = e.Tag+1, true
+			}
+			other.Ranks[r].Append(&e)
+		}
+		rd.Close()
+	}
+	if _, err := checkReduction(other, reduced); !errors.Is(err, prsd.ErrNotLossless) || !strings.Contains(err.Error(), "rank 3 call") {
+		t.Errorf("checkReduction: %v, want rank 3's call not given back", err)
 	}
 }
 

@@ -1,0 +1,129 @@
+package prsd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"kairos/trace"
+)
+
+// verifySource is a trace of 3 ranks, each computing then sending to the
+// next and receiving from the one before, 4 times, then finalizing;
+// change may alter rank r's i-th event (the computations included) or
+// drop it (false).
+func verifySource(change func(r, i int, e *trace.Event) bool) *trace.Trace {
+	tr := trace.New(3, trace.NewMeta())
+	for r := range 3 {
+		var evs []trace.Event
+		for range 4 {
+			c, s, v := trace.NewEvent(trace.Compute), trace.NewEvent(trace.Send), trace.NewEvent(trace.Recv)
+			c.Compute = 1e6
+			s.Partner, s.SendBytes, s.Tag = int32((r+1)%3), 64, 7
+			v.Partner, v.RecvBytes, v.Tag = int32((r+2)%3), 64, 7
+			evs = append(evs, c, s, v)
+		}
+		evs = append(evs, trace.NewEvent(trace.Finalize))
+		for i := range evs {
+			if change == nil || change(r, i, &evs[i]) {
+				tr.Ranks[r].Append(&evs[i])
+			}
+		}
+	}
+	return tr
+}
+
+// TestVerifyingFindsDifferences: a source that differs from the one a
+// compressed trace was built from in a call's parameter, in a call more
+// or fewer, or in the flops before a call fails Verify, and fails the
+// reader of that rank, and only that one, of a Verifying trace; the same
+// source passes both, and a rank read to its end is read plainly next.
+func TestVerifyingFindsDifferences(t *testing.T) {
+	comp, err := Build(verifySource(nil), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(r, i int, e *trace.Event) bool
+		want   string
+	}{
+		{"same", nil, ""},
+		{"tag", func(r, i int, e *trace.Event) bool {
+			if r == 1 && i == 7 {
+				e.Tag = 8
+			}
+			return true
+		}, "rank 1 call 4 is"},
+		{"call more", func(r, i int, e *trace.Event) bool {
+			if r == 2 && e.Kind == trace.Finalize {
+				e.Kind = trace.Barrier // and the rank's trace ends before its finalize
+			}
+			return true
+		}, "rank 2 call 8 is"},
+		{"call fewer", func(r, i int, e *trace.Event) bool { return r != 0 || i != 12 }, "rank 0 has more calls at call 8"},
+		{"flops", func(r, i int, e *trace.Event) bool {
+			if r == 2 && i == 3 {
+				e.Compute *= 2
+			}
+			return true
+		}, "rank 2 computes 2e+06 flops before its call 2, 1e+06 read back"},
+	} {
+		src := verifySource(c.change)
+		err := Verify(src, comp)
+		if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, ErrNotLossless) || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: Verify: %v, want %q", c.name, err, c.want)
+		}
+		v, err := NewVerifying(src, comp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failed := -1
+		for r := range 3 {
+			rd, err := v.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rd.Next() {
+			}
+			if err := rd.Err(); err != nil {
+				if failed >= 0 || !strings.Contains(err.Error(), c.want) || c.want == "" {
+					t.Errorf("%s: rank %d: %v, want %q", c.name, r, err, c.want)
+				}
+				failed = r
+			}
+			rd.Close()
+		}
+		if c.want != "" && failed < 0 {
+			t.Errorf("%s: no reader failed", c.name)
+		}
+		// The ranks read equal are not verified again; the one that
+		// failed is, by Rest.
+		if err := v.Rest(); (err != nil) != (c.want != "") {
+			t.Errorf("%s: Rest: %v", c.name, err)
+		}
+		for r := range 3 {
+			rd, _ := v.OpenRank(r)
+			if _, checked := rd.(*verifying); checked != (r == failed) {
+				t.Errorf("%s: rank %d read through a verifying reader: %v (the rank that failed: %d)", c.name, r, checked, failed)
+			}
+			rd.Close()
+		}
+	}
+}
+
+// TestVerifyingRanks: a Verifying trace of a source with other ranks is
+// refused, as Verify refuses it.
+func TestVerifyingRanks(t *testing.T) {
+	comp, err := Build(verifySource(nil), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := trace.New(2, trace.NewMeta())
+	if _, err := NewVerifying(other, comp); !errors.Is(err, ErrNotLossless) {
+		t.Errorf("NewVerifying: %v", err)
+	}
+	if err := Verify(other, comp); !errors.Is(err, ErrNotLossless) {
+		t.Errorf("Verify: %v", err)
+	}
+}
