@@ -31,133 +31,38 @@ func Verify(src trace.Source, t *Trace) error {
 }
 
 func verifyRank(src trace.Source, t *Trace, r int) error {
-	rd, err := openVerifying(src, t, r, nil)
+	a, err := src.OpenRank(r)
 	if err != nil {
 		return err
 	}
-	defer rd.Close()
-	for rd.Next() {
-	}
-	return rd.Err()
-}
-
-// Verifying is a Trace whose readers compare each rank, as it is read,
-// with the rank of the source it was built from, as Verify does: a pass
-// that reads every rank of t anyway (check's) proves t lossless on the
-// way, rather than after a pass of its own. A rank read to its end and
-// found equal is read plainly afterwards; Rest verifies the ranks that
-// were not. Different ranks may be read at once.
-type Verifying struct {
-	*Trace
-	src  trace.Source
-	read []bool // by rank: read to its end, equal to src's
-}
-
-// NewVerifying returns t, verified against src as it is read.
-func NewVerifying(src trace.Source, t *Trace) (*Verifying, error) {
-	if src.NumRanks() != t.NumRanks() {
-		return nil, fmt.Errorf("%w: %d ranks, not %d", ErrNotLossless, t.NumRanks(), src.NumRanks())
-	}
-	return &Verifying{Trace: t, src: src, read: make([]bool, t.NumRanks())}, nil
-}
-
-// OpenRank returns a reader of rank r's events, compared with src's
-// until the rank has once been read to its end. Its Err is Verify's
-// error where they differ.
-func (v *Verifying) OpenRank(r int) (trace.Reader, error) {
-	if r < 0 || r >= len(v.read) || v.read[r] {
-		return v.Trace.OpenRank(r)
-	}
-	return openVerifying(v.src, v.Trace, r, &v.read[r])
-}
-
-// Rest verifies the ranks that no reader has read to their end.
-func (v *Verifying) Rest() error {
-	for r, ok := range v.read {
-		if !ok {
-			if err := verifyRank(v.src, v.Trace, r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// verifying reads rank r of a compressed trace and compares each call
-// with the next of the rank's source, and the untimed computations
-// before it (summed) with the source's.
-type verifying struct {
-	a, b  trace.Reader // the source's rank, the compressed one's
-	r     int
-	eps   float64
-	calls int     // the calls compared
-	flops float64 // b's untimed computations since its last call
-	err   error
-	ended *bool // set once b ended equal to a (nil: not kept)
-}
-
-func openVerifying(src trace.Source, t *Trace, r int, ended *bool) (*verifying, error) {
-	a, err := src.OpenRank(r)
-	if err != nil {
-		return nil, err
-	}
+	defer a.Close()
 	b, err := t.OpenRank(r)
 	if err != nil {
-		a.Close()
-		return nil, fmt.Errorf("rank %d, compressed: %w", r, err)
+		return fmt.Errorf("rank %d, compressed: %w", r, err)
 	}
-	return &verifying{a: a, b: b, r: r, eps: t.TimeError, ended: ended}, nil
-}
-
-func (v *verifying) Next() bool {
-	if v.err != nil {
-		return false
-	}
-	if v.b.Next() {
-		e := v.b.Event()
-		if e.Kind == trace.Compute && !e.HasTime {
-			v.flops += e.Compute
-			return true
+	defer b.Close()
+	for i := 0; ; i++ {
+		fa, okA := nextCall(a)
+		fb, okB := nextCall(b)
+		if err := a.Err(); err != nil {
+			return fmt.Errorf("rank %d: %w", r, err)
 		}
-		v.err = v.compare(e)
-		v.flops = 0
-		v.calls++
-		return v.err == nil
+		if err := b.Err(); err != nil {
+			return fmt.Errorf("rank %d, compressed: %w", r, err)
+		}
+		if !sameFlops(fa, fb, t.TimeError) {
+			return fmt.Errorf("%w: rank %d computes %g flops before its call %d, %g read back", ErrNotLossless, r, fa, i, fb)
+		}
+		if !okA || !okB {
+			if okA != okB {
+				return fmt.Errorf("%w: rank %d has %s calls at call %d", ErrNotLossless, r, map[bool]string{true: "fewer", false: "more"}[okA], i)
+			}
+			return nil
+		}
+		if !sameCall(a.Event(), b.Event()) {
+			return fmt.Errorf("%w: rank %d call %d is %s, read back as %s", ErrNotLossless, r, i, a.Event(), b.Event())
+		}
 	}
-	if v.err = v.compare(nil); v.err == nil && v.ended != nil {
-		*v.ended = true
-	}
-	return false
-}
-
-// compare reads the source's next call and compares it, and the flops
-// before it, with the compressed rank's, e (nil: the compressed rank
-// ended, or failed).
-func (v *verifying) compare(e *trace.Event) error {
-	flops, okA := nextCall(v.a)
-	if err := v.a.Err(); err != nil {
-		return fmt.Errorf("rank %d: %w", v.r, err)
-	}
-	if err := v.b.Err(); err != nil {
-		return fmt.Errorf("rank %d, compressed: %w", v.r, err)
-	}
-	if !sameFlops(flops, v.flops, v.eps) {
-		return fmt.Errorf("%w: rank %d computes %g flops before its call %d, %g read back", ErrNotLossless, v.r, flops, v.calls, v.flops)
-	}
-	if okB := e != nil; okA != okB {
-		return fmt.Errorf("%w: rank %d has %s calls at call %d", ErrNotLossless, v.r, map[bool]string{true: "fewer", false: "more"}[okA], v.calls)
-	}
-	if e != nil && !sameCall(v.a.Event(), e) {
-		return fmt.Errorf("%w: rank %d call %d is %s, read back as %s", ErrNotLossless, v.r, v.calls, v.a.Event(), e)
-	}
-	return nil
-}
-
-func (v *verifying) Event() *trace.Event { return v.b.Event() }
-func (v *verifying) Err() error          { return v.err }
-
-func (v *verifying) Close() error {
-	return errors.Join(v.a.Close(), v.b.Close())
 }
 
 // nextCall advances rd past the untimed computations to its next event,

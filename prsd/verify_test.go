@@ -33,12 +33,11 @@ func verifySource(change func(r, i int, e *trace.Event) bool) *trace.Trace {
 	return tr
 }
 
-// TestVerifyingFindsDifferences: a source that differs from the one a
+// TestVerifyFindsDifferences: a source that differs from the one a
 // compressed trace was built from in a call's parameter, in a call more
-// or fewer, or in the flops before a call fails Verify, and fails the
-// reader of that rank, and only that one, of a Verifying trace; the same
-// source passes both, and a rank read to its end is read plainly next.
-func TestVerifyingFindsDifferences(t *testing.T) {
+// or fewer, or in the flops before a call fails Verify, which names the
+// rank and the call; the same source passes.
+func TestVerifyFindsDifferences(t *testing.T) {
 	comp, err := Build(verifySource(nil), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -69,60 +68,21 @@ func TestVerifyingFindsDifferences(t *testing.T) {
 			return true
 		}, "rank 2 computes 2e+06 flops before its call 2, 1e+06 read back"},
 	} {
-		src := verifySource(c.change)
-		err := Verify(src, comp)
+		err := Verify(verifySource(c.change), comp)
 		if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, ErrNotLossless) || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: Verify: %v, want %q", c.name, err, c.want)
-		}
-		v, err := NewVerifying(src, comp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		failed := -1
-		for r := range 3 {
-			rd, err := v.OpenRank(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rd.Next() {
-			}
-			if err := rd.Err(); err != nil {
-				if failed >= 0 || !strings.Contains(err.Error(), c.want) || c.want == "" {
-					t.Errorf("%s: rank %d: %v, want %q", c.name, r, err, c.want)
-				}
-				failed = r
-			}
-			rd.Close()
-		}
-		if c.want != "" && failed < 0 {
-			t.Errorf("%s: no reader failed", c.name)
-		}
-		// The ranks read equal are not verified again; the one that
-		// failed is, by Rest.
-		if err := v.Rest(); (err != nil) != (c.want != "") {
-			t.Errorf("%s: Rest: %v", c.name, err)
-		}
-		for r := range 3 {
-			rd, _ := v.OpenRank(r)
-			if _, checked := rd.(*verifying); checked != (r == failed) {
-				t.Errorf("%s: rank %d read through a verifying reader: %v (the rank that failed: %d)", c.name, r, checked, failed)
-			}
-			rd.Close()
 		}
 	}
 }
 
-// TestVerifyingRanks: a Verifying trace of a source with other ranks is
-// refused, as Verify refuses it.
-func TestVerifyingRanks(t *testing.T) {
+// TestVerifyRanks: a source of other ranks than the compressed trace's
+// is refused.
+func TestVerifyRanks(t *testing.T) {
 	comp, err := Build(verifySource(nil), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := trace.New(2, trace.NewMeta())
-	if _, err := NewVerifying(other, comp); !errors.Is(err, ErrNotLossless) {
-		t.Errorf("NewVerifying: %v", err)
-	}
 	if err := Verify(other, comp); !errors.Is(err, ErrNotLossless) {
 		t.Errorf("Verify: %v", err)
 	}

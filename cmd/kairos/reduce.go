@@ -314,24 +314,13 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 // message never received, say), which it keeps as it keeps every call:
 // the note returned says so. A reduction that deadlocks is never written.
 func checkReduction(src trace.Source, reduced *prsd.Trace) (note string, err error) {
-	// The check reads every rank of the reduction: it compares them with
-	// src's on the way (prsd.Verifying), rather than after a pass of
-	// their own. Where it does not pass, whether every rank reads back
-	// its calls is told first.
-	v, err := prsd.NewVerifying(src, reduced)
-	if err != nil {
-		return "", err
-	}
-	opt := check.Options{Protocol: check.SimGrid, MaxProblems: 1, ErrorsOnly: true}
-	rep, cerr := check.Check(v, opt)
-	if cerr == nil && rep.OK() {
-		return "", v.Rest()
-	}
 	if err := prsd.Verify(src, reduced); err != nil {
 		return "", err
 	}
-	if cerr != nil {
-		return "", cerr
+	opt := check.Options{Protocol: check.SimGrid, MaxProblems: 1, ErrorsOnly: true}
+	rep, err := check.Check(reduced, opt)
+	if err != nil || rep.OK() {
+		return "", err
 	}
 	orig, err := check.Check(src, opt)
 	if err != nil {
