@@ -11,28 +11,40 @@ type item struct{ n int }
 
 // TestQueueMapPrunes checks that a QueueMap forgets the keys of empty
 // queues once they are many, so that a trace with a tag a message keeps
-// few keys, and that it keeps every key whose queue holds a request.
+// few keys (from smallmap.Linear, a Store's from fewFloor: every lookup
+// searches them), and that it keeps every key whose queue holds a
+// request.
 func TestQueueMapPrunes(t *testing.T) {
-	var m QueueMap[uint64, *item]
-	held := &item{}
-	m.Slot(1 << 40).Push(held)
-	most := 0
-	for i := uint64(0); i < 10000; i++ {
-		q := m.Slot(i)
-		q.Push(&item{})
-		if i%3 == 0 {
-			q.Pop()
+	for _, c := range []struct {
+		few  bool
+		most int // keys at most, for at most 5 non-empty queues
+	}{{false, smallmap.Linear}, {true, 2 * 5}} {
+		m := QueueMap[uint64, *item]{few: c.few}
+		held := &item{}
+		m.Slot(1 << 40).Push(held)
+		most := 0
+		for i := uint64(0); i < 10000; i++ {
+			q := m.Slot(i)
+			q.Push(&item{})
+			if i%3 == 0 {
+				q.Pop()
+			}
+			if i >= 3 && (i-3)%3 != 0 {
+				m.Ref(i - 3).Pop() // two of three queues empty, three keys late
+			}
+			most = max(most, m.Len())
 		}
-		if i >= 3 && (i-3)%3 != 0 {
-			m.Ref(i - 3).Pop() // two of three queues empty, three keys late
+		if most > c.most {
+			t.Errorf("few %v: up to %d keys held for at most 5 non-empty queues, want at most %d", c.few, most, c.most)
 		}
-		most = max(most, m.Len())
+		if q := m.Ref(1 << 40); q == nil || q.Empty() || q.Front() != held {
+			t.Errorf("few %v: the key whose queue holds a request was dropped", c.few)
+		}
 	}
-	if most > 4*smallmap.Linear {
-		t.Errorf("up to %d keys held for at most 4 non-empty queues", most)
-	}
-	if q := m.Ref(1 << 40); q == nil || q.Empty() || q.Front() != held {
-		t.Error("the key whose queue holds a request was dropped")
+	var st Store[*item]
+	st.Push(Key{0, 1, 2}, &item{})
+	if !st.packed.few {
+		t.Error("a Store's keys prune from smallmap.Linear")
 	}
 }
 
