@@ -328,8 +328,8 @@ func TestReduceMethods(t *testing.T) {
 }
 
 // TestCheckReductionLossless: a reduction checked against a trace it
-// does not give back (a tag of rank 3 changed) is refused as not
-// lossless, whether the check passes or not.
+// does not give back (a tag of rank 3 changed, which check alone would
+// not see) is refused as not lossless, naming the rank's call.
 func TestCheckReductionLossless(t *testing.T) {
 	cg := genTrace(t, t.TempDir(), "cg")
 	src, err := openTrace(cg)
