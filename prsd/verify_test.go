@@ -34,9 +34,9 @@ func verifySource(change func(r, i int, e *trace.Event) bool) *trace.Trace {
 }
 
 // TestVerifyFindsDifferences: a source that differs from the one a
-// compressed trace was built from in a call's parameter, in a call more
-// or fewer, or in the flops before a call fails Verify, which names the
-// rank and the call; the same source passes.
+// compressed trace was built from in a call's parameter or kind, in a
+// call more or fewer, or in the flops before a call fails Verify, which
+// names the rank and the call; the same source passes.
 func TestVerifyFindsDifferences(t *testing.T) {
 	comp, err := Build(verifySource(nil), nil, Options{})
 	if err != nil {
@@ -54,9 +54,9 @@ func TestVerifyFindsDifferences(t *testing.T) {
 			}
 			return true
 		}, "rank 1 call 4 is"},
-		{"call more", func(r, i int, e *trace.Event) bool {
+		{"kind", func(r, i int, e *trace.Event) bool {
 			if r == 2 && e.Kind == trace.Finalize {
-				e.Kind = trace.Barrier // and the rank's trace ends before its finalize
+				e.Kind = trace.Barrier
 			}
 			return true
 		}, "rank 2 call 8 is"},
@@ -72,6 +72,15 @@ func TestVerifyFindsDifferences(t *testing.T) {
 		if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, ErrNotLossless) || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s: Verify: %v, want %q", c.name, err, c.want)
 		}
+	}
+	// A call more in the source: rank 0's finalize, which the compressed
+	// trace was built without.
+	fewer, err := Build(verifySource(func(r, i int, e *trace.Event) bool { return r != 0 || i != 12 }), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(verifySource(nil), fewer); !errors.Is(err, ErrNotLossless) || !strings.Contains(err.Error(), "rank 0 has fewer calls at call 8") {
+		t.Errorf("call more: Verify: %v", err)
 	}
 }
 
