@@ -39,8 +39,11 @@ type pathReader struct {
 	in    *prsd.Interner // the signer's
 	calls []callKey
 	h     pathKey
-	shape *prsd.Shape
-	ev    trace.Event
+	// shape folds the rank's calls, where they are folded (folded); it
+	// is reset and reused from one rank to the next.
+	shape  *prsd.Shape
+	folded bool
+	ev     trace.Event
 
 	// The signer's table of its distinct events' sums (addDistinct),
 	// kept from one rank to the next with the stamp of their group.
@@ -87,7 +90,8 @@ func (p *paths) reader() *pathReader {
 
 // start begins a rank.
 func (p *pathReader) start() {
-	p.calls, p.h, p.shape = p.calls[:0], pathKey{h1: 0xcbf29ce484222325, h2: 0x9e3779b97f4a7c15}, nil
+	p.calls, p.h = p.calls[:0], pathKey{h1: 0xcbf29ce484222325, h2: 0x9e3779b97f4a7c15}
+	p.folded = false
 }
 
 // add appends a call of the rank. It is small enough to be inlined into
@@ -136,6 +140,10 @@ func (p *pathReader) fold() {
 	if p.shape == nil {
 		p.shape = prsd.NewShape(p.in)
 	}
+	if !p.folded {
+		p.shape.Reset()
+		p.folded = true
+	}
 	for _, c := range p.calls {
 		p.ev.Kind, p.ev.CallSite = c.kind, c.site
 		p.shape.Add(&p.ev)
@@ -150,13 +158,12 @@ func (p *pathReader) fold() {
 func (p *pathReader) finish() (int32, shapeSigs) {
 	p.hash()
 	if id, sigs, ok := p.p.lookup(p.h); ok {
-		p.shape = nil
 		return id, sigs
 	}
 	p.fold()
 	p.shape.Finish()
-	sigs := shapeSigs{p.shape.CallPath(), p.shape.LoopSignature(), p.shape.Len()}
-	p.shape = nil
+	callPath, loop := p.shape.Signatures()
+	sigs := shapeSigs{callPath, loop, p.shape.Len()}
 	t := p.p
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -713,6 +713,21 @@ func (c *compressor) push(e *trace.Event) {
 	c.append(n)
 }
 
+// reset empties a structure-only compressor (a Shape's: no parameters,
+// plug-ins or bounds) for another rank's calls: its items go to the free
+// lists, and its tables keep their room.
+func (c *compressor) reset() {
+	for _, n := range c.seq {
+		c.drop(n)
+	}
+	c.idx.reset()
+	*c = compressor{
+		in: c.in, idx: c.idx, seq: c.seq[:0],
+		targets: c.targets[:0], path: c.path[:0], done: c.done[:0],
+		free: c.free, freeCounts: c.freeCounts, freeBodies: c.freeBodies,
+	}
+}
+
 // keep fills the scratch call with a call past the point where the
 // folding was given up, for RankKey's hash; nothing without parameters
 // (foldsLittleAhead's compressor).

@@ -122,8 +122,13 @@ func (x *seqIndex) truncate(m int) {
 	x.sums, x.bodies = x.sums[:m+1], x.bodies[:m]
 }
 
-// reset empties the index.
-func (x *seqIndex) reset() { *x = seqIndex{} }
+// reset empties the index, keeping its room.
+func (x *seqIndex) reset() {
+	clear(x.lastAt.slots)
+	x.lastAt.n = 0
+	x.keys, x.prev, x.slot, x.nextEnd, x.endAt = x.keys[:0], x.prev[:0], x.slot[:0], x.nextEnd[:0], x.endAt[:0]
+	x.sums, x.bodies = x.sums[:0], x.bodies[:0]
+}
 
 // candidates calls try with the lengths l, increasing, at which the
 // sequence's tail may repeat the body of a loop just before it (extend)

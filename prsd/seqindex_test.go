@@ -87,9 +87,10 @@ func TestSeqIndexCandidates(t *testing.T) {
 }
 
 // TestRecycledNodes: folding gives the same shapes whether the nodes it
-// drops (and their loops' bodies) are used again or not, on random nests
-// of loops broken by stray calls (predictions that fail half-way, loops
-// merged into loops).
+// drops (and their loops' bodies) are used again or not, and whether the
+// shape is new or one reset after the previous sequence's (Reset, its
+// nodes and tables reused), on random nests of loops broken by stray
+// calls (predictions that fail half-way, loops merged into loops).
 func TestRecycledNodes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var emit func(depth int, out []uint64) []uint64
@@ -112,14 +113,15 @@ func TestRecycledNodes(t *testing.T) {
 		}
 		return out
 	}
-	shape := func(sites []uint64) string {
-		s := NewShape(NewInterner())
+	fold := func(s *Shape, sites []uint64) string {
 		for _, site := range sites {
 			s.Add(&trace.Event{Kind: trace.Send, CallSite: site})
 		}
 		s.Finish()
 		return s.Key()
 	}
+	shape := func(sites []uint64) string { return fold(NewShape(NewInterner()), sites) }
+	reused := NewShape(NewInterner())
 	defer func(r bool) { recycle = r }(recycle)
 	for range 300 {
 		var sites []uint64
@@ -129,8 +131,14 @@ func TestRecycledNodes(t *testing.T) {
 		recycle = true
 		got := shape(sites)
 		recycle = false
-		if want := shape(sites); got != want {
+		want := shape(sites)
+		if got != want {
 			t.Fatalf("%d calls: the shapes differ with nodes recycled", len(sites))
+		}
+		recycle = true
+		reused.Reset()
+		if got := fold(reused, sites); got != want {
+			t.Fatalf("%d calls: the shapes differ in a shape reset", len(sites))
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 type Shape struct {
 	c   compressor
 	seq []*rnode
+	buf []byte // Signatures'
 }
 
 // NewShape returns an empty shape whose calls and loops in numbers (nil: a
@@ -34,6 +35,15 @@ func (s *Shape) Add(e *trace.Event) { s.c.add(e) }
 
 // Finish closes the shape; Add must not be called afterwards.
 func (s *Shape) Finish() { s.seq = s.c.finish() }
+
+// Reset empties the shape for another rank's calls, with the same
+// interner. Its nodes and tables are kept for the next calls: signing a
+// trace whose ranks all fold differently (HPCC's 64) otherwise allocates
+// every rank's nodes again, and collects them.
+func (s *Shape) Reset() {
+	s.c.reset()
+	s.seq = nil
+}
 
 // Key is the exact shape: the calls by kind and call site, and the loops
 // with their iteration counts. Ranks of equal keys make the same calls in
@@ -87,63 +97,84 @@ func mix(h, v uint64) uint64 {
 // loop's marker with its iteration counts, then its body's) times its
 // position mod 10, plus 1. Unlike Key it can collide.
 func (s *Shape) CallPath() uint64 {
-	var sig uint64
-	pos := 0
-	var walk func([]*rnode)
-	walk = func(items []*rnode) {
-		for _, n := range items {
-			v := StackSignature(n.kind, n.site)
-			if n.isLoop() {
-				counts := n.counts.finish()
-				h := fnv.New64a()
-				h.Write(counts.AppendBinary(nil))
-				v = mix(0x9e3779b97f4a7c15, h.Sum64()) | 1
-			}
-			sig ^= v * uint64(pos%10+1)
-			pos++
-			if n.isLoop() {
-				walk(n.body)
-			}
-		}
-	}
-	walk(s.seq)
-	return sig
+	callPath, _ := s.Signatures()
+	return callPath
 }
 
 // LoopSignature is ACURDION's loop signature: the average iteration count
 // of the loops of each height (1: the innermost, holding no loop), 16 bits
 // each from the least significant, heights above 3 in the last 16 bits.
 func (s *Shape) LoopSignature() uint64 {
-	var sum, num [4]float64
-	var height func([]*rnode) int
-	height = func(items []*rnode) int {
-		h := 0
-		for _, n := range items {
-			if !n.isLoop() {
-				continue
-			}
-			lh := height(n.body) + 1
-			k := min(lh, 4) - 1
-			counts := n.counts.finish()
-			total := 0.0
-			var c cursor
-			for range counts.N {
-				total += float64(c.next(&counts))
-			}
-			sum[k] += total / float64(max(counts.N, 1))
-			num[k]++
-			h = max(h, lh)
-		}
-		return h
-	}
-	height(s.seq)
-	var sig uint64
-	for k := range sum {
-		if num[k] > 0 {
-			sig |= uint64(min(sum[k]/num[k], 0xffff)) << (16 * k)
+	_, loop := s.Signatures()
+	return loop
+}
+
+// Signatures returns CallPath and LoopSignature from one walk of the
+// shape, each loop's counts made a series once: a signer wants both, and
+// a rank that folds into thousands of short loops (SMG2000's) spent a
+// sixth of its signing on the two walks.
+func (s *Shape) Signatures() (callPath, loop uint64) {
+	w := sigWalk{buf: s.buf[:0]}
+	w.walk(s.seq)
+	s.buf = w.buf
+	for k := range w.sum {
+		if w.num[k] > 0 {
+			loop |= uint64(min(w.sum[k]/w.num[k], 0xffff)) << (16 * k)
 		}
 	}
-	return sig
+	return w.callPath, loop
+}
+
+// sigWalk is Signatures' walk: the call-path signature so far and the
+// item's position, the loops' average counts summed by height, and a
+// buffer for the counts' encoding.
+type sigWalk struct {
+	callPath uint64
+	pos      int
+	sum, num [4]float64
+	buf      []byte
+}
+
+// walk adds items and returns the height of their highest loop (0:
+// none).
+func (w *sigWalk) walk(items []*rnode) int {
+	h := 0
+	for _, n := range items {
+		if !n.isLoop() {
+			w.add(StackSignature(n.kind, n.site))
+			continue
+		}
+		counts := n.counts.finish()
+		w.buf = counts.AppendBinary(w.buf[:0])
+		w.add(mix(0x9e3779b97f4a7c15, fnv1a(w.buf)) | 1)
+		lh := w.walk(n.body) + 1
+		total := 0.0
+		var c cursor
+		for range counts.N {
+			total += float64(c.next(&counts))
+		}
+		k := min(lh, 4) - 1
+		w.sum[k] += total / float64(max(counts.N, 1))
+		w.num[k]++
+		h = max(h, lh)
+	}
+	return h
+}
+
+// add adds the signature of the item at the next position.
+func (w *sigWalk) add(v uint64) {
+	w.callPath ^= v * uint64(w.pos%10+1)
+	w.pos++
+}
+
+// fnv1a is the 64-bit FNV-1a hash of b.
+func fnv1a(b []byte) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 0x100000001b3
+	}
+	return h
 }
 
 // Len is the number of items of the shape, loops' bodies counted once.
