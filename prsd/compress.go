@@ -720,7 +720,7 @@ func (c *compressor) reset() {
 	for _, n := range c.seq {
 		c.drop(n)
 	}
-	c.idx.reset()
+	c.idx.empty()
 	*c = compressor{
 		in: c.in, idx: c.idx, seq: c.seq[:0],
 		targets: c.targets[:0], path: c.path[:0], done: c.done[:0],

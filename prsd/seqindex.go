@@ -122,8 +122,11 @@ func (x *seqIndex) truncate(m int) {
 	x.sums, x.bodies = x.sums[:m+1], x.bodies[:m]
 }
 
-// reset empties the index, keeping its room.
-func (x *seqIndex) reset() {
+// reset empties the index and lets its memory go (a sequence given up).
+func (x *seqIndex) reset() { *x = seqIndex{} }
+
+// empty empties the index and keeps its room, for another sequence.
+func (x *seqIndex) empty() {
 	clear(x.lastAt.slots)
 	x.lastAt.n = 0
 	x.keys, x.prev, x.slot, x.nextEnd, x.endAt = x.keys[:0], x.prev[:0], x.slot[:0], x.nextEnd[:0], x.endAt[:0]
