@@ -8,6 +8,7 @@ import (
 
 	"kairos/check"
 	"kairos/pattern"
+	"kairos/stats"
 	"kairos/trace"
 )
 
@@ -314,6 +315,7 @@ func (r *Report) runSpan() trace.Time {
 func (r *Report) mostLoaded() Answer {
 	a := Answer{Question: "Which rank is the most loaded?"}
 	var comp []float64
+	var ranks []int // nil: comp[r] is rank r's
 	switch {
 	case r.Timeline != nil:
 		for _, tot := range r.Timeline.Totals {
@@ -323,11 +325,12 @@ func (r *Report) mostLoaded() Answer {
 		for _, p := range r.Stats.PerRank {
 			comp = append(comp, p.Flops)
 		}
+		ranks = r.Stats.ListedRanks()
 	default:
 		a.Err = firstErr(r.TimelineErr, r.StatsErr)
 		return a
 	}
-	sp := spreadOf(comp)
+	sp := stats.SpreadOver(comp, ranks)
 	if sp.Most == 0 {
 		a.Value = "none computes"
 		return a
@@ -340,7 +343,7 @@ func (r *Report) mostLoaded() Answer {
 	a.Detail = fmt.Sprintf("computes %s, %+.0f%% against the median rank's %s (least: rank %d, %s)",
 		unit(sp.Most), 100*(sp.Most/sp.Median-1), unit(sp.Median), sp.LeastRank, unit(sp.Least))
 	if len(sp.Outliers) > 0 {
-		a.Detail += "; outliers: " + rankList(sp.Outliers, 8)
+		a.Detail += "; outliers: " + stats.RankList(sp.Outliers, 8)
 	}
 	return a
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,19 +92,39 @@ func TestAnswersNoPattern(t *testing.T) {
 	}
 }
 
-// TestSpread: the least, median and most of a per-rank quantity with
-// their ranks, and its outliers, the most extreme first.
-func TestSpread(t *testing.T) {
-	xs := []float64{10, 11, 10, 30, 9, 10, 11, 10, 2}
-	s := spreadOf(xs)
-	if s.Least != 2 || s.LeastRank != 8 || s.Most != 30 || s.MostRank != 3 || s.Median != 10 {
-		t.Errorf("spread %+v", s)
+// TestRanksWithoutEvents: a rank without events, which the trace's
+// statistics leave out, shifts no other rank's row or name: the table of
+// what each rank does lists ranks 0 and 2, and rank 2 is the most loaded.
+func TestRanksWithoutEvents(t *testing.T) {
+	tr := trace.New(3, trace.NewMeta())
+	for r, flops := range map[int]float64{0: 1e6, 2: 5e9} {
+		for _, k := range []trace.Kind{trace.Init, trace.Compute, trace.Finalize} {
+			e := trace.NewEvent(k)
+			e.Compute = flops
+			tr.Ranks[r].Append(&e)
+		}
 	}
-	if len(s.Outliers) != 2 || s.Outliers[0] != 3 || s.Outliers[1] != 8 {
-		t.Errorf("outliers %v, want [3 8]", s.Outliers)
+	r := Build(tr, Options{Name: "gap.ktr", Machine: "3x1Gf,125MBps,50us", Speed: 1e9})
+	for _, a := range r.Answers() {
+		if a.Question == "Which rank is the most loaded?" && (a.Value != "rank 2" || !strings.Contains(a.Detail, "least: rank 0")) {
+			t.Errorf("most loaded: %+v", a)
+		}
 	}
-	if got := rankList([]int{1, 2, 3, 4}, 2); got != "1, 2 and 2 more" {
-		t.Errorf("rankList: %q", got)
+	tables := r.RankTables()
+	if len(tables) == 0 {
+		t.Fatal("no per-rank table")
+	}
+	var ranks []int
+	for _, row := range tables[0].Rows() {
+		ranks = append(ranks, row.Rank)
+	}
+	if !slices.Equal(ranks, []int{0, 2}) {
+		t.Errorf("%s: rows of ranks %v, want [0 2]", tables[0].Title, ranks)
+	}
+	for _, row := range tables[0].Summary() {
+		if row.Name == "flops" && (row.MostRank != 2 || row.LeastRank != 0) {
+			t.Errorf("flops: most at rank %d, least at rank %d; want 2 and 0", row.MostRank, row.LeastRank)
+		}
 	}
 }
 

@@ -4,63 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
-	"strings"
 
-	"kairos/pattern"
+	"kairos/stats"
 	"kairos/trace"
 )
-
-// Spread summarises one quantity over the ranks, as a per-rank table too
-// long to read is summarised: the least, the median and the most, with
-// their ranks, and the outliers (modified Z-score above pattern's cut-off,
-// the most extreme first).
-type Spread struct {
-	Least, Median, Most float64
-	LeastRank, MostRank int
-	Outliers            []int
-}
-
-func spreadOf(xs []float64) Spread {
-	if len(xs) == 0 {
-		return Spread{}
-	}
-	s := Spread{Least: xs[0], Most: xs[0], Median: pattern.Median(xs)}
-	for r, x := range xs {
-		if x < s.Least {
-			s.Least, s.LeastRank = x, r
-		}
-		if x > s.Most {
-			s.Most, s.MostRank = x, r
-		}
-	}
-	rb := pattern.RobustOf(xs)
-	z := make([]float64, len(xs))
-	for r, x := range xs {
-		if z[r] = math.Abs(rb.Z(x)); z[r] > pattern.DefaultCutoff {
-			s.Outliers = append(s.Outliers, r)
-		}
-	}
-	slices.SortStableFunc(s.Outliers, func(a, b int) int { return cmp.Compare(z[b], z[a]) })
-	return s
-}
-
-// rankList writes ranks, at most n of them, and how many more.
-func rankList(ranks []int, n int) string {
-	var b strings.Builder
-	for i, r := range ranks[:min(n, len(ranks))] {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(r))
-	}
-	if len(ranks) > n {
-		fmt.Fprintf(&b, " and %d more", len(ranks)-n)
-	}
-	return b.String()
-}
 
 // Column is one per-rank quantity of a table: its name, its values by
 // rank and how to write them.
@@ -70,10 +19,12 @@ type Column struct {
 	Format func(float64) string
 }
 
-// RankTable is a per-rank table: columns of values by rank.
+// RankTable is a per-rank table: columns of values, a value per rank
+// listed in Ranks (nil: every rank, in order).
 type RankTable struct {
 	Title   string
 	Columns []Column
+	Ranks   []int
 }
 
 // SpreadRow is a column of a RankTable summarised: Same is set when every
@@ -90,30 +41,32 @@ type SpreadRow struct {
 func (t *RankTable) Summary() []SpreadRow {
 	var rows []SpreadRow
 	for _, c := range t.Columns {
-		s := spreadOf(c.Values)
-		row := SpreadRow{Name: c.Name, Least: c.Format(s.Least), Median: c.Format(s.Median), Most: c.Format(s.Most),
-			LeastRank: s.LeastRank, MostRank: s.MostRank, Same: s.Least == s.Most, Outliers: "none"}
-		switch len(s.Outliers) {
-		case 0:
-		case 1:
-			row.Outliers = fmt.Sprintf("rank %d", s.Outliers[0])
-		default:
-			row.Outliers = fmt.Sprintf("%d ranks: %s", len(s.Outliers), rankList(s.Outliers, 8))
-		}
-		rows = append(rows, row)
+		s := stats.SpreadOver(c.Values, t.Ranks)
+		rows = append(rows, SpreadRow{Name: c.Name, Least: c.Format(s.Least), Median: c.Format(s.Median), Most: c.Format(s.Most),
+			LeastRank: s.LeastRank, MostRank: s.MostRank, Same: s.Same(), Outliers: s.OutliersText()})
 	}
 	return rows
 }
 
-// Rows returns the table's cells as text, a row per rank.
-func (t *RankTable) Rows() [][]string {
+// RankRow is a rank's row of a RankTable, its cells as text.
+type RankRow struct {
+	Rank  int
+	Cells []string
+}
+
+// Rows returns the table's rows, a row per rank.
+func (t *RankTable) Rows() []RankRow {
 	if len(t.Columns) == 0 {
 		return nil
 	}
-	rows := make([][]string, len(t.Columns[0].Values))
-	for r := range rows {
+	rows := make([]RankRow, len(t.Columns[0].Values))
+	for i := range rows {
+		rows[i].Rank = i
+		if t.Ranks != nil {
+			rows[i].Rank = t.Ranks[i]
+		}
 		for _, c := range t.Columns {
-			rows[r] = append(rows[r], c.Format(c.Values[r]))
+			rows[i].Cells = append(rows[i].Cells, c.Format(c.Values[i]))
 		}
 	}
 	return rows
@@ -134,7 +87,7 @@ func (r *Report) RankTables() []RankTable {
 				cols[i].Values = append(cols[i].Values, v)
 			}
 		}
-		out = append(out, RankTable{Title: "What each rank does (the trace)", Columns: nonZero(cols)})
+		out = append(out, RankTable{Title: "What each rank does (the trace)", Columns: nonZero(cols), Ranks: s.ListedRanks()})
 	}
 	if tl := r.Timeline; tl != nil {
 		cols := make([]Column, numStates)
@@ -298,7 +251,7 @@ func callRow(name string, n *NamedCalls, all trace.Time) (CallRow, bool) {
 	if total <= 0 {
 		return CallRow{}, false
 	}
-	sp := spreadOf(secs)
+	sp := stats.SpreadOver(secs, nil)
 	row := CallRow{Call: name, Total: seconds(total.Seconds()), Share: share(float64(total) / float64(max(all, 1))),
 		Least: seconds(sp.Least), Median: seconds(sp.Median), Most: seconds(sp.Most), LeastRank: sp.LeastRank, MostRank: sp.MostRank, total: total}
 	if n.Waiting > 0 {

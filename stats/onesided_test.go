@@ -40,7 +40,7 @@ func TestOneSidedAndIO(t *testing.T) {
 		t.Errorf("%d point-to-point messages, want none", s.P2PMessages)
 	}
 	var b bytes.Buffer
-	if err := s.WriteText(&b); err != nil {
+	if err := s.WriteText(&b, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"one-sided transfers      4", "MPI-IO bytes written     4096", "top one-sided pairs by bytes"} {

@@ -373,7 +373,7 @@ func TestSizes(t *testing.T) {
 		t.Errorf("bins %q, want %q", got, wantText)
 	}
 	var out bytes.Buffer
-	if err := s.WriteText(&out); err != nil {
+	if err := s.WriteText(&out, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "point-to-point messages by size\n") || !strings.Contains(out.String(), "[64 B, 128 B)         2  50.0%    200  76.9%") {

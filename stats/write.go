@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"kairos/pattern"
 )
 
 // Measure selects what a matrix shows.
@@ -56,15 +58,30 @@ func (s *Stats) WriteSummary(w io.Writer) error {
 	return s.writeSizes(w)
 }
 
+// RankListLimit is the most ranks with events whose rows WriteText lists
+// unless asked for every rank: beyond, a line a rank makes a page no one
+// reads (32,802 lines at 16,384 ranks), and the per-rank quantities are
+// summarised instead, as the HTML report summarises them.
+const RankListLimit = 64
+
 // WriteText writes a human-readable summary: totals, events by kind, the
-// per-rank table, the top pairs and each rank's top partners.
-func (s *Stats) WriteText(w io.Writer) error {
+// per-rank table, the top pairs and each rank's top partners. Above
+// RankListLimit ranks with events, unless everyRank, the per-rank table
+// is summarised (the least, the median and the most of each quantity,
+// with their ranks, and the outliers) and the partners are left out.
+func (s *Stats) WriteText(w io.Writer, everyRank bool) error {
 	if err := s.writeTotals(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nper rank")
+	listed := everyRank || len(s.PerRank) <= RankListLimit
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	s.rankTable(tw)
+	if listed {
+		fmt.Fprintln(w, "\nper rank")
+		s.rankTable(tw)
+	} else {
+		fmt.Fprintf(w, "\nper rank: %d ranks summarised (--per-rank lists each)\n", len(s.PerRank))
+		s.rankSpreads(tw)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -73,6 +90,10 @@ func (s *Stats) WriteText(w io.Writer) error {
 		return err
 	}
 	if err := s.writeSizes(w); err != nil {
+		return err
+	}
+	if !listed {
+		_, err := fmt.Fprintln(w, "\ntop partners by bytes, both ways: --per-rank lists each rank's")
 		return err
 	}
 	fmt.Fprintln(w, "\ntop partners by bytes, both ways")
@@ -256,19 +277,72 @@ func sizeText(v int64) string {
 	return strconv.FormatInt(v, 10) + " B"
 }
 
-func (s *Stats) rankTable(w io.Writer) {
-	head := "rank\tevents\tmsgs sent\tbytes sent\tmsgs in\tbytes in\tcollectives\tcoll bytes\tflops\t"
-	if s.Timed {
-		head += "mpi s\ttotal s\t"
+// rankColumn is a quantity of the per-rank table.
+type rankColumn struct {
+	name   string
+	of     func(r *RankStats) float64
+	format func(float64) string
+}
+
+// rankColumns are the per-rank table's quantities, the times only of a
+// timed trace.
+func (s *Stats) rankColumns() []rankColumn {
+	count := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	cols := []rankColumn{
+		{"events", func(r *RankStats) float64 { return float64(r.Events) }, count},
+		{"msgs sent", func(r *RankStats) float64 { return float64(r.MessagesSent) }, count},
+		{"bytes sent", func(r *RankStats) float64 { return float64(r.BytesSent) }, count},
+		{"msgs in", func(r *RankStats) float64 { return float64(r.MessagesRecvd) }, count},
+		{"bytes in", func(r *RankStats) float64 { return float64(r.BytesRecvd) }, count},
+		{"collectives", func(r *RankStats) float64 { return float64(r.Collectives) }, count},
+		{"coll bytes", func(r *RankStats) float64 { return float64(r.CollBytesSent) }, count},
+		{"flops", func(r *RankStats) float64 { return r.Flops }, fmtSum},
 	}
-	fmt.Fprintln(w, head)
-	for _, r := range s.PerRank {
-		fmt.Fprintf(w, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t", r.Rank, r.Events, r.MessagesSent, r.BytesSent,
-			r.MessagesRecvd, r.BytesRecvd, r.Collectives, r.CollBytesSent, fmtSum(r.Flops))
-		if s.Timed {
-			fmt.Fprintf(w, "%.6f\t%.6f\t", r.MPISeconds, r.TotalSeconds)
+	if s.Timed {
+		secs := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+		cols = append(cols, rankColumn{"mpi s", func(r *RankStats) float64 { return r.MPISeconds }, secs},
+			rankColumn{"total s", func(r *RankStats) float64 { return r.TotalSeconds }, secs})
+	}
+	return cols
+}
+
+// rankTable writes a row a rank with events.
+func (s *Stats) rankTable(w io.Writer) {
+	cols := s.rankColumns()
+	fmt.Fprint(w, "rank\t")
+	for _, c := range cols {
+		fmt.Fprint(w, c.name, "\t")
+	}
+	fmt.Fprintln(w)
+	for i := range s.PerRank {
+		r := &s.PerRank[i]
+		fmt.Fprintf(w, "%d\t", r.Rank)
+		for _, c := range cols {
+			fmt.Fprint(w, c.format(c.of(r)), "\t")
 		}
 		fmt.Fprintln(w)
+	}
+}
+
+// rankSpreads writes a row a quantity of the per-rank table: its least,
+// median and most over the ranks with events, with their ranks, and its
+// outliers.
+func (s *Stats) rankSpreads(w io.Writer) {
+	ranks := s.ListedRanks()
+	xs := make([]float64, len(s.PerRank))
+	// The outliers, last, are left-aligned after the columns' padding.
+	fmt.Fprintf(w, "\tleast\trank\tmedian\tmost\trank\t  outliers (modified Z-score above %g)\n", pattern.DefaultCutoff)
+	for _, c := range s.rankColumns() {
+		for i := range s.PerRank {
+			xs[i] = c.of(&s.PerRank[i])
+		}
+		sp := SpreadOver(xs, ranks)
+		if sp.Same() {
+			fmt.Fprintf(w, "%s\t\t\t%s\t\t\t  none: every rank the same\n", c.name, c.format(sp.Median))
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%d\t  %s\n", c.name, c.format(sp.Least), sp.LeastRank,
+			c.format(sp.Median), c.format(sp.Most), sp.MostRank, sp.OutliersText())
 	}
 }
 

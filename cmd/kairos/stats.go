@@ -15,6 +15,7 @@ func init() { addVerb("stats", newStatsCmd) }
 func newStatsCmd() *cobra.Command {
 	var (
 		asJSON, asCSV    bool
+		everyRank        bool
 		matrix, out, svg string
 		top              int
 	)
@@ -49,7 +50,12 @@ and scatter: the root's only).
                         sources, columns destinations; as a list of
                         non-zero pairs above 32 ranks unless --csv)
   --csv                 the matrix, or else the per-rank table, as CSV
-  --json                everything, with the matrix as a list of pairs`,
+  --json                everything, with the matrix as a list of pairs
+
+Above 64 ranks with events, the per-rank table is summarised, as the
+HTML report summarises it: each quantity's least, median and most with
+their ranks, and its outliers (modified Z-score above 3.5); --per-rank
+lists every rank and its top partners (--csv and --json always do).`,
 		Example: `  kairos stats run.ti
   kairos stats --matrix bytes --csv -o matrix.csv run.ktr
   kairos stats --json --top 3 run.ktr`,
@@ -92,13 +98,14 @@ and scatter: the root's only).
 				case asCSV:
 					return s.WriteRanksCSV(w)
 				}
-				return s.WriteText(w)
+				return s.WriteText(w, everyRank)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the statistics as JSON")
 	f.BoolVar(&asCSV, "csv", false, "print the matrix (with --matrix) or the per-rank table as CSV")
+	f.BoolVar(&everyRank, "per-rank", false, "list every rank in the per-rank table and its top partners, whatever the number of ranks")
 	f.StringVar(&matrix, "matrix", "", "print the point-to-point matrix of bytes or count")
 	f.IntVar(&top, "top", stats.DefaultTop, "number of top pairs and partners per rank")
 	f.StringVar(&svg, "svg", "", "also draw the point-to-point matrix (of --matrix's measure, bytes by default) as an SVG heat map in this file")

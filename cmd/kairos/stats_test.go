@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,6 +80,31 @@ func TestStatsCLI(t *testing.T) {
 			}
 			golden(t, c.golden, out)
 		})
+	}
+}
+
+// TestStatsManyRanks: above 64 ranks the text summarises the per-rank
+// table (golden: a non-periodic 9x9 stencil, whose edge and corner ranks
+// send less, with imbalance and rank 40 four times slower in an
+// iteration) and leaves out the partners; --per-rank lists both for every
+// rank.
+func TestStatsManyRanks(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "st81.ktr")
+	if code, _, errs := csRun("gen", "stencil2d", "--grid", "9x9", "--iterations", "3", "--periodic=false", "--imbalance", "0.2",
+		"--delay", "40:1:4", "-o", tr); code != 0 {
+		t.Fatalf("gen: %s", errs)
+	}
+	code, out, errs := csRun("stats", tr)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "stats/summarised.txt", out)
+	code, out, errs = csRun("stats", "--per-rank", tr)
+	if code != 0 || errs != "" {
+		t.Fatalf("--per-rank: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "\nper rank\n") || len(regexp.MustCompile(`\n  rank \d+: `).FindAllString(out, -1)) != 81 || !strings.Contains(out, "\n  rank 80: ") {
+		t.Errorf("--per-rank: not every rank's row and partners:\n%s", out)
 	}
 }
 
