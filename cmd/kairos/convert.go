@@ -19,7 +19,7 @@ import (
 func init() { addVerb("convert", newConvertCmd) }
 
 func newConvertCmd() *cobra.Command {
-	var to, speed string
+	var to, speed, output string
 	var shortest float64
 	cmd := &cobra.Command{
 		Use:   "convert [flags] IN OUT",
@@ -27,7 +27,8 @@ func newConvertCmd() *cobra.Command {
 		Long: `Convert reads IN in any format Kairos reads and writes OUT in the format
 its name ends with (.ktr, .ti, .txt, ...; .gz and .zst compress) or that
 --to names. OUT is written atomically; "-" is standard output, in the
-format --to names (a TI trace as one stream).
+format --to names (a TI trace as one stream). OUT may also be given as
+-o OUT, as the other verbs take their output.
 
 A TI trace is one file if OUT ends in .ti, else a description OUT (made
 in its directory, which is created if need be) and a file per rank in
@@ -63,9 +64,21 @@ algorithms LogGOPSim's Schedgen uses.`,
   kairos convert --speed 1Gf timed.ktr replayable.ti
   kairos convert --speed 2Gf run.ti run.goal
   kairos convert run.dumpi/ out/traces.otf2`,
-		Args: exactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			want, with := 2, ""
+			if cmd.Flags().Changed("output") {
+				want, with = 1, " besides -o"
+			}
+			if len(args) != want {
+				return usagef("kairos convert takes IN and OUT, or IN and -o OUT: got %d argument(s)%s", len(args), with)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, out := args[0], args[1]
+			in, out := args[0], output
+			if len(args) == 2 {
+				out = args[1]
+			}
 			f, err := format.ForOutput(out, to)
 			if err != nil {
 				return usagef("%v", err)
@@ -107,6 +120,7 @@ algorithms LogGOPSim's Schedgen uses.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write OUT here, the input being the only argument")
 	cmd.Flags().StringVar(&to, "to", "", "output format ("+format.WritableNames()+"); default: from OUT's extension")
 	cmd.Flags().StringVar(&speed, "speed", "", "untime a timed trace at this many flop/s (e.g. 1Gf)")
 	cmd.Flags().Float64Var(&shortest, "min-compute", 1e-6, "with --speed: drop computations shorter than this many seconds (0 keeps all)")

@@ -37,12 +37,15 @@ func TestConvertCLI(t *testing.T) {
 	in := statsSample(t) // timed
 	dir := t.TempDir()
 
-	out := filepath.Join(dir, "copy.ktr")
-	if code, stdout, errs := csRun("convert", in, out); code != 0 || stdout != "" || errs != "" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
-	}
-	if got, want := csEvents(t, out), csEvents(t, in); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("copy differs:\n%s\nwant\n%s", got, want)
+	for _, args := range [][]string{{in, "copy.ktr"}, {in, "-o", "copy-o.ktr"}} { // OUT, or -o OUT as other verbs take it
+		out := filepath.Join(dir, args[len(args)-1])
+		args = append(append([]string{"convert"}, args[:len(args)-1]...), out)
+		if code, stdout, errs := csRun(args...); code != 0 || stdout != "" || errs != "" {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, errs)
+		}
+		if got, want := csEvents(t, out), csEvents(t, in); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%v: copy differs:\n%s\nwant\n%s", args, got, want)
+		}
 	}
 
 	untimed := filepath.Join(dir, "untimed.bin")
@@ -84,7 +87,8 @@ func TestConvertCLIUsage(t *testing.T) {
 		{[]string{"convert", "--to", "nope", in, filepath.Join(dir, "x")}, 2, "cannot write format"},
 		{[]string{"convert", "--speed", "-3", in, filepath.Join(dir, "x.ktr")}, 2, "not a positive flop rate"},
 		{[]string{"convert", "--speed", "fast", in, filepath.Join(dir, "x.ktr")}, 2, "not a positive flop rate"},
-		{[]string{"convert", in}, 2, "takes 2 argument"},
+		{[]string{"convert", in}, 2, "takes IN and OUT, or IN and -o OUT: got 1 argument(s)"},
+		{[]string{"convert", in, filepath.Join(dir, "x.ktr"), "-o", filepath.Join(dir, "y.ktr")}, 2, "got 2 argument(s) besides -o"},
 		{[]string{"convert", filepath.Join(dir, "none.ktr"), filepath.Join(dir, "x.ktr")}, 1, "none.ktr"},
 	} {
 		code, _, errs := csRun(c.args...)
