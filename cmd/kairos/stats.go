@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -52,7 +53,7 @@ and scatter: the root's only).
   --csv                 the matrix, or else the per-rank table, as CSV
   --json                everything, with the matrix as a list of pairs
 
-Above 64 ranks with events, the per-rank table is summarised, as the
+Above ` + strconv.Itoa(stats.RankListLimit) + ` ranks with events, the per-rank table is summarised, as the
 HTML report summarises it: each quantity's least, median and most with
 their ranks, and its outliers (modified Z-score above 3.5); --per-rank
 lists every rank and its top partners (--csv and --json always do).`,
