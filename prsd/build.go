@@ -83,6 +83,10 @@ type Builder struct {
 	origin trace.Source
 	// ahead numbers foldsLittleAhead's calls and loops.
 	ahead *Interner
+	// comp compresses each rank in turn, and pool holds the accumulators
+	// of the calls it is done with: a rank's memory serves the next.
+	comp compressor
+	pool pool
 }
 
 // mcluster is a cluster being merged: its ranks added so far, their
@@ -182,7 +186,10 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		cl.events, cl.items, cl.cache = true, nil, nil
 		return nil
 	}
-	c := compressor{in: b.in, ctx: ctx, np: len(b.opt.Plugins), bounded: b.origin != nil}
+	ctx.pool = &b.pool
+	c := &b.comp
+	c.reset()
+	c.in, c.ctx, c.np, c.bounded = b.in, ctx, len(b.opt.Plugins), b.origin != nil
 	if c.bounded && b.opt.Settle != nil && b.opt.LoopsPay > 0 {
 		c.pay = newPayCheck(b.clusterBytes(cl, b.of[r]), trace.RankEvents(b.origin, r), &b.opt)
 	}
@@ -197,6 +204,8 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 	if c.little || c.bounded && foldsLittle(nodes(c.seq), c.calls) {
 		// Its structure would take more memory than the merge can afford
 		// and more bytes than the events: the cluster keeps its events.
+		// (Its items are let go, not kept for the next ranks.)
+		c.seq = nil
 		cl.events, cl.items, cl.cache = true, nil, nil
 		if c.outgrown {
 			return b.settleOutgrown(cl, b.of[r])
@@ -204,6 +213,7 @@ func (b *Builder) Add(r int, rd trace.Reader) error {
 		return nil
 	}
 	b.m.mergeSeq(&cl.items, cl.cache, c.finish(), int32(r))
+	c.reset() // the merge has read the items: their memory serves the next rank
 	cl.folded = true
 	if cl.left == 0 {
 		slices.Sort(cl.ranks)

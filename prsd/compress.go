@@ -284,9 +284,9 @@ type accCall struct {
 }
 
 // stat returns a's statistic k, made empty if a had none.
-func (a *accCall) stat(k int) *statAcc {
+func (a *accCall) stat(k int, ctx *rankCtx) *statAcc {
 	if a.stats[k] == nil {
-		a.stats[k] = &statAcc{}
+		a.stats[k] = reuse(&ctx.pool.stats)
 	}
 	return a.stats[k]
 }
@@ -373,7 +373,7 @@ func (r *rawCall) present(f Field) bool {
 }
 
 func newAcc(one *rawCall, ctx *rankCtx, np int) *accCall {
-	a := &accCall{}
+	a := reuse(&ctx.pool.accs)
 	a.addRaw(one, ctx, np)
 	return a
 }
@@ -383,14 +383,17 @@ func (a *accCall) field(f Field, ctx *rankCtx, np int) *fieldAcc {
 	if fa := a.fields[f]; fa != nil {
 		return fa
 	}
-	fa := &fieldAcc{}
+	fa := reuse(&ctx.pool.fields)
 	if f.IsVector() {
 		fa.lens.addN(-1, a.n)
 	} else {
-		for _, m := range ctx.modes[f] {
-			var b seriesBuilder
-			b.addN(ctx.encode(m, defaultValue(f)), a.n)
-			fa.modes = append(fa.modes, b)
+		modes := ctx.modes[f]
+		if cap(fa.modes) < len(modes) {
+			fa.modes = make([]seriesBuilder, len(modes))
+		}
+		fa.modes = fa.modes[:len(modes)]
+		for i, m := range modes {
+			fa.modes[i].addN(ctx.encode(m, defaultValue(f)), a.n)
 		}
 	}
 	a.fields[f] = fa
@@ -413,13 +416,13 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		}
 	}
 	if isTiming(r.e.Kind) {
-		a.stat(statValue).add(r.e.Compute, ctx.eps)
+		a.stat(statValue, ctx).add(r.e.Compute, ctx.eps)
 	}
 	if r.e.HasTime {
-		a.stat(statGap).addTime(r.gap, ctx)
-		a.stat(statDur).addTime(r.dur, ctx)
+		a.stat(statGap, ctx).addTime(r.gap, ctx)
+		a.stat(statDur, ctx).addTime(r.dur, ctx)
 	}
-	a.stat(statComp).add(r.comp, ctx.eps)
+	a.stat(statComp, ctx).add(r.comp, ctx.eps)
 	a.n++
 }
 
@@ -468,7 +471,7 @@ func (a *accCall) appendAcc(b *accCall, ctx *rankCtx, np int) {
 	}
 	for i, st := range b.stats {
 		if st != nil && st.n > 0 {
-			a.stat(i).merge(st, ctx)
+			a.stat(i, ctx).merge(st, ctx)
 		}
 	}
 	a.n += b.n
@@ -707,15 +710,16 @@ func (c *compressor) push(e *trace.Event) {
 	n := reuse(&c.free)
 	n.id, n.kind, n.site = id, e.Kind, e.CallSite
 	if c.ctx != nil {
-		n.one = &rawCall{}
+		n.one = reuse(&c.ctx.pool.raws)
 		c.fill(n.one, e)
 	}
 	c.append(n)
 }
 
-// reset empties a structure-only compressor (a Shape's: no parameters,
-// plug-ins or bounds) for another rank's calls: its items go to the free
-// lists, and its tables keep their room.
+// reset empties a compressor for another rank's calls: its items go to
+// the free lists (their accumulators to its context's pool), and its
+// tables keep their room. What the rank's calls set (a context, plug-ins,
+// bounds) must be set again.
 func (c *compressor) reset() {
 	for _, n := range c.seq {
 		c.drop(n)
@@ -723,7 +727,7 @@ func (c *compressor) reset() {
 	c.idx.empty()
 	*c = compressor{
 		in: c.in, idx: c.idx, seq: c.seq[:0],
-		targets: c.targets[:0], path: c.path[:0], done: c.done[:0],
+		targets: c.targets[:0], path: c.path[:0], done: c.done[:0], pend: c.pend,
 		free: c.free, freeCounts: c.freeCounts, freeBodies: c.freeBodies,
 	}
 }
@@ -738,7 +742,7 @@ func (c *compressor) keep(e *trace.Event) {
 }
 
 // reuse returns the last of *free, removed, or a new T where it is empty:
-// a node or a loop's counts that fold dropped.
+// a node or a loop's counts that fold dropped, an accumulator of a pool.
 func reuse[T any](free *[]*T) *T {
 	k := len(*free)
 	if k == 0 {
@@ -766,9 +770,12 @@ func (c *compressor) drop(n *rnode) {
 		c.freeBodies[len(b)] = append(c.freeBodies[len(b)], b)
 	}
 	if b := n.counts; b != nil {
-		clear(b.runs)
-		*b = seriesBuilder{runs: b.runs[:0]}
+		b.reset()
 		c.freeCounts = append(c.freeCounts, b)
+	}
+	if c.ctx != nil {
+		c.ctx.pool.putRaw(n.one)
+		c.ctx.pool.putAcc(n.acc)
 	}
 	*n = rnode{}
 	c.free = append(c.free, n)
@@ -895,8 +902,8 @@ func (c *compressor) flush() {
 		item := reuse(&c.free)
 		item.id, item.kind, item.site = b.id, b.kind, b.site
 		if c.ctx != nil {
-			one := c.pend[i]
-			item.one = &one
+			item.one = reuse(&c.ctx.pool.raws)
+			*item.one = c.pend[i]
 		}
 		targets[i] = item
 	}
@@ -1029,6 +1036,7 @@ func (c *compressor) toBody(n *rnode) {
 	}
 	if n.one != nil {
 		n.acc = newAcc(n.one, c.ctx, c.np)
+		c.ctx.pool.putRaw(n.one)
 		n.one = nil
 	}
 }

@@ -132,6 +132,7 @@ type rankCtx struct {
 	// (statAcc.addTime).
 	ahead  float64
 	member map[uint32]bool // communicators known to hold the rank (encoding)
+	pool   *pool           // the accumulators to reuse
 }
 
 // fieldCtx is what decoding a field needs of the rank: its number, the
@@ -181,7 +182,7 @@ func (t *siteTable) site(n int64) uint64 {
 }
 
 func newRankCtx(rank, ranks int32, eps float64, plugins []string, fam *Families) (*rankCtx, error) {
-	c := &rankCtx{member: map[uint32]bool{}}
+	c := &rankCtx{member: map[uint32]bool{}, pool: &pool{}}
 	if err := c.set(rank, ranks, eps, plugins, fam); err != nil {
 		return nil, err
 	}

@@ -130,6 +130,20 @@ var freezeAt = 128
 
 const keepOpen = 4 * runWindow
 
+// reset empties the builder and keeps its runs' room, up to
+// keptRuns: a series of noise grows its runs to freezeAt, and builders
+// kept for reuse would hold that for every statistic.
+func (b *seriesBuilder) reset() {
+	runs := b.runs[:0]
+	if cap(runs) > keptRuns {
+		runs = nil
+	}
+	clear(b.runs)
+	*b = seriesBuilder{runs: runs}
+}
+
+const keptRuns = 16
+
 // freeze encodes the runs that folding no longer reaches.
 func (b *seriesBuilder) freeze() {
 	runs := b.runs
