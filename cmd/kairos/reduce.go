@@ -313,12 +313,15 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 // or replays with exactly the errors of src itself (a real program's
 // message never received, say), which it keeps as it keeps every call:
 // the note returned says so. A reduction that deadlocks is never written.
+// The read-back and the check run at once, on two cores.
 func checkReduction(src trace.Source, reduced *prsd.Trace) (note string, err error) {
-	if err := prsd.Verify(src, reduced); err != nil {
-		return "", err
-	}
+	verified := make(chan error, 1)
+	go func() { verified <- prsd.Verify(src, reduced) }()
 	opt := check.Options{Protocol: check.SimGrid, MaxProblems: 1, ErrorsOnly: true}
 	rep, err := check.Check(reduced, opt)
+	if verr := <-verified; verr != nil {
+		return "", verr
+	}
 	if err != nil || rep.OK() {
 		return "", err
 	}
