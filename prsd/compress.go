@@ -364,12 +364,39 @@ func (r *rawCall) vector(f Field) []int64 {
 	return nil
 }
 
-// present reports whether field f of the instance is not its default.
-func (r *rawCall) present(f Field) bool {
-	if f.IsVector() {
-		return r.vector(f) != nil
+// presentMask returns the fields of the instance not at their default
+// (scalar's value other than defaultValue's, vector's not nil), read
+// from the event at once: field by field through scalar's switch, they
+// took 9% of reducing CG on 256 ranks.
+func (r *rawCall) presentMask() uint32 {
+	e := &r.e
+	var m uint32
+	flag := func(f Field, present bool) {
+		if present {
+			m |= 1 << f
+		}
 	}
-	return r.scalar(f) != defaultValue(f)
+	flag(Partner, e.Partner != trace.NoRank)
+	flag(Source, e.Source != trace.NoRank)
+	flag(Tag, e.Tag != 0)
+	flag(Comm, e.Comm != 0)
+	flag(NewComm, e.NewComm != 0)
+	flag(SendBytes, e.SendBytes != 0)
+	flag(RecvBytes, e.RecvBytes != 0)
+	flag(SendType, e.SendType != trace.DefaultType)
+	flag(RecvType, e.RecvType != trace.DefaultType)
+	flag(Request, r.req != requestNone)
+	flag(Requests, r.reqs != nil)
+	flag(SendCounts, e.SendCounts != nil)
+	flag(RecvCounts, e.RecvCounts != nil)
+	flag(ComputeArg, !isTiming(e.Kind) && e.Compute != 0)
+	flag(Region, e.Region != 0)
+	flag(Timed, e.HasTime)
+	flag(CompSite, r.compSite != 0)
+	flag(CompRegion, r.compReg != 0)
+	flag(Op, e.Op != 0)
+	flag(Handle, e.Handle != 0)
+	return m
 }
 
 func newAcc(one *rawCall, ctx *rankCtx, np int) *accCall {
@@ -937,11 +964,7 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 		c.lastExit = e.Exit
 	}
 	r.comp, r.compSite, r.compReg = c.flops, uint64(c.ctx.sites.number(c.compSite)), c.compReg
-	for f := range NumFields {
-		if r.present(f) {
-			r.mask |= 1 << f
-		}
-	}
+	r.mask = r.presentMask()
 	if c.key != nil {
 		c.key.add(r, c.ctx)
 	}

@@ -831,3 +831,40 @@ func TestUnrolledLoops(t *testing.T) {
 		rd.Close()
 	}
 }
+
+// TestPresentMask: an instance's mask of fields not at their default is
+// the fields whose scalar value differs from defaultValue's, or whose
+// vector is not nil, on random instances of every kind, each field at its
+// default, at another value or at an edge (-0 and NaN flops, a timing's
+// flops, empty vectors).
+func TestPresentMask(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	pick := func(vals ...int64) int64 { return vals[rng.IntN(len(vals))] }
+	for range 20000 {
+		r := rawCall{e: trace.NewEvent(trace.Kind(rng.IntN(int(trace.NumKinds)))), req: pick(requestNone, 0, 3)}
+		e := &r.e
+		e.Partner, e.Source = int32(pick(int64(trace.NoRank), 0, 5)), int32(pick(int64(trace.NoRank), 0, 7))
+		e.Tag, e.Comm, e.NewComm = int32(pick(0, 1, -2)), uint32(pick(0, 2)), uint32(pick(0, 4))
+		e.SendBytes, e.RecvBytes = pick(0, 8), pick(0, 16)
+		e.SendType, e.RecvType = trace.Datatype(pick(int64(trace.DefaultType), 0, 3)), trace.Datatype(pick(int64(trace.DefaultType), 1))
+		e.Compute = []float64{0, math.Copysign(0, -1), math.NaN(), 2.5}[rng.IntN(4)]
+		e.Region, e.Op, e.Handle = uint32(pick(0, 9)), trace.Op(pick(0, 1)), uint32(pick(0, 3))
+		e.HasTime = rng.IntN(2) == 0
+		r.compSite, r.compReg = uint64(pick(0, 11)), uint32(pick(0, 12))
+		vec := func() []int64 { return [][]int64{nil, {}, {1, 2}}[rng.IntN(3)] }
+		r.reqs, e.SendCounts, e.RecvCounts = vec(), vec(), vec()
+		var want uint32
+		for f := range NumFields {
+			present := r.scalar(f) != defaultValue(f)
+			if f.IsVector() {
+				present = r.vector(f) != nil
+			}
+			if present {
+				want |= 1 << f
+			}
+		}
+		if got := r.presentMask(); got != want {
+			t.Fatalf("%v, request %d, site %d, region %d: mask %b, want %b", e, r.req, r.compSite, r.compReg, got, want)
+		}
+	}
+}
