@@ -205,7 +205,8 @@ func (b *seriesBuilder) flush() {
 	r := Run{Delta: b.pendDelta, Count: b.pendCount}
 	b.pendDelta, b.pendCount = 0, 0
 	runs := b.runs
-	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && equalRuns(runs[n].Body[b.match:b.match+1], []Run{r}) {
+	// (r has no body: sameRun is equalRuns for it)
+	if n := len(runs) - 1 - b.match; n >= 0 && runs[n].Body != nil && b.match < len(runs[n].Body) && sameRun(&runs[n].Body[b.match], &r) {
 		b.folded = false
 		if b.match++; b.match == len(runs[n].Body) {
 			runs[n].Reps++
