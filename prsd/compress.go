@@ -95,7 +95,7 @@ type statAcc struct {
 // computation done every other iteration), not noise.
 const maxDistinct = 8
 
-func (s *statAcc) add(v, eps float64) { s.addLevel(v, Level(v, eps)) }
+func (s *statAcc) add(v float64, ctx *rankCtx) { s.addLevel(v, level(v, ctx.eps, ctx.ln1p)) }
 
 // addTime adds an instance of a time, v, at its timeLevel against the
 // rank's clock (ctx.ahead) once the instances are sure to read their
@@ -109,7 +109,7 @@ func (s *statAcc) addTime(v float64, ctx *rankCtx) {
 	if s.shared {
 		carry = &ctx.ahead
 	}
-	s.addLevel(v, timeLevel(v, ctx.eps, carry))
+	s.addLevel(v, timeLevel(v, ctx.eps, ctx.ln1p, carry))
 }
 
 // share makes s's errors the rank's clock's once its instances are sure
@@ -134,13 +134,14 @@ func (s *statAcc) levelled(eps float64) bool {
 // rank's clock read back from its times' levels then strays from its own
 // by a level step or so, where the nearest levels', though each within
 // eps/2, add up over a loop (500 iterations of a noisy 1 ms computation
-// drifted 40 to 90 µs). With eps 0 the level is exact.
-func timeLevel(v, eps float64, ahead *float64) int64 {
-	l := Level(v, eps)
+// drifted 40 to 90 µs). With eps 0 the level is exact. ln1p is
+// math.Log1p(eps).
+func timeLevel(v, eps, ln1p float64, ahead *float64) int64 {
+	l := level(v, eps, ln1p)
 	if eps == 0 || !(v > 0) || math.IsInf(v, 0) {
 		return l
 	}
-	q := FromLevel(l, eps)
+	q := fromLevel(l, eps, ln1p)
 	other, o := l+3, q*(1+eps) // the level above, where the nearest is below v
 	if q > v {
 		other, o = l-3, q/(1+eps)
@@ -235,14 +236,18 @@ func (s *statAcc) mean() float64 {
 // one. FromLevel(Level(v)) is within eps/2 of v; consecutive values of
 // similar size have small differences, which a series keeps in a byte or
 // two. With eps 0 the level is v's IEEE-754 bits: exact.
-func Level(v, eps float64) int64 {
+func Level(v, eps float64) int64 { return level(v, eps, math.Log1p(eps)) }
+
+// level is Level of ln1p = math.Log1p(eps), which a rank's compressor
+// computes once (rankCtx.ln1p) rather than for each instance.
+func level(v, eps, ln1p float64) int64 {
 	if eps == 0 {
 		return int64(math.Float64bits(v))
 	}
 	if v == 0 || math.IsNaN(v) {
 		return 0
 	}
-	l := int64(math.Round(math.Log(math.Abs(v)) / math.Log1p(eps)))
+	l := int64(math.Round(math.Log(math.Abs(v)) / ln1p))
 	l = min(max(l, -1<<60), 1<<60)
 	if v < 0 {
 		return 3*l + 2
@@ -251,11 +256,14 @@ func Level(v, eps float64) int64 {
 }
 
 // FromLevel is the value of level l on the scale of ratio 1+eps.
-func FromLevel(l int64, eps float64) float64 {
+func FromLevel(l int64, eps float64) float64 { return fromLevel(l, eps, math.Log1p(eps)) }
+
+// fromLevel is FromLevel of ln1p = math.Log1p(eps).
+func fromLevel(l int64, eps, ln1p float64) float64 {
 	if eps == 0 {
 		return math.Float64frombits(uint64(l))
 	}
-	return levelValue(l, math.Log1p(eps))
+	return levelValue(l, ln1p)
 }
 
 // levelValue is FromLevel(l, eps) of eps > 0, of ln1p = math.Log1p(eps),
@@ -443,13 +451,13 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 		}
 	}
 	if isTiming(r.e.Kind) {
-		a.stat(statValue, ctx).add(r.e.Compute, ctx.eps)
+		a.stat(statValue, ctx).add(r.e.Compute, ctx)
 	}
 	if r.e.HasTime {
 		a.stat(statGap, ctx).addTime(r.gap, ctx)
 		a.stat(statDur, ctx).addTime(r.dur, ctx)
 	}
-	a.stat(statComp, ctx).add(r.comp, ctx.eps)
+	a.stat(statComp, ctx).add(r.comp, ctx)
 	a.n++
 }
 

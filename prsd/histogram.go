@@ -91,12 +91,13 @@ func histogram(l *Series, eps float64, time bool) (*Histogram, Series, bool) {
 	var c cursor
 	var ahead float64
 	neg := false
+	ln1p := math.Log1p(eps)
 	for range l.N {
 		v := FromLevel(c.next(l), 0)
 		if time {
-			levels.add(timeLevel(v, eps, &ahead))
+			levels.add(timeLevel(v, eps, ln1p, &ahead))
 		} else {
-			levels.add(Level(v, eps))
+			levels.add(level(v, eps, ln1p))
 		}
 		all = append(all, v)
 		neg = neg || v < 0
