@@ -300,19 +300,22 @@ func foldRuns(p *[]Run) bool {
 	if len(s) < 2 {
 		return false
 	}
-	last := &s[len(s)-1]
-	for l := 1; l <= runWindow && l < len(s); l++ {
-		tail := s[len(s)-l:]
-		if prev := &s[len(s)-l-1]; prev.Body != nil && len(prev.Body) == l && sameRun(&prev.Body[l-1], last) && equalRuns(prev.Body, tail) {
+	n := len(s)
+	last := &s[n-1]
+	for l := 1; l <= runWindow && l < n; l++ {
+		// (the tail, s[n-l:], is sliced only where a first test passed:
+		// on noisy values, slicing it at each l took a quarter of the
+		// loop's instructions)
+		if prev := &s[n-l-1]; prev.Body != nil && len(prev.Body) == l && sameRun(&prev.Body[l-1], last) && equalRuns(prev.Body, s[n-l:]) {
 			prev.Reps++
-			*p = s[:len(s)-l]
+			*p = s[:n-l]
 			return true
 		}
 		// a body of l seen twice ends with the same run twice, l apart:
 		// on noisy values that test alone rejects almost every l
-		if 2*l <= len(s) && sameRun(&s[len(s)-1-l], last) && equalRuns(s[len(s)-2*l:len(s)-l], tail) {
-			body := slices.Clone(tail)
-			*p = append(s[:len(s)-2*l], Run{Reps: 2, Body: body})
+		if 2*l <= n && sameRun(&s[n-1-l], last) && equalRuns(s[n-2*l:n-l], s[n-l:]) {
+			body := slices.Clone(s[n-l:])
+			*p = append(s[:n-2*l], Run{Reps: 2, Body: body})
 			return true
 		}
 	}
