@@ -446,7 +446,12 @@ func (a *accCall) addRaw(r *rawCall, ctx *rankCtx, np int) {
 			continue
 		}
 		v := r.scalar(f)
-		for i, m := range ctx.modes[f] {
+		modes := ctx.modes[f]
+		if len(modes) == 1 && modes[0] == Abs { // most fields: the value itself
+			fa.modes[0].add(v)
+			continue
+		}
+		for i, m := range modes {
 			fa.modes[i].add(ctx.encode(m, v))
 		}
 	}
@@ -952,7 +957,10 @@ func (c *compressor) flush() {
 // the rank defined before it, its times made a gap and a duration, with
 // the computation after it (held, for the call being closed).
 func (c *compressor) fill(r *rawCall, e *trace.Event) {
-	*r = rawCall{e: e.Clone(), req: requestNone}
+	// e's copy, its vectors cloned but its requests, which reqs holds
+	r.e = *e
+	r.e.SendCounts, r.e.RecvCounts, r.e.Requests = slices.Clone(e.SendCounts), slices.Clone(e.RecvCounts), nil
+	r.req, r.reqs, r.gap, r.dur = requestNone, nil, 0, 0
 	if e.Request != 0 {
 		r.req = int64(e.Request - c.maxReq)
 	}
@@ -962,7 +970,6 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 			r.reqs[i] = int64(q - c.maxReq)
 		}
 	}
-	r.e.Requests = nil
 	for _, q := range e.Requests {
 		c.maxReq = max(c.maxReq, q)
 	}
