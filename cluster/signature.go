@@ -534,7 +534,7 @@ func SignAll(src trace.Source, opt SignOptions) ([]Signatures, error) {
 	}
 	types := newTypeTable(src.Meta())
 	workers := 1
-	if c, ok := src.(trace.Concurrent); ok && c.ConcurrentRanks() {
+	if trace.ConcurrentRanks(src) {
 		workers = min(runtime.GOMAXPROCS(0), n)
 	}
 	var (

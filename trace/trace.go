@@ -292,6 +292,13 @@ type Concurrent interface {
 	ConcurrentRanks() bool
 }
 
+// ConcurrentRanks reports whether src is Concurrent and its readers may
+// be used at once.
+func ConcurrentRanks(src Source) bool {
+	c, ok := src.(Concurrent)
+	return ok && c.ConcurrentRanks()
+}
+
 // Skip names fields of an event that a pass does not read.
 type Skip uint8
 

@@ -166,10 +166,7 @@ func (r *countingReader) Next() bool {
 
 // ConcurrentRanks reports whether the source counted may have several
 // ranks read at once (the bar is safe for that).
-func (s *countingSource) ConcurrentRanks() bool {
-	c, ok := s.Source.(trace.Concurrent)
-	return ok && c.ConcurrentRanks()
-}
+func (s *countingSource) ConcurrentRanks() bool { return trace.ConcurrentRanks(s.Source) }
 
 // Skim passes on to the reader counted which fields it may leave unset.
 func (r *countingReader) Skim(f trace.Skip) { trace.Skim(r.Reader, f) }

@@ -313,10 +313,18 @@ func runReduce(cmd *cobra.Command, path string, f *reduceFlags) error {
 // or replays with exactly the errors of src itself (a real program's
 // message never received, say), which it keeps as it keeps every call:
 // the note returned says so. A reduction that deadlocks is never written.
-// The read-back and the check run at once, on two cores.
+// The read-back and the check run at once, on two cores, where src's
+// ranks may be read at once (the check reads the clusters kept as their
+// events from src too).
 func checkReduction(src trace.Source, reduced *prsd.Trace) (note string, err error) {
 	verified := make(chan error, 1)
-	go func() { verified <- prsd.Verify(src, reduced) }()
+	if trace.ConcurrentRanks(src) {
+		go func() { verified <- prsd.Verify(src, reduced) }()
+	} else if err := prsd.Verify(src, reduced); err != nil {
+		return "", err
+	} else {
+		verified <- nil
+	}
 	opt := check.Options{Protocol: check.SimGrid, MaxProblems: 1, ErrorsOnly: true}
 	rep, err := check.Check(reduced, opt)
 	if verr := <-verified; verr != nil {
