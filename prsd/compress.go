@@ -1074,7 +1074,9 @@ func (c *compressor) toBody(n *rnode) {
 	}
 	if n.one != nil {
 		n.acc = newAcc(n.one, c.ctx, c.np)
-		c.ctx.pool.putRaw(n.one)
+		if recycle {
+			c.ctx.pool.putRaw(n.one)
+		}
 		n.one = nil
 	}
 }

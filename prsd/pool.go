@@ -4,7 +4,7 @@ package prsd
 // next calls' and ranks': a call's instance once it is accumulated, and a
 // call's accumulator once fold has merged it into another or the merge
 // has read the rank's. Build's ranks each made theirs anew: reducing a
-// noisy 128x128 stencil (16,384 ranks of 204 events) allocated 1.75 GB,
+// noisy 128x128 stencil (16,384 ranks of 204 events) allocated 1.76 GB,
 // most of it these and their series' runs, and a quarter of its CPU time
 // went to allocating and collecting them. Taken with reuse; a
 // fieldAcc's builders, up to the capacity of its modes, are empty.
