@@ -46,10 +46,24 @@ type bucket struct {
 }
 
 // bucketRef is a bucket's entry in the heap, with its date inline so that
-// comparisons touch no bucket.
+// comparisons touch no bucket. The date is kept as its order key
+// (dateOrder): integers compare without a branch, and down's choice of
+// the least of four children, a branch on each date's comparison, was
+// mispredicted about every other time.
 type bucketRef struct {
-	date float64
-	b    int32
+	key uint64
+	b   int32
+}
+
+// dateOrder maps dates to integers in the same order (the IEEE 754 bits,
+// negatives reversed below the positives). NaN has no place: no date is
+// one. -0 and +0 differ, but a date's bucket holds both (dateKey).
+func dateOrder(d float64) uint64 {
+	u := math.Float64bits(d)
+	if u>>63 != 0 {
+		return ^u
+	}
+	return u | 1<<63
 }
 
 const heapArity = 4 // down compares four children without a loop
@@ -78,7 +92,7 @@ func (h *actionHeap) register(a *action) {
 func (h *actionHeap) empty() bool { return len(h.bh) == 0 }
 
 // minDate returns the earliest date (the heap must not be empty).
-func (h *actionHeap) minDate() float64 { return h.bh[0].date }
+func (h *actionHeap) minDate() float64 { return h.b[h.bh[0].b].date }
 
 // top returns the action that pops first (the heap must not be empty).
 func (h *actionHeap) top() *action { return h.act[h.b[h.bh[0].b].head] }
@@ -148,7 +162,7 @@ func (h *actionHeap) redate(bi int32, date float64) {
 	later := date > b.date
 	b.date = date
 	i := int(b.hi)
-	h.bh[i].date = date
+	h.bh[i].key = dateOrder(date)
 	if later {
 		h.down(i)
 	} else {
@@ -202,7 +216,7 @@ func (h *actionHeap) bucketAt(date float64) int32 {
 		}
 		h.b[bi] = bucket{date: date, head: -1, tail: -1, hi: int32(len(h.bh))}
 		h.byDate.put(date, bi)
-		h.bh = append(h.bh, bucketRef{date, bi})
+		h.bh = append(h.bh, bucketRef{dateOrder(date), bi})
 		h.up(len(h.bh) - 1)
 	}
 	h.last = bi
@@ -238,7 +252,7 @@ func (h *actionHeap) up(i int) {
 	x := e[i]
 	for i > 0 {
 		p := (i - 1) / heapArity
-		if !(x.date < e[p].date) {
+		if x.key >= e[p].key {
 			break
 		}
 		h.place(i, e[p])
@@ -256,33 +270,37 @@ func (h *actionHeap) down(i int) {
 		if first >= n {
 			break
 		}
-		m, md := first, e[first].date // the least child and its date
+		m := first // the least child
 		if first+heapArity <= n {
-			// All four children, compared without a loop.
-			ch := e[first+1 : first+heapArity]
-			if d := ch[0].date; d < md {
-				m, md = first+1, d
-			}
-			if d := ch[1].date; d < md {
-				m, md = first+2, d
-			}
-			if d := ch[2].date; d < md {
-				m, md = first+3, d
-			}
+			// All four children: the least of each pair, then of
+			// the two, computed without a branch.
+			ch := e[first : first+heapArity]
+			a := below(ch[1].key, ch[0].key)
+			b := 2 + below(ch[3].key, ch[2].key)
+			m += a + below(ch[b].key, ch[a].key)*(b-a)
 		} else {
 			for c := first + 1; c < n; c++ {
-				if d := e[c].date; d < md {
-					m, md = c, d
+				if e[c].key < e[m].key {
+					m = c
 				}
 			}
 		}
-		if !(md < x.date) {
+		if e[m].key >= x.key {
 			break
 		}
 		h.place(i, e[m])
 		i = m
 	}
 	h.place(i, x)
+}
+
+// below is 1 if x < y, else 0: a comparison made a number, without a
+// branch.
+func below(x, y uint64) int {
+	if x < y {
+		return 1
+	}
+	return 0
 }
 
 // place puts x at index i of the heap.
