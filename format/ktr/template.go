@@ -152,6 +152,21 @@ type templatePool struct {
 	m   map[uint64]uint16 // the pooled events' indexes in gen, by their hash
 	gen []template        // the current generation, its length its capacity
 	n   int               // its events
+
+	scratch sync.Pool // *[]template: a chunk's events as decoded, before intern
+}
+
+// scratchOf returns a scratch slice of at least n events, for a chunk's
+// events before they are interned (to be put back in p.scratch).
+func (p *templatePool) scratchOf(n int) *[]template {
+	sc, _ := p.scratch.Get().(*[]template)
+	if sc == nil {
+		sc = new([]template)
+	}
+	if cap(*sc) < n {
+		*sc = make([]template, n)
+	}
+	return sc
 }
 
 // sharedReaders is how many of a file's readers may hold a chunk before
