@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 	"math/rand"
-	"sort"
 	"testing"
 )
 
@@ -65,45 +64,54 @@ func TestActionHeapOrder(t *testing.T) {
 	}
 }
 
-// TestDateIndex checks the date table against a Go map under random
-// insertions and deletions (deletion shifts entries back).
+// TestDateIndex checks the index of the buckets by date against the heap
+// itself under random sets and removals: find gives, for every date, the
+// bucket of the heap with that date, or none, however many entries went
+// stale (buckets dropped or moved to another date) and however often the
+// table was rebuilt.
 func TestDateIndex(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
-	var x dateIndex
-	ref := map[float64]int32{}
-	for step := 0; step < 50000; step++ {
-		d := float64(rng.Intn(500)) / 7
-		if _, ok := ref[d]; ok {
-			x.delete(d)
-			delete(ref, d)
+	var h actionHeap
+	acts := make([]*action, 300)
+	for i := range acts {
+		acts[i] = &action{}
+		h.register(acts[i])
+	}
+	date := func() float64 { return float64(rng.Intn(400)) / 7 }
+	rebuilt := 0
+	for step := 0; step < 30000; step++ {
+		a := acts[rng.Intn(len(acts))]
+		if rng.Intn(3) == 0 {
+			h.remove(a)
 		} else {
-			b := int32(rng.Intn(1000))
-			x.put(d, b)
-			ref[d] = b
+			used := h.byDate.used
+			h.set(a, date())
+			if h.byDate.used < used { // only a rebuild drops entries
+				rebuilt++
+			}
 		}
-		if x.n != len(ref) {
-			t.Fatalf("step %d: %d entries, want %d", step, x.n, len(ref))
+		if step%97 != 0 {
+			continue
+		}
+		want := map[float64]int32{}
+		for _, ref := range h.bh {
+			want[h.b[ref.b].date] = ref.b
+		}
+		for k := range 400 {
+			d := float64(k) / 7
+			w, ok := want[d]
+			if !ok {
+				w = -1
+			}
+			if got, _ := h.find(d); got != w {
+				t.Fatalf("step %d: find(%g) = %d, want %d", step, d, got, w)
+			}
 		}
 	}
-	keys := make([]float64, 0, len(ref))
-	for d := range ref {
-		keys = append(keys, d)
+	if rebuilt == 0 {
+		t.Error("the index was never rebuilt")
 	}
-	sort.Float64s(keys)
-	for _, d := range keys {
-		if got := x.get(d); got != ref[d] {
-			t.Errorf("get(%g) = %d, want %d", d, got, ref[d])
-		}
-	}
-	for i := 0; i < 500; i++ {
-		d := float64(i) / 7
-		if _, ok := ref[d]; !ok && x.get(d) != -1 {
-			t.Errorf("get(%g) = %d, want -1", d, x.get(d))
-		}
-	}
-	var z dateIndex
-	z.put(math.Copysign(0, -1), 7)
-	if got := z.get(0); got != 7 {
-		t.Errorf("get(+0) after put(-0) = %d, want 7", got)
+	if got, _ := h.find(math.Copysign(0, -1)); got >= 0 && h.b[got].date != 0 {
+		t.Errorf("find(-0) = bucket of date %g", h.b[got].date)
 	}
 }
