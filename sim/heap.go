@@ -49,7 +49,7 @@ type bucket struct {
 // comparisons touch no bucket. The date is kept as its order key
 // (dateOrder): integers compare without a branch, and down's choice of
 // the least of four children, a branch on each date's comparison, was
-// mispredicted about every other time.
+// among the replay's most mispredicted branches.
 type bucketRef struct {
 	key uint64
 	b   int32
