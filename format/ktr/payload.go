@@ -480,8 +480,8 @@ func (r *payloadReader) readTemplates() error {
 	var buf []template
 	if r.pool != nil {
 		// Decoded into the pool's scratch, then interned: a reader's
-		// own room for them, kept from chunk to chunk, was 26 MB at
-		// 4,096 ranks, and pages first touched.
+		// own room for them, kept from chunk to chunk, took 3.8 MB
+		// of the 4,096-rank stencil's 49 MB analytic replay.
 		sc := r.pool.scratchOf(int(n))
 		defer r.pool.scratch.Put(sc)
 		buf = (*sc)[:n]
