@@ -36,7 +36,7 @@ type action struct {
 	htype      uint8
 	running    bool
 	inSystem   bool  // v is a variable of a max-min system
-	slot       int32 // the action's index in actionHeap.pos and .act, for life
+	slot       int32 // the action's index in actionHeap.act and .link, for life
 	v          *maxmin.Variable
 	remains    float64
 	lastUpdate float64

@@ -30,13 +30,13 @@ type actionHeap struct {
 	n      int         // actions in the heap
 
 	act  []*action // by slot
-	bkt  []int32   // by slot: the bucket holding it, -1 when not in the heap
-	link []link    // by slot: neighbours in the bucket's FIFO
+	link []link    // by slot: its bucket and neighbours
 }
 
-// link is a slot's neighbours in its bucket's FIFO, -1 at the ends; the
-// two in one slice, so that each update indexes (and checks) it once.
-type link struct{ prev, next int32 }
+// link is a slot's bucket (-1 when not in the heap) and its neighbours in
+// the bucket's FIFO (-1 at the ends): in one slice, so that an update
+// indexes (and checks) it once and, at thousands of ranks, misses once.
+type link struct{ prev, next, bkt int32 }
 
 // bucket is the FIFO of the actions due at one date.
 type bucket struct {
@@ -84,8 +84,7 @@ func (h *actionHeap) register(a *action) {
 	}
 	a.slot = int32(len(h.act))
 	h.act = append(h.act, a)
-	h.bkt = append(h.bkt, -1)
-	h.link = append(h.link, link{-1, -1})
+	h.link = append(h.link, link{-1, -1, -1})
 }
 
 // empty reports whether no action is pending.
@@ -98,15 +97,15 @@ func (h *actionHeap) minDate() float64 { return h.b[h.bh[0].b].date }
 func (h *actionHeap) top() *action { return h.act[h.b[h.bh[0].b].head] }
 
 // dateOf returns a's date (a must be in the heap).
-func (h *actionHeap) dateOf(a *action) float64 { return h.b[h.bkt[a.slot]].date }
+func (h *actionHeap) dateOf(a *action) float64 { return h.b[h.link[a.slot].bkt].date }
 
 // contains reports whether a is in the heap.
-func (h *actionHeap) contains(a *action) bool { return h.bkt[a.slot] >= 0 }
+func (h *actionHeap) contains(a *action) bool { return h.link[a.slot].bkt >= 0 }
 
 // set schedules a at date, after every action already due then.
 func (h *actionHeap) set(a *action, date float64) {
 	slot := a.slot
-	if cur := h.bkt[slot]; cur >= 0 {
+	if cur := h.link[slot].bkt; cur >= 0 {
 		b := &h.b[cur]
 		if b.date == date {
 			// Kept its date (a share re-solved unchanged, most
@@ -127,8 +126,7 @@ func (h *actionHeap) set(a *action, date float64) {
 	}
 	bi := h.bucketAt(date)
 	b := &h.b[bi]
-	h.bkt[slot] = bi
-	h.link[slot] = link{prev: b.tail, next: -1}
+	h.link[slot] = link{prev: b.tail, next: -1, bkt: bi}
 	if b.tail >= 0 {
 		h.link[b.tail].next = slot
 	} else {
@@ -151,7 +149,7 @@ func (h *actionHeap) toTail(bi, slot int32) {
 		b.head = l.next
 	}
 	h.link[l.next].prev = l.prev
-	h.link[slot] = link{prev: b.tail, next: -1}
+	h.link[slot] = link{prev: b.tail, next: -1, bkt: bi}
 	h.link[b.tail].next = slot
 	b.tail = slot
 }
@@ -174,7 +172,7 @@ func (h *actionHeap) redate(bi int32, date float64, at int) {
 
 // remove takes a out of the heap, if it is in.
 func (h *actionHeap) remove(a *action) {
-	if h.bkt[a.slot] >= 0 {
+	if h.link[a.slot].bkt >= 0 {
 		h.unlink(a.slot)
 	}
 }
@@ -182,7 +180,7 @@ func (h *actionHeap) remove(a *action) {
 // unlink takes the action of slot out of its bucket, and the bucket out of
 // the heap once empty.
 func (h *actionHeap) unlink(slot int32) {
-	bi := h.bkt[slot]
+	bi := h.link[slot].bkt
 	b := &h.b[bi]
 	p, n := h.link[slot].prev, h.link[slot].next
 	if p >= 0 {
@@ -195,7 +193,7 @@ func (h *actionHeap) unlink(slot int32) {
 	} else {
 		b.tail = p
 	}
-	h.bkt[slot] = -1
+	h.link[slot].bkt = -1
 	h.n--
 	if b.head < 0 {
 		h.dropBucket(bi)
