@@ -35,7 +35,8 @@ type actionHeap struct {
 
 // link is a slot's bucket (-1 when not in the heap) and its neighbours in
 // the bucket's FIFO (-1 at the ends): in one slice, so that an update
-// indexes (and checks) it once and, at thousands of ranks, misses once.
+// indexes (and checks) it once, and at thousands of ranks misses in one
+// array rather than two.
 type link struct{ prev, next, bkt int32 }
 
 // bucket is the FIFO of the actions due at one date.
@@ -160,8 +161,8 @@ func (h *actionHeap) redate(bi int32, date float64, at int) {
 	b := &h.b[bi]
 	later := date > b.date
 	b.date = date
-	h.index(at, date, bi)
-	i := int(h.b[bi].hi)
+	h.index(at, date, bi) // (a rebuild of the index moves no bucket)
+	i := int(b.hi)
 	h.bh[i].key = dateOrder(date)
 	if later {
 		h.down(i)
