@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"kairos/internal/prefault"
 	"kairos/internal/varint"
 	"kairos/trace"
 )
@@ -343,6 +344,7 @@ func borrow(n int) (*[]byte, []byte) {
 	sp := scratch.Get().(*[]byte)
 	if cap(*sp) < n {
 		*sp = make([]byte, n)
+		prefault.Bytes(*sp) // read or written whole
 	}
 	return sp, (*sp)[:n]
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"kairos/internal/fileio"
+	"kairos/internal/prefault"
 	"kairos/internal/varint"
 	"kairos/trace"
 )
@@ -207,6 +208,7 @@ func (s *Source) readIndex(f io.ReaderAt, dataStart int64) error {
 		return s.corrupt(tOff, "index at byte %d of %d bytes, expected it between byte %d and the trailer at byte %d", iOff, iLen, dataStart, tOff)
 	}
 	idx := make([]byte, iLen)
+	prefault.Bytes(idx)
 	if err := s.readAt(f, idx, int64(iOff), "the index"); err != nil {
 		return err
 	}
@@ -551,6 +553,10 @@ type chunkReader struct {
 	raw []byte // the decompressed payload
 }
 
+// populateRatio bounds, in times its compressed payload, the room a
+// chunk's decompression is given mapped at once (prefault).
+const populateRatio = 64
+
 // read reads chunk i of rank r into cr.raw, checking everything but the
 // events: checksums, header against index, lengths.
 func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
@@ -583,6 +589,9 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 	}
 	if cap(cr.raw) < int(rawLen) {
 		cr.raw = make([]byte, 0, rawLen)
+		// Mapped at once, as far as the payload can fill it: a hostile
+		// header's length takes no memory.
+		prefault.Bytes(cr.raw[:0:min(int(rawLen), populateRatio*len(payload))])
 	}
 	raw, err := dec.DecodeAll(payload, cr.raw[:0])
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"kairos/format"
 	"kairos/format/ktr"
 	"kairos/internal/fileio"
+	"kairos/internal/prefault"
 	"kairos/internal/varint"
 	"kairos/prsd"
 	"kairos/trace"
@@ -1068,7 +1069,9 @@ func unpack(d *decoder) ([]byte, error) {
 	// (0.8-1.3 MB, each page a fault at a verb's start).
 	z := zstdDecoders.Get().(*zstd.Decoder)
 	defer zstdDecoders.Put(z)
-	items, err := z.DecodeAll(frame, make([]byte, 0, n))
+	items := make([]byte, 0, n)
+	prefault.Bytes(items) // decompressed into whole
+	items, err := z.DecodeAll(frame, items)
 	switch {
 	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
 		err = fmt.Errorf("more than the %d bytes announced", n)

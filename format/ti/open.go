@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"kairos/internal/fileio"
+	"kairos/internal/prefault"
 	"kairos/trace"
 )
 
@@ -666,7 +667,9 @@ func (t *Trace) scanHead(r int, sc *scanned, buf []byte) (tail []byte, ok bool, 
 	}
 	size := h.Size()
 	b := make([]byte, bufSize(privateSize(t.n), size))
-	n, err := h.ReadAt(b[:min(int64(len(b)), size)], 0)
+	m := min(int64(len(b)), size)
+	prefault.Bytes(b[:m:m]) // read into whole
+	n, err := h.ReadAt(b[:m], 0)
 	if err != nil && err != io.EOF {
 		h.Close()
 		return nil, false, fmt.Errorf("%s: %w", name, err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"kairos/internal/prefault"
 	"kairos/trace"
 )
 
@@ -95,7 +96,8 @@ func (l *lineReader) next() (line []byte, terminated, ok bool) {
 // buffer and growing it if the line fills it.
 func (l *lineReader) fill() {
 	if l.buf == nil {
-		l.buf = make([]byte, l.size)
+		l.buf = make([]byte, l.size) // no larger than the input
+		prefault.Bytes(l.buf)
 	}
 	if l.start > 0 {
 		l.base += int64(l.start)
