@@ -19,7 +19,7 @@ work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
   kairos=$work/kairos
-  (cd "$here" && go build -o "$kairos" ./cmd/kairos)
+  (cd "$here" && CGO_ENABLED=0 go build -pgo=cmd/kairos/kairos.pgo -o "$kairos" ./cmd/kairos)
 fi
 "$kairos" tracer -o "$work/kt.c"
 mpicc -O2 -shared -fPIC -DKAIROS_OTF2 -o "$work/libkt.so" "$work/kt.c" -lotf2

@@ -21,7 +21,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
   kairos=$work/kairos
-  (cd "$here" && go build -o "$kairos" ./cmd/kairos)
+  (cd "$here" && CGO_ENABLED=0 go build -pgo=cmd/kairos/kairos.pgo -o "$kairos" ./cmd/kairos)
 fi
 
 # row NAME TRACE: one row per method.

@@ -51,7 +51,7 @@ work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
   kairos=$work/kairos
-  (cd "$here" && CGO_ENABLED=0 go build -o "$kairos" ./cmd/kairos) # the static binary of the README
+  (cd "$here" && CGO_ENABLED=0 go build -pgo=cmd/kairos/kairos.pgo -o "$kairos" ./cmd/kairos) # the static binary of the README
 fi
 command -v smpirun >/dev/null || { echo "smpirun not found (apt-get install libsimgrid-dev): Kairos figures only" >&2; sgmax=0; }
 

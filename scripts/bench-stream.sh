@@ -15,7 +15,7 @@ work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 kairos=${KAIROS:-}
 if [ -z "$kairos" ]; then
   kairos=$work/kairos
-  (cd "$here" && CGO_ENABLED=0 go build -o "$kairos" ./cmd/kairos)
+  (cd "$here" && CGO_ENABLED=0 go build -pgo=cmd/kairos/kairos.pgo -o "$kairos" ./cmd/kairos)
 fi
 
 # measure NAME CMD...: one run; prints "wall_s cpu_s peak_MB".
