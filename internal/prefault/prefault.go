@@ -6,8 +6,9 @@
 // decompressing or parsing what the page will hold. One
 // madvise(MADV_POPULATE_WRITE) maps a buffer's pages in a single call
 // (Linux 5.14 and later; a no-op elsewhere): a 64-rank analytic replay of
-// a noisy LU, 64 ms, took 612 of its 1,410 faults in the buffers its
-// chunks are decompressed into, and 4% less CPU time with them populated.
+// a noisy LU, 64 ms, took 608 of its 1,409 faults in the buffers its
+// chunks are decompressed into, and 3.6% less CPU time with them
+// populated.
 // Where faults are cheap it costs what they would.
 //
 // Only buffers that are about to be written whole are worth it: a

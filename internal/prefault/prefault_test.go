@@ -17,14 +17,16 @@ func minorFaults(t *testing.T) int64 {
 	return int64(ru.Minflt)
 }
 
-// TestPopulateMapsFreshPages writes fresh anonymous memory after Bytes: it takes about no fault, where the same writes without take one
-// a page (the control), and the memory keeps what it held.
+// TestPopulateMapsFreshPages writes fresh anonymous memory after Bytes:
+// that takes about no fault, where the same writes without take one a
+// page (the control), and the memory keeps what it held.
 func TestPopulateMapsFreshPages(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("populates on Linux only")
 	}
 	const size = 256 << 10
-	pages := int64(size / syscall.Getpagesize())
+	page := syscall.Getpagesize()
+	pages := int64(size / page)
 	fresh := func() []byte {
 		b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 		if err != nil {
@@ -36,8 +38,8 @@ func TestPopulateMapsFreshPages(t *testing.T) {
 	}
 	write := func(b []byte) int64 {
 		before := minorFaults(t)
-		for i := 0; i < len(b); i += 4096 {
-			b[i] = byte(i>>12) | 1
+		for i := 0; i < len(b); i += page {
+			b[i] = byte(i/page) | 1
 		}
 		return minorFaults(t) - before
 	}
