@@ -7,8 +7,8 @@
 #
 # Usage: scripts/bench-realapps.sh [APP...]
 #   APP: melt4 melt8 peptide4 qe4 hpcc4 (default: melt4 melt8 peptide4 qe4)
-# Environment: R (rounds, default 2), KAIROS (binary, default: go build
-# ./cmd/kairos), KEEP=1 keeps the work directory.
+# Environment: R (rounds, default 2), KAIROS (binary, default: the README's
+# release build), KEEP=1 keeps the work directory.
 # Needs mpicc, mpirun, libotf2-trace-dev and the Debian packages lammps,
 # lammps-examples, quantum-espresso, quantum-espresso-data, hpcc.
 set -euo pipefail

@@ -9,7 +9,7 @@
 # alone (the papers' reduction: each member replaying its head's calls).
 #
 # Usage: scripts/bench-reduce.sh [RANKS...]     (default: 64 256)
-# Environment: KAIROS (binary; default: go build ./cmd/kairos), SHARED
+# Environment: KAIROS (binary; default: the README's release build), SHARED
 # (default ../shared), METHODS (default "callpath acurdion acurdion2"),
 # RECORDED (space-separated trace paths).
 set -euo pipefail

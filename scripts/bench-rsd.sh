@@ -14,7 +14,7 @@
 # from the generator.
 #
 # Usage: scripts/bench-rsd.sh [iterations|ranks|all]   (default all)
-# Environment: KAIROS (binary; default: go build ./cmd/kairos), TI_MAX,
+# Environment: KAIROS (binary; default: the README's release build), TI_MAX,
 # KINDS (the kinds to measure, default "stencil2d lu cg is").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

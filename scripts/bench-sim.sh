@@ -28,7 +28,7 @@
 # reads (e.g. real:/work/shared/traces/otf2/tracer-stencil4d-64), which
 # the script converts to TI (kairos convert --to ti; a timed trace's
 # computations at 1 Gf) and replays on the flat cluster of its ranks.
-# Environment: KAIROS (binary, default: go build ./cmd/kairos), RUNS
+# Environment: KAIROS (binary, default: the README's release build), RUNS
 # (runs of each command, default 3), SIMGRID_MAX (largest rank count
 # SimGrid runs at, default 1024: it takes many minutes beyond), ITER
 # (periodic: iterations, default 1000), LOGGOPSIM (a directory holding

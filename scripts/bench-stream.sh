@@ -6,7 +6,7 @@
 # memory must not grow with the trace's length (issue 43).
 #
 # Usage: scripts/bench-stream.sh [EVENTS...]   (default: 1e7 1e8 1e9)
-# Environment: KAIROS (binary, default: go build ./cmd/kairos), KEEP=1
+# Environment: KAIROS (binary, default: the README's release build), KEEP=1
 # keeps the work directory (the 10^9-event trace takes about 290 MB).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
