@@ -292,6 +292,66 @@ func (b *seriesBuilder) finish() Series {
 	return s
 }
 
+// appendFinished appends the encoding of the series built so far, as
+// finish's AppendBinary, without making the series: Signatures encodes
+// every loop's counts, and finish's copies of their runs and values were
+// a third of what signing SMG2000 allocated. It returns the offset in
+// dst of the encoding's list of runs, 0 where it has none (a series of
+// fewer than two values, or a constant: a 0 byte); the builder may go on.
+func (b *seriesBuilder) appendFinished(dst []byte) ([]byte, int) {
+	b.flush()
+	for foldRuns(&b.runs) {
+		b.match = 0
+	}
+	b.folded = true
+	dst = binary.AppendUvarint(dst, uint64(b.n))
+	if b.n > 0 {
+		dst = binary.AppendVarint(dst, b.first)
+	}
+	if b.n <= 1 {
+		return dst, 0
+	}
+	runs := b.runs
+	if b.frz == nil && (len(runs) == 0 || len(runs) == 1 && runs[0].Body == nil && runs[0].Delta == 0) {
+		return append(dst, 0), 0
+	}
+	at := len(dst)
+	var frz frozenRuns
+	if b.frz != nil {
+		frz = *b.frz
+	}
+	dst = binary.AppendUvarint(dst, uint64(frz.runs)+uint64(len(runs)))
+	return appendRunItems(append(dst, frz.enc...), runs), at
+}
+
+// sumRuns adds to *sum, in float64 and in order, the values of the list
+// of runs at enc[at:] (appendRuns'), which start after v, and returns the
+// offset after the list and the last value.
+func sumRuns(enc []byte, at int, v int64, sum *float64) (int, int64) {
+	n, at := uvarintAt(enc, at)
+	for range n {
+		c, next := uvarintAt(enc, at)
+		if at = next; c > 0 {
+			u, next := uvarintAt(enc, at)
+			at = next
+			delta := int64(u >> 1) // zigzag
+			if u&1 != 0 {
+				delta = ^delta
+			}
+			for range c {
+				v += delta
+				*sum += float64(v)
+			}
+			continue
+		}
+		reps, body := uvarintAt(enc, at)
+		for range reps {
+			at, v = sumRuns(enc, body, v, sum)
+		}
+	}
+	return at, v
+}
+
 // foldRuns folds the end of runs once, as the call compressor folds calls:
 // a body that repeats the repeat just before it adds a repetition, a body
 // of up to runWindow items seen twice in a row becomes a repeat of two.

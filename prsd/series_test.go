@@ -487,3 +487,69 @@ func TestCyclePeriodic(t *testing.T) {
 		t.Errorf("the shortcut applied %d times", shortcuts)
 	}
 }
+
+// TestAppendFinished: a builder's encoding without its series
+// (appendFinished, the shape's signatures') is finish's AppendBinary, byte
+// for byte, and the sum of its runs' values (sumRuns) the sum of the
+// series' values in order, midway and at the end, on short random series,
+// the shapes of TestSeriesShapes and noise long enough to freeze runs.
+func TestAppendFinished(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var cases [][]int64
+	for range 300 {
+		vals := make([]int64, rng.IntN(40))
+		k := 1 + rng.IntN(4)
+		for i := range vals {
+			vals[i] = int64(rng.IntN(k)) + 1
+		}
+		cases = append(cases, vals)
+	}
+	for _, f := range []func(i int) int64{
+		func(int) int64 { return 7 },
+		func(i int) int64 { return 3 + 5*int64(i) },
+		func(i int) int64 { return int64(i%2) * (2 + int64(i/12%2)) },
+		func(i int) int64 { return int64(i%3) + 10*int64(i/30%2) },
+		func(int) int64 { return rng.Int64N(1000) },
+	} {
+		vals := make([]int64, 3000)
+		for i := range vals {
+			vals[i] = f(i)
+		}
+		cases = append(cases, vals)
+	}
+	check := func(b *seriesBuilder, vals []int64) {
+		t.Helper()
+		enc, at := b.appendFinished(nil)
+		s := b.finish()
+		if want := s.AppendBinary(nil); !slices.Equal(enc, want) {
+			t.Fatalf("%d values %v: encoded %x, finish's %x", len(vals), vals[:min(len(vals), 12)], enc, want)
+		}
+		want, sum := 0.0, 0.0
+		for _, v := range vals {
+			want += float64(v)
+		}
+		if len(vals) > 0 {
+			sum = float64(vals[0])
+		}
+		if at > 0 {
+			sumRuns(enc, at, vals[0], &sum)
+		} else {
+			for range len(vals) - 1 {
+				sum += float64(vals[0])
+			}
+		}
+		if sum != want {
+			t.Fatalf("%d values %v: sum %v, want %v", len(vals), vals[:min(len(vals), 12)], sum, want)
+		}
+	}
+	for _, vals := range cases {
+		var b seriesBuilder
+		for i, v := range vals {
+			b.add(v)
+			if i == len(vals)/2 {
+				check(&b, vals[:i+1])
+			}
+		}
+		check(&b, vals)
+	}
+}

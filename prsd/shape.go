@@ -144,17 +144,24 @@ func (w *sigWalk) walk(items []*rnode) int {
 			w.add(StackSignature(n.kind, n.site))
 			continue
 		}
-		counts := n.counts.finish()
-		w.buf = counts.AppendBinary(w.buf[:0])
+		b := n.counts
+		var runs int
+		w.buf, runs = b.appendFinished(w.buf[:0])
 		w.add(mix(0x9e3779b97f4a7c15, fnv1a(w.buf)) | 1)
-		lh := w.walk(n.body) + 1
 		total := 0.0
-		var c cursor
-		for range counts.N {
-			total += float64(c.next(&counts))
+		if b.n > 0 {
+			total = float64(b.first)
 		}
+		if runs > 0 {
+			sumRuns(w.buf, runs, b.first, &total)
+		} else {
+			for range b.n - 1 {
+				total += float64(b.first)
+			}
+		}
+		lh := w.walk(n.body) + 1
 		k := min(lh, 4) - 1
-		w.sum[k] += total / float64(max(counts.N, 1))
+		w.sum[k] += total / float64(max(b.n, 1))
 		w.num[k]++
 		h = max(h, lh)
 	}
