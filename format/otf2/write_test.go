@@ -500,3 +500,17 @@ func TestWriteChunks(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveFile: the files an archive's directory may hold, which a new
+// archive replaces, and names it must leave alone.
+func TestArchiveFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"0.evt": true, "12.def": true, "3.snap": true, "007.evt": true,
+		".evt": false, "a.evt": false, "1a.def": false, "1.evtx": false, "1.txt": false,
+		"1.2.evt": false, "evt": false, "": false, "1.": false, "1.Evt": false,
+	} {
+		if got := archiveFile(name); got != want {
+			t.Errorf("archiveFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
