@@ -817,7 +817,16 @@ func (c *compressor) drop(n *rnode) {
 		c.ctx.pool.putRaw(n.one)
 		c.ctx.pool.putAcc(n.acc)
 	}
-	*n = rnode{}
+	// Field by field, and only the pointers set: clearing the whole
+	// node while the collector marks goes through the type's pointer
+	// bitmap (bulkBarrierPreWrite), 4% of signing SMG2000.
+	n.id, n.kind, n.site, n.cur = 0, 0, 0, 0
+	if n.one != nil || n.acc != nil {
+		n.one, n.acc = nil, nil
+	}
+	if n.body != nil || n.counts != nil {
+		n.body, n.counts = nil, nil
+	}
 	c.free = append(c.free, n)
 }
 
