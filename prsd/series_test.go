@@ -553,3 +553,68 @@ func TestAppendFinished(t *testing.T) {
 		check(&b, vals)
 	}
 }
+
+// TestStreamableNested: a noisy series in which a chance repeat holds
+// another (2×(2×(+5 -5) +7) among random differences) is kept streamed,
+// its repeats written out, rather than expanded into its values when it
+// is finished and when it is read back; its values and its encoding by
+// appendFinished stay finish's. A periodic series of nested repeats
+// keeps its repeats (TestSeriesShapes checks its size).
+func TestStreamableNested(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var deltas []int64
+	noise := func(k int) {
+		for range k {
+			deltas = append(deltas, rng.Int64N(61)-30)
+		}
+	}
+	noise(1500)
+	for range 2 {
+		deltas = append(deltas, 5, -5, 5, -5, 7)
+	}
+	noise(1500)
+	vals := []int64{1000}
+	for _, d := range deltas {
+		vals = append(vals, vals[len(vals)-1]+d)
+	}
+	var b seriesBuilder
+	for _, v := range vals {
+		b.add(v)
+	}
+	raw := rawList(&b)
+	if _, _, _, ok := streamList(raw, 0, uint64(len(vals))); ok {
+		t.Fatal("the runs stream as they are: the test makes no nested repeat")
+	}
+	s := b.finish()
+	if !s.streamed() {
+		t.Fatalf("a noisy series with a nested chance repeat is not streamed (%d values kept)", len(s.vals))
+	}
+	if got := s.Values(); !slices.Equal(got, vals) {
+		t.Fatal("the streamed series' values differ")
+	}
+	enc := s.AppendBinary(nil)
+	if got, _ := b.appendFinished(nil); !slices.Equal(got, enc) {
+		t.Fatal("appendFinished differs from finish's AppendBinary")
+	}
+	d := varint.Reader{B: enc}
+	back := ReadSeries(&d)
+	if d.Err != nil || !back.streamed() || !slices.Equal(back.Values(), vals) {
+		t.Fatalf("read back: %v, streamed %v", d.Err, back.streamed())
+	}
+}
+
+// rawList is the builder's list of runs as finish encodes it, before
+// streamable.
+func rawList(b *seriesBuilder) []byte {
+	b.flush()
+	for foldRuns(&b.runs) {
+		b.match = 0
+	}
+	b.folded = true
+	var frz frozenRuns
+	if b.frz != nil {
+		frz = *b.frz
+	}
+	enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(b.runs)))
+	return appendRunItems(append(enc, frz.enc...), b.runs)
+}
