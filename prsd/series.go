@@ -336,34 +336,6 @@ func streamableRuns(runs []Run, n int64) []byte {
 	return enc
 }
 
-// sumRuns adds to *sum, in float64 and in order, the values of the list
-// of runs at enc[at:] (appendRuns'), which start after v, and returns the
-// offset after the list and the last value.
-func sumRuns(enc []byte, at int, v int64, sum *float64) (int, int64) {
-	n, at := uvarintAt(enc, at)
-	for range n {
-		c, next := uvarintAt(enc, at)
-		if at = next; c > 0 {
-			u, next := uvarintAt(enc, at)
-			at = next
-			delta := int64(u >> 1) // zigzag
-			if u&1 != 0 {
-				delta = ^delta
-			}
-			for range c {
-				v += delta
-				*sum += float64(v)
-			}
-			continue
-		}
-		reps, body := uvarintAt(enc, at)
-		for range reps {
-			at, v = sumRuns(enc, body, v, sum)
-		}
-	}
-	return at, v
-}
-
 // foldRuns folds the end of runs once, as the call compressor folds calls:
 // a body that repeats the repeat just before it adds a repetition, a body
 // of up to runWindow items seen twice in a row becomes a repeat of two.
@@ -856,26 +828,31 @@ func streamList(enc []byte, off int, n uint64) (int, uint64, bool, bool) {
 func expandRuns(enc []byte, at int, out []int64, v int64) ([]int64, int, int64) {
 	n, at := uvarintAt(enc, at)
 	for range n {
-		c, next := uvarintAt(enc, at)
+		c, d, next := itemAt(enc, at)
 		if at = next; c > 0 {
-			u, next := uvarintAt(enc, at)
-			at = next
-			delta := int64(u >> 1) // zigzag
-			if u&1 != 0 {
-				delta = ^delta
-			}
 			for range c {
-				v += delta
+				v += d
 				out = append(out, v)
 			}
 			continue
 		}
-		reps, body := uvarintAt(enc, at)
-		for range reps {
-			out, at, v = expandRuns(enc, body, out, v)
+		for range d {
+			out, at, v = expandRuns(enc, next, out, v)
 		}
 	}
 	return out, at, v
+}
+
+// itemAt reads the item of a valid list of runs at enc[at:]: a run's
+// count (> 0) and difference, and the offset after it; or 0, a repeat's
+// repetitions, and the offset of its body.
+func itemAt(enc []byte, at int) (uint64, int64, int) {
+	c, at := uvarintAt(enc, at)
+	u, at := uvarintAt(enc, at)
+	if c == 0 {
+		return 0, int64(u), at
+	}
+	return c, int64(u>>1) ^ -int64(u&1), at // zigzag
 }
 
 // uvarintAt returns the valid uvarint at enc[at:] and the offset after

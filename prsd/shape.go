@@ -16,9 +16,10 @@ import (
 // taken, where the iterations of a time-step loop count once (over the raw
 // calls, the XOR of a body repeated an even number of times would cancel).
 type Shape struct {
-	c   compressor
-	seq []*rnode
-	buf []byte // Signatures'
+	c    compressor
+	seq  []*rnode
+	buf  []byte  // Signatures'
+	vals []int64 // Signatures'
 }
 
 // NewShape returns an empty shape whose calls and loops in numbers (nil: a
@@ -114,9 +115,9 @@ func (s *Shape) LoopSignature() uint64 {
 // a rank that folds into thousands of short loops (SMG2000's) spent a
 // sixth of its signing on the two walks.
 func (s *Shape) Signatures() (callPath, loop uint64) {
-	w := sigWalk{buf: s.buf[:0]}
+	w := sigWalk{buf: s.buf[:0], vals: s.vals[:0]}
 	w.walk(s.seq)
-	s.buf = w.buf
+	s.buf, s.vals = w.buf, w.vals
 	for k := range w.sum {
 		if w.num[k] > 0 {
 			loop |= uint64(min(w.sum[k]/w.num[k], 0xffff)) << (16 * k)
@@ -126,13 +127,14 @@ func (s *Shape) Signatures() (callPath, loop uint64) {
 }
 
 // sigWalk is Signatures' walk: the call-path signature so far and the
-// item's position, the loops' average counts summed by height, and a
-// buffer for the counts' encoding.
+// item's position, the loops' average counts summed by height, and
+// buffers for the counts' encoding and values.
 type sigWalk struct {
 	callPath uint64
 	pos      int
 	sum, num [4]float64
 	buf      []byte
+	vals     []int64 // a loop's counts after the first, to sum
 }
 
 // walk adds items and returns the height of their highest loop (0:
@@ -153,7 +155,10 @@ func (w *sigWalk) walk(items []*rnode) int {
 			total = float64(b.first)
 		}
 		if runs > 0 {
-			sumRuns(w.buf, runs, b.first, &total)
+			w.vals, _, _ = expandRuns(w.buf, runs, w.vals[:0], b.first)
+			for _, v := range w.vals {
+				total += float64(v)
+			}
 		} else {
 			for range b.n - 1 {
 				total += float64(b.first)
