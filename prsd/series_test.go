@@ -544,52 +544,74 @@ func TestAppendFinished(t *testing.T) {
 	}
 }
 
-// TestStreamableNested: a noisy series in which a chance repeat holds
-// another (2×(2×(+5 -5) +7) among random differences) is kept streamed,
+// TestStreamableNested: a noisy series in which chance repeats hold
+// others (2×(2×(+5 -5) +7) among random differences) is kept streamed,
 // its repeats written out, rather than expanded into its values when it
-// is finished and when it is read back; its values and its encoding by
-// appendFinished stay finish's. A periodic series of nested repeats
-// keeps its repeats (TestSeriesShapes checks its size).
+// is finished and when it is read back, wherever the repeat falls and
+// however deep; a repeat of more runs than maxUnnested is structure and
+// stays. Its values, and its encoding by appendFinished, stay finish's. A
+// periodic series of nested repeats keeps them (TestSeriesShapes checks
+// its size).
 func TestStreamableNested(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	var deltas []int64
-	noise := func(k int) {
-		for range k {
-			deltas = append(deltas, rng.Int64N(61)-30)
+	nested := []int64{5, -5, 5, -5, 7, 5, -5, 5, -5, 7}
+	deeper := slices.Concat(nested, []int64{9}, nested, []int64{9})
+	for _, c := range []struct {
+		name         string
+		before       int
+		pattern      []int64
+		times        int
+		after        int
+		wantStreamed bool
+	}{
+		{"in the middle", 1500, nested, 1, 1500, true},
+		{"first", 0, nested, 1, 3000, true},
+		{"last", 3000, nested, 1, 0, true},
+		{"twice apart", 1000, nested, 2, 1000, true},
+		{"three deep", 1500, deeper, 1, 1500, true},
+		{"a long period", 1500, nested, 60, 1500, false},
+	} {
+		rng := rand.New(rand.NewPCG(11, 12))
+		var deltas []int64
+		noise := func(k int) {
+			for range k {
+				deltas = append(deltas, rng.Int64N(61)-30)
+			}
 		}
-	}
-	noise(1500)
-	for range 2 {
-		deltas = append(deltas, 5, -5, 5, -5, 7)
-	}
-	noise(1500)
-	vals := []int64{1000}
-	for _, d := range deltas {
-		vals = append(vals, vals[len(vals)-1]+d)
-	}
-	var b seriesBuilder
-	for _, v := range vals {
-		b.add(v)
-	}
-	raw := rawList(&b)
-	if _, _, _, ok := streamList(raw, 0, uint64(len(vals))); ok {
-		t.Fatal("the runs stream as they are: the test makes no nested repeat")
-	}
-	s := b.finish()
-	if !s.streamed() {
-		t.Fatalf("a noisy series with a nested chance repeat is not streamed (%d values kept)", len(s.vals))
-	}
-	if got := s.Values(); !slices.Equal(got, vals) {
-		t.Fatal("the streamed series' values differ")
-	}
-	enc := s.AppendBinary(nil)
-	if got, _ := b.appendFinished(nil); !slices.Equal(got, enc) {
-		t.Fatal("appendFinished differs from finish's AppendBinary")
-	}
-	d := varint.Reader{B: enc}
-	back := ReadSeries(&d)
-	if d.Err != nil || !back.streamed() || !slices.Equal(back.Values(), vals) {
-		t.Fatalf("read back: %v, streamed %v", d.Err, back.streamed())
+		noise(c.before)
+		for k := range c.times {
+			deltas = append(deltas, c.pattern...)
+			if k+1 < c.times && c.name == "twice apart" {
+				noise(c.before)
+			}
+		}
+		noise(c.after)
+		vals := []int64{1000}
+		for _, d := range deltas {
+			vals = append(vals, vals[len(vals)-1]+d)
+		}
+		var b seriesBuilder
+		for _, v := range vals {
+			b.add(v)
+		}
+		if _, _, _, ok := streamList(rawList(&b), 0, uint64(len(vals))); ok {
+			t.Fatalf("%s: the runs stream as they are: the test makes no nested repeat", c.name)
+		}
+		s := b.finish()
+		if s.streamed() != c.wantStreamed {
+			t.Errorf("%s: streamed %v, want %v", c.name, s.streamed(), c.wantStreamed)
+		}
+		if got := s.Values(); !slices.Equal(got, vals) {
+			t.Fatalf("%s: the series' values differ", c.name)
+		}
+		enc := s.AppendBinary(nil)
+		if got, _ := b.appendFinished(nil); !slices.Equal(got, enc) {
+			t.Fatalf("%s: appendFinished differs from finish's AppendBinary", c.name)
+		}
+		d := varint.Reader{B: enc}
+		back := ReadSeries(&d)
+		if d.Err != nil || back.streamed() != c.wantStreamed || !slices.Equal(back.Values(), vals) {
+			t.Fatalf("%s: read back: %v, streamed %v", c.name, d.Err, back.streamed())
+		}
 	}
 }
 
