@@ -75,7 +75,12 @@ func (s *Series) IsConst() bool {
 	if s.enc != nil {
 		return !slices.ContainsFunc(s.vals, func(v int64) bool { return v != s.First })
 	}
-	return s.N <= 1 || s.Runs == nil || len(s.Runs) == 1 && s.Runs[0].Body == nil && s.Runs[0].Delta == 0
+	return s.N <= 1 || constRuns(s.Runs)
+}
+
+// constRuns reports whether the differences runs hold are all 0.
+func constRuns(runs []Run) bool {
+	return len(runs) == 0 || len(runs) == 1 && runs[0].Body == nil && runs[0].Delta == 0
 }
 
 // Values returns the values of s, for tests and small series.
@@ -262,11 +267,7 @@ func (b *seriesBuilder) appendBuilder(src *seriesBuilder) {
 
 // finish returns the series built so far; the builder may go on.
 func (b *seriesBuilder) finish() Series {
-	b.flush()
-	for foldRuns(&b.runs) {
-		b.match = 0
-	}
-	b.folded = true
+	b.settle()
 	s := Series{N: b.n, First: b.first, Runs: b.runs, slot: -1}
 	var frz frozenRuns
 	if b.frz != nil {
@@ -278,34 +279,51 @@ func (b *seriesBuilder) finish() Series {
 		// (readValues), take less memory than the runs, and flatten would
 		// keep the values anyway; where there are many more values than
 		// runs, the runs.
-		enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(s.Runs)))
-		enc = appendRunItems(append(enc, frz.enc...), s.Runs)
+		enc, _ := streamable(b.appendList(nil), s.N)
 		s.Runs = nil
-		enc, _ = streamable(enc, s.N)
 		s.readValues(enc, frz.items+numRuns(b.runs))
 		return s
 	}
-	if s.N > maxCycled && !s.IsConst() && s.stream(streamableRuns(s.Runs, s.N)) {
-		s.Runs = nil // runs of a few values each, which readers stream
-		return s
+	if s.N > maxCycled && !s.IsConst() {
+		if enc, _ := streamable(b.appendList(nil), s.N); s.stream(enc) {
+			s.Runs = nil // runs of a few values each, which readers stream
+			return s
+		}
 	}
 	s.Runs = slices.Clone(s.Runs)
 	return s
+}
+
+// settle closes the open run and folds the runs as far as they fold, as
+// finish reads them.
+func (b *seriesBuilder) settle() {
+	b.flush()
+	for foldRuns(&b.runs) {
+		b.match = 0
+	}
+	b.folded = true
+}
+
+// appendList appends the encoding of the builder's list of runs, the
+// frozen ones first (appendRuns'); the builder must be settled.
+func (b *seriesBuilder) appendList(dst []byte) []byte {
+	var frz frozenRuns
+	if b.frz != nil {
+		frz = *b.frz
+	}
+	dst = binary.AppendUvarint(dst, uint64(frz.runs)+uint64(len(b.runs)))
+	return appendRunItems(append(dst, frz.enc...), b.runs)
 }
 
 // appendFinished appends the encoding of the series built so far, as
 // finish's AppendBinary, without making the series: Signatures encodes
 // every loop's counts, and finish's copies of their runs and values, with
 // the cursors that read them back, were a fifth of what signing SMG2000
-// allocated. It returns the offset in
-// dst of the encoding's list of runs, 0 where it has none (a series of
-// fewer than two values, or a constant: a 0 byte); the builder may go on.
+// allocated. It returns the offset in dst of the encoding's list of runs,
+// 0 where it has none (a series of fewer than two values, or a constant:
+// a 0 byte); the builder may go on.
 func (b *seriesBuilder) appendFinished(dst []byte) ([]byte, int) {
-	b.flush()
-	for foldRuns(&b.runs) {
-		b.match = 0
-	}
-	b.folded = true
+	b.settle()
 	dst = binary.AppendUvarint(dst, uint64(b.n))
 	if b.n > 0 {
 		dst = binary.AppendVarint(dst, b.first)
@@ -313,27 +331,15 @@ func (b *seriesBuilder) appendFinished(dst []byte) ([]byte, int) {
 	if b.n <= 1 {
 		return dst, 0
 	}
-	runs := b.runs
-	if b.frz == nil && (len(runs) == 0 || len(runs) == 1 && runs[0].Body == nil && runs[0].Delta == 0) {
+	if b.frz == nil && constRuns(b.runs) {
 		return append(dst, 0), 0
 	}
 	at := len(dst)
-	var frz frozenRuns
-	if b.frz != nil {
-		frz = *b.frz
-	}
-	dst = binary.AppendUvarint(dst, uint64(frz.runs)+uint64(len(runs)))
-	dst = appendRunItems(append(dst, frz.enc...), runs)
+	dst = b.appendList(dst)
 	if list, ok := streamable(dst[at:], b.n); ok { // as finish keeps it
 		dst = append(dst[:at], list...)
 	}
 	return dst, at
-}
-
-// streamableRuns is streamable of runs' encoding.
-func streamableRuns(runs []Run, n int64) []byte {
-	enc, _ := streamable(appendRuns(nil, runs), n)
-	return enc
 }
 
 // foldRuns folds the end of runs once, as the call compressor folds calls:
@@ -707,23 +713,21 @@ func streamable(enc []byte, n int64) ([]byte, bool) {
 	out := make([]byte, 0, len(enc)+len(enc)/8)
 	count, unnested := uint64(0), false
 	for range items {
-		start := at
-		if c, next := uvarintAt(enc, at); c > 0 {
-			_, at = uvarintAt(enc, next)
-			out, count = append(out, enc[start:at]...), count+1
+		c, reps, next := itemAt(enc, at)
+		if c > 0 {
+			out, at, count = append(out, enc[at:next]...), next, count+1
 			continue
 		}
-		reps, body := uvarintAt(enc, at+1)
-		if end, _, _, ok := streamList(enc, body, 0); ok || reps == 0 {
-			if !ok {
-				return enc, false
-			}
-			out, at, count = append(out, enc[start:end]...), end, count+1
+		if end, _, _, ok := streamList(enc, next, 0); ok {
+			out, at, count = append(out, enc[at:end]...), end, count+1
 			continue
+		}
+		if reps == 0 {
+			return enc, false
 		}
 		budget := maxUnnested
 		for range reps {
-			if out, at, budget = appendUnnested(out, enc, body, budget); budget < 0 {
+			if out, at, budget = appendUnnested(out, enc, next, budget); budget < 0 {
 				return enc, false
 			}
 		}
@@ -752,21 +756,19 @@ const maxUnnested = 64
 func appendUnnested(dst, enc []byte, at, budget int) ([]byte, int, int) {
 	items, at := uvarintAt(enc, at)
 	for range items {
-		start := at
-		if c, next := uvarintAt(enc, at); c > 0 {
-			_, at = uvarintAt(enc, next)
-			dst = append(dst, enc[start:at]...)
+		c, reps, next := itemAt(enc, at)
+		if c > 0 {
+			dst, at = append(dst, enc[at:next]...), next
 			if budget--; budget < 0 {
 				return dst, at, budget
 			}
 			continue
 		}
-		reps, body := uvarintAt(enc, at+1)
 		if reps == 0 {
 			return dst, at, -1
 		}
 		for range reps {
-			if dst, at, budget = appendUnnested(dst, enc, body, budget); budget < 0 {
+			if dst, at, budget = appendUnnested(dst, enc, next, budget); budget < 0 {
 				return dst, at, budget
 			}
 		}
