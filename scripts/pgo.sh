@@ -38,6 +38,8 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do prof simulate lu.rsd --cluster 64x1Gf,125MBps,
 for _ in 1 2 3; do prof stats lu.ktr; done
 "$k" gen stencil2d --grid 64x64 --iterations 25 --allreduce-every 0 --noise 0.05 --imbalance 0.1 -o st4096.ktr >/dev/null
 prof simulate st4096.ktr --cluster 4096x1Gf,125MBps,50us
-go tool pprof -proto "$work"/p*.prof >"$work/default.pgo" 2>/dev/null
-mv "$work/default.pgo" "$here/cmd/kairos/kairos.pgo"
+# Merged beside the profile it replaces, then renamed over it: a failed
+# merge leaves the old one whole.
+go tool pprof -proto "$work"/p*.prof >"$here/cmd/kairos/kairos.pgo.tmp"
+mv "$here/cmd/kairos/kairos.pgo.tmp" "$here/cmd/kairos/kairos.pgo"
 echo "wrote cmd/kairos/kairos.pgo from $n runs"
