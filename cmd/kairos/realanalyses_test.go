@@ -67,12 +67,25 @@ func testRealPolling(t *testing.T, archive string) {
 			MPI   float64 `json:"mpi_seconds"`
 			Total float64 `json:"total_seconds"`
 		} `json:"per_rank"`
+		Profile []struct {
+			Call    string  `json:"call"`
+			Seconds float64 `json:"seconds"`
+		} `json:"profile"`
 	}
 	code, out, errb = csRun("stats", "--json", archive)
 	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || len(st.PerRank) != 2 {
 		t.Fatalf("stats: exit %d: %s%s", code, errb, out)
 	}
-	comp0 := st.PerRank[0].Total - st.PerRank[0].MPI
+	// The model counts a non-blocking call's time as computation
+	// (Section III-D): rank 0's MPI_Irecv is its own, and took 200 µs,
+	// 1.6% of the run, in CI under load.
+	var post float64
+	for _, p := range st.Profile {
+		if p.Call == "irecv" {
+			post = p.Seconds
+		}
+	}
+	comp0 := st.PerRank[0].Total - st.PerRank[0].MPI + post
 	comp1 := st.PerRank[1].Total - st.PerRank[1].MPI
 	var pred struct {
 		Predictions []struct {
@@ -86,7 +99,7 @@ func testRealPolling(t *testing.T, archive string) {
 	}
 	p := pred.Predictions[0]
 	// The tests' time is not computation: the computation is the ranks'
-	// own.
+	// own, with rank 0's receive posted.
 	if c := comp0 + comp1; math.Abs(p.Computation-c) > 0.01*c+50e-6 {
 		t.Errorf("predict: computation %g s, want the ranks' %g s", p.Computation, c)
 	}
