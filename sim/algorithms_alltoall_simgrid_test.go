@@ -13,6 +13,7 @@ import (
 // their receives truncate, and SimGrid aborts), empty and 64 KiB blocks,
 // on sizes with and without mesh splits and powers of two.
 func TestAlltoallDatatypesMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var sw sweep

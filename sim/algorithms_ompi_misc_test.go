@@ -20,6 +20,7 @@ import (
 // receives are refused, and SimGrid aborts) or only in counts, and sizes
 // of 2, 3 and 16 ranks.
 func TestAllgatherNTSLRNBMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var tab strings.Builder
@@ -82,6 +83,7 @@ func TestAllgatherTruncationRefused(t *testing.T) {
 // table leaves out: a gather smaller than linear_sync's first segment,
 // empty blocks, another datatype and uneven or empty count vectors.
 func TestOmpiLinearMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var tab strings.Builder
@@ -111,6 +113,7 @@ func TestOmpiLinearMatchesSimGrid(t *testing.T) {
 // gather whose root grows the receive buffer only once the others have
 // skipped the ring (SimGrid aborts, Kairos reports a deadlock).
 func TestReduceScatterRingEmptyMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	for _, c := range []struct {
@@ -156,6 +159,7 @@ func TestReduceScatterPairEmptyMatchesSimGrid(t *testing.T) {
 // leaves' stale empty messages, and whose buffers are taken only in each
 // rank's next turn), and rooted at 0 (both deadlock or abort).
 func TestBinomialEmptyMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	for _, c := range []struct {

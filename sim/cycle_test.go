@@ -144,6 +144,7 @@ func rel(a, b float64) float64 {
 // moved to its communication, in an 8 s stencil on a torus; the times
 // the same).
 func TestSkipPeriods(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var tab strings.Builder
 	fmt.Fprintf(&tab, "%-12s %-13s %7s %-6s %8s %8s %8s %10s %10s\n", "topology", "kind", "bytes", "incr.", "periods", "skipped", "actions", "times", "wait")
@@ -208,6 +209,7 @@ func skipMatches(t *testing.T, tab *strings.Builder, topo, kind string, bytes in
 // the backbone cluster. The stencils must skip periods where the replay
 // keeps the incremental solver ("incr." yes), and the table is printed.
 func TestSkipPeriodsMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir := t.TempDir()
 	hosts := make([]string, 64)
@@ -381,6 +383,7 @@ func periodicRandomTrace(rng *rand.Rand, n, reps int) string {
 // KAIROS_SIM_SEEDS sets the number of traces (default 45, 15 without
 // KAIROS_LONG=1).
 func TestSkipPeriodsRandom(t *testing.T) {
+	t.Parallel()
 	seeds := 15
 	if testenv.Long() {
 		seeds = 45

@@ -357,6 +357,7 @@ func wildcarded(tr *trace.Trace, wild func(int) bool, anyTag bool) *trace.Trace 
 // 5 (where it takes them), members arriving at staggered dates, gives the
 // event engine's times, or both engines the same error.
 func TestDependsOnAlgorithms(t *testing.T) {
+	t.Parallel()
 	actions := map[string][]string{
 		"bcast": {"bcast 100000", "bcast 1000 2", "bcast 1000 3"}, "barrier": {"barrier"}, "allreduce": {"allreduce 100000 0", "allreduce 17 0"},
 		"alltoall": {"alltoall 100 100", "alltoall 10000 10000"}, "allgather": {"allgather 10000 10000", "allgather 100000 100000"},

@@ -181,6 +181,7 @@ func linkProfileDifferential(t *testing.T, dir, xml string, p *platform.Platform
 // is SimGrid's (latencies paid at once, so that few replays stall), with
 // SimGrid's lazy and full updates of the network.
 func TestLinkProfilesEnergyMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 60)
 	dir := t.TempDir()
 	xml := linkProfilePlatform(t, dir)

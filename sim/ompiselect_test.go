@@ -127,6 +127,7 @@ func differsFromSimGrid(t *testing.T, dir, plat, hostfile string, n int, act str
 // colls::bcast, colls::allreduce for lr's remainder; allgatherv GB), which
 // run those with the algorithms configured for them, not the defaults.
 func TestCompositesUseConfiguredAlgorithms(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	for _, c := range []struct {
@@ -156,6 +157,7 @@ func TestCompositesUseConfiguredAlgorithms(t *testing.T) {
 // configured: NTSL again, flattree, or Open MPI's choice), roots other
 // than 0, and 2 ranks (no inner rank).
 func TestNTSLMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var sw sweep
@@ -221,6 +223,7 @@ func TestSegmentedMatchSimGrid(t *testing.T) {
 // algorithms on uneven blocks, empty ones included, on sizes that are and
 // are not powers of two.
 func TestReduceScatterOmpiMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	var sw sweep

@@ -892,6 +892,7 @@ const stagedSleepTrace = `0 init
 // shares a re-solve changes varying most with the flows that meet. (Its
 // time per action grows, from memory latency.)
 func TestWorkFlatInRanks(t *testing.T) {
+	t.Parallel()
 	perAction := func(side int) [4]float64 {
 		p, err := workload.Defaults("stencil2d")
 		if err != nil {

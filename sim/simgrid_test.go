@@ -400,6 +400,7 @@ func allAlgorithmsMatch(t *testing.T, part int, extra ...string) {
 // refuses because SimGrid 3.32's replay crashes or aborts on it does, on 8
 // ranks, one per host; Kairos names the reason.
 func TestRefusedAlgorithmsFailInSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 8, "")
 	acts := map[string]string{"allgather": "allgather 1000 1000", "allreduce": "allreduce 1000 0", "alltoall": "alltoall 100 100",
@@ -626,6 +627,7 @@ func algorithmChoices(t *testing.T) map[string][]string {
 // TestMessageChecksMatchSimGrid: SimGrid 3.32 fails on exactly the
 // message checks' traces that Kairos refuses.
 func TestMessageChecksMatchSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 2, "")
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {
@@ -733,6 +735,7 @@ func TestBackoffBreakdown(t *testing.T) {
 // SimGrid, with the default settings and changed ones, and requires the
 // same simulated time.
 func TestBackoffMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	testenv.Tool(t, "smpirun", "libsimgrid-dev")
 	dir, plat, hostfile := smallCluster(t, 4, "")
 	if err := os.WriteFile(filepath.Join(dir, "desc"), []byte("t.ti\n"), 0o644); err != nil {

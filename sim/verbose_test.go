@@ -24,6 +24,7 @@ import (
 // at once ends in the next round). Every generator at 8 ranks (9 for the
 // square ones) and random traces, on one and two ranks per host.
 func TestVerboseLogMatchesSimGrid(t *testing.T) {
+	t.Parallel()
 	seeds := randomSeeds(t, 40)
 	dir, xml, hostfile := smallCluster(t, 8, "")
 	hostfiles := map[int]string{1: hostfile, 2: sharedHostfile(t, dir, 8, 2)}
