@@ -128,12 +128,13 @@ func rel(a, b float64) float64 {
 // topology of the differential test, eager and rendezvous (without
 // KAIROS_LONG=1, both on the flat cluster, one in turn on the others),
 // with two ranks sharing each host's CPU, and as generated (waits naming
-// request ids, which the skipped periods number anew); and it skips where the traces
-// repeat: at least half the actions of the stencils (80 iterations; the
-// other kinds run 30), whose allreduce every fourth iteration makes the
-// period four iterations once the first skip ends, where the replay keeps
-// the incremental solver ("incr." yes; with SimGrid's re-solves, where the
-// order of simultaneous events matters, nothing is skipped).
+// request ids, which the skipped periods number anew); and it skips
+// where the traces repeat: at least half the actions of the stencils
+// (80 iterations; the other kinds run 30), whose allreduce every fourth
+// iteration makes the period four iterations once the first skip ends,
+// where the replay keeps the incremental solver ("incr." yes; with
+// SimGrid's re-solves, where the order of simultaneous events matters,
+// nothing is skipped).
 //
 // The split of a rank's time in MPI between communication and wait may
 // move more (up to 1e-5 of the time): the dates after a skip are the
