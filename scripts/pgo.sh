@@ -15,7 +15,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" "$here/cmd/kairos/kairos.pgo.tmp"' EXIT # and a failed merge's output
 k=$work/kairos
 (cd "$here" && CGO_ENABLED=0 go build -pgo=off -o "$k" ./cmd/kairos)
 cd "$work"
