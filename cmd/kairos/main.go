@@ -27,6 +27,7 @@ import (
 	_ "kairos/format/rsd"
 	"kairos/format/ti"
 	"kairos/internal/fileio"
+	"kairos/internal/prefault"
 	"kairos/trace"
 )
 
@@ -90,20 +91,25 @@ Start with "kairos demo".`,
 	}
 	root.SetVersionTemplate("kairos {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	only := ""
-	if len(args) > 0 {
-		for _, v := range verbs {
-			if v.name == args[0] {
-				only = v.name
-			}
-		}
-	}
+	only := verbOf(args)
 	for _, v := range verbs {
 		if only == "" || v.name == only {
 			root.AddCommand(v.build())
 		}
 	}
 	return root
+}
+
+// verbOf returns the verb args begin with, "" if none does.
+func verbOf(args []string) string {
+	if len(args) > 0 {
+		for _, v := range verbs {
+			if v.name == args[0] {
+				return v.name
+			}
+		}
+	}
+	return ""
 }
 
 // version tells which build this is, for bug reports: the module's
@@ -129,6 +135,12 @@ func version() string {
 }
 
 func main() {
+	if verbOf(os.Args[1:]) != "" {
+		// A verb's heap in huge pages, the regions it grows into
+		// advised after each collection (prefault.HugeHeap).
+		prefault.HugeHeap()
+		eachGC(prefault.AdviseHeap)
+	}
 	limitMemory()
 	floorGC()
 	fileio.OnPending(func() { onInterrupt(os.Stderr, os.Exit) })

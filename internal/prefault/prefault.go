@@ -13,6 +13,12 @@
 //
 // Only buffers that are about to be written whole are worth it: a
 // populated page that is never written is memory taken for nothing.
+//
+// A populated page still costs a trap at its first write on those
+// machines (about 6 µs, against 12 for a fault). A 2 MB huge page costs
+// about what 20 small ones do, so that HugeHeap, which asks for the Go
+// heap in huge pages, spares most of the rest where the heap grows while
+// it is advised.
 package prefault
 
 import (
@@ -32,6 +38,8 @@ var unsupported atomic.Bool
 // mapped yet. b's contents do not change.
 func Bytes(b []byte) {
 	if cap(b) >= minBytes {
-		populate(unsafe.Pointer(unsafe.SliceData(b)), uintptr(cap(b)))
+		p := unsafe.Pointer(unsafe.SliceData(b))
+		keepAdvised(uintptr(p) + uintptr(cap(b)))
+		populate(p, uintptr(cap(b)))
 	}
 }

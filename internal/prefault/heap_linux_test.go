@@ -1,0 +1,60 @@
+package prefault
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestHugeHeapAdvises checks that after HugeHeap the heap's mapping is
+// eligible for huge pages (smaps' THPeligible), which under the
+// "madvise" setting it is not without the advice.
+func TestHugeHeapAdvises(t *testing.T) {
+	if !hugeAllowed() {
+		t.Skip("this machine gives no transparent huge pages, or GODEBUG=disablethp=1")
+	}
+	HugeHeap()
+	addr := uint64(uintptr(unsafe.Pointer(heapProbe)))
+	eligible, ok := smapsField(t, addr, "THPeligible")
+	if !ok {
+		t.Skip("this kernel's smaps has no THPeligible")
+	}
+	if eligible != 1 {
+		t.Errorf("the heap's mapping at %#x: THPeligible %d after HugeHeap, expected 1", addr, eligible)
+	}
+	if huge, _ := smapsField(t, addr, "AnonHugePages"); huge == 0 {
+		t.Logf("no huge page in the heap's mapping yet (the kernel had none to give, or no MADV_COLLAPSE)")
+	}
+}
+
+// smapsField returns the value of field name in /proc/self/smaps for the
+// mapping that holds addr.
+func smapsField(t *testing.T, addr uint64, name string) (int64, bool) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 {
+			continue
+		}
+		if lo, hi, isRange := strings.Cut(fields[0], "-"); isRange && !strings.HasSuffix(fields[0], ":") {
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && l <= addr && addr < h
+			continue
+		}
+		if in && fields[0] == name+":" && len(fields) > 1 {
+			v, err := strconv.ParseInt(fields[1], 10, 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
