@@ -15,10 +15,10 @@
 // populated page that is never written is memory taken for nothing.
 //
 // A populated page still costs a trap at its first write on those
-// machines (about 6 µs, against 12 for a fault). A 2 MB huge page costs
-// about what 20 small ones do, so that HugeHeap, which asks for the Go
-// heap in huge pages, spares most of the rest where the heap grows while
-// it is advised.
+// machines (populating and writing take about 4.8 µs a page, against 9.5
+// for a fault). A 2 MB huge page costs what 10 to 20 small ones do, so
+// that HugeHeap, which asks for the Go heap in huge pages, spares most
+// of the rest where the heap grows while it is advised.
 package prefault
 
 import (
