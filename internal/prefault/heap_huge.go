@@ -4,7 +4,6 @@ package prefault
 
 import (
 	"bytes"
-	"os"
 	"sync/atomic"
 	"unsafe"
 
@@ -34,14 +33,15 @@ var heapProbe = new([64]byte)
 var unsupportedCollapse atomic.Bool
 
 // adviseHeap gives the heap's mapped arenas MADV_HUGEPAGE and, if
-// collapse, remaps the 2 MB regions of the first arena already written
-// as huge pages (MADV_COLLAPSE). Addresses stay integers: a pointer to
-// heap memory no object holds would stop the collector.
+// collapse, remaps the 2 MB regions already written around heapProbe as
+// huge pages (MADV_COLLAPSE). Addresses stay integers: a pointer to heap
+// memory no object holds would stop the collector.
 func adviseHeap(collapse bool) {
 	if unix.Getpagesize() != 4096 {
 		return
 	}
-	base := uintptr(unsafe.Pointer(heapProbe)) &^ (arenaBytes - 1)
+	probe := uintptr(unsafe.Pointer(heapProbe))
+	base := probe &^ (arenaBytes - 1)
 	end := min(base+heapWindow, userTop)
 	if end <= base {
 		return
@@ -52,8 +52,13 @@ func adviseHeap(collapse bool) {
 	if !collapse || unsupportedCollapse.Load() {
 		return
 	}
+	// What the runtime wrote before main lies in its first 4 MB chunk,
+	// which holds heapProbe, and can pass into the next one: the
+	// regions of the two are looked at (each a system call, which costs
+	// here what a few faults do).
 	var resident [hugeBytes / 4096]byte
-	for r := base; r < base+arenaBytes; r += hugeBytes {
+	first := probe &^ (chunkBytes - 1)
+	for r := first; r < first+2*chunkBytes; r += hugeBytes {
 		_, _, errno := unix.Syscall(unix.SYS_MINCORE, r, hugeBytes, uintptr(unsafe.Pointer(&resident[0])))
 		if errno != 0 || !anyResident(resident[:]) {
 			continue // not mapped, or nothing written there yet
@@ -82,8 +87,16 @@ func anyResident(vec []byte) bool {
 }
 
 // thpNever reports whether the machine gives no transparent huge pages:
-// its setting is "never", or the kernel has none.
+// its setting is "never", or the kernel has none. (Three system calls
+// into a buffer on the stack: os.ReadFile took five, and the file's
+// finalizer.)
 func thpNever() bool {
-	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	return err != nil || bytes.Contains(b, []byte("[never]"))
+	fd, err := unix.Open("/sys/kernel/mm/transparent_hugepage/enabled", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	var b [128]byte
+	n, err := unix.Read(fd, b[:])
+	return err != nil || n <= 0 || bytes.Contains(b[:n], []byte("[never]"))
 }
