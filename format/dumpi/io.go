@@ -2,6 +2,7 @@ package dumpi
 
 import (
 	"strings"
+	"sync"
 
 	"kairos/trace"
 )
@@ -20,11 +21,13 @@ type ioSpec struct {
 	flags int32
 }
 
-// ioSpecs are the MPI-IO calls' specs by label, read from their names:
-// MPI_File_iwrite_at is a non-blocking FileWrite, MPI_File_read_all a
-// collective FileRead, MPI_File_write_all_begin both, its _end a
-// FileWait.
-var ioSpecs = func() map[int]ioSpec {
+// ioSpecs returns the MPI-IO calls' specs by label, read from their
+// names: MPI_File_iwrite_at is a non-blocking FileWrite,
+// MPI_File_read_all a collective FileRead, MPI_File_write_all_begin both,
+// its _end a FileWait. Made at the first DUMPI trace read, not at every
+// start: the walk of every call's layout was most of the package's
+// initialization, which every verb paid.
+var ioSpecs = sync.OnceValue(func() map[int]ioSpec {
 	specs := map[int]ioSpec{}
 	for label, l := range layouts {
 		f, ok := strings.CutPrefix(l.name, "MPI_File_")
@@ -55,7 +58,7 @@ var ioSpecs = func() map[int]ioSpec {
 		specs[label] = s
 	}
 	return specs
-}()
+})
 
 // file is a file the rank opened: its handle (the same on every member
 // of its communicator: opening is collective, and files are numbered as
@@ -75,7 +78,7 @@ type file struct {
 // does not follow, is a File call of no handle: I/O, replayed as
 // recorded.
 func (r *Reader) fileIO(c *call) (bool, error) {
-	s, ok := ioSpecs[c.label]
+	s, ok := ioSpecs()[c.label]
 	if !ok {
 		return false, nil
 	}
