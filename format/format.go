@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"kairos/internal/fileio"
@@ -55,8 +55,13 @@ var formats []Format
 
 // Register adds a format. It is called from the format packages' init.
 func Register(f Format) {
-	formats = append(formats, f)
-	sort.SliceStable(formats, func(i, j int) bool { return formats[i].Name < formats[j].Name })
+	// Inserted in place, after the names not greater: each package
+	// registers its format when it loads, at every start.
+	i := len(formats)
+	for i > 0 && formats[i-1].Name > f.Name {
+		i--
+	}
+	formats = slices.Insert(formats, i, f)
 }
 
 // All returns the registered formats in name order.
@@ -181,7 +186,7 @@ func tracesIn(dir string, perFormat bool) []string {
 	}
 	names, _ := d.Readdirnames(maxScan)
 	d.Close()
-	sort.Strings(names)
+	slices.Sort(names)
 	var found []string
 	seen := map[string]bool{}
 	for _, name := range names {
