@@ -137,9 +137,16 @@ func version() string {
 func main() {
 	if verbOf(os.Args[1:]) != "" {
 		// A verb's heap in huge pages, the regions it grows into
-		// advised after each collection (prefault.HugeHeap).
+		// advised after each collection, until the live heap passes
+		// hugeHeapMax (prefault.HugeHeap).
 		prefault.HugeHeap()
-		eachGC(prefault.AdviseHeap)
+		eachGC(func() {
+			if liveHeap() < hugeHeapMax {
+				prefault.AdviseHeap()
+			} else {
+				prefault.DropHugeHeap()
+			}
+		})
 	}
 	limitMemory()
 	floorGC()

@@ -22,6 +22,12 @@ import (
 // kilobytes of heap pays about 1 ms for the remapping, which is why the
 // CLI calls it for its verbs only, not for --version or help.
 //
+// A large heap gives them up (DropHugeHeap): the collector returns
+// the memory it freed to the kernel a few pages at a time, and the
+// kernel's khugepaged remaps an advised region whole as soon as one of
+// its pages is there, which would take that memory back (why the Go
+// runtime stopped asking for huge pages).
+//
 // Nothing is done where the machine's setting is "never" or
 // GODEBUG=disablethp=1 (the runtime's own switch for its heap), or on
 // kernels without the calls (before Linux 6.1 for the remapping).
@@ -38,10 +44,23 @@ func HugeHeap() {
 // to be called as the heap grows: after each garbage collection, and
 // (Bytes) where a buffer to be written lies above the heap advised.
 func AdviseHeap() {
-	if hugeAllowed() {
+	if hugeAllowed() && !dropped.Load() {
 		adviseHeap(false)
 	}
 }
+
+// DropHugeHeap withdraws the advice from the whole heap
+// (MADV_NOHUGEPAGE), for good: the huge pages it has keep, and none is
+// made again, by a fault or by khugepaged.
+func DropHugeHeap() {
+	if hugeAllowed() && !dropped.Swap(true) {
+		heapTop.Store(0)
+		unadviseHeap()
+	}
+}
+
+// dropped is set once DropHugeHeap has run.
+var dropped atomic.Bool
 
 // heapTop is, once HugeHeap has run, the end of the highest 4 MB chunk
 // of the heap that Bytes saw advised; 0 before, and where it was not

@@ -41,8 +41,7 @@ func adviseHeap(collapse bool) {
 		return
 	}
 	probe := uintptr(unsafe.Pointer(heapProbe))
-	base := probe &^ (arenaBytes - 1)
-	end := min(base+heapWindow, userTop)
+	base, end := heapWindowOf()
 	if end <= base {
 		return
 	}
@@ -68,6 +67,20 @@ func adviseHeap(collapse bool) {
 			return
 		}
 	}
+}
+
+// unadviseHeap gives the heap's arenas MADV_NOHUGEPAGE.
+func unadviseHeap() {
+	if base, end := heapWindowOf(); end > base {
+		madvise(base, end-base, unix.MADV_NOHUGEPAGE)
+	}
+}
+
+// heapWindowOf returns the addresses from the first arena to the end of
+// the window the heap is looked for in.
+func heapWindowOf() (base, end uintptr) {
+	base = uintptr(unsafe.Pointer(heapProbe)) &^ (arenaBytes - 1)
+	return base, min(base+heapWindow, userTop)
 }
 
 // madvise is madvise(2) of n bytes at address p.

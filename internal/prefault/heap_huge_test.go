@@ -13,7 +13,8 @@ import (
 
 // TestHugeHeapAdvises checks that after HugeHeap the heap's mapping is
 // eligible for huge pages (smaps' THPeligible), which under the
-// "madvise" setting it is not without the advice.
+// "madvise" setting it is not without the advice, and no longer after
+// DropHugeHeap.
 func TestHugeHeapAdvises(t *testing.T) {
 	if !hugeAllowed() {
 		t.Skip("this machine gives no transparent huge pages, or GODEBUG=disablethp=1")
@@ -29,6 +30,14 @@ func TestHugeHeapAdvises(t *testing.T) {
 	}
 	if huge, _ := smapsField(t, addr, "AnonHugePages"); huge == 0 {
 		t.Logf("no huge page in the heap's mapping yet (the kernel had none to give, or no MADV_COLLAPSE)")
+	}
+
+	// Given up, for good: advising again changes nothing.
+	DropHugeHeap()
+	AdviseHeap()
+	keepAdvised(^uintptr(0))
+	if eligible, _ := smapsField(t, addr, "THPeligible"); eligible != 0 {
+		t.Errorf("the heap's mapping at %#x: THPeligible %d after DropHugeHeap and AdviseHeap, expected 0", addr, eligible)
 	}
 }
 

@@ -4,4 +4,6 @@ package prefault
 
 func adviseHeap(collapse bool) {}
 
+func unadviseHeap() {}
+
 func thpNever() bool { return true }
