@@ -29,8 +29,10 @@ import (
 // runtime stopped asking for huge pages).
 //
 // Nothing is done where the machine's setting is "never" or
-// GODEBUG=disablethp=1 (the runtime's own switch for its heap), or on
-// kernels without the calls (before Linux 6.1 for the remapping).
+// GODEBUG=disablethp=1 (the runtime's own switch for its heap), on
+// kernels without the calls (before Linux 6.1 for the remapping), or
+// where free memory is too fragmented to give huge pages without
+// compacting it first (fewHugeFree), which would stall the faults.
 func HugeHeap() {
 	if hugeAllowed() {
 		adviseHeap(true)
@@ -89,11 +91,11 @@ var allowed struct {
 	ok   bool
 }
 
-// hugeAllowed reports whether huge pages may be asked for (GODEBUG and the
-// machine's setting, read once).
+// hugeAllowed reports whether huge pages may be asked for (GODEBUG, the
+// machine's setting and its free memory in 2 MB blocks, read once).
 func hugeAllowed() bool {
 	allowed.once.Do(func() {
-		allowed.ok = !disabledByGODEBUG(os.Getenv("GODEBUG")) && !thpNever()
+		allowed.ok = !disabledByGODEBUG(os.Getenv("GODEBUG")) && !thpNever() && !fewHugeFree()
 	})
 	return allowed.ok
 }

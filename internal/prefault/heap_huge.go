@@ -99,17 +99,65 @@ func anyResident(vec []byte) bool {
 	return false
 }
 
-// thpNever reports whether the machine gives no transparent huge pages:
-// its setting is "never", or the kernel has none. (Three system calls
-// into a buffer on the stack: os.ReadFile took five, and the file's
-// finalizer.)
-func thpNever() bool {
-	fd, err := unix.Open("/sys/kernel/mm/transparent_hugepage/enabled", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+// hugeFreeMin is the number of free 2 MB blocks below which no huge page
+// is asked for: as many as the heap takes before it gives them up
+// (1 GB; cmd/kairos's hugeHeapMax).
+const hugeFreeMin = 512
+
+// fewHugeFree reports whether the kernel has fewer than hugeFreeMin free
+// blocks of 2 MB or more (/proc/buddyinfo, every zone): a fault in an
+// advised region would then compact memory before it returns, under the
+// "madvise" defrag setting of most distributions, a stall the Go
+// runtime's developers met when the runtime advised its heap
+// (golang/go#61718).
+func fewHugeFree() bool {
+	var b [4096]byte
+	n, ok := readSmall("/proc/buddyinfo", b[:])
+	return !ok || freeHugeBlocks(b[:n]) < hugeFreeMin
+}
+
+// freeHugeBlocks returns the free 2 MB blocks that /proc/buddyinfo's
+// text lists: each zone's counts of free blocks of order 0, 1, ... (4 KB
+// times 2^order), those of order 9 and more counted in 2 MB blocks.
+func freeHugeBlocks(info []byte) int {
+	total := 0
+	for _, line := range bytes.Split(info, []byte("\n")) {
+		_, counts, ok := bytes.Cut(line, []byte("zone"))
+		if !ok {
+			continue
+		}
+		fields := bytes.Fields(counts)
+		for order := 9; order+1 < len(fields); order++ { // fields[0] is the zone's name
+			n := 0
+			for _, c := range fields[order+1] {
+				if c < '0' || c > '9' {
+					n = 0
+					break
+				}
+				n = min(n*10+int(c-'0'), 1<<30)
+			}
+			total = min(total+n<<(order-9), 1<<30)
+		}
+	}
+	return total
+}
+
+// readSmall reads the start of a small file into b, in three system
+// calls (os.ReadFile takes five, and the file's finalizer).
+func readSmall(path string, b []byte) (int, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return true
+		return 0, false
 	}
 	defer unix.Close(fd)
+	n, err := unix.Read(fd, b)
+	return n, err == nil && n > 0
+}
+
+// thpNever reports whether the machine gives no transparent huge pages:
+// its setting is "never", or the kernel has none.
+func thpNever() bool {
 	var b [128]byte
-	n, err := unix.Read(fd, b[:])
-	return err != nil || n <= 0 || bytes.Contains(b[:n], []byte("[never]"))
+	n, ok := readSmall("/sys/kernel/mm/transparent_hugepage/enabled", b[:])
+	return !ok || bytes.Contains(b[:n], []byte("[never]"))
 }

@@ -17,7 +17,7 @@ import (
 // DropHugeHeap.
 func TestHugeHeapAdvises(t *testing.T) {
 	if !hugeAllowed() {
-		t.Skip("this machine gives no transparent huge pages, or GODEBUG=disablethp=1")
+		t.Skip("this machine gives no transparent huge pages, has too few free 2 MB blocks, or GODEBUG=disablethp=1")
 	}
 	HugeHeap()
 	addr := uint64(uintptr(unsafe.Pointer(heapProbe)))
@@ -68,4 +68,24 @@ func smapsField(t *testing.T, addr uint64, name string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+func TestFreeHugeBlocks(t *testing.T) {
+	for _, c := range []struct {
+		name, info string
+		want       int
+	}{
+		{"this machine's", `Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3
+Node 0, zone    DMA32      0      4      2      2      1      2      0      3      3      1    753
+Node 0, zone   Normal   9915   6218   3587   1402   1153    994   1914   1271    724    428    934
+`, (1 + 2*3) + (1 + 2*753) + (428 + 2*934)},
+		{"two nodes, no order past 9", "Node 0, zone Normal 1 2 3 4 5 6 7 8 9 10\nNode 1, zone Normal 0 0 0 0 0 0 0 0 0 5\n", 15},
+		{"orders below 9 only", "Node 0, zone Normal 100 100 100\n", 0},
+		{"empty", "", 0},
+		{"not a count", "Node 0, zone Normal 0 0 0 0 0 0 0 0 0 x 4\n", 8},
+	} {
+		if got := freeHugeBlocks([]byte(c.info)); got != c.want {
+			t.Errorf("%s: %d free 2 MB blocks, expected %d", c.name, got, c.want)
+		}
+	}
 }

@@ -7,3 +7,5 @@ func adviseHeap(collapse bool) {}
 func unadviseHeap() {}
 
 func thpNever() bool { return true }
+
+func fewHugeFree() bool { return true }
