@@ -42,8 +42,8 @@ func BenchmarkFirstWrite(b *testing.B) {
 				w := m[skip : skip+size]
 				b.StartTimer()
 				c.prepare(w)
-				for i := 0; i < len(w); i += page {
-					w[i] = 1
+				for j := 0; j < len(w); j += page {
+					w[j] = 1
 				}
 				b.StopTimer()
 				if err := unix.Munmap(m); err != nil {
