@@ -57,7 +57,7 @@ func BenchmarkReadReal(b *testing.B) {
 }
 
 // benchForms writes src as a .ktr and a .rsd file and runs a benchmark
-// of reading each.
+// of reading each, and one of opening the .rsd.
 func benchForms(b *testing.B, name string, src trace.Source) {
 	dir := b.TempDir()
 	events := 0
@@ -79,6 +79,17 @@ func benchForms(b *testing.B, name string, src trace.Source) {
 			b.ReportMetric(float64(events)/cpu.Seconds(), "cpu-events/s")
 		})
 	}
+	// The .rsd's opening alone (its items unpacked, its series checked),
+	// where a .ktr's opening reads its index only.
+	b.Run(name+"/rsd-open", func(b *testing.B) {
+		cpu0 := testenv.CPUTime()
+		for b.Loop() {
+			if _, err := Open(filepath.Join(dir, name+".rsd")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(testenv.CPUTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+	})
 }
 
 // readAll opens path and reads every event of every rank, returning

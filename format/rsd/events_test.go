@@ -265,7 +265,8 @@ func TestCompressedItems(t *testing.T) {
 		want string
 	}{
 		{"fewer bytes", with(len(items)+1, frame), "the zstd frame of the items"},
-		{"more bytes", with(len(items)-1, frame), "more than the"},
+		{"more bytes", with(len(items)-1, frame), "more than the"}, // within the decoder's slack
+		{"more bytes past the slack", with(len(items)-zstdSlack-1, frame), "more than the"},
 		{"beyond the ratio", with(maxZstdRatio*len(frame)+1, frame), "expected 1 to 64 times as many"},
 		{"not a frame", with(len(items), items), "the zstd frame of the items"},
 	} {
