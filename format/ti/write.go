@@ -537,11 +537,13 @@ func (rw *rankWriter) start(id uint64, k reqKey) {
 
 // waitTest writes "wait|test <src> <dst> <tag>", the key of the request
 // the event completes, or the key the event itself carries (a TI wait on
-// no known request).
+// no known request, which reads back as itself: its key as it was, -1
+// for no rank). A wait on a request that no call of the trace started
+// (another format's) has no key to write: it is dropped.
 func (rw *rankWriter) waitTest(e *trace.Event) bool {
 	k, ok := rw.reqs[e.Request]
 	if !ok || e.Request == 0 {
-		if e.Source == trace.NoRank || e.Partner == trace.NoRank {
+		if e.Request != 0 && (e.Source == trace.NoRank || e.Partner == trace.NoRank) {
 			return false
 		}
 		k = reqKey{Src: partner(e.Source), Dst: e.Partner, Tag: int32(tag(e.Tag))}
