@@ -159,10 +159,6 @@
 // them), collectives on communicators other than MPI_COMM_WORLD, rooted
 // collectives without a root, v-collectives whose count vectors do not
 // have one entry per rank, waits on requests no call of the trace started
-// (a TI wait on a key with no request is written back as read), location markers
-// without a one-token file name. One limit remains: SimGrid 3.32 files a
-// request for MPI_ANY_SOURCE under a key that a wait line does not match,
-// so a wait on it is a no-op in SimGrid's replay and the request
-// completes at the next waitall or at the end of the rank (a waitall on
-// it works).
+// (a TI wait on a key with no request is written back as read), location
+// markers without a one-token file name.
 package ti
