@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"kairos/internal/fileio"
+	"kairos/internal/prefault"
 )
 
 // limitMemory sets the Go runtime's soft memory limit to half the
@@ -113,7 +114,8 @@ func floorGC() {
 }
 
 // floorRanks raises the floor to gcFloor plus gcFloorRank for each of a
-// replay's ranks, once the trace is open and its ranks known.
+// replay's ranks, once the trace is open and its ranks known, and from
+// reserveRanks on maps the heap up to that floor in huge pages.
 func floorRanks(ranks int) {
 	f := uint64(gcFloor) + uint64(max(ranks, 0))*gcFloorRank
 	if !gcManaged.Load() || f <= heapFloor() {
@@ -121,7 +123,20 @@ func floorRanks(ranks int) {
 	}
 	floor.Store(f)
 	debug.SetGCPercent(gcPercent(liveHeap()))
+	if ranks >= reserveRanks {
+		prefault.ReserveHeap(int(f))
+	}
 }
+
+// reserveRanks is the number of ranks from which a replay's heap, up to
+// its floor, is mapped in huge pages before the replay builds its state
+// (prefault.ReserveHeap). On the noisy 32x32 stencil (25 iterations)
+// the exact replay took 8.7% less CPU time and the analytic one 17%
+// less; on the 64x64 one 11% and 27% less, its state's 57 of 71 MB in
+// huge pages rather than 4 of 69. A 16x16 one took 2% less, and a
+// 64-rank analytic replay 8 ms more (the collection, and 2 MB pages
+// zeroed for a small state).
+const reserveRanks = 1024
 
 // heapFloor returns the heap goal's floor in force.
 func heapFloor() uint64 { return max(floor.Load(), gcFloor) }

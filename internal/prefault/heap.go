@@ -2,6 +2,7 @@ package prefault
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,30 @@ func AdviseHeap() {
 	if hugeAllowed() && !dropped.Load() {
 		adviseHeap(false)
 	}
+}
+
+// ReserveHeap maps n bytes more of heap with the huge-page advice,
+// ahead of a verb that is about to build that much state without a
+// collection in between (cmd/kairos's heap floor), so that the state is
+// made in huge pages: the runtime maps its heap 4 MB at a time as it
+// grows, each new mapping without the advice, and AdviseHeap after each
+// collection comes too late for a state built before the first. It
+// allocates n bytes (where the heap has no free run that long, new
+// mappings, which the runtime does not clear), advises the heap and
+// collects, so that the bytes return to the heap, free for the state,
+// in advised mappings. The collection costs what marking the live heap
+// does, and a 2 MB page what zeroing it does: a 64-rank analytic
+// replay took 8 ms more with it, a 1,024-rank one 17% less CPU time,
+// which is why it is for large states only. Nothing is done before
+// HugeHeap or after DropHugeHeap.
+func ReserveHeap(n int) {
+	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() {
+		return
+	}
+	b := make([]byte, n)
+	AdviseHeap()
+	runtime.KeepAlive(b)
+	runtime.GC()
 }
 
 // DropHugeHeap withdraws the advice from the whole heap

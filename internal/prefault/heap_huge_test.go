@@ -19,6 +19,7 @@ func TestHugeHeapAdvises(t *testing.T) {
 	if !hugeAllowed() {
 		t.Skip("this machine gives no transparent huge pages, has too few free 2 MB blocks, or GODEBUG=disablethp=1")
 	}
+	freshHeapState(t)
 	HugeHeap()
 	addr := uint64(uintptr(unsafe.Pointer(heapProbe)))
 	eligible, ok := smapsField(t, addr, "THPeligible")
@@ -39,6 +40,50 @@ func TestHugeHeapAdvises(t *testing.T) {
 	if eligible, _ := smapsField(t, addr, "THPeligible"); eligible != 0 {
 		t.Errorf("the heap's mapping at %#x: THPeligible %d after DropHugeHeap and AdviseHeap, expected 0", addr, eligible)
 	}
+}
+
+// TestReserveHeapAdvises checks that what the heap holds after
+// ReserveHeap lies in mappings eligible for huge pages: without it, the
+// mappings the runtime makes as the heap grows are not, under the
+// "madvise" setting (where every mapping is, the test tells nothing and
+// is skipped).
+func TestReserveHeapAdvises(t *testing.T) {
+	if !hugeAllowed() {
+		t.Skip("this machine gives no transparent huge pages, has too few free 2 MB blocks, or GODEBUG=disablethp=1")
+	}
+	var b [128]byte
+	if n, _ := readSmall("/sys/kernel/mm/transparent_hugepage/enabled", b[:]); strings.Contains(string(b[:n]), "[always]") {
+		t.Skip("every mapping is eligible for huge pages on this machine (setting \"always\")")
+	}
+	freshHeapState(t)
+	HugeHeap()
+
+	const reserved, used, piece = 64 << 20, 32 << 20, 64 << 10
+	ReserveHeap(reserved)
+	kept := make([][]byte, 0, used/piece)
+	for range used / piece {
+		kept = append(kept, make([]byte, piece))
+	}
+	for _, i := range []int{len(kept) / 2, len(kept) - 1} {
+		addr := uint64(uintptr(unsafe.Pointer(&kept[i][0])))
+		eligible, ok := smapsField(t, addr, "THPeligible")
+		if !ok {
+			t.Skip("this kernel's smaps has no THPeligible")
+		}
+		if eligible != 1 {
+			t.Errorf("piece %d of %d, at %#x: THPeligible %d after ReserveHeap(%d MB), expected 1", i, len(kept), addr, eligible, reserved>>20)
+		}
+	}
+}
+
+// freshHeapState sets the package's heap state as before HugeHeap (not
+// dropped: DropHugeHeap is for good), and back as it was once t ends, so
+// that the tests run in any order and again (-count).
+func freshHeapState(t *testing.T) {
+	wasDropped, wasTop := dropped.Load(), heapTop.Load()
+	t.Cleanup(func() { dropped.Store(wasDropped); heapTop.Store(wasTop) })
+	dropped.Store(false)
+	heapTop.Store(0)
 }
 
 // smapsField returns the value of field name in /proc/self/smaps for the
