@@ -136,17 +136,9 @@ func version() string {
 
 func main() {
 	if verbOf(os.Args[1:]) != "" {
-		// A verb's heap in huge pages, the regions it grows into
-		// advised after each collection, until the live heap passes
-		// hugeHeapMax (prefault.HugeHeap).
+		// A verb's heap in huge pages (hugeheap.go).
 		prefault.HugeHeap()
-		eachGC(func() {
-			if liveHeap() < hugeHeapMax {
-				prefault.AdviseHeap()
-			} else {
-				prefault.DropHugeHeap()
-			}
-		})
+		eachGC(hugeAfterGC)
 	}
 	limitMemory()
 	floorGC()

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"kairos/internal/fileio"
-	"kairos/internal/prefault"
 )
 
 // limitMemory sets the Go runtime's soft memory limit to half the
@@ -26,6 +25,7 @@ import (
 // machine's memory stops with an error (memoryWatch).
 func limitMemory() {
 	total := machineMemory()
+	machineBytes.Store(total)
 	if total <= 0 {
 		return
 	}
@@ -73,13 +73,6 @@ func eachGC(f func()) {
 	runtime.SetFinalizer(new(sentinel), rearm)
 }
 
-// hugeHeapMax is the live heap past which a verb's heap gives up its
-// huge pages (prefault.DropHugeHeap): a heap that large is returned to
-// the kernel in pieces as it shrinks, which khugepaged would take back,
-// and its faults are a small part of its time (reduce of HPCC's 64
-// ranks, 115 MB: 5%).
-const hugeHeapMax = 1 << 30
-
 // gcFloor is the heap below which the collector does not run: Go's is 4
 // MB (at GOGC=100), which a replay of 64 ranks passes in its first
 // milliseconds, so that its first collection, and the write barriers on
@@ -123,20 +116,8 @@ func floorRanks(ranks int) {
 	}
 	floor.Store(f)
 	debug.SetGCPercent(gcPercent(liveHeap()))
-	if ranks >= reserveRanks {
-		prefault.ReserveHeap(int(f))
-	}
+	reserveForRanks(ranks, f)
 }
-
-// reserveRanks is the number of ranks from which a replay's heap, up to
-// its floor, is mapped in huge pages before the replay builds its state
-// (prefault.ReserveHeap). On the noisy 32x32 stencil (25 iterations)
-// the exact replay took 8.7% less CPU time and the analytic one 17%
-// less; on the 64x64 one 11% and 27% less, its state's 57 of 71 MB in
-// huge pages rather than 4 of 69. A 16x16 one took 2% less, and a
-// 64-rank analytic replay 8 ms more (the collection, and 2 MB pages
-// zeroed for a small state).
-const reserveRanks = 1024
 
 // heapFloor returns the heap goal's floor in force.
 func heapFloor() uint64 { return max(floor.Load(), gcFloor) }

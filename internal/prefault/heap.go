@@ -52,20 +52,20 @@ func AdviseHeap() {
 	}
 }
 
-// ReserveHeap maps n bytes more of heap with the huge-page advice,
-// ahead of a verb that is about to build that much state without a
-// collection in between (cmd/kairos's heap floor), so that the state is
-// made in huge pages: the runtime maps its heap 4 MB at a time as it
-// grows, each new mapping without the advice, and AdviseHeap after each
-// collection comes too late for a state built before the first. It
-// allocates n bytes (where the heap has no free run that long, new
-// mappings, which the runtime does not clear), advises the heap and
-// collects, so that the bytes return to the heap, free for the state,
-// in advised mappings. The collection costs what marking the live heap
-// does, and a 2 MB page what zeroing it does: a 64-rank analytic
-// replay took 8 ms more with it, a 1,024-rank one 17% less CPU time,
-// which is why it is for large states only. Nothing is done before
-// HugeHeap or after DropHugeHeap.
+// ReserveHeap maps n bytes more of heap with the huge-page advice, ahead
+// of the heap's growth, so that what it grows into is made in huge
+// pages: the runtime maps its heap 4 MB at a time as it grows, each new
+// mapping without the advice, and AdviseHeap after a collection only
+// reaches the 2 MB regions not written yet. It allocates n bytes (where
+// the heap has no free run that long, new mappings, which the runtime
+// does not clear), advises the heap and collects, so that the bytes
+// return to the heap free, in advised mappings. What was not used stays
+// untouched: it costs address space, not memory. The collection costs
+// what marking the live heap does, and a 2 MB page what zeroing it
+// does: for a heap that grows (cmd/kairos's hugeAfterGC and
+// reserveRanks), not for a small one (a 64-rank analytic replay took
+// 8 ms more with it). Nothing is done before HugeHeap or after
+// DropHugeHeap.
 func ReserveHeap(n int) {
 	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() {
 		return
