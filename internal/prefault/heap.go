@@ -65,9 +65,11 @@ func AdviseHeap() {
 // does: for a heap that grows (cmd/kairos's hugeAfterGC and
 // reserveRanks), not for a small one (a 64-rank analytic replay took
 // 8 ms more with it). Nothing is done before HugeHeap or after
-// DropHugeHeap.
+// DropHugeHeap, nor where the kernel counts every mapping against a
+// commit limit (vm.overcommit_memory=2), where the mapping could fail
+// and the runtime with it.
 func ReserveHeap(n int) {
-	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() {
+	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() || strictOvercommit() {
 		return
 	}
 	b := make([]byte, n)

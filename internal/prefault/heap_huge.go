@@ -4,6 +4,7 @@ package prefault
 
 import (
 	"bytes"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -165,3 +166,11 @@ func thpNever() bool {
 	n, ok := readSmall("/sys/kernel/mm/transparent_hugepage/enabled", b[:])
 	return !ok || bytes.Contains(b[:n], []byte("[never]"))
 }
+
+// strictOvercommit reports whether the kernel refuses mappings past a
+// commit limit (/proc/sys/vm/overcommit_memory is 2), read once.
+var strictOvercommit = sync.OnceValue(func() bool {
+	var b [8]byte
+	n, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:])
+	return ok && bytes.HasPrefix(b[:n], []byte("2"))
+})

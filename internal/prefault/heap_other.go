@@ -9,3 +9,5 @@ func unadviseHeap() {}
 func thpNever() bool { return true }
 
 func fewHugeFree() bool { return true }
+
+func strictOvercommit() bool { return true }
