@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"sync/atomic"
 
 	"kairos/internal/prefault"
@@ -36,9 +37,6 @@ const growingLive = 8 << 20
 // collection, and 2 MB pages zeroed for a small state).
 const reserveRanks = 1024
 
-// machineBytes is the machine's memory as limitMemory found it.
-var machineBytes atomic.Int64
-
 // reserved is set once the heap has been mapped ahead: once is enough
 // for all but heaps near hugeHeapMax, whose faults matter least.
 var reserved atomic.Bool
@@ -62,21 +60,17 @@ func hugeAfterGC() {
 }
 
 // growthReserve is how much heap a growing verb maps ahead: half of
-// hugeHeapMax, or a sixteenth of the machine's memory if less, so that
-// on a small machine the free heap it leaves does not press on the
-// memory limit (half the machine's).
+// hugeHeapMax, or an eighth of the memory limit in force if less (by
+// default half the machine's memory, limitMemory; or GOMEMLIMIT), so
+// that the free heap it leaves does not press on the limit.
 func growthReserve() int {
-	n := int64(hugeHeapMax / 2)
-	if m := machineBytes.Load(); m > 0 {
-		n = min(n, m/16)
-	}
-	return int(n)
+	return int(min(hugeHeapMax/2, debug.SetMemoryLimit(-1)/8))
 }
 
 // reserveForRanks maps a replay's heap up to its floor f ahead of its
-// state, from reserveRanks ranks on.
+// state, from reserveRanks ranks on, by growthReserve at most.
 func reserveForRanks(ranks int, f uint64) {
 	if ranks >= reserveRanks && !reserved.Swap(true) {
-		prefault.ReserveHeap(int(f))
+		prefault.ReserveHeap(int(min(f, uint64(growthReserve()))))
 	}
 }

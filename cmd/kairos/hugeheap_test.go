@@ -1,24 +1,28 @@
 package main
 
-import "testing"
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
 
 // TestGrowthReserve: a growing heap is mapped ahead by half of
-// hugeHeapMax, or a sixteenth of the machine's memory where that is
-// less, and by half of hugeHeapMax where the machine's memory is unknown.
+// hugeHeapMax, or an eighth of the memory limit in force where that is
+// less.
 func TestGrowthReserve(t *testing.T) {
-	defer machineBytes.Store(machineBytes.Load())
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for _, c := range []struct {
-		machine int64
-		want    int
+		limit int64
+		want  int
 	}{
-		{0, hugeHeapMax / 2},
-		{24 << 30, hugeHeapMax / 2},
-		{4 << 30, 256 << 20},
-		{1 << 30, 64 << 20},
+		{math.MaxInt64, hugeHeapMax / 2}, // no limit
+		{12 << 30, hugeHeapMax / 2},      // half of 24 GB
+		{2 << 30, 256 << 20},
+		{512 << 20, 64 << 20},
 	} {
-		machineBytes.Store(c.machine)
+		debug.SetMemoryLimit(c.limit)
 		if got := growthReserve(); got != c.want {
-			t.Errorf("machine of %d bytes: %d bytes reserved, want %d", c.machine, got, c.want)
+			t.Errorf("memory limit of %d bytes: %d bytes reserved, want %d", c.limit, got, c.want)
 		}
 	}
 }

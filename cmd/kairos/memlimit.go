@@ -25,7 +25,6 @@ import (
 // machine's memory stops with an error (memoryWatch).
 func limitMemory() {
 	total := machineMemory()
-	machineBytes.Store(total)
 	if total <= 0 {
 		return
 	}
