@@ -31,14 +31,15 @@ const growingLive = 8 << 20
 // its floor, is mapped in huge pages before the replay builds its state,
 // which it does under the floor, without a collection. On the noisy
 // 32x32 stencil (25 iterations) the exact replay took 8.7% less CPU
-// time and the analytic one 17% less; on the 64x64 one 11% and 27%
+// time and the analytic one 17% less; on the 64x64 one 7 to 11% and 27%
 // less, its state's 57 of 71 MB in huge pages rather than 4 of 69. A
 // 16x16 one took 2% less, and a 64-rank analytic replay 8 ms more (the
 // collection, and 2 MB pages zeroed for a small state).
 const reserveRanks = 1024
 
-// reserved is set once the heap has been mapped ahead: once is enough
-// for all but heaps near hugeHeapMax, whose faults matter least.
+// reserved is set once the heap has been mapped ahead, which is done
+// once: a heap that outgrows the reservation grows past it in small
+// pages, as before (HPCC's patterns, 480 MB, stays within it).
 var reserved atomic.Bool
 
 // hugeAfterGC runs after each collection of a verb: it advises the
