@@ -56,9 +56,9 @@ func AdviseHeap() {
 // of the heap's growth, so that what it grows into is made in huge
 // pages: the runtime maps its heap 4 MB at a time as it grows, each new
 // mapping without the advice, and AdviseHeap after a collection only
-// reaches the 2 MB regions not written yet. It allocates n bytes (where
-// the heap has no free run that long, new mappings, which the runtime
-// does not clear), advises the heap and collects, so that the bytes
+// reaches the 2 MB regions not written yet. It allocates n bytes, 4 MB
+// at a time (where the heap has no free run, new mappings, which the
+// runtime does not clear), advises the heap and collects, so that the bytes
 // return to the heap free, in advised mappings. What was not used stays
 // untouched: it costs address space, not memory. The collection costs
 // what marking the live heap does, and a 2 MB page what zeroing it
@@ -72,9 +72,16 @@ func ReserveHeap(n int) {
 	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() || strictOvercommit() {
 		return
 	}
-	b := make([]byte, n)
+	// In pieces: the runtime clears an allocation whole where it starts
+	// on pages the heap used before (the free pages at its top), which
+	// for one of n bytes wrote them all (a replay of 41 MB grew to
+	// 517 MB). A piece that starts there is cleared alone.
+	pieces := make([][]byte, 0, (n+chunkBytes-1)/chunkBytes)
+	for left := n; left > 0; left -= chunkBytes {
+		pieces = append(pieces, make([]byte, min(left, chunkBytes)))
+	}
 	AdviseHeap()
-	runtime.KeepAlive(b)
+	runtime.KeepAlive(pieces)
 	runtime.GC()
 }
 
