@@ -65,11 +65,11 @@ func AdviseHeap() {
 // does: for a heap that grows (cmd/kairos's hugeAfterGC and
 // reserveRanks), not for a small one (a 64-rank analytic replay took
 // 8 ms more with it). Nothing is done before HugeHeap or after
-// DropHugeHeap, nor where the kernel counts every mapping against a
-// commit limit (vm.overcommit_memory=2), where the mapping could fail
-// and the runtime with it.
+// DropHugeHeap, nor where the kernel may refuse the mapping, which would
+// take the runtime with it (mappingsBounded: a commit limit, or a limit
+// of the process's address space or data).
 func ReserveHeap(n int) {
-	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() || strictOvercommit() {
+	if n <= 0 || heapTop.Load() == 0 || !hugeAllowed() || dropped.Load() || mappingsBounded() {
 		return
 	}
 	// In pieces: the runtime clears an allocation whole where it starts

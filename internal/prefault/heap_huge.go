@@ -167,10 +167,25 @@ func thpNever() bool {
 	return !ok || bytes.Contains(b[:n], []byte("[never]"))
 }
 
-// strictOvercommit reports whether the kernel refuses mappings past a
-// commit limit (/proc/sys/vm/overcommit_memory is 2), read once.
-var strictOvercommit = sync.OnceValue(func() bool {
+// mappingsBounded reports whether the kernel may refuse the process a
+// mapping that the heap's own growth would not have asked for: where it
+// counts mappings against a commit limit (/proc/sys/vm/overcommit_memory
+// is 2), or the process has a finite limit of address space or data
+// (RLIMIT_AS, RLIMIT_DATA, which counts the heap's private mappings;
+// batch systems and login nodes set them with ulimit -v and -d). A
+// mapping refused is the runtime's fatal "out of memory": `report` of
+// the noisy LU on 64 ranks, which ran under ulimit -v 1.53 GB without a
+// reservation, needed 1.85 GB with one. Read once.
+var mappingsBounded = sync.OnceValue(func() bool {
 	var b [8]byte
-	n, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:])
-	return ok && bytes.HasPrefix(b[:n], []byte("2"))
+	if n, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:]); ok && bytes.HasPrefix(b[:n], []byte("2")) {
+		return true
+	}
+	for _, res := range []int{unix.RLIMIT_AS, unix.RLIMIT_DATA} {
+		var l unix.Rlimit
+		if err := unix.Getrlimit(res, &l); err != nil || l.Cur != unix.RLIM_INFINITY {
+			return true
+		}
+	}
+	return false
 })

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHugeHeapAdvises checks that after HugeHeap the heap's mapping is
@@ -137,33 +139,74 @@ Node 0, zone   Normal   9915   6218   3587   1402   1153    994   1914   1271   
 	}
 }
 
-// TestReserveHeapWritesNothing checks that ReserveHeap leaves the memory
-// it maps unwritten where the heap's top holds freed pages: one
-// allocation of n bytes that starts on pages the heap used before is
-// cleared whole by the runtime (a 41 MB replay grew to 517 MB, and took
-// 0.9 s of CPU time more). The heap is laid out by what ran before, so
-// the test runs in a process of its own (reserveChild).
+// TestReserveHeapWritesNothing checks that ReserveHeap maps what it is
+// asked for and leaves it unwritten where the heap's top holds freed
+// pages: one allocation of n bytes that starts on pages the heap used
+// before is cleared whole by the runtime (a 41 MB replay grew to 517 MB,
+// and took 0.9 s of CPU time more). The heap is laid out by what ran
+// before, so the test runs in a process of its own (reserveChild).
 func TestReserveHeapWritesNothing(t *testing.T) {
-	if os.Getenv(reserveChildEnv) == "1" {
-		reserveChild(t)
+	inChild(t, "free", func(t *testing.T) {
+		if mappingsBounded() {
+			t.Skip("this process's mappings are bounded (vm.overcommit_memory=2, ulimit -v or -d): ReserveHeap reserves nothing")
+		}
+		grown, mapped := reserveChild(t)
+		if grown > 64<<20 {
+			t.Errorf("ReserveHeap(%d MB) after 16 MB freed: resident memory grew by %d MB, expected at most 64", reserved>>20, grown>>20)
+		}
+		if mapped < reserved/2 { // less the 16 MB freed it may take first
+			t.Errorf("ReserveHeap(%d MB): the heap's mappings grew by %d MB, expected at least %d", reserved>>20, mapped>>20, reserved>>21)
+		}
+	})
+}
+
+// TestReserveHeapUnderLimit checks that ReserveHeap maps nothing where
+// the process's data is limited (ulimit -d, RLIMIT_DATA), which the
+// mapping could pass: the runtime then fails with "out of memory".
+func TestReserveHeapUnderLimit(t *testing.T) {
+	inChild(t, "limited", func(t *testing.T) {
+		var l unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_DATA, &l); err != nil {
+			t.Skip(err)
+		}
+		l.Cur = min(l.Max, 1<<40) // finite, and far above what the test uses
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, &l); err != nil {
+			t.Skip(err)
+		}
+		if _, mapped := reserveChild(t); mapped > 64<<20 {
+			t.Errorf("ReserveHeap(%d MB) under a limit of data: the heap's mappings grew by %d MB, expected none", reserved>>20, mapped>>20)
+		}
+	})
+}
+
+// childEnv names the test a child process runs (inChild).
+const childEnv = "KAIROS_PREFAULT_CHILD"
+
+// inChild runs f, as test t's, in a new process of the test binary: the
+// heap's layout and the package's once-read state are then f's alone.
+func inChild(t *testing.T, name string, f func(t *testing.T)) {
+	if os.Getenv(childEnv) == name {
+		f(t)
 		return
 	}
 	if !hugeAllowed() {
 		t.Skip("this machine gives no transparent huge pages, has too few free 2 MB blocks, or GODEBUG=disablethp=1")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReserveHeapWritesNothing$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), reserveChildEnv+"=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"="+name)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("in a process of its own: %v\n%s", err, out)
 	}
 }
 
-const reserveChildEnv = "KAIROS_PREFAULT_RESERVE_CHILD"
+// reserved is what the children reserve.
+const reserved = 256 << 20
 
-// reserveChild frees 16 MB it wrote at the heap's top, reserves 256 MB
-// and checks what the process's resident memory grew by.
-func reserveChild(t *testing.T) {
+// reserveChild frees 16 MB it wrote at the heap's top, reserves and
+// returns what the process's resident memory and the heap's mappings
+// (HeapSys) grew by.
+func reserveChild(t *testing.T) (grown, mapped int64) {
 	freshHeapState(t)
 	HugeHeap()
 	dirty := make([]byte, 16<<20)
@@ -174,14 +217,15 @@ func reserveChild(t *testing.T) {
 	dirty = nil
 	runtime.GC()
 
-	const reserved = 256 << 20
-	before := residentBytes(t)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rss := residentBytes(t)
 	ReserveHeap(reserved)
-	grown := residentBytes(t) - before
-	t.Logf("ReserveHeap(%d MB): resident memory grew by %d MB", reserved>>20, grown>>20)
-	if grown > 64<<20 {
-		t.Errorf("ReserveHeap(%d MB) after 16 MB freed: resident memory grew by %d MB, expected at most 64", reserved>>20, grown>>20)
-	}
+	grown = residentBytes(t) - rss
+	runtime.ReadMemStats(&after)
+	mapped = int64(after.HeapSys) - int64(before.HeapSys)
+	t.Logf("ReserveHeap(%d MB): resident memory grew by %d MB, the heap's mappings by %d MB", reserved>>20, grown>>20, mapped>>20)
+	return grown, mapped
 }
 
 // residentBytes returns the process's resident memory (/proc/self/statm).

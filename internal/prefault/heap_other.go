@@ -10,4 +10,4 @@ func thpNever() bool { return true }
 
 func fewHugeFree() bool { return true }
 
-func strictOvercommit() bool { return true }
+func mappingsBounded() bool { return true }
