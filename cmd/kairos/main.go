@@ -84,7 +84,22 @@ machines that do not exist as SimGrid 3.32 does, classifies what bounds
 them on many networks, finds their slow communication patterns and late
 ranks, and shows it all as tables, JSON, figures and one HTML report.
 
-Start with "kairos demo".`,
+Start with "kairos demo".
+
+Environment:
+  GOMEMLIMIT         the heap's soft limit (default: half the machine's
+                     memory, or of its cgroup's limit); whatever it is, a
+                     run whose live heap passes three quarters of that
+                     memory stops with an error before the kernel kills it
+  GOGC               the collector's pace (default: a heap goal of twice
+                     the live heap, and at least 16 MB, 16 KB more a rank
+                     in a replay)
+  GODEBUG=disablethp=1  no transparent huge pages for the heap
+  KAIROS_CPUPROFILE, KAIROS_MEMPROFILE  write a CPU or heap profile
+                     (go tool pprof) of the run to that file
+A run needs about 0.75 GB of address space (ulimit -v) before its heap,
+which the Go runtime reserves at its start; below that it stops with
+"failed to reserve page summary memory".`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
