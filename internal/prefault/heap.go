@@ -75,7 +75,7 @@ func ReserveHeap(n int) {
 	// In pieces: the runtime clears an allocation whole where it starts
 	// on pages the heap used before (the free pages at its top), which
 	// for one of n bytes wrote them all (a replay of 41 MB grew to
-	// 517 MB). A piece that starts there is cleared alone.
+	// 566 MB). A piece that starts there is cleared alone.
 	pieces := make([][]byte, 0, (n+chunkBytes-1)/chunkBytes)
 	for left := n; left > 0; left -= chunkBytes {
 		pieces = append(pieces, make([]byte, min(left, chunkBytes)))
