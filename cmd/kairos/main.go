@@ -88,9 +88,10 @@ Start with "kairos demo".
 
 Environment:
   GOMEMLIMIT         the heap's soft limit (default: half the machine's
-                     memory, or of its cgroup's limit); whatever it is, a
-                     run whose live heap passes three quarters of that
-                     memory stops with an error before the kernel kills it
+                     memory, or of its cgroup's limit, or of what ulimit -v
+                     and -d leave); whatever it is, a run whose live heap
+                     passes three quarters of that memory stops with an
+                     error before it is refused memory or killed
   GOGC               the collector's pace (default: a heap goal of twice
                      the live heap, and at least 16 MB, 16 KB more a rank
                      in a replay)

@@ -15,7 +15,8 @@ import (
 )
 
 // limitMemory sets the Go runtime's soft memory limit to half the
-// machine's memory (or of the cgroup's limit, if lower), unless
+// machine's memory (or of the cgroup's limit, or of what the process's
+// limits of address space and data leave it, if lower), unless
 // GOMEMLIMIT sets one: the collector then runs more often as the heap
 // nears it, where by default it lets the heap grow to twice what is live.
 // A verb that holds a long run in memory (patterns of NetPIPE's 60.6 M
@@ -32,8 +33,8 @@ func limitMemory() {
 		debug.SetMemoryLimit(total / 2)
 	}
 	eachGC(memoryWatch(total, liveHeap, func(live uint64) {
-		fmt.Fprintf(os.Stderr, "kairos: out of memory: %.1f GB in use of the %.1f GB this machine gives; "+
-			"stopped before the kernel kills the run (the input is too large for this verb on this machine)\n",
+		fmt.Fprintf(os.Stderr, "kairos: out of memory: %.1f GB in use of the %.1f GB this run may use (the machine's memory, its cgroup's limit or ulimit -v and -d); "+
+			"stopped before the run is refused memory or killed (the input is too large for this verb on this machine)\n",
 			float64(live)/1e9, float64(total)/1e9)
 		fileio.RemovePending()
 		os.Exit(exitFailed)
@@ -147,8 +148,9 @@ func liveHeap() uint64 {
 }
 
 // machineMemory returns the bytes of memory this process may use: the
-// machine's (MemTotal of /proc/meminfo) or its cgroup's limit
-// (memory.max), whichever is lower; 0 where neither says.
+// machine's (MemTotal of /proc/meminfo), its cgroup's limit (memory.max)
+// or what its limits of address space and data leave it (spaceLeft),
+// whichever is lowest; 0 where none says.
 func machineMemory() int64 {
 	var total int64
 	if f, err := os.Open("/proc/meminfo"); err == nil {
@@ -168,6 +170,9 @@ func machineMemory() int64 {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
 			total = n
 		}
+	}
+	if n := spaceLeft(); n > 0 && (total == 0 || n < total) {
+		total = n
 	}
 	return total
 }

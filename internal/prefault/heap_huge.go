@@ -174,8 +174,8 @@ func thpNever() bool {
 // (RLIMIT_AS, RLIMIT_DATA, which counts the heap's private mappings;
 // batch systems and login nodes set them with ulimit -v and -d). A
 // mapping refused is the runtime's fatal "out of memory": `report` of
-// the noisy LU on 64 ranks, which ran under ulimit -v 1.52 GB without a
-// reservation, needed 1.85 GB with one. Read once.
+// the noisy LU on 64 ranks, which ran under ulimit -v of 1.5 to 1.7 GB
+// without a reservation, failed there with one. Read once.
 var mappingsBounded = sync.OnceValue(func() bool {
 	var b [8]byte
 	if n, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:]); ok && bytes.HasPrefix(b[:n], []byte("2")) {
