@@ -152,20 +152,7 @@ func liveHeap() uint64 {
 // or what its limits of address space and data leave it (spaceLeft),
 // whichever is lowest; 0 where none says.
 func machineMemory() int64 {
-	var total int64
-	if f, err := os.Open("/proc/meminfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if kb, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-				n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
-				if err == nil {
-					total = n << 10
-				}
-				break
-			}
-		}
-		f.Close()
-	}
+	total := procSizes("/proc/meminfo", "MemTotal:")[0]
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
 			total = n
@@ -175,4 +162,28 @@ func machineMemory() int64 {
 		total = n
 	}
 	return total
+}
+
+// procSizes returns the sizes in bytes of the fields named of a /proc
+// file of "Name: value kB" lines (meminfo, self/status); 0 for one not
+// found, or where the file cannot be read.
+func procSizes(path string, names ...string) []int64 {
+	v := make([]int64, len(names))
+	f, err := os.Open(path)
+	if err != nil {
+		return v
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		for i, name := range names {
+			if rest, ok := strings.CutPrefix(sc.Text(), name); ok {
+				n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				if err == nil {
+					v[i] = n << 10
+				}
+			}
+		}
+	}
+	return v
 }

@@ -1,13 +1,6 @@
 package main
 
-import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // spaceLeft returns the bytes the process may still map under its limits
 // of address space (RLIMIT_AS, ulimit -v) and of data (RLIMIT_DATA,
@@ -28,7 +21,7 @@ func spaceLeft() int64 {
 			continue
 		}
 		if used == nil {
-			used = procStatus("VmSize:", "VmData:")
+			used = procSizes("/proc/self/status", "VmSize:", "VmData:")
 		}
 		n := max(int64(l.Cur)-used[i], 1)
 		if left == 0 || n < left {
@@ -36,27 +29,4 @@ func spaceLeft() int64 {
 		}
 	}
 	return left
-}
-
-// procStatus returns the sizes in bytes of the fields of
-// /proc/self/status named (kB values; 0 for one not found).
-func procStatus(names ...string) []int64 {
-	v := make([]int64, len(names))
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return v
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		for i, name := range names {
-			if rest, ok := strings.CutPrefix(sc.Text(), name); ok {
-				n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-				if err == nil {
-					v[i] = n << 10
-				}
-			}
-		}
-	}
-	return v
 }

@@ -16,7 +16,7 @@ import (
 func TestMachineMemoryUnderLimit(t *testing.T) {
 	const room = 1 << 30
 	if os.Getenv("KAIROS_TEST_RLIMIT_CHILD") == "1" {
-		used := procStatus("VmSize:")[0]
+		used := procSizes("/proc/self/status", "VmSize:")[0]
 		if used == 0 {
 			t.Skip("no VmSize in /proc/self/status")
 		}
@@ -34,7 +34,7 @@ func TestMachineMemoryUnderLimit(t *testing.T) {
 		}
 		return
 	}
-	if procStatus("VmSize:")[0] == 0 {
+	if procSizes("/proc/self/status", "VmSize:")[0] == 0 {
 		t.Skip("no /proc/self/status")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMachineMemoryUnderLimit$", "-test.count=1", "-test.v")
