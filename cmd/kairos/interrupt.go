@@ -27,9 +27,8 @@ func onInterrupt(stderr io.Writer, exit func(int)) {
 		s := <-c
 		code := interrupted(s, stderr)
 		signal.Reset(s)
-		if n, ok := s.(syscall.Signal); ok {
-			syscall.Kill(os.Getpid(), n) // the runtime ends the process of an unhandled SIGINT or SIGTERM
-			time.Sleep(time.Second)
+		if n, ok := s.(syscall.Signal); ok && raise(n) {
+			time.Sleep(time.Second) // the runtime ends the process of an unhandled SIGINT or SIGTERM
 		}
 		fileio.RemovePending() // made meanwhile: the signal was ignored (a background job's)
 		exit(code)
