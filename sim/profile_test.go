@@ -55,8 +55,8 @@ func TestSpeedProfilesMatchSimGrid(t *testing.T) {
 	// computations.
 	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds, "maxmin/concurrency-limit:1")
 	// SimGrid's full updates, whose steps the profiles' events cut.
-	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds/2, "cpu/optim:Full")
-	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), seeds/2, "network/optim:Full", "cpu/optim:Full")
+	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), max(seeds/2, 1), "cpu/optim:Full")
+	differential(t, "speed profiles", dir, xml, writeHostfile(t, dir, names), deployer(t, p, names), sim.DefaultConfig(), max(seeds/2, 1), "network/optim:Full", "cpu/optim:Full")
 
 	energyDifferential(t, dir, xml, filepath.Join(dir, "hostfile"), deployer(t, p, names), len(names), seeds, 23)
 }
