@@ -98,6 +98,12 @@ type Cluster struct {
 	Exact bool
 
 	nodes int // nodes, numbered for the readers' choices
+	// byIndex are the nodes by number, and walk the numbers of Items: a
+	// reader walks numbers, and finds the rank's choice at a node
+	// without loading the node (a call read from a quick template's
+	// table never does).
+	byIndex []*Node
+	walk    []int32
 	// cursors is the most cursors a rank's reader needs: for each node,
 	// its largest group's and timing's.
 	cursors int
@@ -108,8 +114,9 @@ type Node struct {
 	// Kind and Site identify a call (ScalaTrace's MPI operation and
 	// stack signature); a loop has neither.
 	Kind trace.Kind
-	// index is the node's number in its cluster; beside Kind and Body,
-	// which a reader's walk reads with it, in one cache line.
+	// index is the node's number in its cluster, which the readers'
+	// lists hold (Cluster.walk); beside Kind and Body, which a reader
+	// reads of a node that is not a quick call, in one cache line.
 	index int32
 	Site  uint64
 	// Ranks are the ranks that execute the node; nil: all those of the
@@ -117,6 +124,7 @@ type Node struct {
 	Ranks Ranklist
 	// Body is a loop's body (nil for a call).
 	Body []*Node
+	walk []int32 // the numbers of Body's nodes
 	// Counts are a loop's iteration counts per group of ranks: the
 	// series of each instance's count.
 	Counts []Counts
@@ -297,8 +305,9 @@ func New(meta trace.Meta, ranks int, clusters []Cluster, h Header) (*Trace, erro
 		if cl.Events != nil && cl.Events.NumRanks() != ranks {
 			return nil, fmt.Errorf("%w: cluster %d has events for %d ranks, not %d", ErrCorrupt, c, cl.Events.NumRanks(), ranks)
 		}
-		cl.nodes, cl.cursors = 0, 0
+		cl.nodes, cl.cursors, cl.byIndex = 0, 0, nil
 		numberSlots(cl.Items, cl, &budget)
+		cl.walk = walks(cl.Items)
 		indexGroups(cl.Items, ranks)
 		findShares(cl.Items)
 	}
@@ -344,6 +353,7 @@ func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 	}
 	for _, n := range items {
 		n.index = int32(cl.nodes)
+		cl.byIndex = append(cl.byIndex, n)
 		cl.nodes++
 		for i := range n.Counts {
 			next = 0
@@ -391,6 +401,21 @@ func numberSlots(items []*Node, cl *Cluster, budget *flatBudget) {
 		cl.cursors += int(most)
 		numberSlots(n.Body, cl, budget)
 	}
+}
+
+// walks returns the numbers of items, and sets those of each loop's body,
+// once numberSlots has numbered them (a node in several lists has the
+// number of its last).
+func walks(items []*Node) []int32 {
+	walk := make([]int32, len(items))
+	for i, n := range items {
+		walk[i] = n.index
+		n.walk = nil
+		if n.Body != nil {
+			n.walk = walks(n.Body)
+		}
+	}
+	return walk
 }
 
 // many reports whether a node's k groups, of ranklists list(i), are
@@ -494,7 +519,7 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 		return nil, err
 	}
 	rd.ctx.sites = &siteTable{sites: t.Sites}
-	rd.stack = append(rd.stack, rframe{items: cl.Items})
+	rd.stack = append(rd.stack, rframe{items: cl.walk})
 	return rd, nil
 }
 
@@ -518,7 +543,7 @@ type reader struct {
 	t      *Trace
 	cl     *Cluster
 	r      int32
-	bodies [][]*Node
+	bodies [][]int32
 	clock  float64 // picoseconds: the end of the last timed event
 	ev     trace.Event
 	vec    [3][]int64
@@ -565,6 +590,11 @@ type choice struct {
 	// tmpl is a call's template where the rank has parameters, made at
 	// its second instance.
 	tmpl *template
+	// quick is tmpl's table of instances where the template is quick:
+	// an event read from it then loads the rank's choice and the table,
+	// not the template between them. (A choice takes 64 bytes, a cache
+	// line.)
+	quick []phase
 }
 
 // choose returns the rank's choice at node n.
@@ -637,7 +667,7 @@ func (rd *reader) newCursors(n int32) int32 {
 // loop of which it executes none is corrupt: it would spin): the next
 // item, and the iterations of the list left after this one.
 type rframe struct {
-	items []*Node
+	items []int32 // node numbers
 	pos   int
 	left  int64
 }
@@ -664,9 +694,38 @@ func (rd *reader) Next() bool {
 			}
 			continue
 		}
-		n := f.items[f.pos]
+		idx := f.items[f.pos]
 		f.pos++
-		ch := &rd.choices[n.index] // known, and the rank runs n: the list is filtered (body)
+		ch := &rd.choices[idx] // known, and the rank runs the node: the list is filtered (body)
+		if phases := ch.quick; phases != nil {
+			// the instance from the table, the relative partners and
+			// sources decoded (Rel's decode, inlined)
+			i := ch.phase
+			if ch.phase++; int(ch.phase) == len(phases) {
+				ch.phase = 0
+			}
+			ph := &phases[i]
+			rd.ev = ph.ev
+			if j := ph.partnerAt; j >= 0 {
+				rd.ev.Partner = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
+			}
+			if j := ph.sourceAt; j >= 0 {
+				rd.ev.Source = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
+			}
+			rd.request(ph.in.req)
+			rd.compSite, rd.compRegion = ph.in.compSite, ph.in.compRegion
+			switch tg := ch.tg; {
+			case tg == nil:
+			case tg.Mask == 1<<StatComp: // times', inlined: most calls' one statistic
+				if flops := rd.stat(tg, idx, ch.timeCur, StatComp); flops != 0 {
+					rd.after, rd.hasAfter = flops, true
+				}
+			default:
+				rd.times(rd.cl.byIndex[idx], ch, ph.in.timed)
+			}
+			return rd.err == nil
+		}
+		n := rd.cl.byIndex[idx]
 		if !n.IsLoop() {
 			rd.event(n, ch)
 			return rd.err == nil
@@ -681,7 +740,7 @@ func (rd *reader) Next() bool {
 				rd.err = fmt.Errorf("%w: loops nested more than %d deep", ErrCorrupt, maxNesting)
 				return false
 			}
-			items := n.Body
+			items := n.walk
 			switch {
 			case ch.body > 0:
 				items = rd.bodies[ch.body-1]
@@ -704,11 +763,12 @@ func (rd *reader) Next() bool {
 // walks only its rank's items, where a merged structure holds every
 // rank's. A loop of few iterations, as many at each of its instances,
 // is replaced by its iterations (unroll).
-func (rd *reader) body(items []*Node, ch *choice) []*Node {
-	var b []*Node // nil while the list is items' so far
-	for i, n := range items {
+func (rd *reader) body(items []int32, ch *choice) []int32 {
+	var b []int32 // nil while the list is items' so far
+	for i, idx := range items {
+		n := rd.cl.byIndex[idx]
 		c := rd.choose(n)
-		var u []*Node
+		var u []int32
 		k := 0
 		if c.runs && n.IsLoop() {
 			u, k = rd.unroll(n, c)
@@ -717,7 +777,7 @@ func (rd *reader) body(items []*Node, ch *choice) []*Node {
 			if c.runs && k == 0 {
 				continue
 			}
-			b = append(make([]*Node, 0, len(items)-1+k*len(u)), items[:i]...)
+			b = append(make([]int32, 0, len(items)-1+k*len(u)), items[:i]...)
 		}
 		switch {
 		case k > 0:
@@ -725,7 +785,7 @@ func (rd *reader) body(items []*Node, ch *choice) []*Node {
 				b = append(b, u...)
 			}
 		case c.runs:
-			b = append(b, n)
+			b = append(b, idx)
 		}
 	}
 	if ch != nil {
@@ -753,7 +813,7 @@ const unrollMax = 8
 // much on as on their calls. 0 iterations: the loop stays, read as the
 // walk enters it (a count that varies, or one that is corrupt, its error
 // then).
-func (rd *reader) unroll(n *Node, ch *choice) ([]*Node, int) {
+func (rd *reader) unroll(n *Node, ch *choice) ([]int32, int) {
 	if ch.group < 0 {
 		return nil, 0
 	}
@@ -761,7 +821,7 @@ func (rd *reader) unroll(n *Node, ch *choice) ([]*Node, int) {
 	if s.slot >= 0 || s.First < 1 || s.First > unrollMax {
 		return nil, 0
 	}
-	body := rd.body(n.Body, ch)
+	body := rd.body(n.walk, ch)
 	k := int(s.First)
 	if len(body) == 0 || k*len(body) > unrollMax {
 		return nil, 0
@@ -836,34 +896,6 @@ func (rd *reader) counts(n *Node, ch *choice) int64 {
 // event makes the rank's next instance of call n, and the computation
 // after it, for the next event, if there was one.
 func (rd *reader) event(n *Node, ch *choice) {
-	if t := ch.tmpl; t != nil && t.quick {
-		// the instance from the table, the relative partners and
-		// sources decoded (Rel's decode, inlined)
-		c, i := &t.cyc, ch.phase
-		if ch.phase++; int(ch.phase) == len(c.phases) {
-			ch.phase = 0
-		}
-		ph := &c.phases[i]
-		rd.ev = ph.ev
-		if j := c.partnerAt; j >= 0 {
-			rd.ev.Partner = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
-		}
-		if j := c.sourceAt; j >= 0 {
-			rd.ev.Source = int32(rd.ctx.unoffset(ph.rel[j&1], rd.ctx.rank))
-		}
-		rd.request(ph.in.req)
-		rd.compSite, rd.compRegion = ph.in.compSite, ph.in.compRegion
-		switch tg := ch.tg; {
-		case tg == nil:
-		case tg.Mask == 1<<StatComp: // times', inlined: most calls' one statistic
-			if flops := rd.stat(tg, n.index, ch.timeCur, StatComp); flops != 0 {
-				rd.after, rd.hasAfter = flops, true
-			}
-		default:
-			rd.times(n, ch, ph.in.timed)
-		}
-		return
-	}
 	e := &rd.ev
 	if ch.group < 0 && len(n.Vars) > 0 {
 		rd.err = fmt.Errorf("%w: rank %d has no parameters for a %s it calls", ErrCorrupt, rd.r, n.Kind)
@@ -871,8 +903,11 @@ func (rd *reader) event(n *Node, ch *choice) {
 	}
 	in := instance{req: requestNone}
 	if ch.group >= 0 && ch.tmpl == nil && ch.seen {
-		ch.tmpl = rd.template(n, ch.group)
-		ch.phase = int32(1 % max(len(ch.tmpl.cyc.phases), 1))
+		t := rd.template(n, ch.group)
+		ch.tmpl, ch.phase = t, int32(1%max(len(t.cyc.phases), 1))
+		if t.quick {
+			ch.quick = t.cyc.phases
+		}
 	}
 	switch t := ch.tmpl; {
 	case t != nil && t.err != nil:
@@ -1052,10 +1087,6 @@ type cycled struct {
 	fields []Field
 	modes  []Mode
 	rel    [][]int64
-	// partnerAt and sourceAt are, in a quick template, the places of
-	// the partner and the source in phase.rel, -1 for none: the reader
-	// decodes each without a walk of fields.
-	partnerAt, sourceAt int8
 }
 
 // phase is a call's instance at a phase of its cycled fields.
@@ -1063,6 +1094,10 @@ type phase struct {
 	ev  trace.Event
 	in  instance
 	rel [2]int64 // a quick template's partner and source, relative
+	// partnerAt and sourceAt are, in a quick template, the places of
+	// the partner and the source in rel, -1 for none: the reader decodes
+	// each without a walk of fields.
+	partnerAt, sourceAt int8
 }
 
 // maxCycled is the longest period of a call's cycled fields together;
@@ -1106,15 +1141,18 @@ func (rd *reader) template(n *Node, g int32) *template {
 		t.rest = t.vary
 	}
 	t.quick = t.err == nil && t.cyc.phases != nil && t.rest == 0 && onlyRelative(&t.cyc)
-	t.cyc.partnerAt, t.cyc.sourceAt = -1, -1
+	partnerAt, sourceAt := int8(-1), int8(-1)
 	for j, f := range t.cyc.fields {
 		switch {
 		case !t.quick:
 		case f == Partner:
-			t.cyc.partnerAt = int8(j)
+			partnerAt = int8(j)
 		default: // Source (onlyRelative)
-			t.cyc.sourceAt = int8(j)
+			sourceAt = int8(j)
 		}
+	}
+	for i := range t.cyc.phases {
+		t.cyc.phases[i].partnerAt, t.cyc.phases[i].sourceAt = partnerAt, sourceAt
 	}
 	if !n.tmpls[g].CompareAndSwap(nil, t) {
 		rd.t.cycleBytes.Add(t.cyc.size()) // another reader's is there

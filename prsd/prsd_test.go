@@ -819,7 +819,10 @@ func TestUnrolledLoops(t *testing.T) {
 		// unrolled, the others kept.
 		walked := outer.Body
 		if i := rd.(*reader).choices[outer.index].body; i > 0 {
-			walked = rd.(*reader).bodies[i-1]
+			walked = nil
+			for _, idx := range rd.(*reader).bodies[i-1] {
+				walked = append(walked, rd.(*reader).cl.byIndex[idx])
+			}
 		}
 		wantBody := map[int][]*Node{
 			0: {a, a, varying, c, d, c, d, c, d, long},
