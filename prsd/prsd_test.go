@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"kairos/trace"
 	"kairos/workload"
@@ -768,6 +769,14 @@ func TestLoopOfNothing(t *testing.T) {
 	}
 	if err := rd.Err(); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("rank 1: %v, want %v", err, ErrCorrupt)
+	}
+}
+
+// TestChoiceSize: a rank's choice at a node, which the walk reads at
+// every event (a quick call's table with it), fits in a cache line.
+func TestChoiceSize(t *testing.T) {
+	if n := unsafe.Sizeof(choice{}); n > 64 {
+		t.Errorf("a choice takes %d bytes, more than a cache line", n)
 	}
 }
 
