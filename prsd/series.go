@@ -41,6 +41,9 @@ type Series struct {
 	// they go (a long series of short runs, a noisy one: streamed); its
 	// pointer and length are the next 16 bytes a reader reads.
 	enc []byte
+	// pal, in a streamed series whose encoding is a palette (version 7),
+	// is its levels and indexes, which nextStream reads.
+	pal *palette
 	// Runs are the N-1 differences, in order; nil in a series read with
 	// its values (ReadSeries: a run about every value), which keeps the
 	// runs' encoding instead, and in a constant ReadSeries read (its N-1
@@ -279,13 +282,13 @@ func (b *seriesBuilder) finish() Series {
 		// (readValues), take less memory than the runs, and flatten would
 		// keep the values anyway; where there are many more values than
 		// runs, the runs.
-		enc, _ := streamable(b.appendList(nil), s.N)
+		enc := compactList(b.appendList(nil), s.N, s.First)
 		s.Runs = nil
 		s.readValues(enc, frz.items+numRuns(b.runs))
 		return s
 	}
 	if s.N > maxCycled && !s.IsConst() {
-		if enc, _ := streamable(b.appendList(nil), s.N); s.stream(enc) {
+		if enc := compactList(b.appendList(nil), s.N, s.First); s.stream(enc) {
 			s.Runs = nil // runs of a few values each, which readers stream
 			return s
 		}
@@ -316,7 +319,8 @@ func (b *seriesBuilder) appendList(dst []byte) []byte {
 }
 
 // appendFinished appends the encoding of the series built so far, as
-// finish's AppendBinary, without making the series: Signatures encodes
+// finish's AppendBinary but for a palette (paletteOf), which it keeps as
+// runs, without making the series: Signatures encodes
 // every loop's counts, and finish's copies of their runs and values, with
 // the cursors that read them back, were a fifth of what signing SMG2000
 // allocated. It returns the offset in dst of the encoding's list of runs,
@@ -449,9 +453,16 @@ func ReadSeries(d *varint.Reader) Series {
 	if s.N > 0 {
 		s.First = d.Varint()
 	}
-	if s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0 { // a constant
+	switch {
+	case s.N > 1 && d.Off < len(d.B) && d.B[d.Off] == 0: // a constant
 		d.Off++
-	} else if s.N > 1 && !(flatReads && s.readFlat(d)) {
+	case s.N > 1 && d.Err == nil && hasPaletteHead(d.B[d.Off:]):
+		if why := s.readPalette(d.B[d.Off:]); why != "" {
+			d.Fail(why)
+		} else {
+			d.Off += len(s.enc)
+		}
+	case s.N > 1 && !(flatReads && s.readFlat(d)):
 		at := d.Off
 		_, items, total := readRuns(d, 0, false)
 		if d.Err == nil && total != uint64(s.N-1) {
@@ -677,12 +688,15 @@ func (s *Series) readValues(enc []byte, items int64) {
 // such runs, each with less than half the values (more are a period,
 // which flatten keeps). Noise folds into a few short repeats by chance.
 // Kept as bytes, a noisy series takes 2 or 3 bytes a value rather than 8,
-// read in order. Nothing walks its values but its readers (IsConst
+// read in order; a palette (streamPalette), half a byte or one. Nothing walks its values but its readers (IsConst
 // reads what the check found), so that a few hundred bytes of repeats
 // that hold millions of values cost no more at open than other bytes.
 func (s *Series) stream(enc []byte) bool {
 	if s.N <= maxCycled || len(enc) > math.MaxInt32 {
 		return false
+	}
+	if s.streamPalette(enc) {
+		return true
 	}
 	off, total, varies, ok := streamList(enc, 0, uint64(s.N))
 	if !ok || total != uint64(s.N-1) {
@@ -743,6 +757,18 @@ func streamable(enc []byte, n int64) ([]byte, bool) {
 		return enc, false
 	}
 	return list, true
+}
+
+// compactList returns the list of runs list of a series of n values, the
+// first first, as finish keeps it: its repeats written out where readers
+// then stream it (streamable), or a palette where that takes fewer bytes
+// (paletteOf).
+func compactList(list []byte, n, first int64) []byte {
+	list, _ = streamable(list, n)
+	if pal, ok := paletteOf(list, n, first); ok {
+		return pal
+	}
+	return list
 }
 
 // maxUnnested bounds the runs streamable writes out for one repeat: those
@@ -1264,6 +1290,10 @@ func (c *cursor) nextStream(s *Series) int64 {
 	if c.left > 0 {
 		c.left--
 		c.v += int64(c.delta)
+		return c.v
+	}
+	if s.pal != nil {
+		c.v = s.pal.next(c.n - 2)
 		return c.v
 	}
 	b := s.enc

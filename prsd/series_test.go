@@ -393,6 +393,13 @@ func FuzzReadSeries(f *testing.F) {
 			}
 			return v
 		}(),
+		func() []int64 { // a computation every other call: a palette of 12 levels
+			v := make([]int64, 600)
+			for i := range v {
+				v[i] = int64(i%2) * (4260 + int64(rng.IntN(12)))
+			}
+			return v
+		}(),
 		func() []int64 { // a period of 120 in 6 runs
 			v := make([]int64, 6000)
 			for i := range v {
@@ -428,7 +435,10 @@ func FuzzReadSeries(f *testing.F) {
 		// a streamed series' cursor reads the values its runs give, then
 		// the first again
 		if got.streamed() && got.N <= 1<<16 {
-			vals, _, _ := expandRuns(got.enc, 0, []int64{got.First}, got.First)
+			vals := paletteValues(&got)
+			if got.pal == nil {
+				vals, _, _ = expandRuns(got.enc, 0, []int64{got.First}, got.First)
+			}
 			var c cursor
 			for i := range got.N + 1 {
 				if v := c.next(&got); v != vals[i%got.N] {
@@ -629,4 +639,24 @@ func rawList(b *seriesBuilder) []byte {
 	}
 	enc := binary.AppendUvarint(nil, uint64(frz.runs)+uint64(len(b.runs)))
 	return appendRunItems(append(enc, frz.enc...), b.runs)
+}
+
+// paletteValues returns the values of a palette's series from its
+// levels and indexes, nil if it has none.
+func paletteValues(s *Series) []int64 {
+	p := s.pal
+	if p == nil {
+		return nil
+	}
+	vals := []int64{s.First}
+	for i := range s.N - 1 {
+		var x int
+		if p.nibbles {
+			x = int(p.idx[i/2]>>(4*(i%2))) & 15
+		} else {
+			x = int(p.idx[i])
+		}
+		vals = append(vals, p.levels[min(x, len(p.levels)-1)])
+	}
+	return vals
 }

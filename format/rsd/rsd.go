@@ -59,8 +59,9 @@ var Magic = []byte("\x89KRS\r\n\x1a\n")
 // its items, zstd-compressed or not, or its events in a ktr stream;
 // version 5 a histogram's ranks' scales (statistic mode 5); version 6 a
 // call's groups written as the index of each of the cluster's ranks'
-// group, where that takes fewer bytes than their ranklists.
-const Version = 6
+// group, where that takes fewer bytes than their ranklists; version 7 a
+// series' palette (levels and each value's index among them).
+const Version = 7
 
 // The header's flags (the 16 bits after the version).
 const (

@@ -307,6 +307,9 @@ func FuzzDecode(f *testing.F) {
 		f.Fatalf("no scaled histogram in the seed: %v", err)
 	}
 	f.Add(mustEncode(f, scaled)) // histograms read by ranks scaled (statistic mode 5)
+	if tr, err := prsd.Build(genNoisy(f, "lu", 4, 300, 0.05), nil, prsd.DefaultOptions()); err == nil {
+		f.Add(mustEncode(f, tr)) // long noisy series: palettes (version 7)
+	}
 	_, indexed, _, _ := tagged(f)
 	f.Add(indexed) // a call's groups as the ranks' indexes (version 6)
 	_, mixedTr := mixedBuilt(f)
