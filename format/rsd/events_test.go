@@ -3,7 +3,11 @@ package rsd
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +73,7 @@ func mixedBuilt(t testing.TB) (*trace.Trace, *prsd.Trace) {
 
 // TestEventsClusters: of a trace with a regular and an irregular
 // cluster, the irregular one is kept as its events (since version 4; the
-// file is written in the current version, 6), which
+// file is written in the current version), which
 // read back as the trace's own, times rounded within the time error
 // (trace.Rounded); the regular one as loops; the file encodes back to the
 // same bytes.
@@ -92,29 +96,7 @@ func TestEventsClusters(t *testing.T) {
 	if err := prsd.Verify(src, back); err != nil {
 		t.Error(err)
 	}
-	rounded := trace.Rounded(src, tr.TimeError) // the times as written
-	for r := 4; r < 8; r++ {
-		a, _ := rounded.OpenRank(r)
-		c, err := back.OpenRank(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; ; i++ {
-			okA, okC := a.Next(), c.Next()
-			if okA != okC {
-				t.Fatalf("rank %d: event %d present in one only", r, i)
-			}
-			if !okA {
-				break
-			}
-			if x, y := a.Event(), c.Event(); x.String() != y.String() || x.Enter != y.Enter || x.Exit != y.Exit {
-				t.Fatalf("rank %d event %d: %v (%d-%d) rounded, read back %v (%d-%d)", r, i, x, x.Enter, x.Exit, y, y.Enter, y.Exit)
-			}
-		}
-		if err := c.Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sameEvents(t, trace.Rounded(src, tr.TimeError), back, 4, 8) // the times as written
 	if again := mustEncode(t, back); !bytes.Equal(again, b) {
 		t.Errorf("the decoded file encodes to other bytes (%d, not %d)", len(again), len(b))
 	}
@@ -125,6 +107,95 @@ func TestEventsClusters(t *testing.T) {
 	}
 	if v := binary.LittleEndian.Uint16(loops[8:]); v != 3 || len(loops) <= len(b) {
 		t.Errorf("all loops: version %d, %d bytes against %d", v, len(loops), len(b))
+	}
+}
+
+// TestEventsLeftInFile: a file opened by its path leaves the cluster
+// kept as its events in the file, and its ranks read there the events
+// Decode reads from the file's bytes; a byte changed in those events is
+// the cluster's checksum error, a file cut short in them an overrun, as
+// when the file is read whole.
+func TestEventsLeftInFile(t *testing.T) {
+	_, tr := mixedBuilt(t)
+	b := mustEncode(t, tr)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.rsd")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromBytes, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromFile.Clusters[1].Events == nil {
+		t.Fatal("the irregular cluster is not kept as its events")
+	}
+	sameEvents(t, fromBytes, fromFile, 0, fromBytes.NumRanks())
+	off, end := clusterBlock(b, 1)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := &input{f: f, size: len(b)}
+	if _, start, size, ok := in.leftEvents(off, Version, tr.NumRanks(), new(arena)); !ok || start+size != end {
+		t.Errorf("cluster 1 left in the file %v, its events to byte %d of %d", ok, start+size, end)
+	}
+	for _, c := range []struct {
+		name, want string
+		file       []byte
+	}{
+		{"a byte changed", "cluster 1's checksum", func() []byte {
+			bad := slices.Clone(b)
+			bad[(off+end)/2] ^= 0x40
+			return bad
+		}()},
+		{"cut short", "cluster 1's block", b[:end-5]},
+	} {
+		bad := filepath.Join(dir, "bad.rsd")
+		if err := os.WriteFile(bad, c.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(bad)
+		_, memErr := Decode(c.file)
+		if err == nil || !strings.Contains(err.Error(), c.want) || memErr == nil || !strings.HasSuffix(err.Error(), memErr.Error()) {
+			t.Errorf("%s: opened: %v; decoded: %v; want %q in both", c.name, err, memErr, c.want)
+		}
+	}
+}
+
+// sameEvents fails t unless ranks from to to of got read want's events,
+// with their times.
+func sameEvents(t *testing.T, want, got trace.Source, from, to int) {
+	t.Helper()
+	for r := from; r < to; r++ {
+		a, err := want.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := got.OpenRank(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			okA, okC := a.Next(), c.Next()
+			if okA != okC {
+				t.Fatalf("rank %d: event %d read from one only", r, i)
+			}
+			if !okA {
+				break
+			}
+			if x, y := a.Event(), c.Event(); x.String() != y.String() || x.Enter != y.Enter || x.Exit != y.Exit {
+				t.Fatalf("rank %d event %d: %v (%d-%d), read %v (%d-%d)", r, i, x, x.Enter, x.Exit, y, y.Enter, y.Exit)
+			}
+		}
+		if err := errors.Join(a.Err(), c.Err()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -20,7 +20,9 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -88,7 +90,14 @@ func Detect(_ string, head []byte, isDir bool) bool {
 }
 
 // Open reads the compressed trace at path (".gz" and ".zst" decompressed).
+// A regular file is read block by block, and the clusters kept as their
+// events are read from it as their ranks are (input).
 func Open(path string) (*prsd.Trace, error) {
+	if !compressedExt(path) && path != "-" {
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			return openFile(path)
+		}
+	}
 	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
@@ -103,11 +112,36 @@ func Open(path string) (*prsd.Trace, error) {
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t, err := decode(path, buf.Bytes())
+	t, err := decode(path, &input{b: buf.Bytes(), size: buf.Len()})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// openFile reads the regular file at path block by block; the trace
+// keeps the file open while its clusters' events are read from it.
+func openFile(path string) (*prsd.Trace, error) {
+	h, err := fileio.OpenHandle(path)
+	if err != nil {
+		return nil, err
+	}
+	in := &input{f: h, size: int(h.Size())}
+	t, err := decode(path, in)
+	if err != nil || !slices.ContainsFunc(t.Clusters, func(c prsd.Cluster) bool { return c.Events != nil }) {
+		h.Close()
+	} else {
+		runtime.AddCleanup(t, func(h *fileio.Handle) { h.Close() }, h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// compressedExt reports whether path names a file read decompressed.
+func compressedExt(path string) bool {
+	return strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".zst")
 }
 
 // Write compresses src into one cluster of every rank (Build, with the
@@ -823,12 +857,15 @@ func appendElems(b []byte, val *prsd.Value) []byte {
 
 // Decode reads a file's bytes. Errors name the byte offset in the file
 // and what was expected.
-func Decode(b []byte) (*prsd.Trace, error) { return decode("", b) }
+func Decode(b []byte) (*prsd.Trace, error) { return decode("", &input{b: b, size: len(b)}) }
 
 // decode is Decode of the file named name, which the errors of the
 // clusters kept as events name when their ranks are read.
-func decode(name string, b []byte) (*prsd.Trace, error) {
+func decode(name string, in *input) (*prsd.Trace, error) {
+	b, err := in.at(0, min(in.size, 16))
 	switch {
+	case err != nil:
+		return nil, err
 	case len(b) < 8 || !bytes.Equal(b[:8], Magic):
 		return nil, fmt.Errorf("byte 0: not a compressed trace (expected the magic %+q)", Magic)
 	case len(b) < 16:
@@ -846,7 +883,7 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 		return nil, fmt.Errorf("byte 12: the header's checksum is 0x%08x, expected 0x%08x (the CRC-32C of bytes 0-11)", sum, want)
 	}
 	off := 16
-	body, off, err := block(b, off, "the metadata")
+	body, off, err := in.block(off, "the metadata")
 	if err != nil {
 		return nil, err
 	}
@@ -856,7 +893,7 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 		return nil, fmt.Errorf("metadata at byte %d: %w", off-len(body), err)
 	}
 	at := off
-	body, off, err = block(b, off, "the trace header")
+	body, off, err = in.block(off, "the trace header")
 	if err != nil {
 		return nil, err
 	}
@@ -884,7 +921,7 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 	if !(timeErr >= 0 && timeErr < 1) {
 		return nil, fmt.Errorf("byte %d: a time error of %g, expected one in [0, 1)", at+8, timeErr)
 	}
-	if k > uint64(len(b)-off)/8 {
+	if k > uint64(in.size-off)/8 {
 		return nil, fmt.Errorf("byte %d: %d clusters, more than the file could hold", at+8, k)
 	}
 	first := off
@@ -893,22 +930,28 @@ func decode(name string, b []byte) (*prsd.Trace, error) {
 	a := new(arena)
 	for i := range int(k) {
 		at = off
-		body, off, err = block(b, off, fmt.Sprintf("cluster %d", i))
-		if err != nil {
-			return nil, err
+		cl, start, size, left := in.leftEvents(off, version, int(ranks), a)
+		if left {
+			off = start + size
+		} else {
+			body, off, err = in.block(off, fmt.Sprintf("cluster %d", i))
+			if err != nil {
+				return nil, err
+			}
+			cl, err = decodeCluster(body, version, int(ranks), siteList, a)
+			start, size = at+8+len(body)-len(cl.rest), len(cl.rest)
 		}
-		cl, err := decodeCluster(body, version, int(ranks), siteList, a)
-		starts = append(starts, at+8+len(body)-len(cl.rest))
+		starts = append(starts, start)
 		if err == nil && cl.Items == nil {
-			cl.Events, err = events(name, b, starts[i], cl.rest, metaBytes, int(ranks))
+			cl.Events, err = events(name, in.readerAt(), start, size, metaBytes, int(ranks))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cluster %d at byte %d: %w", i, at+8, err)
 		}
 		clusters = append(clusters, cl.Cluster)
 	}
-	if off != len(b) {
-		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, len(b)-off)
+	if off != in.size {
+		return nil, fmt.Errorf("byte %d: %d bytes after the last cluster, expected none", off, in.size-off)
 	}
 	t, err := prsd.New(meta, int(ranks), clusters, prsd.Header{TimeError: timeErr, Histograms: flags&flagHistograms != 0, Plugins: plugins, Sites: siteList})
 	if err != nil {
@@ -938,22 +981,6 @@ func shareEvents(t *prsd.Trace) {
 			ev.ShareWith(first)
 		}
 	}
-}
-
-// block returns the body of the block at off and the offset after it.
-func block(b []byte, off int, what string) ([]byte, int, error) {
-	if len(b)-off < 8 {
-		return nil, 0, fmt.Errorf("byte %d: truncated: expected %s's block", off, what)
-	}
-	n := binary.LittleEndian.Uint32(b[off:])
-	if n > maxBlock || int(n) > len(b)-off-8 {
-		return nil, 0, fmt.Errorf("byte %d: %s's block of %d bytes overruns the file (%d bytes left)", off, what, n, len(b)-off-8)
-	}
-	body := b[off+8 : off+8+int(n)]
-	if sum, want := binary.LittleEndian.Uint32(b[off+4:]), crc32.Checksum(body, castagnoli); sum != want {
-		return nil, 0, fmt.Errorf("byte %d: %s's checksum is 0x%08x, expected 0x%08x (the CRC-32C of its %d bytes)", off, what, sum, want, n)
-	}
-	return body, off + 8 + int(n), nil
 }
 
 // decoder reads a cluster block.
@@ -1093,14 +1120,15 @@ func unpack(d *decoder) ([]byte, error) {
 	return items, nil
 }
 
-// events opens the ktr stream of a cluster's events, at byte off of the
-// file b: version 4 keeps so the clusters that its loops do not compress.
+// events opens the ktr stream of a cluster's events, the size bytes at
+// byte off of the file ra: version 4 keeps so the clusters that its loops
+// do not compress.
 // The stream must have the file's metadata and ranks.
-func events(name string, b []byte, off int, stream []byte, meta []byte, ranks int) (trace.Source, error) {
+func events(name string, ra io.ReaderAt, off, size int, meta []byte, ranks int) (trace.Source, error) {
 	if name == "" {
 		name = "the compressed trace"
 	}
-	src, err := ktr.OpenSection(name, bytes.NewReader(b), int64(off), int64(len(stream)))
+	src, err := ktr.OpenSection(name, ra, int64(off), int64(size))
 	if err != nil {
 		return nil, fmt.Errorf("its events: %w", err)
 	}

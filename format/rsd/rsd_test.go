@@ -284,10 +284,10 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// FuzzDecode reads arbitrary bytes as a compressed trace: an error, or a
-// trace whose ranks read (a bounded number of events each) without panic
-// and that encodes back to bytes that decode.
-func FuzzDecode(f *testing.F) {
+// addSeeds adds the fuzz targets' files: generators' traces, noisy ones
+// whose series take palettes, histograms, indexed groups, a cluster kept
+// as its events, empty and idle traces, and a version 1 file.
+func addSeeds(f *testing.F) {
 	for _, kind := range []string{"ring", "stencil2d", "cg", "masterworker", "mg"} {
 		tr, err := prsd.Build(gen(f, kind, 4, 2), nil, prsd.DefaultOptions())
 		if err != nil {
@@ -328,6 +328,31 @@ func FuzzDecode(f *testing.F) {
 	if v1, err := os.ReadFile(filepath.Join("testdata", "v1.rsd")); err == nil {
 		f.Add(v1)
 	}
+}
+
+// FuzzOpen reads arbitrary bytes, their checksums right, from a file:
+// block by block, a cluster kept as its events left in the file (input),
+// to what Decode reads from the same bytes, the same error or a trace.
+func FuzzOpen(f *testing.F) {
+	addSeeds(f)
+	path := filepath.Join(f.TempDir(), "f.rsd")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		b = fixChecksums(b)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Decode(b)
+		if _, ferr := Open(path); (ferr == nil) != (err == nil) || err != nil && !strings.HasSuffix(ferr.Error(), err.Error()) {
+			t.Fatalf("opened: %v; decoded: %v", ferr, err)
+		}
+	})
+}
+
+// FuzzDecode reads arbitrary bytes as a compressed trace: an error, or a
+// trace whose ranks read (a bounded number of events each) without panic
+// and that encodes back to bytes that decode.
+func FuzzDecode(f *testing.F) {
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if _, err := Decode(b); err != nil && !strings.Contains(err.Error(), "byte ") {
 			t.Fatalf("error %q names no offset", err)

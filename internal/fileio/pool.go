@@ -130,9 +130,11 @@ func (p *pool) add(f *os.File, st os.FileInfo) *Handle {
 	case e == nil:
 		e = &entry{path: f.Name(), info: st}
 		p.byPath[e.path] = e
-	case !os.SameFile(e.info, st):
-		// The path names another file now: the new handles read it, the
-		// old ones keep theirs until they close (or fail to reopen).
+	case !sameVersion(e.info, st):
+		// The path names another file now, or the file was written
+		// since (a tool that rewrites it in place keeps its inode): the
+		// new handles read it as it is, the old ones keep theirs until
+		// they close (or fail to reopen).
 		e = &entry{path: f.Name(), info: st}
 		p.byPath[e.path] = e
 	}
@@ -146,6 +148,12 @@ func (p *pool) add(f *os.File, st os.FileInfo) *Handle {
 		f.Close()
 	}
 	return &Handle{e: e}
+}
+
+// sameVersion reports whether a and b are the same file, of the same
+// size and modification time.
+func sameVersion(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // makeRoom closes idle files while more than max are open.

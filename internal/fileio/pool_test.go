@@ -131,6 +131,32 @@ func TestPoolReplaced(t *testing.T) {
 	}
 }
 
+// TestPoolRewritten: a file rewritten in place (its inode kept) while a
+// handle holds it opens again as it now is, its new size.
+func TestPoolRewritten(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a")
+	if err := os.WriteFile(p, []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := OpenHandle(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := os.WriteFile(p, []byte("a longer line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenHandle(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	b := make([]byte, h.Size())
+	if _, err := h.ReadAt(b, 0); err != nil || string(b) != "a longer line\n" {
+		t.Errorf("the rewritten file: %q, %v", b, err)
+	}
+}
+
 // TestOpenPooled: Open reads a regular file through the pool, also
 // compressed.
 func TestOpenPooled(t *testing.T) {
