@@ -37,7 +37,7 @@ var paletteHead = []byte{1, 0, 0}
 // than list, and whether it does. Only a series that readers stream
 // (longer than maxCycled) takes a palette. A palette takes at least half
 // a byte a value, so that a list shorter than that is kept without its
-// values being walked, and those it walks are at most four a byte of
+// values being walked, and those it walks are fewer than two a byte of
 // list.
 func paletteOf(list []byte, n, first int64) ([]byte, bool) {
 	m := n - 1

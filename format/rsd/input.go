@@ -111,8 +111,8 @@ func (in *input) leftEvents(off int, version uint16, ranks int, a *arena) (decod
 // checksum returns the CRC-32C of the n bytes of the file at off, and
 // whether they could be read.
 func (in *input) checksum(off, n int) (uint32, bool) {
-	if in.buf == nil {
-		in.buf = make([]byte, 1<<18)
+	if len(in.buf) < min(n, 1<<18) {
+		in.buf = make([]byte, min(n, 1<<18))
 	}
 	var sum uint32
 	for n > 0 {
