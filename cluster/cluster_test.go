@@ -710,10 +710,9 @@ func TestPathsFoldOnce(t *testing.T) {
 	maxBuffered = 1 << 20
 }
 
-// TestCallsBuffered: a rank's calls are buffered up to maxBuffered, in a
-// buffer that grows by doubling (few allocations for a long rank) and
-// never past maxBuffered (a bound on a signer's memory), then folded as
-// they come.
+// TestCallsBuffered: a rank's calls are buffered up to maxBuffered, in
+// blocks (few allocations for a long rank) never past maxBuffered (a
+// bound on a signer's memory), then folded as they come.
 func TestCallsBuffered(t *testing.T) {
 	defer func(m int) { maxBuffered = m }(maxBuffered)
 	for _, m := range []int{5, 3000, 5000} {
@@ -737,6 +736,25 @@ func TestCallsBuffered(t *testing.T) {
 		if want := (m+9)%m + 1; p.shape == nil || len(p.calls) != want {
 			t.Errorf("maxBuffered %d: past it %d calls buffered, shape %v", m, len(p.calls), p.shape != nil)
 		}
+	}
+}
+
+// TestCallsBlocksReused: the next rank buffers its calls in the blocks of
+// the rank before, without allocating.
+func TestCallsBlocksReused(t *testing.T) {
+	p := newPaths(nil).reader()
+	rank := func() {
+		p.start()
+		for i := range 3*blockCalls + 5 {
+			p.add(trace.Send, uint64(i%7))
+		}
+	}
+	rank()
+	if n := testing.AllocsPerRun(3, rank); n != 0 {
+		t.Errorf("a rank of %d calls after another allocated %v times", 3*blockCalls+5, n)
+	}
+	if len(p.full) != 3 || len(p.calls) != 5 {
+		t.Errorf("%d full blocks and %d calls in the last, want 3 and 5", len(p.full), len(p.calls))
 	}
 }
 
