@@ -688,9 +688,10 @@ func (s *Series) readValues(enc []byte, items int64) {
 // such runs, each with less than half the values (more are a period,
 // which flatten keeps). Noise folds into a few short repeats by chance.
 // Kept as bytes, a noisy series takes 2 or 3 bytes a value rather than 8,
-// read in order; a palette (streamPalette), half a byte or one. Nothing walks its values but its readers (IsConst
-// reads what the check found), so that a few hundred bytes of repeats
-// that hold millions of values cost no more at open than other bytes.
+// read in order; a palette (streamPalette), half a byte or one. Nothing
+// walks its values but its readers (IsConst reads what the check found),
+// so that a few hundred bytes of repeats that hold millions of values
+// cost no more at open than other bytes.
 func (s *Series) stream(enc []byte) bool {
 	if s.N <= maxCycled || len(enc) > math.MaxInt32 {
 		return false

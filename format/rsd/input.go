@@ -32,7 +32,7 @@ func (in *input) at(off, n int) ([]byte, error) {
 	}
 	b := make([]byte, n)
 	if _, err := in.f.ReadAt(b, int64(off)); err != nil {
-		return nil, fmt.Errorf("byte %d: %w", off, err)
+		return nil, fmt.Errorf("byte %d: reading %d bytes (the file changed since it was opened?): %w", off, n, err)
 	}
 	return b, nil
 }
