@@ -49,6 +49,9 @@ const (
 	// so that ranks too short to compress well on their own borrow the
 	// redundancy of the first.
 	maxDict = 64 << 10
+	// dictGain is the share of a chunk's raw payload (1 in dictGain)
+	// its frame with the dictionary must save to be kept (writeChunk).
+	dictGain = 256
 	// dictID is the zstd dictionary id of the chunks compressed with it.
 	dictID = 1
 	// DefaultChunkSize is the uncompressed payload size at which the

@@ -1,0 +1,62 @@
+package ktr
+
+import (
+	"os"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// frameDicts returns the dictionary id each chunk's zstd frame names
+// (0: none), rank after rank.
+func frameDicts(t *testing.T, path string) []uint32 {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint32
+	for _, c := range s.chunks {
+		var h zstd.Header
+		if err := h.Decode(b[c.off+chunkHeadSize : c.off+c.size]); err != nil {
+			t.Fatalf("chunk at byte %d: %v", c.off, err)
+		}
+		ids = append(ids, h.DictionaryID)
+	}
+	return ids
+}
+
+// TestDictionaryWherePays: short ranks that resemble the first are
+// compressed with the file's dictionary; long chunks, which it barely
+// shrinks, without (a frame with a dictionary decodes in
+// klauspost/compress' Go code, not its assembly: writeChunk). Both read
+// back.
+func TestDictionaryWherePays(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		px, py   int
+		iters    int
+		wantDict bool // every chunk after the first with the dictionary, or none
+	}{
+		{"64 short ranks", 8, 8, 5, true},
+		{"4 ranks of 3 chunks", 2, 2, 4000, false}, // 6 of 12 chunks kept the dictionary's frame, 0.5% smaller
+	} {
+		src := stencilNoise(c.px, c.py, c.iters, true, 0.1)
+		p := writeTemp(t, src, Options{})
+		ids := frameDicts(t, p)
+		for i, id := range ids[1:] {
+			if want := map[bool]uint32{true: dictID}[c.wantDict]; id != want {
+				t.Errorf("%s: chunk %d of %d names dictionary %d, want %d", c.name, i+1, len(ids), id, want)
+			}
+		}
+		got, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTrace(t, got, src)
+	}
+}
