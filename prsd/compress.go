@@ -668,6 +668,14 @@ type compressor struct {
 	// the next loops' (most loops a fold makes are soon merged into
 	// another).
 	freeBodies [maxBody + 1][][]*rnode
+	// waits, where known (waitsKnown), are the iteration counts of the
+	// sequence's last item, a loop, at which the last fold would have
+	// found a length to fold: all it checked but closable held. Only
+	// that count changes while an iteration is predicted, so until the
+	// sequence changes an iteration that reaches none needs no fold
+	// (HPCC's polling loops: a seventh of signing its ranks).
+	waits      []int64
+	waitsKnown bool
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -769,6 +777,7 @@ func (c *compressor) reset() {
 		in: c.in, idx: c.idx, seq: c.seq[:0],
 		targets: c.targets[:0], path: c.path[:0], done: c.done[:0], pend: c.pend,
 		free: c.free, freeCounts: c.freeCounts, freeBodies: c.freeBodies,
+		waits: c.waits[:0],
 	}
 }
 
@@ -795,6 +804,10 @@ func reuse[T any](free *[]*T) *T {
 
 // recycle turns drop on (off in a test, to compare).
 var recycle = true
+
+// skipFolds lets predict skip the folds that c.waits rules out (off in a
+// test, to compare).
+var skipFolds = true
 
 // drop gives back n, an item fold merged into another, with its body's
 // items: nothing refers to them any more.
@@ -835,6 +848,7 @@ func (c *compressor) drop(n *rnode) {
 func (c *compressor) append(n *rnode) {
 	c.seq = append(c.seq, n)
 	c.idx.push(n.id, len(n.body), 0) // a call: fold pushes the loops
+	c.waitsKnown = false
 	for c.fold() {
 	}
 }
@@ -933,6 +947,9 @@ func (c *compressor) predict(id int32, e *trace.Event) bool {
 		d.loop.counts.add(d.count)
 	}
 	c.targets, c.path, c.done = c.targets[:0], c.path[:0], c.done[:0]
+	if skipFolds && c.waitsKnown && !slices.Contains(c.waits, l.cur) {
+		return true
+	}
 	for c.fold() {
 	}
 	return true
@@ -1002,11 +1019,12 @@ func (c *compressor) fill(r *rawCall, e *trace.Event) {
 // may (seqIndex).
 func (c *compressor) fold() bool {
 	s, n := c.seq, len(c.seq)
-	return c.idx.candidates(func(l int, extend bool) bool {
+	c.waits, c.waitsKnown = c.waits[:0], true
+	folded := c.idx.candidates(func(l int, extend bool) bool {
 		tail := s[n-l:]
 		if extend {
 			prev := s[n-l-1]
-			if !sameIDs(prev.body, tail) || !closable(prev.body[l-1], tail[l-1]) {
+			if !sameIDs(prev.body, tail) || !c.closable(prev.body[l-1], tail[l-1]) {
 				return false
 			}
 			prev.cur++
@@ -1019,7 +1037,7 @@ func (c *compressor) fold() bool {
 			return true
 		}
 		first := s[n-2*l : n-l]
-		if !slices.Equal(c.idx.keys[n-2*l:n-l], c.idx.keys[n-l:]) || !closable(first[l-1], tail[l-1]) {
+		if !slices.Equal(c.idx.keys[n-2*l:n-l], c.idx.keys[n-l:]) || !c.closable(first[l-1], tail[l-1]) {
 			return false
 		}
 		body := c.body(first)
@@ -1038,6 +1056,8 @@ func (c *compressor) fold() bool {
 		c.idx.push(loop.id, l, h)
 		return true
 	})
+	c.waitsKnown = !folded
+	return folded
 }
 
 // maxFreeBodies bounds the bodies of each length kept for reuse.
@@ -1062,8 +1082,9 @@ func sameIDs(a, b []*rnode) bool {
 
 // closable reports whether the last item of a tail, t, may be folded onto
 // b: a loop at the end of the sequence may still gain iterations, so it
-// folds only onto a loop instance of as many.
-func closable(b, t *rnode) bool {
+// folds only onto a loop instance of as many. Where it may not, the count
+// it waits for goes to c.waits.
+func (c *compressor) closable(b, t *rnode) bool {
 	if !t.isLoop() || t.cur == 0 {
 		return true
 	}
@@ -1071,7 +1092,11 @@ func closable(b, t *rnode) bool {
 	if last == 0 {
 		last = b.counts.last
 	}
-	return last == t.cur
+	if last != t.cur {
+		c.waits = append(c.waits, last)
+		return false
+	}
+	return true
 }
 
 // toBody makes a top-level item a loop body's: a call accumulates its

@@ -142,3 +142,60 @@ func TestRecycledNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedFolds: folding gives the same shapes whether the folds at the
+// end of a predicted iteration that the counts waited for rule out
+// (compressor.waits) are skipped or not, on random sequences of polling
+// loops of varying counts (an item, a pair), each after a call, repeated
+// in nests whose counts vary too.
+func TestSkippedFolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	poll := func(out []uint64) []uint64 {
+		out = append(out, uint64(rng.IntN(3)))
+		body := []uint64{10 + uint64(rng.IntN(2))}
+		if rng.IntN(3) == 0 {
+			body = append(body, 12)
+		}
+		for range 1 + rng.IntN(5) {
+			out = append(out, body...)
+		}
+		return out
+	}
+	var emit func(depth int, out []uint64) []uint64
+	emit = func(depth int, out []uint64) []uint64 {
+		for range 1 + rng.IntN(3) {
+			if depth < 2 && rng.IntN(2) == 0 {
+				start := len(out)
+				out = emit(depth+1, out)
+				body := slices.Clone(out[start:])
+				for range rng.IntN(4) {
+					out = append(out, body...)
+				}
+				continue
+			}
+			out = poll(out)
+		}
+		return out
+	}
+	shape := func(sites []uint64) string {
+		s := NewShape(NewInterner())
+		for _, site := range sites {
+			s.Add(&trace.Event{Kind: trace.Test, CallSite: site})
+		}
+		s.Finish()
+		return s.Key()
+	}
+	defer func(s bool) { skipFolds = s }(skipFolds)
+	for range 500 {
+		var sites []uint64
+		for len(sites) < 1000 {
+			sites = emit(0, sites)
+		}
+		skipFolds = true
+		got := shape(sites)
+		skipFolds = false
+		if want := shape(sites); got != want {
+			t.Fatalf("%d calls %v: the shapes differ with folds skipped:\n%s\nwant\n%s", len(sites), sites[:min(len(sites), 60)], got, want)
+		}
+	}
+}
