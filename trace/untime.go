@@ -167,16 +167,17 @@ func (r *untimedReader) Next() bool {
 			r.busy += max(e.Duration(), 0)
 			continue
 		}
+		pass := Passive(e.Kind)
 		if e.Kind == Init {
 			r.busy, r.kept = 0, 0 // a replay starts where MPI_Init returns
 			r.passive = 0
-		} else if e.HasTime && Passive(e.Kind) {
+		} else if e.HasTime && pass {
 			r.passive += max(e.Duration(), 0)
 		}
 		if e.Kind != Location {
 			r.settle()
 		}
-		if r.kept > 0 && e.Kind != Location && !Passive(e.Kind) {
+		if r.kept > 0 && e.Kind != Location && !pass {
 			r.compute(e.Region)
 			r.held = true
 			return true
@@ -202,13 +203,11 @@ func (r *untimedReader) Next() bool {
 // (Deferred: an OTF2 reader's probes too) and the calls that make
 // communicators (SimGrid's replay does not replay them). Kairos' tracer
 // writes none of them in TI, and one computation around them.
-func Passive(k Kind) bool {
-	switch k {
-	case Probe, Iprobe, Deferred, CommSplit, CommDup, CommCreate, CommFree:
-		return true
-	}
-	return false
-}
+func Passive(k Kind) bool { return passive[k] }
+
+// passive is Passive's table, by kind: a switch took 3.5% of the
+// instructions of an analytic replay of HPCC (millions of polls).
+var passive = [256]bool{Probe: true, Iprobe: true, Deferred: true, CommSplit: true, CommDup: true, CommCreate: true, CommFree: true}
 
 // account adds the gap before e to the computation.
 func (r *untimedReader) account(e *Event) {
