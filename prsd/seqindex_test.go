@@ -113,32 +113,46 @@ func TestRecycledNodes(t *testing.T) {
 		}
 		return out
 	}
-	fold := func(s *Shape, sites []uint64) string {
-		for _, site := range sites {
-			s.Add(&trace.Event{Kind: trace.Send, CallSite: site})
-		}
-		s.Finish()
-		return s.Key()
-	}
-	shape := func(sites []uint64) string { return fold(NewShape(NewInterner()), sites) }
 	reused := NewShape(NewInterner())
-	defer func(r bool) { recycle = r }(recycle)
-	for range 300 {
-		var sites []uint64
-		for len(sites) < 2000 {
-			sites = emit(0, sites)
-		}
-		recycle = true
-		got := shape(sites)
-		recycle = false
-		want := shape(sites)
-		if got != want {
-			t.Fatalf("%d calls: the shapes differ with nodes recycled", len(sites))
-		}
-		recycle = true
+	sameShapes(t, &recycle, "nodes recycled", 300, 2000, func() []uint64 { return emit(0, nil) }, func(sites []uint64, want string) {
 		reused.Reset()
-		if got := fold(reused, sites); got != want {
+		if got := foldSites(reused, sites); got != want {
 			t.Fatalf("%d calls: the shapes differ in a shape reset", len(sites))
+		}
+	})
+}
+
+// foldSites folds calls of the given sites into s and returns its key.
+func foldSites(s *Shape, sites []uint64) string {
+	for _, site := range sites {
+		s.Add(&trace.Event{Kind: trace.Send, CallSite: site})
+	}
+	s.Finish()
+	return s.Key()
+}
+
+// sameShapes folds rounds random sequences of at least n calls (emit's,
+// appended until there are) into new shapes with *flag on and off, and
+// fails t where the shapes differ; then, the switch on, calls also with
+// the sequence and its shape.
+func sameShapes(t *testing.T, flag *bool, what string, rounds, n int, emit func() []uint64, also func(sites []uint64, want string)) {
+	t.Helper()
+	defer func(v bool) { *flag = v }(*flag)
+	shape := func(sites []uint64) string { return foldSites(NewShape(NewInterner()), sites) }
+	for range rounds {
+		var sites []uint64
+		for len(sites) < n {
+			sites = append(sites, emit()...)
+		}
+		*flag = true
+		got := shape(sites)
+		*flag = false
+		if want := shape(sites); got != want {
+			t.Fatalf("%d calls %v: the shapes differ with %s:\n%s\nwant\n%s", len(sites), sites[:min(len(sites), 60)], what, got, want)
+		}
+		*flag = true
+		if also != nil {
+			also(sites, got)
 		}
 	}
 }
@@ -177,25 +191,5 @@ func TestSkippedFolds(t *testing.T) {
 		}
 		return out
 	}
-	shape := func(sites []uint64) string {
-		s := NewShape(NewInterner())
-		for _, site := range sites {
-			s.Add(&trace.Event{Kind: trace.Test, CallSite: site})
-		}
-		s.Finish()
-		return s.Key()
-	}
-	defer func(s bool) { skipFolds = s }(skipFolds)
-	for range 500 {
-		var sites []uint64
-		for len(sites) < 1000 {
-			sites = emit(0, sites)
-		}
-		skipFolds = true
-		got := shape(sites)
-		skipFolds = false
-		if want := shape(sites); got != want {
-			t.Fatalf("%d calls %v: the shapes differ with folds skipped:\n%s\nwant\n%s", len(sites), sites[:min(len(sites), 60)], got, want)
-		}
-	}
+	sameShapes(t, &skipFolds, "folds skipped", 500, 1000, func() []uint64 { return emit(0, nil) }, nil)
 }
