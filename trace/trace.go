@@ -306,6 +306,15 @@ type Skip uint8
 // requests (signing ranks, say) then spends nothing decoding them.
 const SkipRequests Skip = 1
 
+// SkipUnreplayed sets of an event that a replay does nothing for (of a
+// Passive kind, or a timed local call or computation, which untiming
+// makes computation) only its Kind, Compute, HasTime, Enter and Exit (and
+// Request, unless skimmed); its other fields are left as they were. An
+// untimed replay that drops such events (UntimedSource.DropUnreplayed)
+// then spends nothing building the rest: a polling program's OTF2 trace
+// is mostly polls.
+const SkipUnreplayed Skip = 2
+
 // A Skimmer is a Reader that can leave unset the fields its consumer does
 // not read (Skip), which costs less than decoding them. Skim is called
 // before the first Next; a reader that is no Skimmer decodes everything.

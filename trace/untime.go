@@ -53,6 +53,7 @@ type UntimedSource struct {
 	speed    float64
 	shortest Time
 	meta     Meta
+	drop     bool // DropUnreplayed
 
 	mu          sync.Mutex
 	first, last Time // the ranks' earliest start and latest end
@@ -77,8 +78,17 @@ func (s *UntimedSource) OpenRank(r int) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &untimedReader{in: in, rank: r, speed: s.speed, shortest: max(s.shortest, 1), src: s}, nil
+	if s.drop {
+		Skim(in, SkipUnreplayed)
+	}
+	return &untimedReader{in: in, rank: r, speed: s.speed, shortest: max(s.shortest, 1), src: s, drop: s.drop}, nil
 }
+
+// DropUnreplayed makes the ranks opened after it leave out the events of
+// Passive kinds, which a replay does nothing for (SimGrid's replay has
+// none: TI has no action for them), reading them with SkipUnreplayed:
+// for a replay that observes no action (its timelines list them).
+func (s *UntimedSource) DropUnreplayed() { s.drop = true }
 
 // Speed returns the speed (flop/s) the computation is untimed at.
 func (s *UntimedSource) Speed() float64 { return s.speed }
@@ -138,6 +148,7 @@ type untimedReader struct {
 	rank     int
 	speed    float64
 	shortest Time // the shortest computation returned (at least 1)
+	drop     bool // DropUnreplayed
 	ev       Event
 	held     bool // in.Event() is the next event to return
 	busy     Time // computation time since the last call
@@ -176,6 +187,9 @@ func (r *untimedReader) Next() bool {
 		}
 		if e.Kind != Location {
 			r.settle()
+		}
+		if pass && r.drop {
+			continue
 		}
 		if r.kept > 0 && e.Kind != Location && !pass {
 			r.compute(e.Region)

@@ -149,7 +149,10 @@ A timed trace (OTF2, DUMPI, a timed .ktr) is replayed as SMPI runs real
 code: the time between MPI calls becomes computation at smpi/host-speed (the
 speed of the machine it was recorded on; default: the speed of rank 0's host
 as the platform describes it, before --speed and --speed-scale), computations
-shorter than smpi/cpu-threshold (1e-6 s) dropped.
+shorter than smpi/cpu-threshold (1e-6 s) dropped. The calls a replay does
+nothing for (probes, the calls that make communicators, those replayed where
+they complete) are left out as the trace is read, unless --verbose,
+--timed-trace, --paje or --perfetto lists the actions.
 
 --analytic switches to a contention-free model (every message takes
 latency x lat-factor + size / (bandwidth x bw-factor), Hockney-style) that is
@@ -491,6 +494,8 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	var o sim.Observer
 	if len(obs) > 0 {
 		o = obs
+	} else if untimed != nil {
+		untimed.DropUnreplayed() // no timeline lists the calls a replay does nothing for
 	}
 	began := time.Now()
 	res, err := sim.Run(src, m, cfg, o)

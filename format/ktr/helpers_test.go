@@ -47,6 +47,7 @@ func stencilNoise(px, py, iters int, timed bool, noise float64) *trace.Trace {
 type stencilRank struct {
 	rank, px, py int
 	timed        bool
+	polls        bool // polls (Iprobe, and Local calls) before each waitall
 	noise        float64
 	rng          *rand.Rand
 	imbalance    float64
@@ -98,6 +99,9 @@ func (g *stencilRank) run(iters int) {
 			e.Request, reqs[4+i] = g.req, g.req
 			g.emit(&e, 8+uint64(i), g.regions[1], 2e-6)
 		}
+		if g.polls {
+			g.poll()
+		}
 		w := trace.NewEvent(trace.Waitall)
 		w.Requests = reqs
 		g.emit(&w, 12, g.regions[1], 2e-5*(1+g.rng.ExpFloat64()))
@@ -112,6 +116,33 @@ func (g *stencilRank) run(iters int) {
 	}
 	fin := trace.NewEvent(trace.Finalize)
 	g.emit(&fin, 15, 0, 1e-4)
+}
+
+// poll emits 0 to 7 polls: probes of any source, and local calls (a test
+// the tracer records by its name), each 1 in 3.
+func (g *stencilRank) poll() {
+	for range g.rng.IntN(8) {
+		p := trace.NewEvent(trace.Local)
+		if g.rng.IntN(3) == 0 {
+			p = trace.NewEvent(trace.Iprobe)
+			p.Partner, p.Tag = trace.AnySource, trace.AnyTag
+		}
+		g.emit(&p, 16+uint64(p.Kind), g.regions[1], 3e-7)
+	}
+}
+
+// stencilPolls is stencilNoise's timed trace with polls before each
+// waitall (poll), as a program that tests its requests before waiting.
+func stencilPolls(px, py, iters int) *trace.Trace {
+	meta := trace.NewMeta()
+	region := meta.AddRegion("MPI_Testany", 0)
+	t := trace.New(px*py, meta)
+	for r := range px * py {
+		g := stencilRank{rank: r, px: px, py: py, timed: true, polls: true, noise: 0.1,
+			rng: rand.New(rand.NewPCG(uint64(r), 9)), imbalance: 1, regions: [3]uint32{0, region, 0}, rk: &t.Ranks[r]}
+		g.run(iters)
+	}
+	return t
 }
 
 // allFields returns a trace exercising every field of trace.Event and of

@@ -553,6 +553,10 @@ func (r *payloadReader) decode(e *trace.Event, distinct bool) (int, bool, error)
 			ok, err := r.varying(e, t)
 			return int(i), ok, err
 		}
+		if r.skip&trace.SkipUnreplayed != 0 && t.vectors == 0 && t.unreplayed() {
+			ok, err := r.varying(e, t)
+			return -1, ok, err
+		}
 		r.copyTemplate(e, t)
 	} else {
 		k, err := trace.DecodeEvent(r.structure[r.soff:], e, &r.st)

@@ -39,6 +39,12 @@ const (
 	tmplRequest // Request is set (its value is in the requests column)
 )
 
+// unreplayed reports whether t's events are ones a replay does nothing
+// for (trace.SkipUnreplayed).
+func (t *template) unreplayed() bool {
+	return trace.Passive(t.kind) || (t.kind == trace.Local || t.kind == trace.Compute) && t.flags&tmplHasTime != 0
+}
+
 // templateVectors are a distinct event's vectors: their lengths and
 // whether each is nil matter; Requests' elements are read from the
 // requests column.

@@ -1,0 +1,105 @@
+package ktr
+
+import (
+	"testing"
+
+	"kairos/trace"
+)
+
+// TestSkipUnreplayed: a reader skimmed with trace.SkipUnreplayed gives
+// the events a replay does nothing for (probes, timed local calls and
+// computations) with their kind, amount, times and request as read whole,
+// and every other event whole.
+func TestSkipUnreplayed(t *testing.T) {
+	for name, src := range map[string]*trace.Trace{
+		"polls":      stencilPolls(3, 2, 100),
+		"all fields": allFields(),
+	} {
+		s, err := Open(writeTemp(t, src, Options{ChunkSize: 4 << 10}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		thin := 0
+		for r := range s.NumRanks() {
+			want, err := events(s, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd, err := s.OpenRank(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trace.Skim(rd, trace.SkipUnreplayed)
+			for i := 0; rd.Next(); i++ {
+				got, w := rd.Event(), &want[i]
+				if trace.Passive(w.Kind) || w.HasTime && (w.Kind == trace.Local || w.Kind == trace.Compute) {
+					thin++
+					if got.Kind != w.Kind || got.Compute != w.Compute || got.HasTime != w.HasTime ||
+						got.Enter != w.Enter || got.Exit != w.Exit || got.Request != w.Request {
+						t.Fatalf("%s, rank %d, event %d: %+v, read whole %+v", name, r, i, *got, *w)
+					}
+				} else if !sameEvent(got, w) {
+					t.Fatalf("%s, rank %d, event %d: %+v, read whole %+v", name, r, i, *got, *w)
+				}
+			}
+			if err := rd.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rd.Close()
+		}
+		if thin == 0 {
+			t.Errorf("%s: no event a replay does nothing for", name)
+		}
+	}
+}
+
+// TestDropUnreplayed: a timed trace untimed with its unreplayed events
+// dropped (trace.UntimedSource.DropUnreplayed, the .ktr's read thin) gives
+// the events of the same trace untimed whole, but those of Passive kinds,
+// and the same recorded span and time in passive calls; also from the
+// trace in memory, whose reader is read whole.
+func TestDropUnreplayed(t *testing.T) {
+	src := stencilPolls(3, 2, 100)
+	s, err := Open(writeTemp(t, src, Options{ChunkSize: 4 << 10}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]trace.Source{"ktr": s, "memory": src} {
+		for _, shortest := range []trace.Time{0, 2_000_000} {
+			all := trace.UntimedAbove(in, 1e9, shortest)
+			dropped := trace.UntimedAbove(in, 1e9, shortest)
+			dropped.DropUnreplayed()
+			for r := range in.NumRanks() {
+				a, errA := events(dropped, r)
+				b, errB := events(all, r)
+				if errA != nil || errB != nil {
+					t.Fatalf("%s, rank %d: %v, %v", name, r, errA, errB)
+				}
+				var want []trace.Event
+				for _, e := range b {
+					if !trace.Passive(e.Kind) {
+						want = append(want, e)
+					}
+				}
+				if len(want) == len(b) {
+					t.Fatalf("%s, rank %d: no passive event to drop", name, r)
+				}
+				if len(a) != len(want) {
+					t.Fatalf("%s, shortest %d, rank %d: %d events, want %d", name, shortest, r, len(a), len(want))
+				}
+				for i := range a {
+					if !sameEvent(&a[i], &want[i]) {
+						t.Fatalf("%s, shortest %d, rank %d, event %d:\n%+v\nwant\n%+v", name, shortest, r, i, a[i], want[i])
+					}
+				}
+			}
+			ga, oka := dropped.Recorded()
+			wa, okb := all.Recorded()
+			gp, gn := dropped.Unreplayed()
+			wp, wn := all.Unreplayed()
+			if ga != wa || oka != okb || gp != wp || gn != wn {
+				t.Errorf("%s: recorded %d %v, passive %d in %d ranks; want %d %v, %d in %d", name, ga, oka, gp, gn, wa, okb, wp, wn)
+			}
+		}
+	}
+}
