@@ -80,6 +80,9 @@ func FuzzOpen(f *testing.F) {
 			if err == nil {
 				sameTrace(t, dtr, tr)
 			}
+			if terr := sameThin(src, tr); (terr == nil) != (err == nil) || terr != nil && !errors.Is(terr, ErrCorrupt) {
+				t.Fatalf("read skimmed with SkipUnreplayed: %v; whole: %v", terr, err)
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {

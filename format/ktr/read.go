@@ -383,9 +383,14 @@ type RankReader struct {
 func (r *RankReader) Next() bool {
 	for r.err == nil {
 		if r.more {
-			_, ok, err := r.dec.pr.decode(&r.ev, false)
+			id, ok, err := r.dec.pr.decode(&r.ev, false)
 			if ok && err == nil {
 				r.n++
+				if id == thinEvent {
+					// Its amounts are its distinct event's, not negative
+					// (decode), and not set: only Compute may be absurd.
+					return r.n <= r.events && trace.SaneCompute(r.ev.Kind, r.ev.Compute) || r.checkCompute()
+				}
 				return r.n <= r.events && r.ev.Sane() || r.check(&r.ev)
 			}
 			if !r.ended(err) {

@@ -39,6 +39,11 @@ const (
 	tmplRequest // Request is set (its value is in the requests column)
 )
 
+// thinEvent is the id decode returns for an event read thin
+// (trace.SkipUnreplayed): only its values that vary are set, the rest
+// holds the event before's.
+const thinEvent = -2
+
 // unreplayed reports whether t's events are ones a replay does nothing
 // for (trace.SkipUnreplayed).
 func (t *template) unreplayed() bool {
