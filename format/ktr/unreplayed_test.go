@@ -21,38 +21,27 @@ func TestSkipUnreplayed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := sameThin(s, src); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
 		thin := 0
-		for r := range s.NumRanks() {
-			want, err := events(s, r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rd, err := s.OpenRank(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			trace.Skim(rd, trace.SkipUnreplayed)
-			for i := 0; rd.Next(); i++ {
-				got, w := rd.Event(), &want[i]
-				if trace.Passive(w.Kind) || w.HasTime && (w.Kind == trace.Local || w.Kind == trace.Compute) {
+		for r := range src.NumRanks() {
+			evs, _ := events(src, r)
+			for _, e := range evs {
+				if unreplayed(&e) {
 					thin++
-					if got.Kind != w.Kind || got.Compute != w.Compute || got.HasTime != w.HasTime ||
-						got.Enter != w.Enter || got.Exit != w.Exit || got.Request != w.Request {
-						t.Fatalf("%s, rank %d, event %d: %+v, read whole %+v", name, r, i, *got, *w)
-					}
-				} else if !sameEvent(got, w) {
-					t.Fatalf("%s, rank %d, event %d: %+v, read whole %+v", name, r, i, *got, *w)
 				}
 			}
-			if err := rd.Err(); err != nil {
-				t.Fatal(err)
-			}
-			rd.Close()
 		}
 		if thin == 0 {
 			t.Errorf("%s: no event a replay does nothing for", name)
 		}
 	}
+}
+
+// unreplayed reports whether trace.SkipUnreplayed reads e thin.
+func unreplayed(e *trace.Event) bool {
+	return trace.Passive(e.Kind) || e.HasTime && (e.Kind == trace.Local || e.Kind == trace.Compute)
 }
 
 // TestDropUnreplayed: a timed trace untimed with its unreplayed events
@@ -130,7 +119,7 @@ func sameThin(src trace.Source, whole *trace.Trace) error {
 				continue
 			}
 			got, w := rd.Event(), &want[i]
-			if trace.Passive(w.Kind) || w.HasTime && (w.Kind == trace.Local || w.Kind == trace.Compute) {
+			if unreplayed(w) {
 				if got.Kind != w.Kind || got.Compute != w.Compute || got.HasTime != w.HasTime ||
 					got.Enter != w.Enter || got.Exit != w.Exit || got.Request != w.Request {
 					return fmt.Errorf("rank %d, event %d: %+v, read whole %+v", r, i, *got, *w)
