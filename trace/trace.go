@@ -306,9 +306,8 @@ type Skip uint8
 // requests (signing ranks, say) then spends nothing decoding them.
 const SkipRequests Skip = 1
 
-// SkipUnreplayed sets of an event that a replay does nothing for (of a
-// Passive kind, or a timed local call or computation, which untiming
-// makes computation) only its Kind, Compute, HasTime, Enter and Exit (and
+// SkipUnreplayed sets of an event that a replay does nothing for
+// (Unreplayed) only its Kind, Compute, HasTime, Enter and Exit (and
 // Request, unless skimmed); its other fields are left as they were. An
 // untimed replay that drops such events (UntimedSource.DropUnreplayed)
 // then spends nothing building the rest: a polling program's OTF2 trace

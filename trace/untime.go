@@ -219,6 +219,14 @@ func (r *untimedReader) Next() bool {
 // writes none of them in TI, and one computation around them.
 func Passive(k Kind) bool { return passive[k] }
 
+// Unreplayed reports whether a replay of untimed events does nothing for
+// an event of kind k, timed or not: a Passive call, or a timed local call
+// or computation, whose time untiming makes computation
+// (SkipUnreplayed).
+func Unreplayed(k Kind, timed bool) bool {
+	return passive[k] || timed && (k == Local || k == Compute)
+}
+
 // passive is Passive's table, by kind: a switch took 3.5% of the
 // instructions of an analytic replay of HPCC (millions of polls).
 var passive = [256]bool{Probe: true, Iprobe: true, Deferred: true, CommSplit: true, CommDup: true, CommCreate: true, CommFree: true}

@@ -47,7 +47,7 @@ const thinEvent = -2
 // unreplayed reports whether t's events are ones a replay does nothing
 // for (trace.SkipUnreplayed).
 func (t *template) unreplayed() bool {
-	return trace.Passive(t.kind) || (t.kind == trace.Local || t.kind == trace.Compute) && t.flags&tmplHasTime != 0
+	return trace.Unreplayed(t.kind, t.flags&tmplHasTime != 0)
 }
 
 // templateVectors are a distinct event's vectors: their lengths and

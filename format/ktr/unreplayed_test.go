@@ -28,7 +28,7 @@ func TestSkipUnreplayed(t *testing.T) {
 		for r := range src.NumRanks() {
 			evs, _ := events(src, r)
 			for _, e := range evs {
-				if unreplayed(&e) {
+				if trace.Unreplayed(e.Kind, e.HasTime) {
 					thin++
 				}
 			}
@@ -37,11 +37,6 @@ func TestSkipUnreplayed(t *testing.T) {
 			t.Errorf("%s: no event a replay does nothing for", name)
 		}
 	}
-}
-
-// unreplayed reports whether trace.SkipUnreplayed reads e thin.
-func unreplayed(e *trace.Event) bool {
-	return trace.Passive(e.Kind) || e.HasTime && (e.Kind == trace.Local || e.Kind == trace.Compute)
 }
 
 // TestDropUnreplayed: a timed trace untimed with its unreplayed events
@@ -119,7 +114,7 @@ func sameThin(src trace.Source, whole *trace.Trace) error {
 				continue
 			}
 			got, w := rd.Event(), &want[i]
-			if unreplayed(w) {
+			if trace.Unreplayed(w.Kind, w.HasTime) {
 				if got.Kind != w.Kind || got.Compute != w.Compute || got.HasTime != w.HasTime ||
 					got.Enter != w.Enter || got.Exit != w.Exit || got.Request != w.Request {
 					return fmt.Errorf("rank %d, event %d: %+v, read whole %+v", r, i, *got, *w)
