@@ -163,7 +163,21 @@ func sameShapes(t *testing.T, flag *bool, what string, rounds, n int, emit func(
 // loops of varying counts (an item, a pair), each after a call, repeated
 // in nests whose counts vary too.
 func TestSkippedFolds(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
+	sameShapes(t, &skipFolds, "folds skipped", 500, 1000, pollingLoops(rand.New(rand.NewPCG(9, 10))), nil)
+}
+
+// TestExtendedRuns: folding gives the same shapes whether a call that
+// repeats a one-call loop ending the sequence is appended and folded or
+// taken as an iteration more (compressor.extendRun), on the sequences of
+// TestSkippedFolds.
+func TestExtendedRuns(t *testing.T) {
+	sameShapes(t, &extendRuns, "runs extended", 500, 1000, pollingLoops(rand.New(rand.NewPCG(11, 12))), nil)
+}
+
+// pollingLoops returns a generator of random sequences of polling loops
+// of varying counts (an item, a pair), each after a call, repeated and
+// nested up to three levels.
+func pollingLoops(rng *rand.Rand) func() []uint64 {
 	poll := func(out []uint64) []uint64 {
 		out = append(out, uint64(rng.IntN(3)))
 		body := []uint64{10 + uint64(rng.IntN(2))}
@@ -191,5 +205,5 @@ func TestSkippedFolds(t *testing.T) {
 		}
 		return out
 	}
-	sameShapes(t, &skipFolds, "folds skipped", 500, 1000, func() []uint64 { return emit(0, nil) }, nil)
+	return func() []uint64 { return emit(0, nil) }
 }
