@@ -183,11 +183,17 @@ func (p *pathReader) fold() {
 	p.empty()
 }
 
-// foldBlock adds the calls of a block to the rank's shape.
+// foldBlock adds the calls of a block to the rank's shape, each run of
+// one call at once (a polling loop's).
 func (p *pathReader) foldBlock(calls []callKey) {
-	for _, c := range calls {
+	for i := 0; i < len(calls); {
+		c, n := calls[i], 1
+		for i+n < len(calls) && calls[i+n] == c {
+			n++
+		}
 		p.ev.Kind, p.ev.CallSite = c.kind, c.site
-		p.shape.Add(&p.ev)
+		p.shape.AddRun(&p.ev, n)
+		i += n
 	}
 }
 

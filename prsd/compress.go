@@ -676,6 +676,8 @@ type compressor struct {
 	// (HPCC's polling loops: a seventh of signing its ranks).
 	waits      []int64
 	waitsKnown bool
+	// runBuf is flushRuns' room.
+	runBuf []callRun
 }
 
 // pframe is a loop body being walked by prediction: the next item, and
@@ -721,6 +723,79 @@ func (c *compressor) add(e *trace.Event) {
 	}
 	c.close()
 	c.open, c.hasOpen = e.Clone(), true
+}
+
+// runs lets addRun count the iterations that change nothing but the
+// count at once (off in a test, to compare).
+var runs = true
+
+// addRun appends n calls of e's kind and call site to a structure without
+// parameters, unbounded (a Shape's), as n adds would. Where the sequence
+// ends with a loop whose body is that call alone, an iteration more
+// changes only its count, and folds only where the count reaches one the
+// last fold waited for (foldAfterIteration): the iterations before it are
+// counted at once. A polling loop's thousands of calls (HPCC's
+// MPI_Testany) take a few pushes.
+func (c *compressor) addRun(e *trace.Event, n int64) {
+	for n > 0 {
+		if k := c.silent(e.Kind, e.CallSite, n); k > 0 {
+			c.seq[len(c.seq)-1].cur += k
+			c.calls += k
+			n -= k
+			continue
+		}
+		if k := c.silentInner(e, n); k > 0 {
+			f := &c.path[len(c.path)-1]
+			f.iter += k
+			for range k {
+				c.targets = append(c.targets, f.loop.body[0])
+			}
+			c.calls += k
+			n -= k
+			continue
+		}
+		c.add(e)
+		n--
+	}
+}
+
+// silentInner returns how many of up to n calls of e's kind and call site,
+// each an iteration more of a one-call loop that a predicted iteration is
+// walking, would be predicted with nothing but the walk's count changed:
+// all but the loop's last expected iteration.
+func (c *compressor) silentInner(e *trace.Event, n int64) int64 {
+	if !runs || c.ctx != nil || c.pay != nil || c.key != nil || c.bounded || len(c.path) < 2 {
+		return 0
+	}
+	f := &c.path[len(c.path)-1]
+	if len(f.loop.body) != 1 || f.pos != 1 {
+		return 0
+	}
+	if b := f.loop.body[0]; b.isLoop() || b.kind != e.Kind || b.site != e.CallSite {
+		return 0
+	}
+	return max(min(n, f.want-2-f.iter), 0)
+}
+
+// silent returns how many of up to n calls of a kind and call site, each
+// an iteration more of the one-call loop ending the sequence, would change
+// nothing but its count (and the number of calls, where they are new).
+func (c *compressor) silent(kind trace.Kind, site uint64, n int64) int64 {
+	k := len(c.seq)
+	if !runs || n == 0 || c.ctx != nil || c.pay != nil || c.key != nil || c.bounded || len(c.path) > 0 ||
+		!skipFolds || !c.waitsKnown || k == 0 {
+		return 0
+	}
+	l := c.seq[k-1]
+	if len(l.body) != 1 || l.body[0].kind != kind || l.body[0].site != site || l.body[0].isLoop() {
+		return 0
+	}
+	for _, w := range c.waits { // the counts before the next one waited for
+		if w > l.cur {
+			n = min(n, w-1-l.cur)
+		}
+	}
+	return max(n, 0)
 }
 
 // close appends the held call with the computation after it, and before
@@ -777,7 +852,7 @@ func (c *compressor) reset() {
 		in: c.in, idx: c.idx, seq: c.seq[:0],
 		targets: c.targets[:0], path: c.path[:0], done: c.done[:0], pend: c.pend,
 		free: c.free, freeCounts: c.freeCounts, freeBodies: c.freeBodies,
-		waits: c.waits[:0],
+		waits: c.waits[:0], runBuf: c.runBuf[:0],
 	}
 }
 
@@ -1003,6 +1078,11 @@ func (c *compressor) flush() {
 	// may drop the loop whose body the targets are.
 	targets := c.targets
 	c.targets, c.path, c.done = nil, c.path[:0], c.done[:0]
+	if c.ctx == nil && runs {
+		c.flushRuns(targets)
+		c.targets = targets[:0]
+		return
+	}
 	for i, b := range targets {
 		item := reuse(&c.free)
 		item.id, item.kind, item.site = b.id, b.kind, b.site
@@ -1016,6 +1096,44 @@ func (c *compressor) flush() {
 		c.append(item)
 	}
 	c.targets = targets[:0]
+}
+
+// flushRuns is flush of a structure without parameters, whose calls kept
+// aside are their identities: each run of one call (an inner polling
+// loop's) goes in as a call, then as iterations more of the loop it makes,
+// counted at once where silent allows.
+func (c *compressor) flushRuns(targets []*rnode) {
+	rs := c.runBuf[:0]
+	for i := 0; i < len(targets); {
+		b, m := targets[i], 1
+		for i+m < len(targets) && targets[i+m] == b {
+			m++
+		}
+		rs = append(rs, callRun{b.id, b.kind, b.site, int64(m)})
+		i += m
+	}
+	c.runBuf = rs
+	for _, r := range rs {
+		for r.n > 0 {
+			if k := c.silent(r.kind, r.site, r.n); k > 0 {
+				c.seq[len(c.seq)-1].cur += k
+				r.n -= k
+				continue
+			}
+			item := reuse(&c.free)
+			item.id, item.kind, item.site = r.id, r.kind, r.site
+			c.append(item)
+			r.n--
+		}
+	}
+}
+
+// callRun is n calls of one identity in a row.
+type callRun struct {
+	id   int32
+	kind trace.Kind
+	site uint64
+	n    int64
 }
 
 // fill sets r to e, its requests made relative to the highest request id

@@ -124,8 +124,13 @@ func TestRecycledNodes(t *testing.T) {
 
 // foldSites folds calls of the given sites into s and returns its key.
 func foldSites(s *Shape, sites []uint64) string {
-	for _, site := range sites {
-		s.Add(&trace.Event{Kind: trace.Send, CallSite: site})
+	for len(sites) > 0 { // each run of a call site at once, as a signer adds them
+		n := 1
+		for n < len(sites) && sites[n] == sites[0] {
+			n++
+		}
+		s.AddRun(&trace.Event{Kind: trace.Send, CallSite: sites[0]}, n)
+		sites = sites[n:]
 	}
 	s.Finish()
 	return s.Key()
@@ -172,6 +177,22 @@ func TestSkippedFolds(t *testing.T) {
 // TestSkippedFolds.
 func TestExtendedRuns(t *testing.T) {
 	sameShapes(t, &extendRuns, "runs extended", 500, 1000, pollingLoops(rand.New(rand.NewPCG(11, 12))), nil)
+}
+
+// TestRuns: folding gives the same shapes whether a run of calls is
+// added call by call or its iterations that change only a loop's count
+// at once (compressor.addRun), on the sequences of TestSkippedFolds and on
+// long runs after a call.
+func TestRuns(t *testing.T) {
+	sameShapes(t, &runs, "runs added at once", 500, 1000, pollingLoops(rand.New(rand.NewPCG(13, 14))), nil)
+	rng := rand.New(rand.NewPCG(15, 16))
+	sameShapes(t, &runs, "long runs added at once", 50, 1<<14, func() []uint64 {
+		out := []uint64{uint64(rng.IntN(3))}
+		for range 1 + rng.IntN(1000) {
+			out = append(out, 10)
+		}
+		return out
+	}, nil)
 }
 
 // pollingLoops returns a generator of random sequences of polling loops

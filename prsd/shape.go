@@ -34,6 +34,9 @@ func NewShape(in *Interner) *Shape {
 // Add appends a call: only its kind and call site count.
 func (s *Shape) Add(e *trace.Event) { s.c.add(e) }
 
+// AddRun appends n calls of e's kind and call site, as n Adds would.
+func (s *Shape) AddRun(e *trace.Event, n int) { s.c.addRun(e, int64(n)) }
+
 // Finish closes the shape; Add must not be called afterwards.
 func (s *Shape) Finish() { s.seq = s.c.finish() }
 
