@@ -733,8 +733,8 @@ func TestCallsBuffered(t *testing.T) {
 		if want := min(m, 1024); grows > 1+bits.Len(uint(m/want)) {
 			t.Errorf("maxBuffered %d: the buffer grew %d times", m, grows)
 		}
-		if want := (m+9)%m + 1; p.shape == nil || len(p.calls) != want {
-			t.Errorf("maxBuffered %d: past it %d calls buffered, shape %v", m, len(p.calls), p.shape != nil)
+		if want := (m+9)%m + 1; p.shape == nil || runsHeld(p) != want {
+			t.Errorf("maxBuffered %d: past it %d calls buffered, shape %v", m, runsHeld(p), p.shape != nil)
 		}
 	}
 }
@@ -753,8 +753,59 @@ func TestCallsBlocksReused(t *testing.T) {
 	if n := testing.AllocsPerRun(3, rank); n != 0 {
 		t.Errorf("a rank of %d calls after another allocated %v times", 3*blockCalls+5, n)
 	}
-	if len(p.full) != 3 || len(p.calls) != 5 {
-		t.Errorf("%d full blocks and %d calls in the last, want 3 and 5", len(p.full), len(p.calls))
+	if len(p.full) != 3 || runsHeld(p) != 5 {
+		t.Errorf("%d full blocks and %d calls in the last, want 3 and 5", len(p.full), runsHeld(p))
+	}
+}
+
+// runsHeld is the number of runs of calls p holds in its last block and
+// open.
+func runsHeld(p *pathReader) int {
+	if p.openN > 0 {
+		return len(p.calls) + 1
+	}
+	return len(p.calls)
+}
+
+// TestCallRuns: a rank's calls are buffered as runs of one call, and
+// paths are equal where the calls are, however they are cut into blocks
+// and folded as they come.
+func TestCallRuns(t *testing.T) {
+	defer func(m int) { maxBuffered = m }(maxBuffered)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var calls []uint64
+	for range 3000 {
+		site := uint64(rng.IntN(4))
+		for range 1 + rng.IntN(50)*rng.IntN(2) {
+			calls = append(calls, site)
+		}
+	}
+	sign := func(max int) (pathKey, string) {
+		maxBuffered = max
+		p := newPaths(nil).reader()
+		p.start()
+		for _, c := range calls {
+			p.add(trace.Send, c)
+		}
+		p.finish()
+		return p.h, p.shape.Key()
+	}
+	wantKey, wantShape := sign(1 << 20)
+	if runs := int(wantKey.n); runs != len(calls) {
+		t.Errorf("%d calls hashed, want %d", runs, len(calls))
+	}
+	shape := prsd.NewShape(nil)
+	for _, c := range calls {
+		shape.Add(&trace.Event{Kind: trace.Send, CallSite: c})
+	}
+	shape.Finish()
+	if shape.Key() != wantShape {
+		t.Errorf("the runs' shape differs from the calls'")
+	}
+	for _, max := range []int{1, 2, 7, 1000} {
+		if key, s := sign(max); key != wantKey || s != wantShape {
+			t.Errorf("folded past %d runs: hash %v shape equal %v, want %v", max, key, s == wantShape, wantKey)
+		}
 	}
 }
 

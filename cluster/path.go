@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math"
 	"math/bits"
 	"sync"
 
@@ -33,19 +34,25 @@ type paths struct {
 }
 
 // pathReader is one signer's rank being signed: its calls not folded yet,
-// its hash, and its shape once it has more calls than maxBuffered.
+// its hash, and its shape once it has more runs of calls than
+// maxBuffered.
 //
-// The calls are kept in blocks of blockCalls, reused from rank to rank:
-// a buffer that doubled was cleared and copied at each doubling, a
+// The calls are kept as runs of one call (a polling loop's thousands of
+// MPI_Testany are one), in blocks of blockCalls runs, reused from rank to
+// rank: a buffer that doubled was cleared and copied at each doubling, a
 // quarter of the CPU time of signing HPCC's 4 ranks.
 type pathReader struct {
 	p     *paths
 	in    *prsd.Interner // the signer's
-	calls []callKey      // the block being filled
-	full  [][]callKey    // the rank's blocks before it, full
-	spare [][]callKey    // blocks for the next ones
-	held  int            // the calls in full
-	h     pathKey
+	calls []callRun      // the block being filled
+	full  [][]callRun    // the rank's blocks before it, full
+	spare [][]callRun    // blocks for the next ones
+	held  int            // the runs in full
+	// The run of the last calls, not in calls yet (openN 0: none).
+	openKind trace.Kind
+	openSite uint64
+	openN    uint64
+	h        pathKey
 	// shape folds the rank's calls, where they are folded (folded); it
 	// is reset and reused from one rank to the next.
 	shape  *prsd.Shape
@@ -59,8 +66,10 @@ type pathReader struct {
 	used     []int32
 }
 
-type callKey struct {
+// callRun is n calls in a row of one kind and call site.
+type callRun struct {
 	kind trace.Kind
+	n    uint32
 	site uint64
 }
 
@@ -76,11 +85,11 @@ type shapeSigs struct {
 	folded         int
 }
 
-// maxBuffered is the number of a rank's calls kept before they are folded
-// as they come: a bound on the memory of a long rank.
+// maxBuffered is the number of a rank's runs of calls kept before they
+// are folded as they come: a bound on the memory of a long rank.
 var maxBuffered = 1 << 20
 
-// blockCalls is the size of a block of calls (128 KiB).
+// blockCalls is the size of a block of runs (128 KiB).
 const blockCalls = 1 << 13
 
 // newPaths returns paths whose readers fold with in, or each with an
@@ -101,6 +110,7 @@ func (p *paths) reader() *pathReader {
 // start begins a rank.
 func (p *pathReader) start() {
 	p.empty()
+	p.openN = 0
 	p.h = pathKey{h1: 0xcbf29ce484222325, h2: 0x9e3779b97f4a7c15}
 	p.folded = false
 }
@@ -112,15 +122,38 @@ func (p *pathReader) empty() {
 	p.full, p.held, p.calls = p.full[:0], 0, p.calls[:0]
 }
 
-// add appends a call of the rank. It is small enough to be inlined into
-// the signing loop: the slow path (grow) is a call of its own, and the
-// calls are hashed together (hash) before they are folded or the rank
-// ends.
+// add appends a call of the rank: a call more in the open run where it
+// repeats its call. It is small enough to be inlined into the signing
+// loop: the slow path (push) is a call of its own, and the runs are hashed
+// together (hash) before they are folded or the rank ends.
 func (p *pathReader) add(k trace.Kind, site uint64) {
-	if len(p.calls) == cap(p.calls) {
-		p.grow()
+	if p.openSite == site && p.openKind == k {
+		p.openN++
+		return
 	}
-	p.calls = append(p.calls, callKey{k, site})
+	p.push(k, site)
+}
+
+// push buffers the open run and opens one of a call (not inlined: add
+// is, into the signing loop).
+//
+//go:noinline
+func (p *pathReader) push(k trace.Kind, site uint64) {
+	p.seal()
+	p.openKind, p.openSite, p.openN = k, site, 1
+}
+
+// seal buffers the open run, if any, in runs of at most 2^32-1 calls: the
+// runs, so the hash, are a function of the calls alone.
+func (p *pathReader) seal() {
+	for p.openN > 0 {
+		n := min(p.openN, math.MaxUint32)
+		if len(p.calls) == cap(p.calls) {
+			p.grow()
+		}
+		p.calls = append(p.calls, callRun{p.openKind, uint32(n), p.openSite})
+		p.openN -= n
+	}
 }
 
 // grow makes room for a call: another block, or at maxBuffered calls the
@@ -141,7 +174,7 @@ func (p *pathReader) grow() {
 		p.calls = b[:0:min(cap(b), room)]
 		return
 	}
-	p.calls = make([]callKey, 0, room)
+	p.calls = make([]callRun, 0, room)
 }
 
 // hash adds the buffered calls to the rank's hash.
@@ -152,19 +185,19 @@ func (p *pathReader) hash() {
 	p.hashBlock(p.calls)
 }
 
-// hashBlock adds the calls of a block to the rank's hash.
-func (p *pathReader) hashBlock(calls []callKey) {
-	h1, h2 := p.h.h1, p.h.h2
-	// One multiplication a call in each chain: the call's two words are
-	// mixed off the chains (the multiplications by constants), so that a
-	// call costs the latency of one multiplication and a rotation.
+// hashBlock adds the runs of a block to the rank's hash.
+func (p *pathReader) hashBlock(calls []callRun) {
+	h1, h2, n := p.h.h1, p.h.h2, p.h.n
+	// One multiplication a run in each chain: the run's words are mixed
+	// off the chains (the multiplications by constants), so that a run
+	// costs the latency of one multiplication and a rotation.
 	for _, c := range calls {
-		k := uint64(c.kind) * 0x9e3779b97f4a7c15
+		k := (uint64(c.kind) | uint64(c.n)<<8) * 0x9e3779b97f4a7c15
 		h1 = bits.RotateLeft64((h1^(c.site^k))*0xff51afd7ed558ccd, 27)
 		h2 = bits.RotateLeft64((h2^(c.site+k))*0xbf58476d1ce4e5b9, 31)
+		n += int64(c.n)
 	}
-	p.h.h1, p.h.h2 = h1, h2
-	p.h.n += int64(len(calls))
+	p.h = pathKey{h1, h2, n}
 }
 
 // fold adds the buffered calls to the rank's shape.
@@ -183,17 +216,11 @@ func (p *pathReader) fold() {
 	p.empty()
 }
 
-// foldBlock adds the calls of a block to the rank's shape, each run of
-// one call at once (a polling loop's).
-func (p *pathReader) foldBlock(calls []callKey) {
-	for i := 0; i < len(calls); {
-		c, n := calls[i], 1
-		for i+n < len(calls) && calls[i+n] == c {
-			n++
-		}
+// foldBlock adds the runs of a block to the rank's shape.
+func (p *pathReader) foldBlock(calls []callRun) {
+	for _, c := range calls {
 		p.ev.Kind, p.ev.CallSite = c.kind, c.site
-		p.shape.AddRun(&p.ev, n)
-		i += n
+		p.shape.AddRun(&p.ev, int(c.n))
 	}
 }
 
@@ -202,6 +229,7 @@ func (p *pathReader) foldBlock(calls []callKey) {
 // same one at once, to the same shape, and the first to be done numbers
 // it.
 func (p *pathReader) finish() (int32, shapeSigs) {
+	p.seal()
 	p.hash()
 	if id, sigs, ok := p.p.lookup(p.h); ok {
 		return id, sigs
