@@ -139,7 +139,11 @@ func (p *pathReader) add(k trace.Kind, site uint64) {
 //
 //go:noinline
 func (p *pathReader) push(k trace.Kind, site uint64) {
-	p.seal()
+	if n := p.openN; n-1 < math.MaxUint32 && len(p.calls) < cap(p.calls) { // a run, and room
+		p.calls = append(p.calls, callRun{p.openKind, uint32(n), p.openSite})
+	} else {
+		p.seal()
+	}
 	p.openKind, p.openSite, p.openN = k, site, 1
 }
 
