@@ -36,8 +36,9 @@ type Options struct {
 	// than its events a cluster's structure must take to be kept, the
 	// rule Settle applies: a rank whose series, as they are built,
 	// outgrow its cluster's events' bytes in the trace's file
-	// (trace.Sizer) by a margin gives the folding up early, and the
-	// cluster keeps its events, as one that folds little (payCheck).
+	// (trace.Sizer) by a margin, or will at its end at their pace,
+	// gives the folding up early, and the cluster keeps its events, as
+	// one that folds little (payCheck).
 	LoopsPay int
 }
 

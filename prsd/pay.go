@@ -29,6 +29,8 @@ type payCheck struct {
 	eps    float64 // Options.TimeError
 	hist   bool    // Options.Histograms
 	events int64   // the rank's events read
+	total  int64   // the rank's events
+	last   float64 // the structure's bytes over its events' at the last check (0: none)
 	buf    []byte  // the series' encoding, reused
 }
 
@@ -49,7 +51,7 @@ func newPayCheck(bytes, events int64, opt *Options) *payCheck {
 	if bytes < 0 || events <= 0 || opt.LoopsPay <= 0 {
 		return nil
 	}
-	return &payCheck{share: float64(bytes) / float64(events), ratio: float64(opt.LoopsPay), eps: opt.TimeError, hist: opt.Histograms}
+	return &payCheck{share: float64(bytes) / float64(events), ratio: float64(opt.LoopsPay), eps: opt.TimeError, hist: opt.Histograms, total: events}
 }
 
 // outgrows reports whether c's structure, after calls calls, takes
@@ -58,18 +60,43 @@ func newPayCheck(bytes, events int64, opt *Options) *payCheck {
 // the file keeps them), zstd-compressed as format/rsd packs a cluster's
 // items where that is smaller. Timings the file may keep in a few bytes
 // are not counted: those within the time error of a mean, and, with
-// histograms, times of many values.
+// histograms, times of many values. Or whether it will: see settles.
 func (p *payCheck) outgrows(c *compressor) bool {
 	if p == nil || c.calls < minPayCalls {
 		return false
 	}
-	limit := payMargin * p.share * float64(p.events) / p.ratio
+	events := p.share * float64(p.events) // the events' bytes so far
+	keep := events / p.ratio              // what the structure may take to be kept
 	p.buf = p.appendSeries(p.buf[:0], c.seq)
-	if float64(len(p.buf)) < limit {
+	if float64(len(p.buf)) < keep {
+		p.last = float64(len(p.buf)) / events
 		return false
 	}
-	z := ItemsEncoder().EncodeAll(p.buf, nil)
-	return float64(min(len(z), len(p.buf))) >= limit
+	z := float64(min(len(ItemsEncoder().EncodeAll(p.buf, nil)), len(p.buf)))
+	return z >= payMargin*keep || p.settles(z/events)
+}
+
+// settles reports whether a structure that takes r times its events'
+// bytes, and took p.last at the check before, will still take more than
+// it may to be kept (1/Options.LoopsPay) at the rank's end, where at
+// least an eighth of the rank is read: its share falling at the pace of
+// the last doubling of its calls for the doublings left (HPCC's polls on
+// 4 ranks: 0.69 to 0.93 of their events' bytes at every check, each rank
+// folded to its end, its 1.08 M calls, to be kept as its events). The
+// pace is measured over what was read, so a rank whose first eighth
+// folds worse than the rest may give up a folding that would have paid:
+// its cluster keeps its events, which replay alike.
+func (p *payCheck) settles(r float64) bool {
+	last := p.last
+	p.last = r
+	if last == 0 || 8*p.events < p.total {
+		return false
+	}
+	pace := min(r/last, 1)
+	for left := p.events; left < p.total; left *= 2 {
+		r *= pace
+	}
+	return r >= 1/p.ratio
 }
 
 // outgrows reports whether c's series outgrow its events' bytes
