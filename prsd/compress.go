@@ -759,12 +759,19 @@ func (c *compressor) addRun(e *trace.Event, n int64) {
 	}
 }
 
+// countsRuns reports whether iterations may be counted at once: in a
+// structure without parameters, unbounded, whose calls nothing else
+// weighs or hashes one by one (a Shape's).
+func (c *compressor) countsRuns() bool {
+	return runs && c.ctx == nil && c.pay == nil && c.key == nil && !c.bounded
+}
+
 // silentInner returns how many of up to n calls of e's kind and call site,
 // each an iteration more of a one-call loop that a predicted iteration is
 // walking, would be predicted with nothing but the walk's count changed:
 // all but the loop's last expected iteration.
 func (c *compressor) silentInner(e *trace.Event, n int64) int64 {
-	if !runs || c.ctx != nil || c.pay != nil || c.key != nil || c.bounded || len(c.path) < 2 {
+	if !c.countsRuns() || len(c.path) < 2 {
 		return 0
 	}
 	f := &c.path[len(c.path)-1]
@@ -782,8 +789,7 @@ func (c *compressor) silentInner(e *trace.Event, n int64) int64 {
 // nothing but its count (and the number of calls, where they are new).
 func (c *compressor) silent(kind trace.Kind, site uint64, n int64) int64 {
 	k := len(c.seq)
-	if !runs || n == 0 || c.ctx != nil || c.pay != nil || c.key != nil || c.bounded || len(c.path) > 0 ||
-		!skipFolds || !c.waitsKnown || k == 0 {
+	if !c.countsRuns() || n == 0 || len(c.path) > 0 || !skipFolds || !c.waitsKnown || k == 0 {
 		return 0
 	}
 	l := c.seq[k-1]
