@@ -582,7 +582,7 @@ func (s *simulation) depMatch(sq, rq *dreq) {
 	}
 	m := max(sq.posted, rq.posted)
 	size := float64(sq.bytes + s.cfg.Envelope)
-	p := s.dpath(s.m.RankHost[sq.owner], s.m.RankHost[rq.owner])
+	p := s.dpath(sq.owner, rq.owner)
 	if p.fixedSize != size {
 		latF, bwF := s.netFactors(size)
 		p.fixedSize, p.fixedDur = size, fixedDuration(p.latency*latF, size, s.rateBound(p.latency, p.minBw)*bwF)
@@ -622,16 +622,31 @@ type dpath struct {
 	latency, minBw      float64
 }
 
-// dpath returns the route from host src to host dst, made at its first
-// message.
-func (s *simulation) dpath(src, dst int) *dpath {
-	if s.dpaths == nil {
-		s.dpaths = make([]smallmap.Map[int32, dpath], len(s.m.Hosts))
-	}
-	from := &s.dpaths[src]
-	if p := from.Ref(int32(dst)); p != nil {
+// dpath returns the route from rank src's host to rank dst's, made at
+// the hosts' first message; it is the pair's own (pathRows) where src's
+// host has too many partners for its map's linear search.
+func (s *simulation) dpath(src, dst int32) *dpath {
+	if p := s.dpairs.get(src, dst); p != nil {
 		return p
 	}
+	if s.dpaths == nil {
+		s.dpaths = make([]smallmap.Map[int32, dpath], len(s.m.Hosts))
+		s.dpairs = newPathRows(s.nranks)
+	}
+	hs, hd := s.m.RankHost[src], s.m.RankHost[dst]
+	from := &s.dpaths[hs]
+	p := from.Ref(int32(hd))
+	if p == nil {
+		p = s.newDpath(from, hs, hd)
+	}
+	if from.Len() <= smallmap.Linear {
+		return p
+	}
+	return s.dpairs.put(src, dst, p)
+}
+
+// newDpath adds the route from host src to host dst to from, src's map.
+func (s *simulation) newDpath(from *smallmap.Map[int32, dpath], src, dst int) *dpath {
 	var links []int
 	var lat float64
 	if s.m.RouteAppend == nil {
@@ -642,7 +657,7 @@ func (s *simulation) dpath(src, dst int) *dpath {
 		s.dlinks = links
 		s.routeErr(src, dst, links, lat, err)
 	}
-	p := from.Slot(int32(dst))
+	p := from.Insert(int32(dst))
 	*p = dpath{latency: lat, minBw: s.minBandwidth(links)}
 	return p
 }

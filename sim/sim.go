@@ -426,7 +426,8 @@ type simulation struct {
 	wildWork  int64     // the work of resolveWilds so far
 	// dpaths are its routes, by source host, then destination host.
 	dpaths []smallmap.Map[int32, dpath]
-	dlinks []int // scratch: a route's links (dpath)
+	dpairs pathRows // the same by pair of ranks (dpath)
+	dlinks []int    // scratch: a route's links (dpath)
 
 	// pcomms numbers the communicators of point-to-point calls other than
 	// MPI_COMM_WORLD (p2pComm).
