@@ -1,6 +1,15 @@
 package sim
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"kairos/platform"
+	"kairos/trace"
+	"kairos/workload"
+)
 
 // TestPathRows: a route put is found for its pair only, as a copy of
 // the host map's; past pathRowsMax ranks nothing is kept.
@@ -27,4 +36,72 @@ func TestPathRows(t *testing.T) {
 			t.Errorf("%d ranks: another pair found the route", tc.ranks)
 		}
 	}
+}
+
+// TestDependsOnManyPartners: where hosts have more destinations than
+// their maps search linearly (a master's 39 workers, an all-to-all on 32
+// ranks), the routes cached by pair of ranks give the event engine's
+// analytic times, and are in use. On a torus, whose routes differ in
+// their hops, a route cached for another pair would change the times.
+func TestDependsOnManyPartners(t *testing.T) {
+	for _, tc := range []struct {
+		kind, torus string
+		ranks       int
+	}{{"masterworker", "5,4,2", 40}, {"ft", "4,4,2", 32}} {
+		p, err := workload.Defaults(tc.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Ranks, p.Iterations, p.Noise, p.Imbalance = tc.ranks, 2, 0.05, 0.1
+		src, err := workload.New(tc.kind, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Load(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := torusMachine(t, tc.torus, tc.ranks)
+		if why := compareEngines(t, tc.kind, tr, m, DefaultConfig()); why != "" {
+			t.Fatalf("%s: the dependency-driven engine handed over: %s", tc.kind, why)
+		}
+		cfg := DefaultConfig()
+		cfg.Analytic = true
+		s, err := newSim(tr, m, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.runDeps(); err != nil {
+			t.Fatalf("%s: %v", tc.kind, err)
+		}
+		s.close()
+		if s.dpairs.rows == nil || s.dpairs.rows[0] == nil {
+			t.Errorf("%s: rank 0's routes were not cached by pair", tc.kind)
+		}
+	}
+}
+
+// torusMachine is a torus of n hosts, dims its dimensions, one rank a
+// host.
+func torusMachine(t *testing.T, dims string, n int) *Machine {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "torus.xml")
+	xml := fmt.Sprintf(`<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<cluster id="c" prefix="n" suffix="" radical="0-%d" speed="1Gf" bw="125MBps" lat="50us" topology="TORUS" topo_parameters="%s"/>
+</platform>
+`, n-1, dims)
+	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := platform.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := FromPlatform(pl, pl.Hosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
