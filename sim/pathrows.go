@@ -7,9 +7,9 @@ package sim
 // melt on 64 ranks spent 6% of its analytic replay's CPU time finding
 // routes, and takes 8% less with the rows (BENCHMARKS.md); a stencil's
 // few partners are found as fast by the map's linear search, and are not
-// cached here. A row holds every
-// rank, so rows are kept up to pathRowsMax ranks (2 MB at most); beyond,
-// the cache is off (get finds nothing, put keeps nothing).
+// cached here. A row holds every rank, so rows are kept up to
+// pathRowsMax ranks (2 MB of rows at most, and 32 bytes a pair cached);
+// beyond, the cache is off (get finds nothing, put keeps nothing).
 type pathRows struct {
 	rows [][]*dpath // by source rank, by destination rank; nil: off
 }
