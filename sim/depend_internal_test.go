@@ -91,9 +91,18 @@ func TestDependsOnGenerated(t *testing.T) {
 // iterations, 5% noise and 10% imbalance.
 func noisy(t *testing.T, kind string, iterations int) *trace.Trace {
 	t.Helper()
+	return noisyOn(t, kind, 0, iterations)
+}
+
+// noisyOn is noisy on ranks ranks, the default number if 0.
+func noisyOn(t *testing.T, kind string, ranks, iterations int) *trace.Trace {
+	t.Helper()
 	p, err := workload.Defaults(kind)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ranks > 0 {
+		p.Ranks = ranks
 	}
 	p.Iterations, p.Noise, p.Imbalance = iterations, 0.05, 0.1
 	src, err := workload.New(kind, p)
@@ -553,15 +562,23 @@ func TraceOfText(t *testing.T, text string) *ti.Trace {
 // flatMachine is n hosts of 1 Gf joined by 125 MBps, 50 us links.
 func flatMachine(tb testing.TB, n int) *Machine {
 	tb.Helper()
-	pl, err := platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n))
-	if err != nil {
-		tb.Fatal(err)
+	return everyHost(tb)(platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n)))
+}
+
+// everyHost returns a function that deploys a rank on each host of the
+// platform it is given, failing tb on its error or the deployment's.
+func everyHost(tb testing.TB) func(*platform.Platform, error) *Machine {
+	return func(pl *platform.Platform, err error) *Machine {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		m, err := FromPlatform(pl, pl.Hosts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return m
 	}
-	m, err := FromPlatform(pl, pl.Hosts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
 }
 
 // TestDependsRecordsTimedTrace: a replay recorded as a timed trace (simulate

@@ -2,13 +2,10 @@ package sim
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/platform"
-	"kairos/trace"
-	"kairos/workload"
 )
 
 // TestPathRows: a route put is found for its pair only, as a copy of
@@ -48,19 +45,7 @@ func TestDependsOnManyPartners(t *testing.T) {
 		kind, torus string
 		ranks       int
 	}{{"masterworker", "5,4,2", 40}, {"ft", "4,4,2", 32}} {
-		p, err := workload.Defaults(tc.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Ranks, p.Iterations, p.Noise, p.Imbalance = tc.ranks, 2, 0.05, 0.1
-		src, err := workload.New(tc.kind, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Load(src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := noisyOn(t, tc.kind, tc.ranks, 2)
 		m := torusMachine(t, tc.torus, tc.ranks)
 		if why := compareEngines(t, tc.kind, tr, m, DefaultConfig()); why != "" {
 			t.Fatalf("%s: the dependency-driven engine handed over: %s", tc.kind, why)
@@ -85,23 +70,11 @@ func TestDependsOnManyPartners(t *testing.T) {
 // host.
 func torusMachine(t *testing.T, dims string, n int) *Machine {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "torus.xml")
-	xml := fmt.Sprintf(`<?xml version='1.0'?>
+	path := testenv.WriteFile(t, "torus.xml", fmt.Sprintf(`<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
 <cluster id="c" prefix="n" suffix="" radical="0-%d" speed="1Gf" bw="125MBps" lat="50us" topology="TORUS" topo_parameters="%s"/>
 </platform>
-`, n-1, dims)
-	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pl, err := platform.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := FromPlatform(pl, pl.Hosts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+`, n-1, dims))
+	return everyHost(t)(platform.Load(path))
 }
