@@ -562,23 +562,22 @@ func TraceOfText(t *testing.T, text string) *ti.Trace {
 // flatMachine is n hosts of 1 Gf joined by 125 MBps, 50 us links.
 func flatMachine(tb testing.TB, n int) *Machine {
 	tb.Helper()
-	return everyHost(tb)(platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n)))
+	pl, err := platform.ParseCluster(fmt.Sprintf("%dx1Gf,125MBps,50us", n))
+	return everyHost(tb, pl, err)
 }
 
-// everyHost returns a function that deploys a rank on each host of the
-// platform it is given, failing tb on its error or the deployment's.
-func everyHost(tb testing.TB) func(*platform.Platform, error) *Machine {
-	return func(pl *platform.Platform, err error) *Machine {
-		tb.Helper()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		m, err := FromPlatform(pl, pl.Hosts)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return m
+// everyHost deploys a rank on each host of pl, failing tb on err, pl's
+// reading error, or on the deployment's.
+func everyHost(tb testing.TB, pl *platform.Platform, err error) *Machine {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
 	}
+	m, err := FromPlatform(pl, pl.Hosts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }
 
 // TestDependsRecordsTimedTrace: a replay recorded as a timed trace (simulate

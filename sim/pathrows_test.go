@@ -76,5 +76,6 @@ func torusMachine(t *testing.T, dims string, n int) *Machine {
 <cluster id="c" prefix="n" suffix="" radical="0-%d" speed="1Gf" bw="125MBps" lat="50us" topology="TORUS" topo_parameters="%s"/>
 </platform>
 `, n-1, dims))
-	return everyHost(t)(platform.Load(path))
+	pl, err := platform.Load(path)
+	return everyHost(t, pl, err)
 }
