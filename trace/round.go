@@ -6,8 +6,9 @@ import (
 )
 
 // Rounded returns src with its times and amounts rounded within a
-// relative error eps, each to its b most significant bits, b the fewest
-// for which 2^-b ≤ eps (7 at 1%). A timed event's gap (its Enter less the
+// relative error eps: an amount to its b most significant bits, a time
+// to a multiple of a step of at most 2^-b of it (roundTime), b the
+// fewest bits for which that is within eps/2 (7 at 1%). A timed event's gap (its Enter less the
 // rank's previous Exit) is rounded as it is, within eps/2 of its own: a
 // replay computes for as long. So is the duration of a call a replay
 // takes as it was measured (a computation, a local call, a sleep, I/O).
@@ -23,7 +24,8 @@ import (
 // its Enter reads as the Enter, the rest taken back at the next calls.
 // The amount of a Compute or Sleep event is rounded within eps/2 of its
 // own. Rounding twice rounds as once. The rounded values end in zero
-// bits, which a compressor stores in fewer bytes: a real program's
+// bits, or times in whole nanoseconds and zero bits of them, which a
+// compressor stores in fewer bytes: a real program's
 // timestamps vary in their last digits at every call (LULESH's Score-P
 // archive on 27 ranks takes 46% fewer bytes in a .ktr stream at eps 1%).
 // A rank's first timed Enter, MPI_Init's times (where a replay starts),
@@ -37,10 +39,12 @@ func Rounded(src Source, eps float64) Source {
 	return roundedSource{src, bitsFor(eps)}
 }
 
-// bitsFor returns the fewest bits b, at least 1, for which 2^-b ≤ eps.
+// bitsFor returns the fewest bits b, at least 1, for which
+// 2^-b·(1+2^-(b+1)) ≤ eps: a time that roundTime carries into the next
+// power of two rounds to its step, within that of half its own.
 func bitsFor(eps float64) int {
 	b := 1
-	for b < 62 && math.Ldexp(1, -b) > eps {
+	for b < 62 && math.Ldexp(1+math.Ldexp(1, -b-1), -b) > eps {
 		b++
 	}
 	return b
@@ -107,19 +111,46 @@ func (r *roundedReader) Event() *Event { return &r.ev }
 // sleep, an I/O call.
 func measured(k Kind) bool { return k == Compute || k == Local || k == Sleep || k.IsIO() }
 
-// roundTime rounds t > 0 to its b most significant bits (to the nearest
-// multiple of 2^(e-b), where 2^e ≤ t < 2^(e+1)); it keeps t ≤ 0, and t
-// where the rounding would overflow.
+// roundTime rounds t > 0 to the nearest multiple of step(e-b), where
+// 2^e ≤ t < 2^(e+1): within 2^(e-b-1), half the step's bound. Where
+// that multiple reaches 2^(e+1), t rounds to a multiple of the next
+// power's step instead (which step(e-b) divides), within half of it.
+// Rounding again keeps the value. It keeps t ≤ 0, t of b bits or fewer,
+// and t where the rounding would overflow.
 func roundTime(t Time, b int) Time {
 	e := bits.Len64(uint64(t)) - 1
 	if t <= 0 || e <= b {
 		return t
 	}
-	s := Time(1) << (e - b)
-	if t > math.MaxInt64-s/2 {
+	s := step(e - b)
+	if t > math.MaxInt64-s {
 		return t
 	}
-	return (t + s/2) &^ (s - 1)
+	r := (t + s/2) / s * s
+	if bits.Len64(uint64(r))-1 > e {
+		s = step(e + 1 - b)
+		r = (t + s/2) / s * s
+	}
+	return r
+}
+
+// step is the step of a time rounded to at most 2^k ps: 2^k ps up to
+// 8 ps; below a nanosecond, the largest of 8, 40 and 200 ps (divisors of
+// a nanosecond, each dividing the next) at most 2^k; from a nanosecond,
+// the largest power of two nanoseconds at most 2^k. Every step divides
+// the next. Rounded times of a clock that ticks in nanoseconds then stay
+// whole nanoseconds, which a .ktr stream divides out (its time unit).
+// Rounded to powers of two picoseconds, HPCC's times on 4 ranks took
+// units of 8 to 256 ps, their values 4 to 125 times the exact ones', and
+// zstd frames twice as long to decode as the exact times'.
+func step(k int) Time {
+	switch {
+	case k <= 3:
+		return 1 << k
+	case k < 10: // 2^k < 1000: a divisor of 1000
+		return [...]Time{8, 8, 40, 40, 200, 200}[k-4]
+	}
+	return 1000 << (k - 10)
 }
 
 // roundAmount is roundTime for an amount: it keeps x ≤ 0, infinities

@@ -11,14 +11,18 @@ func TestRoundTime(t *testing.T) {
 	for _, c := range []struct {
 		t, want Time
 	}{
-		{1_000_003, 999_424}, // 2^19 ≤ t < 2^20: a multiple of 2^12, 244·4096
-		{0, 0},               // kept
-		{-5, -5},             // kept
-		{150, 150},           // 7 bits or fewer: kept
-		{1000, 1000},         // 2^9 ≤ t: a multiple of 4
-		{1003, 1004},         // the nearest
+		{1_000_003, 1_000_000}, // 2^19 ≤ t < 2^20: a multiple of 2^12 ps at most, 4 ns
+		{1_001_999, 1_000_000},
+		{1_002_000, 1_004_000},
+		{100_000, 100_000}, // 2^16 ≤ t < 2^17: a multiple of 200 ps, which 100 ns is
+		{0, 0},             // kept
+		{-5, -5},           // kept
+		{150, 150},         // 7 bits or fewer: kept
+		{1000, 1000},       // 2^9 ≤ t: a multiple of 4
+		{1003, 1004},       // the nearest
 		{1005, 1004},
 		{1023, 1024},                   // carried into the next power of two, which rounds as itself
+		{8190, 8200},                   // carried to 8192 by a step of 8 ps: to the next power's, 40
 		{math.MaxInt64, math.MaxInt64}, // would overflow: kept
 	} {
 		got := roundTime(c.t, b)
@@ -29,8 +33,35 @@ func TestRoundTime(t *testing.T) {
 			t.Errorf("roundTime(%d, %d) = %d, rounded again %d", c.t, b, got, again)
 		}
 	}
-	if b := bitsFor(0.01); b != 7 {
-		t.Errorf("bitsFor(0.01) = %d, want 7", b)
+	for eps, want := range map[float64]int{0.01: 7, 1.0 / 128: 8, 0.5: 2} {
+		if b := bitsFor(eps); b != want {
+			t.Errorf("bitsFor(%g) = %d, want %d", eps, b, want)
+		}
+	}
+}
+
+// TestRoundTimeSteps: random times, and times of whole nanoseconds, round
+// within half of 2^-b·(1+2^-(b+1)) of their own, as again when rounded
+// again, and whole nanoseconds stay whole nanoseconds.
+func TestRoundTimeSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 200_000 {
+		b := 1 + rng.IntN(20)
+		v := Time(rng.Int64N(1 << (1 + rng.IntN(60))))
+		if i%2 == 0 {
+			v = v / 1000 * 1000
+		}
+		got := roundTime(v, b)
+		bound := math.Ldexp(1+math.Ldexp(1, -b-1), -b-1) * float64(v)
+		if math.Abs(float64(got-v)) > bound {
+			t.Fatalf("roundTime(%d, %d) = %d: off by %d, more than %g", v, b, got, got-v, bound)
+		}
+		if again := roundTime(got, b); again != got {
+			t.Fatalf("roundTime(%d, %d) = %d, rounded again %d", v, b, got, again)
+		}
+		if v%1000 == 0 && got%1000 != 0 {
+			t.Fatalf("roundTime(%d, %d) = %d: not whole nanoseconds", v, b, got)
+		}
 	}
 }
 
