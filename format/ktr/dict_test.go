@@ -1,10 +1,13 @@
 package ktr
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"kairos/trace"
 )
 
 // frameDicts returns the dictionary id each chunk's zstd frame names
@@ -59,4 +62,49 @@ func TestDictionaryWherePays(t *testing.T) {
 		}
 		sameTrace(t, got, src)
 	}
+}
+
+// TestFastestWherePays: with Options.Fastest, a polling program's chunks,
+// their times rounded, take the fastest level's frames where these take
+// at most 1 byte in fastGain more (some chunks here), and read back; the
+// other chunks' frames are the default's, byte for byte.
+func TestFastestWherePays(t *testing.T) {
+	src := trace.Rounded(stencilPolls(2, 2, 3000), 0.01)
+	frames := func(path string) [][]byte {
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs [][]byte
+		for _, c := range s.chunks {
+			fs = append(fs, b[c.off+chunkHeadSize:c.off+c.size])
+		}
+		return fs
+	}
+	def, fast := writeTemp(t, src, Options{}), writeTemp(t, src, Options{Fastest: true})
+	dfs, ffs := frames(def), frames(fast)
+	if len(dfs) != len(ffs) {
+		t.Fatalf("%d chunks with Fastest, %d without", len(ffs), len(dfs))
+	}
+	taken := 0
+	for i := range dfs {
+		if !bytes.Equal(dfs[i], ffs[i]) {
+			taken++
+			if len(ffs[i]) > len(dfs[i])+len(dfs[i])/fastGain+MaxChunkRaw/dictGain {
+				t.Errorf("chunk %d: %d bytes at the fastest level, against %d", i, len(ffs[i]), len(dfs[i]))
+			}
+		}
+	}
+	if taken == 0 || taken == len(dfs) {
+		t.Errorf("%d of %d chunks at the fastest level, want some", taken, len(dfs))
+	}
+	got, err := Open(fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrace(t, got, src)
 }

@@ -250,7 +250,7 @@ func TestEventsClusterErrors(t *testing.T) {
 	good := mustEncode(t, tr)
 	stream := func(s trace.Source) []byte { // as the file writes it
 		var w bytes.Buffer
-		if err := ktr.Encode(&w, trace.Rounded(s, tr.TimeError), ktr.Options{}); err != nil {
+		if err := ktr.Encode(&w, trace.Rounded(s, tr.TimeError), eventsOptions); err != nil {
 			t.Fatal(err)
 		}
 		return w.Bytes()

@@ -390,6 +390,13 @@ func encodeColumns(src trace.Source, timeError float64, limit int, smaller bool)
 	return b, false, err
 }
 
+// eventsOptions write a cluster's events: each chunk also at zstd's
+// fastest level, kept where it is nearly as small (ktr.Options.Fastest),
+// so that the events of a polling program, their times rounded, replay
+// as fast as its .ktr's exact ones (HPCC's on 4 ranks: 1.2% more
+// instructions, against 3.4% without).
+var eventsOptions = ktr.Options{Fastest: true}
+
 // encodeSmaller returns the smaller of the encodings of src, exact, and
 // rounded (the exact one where they tie), made at once on two cores, each
 // stopped as soon as it takes more bytes than the other took (greq_test's
@@ -402,14 +409,14 @@ func encodeSmaller(src, rounded trace.Source) ([]byte, bool, error) {
 	ew := &raced{other: &roundedLen, tie: true}
 	done := make(chan error, 1)
 	go func() {
-		err := ktr.Encode(ew, src, ktr.Options{})
+		err := ktr.Encode(ew, src, eventsOptions)
 		if err == nil {
 			exactLen.Store(int64(len(ew.b)))
 		}
 		done <- err
 	}()
 	rw := &raced{other: &exactLen}
-	rerr := ktr.Encode(rw, rounded, ktr.Options{})
+	rerr := ktr.Encode(rw, rounded, eventsOptions)
 	if rerr == nil {
 		roundedLen.Store(int64(len(rw.b)))
 	}
@@ -449,7 +456,7 @@ func (w *raced) Write(p []byte) (int, error) {
 // limit bytes or more.
 func encodeCapped(src trace.Source, limit int) ([]byte, error) {
 	w := &capped{limit: limit}
-	if err := ktr.Encode(w, src, ktr.Options{}); err != nil {
+	if err := ktr.Encode(w, src, eventsOptions); err != nil {
 		return nil, err
 	}
 	return w.b, nil
