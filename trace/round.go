@@ -111,16 +111,23 @@ func (r *roundedReader) Event() *Event { return &r.ev }
 // sleep, an I/O call.
 func measured(k Kind) bool { return k == Compute || k == Local || k == Sleep || k.IsIO() }
 
-// roundTime rounds t > 0 to the nearest multiple of step(e-b), where
-// 2^e ≤ t < 2^(e+1): within 2^(e-b-1), half the step's bound. Where
-// that multiple reaches 2^(e+1), t rounds to a multiple of the next
-// power's step instead (which step(e-b) divides), within half of it.
-// Rounding again keeps the value. It keeps t ≤ 0, t of b bits or fewer,
+// roundTime rounds t > 0 to the nearest multiple of a step of at most
+// 2^(e-b), where 2^e ≤ t < 2^(e+1): within 2^(e-b-1). The step is
+// 2^(e-b) ps, or, where t is whole nanoseconds, nanoStep(e-b), so that
+// it stays whole nanoseconds. Where that multiple reaches 2^(e+1), t
+// rounds to a multiple of the next power's step instead (which the first
+// divides), within half of it. Rounding again keeps the value (a time
+// rounded in picoseconds that falls on whole nanoseconds is a multiple
+// of the nanoseconds' step too). It keeps t ≤ 0, t of b bits or fewer,
 // and t where the rounding would overflow.
 func roundTime(t Time, b int) Time {
 	e := bits.Len64(uint64(t)) - 1
 	if t <= 0 || e <= b {
 		return t
+	}
+	step := func(k int) Time { return 1 << k }
+	if t%1000 == 0 {
+		step = nanoStep
 	}
 	s := step(e - b)
 	if t > math.MaxInt64-s {
@@ -134,16 +141,17 @@ func roundTime(t Time, b int) Time {
 	return r
 }
 
-// step is the step of a time rounded to at most 2^k ps: 2^k ps up to
-// 8 ps; below a nanosecond, the largest of 8, 40 and 200 ps (divisors of
-// a nanosecond, each dividing the next) at most 2^k; from a nanosecond,
-// the largest power of two nanoseconds at most 2^k. Every step divides
-// the next. Rounded times of a clock that ticks in nanoseconds then stay
-// whole nanoseconds, which a .ktr stream divides out (its time unit).
-// Rounded to powers of two picoseconds, HPCC's times on 4 ranks took
-// units of 8 to 256 ps, their values 4 to 125 times the exact ones', and
-// zstd frames twice as long to decode as the exact times'.
-func step(k int) Time {
+// nanoStep is the step of a time of whole nanoseconds rounded to at
+// most 2^k ps: 2^k ps up to 8 ps; below a nanosecond, the largest of 8,
+// 40 and 200 ps (divisors of a nanosecond, each dividing the next) at
+// most 2^k; from a nanosecond, the largest power of two nanoseconds at
+// most 2^k. Every step divides the next. Rounded times of a clock that
+// ticks in nanoseconds then stay whole nanoseconds, which a .ktr stream
+// divides out (its time unit). Rounded to powers of two picoseconds,
+// HPCC's times on 4 ranks took units of 8 to 256 ps, their values 4 to
+// 125 times the exact ones', and zstd frames twice as long to decode as
+// the exact times'.
+func nanoStep(k int) Time {
 	switch {
 	case k <= 3:
 		return 1 << k

@@ -11,8 +11,8 @@ func TestRoundTime(t *testing.T) {
 	for _, c := range []struct {
 		t, want Time
 	}{
-		{1_000_003, 1_000_000}, // 2^19 ≤ t < 2^20: a multiple of 2^12 ps at most, 4 ns
-		{1_001_999, 1_000_000},
+		{1_000_003, 999_424},   // 2^19 ≤ t < 2^20: a multiple of 2^12 ps, 244·4096
+		{1_001_000, 1_000_000}, // whole nanoseconds: a multiple of 4 ns
 		{1_002_000, 1_004_000},
 		{100_000, 100_000}, // 2^16 ≤ t < 2^17: a multiple of 200 ps, which 100 ns is
 		{0, 0},             // kept
@@ -22,7 +22,6 @@ func TestRoundTime(t *testing.T) {
 		{1003, 1004},       // the nearest
 		{1005, 1004},
 		{1023, 1024},                   // carried into the next power of two, which rounds as itself
-		{8190, 8200},                   // carried to 8192 by a step of 8 ps: to the next power's, 40
 		{math.MaxInt64, math.MaxInt64}, // would overflow: kept
 	} {
 		got := roundTime(c.t, b)
@@ -32,6 +31,11 @@ func TestRoundTime(t *testing.T) {
 		if again := roundTime(got, b); again != got {
 			t.Errorf("roundTime(%d, %d) = %d, rounded again %d", c.t, b, got, again)
 		}
+	}
+	// Whole nanoseconds carried to 2^21 by 1 ns steps (b 9): to 2^21's,
+	// 2 ns.
+	if got := roundTime(2_097_000, 9); got != 2_096_000 {
+		t.Errorf("roundTime(2097000, 9) = %d, want 2096000", got)
 	}
 	for eps, want := range map[float64]int{0.01: 7, 1.0 / 128: 8, 0.5: 2} {
 		if b := bitsFor(eps); b != want {
