@@ -10,9 +10,8 @@ import (
 	"kairos/trace"
 )
 
-// frameDicts returns the dictionary id each chunk's zstd frame names
-// (0: none), rank after rank.
-func frameDicts(t *testing.T, path string) []uint32 {
+// chunkFrames returns each chunk's zstd frame, rank after rank.
+func chunkFrames(t *testing.T, path string) [][]byte {
 	t.Helper()
 	s, err := Open(path)
 	if err != nil {
@@ -22,11 +21,22 @@ func frameDicts(t *testing.T, path string) []uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []uint32
+	var fs [][]byte
 	for _, c := range s.chunks {
+		fs = append(fs, b[c.off+chunkHeadSize:c.off+c.size])
+	}
+	return fs
+}
+
+// frameDicts returns the dictionary id each chunk's zstd frame names
+// (0: none), rank after rank.
+func frameDicts(t *testing.T, path string) []uint32 {
+	t.Helper()
+	var ids []uint32
+	for i, f := range chunkFrames(t, path) {
 		var h zstd.Header
-		if err := h.Decode(b[c.off+chunkHeadSize : c.off+c.size]); err != nil {
-			t.Fatalf("chunk at byte %d: %v", c.off, err)
+		if err := h.Decode(f); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
 		}
 		ids = append(ids, h.DictionaryID)
 	}
@@ -70,23 +80,8 @@ func TestDictionaryWherePays(t *testing.T) {
 // other chunks' frames are the default's, byte for byte.
 func TestFastestWherePays(t *testing.T) {
 	src := trace.Rounded(stencilPolls(2, 2, 3000), 0.01)
-	frames := func(path string) [][]byte {
-		s, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fs [][]byte
-		for _, c := range s.chunks {
-			fs = append(fs, b[c.off+chunkHeadSize:c.off+c.size])
-		}
-		return fs
-	}
 	def, fast := writeTemp(t, src, Options{}), writeTemp(t, src, Options{Fastest: true})
-	dfs, ffs := frames(def), frames(fast)
+	dfs, ffs := chunkFrames(t, def), chunkFrames(t, fast)
 	if len(dfs) != len(ffs) {
 		t.Fatalf("%d chunks with Fastest, %d without", len(ffs), len(dfs))
 	}
