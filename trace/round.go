@@ -8,9 +8,9 @@ import (
 // Rounded returns src with its times and amounts rounded within a
 // relative error eps: an amount to its b most significant bits, a time
 // to a multiple of a step of at most 2^-b of it (roundTime), b the
-// fewest bits for which that is within eps/2 (7 at 1%). A timed event's gap (its Enter less the
-// rank's previous Exit) is rounded as it is, within eps/2 of its own: a
-// replay computes for as long. So is the duration of a call a replay
+// fewest bits for which that is within eps/2 (7 at 1%). A timed event's
+// gap (its Enter less the rank's previous Exit) is rounded as it is,
+// within eps/2 of its own: a replay computes for as long. So is the duration of a call a replay
 // takes as it was measured (a computation, a local call, a sleep, I/O).
 // Any other call's Exit is rounded as its distance from its Enter as
 // rounded, so that it reads back within eps/2 of that distance from its
@@ -24,8 +24,8 @@ import (
 // its Enter reads as the Enter, the rest taken back at the next calls.
 // The amount of a Compute or Sleep event is rounded within eps/2 of its
 // own. Rounding twice rounds as once. The rounded values end in zero
-// bits, or times in whole nanoseconds and zero bits of them, which a
-// compressor stores in fewer bytes: a real program's
+// bits (a time of whole nanoseconds, in zero bits of its nanoseconds),
+// which a compressor stores in fewer bytes: a real program's
 // timestamps vary in their last digits at every call (LULESH's Score-P
 // archive on 27 ranks takes 46% fewer bytes in a .ktr stream at eps 1%).
 // A rank's first timed Enter, MPI_Init's times (where a replay starts),
@@ -40,8 +40,9 @@ func Rounded(src Source, eps float64) Source {
 }
 
 // bitsFor returns the fewest bits b, at least 1, for which
-// 2^-b·(1+2^-(b+1)) ≤ eps: a time that roundTime carries into the next
-// power of two rounds to its step, within that of half its own.
+// 2^-b·(1+2^-(b+1)) ≤ eps, so that a time roundTime carries into the
+// next power of two, and rounds to that power's step, is still within
+// eps/2 of its own.
 func bitsFor(eps float64) int {
 	b := 1
 	for b < 62 && math.Ldexp(1+math.Ldexp(1, -b-1), -b) > eps {
@@ -125,7 +126,7 @@ func roundTime(t Time, b int) Time {
 	if t <= 0 || e <= b {
 		return t
 	}
-	step := func(k int) Time { return 1 << k }
+	step := picoStep
 	if t%1000 == 0 {
 		step = nanoStep
 	}
@@ -140,6 +141,9 @@ func roundTime(t Time, b int) Time {
 	}
 	return r
 }
+
+// picoStep is the step of a time rounded to at most 2^k ps: 2^k ps.
+func picoStep(k int) Time { return 1 << k }
 
 // nanoStep is the step of a time of whole nanoseconds rounded to at
 // most 2^k ps: 2^k ps up to 8 ps; below a nanosecond, the largest of 8,

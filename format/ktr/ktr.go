@@ -52,9 +52,9 @@ const (
 	// dictGain is the share of a chunk's raw payload (1 in dictGain)
 	// its frame with the dictionary must save to be kept (writeChunk).
 	dictGain = 256
-	// fastGain is the share of the smaller of a chunk's other frames (1
-	// in fastGain) by which its frame at the fastest level may be larger
-	// and be kept (Options.Fastest).
+	// fastGain is the share of what the frame kept otherwise costs (1 in
+	// fastGain) by which a chunk's frame at the fastest level may be
+	// larger and be kept (Options.Fastest, writeChunk).
 	fastGain = 64
 	// dictID is the zstd dictionary id of the chunks compressed with it.
 	dictID = 1
