@@ -28,6 +28,7 @@ import (
 	"kairos/format/ti"
 	"kairos/internal/fileio"
 	"kairos/internal/prefault"
+	_ "kairos/internal/prefault/atstart" // the heap in huge pages before the packages' initialization writes it
 	"kairos/trace"
 )
 
@@ -152,7 +153,8 @@ func version() string {
 
 func main() {
 	if verbOf(os.Args[1:]) != "" {
-		// A verb's heap in huge pages (hugeheap.go).
+		// A verb's heap in huge pages (hugeheap.go): asked for again,
+		// for what the packages' initialization wrote since atstart's.
 		prefault.HugeHeap()
 		eachGC(hugeAfterGC)
 	}

@@ -3,12 +3,10 @@
 package prefault
 
 import (
-	"bytes"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 const (
@@ -23,6 +21,9 @@ const (
 	heapWindow = 1 << 40
 	// userTop bounds the window: the end of a 47-bit address space.
 	userTop = 1 << 47
+	// madvCollapse is MADV_COLLAPSE (Linux 6.1), which package syscall
+	// does not name.
+	madvCollapse = 25
 )
 
 // heapProbe is an object on the heap, whose address says where the heap
@@ -42,7 +43,7 @@ var unsupportedCollapse atomic.Bool
 // huge pages (MADV_COLLAPSE). Addresses stay integers: a pointer to heap
 // memory no object holds would stop the collector.
 func adviseHeap(collapse bool) {
-	if unix.Getpagesize() != 4096 {
+	if syscall.Getpagesize() != 4096 {
 		return
 	}
 	probe := uintptr(unsafe.Pointer(heapProbe))
@@ -52,7 +53,7 @@ func adviseHeap(collapse bool) {
 	}
 	// The window holds unmapped holes, which madvise skips (and reports
 	// with ENOMEM, once it has advised the rest).
-	madvise(base, end-base, unix.MADV_HUGEPAGE)
+	madvise(base, end-base, syscall.MADV_HUGEPAGE)
 	if !collapse || unsupportedCollapse.Load() {
 		return
 	}
@@ -63,11 +64,11 @@ func adviseHeap(collapse bool) {
 	var resident [hugeBytes / 4096]byte
 	first := probe &^ (chunkBytes - 1)
 	for r := first; r < first+2*chunkBytes; r += hugeBytes {
-		_, _, errno := unix.Syscall(unix.SYS_MINCORE, r, hugeBytes, uintptr(unsafe.Pointer(&resident[0])))
+		_, _, errno := syscall.Syscall(syscall.SYS_MINCORE, r, hugeBytes, uintptr(unsafe.Pointer(&resident[0])))
 		if errno != 0 || !anyResident(resident[:]) {
 			continue // not mapped, or nothing written there yet
 		}
-		if madvise(r, hugeBytes, unix.MADV_COLLAPSE) == unix.EINVAL {
+		if madvise(r, hugeBytes, madvCollapse) == syscall.EINVAL {
 			unsupportedCollapse.Store(true)
 			return
 		}
@@ -77,7 +78,7 @@ func adviseHeap(collapse bool) {
 // unadviseHeap gives the heap's arenas MADV_NOHUGEPAGE.
 func unadviseHeap() {
 	if base, end := heapWindowOf(); end > base {
-		madvise(base, end-base, unix.MADV_NOHUGEPAGE)
+		madvise(base, end-base, syscall.MADV_NOHUGEPAGE)
 	}
 }
 
@@ -89,8 +90,8 @@ func heapWindowOf() (base, end uintptr) {
 }
 
 // madvise is madvise(2) of n bytes at address p.
-func madvise(p, n uintptr, advice int) unix.Errno {
-	_, _, errno := unix.Syscall(unix.SYS_MADVISE, p, n, uintptr(advice))
+func madvise(p, n uintptr, advice int) syscall.Errno {
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, p, n, uintptr(advice))
 	return errno
 }
 
@@ -126,15 +127,24 @@ func fewHugeFree() bool {
 // times 2^order), those of order 9 and more counted in 2 MB blocks.
 func freeHugeBlocks(info []byte) int {
 	total := 0
-	for _, line := range bytes.Split(info, []byte("\n")) {
-		_, counts, ok := bytes.Cut(line, []byte("zone"))
+	for rest := string(info); rest != ""; {
+		var line string
+		line, rest, _ = cut(rest, "\n")
+		_, counts, ok := cut(line, "zone")
 		if !ok {
 			continue
 		}
-		fields := bytes.Fields(counts)
-		for order := 9; order+1 < len(fields); order++ { // fields[0] is the zone's name
+		_, counts = nextField(counts) // the zone's name
+		for order := 0; ; order++ {
+			var f string
+			if f, counts = nextField(counts); f == "" {
+				break
+			}
+			if order < 9 {
+				continue
+			}
 			n := 0
-			for _, c := range fields[order+1] {
+			for _, c := range []byte(f) {
 				if c < '0' || c > '9' {
 					n = 0
 					break
@@ -150,12 +160,12 @@ func freeHugeBlocks(info []byte) int {
 // readSmall reads the start of a small file into b, in three system
 // calls (os.ReadFile takes five, and the file's finalizer).
 func readSmall(path string, b []byte) (int, bool) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return 0, false
 	}
-	defer unix.Close(fd)
-	n, err := unix.Read(fd, b)
+	defer syscall.Close(fd)
+	n, err := syscall.Read(fd, b)
 	return n, err == nil && n > 0
 }
 
@@ -164,7 +174,8 @@ func readSmall(path string, b []byte) (int, bool) {
 func thpNever() bool {
 	var b [128]byte
 	n, ok := readSmall("/sys/kernel/mm/transparent_hugepage/enabled", b[:])
-	return !ok || bytes.Contains(b[:n], []byte("[never]"))
+	_, _, never := cut(string(b[:n]), "[never]")
+	return !ok || never
 }
 
 // mappingsBounded reports whether the kernel may refuse the process a
@@ -178,12 +189,12 @@ func thpNever() bool {
 // without a reservation, failed there with one. Read once.
 var mappingsBounded = sync.OnceValue(func() bool {
 	var b [8]byte
-	if n, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:]); ok && bytes.HasPrefix(b[:n], []byte("2")) {
+	if _, ok := readSmall("/proc/sys/vm/overcommit_memory", b[:]); ok && b[0] == '2' {
 		return true
 	}
-	for _, res := range []int{unix.RLIMIT_AS, unix.RLIMIT_DATA} {
-		var l unix.Rlimit
-		if err := unix.Getrlimit(res, &l); err != nil || l.Cur != unix.RLIM_INFINITY {
+	for _, res := range []int{syscall.RLIMIT_AS, syscall.RLIMIT_DATA} {
+		var l syscall.Rlimit
+		if err := syscall.Getrlimit(res, &l); err != nil || l.Cur != ^uint64(0) { // RLIM_INFINITY
 			return true
 		}
 	}
