@@ -9,8 +9,9 @@
 // encoding/xml's, html/template's and the CLI's own. Those wrote about a
 // hundred 4 KB pages of the heap one fault at a time, which on this
 // project's virtual machines cost 10 to 35 µs each: `kairos --version`
-// and a 64-rank analytic replay of 20 ms take about 2 ms less with the
-// region they write already in a huge page.
+// takes 1.3 ms less of CPU time with the region they write already in a
+// huge page, and 64-rank analytic replays of 20 to 25 ms about 2 ms less
+// (BENCHMARKS.md).
 package atstart
 
 import "kairos/internal/prefault"
