@@ -151,7 +151,7 @@ func freeHugeBlocks(info []byte) int {
 				}
 				n = min(n*10+int(c-'0'), 1<<30)
 			}
-			total = min(total+n<<(order-9), 1<<30)
+			total = min(total+min(n<<min(order-9, 31), 1<<30), 1<<30)
 		}
 	}
 	return total

@@ -255,3 +255,38 @@ func residentBytes(t *testing.T) int64 {
 	}
 	return pages * int64(os.Getpagesize())
 }
+
+// FuzzFreeHugeBlocks compares freeHugeBlocks, which the package writes
+// without package bytes (text.go), with the same count written with it.
+func FuzzFreeHugeBlocks(f *testing.F) {
+	f.Add([]byte("Node 0, zone   Normal   9915   6218   3587   1402   1153    994   1914   1271    724    428    934\n"))
+	f.Add([]byte("zone\nzone Normal 1 2 3 4 5 6 7 8 9 10 99999999999 x\n\n  zone\tDMA 0 0 0 0 0 0 0 0 0 1"))
+	f.Add([]byte("Node 0, zonezone Normal 1 1 1 1 1 1 1 1 1 2147483647 2147483647 2147483647\n"))
+	f.Fuzz(func(t *testing.T, info []byte) {
+		want := 0
+		for _, line := range bytes.Split(info, []byte("\n")) {
+			_, counts, ok := bytes.Cut(line, []byte("zone"))
+			if !ok {
+				continue
+			}
+			fields := bytes.FieldsFunc(counts, asciiSpace)
+			for order := 9; order+1 < len(fields); order++ {
+				f := fields[order+1]
+				n, err := strconv.Atoi(string(f))
+				switch {
+				case bytes.ContainsFunc(f, func(r rune) bool { return r < '0' || r > '9' }):
+					n = 0 // a sign, or not a number
+				case err != nil:
+					n = 1 << 30 // all digits, past int
+				}
+				for i := 9; i < order && n < 1<<30; i++ {
+					n *= 2 // blocks of order 9 and more in 2 MB blocks
+				}
+				want = min(want+min(n, 1<<30), 1<<30)
+			}
+		}
+		if got := freeHugeBlocks(info); got != want {
+			t.Errorf("%q: %d free 2 MB blocks, expected %d", info, got, want)
+		}
+	})
+}
