@@ -233,7 +233,8 @@ type groupJSON struct {
 // accuracyJSON is how well a reduction stands for its trace: the
 // parameters its ranks read back (ACURDION's Table II), those the cluster
 // heads alone would give (the papers' reduction), and the replay accuracy
-// ACC = 1 - |t - t'| / t.
+// ACC = 1 - |t - t'| / t (1 where both replays take no time, 0 where only
+// the trace's does).
 type accuracyJSON struct {
 	Matching     cluster.Matching  `json:"matching_percent"`
 	Heads        *cluster.Matching `json:"heads_matching_percent,omitempty"`
@@ -602,8 +603,11 @@ func replayAccuracy(path string, src trace.Source, reduced *prsd.Trace, same boo
 	if acc.Same {
 		acc.Reduced = acc.Original
 	}
-	if acc.Original > 0 {
+	switch {
+	case acc.Original > 0:
 		acc.ACC = 1 - math.Abs(acc.Original-acc.Reduced)/acc.Original
+	case acc.Reduced == 0: // a run that takes no time, and so does its reduction's
+		acc.ACC = 1
 	}
 	if !acc.Same && !f.skipWaiting {
 		if acc.Waiting, err = compareWaiting(path, src, reduced, w); err != nil {

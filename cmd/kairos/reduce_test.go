@@ -522,6 +522,19 @@ func TestReduceAccuracySameReplay(t *testing.T) {
 	}
 }
 
+// TestReduceAccuracyNoTime: a trace whose replay takes no time (no
+// computation, no message) and its reduction replay alike: ACC 1, not
+// the 0 that 1 - |t - t'| / t left for t = 0 (FuzzVerbsPrograms found it).
+func TestReduceAccuracyNoTime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "idle.ti")
+	if err := os.WriteFile(path, []byte("0 init\n0 compute 0\n0 finalize\n1 init\n1 finalize\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := reduceJSONOf(t, "--accuracy", path).Accuracy; a.Original != 0 || a.Reduced != 0 || a.ACC != 1 {
+		t.Errorf("replayed in %g s, the reduction in %g s: ACC %g, want 0, 0 and 1", a.Original, a.Reduced, a.ACC)
+	}
+}
+
 // TestReduceAggregateCounts: with --aggregate-counts, IS's alltoallv
 // counts are recorded as their instances' means; the reduction is written
 // (it passes check), is smaller than the one that keeps every count, and

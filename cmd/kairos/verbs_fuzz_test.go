@@ -148,6 +148,11 @@ func runVerbs(t *testing.T, in, prefix string, outs []written) {
 	} {
 		verbRuns(t, args...)
 	}
+	if filepath.Ext(in) == ".ti" && checked == exitOK {
+		for _, method := range []string{"callpath", "acurdion"} {
+			replaysAlike(t, in, method)
+		}
+	}
 	_, events, _ := csRun("print", "--model", in)
 	for _, w := range append([]written{{"r.html", []string{"report"}, ""}}, outs...) {
 		path := prefix + w.name
@@ -179,6 +184,23 @@ func runVerbs(t *testing.T, in, prefix string, outs []written) {
 		if w.keep == "events" && got != events || w.keep == "calls" && !sameCalls(got, events, 0.01) {
 			t.Errorf("kairos %s: print of %s differs:\n%s\nwant\n%s", strings.Join(args, " "), w.name, got, events)
 		}
+	}
+}
+
+// replaysAlike checks that the reduction of an untimed trace by method
+// (with K = 2 where it takes one) replays as the trace does: ACC of at
+// least 0.95, seed 000's and issue 40's bound.
+func replaysAlike(t *testing.T, in, method string) {
+	code, out, errb := csRun("reduce", "--accuracy", "--json", "--method", method, "--k", "2", in)
+	if code != exitOK {
+		return // the reduction refused: verbRuns' runs say whether with a reason
+	}
+	var r struct{ Accuracy struct{ ACC float64 } }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("reduce --accuracy --json: %v\n%s", err, out)
+	}
+	if r.Accuracy.ACC < 0.95 {
+		t.Errorf("reduce --method %s --accuracy: ACC %.4f, want at least 0.95\n%s", method, r.Accuracy.ACC, errb)
 	}
 }
 
