@@ -28,7 +28,7 @@ func FuzzVerbs(f *testing.F) {
 		"0 bcast 10 0\n0 reduce 10 5 1\n0 barrier\n1 bcast 10 0\n1 reduce 10 5 1\n1 barrier\n2 bcast 10 0\n2 reduce 10 5 1\n2 barrier\n",
 		"0 alltoallv 2 1 1 2 1 1\n1 alltoallv 2 1 1 2 1 1\n",
 		"0 gatherv 8 8 8 0\n1 gatherv 8 8 8 0\n",
-		"0 sendRecv 8 1 1 8 1 1\n1 sendRecv 8 0 0 8 0 0\n",
+		"0 init\n0 sendRecv 8 1 8 1 0 0\n0 finalize\n1 init\n1 sendRecv 8 0 8 0 0 0\n1 finalize\n",
 		"0 compute 0\n0 sleep 0\n0 compute 1e24\n",
 		"0 send 1 0 0\n1 recv 0 0 0\n0 send 1 0 0\n1 recv 0 0 0\n",
 		"0 send 1 0 8\n1 send 0 0 8\n0 recv 1 0 8\n1 recv 0 0 8\n", // deadlock
@@ -365,8 +365,8 @@ func tiProgram(data []byte) string {
 				add(src, "test %s", pending[src][len(pending[src])-1])
 			}
 		case 14:
-			add(src, "sendRecv %d %d %d %d %d %d", size, dst, tag, size, dst, tag)
-			add(dst, "sendRecv %d %d %d %d %d %d", size, src, tag, size, src, tag)
+			add(src, "sendRecv %d %d %d %d 0 0", size, dst, size, dst) // send count, to, receive count, from, datatypes
+			add(dst, "sendRecv %d %d %d %d 0 0", size, src, size, src)
 		case 15:
 			add(src, "send %d %d %d", dst, tag, size) // never received
 		case 17:
