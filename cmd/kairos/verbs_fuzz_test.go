@@ -59,6 +59,9 @@ func FuzzVerbsPrograms(f *testing.F) {
 		"\x01\x01\x00\x01\x02\x00\x01\x05\x20\x03\x0b\x01\x02",
 		"\x05\x08\x00\x00\x09\x00\x00\x0a\x01\x02\x0b\x00\x11\x0c\x02\x13\x04\x00\x00",
 		"\x02\x02\x00\x01\x02\x01\x00\x03\x00\x00\x03\x01\x00\x0d\x01\x00",
+		// A loop of 7 iterations on 4 ranks: an exchange, its waits and a
+		// computation that varies.
+		"\x03\x02\x11\x02\x03\x11\x00\x03\x02\x00\x00\x01\x20\x18\x03\x05",
 		// Every collective kind from 16 on, on 4 ranks.
 		"\x03\x10\x01\x02\x11\x03\x01\x12\x05\x02\x13\x01\x01\x14\x02\x03\x15\x01\x01\x16\x02\x02\x17\x00\x00\x02\x01\x02\x04\x01\x00\x0d\x02\x00",
 	} {
@@ -309,8 +312,9 @@ var everyRank = map[byte]string{
 // tiProgram builds a TI trace from data: 1 to 8 ranks (the first byte),
 // then a call of every rank or a pair of ranks for each group of three
 // bytes (what, and two arguments), in one global order, so that its
-// point-to-point calls match without deadlock; one kind in 24 is a call
-// without its partner. The v-collectives' counts agree between ranks.
+// point-to-point calls match without deadlock; one kind in 25 is a call
+// without its partner, one a loop over the groups before it. The
+// v-collectives' counts agree between ranks.
 func tiProgram(data []byte) string {
 	if len(data) == 0 {
 		return ""
@@ -326,8 +330,7 @@ func tiProgram(data []byte) string {
 	sizes := []int{0, 8, 1024, 65536, 1 << 20}
 	pending := make([][]string, n) // each rank's requests not waited for: "src dst tag"
 	all("init")
-	for data = data[1:]; len(data) >= 3; data = data[3:] {
-		a, b := int(data[1]), int(data[2])
+	step := func(op byte, a, b, iter int) {
 		src, dst, size, tag := a%n, b%n, sizes[(a>>4)%len(sizes)], (b>>4)%3
 		// Counts by rank for the v-collectives: rank r sends counts[r].
 		counts := make([]string, n)
@@ -335,13 +338,13 @@ func tiProgram(data []byte) string {
 			counts[r] = strconv.Itoa((a + 7*r*b) % 64)
 		}
 		list := strings.Join(counts, " ")
-		if format, ok := everyRank[data[0]%24]; ok {
+		if format, ok := everyRank[op]; ok {
 			all(format, size, b, dst, n, list)
-			continue
+			return
 		}
-		switch data[0] % 24 {
-		case 0:
-			add(src, "compute %d", b*100000)
+		switch op {
+		case 0: // noisy from one iteration of a loop to the next
+			add(src, "compute %g", float64(b*100000)*(1+0.004*float64(iter)))
 		case 1:
 			add(src, "send %d %d %d", dst, tag, size)
 			add(dst, "recv %d %d %d", src, tag, size)
@@ -384,6 +387,23 @@ func tiProgram(data []byte) string {
 					send[j], recv[j] = strconv.Itoa((a+r+2*j)%5), strconv.Itoa((a+j+2*r)%5)
 				}
 				add(r, "alltoallv %d %s %d %s", 5*n, strings.Join(send, " "), 5*n, strings.Join(recv, " "))
+			}
+		}
+	}
+	// A group of kind 24 makes the last 1 to 4 other groups a loop of 2 to
+	// 7 iterations, which reductions fold.
+	var done [][3]int
+	for data = data[1:]; len(data) >= 3; data = data[3:] {
+		op, a, b := data[0]%25, int(data[1]), int(data[2])
+		if op != 24 {
+			step(op, a, b, 0)
+			done = append(done, [3]int{int(op), a, b})
+			continue
+		}
+		body := done[max(0, len(done)-1-a%4):]
+		for iter := 1; iter < 2+b%6; iter++ {
+			for _, g := range body {
+				step(byte(g[0]), g[1], g[2], iter)
 			}
 		}
 	}
