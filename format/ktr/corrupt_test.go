@@ -200,7 +200,7 @@ func craft(t *testing.T, chunks ...rawChunk) string {
 	}
 	e.index = binary.AppendUvarint(e.index, 1)
 	for _, c := range chunks {
-		if err := e.writeChunk(0, c.raw, c.events); err != nil {
+		if err := e.writeChunk(0, c.raw, nil, c.events); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -232,11 +232,27 @@ func payloadForm(structure, compute, times, requests []byte) []byte {
 	p := binary.AppendUvarint(nil, uint64(len(structure)))
 	p = binary.AppendUvarint(p, uint64(len(compute)))
 	p = binary.AppendUvarint(p, uint64(len(times)))
-	p = binary.AppendUvarint(p, 1) // time unit
+	p = binary.AppendUvarint(p, 2) // time unit 1, times in the plain layout
 	p = append(p, structure...)
 	p = appendTransposed(p, compute)
 	p = appendTransposed(p, times)
 	return append(p, requests...)
+}
+
+// shiftedPayload is payloadForm with the time unit 1 and times in the
+// shifted layout.
+func shiftedPayload(structure, times []byte) []byte {
+	p := payloadForm(structure, nil, times, nil)
+	i := varintLen(uint64(len(structure))) + 1 + varintLen(uint64(len(times)))
+	p[i] = 3
+	return p
+}
+
+// shiftAt is a time column of n values, 0 but value i shifted by z.
+func shiftAt(n, i int, z byte) []byte {
+	col := make([]byte, 8*n)
+	col[8*i] = z
+	return col
 }
 
 // TestCorruptPayload checks the errors for chunks that are checksummed
@@ -253,6 +269,10 @@ func TestCorruptPayload(t *testing.T) {
 	st = trace.CodecState{}
 	bogusCompute := trace.AppendEvent(nil, &bogus, &st)
 	eight := make([]byte, 8)
+	timed := trace.NewEvent(trace.Init)
+	timed.HasTime = true
+	st = trace.CodecState{}
+	timedInit := append([]byte{formEvents}, trace.AppendEvent(nil, &timed, &st)...)
 	tests := []struct {
 		name  string
 		chunk rawChunk
@@ -262,13 +282,17 @@ func TestCorruptPayload(t *testing.T) {
 		{"more events", rawChunk{payload(inits, nil, nil, nil), 1}, "more than the 1 events"},
 		{"unknown kind", rawChunk{payload([]byte{200, 0}, nil, nil, nil), 1}, "unknown kind 200"},
 		{"truncated event", rawChunk{payload([]byte{byte(trace.Send), 1}, nil, nil, nil), 1}, "structure byte 1: corrupt event encoding"},
-		{"column lengths", rawChunk{[]byte{50, 0, 0, 1, 2}, 1}, "column lengths 50, 0 and 0"},
-		{"odd compute column", rawChunk{[]byte{2, 3, 0, 1, 0, 1, 2, 3}, 1}, "column lengths"},
+		{"column lengths", rawChunk{[]byte{50, 0, 0, 2, 2}, 1}, "column lengths 50, 0 and 0"},
+		{"odd compute column", rawChunk{[]byte{2, 3, 0, 2, 0, 1, 2, 3}, 1}, "column lengths"},
 		{"compute missing", rawChunk{payload(oneCompute, nil, nil, nil), 1}, "compute column exhausted"},
 		{"compute placeholder", rawChunk{payload(bogusCompute, eight, nil, nil), 1}, "compute placeholder 3"},
 		{"left over", rawChunk{payload(inits, eight, nil, nil), 2}, "8 compute, 0 time and 0 request bytes left over"},
 		{"raw too short", rawChunk{[]byte{0}, 2}, "raw length 1, expected 2"},
-		{"no form", rawChunk{[]byte{0, 0, 0, 1}, 1}, "structure column of 0 bytes, expected its form byte"},
+		{"no form", rawChunk{[]byte{0, 0, 0, 2}, 1}, "structure column of 0 bytes, expected its form byte"},
+		{"time unit 0, shifted", rawChunk{[]byte{0, 0, 0, 1}, 1}, "time unit 0"},
+		{"shift too large", rawChunk{shiftedPayload(timedInit, []byte{64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), 1}, "time value 0 shifted by 64 bits, expected 0 to 63"},
+		{"shift too large, value 9", rawChunk{shiftedPayload(timedInit, shiftAt(20, 9, 128)), 1}, "time value 9 shifted by 128 bits, expected 0 to 63"},
+		{"shift too large, value 40", rawChunk{shiftedPayload(timedInit, shiftAt(80, 40, 64)), 1}, "time value 40 shifted by 64 bits, expected 0 to 63"},
 		{"unknown form", rawChunk{payloadForm([]byte{7, 0}, nil, nil, nil), 1}, "structure form 7, expected 0 (events) or 1 (templates)"},
 		{"no distinct event", rawChunk{payloadForm([]byte{formTemplates, 0, 0}, nil, nil, nil), 1}, "0 distinct events, expected 1 to 4096"},
 		{"distinct events truncated", rawChunk{payloadForm([]byte{formTemplates, 0x80}, nil, nil, nil), 1}, "structure byte 1: the count of distinct events is truncated, or an overlong varint"},
@@ -289,7 +313,7 @@ func TestCorruptPayload(t *testing.T) {
 }
 
 // TestTemplatesOfVersion2: a version 2 file holds at most 256 distinct
-// events a chunk; version 3, up to 4,096.
+// events a chunk; version 3 and later, up to 4,096.
 func TestTemplatesOfVersion2(t *testing.T) {
 	var st trace.CodecState
 	structure := binary.AppendUvarint([]byte{formTemplates}, maxTemplatesV2+1)
@@ -300,7 +324,7 @@ func TestTemplatesOfVersion2(t *testing.T) {
 	}
 	path := craft(t, rawChunk{payloadForm(append(structure, 0), nil, nil, nil), 1})
 	if err := readAll(path); err != nil {
-		t.Fatalf("version 3: %v", err)
+		t.Fatalf("version %d: %v", Version, err)
 	}
 	setVersion(t, path, 2)
 	checkCorrupt(t, readAll(path), path, "rank 0 chunk 0", "257 distinct events, expected 1 to 256")

@@ -48,6 +48,7 @@ func FuzzOpen(f *testing.F) {
 		{absurdTrace(), Options{}},
 		{stencil(2, 2, 20, true), Options{}},
 		{distinctSends(300, 40, 0), Options{}},
+		{shiftedTimes(), Options{ChunkSize: 4096, Fastest: true}},
 	}
 	for _, s := range seeds {
 		data, err := os.ReadFile(writeTemp(f, s.src, s.o))
@@ -103,27 +104,31 @@ func FuzzOpen(f *testing.F) {
 }
 
 // FuzzPayload decodes arbitrary bytes as a chunk's decompressed payload of
-// version 3, both structure forms: it must never panic, and it stops at
+// version 4, both structure forms and both time layouts: it must never panic, and it stops at
 // an error or the payload's end; a reader whose distinct events are
 // pooled (partners relative to its rank) reads the same events and
 // errors as one whose are its own, and so does one that decodes for a
 // trace.DistinctReader, its events made whole from their distinct events.
 // Its seeds are the payloads of traces whose chunks take each form.
 func FuzzPayload(f *testing.F) {
-	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided(), distinctSends(300, 40, 0)} {
+	for _, tr := range []*trace.Trace{repeatedFields(6), allFields(), stencil(2, 2, 10, true), oneSided(), distinctSends(300, 40, 0), shiftedTimes()} {
 		for r := range tr.NumRanks() {
 			var w payloadWriter
 			rd, _ := tr.OpenRank(r)
 			for rd.Next() {
 				w.add(rd.Event())
 			}
-			f.Add(w.appendTo(nil))
+			raw, shifted := w.appendTo(nil, nil)
+			f.Add(raw)
+			if shifted != nil {
+				f.Add(shifted)
+			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var r, pooled, dist payloadReader
-		r.forms, r.maxTmpl = true, maxTemplates
-		pooled.forms, pooled.maxTmpl, pooled.pool, pooled.rank = true, maxTemplates, new(templatePool), 3
+		r.forms, r.layouts, r.maxTmpl = true, true, maxTemplates
+		pooled.forms, pooled.layouts, pooled.maxTmpl, pooled.pool, pooled.rank = true, true, maxTemplates, new(templatePool), 3
 		dist = pooled
 		dist.pool = new(templatePool)
 		err, perr, derr := r.reset(slices.Clone(p)), pooled.reset(slices.Clone(p)), dist.reset(slices.Clone(p))

@@ -21,6 +21,31 @@ var goldenTraces = map[int]struct {
 	1: {allFields, 1024},
 	2: {func() *trace.Trace { return repeatedFields(12) }, 1024},
 	3: {manyDistinct, 64 << 10},
+	4: {shiftedTimes, 64 << 10},
+}
+
+// shiftedTimes is manyDistinct and a fifth rank that computes 400 times,
+// its gaps and durations 1 to 255 times 2^10 to 2^30 ps, as times rounded
+// to their 8 high bits are: a chunk the writer keeps in the shifted time
+// layout.
+func shiftedTimes() *trace.Trace {
+	base := manyDistinct()
+	t := trace.New(base.NumRanks()+1, *base.Meta())
+	copy(t.Ranks, base.Ranks)
+	x, at := uint32(1), trace.Time(1)<<40
+	next := func() trace.Time {
+		x = x*1664525 + 1013904223
+		return trace.Time(x>>24|1) << (10 + x>>8%21)
+	}
+	for range 400 {
+		e := trace.NewEvent(trace.Compute)
+		e.Compute, e.HasTime = 1e6, true
+		e.Enter = at + next()
+		e.Exit = e.Enter + next()
+		at = e.Exit
+		t.Ranks[base.NumRanks()].Append(&e)
+	}
+	return t
 }
 
 // manyDistinct is allFields after 300 distinct sends repeated 80 times
@@ -67,12 +92,15 @@ func TestGolden(t *testing.T) {
 		if src.NumChunks(0) < 2 {
 			t.Errorf("%s: rank 0 has %d chunks, want several", path, src.NumChunks(0))
 		}
-		tmpl, chunks, most := templateChunks(t, src)
-		if v >= 2 && (tmpl == 0 || tmpl == chunks) {
-			t.Errorf("%s: %d of %d chunks in the templates form, want some", path, tmpl, chunks)
+		c := chunkFormsOf(t, src)
+		if v >= 2 && (c.tmpl == 0 || c.tmpl == c.chunks) {
+			t.Errorf("%s: %d of %d chunks in the templates form, want some", path, c.tmpl, c.chunks)
 		}
-		if v >= 3 && most <= maxTemplatesV2 {
-			t.Errorf("%s: at most %d distinct events in a chunk, want more than version 2's %d", path, most, maxTemplatesV2)
+		if v >= 3 && c.most <= maxTemplatesV2 {
+			t.Errorf("%s: at most %d distinct events in a chunk, want more than version 2's %d", path, c.most, maxTemplatesV2)
+		}
+		if v >= 4 && (c.shifted == 0 || c.shifted == c.chunks) {
+			t.Errorf("%s: %d of %d chunks in the shifted time layout, want some", path, c.shifted, c.chunks)
 		}
 	}
 }

@@ -27,9 +27,11 @@ import (
 
 // Version is the format version this package writes. It reads it,
 // version 1, whose chunks hold their structure as events (no form byte),
-// and version 2, whose chunks in the templates form hold at most 256
-// distinct events (version 3: maxTemplates).
-const Version = 3
+// version 2, whose chunks in the templates form hold at most 256
+// distinct events (version 3: maxTemplates), and version 3, whose time
+// column has one layout (version 4: two, the payload's time unit says
+// which).
+const Version = 4
 
 // Layout constants; docs/ktr-format.md is their specification.
 const (

@@ -286,21 +286,24 @@ func TestTemplatesForm(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameTrace(t, src, c.tr)
-			tmpl, chunks, most := templateChunks(t, src)
-			if (tmpl > 0) != c.templates || (tmpl == chunks) != c.all {
-				t.Errorf("%d of %d chunks in the templates form", tmpl, chunks)
+			f := chunkFormsOf(t, src)
+			if (f.tmpl > 0) != c.templates || (f.tmpl == f.chunks) != c.all {
+				t.Errorf("%d of %d chunks in the templates form", f.tmpl, f.chunks)
 			}
-			if strings.HasPrefix(c.name, "1,000") && c.templates && most != 1000 {
-				t.Errorf("at most %d distinct events in a chunk, want 1,000", most)
+			if strings.HasPrefix(c.name, "1,000") && c.templates && f.most != 1000 {
+				t.Errorf("at most %d distinct events in a chunk, want 1,000", f.most)
 			}
 		})
 	}
 }
 
-// templateChunks counts the chunks of src whose structure is in the
-// templates form, and all its chunks, and returns the most distinct
-// events of one.
-func templateChunks(t *testing.T, src *Source) (tmpl, chunks, most int) {
+// chunkForms counts src's chunks (chunks), those whose structure is in
+// the templates form (tmpl) and those whose times are in the shifted
+// layout (shifted), and the most distinct events of one (most).
+type chunkForms struct{ chunks, tmpl, shifted, most int }
+
+func chunkFormsOf(t *testing.T, src *Source) chunkForms {
+	var c chunkForms
 	for r := range src.NumRanks() {
 		rd, err := src.OpenRank(r)
 		if err != nil {
@@ -308,20 +311,24 @@ func templateChunks(t *testing.T, src *Source) (tmpl, chunks, most int) {
 		}
 		rr, last := rd.(*RankReader), -1
 		for rr.Next() {
-			if rr.chunk != last {
-				last = rr.chunk
-				chunks++
-				if rr.dec.pr.usesTemplate {
-					tmpl++
-					most = max(most, len(rr.dec.pr.tmpl))
-				}
+			if rr.chunk == last {
+				continue
+			}
+			last = rr.chunk
+			c.chunks++
+			if rr.dec.pr.usesTemplate {
+				c.tmpl++
+				c.most = max(c.most, len(rr.dec.pr.tmpl))
+			}
+			if rr.dec.pr.shifted {
+				c.shifted++
 			}
 		}
 		if err := rr.Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return tmpl, chunks, most
+	return c
 }
 
 // TestEncodeAfterOthers: a stream's bytes do not depend on the streams

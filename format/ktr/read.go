@@ -515,7 +515,7 @@ func (r *RankReader) load() error {
 	if err != nil {
 		return err
 	}
-	r.dec.pr.forms = r.src.version >= 2
+	r.dec.pr.forms, r.dec.pr.layouts = r.src.version >= 2, r.src.version >= 4
 	r.dec.pr.pool, r.dec.pr.rank = nil, int32(r.rank)
 	if r.src.share.readers.Load() > sharedReaders {
 		r.dec.pr.pool = &r.src.share.templates

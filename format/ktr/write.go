@@ -191,6 +191,7 @@ type encoder struct {
 	zfast     *zstd.Encoder // at the fastest level (Options.Fastest), or nil
 	fast      *zstdPool     // where it goes
 	alt       []byte        // the other compression of the current chunk
+	shifted   []byte        // the current chunk in the shifted time layout
 	chunkSize int
 
 	payload   payloadWriter
@@ -285,14 +286,16 @@ func (e *encoder) endRank() {
 // flush compresses and writes the current chunk of rank r and starts a
 // new one.
 func (e *encoder) flush(r int) error {
-	e.raw = e.payload.appendTo(e.raw[:0])
-	err := e.writeChunk(r, e.raw, e.events)
+	e.raw, e.shifted = e.payload.appendTo(e.raw[:0], e.shifted[:0])
+	err := e.writeChunk(r, e.raw, e.shifted, e.events)
 	e.events = 0
 	return err
 }
 
-// writeChunk compresses and writes raw as the next chunk of rank r.
-func (e *encoder) writeChunk(r int, raw []byte, events int) error {
+// writeChunk compresses and writes raw as the next chunk of rank r, or
+// shifted, the chunk in the shifted time layout (nil: none), where its
+// frame is smaller.
+func (e *encoder) writeChunk(r int, raw, shifted []byte, events int) error {
 	e.comp = e.zenc.EncodeAll(raw, e.comp[:0])
 	cost := len(e.comp) // its bytes, and those a reader's time is worth
 	if e.zdict != nil {
@@ -308,13 +311,28 @@ func (e *encoder) writeChunk(r int, raw []byte, events int) error {
 			e.comp, e.alt, cost = e.alt, e.comp, n
 		}
 	}
-	if e.zfast != nil {
-		// Options.Fastest's frame, where it costs at most 1 byte in
-		// fastGain more.
-		if e.alt = e.zfast.EncodeAll(raw, e.alt[:0]); len(e.alt) <= cost+cost/fastGain {
-			e.comp, e.alt = e.alt, e.comp
+	kept := raw
+	if shifted != nil {
+		// The shifted layout's frame (without the dictionary) where it
+		// is smaller.
+		if e.alt = e.zenc.EncodeAll(shifted, e.alt[:0]); len(e.alt) < cost {
+			e.comp, e.alt, cost, kept = e.alt, e.comp, len(e.alt), shifted
 		}
 	}
+	if e.zfast != nil {
+		// Options.Fastest's frame of either layout, the smaller, where it
+		// costs at most 1 byte in fastGain more.
+		limit := cost + cost/fastGain
+		for _, p := range [2][]byte{raw, shifted} {
+			if p == nil {
+				continue
+			}
+			if e.alt = e.zfast.EncodeAll(p, e.alt[:0]); len(e.alt) <= limit {
+				e.comp, e.alt, limit, kept = e.alt, e.comp, len(e.alt), p
+			}
+		}
+	}
+	raw = kept
 	var h [chunkHeadSize]byte
 	binary.LittleEndian.PutUint32(h[0:], uint32(r))
 	binary.LittleEndian.PutUint32(h[4:], uint32(len(e.chunks)))
