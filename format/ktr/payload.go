@@ -257,7 +257,7 @@ func (w *payloadWriter) appendPayload(dst []byte, unit uint64, templates bool, t
 // and 64 ranks, SMG2000's; trace.Rounded): their significant bits sit
 // at varying places, which the shifted layout brings to the value's
 // second byte, the number of zero bits in its first. (HPCC's rounded
-// times on 64 ranks, kept as their events in a reduction: chunks 0.8%
+// times on 64 ranks, kept as their events in a reduction: chunks 0.9%
 // smaller, and their frames at zstd's fastest level within 1/64 of the
 // others' where in the plain layout they were 32% larger: 6% fewer
 // instructions in a replay; BENCHMARKS.md.)
