@@ -286,8 +286,12 @@ func (e *encoder) endRank() {
 // flush compresses and writes the current chunk of rank r and starts a
 // new one.
 func (e *encoder) flush(r int) error {
-	e.raw, e.shifted = e.payload.appendTo(e.raw[:0], e.shifted[:0])
-	err := e.writeChunk(r, e.raw, e.shifted, e.events)
+	var shifted []byte
+	e.raw, shifted = e.payload.appendTo(e.raw[:0], e.shifted[:0])
+	if shifted != nil {
+		e.shifted = shifted // its room, for the next chunks
+	}
+	err := e.writeChunk(r, e.raw, shifted, e.events)
 	e.events = 0
 	return err
 }
