@@ -47,7 +47,7 @@ func frameDicts(t *testing.T, path string) []uint32 {
 // compressed with the file's dictionary; long chunks, which it barely
 // shrinks, without (a frame with a dictionary decodes in
 // klauspost/compress' Go code, not its assembly: writeChunk). Both read
-// back.
+// back, and the reader reads the dictionary only where a frame names it.
 func TestDictionaryWherePays(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -71,6 +71,48 @@ func TestDictionaryWherePays(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameTrace(t, got, src)
+		if loaded := got.dict != nil; loaded != c.wantDict {
+			t.Errorf("%s: the dictionary read %v, want %v", c.name, loaded, c.wantDict)
+		}
+	}
+}
+
+// TestDictionariesOfTwoFiles: the zstd decoders files share take each
+// file's dictionary where its frames name it. Two files whose short ranks
+// are compressed with dictionaries of their own, read a rank of each in
+// turn, read back as written (a decoder left with the other file's
+// dictionary fails the payloads' checksums).
+func TestDictionariesOfTwoFiles(t *testing.T) {
+	srcs := []*trace.Trace{stencilNoise(8, 8, 5, true, 0.1), stencilNoise(8, 8, 7, false, 0.05)}
+	var files []*Source
+	for _, src := range srcs {
+		f, err := Open(writeTemp(t, src, Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for r := range srcs[0].NumRanks() {
+		for i, f := range files {
+			got, err1 := events(f, r)
+			want, err2 := events(srcs[i], r)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("file %d rank %d: %v, %v", i, r, err1, err2)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("file %d rank %d: %d events, want %d", i, r, len(got), len(want))
+			}
+			for k := range got {
+				if !sameEvent(&got[k], &want[k]) {
+					t.Fatalf("file %d rank %d event %d: %+v, want %+v", i, r, k, got[k], want[k])
+				}
+			}
+		}
+	}
+	for i, f := range files {
+		if f.dict == nil {
+			t.Errorf("file %d: no dictionary read", i)
+		}
 	}
 }
 

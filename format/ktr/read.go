@@ -39,7 +39,7 @@ type Source struct {
 
 	dictOnce sync.Once
 	dictErr  error
-	decoders sync.Pool // of *zstd.Decoder knowing the file's dictionary
+	dict     []byte    // the file's dictionary, once a frame names it
 	chunkDec sync.Pool // of *chunkDecoder, which ranks read to their end give back
 	// share is what its readers share, with those of the sources it was
 	// made to share with (ShareWith).
@@ -308,56 +308,81 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	return &RankReader{src: s, rank: r, chunks: s.rankChunks(r), chunk: -1}, nil
 }
 
-// plainDecoders keeps zstd decoders without a dictionary, for the first
-// chunk of every file.
-var plainDecoders = sync.Pool{New: func() any { return newDecoder(nil) }}
-
-// newDecoder returns a zstd decoder that knows dict (if not nil) as the
-// file's dictionary.
-func newDecoder(dict []byte) *zstd.Decoder {
-	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw)}
-	if dict != nil {
-		opts = append(opts, zstd.WithDecoderDictRaw(dictID, dict))
-	}
-	d, err := zstd.NewReader(nil, opts...)
+// decoders keeps the zstd decoders of every file, each with the
+// dictionary it last decoded a frame with. A decoder is told a file's
+// dictionary where a frame names it (ResetWithOptions, a map of one entry
+// cloned): a decoder a file, as before, took a reduction of a stream a
+// cluster (LAMMPS' melt on 64 ranks) 64 decoders' buffers, 5% of its
+// replay's CPU time in their pages' faults and zeroing.
+var decoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw))
 	if err != nil {
 		panic(err) // only for invalid options
 	}
-	return d
+	return &decoder{Decoder: d}
+}}
+
+// decoder is a zstd decoder and the file whose dictionary it knows (nil:
+// none).
+type decoder struct {
+	*zstd.Decoder
+	dictOf *Source
 }
 
-// decoder returns a decoder for the file's chunks (to put back in
-// s.decoders), reading the dictionary first if need be.
-func (s *Source) decoder() (*zstd.Decoder, error) {
+// decoderFor returns a decoder for frame, a chunk's compressed payload,
+// to put back in decoders: where the frame names the file's dictionary
+// and dict is set, one that knows it, the dictionary read first if need
+// be. A file's dictionary is read only where a frame names it: a
+// reduction keeps a stream a cluster, whose dictionaries and decoders
+// were made for every stream before (LAMMPS' melt on 64 ranks: 64, where
+// the frames of about 15 streams name theirs).
+func (s *Source) decoderFor(frame []byte, dict bool) (*decoder, error) {
+	d := decoders.Get().(*decoder)
+	if !dict || !namesDict(frame) {
+		return d, nil
+	}
 	s.dictOnce.Do(s.loadDict)
 	if s.dictErr != nil {
+		decoders.Put(d)
 		return nil, s.dictErr
 	}
-	return s.decoders.Get().(*zstd.Decoder), nil
+	if d.dictOf != s {
+		if err := d.ResetWithOptions(nil, zstd.WithDecoderDictRaw(dictID, s.dict)); err != nil {
+			panic(err) // only for invalid options
+		}
+		d.dictOf = s
+	}
+	return d, nil
 }
+
+// namesDict reports whether frame, a zstd frame, has a dictionary id in
+// its header (RFC 8878, 3.1.1.1.1: the descriptor's two low bits give the
+// field's size, 0 for none). Where frame is not a zstd frame, the plain
+// decoder says so.
+func namesDict(frame []byte) bool {
+	return len(frame) > 4 && binary.LittleEndian.Uint32(frame) == zstdMagic && frame[4]&3 != 0
+}
+
+// zstdMagic begins every zstd frame.
+const zstdMagic = 0xfd2fb528
 
 // loadDict reads the file's dictionary, the start of its first chunk's
 // raw payload.
 func (s *Source) loadDict() {
-	var dict []byte
 	for r := range s.NumRanks() {
 		if s.NumChunks(r) == 0 {
 			continue
 		}
 		cd := new(chunkDecoder)
-		dec := plainDecoders.Get().(*zstd.Decoder)
-		err := cd.cr.read(s, r, 0, dec)
-		plainDecoders.Put(dec)
-		if err != nil {
+		if err := cd.cr.read(s, r, 0, false); err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
 			return
 		}
 		// A copy: the chunk's buffer goes on to hold the rank's next chunks.
-		dict = bytes.Clone(cd.cr.raw[:min(len(cd.cr.raw), maxDict)])
+		s.dict = bytes.Clone(cd.cr.raw[:min(len(cd.cr.raw), maxDict)])
 		s.firstRead.Store(&firstChunk{rank: r, dec: cd})
 		break
 	}
-	s.decoders.New = func() any { return newDecoder(dict) }
 }
 
 // RankReader streams one rank of a ktr file. It implements trace.Reader.
@@ -494,10 +519,6 @@ func (r *RankReader) fail(off int64, format string, err error, args ...any) {
 // load reads, checks and decompresses the current chunk and starts
 // decoding it.
 func (r *RankReader) load() error {
-	dec, err := r.src.decoder()
-	if err != nil {
-		return err
-	}
 	read := true
 	if r.dec == nil {
 		if f := r.src.firstRead.Load(); f != nil && r.chunk == 0 && f.rank == r.rank && r.src.firstRead.CompareAndSwap(f, nil) {
@@ -509,11 +530,9 @@ func (r *RankReader) load() error {
 		r.src.share.readers.Add(1)
 	}
 	if read {
-		err = r.dec.cr.read(r.src, r.rank, r.chunk, dec)
-	}
-	r.src.decoders.Put(dec)
-	if err != nil {
-		return err
+		if err := r.dec.cr.read(r.src, r.rank, r.chunk, true); err != nil {
+			return err
+		}
 	}
 	r.dec.pr.forms, r.dec.pr.layouts = r.src.version >= 2, r.src.version >= 4
 	r.dec.pr.pool, r.dec.pr.rank = nil, int32(r.rank)
@@ -558,13 +577,24 @@ type chunkReader struct {
 	raw []byte // the decompressed payload
 }
 
+// decodeSlack is the room a chunk's decompression is given past its raw
+// length: zstd's decoder takes the copies of its assembly, which may
+// write 32 bytes past a block, only where the room after the block allows
+// them, and a chunk of one block (a reduction's clusters kept as their
+// events, a few KB a rank) was decoded by its safe copies alone (LAMMPS'
+// melt on 64 ranks: 1.6% of its replay's CPU samples, against 1.4% for
+// the others).
+const decodeSlack = 32
+
 // populateRatio bounds, in times its compressed payload, the room a
 // chunk's decompression is given mapped at once (prefault).
 const populateRatio = 64
 
 // read reads chunk i of rank r into cr.raw, checking everything but the
-// events: checksums, header against index, lengths.
-func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
+// events: checksums, header against index, lengths. Without dict, a
+// frame that names the file's dictionary does not decompress (the first
+// chunk's, from which loadDict takes it).
+func (cr *chunkReader) read(s *Source, r, i int, dict bool) error {
 	c := s.rankChunks(r)[i]
 	bad := func(at int64, err error, format string, args ...any) error {
 		return &CorruptError{Path: s.path, Offset: s.base + at, Rank: r, Chunk: i, What: fmt.Sprintf(format, args...), Err: err}
@@ -592,13 +622,18 @@ func (cr *chunkReader) read(s *Source, r, i int, dec *zstd.Decoder) error {
 	case rawLen > MaxChunkRaw || uint64(rawLen) < s.minBytes(events):
 		return bad(c.off+12, nil, "raw length %d, expected %d to %d bytes for %d events", rawLen, s.minBytes(events), MaxChunkRaw, events)
 	}
-	if cap(cr.raw) < int(rawLen) {
-		cr.raw = make([]byte, 0, rawLen)
+	if cap(cr.raw) < int(rawLen)+decodeSlack {
+		cr.raw = make([]byte, 0, int(rawLen)+decodeSlack)
 		// Mapped at once, as far as the payload can fill it: a hostile
 		// header's length takes no memory.
 		prefault.Bytes(cr.raw[:0:min(int(rawLen), populateRatio*len(payload))])
 	}
+	dec, err := s.decoderFor(payload, dict)
+	if err != nil {
+		return err
+	}
 	raw, err := dec.DecodeAll(payload, cr.raw[:0])
+	decoders.Put(dec)
 	if err != nil {
 		return bad(c.off+chunkHeadSize, err, "decompressing the payload")
 	}
