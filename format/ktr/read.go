@@ -311,9 +311,10 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 // decoders keeps the zstd decoders of every file, each with the
 // dictionary it last decoded a frame with. A decoder is told a file's
 // dictionary where a frame names it (ResetWithOptions, a map of one entry
-// cloned): a decoder a file, as before, took a reduction of a stream a
-// cluster (LAMMPS' melt on 64 ranks) 64 decoders' buffers, 5% of its
-// replay's CPU time in their pages' faults and zeroing.
+// cloned). A decoder a file, as before, made a reduction of a stream a
+// cluster 64 decoders (LAMMPS' melt on 64 ranks: 1.3 MB of their blocks,
+// and 926 page faults in its replay where it now takes 636;
+// BENCHMARKS.md).
 var decoders = sync.Pool{New: func() any {
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxChunkRaw))
 	if err != nil {
