@@ -270,23 +270,35 @@ const maxShifted = 1 << 55
 // shift fills w.shifted with the time column in the shifted layout and
 // reports whether the chunk's times take it: their values have minShift
 // trailing zero bits on average and their significant parts fit.
+// The column is filled only where it is taken: a program's exact times,
+// most chunks a writer sees, are only counted.
 func (w *payloadWriter) shift() bool {
 	zeros := 0
+	for i := 0; i < len(w.times); i += 8 {
+		v := int64(binary.LittleEndian.Uint64(w.times[i:]))
+		if m := v >> trailingZeros(v); m >= maxShifted || m < -maxShifted {
+			return false
+		}
+		zeros += trailingZeros(v)
+	}
+	if len(w.times) == 0 || zeros < minShift*len(w.times)/8 {
+		return false
+	}
 	w.shifted = w.shifted[:0]
 	for i := 0; i < len(w.times); i += 8 {
 		v := int64(binary.LittleEndian.Uint64(w.times[i:]))
-		z := 0
-		if v != 0 {
-			z = bits.TrailingZeros64(uint64(v))
-		}
-		m := v >> z
-		if m >= maxShifted || m < -maxShifted {
-			return false
-		}
-		zeros += z
-		w.shifted = binary.LittleEndian.AppendUint64(w.shifted, uint64(m)<<8|uint64(z))
+		z := trailingZeros(v)
+		w.shifted = binary.LittleEndian.AppendUint64(w.shifted, uint64(v>>z)<<8|uint64(z))
 	}
-	return len(w.times) > 0 && zeros >= minShift*len(w.times)/8
+	return true
+}
+
+// trailingZeros is v's trailing zero bits, 0 for v = 0.
+func trailingZeros(v int64) int {
+	if v == 0 {
+		return 0
+	}
+	return bits.TrailingZeros64(uint64(v))
 }
 
 // unshift is the value of x, a time value in the shifted layout whose

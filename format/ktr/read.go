@@ -44,10 +44,6 @@ type Source struct {
 	// share is what its readers share, with those of the sources it was
 	// made to share with (ShareWith).
 	share *sharing
-	// firstRead holds the file's first chunk, read and decompressed for the
-	// dictionary, until its rank's reader takes it, so that the chunk is
-	// decompressed once (a trace of few ranks has few chunks).
-	firstRead atomic.Pointer[firstChunk]
 }
 
 // sharing is what the readers of a file, or of the sources that share
@@ -68,12 +64,6 @@ func (s *Source) ShareWith(other *Source) { s.share = other.share }
 
 // Shares reports whether s's readers share with other's (ShareWith).
 func (s *Source) Shares(other *Source) bool { return s.share == other.share }
-
-// firstChunk is a file's first chunk, decompressed, and its rank.
-type firstChunk struct {
-	rank int
-	dec  *chunkDecoder
-}
 
 // chunkLoc locates one chunk: where it is, how long it is (header and
 // payload) and how many events it holds.
@@ -368,20 +358,21 @@ func namesDict(frame []byte) bool {
 const zstdMagic = 0xfd2fb528
 
 // loadDict reads the file's dictionary, the start of its first chunk's
-// raw payload.
+// raw payload. The chunk is decompressed for it alone: read where a frame
+// names the dictionary, its rank's reader has gone past it by then (a
+// replay reads its ranks' first chunks in rank order), and a chunk kept
+// for that reader was kept for nothing.
 func (s *Source) loadDict() {
 	for r := range s.NumRanks() {
 		if s.NumChunks(r) == 0 {
 			continue
 		}
-		cd := new(chunkDecoder)
-		if err := cd.cr.read(s, r, 0, false); err != nil {
+		var cr chunkReader
+		if err := cr.read(s, r, 0, false); err != nil {
 			s.dictErr = fmt.Errorf("reading the dictionary, the file's first chunk: %w", err)
 			return
 		}
-		// A copy: the chunk's buffer goes on to hold the rank's next chunks.
-		s.dict = bytes.Clone(cd.cr.raw[:min(len(cd.cr.raw), maxDict)])
-		s.firstRead.Store(&firstChunk{rank: r, dec: cd})
+		s.dict = bytes.Clone(cr.raw[:min(len(cr.raw), maxDict)])
 		break
 	}
 }
@@ -520,20 +511,15 @@ func (r *RankReader) fail(off int64, format string, err error, args ...any) {
 // load reads, checks and decompresses the current chunk and starts
 // decoding it.
 func (r *RankReader) load() error {
-	read := true
 	if r.dec == nil {
-		if f := r.src.firstRead.Load(); f != nil && r.chunk == 0 && f.rank == r.rank && r.src.firstRead.CompareAndSwap(f, nil) {
-			r.dec, read = f.dec, false // read and checked for the dictionary
-		} else if r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder); r.dec == nil {
+		if r.dec, _ = r.src.chunkDec.Get().(*chunkDecoder); r.dec == nil {
 			r.dec = new(chunkDecoder)
 		}
 		r.dec.pr.skip = r.skip
 		r.src.share.readers.Add(1)
 	}
-	if read {
-		if err := r.dec.cr.read(r.src, r.rank, r.chunk, true); err != nil {
-			return err
-		}
+	if err := r.dec.cr.read(r.src, r.rank, r.chunk, true); err != nil {
+		return err
 	}
 	r.dec.pr.forms, r.dec.pr.layouts = r.src.version >= 2, r.src.version >= 4
 	r.dec.pr.pool, r.dec.pr.rank = nil, int32(r.rank)
