@@ -447,7 +447,7 @@ var CfgNames = []string{
 	"kairos/subrounds (yes: one simcall per rank and turn, SimGrid's order, the default)",
 	"kairos/skip-periods (yes: a period of the replay that repeats the one before is not replayed again, its time is added, the default; no)",
 	"kairos/simgrid-quirks (yes: reproduce SimGrid's quirks, the default; no: fix them)",
-	"kairos/incremental (auto, the default: as SimGrid, but on a trace whose first events repeat exactly re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes; no: as SimGrid)",
+	"kairos/incremental (auto, the default: as SimGrid, but on a trace whose first events repeat exactly re-solve the sharing only where a change reaches, and replay SimGrid's way if its quirk strikes; yes: re-solve only where a change reaches throughout, SimGrid's times to rounding, not to the bit; no: as SimGrid)",
 }
 
 // closestSetting returns ", did you mean K?" for the supported keys K
