@@ -276,10 +276,11 @@ func (w *payloadWriter) shift() bool {
 	zeros := 0
 	for i := 0; i < len(w.times); i += 8 {
 		v := int64(binary.LittleEndian.Uint64(w.times[i:]))
-		if m := v >> trailingZeros(v); m >= maxShifted || m < -maxShifted {
+		z := trailingZeros(v)
+		if m := v >> z; m >= maxShifted || m < -maxShifted {
 			return false
 		}
-		zeros += trailingZeros(v)
+		zeros += z
 	}
 	if len(w.times) == 0 || zeros < minShift*len(w.times)/8 {
 		return false
