@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // DUMPI's built-in communicator handles (sst-dumpi constants.h).
@@ -73,6 +74,7 @@ type commOp struct {
 	ranks          []int32 // Group_incl/excl ranks, range triples
 	parentRank     int     // rank in the parent communicator (pass)
 	members        []int32 // Comm_create: the group's world ranks (pass)
+	gid            uint32  // and the group's id (groupTable's)
 	resolvedParent uint32
 }
 
@@ -89,9 +91,11 @@ type commTable struct {
 	unknown []map[int]int
 	// epochs are, per rank, the groups of its MPI_Win_post and
 	// MPI_Win_start calls as ids of members (0: a group the pass does not
-	// know); groups indexes the ids of those groups.
-	epochs [][]uint32
-	groups map[string]uint32
+	// know); epochIDs gives the id of members of each group (groups').
+	epochs   [][]uint32
+	epochIDs map[uint32]uint32
+	// groups are the groups the ranks make, each once.
+	groups groupTable
 	// carts are the dimensions of the Cartesian communicators, by id: a
 	// Cart_sub's members follow from its parent's.
 	carts map[uint32][]int32
@@ -198,8 +202,8 @@ type passRank struct {
 	ops     []commOp
 	next    int
 	waiting bool
-	comms   map[int]uint32  // handle -> global id
-	groups  map[int][]int32 // handle -> world ranks
+	comms   map[int]uint32 // handle -> global id
+	groups  map[int]uint32 // handle -> group (groupTable's id)
 	created []uint32
 	epochs  []uint32
 }
@@ -231,7 +235,7 @@ func resolveComms(ops [][]commOp, world []int, n int) (*commTable, error) {
 		// Only a rank with calls of its own writes its maps.
 		ranks[r] = passRank{world: world[r], ops: ops[r]}
 		if len(ops[r]) > 0 {
-			ranks[r].comms, ranks[r].groups = map[int]uint32{}, map[int][]int32{}
+			ranks[r].comms, ranks[r].groups = map[int]uint32{}, map[int]uint32{}
 		}
 	}
 	pending := map[uint32][]int{} // parent id -> waiting ranks
@@ -272,23 +276,23 @@ func resolveComms(ops [][]commOp, world []int, n int) (*commTable, error) {
 	return t, nil
 }
 
-// groupID returns the id of the members of a post or start call's group
-// (0 for none), a new one the first time those members are seen: the
-// trace's Meta.Comms holds groups as communicators.
-func (t *commTable) groupID(g []int32) uint32 {
-	if g == nil {
+// groupID returns the id of the members of group g, a post or start
+// call's (0 for none or an empty group), a new one the first time they are
+// seen: the trace's Meta.Comms holds groups as communicators.
+func (t *commTable) groupID(g uint32) uint32 {
+	members := t.groups.members(g)
+	if len(members) == 0 {
 		return 0
 	}
-	k := fmt.Sprint(g)
-	if id, ok := t.groups[k]; ok {
+	if id, ok := t.epochIDs[g]; ok {
 		return id
 	}
-	t.members = append(t.members, g)
+	t.members = append(t.members, members)
 	id := uint32(len(t.members))
-	if t.groups == nil {
-		t.groups = map[string]uint32{}
+	if t.epochIDs == nil {
+		t.epochIDs = map[uint32]uint32{}
 	}
-	t.groups[k] = id
+	t.epochIDs[g] = id
 	return id
 }
 
@@ -339,7 +343,8 @@ func (t *commTable) advance(ranks []passRank, r int, pending map[uint32][]int) b
 		members := t.membersOf(parent)
 		o.parentRank = slices.Index(members, int32(pr.world))
 		if o.label == lCommCreate {
-			o.members = pr.groups[o.group]
+			o.gid = pr.groups[o.group]
+			o.members = t.groups.members(o.gid)
 		}
 		pr.waiting = true
 		pending[parent] = append(pending[parent], r)
@@ -391,9 +396,9 @@ func (t *commTable) local(ranks []passRank, r int, o *commOp) {
 	case lCommGroup:
 		if id, ok := t.commID(ranks, r, o.comm); ok {
 			if id == selfID {
-				pr.groups[o.newGroup] = []int32{int32(pr.world)}
+				pr.groups[o.newGroup] = t.groups.intern([]int32{int32(pr.world)})
 			} else {
-				pr.groups[o.newGroup] = t.membersOf(id)
+				pr.groups[o.newGroup] = t.groups.ofComm(id, t.membersOf(id))
 			}
 		}
 	default:
@@ -402,90 +407,12 @@ func (t *commTable) local(ranks []passRank, r int, o *commOp) {
 			delete(pr.groups, o.newGroup)
 			return
 		}
-		if ng, ok := groupOp(o, g, pr.groups[o.group2]); ok {
+		if ng := t.groups.op(o, g, pr.groups[o.group2]); ng != 0 {
 			pr.groups[o.newGroup] = ng
 		} else {
 			delete(pr.groups, o.newGroup)
 		}
 	}
-}
-
-// groupOp computes the world ranks of the group a group call creates.
-func groupOp(o *commOp, g, g2 []int32) ([]int32, bool) {
-	switch o.label {
-	case lGroupIncl:
-		var ng []int32
-		for _, i := range o.ranks {
-			if i < 0 || int(i) >= len(g) {
-				return nil, false
-			}
-			ng = append(ng, g[i])
-		}
-		return ng, true
-	case lGroupExcl:
-		return exclude(g, o.ranks), true
-	case lGroupRangeIncl, lGroupRangeExcl:
-		idx, ok := expandRanges(o.ranks, len(g))
-		if !ok {
-			return nil, false
-		}
-		if o.label == lGroupRangeExcl {
-			return exclude(g, idx), true
-		}
-		ng := make([]int32, len(idx))
-		for k, i := range idx {
-			ng[k] = g[i]
-		}
-		return ng, true
-	case lGroupUnion:
-		ng := slices.Clone(g)
-		for _, w := range g2 {
-			if !slices.Contains(g, w) {
-				ng = append(ng, w)
-			}
-		}
-		return ng, true
-	case lGroupIntersect, lGroupDiff:
-		var ng []int32
-		for _, w := range g {
-			if slices.Contains(g2, w) == (o.label == lGroupIntersect) {
-				ng = append(ng, w)
-			}
-		}
-		return ng, true
-	}
-	return nil, false
-}
-
-func exclude(g, idx []int32) []int32 {
-	var ng []int32
-	for i, w := range g {
-		if !slices.Contains(idx, int32(i)) {
-			ng = append(ng, w)
-		}
-	}
-	return ng
-}
-
-// expandRanges turns (first, last, stride) triples into group indexes.
-func expandRanges(tr []int32, size int) ([]int32, bool) {
-	if len(tr)%3 != 0 {
-		return nil, false
-	}
-	var idx []int32
-	for k := 0; k < len(tr); k += 3 {
-		first, last, stride := tr[k], tr[k+1], tr[k+2]
-		if stride == 0 {
-			return nil, false
-		}
-		for i := first; (stride > 0 && i <= last) || (stride < 0 && i >= last); i += stride {
-			if i < 0 || int(i) >= size || len(idx) > size {
-				return nil, false
-			}
-			idx = append(idx, i)
-		}
-	}
-	return idx, true
 }
 
 // complete finishes the creating call the ranks waiting on parent are in,
@@ -618,7 +545,7 @@ func (t *commTable) newCommKey(o *commOp, members []int32) (string, bool) {
 		if o.members == nil {
 			return "", false
 		}
-		return fmt.Sprint(o.members), true
+		return strconv.FormatUint(uint64(o.gid), 10), true // one id a group
 	case lCartCreate, lGraphCreate:
 		return "", int64(o.parentRank) < o.size
 	case lCartSub:

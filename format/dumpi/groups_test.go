@@ -1,0 +1,73 @@
+package dumpi
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestGroupOp computes each group call's group of world ranks as MPI
+// defines it: the ranks' order in the first group kept, a union's new
+// members in the second group's order, out-of-range ranks and bad
+// triples refused.
+func TestGroupOp(t *testing.T) {
+	g, g2 := []int32{7, 3, 5, 1, 9}, []int32{1, 4, 7, 8}
+	for _, c := range []struct {
+		name  string
+		label int
+		ranks []int32
+		want  []int32
+		ok    bool
+	}{
+		{"incl", lGroupIncl, []int32{4, 0, 2}, []int32{9, 7, 5}, true},
+		{"incl out of range", lGroupIncl, []int32{0, 5}, nil, false},
+		{"excl", lGroupExcl, []int32{3, 0}, []int32{3, 5, 9}, true},
+		{"excl all", lGroupExcl, []int32{0, 1, 2, 3, 4}, nil, true},
+		{"range incl", lGroupRangeIncl, []int32{0, 4, 2, 3, 1, -2}, []int32{7, 5, 9, 1, 3}, true},
+		{"range excl", lGroupRangeExcl, []int32{1, 3, 1}, []int32{7, 9}, true},
+		{"range of stride 0", lGroupRangeIncl, []int32{0, 4, 0}, nil, false},
+		{"range out of range", lGroupRangeIncl, []int32{3, 5, 1}, nil, false},
+		{"range, not triples", lGroupRangeExcl, []int32{0, 1}, nil, false},
+		{"union", lGroupUnion, nil, []int32{7, 3, 5, 1, 9, 4, 8}, true},
+		{"intersect", lGroupIntersect, nil, []int32{7, 1}, true},
+		{"difference", lGroupDiff, nil, []int32{3, 5, 9}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := groupOp(&commOp{label: c.label, ranks: c.ranks}, g, g2)
+			if ok != c.ok || !slices.Equal(got, c.want) {
+				t.Errorf("got %v, %v; want %v, %v", got, ok, c.want, c.ok)
+			}
+		})
+	}
+}
+
+// BenchmarkGroupsAtScale opens a trace of P ranks that each make the
+// group of MPI_COMM_WORLD, exclude rank 0 from it, take its union with
+// itself and make a communicator of it: group calls whose groups hold
+// nearly every rank, the communicator pass's work and memory for them.
+func BenchmarkGroupsAtScale(b *testing.B) {
+	for _, p := range []int{1024, 4096} {
+		b.Run(fmt.Sprint(p), func(b *testing.B) {
+			ws := writers(p)
+			for _, w := range ws {
+				w.call(lInit, 0, nil)
+				w.call(lCommGroup, commWorld, 7)
+				w.call(lGroupExcl, 7, 1, []int32{0}, 8)
+				w.call(lGroupUnion, 8, 8, 9)
+				w.call(lCommCreate, commWorld, 9, 10)
+				w.call(lFinalize)
+			}
+			meta := writeTrace(b, b.TempDir(), ws)
+			b.ReportAllocs()
+			for b.Loop() {
+				src, err := Open(meta)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := len(src.Meta().Comms); n == 0 {
+					b.Fatal("no communicator made")
+				}
+			}
+		})
+	}
+}
