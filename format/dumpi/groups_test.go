@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"kairos/trace"
 )
 
 // TestGroupOp computes each group call's group of world ranks as MPI
@@ -69,5 +71,40 @@ func BenchmarkGroupsAtScale(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkOpenAtScale opens and reads a trace of 4,096 ranks that each
+// duplicate MPI_COMM_WORLD, split it in 64, make a 64x64 Cartesian grid
+// and its rows, and make 80 collectives on them: what every verb pays
+// before its own work (opening 4,096 files, their index and footer, the
+// communicator pass, the events).
+func BenchmarkOpenAtScale(b *testing.B) {
+	const p = 4096
+	ws := writers(p)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lCommDup, commWorld, 4)
+		w.call(lCommSplit, commWorld, r%64, -r, 5)
+		w.call(lCartCreate, commWorld, 2, []int32{p / 64, 64}, []int32{0, 0}, 0, 6)
+		w.call(lCartSub, 2, 6, []int32{0, 1}, 7)
+		for range 20 {
+			w.call(lAllreduce, 1, 9, 3, 4)
+			w.call(lAllreduce, 1, 9, 3, 5)
+			w.call(lAllreduce, 1, 9, 3, 7)
+			w.call(lBcast, 1, 9, 0, 7)
+		}
+		w.call(lFinalize)
+	}
+	meta := writeTrace(b, b.TempDir(), ws)
+	b.ReportAllocs()
+	for b.Loop() {
+		src, err := Open(meta)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
