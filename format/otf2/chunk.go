@@ -21,8 +21,15 @@ type chunkFile struct {
 	size      int64
 	chunkSize int64
 	buf       []byte
-	off       int64 // file offset of the chunk in buf
+	off       int64 // file offset of buf's first byte
 	next      int64 // file offset of the next chunk
+	// window, where not 0, is how much of a chunk buf holds at once: an
+	// event file's records are read in order, and more slides the
+	// window along its chunk. (A whole chunk a location is Score-P's
+	// megabyte each: 4 GB to replay 4,096 ranks.) chunkEnd is the file
+	// offset of the current chunk's end.
+	window   int64
+	chunkEnd int64
 }
 
 func openChunkFile(path string, chunkSize uint64) (*chunkFile, error) {
@@ -79,16 +86,23 @@ func (c *chunkFile) nextChunk() (rbuf, error) {
 		return rbuf{}, io.EOF
 	}
 	n := min(c.chunkSize, c.size-c.next)
-	if int64(cap(c.buf)) < n {
-		c.buf = make([]byte, n)
+	load := n
+	if c.window > 0 {
+		load = min(n, max(c.window, chunkHeaderSize))
 	}
-	c.buf = c.buf[:n]
+	if int64(cap(c.buf)) < load {
+		c.buf = make([]byte, load)
+	}
+	c.buf = c.buf[:load]
 	got, err := c.readAt(c.buf, c.next)
 	if err != nil {
 		return rbuf{}, fmt.Errorf("%s: %w", c.path, err)
 	}
 	c.buf = c.buf[:got]
-	c.off = c.next
+	c.off, c.chunkEnd = c.next, c.next+n
+	if int64(got) < load { // the file ended early: nothing more to slide to
+		c.chunkEnd = c.off + int64(got)
+	}
 	c.next += n
 	r := rbuf{b: c.buf}
 	if len(c.buf) < chunkHeaderSize || c.buf[0] != chunkHeader {
@@ -103,6 +117,37 @@ func (c *chunkFile) nextChunk() (rbuf, error) {
 	}
 	r.pos = chunkHeaderSize
 	return r, nil
+}
+
+// more makes r, a decoder of the window, hold at least need bytes from
+// its position, or what is left of the chunk if less: it slides the
+// window to r's position and reads the chunk's next bytes, growing it to
+// need if need is larger (bounded by the chunk). What r's earlier records'
+// payloads pointed at is overwritten.
+func (c *chunkFile) more(r *rbuf, need int) error {
+	left := len(r.b) - r.pos
+	if left >= need || c.off+int64(len(r.b)) >= c.chunkEnd {
+		return nil
+	}
+	keep := copy(c.buf, r.b[r.pos:])
+	c.off += int64(r.pos)
+	want := min(max(c.window, int64(need)), c.chunkEnd-c.off)
+	if int64(cap(c.buf)) < want {
+		b := make([]byte, want)
+		copy(b, c.buf[:keep])
+		c.buf = b
+	}
+	c.buf = c.buf[:want]
+	got, err := c.readAt(c.buf[keep:], c.off+int64(keep))
+	c.buf = c.buf[:keep+got]
+	r.b, r.pos = c.buf, 0
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.path, err)
+	}
+	if int64(keep+got) < want {
+		c.chunkEnd = c.off + int64(keep+got)
+	}
+	return nil
 }
 
 // records calls fn with the type and payload of every record of a

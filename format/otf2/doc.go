@@ -43,8 +43,9 @@
 // moves the archive into place (write.go; docs/formats.md lists what the
 // format does not hold).
 //
-// Memory is one event chunk (OTF2's chunk size, at most the file's size)
-// per open location, a bounded look-ahead of events, plus the definitions
+// Memory is a window of the current event chunk per open location (the
+// locations share windowBudget; the whole chunk where they are few), a
+// bounded look-ahead of events, plus the definitions
 // and Open's index (late completions, cancellations, the v-collectives'
 // totals); never proportional to the other events.
 // Every decoding error names the file and the byte offset.

@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -177,6 +178,9 @@ func (a *Archive) OpenLocation(loc uint64) (*LocationReader, error) {
 	rd := &LocationReader{arch: a, loc: loc, maps: &ld.maps, clk: clock{iv: ld.intervals}}
 	rd.ev.maps = &ld.maps
 	rd.cf, err = openChunkFile(a.locationFile(loc, ".evt"), a.Anchor.EventChunkSize)
+	if rd.cf != nil {
+		rd.cf.window = a.eventWindow()
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		rd.done = true
 		return rd, nil
@@ -235,6 +239,10 @@ func (rd *LocationReader) Next() bool {
 			rd.r, rd.inChunk = r, true
 		}
 		r := &rd.r
+		if err := rd.whole(r); err != nil {
+			rd.err, rd.done = err, true
+			return false
+		}
 		start := r.pos
 		t := r.u8()
 		if r.short {
@@ -269,6 +277,56 @@ func (rd *LocationReader) Next() bool {
 		rd.n++
 		return true
 	}
+}
+
+// Every location of an archive may be open at once (a replay reads them
+// in turn): their windows share windowBudget, each of minWindow at least.
+// (Variables for the tests, which slide windows of a few bytes.)
+var (
+	windowBudget int64 = 64 << 20
+	minWindow    int64 = 4 << 10
+)
+
+// eventWindow returns the window of an event file's chunks (chunkFile):
+// the whole chunk where the archive's locations share windowBudget with
+// room for it (Score-P's megabyte: up to 64 locations).
+func (a *Archive) eventWindow() int64 {
+	n := int64(1)
+	if a.Defs != nil {
+		n = max(n, int64(len(a.Defs.Locations)))
+	}
+	return max(windowBudget/n, minWindow)
+}
+
+// recordHead is the most bytes a record's type and length (or a
+// singleton's compressed integer) take.
+const recordHead = 10
+
+// whole makes the record at r's position wholly readable in r (where the
+// chunk holds it): its head, then as much as its length says.
+func (rd *LocationReader) whole(r *rbuf) error {
+	if err := rd.cf.more(r, recordHead); err != nil {
+		return err
+	}
+	b := r.b[r.pos:]
+	if len(b) < 2 {
+		return nil
+	}
+	switch t := b[0]; {
+	case t == endOfChunk || t == endOfFile || t == timestampRec || singleton(t):
+		return nil // within the head
+	case b[1] != 0xFF:
+		return rd.cf.more(r, 2+int(b[1]))
+	case len(b) >= recordHead:
+		n := binary.LittleEndian.Uint64(b[2:])
+		if r.big {
+			n = binary.BigEndian.Uint64(b[2:])
+		}
+		if n <= uint64(rd.cf.chunkSize) { // longer: record() reports it
+			return rd.cf.more(r, recordHead+int(n))
+		}
+	}
+	return nil
 }
 
 func (rd *LocationReader) mapID(mt int, v uint64) uint64 {

@@ -3,7 +3,7 @@ package otf2
 // Merged streams the events of several locations in the global order
 // otf2-print prints them in: by clock-corrected timestamp, ties broken by
 // the lower location id, each location's events in file order
-// (OTF2_GlobalEvtReader's heap). Memory is one chunk per location.
+// (OTF2_GlobalEvtReader's heap). Memory is a chunk's window per location.
 type Merged struct {
 	heap    []*LocationReader
 	all     []*LocationReader

@@ -1,7 +1,9 @@
 package otf2
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,5 +102,26 @@ func TestOracle(t *testing.T) {
 				t.Errorf("%d lines, otf2-print has %d", len(got), len(want))
 			}
 		})
+	}
+}
+
+// TestOracleWindows reads the samples again through windows of a few
+// bytes that slide along each chunk (records cut at every place, some
+// longer than the window), and compares with otf2-print -A's lines.
+func TestOracleWindows(t *testing.T) {
+	budget, least := windowBudget, minWindow
+	t.Cleanup(func() { windowBudget, minWindow = budget, least })
+	for _, s := range samples {
+		dir := testenv.Shared(t, filepath.Join("traces/otf2", s.name))
+		want := oracleEvents(t, testenv.Shared(t, filepath.Join("traces/oracles/otf2", s.name+".otf2-print-A.txt.gz")))
+		for _, w := range []int64{16, 33, 250, 4096} {
+			t.Run(fmt.Sprintf("%s/%d", s.name, w), func(t *testing.T) {
+				windowBudget, minWindow = 0, w
+				got, _ := ourEvents(t, dir)
+				if !slices.Equal(got, want) {
+					t.Errorf("%d lines differ from otf2-print's %d", len(got), len(want))
+				}
+			})
+		}
 	}
 }
