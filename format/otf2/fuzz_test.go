@@ -3,6 +3,7 @@ package otf2
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,18 +117,26 @@ func memLocation(a *Archive, data []byte, chunk uint64) *LocationReader {
 
 // readAll reads every event of an in-memory event file, formatting each.
 func readAll(data []byte, chunk uint64) (int, error) {
+	n, _, err := readText(data, chunk, 0)
+	return n, err
+}
+
+// readText reads every event of an in-memory event file through a window
+// of its chunks (0: whole chunks), and returns their text.
+func readText(data []byte, chunk uint64, window int64) (int, string, error) {
 	a := memArchive(newDefs())
 	rd := memLocation(a, data, chunk)
+	rd.cf.window = window
 	n := 0
 	var out []byte
 	for rd.Next() {
 		n++
-		out = a.AppendText(out[:0], rd.Event())
+		out = a.AppendText(out, rd.Event())
 		if n > len(data) {
-			return n, errors.New("more events than bytes")
+			return n, "", errors.New("more events than bytes")
 		}
 	}
-	return n, rd.Err()
+	return n, string(out), rd.Err()
 }
 
 // seedBuffers are small event buffers covering every framing case.
@@ -219,8 +228,15 @@ func FuzzReadBuffer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, chunkLog uint8) {
 		chunk := uint64(1) << (5 + chunkLog%16)
-		if _, err := readAll(data, chunk); err != nil && !strings.Contains(err.Error(), "mem.evt") {
+		n, text, err := readText(data, chunk, 0)
+		if err != nil && !strings.Contains(err.Error(), "mem.evt") {
 			t.Fatalf("error without the file name: %v", err)
+		}
+		// Through a window of the chunks, the same events and error.
+		window := int64(chunkHeaderSize + int(chunkLog)%64)
+		wn, wtext, werr := readText(data, chunk, window)
+		if wn != n || wtext != text || fmt.Sprint(werr) != fmt.Sprint(err) {
+			t.Fatalf("through a window of %d bytes: %d events, error %v; whole chunks: %d, %v", window, wn, werr, n, err)
 		}
 	})
 }
