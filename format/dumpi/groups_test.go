@@ -2,9 +2,11 @@ package dumpi
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
+	"kairos/internal/testenv"
 	"kairos/trace"
 )
 
@@ -105,6 +107,47 @@ func BenchmarkOpenAtScale(b *testing.B) {
 		}
 		if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestSmallBuffers reads the samples and a synthetic trace of long calls
+// through readers' buffers of a few bytes (records cut at every place,
+// most longer than the buffer): the same events as with the default.
+func TestSmallBuffers(t *testing.T) {
+	budget, least := readBudget, minRead
+	t.Cleanup(func() { readBudget, minRead = budget, least })
+	events := func(path string) []trace.Event {
+		src, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []trace.Event
+		if err := trace.ForEach(src, func(_, _ int, e *trace.Event) error { evs = append(evs, e.Clone()); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	ws := writers(2)
+	for r, w := range ws {
+		w.call(lInit, 1, []string{"prog"})
+		w.call(lAlltoallv, 2, []int32{1, 1}, []int32{0, 1}, 14, []int32{2, 2}, []int32{0, 2}, 9, commWorld)
+		w.call(lSend, 1, 5, 1-r, 3, commWorld)
+		w.call(lRecv, 1, 5, 1-r, 3, commWorld, []status{{bytes: 4, source: int32(1 - r), tag: 3}})
+		w.call(lFinalize)
+	}
+	paths := []string{writeTrace(t, t.TempDir(), ws)}
+	for _, name := range samples {
+		paths = append(paths, testenv.Shared(t, "traces/dumpi/"+name))
+	}
+	for _, path := range paths {
+		readBudget, minRead = budget, least
+		want := events(path)
+		for _, n := range []int{1, 24, 100} {
+			readBudget, minRead = 0, n
+			if got := events(path); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s through buffers of %d bytes: %d events differ from the %d read with the default", path, n, len(got), len(want))
+			}
 		}
 	}
 }

@@ -416,8 +416,24 @@ func (t *Trace) OpenRank(r int) (trace.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{t: t, rank: r, f: f, d: newDecoder(f, rf.info), handles: map[int]uint32{},
+	d := newDecoderAt(f, rf.info, rf.info.body+8, readBuffer(len(t.files)))
+	return &Reader{t: t, rank: r, f: f, d: d, handles: map[int]uint32{},
 		reqs: make([]uint64, 0, 16), created: t.comms.created[i], epochs: t.comms.epochs[i], self: t.comms.self[i]}, nil
+}
+
+// Every rank's reader may be open at once (a replay reads them in turn):
+// their buffers share readBudget, each of minRead at least. (Variables
+// for the tests, which read through buffers of a few bytes.)
+var (
+	readBudget = 64 << 20
+	minRead    = 4 << 10
+)
+
+// readBuffer returns the buffer of a reader among files open at once:
+// bufSize up to 1,024 ranks, less beyond (64 KB a rank were 1 GB at
+// 16,384 ranks).
+func readBuffer(files int) int {
+	return max(min(bufSize, readBudget/max(files, 1)), minRead)
 }
 
 // absentRank is the reader of a rank without a file: it has no events.
