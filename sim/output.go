@@ -58,9 +58,15 @@ func needsSimGridOrder(obs Observer) bool {
 }
 
 // seesMessages reports whether obs, or one of its observers, is a
-// MessageObserver other than a list.
+// MessageObserver other than a list that records them.
 func seesMessages(obs Observer) bool {
-	return anyObserver(obs, func(x Observer) bool { _, ok := x.(MessageObserver); return ok })
+	return anyObserver(obs, func(x Observer) bool {
+		if t, ok := x.(interface{ seesMessages() bool }); ok {
+			return t.seesMessages()
+		}
+		_, ok := x.(MessageObserver)
+		return ok
+	})
 }
 
 // restartable reports whether obs, and every observer in it, can start
@@ -85,8 +91,11 @@ func (o Observers) Message(m Message) {
 type TimedTrace struct {
 	T *trace.Trace
 	// Messages are the trace's point-to-point messages, in the order
-	// their receivers' actions returned with them.
-	Messages []Message
+	// their receivers' actions returned with them, unless NoMessages
+	// (a third of a large run's timed trace in memory, which only a
+	// Paje trace draws).
+	Messages   []Message
+	NoMessages bool
 }
 
 // NewTimedTrace returns a recorder for a trace of n ranks with meta.
@@ -110,7 +119,14 @@ func (t *TimedTrace) Action(rank int, e *trace.Event, start, end float64) {
 }
 
 // Message records one point-to-point message.
-func (t *TimedTrace) Message(m Message) { t.Messages = append(t.Messages, m) }
+func (t *TimedTrace) Message(m Message) {
+	if !t.NoMessages {
+		t.Messages = append(t.Messages, m)
+	}
+}
+
+// seesMessages reports whether t records the messages (seesMessages).
+func (t *TimedTrace) seesMessages() bool { return !t.NoMessages }
 
 // Restart forgets the recorded events and messages.
 func (t *TimedTrace) Restart() {

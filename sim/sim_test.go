@@ -943,3 +943,32 @@ func TestTimeOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestTimedTraceNoMessages: a timed trace that leaves the messages out
+// records the same events, in both engines, and no message.
+func TestTimedTraceNoMessages(t *testing.T) {
+	m := machineOn(t, clusterXML(t, t.TempDir(), 4, ""), 4)
+	tr, err := ti.Open(testenv.WriteFile(t, "trace.ti", testenv.Figure1Ring))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, analytic := range []bool{false, true} {
+		cfg := sim.DefaultConfig()
+		cfg.Analytic = analytic
+		with, without := sim.NewTimedTrace(tr.NumRanks(), tr.Meta()), sim.NewTimedTrace(tr.NumRanks(), tr.Meta())
+		without.NoMessages = true
+		for _, tt := range []*sim.TimedTrace{with, without} {
+			if _, err := sim.Run(tr, m, cfg, tt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		same, err := trace.SameReplay(with.T, without.T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !same || len(with.Messages) == 0 || len(without.Messages) != 0 {
+			t.Errorf("analytic %v: the same events: %v; %d and %d messages, want some and none",
+				analytic, same, len(with.Messages), len(without.Messages))
+		}
+	}
+}

@@ -479,6 +479,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	if f.timed != "" || f.paje != "" {
 		timed = sim.NewTimedTrace(np, src.Meta())
+		timed.NoMessages = f.paje == ""
 		obs = append(obs, timed)
 	}
 	var pf *sim.Perfetto
