@@ -209,6 +209,7 @@ func demoSimulate(w io.Writer, f *demoFlags, src trace.Source) (*trace.Trace, er
 		return nil, err
 	}
 	tt := sim.NewTimedTrace(src.NumRanks(), src.Meta())
+	tt.NoMessages = true
 	obs := sim.Observers{tt}
 	var timeline *fileio.File
 	var pf *sim.Perfetto

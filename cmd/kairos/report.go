@@ -178,6 +178,7 @@ func simulateRun(path string, src trace.Source, machine string, analytic, run bo
 		return res, nil, err
 	}
 	tt := sim.NewTimedTrace(src.NumRanks(), src.Meta())
+	tt.NoMessages = true // the run's events are what the analyses read
 	res, err := sim.Run(src, mc.m, mc.cfg, tt)
 	if err != nil {
 		return nil, nil, err
