@@ -104,7 +104,7 @@ func (s *sectionReader) read(n int, what string) []byte {
 // bounded by the caller (the file's size, a fixed table).
 func (s *sectionReader) block(n int, what string) []byte {
 	if s.err == nil && s.off+int64(n) > s.end {
-		s.err = formatErr(s.path, s.off, "truncated: %s need %d bytes, the file ends at %d", what, n, s.end)
+		s.err = formatErr(s.path, s.off, "truncated: %d bytes of %s, the file ends at %d", n, what, s.end)
 	}
 	if s.err != nil {
 		return nil

@@ -150,6 +150,10 @@ func (c *chunkFile) more(r *rbuf, need int) error {
 	return nil
 }
 
+// windowed reports whether r, a decoder of the window, holds less than
+// the rest of the current chunk.
+func (c *chunkFile) windowed(r *rbuf) bool { return c.off+int64(len(r.b)) < c.chunkEnd }
+
 // records calls fn with the type and payload of every record of a
 // definition file (every record has a length there), in file order.
 func (c *chunkFile) records(fn func(typ uint8, p *rbuf) error) error {

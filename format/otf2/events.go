@@ -158,6 +158,7 @@ type LocationReader struct {
 	cf      *chunkFile
 	r       rbuf
 	inChunk bool
+	partial bool // r holds less than the rest of its chunk (whole)
 	time    uint64
 	clk     clock
 	maps    *[numMapTypes]*idMap
@@ -237,11 +238,14 @@ func (rd *LocationReader) Next() bool {
 				return false
 			}
 			rd.r, rd.inChunk = r, true
+			rd.partial = rd.cf.windowed(&rd.r)
 		}
 		r := &rd.r
-		if err := rd.whole(r); err != nil {
-			rd.err, rd.done = err, true
-			return false
+		if rd.partial {
+			if err := rd.whole(r); err != nil {
+				rd.err, rd.done = err, true
+				return false
+			}
 		}
 		start := r.pos
 		t := r.u8()
@@ -303,8 +307,11 @@ func (a *Archive) eventWindow() int64 {
 const recordHead = 10
 
 // whole makes the record at r's position wholly readable in r (where the
-// chunk holds it): its head, then as much as its length says.
+// chunk holds it): its head, then as much as its length says. It is
+// called only while the window holds less than the rest of its chunk
+// (partial): a whole chunk costs the reading nothing more.
 func (rd *LocationReader) whole(r *rbuf) error {
+	defer func() { rd.partial = rd.cf.windowed(r) }()
 	if err := rd.cf.more(r, recordHead); err != nil {
 		return err
 	}
