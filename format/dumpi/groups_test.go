@@ -1,6 +1,7 @@
 package dumpi
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -61,17 +62,12 @@ func BenchmarkGroupsAtScale(b *testing.B) {
 				w.call(lCommCreate, commWorld, 9, 10)
 				w.call(lFinalize)
 			}
-			meta := writeTrace(b, b.TempDir(), ws)
-			b.ReportAllocs()
-			for b.Loop() {
-				src, err := Open(meta)
-				if err != nil {
-					b.Fatal(err)
+			benchOpen(b, ws, func(src *Trace) error {
+				if len(src.Meta().Comms) == 0 {
+					return errors.New("no communicator made")
 				}
-				if n := len(src.Meta().Comms); n == 0 {
-					b.Fatal("no communicator made")
-				}
-			}
+				return nil
+			})
 		})
 	}
 }
@@ -98,14 +94,22 @@ func BenchmarkOpenAtScale(b *testing.B) {
 		}
 		w.call(lFinalize)
 	}
+	benchOpen(b, ws, func(src *Trace) error {
+		return trace.ForEach(src, func(int, int, *trace.Event) error { return nil })
+	})
+}
+
+// benchOpen writes the ranks' files, then opens the trace and uses it
+// b.N times.
+func benchOpen(b *testing.B, ws []*binWriter, use func(*Trace) error) {
 	meta := writeTrace(b, b.TempDir(), ws)
 	b.ReportAllocs()
 	for b.Loop() {
 		src, err := Open(meta)
-		if err != nil {
-			b.Fatal(err)
+		if err == nil {
+			err = use(src)
 		}
-		if err := trace.ForEach(src, func(int, int, *trace.Event) error { return nil }); err != nil {
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
