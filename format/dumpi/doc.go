@@ -88,9 +88,11 @@
 // handles), and matches the k-th creating call on a parent communicator
 // across the parent's members (Comm_split members ordered by key, then
 // parent rank; Comm_create members in group order; Cart/Graph_create as
-// if reorder were false). Its memory is proportional to those calls;
-// reading then streams each rank's file through a 64 KiB buffer, so
-// memory is proportional to the number of ranks, never to the events.
+// if reorder were false), each distinct group kept once (groups.go). Its
+// memory is proportional to those calls; reading then streams each
+// rank's file through a buffer of 64 KiB, less past 1,024 ranks (all of
+// them share 64 MiB, 4 KiB each at least), so memory is proportional to
+// the number of ranks, never to the events.
 //
 // A call on a communicator no followed call created on its rank (made
 // before tracing began, by a call Kairos does not follow, or by a
