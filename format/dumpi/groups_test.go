@@ -121,7 +121,7 @@ func benchOpen(b *testing.B, ws []*binWriter, use func(*Trace) error) {
 func TestSmallBuffers(t *testing.T) {
 	budget, least := readBudget, minRead
 	t.Cleanup(func() { readBudget, minRead = budget, least })
-	events := func(path string) []trace.Event {
+	events := func(t *testing.T, path string) []trace.Event {
 		src, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -140,18 +140,19 @@ func TestSmallBuffers(t *testing.T) {
 		w.call(lRecv, 1, 5, 1-r, 3, commWorld, []status{{bytes: 4, source: int32(1 - r), tag: 3}})
 		w.call(lFinalize)
 	}
-	paths := []string{writeTrace(t, t.TempDir(), ws)}
-	for _, name := range samples {
-		paths = append(paths, testenv.Shared(t, "traces/dumpi/"+name))
-	}
-	for _, path := range paths {
+	same := func(t *testing.T, path string) {
 		readBudget, minRead = budget, least
-		want := events(path)
+		want := events(t, path)
 		for _, n := range []int{1, 24, 100} {
 			readBudget, minRead = 0, n
-			if got := events(path); !reflect.DeepEqual(got, want) {
+			if got := events(t, path); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s through buffers of %d bytes: %d events differ from the %d read with the default", path, n, len(got), len(want))
 			}
 		}
+	}
+	synthetic := writeTrace(t, t.TempDir(), ws)
+	t.Run("synthetic", func(t *testing.T) { same(t, synthetic) })
+	for _, name := range samples {
+		t.Run(name, func(t *testing.T) { same(t, testenv.Shared(t, "traces/dumpi/"+name)) })
 	}
 }
