@@ -201,9 +201,9 @@ func Analyze(src trace.Source, opt Options) (*Analysis, error) {
 	ranks := make([]rankData, n)
 	timed, events := false, 0
 	for r := range ranks {
-		hint := 0
-		if r > 0 {
-			hint = len(ranks[r-1].spans) + len(ranks[r-1].spans)/8
+		var hint sizes
+		if r > 0 { // the previous rank's, an eighth more: SPMD ranks grow no list by copies
+			hint = ranks[r-1].sizes()
 		}
 		rd, err := readRank(src, r, acts, hint)
 		if err != nil {

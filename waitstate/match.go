@@ -39,6 +39,11 @@ func matchMessages(ranks []rankData) (msgs []message, unmatched int) {
 			sends++
 		}
 	}
+	recvs := 0
+	for r := range ranks {
+		recvs += len(ranks[r].recvs)
+	}
+	msgs = make([]message, 0, recvs)
 	for r := range ranks {
 		for i, v := range ranks[r].recvs {
 			q := queues[chanKey{v.peer, int32(r), v.comm}]

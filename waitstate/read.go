@@ -174,14 +174,27 @@ type reader struct {
 	local int32
 }
 
-// readRank reads rank r of src; hint is the number of events expected.
-func readRank(src trace.Source, r int, acts *activities, hint int) (rankData, error) {
+// sizes are the expected lengths of a rank's lists.
+type sizes struct{ spans, sends, recvs int }
+
+// sizes returns the lengths of rd's lists, an eighth more, as the
+// expected ones of the next rank.
+func (rd *rankData) sizes() sizes {
+	more := func(n int) int { return n + n/8 }
+	return sizes{more(len(rd.spans)), more(len(rd.sends)), more(len(rd.recvs))}
+}
+
+// readRank reads rank r of src; hint is the lengths of its lists
+// expected.
+func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, error) {
 	in, err := src.OpenRank(r)
 	if err != nil {
 		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
 	}
 	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1, local: -1}
-	rr.rd.spans = make([]span, 0, hint)
+	rr.rd.spans = make([]span, 0, hint.spans)
+	rr.rd.sends = make([]p2p, 0, hint.sends)
+	rr.rd.recvs = make([]p2p, 0, hint.recvs)
 	for in.Next() {
 		rr.event(in.Event())
 	}

@@ -45,16 +45,9 @@ type detector struct {
 	violations int
 }
 
-// newDetector makes a detector of ranks, each rank's entries made for
-// about one a message end and one a collective call, so that a run of
-// tens of millions of messages does not grow them by copies.
+// newDetector makes a detector of ranks.
 func newDetector(ranks []rankData) *detector {
-	d := &detector{ranks: ranks, entries: make([][]entry, len(ranks)), byComm: map[uint32]int32{}}
-	for r := range ranks {
-		rd := &ranks[r]
-		d.entries[r] = make([]entry, 0, len(rd.sends)+len(rd.recvs)+len(rd.colls)+1)
-	}
-	return d
+	return &detector{ranks: ranks, entries: make([][]entry, len(ranks)), byComm: map[uint32]int32{}}
 }
 
 func (d *detector) span(r, i int32) *span { return &d.ranks[r].spans[i] }
@@ -126,6 +119,7 @@ func (d *detector) messages(msgs []message) {
 			keep(&blocked[m.src], s.done, candidate{idle, i})
 		}
 	}
+	d.reserve(msgs, late, blocked)
 	for r := range late {
 		for call, c := range late[r] {
 			m := msgs[c.msg]
@@ -135,6 +129,27 @@ func (d *detector) messages(msgs []message) {
 			m := msgs[c.msg]
 			d.pair(LateReceiver, m.src, call, c.wait, m.dst, d.ranks[m.dst].recvs[m.recv].post)
 		}
+	}
+}
+
+// reserve makes each rank's entries for its point-to-point wait states
+// (late and blocked), as the waiting rank and as the causer, and for one
+// a collective call: a run of tens of millions of messages grows no list
+// by copies, and holds no room for the messages nobody waited for.
+func (d *detector) reserve(msgs []message, late, blocked []map[int32]candidate) {
+	n := make([]int, len(d.ranks))
+	for r := range late {
+		for _, c := range late[r] {
+			n[r]++
+			n[msgs[c.msg].src]++
+		}
+		for _, c := range blocked[r] {
+			n[r]++
+			n[msgs[c.msg].dst]++
+		}
+	}
+	for r := range d.entries {
+		d.entries[r] = slices.Grow(d.entries[r], n[r]+len(d.ranks[r].colls)+1)
 	}
 }
 

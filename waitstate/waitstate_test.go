@@ -532,7 +532,7 @@ func TestPollingSpans(t *testing.T) {
 		t.Errorf("folded local calls:\n%+v\neach its own span:\n%+v", folded, each)
 	}
 	foldLocal = true
-	rd, err := readRank(tr, 0, newActivities(tr.Meta()), 0)
+	rd, err := readRank(tr, 0, newActivities(tr.Meta()), sizes{})
 	if err != nil {
 		t.Fatal(err)
 	}
