@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"kairos/internal/prefault"
 	"kairos/trace"
 )
 
@@ -195,6 +196,11 @@ func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, 
 	rr.rd.spans = make([]span, 0, hint.spans)
 	rr.rd.sends = make([]p2p, 0, hint.sends)
 	rr.rd.recvs = make([]p2p, 0, hint.recvs)
+	// Mapped at once: a fault a page took a third of the time of reading
+	// a long rank (prefault).
+	prefault.Slice(rr.rd.spans)
+	prefault.Slice(rr.rd.sends)
+	prefault.Slice(rr.rd.recvs)
 	for in.Next() {
 		rr.event(in.Event())
 	}

@@ -43,3 +43,14 @@ func Bytes(b []byte) {
 		populate(p, uintptr(cap(b)))
 	}
 }
+
+// Slice maps the pages that s's capacity covers entirely, as Bytes does.
+func Slice[T any](s []T) {
+	var zero T
+	n := uintptr(cap(s)) * unsafe.Sizeof(zero)
+	if n >= minBytes {
+		p := unsafe.Pointer(unsafe.SliceData(s))
+		keepAdvised(uintptr(p) + n)
+		populate(p, n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // minorFaults returns the minor page faults so far of the calling
@@ -58,6 +59,9 @@ func TestPopulateMapsFreshPages(t *testing.T) {
 	for name, populate := range map[string]func([]byte){
 		"Bytes": Bytes,
 		"Bytes of a slice whose capacity is the memory": func(b []byte) { Bytes(b[:0]) },
+		"Slice of 8-byte elements": func(b []byte) {
+			Slice(unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)[:0])
+		},
 	} {
 		b := fresh()
 		populate(b)
