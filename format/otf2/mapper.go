@@ -193,6 +193,7 @@ type callClass struct {
 	waitOne  bool       // MPI_Wait, Waitany: a wait of the request it completes
 	waitsome bool
 	finalize bool
+	side     bool // one of sideKinds
 }
 
 // classOf returns the callClass of MPI function name.
@@ -204,6 +205,7 @@ func classOf(name string) callClass {
 		waitsome: name == "MPI_Waitsome",
 		finalize: name == "MPI_Finalize",
 	}
+	_, c.side = sideKinds[name]
 	var named bool
 	c.kind, named = callKinds[name]
 	switch {
@@ -851,7 +853,9 @@ func (m *mapper) finish(t uint64) {
 			m.pendingOut[ev.Request] = heldOut{idx, c.node}
 		}
 	}
-	clear(m.pendingCall)
+	if len(m.pendingCall) > 0 {
+		clear(m.pendingCall)
+	}
 	// A test is, as Kairos' tracer writes it in TI, a wait of each
 	// request it completes (so is a waitsome), and nothing for those it
 	// does not: a time-independent trace has no action for them, and a

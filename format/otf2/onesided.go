@@ -354,6 +354,9 @@ var sideKinds = map[string]trace.Kind{
 // request-based operations they name.
 func (m *mapper) finishSide(c *mpiCall) {
 	st := m.side
+	if len(st.done) == 0 && !c.class.side {
+		return // most calls: nothing one-sided completed, nothing to become
+	}
 	defer func() {
 		for _, id := range st.done {
 			delete(st.target, id)
