@@ -1,10 +1,13 @@
 package dumpi
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -153,5 +156,53 @@ func TestNegativeRecvCount(t *testing.T) {
 	err := readAll(path)
 	if err == nil || !strings.Contains(err.Error(), path+": byte 45: MPI_Recv: recv receiving -1020 bytes") {
 		t.Errorf("got %v, want the receive of -1020 bytes refused at byte 45", err)
+	}
+}
+
+// countingReaderAt counts its reads.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n int
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.n++
+	return c.r.ReadAt(p, off)
+}
+
+// TestBinInfoReads reads a file's index, header, footer, datatype sizes
+// and time offsets in a few reads, which give what reading them field by
+// field gives: a file whose sections fit one window and one whose body
+// does not.
+func TestBinInfoReads(t *testing.T) {
+	window := windowSize
+	t.Cleanup(func() { windowSize = window })
+	for _, tc := range []struct {
+		calls, most int
+	}{{1, 1}, {4000, 4}} {
+		w := newBinWriter()
+		w.call(lInit, 1, []string{"prog"})
+		for range tc.calls {
+			w.call(lBarrier, commWorld)
+		}
+		w.call(lFinalize)
+		b := w.finish()
+		read := func(n int) (*binInfo, int) {
+			windowSize = n
+			c := &countingReaderAt{r: bytes.NewReader(b)}
+			info, err := readBinInfo(c, "t.bin", int64(len(b)))
+			if err != nil {
+				t.Fatalf("%d calls, window %d: %v", tc.calls, n, err)
+			}
+			return info, c.n
+		}
+		want, byField := read(1)
+		got, reads := read(window)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d calls: read in windows\n%+v\nfield by field\n%+v", tc.calls, got, want)
+		}
+		if reads > tc.most {
+			t.Errorf("%d calls (%d bytes): %d reads, want at most %d (%d field by field)", tc.calls, len(b), reads, tc.most, byField)
+		}
 	}
 }
