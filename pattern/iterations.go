@@ -76,13 +76,13 @@ type loop struct {
 // completes what it starts, or a pipeline's previous step), so that a
 // loop that posts receives and waits for them all at its end is not cut
 // apart.
-func iterationCuts(rd *rankData, nsym int, ban []int32, loose bool) (cuts, wide []int32) {
+func iterationCuts(rd *rankData, nsym int, ban []int32, loose bool, sc *suffix.Scratch) (cuts, wide []int32) {
 	n := len(rd.ev)
 	if n < minIterations {
 		return rd.segs, nil
 	}
 	seq, at := contextSeq(rd, nsym)
-	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
+	rep := sc.Repeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
 	runs := rep.Runs(seq, minIterations, loopWork*len(seq))
 	if len(runs) == 0 {
 		return rd.segs, nil

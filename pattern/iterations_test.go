@@ -311,7 +311,7 @@ func TestIterationsBalanced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := iterationCuts(&rd, len(syms.keys), nil, false); len(got) != c.cuts {
+		if got, _ := iterationCuts(&rd, len(syms.keys), nil, false, nil); len(got) != c.cuts {
 			t.Errorf("waits in each iteration %v: contexts start at %v, want %d contexts", c.waitEach, got, c.cuts)
 		}
 	}

@@ -22,15 +22,15 @@ const minPeerCalls = 5
 // loopCuts returns rank data rd's context starts cut at the iterations of
 // its loops (iterationCuts, leaving out ban: see refine) and of its loops
 // over partners (peerCuts), and the body of its wide loop, if any.
-func loopCuts(rd *rankData, keys []symKey, ranks int, ban []int32) (cuts, wide []int32) {
-	cuts, wide = iterationCuts(rd, len(keys), ban, false)
+func loopCuts(rd *rankData, keys []symKey, ranks int, ban []int32, sc *suffix.Scratch) (cuts, wide []int32) {
+	cuts, wide = iterationCuts(rd, len(keys), ban, false, sc)
 	if long := longContexts(cuts, int32(len(rd.ev))); long != nil {
-		loose, _ := iterationCuts(rd, len(keys), ban, true)
+		loose, _ := iterationCuts(rd, len(keys), ban, true, sc)
 		cuts = cutsWithin(cuts, loose, long)
 	}
 	cut := *rd
 	cut.segs = cuts
-	return peerCuts(&cut, keys, ranks), wide
+	return peerCuts(&cut, keys, ranks, sc), wide
 }
 
 // longContext is the most calls a context may keep once cut at the
@@ -81,12 +81,12 @@ func cutsWithin(cuts, more []int32, long [][2]int32) []int32 {
 // them, its symbols holding the partners: the whole round of them is its
 // loop's iteration, thousands of calls on each rank of HPCC's latency
 // test. Only contexts of minPeerContext calls or more are searched.
-func peerCuts(rd *rankData, keys []symKey, ranks int) []int32 {
+func peerCuts(rd *rankData, keys []symKey, ranks int, sc *suffix.Scratch) []int32 {
 	cuts := slices.Clone(rd.segs)
 	for j, a := range rd.segs {
 		b := segEnd(rd, j)
 		if b-a >= minPeerContext {
-			cuts = append(cuts, peerLoops(rd, keys, a, b, ranks)...)
+			cuts = append(cuts, peerLoops(rd, keys, a, b, ranks, sc)...)
 		}
 	}
 	slices.Sort(cuts)
@@ -95,7 +95,7 @@ func peerCuts(rd *rankData, keys []symKey, ranks int) []int32 {
 
 // peerLoops returns the starts of the iterations of the loops over
 // partners in rd's calls a to b (and each loop's end).
-func peerLoops(rd *rankData, keys []symKey, a, b int32, ranks int) []int32 {
+func peerLoops(rd *rankData, keys []symKey, a, b int32, ranks int, sc *suffix.Scratch) []int32 {
 	n := int(b - a)
 	seq := make([]int32, n+1)
 	peer := make([]int32, n) // a call's one partner; -1: none, -2: two
@@ -122,7 +122,7 @@ func peerLoops(rd *rankData, keys []symKey, a, b int32, ranks int) []int32 {
 		seq[i] = id
 	}
 	seq[n] = int32(len(ids)) // a terminator of its own
-	rep := suffix.NewRepeats(seq, len(ids)+1, func(c int32) bool { return int(c) == len(ids) })
+	rep := sc.Repeats(seq, len(ids)+1, func(c int32) bool { return int(c) == len(ids) })
 	runs := rep.Runs(seq, minIterations, loopWork*len(seq))
 	taken := make([]bool, n)
 	var loops []peerLoop

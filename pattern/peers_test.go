@@ -67,10 +67,10 @@ func TestPeerLoopsNotHalos(t *testing.T) {
 		rd.ev = append(rd.ev, event{sym: s})
 		rd.open = append(rd.open, 0)
 	}
-	if got := peerCuts(&rd, keys, 16); len(got) != 1 {
+	if got := peerCuts(&rd, keys, 16, nil); len(got) != 1 {
 		t.Errorf("cuts %v, want the context's start alone", got)
 	}
-	if got := peerCuts(&rd, keys, 4); len(got) != 4 {
+	if got := peerCuts(&rd, keys, 4, nil); len(got) != 4 {
 		t.Errorf("on 4 ranks (3 neighbours: every other rank): cuts %v, want the 3 exchanges and the collectives after them", got)
 	}
 }

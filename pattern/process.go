@@ -49,15 +49,16 @@ func cutRanks(ranks []rankData, keys []symKey, m Method) [][]tile {
 	next := atomic.Int64{}
 	for range min(runtime.GOMAXPROCS(0), len(ranks)) {
 		wg.Go(func() {
+			var sc suffix.Scratch // each rank's trees in the memory of the last's
 			for r := int(next.Add(1) - 1); r < len(ranks); r = int(next.Add(1) - 1) {
 				if m == Iterations {
 					ranks[r].ends = ranks[r].segs
-					ranks[r].segs, ranks[r].wide = loopCuts(&ranks[r], keys, len(ranks), nil)
+					ranks[r].segs, ranks[r].wide = loopCuts(&ranks[r], keys, len(ranks), nil, &sc)
 				}
 				if ranks[r].wide == nil {
 					ranks[r].gap = nil // the loops' rotations are chosen (refine may cut again)
 				}
-				tiles[r] = cutRank(&ranks[r], nsym)
+				tiles[r] = cutRank(&ranks[r], nsym, &sc)
 			}
 		})
 	}
@@ -74,13 +75,13 @@ func cutRanks(ranks []rankData, keys []symKey, m Method) [][]tile {
 // replaced by u, unless it is the whole context. Calls where no maximal
 // repeat starts form one instance of a pattern of their own, up to the next
 // call where one does.
-func cutRank(rd *rankData, nsym int) []tile {
+func cutRank(rd *rankData, nsym int, sc *suffix.Scratch) []tile {
 	n := len(rd.ev)
 	if n == 0 {
 		return nil
 	}
 	seq, _ := contextSeq(rd, nsym)
-	rep := suffix.NewRepeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
+	rep := sc.Repeats(seq, nsym+len(rd.segs), func(c int32) bool { return int(c) >= nsym })
 	var tiles []tile
 	for j, a := range rd.segs {
 		b := segEnd(rd, j)

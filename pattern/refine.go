@@ -40,7 +40,7 @@ func refine(ranks []rankData, tiles [][]tile, l *links, keys []symKey, nsym int)
 			}
 			if 2*spread(ranks, l, keys, recvOf, r, fine[r]) <= coarse {
 				ranks[r].segs, ranks[r].wide = fine[r], nil
-				tiles[r] = cutRank(&ranks[r], nsym)
+				tiles[r] = cutRank(&ranks[r], nsym, nil)
 				changed = true
 			}
 		}
@@ -56,7 +56,7 @@ func refine(ranks []rankData, tiles [][]tile, l *links, keys []symKey, nsym int)
 func fineCuts(rd *rankData, keys []symKey, ranks int) []int32 {
 	again := *rd
 	again.segs = rd.ends
-	cuts, _ := loopCuts(&again, keys, ranks, rd.wide)
+	cuts, _ := loopCuts(&again, keys, ranks, rd.wide, nil)
 	return cuts
 }
 

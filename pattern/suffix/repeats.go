@@ -30,20 +30,83 @@ const (
 // reports symbols that are separators: each occurs once, so no repeat
 // crosses one, and an occurrence preceded by one is left-diverse.
 func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
-	n := len(s)
-	r := &Repeats{sa: Array(s, k)}
-	if n == 0 {
-		return r
+	r := &Repeats{}
+	r.fill(s, k, unique, nil)
+	return r
+}
+
+// Scratch holds the memory of repeat trees built one after another, so
+// that a worker that builds a tree a rank of a large trace clears and
+// maps its arrays once rather than once a rank (fresh memory cost the
+// pattern analysis of 28 M calls 2 of its 20 s). Its zero value is ready.
+type Scratch struct {
+	ints  []int32 // the block being handed out, from ni
+	flags []bool  // and from nb
+	ni    int
+	nb    int
+	r     Repeats
+}
+
+// Repeats builds the repeat tree of s as NewRepeats does, in sc's memory:
+// the tree, and the slices its methods return, are valid until sc's next
+// tree. A nil sc builds it in memory of its own (NewRepeats).
+func (sc *Scratch) Repeats(s []int32, k int, unique func(int32) bool) *Repeats {
+	if sc == nil {
+		return NewRepeats(s, k, unique)
 	}
-	lcp := LCP(s, r.sa)
+	sc.ni, sc.nb = 0, 0
+	sc.r = Repeats{nodes: sc.r.nodes[:0], order: sc.r.order[:0]}
+	sc.r.fill(s, k, unique, sc)
+	return &sc.r
+}
+
+// int32s returns n zeros from sc's block (a new block, twice as large,
+// where it has not room: the next tree finds it large enough), or made
+// where sc is nil.
+func (sc *Scratch) int32s(n int) []int32 {
+	if sc == nil {
+		return make([]int32, n)
+	}
+	if sc.ni+n > len(sc.ints) {
+		sc.ints, sc.ni = make([]int32, max(2*len(sc.ints), n, 1<<12)), 0
+	}
+	b := sc.ints[sc.ni : sc.ni+n : sc.ni+n]
+	sc.ni += n
+	clear(b)
+	return b
+}
+
+// bools is int32s for booleans.
+func (sc *Scratch) bools(n int) []bool {
+	if sc == nil {
+		return make([]bool, n)
+	}
+	if sc.nb+n > len(sc.flags) {
+		sc.flags, sc.nb = make([]bool, max(2*len(sc.flags), n, 1<<12)), 0
+	}
+	b := sc.flags[sc.nb : sc.nb+n : sc.nb+n]
+	sc.nb += n
+	clear(b)
+	return b
+}
+
+// fill builds r, an empty tree (its nodes' and order's room kept), for
+// s, its arrays taken from sc.
+func (r *Repeats) fill(s []int32, k int, unique func(int32) bool, sc *Scratch) {
+	n := len(s)
+	r.sa = array(s, k, sc)
+	if n == 0 {
+		return
+	}
+	lcp := lcpOf(s, r.sa, sc)
 	r.lcp = lcp
-	r.rank = make([]int32, n)
+	r.rank = sc.int32s(n)
 	for i, p := range r.sa {
 		r.rank[p] = int32(i)
 	}
-	r.build(lcp)
+	r.build(lcp, sc)
 	r.markLeft(s, unique)
-	r.best = make([]int32, len(r.nodes))
+	r.best = sc.int32s(len(r.nodes))
 	for j := len(r.order) - 1; j >= 0; j-- { // parents before children
 		i := r.order[j]
 		v := &r.nodes[i]
@@ -56,20 +119,25 @@ func NewRepeats(s []int32, k int, unique func(int32) bool) *Repeats {
 			r.best[i] = -1
 		}
 	}
-	return r
 }
 
 // build makes the LCP-interval tree with the bottom-up stack traversal
 // (Abouelhoda, Kurtz and Ohlebusch 2004) and records each slot's deepest
 // enclosing interval.
-func (r *Repeats) build(lcp []int32) {
+func (r *Repeats) build(lcp []int32, sc *Scratch) {
 	n := len(lcp)
 	// A tree of n leaves has fewer than n internal nodes; periodic
 	// sequences come close.
-	r.nodes = append(make([]node, 0, n), node{lcp: 0, lb: 0, parent: -1, left: leftNone})
-	r.order = make([]int32, 0, n)
+	if cap(r.nodes) < n {
+		r.nodes = make([]node, 0, n)
+	}
+	if cap(r.order) < n {
+		r.order = make([]int32, 0, n)
+	}
+	r.nodes = append(r.nodes[:0], node{lcp: 0, lb: 0, parent: -1, left: leftNone})
+	r.order = r.order[:0]
 	stack := []int32{0}
-	after := make([]int32, n+1) // top of stack after boundary k
+	after := sc.int32s(n + 1) // top of stack after boundary k
 	after[0] = 0
 	for k := 1; k <= n; k++ {
 		l := int32(0)
@@ -101,7 +169,7 @@ func (r *Repeats) build(lcp []int32) {
 	}
 	r.nodes[0].rb = int32(n - 1)
 	r.order = append(r.order, 0)
-	r.leaf = make([]int32, n)
+	r.leaf = sc.int32s(n)
 	for k := 0; k < n; k++ {
 		a, b := after[k], after[min(k+1, n)]
 		if k == 0 || r.nodes[b].lcp > r.nodes[a].lcp {

@@ -14,13 +14,16 @@ import "slices"
 // or O(len(s) log len(s)) where k is larger than len(s): a rank's calls
 // use few of a large trace's symbols. It panics if a symbol is out of
 // range.
-func Array(s []int32, k int) []int32 {
+func Array(s []int32, k int) []int32 { return array(s, k, nil) }
+
+// array is Array, its arrays taken from sc (made where sc is nil).
+func array(s []int32, k int, sc *Scratch) []int32 {
 	n := len(s)
 	if n == 0 {
 		return nil
 	}
 	// SA-IS wants a unique smallest sentinel: shift the symbols by one.
-	t := make([]int32, n+1)
+	t := sc.int32s(n + 1)
 	for i, c := range s {
 		if c < 0 || int(c) >= k {
 			panic("suffix: symbol out of range")
@@ -30,7 +33,7 @@ func Array(s []int32, k int) []int32 {
 	if k > n {
 		k = rank(t[:n])
 	}
-	sa := sais(t, k+1)
+	sa := sais(t, k+1, sc)
 	return sa[1:]
 }
 
@@ -50,19 +53,19 @@ func rank(s []int32) int {
 
 // sais returns the suffix array of s, whose last symbol is a unique 0 and
 // whose other symbols lie in [1, k).
-func sais(s []int32, k int) []int32 {
+func sais(s []int32, k int, sc *Scratch) []int32 {
 	n := len(s)
-	sa := make([]int32, n)
+	sa := sc.int32s(n)
 	if n == 1 {
 		return sa
 	}
-	stype := make([]bool, n) // true: S-type suffix
+	stype := sc.bools(n) // true: S-type suffix
 	stype[n-1] = true
 	for i := n - 2; i >= 0; i-- {
 		stype[i] = s[i] < s[i+1] || (s[i] == s[i+1] && stype[i+1])
 	}
 	lms := func(i int32) bool { return i > 0 && stype[i] && !stype[i-1] }
-	bkt := make([]int32, k)
+	bkt := sc.int32s(k)
 
 	// Sort the LMS substrings by induction from their bucket ends.
 	for i := range sa {
@@ -85,7 +88,7 @@ func sais(s []int32, k int) []int32 {
 			n1++
 		}
 	}
-	names := make([]int32, n)
+	names := sc.int32s(n)
 	for i := range names {
 		names[i] = -1
 	}
@@ -98,8 +101,8 @@ func sais(s []int32, k int) []int32 {
 		}
 		names[p] = name - 1
 	}
-	s1 := make([]int32, 0, n1)
-	pos1 := make([]int32, 0, n1)
+	s1 := sc.int32s(n1)[:0]
+	pos1 := sc.int32s(n1)[:0]
 	for i, v := range names {
 		if v >= 0 {
 			s1 = append(s1, v)
@@ -110,9 +113,9 @@ func sais(s []int32, k int) []int32 {
 	// Sort the LMS suffixes: recursively when names repeat.
 	var sa1 []int32
 	if int(name) < n1 {
-		sa1 = sais(s1, int(name))
+		sa1 = sais(s1, int(name), sc)
 	} else {
-		sa1 = make([]int32, n1)
+		sa1 = sc.int32s(n1)
 		for i, v := range s1 {
 			sa1[v] = int32(i)
 		}
@@ -185,10 +188,13 @@ func induce(s, sa, bkt []int32, stype []bool) {
 // LCP returns the longest-common-prefix array of s and its suffix array
 // sa: lcp[i] is the length of the common prefix of the suffixes sa[i-1]
 // and sa[i], and lcp[0] is 0. Kasai et al.'s algorithm, O(len(s)).
-func LCP(s, sa []int32) []int32 {
+func LCP(s, sa []int32) []int32 { return lcpOf(s, sa, nil) }
+
+// lcpOf is LCP, its arrays taken from sc (made where sc is nil).
+func lcpOf(s, sa []int32, sc *Scratch) []int32 {
 	n := len(s)
-	lcp := make([]int32, n)
-	rank := make([]int32, n)
+	lcp := sc.int32s(n)
+	rank := sc.int32s(n)
 	for i, p := range sa {
 		rank[p] = int32(i)
 	}

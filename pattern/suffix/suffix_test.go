@@ -196,3 +196,41 @@ func BenchmarkArray(b *testing.B) {
 		NewRepeats(s, 64, nil)
 	}
 }
+
+// TestScratch builds trees one after another in one Scratch, short and
+// long sequences mixed (its blocks grow, and hold the last tree's
+// arrays), and finds each the tree NewRepeats builds: the same arrays,
+// nodes and runs.
+func TestScratch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var sc Scratch
+	for i := range 200 {
+		n := 1 + rng.IntN(60)
+		if i%10 == 0 {
+			n = 2000 + rng.IntN(6000)
+		}
+		k := 2 + rng.IntN(5)
+		s := make([]int32, n)
+		for j := range s {
+			s[j] = int32(rng.IntN(k))
+		}
+		s[n-1] = int32(k) // a separator at the end, as a rank's contexts have
+		unique := func(c int32) bool { return int(c) == k }
+		want := NewRepeats(s, k+1, unique)
+		got := sc.Repeats(s, k+1, unique)
+		for name, pair := range map[string][2][]int32{
+			"sa": {got.sa, want.sa}, "rank": {got.rank, want.rank}, "lcp": {got.lcp, want.lcp},
+			"leaf": {got.leaf, want.leaf}, "order": {got.order, want.order}, "best": {got.best, want.best},
+		} {
+			if !slices.Equal(pair[0], pair[1]) {
+				t.Fatalf("sequence %d (%d symbols): %s differs from NewRepeats'", i, n, name)
+			}
+		}
+		if !slices.Equal(got.nodes, want.nodes) {
+			t.Fatalf("sequence %d (%d symbols): nodes differ from NewRepeats'", i, n)
+		}
+		if g, w := got.Runs(s, 3, 0), want.Runs(s, 3, 0); !slices.Equal(g, w) {
+			t.Fatalf("sequence %d (%d symbols): runs %v, want %v", i, n, g, w)
+		}
+	}
+}
