@@ -100,17 +100,27 @@ func newAligner(ranks []rankData, tiles [][]tile, l *links, keys []symKey) *alig
 	}
 	a.neighbours, a.cache = make([][]int32, len(ranks)), make([]*[]loopOffsets, len(ranks))
 	a.settled, a.shift = make([]bool, len(ranks)), make([][]int32, len(ranks))
-	link := func(r, q int32) {
-		if nb := a.neighbours[r]; r != q && (len(nb) == 0 || nb[len(nb)-1] != q) {
-			a.neighbours[r] = append(nb, q)
-		}
-	}
+	// Each rank's partners once (mark[q] is r+1 once q is r's), then
+	// each added to its partners': a list a call grew to the rank's calls.
+	mark := make([]int32, len(ranks))
 	for r := range ranks {
 		for i := range ranks[r].ev {
 			a.partners(int32(r), int32(i), func(q, _ int32) {
-				link(int32(r), q)
-				link(q, int32(r))
+				if q != int32(r) && mark[q] != int32(r)+1 {
+					mark[q] = int32(r) + 1
+					a.neighbours[r] = append(a.neighbours[r], q)
+				}
 			})
+		}
+	}
+	own := make([]int, len(ranks))
+	for r, nb := range a.neighbours {
+		own[r] = len(nb)
+	}
+	for r := range ranks {
+		for j := range own[r] {
+			q := a.neighbours[r][j]
+			a.neighbours[q] = append(a.neighbours[q], int32(r))
 		}
 	}
 	for r, nb := range a.neighbours {
