@@ -60,20 +60,13 @@ func (sc *Scratch) Repeats(s []int32, k int, unique func(int32) bool) *Repeats {
 	return &sc.r
 }
 
-// int32s returns n zeros from sc's block (a new block, twice as large,
-// where it has not room: the next tree finds it large enough), or made
-// where sc is nil.
+// int32s returns n zeros from sc's memory (take), or made where sc is
+// nil.
 func (sc *Scratch) int32s(n int) []int32 {
 	if sc == nil {
 		return make([]int32, n)
 	}
-	if sc.ni+n > len(sc.ints) {
-		sc.ints, sc.ni = make([]int32, max(2*len(sc.ints), n, 1<<12)), 0
-	}
-	b := sc.ints[sc.ni : sc.ni+n : sc.ni+n]
-	sc.ni += n
-	clear(b)
-	return b
+	return take(&sc.ints, &sc.ni, n)
 }
 
 // bools is int32s for booleans.
@@ -81,11 +74,17 @@ func (sc *Scratch) bools(n int) []bool {
 	if sc == nil {
 		return make([]bool, n)
 	}
-	if sc.nb+n > len(sc.flags) {
-		sc.flags, sc.nb = make([]bool, max(2*len(sc.flags), n, 1<<12)), 0
+	return take(&sc.flags, &sc.nb, n)
+}
+
+// take returns n zeros of *block from *used on, or of a new block twice
+// as large where it has not room (the next tree finds it large enough).
+func take[T any](block *[]T, used *int, n int) []T {
+	if *used+n > len(*block) {
+		*block, *used = make([]T, max(2*len(*block), n, 1<<12)), 0
 	}
-	b := sc.flags[sc.nb : sc.nb+n : sc.nb+n]
-	sc.nb += n
+	b := (*block)[*used : *used+n : *used+n]
+	*used += n
 	clear(b)
 	return b
 }
