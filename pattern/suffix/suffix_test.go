@@ -182,8 +182,12 @@ func FuzzRepeats(f *testing.F) {
 		}
 		checkAll(t, s, 6)
 		checkRuns(t, s, 6, 2+len(b)%3)
+		sameTree(t, &fuzzScratch, s, 6, func(c int32) bool { return c == 5 })
 	})
 }
+
+// fuzzScratch builds the fuzz target's trees one after another.
+var fuzzScratch Scratch
 
 func BenchmarkArray(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -216,21 +220,28 @@ func TestScratch(t *testing.T) {
 		}
 		s[n-1] = int32(k) // a separator at the end, as a rank's contexts have
 		unique := func(c int32) bool { return int(c) == k }
-		want := NewRepeats(s, k+1, unique)
-		got := sc.Repeats(s, k+1, unique)
-		for name, pair := range map[string][2][]int32{
-			"sa": {got.sa, want.sa}, "rank": {got.rank, want.rank}, "lcp": {got.lcp, want.lcp},
-			"leaf": {got.leaf, want.leaf}, "order": {got.order, want.order}, "best": {got.best, want.best},
-		} {
-			if !slices.Equal(pair[0], pair[1]) {
-				t.Fatalf("sequence %d (%d symbols): %s differs from NewRepeats'", i, n, name)
-			}
+		sameTree(t, &sc, s, k+1, unique)
+	}
+}
+
+// sameTree builds the repeat tree of s in sc and with NewRepeats, and
+// fails unless they have the same arrays, nodes and runs.
+func sameTree(t *testing.T, sc *Scratch, s []int32, k int, unique func(int32) bool) {
+	t.Helper()
+	want := NewRepeats(s, k, unique)
+	got := sc.Repeats(s, k, unique)
+	for name, pair := range map[string][2][]int32{
+		"sa": {got.sa, want.sa}, "rank": {got.rank, want.rank}, "lcp": {got.lcp, want.lcp},
+		"leaf": {got.leaf, want.leaf}, "order": {got.order, want.order}, "best": {got.best, want.best},
+	} {
+		if !slices.Equal(pair[0], pair[1]) {
+			t.Fatalf("%d symbols: %s differs from NewRepeats'", len(s), name)
 		}
-		if !slices.Equal(got.nodes, want.nodes) {
-			t.Fatalf("sequence %d (%d symbols): nodes differ from NewRepeats'", i, n)
-		}
-		if g, w := got.Runs(s, 3, 0), want.Runs(s, 3, 0); !slices.Equal(g, w) {
-			t.Fatalf("sequence %d (%d symbols): runs %v, want %v", i, n, g, w)
-		}
+	}
+	if !slices.Equal(got.nodes, want.nodes) {
+		t.Fatalf("%d symbols: nodes differ from NewRepeats'", len(s))
+	}
+	if g, w := got.Runs(s, 3, 0), want.Runs(s, 3, 0); !slices.Equal(g, w) {
+		t.Fatalf("%d symbols: runs %v, want %v", len(s), g, w)
 	}
 }
