@@ -36,15 +36,10 @@ var unsupported atomic.Bool
 
 // Bytes maps the pages that b's capacity covers entirely, if they are not
 // mapped yet. b's contents do not change.
-func Bytes(b []byte) {
-	if cap(b) >= minBytes {
-		p := unsafe.Pointer(unsafe.SliceData(b))
-		keepAdvised(uintptr(p) + uintptr(cap(b)))
-		populate(p, uintptr(cap(b)))
-	}
-}
+func Bytes(b []byte) { Slice(b) }
 
-// Slice maps the pages that s's capacity covers entirely, as Bytes does.
+// Slice is Bytes for a slice of any element type: the pages its
+// capacity covers.
 func Slice[T any](s []T) {
 	var zero T
 	n := uintptr(cap(s)) * unsafe.Sizeof(zero)
