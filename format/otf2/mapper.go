@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kairos/format/scorep"
+	"kairos/internal/smallmap"
 	"kairos/trace"
 )
 
@@ -130,8 +131,11 @@ type mapper struct {
 
 	// The held-back events: Irecvs whose sender is not known yet and the
 	// places of non-blocking collectives not completed yet, by request.
-	pendingCall map[uint64]int     // request -> index in call.ops
-	pendingOut  map[uint64]heldOut // request -> its place in the queue
+	// Requests are few at a time (a stencil's 8): they are searched
+	// linearly (smallmap), where Go maps took a sixth of reading an
+	// archive of isends and irecvs (BENCHMARKS.md).
+	pendingCall smallmap.Map[uint64, int]     // request -> index in call.ops
+	pendingOut  smallmap.Map[uint64, heldOut] // request -> its place in the queue
 
 	// nbcUnplaced holds the non-blocking collectives' requests not placed
 	// yet, in the order of their calls.
@@ -143,8 +147,8 @@ type mapper struct {
 	// before they completed. idx is the rank's index: built while
 	// scanning (Open's first read), read afterwards.
 	ord      uint64
-	reqOrd   map[uint64]uint64
-	released map[uint64]held
+	reqOrd   smallmap.Map[uint64, uint64]
+	released smallmap.Map[uint64, held]
 	idx      *rankIndex
 	scanning bool
 	// off is set while the measurement is switched off
@@ -167,7 +171,7 @@ type mapper struct {
 	// non-blocking one's call, nbcSeq, not its completion), which MPI
 	// makes every member's order on a communicator.
 	seq    uint64
-	nbcSeq map[uint64]uint64
+	nbcSeq smallmap.Map[uint64, uint64]
 	vcache map[uint64][]int64 // count vectors of the kairos attributes, by string
 
 	side *sideState // one-sided and I/O calls (onesided.go)
@@ -312,9 +316,9 @@ func (m *mapper) step(e *Event) {
 		m.bufferFlush(e)
 	case EvNonBlockingCollectiveRequest:
 		m.nbcUnplaced = append(m.nbcUnplaced, e.Request)
-		m.reqOrd[e.Request] = m.ord
+		m.reqOrd.Put(e.Request, m.ord)
 		m.seq++
-		m.nbcSeq[e.Request] = m.seq
+		m.nbcSeq.Put(e.Request, m.seq)
 		if m.call != nil {
 			m.call.deferred = true
 		}
@@ -527,7 +531,7 @@ func (m *mapper) record(e *Event) {
 		if k == trace.Send {
 			ev.Request = 0
 		} else {
-			m.reqOrd[e.Request] = m.ord
+			m.reqOrd.Put(e.Request, m.ord)
 			if !m.scanning && m.idx.cancelled[m.ord] {
 				voided(&ev)
 			}
@@ -541,14 +545,14 @@ func (m *mapper) record(e *Event) {
 	case EvMpiIrecvRequest:
 		ev := trace.NewEvent(trace.Irecv)
 		ev.Request = e.Request
-		m.pendingCall[e.Request] = len(c.ops)
-		m.reqOrd[e.Request] = m.ord
+		m.pendingCall.Put(e.Request, len(c.ops))
+		m.reqOrd.Put(e.Request, m.ord)
 		c.ops = append(c.ops, ev)
 	case EvMpiIrecv:
 		m.completeIrecv(e)
 		c.completed = append(c.completed, e.Request)
 	case EvMpiIsendComplete:
-		delete(m.reqOrd, e.Request)
+		m.reqOrd.Delete(e.Request)
 		c.completed = append(c.completed, e.Request)
 	case EvMpiRequestCancelled:
 		m.cancel(e.Request)
@@ -591,7 +595,7 @@ func (m *mapper) placeCollectives(n int) {
 	for _, req := range m.nbcUnplaced[:n] {
 		ev := trace.NewEvent(trace.Local)
 		ev.Request = req
-		m.pendingCall[req] = len(c.ops)
+		m.pendingCall.Put(req, len(c.ops))
 		c.ops = append(c.ops, ev)
 	}
 	m.nbcUnplaced = m.nbcUnplaced[:copy(m.nbcUnplaced, m.nbcUnplaced[n:])]
@@ -602,9 +606,8 @@ func (m *mapper) placeCollectives(n int) {
 // before it.
 func (m *mapper) completeCollective(e *Event) {
 	m.call.deferred = true
-	seq := m.nbcSeq[e.Request]
-	delete(m.nbcSeq, e.Request)
-	delete(m.reqOrd, e.Request)
+	seq, _ := m.nbcSeq.Take(e.Request)
+	m.reqOrd.Delete(e.Request)
 	coll := trace.NewEvent(trace.Deferred)
 	if !m.interCollective(e) {
 		coll = m.collective(e, seq)
@@ -613,8 +616,7 @@ func (m *mapper) completeCollective(e *Event) {
 	if m.fillHeld(e.Request, func(ev *trace.Event) { placeColl(ev, coll) }) {
 		return
 	}
-	if h, ok := m.released[e.Request]; ok { // its place went out before it completed
-		delete(m.released, e.Request)
+	if h, ok := m.released.Take(e.Request); ok { // its place went out before it completed
 		if m.scanning {
 			m.idx.late[h.ord] = lateFill{coll: &coll}
 		}
@@ -630,17 +632,15 @@ func (m *mapper) completeCollective(e *Event) {
 // fillHeld fills the held-back event of request req, in the current call
 // or in the queue, and reports whether there was one.
 func (m *mapper) fillHeld(req uint64, fill func(*trace.Event)) bool {
-	if i, ok := m.pendingCall[req]; ok {
+	if i, ok := m.pendingCall.Take(req); ok {
 		fill(&m.call.ops[i])
-		delete(m.pendingCall, req)
 		return true
 	}
-	if h, ok := m.pendingOut[req]; ok {
+	if h, ok := m.pendingOut.Take(req); ok {
 		q := m.out
 		fill(&q.ev[h.idx-q.base])
 		named(&q.ev[h.idx-q.base], h.node)
 		q.pending[h.idx-q.base] = false
-		delete(m.pendingOut, req)
 		return true
 	}
 	return false
@@ -657,13 +657,12 @@ func placeColl(ev *trace.Event, coll trace.Event) {
 // sender, tag and size the completing MpiIrecv names (or, if it was
 // released before, records them in the index while scanning).
 func (m *mapper) completeIrecv(e *Event) {
-	delete(m.reqOrd, e.Request)
+	m.reqOrd.Delete(e.Request)
 	f := lateFill{partner: m.peer(e.Comm, e.Peer), tag: int32(e.Tag), comm: m.comm(e.Comm).id, bytes: int64(e.Bytes)}
 	if m.fillHeld(e.Request, f.fillIrecv) {
 		return
 	}
-	if h, ok := m.released[e.Request]; ok {
-		delete(m.released, e.Request)
+	if h, ok := m.released.Take(e.Request); ok {
 		if m.scanning {
 			m.idx.late[h.ord] = f
 		}
@@ -684,13 +683,11 @@ func (f lateFill) fillIrecv(ev *trace.Event) {
 // earlier, or an Isend, is dropped by the index in later reads.
 func (m *mapper) cancel(req uint64) {
 	m.cancelled++
-	o, started := m.reqOrd[req]
-	delete(m.reqOrd, req)
+	o, started := m.reqOrd.Take(req)
 	if m.fillHeld(req, voided) {
 		return
 	}
-	if h, ok := m.released[req]; ok {
-		delete(m.released, req)
+	if h, ok := m.released.Take(req); ok {
 		if m.scanning {
 			m.idx.late[h.ord] = lateFill{cancelled: true}
 		}
@@ -850,12 +847,10 @@ func (m *mapper) finish(t uint64) {
 		pending := (ev.Kind == trace.Irecv || ev.Kind == trace.Local) && m.isPending(ev.Request, i)
 		idx := m.out.push(*ev, pending)
 		if pending {
-			m.pendingOut[ev.Request] = heldOut{idx, c.node}
+			m.pendingOut.Put(ev.Request, heldOut{idx, c.node})
 		}
 	}
-	if len(m.pendingCall) > 0 {
-		clear(m.pendingCall)
-	}
+	m.pendingCall.Clear()
 	// A test is, as Kairos' tracer writes it in TI, a wait of each
 	// request it completes (so is a waitsome), and nothing for those it
 	// does not: a time-independent trace has no action for them, and a
@@ -899,7 +894,7 @@ func (m *mapper) finish(t uint64) {
 }
 
 func (m *mapper) isPending(req uint64, i int) bool {
-	j, ok := m.pendingCall[req]
+	j, ok := m.pendingCall.Lookup(req)
 	return ok && j == i
 }
 
@@ -907,22 +902,22 @@ func (m *mapper) isPending(req uint64, i int) bool {
 // was completed. While scanning, those released earlier and never
 // completed are counted too.
 func (m *mapper) flush() {
-	for req, h := range m.pendingOut {
+	for _, h := range m.pendingOut.All() {
 		q := m.out
 		q.pending[h.idx-q.base] = false
 		m.giveUp(&q.ev[h.idx-q.base])
 		named(&q.ev[h.idx-q.base], h.node)
-		delete(m.pendingOut, req)
 	}
+	m.pendingOut.Clear()
 	if m.scanning {
-		for _, h := range m.released { // released and never completed
+		for _, h := range m.released.All() { // released and never completed
 			if h.coll {
 				m.lateCollective++
 			} else {
 				m.lateIrecv++
 			}
 		}
-		clear(m.released)
+		m.released.Clear()
 	}
 }
 
@@ -935,8 +930,8 @@ func (m *mapper) release(i int, node uint32) {
 	ev := &q.ev[i-q.base]
 	defer named(ev, node)
 	q.pending[i-q.base] = false
-	o := m.reqOrd[ev.Request]
-	m.released[ev.Request] = held{ord: o, coll: ev.Kind != trace.Irecv}
+	o := m.reqOrd.Get(ev.Request)
+	m.released.Put(ev.Request, held{ord: o, coll: ev.Kind != trace.Irecv})
 	if f, ok := m.idx.late[o]; ok && !m.scanning {
 		switch {
 		case f.cancelled:
@@ -1014,8 +1009,8 @@ func (rd *rankReader) Next() bool {
 	for q.head >= len(q.ev) || q.pending[q.head] {
 		if q.head < len(q.ev) && len(q.ev)-q.head > maxLookahead {
 			req := q.ev[q.head].Request
-			node := rd.m.pendingOut[req].node
-			delete(rd.m.pendingOut, req)
+			h, _ := rd.m.pendingOut.Take(req)
+			node := h.node
 			rd.m.release(q.base+q.head, node)
 			continue
 		}

@@ -611,10 +611,9 @@ func (s *Source) openRank(r int) (*rankReader, error) {
 		return nil, err
 	}
 	rd := &rankReader{lr: lr}
-	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r), pendingCall: map[uint64]int{}, pendingOut: map[uint64]heldOut{},
+	rd.m = mapper{src: s, self: s.ranks[r], rank: int32(r),
 		nodes: map[[2]uint32]uint32{}, regions: map[uint32]regionInfo{}, peers: map[uint64]int32{},
-		reqOrd: map[uint64]uint64{}, released: map[uint64]held{}, nbcSeq: map[uint64]uint64{}, vcache: map[uint64][]int64{},
-		idx: s.idx[r], scanning: !s.scanned}
+		vcache: map[uint64][]int64{}, idx: s.idx[r], scanning: !s.scanned}
 	rd.m.out = &rd.q
 	rd.m.side = newSideState()
 	return rd, nil
