@@ -101,6 +101,18 @@ func (r *rbuf) f64() float64 { return math.Float64frombits(r.u64full()) }
 // u64 reads a compressed integer: a byte n, then the n low-order bytes of
 // the value; n = 0xFF is the undefined value (all ones).
 func (r *rbuf) u64() uint64 {
+	// Where eight bytes follow n, the value is one load of them, cut to
+	// its n bytes, rather than a loop over them (8% of reading HPCC's
+	// archive).
+	if p := r.pos; p+9 <= len(r.b) {
+		if n := uint(r.b[p]); n <= 8 {
+			r.pos = p + 1 + int(n)
+			if r.big {
+				return binary.BigEndian.Uint64(r.b[p+1:]) >> (64 - 8*n)
+			}
+			return binary.LittleEndian.Uint64(r.b[p+1:]) & (^uint64(0) >> (64 - 8*n))
+		}
+	}
 	if r.pos >= len(r.b) {
 		r.short = true
 		return 0

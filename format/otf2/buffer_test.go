@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"kairos/internal/testenv"
@@ -195,6 +196,52 @@ func TestAnchorTruncated(t *testing.T) {
 		_, off, err := parseAnchor(a[:c.n])
 		if want := "anchor file ends early: expected " + c.want + " (truncated?)"; err == nil || err.Error() != want || off != c.n {
 			t.Errorf("cut at %d: byte %d: %v\nwant byte %d: %s", c.n, off, err, c.n, want)
+		}
+	}
+}
+
+// TestCompressedIntegers reads compressed integers of every width in both
+// byte orders, with eight bytes or more after them (u64's single load)
+// and at the end of the buffer (its loop), and the malformed ones: a
+// width above 8, the undefined value, a value cut short.
+func TestCompressedIntegers(t *testing.T) {
+	for _, c := range []struct {
+		b           []byte // little-endian
+		want        uint64
+		short, bad  bool
+		consumedLen int
+	}{
+		{[]byte{0}, 0, false, false, 1},
+		{[]byte{1, 0x7f}, 0x7f, false, false, 2},
+		{[]byte{2, 0x34, 0x12}, 0x1234, false, false, 3},
+		{[]byte{3, 0x56, 0x34, 0x12}, 0x123456, false, false, 4},
+		{[]byte{4, 0x78, 0x56, 0x34, 0x12}, 0x12345678, false, false, 5},
+		{[]byte{5, 1, 2, 3, 4, 5}, 0x0504030201, false, false, 6},
+		{[]byte{6, 1, 2, 3, 4, 5, 6}, 0x060504030201, false, false, 7},
+		{[]byte{7, 1, 2, 3, 4, 5, 6, 7}, 0x07060504030201, false, false, 8},
+		{[]byte{8, 1, 2, 3, 4, 5, 6, 7, 0xf8}, 0xf807060504030201, false, false, 9},
+		{[]byte{0xff}, undefined64, false, false, 1},
+		{[]byte{9, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 0, false, true, 1},
+		{[]byte{4, 1, 2}, 0, true, false, 3},
+	} {
+		for _, big := range []bool{false, true} {
+			b := slices.Clone(c.b)
+			if big && b[0] >= 1 && b[0] <= 8 && int(b[0]) < len(b) {
+				slices.Reverse(b[1 : 1+int(b[0])])
+			}
+			for _, pad := range []int{0, 8} {
+				if c.short && pad > 0 {
+					continue // the bytes after would complete it
+				}
+				r := rbuf{b: append(slices.Clone(b), make([]byte, pad)...), big: big}
+				if v := r.u64(); v != c.want || r.short != c.short || r.bad != c.bad {
+					t.Errorf("% x (big-endian %v, %d bytes after): %#x short %v bad %v, want %#x short %v bad %v",
+						b, big, pad, v, r.short, r.bad, c.want, c.short, c.bad)
+				}
+				if want := min(c.consumedLen, len(r.b)); !c.short && r.pos != want {
+					t.Errorf("% x (big-endian %v, %d bytes after): at byte %d, want %d", b, big, pad, r.pos, want)
+				}
+			}
 		}
 	}
 }
