@@ -179,6 +179,18 @@ type mapper struct {
 	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective, cancelled, badCounts int
 	interColls                                                                                                 int
 	err                                                                                                        error
+	// releases counts the held-back events let go before their
+	// completion (release): a read after the scan fills them from the
+	// index, which the scan itself could not.
+	releases int
+}
+
+// scanFinal reports whether the events the scan of rank r gave are those
+// every later read gives: no event waited for what the scan learns
+// (released before its completion, an Isend cancelled after its call,
+// count vectors derived from the other members' totals).
+func (m *mapper) scanFinal(r int) bool {
+	return m.releases == 0 && len(m.idx.cancelled) == 0 && len(m.src.vt.notes[r]) == 0
 }
 
 // regionInfo is what the mapper needs of a region definition.
@@ -930,6 +942,7 @@ func (m *mapper) release(i int, node uint32) {
 	ev := &q.ev[i-q.base]
 	defer named(ev, node)
 	q.pending[i-q.base] = false
+	m.releases++
 	o := m.reqOrd.Get(ev.Request)
 	m.released.Put(ev.Request, held{ord: o, coll: ev.Kind != trace.Irecv})
 	if f, ok := m.idx.late[o]; ok && !m.scanning {

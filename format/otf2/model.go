@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -68,6 +69,7 @@ type Source struct {
 	// late completions and cancellations, the v-collectives' instances,
 	// the kairos count attributes' ids.
 	scanned            bool
+	kept               [][]byte // by rank, the events the scan kept (nil: read again)
 	idx                []*rankIndex
 	vt                 vtable
 	attrSend, attrRecv uint32
@@ -529,23 +531,50 @@ func (s *Source) noEvents() {
 		trace.RankRanges(len(s.ranks), 8, func(r int) bool { return missing[r] }), len(s.ranks), first)
 }
 
+// keepBudget bounds the bytes of the events the scan keeps, and an
+// eighth of the memory limit in force (GOMEMLIMIT, or Kairos' default of
+// half the machine's memory).
+var keepBudget = 256 << 20
+
 // scan reads every rank once, building the call-path tree and the
 // defect list, so that Meta is complete before any rank is streamed.
+//
+// It keeps the events it read, in the compact event codec (about 10
+// bytes an event), of each rank whose events no later read would change
+// (mapper.scanFinal), within keepBudget in all: OpenRank decodes those
+// rather than mapping the archive's records again, which took half the
+// CPU time of reading HPCC's archive (BENCHMARKS.md). Past the budget
+// ranks are read again.
 func (s *Source) scan() error {
 	s.idx = make([]*rankIndex, len(s.ranks))
 	s.vt.notes = make([][]vnote, len(s.ranks))
+	s.kept = make([][]byte, len(s.ranks))
+	budget := int(min(int64(keepBudget), debug.SetMemoryLimit(-1)/8))
+	var buf []byte // a rank's events, copied to their size if kept
 	for r := range s.ranks {
 		s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
 		rd, err := s.openRank(r)
 		if err != nil {
 			return err
 		}
-		for rd.Next() {
+		var st trace.CodecState
+		keep := budget > 0
+		for buf = buf[:0]; rd.Next(); {
+			if keep {
+				buf = trace.AppendEvent(buf, rd.Event(), &st)
+				keep = len(buf) <= budget
+			}
 		}
 		err = rd.Err()
 		rd.Close()
 		if err != nil {
 			return err
+		}
+		if !keep {
+			budget = 0
+		} else if rd.m.scanFinal(r) {
+			s.kept[r] = slices.Clone(buf)
+			budget -= len(buf)
 		}
 		s.defects = append(s.defects, rd.m.defects(r)...)
 		s.cancelled += rd.m.cancelled
@@ -601,6 +630,9 @@ func (s *Source) otherThreadCalls() {
 func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= len(s.ranks) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(s.ranks))
+	}
+	if k := s.kept[r]; k != nil {
+		return trace.NewRankReader(k), nil
 	}
 	return s.openRank(r)
 }

@@ -35,6 +35,11 @@
  *                             allreduce over the world.
  *   otf2writer DIR threads    2 ranks whose processes have a second
  *                             thread that sends and receives.
+ *   otf2writer DIR late       2 ranks: rank 0 starts an isend that it
+ *                             cancels in a later wait; rank 1 starts an
+ *                             irecv from rank 0 that it completes after
+ *                             5,000 receives from rank 0 (more events
+ *                             than a reader holds back for its sender).
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -456,6 +461,36 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     return n;
 }
 
+/* late writes rank r's calls of the "late" archive. */
+static uint64_t late(OTF2_EvtWriter* w, int r, uint64_t* tmax)
+{
+    uint64_t n = 0, t = 10000;
+    enum { SENDS = 5000 };
+#define CALL(region, records) do { \
+        check(OTF2_EvtWriter_Enter(w, NULL, t, region), "enter"); \
+        records; \
+        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, region), "leave"); \
+        n += 2, t += 10; \
+    } while (0)
+    check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
+    if (r == 0) {
+        CALL(R_ISEND, (check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, 1, 1, 7, 8, 5), "isend"), n++));
+        CALL(R_WAIT, (check(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t + 1, 5), "cancelled"), n++));
+        for (int i = 0; i < SENDS; i++)
+            CALL(R_SEND, (check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, 1, 1, 2, 16), "send"), n++));
+        CALL(R_SEND, (check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, 1, 1, 3, 24), "send"), n++));
+    } else {
+        CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 6), "irecv request"), n++));
+        for (int i = 0; i < SENDS; i++)
+            CALL(R_RECV, (check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 1, 0, 1, 2, 16), "recv"), n++));
+        CALL(R_WAIT, (check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 1, 0, 1, 3, 24, 6), "irecv"), n++));
+    }
+    check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
+#undef CALL
+    *tmax = t;
+    return n;
+}
+
 /* unwind writes rank r of 2 as Score-P records it with
  * SCOREP_ENABLE_UNWINDING: calling-context enters and leaves in place of
  * Enter and Leave, a sample in between. Rank 0 sends 64 bytes to rank 1
@@ -570,15 +605,15 @@ static uint64_t scorep8(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR intercomm | DIR threads | DIR bench EVENTS RANKS\n");
+        fprintf(stderr, "usage: otf2writer DIR features | DIR nbc | DIR pending | DIR scorep8 | DIR unwind | DIR intercomm | DIR threads | DIR late | DIR bench EVENTS RANKS\n");
         return 2;
     }
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
     int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
-    int is_unwind = strcmp(argv[2], "unwind") == 0;
+    int is_unwind = strcmp(argv[2], "unwind") == 0, is_late = strcmp(argv[2], "late") == 0;
     with_intercomm = strcmp(argv[2], "intercomm") == 0, with_threads = strcmp(argv[2], "threads") == 0;
-    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm && !with_threads;
-    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind || with_threads ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
+    int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm && !with_threads && !is_late;
+    int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind || with_threads || is_late ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
     uint64_t nevents = is_bench ? strtoull(argv[3], NULL, 10) : 0;
     OTF2_Archive* a = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 256 * 1024, 4 * 1024 * 1024,
                                         OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -601,6 +636,7 @@ int main(int argc, char** argv)
                     : is_unwind ? unwind(w, r, &tmax)
                     : with_intercomm ? intercomm(w, r, &tmax)
                     : with_threads ? threads(a, w, r, &tmax)
+                    : is_late ? late(w, r, &tmax)
                                : features(w, r, nranks, &tmax);
         check(OTF2_Archive_CloseEvtWriter(a, w), "close evt writer");
     }

@@ -1,0 +1,109 @@
+package otf2
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"kairos/internal/testenv"
+	"kairos/trace"
+)
+
+// TestKeptEvents reads archives with the events Open's scan keeps and
+// with none kept (every rank mapped from its records again), their v-
+// collectives' counts both read from Kairos' attributes and derived: the
+// ranks, metadata and events must be the same. The "late" archive's
+// ranks must be read again (rank 0's isend cancelled after its call,
+// rank 1's irecv let go before its completion), as must the ranks whose
+// counts are derived; the others are kept.
+func TestKeptEvents(t *testing.T) {
+	archives := map[string]string{}
+	for _, mode := range []string{"features", "nbc", "pending", "scorep8", "unwind", "intercomm", "threads", "late"} {
+		archives[mode] = writeArchive(t, mode)
+	}
+	for _, name := range []string{"pipit-ping-pong-otf2", "sst-macro-mpi-coverage", "tracer-stencil4d-32", "tiny_mpi"} {
+		archives[name] = testenv.Shared(t, filepath.Join("traces/otf2", name))
+	}
+	_, archives["kairos-alltoallv"] = writeBack(t, simulated(t, "is", 4, 3))
+	kept := map[string][]bool{}
+	for name, path := range archives {
+		for _, counts := range []bool{true, false} {
+			what := fmt.Sprintf("%s (counts from attributes: %v)", name, counts)
+			s := openKeeping(t, path, counts, keepBudget)
+			again := openKeeping(t, path, counts, 0)
+			sameSources(t, what, s, again)
+			var k []bool
+			for _, rk := range s.kept {
+				k = append(k, rk != nil)
+			}
+			kept[fmt.Sprint(name, counts)] = k
+		}
+	}
+	// A budget for a few ranks: the first ranks kept, the rest read again.
+	path := archives["tracer-stencil4d-32"]
+	s, again := openKeeping(t, path, true, 4<<10), openKeeping(t, path, true, 0)
+	sameSources(t, "tracer-stencil4d-32 (a budget of 4 KB)", s, again)
+	if n := slices.IndexFunc(s.kept, func(r []byte) bool { return r == nil }); n < 1 || slices.ContainsFunc(s.kept[n:], func(r []byte) bool { return r != nil }) {
+		t.Errorf("tracer-stencil4d-32, a budget of 4 KB: ranks kept %v, want the first few", s.kept)
+	}
+	for key, want := range map[string][]bool{
+		"latetrue":              {false, false},
+		"pendingtrue":           {true, true},
+		"kairos-alltoallvtrue":  {true, true, true, true},
+		"kairos-alltoallvfalse": {false, false, false, false},
+	} {
+		if got := kept[key]; !slices.Equal(got, want) {
+			t.Errorf("%s: ranks kept %v, want %v", key, got, want)
+		}
+	}
+}
+
+// openKeeping opens an archive with the scan's budget set to budget.
+func openKeeping(t *testing.T, path string, counts bool, budget int) *Source {
+	t.Helper()
+	defer func(b int) { keepBudget = b }(keepBudget)
+	keepBudget = budget
+	s, err := open(path, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// sameSources fails t where a and b differ in ranks, metadata or events.
+func sameSources(t *testing.T, what string, a, b trace.Source) {
+	t.Helper()
+	ma, mb := a.Meta(), b.Meta()
+	if a.NumRanks() != b.NumRanks() || !slices.Equal(ma.Regions, mb.Regions) || len(ma.Comms) != len(mb.Comms) || fmt.Sprint(ma.Attrs) != fmt.Sprint(mb.Attrs) {
+		t.Fatalf("%s: the metadata differ", what)
+	}
+	for r := range a.NumRanks() {
+		ea, eb := rankEvents(t, a, r), rankEvents(t, b, r)
+		if len(ea) != len(eb) {
+			t.Fatalf("%s: rank %d: %d events kept, %d read again", what, r, len(ea), len(eb))
+		}
+		for i := range ea {
+			if !ea[i].Equal(&eb[i]) {
+				t.Fatalf("%s: rank %d, event %d: kept %v, read again %v", what, r, i, &ea[i], &eb[i])
+			}
+		}
+	}
+}
+
+func rankEvents(t *testing.T, src trace.Source, r int) []trace.Event {
+	t.Helper()
+	rd, err := src.OpenRank(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var evs []trace.Event
+	for rd.Next() {
+		evs = append(evs, rd.Event().Clone())
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
