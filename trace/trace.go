@@ -127,6 +127,20 @@ func (m *Meta) AddRegion(name string, parent uint32) uint32 {
 	return id
 }
 
+// RegionID returns the id of region name entered from parent, if m has
+// it. It builds the index AddRegion keeps where there is none yet: call
+// it once before goroutines that only read m share it.
+func (m *Meta) RegionID(name string, parent uint32) (uint32, bool) {
+	if m.regionIndex == nil {
+		m.regionIndex = make(map[regionKey]uint32, len(m.Regions))
+		for i, r := range m.Regions {
+			m.regionIndex[regionKey{r.Name, r.Parent}] = uint32(i)
+		}
+	}
+	id, ok := m.regionIndex[regionKey{name, parent}]
+	return id, ok
+}
+
 // RegionName returns the name of region id, or "" if it is unknown.
 func (m *Meta) RegionName(id uint32) string {
 	if int(id) < len(m.Regions) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"kairos/internal/fileio"
 )
@@ -23,6 +24,7 @@ type Archive struct {
 	Anchor *Anchor
 	Defs   *Defs
 
+	localsMu  sync.Mutex // guards locals: locations are opened at once (Source.scan)
 	locals    map[uint64]*localDefs
 	KeepAttrs bool // decode attribute lists into Event.Attrs
 }
@@ -85,6 +87,8 @@ func (a *Archive) locationFile(loc uint64, ext string) string {
 
 // local returns the local definitions of location loc, reading them once.
 func (a *Archive) local(loc uint64) (*localDefs, error) {
+	a.localsMu.Lock()
+	defer a.localsMu.Unlock()
 	if ld, ok := a.locals[loc]; ok {
 		return ld, nil
 	}

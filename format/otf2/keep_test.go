@@ -26,6 +26,7 @@ func TestKeptEvents(t *testing.T) {
 		archives[name] = testenv.Shared(t, filepath.Join("traces/otf2", name))
 	}
 	_, archives["kairos-alltoallv"] = writeBack(t, simulated(t, "is", 4, 3))
+	archives["rmawriter"] = oneSided(t).arch.Path
 	kept := map[string][]bool{}
 	for name, path := range archives {
 		for _, counts := range []bool{true, false} {
@@ -33,6 +34,7 @@ func TestKeptEvents(t *testing.T) {
 			s := openKeeping(t, path, counts, keepBudget)
 			again := openKeeping(t, path, counts, 0)
 			sameSources(t, what, s, again)
+			sameSources(t, what+" one rank at a time", s, openOneAtATime(t, path, counts))
 			var k []bool
 			for _, rk := range s.kept {
 				k = append(k, rk != nil)
@@ -40,12 +42,21 @@ func TestKeptEvents(t *testing.T) {
 			kept[fmt.Sprint(name, counts)] = k
 		}
 	}
-	// A budget for a few ranks: the first ranks kept, the rest read again.
+	// Budgets for a few ranks: the first ranks kept, the rest read again.
 	path := archives["tracer-stencil4d-32"]
-	s, again := openKeeping(t, path, true, 4<<10), openKeeping(t, path, true, 0)
-	sameSources(t, "tracer-stencil4d-32 (a budget of 4 KB)", s, again)
-	if n := slices.IndexFunc(s.kept, func(r []byte) bool { return r == nil }); n < 1 || slices.ContainsFunc(s.kept[n:], func(r []byte) bool { return r != nil }) {
-		t.Errorf("tracer-stencil4d-32, a budget of 4 KB: ranks kept %v, want the first few", s.kept)
+	again := openKeeping(t, path, true, 0)
+	for budget := 1 << 10; budget <= 8<<10; budget += 700 {
+		s := openKeeping(t, path, true, budget)
+		sameSources(t, fmt.Sprintf("tracer-stencil4d-32 (a budget of %d bytes)", budget), s, again)
+		total := 0
+		for _, k := range s.kept {
+			total += len(k)
+		}
+		if n := slices.IndexFunc(s.kept, func(r []byte) bool { return r == nil }); n < 1 || total > budget ||
+			slices.ContainsFunc(s.kept[n:], func(r []byte) bool { return r != nil }) {
+			t.Errorf("tracer-stencil4d-32, a budget of %d bytes: %d bytes kept, of the ranks before %d, want the first few within the budget",
+				budget, total, n)
+		}
 	}
 	for key, want := range map[string][]bool{
 		"latetrue":              {false, false},
@@ -59,11 +70,12 @@ func TestKeptEvents(t *testing.T) {
 	}
 }
 
-// openKeeping opens an archive with the scan's budget set to budget.
+// openKeeping opens an archive with the scan's budget set to budget,
+// reading three ranks at once.
 func openKeeping(t *testing.T, path string, counts bool, budget int) *Source {
 	t.Helper()
-	defer func(b int) { keepBudget = b }(keepBudget)
-	keepBudget = budget
+	defer func(b, w int) { keepBudget, scanWorkers = b, w }(keepBudget, scanWorkers)
+	keepBudget, scanWorkers = budget, 3
 	s, err := open(path, counts)
 	if err != nil {
 		t.Fatal(err)
@@ -71,12 +83,26 @@ func openKeeping(t *testing.T, path string, counts bool, budget int) *Source {
 	return s
 }
 
-// sameSources fails t where a and b differ in ranks, metadata or events.
-func sameSources(t *testing.T, what string, a, b trace.Source) {
+// openOneAtATime opens an archive scanning one rank after the other.
+func openOneAtATime(t *testing.T, path string, counts bool) *Source {
+	t.Helper()
+	defer func(w int) { scanWorkers = w }(scanWorkers)
+	scanWorkers = 1
+	s, err := open(path, counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// sameSources fails t where a and b differ in ranks, metadata, defects or
+// events.
+func sameSources(t *testing.T, what string, a, b *Source) {
 	t.Helper()
 	ma, mb := a.Meta(), b.Meta()
-	if a.NumRanks() != b.NumRanks() || !slices.Equal(ma.Regions, mb.Regions) || len(ma.Comms) != len(mb.Comms) || fmt.Sprint(ma.Attrs) != fmt.Sprint(mb.Attrs) {
-		t.Fatalf("%s: the metadata differ", what)
+	if a.NumRanks() != b.NumRanks() || !slices.Equal(ma.Regions, mb.Regions) || fmt.Sprint(ma.Comms) != fmt.Sprint(mb.Comms) ||
+		fmt.Sprint(ma.Attrs) != fmt.Sprint(mb.Attrs) || !slices.Equal(a.Defects(), b.Defects()) {
+		t.Fatalf("%s: the metadata differ:\n%v %v\n%v %v", what, ma.Regions, ma.Comms, mb.Regions, mb.Comms)
 	}
 	for r := range a.NumRanks() {
 		ea, eb := rankEvents(t, a, r), rankEvents(t, b, r)
@@ -86,6 +112,9 @@ func sameSources(t *testing.T, what string, a, b trace.Source) {
 		for i := range ea {
 			if !ea[i].Equal(&eb[i]) {
 				t.Fatalf("%s: rank %d, event %d: kept %v, read again %v", what, r, i, &ea[i], &eb[i])
+			}
+			if e := &ea[i]; int(e.Region) >= len(ma.Regions) || !known(ma, e.Comm) || !known(ma, e.NewComm) {
+				t.Fatalf("%s: rank %d, event %d: %v names a node or communicator the model has not", what, r, i, e)
 			}
 		}
 	}
@@ -106,4 +135,9 @@ func rankEvents(t *testing.T, src trace.Source, r int) []trace.Event {
 		t.Fatal(err)
 	}
 	return evs
+}
+
+// known reports whether m defines communicator id (or it is the world's).
+func known(m *trace.Meta, id uint32) bool {
+	return id == trace.WorldComm || slices.ContainsFunc(m.Comms, func(c trace.Comm) bool { return c.ID == id })
 }

@@ -151,6 +151,9 @@ type mapper struct {
 	released smallmap.Map[uint64, held]
 	idx      *rankIndex
 	scanning bool
+	// view holds what the scan of the rank defines (nodes,
+	// communicators), apart from the model (nil after the scan).
+	view *scanView
 	// off is set while the measurement is switched off
 	// (MEASUREMENT_ON_OFF): a writer may switch it off for good before
 	// MPI_Finalize.
@@ -288,7 +291,16 @@ func (m *mapper) region(id uint32) regionInfo {
 	if ri, ok := m.regions[id]; ok {
 		return ri
 	}
-	d := m.src.arch.Defs
+	ri := m.src.regionInfo(id)
+	if m.view != nil || !m.src.setRegion(id, ri) { // the scan's known them all (Source.scan)
+		m.regions[id] = ri
+	}
+	return ri
+}
+
+// regionInfo returns what the definitions say of OTF2 region id.
+func (s *Source) regionInfo(id uint32) regionInfo {
+	d := s.arch.Defs
 	r, ok := d.Regions[id]
 	ri := regionInfo{name: "region " + strconv.FormatUint(uint64(id), 10)}
 	if ok {
@@ -296,10 +308,46 @@ func (m *mapper) region(id uint32) regionInfo {
 		ri.mpi = r.Paradigm == ParadigmMPI || (r.Paradigm == 0 && strings.HasPrefix(ri.name, "MPI_"))
 	}
 	ri.class = classOf(ri.name)
-	if !m.src.setRegion(id, ri) {
-		m.regions[id] = ri
-	}
 	return ri
+}
+
+// addRegion is Meta.AddRegion of the model's tree, or of the scan's view.
+func (m *mapper) addRegion(name string, parent uint32) uint32 {
+	if m.view != nil {
+		return m.view.addRegion(name, parent)
+	}
+	return m.src.meta.AddRegion(name, parent)
+}
+
+// callSite is Source.callSite, or the scan's view's.
+func (m *mapper) callSite(node uint32) uint64 {
+	if m.view != nil {
+		return m.view.callSite(node)
+	}
+	return m.src.callSite(node)
+}
+
+// selfComm is Source.selfComm of the rank, or the scan's view's.
+func (m *mapper) selfComm(id uint32) modelComm {
+	if m.view != nil {
+		return modelComm{id: m.view.comm(viewComm{self: true, id: id}), size: 1}
+	}
+	return m.src.selfComm(id, m.rank)
+}
+
+// groupComm is Source.groupComm, or the scan's view's where the model
+// does not have it yet.
+func (m *mapper) groupComm(id uint32) uint32 {
+	if m.view == nil {
+		return m.src.groupComm(id)
+	}
+	if c, ok := m.src.groupComms[id]; ok {
+		return c
+	}
+	if m.src.rmaGroupMembers(id) == nil {
+		return 0
+	}
+	return m.view.comm(viewComm{id: id})
 }
 
 func (m *mapper) ps(t uint64) trace.Time { return trace.Time(m.src.arch.Picoseconds(t)) }
@@ -401,7 +449,7 @@ func (m *mapper) nodeOf(id, parent uint32, name string) uint32 {
 	k := [2]uint32{id, parent}
 	n, ok := m.nodes[k]
 	if !ok {
-		n = m.src.meta.AddRegion(name, parent)
+		n = m.addRegion(name, parent)
 		m.nodes[k] = n
 	}
 	return n
@@ -713,7 +761,7 @@ func (m *mapper) cancel(req uint64) {
 func (m *mapper) comm(id uint32) modelComm {
 	if c, ok := m.src.comms[id]; ok {
 		if c.self {
-			return m.src.selfComm(id, m.rank)
+			return m.selfComm(id)
 		}
 		return c
 	}
@@ -843,7 +891,7 @@ func (m *mapper) finish(t uint64) {
 	stamp := func(ev *trace.Event, region uint32) {
 		ev.Enter, ev.Exit, ev.HasTime = m.ps(c.enter), m.ps(t), true
 		ev.Region = region
-		ev.CallSite = m.src.callSite(c.node)
+		ev.CallSite = m.callSite(c.node)
 	}
 	if len(c.ops) == 2 && c.ops[0].Kind == trace.Send && c.ops[1].Kind == trace.Recv {
 		c.ops = trace.SendRecvEvents(c.ops[:0], c.ops[0], c.ops[1])

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -69,7 +67,8 @@ type Source struct {
 	// late completions and cancellations, the v-collectives' instances,
 	// the kairos count attributes' ids.
 	scanned            bool
-	kept               [][]byte // by rank, the events the scan kept (nil: read again)
+	kept               [][]byte       // by rank, the events the scan kept (nil: read again)
+	keptIDs            []*renumbering // by rank, how to renumber them
 	idx                []*rankIndex
 	vt                 vtable
 	attrSend, attrRecv uint32
@@ -531,89 +530,6 @@ func (s *Source) noEvents() {
 		trace.RankRanges(len(s.ranks), 8, func(r int) bool { return missing[r] }), len(s.ranks), first)
 }
 
-// keepBudget bounds the bytes of the events the scan keeps, and an
-// eighth of the memory limit in force (GOMEMLIMIT, or Kairos' default of
-// half the machine's memory).
-var keepBudget = 256 << 20
-
-// scan reads every rank once, building the call-path tree and the
-// defect list, so that Meta is complete before any rank is streamed.
-//
-// It keeps the events it read, in the compact event codec (about 10
-// bytes an event), of each rank whose events no later read would change
-// (mapper.scanFinal), within keepBudget in all: OpenRank decodes those
-// rather than mapping the archive's records again, which took half the
-// CPU time of reading HPCC's archive (BENCHMARKS.md). Past the budget
-// ranks are read again.
-func (s *Source) scan() error {
-	s.idx = make([]*rankIndex, len(s.ranks))
-	s.vt.notes = make([][]vnote, len(s.ranks))
-	s.kept = make([][]byte, len(s.ranks))
-	budget := int(min(int64(keepBudget), debug.SetMemoryLimit(-1)/8))
-	var buf []byte // a rank's events, copied to their size if kept
-	for r := range s.ranks {
-		s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
-		rd, err := s.openRank(r)
-		if err != nil {
-			return err
-		}
-		var st trace.CodecState
-		keep := budget > 0
-		for buf = buf[:0]; rd.Next(); {
-			if keep {
-				buf = trace.AppendEvent(buf, rd.Event(), &st)
-				keep = len(buf) <= budget
-			}
-		}
-		err = rd.Err()
-		rd.Close()
-		if err != nil {
-			return err
-		}
-		if !keep {
-			budget = 0
-		} else if rd.m.scanFinal(r) {
-			s.kept[r] = slices.Clone(buf)
-			budget -= len(buf)
-		}
-		s.defects = append(s.defects, rd.m.defects(r)...)
-		s.cancelled += rd.m.cancelled
-		if rd.m.off {
-			s.switchedOff++
-		}
-		s.flushes += rd.m.flushes
-		s.flushed += rd.m.flushed
-		if rd.m.flushed > s.flushMost {
-			s.flushRank, s.flushMost = r, rd.m.flushed
-		}
-		s.uncompleted += rd.m.lateIrecv
-		s.interColls += rd.m.interColls
-		s.unresolved += rd.m.unresolved
-		if rd.m.offs > 0 {
-			s.offs += rd.m.offs
-			s.offRanks++
-			s.hidden += rd.m.hidden
-		}
-	}
-	found, looked, threads, err := s.threadMPI()
-	if err != nil {
-		return err
-	}
-	s.otherThreadCalls()
-	if found > 0 {
-		of := ""
-		if looked < threads {
-			of = fmt.Sprintf(" (of the first %d of their %d threads, which were looked at)", looked, threads)
-		}
-		s.meta.Attrs[AttrThreadMPI] = fmt.Sprintf("%s of the ranks' processes besides the ranks' own hold MPI records%s (an "+
-			"MPI_THREAD_MULTIPLE program's calls on other threads), which are not read: the model is one stream of calls a rank, "+
-			"as SimGrid's replay; their messages and collectives are missing, and a replay may not complete",
-			plural(nil, uint64(found), "thread"), of)
-	}
-	s.scanned = true
-	return nil
-}
-
 // otherThreadCalls notes the calls of other threads than the ones that
 // initialized MPI that Kairos' tracer counted and did not record (its
 // anchor's KAIROS::OTHER_THREAD_CALLS): messages with them have no
@@ -632,6 +548,9 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(s.ranks))
 	}
 	if k := s.kept[r]; k != nil {
+		if ids := s.keptIDs[r]; ids != nil {
+			return keptReader{trace.NewRankReader(k), ids}, nil
+		}
 		return trace.NewRankReader(k), nil
 	}
 	return s.openRank(r)
@@ -659,12 +578,7 @@ func (s *Source) callSite(node uint32) uint64 {
 	if h, ok := s.callsites[node]; ok {
 		return h
 	}
-	f := fnv.New64a()
-	for _, n := range s.meta.CallPath(node) {
-		f.Write([]byte(n))
-		f.Write([]byte{0})
-	}
-	h := f.Sum64()
+	h := pathSite(s.meta.CallPath(node))
 	if n := len(s.meta.Regions); int(node) < n {
 		if len(s.sites) < n {
 			s.sites = append(s.sites, make([]uint64, n-len(s.sites))...)

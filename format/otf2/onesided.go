@@ -281,7 +281,7 @@ func (m *mapper) groupSync(e *Event) {
 	}
 	ev := m.windowEvent(k, e.Ref)
 	if k == trace.WinPost || k == trace.WinStart {
-		ev.NewComm = m.src.groupComm(uint32(e.Value))
+		ev.NewComm = m.groupComm(uint32(e.Value))
 	}
 	c.ops = append(c.ops, ev)
 }
@@ -400,29 +400,39 @@ func (s *Source) groupComm(id uint32) uint32 {
 	if c, ok := s.groupComms[id]; ok {
 		return c
 	}
-	d := s.arch.Defs
-	g := d.Groups[id]
-	locs := d.commLocs[ParadigmMPI]
-	if g == nil || locs == nil {
+	members := s.rmaGroupMembers(id)
+	if members == nil {
 		return 0
-	}
-	var members []int32
-	for _, idx := range g.Members {
-		loc := idx
-		if g.Type == GroupCommGroup {
-			if idx >= uint64(len(locs.Members)) {
-				return 0
-			}
-			loc = locs.Members[idx]
-		}
-		r, ok := s.worldRank[loc]
-		if !ok {
-			return 0
-		}
-		members = append(members, r)
 	}
 	c := uint32(len(s.meta.Comms) + 1)
 	s.meta.Comms = append(s.meta.Comms, trace.Comm{ID: c, Members: members})
 	s.groupComms[id] = c
 	return c
+}
+
+// rmaGroupMembers returns the world ranks of OTF2 group id (of
+// MPI_COMM_WORLD ranks, or of locations), nil if they cannot be resolved.
+func (s *Source) rmaGroupMembers(id uint32) []int32 {
+	d := s.arch.Defs
+	g := d.Groups[id]
+	locs := d.commLocs[ParadigmMPI]
+	if g == nil || locs == nil {
+		return nil
+	}
+	members := []int32{}
+	for _, idx := range g.Members {
+		loc := idx
+		if g.Type == GroupCommGroup {
+			if idx >= uint64(len(locs.Members)) {
+				return nil
+			}
+			loc = locs.Members[idx]
+		}
+		r, ok := s.worldRank[loc]
+		if !ok {
+			return nil
+		}
+		members = append(members, r)
+	}
+	return members
 }

@@ -37,9 +37,11 @@
  *                             thread that sends and receives.
  *   otf2writer DIR late       2 ranks: rank 0 starts an isend that it
  *                             cancels in a later wait; rank 1 starts an
- *                             irecv from rank 0 that it completes after
- *                             5,000 receives from rank 0 (more events
- *                             than a reader holds back for its sender).
+ *                             irecv from rank 0 and one from itself on
+ *                             MPI_COMM_SELF (which it sends), and
+ *                             completes them after 5,000 receives from
+ *                             rank 0 (more events than a reader holds
+ *                             back for a receive's sender).
  *
  * The Omp* records are deprecated in OTF2 3.0 but still in old traces.
  *
@@ -88,7 +90,7 @@ static const char* strs[] = { "", "main", "MPI_Send", "MPI_Recv", "MPI_Isend", "
  * with_threads the threads archive's second thread of each process
  * (location 100 + rank), thread_events their events, and a device stream
  * of each, without events (location 200 + rank). */
-static int with_intercomm, with_threads;
+static int with_intercomm, with_threads, with_self;
 static uint64_t thread_events[2];
 
 static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint64_t length)
@@ -153,6 +155,11 @@ static void write_defs(OTF2_Archive* a, int nranks, const uint64_t* events, uint
         check(OTF2_GlobalDefWriter_WriteGroup(g, 6, S_EMPTY, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                               OTF2_GROUP_FLAG_NONE, 2, odd), "odd group");
         check(OTF2_GlobalDefWriter_WriteInterComm(g, 3, S_EMPTY, 5, 6, 1, OTF2_COMM_FLAG_NONE), "intercomm");
+    }
+    if (with_self) { /* comm 4 is MPI_COMM_SELF */
+        check(OTF2_GlobalDefWriter_WriteGroup(g, 7, S_EMPTY, OTF2_GROUP_TYPE_COMM_SELF, OTF2_PARADIGM_MPI,
+                                              OTF2_GROUP_FLAG_NONE, 0, NULL), "self group");
+        check(OTF2_GlobalDefWriter_WriteComm(g, 4, S_EMPTY, 7, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "self");
     }
     /* OpenMP: a paradigm definition, its locations and a thread team of one */
     check(OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_OPENMP, S_OPENMP, OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN), "paradigm");
@@ -481,9 +488,12 @@ static uint64_t late(OTF2_EvtWriter* w, int r, uint64_t* tmax)
         CALL(R_SEND, (check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, 1, 1, 3, 24), "send"), n++));
     } else {
         CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 6), "irecv request"), n++));
+        CALL(R_IRECV, (check(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t + 1, 8), "irecv request"), n++));
+        CALL(R_SEND, (check(OTF2_EvtWriter_MpiSend(w, NULL, t + 1, 0, 4, 4, 32), "self send"), n++));
         for (int i = 0; i < SENDS; i++)
             CALL(R_RECV, (check(OTF2_EvtWriter_MpiRecv(w, NULL, t + 1, 0, 1, 2, 16), "recv"), n++));
         CALL(R_WAIT, (check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 1, 0, 1, 3, 24, 6), "irecv"), n++));
+        CALL(R_WAIT, (check(OTF2_EvtWriter_MpiIrecv(w, NULL, t + 1, 0, 4, 4, 32, 8), "self irecv"), n++));
     }
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
 #undef CALL
@@ -611,6 +621,7 @@ int main(int argc, char** argv)
     int is_bench = strcmp(argv[2], "bench") == 0, is_nbc = strcmp(argv[2], "nbc") == 0;
     int is_pending = strcmp(argv[2], "pending") == 0, is_scorep8 = strcmp(argv[2], "scorep8") == 0;
     int is_unwind = strcmp(argv[2], "unwind") == 0, is_late = strcmp(argv[2], "late") == 0;
+    with_self = is_late;
     with_intercomm = strcmp(argv[2], "intercomm") == 0, with_threads = strcmp(argv[2], "threads") == 0;
     int is_features = !is_bench && !is_nbc && !is_pending && !is_scorep8 && !is_unwind && !with_intercomm && !with_threads && !is_late;
     int nranks = is_bench ? atoi(argv[4]) : is_nbc || is_pending || is_unwind || with_threads || is_late ? 2 : is_scorep8 || with_intercomm ? 4 : 3;
