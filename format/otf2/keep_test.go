@@ -104,8 +104,9 @@ func sameSources(t *testing.T, what string, a, b *Source) {
 		fmt.Sprint(ma.Attrs) != fmt.Sprint(mb.Attrs) || !slices.Equal(a.Defects(), b.Defects()) {
 		t.Fatalf("%s: the metadata differ:\n%v %v\n%v %v", what, ma.Regions, ma.Comms, mb.Regions, mb.Comms)
 	}
+	all, bll := allEvents(t, a), allEvents(t, b)
 	for r := range a.NumRanks() {
-		ea, eb := rankEvents(t, a, r), rankEvents(t, b, r)
+		ea, eb := all[r], bll[r]
 		if len(ea) != len(eb) {
 			t.Fatalf("%s: rank %d: %d events kept, %d read again", what, r, len(ea), len(eb))
 		}
@@ -120,18 +121,11 @@ func sameSources(t *testing.T, what string, a, b *Source) {
 	}
 }
 
-func rankEvents(t *testing.T, src trace.Source, r int) []trace.Event {
+// allEvents returns every rank's events.
+func allEvents(t *testing.T, src trace.Source) [][]trace.Event {
 	t.Helper()
-	rd, err := src.OpenRank(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	var evs []trace.Event
-	for rd.Next() {
-		evs = append(evs, rd.Event().Clone())
-	}
-	if err := rd.Err(); err != nil {
+	evs := make([][]trace.Event, src.NumRanks())
+	if err := trace.ForEach(src, func(r, _ int, e *trace.Event) error { evs[r] = append(evs[r], e.Clone()); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return evs

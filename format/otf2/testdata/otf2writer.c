@@ -463,22 +463,15 @@ static uint64_t pending(OTF2_EvtWriter* w, int r, uint64_t* tmax)
     CALL(R_RECV, (void)0); /* from another MPI world's process */
     CALL(R_BCAST, (void)0); /* on a communicator merged with another MPI world */
     check(OTF2_EvtWriter_Leave(w, NULL, t, R_MAIN), "leave"); n++;
-#undef CALL
     *tmax = t;
     return n;
 }
 
-/* late writes rank r's calls of the "late" archive. */
+/* late writes rank r's calls of the "late" archive (with pending's CALL). */
 static uint64_t late(OTF2_EvtWriter* w, int r, uint64_t* tmax)
 {
     uint64_t n = 0, t = 10000;
     enum { SENDS = 5000 };
-#define CALL(region, records) do { \
-        check(OTF2_EvtWriter_Enter(w, NULL, t, region), "enter"); \
-        records; \
-        check(OTF2_EvtWriter_Leave(w, NULL, t + 5, region), "leave"); \
-        n += 2, t += 10; \
-    } while (0)
     check(OTF2_EvtWriter_Enter(w, NULL, t, R_MAIN), "enter"); n++;
     if (r == 0) {
         CALL(R_ISEND, (check(OTF2_EvtWriter_MpiIsend(w, NULL, t + 1, 1, 1, 7, 8, 5), "isend"), n++));
