@@ -99,6 +99,17 @@ type lateFill struct {
 type rankIndex struct {
 	late      map[uint64]lateFill
 	cancelled map[uint64]bool
+	// derived are the v-collectives whose count vectors a read derives
+	// from the members' totals, in the order the scan met them: the
+	// kept events mark each with its place (keptReader).
+	derived []derivedAt
+}
+
+// derivedAt is a v-collective whose count vectors are derived: the
+// rank's seq'th collective, its member me of the communicator.
+type derivedAt struct {
+	seq uint64
+	me  int
 }
 
 func (q *outQueue) push(e trace.Event, pending bool) int {
@@ -188,12 +199,12 @@ type mapper struct {
 	releases int
 }
 
-// scanFinal reports whether the events the scan of rank r gave are those
-// every later read gives: no event waited for what the scan learns
-// (released before its completion, an Isend cancelled after its call,
-// count vectors derived from the other members' totals).
-func (m *mapper) scanFinal(r int) bool {
-	return m.releases == 0 && len(m.idx.cancelled) == 0 && len(m.src.vt.notes[r]) == 0
+// scanFinal reports whether the events the scan gave are those every
+// later read gives, but for the count vectors derived from the other
+// members' totals (keptReader): no event waited for what the scan learns
+// (released before its completion, an Isend cancelled after its call).
+func (m *mapper) scanFinal() bool {
+	return m.releases == 0 && len(m.idx.cancelled) == 0
 }
 
 // regionInfo is what the mapper needs of a region definition.
@@ -678,6 +689,7 @@ func (m *mapper) completeCollective(e *Event) {
 	}
 	if h, ok := m.released.Take(e.Request); ok { // its place went out before it completed
 		if m.scanning {
+			coll.Handle = 0 // no note's (keptReader): its counts are the scan's
 			m.idx.late[h.ord] = lateFill{coll: &coll}
 		}
 		return

@@ -548,8 +548,8 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(s.ranks))
 	}
 	if k := s.kept[r]; k != nil {
-		if ids := s.keptIDs[r]; ids != nil {
-			return keptReader{trace.NewRankReader(k), ids}, nil
+		if s.keptIDs[r] != nil || len(s.idx[r].derived) > 0 {
+			return keptReader{trace.NewRankReader(k), s.keptIDs[r], s, r}, nil
 		}
 		return trace.NewRankReader(k), nil
 	}

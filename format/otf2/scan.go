@@ -113,7 +113,7 @@ func (s *Source) merge(r int, sc *rankScan, budget *int) error {
 	switch {
 	case !sc.keep || len(sc.buf) > *budget:
 		*budget = 0
-	case sc.rd.m.scanFinal(r):
+	case sc.rd.m.scanFinal():
 		s.kept[r] = append([]byte(nil), sc.buf...)
 		s.keptIDs[r] = ids
 		*budget -= len(sc.buf)
@@ -334,17 +334,32 @@ func pathSite(path []string) uint64 {
 	return f.Sum64()
 }
 
-// keptReader decodes a rank's kept events, renumbered as its scan's view
-// was merged.
+// keptReader decodes rank r's kept events, renumbered as its scan's view
+// was merged, the count vectors of its v-collectives derived from the
+// members' totals as a read of the records derives them: the scan spread
+// them evenly and marked each with its place in the rank's index
+// (rankIndex.derived: Handle, 1 for the first).
 type keptReader struct {
 	*trace.RankReader
 	ids *renumbering
+	src *Source
+	r   int
 }
 
 func (k keptReader) Next() bool {
 	if !k.RankReader.Next() {
 		return false
 	}
-	k.ids.event(k.Event())
+	e := k.Event()
+	k.ids.event(e)
+	if e.Handle != 0 && e.Kind.IsCollective() {
+		n := k.src.idx[k.r].derived[e.Handle-1]
+		e.Handle = 0
+		spread := [2][]int64{e.SendCounts, e.RecvCounts}
+		e.SendCounts, e.RecvCounts = nil, nil
+		if !k.src.vt.derive(e, int32(k.r), n.seq, n.me) {
+			e.SendCounts, e.RecvCounts = spread[0], spread[1]
+		}
+	}
 	return true
 }

@@ -147,6 +147,8 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 		m.src.vt.notes[m.rank] = append(m.src.vt.notes[m.rank], vnote{seq: seq, comm: e.Comm, kind: ev.Kind, a: a, b: b,
 			sent: int64(e.Bytes), received: int64(e.Received), root: ev.Kind.IsRooted() && ev.Partner == m.rank})
 		scorep.SpreadCounts(ev, c.size)
+		m.idx.derived = append(m.idx.derived, derivedAt{seq, m.rankIn(c)})
+		ev.Handle = uint32(len(m.idx.derived)) // for the kept events' reader (keptReader)
 		return
 	}
 	if !m.src.vt.derive(ev, m.rank, seq, m.rankIn(c)) {
