@@ -46,21 +46,14 @@ func TestKeptEvents(t *testing.T) {
 			kept[fmt.Sprint(name, counts)] = k
 		}
 	}
-	// Budgets for a few ranks: the first ranks kept, the rest read again.
-	path := archives["tracer-stencil4d-32"]
-	again := openKeeping(t, path, true, 0)
-	for budget := 1 << 10; budget <= 8<<10; budget += 700 {
-		s := openKeeping(t, path, true, budget)
-		sameSources(t, fmt.Sprintf("tracer-stencil4d-32 (a budget of %d bytes)", budget), s, again)
-		total := 0
-		for _, k := range s.kept {
-			total += len(k)
-		}
-		if n := slices.IndexFunc(s.kept, func(r []byte) bool { return r == nil }); n < 1 || total > budget ||
-			slices.ContainsFunc(s.kept[n:], func(r []byte) bool { return r != nil }) {
-			t.Errorf("tracer-stencil4d-32, a budget of %d bytes: %d bytes kept, of the ranks before %d, want the first few within the budget",
-				budget, total, n)
-		}
+	// Budgets for a few ranks: the first ranks kept, the rest read again;
+	// on the stencil, ranks of more than keepStep each, so that the ranks
+	// read at once take their shares.
+	_, stencil := writeBack(t, simulated(t, "stencil2d", 8, 1500))
+	budgets := map[string][]int{"tracer-stencil4d-32": {1 << 10, 1724, 2424, 3124, 3824, 4524, 5224, 5924, 6624, 7324, 8024},
+		"stencil": {3 * keepStep, 5*keepStep + 1000, 8 * keepStep}}
+	for name, path := range map[string]string{"tracer-stencil4d-32": archives["tracer-stencil4d-32"], "stencil": stencil} {
+		checkBudgets(t, name, path, budgets[name])
 	}
 	for key, want := range map[string][]bool{
 		"latetrue":              {false, false},
@@ -155,4 +148,25 @@ func conflicting() *trace.Trace {
 		tr.Ranks[r].Append(&e)
 	}
 	return tr
+}
+
+// checkBudgets opens the archive at path with each budget: the events read
+// are those of reading it with none kept, and the ranks kept are the first
+// few, within the budget.
+func checkBudgets(t *testing.T, name, path string, budgets []int) {
+	t.Helper()
+	again := openKeeping(t, path, true, 0)
+	for _, budget := range budgets {
+		s := openKeeping(t, path, true, budget)
+		sameSources(t, fmt.Sprintf("%s (a budget of %d bytes)", name, budget), s, again)
+		total := 0
+		for _, k := range s.kept {
+			total += len(k)
+		}
+		if n := slices.IndexFunc(s.kept, func(r []byte) bool { return r == nil }); n < 1 || total > budget ||
+			slices.ContainsFunc(s.kept[n:], func(r []byte) bool { return r != nil }) {
+			t.Errorf("%s, a budget of %d bytes: %d bytes kept, of the ranks before %d, want the first few within the budget",
+				name, budget, total, n)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"kairos/trace"
 )
@@ -52,8 +53,9 @@ func (s *Source) scan() error {
 		batch := scans[:min(len(scans), n-lo)]
 		s.meta.RegionID("", 0) // its index built, for the views to read
 		var wg sync.WaitGroup
+		var used atomic.Int64 // the batch's encoded bytes, in steps
 		for i := range batch {
-			wg.Go(func() { batch[i] = s.scanRank(lo+i, budget, batch[i].buf) })
+			wg.Go(func() { batch[i] = s.scanRank(lo+i, i == 0, budget, &used, batch[i].buf) })
 		}
 		wg.Wait()
 		for i := range batch {
@@ -78,9 +80,18 @@ type rankScan struct {
 	err  error
 }
 
+// keepStep is the bytes by which the ranks read at once take their
+// encoded events' share of the budget.
+const keepStep = 64 << 10
+
 // scanRank reads rank r in the scan, its events encoded in buf's room
-// while they fit in budget.
-func (s *Source) scanRank(r, budget int, buf []byte) rankScan {
+// while they fit in budget and, but for the first of the ranks read at
+// once, while those have encoded less than budget (used, in steps of
+// keepStep): they take twice the budget at most, however many they are.
+// (Which ranks but the first are kept may then change with the ranks
+// read at once, never what is read: OpenRank decodes or maps the same
+// events.)
+func (s *Source) scanRank(r int, first bool, budget int, used *atomic.Int64, buf []byte) rankScan {
 	s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
 	rd, err := s.openRank(r)
 	if err != nil {
@@ -89,11 +100,14 @@ func (s *Source) scanRank(r, budget int, buf []byte) rankScan {
 	view := newScanView(&s.meta)
 	rd.m.view = view
 	var st trace.CodecState
-	keep := budget > 0
+	keep, next := budget > 0, keepStep
 	for buf = buf[:0]; rd.Next(); {
 		if keep {
 			buf = trace.AppendEvent(buf, rd.Event(), &st)
-			keep = len(buf) <= budget
+			if len(buf) >= next {
+				keep, next = used.Add(keepStep) <= int64(budget) || first, next+keepStep
+			}
+			keep = keep && len(buf) <= budget
 		}
 	}
 	err = rd.Err()
