@@ -366,8 +366,8 @@ func (k keptReader) Next() bool {
 	}
 	e := k.Event()
 	k.ids.event(e)
-	if e.Handle != 0 && e.Kind.IsCollective() {
-		n := k.src.idx[k.r].derived[e.Handle-1]
+	if d := k.src.idx[k.r].derived; e.Handle != 0 && int(e.Handle) <= len(d) && countedByVectors(e.Kind) {
+		n := d[e.Handle-1]
 		e.Handle = 0
 		spread := [2][]int64{e.SendCounts, e.RecvCounts}
 		e.SendCounts, e.RecvCounts = nil, nil

@@ -125,14 +125,11 @@ type vtable struct {
 // totals (after Open's scan; the scan notes this member's), else spread
 // evenly.
 func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
-	switch ev.Kind {
-	case trace.Alltoallv, trace.Allgatherv, trace.Gatherv, trace.Scatterv:
-	case trace.ReduceScatter:
-		if e.Op == opReduceScatterBlock {
-			scorep.SpreadCounts(ev, c.size)
-			return
-		}
-	default:
+	if !countedByVectors(ev.Kind) {
+		return
+	}
+	if ev.Kind == trace.ReduceScatter && e.Op == opReduceScatterBlock {
+		scorep.SpreadCounts(ev, c.size)
 		return
 	}
 	if m.attrCounts(ev, e, c.size) {
@@ -154,6 +151,16 @@ func (m *mapper) vcounts(ev *trace.Event, e *Event, c modelComm, seq uint64) {
 	if !m.src.vt.derive(ev, m.rank, seq, m.rankIn(c)) {
 		scorep.SpreadCounts(ev, c.size)
 	}
+}
+
+// countedByVectors reports whether a collective of kind k has count
+// vectors (vcounts).
+func countedByVectors(k trace.Kind) bool {
+	switch k {
+	case trace.Alltoallv, trace.Allgatherv, trace.Gatherv, trace.Scatterv, trace.ReduceScatter:
+		return true
+	}
+	return false
 }
 
 // attrCounts sets ev's count vectors from the record's kairos attributes,
