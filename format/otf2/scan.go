@@ -15,7 +15,7 @@ import (
 // keepBudget bounds the bytes of the events the scan keeps, and an
 // eighth of the memory limit in force (GOMEMLIMIT, or Kairos' default of
 // half the machine's memory).
-var keepBudget = 256 << 20
+var keepBudget = 128 << 20
 
 // scanWorkers is how many ranks the scan reads at once (0: GOMAXPROCS).
 var scanWorkers = 0
