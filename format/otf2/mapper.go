@@ -303,7 +303,9 @@ func (m *mapper) region(id uint32) regionInfo {
 		return ri
 	}
 	ri := m.src.regionInfo(id)
-	if m.view != nil || !m.src.setRegion(id, ri) { // the scan's known them all (Source.scan)
+	// While ranks are read at once the model's cache is only read:
+	// Source.scan fills it first with every region defined.
+	if m.view != nil || !m.src.setRegion(id, ri) {
 		m.regions[id] = ri
 	}
 	return ri
@@ -689,7 +691,7 @@ func (m *mapper) completeCollective(e *Event) {
 	}
 	if h, ok := m.released.Take(e.Request); ok { // its place went out before it completed
 		if m.scanning {
-			coll.Handle = 0 // no note's (keptReader): its counts are the scan's
+			coll.Handle = 0 // a fill, not a kept event: unmarked (keptReader)
 			m.idx.late[h.ord] = lateFill{coll: &coll}
 		}
 		return
