@@ -111,12 +111,7 @@ func (m *Meta) AddRegion(name string, parent uint32) uint32 {
 	if len(m.Regions) == 0 {
 		m.Regions = []Region{{}}
 	}
-	if m.regionIndex == nil {
-		m.regionIndex = make(map[regionKey]uint32, len(m.Regions))
-		for i, r := range m.Regions {
-			m.regionIndex[regionKey{r.Name, r.Parent}] = uint32(i)
-		}
-	}
+	m.indexRegions()
 	k := regionKey{name, parent}
 	if id, ok := m.regionIndex[k]; ok {
 		return id
@@ -131,14 +126,20 @@ func (m *Meta) AddRegion(name string, parent uint32) uint32 {
 // it. It builds the index AddRegion keeps where there is none yet: call
 // it once before goroutines that only read m share it.
 func (m *Meta) RegionID(name string, parent uint32) (uint32, bool) {
+	m.indexRegions()
+	id, ok := m.regionIndex[regionKey{name, parent}]
+	return id, ok
+}
+
+// indexRegions builds the index of the regions by name and parent, if
+// there is none.
+func (m *Meta) indexRegions() {
 	if m.regionIndex == nil {
 		m.regionIndex = make(map[regionKey]uint32, len(m.Regions))
 		for i, r := range m.Regions {
 			m.regionIndex[regionKey{r.Name, r.Parent}] = uint32(i)
 		}
 	}
-	id, ok := m.regionIndex[regionKey{name, parent}]
-	return id, ok
 }
 
 // RegionName returns the name of region id, or "" if it is unknown.

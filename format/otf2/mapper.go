@@ -357,6 +357,9 @@ func (m *mapper) groupComm(id uint32) uint32 {
 	if c, ok := m.src.groupComms[id]; ok {
 		return c
 	}
+	if c, ok := m.view.find(viewComm{id: id}); ok {
+		return c
+	}
 	if m.src.rmaGroupMembers(id) == nil {
 		return 0
 	}

@@ -261,13 +261,22 @@ func (v *scanView) callSite(node uint32) uint64 {
 
 // comm returns the id the view gives a communicator it defines.
 func (v *scanView) comm(c viewComm) uint32 {
-	for i, d := range v.comms {
-		if d == c {
-			return localComm + uint32(i)
-		}
+	if id, ok := v.find(c); ok {
+		return id
 	}
 	v.comms = append(v.comms, c)
 	return localComm + uint32(len(v.comms)-1)
+}
+
+// find returns the id of a communicator the view defined, if it did (a
+// one-sided group resolved once, at its first call).
+func (v *scanView) find(c viewComm) (uint32, bool) {
+	for i, d := range v.comms {
+		if d == c {
+			return localComm + uint32(i), true
+		}
+	}
+	return 0, false
 }
 
 // renumbering renumbers what a rank's scan numbered in its view: its nodes
