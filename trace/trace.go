@@ -596,6 +596,11 @@ func (r *RankReader) Next() bool {
 	return true
 }
 
+// Continue goes on with the events encoded in data, which continue the
+// stream read so far (a stream cut into pieces between two events,
+// decoded one piece at a time).
+func (r *RankReader) Continue(data []byte) { r.data, r.off = data, 0 }
+
 // Event returns the current event.
 func (r *RankReader) Event() *Event { return &r.ev }
 

@@ -103,6 +103,22 @@ type rankIndex struct {
 	// from the members' totals, in the order the scan met them: the
 	// kept events mark each with its place (keptReader).
 	derived []derivedAt
+	// fixes are the kept events that a read after the scan gives
+	// otherwise, by their place in the rank's events (keptReader): the
+	// held-back events released before their completion, which a read
+	// fills from late, and the isends cancelled after their call.
+	fixes []keptFix
+}
+
+// keptFix is a kept event that a read after the scan gives otherwise:
+// its place among the rank's events, its call's node, and either that it
+// is an isend cancelled after its call or the ordinal of the record that
+// started its request (late's key).
+type keptFix struct {
+	at     int
+	ord    uint64
+	node   uint32
+	cancel bool
 }
 
 // derivedAt is a v-collective whose count vectors are derived: the
@@ -162,6 +178,12 @@ type mapper struct {
 	released smallmap.Map[uint64, held]
 	idx      *rankIndex
 	scanning bool
+	// isendAt holds, while scanning, each pending isend's place among the
+	// rank's events and its call's node: a cancellation fixes it there
+	// in the kept events (rankIndex.fixes). unfixed counts the
+	// cancellations of started requests that were not such an isend.
+	isendAt smallmap.Map[uint64, heldOut]
+	unfixed int
 	// view holds what the scan of the rank defines (nodes,
 	// communicators), apart from the model (nil after the scan).
 	view *scanView
@@ -193,19 +215,14 @@ type mapper struct {
 	unbalancedLeave, mismatchedLeave, unresolved, orphanIrecv, lateIrecv, lateCollective, cancelled, badCounts int
 	interColls                                                                                                 int
 	err                                                                                                        error
-	// releases counts the held-back events let go before their
-	// completion (release): a read after the scan fills them from the
-	// index, which the scan itself could not.
-	releases int
 }
 
 // scanFinal reports whether the events the scan gave are those every
-// later read gives, but for the count vectors derived from the other
-// members' totals (keptReader): no event waited for what the scan learns
-// (released before its completion, an Isend cancelled after its call).
-func (m *mapper) scanFinal() bool {
-	return m.releases == 0 && len(m.idx.cancelled) == 0
-}
+// later read gives, once the rank's fixes are made and the count vectors
+// derived from the other members' totals (keptReader): every
+// cancellation of a started request was an isend's, which the fixes
+// void.
+func (m *mapper) scanFinal() bool { return m.unfixed == 0 }
 
 // regionInfo is what the mapper needs of a region definition.
 type regionInfo struct {
@@ -629,6 +646,9 @@ func (m *mapper) record(e *Event) {
 		c.completed = append(c.completed, e.Request)
 	case EvMpiIsendComplete:
 		m.reqOrd.Delete(e.Request)
+		if m.scanning {
+			m.isendAt.Delete(e.Request)
+		}
 		c.completed = append(c.completed, e.Request)
 	case EvMpiRequestCancelled:
 		m.cancel(e.Request)
@@ -772,6 +792,11 @@ func (m *mapper) cancel(req uint64) {
 	}
 	if started && m.scanning {
 		m.idx.cancelled[o] = true
+		if at, ok := m.isendAt.Take(req); ok {
+			m.idx.fixes = append(m.idx.fixes, keptFix{at: at.idx, node: at.node, cancel: true})
+		} else {
+			m.unfixed++
+		}
 	}
 }
 
@@ -926,6 +951,9 @@ func (m *mapper) finish(t uint64) {
 		if pending {
 			m.pendingOut.Put(ev.Request, heldOut{idx, c.node})
 		}
+		if ev.Kind == trace.Isend && m.scanning {
+			m.isendAt.Put(ev.Request, heldOut{idx, c.node})
+		}
 	}
 	m.pendingCall.Clear()
 	// A test is, as Kairos' tracer writes it in TI, a wait of each
@@ -1007,24 +1035,33 @@ func (m *mapper) release(i int, node uint32) {
 	ev := &q.ev[i-q.base]
 	defer named(ev, node)
 	q.pending[i-q.base] = false
-	m.releases++
 	o := m.reqOrd.Get(ev.Request)
 	m.released.Put(ev.Request, held{ord: o, coll: ev.Kind != trace.Irecv})
-	if f, ok := m.idx.late[o]; ok && !m.scanning {
-		switch {
-		case f.cancelled:
-			voided(ev)
-		case f.coll != nil:
-			placeColl(ev, *f.coll)
-		default:
-			f.fillIrecv(ev)
-		}
-		return
-	}
 	if m.scanning { // the scan counts what is never completed: at the end, its completion is not found
+		m.idx.fixes = append(m.idx.fixes, keptFix{at: i, ord: o, node: node})
 		return
 	}
-	m.giveUp(ev)
+	if !m.idx.fill(ev, o) {
+		m.giveUp(ev)
+	}
+}
+
+// fill makes ev, a held-back event released before its completion, what
+// the scan found of its request, started by record o, and reports
+// whether the scan found its completion.
+func (x *rankIndex) fill(ev *trace.Event, o uint64) bool {
+	f, ok := x.late[o]
+	switch {
+	case !ok:
+		return false
+	case f.cancelled:
+		voided(ev)
+	case f.coll != nil:
+		placeColl(ev, *f.coll)
+	default:
+		f.fillIrecv(ev)
+	}
+	return true
 }
 
 // voided makes the Isend or Irecv ev of a cancelled request what its call

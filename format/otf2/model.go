@@ -548,10 +548,10 @@ func (s *Source) OpenRank(r int) (trace.Reader, error) {
 		return nil, fmt.Errorf("rank %d out of range [0,%d)", r, len(s.ranks))
 	}
 	if k := s.kept[r]; k != nil {
-		if s.keptIDs[r] != nil || len(s.idx[r].derived) > 0 {
-			return keptReader{trace.NewRankReader(k), s.keptIDs[r], s, r}, nil
+		if x := s.idx[r]; s.keptIDs[r] != nil || len(x.derived) > 0 || len(x.fixes) > 0 {
+			return &keptReader{keptEvents: newKeptEvents(k), ids: s.keptIDs[r], src: s, r: r, fixes: x.fixes}, nil
 		}
-		return trace.NewRankReader(k), nil
+		return newKeptEvents(k), nil
 	}
 	return s.openRank(r)
 }

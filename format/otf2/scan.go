@@ -1,6 +1,7 @@
 package otf2
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"runtime"
@@ -12,10 +13,12 @@ import (
 	"kairos/trace"
 )
 
-// keepBudget bounds the bytes of the events the scan keeps, and an
-// eighth of the memory limit in force (GOMEMLIMIT, or Kairos' default of
-// half the machine's memory).
-var keepBudget = 128 << 20
+// keepBudget bounds the bytes of the events the scan keeps, compressed,
+// and so does an eighth of the memory limit in force (GOMEMLIMIT, or
+// Kairos' default of half the machine's memory): HPCC's archive of 134 M
+// events on 8 ranks (5.2 GB, a polling loop's millions of MPI_Testany)
+// is kept in 548 MB.
+var keepBudget = 1 << 30
 
 // scanWorkers is how many ranks the scan reads at once (0: GOMAXPROCS).
 var scanWorkers = 0
@@ -24,11 +27,12 @@ var scanWorkers = 0
 // defect list, so that Meta is complete before any rank is streamed.
 //
 // It keeps the events it read, in the compact event codec (about 10
-// bytes an event), of each rank whose events no later read would change
-// (mapper.scanFinal), within keepBudget in all: OpenRank decodes those
-// rather than mapping the archive's records again, which took half the
-// CPU time of reading HPCC's archive (BENCHMARKS.md). Past the budget
-// ranks are read again.
+// bytes an event) compressed by frames (keptBuf, 3 to 4 bytes an event),
+// of each rank whose events a later read gives (mapper.scanFinal) once
+// the fixes the scan found are made, within keepBudget in all: OpenRank
+// decodes those rather than mapping the archive's records again, which
+// took half the CPU time of reading HPCC's archive (BENCHMARKS.md). Past
+// the budget ranks are read again.
 //
 // Ranks are read as many at once as there are processors, each adding
 // what it defines (call-path nodes, communicators) to a view of its own
@@ -55,7 +59,7 @@ func (s *Source) scan() error {
 		var wg sync.WaitGroup
 		var used atomic.Int64 // the batch's encoded bytes, in steps
 		for i := range batch {
-			wg.Go(func() { batch[i] = s.scanRank(lo+i, i == 0, budget, &used, batch[i].buf) })
+			wg.Go(func() { batch[i] = s.scanRank(lo+i, i == 0, budget, &used, batch[i].kb) })
 		}
 		wg.Wait()
 		for i := range batch {
@@ -75,8 +79,8 @@ func (s *Source) scan() error {
 type rankScan struct {
 	rd   *rankReader // closed
 	view *scanView
-	buf  []byte // its events encoded (room reused by the next rank read)
-	keep bool   // buf holds them all (within the budget)
+	kb   *keptBuf // its events encoded (room reused by the next rank read)
+	keep bool     // kb holds them all (within the budget)
 	err  error
 }
 
@@ -84,35 +88,39 @@ type rankScan struct {
 // encoded events' share of the budget.
 const keepStep = 64 << 10
 
-// scanRank reads rank r in the scan, its events encoded in buf's room
-// while they fit in budget and, but for the first of the ranks read at
+// scanRank reads rank r in the scan, its events encoded in kb (nil: a
+// new one) while they fit in budget and, but for the first of the ranks read at
 // once, while those have encoded less than budget (used, in steps of
 // keepStep): they take twice the budget at most, however many they are.
 // (Which ranks but the first are kept may then change with the ranks
 // read at once, never what is read: OpenRank decodes or maps the same
 // events.)
-func (s *Source) scanRank(r int, first bool, budget int, used *atomic.Int64, buf []byte) rankScan {
+func (s *Source) scanRank(r int, first bool, budget int, used *atomic.Int64, kb *keptBuf) rankScan {
 	s.idx[r] = &rankIndex{late: map[uint64]lateFill{}, cancelled: map[uint64]bool{}}
+	if kb == nil {
+		kb = &keptBuf{}
+	}
+	kb.reset()
 	rd, err := s.openRank(r)
 	if err != nil {
-		return rankScan{buf: buf, err: err}
+		return rankScan{kb: kb, err: err}
 	}
 	view := newScanView(&s.meta)
 	rd.m.view = view
-	var st trace.CodecState
 	keep, next := budget > 0, keepStep
-	for buf = buf[:0]; rd.Next(); {
+	for rd.Next() {
 		if keep {
-			buf = trace.AppendEvent(buf, rd.Event(), &st)
-			if len(buf) >= next {
+			kb.add(rd.Event())
+			if kb.size() >= next {
 				keep, next = used.Add(keepStep) <= int64(budget) || first, next+keepStep
 			}
-			keep = keep && len(buf) <= budget
+			keep = keep && kb.size() <= budget
 		}
 	}
+	kb.seal()
 	err = rd.Err()
 	rd.Close()
-	return rankScan{rd: rd, view: view, buf: buf, keep: keep, err: err}
+	return rankScan{rd: rd, view: view, kb: kb, keep: keep, err: err}
 }
 
 // merge adds what the scan of rank r found to the model, in rank order:
@@ -125,12 +133,16 @@ func (s *Source) merge(r int, sc *rankScan, budget *int) error {
 	ids := s.mergeView(r, sc.view)
 	s.idx[r].renumber(ids)
 	switch {
-	case !sc.keep || len(sc.buf) > *budget:
+	case !sc.keep || sc.kb.size() > *budget:
 		*budget = 0
 	case sc.rd.m.scanFinal():
-		s.kept[r] = append([]byte(nil), sc.buf...)
+		slices.SortStableFunc(s.idx[r].fixes, func(a, b keptFix) int { return cmp.Compare(a.at, b.at) })
+		s.kept[r] = append([]byte(nil), sc.kb.out...)
 		s.keptIDs[r] = ids
-		*budget -= len(sc.buf)
+		*budget -= sc.kb.size()
+	}
+	if s.kept[r] == nil {
+		s.idx[r].fixes = nil // for the kept events alone
 	}
 	m := &sc.rd.m
 	s.defects = append(s.defects, m.defects(r)...)
@@ -355,34 +367,4 @@ func pathSite(path []string) uint64 {
 		f.Write([]byte{0})
 	}
 	return f.Sum64()
-}
-
-// keptReader decodes rank r's kept events, renumbered as its scan's view
-// was merged, the count vectors of its v-collectives derived from the
-// members' totals as a read of the records derives them: the scan spread
-// them evenly and marked each with its place in the rank's index
-// (rankIndex.derived: Handle, 1 for the first).
-type keptReader struct {
-	*trace.RankReader
-	ids *renumbering
-	src *Source
-	r   int
-}
-
-func (k keptReader) Next() bool {
-	if !k.RankReader.Next() {
-		return false
-	}
-	e := k.Event()
-	k.ids.event(e)
-	if d := k.src.idx[k.r].derived; e.Handle != 0 && int(e.Handle) <= len(d) && countedByVectors(e.Kind) {
-		n := d[e.Handle-1]
-		e.Handle = 0
-		spread := [2][]int64{e.SendCounts, e.RecvCounts}
-		e.SendCounts, e.RecvCounts = nil, nil
-		if !k.src.vt.derive(e, int32(k.r), n.seq, n.me) {
-			e.SendCounts, e.RecvCounts = spread[0], spread[1]
-		}
-	}
-	return true
 }
