@@ -266,12 +266,24 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	defer rd.Close()
 	var first, last trace.Time
 	seen := false
+	// The calls of one name in a row (a polling loop's millions of
+	// MPI_Testany) are counted in run, then added to calls at once.
+	var run struct {
+		name string
+		n    int64
+	}
 	for rd.Next() {
 		e := rd.Event()
 		rs.Events++
 		name := meta.MPIFunction(e)
 		if name != "" {
-			calls[name]++
+			if name != run.name {
+				if run.n > 0 {
+					calls[run.name] += run.n
+				}
+				run.name, run.n = name, 0
+			}
+			run.n++
 		} else if e.Kind < trace.Kind(trace.NumKinds) {
 			kinds[e.Kind]++
 		}
@@ -340,6 +352,9 @@ func collectRank(src trace.Source, meta *trace.Meta, r int, kinds *[trace.NumKin
 	}
 	if err := rd.Err(); err != nil {
 		return rs, rows, fmt.Errorf("rank %d: %w", r, err)
+	}
+	if run.n > 0 {
+		calls[run.name] += run.n
 	}
 	rows.p2p = make([]Pair, 0, len(row))
 	for _, p := range row {
