@@ -64,6 +64,11 @@ type rankPaths struct {
 		caller uint32
 		c      *pathCost
 	}
+	// named is the key and cost last looked up of an activity recent
+	// does not hold (an MPI function named by its region: a polling
+	// loop's MPI_Testany, millions in a row).
+	namedKey pathKey
+	named    *pathCost
 }
 
 // add counts timed event e: the time since the events before as
@@ -100,7 +105,10 @@ func (rp *rankPaths) cost(k pathKey) *pathCost {
 		}
 		return r.c
 	}
-	return rp.lookup(k)
+	if rp.named == nil || rp.namedKey != k {
+		rp.namedKey, rp.named = k, rp.lookup(k)
+	}
+	return rp.named
 }
 
 // lookup returns the rank's cost at k, made if new.
