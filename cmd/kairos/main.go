@@ -347,6 +347,9 @@ func inMemory(src trace.Source) trace.Source {
 	if err != nil {
 		return src
 	}
+	if k, ok := src.(interface{ DropKept() }); ok {
+		k.DropKept() // an OTF2 archive's events its Open kept: copied
+	}
 	return mem
 }
 

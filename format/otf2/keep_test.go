@@ -20,7 +20,8 @@ import (
 // whose count vectors are derived from the members' totals (derived as
 // they are decoded, or spread where the totals conflict). Read
 // one rank at a time, every archive gives the same model and events, and
-// no event names a node or a communicator the model does not have.
+// no event names a node or a communicator the model does not have; once
+// the kept events are dropped, the ranks read again give them.
 func TestKeptEvents(t *testing.T) {
 	archives := map[string]string{}
 	for _, mode := range []string{"features", "nbc", "pending", "scorep8", "unwind", "intercomm", "threads", "late"} {
@@ -45,6 +46,8 @@ func TestKeptEvents(t *testing.T) {
 				k = append(k, rk != nil)
 			}
 			kept[fmt.Sprint(name, counts)] = k
+			s.DropKept()
+			sameSources(t, what+" once its kept events are dropped", s, again)
 		}
 	}
 	// Budgets for a few ranks: the first ranks kept, the rest read again;

@@ -542,6 +542,19 @@ func (s *Source) otherThreadCalls() {
 	}
 }
 
+// DropKept lets go of the events Open's scan kept: a rank read again is
+// mapped from its records. A verb that copies the archive's events once
+// (into memory, or to another format) calls it once they are copied, so
+// that its later analyses do not hold them twice.
+func (s *Source) DropKept() {
+	for r := range s.kept {
+		s.kept[r], s.keptIDs[r] = nil, nil
+		if s.idx[r] != nil {
+			s.idx[r].fixes = nil
+		}
+	}
+}
+
 // OpenRank returns a reader of rank r's MPI calls.
 func (s *Source) OpenRank(r int) (trace.Reader, error) {
 	if r < 0 || r >= len(s.ranks) {
