@@ -288,6 +288,27 @@ func TestProfileNamed(t *testing.T) {
 	}
 }
 
+// TestNamedCounts: the calls the trace names are counted by name, those
+// in a row at once (a polling loop's), whatever interrupts them.
+func TestNamedCounts(t *testing.T) {
+	meta := trace.NewMeta()
+	a, b := meta.AddRegion("MPI_Testany", 0), meta.AddRegion("MPI_Iprobe", 0)
+	tr := trace.New(2, meta)
+	for r, regions := range [][]uint32{{a, a, b, a, 0, a}, {b, b}} {
+		for _, region := range regions {
+			e := event(trace.Deferred, trace.NoRank, 0, func(e *trace.Event) { e.Region = region })
+			tr.Ranks[r].Append(&e)
+		}
+	}
+	s, err := Collect(tr, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"MPI_Testany": 4, "MPI_Iprobe": 3, "deferred": 1}; !reflect.DeepEqual(s.EventsByKind, want) {
+		t.Errorf("events by kind %v, want %v", s.EventsByKind, want)
+	}
+}
+
 // TestNamedByRegion: the events whose kind stands for several MPI
 // functions (local, deferred and MPI-IO calls) are counted and timed
 // under the function their region names, as the call paths name them;
