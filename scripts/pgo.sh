@@ -5,7 +5,9 @@
 # loops aligned), from the runs the benchmarks time: the exact
 # replays of the noisy skeletons on 64 ranks as bench-sim.sh makes them
 # (TI text) and of a 4,096-rank stencil, their analytic replays (.ktr), a
-# .rsd's replay, reduce and stats. Run it again when the hot code has
+# .rsd's replay, reduce and stats; an OTF2 archive read by stats and
+# check; and, where ../shared holds it, the reduction of SMG2000's trace,
+# whose calls fold into thousands of short loops (signing real programs). Run it again when the hot code has
 # changed much: a stale profile still builds, and optimizes less. It is
 # not named default.pgo, which "go run" and "go test" would apply too:
 # on a fresh machine, "go test ./..." then compiled every dependency twice
@@ -36,6 +38,13 @@ done
 prof reduce lu.ktr -o lu.rsd
 for _ in 1 2 3 4 5 6 7 8 9 10; do prof simulate lu.rsd --cluster 64x1Gf,125MBps,50us --analytic; done
 for _ in 1 2 3; do prof stats lu.ktr; done
+"$k" simulate lu.ktr --cluster 64x1Gf,125MBps,50us --analytic --timed-trace run.otf2 >/dev/null
+for _ in 1 2 3; do prof stats run.otf2; prof check run.otf2; done
+smg=$here/../shared/traces/alawneh/smg2000-4p
+if [ -d "$smg" ]; then
+  "$k" convert "$smg" smg.ktr >/dev/null
+  for _ in 1 2 3; do prof reduce smg.ktr -o smg.rsd; done
+fi
 "$k" gen stencil2d --grid 64x64 --iterations 25 --allreduce-every 0 --noise 0.05 --imbalance 0.1 -o st4096.ktr >/dev/null
 prof simulate st4096.ktr --cluster 4096x1Gf,125MBps,50us
 # Merged beside the profile it replaces, then renamed over it: a failed
