@@ -340,7 +340,7 @@ func inMemory(src trace.Source) trace.Source {
 		return src
 	}
 	var buf bytes.Buffer
-	if err := ktr.Encode(&buf, src, ktr.Options{}); err != nil {
+	if err := ktr.Encode(&buf, src, ktr.Scratch); err != nil {
 		return src
 	}
 	mem, err := ktr.OpenSection(src.Meta().Attrs["format"]+" trace in memory", bytes.NewReader(buf.Bytes()), 0, int64(buf.Len()))

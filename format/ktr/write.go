@@ -37,6 +37,13 @@ type Options struct {
 	Fastest bool
 }
 
+// Scratch are the options of a .ktr that the process writing it reads
+// back (an archive copied into memory): zstd's fastest level alone, whose
+// frames took a quarter less time to write and a third less to read on a
+// polling program's events, in as many bytes (HPCC's 134 M events: 302
+// MB either way; a stencil's, 10% more).
+var Scratch = Options{Level: zstd.SpeedFastest}
+
 // Write writes src to path in the ktr format. The file is written to a
 // temporary file in the same directory and renamed into place when
 // complete (internal/fileio), so that a failed write leaves nothing
