@@ -89,9 +89,10 @@ type rankScan struct {
 const keepStep = 64 << 10
 
 // scanRank reads rank r in the scan, its events encoded in kb (nil: a
-// new one) while they fit in budget and, but for the first of the ranks read at
-// once, while those have encoded less than budget (used, in steps of
-// keepStep): they take twice the budget at most, however many they are.
+// new one) while they fit in budget and, but for the first of the ranks
+// read at once, while those have encoded less than budget (used, in steps
+// of keepStep): they take twice the budget at most, however many they
+// are.
 // (Which ranks but the first are kept may then change with the ranks
 // read at once, never what is read: OpenRank decodes or maps the same
 // events.)
@@ -117,7 +118,9 @@ func (s *Source) scanRank(r int, first bool, budget int, used *atomic.Int64, kb 
 			keep = keep && kb.size() <= budget
 		}
 	}
-	kb.seal()
+	if keep {
+		kb.seal()
+	}
 	err = rd.Err()
 	rd.Close()
 	return rankScan{rd: rd, view: view, kb: kb, keep: keep, err: err}
