@@ -543,9 +543,9 @@ func (s *Source) otherThreadCalls() {
 }
 
 // DropKept lets go of the events Open's scan kept: a rank read again is
-// mapped from its records. A verb that copies the archive's events once
-// (into memory, or to another format) calls it once they are copied, so
-// that its later analyses do not hold them twice.
+// mapped from its records. A verb that copies the archive's events into
+// memory calls it once they are copied, so that its later analyses do not
+// hold them twice. No rank may be being read meanwhile.
 func (s *Source) DropKept() {
 	for r := range s.kept {
 		s.kept[r], s.keptIDs[r] = nil, nil
