@@ -17,8 +17,9 @@ const keptFrame = 64 << 10
 // keptBuf encodes the events of a rank the scan keeps in the event codec
 // (trace.AppendEvent), one stream cut between two events into frames of
 // about keptFrame bytes, each compressed with S2: a polling program's
-// events (HPCC's millions of MPI_Testany) take about a third of their
-// codec's bytes. Its room is reused from one rank to the next.
+// events (HPCC's millions of MPI_Testany) take 40% of their codec's
+// bytes, 4.1 an event (a stencil's 2.7). Its room is reused from one rank
+// to the next.
 type keptBuf struct {
 	st      trace.CodecState
 	raw     []byte // the frame being encoded

@@ -27,7 +27,7 @@ var scanWorkers = 0
 // defect list, so that Meta is complete before any rank is streamed.
 //
 // It keeps the events it read, in the compact event codec (about 10
-// bytes an event) compressed by frames (keptBuf, 3 to 4 bytes an event),
+// bytes an event) compressed by frames (keptBuf: 2.7 to 4.1 bytes),
 // of each rank whose events a later read gives (mapper.scanFinal) once
 // the fixes the scan found are made, within keepBudget in all: OpenRank
 // decodes those rather than mapping the archive's records again, which
