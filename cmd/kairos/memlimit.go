@@ -97,11 +97,11 @@ var gcManaged atomic.Bool
 // floorGC keeps the collector's heap goal at the floor or more, twice the
 // live heap (GOGC=100) above it, unless GOGC is set: it sets the GOGC
 // that gives that goal at the start and again after each collection.
+// Called again (a benchmark that runs as the command), it does nothing.
 func floorGC() {
-	if os.Getenv("GOGC") != "" {
+	if os.Getenv("GOGC") != "" || gcManaged.Swap(true) {
 		return
 	}
-	gcManaged.Store(true)
 	debug.SetGCPercent(gcPercent(0))
 	eachGC(func() { debug.SetGCPercent(gcPercent(liveHeap())) })
 }

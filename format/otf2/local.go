@@ -222,7 +222,7 @@ func (c *clock) after(in *clockInterval, t, add uint64, x float64) uint64 {
 	if steps < float64(d) {
 		d = uint64(steps)
 	}
-	if a, _ := in.at(t + d); a != add {
+	if a, y := in.at(t + d); a != add || math.Abs(y) >= 1<<52 { // y's rounding converted exactly, as x's
 		return 0
 	}
 	return d
