@@ -14,7 +14,10 @@
 //
 //   - Late Sender: a receive (MPI_Recv, or the MPI_Wait or MPI_Waitall
 //     completing an MPI_Irecv) entered before its message's send:
-//     min(send enter, receive exit) − receive enter. Tests never wait.
+//     min(send enter, receive exit) − receive enter. A test that
+//     completes nothing never waits, but a wait (or a completing test)
+//     right after such tests takes their time: it enters that much
+//     earlier, the computation between the tests staying computation.
 //     A blocking receive right after probes (and the computation between
 //     them) enters at the first probe.
 //   - Late Receiver: a send completed (blocking MPI_Send, or the wait of

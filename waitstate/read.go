@@ -170,6 +170,13 @@ type reader struct {
 	// computation between them) the rank made since its last other call,
 	// -1 if none (see event).
 	probing int32
+	// polling is, likewise, the span of the first of the failed tests
+	// the rank made since its last other call, -1 if none (see poll).
+	// carried is the span of the wait that took such tests' time
+	// (carry), which a wait after it completing in the same call takes
+	// over (see completeWait); -1 if none.
+	polling, carried int32
+	carry            trace.Time
 	// local is the last span if it is a local call that the next may
 	// be folded into (see absorb), -1 otherwise.
 	local int32
@@ -192,7 +199,7 @@ func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, 
 	if err != nil {
 		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
 	}
-	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1, local: -1}
+	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1, polling: -1, carried: -1, local: -1}
 	rr.rd.spans = make([]span, 0, hint.spans)
 	rr.rd.sends = make([]p2p, 0, hint.sends)
 	rr.rd.recvs = make([]p2p, 0, hint.recvs)
@@ -219,10 +226,14 @@ func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, 
 // (MPI_Probe, a loop of MPI_Iprobe and computation; mpi4py's and
 // Boost.MPI's receives probe for the message's size first) is one call
 // from the first probe on: the rank waited for the message in the
-// probes, and a late sender's wait starts there, not at the receive.
+// probes, and a late sender's wait starts there, not at the receive. A
+// wait made right after failed tests takes their time (see poll).
 func (rr *reader) event(e *trace.Event) {
 	if e.Kind == trace.Location || !e.Kind.Valid() {
 		return
+	}
+	if rr.polling >= 0 {
+		e = rr.poll(e)
 	}
 	switch {
 	case rr.probes(e):
@@ -240,6 +251,9 @@ func (rr *reader) event(e *trace.Event) {
 		rr.probing = -1
 	}
 	idx := rr.push(e)
+	if rr.polling < 0 && e.Kind == trace.Deferred && e.HasTime && rr.tests(e) {
+		rr.polling = idx
+	}
 	rd := &rr.rd
 	if e.Kind == trace.Alltoallv && e.HasTime {
 		rd.alltoallv += e.Exit - e.Enter
@@ -290,6 +304,58 @@ func (rr *reader) probes(e *trace.Event) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// poll returns e, or, for a wait (MPI_Wait, MPI_Waitall, or a test that
+// completed requests) made right after failed tests (a polling loop of
+// MPI_Test, MPI_Testany... and the computation between them), e made
+// earlier by the tests' time, which it takes over: the rank waited for
+// its requests in the tests as in the wait, and a late sender's wait
+// starts there. (Otherwise the tests' time was an activity of the rank,
+// which the delays of the ranks waiting for it were blamed on, where the
+// rank had waited for a late sender: HPCC's polling loops of
+// MPI_Testany.) Only the time in the tests moves: the computation
+// between them stays computation, before the wait, so that a loop that
+// computes and tests in turn is not made a wait. The tests need not have
+// tested the requests the wait completes: a trace does not say which a
+// failed test tested.
+func (rr *reader) poll(e *trace.Event) *trace.Event {
+	switch {
+	case !e.HasTime || e.Kind != trace.Wait && e.Kind != trace.Waitall:
+		if e.Kind != trace.Compute && e.Kind != trace.Sleep && !rr.tests(e) {
+			rr.polling = -1
+		}
+		return e
+	}
+	var busy trace.Time
+	for i := range rr.rd.spans[rr.polling:] {
+		busy += rr.rd.spans[rr.polling+int32(i)].busy()
+	}
+	start := rr.rd.spans[rr.polling].start
+	rr.rd.spans, rr.clock = rr.rd.spans[:rr.polling], start
+	rr.polling, rr.local = -1, -1
+	merged := *e
+	merged.Enter = max(e.Enter-busy, start)
+	rr.carried, rr.carry = int32(len(rr.rd.spans)), e.Enter-merged.Enter
+	return &merged
+}
+
+// tests reports whether e is a failed test (MPI_Test, MPI_Testany,
+// MPI_Testsome, MPI_Testall that completed nothing), which OTF2 and DUMPI
+// traces have as a deferred call named by its region.
+func (rr *reader) tests(e *trace.Event) bool {
+	if e.Kind != trace.Deferred {
+		return false
+	}
+	regions := rr.acts.meta.Regions
+	if int(e.Region) >= len(regions) {
+		return false
+	}
+	switch regions[e.Region].Name {
+	case "MPI_Test", "MPI_Testany", "MPI_Testsome", "MPI_Testall":
+		return true
 	}
 	return false
 }
@@ -409,12 +475,27 @@ func (rr *reader) list(ref reqRef) []p2p {
 // call returned when the last message had arrived, and a message
 // completed at the call's entry, before it was sent, broke the clock
 // condition and blamed the wrong sender.
+//
+// The wait that took the time of failed tests before it (poll) hands it
+// to the next wait of its call, which then starts where it started: the
+// time stays with the wait that completes the call's requests.
 func (rr *reader) completeWait(req uint64, idx int32) {
 	sp := rr.rd.spans
 	prev := idx - 1
-	if len(rr.group) == 0 || rr.last != prev || sp[prev].flags&untimed != 0 || sp[prev].exit != sp[prev].enter ||
-		sp[prev].enter != sp[idx].enter {
+	enter := func(i int32) trace.Time { // as recorded
+		if i == rr.carried {
+			return sp[i].enter + rr.carry
+		}
+		return sp[i].enter
+	}
+	switch {
+	case len(rr.group) == 0 || rr.last != prev || sp[prev].flags&untimed != 0 || sp[prev].exit != enter(prev) ||
+		enter(prev) != sp[idx].enter:
 		rr.group = rr.group[:0]
+	case prev == rr.carried:
+		p, s := &sp[prev], &sp[idx]
+		p.exit, s.start, s.enter = p.enter, p.enter, p.enter
+		rr.carried = idx
 	}
 	if ref, ok := rr.complete(req, idx); ok {
 		rr.group = append(rr.group, ref)

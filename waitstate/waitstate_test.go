@@ -502,18 +502,8 @@ func TestAlltoallvNotAnalysed(t *testing.T) {
 // blocking receive, are analysed as they are when each local call keeps
 // a span of its own, the polling loop in a few spans.
 func TestPollingSpans(t *testing.T) {
-	meta := trace.NewMeta()
-	main := meta.AddRegion("main", 0)
-	test, probe := meta.AddRegion("MPI_Test", main), meta.AddRegion("MPI_Iprobe", main)
-	tr := trace.New(2, meta)
-	add := func(r int, evs ...trace.Event) {
-		for i := range evs {
-			if evs[i].Region == 0 {
-				evs[i].Region = main
-			}
-			tr.Ranks[r].Append(&evs[i])
-		}
-	}
+	tr, reg, add := handMade(2, "MPI_Test", "MPI_Iprobe")
+	main, test, probe := reg[0], reg[1], reg[2]
 	add(0, call(trace.Init, 0, 1), call(trace.Irecv, 1, 1.5, peer(1), req(1)))
 	for i := range 1000 { // 0.5 µs of work, then 0.5 µs in MPI_Test
 		add(0, call(trace.Deferred, 2+float64(i), 2.5+float64(i), in(test)))
@@ -538,5 +528,85 @@ func TestPollingSpans(t *testing.T) {
 	}
 	if len(rd.spans) > 8 {
 		t.Errorf("rank 0 holds %d spans, want its polling loop in a few", len(rd.spans))
+	}
+}
+
+// TestPollingWaits: a rank that polls for a late message with failed
+// MPI_Test (1 µs of work, then 1 µs in the test, forty times) waits for
+// its sender in the tests too, and a rank waiting for the poller is
+// delayed by the sender's work, not by the poller's tests. Rank 1 works
+// until 100 µs, then sends to rank 0, which posted its receive at 1 µs,
+// polled from 2 to 82 µs and waits from 82 µs; rank 0 then sends to
+// rank 2, which waits from 1 µs. Rank 0's wait takes its forty tests'
+// 40 µs: it starts at 42 µs and waits 58 µs for rank 1 (18 µs without
+// them, the rest blamed on its MPI_Test). A poll that a completion does
+// not end (one then a send, below) stays an activity.
+func TestPollingWaits(t *testing.T) {
+	tr, reg, add := handMade(3, "work", "MPI_Test")
+	main, work, test := reg[0], reg[1], reg[2]
+	add(0, call(trace.Init, 0, 1), call(trace.Irecv, 1, 2, peer(1), req(1)))
+	for i := range 40 {
+		add(0, call(trace.Deferred, 3+2*float64(i), 4+2*float64(i), in(test)))
+	}
+	add(0, call(trace.Wait, 82, 102, req(1)), call(trace.Deferred, 102, 102.5, in(test)),
+		call(trace.Send, 102.5, 103, peer(2)), call(trace.Finalize, 103, 104))
+	add(1, call(trace.Init, 0, 1), call(trace.Compute, 1, 100, in(work)), call(trace.Send, 100, 101, peer(0)),
+		call(trace.Finalize, 103, 104))
+	add(2, call(trace.Init, 0, 1), call(trace.Recv, 1, 103, peer(0)), call(trace.Finalize, 103, 104))
+	a := analyze(t, &built{t: tr, main: main})
+	wantWaits(t, a, []Wait{
+		{Rank: 2, Kind: LateSender, Seconds: 101.5, Causer: 0},
+		{Rank: 0, Kind: LateSender, Seconds: 58, Causer: 1},
+	})
+	wantCosts(t, a, []cost{
+		{1, "computation in main/work", 58, 58}, // rank 0's wait, and through it rank 2's
+		{0, "computation in main", 40, 0},       // the work between the tests
+		{0, "MPI_Wait in main", 2, 0},           // the message's transfer after its send
+		{0, "MPI_Irecv in main", 1, 0},
+		{0, "MPI_Test in main", 0.5, 0},
+	})
+}
+
+// TestPollingTestsome: failed tests, then a test that completes two
+// receives, read as a wait of each (the first taking no time at the
+// call's entry, 30 µs): the tests' 10 µs go to the wait completing the
+// call's requests, which then starts at 20 µs and waits 28 µs for the
+// later sender (rank 2, at 48 µs). Read apart, the first wait would have
+// completed its message at 30 µs, before it was sent.
+func TestPollingTestsome(t *testing.T) {
+	tr, reg, add := handMade(3, "MPI_Testsome")
+	main, test := reg[0], reg[1]
+	add(0, call(trace.Init, 0, 1), call(trace.Irecv, 1, 2, peer(1), req(1)), call(trace.Irecv, 2, 3, peer(2), req(2)))
+	for i := range 10 {
+		add(0, call(trace.Deferred, 4+2*float64(i), 5+2*float64(i), in(test)))
+	}
+	add(0, call(trace.Wait, 30, 30, req(1)), call(trace.Wait, 30, 50, req(2)), call(trace.Finalize, 50, 51))
+	add(1, call(trace.Init, 0, 1), call(trace.Send, 45, 46, peer(0)), call(trace.Finalize, 50, 51))
+	add(2, call(trace.Init, 0, 1), call(trace.Send, 48, 49, peer(0)), call(trace.Finalize, 50, 51))
+	a := analyze(t, &built{t: tr, main: main})
+	wantWaits(t, a, []Wait{{Rank: 0, Kind: LateSender, Seconds: 28, Causer: 2}})
+	if a.ClockViolations != 0 {
+		t.Errorf("%d clock-condition violations, want none", a.ClockViolations)
+	}
+}
+
+// handMade returns an empty trace of n ranks with region "main" and the
+// named regions under it (their ids in that order, main first), and a
+// function that appends events to a rank, in main where they name no
+// region.
+func handMade(n int, names ...string) (*trace.Trace, []uint32, func(r int, evs ...trace.Event)) {
+	meta := trace.NewMeta()
+	reg := []uint32{meta.AddRegion("main", 0)}
+	for _, name := range names {
+		reg = append(reg, meta.AddRegion(name, reg[0]))
+	}
+	tr := trace.New(n, meta)
+	return tr, reg, func(r int, evs ...trace.Event) {
+		for i := range evs {
+			if evs[i].Region == 0 {
+				evs[i].Region = reg[0]
+			}
+			tr.Ranks[r].Append(&evs[i])
+		}
 	}
 }
