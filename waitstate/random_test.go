@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -18,6 +19,13 @@ import (
 // latency after its send; an allreduce ends cost after its last member
 // entered.
 func stencil(rng *rand.Rand, ranks, iterations, reduceEvery int, late int, delayed map[int]bool) *built {
+	return halo(rng, ranks, iterations, reduceEvery, late, delayed, false)
+}
+
+// halo is stencil's run; where poll, each rank polls its messages with
+// failed MPI_Test calls (0.5 µs of work, then 0.5 µs in the test) until
+// they have all arrived, before its waitall.
+func halo(rng *rand.Rand, ranks, iterations, reduceEvery int, late int, delayed map[int]bool, poll bool) *built {
 	b := build()
 	const latency, cost, post = 3.0, 5.0, 0.5
 	nb := func(r int) []int {
@@ -68,6 +76,10 @@ func stencil(rng *rand.Rand, ranks, iterations, reduceEvery int, late int, delay
 			for _, p := range nb(r) {
 				done = max(done, sent[p][tag(p, r)]+latency)
 			}
+			for poll && now[r]+1 <= done {
+				evs[r] = append(evs[r], call(trace.Deferred, now[r]+0.5, now[r]+1, in(b.test)))
+				now[r]++
+			}
 			evs[r] = append(evs[r], call(trace.Waitall, now[r], done+post))
 			now[r] = done + post
 		}
@@ -102,12 +114,20 @@ func finalized(evs [][]trace.Event, now []float64) *built {
 // delayed in a few iterations, that the delayed rank's work is the first
 // cause, that the costs and the unexplained waiting sum to the waiting,
 // that no cost is negative, that the critical path is the run, and that
-// the analysis is deterministic.
+// the analysis is deterministic; and so where the ranks poll their
+// messages with MPI_Test before they wait (the pollers' tests were the
+// first cause then), the same with each test a span of its own.
 func TestRandomRuns(t *testing.T) {
 	runs := 6
 	if testenv.Long() {
 		runs = 60
 	}
+	for _, poll := range []bool{false, true} {
+		t.Run(fmt.Sprintf("poll=%v", poll), func(t *testing.T) { randomRuns(t, runs, poll) })
+	}
+}
+
+func randomRuns(t *testing.T, runs int, poll bool) {
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		ranks := 4 + rng.IntN(13)
@@ -117,7 +137,7 @@ func TestRandomRuns(t *testing.T) {
 		for range 3 {
 			delayed[rng.IntN(its)] = true
 		}
-		b := stencil(rng, ranks, its, 1+rng.IntN(10), late, delayed)
+		b := halo(rng, ranks, its, 1+rng.IntN(10), late, delayed, poll)
 		a := analyze(t, b)
 		if len(a.Causes) == 0 || a.Causes[0].Rank != int32(late) || a.Causes[0].Where() != "computation in main/work" {
 			t.Errorf("seed %d: first cause %+v, want rank %d's work", seed, a.Causes[0], late)
@@ -138,5 +158,10 @@ func TestRandomRuns(t *testing.T) {
 		if again := analyze(t, b); !reflect.DeepEqual(a, again) {
 			t.Errorf("seed %d: two analyses differ", seed)
 		}
+		foldLocal = false
+		if each := analyze(t, b); !reflect.DeepEqual(a, each) {
+			t.Errorf("seed %d: the analysis differs with each local call a span of its own", seed)
+		}
+		foldLocal = true
 	}
 }

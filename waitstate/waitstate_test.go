@@ -30,11 +30,11 @@ func bytes(n int64) func(*trace.Event) {
 }
 func in(region uint32) func(*trace.Event) { return func(e *trace.Event) { e.Region = region } }
 
-// built is a hand-made trace with regions "work" and "other" under
-// "main".
+// built is a hand-made trace with regions "work", "other" and
+// "MPI_Test" under "main".
 type built struct {
-	t                 *trace.Trace
-	main, work, other uint32
+	t                       *trace.Trace
+	main, work, other, test uint32
 }
 
 func build(ranks ...[]trace.Event) *built {
@@ -43,6 +43,7 @@ func build(ranks ...[]trace.Event) *built {
 	b.main = meta.AddRegion("main", 0)
 	b.work = meta.AddRegion("work", b.main)
 	b.other = meta.AddRegion("other", b.main)
+	b.test = meta.AddRegion("MPI_Test", b.main)
 	b.t = trace.New(len(ranks), meta)
 	for r, evs := range ranks {
 		for i := range evs {
