@@ -2,6 +2,7 @@ package waitstate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -541,13 +542,25 @@ func TestPollingSpans(t *testing.T) {
 // rank 2, which waits from 1 µs. Rank 0's wait takes its forty tests'
 // 40 µs: it starts at 42 µs and waits 58 µs for rank 1 (18 µs without
 // them, the rest blamed on its MPI_Test). A poll that a completion does
-// not end (one then a send, below) stays an activity.
+// not end (one then a send, below) stays an activity. The work between
+// the tests counts alike whether the trace has it as the time between
+// calls (OTF2's) or as events.
 func TestPollingWaits(t *testing.T) {
+	for _, events := range []bool{false, true} {
+		t.Run(fmt.Sprintf("work as events=%v", events), func(t *testing.T) { pollingWaits(t, events) })
+	}
+}
+
+func pollingWaits(t *testing.T, events bool) {
 	tr, reg, add := handMade(3, "work", "MPI_Test")
 	main, work, test := reg[0], reg[1], reg[2]
 	add(0, call(trace.Init, 0, 1), call(trace.Irecv, 1, 2, peer(1), req(1)))
 	for i := range 40 {
-		add(0, call(trace.Deferred, 3+2*float64(i), 4+2*float64(i), in(test)))
+		at := 2 + 2*float64(i)
+		if events {
+			add(0, call(trace.Compute, at, at+1))
+		}
+		add(0, call(trace.Deferred, at+1, at+2, in(test)))
 	}
 	add(0, call(trace.Wait, 82, 102, req(1)), call(trace.Deferred, 102, 102.5, in(test)),
 		call(trace.Send, 102.5, 103, peer(2)), call(trace.Finalize, 103, 104))
