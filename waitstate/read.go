@@ -506,6 +506,9 @@ func (rr *reader) completeWait(req uint64, idx int32) {
 		rr.list(ref)[ref.i].done = idx
 	}
 	rr.last = idx
+	if rr.carried != idx { // only the next wait may take it over
+		rr.carried = -1
+	}
 }
 
 // splitOpen reads the point-to-point events written as spans from their
