@@ -49,6 +49,39 @@ func TestRecordedDelay(t *testing.T) {
 	}
 }
 
+// TestRecordedPolling records a program whose rank 0 polls its receives
+// with MPI_Testsome (testdata/polling.c), and names a sender's work the
+// first cause and rank 3, the slowest, the critical path's: before the
+// wait that ends a polling loop took the tests' time, rank 0's tests
+// were the first cause (99% of the waiting in a run) and held the
+// critical path, and no late sender was found.
+func TestRecordedPolling(t *testing.T) {
+	dir := t.TempDir()
+	tracertest.OpenMPI.Need(t)
+	app := tracertest.OpenMPI.Compile(t, dir, filepath.Join(testenv.RepoRoot(), "waitstate", "testdata", "polling.c"))
+	a := analyzeFile(t, record(t, dir, app))
+	if c := a.Causes[0]; c.Rank == 0 || c.Activity != "computation" {
+		t.Errorf("first cause %+v, want a sender's work", c)
+	}
+	for _, c := range a.Causes {
+		if c.Activity == "MPI_Testsome" && c.Share > 0.05 {
+			t.Errorf("cause %+v: rank 0's tests", c)
+		}
+	}
+	var late float64
+	for _, k := range a.Kinds {
+		if k.Kind == LateSender {
+			late = k.Seconds
+		}
+	}
+	if late <= 0 {
+		t.Errorf("no late sender in %+v", a.Kinds)
+	}
+	if p := a.CriticalPath.Ranks; len(p) == 0 || p[0].Rank != 3 {
+		t.Errorf("critical path by rank %+v, want rank 3's first", p)
+	}
+}
+
 // TestRecordedLAMMPS records LAMMPS' Lennard-Jones melt on 4 ranks and
 // checks that the analysis of a real application's trace holds together
 // (the costs sum to the waiting, the critical path is the run).
