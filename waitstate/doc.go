@@ -19,7 +19,10 @@
 //     right after such tests takes their time: it enters that much
 //     earlier, the computation between the tests staying computation.
 //     A blocking receive right after probes (and the computation between
-//     them) enters at the first probe.
+//     them) enters at the first probe. A matched probe (MPI_Mprobe, or the
+//     MPI_Improbe that matched after those that did not), which Kairos'
+//     tracer writes as the irecv of its message, gives its time, and the
+//     probes' before it, to the wait that completes it right after.
 //   - Late Receiver: a send completed (blocking MPI_Send, or the wait of
 //     an MPI_Isend) only after the receive was posted, the receive posted
 //     after the send completion was entered: receive post enter − send

@@ -2,6 +2,7 @@ package waitstate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -177,6 +178,11 @@ type reader struct {
 	// over (see completeWait); -1 if none.
 	polling, carried int32
 	carry            trace.Time
+	// posted is the last span if it is a timed MPI_Irecv, with its
+	// request and the first of the probes right before it (probed, -1 if
+	// none), -1 otherwise (see received).
+	posted, probed int32
+	postReq        uint64
 	// local is the last span if it is a local call that the next may
 	// be folded into (see absorb), -1 otherwise.
 	local int32
@@ -199,7 +205,7 @@ func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, 
 	if err != nil {
 		return rankData{}, fmt.Errorf("rank %d: %w", r, err)
 	}
-	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1, polling: -1, carried: -1, local: -1}
+	rr := reader{acts: acts, pending: map[uint64]reqRef{}, probing: -1, polling: -1, carried: -1, posted: -1, local: -1}
 	rr.rd.spans = make([]span, 0, hint.spans)
 	rr.rd.sends = make([]p2p, 0, hint.sends)
 	rr.rd.recvs = make([]p2p, 0, hint.recvs)
@@ -235,6 +241,10 @@ func (rr *reader) event(e *trace.Event) {
 	if rr.polling >= 0 {
 		e = rr.poll(e)
 	}
+	if rr.posted >= 0 {
+		e = rr.received(e)
+	}
+	probed := rr.probing
 	switch {
 	case rr.probes(e):
 		if rr.probing < 0 && e.HasTime {
@@ -253,6 +263,9 @@ func (rr *reader) event(e *trace.Event) {
 	idx := rr.push(e)
 	if rr.polling < 0 && e.Kind == trace.Deferred && e.HasTime && rr.tests(e) {
 		rr.polling = idx
+	}
+	if e.Kind == trace.Irecv && e.HasTime {
+		rr.posted, rr.probed, rr.postReq = idx, probed, e.Request
 	}
 	rd := &rr.rd
 	if e.Kind == trace.Alltoallv && e.HasTime {
@@ -342,6 +355,65 @@ func (rr *reader) poll(e *trace.Event) *trace.Event {
 	merged.Enter = min(max(e.Enter-busy, start), e.Enter) // not later: a wait entered inside the tests (clocks apart)
 	rr.carried, rr.carry = int32(len(rr.rd.spans)), e.Enter-merged.Enter
 	return &merged
+}
+
+// received returns e, or, for the wait that completes a matched probe
+// just before it, e made earlier by the probe's time and that of the
+// probes that did not match right before it, which it takes over. Kairos'
+// tracer writes MPI_Mprobe (or the MPI_Improbe that matched, after those
+// that did not) as the irecv of the message, with the probe's time, and
+// the MPI_Mrecv as its wait (mpi4py's receives): the rank's waiting for a
+// late sender was the irecv's time, an activity blamed for the waiting of
+// others. The trace does not say which irecv was a probe: it is one made
+// right after probes, or one that took longer than the wait that
+// completes it right after it (the last span: only computation between,
+// not overlapping; a wait taking no time is the share of a waitsome, not
+// an MPI_Mrecv). The irecv is left at its enter, taking no time, as the
+// post of its message. As for tests (poll), only the calls' time moves,
+// not the computation between them.
+func (rr *reader) received(e *trace.Event) *trace.Event {
+	k, probed, req := rr.posted, rr.probed, rr.postReq
+	rr.posted = -1
+	sp := rr.rd.spans
+	if !e.HasTime || int(k) != len(sp)-1 || !completes(e, req) || e.Enter < sp[k].exit || e.Exit <= e.Enter ||
+		probed < 0 && sp[k].busy() <= e.Exit-e.Enter {
+		return e
+	}
+	ref, ok := rr.pending[req]
+	if !ok {
+		return e
+	}
+	post := sp[k]
+	busy := post.busy()
+	if probed >= 0 && probed < k {
+		for _, s := range sp[probed:k] {
+			if rr.acts.list[s.act].kind != trace.Compute {
+				busy += s.busy()
+			}
+		}
+		post.start = sp[probed].start
+		rr.rd.spans, k = append(sp[:probed], post), probed
+		rr.list(ref)[ref.i].post = k
+	}
+	p := &rr.rd.spans[k]
+	p.enter = min(max(e.Enter-busy, p.start), e.Enter)
+	p.exit = p.enter
+	rr.clock, rr.local = p.end(), -1
+	merged := *e
+	merged.Enter = p.enter
+	rr.carried, rr.carry = k+1, e.Enter-merged.Enter
+	return &merged
+}
+
+// completes reports whether e, a wait, completes request req.
+func completes(e *trace.Event, req uint64) bool {
+	switch e.Kind {
+	case trace.Wait:
+		return e.Request == req
+	case trace.Waitall:
+		return e.Requests == nil || slices.Contains(e.Requests, req)
+	}
+	return false
 }
 
 // tests reports whether e is a failed test (MPI_Test, MPI_Testany,

@@ -56,13 +56,7 @@ func TestRecordedDelay(t *testing.T) {
 // were the first cause (99% of the waiting in a run) and held the
 // critical path, and no late sender was found.
 func TestRecordedPolling(t *testing.T) {
-	dir := t.TempDir()
-	tracertest.OpenMPI.Need(t)
-	app := tracertest.OpenMPI.Compile(t, dir, filepath.Join(testenv.RepoRoot(), "waitstate", "testdata", "polling.c"))
-	a := analyzeFile(t, record(t, dir, app))
-	if c := a.Causes[0]; c.Rank == 0 || c.Activity != "computation" {
-		t.Errorf("first cause %+v, want a sender's work", c)
-	}
+	a := recordedReceiver(t, "polling.c", 3)
 	for _, c := range a.Causes {
 		if c.Activity == "MPI_Testsome" && c.Share > 0.05 {
 			t.Errorf("cause %+v: rank 0's tests", c)
@@ -77,9 +71,34 @@ func TestRecordedPolling(t *testing.T) {
 	if late <= 0 {
 		t.Errorf("no late sender in %+v", a.Kinds)
 	}
-	if p := a.CriticalPath.Ranks; len(p) == 0 || p[0].Rank != 3 {
-		t.Errorf("critical path by rank %+v, want rank 3's first", p)
+}
+
+// TestRecordedMatchedProbes records a program whose rank 0 receives by
+// matched probes (testdata/mprobe.c: MPI_Mprobe, then a loop of
+// MPI_Improbe, each followed by MPI_Mrecv), and names a sender's work the
+// first cause and rank 2, the slowest, the critical path's: before the
+// wait that completes a matched probe took its time, rank 0's probes (an
+// MPI_Irecv and MPI_Improbe) were the two first causes and held the
+// critical path.
+func TestRecordedMatchedProbes(t *testing.T) { recordedReceiver(t, "mprobe.c", 2) }
+
+// recordedReceiver records testdata/program, whose rank 0 receives from
+// senders that work before they send, slowest the rank slowest, and
+// checks that a sender's work is the first cause and that the slowest
+// sender holds most of the critical path.
+func recordedReceiver(t *testing.T, program string, slowest int32) *Analysis {
+	t.Helper()
+	dir := t.TempDir()
+	tracertest.OpenMPI.Need(t)
+	app := tracertest.OpenMPI.Compile(t, dir, filepath.Join(testenv.RepoRoot(), "waitstate", "testdata", program))
+	a := analyzeFile(t, record(t, dir, app))
+	if c := a.Causes[0]; c.Rank == 0 || c.Activity != "computation" {
+		t.Errorf("first cause %+v, want a sender's work", c)
 	}
+	if p := a.CriticalPath.Ranks; len(p) == 0 || p[0].Rank != slowest {
+		t.Errorf("critical path by rank %+v, want rank %d's first", p, slowest)
+	}
+	return a
 }
 
 // TestRecordedLAMMPS records LAMMPS' Lennard-Jones melt on 4 ranks and

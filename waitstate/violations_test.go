@@ -95,6 +95,52 @@ func TestWaitsomeCompletesTogether(t *testing.T) {
 	wantWaits(t, a, []Wait{{Rank: 0, Kind: LateSender, Seconds: 70, Causer: 1}})
 }
 
+// TestMatchedProbes: Kairos' tracer writes a matched probe (MPI_Mprobe,
+// or the MPI_Improbe that matched after those that did not) as the
+// irecv of its message, with the probe's time, and the MPI_Mrecv as its
+// wait (mpi4py's receives). Rank 1 sends at 42 µs. The wait takes the
+// probes' time: blocking, the irecv waited from 2 to 41 µs and the wait
+// enters at 2.5 µs (39.5 µs late sender); in a loop, twenty failed
+// probes of 1 µs (1 µs of work between them) and the matched one (0.5
+// µs) make it enter 20.5 µs early, at 21 µs (21 µs). Read apart, no wait state was
+// found and rank 0's probes were the cause of its waiting. An irecv that
+// took less time than its wait, without probes, is not a probe (the last
+// case): its late sender is the wait's alone.
+func TestMatchedProbes(t *testing.T) {
+	send := []trace.Event{call(trace.Compute, 0, 42), call(trace.Send, 42, 43, peer(0), bytes(8))}
+	for _, c := range []struct {
+		name     string
+		events   func(probe uint32) []trace.Event
+		late, at float64
+	}{
+		{"mprobe", func(uint32) []trace.Event {
+			return []trace.Event{call(trace.Compute, 0, 2), call(trace.Irecv, 2, 41, peer(1), req(1), bytes(8)), call(trace.Waitall, 41.5, 44, req(1))}
+		}, 39.5, 2.5},
+		{"improbe loop", func(probe uint32) []trace.Event {
+			var evs []trace.Event
+			for i := range 20 {
+				evs = append(evs, call(trace.Deferred, 1+2*float64(i), 2+2*float64(i), in(probe)))
+			}
+			return append(evs, call(trace.Irecv, 41, 41.5, peer(1), req(1), bytes(8)), call(trace.Wait, 41.5, 44, req(1)))
+		}, 21, 21},
+		{"irecv, then its wait", func(uint32) []trace.Event {
+			return []trace.Event{call(trace.Irecv, 0, 1, peer(1), req(1), bytes(8)), call(trace.Wait, 30, 44, req(1))}
+		}, 12, 30},
+	} {
+		tr, reg, add := handMade(2, "MPI_Improbe")
+		add(0, c.events(reg[1])...)
+		add(1, send...)
+		a := analyze(t, &built{t: tr, main: reg[0]})
+		if len(a.Waits) != 1 || a.Waits[0].Kind != LateSender || !near(a.Waits[0].Seconds, c.late) || !near(a.Waits[0].Start, c.at) ||
+			a.Waits[0].Causer != 1 {
+			t.Errorf("%s: wait states %+v, want rank 0's late sender of %g µs from %g µs caused by rank 1", c.name, a.Waits, c.late, c.at)
+		}
+		if len(a.Causes) == 0 || a.Causes[0].Rank != 1 || a.ClockViolations != 0 {
+			t.Errorf("%s: causes %+v, %d clock violations, want rank 1's computation first", c.name, a.Causes, a.ClockViolations)
+		}
+	}
+}
+
 // TestProbeThenReceive: a receive made right after probes (mpi4py's and
 // Boost.MPI's receives probe for the size first: MPI_Mprobe, a loop of
 // MPI_Improbe, read from OTF2 as deferred calls named by their region;
