@@ -293,12 +293,14 @@ func (a *analyzer) runtime() (span, ranks float64) {
 }
 
 // timedBounds returns the first enter and the last end of a rank's timed
-// events.
+// events. The first enter is the first timed span's start where that is
+// earlier: the enter of the calls a wait took (polls, probes: see poll)
+// that were the rank's first.
 func timedBounds(s []span) (lo, hi trace.Time, ok bool) {
 	for i := range s {
 		if s[i].flags&untimed == 0 {
 			if !ok {
-				lo = s[i].enter
+				lo = min(s[i].enter, s[i].start)
 			}
 			hi, ok = max(hi, s[i].end()), true
 		}

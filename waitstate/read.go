@@ -368,9 +368,10 @@ func (rr *reader) poll(e *trace.Event) *trace.Event {
 // right after probes, or one that took longer than the wait that
 // completes it right after it (the last span: only computation between,
 // not overlapping; a wait taking no time is the share of a waitsome, not
-// an MPI_Mrecv). The irecv is left at its enter, taking no time, as the
-// post of its message. As for tests (poll), only the calls' time moves,
-// not the computation between them.
+// an MPI_Mrecv). The irecv is left at its enter (less the probes' time,
+// where they are taken out before it), taking no time, as the post of its
+// message. As for tests (poll), only the calls' time moves, not the
+// computation between them.
 func (rr *reader) received(e *trace.Event) *trace.Event {
 	k, probed, req := rr.posted, rr.probed, rr.postReq
 	rr.posted = -1
@@ -384,11 +385,11 @@ func (rr *reader) received(e *trace.Event) *trace.Event {
 		return e
 	}
 	post := sp[k]
-	busy := post.busy()
+	var probes trace.Time
 	if probed >= 0 && probed < k {
 		for _, s := range sp[probed:k] {
 			if rr.acts.list[s.act].kind != trace.Compute {
-				busy += s.busy()
+				probes += s.busy()
 			}
 		}
 		post.start = sp[probed].start
@@ -396,11 +397,12 @@ func (rr *reader) received(e *trace.Event) *trace.Event {
 		rr.list(ref)[ref.i].post = k
 	}
 	p := &rr.rd.spans[k]
-	p.enter = min(max(e.Enter-busy, p.start), e.Enter)
+	busy := probes + p.busy()
+	p.enter = max(p.enter-probes, p.start) // the computation between the probes before it
 	p.exit = p.enter
 	rr.clock, rr.local = p.end(), -1
 	merged := *e
-	merged.Enter = p.enter
+	merged.Enter = min(max(e.Enter-busy, p.enter), e.Enter)
 	rr.carried, rr.carry = k+1, e.Enter-merged.Enter
 	return &merged
 }

@@ -1,6 +1,7 @@
 package waitstate
 
 import (
+	"math"
 	"testing"
 
 	"kairos/trace"
@@ -137,6 +138,13 @@ func TestMatchedProbes(t *testing.T) {
 		}
 		if len(a.Causes) == 0 || a.Causes[0].Rank != 1 || a.ClockViolations != 0 {
 			t.Errorf("%s: causes %+v, %d clock violations, want rank 1's computation first", c.name, a.Causes, a.ClockViolations)
+		}
+		sum := a.Unexplained
+		for _, c := range a.Causes {
+			sum += c.Cost
+		}
+		if first := c.events(0)[0].Enter.Seconds(); math.Abs(sum-a.Waiting) > 1e-12 || math.Abs(a.RankTime-(44e-6-first+43e-6)) > 1e-12 {
+			t.Errorf("%s: costs sum to %g s of %g s waiting; ranks' time %g s, run %g s", c.name, sum, a.Waiting, a.RankTime, a.Runtime)
 		}
 	}
 }
