@@ -238,12 +238,14 @@ func (rr *reader) event(e *trace.Event) {
 	if e.Kind == trace.Location || !e.Kind.Valid() {
 		return
 	}
+	polled := false
 	if rr.polling >= 0 {
-		e = rr.poll(e)
+		e, polled = rr.poll(e)
 	}
-	if rr.posted >= 0 {
+	if rr.posted >= 0 && !polled { // a wait takes one run of calls
 		e = rr.received(e)
 	}
+	rr.posted = -1
 	probed := rr.probing
 	switch {
 	case rr.probes(e):
@@ -334,13 +336,13 @@ func (rr *reader) probes(e *trace.Event) bool {
 // computes and tests in turn is not made a wait. The tests need not have
 // tested the requests the wait completes: a trace does not say which a
 // failed test tested.
-func (rr *reader) poll(e *trace.Event) *trace.Event {
+func (rr *reader) poll(e *trace.Event) (*trace.Event, bool) {
 	switch {
 	case !e.HasTime || e.Kind != trace.Wait && e.Kind != trace.Waitall:
 		if e.Kind != trace.Compute && e.Kind != trace.Sleep && !rr.tests(e) {
 			rr.polling = -1
 		}
-		return e
+		return e, false
 	}
 	var busy trace.Time // the tests', not the computations' a trace has as events
 	for _, s := range rr.rd.spans[rr.polling:] {
@@ -354,7 +356,7 @@ func (rr *reader) poll(e *trace.Event) *trace.Event {
 	merged := *e
 	merged.Enter = min(max(e.Enter-busy, start), e.Enter) // not later: a wait entered inside the tests (clocks apart)
 	rr.carried, rr.carry = int32(len(rr.rd.spans)), e.Enter-merged.Enter
-	return &merged
+	return &merged, true
 }
 
 // received returns e, or, for the wait that completes a matched probe
@@ -374,7 +376,6 @@ func (rr *reader) poll(e *trace.Event) *trace.Event {
 // computation between them.
 func (rr *reader) received(e *trace.Event) *trace.Event {
 	k, probed, req := rr.posted, rr.probed, rr.postReq
-	rr.posted = -1
 	sp := rr.rd.spans
 	if !e.HasTime || int(k) != len(sp)-1 || !completes(e, req) || e.Enter < sp[k].exit || e.Exit <= e.Enter ||
 		probed < 0 && sp[k].busy() <= e.Exit-e.Enter {
