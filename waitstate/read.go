@@ -233,7 +233,8 @@ func readRank(src trace.Source, r int, acts *activities, hint sizes) (rankData, 
 // Boost.MPI's receives probe for the message's size first) is one call
 // from the first probe on: the rank waited for the message in the
 // probes, and a late sender's wait starts there, not at the receive. A
-// wait made right after failed tests takes their time (see poll).
+// wait made right after failed tests, or right after the matched probe
+// it completes, takes their time (see poll and received).
 func (rr *reader) event(e *trace.Event) {
 	if e.Kind == trace.Location || !e.Kind.Valid() {
 		return
