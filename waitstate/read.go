@@ -345,12 +345,7 @@ func (rr *reader) poll(e *trace.Event) (*trace.Event, bool) {
 		}
 		return e, false
 	}
-	var busy trace.Time // the tests', not the computations' a trace has as events
-	for _, s := range rr.rd.spans[rr.polling:] {
-		if rr.acts.list[s.act].kind != trace.Compute {
-			busy += s.busy()
-		}
-	}
+	busy := rr.callsTime(rr.rd.spans[rr.polling:])
 	start := rr.rd.spans[rr.polling].start
 	rr.rd.spans, rr.clock = rr.rd.spans[:rr.polling], start
 	rr.polling, rr.local = -1, -1
@@ -389,11 +384,7 @@ func (rr *reader) received(e *trace.Event) *trace.Event {
 	post := sp[k]
 	var probes trace.Time
 	if probed >= 0 && probed < k {
-		for _, s := range sp[probed:k] {
-			if rr.acts.list[s.act].kind != trace.Compute {
-				probes += s.busy()
-			}
-		}
+		probes = rr.callsTime(sp[probed:k])
 		post.start = sp[probed].start
 		rr.rd.spans, k = append(sp[:probed], post), probed
 		rr.list(ref)[ref.i].post = k
@@ -407,6 +398,18 @@ func (rr *reader) received(e *trace.Event) *trace.Event {
 	merged.Enter = min(max(e.Enter-busy, p.enter), e.Enter)
 	rr.carried, rr.carry = k+1, e.Enter-merged.Enter
 	return &merged
+}
+
+// callsTime is the time of the calls among spans (a run of tests or
+// probes), not of the computations a trace has as events.
+func (rr *reader) callsTime(spans []span) trace.Time {
+	var t trace.Time
+	for i := range spans {
+		if rr.acts.list[spans[i].act].kind != trace.Compute {
+			t += spans[i].busy()
+		}
+	}
+	return t
 }
 
 // completes reports whether e, a wait, completes request req.
